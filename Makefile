@@ -1,0 +1,85 @@
+# memlens — build, test, fuzz and benchmark.
+#
+#   make            build/memlens
+#   make test       every test (C units, CLI, web JS); ends with "N passed, N failed"
+#   make SAN=1 test the same under ASan + UBSan (build-san/)
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
+#   make bench      speed and memory benchmarks on generated inputs (bench/)
+
+CC      ?= cc
+SAN     ?= 0
+BUILD   ?= build
+ifeq ($(SAN),1)
+BUILD   := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT     := -O1 -g
+else
+SANFLAGS :=
+OPT     ?= -O2 -g
+endif
+
+CFLAGS  ?=
+CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+           -D_GNU_SOURCE -pthread -MMD -MP $(SANFLAGS) $(addprefix -I,$(SRC_DIRS))
+LDFLAGS += -pthread $(SANFLAGS)
+LDLIBS  += -lz -lsqlite3 -lm
+
+SRC_DIRS := $(shell find src -type d)
+LIB_SRC  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(sort $(wildcard tools/*.c))
+TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 20
+
+.PHONY: all test check fuzz bench clean web
+all: $(BUILD)/memlens $(TOOL_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libmemlens.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/memlens: $(BUILD)/src/main.o $(BUILD)/libmemlens.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/check.h $(BUILD)/libmemlens.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libmemlens.a $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tools/%: tools/%.c $(BUILD)/libmemlens.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libmemlens.a $(LDFLAGS) $(LDLIBS)
+
+test check: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
+	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run
+
+# libFuzzer targets need clang; they link the library sources directly.
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
+               $(addprefix -I,$(SRC_DIRS))
+build-fuzz/%: fuzz/%.c $(LIB_SRC)
+	@mkdir -p build-fuzz
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+
+fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
+	@for f in $^; do \
+	  n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
+	  cp fuzz/seeds/$$n/* build-fuzz/corpus-$$n/ 2>/dev/null; \
+	  echo "fuzz $$n for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	      -print_final_stats=0 build-fuzz/corpus-$$n >build-fuzz/$$n.log 2>&1 \
+	  || { tail -40 build-fuzz/$$n.log; exit 1; }; \
+	done; echo "fuzz: all targets ran clean"
+
+bench: $(BUILD)/memlens $(TOOL_BIN)
+	@BUILD=$(BUILD) sh bench/run
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

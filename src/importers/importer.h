@@ -1,0 +1,48 @@
+/*
+ * importer.h — from inputs to profiles.
+ *
+ * An importer knows one producer's format and fills an ml_profile.  The
+ * loader (load.c) opens each input, detects its format by content, and calls
+ * the matching importer; a directory is walked and each profile found in it
+ * becomes one rank.
+ *
+ * To add a format: write importers/NAME.c with a sniff and an import function,
+ * declare them here, and add one row to the table in load.c.
+ */
+#ifndef ML_IMPORTER_H
+#define ML_IMPORTER_H
+
+#include "err.h"
+#include "profile.h"
+#include "source.h"
+
+/* sniff: given the first decoded bytes of a file (up to 4 KiB) and its path,
+ * returns how sure it is that the file is its format, 0 (no) .. 100 (certain). */
+typedef int (*ml_sniff_fn)(const char *path, const unsigned char *head, size_t n);
+/* import: reads the whole source into p (already created, path and format set)
+ * and calls ml_profile_finish(p).  Errors name the file and the position. */
+typedef int (*ml_import_fn)(ml_source *src, ml_profile *p, ml_err *e);
+
+typedef struct ml_importer {
+    const char *format;          /* "kineto", "torch-snapshot", ... (the --json "format") */
+    ml_sniff_fn sniff;
+    ml_import_fn import;
+} ml_importer;
+
+/* The importers (one file each). */
+int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
+
+/* A set of loaded profiles (ranks), in rank order after ml_load. */
+typedef struct ml_profiles {
+    VEC(ml_profile *) items;
+    VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
+} ml_profiles;
+
+/* Loads one input (file, "-", or directory) and appends its profiles. */
+int ml_load(const char *path, ml_profiles *out, ml_err *e);
+/* Sorts by rank (unknown last, then by path). */
+void ml_profiles_sort(ml_profiles *ps);
+void ml_profiles_free(ml_profiles *ps);
+
+#endif

@@ -1,0 +1,256 @@
+/*
+ * profile.h — the one shared model: everything memlens knows about one rank.
+ *
+ * Importers fill a profile; analyses read it (and may fill the derived
+ * `allocs` table); outputs never see files.  Tables are columnar (a growable
+ * array per field) so that millions of events cost a few dozen bytes each.
+ *
+ * Units: time is int64 nanoseconds, absolute Unix-epoch time where the input
+ * allows (see `time_is_absolute`); sizes are int64 bytes.
+ *
+ * Tables:
+ *   devices   cpu, cuda:N, npu:N ... (index = the uint16 `device` columns)
+ *   threads   (pid, tid) pairs, as interned text so "12" and 12 agree
+ *   events    raw allocator events (alloc / free / segment / oom ...), sorted by
+ *             (time, input order) once ml_profile_finish() has run
+ *   ops       operator / annotation / python-function intervals
+ *   frames, stacks  a deduplicated pool of call stacks (stack 0 = none)
+ *   series    sampled curves: allocated / reserved / active / app-reserved,
+ *             per device, optionally per component or stream
+ *   allocs    allocation lifetimes: derived from events by ml_match (analysis)
+ *             or filled directly by importers that only have lifetimes (Ascend)
+ *   segments, blocks  allocator state at the end (snapshots)
+ */
+#ifndef ML_PROFILE_H
+#define ML_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strpool.h"
+#include "vec.h"
+
+#define ML_TIME_NONE INT64_MIN  /* "no time": e.g. allocated before the trace */
+#define ML_TIME_END  INT64_MAX  /* "never freed within the trace" */
+#define ML_NONE32    UINT32_MAX /* absent index in a uint32 column */
+
+/* ---- devices ---------------------------------------------------------- */
+
+typedef enum { ML_DEV_CPU, ML_DEV_CUDA, ML_DEV_NPU, ML_DEV_OTHER } ml_dev_kind;
+
+typedef struct ml_device {
+    char id[32];            /* "cpu", "cuda:1", "npu:0", "mtia:0" — what users see */
+    ml_dev_kind kind;
+    int index;              /* -1 for cpu */
+    ml_str name;            /* "Tesla V100-SXM2-32GB", 0 if unknown */
+    int64_t total_memory;   /* bytes, -1 if unknown */
+} ml_device;
+
+/* ---- events ----------------------------------------------------------- */
+
+typedef enum {
+    ML_EV_ALLOC,            /* size bytes became allocated at addr */
+    ML_EV_FREE,             /* size bytes freed at addr (snapshot: free_completed) */
+    ML_EV_FREE_REQUESTED,   /* snapshot: free_requested (memory still held until completed) */
+    ML_EV_SEGMENT_ALLOC,    /* allocator reserved a segment from the driver */
+    ML_EV_SEGMENT_FREE,
+    ML_EV_SEGMENT_MAP,      /* expandable segments */
+    ML_EV_SEGMENT_UNMAP,
+    ML_EV_OOM,              /* out of memory; `size` = requested, `aux` = device free bytes or -1 */
+    ML_EV_SNAPSHOT,         /* snapshot taken */
+    ML_EV_ANNOTATE,         /* user annotation; `aux` = interned text */
+    ML_EV__COUNT
+} ml_ev_kind;
+
+typedef struct ml_event {   /* one row, for pushing; the table itself is columnar */
+    int64_t ts;             /* ns; ML_TIME_NONE if the input has no time (event order then) */
+    int64_t size;           /* bytes, >= 0; the kind says which way */
+    uint64_t addr;          /* 0 if unknown (old Kineto traces) */
+    int64_t aux;            /* kind-specific, see ml_ev_kind; 0 otherwise */
+    uint32_t thread;        /* thread index or ML_NONE32 */
+    uint32_t stack;         /* stack id, 0 = none */
+    uint32_t stream;        /* interned stream text, 0 = unknown */
+    uint16_t device;
+    uint8_t kind;           /* ml_ev_kind */
+} ml_event;
+
+typedef struct ml_events {
+    VEC(int64_t) ts;
+    VEC(int64_t) size;
+    VEC(uint64_t) addr;
+    VEC(int64_t) aux;
+    VEC(uint32_t) thread;
+    VEC(uint32_t) stack;
+    VEC(uint32_t) stream;
+    VEC(uint16_t) device;
+    VEC(uint8_t) kind;
+} ml_events;
+
+/* ---- operators -------------------------------------------------------- */
+
+typedef enum {
+    ML_OP_CPU,              /* cat cpu_op (aten::..., autograd::engine::...) */
+    ML_OP_ANNOTATION,       /* user_annotation, ProfilerStep#N, Optimizer.step#... */
+    ML_OP_PYTHON,           /* python_function (with_stack) */
+    ML_OP_OTHER             /* anything else with a duration on a CPU thread */
+} ml_op_kind;
+
+typedef struct ml_ops {
+    VEC(int64_t) ts;        /* ns */
+    VEC(int64_t) dur;       /* ns, >= 0 */
+    VEC(ml_str) name;
+    VEC(uint32_t) thread;
+    VEC(uint8_t) kind;      /* ml_op_kind */
+} ml_ops;
+
+/* ---- stacks ----------------------------------------------------------- */
+
+typedef struct ml_frame {
+    ml_str name;            /* function name or whole frame text */
+    ml_str file;            /* 0 if unknown */
+    int32_t line;           /* -1 if unknown */
+} ml_frame;
+
+/* ---- sampled curves --------------------------------------------------- */
+
+typedef enum {
+    ML_SERIES_ALLOCATED,    /* bytes in live tensors/blocks (Total Allocated) */
+    ML_SERIES_RESERVED,     /* bytes the caching allocator holds (Total Reserved) */
+    ML_SERIES_ACTIVE,       /* Ascend Total Active */
+    ML_SERIES_APP_RESERVED, /* Ascend APP: whole-process reserved */
+    ML_SERIES_OTHER
+} ml_series_kind;
+
+typedef struct ml_series {
+    uint16_t device;
+    uint8_t kind;           /* ml_series_kind */
+    ml_str component;       /* Ascend component (PTA, GE, PTA+GE, APP, ...); 0 = overall */
+    ml_str stream;          /* 0 = all streams */
+    VEC(int64_t) ts;        /* ns, non-decreasing after ml_profile_finish() */
+    VEC(int64_t) value;     /* bytes */
+} ml_series;
+
+/* ---- allocations (lifetimes) ----------------------------------------- */
+
+enum {
+    ML_ALLOC_BEFORE_TRACE = 1,  /* allocated before the trace began (t_alloc = ML_TIME_NONE) */
+    ML_ALLOC_NEVER_FREED = 2,   /* still live at the end (t_free = ML_TIME_END) */
+};
+
+typedef struct ml_allocs {
+    VEC(int64_t) t_alloc;       /* ns, ML_TIME_NONE if before trace */
+    VEC(int64_t) t_free;        /* ns, ML_TIME_END if never freed */
+    VEC(int64_t) t_free_req;    /* ns, free requested (snapshots); = t_free otherwise */
+    VEC(uint32_t) ev_alloc;     /* index into events, ML_NONE32 if none */
+    VEC(uint32_t) ev_free;      /* index into events, ML_NONE32 if none */
+    VEC(int64_t) size;
+    VEC(uint64_t) addr;
+    VEC(uint16_t) device;
+    VEC(uint32_t) thread;
+    VEC(uint32_t) stack;
+    VEC(uint32_t) stream;       /* interned stream text */
+    VEC(ml_str) op;             /* allocating operator, as the input names it (innermost) */
+    VEC(ml_str) op_top;         /* outermost cpu_op, what users recognise */
+    VEC(uint8_t) category;      /* ml_category (issue: categories), 0 = unknown */
+    VEC(uint8_t) flags;         /* ML_ALLOC_* */
+} ml_allocs;
+
+/* ---- allocator state (snapshots) -------------------------------------- */
+
+typedef struct ml_segment {
+    uint16_t device;
+    uint64_t address;
+    int64_t total_size, allocated_size, active_size, requested_size;
+    ml_str stream;
+    ml_str segment_type;        /* "large" / "small" */
+    ml_str pool_id;             /* e.g. "(0, 0)" */
+    bool is_expandable;
+    uint32_t stack;
+    uint32_t first_block, n_blocks; /* range in the blocks table */
+} ml_segment;
+
+typedef enum { ML_BLOCK_ACTIVE_ALLOCATED, ML_BLOCK_ACTIVE_PENDING_FREE, ML_BLOCK_INACTIVE } ml_block_state;
+
+typedef struct ml_block {
+    uint64_t address;
+    int64_t size, requested_size;
+    uint8_t state;              /* ml_block_state */
+    uint32_t stack;
+    uint32_t segment;
+} ml_block;
+
+/* ---- the profile ------------------------------------------------------ */
+
+typedef struct ml_profile {
+    char *path;                 /* input it came from (file or directory) */
+    const char *format;         /* "kineto", "torch-snapshot", "ascend-text", ... (static string) */
+    int rank;                   /* -1 if unknown */
+    int world_size;             /* -1 if unknown */
+    bool time_is_absolute;      /* ts are Unix-epoch ns (else relative or event order) */
+    bool time_is_event_order;   /* the input has no times: ts = event index */
+    bool has_addresses;         /* events carry addresses, so allocs can be matched */
+    int64_t base_time_ns;       /* added to relative times by ml_profile_finish() */
+
+    ml_strpool *strings;
+    VEC(ml_device) devices;
+    VEC(ml_str) thread_pid, thread_tid;   /* thread index -> (pid, tid) text */
+    ml_events events;
+    ml_ops ops;
+    VEC(ml_frame) frames;
+    VEC(uint32_t) stack_frames;  /* frame ids of all stacks, back to back, innermost first */
+    VEC(uint32_t) stack_start;   /* stack id -> first index in stack_frames; [0] = empty stack */
+    VEC(ml_series) series;
+    ml_allocs allocs;
+    VEC(ml_segment) segments;
+    VEC(ml_block) blocks;
+    VEC(ml_str) notes;          /* things the user should know ("no Addr: cannot match frees") */
+
+    struct ml_profile_index *index; /* private lookup tables for importers */
+} ml_profile;
+
+ml_profile *ml_profile_new(const char *path, const char *format);
+void ml_profile_free(ml_profile *p);
+
+/* Device index for an id like "cuda:1", creating it if new. */
+uint16_t ml_device_get(ml_profile *p, ml_dev_kind kind, int index);
+/* Finds a device by its id text, or -1. */
+int ml_device_find(const ml_profile *p, const char *id);
+
+/* Thread index for (pid, tid) given as text, creating it if new. */
+uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const char *tid, size_t tid_len);
+
+void ml_event_push(ml_profile *p, const ml_event *ev);
+void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind);
+
+/* Frames and stacks are deduplicated: equal inputs give equal ids. */
+uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line);
+uint32_t ml_stack_get(ml_profile *p, const uint32_t *frames, size_t n); /* innermost first; n = 0 -> 0 */
+size_t ml_stack_depth(const ml_profile *p, uint32_t stack);
+const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack);
+
+/* Series for (device, kind, component, stream), created empty if new. */
+ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml_str component, ml_str stream);
+void ml_series_push(ml_series *s, int64_t ts, int64_t value);
+
+/* Appends one allocation row (importers with lifetimes only; Kineto/snapshot use ml_match). */
+typedef struct ml_alloc_row {
+    int64_t t_alloc, t_free, t_free_req, size;
+    uint64_t addr;
+    uint32_t ev_alloc, ev_free, thread, stack, stream;
+    uint16_t device;
+    ml_str op, op_top;
+    uint8_t category, flags;
+} ml_alloc_row;
+size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *row);
+size_t ml_allocs_count(const ml_profile *p);
+
+void ml_note(ml_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Called once by the importer at the end: adds base_time_ns to relative
+ * times, sorts events, ops and series by time (stable: equal times keep input
+ * order) and frees the importer lookup tables. */
+void ml_profile_finish(ml_profile *p);
+
+static inline const char *ml_s(const ml_profile *p, ml_str id) { return ml_strget(p->strings, id); }
+
+#endif

@@ -1,0 +1,112 @@
+/* strpool.c — interned strings: one open-addressing hash table over an append-only byte arena. */
+#include "strpool.h"
+#include "err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ml_strpool {
+    char *bytes;          /* every string, NUL-terminated, back to back */
+    size_t bytes_len, bytes_cap;
+    uint64_t *offs;       /* id -> (offset << 24 | min(len, 0xFFFFFF)) */
+    uint32_t *lens;       /* id -> exact length */
+    size_t count, offs_cap;
+    uint32_t *table;      /* hash slot -> id + 1, 0 = empty */
+    uint32_t *hashes;     /* id -> hash, for rehash without rereading */
+    size_t mask;
+};
+
+static uint32_t hash_bytes(const char *s, size_t n)
+{
+    /* FNV-1a over 8-byte words then the tail: fast and good enough for names. */
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+static void grow_table(ml_strpool *sp)
+{
+    size_t nslots = (sp->mask + 1) * 2;
+    uint32_t *t = ml_calloc(nslots, sizeof *t);
+    for (size_t id = 0; id < sp->count; id++) {
+        size_t j = sp->hashes[id] & (nslots - 1);
+        while (t[j]) j = (j + 1) & (nslots - 1);
+        t[j] = (uint32_t)id + 1;
+    }
+    free(sp->table);
+    sp->table = t;
+    sp->mask = nslots - 1;
+}
+
+ml_strpool *ml_strpool_new(void)
+{
+    ml_strpool *sp = ml_calloc(1, sizeof *sp);
+    sp->mask = 1023;
+    sp->table = ml_calloc(sp->mask + 1, sizeof *sp->table);
+    ml_intern(sp, "", 0); /* id 0 */
+    return sp;
+}
+
+void ml_strpool_free(ml_strpool *sp)
+{
+    if (!sp) return;
+    free(sp->bytes);
+    free(sp->offs);
+    free(sp->lens);
+    free(sp->table);
+    free(sp->hashes);
+    free(sp);
+}
+
+ml_str ml_intern(ml_strpool *sp, const char *s, size_t n)
+{
+    uint32_t h = hash_bytes(s, n);
+    size_t j = h & sp->mask;
+    for (uint32_t slot; (slot = sp->table[j]) != 0; j = (j + 1) & sp->mask) {
+        uint32_t id = slot - 1;
+        if (sp->hashes[id] == h && sp->lens[id] == n &&
+            memcmp(sp->bytes + (sp->offs[id] >> 24), s, n) == 0)
+            return id;
+    }
+    if (sp->count == sp->offs_cap) {
+        sp->offs_cap = sp->offs_cap ? sp->offs_cap * 2 : 1024;
+        sp->offs = ml_realloc(sp->offs, sp->offs_cap * sizeof *sp->offs);
+        sp->lens = ml_realloc(sp->lens, sp->offs_cap * sizeof *sp->lens);
+        sp->hashes = ml_realloc(sp->hashes, sp->offs_cap * sizeof *sp->hashes);
+    }
+    if (sp->bytes_len + n + 1 > sp->bytes_cap) {
+        size_t cap = sp->bytes_cap ? sp->bytes_cap : 65536;
+        while (cap < sp->bytes_len + n + 1) cap *= 2;
+        sp->bytes = ml_realloc(sp->bytes, cap);
+        sp->bytes_cap = cap;
+    }
+    uint32_t id = (uint32_t)sp->count++;
+    memcpy(sp->bytes + sp->bytes_len, s, n);
+    sp->bytes[sp->bytes_len + n] = 0;
+    sp->offs[id] = (uint64_t)sp->bytes_len << 24;
+    sp->lens[id] = (uint32_t)n;
+    sp->hashes[id] = h;
+    sp->bytes_len += n + 1;
+    sp->table[j] = id + 1;
+    if (sp->count * 2 > sp->mask + 1) grow_table(sp);
+    return id;
+}
+
+ml_str ml_intern_cstr(ml_strpool *sp, const char *s) { return ml_intern(sp, s, strlen(s)); }
+
+const char *ml_strget(const ml_strpool *sp, ml_str id)
+{
+    if (id >= sp->count) return "";
+    return sp->bytes + (sp->offs[id] >> 24);
+}
+
+size_t ml_strlen(const ml_strpool *sp, ml_str id) { return id < sp->count ? sp->lens[id] : 0; }
+size_t ml_strpool_count(const ml_strpool *sp) { return sp->count; }

@@ -1,0 +1,39 @@
+/*
+ * source.h — a byte stream from a file, stdin, or either of them gzipped.
+ *
+ * Readers pull bytes with ml_source_read(); gzip is detected by its magic
+ * bytes (not the file name) and inflated on a second thread into a ring of
+ * buffers, so that parsing and inflating overlap on two cores.
+ * ml_source_offset() is the count of (decompressed) bytes handed out so far,
+ * which readers use to name positions in error messages.
+ */
+#ifndef ML_SOURCE_H
+#define ML_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "err.h"
+
+typedef struct ml_source ml_source;
+
+/* Opens path ("-" = stdin).  Fails with "path: reason". */
+int ml_source_open(const char *path, ml_source **out, ml_err *e);
+/* A source over memory (tests, fuzzers); the bytes must outlive the source. */
+ml_source *ml_source_from_memory(const char *name, const void *data, size_t n);
+
+/* Copies up to n bytes into buf.  Returns the count, 0 at end of input, -1 on
+ * error (corrupt gzip, I/O error) with the message in e. */
+ssize_t ml_source_read(ml_source *s, void *buf, size_t n, ml_err *e);
+
+/* The first bytes of the decoded stream, without consuming them (for format
+ * detection).  Returns how many are available (<= want; fewer only at EOF). */
+size_t ml_source_peek(ml_source *s, const unsigned char **bytes, size_t want, ml_err *e);
+
+const char *ml_source_name(const ml_source *s);  /* the path as given, "<stdin>" for "-" */
+int ml_source_is_gzip(const ml_source *s);
+uint64_t ml_source_offset(const ml_source *s);   /* decoded bytes consumed so far */
+void ml_source_close(ml_source *s);
+
+#endif

@@ -1,0 +1,14 @@
+# tests/lib.sh — helpers for shell tests of the memlens command line.
+# Source it, call t_ok/t_eq/t_contains, then t_done at the end.
+T_PASS=0; T_FAIL=0; T_SKIP=0
+T_NAME=$(basename "$0")
+: "${MEMLENS:=build/memlens}"
+DATA=${MEMLENS_DATA:-../shared/data}
+t_pass() { T_PASS=$((T_PASS + 1)); }
+t_fail() { echo "FAIL $T_NAME: $*"; T_FAIL=$((T_FAIL + 1)); }
+t_skip() { echo "SKIP $T_NAME: $*"; T_SKIP=$((T_SKIP + 1)); }
+# t_eq NAME ACTUAL EXPECTED
+t_eq() { if [ "$2" = "$3" ]; then t_pass; else t_fail "$1: got '$2', expected '$3'"; fi; }
+# t_contains NAME HAYSTACK NEEDLE
+t_contains() { case "$2" in *"$3"*) t_pass ;; *) t_fail "$1: '$3' not in: $(printf '%s' "$2" | head -c 300)" ;; esac; }
+t_done() { echo "$T_NAME: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"; [ $T_FAIL -eq 0 ]; }
