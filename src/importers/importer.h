@@ -49,6 +49,11 @@ typedef struct ml_profiles {
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);
+/* The importer most sure that head (the first bytes of path) is its format, or NULL. */
+const ml_importer *ml_detect_format(const char *path, const unsigned char *head, size_t n);
+/* Loads every profile found below dir (walk.c): Ascend `*_ascend_pt` folders,
+ * and files any importer recognises.  Each becomes one rank. */
+int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */
 void ml_profiles_sort(ml_profiles *ps);
 void ml_profiles_free(ml_profiles *ps);
