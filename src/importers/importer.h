@@ -54,6 +54,8 @@ const ml_importer *ml_detect_format(const char *path, const unsigned char *head,
 /* Loads every profile found below dir (walk.c): Ascend `*_ascend_pt` folders,
  * and files any importer recognises.  Each becomes one rank. */
 int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e);
+/* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
+int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */
 void ml_profiles_sort(ml_profiles *ps);
 void ml_profiles_free(ml_profiles *ps);

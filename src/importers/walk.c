@@ -133,3 +133,25 @@ int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e)
         snprintf(list + used, sizeof list - used, "%s%zu more", listed ? "; and " : "", n - listed);
     return ml_fail(e, "%s: no profiles found (skipped %zu: %s)", dir, n, list);
 }
+
+int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e)
+{
+    size_t kept = 0;
+    char have[200] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < ps->items.len; i++) {
+        ml_profile *p = ps->items.v[i];
+        if (p->rank == rank) {
+            ps->items.v[kept++] = p;
+            continue;
+        }
+        if (used + 16 < sizeof have)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", p->rank);
+        ml_profile_free(p);
+    }
+    size_t had = ps->items.len;
+    ps->items.len = kept;
+    if (kept) return 0;
+    if (!had) return ml_fail(e, "--rank %d: no profiles loaded", rank);
+    return ml_fail(e, "--rank %d: no such rank (loaded: %s; -1 = unknown)", rank, have);
+}
