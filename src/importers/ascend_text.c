@@ -98,7 +98,7 @@ void ml_ascend_record(ml_profile *p, uint16_t dev, ml_str comp, ml_str stream, i
 
 void ml_ascend_overall(ml_profile *p)
 {
-    if (ml_allocs_count(p))
+    if (ml_allocs_count(p) && !p->time_is_event_order)
         ml_note(p, "operator_memory lists the allocations operators made in the profiling window; the rest of "
                    "Total Allocated at the peak is shown as (allocated before trace)");
     static const char *prefer[] = {"PTA+GE", "PTA"};

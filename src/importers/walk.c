@@ -124,7 +124,7 @@ int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e)
     size_t used = 0, listed = 0;
     for (size_t i = skipped_before; i < out->skipped.len; i++) {
         const char *s = out->skipped.v[i];
-        if (used + strlen(s) + 4 > 300) break;
+        if (used + strlen(s) + 4 > 400) break;
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", listed ? "; " : "", s);
         listed++;
     }
