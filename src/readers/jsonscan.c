@@ -170,7 +170,7 @@ static int lex_number(js_scanner *s)
     size_t n = s->tok_len;
     bool ok = (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || (n == 3 && !memcmp(t, "NaN", 3)) ||
               (n == 8 && !memcmp(t, "Infinity", 8));
-    if (ok && t[0] == '-' && n > 1 && !(t[1] >= '0' && t[1] <= '9') && !(n == 9 && !memcmp(t, "-Infinity", 9)))
+    if (ok && t[0] == '-' && !(n > 1 && t[1] >= '0' && t[1] <= '9') && !(n == 9 && !memcmp(t, "-Infinity", 9)))
         ok = false;
     if (!ok) {
         fail_at(s, s->tok_off, "unexpected '%.*s'", (int)(n > 20 ? 20 : n), t);
