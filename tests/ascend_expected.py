@@ -9,6 +9,7 @@ MB in these files is MiB and KB is KiB; times are microseconds with 3 decimals.
 Run: python3 tests/ascend_expected.py
 """
 import csv
+import json
 import os
 import sqlite3
 from collections import defaultdict
@@ -90,6 +91,15 @@ def text_rank(r):
             modules[row["Component"]].append((num(row["Timestamp(us)"], 1000),
                                               num(row["Total Reserved(MB)"], MIB)))
     report(f"text rank {r}", rec, ops, modules)
+    tv = os.path.join(base, "trace_view.json")
+    if os.path.exists(tv):
+        # "NPU MEM" counters: Device/Memory in KB (KiB), ts a string of µs
+        events = json.load(open(tv))
+        pid = [e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+               and e["args"].get("name") == "NPU MEM"][0]
+        pts = [(num(e["ts"], 1000), num(str(e["args"]["KB"]), KIB)) for e in events
+               if e.get("pid") == pid and e.get("ph") == "C" and e["name"] == "Device/Memory"]
+        print(f"  trace_view Device/Memory: {len(pts)} points, peak {peak(pts)}")
 
 
 def db_rank(r):

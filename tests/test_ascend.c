@@ -224,6 +224,45 @@ TEST(static_graph)
     ml_profile_free(p);
 }
 
+/* The whole *_ascend_pt folder: rank from profiler_info_0.json, CSVs and the
+ * NPU MEM counters of trace_view.json (Device/Memory -> OTHER "DEVICE"; its
+ * APP counters duplicate memory_record's APP rows and are not added twice). */
+TEST(directory_rank0)
+{
+    if (!data_path("text_level1/rank0_ascend_pt/profiler_info_0.json")) SKIP("no ../shared/data/ascend");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/ascend/text_level1/rank0_ascend_pt", check_data_dir());
+    CHECK(ml_ascend_is_profile_dir(dir));
+    ml_profile *ps[2];
+    size_t n = 9;
+    ml_err e = {{0}};
+    CHECK_EQ_I64(ml_ascend_load_dir(dir, ps, &n, &e), 0);
+    CHECK_EQ_I64(n, 1);
+    if (n != 1) return;
+    ml_profile *p = ps[0];
+    CHECK_EQ_STR(p->format, "ascend-text");
+    CHECK_EQ_I64(p->rank, 0);
+    check_peak(p, 0, ML_SERIES_OTHER, "DEVICE", 2467627008LL, 1736408883634148920LL, 14);
+    check_peak(p, 0, ML_SERIES_APP_RESERVED, NULL, 2216407040LL, 1736408883733932920LL, 14);
+    check_peak(p, 0, ML_SERIES_ALLOCATED, NULL, 1322299392LL, 1736408883743396450LL, 495);
+    CHECK_EQ_I64(ml_allocs_count(p), 184);
+    ml_profile_free(p);
+
+    ml_profiles all;
+    memset(&all, 0, sizeof all);
+    snprintf(dir, sizeof dir, "%s/ascend/db_level1", check_data_dir());
+    CHECK_EQ_I64(ml_load(dir, &all, &e), 0);
+    ml_profiles_sort(&all);
+    CHECK_EQ_I64(all.items.len, 2);
+    if (all.items.len == 2) {
+        CHECK_EQ_I64(all.items.v[0]->rank, 0);
+        CHECK_EQ_I64(all.items.v[1]->rank, 1);
+        CHECK_EQ_STR(all.items.v[1]->format, "ascend-db");
+        CHECK_EQ_STR(all.items.v[1]->devices.v[0].id, "npu:1");
+    }
+    ml_profiles_free(&all);
+}
+
 /* ---- bad input ---- */
 
 static int import_text(const char *text, ml_profile **out, ml_err *e)
@@ -360,6 +399,7 @@ int main(void)
     RUN(db_rank0);
     RUN(text_and_db_agree);
     RUN(static_graph);
+    RUN(directory_rank0);
     RUN(bad_csv);
     RUN(bad_db);
     return check_report();
