@@ -1,9 +1,11 @@
 /* fuzz_csv.c — libFuzzer target for the CSV reader and decimal scaling
- * (readers/csv.h): any bytes must give records or one error, never a crash. */
+ * (readers/csv.h), and the Ascend CSV importer on top of it: any bytes must
+ * give records (a profile) or one error, never a crash. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "csv.h"
+#include "importer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,6 +24,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         ml_csv_close(c);
     }
+    ml_source_close(src);
+
+    src = ml_source_from_memory("fuzz.csv", data, size);
+    ml_profile *p = ml_profile_new("fuzz.csv", "ascend-text");
+    ml_ascend_text_import(src, p, &e);
+    ml_profile_free(p);
     ml_source_close(src);
     return 0;
 }
