@@ -61,8 +61,9 @@ const char *ml_csv_name(const ml_csv *c);
  * empty cell an error.  Errors name file, line, column and text. */
 int ml_csv_scaled(const ml_csv *c, int col, int64_t mul, int64_t *out, bool *blank, ml_err *e);
 
-/* Parses s[0..n) = [+-]digits[.digits] (at least one digit) into
- * round(value x mul).  Returns 0, or -1 when it is not such a number or the
+/* Parses s[0..n) = [+-]digits[.digits] (at least one digit; no exponent) into
+ * round(value x mul) with integer arithmetic; 0 < mul <= 1e9, and fraction
+ * digits past the 19th are ignored.  Returns 0, or -1 when it is not such a number or the
  * result does not fit in int64 (no message: callers add their context). */
 int ml_dec_scale(const char *s, size_t n, int64_t mul, int64_t *out);
 
