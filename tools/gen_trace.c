@@ -1622,6 +1622,7 @@ int main(int argc, char **argv) {
     snprintf(tname, sizeof tname, "%s", opt.out ? opt.out : "gen_trace.pt.trace.json");
     write_trailer(&o, end_ns, tname);
     out_flush(&o);
+    free(o.buf);
     if (gz && gzclose(gz) != Z_OK) die("gzip close failed");
     if (f != stdout ? fclose(f) : fflush(f)) die("write failed: %s", strerror(errno));
     fclose(cpu_f);
