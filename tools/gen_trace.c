@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -90,8 +91,11 @@ static void out_open(out *o, FILE *f, gzFile gz) {
     o->buf = ml_malloc(o->cap);
 }
 
+static bool discard;        /* the dry run: count bytes, write nothing */
+
 static void out_flush(out *o) {
     if (!o->len) return;
+    if (discard) { o->len = 0; return; }
     if (o->gz) {
         if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len) die("gzip write failed");
     } else if (fwrite(o->buf, 1, o->len, o->f) != o->len) {
@@ -1496,6 +1500,32 @@ static void write_truth(const char *path) {
     if (fclose(f)) die("%s: %s", path, strerror(errno));
 }
 
+/* ---- the training loop --------------------------------------------------- */
+
+/* Runs the steps (--steps, or until --size-mb is reached); returns how many,
+ * and the end of the trace window in *end_ns. */
+static int run_steps(int64_t *end_ns) {
+    int64_t target = (int64_t)(opt.size_mb * 1e6);
+    int first_step = 5 + (int)rnd_in(0, 20);
+    int n = 0;
+    for (;; n++) {
+        bool last = target > 0 ? false : n + 1 >= opt.steps;
+        train_step(first_step + n, n == 0, last);
+        write_recs();
+        G.now += step_ns(100000, 400000);
+        if (last) break;
+        /* --size-mb: stop at the step that brings the file to the target size
+         * (about 8 KB of header and trailer around the two sections) */
+        if (target > 0 && (int64_t)(G.cpu.bytes + G.gpu.bytes) + 8000 >= target) {
+            if (!opt.oom) break;
+            opt.steps = n + 2;      /* one more step, carrying the OOM */
+            target = 0;
+        }
+    }
+    *end_ns = (G.now > G.gpu_now ? G.now : G.gpu_now) + 50000;
+    return n + 1;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static void usage(void) {
@@ -1578,54 +1608,62 @@ int main(int argc, char **argv) {
     carry.loss = alloc_(DEV_CUDA, 4, CAT_ACTIVATION, true);
     for (int i = 0; i < NDEV; i++) devs[i].pre_bytes_at_start = devs[i].allocated;
 
-    FILE *cpu_f = tmpfile(), *gpu_f = tmpfile();
-    if (!cpu_f || !gpu_f) die("tmpfile: %s", strerror(errno));
-    out_open(&G.cpu, cpu_f, NULL);
-    out_open(&G.gpu, gpu_f, NULL);
-
-    int64_t target = (int64_t)(opt.size_mb * 1e6);
-    int first_step = 5 + (int)rnd_in(0, 20);
-    int n = 0;
-    for (;; n++) {
-        bool last = target > 0 ? false : n + 1 >= opt.steps;
-        train_step(first_step + n, n == 0, last);
-        write_recs();
-        G.now += step_ns(100000, 400000);
-        if (last) break;
-        /* --size-mb: stop at the step that brings the file to the target size
-         * (about 2 KB of header and trailer around the two sections) */
-        if (target > 0 && (int64_t)(G.cpu.bytes + G.gpu.bytes) + 8000 >= target) {
-            if (!opt.oom) break;
-            opt.steps = n + 2;      /* one more step, carrying the OOM */
-            target = 0;
-        }
+    /* The long-lived python frames come first in the file but need the end
+     * time.  The simulation is deterministic, so a child process runs it once
+     * writing nothing and reports the end time and step count; then this
+     * process runs it again, writing the CPU section straight to the output
+     * and the GPU section to a temp file appended after it (as Kineto does). */
+    int64_t dry[2];
+    int pfd[2];
+    if (pipe(pfd)) die("pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0) die("fork: %s", strerror(errno));
+    if (child == 0) {
+        close(pfd[0]);
+        discard = true;
+        out_open(&G.cpu, NULL, NULL);
+        out_open(&G.gpu, NULL, NULL);
+        dry[1] = run_steps(&dry[0]);
+        _exit(write(pfd[1], dry, sizeof dry) == sizeof dry ? 0 : 1);
     }
-    int64_t end_ns = (G.now > G.gpu_now ? G.now : G.gpu_now) + 50000;
-    out_flush(&G.cpu);
-    out_flush(&G.gpu);
+    close(pfd[1]);
+    int status = 0;
+    ssize_t got = read(pfd[0], dry, sizeof dry);
+    close(pfd[0]);
+    if (waitpid(child, &status, 0) < 0 || got != sizeof dry || !WIFEXITED(status) || WEXITSTATUS(status))
+        die("the dry run failed");
+    int64_t end_ns = dry[0];
 
-    FILE *f = stdout;
+    FILE *f = stdout, *gpu_f = tmpfile();
     gzFile gz = NULL;
+    if (!gpu_f) die("tmpfile: %s", strerror(errno));
     if (opt.out && !(f = fopen(opt.out, "wb"))) die("%s: %s", opt.out, strerror(errno));
     if (opt.gzip) {
         gz = gzdopen(dup(fileno(f)), "wb6");
         if (!gz) die("gzdopen failed");
         gzbuffer(gz, 1 << 20);
     }
-    out o;
-    out_open(&o, f, gz);
-    write_header(&o);
-    write_root_frames(&o, end_ns);
-    out_append_file(&o, cpu_f);
-    out_append_file(&o, gpu_f);
+    out *o = &G.cpu;
+    out_open(o, f, gz);
+    out_open(&G.gpu, gpu_f, NULL);
+    write_header(o);
+    write_root_frames(o, end_ns);
+    opt.size_mb = 0;
+    opt.steps = (int)dry[1];
+    int64_t end_again;
+    int n = run_steps(&end_again);
+    if (end_again != end_ns) die("internal: the dry run and the real one differ");
+    out_flush(&G.gpu);
+    out_append_file(o, gpu_f);
     char tname[256];
     snprintf(tname, sizeof tname, "%s", opt.out ? opt.out : "gen_trace.pt.trace.json");
-    write_trailer(&o, end_ns, tname);
-    out_flush(&o);
-    free(o.buf);
+    write_trailer(o, end_ns, tname);
+    out_flush(o);
+    free(o->buf);
+    free(G.gpu.buf);
     if (gz && gzclose(gz) != Z_OK) die("gzip close failed");
     if (f != stdout ? fclose(f) : fflush(f)) die("write failed: %s", strerror(errno));
-    fclose(cpu_f);
     fclose(gpu_f);
 
     if (opt.truth) write_truth(opt.truth);
@@ -1634,6 +1672,6 @@ int main(int argc, char **argv) {
     write_expect(ef);
     if (opt.expect && fclose(ef)) die("%s: %s", opt.expect, strerror(errno));
     fprintf(stderr, "gen_trace: %d steps, %" PRId64 " events (%" PRId64 " memory), %.1f MB uncompressed\n",
-            n + 1, G.n_events, G.n_mem, (double)o.bytes / 1e6);
+            n, G.n_events, G.n_mem, (double)o->bytes / 1e6);
     return 0;
 }
