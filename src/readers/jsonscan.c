@@ -35,6 +35,7 @@ struct js_scanner {
     int depth;
     int state;
     bool truncated;
+    bool eof_after_comma;     /* the input ended where an array element was due */
     char err[ML_ERR_MAX];
     char *scratch;
     size_t scratch_cap;
@@ -122,6 +123,21 @@ js_scanner *js_open(ml_source *src)
     s->buf = ml_calloc(1, s->cap + PAD);
     s->state = S_VALUE;
     return s;
+}
+
+js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack)
+{
+    js_scanner *s = js_open(src);
+    s->base = base;
+    for (const char *k = stack; *k && s->depth < JS_MAX_DEPTH; k++) s->stack[s->depth++] = (uint8_t)*k;
+    s->state = s->depth && s->stack[s->depth - 1] == 'o' ? S_KEY : S_VALUE;
+    return s;
+}
+
+bool js_ended_after_comma(const js_scanner *s, const char *stack)
+{
+    size_t n = strlen(stack);
+    return s->truncated && s->eof_after_comma && (size_t)s->depth == n && memcmp(s->stack, stack, n) == 0;
 }
 
 void js_close(js_scanner *s)
@@ -367,6 +383,7 @@ static js_tok close_container(js_scanner *s)
 static js_tok end_of_input(js_scanner *s, const char *where)
 {
     if (s->depth > 0 && s->stack[s->depth - 1] == 'a') {
+        s->eof_after_comma = s->state == S_VALUE;
         s->truncated = true;
         s->state = S_DONE;
         return JS_END;

@@ -46,6 +46,14 @@ typedef struct js_scanner js_scanner;
 js_scanner *js_open(ml_source *src);
 void js_close(js_scanner *s);
 
+/* A scanner that starts inside containers, as if `stack` had been opened
+ * ("oa": an object, and an array inside it) and an element is due next;
+ * reported offsets count from `base`.  For parsing the second half of a file. */
+js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack);
+/* After JS_END on input that ended early: whether it ended right where the
+ * next element of containers `stack` was due (after a comma). */
+bool js_ended_after_comma(const js_scanner *s, const char *stack);
+
 js_tok js_next(js_scanner *s);
 /* Skips the next value entirely (call after JS_KEY, or where an array element
  * is due).  Returns 0, or -1 on error. */
