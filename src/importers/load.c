@@ -15,6 +15,7 @@
 
 static const ml_importer importers[] = {
     {"kineto", ml_kineto_sniff, ml_kineto_import},
+    {"torch-snapshot", ml_snapshot_sniff, ml_snapshot_import},
 };
 
 static const ml_importer *detect(const char *path, const unsigned char *head, size_t n)

@@ -112,7 +112,7 @@ static uint32_t frame_of(imp *im, ml_pv f)
         if (ks == im->key[K_NAME]) name = str_or0(im, v);
         else if (ks == im->key[K_FILENAME]) file = str_or0(im, v);
         else if (ks == im->key[K_LINE] && ml_pv_int(im->st, v, &line) == 0) {
-            if (line < -1 || line > INT32_MAX) line = -1;
+            if (line <= 0 || line > INT32_MAX) line = -1; /* PyTorch writes 0 for "unknown" */
         }
     }
     /* C++ frames say "??" or "" where the file is unknown. */

@@ -193,7 +193,7 @@ static int text(reader *r, size_t n, int bytes)
 /* Builds a container of type t from the values above the mark. */
 static int collect(reader *r, ml_pv_type t, const char *op)
 {
-    size_t mark;
+    size_t mark = 0;
     if (pop_mark(r, op, &mark) < 0) return -1;
     size_t n = r->stack.len - mark;
     if (t == ML_PV_DICT && n % 2) return fail(r, "%s with an odd number of keys and values", op);
@@ -209,7 +209,7 @@ static int run(reader *r, ml_pv *out)
         r->at = r->base + r->pos;
         NEED(1);
         unsigned op = r->buf[r->pos++];
-        size_t mark, n;
+        size_t mark = 0, n;
         ml_pv c, v;
         const char *name;
         switch (op) {

@@ -112,7 +112,7 @@ int ml_pv_int(const ml_pvs *st, ml_pv v, int64_t *out)
 
 int ml_pv_num(const ml_pvs *st, ml_pv v, double *out)
 {
-    int64_t i;
+    int64_t i = 0;
     if (TAG(v) == TAG_FLOAT) { *out = st->floats.v[PAYLOAD(v)]; return 0; }
     if (ml_pv_int(st, v, &i) == 0) { *out = (double)i; return 0; }
     return -1;
@@ -366,9 +366,9 @@ static void repr(const ml_pvs *st, ml_pv v, out *o, int depth)
     char tmp[64];
     if (o->cut) return;
     ml_pv_type t = ml_pv_type_of(st, v);
-    int64_t i;
-    double d;
-    ml_str s;
+    int64_t i = 0;
+    double d = 0;
+    ml_str s = 0;
     switch (t) {
     case ML_PV_NONE: puts_(o, "None"); return;
     case ML_PV_BOOL: puts_(o, PAYLOAD(v) ? "True" : "False"); return;
