@@ -98,7 +98,8 @@ static ml_str stream_text(imp *im, ml_pv v)
 static uint32_t frame_of(imp *im, ml_pv f)
 {
     uint32_t id;
-    if (ml_pv_ext(im->st, f, &id) == 0) return id;
+    const ml_pv_cont *c = ml_pv_cont_of(im->st, f);
+    if (ml_pv_cont_type(c) == ML_PV_EXT) return c->len; /* converted before: the frame id */
     ml_pv_type t = ml_pv_type_of(im->st, f);
     if (t == ML_PV_STR) return ml_frame_get(im->p, str_or0(im, f), 0, -1);
     if (t != ML_PV_DICT) return ML_NONE32;
@@ -126,17 +127,19 @@ static uint32_t frame_of(imp *im, ml_pv f)
 /* Stack id of a frame list (innermost first, as PyTorch writes it), converting it once. */
 static uint32_t stack_of(imp *im, ml_pv list)
 {
-    uint32_t id;
-    if (ml_pv_ext(im->st, list, &id) == 0) return id;
-    ml_pv_type t = ml_pv_type_of(im->st, list);
+    const ml_pv_cont *c = ml_pv_cont_of(im->st, list);
+    ml_pv_type t = ml_pv_cont_type(c);
+    if (t == ML_PV_EXT) return c->len; /* converted before: the stack id */
     if (t != ML_PV_LIST && t != ML_PV_TUPLE) return 0;
-    size_t n = ml_pv_len(im->st, list);
-    im->frames_tmp.len = 0;
+    size_t n = c->len;
+    VEC_RESERVE(&im->frames_tmp, n);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t f = frame_of(im, ml_pv_item(im->st, list, i));
-        if (f != ML_NONE32) VEC_PUSH(&im->frames_tmp, f);
+        /* frame_of() converts, which never moves this list's items */
+        uint32_t f = frame_of(im, c->items[i]);
+        if (f != ML_NONE32) im->frames_tmp.v[k++] = f;
     }
-    id = ml_stack_get(im->p, im->frames_tmp.v, im->frames_tmp.len);
+    uint32_t id = ml_stack_get(im->p, im->frames_tmp.v, k);
     ml_pv_set_ext(im->st, list, id);
     return id;
 }
@@ -164,6 +167,7 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
     ml_pv a;
     ml_str as;
     if (ml_pv_dict_get(st, item, im->key[K_ACTION], &a) < 0 || ml_pv_str(st, a, &as) < 0) return 0;
+    const ml_pv_cont *c = ml_pv_cont_of(st, item);
     size_t k = 0;
     while (k < N_ACTIONS && im->act[k] != as) k++;
     if (k == N_ACTIONS) {
@@ -174,11 +178,10 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
     int has_time = 0;
     ml_pv metadata = ML_PV_NONE_V;
     if (ev.kind == ML_EV_OOM) ev.aux = -1;
-    size_t n = ml_pv_len(st, item);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i + 1 < c->len; i += 2) {
         ml_str ks;
-        if (ml_pv_str(st, ml_pv_item(st, item, i), &ks) < 0) continue;
-        ml_pv v = ml_pv_dict_value(st, item, i);
+        if (ml_pv_str(st, c->items[i], &ks) < 0) continue;
+        ml_pv v = c->items[i + 1];
         if (ks == im->key[K_ADDR]) ev.addr = (uint64_t)int_or(im, v, 0);
         else if (ks == im->key[K_SIZE]) { ev.size = int_or(im, v, 0); if (ev.size < 0) ev.size = 0; }
         else if (ks == im->key[K_STREAM]) ev.stream = stream_text(im, v);

@@ -71,7 +71,8 @@ static int value(jr *r, js_tok t, ml_pv *out, int depth)
             t = js_next(r->js);
             if (t == JS_ARRAY_END || t == JS_END) break;
             if (value(r, t, &item, depth + 1) < 0) return -1;
-            int took = r->hook ? r->hook(r->user, r->st, c, item, r->e) : 0;
+            int took = r->hook && ml_pv_cont_type(ml_pv_cont_of(r->st, item)) == ML_PV_DICT
+                           ? r->hook(r->user, r->st, c, item, r->e) : 0;
             if (took < 0) return -1;
             if (took) ml_pv_drop(r->st, item);
             else ml_pv_append(r->st, c, &item, 1);

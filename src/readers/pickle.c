@@ -88,11 +88,17 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
-static int push(reader *r, ml_pv v)
+static int push_slow(reader *r, ml_pv v)
 {
     if (r->stack.len >= MAX_STACK) return fail(r, "more than %u values on the pickle stack (hostile pickle?)", MAX_STACK);
     VEC_PUSH(&r->stack, v);
     return 0;
+}
+
+static inline int push(reader *r, ml_pv v)
+{
+    if (r->stack.len < r->stack.cap) { r->stack.v[r->stack.len++] = v; return 0; }
+    return push_slow(r, v);
 }
 
 /* Where the values above the innermost mark begin. */
@@ -122,7 +128,7 @@ static int append_items(reader *r, ml_pv list, ml_pv *items, size_t n)
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         int took = 0;
-        if (r->hook) {
+        if (r->hook && ml_pv_cont_type(ml_pv_cont_of(r->st, items[i])) == ML_PV_DICT) {
             took = r->hook(r->user, r->st, list, items[i], r->e);
             if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, r->at);
         }
@@ -157,7 +163,9 @@ static int memo_get(reader *r, uint64_t idx)
 {
     if (idx >= r->memo.len || r->memo.v[idx] == MEMO_UNSET)
         return fail(r, "memo %" PRIu64 " was never stored", idx);
-    if (r->memo.v[idx] == MEMO_DROPPED || ml_pv_is_dropped(r->st, r->memo.v[idx]))
+    /* (a container dropped since, memoised in another slot too, reads as dropped
+     * wherever it is used: the store's generation numbers see to that) */
+    if (r->memo.v[idx] == MEMO_DROPPED)
         return fail(r, "memo %" PRIu64 " names a value already streamed into the profile "
                        "(one trace entry referenced twice)", idx);
     return push(r, r->memo.v[idx]);

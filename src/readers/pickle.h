@@ -10,9 +10,9 @@
  *
  * Values land in an ml_pvs store (pyvalue.h); memo references share, never
  * copy.  For inputs of gigabytes the caller can stream: the append hook sees
- * each item as it is appended to a list and may take it (the reader then
+ * each dict as it is appended to a list and may take it (the reader then
  * drops it from the store), so a trace of millions of entries never sits in
- * memory as a tree.
+ * memory as a tree.  (Only dicts are offered: the hook is for records.)
  *
  * Hostile input (truncation, huge lengths, memo indices far beyond the input,
  * unbalanced marks, deep stacks) fails with one line naming the byte offset.
@@ -26,7 +26,7 @@
 #include "pyvalue.h"
 #include "source.h"
 
-/* Called for each item appended to a list (APPEND, APPENDS).  Returns 1 if it
+/* Called for each dict appended to a list (APPEND, APPENDS).  Returns 1 if it
  * took the item (the reader drops it from the store and the list stays
  * without it), 0 to let the list keep it, -1 to stop with the error in e. */
 typedef int (*ml_append_hook)(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e);

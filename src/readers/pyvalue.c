@@ -18,23 +18,19 @@ enum {
     TAG_NONE, TAG_BOOL, TAG_INT, TAG_WIDE, TAG_BIGINT, TAG_FLOAT, TAG_STR, TAG_BYTES,
     TAG_CONT, TAG_DROPPED
 };
+_Static_assert(TAG_CONT == 8, "pyvalue.h's ml_pv_cont_of() knows the container tag");
 #define TAG(v) ((unsigned)((v) & 15))
 #define PAYLOAD(v) ((v) >> 4)
 #define MK(tag, payload) (((ml_pv)(payload) << 4) | (tag))
 #define INT_MAX60 ((int64_t)1 << 59)
 #define GEN_MASK 0x0FFFFFFFu
 
-typedef struct cont {
-    ml_pv *items;
-    uint32_t len, cap;      /* EXT: len = the caller's number */
-    uint32_t memo;          /* memo slot that holds it, UINT32_MAX if none */
-    uint32_t gen_kind;      /* generation << 4 | ml_pv_type */
-} cont;
+typedef ml_pv_cont cont;
 
 struct ml_pvs {
+    struct ml_pvs_head conts;   /* first: pyvalue.h's inline views read it */
     ml_strpool *strings;
     int own_strings;
-    VEC(cont) conts;
     VEC(uint32_t) free_slots;
     VEC(int64_t) wide;
     VEC(double) floats;
@@ -65,15 +61,7 @@ ml_strpool *ml_pvs_strings(const ml_pvs *st) { return st->strings; }
 size_t ml_pvs_live_containers(const ml_pvs *st) { return st->live; }
 
 /* The container a value names, or NULL if it is not a live container. */
-static cont *get_cont(const ml_pvs *st, ml_pv v)
-{
-    if (TAG(v) != TAG_CONT) return NULL;
-    uint64_t idx = (v >> 4) & 0xFFFFFFFFu, gen = v >> 36;
-    if (idx >= st->conts.len) return NULL;
-    cont *c = &st->conts.v[idx];
-    if ((c->gen_kind >> 4) != gen || (c->gen_kind & 15) == ML_PV_DROPPED) return NULL;
-    return c;
-}
+static cont *get_cont(const ml_pvs *st, ml_pv v) { return (cont *)ml_pv_cont_of(st, v); }
 
 ml_pv_type ml_pv_type_of(const ml_pvs *st, ml_pv v)
 {
@@ -291,7 +279,7 @@ void ml_pv_append(ml_pvs *st, ml_pv v, const ml_pv *items, size_t n)
         exit(3);
     }
     if (need > c->cap) {
-        size_t cap = c->cap ? c->cap : 4;
+        size_t cap = c->cap ? c->cap : n; /* most containers get all their items at once */
         while (cap < need) cap *= 2;
         if (cap > UINT32_MAX) cap = UINT32_MAX;
         c->items = ml_realloc(c->items, cap * sizeof *c->items);

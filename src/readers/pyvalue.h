@@ -112,6 +112,34 @@ uint32_t ml_pv_drop(ml_pvs *st, ml_pv c);
 /* Replaces container c by the number ext (its items are freed). */
 void ml_pv_set_ext(ml_pvs *st, ml_pv c, uint32_t ext);
 
+/* ---- fast paths ------------------------------------------------------- *
+ * Readers and importers touch every value of a gigabyte input; these inline
+ * views avoid a call per item.  The layout is pyvalue.c's: use the accessors. */
+
+typedef struct ml_pv_cont {
+    ml_pv *items;           /* dict: key, value, key, value ... */
+    uint32_t len, cap;      /* EXT: len = the caller's number */
+    uint32_t memo;          /* memo slot that holds it, UINT32_MAX if none */
+    uint32_t gen_kind;      /* generation << 4 | ml_pv_type */
+} ml_pv_cont;
+
+struct ml_pvs_head { ml_pv_cont *v; size_t len, cap; }; /* the first member of ml_pvs */
+
+/* The live container v names (any type, EXT included), or NULL. */
+static inline const ml_pv_cont *ml_pv_cont_of(const ml_pvs *st, ml_pv v)
+{
+    if ((v & 15) != 8) return NULL;
+    const struct ml_pvs_head *h = (const struct ml_pvs_head *)(const void *)st;
+    uint64_t idx = (v >> 4) & 0xFFFFFFFFu;
+    if (idx >= h->len) return NULL;
+    const ml_pv_cont *c = &h->v[idx];
+    if ((c->gen_kind >> 4) != (v >> 36) || (c->gen_kind & 15) == ML_PV_DROPPED) return NULL;
+    return c;
+}
+
+/* The type of a live container (NONE for anything else). */
+static inline ml_pv_type ml_pv_cont_type(const ml_pv_cont *c) { return c ? (ml_pv_type)(c->gen_kind & 15) : ML_PV_NONE; }
+
 /* Writes a short Python-like text of v into buf (at most n bytes incl. NUL),
  * cut with "..." when longer; safe on cycles and shared structure. */
 void ml_pv_repr(const ml_pvs *st, ml_pv v, char *buf, size_t n);
