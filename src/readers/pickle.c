@@ -358,8 +358,21 @@ static int run(reader *r, ml_pv *out)
         case 0x94: if (memo_put(r, r->memo_count) < 0) return -1; break;                  /* MEMOIZE */
         case 'q': NEED(1); if (memo_put(r, r->buf[r->pos++]) < 0) return -1; break;       /* BINPUT */
         case 'r': NEED(4); n = le(r->buf + r->pos, 4); r->pos += 4; if (memo_put(r, n) < 0) return -1; break;
-        case 'h': NEED(1); if (memo_get(r, r->buf[r->pos++]) < 0) return -1; break;       /* BINGET */
-        case 'j': NEED(4); n = le(r->buf + r->pos, 4); r->pos += 4; if (memo_get(r, n) < 0) return -1; break;
+        case 'h': /* BINGET */
+        case 'j': { /* LONG_BINGET: the commonest opcode of a snapshot (frame references), inlined */
+            size_t w = op == 'h' ? 1 : 4;
+            NEED(w);
+            const unsigned char *b = r->buf + r->pos;
+            n = op == 'h' ? b[0] : (size_t)b[0] | (size_t)b[1] << 8 | (size_t)b[2] << 16 | (size_t)b[3] << 24;
+            r->pos += w;
+            if (n < r->memo.len && r->memo.v[n] != MEMO_UNSET && r->memo.v[n] != MEMO_DROPPED &&
+                r->stack.len < r->stack.cap) {
+                r->stack.v[r->stack.len++] = r->memo.v[n];
+                break;
+            }
+            if (memo_get(r, n) < 0) return -1;
+            break;
+        }
         case 'P': case 'Q':
             return fail(r, "opcode 0x%02x %s refused: memlens does not resolve persistent ids", op,
                         op == 'P' ? "PERSID" : "BINPERSID");
