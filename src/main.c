@@ -24,7 +24,8 @@ static void usage(FILE *f)
             MEMLENS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), or - for stdin.\n"
+    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), an Ascend CSV or .db, - for stdin,\n"
+               "or a directory: every profile below it (e.g. *_ascend_pt folders) is loaded as a rank.\n"
                "Run 'memlens COMMAND --help' for a command's options.\n");
 }
 

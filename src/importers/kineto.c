@@ -87,11 +87,11 @@ static int read_int(kineto *k, int64_t *out)
 {
     js_tok t = js_next(k->js);
     if (t == JS_ERROR) return -1;
-    if (t == JS_NUMBER || t == JS_STRING) {
+    if (t == JS_NUMBER) return js_number(k->js, 0, out) == 0;
+    if (t == JS_STRING) {
         size_t n;
         const char *s = js_text(k->js, &n);
-        if (ml_parse_i64(s, n, out) == 0 || ml_parse_scaled(s, n, 0, out) == 0) return 1;
-        return 0;
+        return ml_parse_scaled(s, n, 0, out) == 0;
     }
     if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(k->js) < 0 ? -1 : 0;
     return 0;
@@ -102,12 +102,12 @@ static int read_us_as_ns(kineto *k, int64_t *out)
 {
     js_tok t = js_next(k->js);
     if (t == JS_ERROR) return -1;
-    if (t == JS_NUMBER || t == JS_STRING) {
+    if (t == JS_NUMBER) return js_number(k->js, 3, out) == 0;
+    if (t == JS_STRING) {
         size_t n;
         const char *s = js_text(k->js, &n);
         while (n && (s[n - 1] == '\t' || s[n - 1] == ' ')) n--;
-        if (ml_parse_scaled(s, n, 3, out) == 0) return 1;
-        return 0;
+        return ml_parse_scaled(s, n, 3, out) == 0;
     }
     if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(k->js) < 0 ? -1 : 0;
     return 0;

@@ -56,6 +56,10 @@ int js_skip_rest(js_scanner *s);
 
 /* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
 const char *js_text(const js_scanner *s, size_t *len);
+/* The last number (or string holding one) times 10^scale, exactly; digits
+ * beyond the scale are truncated.  0, or -1 if it is not a number in range.
+ * Fast for the usual -?digits[.digits] shape (decoded while lexing). */
+int js_number(const js_scanner *s, int scale, int64_t *out);
 /* Whether the last string/key contained a backslash. */
 bool js_has_escape(const js_scanner *s);
 /* Decodes escapes (\n, \uXXXX incl. surrogate pairs) of the last string into
