@@ -206,7 +206,7 @@ static int collect(reader *r, ml_pv_type t, const char *op)
     size_t n = r->stack.len - mark;
     if (t == ML_PV_DICT && n % 2) return fail(r, "%s with an odd number of keys and values", op);
     ml_pv c = ml_pv_new(r->st, t);
-    ml_pv_append(r->st, c, r->stack.v + mark, n);
+    if (n) ml_pv_append(r->st, c, r->stack.v + mark, n);
     r->stack.len = mark;
     return push(r, c);
 }
