@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "snapshot_cmd.h"
 #include "summary.h"
 
 typedef struct command {
@@ -14,6 +15,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
 };
 
 static void usage(FILE *f)
