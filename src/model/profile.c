@@ -239,7 +239,8 @@ size_t ml_stack_depth(const ml_profile *p, uint32_t stack)
 
 const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack)
 {
-    return p->stack_frames.v + p->stack_start.v[stack];
+    static const uint32_t none[1];
+    return p->stack_frames.v ? p->stack_frames.v + p->stack_start.v[stack] : none;
 }
 
 uint32_t ml_stack_get(ml_profile *p, const uint32_t *frames, size_t n)
