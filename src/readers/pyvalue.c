@@ -14,18 +14,46 @@
 
 #include "vec.h"
 
+/* Under AddressSanitizer, free item arrays are poisoned: a stale read is caught
+ * as it would be with malloc. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ML_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ML_ASAN 1
+#endif
+#endif
+#ifdef ML_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 enum {
-    TAG_NONE, TAG_BOOL, TAG_INT, TAG_WIDE, TAG_BIGINT, TAG_FLOAT, TAG_STR, TAG_BYTES,
-    TAG_CONT, TAG_DROPPED
+    TAG_NONE = ML_PV_TAG_NONE, TAG_BOOL = ML_PV_TAG_BOOL, TAG_INT = ML_PV_TAG_INT, TAG_WIDE = ML_PV_TAG_WIDE,
+    TAG_BIGINT = ML_PV_TAG_BIGINT, TAG_FLOAT = ML_PV_TAG_FLOAT, TAG_STR = ML_PV_TAG_STR,
+    TAG_BYTES = ML_PV_TAG_BYTES, TAG_CONT = ML_PV_TAG_CONT, TAG_DROPPED = ML_PV_TAG_DROPPED,
+    TAG_EXT = ML_PV_TAG_EXT         /* an EXT container's number, standing alone (ml_pv_settle) */
 };
 _Static_assert(TAG_CONT == 8, "pyvalue.h's ml_pv_cont_of() knows the container tag");
-#define TAG(v) ((unsigned)((v) & 15))
+#define TAG(v) ML_PV_TAG(v)
 #define PAYLOAD(v) ((v) >> 4)
 #define MK(tag, payload) (((ml_pv)(payload) << 4) | (tag))
 #define INT_MAX60 ((int64_t)1 << 59)
 #define GEN_MASK 0x0FFFFFFFu
 
 typedef ml_pv_cont cont;
+
+/* Item arrays of up to 4096 items come in size classes (4, 8, ... 4096
+ * items) from free lists carved out of 1 MiB slabs: a trace streams millions
+ * of short-lived dicts and frame lists, and a malloc and a free for each cost
+ * more than reading them.  Larger arrays use malloc. */
+#define N_CLASSES 11
+#define CLASS_MAX_ITEMS (4u << (N_CLASSES - 1))
+#define SLAB_BYTES ((size_t)1 << 20)
 
 struct ml_pvs {
     struct ml_pvs_head conts;   /* first: pyvalue.h's inline views read it */
@@ -35,7 +63,51 @@ struct ml_pvs {
     VEC(int64_t) wide;
     VEC(double) floats;
     size_t live;
+    ml_pv *free_items[N_CLASSES]; /* a free array's first item links to the next */
+    VEC(void *) slabs;
+    size_t slab_used;             /* bytes handed out of the last slab */
 };
+
+/* The size class for n items (n <= CLASS_MAX_ITEMS): 4 << class items. */
+static unsigned size_class(size_t n) { return n <= 4 ? 0 : (unsigned)(62 - __builtin_clzll((unsigned long long)n - 1)); }
+
+/* An array for at least n items; its capacity goes to *cap. */
+static ml_pv *items_alloc(ml_pvs *st, size_t n, uint32_t *cap)
+{
+    if (n > CLASS_MAX_ITEMS) {
+        size_t c = CLASS_MAX_ITEMS;
+        while (c < n) c *= 2;
+        if (c > UINT32_MAX) c = UINT32_MAX;
+        *cap = (uint32_t)c;
+        return ml_malloc(c * sizeof(ml_pv));
+    }
+    unsigned k = size_class(n);
+    *cap = 4u << k;
+    size_t bytes = (size_t)*cap * sizeof(ml_pv);
+    ml_pv *a = st->free_items[k];
+    if (a) {
+        UNPOISON(a, bytes);
+        memcpy(&st->free_items[k], a, sizeof a);
+        return a;
+    }
+    if (!st->slabs.len || st->slab_used + bytes > SLAB_BYTES) {
+        VEC_PUSH(&st->slabs, ml_malloc(SLAB_BYTES));
+        st->slab_used = 0;
+    }
+    a = (ml_pv *)((char *)st->slabs.v[st->slabs.len - 1] + st->slab_used);
+    st->slab_used += bytes;
+    return a;
+}
+
+static void items_free(ml_pvs *st, ml_pv *a, uint32_t cap)
+{
+    if (!a) return;
+    if (cap > CLASS_MAX_ITEMS) { free(a); return; }
+    unsigned k = size_class(cap);
+    memcpy(a, &st->free_items[k], sizeof a);
+    st->free_items[k] = a;
+    POISON(a + 1, (cap - 1) * sizeof *a); /* the link in a[0] stays readable */
+}
 
 ml_pvs *ml_pvs_new(ml_strpool *strings)
 {
@@ -48,7 +120,10 @@ ml_pvs *ml_pvs_new(ml_strpool *strings)
 void ml_pvs_free(ml_pvs *st)
 {
     if (!st) return;
-    for (size_t i = 0; i < st->conts.len; i++) free(st->conts.v[i].items);
+    for (size_t i = 0; i < st->conts.len; i++)
+        if (st->conts.v[i].cap > CLASS_MAX_ITEMS) free(st->conts.v[i].items);
+    for (size_t i = 0; i < st->slabs.len; i++) free(st->slabs.v[i]);
+    VEC_FREE(&st->slabs);
     VEC_FREE(&st->conts);
     VEC_FREE(&st->free_slots);
     VEC_FREE(&st->wide);
@@ -73,6 +148,7 @@ ml_pv_type ml_pv_type_of(const ml_pvs *st, ml_pv v)
     case TAG_FLOAT: return ML_PV_FLOAT;
     case TAG_STR: return ML_PV_STR;
     case TAG_BYTES: return ML_PV_BYTES;
+    case TAG_EXT: return ML_PV_EXT;
     case TAG_CONT: {
         cont *c = get_cont(st, v);
         return c ? (ml_pv_type)(c->gen_kind & 15) : ML_PV_DROPPED;
@@ -98,19 +174,27 @@ int ml_pv_int(const ml_pvs *st, ml_pv v, int64_t *out)
     }
 }
 
+int ml_pv_str(const ml_pvs *st, ml_pv v, ml_str *out)
+{
+    if (TAG(v) != TAG_STR && TAG(v) != TAG_BYTES && TAG(v) != TAG_BIGINT) return -1;
+    *out = (ml_str)PAYLOAD(v);
+    return 0;
+}
+
+int ml_pv_ext(const ml_pvs *st, ml_pv v, uint32_t *out)
+{
+    int64_t x = ml_pv_ext_or(st, v, -1);
+    if (x < 0) return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
 int ml_pv_num(const ml_pvs *st, ml_pv v, double *out)
 {
     int64_t i = 0;
     if (TAG(v) == TAG_FLOAT) { *out = st->floats.v[PAYLOAD(v)]; return 0; }
     if (ml_pv_int(st, v, &i) == 0) { *out = (double)i; return 0; }
     return -1;
-}
-
-int ml_pv_str(const ml_pvs *st, ml_pv v, ml_str *out)
-{
-    if (TAG(v) != TAG_STR && TAG(v) != TAG_BYTES && TAG(v) != TAG_BIGINT) return -1;
-    *out = (ml_str)PAYLOAD(v);
-    return 0;
 }
 
 size_t ml_pv_len(const ml_pvs *st, ml_pv v)
@@ -145,12 +229,10 @@ int ml_pv_dict_get(const ml_pvs *st, ml_pv dict, ml_str key, ml_pv *out)
     return -1;
 }
 
-int ml_pv_ext(const ml_pvs *st, ml_pv v, uint32_t *out)
+ml_pv ml_pv_settle(const ml_pvs *st, ml_pv v)
 {
     cont *c = get_cont(st, v);
-    if (!c || (c->gen_kind & 15) != ML_PV_EXT) return -1;
-    *out = c->len;
-    return 0;
+    return c && (c->gen_kind & 15) == ML_PV_EXT ? MK(TAG_EXT, c->len) : v;
 }
 
 /* ---- building --------------------------------------------------------- */
@@ -279,11 +361,20 @@ void ml_pv_append(ml_pvs *st, ml_pv v, const ml_pv *items, size_t n)
         exit(3);
     }
     if (need > c->cap) {
-        size_t cap = c->cap ? c->cap : n; /* most containers get all their items at once */
-        while (cap < need) cap *= 2;
-        if (cap > UINT32_MAX) cap = UINT32_MAX;
-        c->items = ml_realloc(c->items, cap * sizeof *c->items);
-        c->cap = (uint32_t)cap;
+        if (c->cap > CLASS_MAX_ITEMS) { /* large: grow in place */
+            size_t cap = c->cap;
+            while (cap < need) cap *= 2;
+            if (cap > UINT32_MAX) cap = UINT32_MAX;
+            c->items = ml_realloc(c->items, cap * sizeof *c->items);
+            c->cap = (uint32_t)cap;
+        } else {
+            uint32_t cap;
+            ml_pv *a = items_alloc(st, need, &cap);
+            if (c->len) memcpy(a, c->items, c->len * sizeof *a);
+            items_free(st, c->items, c->cap);
+            c->items = a;
+            c->cap = cap;
+        }
     }
     memcpy(c->items + c->len, items, n * sizeof *items);
     c->len = (uint32_t)need;
@@ -306,7 +397,7 @@ uint32_t ml_pv_drop(ml_pvs *st, ml_pv v)
     cont *c = get_cont(st, v);
     if (!c) return UINT32_MAX;
     uint32_t memo = c->memo;
-    free(c->items);
+    items_free(st, c->items, c->cap);
     c->items = NULL;
     c->len = c->cap = 0;
     c->gen_kind = (c->gen_kind & ~15u) | ML_PV_DROPPED;
@@ -319,7 +410,7 @@ void ml_pv_set_ext(ml_pvs *st, ml_pv v, uint32_t ext)
 {
     cont *c = get_cont(st, v);
     if (!c) return;
-    free(c->items);
+    items_free(st, c->items, c->cap);
     c->items = NULL;
     c->cap = 0;
     c->len = ext;

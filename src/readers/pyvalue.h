@@ -109,12 +109,25 @@ int ml_pv_is_dropped(const ml_pvs *st, ml_pv v);
  * Returns the memo slot that held it (UINT32_MAX if none), which the reader
  * then marks dropped. */
 uint32_t ml_pv_drop(ml_pvs *st, ml_pv c);
-/* Replaces container c by the number ext (its items are freed). */
+/* Replaces container c by the number ext (its items are freed).  Words that
+ * name c keep working; ml_pv_settle() gives the shorter word for it. */
 void ml_pv_set_ext(ml_pvs *st, ml_pv c, uint32_t ext);
+/* The self-contained word for v: an EXT container's number as an immediate
+ * EXT word (reading it needs no container table); any other v as it is.  The
+ * pickle reader settles its memo slots, so that a frame referenced a million
+ * times is looked up in the table once. */
+ml_pv ml_pv_settle(const ml_pvs *st, ml_pv v);
 
 /* ---- fast paths ------------------------------------------------------- *
  * Readers and importers touch every value of a gigabyte input; these inline
  * views avoid a call per item.  The layout is pyvalue.c's: use the accessors. */
+
+/* The type tag in the low 4 bits of a value word; the payload is above it. */
+enum {
+    ML_PV_TAG_NONE, ML_PV_TAG_BOOL, ML_PV_TAG_INT, ML_PV_TAG_WIDE, ML_PV_TAG_BIGINT, ML_PV_TAG_FLOAT,
+    ML_PV_TAG_STR, ML_PV_TAG_BYTES, ML_PV_TAG_CONT, ML_PV_TAG_DROPPED, ML_PV_TAG_EXT
+};
+#define ML_PV_TAG(v) ((unsigned)((v) & 15))
 
 typedef struct ml_pv_cont {
     ml_pv *items;           /* dict: key, value, key, value ... */
@@ -139,6 +152,30 @@ static inline const ml_pv_cont *ml_pv_cont_of(const ml_pvs *st, ml_pv v)
 
 /* The type of a live container (NONE for anything else). */
 static inline ml_pv_type ml_pv_cont_type(const ml_pv_cont *c) { return c ? (ml_pv_type)(c->gen_kind & 15) : ML_PV_NONE; }
+
+/* ml_pv_int(), ml_pv_str() and ml_pv_ext() with a default instead of -1. */
+static inline int64_t ml_pv_int_or(const ml_pvs *st, ml_pv v, int64_t dflt)
+{
+    switch (ML_PV_TAG(v)) {
+    case ML_PV_TAG_INT: return (int64_t)v >> 4;
+    case ML_PV_TAG_BOOL: return (int64_t)(v >> 4);
+    case ML_PV_TAG_WIDE: { int64_t i = dflt; ml_pv_int(st, v, &i); return i; }
+    default: return dflt;
+    }
+}
+
+static inline ml_str ml_pv_str_or(ml_pv v, ml_str dflt)
+{
+    unsigned t = ML_PV_TAG(v);
+    return t == ML_PV_TAG_STR || t == ML_PV_TAG_BYTES || t == ML_PV_TAG_BIGINT ? (ml_str)(v >> 4) : dflt;
+}
+
+static inline int64_t ml_pv_ext_or(const ml_pvs *st, ml_pv v, int64_t dflt)
+{
+    if (ML_PV_TAG(v) == ML_PV_TAG_EXT) return (int64_t)(v >> 4);
+    const ml_pv_cont *c = ml_pv_cont_of(st, v);
+    return ml_pv_cont_type(c) == ML_PV_EXT ? (int64_t)c->len : dflt;
+}
 
 /* Writes a short Python-like text of v into buf (at most n bytes incl. NUL),
  * cut with "..." when longer; safe on cycles and shared structure. */
