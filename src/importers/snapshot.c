@@ -67,7 +67,10 @@ typedef struct imp {
     const char *name;
     ml_str key[K__COUNT];
     ml_str act[N_ACTIONS];
-    VEC(ml_pv) ev_list;              /* event i came from this trace list (its device, once known) */
+    VEC(ml_pv) lists;                /* trace lists that gave events; an event's device column
+                                      * holds its list's index here until finish() */
+    ml_pv last_list;
+    uint16_t last_list_index;
     VEC(uint32_t) frames_tmp;
     size_t no_time, unknown_actions, with_metadata, with_context;
     ml_str unknown_example, metadata_example, context_example;
@@ -75,11 +78,7 @@ typedef struct imp {
     ml_str last_stream_id;
 } imp;
 
-static ml_str str_or0(imp *im, ml_pv v)
-{
-    ml_str s;
-    return ml_pv_str(im->st, v, &s) == 0 ? s : 0;
-}
+static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
 
 static ml_str stream_text(imp *im, ml_pv v)
 {
@@ -94,12 +93,13 @@ static ml_str stream_text(imp *im, ml_pv v)
     return im->last_stream_id;
 }
 
-/* Frame id of a frame dict {name, filename, line} (or a bare string), converting it once. */
-static uint32_t frame_of(imp *im, ml_pv f)
+/* Frame id of a frame dict {name, filename, line} (or a bare string), converting it once.
+ * (Out of line: stack_of()'s loop meets each frame dict here once, then as an EXT word.) */
+static __attribute__((noinline)) uint32_t frame_of(imp *im, ml_pv f)
 {
     uint32_t id;
-    const ml_pv_cont *c = ml_pv_cont_of(im->st, f);
-    if (ml_pv_cont_type(c) == ML_PV_EXT) return c->len; /* converted before: the frame id */
+    int64_t ext = ml_pv_ext_or(im->st, f, -1);
+    if (ext >= 0) return (uint32_t)ext; /* converted before: the frame id */
     ml_pv_type t = ml_pv_type_of(im->st, f);
     if (t == ML_PV_STR) return ml_frame_get(im->p, str_or0(im, f), 0, -1);
     if (t != ML_PV_DICT) return ML_NONE32;
@@ -127,28 +127,32 @@ static uint32_t frame_of(imp *im, ml_pv f)
 /* Stack id of a frame list (innermost first, as PyTorch writes it), converting it once. */
 static uint32_t stack_of(imp *im, ml_pv list)
 {
+    int64_t ext = ml_pv_ext_or(im->st, list, -1);
+    if (ext >= 0) /* converted before: the stack id (a hostile file may name a frame here) */
+        return (uint64_t)ext < im->p->stack_start.len - 1 ? (uint32_t)ext : 0;
     const ml_pv_cont *c = ml_pv_cont_of(im->st, list);
     ml_pv_type t = ml_pv_cont_type(c);
-    if (t == ML_PV_EXT) return c->len; /* converted before: the stack id */
     if (t != ML_PV_LIST && t != ML_PV_TUPLE) return 0;
     size_t n = c->len;
     VEC_RESERVE(&im->frames_tmp, n);
-    size_t k = 0;
+    uint32_t *out = im->frames_tmp.v;
+    const ml_pv *items = c->items;
+    size_t k = 0, n_frames = im->p->frames.len;
     for (size_t i = 0; i < n; i++) {
-        /* frame_of() converts, which never moves this list's items */
-        uint32_t f = frame_of(im, c->items[i]);
-        if (f != ML_NONE32) im->frames_tmp.v[k++] = f;
+        /* Frames seen before are EXT words that the reader settled: no lookup.
+         * (frame_of() converts, which never moves this list's items.) */
+        ml_pv v = items[i];
+        uint32_t f;
+        if (ML_PV_TAG(v) == ML_PV_TAG_EXT) f = (uint32_t)(v >> 4);
+        else { f = frame_of(im, v); n_frames = im->p->frames.len; }
+        if (f < n_frames) out[k++] = f; /* (not a frame: skipped) */
     }
-    uint32_t id = ml_stack_get(im->p, im->frames_tmp.v, k);
+    uint32_t id = ml_stack_get(im->p, out, k);
     ml_pv_set_ext(im->st, list, id);
     return id;
 }
 
-static int64_t int_or(imp *im, ml_pv v, int64_t dflt)
-{
-    int64_t i;
-    return ml_pv_int(im->st, v, &i) == 0 ? i : dflt;
-}
+static int64_t int_or(imp *im, ml_pv v, int64_t dflt) { return ml_pv_int_or(im->st, v, dflt); }
 
 static int nonempty(imp *im, ml_pv v)
 {
@@ -159,52 +163,81 @@ static int nonempty(imp *im, ml_pv v)
     return 1;
 }
 
+/* The K_ index of an interned key, K__COUNT if it is none of ours.  The keys
+ * were interned one after another, so the id usually gives the index. */
+static unsigned key_index(const imp *im, ml_str ks)
+{
+    unsigned k = ks - im->key[0];
+    if (k < K__COUNT && im->key[k] == ks) return k;
+    for (k = 0; k < K__COUNT; k++)
+        if (im->key[k] == ks) break;
+    return k;
+}
+
+/* The index of a trace list in im->lists (a device's list, mostly the last one). */
+static int list_index(imp *im, ml_pv list, ml_err *e)
+{
+    if (list == im->last_list && im->lists.len) return im->last_list_index;
+    size_t i = 0;
+    while (i < im->lists.len && im->lists.v[i] != list) i++;
+    if (i == im->lists.len) {
+        /* device_traces holds one list per device, and devices are 0..MAX_DEVICE */
+        if (i > MAX_DEVICE) return ml_fail(e, "%s: trace entries in more than %d lists", im->name, MAX_DEVICE + 1);
+        VEC_PUSH(&im->lists, list);
+    }
+    im->last_list = list;
+    im->last_list_index = (uint16_t)i;
+    return (int)i;
+}
+
 /* The append hook: a dict with an "action" is a trace entry; it becomes an
  * event and the reader frees it.  Everything else stays in the store. */
 static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
 {
     imp *im = user;
-    ml_pv a;
-    ml_str as;
-    if (ml_pv_dict_get(st, item, im->key[K_ACTION], &a) < 0 || ml_pv_str(st, a, &as) < 0) return 0;
     const ml_pv_cont *c = ml_pv_cont_of(st, item);
+    /* One pass over the keys, keeping the values of ours (the last wins, as in Python). */
+    ml_pv val[K_USER_METADATA + 1];
+    unsigned has = 0;
+    for (size_t i = 0; i + 1 < c->len; i += 2) {
+        ml_str ks = ml_pv_str_or(c->items[i], ML_NONE32);
+        if (ks == ML_NONE32) continue;
+        unsigned k = key_index(im, ks);
+        if (k > K_USER_METADATA || (k == K_ACTION && ML_PV_TAG(c->items[i]) != ML_PV_TAG_STR)) continue;
+        val[k] = c->items[i + 1];
+        has |= 1u << k;
+    }
+#define HAS(k) (has & (1u << (k)))
+    ml_str as = HAS(K_ACTION) ? ml_pv_str_or(val[K_ACTION], ML_NONE32) : ML_NONE32;
+    if (as == ML_NONE32) return 0;
     size_t k = 0;
     while (k < N_ACTIONS && im->act[k] != as) k++;
     if (k == N_ACTIONS) {
         if (!im->unknown_actions++) im->unknown_example = as;
         return 1;
     }
-    ml_event ev = {.ts = ML_TIME_NONE, .thread = ML_NONE32, .kind = (uint8_t)actions[k].kind};
-    int has_time = 0;
-    ml_pv metadata = ML_PV_NONE_V;
+    int li = list_index(im, list, e);
+    if (li < 0) return -1;
+    ml_event ev = {.ts = ML_TIME_NONE, .thread = ML_NONE32, .kind = (uint8_t)actions[k].kind, .device = (uint16_t)li};
     if (ev.kind == ML_EV_OOM) ev.aux = -1;
-    for (size_t i = 0; i + 1 < c->len; i += 2) {
-        ml_str ks;
-        if (ml_pv_str(st, c->items[i], &ks) < 0) continue;
-        ml_pv v = c->items[i + 1];
-        if (ks == im->key[K_ADDR]) ev.addr = (uint64_t)int_or(im, v, 0);
-        else if (ks == im->key[K_SIZE]) { ev.size = int_or(im, v, 0); if (ev.size < 0) ev.size = 0; }
-        else if (ks == im->key[K_STREAM]) ev.stream = stream_text(im, v);
-        else if (ks == im->key[K_TIME_US]) {
-            int64_t us;
-            if (ml_pv_int(st, v, &us) == 0 && us > INT64_MIN / 1000 && us < INT64_MAX / 1000) {
-                ev.ts = us * 1000;
-                has_time = 1;
-            }
-        } else if (ks == im->key[K_FRAMES]) ev.stack = stack_of(im, v);
-        else if (ks == im->key[K_DEVICE_FREE]) ev.aux = int_or(im, v, -1);
-        else if (ks == im->key[K_USER_METADATA] && nonempty(im, v)) {
-            metadata = v;
-            if (!im->with_metadata++) im->metadata_example = str_or0(im, v);
-        } else if (ks == im->key[K_COMPILE_CONTEXT] && nonempty(im, v)) {
-            if (!im->with_context++) im->context_example = str_or0(im, v);
-        }
+    if (HAS(K_ADDR)) ev.addr = (uint64_t)int_or(im, val[K_ADDR], 0);
+    if (HAS(K_SIZE)) { ev.size = int_or(im, val[K_SIZE], 0); if (ev.size < 0) ev.size = 0; }
+    if (HAS(K_STREAM)) ev.stream = stream_text(im, val[K_STREAM]);
+    int64_t us = HAS(K_TIME_US) ? int_or(im, val[K_TIME_US], INT64_MIN) : INT64_MIN;
+    if (us > INT64_MIN / 1000 && us < INT64_MAX / 1000) ev.ts = us * 1000;
+    else im->no_time++;
+    if (HAS(K_FRAMES)) ev.stack = stack_of(im, val[K_FRAMES]);
+    if (HAS(K_DEVICE_FREE)) ev.aux = int_or(im, val[K_DEVICE_FREE], -1);
+    ml_pv metadata = ML_PV_NONE_V;
+    if (HAS(K_USER_METADATA) && nonempty(im, val[K_USER_METADATA])) {
+        metadata = val[K_USER_METADATA];
+        if (!im->with_metadata++) im->metadata_example = str_or0(im, metadata);
     }
+    if (HAS(K_COMPILE_CONTEXT) && nonempty(im, val[K_COMPILE_CONTEXT]))
+        if (!im->with_context++) im->context_example = str_or0(im, val[K_COMPILE_CONTEXT]);
+#undef HAS
     if (ev.kind == ML_EV_ANNOTATE) ev.aux = str_or0(im, metadata);
-    if (!has_time) im->no_time++;
     ml_event_push(im->p, &ev);
-    VEC_PUSH(&im->ev_list, list);
-    (void)e;
     return 1;
 }
 
@@ -409,9 +442,8 @@ static int annotations(imp *im, ml_pv top, uint8_t *seen, ml_err *e)
                        .thread = ML_NONE32, .kind = ML_EV_ANNOTATE,
                        .aux = ml_intern_cstr(im->p->strings, buf)};
         if (ev.ts == ML_TIME_NONE) im->no_time++;
+        ev.device = (uint16_t)dev; /* the device number, mapped to its index in finish() */
         ml_event_push(im->p, &ev);
-        /* The device is set from this number like the trace entries' (see finish). */
-        VEC_PUSH(&im->ev_list, (ml_pv)dev << 1 | 1); /* odd: a device number, not a list */
     }
     return 0;
 }
@@ -436,17 +468,18 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     uint8_t *seen = ml_calloc(MAX_DEVICE + 1, 1);
     uint16_t *dev_of = ml_calloc(MAX_DEVICE + 1, sizeof *dev_of);
     int rc = -1;
-    size_t n_traces = ml_pv_len(im->st, traces);
-    for (size_t i = 0; i < p->events.ts.len; i++) {
-        if (im->ev_list.v[i] & 1) continue;
+    /* The trace lists, in the order their first events came: device = index in device_traces. */
+    size_t n_traces = ml_pv_len(im->st, traces), n_entries = p->events.ts.len;
+    uint16_t *list_dev = ml_calloc(im->lists.len + 1, sizeof *list_dev);
+    for (size_t i = 0; i < im->lists.len; i++) {
         size_t d = 0;
-        while (d < n_traces && ml_pv_item(im->st, traces, d) != im->ev_list.v[i]) d++;
+        while (d < n_traces && ml_pv_item(im->st, traces, d) != im->lists.v[i]) d++;
         if (d == n_traces) {
             ml_fail(e, "%s: a trace entry (an \"action\" dict) outside device_traces", im->name);
             goto out;
         }
         if (add_device(im, (int64_t)d, seen, e) < 0) goto out;
-        im->ev_list.v[i] = (ml_pv)d << 1 | 1;
+        list_dev[i] = (uint16_t)d;
     }
     size_t n_segs = ml_pv_len(im->st, segs);
     for (size_t i = 0; i < n_segs; i++)
@@ -454,8 +487,11 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     if (tt == ML_PV_DICT && annotations(im, top, seen, e) < 0) goto out;
     for (int d = 0; d <= MAX_DEVICE; d++)
         if (seen[d]) dev_of[d] = ml_device_get(p, ML_DEV_CUDA, d);
-    for (size_t i = 0; i < p->events.ts.len; i++) p->events.device.v[i] = dev_of[im->ev_list.v[i] >> 1];
-    VEC_FREE(&im->ev_list);
+    /* trace entries hold their list's index, annotations their device number */
+    for (size_t i = 0; i < p->events.ts.len; i++) {
+        uint16_t *d = &p->events.device.v[i];
+        *d = dev_of[i < n_entries ? list_dev[*d] : *d];
+    }
 
     if (read_segments(im, segs, dev_of, e) < 0) goto out;
 
@@ -478,6 +514,7 @@ static int finish(imp *im, ml_pv top, ml_err *e)
 out:
     free(seen);
     free(dev_of);
+    free(list_dev);
     return rc;
 }
 
@@ -496,7 +533,7 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     else rc = ml_jsonvalue_read(src, im.st, on_entry, &im, &top, e);
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);
-    VEC_FREE(&im.ev_list);
+    VEC_FREE(&im.lists);
     VEC_FREE(&im.frames_tmp);
     return rc;
 }

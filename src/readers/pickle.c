@@ -32,15 +32,18 @@ typedef struct reader {
     ml_append_hook hook;
     void *user;
     unsigned char *buf;
-    size_t pos, end, cap;
+    size_t end, cap;             /* bytes in buf, its size */
     uint64_t base;               /* stream offset of buf[0] */
+    const unsigned char *op;     /* the opcode being run: its offset names errors */
     VEC(ml_pv) stack;
     VEC(size_t) marks;
     VEC(ml_pv) memo;
     uint32_t memo_count;         /* slots filled: MEMOIZE's next index */
-    uint64_t at;                 /* offset of the opcode being run, for errors */
     ml_err *e;
 } reader;
+
+/* Stream offset of the opcode being run. */
+static uint64_t at(const reader *r) { return r->base + (uint64_t)(r->op - r->buf); }
 
 static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(reader *r, const char *fmt, ...)
@@ -50,36 +53,49 @@ static int fail(reader *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ml_fail(r->e, "%s: byte %" PRIu64 ": %s", r->name, r->at, msg);
+    return ml_fail(r->e, "%s: byte %" PRIu64 ": %s", r->name, at(r), msg);
 }
 
-/* Makes n bytes available at buf+pos, or fails ("truncated"). */
-static int fill(reader *r, size_t n)
+/* Makes n bytes available at p (inside the current opcode), moving the
+ * opcode's bytes to the front of the buffer; returns the new p, or NULL
+ * ("truncated").  The buffer grows only as real bytes arrive. */
+static const unsigned char *fill(reader *r, const unsigned char *p, size_t n)
 {
-    if (r->end - r->pos >= n) return 0;
-    if (r->pos) {
-        memmove(r->buf, r->buf + r->pos, r->end - r->pos);
-        r->base += r->pos;
-        r->end -= r->pos;
-        r->pos = 0;
+    size_t done = (size_t)(p - r->op), skip = (size_t)(r->op - r->buf);
+    if (skip) {
+        memmove(r->buf, r->op, r->end - skip);
+        r->base += skip;
+        r->end -= skip;
+        r->op = r->buf;
     }
-    while (r->end < n) {
+    while (r->end - done < n) {
         if (r->end == r->cap) {
-            r->cap = r->cap ? r->cap * 2 : CHUNK;
+            r->cap *= 2;
             r->buf = ml_realloc(r->buf, r->cap);
+            r->op = r->buf;
         }
         ml_err re;
         ssize_t k = ml_source_read(r->src, r->buf + r->end, r->cap - r->end, &re);
-        if (k < 0) return ml_fail(r->e, "%s", re.msg);
-        if (k == 0)
-            return fail(r, "unexpected end of input: the pickle is truncated (%zu more bytes needed)",
-                        n - r->end);
+        if (k < 0) { ml_fail(r->e, "%s", re.msg); return NULL; }
+        if (k == 0) {
+            fail(r, "unexpected end of input: the pickle is truncated (%zu more bytes needed)", n - (r->end - done));
+            return NULL;
+        }
         r->end += (size_t)k;
     }
-    return 0;
+    return r->buf + done;
 }
 
-#define NEED(k) do { if (r->end - r->pos < (size_t)(k) && fill(r, (k)) < 0) return -1; } while (0)
+/* Within run(): p is the read position, end the end of the bytes in buf. */
+#define NEED(k)                                                            \
+    do {                                                                   \
+        if ((size_t)(end - p) < (size_t)(k)) {                             \
+            if ((p = fill(r, p, (k))) == NULL) return -1;                  \
+            end = r->buf + r->end;                                         \
+        }                                                                  \
+    } while (0)
+/* run() makes room for one value before each opcode; no opcode pushes more. */
+#define PUSH(x) (r->stack.v[r->stack.len++] = (x))
 
 static uint64_t le(const unsigned char *p, int n)
 {
@@ -88,17 +104,23 @@ static uint64_t le(const unsigned char *p, int n)
     return v;
 }
 
-static int push_slow(reader *r, ml_pv v)
+static uint32_t le32(const unsigned char *p)
 {
-    if (r->stack.len >= MAX_STACK) return fail(r, "more than %u values on the pickle stack (hostile pickle?)", MAX_STACK);
-    VEC_PUSH(&r->stack, v);
-    return 0;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static inline int push(reader *r, ml_pv v)
+/* The n-byte (1..8) little-endian two's complement integer at p. */
+static int64_t le_signed(const unsigned char *p, size_t n)
 {
-    if (r->stack.len < r->stack.cap) { r->stack.v[r->stack.len++] = v; return 0; }
-    return push_slow(r, v);
+    unsigned sh = 64 - 8 * (unsigned)n;
+    return (int64_t)(le(p, (int)n) << sh) >> sh;
+}
+
+static int grow_stack(reader *r)
+{
+    if (r->stack.len >= MAX_STACK) return fail(r, "more than %u values on the pickle stack (hostile pickle?)", MAX_STACK);
+    VEC_RESERVE(&r->stack, r->stack.len + 1);
+    return 0;
 }
 
 /* Where the values above the innermost mark begin. */
@@ -116,26 +138,30 @@ static int target(reader *r, size_t mark, ml_pv_type want, const char *op, ml_pv
 {
     if (mark == 0 || mark - 1 < fence(r)) return fail(r, "%s with nothing to add to", op);
     ml_pv c = r->stack.v[mark - 1];
+    if (ml_pv_cont_type(ml_pv_cont_of(r->st, c)) == want) { *out = c; return 0; }
     ml_pv_type t = ml_pv_type_of(r->st, c);
-    if (t != want) return fail(r, "%s onto a %s, expected a %s", op, ml_pv_type_name(t), ml_pv_type_name(want));
-    *out = c;
-    return 0;
+    return fail(r, "%s onto a %s, expected a %s", op, ml_pv_type_name(t), ml_pv_type_name(want));
 }
 
-/* Appends items[0..n) to list, offering each to the hook first. */
+/* Appends items[0..n) to list, offering each dict to the hook first. */
 static int append_items(reader *r, ml_pv list, ml_pv *items, size_t n)
 {
+    /* Most appends (frame lists of settled memo words) hold no container at all. */
     size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        int took = 0;
-        if (r->hook && ml_pv_cont_type(ml_pv_cont_of(r->st, items[i])) == ML_PV_DICT) {
-            took = r->hook(r->user, r->st, list, items[i], r->e);
-            if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, r->at);
-        }
-        if (!took) { items[kept++] = items[i]; continue; }
-        if (ml_pv_is_container(r->st, items[i]) || ml_pv_type_of(r->st, items[i]) == ML_PV_EXT) {
-            uint32_t slot = ml_pv_drop(r->st, items[i]);
-            if (slot < r->memo.len && r->memo.v[slot] == items[i]) r->memo.v[slot] = MEMO_DROPPED;
+    if (r->hook) while (kept < n && ML_PV_TAG(items[kept]) != ML_PV_TAG_CONT) kept++;
+    else kept = n;
+    for (size_t i = kept; i < n; i++) {
+        ml_pv v = items[i];
+        items[kept++] = v;
+        if (!r->hook || ML_PV_TAG(v) != ML_PV_TAG_CONT || ml_pv_cont_type(ml_pv_cont_of(r->st, v)) != ML_PV_DICT)
+            continue;
+        int took = r->hook(r->user, r->st, list, v, r->e);
+        if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
+        if (!took) continue;
+        kept--;
+        if (ml_pv_is_container(r->st, v) || ml_pv_type_of(r->st, v) == ML_PV_EXT) {
+            uint32_t slot = ml_pv_drop(r->st, v);
+            if (slot < r->memo.len && r->memo.v[slot] == v) r->memo.v[slot] = MEMO_DROPPED;
         }
     }
     ml_pv_append(r->st, list, items, kept);
@@ -147,7 +173,7 @@ static int memo_put(reader *r, uint64_t idx)
     if (r->stack.len <= fence(r)) return fail(r, "memo store with an empty stack");
     /* A writer numbers memo slots in order, one per memoised value, and each
      * costs at least one byte: an index beyond the bytes read is hostile. */
-    if (idx > r->at + 16) return fail(r, "memo index %" PRIu64 " cannot occur this early (hostile pickle?)", idx);
+    if (idx > at(r) + 16) return fail(r, "memo index %" PRIu64 " cannot occur this early (hostile pickle?)", idx);
     if (idx >= r->memo.len) {
         VEC_RESERVE(&r->memo, idx + 1);
         while (r->memo.len <= idx) r->memo.v[r->memo.len++] = MEMO_UNSET;
@@ -155,10 +181,12 @@ static int memo_put(reader *r, uint64_t idx)
     if (r->memo.v[idx] == MEMO_UNSET) r->memo_count++;
     ml_pv v = r->stack.v[r->stack.len - 1];
     r->memo.v[idx] = v;
-    ml_pv_note_memo(r->st, v, (uint32_t)idx);
+    if (ML_PV_TAG(v) == ML_PV_TAG_CONT) ml_pv_note_memo(r->st, v, (uint32_t)idx);
     return 0;
 }
 
+/* BINGET's slow path: errors, and containers, whose slot is settled (a
+ * container converted by the importer becomes its short EXT word). */
 static int memo_get(reader *r, uint64_t idx)
 {
     if (idx >= r->memo.len || r->memo.v[idx] == MEMO_UNSET)
@@ -168,8 +196,13 @@ static int memo_get(reader *r, uint64_t idx)
     if (r->memo.v[idx] == MEMO_DROPPED)
         return fail(r, "memo %" PRIu64 " names a value already streamed into the profile "
                        "(one trace entry referenced twice)", idx);
-    return push(r, r->memo.v[idx]);
+    ml_pv v = r->memo.v[idx] = ml_pv_settle(r->st, r->memo.v[idx]);
+    PUSH(v);
+    return 0;
 }
+
+/* Memo words BINGET pushes without a look: not containers, not sentinels. */
+#define MEMO_SLOW ((1u << ML_PV_TAG_CONT) | (1u << ML_PV_TAG_DROPPED) | (1u << MEMO_DROPPED) | (1u << MEMO_UNSET))
 
 static const char *refused_name(unsigned op)
 {
@@ -189,15 +222,6 @@ static const char *refused_name(unsigned op)
     }
 }
 
-static int text(reader *r, size_t n, int bytes)
-{
-    if (n > MAX_STRING) return fail(r, "a string of %zu bytes (more than 2 GiB; hostile pickle?)", n);
-    NEED(n);
-    const char *s = (const char *)r->buf + r->pos;
-    r->pos += n;
-    return push(r, bytes ? ml_pv_make_bytes(r->st, s, n) : ml_pv_make_str(r->st, s, n));
-}
-
 /* Builds a container of type t from the values above the mark. */
 static int collect(reader *r, ml_pv_type t, const char *op)
 {
@@ -208,28 +232,32 @@ static int collect(reader *r, ml_pv_type t, const char *op)
     ml_pv c = ml_pv_new(r->st, t);
     if (n) ml_pv_append(r->st, c, r->stack.v + mark, n);
     r->stack.len = mark;
-    return push(r, c);
+    PUSH(c);
+    return 0;
 }
 
 static int run(reader *r, ml_pv *out)
 {
+    const unsigned char *p = r->buf, *end = r->buf + r->end;
     for (;;) {
-        r->at = r->base + r->pos;
+        r->op = p;
         NEED(1);
-        unsigned op = r->buf[r->pos++];
+        if (r->stack.len == r->stack.cap && grow_stack(r) < 0) return -1;
+        unsigned op = *p++;
         size_t mark = 0, n;
+        uint64_t len;
+        int bytes = 0;
         ml_pv c, v;
         const char *name;
         switch (op) {
         case 0x80: /* PROTO */
             NEED(1);
-            if (r->buf[r->pos] < 2 || r->buf[r->pos] > 5)
-                return fail(r, "pickle protocol %u is not supported (memlens reads 2 to 5)", r->buf[r->pos]);
-            r->pos++;
+            if (*p < 2 || *p > 5) return fail(r, "pickle protocol %u is not supported (memlens reads 2 to 5)", *p);
+            p++;
             break;
         case 0x95: /* FRAME: a length hint only */
             NEED(8);
-            r->pos += 8;
+            p += 8;
             break;
         case '(': /* MARK */
             if (r->marks.len >= MAX_MARKS) return fail(r, "more than %u nested MARKs (hostile pickle?)", MAX_MARKS);
@@ -250,70 +278,85 @@ static int run(reader *r, ml_pv *out)
             break;
         case '2': /* DUP */
             if (r->stack.len <= fence(r)) return fail(r, "DUP of an empty stack");
-            if (push(r, r->stack.v[r->stack.len - 1]) < 0) return -1;
+            v = r->stack.v[r->stack.len - 1];
+            PUSH(v);
             break;
-        case 'N': if (push(r, ML_PV_NONE_V) < 0) return -1; break;
-        case 0x88: if (push(r, ml_pv_bool(1)) < 0) return -1; break;
-        case 0x89: if (push(r, ml_pv_bool(0)) < 0) return -1; break;
+        case 'N': PUSH(ML_PV_NONE_V); break;
+        case 0x88: PUSH(ml_pv_bool(1)); break;
+        case 0x89: PUSH(ml_pv_bool(0)); break;
         case 'J': /* BININT */
             NEED(4);
-            v = ml_pv_make_int(r->st, (int32_t)(uint32_t)le(r->buf + r->pos, 4));
-            r->pos += 4;
-            if (push(r, v) < 0) return -1;
+            PUSH(ml_pv_make_int(r->st, (int32_t)le32(p)));
+            p += 4;
             break;
         case 'K': /* BININT1 */
             NEED(1);
-            if (push(r, ml_pv_make_int(r->st, r->buf[r->pos++])) < 0) return -1;
+            PUSH(ml_pv_make_int(r->st, *p++));
             break;
         case 'M': /* BININT2 */
             NEED(2);
-            v = ml_pv_make_int(r->st, (int64_t)le(r->buf + r->pos, 2));
-            r->pos += 2;
-            if (push(r, v) < 0) return -1;
+            PUSH(ml_pv_make_int(r->st, (int64_t)le(p, 2)));
+            p += 2;
             break;
         case 0x8a: /* LONG1 */
         case 0x8b: /* LONG4 */
-            if (op == 0x8a) { NEED(1); n = r->buf[r->pos++]; }
+            if (op == 0x8a) { NEED(1); n = *p++; }
             else {
                 NEED(4);
-                int32_t len = (int32_t)(uint32_t)le(r->buf + r->pos, 4);
-                if (len < 0) return fail(r, "LONG4 with a negative length");
-                r->pos += 4;
-                n = (size_t)len;
+                int32_t l = (int32_t)le32(p);
+                if (l < 0) return fail(r, "LONG4 with a negative length");
+                p += 4;
+                n = (size_t)l;
             }
             NEED(n);
-            v = ml_pv_make_long(r->st, r->buf + r->pos, n);
-            r->pos += n;
-            if (push(r, v) < 0) return -1;
+            /* addresses and times: 6 to 8 bytes, decoded here rather than by the store */
+            v = n >= 1 && n <= 8 ? ml_pv_make_int(r->st, le_signed(p, n)) : ml_pv_make_long(r->st, p, n);
+            p += n;
+            PUSH(v);
             break;
         case 'G': { /* BINFLOAT, big-endian */
             NEED(8);
             uint64_t u = 0;
-            for (int i = 0; i < 8; i++) u = u << 8 | r->buf[r->pos + i];
-            r->pos += 8;
+            for (int i = 0; i < 8; i++) u = u << 8 | p[i];
+            p += 8;
             double d;
             memcpy(&d, &u, 8);
-            if (push(r, ml_pv_make_float(r->st, d)) < 0) return -1;
+            PUSH(ml_pv_make_float(r->st, d));
             break;
         }
-        case 0x8c: NEED(1); n = r->buf[r->pos++]; if (text(r, n, 0) < 0) return -1; break;      /* SHORT_BINUNICODE */
-        case 'X': NEED(4); n = le(r->buf + r->pos, 4); r->pos += 4; if (text(r, n, 0) < 0) return -1; break;
-        case 0x8d: NEED(8); { uint64_t l = le(r->buf + r->pos, 8); r->pos += 8;      /* BINUNICODE8 */
-            if (l > MAX_STRING) return fail(r, "a string of %" PRIu64 " bytes (hostile pickle?)", l);
-            if (text(r, (size_t)l, 0) < 0) return -1; } break;
-        case 'U': NEED(1); n = r->buf[r->pos++]; if (text(r, n, 0) < 0) return -1; break;       /* SHORT_BINSTRING */
-        case 'T': NEED(4); { int32_t l = (int32_t)(uint32_t)le(r->buf + r->pos, 4); r->pos += 4;  /* BINSTRING */
+        /* Text and bytes: a length of 1, 4 or 8 bytes, then the bytes. */
+        case 0x8c: /* SHORT_BINUNICODE */
+        case 'U':  /* SHORT_BINSTRING */
+            NEED(1); len = *p++; goto text;
+        case 'C':  /* SHORT_BINBYTES */
+            NEED(1); len = *p++; bytes = 1; goto text;
+        case 'X':  /* BINUNICODE */
+            NEED(4); len = le32(p); p += 4; goto text;
+        case 'B':  /* BINBYTES */
+            NEED(4); len = le32(p); p += 4; bytes = 1; goto text;
+        case 'T': { /* BINSTRING */
+            NEED(4);
+            int32_t l = (int32_t)le32(p);
             if (l < 0) return fail(r, "BINSTRING with a negative length");
-            if (text(r, (size_t)l, 0) < 0) return -1; } break;
-        case 'C': NEED(1); n = r->buf[r->pos++]; if (text(r, n, 1) < 0) return -1; break;       /* SHORT_BINBYTES */
-        case 'B': NEED(4); n = le(r->buf + r->pos, 4); r->pos += 4; if (text(r, n, 1) < 0) return -1; break;
-        case 0x8e: case 0x96: NEED(8); { uint64_t l = le(r->buf + r->pos, 8); r->pos += 8;  /* BINBYTES8, BYTEARRAY8 */
-            if (l > MAX_STRING) return fail(r, "a byte string of %" PRIu64 " bytes (hostile pickle?)", l);
-            if (text(r, (size_t)l, 1) < 0) return -1; } break;
-        case '}': if (push(r, ml_pv_new(r->st, ML_PV_DICT)) < 0) return -1; break;
-        case ']': if (push(r, ml_pv_new(r->st, ML_PV_LIST)) < 0) return -1; break;
-        case ')': if (push(r, ml_pv_new(r->st, ML_PV_TUPLE)) < 0) return -1; break;
-        case 0x8f: if (push(r, ml_pv_new(r->st, ML_PV_SET)) < 0) return -1; break;
+            p += 4;
+            len = (uint64_t)l;
+            goto text;
+        }
+        case 0x8d: /* BINUNICODE8 */
+            NEED(8); len = le(p, 8); p += 8; goto text;
+        case 0x8e: case 0x96: /* BINBYTES8, BYTEARRAY8 */
+            NEED(8); len = le(p, 8); p += 8; bytes = 1;
+        text:
+            if (len > MAX_STRING)
+                return fail(r, "a %sstring of %" PRIu64 " bytes (more than 2 GiB; hostile pickle?)", bytes ? "byte " : "", len);
+            NEED(len);
+            PUSH(bytes ? ml_pv_make_bytes(r->st, p, len) : ml_pv_make_str(r->st, (const char *)p, len));
+            p += len;
+            break;
+        case '}': PUSH(ml_pv_new(r->st, ML_PV_DICT)); break;
+        case ']': PUSH(ml_pv_new(r->st, ML_PV_LIST)); break;
+        case ')': PUSH(ml_pv_new(r->st, ML_PV_TUPLE)); break;
+        case 0x8f: PUSH(ml_pv_new(r->st, ML_PV_SET)); break;
         case 't': if (collect(r, ML_PV_TUPLE, "TUPLE") < 0) return -1; break;
         case 'l': if (collect(r, ML_PV_LIST, "LIST") < 0) return -1; break;
         case 'd': if (collect(r, ML_PV_DICT, "DICT") < 0) return -1; break;
@@ -324,7 +367,7 @@ static int run(reader *r, ml_pv *out)
             c = ml_pv_new(r->st, ML_PV_TUPLE);
             ml_pv_append(r->st, c, r->stack.v + r->stack.len - n, n);
             r->stack.len -= n;
-            if (push(r, c) < 0) return -1;
+            PUSH(c);
             break;
         }
         case 'a': /* APPEND */
@@ -355,24 +398,33 @@ static int run(reader *r, ml_pv *out)
             ml_pv_append(r->st, c, r->stack.v + mark, r->stack.len - mark);
             r->stack.len = mark;
             break;
-        case 0x94: if (memo_put(r, r->memo_count) < 0) return -1; break;                  /* MEMOIZE */
-        case 'q': NEED(1); if (memo_put(r, r->buf[r->pos++]) < 0) return -1; break;       /* BINPUT */
-        case 'r': NEED(4); n = le(r->buf + r->pos, 4); r->pos += 4; if (memo_put(r, n) < 0) return -1; break;
-        case 'h': /* BINGET */
-        case 'j': { /* LONG_BINGET: the commonest opcode of a snapshot (frame references), inlined */
-            size_t w = op == 'h' ? 1 : 4;
-            NEED(w);
-            const unsigned char *b = r->buf + r->pos;
-            n = op == 'h' ? b[0] : (size_t)b[0] | (size_t)b[1] << 8 | (size_t)b[2] << 16 | (size_t)b[3] << 24;
-            r->pos += w;
-            if (n < r->memo.len && r->memo.v[n] != MEMO_UNSET && r->memo.v[n] != MEMO_DROPPED &&
-                r->stack.len < r->stack.cap) {
-                r->stack.v[r->stack.len++] = r->memo.v[n];
+        case 0x94: if (memo_put(r, r->memo_count) < 0) return -1; break;   /* MEMOIZE */
+        case 'q': NEED(1); if (memo_put(r, *p++) < 0) return -1; break;   /* BINPUT */
+        case 'r': NEED(4); n = le32(p); p += 4; if (memo_put(r, n) < 0) return -1; break;
+        /* BINGET, LONG_BINGET: the commonest opcodes of a snapshot */
+        case 'h': NEED(1); n = *p++; goto get;
+        case 'j': NEED(4); n = le32(p); p += 4;
+        get:
+            if (n >= r->memo.len || MEMO_SLOW >> ML_PV_TAG(v = r->memo.v[n]) & 1) { /* errors, containers */
+                if (memo_get(r, n) < 0) return -1;
                 break;
             }
-            if (memo_get(r, n) < 0) return -1;
+            PUSH(v);
+            /* A frame list is a run of ~50 LONG_BINGETs: take the rest of the run here,
+             * with the memo and the stack in registers. */
+            {
+                const ml_pv *memo = r->memo.v;
+                size_t n_memo = r->memo.len, k = (size_t)(end - p) / 5, room = r->stack.cap - r->stack.len;
+                ml_pv *sp = r->stack.v + r->stack.len;
+                if (k > room) k = room;
+                for (; k && *p == 'j'; k--, p += 5) {
+                    n = le32(p + 1);
+                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) break;
+                    *sp++ = v;
+                }
+                r->stack.len = (size_t)(sp - r->stack.v);
+            }
             break;
-        }
         case 'P': case 'Q':
             return fail(r, "opcode 0x%02x %s refused: memlens does not resolve persistent ids", op,
                         op == 'P' ? "PERSID" : "BINPERSID");
@@ -393,6 +445,9 @@ static int run(reader *r, ml_pv *out)
 int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, ml_pv *out, ml_err *e)
 {
     reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = hook, .user = user, .e = e};
+    r.cap = CHUNK;
+    r.buf = ml_malloc(r.cap);
+    r.op = r.buf;
     int rc = run(&r, out);
     free(r.buf);
     VEC_FREE(&r.stack);

@@ -239,7 +239,7 @@ ml_pv ml_pv_settle(const ml_pvs *st, ml_pv v)
 
 ml_pv ml_pv_bool(int b) { return MK(TAG_BOOL, b ? 1 : 0); }
 
-ml_pv ml_pv_make_int(ml_pvs *st, int64_t i)
+ml_pv ml_pv_make_wide(ml_pvs *st, int64_t i)
 {
     if (i >= -INT_MAX60 && i < INT_MAX60) return ((uint64_t)i << 4) | TAG_INT;
     VEC_PUSH(&st->wide, i);

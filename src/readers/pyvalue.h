@@ -84,7 +84,7 @@ int ml_pv_ext(const ml_pvs *st, ml_pv v, uint32_t *out);
 
 #define ML_PV_NONE_V ((ml_pv)ML_PV_NONE)
 ml_pv ml_pv_bool(int b);
-ml_pv ml_pv_make_int(ml_pvs *st, int64_t i);
+static inline ml_pv ml_pv_make_int(ml_pvs *st, int64_t i);   /* (inline, below) */
 /* An integer of n little-endian two's complement bytes (pickle LONG1/LONG4). */
 ml_pv ml_pv_make_long(ml_pvs *st, const unsigned char *b, size_t n);
 ml_pv ml_pv_make_float(ml_pvs *st, double d);
@@ -152,6 +152,15 @@ static inline const ml_pv_cont *ml_pv_cont_of(const ml_pvs *st, ml_pv v)
 
 /* The type of a live container (NONE for anything else). */
 static inline ml_pv_type ml_pv_cont_type(const ml_pv_cont *c) { return c ? (ml_pv_type)(c->gen_kind & 15) : ML_PV_NONE; }
+
+ml_pv ml_pv_make_wide(ml_pvs *st, int64_t i);   /* ml_pv_make_int's rare case */
+
+static inline ml_pv ml_pv_make_int(ml_pvs *st, int64_t i)
+{
+    /* Ints of 60 bits live in the word itself. */
+    if (i >= -((int64_t)1 << 59) && i < ((int64_t)1 << 59)) return ((uint64_t)i << 4) | ML_PV_TAG_INT;
+    return ml_pv_make_wide(st, i);
+}
 
 /* ml_pv_int(), ml_pv_str() and ml_pv_ext() with a default instead of -1. */
 static inline int64_t ml_pv_int_or(const ml_pvs *st, ml_pv v, int64_t dflt)
