@@ -109,11 +109,15 @@ static uint32_t le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The n-byte (1..8) little-endian two's complement integer at p. */
-static int64_t le_signed(const unsigned char *p, size_t n)
+/* The n-byte (1..8) little-endian two's complement integer at p (end: the
+ * end of the readable bytes, which allows one 8-byte load). */
+static int64_t le_signed(const unsigned char *p, size_t n, const unsigned char *end)
 {
+    uint64_t u;
+    if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && end - p >= 8) memcpy(&u, p, 8);
+    else u = le(p, (int)n);
     unsigned sh = 64 - 8 * (unsigned)n;
-    return (int64_t)(le(p, (int)n) << sh) >> sh;
+    return (int64_t)(u << sh) >> sh;
 }
 
 static int grow_stack(reader *r)
@@ -310,7 +314,7 @@ static int run(reader *r, ml_pv *out)
             }
             NEED(n);
             /* addresses and times: 6 to 8 bytes, decoded here rather than by the store */
-            v = n >= 1 && n <= 8 ? ml_pv_make_int(r->st, le_signed(p, n)) : ml_pv_make_long(r->st, p, n);
+            v = n >= 1 && n <= 8 ? ml_pv_make_int(r->st, le_signed(p, n, end)) : ml_pv_make_long(r->st, p, n);
             p += n;
             PUSH(v);
             break;
@@ -412,7 +416,7 @@ static int run(reader *r, ml_pv *out)
             PUSH(v);
             /* A frame list is a run of ~50 LONG_BINGETs: take the rest of the run here,
              * with the memo and the stack in registers. */
-            {
+            if (p < end && *p == 'j') {
                 const ml_pv *memo = r->memo.v;
                 size_t n_memo = r->memo.len, k = (size_t)(end - p) / 5, room = r->stack.cap - r->stack.len;
                 ml_pv *sp = r->stack.v + r->stack.len;
