@@ -11,6 +11,7 @@
  * list, and the entry becomes one event and is freed at once.  Frame lists and
  * frame dicts, shared through the memo, are turned into stack and frame ids
  * the first time they are seen (ml_pv_set_ext), so each is converted once.
+ * Their EXT numbers say which they became: 2 * frame id, 2 * stack id + 1.
  *
  * Replay follows MemoryViz: allocations the trace frees without having seen
  * them, and blocks active at the end that the trace never allocated, were
@@ -99,7 +100,7 @@ static __attribute__((noinline)) uint32_t frame_of(imp *im, ml_pv f)
 {
     uint32_t id;
     int64_t ext = ml_pv_ext_or(im->st, f, -1);
-    if (ext >= 0) return (uint32_t)ext; /* converted before: the frame id */
+    if (ext >= 0) return ext & 1 ? ML_NONE32 : (uint32_t)(ext >> 1); /* converted before */
     ml_pv_type t = ml_pv_type_of(im->st, f);
     if (t == ML_PV_STR) return ml_frame_get(im->p, str_or0(im, f), 0, -1);
     if (t != ML_PV_DICT) return ML_NONE32;
@@ -120,7 +121,7 @@ static __attribute__((noinline)) uint32_t frame_of(imp *im, ml_pv f)
     const char *fs = ml_s(im->p, file);
     if (fs[0] == 0 || strcmp(fs, "??") == 0) file = 0;
     id = ml_frame_get(im->p, name, file, (int32_t)line);
-    ml_pv_set_ext(im->st, f, id);
+    if (id <= INT32_MAX) ml_pv_set_ext(im->st, f, id * 2);
     return id;
 }
 
@@ -128,8 +129,7 @@ static __attribute__((noinline)) uint32_t frame_of(imp *im, ml_pv f)
 static uint32_t stack_of(imp *im, ml_pv list)
 {
     int64_t ext = ml_pv_ext_or(im->st, list, -1);
-    if (ext >= 0) /* converted before: the stack id (a hostile file may name a frame here) */
-        return (uint64_t)ext < im->p->stack_start.len - 1 ? (uint32_t)ext : 0;
+    if (ext >= 0) return ext & 1 ? (uint32_t)(ext >> 1) : 0; /* converted before (or a frame: no stack) */
     const ml_pv_cont *c = ml_pv_cont_of(im->st, list);
     ml_pv_type t = ml_pv_cont_type(c);
     if (t != ML_PV_LIST && t != ML_PV_TUPLE) return 0;
@@ -137,18 +137,24 @@ static uint32_t stack_of(imp *im, ml_pv list)
     VEC_RESERVE(&im->frames_tmp, n);
     uint32_t *out = im->frames_tmp.v;
     const ml_pv *items = c->items;
-    size_t k = 0, n_frames = im->p->frames.len;
+    /* Mostly every item is a frame seen before: an EXT word that the reader
+     * settled, payload 2 * frame id.  A branch-free pass takes those. */
+    size_t k = 0;
+    uint64_t odd = 0;
     for (size_t i = 0; i < n; i++) {
-        /* Frames seen before are EXT words that the reader settled: no lookup.
-         * (frame_of() converts, which never moves this list's items.) */
         ml_pv v = items[i];
-        uint32_t f;
-        if (ML_PV_TAG(v) == ML_PV_TAG_EXT) f = (uint32_t)(v >> 4);
-        else { f = frame_of(im, v); n_frames = im->p->frames.len; }
-        if (f < n_frames) out[k++] = f; /* (not a frame: skipped) */
+        odd |= (v & 31) ^ ML_PV_TAG_EXT; /* the tag, and the payload's low bit */
+        out[i] = (uint32_t)(v >> 5);
     }
+    if (!odd) k = n;
+    else
+        for (size_t i = 0; i < n; i++) {
+            /* (frame_of() converts, which never moves this list's items) */
+            uint32_t f = frame_of(im, items[i]);
+            if (f != ML_NONE32) out[k++] = f;
+        }
     uint32_t id = ml_stack_get(im->p, out, k);
-    ml_pv_set_ext(im->st, list, id);
+    if (id <= INT32_MAX) ml_pv_set_ext(im->st, list, id * 2 + 1);
     return id;
 }
 

@@ -155,18 +155,31 @@ uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const cha
 
 /* ---- events and ops ---- */
 
+/* The columns are only ever pushed together, so they grow together: one
+ * capacity check per event (a snapshot pushes 10M). */
+static void events_grow(ml_events *ev, size_t n)
+{
+    VEC_RESERVE(&ev->ts, n); VEC_RESERVE(&ev->size, n); VEC_RESERVE(&ev->addr, n);
+    VEC_RESERVE(&ev->aux, n); VEC_RESERVE(&ev->thread, n); VEC_RESERVE(&ev->stack, n);
+    VEC_RESERVE(&ev->stream, n); VEC_RESERVE(&ev->device, n); VEC_RESERVE(&ev->kind, n);
+}
+
 void ml_event_push(ml_profile *p, const ml_event *e)
 {
     ml_events *ev = &p->events;
-    VEC_PUSH(&ev->ts, e->ts);
-    VEC_PUSH(&ev->size, e->size);
-    VEC_PUSH(&ev->addr, e->addr);
-    VEC_PUSH(&ev->aux, e->aux);
-    VEC_PUSH(&ev->thread, e->thread);
-    VEC_PUSH(&ev->stack, e->stack);
-    VEC_PUSH(&ev->stream, e->stream);
-    VEC_PUSH(&ev->device, e->device);
-    VEC_PUSH(&ev->kind, e->kind);
+    size_t i = ev->ts.len;
+    if (i == ev->ts.cap) events_grow(ev, i + 1);
+    ev->ts.v[i] = e->ts;
+    ev->size.v[i] = e->size;
+    ev->addr.v[i] = e->addr;
+    ev->aux.v[i] = e->aux;
+    ev->thread.v[i] = e->thread;
+    ev->stack.v[i] = e->stack;
+    ev->stream.v[i] = e->stream;
+    ev->device.v[i] = e->device;
+    ev->kind.v[i] = e->kind;
+    ev->ts.len = ev->size.len = ev->addr.len = ev->aux.len = ev->thread.len = ev->stack.len =
+        ev->stream.len = ev->device.len = ev->kind.len = i + 1;
 }
 
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
