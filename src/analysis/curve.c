@@ -13,15 +13,22 @@ static const ml_series *find_series(const ml_profile *p, int device, ml_series_k
     return NULL;
 }
 
-static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
+/* Bytes allocated before the trace: the level a replayed curve starts from. */
+static int64_t level_before(const ml_profile *p, int device)
 {
-    const ml_events *ev = &p->events;
     const ml_allocs *a = &p->allocs;
     int64_t level = 0;
     if (p->has_addresses)
         for (size_t i = 0; i < a->t_alloc.len; i++)
             if (a->device.v[i] == device && a->ev_alloc.v[i] == ML_NONE32 && a->t_alloc.v[i] == ML_TIME_NONE)
                 level += a->size.v[i];
+    return level;
+}
+
+static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
+{
+    const ml_events *ev = &p->events;
+    int64_t level = level_before(p, device);
     size_t n = 0;
     for (size_t i = 0; i < ev->ts.len; i++)
         if (ev->device.v[i] == device && (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE)) n++;
@@ -88,6 +95,46 @@ ml_peak ml_curve_peak(const ml_curve *c)
         pk.at.event = c->event ? c->event[pk.point] : ML_NONE32;
     }
     return pk;
+}
+
+bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
+                        bool *replayed)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->at.event = ML_NONE32;
+    *replayed = false;
+    const ml_series *s = find_series(p, device, kind);
+    if (s) {
+        ml_curve c = {.n = s->ts.len, .ts = s->ts.v, .value = s->value.v,
+                      .event = s->event.len == s->ts.len ? s->event.v : NULL};
+        *pk = ml_curve_peak(&c);
+        span[0] = c.ts[0];
+        span[1] = c.ts[c.n - 1];
+        return true;
+    }
+    if (kind != ML_SERIES_ALLOCATED) return false;
+    /* replay_allocated() and ml_curve_peak() in one pass, without the arrays */
+    const ml_events *ev = &p->events;
+    int64_t level = level_before(p, device);
+    size_t k = 0;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device) continue;
+        if (ev->kind.v[i] == ML_EV_ALLOC) level += ev->size.v[i];
+        else if (ev->kind.v[i] == ML_EV_FREE) level -= ev->size.v[i];
+        else continue;
+        if (!k) span[0] = ev->ts.v[i];
+        span[1] = ev->ts.v[i];
+        if (!pk->found || level > pk->value) {
+            pk->found = true;
+            pk->value = level;
+            pk->point = k;
+            pk->at.ts = ev->ts.v[i];
+            pk->at.event = (uint32_t)i;
+        }
+        k++;
+    }
+    *replayed = k > 0;
+    return k > 0;
 }
 
 int64_t ml_curve_value_at(const ml_curve *c, ml_instant at)

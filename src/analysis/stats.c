@@ -47,17 +47,17 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
     }
     if (!has_events && a->t_alloc.len) out->matched = true;
 
-    ml_curve c;
-    if (ml_curve_get(p, device, ML_SERIES_ALLOCATED, &c)) {
-        out->peak_allocated = ml_curve_peak(&c);
-        out->allocated_replayed = c.replayed;
-        for (size_t i = 0; i < c.n; i += c.n - 1 ? c.n - 1 : 1) widen(out, c.ts[i]);
-        ml_curve_free(&c);
+    int64_t span[2];
+    bool replayed;
+    if (ml_curve_find_peak(p, device, ML_SERIES_ALLOCATED, &out->peak_allocated, span, &replayed)) {
+        out->allocated_replayed = replayed;
+        widen(out, span[0]);
+        widen(out, span[1]);
+    } else {
+        memset(&out->peak_allocated, 0, sizeof out->peak_allocated);
     }
-    if (ml_curve_get(p, device, ML_SERIES_RESERVED, &c)) {
-        out->peak_reserved = ml_curve_peak(&c);
-        ml_curve_free(&c);
-    }
+    if (!ml_curve_find_peak(p, device, ML_SERIES_RESERVED, &out->peak_reserved, span, &replayed))
+        memset(&out->peak_reserved, 0, sizeof out->peak_reserved);
     if (out->peak_allocated.found) {
         /* Recorded totals include memory from before the trace; replayed curves
          * already count it as explicit allocations. */
