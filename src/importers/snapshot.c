@@ -125,6 +125,32 @@ static __attribute__((noinline)) uint32_t frame_of(imp *im, ml_pv f)
     return id;
 }
 
+/* Frame ids of items that are all frames seen before (EXT words of 2 * frame
+ * id, which the reader settled) into im->frames_tmp, in one branch-free pass;
+ * -1 if any is not. */
+static int known_frames(imp *im, const ml_pv *items, size_t n)
+{
+    VEC_RESERVE(&im->frames_tmp, n);
+    uint32_t *out = im->frames_tmp.v;
+    uint64_t odd = 0;
+    for (size_t i = 0; i < n; i++) {
+        ml_pv v = items[i];
+        odd |= (v & 31) ^ ML_PV_TAG_EXT; /* the tag, and the payload's low bit */
+        out[i] = (uint32_t)(v >> 5);
+    }
+    return odd ? -1 : 0;
+}
+
+/* The reader's list hook: a list of frames seen before becomes its stack as
+ * it is read (most frame lists, once the frames have been seen). */
+static int64_t on_list(void *user, const ml_pv *items, size_t n)
+{
+    imp *im = user;
+    if (known_frames(im, items, n) < 0) return -1;
+    uint32_t id = ml_stack_get(im->p, im->frames_tmp.v, n);
+    return id <= INT32_MAX ? (int64_t)id * 2 + 1 : -1;
+}
+
 /* Stack id of a frame list (innermost first, as PyTorch writes it), converting it once. */
 static uint32_t stack_of(imp *im, ml_pv list)
 {
@@ -133,27 +159,15 @@ static uint32_t stack_of(imp *im, ml_pv list)
     const ml_pv_cont *c = ml_pv_cont_of(im->st, list);
     ml_pv_type t = ml_pv_cont_type(c);
     if (t != ML_PV_LIST && t != ML_PV_TUPLE) return 0;
-    size_t n = c->len;
-    VEC_RESERVE(&im->frames_tmp, n);
-    uint32_t *out = im->frames_tmp.v;
+    size_t n = c->len, k = n;
     const ml_pv *items = c->items;
-    /* Mostly every item is a frame seen before: an EXT word that the reader
-     * settled, payload 2 * frame id.  A branch-free pass takes those. */
-    size_t k = 0;
-    uint64_t odd = 0;
-    for (size_t i = 0; i < n; i++) {
-        ml_pv v = items[i];
-        odd |= (v & 31) ^ ML_PV_TAG_EXT; /* the tag, and the payload's low bit */
-        out[i] = (uint32_t)(v >> 5);
-    }
-    if (!odd) k = n;
-    else
-        for (size_t i = 0; i < n; i++) {
+    if (known_frames(im, items, n) < 0)
+        for (size_t i = k = 0; i < n; i++) {
             /* (frame_of() converts, which never moves this list's items) */
             uint32_t f = frame_of(im, items[i]);
-            if (f != ML_NONE32) out[k++] = f;
+            if (f != ML_NONE32) im->frames_tmp.v[k++] = f;
         }
-    uint32_t id = ml_stack_get(im->p, out, k);
+    uint32_t id = ml_stack_get(im->p, im->frames_tmp.v, k);
     if (id <= INT32_MAX) ml_pv_set_ext(im->st, list, id * 2 + 1);
     return id;
 }
@@ -535,7 +549,8 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     size_t n = ml_source_peek(src, &head, 16, e);
     ml_pv top;
     int rc;
-    if (n >= 1 && head[0] == 0x80) rc = ml_pickle_read(src, im.st, on_entry, &im, &top, e);
+    ml_pickle_hooks hooks = {.append = on_entry, .list = on_list, .user = &im};
+    if (n >= 1 && head[0] == 0x80) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
     else rc = ml_jsonvalue_read(src, im.st, on_entry, &im, &top, e);
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);

@@ -30,6 +30,7 @@ typedef struct reader {
     const char *name;
     ml_pvs *st;
     ml_append_hook hook;
+    ml_list_hook list_hook;
     void *user;
     unsigned char *buf;
     size_t end, cap;             /* bytes in buf, its size */
@@ -203,6 +204,24 @@ static int memo_get(reader *r, uint64_t idx)
     ml_pv v = r->memo.v[idx] = ml_pv_settle(r->st, r->memo.v[idx]);
     PUSH(v);
     return 0;
+}
+
+/* APPENDS filling the empty list at stack[mark - 1] with stack[mark..]: offers
+ * a short list of EXT values to the list hook; 1 if it stood a number for it. */
+static int convert_list(reader *r, size_t mark)
+{
+    size_t n = r->stack.len - mark;
+    ml_pv list = r->stack.v[mark - 1];
+    if (!r->list_hook || n >= 1000 || ml_pv_len(r->st, list) != 0) return 0;
+    int64_t ext = r->list_hook(r->user, r->stack.v + mark, n);
+    if (ext < 0 || ext > UINT32_MAX) return 0;
+    /* A fresh list is named only by the stack and the memo slot MEMOIZE gave it. */
+    ml_pv w = ml_pv_make_ext((uint32_t)ext);
+    uint32_t slot = ml_pv_drop(r->st, list);
+    if (slot < r->memo.len && r->memo.v[slot] == list) r->memo.v[slot] = w;
+    r->stack.v[mark - 1] = w;
+    r->stack.len = mark;
+    return 1;
 }
 
 /* Memo words BINGET pushes without a look: not containers, not sentinels. */
@@ -382,6 +401,7 @@ static int run(reader *r, ml_pv *out)
             break;
         case 'e': /* APPENDS */
             if (pop_mark(r, "APPENDS", &mark) < 0 || target(r, mark, ML_PV_LIST, "APPENDS", &c) < 0) return -1;
+            if (convert_list(r, mark)) break;
             if (append_items(r, c, r->stack.v + mark, r->stack.len - mark) < 0) return -1;
             r->stack.len = mark;
             break;
@@ -448,7 +468,14 @@ static int run(reader *r, ml_pv *out)
 
 int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, ml_pv *out, ml_err *e)
 {
-    reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = hook, .user = user, .e = e};
+    ml_pickle_hooks h = {.append = hook, .user = user};
+    return ml_pickle_read_hooks(src, st, &h, out, e);
+}
+
+int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, ml_pv *out, ml_err *e)
+{
+    reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = h->append, .list_hook = h->list,
+                .user = h->user, .e = e};
     r.cap = CHUNK;
     r.buf = ml_malloc(r.cap);
     r.op = r.buf;

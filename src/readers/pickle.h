@@ -13,6 +13,9 @@
  * each dict as it is appended to a list and may take it (the reader then
  * drops it from the store), so a trace of millions of entries never sits in
  * memory as a tree.  (Only dicts are offered: the hook is for records.)
+ * The list hook sees each list that one APPENDS fills with EXT values only
+ * (values the caller converted before, e.g. a frame list of known frames) and
+ * may stand one EXT number for the whole list: the list is never stored.
  *
  * Hostile input (truncation, huge lengths, memo indices far beyond the input,
  * unbalanced marks, deep stacks) fails with one line naming the byte offset.
@@ -31,9 +34,23 @@
  * without it), 0 to let the list keep it, -1 to stop with the error in e. */
 typedef int (*ml_append_hook)(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e);
 
+/* Called when APPENDS fills an empty list with fewer than 1000 items (so the
+ * whole list: pickle.dump appends in batches of 1000), all of them EXT values.
+ * Returns the EXT number that stands for the list from now on (in the memo
+ * and where the list was), or -1 to keep the list as it is. */
+typedef int64_t (*ml_list_hook)(void *user, const ml_pv *items, size_t n);
+
+typedef struct ml_pickle_hooks {
+    ml_append_hook append;      /* may be NULL */
+    ml_list_hook list;          /* may be NULL */
+    void *user;
+} ml_pickle_hooks;
+
 /* Reads one pickle from src into st; *out is the value STOP returns.
  * Errors: "name: byte N: ...". */
 int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, ml_pv *out, ml_err *e);
+/* The same with both hooks. */
+int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *hooks, ml_pv *out, ml_err *e);
 
 /* Whether the first bytes look like a pickle of protocol 2..5 (for sniffing). */
 int ml_pickle_sniff(const unsigned char *head, size_t n);

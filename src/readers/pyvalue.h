@@ -162,6 +162,9 @@ static inline ml_pv ml_pv_make_int(ml_pvs *st, int64_t i)
     return ml_pv_make_wide(st, i);
 }
 
+/* An immediate EXT word for the caller's number (what ml_pv_settle() gives). */
+static inline ml_pv ml_pv_make_ext(uint32_t ext) { return (ml_pv)ext << 4 | ML_PV_TAG_EXT; }
+
 /* ml_pv_int(), ml_pv_str() and ml_pv_ext() with a default instead of -1. */
 static inline int64_t ml_pv_int_or(const ml_pvs *st, ml_pv v, int64_t dflt)
 {
