@@ -61,6 +61,7 @@ static const struct { const char *name; ml_ev_kind kind; } actions[] = {
 #define N_ACTIONS (sizeof actions / sizeof *actions)
 
 #define MAX_DEVICE 4095
+#define N_CODED 64 /* string ids below this map to a key or action by table (ours are interned first) */
 
 typedef struct imp {
     ml_profile *p;
@@ -68,6 +69,7 @@ typedef struct imp {
     const char *name;
     ml_str key[K__COUNT];
     ml_str act[N_ACTIONS];
+    uint8_t key_code[N_CODED], act_code[N_CODED];    /* string id -> K_ index / action index */
     VEC(ml_pv) lists;                /* trace lists that gave events; an event's device column
                                       * holds its list's index here until finish() */
     ml_pv last_list;
@@ -83,8 +85,8 @@ static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
 
 static ml_str stream_text(imp *im, ml_pv v)
 {
-    int64_t s;
-    if (ml_pv_int(im->st, v, &s) < 0) return str_or0(im, v);
+    int64_t s = ml_pv_int_or(im->st, v, INT64_MIN);
+    if (s == INT64_MIN && ml_pv_int(im->st, v, &s) < 0) return str_or0(im, v);
     if (s != im->last_stream || !im->last_stream_id) {
         char buf[32];
         snprintf(buf, sizeof buf, "%" PRId64, s);
@@ -183,14 +185,21 @@ static int nonempty(imp *im, ml_pv v)
     return 1;
 }
 
-/* The K_ index of an interned key, K__COUNT if it is none of ours.  The keys
- * were interned one after another, so the id usually gives the index. */
+/* The K_ index of an interned key, K__COUNT if it is none of ours. */
 static unsigned key_index(const imp *im, ml_str ks)
 {
-    unsigned k = ks - im->key[0];
-    if (k < K__COUNT && im->key[k] == ks) return k;
-    for (k = 0; k < K__COUNT; k++)
-        if (im->key[k] == ks) break;
+    if (ks < N_CODED) return im->key_code[ks];
+    unsigned k = 0;
+    while (k < K__COUNT && im->key[k] != ks) k++;
+    return k;
+}
+
+/* The index in actions[] of an interned action name, N_ACTIONS if none. */
+static unsigned action_index(const imp *im, ml_str as)
+{
+    if (as < N_CODED) return im->act_code[as];
+    unsigned k = 0;
+    while (k < N_ACTIONS && im->act[k] != as) k++;
     return k;
 }
 
@@ -219,19 +228,18 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
     /* One pass over the keys, keeping the values of ours (the last wins, as in Python). */
     ml_pv val[K_USER_METADATA + 1];
     unsigned has = 0;
+    const ml_pv *items = c->items;
     for (size_t i = 0; i + 1 < c->len; i += 2) {
-        ml_str ks = ml_pv_str_or(c->items[i], ML_NONE32);
-        if (ks == ML_NONE32) continue;
-        unsigned k = key_index(im, ks);
-        if (k > K_USER_METADATA || (k == K_ACTION && ML_PV_TAG(c->items[i]) != ML_PV_TAG_STR)) continue;
-        val[k] = c->items[i + 1];
+        if (ML_PV_TAG(items[i]) != ML_PV_TAG_STR) continue; /* (a snapshot's keys are str) */
+        unsigned k = key_index(im, (ml_str)(items[i] >> 4));
+        if (k > K_USER_METADATA) continue;
+        val[k] = items[i + 1];
         has |= 1u << k;
     }
 #define HAS(k) (has & (1u << (k)))
     ml_str as = HAS(K_ACTION) ? ml_pv_str_or(val[K_ACTION], ML_NONE32) : ML_NONE32;
     if (as == ML_NONE32) return 0;
-    size_t k = 0;
-    while (k < N_ACTIONS && im->act[k] != as) k++;
+    size_t k = action_index(im, as);
     if (k == N_ACTIONS) {
         if (!im->unknown_actions++) im->unknown_example = as;
         return 1;
@@ -542,8 +550,16 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
 {
     imp im = {.p = p, .name = ml_source_name(src), .last_stream = INT64_MIN};
     im.st = ml_pvs_new(p->strings);
-    for (int k = 0; k < K__COUNT; k++) im.key[k] = ml_intern_cstr(p->strings, key_names[k]);
-    for (size_t k = 0; k < N_ACTIONS; k++) im.act[k] = ml_intern_cstr(p->strings, actions[k].name);
+    memset(im.key_code, K__COUNT, sizeof im.key_code);
+    memset(im.act_code, N_ACTIONS, sizeof im.act_code);
+    for (int k = 0; k < K__COUNT; k++) {
+        im.key[k] = ml_intern_cstr(p->strings, key_names[k]);
+        if (im.key[k] < N_CODED) im.key_code[im.key[k]] = (uint8_t)k;
+    }
+    for (size_t k = 0; k < N_ACTIONS; k++) {
+        im.act[k] = ml_intern_cstr(p->strings, actions[k].name);
+        if (im.act[k] < N_CODED && im.act_code[im.act[k]] == N_ACTIONS) im.act_code[im.act[k]] = (uint8_t)k;
+    }
 
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, 16, e);

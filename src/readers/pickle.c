@@ -22,8 +22,7 @@
 #define MAX_STACK (1u << 24)     /* values on the stack at once; real snapshots use ~1,000 */
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
 #define MAX_STRING ((uint64_t)1 << 31)
-#define MEMO_UNSET ((ml_pv)15)   /* reader-private sentinels, never values of the store */
-#define MEMO_DROPPED ((ml_pv)14)
+#define MEMO_UNSET ((ml_pv)15)   /* reader-private sentinel, never a value of the store */
 
 typedef struct reader {
     ml_source *src;
@@ -138,14 +137,21 @@ static int pop_mark(reader *r, const char *op, size_t *mark)
     return 0;
 }
 
-/* The container just below the mark, which APPENDS/SETITEMS/ADDITEMS fill. */
-static int target(reader *r, size_t mark, ml_pv_type want, const char *op, ml_pv *out)
+static int target_fail(reader *r, size_t mark, ml_pv_type want, const char *op)
 {
     if (mark == 0 || mark - 1 < fence(r)) return fail(r, "%s with nothing to add to", op);
-    ml_pv c = r->stack.v[mark - 1];
-    if (ml_pv_cont_type(ml_pv_cont_of(r->st, c)) == want) { *out = c; return 0; }
-    ml_pv_type t = ml_pv_type_of(r->st, c);
+    ml_pv_type t = ml_pv_type_of(r->st, r->stack.v[mark - 1]);
     return fail(r, "%s onto a %s, expected a %s", op, ml_pv_type_name(t), ml_pv_type_name(want));
+}
+
+/* The container just below the mark, which APPENDS/SETITEMS/ADDITEMS fill. */
+static inline int target(reader *r, size_t mark, ml_pv_type want, const char *op, ml_pv *out)
+{
+    if (mark > fence(r)) {
+        ml_pv c = r->stack.v[mark - 1];
+        if (ml_pv_cont_type(ml_pv_cont_of(r->st, c)) == want) { *out = c; return 0; }
+    }
+    return target_fail(r, mark, want, op);
 }
 
 /* Appends items[0..n) to list, offering each dict to the hook first. */
@@ -163,11 +169,10 @@ static int append_items(reader *r, ml_pv list, ml_pv *items, size_t n)
         int took = r->hook(r->user, r->st, list, v, r->e);
         if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
         if (!took) continue;
+        /* Taken: freed now.  Its memo slot keeps the old word, which now reads as
+         * dropped (the store's generation numbers), so a later BINGET fails. */
         kept--;
-        if (ml_pv_is_container(r->st, v) || ml_pv_type_of(r->st, v) == ML_PV_EXT) {
-            uint32_t slot = ml_pv_drop(r->st, v);
-            if (slot < r->memo.len && r->memo.v[slot] == v) r->memo.v[slot] = MEMO_DROPPED;
-        }
+        ml_pv_drop(r->st, v);
     }
     ml_pv_append(r->st, list, items, kept);
     return 0;
@@ -184,9 +189,7 @@ static int memo_put(reader *r, uint64_t idx)
         while (r->memo.len <= idx) r->memo.v[r->memo.len++] = MEMO_UNSET;
     }
     if (r->memo.v[idx] == MEMO_UNSET) r->memo_count++;
-    ml_pv v = r->stack.v[r->stack.len - 1];
-    r->memo.v[idx] = v;
-    if (ML_PV_TAG(v) == ML_PV_TAG_CONT) ml_pv_note_memo(r->st, v, (uint32_t)idx);
+    r->memo.v[idx] = r->stack.v[r->stack.len - 1];
     return 0;
 }
 
@@ -196,9 +199,7 @@ static int memo_get(reader *r, uint64_t idx)
 {
     if (idx >= r->memo.len || r->memo.v[idx] == MEMO_UNSET)
         return fail(r, "memo %" PRIu64 " was never stored", idx);
-    /* (a container dropped since, memoised in another slot too, reads as dropped
-     * wherever it is used: the store's generation numbers see to that) */
-    if (r->memo.v[idx] == MEMO_DROPPED)
+    if (ml_pv_is_dropped(r->st, r->memo.v[idx]))
         return fail(r, "memo %" PRIu64 " names a value already streamed into the profile "
                        "(one trace entry referenced twice)", idx);
     ml_pv v = r->memo.v[idx] = ml_pv_settle(r->st, r->memo.v[idx]);
@@ -215,17 +216,18 @@ static int convert_list(reader *r, size_t mark)
     if (!r->list_hook || n >= 1000 || ml_pv_len(r->st, list) != 0) return 0;
     int64_t ext = r->list_hook(r->user, r->stack.v + mark, n);
     if (ext < 0 || ext > UINT32_MAX) return 0;
-    /* A fresh list is named only by the stack and the memo slot MEMOIZE gave it. */
+    /* A fresh list is named only by the stack and by the memo slot MEMOIZE gave
+     * it, the last one (its items, all BINGETs, memoise nothing). */
     ml_pv w = ml_pv_make_ext((uint32_t)ext);
-    uint32_t slot = ml_pv_drop(r->st, list);
-    if (slot < r->memo.len && r->memo.v[slot] == list) r->memo.v[slot] = w;
+    ml_pv_drop(r->st, list);
+    if (r->memo.len && r->memo.v[r->memo.len - 1] == list) r->memo.v[r->memo.len - 1] = w;
     r->stack.v[mark - 1] = w;
     r->stack.len = mark;
     return 1;
 }
 
 /* Memo words BINGET pushes without a look: not containers, not sentinels. */
-#define MEMO_SLOW ((1u << ML_PV_TAG_CONT) | (1u << ML_PV_TAG_DROPPED) | (1u << MEMO_DROPPED) | (1u << MEMO_UNSET))
+#define MEMO_SLOW ((1u << ML_PV_TAG_CONT) | (1u << ML_PV_TAG_DROPPED) | (1u << MEMO_UNSET))
 
 static const char *refused_name(unsigned op)
 {
@@ -422,7 +424,14 @@ static int run(reader *r, ml_pv *out)
             ml_pv_append(r->st, c, r->stack.v + mark, r->stack.len - mark);
             r->stack.len = mark;
             break;
-        case 0x94: if (memo_put(r, r->memo_count) < 0) return -1; break;   /* MEMOIZE */
+        case 0x94: /* MEMOIZE: the next slot, at the end of the memo (inline) */
+            if (r->memo_count == r->memo.len && r->memo.len < r->memo.cap && r->stack.len > fence(r)) {
+                r->memo.v[r->memo.len++] = r->stack.v[r->stack.len - 1];
+                r->memo_count++;
+                break;
+            }
+            if (memo_put(r, r->memo_count) < 0) return -1;
+            break;
         case 'q': NEED(1); if (memo_put(r, *p++) < 0) return -1; break;   /* BINPUT */
         case 'r': NEED(4); n = le32(p); p += 4; if (memo_put(r, n) < 0) return -1; break;
         /* BINGET, LONG_BINGET: the commonest opcodes of a snapshot */

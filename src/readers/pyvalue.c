@@ -334,7 +334,6 @@ ml_pv ml_pv_new(ml_pvs *st, ml_pv_type t)
     uint32_t gen = ((c->gen_kind >> 4) + 1) & GEN_MASK;
     c->items = NULL;
     c->len = c->cap = 0;
-    c->memo = UINT32_MAX;
     c->gen_kind = gen << 4 | (uint32_t)t;
     st->live++;
     return ((ml_pv)gen << 36) | ((ml_pv)idx << 4) | TAG_CONT;
@@ -380,30 +379,16 @@ void ml_pv_append(ml_pvs *st, ml_pv v, const ml_pv *items, size_t n)
     c->len = (uint32_t)need;
 }
 
-void ml_pv_note_memo(ml_pvs *st, ml_pv v, uint32_t slot)
+void ml_pv_drop(ml_pvs *st, ml_pv v)
 {
     cont *c = get_cont(st, v);
-    if (c) c->memo = slot;
-}
-
-uint32_t ml_pv_memo_slot(const ml_pvs *st, ml_pv v)
-{
-    cont *c = get_cont(st, v);
-    return c ? c->memo : UINT32_MAX;
-}
-
-uint32_t ml_pv_drop(ml_pvs *st, ml_pv v)
-{
-    cont *c = get_cont(st, v);
-    if (!c) return UINT32_MAX;
-    uint32_t memo = c->memo;
+    if (!c) return;
     items_free(st, c->items, c->cap);
     c->items = NULL;
     c->len = c->cap = 0;
     c->gen_kind = (c->gen_kind & ~15u) | ML_PV_DROPPED;
     VEC_PUSH(&st->free_slots, (uint32_t)((v >> 4) & 0xFFFFFFFFu));
     st->live--;
-    return memo;
 }
 
 void ml_pv_set_ext(ml_pvs *st, ml_pv v, uint32_t ext)

@@ -97,18 +97,14 @@ ml_pv ml_pv_new(ml_pvs *st, ml_pv_type t);
 void ml_pv_append(ml_pvs *st, ml_pv c, const ml_pv *items, size_t n);
 /* Whether v is a container that can take items now (not EXT or dropped). */
 int ml_pv_is_container(const ml_pvs *st, ml_pv v);
-/* Remembers the memo slot that holds c, so that dropping c can invalidate it. */
-void ml_pv_note_memo(ml_pvs *st, ml_pv c, uint32_t slot);
-/* The memo slot of a dropped container, or UINT32_MAX. */
-uint32_t ml_pv_memo_slot(const ml_pvs *st, ml_pv c);
 int ml_pv_is_dropped(const ml_pvs *st, ml_pv v);
 
 /* ---- releasing -------------------------------------------------------- */
 
 /* Frees container c's items and its slot (not the containers it refers to).
- * Returns the memo slot that held it (UINT32_MAX if none), which the reader
- * then marks dropped. */
-uint32_t ml_pv_drop(ml_pvs *st, ml_pv c);
+ * Every word that names c reads as dropped from now on (the slot's generation
+ * number changes when it is reused; it wraps after 2^28 reuses of one slot). */
+void ml_pv_drop(ml_pvs *st, ml_pv c);
 /* Replaces container c by the number ext (its items are freed).  Words that
  * name c keep working; ml_pv_settle() gives the shorter word for it. */
 void ml_pv_set_ext(ml_pvs *st, ml_pv c, uint32_t ext);
@@ -132,7 +128,6 @@ enum {
 typedef struct ml_pv_cont {
     ml_pv *items;           /* dict: key, value, key, value ... */
     uint32_t len, cap;      /* EXT: len = the caller's number */
-    uint32_t memo;          /* memo slot that holds it, UINT32_MAX if none */
     uint32_t gen_kind;      /* generation << 4 | ml_pv_type */
 } ml_pv_cont;
 
