@@ -19,7 +19,7 @@ OPT     ?= -O2 -g
 endif
 
 CFLAGS  ?=
-CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation \
            -D_GNU_SOURCE -pthread -MMD -MP $(SANFLAGS) $(addprefix -I,$(SRC_DIRS))
 LDFLAGS += -pthread $(SANFLAGS)
 LDLIBS  += -lz -lsqlite3 -lm

@@ -10,6 +10,7 @@
 #define ML_ERR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #define ML_ERR_MAX 512
 

@@ -39,8 +39,11 @@ typedef struct ml_profiles {
     VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
 } ml_profiles;
 
-/* Loads one input (file, "-", or directory) and appends its profiles. */
+/* Loads one input (file, "-", or directory) and appends its profiles.  Each
+ * profile is imported, finished, and attributed (ml_attribute) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
+/* Loads one file (or "-"), detecting its format by content. */
+int ml_load_file(const char *path, ml_profiles *out, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */
 void ml_profiles_sort(ml_profiles *ps);
 void ml_profiles_free(ml_profiles *ps);

@@ -16,7 +16,11 @@
  *   ops       operator / annotation / python-function intervals
  *   frames, stacks  a deduplicated pool of call stacks (stack 0 = none)
  *   series    sampled curves: allocated / reserved / active / app-reserved,
- *             per device, optionally per component or stream
+ *             per device, optionally per component or stream.  The series with
+ *             component 0 and stream 0 is the device's overall curve: an
+ *             importer whose input has only per-component curves (Ascend) also
+ *             provides that overall one (e.g. a copy of PTA+GE).  A device with
+ *             no ALLOCATED series gets its curve replayed from events/allocs.
  *   allocs    allocation lifetimes: derived from events by ml_match (analysis)
  *             or filled directly by importers that only have lifetimes (Ascend)
  *   segments, blocks  allocator state at the end (snapshots)
@@ -36,7 +40,9 @@
 
 /* ---- devices ---------------------------------------------------------- */
 
-typedef enum { ML_DEV_CPU, ML_DEV_CUDA, ML_DEV_NPU, ML_DEV_OTHER } ml_dev_kind;
+typedef enum {
+    ML_DEV_CPU, ML_DEV_CUDA, ML_DEV_NPU, ML_DEV_XPU, ML_DEV_MPS, ML_DEV_MTIA, ML_DEV_HPU, ML_DEV_OTHER
+} ml_dev_kind;
 
 typedef struct ml_device {
     char id[32];            /* "cpu", "cuda:1", "npu:0", "mtia:0" — what users see */
@@ -128,6 +134,8 @@ typedef struct ml_series {
     ml_str stream;          /* 0 = all streams */
     VEC(int64_t) ts;        /* ns, non-decreasing after ml_profile_finish() */
     VEC(int64_t) value;     /* bytes */
+    VEC(uint32_t) event;    /* optional: the event each point came from (kept in step by
+                             * ml_profile_finish), so that the peak can be tied to one event */
 } ml_series;
 
 /* ---- allocations (lifetimes) ----------------------------------------- */
@@ -205,7 +213,7 @@ typedef struct ml_profile {
     VEC(ml_block) blocks;
     VEC(ml_str) notes;          /* things the user should know ("no Addr: cannot match frees") */
 
-    struct ml_profile_index *index; /* private lookup tables for importers */
+    struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
 } ml_profile;
 
 ml_profile *ml_profile_new(const char *path, const char *format);
@@ -231,6 +239,8 @@ const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack);
 /* Series for (device, kind, component, stream), created empty if new. */
 ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml_str component, ml_str stream);
 void ml_series_push(ml_series *s, int64_t ts, int64_t value);
+/* The same, for a point recorded with event number `event` (its index in p->events when pushed). */
+void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event);
 
 /* Appends one allocation row (importers with lifetimes only; Kineto/snapshot use ml_match). */
 typedef struct ml_alloc_row {
@@ -248,7 +258,8 @@ void ml_note(ml_profile *p, const char *fmt, ...) __attribute__((format(printf, 
 
 /* Called once by the importer at the end: adds base_time_ns to relative
  * times, sorts events, ops and series by time (stable: equal times keep input
- * order) and frees the importer lookup tables. */
+ * order) and, when events carry addresses, derives `allocs` by ml_match().
+ * Importers may still add allocs, frames and stacks afterwards. */
 void ml_profile_finish(ml_profile *p);
 
 static inline const char *ml_s(const ml_profile *p, ml_str id) { return ml_strget(p->strings, id); }

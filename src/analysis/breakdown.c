@@ -1,0 +1,201 @@
+/* breakdown.c — grouping the live set at an instant; see breakdown.h. */
+#include "breakdown.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const by_names[] = {"toplevel", "innermost", "stack", "frame", "size"};
+
+int ml_group_by_parse(const char *s)
+{
+    for (int i = 0; i < (int)(sizeof by_names / sizeof *by_names); i++)
+        if (strcmp(s, by_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *ml_group_by_name(ml_group_by by) { return by_names[by]; }
+
+/* Library code is not what a user wants to see as "who allocated this". */
+static bool is_library_frame(const ml_profile *p, const ml_frame *f)
+{
+    const char *file = f->file ? ml_s(p, f->file) : ml_s(p, f->name);
+    static const char *const markers[] = {"/torch/", "torch/nn/", "torch/_", "/site-packages/", "/dist-packages/",
+                                          "<frozen", "<built-in", "/lib/python3", "threading.py", "runpy.py",
+                                          "torch/utils/", "torch/autograd/", "torch/optim/optimizer.py"};
+    for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
+        if (strstr(file, markers[i])) return true;
+    return false;
+}
+
+static int frame_text(const ml_profile *p, uint32_t fid, char *buf, size_t cap)
+{
+    const ml_frame *f = &p->frames.v[fid];
+    if (f->file && f->line >= 0) return snprintf(buf, cap, "%s (%s:%d)", ml_s(p, f->name), ml_s(p, f->file), f->line);
+    if (f->file) return snprintf(buf, cap, "%s (%s)", ml_s(p, f->name), ml_s(p, f->file));
+    return snprintf(buf, cap, "%s", ml_s(p, f->name));
+}
+
+void ml_stack_label(const ml_profile *p, uint32_t stack, ml_group_by by, char *buf, size_t cap)
+{
+    size_t depth = ml_stack_depth(p, stack);
+    if (!depth) {
+        snprintf(buf, cap, "(no stack recorded)");
+        return;
+    }
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    if (by == ML_BY_FRAME) {
+        size_t pick = 0;
+        while (pick < depth && is_library_frame(p, &p->frames.v[fr[pick]])) pick++;
+        frame_text(p, fr[pick < depth ? pick : 0], buf, cap);
+        return;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < depth && i < 6 && w + 8 < cap; i++) {
+        if (i) w += (size_t)snprintf(buf + w, cap - w, " <- ");
+        if (w >= cap) break;
+        int k = frame_text(p, fr[i], buf + w, cap - w);
+        w += k > 0 ? (size_t)k : 0;
+    }
+    if (depth > 6 && w + 8 < cap) snprintf(buf + w, cap - w, " <- ...");
+}
+
+/* A power of two in the largest binary unit that keeps it whole: "512 KiB". */
+static int pow2_text(int log2, char *buf, size_t cap)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = log2 / 10 > 5 ? 5 : log2 / 10;
+    return snprintf(buf, cap, "%lld %s", 1LL << (log2 - 10 * u), units[u]);
+}
+
+/* Size class of sizes in [2^k, 2^(k+1)): "[1 MiB, 2 MiB)". */
+static void size_class(int log2, char *buf, size_t cap)
+{
+    char lo[32], hi[32];
+    pow2_text(log2, lo, sizeof lo);
+    pow2_text(log2 + 1, hi, sizeof hi);
+    snprintf(buf, cap, "[%s, %s)", lo, hi);
+}
+
+/* Groups are keyed by a 64-bit value (a string id, stack id or size class)
+ * in a small open-addressing table. */
+typedef struct keyed {
+    uint64_t key;
+    int64_t bytes, count;
+    bool used;
+} keyed;
+
+static int by_bytes_desc(const void *x, const void *y)
+{
+    const ml_group *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return strcmp(a->label, b->label);
+}
+
+static int by_label(const void *x, const void *y)
+{
+    return strcmp(((const ml_group *)x)->label, ((const ml_group *)y)->label);
+}
+
+void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t total, ml_group_by by,
+                     ml_breakdown *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_allocs *a = &p->allocs;
+    size_t cap = 1024, used = 0;
+    keyed *tab = ml_calloc(cap, sizeof *tab);
+    int64_t before_known = 0;
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        if (a->device.v[i] != device || !ml_alloc_live_at(p, i, at)) continue;
+        int64_t size = a->size.v[i];
+        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) {
+            before_known += size;
+            out->before_count++;
+            continue;
+        }
+        out->traced_bytes += size;
+        out->traced_count++;
+        uint64_t key;
+        switch (by) {
+        case ML_BY_TOPLEVEL: key = a->op_top.v[i]; break;
+        case ML_BY_INNERMOST: key = a->op.v[i]; break;
+        case ML_BY_SIZE: key = size > 0 ? (uint64_t)(63 - __builtin_clzll((unsigned long long)size)) + 1 : 0; break;
+        default: key = a->stack.v[i]; break;
+        }
+        size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+        while (tab[j].used && tab[j].key != key) j = (j + 1) & (cap - 1);
+        if (!tab[j].used) {
+            tab[j].used = true;
+            tab[j].key = key;
+            if (++used * 2 > cap) {
+                /* grow and reinsert */
+                keyed *old = tab;
+                size_t oldcap = cap;
+                cap *= 2;
+                tab = ml_calloc(cap, sizeof *tab);
+                for (size_t k = 0; k < oldcap; k++) {
+                    if (!old[k].used) continue;
+                    size_t q = (size_t)((old[k].key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+                    while (tab[q].used) q = (q + 1) & (cap - 1);
+                    tab[q] = old[k];
+                }
+                free(old);
+                j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+                while (tab[j].key != key || !tab[j].used) j = (j + 1) & (cap - 1);
+            }
+        }
+        tab[j].bytes += size;
+        tab[j].count++;
+    }
+    out->before_bytes = before_known;
+    if (total >= 0) {
+        int64_t gap = total - out->traced_bytes;
+        out->before_bytes = gap > 0 ? gap : 0;
+    }
+    out->groups = ml_calloc(used ? used : 1, sizeof *out->groups);
+    char label[1024];
+    for (size_t k = 0; k < cap; k++) {
+        if (!tab[k].used) continue;
+        uint64_t key = tab[k].key;
+        switch (by) {
+        case ML_BY_TOPLEVEL:
+        case ML_BY_INNERMOST:
+            snprintf(label, sizeof label, "%s", key ? ml_s(p, (ml_str)key) : "(no operator)");
+            break;
+        case ML_BY_SIZE:
+            if (key) size_class((int)key - 1, label, sizeof label);
+            else snprintf(label, sizeof label, "0 B");
+            break;
+        default:
+            ml_stack_label(p, (uint32_t)key, by, label, sizeof label);
+        }
+        ml_group *g = &out->groups[out->n++];
+        g->label = ml_strdup(label);
+        g->bytes = tab[k].bytes;
+        g->count = tab[k].count;
+    }
+    free(tab);
+    if (by == ML_BY_FRAME || by == ML_BY_STACK) {
+        /* Different stacks can share a label (same user frame): merge them. */
+        qsort(out->groups, out->n, sizeof *out->groups, by_label);
+        size_t w = 0;
+        for (size_t i = 0; i < out->n; i++) {
+            if (w && strcmp(out->groups[w - 1].label, out->groups[i].label) == 0) {
+                out->groups[w - 1].bytes += out->groups[i].bytes;
+                out->groups[w - 1].count += out->groups[i].count;
+                free(out->groups[i].label);
+            } else {
+                out->groups[w++] = out->groups[i];
+            }
+        }
+        out->n = w;
+    }
+    qsort(out->groups, out->n, sizeof *out->groups, by_bytes_desc);
+}
+
+void ml_breakdown_free(ml_breakdown *b)
+{
+    for (size_t i = 0; i < b->n; i++) free(b->groups[i].label);
+    free(b->groups);
+    memset(b, 0, sizeof *b);
+}

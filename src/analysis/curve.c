@@ -1,0 +1,118 @@
+/* curve.c — curves from series or replayed events, and exact peaks; see curve.h. */
+#include "curve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const ml_series *find_series(const ml_profile *p, int device, ml_series_kind kind)
+{
+    for (size_t i = 0; i < p->series.len; i++) {
+        const ml_series *s = &p->series.v[i];
+        if (s->device == device && s->kind == kind && !s->component && !s->stream && s->ts.len) return s;
+    }
+    return NULL;
+}
+
+static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
+{
+    const ml_events *ev = &p->events;
+    const ml_allocs *a = &p->allocs;
+    int64_t level = 0;
+    if (p->has_addresses)
+        for (size_t i = 0; i < a->t_alloc.len; i++)
+            if (a->device.v[i] == device && a->ev_alloc.v[i] == ML_NONE32 && a->t_alloc.v[i] == ML_TIME_NONE)
+                level += a->size.v[i];
+    size_t n = 0;
+    for (size_t i = 0; i < ev->ts.len; i++)
+        if (ev->device.v[i] == device && (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE)) n++;
+    if (!n) return false;
+    c->owned_ts = ml_malloc(n * sizeof *c->owned_ts);
+    c->owned_value = ml_malloc(n * sizeof *c->owned_value);
+    c->owned_event = ml_malloc(n * sizeof *c->owned_event);
+    size_t k = 0;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device) continue;
+        if (ev->kind.v[i] == ML_EV_ALLOC) level += ev->size.v[i];
+        else if (ev->kind.v[i] == ML_EV_FREE) level -= ev->size.v[i];
+        else continue;
+        c->owned_ts[k] = ev->ts.v[i];
+        c->owned_value[k] = level;
+        c->owned_event[k] = (uint32_t)i;
+        k++;
+    }
+    c->n = n;
+    c->ts = c->owned_ts;
+    c->value = c->owned_value;
+    c->event = c->owned_event;
+    c->replayed = true;
+    return true;
+}
+
+bool ml_curve_get(const ml_profile *p, int device, ml_series_kind kind, ml_curve *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_series *s = find_series(p, device, kind);
+    if (s) {
+        out->n = s->ts.len;
+        out->ts = s->ts.v;
+        out->value = s->value.v;
+        out->event = s->event.len == s->ts.len ? s->event.v : NULL;
+        return true;
+    }
+    if (kind == ML_SERIES_ALLOCATED) return replay_allocated(p, device, out);
+    return false;
+}
+
+void ml_curve_free(ml_curve *c)
+{
+    free(c->owned_ts);
+    free(c->owned_value);
+    free(c->owned_event);
+    memset(c, 0, sizeof *c);
+}
+
+ml_peak ml_curve_peak(const ml_curve *c)
+{
+    ml_peak pk;
+    memset(&pk, 0, sizeof pk);
+    pk.at.event = ML_NONE32;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!pk.found || c->value[i] > pk.value) {
+            pk.found = true;
+            pk.value = c->value[i];
+            pk.point = i;
+        }
+    }
+    if (pk.found) {
+        pk.at.ts = c->ts[pk.point];
+        pk.at.event = c->event ? c->event[pk.point] : ML_NONE32;
+    }
+    return pk;
+}
+
+int64_t ml_curve_value_at(const ml_curve *c, ml_instant at)
+{
+    /* Last point at or before the instant: binary search on time, then events. */
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        bool before = c->ts[mid] < at.ts ||
+                      (c->ts[mid] == at.ts && (at.event == ML_NONE32 || !c->event || c->event[mid] <= at.event));
+        if (before) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? c->value[lo - 1] : 0;
+}
+
+bool ml_alloc_live_at(const ml_profile *p, size_t i, ml_instant at)
+{
+    const ml_allocs *a = &p->allocs;
+    uint32_t ea = a->ev_alloc.v[i], ef = a->ev_free.v[i];
+    int64_t ta = a->t_alloc.v[i], tf = a->t_free.v[i];
+    bool alloc_ok, free_ok;
+    if (at.event != ML_NONE32 && (ea != ML_NONE32 || ta == ML_TIME_NONE)) alloc_ok = ea == ML_NONE32 || ea <= at.event;
+    else alloc_ok = ta == ML_TIME_NONE || ta <= at.ts;
+    if (at.event != ML_NONE32 && ef != ML_NONE32) free_ok = at.event < ef;
+    else free_ok = tf == ML_TIME_END || at.ts < tf;
+    return alloc_ok && free_ok;
+}

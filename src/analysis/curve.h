@@ -1,0 +1,53 @@
+/*
+ * curve.h — a device's memory curves and their exact peaks.
+ *
+ * A curve is the step function of a quantity (allocated, reserved, ...) over
+ * time.  It comes from the importer's series when the input records totals
+ * (Kineto "Total Allocated", Ascend memory_record), and otherwise is replayed
+ * from allocator events: the bytes allocated before the trace (frees without
+ * an alloc, blocks never seen allocated) plus each alloc minus each free.
+ * The peak is the first point that reaches the maximum, exactly, from every
+ * point — never from a summary.
+ */
+#ifndef ML_CURVE_H
+#define ML_CURVE_H
+
+#include <stdbool.h>
+#include "profile.h"
+
+typedef struct ml_curve {
+    size_t n;
+    const int64_t *ts, *value;
+    const uint32_t *event;      /* per point: the event it came from, or NULL */
+    bool replayed;              /* computed from events rather than recorded */
+    int64_t *owned_ts, *owned_value; /* storage when replayed */
+    uint32_t *owned_event;
+} ml_curve;
+
+/* A moment in the trace: a time, and when known, the event at that time
+ * (equal timestamps are common; the event index says which of them). */
+typedef struct ml_instant {
+    int64_t ts;
+    uint32_t event;             /* ML_NONE32 if unknown */
+} ml_instant;
+
+typedef struct ml_peak {
+    bool found;
+    int64_t value;
+    ml_instant at;
+    size_t point;
+} ml_peak;
+
+/* The device's overall curve of that kind.  Returns false if there is none
+ * (e.g. no reserved curve in an old trace).  Free with ml_curve_free. */
+bool ml_curve_get(const ml_profile *p, int device, ml_series_kind kind, ml_curve *out);
+void ml_curve_free(ml_curve *c);
+
+ml_peak ml_curve_peak(const ml_curve *c);
+/* Value of the curve at an instant (after the event, if given); 0 before the first point. */
+int64_t ml_curve_value_at(const ml_curve *c, ml_instant at);
+
+/* Whether allocation i is live at that instant. */
+bool ml_alloc_live_at(const ml_profile *p, size_t i, ml_instant at);
+
+#endif

@@ -1,0 +1,69 @@
+/* stats.c — per-device headline numbers; see stats.h. */
+#include "stats.h"
+
+#include <string.h>
+
+static void widen(ml_device_stats *s, int64_t t)
+{
+    if (t == ML_TIME_NONE || t == ML_TIME_END) return;
+    if (s->first_ts == ML_TIME_NONE || t < s->first_ts) s->first_ts = t;
+    if (s->last_ts == ML_TIME_NONE || t > s->last_ts) s->last_ts = t;
+}
+
+void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml_device_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->device = device;
+    out->first_ts = out->last_ts = ML_TIME_NONE;
+    out->matched = p->has_addresses;
+
+    const ml_events *ev = &p->events;
+    bool has_events = false;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device) continue;
+        has_events = true;
+        widen(out, ev->ts.v[i]);
+        switch (ev->kind.v[i]) {
+        case ML_EV_ALLOC: out->alloc_events++; break;
+        case ML_EV_FREE: out->free_events++; break;
+        case ML_EV_OOM: out->oom_events++; break;
+        default: break;
+        }
+    }
+    const ml_allocs *a = &p->allocs;
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        if (a->device.v[i] != device) continue;
+        if (!has_events) { /* lifetimes only (Ascend operator memory) */
+            if (a->t_alloc.v[i] != ML_TIME_NONE) out->alloc_events++;
+            if (a->t_free.v[i] != ML_TIME_END) out->free_events++;
+            widen(out, a->t_alloc.v[i]);
+            widen(out, a->t_free.v[i]);
+        }
+        if (a->ev_alloc.v[i] == ML_NONE32 && a->ev_free.v[i] != ML_NONE32) out->unmatched_frees++;
+        if (a->flags.v[i] & ML_ALLOC_NEVER_FREED) {
+            out->never_freed++;
+            out->never_freed_bytes += a->size.v[i];
+        }
+    }
+    if (!has_events && a->t_alloc.len) out->matched = true;
+
+    ml_curve c;
+    if (ml_curve_get(p, device, ML_SERIES_ALLOCATED, &c)) {
+        out->peak_allocated = ml_curve_peak(&c);
+        out->allocated_replayed = c.replayed;
+        for (size_t i = 0; i < c.n; i += c.n - 1 ? c.n - 1 : 1) widen(out, c.ts[i]);
+        ml_curve_free(&c);
+    }
+    if (ml_curve_get(p, device, ML_SERIES_RESERVED, &c)) {
+        out->peak_reserved = ml_curve_peak(&c);
+        ml_curve_free(&c);
+    }
+    if (out->peak_allocated.found) {
+        /* Recorded totals include memory from before the trace; replayed curves
+         * already count it as explicit allocations. */
+        int64_t total = out->allocated_replayed ? -1 : out->peak_allocated.value;
+        ml_breakdown_at(p, device, out->peak_allocated.at, total, by, &out->at_peak);
+    }
+}
+
+void ml_device_stats_free(ml_device_stats *s) { ml_breakdown_free(&s->at_peak); }

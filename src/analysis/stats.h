@@ -1,0 +1,29 @@
+/*
+ * stats.h — the headline numbers of one device: peaks, counts, never-freed,
+ * and the live set at the allocated peak.  Shared by `summary`, the report
+ * and the server so that every output states the same figures.
+ */
+#ifndef ML_STATS_H
+#define ML_STATS_H
+
+#include "breakdown.h"
+#include "curve.h"
+#include "profile.h"
+
+typedef struct ml_device_stats {
+    int device;
+    ml_peak peak_allocated;      /* .found false if the device has no allocated curve */
+    ml_peak peak_reserved;       /* .found false if the input has no reserved memory */
+    bool allocated_replayed;     /* peak from replayed events, not recorded totals */
+    int64_t alloc_events, free_events;
+    bool matched;                /* allocs could be paired with frees (addresses known) */
+    int64_t unmatched_frees, never_freed, never_freed_bytes;
+    int64_t oom_events;
+    int64_t first_ts, last_ts;   /* the device's time span (ML_TIME_NONE if no data) */
+    ml_breakdown at_peak;        /* live set at the allocated peak */
+} ml_device_stats;
+
+void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml_device_stats *out);
+void ml_device_stats_free(ml_device_stats *s);
+
+#endif

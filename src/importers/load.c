@@ -1,0 +1,104 @@
+/*
+ * load.c — opening inputs, detecting their format by content, and running
+ * the importer; then the analyses every consumer needs (attribution).
+ */
+#include "importer.h"
+#include "attribute.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SNIFF_BYTES 4096
+
+static const ml_importer importers[] = {
+    {"kineto", ml_kineto_sniff, ml_kineto_import},
+};
+
+static const ml_importer *detect(const char *path, const unsigned char *head, size_t n)
+{
+    const ml_importer *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < sizeof importers / sizeof *importers; i++) {
+        int score = importers[i].sniff(path, head, n);
+        if (score > best_score) best = &importers[i], best_score = score;
+    }
+    return best;
+}
+
+static void describe_head(const unsigned char *head, size_t n, char *out, size_t cap)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n && i < 16 && w + 5 < cap; i++) {
+        unsigned char c = head[i];
+        if (c >= 32 && c < 127 && c != '"') out[w++] = (char)c;
+        else w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
+    }
+    out[w] = 0;
+}
+
+int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
+{
+    ml_source *src;
+    if (ml_source_open(path, &src, e) < 0) return -1;
+    const unsigned char *head;
+    size_t n = ml_source_peek(src, &head, SNIFF_BYTES, e);
+    const char *name = ml_source_name(src);
+    if (n == 0) {
+        int failed = e && e->msg[0];
+        if (!failed) ml_fail(e, "%s: byte 0: the file is empty", name);
+        ml_source_close(src);
+        return -1;
+    }
+    const ml_importer *imp = detect(path, head, n);
+    if (!imp) {
+        char what[80];
+        describe_head(head, n, what, sizeof what);
+        ml_fail(e, "%s: byte 0: unknown format (starts with \"%s\"); memlens reads Kineto/PyTorch traces, "
+                   "CUDA allocator snapshots, memory timelines and Ascend profiler output", name, what);
+        ml_source_close(src);
+        return -1;
+    }
+    ml_profile *p = ml_profile_new(name, imp->format);
+    if (imp->import(src, p, e) < 0) {
+        ml_profile_free(p);
+        ml_source_close(src);
+        return -1;
+    }
+    ml_source_close(src);
+    ml_attribute(p);
+    VEC_PUSH(&out->items, p);
+    return 0;
+}
+
+int ml_load(const char *path, ml_profiles *out, ml_err *e)
+{
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) < 0) return ml_fail(e, "%s: %s", path, strerror(errno));
+    if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode))
+        return ml_fail(e, "%s: is a directory (directories of profiles are not supported yet)", path);
+    return ml_load_file(path, out, e);
+}
+
+static int by_rank(const void *a, const void *b)
+{
+    const ml_profile *x = *(ml_profile *const *)a, *y = *(ml_profile *const *)b;
+    if ((x->rank < 0) != (y->rank < 0)) return x->rank < 0 ? 1 : -1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+void ml_profiles_sort(ml_profiles *ps)
+{
+    if (ps->items.len > 1) qsort(ps->items.v, ps->items.len, sizeof *ps->items.v, by_rank);
+}
+
+void ml_profiles_free(ml_profiles *ps)
+{
+    for (size_t i = 0; i < ps->items.len; i++) ml_profile_free(ps->items.v[i]);
+    VEC_FREE(&ps->items);
+    for (size_t i = 0; i < ps->skipped.len; i++) free(ps->skipped.v[i]);
+    VEC_FREE(&ps->skipped);
+}

@@ -1,0 +1,44 @@
+/*
+ * main.c — the memlens command line: dispatches to the subcommands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "summary.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "memlens %s — where did the accelerator memory go?\n\nusage: memlens COMMAND [options] INPUT...\n\n",
+            MEMLENS_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), or - for stdin.\n"
+               "Run 'memlens COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("memlens %s\n", MEMLENS_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 2, argv + 2);
+    fprintf(stderr, "memlens: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,163 @@
+/* match.c — pairing allocs with frees by (device, address); see match.h. */
+#include "match.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* An open-addressing map (device, addr) -> open alloc index, with
+ * backward-shift deletion so long runs of alloc/free never degrade it. */
+typedef struct open_map {
+    uint64_t *addr;
+    uint16_t *dev;
+    uint32_t *val;    /* alloc index + 1; 0 = empty slot */
+    size_t mask, count;
+} open_map;
+
+static size_t slot_of(uint64_t addr, uint16_t dev, size_t mask)
+{
+    uint64_t x = addr ^ ((uint64_t)dev << 52);
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    return (size_t)x & mask;
+}
+
+static void map_init(open_map *m, size_t cap)
+{
+    m->mask = cap - 1;
+    m->count = 0;
+    m->addr = ml_calloc(cap, sizeof *m->addr);
+    m->dev = ml_calloc(cap, sizeof *m->dev);
+    m->val = ml_calloc(cap, sizeof *m->val);
+}
+
+static void map_free(open_map *m)
+{
+    free(m->addr);
+    free(m->dev);
+    free(m->val);
+}
+
+static size_t map_find(const open_map *m, uint64_t addr, uint16_t dev)
+{
+    size_t j = slot_of(addr, dev, m->mask);
+    while (m->val[j] && !(m->addr[j] == addr && m->dev[j] == dev)) j = (j + 1) & m->mask;
+    return j;
+}
+
+static void map_put(open_map *m, uint64_t addr, uint16_t dev, uint32_t val);
+
+static void map_grow(open_map *m)
+{
+    open_map old = *m;
+    map_init(m, (old.mask + 1) * 2);
+    for (size_t i = 0; i <= old.mask; i++)
+        if (old.val[i]) map_put(m, old.addr[i], old.dev[i], old.val[i]);
+    map_free(&old);
+}
+
+static void map_put(open_map *m, uint64_t addr, uint16_t dev, uint32_t val)
+{
+    size_t j = map_find(m, addr, dev);
+    if (!m->val[j]) m->count++;
+    m->addr[j] = addr;
+    m->dev[j] = dev;
+    m->val[j] = val;
+    if (m->count * 4 > (m->mask + 1) * 3) map_grow(m);
+}
+
+static void map_del(open_map *m, size_t j)
+{
+    m->val[j] = 0;
+    m->count--;
+    /* Backward shift: pull later members of the probe run into the hole. */
+    for (size_t k = (j + 1) & m->mask; m->val[k]; k = (k + 1) & m->mask) {
+        size_t home = slot_of(m->addr[k], m->dev[k], m->mask);
+        /* Move k to j if home is not in (j, k] cyclically. */
+        if ((k > j && (home <= j || home > k)) || (k < j && home <= j && home > k)) {
+            m->addr[j] = m->addr[k];
+            m->dev[j] = m->dev[k];
+            m->val[j] = m->val[k];
+            m->val[k] = 0;
+            j = k;
+        }
+    }
+}
+
+void ml_allocs_clear(ml_profile *p)
+{
+    ml_allocs *a = &p->allocs;
+    VEC_FREE(&a->t_alloc); VEC_FREE(&a->t_free); VEC_FREE(&a->t_free_req);
+    VEC_FREE(&a->ev_alloc); VEC_FREE(&a->ev_free); VEC_FREE(&a->size); VEC_FREE(&a->addr);
+    VEC_FREE(&a->device); VEC_FREE(&a->thread); VEC_FREE(&a->stack); VEC_FREE(&a->stream);
+    VEC_FREE(&a->op); VEC_FREE(&a->op_top); VEC_FREE(&a->category); VEC_FREE(&a->flags);
+}
+
+void ml_match(ml_profile *p)
+{
+    ml_allocs_clear(p);
+    const ml_events *ev = &p->events;
+    size_t n = ev->ts.len, reused = 0;
+    open_map m;
+    map_init(&m, 1024);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t kind = ev->kind.v[i];
+        if (kind != ML_EV_ALLOC && kind != ML_EV_FREE && kind != ML_EV_FREE_REQUESTED) continue;
+        uint64_t addr = ev->addr.v[i];
+        uint16_t dev = ev->device.v[i];
+        size_t j = map_find(&m, addr, dev);
+        if (kind == ML_EV_ALLOC) {
+            if (m.val[j]) { /* a second alloc at a live address: the free went unrecorded */
+                size_t prev = m.val[j] - 1;
+                p->allocs.t_free.v[prev] = p->allocs.t_free_req.v[prev] = ev->ts.v[i];
+                reused++;
+            }
+            ml_alloc_row r = {
+                .t_alloc = ev->ts.v[i], .t_free = ML_TIME_END, .t_free_req = ML_TIME_END,
+                .size = ev->size.v[i], .addr = addr, .ev_alloc = (uint32_t)i, .ev_free = ML_NONE32,
+                .thread = ev->thread.v[i], .stack = ev->stack.v[i], .stream = ev->stream.v[i],
+                .device = dev,
+            };
+            size_t id = ml_alloc_push(p, &r);
+            map_put(&m, addr, dev, (uint32_t)id + 1);
+        } else if (m.val[j]) {
+            size_t id = m.val[j] - 1;
+            p->allocs.t_free_req.v[id] = ev->ts.v[i];
+            if (kind == ML_EV_FREE) {
+                p->allocs.t_free.v[id] = ev->ts.v[i];
+                p->allocs.ev_free.v[id] = (uint32_t)i;
+                map_del(&m, j);
+            }
+        } else if (kind == ML_EV_FREE) {
+            ml_alloc_row r = {
+                .t_alloc = ML_TIME_NONE, .t_free = ev->ts.v[i], .t_free_req = ev->ts.v[i],
+                .size = ev->size.v[i], .addr = addr, .ev_alloc = ML_NONE32, .ev_free = (uint32_t)i,
+                .thread = ev->thread.v[i], .stack = 0, .stream = ev->stream.v[i], .device = dev,
+                .flags = ML_ALLOC_BEFORE_TRACE,
+            };
+            ml_alloc_push(p, &r);
+        }
+        /* A FREE_REQUESTED with no open alloc is followed by its FREE, handled then. */
+    }
+    for (size_t j = 0; j <= m.mask; j++)
+        if (m.val[j]) p->allocs.flags.v[m.val[j] - 1] |= ML_ALLOC_NEVER_FREED;
+    map_free(&m);
+    if (reused)
+        ml_note(p, "%zu allocations at an address that was still live (its free was not recorded): "
+                   "each was closed at the next allocation there", reused);
+}
+
+ml_match_stats ml_match_stats_for(const ml_profile *p, int device)
+{
+    ml_match_stats st;
+    memset(&st, 0, sizeof st);
+    const ml_allocs *a = &p->allocs;
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        if (device >= 0 && a->device.v[i] != device) continue;
+        if (a->ev_alloc.v[i] != ML_NONE32) st.allocs++;
+        if (a->ev_free.v[i] != ML_NONE32) st.frees++;
+        if (a->ev_alloc.v[i] == ML_NONE32 && a->ev_free.v[i] != ML_NONE32) st.unmatched_frees++;
+        if (a->flags.v[i] & ML_ALLOC_NEVER_FREED) st.never_freed++;
+    }
+    return st;
+}

@@ -1,0 +1,27 @@
+/*
+ * match.h — allocation lifetimes from allocator events.
+ *
+ * Walks the (time-sorted) events of a profile and pairs each ALLOC with the
+ * next FREE of the same (device, address), filling the profile's `allocs`
+ * table.  A FREE with no open ALLOC means the memory was allocated before the
+ * trace began: it becomes an alloc flagged ML_ALLOC_BEFORE_TRACE.  Allocations
+ * still open at the end are flagged ML_ALLOC_NEVER_FREED.  FREE_REQUESTED
+ * (snapshots) sets t_free_req and leaves the block allocated.
+ */
+#ifndef ML_MATCH_H
+#define ML_MATCH_H
+
+#include "profile.h"
+
+typedef struct ml_match_stats {
+    size_t allocs, frees, unmatched_frees, never_freed, reused_live_addr;
+} ml_match_stats;
+
+/* Rebuilds p->allocs from p->events. */
+void ml_match(ml_profile *p);
+/* Counts for one device (or all when device < 0), from the allocs table. */
+ml_match_stats ml_match_stats_for(const ml_profile *p, int device);
+/* Empties p->allocs. */
+void ml_allocs_clear(ml_profile *p);
+
+#endif

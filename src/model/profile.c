@@ -1,0 +1,407 @@
+/* profile.c — building the shared model of one rank; see profile.h. */
+#include "profile.h"
+#include "match.h"
+#include "sortperm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lookup tables that keep threads, frames and stacks unique. */
+typedef struct ml_profile_index {
+    /* (pid, tid) -> thread: open addressing over the pair of string ids */
+    uint64_t *thread_keys;
+    uint32_t *thread_vals;
+    size_t thread_mask;
+    /* frame (name, file, line) -> frame id */
+    uint32_t *frame_slots;      /* frame id + 1, 0 = empty */
+    size_t frame_mask;
+    /* stack -> stack id (hash of frame ids) */
+    uint32_t *stack_slots;      /* stack id + 1 */
+    size_t stack_mask;
+} ml_profile_index;
+
+ml_profile *ml_profile_new(const char *path, const char *format)
+{
+    ml_profile *p = ml_calloc(1, sizeof *p);
+    p->path = ml_strdup(path ? path : "");
+    p->format = format;
+    p->rank = -1;
+    p->world_size = -1;
+    p->strings = ml_strpool_new();
+    p->index = ml_calloc(1, sizeof *p->index);
+    VEC_PUSH(&p->stack_start, 0); /* stack 0: empty */
+    VEC_PUSH(&p->stack_start, 0);
+    return p;
+}
+
+static void free_index(ml_profile *p)
+{
+    if (!p->index) return;
+    free(p->index->thread_keys);
+    free(p->index->thread_vals);
+    free(p->index->frame_slots);
+    free(p->index->stack_slots);
+    free(p->index);
+    p->index = NULL;
+}
+
+void ml_profile_free(ml_profile *p)
+{
+    if (!p) return;
+    free_index(p);
+    free(p->path);
+    ml_strpool_free(p->strings);
+    VEC_FREE(&p->devices);
+    VEC_FREE(&p->thread_pid);
+    VEC_FREE(&p->thread_tid);
+    ml_events *ev = &p->events;
+    VEC_FREE(&ev->ts); VEC_FREE(&ev->size); VEC_FREE(&ev->addr); VEC_FREE(&ev->aux);
+    VEC_FREE(&ev->thread); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+    VEC_FREE(&ev->device); VEC_FREE(&ev->kind);
+    ml_ops *op = &p->ops;
+    VEC_FREE(&op->ts); VEC_FREE(&op->dur); VEC_FREE(&op->name); VEC_FREE(&op->thread); VEC_FREE(&op->kind);
+    VEC_FREE(&p->frames);
+    VEC_FREE(&p->stack_frames);
+    VEC_FREE(&p->stack_start);
+    for (size_t i = 0; i < p->series.len; i++) {
+        VEC_FREE(&p->series.v[i].ts);
+        VEC_FREE(&p->series.v[i].value);
+        VEC_FREE(&p->series.v[i].event);
+    }
+    VEC_FREE(&p->series);
+    ml_allocs_clear(p);
+    VEC_FREE(&p->segments);
+    VEC_FREE(&p->blocks);
+    VEC_FREE(&p->notes);
+    free(p);
+}
+
+/* ---- devices ---- */
+
+uint16_t ml_device_get(ml_profile *p, ml_dev_kind kind, int index)
+{
+    for (size_t i = 0; i < p->devices.len; i++)
+        if (p->devices.v[i].kind == kind && p->devices.v[i].index == index) return (uint16_t)i;
+    ml_device d;
+    memset(&d, 0, sizeof d);
+    d.kind = kind;
+    d.index = index;
+    d.total_memory = -1;
+    static const char *names[] = {"cpu", "cuda", "npu", "xpu", "mps", "mtia", "hpu", "device"};
+    if (kind == ML_DEV_CPU && index < 0) snprintf(d.id, sizeof d.id, "cpu");
+    else snprintf(d.id, sizeof d.id, "%s:%d", names[kind], index);
+    VEC_PUSH(&p->devices, d);
+    return (uint16_t)(p->devices.len - 1);
+}
+
+int ml_device_find(const ml_profile *p, const char *id)
+{
+    for (size_t i = 0; i < p->devices.len; i++)
+        if (strcmp(p->devices.v[i].id, id) == 0) return (int)i;
+    return -1;
+}
+
+/* ---- threads ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const char *tid, size_t tid_len)
+{
+    ml_profile_index *ix = p->index;
+    ml_str a = ml_intern(p->strings, pid, pid_len), b = ml_intern(p->strings, tid, tid_len);
+    uint64_t key = ((uint64_t)a << 32) | b;
+    if (!ix->thread_keys) {
+        ix->thread_mask = 255;
+        ix->thread_keys = ml_calloc(256, sizeof *ix->thread_keys);
+        ix->thread_vals = ml_calloc(256, sizeof *ix->thread_vals);
+    }
+    size_t j = mix64(key) & ix->thread_mask;
+    for (; ix->thread_vals[j]; j = (j + 1) & ix->thread_mask)
+        if (ix->thread_keys[j] == key) return ix->thread_vals[j] - 1;
+    uint32_t id = (uint32_t)p->thread_pid.len;
+    VEC_PUSH(&p->thread_pid, a);
+    VEC_PUSH(&p->thread_tid, b);
+    ix->thread_keys[j] = key;
+    ix->thread_vals[j] = id + 1;
+    if (p->thread_pid.len * 2 > ix->thread_mask) {
+        size_t n = (ix->thread_mask + 1) * 2;
+        uint64_t *k2 = ml_calloc(n, sizeof *k2);
+        uint32_t *v2 = ml_calloc(n, sizeof *v2);
+        for (size_t i = 0; i <= ix->thread_mask; i++) {
+            if (!ix->thread_vals[i]) continue;
+            size_t q = mix64(ix->thread_keys[i]) & (n - 1);
+            while (v2[q]) q = (q + 1) & (n - 1);
+            k2[q] = ix->thread_keys[i];
+            v2[q] = ix->thread_vals[i];
+        }
+        free(ix->thread_keys);
+        free(ix->thread_vals);
+        ix->thread_keys = k2;
+        ix->thread_vals = v2;
+        ix->thread_mask = n - 1;
+    }
+    return id;
+}
+
+/* ---- events and ops ---- */
+
+void ml_event_push(ml_profile *p, const ml_event *e)
+{
+    ml_events *ev = &p->events;
+    VEC_PUSH(&ev->ts, e->ts);
+    VEC_PUSH(&ev->size, e->size);
+    VEC_PUSH(&ev->addr, e->addr);
+    VEC_PUSH(&ev->aux, e->aux);
+    VEC_PUSH(&ev->thread, e->thread);
+    VEC_PUSH(&ev->stack, e->stack);
+    VEC_PUSH(&ev->stream, e->stream);
+    VEC_PUSH(&ev->device, e->device);
+    VEC_PUSH(&ev->kind, e->kind);
+}
+
+void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
+{
+    ml_ops *op = &p->ops;
+    VEC_PUSH(&op->ts, ts);
+    VEC_PUSH(&op->dur, dur < 0 ? 0 : dur);
+    VEC_PUSH(&op->name, name);
+    VEC_PUSH(&op->thread, thread);
+    VEC_PUSH(&op->kind, (uint8_t)kind);
+}
+
+/* ---- frames and stacks ---- */
+
+static uint64_t frame_hash(const ml_frame *f)
+{
+    return mix64(((uint64_t)f->name << 32) ^ ((uint64_t)f->file << 7) ^ (uint32_t)f->line);
+}
+
+static void rehash_slots(uint32_t **slots, size_t *mask, size_t count,
+                         uint64_t (*hash_of)(const ml_profile *, uint32_t), const ml_profile *p)
+{
+    if (*slots && count * 2 <= *mask) return;
+    size_t n = *slots ? (*mask + 1) * 2 : 1024;
+    uint32_t *t = ml_calloc(n, sizeof *t);
+    for (uint32_t id = 0; id < count; id++) {
+        size_t j = hash_of(p, id) & (n - 1);
+        while (t[j]) j = (j + 1) & (n - 1);
+        t[j] = id + 1;
+    }
+    free(*slots);
+    *slots = t;
+    *mask = n - 1;
+}
+
+static uint64_t frame_hash_id(const ml_profile *p, uint32_t id) { return frame_hash(&p->frames.v[id]); }
+
+uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line)
+{
+    ml_profile_index *ix = p->index;
+    ml_frame f = {name, file, line};
+    rehash_slots(&ix->frame_slots, &ix->frame_mask, p->frames.len, frame_hash_id, p);
+    size_t j = frame_hash(&f) & ix->frame_mask;
+    for (uint32_t s; (s = ix->frame_slots[j]) != 0; j = (j + 1) & ix->frame_mask) {
+        const ml_frame *g = &p->frames.v[s - 1];
+        if (g->name == name && g->file == file && g->line == line) return s - 1;
+    }
+    VEC_PUSH(&p->frames, f);
+    ix->frame_slots[j] = (uint32_t)p->frames.len;
+    return (uint32_t)p->frames.len - 1;
+}
+
+static uint64_t frames_hash(const uint32_t *frames, size_t n)
+{
+    uint64_t h = n;
+    for (size_t i = 0; i < n; i++) h = mix64(h ^ frames[i]);
+    return h;
+}
+
+static uint64_t stack_hash_id(const ml_profile *p, uint32_t id)
+{
+    return frames_hash(ml_stack_frames(p, id), ml_stack_depth(p, id));
+}
+
+size_t ml_stack_depth(const ml_profile *p, uint32_t stack)
+{
+    if (stack + 1 >= p->stack_start.len) return 0;
+    return p->stack_start.v[stack + 1] - p->stack_start.v[stack];
+}
+
+const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack)
+{
+    return p->stack_frames.v + p->stack_start.v[stack];
+}
+
+uint32_t ml_stack_get(ml_profile *p, const uint32_t *frames, size_t n)
+{
+    if (n == 0) return 0;
+    ml_profile_index *ix = p->index;
+    size_t nstacks = p->stack_start.len - 1;
+    rehash_slots(&ix->stack_slots, &ix->stack_mask, nstacks, stack_hash_id, p);
+    size_t j = frames_hash(frames, n) & ix->stack_mask;
+    for (uint32_t s; (s = ix->stack_slots[j]) != 0; j = (j + 1) & ix->stack_mask) {
+        uint32_t id = s - 1;
+        if (ml_stack_depth(p, id) == n && memcmp(ml_stack_frames(p, id), frames, n * sizeof *frames) == 0)
+            return id;
+    }
+    for (size_t i = 0; i < n; i++) VEC_PUSH(&p->stack_frames, frames[i]);
+    VEC_PUSH(&p->stack_start, (uint32_t)p->stack_frames.len);
+    ix->stack_slots[j] = (uint32_t)nstacks + 1;
+    return (uint32_t)nstacks;
+}
+
+/* ---- series ---- */
+
+ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml_str component, ml_str stream)
+{
+    for (size_t i = 0; i < p->series.len; i++) {
+        ml_series *s = &p->series.v[i];
+        if (s->device == device && s->kind == kind && s->component == component && s->stream == stream) return s;
+    }
+    ml_series s;
+    memset(&s, 0, sizeof s);
+    s.device = device;
+    s.kind = (uint8_t)kind;
+    s.component = component;
+    s.stream = stream;
+    VEC_PUSH(&p->series, s);
+    return &p->series.v[p->series.len - 1];
+}
+
+void ml_series_push(ml_series *s, int64_t ts, int64_t value)
+{
+    VEC_PUSH(&s->ts, ts);
+    VEC_PUSH(&s->value, value);
+}
+
+void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event)
+{
+    /* Points pushed before without an event get ML_NONE32, keeping the columns in step. */
+    while (s->event.len < s->ts.len) VEC_PUSH(&s->event, ML_NONE32);
+    ml_series_push(s, ts, value);
+    VEC_PUSH(&s->event, event);
+}
+
+/* ---- allocs ---- */
+
+size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *r)
+{
+    ml_allocs *a = &p->allocs;
+    VEC_PUSH(&a->t_alloc, r->t_alloc);
+    VEC_PUSH(&a->t_free, r->t_free);
+    VEC_PUSH(&a->t_free_req, r->t_free_req);
+    VEC_PUSH(&a->ev_alloc, r->ev_alloc);
+    VEC_PUSH(&a->ev_free, r->ev_free);
+    VEC_PUSH(&a->size, r->size);
+    VEC_PUSH(&a->addr, r->addr);
+    VEC_PUSH(&a->device, r->device);
+    VEC_PUSH(&a->thread, r->thread);
+    VEC_PUSH(&a->stack, r->stack);
+    VEC_PUSH(&a->stream, r->stream);
+    VEC_PUSH(&a->op, r->op);
+    VEC_PUSH(&a->op_top, r->op_top);
+    VEC_PUSH(&a->category, r->category);
+    VEC_PUSH(&a->flags, r->flags);
+    return a->t_alloc.len - 1;
+}
+
+size_t ml_allocs_count(const ml_profile *p) { return p->allocs.t_alloc.len; }
+
+void ml_note(ml_profile *p, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ml_str id = ml_intern_cstr(p->strings, buf);
+    for (size_t i = 0; i < p->notes.len; i++)
+        if (p->notes.v[i] == id) return;
+    VEC_PUSH(&p->notes, id);
+}
+
+/* ---- finishing ---- */
+
+/* Sorts the events by time; series points that name an event follow it. */
+static void sort_events(ml_profile *p)
+{
+    ml_events *ev = &p->events;
+    size_t n = ev->ts.len;
+    uint32_t *perm = ml_sort_perm_i64(ev->ts.v, n);
+    if (!perm) return;
+    uint32_t *new_index = ml_malloc((n ? n : 1) * sizeof *new_index);
+    for (size_t i = 0; i < n; i++) new_index[perm[i]] = (uint32_t)i;
+    for (size_t k = 0; k < p->series.len; k++) {
+        ml_series *s = &p->series.v[k];
+        for (size_t i = 0; i < s->event.len; i++)
+            if (s->event.v[i] != ML_NONE32 && s->event.v[i] < n) s->event.v[i] = new_index[s->event.v[i]];
+    }
+    free(new_index);
+    ml_permute(ev->ts.v, 8, perm, n);
+    ml_permute(ev->size.v, 8, perm, n);
+    ml_permute(ev->addr.v, 8, perm, n);
+    ml_permute(ev->aux.v, 8, perm, n);
+    ml_permute(ev->thread.v, 4, perm, n);
+    ml_permute(ev->stack.v, 4, perm, n);
+    ml_permute(ev->stream.v, 4, perm, n);
+    ml_permute(ev->device.v, 2, perm, n);
+    ml_permute(ev->kind.v, 1, perm, n);
+    free(perm);
+}
+
+static void sort_ops(ml_profile *p)
+{
+    ml_ops *op = &p->ops;
+    size_t n = op->ts.len;
+    uint32_t *perm = ml_sort_perm_i64(op->ts.v, n);
+    if (!perm) return;
+    ml_permute(op->ts.v, 8, perm, n);
+    ml_permute(op->dur.v, 8, perm, n);
+    ml_permute(op->name.v, 4, perm, n);
+    ml_permute(op->thread.v, 4, perm, n);
+    ml_permute(op->kind.v, 1, perm, n);
+    free(perm);
+}
+
+static void shift_times(int64_t *t, size_t n, int64_t by)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i] != ML_TIME_NONE && t[i] != ML_TIME_END) t[i] += by;
+}
+
+void ml_profile_finish(ml_profile *p)
+{
+    if (p->base_time_ns) {
+        shift_times(p->events.ts.v, p->events.ts.len, p->base_time_ns);
+        shift_times(p->ops.ts.v, p->ops.ts.len, p->base_time_ns);
+        for (size_t i = 0; i < p->series.len; i++)
+            shift_times(p->series.v[i].ts.v, p->series.v[i].ts.len, p->base_time_ns);
+        ml_allocs *a = &p->allocs;
+        shift_times(a->t_alloc.v, a->t_alloc.len, p->base_time_ns);
+        shift_times(a->t_free.v, a->t_free.len, p->base_time_ns);
+        shift_times(a->t_free_req.v, a->t_free_req.len, p->base_time_ns);
+        p->base_time_ns = 0;
+    }
+    sort_events(p);
+    sort_ops(p);
+    for (size_t i = 0; i < p->series.len; i++) {
+        ml_series *s = &p->series.v[i];
+        uint32_t *perm = ml_sort_perm_i64(s->ts.v, s->ts.len);
+        if (!perm) continue;
+        ml_permute(s->ts.v, 8, perm, s->ts.len);
+        ml_permute(s->value.v, 8, perm, s->ts.len);
+        if (s->event.len == s->ts.len) ml_permute(s->event.v, 4, perm, s->ts.len);
+        free(perm);
+    }
+    if (p->has_addresses) ml_match(p);
+}

@@ -1,0 +1,22 @@
+/*
+ * format.h — how numbers look to people: binary byte units, counts with
+ * thousands separators, and absolute wall-clock times.
+ */
+#ifndef ML_FORMAT_H
+#define ML_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "6.17 GiB", "512 B", "-1.50 MiB". */
+char *ml_fmt_bytes(int64_t bytes, char *buf, size_t cap);
+/* "13,385" */
+char *ml_fmt_count(int64_t n, char *buf, size_t cap);
+/* Absolute: "2022-11-30 04:48:07.464300 UTC" (ns digits when present);
+ * relative: "+1.234567 s". */
+char *ml_fmt_time(int64_t ns, bool absolute, char *buf, size_t cap);
+/* A duration: "1.234 s", "12.5 ms", "830 µs". */
+char *ml_fmt_duration(int64_t ns, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,109 @@
+/* jsonw.c — JSON writer; see jsonw.h. */
+#include "jsonw.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void jw_init(jw *w, FILE *f, bool pretty)
+{
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->pretty = pretty;
+    w->first[0] = true;
+}
+
+static void newline(jw *w)
+{
+    if (!w->pretty) return;
+    fputc('\n', w->f);
+    for (int i = 0; i < w->depth; i++) fputs("  ", w->f);
+}
+
+/* Separator before a value (or key) at the current depth. */
+static void before_value(jw *w)
+{
+    if (w->after_key) {
+        w->after_key = false;
+        return;
+    }
+    if (!w->first[w->depth]) fputc(',', w->f);
+    w->first[w->depth] = false;
+    if (w->depth) newline(w);
+}
+
+static void open_container(jw *w, char open, char close)
+{
+    before_value(w);
+    fputc(open, w->f);
+    if (w->depth < JW_MAX_DEPTH - 1) w->depth++;
+    w->first[w->depth] = true;
+    w->closer[w->depth] = close;
+}
+
+void jw_obj(jw *w) { open_container(w, '{', '}'); }
+void jw_arr(jw *w) { open_container(w, '[', ']'); }
+
+void jw_end(jw *w)
+{
+    char close = w->closer[w->depth];
+    bool empty = w->first[w->depth];
+    if (w->depth) w->depth--;
+    if (!empty) newline(w);
+    fputc(close, w->f);
+    if (w->depth == 0 && w->pretty) fputc('\n', w->f);
+}
+
+void jw_strn(jw *w, const char *s, size_t n)
+{
+    before_value(w);
+    fputc('"', w->f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': fputs("\\\"", w->f); break;
+        case '\\': fputs("\\\\", w->f); break;
+        case '\n': fputs("\\n", w->f); break;
+        case '\r': fputs("\\r", w->f); break;
+        case '\t': fputs("\\t", w->f); break;
+        default:
+            if (c < 0x20) fprintf(w->f, "\\u%04x", c);
+            else fputc(c, w->f);
+        }
+    }
+    fputc('"', w->f);
+}
+
+void jw_str(jw *w, const char *s) { jw_strn(w, s, strlen(s)); }
+
+void jw_key(jw *w, const char *k)
+{
+    jw_str(w, k);
+    fputs(w->pretty ? ": " : ":", w->f);
+    w->after_key = true;
+}
+
+void jw_i64(jw *w, int64_t v)
+{
+    before_value(w);
+    fprintf(w->f, "%" PRId64, v);
+}
+
+void jw_dbl(jw *w, double v)
+{
+    before_value(w);
+    if (isfinite(v)) fprintf(w->f, "%.17g", v);
+    else fputs("null", w->f);
+}
+
+void jw_bool(jw *w, bool v)
+{
+    before_value(w);
+    fputs(v ? "true" : "false", w->f);
+}
+
+void jw_null(jw *w)
+{
+    before_value(w);
+    fputs("null", w->f);
+}

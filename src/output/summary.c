@@ -1,0 +1,227 @@
+/* summary.c — `memlens summary` in text and JSON; see summary.h. */
+#include "summary.h"
+#include "format.h"
+#include "jsonw.h"
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *device_label(const ml_profile *p, int d, char *buf, size_t cap)
+{
+    const ml_device *dev = &p->devices.v[d];
+    char mem[32];
+    if (dev->name && dev->total_memory > 0)
+        snprintf(buf, cap, "%s  (%s, %s)", dev->id, ml_s(p, dev->name), ml_fmt_bytes(dev->total_memory, mem, sizeof mem));
+    else if (dev->name) snprintf(buf, cap, "%s  (%s)", dev->id, ml_s(p, dev->name));
+    else snprintf(buf, cap, "%s", dev->id);
+    return buf;
+}
+
+static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_opts *o)
+{
+    ml_device_stats st;
+    ml_device_stats_compute(p, d, o->by, &st);
+    char a[64], b[64], c[64], label[256];
+    fprintf(f, "\n%s\n", device_label(p, d, label, sizeof label));
+    if (st.peak_allocated.found) {
+        fprintf(f, "  peak allocated   %-12s at %s%s\n", ml_fmt_bytes(st.peak_allocated.value, a, sizeof a),
+                ml_fmt_time(st.peak_allocated.at.ts, p->time_is_absolute, b, sizeof b),
+                st.allocated_replayed ? "  (replayed from events)" : "");
+        if (st.first_ts != ML_TIME_NONE && p->time_is_absolute)
+            fprintf(f, "                   %s into the trace\n",
+                    ml_fmt_duration(st.peak_allocated.at.ts - st.first_ts, c, sizeof c));
+    } else {
+        fprintf(f, "  peak allocated   (no allocation data for this device)\n");
+    }
+    if (st.peak_reserved.found)
+        fprintf(f, "  peak reserved    %-12s at %s\n", ml_fmt_bytes(st.peak_reserved.value, a, sizeof a),
+                ml_fmt_time(st.peak_reserved.at.ts, p->time_is_absolute, b, sizeof b));
+    fprintf(f, "  events           %s allocs, %s frees", ml_fmt_count(st.alloc_events, a, sizeof a),
+            ml_fmt_count(st.free_events, b, sizeof b));
+    if (st.matched) fprintf(f, ", %s frees without an alloc in the trace\n", ml_fmt_count(st.unmatched_frees, c, sizeof c));
+    else fprintf(f, " (not matched: the trace has no addresses)\n");
+    if (st.matched)
+        fprintf(f, "  never freed      %s allocations, %s\n", ml_fmt_count(st.never_freed, a, sizeof a),
+                ml_fmt_bytes(st.never_freed_bytes, b, sizeof b));
+    if (st.oom_events) fprintf(f, "  out of memory    %s events\n", ml_fmt_count(st.oom_events, a, sizeof a));
+
+    const ml_breakdown *bd = &st.at_peak;
+    if (st.peak_allocated.found && (bd->n || bd->before_bytes)) {
+        fprintf(f, "  live at the peak, by %s:\n", ml_group_by_name(o->by));
+        /* The before-trace group takes its place in byte order among the others. */
+        bool before_shown = bd->before_bytes == 0;
+        int shown = 0;
+        int64_t rest_bytes = 0, rest_count = 0;
+        for (size_t i = 0; i <= bd->n; i++) {
+            if (!before_shown && (i == bd->n || bd->groups[i].bytes < bd->before_bytes)) {
+                fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(bd->before_bytes, a, sizeof a),
+                        bd->before_count ? ml_fmt_count(bd->before_count, b, sizeof b) : "", ML_BEFORE_TRACE_GROUP);
+                before_shown = true;
+            }
+            if (i == bd->n) break;
+            if (shown < o->top) {
+                fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(bd->groups[i].bytes, a, sizeof a),
+                        ml_fmt_count(bd->groups[i].count, b, sizeof b), bd->groups[i].label);
+                shown++;
+            } else {
+                rest_bytes += bd->groups[i].bytes;
+                rest_count += bd->groups[i].count;
+            }
+        }
+        if (rest_count)
+            fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
+                    ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)shown);
+    }
+    ml_device_stats_free(&st);
+}
+
+void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
+{
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        if (r) fputc('\n', f);
+        fprintf(f, "%s  [%s", p->path, p->format);
+        if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
+        if (p->world_size > 0) fprintf(f, " of %d", p->world_size);
+        fprintf(f, "]\n");
+        for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ml_s(p, p->notes.v[i]));
+        if (!p->devices.len) fprintf(f, "  no memory data\n");
+        for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, (int)d, o);
+    }
+}
+
+static void json_peak_group(jw *w, const char *label, int64_t bytes, int64_t count)
+{
+    jw_obj(w);
+    jw_key(w, "group"); jw_str(w, label);
+    jw_key(w, "bytes"); jw_i64(w, bytes);
+    jw_key(w, "count"); jw_i64(w, count);
+    jw_end(w);
+}
+
+static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts *o)
+{
+    const ml_device *dev = &p->devices.v[d];
+    ml_device_stats st;
+    ml_device_stats_compute(p, d, o->by, &st);
+    jw_obj(w);
+    jw_key(w, "rank");
+    if (p->rank >= 0) jw_i64(w, p->rank); else jw_null(w);
+    jw_key(w, "id"); jw_str(w, dev->id);
+    jw_key(w, "name");
+    if (dev->name) jw_str(w, ml_s(p, dev->name)); else jw_null(w);
+    jw_key(w, "total_memory_bytes");
+    if (dev->total_memory > 0) jw_i64(w, dev->total_memory); else jw_null(w);
+    jw_key(w, "peak_allocated_bytes");
+    if (st.peak_allocated.found) jw_i64(w, st.peak_allocated.value); else jw_null(w);
+    jw_key(w, "peak_allocated_time_ns");
+    if (st.peak_allocated.found) jw_i64(w, st.peak_allocated.at.ts); else jw_null(w);
+    jw_key(w, "peak_reserved_bytes");
+    if (st.peak_reserved.found) jw_i64(w, st.peak_reserved.value); else jw_null(w);
+    jw_key(w, "alloc_events"); jw_i64(w, st.alloc_events);
+    jw_key(w, "free_events"); jw_i64(w, st.free_events);
+    jw_key(w, "unmatched_frees");
+    if (st.matched) jw_i64(w, st.unmatched_frees); else jw_null(w);
+    jw_key(w, "never_freed");
+    if (st.matched) jw_i64(w, st.never_freed); else jw_null(w);
+    jw_key(w, "never_freed_bytes");
+    if (st.matched) jw_i64(w, st.never_freed_bytes); else jw_null(w);
+    jw_key(w, "before_trace_bytes_at_peak"); jw_i64(w, st.at_peak.before_bytes);
+    jw_key(w, "oom_events"); jw_i64(w, st.oom_events);
+    jw_key(w, "peak_allocated_replayed"); jw_bool(w, st.allocated_replayed);
+    jw_key(w, "group_by"); jw_str(w, ml_group_by_name(o->by));
+    jw_key(w, "top_at_peak");
+    jw_arr(w);
+    for (size_t i = 0; i < st.at_peak.n && (int)i < o->top; i++)
+        json_peak_group(w, st.at_peak.groups[i].label, st.at_peak.groups[i].bytes, st.at_peak.groups[i].count);
+    if (st.at_peak.before_bytes)
+        json_peak_group(w, ML_BEFORE_TRACE_GROUP, st.at_peak.before_bytes, st.at_peak.before_count);
+    jw_end(w);
+    jw_end(w);
+    ml_device_stats_free(&st);
+}
+
+void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
+{
+    jw w;
+    jw_init(&w, f, true);
+    jw_obj(&w);
+    jw_key(&w, "memlens"); jw_str(&w, MEMLENS_VERSION);
+    jw_key(&w, "inputs");
+    jw_arr(&w);
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        jw_obj(&w);
+        jw_key(&w, "path"); jw_str(&w, p->path);
+        jw_key(&w, "format"); jw_str(&w, p->format);
+        jw_key(&w, "rank");
+        if (p->rank >= 0) jw_i64(&w, p->rank); else jw_null(&w);
+        jw_key(&w, "time_is_absolute"); jw_bool(&w, p->time_is_absolute);
+        jw_key(&w, "notes");
+        jw_arr(&w);
+        for (size_t i = 0; i < p->notes.len; i++) jw_str(&w, ml_s(p, p->notes.v[i]));
+        jw_end(&w);
+        jw_end(&w);
+    }
+    jw_end(&w);
+    jw_key(&w, "devices");
+    jw_arr(&w);
+    for (size_t r = 0; r < ps->items.len; r++)
+        for (size_t d = 0; d < ps->items.v[r]->devices.len; d++) json_device(&w, ps->items.v[r], (int)d, o);
+    jw_end(&w);
+    jw_end(&w);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size] [--top N] [--all] INPUT...\n");
+    return 2;
+}
+
+int ml_cmd_summary(int argc, char **argv)
+{
+    ml_summary_opts o = {.by = ML_BY_TOPLEVEL, .top = 10};
+    VEC(const char *) inputs = {0};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) o.json = true;
+        else if (!strcmp(a, "--all")) o.all = true;
+        else if (!strcmp(a, "--by") && i + 1 < argc) {
+            int by = ml_group_by_parse(argv[++i]);
+            if (by < 0) {
+                fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame or size\n", argv[i]);
+                VEC_FREE(&inputs);
+                return 2;
+            }
+            o.by = (ml_group_by)by;
+        } else if (!strcmp(a, "--top") && i + 1 < argc) {
+            o.top = atoi(argv[++i]);
+            if (o.top < 1) o.top = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "memlens: summary: unknown option %s\n", a);
+            VEC_FREE(&inputs);
+            return usage();
+        } else VEC_PUSH(&inputs, a);
+    }
+    if (!inputs.len) {
+        VEC_FREE(&inputs);
+        return usage();
+    }
+    ml_profiles ps = {0};
+    ml_err e = {{0}};
+    for (size_t i = 0; i < inputs.len; i++) {
+        if (ml_load(inputs.v[i], &ps, &e) < 0) {
+            fprintf(stderr, "memlens: %s\n", e.msg);
+            ml_profiles_free(&ps);
+            VEC_FREE(&inputs);
+            return 2;
+        }
+    }
+    VEC_FREE(&inputs);
+    ml_profiles_sort(&ps);
+    if (o.json) ml_summary_json(stdout, &ps, &o);
+    else ml_summary_text(stdout, &ps, &o);
+    ml_profiles_free(&ps);
+    return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,30 @@
+/*
+ * summary.h — `memlens summary`: per rank and device, the peaks, counts and
+ * what was live at the peak, as text for people or as JSON (--json) for
+ * programs.  The JSON schema is stable: later features only add keys.
+ */
+#ifndef ML_SUMMARY_H
+#define ML_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "breakdown.h"
+#include "importer.h"
+
+#define MEMLENS_VERSION "0.1.0"
+
+typedef struct ml_summary_opts {
+    bool json;
+    ml_group_by by;
+    int top;             /* groups listed at the peak (default 10) */
+    bool all;            /* show everything, also small components */
+} ml_summary_opts;
+
+void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
+void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
+
+/* The `summary` command: parses argv (after "summary"), loads, prints. */
+int ml_cmd_summary(int argc, char **argv);
+
+#endif

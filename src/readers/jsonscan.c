@@ -1,0 +1,478 @@
+/* jsonscan.c — streaming JSON tokenizer; see jsonscan.h. */
+#include "jsonscan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_INITIAL (4u << 20)
+#define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this */
+
+enum { S_VALUE, S_KEY, S_AFTER, S_DONE, S_FAILED };
+enum { CH_EOF = -1, CH_ERR = -2 };
+
+struct js_scanner {
+    ml_source *src;
+    char *buf;
+    size_t cap, pos, end;
+    uint64_t base;            /* input offset of buf[0] */
+    bool eof;
+    size_t tok_start;         /* index in buf of the last token's text */
+    size_t tok_len;
+    uint64_t tok_off;         /* input offset of the last token */
+    bool tok_escape;
+    uint8_t stack[JS_MAX_DEPTH];
+    int depth;
+    int state;
+    bool truncated;
+    char err[ML_ERR_MAX];
+    char *scratch;
+    size_t scratch_cap;
+};
+
+static const unsigned char is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+js_scanner *js_open(ml_source *src)
+{
+    js_scanner *s = ml_calloc(1, sizeof *s);
+    s->src = src;
+    s->cap = BUF_INITIAL;
+    s->buf = ml_malloc(s->cap + 1);
+    s->state = S_VALUE;
+    return s;
+}
+
+void js_close(js_scanner *s)
+{
+    if (!s) return;
+    free(s->buf);
+    free(s->scratch);
+    free(s);
+}
+
+static js_tok fail_at(js_scanner *s, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static js_tok fail_at(js_scanner *s, uint64_t off, const char *fmt, ...)
+{
+    if (s->state == S_FAILED) return JS_ERROR;
+    char what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(s->err, sizeof s->err, "%s: byte %llu: %s", ml_source_name(s->src), (unsigned long long)off, what);
+    s->state = S_FAILED;
+    return JS_ERROR;
+}
+
+/* Reads more input, first dropping buf[0..keep) (indices >= keep shift down by
+ * keep).  Returns bytes added, 0 at end of input, -1 on error. */
+static ssize_t more(js_scanner *s, size_t keep)
+{
+    if (s->state == S_FAILED) return -1;
+    if (s->eof) return 0;
+    if (keep > 0) {
+        memmove(s->buf, s->buf + keep, s->end - keep);
+        s->end -= keep;
+        s->pos -= keep;
+        s->base += keep;
+    }
+    if (s->end == s->cap) {
+        if (s->cap >= TOKEN_MAX) {
+            fail_at(s, s->base, "a single value is longer than %zu MiB", TOKEN_MAX >> 20);
+            return -1;
+        }
+        s->cap *= 2;
+        s->buf = ml_realloc(s->buf, s->cap + 1);
+    }
+    ml_err e;
+    ssize_t r = ml_source_read(s->src, s->buf + s->end, s->cap - s->end, &e);
+    if (r < 0) {
+        snprintf(s->err, sizeof s->err, "%s", e.msg);
+        s->state = S_FAILED;
+        return -1;
+    }
+    if (r == 0) s->eof = true;
+    s->end += (size_t)r;
+    return r;
+}
+
+/* Next non-whitespace byte (not consumed), CH_EOF or CH_ERR. */
+static inline int peek_nonws(js_scanner *s)
+{
+    for (;;) {
+        while (s->pos < s->end) {
+            unsigned char c = (unsigned char)s->buf[s->pos];
+            if (!is_ws[c]) return c;
+            s->pos++;
+        }
+        ssize_t r = more(s, s->pos);
+        if (r <= 0) return r == 0 ? CH_EOF : CH_ERR;
+    }
+}
+
+/* Lexes the string whose opening quote is at s->pos. */
+static int lex_string(js_scanner *s)
+{
+    size_t quote = s->pos, i = quote + 1;
+    for (;;) {
+        char *q = memchr(s->buf + i, '"', s->end - i);
+        if (!q) {
+            i = s->end;
+            ssize_t r = more(s, quote);
+            if (r < 0) return -1;
+            i -= quote;
+            quote = 0;
+            if (r == 0) {
+                fail_at(s, s->base, "the file ends inside a string");
+                return -1;
+            }
+            continue;
+        }
+        size_t qi = (size_t)(q - s->buf), k = qi;
+        while (k > quote + 1 && s->buf[k - 1] == '\\') k--;
+        if ((qi - k) & 1) { /* an escaped quote */
+            i = qi + 1;
+            continue;
+        }
+        s->tok_start = quote + 1;
+        s->tok_len = qi - quote - 1;
+        s->tok_off = s->base + quote;
+        s->tok_escape = memchr(s->buf + s->tok_start, '\\', s->tok_len) != NULL;
+        s->pos = qi + 1;
+        return 0;
+    }
+}
+
+static const unsigned char is_numch[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+    /* NaN, Infinity (Python's json writes them) */
+    ['N'] = 1, ['a'] = 1, ['I'] = 1, ['n'] = 1, ['f'] = 1, ['i'] = 1, ['t'] = 1, ['y'] = 1};
+
+static int lex_number(js_scanner *s)
+{
+    size_t start = s->pos, i = start;
+    for (;;) {
+        while (i < s->end && is_numch[(unsigned char)s->buf[i]]) i++;
+        if (i < s->end || s->eof) break;
+        ssize_t r = more(s, start);
+        if (r < 0) return -1;
+        i -= start;
+        start = 0;
+    }
+    s->tok_start = start;
+    s->tok_len = i - start;
+    s->tok_off = s->base + start;
+    s->tok_escape = false;
+    s->pos = i;
+    const char *t = s->buf + start;
+    size_t n = s->tok_len;
+    bool ok = (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || (n == 3 && !memcmp(t, "NaN", 3)) ||
+              (n == 8 && !memcmp(t, "Infinity", 8));
+    if (ok && t[0] == '-' && n > 1 && !(t[1] >= '0' && t[1] <= '9') && !(n == 9 && !memcmp(t, "-Infinity", 9)))
+        ok = false;
+    if (!ok) {
+        fail_at(s, s->tok_off, "unexpected '%.*s'", (int)(n > 20 ? 20 : n), t);
+        return -1;
+    }
+    return 0;
+}
+
+static js_tok lex_literal(js_scanner *s)
+{
+    static const struct { const char *w; js_tok t; } lits[] = {
+        {"true", JS_TRUE}, {"false", JS_FALSE}, {"null", JS_NULL}};
+    while (s->end - s->pos < 5 && !s->eof)
+        if (more(s, s->pos) < 0) return JS_ERROR;
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(lits[k].w);
+        if (s->end - s->pos >= n && memcmp(s->buf + s->pos, lits[k].w, n) == 0) {
+            s->tok_off = s->base + s->pos;
+            s->pos += n;
+            return lits[k].t;
+        }
+    }
+    char c = s->buf[s->pos];
+    if (c == 'N' || c == 'I') return lex_number(s) < 0 ? JS_ERROR : JS_NUMBER;
+    return fail_at(s, s->base + s->pos, "unexpected character '%c'", c);
+}
+
+static inline void value_done(js_scanner *s) { s->state = s->depth ? S_AFTER : S_DONE; }
+
+static js_tok open_container(js_scanner *s, uint8_t kind)
+{
+    if (s->depth >= JS_MAX_DEPTH)
+        return fail_at(s, s->base + s->pos, "nesting deeper than %d levels", JS_MAX_DEPTH);
+    s->tok_off = s->base + s->pos;
+    s->stack[s->depth++] = kind;
+    s->pos++;
+    s->state = kind == 'o' ? S_KEY : S_VALUE;
+    return kind == 'o' ? JS_OBJECT : JS_ARRAY;
+}
+
+static js_tok close_container(js_scanner *s)
+{
+    s->tok_off = s->base + s->pos;
+    uint8_t kind = s->stack[--s->depth];
+    s->pos++;
+    value_done(s);
+    return kind == 'o' ? JS_OBJECT_END : JS_ARRAY_END;
+}
+
+/* The file ended at a point where that is acceptable only between array elements. */
+static js_tok end_of_input(js_scanner *s, const char *where)
+{
+    if (s->depth > 0 && s->stack[s->depth - 1] == 'a') {
+        s->truncated = true;
+        s->state = S_DONE;
+        return JS_END;
+    }
+    if (s->depth == 0 && s->state == S_VALUE) return fail_at(s, s->base + s->pos, "the input is empty");
+    return fail_at(s, s->base + s->pos, "the file ends %s (truncated?)", where);
+}
+
+js_tok js_next(js_scanner *s)
+{
+    for (;;) {
+        int c;
+        switch (s->state) {
+        case S_FAILED:
+            return JS_ERROR;
+        case S_DONE:
+            c = peek_nonws(s);
+            if (c == CH_EOF || s->truncated) return JS_END;
+            if (c == CH_ERR) return JS_ERROR;
+            return fail_at(s, s->base + s->pos, "unexpected data after the end of the JSON value");
+        case S_AFTER:
+            c = peek_nonws(s);
+            if (c == ',') {
+                s->pos++;
+                s->state = s->stack[s->depth - 1] == 'o' ? S_KEY : S_VALUE;
+                continue;
+            }
+            if (c == '}' && s->stack[s->depth - 1] == 'o') return close_container(s);
+            if (c == ']' && s->stack[s->depth - 1] == 'a') return close_container(s);
+            if (c == CH_EOF) return end_of_input(s, "inside an object");
+            if (c == CH_ERR) return JS_ERROR;
+            return fail_at(s, s->base + s->pos, "expected ',' or '%c', found '%c'",
+                           s->stack[s->depth - 1] == 'o' ? '}' : ']', c);
+        case S_KEY:
+            c = peek_nonws(s);
+            if (c == '}') return close_container(s);
+            if (c == '"') {
+                if (lex_string(s) < 0) return JS_ERROR;
+                /* The colon; keep the key text in the buffer while looking for it. */
+                for (;;) {
+                    while (s->pos < s->end && is_ws[(unsigned char)s->buf[s->pos]]) s->pos++;
+                    if (s->pos < s->end) break;
+                    size_t keep = s->tok_start - 1;
+                    ssize_t r = more(s, keep);
+                    if (r < 0) return JS_ERROR;
+                    s->tok_start -= keep;
+                    if (r == 0) return fail_at(s, s->base + s->pos, "the file ends after a key (truncated?)");
+                }
+                if (s->buf[s->pos] != ':')
+                    return fail_at(s, s->base + s->pos, "expected ':' after a key, found '%c'", s->buf[s->pos]);
+                s->pos++;
+                s->state = S_VALUE;
+                return JS_KEY;
+            }
+            if (c == CH_EOF) return end_of_input(s, "inside an object");
+            if (c == CH_ERR) return JS_ERROR;
+            return fail_at(s, s->base + s->pos, "expected a key string, found '%c'", c);
+        case S_VALUE:
+            c = peek_nonws(s);
+            switch (c) {
+            case '{': return open_container(s, 'o');
+            case '[': return open_container(s, 'a');
+            case '"':
+                if (lex_string(s) < 0) return JS_ERROR;
+                value_done(s);
+                return JS_STRING;
+            case ']':
+                if (s->depth && s->stack[s->depth - 1] == 'a') return close_container(s);
+                return fail_at(s, s->base + s->pos, "unexpected ']'");
+            case 't': case 'f': case 'n': case 'N': case 'I': {
+                js_tok t = lex_literal(s);
+                if (t != JS_ERROR) value_done(s);
+                return t;
+            }
+            case CH_EOF: return end_of_input(s, "where a value is due");
+            case CH_ERR: return JS_ERROR;
+            default:
+                if (c == '-' || (c >= '0' && c <= '9')) {
+                    if (lex_number(s) < 0) return JS_ERROR;
+                    value_done(s);
+                    return JS_NUMBER;
+                }
+                return fail_at(s, s->base + s->pos, "unexpected character '%c'", c);
+            }
+        }
+    }
+}
+
+/* Skips bytes until the bracket depth (starting at `depth`) returns to zero. */
+static int skip_nested(js_scanner *s, int depth)
+{
+    size_t i = s->pos;
+    for (;;) {
+        while (i < s->end) {
+            char c = s->buf[i];
+            if (c == '"') {
+                s->pos = i;
+                if (lex_string(s) < 0) return -1;
+                i = s->pos;
+                continue;
+            }
+            i++;
+            if (c == '{' || c == '[') {
+                if (++depth > JS_MAX_DEPTH) {
+                    fail_at(s, s->base + i - 1, "nesting deeper than %d levels", JS_MAX_DEPTH);
+                    return -1;
+                }
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0) {
+                    s->pos = i;
+                    return 0;
+                }
+            }
+        }
+        s->pos = i;
+        ssize_t r = more(s, i);
+        if (r < 0) return -1;
+        i = s->pos;
+        if (r == 0) {
+            fail_at(s, s->base + i, "the file ends inside a value (truncated?)");
+            return -1;
+        }
+    }
+}
+
+int js_skip(js_scanner *s)
+{
+    if (s->state != S_VALUE) {
+        /* Not at a value: consume whatever the next token is. */
+        return js_next(s) == JS_ERROR ? -1 : 0;
+    }
+    int c = peek_nonws(s);
+    if (c == '{' || c == '[') {
+        if (s->depth >= JS_MAX_DEPTH) {
+            fail_at(s, s->base + s->pos, "nesting deeper than %d levels", JS_MAX_DEPTH);
+            return -1;
+        }
+        s->tok_off = s->base + s->pos;
+        s->pos++;
+        if (skip_nested(s, 1) < 0) return -1;
+        value_done(s);
+        return 0;
+    }
+    js_tok t = js_next(s);
+    if (t == JS_ERROR) return -1;
+    if (t == JS_ARRAY_END || t == JS_END) return 0; /* trailing comma or truncation: no value */
+    return 0;
+}
+
+int js_skip_rest(js_scanner *s)
+{
+    if (s->depth == 0) return 0;
+    if (skip_nested(s, 1) < 0) return -1;
+    s->depth--;
+    value_done(s);
+    return 0;
+}
+
+const char *js_text(const js_scanner *s, size_t *len)
+{
+    *len = s->tok_len;
+    return s->buf + s->tok_start;
+}
+
+bool js_has_escape(const js_scanner *s) { return s->tok_escape; }
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | cp >> 6); o[1] = (char)(0x80 | (cp & 63)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12); o[1] = (char)(0x80 | ((cp >> 6) & 63)); o[2] = (char)(0x80 | (cp & 63));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | cp >> 18); o[1] = (char)(0x80 | ((cp >> 12) & 63));
+    o[2] = (char)(0x80 | ((cp >> 6) & 63)); o[3] = (char)(0x80 | (cp & 63));
+    return 4;
+}
+
+static int hex4(const char *p, size_t avail, uint32_t *out)
+{
+    if (avail < 4) return -1;
+    uint32_t v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = p[k];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
+        else return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+const char *js_unescape(js_scanner *s, size_t *len)
+{
+    const char *t = s->buf + s->tok_start;
+    size_t n = s->tok_len;
+    if (!s->tok_escape) { *len = n; return t; }
+    if (s->scratch_cap < n + 1) {
+        s->scratch_cap = n + 1;
+        s->scratch = ml_realloc(s->scratch, s->scratch_cap);
+    }
+    char *o = s->scratch;
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] != '\\' || i + 1 == n) { o[w++] = t[i]; continue; }
+        char c = t[++i];
+        switch (c) {
+        case 'n': o[w++] = '\n'; break;
+        case 't': o[w++] = '\t'; break;
+        case 'r': o[w++] = '\r'; break;
+        case 'b': o[w++] = '\b'; break;
+        case 'f': o[w++] = '\f'; break;
+        case 'u': {
+            uint32_t cp, lo;
+            if (hex4(t + i + 1, n - i - 1, &cp) < 0) { o[w++] = '\\'; o[w++] = 'u'; break; }
+            i += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 2 < n && t[i + 1] == '\\' && t[i + 2] == 'u' &&
+                hex4(t + i + 3, n - i - 3, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                i += 6;
+            } else if (cp >= 0xD800 && cp < 0xE000) {
+                cp = 0xFFFD; /* a lone surrogate */
+            }
+            /* \uXXXX (6 bytes) always encodes in at most 4 bytes of UTF-8 */
+            w += put_utf8(o + w, cp);
+            break;
+        }
+        default: o[w++] = c; /* \" \\ \/ and unknown escapes */
+        }
+    }
+    o[w] = 0;
+    *len = w;
+    return o;
+}
+
+int js_depth(const js_scanner *s) { return s->depth; }
+bool js_truncated(const js_scanner *s) { return s->truncated; }
+uint64_t js_offset(const js_scanner *s) { return s->tok_off; }
+const char *js_error(const js_scanner *s) { return s->err; }
+
+int js_fail(js_scanner *s, ml_err *e, const char *fmt, ...)
+{
+    char what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return ml_fail(e, "%s: byte %llu: %s", ml_source_name(s->src), (unsigned long long)s->tok_off, what);
+}

@@ -1,0 +1,76 @@
+/*
+ * jsonscan.h — a streaming JSON tokenizer (pull parser) that never builds a tree.
+ *
+ * The caller asks for one token at a time and skips whole values it does not
+ * need with js_skip(), which counts brackets and jumps over strings with
+ * memchr without decoding them.  Memory is a buffer of a few MiB whatever the
+ * file size (it grows only to hold a single huge token).
+ *
+ * Leniencies that real profiler files need: trailing commas before ] or },
+ * and a file that ends between the elements of an array (a trace whose
+ * writer died before the closing "]}"): js_truncated() then returns true.
+ *
+ * Text returned by js_text() points into the buffer and is valid until the
+ * next call; it is the raw token (string contents without quotes, escapes not
+ * decoded) — use js_unescape() when the value may contain backslashes.
+ */
+#ifndef ML_JSONSCAN_H
+#define ML_JSONSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "source.h"
+
+typedef enum {
+    JS_ERROR = -1,
+    JS_END = 0,          /* the top-level value is complete (or the file ended between array elements) */
+    JS_OBJECT,           /* { */
+    JS_OBJECT_END,       /* } */
+    JS_ARRAY,            /* [ */
+    JS_ARRAY_END,        /* ] */
+    JS_KEY,              /* "name" : — the next token is its value */
+    JS_STRING,
+    JS_NUMBER,
+    JS_TRUE,
+    JS_FALSE,
+    JS_NULL
+} js_tok;
+
+#define JS_MAX_DEPTH 512
+
+typedef struct js_scanner js_scanner;
+
+js_scanner *js_open(ml_source *src);
+void js_close(js_scanner *s);
+
+js_tok js_next(js_scanner *s);
+/* Skips the next value entirely (call after JS_KEY, or where an array element
+ * is due).  Returns 0, or -1 on error. */
+int js_skip(js_scanner *s);
+/* Skips the rest of the container the last token is inside of, including its
+ * closing bracket. */
+int js_skip_rest(js_scanner *s);
+
+/* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
+const char *js_text(const js_scanner *s, size_t *len);
+/* Whether the last string/key contained a backslash. */
+bool js_has_escape(const js_scanner *s);
+/* Decodes escapes (\n, \uXXXX incl. surrogate pairs) of the last string into
+ * a scanner-owned buffer valid until the next call.  Invalid escapes are kept
+ * as written. */
+const char *js_unescape(js_scanner *s, size_t *len);
+
+int js_depth(const js_scanner *s);
+bool js_truncated(const js_scanner *s);
+/* Byte offset (in the decoded input) of the start of the last token. */
+uint64_t js_offset(const js_scanner *s);
+
+/* After JS_ERROR: the message ("name: byte N: what"). */
+const char *js_error(const js_scanner *s);
+/* Reports an error found by the caller at the last token, in the same form. */
+int js_fail(js_scanner *s, ml_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

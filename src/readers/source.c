@@ -1,0 +1,321 @@
+/*
+ * source.c — file / stdin / memory byte streams, with gzip inflated on a
+ * second thread into a ring of buffers (see source.h).
+ */
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define RAW_CHUNK  (1u << 20)   /* compressed bytes read at a time */
+#define RING_SLOTS 4
+#define SLOT_SIZE  (1u << 20)   /* decompressed bytes per ring slot */
+
+typedef struct slot {
+    unsigned char *data;
+    size_t len;
+    bool full;                  /* written by the inflater, not yet consumed */
+} slot;
+
+struct ml_source {
+    char *name;
+    int fd;                     /* -1 for memory sources */
+    bool own_fd;
+    const unsigned char *mem;   /* memory source */
+    size_t mem_len, mem_pos;
+
+    unsigned char *head;        /* raw bytes read to detect gzip, replayed first */
+    size_t head_len, head_pos;
+
+    unsigned char *peeked;      /* decoded bytes peeked at, handed out before the rest */
+    size_t peeked_len, peeked_pos;
+    uint64_t offset;
+
+    bool gzip;
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    slot ring[RING_SLOTS];
+    unsigned produce, consume;  /* slot indices, mod RING_SLOTS */
+    bool producer_done;         /* no more slots will be filled */
+    bool stop;                  /* consumer asks the producer to quit */
+    char gz_error[200];
+    size_t cur_pos;             /* read position inside ring[consume] */
+};
+
+/* Raw (compressed or plain) bytes: the detection head first, then the fd or memory. */
+static ssize_t raw_read(ml_source *s, unsigned char *buf, size_t n)
+{
+    if (s->head_pos < s->head_len) {
+        size_t k = s->head_len - s->head_pos;
+        if (k > n) k = n;
+        memcpy(buf, s->head + s->head_pos, k);
+        s->head_pos += k;
+        return (ssize_t)k;
+    }
+    if (s->fd < 0) {
+        size_t k = s->mem_len - s->mem_pos;
+        if (k > n) k = n;
+        memcpy(buf, s->mem + s->mem_pos, k);
+        s->mem_pos += k;
+        return (ssize_t)k;
+    }
+    for (;;) {
+        ssize_t r = read(s->fd, buf, n);
+        if (r >= 0 || errno != EINTR) return r;
+    }
+}
+
+static void *inflate_thread(void *arg)
+{
+    ml_source *s = arg;
+    unsigned char *in = ml_malloc(RAW_CHUNK);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    const char *err = NULL;
+    if (inflateInit2(&z, 15 + 32) != Z_OK) err = "cannot start zlib";
+    bool in_eof = false, member_end = false, done = false;
+    uint64_t raw_total = 0;
+
+    while (!err && !done) {
+        pthread_mutex_lock(&s->lock);
+        while (s->ring[s->produce].full && !s->stop) pthread_cond_wait(&s->changed, &s->lock);
+        bool stop = s->stop;
+        pthread_mutex_unlock(&s->lock);
+        if (stop) break;
+
+        slot *sl = &s->ring[s->produce];
+        z.next_out = sl->data;
+        z.avail_out = SLOT_SIZE;
+        while (z.avail_out > 0) {
+            if (z.avail_in == 0 && !in_eof) {
+                ssize_t r = raw_read(s, in, RAW_CHUNK);
+                if (r < 0) { err = strerror(errno); break; }
+                in_eof = r == 0;
+                z.next_in = in;
+                z.avail_in = (uInt)r;
+                raw_total += (uint64_t)r;
+            }
+            if (member_end) {
+                /* Concatenated gzip members form one stream, as zcat reads them. */
+                if (z.avail_in == 0) {
+                    if (in_eof) { done = true; break; }
+                    continue;
+                }
+                if (inflateReset(&z) != Z_OK) { err = "cannot restart zlib"; break; }
+                member_end = false;
+            }
+            if (z.avail_in == 0 && in_eof) {
+                err = "truncated gzip stream (the file ends inside compressed data)";
+                break;
+            }
+            int zr = inflate(&z, Z_NO_FLUSH);
+            if (zr == Z_STREAM_END) member_end = true;
+            else if (zr != Z_OK && !(zr == Z_BUF_ERROR && z.avail_in == 0)) {
+                err = z.msg ? z.msg : "corrupt gzip data";
+                break;
+            }
+        }
+        size_t produced = SLOT_SIZE - z.avail_out;
+        pthread_mutex_lock(&s->lock);
+        if (produced > 0) {
+            sl->len = produced;
+            sl->full = true;
+            s->produce = (s->produce + 1) % RING_SLOTS;
+        }
+        if (err)
+            snprintf(s->gz_error, sizeof s->gz_error, "%s (near compressed byte %llu)", err,
+                     (unsigned long long)(raw_total - z.avail_in));
+        if (err || done) s->producer_done = true;
+        pthread_cond_broadcast(&s->changed);
+        pthread_mutex_unlock(&s->lock);
+    }
+    if (!s->producer_done) { /* stopped early by the consumer, or init failed */
+        pthread_mutex_lock(&s->lock);
+        if (err && !s->gz_error[0]) snprintf(s->gz_error, sizeof s->gz_error, "%s", err);
+        s->producer_done = true;
+        pthread_cond_broadcast(&s->changed);
+        pthread_mutex_unlock(&s->lock);
+    }
+    inflateEnd(&z);
+    free(in);
+    return NULL;
+}
+
+static int start(ml_source *s, ml_err *e)
+{
+    /* Read enough raw bytes to see the gzip magic. */
+    s->head = ml_malloc(4096);
+    while (s->head_len < 2) {
+        ssize_t r;
+        if (s->fd < 0) {
+            size_t k = s->mem_len - s->mem_pos < 4096 ? s->mem_len - s->mem_pos : 4096;
+            memcpy(s->head, s->mem, k);
+            s->mem_pos = k;
+            r = (ssize_t)k;
+        } else {
+            r = read(s->fd, s->head + s->head_len, 4096 - s->head_len);
+            if (r < 0 && errno == EINTR) continue;
+        }
+        if (r < 0) return ml_fail(e, "%s: %s", s->name, strerror(errno));
+        if (r == 0) break;
+        s->head_len += (size_t)r;
+        if (s->fd < 0) break;
+    }
+    s->gzip = s->head_len >= 2 && s->head[0] == 0x1f && s->head[1] == 0x8b;
+    if (!s->gzip) return 0;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    for (int i = 0; i < RING_SLOTS; i++) s->ring[i].data = ml_malloc(SLOT_SIZE);
+    if (pthread_create(&s->thread, NULL, inflate_thread, s) != 0)
+        return ml_fail(e, "%s: cannot start the gzip thread", s->name);
+    s->thread_started = true;
+    return 0;
+}
+
+int ml_source_open(const char *path, ml_source **out, ml_err *e)
+{
+    ml_source *s = ml_calloc(1, sizeof *s);
+    if (strcmp(path, "-") == 0) {
+        s->name = ml_strdup("<stdin>");
+        s->fd = 0;
+    } else {
+        s->name = ml_strdup(path);
+        s->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            ml_fail(e, "%s: %s", path, strerror(errno));
+            free(s->name);
+            free(s);
+            return -1;
+        }
+        s->own_fd = true;
+    }
+    if (start(s, e) < 0) {
+        ml_source_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+ml_source *ml_source_from_memory(const char *name, const void *data, size_t n)
+{
+    ml_source *s = ml_calloc(1, sizeof *s);
+    s->name = ml_strdup(name);
+    s->fd = -1;
+    s->mem = data;
+    s->mem_len = n;
+    if (start(s, NULL) < 0) s->gzip = false; /* cannot fail for memory except thread start */
+    return s;
+}
+
+/* Decoded bytes, without the peek buffer. */
+static ssize_t decoded_read(ml_source *s, unsigned char *buf, size_t n, ml_err *e)
+{
+    if (!s->gzip) {
+        ssize_t r = raw_read(s, buf, n);
+        if (r < 0) return ml_fail(e, "%s: %s", s->name, strerror(errno));
+        return r;
+    }
+    size_t got = 0;
+    while (got < n) {
+        pthread_mutex_lock(&s->lock);
+        slot *sl = &s->ring[s->consume];
+        while (!sl->full && !s->producer_done) pthread_cond_wait(&s->changed, &s->lock);
+        if (!sl->full) { /* producer done and nothing left */
+            bool failed = s->gz_error[0] != 0;
+            pthread_mutex_unlock(&s->lock);
+            if (failed && got == 0)
+                return ml_fail(e, "%s: gzip: %s", s->name, s->gz_error);
+            break;
+        }
+        pthread_mutex_unlock(&s->lock);
+        size_t k = sl->len - s->cur_pos;
+        if (k > n - got) k = n - got;
+        memcpy(buf + got, sl->data + s->cur_pos, k);
+        got += k;
+        s->cur_pos += k;
+        if (s->cur_pos == sl->len) {
+            pthread_mutex_lock(&s->lock);
+            sl->full = false;
+            s->consume = (s->consume + 1) % RING_SLOTS;
+            s->cur_pos = 0;
+            pthread_cond_broadcast(&s->changed);
+            pthread_mutex_unlock(&s->lock);
+        }
+        if (got > 0 && got >= n / 2) break; /* return promptly with a useful amount */
+    }
+    return (ssize_t)got;
+}
+
+ssize_t ml_source_read(ml_source *s, void *buf, size_t n, ml_err *e)
+{
+    if (s->peeked_pos < s->peeked_len) {
+        size_t k = s->peeked_len - s->peeked_pos;
+        if (k > n) k = n;
+        memcpy(buf, s->peeked + s->peeked_pos, k);
+        s->peeked_pos += k;
+        s->offset += k;
+        return (ssize_t)k;
+    }
+    ssize_t r = decoded_read(s, buf, n, e);
+    if (r > 0) s->offset += (uint64_t)r;
+    return r;
+}
+
+size_t ml_source_peek(ml_source *s, const unsigned char **bytes, size_t want, ml_err *e)
+{
+    if (s->peeked_len - s->peeked_pos < want) {
+        /* Compact, then read until `want` bytes or EOF. */
+        size_t have = s->peeked_len - s->peeked_pos;
+        unsigned char *p = ml_malloc(want);
+        if (have) memcpy(p, s->peeked + s->peeked_pos, have);
+        free(s->peeked);
+        s->peeked = p;
+        s->peeked_pos = 0;
+        s->peeked_len = have;
+        while (s->peeked_len < want) {
+            ssize_t r = decoded_read(s, p + s->peeked_len, want - s->peeked_len, e);
+            if (r < 0) { *bytes = p; return s->peeked_len; }
+            if (r == 0) break;
+            s->peeked_len += (size_t)r;
+        }
+    }
+    *bytes = s->peeked + s->peeked_pos;
+    size_t k = s->peeked_len - s->peeked_pos;
+    return k < want ? k : want;
+}
+
+const char *ml_source_name(const ml_source *s) { return s->name; }
+int ml_source_is_gzip(const ml_source *s) { return s->gzip; }
+uint64_t ml_source_offset(const ml_source *s) { return s->offset; }
+
+void ml_source_close(ml_source *s)
+{
+    if (!s) return;
+    if (s->thread_started) {
+        pthread_mutex_lock(&s->lock);
+        s->stop = true;
+        pthread_cond_broadcast(&s->changed);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+    }
+    if (s->gzip) {
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->changed);
+        for (int i = 0; i < RING_SLOTS; i++) free(s->ring[i].data);
+    }
+    if (s->own_fd) close(s->fd);
+    free(s->head);
+    free(s->peeked);
+    free(s->name);
+    free(s);
+}
