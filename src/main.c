@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report.h"
 #include "summary.h"
 
 typedef struct command {
@@ -14,6 +15,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
 };
 
 static void usage(FILE *f)

@@ -25,7 +25,7 @@ int ml_cmd_report(int argc, char **argv)
     ml_report_opts o = {0};
     const char **inputs = ml_calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 0; i < argc; i++) { /* argv[0] is the first argument after `report` */
         const char *a = argv[i];
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--max-allocs") && i + 1 < argc) {

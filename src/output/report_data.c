@@ -9,12 +9,16 @@
  * as int64 ns, so that the page can hold them exactly in doubles.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "breakdown.h"
+#include "curve.h"
 #include "m4.h"
 #include "report.h"
+#include "stats.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -60,12 +64,12 @@ static uint32_t str_local(rank_ctx *c, ml_str id)
     return c->local[id];
 }
 
-/* Group key of an allocation: its top-level op, else its op, else none. */
+/* Group key of an allocation: before the trace, none, or its top-level op. */
 enum { GROUP_BEFORE = 0, GROUP_NONE = 1, GROUP_FIRST_OP = 2 };
 
 static const char *group_label(const rank_ctx *c, uint32_t g, const uint32_t *group_str)
 {
-    if (g == GROUP_BEFORE) return "(allocated before trace)";
+    if (g == GROUP_BEFORE) return ML_BEFORE_TRACE_GROUP;
     if (g == GROUP_NONE) return "(no operator)";
     return ml_s(c->p, group_str[g]);
 }
@@ -95,7 +99,7 @@ static void put_curve(rank_ctx *c, const char *kind, const char *group, const ch
     ml_buf_printf(m, ",\"n\":%zu,\"fan\":%d,\"max\":", n, ML_M4_FAN);
     ml_json_i64(m, n ? v[imax] : 0);
     ml_buf_puts(m, ",\"tmax\":");
-    ml_json_i64(m, n ? t[imax] : 0);
+    ml_json_i64(m, n ? rel(c, t[imax]) : 0);
     int64_t *tr = ml_malloc((n ? n : 1) * sizeof *tr);
     for (size_t i = 0; i < n; i++) tr[i] = rel(c, t[i]);
     ml_buf_puts(m, ",\"t\":");
@@ -173,13 +177,6 @@ static int by_size_desc(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int live_at(const ml_allocs *a, uint32_t i, int64_t t)
-{
-    int before = a->flags.v[i] & ML_ALLOC_BEFORE_TRACE ? 1 : a->t_alloc.v[i] <= t;
-    int after = a->flags.v[i] & ML_ALLOC_NEVER_FREED ? 1 : a->t_free.v[i] > t;
-    return before && after;
-}
-
 typedef struct group_stat {
     int64_t allocs, bytes, net, peak, peak_count;
 } group_stat;
@@ -214,22 +211,6 @@ static void put_label_sums(ml_buf *m, label_sum *ls, size_t n)
     ml_buf_puts(m, "]");
 }
 
-static const char *frame_label(const ml_profile *p, uint32_t stack, char *buf, size_t cap)
-{
-    if (!stack || stack >= p->stack_start.len) return "(no stack recorded)";
-    uint32_t start = p->stack_start.v[stack];
-    uint32_t end = stack + 1 < p->stack_start.len ? p->stack_start.v[stack + 1] : (uint32_t)p->stack_frames.len;
-    if (start >= end) return "(no stack recorded)";
-    const ml_frame *f = &p->frames.v[p->stack_frames.v[start]];
-    if (f->file && f->line >= 0)
-        snprintf(buf, cap, "%s (%s:%d)", ml_s(p, f->name), ml_s(p, f->file), f->line);
-    else if (f->file)
-        snprintf(buf, cap, "%s (%s)", ml_s(p, f->name), ml_s(p, f->file));
-    else
-        snprintf(buf, cap, "%s", ml_s(p, f->name));
-    return buf;
-}
-
 /* ---- one device -------------------------------------------------------- */
 
 static void put_device(rank_ctx *c, uint16_t dev)
@@ -243,10 +224,10 @@ static void put_device(rank_ctx *c, uint16_t dev)
     VEC(uint32_t) idx = {0};
     for (size_t i = 0; i < a->size.len; i++)
         if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
+    g_sort_allocs = a;
     int sorted = 1;
     for (size_t j = 1; j < idx.len && sorted; j++)
         if (by_alloc_time(&idx.v[j - 1], &idx.v[j]) > 0) sorted = 0;
-    g_sort_allocs = a;
     if (!sorted) qsort(idx.v, idx.len, sizeof *idx.v, by_alloc_time);
 
     /* Time range of the device: its series and allocations. */
@@ -279,7 +260,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     uint32_t *grp = ml_malloc((idx.len ? idx.len : 1) * sizeof *grp);
     for (size_t j = 0; j < idx.len; j++) {
         uint32_t i = idx.v[j];
-        ml_str s = a->op_top.v[i] ? a->op_top.v[i] : a->op.v[i];
+        ml_str s = a->op_top.v[i];   /* as ml_breakdown_at groups "by top-level op" */
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) grp[j] = GROUP_BEFORE;
         else if (!s || s >= c->nstr) grp[j] = GROUP_NONE;
         else {
@@ -299,70 +280,57 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_buf_puts(m, ",\"t1\":");
     ml_json_i64(m, rel(c, t1));
 
-    /* Curves: the sampled series, else the live bytes of the allocations. */
+    /* The headline figures, shared with `memlens summary`. */
+    ml_device_stats ds;
+    ml_device_stats_compute(p, dev, ML_BY_TOPLEVEL, &ds);
+    if (ds.first_ts != ML_TIME_NONE && ds.first_ts < t0) t0 = ds.first_ts;
+    if (ds.last_ts != ML_TIME_NONE && ds.last_ts > t1) t1 = ds.last_ts;
+
+    /* Curves: allocated, reserved, active, app reserved (recorded, or
+     * replayed from events), then per component / stream, then the live
+     * bytes of the allocations the trace saw. */
     ml_buf_puts(m, ",\"curves\":[");
     size_t ncurves = 0;
-    int primary = -1, have_alloc_series = 0;
-    int64_t peak_v = 0, peak_t = t0;
+    int primary = -1, recorded_allocated = 0;
+    static const ml_series_kind kinds[] = { ML_SERIES_ALLOCATED, ML_SERIES_RESERVED, ML_SERIES_ACTIVE, ML_SERIES_APP_RESERVED };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        ml_curve cv;
+        if (!ml_curve_get(p, dev, kinds[k], &cv)) continue;
+        if (!cv.n) { ml_curve_free(&cv); continue; }
+        char label[64];
+        snprintf(label, sizeof label, "%s%s", series_kind_name(kinds[k]), cv.replayed ? " (replayed from events)" : "");
+        ml_buf_puts(m, ncurves++ ? "," : "");
+        put_curve(c, series_kind_name(kinds[k]), "overall", label, cv.ts, cv.value, cv.n);
+        if (kinds[k] == ML_SERIES_ALLOCATED) { primary = (int)ncurves - 1; recorded_allocated = !cv.replayed; }
+        ml_curve_free(&cv);
+    }
     for (size_t s = 0; s < p->series.len; s++) {
         const ml_series *se = &p->series.v[s];
-        if (se->device == dev && se->kind == ML_SERIES_ALLOCATED && !se->component && !se->stream)
-            have_alloc_series = 1;
-    }
-    curve all = {0};
-    if (idx.len) alloc_curve(p, idx.v, idx.len, grp, -1, t0, &all);
-    /* Order: overall series first (allocated, reserved, ...), then per component/stream. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (size_t s = 0; s < p->series.len; s++) {
-            const ml_series *se = &p->series.v[s];
-            if (se->device != dev || !se->ts.len) continue;
-            int overall = !se->component && !se->stream;
-            if (overall != (pass == 0)) continue;
-            char label[256];
-            const char *group = overall ? "overall" : se->component ? "component" : "stream";
-            if (overall) snprintf(label, sizeof label, "%s", series_kind_name(se->kind));
-            else snprintf(label, sizeof label, "%s %s", se->component ? ml_s(p, se->component) : ml_s(p, se->stream),
-                          series_kind_name(se->kind));
-            ml_buf_puts(m, ncurves++ ? "," : "");
-            put_curve(c, series_kind_name(se->kind), group, label, se->ts.v, se->value.v, se->ts.len);
-            if (overall && se->kind == ML_SERIES_ALLOCATED && primary < 0) {
-                primary = (int)ncurves - 1;
-                for (size_t i = 0; i < se->ts.len; i++)
-                    if (i == 0 || se->value.v[i] > peak_v) { peak_v = se->value.v[i]; peak_t = se->ts.v[i]; }
-            }
-        }
-    }
-    if (idx.len) {
+        if (se->device != dev || !se->ts.len || (!se->component && !se->stream)) continue;
+        char label[256];
+        snprintf(label, sizeof label, "%s %s", se->component ? ml_s(p, se->component) : ml_s(p, se->stream),
+                 series_kind_name(se->kind));
         ml_buf_puts(m, ncurves++ ? "," : "");
-        put_curve(c, "allocated", have_alloc_series ? "tracked" : "overall",
-                  have_alloc_series ? "live allocations in trace" : "allocated (from allocations)",
-                  all.t.v, all.v.v, all.t.len);
-        if (primary < 0) {
-            primary = (int)ncurves - 1;
-            for (size_t i = 0; i < all.t.len; i++)
-                if (i == 0 || all.v.v[i] > peak_v) { peak_v = all.v.v[i]; peak_t = all.t.v[i]; }
-        }
+        put_curve(c, series_kind_name(se->kind), se->component ? "component" : "stream", label,
+                  se->ts.v, se->value.v, se->ts.len);
     }
-    if (primary < 0) {
-        /* No allocated curve: the peak of the first curve of the device. */
-        for (size_t s = 0; s < p->series.len; s++) {
-            const ml_series *se = &p->series.v[s];
-            if (se->device != dev || !se->ts.len) continue;
-            for (size_t i = 0; i < se->ts.len; i++)
-                if ((primary < 0 && i == 0) || se->value.v[i] > peak_v) { peak_v = se->value.v[i]; peak_t = se->ts.v[i]; }
-            primary = 0;
-            break;
-        }
+    if (idx.len && recorded_allocated) {
+        curve all = {0};
+        alloc_curve(p, idx.v, idx.len, grp, -1, t0, &all);
+        ml_buf_puts(m, ncurves++ ? "," : "");
+        put_curve(c, "allocated", "tracked", "live allocations seen in the trace", all.t.v, all.v.v, all.t.len);
+        VEC_FREE(&all.t);
+        VEC_FREE(&all.v);
     }
+    ml_peak pk = ds.peak_allocated;
+    if (!pk.found && ds.peak_reserved.found) { pk = ds.peak_reserved; primary = 0; }
+    int64_t peak_v = pk.found ? pk.value : 0, peak_t = pk.found ? pk.at.ts : t0;
+    ml_instant peak_at = pk.found ? pk.at : (ml_instant){ t0, ML_NONE32 };
 
     /* Per-group statistics and the live set at the peak. */
     group_stat *gs = ml_calloc(gstr.len, sizeof *gs);
-    int64_t live_tracked = 0, live_count = 0;
-    label_sum *by_frame = NULL;
-    size_t nframe = 0, capframe = 0;
     int64_t by_cat[sizeof category_names / sizeof *category_names] = {0};
     int64_t by_cat_n[sizeof category_names / sizeof *category_names] = {0};
-    char fbuf[512];
     uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
     size_t nkeep = 0;
     for (size_t j = 0; j < idx.len; j++) {
@@ -372,57 +340,53 @@ static void put_device(rank_ctx *c, uint16_t dev)
         g->allocs++;
         g->bytes += sz;
         if (a->flags.v[i] & ML_ALLOC_NEVER_FREED) g->net += sz;
-        if (!live_at(a, i, peak_t)) continue;
+        if (!pk.found || !ml_alloc_live_at(p, i, peak_at)) continue;
         keep[j] = 1;
         nkeep++;
         g->peak += sz;
         g->peak_count++;
-        live_tracked += sz;
-        live_count++;
         uint8_t cat = a->category.v[i] < sizeof by_cat / sizeof *by_cat ? a->category.v[i] : 0;
         by_cat[cat] += sz;
         by_cat_n[cat]++;
-        const char *fl = frame_label(p, a->stack.v[i], fbuf, sizeof fbuf);
-        size_t f = 0;
-        for (; f < nframe; f++) if (!strcmp(by_frame[f].label, fl)) break;
-        if (f == nframe) {
-            if (nframe == capframe) {
-                capframe = capframe ? capframe * 2 : 16;
-                by_frame = ml_realloc(by_frame, capframe * sizeof *by_frame);
-            }
-            by_frame[nframe++] = (label_sum){ ml_strdup(fl), 0, 0, 0 };
-        }
-        by_frame[f].bytes += sz;
-        by_frame[f].count++;
     }
-    /* Memory the trace never saw allocated (weights, optimizer state ...). */
-    int64_t before = have_alloc_series && peak_v > live_tracked ? peak_v - live_tracked : 0;
-    gs[GROUP_BEFORE].peak += before;
+    /* Memory allocated before the trace, as the summary counts it (the gap
+     * between recorded totals and the live allocations, or the allocations
+     * known to predate the trace). */
+    int64_t before = ds.at_peak.before_bytes;
+    gs[GROUP_BEFORE].peak = before;
 
     ml_buf_puts(m, "],\"peak\":{");
     ml_buf_printf(m, "\"curve\":%d,\"v\":", primary < 0 ? 0 : primary);
     ml_json_i64(m, peak_v);
     ml_buf_puts(m, ",\"t\":");
     ml_json_i64(m, rel(c, peak_t));
-    ml_buf_puts(m, ",\"live_tracked\":");
-    ml_json_i64(m, live_tracked);
-    ml_buf_printf(m, ",\"live_count\":%" PRId64 ",\"untracked\":", live_count);
+    ml_buf_printf(m, ",\"event\":%" PRId64 ",\"kind\":\"%s\",\"live_tracked\":",
+                  peak_at.event == ML_NONE32 ? (int64_t)-1 : (int64_t)peak_at.event,
+                  ds.peak_allocated.found ? "allocated" : "reserved");
+    ml_json_i64(m, ds.at_peak.traced_bytes);
+    ml_buf_printf(m, ",\"live_count\":%" PRId64 ",\"untracked\":", ds.at_peak.traced_count);
     ml_json_i64(m, before);
     label_sum *ls = ml_malloc(gstr.len * sizeof *ls);
     for (size_t g = 0; g < gstr.len; g++)
         ls[g] = (label_sum){ group_label(c, (uint32_t)g, gstr.v), gs[g].peak, gs[g].peak_count, g };
     ml_buf_puts(m, ",\"by_op\":");
     put_label_sums(m, ls, gstr.len);
+    /* By frame: the breakdown the summary gives with --by frame. */
+    ml_breakdown bf = {0};
+    if (pk.found) ml_breakdown_at(p, dev, peak_at, ds.allocated_replayed || !ds.peak_allocated.found ? -1 : peak_v, ML_BY_FRAME, &bf);
+    label_sum *fl = ml_malloc((bf.n + 1) * sizeof *fl);
+    for (size_t k = 0; k < bf.n; k++) fl[k] = (label_sum){ bf.groups[k].label, bf.groups[k].bytes, bf.groups[k].count, k };
+    fl[bf.n] = (label_sum){ ML_BEFORE_TRACE_GROUP, bf.before_bytes, bf.before_count, bf.n };
     ml_buf_puts(m, ",\"by_frame\":");
-    put_label_sums(m, by_frame, nframe);
+    put_label_sums(m, fl, bf.n + 1);
+    free(fl);
+    ml_breakdown_free(&bf);
     label_sum cl[sizeof category_names / sizeof *category_names];
     for (size_t k = 0; k < sizeof cl / sizeof *cl; k++)
         cl[k] = (label_sum){ category_names[k], by_cat[k], by_cat_n[k], k };
     ml_buf_puts(m, ",\"by_category\":");
     put_label_sums(m, cl, sizeof cl / sizeof *cl);
     ml_buf_puts(m, "}");
-    for (size_t f = 0; f < nframe; f++) free((char *)by_frame[f].label);
-    free(by_frame);
 
     /* Per-operator statistics over all allocations (not only the drawn ones). */
     ml_buf_puts(m, ",\"ops\":[");
@@ -538,14 +502,13 @@ static void put_device(rank_ctx *c, uint16_t dev)
     }
     ml_buf_puts(m, "]}");
 
+    ml_device_stats_free(&ds);
     free(ls);
     free(gs);
     free(keep);
     free(grp);
     free(gmap);
     VEC_FREE(&gstr);
-    VEC_FREE(&all.t);
-    VEC_FREE(&all.v);
     VEC_FREE(&idx);
 }
 

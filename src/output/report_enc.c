@@ -113,7 +113,7 @@ static void put_base64(ml_buf *b, const unsigned char *s, size_t n)
 
 /* Stores bytes as one blob, deflated when that saves at least a tenth. */
 static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int delta,
-                     const void *bytes, size_t nbytes)
+                     const void *bytes, size_t nbytes, const char *extra)
 {
     unsigned id = bl->count++;
     bl->raw_bytes += nbytes;
@@ -127,8 +127,8 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int d
             zlen < nbytes - nbytes / 10)
             z = 1;
     }
-    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s}", id, dt, n,
-                  delta ? ",\"d\":1" : "", z ? ",\"z\":1" : "");
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s%s}", id, dt, n,
+                  delta ? ",\"d\":1" : "", z ? ",\"z\":1" : "", extra);
     ml_buf_printf(&bl->html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
     if (z) put_base64(&bl->html, zbuf, zlen);
     else put_base64(&bl->html, bytes, nbytes);
@@ -138,27 +138,31 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int d
 
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
 {
-    /* Smallest exact form: i32 deltas (sorted times, running totals), i32
-     * values, or f64 (exact below 2^53, which covers bytes and relative ns). */
-    int delta_ok = try_delta, plain_ok = 1;
+    /* Smallest exact form: i32 deltas from the first value (sorted times,
+     * running totals), i32 values, or f64 (exact below 2^53, which covers
+     * bytes and relative ns). */
+    int delta_ok = try_delta && n > 0, plain_ok = 1;
     for (size_t i = 0; i < n && (delta_ok || plain_ok); i++) {
         if (v[i] < INT32_MIN || v[i] > INT32_MAX) plain_ok = 0;
-        if (delta_ok) {
-            int64_t d = i ? v[i] - v[i - 1] : v[i];
+        if (delta_ok && i) {
+            int64_t d = v[i] - v[i - 1];
             if (d < INT32_MIN || d > INT32_MAX) delta_ok = 0;
         }
     }
+    if (plain_ok) delta_ok = delta_ok && n > 1; /* deltas only help when they repeat */
     if (delta_ok || plain_ok) {
         int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++)
-            w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : v[i]) : v[i]);
-        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w);
+            w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
+        char extra[48] = "";
+        if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
+        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w, extra);
         free(w);
         return;
     }
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
     for (size_t i = 0; i < n; i++) f[i] = (double)v[i];
-    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f);
+    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f, "");
     free(f);
 }
 
@@ -169,16 +173,16 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
     if (mx <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w);
+        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w, "");
         free(w);
         return;
     }
-    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v);
+    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v, "");
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
-    put_blob(bl, meta, "u8", n, 0, v, n);
+    put_blob(bl, meta, "u8", n, 0, v, n, "");
 }
 
 void ml_blobs_free(ml_blobs *bl)

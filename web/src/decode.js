@@ -25,7 +25,7 @@ export async function inflate(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-// One column from its descriptor {b, dt, n, d?, z?}; blobText(b) gives the base64.
+// One column from its descriptor {b, dt, n, d?, o?, z?}; blobText(b) gives the base64.
 // Numeric (i32, f64) columns come back as Float64Array: exact for |x| < 2^53.
 export async function decodeColumn(desc, blobText) {
   if (!desc) return null;
@@ -40,7 +40,7 @@ export async function decodeColumn(desc, blobText) {
     case "f64": return new Float64Array(buf, off, n);
     case "i32": {
       const src = new Int32Array(buf, off, n), out = new Float64Array(n);
-      if (desc.d) { let acc = 0; for (let i = 0; i < n; i++) { acc += src[i]; out[i] = acc; } }
+      if (desc.d) { let acc = desc.o || 0; for (let i = 0; i < n; i++) { acc += src[i]; out[i] = acc; } }
       else for (let i = 0; i < n; i++) out[i] = src[i];
       return out;
     }

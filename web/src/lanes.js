@@ -80,20 +80,18 @@ export function visibleBars(allocs, layout, t0, t1, W) {
   return { bars: Int32Array.from(bars), small, nSmall, W, k, t0 };
 }
 
-// The allocation under (x, y) px, or -1: the shortest bar there wins.
+// The allocation under (x, y) px, or -1: the bar drawn last (on top) wins.
 export function hitBar(allocs, layout, vis, x, y) {
-  let best = -1, bestW = Infinity;
-  const t = vis.t0 + x / vis.k, slack = 2 / vis.k;
-  for (let j = 0; j < vis.bars.length; j++) {
+  const t = vis.t0 + x / vis.k, slack = 1.5 / vis.k;
+  for (let j = vis.bars.length - 1; j >= 0; j--) {
     const i = vis.bars[j];
     const ln = layout.lanes[layout.lane[i]];
     const y0 = ln.y + layout.row[i] * layout.rowH;
-    if (y < y0 - 1 || y > y0 + layout.rowH + 1) continue;
+    if (y < y0 - 1 || y > y0 + layout.rowH) continue;
     if (t < allocs.ta[i] - slack || t > allocs.tf[i] + slack) continue;
-    const w = allocs.tf[i] - allocs.ta[i];
-    if (w < bestW) { best = i; bestW = w; }
+    return i;
   }
-  return best;
+  return -1;
 }
 
 // Allocations of the same lane live at time t (for the detail panel).

@@ -186,7 +186,7 @@ export class TimelineView {
 
   setData(allocs) {
     this.allocs = allocs;
-    this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: 16, maxRows: 3 }), 6, 5, 4);
+    this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: 16, maxRows: 3 }), 8, 6, 4);
     this.freeOrder = null;
   }
 
