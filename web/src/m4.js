@@ -3,6 +3,7 @@
 // stretch of points that fits in one pixel column it keeps the first, the
 // minimum, the maximum and the last point, so that no extreme (the peak) is
 // ever lost at any zoom.  Elsewhere it keeps the points themselves.
+// Columns are [t0 + k*dt, t0 + (k+1)*dt), dt = (t1 - t0) / px.
 
 import { lowerBound } from "./decode.js";
 
@@ -38,7 +39,9 @@ export function m4Select(curve, t0, t1, px) {
     const b = Math.min(a + spans[l], n) - 1;
     if (b < i0) return;
     if (l === 0) { outI.push(a); return; }
-    if (a >= i0 && b <= i1 && t[b] - t[a] <= dt) {
+    // Emit a node whole only if it lies inside one pixel column, so that
+    // every column gets its own first/min/max/last (exact M4).
+    if (a >= i0 && b <= i1 && Math.floor((t[a] - t0) / dt) === Math.floor((t[b] - t0) / dt)) {
       const k = lv.offsets[l - 1] + j;
       const p = [a, curve.mn[k], curve.mx[k], b].sort((x, y) => x - y);
       for (let q = 0; q < 4; q++) if (q === 0 || p[q] !== p[q - 1]) outI.push(p[q]);
