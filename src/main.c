@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "snapshot_cmd.h"
 #include "summary.h"
 
 typedef struct command {
@@ -16,6 +17,7 @@ typedef struct command {
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
     {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
+    {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
 };
 
 static void usage(FILE *f)
@@ -24,7 +26,8 @@ static void usage(FILE *f)
             MEMLENS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), or - for stdin.\n"
+    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), an Ascend CSV or .db, - for stdin,\n"
+               "or a directory: every profile below it (e.g. *_ascend_pt folders) is loaded as a rank.\n"
                "Run 'memlens COMMAND --help' for a command's options.\n");
 }
 

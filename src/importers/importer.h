@@ -32,6 +32,13 @@ typedef struct ml_importer {
 /* The importers (one file each). */
 int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e);
+/* Ascend (importers/ascend.h): one CSV file, or one SQLite export. */
+int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e);
 
 /* A set of loaded profiles (ranks), in rank order after ml_load. */
 typedef struct ml_profiles {
@@ -44,6 +51,13 @@ typedef struct ml_profiles {
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);
+/* The importer most sure that head (the first bytes of path) is its format, or NULL. */
+const ml_importer *ml_detect_format(const char *path, const unsigned char *head, size_t n);
+/* Loads every profile found below dir (walk.c): Ascend `*_ascend_pt` folders,
+ * and files any importer recognises.  Each becomes one rank. */
+int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e);
+/* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
+int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */
 void ml_profiles_sort(ml_profiles *ps);
 void ml_profiles_free(ml_profiles *ps);

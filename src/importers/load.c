@@ -15,9 +15,12 @@
 
 static const ml_importer importers[] = {
     {"kineto", ml_kineto_sniff, ml_kineto_import},
+    {"torch-snapshot", ml_snapshot_sniff, ml_snapshot_import},
+    {"ascend-text", ml_ascend_text_sniff, ml_ascend_text_import},
+    {"ascend-db", ml_ascend_db_sniff, ml_ascend_db_import},
 };
 
-static const ml_importer *detect(const char *path, const unsigned char *head, size_t n)
+const ml_importer *ml_detect_format(const char *path, const unsigned char *head, size_t n)
 {
     const ml_importer *best = NULL;
     int best_score = 0;
@@ -52,7 +55,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
         ml_source_close(src);
         return -1;
     }
-    const ml_importer *imp = detect(path, head, n);
+    const ml_importer *imp = ml_detect_format(path, head, n);
     if (!imp) {
         char what[80];
         describe_head(head, n, what, sizeof what);
@@ -77,8 +80,7 @@ int ml_load(const char *path, ml_profiles *out, ml_err *e)
 {
     struct stat st;
     if (strcmp(path, "-") != 0 && stat(path, &st) < 0) return ml_fail(e, "%s: %s", path, strerror(errno));
-    if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode))
-        return ml_fail(e, "%s: is a directory (directories of profiles are not supported yet)", path);
+    if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode)) return ml_load_dir(path, out, e); /* walk.c */
     return ml_load_file(path, out, e);
 }
 

@@ -3,6 +3,7 @@
 #include "format.h"
 #include "jsonw.h"
 #include "stats.h"
+#include "summary_ascend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
             fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
                     ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)shown);
     }
+    ml_summary_ascend_text(f, p, d, o);
     ml_device_stats_free(&st);
 }
 
@@ -89,6 +91,7 @@ void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
         if (!p->devices.len) fprintf(f, "  no memory data\n");
         for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, (int)d, o);
     }
+    ml_summary_ranks_text(f, ps, o);
 }
 
 static void json_peak_group(jw *w, const char *label, int64_t bytes, int64_t count)
@@ -138,6 +141,7 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     if (st.at_peak.before_bytes)
         json_peak_group(w, ML_BEFORE_TRACE_GROUP, st.at_peak.before_bytes, st.at_peak.before_count);
     jw_end(w);
+    ml_summary_ascend_json(w, p, d, o);
     jw_end(w);
     ml_device_stats_free(&st);
 }
@@ -170,18 +174,21 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
     for (size_t r = 0; r < ps->items.len; r++)
         for (size_t d = 0; d < ps->items.v[r]->devices.len; d++) json_device(&w, ps->items.v[r], (int)d, o);
     jw_end(&w);
+    ml_summary_ranks_json(&w, ps, o);
     jw_end(&w);
 }
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size] [--top N] [--all] INPUT...\n");
+    fprintf(stderr, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size] [--top N] [--all]\n"
+                    "                       [--group-by component|stream|overall] [--rank N] INPUT...\n"
+                    "INPUT: a file, - for stdin, or a directory (every profile below it becomes a rank)\n");
     return 2;
 }
 
 int ml_cmd_summary(int argc, char **argv)
 {
-    ml_summary_opts o = {.by = ML_BY_TOPLEVEL, .top = 10};
+    ml_summary_opts o = {.by = ML_BY_TOPLEVEL, .top = 10, .curves_by = ML_CURVES_COMPONENT, .rank = -1};
     VEC(const char *) inputs = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -195,6 +202,22 @@ int ml_cmd_summary(int argc, char **argv)
                 return 2;
             }
             o.by = (ml_group_by)by;
+        } else if (!strcmp(a, "--group-by") && i + 1 < argc) {
+            o.curves_by = ml_curves_by_parse(argv[++i]);
+            if (o.curves_by < 0) {
+                fprintf(stderr, "memlens: --group-by %s: expected component, stream or overall\n", argv[i]);
+                VEC_FREE(&inputs);
+                return 2;
+            }
+        } else if (!strcmp(a, "--rank") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || r < 0 || r > 1000000) {
+                fprintf(stderr, "memlens: --rank %s: expected a rank number\n", argv[i]);
+                VEC_FREE(&inputs);
+                return 2;
+            }
+            o.rank = (int)r;
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
             o.top = atoi(argv[++i]);
             if (o.top < 1) o.top = 1;
@@ -220,6 +243,11 @@ int ml_cmd_summary(int argc, char **argv)
     }
     VEC_FREE(&inputs);
     ml_profiles_sort(&ps);
+    if (o.rank >= 0 && ml_profiles_keep_rank(&ps, o.rank, &e) < 0) {
+        fprintf(stderr, "memlens: %s\n", e.msg);
+        ml_profiles_free(&ps);
+        return 2;
+    }
     if (o.json) ml_summary_json(stdout, &ps, &o);
     else ml_summary_text(stdout, &ps, &o);
     ml_profiles_free(&ps);

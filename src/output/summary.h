@@ -14,11 +14,16 @@
 
 #define MEMLENS_VERSION "0.1.0"
 
+/* --group-by: which curves the summary (and later the report) breaks out. */
+enum { ML_CURVES_COMPONENT, ML_CURVES_STREAM, ML_CURVES_OVERALL };
+
 typedef struct ml_summary_opts {
     bool json;
     ml_group_by by;
     int top;             /* groups listed at the peak (default 10) */
     bool all;            /* show everything, also small components */
+    int curves_by;       /* --group-by: ML_CURVES_COMPONENT (default), _STREAM, _OVERALL */
+    int rank;            /* --rank N: only that rank; -1 = all */
 } ml_summary_opts;
 
 void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);

@@ -1,13 +1,18 @@
 /* jsonscan.c — streaming JSON tokenizer; see jsonscan.h. */
 #include "jsonscan.h"
+#include "decimal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define BUF_INITIAL (4u << 20)
 #define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this */
+#define PAD         64                    /* bytes after the data that 16-byte loads may touch */
 
 enum { S_VALUE, S_KEY, S_AFTER, S_DONE, S_FAILED };
 enum { CH_EOF = -1, CH_ERR = -2 };
@@ -22,10 +27,15 @@ struct js_scanner {
     size_t tok_len;
     uint64_t tok_off;         /* input offset of the last token */
     bool tok_escape;
+    bool num_simple;          /* last number was -?digits[.digits] with <= 18 digits */
+    bool num_neg;
+    int num_frac;             /* digits after the point */
+    uint64_t num_digits;      /* all digits as one integer */
     uint8_t stack[JS_MAX_DEPTH];
     int depth;
     int state;
     bool truncated;
+    bool eof_after_comma;     /* the input ended where an array element was due */
     char err[ML_ERR_MAX];
     char *scratch;
     size_t scratch_cap;
@@ -33,14 +43,101 @@ struct js_scanner {
 
 static const unsigned char is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
+/* Scanning helpers: the index of the first byte in [i, end) that matters, or
+ * `end`.  With SSE2 they test 16 bytes at a time; the buffer has PAD bytes
+ * after `end`, so a load may run past it (those bytes are ignored). */
+#ifdef __SSE2__
+/* A hit found past `end` (in the padding) means "not found before end". */
+static inline size_t clamp_hit(size_t i, unsigned m, size_t end)
+{
+    size_t at = i + (size_t)__builtin_ctz(m);
+    return at < end ? at : end;
+}
+
+/* First '"' or '\\'. */
+static inline size_t find_quote_or_backslash(const char *b, size_t i, size_t end)
+{
+    const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+    for (; i < end; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)));
+        if (m) return clamp_hit(i, m, end);
+    }
+    return end;
+}
+
+/* First byte that is not a space, tab, CR or LF. */
+static inline size_t find_non_ws(const char *b, size_t i, size_t end)
+{
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+    for (; i < end; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+        if (m) return clamp_hit(i, m, end);
+    }
+    return end;
+}
+
+/* First '"', '{', '}', '[' or ']'. */
+static inline size_t find_structural(const char *b, size_t i, size_t end)
+{
+    const __m128i q = _mm_set1_epi8('"'), ob = _mm_set1_epi8('{'), cb = _mm_set1_epi8('}');
+    const __m128i os = _mm_set1_epi8('['), cs = _mm_set1_epi8(']');
+    for (; i < end; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, ob)),
+                                   _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cb), _mm_cmpeq_epi8(v, os)),
+                                                _mm_cmpeq_epi8(v, cs)));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return clamp_hit(i, m, end);
+    }
+    return end;
+}
+#else
+static inline size_t find_quote_or_backslash(const char *b, size_t i, size_t end)
+{
+    while (i < end && b[i] != '"' && b[i] != '\\') i++;
+    return i;
+}
+
+static inline size_t find_non_ws(const char *b, size_t i, size_t end)
+{
+    while (i < end && is_ws[(unsigned char)b[i]]) i++;
+    return i;
+}
+
+static inline size_t find_structural(const char *b, size_t i, size_t end)
+{
+    while (i < end && !strchr("\"{}[]", b[i])) i++;
+    return i;
+}
+#endif
+
 js_scanner *js_open(ml_source *src)
 {
     js_scanner *s = ml_calloc(1, sizeof *s);
     s->src = src;
     s->cap = BUF_INITIAL;
-    s->buf = ml_malloc(s->cap + 1);
+    s->buf = ml_calloc(1, s->cap + PAD);
     s->state = S_VALUE;
     return s;
+}
+
+js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack)
+{
+    js_scanner *s = js_open(src);
+    s->base = base;
+    for (const char *k = stack; *k && s->depth < JS_MAX_DEPTH; k++) s->stack[s->depth++] = (uint8_t)*k;
+    s->state = s->depth && s->stack[s->depth - 1] == 'o' ? S_KEY : S_VALUE;
+    return s;
+}
+
+bool js_ended_after_comma(const js_scanner *s, const char *stack)
+{
+    size_t n = strlen(stack);
+    return s->truncated && s->eof_after_comma && (size_t)s->depth == n && memcmp(s->stack, stack, n) == 0;
 }
 
 void js_close(js_scanner *s)
@@ -83,7 +180,7 @@ static ssize_t more(js_scanner *s, size_t keep)
             return -1;
         }
         s->cap *= 2;
-        s->buf = ml_realloc(s->buf, s->cap + 1);
+        s->buf = ml_realloc(s->buf, s->cap + PAD);
     }
     ml_err e;
     ssize_t r = ml_source_read(s->src, s->buf + s->end, s->cap - s->end, &e);
@@ -94,6 +191,7 @@ static ssize_t more(js_scanner *s, size_t keep)
     }
     if (r == 0) s->eof = true;
     s->end += (size_t)r;
+    s->buf[s->end] = 0; /* a sentinel: no scan (digits, literals) runs on past the data */
     return r;
 }
 
@@ -101,10 +199,13 @@ static ssize_t more(js_scanner *s, size_t keep)
 static inline int peek_nonws(js_scanner *s)
 {
     for (;;) {
-        while (s->pos < s->end) {
+        if (s->pos < s->end) {
             unsigned char c = (unsigned char)s->buf[s->pos];
             if (!is_ws[c]) return c;
-            s->pos++;
+            c = (unsigned char)s->buf[s->pos + 1]; /* a single space is the usual case */
+            if (!is_ws[c] && s->pos + 1 < s->end) return (unsigned char)s->buf[++s->pos];
+            s->pos = find_non_ws(s->buf, s->pos + 1, s->end);
+            if (s->pos < s->end) return (unsigned char)s->buf[s->pos];
         }
         ssize_t r = more(s, s->pos);
         if (r <= 0) return r == 0 ? CH_EOF : CH_ERR;
@@ -115,33 +216,31 @@ static inline int peek_nonws(js_scanner *s)
 static int lex_string(js_scanner *s)
 {
     size_t quote = s->pos, i = quote + 1;
+    bool escaped = false;
     for (;;) {
-        char *q = memchr(s->buf + i, '"', s->end - i);
-        if (!q) {
-            i = s->end;
-            ssize_t r = more(s, quote);
-            if (r < 0) return -1;
-            i -= quote;
-            quote = 0;
-            if (r == 0) {
-                fail_at(s, s->base, "the file ends inside a string");
-                return -1;
-            }
+        i = find_quote_or_backslash(s->buf, i, s->end);
+        if (i + 1 < s->end && s->buf[i] == '\\') { /* an escape: skip the escaped byte */
+            escaped = true;
+            i += 2;
             continue;
         }
-        size_t qi = (size_t)(q - s->buf), k = qi;
-        while (k > quote + 1 && s->buf[k - 1] == '\\') k--;
-        if ((qi - k) & 1) { /* an escaped quote */
-            i = qi + 1;
-            continue;
+        if (i < s->end && s->buf[i] == '"') break;
+        /* The string goes on past the buffer (or a backslash ends it): read more. */
+        ssize_t r = more(s, quote);
+        if (r < 0) return -1;
+        i -= quote;
+        quote = 0;
+        if (r == 0) {
+            fail_at(s, s->base, "the file ends inside a string");
+            return -1;
         }
-        s->tok_start = quote + 1;
-        s->tok_len = qi - quote - 1;
-        s->tok_off = s->base + quote;
-        s->tok_escape = memchr(s->buf + s->tok_start, '\\', s->tok_len) != NULL;
-        s->pos = qi + 1;
-        return 0;
     }
+    s->tok_start = quote + 1;
+    s->tok_len = i - quote - 1;
+    s->tok_off = s->base + quote;
+    s->tok_escape = escaped;
+    s->pos = i + 1;
+    return 0;
 }
 
 static const unsigned char is_numch[256] = {
@@ -150,15 +249,53 @@ static const unsigned char is_numch[256] = {
     /* NaN, Infinity (Python's json writes them) */
     ['N'] = 1, ['a'] = 1, ['I'] = 1, ['n'] = 1, ['f'] = 1, ['i'] = 1, ['t'] = 1, ['y'] = 1};
 
+/* The value of 8 ASCII digits at p, or UINT64_MAX if they are not all digits
+ * (SWAR: all eight bytes decoded in a few multiplications). */
+static inline uint64_t eight_digits(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if ((x & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+        return UINT64_MAX;
+    x -= 0x3030303030303030ull;
+    x = (x * 10) + (x >> 8);
+    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+    return x;
+}
+
+/* Lexes a number, decoding the common shape -?digits[.digits] on the way so
+ * that js_number() needs no second pass. */
 static int lex_number(js_scanner *s)
 {
-    size_t start = s->pos, i = start;
+    size_t start = s->pos, i;
     for (;;) {
-        while (i < s->end && is_numch[(unsigned char)s->buf[i]]) i++;
-        if (i < s->end || s->eof) break;
+        i = start;
+        const char *b = s->buf;
+        bool neg = b[i] == '-';
+        i += neg;
+        uint64_t v = 0;
+        int ndig = 0, frac = 0;
+        uint64_t eight;
+        while (ndig <= 10 && (eight = eight_digits(b + i)) != UINT64_MAX) v = v * 100000000 + eight, i += 8, ndig += 8;
+        while ((unsigned)(b[i] - '0') < 10) v = v * 10 + (uint64_t)(b[i++] - '0'), ndig++;
+        if (b[i] == '.') {
+            i++;
+            while ((unsigned)(b[i] - '0') < 10) v = v * 10 + (uint64_t)(b[i++] - '0'), ndig++, frac++;
+        }
+        bool simple = ndig > 0 && ndig <= 18 && !is_numch[(unsigned char)b[i]];
+        while (i < s->end && is_numch[(unsigned char)b[i]]) i++;
+        if (i < s->end || s->eof) {
+            s->num_simple = simple && i <= s->end;
+            s->num_neg = neg;
+            s->num_frac = frac;
+            s->num_digits = v;
+            break;
+        }
+        /* The number may go on past the buffer: read more and lex it again. */
         ssize_t r = more(s, start);
         if (r < 0) return -1;
-        i -= start;
         start = 0;
     }
     s->tok_start = start;
@@ -170,13 +307,35 @@ static int lex_number(js_scanner *s)
     size_t n = s->tok_len;
     bool ok = (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) || (n == 3 && !memcmp(t, "NaN", 3)) ||
               (n == 8 && !memcmp(t, "Infinity", 8));
-    if (ok && t[0] == '-' && n > 1 && !(t[1] >= '0' && t[1] <= '9') && !(n == 9 && !memcmp(t, "-Infinity", 9)))
+    if (ok && t[0] == '-' && !(n > 1 && t[1] >= '0' && t[1] <= '9') && !(n == 9 && !memcmp(t, "-Infinity", 9)))
         ok = false;
     if (!ok) {
         fail_at(s, s->tok_off, "unexpected '%.*s'", (int)(n > 20 ? 20 : n), t);
         return -1;
     }
     return 0;
+}
+
+static const uint64_t powers_of_ten[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+    10000000ull, 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull};
+
+int js_number(const js_scanner *s, int scale, int64_t *out)
+{
+    if (s->num_simple && scale >= 0 && scale <= 18) {
+        /* value * 10^scale = digits * 10^(scale - frac), truncated toward zero */
+        int shift = scale - s->num_frac;
+        unsigned __int128 v = s->num_digits;
+        if (shift >= 0) v *= powers_of_ten[shift];
+        else v /= powers_of_ten[-shift < 19 ? -shift : 18];
+        if (v <= (unsigned __int128)INT64_MAX) {
+            *out = s->num_neg ? -(int64_t)v : (int64_t)v;
+            return 0;
+        }
+        return -1;
+    }
+    return ml_parse_scaled(s->buf + s->tok_start, s->tok_len, scale, out);
 }
 
 static js_tok lex_literal(js_scanner *s)
@@ -224,6 +383,7 @@ static js_tok close_container(js_scanner *s)
 static js_tok end_of_input(js_scanner *s, const char *where)
 {
     if (s->depth > 0 && s->stack[s->depth - 1] == 'a') {
+        s->eof_after_comma = s->state == S_VALUE;
         s->truncated = true;
         s->state = S_DONE;
         return JS_END;
@@ -317,7 +477,7 @@ static int skip_nested(js_scanner *s, int depth)
 {
     size_t i = s->pos;
     for (;;) {
-        while (i < s->end) {
+        while ((i = find_structural(s->buf, i, s->end)) < s->end) {
             char c = s->buf[i];
             if (c == '"') {
                 s->pos = i;
@@ -331,11 +491,9 @@ static int skip_nested(js_scanner *s, int depth)
                     fail_at(s, s->base + i - 1, "nesting deeper than %d levels", JS_MAX_DEPTH);
                     return -1;
                 }
-            } else if (c == '}' || c == ']') {
-                if (--depth == 0) {
-                    s->pos = i;
-                    return 0;
-                }
+            } else if (--depth == 0) {
+                s->pos = i;
+                return 0;
             }
         }
         s->pos = i;
@@ -371,6 +529,133 @@ int js_skip(js_scanner *s)
     if (t == JS_ERROR) return -1;
     if (t == JS_ARRAY_END || t == JS_END) return 0; /* trailing comma or truncation: no value */
     return 0;
+}
+
+/* ---- fused fast paths for the importers' inner loops ----
+ * They handle the common case straight from the buffer when enough bytes are
+ * buffered (so no token can be cut off), and otherwise defer to js_next(),
+ * which knows every rule.  The sentinel byte at buf[end] stops the
+ * whitespace loops. */
+#define FAST_WINDOW 256
+
+static inline size_t skip_ws_inline(const char *b, size_t p)
+{
+    if (!is_ws[(unsigned char)b[p]]) return p;
+    if (!is_ws[(unsigned char)b[p + 1]]) return p + 1;
+    /* A newline and indentation: 16 bytes at a time.  The sentinel at end is
+     * not whitespace, so the scan stops there at the latest. */
+    return find_non_ws(b, p + 2, (size_t)-1 >> 1);
+}
+
+int js_key(js_scanner *s, const char **key, size_t *len)
+{
+    if ((s->state == S_AFTER || s->state == S_KEY) && s->end - s->pos >= FAST_WINDOW) {
+        const char *b = s->buf;
+        size_t p = skip_ws_inline(b, s->pos);
+        if (s->state == S_AFTER) {
+            if (b[p] != ',') goto slow;
+            p = skip_ws_inline(b, p + 1);
+        }
+        if (b[p] != '"') goto slow;
+        size_t q = find_quote_or_backslash(b, p + 1, s->end);
+        if (q >= s->end || b[q] != '"') goto slow;
+        size_t r = skip_ws_inline(b, q + 1);
+        if (r >= s->end || b[r] != ':') goto slow;
+        s->tok_start = p + 1;
+        s->tok_len = q - p - 1;
+        s->tok_off = s->base + p;
+        s->tok_escape = false;
+        s->pos = r + 1;
+        s->state = S_VALUE;
+        *key = b + p + 1;
+        *len = q - p - 1;
+        return 1;
+    }
+slow:;
+    js_tok t = js_next(s);
+    if (t == JS_KEY) {
+        *key = js_text(s, len);
+        return 1;
+    }
+    if (t == JS_OBJECT_END) return 0;
+    if (t != JS_ERROR) fail_at(s, s->tok_off, "expected a key");
+    return -1;
+}
+
+/* At a value: the first byte of it, past whitespace, or -1 to take the slow path. */
+static inline int fast_value_start(js_scanner *s)
+{
+    if (s->state != S_VALUE || s->end - s->pos < FAST_WINDOW) return -1;
+    s->pos = skip_ws_inline(s->buf, s->pos);
+    return s->pos < s->end ? (unsigned char)s->buf[s->pos] : -1;
+}
+
+/* Skips a value of an unwanted type whose first token was just read. */
+static int skip_after_first(js_scanner *s, js_tok t)
+{
+    if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(s) < 0 ? -1 : 0;
+    return t == JS_ERROR ? -1 : 0;
+}
+
+int js_value_number(js_scanner *s, int scale, int64_t *out)
+{
+    int c = fast_value_start(s);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        if (lex_number(s) < 0) return -1;
+        value_done(s);
+        return js_number(s, scale, out) == 0;
+    }
+    js_tok t = js_next(s);
+    if (t == JS_NUMBER) return js_number(s, scale, out) == 0;
+    if (t == JS_STRING) {
+        /* Numbers written as strings ("ts": "1736408883694624.810\t"): trim blanks. */
+        const char *txt = s->buf + s->tok_start;
+        size_t n = s->tok_len;
+        while (n && (txt[n - 1] == '\t' || txt[n - 1] == ' ')) n--;
+        while (n && (txt[0] == '\t' || txt[0] == ' ')) txt++, n--;
+        return ml_parse_scaled(txt, n, scale, out) == 0;
+    }
+    return skip_after_first(s, t);
+}
+
+int js_value_string(js_scanner *s, const char **text, size_t *len)
+{
+    int c = fast_value_start(s);
+    js_tok t;
+    if (c == '"') {
+        if (lex_string(s) < 0) return -1;
+        value_done(s);
+        t = JS_STRING;
+    } else {
+        t = js_next(s);
+    }
+    if (t == JS_STRING) {
+        *text = js_unescape(s, len);
+        return 1;
+    }
+    return skip_after_first(s, t);
+}
+
+int js_value_scalar_text(js_scanner *s, const char **text, size_t *len)
+{
+    int c = fast_value_start(s);
+    js_tok t;
+    if (c == '"') {
+        if (lex_string(s) < 0) return -1;
+        value_done(s);
+        t = JS_STRING;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        if (lex_number(s) < 0) return -1;
+        value_done(s);
+        t = JS_NUMBER;
+    } else {
+        t = js_next(s);
+    }
+    if (t == JS_STRING || t == JS_NUMBER) {
+        *text = js_text(s, len);
+        return 1;
+    }
+    return skip_after_first(s, t);
 }
 
 int js_skip_rest(js_scanner *s)

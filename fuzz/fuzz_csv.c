@@ -1,0 +1,35 @@
+/* fuzz_csv.c — libFuzzer target for the CSV reader and decimal scaling
+ * (readers/csv.h), and the Ascend CSV importer on top of it: any bytes must
+ * give records (a profile) or one error, never a crash. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv.h"
+#include "importer.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    ml_source *src = ml_source_from_memory("fuzz.csv", data, size);
+    ml_err e;
+    ml_csv *c;
+    if (ml_csv_open(src, &c, &e) == 0) {
+        size_t ncols = ml_csv_ncols(c);
+        while (ml_csv_next(c, &e) > 0) {
+            for (size_t i = 0; i < ncols; i++) {
+                int64_t v;
+                bool blank;
+                ml_csv_scaled(c, (int)i, i % 3 == 0 ? ML_US_TO_NS : i % 3 == 1 ? ML_MIB : ML_KIB,
+                              &v, &blank, &e);
+            }
+        }
+        ml_csv_close(c);
+    }
+    ml_source_close(src);
+
+    src = ml_source_from_memory("fuzz.csv", data, size);
+    ml_profile *p = ml_profile_new("fuzz.csv", "ascend-text");
+    ml_ascend_text_import(src, p, &e);
+    ml_profile_free(p);
+    ml_source_close(src);
+    return 0;
+}

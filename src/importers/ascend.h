@@ -1,0 +1,86 @@
+/*
+ * ascend.h — Huawei Ascend NPU profiler output (torch_npu), text and SQLite.
+ *
+ * A torch_npu profile is a directory `*_ascend_pt/` holding
+ * `profiler_info_{rank}.json` and `ASCEND_PROFILER_OUTPUT/` with either CSV
+ * files and trace_view.json ("ascend-text") or `ascend_pytorch_profiler_{rank}.db`
+ * ("ascend-db").  Both exports map onto the model the same way:
+ *
+ *   memory_record.csv / MEMORY_RECORD   per device npu:N and component
+ *       (PTA, GE, PTA+GE, WORKSPACE): ML_SERIES_ALLOCATED / RESERVED / ACTIVE
+ *       with stream 0 = every record of the component; where a record names a
+ *       stream, the point is also pushed to the (component, stream) series.
+ *       The totals are the component's, not the stream's: a per-stream series
+ *       is the component curve sampled at that stream's events (what MindStudio
+ *       Insight draws for Group By Stream).
+ *   APP rows / NPU_MEM type "app"       ML_SERIES_APP_RESERVED, component 0
+ *       (the db's hbm + ddr; the text export writes the same sum).
+ *   component 0 (ALLOCATED/RESERVED/ACTIVE, stream 0) is the device's overall
+ *       curve that generic analyses read: a copy of PTA+GE, or of PTA when the
+ *       run has no combined record (ml_ascend_overall).
+ *   trace_view.json "NPU MEM" counters / NPU_MEM type "device"
+ *       ML_SERIES_OTHER, component "DEVICE": memory in use on the whole device.
+ *   npu_module_mem.csv / NPU_MODULE_MEM ML_SERIES_OTHER, component = module
+ *       name (HCCL, RUNTIME, ...): driver-level reservations, kept apart from
+ *       the allocator's ML_SERIES_RESERVED so that the two are never summed.
+ *       A value of -1 (only frees seen) is skipped and counted in a note.
+ *   operator_memory.csv / OP_MEMORY     allocs: op = op_top = name, t_free =
+ *       release time or ML_TIME_END + ML_ALLOC_NEVER_FREED when blank,
+ *       t_free_req = active release time (else t_free), stream = stream ptr.
+ *
+ * Static graphs (static_op_mem.csv) have node indices, not times, so they make
+ * their own profile, format "ascend-static", with time_is_event_order: an
+ * operator holds its bytes from node start through node end inclusive
+ * (t_alloc = start, t_free = end + 1; 4294967295 = to the end of the graph ->
+ * ML_TIME_END, ML_ALLOC_NEVER_FREED); op_top = "model M graph G"; the TOTAL
+ * row of a graph is a one-point ML_SERIES_RESERVED series whose component is
+ * that "model M graph G" label.
+ *
+ * Units: "MB" here is MiB and "KB" KiB; µs with 3 decimals become ns exactly.
+ */
+#ifndef ML_ASCEND_H
+#define ML_ASCEND_H
+
+#include "err.h"
+#include "profile.h"
+#include "source.h"
+
+/* What an Ascend text file is, from its first line (the CSV header). */
+typedef enum {
+    ML_ASCEND_UNKNOWN,
+    ML_ASCEND_MEMORY_RECORD,
+    ML_ASCEND_OPERATOR_MEMORY,
+    ML_ASCEND_MODULE_MEM,
+    ML_ASCEND_STATIC_OP_MEM
+} ml_ascend_file;
+
+ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n);
+
+/* Reads one Ascend CSV file into p (no ml_profile_finish: a directory adds
+ * several files to one profile). */
+int ml_ascend_csv_add(ml_source *src, ml_profile *p, ml_err *e);
+/* Reads the "NPU MEM" counters of trace_view.json into p.  Adds APP counters
+ * only when p has no APP series yet (memory_record.csv has the same values). */
+int ml_ascend_trace_view_add(ml_source *src, ml_profile *p, ml_err *e);
+/* Reads the memory tables of an ascend_pytorch_profiler_{rank}.db into p,
+ * setting p->rank from RANK_DEVICE_MAP. */
+int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e);
+
+/* Shared by the text and db readers so that both give the same model: one
+ * memory_record row (NULL = blank cell).  Component "APP" goes to
+ * ML_SERIES_APP_RESERVED; others to ALLOCATED/RESERVED/ACTIVE. */
+void ml_ascend_record(ml_profile *p, uint16_t dev, ml_str comp, ml_str stream, int64_t t,
+                      const int64_t *allocated, const int64_t *reserved, const int64_t *active);
+bool ml_ascend_has_app(const ml_profile *p);
+/* Copies the headline component (PTA+GE, else PTA) of each device into the
+ * component-0 series; call once after all files, before ml_profile_finish. */
+void ml_ascend_overall(ml_profile *p);
+
+/* Whether dir looks like a torch_npu profile (has ASCEND_PROFILER_OUTPUT/). */
+int ml_ascend_is_profile_dir(const char *dir);
+/* Loads a `*_ascend_pt` directory: one profile with its memory data, plus one
+ * "ascend-static" profile if it has static_op_mem.csv.  *n_out is 0..2.
+ * The rank comes from profiler_info_{rank}.json (else the db, else -1). */
+int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e);
+
+#endif

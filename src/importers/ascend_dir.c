@@ -1,0 +1,281 @@
+/* ascend_dir.c — a torch_npu `*_ascend_pt` directory as one rank: the rank
+ * from profiler_info_{rank}.json, the memory files of ASCEND_PROFILER_OUTPUT/
+ * (CSV and trace_view.json, or the SQLite export), and the "NPU MEM" counters
+ * of trace_view.json.  The mapping onto the model is in ascend.h. */
+#include "ascend.h"
+#include "decimal.h"
+#include "jsonscan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define OUTPUT_DIR "ASCEND_PROFILER_OUTPUT"
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static const char *base_name(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    const char *s = path + n;
+    while (s > path && s[-1] != '/') s--;
+    return s;
+}
+
+int ml_ascend_is_profile_dir(const char *dir)
+{
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/%s", dir, OUTPUT_DIR);
+    if (is_dir(sub)) return 1;
+    return strncmp(base_name(dir), OUTPUT_DIR, strlen(OUTPUT_DIR)) == 0 &&
+           base_name(dir)[strlen(OUTPUT_DIR)] != '_';
+}
+
+/* ---- trace_view.json: "NPU MEM" counters ---- */
+
+typedef struct counter {
+    int64_t ts, kib;
+    char pid[24];
+    uint8_t what;   /* 1 = APP/Memory, 2 = Device/Memory */
+} counter;
+
+/* Copies the raw text of the value the scanner just returned (number or string). */
+static void value_text(js_scanner *js, js_tok t, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (t != JS_STRING && t != JS_NUMBER) return;
+    size_t n;
+    const char *s = js_text(js, &n);
+    if (n >= cap) n = cap - 1;
+    memcpy(out, s, n);
+    out[n] = 0;
+}
+
+static bool key_is(js_scanner *js, const char *k)
+{
+    size_t n;
+    const char *s = js_text(js, &n);
+    return n == strlen(k) && memcmp(s, k, n) == 0;
+}
+
+int ml_ascend_trace_view_add(ml_source *src, ml_profile *p, ml_err *e)
+{
+    js_scanner *js = js_open(src);
+    VEC(counter) cs = {0};
+    char mem_pid[24] = "";
+    int rc = -1;
+    js_tok t = js_next(js);
+    if (t == JS_OBJECT) { /* {"traceEvents": [...]} */
+        while ((t = js_next(js)) == JS_KEY && !key_is(js, "traceEvents"))
+            if (js_skip(js) < 0) goto fail_js;
+        if (t == JS_KEY) t = js_next(js);
+    }
+    if (t == JS_ERROR) goto fail_js;
+    if (t != JS_ARRAY) {
+        ml_fail(e, "%s: byte %llu: expected an array of trace events", ml_source_name(src),
+                (unsigned long long)js_offset(js));
+        goto out;
+    }
+    for (;;) {
+        t = js_next(js);
+        if (t == JS_ARRAY_END || t == JS_END) break;
+        if (t == JS_ERROR) goto fail_js;
+        if (t != JS_OBJECT) {
+            if ((t == JS_ARRAY) && js_skip_rest(js) < 0) goto fail_js;
+            continue;
+        }
+        char ph[8] = "", name[32] = "", pid[24] = "", ts[40] = "", kb[40] = "", label[32] = "";
+        while ((t = js_next(js)) == JS_KEY) {
+            char *dst = NULL;
+            size_t cap = 0;
+            if (key_is(js, "ph")) dst = ph, cap = sizeof ph;
+            else if (key_is(js, "name")) dst = name, cap = sizeof name;
+            else if (key_is(js, "pid")) dst = pid, cap = sizeof pid;
+            else if (key_is(js, "ts")) dst = ts, cap = sizeof ts;
+            else if (key_is(js, "args")) {
+                js_tok v = js_next(js);
+                if (v == JS_ERROR) goto fail_js;
+                if (v != JS_OBJECT) {
+                    if (v == JS_ARRAY && js_skip_rest(js) < 0) goto fail_js;
+                    continue;
+                }
+                while ((v = js_next(js)) == JS_KEY) {
+                    char *adst = key_is(js, "KB") ? kb : key_is(js, "name") ? label : NULL;
+                    size_t acap = adst == kb ? sizeof kb : sizeof label;
+                    if (!adst) {
+                        if (js_skip(js) < 0) goto fail_js;
+                        continue;
+                    }
+                    js_tok w = js_next(js);
+                    if (w == JS_ERROR) goto fail_js;
+                    if ((w == JS_OBJECT || w == JS_ARRAY) && js_skip_rest(js) < 0) goto fail_js;
+                    value_text(js, w, adst, acap);
+                }
+                if (v != JS_OBJECT_END) goto fail_js;
+                continue;
+            }
+            if (!dst) {
+                if (js_skip(js) < 0) goto fail_js;
+                continue;
+            }
+            js_tok v = js_next(js);
+            if (v == JS_ERROR) goto fail_js;
+            if ((v == JS_OBJECT || v == JS_ARRAY) && js_skip_rest(js) < 0) goto fail_js;
+            value_text(js, v, dst, cap);
+        }
+        if (t != JS_OBJECT_END) goto fail_js;
+        if (!strcmp(ph, "M") && !strcmp(name, "process_name") && !strcmp(label, "NPU MEM"))
+            snprintf(mem_pid, sizeof mem_pid, "%s", pid);
+        uint8_t what = !strcmp(name, "APP/Memory") ? 1 : !strcmp(name, "Device/Memory") ? 2 : 0;
+        if (strcmp(ph, "C") || !what) continue;
+        counter c = {0, 0, "", what};
+        snprintf(c.pid, sizeof c.pid, "%s", pid);
+        if (ml_parse_scaled(ts, strlen(ts), 3, &c.ts) < 0 || ml_parse_units(kb, strlen(kb), 1024, &c.kib) < 0) {
+            ml_fail(e, "%s: byte %llu: counter %s: ts '%.40s' or args.KB '%.40s' is not a number",
+                    ml_source_name(src), (unsigned long long)js_offset(js), name, ts, kb);
+            goto out;
+        }
+        VEC_PUSH(&cs, c);
+    }
+    /* The device: the rank's only NPU (trace_view.json does not name it). */
+    uint16_t dev = 0;
+    int found = 0;
+    for (size_t i = 0; i < p->devices.len; i++)
+        if (p->devices.v[i].kind == ML_DEV_NPU) dev = (uint16_t)i, found++;
+    if (found != 1) dev = ml_device_get(p, ML_DEV_NPU, 0);
+    if (found > 1) ml_note(p, "trace_view.json: NPU MEM counters shown on npu:0 (the file does not name the device)");
+    bool add_app = !ml_ascend_has_app(p);
+    ml_str device = ml_intern_cstr(p->strings, "DEVICE");
+    for (size_t i = 0; i < cs.len; i++) {
+        if (!mem_pid[0] || strcmp(cs.v[i].pid, mem_pid)) continue;
+        if (cs.v[i].what == 1 && add_app)
+            ml_series_push(ml_series_get(p, dev, ML_SERIES_APP_RESERVED, 0, 0), cs.v[i].ts, cs.v[i].kib);
+        else if (cs.v[i].what == 2)
+            ml_series_push(ml_series_get(p, dev, ML_SERIES_OTHER, device, 0), cs.v[i].ts, cs.v[i].kib);
+    }
+    rc = 0;
+    goto out;
+fail_js:
+    ml_fail(e, "%s", t == JS_ERROR ? js_error(js) : "malformed trace event");
+    if (t != JS_ERROR) ml_prefix(e, "%s: byte %llu", ml_source_name(src), (unsigned long long)js_offset(js));
+out:
+    VEC_FREE(&cs);
+    js_close(js);
+    return rc;
+}
+
+/* ---- the directory ---- */
+
+static int add_file(const char *path, ml_profile *p, int (*add)(ml_source *, ml_profile *, ml_err *), ml_err *e)
+{
+    ml_source *src;
+    if (ml_source_open(path, &src, e)) return -1;
+    int r = add(src, p, e);
+    ml_source_close(src);
+    return r;
+}
+
+/* Rank from the name profiler_info_{rank}.json in root, or -1. */
+static int rank_of(const char *root)
+{
+    DIR *d = opendir(root);
+    if (!d) return -1;
+    int rank = -1;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        int r, used = 0;
+        if (sscanf(de->d_name, "profiler_info_%d.json%n", &r, &used) == 1 && used &&
+            de->d_name[used] == 0 && r >= 0 && (rank < 0 || r < rank))
+            rank = r;
+    }
+    closedir(d);
+    return rank;
+}
+
+/* The first file in dir whose name starts with prefix and ends with suffix. */
+static bool find_named(const char *dir, const char *prefix, const char *suffix, char *out, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    struct dirent *de;
+    char best[256] = "";
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name), ps = strlen(prefix), ss = strlen(suffix);
+        if (n >= ps + ss && !strncmp(de->d_name, prefix, ps) && !strcmp(de->d_name + n - ss, suffix) &&
+            (!best[0] || strcmp(de->d_name, best) < 0) && n < sizeof best)
+            snprintf(best, sizeof best, "%s", de->d_name);
+    }
+    closedir(d);
+    if (!best[0]) return false;
+    snprintf(out, cap, "%s/%s", dir, best);
+    return true;
+}
+
+int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e)
+{
+    char root[4096], odir[4096], f[4200];
+    *n_out = 0;
+    snprintf(odir, sizeof odir, "%s/%s", dir, OUTPUT_DIR);
+    if (is_dir(odir)) {
+        snprintf(root, sizeof root, "%s", dir);
+    } else { /* given ASCEND_PROFILER_OUTPUT itself: the rank file is in its parent */
+        snprintf(odir, sizeof odir, "%s", dir);
+        snprintf(root, sizeof root, "%s/..", dir);
+    }
+    int rank = rank_of(root);
+
+    static const char *csvs[] = {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv"};
+    ml_profile *p = ml_profile_new(dir, "ascend-text");
+    p->rank = rank;
+    bool any = false;
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(f, sizeof f, "%s/%s", odir, csvs[i]);
+        if (!is_file(f)) continue;
+        if (add_file(f, p, ml_ascend_csv_add, e)) goto fail;
+        any = true;
+    }
+    snprintf(f, sizeof f, "%s/trace_view.json", odir);
+    if (any && is_file(f) && add_file(f, p, ml_ascend_trace_view_add, e)) goto fail;
+    if (!any && find_named(odir, "ascend_pytorch_profiler", ".db", f, sizeof f)) {
+        p->format = "ascend-db";
+        if (ml_ascend_db_add(f, p, e)) goto fail;
+        any = true;
+    }
+    if (any) {
+        ml_ascend_overall(p);
+        ml_profile_finish(p);
+        out[(*n_out)++] = p;
+    } else {
+        ml_profile_free(p);
+    }
+    p = NULL;
+
+    snprintf(f, sizeof f, "%s/static_op_mem.csv", odir);
+    if (is_file(f)) {
+        p = ml_profile_new(dir, "ascend-static");
+        p->rank = rank;
+        if (add_file(f, p, ml_ascend_csv_add, e)) goto fail;
+        ml_profile_finish(p);
+        out[(*n_out)++] = p;
+    }
+    return 0;
+fail:
+    ml_profile_free(p);
+    for (size_t i = 0; i < *n_out; i++) ml_profile_free(out[i]);
+    *n_out = 0;
+    return -1;
+}

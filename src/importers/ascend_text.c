@@ -1,0 +1,330 @@
+/* ascend_text.c — torch_npu's CSV memory files (format "ascend-text"); the
+ * mapping onto the model is described in ascend.h. */
+#include "ascend.h"
+#include "csv.h"
+#include "importer.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* The first line of head, without a BOM, as a NUL-terminated copy. */
+static void first_line(const unsigned char *head, size_t n, char *out, size_t cap)
+{
+    if (n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) head += 3, n -= 3;
+    size_t k = 0;
+    while (k < n && k + 1 < cap && head[k] != '\n' && head[k] != '\r') {
+        out[k] = (char)head[k];
+        k++;
+    }
+    out[k] = 0;
+}
+
+ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n)
+{
+    char line[1024];
+    first_line(head, n, line, sizeof line);
+    if (strstr(line, "Node Index Start") && strstr(line, "Op Name") && strstr(line, "Size(KB)"))
+        return ML_ASCEND_STATIC_OP_MEM;
+    if (strstr(line, "Allocation Time(us)") && strstr(line, "Size(KB)") && strstr(line, "Name"))
+        return ML_ASCEND_OPERATOR_MEMORY;
+    if (strstr(line, "Component") && strstr(line, "Timestamp(us)") && strstr(line, "Total Reserved(MB)"))
+        return strstr(line, "Total Allocated(MB)") ? ML_ASCEND_MEMORY_RECORD : ML_ASCEND_MODULE_MEM;
+    return ML_ASCEND_UNKNOWN;
+}
+
+/* ---- cells ---- */
+
+/* "NPU:3" (any case) or "3" -> npu:3. */
+static int device_cell(ml_csv *c, int col, ml_profile *p, uint16_t *dev, ml_err *e)
+{
+    size_t n;
+    const char *s = ml_csv_cell(c, col, &n);
+    const char *d = s;
+    if (n > 4 && strncasecmp(s, "npu:", 4) == 0) d = s + 4;
+    int64_t idx;
+    if (ml_dec_scale(d, n - (size_t)(d - s), 1, &idx) || strchr(d, '.') || idx < 0 || idx > 65535)
+        return ml_fail(e, "%s: line %llu: column '%s': '%.40s' is not a device like NPU:0",
+                       ml_csv_name(c), (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), s);
+    *dev = ml_device_get(p, ML_DEV_NPU, (int)idx);
+    return 0;
+}
+
+static ml_str str_cell(ml_csv *c, int col, ml_profile *p)
+{
+    size_t n;
+    const char *s = ml_csv_cell(c, col, &n);
+    return n ? ml_intern(p->strings, s, n) : 0;
+}
+
+static int need_text(ml_csv *c, int col, ml_err *e)
+{
+    size_t n;
+    ml_csv_cell(c, col, &n);
+    if (n == 0)
+        return ml_fail(e, "%s: line %llu: column '%s' is empty", ml_csv_name(c),
+                       (unsigned long long)ml_csv_line(c), ml_csv_header(c, col));
+    return 0;
+}
+
+/* "Device Type" in memory_record/operator_memory, "Device" in npu_module_mem. */
+static int device_col(ml_csv *c, int *col, ml_err *e)
+{
+    *col = ml_csv_col(c, "Device Type");
+    if (*col < 0) *col = ml_csv_col(c, "Device");
+    if (*col < 0) return ml_csv_need(c, "Device Type", col, e);
+    return 0;
+}
+
+static void push_point(ml_profile *p, uint16_t dev, ml_series_kind kind, ml_str comp, ml_str stream,
+                       int64_t t, int64_t v)
+{
+    /* Looked up per push: ml_series_get may move the series table. */
+    ml_series_push(ml_series_get(p, dev, kind, comp, 0), t, v);
+    if (stream) ml_series_push(ml_series_get(p, dev, kind, comp, stream), t, v);
+}
+
+void ml_ascend_record(ml_profile *p, uint16_t dev, ml_str comp, ml_str stream, int64_t t,
+                      const int64_t *allocated, const int64_t *reserved, const int64_t *active)
+{
+    if (comp == ml_intern_cstr(p->strings, "APP")) {
+        if (reserved) ml_series_push(ml_series_get(p, dev, ML_SERIES_APP_RESERVED, 0, 0), t, *reserved);
+        return;
+    }
+    if (allocated) push_point(p, dev, ML_SERIES_ALLOCATED, comp, stream, t, *allocated);
+    if (reserved) push_point(p, dev, ML_SERIES_RESERVED, comp, stream, t, *reserved);
+    if (active) push_point(p, dev, ML_SERIES_ACTIVE, comp, stream, t, *active);
+}
+
+void ml_ascend_overall(ml_profile *p)
+{
+    if (ml_allocs_count(p) && !p->time_is_event_order)
+        ml_note(p, "operator_memory lists the allocations operators made in the profiling window; the rest of "
+                   "Total Allocated at the peak is shown as (allocated before trace)");
+    static const char *prefer[] = {"PTA+GE", "PTA"};
+    static const ml_series_kind kinds[] = {ML_SERIES_ALLOCATED, ML_SERIES_RESERVED, ML_SERIES_ACTIVE};
+    for (size_t d = 0; d < p->devices.len; d++) {
+        ml_str comp = 0;
+        for (size_t k = 0; k < 2 && !comp; k++) {
+            ml_str c = ml_intern_cstr(p->strings, prefer[k]);
+            for (size_t i = 0; i < p->series.len && !comp; i++)
+                if (p->series.v[i].device == d && p->series.v[i].component == c &&
+                    p->series.v[i].kind == ML_SERIES_ALLOCATED && p->series.v[i].ts.len)
+                    comp = c;
+        }
+        if (!comp) continue;
+        for (size_t k = 0; k < 3; k++) {
+            ml_series *dst = ml_series_get(p, (uint16_t)d, kinds[k], 0, 0); /* may move the table */
+            if (dst->ts.len) continue;
+            size_t src = p->series.len;
+            for (size_t i = 0; i < p->series.len; i++)
+                if (p->series.v[i].device == d && p->series.v[i].kind == kinds[k] &&
+                    p->series.v[i].component == comp && p->series.v[i].stream == 0)
+                    src = i;
+            if (src == p->series.len) continue;
+            dst = ml_series_get(p, (uint16_t)d, kinds[k], 0, 0);
+            const ml_series *s = &p->series.v[src];
+            for (size_t i = 0; i < s->ts.len; i++) ml_series_push(dst, s->ts.v[i], s->value.v[i]);
+        }
+    }
+}
+
+bool ml_ascend_has_app(const ml_profile *p)
+{
+    for (size_t i = 0; i < p->series.len; i++)
+        if (p->series.v[i].kind == ML_SERIES_APP_RESERVED && p->series.v[i].ts.len) return true;
+    return false;
+}
+
+/* ---- memory_record.csv ---- */
+
+static int read_memory_record(ml_csv *c, ml_profile *p, ml_err *e)
+{
+    int ccomp, cts, calloc, cres, cdev;
+    if (ml_csv_need(c, "Component", &ccomp, e) || ml_csv_need(c, "Timestamp(us)", &cts, e) ||
+        ml_csv_need(c, "Total Allocated(MB)", &calloc, e) ||
+        ml_csv_need(c, "Total Reserved(MB)", &cres, e) || device_col(c, &cdev, e))
+        return -1;
+    int cact = ml_csv_col(c, "Total Active(MB)"), cstream = ml_csv_col(c, "Stream Ptr");
+    int r;
+    while ((r = ml_csv_next(c, e)) > 0) {
+        int64_t t, a, res, act;
+        bool ba, br, bx;
+        uint16_t dev;
+        if (need_text(c, ccomp, e) || ml_csv_scaled(c, cts, ML_US_TO_NS, &t, NULL, e) ||
+            device_cell(c, cdev, p, &dev, e) || ml_csv_scaled(c, calloc, ML_MIB, &a, &ba, e) ||
+            ml_csv_scaled(c, cres, ML_MIB, &res, &br, e) || ml_csv_scaled(c, cact, ML_MIB, &act, &bx, e))
+            return -1;
+        ml_ascend_record(p, dev, str_cell(c, ccomp, p), str_cell(c, cstream, p), t, ba ? NULL : &a,
+                         br ? NULL : &res, bx ? NULL : &act);
+    }
+    return r;
+}
+
+/* ---- operator_memory.csv ---- */
+
+static int read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
+{
+    int cname, csize, calloc, crel, cdev;
+    if (ml_csv_need(c, "Name", &cname, e) || ml_csv_need(c, "Size(KB)", &csize, e) ||
+        ml_csv_need(c, "Allocation Time(us)", &calloc, e) ||
+        ml_csv_need(c, "Release Time(us)", &crel, e) || device_col(c, &cdev, e))
+        return -1;
+    int cactrel = ml_csv_col(c, "Active Release Time(us)"), cstream = ml_csv_col(c, "Stream Ptr");
+    int r;
+    while ((r = ml_csv_next(c, e)) > 0) {
+        ml_alloc_row row;
+        memset(&row, 0, sizeof row);
+        bool brel, bact;
+        int64_t tact;
+        if (ml_csv_scaled(c, csize, ML_KIB, &row.size, NULL, e) ||
+            ml_csv_scaled(c, calloc, ML_US_TO_NS, &row.t_alloc, NULL, e) ||
+            ml_csv_scaled(c, crel, ML_US_TO_NS, &row.t_free, &brel, e) ||
+            ml_csv_scaled(c, cactrel, ML_US_TO_NS, &tact, &bact, e) ||
+            device_cell(c, cdev, p, &row.device, e))
+            return -1;
+        if (brel) {
+            row.t_free = ML_TIME_END;
+            row.flags = ML_ALLOC_NEVER_FREED;
+        }
+        row.t_free_req = bact ? row.t_free : tact;
+        row.op = row.op_top = str_cell(c, cname, p);
+        row.stream = str_cell(c, cstream, p);
+        row.ev_alloc = row.ev_free = row.thread = ML_NONE32;
+        ml_alloc_push(p, &row);
+    }
+    return r;
+}
+
+/* ---- npu_module_mem.csv ---- */
+
+static int read_module_mem(ml_csv *c, ml_profile *p, ml_err *e)
+{
+    int ccomp, cts, cres, cdev;
+    if (ml_csv_need(c, "Component", &ccomp, e) || ml_csv_need(c, "Timestamp(us)", &cts, e) ||
+        ml_csv_need(c, "Total Reserved(MB)", &cres, e) || device_col(c, &cdev, e))
+        return -1;
+    int r;
+    uint64_t only_frees = 0;
+    while ((r = ml_csv_next(c, e)) > 0) {
+        int64_t t, v;
+        bool bv;
+        uint16_t dev;
+        if (need_text(c, ccomp, e) || ml_csv_scaled(c, cts, ML_US_TO_NS, &t, NULL, e) ||
+            ml_csv_scaled(c, cres, ML_MIB, &v, &bv, e) || device_cell(c, cdev, p, &dev, e))
+            return -1;
+        if (bv) continue;
+        if (v == -ML_MIB) { /* -1: the profiler saw only frees for this module */
+            only_frees++;
+            continue;
+        }
+        ml_series_push(ml_series_get(p, dev, ML_SERIES_OTHER, str_cell(c, ccomp, p), 0), t, v);
+    }
+    if (only_frees)
+        ml_note(p, "npu_module_mem: %llu samples of -1 (only frees seen) left out",
+                (unsigned long long)only_frees);
+    return r;
+}
+
+/* ---- static_op_mem.csv ---- */
+
+static int node_cell(ml_csv *c, int col, int64_t *out, ml_err *e)
+{
+    size_t n;
+    const char *s = ml_csv_cell(c, col, &n);
+    if (n == 0 || n > 12 || strspn(s, "0123456789") != n || ml_dec_scale(s, n, 1, out))
+        return ml_fail(e, "%s: line %llu: column '%s': '%.40s' is not a node index", ml_csv_name(c),
+                       (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), s);
+    return 0;
+}
+
+#define NODE_TO_END 4294967295LL
+
+static int read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
+{
+    int cdev, cname, cmodel, cgraph, cstart, cend, csize;
+    if (ml_csv_need(c, "Device_id", &cdev, e) || ml_csv_need(c, "Op Name", &cname, e) ||
+        ml_csv_need(c, "Model Name", &cmodel, e) || ml_csv_need(c, "Graph ID", &cgraph, e) ||
+        ml_csv_need(c, "Node Index Start", &cstart, e) || ml_csv_need(c, "Node Index End", &cend, e) ||
+        ml_csv_need(c, "Size(KB)", &csize, e))
+        return -1;
+    p->format = "ascend-static";
+    p->time_is_event_order = true;
+    p->time_is_absolute = false;
+    int r;
+    bool host_noted = false;
+    while ((r = ml_csv_next(c, e)) > 0) {
+        int64_t start, end, size;
+        if (need_text(c, cname, e) || node_cell(c, cstart, &start, e) || node_cell(c, cend, &end, e) ||
+            ml_csv_scaled(c, csize, ML_KIB, &size, NULL, e))
+            return -1;
+        size_t n;
+        const char *d = ml_csv_cell(c, cdev, &n);
+        int64_t idx;
+        uint16_t dev;
+        if (n && strspn(d, "0123456789") == n && n < 6 && ml_dec_scale(d, n, 1, &idx) == 0) {
+            dev = ml_device_get(p, ML_DEV_NPU, (int)idx);
+        } else {
+            dev = ml_device_get(p, ML_DEV_CPU, -1);
+            if (!host_noted)
+                ml_note(p, "static_op_mem: Device_id '%.40s' is not a device number; shown as cpu", d);
+            host_noted = true;
+        }
+        char label[160];
+        snprintf(label, sizeof label, "model %.60s graph %.60s", ml_csv_cell(c, cmodel, NULL),
+                 ml_csv_cell(c, cgraph, NULL));
+        ml_str graph = ml_intern_cstr(p->strings, label);
+        const char *name = ml_csv_cell(c, cname, NULL);
+        if (strcmp(name, "TOTAL") == 0) {
+            ml_series_push(ml_series_get(p, dev, ML_SERIES_RESERVED, graph, 0), start, size);
+            continue;
+        }
+        ml_alloc_row row;
+        memset(&row, 0, sizeof row);
+        row.t_alloc = start;
+        row.t_free = row.t_free_req = end == NODE_TO_END ? ML_TIME_END : end + 1;
+        row.flags = end == NODE_TO_END ? ML_ALLOC_NEVER_FREED : 0;
+        row.size = size;
+        row.device = dev;
+        row.op = str_cell(c, cname, p);
+        row.op_top = graph;
+        row.ev_alloc = row.ev_free = row.thread = ML_NONE32;
+        ml_alloc_push(p, &row);
+    }
+    return r;
+}
+
+/* ---- entry points ---- */
+
+int ml_ascend_csv_add(ml_source *src, ml_profile *p, ml_err *e)
+{
+    const unsigned char *head;
+    size_t n = ml_source_peek(src, &head, 4096, e);
+    ml_ascend_file kind = ml_ascend_file_kind(head, n);
+    if (kind == ML_ASCEND_UNKNOWN)
+        return ml_fail(e, "%s: line 1: not an Ascend memory CSV (memory_record, operator_memory, "
+                          "npu_module_mem or static_op_mem header expected)", ml_source_name(src));
+    ml_csv *c;
+    if (ml_csv_open(src, &c, e)) return -1;
+    int r = kind == ML_ASCEND_MEMORY_RECORD     ? read_memory_record(c, p, e)
+            : kind == ML_ASCEND_OPERATOR_MEMORY ? read_operator_memory(c, p, e)
+            : kind == ML_ASCEND_MODULE_MEM      ? read_module_mem(c, p, e)
+                                                : read_static_op_mem(c, p, e);
+    ml_csv_close(c);
+    if (r < 0) return -1;
+    if (kind != ML_ASCEND_STATIC_OP_MEM) p->time_is_absolute = true;
+    return 0;
+}
+
+int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n)
+{
+    return ml_ascend_file_kind(head, n) != ML_ASCEND_UNKNOWN ? 90 : 0;
+}
+
+int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e)
+{
+    if (ml_ascend_csv_add(src, p, e)) return -1;
+    ml_ascend_overall(p);
+    ml_profile_finish(p);
+    return 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * walk.c — every profile below a directory, each loaded as one rank.
+ *
+ * A torch_npu `*_ascend_pt` folder (one holding ASCEND_PROFILER_OUTPUT/) is
+ * one rank and is not descended into; any other file is loaded when an
+ * importer recognises its content (Kineto traces, snapshots, ...).  Entries are
+ * visited in name order so that output does not depend on the file system.
+ * Hidden entries and symbolic links to directories are not followed.  What is
+ * passed over is kept in ml_profiles.skipped ("path: why"); a directory with
+ * no profile at all is an error that lists them.  A file that an importer
+ * recognises but cannot read is an error: a silently missing rank would be
+ * worse.
+ */
+#include "ascend.h"
+#include "attribute.h"
+#include "importer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_DEPTH 32
+
+typedef struct walk {
+    ml_profiles *out;
+    ml_err *e;
+    size_t found;
+} walk;
+
+static void skip(walk *w, const char *path, const char *why)
+{
+    size_t n = strlen(path) + strlen(why) + 3;
+    char *s = ml_malloc(n);
+    snprintf(s, n, "%s: %s", path, why);
+    VEC_PUSH(&w->out->skipped, s);
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int try_file(walk *w, const char *path)
+{
+    ml_source *src;
+    ml_err e2 = {{0}};
+    if (ml_source_open(path, &src, &e2)) {
+        skip(w, path, strerror(errno ? errno : EIO));
+        return 0;
+    }
+    const unsigned char *head;
+    size_t n = ml_source_peek(src, &head, 4096, &e2);
+    const ml_importer *imp = n ? ml_detect_format(path, head, n) : NULL;
+    ml_source_close(src);
+    if (!imp) {
+        skip(w, path, n ? "not a profile memlens knows" : "empty file");
+        return 0;
+    }
+    size_t before = w->out->items.len;
+    if (ml_load_file(path, w->out, w->e)) return -1;
+    w->found += w->out->items.len - before;
+    return 0;
+}
+
+static int walk_dir(walk *w, const char *path, int depth)
+{
+    if (ml_ascend_is_profile_dir(path)) {
+        ml_profile *ps[2];
+        size_t n;
+        if (ml_ascend_load_dir(path, ps, &n, w->e)) return -1;
+        for (size_t i = 0; i < n; i++) {
+            ml_attribute(ps[i]);
+            VEC_PUSH(&w->out->items, ps[i]);
+        }
+        w->found += n;
+        if (!n)
+            skip(w, path, "Ascend profile without memory data (no memory_record.csv, operator_memory.csv, "
+                          "static_op_mem.csv or .db: was it taken with profile_memory=True?)");
+        return 0;
+    }
+    if (depth > MAX_DEPTH) {
+        skip(w, path, "nested too deep, not searched");
+        return 0;
+    }
+    DIR *d = opendir(path);
+    if (!d) {
+        if (depth == 0) return ml_fail(w->e, "%s: cannot read directory: %s", path, strerror(errno));
+        skip(w, path, strerror(errno));
+        return 0;
+    }
+    VEC(char *) names = {0};
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') VEC_PUSH(&names, ml_strdup(de->d_name));
+    closedir(d);
+    if (names.len) qsort(names.v, names.len, sizeof *names.v, cmp_name);
+    int rc = 0;
+    for (size_t i = 0; i < names.len && rc == 0; i++) {
+        size_t len = strlen(path) + strlen(names.v[i]) + 2;
+        char *child = ml_malloc(len);
+        snprintf(child, len, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names.v[i]);
+        struct stat lst, st;
+        if (lstat(child, &lst) < 0 || stat(child, &st) < 0) skip(w, child, strerror(errno));
+        else if (S_ISDIR(st.st_mode) && S_ISLNK(lst.st_mode)) skip(w, child, "link to a directory, not followed");
+        else if (S_ISDIR(st.st_mode)) rc = walk_dir(w, child, depth + 1);
+        else if (S_ISREG(st.st_mode)) rc = try_file(w, child);
+        else skip(w, child, "not a regular file");
+        free(child);
+    }
+    for (size_t i = 0; i < names.len; i++) free(names.v[i]);
+    VEC_FREE(&names);
+    return rc;
+}
+
+int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e)
+{
+    walk w = {out, e, 0};
+    size_t skipped_before = out->skipped.len;
+    if (walk_dir(&w, dir, 0)) return -1;
+    if (w.found) return 0;
+    /* Nothing: say what was looked at, as much as fits on the line. */
+    size_t n = out->skipped.len - skipped_before;
+    char list[ML_ERR_MAX] = "";
+    size_t used = 0, listed = 0;
+    for (size_t i = skipped_before; i < out->skipped.len; i++) {
+        const char *s = out->skipped.v[i];
+        if (used + strlen(s) + 4 > 400) break;
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", listed ? "; " : "", s);
+        listed++;
+    }
+    if (!n) return ml_fail(e, "%s: no profiles found: the directory is empty", dir);
+    if (listed < n)
+        snprintf(list + used, sizeof list - used, "%s%zu more", listed ? "; and " : "", n - listed);
+    return ml_fail(e, "%s: no profiles found (skipped %zu: %s)", dir, n, list);
+}
+
+int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e)
+{
+    size_t kept = 0;
+    char have[200] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < ps->items.len; i++) {
+        ml_profile *p = ps->items.v[i];
+        if (p->rank == rank) {
+            ps->items.v[kept++] = p;
+            continue;
+        }
+        if (used + 16 < sizeof have)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", p->rank);
+        ml_profile_free(p);
+    }
+    size_t had = ps->items.len;
+    ps->items.len = kept;
+    if (kept) return 0;
+    if (!had) return ml_fail(e, "--rank %d: no profiles loaded", rank);
+    return ml_fail(e, "--rank %d: no such rank (loaded: %s; -1 = unknown)", rank, have);
+}

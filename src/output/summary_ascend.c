@@ -1,0 +1,350 @@
+/* summary_ascend.c — component, stream, static-graph and cross-rank parts of
+ * `memlens summary`; see summary_ascend.h. */
+#include "summary_ascend.h"
+#include "components.h"
+#include "curve.h"
+#include "format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ml_curves_by_parse(const char *s)
+{
+    if (!strcmp(s, "overall")) return ML_CURVES_OVERALL;
+    if (!strcmp(s, "stream")) return ML_CURVES_STREAM;
+    if (!strcmp(s, "component")) return ML_CURVES_COMPONENT;
+    return -1;
+}
+
+/* Whether the device has named components (Ascend) or static graphs. */
+static bool has_components(const ml_profile *p, int device)
+{
+    for (size_t i = 0; i < p->series.len; i++)
+        if (p->series.v[i].device == device &&
+            (p->series.v[i].component || p->series.v[i].kind == ML_SERIES_APP_RESERVED))
+            return true;
+    return false;
+}
+
+/* One row of the component table. */
+typedef struct comp_row {
+    const char *name;
+    const char *source;        /* "allocator", "process", "module", "device", "graph" */
+    int64_t reserved, t_reserved;
+    bool has_allocated;
+    int64_t allocated, t_allocated;
+} comp_row;
+
+static int cmp_row(const void *a, const void *b)
+{
+    const comp_row *x = a, *y = b;
+    if (x->reserved != y->reserved) return x->reserved > y->reserved ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Component rows of a device: allocator components (reserved, allocated),
+ * APP, driver modules and the whole device (ML_SERIES_OTHER), sorted by peak. */
+static size_t component_rows(const ml_profile *p, int device, comp_row **out)
+{
+    comp_row *rows = ml_calloc(p->series.len + 1, sizeof *rows);
+    size_t n = 0;
+    for (size_t i = 0; i < p->series.len; i++) {
+        const ml_series *s = &p->series.v[i];
+        if (s->device != device || s->stream) continue;
+        int64_t v, t;
+        if (!ml_series_peak(s, &v, &t)) continue;
+        comp_row r = {ml_s(p, s->component), NULL, v, t, false, 0, 0};
+        if (s->kind == ML_SERIES_APP_RESERVED) r.name = "APP", r.source = "process";
+        else if (s->kind == ML_SERIES_OTHER) r.source = strcmp(r.name, "DEVICE") ? "module" : "device";
+        else if (s->kind == ML_SERIES_RESERVED && s->component) {
+            r.source = p->time_is_event_order ? "graph total" : "allocator";
+            const ml_series *a = ml_series_find(p, (uint16_t)device, ML_SERIES_ALLOCATED, r.name, 0);
+            r.has_allocated = ml_series_peak(a, &r.allocated, &r.t_allocated);
+        } else continue;
+        rows[n++] = r;
+    }
+    qsort(rows, n, sizeof *rows, cmp_row);
+    *out = rows;
+    return n;
+}
+
+static void text_components(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o)
+{
+    comp_row *rows;
+    size_t n = component_rows(p, device, &rows), hidden = 0;
+    char a[32], b[48], c[32];
+    fprintf(f, "  components, peak reserved%s:\n", o->all ? "" : " (under 100 MiB hidden; --all shows them)");
+    for (size_t i = 0; i < n; i++) {
+        if (!o->all && rows[i].reserved < ML_SMALL_COMPONENT) {
+            hidden++;
+            continue;
+        }
+        fprintf(f, "    %-10s %-10s %12s  at %s", rows[i].name, rows[i].source,
+                ml_fmt_bytes(rows[i].reserved, a, sizeof a),
+                ml_fmt_time(rows[i].t_reserved, p->time_is_absolute, b, sizeof b));
+        if (rows[i].has_allocated) fprintf(f, "   (peak allocated %s)", ml_fmt_bytes(rows[i].allocated, c, sizeof c));
+        fputc('\n', f);
+    }
+    if (hidden) fprintf(f, "    (%zu smaller components hidden)\n", hidden);
+    free(rows);
+}
+
+static void text_streams(FILE *f, const ml_profile *p, int device)
+{
+    char a[32], b[32];
+    fprintf(f, "  streams (component totals sampled at each stream's records):\n");
+    for (size_t i = 0; i < p->series.len; i++) {
+        const ml_series *s = &p->series.v[i];
+        if (s->device != device || !s->stream || s->kind != ML_SERIES_ALLOCATED) continue;
+        int64_t va, ta, vr = 0, tr;
+        const ml_series *r = ml_series_find(p, (uint16_t)device, ML_SERIES_RESERVED, ml_s(p, s->component), s->stream);
+        if (!ml_series_peak(s, &va, &ta)) continue;
+        bool has_r = ml_series_peak(r, &vr, &tr);
+        fprintf(f, "    %-8s stream %-16s peak allocated %12s  reserved %12s  (%zu records)\n",
+                ml_s(p, s->component), ml_s(p, s->stream), ml_fmt_bytes(va, a, sizeof a),
+                has_r ? ml_fmt_bytes(vr, b, sizeof b) : "-", s->ts.len);
+    }
+}
+
+/* Static graphs: op_top labels of the allocs on the device, in first-seen order. */
+static size_t graphs_of(const ml_profile *p, int device, ml_str *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
+        if (p->allocs.device.v[i] != device) continue;
+        ml_str g = p->allocs.op_top.v[i];
+        size_t k = 0;
+        while (k < n && out[k] != g) k++;
+        if (k == n && n < cap) out[n++] = g;
+    }
+    return n;
+}
+
+static void text_static(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o)
+{
+    ml_str graphs[64];
+    size_t n = graphs_of(p, device, graphs, 64);
+    char a[32], b[32];
+    for (size_t g = 0; g < n; g++) {
+        int64_t peak, at, total = -1, tt;
+        if (!ml_allocs_peak(p, (uint16_t)device, graphs[g], &peak, &at)) continue;
+        ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_RESERVED, ml_s(p, graphs[g]), 0), &total, &tt);
+        fprintf(f, "  %s: peak of live operator memory %s at node %lld; TOTAL row %s\n", ml_s(p, graphs[g]),
+                ml_fmt_bytes(peak, a, sizeof a), (long long)at, total >= 0 ? ml_fmt_bytes(total, b, sizeof b) : "-");
+    }
+}
+
+void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o)
+{
+    if (!has_components(p, device)) return;
+    char a[32], b[48];
+    if (p->time_is_event_order) {
+        text_static(f, p, device, o);
+        if (o->curves_by != ML_CURVES_OVERALL) text_components(f, p, device, o);
+        return;
+    }
+    ml_str head = ml_headline_component(p, (uint16_t)device);
+    if (head) fprintf(f, "  device totals    from component %s\n", ml_s(p, head));
+    int64_t v, t;
+    if (ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_ACTIVE, NULL, 0), &v, &t))
+        fprintf(f, "  peak active      %-12s at %s\n", ml_fmt_bytes(v, a, sizeof a), ml_fmt_time(t, p->time_is_absolute, b, sizeof b));
+    if (ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_APP_RESERVED, NULL, 0), &v, &t))
+        fprintf(f, "  APP reserved     %-12s at %s  (whole process)\n", ml_fmt_bytes(v, a, sizeof a),
+                ml_fmt_time(t, p->time_is_absolute, b, sizeof b));
+    if (o->curves_by == ML_CURVES_COMPONENT) text_components(f, p, device, o);
+    else if (o->curves_by == ML_CURVES_STREAM) text_streams(f, p, device);
+}
+
+static void json_peak(jw *w, const char *key, const char *tkey, const ml_series *s)
+{
+    int64_t v, t;
+    bool ok = ml_series_peak(s, &v, &t);
+    jw_key(w, key);
+    if (ok) jw_i64(w, v); else jw_null(w);
+    if (tkey) {
+        jw_key(w, tkey);
+        if (ok) jw_i64(w, t); else jw_null(w);
+    }
+}
+
+void ml_summary_ascend_json(jw *w, const ml_profile *p, int device, const ml_summary_opts *o)
+{
+    if (!has_components(p, device)) return;
+    uint16_t d = (uint16_t)device;
+    ml_str head = ml_headline_component(p, d);
+    jw_key(w, "headline_component");
+    if (head) jw_str(w, ml_s(p, head)); else jw_null(w);
+    int64_t v, t;
+    bool ok = ml_series_peak(ml_series_find(p, d, ML_SERIES_RESERVED, NULL, 0), &v, &t);
+    jw_key(w, "peak_reserved_time_ns");
+    if (ok) jw_i64(w, t); else jw_null(w);
+    json_peak(w, "peak_active_bytes", "peak_active_time_ns", ml_series_find(p, d, ML_SERIES_ACTIVE, NULL, 0));
+    json_peak(w, "app_reserved_peak_bytes", "app_reserved_peak_time_ns",
+              ml_series_find(p, d, ML_SERIES_APP_RESERVED, NULL, 0));
+    int64_t cnt, bytes;
+    ml_unreleased(p, d, &cnt, &bytes);
+    jw_key(w, "unreleased_allocations"); jw_i64(w, cnt);
+    jw_key(w, "unreleased_bytes"); jw_i64(w, bytes);
+    comp_row *rows;
+    size_t n = component_rows(p, device, &rows);
+    jw_key(w, "components");
+    jw_arr(w);
+    for (size_t i = 0; i < n; i++) {
+        jw_obj(w);
+        jw_key(w, "component"); jw_str(w, rows[i].name);
+        jw_key(w, "source"); jw_str(w, rows[i].source);
+        jw_key(w, "peak_reserved_bytes"); jw_i64(w, rows[i].reserved);
+        jw_key(w, "peak_reserved_time_ns"); jw_i64(w, rows[i].t_reserved);
+        jw_key(w, "peak_allocated_bytes");
+        if (rows[i].has_allocated) jw_i64(w, rows[i].allocated); else jw_null(w);
+        jw_end(w);
+    }
+    jw_end(w);
+    free(rows);
+    jw_key(w, "streams");
+    jw_arr(w);
+    for (size_t i = 0; i < p->series.len; i++) {
+        const ml_series *s = &p->series.v[i];
+        if (s->device != d || !s->stream || s->kind != ML_SERIES_ALLOCATED || !ml_series_peak(s, &v, &t)) continue;
+        jw_obj(w);
+        jw_key(w, "component"); jw_str(w, ml_s(p, s->component));
+        jw_key(w, "stream"); jw_str(w, ml_s(p, s->stream));
+        jw_key(w, "peak_allocated_bytes"); jw_i64(w, v);
+        jw_key(w, "peak_allocated_time_ns"); jw_i64(w, t);
+        jw_key(w, "records"); jw_i64(w, (int64_t)s->ts.len);
+        jw_end(w);
+    }
+    jw_end(w);
+    if (p->time_is_event_order) {
+        ml_str graphs[64];
+        size_t ng = graphs_of(p, device, graphs, 64);
+        jw_key(w, "graphs");
+        jw_arr(w);
+        for (size_t g = 0; g < ng; g++) {
+            int64_t peak, at;
+            if (!ml_allocs_peak(p, d, graphs[g], &peak, &at)) continue;
+            jw_obj(w);
+            jw_key(w, "graph"); jw_str(w, ml_s(p, graphs[g]));
+            jw_key(w, "peak_bytes"); jw_i64(w, peak);
+            jw_key(w, "peak_node"); jw_i64(w, at);
+            json_peak(w, "total_row_bytes", NULL, ml_series_find(p, d, ML_SERIES_RESERVED, ml_s(p, graphs[g]), 0));
+            jw_end(w);
+        }
+        jw_end(w);
+    }
+}
+
+/* ---- several ranks ---- */
+
+typedef struct rank_row {
+    const ml_profile *p;
+    int device;
+    bool found;
+    int64_t allocated, t_allocated, reserved;
+    bool has_reserved;
+} rank_row;
+
+static size_t rank_rows(const ml_profiles *ps, rank_row **out)
+{
+    VEC(rank_row) rows = {0};
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            rank_row row = {p, (int)d, false, 0, 0, 0, false};
+            ml_curve c;
+            if (ml_curve_get(p, (int)d, ML_SERIES_ALLOCATED, &c)) {
+                ml_peak k = ml_curve_peak(&c);
+                row.found = k.found;
+                row.allocated = k.value;
+                row.t_allocated = k.at.ts;
+                ml_curve_free(&c);
+            }
+            if (ml_curve_get(p, (int)d, ML_SERIES_RESERVED, &c)) {
+                ml_peak k = ml_curve_peak(&c);
+                row.has_reserved = k.found;
+                row.reserved = k.value;
+                ml_curve_free(&c);
+            }
+            if (row.found) VEC_PUSH(&rows, row);
+        }
+    }
+    *out = rows.v;
+    return rows.len;
+}
+
+/* Index of the highest peak (first in rank order on ties), min and max. */
+static size_t highest(const rank_row *rows, size_t n, int64_t *min, int64_t *max)
+{
+    size_t best = 0;
+    *min = *max = rows[0].allocated;
+    for (size_t i = 1; i < n; i++) {
+        if (rows[i].allocated > rows[best].allocated) best = i;
+        if (rows[i].allocated < *min) *min = rows[i].allocated;
+    }
+    *max = rows[best].allocated;
+    return best;
+}
+
+void ml_summary_ranks_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
+{
+    if (ps->items.len < 2) return;
+    rank_row *rows;
+    size_t n = rank_rows(ps, &rows);
+    if (n < 2) {
+        free(rows);
+        return;
+    }
+    char a[32], b[32], c[48];
+    fprintf(f, "\nranks: peak allocated per rank and device\n");
+    fprintf(f, "    rank  device      peak allocated   peak reserved  at\n");
+    for (size_t i = 0; i < n; i++) {
+        char rk[16];
+        if (rows[i].p->rank >= 0) snprintf(rk, sizeof rk, "%d", rows[i].p->rank);
+        else snprintf(rk, sizeof rk, "?");
+        fprintf(f, "    %4s  %-10s %15s %15s  %s\n", rk, rows[i].p->devices.v[rows[i].device].id,
+                ml_fmt_bytes(rows[i].allocated, a, sizeof a),
+                rows[i].has_reserved ? ml_fmt_bytes(rows[i].reserved, b, sizeof b) : "-",
+                ml_fmt_time(rows[i].t_allocated, rows[i].p->time_is_absolute, c, sizeof c));
+    }
+    int64_t mn, mx;
+    size_t h = highest(rows, n, &mn, &mx);
+    fprintf(f, "  highest: rank %d %s (%s); spread (highest - lowest) %s = %.2f%% of the highest\n",
+            rows[h].p->rank, rows[h].p->devices.v[rows[h].device].id, ml_fmt_bytes(mx, a, sizeof a),
+            ml_fmt_bytes(mx - mn, b, sizeof b), mx > 0 ? 100.0 * (double)(mx - mn) / (double)mx : 0.0);
+    free(rows);
+}
+
+void ml_summary_ranks_json(jw *w, const ml_profiles *ps, const ml_summary_opts *o)
+{
+    if (ps->items.len < 2) return;
+    rank_row *rows;
+    size_t n = rank_rows(ps, &rows);
+    if (n < 2) {
+        free(rows);
+        return;
+    }
+    int64_t mn, mx;
+    size_t h = highest(rows, n, &mn, &mx);
+    jw_key(w, "ranks");
+    jw_obj(w);
+    jw_key(w, "peaks");
+    jw_arr(w);
+    for (size_t i = 0; i < n; i++) {
+        jw_obj(w);
+        jw_key(w, "rank");
+        if (rows[i].p->rank >= 0) jw_i64(w, rows[i].p->rank); else jw_null(w);
+        jw_key(w, "id"); jw_str(w, rows[i].p->devices.v[rows[i].device].id);
+        jw_key(w, "peak_allocated_bytes"); jw_i64(w, rows[i].allocated);
+        jw_key(w, "peak_allocated_time_ns"); jw_i64(w, rows[i].t_allocated);
+        jw_key(w, "peak_reserved_bytes");
+        if (rows[i].has_reserved) jw_i64(w, rows[i].reserved); else jw_null(w);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_key(w, "highest_rank");
+    if (rows[h].p->rank >= 0) jw_i64(w, rows[h].p->rank); else jw_null(w);
+    jw_key(w, "highest_id"); jw_str(w, rows[h].p->devices.v[rows[h].device].id);
+    jw_key(w, "spread_bytes"); jw_i64(w, mx - mn);
+    jw_end(w);
+    free(rows);
+}

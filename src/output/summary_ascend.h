@@ -1,0 +1,30 @@
+/*
+ * summary_ascend.h — the parts of `memlens summary` for inputs with sampled
+ * components (Ascend: PTA, GE, PTA+GE, APP, driver modules), static graphs,
+ * and the cross-rank table when several ranks are loaded.  Called from
+ * summary.c; the JSON functions only add keys to the issue-3 schema.
+ */
+#ifndef ML_SUMMARY_ASCEND_H
+#define ML_SUMMARY_ASCEND_H
+
+#include <stdio.h>
+
+#include "jsonw.h"
+#include "summary.h"
+
+/* Components under this peak are hidden from the text table unless --all. */
+#define ML_SMALL_COMPONENT (100LL << 20)
+
+/* Parses "overall", "stream", "component" for --group-by; -1 if unknown. */
+int ml_curves_by_parse(const char *s);
+
+/* Extra lines / keys for one device of p (nothing for inputs without components). */
+void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o);
+void ml_summary_ascend_json(jw *w, const ml_profile *p, int device, const ml_summary_opts *o);
+
+/* The cross-rank table (peak per rank and device, highest, spread); only when
+ * more than one profile is loaded.  The JSON is the top-level key "ranks". */
+void ml_summary_ranks_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
+void ml_summary_ranks_json(jw *w, const ml_profiles *ps, const ml_summary_opts *o);
+
+#endif

@@ -1,0 +1,406 @@
+/* test_ascend.c — Ascend text and SQLite imports, directories, and the curve
+ * analyses, against ../shared/data/ascend.  Expected values come from
+ * tests/ascend_expected.py (Python csv/sqlite3/decimal, independent of memlens). */
+#include "check.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ascend.h"
+#include "components.h"
+#include "importer.h"
+
+static char path_buf[1024];
+
+static const char *data_path(const char *rel)
+{
+    snprintf(path_buf, sizeof path_buf, "%s/ascend/%s", check_data_dir(), rel);
+    return access(path_buf, R_OK) == 0 ? path_buf : NULL;
+}
+
+#define TEXT0 "text_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/"
+#define DB0 "db_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db"
+
+static int add_csv(ml_profile *p, const char *path, ml_err *e)
+{
+    ml_source *src;
+    if (ml_source_open(path, &src, e)) return -1;
+    int r = ml_ascend_csv_add(src, p, e);
+    ml_source_close(src);
+    return r;
+}
+
+static ml_profile *load_text0(ml_err *e)
+{
+    const char *files[] = {TEXT0 "memory_record.csv", TEXT0 "operator_memory.csv", TEXT0 "npu_module_mem.csv"};
+    ml_profile *p = ml_profile_new("text0", "ascend-text");
+    for (size_t i = 0; i < 3; i++) {
+        const char *f = data_path(files[i]);
+        if (!f || add_csv(p, f, e)) {
+            ml_profile_free(p);
+            return NULL;
+        }
+    }
+    ml_ascend_overall(p);
+    ml_profile_finish(p);
+    return p;
+}
+
+static void check_peak(const ml_profile *p, uint16_t dev, ml_series_kind kind, const char *comp,
+                       int64_t want, int64_t want_t, size_t npoints)
+{
+    const ml_series *s = ml_series_find(p, dev, kind, comp, 0);
+    int64_t v = -1, t = -1;
+    CHECK(ml_series_peak(s, &v, &t));
+    CHECK_EQ_I64(v, want);
+    CHECK_EQ_I64(t, want_t);
+    if (npoints) CHECK_EQ_I64(s ? s->ts.len : 0, npoints);
+}
+
+static void check_live(const ml_profile *p, uint16_t dev, int64_t t, size_t ngroups, int64_t total,
+                       const char *top, int64_t top_bytes, int64_t top_count)
+{
+    ml_live_group *g;
+    int64_t sum;
+    size_t n = ml_live_at(p, dev, t, false, &g, &sum);
+    CHECK_EQ_I64(n, ngroups);
+    CHECK_EQ_I64(sum, total);
+    if (n) {
+        CHECK_EQ_STR(ml_s(p, g[0].name), top);
+        CHECK_EQ_I64(g[0].bytes, top_bytes);
+        CHECK_EQ_I64(g[0].count, top_count);
+    }
+    free(g);
+}
+
+TEST(text_rank0)
+{
+    if (!data_path(TEXT0 "memory_record.csv")) SKIP("no ../shared/data/ascend");
+    ml_err e = {{0}};
+    ml_profile *p = load_text0(&e);
+    CHECK(p != NULL);
+    if (!p) { printf("%s\n", e.msg); return; }
+    CHECK_EQ_I64(p->devices.len, 1);
+    int dev = ml_device_find(p, "npu:0");
+    CHECK_EQ_I64(dev, 0);
+    CHECK(p->time_is_absolute);
+    CHECK_EQ_STR(ml_s(p, ml_headline_component(p, 0)), "PTA+GE");
+    check_peak(p, 0, ML_SERIES_RESERVED, NULL, 1600913408LL, 1736408883704614040LL, 495); /* overall = PTA+GE */
+    /* 1261.04296875 MB, 1526.75 MB, 2113.73046875 MB (MiB) */
+    check_peak(p, 0, ML_SERIES_ALLOCATED, "PTA+GE", 1322299392LL, 1736408883743396450LL, 495);
+    check_peak(p, 0, ML_SERIES_RESERVED, "PTA+GE", 1600913408LL, 1736408883704614040LL, 495);
+    check_peak(p, 0, ML_SERIES_ACTIVE, "PTA+GE", 1245688832LL, 1736408883743242970LL, 0);
+    check_peak(p, 0, ML_SERIES_APP_RESERVED, NULL, 2216407040LL, 1736408883733932920LL, 14);
+    check_peak(p, 0, ML_SERIES_ALLOCATED, "PTA", 1245688832LL, 1736408883743242970LL, 381);
+    check_peak(p, 0, ML_SERIES_RESERVED, "GE", 78381056LL, 1736408883704614040LL, 114);
+    CHECK(ml_series_find(p, 0, ML_SERIES_ACTIVE, "GE", 0) == NULL); /* blank in the file */
+    check_peak(p, 0, ML_SERIES_OTHER, "HCCL", 423690240LL, 1736408883657086220LL, 14);
+    check_peak(p, 0, ML_SERIES_OTHER, "APP", 1522532352LL, 1736408883657086220LL, 14);
+    /* Per-stream series: PTA rows name streams 897357296 (852 rows) and 904703504 (24). */
+    ml_str s1 = ml_intern_cstr(p->strings, "897357296");
+    const ml_series *ss = ml_series_find(p, 0, ML_SERIES_ALLOCATED, "PTA", s1);
+    CHECK(ss != NULL);
+    const ml_series *ss2 = ml_series_find(p, 0, ML_SERIES_ALLOCATED, "PTA+GE", s1);
+    CHECK(ss2 != NULL);
+    if (ss && ss2) CHECK_EQ_I64(ss->ts.len + ss2->ts.len, 852);
+    /* operator_memory: 184 rows, 24 never released (264920064 bytes) */
+    CHECK_EQ_I64(ml_allocs_count(p), 184);
+    int64_t cnt, bytes;
+    ml_unreleased(p, 0, &cnt, &bytes);
+    CHECK_EQ_I64(cnt, 24);
+    CHECK_EQ_I64(bytes, 264920064LL);
+    CHECK_EQ_I64(p->allocs.size.v[0], 19268096LL); /* 18816.5 KB */
+    CHECK_EQ_I64(p->allocs.t_alloc.v[0], 1736408883694624810LL);
+    CHECK_EQ_I64(p->allocs.t_free.v[2], 1736408883736793940LL);
+    CHECK_EQ_I64(p->allocs.t_free_req.v[2], 1736408883736793430LL);
+    CHECK_EQ_I64(p->allocs.flags.v[0], ML_ALLOC_NEVER_FREED);
+    check_live(p, 0, 1736408883743396450LL, 12, 586741248LL, "aten::_foreach_add", 245275136LL, 16);
+    ml_profile_free(p);
+}
+
+TEST(db_rank0)
+{
+    const char *db = data_path(DB0);
+    if (!db) SKIP("no ../shared/data/ascend");
+    ml_err e = {{0}};
+    ml_profile *p = ml_profile_new(db, "ascend-db");
+    CHECK_EQ_I64(ml_ascend_db_add(db, p, &e), 0);
+    ml_ascend_overall(p);
+    ml_profile_finish(p);
+    CHECK_EQ_I64(p->rank, 0);
+    check_peak(p, 0, ML_SERIES_ALLOCATED, NULL, 1263251456LL, 1736410576444401680LL, 495); /* overall = PTA+GE */
+    CHECK_EQ_I64(ml_device_find(p, "npu:0"), 0);
+    check_peak(p, 0, ML_SERIES_ALLOCATED, "PTA+GE", 1263251456LL, 1736410576444401680LL, 495);
+    check_peak(p, 0, ML_SERIES_RESERVED, "PTA+GE", 1600913408LL, 1736410576404432130LL, 495);
+    check_peak(p, 0, ML_SERIES_ACTIVE, "PTA+GE", 1245688832LL, 1736410576442657420LL, 0);
+    check_peak(p, 0, ML_SERIES_APP_RESERVED, NULL, 2216402944LL, 1736410576446211200LL, 14);
+    check_peak(p, 0, ML_SERIES_OTHER, "HCCL", 423690240LL, 1736410576357979490LL, 14);
+    check_peak(p, 0, ML_SERIES_OTHER, "DEVICE", 2468032512LL, 1736410576346430200LL, 14);
+    CHECK_EQ_I64(ml_allocs_count(p), 184);
+    int64_t cnt, bytes;
+    ml_unreleased(p, 0, &cnt, &bytes);
+    CHECK_EQ_I64(cnt, 24);
+    CHECK_EQ_I64(bytes, 264920064LL);
+    check_live(p, 0, 1736410576444401680LL, 12, 527693312LL, "aten::_foreach_add", 245275136LL, 16);
+    ml_profile_free(p);
+}
+
+/* The same kind of run as text and as db: same devices, component and module
+ * names, same units (the first PTA+GE record is 935.9951171875 MB in text,
+ * 981462016 bytes in the db: both come out in bytes), streams named alike. */
+TEST(text_and_db_agree)
+{
+    char db[1024];
+    if (!data_path(DB0) || !data_path(TEXT0 "memory_record.csv")) SKIP("no ../shared/data/ascend");
+    snprintf(db, sizeof db, "%s", data_path(DB0));
+    ml_err e = {{0}};
+    ml_profile *t = load_text0(&e);
+    ml_profile *d = ml_profile_new(db, "ascend-db");
+    CHECK(t != NULL);
+    CHECK_EQ_I64(ml_ascend_db_add(db, d, &e), 0);
+    CHECK_EQ_STR(e.msg, "");
+    ml_profile_finish(d);
+    if (!t || !d->devices.len) { ml_profile_free(t); ml_profile_free(d); return; }
+    CHECK_EQ_STR(t->devices.v[0].id, d->devices.v[0].id);
+    const char *comps[] = {"PTA", "GE", "PTA+GE"};
+    for (int k = 0; k < 3; k++)
+        for (int kind = ML_SERIES_ALLOCATED; kind <= ML_SERIES_RESERVED; kind++) {
+            const ml_series *a = ml_series_find(t, 0, kind, comps[k], 0);
+            const ml_series *b = ml_series_find(d, 0, kind, comps[k], 0);
+            CHECK(a && b);
+            if (a && b) CHECK_EQ_I64(a->ts.len, b->ts.len);
+        }
+    CHECK_EQ_I64(t->series.v[0].value.v[0] > 0, 1);
+    /* module names: every module series of the text run exists in the db run,
+     * except module 74, which the text run calls AML and the db's ENUM_MODULE AMP */
+    size_t nmod = 0;
+    for (size_t i = 0; i < t->series.len; i++) {
+        const ml_series *s = &t->series.v[i];
+        if (s->kind != ML_SERIES_OTHER) continue;
+        nmod++;
+        if (!ml_series_find(d, 0, ML_SERIES_OTHER, ml_s(t, s->component), 0) &&
+            strcmp(ml_s(t, s->component), "AML") != 0)
+            CHECK_FAILED_("module %s missing in db", ml_s(t, s->component));
+    }
+    CHECK_EQ_I64(nmod, 77);
+    CHECK(ml_series_find(d, 0, ML_SERIES_OTHER, "AMP", 0) != NULL);
+    /* streams are decimal text in both */
+    size_t nstream_t = 0, nstream_d = 0;
+    for (size_t i = 0; i < t->series.len; i++) nstream_t += t->series.v[i].stream != 0;
+    for (size_t i = 0; i < d->series.len; i++) nstream_d += d->series.v[i].stream != 0;
+    CHECK_EQ_I64(nstream_t, nstream_d);
+    CHECK(ml_series_find(d, 0, ML_SERIES_ALLOCATED, "PTA", ml_intern_cstr(d->strings, "733279888")) != NULL);
+    ml_profile_free(t);
+    ml_profile_free(d);
+}
+
+TEST(static_graph)
+{
+    const char *f = data_path("static/test_rank_1/ASCEND_PROFILER_OUTPUT/static_op_mem.csv");
+    if (!f) SKIP("no ../shared/data/ascend");
+    ml_err e = {{0}};
+    ml_profile *p = ml_profile_new(f, "ascend-text");
+    CHECK_EQ_I64(add_csv(p, f, &e), 0);
+    ml_profile_finish(p);
+    CHECK_EQ_STR(p->format, "ascend-static");
+    CHECK(p->time_is_event_order);
+    CHECK_EQ_I64(ml_allocs_count(p), 54);
+    int dev = ml_device_find(p, "cpu"); /* Device_id "host" */
+    CHECK_EQ_I64(dev, 0);
+    ml_str g0 = ml_intern_cstr(p->strings, "model 0 graph 0"), g1 = ml_intern_cstr(p->strings, "model 0 graph 1");
+    int64_t peak = -1, at = -1;
+    CHECK(ml_allocs_peak(p, 0, g0, &peak, &at));
+    CHECK_EQ_I64(peak, 6300409);
+    CHECK_EQ_I64(at, 27);
+    CHECK(ml_allocs_peak(p, 0, g1, &peak, &at));
+    CHECK_EQ_I64(peak, 8700377);
+    CHECK_EQ_I64(at, 32);
+    check_peak(p, 0, ML_SERIES_RESERVED, "model 0 graph 0", 17623552, 1, 1); /* TOTAL 17210.5 KB */
+    check_peak(p, 0, ML_SERIES_RESERVED, "model 0 graph 1", 20388352, 1, 1);
+    int64_t cnt, bytes;
+    ml_unreleased(p, 0, &cnt, &bytes);
+    CHECK_EQ_I64(cnt, 10);
+    ml_profile_free(p);
+}
+
+/* The whole *_ascend_pt folder: rank from profiler_info_0.json, CSVs and the
+ * NPU MEM counters of trace_view.json (Device/Memory -> OTHER "DEVICE"; its
+ * APP counters duplicate memory_record's APP rows and are not added twice). */
+TEST(directory_rank0)
+{
+    if (!data_path("text_level1/rank0_ascend_pt/profiler_info_0.json")) SKIP("no ../shared/data/ascend");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/ascend/text_level1/rank0_ascend_pt", check_data_dir());
+    CHECK(ml_ascend_is_profile_dir(dir));
+    ml_profile *ps[2];
+    size_t n = 9;
+    ml_err e = {{0}};
+    CHECK_EQ_I64(ml_ascend_load_dir(dir, ps, &n, &e), 0);
+    CHECK_EQ_I64(n, 1);
+    if (n != 1) return;
+    ml_profile *p = ps[0];
+    CHECK_EQ_STR(p->format, "ascend-text");
+    CHECK_EQ_I64(p->rank, 0);
+    check_peak(p, 0, ML_SERIES_OTHER, "DEVICE", 2467627008LL, 1736408883634148920LL, 14);
+    check_peak(p, 0, ML_SERIES_APP_RESERVED, NULL, 2216407040LL, 1736408883733932920LL, 14);
+    check_peak(p, 0, ML_SERIES_ALLOCATED, NULL, 1322299392LL, 1736408883743396450LL, 495);
+    CHECK_EQ_I64(ml_allocs_count(p), 184);
+    ml_profile_free(p);
+
+    ml_profiles all;
+    memset(&all, 0, sizeof all);
+    snprintf(dir, sizeof dir, "%s/ascend/db_level1", check_data_dir());
+    CHECK_EQ_I64(ml_load(dir, &all, &e), 0);
+    ml_profiles_sort(&all);
+    CHECK_EQ_I64(all.items.len, 2);
+    if (all.items.len == 2) {
+        CHECK_EQ_I64(all.items.v[0]->rank, 0);
+        CHECK_EQ_I64(all.items.v[1]->rank, 1);
+        CHECK_EQ_STR(all.items.v[1]->format, "ascend-db");
+        CHECK_EQ_STR(all.items.v[1]->devices.v[0].id, "npu:1");
+    }
+    ml_profiles_free(&all);
+}
+
+/* ---- bad input ---- */
+
+static int import_text(const char *text, ml_profile **out, ml_err *e)
+{
+    ml_source *src = ml_source_from_memory("bad.csv", text, strlen(text));
+    ml_profile *p = ml_profile_new("bad.csv", "ascend-text");
+    int r = ml_ascend_text_import(src, p, e);
+    ml_source_close(src);
+    if (out) *out = p;
+    else ml_profile_free(p);
+    return r;
+}
+
+#define MR_HEAD "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\r\n"
+#define OM_HEAD "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Stream Ptr,Device Type\n"
+
+TEST(bad_csv)
+{
+    ml_err e = {{0}};
+    ml_profile *p;
+    /* header only: a valid, empty profile */
+    CHECK_EQ_I64(import_text(MR_HEAD, &p, &e), 0);
+    CHECK_EQ_I64(p->series.len, 0);
+    ml_profile_free(p);
+    /* missing column */
+    CHECK_EQ_I64(import_text("Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Stream Ptr\n"
+                             "PTA,1.0,1,2,3\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "bad.csv: line 1: missing column 'Device Type'");
+    /* extra cell in a row */
+    CHECK_EQ_I64(import_text(MR_HEAD "PTA,1.000\t,1,2,1,77,NPU:0\r\nPTA,2.000\t,1,2,1,77,NPU:0,extra\r\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "bad.csv: line 3: 8 cells, but the header has 7 columns");
+    /* garbage numbers */
+    CHECK_EQ_I64(import_text(MR_HEAD "PTA,1.000\t,1,2,1,77,NPU:0\r\nGE,2.000\t,1x,2,,,NPU:0\r\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "bad.csv: line 3: column 'Total Allocated(MB)': '1x' is not a number");
+    CHECK_EQ_I64(import_text(MR_HEAD "PTA,,1,2,1,77,NPU:0\r\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "line 2: column 'Timestamp(us)' is empty");
+    CHECK_EQ_I64(import_text(MR_HEAD "PTA,1,1,2,1,77,GPU:0\r\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "line 2: column 'Device Type': 'GPU:0' is not a device like NPU:0");
+    CHECK_EQ_I64(import_text(OM_HEAD "aten::add,abc,1.0,,,1,NPU:0\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "bad.csv: line 2: column 'Size(KB)': 'abc' is not a number");
+    CHECK_EQ_I64(import_text("Device_id,Op Name,Model Name,Graph ID,Node Index Start,Node Index End,Size(KB)\n"
+                             "host,a,0,0,1.5,3,1\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "line 2: column 'Node Index Start': '1.5' is not a node index");
+    /* not an Ascend file at all */
+    CHECK_EQ_I64(import_text("a,b\n1,2\n", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "bad.csv: line 1: not an Ascend memory CSV");
+    /* a good small file: blank release = never freed, KB and µs exact */
+    CHECK_EQ_I64(import_text(OM_HEAD "aten::add,2.5,1.001\t,,,7,NPU:1\n"
+                             "aten::mul,1,2.000\t,3.500\t,3.250\t,7,NPU:1\n", &p, &e), 0);
+    CHECK_EQ_I64(ml_allocs_count(p), 2);
+    CHECK_EQ_STR(p->devices.v[0].id, "npu:1");
+    CHECK_EQ_I64(p->allocs.size.v[0], 2560);
+    CHECK_EQ_I64(p->allocs.t_alloc.v[0], 1001);
+    CHECK_EQ_I64(p->allocs.t_free.v[0], ML_TIME_END);
+    CHECK_EQ_I64(p->allocs.t_free.v[1], 3500);
+    CHECK_EQ_I64(p->allocs.t_free_req.v[1], 3250);
+    ml_profile_free(p);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+TEST(bad_db)
+{
+    char dir[] = "/tmp/memlens-test-ascend-XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary directory");
+    char path[256];
+    ml_err e = {{0}};
+    ml_profile *p = ml_profile_new("x", "ascend-db");
+
+    snprintf(path, sizeof path, "%s/notsqlite.db", dir);
+    write_file(path, "this is not a database, just text that is long enough to have a header\n");
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
+    CHECK_CONTAINS(e.msg, "notsqlite.db: not a readable SQLite database: file is not a database");
+
+    snprintf(path, sizeof path, "%s/missing.db", dir);
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
+    CHECK_CONTAINS(e.msg, "missing.db: cannot open as SQLite");
+
+    /* a SQLite file without the memory tables */
+    snprintf(path, sizeof path, "%s/other.db", dir);
+    sqlite3 *db;
+    CHECK_EQ_I64(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_exec(db, "CREATE TABLE T(a); INSERT INTO T VALUES(1);", NULL, NULL, NULL);
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
+    CHECK_CONTAINS(e.msg, "other.db: no Ascend memory tables");
+
+    /* wrong types in a memory table name the table, row and column */
+    sqlite3_exec(db,
+                 "CREATE TABLE STRING_IDS(id INTEGER PRIMARY KEY, value TEXT);"
+                 "INSERT INTO STRING_IDS VALUES(1,'PTA');"
+                 "CREATE TABLE MEMORY_RECORD(component INTEGER, timestamp INTEGER, totalAllocated INTEGER,"
+                 " totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+                 "INSERT INTO MEMORY_RECORD VALUES(1, 1000, 5, 6, 5, 9, 0);"
+                 "INSERT INTO MEMORY_RECORD VALUES(1, 'soon', 5, 6, 5, 9, 0);",
+                 NULL, NULL, NULL);
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
+    CHECK_CONTAINS(e.msg, "other.db: table MEMORY_RECORD: row 2: column timestamp: 'soon' is not an integer");
+
+    /* locked by a writer: a clear error, not a hang */
+    sqlite3_exec(db, "DELETE FROM MEMORY_RECORD WHERE rowid = 2;", NULL, NULL, NULL);
+    CHECK_EQ_I64(sqlite3_exec(db, "BEGIN EXCLUSIVE; INSERT INTO T VALUES(2);", NULL, NULL, NULL), SQLITE_OK);
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
+    CHECK_CONTAINS(e.msg, "database is locked");
+    sqlite3_exec(db, "COMMIT;", NULL, NULL, NULL);
+    ml_profile_free(p);
+    p = ml_profile_new("x", "ascend-db");
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), 0);
+    CHECK_EQ_I64(p->series.len, 6); /* PTA allocated/reserved/active, all streams and stream "9" */
+    sqlite3_close(db);
+    ml_profile_free(p);
+
+    /* stdin is refused (SQLite needs a file) */
+    ml_source *src = ml_source_from_memory("<stdin>", "SQLite format 3", 16);
+    p = ml_profile_new("-", "ascend-db");
+    CHECK_EQ_I64(ml_ascend_db_import(src, p, &e), -1);
+    CHECK_CONTAINS(e.msg, "must be read from a file");
+    ml_source_close(src);
+    ml_profile_free(p);
+
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_I64(system(cmd), 0);
+}
+
+int main(void)
+{
+    RUN(text_rank0);
+    RUN(db_rank0);
+    RUN(text_and_db_agree);
+    RUN(static_graph);
+    RUN(directory_rank0);
+    RUN(bad_csv);
+    RUN(bad_db);
+    return check_report();
+}
