@@ -748,6 +748,7 @@ const char *js_unescape(js_scanner *s, size_t *len)
 }
 
 int js_depth(const js_scanner *s) { return s->depth; }
+bool js_input_ended(const js_scanner *s) { return s->eof; }
 bool js_truncated(const js_scanner *s) { return s->truncated; }
 uint64_t js_offset(const js_scanner *s) { return s->tok_off; }
 const char *js_error(const js_scanner *s) { return s->err; }
