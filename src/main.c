@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report.h"
 #include "snapshot_cmd.h"
 #include "summary.h"
 
@@ -15,6 +16,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
     {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
 };
 
