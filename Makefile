@@ -21,9 +21,11 @@ endif
 
 CFLAGS  ?=
 CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation \
-           -D_GNU_SOURCE -pthread -MMD -MP $(SANFLAGS) $(addprefix -I,$(SRC_DIRS))
+           -D_GNU_SOURCE -pthread -MMD -MP $(SANFLAGS) $(MHD_CFLAGS) $(addprefix -I,$(SRC_DIRS))
 LDFLAGS += -pthread $(SANFLAGS)
-LDLIBS  += -lz -lsqlite3 -lm
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+LDLIBS  += -lz -lsqlite3 -lm $(MHD_LIBS)
 
 SRC_DIRS := $(shell find src -type d)
 LIB_SRC  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))

@@ -56,6 +56,15 @@ const ml_importer *ml_detect_format(const char *path, const unsigned char *head,
 /* Loads every profile found below dir (walk.c): Ascend `*_ascend_pt` folders,
  * and files any importer recognises.  Each becomes one rank. */
 int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e);
+/* What ml_load_dir would load, without loading it: the path of each unit
+ * (a file or an Ascend `*_ascend_pt` folder; ml_load(path) loads one) and
+ * what it passed over.  For `memlens serve`, which imports ranks lazily. */
+typedef struct ml_units {
+    VEC(char *) paths;
+    VEC(char *) skipped;         /* "path: why" */
+} ml_units;
+int ml_list_dir(const char *dir, ml_units *out, ml_err *e);
+void ml_units_free(ml_units *u);
 /* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
 int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */

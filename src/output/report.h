@@ -29,6 +29,12 @@ typedef struct ml_report_opts {
 int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
                    ml_blobs *bl, ml_err *e);
 
+/* One rank's object of the meta ("ranks" items), times relative to origin
+ * (`memlens serve` builds each rank alone, with bl->capture set). */
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *meta, ml_blobs *bl);
+/* The earliest time in a profile (INT64_MAX if none): the origin of one rank. */
+int64_t ml_report_first_time(const ml_profile *p);
+
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
 

@@ -514,7 +514,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
 
 /* ---- one rank ---------------------------------------------------------- */
 
-static void put_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *m, ml_blobs *bl)
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *m, ml_blobs *bl)
 {
     rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs };
     c.nstr = ml_strpool_count(p->strings);
@@ -580,7 +580,7 @@ static void put_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_
     free(c.calls);
 }
 
-static int64_t first_time(const ml_profile *p)
+int64_t ml_report_first_time(const ml_profile *p)
 {
     int64_t t = INT64_MAX;
     if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
@@ -599,7 +599,7 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     if (!ps->items.len) return ml_fail(e, "report: no profile to show");
     int64_t origin = INT64_MAX;
     for (size_t r = 0; r < ps->items.len; r++) {
-        int64_t t = first_time(ps->items.v[r]);
+        int64_t t = ml_report_first_time(ps->items.v[r]);
         if (t < origin) origin = t;
     }
     if (origin == INT64_MAX) origin = 0;
@@ -625,7 +625,7 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     ml_buf_puts(m, "],\"ranks\":[");
     for (size_t r = 0; r < ps->items.len; r++) {
         ml_buf_puts(m, r ? "," : "");
-        put_rank(ps->items.v[r], origin, max_allocs, m, bl);
+        ml_report_rank(ps->items.v[r], origin, max_allocs, m, bl);
     }
     ml_buf_puts(m, "]}");
     return 0;

@@ -136,8 +136,20 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int d
     free(zbuf);
 }
 
+/* Capture mode: keeps a copy of the values as they are. */
+static void capture(ml_blobs *bl, ml_buf *meta, char dt, const void *v, size_t n, size_t width)
+{
+    ml_col_raw c = { dt, n, ml_malloc(n ? n * width : 1) };
+    if (n) memcpy(c.v, v, n * width);
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu}", bl->count++,
+                  dt == 'i' ? "i64" : dt == 'u' ? "u32" : "u8", n);
+    bl->raw_bytes += n * width;
+    VEC_PUSH(&bl->raw, c);
+}
+
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
 {
+    if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
     /* Smallest exact form: i32 deltas from the first value (sorted times,
      * running totals), i32 values, or f64 (exact below 2^53, which covers
      * bytes and relative ns). */
@@ -168,6 +180,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 {
+    if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); return; }
     uint32_t mx = 0;
     for (size_t i = 0; i < n; i++) if (v[i] > mx) mx = v[i];
     if (mx <= UINT16_MAX) {
@@ -182,11 +195,14 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
+    if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
     put_blob(bl, meta, "u8", n, 0, v, n, "");
 }
 
 void ml_blobs_free(ml_blobs *bl)
 {
     ml_buf_free(&bl->html);
+    for (size_t i = 0; i < bl->raw.len; i++) free(bl->raw.v[i].v);
+    VEC_FREE(&bl->raw);
     *bl = (ml_blobs){0};
 }

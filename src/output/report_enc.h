@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vec.h"
+
 typedef struct ml_buf {
     char *p;
     size_t len, cap;
@@ -33,12 +35,24 @@ void ml_json_str(ml_buf *b, const char *s);
 /* An int64 as a JSON number when a double holds it exactly, else as a string. */
 void ml_json_i64(ml_buf *b, int64_t v);
 
-/* The blobs of one report: base64 text, each wrapped in its <script> tag. */
+/* A column kept as raw values instead of encoded (capture mode, for `memlens
+ * serve`, which answers queries from the arrays themselves). */
+typedef struct ml_col_raw {
+    char dt;              /* 'i' int64_t, 'u' uint32_t, 'b' uint8_t */
+    size_t n;
+    void *v;              /* n values of that type (owned) */
+} ml_col_raw;
+
+/* The blobs of one report: base64 text, each wrapped in its <script> tag.
+ * With `capture` set, columns are not encoded: each is kept in `raw` (blob N
+ * = raw.v[N]) and described as {"b":N,"dt":"i64|u32|u8","n":COUNT}. */
 typedef struct ml_blobs {
     ml_buf html;          /* <script type="application/x-memlens" id="ml-bN">...</script> */
     unsigned count;
     size_t raw_bytes;     /* before deflate, for the log */
     int level;            /* zlib level, 1 by default: the report must be quick to write */
+    int capture;
+    VEC(ml_col_raw) raw;
 } ml_blobs;
 
 /* Each writes the column's JSON descriptor into `meta` and its bytes into `bl`. */

@@ -4,12 +4,13 @@
 
 import { makeClock, fmtBytes, groupDigits, escapeHtml } from "./format.js";
 import { pageSource } from "./source.js";
-import { CurveView, TimelineView, TablesView, renderDetail, renderPeak } from "./views.js";
+import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 
 class App {
   constructor(source) {
     this.source = source;
-    this.state = { rank: 0, dev: 0, t0: 0, t1: 1, group: "overall", mode: "lanes", hover: -1, hoverLane: -1, selected: -1, peakBy: "by_op" };
+    this.state = { rank: 0, dev: 0, t0: 0, t1: 1, group: "overall", mode: "lanes", hover: -1, hoverLane: -1, selected: -1, peakBy: "by_op",
+      liveT: null, liveBy: "op" };
     this.perf = { lastRedrawMs: 0, redraws: 0 };
   }
 
@@ -24,6 +25,7 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
+    if (this.source.ensureRank) await this.loadRank(0); // served: ranks are imported when first viewed
     const first = this.meta.ranks.findIndex((r) => r.devices.length);
     if (first < 0) { $("loading").textContent = "Nothing to show: no memory data in the input."; return; }
     // Open the rank and device with the highest peak: that is the question.
@@ -35,11 +37,33 @@ class App {
     window.__memlens.ready = true;
   }
 
+  // Served pages: imports rank k on the server, showing its progress.
+  async loadRank(k) {
+    const el = document.getElementById("loading"), note = document.getElementById("rank-progress");
+    const r = this.meta.ranks[k];
+    if (!r || r.loaded) return;
+    const show = (s) => {
+      const text = `Loading ${s.path.split("/").pop()} (${s.bytes >= 0 ? fmtBytes(s.bytes) + ", " : ""}${s.state}, ${(+s.seconds).toFixed(1)} s)…`;
+      if (el) el.textContent = text;
+      if (note) { note.hidden = false; note.textContent = text; }
+    };
+    show(r.slot);
+    try {
+      await this.source.ensureRank(k, show);
+      if (note) note.hidden = true;
+    } catch (e) {
+      const msg = "Cannot load this rank: " + e.message;
+      if (el) el.textContent = msg;
+      if (note) { note.hidden = false; note.textContent = msg; }
+    }
+    this.header();
+  }
+
   header() {
     const m = this.meta, $ = (id) => document.getElementById(id);
     $("hdr-title").textContent = (m.inputs && m.inputs.length ? m.inputs : m.ranks.map((r) => r.path)).join(", ");
     const rs = $("sel-rank");
-    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}</option>`).join("");
+    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
   }
 
@@ -65,13 +89,15 @@ class App {
 
   async openDevice(rank, dev) {
     const st = this.state;
-    st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1;
+    if (this.source.ensureRank) await this.loadRank(rank);
+    if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
+    st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1; st.liveT = null;
     const r = this.meta.ranks[rank], d = this.dev();
-    this.clock = makeClock(BigInt(this.meta.origin_ns), r.time);
+    this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns), r.time);
     st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
     this.deviceOptions();
     this.metaLine();
-    this.allocs = await this.source.getAllocs(rank, dev, st.t0, st.t1, 0);
+    this.allocs = await this.source.getAllocs(rank, dev, st.t0, st.t1, this.timeline.W());
     this.timeline.setData(this.allocs);
     const pk = d.peak, lab = document.getElementById("peak-label");
     lab.innerHTML = pk
@@ -79,16 +105,53 @@ class App {
       : "";
     renderPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
     renderDetail(document.getElementById("detail"), this, -1);
+    renderLive(this);
     this.curve.key = "";
-    await this.redraw();
+    await this.redraw(true);
+  }
+
+  // The id an allocation index stands for (windowed sources renumber per window).
+  idOf(i) { return i < 0 || !this.allocs ? -1 : this.allocs.id ? this.allocs.id[i] : i; }
+
+  // Windowed sources: the allocations of the window, keeping the selection.
+  async refreshAllocs() {
+    const st = this.state, sel = this.idOf(st.selected);
+    const a = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), sel);
+    this.allocs = a;
+    this.timeline.setData(a);
+    st.selected = sel >= 0 ? a.localOf(sel) : -1;
+    st.hover = -1;
+  }
+
+  // A row of the allocations table: its index in this.allocs (fetching it if a
+  // windowed source did not return it for this window).
+  async rowToLocal(i, fetch) {
+    const res = this.tables.last;
+    if (!res || !res.ids) return i;
+    const id = res.ids[i];
+    let k = this.allocs.localOf(id);
+    if (k < 0 && fetch) {
+      const st = this.state;
+      this.allocs = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), id);
+      this.timeline.setData(this.allocs);
+      k = this.allocs.localOf(id);
+    }
+    return k;
+  }
+
+  async setLiveT(t) {
+    this.state.liveT = t;
+    await renderLive(this);
+    this.curve.u && this.curve.u.redraw(false);
   }
 
   // Everything that depends on the window.
-  async redraw() {
+  async redraw(fresh) {
     const t = performance.now();
     const st = this.state;
     document.getElementById("win-label").textContent = `${this.clock.fmt(st.t0, 3)} – ${this.clock.fmt(st.t1, 3)} (${fmtDurShort(st.t1 - st.t0)})`;
-    await this.curve.refresh();
+    if (this.source.windowed && !fresh) await Promise.all([this.curve.refresh(), this.refreshAllocs()]);
+    else await this.curve.refresh();
     this.timeline.draw();
     this.perf.lastRedrawMs = performance.now() - t;
     this.perf.redraws++;
@@ -149,6 +212,16 @@ class App {
     $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value));
     $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); });
     $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
+    if (!this.source.windowed) $("sel-live-by").querySelector('option[value="frame"]').remove(); // needs the server
+    $("sel-live-by").addEventListener("change", (e) => { st.liveBy = e.target.value; renderLive(this); });
+    // A click on the curve (not a drag) shows the live set at that time.
+    let down = null;
+    $("curve").addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });
+    $("curve").addEventListener("click", (e) => {
+      const u = this.curve.u;
+      if (!u || !down || Math.abs(e.clientX - down[0]) > 3 || !e.target.classList.contains("u-over")) return;
+      this.setLiveT(u.posToVal(e.offsetX, "x"));
+    });
     $("btn-peak").addEventListener("click", () => this.zoomToPeak());
     $("btn-reset").addEventListener("click", () => this.resetWindow());
     $("seg-mode").addEventListener("click", (e) => {
@@ -191,7 +264,7 @@ class App {
     tbody.addEventListener("mouseover", (e) => {
       const tr = e.target.closest("tr");
       if (!tr) return;
-      if (tr.dataset.i != null) this.setHover(+tr.dataset.i);
+      if (tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, false).then((k) => this.setHover(k));
       else if (tr.dataset.op != null) {
         const L = this.timeline.layout;
         const g = this.allocs.groups.indexOf(tr.dataset.op);
@@ -202,7 +275,7 @@ class App {
     tbody.addEventListener("mouseleave", () => { st.hoverLane = -1; this.setHover(-1); this.timeline.drawOver(); });
     tbody.addEventListener("click", (e) => {
       const tr = e.target.closest("tr");
-      if (tr && tr.dataset.i != null) this.select(+tr.dataset.i);
+      if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
     window.addEventListener("keydown", (e) => {
       if (e.target.closest && e.target.closest("input, select, textarea")) return;
@@ -240,7 +313,7 @@ function flash(btn, text) {
 }
 
 // Started only in a browser page that carries the data.
-if (typeof document !== "undefined" && document.getElementById("ml-meta")) {
+if (typeof document !== "undefined" && (document.getElementById("ml-meta") || document.getElementById("ml-server"))) {
   const app = new App(pageSource(document));
   window.__memlens = { app, ready: false };
   app.start().catch((e) => {

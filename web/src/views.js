@@ -147,6 +147,12 @@ export class CurveView {
       const lx = x + 8 * dpr + tw > left + width ? x - 8 * dpr - tw : x + 8 * dpr;
       ctx.fillText(label, lx, Math.max(top + 14 * dpr, y + 4 * dpr));
     }
+    const lt = app.state.liveT;
+    if (lt != null && lt >= u.scales.x.min && lt <= u.scales.x.max) {
+      const x = u.valToPos(lt, "x", true);
+      ctx.strokeStyle = cssVar("--accent"); ctx.lineWidth = dpr; ctx.setLineDash([2 * dpr, 2 * dpr]);
+      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke(); ctx.setLineDash([]);
+    }
     const h = app.state.hover >= 0 ? app.state.hover : app.state.selected;
     if (h >= 0 && app.allocs && this.shown.length) {
       const a = app.allocs;
@@ -246,7 +252,8 @@ export class TimelineView {
     ctx.restore();
     const parts = [groupDigits(vis.bars.length) + " bars"];
     if (vis.nSmall) parts.push(groupDigits(vis.nSmall) + " allocations narrower than 1 px shown as shaded bands");
-    if (a.summarised) parts.push(groupDigits(a.summarised) + " small allocations (" + fmtBytes(a.summarisedBytes) + ") not embedded: the report keeps the " + groupDigits(a.n) + " live at the peak or largest");
+    if (a.summarised && a.windowNote != null) parts.push(groupDigits(a.summarised) + " allocations (" + fmtBytes(a.summarisedBytes) + ") narrower than 1 px in this window: counted, not drawn (zoom in)");
+    else if (a.summarised) parts.push(groupDigits(a.summarised) + " small allocations (" + fmtBytes(a.summarisedBytes) + ") not embedded: the report keeps the " + groupDigits(a.n) + " live at the peak or largest");
     this.note.textContent = parts.join(" · ");
   }
 
@@ -283,7 +290,7 @@ export class TimelineView {
     const small = pass.total.length ? "grey: allocations under 1 px tall (" + fmtBytes(minBytes) + ")" : "";
     const parts = [groupDigits(s.rects.length) + " bands", small];
     if (s.hidden) parts.push(groupDigits(s.hidden) + " allocations that lived less than 1 px not drawn (zoom in)");
-    if (a.summarised) parts.push(groupDigits(a.summarised) + " small allocations not embedded");
+    if (a.summarised) parts.push(groupDigits(a.summarised) + (a.windowNote != null ? " allocations narrower than 1 px not stacked (zoom in)" : " small allocations not embedded"));
     this.note.textContent = parts.filter(Boolean).join(" · ");
   }
 
@@ -416,12 +423,37 @@ export function renderPeak(sumEl, listEl, app, by) {
   sumEl.innerHTML = `<div class="big">${fmtBytes(pk.v)}</div>
     <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
     <div class="muted">${groupDigits(pk.live_count)} allocations of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`;
-  const rows = pk[by] || [];
+  listEl.innerHTML = barRows(pk[by] || []);
+}
+
+// [[label, bytes, count]] as labelled bars, the largest first.
+function barRows(rows) {
   const max = rows.reduce((m, r) => Math.max(m, r[1]), 1);
-  listEl.innerHTML = rows.slice(0, 40).map((r) => `<div class="row" title="${escapeHtml(r[0])}">
+  return rows.slice(0, 40).map((r) => `<div class="row" title="${escapeHtml(r[0])} · ${groupDigits(r[2])} allocations">
       <span class="name">${escapeHtml(r[0])}</span><span class="num">${fmtBytes(r[1])}</span>
       <div class="barbg"><div class="barfg" style="width:${((100 * r[1]) / max).toFixed(1)}%"></div></div></div>`).join("") +
     (rows.length > 40 ? `<div class="muted">… ${rows.length - 40} more</div>` : "");
+}
+
+// ---- live at a time (a click on the curve) --------------------------------
+
+export async function renderLive(app) {
+  const st = app.state, sumEl = document.getElementById("live-summary"), listEl = document.getElementById("live-list");
+  if (!sumEl) return;
+  if (st.liveT == null) {
+    sumEl.innerHTML = '<p class="muted">Click the memory curve: what was live at that time, and who held it.</p>';
+    listEl.innerHTML = "";
+    return;
+  }
+  const req = (app.liveReq = (app.liveReq || 0) + 1);
+  const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, st.liveBy);
+  if (req !== app.liveReq) return; // a later click won
+  const clock = app.clock, total = r.curve_value != null ? r.curve_value : r.tracked + r.before;
+  sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
+    <div><span id="live-bytes">${fmtBytesExact(total)}</span> at <b id="live-time">${escapeHtml(clock.fmt(r.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
+    <div class="muted">${groupDigits(r.count)} allocations of the trace live (${fmtBytes(r.tracked)})${r.before ? `; ${fmtBytes(r.before)} allocated before the trace` : ""}</div>
+    ${r.partial ? `<div class="muted">${groupDigits(r.partial)} small allocations are not in this report: the server (memlens serve) counts them all</div>` : ""}`;
+  listEl.innerHTML = barRows(r.rows || []);
 }
 
 // ---- tables ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 // report.mjs — drives a memlens HTML report in headless Chromium.
 //
-//   node web/test-browser/report.mjs REPORT.html EXPECTED_PEAK_BYTES SHOT_DIR
+//   node web/test-browser/report.mjs REPORT.html EXPECTED_PEAK_BYTES SHOT_DIR [light|dark]
+//   node web/test-browser/report.mjs http://127.0.0.1:PORT/ ...   (a `memlens serve` page)
 //
 // Prints "ok NAME" or "FAIL NAME: why" per check (tests/cli_report_browser.sh
 // counts them), saves screenshots into SHOT_DIR, and prints timing lines
@@ -29,9 +30,12 @@ try {
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-  page.on("request", (r) => { if (!/^(file|data|blob):/.test(r.url())) errors.push("network request: " + r.url()); });
+  const served = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\//.test(file);
+  const origin = served ? new URL(file).origin : "";
+  // A report makes no request at all; a served page only to its own server.
+  page.on("request", (r) => { if (!/^(file|data|blob):/.test(r.url()) && !(served && r.url().startsWith(origin + "/"))) errors.push("network request: " + r.url()); });
   const t0 = Date.now();
-  await page.goto(pathToFileURL(path.resolve(file)).href);
+  await page.goto(served ? file : pathToFileURL(path.resolve(file)).href);
   await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
   const loadMs = Date.now() - t0;
   console.log("time interactive_ms " + loadMs);
@@ -45,6 +49,16 @@ try {
   const peakText = await page.textContent("#peak-label");
   ok("peak label has value and wall-clock time", /GiB|MiB|KiB|B/.test(peakText) && /\d\d:\d\d:\d\d\.\d{6}/.test(peakText), peakText);
   await page.screenshot({ path: path.join(shots, `report-${scheme}.png`), fullPage: true });
+
+  // Click on the curve (no drag): the live set at that time.
+  {
+    const over = await page.$("#curve .u-over");
+    const b = await over.boundingBox();
+    await page.mouse.click(b.x + b.width * 0.5, b.y + b.height / 2);
+    await page.waitForFunction(() => document.getElementById("live-value"), null, { timeout: 10000 }).catch(() => {});
+    const live = await page.evaluate(() => [document.getElementById("live-value")?.textContent || "", document.getElementById("live-time")?.textContent || "", document.querySelectorAll("#live-list .row").length]);
+    ok("a click on the curve shows the live set at that time", /iB|\bB\b/.test(live[0]) && /\d\d:\d\d/.test(live[1]), JSON.stringify(live));
+  }
 
   // Drag-zoom on the curve: the x range shrinks and the table follows.
   const xr = () => page.evaluate(() => { const u = window.__memlens.app.curve.u; return [u.scales.x.min, u.scales.x.max]; });
