@@ -2,9 +2,11 @@
 # from ../shared/data, peak label = summary's peak, drag-zoom, click a bar,
 # switch device and rank.  Screenshots go to build/screenshots/.  SKIPs when
 # chromium, node or web/node_modules (scripts/setup) or the data are absent.
+# The same scenario runs against `memlens serve` (port 0, killed at the end).
 . tests/lib.sh
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+spid=""
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
@@ -16,6 +18,15 @@ run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
         esac
     done <"$tmp/log"
     grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
+}
+run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
+    "$MEMLENS" serve --port 0 "$2" >"$tmp/sout" 2>&1 &
+    spid=$!
+    url="" i=0
+    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/sout")"; else run_page "$1" "$url" "$3" "$4"; fi
+    kill -INT "$spid"; wait "$spid"; t_eq "$1: server stops cleanly" $? 0
+    spid=""
 }
 if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
     t_skip "no chromium or node (run scripts/setup)"
@@ -29,11 +40,13 @@ else
         t_eq "summary peak" "$peak" 6629508096
         run_page kineto-light "$tmp/kineto.html" "$peak" light
         run_page kineto-dark "$tmp/kineto.html" "$peak" dark
+        run_served served-kineto "$real" "$peak" light
     else
         t_skip "real kineto data absent ($real)"
     fi
     if [ -d "$DATA/ascend/text_level1" ]; then
         $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" "" light
+        run_served served-ascend "$DATA/ascend/text_level1" "" light
     else
         t_skip "ascend data absent"
     fi
