@@ -129,6 +129,29 @@ else
     t_skip "real data absent ($DATA)"
 fi
 
+# Under valgrind: requests of every kind, then SIGINT: no errors, no leaks.
+if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
+    : >"$tmp/out"
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$MEMLENS" serve --port 0 "$tmp/t.json" >"$tmp/out" 2>"$tmp/vg" &
+    pid=$!
+    URL="" i=0
+    while [ -z "$URL" ] && [ $i -lt 300 ]; do URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out"); [ -n "$URL" ] || sleep 0.1; i=$((i + 1)); done
+    for q in "rank?rank=0&wait=10000" "curve?rank=0&dev=0&curve=0&px=9" "allocs?rank=0&dev=0&px=9" "detail?rank=0&dev=0&id=0" \
+             "table?rank=0&dev=0&sort=op" "live?rank=0&dev=0&t=20000&by=frame" "live?rank=0&dev=0&t=1&by=category" "ops?rank=0&dev=0" \
+             "curve?rank=0&dev=0&curve=0&px=-1" "nope"; do
+        curl -s -m 30 -o /dev/null "${URL}api/$q"
+    done
+    curl -s -m 30 -o /dev/null "$URL"
+    kill -INT "$pid"
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    wait "$pid"; rc=$?; pid=""
+    if [ $rc -eq 0 ]; then t_pass; else t_fail "valgrind: exit $rc: $(head -c 800 "$tmp/vg")"; fi
+else
+    t_skip "valgrind not available (or sanitizer build)"
+fi
+
 # Errors at start: exit 2 with one line.
 "$MEMLENS" serve >/dev/null 2>"$tmp/err"; t_eq "no input exit" $? 2
 "$MEMLENS" serve "$tmp/missing.json" --port 0 >/dev/null 2>"$tmp/err"; t_eq "missing input exit" $? 2
