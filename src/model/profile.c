@@ -311,6 +311,7 @@ size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *r)
     VEC_PUSH(&a->op, r->op);
     VEC_PUSH(&a->op_top, r->op_top);
     VEC_PUSH(&a->category, r->category);
+    VEC_PUSH(&a->category_reason, r->category_reason);
     VEC_PUSH(&a->flags, r->flags);
     return a->t_alloc.len - 1;
 }
