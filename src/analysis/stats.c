@@ -63,6 +63,7 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
          * already count it as explicit allocations. */
         int64_t total = out->allocated_replayed ? -1 : out->peak_allocated.value;
         ml_breakdown_at(p, device, out->peak_allocated.at, total, by, &out->at_peak);
+        ml_categories_at(p, device, out->peak_allocated.at, total, out->categories_at_peak);
     }
 }
 

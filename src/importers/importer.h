@@ -45,7 +45,8 @@ typedef struct ml_profiles {
 } ml_profiles;
 
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
- * profile is imported, finished, and attributed (ml_attribute) before it is added. */
+ * profile is imported, finished, attributed (ml_attribute) and categorised
+ * (ml_categorize) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);

@@ -4,6 +4,7 @@
  */
 #include "importer.h"
 #include "attribute.h"
+#include "categories.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     }
     ml_source_close(src);
     ml_attribute(p);
+    ml_categorize(p); /* after attribution: it reads the top-level ops */
     VEC_PUSH(&out->items, p);
     return 0;
 }
