@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "export.h"
 #include "summary.h"
 
 typedef struct command {
@@ -14,6 +15,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"export", ml_cmd_export, "allocations and memory categories as PyTorch memory timeline, Perfetto trace or CSV"},
 };
 
 static void usage(FILE *f)
