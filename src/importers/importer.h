@@ -37,6 +37,9 @@ int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e);
+/* PyTorch memory timelines (export_memory_timeline .json/.json.gz/.raw.json.gz). */
+int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);
 
 /* A set of loaded profiles (ranks), in rank order after ml_load. */
 typedef struct ml_profiles {

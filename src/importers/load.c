@@ -18,6 +18,7 @@ static const ml_importer importers[] = {
     {"kineto", ml_kineto_sniff, ml_kineto_import},
     {"ascend-text", ml_ascend_text_sniff, ml_ascend_text_import},
     {"ascend-db", ml_ascend_db_sniff, ml_ascend_db_import},
+    {"torch-memory-timeline", ml_memtimeline_sniff, ml_memtimeline_import},
 };
 
 const ml_importer *ml_detect_format(const char *path, const unsigned char *head, size_t n)
