@@ -5,6 +5,7 @@
 #   make SAN=1 test the same under ASan + UBSan (build-san/)
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
+#   make sample     build/sample/: a small generated trace for the README demo
 
 CC      ?= cc
 SAN     ?= 0
@@ -34,7 +35,7 @@ TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: all test check fuzz bench clean web
+.PHONY: all test check fuzz bench sample clean web
 all: $(BUILD)/memlens $(TOOL_BIN)
 
 $(BUILD)/%.o: %.c
@@ -78,6 +79,14 @@ fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 
 bench: $(BUILD)/memlens $(TOOL_BIN)
 	@BUILD=$(BUILD) sh bench/run
+
+# Demo data made by the project itself: two training steps of a GPT-like model.
+SAMPLE := $(BUILD)/sample/train.pt.trace.json.gz
+sample: $(SAMPLE)
+$(SAMPLE): $(BUILD)/tools/gen_trace
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --gzip --out $@ \
+	    --expect $(BUILD)/sample/expect.json --truth $(BUILD)/sample/truth.csv
 
 clean:
 	rm -rf build build-san build-fuzz

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "snapshot_cmd.h"
 #include "summary.h"
 
 typedef struct command {
@@ -15,6 +16,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
     {"export", ml_cmd_export, "allocations and memory categories as PyTorch memory timeline, Perfetto trace or CSV"},
 };
 

@@ -26,7 +26,19 @@ static bool is_library_frame(const ml_profile *p, const ml_frame *f)
                                           "torch/utils/", "torch/autograd/", "torch/optim/optimizer.py"};
     for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
         if (strstr(file, markers[i])) return true;
+    /* Native frames of the CUDA allocator's own stack capture (snapshots): noise. */
+    static const char *const native[] = {"unwind::unwind", "CapturedTraceback::", "gather_with_cpp",
+                                         "CachingAllocator::", "at::detail::"};
+    const char *name = ml_s(p, f->name);
+    for (size_t i = 0; i < sizeof native / sizeof *native; i++)
+        if (strstr(name, native[i])) return true;
     return false;
+}
+
+static bool is_python_frame(const ml_profile *p, const ml_frame *f)
+{
+    size_t n = f->file ? ml_strlen(p->strings, f->file) : 0;
+    return n >= 3 && memcmp(ml_s(p, f->file) + n - 3, ".py", 3) == 0;
 }
 
 static int frame_text(const ml_profile *p, uint32_t fid, char *buf, size_t cap)
@@ -46,7 +58,18 @@ void ml_stack_label(const ml_profile *p, uint32_t stack, ml_group_by by, char *b
     }
     const uint32_t *fr = ml_stack_frames(p, stack);
     if (by == ML_BY_FRAME) {
+        /* Snapshot stacks mix native frames (torch::unwind, at::native::..., .cpp) with
+         * Python ones: when a stack has Python frames, the user frame is a Python one. */
         size_t pick = 0;
+        while (pick < depth && (is_library_frame(p, &p->frames.v[fr[pick]]) || !is_python_frame(p, &p->frames.v[fr[pick]])))
+            pick++;
+        if (pick == depth) /* only library Python frames: the innermost of them */
+            for (pick = 0; pick < depth && !is_python_frame(p, &p->frames.v[fr[pick]]); pick++) {}
+        if (pick < depth) {
+            frame_text(p, fr[pick], buf, cap);
+            return;
+        }
+        pick = 0;
         while (pick < depth && is_library_frame(p, &p->frames.v[fr[pick]])) pick++;
         frame_text(p, fr[pick < depth ? pick : 0], buf, cap);
         return;

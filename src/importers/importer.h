@@ -32,6 +32,8 @@ typedef struct ml_importer {
 /* The importers (one file each). */
 int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e);
 /* Ascend (importers/ascend.h): one CSV file, or one SQLite export. */
 int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);

@@ -57,6 +57,9 @@ typedef struct kineto {
     VEC(device_prop) props;
     VEC(open_b) open;
     bool saw_base_time;
+    uint32_t last_thread;          /* thread_of()'s one-entry cache */
+    char last_pid[ID_MAX], last_tid[ID_MAX];
+    size_t last_pid_len, last_tid_len;
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
 } kineto;
 
@@ -81,65 +84,31 @@ static bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
 }
 #define KEY_IS(k, n, lit) key_is(k, n, lit, sizeof lit - 1)
 
-/* Reads the next value as an integer (number, or a string holding one).
- * Returns 1 if read, 0 if the value had another type (it is skipped), -1 on error. */
-static int read_int(kineto *k, int64_t *out)
-{
-    js_tok t = js_next(k->js);
-    if (t == JS_ERROR) return -1;
-    if (t == JS_NUMBER) return js_number(k->js, 0, out) == 0;
-    if (t == JS_STRING) {
-        size_t n;
-        const char *s = js_text(k->js, &n);
-        return ml_parse_scaled(s, n, 0, out) == 0;
-    }
-    if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(k->js) < 0 ? -1 : 0;
-    return 0;
-}
+/* Value readers: 1 if the value was read, 0 if it had another type (skipped), -1 on error. */
+static int read_int(kineto *k, int64_t *out) { return js_value_number(k->js, 0, out); }
 
-/* Reads a time in µs (number or string, up to 3 decimals kept exactly) as ns. */
-static int read_us_as_ns(kineto *k, int64_t *out)
-{
-    js_tok t = js_next(k->js);
-    if (t == JS_ERROR) return -1;
-    if (t == JS_NUMBER) return js_number(k->js, 3, out) == 0;
-    if (t == JS_STRING) {
-        size_t n;
-        const char *s = js_text(k->js, &n);
-        while (n && (s[n - 1] == '\t' || s[n - 1] == ' ')) n--;
-        return ml_parse_scaled(s, n, 3, out) == 0;
-    }
-    if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(k->js) < 0 ? -1 : 0;
-    return 0;
-}
+/* A time in µs (number or string; 3 decimals kept exactly) as ns. */
+static int read_us_as_ns(kineto *k, int64_t *out) { return js_value_number(k->js, 3, out); }
 
-/* Reads a pid/tid (number or string) as text. */
+/* A pid/tid (number or string) as text. */
 static int read_id(kineto *k, char *buf, size_t *len)
 {
-    js_tok t = js_next(k->js);
-    if (t == JS_ERROR) return -1;
-    if (t == JS_NUMBER || t == JS_STRING) {
-        size_t n;
-        const char *s = js_text(k->js, &n);
-        if (n > ID_MAX) n = ID_MAX;
-        memcpy(buf, s, n);
-        *len = n;
-        return 1;
-    }
-    if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(k->js) < 0 ? -1 : 0;
-    return 0;
+    const char *s;
+    size_t n;
+    int r = js_value_scalar_text(k->js, &s, &n);
+    if (r <= 0) return r;
+    if (n > ID_MAX) n = ID_MAX;
+    memcpy(buf, s, n);
+    *len = n;
+    return 1;
 }
 
 static int read_string_copy(kineto *k, char **buf, size_t *len, size_t *cap)
 {
-    js_tok t = js_next(k->js);
-    if (t == JS_ERROR) return -1;
-    if (t != JS_STRING) {
-        if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(k->js) < 0 ? -1 : 0;
-        return 0;
-    }
+    const char *s;
     size_t n;
-    const char *s = js_unescape(k->js, &n);
+    int r = js_value_string(k->js, &s, &n);
+    if (r <= 0) return r;
     if (n + 1 > *cap) {
         *cap = n + 64;
         *buf = ml_realloc(*buf, *cap);
@@ -148,6 +117,21 @@ static int read_string_copy(kineto *k, char **buf, size_t *len, size_t *cap)
     (*buf)[n] = 0;
     *len = n;
     return 1;
+}
+
+/* The thread of (pid, tid), remembering the last one: consecutive events
+ * are nearly always on the same thread. */
+static uint32_t thread_of(kineto *k, const event_fields *f)
+{
+    if (k->last_thread != ML_NONE32 && f->pid_len == k->last_pid_len && f->tid_len == k->last_tid_len &&
+        !memcmp(f->pid, k->last_pid, f->pid_len) && !memcmp(f->tid, k->last_tid, f->tid_len))
+        return k->last_thread;
+    k->last_thread = ml_thread_get(k->p, f->pid, f->pid_len, f->tid, f->tid_len);
+    memcpy(k->last_pid, f->pid, f->pid_len);
+    memcpy(k->last_tid, f->tid, f->tid_len);
+    k->last_pid_len = f->pid_len;
+    k->last_tid_len = f->tid_len;
+    return k->last_thread;
 }
 
 /* ---- one event ---- */
@@ -161,44 +145,40 @@ static int read_args(kineto *k, event_fields *f)
 {
     js_tok t = js_next(k->js);
     if (t == JS_ERROR) return -1;
-    if (t != JS_OBJECT) return 0;
+    if (t != JS_OBJECT) return t == JS_ARRAY ? js_skip_rest(k->js) : 0;
     for (;;) {
-        t = js_next(k->js);
-        if (t == JS_OBJECT_END) return 0;
-        if (t != JS_KEY) return t == JS_ERROR ? -1 : 0;
+        const char *key;
         size_t n;
-        const char *key = js_text(k->js, &n);
+        int more = js_key(k->js, &key, &n);
+        if (more <= 0) return more;
         int64_t *dst = NULL;
         bool *has = NULL;
         const char *label = NULL;
         if (KEY_IS(key, n, "Bytes")) dst = &f->bytes, has = &f->has_bytes, label = "Bytes";
-        else if (KEY_IS(key, n, "Addr")) dst = (int64_t *)&f->addr, has = &f->has_addr, label = "Addr";
+        else if (KEY_IS(key, n, "Addr")) label = "Addr";
         else if (KEY_IS(key, n, "Device Type")) dst = &f->dev_type, has = &f->has_dev_type, label = "Device Type";
         else if (KEY_IS(key, n, "Device Id")) dst = &f->dev_id, has = &f->has_dev_id, label = "Device Id";
         else if (KEY_IS(key, n, "Total Allocated")) dst = &f->total_alloc, has = &f->has_total_alloc, label = "Total Allocated";
         else if (KEY_IS(key, n, "Total Reserved")) dst = &f->total_reserved, has = &f->has_total_reserved, label = "Total Reserved";
-        if (!dst) {
+        if (!label) {
             if (js_skip(k->js) < 0) return -1;
             continue;
         }
-        uint64_t off = js_offset(k->js);
-        if (dst == (int64_t *)&f->addr) {
-            /* Addresses are unsigned 64-bit; read them as such. */
-            js_tok v = js_next(k->js);
-            if (v == JS_ERROR) return -1;
+        uint64_t off = js_offset(k->js); /* the key: messages name it */
+        if (!dst) {
+            /* Addresses are unsigned 64-bit: read them as text. */
+            const char *s;
             size_t m;
-            const char *s = js_text(k->js, &m);
+            int r = js_value_scalar_text(k->js, &s, &m);
+            if (r < 0) return -1;
             uint64_t a = 0;
-            bool ok = v == JS_NUMBER || v == JS_STRING;
+            bool ok = r > 0 && m > 0;
             for (size_t i = 0; ok && i < m; i++) {
                 if (s[i] < '0' || s[i] > '9' || a > (UINT64_MAX - 9) / 10) ok = false;
                 else a = a * 10 + (uint64_t)(s[i] - '0');
             }
-            if (ok && m) { f->addr = a; f->has_addr = true; }
-            else {
-                if (v == JS_OBJECT || v == JS_ARRAY) { if (js_skip_rest(k->js) < 0) return -1; }
-                if (!f->bad_arg) f->bad_arg = label, f->bad_arg_off = off;
-            }
+            if (ok) f->addr = a, f->has_addr = true;
+            else if (!f->bad_arg) f->bad_arg = label, f->bad_arg_off = off;
             continue;
         }
         int r = read_int(k, dst);
@@ -231,7 +211,7 @@ static ml_dev_kind device_kind(int64_t type)
     }
 }
 
-static int add_memory_event(kineto *k, const event_fields *f, uint64_t ev_off, bool oom)
+static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oom)
 {
     ml_profile *p = k->p;
     if (f->bad_arg)
@@ -247,7 +227,7 @@ static int add_memory_event(kineto *k, const event_fields *f, uint64_t ev_off, b
     int index = f->has_dev_id ? (int)f->dev_id : -1;
     if (kind == ML_DEV_CPU) index = -1;
     uint16_t dev = ml_device_get(p, kind, index);
-    uint32_t thread = ml_thread_get(p, f->pid, f->pid_len, f->tid, f->tid_len);
+    uint32_t thread = thread_of(k, f);
     uint32_t ev_index = (uint32_t)p->events.ts.len;
     ml_event ev = {
         .ts = f->ts, .addr = f->addr, .thread = thread, .device = dev, .aux = -1,
@@ -309,40 +289,33 @@ static int read_event(kineto *k)
     memset(&f, 0, sizeof f);
     k->name_len = 0;
     for (;;) {
-        js_tok t = js_next(js);
-        if (t == JS_OBJECT_END) break;
-        if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
-        if (t != JS_KEY) return ml_fail(k->e, "%s: byte %llu: malformed event", k->p->path, (unsigned long long)js_offset(js));
+        const char *key;
         size_t n;
-        const char *key = js_text(js, &n);
-        int r = 1;
+        int more = js_key(js, &key, &n);
+        if (more == 0) break;
+        if (more < 0) return ml_fail(k->e, "%s", js_error(js));
+        int r;
+        const char *v;
+        size_t m;
         switch (n) {
         case 2:
             if (key[0] == 'p' && key[1] == 'h') {
-                js_tok v = js_next(js);
-                if (v == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
-                size_t m;
-                const char *s = js_text(js, &m);
-                if (v == JS_STRING && m) f.ph = s[0];
-                else if (v == JS_OBJECT || v == JS_ARRAY) r = js_skip_rest(js);
+                r = js_value_string(js, &v, &m);
+                if (r > 0 && m) f.ph = v[0];
             } else if (key[0] == 't' && key[1] == 's') {
                 r = read_us_as_ns(k, &f.ts);
-                if (r > 0) f.has_ts = true;
+                f.has_ts = r > 0;
             } else r = js_skip(js);
             break;
         case 3:
             if (!memcmp(key, "cat", 3)) {
-                js_tok v = js_next(js);
-                if (v == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
-                size_t m;
-                const char *s = js_text(js, &m);
-                if (v == JS_STRING) f.cat = classify_cat(s, m);
-                else if (v == JS_OBJECT || v == JS_ARRAY) r = js_skip_rest(js);
+                r = js_value_string(js, &v, &m);
+                if (r > 0) f.cat = classify_cat(v, m);
             } else if (!memcmp(key, "pid", 3)) r = read_id(k, f.pid, &f.pid_len);
             else if (!memcmp(key, "tid", 3)) r = read_id(k, f.tid, &f.tid_len);
             else if (!memcmp(key, "dur", 3)) {
                 r = read_us_as_ns(k, &f.dur);
-                if (r > 0) f.has_dur = true;
+                f.has_dur = r > 0;
             } else r = js_skip(js);
             break;
         case 4:
@@ -365,7 +338,7 @@ static int read_event(kineto *k)
     if (is_memory_name(k)) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
     bool wanted = f.cat == CAT_CPU_OP || f.cat == CAT_ANNOTATION || f.cat == CAT_PYTHON;
     if (!wanted || !f.has_ts) return 0;
-    uint32_t thread = ml_thread_get(k->p, f.pid, f.pid_len, f.tid, f.tid_len);
+    uint32_t thread = thread_of(k, &f);
     if (f.ph == 'X') {
         ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, ml_intern(k->p->strings, k->name, k->name_len), thread,
                    op_kind(f.cat, k->name, k->name_len));
@@ -527,6 +500,7 @@ int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
     k.js = js_open(src);
     k.p = p;
     k.e = e;
+    k.last_thread = ML_NONE32;
     int rc = 0;
     js_tok t = js_next(k.js);
     if (t == JS_OBJECT) rc = read_top_object(&k);

@@ -16,6 +16,7 @@
 
 static const ml_importer importers[] = {
     {"kineto", ml_kineto_sniff, ml_kineto_import},
+    {"torch-snapshot", ml_snapshot_sniff, ml_snapshot_import},
     {"ascend-text", ml_ascend_text_sniff, ml_ascend_text_import},
     {"ascend-db", ml_ascend_db_sniff, ml_ascend_db_import},
     {"torch-memory-timeline", ml_memtimeline_sniff, ml_memtimeline_import},

@@ -239,7 +239,8 @@ size_t ml_stack_depth(const ml_profile *p, uint32_t stack)
 
 const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack)
 {
-    return p->stack_frames.v + p->stack_start.v[stack];
+    static const uint32_t none[1];
+    return p->stack_frames.v ? p->stack_frames.v + p->stack_start.v[stack] : none;
 }
 
 uint32_t ml_stack_get(ml_profile *p, const uint32_t *frames, size_t n)
@@ -329,6 +330,118 @@ void ml_note(ml_profile *p, const char *fmt, ...)
     for (size_t i = 0; i < p->notes.len; i++)
         if (p->notes.v[i] == id) return;
     VEC_PUSH(&p->notes, id);
+}
+
+/* ---- appending one profile to another ---- */
+
+static uint32_t map_index(const uint32_t *map, uint32_t i) { return i == ML_NONE32 ? ML_NONE32 : map[i]; }
+
+void ml_profile_append(ml_profile *dst, const ml_profile *src)
+{
+    size_t nstr = ml_strpool_count(src->strings);
+    ml_str *smap = ml_malloc(nstr * sizeof *smap);
+    for (size_t i = 0; i < nstr; i++)
+        smap[i] = ml_intern(dst->strings, ml_strget(src->strings, (ml_str)i), ml_strlen(src->strings, (ml_str)i));
+
+    uint32_t *dmap = ml_malloc((src->devices.len + 1) * sizeof *dmap);
+    for (size_t i = 0; i < src->devices.len; i++) {
+        const ml_device *d = &src->devices.v[i];
+        dmap[i] = ml_device_get(dst, d->kind, d->index);
+        ml_device *to = &dst->devices.v[dmap[i]];
+        if (!to->name && d->name) to->name = smap[d->name];
+        if (to->total_memory < 0) to->total_memory = d->total_memory;
+    }
+    uint32_t *tmap = ml_malloc((src->thread_pid.len + 1) * sizeof *tmap);
+    for (size_t i = 0; i < src->thread_pid.len; i++) {
+        ml_str pid = smap[src->thread_pid.v[i]], tid = smap[src->thread_tid.v[i]];
+        tmap[i] = ml_thread_get(dst, ml_s(dst, pid), ml_strlen(dst->strings, pid), ml_s(dst, tid),
+                                ml_strlen(dst->strings, tid));
+    }
+    uint32_t *fmap = ml_malloc((src->frames.len + 1) * sizeof *fmap);
+    for (size_t i = 0; i < src->frames.len; i++) {
+        const ml_frame *f = &src->frames.v[i];
+        fmap[i] = ml_frame_get(dst, smap[f->name], smap[f->file], f->line);
+    }
+    size_t nstacks = src->stack_start.len - 1;
+    uint32_t *kmap = ml_malloc((nstacks + 1) * sizeof *kmap);
+    VEC(uint32_t) frames = {0};
+    for (size_t i = 0; i < nstacks; i++) {
+        size_t depth = ml_stack_depth(src, (uint32_t)i);
+        const uint32_t *fr = ml_stack_frames(src, (uint32_t)i);
+        frames.len = 0;
+        for (size_t j = 0; j < depth; j++) VEC_PUSH(&frames, fmap[fr[j]]);
+        kmap[i] = ml_stack_get(dst, frames.v, frames.len);
+    }
+    VEC_FREE(&frames);
+
+    uint32_t ev_base = (uint32_t)dst->events.ts.len;
+    const ml_events *ev = &src->events;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        ml_event e = {
+            .ts = ev->ts.v[i], .size = ev->size.v[i], .addr = ev->addr.v[i], .aux = ev->aux.v[i],
+            .thread = map_index(tmap, ev->thread.v[i]), .stack = kmap[ev->stack.v[i]],
+            .stream = smap[ev->stream.v[i]], .device = (uint16_t)dmap[ev->device.v[i]], .kind = ev->kind.v[i],
+        };
+        if (e.kind == ML_EV_ANNOTATE) e.aux = smap[e.aux]; /* aux holds interned text there */
+        ml_event_push(dst, &e);
+    }
+    const ml_ops *op = &src->ops;
+    for (size_t i = 0; i < op->ts.len; i++)
+        ml_op_push(dst, op->ts.v[i], op->dur.v[i], smap[op->name.v[i]], map_index(tmap, op->thread.v[i]),
+                   (ml_op_kind)op->kind.v[i]);
+    for (size_t i = 0; i < src->series.len; i++) {
+        const ml_series *from = &src->series.v[i];
+        ml_series *to = ml_series_get(dst, (uint16_t)dmap[from->device], (ml_series_kind)from->kind,
+                                      smap[from->component], smap[from->stream]);
+        bool with_events = from->event.len == from->ts.len;
+        for (size_t j = 0; j < from->ts.len; j++) {
+            if (with_events)
+                ml_series_push_event(to, from->ts.v[j], from->value.v[j],
+                                     from->event.v[j] == ML_NONE32 ? ML_NONE32 : from->event.v[j] + ev_base);
+            else
+                ml_series_push(to, from->ts.v[j], from->value.v[j]);
+        }
+    }
+    const ml_allocs *a = &src->allocs;
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        ml_alloc_row r = {
+            .t_alloc = a->t_alloc.v[i], .t_free = a->t_free.v[i], .t_free_req = a->t_free_req.v[i],
+            .size = a->size.v[i], .addr = a->addr.v[i],
+            .ev_alloc = a->ev_alloc.v[i] == ML_NONE32 ? ML_NONE32 : a->ev_alloc.v[i] + ev_base,
+            .ev_free = a->ev_free.v[i] == ML_NONE32 ? ML_NONE32 : a->ev_free.v[i] + ev_base,
+            .thread = map_index(tmap, a->thread.v[i]), .stack = kmap[a->stack.v[i]], .stream = smap[a->stream.v[i]],
+            .device = (uint16_t)dmap[a->device.v[i]], .op = smap[a->op.v[i]], .op_top = smap[a->op_top.v[i]],
+            .category = a->category.v[i], .category_reason = a->category_reason.v[i], .flags = a->flags.v[i],
+        };
+        ml_alloc_push(dst, &r);
+    }
+    uint32_t seg_base = (uint32_t)dst->segments.len, block_base = (uint32_t)dst->blocks.len;
+    for (size_t i = 0; i < src->segments.len; i++) {
+        ml_segment g = src->segments.v[i];
+        g.device = (uint16_t)dmap[g.device];
+        g.stream = smap[g.stream];
+        g.segment_type = smap[g.segment_type];
+        g.pool_id = smap[g.pool_id];
+        g.stack = kmap[g.stack];
+        g.first_block += block_base;
+        VEC_PUSH(&dst->segments, g);
+    }
+    for (size_t i = 0; i < src->blocks.len; i++) {
+        ml_block b = src->blocks.v[i];
+        b.stack = kmap[b.stack];
+        b.segment += seg_base;
+        VEC_PUSH(&dst->blocks, b);
+    }
+    for (size_t i = 0; i < src->notes.len; i++) ml_note(dst, "%s", ml_s(src, src->notes.v[i]));
+    dst->has_addresses |= src->has_addresses;
+    if (dst->rank < 0) dst->rank = src->rank;
+    if (dst->world_size < 0) dst->world_size = src->world_size;
+    if (!dst->base_time_ns) dst->base_time_ns = src->base_time_ns;
+    free(smap);
+    free(dmap);
+    free(tmap);
+    free(fmap);
+    free(kmap);
 }
 
 /* ---- finishing ---- */

@@ -259,6 +259,12 @@ size_t ml_allocs_count(const ml_profile *p);
 
 void ml_note(ml_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Appends an unfinished profile `src` (e.g. the second half of a file, read
+ * on another thread) to the unfinished `dst`: its strings, devices, threads,
+ * frames and stacks are mapped onto dst's, and its events, ops, series
+ * points and allocs come after dst's, as if one importer had read both. */
+void ml_profile_append(ml_profile *dst, const ml_profile *src);
+
 /* Called once by the importer at the end: adds base_time_ns to relative
  * times, sorts events, ops and series by time (stable: equal times keep input
  * order) and, when events carry addresses, derives `allocs` by ml_match().

@@ -35,6 +35,7 @@ struct js_scanner {
     int depth;
     int state;
     bool truncated;
+    bool eof_after_comma;     /* the input ended where an array element was due */
     char err[ML_ERR_MAX];
     char *scratch;
     size_t scratch_cap;
@@ -122,6 +123,21 @@ js_scanner *js_open(ml_source *src)
     s->buf = ml_calloc(1, s->cap + PAD);
     s->state = S_VALUE;
     return s;
+}
+
+js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack)
+{
+    js_scanner *s = js_open(src);
+    s->base = base;
+    for (const char *k = stack; *k && s->depth < JS_MAX_DEPTH; k++) s->stack[s->depth++] = (uint8_t)*k;
+    s->state = s->depth && s->stack[s->depth - 1] == 'o' ? S_KEY : S_VALUE;
+    return s;
+}
+
+bool js_ended_after_comma(const js_scanner *s, const char *stack)
+{
+    size_t n = strlen(stack);
+    return s->truncated && s->eof_after_comma && (size_t)s->depth == n && memcmp(s->stack, stack, n) == 0;
 }
 
 void js_close(js_scanner *s)
@@ -367,6 +383,7 @@ static js_tok close_container(js_scanner *s)
 static js_tok end_of_input(js_scanner *s, const char *where)
 {
     if (s->depth > 0 && s->stack[s->depth - 1] == 'a') {
+        s->eof_after_comma = s->state == S_VALUE;
         s->truncated = true;
         s->state = S_DONE;
         return JS_END;
@@ -512,6 +529,133 @@ int js_skip(js_scanner *s)
     if (t == JS_ERROR) return -1;
     if (t == JS_ARRAY_END || t == JS_END) return 0; /* trailing comma or truncation: no value */
     return 0;
+}
+
+/* ---- fused fast paths for the importers' inner loops ----
+ * They handle the common case straight from the buffer when enough bytes are
+ * buffered (so no token can be cut off), and otherwise defer to js_next(),
+ * which knows every rule.  The sentinel byte at buf[end] stops the
+ * whitespace loops. */
+#define FAST_WINDOW 256
+
+static inline size_t skip_ws_inline(const char *b, size_t p)
+{
+    if (!is_ws[(unsigned char)b[p]]) return p;
+    if (!is_ws[(unsigned char)b[p + 1]]) return p + 1;
+    /* A newline and indentation: 16 bytes at a time.  The sentinel at end is
+     * not whitespace, so the scan stops there at the latest. */
+    return find_non_ws(b, p + 2, (size_t)-1 >> 1);
+}
+
+int js_key(js_scanner *s, const char **key, size_t *len)
+{
+    if ((s->state == S_AFTER || s->state == S_KEY) && s->end - s->pos >= FAST_WINDOW) {
+        const char *b = s->buf;
+        size_t p = skip_ws_inline(b, s->pos);
+        if (s->state == S_AFTER) {
+            if (b[p] != ',') goto slow;
+            p = skip_ws_inline(b, p + 1);
+        }
+        if (b[p] != '"') goto slow;
+        size_t q = find_quote_or_backslash(b, p + 1, s->end);
+        if (q >= s->end || b[q] != '"') goto slow;
+        size_t r = skip_ws_inline(b, q + 1);
+        if (r >= s->end || b[r] != ':') goto slow;
+        s->tok_start = p + 1;
+        s->tok_len = q - p - 1;
+        s->tok_off = s->base + p;
+        s->tok_escape = false;
+        s->pos = r + 1;
+        s->state = S_VALUE;
+        *key = b + p + 1;
+        *len = q - p - 1;
+        return 1;
+    }
+slow:;
+    js_tok t = js_next(s);
+    if (t == JS_KEY) {
+        *key = js_text(s, len);
+        return 1;
+    }
+    if (t == JS_OBJECT_END) return 0;
+    if (t != JS_ERROR) fail_at(s, s->tok_off, "expected a key");
+    return -1;
+}
+
+/* At a value: the first byte of it, past whitespace, or -1 to take the slow path. */
+static inline int fast_value_start(js_scanner *s)
+{
+    if (s->state != S_VALUE || s->end - s->pos < FAST_WINDOW) return -1;
+    s->pos = skip_ws_inline(s->buf, s->pos);
+    return s->pos < s->end ? (unsigned char)s->buf[s->pos] : -1;
+}
+
+/* Skips a value of an unwanted type whose first token was just read. */
+static int skip_after_first(js_scanner *s, js_tok t)
+{
+    if (t == JS_OBJECT || t == JS_ARRAY) return js_skip_rest(s) < 0 ? -1 : 0;
+    return t == JS_ERROR ? -1 : 0;
+}
+
+int js_value_number(js_scanner *s, int scale, int64_t *out)
+{
+    int c = fast_value_start(s);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        if (lex_number(s) < 0) return -1;
+        value_done(s);
+        return js_number(s, scale, out) == 0;
+    }
+    js_tok t = js_next(s);
+    if (t == JS_NUMBER) return js_number(s, scale, out) == 0;
+    if (t == JS_STRING) {
+        /* Numbers written as strings ("ts": "1736408883694624.810\t"): trim blanks. */
+        const char *txt = s->buf + s->tok_start;
+        size_t n = s->tok_len;
+        while (n && (txt[n - 1] == '\t' || txt[n - 1] == ' ')) n--;
+        while (n && (txt[0] == '\t' || txt[0] == ' ')) txt++, n--;
+        return ml_parse_scaled(txt, n, scale, out) == 0;
+    }
+    return skip_after_first(s, t);
+}
+
+int js_value_string(js_scanner *s, const char **text, size_t *len)
+{
+    int c = fast_value_start(s);
+    js_tok t;
+    if (c == '"') {
+        if (lex_string(s) < 0) return -1;
+        value_done(s);
+        t = JS_STRING;
+    } else {
+        t = js_next(s);
+    }
+    if (t == JS_STRING) {
+        *text = js_unescape(s, len);
+        return 1;
+    }
+    return skip_after_first(s, t);
+}
+
+int js_value_scalar_text(js_scanner *s, const char **text, size_t *len)
+{
+    int c = fast_value_start(s);
+    js_tok t;
+    if (c == '"') {
+        if (lex_string(s) < 0) return -1;
+        value_done(s);
+        t = JS_STRING;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        if (lex_number(s) < 0) return -1;
+        value_done(s);
+        t = JS_NUMBER;
+    } else {
+        t = js_next(s);
+    }
+    if (t == JS_STRING || t == JS_NUMBER) {
+        *text = js_text(s, len);
+        return 1;
+    }
+    return skip_after_first(s, t);
 }
 
 int js_skip_rest(js_scanner *s)

@@ -46,6 +46,14 @@ typedef struct js_scanner js_scanner;
 js_scanner *js_open(ml_source *src);
 void js_close(js_scanner *s);
 
+/* A scanner that starts inside containers, as if `stack` had been opened
+ * ("oa": an object, and an array inside it) and an element is due next;
+ * reported offsets count from `base`.  For parsing the second half of a file. */
+js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack);
+/* After JS_END on input that ended early: whether it ended right where the
+ * next element of containers `stack` was due (after a comma). */
+bool js_ended_after_comma(const js_scanner *s, const char *stack);
+
 js_tok js_next(js_scanner *s);
 /* Skips the next value entirely (call after JS_KEY, or where an array element
  * is due).  Returns 0, or -1 on error. */
@@ -53,6 +61,20 @@ int js_skip(js_scanner *s);
 /* Skips the rest of the container the last token is inside of, including its
  * closing bracket. */
 int js_skip_rest(js_scanner *s);
+
+/* Fused reads for importers' inner loops (fast when the input is plain):
+ *   js_key: the next key of the current object: 1 (key text, raw), 0 at its
+ *     end ('}' consumed), -1 on error.
+ *   js_value_number: the value as a number times 10^scale (a JSON number, or a
+ *     string holding one, blanks trimmed): 1 if read, 0 if it had another type
+ *     (skipped whole), -1 on error.
+ *   js_value_string: the value as a decoded string: 1, 0 (other type, skipped), -1.
+ *   js_value_scalar_text: a string's raw text or a number's text: 1, 0, -1.
+ * Text stays valid until the next call. */
+int js_key(js_scanner *s, const char **key, size_t *len);
+int js_value_number(js_scanner *s, int scale, int64_t *out);
+int js_value_string(js_scanner *s, const char **text, size_t *len);
+int js_value_scalar_text(js_scanner *s, const char **text, size_t *len);
 
 /* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
 const char *js_text(const js_scanner *s, size_t *len);

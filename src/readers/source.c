@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ struct ml_source {
     bool own_fd;
     const unsigned char *mem;   /* memory source */
     size_t mem_len, mem_pos;
+    uint64_t limit;             /* bytes the fd may still deliver (ranges); UINT64_MAX = all */
 
     unsigned char *head;        /* raw bytes read to detect gzip, replayed first */
     size_t head_len, head_pos;
@@ -68,8 +70,10 @@ static ssize_t raw_read(ml_source *s, unsigned char *buf, size_t n)
         s->mem_pos += k;
         return (ssize_t)k;
     }
+    if (n > s->limit) n = (size_t)s->limit;
     for (;;) {
         ssize_t r = read(s->fd, buf, n);
+        if (r > 0) s->limit -= (uint64_t)r;
         if (r >= 0 || errno != EINTR) return r;
     }
 }
@@ -184,6 +188,7 @@ static int start(ml_source *s, ml_err *e)
 int ml_source_open(const char *path, ml_source **out, ml_err *e)
 {
     ml_source *s = ml_calloc(1, sizeof *s);
+    s->limit = UINT64_MAX;
     if (strcmp(path, "-") == 0) {
         s->name = ml_strdup("<stdin>");
         s->fd = 0;
@@ -206,9 +211,37 @@ int ml_source_open(const char *path, ml_source **out, ml_err *e)
     return 0;
 }
 
+int ml_source_open_range(const char *path, uint64_t offset, uint64_t length, ml_source **out, ml_err *e)
+{
+    ml_source *s = ml_calloc(1, sizeof *s);
+    s->name = ml_strdup(path);
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0 || lseek(s->fd, (off_t)offset, SEEK_SET) < 0) {
+        ml_fail(e, "%s: %s", path, strerror(errno));
+        if (s->fd >= 0) close(s->fd);
+        free(s->name);
+        free(s);
+        return -1;
+    }
+    s->own_fd = true;
+    s->limit = length;
+    s->offset = 0;
+    *out = s;
+    return 0;
+}
+
+int64_t ml_source_plain_size(const ml_source *s)
+{
+    struct stat st;
+    if (s->fd < 0 || !s->own_fd || s->gzip || s->limit != UINT64_MAX) return -1;
+    if (fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) return -1;
+    return (int64_t)st.st_size;
+}
+
 ml_source *ml_source_from_memory(const char *name, const void *data, size_t n)
 {
     ml_source *s = ml_calloc(1, sizeof *s);
+    s->limit = UINT64_MAX;
     s->name = ml_strdup(name);
     s->fd = -1;
     s->mem = data;

@@ -20,6 +20,12 @@ typedef struct ml_source ml_source;
 
 /* Opens path ("-" = stdin).  Fails with "path: reason". */
 int ml_source_open(const char *path, ml_source **out, ml_err *e);
+/* Bytes [offset, offset+length) of a plain file, no gzip detection: lets
+ * two threads parse two halves of one big file. */
+int ml_source_open_range(const char *path, uint64_t offset, uint64_t length, ml_source **out, ml_err *e);
+/* The size of the file behind s if it is a plain (not gzip) regular file
+ * opened by path, else -1. */
+int64_t ml_source_plain_size(const ml_source *s);
 /* A source over memory (tests, fuzzers); the bytes must outlive the source. */
 ml_source *ml_source_from_memory(const char *name, const void *data, size_t n);
 

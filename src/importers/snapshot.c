@@ -1,0 +1,514 @@
+/*
+ * snapshot.c — PyTorch CUDA allocator snapshots (format "torch-snapshot").
+ *
+ * torch.cuda.memory._dump_snapshot() pickles a dict:
+ *   segments       the allocator's segments at the end, each with its blocks
+ *   device_traces  per device, the ring buffer of allocator actions
+ *                  (alloc, free_requested, free_completed, segment_*, oom, ...)
+ *   allocator_settings, external_annotations
+ * (a JSON dump of the same dict loads too).  Trace entries are streamed: the
+ * pickle reader hands each entry dict to on_entry() as it is appended to its
+ * list, and the entry becomes one event and is freed at once.  Frame lists and
+ * frame dicts, shared through the memo, are turned into stack and frame ids
+ * the first time they are seen (ml_pv_set_ext), so each is converted once.
+ *
+ * Replay follows MemoryViz: allocations the trace frees without having seen
+ * them, and blocks active at the end that the trace never allocated, were
+ * allocated before the trace began.  Reserved memory is replayed from the
+ * segment events back from the final segments (reserved at the start = final
+ * total - net change in the trace).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "importer.h"
+#include "jsonvalue.h"
+#include "pickle.h"
+#include "pyvalue.h"
+
+/* Keys and action names, interned once so that lookups compare ids. */
+enum {
+    K_ACTION, K_ADDR, K_SIZE, K_STREAM, K_TIME_US, K_FRAMES, K_DEVICE_FREE, K_COMPILE_CONTEXT,
+    K_USER_METADATA, K_NAME, K_FILENAME, K_LINE, K_SEGMENTS, K_DEVICE_TRACES, K_ALLOCATOR_SETTINGS,
+    K_EXTERNAL_ANNOTATIONS, K_DEVICE, K_ADDRESS, K_TOTAL_SIZE, K_ALLOCATED_SIZE, K_ACTIVE_SIZE,
+    K_REQUESTED_SIZE, K_SEGMENT_TYPE, K_SEGMENT_POOL_ID, K_IS_EXPANDABLE, K_BLOCKS, K_STATE, K_STAGE,
+    K__COUNT
+};
+static const char *const key_names[K__COUNT] = {
+    "action", "addr", "size", "stream", "time_us", "frames", "device_free", "compile_context",
+    "user_metadata", "name", "filename", "line", "segments", "device_traces", "allocator_settings",
+    "external_annotations", "device", "address", "total_size", "allocated_size", "active_size",
+    "requested_size", "segment_type", "segment_pool_id", "is_expandable", "blocks", "state", "stage",
+};
+
+static const struct { const char *name; ml_ev_kind kind; } actions[] = {
+    {"alloc", ML_EV_ALLOC},
+    {"free_requested", ML_EV_FREE_REQUESTED},
+    {"free_completed", ML_EV_FREE},
+    {"free", ML_EV_FREE},                 /* early snapshots */
+    {"segment_alloc", ML_EV_SEGMENT_ALLOC},
+    {"segment_free", ML_EV_SEGMENT_FREE},
+    {"segment_map", ML_EV_SEGMENT_MAP},
+    {"segment_unmap", ML_EV_SEGMENT_UNMAP},
+    {"snapshot", ML_EV_SNAPSHOT},
+    {"oom", ML_EV_OOM},
+    {"annotate", ML_EV_ANNOTATE},
+    {"user_defined", ML_EV_ANNOTATE},
+};
+#define N_ACTIONS (sizeof actions / sizeof *actions)
+
+#define MAX_DEVICE 4095
+
+typedef struct imp {
+    ml_profile *p;
+    ml_pvs *st;
+    const char *name;
+    ml_str key[K__COUNT];
+    ml_str act[N_ACTIONS];
+    VEC(ml_pv) ev_list;              /* event i came from this trace list (its device, once known) */
+    VEC(uint32_t) frames_tmp;
+    size_t no_time, unknown_actions, with_metadata, with_context;
+    ml_str unknown_example, metadata_example, context_example;
+    int64_t last_stream;
+    ml_str last_stream_id;
+} imp;
+
+static ml_str str_or0(imp *im, ml_pv v)
+{
+    ml_str s;
+    return ml_pv_str(im->st, v, &s) == 0 ? s : 0;
+}
+
+static ml_str stream_text(imp *im, ml_pv v)
+{
+    int64_t s;
+    if (ml_pv_int(im->st, v, &s) < 0) return str_or0(im, v);
+    if (s != im->last_stream || !im->last_stream_id) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%" PRId64, s);
+        im->last_stream = s;
+        im->last_stream_id = ml_intern_cstr(im->p->strings, buf);
+    }
+    return im->last_stream_id;
+}
+
+/* Frame id of a frame dict {name, filename, line} (or a bare string), converting it once. */
+static uint32_t frame_of(imp *im, ml_pv f)
+{
+    uint32_t id;
+    const ml_pv_cont *c = ml_pv_cont_of(im->st, f);
+    if (ml_pv_cont_type(c) == ML_PV_EXT) return c->len; /* converted before: the frame id */
+    ml_pv_type t = ml_pv_type_of(im->st, f);
+    if (t == ML_PV_STR) return ml_frame_get(im->p, str_or0(im, f), 0, -1);
+    if (t != ML_PV_DICT) return ML_NONE32;
+    ml_str name = 0, file = 0;
+    int64_t line = -1;
+    size_t n = ml_pv_len(im->st, f);
+    for (size_t i = 0; i < n; i++) {
+        ml_pv k = ml_pv_item(im->st, f, i), v = ml_pv_dict_value(im->st, f, i);
+        ml_str ks;
+        if (ml_pv_str(im->st, k, &ks) < 0) continue;
+        if (ks == im->key[K_NAME]) name = str_or0(im, v);
+        else if (ks == im->key[K_FILENAME]) file = str_or0(im, v);
+        else if (ks == im->key[K_LINE] && ml_pv_int(im->st, v, &line) == 0) {
+            if (line <= 0 || line > INT32_MAX) line = -1; /* PyTorch writes 0 for "unknown" */
+        }
+    }
+    /* C++ frames say "??" or "" where the file is unknown. */
+    const char *fs = ml_s(im->p, file);
+    if (fs[0] == 0 || strcmp(fs, "??") == 0) file = 0;
+    id = ml_frame_get(im->p, name, file, (int32_t)line);
+    ml_pv_set_ext(im->st, f, id);
+    return id;
+}
+
+/* Stack id of a frame list (innermost first, as PyTorch writes it), converting it once. */
+static uint32_t stack_of(imp *im, ml_pv list)
+{
+    const ml_pv_cont *c = ml_pv_cont_of(im->st, list);
+    ml_pv_type t = ml_pv_cont_type(c);
+    if (t == ML_PV_EXT) return c->len; /* converted before: the stack id */
+    if (t != ML_PV_LIST && t != ML_PV_TUPLE) return 0;
+    size_t n = c->len;
+    VEC_RESERVE(&im->frames_tmp, n);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* frame_of() converts, which never moves this list's items */
+        uint32_t f = frame_of(im, c->items[i]);
+        if (f != ML_NONE32) im->frames_tmp.v[k++] = f;
+    }
+    uint32_t id = ml_stack_get(im->p, im->frames_tmp.v, k);
+    ml_pv_set_ext(im->st, list, id);
+    return id;
+}
+
+static int64_t int_or(imp *im, ml_pv v, int64_t dflt)
+{
+    int64_t i;
+    return ml_pv_int(im->st, v, &i) == 0 ? i : dflt;
+}
+
+static int nonempty(imp *im, ml_pv v)
+{
+    ml_pv_type t = ml_pv_type_of(im->st, v);
+    if (t == ML_PV_NONE) return 0;
+    if (t == ML_PV_STR) return ml_strlen(im->p->strings, str_or0(im, v)) > 0;
+    if (t >= ML_PV_LIST && t <= ML_PV_FROZENSET) return ml_pv_len(im->st, v) > 0;
+    return 1;
+}
+
+/* The append hook: a dict with an "action" is a trace entry; it becomes an
+ * event and the reader frees it.  Everything else stays in the store. */
+static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
+{
+    imp *im = user;
+    ml_pv a;
+    ml_str as;
+    if (ml_pv_dict_get(st, item, im->key[K_ACTION], &a) < 0 || ml_pv_str(st, a, &as) < 0) return 0;
+    const ml_pv_cont *c = ml_pv_cont_of(st, item);
+    size_t k = 0;
+    while (k < N_ACTIONS && im->act[k] != as) k++;
+    if (k == N_ACTIONS) {
+        if (!im->unknown_actions++) im->unknown_example = as;
+        return 1;
+    }
+    ml_event ev = {.ts = ML_TIME_NONE, .thread = ML_NONE32, .kind = (uint8_t)actions[k].kind};
+    int has_time = 0;
+    ml_pv metadata = ML_PV_NONE_V;
+    if (ev.kind == ML_EV_OOM) ev.aux = -1;
+    for (size_t i = 0; i + 1 < c->len; i += 2) {
+        ml_str ks;
+        if (ml_pv_str(st, c->items[i], &ks) < 0) continue;
+        ml_pv v = c->items[i + 1];
+        if (ks == im->key[K_ADDR]) ev.addr = (uint64_t)int_or(im, v, 0);
+        else if (ks == im->key[K_SIZE]) { ev.size = int_or(im, v, 0); if (ev.size < 0) ev.size = 0; }
+        else if (ks == im->key[K_STREAM]) ev.stream = stream_text(im, v);
+        else if (ks == im->key[K_TIME_US]) {
+            int64_t us;
+            if (ml_pv_int(st, v, &us) == 0 && us > INT64_MIN / 1000 && us < INT64_MAX / 1000) {
+                ev.ts = us * 1000;
+                has_time = 1;
+            }
+        } else if (ks == im->key[K_FRAMES]) ev.stack = stack_of(im, v);
+        else if (ks == im->key[K_DEVICE_FREE]) ev.aux = int_or(im, v, -1);
+        else if (ks == im->key[K_USER_METADATA] && nonempty(im, v)) {
+            metadata = v;
+            if (!im->with_metadata++) im->metadata_example = str_or0(im, v);
+        } else if (ks == im->key[K_COMPILE_CONTEXT] && nonempty(im, v)) {
+            if (!im->with_context++) im->context_example = str_or0(im, v);
+        }
+    }
+    if (ev.kind == ML_EV_ANNOTATE) ev.aux = str_or0(im, metadata);
+    if (!has_time) im->no_time++;
+    ml_event_push(im->p, &ev);
+    VEC_PUSH(&im->ev_list, list);
+    (void)e;
+    return 1;
+}
+
+/* ---- after the whole value is read ------------------------------------ */
+
+static int get(imp *im, ml_pv dict, int key, ml_pv *out) { return ml_pv_dict_get(im->st, dict, im->key[key], out); }
+
+static int64_t get_int(imp *im, ml_pv dict, int key, int64_t dflt)
+{
+    ml_pv v;
+    return get(im, dict, key, &v) == 0 ? int_or(im, v, dflt) : dflt;
+}
+
+static int block_state(imp *im, ml_pv b)
+{
+    ml_pv v;
+    const char *s = get(im, b, K_STATE, &v) == 0 ? ml_s(im->p, str_or0(im, v)) : "";
+    if (strcmp(s, "active_allocated") == 0) return ML_BLOCK_ACTIVE_ALLOCATED;
+    if (strcmp(s, "active_pending_free") == 0) return ML_BLOCK_ACTIVE_PENDING_FREE;
+    return ML_BLOCK_INACTIVE;
+}
+
+/* Segments and their blocks into the model.  Sizes a snapshot leaves out
+ * (older versions) are summed from the blocks. */
+static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
+{
+    ml_profile *p = im->p;
+    size_t n = ml_pv_len(im->st, segs);
+    for (size_t i = 0; i < n; i++) {
+        ml_pv s = ml_pv_item(im->st, segs, i), v, blocks;
+        if (ml_pv_type_of(im->st, s) != ML_PV_DICT)
+            return ml_fail(e, "%s: segment %zu is a %s, not a dict", im->name, i, ml_pv_type_name(ml_pv_type_of(im->st, s)));
+        ml_segment seg = {0};
+        int64_t dev = get_int(im, s, K_DEVICE, 0);
+        seg.device = dev_of[dev];
+        seg.address = (uint64_t)get_int(im, s, K_ADDRESS, 0);
+        seg.total_size = get_int(im, s, K_TOTAL_SIZE, 0);
+        if (get(im, s, K_STREAM, &v) == 0) seg.stream = stream_text(im, v);
+        if (get(im, s, K_SEGMENT_TYPE, &v) == 0) seg.segment_type = str_or0(im, v);
+        if (get(im, s, K_SEGMENT_POOL_ID, &v) == 0) {
+            char buf[128];
+            ml_pv_repr(im->st, v, buf, sizeof buf);
+            seg.pool_id = ml_intern_cstr(p->strings, buf);
+        }
+        seg.is_expandable = get_int(im, s, K_IS_EXPANDABLE, 0) != 0;
+        if (get(im, s, K_FRAMES, &v) == 0) seg.stack = stack_of(im, v);
+        seg.first_block = (uint32_t)p->blocks.len;
+        int64_t allocated = 0, active = 0, requested = 0;
+        uint64_t addr = seg.address;
+        if (get(im, s, K_BLOCKS, &blocks) == 0) {
+            size_t nb = ml_pv_len(im->st, blocks);
+            for (size_t j = 0; j < nb; j++) {
+                ml_pv b = ml_pv_item(im->st, blocks, j);
+                if (ml_pv_type_of(im->st, b) != ML_PV_DICT) continue;
+                ml_block blk = {0};
+                blk.size = get_int(im, b, K_SIZE, 0);
+                blk.address = (uint64_t)get_int(im, b, K_ADDRESS, (int64_t)addr); /* old snapshots: blocks are back to back */
+                blk.requested_size = get_int(im, b, K_REQUESTED_SIZE, blk.size);
+                blk.state = (uint8_t)block_state(im, b);
+                if (get(im, b, K_FRAMES, &v) == 0) blk.stack = stack_of(im, v);
+                blk.segment = (uint32_t)p->segments.len;
+                addr = blk.address + (uint64_t)blk.size;
+                if (blk.state == ML_BLOCK_ACTIVE_ALLOCATED) { allocated += blk.size; requested += blk.requested_size; }
+                if (blk.state != ML_BLOCK_INACTIVE) active += blk.size;
+                VEC_PUSH(&p->blocks, blk);
+            }
+        }
+        seg.n_blocks = (uint32_t)(p->blocks.len - seg.first_block);
+        seg.allocated_size = get_int(im, s, K_ALLOCATED_SIZE, allocated);
+        seg.active_size = get_int(im, s, K_ACTIVE_SIZE, active);
+        seg.requested_size = get_int(im, s, K_REQUESTED_SIZE, requested);
+        VEC_PUSH(&p->segments, seg);
+    }
+    return 0;
+}
+
+/* The device number of list item i of device_traces, of each segment, of each annotation. */
+static int add_device(imp *im, int64_t d, uint8_t *seen, ml_err *e)
+{
+    if (d < 0 || d > MAX_DEVICE) return ml_fail(e, "%s: device %" PRId64 " is out of range (0..%d)", im->name, d, MAX_DEVICE);
+    seen[d] = 1;
+    return 0;
+}
+
+/* Reserved bytes per device, replayed from the segment events back from the final segments. */
+static void reserved_series(imp *im, size_t n_dev_ids, const uint16_t *dev_of, const uint8_t *seen)
+{
+    ml_profile *p = im->p;
+    ml_events *ev = &p->events;
+    for (size_t d = 0; d < n_dev_ids; d++) {
+        if (!seen[d]) continue;
+        uint16_t dev = dev_of[d];
+        int64_t final_total = 0, net = 0, t0 = ML_TIME_NONE;
+        for (size_t i = 0; i < p->segments.len; i++)
+            if (p->segments.v[i].device == dev) final_total += p->segments.v[i].total_size;
+        for (size_t i = 0; i < ev->ts.len; i++) {
+            if (ev->device.v[i] != dev) continue;
+            if (t0 == ML_TIME_NONE) t0 = ev->ts.v[i];
+            uint8_t k = ev->kind.v[i];
+            if (k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP) net += ev->size.v[i];
+            else if (k == ML_EV_SEGMENT_FREE || k == ML_EV_SEGMENT_UNMAP) net -= ev->size.v[i];
+        }
+        int64_t reserved = final_total - net;
+        if (reserved < 0) {
+            ml_note(p, "%s: the trace frees more segment memory than the final segments explain; "
+                       "reserved memory before the trace taken as 0", p->devices.v[dev].id);
+            reserved = 0;
+        }
+        ml_series *s = ml_series_get(p, dev, ML_SERIES_RESERVED, 0, 0);
+        ml_series_push(s, t0 == ML_TIME_NONE ? 0 : t0, reserved);
+        for (size_t i = 0; i < ev->ts.len; i++) {
+            if (ev->device.v[i] != dev) continue;
+            uint8_t k = ev->kind.v[i];
+            if (k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP) reserved += ev->size.v[i];
+            else if (k == ML_EV_SEGMENT_FREE || k == ML_EV_SEGMENT_UNMAP) reserved -= ev->size.v[i];
+            else continue;
+            ml_series_push_event(s, ev->ts.v[i], reserved, (uint32_t)i);
+        }
+    }
+}
+
+/* Blocks active at the end that the trace never allocated were allocated
+ * before it began: add them as never-freed lifetimes (as MemoryViz does). */
+static void blocks_before_trace(imp *im)
+{
+    ml_profile *p = im->p;
+    ml_allocs *a = &p->allocs;
+    size_t n_open = 0;
+    for (size_t i = 0; i < a->flags.len; i++) n_open += (a->flags.v[i] & ML_ALLOC_NEVER_FREED) != 0;
+    /* A small open-addressing set of (device, addr) of the allocations still live at the end. */
+    size_t cap = 16;
+    while (cap < n_open * 2 + 2) cap *= 2;
+    uint64_t *keys = ml_calloc(cap, sizeof *keys);
+    uint8_t *used = ml_calloc(cap, 1);
+    for (size_t i = 0; i < a->flags.len; i++) {
+        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED)) continue;
+        uint64_t k = a->addr.v[i] ^ ((uint64_t)a->device.v[i] << 52);
+        size_t j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+        while (used[j] && keys[j] != k) j = (j + 1) & (cap - 1);
+        used[j] = 1;
+        keys[j] = k;
+    }
+    size_t added = 0;
+    int64_t bytes = 0;
+    for (size_t b = 0; b < p->blocks.len; b++) {
+        ml_block *blk = &p->blocks.v[b];
+        if (blk->state == ML_BLOCK_INACTIVE) continue;
+        ml_segment *seg = &p->segments.v[blk->segment];
+        uint64_t k = blk->address ^ ((uint64_t)seg->device << 52);
+        size_t j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+        while (used[j] && keys[j] != k) j = (j + 1) & (cap - 1);
+        if (used[j]) continue;
+        ml_alloc_row row = {
+            .t_alloc = ML_TIME_NONE, .t_free = ML_TIME_END, .t_free_req = ML_TIME_END,
+            .size = blk->size, .addr = blk->address, .ev_alloc = ML_NONE32, .ev_free = ML_NONE32,
+            .thread = ML_NONE32, .stack = blk->stack, .stream = seg->stream, .device = seg->device,
+            .flags = ML_ALLOC_BEFORE_TRACE | ML_ALLOC_NEVER_FREED,
+        };
+        ml_alloc_push(p, &row);
+        added++;
+        bytes += blk->size;
+    }
+    free(keys);
+    free(used);
+    if (added)
+        ml_note(p, "%zu blocks (%" PRId64 " bytes) active at the end were allocated before the trace began",
+                added, bytes);
+}
+
+static void settings_notes(imp *im, ml_pv top)
+{
+    ml_pv v;
+    char buf[400];
+    if (get(im, top, K_ALLOCATOR_SETTINGS, &v) == 0 && ml_pv_type_of(im->st, v) == ML_PV_DICT) {
+        ml_pv_repr(im->st, v, buf, sizeof buf);
+        ml_note(im->p, "allocator settings: %s", buf);
+    }
+    if (im->with_context) ml_note(im->p, "%zu trace entries carry a compile context (e.g. \"%.200s\")",
+                                  im->with_context, ml_s(im->p, im->context_example));
+    if (im->with_metadata) ml_note(im->p, "%zu trace entries carry user metadata (e.g. \"%.200s\")",
+                                   im->with_metadata, ml_s(im->p, im->metadata_example));
+    if (im->unknown_actions) ml_note(im->p, "%zu trace entries with unknown actions skipped (e.g. \"%.100s\")",
+                                     im->unknown_actions, ml_s(im->p, im->unknown_example));
+}
+
+/* External annotations ({stage, name, device, time_us}) become ANNOTATE events. */
+static int annotations(imp *im, ml_pv top, uint8_t *seen, ml_err *e)
+{
+    ml_pv list;
+    if (get(im, top, K_EXTERNAL_ANNOTATIONS, &list) < 0) return 0;
+    size_t n = ml_pv_len(im->st, list);
+    for (size_t i = 0; i < n; i++) {
+        ml_pv a = ml_pv_item(im->st, list, i), v;
+        if (ml_pv_type_of(im->st, a) != ML_PV_DICT) continue;
+        int64_t dev = get_int(im, a, K_DEVICE, 0), us = get_int(im, a, K_TIME_US, INT64_MIN);
+        if (add_device(im, dev, seen, e) < 0) return -1;
+        char buf[300];
+        const char *stage = get(im, a, K_STAGE, &v) == 0 ? ml_s(im->p, str_or0(im, v)) : "";
+        const char *name = get(im, a, K_NAME, &v) == 0 ? ml_s(im->p, str_or0(im, v)) : "";
+        snprintf(buf, sizeof buf, "%s%s%s", stage, *stage ? " " : "", name);
+        ml_event ev = {.ts = us > INT64_MIN / 1000 && us < INT64_MAX / 1000 ? us * 1000 : ML_TIME_NONE,
+                       .thread = ML_NONE32, .kind = ML_EV_ANNOTATE,
+                       .aux = ml_intern_cstr(im->p->strings, buf)};
+        if (ev.ts == ML_TIME_NONE) im->no_time++;
+        ml_event_push(im->p, &ev);
+        /* The device is set from this number like the trace entries' (see finish). */
+        VEC_PUSH(&im->ev_list, (ml_pv)dev << 1 | 1); /* odd: a device number, not a list */
+    }
+    return 0;
+}
+
+static int finish(imp *im, ml_pv top, ml_err *e)
+{
+    ml_profile *p = im->p;
+    ml_pv segs = ML_PV_NONE_V, traces = ML_PV_NONE_V;
+    ml_pv_type tt = ml_pv_type_of(im->st, top);
+    if (tt == ML_PV_LIST) segs = top; /* the oldest form: just the list of segments */
+    else if (tt == ML_PV_DICT) {
+        int hs = get(im, top, K_SEGMENTS, &segs) == 0, ht = get(im, top, K_DEVICE_TRACES, &traces) == 0;
+        if (!hs && !ht)
+            return ml_fail(e, "%s: not a PyTorch allocator snapshot (the top-level dict has neither "
+                              "\"segments\" nor \"device_traces\")", im->name);
+    } else {
+        return ml_fail(e, "%s: not a PyTorch allocator snapshot (the top-level value is a %s)",
+                       im->name, ml_pv_type_name(tt));
+    }
+
+    /* Devices: each device_traces index with events, each segment's device, each annotation's. */
+    uint8_t *seen = ml_calloc(MAX_DEVICE + 1, 1);
+    uint16_t *dev_of = ml_calloc(MAX_DEVICE + 1, sizeof *dev_of);
+    int rc = -1;
+    size_t n_traces = ml_pv_len(im->st, traces);
+    for (size_t i = 0; i < p->events.ts.len; i++) {
+        if (im->ev_list.v[i] & 1) continue;
+        size_t d = 0;
+        while (d < n_traces && ml_pv_item(im->st, traces, d) != im->ev_list.v[i]) d++;
+        if (d == n_traces) {
+            ml_fail(e, "%s: a trace entry (an \"action\" dict) outside device_traces", im->name);
+            goto out;
+        }
+        if (add_device(im, (int64_t)d, seen, e) < 0) goto out;
+        im->ev_list.v[i] = (ml_pv)d << 1 | 1;
+    }
+    size_t n_segs = ml_pv_len(im->st, segs);
+    for (size_t i = 0; i < n_segs; i++)
+        if (add_device(im, get_int(im, ml_pv_item(im->st, segs, i), K_DEVICE, 0), seen, e) < 0) goto out;
+    if (tt == ML_PV_DICT && annotations(im, top, seen, e) < 0) goto out;
+    for (int d = 0; d <= MAX_DEVICE; d++)
+        if (seen[d]) dev_of[d] = ml_device_get(p, ML_DEV_CUDA, d);
+    for (size_t i = 0; i < p->events.ts.len; i++) p->events.device.v[i] = dev_of[im->ev_list.v[i] >> 1];
+    VEC_FREE(&im->ev_list);
+
+    if (read_segments(im, segs, dev_of, e) < 0) goto out;
+
+    if (im->no_time) {
+        /* Older snapshots have no time_us: order is all there is. */
+        for (size_t i = 0; i < p->events.ts.len; i++) p->events.ts.v[i] = (int64_t)i;
+        p->time_is_event_order = true;
+        p->time_is_absolute = false;
+        ml_note(p, "%zu of %zu trace entries have no time_us (an older PyTorch): times are event numbers",
+                im->no_time, p->events.ts.len);
+    } else {
+        p->time_is_absolute = true;
+    }
+    reserved_series(im, MAX_DEVICE + 1, dev_of, seen);
+    if (tt == ML_PV_DICT) settings_notes(im, top);
+    p->has_addresses = true;
+    ml_profile_finish(p);
+    blocks_before_trace(im);
+    rc = 0;
+out:
+    free(seen);
+    free(dev_of);
+    return rc;
+}
+
+int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
+{
+    imp im = {.p = p, .name = ml_source_name(src), .last_stream = INT64_MIN};
+    im.st = ml_pvs_new(p->strings);
+    for (int k = 0; k < K__COUNT; k++) im.key[k] = ml_intern_cstr(p->strings, key_names[k]);
+    for (size_t k = 0; k < N_ACTIONS; k++) im.act[k] = ml_intern_cstr(p->strings, actions[k].name);
+
+    const unsigned char *head;
+    size_t n = ml_source_peek(src, &head, 16, e);
+    ml_pv top;
+    int rc;
+    if (n >= 1 && head[0] == 0x80) rc = ml_pickle_read(src, im.st, on_entry, &im, &top, e);
+    else rc = ml_jsonvalue_read(src, im.st, on_entry, &im, &top, e);
+    if (rc == 0) rc = finish(&im, top, e);
+    ml_pvs_free(im.st);
+    VEC_FREE(&im.ev_list);
+    VEC_FREE(&im.frames_tmp);
+    return rc;
+}
+
+/* Sure when a pickle or JSON dict names snapshot keys in its first bytes. */
+int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n)
+{
+    int pickle = ml_pickle_sniff(head, n);
+    size_t i = 0;
+    while (!pickle && i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) i++;
+    if (!pickle && (i == n || head[i] != '{')) return 0;
+    int keys = memmem(head, n, "segments", 8) || memmem(head, n, "device_traces", 13);
+    if (pickle) return keys ? 100 : 50; /* no other format of ours is a pickle */
+    return keys && !memmem(head, n, "traceEvents", 11) ? 90 : 0;
+}

@@ -1,0 +1,216 @@
+/*
+ * snapshot_cmd.c — `memlens snapshot segments|trace X.pickle`: the allocator's
+ * view of a CUDA allocator snapshot, as text.
+ *
+ *   segments  per segment: device, address, size, pool, stream, fill and the
+ *             largest free hole, with per-device totals and fragmentation
+ *             (what `python -m torch.cuda._memory_viz stats` tries to show);
+ *   trace     the allocator actions in time order with sizes and the user
+ *             frame of each stack (what `_memory_viz trace` prints), filtered
+ *             by --device and a --from/--to window.
+ */
+#include "snapshot_cmd.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breakdown.h"
+#include "format.h"
+#include "importer.h"
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: memlens snapshot segments [--device N] SNAPSHOT\n"
+            "       memlens snapshot trace [--device N] [--from T] [--to T] SNAPSHOT\n"
+            "  SNAPSHOT is a torch.cuda.memory._dump_snapshot() pickle (or its JSON).\n"
+            "  T is a time from the first trace entry: 1.5 (seconds), 250ms, 40us, 1200ns;\n"
+            "  for snapshots without times it is an entry number.\n");
+    return 2;
+}
+
+/* Parses "1.5", "250ms", "40us", "1200ns" into ns; -1 if malformed. */
+static int parse_offset(const char *s, int64_t *ns)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0) return -1;
+    double mul = 1e9;
+    if (!strcmp(end, "ms")) mul = 1e6;
+    else if (!strcmp(end, "us")) mul = 1e3;
+    else if (!strcmp(end, "ns")) mul = 1;
+    else if (!strcmp(end, "s") || !*end) mul = 1e9;
+    else return -1;
+    *ns = (int64_t)(v * mul + 0.5);
+    return 0;
+}
+
+static int device_wanted(const ml_profile *p, uint16_t dev, int want)
+{
+    return want < 0 || (p->devices.v[dev].kind == ML_DEV_CUDA && p->devices.v[dev].index == want);
+}
+
+static void print_segments(const ml_profile *p, int want)
+{
+    char a[32], b[32], c[32], d[32];
+    for (uint16_t dev = 0; dev < p->devices.len; dev++) {
+        if (!device_wanted(p, dev, want)) continue;
+        int64_t total = 0, allocated = 0, free_bytes = 0, largest = 0, holes = 0;
+        size_t nseg = 0;
+        for (size_t i = 0; i < p->segments.len; i++) {
+            const ml_segment *s = &p->segments.v[i];
+            if (s->device != dev) continue;
+            nseg++;
+            total += s->total_size;
+            allocated += s->allocated_size;
+            for (uint32_t k = 0; k < s->n_blocks; k++) {
+                const ml_block *blk = &p->blocks.v[s->first_block + k];
+                if (blk->state != ML_BLOCK_INACTIVE) continue;
+                free_bytes += blk->size;
+                holes++;
+                if (blk->size > largest) largest = blk->size;
+            }
+        }
+        if (!nseg) continue;
+        printf("%s: %zu segments, reserved %s, allocated %s (%.1f%%), free %s in %" PRId64 " holes, largest hole %s\n",
+               p->devices.v[dev].id, nseg, ml_fmt_bytes(total, a, sizeof a), ml_fmt_bytes(allocated, b, sizeof b),
+               total ? 100.0 * (double)allocated / (double)total : 0.0, ml_fmt_bytes(free_bytes, c, sizeof c), holes,
+               ml_fmt_bytes(largest, d, sizeof d));
+        /* Fragmentation: how much of the free memory a single large request could not use. */
+        printf("  fragmentation %.1f%% (1 - largest hole / free)\n\n",
+               free_bytes ? 100.0 * (1.0 - (double)largest / (double)free_bytes) : 0.0);
+        printf("  %-18s %11s %-8s %-7s %-6s %-6s  %-12s %6s %13s %6s\n", "address", "size", "pool", "stream", "type",
+               "expand", "fill", "", "largest hole", "blocks");
+        for (size_t i = 0; i < p->segments.len; i++) {
+            const ml_segment *s = &p->segments.v[i];
+            if (s->device != dev) continue;
+            int64_t hole = 0;
+            for (uint32_t k = 0; k < s->n_blocks; k++) {
+                const ml_block *blk = &p->blocks.v[s->first_block + k];
+                if (blk->state == ML_BLOCK_INACTIVE && blk->size > hole) hole = blk->size;
+            }
+            double fill = s->total_size ? (double)s->allocated_size / (double)s->total_size : 0;
+            char bar[13];
+            int filled = (int)(fill * 10 + 0.5);
+            bar[0] = '[';
+            for (int k = 0; k < 10; k++) bar[1 + k] = k < filled ? '#' : '.';
+            bar[11] = ']';
+            bar[12] = 0;
+            printf("  0x%016" PRIx64 " %11s %-8s %-7s %-6s %-6s  %s %5.1f%% %13s %6u\n", s->address,
+                   ml_fmt_bytes(s->total_size, a, sizeof a), ml_s(p, s->pool_id), ml_s(p, s->stream),
+                   ml_s(p, s->segment_type), s->is_expandable ? "yes" : "no", bar, 100 * fill,
+                   ml_fmt_bytes(hole, b, sizeof b), s->n_blocks);
+        }
+        printf("\n");
+    }
+}
+
+static const char *action_name(uint8_t kind)
+{
+    static const char *names[ML_EV__COUNT] = {
+        [ML_EV_ALLOC] = "alloc", [ML_EV_FREE] = "free_completed", [ML_EV_FREE_REQUESTED] = "free_requested",
+        [ML_EV_SEGMENT_ALLOC] = "segment_alloc", [ML_EV_SEGMENT_FREE] = "segment_free",
+        [ML_EV_SEGMENT_MAP] = "segment_map", [ML_EV_SEGMENT_UNMAP] = "segment_unmap", [ML_EV_OOM] = "oom",
+        [ML_EV_SNAPSHOT] = "snapshot", [ML_EV_ANNOTATE] = "annotate",
+    };
+    return kind < ML_EV__COUNT && names[kind] ? names[kind] : "?";
+}
+
+static void print_trace(const ml_profile *p, int want, int64_t from, int64_t to)
+{
+    const ml_events *ev = &p->events;
+    size_t n = ev->ts.len, shown = 0;
+    if (!n) { printf("(the snapshot has no trace entries)\n"); return; }
+    int64_t t0 = ev->ts.v[0];
+    char a[48], b[32], c[32], frame[512];
+    if (p->time_is_event_order) printf("no times in this snapshot: the first column is the entry number\n");
+    else printf("times from the first entry, %s\n", ml_fmt_time(t0, p->time_is_absolute, a, sizeof a));
+    for (size_t i = 0; i < n; i++) {
+        int64_t off = ev->ts.v[i] - t0;
+        if (!device_wanted(p, ev->device.v[i], want) || off < from || (to >= 0 && off > to)) continue;
+        uint8_t k = ev->kind.v[i];
+        if (p->time_is_event_order) snprintf(a, sizeof a, "#%" PRId64, ev->ts.v[i]);
+        else snprintf(a, sizeof a, "+%.6f s", (double)off / 1e9);
+        printf("%-16s %-7s %-15s", a, p->devices.v[ev->device.v[i]].id, action_name(k));
+        if (k == ML_EV_ANNOTATE) {
+            printf(" %s\n", ml_s(p, (ml_str)ev->aux.v[i]));
+            shown++;
+            continue;
+        }
+        if (k == ML_EV_OOM) {
+            printf(" requested %s, device free %s", ml_fmt_bytes(ev->size.v[i], b, sizeof b),
+                   ev->aux.v[i] >= 0 ? ml_fmt_bytes(ev->aux.v[i], c, sizeof c) : "unknown");
+        } else if (k != ML_EV_SNAPSHOT) {
+            printf(" 0x%012" PRIx64 " %11s", ev->addr.v[i], ml_fmt_bytes(ev->size.v[i], b, sizeof b));
+        }
+        if (ev->stream.v[i] && strcmp(ml_s(p, ev->stream.v[i]), "0") != 0) printf(" stream %s", ml_s(p, ev->stream.v[i]));
+        if (ev->stack.v[i]) {
+            ml_stack_label(p, ev->stack.v[i], ML_BY_FRAME, frame, sizeof frame);
+            printf("  %s", frame);
+        }
+        printf("\n");
+        shown++;
+    }
+    printf("%zu of %zu entries shown\n", shown, n);
+}
+
+int ml_cmd_snapshot(int argc, char **argv)
+{
+    if (argc < 1 || (strcmp(argv[0], "segments") && strcmp(argv[0], "trace"))) return usage();
+    int trace = !strcmp(argv[0], "trace");
+    int device = -1;
+    int64_t from = 0, to = -1;
+    const char *input = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--device") && i + 1 < argc) {
+            char *end;
+            long d = strtol(argv[++i], &end, 10);
+            if (*end || d < 0 || d > 65535) { fprintf(stderr, "memlens: snapshot: bad --device %s\n", argv[i]); return 2; }
+            device = (int)d;
+        } else if (trace && (!strcmp(a, "--from") || !strcmp(a, "--to")) && i + 1 < argc) {
+            int64_t *dst = a[2] == 'f' ? &from : &to;
+            if (parse_offset(argv[++i], dst) < 0) {
+                fprintf(stderr, "memlens: snapshot: bad time %s (examples: 1.5, 250ms, 40us)\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage();
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "memlens: snapshot: unknown option %s\n", a);
+            return usage();
+        } else if (!input) input = a;
+        else return usage();
+    }
+    if (!input) return usage();
+    ml_profiles ps = {0};
+    ml_err e = {{0}};
+    if (ml_load(input, &ps, &e) < 0) {
+        fprintf(stderr, "memlens: %s\n", e.msg);
+        ml_profiles_free(&ps);
+        return 2;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < ps.items.len; i++) {
+        const ml_profile *p = ps.items.v[i];
+        if (!p->format || strcmp(p->format, "torch-snapshot") != 0) {
+            fprintf(stderr, "memlens: %s: not a CUDA allocator snapshot (format %s)\n", p->path,
+                    p->format ? p->format : "unknown");
+            rc = 2;
+            continue;
+        }
+        if (p->time_is_event_order && trace) {
+            /* Entry numbers, not times: --from/--to given in "seconds" mean numbers. */
+            if (from) from /= 1000000000;
+            if (to > 0) to /= 1000000000;
+        }
+        if (trace) print_trace(p, device, from, to);
+        else print_segments(p, device);
+    }
+    ml_profiles_free(&ps);
+    if (fflush(stdout) != 0) return 1;
+    return rc;
+}

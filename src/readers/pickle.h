@@ -1,0 +1,41 @@
+/*
+ * pickle.h — a safe reader of Python pickles made of plain values.
+ *
+ * PyTorch writes CUDA allocator snapshots with pickle.dump (protocols 2..5):
+ * dicts, lists, tuples, str, int, float, bool, None, shared through the memo.
+ * This reader runs the pickle machine for exactly those opcodes and refuses
+ * every opcode that names or calls code (GLOBAL, STACK_GLOBAL, REDUCE, BUILD,
+ * INST, OBJ, NEWOBJ, NEWOBJ_EX, PERSID, BINPERSID, EXT1/2/4) and out-of-band
+ * buffers: memlens never imports or executes anything a file names.
+ *
+ * Values land in an ml_pvs store (pyvalue.h); memo references share, never
+ * copy.  For inputs of gigabytes the caller can stream: the append hook sees
+ * each dict as it is appended to a list and may take it (the reader then
+ * drops it from the store), so a trace of millions of entries never sits in
+ * memory as a tree.  (Only dicts are offered: the hook is for records.)
+ *
+ * Hostile input (truncation, huge lengths, memo indices far beyond the input,
+ * unbalanced marks, deep stacks) fails with one line naming the byte offset.
+ */
+#ifndef ML_PICKLE_H
+#define ML_PICKLE_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "pyvalue.h"
+#include "source.h"
+
+/* Called for each dict appended to a list (APPEND, APPENDS).  Returns 1 if it
+ * took the item (the reader drops it from the store and the list stays
+ * without it), 0 to let the list keep it, -1 to stop with the error in e. */
+typedef int (*ml_append_hook)(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e);
+
+/* Reads one pickle from src into st; *out is the value STOP returns.
+ * Errors: "name: byte N: ...". */
+int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, ml_pv *out, ml_err *e);
+
+/* Whether the first bytes look like a pickle of protocol 2..5 (for sniffing). */
+int ml_pickle_sniff(const unsigned char *head, size_t n);
+
+#endif
