@@ -488,6 +488,36 @@ static void classify(const ctx *c, size_t i)
     }
 }
 
+/*
+ * Without ops (allocator snapshots), an optimizer step is a run of allocations
+ * made under torch/optim frames: it lasts from the first of them until the next
+ * allocation made elsewhere.  Needs allocations in time order.
+ */
+static void opt_spans_from_stacks(ctx *c)
+{
+    const ml_allocs *a = &c->p->allocs;
+    size_t n = a->t_alloc.len;
+    int64_t prev = INT64_MIN, start = 0;
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = a->t_alloc.v[i];
+        if (t == ML_TIME_NONE) continue;
+        if (t < prev) { /* not in time order: give up, no spans */
+            c->opt.s.len = c->opt.e.len = 0;
+            return;
+        }
+        prev = t;
+        bool opt = c->stack_sig[a->stack.v[i]] == SIG_OPTIMIZER;
+        if (opt && !open) open = true, start = t;
+        else if (!opt && open) {
+            spans_add(&c->opt, start, t);
+            open = false;
+        }
+    }
+    if (open) spans_add(&c->opt, start, INT64_MAX);
+    spans_finish(&c->opt);
+}
+
 void ml_categorize(ml_profile *p)
 {
     ml_allocs *a = &p->allocs;
@@ -505,6 +535,7 @@ void ml_categorize(ml_profile *p)
         c.stack_sig = ml_malloc(nstacks ? nstacks : 1);
         for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s);
     }
+    if (c.stack_sig && !c.opt.s.len) opt_spans_from_stacks(&c);
     for (size_t i = 0; i < n; i++)
         if (a->category_reason.v[i] == ML_REASON_NONE) classify(&c, i);
     free(c.top_start);

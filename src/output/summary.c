@@ -74,7 +74,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
             fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
                     ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)shown);
     }
-    if (st.peak_allocated.found && o->by == ML_BY_CATEGORY) {
+    if (st.peak_allocated.found && st.peak_allocated.value && o->by == ML_BY_CATEGORY) {
         /* The whole peak by category, memory from before the trace included. */
         fprintf(f, "  categories at the peak (incl. memory from before the trace):\n");
         for (int j = 0; j < ML_CAT__COUNT; j++) {
