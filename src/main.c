@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "report.h"
 #include "snapshot_cmd.h"
 #include "summary.h"
 
@@ -16,6 +17,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
     {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
     {"export", ml_cmd_export, "allocations and memory categories as PyTorch memory timeline, Perfetto trace or CSV"},
 };
