@@ -39,6 +39,9 @@ int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e);
+/* PyTorch memory timelines (export_memory_timeline .json/.json.gz/.raw.json.gz). */
+int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);
 
 /* A set of loaded profiles (ranks), in rank order after ml_load. */
 typedef struct ml_profiles {
@@ -47,7 +50,8 @@ typedef struct ml_profiles {
 } ml_profiles;
 
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
- * profile is imported, finished, and attributed (ml_attribute) before it is added. */
+ * profile is imported, finished, attributed (ml_attribute) and categorised
+ * (ml_categorize) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);

@@ -13,6 +13,7 @@
  */
 #include "ascend.h"
 #include "attribute.h"
+#include "categories.h"
 #include "importer.h"
 
 #include <dirent.h>
@@ -81,6 +82,7 @@ static int walk_dir(walk *w, const char *path, int depth)
         if (ml_ascend_load_dir(path, ps, &n, w->e)) return -1;
         for (size_t i = 0; i < n; i++) {
             ml_attribute(ps[i]);
+            ml_categorize(ps[i]);
             VEC_PUSH(&w->out->items, ps[i]);
         }
         w->found += n;

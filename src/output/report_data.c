@@ -19,15 +19,11 @@
 #include "m4.h"
 #include "report.h"
 #include "stats.h"
+#include "categories.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
 
-/* Category names, in the order of ml_alloc category codes (0 = unknown). */
-static const char *const category_names[] = {
-    "unknown", "parameter", "optimizer state", "input", "temporary",
-    "activation", "gradient", "autograd detail",
-};
 
 static const char *series_kind_name(int k)
 {
@@ -329,8 +325,8 @@ static void put_device(rank_ctx *c, uint16_t dev)
 
     /* Per-group statistics and the live set at the peak. */
     group_stat *gs = ml_calloc(gstr.len, sizeof *gs);
-    int64_t by_cat[sizeof category_names / sizeof *category_names] = {0};
-    int64_t by_cat_n[sizeof category_names / sizeof *category_names] = {0};
+    int64_t by_cat[ML_CAT__COUNT] = {0};
+    int64_t by_cat_n[ML_CAT__COUNT] = {0};
     uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
     size_t nkeep = 0;
     for (size_t j = 0; j < idx.len; j++) {
@@ -381,9 +377,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
     put_label_sums(m, fl, bf.n + 1);
     free(fl);
     ml_breakdown_free(&bf);
-    label_sum cl[sizeof category_names / sizeof *category_names];
+    label_sum cl[ML_CAT__COUNT];
     for (size_t k = 0; k < sizeof cl / sizeof *cl; k++)
-        cl[k] = (label_sum){ category_names[k], by_cat[k], by_cat_n[k], k };
+        cl[k] = (label_sum){ ml_category_name((int)k), by_cat[k], by_cat_n[k], k };
     ml_buf_puts(m, ",\"by_category\":");
     put_label_sums(m, cl, sizeof cl / sizeof *cl);
     ml_buf_puts(m, "}");
@@ -483,6 +479,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
     for (size_t k = 0; k < n; k++) b8[k] = a->category.v[idx.v[sel.v[k]]];
     ml_buf_puts(m, ",\"cat\":");
     ml_col_u8(c->bl, m, b8, n);
+    for (size_t k = 0; k < n; k++) b8[k] = a->category_reason.v[idx.v[sel.v[k]]];
+    ml_buf_puts(m, ",\"reason\":");
+    ml_col_u8(c->bl, m, b8, n);
     ml_buf_puts(m, "}");
     free(ta); free(tf); free(sz); free(u); free(b8);
     VEC_FREE(&sel);
@@ -499,6 +498,28 @@ static void put_device(rank_ctx *c, uint16_t dev)
         put_curve(c, "allocated", "op", ls[r].label, oc.t.v, oc.v.v, oc.t.len);
         VEC_FREE(&oc.t);
         VEC_FREE(&oc.v);
+    }
+    /* Per-category curves (categories.h), for the stacked chart: one per category
+     * that is ever non-zero, starting at t0 with the levels from before the trace. */
+    ml_buf_puts(m, "],\"category_curves\":[");
+    ml_category_curves cc;
+    if (ml_category_curves_get(p, dev, &cc)) {
+        size_t ncc = 0;
+        int64_t *ct = ml_malloc((cc.n + 1) * sizeof *ct), *cv = ml_malloc((cc.n + 1) * sizeof *cv);
+        ct[0] = cc.n && cc.ts[0] < t0 ? cc.ts[0] : t0;
+        memcpy(ct + 1, cc.ts, cc.n * sizeof *ct);
+        for (int j = 0; j < ML_CAT__COUNT; j++) {
+            int k = ml_category_order[j];
+            if (!cc.peak[k]) continue;
+            cv[0] = cc.initial[k];
+            memcpy(cv + 1, cc.value[k], cc.n * sizeof *cv);
+            ml_buf_printf(m, "%s{\"cat\":%d,\"curve\":", ncc++ ? "," : "", k);
+            put_curve(c, "allocated", "category", ml_category_name(k), ct, cv, cc.n + 1);
+            ml_buf_puts(m, "}");
+        }
+        free(ct);
+        free(cv);
+        ml_category_curves_free(&cc);
     }
     ml_buf_puts(m, "]}");
 
@@ -569,6 +590,23 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     free(ln);
     free(u);
 
+    /* Memory categories: names and colours by code, reasons by code (categories.h). */
+    ml_buf_puts(m, ",\"categories\":[");
+    for (int k = 0; k < ML_CAT__COUNT; k++) {
+        ml_buf_puts(m, k ? ",{\"name\":" : "{\"name\":");
+        ml_json_str(m, ml_category_name(k));
+        ml_buf_puts(m, ",\"color\":");
+        ml_json_str(m, ml_category_color(k));
+        ml_buf_puts(m, "}");
+    }
+    ml_buf_puts(m, "],\"category_order\":[");
+    for (int j = 0; j < ML_CAT__COUNT; j++) ml_buf_printf(m, "%s%d", j ? "," : "", ml_category_order[j]);
+    ml_buf_puts(m, "],\"reasons\":[");
+    for (int k = 0; k < ML_REASON__COUNT; k++) {
+        ml_buf_puts(m, k ? "," : "");
+        ml_json_str(m, ml_category_reason_text(k));
+    }
+    ml_buf_puts(m, "]");
     ml_buf_puts(m, ",\"strings\":[");
     for (size_t i = 0; i < c.strings.len; i++) {
         ml_buf_puts(m, i ? "," : "");

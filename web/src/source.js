@@ -71,10 +71,12 @@ export class EmbeddedSource {
     const a = d.allocs;
     if (!a._data) {
       a._data = (async () => {
-        const [ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src] = await Promise.all(
-          ["ta", "tf", "size", "addr_hi", "addr_lo", "group", "op", "stream", "stack", "flags", "cat", "src"].map((k) => this.col(a[k])));
+        const [ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason] = await Promise.all(
+          ["ta", "tf", "size", "addr_hi", "addr_lo", "group", "op", "stream", "stack", "flags", "cat", "src", "reason"]
+            .map((k) => (a[k] ? this.col(a[k]) : null)));
         return { n: a.n, total: a.total, summarised: a.summarised, summarisedBytes: a.summarised_bytes,
-          ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, groups: a.groups, strings: r.strings };
+          ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason, groups: a.groups,
+          strings: r.strings, categories: r.categories || [], reasons: r.reasons || [] };
       })();
     }
     return a._data;
@@ -107,6 +109,7 @@ export class EmbeddedSource {
       i, device: d.id, size: a.size[i], addr: hex, stream: a.strings[a.stream[i]] || "",
       group: a.groups[a.group[i]], op: a.strings[a.op[i]] || "", ta: a.ta[i], tf: a.tf[i],
       beforeTrace: !!(a.flags[i] & 1), neverFreed: !!(a.flags[i] & 2), category: a.cat[i],
+      categoryName: (a.categories[a.cat[i]] || {}).name || "", reason: a.reason ? a.reasons[a.reason[i]] || "" : "",
       stack: await this.stackOf(rank, a.stack[i]),
     };
   }

@@ -400,6 +400,7 @@ export async function renderDetail(el, app, i, atTime) {
   el.innerHTML = `<dl>
     ${row("size", `<b id="detail-size">${fmtBytes(d.size)}</b> <span class="muted">(${fmtBytesExact(d.size)})</span>`)}
     ${row("operator", escapeHtml(d.group))}
+    ${d.categoryName ? row("category", `<span id="detail-category">${escapeHtml(d.categoryName)}</span>` + (d.reason ? ` <span class="muted">— ${escapeHtml(d.reason)}</span>` : "")) : ""}
     ${d.op && d.op !== d.group ? row("allocated in", escapeHtml(d.op)) : ""}
     ${row("device", escapeHtml(d.device) + (d.stream ? " · stream " + escapeHtml(d.stream) : ""))}
     ${d.addr ? row("address", `<code>${d.addr}</code>`) : ""}
