@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "breakdown.h"
+#include "categories.h"
 
 /* ---- JSON numbers, fast (a window of allocations is ~10^6 of them) ----- */
 
@@ -63,6 +64,7 @@ static void put_columns(ml_buf *b, const ml_sv_device *d, const uint32_t *idx, s
     PUT_COL(b, "src", d->src, idx, n);
     PUT_COL(b, "flags", d->flags, idx, n);
     PUT_COL(b, "cat", d->cat, idx, n);
+    if (d->reason) PUT_COL(b, "reason", d->reason, idx, n);
 }
 
 /* ---- curves: M4 for a window (web/src/m4.js m4Select, in C) ------------- */
@@ -239,9 +241,6 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
 
 /* ---- one allocation ----------------------------------------------------- */
 
-static const char *const category_names[] = {
-    "unknown", "parameter", "optimizer state", "input", "temporary", "activation", "gradient", "autograd detail",
-};
 
 void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf *out)
 {
@@ -264,9 +263,11 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
     put_i64(out, d->ta[i]);
     ml_buf_puts(out, ",\"tf\":");
     put_i64(out, d->tf[i]);
-    ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"category_name\":",
+    ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"categoryName\":",
                   d->flags[i] & 1 ? "true" : "false", d->flags[i] & 2 ? "true" : "false", d->cat[i]);
-    ml_json_str(out, d->cat[i] < 8 ? category_names[d->cat[i]] : "unknown");
+    ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
+    ml_buf_puts(out, ",\"reason\":");
+    ml_json_str(out, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
     ml_buf_printf(out, ",\"src\":%u,\"stack\":[", d->src[i]);
     uint32_t s = d->stack[i];
     if (s && s < r->nstacks) {
@@ -389,12 +390,12 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_json_str(out, by);
     if (!strcmp(by, "category")) {
         /* By category, from the columns (ml_breakdown has no category key). */
-        int64_t cb[8] = {0}, cn[8] = {0}, tracked = 0, count = 0, known_before = 0, nbefore = 0;
+        int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0, nbefore = 0;
         size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
         for (size_t i = 0; i < hi; i++) {
             if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
             if (d->flags[i] & 1) { known_before += d->size[i]; nbefore++; continue; }
-            int c = d->cat[i] < 8 ? d->cat[i] : 0;
+            int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
             cb[c] += d->size[i];
             cn[c]++;
             tracked += d->size[i];
@@ -406,10 +407,10 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
         put_i64(out, tracked);
         ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
         put_i64(out, before);
-        row rows[9];
-        for (int c = 0; c < 8; c++) rows[c] = (row){ category_names[c], cb[c], cn[c] };
-        rows[8] = (row){ ML_BEFORE_TRACE_GROUP, before, nbefore };
-        put_rows(out, rows, 9);
+        row rows[ML_CAT__COUNT + 1];
+        for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
+        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, before, nbefore };
+        put_rows(out, rows, ML_CAT__COUNT + 1);
         return;
     }
     ml_group_by g = !strcmp(by, "op") ? ML_BY_TOPLEVEL : (ml_group_by)ml_group_by_parse(by);

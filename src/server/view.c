@@ -240,6 +240,10 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
     COL(flags, "flags", 'b');
     COL(cat, "cat", 'b');
 #undef COL
+    if (ml_pv_type_of(r->pvs, get(x, a, "reason")) == ML_PV_DICT) { /* newer data: why each category */
+        d->reason = col(x, a, "reason", 'b', &m);
+        if (m != n) x->bad = 1;
+    }
     ml_pv gs = get(x, a, "groups");
     d->ngroups = ml_pv_len(r->pvs, gs);
     d->groups = ml_calloc(d->ngroups + 1, sizeof *d->groups);

@@ -55,7 +55,7 @@ typedef struct ml_sv_device {
     size_t n;
     const int64_t *ta, *tf, *size;
     const uint32_t *addr_hi, *addr_lo, *group, *op, *stream, *stack, *src;
-    const uint8_t *flags, *cat;
+    const uint8_t *flags, *cat, *reason; /* reason: NULL if the data has none */
     size_t ngroups;
     const char **groups;
 

@@ -134,7 +134,7 @@ export class EmbeddedSource {
     const recorded = pk && pk.kind === "allocated" && c && !/replayed/.test(c.label);
     const acc = new Map();
     let tracked = 0, count = 0, knownBefore = 0, nBefore = 0;
-    const catNames = ["unknown", "parameter", "optimizer state", "input", "temporary", "activation", "gradient", "autograd detail"];
+    const catNames = (a.categories || []).map((c) => c.name);
     for (let i = 0; i < a.n && a.ta[i] <= t; i++) {
       if (a.tf[i] <= t && !(a.flags[i] & 2)) continue;
       if (a.flags[i] & 1) { knownBefore += a.size[i]; nBefore++; continue; }
@@ -167,7 +167,7 @@ export class EmbeddedSource {
 
 const ALLOC_KEYS = [["ta", Float64Array], ["tf", Float64Array], ["size", Float64Array], ["addr_hi", Uint32Array, "addrHi"],
   ["addr_lo", Uint32Array, "addrLo"], ["group", Uint32Array], ["op", Uint32Array], ["stream", Uint32Array],
-  ["stack", Uint32Array], ["src", Uint32Array], ["flags", Uint8Array], ["cat", Uint8Array], ["id", Uint32Array]];
+  ["stack", Uint32Array], ["src", Uint32Array], ["flags", Uint8Array], ["cat", Uint8Array], ["reason", Uint8Array], ["id", Uint32Array]];
 
 // Columns of a JSON answer ({id:[..], ta:[..], ...}) as the typed arrays the views read.
 export function allocColumns(j, groups, strings) {
@@ -264,6 +264,8 @@ export class HttpSource {
     const { r, d } = this.device(rank, dev);
     const j = await this.get("allocs", { rank, dev, t0, t1, px: Math.max(1, Math.min(20000, Math.round(px || 1000))), keep: keep >= 0 ? keep : null });
     const a = allocColumns(j, d.allocs.groups, r.strings);
+    a.categories = r.categories || [];
+    a.reasons = r.reasons || [];
     a.total = j.total;
     a.summarised = j.summarised;
     a.summarisedBytes = j.summarised_bytes;
@@ -296,6 +298,8 @@ export class HttpSource {
       page: q.page || 0, size: q.pageSize || 100,
     });
     const a = allocColumns(j.rows, d.allocs.groups, r.strings);
+    a.categories = r.categories || [];
+    a.reasons = r.reasons || [];
     const rows = Uint32Array.from({ length: a.n }, (_, i) => i);
     a.n = j.n; // the device's count, for "N of M allocations"
     a.summarised = 0;
