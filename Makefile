@@ -21,9 +21,11 @@ endif
 
 CFLAGS  ?=
 CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation \
-           -D_GNU_SOURCE -pthread -MMD -MP $(SANFLAGS) $(addprefix -I,$(SRC_DIRS))
+           -D_GNU_SOURCE -pthread -MMD -MP $(SANFLAGS) $(MHD_CFLAGS) $(addprefix -I,$(SRC_DIRS))
 LDFLAGS += -pthread $(SANFLAGS)
-LDLIBS  += -lz -lsqlite3 -lm
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
+LDLIBS  += -lz -lsqlite3 -lm $(MHD_LIBS)
 
 SRC_DIRS := $(shell find src -type d)
 LIB_SRC  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
@@ -35,11 +37,36 @@ TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
+# The HTML report embeds the web UI (web/src, ES modules joined in this order)
+# and uPlot from npm (web/node_modules, installed by scripts/setup).
+WEB_JS   := $(addprefix web/src/,format.js decode.js m4.js source.js lanes.js table.js views.js app.js)
+WEB_GEN  := $(BUILD)/gen/web_assets.c
+UPLOT    := web/node_modules/uplot/dist
+LIB_OBJ  += $(BUILD)/gen/web_assets.o
+ml_comma := ,
+ml_empty :=
+ml_space := $(ml_empty) $(ml_empty)
+
 .PHONY: all test check fuzz bench sample clean web
 all: $(BUILD)/memlens $(TOOL_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(UPLOT)/uPlot.iife.min.js $(UPLOT)/uPlot.min.css:
+	@echo "error: $@ is missing: run scripts/setup (it runs npm ci in web/)" >&2; exit 1
+
+$(BUILD)/embed: tools/embed/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(WEB_GEN): $(BUILD)/embed $(WEB_JS) web/src/style.css web/src/body.html $(UPLOT)/uPlot.iife.min.js $(UPLOT)/uPlot.min.css
+	@mkdir -p $(dir $@)
+	$(BUILD)/embed $@ uplot_js=$(UPLOT)/uPlot.iife.min.js uplot_css=$(UPLOT)/uPlot.min.css \
+	  style=web/src/style.css body=web/src/body.html mod:app=$(subst $(ml_space),$(ml_comma),$(WEB_JS))
+
+$(BUILD)/gen/web_assets.o: $(WEB_GEN)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libmemlens.a: $(LIB_OBJ)
@@ -63,9 +90,9 @@ test check: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
 # libFuzzer targets need clang; they link the library sources directly.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
                $(addprefix -I,$(SRC_DIRS))
-build-fuzz/%: fuzz/%.c $(LIB_SRC)
+build-fuzz/%: fuzz/%.c $(LIB_SRC) $(WEB_GEN)
 	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(WEB_GEN) $(LDLIBS)
 
 fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 	@for f in $^; do \

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "export.h"
+#include "report.h"
+#include "serve_cmd.h"
 #include "snapshot_cmd.h"
 #include "summary.h"
 
@@ -15,7 +18,10 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
+    {"serve", ml_cmd_serve, "the same UI live from a local server (http://127.0.0.1:8000/)"},
     {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
+    {"export", ml_cmd_export, "allocations and memory categories as PyTorch memory timeline, Perfetto trace or CSV"},
 };
 
 static void usage(FILE *f)

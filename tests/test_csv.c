@@ -3,11 +3,12 @@
  * (tests/ascend_expected.py prints them). */
 #include "check.h"
 #include "csv.h"
+#include "decimal.h"
 
 static int64_t scale(const char *s, int64_t mul, int *ok)
 {
     int64_t v = -777;
-    *ok = ml_dec_scale(s, strlen(s), mul, &v) == 0;
+    *ok = ml_parse_units(s, strlen(s), mul, &v) == 0;
     return v;
 }
 

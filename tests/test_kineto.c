@@ -187,6 +187,15 @@ TEST(truncated_trace_keeps_complete_events)
     ml_profile_free(p);
 }
 
+TEST(file_cut_inside_device_properties_ends_cleanly)
+{
+    /* Used to loop forever: the device list never saw its closing bracket. */
+    ml_profile *p = import_str("{\"deviceProperties\": [{\"id\": 0, \"name\": \"G\"},");
+    CHECK(p != NULL);
+    if (p) CHECK_EQ_I64(p->devices.len, 0);
+    ml_profile_free(p);
+}
+
 TEST(bad_input_errors_name_file_and_byte)
 {
     CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": \"lots\"}}]}") == NULL);
@@ -319,6 +328,7 @@ int main(void)
     RUN(old_format_without_addr_or_totals);
     RUN(python_stacks_and_oom);
     RUN(truncated_trace_keeps_complete_events);
+    RUN(file_cut_inside_device_properties_ends_cleanly);
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
     RUN(real_hta_df_index_resolver);

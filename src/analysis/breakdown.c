@@ -1,11 +1,12 @@
 /* breakdown.c — grouping the live set at an instant; see breakdown.h. */
 #include "breakdown.h"
+#include "categories.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const by_names[] = {"toplevel", "innermost", "stack", "frame", "size"};
+static const char *const by_names[] = {"toplevel", "innermost", "stack", "frame", "size", "category"};
 
 int ml_group_by_parse(const char *s)
 {
@@ -143,6 +144,7 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
         case ML_BY_TOPLEVEL: key = a->op_top.v[i]; break;
         case ML_BY_INNERMOST: key = a->op.v[i]; break;
         case ML_BY_SIZE: key = size > 0 ? (uint64_t)(63 - __builtin_clzll((unsigned long long)size)) + 1 : 0; break;
+        case ML_BY_CATEGORY: key = a->category.v[i]; break;
         default: key = a->stack.v[i]; break;
         }
         size_t j = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
@@ -188,6 +190,9 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
         case ML_BY_SIZE:
             if (key) size_class((int)key - 1, label, sizeof label);
             else snprintf(label, sizeof label, "0 B");
+            break;
+        case ML_BY_CATEGORY:
+            snprintf(label, sizeof label, "%s", ml_category_name((int)key));
             break;
         default:
             ml_stack_label(p, (uint32_t)key, by, label, sizeof label);

@@ -3,7 +3,7 @@
  *
  * Groups the allocations of one device live at an instant by a key: the
  * top-level operator, the innermost operator, the whole stack, the first user
- * frame of the stack, or a size class.  Memory that the curve shows but no
+ * frame of the stack, a size class, or the memory category (categories.h).  Memory that the curve shows but no
  * allocation in the trace accounts for (allocated before the trace began) is
  * its own group, ML_BEFORE_TRACE_GROUP, never dropped.
  */
@@ -15,9 +15,9 @@
 
 #define ML_BEFORE_TRACE_GROUP "(allocated before trace)"
 
-typedef enum { ML_BY_TOPLEVEL, ML_BY_INNERMOST, ML_BY_STACK, ML_BY_FRAME, ML_BY_SIZE } ml_group_by;
+typedef enum { ML_BY_TOPLEVEL, ML_BY_INNERMOST, ML_BY_STACK, ML_BY_FRAME, ML_BY_SIZE, ML_BY_CATEGORY } ml_group_by;
 
-/* Parses "toplevel", "innermost", "stack", "frame", "size"; -1 if unknown. */
+/* Parses "toplevel", "innermost", "stack", "frame", "size", "category"; -1 if unknown. */
 int ml_group_by_parse(const char *s);
 const char *ml_group_by_name(ml_group_by by);
 

@@ -63,6 +63,12 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
          * already count it as explicit allocations. */
         int64_t total = out->allocated_replayed ? -1 : out->peak_allocated.value;
         ml_breakdown_at(p, device, out->peak_allocated.at, total, by, &out->at_peak);
+        ml_categories_at(p, device, out->peak_allocated.at, total, out->categories_at_peak);
+        /* A replayed peak without matched allocations (no addresses): what no
+         * allocation accounts for is Unknown, so that the categories add up to the peak. */
+        int64_t sum = 0;
+        for (int k = 0; k < ML_CAT__COUNT; k++) sum += out->categories_at_peak[k];
+        if (sum < out->peak_allocated.value) out->categories_at_peak[ML_CAT_UNKNOWN] += out->peak_allocated.value - sum;
     }
 }
 

@@ -7,6 +7,7 @@
 #define ML_STATS_H
 
 #include "breakdown.h"
+#include "categories.h"
 #include "curve.h"
 #include "profile.h"
 
@@ -21,6 +22,8 @@ typedef struct ml_device_stats {
     int64_t oom_events;
     int64_t first_ts, last_ts;   /* the device's time span (ML_TIME_NONE if no data) */
     ml_breakdown at_peak;        /* live set at the allocated peak */
+    int64_t categories_at_peak[ML_CAT__COUNT]; /* bytes per ml_category at that peak (incl. memory
+                                 * from before the trace, as PARAMETER_OR_STATE) */
 } ml_device_stats;
 
 void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml_device_stats *out);

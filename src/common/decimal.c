@@ -99,28 +99,39 @@ int ml_parse_scaled(const char *s, size_t n, int scale, int64_t *out)
     return scale_to_i64(&d, d.exp + scale, out);
 }
 
-int ml_parse_units(const char *s, size_t n, int64_t multiplier, int64_t *out)
+int ml_parse_units(const char *s, size_t n, int64_t mul, int64_t *out)
 {
-    decimal d;
-    if (split_decimal(s, n, &d) < 0) return -1;
-    /* value = mant * 10^exp * multiplier, rounded to nearest. */
-    unsigned __int128 v = (unsigned __int128)d.mant * (uint64_t)multiplier;
-    if (d.exp >= 0) {
-        for (int k = 0; k < d.exp; k++) {
-            v *= 10;
-            if (v > (unsigned __int128)INT64_MAX) return -1;
-        }
-    } else {
-        int k = -d.exp;
-        if (k > 38) v = 0;
-        else {
-            unsigned __int128 p = 1;
-            for (int j = 0; j < k; j++) p *= 10;
-            v = (v + p / 2) / p;
+    size_t i = 0;
+    bool neg = false;
+    int ndigits = 0;
+    if (mul <= 0 || mul > 1000000000) return -1;
+    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+    __int128 ip = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
+        ip = ip * 10 + (s[i] - '0');
+        if (ip > INT64_MAX) return -1;
+    }
+    /* 19 fraction digits are kept exactly (mul <= 1e9 keeps fp * mul in
+     * range); later digits are below any unit we scale to and are ignored. */
+    __int128 fp = 0, p10 = 1;
+    int nfrac = 0;
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
+            if (nfrac < 19) {
+                fp = fp * 10 + (s[i] - '0');
+                p10 *= 10;
+                nfrac++;
+            }
         }
     }
-    if (v > (unsigned __int128)INT64_MAX) return -1;
-    *out = d.neg ? -(int64_t)(uint64_t)v : (int64_t)(uint64_t)v;
+    if (i != n || ndigits == 0) return -1;
+    __int128 num = fp * mul;
+    __int128 q = num / p10, r = num % p10;
+    if (r != 0 && 2 * r >= p10) q++; /* nearest; a tie goes away from zero */
+    __int128 v = ip * mul + q;
+    if (neg) v = -v;
+    if (v > INT64_MAX || v < INT64_MIN) return -1;
+    *out = (int64_t)v;
     return 0;
 }
 

@@ -19,9 +19,16 @@ int ml_parse_i64(const char *s, size_t n, int64_t *out);
  * beyond the scale are truncated toward zero.  Returns -1 on bad text or overflow. */
 int ml_parse_scaled(const char *s, size_t n, int scale, int64_t *out);
 
-/* value * multiplier / divisor, exactly (rounded to nearest), for unit
- * conversion such as MiB text -> bytes (multiplier 1048576, divisor 1). */
-int ml_parse_units(const char *s, size_t n, int64_t multiplier, int64_t *out);
+/* round(value * mul) with integer arithmetic, for unit conversion: µs text with
+ * decimals -> ns (ML_US_TO_NS), MiB text -> bytes (ML_MIB), KiB -> bytes (ML_KIB).
+ * Plain decimals only (no exponent); 0 < mul <= 1e9; the nearest integer, a
+ * tie away from zero; fraction digits past the 19th are ignored.  Returns 0,
+ * or -1 if it is not such a number or does not fit in int64. */
+int ml_parse_units(const char *s, size_t n, int64_t mul, int64_t *out);
+
+#define ML_US_TO_NS 1000
+#define ML_KIB 1024
+#define ML_MIB 1048576
 
 /* Any JSON-style number as a double (for values that are not exact anyway). */
 int ml_parse_double(const char *s, size_t n, double *out);

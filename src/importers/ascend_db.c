@@ -4,6 +4,7 @@
  * ns and sizes bytes, names come from STRING_IDS and ENUM_MODULE. */
 #include "ascend.h"
 #include "csv.h"
+#include "decimal.h"
 #include "importer.h"
 
 #include <sqlite3.h>
@@ -64,7 +65,7 @@ static int col_i64(db_ctx *d, sqlite3_stmt *st, const char *table, int col, int6
     } else {
         const char *s = (const char *)sqlite3_column_text(st, col);
         int n = sqlite3_column_bytes(st, col);
-        if (s && ml_dec_scale(s, (size_t)n, 1, out) == 0 && !memchr(s, '.', (size_t)n)) return 0;
+        if (s && ml_parse_units(s, (size_t)n, 1, out) == 0 && !memchr(s, '.', (size_t)n)) return 0;
     }
     return ml_fail(d->e, "%s: table %s: row %lld: column %s: '%.40s' is not an integer", d->path, table,
                    rowid, name, (const char *)sqlite3_column_text(st, col));

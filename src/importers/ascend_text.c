@@ -2,6 +2,7 @@
  * mapping onto the model is described in ascend.h. */
 #include "ascend.h"
 #include "csv.h"
+#include "decimal.h"
 #include "importer.h"
 
 #include <stdio.h>
@@ -43,7 +44,7 @@ static int device_cell(ml_csv *c, int col, ml_profile *p, uint16_t *dev, ml_err 
     const char *d = s;
     if (n > 4 && strncasecmp(s, "npu:", 4) == 0) d = s + 4;
     int64_t idx;
-    if (ml_dec_scale(d, n - (size_t)(d - s), 1, &idx) || strchr(d, '.') || idx < 0 || idx > 65535)
+    if (ml_parse_units(d, n - (size_t)(d - s), 1, &idx) || strchr(d, '.') || idx < 0 || idx > 65535)
         return ml_fail(e, "%s: line %llu: column '%s': '%.40s' is not a device like NPU:0",
                        ml_csv_name(c), (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), s);
     *dev = ml_device_get(p, ML_DEV_NPU, (int)idx);
@@ -232,7 +233,7 @@ static int node_cell(ml_csv *c, int col, int64_t *out, ml_err *e)
 {
     size_t n;
     const char *s = ml_csv_cell(c, col, &n);
-    if (n == 0 || n > 12 || strspn(s, "0123456789") != n || ml_dec_scale(s, n, 1, out))
+    if (n == 0 || n > 12 || strspn(s, "0123456789") != n || ml_parse_units(s, n, 1, out))
         return ml_fail(e, "%s: line %llu: column '%s': '%.40s' is not a node index", ml_csv_name(c),
                        (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), s);
     return 0;
@@ -262,7 +263,7 @@ static int read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
         const char *d = ml_csv_cell(c, cdev, &n);
         int64_t idx;
         uint16_t dev;
-        if (n && strspn(d, "0123456789") == n && n < 6 && ml_dec_scale(d, n, 1, &idx) == 0) {
+        if (n && strspn(d, "0123456789") == n && n < 6 && ml_parse_units(d, n, 1, &idx) == 0) {
             dev = ml_device_get(p, ML_DEV_NPU, (int)idx);
         } else {
             dev = ml_device_get(p, ML_DEV_CPU, -1);

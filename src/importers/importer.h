@@ -39,6 +39,9 @@ int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e);
+/* PyTorch memory timelines (export_memory_timeline .json/.json.gz/.raw.json.gz). */
+int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);
 
 /* A set of loaded profiles (ranks), in rank order after ml_load. */
 typedef struct ml_profiles {
@@ -47,7 +50,8 @@ typedef struct ml_profiles {
 } ml_profiles;
 
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
- * profile is imported, finished, and attributed (ml_attribute) before it is added. */
+ * profile is imported, finished, attributed (ml_attribute) and categorised
+ * (ml_categorize) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);
@@ -56,6 +60,15 @@ const ml_importer *ml_detect_format(const char *path, const unsigned char *head,
 /* Loads every profile found below dir (walk.c): Ascend `*_ascend_pt` folders,
  * and files any importer recognises.  Each becomes one rank. */
 int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e);
+/* What ml_load_dir would load, without loading it: the path of each unit
+ * (a file or an Ascend `*_ascend_pt` folder; ml_load(path) loads one) and
+ * what it passed over.  For `memlens serve`, which imports ranks lazily. */
+typedef struct ml_units {
+    VEC(char *) paths;
+    VEC(char *) skipped;         /* "path: why" */
+} ml_units;
+int ml_list_dir(const char *dir, ml_units *out, ml_err *e);
+void ml_units_free(ml_units *u);
 /* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
 int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */

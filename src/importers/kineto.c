@@ -13,8 +13,11 @@
 #include "decimal.h"
 #include "jsonscan.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER };
 
@@ -57,6 +60,8 @@ typedef struct kineto {
     VEC(device_prop) props;
     VEC(open_b) open;
     bool saw_base_time;
+    bool events_open;              /* inside the event list (where a split may fall) */
+    size_t orphan_ends;            /* "E" events with no open "B" on their thread */
     uint32_t last_thread;          /* thread_of()'s one-entry cache */
     char last_pid[ID_MAX], last_tid[ID_MAX];
     size_t last_pid_len, last_tid_len;
@@ -279,6 +284,7 @@ static void add_b_or_e(kineto *k, const event_fields *f, uint32_t thread)
         ml_op_push(k->p, b.ts, f->ts - b.ts, b.name, thread, (ml_op_kind)b.kind);
         return;
     }
+    k->orphan_ends++;
 }
 
 static int read_event(kineto *k)
@@ -352,9 +358,14 @@ static int read_event(kineto *k)
 
 static int read_events(kineto *k)
 {
+    k->events_open = true;
     for (;;) {
         js_tok t = js_next(k->js);
-        if (t == JS_ARRAY_END || t == JS_END) return 0;
+        if (t == JS_END) return 0; /* the file ended inside the list: events_open stays set */
+        if (t == JS_ARRAY_END) {
+            k->events_open = false;
+            return 0;
+        }
         if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(k->js));
         if (t != JS_OBJECT) {
             if (t == JS_ARRAY && js_skip_rest(k->js) < 0) return ml_fail(k->e, "%s", js_error(k->js));
@@ -372,7 +383,7 @@ static int read_device_properties(kineto *k)
     if (t != JS_ARRAY) return t == JS_OBJECT && js_skip_rest(js) < 0 ? ml_fail(k->e, "%s", js_error(js)) : 0;
     for (;;) {
         t = js_next(js);
-        if (t == JS_ARRAY_END) return 0;
+        if (t == JS_ARRAY_END || t == JS_END) return 0;
         if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
         if (t != JS_OBJECT) {
             if (t == JS_ARRAY && js_skip_rest(js) < 0) return ml_fail(k->e, "%s", js_error(js));
@@ -460,7 +471,7 @@ static int read_top_object(kineto *k)
     }
 }
 
-static void finish(kineto *k)
+static void finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
     for (size_t i = 0; i < k->props.len; i++) {
@@ -476,7 +487,7 @@ static void finish(kineto *k)
     /* Events first seen with a later ts than base may still be absolute if no base was given. */
     int64_t first = p->events.ts.len ? p->events.ts.v[0] : p->ops.ts.len ? p->ops.ts.v[0] : 0;
     p->time_is_absolute = k->saw_base_time || first > 946684800000000000LL; /* after 2000-01-01 */
-    if (js_truncated(k->js))
+    if (truncated)
         ml_note(p, "the trace ends without its closing brackets (the profiler may have stopped early); "
                    "everything up to the last complete event was read");
     if (k->memory_events && k->memory_without_addr == k->memory_events)
@@ -493,28 +504,184 @@ static void finish(kineto *k)
     ml_profile_finish(p);
 }
 
-int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
+static void kineto_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
+{
+    memset(k, 0, sizeof *k);
+    k->js = js;
+    k->p = p;
+    k->e = e;
+    k->last_thread = ML_NONE32;
+}
+
+static void kineto_free(kineto *k)
+{
+    js_close(k->js);
+    free(k->name);
+    VEC_FREE(&k->props);
+    VEC_FREE(&k->open);
+}
+
+/* The whole document from its first token (or, for the first half of a
+ * split file, up to where that half ends). */
+static int read_document(kineto *k)
+{
+    int rc;
+    js_tok t = js_next(k->js);
+    if (t == JS_OBJECT) rc = read_top_object(k);
+    else if (t == JS_ARRAY) rc = read_events(k);
+    else if (t == JS_ERROR) rc = ml_fail(k->e, "%s", js_error(k->js));
+    else rc = ml_fail(k->e, "%s: byte 0: not a Chrome/Kineto trace (expected '{' or '[')", k->p->path);
+    if (rc == 0 && !js_truncated(k->js) && js_next(k->js) == JS_ERROR) rc = ml_fail(k->e, "%s", js_error(k->js));
+    return rc;
+}
+
+static int import_serial(ml_source *src, ml_profile *p, ml_err *e)
 {
     kineto k;
-    memset(&k, 0, sizeof k);
-    k.js = js_open(src);
-    k.p = p;
-    k.e = e;
-    k.last_thread = ML_NONE32;
-    int rc = 0;
-    js_tok t = js_next(k.js);
-    if (t == JS_OBJECT) rc = read_top_object(&k);
-    else if (t == JS_ARRAY) rc = read_events(&k);
-    else if (t == JS_ERROR) rc = ml_fail(e, "%s", js_error(k.js));
-    else rc = ml_fail(e, "%s: byte 0: not a Chrome/Kineto trace (expected '{' or '[')", p->path);
-    if (rc == 0) {
-        t = js_truncated(k.js) ? JS_END : js_next(k.js);
-        if (t == JS_ERROR) rc = ml_fail(e, "%s", js_error(k.js));
-    }
-    if (rc == 0) finish(&k);
-    js_close(k.js);
-    free(k.name);
-    VEC_FREE(&k.props);
-    VEC_FREE(&k.open);
+    kineto_init(&k, js_open(src), p, e);
+    int rc = read_document(&k);
+    if (rc == 0) finish(&k, js_truncated(k.js));
+    kineto_free(&k);
     return rc;
+}
+
+/* ---- big plain files: two halves on two threads ----
+ * The file is split at an event boundary guessed near the middle ("},"
+ * then "{").  A second thread parses the second half as if inside the event
+ * list; this thread parses the first half.  The guess was right only if the
+ * first half ends exactly where the next event of the list is due: then the
+ * second half's profile is appended, and the result is the same as reading
+ * the file in one pass.  Otherwise everything is read again in one pass. */
+
+#define SPLIT_MIN_BYTES ((int64_t)32 << 20)
+#define SPLIT_WINDOW (1 << 20)
+enum { SPLIT_RETRY = 1 };
+
+typedef struct half {
+    kineto k;
+    ml_profile *p;
+    ml_err err;
+    const char *stack;   /* containers open at the split: "oa" ({"traceEvents": [...) or "a" ([...) */
+    int rc;
+} half;
+
+/* Finds where to split: the offset just after a ',' that separates two
+ * events near the middle, and the containers open there.  0 or -1. */
+static int find_split(const char *path, uint64_t size, uint64_t *at, const char **stack)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char head[256], *win = ml_malloc(SPLIT_WINDOW);
+    ssize_t hn = pread(fd, head, sizeof head, 0);
+    uint64_t mid = size / 2;
+    ssize_t wn = pread(fd, win, SPLIT_WINDOW, (off_t)mid);
+    close(fd);
+    int rc = -1;
+    size_t i = 0;
+    while (hn > 0 && i < (size_t)hn && strchr(" \t\r\n", head[i])) i++;
+    if (hn > 0 && i < (size_t)hn && (head[i] == '{' || head[i] == '[')) {
+        *stack = head[i] == '{' ? "oa" : "a";
+        for (ssize_t j = 0; wn > 0 && j + 2 < wn; j++) {
+            if (win[j] != '}' || win[j + 1] != ',') continue;
+            ssize_t q = j + 2;
+            while (q < wn && strchr(" \t\r\n", win[q])) q++;
+            if (q < wn && win[q] == '{') {
+                *at = mid + (uint64_t)j + 2;
+                rc = 0;
+                break;
+            }
+        }
+    }
+    free(win);
+    return rc;
+}
+
+static void *read_second_half(void *arg)
+{
+    half *h = arg;
+    kineto *k = &h->k;
+    h->rc = read_events(k);
+    if (h->rc == 0 && !js_truncated(k->js) && h->stack[0] == 'o') h->rc = read_top_object(k);
+    if (h->rc == 0 && !js_truncated(k->js) && js_next(k->js) == JS_ERROR)
+        h->rc = ml_fail(k->e, "%s", js_error(k->js));
+    return NULL;
+}
+
+/* Empties p (keeping its path and format), for a fresh start. */
+static void profile_reset(ml_profile *p)
+{
+    ml_profile *fresh = ml_profile_new(p->path, p->format);
+    ml_profile tmp = *p;
+    *p = *fresh;
+    *fresh = tmp;
+    ml_profile_free(fresh);
+}
+
+static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
+{
+    uint64_t at;
+    const char *stack;
+    if (find_split(path, size, &at, &stack) < 0) return SPLIT_RETRY;
+    ml_source *first_src, *second_src;
+    if (ml_source_open_range(path, 0, at, &first_src, e) < 0) return -1;
+    if (ml_source_open_range(path, at, size - at, &second_src, e) < 0) {
+        ml_source_close(first_src);
+        return -1;
+    }
+    half second;
+    memset(&second, 0, sizeof second);
+    second.p = ml_profile_new(path, p->format);
+    second.stack = stack;
+    kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
+    pthread_t thread;
+    bool threaded = pthread_create(&thread, NULL, read_second_half, &second) == 0;
+
+    kineto first;
+    kineto_init(&first, js_open(first_src), p, e);
+    int rc = read_document(&first);
+    if (threaded) pthread_join(thread, NULL);
+
+    bool split_ok = threaded && rc == 0 && first.events_open && js_ended_after_comma(first.js, stack) &&
+                    !(first.open.len && second.k.orphan_ends);
+    if (split_ok && second.rc < 0) {
+        *e = second.err; /* a real error in the second half; its offsets count from the file start */
+        rc = -1;
+    } else if (split_ok) {
+        ml_profile_append(p, second.p);
+        first.memory_events += second.k.memory_events;
+        first.memory_without_addr += second.k.memory_without_addr;
+        first.memory_without_totals += second.k.memory_without_totals;
+        first.oom_events += second.k.oom_events;
+        first.saw_base_time |= second.k.saw_base_time;
+        for (size_t i = 0; i < second.k.props.len; i++) {
+            device_prop d = second.k.props.v[i];
+            d.name = ml_intern(p->strings, ml_s(second.p, d.name), ml_strlen(second.p->strings, d.name));
+            VEC_PUSH(&first.props, d);
+        }
+        finish(&first, js_truncated(second.k.js));
+    } else if (rc == 0 || js_input_ended(first.js)) {
+        /* The guess was wrong, or the first half failed once its input ran
+         * out (perhaps only because of the cut): read it all in one pass. */
+        rc = SPLIT_RETRY;
+        profile_reset(p);
+    }
+    kineto_free(&first);
+    kineto_free(&second.k);
+    ml_profile_free(second.p);
+    ml_source_close(first_src);
+    ml_source_close(second_src);
+    return rc;
+}
+
+int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
+{
+    /* MEMLENS_SPLIT_MIN_BYTES lets tests split small files; MEMLENS_ONE_THREAD turns splitting off. */
+    const char *min_env = getenv("MEMLENS_SPLIT_MIN_BYTES");
+    int64_t min = min_env ? atoll(min_env) : SPLIT_MIN_BYTES;
+    int64_t size = ml_source_plain_size(src);
+    if (size >= min && size > 0 && !getenv("MEMLENS_ONE_THREAD")) {
+        int rc = import_in_two_halves(ml_source_name(src), (uint64_t)size, p, e);
+        if (rc != SPLIT_RETRY) return rc;
+    }
+    return import_serial(src, p, e);
 }

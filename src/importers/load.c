@@ -4,6 +4,7 @@
  */
 #include "importer.h"
 #include "attribute.h"
+#include "categories.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@ static const ml_importer importers[] = {
     {"torch-snapshot", ml_snapshot_sniff, ml_snapshot_import},
     {"ascend-text", ml_ascend_text_sniff, ml_ascend_text_import},
     {"ascend-db", ml_ascend_db_sniff, ml_ascend_db_import},
+    {"torch-memory-timeline", ml_memtimeline_sniff, ml_memtimeline_import},
 };
 
 const ml_importer *ml_detect_format(const char *path, const unsigned char *head, size_t n)
@@ -72,6 +74,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     }
     ml_source_close(src);
     ml_attribute(p);
+    ml_categorize(p); /* after attribution: it reads the top-level ops */
     VEC_PUSH(&out->items, p);
     return 0;
 }

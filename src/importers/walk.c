@@ -13,6 +13,7 @@
  */
 #include "ascend.h"
 #include "attribute.h"
+#include "categories.h"
 #include "importer.h"
 
 #include <dirent.h>
@@ -28,6 +29,7 @@ typedef struct walk {
     ml_profiles *out;
     ml_err *e;
     size_t found;
+    ml_units *list;         /* listing only (ml_list_dir): paths, nothing loaded */
 } walk;
 
 static void skip(walk *w, const char *path, const char *why)
@@ -56,6 +58,11 @@ static int try_file(walk *w, const char *path)
         skip(w, path, n ? "not a profile memlens knows" : "empty file");
         return 0;
     }
+    if (w->list) {
+        VEC_PUSH(&w->list->paths, ml_strdup(path));
+        w->found++;
+        return 0;
+    }
     size_t before = w->out->items.len;
     if (ml_load_file(path, w->out, w->e)) return -1;
     w->found += w->out->items.len - before;
@@ -64,12 +71,18 @@ static int try_file(walk *w, const char *path)
 
 static int walk_dir(walk *w, const char *path, int depth)
 {
+    if (ml_ascend_is_profile_dir(path) && w->list) {
+        VEC_PUSH(&w->list->paths, ml_strdup(path));
+        w->found++;
+        return 0;
+    }
     if (ml_ascend_is_profile_dir(path)) {
         ml_profile *ps[2];
         size_t n;
         if (ml_ascend_load_dir(path, ps, &n, w->e)) return -1;
         for (size_t i = 0; i < n; i++) {
             ml_attribute(ps[i]);
+            ml_categorize(ps[i]);
             VEC_PUSH(&w->out->items, ps[i]);
         }
         w->found += n;
@@ -112,9 +125,9 @@ static int walk_dir(walk *w, const char *path, int depth)
     return rc;
 }
 
-int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e)
+static int load_or_list(const char *dir, ml_profiles *out, ml_units *listing, ml_err *e)
 {
-    walk w = {out, e, 0};
+    walk w = {out, e, 0, listing};
     size_t skipped_before = out->skipped.len;
     if (walk_dir(&w, dir, 0)) return -1;
     if (w.found) return 0;
@@ -132,6 +145,25 @@ int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e)
     if (listed < n)
         snprintf(list + used, sizeof list - used, "%s%zu more", listed ? "; and " : "", n - listed);
     return ml_fail(e, "%s: no profiles found (skipped %zu: %s)", dir, n, list);
+}
+
+int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e) { return load_or_list(dir, out, NULL, e); }
+
+int ml_list_dir(const char *dir, ml_units *out, ml_err *e)
+{
+    ml_profiles tmp = {0};
+    int rc = load_or_list(dir, &tmp, out, e);
+    for (size_t i = 0; i < tmp.skipped.len; i++) VEC_PUSH(&out->skipped, tmp.skipped.v[i]);
+    VEC_FREE(&tmp.skipped);
+    return rc;
+}
+
+void ml_units_free(ml_units *u)
+{
+    for (size_t i = 0; i < u->paths.len; i++) free(u->paths.v[i]);
+    for (size_t i = 0; i < u->skipped.len; i++) free(u->skipped.v[i]);
+    VEC_FREE(&u->paths);
+    VEC_FREE(&u->skipped);
 }
 
 int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e)

@@ -90,7 +90,8 @@ void ml_allocs_clear(ml_profile *p)
     VEC_FREE(&a->t_alloc); VEC_FREE(&a->t_free); VEC_FREE(&a->t_free_req);
     VEC_FREE(&a->ev_alloc); VEC_FREE(&a->ev_free); VEC_FREE(&a->size); VEC_FREE(&a->addr);
     VEC_FREE(&a->device); VEC_FREE(&a->thread); VEC_FREE(&a->stack); VEC_FREE(&a->stream);
-    VEC_FREE(&a->op); VEC_FREE(&a->op_top); VEC_FREE(&a->category); VEC_FREE(&a->flags);
+    VEC_FREE(&a->op); VEC_FREE(&a->op_top); VEC_FREE(&a->category); VEC_FREE(&a->category_reason);
+    VEC_FREE(&a->flags);
 }
 
 void ml_match(ml_profile *p)

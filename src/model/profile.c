@@ -327,6 +327,7 @@ size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *r)
     VEC_PUSH(&a->op, r->op);
     VEC_PUSH(&a->op_top, r->op_top);
     VEC_PUSH(&a->category, r->category);
+    VEC_PUSH(&a->category_reason, r->category_reason);
     VEC_PUSH(&a->flags, r->flags);
     return a->t_alloc.len - 1;
 }
@@ -425,7 +426,7 @@ void ml_profile_append(ml_profile *dst, const ml_profile *src)
             .ev_free = a->ev_free.v[i] == ML_NONE32 ? ML_NONE32 : a->ev_free.v[i] + ev_base,
             .thread = map_index(tmap, a->thread.v[i]), .stack = kmap[a->stack.v[i]], .stream = smap[a->stream.v[i]],
             .device = (uint16_t)dmap[a->device.v[i]], .op = smap[a->op.v[i]], .op_top = smap[a->op_top.v[i]],
-            .category = a->category.v[i], .flags = a->flags.v[i],
+            .category = a->category.v[i], .category_reason = a->category_reason.v[i], .flags = a->flags.v[i],
         };
         ml_alloc_push(dst, &r);
     }

@@ -159,7 +159,10 @@ typedef struct ml_allocs {
     VEC(uint32_t) stream;       /* interned stream text */
     VEC(ml_str) op;             /* allocating operator, as the input names it (innermost) */
     VEC(ml_str) op_top;         /* outermost cpu_op, what users recognise */
-    VEC(uint8_t) category;      /* ml_category (issue: categories), 0 = unknown */
+    VEC(uint8_t) category;      /* ml_category (categories.h), 0 = unknown */
+    VEC(uint8_t) category_reason; /* ml_cat_reason (categories.h): why it got its category,
+                                 * 0 = not categorised yet; importers that know the category
+                                 * (memory timelines) set both and the categoriser keeps them */
     VEC(uint8_t) flags;         /* ML_ALLOC_* */
 } ml_allocs;
 
@@ -249,7 +252,7 @@ typedef struct ml_alloc_row {
     uint32_t ev_alloc, ev_free, thread, stack, stream;
     uint16_t device;
     ml_str op, op_top;
-    uint8_t category, flags;
+    uint8_t category, category_reason, flags;
 } ml_alloc_row;
 size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *row);
 size_t ml_allocs_count(const ml_profile *p);

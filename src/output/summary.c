@@ -74,6 +74,15 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
             fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
                     ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)shown);
     }
+    if (st.peak_allocated.found && st.peak_allocated.value && o->by == ML_BY_CATEGORY) {
+        /* The whole peak by category, memory from before the trace included. */
+        fprintf(f, "  categories at the peak (incl. memory from before the trace):\n");
+        for (int j = 0; j < ML_CAT__COUNT; j++) {
+            int k = ml_category_order[j];
+            if (st.categories_at_peak[k])
+                fprintf(f, "    %12s  %s\n", ml_fmt_bytes(st.categories_at_peak[k], a, sizeof a), ml_category_name(k));
+        }
+    }
     ml_summary_ascend_text(f, p, d, o);
     ml_device_stats_free(&st);
 }
@@ -141,6 +150,16 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     if (st.at_peak.before_bytes)
         json_peak_group(w, ML_BEFORE_TRACE_GROUP, st.at_peak.before_bytes, st.at_peak.before_count);
     jw_end(w);
+    /* Bytes per memory category at the peak (categories.h), PyTorch's names. */
+    jw_key(w, "categories_at_peak");
+    if (st.peak_allocated.found) {
+        jw_obj(w);
+        for (int j = 0; j < ML_CAT__COUNT; j++) {
+            jw_key(w, ml_category_name(ml_category_order[j]));
+            jw_i64(w, st.categories_at_peak[ml_category_order[j]]);
+        }
+        jw_end(w);
+    } else jw_null(w);
     ml_summary_ascend_json(w, p, d, o);
     jw_end(w);
     ml_device_stats_free(&st);
@@ -180,7 +199,7 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size] [--top N] [--all]\n"
+    fprintf(stderr, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size|category] [--top N] [--all]\n"
                     "                       [--group-by component|stream|overall] [--rank N] INPUT...\n"
                     "INPUT: a file, - for stdin, or a directory (every profile below it becomes a rank)\n");
     return 2;
@@ -197,7 +216,7 @@ int ml_cmd_summary(int argc, char **argv)
         else if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
             if (by < 0) {
-                fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame or size\n", argv[i]);
+                fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
                 VEC_FREE(&inputs);
                 return 2;
             }

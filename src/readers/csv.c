@@ -1,5 +1,6 @@
 /* csv.c — streaming CSV records and exact decimals; see csv.h. */
 #include "csv.h"
+#include "decimal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,7 +218,7 @@ int ml_csv_scaled(const ml_csv *c, int col, int64_t mul, int64_t *out, bool *bla
         return ml_fail(e, "%s: line %llu: column '%s' is empty", ml_source_name(c->src),
                        (unsigned long long)c->rec_line, ml_csv_header(c, col));
     }
-    if (ml_dec_scale(s, n, mul, out) == 0) return 0;
+    if (ml_parse_units(s, n, mul, out) == 0) return 0;
     /* Quote at most 40 bytes of the cell, control bytes shown as '?'. */
     char shown[44];
     size_t k = 0;
@@ -228,38 +229,3 @@ int ml_csv_scaled(const ml_csv *c, int col, int64_t mul, int64_t *out, bool *bla
                    ml_source_name(c->src), (unsigned long long)c->rec_line, ml_csv_header(c, col), shown);
 }
 
-int ml_dec_scale(const char *s, size_t n, int64_t mul, int64_t *out)
-{
-    size_t i = 0;
-    bool neg = false;
-    int ndigits = 0;
-    if (mul <= 0 || mul > 1000000000) return -1;
-    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-    __int128 ip = 0;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
-        ip = ip * 10 + (s[i] - '0');
-        if (ip > INT64_MAX) return -1;
-    }
-    /* 19 fraction digits are kept exactly (mul <= 1e9 keeps fp * mul in
-     * range); later digits are below any unit we scale to and are ignored. */
-    __int128 fp = 0, p10 = 1;
-    int nfrac = 0;
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
-            if (nfrac < 19) {
-                fp = fp * 10 + (s[i] - '0');
-                p10 *= 10;
-                nfrac++;
-            }
-        }
-    }
-    if (i != n || ndigits == 0) return -1;
-    __int128 num = fp * mul;
-    __int128 q = num / p10, r = num % p10;
-    if (r != 0 && 2 * r >= p10) q++; /* nearest; a tie goes away from zero */
-    __int128 v = ip * mul + q;
-    if (neg) v = -v;
-    if (v > INT64_MAX || v < INT64_MIN) return -1;
-    *out = (int64_t)v;
-    return 0;
-}

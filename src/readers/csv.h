@@ -15,9 +15,8 @@
  * Errors name the source and the line the record starts on:
  *   "operator_memory.csv: line 17: column 'Size(KB)': 'abc' is not a number".
  *
- * Numbers: ml_dec_scale() turns a decimal text into an exact int64 multiple,
- * never through a double: µs with 3 decimals -> ns (x1000), MB (MiB) -> bytes
- * (x1048576), KB (KiB) -> bytes (x1024).
+ * Numbers: ml_csv_number() reads a cell through ml_parse_units() (decimal.h):
+ * an exact int64 multiple, never through a double.
  */
 #ifndef ML_CSV_H
 #define ML_CSV_H
@@ -26,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decimal.h"
 #include "err.h"
 #include "source.h"
 
@@ -61,14 +61,6 @@ const char *ml_csv_name(const ml_csv *c);
  * empty cell an error.  Errors name file, line, column and text. */
 int ml_csv_scaled(const ml_csv *c, int col, int64_t mul, int64_t *out, bool *blank, ml_err *e);
 
-/* Parses s[0..n) = [+-]digits[.digits] (at least one digit; no exponent) into
- * round(value x mul) with integer arithmetic; 0 < mul <= 1e9, and fraction
- * digits past the 19th are ignored.  Returns 0, or -1 when it is not such a number or the
- * result does not fit in int64 (no message: callers add their context). */
-int ml_dec_scale(const char *s, size_t n, int64_t mul, int64_t *out);
 
-#define ML_US_TO_NS 1000
-#define ML_KIB 1024
-#define ML_MIB 1048576
 
 #endif

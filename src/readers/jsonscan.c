@@ -597,15 +597,26 @@ static int skip_after_first(js_scanner *s, js_tok t)
     return t == JS_ERROR ? -1 : 0;
 }
 
-int js_value_number(js_scanner *s, int scale, int64_t *out)
+/* The first token of a value, straight from the buffer for strings and numbers. */
+static js_tok value_start(js_scanner *s)
 {
     int c = fast_value_start(s);
-    if (c == '-' || (c >= '0' && c <= '9')) {
-        if (lex_number(s) < 0) return -1;
+    if (c == '"') {
+        if (lex_string(s) < 0) return JS_ERROR;
         value_done(s);
-        return js_number(s, scale, out) == 0;
+        return JS_STRING;
     }
-    js_tok t = js_next(s);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        if (lex_number(s) < 0) return JS_ERROR;
+        value_done(s);
+        return JS_NUMBER;
+    }
+    return js_next(s);
+}
+
+int js_value_number(js_scanner *s, int scale, int64_t *out)
+{
+    js_tok t = value_start(s);
     if (t == JS_NUMBER) return js_number(s, scale, out) == 0;
     if (t == JS_STRING) {
         /* Numbers written as strings ("ts": "1736408883694624.810\t"): trim blanks. */
@@ -620,42 +631,18 @@ int js_value_number(js_scanner *s, int scale, int64_t *out)
 
 int js_value_string(js_scanner *s, const char **text, size_t *len)
 {
-    int c = fast_value_start(s);
-    js_tok t;
-    if (c == '"') {
-        if (lex_string(s) < 0) return -1;
-        value_done(s);
-        t = JS_STRING;
-    } else {
-        t = js_next(s);
-    }
-    if (t == JS_STRING) {
-        *text = js_unescape(s, len);
-        return 1;
-    }
-    return skip_after_first(s, t);
+    js_tok t = value_start(s);
+    if (t != JS_STRING) return skip_after_first(s, t);
+    *text = js_unescape(s, len);
+    return 1;
 }
 
 int js_value_scalar_text(js_scanner *s, const char **text, size_t *len)
 {
-    int c = fast_value_start(s);
-    js_tok t;
-    if (c == '"') {
-        if (lex_string(s) < 0) return -1;
-        value_done(s);
-        t = JS_STRING;
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-        if (lex_number(s) < 0) return -1;
-        value_done(s);
-        t = JS_NUMBER;
-    } else {
-        t = js_next(s);
-    }
-    if (t == JS_STRING || t == JS_NUMBER) {
-        *text = js_text(s, len);
-        return 1;
-    }
-    return skip_after_first(s, t);
+    js_tok t = value_start(s);
+    if (t != JS_STRING && t != JS_NUMBER) return skip_after_first(s, t);
+    *text = js_text(s, len);
+    return 1;
 }
 
 int js_skip_rest(js_scanner *s)
@@ -748,6 +735,7 @@ const char *js_unescape(js_scanner *s, size_t *len)
 }
 
 int js_depth(const js_scanner *s) { return s->depth; }
+bool js_input_ended(const js_scanner *s) { return s->eof; }
 bool js_truncated(const js_scanner *s) { return s->truncated; }
 uint64_t js_offset(const js_scanner *s) { return s->tok_off; }
 const char *js_error(const js_scanner *s) { return s->err; }

@@ -90,6 +90,8 @@ bool js_has_escape(const js_scanner *s);
 const char *js_unescape(js_scanner *s, size_t *len);
 
 int js_depth(const js_scanner *s);
+/* Whether all of the input has been read into the scanner. */
+bool js_input_ended(const js_scanner *s);
 bool js_truncated(const js_scanner *s);
 /* Byte offset (in the decoded input) of the start of the last token. */
 uint64_t js_offset(const js_scanner *s);

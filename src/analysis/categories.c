@@ -1,0 +1,683 @@
+/* categories.c — phases, lifetimes and frames to memory categories; see categories.h. */
+#include "categories.h"
+#include "sortperm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- names ---------------------------------------------------------------- */
+
+static const char *const cat_names[ML_CAT__COUNT] = {
+    "Unknown", "PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY",
+    "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL", "PARAMETER_OR_STATE",
+};
+
+/* PyTorch's plot colours (torch/profiler/_memory_profiler.py), and a darker
+ * green for the mixed label. */
+static const char *const cat_colors[ML_CAT__COUNT] = {
+    "grey", "darkgreen", "goldenrod", "black", "mediumpurple",
+    "red", "mediumblue", "royalblue", "olivedrab",
+};
+
+const uint8_t ml_category_order[ML_CAT__COUNT] = {
+    ML_CAT_PARAMETER, ML_CAT_OPTIMIZER_STATE, ML_CAT_PARAMETER_OR_STATE, ML_CAT_INPUT, ML_CAT_TEMPORARY,
+    ML_CAT_ACTIVATION, ML_CAT_GRADIENT, ML_CAT_AUTOGRAD_DETAIL, ML_CAT_UNKNOWN,
+};
+
+const char *ml_category_name(int cat) { return cat >= 0 && cat < ML_CAT__COUNT ? cat_names[cat] : "Unknown"; }
+const char *ml_category_color(int cat) { return cat >= 0 && cat < ML_CAT__COUNT ? cat_colors[cat] : "grey"; }
+
+int ml_category_parse(const char *name)
+{
+    for (int i = 0; i < ML_CAT__COUNT; i++)
+        if (!strcmp(name, cat_names[i])) return i;
+    return -1;
+}
+
+int ml_category_to_torch(int cat)
+{
+    return cat >= ML_CAT_PARAMETER && cat <= ML_CAT_AUTOGRAD_DETAIL ? cat - 1 : 7;
+}
+
+int ml_category_from_torch(int64_t index)
+{
+    if (index >= 0 && index <= 6) return (int)index + 1;
+    return index == 7 ? ML_CAT_UNKNOWN : -1;
+}
+
+static const struct { const char *id, *text; } reasons[ML_REASON__COUNT] = {
+    [ML_REASON_NONE] = {"none", "not categorised"},
+    [ML_REASON_IMPORTED] = {"imported", "category recorded in the input (PyTorch memory timeline)"},
+    [ML_REASON_NO_CONTEXT] = {"no_context", "no operators, steps or stack frames around it tell its role"},
+    [ML_REASON_SAME_OP] = {"same_op", "freed inside the top-level op that allocated it"},
+    [ML_REASON_DATA] = {"data", "allocated while loading data (DataLoader)"},
+    [ML_REASON_FWD_FREED_IN_BWD] = {"fwd_freed_in_bwd", "allocated in forward, freed in backward"},
+    [ML_REASON_FWD_FREED_IN_FWD] = {"fwd_freed_in_fwd", "allocated and freed in forward, not kept for backward"},
+    [ML_REASON_COPY_KEPT] = {"copy_kept", "copied to the device (aten::to / copy_) and kept past the backward pass"},
+    [ML_REASON_FWD_KEPT] = {"fwd_kept", "allocated in forward and kept past the backward pass (e.g. the loss)"},
+    [ML_REASON_FWD_NO_BACKWARD] = {"fwd_no_backward", "allocated in forward of a step without backward"},
+    [ML_REASON_BWD_FREED_IN_BWD] = {"bwd_freed_in_bwd", "allocated and freed within the backward pass"},
+    [ML_REASON_BWD_KEPT] = {"bwd_kept", "allocated in backward and alive after it (into the optimizer step)"},
+    [ML_REASON_OPT_FREED] = {"opt_freed", "allocated and freed within the optimizer step"},
+    [ML_REASON_OPT_KEPT] = {"opt_kept", "created in the optimizer step and alive after it"},
+    [ML_REASON_OPT_UNBOUNDED] = {"opt_unbounded", "allocated under torch/optim frames and freed later; the step's bounds are unknown"},
+    [ML_REASON_POSTBW_FREED] = {"postbw_freed", "allocated after backward (outside the optimizer) and freed in the same step"},
+    [ML_REASON_POSTBW_KEPT] = {"postbw_kept", "allocated after backward outside the optimizer step and kept past the step"},
+    [ML_REASON_MODULE_TO] = {"module_to", "allocated by nn.Module.to/_apply/cuda and never freed"},
+    [ML_REASON_BEFORE_TRACE_KEPT] = {"before_trace_kept", "allocated before the trace and alive to its end"},
+    [ML_REASON_BEFORE_STEPS_KEPT] = {"before_steps_kept", "allocated before the first step and never freed"},
+    [ML_REASON_BEFORE_TRACE_FREED_BWD] = {"before_trace_freed_in_bwd", "allocated before the trace, freed in backward"},
+    [ML_REASON_BEFORE_TRACE_FREED] = {"before_trace_freed", "allocated before the trace and freed outside backward: its role cannot be told"},
+    [ML_REASON_OUTSIDE_STEPS] = {"outside_steps", "allocated between profiler steps"},
+    [ML_REASON_UNEXPLAINED_GAP] = {"unexplained_gap", "memory the recorded total shows but no allocation in the trace accounts for"},
+};
+
+const char *ml_category_reason_text(int r) { return r >= 0 && r < ML_REASON__COUNT ? reasons[r].text : "?"; }
+const char *ml_category_reason_id(int r) { return r >= 0 && r < ML_REASON__COUNT ? reasons[r].id : "?"; }
+
+/* ---- time spans ------------------------------------------------------------ */
+
+/* Sorted, non-overlapping [s, e) intervals. */
+typedef struct spans {
+    VEC(int64_t) s;
+    VEC(int64_t) e;
+} spans;
+
+static void spans_add(spans *sp, int64_t s, int64_t e)
+{
+    VEC_PUSH(&sp->s, s);
+    VEC_PUSH(&sp->e, e > s ? e : s + 1);
+}
+
+/* Sorts by start and merges overlapping intervals. */
+static void spans_finish(spans *sp)
+{
+    size_t n = sp->s.len;
+    uint32_t *perm = ml_sort_perm_i64(sp->s.v, n);
+    if (perm) {
+        ml_permute(sp->s.v, 8, perm, n);
+        ml_permute(sp->e.v, 8, perm, n);
+        free(perm);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (w && sp->s.v[i] < sp->e.v[w - 1]) {
+            if (sp->e.v[i] > sp->e.v[w - 1]) sp->e.v[w - 1] = sp->e.v[i];
+        } else {
+            sp->s.v[w] = sp->s.v[i];
+            sp->e.v[w] = sp->e.v[i];
+            w++;
+        }
+    }
+    sp->s.len = sp->e.len = w;
+}
+
+/* Index of the first interval starting after t (n if none). */
+static size_t spans_upper(const spans *sp, int64_t t)
+{
+    size_t lo = 0, hi = sp->s.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (sp->s.v[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Index of the interval containing t, or -1. */
+static long spans_find(const spans *sp, int64_t t)
+{
+    size_t k = spans_upper(sp, t);
+    return k && t < sp->e.v[k - 1] ? (long)k - 1 : -1;
+}
+
+static void spans_free(spans *sp)
+{
+    VEC_FREE(&sp->s);
+    VEC_FREE(&sp->e);
+}
+
+/* ---- what the trace shows ----------------------------------------------- */
+
+enum { PH_NONE, PH_DATA, PH_FORWARD, PH_FWD_NOBW, PH_BACKWARD, PH_POSTBW, PH_OPTIMIZER, PH_OUTSIDE };
+enum { SIG_NONE, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER }; /* stack signals, weakest first */
+
+typedef struct step_info {
+    int64_t s, e;
+    bool has_bw;
+    int64_t last_bw_start;
+} step_info;
+
+typedef struct ctx {
+    const ml_profile *p;
+    bool has_ops;
+    /* top-level cpu ops per thread, sorted by start */
+    uint32_t *top_start;        /* thread -> first index; [nthreads] = total */
+    int64_t *top_ts, *top_end;
+    uint32_t *top_op;
+    bool *autograd;             /* thread runs (mostly) autograd engine ops */
+    spans bw, opt, data, steps;
+    step_info *step;            /* per steps interval (or one for the whole trace) */
+    size_t nsteps;
+    bool has_steps;
+    int64_t first_step_start;
+    uint8_t *stack_sig;         /* per stack id */
+} ctx;
+
+static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+static bool is_bw_op(const ml_profile *p, uint32_t op)
+{
+    return starts_with(ml_s(p, p->ops.name.v[op]), "autograd::engine::evaluate_function");
+}
+
+/* Per thread, the cpu ops not inside another cpu op of the same thread. */
+static void build_tops(ctx *c)
+{
+    const ml_profile *p = c->p;
+    const ml_ops *ops = &p->ops;
+    size_t nth = p->thread_pid.len, nops = ops->ts.len;
+    uint32_t *room = ml_calloc(nth + 1, sizeof *room);   /* first slot per thread (by op count) */
+    for (size_t i = 0; i < nops; i++)
+        if (ops->kind.v[i] == ML_OP_CPU && ops->thread.v[i] < nth) room[ops->thread.v[i] + 1]++;
+    for (size_t t = 0; t < nth; t++) room[t + 1] += room[t];
+    size_t cap = room[nth] ? room[nth] : 1;
+    c->top_ts = ml_malloc(cap * sizeof *c->top_ts);
+    c->top_end = ml_malloc(cap * sizeof *c->top_end);
+    c->top_op = ml_malloc(cap * sizeof *c->top_op);
+    uint32_t *fill = ml_calloc(nth + 1, sizeof *fill);
+    for (size_t i = 0; i < nops; i++) { /* ops are sorted by start */
+        uint32_t th = ops->thread.v[i];
+        if (ops->kind.v[i] != ML_OP_CPU || th >= nth) continue;
+        int64_t ts = ops->ts.v[i], end = ts + ops->dur.v[i];
+        size_t at = room[th] + fill[th];
+        if (fill[th] && ts < c->top_end[at - 1]) {
+            /* inside the current top op; an equal-start longer op is the real outer one */
+            if (ts == c->top_ts[at - 1] && end > c->top_end[at - 1]) {
+                c->top_end[at - 1] = end;
+                c->top_op[at - 1] = (uint32_t)i;
+            }
+            continue;
+        }
+        c->top_ts[at] = ts;
+        c->top_end[at] = end > ts ? end : ts + 1;
+        c->top_op[at] = (uint32_t)i;
+        fill[th]++;
+    }
+    /* Compact the per-thread ranges. */
+    c->top_start = ml_calloc(nth + 1, sizeof *c->top_start);
+    size_t w = 0;
+    for (size_t t = 0; t < nth; t++) {
+        c->top_start[t] = (uint32_t)w;
+        for (size_t k = 0; k < fill[t]; k++, w++) {
+            c->top_ts[w] = c->top_ts[room[t] + k];
+            c->top_end[w] = c->top_end[room[t] + k];
+            c->top_op[w] = c->top_op[room[t] + k];
+        }
+    }
+    c->top_start[nth] = (uint32_t)w;
+    free(room);
+    free(fill);
+}
+
+/* The top-level op of `thread` containing t, or -1. */
+static long top_at(const ctx *c, uint32_t thread, int64_t t)
+{
+    if (thread >= c->p->thread_pid.len) return -1;
+    size_t lo = c->top_start[thread], hi = c->top_start[thread + 1], b = lo;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->top_ts[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > b && t < c->top_end[lo - 1] ? (long)lo - 1 : -1;
+}
+
+/*
+ * Backward passes: runs of autograd engine ops (on any thread) and of
+ * everything on autograd threads, ended by a top-level op on a main thread
+ * (the main thread waits in run_backward while the engine works).
+ */
+static void build_backward(ctx *c)
+{
+    const ml_profile *p = c->p;
+    size_t nth = p->thread_pid.len;
+    c->autograd = ml_calloc(nth ? nth : 1, sizeof *c->autograd);
+    bool *main_thread = ml_calloc(nth ? nth : 1, sizeof *main_thread);
+    size_t best = 0, best_n = 0;
+    for (size_t t = 0; t < nth; t++) {
+        size_t nbw = 0, n = c->top_start[t + 1] - c->top_start[t];
+        for (size_t k = c->top_start[t]; k < c->top_start[t + 1]; k++) nbw += is_bw_op(p, c->top_op[k]);
+        c->autograd[t] = nbw * 2 > n;
+        if (!c->autograd[t] && n - nbw > best_n) best = t, best_n = n - nbw;
+    }
+    /* Main threads: those that run the profiler steps, else the busiest non-autograd one. */
+    bool any_main = false;
+    for (size_t i = 0; i < p->ops.ts.len; i++)
+        if (p->ops.kind.v[i] == ML_OP_ANNOTATION && p->ops.thread.v[i] < nth &&
+            starts_with(ml_s(p, p->ops.name.v[i]), "ProfilerStep#"))
+            main_thread[p->ops.thread.v[i]] = any_main = true;
+    if (!any_main && best_n) main_thread[best] = true;
+
+    /* Markers: backward ops and main-thread ops, in start order. */
+    size_t ntops = c->top_start[nth];
+    int64_t *key = ml_malloc((ntops ? ntops : 1) * sizeof *key);
+    uint32_t *which = ml_malloc((ntops ? ntops : 1) * sizeof *which);
+    uint8_t *bw = ml_malloc(ntops ? ntops : 1);
+    size_t m = 0;
+    for (size_t t = 0; t < nth; t++)
+        for (size_t k = c->top_start[t]; k < c->top_start[t + 1]; k++) {
+            bool b = c->autograd[t] || is_bw_op(p, c->top_op[k]);
+            if (!b && !main_thread[t]) continue;
+            key[m] = c->top_ts[k];
+            which[m] = (uint32_t)k;
+            bw[m] = b;
+            m++;
+        }
+    uint32_t *perm = ml_sort_perm_i64(key, m);
+    bool open = false;
+    int64_t s = 0, e = 0;
+    for (size_t j = 0; j < m; j++) {
+        size_t i = perm ? perm[j] : j, k = which[i];
+        if (bw[i]) {
+            if (!open) open = true, s = c->top_ts[k], e = c->top_end[k];
+            else if (c->top_end[k] > e) e = c->top_end[k];
+        } else if (open) {
+            spans_add(&c->bw, s, e);
+            open = false;
+        }
+    }
+    if (open) spans_add(&c->bw, s, e);
+    spans_finish(&c->bw);
+    free(perm);
+    free(key);
+    free(which);
+    free(bw);
+    free(main_thread);
+}
+
+/* Whether a python frame text names a function of a torch package path. */
+static bool frame_in(const ml_profile *p, const ml_frame *f, const char *path)
+{
+    return (f->file && strstr(ml_s(p, f->file), path)) || strstr(ml_s(p, f->name), path);
+}
+
+static const char *frame_func(const ml_profile *p, const ml_frame *f)
+{
+    const char *n = ml_s(p, f->name);
+    if (f->file) return n;
+    const char *colon = strstr(n, "): "); /* whole "file.py(12): func" text */
+    return colon ? colon + 3 : n;
+}
+
+/* Steps, optimizer steps and data loading from annotations and python frames. */
+static void build_phases(ctx *c)
+{
+    const ml_profile *p = c->p;
+    const ml_ops *ops = &p->ops;
+    bool opt_annotated = false;
+    for (size_t i = 0; i < ops->ts.len; i++) {
+        if (ops->kind.v[i] != ML_OP_ANNOTATION) continue;
+        const char *n = ml_s(p, ops->name.v[i]);
+        int64_t s = ops->ts.v[i], e = s + ops->dur.v[i];
+        if (starts_with(n, "ProfilerStep#")) spans_add(&c->steps, s, e);
+        else if (starts_with(n, "Optimizer.step#")) spans_add(&c->opt, s, e), opt_annotated = true;
+        else if (starts_with(n, "enumerate(DataLoader)#")) spans_add(&c->data, s, e);
+    }
+    /* Python frames (with_stack): torch/optim step functions, torch/utils/data. */
+    for (size_t i = 0; i < ops->ts.len; i++) {
+        if (ops->kind.v[i] != ML_OP_PYTHON) continue;
+        const char *n = ml_s(p, ops->name.v[i]);
+        int64_t s = ops->ts.v[i], e = s + ops->dur.v[i];
+        if (!opt_annotated && strstr(n, "torch/optim/") && !strstr(n, "zero_grad")) spans_add(&c->opt, s, e);
+        else if (strstr(n, "torch/utils/data/")) spans_add(&c->data, s, e);
+    }
+    spans_finish(&c->opt);
+    spans_finish(&c->data);
+    spans_finish(&c->steps);
+    c->has_steps = c->steps.s.len > 0;
+    if (!c->has_steps) spans_add(&c->steps, INT64_MIN, INT64_MAX); /* the whole trace is one step */
+    c->first_step_start = c->steps.s.v[0];
+    c->nsteps = c->steps.s.len;
+    c->step = ml_calloc(c->nsteps, sizeof *c->step);
+    for (size_t k = 0; k < c->nsteps; k++) c->step[k].s = c->steps.s.v[k], c->step[k].e = c->steps.e.v[k];
+    for (size_t k = 0; k < c->bw.s.len; k++) {
+        long st = spans_find(&c->steps, c->bw.s.v[k]);
+        if (st < 0) continue;
+        c->step[st].has_bw = true;
+        c->step[st].last_bw_start = c->bw.s.v[k]; /* spans are sorted: the last one wins */
+    }
+}
+
+/* What a stack says about the phase: the strongest signal among its frames. */
+static uint8_t stack_signal(const ml_profile *p, uint32_t stack)
+{
+    size_t depth = ml_stack_depth(p, stack);
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    uint8_t sig = SIG_NONE;
+    for (size_t i = 0; i < depth; i++) {
+        const ml_frame *f = &p->frames.v[fr[i]];
+        const char *fn = frame_func(p, f);
+        uint8_t s = SIG_NONE;
+        if (frame_in(p, f, "torch/optim/")) s = strstr(fn, "zero_grad") ? SIG_NONE : SIG_OPTIMIZER;
+        else if (frame_in(p, f, "torch/utils/data/")) s = SIG_DATA;
+        else if ((frame_in(p, f, "torch/autograd/") || frame_in(p, f, "torch/_tensor.py")) &&
+                 (strstr(fn, "backward") || strstr(fn, "run_backward")))
+            s = SIG_BACKWARD;
+        else if (frame_in(p, f, "torch/nn/modules/module.py") &&
+                 (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
+            s = SIG_MODULE;
+        if (s > sig) sig = s;
+    }
+    return sig;
+}
+
+static int phase_at(const ctx *c, int64_t t, uint32_t thread)
+{
+    if (!c->has_ops) return PH_NONE;
+    if (thread < c->p->thread_pid.len && c->autograd[thread]) return PH_BACKWARD;
+    if (spans_find(&c->bw, t) >= 0) return PH_BACKWARD;
+    if (spans_find(&c->opt, t) >= 0) return PH_OPTIMIZER;
+    if (spans_find(&c->data, t) >= 0) return PH_DATA;
+    long st = spans_find(&c->steps, t);
+    if (st < 0) return PH_OUTSIDE;
+    const step_info *si = &c->step[st];
+    if (!si->has_bw) return PH_FWD_NOBW;
+    return t < si->last_bw_start ? PH_FORWARD : PH_POSTBW;
+}
+
+static bool is_copy_op(const char *name)
+{
+    return !strcmp(name, "aten::to") || !strcmp(name, "aten::_to_copy") || !strcmp(name, "aten::copy_");
+}
+
+/* ---- the rules ----------------------------------------------------------- */
+
+static void set(ml_allocs *a, size_t i, ml_category cat, ml_cat_reason why)
+{
+    a->category.v[i] = (uint8_t)cat;
+    a->category_reason.v[i] = (uint8_t)why;
+}
+
+static void classify(const ctx *c, size_t i)
+{
+    const ml_profile *p = c->p;
+    ml_allocs *a = (ml_allocs *)&p->allocs;
+    int64_t ta = a->t_alloc.v[i], tf = a->t_free.v[i];
+    bool freed = tf != ML_TIME_END;
+    uint32_t th = a->thread.v[i];
+    uint32_t free_th = a->ev_free.v[i] != ML_NONE32 ? p->events.thread.v[a->ev_free.v[i]] : th;
+    int pf = freed ? phase_at(c, tf, free_th) : PH_NONE;
+
+    if (ta == ML_TIME_NONE) {
+        if (!freed) set(a, i, ML_CAT_PARAMETER_OR_STATE, ML_REASON_BEFORE_TRACE_KEPT);
+        else if (pf == PH_BACKWARD) set(a, i, ML_CAT_ACTIVATION, ML_REASON_BEFORE_TRACE_FREED_BWD);
+        else set(a, i, ML_CAT_UNKNOWN, ML_REASON_BEFORE_TRACE_FREED);
+        return;
+    }
+    long top = c->has_ops ? top_at(c, th, ta) : -1;
+    if (top >= 0 && freed && tf <= c->top_end[top]) {
+        set(a, i, ML_CAT_TEMPORARY, ML_REASON_SAME_OP);
+        return;
+    }
+    uint8_t sig = c->stack_sig ? c->stack_sig[a->stack.v[i]] : SIG_NONE;
+    if (sig == SIG_MODULE && !freed) {
+        set(a, i, ML_CAT_PARAMETER, ML_REASON_MODULE_TO);
+        return;
+    }
+    int pa = phase_at(c, ta, th);
+    if (pa == PH_FORWARD || pa == PH_FWD_NOBW || pa == PH_POSTBW || pa == PH_NONE || pa == PH_OUTSIDE) {
+        if (sig == SIG_OPTIMIZER) pa = PH_OPTIMIZER;
+        else if (sig == SIG_DATA) pa = PH_DATA;
+        else if (sig == SIG_BACKWARD) pa = PH_BACKWARD;
+    }
+    long st = spans_find(&c->steps, ta);
+    switch (pa) {
+    case PH_DATA:
+        set(a, i, ML_CAT_INPUT, ML_REASON_DATA);
+        return;
+    case PH_BACKWARD: {
+        long k = spans_find(&c->bw, ta);
+        if (k < 0) { /* before the engine starts (e.g. the ones_like seed): the next backward pass */
+            size_t u = spans_upper(&c->bw, ta);
+            k = u < c->bw.s.len ? (long)u : -1;
+        }
+        if (!freed) set(a, i, ML_CAT_GRADIENT, ML_REASON_BWD_KEPT);
+        else if (k < 0) set(a, i, ML_CAT_UNKNOWN, ML_REASON_NO_CONTEXT);
+        else if (tf <= c->bw.e.v[k]) set(a, i, ML_CAT_AUTOGRAD_DETAIL, ML_REASON_BWD_FREED_IN_BWD);
+        else set(a, i, ML_CAT_GRADIENT, ML_REASON_BWD_KEPT);
+        return;
+    }
+    case PH_OPTIMIZER: {
+        long k = spans_find(&c->opt, ta);
+        if (!freed || (k >= 0 && tf > c->opt.e.v[k])) set(a, i, ML_CAT_OPTIMIZER_STATE, ML_REASON_OPT_KEPT);
+        else if (k >= 0) set(a, i, ML_CAT_TEMPORARY, ML_REASON_OPT_FREED);
+        else set(a, i, ML_CAT_UNKNOWN, ML_REASON_OPT_UNBOUNDED);
+        return;
+    }
+    case PH_FORWARD: {
+        const step_info *si = &c->step[st];
+        if (pf == PH_BACKWARD) set(a, i, ML_CAT_ACTIVATION, ML_REASON_FWD_FREED_IN_BWD);
+        else if (freed && tf < si->last_bw_start) set(a, i, ML_CAT_TEMPORARY, ML_REASON_FWD_FREED_IN_FWD);
+        else if (top >= 0 && p->devices.v[a->device.v[i]].kind != ML_DEV_CPU &&
+                 is_copy_op(ml_s(p, p->ops.name.v[c->top_op[top]])))
+            set(a, i, ML_CAT_INPUT, ML_REASON_COPY_KEPT);
+        else set(a, i, ML_CAT_ACTIVATION, ML_REASON_FWD_KEPT);
+        return;
+    }
+    case PH_FWD_NOBW: {
+        const step_info *si = &c->step[st];
+        if ((!freed || tf >= si->e) && top >= 0 && p->devices.v[a->device.v[i]].kind != ML_DEV_CPU &&
+            is_copy_op(ml_s(p, p->ops.name.v[c->top_op[top]])))
+            set(a, i, ML_CAT_INPUT, ML_REASON_COPY_KEPT);
+        else set(a, i, ML_CAT_ACTIVATION, ML_REASON_FWD_NO_BACKWARD);
+        return;
+    }
+    case PH_POSTBW: {
+        const step_info *si = &c->step[st];
+        if (freed && tf < si->e) set(a, i, ML_CAT_TEMPORARY, ML_REASON_POSTBW_FREED);
+        else set(a, i, ML_CAT_UNKNOWN, ML_REASON_POSTBW_KEPT);
+        return;
+    }
+    case PH_OUTSIDE:
+        if (!freed && ta < c->first_step_start) set(a, i, ML_CAT_PARAMETER_OR_STATE, ML_REASON_BEFORE_STEPS_KEPT);
+        else set(a, i, ML_CAT_UNKNOWN, ML_REASON_OUTSIDE_STEPS);
+        return;
+    default:
+        set(a, i, ML_CAT_UNKNOWN, ML_REASON_NO_CONTEXT);
+    }
+}
+
+/*
+ * Without ops (allocator snapshots), an optimizer step is a run of allocations
+ * made under torch/optim frames: it lasts from the first of them until the next
+ * allocation made elsewhere.  Needs allocations in time order.
+ */
+static void opt_spans_from_stacks(ctx *c)
+{
+    const ml_allocs *a = &c->p->allocs;
+    size_t n = a->t_alloc.len;
+    int64_t prev = INT64_MIN, start = 0;
+    bool open = false;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = a->t_alloc.v[i];
+        if (t == ML_TIME_NONE) continue;
+        if (t < prev) { /* not in time order: give up, no spans */
+            c->opt.s.len = c->opt.e.len = 0;
+            return;
+        }
+        prev = t;
+        bool opt = c->stack_sig[a->stack.v[i]] == SIG_OPTIMIZER;
+        if (opt && !open) open = true, start = t;
+        else if (!opt && open) {
+            spans_add(&c->opt, start, t);
+            open = false;
+        }
+    }
+    if (open) spans_add(&c->opt, start, INT64_MAX);
+    spans_finish(&c->opt);
+}
+
+void ml_categorize(ml_profile *p)
+{
+    ml_allocs *a = &p->allocs;
+    size_t n = a->t_alloc.len;
+    if (!n) return;
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    for (size_t i = 0; i < p->ops.ts.len && !c.has_ops; i++) c.has_ops = p->ops.kind.v[i] == ML_OP_CPU;
+    build_tops(&c);
+    build_backward(&c);
+    build_phases(&c);
+    size_t nstacks = p->stack_start.len - 1;
+    if (p->frames.len) {
+        c.stack_sig = ml_malloc(nstacks ? nstacks : 1);
+        for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s);
+    }
+    if (c.stack_sig && !c.opt.s.len) opt_spans_from_stacks(&c);
+    for (size_t i = 0; i < n; i++)
+        if (a->category_reason.v[i] == ML_REASON_NONE) classify(&c, i);
+    free(c.top_start);
+    free(c.top_ts);
+    free(c.top_end);
+    free(c.top_op);
+    free(c.autograd);
+    free(c.step);
+    free(c.stack_sig);
+    spans_free(&c.bw);
+    spans_free(&c.opt);
+    spans_free(&c.data);
+    spans_free(&c.steps);
+}
+
+/* ---- per-category levels and curves --------------------------------------- */
+
+void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t total, int64_t out[ML_CAT__COUNT])
+{
+    memset(out, 0, ML_CAT__COUNT * sizeof *out);
+    const ml_allocs *a = &p->allocs;
+    int64_t sum = 0;
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        if (a->device.v[i] != device || !ml_alloc_live_at(p, i, at)) continue;
+        uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
+        out[cat] += a->size.v[i];
+        sum += a->size.v[i];
+    }
+    if (total > sum) out[ML_CAT_PARAMETER_OR_STATE] += total - sum;
+}
+
+/* Memory the device's recorded allocated curve shows beyond its allocations
+ * (allocated before the trace and never freed in it), from the first point. */
+static int64_t unexplained_gap(const ml_profile *p, int device)
+{
+    ml_curve cv;
+    if (!ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv)) return 0;
+    int64_t gap = 0;
+    if (!cv.replayed && cv.n) {
+        ml_instant at = {cv.ts[0], cv.event ? cv.event[0] : ML_NONE32};
+        int64_t lv[ML_CAT__COUNT], sum = 0;
+        ml_categories_at(p, device, at, -1, lv);
+        for (int k = 0; k < ML_CAT__COUNT; k++) sum += lv[k];
+        gap = cv.value[0] > sum ? cv.value[0] - sum : 0;
+    }
+    ml_curve_free(&cv);
+    return gap;
+}
+
+void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_allocs *a = &p->allocs;
+    VEC(ml_cat_change) ch = {0};
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        if (a->device.v[i] != device) continue;
+        uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
+        if (a->t_alloc.v[i] == ML_TIME_NONE) out->initial[cat] += a->size.v[i];
+        else {
+            ml_cat_change x = {a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i], (uint32_t)i, cat};
+            VEC_PUSH(&ch, x);
+        }
+        if (a->t_free.v[i] != ML_TIME_END) {
+            ml_cat_change x = {a->t_free.v[i], -a->size.v[i], a->ev_free.v[i], (uint32_t)i, cat};
+            VEC_PUSH(&ch, x);
+        }
+    }
+    out->gap = unexplained_gap(p, device);
+    out->initial[ML_CAT_PARAMETER_OR_STATE] += out->gap;
+    /* Sort by time (stable), then order equal times by event, frees first when unknown. */
+    size_t n = ch.len;
+    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
+    for (size_t i = 0; i < n; i++) key[i] = ch.v[i].ts;
+    uint32_t *perm = ml_sort_perm_i64(key, n);
+    if (perm) ml_permute(ch.v, sizeof *ch.v, perm, n);
+    free(perm);
+    free(key);
+    for (size_t i = 1; i < n; i++) {
+        ml_cat_change x = ch.v[i];
+        size_t j = i;
+        while (j > 0 && ch.v[j - 1].ts == x.ts &&
+               (ch.v[j - 1].event != x.event ? ch.v[j - 1].event > x.event : ch.v[j - 1].delta > 0 && x.delta < 0)) {
+            ch.v[j] = ch.v[j - 1];
+            j--;
+        }
+        ch.v[j] = x;
+    }
+    out->v = ch.v;
+    out->n = n;
+}
+
+void ml_cat_changes_free(ml_cat_changes *c)
+{
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
+bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves *out)
+{
+    memset(out, 0, sizeof *out);
+    ml_cat_changes ch;
+    ml_category_changes(p, device, &ch);
+    bool any = ch.n > 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) any |= ch.initial[k] != 0;
+    if (!any) {
+        ml_cat_changes_free(&ch);
+        return false;
+    }
+    size_t cap = ch.n + 1;
+    out->ts = ml_malloc(cap * sizeof *out->ts);
+    for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k] = ml_malloc(cap * sizeof *out->value[k]);
+    int64_t level[ML_CAT__COUNT];
+    memcpy(level, ch.initial, sizeof level);
+    memcpy(out->initial, ch.initial, sizeof level);
+    size_t n = 0;
+    for (size_t i = 0; i < ch.n; i++) {
+        level[ch.v[i].cat] += ch.v[i].delta;
+        if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
+        out->ts[n] = ch.v[i].ts;
+        for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][n] = level[k];
+        n++;
+    }
+    if (!n) { /* only memory from before the trace: one point at the device's first time */
+        ml_curve cv;
+        out->ts[0] = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
+        ml_curve_free(&cv);
+        for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][0] = level[k];
+        n = 1;
+    }
+    out->n = n;
+    for (int k = 0; k < ML_CAT__COUNT; k++) {
+        out->peak[k] = ch.initial[k];
+        for (size_t i = 0; i < n; i++)
+            if (out->value[k][i] > out->peak[k]) out->peak[k] = out->value[k][i];
+    }
+    ml_cat_changes_free(&ch);
+    return true;
+}
+
+void ml_category_curves_free(ml_category_curves *c)
+{
+    free(c->ts);
+    for (int k = 0; k < ML_CAT__COUNT; k++) free(c->value[k]);
+    memset(c, 0, sizeof *c);
+}

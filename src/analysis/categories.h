@@ -1,0 +1,148 @@
+/*
+ * categories.h — what each allocation is for: PyTorch's memory categories
+ * (PARAMETER, OPTIMIZER_STATE, INPUT, TEMPORARY, ACTIVATION, GRADIENT,
+ * AUTOGRAD_DETAIL, Unknown), inferred from what the file shows.
+ *
+ * ml_categorize() reads the phase an allocation was made and freed in
+ * (forward, backward = autograd engine ops and the autograd thread, optimizer
+ * step = `Optimizer.step#...` annotations or torch/optim frames, data loading),
+ * its lifetime relative to its top-level op and to ProfilerStep#N steps, and
+ * its stack frames, and sets allocs.category and allocs.category_reason.  Each
+ * rule is listed with ml_cat_reason below and in README.md ("Memory
+ * categories").  Nothing is guessed silently: what no rule covers stays
+ * Unknown, with the reason saying why.
+ *
+ * One label is memlens' own: PARAMETER_OR_STATE, for memory that was there
+ * before the trace (or before its first step) and stays to the end — weights
+ * and optimizer state look the same from a trace.  PyTorch's formats have no
+ * such category; exports write it as Unknown.
+ *
+ * The per-category curves (ml_category_changes / ml_category_curves) are exact
+ * step functions replayed from the categorised allocations; they feed the
+ * summary (categories_at_peak), the exports and the report's stacked chart.
+ */
+#ifndef ML_CATEGORIES_H
+#define ML_CATEGORIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "curve.h"
+#include "profile.h"
+
+/* Values of allocs.category.  0 is Unknown (the column's default). */
+typedef enum {
+    ML_CAT_UNKNOWN = 0,
+    ML_CAT_PARAMETER,
+    ML_CAT_OPTIMIZER_STATE,
+    ML_CAT_INPUT,
+    ML_CAT_TEMPORARY,
+    ML_CAT_ACTIVATION,
+    ML_CAT_GRADIENT,
+    ML_CAT_AUTOGRAD_DETAIL,
+    ML_CAT_PARAMETER_OR_STATE,  /* memlens: present from before the trace to its end */
+    ML_CAT__COUNT
+} ml_category;
+
+/* Display order: PyTorch's (PARAMETER ... AUTOGRAD_DETAIL, Unknown), with
+ * PARAMETER_OR_STATE after OPTIMIZER_STATE. */
+extern const uint8_t ml_category_order[ML_CAT__COUNT];
+
+/* "PARAMETER", ..., "Unknown", "PARAMETER_OR_STATE" (PyTorch's spelling). */
+const char *ml_category_name(int cat);
+/* Parses a name as above (case-sensitive); -1 if unknown. */
+int ml_category_parse(const char *name);
+/* A CSS colour per category, matching PyTorch's memory timeline plot. */
+const char *ml_category_color(int cat);
+
+/* PyTorch's category index in memory-timeline files: PARAMETER 0 ...
+ * AUTOGRAD_DETAIL 6, Unknown 7; PARAMETER_OR_STATE is written as 7. */
+int ml_category_to_torch(int cat);
+/* The inverse; -1 if the index is out of range. */
+int ml_category_from_torch(int64_t index);
+
+/* Why an allocation got its category (values of allocs.category_reason). */
+typedef enum {
+    ML_REASON_NONE = 0,             /* not categorised yet */
+    ML_REASON_IMPORTED,             /* the input records the category (memory timeline) */
+    ML_REASON_NO_CONTEXT,           /* Unknown: no ops, steps or frames around it */
+    ML_REASON_SAME_OP,              /* TEMPORARY: freed inside the top-level op that allocated it */
+    ML_REASON_DATA,                 /* INPUT: allocated while loading data */
+    ML_REASON_FWD_FREED_IN_BWD,     /* ACTIVATION: allocated in forward, freed in backward */
+    ML_REASON_FWD_FREED_IN_FWD,     /* TEMPORARY: allocated and freed before backward */
+    ML_REASON_COPY_KEPT,            /* INPUT: copied to the device (aten::to/copy_) and kept past backward */
+    ML_REASON_FWD_KEPT,             /* ACTIVATION: forward result kept past backward (the loss, outputs) */
+    ML_REASON_FWD_NO_BACKWARD,      /* ACTIVATION: forward of a step without backward */
+    ML_REASON_BWD_FREED_IN_BWD,     /* AUTOGRAD_DETAIL: allocated and freed within the backward pass */
+    ML_REASON_BWD_KEPT,             /* GRADIENT: allocated in backward, alive after it */
+    ML_REASON_OPT_FREED,            /* TEMPORARY: allocated and freed within the optimizer step */
+    ML_REASON_OPT_KEPT,             /* OPTIMIZER_STATE: created in the optimizer step, alive after it */
+    ML_REASON_OPT_UNBOUNDED,        /* Unknown: optimizer frames, freed later, step bounds unknown */
+    ML_REASON_POSTBW_FREED,         /* TEMPORARY: allocated after backward, freed in the same step */
+    ML_REASON_POSTBW_KEPT,          /* Unknown: allocated after backward outside the optimizer, kept */
+    ML_REASON_MODULE_TO,            /* PARAMETER: allocated by nn.Module.to/_apply/cuda, never freed */
+    ML_REASON_BEFORE_TRACE_KEPT,    /* PARAMETER_OR_STATE: allocated before the trace, alive to its end */
+    ML_REASON_BEFORE_STEPS_KEPT,    /* PARAMETER_OR_STATE: allocated before the first step, never freed */
+    ML_REASON_BEFORE_TRACE_FREED_BWD, /* ACTIVATION: allocated before the trace, freed in backward */
+    ML_REASON_BEFORE_TRACE_FREED,   /* Unknown: allocated before the trace, freed outside backward */
+    ML_REASON_OUTSIDE_STEPS,        /* Unknown: allocated between steps */
+    ML_REASON_UNEXPLAINED_GAP,      /* PARAMETER_OR_STATE: curve total no allocation accounts for */
+    ML_REASON__COUNT
+} ml_cat_reason;
+
+/* One line for people ("allocated in forward, freed in backward"). */
+const char *ml_category_reason_text(int reason);
+/* A stable identifier for programs ("fwd_freed_in_bwd"). */
+const char *ml_category_reason_id(int reason);
+
+/* Sets category and category_reason of every allocation whose reason is
+ * still ML_REASON_NONE.  Run by the loader after attribution. */
+void ml_categorize(ml_profile *p);
+
+/* Bytes per category live on device at an instant.  total: the device's
+ * recorded curve value there, or -1; memory the curve shows beyond the live
+ * allocations (allocated before the trace, never seen) is counted as
+ * PARAMETER_OR_STATE. */
+void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t total,
+                      int64_t out[ML_CAT__COUNT]);
+
+/* One change of one category's level, in time (then event) order. */
+typedef struct ml_cat_change {
+    int64_t ts;                 /* ns */
+    int64_t delta;              /* +bytes at an alloc, -bytes at a free */
+    uint32_t event;             /* the event it came from, or ML_NONE32 */
+    uint32_t alloc;             /* the allocation row */
+    uint8_t cat;
+} ml_cat_change;
+
+typedef struct ml_cat_changes {
+    int64_t initial[ML_CAT__COUNT]; /* levels before the first change: memory from before the trace
+                                     * (incl. the unexplained gap, as PARAMETER_OR_STATE) */
+    int64_t gap;                    /* of which: the part of the recorded curve no allocation shows */
+    ml_cat_change *v;
+    size_t n;
+} ml_cat_changes;
+
+/* All changes on a device, from its allocations.  Free with ml_cat_changes_free. */
+void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out);
+void ml_cat_changes_free(ml_cat_changes *c);
+
+/* Per-category step curves of a device, aligned: point i is the state after
+ * all changes at time ts[i] (one point per distinct time); before ts[0] the
+ * levels are `initial`.  value[c][i] is category c's level.  The sum over
+ * categories is the allocated curve (replayed from the allocations, plus the
+ * unexplained gap), exact at every distinct time.  Free with
+ * ml_category_curves_free. */
+typedef struct ml_category_curves {
+    size_t n;
+    int64_t *ts;
+    int64_t *value[ML_CAT__COUNT];
+    int64_t initial[ML_CAT__COUNT];
+    int64_t peak[ML_CAT__COUNT];    /* each category's own maximum */
+} ml_category_curves;
+
+/* False when the device has no allocations. */
+bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves *out);
+void ml_category_curves_free(ml_category_curves *c);
+
+#endif

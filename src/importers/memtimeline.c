@@ -1,0 +1,426 @@
+/*
+ * memtimeline.c — PyTorch memory timelines (torch.profiler's
+ * export_memory_timeline) as profiles.
+ *
+ * Two shapes, told apart by content:
+ *   raw        [[t_ns, action, bytes, category], ...]  (.raw.json.gz): action 1
+ *              PREEXISTING (t = -1), 2 CREATE, 3 INCREMENT_VERSION (a -bytes row in
+ *              the old category, then a +bytes row in the new one), 4 DESTROY
+ *              (-bytes); category 0..7 = PARAMETER ... AUTOGRAD_DETAIL, Unknown.
+ *   coalesced  [[t_us, ...], [[0, c0, ..., c7], ...]]  (.json/.json.gz): per time,
+ *              the running total of each category.
+ *
+ * How they map onto the model (one device; the files do not say which, so it
+ * is shown as cuda:0, with a note):
+ *   - allocs: raw rows carry no tensor identity, so a release is paired with the
+ *     latest open allocation of the same category and size (LIFO).  Coalesced
+ *     files carry only totals, so each rise of a category becomes one allocation
+ *     and each fall releases the latest ones (splitting the last when it falls
+ *     by part of it).  Either way each category's live bytes equal the file's at
+ *     every time: the per-category curves are exact, the individual rows are a
+ *     reconstruction.  Categories are the file's (category_reason IMPORTED).
+ *     Memory present at the start (PREEXISTING rows; in coalesced files the first
+ *     entry when it repeats the second's time, which is how PyTorch writes
+ *     PREEXISTING memory) is allocated before the trace.  A release with nothing
+ *     open to pair with is memory from before the trace, as in ml_match.
+ *   - series: the ALLOCATED curve of the device is the sum over categories,
+ *     one point per distinct time (the state after all rows at that time).
+ */
+#include "categories.h"
+#include "importer.h"
+#include "jsonscan.h"
+#include "sortperm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+static size_t skip_ws(const char *h, size_t i, size_t n)
+{
+    while (i < n && (h[i] == ' ' || h[i] == '\n' || h[i] == '\r' || h[i] == '\t')) i++;
+    return i;
+}
+
+int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n)
+{
+    (void)path;
+    const char *h = (const char *)head;
+    size_t i = skip_ws(h, 0, n);
+    if (i == n || h[i] != '[') return 0;
+    i = skip_ws(h, i + 1, n);
+    if (i == n || h[i] != '[') return 0;
+    /* The first inner array: numbers only. */
+    size_t count = 0;
+    i = skip_ws(h, i + 1, n);
+    while (i < n && h[i] != ']') {
+        if (!(h[i] == '-' || (h[i] >= '0' && h[i] <= '9'))) return 0;
+        while (i < n && (h[i] == '-' || h[i] == '+' || h[i] == '.' || h[i] == 'e' || h[i] == 'E' ||
+                         (h[i] >= '0' && h[i] <= '9')))
+            i++;
+        count++;
+        i = skip_ws(h, i, n);
+        if (i < n && h[i] == ',') i = skip_ws(h, i + 1, n);
+    }
+    if (i == n) return count >= 5 ? 60 : 0; /* a long list of times cut off by the head */
+    i = skip_ws(h, i + 1, n);
+    if (i == n) return count == 4 ? 60 : 0;
+    if (h[i] == ']') return count == 4 ? 90 : 0; /* one raw row */
+    if (h[i] != ',') return 0;
+    i = skip_ws(h, i + 1, n);
+    if (i == n || h[i] != '[') return i == n && count == 4 ? 60 : 0;
+    i = skip_ws(h, i + 1, n);
+    if (i == n) return 60;
+    if (h[i] == '[' || h[i] == ']') return 95;                      /* [times, [[sizes]...]] */
+    if ((h[i] == '-' || (h[i] >= '0' && h[i] <= '9')) && count == 4) return 95; /* raw rows */
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct reader {
+    js_scanner *js;
+    ml_err *e;
+} reader;
+
+/* Reads the elements of an array whose '[' was just read, as integers. */
+static int read_ints(reader *r, void *vec_)
+{
+    VEC(int64_t) *v = vec_;
+    for (;;) {
+        js_tok t = js_next(r->js);
+        if (t == JS_ARRAY_END) return 0;
+        if (t == JS_ERROR) return ml_fail(r->e, "%s", js_error(r->js));
+        int64_t x;
+        if (t != JS_NUMBER || js_number(r->js, 0, &x) < 0)
+            return js_fail(r->js, r->e, "expected an integer in a memory timeline");
+        VEC_PUSH(v, x);
+    }
+}
+
+/* Open allocations per (category, size): LIFO lists through `link`. */
+typedef struct open_lists {
+    uint64_t *key;
+    uint8_t *occupied;          /* slot holds a key (whose list may be empty) */
+    uint32_t *head;             /* latest open alloc index + 1, 0 = none */
+    size_t mask, used;
+    VEC(uint32_t) link;         /* per alloc: the previous open one of its key, + 1 */
+} open_lists;
+
+static size_t ol_slot(const open_lists *o, uint64_t key)
+{
+    uint64_t x = key * 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(x >> 17) & o->mask;
+    while (o->occupied[j] && o->key[j] != key) j = (j + 1) & o->mask;
+    return j;
+}
+
+static void ol_grow(open_lists *o)
+{
+    size_t cap = o->mask ? (o->mask + 1) * 2 : 1024;
+    uint64_t *ok = o->key;
+    uint32_t *oh = o->head;
+    uint8_t *oo = o->occupied;
+    size_t old = o->mask ? o->mask + 1 : 0;
+    o->key = ml_calloc(cap, sizeof *o->key);
+    o->head = ml_calloc(cap, sizeof *o->head);
+    o->occupied = ml_calloc(cap, sizeof *o->occupied);
+    o->mask = cap - 1;
+    for (size_t i = 0; i < old; i++)
+        if (oo[i]) {
+            size_t j = ol_slot(o, ok[i]);
+            o->key[j] = ok[i];
+            o->head[j] = oh[i];
+            o->occupied[j] = 1;
+        }
+    free(ok);
+    free(oh);
+    free(oo);
+}
+
+static void ol_push(open_lists *o, uint64_t key, uint32_t alloc)
+{
+    if (!o->mask || (o->used + 1) * 2 > o->mask) ol_grow(o);
+    while (o->link.len <= alloc) VEC_PUSH(&o->link, 0);
+    size_t j = ol_slot(o, key);
+    if (!o->occupied[j]) o->used++;
+    o->occupied[j] = 1;
+    o->link.v[alloc] = o->head[j];
+    o->key[j] = key;
+    o->head[j] = alloc + 1;
+}
+
+/* The latest open alloc of key, removed; ML_NONE32 if none. */
+static uint32_t ol_pop(open_lists *o, uint64_t key)
+{
+    if (!o->mask) return ML_NONE32;
+    size_t j = ol_slot(o, key);
+    if (!o->occupied[j] || !o->head[j]) return ML_NONE32;
+    uint32_t a = o->head[j] - 1;
+    o->head[j] = o->link.v[a]; /* the slot keeps its key: probe runs stay intact */
+    return a;
+}
+
+static void ol_free(open_lists *o)
+{
+    free(o->key);
+    free(o->head);
+    free(o->occupied);
+    VEC_FREE(&o->link);
+}
+
+static uint16_t timeline_device(ml_profile *p)
+{
+    ml_note(p, "a PyTorch memory timeline does not name its device: shown as cuda:0");
+    return ml_device_get(p, ML_DEV_CUDA, 0);
+}
+
+static size_t new_alloc(ml_profile *p, uint16_t dev, int64_t t, int64_t size, int cat)
+{
+    ml_alloc_row r = {
+        .t_alloc = t, .t_free = ML_TIME_END, .t_free_req = ML_TIME_END, .size = size,
+        .ev_alloc = ML_NONE32, .ev_free = ML_NONE32, .thread = ML_NONE32, .device = dev,
+        .category = (uint8_t)cat, .category_reason = ML_REASON_IMPORTED,
+        .flags = t == ML_TIME_NONE ? ML_ALLOC_BEFORE_TRACE : 0,
+    };
+    return ml_alloc_push(p, &r);
+}
+
+static void end_alloc(ml_profile *p, size_t i, int64_t t)
+{
+    p->allocs.t_free.v[i] = p->allocs.t_free_req.v[i] = t;
+}
+
+/* A release of `size` bytes of category cat at t with nothing open to pair: memory from before. */
+static void release_unopened(ml_profile *p, uint16_t dev, int64_t t, int64_t size, int cat)
+{
+    size_t i = new_alloc(p, dev, ML_TIME_NONE, size, cat);
+    end_alloc(p, i, t);
+}
+
+/* The ALLOCATED series: the sum of the per-category levels at each distinct time. */
+static void total_series(ml_profile *p, uint16_t dev)
+{
+    for (size_t i = 0; i < p->allocs.t_free.len; i++)
+        if (p->allocs.t_free.v[i] == ML_TIME_END) p->allocs.flags.v[i] |= ML_ALLOC_NEVER_FREED;
+    ml_category_curves cc;
+    if (!ml_category_curves_get(p, dev, &cc)) return;
+    ml_series *s = ml_series_get(p, dev, ML_SERIES_ALLOCATED, 0, 0);
+    for (size_t i = 0; i < cc.n; i++) {
+        int64_t v = 0;
+        for (int k = 0; k < ML_CAT__COUNT; k++) v += cc.value[k][i];
+        ml_series_push(s, cc.ts[i], v);
+    }
+    ml_category_curves_free(&cc);
+}
+
+typedef struct raw_row {
+    int64_t t, bytes;
+    int32_t cat;
+} raw_row;
+
+/* Checks one [t, action, bytes, category] row and appends it. */
+static int add_raw_row(reader *r, void *rows_, const int64_t *q)
+{
+    VEC(raw_row) *rows = rows_;
+    int64_t ts = q[0], action = q[1], bytes = q[2];
+    if (action < 1 || action > 4) return js_fail(r->js, r->e, "unknown action %lld (1..4)", (long long)action);
+    int c = ml_category_from_torch(q[3]);
+    if (c < 0) return js_fail(r->js, r->e, "unknown category %lld (0..7)", (long long)q[3]);
+    if (ts < -1) return js_fail(r->js, r->e, "time %lld before -1", (long long)ts);
+    if (bytes == INT64_MIN) return js_fail(r->js, r->e, "size out of range");
+    if (ts == -1 && bytes < 0) return js_fail(r->js, r->e, "a release at time -1 (before the timeline)");
+    raw_row x = {ts, bytes, c};
+    VEC_PUSH(rows, x);
+    return 0;
+}
+
+/* Raw rows: `prefix` holds the rows already read (4 numbers each); with
+ * `more`, the scanner is inside the top-level array and more rows follow. */
+static int import_raw(reader *r, ml_profile *p, const int64_t *prefix, size_t nprefix, bool more)
+{
+    VEC(raw_row) rows = {0};
+    VEC(int64_t) cur = {0};
+    int rc = -1;
+    for (size_t i = 0; i + 4 <= nprefix; i += 4)
+        if (add_raw_row(r, &rows, prefix + i) < 0) goto done;
+    while (more) {
+        js_tok t = js_next(r->js);
+        if (t == JS_ARRAY_END || t == JS_END) break;
+        if (t == JS_ERROR) { ml_fail(r->e, "%s", js_error(r->js)); goto done; }
+        if (t != JS_ARRAY) { js_fail(r->js, r->e, "expected a [t, action, bytes, category] row"); goto done; }
+        cur.len = 0;
+        if (read_ints(r, &cur) < 0) goto done;
+        if (cur.len != 4) { js_fail(r->js, r->e, "a raw memory timeline row has 4 numbers, not %zu", cur.len); goto done; }
+        if (add_raw_row(r, &rows, cur.v) < 0) goto done;
+    }
+    /* Rows in time order (stable; PREEXISTING -1 first). */
+    int64_t *key = ml_malloc((rows.len ? rows.len : 1) * sizeof *key);
+    for (size_t i = 0; i < rows.len; i++) key[i] = rows.v[i].t;
+    uint32_t *perm = ml_sort_perm_i64(key, rows.len);
+    if (perm) ml_permute(rows.v, sizeof *rows.v, perm, rows.len);
+    free(perm);
+    free(key);
+    uint16_t dev = timeline_device(p);
+    open_lists ol;
+    memset(&ol, 0, sizeof ol);
+    for (size_t i = 0; i < rows.len; i++) {
+        raw_row *x = &rows.v[i];
+        if (!x->bytes) continue;
+        int64_t size = x->bytes > 0 ? x->bytes : -x->bytes;
+        uint64_t k = ((uint64_t)size << 4) | (uint64_t)x->cat;
+        if (x->bytes > 0) {
+            size_t a = new_alloc(p, dev, x->t == -1 ? ML_TIME_NONE : x->t, size, x->cat);
+            ol_push(&ol, k, (uint32_t)a);
+        } else {
+            uint32_t a = ol_pop(&ol, k);
+            if (a != ML_NONE32) end_alloc(p, a, x->t);
+            else release_unopened(p, dev, x->t, size, x->cat);
+        }
+    }
+    ol_free(&ol);
+    for (size_t i = 0; i < rows.len; i++)
+        if (rows.v[i].t >= 0) {
+            p->time_is_absolute = rows.v[i].t > 100000000000000000LL; /* after 1973 in ns: epoch times */
+            break;
+        }
+    total_series(p, dev);
+    rc = 0;
+done:
+    VEC_FREE(&rows);
+    VEC_FREE(&cur);
+    return rc;
+}
+
+/* Coalesced: times (µs) are read, and `prefix` entries of sizes (9 numbers
+ * each); with `more`, further entries follow inside the sizes list. */
+static int import_coalesced(reader *r, ml_profile *p, const int64_t *times, size_t ntimes,
+                            const int64_t *prefix, size_t nprefix, bool more)
+{
+    VEC(int64_t) sizes = {0}; /* 9 per time */
+    for (size_t i = 0; i < nprefix; i++) VEC_PUSH(&sizes, prefix[i]);
+    while (more) {
+        js_tok t = js_next(r->js);
+        if (t == JS_ARRAY_END) break;
+        if (t == JS_ERROR) { ml_fail(r->e, "%s", js_error(r->js)); goto fail; }
+        if (t != JS_ARRAY) { js_fail(r->js, r->e, "expected a list of 9 running totals"); goto fail; }
+        size_t before = sizes.len;
+        if (read_ints(r, &sizes) < 0) goto fail;
+        if (sizes.len - before != 9) {
+            js_fail(r->js, r->e, "a memory timeline entry has 9 totals, not %zu", sizes.len - before);
+            goto fail;
+        }
+    }
+    js_tok t = js_next(r->js);
+    if (t == JS_ERROR) { ml_fail(r->e, "%s", js_error(r->js)); goto fail; }
+    if (t != JS_ARRAY_END && t != JS_END) { js_fail(r->js, r->e, "expected the end of [times, sizes]"); goto fail; }
+    if (sizes.len / 9 != ntimes) {
+        js_fail(r->js, r->e, "%zu times but %zu entries of sizes", ntimes, sizes.len / 9);
+        goto fail;
+    }
+    for (size_t i = 0; i < ntimes; i++) {
+        if (times[i] < 0 || times[i] > INT64_MAX / 1000) {
+            js_fail(r->js, r->e, "time %lld out of range", (long long)times[i]);
+            goto fail;
+        }
+        if (i && times[i] < times[i - 1]) { js_fail(r->js, r->e, "times go backwards at entry %zu", i); goto fail; }
+        for (int k = 1; k < 9; k++)
+            if (sizes.v[i * 9 + k] < 0 || sizes.v[i * 9 + k] > INT64_MAX / 16) {
+                js_fail(r->js, r->e, "entry %zu: total %lld out of range", i, (long long)sizes.v[i * 9 + k]);
+                goto fail;
+            }
+    }
+    uint16_t dev = timeline_device(p);
+    /* PyTorch writes PREEXISTING memory as a first entry that repeats the next one's time. */
+    bool pre = ntimes >= 2 && times[0] == times[1];
+    VEC(uint32_t) open[8];
+    memset(open, 0, sizeof open);
+    int64_t level[8] = {0};
+    for (size_t i = 0; i < ntimes; i++) {
+        int64_t ts = pre && i == 0 ? ML_TIME_NONE : times[i] * 1000;
+        for (int k = 0; k < 8; k++) {
+            int64_t want = sizes.v[i * 9 + k + 1], d = want - level[k];
+            int cat = ml_category_from_torch(k);
+            level[k] = want;
+            if (d > 0) {
+                size_t a = new_alloc(p, dev, ts, d, cat);
+                VEC_PUSH(&open[k], (uint32_t)a);
+            }
+            /* A fall releases the latest allocations; totals are never negative, so
+             * there is always enough open. */
+            while (d < 0 && open[k].len) {
+                uint32_t a = open[k].v[--open[k].len];
+                int64_t s = p->allocs.size.v[a];
+                end_alloc(p, a, ts);
+                if (s > -d) { /* falls by part of it: the rest lives on */
+                    size_t b = new_alloc(p, dev, ts, s + d, cat);
+                    VEC_PUSH(&open[k], (uint32_t)b);
+                    d = 0;
+                } else d += s;
+            }
+        }
+    }
+    for (int k = 0; k < 8; k++) VEC_FREE(&open[k]);
+    if (ntimes) p->time_is_absolute = times[ntimes - 1] > 100000000000000LL; /* epoch µs */
+    total_series(p, dev);
+    VEC_FREE(&sizes);
+    return 0;
+fail:
+    VEC_FREE(&sizes);
+    return -1;
+}
+
+int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
+{
+    reader r = {js_open(src), e};
+    VEC(int64_t) first = {0};
+    VEC(int64_t) second = {0};
+    int rc = -1;
+    js_tok t = js_next(r.js);
+    if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
+    if (t != JS_ARRAY) { js_fail(r.js, e, "a memory timeline is a JSON array"); goto done; }
+    t = js_next(r.js);
+    if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
+    if (t == JS_ARRAY_END || t == JS_END) { /* [] : an empty raw timeline */
+        ml_note(p, "the memory timeline is empty");
+        rc = 0;
+        goto done;
+    }
+    if (t != JS_ARRAY) { js_fail(r.js, e, "expected [times, sizes] or [t, action, bytes, category] rows"); goto done; }
+    if (read_ints(&r, &first) < 0) goto done;
+    t = js_next(r.js);
+    if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
+    if (t == JS_ARRAY_END || t == JS_END) { /* a single element: one raw row */
+        if (first.len != 4) { js_fail(r.js, e, "a raw memory timeline row has 4 numbers, not %zu", first.len); goto done; }
+        rc = import_raw(&r, p, first.v, 4, false);
+        goto done;
+    }
+    if (t != JS_ARRAY) { js_fail(r.js, e, "expected [times, sizes] or [t, action, bytes, category] rows"); goto done; }
+    /* The second element tells: a list of lists (sizes), or a row of numbers. */
+    t = js_next(r.js);
+    if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
+    if (t == JS_ARRAY_END) { /* [times, []] */
+        rc = import_coalesced(&r, p, first.v, first.len, NULL, 0, false);
+    } else if (t == JS_ARRAY) { /* the '[' of the first sizes entry */
+        if (read_ints(&r, &second) < 0) goto done;
+        if (second.len != 9) { js_fail(r.js, e, "a memory timeline entry has 9 totals, not %zu", second.len); goto done; }
+        rc = import_coalesced(&r, p, first.v, first.len, second.v, 9, true);
+    } else if (t == JS_NUMBER) { /* the second raw row */
+        int64_t x;
+        if (js_number(r.js, 0, &x) < 0) { js_fail(r.js, e, "expected an integer in a memory timeline"); goto done; }
+        if (first.len != 4) { js_fail(r.js, e, "a raw memory timeline row has 4 numbers, not %zu", first.len); goto done; }
+        VEC_PUSH(&first, x);
+        size_t before = first.len;
+        if (read_ints(&r, &first) < 0) goto done;
+        if (first.len - before != 3) { js_fail(r.js, e, "a raw memory timeline row has 4 numbers, not %zu", first.len - before + 1); goto done; }
+        rc = import_raw(&r, p, first.v, 8, true);
+    } else {
+        js_fail(r.js, e, "expected [times, sizes] or [t, action, bytes, category] rows");
+    }
+done:
+    VEC_FREE(&first);
+    VEC_FREE(&second);
+    js_close(r.js);
+    if (rc == 0) ml_profile_finish(p);
+    return rc;
+}

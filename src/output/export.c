@@ -1,0 +1,424 @@
+/* export.c — allocations and categories in PyTorch, Perfetto and CSV formats; see export.h. */
+#include "export.h"
+#include "categories.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int ml_export_kind_for(const char *path)
+{
+    if (ends_with(path, ".trace.json") || ends_with(path, ".trace.json.gz")) return ML_EXPORT_TRACE;
+    if (ends_with(path, ".raw.json.gz") || ends_with(path, ".raw.json")) return ML_EXPORT_RAW;
+    if (ends_with(path, ".json.gz") || ends_with(path, ".json")) return ML_EXPORT_TIMELINE;
+    if (ends_with(path, ".csv")) return ML_EXPORT_CSV;
+    return -1;
+}
+
+/* ---- PyTorch memory timeline rows ---------------------------------------- */
+
+enum { ACT_PREEXISTING = 1, ACT_CREATE = 2, ACT_DESTROY = 4 };
+
+typedef struct raw_row {
+    int64_t t;                  /* ns, -1 for PREEXISTING */
+    int64_t bytes;              /* negative for DESTROY */
+    uint8_t action, cat;        /* cat: PyTorch's index */
+} raw_row;
+
+/* The device's rows in PyTorch's raw form: memory from before the trace as
+ * PREEXISTING (one row per allocation, plus the unexplained gap), then each
+ * alloc and free in time order. */
+static size_t torch_rows(const ml_profile *p, int device, raw_row **out)
+{
+    const ml_allocs *a = &p->allocs;
+    ml_cat_changes ch;
+    ml_category_changes(p, device, &ch);
+    size_t cap = ch.n + 1, n = 0;
+    for (size_t i = 0; i < a->t_alloc.len; i++)
+        if (a->device.v[i] == device && a->t_alloc.v[i] == ML_TIME_NONE) cap++;
+    raw_row *r = ml_malloc(cap * sizeof *r);
+    for (size_t i = 0; i < a->t_alloc.len; i++)
+        if (a->device.v[i] == device && a->t_alloc.v[i] == ML_TIME_NONE)
+            r[n++] = (raw_row){-1, a->size.v[i], ACT_PREEXISTING, (uint8_t)ml_category_to_torch(a->category.v[i])};
+    if (ch.gap > 0) r[n++] = (raw_row){-1, ch.gap, ACT_PREEXISTING, (uint8_t)ml_category_to_torch(ML_CAT_PARAMETER_OR_STATE)};
+    for (size_t i = 0; i < ch.n; i++)
+        r[n++] = (raw_row){ch.v[i].ts, ch.v[i].delta, ch.v[i].delta >= 0 ? ACT_CREATE : ACT_DESTROY,
+                           (uint8_t)ml_category_to_torch(ch.v[i].cat)};
+    ml_cat_changes_free(&ch);
+    *out = r;
+    return n;
+}
+
+static void write_raw(FILE *f, const raw_row *r, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s[%" PRId64 ", %d, %" PRId64 ", %d]", i ? ", " : "", r[i].t, r[i].action, r[i].bytes, r[i].cat);
+    fputs("]\n", f);
+}
+
+/* torch.profiler's _coalesce_timeline: one entry per distinct time (µs), the
+ * PREEXISTING time -1 replaced by the smallest time seen. */
+static void write_timeline(FILE *f, const raw_row *r, size_t n)
+{
+    VEC(int64_t) times = {0};
+    VEC(int64_t) sizes = {0};  /* 9 per time */
+    int64_t t_min = -1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = r[i].t == -1 ? -1 : r[i].t / 1000;
+        if (t_min == -1 || (t < t_min && t > 0)) t_min = t;
+        if (!times.len || t != times.v[times.len - 1]) {
+            VEC_PUSH(&times, t);
+            for (int k = 0; k < 9; k++) {
+                int64_t prev = times.len > 1 ? sizes.v[sizes.len - 9] : 0; /* the last entry's totals */
+                VEC_PUSH(&sizes, prev);
+            }
+        }
+        sizes.v[sizes.len - 9 + r[i].cat + 1] += r[i].bytes;
+    }
+    fputs("[[", f);
+    for (size_t i = 0; i < times.len; i++)
+        fprintf(f, "%s%" PRId64, i ? ", " : "", times.v[i] < 0 ? t_min : times.v[i]);
+    fputs("], [", f);
+    for (size_t i = 0; i < times.len; i++) {
+        fputs(i ? ", [" : "[", f);
+        for (int k = 0; k < 9; k++) fprintf(f, "%s%" PRId64, k ? ", " : "", sizes.v[i * 9 + k]);
+        fputc(']', f);
+    }
+    fputs("]]\n", f);
+    VEC_FREE(&times);
+    VEC_FREE(&sizes);
+}
+
+int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kind)
+{
+    raw_row *r;
+    size_t n = torch_rows(p, device, &r);
+    if (kind == ML_EXPORT_RAW) write_raw(f, r, n);
+    else write_timeline(f, r, n);
+    free(r);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- Chrome / Perfetto trace ---------------------------------------------- */
+
+static void put_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* Relative µs with the ns as 3 decimals: exact, unlike a double of epoch µs. */
+static void put_us(FILE *f, int64_t ns)
+{
+    if (ns < 0) {
+        fputc('-', f);
+        ns = -ns;
+    }
+    fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
+}
+
+static void write_trace(FILE *f, const ml_profiles *ps)
+{
+    /* Base time: the earliest point of any device, so that ts stay small. */
+    int64_t base = INT64_MAX;
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            ml_category_curves cc;
+            if (!ml_category_curves_get(p, (int)d, &cc)) continue;
+            if (cc.ts[0] < base) base = cc.ts[0];
+            ml_category_curves_free(&cc);
+        }
+    }
+    if (base == INT64_MAX) base = 0;
+    fprintf(f, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"producer\": \"memlens\", \"base_time_ns\": %" PRId64 "},\n"
+               " \"traceEvents\": [", base);
+    bool first = true;
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            ml_category_curves cc;
+            if (!ml_category_curves_get(p, (int)d, &cc)) continue;
+            int pid = (int)((p->rank >= 0 ? (size_t)p->rank : r) * 1000 + d);
+            char name[160];
+            if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, p->devices.v[d].id);
+            else if (ps->items.len > 1) snprintf(name, sizeof name, "input %zu %s memory", r, p->devices.v[d].id);
+            else snprintf(name, sizeof name, "%s memory", p->devices.v[d].id);
+            fprintf(f, "%s\n  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": ",
+                    first ? "" : ",", pid);
+            put_json_str(f, name);
+            fputs("}}", f);
+            first = false;
+            bool used[ML_CAT__COUNT] = {false};
+            for (int k = 0; k < ML_CAT__COUNT; k++) used[k] = cc.peak[k] > 0;
+            for (size_t i = 0; i < cc.n; i++) {
+                fprintf(f, ",\n  {\"ph\": \"C\", \"name\": \"bytes by category\", \"pid\": %d, \"tid\": 0, \"ts\": ", pid);
+                put_us(f, cc.ts[i] - base);
+                fputs(", \"args\": {", f);
+                bool any = false;
+                for (int j = 0; j < ML_CAT__COUNT; j++) {
+                    int k = ml_category_order[j];
+                    if (!used[k]) continue;
+                    fprintf(f, "%s\"%s\": %" PRId64, any ? ", " : "", ml_category_name(k), cc.value[k][i]);
+                    any = true;
+                }
+                fputs("}}", f);
+            }
+            ml_category_curves_free(&cc);
+        }
+    }
+    fputs("\n]}\n", f);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static void put_csv(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_time(FILE *f, int64_t t)
+{
+    if (t != ML_TIME_NONE && t != ML_TIME_END) fprintf(f, "%" PRId64, t);
+}
+
+static void stack_top(const ml_profile *p, uint32_t stack, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!ml_stack_depth(p, stack)) return;
+    const ml_frame *fr = &p->frames.v[ml_stack_frames(p, stack)[0]];
+    if (fr->file && fr->line >= 0) snprintf(buf, cap, "%s (%s:%d)", ml_s(p, fr->name), ml_s(p, fr->file), fr->line);
+    else if (fr->file) snprintf(buf, cap, "%s (%s)", ml_s(p, fr->name), ml_s(p, fr->file));
+    else snprintf(buf, cap, "%s", ml_s(p, fr->name));
+}
+
+static void write_csv(FILE *f, const ml_profiles *ps)
+{
+    fputs("rank,device,addr,category,reason,op,top_level_op,stack_top,alloc_time_ns,free_time_ns,size_bytes\n", f);
+    char buf[1024];
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        const ml_allocs *a = &p->allocs;
+        for (size_t d = 0; d < p->devices.len; d++) {
+            ml_cat_changes ch;
+            ml_category_changes(p, (int)d, &ch);
+            if (ch.gap > 0) {
+                if (p->rank >= 0) fprintf(f, "%d", p->rank);
+                fprintf(f, ",%s,,%s,%s,,,,,,%" PRId64 "\n", p->devices.v[d].id, ml_category_name(ML_CAT_PARAMETER_OR_STATE),
+                        ml_category_reason_id(ML_REASON_UNEXPLAINED_GAP), ch.gap);
+            }
+            ml_cat_changes_free(&ch);
+        }
+        for (size_t i = 0; i < a->t_alloc.len; i++) {
+            if (p->rank >= 0) fprintf(f, "%d", p->rank);
+            fprintf(f, ",%s,", p->devices.v[a->device.v[i]].id);
+            if (a->addr.v[i]) fprintf(f, "%" PRIu64, a->addr.v[i]);
+            fprintf(f, ",%s,%s,", ml_category_name(a->category.v[i]), ml_category_reason_id(a->category_reason.v[i]));
+            put_csv(f, a->op.v[i] ? ml_s(p, a->op.v[i]) : "");
+            fputc(',', f);
+            put_csv(f, a->op_top.v[i] ? ml_s(p, a->op_top.v[i]) : "");
+            fputc(',', f);
+            stack_top(p, a->stack.v[i], buf, sizeof buf);
+            put_csv(f, buf);
+            fputc(',', f);
+            put_time(f, a->t_alloc.v[i]);
+            fputc(',', f);
+            put_time(f, a->t_free.v[i]);
+            fprintf(f, ",%" PRId64 "\n", a->size.v[i]);
+        }
+    }
+}
+
+int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind)
+{
+    if (kind == ML_EXPORT_TRACE) write_trace(f, ps);
+    else write_csv(f, ps);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- atomic output -------------------------------------------------------- */
+
+static ssize_t gz_write_fn(void *cookie, const char *buf, size_t n)
+{
+    if (!n) return 0;
+    int w = gzwrite((gzFile)cookie, buf, (unsigned)n);
+    return w > 0 ? w : -1;
+}
+
+static int gz_close_fn(void *cookie) { return gzclose((gzFile)cookie) == Z_OK ? 0 : -1; }
+
+typedef struct out_file {
+    char *tmp;
+    FILE *f;
+} out_file;
+
+/* A temporary file beside path, gzip-compressed when path ends in .gz. */
+static int out_open(out_file *o, const char *path, ml_err *e)
+{
+    size_t n = strlen(path);
+    o->tmp = ml_malloc(n + 16);
+    snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) {
+        ml_fail(e, "%s: cannot create a file there: %s", path, strerror(errno));
+        free(o->tmp);
+        return -1;
+    }
+    if (ends_with(path, ".gz")) {
+        gzFile gz = gzdopen(fd, "wb6");
+        cookie_io_functions_t io = {NULL, gz_write_fn, NULL, gz_close_fn};
+        o->f = gz ? fopencookie(gz, "w", io) : NULL;
+        if (gz && !o->f) gzclose(gz);
+        if (!gz) close(fd);
+    } else {
+        o->f = fdopen(fd, "w");
+        if (!o->f) close(fd);
+    }
+    if (!o->f) {
+        ml_fail(e, "%s: cannot open for writing: %s", path, strerror(errno));
+        unlink(o->tmp);
+        free(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes and renames onto path (ok), or removes the temporary file. */
+static int out_close(out_file *o, const char *path, bool ok, ml_err *e)
+{
+    int rc = 0;
+    if (fclose(o->f) != 0 && ok) rc = ml_fail(e, "%s: write failed: %s", path, strerror(errno));
+    if (ok && rc == 0 && rename(o->tmp, path) != 0) rc = ml_fail(e, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (!ok || rc) unlink(o->tmp);
+    free(o->tmp);
+    return ok ? rc : -1;
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: memlens export INPUT -o FILE [--device ID] [--rank N]\n"
+                    "FILE's extension picks the format:\n"
+                    "  .json, .json.gz          PyTorch memory timeline [times_us, sizes by category]\n"
+                    "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
+                    "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
+                    "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
+                    "The PyTorch formats hold one device (--device, default: the first accelerator with allocations).\n");
+    return 2;
+}
+
+/* The device to write in a PyTorch format: --device, or the first accelerator with allocations. */
+static int pick_device(const ml_profile *p, const char *want, ml_err *e)
+{
+    if (want) {
+        int d = ml_device_find(p, want);
+        if (d < 0) {
+            char ids[256] = "";
+            for (size_t i = 0; i < p->devices.len; i++)
+                snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", p->devices.v[i].id);
+            return ml_fail(e, "%s: no device %s (it has: %s)", p->path, want, ids[0] ? ids : "none");
+        }
+        return d;
+    }
+    int any = -1;
+    for (size_t i = 0; i < p->allocs.device.len; i++) {
+        int d = p->allocs.device.v[i];
+        if (p->devices.v[d].kind != ML_DEV_CPU) return d;
+        if (any < 0) any = d;
+    }
+    if (any >= 0) return any;
+    if (p->devices.len) return 0;
+    return ml_fail(e, "%s: no memory data to export", p->path);
+}
+
+int ml_cmd_export(int argc, char **argv)
+{
+    const char *input = NULL, *out = NULL, *device = NULL;
+    int rank = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
+        else if (!strcmp(a, "--rank") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || r < 0 || r > 1000000) {
+                fprintf(stderr, "memlens: --rank %s: expected a rank number\n", argv[i]);
+                return 2;
+            }
+            rank = (int)r;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage();
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "memlens: export: unknown option %s\n", a);
+            return usage();
+        } else if (!input) input = a;
+        else {
+            fprintf(stderr, "memlens: export: one INPUT at a time (got %s and %s)\n", input, a);
+            return 2;
+        }
+    }
+    if (!input || !out) return usage();
+    int kind = ml_export_kind_for(out);
+    if (kind < 0) {
+        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json or .csv\n", out);
+        return 2;
+    }
+    ml_profiles ps = {0};
+    ml_err e = {{0}};
+    int rc = 2;
+    if (ml_load(input, &ps, &e) < 0) goto fail;
+    ml_profiles_sort(&ps);
+    if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
+    int dev = -1;
+    if (kind == ML_EXPORT_RAW || kind == ML_EXPORT_TIMELINE) {
+        if (ps.items.len > 1) {
+            ml_fail(&e, "%s: %zu profiles (ranks); PyTorch's memory timeline holds one device: choose one with --rank N",
+                    input, ps.items.len);
+            goto fail;
+        }
+        if ((dev = pick_device(ps.items.v[0], device, &e)) < 0) goto fail;
+    }
+    out_file o;
+    if (out_open(&o, out, &e) < 0) goto fail;
+    int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
+                     : ml_export_all(o.f, &ps, (ml_export_kind)kind);
+    if (w < 0) ml_fail(&e, "%s: write failed: %s", out, strerror(errno));
+    if (out_close(&o, out, w == 0, &e) < 0) {
+        rc = 1;
+        goto fail;
+    }
+    ml_profiles_free(&ps);
+    return 0;
+fail:
+    fprintf(stderr, "memlens: %s\n", e.msg);
+    ml_profiles_free(&ps);
+    return rc;
+}

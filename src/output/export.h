@@ -1,0 +1,42 @@
+/*
+ * export.h — `memlens export INPUT -o FILE`: the allocations and their
+ * categories in other tools' formats, chosen by FILE's extension:
+ *
+ *   .raw.json.gz, .raw.json  PyTorch memory timeline, raw: [[t_ns, action, bytes, category], ...]
+ *                            (action 1 PREEXISTING, 2 CREATE, 4 DESTROY; category 0..7 in
+ *                            PyTorch's order, PARAMETER_OR_STATE written as 7 = Unknown)
+ *   .json.gz, .json          PyTorch memory timeline: [times_us, sizes], sizes[i] = 9 running
+ *                            totals (index 0 unused, then the 8 categories), coalesced per µs
+ *                            exactly as torch.profiler's export_memory_timeline does
+ *   .trace.json[.gz]         Chrome/Perfetto trace: one "ph":"C" counter per device with a
+ *                            track per category
+ *   .csv                     one row per allocation: rank, device, addr, category, reason,
+ *                            op, top-level op, stack top, alloc/free time (ns), size
+ *
+ * The PyTorch formats hold one device: --device ID (default: the first
+ * accelerator with allocations) of one rank (--rank N when the input has
+ * several).  The file is written to a temporary name in the same directory
+ * and renamed, so a reader never sees half a file.
+ */
+#ifndef ML_EXPORT_H
+#define ML_EXPORT_H
+
+#include <stdio.h>
+
+#include "err.h"
+#include "importer.h"
+
+typedef enum { ML_EXPORT_RAW, ML_EXPORT_TIMELINE, ML_EXPORT_TRACE, ML_EXPORT_CSV } ml_export_kind;
+
+/* The format for a file name by its extension, or -1. */
+int ml_export_kind_for(const char *path);
+
+/* Writes one device of one profile in a PyTorch format (RAW or TIMELINE). */
+int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kind);
+/* Writes every device of every profile (TRACE or CSV). */
+int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind);
+
+/* The `export` command: parses argv (after "export"), loads, writes. */
+int ml_cmd_export(int argc, char **argv);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * report.c — writes the HTML report: the embedded web UI around the data of
+ * report_data.c, as one file, atomically (a temp file in the same directory,
+ * renamed over the target only once complete).
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "web_assets.h"
+
+static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f) == n ? 0 : -1; }
+
+int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e)
+{
+    ml_buf meta = {0};
+    ml_blobs bl = {0};
+    if (ml_report_data(ps, o, &meta, &bl, e) != 0) {
+        ml_buf_free(&meta);
+        ml_blobs_free(&bl);
+        return -1;
+    }
+
+    size_t plen = strlen(path);
+    char *tmp = ml_malloc(plen + 32);
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        ml_fail(e, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        ml_buf_free(&meta);
+        ml_blobs_free(&bl);
+        return -1;
+    }
+    const char *title = ps->items.len ? ps->items.v[0]->path : "memlens";
+    const char *slash = title ? strrchr(title, '/') : NULL;
+    if (slash && slash[1]) title = slash + 1;
+    ml_buf head = {0};
+    ml_buf_puts(&head, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                       "<meta name=\"generator\" content=\"memlens\">\n<title>memlens — ");
+    for (const char *c = title; c && *c; c++) { /* the title is the only text put raw into HTML */
+        if (*c == '<') ml_buf_puts(&head, "&lt;");
+        else if (*c == '&') ml_buf_puts(&head, "&amp;");
+        else ml_buf_put(&head, c, 1);
+    }
+    ml_buf_puts(&head, "</title>\n<style>\n");
+    int rc = put_all(f, head.p, head.len);
+    rc |= put_all(f, ml_asset_uplot_css, ml_asset_uplot_css_len);
+    rc |= put_all(f, ml_asset_style, ml_asset_style_len);
+    rc |= put_all(f, "</style>\n</head>\n<body>\n", 24);
+    rc |= put_all(f, ml_asset_body, ml_asset_body_len);
+    rc |= put_all(f, "<script type=\"application/json\" id=\"ml-meta\">", 45);
+    rc |= put_all(f, meta.p, meta.len);
+    rc |= put_all(f, "</script>\n", 10);
+    rc |= put_all(f, bl.html.p ? bl.html.p : "", bl.html.len);
+    rc |= put_all(f, "<script>\n", 9);
+    rc |= put_all(f, ml_asset_uplot_js, ml_asset_uplot_js_len);
+    rc |= put_all(f, "</script>\n<script type=\"module\">\n", 33);
+    rc |= put_all(f, ml_asset_app, ml_asset_app_len);
+    rc |= put_all(f, "</script>\n</body>\n</html>\n", 26);
+    ml_buf_free(&head);
+    ml_buf_free(&meta);
+    ml_blobs_free(&bl);
+    if (fclose(f) != 0) rc = -1;
+    if (rc != 0 || rename(tmp, path) != 0) {
+        ml_fail(e, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * report.h — `memlens report`: one self-contained, offline HTML file with
+ * memory curves, the allocation timeline, the peak breakdown and tables.
+ *
+ * report_data.c turns profiles into the page's data (meta JSON + typed
+ * column blobs, contract in web/DATA.md); report.c wraps it with the web UI
+ * that the build embedded (build/gen/web_assets.c) and writes the file
+ * atomically (temp file + rename).
+ */
+#ifndef ML_REPORT_H
+#define ML_REPORT_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "importer.h"
+#include "report_enc.h"
+
+#define ML_REPORT_MAX_ALLOCS 2000000  /* per device, default budget of drawn allocations */
+
+typedef struct ml_report_opts {
+    size_t max_allocs;       /* per device; 0 = ML_REPORT_MAX_ALLOCS */
+    int zlevel;              /* zlib level for blobs; 0 = 1 (fast) */
+    const char *const *inputs; /* input names for the header */
+    size_t n_inputs;
+} ml_report_opts;
+
+/* Fills meta (one JSON object) and the blobs for all ranks of ps. */
+int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
+                   ml_blobs *bl, ml_err *e);
+
+/* One rank's object of the meta ("ranks" items), times relative to origin
+ * (`memlens serve` builds each rank alone, with bl->capture set). */
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *meta, ml_blobs *bl);
+/* The earliest time in a profile (INT64_MAX if none): the origin of one rank. */
+int64_t ml_report_first_time(const ml_profile *p);
+
+/* Writes the whole HTML page to path (temp file in the same directory, then rename). */
+int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
+
+/* `memlens report INPUT... -o FILE [--max-allocs N]`; returns the exit status. */
+int ml_cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,670 @@
+/*
+ * report_data.c — the data of the HTML report: for every rank and device,
+ * the memory curves with their M4 pyramids, the exact peak and the live set
+ * at it, the allocations (capped by a budget that keeps the ones that
+ * matter) and per-operator statistics.  The page sees only this, never raw
+ * events; web/DATA.md is the contract.
+ *
+ * Times are written relative to one origin (the earliest time of all ranks),
+ * as int64 ns, so that the page can hold them exactly in doubles.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "breakdown.h"
+#include "curve.h"
+#include "m4.h"
+#include "report.h"
+#include "stats.h"
+#include "categories.h"
+
+/* Top-level operator groups that also get a curve of their own ("group by op"). */
+#define OP_CURVES 8
+
+
+static const char *series_kind_name(int k)
+{
+    switch (k) {
+    case ML_SERIES_ALLOCATED: return "allocated";
+    case ML_SERIES_RESERVED: return "reserved";
+    case ML_SERIES_ACTIVE: return "active";
+    case ML_SERIES_APP_RESERVED: return "app reserved";
+    default: return "other";
+    }
+}
+
+/* ---- per-rank context -------------------------------------------------- */
+
+typedef struct rank_ctx {
+    const ml_profile *p;
+    int64_t origin;
+    ml_blobs *bl;
+    ml_buf *meta;
+    uint32_t *local;          /* profile string id -> index in "strings", or ML_NONE32 */
+    VEC(ml_str) strings;      /* local index -> profile string id */
+    uint32_t *calls;          /* profile string id -> number of cpu ops with that name */
+    size_t nstr;
+    size_t max_allocs;
+} rank_ctx;
+
+static uint32_t str_local(rank_ctx *c, ml_str id)
+{
+    if (id >= c->nstr) return 0;
+    if (c->local[id] == ML_NONE32) {
+        c->local[id] = (uint32_t)c->strings.len;
+        VEC_PUSH(&c->strings, id);
+    }
+    return c->local[id];
+}
+
+/* Group key of an allocation: before the trace, none, or its top-level op. */
+enum { GROUP_BEFORE = 0, GROUP_NONE = 1, GROUP_FIRST_OP = 2 };
+
+static const char *group_label(const rank_ctx *c, uint32_t g, const uint32_t *group_str)
+{
+    if (g == GROUP_BEFORE) return ML_BEFORE_TRACE_GROUP;
+    if (g == GROUP_NONE) return "(no operator)";
+    return ml_s(c->p, group_str[g]);
+}
+
+static int64_t rel(const rank_ctx *c, int64_t t) { return t - c->origin; }
+
+/* ---- curves ------------------------------------------------------------ */
+
+typedef struct curve {
+    VEC(int64_t) t;
+    VEC(int64_t) v;
+} curve;
+
+/* One curve into meta: points, pyramid, maximum. */
+static void put_curve(rank_ctx *c, const char *kind, const char *group, const char *label,
+                      const int64_t *t, const int64_t *v, size_t n)
+{
+    ml_buf *m = c->meta;
+    size_t imax = 0;
+    for (size_t i = 1; i < n; i++) if (v[i] > v[imax]) imax = i;
+    ml_buf_puts(m, "{\"kind\":");
+    ml_json_str(m, kind);
+    ml_buf_puts(m, ",\"group\":");
+    ml_json_str(m, group);
+    ml_buf_puts(m, ",\"label\":");
+    ml_json_str(m, label);
+    ml_buf_printf(m, ",\"n\":%zu,\"fan\":%d,\"max\":", n, ML_M4_FAN);
+    ml_json_i64(m, n ? v[imax] : 0);
+    ml_buf_puts(m, ",\"tmax\":");
+    ml_json_i64(m, n ? rel(c, t[imax]) : 0);
+    int64_t *tr = ml_malloc((n ? n : 1) * sizeof *tr);
+    for (size_t i = 0; i < n; i++) tr[i] = rel(c, t[i]);
+    ml_buf_puts(m, ",\"t\":");
+    ml_col_i64(c->bl, m, tr, n, 1);
+    free(tr);
+    ml_buf_puts(m, ",\"v\":");
+    ml_col_i64(c->bl, m, v, n, 1);
+    ml_m4 py;
+    ml_m4_build(v, n, &py);
+    ml_buf_puts(m, ",\"mn\":");
+    ml_col_u32(c->bl, m, py.argmin, py.total);
+    ml_buf_puts(m, ",\"mx\":");
+    ml_col_u32(c->bl, m, py.argmax, py.total);
+    ml_m4_free(&py);
+    ml_buf_puts(m, "}");
+}
+
+typedef struct step { int64_t t; int64_t order; int64_t d; } step;
+
+static int step_cmp(const void *a, const void *b)
+{
+    const step *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Live bytes over time of the allocations idx[0..n) (all when group < 0, else
+ * those of one group): allocations before the trace count from t0. */
+static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, const uint32_t *grp,
+                        int64_t group, int64_t t0, curve *out)
+{
+    const ml_allocs *a = &p->allocs;
+    step *s = ml_malloc((2 * n + 1) * sizeof *s);
+    size_t k = 0;
+    int64_t base = 0;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t i = idx[j];
+        if (group >= 0 && grp[j] != (uint32_t)group) continue;
+        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
+        else s[k++] = (step){ a->t_alloc.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : (int64_t)i, a->size.v[i] };
+        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
+            s[k++] = (step){ a->t_free.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : (int64_t)i, -a->size.v[i] };
+    }
+    qsort(s, k, sizeof *s, step_cmp);
+    VEC_PUSH(&out->t, t0);
+    VEC_PUSH(&out->v, base);
+    int64_t live = base;
+    for (size_t j = 0; j < k; j++) {
+        live += s[j].d;
+        VEC_PUSH(&out->t, s[j].t);
+        VEC_PUSH(&out->v, live);
+    }
+    free(s);
+}
+
+/* ---- allocations ------------------------------------------------------- */
+
+static const ml_allocs *g_sort_allocs; /* qsort has no context argument */
+
+static int by_alloc_time(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const ml_allocs *al = g_sort_allocs;
+    int64_t tx = al->flags.v[x] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[x];
+    int64_t ty = al->flags.v[y] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[y];
+    if (tx != ty) return tx < ty ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static int by_size_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int64_t sx = g_sort_allocs->size.v[x], sy = g_sort_allocs->size.v[y];
+    if (sx != sy) return sx > sy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+typedef struct group_stat {
+    int64_t allocs, bytes, net, peak, peak_count;
+} group_stat;
+
+typedef struct label_sum {
+    const char *label;
+    int64_t bytes, count;
+    size_t key;               /* group index, for by_op */
+} label_sum;
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+    const label_sum *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static void put_label_sums(ml_buf *m, label_sum *ls, size_t n)
+{
+    qsort(ls, n, sizeof *ls, by_bytes_desc);
+    ml_buf_puts(m, "[");
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ls[i].bytes && !ls[i].count) continue;
+        ml_buf_puts(m, shown++ ? "," : "");
+        ml_buf_puts(m, "[");
+        ml_json_str(m, ls[i].label);
+        ml_buf_puts(m, ",");
+        ml_json_i64(m, ls[i].bytes);
+        ml_buf_printf(m, ",%" PRId64 "]", ls[i].count);
+    }
+    ml_buf_puts(m, "]");
+}
+
+/* ---- one device -------------------------------------------------------- */
+
+static void put_device(rank_ctx *c, uint16_t dev)
+{
+    const ml_profile *p = c->p;
+    const ml_allocs *a = &p->allocs;
+    ml_buf *m = c->meta;
+    const ml_device *d = &p->devices.v[dev];
+
+    /* This device's allocations, in allocation order. */
+    VEC(uint32_t) idx = {0};
+    for (size_t i = 0; i < a->size.len; i++)
+        if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
+    g_sort_allocs = a;
+    int sorted = 1;
+    for (size_t j = 1; j < idx.len && sorted; j++)
+        if (by_alloc_time(&idx.v[j - 1], &idx.v[j]) > 0) sorted = 0;
+    if (!sorted) qsort(idx.v, idx.len, sizeof *idx.v, by_alloc_time);
+
+    /* Time range of the device: its series and allocations. */
+    int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+    for (size_t s = 0; s < p->series.len; s++) {
+        const ml_series *se = &p->series.v[s];
+        if (se->device != dev || !se->ts.len) continue;
+        if (se->ts.v[0] < t0) t0 = se->ts.v[0];
+        if (se->ts.v[se->ts.len - 1] > t1) t1 = se->ts.v[se->ts.len - 1];
+    }
+    for (size_t j = 0; j < idx.len; j++) {
+        uint32_t i = idx.v[j];
+        if (!(a->flags.v[i] & ML_ALLOC_BEFORE_TRACE)) {
+            if (a->t_alloc.v[i] < t0) t0 = a->t_alloc.v[i];
+            if (a->t_alloc.v[i] > t1) t1 = a->t_alloc.v[i];
+        }
+        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED)) {
+            if (a->t_free.v[i] < t0) t0 = a->t_free.v[i];
+            if (a->t_free.v[i] > t1) t1 = a->t_free.v[i];
+        }
+    }
+    if (t0 > t1) t0 = t1 = c->origin;
+
+    /* Groups (top-level operators) of the allocations. */
+    uint32_t *gmap = ml_malloc(c->nstr * sizeof *gmap);
+    memset(gmap, 0xff, c->nstr * sizeof *gmap);
+    VEC(ml_str) gstr = {0};
+    VEC_PUSH(&gstr, 0);
+    VEC_PUSH(&gstr, 0);
+    uint32_t *grp = ml_malloc((idx.len ? idx.len : 1) * sizeof *grp);
+    for (size_t j = 0; j < idx.len; j++) {
+        uint32_t i = idx.v[j];
+        ml_str s = a->op_top.v[i];   /* as ml_breakdown_at groups "by top-level op" */
+        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) grp[j] = GROUP_BEFORE;
+        else if (!s || s >= c->nstr) grp[j] = GROUP_NONE;
+        else {
+            if (gmap[s] == ML_NONE32) { gmap[s] = (uint32_t)gstr.len; VEC_PUSH(&gstr, s); }
+            grp[j] = gmap[s];
+        }
+    }
+
+    ml_buf_puts(m, "{\"id\":");
+    ml_json_str(m, d->id);
+    ml_buf_puts(m, ",\"name\":");
+    ml_json_str(m, d->name ? ml_s(p, d->name) : "");
+    ml_buf_puts(m, ",\"total\":");
+    ml_json_i64(m, d->total_memory);
+    ml_buf_puts(m, ",\"t0\":");
+    ml_json_i64(m, rel(c, t0));
+    ml_buf_puts(m, ",\"t1\":");
+    ml_json_i64(m, rel(c, t1));
+
+    /* The headline figures, shared with `memlens summary`. */
+    ml_device_stats ds;
+    ml_device_stats_compute(p, dev, ML_BY_TOPLEVEL, &ds);
+    if (ds.first_ts != ML_TIME_NONE && ds.first_ts < t0) t0 = ds.first_ts;
+    if (ds.last_ts != ML_TIME_NONE && ds.last_ts > t1) t1 = ds.last_ts;
+
+    /* Curves: allocated, reserved, active, app reserved (recorded, or
+     * replayed from events), then per component / stream, then the live
+     * bytes of the allocations the trace saw. */
+    ml_buf_puts(m, ",\"curves\":[");
+    size_t ncurves = 0;
+    int primary = -1, recorded_allocated = 0;
+    static const ml_series_kind kinds[] = { ML_SERIES_ALLOCATED, ML_SERIES_RESERVED, ML_SERIES_ACTIVE, ML_SERIES_APP_RESERVED };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        ml_curve cv;
+        if (!ml_curve_get(p, dev, kinds[k], &cv)) continue;
+        if (!cv.n) { ml_curve_free(&cv); continue; }
+        char label[64];
+        snprintf(label, sizeof label, "%s%s", series_kind_name(kinds[k]), cv.replayed ? " (replayed from events)" : "");
+        ml_buf_puts(m, ncurves++ ? "," : "");
+        put_curve(c, series_kind_name(kinds[k]), "overall", label, cv.ts, cv.value, cv.n);
+        if (kinds[k] == ML_SERIES_ALLOCATED) { primary = (int)ncurves - 1; recorded_allocated = !cv.replayed; }
+        ml_curve_free(&cv);
+    }
+    for (size_t s = 0; s < p->series.len; s++) {
+        const ml_series *se = &p->series.v[s];
+        if (se->device != dev || !se->ts.len || (!se->component && !se->stream)) continue;
+        char label[256];
+        snprintf(label, sizeof label, "%s %s", se->component ? ml_s(p, se->component) : ml_s(p, se->stream),
+                 series_kind_name(se->kind));
+        ml_buf_puts(m, ncurves++ ? "," : "");
+        put_curve(c, series_kind_name(se->kind), se->component ? "component" : "stream", label,
+                  se->ts.v, se->value.v, se->ts.len);
+    }
+    if (idx.len && recorded_allocated) {
+        curve all = {0};
+        alloc_curve(p, idx.v, idx.len, grp, -1, t0, &all);
+        ml_buf_puts(m, ncurves++ ? "," : "");
+        put_curve(c, "allocated", "tracked", "live allocations seen in the trace", all.t.v, all.v.v, all.t.len);
+        VEC_FREE(&all.t);
+        VEC_FREE(&all.v);
+    }
+    ml_peak pk = ds.peak_allocated;
+    if (!pk.found && ds.peak_reserved.found) { pk = ds.peak_reserved; primary = 0; }
+    int64_t peak_v = pk.found ? pk.value : 0, peak_t = pk.found ? pk.at.ts : t0;
+    ml_instant peak_at = pk.found ? pk.at : (ml_instant){ t0, ML_NONE32 };
+
+    /* Per-group statistics and the live set at the peak. */
+    group_stat *gs = ml_calloc(gstr.len, sizeof *gs);
+    int64_t by_cat[ML_CAT__COUNT] = {0};
+    int64_t by_cat_n[ML_CAT__COUNT] = {0};
+    uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
+    size_t nkeep = 0;
+    for (size_t j = 0; j < idx.len; j++) {
+        uint32_t i = idx.v[j];
+        group_stat *g = &gs[grp[j]];
+        int64_t sz = a->size.v[i];
+        g->allocs++;
+        g->bytes += sz;
+        if (a->flags.v[i] & ML_ALLOC_NEVER_FREED) g->net += sz;
+        if (!pk.found || !ml_alloc_live_at(p, i, peak_at)) continue;
+        keep[j] = 1;
+        nkeep++;
+        g->peak += sz;
+        g->peak_count++;
+        uint8_t cat = a->category.v[i] < sizeof by_cat / sizeof *by_cat ? a->category.v[i] : 0;
+        by_cat[cat] += sz;
+        by_cat_n[cat]++;
+    }
+    /* Memory allocated before the trace, as the summary counts it (the gap
+     * between recorded totals and the live allocations, or the allocations
+     * known to predate the trace). */
+    int64_t before = ds.at_peak.before_bytes;
+    gs[GROUP_BEFORE].peak = before;
+
+    ml_buf_puts(m, "],\"peak\":{");
+    ml_buf_printf(m, "\"curve\":%d,\"v\":", primary < 0 ? 0 : primary);
+    ml_json_i64(m, peak_v);
+    ml_buf_puts(m, ",\"t\":");
+    ml_json_i64(m, rel(c, peak_t));
+    ml_buf_printf(m, ",\"event\":%" PRId64 ",\"kind\":\"%s\",\"live_tracked\":",
+                  peak_at.event == ML_NONE32 ? (int64_t)-1 : (int64_t)peak_at.event,
+                  ds.peak_allocated.found ? "allocated" : "reserved");
+    ml_json_i64(m, ds.at_peak.traced_bytes);
+    ml_buf_printf(m, ",\"live_count\":%" PRId64 ",\"untracked\":", ds.at_peak.traced_count);
+    ml_json_i64(m, before);
+    label_sum *ls = ml_malloc(gstr.len * sizeof *ls);
+    for (size_t g = 0; g < gstr.len; g++)
+        ls[g] = (label_sum){ group_label(c, (uint32_t)g, gstr.v), gs[g].peak, gs[g].peak_count, g };
+    ml_buf_puts(m, ",\"by_op\":");
+    put_label_sums(m, ls, gstr.len);
+    /* By frame: the breakdown the summary gives with --by frame. */
+    ml_breakdown bf = {0};
+    if (pk.found) ml_breakdown_at(p, dev, peak_at, ds.allocated_replayed || !ds.peak_allocated.found ? -1 : peak_v, ML_BY_FRAME, &bf);
+    label_sum *fl = ml_malloc((bf.n + 1) * sizeof *fl);
+    for (size_t k = 0; k < bf.n; k++) fl[k] = (label_sum){ bf.groups[k].label, bf.groups[k].bytes, bf.groups[k].count, k };
+    fl[bf.n] = (label_sum){ ML_BEFORE_TRACE_GROUP, bf.before_bytes, bf.before_count, bf.n };
+    ml_buf_puts(m, ",\"by_frame\":");
+    put_label_sums(m, fl, bf.n + 1);
+    free(fl);
+    ml_breakdown_free(&bf);
+    label_sum cl[ML_CAT__COUNT];
+    for (size_t k = 0; k < sizeof cl / sizeof *cl; k++)
+        cl[k] = (label_sum){ ml_category_name((int)k), by_cat[k], by_cat_n[k], k };
+    ml_buf_puts(m, ",\"by_category\":");
+    put_label_sums(m, cl, sizeof cl / sizeof *cl);
+    ml_buf_puts(m, "}");
+
+    /* Per-operator statistics over all allocations (not only the drawn ones). */
+    ml_buf_puts(m, ",\"ops\":[");
+    for (size_t g = 0; g < gstr.len; g++) {
+        if (!gs[g].allocs && !gs[g].peak) continue;
+        ml_buf_puts(m, g && m->p[m->len - 1] != '[' ? ",[" : "[");
+        ml_json_str(m, group_label(c, (uint32_t)g, gstr.v));
+        int64_t calls = g >= GROUP_FIRST_OP && gstr.v[g] < c->nstr ? c->calls[gstr.v[g]] : 0;
+        ml_buf_printf(m, ",%" PRId64 ",%" PRId64 ",", calls, gs[g].allocs);
+        ml_json_i64(m, gs[g].bytes);
+        ml_buf_puts(m, ",");
+        ml_json_i64(m, gs[g].net);
+        ml_buf_puts(m, ",");
+        ml_json_i64(m, gs[g].peak);
+        ml_buf_puts(m, "]");
+    }
+    ml_buf_puts(m, "]");
+
+    /* The allocations to draw: all of them, or within the budget those live
+     * at the peak and then the largest. */
+    size_t budget = c->max_allocs;
+    VEC(uint32_t) sel = {0};
+    int64_t summarised_bytes = 0;
+    if (idx.len <= budget) {
+        for (size_t j = 0; j < idx.len; j++) VEC_PUSH(&sel, (uint32_t)j);
+    } else {
+        if (nkeep > budget) { /* even the live set is too big: keep its largest */
+            memset(keep, 0, idx.len);
+            nkeep = 0;
+        }
+        VEC(uint32_t) rest = {0};
+        for (size_t j = 0; j < idx.len; j++) if (!keep[j]) VEC_PUSH(&rest, idx.v[j]);
+        qsort(rest.v, rest.len, sizeof *rest.v, by_size_desc);
+        /* rest holds alloc indices; mark by position through a reverse map. */
+        uint32_t *pos = ml_malloc(a->size.len * sizeof *pos);
+        for (size_t j = 0; j < idx.len; j++) pos[idx.v[j]] = (uint32_t)j;
+        for (size_t r = 0; r < rest.len; r++) {
+            if (nkeep < budget) { keep[pos[rest.v[r]]] = 1; nkeep++; }
+            else summarised_bytes += a->size.v[rest.v[r]];
+        }
+        free(pos);
+        VEC_FREE(&rest);
+        for (size_t j = 0; j < idx.len; j++) if (keep[j]) VEC_PUSH(&sel, (uint32_t)j);
+    }
+    size_t n = sel.len;
+    int64_t *ta = ml_malloc((n ? n : 1) * sizeof *ta), *tf = ml_malloc((n ? n : 1) * sizeof *tf);
+    int64_t *sz = ml_malloc((n ? n : 1) * sizeof *sz);
+    uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
+    uint8_t *b8 = ml_malloc(n ? n : 1);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = idx.v[sel.v[k]];
+        ta[k] = rel(c, a->flags.v[i] & ML_ALLOC_BEFORE_TRACE ? t0 : a->t_alloc.v[i]);
+        tf[k] = rel(c, a->flags.v[i] & ML_ALLOC_NEVER_FREED ? t1 : a->t_free.v[i]);
+        sz[k] = a->size.v[i];
+    }
+    ml_buf_printf(m, ",\"allocs\":{\"n\":%zu,\"total\":%zu,\"summarised\":%zu,\"summarised_bytes\":",
+                  n, idx.len, idx.len - n);
+    ml_json_i64(m, summarised_bytes);
+    ml_buf_puts(m, ",\"groups\":[");
+    for (size_t g = 0; g < gstr.len; g++) {
+        ml_buf_puts(m, g ? "," : "");
+        ml_json_str(m, group_label(c, (uint32_t)g, gstr.v));
+    }
+    ml_buf_puts(m, "],\"ta\":");
+    ml_col_i64(c->bl, m, ta, n, 1);
+    ml_buf_puts(m, ",\"tf\":");
+    ml_col_i64(c->bl, m, tf, n, 0);
+    ml_buf_puts(m, ",\"size\":");
+    ml_col_i64(c->bl, m, sz, n, 0);
+    for (size_t k = 0; k < n; k++) u[k] = (uint32_t)(a->addr.v[idx.v[sel.v[k]]] >> 32);
+    ml_buf_puts(m, ",\"addr_hi\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = (uint32_t)a->addr.v[idx.v[sel.v[k]]];
+    ml_buf_puts(m, ",\"addr_lo\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = grp[sel.v[k]];
+    ml_buf_puts(m, ",\"group\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = str_local(c, a->op.v[idx.v[sel.v[k]]]);
+    ml_buf_puts(m, ",\"op\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = str_local(c, a->stream.v[idx.v[sel.v[k]]]);
+    ml_buf_puts(m, ",\"stream\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = a->stack.v[idx.v[sel.v[k]]];
+    ml_buf_puts(m, ",\"stack\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = idx.v[sel.v[k]];
+    ml_buf_puts(m, ",\"src\":");
+    ml_col_u32(c->bl, m, u, n);
+    for (size_t k = 0; k < n; k++) b8[k] = a->flags.v[idx.v[sel.v[k]]];
+    ml_buf_puts(m, ",\"flags\":");
+    ml_col_u8(c->bl, m, b8, n);
+    for (size_t k = 0; k < n; k++) b8[k] = a->category.v[idx.v[sel.v[k]]];
+    ml_buf_puts(m, ",\"cat\":");
+    ml_col_u8(c->bl, m, b8, n);
+    for (size_t k = 0; k < n; k++) b8[k] = a->category_reason.v[idx.v[sel.v[k]]];
+    ml_buf_puts(m, ",\"reason\":");
+    ml_col_u8(c->bl, m, b8, n);
+    ml_buf_puts(m, "}");
+    free(ta); free(tf); free(sz); free(u); free(b8);
+    VEC_FREE(&sel);
+
+    /* Curves per top-level operator (largest at the peak first), for "group by op". */
+    ml_buf_puts(m, ",\"op_curves\":[");
+    size_t nop = 0;
+    for (size_t r = 0; r < gstr.len && nop < OP_CURVES; r++) {
+        size_t g = ls[r].key;   /* ls is sorted by bytes at the peak */
+        if (!gs[g].allocs || !ls[r].bytes) continue;
+        curve oc = {0};
+        alloc_curve(p, idx.v, idx.len, grp, (int64_t)g, t0, &oc);
+        ml_buf_puts(m, nop++ ? "," : "");
+        put_curve(c, "allocated", "op", ls[r].label, oc.t.v, oc.v.v, oc.t.len);
+        VEC_FREE(&oc.t);
+        VEC_FREE(&oc.v);
+    }
+    /* Per-category curves (categories.h), for the stacked chart: one per category
+     * that is ever non-zero, starting at t0 with the levels from before the trace. */
+    ml_buf_puts(m, "],\"category_curves\":[");
+    ml_category_curves cc;
+    if (ml_category_curves_get(p, dev, &cc)) {
+        size_t ncc = 0;
+        int64_t *ct = ml_malloc((cc.n + 1) * sizeof *ct), *cv = ml_malloc((cc.n + 1) * sizeof *cv);
+        ct[0] = cc.n && cc.ts[0] < t0 ? cc.ts[0] : t0;
+        memcpy(ct + 1, cc.ts, cc.n * sizeof *ct);
+        for (int j = 0; j < ML_CAT__COUNT; j++) {
+            int k = ml_category_order[j];
+            if (!cc.peak[k]) continue;
+            cv[0] = cc.initial[k];
+            memcpy(cv + 1, cc.value[k], cc.n * sizeof *cv);
+            ml_buf_printf(m, "%s{\"cat\":%d,\"curve\":", ncc++ ? "," : "", k);
+            put_curve(c, "allocated", "category", ml_category_name(k), ct, cv, cc.n + 1);
+            ml_buf_puts(m, "}");
+        }
+        free(ct);
+        free(cv);
+        ml_category_curves_free(&cc);
+    }
+    ml_buf_puts(m, "]}");
+
+    ml_device_stats_free(&ds);
+    free(ls);
+    free(gs);
+    free(keep);
+    free(grp);
+    free(gmap);
+    VEC_FREE(&gstr);
+    VEC_FREE(&idx);
+}
+
+/* ---- one rank ---------------------------------------------------------- */
+
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *m, ml_blobs *bl)
+{
+    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs };
+    c.nstr = ml_strpool_count(p->strings);
+    c.local = ml_malloc((c.nstr ? c.nstr : 1) * sizeof *c.local);
+    memset(c.local, 0xff, (c.nstr ? c.nstr : 1) * sizeof *c.local);
+    c.calls = ml_calloc(c.nstr ? c.nstr : 1, sizeof *c.calls);
+    str_local(&c, 0);
+    for (size_t i = 0; i < p->ops.name.len; i++)
+        if (p->ops.kind.v[i] == ML_OP_CPU && p->ops.name.v[i] < c.nstr) c.calls[p->ops.name.v[i]]++;
+
+    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
+    ml_json_str(m, p->path);
+    ml_buf_puts(m, ",\"format\":");
+    ml_json_str(m, p->format);
+    ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    ml_buf_puts(m, ",\"notes\":[");
+    for (size_t i = 0; i < p->notes.len; i++) {
+        ml_buf_puts(m, i ? "," : "");
+        ml_json_str(m, ml_s(p, p->notes.v[i]));
+    }
+    ml_buf_puts(m, "],\"devices\":[");
+    size_t shown = 0;
+    for (size_t d = 0; d < p->devices.len; d++) {
+        /* A device with nothing to show (no curve, no allocation) is left out. */
+        int any = 0;
+        for (size_t s = 0; s < p->series.len && !any; s++) any = p->series.v[s].device == d && p->series.v[s].ts.len;
+        for (size_t i = 0; i < p->allocs.device.len && !any; i++) any = p->allocs.device.v[i] == d;
+        if (!any) continue;
+        ml_buf_puts(m, shown++ ? "," : "");
+        put_device(&c, (uint16_t)d);
+    }
+    ml_buf_puts(m, "]");
+
+    /* Stacks and frames (the whole pool of the rank: they are deduplicated). */
+    size_t nst = p->stack_start.len;
+    uint32_t *u = ml_malloc((p->frames.len + nst + p->stack_frames.len + 1) * sizeof *u);
+    for (size_t i = 0; i < nst; i++) u[i] = p->stack_start.v[i];
+    ml_buf_puts(m, ",\"stack_start\":");
+    ml_col_u32(bl, m, u, nst);
+    ml_buf_puts(m, ",\"stack_frames\":");
+    ml_col_u32(bl, m, p->stack_frames.v, p->stack_frames.len);
+    for (size_t i = 0; i < p->frames.len; i++) u[i] = str_local(&c, p->frames.v[i].name);
+    ml_buf_puts(m, ",\"frame_name\":");
+    ml_col_u32(bl, m, u, p->frames.len);
+    for (size_t i = 0; i < p->frames.len; i++) u[i] = str_local(&c, p->frames.v[i].file);
+    ml_buf_puts(m, ",\"frame_file\":");
+    ml_col_u32(bl, m, u, p->frames.len);
+    int64_t *ln = ml_malloc((p->frames.len + 1) * sizeof *ln);
+    for (size_t i = 0; i < p->frames.len; i++) ln[i] = p->frames.v[i].line;
+    ml_buf_puts(m, ",\"frame_line\":");
+    ml_col_i64(bl, m, ln, p->frames.len, 0);
+    free(ln);
+    free(u);
+
+    /* Memory categories: names and colours by code, reasons by code (categories.h). */
+    ml_buf_puts(m, ",\"categories\":[");
+    for (int k = 0; k < ML_CAT__COUNT; k++) {
+        ml_buf_puts(m, k ? ",{\"name\":" : "{\"name\":");
+        ml_json_str(m, ml_category_name(k));
+        ml_buf_puts(m, ",\"color\":");
+        ml_json_str(m, ml_category_color(k));
+        ml_buf_puts(m, "}");
+    }
+    ml_buf_puts(m, "],\"category_order\":[");
+    for (int j = 0; j < ML_CAT__COUNT; j++) ml_buf_printf(m, "%s%d", j ? "," : "", ml_category_order[j]);
+    ml_buf_puts(m, "],\"reasons\":[");
+    for (int k = 0; k < ML_REASON__COUNT; k++) {
+        ml_buf_puts(m, k ? "," : "");
+        ml_json_str(m, ml_category_reason_text(k));
+    }
+    ml_buf_puts(m, "]");
+    ml_buf_puts(m, ",\"strings\":[");
+    for (size_t i = 0; i < c.strings.len; i++) {
+        ml_buf_puts(m, i ? "," : "");
+        ml_json_str(m, ml_s(p, c.strings.v[i]));
+    }
+    ml_buf_puts(m, "]}");
+    VEC_FREE(&c.strings);
+    free(c.local);
+    free(c.calls);
+}
+
+int64_t ml_report_first_time(const ml_profile *p)
+{
+    int64_t t = INT64_MAX;
+    if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
+    if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
+    for (size_t s = 0; s < p->series.len; s++)
+        if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
+    for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
+        if (!(p->allocs.flags.v[i] & ML_ALLOC_BEFORE_TRACE) && p->allocs.t_alloc.v[i] < t) t = p->allocs.t_alloc.v[i];
+        if (!(p->allocs.flags.v[i] & ML_ALLOC_NEVER_FREED) && p->allocs.t_free.v[i] < t) t = p->allocs.t_free.v[i];
+    }
+    return t;
+}
+
+int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml_blobs *bl, ml_err *e)
+{
+    if (!ps->items.len) return ml_fail(e, "report: no profile to show");
+    int64_t origin = INT64_MAX;
+    for (size_t r = 0; r < ps->items.len; r++) {
+        int64_t t = ml_report_first_time(ps->items.v[r]);
+        if (t < origin) origin = t;
+    }
+    if (origin == INT64_MAX) origin = 0;
+    size_t max_allocs = o && o->max_allocs ? o->max_allocs : ML_REPORT_MAX_ALLOCS;
+    if (o && o->zlevel) bl->level = o->zlevel;
+
+    char created[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ml_buf_puts(m, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
+    ml_json_str(m, created);
+    ml_buf_printf(m, ",\"origin_ns\":\"%" PRId64 "\",\"inputs\":[", origin);
+    for (size_t i = 0; o && i < o->n_inputs; i++) {
+        ml_buf_puts(m, i ? "," : "");
+        ml_json_str(m, o->inputs[i]);
+    }
+    ml_buf_puts(m, "],\"skipped\":[");
+    for (size_t i = 0; i < ps->skipped.len; i++) {
+        ml_buf_puts(m, i ? "," : "");
+        ml_json_str(m, ps->skipped.v[i]);
+    }
+    ml_buf_puts(m, "],\"ranks\":[");
+    for (size_t r = 0; r < ps->items.len; r++) {
+        ml_buf_puts(m, r ? "," : "");
+        ml_report_rank(ps->items.v[r], origin, max_allocs, m, bl);
+    }
+    ml_buf_puts(m, "]}");
+    return 0;
+}

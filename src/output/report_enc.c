@@ -1,0 +1,208 @@
+/*
+ * report_enc.c — text buffer, JSON helpers and typed-column blobs for the
+ * HTML report (see report_enc.h and web/DATA.md).
+ */
+#include "report_enc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "err.h"
+
+void ml_buf_put(ml_buf *b, const void *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + n + 1) cap *= 2;
+        b->p = ml_realloc(b->p, cap);
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void ml_buf_puts(ml_buf *b, const char *s) { ml_buf_put(b, s, strlen(s)); }
+
+void ml_buf_printf(ml_buf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n < sizeof tmp) { ml_buf_put(b, tmp, (size_t)n); return; }
+    char *big = ml_malloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    ml_buf_put(b, big, (size_t)n);
+    free(big);
+}
+
+void ml_buf_free(ml_buf *b)
+{
+    free(b->p);
+    *b = (ml_buf){0};
+}
+
+void ml_json_str(ml_buf *b, const char *s)
+{
+    ml_buf_put(b, "\"", 1);
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    const unsigned char *run = u;
+    for (; *u; u++) {
+        const char *esc = NULL;
+        char tmp[8];
+        if (*u == '"') esc = "\\\"";
+        else if (*u == '\\') esc = "\\\\";
+        else if (*u == '\n') esc = "\\n";
+        else if (*u == '\t') esc = "\\t";
+        else if (*u == '\r') esc = "\\r";
+        else if (*u == '/' && u > (const unsigned char *)s && u[-1] == '<') esc = "\\/";
+        else if (*u < 0x20) { snprintf(tmp, sizeof tmp, "\\u%04x", *u); esc = tmp; }
+        if (!esc) continue;
+        ml_buf_put(b, run, (size_t)(u - run));
+        ml_buf_puts(b, esc);
+        run = u + 1;
+    }
+    ml_buf_put(b, run, (size_t)(u - run));
+    ml_buf_put(b, "\"", 1);
+}
+
+void ml_json_i64(ml_buf *b, int64_t v)
+{
+    const int64_t exact = (int64_t)1 << 53;
+    if (v >= -exact && v <= exact) ml_buf_printf(b, "%lld", (long long)v);
+    else ml_buf_printf(b, "\"%lld\"", (long long)v);
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void put_base64(ml_buf *b, const unsigned char *s, size_t n)
+{
+    size_t out = (n + 2) / 3 * 4;
+    if (b->len + out + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + out + 1) cap *= 2;
+        b->p = ml_realloc(b->p, cap);
+        b->cap = cap;
+    }
+    char *o = b->p + b->len;
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        unsigned x = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
+        *o++ = b64[x >> 18];
+        *o++ = b64[(x >> 12) & 63];
+        *o++ = b64[(x >> 6) & 63];
+        *o++ = b64[x & 63];
+    }
+    if (i < n) {
+        unsigned x = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
+        *o++ = b64[x >> 18];
+        *o++ = b64[(x >> 12) & 63];
+        *o++ = i + 1 < n ? b64[(x >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    b->len += out;
+    b->p[b->len] = 0;
+}
+
+/* Stores bytes as one blob, deflated when that saves at least a tenth. */
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int delta,
+                     const void *bytes, size_t nbytes, const char *extra)
+{
+    unsigned id = bl->count++;
+    bl->raw_bytes += nbytes;
+    int z = 0;
+    unsigned char *zbuf = NULL;
+    uLongf zlen = 0;
+    if (nbytes >= 256) {
+        zlen = compressBound(nbytes);
+        zbuf = ml_malloc(zlen);
+        if (compress2(zbuf, &zlen, bytes, nbytes, bl->level ? bl->level : 1) == Z_OK &&
+            zlen < nbytes - nbytes / 10)
+            z = 1;
+    }
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s%s}", id, dt, n,
+                  delta ? ",\"d\":1" : "", z ? ",\"z\":1" : "", extra);
+    ml_buf_printf(&bl->html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
+    if (z) put_base64(&bl->html, zbuf, zlen);
+    else put_base64(&bl->html, bytes, nbytes);
+    ml_buf_puts(&bl->html, "</script>\n");
+    free(zbuf);
+}
+
+/* Capture mode: keeps a copy of the values as they are. */
+static void capture(ml_blobs *bl, ml_buf *meta, char dt, const void *v, size_t n, size_t width)
+{
+    ml_col_raw c = { dt, n, ml_malloc(n ? n * width : 1) };
+    if (n) memcpy(c.v, v, n * width);
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu}", bl->count++,
+                  dt == 'i' ? "i64" : dt == 'u' ? "u32" : "u8", n);
+    bl->raw_bytes += n * width;
+    VEC_PUSH(&bl->raw, c);
+}
+
+void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
+{
+    if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
+    /* Smallest exact form: i32 deltas from the first value (sorted times,
+     * running totals), i32 values, or f64 (exact below 2^53, which covers
+     * bytes and relative ns). */
+    int delta_ok = try_delta && n > 0, plain_ok = 1;
+    for (size_t i = 0; i < n && (delta_ok || plain_ok); i++) {
+        if (v[i] < INT32_MIN || v[i] > INT32_MAX) plain_ok = 0;
+        if (delta_ok && i) {
+            int64_t d = v[i] - v[i - 1];
+            if (d < INT32_MIN || d > INT32_MAX) delta_ok = 0;
+        }
+    }
+    if (plain_ok) delta_ok = delta_ok && n > 1; /* deltas only help when they repeat */
+    if (delta_ok || plain_ok) {
+        int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
+        for (size_t i = 0; i < n; i++)
+            w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
+        char extra[48] = "";
+        if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
+        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w, extra);
+        free(w);
+        return;
+    }
+    double *f = ml_malloc((n ? n : 1) * sizeof *f);
+    for (size_t i = 0; i < n; i++) f[i] = (double)v[i];
+    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f, "");
+    free(f);
+}
+
+void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
+{
+    if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); return; }
+    uint32_t mx = 0;
+    for (size_t i = 0; i < n; i++) if (v[i] > mx) mx = v[i];
+    if (mx <= UINT16_MAX) {
+        uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
+        for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
+        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w, "");
+        free(w);
+        return;
+    }
+    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v, "");
+}
+
+void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
+{
+    if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
+    put_blob(bl, meta, "u8", n, 0, v, n, "");
+}
+
+void ml_blobs_free(ml_blobs *bl)
+{
+    ml_buf_free(&bl->html);
+    for (size_t i = 0; i < bl->raw.len; i++) free(bl->raw.v[i].v);
+    VEC_FREE(&bl->raw);
+    *bl = (ml_blobs){0};
+}

@@ -1,0 +1,123 @@
+/*
+ * serve_cmd.c — the `memlens serve` command line: lists the inputs into
+ * ranks (imported lazily, the first one at once), starts the local server,
+ * prints its URL, and runs until SIGINT/SIGTERM, then stops cleanly.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ranks.h"
+#include "serve_cmd.h"
+#include "server.h"
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: memlens serve INPUT...|DIR [--host ADDR] [--port N] [--open] [--threads N]\n"
+               "  Serves the report's UI live from memory, with an HTTP/JSON API that answers\n"
+               "  each view for exactly the window and width asked (see README).\n"
+               "  --host ADDR   address to listen on (default 127.0.0.1: this machine only)\n"
+               "  --port N      port (default 8000; 0 = any free port, printed)\n"
+               "  --open        open the page in a browser (xdg-open, when installed)\n"
+               "  --threads N   ranks imported in parallel (default: one per core)\n"
+               "  Ranks of a directory are imported the first time they are viewed.\n");
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Opens url with xdg-open if it is on PATH; never fatal. */
+static void open_browser(const char *url)
+{
+    char *argv[] = { "xdg-open", (char *)url, NULL };
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
+        fprintf(stderr, "memlens serve: --open: xdg-open not found; open %s yourself\n", url);
+    posix_spawn_file_actions_destroy(&fa);
+}
+
+int ml_cmd_serve(int argc, char **argv)
+{
+    const char *host = "127.0.0.1";
+    int port = 8000, open = 0, threads = 0;
+    const char **inputs = ml_calloc((size_t)argc + 1, sizeof *inputs);
+    size_t n = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--host") && i + 1 < argc) host = argv[++i];
+        else if (!strcmp(a, "--port") && i + 1 < argc) {
+            if (parse_int(argv[++i], 0, 65535, &port)) {
+                fprintf(stderr, "memlens serve: --port wants a number in 0..65535\n");
+                free(inputs);
+                return 2;
+            }
+        } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+            if (parse_int(argv[++i], 1, 64, &threads)) {
+                fprintf(stderr, "memlens serve: --threads wants a number in 1..64\n");
+                free(inputs);
+                return 2;
+            }
+        } else if (!strcmp(a, "--open")) open = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "memlens serve: unknown option %s\n", a);
+            usage(stderr);
+            free(inputs);
+            return 2;
+        } else inputs[n++] = a;
+    }
+    if (!n) { usage(stderr); free(inputs); return 2; }
+
+    /* SIGINT/SIGTERM are taken by sigwait below: block them before any thread starts. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    ml_err e = {{0}};
+    ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
+    free(inputs);
+    if (!rs) { fprintf(stderr, "memlens: %s\n", e.msg); return 2; }
+    ml_ranks_request(rs, 0); /* the page opens on it: start now */
+    ml_server *s = ml_server_start(rs, host, port, &e);
+    if (!s) {
+        fprintf(stderr, "memlens serve: %s\n", e.msg);
+        ml_ranks_free(rs);
+        return 2;
+    }
+    printf("memlens serve: %s\n", ml_server_url(s));
+    printf("memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
+           ml_ranks_count(rs), ml_ranks_count(rs) == 1 ? "" : "s");
+    fflush(stdout);
+    if (open) open_browser(ml_server_url(s));
+
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    fprintf(stderr, "memlens serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
+    ml_server_stop(s);
+    ml_ranks_free(rs);
+    while (waitpid(-1, NULL, WNOHANG) > 0) {} /* reap xdg-open */
+    return 0;
+}

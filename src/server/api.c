@@ -1,0 +1,647 @@
+/*
+ * api.c — the routes of `memlens serve` as pure functions (see api.h):
+ * validates the query, reads the rank's view, writes JSON.
+ */
+#include "api.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breakdown.h"
+#include "categories.h"
+
+/* ---- JSON numbers, fast (a window of allocations is ~10^6 of them) ----- */
+
+static void put_u64(ml_buf *b, uint64_t v)
+{
+    char tmp[24];
+    int k = 24;
+    do { tmp[--k] = (char)('0' + v % 10); v /= 10; } while (v);
+    ml_buf_put(b, tmp + k, (size_t)(24 - k));
+}
+
+static void put_i64(ml_buf *b, int64_t v)
+{
+    const int64_t exact = (int64_t)1 << 53;
+    if (v < -exact || v > exact) { ml_json_i64(b, v); return; } /* a string: doubles cannot hold it */
+    if (v < 0) { ml_buf_put(b, "-", 1); put_u64(b, (uint64_t)-v); }
+    else put_u64(b, (uint64_t)v);
+}
+
+/* "key":[v0,v1,...] of idx[0..n) picked from a column. */
+#define PUT_COL(b, key, col, idx, n)                                     \
+    do {                                                                 \
+        ml_buf_puts(b, ",\"" key "\":[");                                \
+        for (size_t k_ = 0; k_ < (n); k_++) {                            \
+            if (k_) ml_buf_put(b, ",", 1);                               \
+            put_i64(b, (int64_t)(col)[(idx)[k_]]);                       \
+        }                                                                \
+        ml_buf_put(b, "]", 1);                                           \
+    } while (0)
+
+static void put_columns(ml_buf *b, const ml_sv_device *d, const uint32_t *idx, size_t n)
+{
+    ml_buf_puts(b, ",\"id\":[");
+    for (size_t k = 0; k < n; k++) {
+        if (k) ml_buf_put(b, ",", 1);
+        put_u64(b, idx[k]);
+    }
+    ml_buf_put(b, "]", 1);
+    PUT_COL(b, "ta", d->ta, idx, n);
+    PUT_COL(b, "tf", d->tf, idx, n);
+    PUT_COL(b, "size", d->size, idx, n);
+    PUT_COL(b, "addr_hi", d->addr_hi, idx, n);
+    PUT_COL(b, "addr_lo", d->addr_lo, idx, n);
+    PUT_COL(b, "group", d->group, idx, n);
+    PUT_COL(b, "op", d->op, idx, n);
+    PUT_COL(b, "stream", d->stream, idx, n);
+    PUT_COL(b, "stack", d->stack, idx, n);
+    PUT_COL(b, "src", d->src, idx, n);
+    PUT_COL(b, "flags", d->flags, idx, n);
+    PUT_COL(b, "cat", d->cat, idx, n);
+    if (d->reason) PUT_COL(b, "reason", d->reason, idx, n);
+}
+
+/* ---- curves: M4 for a window (web/src/m4.js m4Select, in C) ------------- */
+
+static size_t lower_bound_i64(const int64_t *a, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if ((double)a[m] < x) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+static size_t upper_bound_i64(const int64_t *a, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if ((double)a[m] <= x) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+typedef struct m4q {
+    const ml_sv_curve *c;
+    size_t i0, i1;
+    double t0, dt;
+    size_t span[ML_SV_MAX_LEVELS + 1];
+    VEC(uint32_t) out;
+} m4q;
+
+static void m4_visit(m4q *q, size_t l, size_t j)
+{
+    const ml_sv_curve *c = q->c;
+    size_t a = j * q->span[l];
+    if (a > q->i1) return;
+    size_t b = (a + q->span[l] < c->n ? a + q->span[l] : c->n) - 1;
+    if (b < q->i0) return;
+    if (l == 0) { VEC_PUSH(&q->out, (uint32_t)a); return; }
+    /* A node goes out whole only inside one pixel column, so that every
+     * column gets its own first/min/max/last (exact M4). */
+    if (a >= q->i0 && b <= q->i1 &&
+        floor(((double)c->t[a] - q->t0) / q->dt) == floor(((double)c->t[b] - q->t0) / q->dt)) {
+        size_t k = c->lvl_off[l - 1] + j;
+        uint32_t p[4] = { (uint32_t)a, c->mn[k], c->mx[k], (uint32_t)b };
+        for (int x = 1; x < 4; x++) /* sort 4 */
+            for (int y = x; y > 0 && p[y - 1] > p[y]; y--) { uint32_t s = p[y]; p[y] = p[y - 1]; p[y - 1] = s; }
+        for (int x = 0; x < 4; x++)
+            if (x == 0 || p[x] != p[x - 1]) VEC_PUSH(&q->out, p[x]);
+        return;
+    }
+    size_t c0 = j * (size_t)c->fan, cn = l - 1 == 0 ? c->n : c->lvl_size[l - 2];
+    for (size_t ch = c0; ch < c0 + (size_t)c->fan && ch < cn; ch++) m4_visit(q, l - 1, ch);
+}
+
+static void m4_select(const ml_sv_curve *c, double t0, double t1, int px, m4q *q)
+{
+    memset(q, 0, sizeof *q);
+    q->c = c;
+    if (!c->n) return;
+    q->t0 = t0;
+    q->dt = (t1 - t0) / (px > 1 ? px : 1);
+    if (!(q->dt > 0)) q->dt = 1e-9;
+    size_t lb0 = lower_bound_i64(c->t, c->n, t0), lb1 = lower_bound_i64(c->t, c->n, t1);
+    q->i0 = lb0 ? lb0 - 1 : 0;                  /* the step in force at t0 */
+    q->i1 = lb1 < c->n - 1 ? lb1 : c->n - 1;    /* the first point at or after t1 */
+    q->span[0] = 1;
+    for (size_t l = 1; l <= c->levels; l++) q->span[l] = q->span[l - 1] * (size_t)c->fan;
+    if (c->levels == 0) VEC_PUSH(&q->out, 0);
+    else m4_visit(q, c->levels, 0);
+}
+
+void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, ml_buf *out)
+{
+    m4q q;
+    m4_select(c, t0, t1, px, &q);
+    int64_t mx = 0;
+    ml_buf_puts(out, "{\"t\":[");
+    for (size_t k = 0; k < q.out.len; k++) {
+        if (k) ml_buf_put(out, ",", 1);
+        put_i64(out, c->t[q.out.v[k]]);
+    }
+    ml_buf_puts(out, "],\"v\":[");
+    for (size_t k = 0; k < q.out.len; k++) {
+        if (k) ml_buf_put(out, ",", 1);
+        put_i64(out, c->v[q.out.v[k]]);
+    }
+    VEC_FREE(&q.out);
+    mx = ml_api_curve_max(c, t0, t1);
+    ml_buf_puts(out, "],\"max\":");
+    put_i64(out, mx);
+    ml_buf_puts(out, "}");
+}
+
+int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
+{
+    m4q q;
+    m4_select(c, t0, t1, 1, &q);
+    int64_t m = 0;
+    for (size_t k = 0; k < q.out.len; k++) if (c->v[q.out.v[k]] > m) m = c->v[q.out.v[k]];
+    VEC_FREE(&q.out);
+    return m;
+}
+
+/* ---- allocations in a window -------------------------------------------- */
+
+static int by_size_desc_ctx(const void *x, const void *y, void *ctx)
+{
+    const int64_t *size = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (size[a] != size[b]) return size[a] > size[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static int by_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, ml_buf *out)
+{
+    /* Bars as the page draws them (web/src/lanes.js visibleBars): those that
+     * intersect [t0, t1] and are at least one pixel wide. */
+    double k = px / (t1 - t0 > 1e-9 ? t1 - t0 : 1e-9);
+    double min_dur = 1.0 / k;
+    size_t hi = upper_bound_i64(d->ta, d->n, t1);            /* ta <= t1 */
+    size_t gone = lower_bound_i64(d->tf_sorted, d->n, t0);   /* tf < t0: all before hi */
+    size_t in_window = hi > gone ? hi - gone : 0;
+    int64_t in_bytes = d->bytes_ta[hi] - d->bytes_tf[gone < hi ? gone : hi];
+    VEC(uint32_t) big = {0};
+    int64_t big_bytes = 0;
+    for (size_t b = 0; b * ML_SV_BLOCK < hi; b++) {
+        if ((double)d->blk_max_tf[b] < t0 || (double)d->blk_max_dur[b] < min_dur) continue;
+        size_t e = (b + 1) * ML_SV_BLOCK < hi ? (b + 1) * ML_SV_BLOCK : hi;
+        for (size_t i = b * ML_SV_BLOCK; i < e; i++) {
+            if ((double)d->tf[i] < t0) continue;
+            if (((double)d->tf[i] - t0) * k - ((double)d->ta[i] - t0) * k < 1) continue;
+            VEC_PUSH(&big, (uint32_t)i);
+            big_bytes += d->size[i];
+        }
+    }
+    size_t nbig = big.len;
+    int limited = 0;
+    if (big.len > limit) { /* keep the largest */
+        qsort_r(big.v, big.len, sizeof *big.v, by_size_desc_ctx, (void *)d->size);
+        big.len = limit;
+        qsort(big.v, big.len, sizeof *big.v, by_u32);
+        limited = 1;
+        big_bytes = 0;
+        for (size_t j = 0; j < big.len; j++) big_bytes += d->size[big.v[j]];
+    }
+    if (keep >= 0 && (size_t)keep < d->n) { /* the selected allocation stays, whatever its width */
+        size_t j = 0;
+        while (j < big.len && big.v[j] < (uint32_t)keep) j++;
+        if (j == big.len || big.v[j] != (uint32_t)keep) {
+            VEC_PUSH(&big, 0);
+            memmove(big.v + j + 1, big.v + j, (big.len - 1 - j) * sizeof *big.v);
+            big.v[j] = (uint32_t)keep;
+        }
+    }
+    ml_buf_printf(out, "{\"n\":%zu,\"total\":%zu,\"in_window\":%zu,\"in_window_bytes\":", big.len, d->n, in_window);
+    put_i64(out, in_bytes);
+    ml_buf_printf(out, ",\"wide\":%zu,\"limited\":%s,\"summarised\":%zu,\"summarised_bytes\":", nbig,
+                  limited ? "true" : "false", in_window - (limited ? limit : nbig));
+    put_i64(out, in_bytes - big_bytes);
+    put_columns(out, d, big.v, big.len);
+    ml_buf_puts(out, "}");
+    VEC_FREE(&big);
+}
+
+/* ---- one allocation ----------------------------------------------------- */
+
+
+void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf *out)
+{
+    ml_buf_printf(out, "{\"id\":%zu,\"device\":", i);
+    ml_json_str(out, d->id);
+    ml_buf_puts(out, ",\"size\":");
+    put_i64(out, d->size[i]);
+    char addr[32] = "";
+    uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
+    if (a) snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)a);
+    ml_buf_puts(out, ",\"addr\":");
+    ml_json_str(out, addr);
+    ml_buf_puts(out, ",\"stream\":");
+    ml_json_str(out, r->strings[d->stream[i]]);
+    ml_buf_puts(out, ",\"group\":");
+    ml_json_str(out, d->groups[d->group[i]]);
+    ml_buf_puts(out, ",\"op\":");
+    ml_json_str(out, r->strings[d->op[i]]);
+    ml_buf_puts(out, ",\"ta\":");
+    put_i64(out, d->ta[i]);
+    ml_buf_puts(out, ",\"tf\":");
+    put_i64(out, d->tf[i]);
+    ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"categoryName\":",
+                  d->flags[i] & 1 ? "true" : "false", d->flags[i] & 2 ? "true" : "false", d->cat[i]);
+    ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
+    ml_buf_puts(out, ",\"reason\":");
+    ml_json_str(out, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
+    ml_buf_printf(out, ",\"src\":%u,\"stack\":[", d->src[i]);
+    uint32_t s = d->stack[i];
+    if (s && s < r->nstacks) {
+        size_t b = r->stack_start[s], e = s + 1 < r->nstacks ? r->stack_start[s + 1] : r->nstack_frames;
+        for (size_t k = b; k < e && k < r->nstack_frames; k++) {
+            uint32_t f = r->stack_frames[k];
+            ml_buf_puts(out, k > b ? ",{\"name\":" : "{\"name\":");
+            ml_json_str(out, r->strings[r->frame_name[f]]);
+            ml_buf_puts(out, ",\"file\":");
+            ml_json_str(out, r->strings[r->frame_file[f]]);
+            ml_buf_puts(out, ",\"line\":");
+            put_i64(out, r->frame_line[f]);
+            ml_buf_puts(out, "}");
+        }
+    }
+    ml_buf_puts(out, "]}");
+}
+
+/* ---- the allocations table ---------------------------------------------- */
+
+static int contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (!n) return 1;
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out)
+{
+    uint8_t *gok = NULL, *sok = NULL;
+    int text = q->text && q->text[0];
+    if (text) {
+        gok = ml_malloc(d->ngroups + 1);
+        sok = ml_malloc(r->nstrings + 1);
+        for (size_t g = 0; g < d->ngroups; g++) gok[g] = (uint8_t)contains_ci(d->groups[g], q->text);
+        for (size_t s = 0; s < r->nstrings; s++) sok[s] = (uint8_t)contains_ci(r->strings[s], q->text);
+    }
+    const uint32_t *order = ml_sv_order(d, r, q->sort);
+    size_t want0 = q->page * q->page_size, total = 0;
+    VEC(uint32_t) rows = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        total = 0;
+        for (size_t j = 0; j < d->n; j++) {
+            uint32_t i = order[q->dir < 0 ? d->n - 1 - j : j];
+            if (q->min_size >= 0 && d->size[i] < q->min_size) continue;
+            if (q->max_size >= 0 && d->size[i] > q->max_size) continue;
+            if (q->in_window && ((double)d->ta[i] > q->t1 || (double)d->tf[i] < q->t0)) continue;
+            if (text && !gok[d->group[i]] && !sok[d->op[i]]) continue;
+            if (total >= want0 && total < want0 + q->page_size) VEC_PUSH(&rows, i);
+            total++;
+        }
+        size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
+        if (want0 < total || !total || pass) break;
+        want0 = (pages - 1) * q->page_size; /* past the end: the last page */
+    }
+    size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
+    ml_buf_printf(out, "{\"total\":%zu,\"page\":%zu,\"pages\":%zu,\"n\":%zu,\"rows\":{\"count\":%zu",
+                  total, want0 / q->page_size, pages, d->n, rows.len);
+    put_columns(out, d, rows.v, rows.len);
+    ml_buf_puts(out, "}}");
+    VEC_FREE(&rows);
+    free(gok);
+    free(sok);
+}
+
+/* ---- the live set at any time -------------------------------------------- */
+
+typedef struct row { const char *label; int64_t bytes, count; } row;
+
+static int row_cmp(const void *x, const void *y)
+{
+    const row *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return strcmp(a->label, b->label);
+}
+
+static void put_rows(ml_buf *out, row *rows, size_t n)
+{
+    qsort(rows, n, sizeof *rows, row_cmp);
+    ml_buf_puts(out, ",\"groups\":");
+    ml_buf_printf(out, "%zu,\"rows\":[", n);
+    size_t shown = 0;
+    for (size_t k = 0; k < n && shown < 500; k++) {
+        if (!rows[k].bytes && !rows[k].count) continue;
+        ml_buf_puts(out, shown++ ? ",[" : "[");
+        ml_json_str(out, rows[k].label);
+        ml_buf_puts(out, ",");
+        put_i64(out, rows[k].bytes);
+        ml_buf_puts(out, ",");
+        put_i64(out, rows[k].count);
+        ml_buf_puts(out, "]");
+    }
+    ml_buf_puts(out, "]}");
+}
+
+void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const char *by, ml_buf *out)
+{
+    int64_t ti = (int64_t)floor(t);
+    int64_t total = -1;
+    if (d->peak_curve >= 0) {
+        const ml_sv_curve *c = &d->curves[d->peak_curve];
+        size_t k = upper_bound_i64(c->t, c->n, (double)ti);
+        int64_t v = k ? c->v[k - 1] : 0;
+        ml_buf_puts(out, "{\"t\":");
+        put_i64(out, ti);
+        ml_buf_puts(out, ",\"curve_value\":");
+        put_i64(out, v);
+        if (d->total_known) total = v;
+    } else {
+        ml_buf_puts(out, "{\"t\":");
+        put_i64(out, ti);
+        ml_buf_puts(out, ",\"curve_value\":null");
+    }
+    ml_buf_puts(out, ",\"by\":");
+    ml_json_str(out, by);
+    if (!strcmp(by, "category")) {
+        /* By category, from the columns (ml_breakdown has no category key). */
+        int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0, nbefore = 0;
+        size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
+        for (size_t i = 0; i < hi; i++) {
+            if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
+            if (d->flags[i] & 1) { known_before += d->size[i]; nbefore++; continue; }
+            int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
+            cb[c] += d->size[i];
+            cn[c]++;
+            tracked += d->size[i];
+            count++;
+        }
+        int64_t before = known_before;
+        if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
+        ml_buf_puts(out, ",\"tracked\":");
+        put_i64(out, tracked);
+        ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
+        put_i64(out, before);
+        row rows[ML_CAT__COUNT + 1];
+        for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
+        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, before, nbefore };
+        put_rows(out, rows, ML_CAT__COUNT + 1);
+        return;
+    }
+    ml_group_by g = !strcmp(by, "op") ? ML_BY_TOPLEVEL : (ml_group_by)ml_group_by_parse(by);
+    ml_breakdown bd;
+    ml_breakdown_at(r->p, d->pdev, (ml_instant){ r->origin + ti, ML_NONE32 }, total, g, &bd);
+    ml_buf_puts(out, ",\"tracked\":");
+    put_i64(out, bd.traced_bytes);
+    ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)bd.traced_count);
+    put_i64(out, bd.before_bytes);
+    row *rows = ml_malloc((bd.n + 1) * sizeof *rows);
+    for (size_t k = 0; k < bd.n; k++) rows[k] = (row){ bd.groups[k].label, bd.groups[k].bytes, bd.groups[k].count };
+    rows[bd.n] = (row){ ML_BEFORE_TRACE_GROUP, bd.before_bytes, bd.before_count };
+    put_rows(out, rows, bd.n + 1);
+    free(rows);
+    ml_breakdown_free(&bd);
+}
+
+/* ---- routing and validation ---------------------------------------------- */
+
+typedef struct req {
+    ml_api_arg_fn arg;
+    void *user;
+    ml_buf *out;
+    int status;
+} req;
+
+static int fail(req *q, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(req *q, int status, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    q->out->len = 0;
+    ml_buf_printf(q->out, "{\"error\":");
+    ml_json_str(q->out, msg);
+    ml_buf_printf(q->out, ",\"status\":%d}", status);
+    q->status = status;
+    return -1;
+}
+
+/* An integer parameter in [lo, hi]; `def` when absent (required when def < lo). */
+static int arg_int(req *q, const char *key, int64_t lo, int64_t hi, int64_t def, int64_t *v)
+{
+    const char *s = q->arg(q->user, key);
+    if (!s) {
+        if (def < lo) return fail(q, 400, "missing parameter '%s'", key);
+        *v = def;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end || errno || strlen(s) > 20) return fail(q, 400, "parameter '%s' must be an integer", key);
+    if (x < lo || x > hi) return fail(q, 400, "parameter '%s' must be in [%lld, %lld]", key, (long long)lo, (long long)hi);
+    *v = x;
+    return 0;
+}
+
+/* A time (ns, relative; fractions allowed) within +-2^62. */
+static int arg_time(req *q, const char *key, int required, double def, double *v)
+{
+    const char *s = q->arg(q->user, key);
+    if (!s) {
+        if (required) return fail(q, 400, "missing parameter '%s'", key);
+        *v = def;
+        return 0;
+    }
+    char *end;
+    double x = strtod(s, &end);
+    if (!*s || *end || strlen(s) > 40 || !isfinite(x) || fabs(x) > 4.6e18)
+        return fail(q, 400, "parameter '%s' must be a finite number of ns", key);
+    *v = x;
+    return 0;
+}
+
+static int arg_enum(req *q, const char *key, const char *const *names, int n, int def, int *v)
+{
+    const char *s = q->arg(q->user, key);
+    if (!s) {
+        if (def < 0) return fail(q, 400, "missing parameter '%s'", key);
+        *v = def;
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i])) { *v = i; return 0; }
+    char list[256] = "";
+    size_t w = 0;
+    for (int i = 0; i < n && w < sizeof list - 40; i++) w += (size_t)snprintf(list + w, sizeof list - w, "%s%s", i ? ", " : "", names[i]);
+    return fail(q, 400, "parameter '%s' must be one of: %s", key, list);
+}
+
+/* rank (loaded) and dev; 409 while the rank is loading. */
+static int arg_rank_dev(req *q, ml_ranks *rs, ml_sv_rank **r, ml_sv_device **d)
+{
+    int64_t k, dv;
+    size_t n = ml_ranks_count(rs);
+    if (arg_int(q, "rank", 0, n ? (int64_t)n - 1 : -1, -1, &k)) return -1;
+    ml_slot_state st;
+    ml_ranks_request(rs, (size_t)k);
+    *r = ml_ranks_get(rs, (size_t)k, &st);
+    if (!*r) {
+        if (st == ML_SLOT_FAILED) return fail(q, 422, "rank %lld could not be loaded (see /api/meta)", (long long)k);
+        return fail(q, 409, "rank %lld is not loaded yet: ask /api/rank?rank=%lld&wait=MS", (long long)k, (long long)k);
+    }
+    if (!d) return 0;
+    if (!(*r)->ndev) return fail(q, 404, "rank %lld has no device with memory data", (long long)k);
+    if (arg_int(q, "dev", 0, (int64_t)(*r)->ndev - 1, -1, &dv)) return -1;
+    *d = &(*r)->dev[dv];
+    return 0;
+}
+
+static int arg_window(req *q, const ml_sv_device *d, double *t0, double *t1)
+{
+    if (arg_time(q, "t0", 0, (double)d->t0, t0) || arg_time(q, "t1", 0, (double)(d->t1 > d->t0 ? d->t1 : d->t0 + 1), t1))
+        return -1;
+    if (!(*t1 > *t0)) return fail(q, 400, "the window must have t1 > t0");
+    return 0;
+}
+
+static const char *const sort_names[] = {"group", "op", "size", "ta", "tf", "dur", "stream", "addr"};
+static const char *const by_names[] = {"op", "frame", "stack", "innermost", "size", "category"};
+
+static int route(req *q, ml_ranks *rs, const char *path)
+{
+    ml_sv_rank *r;
+    ml_sv_device *d;
+    int64_t v;
+    if (!strcmp(path, "/api/meta") || !strcmp(path, "/api/ranks")) {
+        ml_ranks_status_json(rs, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/rank")) {
+        int64_t k, wait;
+        size_t n = ml_ranks_count(rs);
+        if (arg_int(q, "rank", 0, n ? (int64_t)n - 1 : -1, -1, &k) || arg_int(q, "wait", 0, 10000, 0, &wait)) return -1;
+        ml_ranks_request(rs, (size_t)k);
+        if (wait) ml_ranks_wait(rs, (size_t)k, (int)wait);
+        ml_slot_state st;
+        r = ml_ranks_get(rs, (size_t)k, &st);
+        if (r) {
+            ml_buf_put(q->out, r->meta.p, r->meta.len);
+            return 0;
+        }
+        ml_ranks_slot_json(rs, (size_t)k, q->out);
+        q->status = st == ML_SLOT_FAILED ? 422 : 202;
+        return 0;
+    }
+    if (!strcmp(path, "/api/curve") || !strcmp(path, "/api/curvemax")) {
+        double t0, t1;
+        if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1)) return -1;
+        const char *c = q->arg(q->user, "curve");
+        const ml_sv_curve *cv = NULL;
+        if (!c) return fail(q, 400, "missing parameter 'curve'");
+        char *end;
+        int op = !strncmp(c, "op:", 3);
+        const char *num = op ? c + 3 : c;
+        long k = strtol(num, &end, 10);
+        if (!*num || *end || strlen(c) > 12 || k < 0 || (size_t)k >= (op ? d->nop : d->ncurves))
+            return fail(q, 400, "parameter 'curve' must be a curve index (0..%zu) or op:K (0..%zu)",
+                        d->ncurves ? d->ncurves - 1 : 0, d->nop ? d->nop - 1 : 0);
+        cv = op ? &d->op_curves[k] : &d->curves[k];
+        if (!strcmp(path, "/api/curvemax")) {
+            ml_buf_puts(q->out, "{\"max\":");
+            put_i64(q->out, ml_api_curve_max(cv, t0, t1));
+            ml_buf_puts(q->out, "}");
+            return 0;
+        }
+        if (arg_int(q, "px", 1, 20000, -1, &v)) return -1;
+        ml_api_curve(cv, t0, t1, (int)v, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/allocs")) {
+        double t0, t1;
+        int64_t limit, keep;
+        if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1) || arg_int(q, "px", 1, 20000, -1, &v) ||
+            arg_int(q, "limit", 1, 2000000, 200000, &limit) || arg_int(q, "keep", -1, (int64_t)d->n - 1, -1, &keep))
+            return -1;
+        ml_api_allocs(d, t0, t1, (int)v, (size_t)limit, keep, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/detail")) {
+        if (arg_rank_dev(q, rs, &r, &d)) return -1;
+        if (!d->n) return fail(q, 404, "device %s has no allocations", d->id);
+        if (arg_int(q, "id", 0, (int64_t)d->n - 1, -1, &v)) return -1;
+        ml_api_detail(r, d, (size_t)v, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/table")) {
+        ml_table_query tq = {0};
+        int sort, dir;
+        int64_t mn, mx, page, size, inwin;
+        static const char *const dirs[] = {"asc", "desc"};
+        if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &tq.t0, &tq.t1) ||
+            arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
+            arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, 8, ML_SORT_SIZE, &sort) ||
+            arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
+            arg_int(q, "size", 1, 1000, 100, &size))
+            return -1;
+        tq.min_size = q->arg(q->user, "min") ? mn : -1;
+        tq.max_size = q->arg(q->user, "max") ? mx : -1;
+        tq.text = q->arg(q->user, "text");
+        if (tq.text && strlen(tq.text) > 200) return fail(q, 400, "parameter 'text' is longer than 200 bytes");
+        tq.in_window = (int)inwin;
+        tq.sort = (ml_sort_key)sort;
+        tq.dir = dir ? -1 : 1;
+        tq.page = (size_t)page;
+        tq.page_size = (size_t)size;
+        ml_api_table(r, d, &tq, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/peak") || !strcmp(path, "/api/ops")) {
+        if (arg_rank_dev(q, rs, &r, &d)) return -1;
+        ml_sv_put_value(q->out, r->pvs, !strcmp(path, "/api/peak") ? d->peak : d->ops);
+        return 0;
+    }
+    if (!strcmp(path, "/api/live")) {
+        double t;
+        int by;
+        if (arg_rank_dev(q, rs, &r, &d) || arg_time(q, "t", 1, 0, &t) || arg_enum(q, "by", by_names, 6, 0, &by))
+            return -1;
+        ml_api_live(r, d, t, by_names[by], q->out);
+        return 0;
+    }
+    return fail(q, 404, "no such API route");
+}
+
+int ml_api_route(ml_ranks *rs, const char *path, ml_api_arg_fn arg, void *user, ml_buf *out)
+{
+    req q = { arg, user, out, 200 };
+    route(&q, rs, path);
+    return q.status;
+}

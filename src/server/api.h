@@ -1,0 +1,56 @@
+/*
+ * api.h — the HTTP/JSON API of `memlens serve`, as pure functions: a path
+ * and its query parameters in, a status and a JSON body out.  No sockets
+ * here (server.c is the libmicrohttpd glue), so every route is testable
+ * with plain calls (tests/test_api.c).
+ *
+ * Routes (GET; every parameter validated, 400 + {"error":...} otherwise):
+ *   /api/meta                    inputs, skipped paths, the ranks and their load state
+ *   /api/rank?rank&wait          imports the rank if needed (waits up to `wait` ms);
+ *                                200 + the rank's meta (web/DATA.md), or 202 + its state
+ *   /api/curve?rank&dev&curve&t0&t1&px    {t, v, max}: M4 of the window, every extreme kept
+ *   /api/allocs?rank&dev&t0&t1&px[&limit&keep]   allocations intersecting the window at
+ *                                least 1 px wide, as columns; the rest counted and summed
+ *   /api/table?rank&dev&text&min&max&inwin&t0&t1&sort&dir&page&size   a sorted, filtered page
+ *   /api/detail?rank&dev&id      one allocation with its call stack
+ *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
+ *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
+ *                                innermost|size|category
+ * Times are ns relative to the rank's origin_ns (as in the report's meta).
+ */
+#ifndef ML_SERVER_API_H
+#define ML_SERVER_API_H
+
+#include <stdint.h>
+
+#include "ranks.h"
+#include "report_enc.h"
+#include "view.h"
+
+/* Returns the value of query parameter `key`, or NULL if absent. */
+typedef const char *(*ml_api_arg_fn)(void *user, const char *key);
+
+/* Answers one API request; returns the HTTP status, with the JSON in out. */
+int ml_api_route(ml_ranks *rs, const char *path, ml_api_arg_fn arg, void *user, ml_buf *out);
+
+/* The routes' work on a loaded rank (validated arguments). */
+void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, ml_buf *out);
+int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1);
+void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, ml_buf *out);
+void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t id, ml_buf *out);
+
+typedef struct ml_table_query {
+    const char *text;           /* operator name contains (case-insensitive), "" = all */
+    int64_t min_size, max_size; /* -1 = no bound */
+    int in_window;
+    double t0, t1;
+    ml_sort_key sort;
+    int dir;                    /* 1 ascending, -1 descending */
+    size_t page, page_size;
+} ml_table_query;
+void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out);
+
+/* by: "op", "frame", "stack", "innermost", "size", "category". */
+void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const char *by, ml_buf *out);
+
+#endif

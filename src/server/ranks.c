@@ -1,0 +1,317 @@
+/*
+ * ranks.c — lazy import of ranks on a pool of worker threads; see ranks.h.
+ */
+#include "ranks.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "importer.h"
+
+typedef struct slot {
+    char *path;
+    ml_slot_state state;
+    ml_sv_rank *view;
+    char *error;
+    int64_t bytes;              /* input size on disk, -1 if unknown */
+    double started, took;       /* seconds (monotonic); took: import + build */
+} slot;
+
+struct ml_ranks {
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    VEC(slot *) slots;
+    VEC(size_t) queue;          /* slot numbers, FIFO */
+    size_t qhead;
+    VEC(char *) inputs;
+    VEC(char *) skipped;
+    pthread_t *threads;
+    int nthreads;
+    int stop;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int64_t size_of(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return -1;
+    return S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
+}
+
+static slot *slot_new(const char *path)
+{
+    slot *s = ml_calloc(1, sizeof *s);
+    s->path = ml_strdup(path);
+    s->bytes = size_of(path);
+    return s;
+}
+
+/* Imports one slot (called on a worker, without the lock). */
+static void import_slot(ml_ranks *rs, size_t k)
+{
+    pthread_mutex_lock(&rs->mu);
+    slot *s = rs->slots.v[k];
+    char *path = ml_strdup(s->path);
+    pthread_mutex_unlock(&rs->mu);
+
+    ml_profiles ps = {0};
+    ml_err e = {{0}};
+    VEC(ml_sv_rank *) views = {0};
+    int rc = ml_load(path, &ps, &e);
+    if (rc == 0) {
+        ml_profiles_sort(&ps);
+        for (size_t i = 0; i < ps.items.len; i++) {
+            ml_sv_rank *v = rc == 0 ? ml_sv_rank_build(ps.items.v[i], &e) : NULL;
+            if (!v && rc == 0) rc = -1;
+            else if (!v) ml_profile_free(ps.items.v[i]);
+            else VEC_PUSH(&views, v);
+            ps.items.v[i] = NULL;
+        }
+        if (rc == 0 && !views.len) rc = ml_fail(&e, "%s: no profile in it", path);
+    }
+    free(path);
+
+    pthread_mutex_lock(&rs->mu);
+    s = rs->slots.v[k];
+    s->took = now_s() - s->started;
+    if (rc != 0) {
+        s->state = ML_SLOT_FAILED;
+        s->error = ml_strdup(e.msg);
+        for (size_t i = 0; i < views.len; i++) ml_sv_rank_free(views.v[i]);
+    } else {
+        s->view = views.v[0];
+        s->state = ML_SLOT_READY;
+        for (size_t i = 1; i < views.len; i++) { /* more profiles than slots: new slots at the end */
+            slot *x = slot_new(s->path);
+            x->view = views.v[i];
+            x->state = ML_SLOT_READY;
+            x->took = s->took;
+            VEC_PUSH(&rs->slots, x);
+        }
+    }
+    for (size_t i = 0; i < ps.skipped.len; i++) VEC_PUSH(&rs->skipped, ps.skipped.v[i]);
+    VEC_FREE(&ps.skipped);
+    VEC_FREE(&ps.items);
+    VEC_FREE(&views);
+    pthread_cond_broadcast(&rs->done);
+    pthread_mutex_unlock(&rs->mu);
+}
+
+static void *worker(void *arg)
+{
+    ml_ranks *rs = arg;
+    pthread_mutex_lock(&rs->mu);
+    for (;;) {
+        while (!rs->stop && rs->qhead == rs->queue.len) pthread_cond_wait(&rs->work, &rs->mu);
+        if (rs->stop) break;
+        size_t k = rs->queue.v[rs->qhead++];
+        rs->slots.v[k]->state = ML_SLOT_LOADING;
+        rs->slots.v[k]->started = now_s();
+        pthread_mutex_unlock(&rs->mu);
+        import_slot(rs, k);
+        pthread_mutex_lock(&rs->mu);
+    }
+    pthread_mutex_unlock(&rs->mu);
+    return NULL;
+}
+
+ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err *e)
+{
+    ml_ranks *rs = ml_calloc(1, sizeof *rs);
+    pthread_mutex_init(&rs->mu, NULL);
+    pthread_cond_init(&rs->work, NULL);
+    pthread_cond_init(&rs->done, NULL);
+    for (size_t i = 0; i < n; i++) {
+        VEC_PUSH(&rs->inputs, ml_strdup(inputs[i]));
+        struct stat st;
+        if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) != 0) {
+            ml_fail(e, "%s: %s", inputs[i], strerror(errno));
+            ml_ranks_free(rs);
+            return NULL;
+        }
+        if (strcmp(inputs[i], "-") != 0 && S_ISDIR(st.st_mode)) {
+            ml_units u = {0};
+            if (ml_list_dir(inputs[i], &u, e) != 0) {
+                ml_units_free(&u);
+                ml_ranks_free(rs);
+                return NULL;
+            }
+            for (size_t j = 0; j < u.paths.len; j++) VEC_PUSH(&rs->slots, slot_new(u.paths.v[j]));
+            for (size_t j = 0; j < u.skipped.len; j++) VEC_PUSH(&rs->skipped, u.skipped.v[j]);
+            u.skipped.len = 0;
+            ml_units_free(&u);
+        } else {
+            VEC_PUSH(&rs->slots, slot_new(inputs[i]));
+        }
+    }
+    if (threads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (int)c : 1;
+    }
+    if (threads > 16) threads = 16;
+    if ((size_t)threads > rs->slots.len) threads = rs->slots.len ? (int)rs->slots.len : 1;
+    rs->threads = ml_calloc((size_t)threads, sizeof *rs->threads);
+    for (int i = 0; i < threads; i++) {
+        if (pthread_create(&rs->threads[i], NULL, worker, rs) != 0) break;
+        rs->nthreads++;
+    }
+    if (!rs->nthreads) {
+        ml_fail(e, "cannot start a worker thread");
+        ml_ranks_free(rs);
+        return NULL;
+    }
+    return rs;
+}
+
+void ml_ranks_free(ml_ranks *rs)
+{
+    if (!rs) return;
+    pthread_mutex_lock(&rs->mu);
+    rs->stop = 1;
+    pthread_cond_broadcast(&rs->work);
+    pthread_mutex_unlock(&rs->mu);
+    for (int i = 0; i < rs->nthreads; i++) pthread_join(rs->threads[i], NULL);
+    free(rs->threads);
+    for (size_t i = 0; i < rs->slots.len; i++) {
+        slot *s = rs->slots.v[i];
+        ml_sv_rank_free(s->view);
+        free(s->path);
+        free(s->error);
+        free(s);
+    }
+    VEC_FREE(&rs->slots);
+    VEC_FREE(&rs->queue);
+    for (size_t i = 0; i < rs->inputs.len; i++) free(rs->inputs.v[i]);
+    VEC_FREE(&rs->inputs);
+    for (size_t i = 0; i < rs->skipped.len; i++) free(rs->skipped.v[i]);
+    VEC_FREE(&rs->skipped);
+    pthread_cond_destroy(&rs->work);
+    pthread_cond_destroy(&rs->done);
+    pthread_mutex_destroy(&rs->mu);
+    free(rs);
+}
+
+size_t ml_ranks_count(ml_ranks *rs)
+{
+    pthread_mutex_lock(&rs->mu);
+    size_t n = rs->slots.len;
+    pthread_mutex_unlock(&rs->mu);
+    return n;
+}
+
+void ml_ranks_request(ml_ranks *rs, size_t k)
+{
+    pthread_mutex_lock(&rs->mu);
+    if (k < rs->slots.len && rs->slots.v[k]->state == ML_SLOT_PENDING) {
+        rs->slots.v[k]->state = ML_SLOT_QUEUED;
+        rs->slots.v[k]->started = now_s();
+        VEC_PUSH(&rs->queue, k);
+        pthread_cond_signal(&rs->work);
+    }
+    pthread_mutex_unlock(&rs->mu);
+}
+
+ml_sv_rank *ml_ranks_get(ml_ranks *rs, size_t k, ml_slot_state *state)
+{
+    pthread_mutex_lock(&rs->mu);
+    ml_sv_rank *v = NULL;
+    ml_slot_state st = ML_SLOT_FAILED;
+    if (k < rs->slots.len) {
+        st = rs->slots.v[k]->state;
+        v = rs->slots.v[k]->view;
+    }
+    pthread_mutex_unlock(&rs->mu);
+    if (state) *state = st;
+    return v;
+}
+
+ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += timeout_ms / 1000;
+    dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (dl.tv_nsec >= 1000000000L) { dl.tv_sec++; dl.tv_nsec -= 1000000000L; }
+    pthread_mutex_lock(&rs->mu);
+    ml_slot_state st = ML_SLOT_FAILED;
+    while (k < rs->slots.len) {
+        st = rs->slots.v[k]->state;
+        if (st == ML_SLOT_READY || st == ML_SLOT_FAILED || st == ML_SLOT_PENDING) break;
+        if (pthread_cond_timedwait(&rs->done, &rs->mu, &dl) == ETIMEDOUT) {
+            st = rs->slots.v[k]->state;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&rs->mu);
+    return st;
+}
+
+static const char *state_name(ml_slot_state s)
+{
+    static const char *const names[] = {"pending", "queued", "loading", "ready", "failed"};
+    return names[s];
+}
+
+static void slot_json(ml_ranks *rs, size_t k, ml_buf *out) /* lock held */
+{
+    slot *s = rs->slots.v[k];
+    ml_buf_printf(out, "{\"index\":%zu,\"path\":", k);
+    ml_json_str(out, s->path);
+    ml_buf_printf(out, ",\"state\":\"%s\",\"bytes\":%lld", state_name(s->state), (long long)s->bytes);
+    double secs = s->state == ML_SLOT_READY || s->state == ML_SLOT_FAILED ? s->took
+                  : s->state == ML_SLOT_PENDING ? 0 : now_s() - s->started;
+    ml_buf_printf(out, ",\"seconds\":%.3f", secs);
+    if (s->error) {
+        ml_buf_puts(out, ",\"error\":");
+        ml_json_str(out, s->error);
+    }
+    if (s->view) {
+        const ml_profile *p = s->view->p;
+        ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d,\"format\":", p->rank, p->world_size);
+        ml_json_str(out, p->format);
+        ml_buf_printf(out, ",\"devices\":%zu", s->view->ndev);
+    }
+    ml_buf_puts(out, "}");
+}
+
+void ml_ranks_slot_json(ml_ranks *rs, size_t k, ml_buf *out)
+{
+    pthread_mutex_lock(&rs->mu);
+    if (k < rs->slots.len) slot_json(rs, k, out);
+    else ml_buf_puts(out, "null");
+    pthread_mutex_unlock(&rs->mu);
+}
+
+void ml_ranks_status_json(ml_ranks *rs, ml_buf *out)
+{
+    pthread_mutex_lock(&rs->mu);
+    ml_buf_puts(out, "{\"inputs\":[");
+    for (size_t i = 0; i < rs->inputs.len; i++) {
+        if (i) ml_buf_puts(out, ",");
+        ml_json_str(out, rs->inputs.v[i]);
+    }
+    ml_buf_puts(out, "],\"skipped\":[");
+    for (size_t i = 0; i < rs->skipped.len; i++) {
+        if (i) ml_buf_puts(out, ",");
+        ml_json_str(out, rs->skipped.v[i]);
+    }
+    ml_buf_puts(out, "],\"ranks\":[");
+    for (size_t k = 0; k < rs->slots.len; k++) {
+        if (k) ml_buf_puts(out, ",");
+        slot_json(rs, k, out);
+    }
+    ml_buf_puts(out, "]}");
+    pthread_mutex_unlock(&rs->mu);
+}

@@ -1,0 +1,45 @@
+/*
+ * ranks.h — the ranks `memlens serve` offers, imported lazily.
+ *
+ * Each input is a slot; a directory is listed (ml_list_dir) into one slot
+ * per profile found below it, without importing anything.  A slot is
+ * imported the first time it is asked for, by a small pool of worker threads
+ * (one per core, at most one per slot), so that several ranks load in
+ * parallel: ranks are independent.  A slot that yields more than one profile
+ * (an Ascend folder with text and a static graph) adds the others as new
+ * slots at the end, so slot numbers never change.
+ */
+#ifndef ML_SERVER_RANKS_H
+#define ML_SERVER_RANKS_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "report_enc.h"
+#include "view.h"
+
+typedef enum { ML_SLOT_PENDING, ML_SLOT_QUEUED, ML_SLOT_LOADING, ML_SLOT_READY, ML_SLOT_FAILED } ml_slot_state;
+
+typedef struct ml_ranks ml_ranks;
+
+/* Lists the inputs (files, "-", directories) into slots and starts `threads`
+ * workers (0 = one per core).  Fails if an input does not exist or a
+ * directory holds no profile. */
+ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err *e);
+/* Stops the workers (a rank being imported is finished first) and frees all. */
+void ml_ranks_free(ml_ranks *rs);
+
+size_t ml_ranks_count(ml_ranks *rs);
+/* Queues slot k for import unless it is queued, loading or done. */
+void ml_ranks_request(ml_ranks *rs, size_t k);
+/* The view of slot k, or NULL while it is not loaded (sets *state). */
+ml_sv_rank *ml_ranks_get(ml_ranks *rs, size_t k, ml_slot_state *state);
+/* Waits up to timeout_ms for slot k to be loaded or to fail; returns its state. */
+ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
+
+/* {"inputs":[...],"skipped":[...],"ranks":[{index, path, state, ...}]} */
+void ml_ranks_status_json(ml_ranks *rs, ml_buf *out);
+/* One slot's status object. */
+void ml_ranks_slot_json(ml_ranks *rs, size_t k, ml_buf *out);
+
+#endif

@@ -1,0 +1,182 @@
+/*
+ * server.c — libmicrohttpd glue for `memlens serve`: routing, the Host
+ * check, the page, JSON responses; see server.h.  The API itself is api.c.
+ */
+#include "server.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "api.h"
+#include "web_assets.h"
+
+struct ml_server {
+    struct MHD_Daemon *d;
+    ml_ranks *rs;
+    int port;
+    int loopback;
+    char url[300];
+    char host[256];             /* as given, for the Host check */
+    ml_buf page;
+};
+
+/* The page: the report's UI without data; app.js sees #ml-server and reads
+ * everything from the API (web/src/source.js HttpSource). */
+static void build_page(ml_buf *b)
+{
+    ml_buf_puts(b, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                   "<meta name=\"generator\" content=\"memlens\">\n<link rel=\"icon\" href=\"data:,\">\n<title>memlens serve</title>\n<style>\n");
+    ml_buf_put(b, ml_asset_uplot_css, ml_asset_uplot_css_len);
+    ml_buf_put(b, ml_asset_style, ml_asset_style_len);
+    ml_buf_puts(b, "</style>\n</head>\n<body>\n");
+    ml_buf_put(b, ml_asset_body, ml_asset_body_len);
+    ml_buf_puts(b, "<script type=\"application/json\" id=\"ml-server\">{\"api\":\"/api/\"}</script>\n<script>\n");
+    ml_buf_put(b, ml_asset_uplot_js, ml_asset_uplot_js_len);
+    ml_buf_puts(b, "</script>\n<script type=\"module\">\n");
+    ml_buf_put(b, ml_asset_app, ml_asset_app_len);
+    ml_buf_puts(b, "</script>\n</body>\n</html>\n");
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, int status, const char *ctype, const void *data, size_t n,
+                             int copy)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(n, (void *)data,
+                                                              copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+    if (!r) return MHD_NO;
+    MHD_add_response_header(r, "Content-Type", ctype);
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *c, int status, const char *msg)
+{
+    ml_buf b = {0};
+    ml_buf_puts(&b, "{\"error\":");
+    ml_json_str(&b, msg);
+    ml_buf_printf(&b, ",\"status\":%d}", status);
+    enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", b.p, b.len, 1);
+    ml_buf_free(&b);
+    return ok;
+}
+
+static const char *get_arg(void *user, const char *key)
+{
+    return MHD_lookup_connection_value((struct MHD_Connection *)user, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* With a loopback bind, the Host header must name this machine. */
+static int host_ok(const ml_server *s, struct MHD_Connection *c)
+{
+    if (!s->loopback) return 1;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    if (!h) return 1; /* HTTP/1.0 clients */
+    char name[300];
+    snprintf(name, sizeof name, "%s", h);
+    char *colon = name[0] == '[' ? strchr(name, ']') : strrchr(name, ':');
+    if (name[0] == '[' && colon) colon[1] = 0, memmove(name, name + 1, strlen(name)), name[strlen(name) - 1] = 0;
+    else if (colon) *colon = 0;
+    return !strcmp(name, "127.0.0.1") || !strcmp(name, "localhost") || !strcmp(name, "::1") || !strcmp(name, s->host);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    ml_server *s = cls;
+    (void)version;
+    (void)upload;
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        if (*upload_size) { *upload_size = 0; return MHD_YES; } /* drain, then answer */
+        return reply_error(c, 405, "only GET and HEAD");
+    }
+    if (!*con_cls) { /* first call for this request: headers only */
+        *con_cls = (void *)1;
+        return MHD_YES;
+    }
+    if (!host_ok(s, c)) return reply_error(c, 403, "Host header names another host");
+    if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
+        return reply(c, 200, "text/html; charset=utf-8", s->page.p, s->page.len, 0);
+    if (!strncmp(url, "/api/", 5) && strlen(url) < 64) {
+        ml_buf b = {0};
+        int status = ml_api_route(s->rs, url, get_arg, c, &b);
+        enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", b.p ? b.p : "", b.len, 1);
+        ml_buf_free(&b);
+        return ok;
+    }
+    return reply_error(c, 404, "not found");
+}
+
+static int parse_addr(const char *host, int port, struct sockaddr_storage *ss, ml_err *e)
+{
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int rc = getaddrinfo(host, ps, &hints, &res);
+    if (rc != 0 || !res) return ml_fail(e, "--host %s: %s", host, gai_strerror(rc));
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+static int is_loopback(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+    if (ss->ss_family == AF_INET6) return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)ss)->sin6_addr);
+    return 0;
+}
+
+ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, ml_err *e)
+{
+    struct sockaddr_storage ss;
+    if (parse_addr(host, port, &ss, e)) return NULL;
+    ml_server *s = ml_calloc(1, sizeof *s);
+    s->rs = rs;
+    s->loopback = is_loopback(&ss);
+    snprintf(s->host, sizeof s->host, "%s", host);
+    build_page(&s->page);
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    /* One thread per connection: a request that waits for a rank to load
+     * (/api/rank?wait=) never holds up another. */
+    s->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s,
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                            MHD_OPTION_END);
+    if (!s->d) {
+        ml_fail(e, "cannot listen on %s port %d (in use, or not an address of this machine?)", host, port);
+        ml_buf_free(&s->page);
+        free(s);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = di ? di->port : port;
+    snprintf(s->url, sizeof s->url, ss.ss_family == AF_INET6 ? "http://[%s]:%d/" : "http://%s:%d/", host, s->port);
+    return s;
+}
+
+int ml_server_port(const ml_server *s) { return s->port; }
+const char *ml_server_url(const ml_server *s) { return s->url; }
+
+void ml_server_stop(ml_server *s)
+{
+    if (!s) return;
+    MHD_stop_daemon(s->d);
+    ml_buf_free(&s->page);
+    free(s);
+}

@@ -1,0 +1,101 @@
+/*
+ * view.h — what `memlens serve` keeps of one loaded rank.
+ *
+ * The report's data of that rank (report_data.c, run with the blobs in
+ * capture mode: raw columns instead of base64), read back into arrays that
+ * queries use directly, plus indexes for window queries.  Built once, after
+ * the rank's import, then read-only (except the table orders, built on first
+ * use under a lock), so any number of request threads may read it at once.
+ *
+ * Times are ns relative to the rank's origin (its earliest time), as in the
+ * report's meta; `meta` is the rank's object of that meta (web/DATA.md) with
+ * "origin_ns" added, its columns described but not embedded.
+ */
+#ifndef ML_SERVER_VIEW_H
+#define ML_SERVER_VIEW_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "profile.h"
+#include "pyvalue.h"
+#include "report_enc.h"
+
+#define ML_SV_MAX_LEVELS 48
+
+/* A step curve with its M4 pyramid (m4.h). */
+typedef struct ml_sv_curve {
+    size_t n;
+    int fan;
+    const int64_t *t, *v;
+    const uint32_t *mn, *mx;
+    size_t levels;
+    size_t lvl_size[ML_SV_MAX_LEVELS], lvl_off[ML_SV_MAX_LEVELS];
+} ml_sv_curve;
+
+/* Table sort keys (web/src/table.js ALLOC_COLUMNS). */
+typedef enum {
+    ML_SORT_GROUP, ML_SORT_OP, ML_SORT_SIZE, ML_SORT_TA, ML_SORT_TF, ML_SORT_DUR, ML_SORT_STREAM,
+    ML_SORT_ADDR, ML_SORT__COUNT
+} ml_sort_key;
+
+typedef struct ml_sv_device {
+    const char *id;
+    int pdev;                   /* the device's index in the profile */
+    int64_t t0, t1;
+    size_t ncurves, nop;
+    ml_sv_curve *curves, *op_curves;
+    int peak_curve;             /* curve of the peak; -1 if no peak */
+    bool total_known;           /* that curve is recorded totals: the gap to the live set is "before trace" */
+    ml_pv peak, ops;            /* in the rank's value store */
+
+    /* Allocations, sorted by allocation time (index = the id the API uses). */
+    size_t n;
+    const int64_t *ta, *tf, *size;
+    const uint32_t *addr_hi, *addr_lo, *group, *op, *stream, *stack, *src;
+    const uint8_t *flags, *cat, *reason; /* reason: NULL if the data has none */
+    size_t ngroups;
+    const char **groups;
+
+    /* Window index: free times sorted, byte prefix sums in alloc and free
+     * order (counts and bytes of what intersects a window, in O(log n)),
+     * and per block of allocations the latest free and the longest life
+     * (blocks with nothing in the window or nothing >= 1 px are skipped). */
+    int64_t *tf_sorted, *bytes_ta, *bytes_tf;
+    int64_t *blk_max_tf, *blk_max_dur;
+    size_t nblk;
+
+    pthread_mutex_t mu;         /* guards order[] */
+    uint32_t *order[ML_SORT__COUNT];
+} ml_sv_device;
+
+#define ML_SV_BLOCK 256
+
+typedef struct ml_sv_rank {
+    ml_profile *p;
+    int64_t origin;
+    ml_buf meta;                /* the rank object, JSON */
+    ml_blobs bl;                /* the captured columns */
+    ml_pvs *pvs;                /* the meta, parsed */
+    size_t ndev;
+    ml_sv_device *dev;
+    size_t nstrings;
+    const char **strings;
+    size_t nstacks, nstack_frames, nframes;
+    const uint32_t *stack_start, *stack_frames, *frame_name, *frame_file;
+    const int64_t *frame_line;
+} ml_sv_rank;
+
+/* Builds the view of a loaded profile; takes ownership of p (freed with the view). */
+ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e);
+void ml_sv_rank_free(ml_sv_rank *r);
+
+/* The order of d's allocations by a key, ascending (ties by id); built once. */
+const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key key);
+
+/* Writes a value of the store as JSON. */
+void ml_sv_put_value(ml_buf *b, const ml_pvs *st, ml_pv v);
+
+#endif

@@ -1,0 +1,55 @@
+# CLI behaviour of `memlens report`: writes one self-contained page, atomically;
+# its data states the summary's peak; errors exit 2 with one line.
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+trace='{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":1048576,"Total Allocated":3145728,"Total Reserved":4194304}}]}'
+printf '%s' "$trace" >"$tmp/t.json"
+
+$MEMLENS report "$tmp/t.json" -o "$tmp/r.html" >"$tmp/out" 2>&1; t_eq "exit" $? 0
+t_eq "quiet" "$(cat "$tmp/out")" ""
+t_eq "no temp file left" "$(ls "$tmp" | grep -c tmp)" 0
+page=$(cat "$tmp/r.html")
+t_contains "html" "$page" "<!doctype html>"
+t_contains "uPlot embedded" "$page" "uPlot"
+t_contains "data embedded" "$page" 'id="ml-meta"'
+t_contains "peak in the data" "$page" '"peak":{"curve":0,"v":3145728'
+t_contains "before-trace group" "$page" '["(allocated before trace)",2097152,0]'
+t_eq "no external resource" "$(grep -cE '(src|href)="(https?:)?//' "$tmp/r.html")" 0
+
+# Errors: exit 2, one line, and no output file (nor temp file) left behind.
+out=$($MEMLENS report "$tmp/t.json" 2>"$tmp/err"); t_eq "no -o exit" $? 2
+t_contains "no -o usage" "$(cat "$tmp/err")" "usage: memlens report"
+: >"$tmp/empty.json"
+$MEMLENS report "$tmp/empty.json" -o "$tmp/e.html" 2>"$tmp/err"; t_eq "bad input exit" $? 2
+t_eq "bad input one line" "$(wc -l <"$tmp/err" | tr -d ' ')" 1
+t_eq "bad input no file" "$(ls "$tmp" | grep -c '^e.html')" 0
+$MEMLENS report "$tmp/t.json" -o "$tmp/nodir/r.html" 2>"$tmp/err"; t_eq "bad output exit" $? 2
+t_contains "bad output message" "$(cat "$tmp/err")" "nodir"
+$MEMLENS report "$tmp/t.json" -o "$tmp/r2.html" --max-allocs 0 2>"$tmp/err"; t_eq "bad budget exit" $? 2
+
+# Real data: the page states exactly the summary's peak.
+real="$DATA/kineto/hta_df_index_resolver.json.gz"
+if [ -f "$real" ]; then
+    $MEMLENS report "$real" -o "$tmp/real.html"; t_eq "real exit" $? 0
+    peak=$($MEMLENS summary --json "$real" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(x["peak_allocated_bytes"] for x in d["devices"]))')
+    t_eq "real peak is the summary's" "$peak" 6629508096
+    t_contains "real peak in the page" "$(grep -o '"peak":{"curve":0,"v":[0-9]*' "$tmp/real.html")" "\"v\":$peak"
+else
+    t_skip "real data absent ($real)"
+fi
+snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
+if [ -f "$snap" ]; then
+    $MEMLENS report "$snap" -o "$tmp/snap.html"; t_eq "snapshot report exit" $? 0
+else
+    t_skip "snapshot data absent"
+fi
+if [ -d "$DATA/ascend/text_level1" ]; then
+    $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html"; t_eq "ascend report exit" $? 0
+    t_eq "ascend has two ranks" "$(grep -o '"rank":[0-9]*,"world_size"' "$tmp/ascend.html" | wc -l | tr -d ' ')" 2
+else
+    t_skip "ascend data absent"
+fi
+t_done

@@ -1,0 +1,60 @@
+# The HTML report in headless Chromium (web/test-browser/report.mjs): real data
+# from ../shared/data, peak label = summary's peak, drag-zoom, click a bar,
+# switch device and rank.  Screenshots go to build/screenshots/.  SKIPs when
+# chromium, node or web/node_modules (scripts/setup) or the data are absent.
+# The same scenario runs against `memlens serve` (port 0, killed at the end).
+. tests/lib.sh
+tmp=$(mktemp -d)
+spid=""
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+chromium=${CHROMIUM:-/usr/bin/chromium}
+shots=${BUILD:-build}/screenshots
+run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
+    node web/test-browser/report.mjs "$2" "$3" "$shots/$1" "$4" >"$tmp/log" 2>&1
+    while IFS= read -r line; do
+        case "$line" in
+            ok\ *) t_pass ;;
+            FAIL\ *) t_fail "$1: ${line#FAIL }" ;;
+        esac
+    done <"$tmp/log"
+    grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
+}
+run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
+    "$MEMLENS" serve --port 0 "$2" >"$tmp/sout" 2>&1 &
+    spid=$!
+    url="" i=0
+    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/sout")"; else run_page "$1" "$url" "$3" "$4"; fi
+    kill -INT "$spid"; wait "$spid"; t_eq "$1: server stops cleanly" $? 0
+    spid=""
+}
+if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
+    t_skip "no chromium or node (run scripts/setup)"
+elif [ ! -d web/node_modules/playwright-core ]; then
+    t_skip "web/node_modules missing (run scripts/setup)"
+else
+    real="$DATA/kineto/hta_df_index_resolver.json.gz"
+    if [ -f "$real" ]; then
+        $MEMLENS report "$real" -o "$tmp/kineto.html"
+        peak=$($MEMLENS summary --json "$real" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(x["peak_allocated_bytes"] for x in d["devices"]))')
+        t_eq "summary peak" "$peak" 6629508096
+        run_page kineto-light "$tmp/kineto.html" "$peak" light
+        run_page kineto-dark "$tmp/kineto.html" "$peak" dark
+        run_served served-kineto "$real" "$peak" light
+    else
+        t_skip "real kineto data absent ($real)"
+    fi
+    if [ -d "$DATA/ascend/text_level1" ]; then
+        $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" "" light
+        run_served served-ascend "$DATA/ascend/text_level1" "" light
+    else
+        t_skip "ascend data absent"
+    fi
+    snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
+    if [ -f "$snap" ]; then
+        $MEMLENS report "$snap" -o "$tmp/snap.html" && run_page snapshot "$tmp/snap.html" "" light
+    else
+        t_skip "snapshot data absent"
+    fi
+fi
+t_done

@@ -1,0 +1,161 @@
+# `memlens serve` over real HTTP on loopback (curl): status codes, JSON shapes
+# and values (the peak equals the summary's), bad parameters -> 400 JSON,
+# unknown paths -> 404, path traversal never reads a file, lazy loading of a
+# directory's ranks, and a clean stop on SIGINT/SIGTERM.  The server runs on
+# port 0 (the port it picks is parsed from its output) and is always killed.
+. tests/lib.sh
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+if ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    t_skip "curl or python3 not installed"
+    t_done
+    exit
+fi
+
+# start_server ARGS...: sets pid and URL (waits up to 10 s for the URL line)
+start_server() {
+    : >"$tmp/out"
+    "$MEMLENS" serve --port 0 "$@" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    URL=""
+    i=0
+    while [ $i -lt 100 ] && [ -z "$URL" ]; do
+        URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out")
+        [ -n "$URL" ] || sleep 0.1
+        i=$((i + 1))
+    done
+    [ -n "$URL" ] || t_fail "server did not print its URL: $(cat "$tmp/err")"
+}
+# stop_server SIGNAL: the server must exit 0 within 10 s
+stop_server() {
+    kill -"$1" "$pid"
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 "$pid" 2>/dev/null; then t_fail "still running 10 s after SIG$1"; kill -9 "$pid"; fi
+    wait "$pid"; t_eq "exit status after SIG$1" $? 0
+    pid=""
+}
+# get PATH -> prints "STATUS BODY"
+get() { curl -s -m 10 --path-as-is -o "$tmp/body" -w '%{http_code}' "${URL%/}$1"; printf ' '; cat "$tmp/body"; }
+status() { curl -s -m 10 --path-as-is -o /dev/null -w '%{http_code}' "$@"; }
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+trace='{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":1048576,"Total Allocated":3145728,"Total Reserved":4194304}},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":40,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":-1048576,"Total Allocated":2097152,"Total Reserved":4194304}}]}'
+printf '%s' "$trace" >"$tmp/t.json"
+
+start_server "$tmp/t.json"
+t_contains "prints the URL on loopback" "$URL" "http://127.0.0.1:"
+t_contains "says ready" "$(cat "$tmp/out")" "ready"
+r=$(get /); t_eq "page 200" "${r%% *}" 200
+t_contains "page is the UI" "$r" 'id="ml-server"'
+r=$(get "/api/rank?rank=0&wait=5000"); t_eq "rank 200" "${r%% *}" 200
+t_eq "rank meta" "$(echo "${r#* }" | json 'd["loaded"], d["devices"][0]["id"], d["devices"][0]["peak"]["v"]')" "True cuda:0 3145728"
+r=$(get /api/meta); t_eq "meta 200" "${r%% *}" 200
+t_eq "meta ranks" "$(echo "${r#* }" | json 'len(d["ranks"]), d["ranks"][0]["state"]')" "1 ready"
+r=$(get "/api/curve?rank=0&dev=0&curve=0&px=100"); t_eq "curve 200" "${r%% *}" 200
+t_eq "curve points and max" "$(echo "${r#* }" | json 'max(d["v"]), d["max"], len(d["t"]) == len(d["v"])')" "3145728 3145728 True"
+r=$(get "/api/allocs?rank=0&dev=0&px=1000"); t_eq "allocs 200" "${r%% *}" 200
+t_eq "allocs columns" "$(echo "${r#* }" | json 'd["n"], d["total"], d["size"], d["in_window"]')" "1 1 [1048576] 1"
+r=$(get "/api/allocs?rank=0&dev=0&px=1&t0=0&t1=1000000000"); # 20 us of 1 s: under a pixel
+t_eq "narrow allocations counted, not listed" "$(echo "${r#* }" | json 'd["n"], d["summarised"], d["summarised_bytes"]')" "0 1 1048576"
+r=$(get "/api/detail?rank=0&dev=0&id=0"); t_eq "detail 200" "${r%% *}" 200
+t_eq "detail" "$(echo "${r#* }" | json 'd["size"], d["group"], d["addr"], d["stack"]')" "1048576 aten::linear 0x63 []"
+r=$(get "/api/table?rank=0&dev=0&text=LINEAR&sort=size&dir=desc"); t_eq "table 200" "${r%% *}" 200
+t_eq "table page" "$(echo "${r#* }" | json 'd["total"], d["pages"], d["rows"]["count"]')" "1 1 1"
+t_eq "table filter" "$(get "/api/table?rank=0&dev=0&text=nothing-like-it" | cut -d' ' -f2- | json 'd["total"]')" 0
+t_eq "live at t (before trace + the allocation)" "$(get "/api/live?rank=0&dev=0&t=20000&by=op" | cut -d' ' -f2- | json 'd["curve_value"], d["tracked"], d["before"], d["rows"][0]')" \
+    "3145728 1048576 2097152 ['(allocated before trace)', 2097152, 0]"
+t_eq "live by category" "$(get "/api/live?rank=0&dev=0&t=20000&by=category" | cut -d' ' -f2- | json 'd["tracked"]')" 1048576
+t_contains "peak" "$(get "/api/peak?rank=0&dev=0")" '"v":3145728'
+t_contains "ops" "$(get "/api/ops?rank=0&dev=0")" '"aten::linear"'
+
+# Bad parameters: 400 with a JSON error.
+for q in "curve?rank=0&dev=0&curve=0" "curve?rank=0&dev=0&curve=7&px=10" "curve?rank=0&dev=0&curve=op:x&px=10" \
+         "curve?rank=0&dev=0&curve=0&px=0" "curve?rank=0&dev=0&curve=0&px=99999" "curve?rank=0&dev=0&curve=0&px=10&t0=5&t1=5" \
+         "curve?rank=0&dev=0&curve=0&px=10&t0=nan" "curve?rank=0&dev=0&curve=0&px=10&t1=1e300" "allocs?rank=9&dev=0&px=10" \
+         "allocs?rank=0&dev=3&px=10" "allocs?rank=-1&dev=0&px=10" "allocs?rank=0&dev=0&px=10&limit=0" \
+         "detail?rank=0&dev=0&id=1" "detail?rank=0&dev=0" "table?rank=0&dev=0&sort=evil" "table?rank=0&dev=0&dir=up" \
+         "table?rank=0&dev=0&size=100000" "table?rank=0&dev=0&min=-5" "table?rank=0&dev=0&page=x" \
+         "table?rank=0&dev=0&text=$(printf 'a%.0s' $(seq 300))" "live?rank=0&dev=0&by=frame" "live?rank=0&dev=0&t=1&by=colour" \
+         "rank?rank=0&wait=999999" "rank" "curve?rank=00000000000000000000000001&dev=0&curve=0&px=1"; do
+    r=$(get "/api/$q")
+    t_eq "400 for $q" "${r%% *}" 400
+    t_contains "JSON error for $q" "$r" '{"error":"'
+done
+# Unknown paths and traversal attempts: 404 (or 400), never a file.
+for p in /nope /api/nope /api /index.htm /etc/passwd /../../etc/passwd /%2e%2e/%2e%2e/etc/passwd \
+         /api/..%2f..%2fetc%2fpasswd /..%2f..%2fetc%2fpasswd /%2e%2e%2f%2e%2e%2fetc%2fpasswd /static/../../etc/passwd \
+         "/api/meta/../../../etc/passwd" "/.%00./etc/passwd" "//etc/passwd"; do
+    s=$(status "$URL${p#/}")
+    case $s in 404|400) t_pass ;; *) t_fail "$p: status $s" ;; esac
+    curl -s -m 10 --path-as-is "$URL${p#/}" | grep -q 'root:' && t_fail "$p: served a file"
+done
+t_eq "POST refused" "$(status -X POST -d x "${URL}api/meta")" 405
+t_eq "foreign Host refused" "$(status -H 'Host: evil.example' "${URL}api/meta")" 403
+stop_server INT
+
+# A directory: listed at start, each rank imported when first asked for.
+real="$DATA/kineto/hta_df_index_resolver.json.gz"
+if [ -d "$DATA/ascend/text_level1" ] && [ -f "$real" ]; then
+    mkdir "$tmp/dir"
+    cp "$tmp/t.json" "$tmp/dir/a.json"
+    ln -s "$(cd "$(dirname "$real")" && pwd)/$(basename "$real")" "$tmp/dir/b.json.gz"
+    start_server "$tmp/dir"
+    r=$(get /api/meta)
+    t_eq "dir: two ranks listed" "$(echo "${r#* }" | json 'len(d["ranks"])')" 2
+    sleep 0.5
+    t_eq "dir: second rank not imported before it is viewed" "$(get /api/meta | cut -d' ' -f2- | json 'd["ranks"][1]["state"]')" pending
+    t_eq "dir: data of an unloaded rank is 409" "$(status "${URL}api/peak?rank=1&dev=0")" 409
+    r=$(get "/api/rank?rank=1&wait=10000"); t_eq "dir: second rank loads on request" "${r%% *}" 200
+    peak=$($MEMLENS summary --json "$real" | json 'max(x["peak_allocated_bytes"] for x in d["devices"])')
+    t_eq "real peak is the summary's" "$peak" 6629508096
+    t_eq "real peak through the API (cuda:1)" "$(echo "${r#* }" | json 'max((x["peak"]["v"], x["id"]) for x in d["devices"])')" "(6629508096, 'cuda:1')"
+    r=$(get "/api/curve?rank=1&dev=0&curve=0&px=2000")
+    t_eq "real curve keeps the peak at 2000 px" "$(echo "${r#* }" | json 'd["max"], max(d["v"])')" "6629508096 6629508096"
+    r=$(get "/api/curve?rank=1&dev=0&curve=0&px=3")
+    t_eq "real curve keeps the peak at 3 px" "$(echo "${r#* }" | json 'max(d["v"])')" 6629508096
+    tpk=$(get "/api/peak?rank=1&dev=0" | cut -d' ' -f2- | json 'd["t"]')
+    r=$(get "/api/live?rank=1&dev=0&t=$tpk&by=op")
+    t_eq "live at the peak time states the peak" "$(echo "${r#* }" | json 'd["curve_value"], d["tracked"] + d["before"]')" "6629508096 6629508096"
+    stop_server TERM
+    start_server "$DATA/ascend/text_level1"
+    t_eq "ascend: two ranks" "$(get /api/meta | cut -d' ' -f2- | json 'len(d["ranks"])')" 2
+    for k in 0 1; do t_eq "ascend rank $k loads" "$(status "${URL}api/rank?rank=$k&wait=10000")" 200; done
+    stop_server INT
+else
+    t_skip "real data absent ($DATA)"
+fi
+
+# Under valgrind: requests of every kind, then SIGINT: no errors, no leaks.
+if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
+    : >"$tmp/out"
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$MEMLENS" serve --port 0 "$tmp/t.json" >"$tmp/out" 2>"$tmp/vg" &
+    pid=$!
+    URL="" i=0
+    while [ -z "$URL" ] && [ $i -lt 300 ]; do URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out"); [ -n "$URL" ] || sleep 0.1; i=$((i + 1)); done
+    for q in "rank?rank=0&wait=10000" "curve?rank=0&dev=0&curve=0&px=9" "allocs?rank=0&dev=0&px=9" "detail?rank=0&dev=0&id=0" \
+             "table?rank=0&dev=0&sort=op" "live?rank=0&dev=0&t=20000&by=frame" "live?rank=0&dev=0&t=1&by=category" "ops?rank=0&dev=0" \
+             "curve?rank=0&dev=0&curve=0&px=-1" "nope"; do
+        curl -s -m 30 -o /dev/null "${URL}api/$q"
+    done
+    curl -s -m 30 -o /dev/null "$URL"
+    kill -INT "$pid"
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    wait "$pid"; rc=$?; pid=""
+    if [ $rc -eq 0 ]; then t_pass; else t_fail "valgrind: exit $rc: $(head -c 800 "$tmp/vg")"; fi
+else
+    t_skip "valgrind not available (or sanitizer build)"
+fi
+
+# Errors at start: exit 2 with one line.
+"$MEMLENS" serve >/dev/null 2>"$tmp/err"; t_eq "no input exit" $? 2
+"$MEMLENS" serve "$tmp/missing.json" --port 0 >/dev/null 2>"$tmp/err"; t_eq "missing input exit" $? 2
+t_eq "missing input one line" "$(wc -l <"$tmp/err" | tr -d ' ')" 1
+"$MEMLENS" serve "$tmp/t.json" --port 70000 >/dev/null 2>"$tmp/err"; t_eq "bad port exit" $? 2
+"$MEMLENS" serve "$tmp/t.json" --host 203.0.113.9 --port 0 >/dev/null 2>"$tmp/err"; t_eq "foreign address exit" $? 2
+t_done

@@ -1,0 +1,179 @@
+/*
+ * test_api.c — the API of `memlens serve` without sockets: ml_api_route on
+ * ranks loaded from a tiny trace (and real data when present): shapes,
+ * values, validation, and the M4 answer keeping every extreme.
+ */
+#include "check.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "m4.h"
+#include "ranks.h"
+
+/* Query parameters as "k=v" strings. */
+typedef struct args { const char *kv[16]; } args;
+
+static const char *arg_of(void *u, const char *key)
+{
+    args *a = u;
+    size_t n = strlen(key);
+    for (int i = 0; i < 16 && a->kv[i]; i++)
+        if (!strncmp(a->kv[i], key, n) && a->kv[i][n] == '=') return a->kv[i] + n + 1;
+    return NULL;
+}
+
+static int call(ml_ranks *rs, const char *path, args a, ml_buf *out)
+{
+    out->len = 0;
+    return ml_api_route(rs, path, arg_of, &a, out);
+}
+
+static char *write_tmp(const char *text)
+{
+    char *path = strdup("/tmp/memlens-test-api-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) abort();
+    close(fd);
+    return path;
+}
+
+static const char *tiny =
+    "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50},\n"
+    "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":20,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":99,"
+    "\"Bytes\":1048576,\"Total Allocated\":3145728,\"Total Reserved\":4194304}},\n"
+    "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":40,\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":99,"
+    "\"Bytes\":-1048576,\"Total Allocated\":2097152,\"Total Reserved\":4194304}}]}";
+
+static ml_ranks *open_one(const char *path)
+{
+    ml_err e = {{0}};
+    const char *in[] = { path };
+    ml_ranks *rs = ml_ranks_open(in, 1, 1, &e);
+    if (!rs) { printf("open: %s\n", e.msg); return NULL; }
+    ml_ranks_request(rs, 0);
+    ml_ranks_wait(rs, 0, 30000);
+    return rs;
+}
+
+TEST(routes_on_a_tiny_trace)
+{
+    char *path = write_tmp(tiny);
+    ml_ranks *rs = open_one(path);
+    CHECK(rs != NULL);
+    if (!rs) { unlink(path); free(path); return; }
+    ml_buf b = {0};
+    CHECK_EQ_I64(call(rs, "/api/rank", (args){{"rank=0"}}, &b), 200);
+    CHECK(strstr(b.p, "\"loaded\":true") && strstr(b.p, "\"id\":\"cuda:0\""));
+    CHECK_EQ_I64(call(rs, "/api/meta", (args){{0}}, &b), 200);
+    CHECK(strstr(b.p, "\"state\":\"ready\""));
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0", "px=50"}}, &b), 200);
+    CHECK(strstr(b.p, "\"max\":3145728"));
+    CHECK_EQ_I64(call(rs, "/api/allocs", (args){{"rank=0", "dev=0", "px=100"}}, &b), 200);
+    CHECK(strstr(b.p, "\"n\":1,") && strstr(b.p, "\"size\":[1048576]"));
+    /* 20 us on 1 px of 1 s: counted, not listed. */
+    CHECK_EQ_I64(call(rs, "/api/allocs", (args){{"rank=0", "dev=0", "px=1", "t0=0", "t1=1000000000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"n\":0,") && strstr(b.p, "\"summarised\":1,") && strstr(b.p, "\"summarised_bytes\":1048576"));
+    CHECK_EQ_I64(call(rs, "/api/detail", (args){{"rank=0", "dev=0", "id=0"}}, &b), 200);
+    CHECK(strstr(b.p, "\"group\":\"aten::linear\"") && strstr(b.p, "\"addr\":\"0x63\""));
+    CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "text=Linear"}}, &b), 200);
+    CHECK(strstr(b.p, "\"total\":1,"));
+    CHECK_EQ_I64(call(rs, "/api/live", (args){{"rank=0", "dev=0", "t=20000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"tracked\":1048576") && strstr(b.p, "\"before\":2097152"));
+    CHECK_EQ_I64(call(rs, "/api/peak", (args){{"rank=0", "dev=0"}}, &b), 200);
+    CHECK(strstr(b.p, "\"v\":3145728"));
+
+    /* Validation. */
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0"}}, &b), 400);
+    CHECK(strstr(b.p, "{\"error\":\"missing parameter 'px'\""));
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=1", "dev=0", "curve=0", "px=5"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0", "px=5", "t0=9", "t1=3"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0", "px=5", "t0=inf"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "sort=nope"}}, &b), 400);
+    CHECK(strstr(b.p, "must be one of: group, op, size"));
+    CHECK_EQ_I64(call(rs, "/api/live", (args){{"rank=0", "dev=0", "t=1", "by=x"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/detail", (args){{"rank=0", "dev=0", "id=1"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/nothing", (args){{0}}, &b), 404);
+    ml_buf_free(&b);
+    ml_ranks_free(rs);
+    unlink(path);
+    free(path);
+}
+
+/* The M4 answer for any window and width keeps the window's maximum (the
+ * peak is never lost) and stays within 4 points per column plus the
+ * column-boundary splits. */
+TEST(m4_keeps_every_extreme)
+{
+    enum { N = 5000 };
+    static int64_t t[N], v[N];
+    uint32_t seed = 7;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        t[i] = (int64_t)i * 1000 + (seed >> 20) % 500;
+        v[i] = (seed >> 8) % 100000;
+    }
+    v[3777] = 5000000;
+    ml_m4 py;
+    ml_m4_build(v, N, &py);
+    ml_sv_curve c = { .n = N, .fan = ML_M4_FAN, .t = t, .v = v, .mn = py.argmin, .mx = py.argmax };
+    size_t off = 0;
+    for (size_t m = N; m > 1;) {
+        m = (m + ML_M4_FAN - 1) / ML_M4_FAN;
+        c.lvl_off[c.levels] = off;
+        c.lvl_size[c.levels++] = m;
+        off += m;
+    }
+    ml_buf b = {0};
+    const int pxs[] = { 1, 3, 17, 200, 2000, 20000 };
+    for (size_t k = 0; k < sizeof pxs / sizeof *pxs; k++) {
+        b.len = 0;
+        ml_api_curve(&c, 0, (double)N * 1000, pxs[k], &b);
+        CHECK(strstr(b.p, ",5000000,") || strstr(b.p, "[5000000,") || strstr(b.p, ",5000000]"));
+        CHECK(strstr(b.p, "\"max\":5000000}"));
+    }
+    /* A window without the spike: its own maximum, exactly. */
+    int64_t want = 0;
+    for (int i = 0; i < N; i++) if (t[i] >= 1000000 && t[i] < 2000000 && v[i] > want) want = v[i];
+    CHECK(ml_api_curve_max(&c, 1000000, 2000000) >= want);
+    ml_buf_free(&b);
+    ml_m4_free(&py);
+}
+
+TEST(real_peak_is_the_summarys)
+{
+    const char *dir = getenv("MEMLENS_DATA") ? getenv("MEMLENS_DATA") : "../shared/data";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/kineto/hta_df_index_resolver.json.gz", dir);
+    if (access(path, R_OK) != 0) { SKIP("real data absent"); return; }
+    ml_ranks *rs = open_one(path);
+    CHECK(rs != NULL);
+    if (!rs) return;
+    ml_slot_state st;
+    ml_sv_rank *r = ml_ranks_get(rs, 0, &st);
+    CHECK(r != NULL);
+    if (r) {
+        int found = 0;
+        for (size_t k = 0; k < r->ndev; k++) {
+            if (strcmp(r->dev[k].id, "cuda:1")) continue;
+            found = 1;
+            const ml_sv_device *d = &r->dev[k];
+            CHECK_EQ_I64(ml_api_curve_max(&d->curves[d->peak_curve], (double)d->t0, (double)d->t1 + 1), 6629508096LL);
+            ml_buf b = {0};
+            ml_api_curve(&d->curves[d->peak_curve], (double)d->t0, (double)d->t1 + 1, 2000, &b);
+            CHECK(strstr(b.p, "6629508096"));
+            ml_buf_free(&b);
+        }
+        CHECK(found);
+    }
+    ml_ranks_free(rs);
+}
+
+int main(void)
+{
+    RUN(routes_on_a_tiny_trace);
+    RUN(m4_keeps_every_extreme);
+    RUN(real_peak_is_the_summarys);
+    return check_report();
+}

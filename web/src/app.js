@@ -1,0 +1,325 @@
+// app.js — the report page: shared state (rank, device, zoom window,
+// selection), the header and selectors, and the wiring of the views.  The
+// views see data only through the source (source.js).
+
+import { makeClock, fmtBytes, groupDigits, escapeHtml } from "./format.js";
+import { pageSource } from "./source.js";
+import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
+
+class App {
+  constructor(source) {
+    this.source = source;
+    this.state = { rank: 0, dev: 0, t0: 0, t1: 1, group: "overall", mode: "lanes", hover: -1, hoverLane: -1, selected: -1, peakBy: "by_op",
+      liveT: null, liveBy: "op" };
+    this.perf = { lastRedrawMs: 0, redraws: 0 };
+  }
+
+  dev() { return this.meta.ranks[this.state.rank].devices[this.state.dev]; }
+
+  async start() {
+    const t = performance.now();
+    this.meta = await this.source.getMeta();
+    const $ = (id) => document.getElementById(id);
+    this.curve = new CurveView($("curve"), this);
+    this.timeline = new TimelineView($("timeline"), $("tl-over"), $("tl-tip"), $("tl-note"), this);
+    this.tables = new TablesView(this);
+    this.header();
+    this.bind();
+    if (this.source.ensureRank) await this.loadRank(0); // served: ranks are imported when first viewed
+    const first = this.meta.ranks.findIndex((r) => r.devices.length);
+    if (first < 0) { $("loading").textContent = "Nothing to show: no memory data in the input."; return; }
+    // Open the rank and device with the highest peak: that is the question.
+    let best = [first, 0], bestV = -1;
+    this.meta.ranks.forEach((r, ri) => r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
+    await this.openDevice(best[0], best[1]);
+    $("loading").remove();
+    this.perf.startMs = performance.now() - t;
+    window.__memlens.ready = true;
+  }
+
+  // Served pages: imports rank k on the server, showing its progress.
+  async loadRank(k) {
+    const el = document.getElementById("loading"), note = document.getElementById("rank-progress");
+    const r = this.meta.ranks[k];
+    if (!r || r.loaded) return;
+    const show = (s) => {
+      const text = `Loading ${s.path.split("/").pop()} (${s.bytes >= 0 ? fmtBytes(s.bytes) + ", " : ""}${s.state}, ${(+s.seconds).toFixed(1)} s)…`;
+      if (el) el.textContent = text;
+      if (note) { note.hidden = false; note.textContent = text; }
+    };
+    show(r.slot);
+    try {
+      await this.source.ensureRank(k, show);
+      if (note) note.hidden = true;
+    } catch (e) {
+      const msg = "Cannot load this rank: " + e.message;
+      if (el) el.textContent = msg;
+      if (note) { note.hidden = false; note.textContent = msg; }
+    }
+    this.header();
+  }
+
+  header() {
+    const m = this.meta, $ = (id) => document.getElementById(id);
+    $("hdr-title").textContent = (m.inputs && m.inputs.length ? m.inputs : m.ranks.map((r) => r.path)).join(", ");
+    const rs = $("sel-rank");
+    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
+    rs.disabled = m.ranks.length < 2;
+  }
+
+  deviceOptions() {
+    const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
+    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.peak ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.value = String(this.state.dev);
+    document.getElementById("sel-rank").value = String(this.state.rank);
+  }
+
+  metaLine() {
+    const r = this.meta.ranks[this.state.rank], d = this.dev(), clock = this.clock;
+    const parts = [`format <b>${escapeHtml(r.format)}</b>`];
+    if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
+    if (clock.mode === "abs") parts.push(`captured <b>${escapeHtml(clock.fmt(d.t0, 3, true))}</b> UTC, for ${escapeHtml(fmtDurShort(d.t1 - d.t0))}`);
+    parts.push(`device <b>${escapeHtml(d.id)}</b>${d.name ? " " + escapeHtml(d.name) : ""}${d.total > 0 ? ", capacity " + fmtBytes(d.total) : ""}`);
+    parts.push(`${groupDigits(d.allocs.total)} allocations`);
+    document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
+    const notes = (r.notes || []).concat(this.meta.skipped || []);
+    document.getElementById("notes").innerHTML = notes.length
+      ? `<details><summary>${notes.length} note${notes.length > 1 ? "s" : ""} about this input</summary>${notes.map((n) => "<div>" + escapeHtml(n) + "</div>").join("")}</details>` : "";
+  }
+
+  async openDevice(rank, dev) {
+    const st = this.state;
+    if (this.source.ensureRank) await this.loadRank(rank);
+    if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
+    st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1; st.liveT = null;
+    const r = this.meta.ranks[rank], d = this.dev();
+    this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns), r.time);
+    st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
+    this.deviceOptions();
+    this.metaLine();
+    this.allocs = await this.source.getAllocs(rank, dev, st.t0, st.t1, this.timeline.W());
+    this.timeline.setData(this.allocs);
+    const pk = d.peak, lab = document.getElementById("peak-label");
+    lab.innerHTML = pk
+      ? `Peak <span class="v" id="peak-value">${fmtBytes(pk.v)}</span> <span class="muted">(<span id="peak-bytes">${groupDigits(pk.v)}</span> bytes)</span> at <b id="peak-time">${escapeHtml(this.clock.fmt(pk.t, 6, true))}</b>${this.clock.mode === "abs" ? " UTC" : ""} on ${escapeHtml(d.id)}`
+      : "";
+    renderPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
+    renderDetail(document.getElementById("detail"), this, -1);
+    renderLive(this);
+    this.curve.key = "";
+    await this.redraw(true);
+  }
+
+  // The id an allocation index stands for (windowed sources renumber per window).
+  idOf(i) { return i < 0 || !this.allocs ? -1 : this.allocs.id ? this.allocs.id[i] : i; }
+
+  // Windowed sources: the allocations of the window, keeping the selection.
+  async refreshAllocs() {
+    const st = this.state, sel = this.idOf(st.selected);
+    const a = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), sel);
+    this.allocs = a;
+    this.timeline.setData(a);
+    st.selected = sel >= 0 ? a.localOf(sel) : -1;
+    st.hover = -1;
+  }
+
+  // A row of the allocations table: its index in this.allocs (fetching it if a
+  // windowed source did not return it for this window).
+  async rowToLocal(i, fetch) {
+    const res = this.tables.last;
+    if (!res || !res.ids) return i;
+    const id = res.ids[i];
+    let k = this.allocs.localOf(id);
+    if (k < 0 && fetch) {
+      const st = this.state;
+      this.allocs = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), id);
+      this.timeline.setData(this.allocs);
+      k = this.allocs.localOf(id);
+    }
+    return k;
+  }
+
+  async setLiveT(t) {
+    this.state.liveT = t;
+    await renderLive(this);
+    this.curve.u && this.curve.u.redraw(false);
+  }
+
+  // Everything that depends on the window.
+  async redraw(fresh) {
+    const t = performance.now();
+    const st = this.state;
+    document.getElementById("win-label").textContent = `${this.clock.fmt(st.t0, 3)} – ${this.clock.fmt(st.t1, 3)} (${fmtDurShort(st.t1 - st.t0)})`;
+    if (this.source.windowed && !fresh) await Promise.all([this.curve.refresh(), this.refreshAllocs()]);
+    else await this.curve.refresh();
+    this.timeline.draw();
+    this.perf.lastRedrawMs = performance.now() - t;
+    this.perf.redraws++;
+    clearTimeout(this.tableTimer);
+    this.tableTimer = setTimeout(() => this.tables.render(), 0);
+  }
+
+  setWindow(a, b) {
+    const d = this.dev(), st = this.state;
+    if (!(b > a)) return;
+    const minSpan = 100; // ns
+    if (b - a < minSpan) { const m = (a + b) / 2; a = m - minSpan / 2; b = m + minSpan / 2; }
+    st.t0 = Math.max(d.t0, a); st.t1 = Math.min(d.t1 > d.t0 ? d.t1 : d.t0 + 1, b);
+    if (st.t1 <= st.t0) { st.t0 = d.t0; st.t1 = d.t1; }
+    this.tables.q.page = 0;
+    return this.redraw();
+  }
+
+  resetWindow() { const d = this.dev(); return this.setWindow(d.t0, d.t1 > d.t0 ? d.t1 : d.t0 + 1); }
+
+  zoomToPeak() {
+    const d = this.dev(), pk = d.peak;
+    if (!pk) return;
+    const half = Math.max(500, (d.t1 - d.t0) * 0.02);
+    return this.setWindow(pk.t - half, pk.t + half);
+  }
+
+  wheel(e, x0, W) {
+    e.preventDefault();
+    const st = this.state, span = st.t1 - st.t0;
+    const frac = Math.min(1, Math.max(0, (e.offsetX - x0) / W));
+    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      const dx = (e.shiftKey ? e.deltaY : e.deltaX) / W * span;
+      return this.setWindow(st.t0 + dx, st.t1 + dx);
+    }
+    const f = Math.exp(e.deltaY * 0.002), c = st.t0 + frac * span;
+    return this.setWindow(c - (c - st.t0) * f, c + (st.t1 - c) * f);
+  }
+
+  setHover(i) {
+    if (i === this.state.hover) return;
+    this.state.hover = i;
+    this.timeline.drawOver();
+    this.curve.u && this.curve.u.redraw(false);
+  }
+
+  select(i, t) {
+    this.state.selected = i;
+    this.timeline.drawOver();
+    this.curve.u && this.curve.u.redraw(false);
+    document.querySelectorAll("#table tbody tr").forEach((tr) => tr.classList.toggle("sel", +tr.dataset.i === i));
+    return renderDetail(document.getElementById("detail"), this, i, t);
+  }
+
+  bind() {
+    const $ = (id) => document.getElementById(id), st = this.state;
+    $("sel-rank").addEventListener("change", (e) => this.openDevice(+e.target.value, 0));
+    $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value));
+    $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); });
+    $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
+    if (!this.source.windowed) $("sel-live-by").querySelector('option[value="frame"]').remove(); // needs the server
+    $("sel-live-by").addEventListener("change", (e) => { st.liveBy = e.target.value; renderLive(this); });
+    // A click on the curve (not a drag) shows the live set at that time.
+    let down = null;
+    $("curve").addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });
+    $("curve").addEventListener("click", (e) => {
+      const u = this.curve.u;
+      if (!u || !down || Math.abs(e.clientX - down[0]) > 3 || !e.target.classList.contains("u-over")) return;
+      this.setLiveT(u.posToVal(e.offsetX, "x"));
+    });
+    $("btn-peak").addEventListener("click", () => this.zoomToPeak());
+    $("btn-reset").addEventListener("click", () => this.resetWindow());
+    $("seg-mode").addEventListener("click", (e) => {
+      const m = e.target.dataset && e.target.dataset.mode;
+      if (!m) return;
+      st.mode = m;
+      $("seg-mode").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.mode === m));
+      this.timeline.draw();
+    });
+    document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => { this.tables.tab = b.dataset.tab; this.tables.render(); }));
+    let ft;
+    const refilter = () => { clearTimeout(ft); ft = setTimeout(() => { this.tables.q.page = 0; this.tables.ops.page = 0; this.tables.render(); }, 120); };
+    ["f-text", "f-min", "f-max"].forEach((id) => $(id).addEventListener("input", refilter));
+    $("f-win").addEventListener("change", refilter);
+    $("pg-prev").addEventListener("click", () => this.page(-1));
+    $("pg-next").addEventListener("click", () => this.page(1));
+    $("btn-tsv").addEventListener("click", async () => {
+      const text = this.tables.tsv();
+      try { await navigator.clipboard.writeText(text); flash($("btn-tsv"), "Copied"); }
+      catch { flash($("btn-tsv"), "Copy blocked"); }
+    });
+    $("btn-csv").addEventListener("click", () => {
+      const url = URL.createObjectURL(new Blob([this.tables.csv()], { type: "text/csv" }));
+      const a = document.createElement("a");
+      a.href = url; a.download = `memlens-${this.tables.tab === "ops" ? "operators" : "allocations"}-${this.dev().id.replace(":", "")}.csv`;
+      document.body.appendChild(a); a.click(); a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    });
+    const thead = $("table").tHead;
+    thead.addEventListener("click", (e) => {
+      const k = e.target.dataset && e.target.dataset.k;
+      if (k == null) return;
+      const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
+      const key = this.tables.tab === "ops" ? +k : k;
+      q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;
+      q.sort = key;
+      this.tables.render();
+    });
+    const tbody = $("table").tBodies[0];
+    tbody.addEventListener("mouseover", (e) => {
+      const tr = e.target.closest("tr");
+      if (!tr) return;
+      if (tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, false).then((k) => this.setHover(k));
+      else if (tr.dataset.op != null) {
+        const L = this.timeline.layout;
+        const g = this.allocs.groups.indexOf(tr.dataset.op);
+        st.hoverLane = L && g >= 0 ? L.laneOfGroup[g] : -1;
+        this.timeline.drawOver();
+      }
+    });
+    tbody.addEventListener("mouseleave", () => { st.hoverLane = -1; this.setHover(-1); this.timeline.drawOver(); });
+    tbody.addEventListener("click", (e) => {
+      const tr = e.target.closest("tr");
+      if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
+    });
+    window.addEventListener("keydown", (e) => {
+      if (e.target.closest && e.target.closest("input, select, textarea")) return;
+      const span = st.t1 - st.t0;
+      if (e.key === "ArrowLeft") this.setWindow(st.t0 - span * 0.2, st.t1 - span * 0.2);
+      else if (e.key === "ArrowRight") this.setWindow(st.t0 + span * 0.2, st.t1 + span * 0.2);
+      else if (e.key === "+" || e.key === "=") this.setWindow(st.t0 + span * 0.25, st.t1 - span * 0.25);
+      else if (e.key === "-") this.setWindow(st.t0 - span * 0.5, st.t1 + span * 0.5);
+      else if (e.key === "0" || e.key === "Escape") this.resetWindow();
+      else if (e.key === "p" || e.key === "P") this.zoomToPeak();
+    });
+    let rt;
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { this.curve.resize(); this.redraw(); }, 100); });
+  }
+
+  page(d) {
+    const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
+    q.page = Math.max(0, Math.min((this.tables.pages || 1) - 1, q.page + d));
+    this.tables.render();
+  }
+}
+
+function fmtDurShort(ns) {
+  if (ns >= 60e9) return (ns / 60e9).toFixed(1) + " min";
+  if (ns >= 1e9) return (ns / 1e9).toPrecision(3) + " s";
+  if (ns >= 1e6) return (ns / 1e6).toPrecision(3) + " ms";
+  if (ns >= 1e3) return (ns / 1e3).toPrecision(3) + " µs";
+  return Math.round(ns) + " ns";
+}
+
+function flash(btn, text) {
+  const old = btn.textContent;
+  btn.textContent = text;
+  setTimeout(() => { btn.textContent = old; }, 1200);
+}
+
+// Started only in a browser page that carries the data.
+if (typeof document !== "undefined" && (document.getElementById("ml-meta") || document.getElementById("ml-server"))) {
+  const app = new App(pageSource(document));
+  window.__memlens = { app, ready: false };
+  app.start().catch((e) => {
+    const el = document.getElementById("loading");
+    if (el) el.textContent = "memlens: cannot show this report: " + e.message;
+    window.__memlens.error = String(e && e.stack || e);
+    console.error(e);
+  });
+}

@@ -1,0 +1,59 @@
+// decode.js — reads the report's data: base64 blobs, deflated with zlib
+// (DecompressionStream, no library), into typed columns.  See web/DATA.md.
+
+const B64 = new Uint8Array(256).fill(255);
+"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".split("").forEach((c, i) => { B64[c.charCodeAt(0)] = i; });
+
+export function b64decode(s) {
+  let n = s.length;
+  while (n > 0 && (s.charCodeAt(n - 1) === 61 /* = */ || s.charCodeAt(n - 1) <= 32)) n--;
+  const out = new Uint8Array(Math.floor(n * 3 / 4));
+  let o = 0, acc = 0, bits = 0;
+  for (let i = 0; i < n; i++) {
+    const v = B64[s.charCodeAt(i)];
+    if (v === 255) continue; // whitespace
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) { bits -= 8; out[o++] = (acc >> bits) & 255; }
+  }
+  return o === out.length ? out : out.subarray(0, o);
+}
+
+export async function inflate(bytes) {
+  const ds = new DecompressionStream("deflate");
+  const stream = new Blob([bytes]).stream().pipeThrough(ds);
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// One column from its descriptor {b, dt, n, d?, o?, z?}; blobText(b) gives the base64.
+// Numeric (i32, f64) columns come back as Float64Array: exact for |x| < 2^53.
+export async function decodeColumn(desc, blobText) {
+  if (!desc) return null;
+  let bytes = b64decode(blobText(desc.b));
+  if (desc.z) bytes = await inflate(bytes);
+  if (bytes.byteOffset % 8) bytes = bytes.slice();
+  const buf = bytes.buffer, off = bytes.byteOffset, n = desc.n;
+  switch (desc.dt) {
+    case "u8": return new Uint8Array(buf, off, n);
+    case "u16": return new Uint16Array(buf, off, n);
+    case "u32": return new Uint32Array(buf, off, n);
+    case "f64": return new Float64Array(buf, off, n);
+    case "i32": {
+      const src = new Int32Array(buf, off, n), out = new Float64Array(n);
+      if (desc.d) { let acc = desc.o || 0; for (let i = 0; i < n; i++) { acc += src[i]; out[i] = acc; } }
+      else for (let i = 0; i < n; i++) out[i] = src[i];
+      return out;
+    }
+    default: throw new Error("memlens: unknown column type " + desc.dt);
+  }
+}
+
+// First index i with a[i] >= x (a sorted ascending).
+export function lowerBound(a, x, lo = 0, hi = a.length) {
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (a[m] < x) lo = m + 1; else hi = m; }
+  return lo;
+}
+export function upperBound(a, x, lo = 0, hi = a.length) {
+  while (lo < hi) { const m = (lo + hi) >>> 1; if (a[m] <= x) lo = m + 1; else hi = m; }
+  return lo;
+}

@@ -1,0 +1,99 @@
+// format.js — how memlens shows numbers: bytes in binary units (KiB, MiB,
+// GiB), durations, and absolute wall-clock times (UTC) from exact ns.
+
+const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+
+// 6629508096 -> "6.17 GiB"; keeps three significant digits.
+export function fmtBytes(b) {
+  if (b == null || !isFinite(b)) return "–";
+  const neg = b < 0;
+  let x = Math.abs(b), u = 0;
+  while (x >= 1024 && u < UNITS.length - 1) { x /= 1024; u++; }
+  const s = u === 0 ? String(Math.round(x)) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+  return (neg ? "−" : "") + s + " " + UNITS[u];
+}
+
+// 6629508096 -> "6,629,508,096 B"
+export function fmtBytesExact(b) {
+  return groupDigits(Math.round(b)) + " B";
+}
+
+export function groupDigits(n) {
+  const s = String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return (n < 0 ? "−" : "") + s;
+}
+
+// Parses "512", "1.5 MiB", "2GB" (decimal GB read as GiB: users mean it) -> bytes, or null.
+export function parseBytes(text) {
+  const m = /^\s*([0-9]*\.?[0-9]+)\s*([kmgtp]?)(i?b?)\s*$/i.exec(text || "");
+  if (!m) return null;
+  const pow = { "": 0, k: 1, m: 2, g: 3, t: 4, p: 5 }[m[2].toLowerCase()];
+  return Math.round(parseFloat(m[1]) * Math.pow(1024, pow));
+}
+
+// Duration in ns -> "1.23 ms"
+export function fmtDur(ns) {
+  if (ns == null || !isFinite(ns)) return "–";
+  const a = Math.abs(ns);
+  if (a < 1e3) return ns.toFixed(0) + " ns";
+  if (a < 1e6) return (ns / 1e3).toPrecision(3) + " µs";
+  if (a < 1e9) return (ns / 1e6).toPrecision(3) + " ms";
+  if (a < 600e9) return (ns / 1e9).toPrecision(3) + " s";
+  return (ns / 60e9).toFixed(1) + " min";
+}
+
+function pad(n, w) { return String(n).padStart(w, "0"); }
+
+// A clock for one report: origin is the exact absolute ns (BigInt) of
+// relative time 0; mode "abs" shows UTC wall-clock, "rel" an offset from
+// the start, "order" an event number.
+export function makeClock(originNs, mode) {
+  const origin = BigInt(originNs || 0);
+  // digits: 0 = seconds, 3 = ms, 6 = µs, 9 = ns
+  function fmt(rel, digits = 6, withDate = false) {
+    if (rel == null || !isFinite(rel)) return "–";
+    if (mode === "order") return "#" + groupDigits(Math.round(rel));
+    if (mode !== "abs") return "+" + fmtDur(rel);
+    const abs = origin + BigInt(Math.round(rel));
+    const ms = abs / 1000000n, sub = Number(abs % 1000000n);
+    const d = new Date(Number(ms));
+    let s = pad(d.getUTCHours(), 2) + ":" + pad(d.getUTCMinutes(), 2) + ":" + pad(d.getUTCSeconds(), 2);
+    if (digits > 0) {
+      const frac = pad(d.getUTCMilliseconds(), 3) + pad(sub, 6);
+      s += "." + frac.slice(0, digits);
+    }
+    if (withDate) s = d.toISOString().slice(0, 10) + " " + s;
+    return s;
+  }
+  function date(rel) {
+    if (mode !== "abs") return "";
+    const abs = origin + BigInt(Math.round(rel || 0));
+    return new Date(Number(abs / 1000000n)).toISOString().slice(0, 10);
+  }
+  // Round tick positions (relative ns) for a window: multiples of a nice
+  // step in absolute time, about `space` px apart.
+  const STEPS = [];
+  for (let e = 0; e <= 12; e++) for (const m of [1, 2, 5]) STEPS.push(m * 10 ** e);
+  STEPS.push(30e9, 60e9, 120e9, 300e9, 600e9, 1800e9, 3600e9);
+  STEPS.sort((a, b) => a - b);
+  function ticks(t0, t1, widthPx, space = 110) {
+    const want = Math.max(1, widthPx / space);
+    const step = STEPS.find((s) => (t1 - t0) / s <= want) || STEPS[STEPS.length - 1];
+    const o = mode === "abs" ? Number(origin % BigInt(step)) : 0;
+    let first = Math.ceil((t0 + o) / step) * step - o;
+    const out = [];
+    for (let t = first; t <= t1 && out.length < 1000; t += step) out.push(t);
+    return { step, ticks: out };
+  }
+  function digitsFor(step) { return step >= 1e9 ? 0 : step >= 1e6 ? 3 : step >= 1e3 ? 6 : 9; }
+  return { fmt, date, ticks, digitsFor, mode };
+}
+
+// Colour-blind-safe palettes: Okabe & Ito (2008) and Paul Tol's "muted".
+export const OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
+export const TOL_MUTED = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
+export const LANE_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#44AA99", "#882255", "#DDCC77", "#117733", "#AA4499", "#88CCEE", "#999933", "#CC6677"];
+
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}

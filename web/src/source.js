@@ -1,0 +1,326 @@
+// source.js — the ONE interface through which the views read data.
+//
+//   getMeta()                                  report, ranks, devices, curves (no columns)
+//   getCurve(rank, dev, curve, t0, t1, px)     {t, v} to draw (M4: every extreme kept)
+//   getCurveMax(rank, dev, curve, t0, t1)      exact maximum over a window
+//   getAllocs(rank, dev, t0, t1, px)           allocation columns covering at least the window
+//   getDetail(rank, dev, i)                    one allocation with its call stack
+//   getPeak(rank, dev)                         the peak and the live set at it, grouped
+//   getOpStats(rank, dev)                      per-operator statistics rows
+//   getTable(query)                            a page of the allocations table
+//   getLiveAt(rank, dev, t, by)                the live set at any time t, grouped
+//
+// `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
+// EmbeddedSource decodes the data embedded in the page (web/DATA.md);
+// HttpSource asks `memlens serve`'s API (src/server/api.h) for exactly the
+// window shown.  A source with `windowed` set returns from getAllocs only what
+// the window needs (each allocation's global id in `id`); the page then asks
+// again when the window changes.  A source with ensureRank(k, progress)
+// loads ranks lazily: the page calls it before it opens a rank.
+
+import { decodeColumn, upperBound } from "./decode.js";
+import { m4Select, m4Max } from "./m4.js";
+import { filterAllocs, sortAllocs, pageOf } from "./table.js";
+
+export class EmbeddedSource {
+  // meta: the parsed JSON; blobText(b): the base64 text of blob b.
+  constructor(meta, blobText) {
+    this.meta = meta;
+    this.blobText = blobText;
+    this.cache = new Map();
+  }
+
+  async col(desc) {
+    if (!desc) return null;
+    let p = this.cache.get(desc);
+    if (!p) { p = decodeColumn(desc, this.blobText); this.cache.set(desc, p); }
+    return p;
+  }
+
+  device(rank, dev) {
+    const r = this.meta.ranks[rank];
+    if (!r) throw new Error("no rank " + rank);
+    const d = r.devices[dev];
+    if (!d) throw new Error("no device " + dev + " in rank " + rank);
+    return { r, d };
+  }
+
+  async getMeta() { return this.meta; }
+
+  async curveData(rank, dev, curve) {
+    const { d } = this.device(rank, dev);
+    const c = typeof curve === "string" && curve.startsWith("op:") ? d.op_curves[+curve.slice(3)] : d.curves[curve];
+    if (!c) throw new Error("no curve " + curve);
+    if (!c._data) {
+      c._data = Promise.all([this.col(c.t), this.col(c.v), this.col(c.mn), this.col(c.mx)])
+        .then(([t, v, mn, mx]) => ({ t, v, mn, mx, n: c.n, fan: c.fan }));
+    }
+    return c._data;
+  }
+
+  async getCurve(rank, dev, curve, t0, t1, px) {
+    return m4Select(await this.curveData(rank, dev, curve), t0, t1, px);
+  }
+
+  async getCurveMax(rank, dev, curve, t0, t1) {
+    return m4Max(await this.curveData(rank, dev, curve), t0, t1);
+  }
+
+  async getAllocs(rank, dev /*, t0, t1, px: the embedded source has them all */) {
+    const { r, d } = this.device(rank, dev);
+    const a = d.allocs;
+    if (!a._data) {
+      a._data = (async () => {
+        const [ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason] = await Promise.all(
+          ["ta", "tf", "size", "addr_hi", "addr_lo", "group", "op", "stream", "stack", "flags", "cat", "src", "reason"]
+            .map((k) => (a[k] ? this.col(a[k]) : null)));
+        return { n: a.n, total: a.total, summarised: a.summarised, summarisedBytes: a.summarised_bytes,
+          ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason, groups: a.groups,
+          strings: r.strings, categories: r.categories || [], reasons: r.reasons || [] };
+      })();
+    }
+    return a._data;
+  }
+
+  async stackOf(rank, id) {
+    const r = this.meta.ranks[rank];
+    if (!r._stacks) {
+      r._stacks = Promise.all(["stack_start", "stack_frames", "frame_name", "frame_file", "frame_line"].map((k) => this.col(r[k])))
+        .then(([start, frames, name, file, line]) => ({ start, frames, name, file, line }));
+    }
+    const s = await r._stacks;
+    if (!id || id >= s.start.length) return [];
+    const b = s.start[id], e = id + 1 < s.start.length ? s.start[id + 1] : s.frames.length;
+    const out = [];
+    for (let k = b; k < e; k++) {
+      const f = s.frames[k];
+      out.push({ name: r.strings[s.name[f]], file: r.strings[s.file[f]] || "", line: s.line[f] });
+    }
+    return out;
+  }
+
+  async getDetail(rank, dev, i) {
+    const { d } = this.device(rank, dev);
+    const a = await this.getAllocs(rank, dev);
+    const hex = a.addrHi[i] || a.addrLo[i]
+      ? "0x" + (a.addrHi[i] ? a.addrHi[i].toString(16) + a.addrLo[i].toString(16).padStart(8, "0") : a.addrLo[i].toString(16))
+      : "";
+    return {
+      i, device: d.id, size: a.size[i], addr: hex, stream: a.strings[a.stream[i]] || "",
+      group: a.groups[a.group[i]], op: a.strings[a.op[i]] || "", ta: a.ta[i], tf: a.tf[i],
+      beforeTrace: !!(a.flags[i] & 1), neverFreed: !!(a.flags[i] & 2), category: a.cat[i],
+      categoryName: (a.categories[a.cat[i]] || {}).name || "", reason: a.reason ? a.reasons[a.reason[i]] || "" : "",
+      stack: await this.stackOf(rank, a.stack[i]),
+    };
+  }
+
+  async getPeak(rank, dev) { return this.device(rank, dev).d.peak; }
+
+  async getOpStats(rank, dev) { return this.device(rank, dev).d.ops; }
+
+  // The live set at time t: by "op" (top-level operator) or "category"; as
+  // the server's /api/live.  Memory the curve shows but no allocation of the
+  // trace accounts for is "(allocated before trace)".
+  async getLiveAt(rank, dev, t, by = "op") {
+    const { d } = this.device(rank, dev);
+    const a = await this.getAllocs(rank, dev);
+    const pk = d.peak, c = pk ? d.curves[pk.curve] : null;
+    let curveValue = null;
+    if (c) {
+      const cd = await this.curveData(rank, dev, pk.curve);
+      const k = upperBound(cd.t, t);
+      curveValue = k ? cd.v[k - 1] : 0;
+    }
+    const recorded = pk && pk.kind === "allocated" && c && !/replayed/.test(c.label);
+    const acc = new Map();
+    let tracked = 0, count = 0, knownBefore = 0, nBefore = 0;
+    const catNames = (a.categories || []).map((c) => c.name);
+    for (let i = 0; i < a.n && a.ta[i] <= t; i++) {
+      if (a.tf[i] <= t && !(a.flags[i] & 2)) continue;
+      if (a.flags[i] & 1) { knownBefore += a.size[i]; nBefore++; continue; }
+      const key = by === "category" ? catNames[a.cat[i]] || "unknown" : a.groups[a.group[i]];
+      const g = acc.get(key) || [key, 0, 0];
+      g[1] += a.size[i]; g[2]++;
+      acc.set(key, g);
+      tracked += a.size[i]; count++;
+    }
+    const before = recorded ? Math.max(0, curveValue - tracked) : knownBefore;
+    const rows = [...acc.values()];
+    if (before || nBefore) rows.push(["(allocated before trace)", before, nBefore]);
+    rows.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+    return { t, curve_value: curveValue, by, tracked, count, before, groups: rows.length, rows,
+      partial: a.summarised ? a.summarised : 0 };
+  }
+
+  // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
+  async getTable(q) {
+    const a = await this.getAllocs(q.rank, q.dev);
+    let idx = filterAllocs(a, q);
+    const total = idx.length;
+    idx = sortAllocs(a, idx, q.sort, q.dir || 1);
+    const pg = pageOf(idx, q.page || 0, q.pageSize || 100);
+    return { rows: pg.rows, all: idx, total, page: pg.page, pages: pg.pages, allocs: a };
+  }
+}
+
+// ---- memlens serve --------------------------------------------------------
+
+const ALLOC_KEYS = [["ta", Float64Array], ["tf", Float64Array], ["size", Float64Array], ["addr_hi", Uint32Array, "addrHi"],
+  ["addr_lo", Uint32Array, "addrLo"], ["group", Uint32Array], ["op", Uint32Array], ["stream", Uint32Array],
+  ["stack", Uint32Array], ["src", Uint32Array], ["flags", Uint8Array], ["cat", Uint8Array], ["reason", Uint8Array], ["id", Uint32Array]];
+
+// Columns of a JSON answer ({id:[..], ta:[..], ...}) as the typed arrays the views read.
+export function allocColumns(j, groups, strings) {
+  const a = { n: j.count ?? j.n, groups, strings };
+  for (const [k, T, name] of ALLOC_KEYS) a[name || k] = T.from(j[k] || []);
+  let map = null;
+  a.localOf = (id) => {
+    if (!map) { map = new Map(); for (let i = 0; i < a.id.length; i++) map.set(a.id[i], i); }
+    return map.has(id) ? map.get(id) : -1;
+  };
+  return a;
+}
+
+export class HttpSource {
+  // base: the API's URL ("/api/"); fetchFn: fetch (a test may pass its own).
+  constructor(base = "/api/", fetchFn = (u) => fetch(u)) {
+    this.base = base;
+    this.fetch = fetchFn;
+    this.windowed = true;
+    this.lastCurve = new Map();
+    this.current = new Map();   // "rank/dev" -> the allocations last returned by getAllocs
+    this.opStats = new Map();
+  }
+
+  url(route, params) {
+    const q = Object.entries(params || {}).filter(([, v]) => v != null && v !== "")
+      .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(typeof v === "number" ? String(v) : v)).join("&");
+    return this.base + route + (q ? "?" + q : "");
+  }
+
+  async get(route, params, okStatus = [200]) {
+    const res = await this.fetch(this.url(route, params));
+    let body;
+    try { body = await res.json(); } catch { body = { error: "bad JSON from the server" }; }
+    if (!okStatus.includes(res.status)) throw new Error(`memlens serve: ${route}: ${body.error || res.status}`);
+    body._status = res.status;
+    return body;
+  }
+
+  slotRank(s) {
+    return { rank: s.rank ?? -1, world_size: s.world_size ?? -1, path: s.path, format: s.format || "", time: "abs",
+      notes: [], devices: [], strings: [], loaded: false, slot: s };
+  }
+
+  async getMeta() {
+    const m = await this.get("meta");
+    this.meta = { version: 1, generator: "memlens serve", origin_ns: "0", inputs: m.inputs, skipped: m.skipped,
+      ranks: m.ranks.map((s) => this.slotRank(s)) };
+    return this.meta;
+  }
+
+  // Loads rank k (the server imports it on first request); progress(slot) while it loads.
+  async ensureRank(k, progress) {
+    const r = this.meta.ranks[k];
+    if (r.loaded) return r;
+    for (;;) {
+      const j = await this.get("rank", { rank: k, wait: 1000 }, [200, 202]);
+      if (j._status === 200) {
+        delete j._status;
+        Object.assign(r, j, { loaded: true });
+        const m = await this.get("meta"); // a folder may have yielded more ranks
+        for (let i = this.meta.ranks.length; i < m.ranks.length; i++) this.meta.ranks.push(this.slotRank(m.ranks[i]));
+        m.ranks.forEach((s, i) => { if (!this.meta.ranks[i].loaded) this.meta.ranks[i].slot = s; });
+        this.meta.skipped = m.skipped;
+        return r;
+      }
+      if (progress) progress(j);
+    }
+  }
+
+  device(rank, dev) {
+    const r = this.meta.ranks[rank];
+    if (!r || !r.loaded) throw new Error("rank " + rank + " is not loaded");
+    const d = r.devices[dev];
+    if (!d) throw new Error("no device " + dev + " in rank " + rank);
+    return { r, d };
+  }
+
+  async getCurve(rank, dev, curve, t0, t1, px) {
+    const j = await this.get("curve", { rank, dev, curve, t0, t1, px: Math.max(1, Math.min(20000, Math.round(px))) });
+    this.lastCurve.set([rank, dev, curve, t0, t1].join("/"), j.max);
+    return { t: Float64Array.from(j.t), v: Float64Array.from(j.v) };
+  }
+
+  async getCurveMax(rank, dev, curve, t0, t1) {
+    const k = [rank, dev, curve, t0, t1].join("/");
+    if (this.lastCurve.has(k)) return this.lastCurve.get(k);
+    return (await this.get("curvemax", { rank, dev, curve, t0, t1 })).max;
+  }
+
+  // Allocations intersecting [t0, t1] at least one pixel wide (px = the width);
+  // keep: an id to include whatever its width (the selection).
+  async getAllocs(rank, dev, t0, t1, px, keep) {
+    const { r, d } = this.device(rank, dev);
+    const j = await this.get("allocs", { rank, dev, t0, t1, px: Math.max(1, Math.min(20000, Math.round(px || 1000))), keep: keep >= 0 ? keep : null });
+    const a = allocColumns(j, d.allocs.groups, r.strings);
+    a.categories = r.categories || [];
+    a.reasons = r.reasons || [];
+    a.total = j.total;
+    a.summarised = j.summarised;
+    a.summarisedBytes = j.summarised_bytes;
+    a.windowNote = j.summarised ? `${j.summarised} allocations narrower than 1 px in this window` : "";
+    this.current.set(rank + "/" + dev, a);
+    return a;
+  }
+
+  // i: an index into the allocations last returned (or {id}).
+  async getDetail(rank, dev, i) {
+    const a = this.current.get(rank + "/" + dev);
+    const id = typeof i === "object" ? i.id : a ? a.id[i] : i;
+    const j = await this.get("detail", { rank, dev, id });
+    return Object.assign(j, { i });
+  }
+
+  async getPeak(rank, dev) { return this.device(rank, dev).d.peak; }
+
+  async getOpStats(rank, dev) {
+    const k = rank + "/" + dev;
+    if (!this.opStats.has(k)) this.opStats.set(k, await this.get("ops", { rank, dev }));
+    return this.opStats.get(k);
+  }
+
+  async getTable(q) {
+    const { r, d } = this.device(q.rank, q.dev);
+    const j = await this.get("table", {
+      rank: q.rank, dev: q.dev, text: (q.text || "").trim().slice(0, 200), min: q.minSize, max: q.maxSize,
+      inwin: q.inWindow ? 1 : 0, t0: q.t0, t1: q.t1, sort: q.sort || "size", dir: (q.dir || 1) > 0 ? "asc" : "desc",
+      page: q.page || 0, size: q.pageSize || 100,
+    });
+    const a = allocColumns(j.rows, d.allocs.groups, r.strings);
+    a.categories = r.categories || [];
+    a.reasons = r.reasons || [];
+    const rows = Uint32Array.from({ length: a.n }, (_, i) => i);
+    a.n = j.n; // the device's count, for "N of M allocations"
+    a.summarised = 0;
+    return { rows, all: rows, total: j.total, page: j.page, pages: j.pages, allocs: a, ids: a.id };
+  }
+
+  async getLiveAt(rank, dev, t, by = "op") {
+    return this.get("live", { rank, dev, t: Math.round(t), by });
+  }
+}
+
+// The source of a report page: meta from <script id="ml-meta">, blobs from <script id="ml-bN">.
+export function pageSource(doc) {
+  if (doc.getElementById("ml-server")) {
+    const cfg = JSON.parse(doc.getElementById("ml-server").textContent);
+    return new HttpSource(cfg.api || "/api/");
+  }
+  const meta = JSON.parse(doc.getElementById("ml-meta").textContent);
+  return new EmbeddedSource(meta, (b) => {
+    const el = doc.getElementById("ml-b" + b);
+    if (!el) throw new Error("memlens: missing data block " + b);
+    return el.textContent;
+  });
+}

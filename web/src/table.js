@@ -1,0 +1,95 @@
+// table.js — the allocations and operators tables as pure functions:
+// filter, sort, page, and export as TSV (clipboard) or CSV (download).
+
+// allocs: decoded columns + groups/strings; q: {text, minSize, maxSize, t0, t1, inWindow}
+export function filterAllocs(allocs, q) {
+  const n = allocs.n, out = [];
+  const text = (q.text || "").trim().toLowerCase();
+  let groupOk = null, opOk = null;
+  if (text) {
+    groupOk = allocs.groups.map((g) => g.toLowerCase().includes(text));
+    opOk = allocs.strings.map((s) => s.toLowerCase().includes(text));
+  }
+  const lo = q.minSize ?? -Infinity, hi = q.maxSize ?? Infinity;
+  for (let i = 0; i < n; i++) {
+    const s = allocs.size[i];
+    if (s < lo || s > hi) continue;
+    if (q.inWindow && (allocs.ta[i] > q.t1 || allocs.tf[i] < q.t0)) continue;
+    if (text && !groupOk[allocs.group[i]] && !opOk[allocs.op[i]]) continue;
+    out.push(i);
+  }
+  return Uint32Array.from(out);
+}
+
+export const ALLOC_COLUMNS = [
+  { key: "group", title: "operator" },
+  { key: "op", title: "allocating op" },
+  { key: "size", title: "size", num: true },
+  { key: "ta", title: "allocated", num: true },
+  { key: "tf", title: "released", num: true },
+  { key: "dur", title: "duration", num: true },
+  { key: "stream", title: "stream" },
+  { key: "addr", title: "address" },
+];
+
+export function allocValue(allocs, i, key) {
+  switch (key) {
+    case "group": return allocs.groups[allocs.group[i]];
+    case "op": return allocs.strings[allocs.op[i]];
+    case "stream": return allocs.strings[allocs.stream[i]];
+    case "dur": return allocs.tf[i] - allocs.ta[i];
+    case "addr": return allocs.addrHi[i] * 4294967296 + allocs.addrLo[i];
+    default: return allocs[key][i];
+  }
+}
+
+export function sortAllocs(allocs, idx, key, dir = 1) {
+  const a = Uint32Array.from(idx);
+  if (!key) return a;
+  // Sort on numbers: strings are replaced by their rank in sorted order.
+  let val;
+  if (key === "group" || key === "op" || key === "stream") {
+    const names = key === "group" ? allocs.groups : allocs.strings;
+    const codes = key === "group" ? allocs.group : allocs[key];
+    const order = names.map((s, k) => k).sort((x, y) => names[x].localeCompare(names[y]));
+    const rank = new Uint32Array(names.length);
+    order.forEach((k, r) => { rank[k] = r; });
+    val = (i) => rank[codes[i]];
+  } else val = (i) => allocValue(allocs, i, key);
+  const v = new Float64Array(allocs.n);
+  for (const i of a) v[i] = val(i);
+  return a.sort((x, y) => (v[x] - v[y]) * dir || x - y);
+}
+
+export function pageOf(idx, page, size) {
+  const pages = Math.max(1, Math.ceil(idx.length / size));
+  const p = Math.min(Math.max(0, page), pages - 1);
+  return { rows: idx.subarray(p * size, Math.min(idx.length, (p + 1) * size)), page: p, pages };
+}
+
+// Generic row tables (operators): rows are arrays; filter on column 0.
+export function filterRows(rows, text) {
+  const t = (text || "").trim().toLowerCase();
+  return t ? rows.filter((r) => String(r[0]).toLowerCase().includes(t)) : rows.slice();
+}
+
+export function sortRows(rows, col, dir = 1) {
+  return rows.slice().sort((a, b) => {
+    const u = a[col], v = b[col];
+    const c = typeof u === "string" ? u.localeCompare(v) : u - v;
+    return c * dir;
+  });
+}
+
+function cell(v, sep) {
+  const s = v == null ? "" : String(v);
+  if (sep === "\t") return s.replace(/[\t\n\r]/g, " ");
+  return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+}
+
+// header: titles; rows: arrays of plain values (numbers stay exact).
+export function toDelimited(header, rows, sep) {
+  const lines = [header.map((h) => cell(h, sep)).join(sep)];
+  for (const r of rows) lines.push(r.map((v) => cell(v, sep)).join(sep));
+  return lines.join("\n") + "\n";
+}

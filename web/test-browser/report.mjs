@@ -1,0 +1,157 @@
+// report.mjs — drives a memlens HTML report in headless Chromium.
+//
+//   node web/test-browser/report.mjs REPORT.html EXPECTED_PEAK_BYTES SHOT_DIR [light|dark]
+//   node web/test-browser/report.mjs http://127.0.0.1:PORT/ ...   (a `memlens serve` page)
+//
+// Prints "ok NAME" or "FAIL NAME: why" per check (tests/cli_report_browser.sh
+// counts them), saves screenshots into SHOT_DIR, and prints timing lines
+// "time NAME MS" for the benchmark.
+import { chromium } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+import fs from "node:fs";
+
+const [file, expectPeak, shots = "build/screenshots", scheme = "light"] = process.argv.slice(2);
+const exe = process.env.CHROMIUM || "/usr/bin/chromium";
+fs.mkdirSync(shots, { recursive: true });
+let failed = 0;
+const ok = (name, cond, why = "") => {
+  if (cond) console.log("ok " + name);
+  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
+};
+
+const browser = await chromium.launch({
+  executablePath: exe,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1500, height: 1000 }, colorScheme: scheme });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const served = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\//.test(file);
+  const origin = served ? new URL(file).origin : "";
+  // A report makes no request at all; a served page only to its own server.
+  page.on("request", (r) => { if (!/^(file|data|blob):/.test(r.url()) && !(served && r.url().startsWith(origin + "/"))) errors.push("network request: " + r.url()); });
+  const t0 = Date.now();
+  await page.goto(served ? file : pathToFileURL(path.resolve(file)).href);
+  await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
+  const loadMs = Date.now() - t0;
+  console.log("time interactive_ms " + loadMs);
+  const err = await page.evaluate(() => window.__memlens.error || "");
+  ok("page starts without errors", !err && errors.length === 0, err || errors.join("; "));
+  if (err) throw new Error(err);
+
+  // The peak label states the summary's exact peak.
+  const peakBytes = (await page.textContent("#peak-bytes")).replace(/,/g, "");
+  if (expectPeak) ok("peak label equals the summary's peak", peakBytes === expectPeak, `label ${peakBytes}, summary ${expectPeak}`);
+  const peakText = await page.textContent("#peak-label");
+  ok("peak label has value and wall-clock time", /GiB|MiB|KiB|B/.test(peakText) && /\d\d:\d\d:\d\d\.\d{6}/.test(peakText), peakText);
+  await page.screenshot({ path: path.join(shots, `report-${scheme}.png`), fullPage: true });
+
+  // Click on the curve (no drag): the live set at that time.
+  {
+    const over = await page.$("#curve .u-over");
+    const b = await over.boundingBox();
+    await page.mouse.click(b.x + b.width * 0.5, b.y + b.height / 2);
+    await page.waitForFunction(() => document.getElementById("live-value"), null, { timeout: 10000 }).catch(() => {});
+    const live = await page.evaluate(() => [document.getElementById("live-value")?.textContent || "", document.getElementById("live-time")?.textContent || "", document.querySelectorAll("#live-list .row").length]);
+    ok("a click on the curve shows the live set at that time", /iB|\bB\b/.test(live[0]) && /\d\d:\d\d/.test(live[1]), JSON.stringify(live));
+  }
+
+  // Drag-zoom on the curve: the x range shrinks and the table follows.
+  const xr = () => page.evaluate(() => { const u = window.__memlens.app.curve.u; return [u.scales.x.min, u.scales.x.max]; });
+  const count = () => page.evaluate(() => document.getElementById("t-count").textContent);
+  const before = await xr(), countBefore = await count();
+  const over = await page.$("#curve .u-over");
+  const box = await over.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.30, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.40, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForTimeout(300);
+  const after = await xr();
+  ok("drag-zoom changes the x range", after[1] - after[0] < (before[1] - before[0]) * 0.2, JSON.stringify([before, after]));
+  const countAfter = await count();
+  ok("zoom filters the allocations table", countAfter !== countBefore, `${countBefore} -> ${countAfter}`);
+  const axis = await page.evaluate(() => window.__memlens.app.curve.u.axes.map((a) => (a.label || "") + ": " + (a._values || []).join(", ")).join(" | "));
+  ok("axes are labelled with units", /\d\d:\d\d/.test(axis) && /iB/.test(axis) && /bytes/.test(axis), axis.slice(0, 300));
+
+  // Zoom redraw time, measured in the page.
+  const redraw = await page.evaluate(async () => {
+    const app = window.__memlens.app, d = app.dev(), times = [];
+    for (let k = 0; k < 10; k++) {
+      const span = (d.t1 - d.t0) / (2 + k), a = d.t0 + (d.t1 - d.t0 - span) * (k / 10);
+      const t = performance.now();
+      await app.setWindow(a, a + span);
+      times.push(performance.now() - t);
+    }
+    times.sort((x, y) => x - y);
+    return { median: times[5], max: times[9] };
+  });
+  console.log("time zoom_redraw_median_ms " + redraw.median.toFixed(1));
+  console.log("time zoom_redraw_max_ms " + redraw.max.toFixed(1));
+
+  // Zoom to the peak, click a bar: the detail panel shows its size and stack.
+  await page.click("#btn-peak");
+  await page.waitForTimeout(200);
+  const target = await page.evaluate(() => {
+    // The largest bar whose centre shows that bar (not one drawn over it).
+    const tl = window.__memlens.app.timeline, a = tl.allocs, L = tl.layout, v = tl.vis;
+    const st = window.__memlens.app.state, x0 = tl.x0(), W = tl.W();
+    const bars = Array.from(v.bars).sort((p, q) => a.size[q] - a.size[p]);
+    for (const i of bars) {
+      const xa = Math.max(0, (a.ta[i] - st.t0) * v.k), xb = Math.min(W, (a.tf[i] - st.t0) * v.k);
+      const ln = L.lanes[L.lane[i]];
+      const x = x0 + (xa + xb) / 2, y = ln.y + L.row[i] * L.rowH + L.rowH / 2;
+      if (tl.pick(x, y) !== i) continue;
+      const r = tl.over.getBoundingClientRect();
+      return { i, x: r.left + x, y: r.top + y, size: a.size[i] };
+    }
+    return null;
+  });
+  ok("a bar is visible at the peak", !!target);
+  if (target) {
+    await page.mouse.click(target.x, target.y);
+    await page.waitForTimeout(200);
+    const sel = await page.evaluate(() => window.__memlens.app.state.selected);
+    const size = await page.textContent("#detail-size").catch(() => "");
+    const stack = await page.textContent("#detail-stack").catch(() => "");
+    const expect = await page.evaluate((i) => i >= 0 ? window.__memlens.app.allocs.size[i] : -1, sel);
+    const human = await page.evaluate((b) => { const u = ["B", "KiB", "MiB", "GiB"]; let x = b, k = 0; while (x >= 1024 && k < 3) { x /= 1024; k++; } return x; }, expect);
+    ok("clicking a bar selects it", sel === target.i, "selected " + sel + ", bar " + target.i);
+    ok("detail panel shows its size", size.length > 0 && size.startsWith(String(human >= 100 ? human.toFixed(0) : human >= 10 ? human.toFixed(1) : human.toFixed(2))), size + " for " + expect);
+    ok("detail panel shows its stack (or says none was recorded)", stack.length > 0, stack);
+    await page.screenshot({ path: path.join(shots, `report-peak-${scheme}.png`), fullPage: true });
+  }
+
+  // Stacked mode draws.
+  await page.click('#seg-mode button[data-mode="stacked"]');
+  await page.waitForTimeout(200);
+  const note = await page.textContent("#tl-note");
+  ok("stacked mode draws bands", /bands/.test(note), note);
+  await page.screenshot({ path: path.join(shots, `report-stacked-${scheme}.png`), fullPage: true });
+
+  // Switch device (and rank when there are several).
+  const devs = await page.$$eval("#sel-dev option", (o) => o.map((x) => x.value));
+  if (devs.length > 1) {
+    const cur = await page.$eval("#sel-dev", (s) => s.value);
+    const other = devs.find((v) => v !== cur);
+    await page.selectOption("#sel-dev", other);
+    await page.waitForTimeout(300);
+    const st = await page.evaluate(() => [window.__memlens.app.state.dev, document.getElementById("peak-label").textContent]);
+    ok("switching device shows the other device", String(st[0]) === other && st[1].length > 0, JSON.stringify(st));
+  }
+  const ranks = await page.$$eval("#sel-rank option", (o) => o.map((x) => x.value));
+  if (ranks.length > 1) {
+    await page.selectOption("#sel-rank", ranks[1]);
+    await page.waitForTimeout(300);
+    const r = await page.evaluate(() => window.__memlens.app.state.rank);
+    ok("switching rank shows the other rank", String(r) === ranks[1], "rank " + r);
+  }
+  ok("no errors while using the page", errors.length === 0, errors.join("; "));
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);

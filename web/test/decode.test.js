@@ -1,0 +1,46 @@
+// Decoding of the report's columns (web/DATA.md).
+import test from "node:test";
+import assert from "node:assert/strict";
+import { deflateSync } from "node:zlib";
+import { b64decode, decodeColumn, lowerBound, upperBound } from "../src/decode.js";
+
+const b64 = (buf) => Buffer.from(buf).toString("base64");
+
+test("base64 round trip, with padding and whitespace", () => {
+  for (const n of [0, 1, 2, 3, 4, 5, 100]) {
+    const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37 + 11) & 255);
+    assert.deepEqual(b64decode(b64(bytes)), bytes);
+  }
+  assert.deepEqual(b64decode("QUJD\nRA=="), new TextEncoder().encode("ABCD"));
+});
+
+test("i32 delta column with an offset decodes to exact running values", async () => {
+  const vals = [4096614400, 4096614912, 4096614400, 6029508096];
+  const d = Int32Array.from(vals.map((v, i) => (i ? v - vals[i - 1] : 0)));
+  const col = await decodeColumn({ b: 0, dt: "i32", n: 4, d: 1, o: vals[0] }, () => b64(new Uint8Array(d.buffer)));
+  assert.deepEqual(Array.from(col), vals);
+});
+
+test("deflated columns are inflated (zlib format, as compress2 writes)", async () => {
+  const v = Uint32Array.from({ length: 1000 }, (_, i) => i % 7);
+  const z = deflateSync(Buffer.from(v.buffer));
+  const col = await decodeColumn({ b: 3, dt: "u32", n: 1000, z: 1 }, (b) => (b === 3 ? b64(z) : ""));
+  assert.deepEqual(Array.from(col), Array.from(v));
+});
+
+test("f64, u16 and u8 columns", async () => {
+  const f = Float64Array.from([0.5, 2 ** 52 + 1]);
+  assert.deepEqual(Array.from(await decodeColumn({ b: 0, dt: "f64", n: 2 }, () => b64(new Uint8Array(f.buffer)))), [0.5, 2 ** 52 + 1]);
+  const u = Uint16Array.from([1, 65535]);
+  assert.deepEqual(Array.from(await decodeColumn({ b: 0, dt: "u16", n: 2 }, () => b64(new Uint8Array(u.buffer)))), [1, 65535]);
+  assert.deepEqual(Array.from(await decodeColumn({ b: 0, dt: "u8", n: 3 }, () => b64([1, 2, 3]))), [1, 2, 3]);
+  await assert.rejects(decodeColumn({ b: 0, dt: "x9", n: 0 }, () => ""));
+});
+
+test("binary searches", () => {
+  const a = [1, 2, 2, 2, 5];
+  assert.equal(lowerBound(a, 2), 1);
+  assert.equal(upperBound(a, 2), 4);
+  assert.equal(lowerBound(a, 9), 5);
+  assert.equal(upperBound(a, 0), 0);
+});

@@ -1,0 +1,74 @@
+// HttpSource (web/src/source.js) against a fake fetch: the same shapes as the
+// embedded source, lazy rank loading with progress, ids across windows.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { HttpSource, allocColumns } from "../src/source.js";
+
+function fakeServer(routes) {
+  const seen = [];
+  const fetchFn = async (url) => {
+    seen.push(url);
+    const u = new URL(url, "http://127.0.0.1/");
+    const r = routes[u.pathname.replace("/api/", "")];
+    const [status, body] = r ? r(Object.fromEntries(u.searchParams)) : [404, { error: "not found" }];
+    return { status, json: async () => body };
+  };
+  return { fetchFn, seen };
+}
+
+const rank = { origin_ns: "1000", loaded: true, rank: 0, world_size: 1, path: "t.json", format: "kineto", time: "abs",
+  strings: ["", "aten::mm"], devices: [{ id: "cuda:0", t0: 0, t1: 100, curves: [], op_curves: [],
+    peak: { v: 5 }, allocs: { n: 2, total: 2, groups: ["(allocated before trace)", "(no operator)", "mm"] } }] };
+
+test("lazy rank: progress while the server imports, then the rank's meta", async () => {
+  let calls = 0;
+  const { fetchFn } = fakeServer({
+    meta: () => [200, { inputs: ["t.json"], skipped: [], ranks: [{ index: 0, path: "t.json", state: calls ? "ready" : "pending", bytes: 10, seconds: 0 }] }],
+    rank: () => (++calls < 3 ? [202, { index: 0, path: "t.json", state: "loading", bytes: 10, seconds: 0.5 }] : [200, rank]),
+  });
+  const s = new HttpSource("/api/", fetchFn);
+  const m = await s.getMeta();
+  assert.equal(m.ranks.length, 1);
+  assert.equal(m.ranks[0].loaded, false);
+  const states = [];
+  await s.ensureRank(0, (st) => states.push(st.state));
+  assert.deepEqual(states, ["loading", "loading"]);
+  assert.equal(m.ranks[0].loaded, true);
+  assert.equal(m.ranks[0].devices[0].id, "cuda:0");
+  assert.equal(await s.getPeak(0, 0).then((p) => p.v), 5);
+});
+
+test("windowed allocations: typed columns, ids, detail by id, keep", async () => {
+  const { fetchFn, seen } = fakeServer({
+    meta: () => [200, { inputs: [], skipped: [], ranks: [{ index: 0, path: "t.json", state: "ready" }] }],
+    rank: () => [200, rank],
+    allocs: (q) => [200, { n: 1, total: 2, summarised: 1, summarised_bytes: 8, id: [7], ta: [1], tf: [9], size: [64],
+      addr_hi: [0], addr_lo: [4096], group: [2], op: [1], stream: [0], stack: [0], src: [7], flags: [0], cat: [0], keep: q.keep }],
+    detail: (q) => [200, { id: +q.id, size: 64, stack: [] }],
+    curve: () => [200, { t: [0, 5], v: [1, 5], max: 5 }],
+  });
+  const s = new HttpSource("/api/", fetchFn);
+  await s.getMeta();
+  await s.ensureRank(0);
+  const a = await s.getAllocs(0, 0, 0, 100, 800, 7);
+  assert.ok(a.ta instanceof Float64Array && a.addrLo instanceof Uint32Array && a.flags instanceof Uint8Array);
+  assert.equal(a.n, 1);
+  assert.equal(a.groups[a.group[0]], "mm");
+  assert.equal(a.strings[a.op[0]], "aten::mm");
+  assert.equal(a.localOf(7), 0);
+  assert.equal(a.localOf(8), -1);
+  assert.match(seen.at(-1), /keep=7/);
+  const d = await s.getDetail(0, 0, 0);
+  assert.equal(d.id, 7);
+  const c = await s.getCurve(0, 0, 0, 0, 100, 10);
+  assert.deepEqual(Array.from(c.v), [1, 5]);
+  const before = seen.length;
+  assert.equal(await s.getCurveMax(0, 0, 0, 0, 100), 5);
+  assert.equal(seen.length, before, "the max comes with the curve");
+});
+
+test("allocColumns maps ids to rows", () => {
+  const a = allocColumns({ count: 2, id: [3, 9], ta: [0, 1] }, [], []);
+  assert.equal(a.localOf(9), 1);
+  assert.equal(a.ta[1], 1);
+});
