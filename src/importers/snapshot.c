@@ -134,13 +134,19 @@ static int known_frames(imp *im, const ml_pv *items, size_t n)
 {
     VEC_RESERVE(&im->frames_tmp, n);
     uint32_t *out = im->frames_tmp.v;
-    uint64_t odd = 0;
-    for (size_t i = 0; i < n; i++) {
-        ml_pv v = items[i];
-        odd |= (v & 31) ^ ML_PV_TAG_EXT; /* the tag, and the payload's low bit */
+    uint64_t odd = 0; /* the low 5 bits of each v ^ EXT: tag and the payload's low bit */
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) {
+        ml_pv v = items[i], w = items[i + 1];
+        odd |= (v ^ ML_PV_TAG_EXT) | (w ^ ML_PV_TAG_EXT);
         out[i] = (uint32_t)(v >> 5);
+        out[i + 1] = (uint32_t)(w >> 5);
     }
-    return odd ? -1 : 0;
+    if (i < n) {
+        odd |= items[i] ^ ML_PV_TAG_EXT;
+        out[i] = (uint32_t)(items[i] >> 5);
+    }
+    return odd & 31 ? -1 : 0;
 }
 
 /* The reader's list hook: a list of frames seen before becomes its stack as

@@ -236,8 +236,13 @@ uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line)
  * ~50 frames (equal stacks are compared in full, so this need not be strong). */
 static uint64_t frames_hash(const uint32_t *frames, size_t n)
 {
-    uint64_t h = n;
-    for (size_t i = 0; i < n; i++) h = (h + frames[i]) * 0x9e3779b97f4a7c15ull;
+    uint64_t h = n, two;
+    size_t i = 0;
+    for (; i + 2 <= n; i += 2) { /* two frame ids per step */
+        memcpy(&two, frames + i, 8);
+        h = (h + two) * 0x9e3779b97f4a7c15ull;
+    }
+    if (i < n) h = (h + frames[i]) * 0x9e3779b97f4a7c15ull;
     return mix64(h);
 }
 
