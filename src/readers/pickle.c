@@ -261,6 +261,70 @@ static int collect(reader *r, ml_pv_type t, const char *op)
     return 0;
 }
 
+/* Opcodes that only push a value: BINGET, LONG_BINGET, BININT1/2, BININT,
+ * LONG1, NONE, NEWTRUE, NEWFALSE. */
+static const unsigned char push_only[256] = {
+    ['h'] = 1, ['j'] = 1, ['K'] = 1, ['M'] = 1, ['J'] = 1, [0x8a] = 1, ['N'] = 1, [0x88] = 1, [0x89] = 1,
+};
+
+/* Takes a run of push-only opcodes at p (an entry's keys and values, a frame
+ * list's references: most opcodes of a snapshot) with the stack and the memo
+ * in registers; stops before any opcode that needs more (a container, an
+ * error, a memo word to look at, the end of the buffer, a full stack), which
+ * run()'s switch then handles.  Returns the new read position. */
+static const unsigned char *push_run(reader *r, const unsigned char *p, const unsigned char *end)
+{
+    const ml_pv *memo = r->memo.v;
+    size_t n_memo = r->memo.len, n;
+    ml_pv *sp = r->stack.v + r->stack.len, *room = r->stack.v + r->stack.cap, v;
+    for (;;) {
+        /* Each opcode here reads at most 10 bytes (LONG1 of 8) and pushes one
+         * value: the next k need no other check. */
+        size_t k = (size_t)(end - p) / 10;
+        if ((size_t)(room - sp) < k) k = (size_t)(room - sp);
+        if (!k) goto out;
+        for (ml_pv *stop = sp + k; sp < stop; *sp++ = v) {
+            switch (*p) {
+            case 'j': /* LONG_BINGET */
+                n = le32(p + 1);
+                if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
+                p += 5;
+                /* a frame list: ~50 of them in a row */
+                while (sp + 1 < stop && p[0] == 'j') {
+                    ml_pv w;
+                    n = le32(p + 1);
+                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(w = memo[n]) & 1) break;
+                    *sp++ = v;
+                    v = w;
+                    p += 5;
+                }
+                break;
+            case 'h': /* BINGET */
+                n = p[1];
+                if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
+                p += 2;
+                break;
+            case 'K': v = ml_pv_make_int(r->st, p[1]); p += 2; break;
+            case 'M': v = ml_pv_make_int(r->st, (int64_t)le(p + 1, 2)); p += 3; break;
+            case 'J': v = ml_pv_make_int(r->st, (int32_t)le32(p + 1)); p += 5; break;
+            case 0x8a: /* LONG1: addresses and times, 6 to 8 bytes */
+                n = p[1];
+                if (n < 1 || n > 8) goto out;
+                v = ml_pv_make_int(r->st, le_signed(p + 2, n, end));
+                p += 2 + n;
+                break;
+            case 'N': v = ML_PV_NONE_V; p++; break;
+            case 0x88: v = ml_pv_bool(1); p++; break;
+            case 0x89: v = ml_pv_bool(0); p++; break;
+            default: goto out;
+            }
+        }
+    }
+out:
+    r->stack.len = (size_t)(sp - r->stack.v);
+    return p;
+}
+
 static int run(reader *r, ml_pv *out)
 {
     const unsigned char *p = r->buf, *end = r->buf + r->end;
@@ -268,6 +332,10 @@ static int run(reader *r, ml_pv *out)
         r->op = p;
         NEED(1);
         if (r->stack.len == r->stack.cap && grow_stack(r) < 0) return -1;
+        if (push_only[*p]) {
+            const unsigned char *q = push_run(r, p, end);
+            if (q != p) { p = q; continue; }
+        }
         unsigned op = *p++;
         size_t mark = 0, n;
         uint64_t len;
@@ -443,20 +511,6 @@ static int run(reader *r, ml_pv *out)
                 break;
             }
             PUSH(v);
-            /* A frame list is a run of ~50 LONG_BINGETs: take the rest of the run here,
-             * with the memo and the stack in registers. */
-            if (p < end && *p == 'j') {
-                const ml_pv *memo = r->memo.v;
-                size_t n_memo = r->memo.len, k = (size_t)(end - p) / 5, room = r->stack.cap - r->stack.len;
-                ml_pv *sp = r->stack.v + r->stack.len;
-                if (k > room) k = room;
-                for (; k && *p == 'j'; k--, p += 5) {
-                    n = le32(p + 1);
-                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) break;
-                    *sp++ = v;
-                }
-                r->stack.len = (size_t)(sp - r->stack.v);
-            }
             break;
         case 'P': case 'Q':
             return fail(r, "opcode 0x%02x %s refused: memlens does not resolve persistent ids", op,
