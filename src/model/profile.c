@@ -315,26 +315,42 @@ void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t even
 
 /* ---- allocs ---- */
 
+/* Like the events, the alloc columns are only pushed together: one check. */
+static void allocs_grow(ml_allocs *a, size_t n)
+{
+    VEC_RESERVE(&a->t_alloc, n); VEC_RESERVE(&a->t_free, n); VEC_RESERVE(&a->t_free_req, n);
+    VEC_RESERVE(&a->ev_alloc, n); VEC_RESERVE(&a->ev_free, n); VEC_RESERVE(&a->size, n);
+    VEC_RESERVE(&a->addr, n); VEC_RESERVE(&a->device, n); VEC_RESERVE(&a->thread, n);
+    VEC_RESERVE(&a->stack, n); VEC_RESERVE(&a->stream, n); VEC_RESERVE(&a->op, n);
+    VEC_RESERVE(&a->op_top, n); VEC_RESERVE(&a->category, n); VEC_RESERVE(&a->category_reason, n);
+    VEC_RESERVE(&a->flags, n);
+}
+
 size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *r)
 {
     ml_allocs *a = &p->allocs;
-    VEC_PUSH(&a->t_alloc, r->t_alloc);
-    VEC_PUSH(&a->t_free, r->t_free);
-    VEC_PUSH(&a->t_free_req, r->t_free_req);
-    VEC_PUSH(&a->ev_alloc, r->ev_alloc);
-    VEC_PUSH(&a->ev_free, r->ev_free);
-    VEC_PUSH(&a->size, r->size);
-    VEC_PUSH(&a->addr, r->addr);
-    VEC_PUSH(&a->device, r->device);
-    VEC_PUSH(&a->thread, r->thread);
-    VEC_PUSH(&a->stack, r->stack);
-    VEC_PUSH(&a->stream, r->stream);
-    VEC_PUSH(&a->op, r->op);
-    VEC_PUSH(&a->op_top, r->op_top);
-    VEC_PUSH(&a->category, r->category);
-    VEC_PUSH(&a->category_reason, r->category_reason);
-    VEC_PUSH(&a->flags, r->flags);
-    return a->t_alloc.len - 1;
+    size_t i = a->t_alloc.len;
+    if (i == a->t_alloc.cap) allocs_grow(a, i + 1);
+    a->t_alloc.v[i] = r->t_alloc;
+    a->t_free.v[i] = r->t_free;
+    a->t_free_req.v[i] = r->t_free_req;
+    a->ev_alloc.v[i] = r->ev_alloc;
+    a->ev_free.v[i] = r->ev_free;
+    a->size.v[i] = r->size;
+    a->addr.v[i] = r->addr;
+    a->device.v[i] = r->device;
+    a->thread.v[i] = r->thread;
+    a->stack.v[i] = r->stack;
+    a->stream.v[i] = r->stream;
+    a->op.v[i] = r->op;
+    a->op_top.v[i] = r->op_top;
+    a->category.v[i] = r->category;
+    a->category_reason.v[i] = r->category_reason;
+    a->flags.v[i] = r->flags;
+    a->t_alloc.len = a->t_free.len = a->t_free_req.len = a->ev_alloc.len = a->ev_free.len = a->size.len =
+        a->addr.len = a->device.len = a->thread.len = a->stack.len = a->stream.len = a->op.len =
+        a->op_top.len = a->category.len = a->category_reason.len = a->flags.len = i + 1;
+    return i;
 }
 
 size_t ml_allocs_count(const ml_profile *p) { return p->allocs.t_alloc.len; }
