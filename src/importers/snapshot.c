@@ -225,21 +225,20 @@ static int list_index(imp *im, ml_pv list, ml_err *e)
     return (int)i;
 }
 
-/* The append hook: a dict with an "action" is a trace entry; it becomes an
- * event and the reader frees it.  Everything else stays in the store. */
-static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
+/* The record hook: a dict with an "action" in a list is a trace entry; it
+ * becomes an event and the reader frees it (most are taken as SETITEMS
+ * completes them, from the reader's stack).  Everything else stays. */
+static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t n, ml_err *e)
 {
     imp *im = user;
-    const ml_pv_cont *c = ml_pv_cont_of(st, item);
     /* One pass over the keys, keeping the values of ours (the last wins, as in Python). */
     ml_pv val[K_USER_METADATA + 1];
     unsigned has = 0;
-    const ml_pv *items = c->items;
-    for (size_t i = 0; i + 1 < c->len; i += 2) {
-        if (ML_PV_TAG(items[i]) != ML_PV_TAG_STR) continue; /* (a snapshot's keys are str) */
-        unsigned k = key_index(im, (ml_str)(items[i] >> 4));
+    for (size_t i = 0; i < 2 * n; i += 2) {
+        if (ML_PV_TAG(kv[i]) != ML_PV_TAG_STR) continue; /* (a snapshot's keys are str) */
+        unsigned k = key_index(im, (ml_str)(kv[i] >> 4));
         if (k > K_USER_METADATA) continue;
-        val[k] = items[i + 1];
+        val[k] = kv[i + 1];
         has |= 1u << k;
     }
 #define HAS(k) (has & (1u << (k)))
@@ -273,6 +272,13 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
     if (ev.kind == ML_EV_ANNOTATE) ev.aux = str_or0(im, metadata);
     ml_event_push(im->p, &ev);
     return 1;
+}
+
+/* The same for the JSON reader, which offers the dict itself. */
+static int on_entry_dict(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
+{
+    const ml_pv_cont *c = ml_pv_cont_of(st, item);
+    return on_entry(user, st, list, c->items, c->len / 2, e);
 }
 
 /* ---- after the whole value is read ------------------------------------ */
@@ -571,9 +577,9 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     size_t n = ml_source_peek(src, &head, 16, e);
     ml_pv top;
     int rc;
-    ml_pickle_hooks hooks = {.append = on_entry, .list = on_list, .user = &im};
+    ml_pickle_hooks hooks = {.record = on_entry, .list = on_list, .user = &im};
     if (n >= 1 && head[0] == 0x80) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
-    else rc = ml_jsonvalue_read(src, im.st, on_entry, &im, &top, e);
+    else rc = ml_jsonvalue_read(src, im.st, on_entry_dict, &im, &top, e);
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);
     VEC_FREE(&im.lists);

@@ -23,12 +23,14 @@
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
 #define MAX_STRING ((uint64_t)1 << 31)
 #define MEMO_UNSET ((ml_pv)15)   /* reader-private sentinel, never a value of the store */
+#define TAKEN ((ml_pv)ML_PV_TAG_DROPPED) /* on the stack: a dict the record hook took at SETITEMS */
 
 typedef struct reader {
     ml_source *src;
     const char *name;
     ml_pvs *st;
     ml_append_hook hook;
+    ml_record_hook record;
     ml_list_hook list_hook;
     void *user;
     unsigned char *buf;
@@ -159,14 +161,17 @@ static int append_items(reader *r, ml_pv list, ml_pv *items, size_t n)
 {
     /* Most appends (frame lists of settled memo words) hold no container at all. */
     size_t kept = 0;
-    if (r->hook) while (kept < n && ML_PV_TAG(items[kept]) != ML_PV_TAG_CONT) kept++;
+    if (r->hook || r->record)
+        while (kept < n && ML_PV_TAG(items[kept]) != ML_PV_TAG_CONT && items[kept] != TAKEN) kept++;
     else kept = n;
     for (size_t i = kept; i < n; i++) {
         ml_pv v = items[i];
+        if (v == TAKEN) continue; /* taken at SETITEMS already */
         items[kept++] = v;
-        if (!r->hook || ML_PV_TAG(v) != ML_PV_TAG_CONT || ml_pv_cont_type(ml_pv_cont_of(r->st, v)) != ML_PV_DICT)
-            continue;
-        int took = r->hook(r->user, r->st, list, v, r->e);
+        const ml_pv_cont *c;
+        if (ML_PV_TAG(v) != ML_PV_TAG_CONT || ml_pv_cont_type(c = ml_pv_cont_of(r->st, v)) != ML_PV_DICT) continue;
+        int took = r->record ? r->record(r->user, r->st, list, c->items, c->len / 2, r->e)
+                             : r->hook(r->user, r->st, list, v, r->e);
         if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
         if (!took) continue;
         /* Taken: freed now.  Its memo slot keeps the old word, which now reads as
@@ -205,6 +210,25 @@ static int memo_get(reader *r, uint64_t idx)
     ml_pv v = r->memo.v[idx] = ml_pv_settle(r->st, r->memo.v[idx]);
     PUSH(v);
     return 0;
+}
+
+/* SETITEMS filling the empty dict at stack[mark - 1] with stack[mark..]: if
+ * the dict waits in a list's APPENDS batch (a trace entry), offers its pairs
+ * to the record hook from the stack.  1 if taken (the dict's place then holds
+ * TAKEN, which APPENDS skips), 0 if not, -1 on the hook's error. */
+static int take_record(reader *r, size_t mark)
+{
+    size_t n = r->stack.len - mark, batch = fence(r); /* the enclosing mark: the batch's */
+    if (!r->record || n >= 2000 || batch == 0 || batch >= mark) return 0; /* (2000: more SETITEMS may follow) */
+    ml_pv dict = r->stack.v[mark - 1], list = r->stack.v[batch - 1];
+    if (ml_pv_cont_type(ml_pv_cont_of(r->st, list)) != ML_PV_LIST || ml_pv_len(r->st, dict) != 0) return 0;
+    int took = r->record(r->user, r->st, list, r->stack.v + mark, n / 2, r->e);
+    if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
+    if (!took) return 0;
+    ml_pv_drop(r->st, dict); /* (its memo word now reads as dropped) */
+    r->stack.v[mark - 1] = TAKEN;
+    r->stack.len = mark;
+    return 1;
 }
 
 /* APPENDS filling the empty list at stack[mark - 1] with stack[mark..]: offers
@@ -339,7 +363,7 @@ static int run(reader *r, ml_pv *out)
         unsigned op = *p++;
         size_t mark = 0, n;
         uint64_t len;
-        int bytes = 0;
+        int bytes = 0, k;
         ml_pv c, v;
         const char *name;
         switch (op) {
@@ -484,6 +508,10 @@ static int run(reader *r, ml_pv *out)
         case 'u': /* SETITEMS */
             if (pop_mark(r, "SETITEMS", &mark) < 0 || target(r, mark, ML_PV_DICT, "SETITEMS", &c) < 0) return -1;
             if ((r->stack.len - mark) % 2) return fail(r, "SETITEMS with an odd number of keys and values");
+            if ((k = take_record(r, mark)) != 0) {
+                if (k < 0) return -1;
+                break;
+            }
             ml_pv_append(r->st, c, r->stack.v + mark, r->stack.len - mark);
             r->stack.len = mark;
             break;
@@ -537,8 +565,8 @@ int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, 
 
 int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, ml_pv *out, ml_err *e)
 {
-    reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = h->append, .list_hook = h->list,
-                .user = h->user, .e = e};
+    reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = h->record ? NULL : h->append,
+                .record = h->record, .list_hook = h->list, .user = h->user, .e = e};
     r.cap = CHUNK;
     r.buf = ml_malloc(r.cap);
     r.op = r.buf;

@@ -34,6 +34,15 @@
  * without it), 0 to let the list keep it, -1 to stop with the error in e. */
 typedef int (*ml_append_hook)(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e);
 
+/* Called for each dict that goes into a list, with its keys and values
+ * (kv[0], kv[1], ... n pairs): when APPEND or APPENDS appends it, or as soon
+ * as SETITEMS completes it if it waits in a list's APPENDS batch, with the
+ * pairs straight from the reader's stack (the dict is then never filled).
+ * Returns 1 if it took the dict (the list will not hold it), 0 to let the
+ * list keep it, -1 to stop with the error in e.  Used instead of an
+ * ml_append_hook. */
+typedef int (*ml_record_hook)(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t n, ml_err *e);
+
 /* Called when APPENDS fills an empty list with fewer than 1000 items (so the
  * whole list: pickle.dump appends in batches of 1000), all of them EXT values.
  * Returns the EXT number that stands for the list from now on (in the memo
@@ -42,6 +51,7 @@ typedef int64_t (*ml_list_hook)(void *user, const ml_pv *items, size_t n);
 
 typedef struct ml_pickle_hooks {
     ml_append_hook append;      /* may be NULL */
+    ml_record_hook record;      /* may be NULL; if set, append is not used */
     ml_list_hook list;          /* may be NULL */
     void *user;
 } ml_pickle_hooks;
@@ -49,7 +59,7 @@ typedef struct ml_pickle_hooks {
 /* Reads one pickle from src into st; *out is the value STOP returns.
  * Errors: "name: byte N: ...". */
 int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, ml_pv *out, ml_err *e);
-/* The same with both hooks. */
+/* The same with any of the hooks. */
 int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *hooks, ml_pv *out, ml_err *e);
 
 /* Whether the first bytes look like a pickle of protocol 2..5 (for sniffing). */
