@@ -309,18 +309,13 @@ static const unsigned char *push_run(reader *r, const unsigned char *p, const un
         if (!k) goto out;
         for (ml_pv *stop = sp + k; sp < stop; *sp++ = v) {
             switch (*p) {
-            case 'j': /* LONG_BINGET */
-                n = le32(p + 1);
-                if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
-                p += 5;
-                /* a frame list: ~50 of them in a row */
-                while (sp + 1 < stop && p[0] == 'j') {
-                    ml_pv w;
+            case 'j': /* LONG_BINGET; a frame list is ~50 of them in a row */
+                for (;;) {
                     n = le32(p + 1);
-                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(w = memo[n]) & 1) break;
-                    *sp++ = v;
-                    v = w;
+                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
                     p += 5;
+                    if (sp + 1 == stop || *p != 'j') break;
+                    *sp++ = v;
                 }
                 break;
             case 'h': /* BINGET */
