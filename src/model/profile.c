@@ -232,18 +232,16 @@ uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line)
     return (uint32_t)p->frames.len - 1;
 }
 
-/* A multiply per frame and one final mix: snapshots hash millions of stacks of
- * ~50 frames (equal stacks are compared in full, so this need not be strong). */
+/* A multiply per two frames and one final mix (see profile.h): snapshots hash
+ * millions of stacks of ~50 frames, and equal stacks are compared in full, so
+ * this need not be strong. */
 static uint64_t frames_hash(const uint32_t *frames, size_t n)
 {
-    uint64_t h = n, two;
+    uint64_t h = n;
     size_t i = 0;
-    for (; i + 2 <= n; i += 2) { /* two frame ids per step */
-        memcpy(&two, frames + i, 8);
-        h = (h + two) * 0x9e3779b97f4a7c15ull;
-    }
-    if (i < n) h = (h + frames[i]) * 0x9e3779b97f4a7c15ull;
-    return mix64(h);
+    for (; i + 2 <= n; i += 2) h = ml_stack_hash_step(h, frames[i] | (uint64_t)frames[i + 1] << 32);
+    if (i < n) h = ml_stack_hash_step(h, frames[i]);
+    return ml_stack_hash_end(h);
 }
 
 static uint64_t stack_hash_id(const ml_profile *p, uint32_t id)
@@ -265,11 +263,16 @@ const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack)
 
 uint32_t ml_stack_get(ml_profile *p, const uint32_t *frames, size_t n)
 {
+    return n ? ml_stack_get_hashed(p, frames, n, frames_hash(frames, n)) : 0;
+}
+
+uint32_t ml_stack_get_hashed(ml_profile *p, const uint32_t *frames, size_t n, uint64_t hash)
+{
     if (n == 0) return 0;
     ml_profile_index *ix = p->index;
     size_t nstacks = p->stack_start.len - 1;
     rehash_slots(&ix->stack_slots, &ix->stack_mask, nstacks, stack_hash_id, p);
-    size_t j = frames_hash(frames, n) & ix->stack_mask;
+    size_t j = hash & ix->stack_mask;
     for (uint32_t s; (s = ix->stack_slots[j]) != 0; j = (j + 1) & ix->stack_mask) {
         uint32_t id = s - 1;
         if (ml_stack_depth(p, id) == n && memcmp(ml_stack_frames(p, id), frames, n * sizeof *frames) == 0)

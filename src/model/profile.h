@@ -236,6 +236,20 @@ void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t th
 /* Frames and stacks are deduplicated: equal inputs give equal ids. */
 uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line);
 uint32_t ml_stack_get(ml_profile *p, const uint32_t *frames, size_t n); /* innermost first; n = 0 -> 0 */
+/* The same for a caller that hashed the frame ids as it gathered them (a
+ * snapshot's millions of frame lists), the way ml_stack_get() does:
+ *     h = n;  h = ml_stack_hash_step(h, id[i] | (uint64_t)id[i + 1] << 32) for
+ *     each pair, then h = ml_stack_hash_step(h, id[n - 1]) if n is odd;
+ *     hash = ml_stack_hash_end(h). */
+uint32_t ml_stack_get_hashed(ml_profile *p, const uint32_t *frames, size_t n, uint64_t hash);
+static inline uint64_t ml_stack_hash_step(uint64_t h, uint64_t ids) { return (h + ids) * 0x9e3779b97f4a7c15ull; }
+static inline uint64_t ml_stack_hash_end(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
 size_t ml_stack_depth(const ml_profile *p, uint32_t stack);
 const uint32_t *ml_stack_frames(const ml_profile *p, uint32_t stack);
 
