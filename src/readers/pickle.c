@@ -285,62 +285,83 @@ static int collect(reader *r, ml_pv_type t, const char *op)
     return 0;
 }
 
-/* Opcodes that only push a value: BINGET, LONG_BINGET, BININT1/2, BININT,
- * LONG1, NONE, NEWTRUE, NEWFALSE. */
-static const unsigned char push_only[256] = {
-    ['h'] = 1, ['j'] = 1, ['K'] = 1, ['M'] = 1, ['J'] = 1, [0x8a] = 1, ['N'] = 1, [0x88] = 1, [0x89] = 1,
+/* The opcodes fast_run() takes, numbered densely for its switch (0: not one):
+ * those that push a value (BINGET, LONG_BINGET, BININT1, BININT2, BININT,
+ * LONG1, NONE, NEWTRUE, NEWFALSE, EMPTY_DICT, EMPTY_LIST), MARK and MEMOIZE. */
+enum { F_NONE, F_LONG_BINGET, F_BINGET, F_BININT1, F_BININT2, F_BININT, F_LONG1, F_NONE_V, F_TRUE, F_FALSE,
+       F_EMPTY_DICT, F_EMPTY_LIST, F_MARK, F_MEMOIZE };
+static const unsigned char fast_op[256] = {
+    ['j'] = F_LONG_BINGET, ['h'] = F_BINGET, ['K'] = F_BININT1, ['M'] = F_BININT2, ['J'] = F_BININT,
+    [0x8a] = F_LONG1, ['N'] = F_NONE_V, [0x88] = F_TRUE, [0x89] = F_FALSE, ['}'] = F_EMPTY_DICT,
+    [']'] = F_EMPTY_LIST, ['('] = F_MARK, [0x94] = F_MEMOIZE,
 };
 
-/* Takes a run of push-only opcodes at p (an entry's keys and values, a frame
- * list's references: most opcodes of a snapshot) with the stack and the memo
- * in registers; stops before any opcode that needs more (a container, an
- * error, a memo word to look at, the end of the buffer, a full stack), which
- * run()'s switch then handles.  Returns the new read position. */
-static const unsigned char *push_run(reader *r, const unsigned char *p, const unsigned char *end)
+/* Takes a run of simple opcodes at p -- an entry's "} MEMOIZE ( key value
+ * ..." and a frame list's "] MEMOIZE ( LONG_BINGET ...": most opcodes of a
+ * snapshot -- with the stack and the memo in registers.  It stops before any
+ * opcode that needs more (APPENDS, SETITEMS, a memo word to look at, an
+ * error, the end of the buffer, a full stack or memo), which run()'s switch
+ * then handles.  Returns the new read position. */
+static const unsigned char *fast_run(reader *r, const unsigned char *p, const unsigned char *end)
 {
-    const ml_pv *memo = r->memo.v;
+    ml_pv *memo = r->memo.v, *base = r->stack.v, *sp = base + r->stack.len, v;
     size_t n_memo = r->memo.len, n;
-    ml_pv *sp = r->stack.v + r->stack.len, *room = r->stack.v + r->stack.cap, v;
     for (;;) {
-        /* Each opcode here reads at most 10 bytes (LONG1 of 8) and pushes one
-         * value: the next k need no other check. */
-        size_t k = (size_t)(end - p) / 10;
-        if ((size_t)(room - sp) < k) k = (size_t)(room - sp);
+        /* Each opcode here reads at most 10 bytes (LONG1 of 8) and pushes at
+         * most one value: the next k need no other check. */
+        size_t k = (size_t)(end - p) / 10, room = r->stack.cap - (size_t)(sp - base);
+        if (room < k) k = room;
         if (!k) goto out;
-        for (ml_pv *stop = sp + k; sp < stop; *sp++ = v) {
-            switch (*p) {
-            case 'j': /* LONG_BINGET; a frame list is ~50 of them in a row */
+        for (; k; k--) {
+            switch (fast_op[*p]) {
+            case F_LONG_BINGET: /* a frame list is ~50 of them in a row */
                 for (;;) {
                     n = le32(p + 1);
                     if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
-                    p += 5;
-                    if (sp + 1 == stop || *p != 'j') break;
                     *sp++ = v;
+                    p += 5;
+                    if (k == 1 || *p != 'j') break;
+                    k--;
                 }
                 break;
-            case 'h': /* BINGET */
+            case F_BINGET:
                 n = p[1];
                 if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
+                *sp++ = v;
                 p += 2;
                 break;
-            case 'K': v = ml_pv_make_int(r->st, p[1]); p += 2; break;
-            case 'M': v = ml_pv_make_int(r->st, (int64_t)le(p + 1, 2)); p += 3; break;
-            case 'J': v = ml_pv_make_int(r->st, (int32_t)le32(p + 1)); p += 5; break;
-            case 0x8a: /* LONG1: addresses and times, 6 to 8 bytes */
+            case F_BININT1: *sp++ = ml_pv_make_int(r->st, p[1]); p += 2; break;
+            case F_BININT2: *sp++ = ml_pv_make_int(r->st, (int64_t)le(p + 1, 2)); p += 3; break;
+            case F_BININT: *sp++ = ml_pv_make_int(r->st, (int32_t)le32(p + 1)); p += 5; break;
+            case F_LONG1: /* addresses and times, 6 to 8 bytes */
                 n = p[1];
                 if (n < 1 || n > 8) goto out;
-                v = ml_pv_make_int(r->st, le_signed(p + 2, n, end));
+                *sp++ = ml_pv_make_int(r->st, le_signed(p + 2, n, end));
                 p += 2 + n;
                 break;
-            case 'N': v = ML_PV_NONE_V; p++; break;
-            case 0x88: v = ml_pv_bool(1); p++; break;
-            case 0x89: v = ml_pv_bool(0); p++; break;
+            case F_NONE_V: *sp++ = ML_PV_NONE_V; p++; break;
+            case F_TRUE: *sp++ = ml_pv_bool(1); p++; break;
+            case F_FALSE: *sp++ = ml_pv_bool(0); p++; break;
+            case F_EMPTY_DICT: *sp++ = ml_pv_new(r->st, ML_PV_DICT); p++; break;
+            case F_EMPTY_LIST: *sp++ = ml_pv_new(r->st, ML_PV_LIST); p++; break;
+            case F_MARK:
+                if (r->marks.len == r->marks.cap || r->marks.len >= MAX_MARKS) goto out;
+                r->marks.v[r->marks.len++] = (size_t)(sp - base);
+                p++;
+                break;
+            case F_MEMOIZE: /* the next slot, at the end of the memo */
+                if (r->memo_count != n_memo || n_memo == r->memo.cap || (size_t)(sp - base) <= fence(r)) goto out;
+                memo[n_memo++] = sp[-1];
+                r->memo_count++;
+                p++;
+                break;
             default: goto out;
             }
         }
     }
 out:
-    r->stack.len = (size_t)(sp - r->stack.v);
+    r->stack.len = (size_t)(sp - base);
+    r->memo.len = n_memo;
     return p;
 }
 
@@ -351,8 +372,8 @@ static int run(reader *r, ml_pv *out)
         r->op = p;
         NEED(1);
         if (r->stack.len == r->stack.cap && grow_stack(r) < 0) return -1;
-        if (push_only[*p]) {
-            const unsigned char *q = push_run(r, p, end);
+        if (fast_op[*p]) {
+            const unsigned char *q = fast_run(r, p, end);
             if (q != p) { p = q; continue; }
         }
         unsigned op = *p++;
