@@ -65,6 +65,8 @@ static const struct { const char *name; ml_ev_kind kind; } actions[] = {
 #define N_ACTIONS (sizeof actions / sizeof *actions)
 
 #define MAX_DEVICE 4095
+#define K_IGNORED (K_USER_METADATA + 1) /* an entry key that none of ours is */
+#define SHAPE_MAX 16
 #define N_CODED 64 /* string ids below this map to a key or action by table (ours are interned first) */
 
 typedef struct imp {
@@ -83,6 +85,12 @@ typedef struct imp {
     ml_str unknown_example, metadata_example, context_example;
     int64_t last_stream;
     ml_str last_stream_id;
+    /* The keys of the last entry (key words, each one's K_ index, K_IGNORED for
+     * others): the next entry mostly has the same ones in the same order. */
+    size_t shape_n;
+    ml_pv shape_key[SHAPE_MAX];
+    uint8_t shape_idx[SHAPE_MAX];
+    unsigned shape_has;
 } imp;
 
 static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
@@ -258,15 +266,25 @@ static int list_index(imp *im, ml_pv list, ml_err *e)
 static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t n, ml_err *e)
 {
     imp *im = user;
-    /* One pass over the keys, keeping the values of ours (the last wins, as in Python). */
-    ml_pv val[K_USER_METADATA + 1];
+    /* The values of our keys (the last wins, as in Python); val[K_IGNORED] takes the others'. */
+    ml_pv val[K_IGNORED + 1];
     unsigned has = 0;
-    for (size_t i = 0; i < 2 * n; i += 2) {
-        if (ML_PV_TAG(kv[i]) != ML_PV_TAG_STR) continue; /* (a snapshot's keys are str) */
-        unsigned k = key_index(im, (ml_str)(kv[i] >> 4));
-        if (k > K_USER_METADATA) continue;
-        val[k] = kv[i + 1];
-        has |= 1u << k;
+    size_t i = 0;
+    if (n == im->shape_n) /* the same key words as the last entry, in the same order? */
+        while (i < n && kv[2 * i] == im->shape_key[i]) i++;
+    if (i == n && n) {
+        for (i = 0; i < n; i++) val[im->shape_idx[i]] = kv[2 * i + 1];
+        has = im->shape_has;
+    } else {
+        for (i = 0; i < n; i++) {
+            unsigned k = ML_PV_TAG(kv[2 * i]) == ML_PV_TAG_STR ? key_index(im, (ml_str)(kv[2 * i] >> 4)) : K_IGNORED;
+            if (k > K_IGNORED) k = K_IGNORED;
+            val[k] = kv[2 * i + 1];
+            if (k != K_IGNORED) has |= 1u << k;
+            if (i < SHAPE_MAX) { im->shape_key[i] = kv[2 * i]; im->shape_idx[i] = (uint8_t)k; }
+        }
+        im->shape_n = n <= SHAPE_MAX ? n : 0;
+        im->shape_has = has;
     }
 #define HAS(k) (has & (1u << (k)))
     ml_str as = HAS(K_ACTION) ? ml_pv_str_or(val[K_ACTION], ML_NONE32) : ML_NONE32;
