@@ -149,9 +149,9 @@ static int target_fail(reader *r, size_t mark, ml_pv_type want, const char *op)
 /* The container just below the mark, which APPENDS/SETITEMS/ADDITEMS fill. */
 static inline int target(reader *r, size_t mark, ml_pv_type want, const char *op, ml_pv *out)
 {
-    if (mark > fence(r)) {
-        ml_pv c = r->stack.v[mark - 1];
-        if (ml_pv_cont_type(ml_pv_cont_of(r->st, c)) == want) { *out = c; return 0; }
+    if (mark > fence(r) && ml_pv_cont_as(r->st, r->stack.v[mark - 1], want)) {
+        *out = r->stack.v[mark - 1];
+        return 0;
     }
     return target_fail(r, mark, want, op);
 }
@@ -221,7 +221,7 @@ static int take_record(reader *r, size_t mark)
     size_t n = r->stack.len - mark, batch = fence(r); /* the enclosing mark: the batch's */
     if (!r->record || n >= 2000 || batch == 0 || batch >= mark) return 0; /* (2000: more SETITEMS may follow) */
     ml_pv dict = r->stack.v[mark - 1], list = r->stack.v[batch - 1];
-    if (ml_pv_cont_type(ml_pv_cont_of(r->st, list)) != ML_PV_LIST || ml_pv_len(r->st, dict) != 0) return 0;
+    if (!ml_pv_cont_as(r->st, list, ML_PV_LIST) || ml_pv_cont_as(r->st, dict, ML_PV_DICT)->len) return 0;
     int took = r->record(r->user, r->st, list, r->stack.v + mark, n / 2, r->e);
     if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
     if (!took) return 0;
@@ -237,7 +237,7 @@ static int convert_list(reader *r, size_t mark)
 {
     size_t n = r->stack.len - mark;
     ml_pv list = r->stack.v[mark - 1];
-    if (!r->list_hook || n >= 1000 || ml_pv_len(r->st, list) != 0) return 0;
+    if (!r->list_hook || n >= 1000 || ml_pv_cont_as(r->st, list, ML_PV_LIST)->len) return 0;
     int64_t ext = r->list_hook(r->user, r->stack.v + mark, n);
     if (ext < 0 || ext > UINT32_MAX) return 0;
     /* A fresh list is named only by the stack and by the memo slot MEMOIZE gave
@@ -380,7 +380,7 @@ static int run(reader *r, ml_pv *out)
         size_t mark = 0, n;
         uint64_t len;
         int bytes = 0, k;
-        ml_pv c, v;
+        ml_pv c = ML_PV_NONE_V, v;
         const char *name;
         switch (op) {
         case 0x80: /* PROTO */

@@ -145,6 +145,18 @@ static inline const ml_pv_cont *ml_pv_cont_of(const ml_pvs *st, ml_pv v)
     return c;
 }
 
+/* The live container v names if it is one of type t (not EXT), or NULL: one
+ * compare of the slot's generation and type. */
+static inline const ml_pv_cont *ml_pv_cont_as(const ml_pvs *st, ml_pv v, ml_pv_type t)
+{
+    if ((v & 15) != 8) return NULL;
+    const struct ml_pvs_head *h = (const struct ml_pvs_head *)(const void *)st;
+    uint64_t idx = (v >> 4) & 0xFFFFFFFFu;
+    if (idx >= h->len) return NULL;
+    const ml_pv_cont *c = &h->v[idx];
+    return c->gen_kind == ((uint32_t)(v >> 36) << 4 | (uint32_t)t) ? c : NULL;
+}
+
 /* The type of a live container (NONE for anything else). */
 static inline ml_pv_type ml_pv_cont_type(const ml_pv_cont *c) { return c ? (ml_pv_type)(c->gen_kind & 15) : ML_PV_NONE; }
 
