@@ -87,7 +87,7 @@ static ml_pv *items_alloc(ml_pvs *st, size_t n, uint32_t *cap)
     ml_pv *a = st->free_items[k];
     if (a) {
         UNPOISON(a, bytes);
-        memcpy(&st->free_items[k], a, sizeof a);
+        memcpy(&st->free_items[k], a, sizeof(ml_pv *)); /* the link in a[0] */
         return a;
     }
     if (!st->slabs.len || st->slab_used + bytes > SLAB_BYTES) {
@@ -104,7 +104,7 @@ static void items_free(ml_pvs *st, ml_pv *a, uint32_t cap)
     if (!a) return;
     if (cap > CLASS_MAX_ITEMS) { free(a); return; }
     unsigned k = size_class(cap);
-    memcpy(a, &st->free_items[k], sizeof a);
+    memcpy(a, &st->free_items[k], sizeof(ml_pv *));
     st->free_items[k] = a;
     POISON(a + 1, (cap - 1) * sizeof *a); /* the link in a[0] stays readable */
 }
