@@ -25,6 +25,22 @@
 #define MEMO_UNSET ((ml_pv)15)   /* reader-private sentinel, never a value of the store */
 #define TAKEN ((ml_pv)ML_PV_TAG_DROPPED) /* on the stack: a dict the record hook took at SETITEMS */
 
+/* Allocations with the same call path have the same frame list, and pickle
+ * writes it with the same bytes: "] MEMOIZE ( BINGET/LONG_BINGET ... APPENDS".
+ * The number the list hook gave for a list is kept under the bytes of its run
+ * of memo references; the same run again (same bytes, the memo not rewritten
+ * since: so the same items) then costs a hash and a compare, not ~50 opcodes
+ * and the hook.  The list hook must be a function of the items (pickle.h). */
+#define RUNS 4096                 /* cache entries (a power of two), in pairs: a run may sit in either */
+#define RUN_MAX (5 * 999)         /* bytes: 999 references at most, the lists the hook is offered */
+
+typedef struct run_entry {
+    uint64_t hash;
+    uint32_t len, cap, memo_gen;
+    ml_pv result;                 /* 0 until the list hook has given it */
+    unsigned char *bytes;         /* len of cap bytes */
+} run_entry;
+
 typedef struct reader {
     ml_source *src;
     const char *name;
@@ -41,6 +57,10 @@ typedef struct reader {
     VEC(size_t) marks;
     VEC(ml_pv) memo;
     uint32_t memo_count;         /* slots filled: MEMOIZE's next index */
+    uint32_t memo_gen;           /* times a memo slot was written over (BINPUT to a used slot) */
+    run_entry *runs;             /* RUNS, allocated when first needed */
+    run_entry *pending;          /* the run whose APPENDS at stream offset pending_at gives its result */
+    uint64_t pending_at;
     ml_err *e;
 } reader;
 
@@ -194,6 +214,7 @@ static int memo_put(reader *r, uint64_t idx)
         while (r->memo.len <= idx) r->memo.v[r->memo.len++] = MEMO_UNSET;
     }
     if (r->memo.v[idx] == MEMO_UNSET) r->memo_count++;
+    else r->memo_gen++; /* cached runs that read this slot no longer hold */
     r->memo.v[idx] = r->stack.v[r->stack.len - 1];
     return 0;
 }
@@ -243,6 +264,11 @@ static int convert_list(reader *r, size_t mark)
     /* A fresh list is named only by the stack and by the memo slot MEMOIZE gave
      * it, the last one (its items, all BINGETs, memoise nothing). */
     ml_pv w = ml_pv_make_ext((uint32_t)ext);
+    if (r->pending && r->pending_at == at(r)) { /* the run noted at its "]": keep the number */
+        r->pending->result = w;
+        r->pending->memo_gen = r->memo_gen;
+    }
+    r->pending = NULL;
     ml_pv_drop(r->st, list);
     if (r->memo.len && r->memo.v[r->memo.len - 1] == list) r->memo.v[r->memo.len - 1] = w;
     r->stack.v[mark - 1] = w;
@@ -282,6 +308,48 @@ static int collect(reader *r, ml_pv_type t, const char *op)
     if (n) ml_pv_append(r->st, c, r->stack.v + mark, n);
     r->stack.len = mark;
     PUSH(c);
+    return 0;
+}
+
+/* p is at "] MEMOIZE (" and a memo reference: if the run of BINGETs and
+ * LONG_BINGETs and its APPENDS lie in the buffer, the number cached for the
+ * run (then *next is past the APPENDS), else 0, and the run is noted for
+ * convert_list() to fill in. */
+static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *end, const unsigned char **next)
+{
+    const unsigned char *s = p + 3, *e = s;
+    uint64_t h = 0;
+    size_t n = 0;
+    for (; end - e > 5 && n < 999; n++) {
+        if (*e == 'j') { h = (h + le32(e + 1)) * 0x9e3779b97f4a7c15ull; e += 5; }
+        else if (*e == 'h') { h = (h + e[1]) * 0x9e3779b97f4a7c15ull; e += 2; }
+        else break;
+    }
+    if (e >= end || *e != 'e' || n == 0) return 0;
+    size_t len = (size_t)(e - s);
+    h = (h ^ len) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    if (!r->runs) r->runs = ml_calloc(RUNS, sizeof *r->runs);
+    size_t i = h & (RUNS - 1);
+    for (int way = 0; way < 2; way++) {
+        run_entry *x = &r->runs[i ^ (size_t)way];
+        if (x->result && x->hash == h && x->len == len && x->memo_gen == r->memo_gen && memcmp(x->bytes, s, len) == 0) {
+            *next = e + 1;
+            return x->result;
+        }
+    }
+    /* not there: into an empty one of the pair, else either */
+    run_entry *x = &r->runs[r->runs[i].result && !r->runs[i ^ 1].result ? i ^ 1 : i ^ ((h >> 40) & 1)];
+    if (x->cap < len) {
+        x->bytes = ml_realloc(x->bytes, len);
+        x->cap = (uint32_t)len;
+    }
+    memcpy(x->bytes, s, len);
+    x->hash = h;
+    x->len = (uint32_t)len;
+    x->result = 0;
+    r->pending = x;
+    r->pending_at = r->base + (uint64_t)(e - r->buf);
     return 0;
 }
 
@@ -343,7 +411,23 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
             case F_TRUE: *sp++ = ml_pv_bool(1); p++; break;
             case F_FALSE: *sp++ = ml_pv_bool(0); p++; break;
             case F_EMPTY_DICT: *sp++ = ml_pv_new(r->st, ML_PV_DICT); p++; break;
-            case F_EMPTY_LIST: *sp++ = ml_pv_new(r->st, ML_PV_LIST); p++; break;
+            case F_EMPTY_LIST:
+                if (r->list_hook && p[1] == 0x94 && p[2] == '(' && (p[3] == 'j' || p[3] == 'h') && r->memo_count == n_memo &&
+                    n_memo < r->memo.cap && r->marks.len < MAX_MARKS && (size_t)(sp - base) < MAX_STACK - 1000) {
+                    const unsigned char *q;
+                    ml_pv w = run_lookup(r, p, end, &q);
+                    if (w) { /* as the list's "] MEMOIZE ( ... APPENDS" leaves it: its number, memoised */
+                        *sp++ = w;
+                        memo[n_memo++] = w;
+                        r->memo_count++;
+                        p = q;
+                        k = 1; /* many bytes taken: count the budget again */
+                        break;
+                    }
+                }
+                *sp++ = ml_pv_new(r->st, ML_PV_LIST);
+                p++;
+                break;
             case F_MARK:
                 if (r->marks.len == r->marks.cap || r->marks.len >= MAX_MARKS) goto out;
                 r->marks.v[r->marks.len++] = (size_t)(sp - base);
@@ -591,6 +675,9 @@ int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, m
     VEC_FREE(&r.stack);
     VEC_FREE(&r.marks);
     VEC_FREE(&r.memo);
+    if (r.runs)
+        for (size_t i = 0; i < RUNS; i++) free(r.runs[i].bytes);
+    free(r.runs);
     return rc;
 }
 

@@ -46,7 +46,9 @@ typedef int (*ml_record_hook)(void *user, ml_pvs *st, ml_pv list, const ml_pv *k
 /* Called when APPENDS fills an empty list with fewer than 1000 items (so the
  * whole list: pickle.dump appends in batches of 1000), all of them EXT values.
  * Returns the EXT number that stands for the list from now on (in the memo
- * and where the list was), or -1 to keep the list as it is. */
+ * and where the list was), or -1 to keep the list as it is.  It must depend
+ * on the items alone: for a list written with the same memo references as
+ * one before, the reader reuses the number without calling it again. */
 typedef int64_t (*ml_list_hook)(void *user, const ml_pv *items, size_t n);
 
 typedef struct ml_pickle_hooks {
