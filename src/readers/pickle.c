@@ -318,14 +318,17 @@ static int collect(reader *r, ml_pv_type t, const char *op)
 static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *end, const unsigned char **next)
 {
     const unsigned char *s = p + 3, *e = s;
+    /* (a run over 999 references is hashed too, but the hook is never offered
+     * such a list, so it never gets a number) */
+    const unsigned char *lim = end - s > RUN_MAX + 5 ? s + RUN_MAX - 5 : end - 5;
+    const uint64_t K = 0x9e3779b97f4a7c15ull;
     uint64_t h = 0;
-    size_t n = 0;
-    for (; end - e > 5 && n < 999; n++) {
-        if (*e == 'j') { h = (h + le32(e + 1)) * 0x9e3779b97f4a7c15ull; e += 5; }
-        else if (*e == 'h') { h = (h + e[1]) * 0x9e3779b97f4a7c15ull; e += 2; }
+    while (e < lim) {
+        if (*e == 'j') h = (h + le32(e + 1)) * K, e += 5;
+        else if (*e == 'h') h = (h + e[1]) * K, e += 2;
         else break;
     }
-    if (e >= end || *e != 'e' || n == 0) return 0;
+    if (e == s || *e != 'e') return 0;
     size_t len = (size_t)(e - s);
     h = (h ^ len) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
