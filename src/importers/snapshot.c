@@ -85,6 +85,7 @@ typedef struct imp {
     ml_str unknown_example, metadata_example, context_example;
     int64_t last_stream;
     ml_str last_stream_id;
+    ml_pv last_stream_word;
     /* The keys of the last entry (key words, each one's K_ index, K_IGNORED for
      * others): the next entry mostly has the same ones in the same order. */
     size_t shape_n;
@@ -97,6 +98,7 @@ static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
 
 static ml_str stream_text(imp *im, ml_pv v)
 {
+    if (v == im->last_stream_word && im->last_stream_id) return im->last_stream_id; /* mostly one stream */
     int64_t s = ml_pv_int_or(im->st, v, INT64_MIN);
     if (s == INT64_MIN && ml_pv_int(im->st, v, &s) < 0) return str_or0(im, v);
     if (s != im->last_stream || !im->last_stream_id) {
@@ -105,6 +107,7 @@ static ml_str stream_text(imp *im, ml_pv v)
         im->last_stream = s;
         im->last_stream_id = ml_intern_cstr(im->p->strings, buf);
     }
+    im->last_stream_word = v; /* an int's word: the same word, the same number */
     return im->last_stream_id;
 }
 
