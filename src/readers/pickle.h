@@ -9,10 +9,11 @@
  * buffers: memlens never imports or executes anything a file names.
  *
  * Values land in an ml_pvs store (pyvalue.h); memo references share, never
- * copy.  For inputs of gigabytes the caller can stream: the append hook sees
- * each dict as it is appended to a list and may take it (the reader then
- * drops it from the store), so a trace of millions of entries never sits in
- * memory as a tree.  (Only dicts are offered: the hook is for records.)
+ * copy.  For inputs of gigabytes the caller can stream: the append hook (or
+ * the record hook, which gets a dict's keys and values, as early as SETITEMS
+ * completes it) sees each dict that goes into a list and may take it (the
+ * reader then drops it), so a trace of millions of entries never sits in
+ * memory as a tree.  (Only dicts are offered: the hooks are for records.)
  * The list hook sees each list that one APPENDS fills with EXT values only
  * (values the caller converted before, e.g. a frame list of known frames) and
  * may stand one EXT number for the whole list: the list is never stored.
