@@ -7,11 +7,13 @@
  *                  (alloc, free_requested, free_completed, segment_*, oom, ...)
  *   allocator_settings, external_annotations
  * (a JSON dump of the same dict loads too).  Trace entries are streamed: the
- * pickle reader hands each entry dict to on_entry() as it is appended to its
- * list, and the entry becomes one event and is freed at once.  Frame lists and
- * frame dicts, shared through the memo, are turned into stack and frame ids
- * the first time they are seen (ml_pv_set_ext), so each is converted once.
- * Their EXT numbers say which they became: 2 * frame id, 2 * stack id + 1.
+ * pickle reader hands each entry's keys and values to on_entry() as the entry
+ * is completed in its list, and it becomes one event at once.  Frame lists
+ * and frame dicts, shared through the memo, are turned into stack and frame
+ * ids the first time they are seen (ml_pv_set_ext), so each is converted
+ * once; a frame list of frames seen before becomes its stack as the reader
+ * reads it (on_list()).  Their EXT numbers say which they became: 2 * frame
+ * id, 2 * stack id + 1.
  *
  * Replay follows MemoryViz: allocations the trace frees without having seen
  * them, and blocks active at the end that the trace never allocated, were
