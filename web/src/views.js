@@ -382,9 +382,16 @@ export class TimelineView {
       if (st.mode === "stacked") {
         const s = this.stack;
         if (!s) continue;
+        // Its band (split where what lies below it changes): shaded, edged above and below.
         for (const r of s.rects) if (r.i === i) {
           const ya = s.top + s.h - (r.hi / s.ymax) * s.h, yb = s.top + s.h - (r.lo / s.ymax) * s.h;
-          ctx.strokeRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(2, yb - ya));
+          ctx.globalAlpha = 0.3; ctx.fillStyle = ctx.strokeStyle;
+          ctx.fillRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(2, yb - ya));
+          ctx.globalAlpha = 1;
+          ctx.beginPath();
+          ctx.moveTo(x0 + r.x0, ya); ctx.lineTo(x0 + r.x1, ya);
+          ctx.moveTo(x0 + r.x0, ya + Math.max(2, yb - ya)); ctx.lineTo(x0 + r.x1, ya + Math.max(2, yb - ya));
+          ctx.stroke();
         }
         if (!s.rects.some((r) => r.i === i)) { // too thin to outline: mark its lifetime at the axis
           ctx.fillStyle = ctx.strokeStyle;
