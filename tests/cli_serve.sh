@@ -61,6 +61,29 @@ r=$(get "/api/allocs?rank=0&dev=0&px=1000"); t_eq "allocs 200" "${r%% *}" 200
 t_eq "allocs columns" "$(echo "${r#* }" | json 'd["n"], d["total"], d["size"], d["in_window"]')" "1 1 [1048576] 1"
 r=$(get "/api/allocs?rank=0&dev=0&px=1&t0=0&t1=1000000000"); # 20 us of 1 s: under a pixel
 t_eq "narrow allocations counted, not listed" "$(echo "${r#* }" | json 'd["n"], d["summarised"], d["summarised_bytes"]')" "0 1 1048576"
+# fmt=bin: the same fields, the columns as little-endian typed arrays (src/server/colbuf.h).
+frame() { python3 -c '
+import json, struct, sys
+b = sys.stdin.buffer.read()
+assert b[:4] == b"MLB1", b[:20]
+h = struct.unpack("<I", b[4:8])[0]
+d = json.loads(b[8:8 + h]); base = (8 + h + 7) // 8 * 8
+for c in d.pop("cols"):
+    w = {"f64": 8, "u32": 4, "u8": 1}[c["dt"]]; o = base + c["o"]
+    assert o % 8 == 0
+    d[c["k"]] = list(struct.unpack("<%d%s" % (c["n"], {"f64": "d", "u32": "I", "u8": "B"}[c["dt"]]), b[o:o + w * c["n"]]))
+print('"$1"')'; }
+t_eq "allocs as a binary frame" "$(curl -s "${URL}api/allocs?rank=0&dev=0&px=1000&fmt=bin" | frame 'd["n"], d["size"], d["id"], d["cat"]')" "1 [1048576.0] [0] [4]"
+t_eq "binary content type" "$(curl -s -o /dev/null -w '%{content_type}' "${URL}api/curve?rank=0&dev=0&curve=0&px=100&fmt=bin")" "application/octet-stream"
+t_eq "curve frame = curve JSON" "$(curl -s "${URL}api/curve?rank=0&dev=0&curve=0&px=100&fmt=bin" | frame '[int(x) for x in d["t"]], [int(x) for x in d["v"]], d["max"]')" \
+    "$(get "/api/curve?rank=0&dev=0&curve=0&px=100" | cut -d' ' -f2- | json 'd["t"], d["v"], d["max"]')"
+t_eq "curves: several in one answer" "$(get "/api/curves?rank=0&dev=0&list=0,1&px=100" | cut -d' ' -f2- | json 'd["n"], d["max"], len(d["t1"]) == len(d["v1"])')" "2 [3145728, 4194304] True"
+t_eq "category chart: the stack's top is the peak" "$(get "/api/catcurve?rank=0&dev=0&px=100" | cut -d' ' -f2- | json 'd["max"], max(d["v%d" % (len(d["cats"]) - 1)])')" "3145728 3145728"
+t_eq "category chart as a frame" "$(curl -s "${URL}api/catcurve?rank=0&dev=0&px=100&fmt=bin" | frame 'd["max"], len(d["t"]) > 0')" "3145728 True"
+t_eq "stacked base: before the trace under the allocation" "$(get "/api/stackbase?rank=0&dev=0&px=2&t0=20000&t1=30000" | cut -d' ' -f2- | json 'd["v"], d["base"], d["before_known"]')" \
+    "[3145728, 3145728] [2097152, 2097152] True"
+t_eq "table filtered by category" "$(get "/api/table?rank=0&dev=0&cat=4" | cut -d' ' -f2- | json 'd["total"], d["rows"]["cat"]')" "1 [4]"
+t_eq "table: another category is empty" "$(get "/api/table?rank=0&dev=0&cat=1" | cut -d' ' -f2- | json 'd["total"]')" 0
 r=$(get "/api/detail?rank=0&dev=0&id=0"); t_eq "detail 200" "${r%% *}" 200
 t_eq "detail" "$(echo "${r#* }" | json 'd["size"], d["group"], d["addr"], d["stack"]')" "1048576 aten::linear 0x63 []"
 r=$(get "/api/table?rank=0&dev=0&text=LINEAR&sort=size&dir=desc"); t_eq "table 200" "${r%% *}" 200
@@ -80,7 +103,10 @@ for q in "curve?rank=0&dev=0&curve=0" "curve?rank=0&dev=0&curve=7&px=10" "curve?
          "detail?rank=0&dev=0&id=1" "detail?rank=0&dev=0" "table?rank=0&dev=0&sort=evil" "table?rank=0&dev=0&dir=up" \
          "table?rank=0&dev=0&size=100000" "table?rank=0&dev=0&min=-5" "table?rank=0&dev=0&page=x" \
          "table?rank=0&dev=0&text=$(printf 'a%.0s' $(seq 300))" "live?rank=0&dev=0&by=frame" "live?rank=0&dev=0&t=1&by=colour" \
-         "rank?rank=0&wait=999999" "rank" "curve?rank=00000000000000000000000001&dev=0&curve=0&px=1"; do
+         "rank?rank=0&wait=999999" "rank" "curve?rank=00000000000000000000000001&dev=0&curve=0&px=1" \
+         "curve?rank=0&dev=0&curve=0&px=10&fmt=xml" "allocs?rank=0&dev=0&px=10&fmt=" "curves?rank=0&dev=0&px=10" \
+         "curves?rank=0&dev=0&px=10&list=0,7" "curves?rank=0&dev=0&px=10&list=op:" "catcurve?rank=0&dev=0" \
+         "stackbase?rank=0&dev=0&px=30000" "table?rank=0&dev=0&cat=-2" "table?rank=0&dev=0&sort=category"; do
     r=$(get "/api/$q")
     t_eq "400 for $q" "${r%% *}" 400
     t_contains "JSON error for $q" "$r" '{"error":"'
@@ -117,6 +143,8 @@ if [ -d "$DATA/ascend/text_level1" ] && [ -f "$real" ]; then
     t_eq "real curve keeps the peak at 2000 px" "$(echo "${r#* }" | json 'd["max"], max(d["v"])')" "6629508096 6629508096"
     r=$(get "/api/curve?rank=1&dev=0&curve=0&px=3")
     t_eq "real curve keeps the peak at 3 px" "$(echo "${r#* }" | json 'max(d["v"])')" 6629508096
+    t_eq "real curve frame keeps the peak at 2000 px" "$(curl -s "${URL}api/curve?rank=1&dev=0&curve=0&px=2000&fmt=bin" | frame 'int(max(d["v"])), len(d["t"]) <= 4 * 2000 + 2')" "6629508096 True"
+    t_eq "real category stack's top is the peak" "$(curl -s "${URL}api/catcurve?rank=1&dev=0&px=700&fmt=bin" | frame 'int(d["max"]), int(max(d["v%d" % (len(d["cats"]) - 1)]))')" "6629508096 6629508096"
     tpk=$(get "/api/peak?rank=1&dev=0" | cut -d' ' -f2- | json 'd["t"]')
     r=$(get "/api/live?rank=1&dev=0&t=$tpk&by=op")
     t_eq "live at the peak time states the peak" "$(echo "${r#* }" | json 'd["curve_value"], d["tracked"] + d["before"]')" "6629508096 6629508096"
@@ -138,6 +166,8 @@ if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
     URL="" i=0
     while [ -z "$URL" ] && [ $i -lt 300 ]; do URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out"); [ -n "$URL" ] || sleep 0.1; i=$((i + 1)); done
     for q in "rank?rank=0&wait=10000" "curve?rank=0&dev=0&curve=0&px=9" "allocs?rank=0&dev=0&px=9" "detail?rank=0&dev=0&id=0" \
+             "curves?rank=0&dev=0&list=0,1&px=9&fmt=bin" "catcurve?rank=0&dev=0&px=9&fmt=bin" "stackbase?rank=0&dev=0&px=9" \
+             "allocs?rank=0&dev=0&px=9&fmt=bin" "table?rank=0&dev=0&cat=4&sort=reason" \
              "table?rank=0&dev=0&sort=op" "live?rank=0&dev=0&t=20000&by=frame" "live?rank=0&dev=0&t=1&by=category" "ops?rank=0&dev=0" \
              "curve?rank=0&dev=0&curve=0&px=-1" "nope"; do
         curl -s -m 30 -o /dev/null "${URL}api/$q"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "colbuf.h"
 #include "m4.h"
 #include "ranks.h"
 
@@ -84,6 +85,50 @@ TEST(routes_on_a_tiny_trace)
     CHECK_EQ_I64(call(rs, "/api/peak", (args){{"rank=0", "dev=0"}}, &b), 200);
     CHECK(strstr(b.p, "\"v\":3145728"));
 
+    /* The category chart: the top of the stack is the allocated curve (its
+     * peak, with the memory from before the trace as PARAMETER_OR_STATE). */
+    CHECK_EQ_I64(call(rs, "/api/catcurve", (args){{"rank=0", "dev=0", "px=50"}}, &b), 200);
+    CHECK(strstr(b.p, "\"max\":3145728") && strstr(b.p, "\"cats\":["));
+    /* The stacked timeline's base: 2 MiB from before the trace under the 1 MiB allocation. */
+    CHECK_EQ_I64(call(rs, "/api/stackbase", (args){{"rank=0", "dev=0", "px=4", "t0=20000", "t1=30000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"before_known\":true") && strstr(b.p, "\"v\":[3145728,3145728,3145728,3145728]") &&
+          strstr(b.p, "\"base\":[2097152,2097152,2097152,2097152]"));
+    /* Several curves in one answer. */
+    CHECK_EQ_I64(call(rs, "/api/curves", (args){{"rank=0", "dev=0", "list=0,1", "px=50"}}, &b), 200);
+    CHECK(strstr(b.p, "\"n\":2,\"max\":[3145728,4194304]") && strstr(b.p, "\"t1\":[") && strstr(b.p, "\"v1\":["));
+    /* The table filtered by category. */
+    CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "cat=4", "sort=cat"}}, &b), 200);
+    CHECK(strstr(b.p, "\"total\":1,")); /* the allocation is TEMPORARY (freed inside aten::linear) */
+    CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "cat=5"}}, &b), 200);
+    CHECK(strstr(b.p, "\"total\":0,"));
+
+    /* fmt=bin: the same answer as a frame of typed columns. */
+    {
+        ml_buf j = {0};
+        CHECK_EQ_I64(call(rs, "/api/allocs", (args){{"rank=0", "dev=0", "px=100"}}, &j), 200);
+        CHECK_EQ_I64(call(rs, "/api/allocs", (args){{"rank=0", "dev=0", "px=100", "fmt=bin"}}, &b), 200);
+        CHECK(ml_cb_is_binary(b.p, b.len) && !ml_cb_is_binary(j.p, j.len));
+        uint32_t h = (uint32_t)(uint8_t)b.p[4] | (uint32_t)(uint8_t)b.p[5] << 8 | (uint32_t)(uint8_t)b.p[6] << 16;
+        CHECK(h + 8 <= b.len && b.p[8] == '{' && b.p[8 + h - 1] == '}');
+        char *head = strndup(b.p + 8, h);
+        CHECK(strstr(head, "\"n\":1,") && strstr(head, "\"summarised\":0"));
+        /* the size column: f64 at its offset from the data section */
+        char *sz = strstr(head, "{\"k\":\"size\",\"dt\":\"f64\",\"n\":1,\"o\":");
+        CHECK(sz != NULL);
+        if (sz) {
+            size_t off = strtoul(sz + strlen("{\"k\":\"size\",\"dt\":\"f64\",\"n\":1,\"o\":"), NULL, 10);
+            size_t base = (8 + h + 7) / 8 * 8;
+            double v = 0;
+            CHECK(off % 8 == 0 && base + off + 8 <= b.len);
+            if (base + off + 8 <= b.len) memcpy(&v, b.p + base + off, 8);
+            CHECK(v == 1048576.0);
+        }
+        free(head);
+        ml_buf_free(&j);
+        CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0", "px=9", "fmt=bin"}}, &b), 200);
+        CHECK(ml_cb_is_binary(b.p, b.len) && strstr(b.p + 8, "\"max\":3145728"));
+    }
+
     /* Validation. */
     CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0"}}, &b), 400);
     CHECK(strstr(b.p, "{\"error\":\"missing parameter 'px'\""));
@@ -94,6 +139,14 @@ TEST(routes_on_a_tiny_trace)
     CHECK(strstr(b.p, "must be one of: group, op, size"));
     CHECK_EQ_I64(call(rs, "/api/live", (args){{"rank=0", "dev=0", "t=1", "by=x"}}, &b), 400);
     CHECK_EQ_I64(call(rs, "/api/detail", (args){{"rank=0", "dev=0", "id=1"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0", "px=5", "fmt=xml"}}, &b), 400);
+    CHECK(strstr(b.p, "must be one of: json, bin"));
+    CHECK_EQ_I64(call(rs, "/api/curves", (args){{"rank=0", "dev=0", "list=0,9", "px=5"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/curves", (args){{"rank=0", "dev=0", "list=0,", "px=5"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/curves", (args){{"rank=0", "dev=0", "px=5"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/catcurve", (args){{"rank=0", "dev=0"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/stackbase", (args){{"rank=0", "dev=0", "px=0"}}, &b), 400);
+    CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "cat=9"}}, &b), 400);
     CHECK_EQ_I64(call(rs, "/api/nothing", (args){{0}}, &b), 404);
     ml_buf_free(&b);
     ml_ranks_free(rs);
@@ -129,9 +182,9 @@ TEST(m4_keeps_every_extreme)
     const int pxs[] = { 1, 3, 17, 200, 2000, 20000 };
     for (size_t k = 0; k < sizeof pxs / sizeof *pxs; k++) {
         b.len = 0;
-        ml_api_curve(&c, 0, (double)N * 1000, pxs[k], &b);
+        ml_api_curve(&c, 0, (double)N * 1000, pxs[k], 0, &b);
         CHECK(strstr(b.p, ",5000000,") || strstr(b.p, "[5000000,") || strstr(b.p, ",5000000]"));
-        CHECK(strstr(b.p, "\"max\":5000000}"));
+        CHECK(strstr(b.p, "{\"max\":5000000,"));
     }
     /* A window without the spike: its own maximum, exactly. */
     int64_t want = 0;
@@ -161,8 +214,14 @@ TEST(real_peak_is_the_summarys)
             const ml_sv_device *d = &r->dev[k];
             CHECK_EQ_I64(ml_api_curve_max(&d->curves[d->peak_curve], (double)d->t0, (double)d->t1 + 1), 6629508096LL);
             ml_buf b = {0};
-            ml_api_curve(&d->curves[d->peak_curve], (double)d->t0, (double)d->t1 + 1, 2000, &b);
+            ml_api_curve(&d->curves[d->peak_curve], (double)d->t0, (double)d->t1 + 1, 2000, 0, &b);
             CHECK(strstr(b.p, "6629508096"));
+            /* the category stack's top reaches the same peak, at any width */
+            CHECK(d->ncat > 0);
+            if (d->ncat) CHECK_EQ_I64(ml_api_curve_max(&d->cat_top[d->ncat - 1], (double)d->t0, (double)d->t1 + 1), 6629508096LL);
+            b.len = 0;
+            ml_api_catcurve(d, (double)d->t0, (double)d->t1 + 1, 3, 0, &b);
+            CHECK(strstr(b.p, "\"max\":6629508096"));
             ml_buf_free(&b);
         }
         CHECK(found);

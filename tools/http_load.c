@@ -98,9 +98,9 @@ static void *run(void *arg)
         double w = span * zoom, a = c->t0 + (span - w) * (rand_r(&c->seed) / (double)RAND_MAX);
         char path[256];
         if (!strcmp(c->kind, "curve"))
-            snprintf(path, sizeof path, "/api/curve?rank=0&dev=%d&curve=0&px=2000&t0=%.0f&t1=%.0f", c->dev, a, a + w);
+            snprintf(path, sizeof path, "/api/curve?rank=0&dev=%d&curve=0&px=2000&fmt=bin&t0=%.0f&t1=%.0f", c->dev, a, a + w);
         else
-            snprintf(path, sizeof path, "/api/allocs?rank=0&dev=%d&px=2000&t0=%.0f&t1=%.0f", c->dev, a, a + w);
+            snprintf(path, sizeof path, "/api/allocs?rank=0&dev=%d&px=2000&fmt=bin&t0=%.0f&t1=%.0f", c->dev, a, a + w);
         double t = now();
         int st = request(fd, path, buf, cap);
         double ms = (now() - t) * 1000;

@@ -22,6 +22,7 @@
 enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER };
 
 #define ID_MAX 64
+#define TOTALS_CACHE 64
 
 /* The fields of one trace event that memlens needs, collected in any key order. */
 typedef struct event_fields {
@@ -63,6 +64,7 @@ typedef struct kineto {
     bool events_open;              /* inside the event list (where a split may fall) */
     size_t orphan_ends;            /* "E" events with no open "B" on their thread */
     uint32_t last_thread;          /* thread_of()'s one-entry cache */
+    uint32_t totals[TOTALS_CACHE][2]; /* device -> series index + 1 of its allocated / reserved totals */
     char last_pid[ID_MAX], last_tid[ID_MAX];
     size_t last_pid_len, last_tid_len;
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
@@ -216,6 +218,17 @@ static ml_dev_kind device_kind(int64_t type)
     }
 }
 
+/* The device's Total Allocated / Total Reserved series, remembered by index
+ * (ml_series_get searches, and this runs for every memory event). */
+static ml_series *totals_series(kineto *k, uint16_t dev, ml_series_kind kind)
+{
+    int which = kind == ML_SERIES_RESERVED;
+    if (dev < TOTALS_CACHE && k->totals[dev][which]) return &k->p->series.v[k->totals[dev][which] - 1];
+    ml_series *s = ml_series_get(k->p, dev, kind, 0, 0);
+    if (dev < TOTALS_CACHE) k->totals[dev][which] = (uint32_t)(s - k->p->series.v) + 1;
+    return s;
+}
+
 static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oom)
 {
     ml_profile *p = k->p;
@@ -252,9 +265,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_event(ml_series_get(p, dev, ML_SERIES_ALLOCATED, 0, 0), f->ts, f->total_alloc, ev_index);
+        ml_series_push_event(totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_event(ml_series_get(p, dev, ML_SERIES_RESERVED, 0, 0), f->ts, f->total_reserved, ev_index);
+        ml_series_push_event(totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
 }
 

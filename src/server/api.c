@@ -14,6 +14,7 @@
 
 #include "breakdown.h"
 #include "categories.h"
+#include "colbuf.h"
 
 /* ---- JSON numbers, fast (a window of allocations is ~10^6 of them) ----- */
 
@@ -33,38 +34,22 @@ static void put_i64(ml_buf *b, int64_t v)
     else put_u64(b, (uint64_t)v);
 }
 
-/* "key":[v0,v1,...] of idx[0..n) picked from a column. */
-#define PUT_COL(b, key, col, idx, n)                                     \
-    do {                                                                 \
-        ml_buf_puts(b, ",\"" key "\":[");                                \
-        for (size_t k_ = 0; k_ < (n); k_++) {                            \
-            if (k_) ml_buf_put(b, ",", 1);                               \
-            put_i64(b, (int64_t)(col)[(idx)[k_]]);                       \
-        }                                                                \
-        ml_buf_put(b, "]", 1);                                           \
-    } while (0)
-
-static void put_columns(ml_buf *b, const ml_sv_device *d, const uint32_t *idx, size_t n)
+static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
 {
-    ml_buf_puts(b, ",\"id\":[");
-    for (size_t k = 0; k < n; k++) {
-        if (k) ml_buf_put(b, ",", 1);
-        put_u64(b, idx[k]);
-    }
-    ml_buf_put(b, "]", 1);
-    PUT_COL(b, "ta", d->ta, idx, n);
-    PUT_COL(b, "tf", d->tf, idx, n);
-    PUT_COL(b, "size", d->size, idx, n);
-    PUT_COL(b, "addr_hi", d->addr_hi, idx, n);
-    PUT_COL(b, "addr_lo", d->addr_lo, idx, n);
-    PUT_COL(b, "group", d->group, idx, n);
-    PUT_COL(b, "op", d->op, idx, n);
-    PUT_COL(b, "stream", d->stream, idx, n);
-    PUT_COL(b, "stack", d->stack, idx, n);
-    PUT_COL(b, "src", d->src, idx, n);
-    PUT_COL(b, "flags", d->flags, idx, n);
-    PUT_COL(b, "cat", d->cat, idx, n);
-    if (d->reason) PUT_COL(b, "reason", d->reason, idx, n);
+    ml_cb_col_u32(cb, "id", idx, NULL, n);
+    ml_cb_col_i64(cb, "ta", d->ta, idx, n);
+    ml_cb_col_i64(cb, "tf", d->tf, idx, n);
+    ml_cb_col_i64(cb, "size", d->size, idx, n);
+    ml_cb_col_u32(cb, "addr_hi", d->addr_hi, idx, n);
+    ml_cb_col_u32(cb, "addr_lo", d->addr_lo, idx, n);
+    ml_cb_col_u32(cb, "group", d->group, idx, n);
+    ml_cb_col_u32(cb, "op", d->op, idx, n);
+    ml_cb_col_u32(cb, "stream", d->stream, idx, n);
+    ml_cb_col_u32(cb, "stack", d->stack, idx, n);
+    ml_cb_col_u32(cb, "src", d->src, idx, n);
+    ml_cb_col_u8(cb, "flags", d->flags, idx, n);
+    ml_cb_col_u8(cb, "cat", d->cat, idx, n);
+    if (d->reason) ml_cb_col_u8(cb, "reason", d->reason, idx, n);
 }
 
 /* ---- curves: M4 for a window (web/src/m4.js m4Select, in C) ------------- */
@@ -140,26 +125,175 @@ static void m4_select(const ml_sv_curve *c, double t0, double t1, int px, m4q *q
     else m4_visit(q, c->levels, 0);
 }
 
-void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, ml_buf *out)
+/* Keeps of the picked points idx[0..n) (ascending) only what M4 draws: per
+ * pixel column the first and last point and, for each of the nv value
+ * arrays, the point of its minimum and of its maximum; returns the new n.
+ * The picks hold every column's extremes, so nothing drawn is lost, and the
+ * answer is at most (2 + 2 nv) points per column. */
+static size_t m4_compact(const int64_t *t, const int64_t *const *vs, size_t nv, uint32_t *idx, size_t n, double t0,
+                         double dt)
+{
+    size_t out = 0;
+    uint32_t keep[2 + 2 * 16];
+    for (size_t a = 0; a < n;) {
+        double col = floor(((double)t[idx[a]] - t0) / dt);
+        size_t b = a + 1;
+        while (b < n && floor(((double)t[idx[b]] - t0) / dt) == col) b++;
+        size_t nk = 0;
+        keep[nk++] = idx[a];
+        keep[nk++] = idx[b - 1];
+        for (size_t k = 0; k < nv; k++) {
+            uint32_t mn = idx[a], mx = idx[a];
+            for (size_t j = a + 1; j < b; j++) {
+                if (vs[k][idx[j]] < vs[k][mn]) mn = idx[j];
+                if (vs[k][idx[j]] > vs[k][mx]) mx = idx[j];
+            }
+            keep[nk++] = mn;
+            keep[nk++] = mx;
+        }
+        for (size_t x = 1; x < nk; x++) /* sort the few kept, then drop repeats */
+            for (size_t y = x; y > 0 && keep[y - 1] > keep[y]; y--) { uint32_t sw = keep[y]; keep[y] = keep[y - 1]; keep[y - 1] = sw; }
+        for (size_t x = 0; x < nk; x++)
+            if (!x || keep[x] != keep[x - 1]) idx[out++] = keep[x];
+        a = b;
+    }
+    return out;
+}
+
+/* One curve's drawn points for a window into cb, as columns tKEY and vKEY. */
+static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, double t1, int px, const char *suffix)
 {
     m4q q;
     m4_select(c, t0, t1, px, &q);
-    int64_t mx = 0;
-    ml_buf_puts(out, "{\"t\":[");
-    for (size_t k = 0; k < q.out.len; k++) {
-        if (k) ml_buf_put(out, ",", 1);
-        put_i64(out, c->t[q.out.v[k]]);
-    }
-    ml_buf_puts(out, "],\"v\":[");
-    for (size_t k = 0; k < q.out.len; k++) {
-        if (k) ml_buf_put(out, ",", 1);
-        put_i64(out, c->v[q.out.v[k]]);
-    }
+    const int64_t *vs[1] = { c->v };
+    q.out.len = m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
+    char key[24];
+    snprintf(key, sizeof key, "t%s", suffix);
+    ml_cb_col_i64(cb, key, c->t, q.out.v, q.out.len);
+    snprintf(key, sizeof key, "v%s", suffix);
+    ml_cb_col_i64(cb, key, c->v, q.out.v, q.out.len);
     VEC_FREE(&q.out);
-    mx = ml_api_curve_max(c, t0, t1);
-    ml_buf_puts(out, "],\"max\":");
-    put_i64(out, mx);
-    ml_buf_puts(out, "}");
+}
+
+void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, int binary, ml_buf *out)
+{
+    ml_colbuf cb;
+    ml_cb_begin(&cb, out, binary);
+    ml_cb_i64(&cb, "max", ml_api_curve_max(c, t0, t1));
+    put_curve_cols(&cb, c, t0, t1, px, "");
+    ml_cb_finish(&cb);
+}
+
+void ml_api_curves(const ml_sv_curve *const *cs, size_t n, double t0, double t1, int px, int binary, ml_buf *out)
+{
+    ml_buf maxes = {0};
+    ml_buf_puts(&maxes, "[");
+    for (size_t k = 0; k < n; k++) ml_buf_printf(&maxes, "%s%lld", k ? "," : "", (long long)ml_api_curve_max(cs[k], t0, t1));
+    ml_buf_puts(&maxes, "]");
+    ml_colbuf cb;
+    ml_cb_begin(&cb, out, binary);
+    ml_cb_i64(&cb, "n", (int64_t)n);
+    ml_cb_json(&cb, "max", maxes.p);
+    for (size_t k = 0; k < n; k++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "%zu", k);
+        put_curve_cols(&cb, cs[k], t0, t1, px, suffix);
+    }
+    ml_cb_finish(&cb);
+    ml_buf_free(&maxes);
+}
+
+static int by_u32(const void *x, const void *y);
+
+void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
+{
+    /* Every band's edge keeps its own M4 points: the union of the picks of
+     * all band tops, and every top read at those points. */
+    VEC(uint32_t) all = {0};
+    for (size_t k = 0; k < d->ncat; k++) {
+        m4q q;
+        m4_select(&d->cat_top[k], t0, t1, px, &q);
+        for (size_t j = 0; j < q.out.len; j++) VEC_PUSH(&all, q.out.v[j]);
+        VEC_FREE(&q.out);
+    }
+    if (all.len) qsort(all.v, all.len, sizeof *all.v, by_u32);
+    size_t u = 0;
+    for (size_t j = 0; j < all.len; j++)
+        if (!u || all.v[j] != all.v[u - 1]) all.v[u++] = all.v[j];
+    all.len = u;
+    if (d->ncat) {
+        double dt = (t1 - t0) / (px > 1 ? px : 1);
+        all.len = m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
+                             dt > 0 ? dt : 1e-9);
+    }
+    ml_buf codes = {0};
+    ml_buf_puts(&codes, "[");
+    for (size_t k = 0; k < d->ncat; k++) ml_buf_printf(&codes, "%s%d", k ? "," : "", d->cat_code[k]);
+    ml_buf_puts(&codes, "]");
+    ml_colbuf cb;
+    ml_cb_begin(&cb, out, binary);
+    ml_cb_json(&cb, "cats", codes.p);
+    ml_cb_i64(&cb, "max", d->ncat ? ml_api_curve_max(&d->cat_top[d->ncat - 1], t0, t1) : 0);
+    ml_cb_col_i64(&cb, "t", d->ncat ? d->cat_top[0].t : NULL, all.v, all.len);
+    for (size_t k = 0; k < d->ncat; k++) {
+        char key[16];
+        snprintf(key, sizeof key, "v%zu", k);
+        ml_cb_col_i64(&cb, key, d->cat_top_v[k], all.v, all.len);
+    }
+    ml_cb_finish(&cb);
+    ml_buf_free(&codes);
+    VEC_FREE(&all);
+}
+
+void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
+{
+    /* Per pixel column: the instant of the curve's highest value in it
+     * (its first whole ns when the value in force there is the highest), that
+     * value, and the part of it no allocation of the trace accounts for.
+     * As web/src/stack.js columnPeaks. */
+    ml_colbuf cb;
+    ml_cb_begin(&cb, out, binary);
+    ml_cb_i64(&cb, "curve", d->peak_curve);
+    ml_cb_bool(&cb, "before_known", d->total_known && d->tracked_curve >= 0);
+    size_t n = d->peak_curve >= 0 ? (size_t)px : 0;
+    int64_t *ts = ml_malloc((n ? n : 1) * sizeof *ts), *vs = ml_malloc((n ? n : 1) * sizeof *vs),
+            *base = ml_calloc(n ? n : 1, sizeof *base);
+    if (n) {
+        const ml_sv_curve *c = &d->curves[d->peak_curve];
+        m4q q;
+        m4_select(c, t0, t1, px, &q);
+        double dt = (t1 - t0) / px;
+        size_t j = 0;
+        int64_t cur = 0;
+        for (size_t x = 0; x < n; x++) {
+            double cs = t0 + (double)x * dt, ce = t0 + (double)(x + 1) * dt;
+            while (j < q.out.len && (double)c->t[q.out.v[j]] < cs) cur = c->v[q.out.v[j++]];
+            int64_t bt = (int64_t)ceil(cs);   /* the column's first whole ns: the value in force there */
+            int64_t best = j < q.out.len && c->t[q.out.v[j]] == bt ? INT64_MIN : cur;
+            for (; j < q.out.len && (double)c->t[q.out.v[j]] < ce; j++) {
+                cur = c->v[q.out.v[j]];
+                if (cur > best) { best = cur; bt = c->t[q.out.v[j]]; }
+            }
+            ts[x] = bt;
+            vs[x] = best;
+        }
+        VEC_FREE(&q.out);
+        if (d->total_known && d->tracked_curve >= 0) {
+            const ml_sv_curve *tr = &d->curves[d->tracked_curve];
+            for (size_t x = 0; x < n; x++) {
+                size_t k = upper_bound_i64(tr->t, tr->n, (double)ts[x]);
+                int64_t live = k ? tr->v[k - 1] : 0;
+                base[x] = vs[x] > live ? vs[x] - live : 0;
+            }
+        }
+    }
+    ml_cb_col_i64(&cb, "t", ts, NULL, n);
+    ml_cb_col_i64(&cb, "v", vs, NULL, n);
+    ml_cb_col_i64(&cb, "base", base, NULL, n);
+    ml_cb_finish(&cb);
+    free(ts);
+    free(vs);
+    free(base);
 }
 
 int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
@@ -188,7 +322,8 @@ static int by_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, ml_buf *out)
+void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, int binary,
+                   ml_buf *out)
 {
     /* Bars as the page draws them (web/src/lanes.js visibleBars): those that
      * intersect [t0, t1] and are at least one pixel wide. */
@@ -229,13 +364,18 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
             big.v[j] = (uint32_t)keep;
         }
     }
-    ml_buf_printf(out, "{\"n\":%zu,\"total\":%zu,\"in_window\":%zu,\"in_window_bytes\":", big.len, d->n, in_window);
-    put_i64(out, in_bytes);
-    ml_buf_printf(out, ",\"wide\":%zu,\"limited\":%s,\"summarised\":%zu,\"summarised_bytes\":", nbig,
-                  limited ? "true" : "false", in_window - (limited ? limit : nbig));
-    put_i64(out, in_bytes - big_bytes);
-    put_columns(out, d, big.v, big.len);
-    ml_buf_puts(out, "}");
+    ml_colbuf cb;
+    ml_cb_begin(&cb, out, binary);
+    ml_cb_i64(&cb, "n", (int64_t)big.len);
+    ml_cb_i64(&cb, "total", (int64_t)d->n);
+    ml_cb_i64(&cb, "in_window", (int64_t)in_window);
+    ml_cb_i64(&cb, "in_window_bytes", in_bytes);
+    ml_cb_i64(&cb, "wide", (int64_t)nbig);
+    ml_cb_bool(&cb, "limited", limited);
+    ml_cb_i64(&cb, "summarised", (int64_t)(in_window - (limited ? limit : nbig)));
+    ml_cb_i64(&cb, "summarised_bytes", in_bytes - big_bytes);
+    put_columns(&cb, d, big.v, big.len);
+    ml_cb_finish(&cb);
     VEC_FREE(&big);
 }
 
@@ -321,6 +461,7 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
             if (q->max_size >= 0 && d->size[i] > q->max_size) continue;
             if (q->in_window && ((double)d->ta[i] > q->t1 || (double)d->tf[i] < q->t0)) continue;
             if (text && !gok[d->group[i]] && !sok[d->op[i]]) continue;
+            if (q->cat >= 0 && d->cat[i] != q->cat) continue;
             if (total >= want0 && total < want0 + q->page_size) VEC_PUSH(&rows, i);
             total++;
         }
@@ -329,10 +470,14 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
         want0 = (pages - 1) * q->page_size; /* past the end: the last page */
     }
     size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
-    ml_buf_printf(out, "{\"total\":%zu,\"page\":%zu,\"pages\":%zu,\"n\":%zu,\"rows\":{\"count\":%zu",
-                  total, want0 / q->page_size, pages, d->n, rows.len);
-    put_columns(out, d, rows.v, rows.len);
-    ml_buf_puts(out, "}}");
+    ml_buf_printf(out, "{\"total\":%zu,\"page\":%zu,\"pages\":%zu,\"n\":%zu,\"rows\":",
+                  total, want0 / q->page_size, pages, d->n);
+    ml_colbuf cb;
+    ml_cb_begin(&cb, out, 0);
+    ml_cb_i64(&cb, "count", (int64_t)rows.len);
+    put_columns(&cb, d, rows.v, rows.len);
+    ml_cb_finish(&cb);
+    ml_buf_puts(out, "}");
     VEC_FREE(&rows);
     free(gok);
     free(sok);
@@ -532,7 +677,28 @@ static int arg_window(req *q, const ml_sv_device *d, double *t0, double *t1)
     return 0;
 }
 
-static const char *const sort_names[] = {"group", "op", "size", "ta", "tf", "dur", "stream", "addr"};
+/* A curve named "K" (device.curves) or "op:K" (device.op_curves) in s[0..len); NULL if none. */
+static const ml_sv_curve *curve_of(const ml_sv_device *d, const char *s, size_t len)
+{
+    int op = len >= 3 && !strncmp(s, "op:", 3);
+    size_t i = op ? 3 : 0, k = 0;
+    if (i == len || len - i > 9) return NULL;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return NULL;
+        k = k * 10 + (size_t)(s[i] - '0');
+    }
+    if (k >= (op ? d->nop : d->ncurves)) return NULL;
+    return op ? &d->op_curves[k] : &d->curves[k];
+}
+
+static int bad_curve(req *q, const char *key, const ml_sv_device *d)
+{
+    return fail(q, 400, "parameter '%s' must be a curve index (0..%zu) or op:K (0..%zu)%s", key,
+                d->ncurves ? d->ncurves - 1 : 0, d->nop ? d->nop - 1 : 0, strcmp(key, "list") ? "" : ", comma-separated");
+}
+
+static const char *const sort_names[] = {"group", "op", "size", "ta", "tf", "dur", "stream", "addr", "cat", "reason"};
+static const char *const fmt_names[] = {"json", "bin"};
 static const char *const by_names[] = {"op", "frame", "stack", "innermost", "size", "category"};
 
 static int route(req *q, ml_ranks *rs, const char *path)
@@ -564,33 +730,61 @@ static int route(req *q, ml_ranks *rs, const char *path)
         double t0, t1;
         if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1)) return -1;
         const char *c = q->arg(q->user, "curve");
-        const ml_sv_curve *cv = NULL;
+        const ml_sv_curve *cv;
         if (!c) return fail(q, 400, "missing parameter 'curve'");
-        char *end;
-        int op = !strncmp(c, "op:", 3);
-        const char *num = op ? c + 3 : c;
-        long k = strtol(num, &end, 10);
-        if (!*num || *end || strlen(c) > 12 || k < 0 || (size_t)k >= (op ? d->nop : d->ncurves))
-            return fail(q, 400, "parameter 'curve' must be a curve index (0..%zu) or op:K (0..%zu)",
-                        d->ncurves ? d->ncurves - 1 : 0, d->nop ? d->nop - 1 : 0);
-        cv = op ? &d->op_curves[k] : &d->curves[k];
+        if (!(cv = curve_of(d, c, strlen(c)))) return bad_curve(q, "curve", d);
         if (!strcmp(path, "/api/curvemax")) {
             ml_buf_puts(q->out, "{\"max\":");
             put_i64(q->out, ml_api_curve_max(cv, t0, t1));
             ml_buf_puts(q->out, "}");
             return 0;
         }
-        if (arg_int(q, "px", 1, 20000, -1, &v)) return -1;
-        ml_api_curve(cv, t0, t1, (int)v, q->out);
+        int fmt;
+        if (arg_int(q, "px", 1, 20000, -1, &v) || arg_enum(q, "fmt", fmt_names, 2, 0, &fmt)) return -1;
+        ml_api_curve(cv, t0, t1, (int)v, fmt, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/curves")) {
+        double t0, t1;
+        int fmt;
+        const ml_sv_curve *cs[32];
+        size_t n = 0;
+        if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1) || arg_int(q, "px", 1, 20000, -1, &v) ||
+            arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
+            return -1;
+        const char *list = q->arg(q->user, "list");
+        if (!list || !*list) return fail(q, 400, "missing parameter 'list'");
+        if (strlen(list) > 400) return fail(q, 400, "parameter 'list' is longer than 400 bytes");
+        for (const char *p = list;;) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            if (n == 32) return fail(q, 400, "parameter 'list' names more than 32 curves");
+            if (!(cs[n++] = curve_of(d, p, len))) return bad_curve(q, "list", d);
+            if (!e) break;
+            p = e + 1;
+        }
+        ml_api_curves(cs, n, t0, t1, (int)v, fmt, q->out);
         return 0;
     }
     if (!strcmp(path, "/api/allocs")) {
         double t0, t1;
         int64_t limit, keep;
+        int fmt;
         if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1) || arg_int(q, "px", 1, 20000, -1, &v) ||
-            arg_int(q, "limit", 1, 2000000, 200000, &limit) || arg_int(q, "keep", -1, (int64_t)d->n - 1, -1, &keep))
+            arg_int(q, "limit", 1, 2000000, 200000, &limit) || arg_int(q, "keep", -1, (int64_t)d->n - 1, -1, &keep) ||
+            arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
             return -1;
-        ml_api_allocs(d, t0, t1, (int)v, (size_t)limit, keep, q->out);
+        ml_api_allocs(d, t0, t1, (int)v, (size_t)limit, keep, fmt, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/catcurve") || !strcmp(path, "/api/stackbase")) {
+        double t0, t1;
+        int fmt;
+        if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1) || arg_int(q, "px", 1, 20000, -1, &v) ||
+            arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
+            return -1;
+        if (!strcmp(path, "/api/catcurve")) ml_api_catcurve(d, t0, t1, (int)v, fmt, q->out);
+        else ml_api_stackbase(d, t0, t1, (int)v, fmt, q->out);
         return 0;
     }
     if (!strcmp(path, "/api/detail")) {
@@ -603,11 +797,12 @@ static int route(req *q, ml_ranks *rs, const char *path)
     if (!strcmp(path, "/api/table")) {
         ml_table_query tq = {0};
         int sort, dir;
-        int64_t mn, mx, page, size, inwin;
+        int64_t mn, mx, page, size, inwin, cat;
         static const char *const dirs[] = {"asc", "desc"};
         if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &tq.t0, &tq.t1) ||
             arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
-            arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, 8, ML_SORT_SIZE, &sort) ||
+            arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, 10, ML_SORT_SIZE, &sort) ||
+            arg_int(q, "cat", -1, ML_CAT__COUNT - 1, -1, &cat) ||
             arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
             arg_int(q, "size", 1, 1000, 100, &size))
             return -1;
@@ -616,6 +811,7 @@ static int route(req *q, ml_ranks *rs, const char *path)
         tq.text = q->arg(q->user, "text");
         if (tq.text && strlen(tq.text) > 200) return fail(q, 400, "parameter 'text' is longer than 200 bytes");
         tq.in_window = (int)inwin;
+        tq.cat = (int)cat;
         tq.sort = (ml_sort_key)sort;
         tq.dir = dir ? -1 : 1;
         tq.page = (size_t)page;

@@ -8,15 +8,27 @@
  *   /api/meta                    inputs, skipped paths, the ranks and their load state
  *   /api/rank?rank&wait          imports the rank if needed (waits up to `wait` ms);
  *                                200 + the rank's meta (web/DATA.md), or 202 + its state
- *   /api/curve?rank&dev&curve&t0&t1&px    {t, v, max}: M4 of the window, every extreme kept
- *   /api/allocs?rank&dev&t0&t1&px[&limit&keep]   allocations intersecting the window at
+ *   /api/curve?rank&dev&curve&t0&t1&px[&fmt]    {t, v, max}: M4 of the window, every extreme kept
+ *   /api/curves?rank&dev&list&t0&t1&px[&fmt]   several curves at once (list: "0,1,op:2"):
+ *                                {n, max:[...], t0, v0, t1, v1, ...}
+ *   /api/catcurve?rank&dev&t0&t1&px[&fmt]  the category chart: {cats, max, t, v0..vK}: the top
+ *                                of each category's band (bottom first), on the union of
+ *                                every top's M4 points, so each band edge keeps its extremes
+ *   /api/stackbase?rank&dev&t0&t1&px[&fmt]  per pixel column for the stacked timeline:
+ *                                {curve, before_known, t, v, base}: when the curve is highest
+ *                                in the column, that value, and the part of it allocated
+ *                                before the trace (no allocation of the trace accounts for it)
+ *   /api/allocs?rank&dev&t0&t1&px[&limit&keep&fmt]   allocations intersecting the window at
  *                                least 1 px wide, as columns; the rest counted and summed
- *   /api/table?rank&dev&text&min&max&inwin&t0&t1&sort&dir&page&size   a sorted, filtered page
+ *   /api/table?rank&dev&text&min&max&cat&inwin&t0&t1&sort&dir&page&size   a sorted, filtered page
  *   /api/detail?rank&dev&id      one allocation with its call stack
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
  * Times are ns relative to the rank's origin_ns (as in the report's meta).
+ * fmt=bin answers the column routes as a binary frame (colbuf.h, content
+ * type application/octet-stream) that the page maps onto typed arrays;
+ * fmt=json (the default) as JSON with the same fields.
  */
 #ifndef ML_SERVER_API_H
 #define ML_SERVER_API_H
@@ -34,14 +46,19 @@ typedef const char *(*ml_api_arg_fn)(void *user, const char *key);
 int ml_api_route(ml_ranks *rs, const char *path, ml_api_arg_fn arg, void *user, ml_buf *out);
 
 /* The routes' work on a loaded rank (validated arguments). */
-void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, ml_buf *out);
+void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, int binary, ml_buf *out);
 int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1);
-void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, ml_buf *out);
+void ml_api_curves(const ml_sv_curve *const *cs, size_t n, double t0, double t1, int px, int binary, ml_buf *out);
+void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out);
+void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out);
+void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, int binary,
+                   ml_buf *out);
 void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t id, ml_buf *out);
 
 typedef struct ml_table_query {
     const char *text;           /* operator name contains (case-insensitive), "" = all */
     int64_t min_size, max_size; /* -1 = no bound */
+    int cat;                    /* only this category (categories.h); -1 = all */
     int in_window;
     double t0, t1;
     ml_sort_key sort;

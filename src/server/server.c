@@ -15,6 +15,7 @@
 #include <microhttpd.h>
 
 #include "api.h"
+#include "colbuf.h"
 #include "web_assets.h"
 
 struct ml_server {
@@ -110,7 +111,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!strncmp(url, "/api/", 5) && strlen(url) < 64) {
         ml_buf b = {0};
         int status = ml_api_route(s->rs, url, get_arg, c, &b);
-        enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", b.p ? b.p : "", b.len, 1);
+        const char *ctype = ml_cb_is_binary(b.p, b.len) ? "application/octet-stream" : "application/json; charset=utf-8";
+        enum MHD_Result ok = reply(c, status, ctype, b.p ? b.p : "", b.len, 1);
         ml_buf_free(&b);
         return ok;
     }

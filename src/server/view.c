@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "categories.h"
 #include "jsonvalue.h"
+#include "m4.h"
 #include "report.h"
 #include "source.h"
 
@@ -129,6 +131,13 @@ static uint32_t *name_ranks(const char **names, size_t n)
     return rank;
 }
 
+uint32_t ml_sv_cat_rank(unsigned cat)
+{
+    for (uint32_t j = 0; j < ML_CAT__COUNT; j++)
+        if (ml_category_order[j] == cat) return j;
+    return ML_CAT__COUNT;
+}
+
 const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key key)
 {
     pthread_mutex_lock(&d->mu);
@@ -137,6 +146,14 @@ const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key ke
         uint32_t *rank = NULL;
         if (key == ML_SORT_GROUP) rank = name_ranks(d->groups, d->ngroups);
         else if (key == ML_SORT_OP || key == ML_SORT_STREAM) rank = name_ranks(r->strings, r->nstrings);
+        uint32_t reason_rank[ML_REASON__COUNT];
+        if (key == ML_SORT_REASON) { /* by the reason's text, as the page shows it */
+            const char *texts[ML_REASON__COUNT];
+            for (int k2 = 0; k2 < ML_REASON__COUNT; k2++) texts[k2] = ml_category_reason_text(k2);
+            uint32_t *rr = name_ranks(texts, ML_REASON__COUNT);
+            memcpy(reason_rank, rr, sizeof reason_rank);
+            free(rr);
+        }
         for (size_t i = 0; i < d->n; i++) {
             switch (key) {
             case ML_SORT_GROUP: k[i] = d->group[i] < d->ngroups ? rank[d->group[i]] : 0; break;
@@ -146,6 +163,8 @@ const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key ke
             case ML_SORT_TA: k[i] = i64_key(d->ta[i]); break;
             case ML_SORT_TF: k[i] = i64_key(d->tf[i]); break;
             case ML_SORT_DUR: k[i] = i64_key(d->tf[i] - d->ta[i]); break;
+            case ML_SORT_CAT: k[i] = ml_sv_cat_rank(d->cat[i]); break;
+            case ML_SORT_REASON: k[i] = d->reason ? reason_rank[d->reason[i] < ML_REASON__COUNT ? d->reason[i] : 0] : 0; break;
             default: k[i] = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i]; break;
             }
         }
@@ -194,6 +213,34 @@ static void build_index(ml_sv_device *d)
     }
 }
 
+/* The category curves, summed bottom up into band tops (view.h). */
+static void read_category_stack(rd *x, ml_pv list, ml_sv_device *d)
+{
+    size_t n = ml_pv_len(x->r->pvs, list);
+    if (n > sizeof d->cat_code / sizeof *d->cat_code) { x->bad = 1; return; }
+    for (size_t k = 0; k < n && !x->bad; k++) {
+        ml_pv e = ml_pv_item(x->r->pvs, list, k);
+        ml_sv_curve c = {0};
+        read_curve(x, get(x, e, "curve"), &c);
+        if (x->bad) return;
+        if (c.fan != ML_M4_FAN || (k && (c.n != d->cat_top[0].n || memcmp(c.t, d->cat_top[0].t, c.n * sizeof *c.t)))) { x->bad = 1; return; }
+        int64_t *top = ml_malloc((c.n ? c.n : 1) * sizeof *top);
+        for (size_t i = 0; i < c.n; i++) top[i] = c.v[i] + (k ? d->cat_top_v[k - 1][i] : 0);
+        ml_m4 py;
+        ml_m4_build(top, c.n, &py);
+        c.v = top;
+        c.mn = py.argmin;
+        c.mx = py.argmax;
+        c.fan = ML_M4_FAN;
+        d->cat_code[k] = (int)get_i64(x, e, "cat");
+        d->cat_top[k] = c;
+        d->cat_top_v[k] = top;
+        d->cat_mn[k] = py.argmin;
+        d->cat_mx[k] = py.argmax;
+        d->ncat = k + 1;
+    }
+}
+
 static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
 {
     ml_sv_rank *r = x->r;
@@ -210,6 +257,10 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
     d->op_curves = ml_calloc(d->nop + 1, sizeof *d->op_curves);
     for (size_t k = 0; k < d->ncurves; k++) read_curve(x, ml_pv_item(r->pvs, cs, k), &d->curves[k]);
     for (size_t k = 0; k < d->nop; k++) read_curve(x, ml_pv_item(r->pvs, os, k), &d->op_curves[k]);
+    d->tracked_curve = -1;
+    for (size_t k = 0; k < d->ncurves; k++)
+        if (!strcmp(get_str(x, get(x, ml_pv_item(r->pvs, cs, k), "group")), "tracked")) d->tracked_curve = (int)k;
+    read_category_stack(x, get(x, dv, "category_curves"), d);
     d->peak = get(x, dv, "peak");
     d->ops = get(x, dv, "ops");
     d->peak_curve = -1;
@@ -325,6 +376,7 @@ void ml_sv_rank_free(ml_sv_rank *r)
         free(d->bytes_tf);
         free(d->blk_max_tf);
         free(d->blk_max_dur);
+        for (size_t c = 0; c < d->ncat; c++) { free(d->cat_top_v[c]); free(d->cat_mn[c]); free(d->cat_mx[c]); }
         for (int s = 0; s < ML_SORT__COUNT; s++) free(d->order[s]);
         pthread_mutex_destroy(&d->mu);
     }

@@ -38,7 +38,7 @@ typedef struct ml_sv_curve {
 /* Table sort keys (web/src/table.js ALLOC_COLUMNS). */
 typedef enum {
     ML_SORT_GROUP, ML_SORT_OP, ML_SORT_SIZE, ML_SORT_TA, ML_SORT_TF, ML_SORT_DUR, ML_SORT_STREAM,
-    ML_SORT_ADDR, ML_SORT__COUNT
+    ML_SORT_ADDR, ML_SORT_CAT, ML_SORT_REASON, ML_SORT__COUNT
 } ml_sort_key;
 
 typedef struct ml_sv_device {
@@ -49,6 +49,16 @@ typedef struct ml_sv_device {
     ml_sv_curve *curves, *op_curves;
     int peak_curve;             /* curve of the peak; -1 if no peak */
     bool total_known;           /* that curve is recorded totals: the gap to the live set is "before trace" */
+    int tracked_curve;          /* the live bytes of the trace's allocations (group "tracked"); -1 if none */
+
+    /* The category chart: per category (in category_order, bottom first) the
+     * top of its band = the sum of it and the categories below, on the
+     * shared times of the category curves, each with its own M4 pyramid. */
+    size_t ncat;
+    int cat_code[16];
+    ml_sv_curve cat_top[16];
+    int64_t *cat_top_v[16];     /* owned */
+    uint32_t *cat_mn[16], *cat_mx[16]; /* owned */
     ml_pv peak, ops;            /* in the rank's value store */
 
     /* Allocations, sorted by allocation time (index = the id the API uses). */
@@ -94,6 +104,9 @@ void ml_sv_rank_free(ml_sv_rank *r);
 
 /* The order of d's allocations by a key, ascending (ties by id); built once. */
 const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key key);
+
+/* A category's position in the display order (categories.h ml_category_order). */
+uint32_t ml_sv_cat_rank(unsigned cat);
 
 /* Writes a value of the store as JSON. */
 void ml_sv_put_value(ml_buf *b, const ml_pvs *st, ml_pv v);

@@ -5,11 +5,12 @@
 import { makeClock, fmtBytes, groupDigits, escapeHtml } from "./format.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
+import { CategoryView } from "./catview.js";
 
 class App {
   constructor(source) {
     this.source = source;
-    this.state = { rank: 0, dev: 0, t0: 0, t1: 1, group: "overall", mode: "lanes", hover: -1, hoverLane: -1, selected: -1, peakBy: "by_op",
+    this.state = { rank: 0, dev: 0, t0: 0, t1: 1, group: "overall", mode: "lanes", colourBy: "op", hover: -1, hoverLane: -1, selected: -1, peakBy: "by_op",
       liveT: null, liveBy: "op" };
     this.perf = { lastRedrawMs: 0, redraws: 0 };
   }
@@ -22,6 +23,7 @@ class App {
     const $ = (id) => document.getElementById(id);
     this.curve = new CurveView($("curve"), this);
     this.timeline = new TimelineView($("timeline"), $("tl-over"), $("tl-tip"), $("tl-note"), this);
+    this.cats = new CategoryView($("p-categories"), $("catchart"), this);
     this.tables = new TablesView(this);
     this.header();
     this.bind();
@@ -97,6 +99,8 @@ class App {
     st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
     this.deviceOptions();
     this.metaLine();
+    this.categoryOptions();
+    this.stackBase = null;
     this.allocs = await this.source.getAllocs(rank, dev, st.t0, st.t1, this.timeline.W());
     this.timeline.setData(this.allocs);
     const pk = d.peak, lab = document.getElementById("peak-label");
@@ -108,6 +112,27 @@ class App {
     renderLive(this);
     this.curve.key = "";
     await this.redraw(true);
+  }
+
+  // The table's category filter: the categories this device has.
+  categoryOptions() {
+    const r = this.meta.ranks[this.state.rank], d = this.dev(), sel = document.getElementById("f-cat");
+    const cats = r.categories || [], have = new Set((d.category_curves || []).map((c) => c.cat));
+    const order = (r.category_order || cats.map((c, k) => k)).filter((c) => have.has(c) || !have.size);
+    const cur = sel.value;
+    sel.innerHTML = '<option value="">all categories</option>' + order.filter((c) => cats[c])
+      .map((c) => `<option value="${c}">${escapeHtml(cats[c].name)}</option>`).join("");
+    sel.value = [...sel.options].some((o) => o.value === cur) ? cur : "";
+    sel.disabled = !cats.length;
+  }
+
+  // Stacked timeline: the instants and before-trace part of each column.
+  async refreshStackBase() {
+    const st = this.state, W = this.timeline.W();
+    const key = [st.rank, st.dev, st.t0, st.t1, W].join("/");
+    if (this.stackBase && this.stackBase.key === key) return;
+    const data = await this.source.getStackBase(st.rank, st.dev, st.t0, st.t1, W);
+    this.stackBase = { key, data };
   }
 
   // The id an allocation index stands for (windowed sources renumber per window).
@@ -150,13 +175,16 @@ class App {
     const t = performance.now();
     const st = this.state;
     document.getElementById("win-label").textContent = `${this.clock.fmt(st.t0, 3)} – ${this.clock.fmt(st.t1, 3)} (${fmtDurShort(st.t1 - st.t0)})`;
-    if (this.source.windowed && !fresh) await Promise.all([this.curve.refresh(), this.refreshAllocs()]);
-    else await this.curve.refresh();
+    const work = [this.curve.refresh(), this.cats.refresh()];
+    if (this.source.windowed && !fresh) work.push(this.refreshAllocs());
+    if (st.mode === "stacked") work.push(this.refreshStackBase());
+    await Promise.all(work);
     this.timeline.draw();
     this.perf.lastRedrawMs = performance.now() - t;
     this.perf.redraws++;
+    // The table follows once the zoom settles (wheel zooming redraws often).
     clearTimeout(this.tableTimer);
-    this.tableTimer = setTimeout(() => this.tables.render(), 0);
+    this.tableTimer = setTimeout(() => this.tables.render(), this.source.windowed ? 120 : 0);
   }
 
   setWindow(a, b) {
@@ -229,11 +257,21 @@ class App {
       if (!m) return;
       st.mode = m;
       $("seg-mode").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.mode === m));
+      (m === "stacked" ? this.refreshStackBase() : Promise.resolve()).then(() => this.timeline.draw());
+    });
+    $("seg-colour").addEventListener("click", (e) => {
+      const c = e.target.dataset && e.target.dataset.colour;
+      if (!c) return;
+      e.preventDefault();
+      st.colourBy = c;
+      $("seg-colour").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.colour === c));
       this.timeline.draw();
     });
     document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => { this.tables.tab = b.dataset.tab; this.tables.render(); }));
     let ft;
     const refilter = () => { clearTimeout(ft); ft = setTimeout(() => { this.tables.q.page = 0; this.tables.ops.page = 0; this.tables.render(); }, 120); };
+    const refilterNow = () => { clearTimeout(ft); this.tables.q.page = 0; this.tables.render(); };
+    $("f-cat").addEventListener("change", refilterNow);
     ["f-text", "f-min", "f-max"].forEach((id) => $(id).addEventListener("input", refilter));
     $("f-win").addEventListener("change", refilter);
     $("pg-prev").addEventListener("click", () => this.page(-1));
@@ -288,7 +326,9 @@ class App {
       else if (e.key === "p" || e.key === "P") this.zoomToPeak();
     });
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { this.curve.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    // Light/dark switched while open: colours follow.
+    if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }
 
   page(d) {

@@ -57,3 +57,23 @@ export function upperBound(a, x, lo = 0, hi = a.length) {
   while (lo < hi) { const m = (lo + hi) >>> 1; if (a[m] <= x) lo = m + 1; else hi = m; }
   return lo;
 }
+
+// A binary answer of `memlens serve` (src/server/colbuf.h): "MLB1", a u32
+// header length H, H bytes of JSON (scalar fields and "cols"), then from the
+// next multiple of 8 the data section, column k at its offset "o" there.
+// Returns the fields with each column as a typed array over the buffer (no copy).
+export function decodeFrame(buf) {
+  const bytes = new Uint8Array(buf);
+  if (bytes.length < 8 || bytes[0] !== 77 || bytes[1] !== 76 || bytes[2] !== 66 || bytes[3] !== 49) throw new Error("memlens: not a binary answer");
+  const h = new DataView(buf).getUint32(4, true);
+  const head = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + h)));
+  const base = Math.ceil((8 + h) / 8) * 8;
+  const T = { f64: Float64Array, u32: Uint32Array, u8: Uint8Array };
+  for (const c of head.cols) {
+    const Ty = T[c.dt];
+    if (!Ty || base + c.o + c.n * Ty.BYTES_PER_ELEMENT > buf.byteLength) throw new Error("memlens: bad column " + c.k);
+    head[c.k] = new Ty(buf, base + c.o, c.n);
+  }
+  delete head.cols;
+  return head;
+}

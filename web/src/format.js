@@ -94,6 +94,25 @@ export const OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
 export const TOL_MUTED = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
 export const LANE_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#44AA99", "#882255", "#DDCC77", "#117733", "#AA4499", "#88CCEE", "#999933", "#CC6677"];
 
+// Memory categories (src/analysis/categories.h), in PyTorch's names, each a
+// colour-blind-safe hue (Okabe & Ito, Tol) in a light- and a dark-mode shade.
+export const CATEGORY_COLOURS = {
+  PARAMETER: ["#0072B2", "#3A9AD9"], OPTIMIZER_STATE: ["#E69F00", "#F0B030"], PARAMETER_OR_STATE: ["#56B4E9", "#8CCDF2"],
+  INPUT: ["#C9B200", "#F0E442"], TEMPORARY: ["#CC79A7", "#E09CC4"], ACTIVATION: ["#009E73", "#2BC497"],
+  GRADIENT: ["#D55E00", "#F07A2A"], AUTOGRAD_DETAIL: ["#882255", "#C0609A"], Unknown: ["#A0A4AC", "#6E747E"],
+};
+// The label of the memory no allocation of the trace accounts for.
+export const BEFORE_TRACE = "(allocated before trace)";
+
+export function isDark() {
+  return typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+}
+
+export function categoryColour(name, dark = isDark()) {
+  const c = CATEGORY_COLOURS[name] || CATEGORY_COLOURS.Unknown;
+  return c[dark ? 1 : 0];
+}
+
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }

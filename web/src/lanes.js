@@ -104,11 +104,14 @@ export function overlapping(allocs, layout, i, t) {
   return out;
 }
 
-// Stacked mode.  For each pixel column the live set at its right edge, each
-// allocation stacked on those allocated before it.  Returns rectangles
-// {x0, x1, lo, hi (bytes), i} for allocations at least minBytes tall, and
-// per column the total live bytes (the outline; smaller ones fill under it).
-export function stackedRects(allocs, t0, t1, W, minBytes, freeOrder) {
+// Stacked mode.  For each pixel column the live set at one instant (its
+// right edge, or at[x]: stack.js columnPeaks, when the memory curve is
+// highest there), each allocation stacked on those allocated before it, all
+// on base[x] bytes (the memory allocated before the trace).  Returns
+// rectangles {x0, x1, lo, hi (bytes), i} for allocations at least minBytes
+// tall, and per column the total live bytes of the allocations (smaller
+// ones fill under the outline base + total).
+export function stackedRects(allocs, t0, t1, W, minBytes, freeOrder, at = null, base = null) {
   const n = allocs.n;
   const fen = new Float64Array(n + 1);
   const add = (i, d) => { for (i++; i <= n; i += i & -i) fen[i] += d; };
@@ -125,8 +128,8 @@ export function stackedRects(allocs, t0, t1, W, minBytes, freeOrder) {
   let ai = 0, fi = 0;
   const dt = (t1 - t0) / W;
   for (let x = 0; x < W; x++) {
-    const t = t0 + (x + 1) * dt;
-    let changed = x === 0;
+    const t = at ? at[x] : t0 + (x + 1) * dt;
+    let changed = x === 0 || (base && base[x] !== base[x - 1]);
     for (; ai < n && allocs.ta[ai] <= t; ai++) {
       if (allocs.tf[ai] <= t) { // born and dead before this column's edge: not drawn
         if (allocs.ta[ai] > t0 && allocs.size[ai] >= minBytes) hidden++;
@@ -147,7 +150,7 @@ export function stackedRects(allocs, t0, t1, W, minBytes, freeOrder) {
     total[x] = live;
     if (!changed) continue;
     for (const i of big) {
-      const lo = below(i);
+      const lo = below(i) + (base ? base[x] : 0);
       const o = open.get(i);
       if (o && o.lo === lo) continue;
       if (o) close(i, x);

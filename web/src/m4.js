@@ -24,7 +24,7 @@ export function m4Levels(n, fan) {
 export function m4Select(curve, t0, t1, px) {
   const { t, v, n } = curve;
   const fan = curve.fan || 4;
-  if (!n) return { t: new Float64Array(0), v: new Float64Array(0) };
+  if (!n) return { t: new Float64Array(0), v: new Float64Array(0), idx: [] };
   const lv = curve._levels || (curve._levels = m4Levels(n, fan));
   const dt = (t1 - t0) / Math.max(1, px);
   const i0 = Math.max(0, lowerBound(t, t0) - 1);           // the step in force at t0
@@ -62,4 +62,59 @@ export function m4Max(curve, t0, t1) {
   let m = 0;
   for (let i = 0; i < sel.v.length; i++) if (sel.v[i] > m) m = sel.v[i];
   return m;
+}
+
+// The pyramid of v as src/analysis/m4.c builds it (ties: the earliest index
+// wins), for curves the page derives itself (the category chart's band tops).
+export function m4Build(v, fan = 4) {
+  const n = v.length, lv = m4Levels(n, fan);
+  const mn = new Uint32Array(lv.total), mx = new Uint32Array(lv.total);
+  let below = n;
+  lv.sizes.forEach((m, l) => {
+    const prev = l ? lv.offsets[l - 1] : 0, at = lv.offsets[l];
+    for (let j = 0; j < m; j++) {
+      const c0 = j * fan, c1 = Math.min(c0 + fan, below);
+      let a = l ? mn[prev + c0] : c0, b = l ? mx[prev + c0] : c0;
+      for (let c = c0 + 1; c < c1; c++) {
+        const cm = l ? mn[prev + c] : c, cx = l ? mx[prev + c] : c;
+        if (v[cm] < v[a]) a = cm;
+        if (v[cx] > v[b]) b = cx;
+      }
+      mn[at + j] = a; mx[at + j] = b;
+    }
+    below = m;
+  });
+  return { mn, mx, fan };
+}
+
+// Keeps of picked point indices idx (ascending) only what M4 draws: per
+// pixel column of [t0, t0 + px*dt) its first and last point and, for each
+// value array of vs, the points of its minimum and maximum (as the server's
+// m4_compact).  m4Select's picks hold every column's extremes, so this loses
+// nothing drawn and leaves at most 2 + 2*vs.length points per column.
+export function m4Compact(t, vs, idx, t0, t1, px) {
+  const dt = (t1 - t0) / Math.max(1, px) || 1e-9, out = [];
+  for (let a = 0; a < idx.length;) {
+    const col = Math.floor((t[idx[a]] - t0) / dt);
+    let b = a + 1;
+    while (b < idx.length && Math.floor((t[idx[b]] - t0) / dt) === col) b++;
+    const keep = [idx[a], idx[b - 1]];
+    for (const v of vs) {
+      let mn = idx[a], mx = idx[a];
+      for (let j = a + 1; j < b; j++) { if (v[idx[j]] < v[mn]) mn = idx[j]; if (v[idx[j]] > v[mx]) mx = idx[j]; }
+      keep.push(mn, mx);
+    }
+    keep.sort((x, y) => x - y);
+    for (let k = 0; k < keep.length; k++) if (!k || keep[k] !== keep[k - 1]) out.push(keep[k]);
+    a = b;
+  }
+  return out;
+}
+
+// m4Select, compacted: at most 4 points per column.
+export function m4Points(curve, t0, t1, px) {
+  const idx = m4Compact(curve.t, [curve.v], m4Select(curve, t0, t1, px).idx, t0, t1, px);
+  const t = new Float64Array(idx.length), v = new Float64Array(idx.length);
+  for (let i = 0; i < idx.length; i++) { t[i] = curve.t[idx[i]]; v[i] = curve.v[idx[i]]; }
+  return { t, v, idx };
 }

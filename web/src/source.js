@@ -2,6 +2,7 @@
 //
 //   getMeta()                                  report, ranks, devices, curves (no columns)
 //   getCurve(rank, dev, curve, t0, t1, px)     {t, v} to draw (M4: every extreme kept)
+//   getCurves(rank, dev, curves, t0, t1, px)   several at once (one request when served)
 //   getCurveMax(rank, dev, curve, t0, t1)      exact maximum over a window
 //   getAllocs(rank, dev, t0, t1, px)           allocation columns covering at least the window
 //   getDetail(rank, dev, i)                    one allocation with its call stack
@@ -9,6 +10,8 @@
 //   getOpStats(rank, dev)                      per-operator statistics rows
 //   getTable(query)                            a page of the allocations table
 //   getLiveAt(rank, dev, t, by)                the live set at any time t, grouped
+//   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
+//   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -18,8 +21,9 @@
 // again when the window changes.  A source with ensureRank(k, progress)
 // loads ranks lazily: the page calls it before it opens a rank.
 
-import { decodeColumn, upperBound } from "./decode.js";
-import { m4Select, m4Max } from "./m4.js";
+import { decodeColumn, decodeFrame, upperBound } from "./decode.js";
+import { categoryStack, selectStack, stackBase } from "./stack.js";
+import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf } from "./table.js";
 
 export class EmbeddedSource {
@@ -59,11 +63,34 @@ export class EmbeddedSource {
   }
 
   async getCurve(rank, dev, curve, t0, t1, px) {
-    return m4Select(await this.curveData(rank, dev, curve), t0, t1, px);
+    return m4Points(await this.curveData(rank, dev, curve), t0, t1, px);
+  }
+
+  async getCurves(rank, dev, curves, t0, t1, px) {
+    return Promise.all(curves.map((c) => this.getCurve(rank, dev, c, t0, t1, px)));
   }
 
   async getCurveMax(rank, dev, curve, t0, t1) {
     return m4Max(await this.curveData(rank, dev, curve), t0, t1);
+  }
+
+  async getCategoryCurve(rank, dev, t0, t1, px) {
+    const { d } = this.device(rank, dev);
+    if (!d._catStack) {
+      d._catStack = Promise.all((d.category_curves || []).map(async (c) =>
+        ({ cat: c.cat, t: await this.col(c.curve.t), v: await this.col(c.curve.v) }))).then(categoryStack);
+    }
+    return selectStack(await d._catStack, t0, t1, px);
+  }
+
+  async getStackBase(rank, dev, t0, t1, px) {
+    const { d } = this.device(rank, dev);
+    const pk = d.peak;
+    if (!pk || !d.curves[pk.curve]) return null;
+    const sel = m4Select(await this.curveData(rank, dev, pk.curve), t0, t1, px);
+    const tk = d.curves.findIndex((c) => c.group === "tracked");
+    const known = pk.kind === "allocated" && !/replayed/.test(d.curves[pk.curve].label) && tk >= 0;
+    return stackBase(sel, known ? await this.curveData(rank, dev, tk) : null, known, t0, t1, px);
   }
 
   async getAllocs(rank, dev /*, t0, t1, px: the embedded source has them all */) {
@@ -76,7 +103,7 @@ export class EmbeddedSource {
             .map((k) => (a[k] ? this.col(a[k]) : null)));
         return { n: a.n, total: a.total, summarised: a.summarised, summarisedBytes: a.summarised_bytes,
           ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason, groups: a.groups,
-          strings: r.strings, categories: r.categories || [], reasons: r.reasons || [] };
+          strings: r.strings, categories: r.categories || [], categoryOrder: r.category_order || [], reasons: r.reasons || [] };
       })();
     }
     return a._data;
@@ -172,7 +199,7 @@ const ALLOC_KEYS = [["ta", Float64Array], ["tf", Float64Array], ["size", Float64
 // Columns of a JSON answer ({id:[..], ta:[..], ...}) as the typed arrays the views read.
 export function allocColumns(j, groups, strings) {
   const a = { n: j.count ?? j.n, groups, strings };
-  for (const [k, T, name] of ALLOC_KEYS) a[name || k] = T.from(j[k] || []);
+  for (const [k, T, name] of ALLOC_KEYS) a[name || k] = j[k] instanceof T ? j[k] : T.from(j[k] || []);
   let map = null;
   a.localOf = (id) => {
     if (!map) { map = new Map(); for (let i = 0; i < a.id.length; i++) map.set(a.id[i], i); }
@@ -246,10 +273,39 @@ export class HttpSource {
     return { r, d };
   }
 
+  // A column route answered as a binary frame (fmt=bin; decode.js decodeFrame).
+  async getBin(route, params) {
+    const res = await this.fetch(this.url(route, Object.assign({}, params, { fmt: "bin" })));
+    if (res.status !== 200) {
+      let body;
+      try { body = await res.json(); } catch { body = {}; }
+      throw new Error(`memlens serve: ${route}: ${body.error || res.status}`);
+    }
+    return decodeFrame(await res.arrayBuffer());
+  }
+
   async getCurve(rank, dev, curve, t0, t1, px) {
-    const j = await this.get("curve", { rank, dev, curve, t0, t1, px: Math.max(1, Math.min(20000, Math.round(px))) });
+    const j = await this.getBin("curve", { rank, dev, curve, t0, t1, px: clampPx(px) });
     this.lastCurve.set([rank, dev, curve, t0, t1].join("/"), j.max);
-    return { t: Float64Array.from(j.t), v: Float64Array.from(j.v) };
+    return { t: j.t, v: j.v };
+  }
+
+  async getCurves(rank, dev, curves, t0, t1, px) {
+    const j = await this.getBin("curves", { rank, dev, list: curves.join(","), t0, t1, px: clampPx(px) });
+    return curves.map((c, k) => {
+      this.lastCurve.set([rank, dev, c, t0, t1].join("/"), j.max[k]);
+      return { t: j["t" + k], v: j["v" + k] };
+    });
+  }
+
+  async getCategoryCurve(rank, dev, t0, t1, px) {
+    const j = await this.getBin("catcurve", { rank, dev, t0, t1, px: clampPx(px) });
+    return { t: j.t, tops: j.cats.map((c, k) => j["v" + k]), cats: j.cats, max: j.max };
+  }
+
+  async getStackBase(rank, dev, t0, t1, px) {
+    const j = await this.getBin("stackbase", { rank, dev, t0, t1, px: clampPx(px) });
+    return j.curve < 0 ? null : { t: j.t, v: j.v, base: j.base, beforeKnown: j.before_known };
   }
 
   async getCurveMax(rank, dev, curve, t0, t1) {
@@ -262,9 +318,10 @@ export class HttpSource {
   // keep: an id to include whatever its width (the selection).
   async getAllocs(rank, dev, t0, t1, px, keep) {
     const { r, d } = this.device(rank, dev);
-    const j = await this.get("allocs", { rank, dev, t0, t1, px: Math.max(1, Math.min(20000, Math.round(px || 1000))), keep: keep >= 0 ? keep : null });
+    const j = await this.getBin("allocs", { rank, dev, t0, t1, px: clampPx(px || 1000), keep: keep >= 0 ? keep : null });
     const a = allocColumns(j, d.allocs.groups, r.strings);
     a.categories = r.categories || [];
+    a.categoryOrder = r.category_order || [];
     a.reasons = r.reasons || [];
     a.total = j.total;
     a.summarised = j.summarised;
@@ -293,12 +350,13 @@ export class HttpSource {
   async getTable(q) {
     const { r, d } = this.device(q.rank, q.dev);
     const j = await this.get("table", {
-      rank: q.rank, dev: q.dev, text: (q.text || "").trim().slice(0, 200), min: q.minSize, max: q.maxSize,
+      rank: q.rank, dev: q.dev, text: (q.text || "").trim().slice(0, 200), min: q.minSize, max: q.maxSize, cat: q.cat >= 0 ? q.cat : null,
       inwin: q.inWindow ? 1 : 0, t0: q.t0, t1: q.t1, sort: q.sort || "size", dir: (q.dir || 1) > 0 ? "asc" : "desc",
       page: q.page || 0, size: q.pageSize || 100,
     });
     const a = allocColumns(j.rows, d.allocs.groups, r.strings);
     a.categories = r.categories || [];
+    a.categoryOrder = r.category_order || [];
     a.reasons = r.reasons || [];
     const rows = Uint32Array.from({ length: a.n }, (_, i) => i);
     a.n = j.n; // the device's count, for "N of M allocations"
@@ -310,6 +368,8 @@ export class HttpSource {
     return this.get("live", { rank, dev, t: Math.round(t), by });
   }
 }
+
+function clampPx(px) { return Math.max(1, Math.min(20000, Math.round(px))); }
 
 // The source of a report page: meta from <script id="ml-meta">, blobs from <script id="ml-bN">.
 export function pageSource(doc) {

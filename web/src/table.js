@@ -1,7 +1,8 @@
 // table.js — the allocations and operators tables as pure functions:
 // filter, sort, page, and export as TSV (clipboard) or CSV (download).
 
-// allocs: decoded columns + groups/strings; q: {text, minSize, maxSize, t0, t1, inWindow}
+// allocs: decoded columns + groups/strings; q: {text, minSize, maxSize, cat, t0, t1, inWindow}
+// (cat: a category code, src/analysis/categories.h; -1 or absent = all)
 export function filterAllocs(allocs, q) {
   const n = allocs.n, out = [];
   const text = (q.text || "").trim().toLowerCase();
@@ -16,6 +17,7 @@ export function filterAllocs(allocs, q) {
     if (s < lo || s > hi) continue;
     if (q.inWindow && (allocs.ta[i] > q.t1 || allocs.tf[i] < q.t0)) continue;
     if (text && !groupOk[allocs.group[i]] && !opOk[allocs.op[i]]) continue;
+    if (q.cat != null && q.cat >= 0 && allocs.cat[i] !== q.cat) continue;
     out.push(i);
   }
   return Uint32Array.from(out);
@@ -28,9 +30,23 @@ export const ALLOC_COLUMNS = [
   { key: "ta", title: "allocated", num: true },
   { key: "tf", title: "released", num: true },
   { key: "dur", title: "duration", num: true },
+  { key: "cat", title: "category" },
   { key: "stream", title: "stream" },
   { key: "addr", title: "address" },
+  { key: "reason", title: "why this category" },
 ];
+
+// Category name and reason text of allocation i ("" when the data has none).
+export function categoryOf(allocs, i) { return ((allocs.categories || [])[allocs.cat[i]] || {}).name || ""; }
+export function reasonOf(allocs, i) { return allocs.reason ? (allocs.reasons || [])[allocs.reason[i]] || "" : ""; }
+
+// A category's position in the display order (category_order), as the server sorts.
+function catRank(allocs) {
+  const order = allocs.categoryOrder || [];
+  const r = new Uint32Array(256).fill(order.length);
+  order.forEach((c, k) => { r[c] = k; });
+  return r;
+}
 
 export function allocValue(allocs, i, key) {
   switch (key) {
@@ -39,6 +55,8 @@ export function allocValue(allocs, i, key) {
     case "stream": return allocs.strings[allocs.stream[i]];
     case "dur": return allocs.tf[i] - allocs.ta[i];
     case "addr": return allocs.addrHi[i] * 4294967296 + allocs.addrLo[i];
+    case "cat": return categoryOf(allocs, i);
+    case "reason": return reasonOf(allocs, i);
     default: return allocs[key][i];
   }
 }
@@ -48,7 +66,14 @@ export function sortAllocs(allocs, idx, key, dir = 1) {
   if (!key) return a;
   // Sort on numbers: strings are replaced by their rank in sorted order.
   let val;
-  if (key === "group" || key === "op" || key === "stream") {
+  if (key === "cat") { const r = catRank(allocs); val = (i) => r[allocs.cat[i]]; }
+  else if (key === "reason") {
+    const texts = allocs.reasons || [], codes = allocs.reason;
+    const order = texts.map((s, k) => k).sort((x, y) => (texts[x] < texts[y] ? -1 : texts[x] > texts[y] ? 1 : 0));
+    const rank = new Uint32Array(Math.max(1, texts.length));
+    order.forEach((k, r) => { rank[k] = r; });
+    val = (i) => (codes ? rank[codes[i]] : 0);
+  } else if (key === "group" || key === "op" || key === "stream") {
     const names = key === "group" ? allocs.groups : allocs.strings;
     const codes = key === "group" ? allocs.group : allocs[key];
     const order = names.map((s, k) => k).sort((x, y) => names[x].localeCompare(names[y]));

@@ -2,10 +2,10 @@
 // reads data only through the source (source.js) and the shared state, and
 // redraws on request; app.js wires them together.
 
-import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS } from "./format.js";
+import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark } from "./format.js";
 import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
-import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited } from "./table.js";
+import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf } from "./table.js";
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -65,7 +65,7 @@ export class CurveView {
     const opts = {
       width, height: 280,
       legend: { live: true },
-      cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false } },
+      cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false }, sync: { key: "memlens" } },
       scales: {
         x: { time: false, range: () => [app.state.t0, app.state.t1] },
         y: { range: () => [0, this.ymax || 1] },
@@ -115,7 +115,7 @@ export class CurveView {
     const key = st.rank + "/" + st.dev + "/" + st.group;
     if (key !== this.key || !this.u) { this.build(); this.key = key; }
     const px = Math.max(1, Math.round(this.plotWidth() * devicePixelRatio));
-    const parts = await Promise.all(this.shown.map((s) => app.source.getCurve(st.rank, st.dev, s.id, st.t0, st.t1, px)));
+    const parts = await app.source.getCurves(st.rank, st.dev, this.shown.map((s) => s.id), st.t0, st.t1, px);
     const maxes = await Promise.all(this.shown.map((s) => app.source.getCurveMax(st.rank, st.dev, s.id, st.t0, st.t1)));
     this.ymax = Math.max(1, ...maxes) * 1.1;
     let data;
@@ -190,6 +190,34 @@ export class TimelineView {
   x0() { return this.app.curve.plotLeft(); }
   W() { return Math.max(1, Math.round(this.app.curve.plotWidth())); }
 
+  // The fill of allocation i (lane k): its operator's lane colour, or its category's.
+  colourOf(i, k) {
+    if (this.app.state.colourBy !== "category") return laneColour(k);
+    const a = this.allocs, c = this.catColours || (this.catColours = []);
+    return c[a.cat[i]] || (c[a.cat[i]] = categoryColour(categoryOf(a, i), this.dark));
+  }
+
+  // Below the timeline: what the colours mean.
+  legend() {
+    const el = document.getElementById("tl-legend"), st = this.app.state, a = this.allocs;
+    if (!el) return;
+    const items = [];
+    if (st.colourBy === "category" && a && a.n) {
+      const seen = new Set();
+      for (let i = 0; i < a.n; i++) seen.add(a.cat[i]);
+      for (const c of a.categoryOrder || [...seen]) if (seen.has(c)) {
+        const name = ((a.categories || [])[c] || {}).name || "Unknown";
+        items.push(`<span class="lg"><i style="background:${categoryColour(name, this.dark)}"></i>${escapeHtml(name)}</span>`);
+      }
+    }
+    if (st.mode === "stacked" && this.stack && this.stack.hasBase)
+      items.push(`<span class="lg"><i class="before"></i>${BEFORE_TRACE}: the recorded total minus the live allocations of the trace</span>`);
+    if (st.mode === "stacked" && this.stack && this.stack.hasRest)
+      items.push('<span class="lg"><i class="rest"></i>allocations not drawn in this window (narrower than 1 px, or not embedded)</span>');
+    el.innerHTML = items.join("");
+    el.hidden = !items.length;
+  }
+
   setData(allocs) {
     this.allocs = allocs;
     this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: 16, maxRows: 3 }), 8, 6, 4);
@@ -201,19 +229,22 @@ export class TimelineView {
   draw() {
     const app = this.app, st = app.state, a = this.allocs;
     const cssW = this.canvas.parentElement.clientWidth, cssH = this.height(), dpr = devicePixelRatio;
-    for (const c of [this.canvas, this.over]) {
-      c.width = Math.round(cssW * dpr); c.height = Math.round(cssH * dpr);
-      c.style.height = cssH + "px";
+    for (const c of [this.canvas, this.over]) { // resizing a canvas is costly: only when its size changes
+      const w = Math.round(cssW * dpr), h = Math.round(cssH * dpr);
+      if (c.width !== w || c.height !== h) { c.width = w; c.height = h; c.style.height = cssH + "px"; }
     }
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, cssW, cssH);
-    if (!a || !a.n) { this.note.textContent = "no allocations recorded for this device"; this.vis = null; this.stack = null; return; }
+    const dark = isDark();
+    if (dark !== this.dark) { this.dark = dark; this.catColours = null; }
+    if (!a || !a.n) { this.note.textContent = "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
     const x0 = this.x0(), W = this.W();
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     if (st.mode === "stacked") this.drawStacked(ctx, x0, W, cssH);
-    else this.drawLanes(ctx, x0, W);
+    else { this.stack = null; this.drawLanes(ctx, x0, W); }
+    this.legend();
     this.drawOver();
   }
 
@@ -222,9 +253,10 @@ export class TimelineView {
     const vis = this.vis = visibleBars(a, L, st.t0, st.t1, W);
     this.stack = null;
     const fg = cssVar("--fg"), stripe = cssVar("--stripe"), band = cssVar("--band");
+    const byCat = st.colourBy === "category";
     L.lanes.forEach((ln, k) => {
       if (k % 2 === 0) { ctx.fillStyle = stripe; ctx.fillRect(0, ln.y - 2, x0 + W, ln.h + 4); }
-      ctx.fillStyle = laneColour(k);
+      ctx.fillStyle = byCat ? band : laneColour(k);
       ctx.fillRect(2, ln.y, 4, ln.h);
       ctx.fillStyle = fg;
       ctx.fillText(fitText(ctx, ln.label, x0 - 14), 10, ln.y + ln.h / 2);
@@ -246,7 +278,7 @@ export class TimelineView {
     for (let j = 0; j < vis.bars.length; j++) {
       const i = vis.bars[j], k = L.lane[i], ln = L.lanes[k];
       const xa = Math.max(-2, (a.ta[i] - st.t0) * vis.k), xb = Math.min(W + 2, (a.tf[i] - st.t0) * vis.k);
-      ctx.fillStyle = laneColour(k);
+      ctx.fillStyle = this.colourOf(i, k);
       ctx.fillRect(x0 + xa, ln.y + L.row[i] * L.rowH, Math.max(1, xb - xa), L.rowH - 1);
     }
     ctx.restore();
@@ -257,18 +289,36 @@ export class TimelineView {
     this.note.textContent = parts.join(" · ");
   }
 
+  // The per-column instants and before-trace part for this window (the app
+  // fetches them with getStackBase before drawing), or null.
+  baseFor(t0, t1, W) {
+    const b = this.app.stackBase;
+    return b && b.key === [this.app.state.rank, this.app.state.dev, t0, t1, W].join("/") ? b.data : null;
+  }
+
   drawStacked(ctx, x0, W, H) {
     const st = this.app.state, a = this.allocs;
     if (!this.freeOrder) this.freeOrder = freeOrderOf(a);
     const top = 6, h = H - 24;
-    // y scale: the largest total in the window, known exactly from a first pass.
-    const pass = stackedRects(a, st.t0, st.t1, W, Infinity, this.freeOrder);
-    let ymax = 1;
-    for (let x = 0; x < W; x++) if (pass.total[x] > ymax) ymax = pass.total[x];
+    // Each column stacks the live set at the instant the memory curve is
+    // highest in it, on the memory allocated before the trace: the outline
+    // is the curve.  Without a curve: the live set at each column's right edge.
+    const sb = this.baseFor(st.t0, st.t1, W);
+    const at = sb ? sb.t : null, base = sb ? sb.base : null;
+    const pass = stackedRects(a, st.t0, st.t1, W, Infinity, this.freeOrder, at, base);
+    const outline = new Float64Array(W), rest = new Float64Array(W);
+    let ymax = 1, hasRest = false;
+    for (let x = 0; x < W; x++) {
+      const drawn = (base ? base[x] : 0) + pass.total[x];
+      outline[x] = sb ? Math.max(sb.v[x], drawn) : drawn;
+      rest[x] = outline[x] - drawn;
+      if (rest[x] > 0) hasRest = true;
+      if (outline[x] > ymax) ymax = outline[x];
+    }
     ymax *= 1.05;
     const minBytes = ymax / h;
-    const s = this.stack = stackedRects(a, st.t0, st.t1, W, minBytes, this.freeOrder);
-    s.ymax = ymax; s.top = top; s.h = h; s.x0 = x0;
+    const s = this.stack = stackedRects(a, st.t0, st.t1, W, minBytes, this.freeOrder, at, base);
+    Object.assign(s, { ymax, top, h, x0, outline, rest, base, at, v: sb ? sb.v : null, hasRest, hasBase: !!(base && base.some((b) => b > 0)) });
     const y = (b) => top + h - (b / ymax) * h;
     const grid = cssVar("--grid"), muted = cssVar("--muted");
     ctx.fillStyle = muted;
@@ -278,17 +328,33 @@ export class TimelineView {
     }
     ctx.save();
     ctx.beginPath(); ctx.rect(x0, 0, W, H); ctx.clip();
+    const b0 = (x) => (base ? base[x] : 0);
+    if (s.hasBase) {
+      ctx.fillStyle = hatch(ctx, cssVar("--before"), cssVar("--before-line"));
+      for (let x = 0; x < W; x++) if (base[x] > 0) ctx.fillRect(x0 + x, y(base[x]), 1, y(0) - y(base[x]));
+    }
     ctx.fillStyle = cssVar("--band");
-    for (let x = 0; x < W; x++) if (s.total[x] > 0) ctx.fillRect(x0 + x, y(s.total[x]), 1, y(0) - y(s.total[x]));
+    for (let x = 0; x < W; x++) if (s.total[x] > 0) ctx.fillRect(x0 + x, y(b0(x) + s.total[x]), 1, y(b0(x)) - y(b0(x) + s.total[x]));
+    if (hasRest) {
+      ctx.fillStyle = hatch(ctx, "rgba(0,0,0,0)", cssVar("--band"));
+      for (let x = 0; x < W; x++) if (rest[x] > 0) ctx.fillRect(x0 + x, y(outline[x]), 1, y(outline[x] - rest[x]) - y(outline[x]));
+    }
     const L = this.layout;
     for (const r of s.rects) {
-      ctx.fillStyle = laneColour(L.lane[r.i]);
+      ctx.fillStyle = this.colourOf(r.i, L.lane[r.i]);
       const ya = y(r.hi), yb = y(r.lo);
       ctx.fillRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(1, yb - ya - (yb - ya > 3 ? 0.5 : 0)));
     }
+    // The outline: the memory curve.
+    ctx.strokeStyle = cssVar("--fg"); ctx.lineWidth = 1; ctx.globalAlpha = 0.7;
+    ctx.beginPath();
+    for (let x = 0; x < W; x++) { const yy = Math.round(y(outline[x])) + 0.5; if (x) ctx.lineTo(x0 + x, yy); else ctx.moveTo(x0, yy); ctx.lineTo(x0 + x + 1, yy); }
+    ctx.stroke(); ctx.globalAlpha = 1;
+    if (s.hasBase) labelBand(ctx, x0, base, y, BEFORE_TRACE, cssVar("--fg"));
     ctx.restore();
     const small = pass.total.length ? "grey: allocations under 1 px tall (" + fmtBytes(minBytes) + ")" : "";
     const parts = [groupDigits(s.rects.length) + " bands", small];
+    if (s.hasBase) parts.push("hatched: allocated before the trace");
     if (s.hidden) parts.push(groupDigits(s.hidden) + " allocations that lived less than 1 px not drawn (zoom in)");
     if (a.summarised) parts.push(groupDigits(a.summarised) + (a.windowNote != null ? " allocations narrower than 1 px not stacked (zoom in)" : " small allocations not embedded"));
     this.note.textContent = parts.filter(Boolean).join(" · ");
@@ -316,11 +382,21 @@ export class TimelineView {
       if (st.mode === "stacked") {
         const s = this.stack;
         if (!s) continue;
+        // Its band (split where what lies below it changes): shaded, edged above and below.
         for (const r of s.rects) if (r.i === i) {
           const ya = s.top + s.h - (r.hi / s.ymax) * s.h, yb = s.top + s.h - (r.lo / s.ymax) * s.h;
-          ctx.strokeRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(2, yb - ya));
+          ctx.globalAlpha = 0.3; ctx.fillStyle = ctx.strokeStyle;
+          ctx.fillRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(2, yb - ya));
+          ctx.globalAlpha = 1;
+          ctx.beginPath();
+          ctx.moveTo(x0 + r.x0, ya); ctx.lineTo(x0 + r.x1, ya);
+          ctx.moveTo(x0 + r.x0, ya + Math.max(2, yb - ya)); ctx.lineTo(x0 + r.x1, ya + Math.max(2, yb - ya));
+          ctx.stroke();
         }
-        if (!s.rects.some((r) => r.i === i)) ctx.strokeRect(xa, s.top, Math.max(2, xb - xa), s.h);
+        if (!s.rects.some((r) => r.i === i)) { // too thin to outline: mark its lifetime at the axis
+          ctx.fillStyle = ctx.strokeStyle;
+          ctx.fillRect(xa, s.top + s.h + 2, Math.max(2, xb - xa), 3);
+        }
       } else {
         const L = this.layout, ln = L.lanes[L.lane[i]], y = ln.y + L.row[i] * L.rowH;
         ctx.strokeRect(xa - 1, y - 1.5, Math.max(3, xb - xa + 2), L.rowH + 2);
@@ -372,6 +448,40 @@ export class TimelineView {
       this.drawOver();
     }
   }
+}
+
+// A diagonal hatch over a fill colour, as a canvas pattern.
+function hatch(ctx, fill, line) {
+  const c = document.createElement("canvas"), dpr = devicePixelRatio, n = Math.round(6 * dpr);
+  c.width = c.height = n;
+  const g = c.getContext("2d");
+  g.fillStyle = fill; g.fillRect(0, 0, n, n);
+  g.strokeStyle = line; g.lineWidth = Math.max(1, dpr);
+  g.beginPath(); g.moveTo(0, n); g.lineTo(n, 0); g.moveTo(-n / 2, n / 2); g.lineTo(n / 2, -n / 2); g.moveTo(n / 2, n * 1.5); g.lineTo(n * 1.5, n / 2); g.stroke();
+  const p = ctx.createPattern(c, "repeat");
+  p.setTransform && p.setTransform(new DOMMatrix([1 / dpr, 0, 0, 1 / dpr, 0, 0]));
+  return p;
+}
+
+// Writes label in the middle of the widest stretch of the base band that is
+// tall enough for it.
+function labelBand(ctx, x0, base, y, label, colour) {
+  ctx.font = "600 11px system-ui, sans-serif";
+  const w = ctx.measureText(label).width + 12;
+  let best = null, start = -1, low = Infinity;
+  for (let x = 0; x <= base.length; x++) {
+    const hh = x < base.length ? y(0) - y(base[x]) : 0;
+    if (hh >= 15) { if (start < 0) { start = x; low = hh; } low = Math.min(low, hh); continue; }
+    if (start >= 0 && x - start >= w && (!best || x - start > best.len)) best = { mid: (start + x) / 2, len: x - start, h: low };
+    start = -1;
+  }
+  if (best) {
+    ctx.fillStyle = colour;
+    ctx.textAlign = "center";
+    ctx.fillText(label, x0 + best.mid, y(0) - best.h / 2);
+    ctx.textAlign = "start";
+  }
+  ctx.font = "11px system-ui, sans-serif";
 }
 
 function fitText(ctx, s, w) {
@@ -479,7 +589,7 @@ export class TablesView {
     const num = (id) => { const v = g(id).value.trim(); return v ? parseBytes(v) : null; };
     return Object.assign(this.q, {
       rank: st.rank, dev: st.dev, text: g("f-text").value, minSize: num("f-min"), maxSize: num("f-max"),
-      inWindow: g("f-win").checked, t0: st.t0, t1: st.t1,
+      inWindow: g("f-win").checked, t0: st.t0, t1: st.t1, cat: g("f-cat").value === "" ? -1 : +g("f-cat").value,
     });
   }
 
@@ -497,18 +607,21 @@ export class TablesView {
     const thead = this.table.tHead, tbody = this.table.tBodies[0];
     thead.innerHTML = "<tr>" + ALLOC_COLUMNS.map((c) => `<th data-k="${c.key}" class="${c.num ? "n" : ""} ${this.q.sort === c.key ? "sorted" + (this.q.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
     const cells = (i) => [
-      `<td class="name" title="${escapeHtml(a.groups[a.group[i]])}">${escapeHtml(a.groups[a.group[i]])}</td>`,
-      `<td class="name">${escapeHtml(a.strings[a.op[i]] || "")}</td>`,
+      `<td class="name" title="${escapeHtml(a.groups[a.group[i]])}"><span class="clip">${escapeHtml(a.groups[a.group[i]])}</span></td>`,
+      `<td class="name"><span class="clip">${escapeHtml(a.strings[a.op[i]] || "")}</span></td>`,
       `<td class="n" title="${fmtBytesExact(a.size[i])}">${fmtBytes(a.size[i])}</td>`,
       `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
       `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tf[i], 6))}</td>`,
       `<td class="n">${fmtDur(a.tf[i] - a.ta[i])}</td>`,
+      `<td class="cat"><i style="background:${categoryColour(categoryOf(a, i))}"></i>${escapeHtml(categoryOf(a, i))}</td>`,
       `<td>${escapeHtml(a.strings[a.stream[i]] || "")}</td>`,
       `<td><code>${allocAddr(a, i)}</code></td>`,
+      `<td class="name reason" title="${escapeHtml(reasonOf(a, i))}"><span class="clip">${escapeHtml(reasonOf(a, i))}</span></td>`,
     ].join("");
     tbody.innerHTML = Array.from(res.rows, (i) => `<tr data-i="${i}" class="${i === app.state.selected ? "sel" : ""}">${cells(i)}</tr>`).join("");
+    const catName = this.q.cat >= 0 ? ((this.app.meta.ranks[this.app.state.rank].categories || [])[this.q.cat] || {}).name : "";
     document.getElementById("t-count").textContent = `${groupDigits(res.total)} of ${groupDigits(a.n)} allocations` +
-      (this.q.inWindow ? " in the zoomed window" : "") + (a.summarised ? ` (${groupDigits(a.summarised)} more summarised, see the timeline note)` : "");
+      (catName ? ` in ${catName}` : "") + (this.q.inWindow ? " in the zoomed window" : "") + (a.summarised ? ` (${groupDigits(a.summarised)} more summarised, see the timeline note)` : "");
     document.getElementById("pg-label").textContent = `page ${res.page + 1} of ${res.pages}`;
     this.q.page = res.page;
     this.pages = res.pages;
@@ -536,11 +649,11 @@ export class TablesView {
     const a = this.last ? this.last.allocs : null;
     if (!a) return { header: [], rows: [] };
     const clock = this.app.clock;
-    const header = ["operator", "allocating op", "size_bytes", "allocated", "released", "duration_ns", "stream", "address"];
+    const header = ["operator", "allocating op", "size_bytes", "allocated", "released", "duration_ns", "category", "stream", "address", "reason"];
     const rows = Array.from(this.last.all, (i) => [
       a.groups[a.group[i]], a.strings[a.op[i]] || "", a.size[i],
       a.flags[i] & 1 ? "before trace" : clock.fmt(a.ta[i], 9, true), a.flags[i] & 2 ? "not released" : clock.fmt(a.tf[i], 9, true),
-      a.tf[i] - a.ta[i], a.strings[a.stream[i]] || "", allocAddr(a, i)]);
+      a.tf[i] - a.ta[i], categoryOf(a, i), a.strings[a.stream[i]] || "", allocAddr(a, i), reasonOf(a, i)]);
     return { header, rows };
   }
 

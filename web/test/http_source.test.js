@@ -3,6 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HttpSource, allocColumns } from "../src/source.js";
+import { encodeFrame } from "./frame.js";
+
+const F64 = (a) => Float64Array.from(a), U32 = (a) => Uint32Array.from(a), U8 = (a) => Uint8Array.from(a);
 
 function fakeServer(routes) {
   const seen = [];
@@ -11,7 +14,9 @@ function fakeServer(routes) {
     const u = new URL(url, "http://127.0.0.1/");
     const r = routes[u.pathname.replace("/api/", "")];
     const [status, body] = r ? r(Object.fromEntries(u.searchParams)) : [404, { error: "not found" }];
-    return { status, json: async () => body };
+    // A column route asked with fmt=bin answers a binary frame (src/server/colbuf.h).
+    const bin = body && body.frame;
+    return { status, json: async () => body, arrayBuffer: async () => (bin ? encodeFrame(body.fields, body.cols) : new ArrayBuffer(0)) };
   };
   return { fetchFn, seen };
 }
@@ -42,10 +47,17 @@ test("windowed allocations: typed columns, ids, detail by id, keep", async () =>
   const { fetchFn, seen } = fakeServer({
     meta: () => [200, { inputs: [], skipped: [], ranks: [{ index: 0, path: "t.json", state: "ready" }] }],
     rank: () => [200, rank],
-    allocs: (q) => [200, { n: 1, total: 2, summarised: 1, summarised_bytes: 8, id: [7], ta: [1], tf: [9], size: [64],
-      addr_hi: [0], addr_lo: [4096], group: [2], op: [1], stream: [0], stack: [0], src: [7], flags: [0], cat: [0], keep: q.keep }],
+    allocs: (q) => [200, { frame: q.fmt === "bin", fields: { n: 1, total: 2, summarised: 1, summarised_bytes: 8 },
+      cols: { id: U32([7]), ta: F64([1]), tf: F64([9]), size: F64([64]), addr_hi: U32([0]), addr_lo: U32([4096]), group: U32([2]),
+        op: U32([1]), stream: U32([0]), stack: U32([0]), src: U32([7]), flags: U8([0]), cat: U8([0]) } }],
     detail: (q) => [200, { id: +q.id, size: 64, stack: [] }],
-    curve: () => [200, { t: [0, 5], v: [1, 5], max: 5 }],
+    curve: (q) => [200, { frame: q.fmt === "bin", fields: { max: 5 }, cols: { t: F64([0, 5]), v: F64([1, 5]) } }],
+    curves: (q) => [200, { frame: q.fmt === "bin", fields: { n: 2, max: [5, 3] },
+      cols: { t0: F64([0, 5]), v0: F64([1, 5]), t1: F64([0]), v1: F64([3]) }, list: q.list }],
+    catcurve: (q) => [200, { frame: q.fmt === "bin", fields: { cats: [1, 5], max: 9 },
+      cols: { t: F64([0, 4]), v0: F64([2, 4]), v1: F64([5, 9]) } }],
+    stackbase: (q) => [200, { frame: q.fmt === "bin", fields: { curve: 0, before_known: true },
+      cols: { t: F64([0, 50]), v: F64([5, 5]), base: F64([4, 4]) } }],
   });
   const s = new HttpSource("/api/", fetchFn);
   await s.getMeta();
@@ -65,6 +77,19 @@ test("windowed allocations: typed columns, ids, detail by id, keep", async () =>
   const before = seen.length;
   assert.equal(await s.getCurveMax(0, 0, 0, 0, 100), 5);
   assert.equal(seen.length, before, "the max comes with the curve");
+  // several curves in one request, their maxima kept
+  const cs = await s.getCurves(0, 0, [0, "op:1"], 0, 100, 10);
+  assert.match(seen.at(-1), /curves\?.*list=0%2Cop%3A1/);
+  assert.deepEqual(cs.map((x) => Array.from(x.v)), [[1, 5], [3]]);
+  assert.equal(await s.getCurveMax(0, 0, "op:1", 0, 100), 3);
+  // the category chart and the stacked timeline's base
+  const cc = await s.getCategoryCurve(0, 0, 0, 100, 10);
+  assert.deepEqual(cc.cats, [1, 5]);
+  assert.equal(cc.max, 9);
+  assert.deepEqual(Array.from(cc.tops[1]), [5, 9]);
+  const sb = await s.getStackBase(0, 0, 0, 100, 2);
+  assert.equal(sb.beforeKnown, true);
+  assert.deepEqual(Array.from(sb.base), [4, 4]);
 });
 
 test("allocColumns maps ids to rows", () => {

@@ -1,7 +1,7 @@
 // Table filtering, sorting, paging and export.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { filterAllocs, sortAllocs, pageOf, filterRows, sortRows, toDelimited } from "../src/table.js";
+import { filterAllocs, sortAllocs, pageOf, filterRows, sortRows, toDelimited, allocValue } from "../src/table.js";
 import { fmtBytes, fmtBytesExact, parseBytes, makeClock } from "../src/format.js";
 
 const A = {
@@ -52,4 +52,17 @@ test("bytes in binary units, parsing sizes, wall-clock times", () => {
   assert.equal(tk.step, 1e8);
   assert.ok(tk.ticks.every((t) => (1669783687384669000n + BigInt(t)) % 100000000n === 0n));
   assert.equal(makeClock(0n, "order").fmt(1234), "#1,234");
+});
+
+test("category filter and category/reason sorting", () => {
+  const a = { n: 4, size: Float64Array.from([1, 2, 3, 4]), ta: Float64Array.from([0, 1, 2, 3]), tf: Float64Array.from([5, 5, 5, 5]),
+    group: Uint32Array.from([0, 0, 0, 0]), op: Uint32Array.from([0, 0, 0, 0]), groups: ["g"], strings: [""],
+    cat: Uint8Array.from([5, 1, 5, 0]), reason: Uint8Array.from([2, 1, 2, 0]), reasons: ["none", "b reason", "a reason"],
+    categories: [{ name: "Unknown" }, { name: "PARAMETER" }, {}, {}, {}, { name: "ACTIVATION" }], categoryOrder: [1, 5, 0] };
+  assert.deepEqual(Array.from(filterAllocs(a, { cat: 5 })), [0, 2]);
+  assert.deepEqual(Array.from(filterAllocs(a, { cat: -1 })), [0, 1, 2, 3]);
+  assert.deepEqual(Array.from(sortAllocs(a, [0, 1, 2, 3], "cat", 1)), [1, 0, 2, 3]); // PyTorch's order, Unknown last
+  assert.deepEqual(Array.from(sortAllocs(a, [0, 1, 2, 3], "reason", 1)), [0, 2, 1, 3]); // by the reason's text
+  assert.equal(allocValue(a, 0, "cat"), "ACTIVATION");
+  assert.equal(allocValue(a, 1, "reason"), "b reason");
 });
