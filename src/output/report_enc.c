@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -75,9 +76,17 @@ void ml_json_str(ml_buf *b, const char *s)
 
 void ml_json_i64(ml_buf *b, int64_t v)
 {
+    /* Digits by hand, not printf: a window of allocations writes ~10^6 numbers. */
     const int64_t exact = (int64_t)1 << 53;
-    if (v >= -exact && v <= exact) ml_buf_printf(b, "%lld", (long long)v);
-    else ml_buf_printf(b, "\"%lld\"", (long long)v);
+    bool quoted = v < -exact || v > exact; /* a string: a double cannot hold it */
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    char tmp[24];
+    int k = 24;
+    if (quoted) tmp[--k] = '"';
+    do { tmp[--k] = (char)('0' + u % 10); u /= 10; } while (u);
+    if (v < 0) tmp[--k] = '-';
+    if (quoted) tmp[--k] = '"';
+    ml_buf_put(b, tmp + k, (size_t)(24 - k));
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -16,23 +16,6 @@
 #include "categories.h"
 #include "colbuf.h"
 
-/* ---- JSON numbers, fast (a window of allocations is ~10^6 of them) ----- */
-
-static void put_u64(ml_buf *b, uint64_t v)
-{
-    char tmp[24];
-    int k = 24;
-    do { tmp[--k] = (char)('0' + v % 10); v /= 10; } while (v);
-    ml_buf_put(b, tmp + k, (size_t)(24 - k));
-}
-
-static void put_i64(ml_buf *b, int64_t v)
-{
-    const int64_t exact = (int64_t)1 << 53;
-    if (v < -exact || v > exact) { ml_json_i64(b, v); return; } /* a string: doubles cannot hold it */
-    if (v < 0) { ml_buf_put(b, "-", 1); put_u64(b, (uint64_t)-v); }
-    else put_u64(b, (uint64_t)v);
-}
 
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
 {
@@ -387,7 +370,7 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
     ml_buf_printf(out, "{\"id\":%zu,\"device\":", i);
     ml_json_str(out, d->id);
     ml_buf_puts(out, ",\"size\":");
-    put_i64(out, d->size[i]);
+    ml_json_i64(out, d->size[i]);
     char addr[32] = "";
     uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
     if (a) snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)a);
@@ -400,9 +383,9 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
     ml_buf_puts(out, ",\"op\":");
     ml_json_str(out, r->strings[d->op[i]]);
     ml_buf_puts(out, ",\"ta\":");
-    put_i64(out, d->ta[i]);
+    ml_json_i64(out, d->ta[i]);
     ml_buf_puts(out, ",\"tf\":");
-    put_i64(out, d->tf[i]);
+    ml_json_i64(out, d->tf[i]);
     ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"categoryName\":",
                   d->flags[i] & 1 ? "true" : "false", d->flags[i] & 2 ? "true" : "false", d->cat[i]);
     ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
@@ -419,7 +402,7 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
             ml_buf_puts(out, ",\"file\":");
             ml_json_str(out, r->strings[r->frame_file[f]]);
             ml_buf_puts(out, ",\"line\":");
-            put_i64(out, r->frame_line[f]);
+            ml_json_i64(out, r->frame_line[f]);
             ml_buf_puts(out, "}");
         }
     }
@@ -505,9 +488,9 @@ static void put_rows(ml_buf *out, row *rows, size_t n)
         ml_buf_puts(out, shown++ ? ",[" : "[");
         ml_json_str(out, rows[k].label);
         ml_buf_puts(out, ",");
-        put_i64(out, rows[k].bytes);
+        ml_json_i64(out, rows[k].bytes);
         ml_buf_puts(out, ",");
-        put_i64(out, rows[k].count);
+        ml_json_i64(out, rows[k].count);
         ml_buf_puts(out, "]");
     }
     ml_buf_puts(out, "]}");
@@ -522,13 +505,13 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
         size_t k = upper_bound_i64(c->t, c->n, (double)ti);
         int64_t v = k ? c->v[k - 1] : 0;
         ml_buf_puts(out, "{\"t\":");
-        put_i64(out, ti);
+        ml_json_i64(out, ti);
         ml_buf_puts(out, ",\"curve_value\":");
-        put_i64(out, v);
+        ml_json_i64(out, v);
         if (d->total_known) total = v;
     } else {
         ml_buf_puts(out, "{\"t\":");
-        put_i64(out, ti);
+        ml_json_i64(out, ti);
         ml_buf_puts(out, ",\"curve_value\":null");
     }
     ml_buf_puts(out, ",\"by\":");
@@ -549,9 +532,9 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
         int64_t before = known_before;
         if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
         ml_buf_puts(out, ",\"tracked\":");
-        put_i64(out, tracked);
+        ml_json_i64(out, tracked);
         ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
-        put_i64(out, before);
+        ml_json_i64(out, before);
         row rows[ML_CAT__COUNT + 1];
         for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
         rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, before, nbefore };
@@ -562,9 +545,9 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_breakdown bd;
     ml_breakdown_at(r->p, d->pdev, (ml_instant){ r->origin + ti, ML_NONE32 }, total, g, &bd);
     ml_buf_puts(out, ",\"tracked\":");
-    put_i64(out, bd.traced_bytes);
+    ml_json_i64(out, bd.traced_bytes);
     ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)bd.traced_count);
-    put_i64(out, bd.before_bytes);
+    ml_json_i64(out, bd.before_bytes);
     row *rows = ml_malloc((bd.n + 1) * sizeof *rows);
     for (size_t k = 0; k < bd.n; k++) rows[k] = (row){ bd.groups[k].label, bd.groups[k].bytes, bd.groups[k].count };
     rows[bd.n] = (row){ ML_BEFORE_TRACE_GROUP, bd.before_bytes, bd.before_count };
@@ -735,7 +718,7 @@ static int route(req *q, ml_ranks *rs, const char *path)
         if (!(cv = curve_of(d, c, strlen(c)))) return bad_curve(q, "curve", d);
         if (!strcmp(path, "/api/curvemax")) {
             ml_buf_puts(q->out, "{\"max\":");
-            put_i64(q->out, ml_api_curve_max(cv, t0, t1));
+            ml_json_i64(q->out, ml_api_curve_max(cv, t0, t1));
             ml_buf_puts(q->out, "}");
             return 0;
         }

@@ -7,22 +7,6 @@
 
 #include "err.h"
 
-/* JSON numbers, fast (a window of allocations is ~10^6 of them). */
-static void put_u64(ml_buf *b, uint64_t v)
-{
-    char tmp[24];
-    int k = 24;
-    do { tmp[--k] = (char)('0' + v % 10); v /= 10; } while (v);
-    ml_buf_put(b, tmp + k, (size_t)(24 - k));
-}
-
-static void put_i64(ml_buf *b, int64_t v)
-{
-    const int64_t exact = (int64_t)1 << 53;
-    if (v < -exact || v > exact) { ml_json_i64(b, v); return; } /* a string: doubles cannot hold it */
-    if (v < 0) { ml_buf_put(b, "-", 1); put_u64(b, (uint64_t)-v); }
-    else put_u64(b, (uint64_t)v);
-}
 
 void ml_cb_begin(ml_colbuf *cb, ml_buf *out, int binary)
 {
@@ -41,7 +25,7 @@ static ml_buf *key(ml_colbuf *cb, const char *k)
     return b;
 }
 
-void ml_cb_i64(ml_colbuf *cb, const char *k, int64_t v) { put_i64(key(cb, k), v); }
+void ml_cb_i64(ml_colbuf *cb, const char *k, int64_t v) { ml_json_i64(key(cb, k), v); }
 void ml_cb_bool(ml_colbuf *cb, const char *k, int v) { ml_buf_puts(key(cb, k), v ? "true" : "false"); }
 void ml_cb_json(ml_colbuf *cb, const char *k, const char *json) { ml_buf_puts(key(cb, k), json); }
 
@@ -86,17 +70,17 @@ static char *bin_col(ml_colbuf *cb, const char *k, const char *dt, size_t n, siz
 
 void ml_cb_col_i64(ml_colbuf *cb, const char *k, const int64_t *col, const uint32_t *idx, size_t n)
 {
-    COL_BODY(double, "f64", put_i64);
+    COL_BODY(double, "f64", ml_json_i64);
 }
 
 void ml_cb_col_u32(ml_colbuf *cb, const char *k, const uint32_t *col, const uint32_t *idx, size_t n)
 {
-    COL_BODY(uint32_t, "u32", put_u64);
+    COL_BODY(uint32_t, "u32", ml_json_i64);
 }
 
 void ml_cb_col_u8(ml_colbuf *cb, const char *k, const uint8_t *col, const uint32_t *idx, size_t n)
 {
-    COL_BODY(uint8_t, "u8", put_u64);
+    COL_BODY(uint8_t, "u8", ml_json_i64);
 }
 
 void ml_cb_finish(ml_colbuf *cb)
