@@ -21,7 +21,15 @@
  *
  *   gen_trace [--out FILE] [--gzip] [--steps N | --size-mb M] [--seed S]
  *             [--rank R --world-size W] [--layers L] [--cold-start] [--oom]
- *             [--no-stack] [--no-gpu] [--truth FILE] [--expect FILE]
+ *             [--no-stack] [--no-gpu] [--stats K] [--truth FILE] [--expect FILE]
+ *
+ * `--no-gpu` profiles CPU activity only (no kernels, runtime calls or flows;
+ * memory events are still recorded), `--no-stack` leaves out the python
+ * frames, and `--stats K` adds K rounds of activation statistics per block
+ * under torch.no_grad() (eager ops that allocate results and free the
+ * previous temporaries: about three memory events per op).  `bench/run`
+ * uses all three for the memory-heavy event mix of the core benchmark
+ * (three quarters of the events are `[memory]`).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -46,7 +54,7 @@
 static struct {
     const char *out, *truth, *expect;
     bool gzip, oom, cold, stack, gpu;
-    int steps, rank, world, layers;
+    int steps, rank, world, layers, stats;
     double size_mb;
     uint64_t seed;
 } opt = {.steps = 3, .world = 1, .layers = 12, .seed = 1, .stack = true, .gpu = true};
@@ -867,6 +875,37 @@ static int32_t add_tensors(int32_t dst_cat) {
     return h;
 }
 
+/* Logging of activation statistics under torch.no_grad(): per round an RMS
+ * and an absolute maximum of the block's output (eager ops, each allocating
+ * its result and freeing the previous temporary) and the norms of the
+ * block's sixteen saved activations in one foreach op, stacked into a vector
+ * that replaces the previous round's.  Everything is freed within forward. */
+static void activation_stats(int rounds) {
+    enum { NACT = 16 };
+    int32_t logged = -1;
+    for (int r = 0; r < rounds; r++) {
+        op("aten::abs"); int32_t a = galloc(BTH, CAT_TEMPORARY); launch(EW, bw_ns(2 * BTH)); end();
+        op("aten::amax"); int32_t mx = galloc(4, CAT_TEMPORARY); launch(EW, bw_ns(BTH)); end();
+        mem_free(a);
+        op("aten::pow"); int32_t sq = galloc(BTH, CAT_TEMPORARY); launch(EW, bw_ns(2 * BTH)); end();
+        op("aten::mean"); int32_t mean = galloc(4, CAT_TEMPORARY); launch(EW, bw_ns(BTH)); end();
+        mem_free(sq);
+        op("aten::sqrt"); int32_t rms = galloc(4, CAT_TEMPORARY); launch(EW, 2000); end();
+        mem_free(mean);
+        int32_t norms[NACT];
+        op("aten::_foreach_norm");
+        for (int i = 0; i < NACT; i++) norms[i] = galloc(4, CAT_TEMPORARY);
+        launch(MTA, bw_ns(NACT * BTH));
+        end();
+        mem_free(logged);
+        op("aten::stack"); op("aten::cat"); logged = galloc(4 * (NACT + 2), CAT_TEMPORARY); launch(EW, 2000); end(); end();
+        for (int i = 0; i < NACT; i++) mem_free(norms[i]);
+        mem_free(mx);
+        mem_free(rms);
+    }
+    mem_free(logged);
+}
+
 static int32_t forward(int32_t x_ids, int32_t *lsm_out, int32_t *nll_tw, int32_t *loss_out) {
     memset(module_seq, 0, sizeof module_seq);
     module_enter(M_GPT, 0);
@@ -942,6 +981,7 @@ static int32_t forward(int32_t x_ids, int32_t *lsm_out, int32_t *nll_tw, int32_t
         module_exit();
         x = add_tensors(CAT_ACTIVATION);
         mem_free(fc2);
+        activation_stats(opt.stats);
         module_exit();
         VEC_PUSH(&saved, s);
     }
@@ -1362,7 +1402,8 @@ static void write_header(out *o) {
     for (int r = 0; r < opt.world && r < 4096; r++) outf(o, "%s%d", r ? ", " : "", r);
     OUT(o, "]}], \"nccl_version\": \"2.21.5\"},");
     OUT(o, "\n      \"cupti_version\": 24,\n      \"cuda_runtime_version\": 12040,\n      \"cuda_driver_version\": 12040,"
-           "\n      \"profile_memory\": 1,\n      \"with_stack\": 1,\n      \"record_shapes\": 1,");
+           "\n      \"profile_memory\": 1,\n      \"record_shapes\": 1,");
+    outf(o, "\n      \"with_stack\": %d,", opt.stack);
     OUT(o, "\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
     out_i64(o, G.base_ns);
     OUT(o, ",\n  \"traceEvents\": [");
@@ -1531,7 +1572,7 @@ static int run_steps(int64_t *end_ns) {
 static void usage(void) {
     fputs("usage: gen_trace [--out FILE] [--gzip] [--steps N | --size-mb M] [--seed S]\n"
           "                 [--rank R --world-size W] [--layers L] [--cold-start] [--oom]\n"
-          "                 [--no-stack] [--no-gpu] [--truth FILE.csv] [--expect FILE.json]\n"
+          "                 [--no-stack] [--no-gpu] [--stats K] [--truth FILE.csv] [--expect FILE.json]\n"
           "Writes a PyTorch 2.x-style Kineto trace (profile_memory=True) of a GPT-like\n"
           "training loop, and the ground truth memlens should report for it.\n", stderr);
     exit(2);
@@ -1562,11 +1603,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--rank")) opt.rank = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--world-size")) opt.world = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--layers")) opt.layers = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--stats")) opt.stats = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--size-mb") && i + 1 < argc) opt.size_mb = atof(argv[++i]);
         else usage();
     }
-    if (opt.steps < 1 || opt.layers < 1 || opt.layers > 1000 || opt.world < 1 || opt.rank >= opt.world)
-        die("need --steps >= 1, 1 <= --layers <= 1000, 0 <= --rank < --world-size");
+    if (opt.steps < 1 || opt.layers < 1 || opt.layers > 1000 || opt.world < 1 || opt.rank >= opt.world || opt.stats > 1000)
+        die("need --steps >= 1, 1 <= --layers <= 1000, 0 <= --rank < --world-size, --stats <= 1000");
 
     rng_state = opt.seed * 0x2545F4914F6CDD1DULL + (uint64_t)opt.rank;
     G.pid = (int)rnd_in(20000, 3000000);
