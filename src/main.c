@@ -1,6 +1,7 @@
 /*
  * main.c — the memlens command line: dispatches to the subcommands.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,13 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    /* Columns grow to hundreds of MiB by doubling.  A fixed mmap threshold
+     * keeps every large block in its own mapping, so realloc moves no bytes
+     * (mremap) and free gives the pages back; glibc's default raises the
+     * threshold after the first such free, after which freed columns (the
+     * second half of a file, read on its own thread and arena) stay
+     * resident: 155 MiB instead of 127 MiB peak RSS on a 400 MB trace. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

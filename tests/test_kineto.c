@@ -2,6 +2,7 @@
  * small hand-written traces for each rule, then the real traces in ../shared/data. */
 #include "check.h"
 #include "attribute.h"
+#include "curve.h"
 #include "decimal.h"
 #include "importer.h"
 #include "stats.h"
@@ -320,9 +321,47 @@ TEST(real_traces_without_memory_load_cleanly)
     }
 }
 
+/* Total Reserved repeats at nearly every memory event; the repeats are
+ * dropped once sorted, and that must not change the curve even when the
+ * events come out of time order (one thread's events, then another's). */
+#define MEMR(ts, tid, addr, bytes, total, reserved) \
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":" #tid \
+    ",\"ts\":" #ts ",\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":" #addr ",\"Bytes\":" #bytes \
+    ",\"Total Allocated\":" #total ",\"Total Reserved\":" #reserved "}}"
+TEST(repeated_totals_are_dropped_without_changing_the_curve)
+{
+    ml_profile *p = import_str("[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(30, 7, 2, 100, 200, 2048) ","
+                               MEMR(40, 7, 1, -100, 100, 2048) "," MEMR(20, 8, 3, 900, 1000, 4096) ","
+                               MEMR(35, 8, 3, -900, 200, 2048) "]");
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_curve r, a;
+    CHECK(ml_curve_get(p, 0, ML_SERIES_RESERVED, &r));
+    CHECK(ml_curve_get(p, 0, ML_SERIES_ALLOCATED, &a));
+    /* reserved in time order: 2048 (10) 4096 (20) 2048 (30) 2048 (35) 2048 (40); in file order
+     * 30 repeats 10, yet it is what ends the 4096 from 20 */
+    CHECK_EQ_I64(r.n, 3);
+    int64_t want_r[][2] = {{10, 2048}, {20, 4096}, {30, 2048}, {35, 2048}, {40, 2048}};
+    int64_t want_a[][2] = {{10, 100}, {20, 1000}, {30, 200}, {35, 200}, {40, 100}};
+    for (int i = 0; i < 5; i++) {
+        ml_instant at = {.ts = want_r[i][0] * 1000, .event = ML_NONE32};
+        CHECK_EQ_I64(ml_curve_value_at(&r, at), want_r[i][1]);
+        CHECK_EQ_I64(ml_curve_value_at(&a, at), want_a[i][1]);
+    }
+    /* allocated repeats 200 at 35: one point fewer, the peak's first instant kept */
+    CHECK_EQ_I64(a.n, 4);
+    ml_peak pk = ml_curve_peak(&r);
+    CHECK_EQ_I64(pk.value, 4096);
+    CHECK_EQ_I64(pk.at.ts, 20000);
+    ml_curve_free(&r);
+    ml_curve_free(&a);
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
+    RUN(repeated_totals_are_dropped_without_changing_the_curve);
     RUN(equal_timestamps_keep_file_order_for_the_peak);
     RUN(string_ids_string_ts_and_key_order);
     RUN(old_format_without_addr_or_totals);

@@ -33,6 +33,15 @@
         (a)->v[(a)->len++] = (x);                                          \
     } while (0)
 
+/* Gives unused capacity back (after a table shrank). */
+#define VEC_SHRINK(a)                                                      \
+    do {                                                                   \
+        if ((a)->len && (a)->len < (a)->cap) {                             \
+            (a)->v = ml_realloc((a)->v, (a)->len * sizeof *(a)->v);        \
+            (a)->cap = (a)->len;                                           \
+        }                                                                  \
+    } while (0)
+
 #define VEC_FREE(a)                                                        \
     do {                                                                   \
         free((a)->v);                                                      \

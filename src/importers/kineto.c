@@ -225,6 +225,7 @@ static ml_series *totals_series(kineto *k, uint16_t dev, ml_series_kind kind)
     int which = kind == ML_SERIES_RESERVED;
     if (dev < TOTALS_CACHE && k->totals[dev][which]) return &k->p->series.v[k->totals[dev][which] - 1];
     ml_series *s = ml_series_get(k->p, dev, kind, 0, 0);
+    s->sampled = true;
     if (dev < TOTALS_CACHE) k->totals[dev][which] = (uint32_t)(s - k->p->series.v) + 1;
     return s;
 }

@@ -375,7 +375,21 @@ void ml_note(ml_profile *p, const char *fmt, ...)
 
 static uint32_t map_index(const uint32_t *map, uint32_t i) { return i == ML_NONE32 ? ML_NONE32 : map[i]; }
 
-void ml_profile_append(ml_profile *dst, const ml_profile *src)
+/* Appends column `from` to column `to`, each element x becoming `expr`, and
+ * frees `from`. */
+#define COL_MOVE(to, from, expr)                                               \
+    do {                                                                       \
+        size_t n_ = (from)->len, at_ = (to)->len;                              \
+        VEC_RESERVE(to, at_ + n_);                                             \
+        for (size_t j_ = 0; j_ < n_; j_++) {                                   \
+            __typeof__(*(from)->v) x = (from)->v[j_];                          \
+            (to)->v[at_ + j_] = (expr);                                        \
+        }                                                                      \
+        (to)->len = at_ + n_;                                                  \
+        VEC_FREE(from);                                                        \
+    } while (0)
+
+void ml_profile_append(ml_profile *dst, ml_profile *src)
 {
     size_t nstr = ml_strpool_count(src->strings);
     ml_str *smap = ml_malloc(nstr * sizeof *smap);
@@ -413,47 +427,62 @@ void ml_profile_append(ml_profile *dst, const ml_profile *src)
     }
     VEC_FREE(&frames);
 
+    /* The big tables move column by column, each source column freed as soon
+     * as it is copied, so that the two halves of a large file never need
+     * twice their memory at once. */
     uint32_t ev_base = (uint32_t)dst->events.ts.len;
-    const ml_events *ev = &src->events;
-    for (size_t i = 0; i < ev->ts.len; i++) {
-        ml_event e = {
-            .ts = ev->ts.v[i], .size = ev->size.v[i], .addr = ev->addr.v[i], .aux = ev->aux.v[i],
-            .thread = map_index(tmap, ev->thread.v[i]), .stack = kmap[ev->stack.v[i]],
-            .stream = smap[ev->stream.v[i]], .device = (uint16_t)dmap[ev->device.v[i]], .kind = ev->kind.v[i],
-        };
-        if (e.kind == ML_EV_ANNOTATE) e.aux = smap[e.aux]; /* aux holds interned text there */
-        ml_event_push(dst, &e);
-    }
-    const ml_ops *op = &src->ops;
-    for (size_t i = 0; i < op->ts.len; i++)
-        ml_op_push(dst, op->ts.v[i], op->dur.v[i], smap[op->name.v[i]], map_index(tmap, op->thread.v[i]),
-                   (ml_op_kind)op->kind.v[i]);
+    ml_events *ev = &src->events, *dev = &dst->events;
+    for (size_t i = 0; i < ev->aux.len; i++)
+        if (ev->kind.v[i] == ML_EV_ANNOTATE) ev->aux.v[i] = smap[ev->aux.v[i]]; /* aux holds interned text there */
+    COL_MOVE(&dev->ts, &ev->ts, x);
+    COL_MOVE(&dev->size, &ev->size, x);
+    COL_MOVE(&dev->addr, &ev->addr, x);
+    COL_MOVE(&dev->aux, &ev->aux, x);
+    COL_MOVE(&dev->thread, &ev->thread, map_index(tmap, x));
+    COL_MOVE(&dev->stack, &ev->stack, kmap[x]);
+    COL_MOVE(&dev->stream, &ev->stream, smap[x]);
+    COL_MOVE(&dev->device, &ev->device, (uint16_t)dmap[x]);
+    COL_MOVE(&dev->kind, &ev->kind, x);
+
+    ml_ops *op = &src->ops, *dop = &dst->ops;
+    COL_MOVE(&dop->ts, &op->ts, x);
+    COL_MOVE(&dop->dur, &op->dur, x);
+    COL_MOVE(&dop->name, &op->name, smap[x]);
+    COL_MOVE(&dop->thread, &op->thread, map_index(tmap, x));
+    COL_MOVE(&dop->kind, &op->kind, x);
+
     for (size_t i = 0; i < src->series.len; i++) {
-        const ml_series *from = &src->series.v[i];
+        ml_series *from = &src->series.v[i];
         ml_series *to = ml_series_get(dst, (uint16_t)dmap[from->device], (ml_series_kind)from->kind,
                                       smap[from->component], smap[from->stream]);
-        bool with_events = from->event.len == from->ts.len;
-        for (size_t j = 0; j < from->ts.len; j++) {
-            if (with_events)
-                ml_series_push_event(to, from->ts.v[j], from->value.v[j],
-                                     from->event.v[j] == ML_NONE32 ? ML_NONE32 : from->event.v[j] + ev_base);
-            else
-                ml_series_push(to, from->ts.v[j], from->value.v[j]);
+        to->sampled |= from->sampled;
+        /* keep the event column in step with the points when either side has one */
+        if (from->event.len || to->event.len) {
+            while (to->event.len < to->ts.len) VEC_PUSH(&to->event, ML_NONE32);
+            while (from->event.len < from->ts.len) VEC_PUSH(&from->event, ML_NONE32);
         }
+        COL_MOVE(&to->ts, &from->ts, x);
+        COL_MOVE(&to->value, &from->value, x);
+        COL_MOVE(&to->event, &from->event, x == ML_NONE32 ? ML_NONE32 : x + ev_base);
     }
-    const ml_allocs *a = &src->allocs;
-    for (size_t i = 0; i < a->t_alloc.len; i++) {
-        ml_alloc_row r = {
-            .t_alloc = a->t_alloc.v[i], .t_free = a->t_free.v[i], .t_free_req = a->t_free_req.v[i],
-            .size = a->size.v[i], .addr = a->addr.v[i],
-            .ev_alloc = a->ev_alloc.v[i] == ML_NONE32 ? ML_NONE32 : a->ev_alloc.v[i] + ev_base,
-            .ev_free = a->ev_free.v[i] == ML_NONE32 ? ML_NONE32 : a->ev_free.v[i] + ev_base,
-            .thread = map_index(tmap, a->thread.v[i]), .stack = kmap[a->stack.v[i]], .stream = smap[a->stream.v[i]],
-            .device = (uint16_t)dmap[a->device.v[i]], .op = smap[a->op.v[i]], .op_top = smap[a->op_top.v[i]],
-            .category = a->category.v[i], .category_reason = a->category_reason.v[i], .flags = a->flags.v[i],
-        };
-        ml_alloc_push(dst, &r);
-    }
+
+    ml_allocs *a = &src->allocs, *da = &dst->allocs;
+    COL_MOVE(&da->t_alloc, &a->t_alloc, x);
+    COL_MOVE(&da->t_free, &a->t_free, x);
+    COL_MOVE(&da->t_free_req, &a->t_free_req, x);
+    COL_MOVE(&da->ev_alloc, &a->ev_alloc, x == ML_NONE32 ? ML_NONE32 : x + ev_base);
+    COL_MOVE(&da->ev_free, &a->ev_free, x == ML_NONE32 ? ML_NONE32 : x + ev_base);
+    COL_MOVE(&da->size, &a->size, x);
+    COL_MOVE(&da->addr, &a->addr, x);
+    COL_MOVE(&da->device, &a->device, (uint16_t)dmap[x]);
+    COL_MOVE(&da->thread, &a->thread, map_index(tmap, x));
+    COL_MOVE(&da->stack, &a->stack, kmap[x]);
+    COL_MOVE(&da->stream, &a->stream, smap[x]);
+    COL_MOVE(&da->op, &a->op, smap[x]);
+    COL_MOVE(&da->op_top, &a->op_top, smap[x]);
+    COL_MOVE(&da->category, &a->category, x);
+    COL_MOVE(&da->category_reason, &a->category_reason, x);
+    COL_MOVE(&da->flags, &a->flags, x);
     uint32_t seg_base = (uint32_t)dst->segments.len, block_base = (uint32_t)dst->blocks.len;
     for (size_t i = 0; i < src->segments.len; i++) {
         ml_segment g = src->segments.v[i];
@@ -532,6 +561,29 @@ static void shift_times(int64_t *t, size_t n, int64_t by)
         if (t[i] != ML_TIME_NONE && t[i] != ML_TIME_END) t[i] += by;
 }
 
+/* A series is a step function, so a point that repeats the value before it
+ * changes nothing (the first instant of each value is kept).  Kineto writes
+ * Total Reserved with every memory event; it changes at a few of them. */
+static void drop_repeated_points(ml_series *s)
+{
+    if (!s->sampled) return;
+    size_t n = s->ts.len, k = 0;
+    bool events = s->event.len == n;
+    for (size_t i = 0; i < n; i++) {
+        if (k && s->value.v[i] == s->value.v[k - 1]) continue;
+        s->ts.v[k] = s->ts.v[i];
+        s->value.v[k] = s->value.v[i];
+        if (events) s->event.v[k] = s->event.v[i];
+        k++;
+    }
+    if (k == n) return;
+    s->ts.len = s->value.len = k;
+    if (events) s->event.len = k;
+    VEC_SHRINK(&s->ts);
+    VEC_SHRINK(&s->value);
+    VEC_SHRINK(&s->event);
+}
+
 void ml_profile_finish(ml_profile *p)
 {
     if (p->base_time_ns) {
@@ -556,5 +608,6 @@ void ml_profile_finish(ml_profile *p)
         if (s->event.len == s->ts.len) ml_permute(s->event.v, 4, perm, s->ts.len);
         free(perm);
     }
+    for (size_t i = 0; i < p->series.len; i++) drop_repeated_points(&p->series.v[i]);
     if (p->has_addresses) ml_match(p);
 }

@@ -132,6 +132,9 @@ typedef struct ml_series {
     uint8_t kind;           /* ml_series_kind */
     ml_str component;       /* Ascend component (PTA, GE, PTA+GE, APP, ...); 0 = overall */
     ml_str stream;          /* 0 = all streams */
+    bool sampled;           /* a sample of a running total at every event (Kineto's totals):
+                             * ml_profile_finish() drops points that repeat the value before
+                             * them, which changes nothing in a step function */
     VEC(int64_t) ts;        /* ns, non-decreasing after ml_profile_finish() */
     VEC(int64_t) value;     /* bytes */
     VEC(uint32_t) event;    /* optional: the event each point came from (kept in step by
@@ -276,8 +279,10 @@ void ml_note(ml_profile *p, const char *fmt, ...) __attribute__((format(printf, 
 /* Appends an unfinished profile `src` (e.g. the second half of a file, read
  * on another thread) to the unfinished `dst`: its strings, devices, threads,
  * frames and stacks are mapped onto dst's, and its events, ops, series
- * points and allocs come after dst's, as if one importer had read both. */
-void ml_profile_append(ml_profile *dst, const ml_profile *src);
+ * points and allocs come after dst's, as if one importer had read both.
+ * Moves rather than copies: src's events, ops, series points and allocs are
+ * freed as they are taken (src stays valid for ml_profile_free). */
+void ml_profile_append(ml_profile *dst, ml_profile *src);
 
 /* Called once by the importer at the end: adds base_time_ns to relative
  * times, sorts events, ops and series by time (stable: equal times keep input
