@@ -48,9 +48,44 @@ TEST(decimal_rounding)
     CHECK(ok);
 }
 
+/* Python writes small floats with an exponent (str(1/1048576) is
+ * "9.5367431640625e-07"): the digits are scaled exactly, then rounded to the
+ * unit like a plain decimal.  Values from Python's decimal module, ROUND_HALF_UP. */
+TEST(decimal_exponent)
+{
+    int ok;
+    CHECK_EQ_I64(scale("9.5367431640625e-07", ML_MIB, &ok), 1);
+    CHECK(ok);
+    CHECK_EQ_I64(scale("4.76837158203125E-7", ML_MIB, &ok), 1); /* 0.5 byte: a tie, away from zero */
+    CHECK_EQ_I64(scale("1.2345678901234567e-05", ML_MIB, &ok), 13);
+    CHECK_EQ_I64(scale("1.5e3", 1, &ok), 1500);
+    CHECK_EQ_I64(scale("1E+2", ML_KIB, &ok), 102400);
+    CHECK_EQ_I64(scale("-2.5e-4", ML_US_TO_NS, &ok), 0);
+    CHECK_EQ_I64(scale("5e-4", ML_US_TO_NS, &ok), 1);
+    CHECK_EQ_I64(scale("-5e-4", ML_US_TO_NS, &ok), -1);
+    CHECK_EQ_I64(scale("1736408883694624810e-3", ML_US_TO_NS, &ok), 1736408883694624810LL);
+    CHECK_EQ_I64(scale("9.223372036854775807e18", 1, &ok), INT64_MAX);
+    CHECK(ok);
+    CHECK_EQ_I64(scale("-9.223372036854775808e18", 1, &ok), INT64_MIN);
+    CHECK(ok);
+    CHECK_EQ_I64(scale("1e-9999", ML_MIB, &ok), 0);
+    CHECK_EQ_I64(scale("0e9999", 1, &ok), 0);
+    CHECK(ok);
+    /* integral: exact integers only */
+    int64_t v = -1;
+    CHECK_EQ_I64(ml_parse_integral("12.0", 4, &v), 0);
+    CHECK_EQ_I64(v, 12);
+    CHECK_EQ_I64(ml_parse_integral("1.2e1", 5, &v), 0);
+    CHECK_EQ_I64(v, 12);
+    CHECK_EQ_I64(ml_parse_integral("1.5", 3, &v), -1);
+    CHECK_EQ_I64(ml_parse_integral("15e-1", 5, &v), -1);
+    CHECK_EQ_I64(ml_parse_integral("1.00000000000000000000000000001", 31, &v), -1);
+}
+
 TEST(decimal_rejects)
 {
-    const char *bad[] = {"", "abc", ".", "-", "+", "1e3", "12.3.4", "1,5", " 1", "0x10", "1-",
+    const char *bad[] = {"", "abc", ".", "-", "+", "1e", "e5", "1e+", "1.5e3.2", "1e3x", "1e1.5", "1e10000",
+                         "1e9999", ".e1", "9.223372036854775808e18", "12.3.4", "1,5", " 1", "0x10", "1-",
                          "inf", "nan", "9223372036854775808", "9223372036854775.808"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int ok;
@@ -206,6 +241,7 @@ int main(void)
 {
     RUN(decimal_exact);
     RUN(decimal_rounding);
+    RUN(decimal_exponent);
     RUN(decimal_rejects);
     RUN(records_quotes_crlf_bom_tabs);
     RUN(blank_cells);

@@ -99,40 +99,88 @@ int ml_parse_scaled(const char *s, size_t n, int scale, int64_t *out)
     return scale_to_i64(&d, d.exp + scale, out);
 }
 
-int ml_parse_units(const char *s, size_t n, int64_t mul, int64_t *out)
+/* The text of a plain or exponent decimal as value = mant * 10^exp10, exactly
+ * up to UNITS_DIGITS significant digits (later digits are dropped: they lie
+ * far below any unit memlens scales to and can only turn an exact tie into a
+ * value just above it, which rounds the same way). */
+#define UNITS_DIGITS 28 /* mant < 10^28, so mant * mul (mul <= 1e9) fits in 128 bits */
+
+typedef struct units_text {
+    bool neg;
+    unsigned __int128 mant;
+    int64_t exp10;
+    bool dropped;      /* a non-zero digit past the kept ones */
+} units_text;
+
+static int split_units(const char *s, size_t n, units_text *u)
 {
     size_t i = 0;
-    bool neg = false;
-    int ndigits = 0;
-    if (mul <= 0 || mul > 1000000000) return -1;
-    if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-    __int128 ip = 0;
-    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
-        ip = ip * 10 + (s[i] - '0');
-        if (ip > INT64_MAX) return -1;
-    }
-    /* 19 fraction digits are kept exactly (mul <= 1e9 keeps fp * mul in
-     * range); later digits are below any unit we scale to and are ignored. */
-    __int128 fp = 0, p10 = 1;
-    int nfrac = 0;
-    if (i < n && s[i] == '.') {
-        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
-            if (nfrac < 19) {
-                fp = fp * 10 + (s[i] - '0');
-                p10 *= 10;
-                nfrac++;
-            }
+    int ndigits = 0, sig = 0;
+    u->neg = false;
+    u->mant = 0;
+    u->exp10 = 0;
+    u->dropped = false;
+    if (i < n && (s[i] == '+' || s[i] == '-')) u->neg = s[i++] == '-';
+    bool point = false;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.' && !point) {
+            point = true;
+            continue;
+        }
+        if (c < '0' || c > '9') break;
+        ndigits++;
+        if (sig < UNITS_DIGITS) {
+            if (u->mant || c != '0') sig++;
+            u->mant = u->mant * 10 + (unsigned)(c - '0');
+            if (point) u->exp10--;
+        } else {
+            if (!point) u->exp10++; /* an integer digit past the kept ones still counts ten */
+            if (c != '0') u->dropped = true;
         }
     }
-    if (i != n || ndigits == 0) return -1;
-    __int128 num = fp * mul;
-    __int128 q = num / p10, r = num % p10;
-    if (r != 0 && 2 * r >= p10) q++; /* nearest; a tie goes away from zero */
-    __int128 v = ip * mul + q;
-    if (neg) v = -v;
-    if (v > INT64_MAX || v < INT64_MIN) return -1;
-    *out = (int64_t)v;
+    if (ndigits == 0) return -1;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        int64_t e;
+        /* |e| <= 9999: far beyond int64 either way, and no overflow in exp10 */
+        if (ml_parse_i64(s + i + 1, n - i - 1, &e) < 0 || e > 9999 || e < -9999) return -1;
+        u->exp10 += e;
+        i = n;
+    }
+    return i == n ? 0 : -1;
+}
+
+int ml_parse_units(const char *s, size_t n, int64_t mul, int64_t *out)
+{
+    units_text u;
+    if (mul <= 0 || mul > 1000000000 || split_units(s, n, &u) < 0) return -1;
+    unsigned __int128 v = u.mant * (unsigned __int128)mul, limit = (unsigned __int128)INT64_MAX + u.neg;
+    if (u.exp10 >= 0) {
+        for (int64_t k = 0; k < u.exp10 && v; k++) {
+            if (v > limit / 10) return -1;
+            v *= 10;
+        }
+    } else if (u.exp10 < -38) {
+        v = 0; /* v < 10^37: under half a unit */
+    } else {
+        unsigned __int128 p10 = 1;
+        for (int64_t k = 0; k < -u.exp10; k++) p10 *= 10;
+        unsigned __int128 q = v / p10, r = v % p10;
+        v = q + (r && 2 * r >= p10); /* nearest; a tie goes away from zero */
+    }
+    if (v > limit) return -1;
+    *out = u.neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)(uint64_t)v;
     return 0;
+}
+
+int ml_parse_integral(const char *s, size_t n, int64_t *out)
+{
+    units_text u;
+    if (split_units(s, n, &u) < 0 || u.dropped) return -1;
+    /* Exact only: a fraction that is not all zeros is refused. */
+    while (u.exp10 < 0 && u.mant && u.mant % 10 == 0) u.mant /= 10, u.exp10++;
+    if (u.exp10 < 0 && u.mant) return -1;
+    return ml_parse_units(s, n, 1, out);
 }
 
 int ml_parse_double(const char *s, size_t n, double *out)

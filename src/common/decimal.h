@@ -21,10 +21,18 @@ int ml_parse_scaled(const char *s, size_t n, int scale, int64_t *out);
 
 /* round(value * mul) with integer arithmetic, for unit conversion: µs text with
  * decimals -> ns (ML_US_TO_NS), MiB text -> bytes (ML_MIB), KiB -> bytes (ML_KIB).
- * Plain decimals only (no exponent); 0 < mul <= 1e9; the nearest integer, a
- * tie away from zero; fraction digits past the 19th are ignored.  Returns 0,
- * or -1 if it is not such a number or does not fit in int64. */
+ * Plain decimals and exponent forms ("9.5367431640625e-07", as Python writes
+ * small floats) alike: the digits are scaled by the power of ten exactly, then
+ * whatever is finer than one unit (a fraction of a byte or ns) rounds to the
+ * nearest integer, a tie away from zero, just as for the same number written
+ * out.  0 < mul <= 1e9; significant digits past the 28th are ignored (they are
+ * below any unit).  Returns 0, or -1 if it is not such a number or the result
+ * does not fit in int64. */
 int ml_parse_units(const char *s, size_t n, int64_t mul, int64_t *out);
+
+/* A decimal that is exactly an integer ("12", "12.0", "1.2e1"; not "1.5"):
+ * for counts, indices and ids.  Returns 0, or -1 (not integral, out of range). */
+int ml_parse_integral(const char *s, size_t n, int64_t *out);
 
 #define ML_US_TO_NS 1000
 #define ML_KIB 1024
