@@ -265,15 +265,31 @@ TEST(directory_rank0)
 
 /* ---- bad input ---- */
 
-static int import_text(const char *text, ml_profile **out, ml_err *e)
+static int import_named(const char *name, const char *text, ml_profile **out, ml_err *e)
 {
-    ml_source *src = ml_source_from_memory("bad.csv", text, strlen(text));
-    ml_profile *p = ml_profile_new("bad.csv", "ascend-text");
+    ml_source *src = ml_source_from_memory(name, text, strlen(text));
+    ml_profile *p = ml_profile_new(name, "ascend-text");
     int r = ml_ascend_text_import(src, p, e);
     ml_source_close(src);
     if (out) *out = p;
     else ml_profile_free(p);
     return r;
+}
+
+static int import_text(const char *text, ml_profile **out, ml_err *e) { return import_named("bad.csv", text, out, e); }
+
+static bool has_note(const ml_profile *p, const char *text)
+{
+    for (size_t i = 0; i < p->notes.len; i++)
+        if (strstr(ml_s(p, p->notes.v[i]), text)) return true;
+    return false;
+}
+
+/* The one-point-per-row series value at index i, or -1. */
+static int64_t value_at(const ml_profile *p, ml_series_kind kind, const char *comp, size_t i)
+{
+    const ml_series *s = ml_series_find(p, 0, kind, comp, 0);
+    return s && i < s->value.len ? s->value.v[i] : -1;
 }
 
 #define MR_HEAD "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\r\n"
@@ -283,10 +299,6 @@ TEST(bad_csv)
 {
     ml_err e = {{0}};
     ml_profile *p;
-    /* header only: a valid, empty profile */
-    CHECK_EQ_I64(import_text(MR_HEAD, &p, &e), 0);
-    CHECK_EQ_I64(p->series.len, 0);
-    ml_profile_free(p);
     /* missing column */
     CHECK_EQ_I64(import_text("Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Stream Ptr\n"
                              "PTA,1.0,1,2,3\n", NULL, &e), -1);
@@ -320,6 +332,107 @@ TEST(bad_csv)
     CHECK_EQ_I64(p->allocs.t_free.v[1], 3500);
     CHECK_EQ_I64(p->allocs.t_free_req.v[1], 3250);
     ml_profile_free(p);
+}
+
+/* Which reader a file gets: by its name when Ascend writes that name, so that
+ * a missing column is an error naming it (a memory_record.csv without Total
+ * Allocated used to be read as npu_module_mem); by the distinguishing columns
+ * otherwise (Device Type / Stream Ptr vs Device). */
+TEST(csv_kind_by_name_and_columns)
+{
+    ml_err e = {{0}};
+    ml_profile *p;
+    const char *no_alloc = "Component,Timestamp(us),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
+                           "PTA,1.000\t,2,1,7,NPU:0\n";
+    CHECK_EQ_I64(import_named("out/memory_record.csv", no_alloc, NULL, &e), -1);
+    CHECK_EQ_STR(e.msg, "out/memory_record.csv: line 1: missing column 'Total Allocated(MB)'");
+    CHECK_EQ_I64(import_text(no_alloc, NULL, &e), -1);
+    CHECK_EQ_STR(e.msg, "bad.csv: line 1: missing column 'Total Allocated(MB)'");
+    /* a memory_record.csv with npu_module_mem's header is still a memory_record.csv */
+    CHECK_EQ_I64(import_named("memory_record.csv", "Component,Timestamp(us),Total Reserved(MB),Device\n"
+                              "APP,1,2,NPU:0\n", NULL, &e), -1);
+    CHECK_EQ_STR(e.msg, "memory_record.csv: line 1: missing column 'Total Allocated(MB)'");
+    CHECK(ml_ascend_text_sniff("r/ASCEND_PROFILER_OUTPUT/memory_record.csv", (const unsigned char *)no_alloc,
+                               strlen(no_alloc)) > 0);
+    CHECK_EQ_I64(ml_ascend_text_sniff("notes.csv", (const unsigned char *)"a,b\n", 4), 0);
+    /* by content: "Device" alone is npu_module_mem */
+    CHECK_EQ_I64(import_text("Component,Timestamp(us),Total Reserved(MB),Device\nHCCL,1.000\t,2.5,NPU:0\n", &p, &e), 0);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 0), 2621440);
+    CHECK(ml_series_find(p, 0, ML_SERIES_RESERVED, "HCCL", 0) == NULL);
+    ml_profile_free(p);
+    /* msprof's memory_record_<stamp>.csv: KB, and "Device" (with Total Allocated) */
+    CHECK_EQ_I64(import_named("memory_record_20250109074803.csv",
+                              "Device_id,Component,Timestamp(us),Total Allocated(KB),Total Reserved(KB),Device\n"
+                              "0,GE,1.5,1024,2048.5,NPU:0\n", &p, &e), 0);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_ALLOCATED, "GE", 0), 1048576);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_RESERVED, "GE", 0), 2097664);
+    ml_profile_free(p);
+    CHECK_EQ_I64(ml_ascend_file_kind_by_name("a/npu_module_mem_1.csv.gz"), ML_ASCEND_MODULE_MEM);
+    CHECK_EQ_I64(ml_ascend_file_kind_by_name("a/npu_module_memory.csv"), ML_ASCEND_UNKNOWN);
+    CHECK_EQ_I64(ml_ascend_file_kind_by_name("static_op_mem.csv"), ML_ASCEND_STATIC_OP_MEM);
+}
+
+/* npu_module_mem in KB (msprof) and MB (torch_npu), with the -1 marker in
+ * either unit; torch_npu converts KB to MB, so its -1 arrives as
+ * -0.0009765625 MB.  Other values, negative ones too, are kept. */
+TEST(module_mem_units)
+{
+    ml_err e = {{0}};
+    ml_profile *p;
+    CHECK_EQ_I64(import_named("npu_module_mem.csv",
+                              "Device_id,Component,Timestamp(us),Total Reserved(KB),Device\n"
+                              "0,HCCL,1.000\t,2048,NPU:0\n"
+                              "0,HCCL,2.000\t,-1,NPU:0\n"
+                              "0,RUNTIME,2.500\t,1.5,NPU:0\n", &p, &e), 0);
+    CHECK_EQ_STR(e.msg, "");
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 0), 2097152);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 1), -1); /* one point */
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "RUNTIME", 0), 1536);
+    CHECK(has_note(p, "npu_module_mem: 1 samples of -1 (only frees seen) left out"));
+    ml_profile_free(p);
+    CHECK_EQ_I64(import_named("npu_module_mem.csv",
+                              "Component,Timestamp(us),Total Reserved(MB),Device\n"
+                              "SLOG,1.000\t,-1,NPU:0\n"
+                              "SLOG,2.000\t,-0.0009765625,NPU:0\n"
+                              "SLOG,3.000\t,9.5367431640625e-07,NPU:0\n"
+                              "SLOG,4.000\t,-2,NPU:0\n", &p, &e), 0);
+    CHECK(has_note(p, "npu_module_mem: 2 samples of -1 (only frees seen) left out"));
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "SLOG", 0), 1);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "SLOG", 1), -2097152);
+    ml_profile_free(p);
+}
+
+/* A header and no rows: still a valid input, but the note names the file. */
+TEST(header_only_files)
+{
+    ml_err e = {{0}};
+    ml_profile *p;
+    CHECK_EQ_I64(import_named("a/ASCEND_PROFILER_OUTPUT/memory_record.csv", MR_HEAD, &p, &e), 0);
+    CHECK_EQ_I64(p->series.len, 0);
+    CHECK(has_note(p, "memory_record.csv: header only, no rows"));
+    ml_profile_free(p);
+    CHECK_EQ_I64(import_named("operator_memory.csv", OM_HEAD, &p, &e), 0);
+    CHECK_EQ_I64(ml_allocs_count(p), 0);
+    CHECK(has_note(p, "operator_memory.csv: header only, no rows"));
+    ml_profile_free(p);
+}
+
+/* Old Mac line ends (CR only) end records like LF and CRLF; lines still count. */
+TEST(cr_only_lines)
+{
+    ml_err e = {{0}};
+    ml_profile *p;
+    CHECK_EQ_I64(import_text("Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),"
+                             "Stream Ptr,Device Type\r"
+                             "PTA,1.000\t,1.5,2,1,77,NPU:0\r"
+                             "PTA,2.000\t,2.25,2,1,77,NPU:0\r", &p, &e), 0);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_ALLOCATED, "PTA", 0), 1572864);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_ALLOCATED, "PTA", 1), 2359296);
+    const ml_series *s = ml_series_find(p, 0, ML_SERIES_ALLOCATED, "PTA", 0);
+    CHECK_EQ_I64(s && s->ts.len == 2 ? s->ts.v[1] : -1, 2000);
+    ml_profile_free(p);
+    CHECK_EQ_I64(import_text(MR_HEAD "PTA,1.000\t,1,2,1,77,NPU:0\rPTA,2.000\t,x,2,1,77,NPU:0\r", NULL, &e), -1);
+    CHECK_CONTAINS(e.msg, "bad.csv: line 3: column 'Total Allocated(MB)': 'x' is not a number");
 }
 
 static void write_file(const char *path, const char *text)
@@ -401,6 +514,10 @@ int main(void)
     RUN(static_graph);
     RUN(directory_rank0);
     RUN(bad_csv);
+    RUN(csv_kind_by_name_and_columns);
+    RUN(module_mem_units);
+    RUN(header_only_files);
+    RUN(cr_only_lines);
     RUN(bad_db);
     return check_report();
 }

@@ -23,10 +23,20 @@
  *   npu_module_mem.csv / NPU_MODULE_MEM ML_SERIES_OTHER, component = module
  *       name (HCCL, RUNTIME, ...): driver-level reservations, kept apart from
  *       the allocator's ML_SERIES_RESERVED so that the two are never summed.
- *       A value of -1 (only frees seen) is skipped and counted in a note.
+ *       The "-1" marker (only frees seen) is skipped and counted in a note
+ *       (ml_ascend_only_frees); any other value, negative too, is kept.
  *   operator_memory.csv / OP_MEMORY     allocs: op = op_top = name, t_free =
  *       release time or ML_TIME_END + ML_ALLOC_NEVER_FREED when blank,
  *       t_free_req = active release time (else t_free), stream = stream ptr.
+ *
+ * Where the two exports differ, memlens follows the text export:
+ *   - GE operators: operator_memory.csv writes them "cann::Conv2D1" (torch_npu
+ *     prefixes the CANN name), OP_MEMORY "Conv2D1"; a db row without a stream
+ *     (how torch_npu stores GE operators) gets the "cann::" prefix.
+ *   - GE's Total Active: blank in the text, 0 in every db row (torch_npu has
+ *     no active figure for GE): an all-zero GE active in the db is left out.
+ *   - Sizes: torch_npu writes MB, CANN's msprof KB ("Total Reserved(KB)");
+ *     both are read, exactly.
  *
  * Static graphs (static_op_mem.csv) have node indices, not times, so they make
  * their own profile, format "ascend-static", with time_is_event_order: an
@@ -45,7 +55,9 @@
 #include "profile.h"
 #include "source.h"
 
-/* What an Ascend text file is, from its first line (the CSV header). */
+/* What an Ascend text file is: from its name when it is one Ascend writes
+ * (memory_record.csv, msprof's memory_record_<stamp>.csv, ...), else from its
+ * first line (the CSV header). */
 typedef enum {
     ML_ASCEND_UNKNOWN,
     ML_ASCEND_MEMORY_RECORD,
@@ -55,9 +67,11 @@ typedef enum {
 } ml_ascend_file;
 
 ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n);
+ml_ascend_file ml_ascend_file_kind_by_name(const char *path);
 
 /* Reads one Ascend CSV file into p (no ml_profile_finish: a directory adds
- * several files to one profile). */
+ * several files to one profile).  A file with a header and no rows adds a
+ * note naming it. */
 int ml_ascend_csv_add(ml_source *src, ml_profile *p, ml_err *e);
 /* Reads the "NPU MEM" counters of trace_view.json into p.  Adds APP counters
  * only when p has no APP series yet (memory_record.csv has the same values). */
@@ -72,6 +86,12 @@ int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e);
 void ml_ascend_record(ml_profile *p, uint16_t dev, ml_str comp, ml_str stream, int64_t t,
                       const int64_t *allocated, const int64_t *reserved, const int64_t *active);
 bool ml_ascend_has_app(const ml_profile *p);
+/* Whether a module sample (bytes, read in units of unit bytes) is the "-1"
+ * marker for "only frees seen": -1 in the file's unit, or -1 KB, which is what
+ * torch_npu's KB -> MB conversion writes (-0.0009765625 MB). */
+bool ml_ascend_only_frees(int64_t bytes, int64_t unit);
+/* The note for n such samples (nothing for 0). */
+void ml_ascend_note_only_frees(ml_profile *p, int64_t n);
 /* Copies the headline component (PTA+GE, else PTA) of each device into the
  * component-0 series; call once after all files, before ml_profile_finish. */
 void ml_ascend_overall(ml_profile *p);

@@ -21,16 +21,66 @@ static void first_line(const unsigned char *head, size_t n, char *out, size_t ca
     out[k] = 0;
 }
 
+/* Whether the header line has a cell equal to name (spaces, tabs and quotes
+ * around a cell ignored).  Whole cells: "Device" is not "Device Type". */
+static bool has_col(const char *line, const char *name)
+{
+    size_t want = strlen(name);
+    for (const char *s = line;;) {
+        const char *end = strchr(s, ',');
+        if (!end) end = s + strlen(s);
+        while (s < end && (*s == ' ' || *s == '\t' || *s == '"')) s++;
+        const char *e = end;
+        while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '"')) e--;
+        if ((size_t)(e - s) == want && memcmp(s, name, want) == 0) return true;
+        if (!*end) return false;
+        s = end + 1;
+    }
+}
+
 ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n)
 {
     char line[1024];
     first_line(head, n, line, sizeof line);
-    if (strstr(line, "Node Index Start") && strstr(line, "Op Name") && strstr(line, "Size(KB)"))
+    if (has_col(line, "Node Index Start") && has_col(line, "Op Name") && has_col(line, "Size(KB)"))
         return ML_ASCEND_STATIC_OP_MEM;
-    if (strstr(line, "Allocation Time(us)") && strstr(line, "Size(KB)") && strstr(line, "Name"))
+    if (has_col(line, "Allocation Time(us)") && has_col(line, "Size(KB)") && has_col(line, "Name"))
         return ML_ASCEND_OPERATOR_MEMORY;
-    if (strstr(line, "Component") && strstr(line, "Timestamp(us)") && strstr(line, "Total Reserved(MB)"))
-        return strstr(line, "Total Allocated(MB)") ? ML_ASCEND_MEMORY_RECORD : ML_ASCEND_MODULE_MEM;
+    if (!has_col(line, "Component") || !has_col(line, "Timestamp(us)")) return ML_ASCEND_UNKNOWN;
+    /* memory_record names the allocator's device "Device Type" and has streams;
+     * npu_module_mem has "Device".  msprof's memory_record has "Device" too, but
+     * also Total Allocated, which npu_module_mem never has. */
+    if (has_col(line, "Device Type") || has_col(line, "Stream Ptr") || has_col(line, "Total Allocated(MB)") ||
+        has_col(line, "Total Allocated(KB)"))
+        return ML_ASCEND_MEMORY_RECORD;
+    if (has_col(line, "Device")) return ML_ASCEND_MODULE_MEM;
+    return ML_ASCEND_UNKNOWN;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+ml_ascend_file ml_ascend_file_kind_by_name(const char *path)
+{
+    static const struct { const char *stem; ml_ascend_file kind; } names[] = {
+        {"memory_record", ML_ASCEND_MEMORY_RECORD},
+        {"operator_memory", ML_ASCEND_OPERATOR_MEMORY},
+        {"npu_module_mem", ML_ASCEND_MODULE_MEM},
+        {"static_op_mem", ML_ASCEND_STATIC_OP_MEM},
+    };
+    const char *b = base_name(path);
+    size_t n = strlen(b);
+    if (n > 3 && !strcmp(b + n - 3, ".gz")) n -= 3;
+    if (n < 4 || strncmp(b + n - 4, ".csv", 4)) return ML_ASCEND_UNKNOWN;
+    n -= 4;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        size_t k = strlen(names[i].stem);
+        /* torch_npu writes NAME.csv; msprof NAME_<timestamp>.csv */
+        if (n >= k && !strncmp(b, names[i].stem, k) && (n == k || b[k] == '_')) return names[i].kind;
+    }
     return ML_ASCEND_UNKNOWN;
 }
 
@@ -43,8 +93,9 @@ static int device_cell(ml_csv *c, int col, ml_profile *p, uint16_t *dev, ml_err 
     const char *s = ml_csv_cell(c, col, &n);
     const char *d = s;
     if (n > 4 && strncasecmp(s, "npu:", 4) == 0) d = s + 4;
+    size_t nd = n - (size_t)(d - s);
     int64_t idx;
-    if (ml_parse_units(d, n - (size_t)(d - s), 1, &idx) || strchr(d, '.') || idx < 0 || idx > 65535)
+    if (nd == 0 || nd > 5 || strspn(d, "0123456789") != nd || ml_parse_i64(d, nd, &idx) || idx > 65535)
         return ml_fail(e, "%s: line %llu: column '%s': '%.40s' is not a device like NPU:0",
                        ml_csv_name(c), (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), s);
     *dev = ml_device_get(p, ML_DEV_NPU, (int)idx);
@@ -75,6 +126,22 @@ static int device_col(ml_csv *c, int *col, ml_err *e)
     if (*col < 0) *col = ml_csv_col(c, "Device");
     if (*col < 0) return ml_csv_need(c, "Device Type", col, e);
     return 0;
+}
+
+/* A size column in MB (torch_npu) or KB (CANN's msprof): its index and the
+ * bytes per unit.  A missing required column is reported by its MB name. */
+static int size_col(ml_csv *c, const char *base, bool required, int *col, int64_t *unit, ml_err *e)
+{
+    char mb[64], kb[64];
+    snprintf(mb, sizeof mb, "%s(MB)", base);
+    snprintf(kb, sizeof kb, "%s(KB)", base);
+    *unit = ML_MIB;
+    if ((*col = ml_csv_col(c, mb)) >= 0) return 0;
+    if ((*col = ml_csv_col(c, kb)) >= 0) {
+        *unit = ML_KIB;
+        return 0;
+    }
+    return required ? ml_csv_need(c, mb, col, e) : 0;
 }
 
 static void push_point(ml_profile *p, uint16_t dev, ml_series_kind kind, ml_str comp, ml_str stream,
@@ -139,32 +206,37 @@ bool ml_ascend_has_app(const ml_profile *p)
 
 /* ---- memory_record.csv ---- */
 
-static int read_memory_record(ml_csv *c, ml_profile *p, ml_err *e)
+/* The readers return the number of rows read, or -1. */
+static int64_t read_memory_record(ml_csv *c, ml_profile *p, ml_err *e)
 {
-    int ccomp, cts, calloc, cres, cdev;
+    int ccomp, cts, calloc, cres, cact, cdev;
+    int64_t ualloc, ures, uact;
     if (ml_csv_need(c, "Component", &ccomp, e) || ml_csv_need(c, "Timestamp(us)", &cts, e) ||
-        ml_csv_need(c, "Total Allocated(MB)", &calloc, e) ||
-        ml_csv_need(c, "Total Reserved(MB)", &cres, e) || device_col(c, &cdev, e))
+        size_col(c, "Total Allocated", true, &calloc, &ualloc, e) ||
+        size_col(c, "Total Reserved", true, &cres, &ures, e) || size_col(c, "Total Active", false, &cact, &uact, e) ||
+        device_col(c, &cdev, e))
         return -1;
-    int cact = ml_csv_col(c, "Total Active(MB)"), cstream = ml_csv_col(c, "Stream Ptr");
+    int cstream = ml_csv_col(c, "Stream Ptr");
     int r;
+    int64_t rows = 0;
     while ((r = ml_csv_next(c, e)) > 0) {
         int64_t t, a, res, act;
         bool ba, br, bx;
         uint16_t dev;
         if (need_text(c, ccomp, e) || ml_csv_scaled(c, cts, ML_US_TO_NS, &t, NULL, e) ||
-            device_cell(c, cdev, p, &dev, e) || ml_csv_scaled(c, calloc, ML_MIB, &a, &ba, e) ||
-            ml_csv_scaled(c, cres, ML_MIB, &res, &br, e) || ml_csv_scaled(c, cact, ML_MIB, &act, &bx, e))
+            device_cell(c, cdev, p, &dev, e) || ml_csv_scaled(c, calloc, ualloc, &a, &ba, e) ||
+            ml_csv_scaled(c, cres, ures, &res, &br, e) || ml_csv_scaled(c, cact, uact, &act, &bx, e))
             return -1;
         ml_ascend_record(p, dev, str_cell(c, ccomp, p), str_cell(c, cstream, p), t, ba ? NULL : &a,
                          br ? NULL : &res, bx ? NULL : &act);
+        rows++;
     }
-    return r;
+    return r < 0 ? -1 : rows;
 }
 
 /* ---- operator_memory.csv ---- */
 
-static int read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
+static int64_t read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
 {
     int cname, csize, calloc, crel, cdev;
     if (ml_csv_need(c, "Name", &cname, e) || ml_csv_need(c, "Size(KB)", &csize, e) ||
@@ -173,6 +245,7 @@ static int read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
         return -1;
     int cactrel = ml_csv_col(c, "Active Release Time(us)"), cstream = ml_csv_col(c, "Stream Ptr");
     int r;
+    int64_t rows = 0;
     while ((r = ml_csv_next(c, e)) > 0) {
         ml_alloc_row row;
         memset(&row, 0, sizeof row);
@@ -193,38 +266,39 @@ static int read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
         row.stream = str_cell(c, cstream, p);
         row.ev_alloc = row.ev_free = row.thread = ML_NONE32;
         ml_alloc_push(p, &row);
+        rows++;
     }
-    return r;
+    return r < 0 ? -1 : rows;
 }
 
 /* ---- npu_module_mem.csv ---- */
 
-static int read_module_mem(ml_csv *c, ml_profile *p, ml_err *e)
+static int64_t read_module_mem(ml_csv *c, ml_profile *p, ml_err *e)
 {
     int ccomp, cts, cres, cdev;
+    int64_t unit;
     if (ml_csv_need(c, "Component", &ccomp, e) || ml_csv_need(c, "Timestamp(us)", &cts, e) ||
-        ml_csv_need(c, "Total Reserved(MB)", &cres, e) || device_col(c, &cdev, e))
+        size_col(c, "Total Reserved", true, &cres, &unit, e) || device_col(c, &cdev, e))
         return -1;
     int r;
-    uint64_t only_frees = 0;
+    int64_t rows = 0, only_frees = 0;
     while ((r = ml_csv_next(c, e)) > 0) {
         int64_t t, v;
         bool bv;
         uint16_t dev;
         if (need_text(c, ccomp, e) || ml_csv_scaled(c, cts, ML_US_TO_NS, &t, NULL, e) ||
-            ml_csv_scaled(c, cres, ML_MIB, &v, &bv, e) || device_cell(c, cdev, p, &dev, e))
+            ml_csv_scaled(c, cres, unit, &v, &bv, e) || device_cell(c, cdev, p, &dev, e))
             return -1;
+        rows++;
         if (bv) continue;
-        if (v == -ML_MIB) { /* -1: the profiler saw only frees for this module */
+        if (ml_ascend_only_frees(v, unit)) {
             only_frees++;
             continue;
         }
         ml_series_push(ml_series_get(p, dev, ML_SERIES_OTHER, str_cell(c, ccomp, p), 0), t, v);
     }
-    if (only_frees)
-        ml_note(p, "npu_module_mem: %llu samples of -1 (only frees seen) left out",
-                (unsigned long long)only_frees);
-    return r;
+    ml_ascend_note_only_frees(p, only_frees);
+    return r < 0 ? -1 : rows;
 }
 
 /* ---- static_op_mem.csv ---- */
@@ -233,7 +307,7 @@ static int node_cell(ml_csv *c, int col, int64_t *out, ml_err *e)
 {
     size_t n;
     const char *s = ml_csv_cell(c, col, &n);
-    if (n == 0 || n > 12 || strspn(s, "0123456789") != n || ml_parse_units(s, n, 1, out))
+    if (n == 0 || n > 12 || strspn(s, "0123456789") != n || ml_parse_i64(s, n, out))
         return ml_fail(e, "%s: line %llu: column '%s': '%.40s' is not a node index", ml_csv_name(c),
                        (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), s);
     return 0;
@@ -241,7 +315,7 @@ static int node_cell(ml_csv *c, int col, int64_t *out, ml_err *e)
 
 #define NODE_TO_END 4294967295LL
 
-static int read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
+static int64_t read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
 {
     int cdev, cname, cmodel, cgraph, cstart, cend, csize;
     if (ml_csv_need(c, "Device_id", &cdev, e) || ml_csv_need(c, "Op Name", &cname, e) ||
@@ -253,8 +327,10 @@ static int read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
     p->time_is_event_order = true;
     p->time_is_absolute = false;
     int r;
+    int64_t rows = 0;
     bool host_noted = false;
     while ((r = ml_csv_next(c, e)) > 0) {
+        rows++;
         int64_t start, end, size;
         if (need_text(c, cname, e) || node_cell(c, cstart, &start, e) || node_cell(c, cend, &end, e) ||
             ml_csv_scaled(c, csize, ML_KIB, &size, NULL, e))
@@ -263,7 +339,7 @@ static int read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
         const char *d = ml_csv_cell(c, cdev, &n);
         int64_t idx;
         uint16_t dev;
-        if (n && strspn(d, "0123456789") == n && n < 6 && ml_parse_units(d, n, 1, &idx) == 0) {
+        if (n && strspn(d, "0123456789") == n && n < 6 && ml_parse_i64(d, n, &idx) == 0) {
             dev = ml_device_get(p, ML_DEV_NPU, (int)idx);
         } else {
             dev = ml_device_get(p, ML_DEV_CPU, -1);
@@ -292,34 +368,52 @@ static int read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
         row.ev_alloc = row.ev_free = row.thread = ML_NONE32;
         ml_alloc_push(p, &row);
     }
-    return r;
+    return r < 0 ? -1 : rows;
 }
 
 /* ---- entry points ---- */
+
+bool ml_ascend_only_frees(int64_t bytes, int64_t unit) { return bytes == -unit || bytes == -ML_KIB; }
+
+void ml_ascend_note_only_frees(ml_profile *p, int64_t n)
+{
+    if (n)
+        ml_note(p, "npu_module_mem: %lld samples of -1 (only frees seen) left out", (long long)n);
+}
 
 int ml_ascend_csv_add(ml_source *src, ml_profile *p, ml_err *e)
 {
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, 4096, e);
-    ml_ascend_file kind = ml_ascend_file_kind(head, n);
+    const char *name = ml_source_name(src);
+    /* A known file name decides the kind, so that a file missing a column is
+     * told so rather than read as another kind; other names go by the header. */
+    ml_ascend_file kind = ml_ascend_file_kind_by_name(name);
+    if (kind == ML_ASCEND_UNKNOWN) kind = ml_ascend_file_kind(head, n);
     if (kind == ML_ASCEND_UNKNOWN)
         return ml_fail(e, "%s: line 1: not an Ascend memory CSV (memory_record, operator_memory, "
-                          "npu_module_mem or static_op_mem header expected)", ml_source_name(src));
+                          "npu_module_mem or static_op_mem header expected)", name);
     ml_csv *c;
     if (ml_csv_open(src, &c, e)) return -1;
-    int r = kind == ML_ASCEND_MEMORY_RECORD     ? read_memory_record(c, p, e)
-            : kind == ML_ASCEND_OPERATOR_MEMORY ? read_operator_memory(c, p, e)
-            : kind == ML_ASCEND_MODULE_MEM      ? read_module_mem(c, p, e)
-                                                : read_static_op_mem(c, p, e);
+    int64_t rows = kind == ML_ASCEND_MEMORY_RECORD     ? read_memory_record(c, p, e)
+                   : kind == ML_ASCEND_OPERATOR_MEMORY ? read_operator_memory(c, p, e)
+                   : kind == ML_ASCEND_MODULE_MEM      ? read_module_mem(c, p, e)
+                                                       : read_static_op_mem(c, p, e);
     ml_csv_close(c);
-    if (r < 0) return -1;
+    if (rows < 0) return -1;
+    if (rows == 0) ml_note(p, "%s: header only, no rows", base_name(name));
     if (kind != ML_ASCEND_STATIC_OP_MEM) p->time_is_absolute = true;
     return 0;
 }
 
 int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n)
 {
-    return ml_ascend_file_kind(head, n) != ML_ASCEND_UNKNOWN ? 90 : 0;
+    if (ml_ascend_file_kind(head, n) != ML_ASCEND_UNKNOWN) return 90;
+    /* memory_record.csv & co. with a header we cannot place (a column missing):
+     * still ours, so that the error names what is missing. */
+    char line[1024];
+    first_line(head, n, line, sizeof line);
+    return ml_ascend_file_kind_by_name(path) != ML_ASCEND_UNKNOWN && strchr(line, ',') ? 90 : 0;
 }
 
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e)
