@@ -443,6 +443,91 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+static bool exists(const char *dir, const char *name)
+{
+    char f[600];
+    snprintf(f, sizeof f, "%s/%s", dir, name);
+    return access(f, F_OK) == 0;
+}
+
+/* A small export in WAL mode, in a directory whose name needs URI escaping:
+ * read right, and nothing (-wal, -shm) left beside it.  GE operators (rows
+ * without a stream) get the text export's "cann::" prefix; GE's all-zero
+ * Total Active is left out as the text leaves it blank; only the -1 marker of
+ * NPU_MODULE_MEM is dropped, with a count. */
+TEST(db_wal_readonly_names)
+{
+    char dir[] = "/tmp/memlens-test-ascend-XXXXXX";
+    if (!mkdtemp(dir)) SKIP("no temporary directory");
+    char sub[300], path[400];
+    snprintf(sub, sizeof sub, "%s/a%%20b?c#d \xc3\xa9", dir); /* a%20b?c#d é */
+    CHECK_EQ_I64(mkdir(sub, 0755), 0);
+    snprintf(path, sizeof path, "%s/ascend_pytorch_profiler_3.db", sub);
+    sqlite3 *db;
+    CHECK_EQ_I64(sqlite3_open(path, &db), SQLITE_OK);
+    CHECK_EQ_I64(sqlite3_exec(db,
+                 "PRAGMA journal_mode=WAL;"
+                 "CREATE TABLE STRING_IDS(id INTEGER PRIMARY KEY, value TEXT);"
+                 "INSERT INTO STRING_IDS VALUES(1,'PTA'),(2,'GE'),(3,'Conv2D1'),(4,'aten::mm'),(5,'cann::Add2');"
+                 "CREATE TABLE MEMORY_RECORD(component INTEGER, timestamp INTEGER, totalAllocated INTEGER,"
+                 " totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+                 "INSERT INTO MEMORY_RECORD VALUES(1, 1000, 5, 6, 5, 9, 3), (2, 1500, 7, 8, 0, NULL, 3),"
+                 " (2, 1600, 9, 10, 0, NULL, 3);"
+                 "CREATE TABLE OP_MEMORY(name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER,"
+                 " activeReleaseTime INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+                 "INSERT INTO OP_MEMORY VALUES(3, 512, 1500, 1600, NULL, NULL, 3), (4, 1024, 1000, NULL, NULL, 9, 3),"
+                 " (5, 64, 1550, 1560, NULL, NULL, 3);"
+                 "CREATE TABLE ENUM_MODULE(id INTEGER PRIMARY KEY, name TEXT);"
+                 "INSERT INTO ENUM_MODULE VALUES(7,'HCCL');"
+                 "CREATE TABLE NPU_MODULE_MEM(moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC,"
+                 " deviceId INTEGER);"
+                 "INSERT INTO NPU_MODULE_MEM VALUES(7, 1000, 4096, 3), (7, 1100, -1, 3), (7, 1200, -1024, 3),"
+                 " (7, 1300, -2048, 3);"
+                 "CREATE TABLE RANK_DEVICE_MAP(rankId INTEGER, deviceId INTEGER);"
+                 "INSERT INTO RANK_DEVICE_MAP VALUES(3, 3);",
+                 NULL, NULL, NULL), SQLITE_OK);
+    CHECK_EQ_I64(sqlite3_close(db), SQLITE_OK); /* the last connection checkpoints and removes -wal/-shm */
+    CHECK(!exists(sub, "ascend_pytorch_profiler_3.db-wal") && !exists(sub, "ascend_pytorch_profiler_3.db-shm"));
+
+    ml_err e = {{0}};
+    ml_profile *p = ml_profile_new(path, "ascend-db");
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), 0);
+    CHECK_EQ_STR(e.msg, "");
+    CHECK(!exists(sub, "ascend_pytorch_profiler_3.db-wal"));
+    CHECK(!exists(sub, "ascend_pytorch_profiler_3.db-shm"));
+    ml_profile_finish(p);
+    CHECK_EQ_I64(p->rank, 3);
+    CHECK_EQ_STR(p->devices.v[0].id, "npu:3");
+    CHECK_EQ_I64(ml_allocs_count(p), 3);
+    if (ml_allocs_count(p) == 3) {
+        CHECK_EQ_STR(ml_s(p, p->allocs.op.v[0]), "cann::Conv2D1");
+        CHECK_EQ_STR(ml_s(p, p->allocs.op.v[1]), "aten::mm");
+        CHECK_EQ_STR(ml_s(p, p->allocs.op.v[2]), "cann::Add2"); /* not prefixed twice */
+    }
+    CHECK(ml_series_find(p, 0, ML_SERIES_ACTIVE, "GE", 0) == NULL);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_ACTIVE, "PTA", 0), 5);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_RESERVED, "GE", 1), 10);
+    CHECK(has_note(p, "npu_module_mem: 2 samples of -1 (only frees seen) left out"));
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 0), 4096);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 1), -2048); /* not a marker: kept, as in the text */
+    ml_profile_free(p);
+
+    /* a writer still at work (frames in the -wal): what it committed is read */
+    CHECK_EQ_I64(sqlite3_open(path, &db), SQLITE_OK);
+    CHECK_EQ_I64(sqlite3_exec(db, "PRAGMA wal_autocheckpoint=0; INSERT INTO MEMORY_RECORD VALUES(1, 2000, 50, 60, 50, 9, 3);",
+                              NULL, NULL, NULL), SQLITE_OK);
+    CHECK(exists(sub, "ascend_pytorch_profiler_3.db-wal"));
+    p = ml_profile_new(path, "ascend-db");
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), 0);
+    CHECK_EQ_I64(value_at(p, ML_SERIES_ALLOCATED, "PTA", 1), 50);
+    ml_profile_free(p);
+    sqlite3_close(db);
+
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK_EQ_I64(system(cmd), 0);
+}
+
 TEST(bad_db)
 {
     char dir[] = "/tmp/memlens-test-ascend-XXXXXX";
@@ -458,7 +543,15 @@ TEST(bad_db)
 
     snprintf(path, sizeof path, "%s/missing.db", dir);
     CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
-    CHECK_CONTAINS(e.msg, "missing.db: cannot open as SQLite");
+    CHECK_CONTAINS(e.msg, "missing.db: cannot open as SQLite: No such file or directory");
+
+    /* SQLite would take a 0-byte file for an empty database */
+    snprintf(path, sizeof path, "%s/empty.db", dir);
+    write_file(path, "");
+    CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
+    char want[300];
+    snprintf(want, sizeof want, "%s: empty file, not an SQLite database", path);
+    CHECK_EQ_STR(e.msg, want);
 
     /* a SQLite file without the memory tables */
     snprintf(path, sizeof path, "%s/other.db", dir);
@@ -484,7 +577,7 @@ TEST(bad_db)
     sqlite3_exec(db, "DELETE FROM MEMORY_RECORD WHERE rowid = 2;", NULL, NULL, NULL);
     CHECK_EQ_I64(sqlite3_exec(db, "BEGIN EXCLUSIVE; INSERT INTO T VALUES(2);", NULL, NULL, NULL), SQLITE_OK);
     CHECK_EQ_I64(ml_ascend_db_add(path, p, &e), -1);
-    CHECK_CONTAINS(e.msg, "database is locked");
+    CHECK_CONTAINS(e.msg, "other.db: not a readable SQLite database: database is locked by another process");
     sqlite3_exec(db, "COMMIT;", NULL, NULL, NULL);
     ml_profile_free(p);
     p = ml_profile_new("x", "ascend-db");
@@ -519,5 +612,6 @@ int main(void)
     RUN(header_only_files);
     RUN(cr_only_lines);
     RUN(bad_db);
+    RUN(db_wal_readonly_names);
     return check_report();
 }

@@ -7,20 +7,35 @@
 #include "decimal.h"
 #include "importer.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct db_ctx {
     sqlite3 *db;
     const char *path;
     ml_profile *p;
     ml_err *e;
+    bool ge_active;          /* MEMORY_RECORD has a GE Total Active that is not all zeros */
+    int64_t only_frees;      /* NPU_MODULE_MEM samples of -1 */
 } db_ctx;
 
 static int db_fail(db_ctx *d, const char *what)
 {
+    int code = d->db ? sqlite3_errcode(d->db) : SQLITE_CANTOPEN;
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+        return ml_fail(d->e, "%s: %s: database is locked by another process (is the profiler still writing it?)",
+                       d->path, what);
     return ml_fail(d->e, "%s: %s: %s", d->path, what, d->db ? sqlite3_errmsg(d->db) : "cannot open");
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
 }
 
 static bool has_table(db_ctx *d, const char *name)
@@ -37,7 +52,7 @@ static bool has_table(db_ctx *d, const char *name)
 
 /* Column col of the current row as an exact int64.  *null is set for NULL
  * (pass null = NULL to make NULL an error).  Integers, integral reals and
- * decimal text are accepted. */
+ * text that is exactly an integer ("12", "12.0") are accepted. */
 static int col_i64(db_ctx *d, sqlite3_stmt *st, const char *table, int col, int64_t *out, bool *null)
 {
     *out = 0;
@@ -65,7 +80,7 @@ static int col_i64(db_ctx *d, sqlite3_stmt *st, const char *table, int col, int6
     } else {
         const char *s = (const char *)sqlite3_column_text(st, col);
         int n = sqlite3_column_bytes(st, col);
-        if (s && ml_parse_units(s, (size_t)n, 1, out) == 0 && !memchr(s, '.', (size_t)n)) return 0;
+        if (s && ml_parse_integral(s, (size_t)n, out) == 0) return 0;
     }
     return ml_fail(d->e, "%s: table %s: row %lld: column %s: '%.40s' is not an integer", d->path, table,
                    rowid, name, (const char *)sqlite3_column_text(st, col));
@@ -89,28 +104,27 @@ static int device_of(db_ctx *d, const char *table, sqlite3_stmt *st, int col, ui
     return 0;
 }
 
-/* Runs sql; row() is called for each result row.  Column 0 must be the rowid. */
+/* Runs sql; row() is called for each result row.  Column 0 must be the rowid.
+ * A table without rows adds a note naming it. */
 static int each_row(db_ctx *d, const char *table, const char *sql,
                     int (*row)(db_ctx *, const char *, sqlite3_stmt *))
 {
+    char what[64];
+    snprintf(what, sizeof what, "table %s", table);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        char what[64];
-        snprintf(what, sizeof what, "table %s", table);
-        return db_fail(d, what);
-    }
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(d, what);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    int64_t rows = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        rows++;
         if (row(d, table, st)) {
             sqlite3_finalize(st);
             return -1;
         }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        char what[64];
-        snprintf(what, sizeof what, "table %s", table);
-        return db_fail(d, what);
     }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return db_fail(d, what);
+    if (!rows) ml_note(d->p, "%s: table %s has no rows", base_name(d->path), table);
     return 0;
 }
 
@@ -129,6 +143,7 @@ static int memory_record_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     if (!comp)
         return ml_fail(d->e, "%s: table %s: row %lld: component has no name in STRING_IDS", d->path, table,
                        (long long)sqlite3_column_int64(st, 0));
+    if (!d->ge_active && comp == ml_intern_cstr(d->p->strings, "GE")) nx = true; /* as blank as in the text */
     char sbuf[24];
     ml_str s = 0;
     if (!ns) { /* the text export writes the pointer in decimal: name it the same way */
@@ -137,6 +152,22 @@ static int memory_record_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     }
     ml_ascend_record(d->p, dev, comp, s, t, na ? NULL : &a, nr ? NULL : &r, nx ? NULL : &x);
     return 0;
+}
+
+/* A GE operator's name as operator_memory.csv writes it: torch_npu prefixes
+ * "cann::" in the text export only.  GE rows are the ones without a stream. */
+static ml_str ge_op_name(db_ctx *d, sqlite3_stmt *st, int col)
+{
+    const char *s = (const char *)sqlite3_column_text(st, col);
+    int n = sqlite3_column_bytes(st, col);
+    if (!s || n <= 0) return 0;
+    if (n >= 6 && !memcmp(s, "cann::", 6)) return ml_intern(d->p->strings, s, (size_t)n);
+    char *full = ml_malloc((size_t)n + 7);
+    memcpy(full, "cann::", 6);
+    memcpy(full + 6, s, (size_t)n);
+    ml_str r = ml_intern(d->p->strings, full, (size_t)n + 6);
+    free(full);
+    return r;
 }
 
 static int op_memory_row(db_ctx *d, const char *table, sqlite3_stmt *st)
@@ -154,7 +185,7 @@ static int op_memory_row(db_ctx *d, const char *table, sqlite3_stmt *st)
         row.flags = ML_ALLOC_NEVER_FREED;
     }
     row.t_free_req = nact ? row.t_free : tact;
-    row.op = row.op_top = col_str(d, st, 1);
+    row.op = row.op_top = ns ? ge_op_name(d, st, 1) : col_str(d, st, 1);
     if (!ns) {
         char sbuf[24];
         snprintf(sbuf, sizeof sbuf, "%lld", (long long)stream);
@@ -194,8 +225,8 @@ static int module_mem_row(db_ctx *d, const char *table, sqlite3_stmt *st)
         col_i64(d, st, table, 4, &v, &nv) || device_of(d, table, st, 5, &dev))
         return -1;
     if (nv) return 0;
-    if (v < 0) { /* -1: only frees seen; the CSV reader skips these too */
-        ml_note(d->p, "npu_module_mem: samples of -1 (only frees seen) left out");
+    if (ml_ascend_only_frees(v, 1)) { /* -1, as bytes or as -1 KB: skipped as the CSV reader does */
+        d->only_frees++;
         return 0;
     }
     ml_str name = col_str(d, st, 1);
@@ -216,16 +247,81 @@ static int rank_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     return 0;
 }
 
+/* "file:" URI of path for sqlite3_open_v2 with SQLITE_OPEN_URI: every byte
+ * but unreserved ones and '/' percent-encoded (%, ?, #, non-ASCII ...); an
+ * absolute path gets an empty authority ("file:///..."), so that "//x" stays a
+ * path.  The caller frees it. */
+static char *file_uri(const char *path, const char *query)
+{
+    size_t n = strlen(path), cap = 8 + 3 * n + strlen(query) + 1, w = 0;
+    char *u = ml_malloc(cap);
+    w += (size_t)snprintf(u, cap, "file:%s", path[0] == '/' ? "//" : "");
+    for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
+        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+            strchr("-._~/", *s))
+            u[w++] = (char)*s;
+        else
+            w += (size_t)snprintf(u + w, cap - w, "%%%02X", *s);
+    }
+    snprintf(u + w, cap - w, "%s", query);
+    return u;
+}
+
+/* Whether path + suffix exists with at least min bytes. */
+static bool side_file(const char *path, const char *suffix, off_t min)
+{
+    size_t n = strlen(path) + strlen(suffix) + 1;
+    char *f = ml_malloc(n);
+    snprintf(f, n, "%s%s", path, suffix);
+    struct stat st;
+    bool yes = stat(f, &st) == 0 && st.st_size >= min;
+    free(f);
+    return yes;
+}
+
+/* A finished export never changes while it is read, so it is opened
+ * immutable: SQLite then takes no locks and creates nothing beside the user's
+ * file (a WAL-mode db would otherwise get -wal and -shm files, and could not
+ * be opened in a read-only directory).  Only where a writer has left its
+ * traces (a -journal, or a -wal with frames in it) is it opened as a plain
+ * read-only connection, so that SQLite honours the writer's lock and reads
+ * what the WAL holds. */
+static int open_db(db_ctx *d)
+{
+    struct stat st;
+    if (stat(d->path, &st) < 0)
+        return ml_fail(d->e, "%s: cannot open as SQLite: %s", d->path, strerror(errno));
+    if (S_ISREG(st.st_mode) && st.st_size == 0)
+        return ml_fail(d->e, "%s: empty file, not an SQLite database", d->path);
+    bool writer = side_file(d->path, "-journal", 0) || side_file(d->path, "-wal", 1);
+    char *uri = file_uri(d->path, writer ? "?mode=ro" : "?mode=ro&immutable=1");
+    int rc = sqlite3_open_v2(uri, &d->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    if (rc != SQLITE_OK) return db_fail(d, "cannot open as SQLite");
+    sqlite3_busy_timeout(d->db, 500); /* a profiler still writing: wait a little, then say "locked" */
+    return 0;
+}
+
+/* Whether MEMORY_RECORD has a GE Total Active other than 0: torch_npu writes 0
+ * in every GE row of the db where the text export leaves the cell blank. */
+static bool ge_active_known(db_ctx *d)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT 1 FROM MEMORY_RECORD m JOIN STRING_IDS s ON s.id = m.component "
+                           "WHERE s.value = 'GE' AND m.totalActive IS NOT NULL AND m.totalActive != 0 LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return true; /* the row reader reports what is wrong */
+    bool yes = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return yes;
+}
+
 int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e)
 {
-    db_ctx d = {NULL, path, p, e};
-    if (sqlite3_open_v2(path, &d.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        db_fail(&d, "cannot open as SQLite");
-        sqlite3_close(d.db);
-        return -1;
-    }
-    sqlite3_busy_timeout(d.db, 500); /* a profiler still writing: wait a little, then say "locked" */
+    db_ctx d = {NULL, path, p, e, true, 0};
     int rc = -1;
+    if (open_db(&d)) goto out;
     bool rec = false, ops = false, mem = false;
     /* A first statement also tells a non-database file ("file is not a database"). */
     sqlite3_stmt *st;
@@ -245,6 +341,7 @@ int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e)
                    "was the profile taken with profile_memory=True?", path);
         goto out;
     }
+    d.ge_active = rec && ge_active_known(&d);
     if (rec && each_row(&d, "MEMORY_RECORD",
                         "SELECT m.rowid, s.value, m.timestamp, m.totalAllocated, m.totalReserved, "
                         "m.totalActive, m.streamPtr, m.deviceId FROM MEMORY_RECORD m "
@@ -271,6 +368,7 @@ int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e)
             : "SELECT rowid, NULL, moduleId, timestampNs, totalReserved, deviceId "
               "FROM NPU_MODULE_MEM ORDER BY rowid";
         if (each_row(&d, "NPU_MODULE_MEM", sql, module_mem_row)) goto out;
+        ml_ascend_note_only_frees(p, d.only_frees);
     }
     if (has_table(&d, "RANK_DEVICE_MAP") &&
         each_row(&d, "RANK_DEVICE_MAP", "SELECT rowid, rankId FROM RANK_DEVICE_MAP ORDER BY rowid LIMIT 1",
