@@ -100,7 +100,11 @@ void ml_ascend_overall(ml_profile *p);
 int ml_ascend_is_profile_dir(const char *dir);
 /* Loads a `*_ascend_pt` directory: one profile with its memory data, plus one
  * "ascend-static" profile if it has static_op_mem.csv.  *n_out is 0..2.
- * The rank comes from profiler_info_{rank}.json (else the db, else -1). */
+ * The rank comes from profiler_info_{rank}.json (else the db, else -1).
+ * Returns 0, -1 on bad input, or ML_ASCEND_UNREADABLE when ASCEND_PROFILER_OUTPUT
+ * or one of its memory files exists but cannot be read (permissions, I/O):
+ * e then is "path: cannot read (Permission denied)", a skipped-entry of walk.c. */
+#define ML_ASCEND_UNREADABLE (-2)
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e);
 
 #endif

@@ -4,6 +4,7 @@
  * of trace_view.json.  The mapping onto the model is in ascend.h. */
 #include "ascend.h"
 #include "decimal.h"
+#include "importer.h"
 #include "jsonscan.h"
 
 #include <dirent.h>
@@ -12,8 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define OUTPUT_DIR "ASCEND_PROFILER_OUTPUT"
+
+/* dir/name, allocated: paths have no fixed limit. */
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *s = ml_malloc(n);
+    snprintf(s, n, "%s/%s", dir, name);
+    return s;
+}
 
 static bool is_dir(const char *path)
 {
@@ -38,9 +49,10 @@ static const char *base_name(const char *path)
 
 int ml_ascend_is_profile_dir(const char *dir)
 {
-    char sub[4096];
-    snprintf(sub, sizeof sub, "%s/%s", dir, OUTPUT_DIR);
-    if (is_dir(sub)) return 1;
+    char *sub = join(dir, OUTPUT_DIR);
+    bool yes = is_dir(sub);
+    free(sub);
+    if (yes) return 1;
     return strncmp(base_name(dir), OUTPUT_DIR, strlen(OUTPUT_DIR)) == 0 &&
            base_name(dir)[strlen(OUTPUT_DIR)] != '_';
 }
@@ -206,56 +218,99 @@ static int rank_of(const char *root)
     return rank;
 }
 
-/* The first file in dir whose name starts with prefix and ends with suffix. */
-static bool find_named(const char *dir, const char *prefix, const char *suffix, char *out, size_t cap)
+/* The first file (in name order) in dir whose name starts with prefix and
+ * ends with suffix, as an allocated path, or NULL. */
+static char *find_named(const char *dir, const char *prefix, const char *suffix)
 {
     DIR *d = opendir(dir);
-    if (!d) return false;
+    if (!d) return NULL;
     struct dirent *de;
-    char best[256] = "";
+    char *best = NULL;
+    size_t ps = strlen(prefix), ss = strlen(suffix);
     while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name), ps = strlen(prefix), ss = strlen(suffix);
+        size_t n = strlen(de->d_name);
         if (n >= ps + ss && !strncmp(de->d_name, prefix, ps) && !strcmp(de->d_name + n - ss, suffix) &&
-            (!best[0] || strcmp(de->d_name, best) < 0) && n < sizeof best)
-            snprintf(best, sizeof best, "%s", de->d_name);
+            (!best || strcmp(de->d_name, best) < 0)) {
+            free(best);
+            best = ml_strdup(de->d_name);
+        }
     }
     closedir(d);
-    if (!best[0]) return false;
-    snprintf(out, cap, "%s/%s", dir, best);
-    return true;
+    char *path = best ? join(dir, best) : NULL;
+    free(best);
+    return path;
+}
+
+/* The message for a path that exists but cannot be read; the walker turns it
+ * into a warning (walk.c). */
+static int unreadable(const char *path, int err, ml_err *e)
+{
+    ml_fail(e, "%s: " ML_SKIP_UNREADABLE " (%s)", path, strerror(err));
+    return ML_ASCEND_UNREADABLE;
+}
+
+/* Whether the file exists; a file that exists but cannot be read is an error. */
+static int present(const char *path, bool *yes, ml_err *e)
+{
+    *yes = is_file(path);
+    if (*yes && access(path, R_OK) < 0) return unreadable(path, errno, e);
+    return 0;
+}
+
+static int load_memory(ml_profile *p, const char *odir, ml_err *e)
+{
+    static const char *csvs[] = {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv"};
+    bool any = false, here;
+    int rc = 0;
+    for (size_t i = 0; i < 3 && rc == 0; i++) {
+        char *f = join(odir, csvs[i]);
+        if ((rc = present(f, &here, e)) == 0 && here) {
+            rc = add_file(f, p, ml_ascend_csv_add, e);
+            any = true;
+        }
+        free(f);
+    }
+    if (rc) return rc;
+    if (any) {
+        char *f = join(odir, "trace_view.json");
+        if ((rc = present(f, &here, e)) == 0 && here) rc = add_file(f, p, ml_ascend_trace_view_add, e);
+        free(f);
+        return rc ? rc : 1;
+    }
+    char *db = find_named(odir, "ascend_pytorch_profiler", ".db");
+    if (!db) return 0;
+    p->format = "ascend-db";
+    if ((rc = present(db, &here, e)) == 0) rc = ml_ascend_db_add(db, p, e);
+    free(db);
+    return rc ? rc : 1;
 }
 
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e)
 {
-    char root[4096], odir[4096], f[4200];
     *n_out = 0;
-    snprintf(odir, sizeof odir, "%s/%s", dir, OUTPUT_DIR);
+    char *odir = join(dir, OUTPUT_DIR), *root;
     if (is_dir(odir)) {
-        snprintf(root, sizeof root, "%s", dir);
+        root = ml_strdup(dir);
     } else { /* given ASCEND_PROFILER_OUTPUT itself: the rank file is in its parent */
-        snprintf(odir, sizeof odir, "%s", dir);
-        snprintf(root, sizeof root, "%s/..", dir);
+        free(odir);
+        odir = ml_strdup(dir);
+        root = join(dir, "..");
     }
     int rank = rank_of(root);
+    free(root);
+    ml_profile *p = NULL;
+    int rc;
+    DIR *d = opendir(odir);
+    if (!d) {
+        rc = unreadable(odir, errno, e);
+        goto fail;
+    }
+    closedir(d);
 
-    static const char *csvs[] = {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv"};
-    ml_profile *p = ml_profile_new(dir, "ascend-text");
+    p = ml_profile_new(dir, "ascend-text");
     p->rank = rank;
-    bool any = false;
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(f, sizeof f, "%s/%s", odir, csvs[i]);
-        if (!is_file(f)) continue;
-        if (add_file(f, p, ml_ascend_csv_add, e)) goto fail;
-        any = true;
-    }
-    snprintf(f, sizeof f, "%s/trace_view.json", odir);
-    if (any && is_file(f) && add_file(f, p, ml_ascend_trace_view_add, e)) goto fail;
-    if (!any && find_named(odir, "ascend_pytorch_profiler", ".db", f, sizeof f)) {
-        p->format = "ascend-db";
-        if (ml_ascend_db_add(f, p, e)) goto fail;
-        any = true;
-    }
-    if (any) {
+    if ((rc = load_memory(p, odir, e)) < 0) goto fail;
+    if (rc) {
         ml_ascend_overall(p);
         ml_profile_finish(p);
         out[(*n_out)++] = p;
@@ -264,18 +319,25 @@ int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err 
     }
     p = NULL;
 
-    snprintf(f, sizeof f, "%s/static_op_mem.csv", odir);
-    if (is_file(f)) {
+    char *f = join(odir, "static_op_mem.csv");
+    bool here;
+    if ((rc = present(f, &here, e)) == 0 && here) {
         p = ml_profile_new(dir, "ascend-static");
         p->rank = rank;
-        if (add_file(f, p, ml_ascend_csv_add, e)) goto fail;
-        ml_profile_finish(p);
-        out[(*n_out)++] = p;
+        if ((rc = add_file(f, p, ml_ascend_csv_add, e)) == 0) {
+            ml_profile_finish(p);
+            out[(*n_out)++] = p;
+            p = NULL;
+        }
     }
+    free(f);
+    if (rc) goto fail;
+    free(odir);
     return 0;
 fail:
+    free(odir);
     ml_profile_free(p);
     for (size_t i = 0; i < *n_out; i++) ml_profile_free(out[i]);
     *n_out = 0;
-    return -1;
+    return rc;
 }

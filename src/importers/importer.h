@@ -49,6 +49,15 @@ typedef struct ml_profiles {
     VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
 } ml_profiles;
 
+/* A skipped entry is "path: why", and the why never contains ": ", so the
+ * path is what comes before the last ": ".  A path that exists but could not
+ * be read (permission denied, I/O error) has a why that starts with
+ * ML_SKIP_UNREADABLE, e.g. "cannot read (Permission denied)": outputs warn
+ * about those, since a rank may be missing because of them. */
+#define ML_SKIP_UNREADABLE "cannot read"
+size_t ml_skipped_path_len(const char *entry);
+bool ml_skipped_unreadable(const char *entry);
+
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
  * profile is imported, finished, attributed (ml_attribute) and categorised
  * (ml_categorize) before it is added. */

@@ -8,8 +8,11 @@
  * Hidden entries and symbolic links to directories are not followed.  What is
  * passed over is kept in ml_profiles.skipped ("path: why"); a directory with
  * no profile at all is an error that lists them.  A file that an importer
- * recognises but cannot read is an error: a silently missing rank would be
- * worse.
+ * recognises but cannot parse is an error: a silently missing rank would be
+ * worse.  Paths below the walked directory that exist but cannot be read
+ * (permissions, I/O errors) are skipped as unreadable (ML_SKIP_UNREADABLE), so
+ * that outputs can warn about them; the directory named on the command line
+ * itself must be readable.
  */
 #include "ascend.h"
 #include "attribute.h"
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_DEPTH 32
 
@@ -36,8 +40,31 @@ static void skip(walk *w, const char *path, const char *why)
 {
     size_t n = strlen(path) + strlen(why) + 3;
     char *s = ml_malloc(n);
-    snprintf(s, n, "%s: %s", path, why);
+    int at = snprintf(s, n, "%s: ", path);
+    /* keep the why free of ": " (ml_skipped_path_len) */
+    for (const char *c = why; *c; c++) s[at++] = c[0] == ':' && c[1] == ' ' ? ';' : *c;
+    s[at] = 0;
     VEC_PUSH(&w->out->skipped, s);
+}
+
+static void skip_unreadable(walk *w, const char *path, const char *reason)
+{
+    char why[ML_ERR_MAX + 32];
+    snprintf(why, sizeof why, ML_SKIP_UNREADABLE " (%s)", reason);
+    skip(w, path, why);
+}
+
+size_t ml_skipped_path_len(const char *entry)
+{
+    const char *last = NULL;
+    for (const char *s = strstr(entry, ": "); s; s = strstr(s + 1, ": ")) last = s;
+    return last ? (size_t)(last - entry) : strlen(entry);
+}
+
+bool ml_skipped_unreadable(const char *entry)
+{
+    const char *why = entry + ml_skipped_path_len(entry);
+    return why[0] && !strncmp(why + 2, ML_SKIP_UNREADABLE, strlen(ML_SKIP_UNREADABLE));
 }
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -46,8 +73,13 @@ static int try_file(walk *w, const char *path)
 {
     ml_source *src;
     ml_err e2 = {{0}};
-    if (ml_source_open(path, &src, &e2)) {
-        skip(w, path, strerror(errno ? errno : EIO));
+    if (access(path, R_OK) < 0) {
+        skip_unreadable(w, path, strerror(errno));
+        return 0;
+    }
+    if (ml_source_open(path, &src, &e2)) { /* "path: reason" */
+        size_t n = strlen(path);
+        skip_unreadable(w, path, strncmp(e2.msg, path, n) || strncmp(e2.msg + n, ": ", 2) ? e2.msg : e2.msg + n + 2);
         return 0;
     }
     const unsigned char *head;
@@ -79,7 +111,13 @@ static int walk_dir(walk *w, const char *path, int depth)
     if (ml_ascend_is_profile_dir(path)) {
         ml_profile *ps[2];
         size_t n;
-        if (ml_ascend_load_dir(path, ps, &n, w->e)) return -1;
+        int rc = ml_ascend_load_dir(path, ps, &n, w->e);
+        if (rc == ML_ASCEND_UNREADABLE && depth > 0) { /* e is "path: cannot read (...)" */
+            VEC_PUSH(&w->out->skipped, ml_strdup(w->e->msg));
+            w->e->msg[0] = 0;
+            return 0;
+        }
+        if (rc) return -1;
         for (size_t i = 0; i < n; i++) {
             ml_attribute(ps[i]);
             ml_categorize(ps[i]);
@@ -88,7 +126,7 @@ static int walk_dir(walk *w, const char *path, int depth)
         w->found += n;
         if (!n)
             skip(w, path, "Ascend profile without memory data (no memory_record.csv, operator_memory.csv, "
-                          "static_op_mem.csv or .db: was it taken with profile_memory=True?)");
+                          "static_op_mem.csv or .db; was it taken with profile_memory=True?)");
         return 0;
     }
     if (depth > MAX_DEPTH) {
@@ -98,7 +136,7 @@ static int walk_dir(walk *w, const char *path, int depth)
     DIR *d = opendir(path);
     if (!d) {
         if (depth == 0) return ml_fail(w->e, "%s: cannot read directory: %s", path, strerror(errno));
-        skip(w, path, strerror(errno));
+        skip_unreadable(w, path, strerror(errno));
         return 0;
     }
     VEC(char *) names = {0};
@@ -113,7 +151,8 @@ static int walk_dir(walk *w, const char *path, int depth)
         char *child = ml_malloc(len);
         snprintf(child, len, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names.v[i]);
         struct stat lst, st;
-        if (lstat(child, &lst) < 0 || stat(child, &st) < 0) skip(w, child, strerror(errno));
+        if (lstat(child, &lst) < 0) skip_unreadable(w, child, strerror(errno));
+        else if (stat(child, &st) < 0) skip(w, child, S_ISLNK(lst.st_mode) ? "broken link" : strerror(errno));
         else if (S_ISDIR(st.st_mode) && S_ISLNK(lst.st_mode)) skip(w, child, "link to a directory, not followed");
         else if (S_ISDIR(st.st_mode)) rc = walk_dir(w, child, depth + 1);
         else if (S_ISREG(st.st_mode)) rc = try_file(w, child);

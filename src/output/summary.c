@@ -41,6 +41,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     fprintf(f, "  events           %s allocs, %s frees", ml_fmt_count(st.alloc_events, a, sizeof a),
             ml_fmt_count(st.free_events, b, sizeof b));
     if (st.matched) fprintf(f, ", %s frees without an alloc in the trace\n", ml_fmt_count(st.unmatched_frees, c, sizeof c));
+    else if (!st.alloc_events && !st.free_events) fprintf(f, " (the input has no allocation records for this device)\n");
     else fprintf(f, " (not matched: the trace has no addresses)\n");
     if (st.matched)
         fprintf(f, "  never freed      %s allocations, %s\n", ml_fmt_count(st.never_freed, a, sizeof a),
@@ -142,7 +143,8 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     jw_key(w, "before_trace_bytes_at_peak"); jw_i64(w, st.at_peak.before_bytes);
     jw_key(w, "oom_events"); jw_i64(w, st.oom_events);
     jw_key(w, "peak_allocated_replayed"); jw_bool(w, st.allocated_replayed);
-    jw_key(w, "group_by"); jw_str(w, ml_group_by_name(o->by));
+    jw_key(w, "group_by"); jw_str(w, ml_curves_by_name(o->curves_by)); /* --group-by */
+    jw_key(w, "by"); jw_str(w, ml_group_by_name(o->by));                /* --by: how top_at_peak is grouped */
     jw_key(w, "top_at_peak");
     jw_arr(w);
     for (size_t i = 0; i < st.at_peak.n && (int)i < o->top; i++)
@@ -188,6 +190,20 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
         jw_end(&w);
     }
     jw_end(&w);
+    jw_key(&w, "skipped");
+    jw_arr(&w);
+    for (size_t i = 0; i < ps->skipped.len; i++) {
+        const char *entry = ps->skipped.v[i];
+        size_t n = ml_skipped_path_len(entry);
+        char *path = ml_strndup(entry, n);
+        jw_obj(&w);
+        jw_key(&w, "path"); jw_str(&w, path);
+        jw_key(&w, "why"); jw_str(&w, entry[n] ? entry + n + 2 : "");
+        jw_key(&w, "unreadable"); jw_bool(&w, ml_skipped_unreadable(entry));
+        jw_end(&w);
+        free(path);
+    }
+    jw_end(&w);
     jw_key(&w, "devices");
     jw_arr(&w);
     for (size_t r = 0; r < ps->items.len; r++)
@@ -195,6 +211,26 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
     jw_end(&w);
     ml_summary_ranks_json(&w, ps, o);
     jw_end(&w);
+}
+
+/* What directory walks passed over, on stderr: every path that could not be
+ * read as a warning (a rank may be missing because of it), the others one line
+ * each up to a cap; --json lists them all under "skipped". */
+#define SKIPPED_SHOWN 10
+
+static void warn_skipped(FILE *f, const ml_profiles *ps)
+{
+    size_t others = 0, shown = 0;
+    for (size_t i = 0; i < ps->skipped.len; i++)
+        if (ml_skipped_unreadable(ps->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ps->skipped.v[i]);
+    for (size_t i = 0; i < ps->skipped.len; i++) {
+        if (ml_skipped_unreadable(ps->skipped.v[i])) continue;
+        if (others++ < SKIPPED_SHOWN) {
+            fprintf(f, "memlens: skipped %s\n", ps->skipped.v[i]);
+            shown++;
+        }
+    }
+    if (others > shown) fprintf(f, "memlens: and %zu more skipped (--json lists them)\n", others - shown);
 }
 
 static int usage(void)
@@ -261,6 +297,7 @@ int ml_cmd_summary(int argc, char **argv)
         }
     }
     VEC_FREE(&inputs);
+    warn_skipped(stderr, &ps);
     ml_profiles_sort(&ps);
     if (o.rank >= 0 && ml_profiles_keep_rank(&ps, o.rank, &e) < 0) {
         fprintf(stderr, "memlens: %s\n", e.msg);

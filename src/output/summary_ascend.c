@@ -16,6 +16,11 @@ int ml_curves_by_parse(const char *s)
     return -1;
 }
 
+const char *ml_curves_by_name(int curves_by)
+{
+    return curves_by == ML_CURVES_STREAM ? "stream" : curves_by == ML_CURVES_OVERALL ? "overall" : "component";
+}
+
 /* Whether the device has named components (Ascend) or static graphs. */
 static bool has_components(const ml_profile *p, int device)
 {
@@ -68,20 +73,40 @@ static size_t component_rows(const ml_profile *p, int device, comp_row **out)
     return n;
 }
 
+/* When a component row peaked: a time, or a node index in a static graph. */
+static const char *row_when(const ml_profile *p, int64_t t, char *buf, size_t cap)
+{
+    if (p->time_is_event_order) snprintf(buf, cap, "node %lld", (long long)t);
+    else ml_fmt_time(t, p->time_is_absolute, buf, cap);
+    return buf;
+}
+
+/* The name a component row is shown under: driver modules may share a name
+ * with an allocator component or the process (APP, GE), so they say so. */
+static void row_name(const comp_row *r, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s", strcmp(r->source, "module") ? "" : "module ", r->name);
+}
+
 static void text_components(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o)
 {
     comp_row *rows;
     size_t n = component_rows(p, device, &rows), hidden = 0;
-    char a[32], b[48], c[32];
+    char a[32], b[48], c[32], name[96];
+    int width = 10;
+    for (size_t i = 0; i < n; i++) {
+        row_name(&rows[i], name, sizeof name);
+        if ((o->all || rows[i].reserved >= ML_SMALL_COMPONENT) && (int)strlen(name) > width) width = (int)strlen(name);
+    }
     fprintf(f, "  components, peak reserved%s:\n", o->all ? "" : " (under 100 MiB hidden; --all shows them)");
     for (size_t i = 0; i < n; i++) {
         if (!o->all && rows[i].reserved < ML_SMALL_COMPONENT) {
             hidden++;
             continue;
         }
-        fprintf(f, "    %-10s %-10s %12s  at %s", rows[i].name, rows[i].source,
-                ml_fmt_bytes(rows[i].reserved, a, sizeof a),
-                ml_fmt_time(rows[i].t_reserved, p->time_is_absolute, b, sizeof b));
+        row_name(&rows[i], name, sizeof name);
+        fprintf(f, "    %-*s %-11s %12s  at %s", width, name, rows[i].source, ml_fmt_bytes(rows[i].reserved, a, sizeof a),
+                row_when(p, rows[i].t_reserved, b, sizeof b));
         if (rows[i].has_allocated) fprintf(f, "   (peak allocated %s)", ml_fmt_bytes(rows[i].allocated, c, sizeof c));
         fputc('\n', f);
     }
@@ -106,24 +131,27 @@ static void text_streams(FILE *f, const ml_profile *p, int device)
     }
 }
 
-/* Static graphs: op_top labels of the allocs on the device, in first-seen order. */
-static size_t graphs_of(const ml_profile *p, int device, ml_str *out, size_t cap)
+/* Static graphs: op_top labels of the allocs on the device, in first-seen
+ * order, as an allocated array (*out); returns the count. */
+static size_t graphs_of(const ml_profile *p, int device, ml_str **out)
 {
-    size_t n = 0;
+    VEC(ml_str) gs = {0};
     for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
         if (p->allocs.device.v[i] != device) continue;
         ml_str g = p->allocs.op_top.v[i];
-        size_t k = 0;
-        while (k < n && out[k] != g) k++;
-        if (k == n && n < cap) out[n++] = g;
+        size_t k = gs.len;
+        /* the same graph's rows are usually together: look from the last one back */
+        while (k > 0 && gs.v[k - 1] != g) k--;
+        if (k == 0) VEC_PUSH(&gs, g);
     }
-    return n;
+    *out = gs.v;
+    return gs.len;
 }
 
 static void text_static(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o)
 {
-    ml_str graphs[64];
-    size_t n = graphs_of(p, device, graphs, 64);
+    ml_str *graphs;
+    size_t n = graphs_of(p, device, &graphs);
     char a[32], b[32];
     for (size_t g = 0; g < n; g++) {
         int64_t peak, at, total = -1, tt;
@@ -132,6 +160,7 @@ static void text_static(FILE *f, const ml_profile *p, int device, const ml_summa
         fprintf(f, "  %s: peak of live operator memory %s at node %lld; TOTAL row %s\n", ml_s(p, graphs[g]),
                 ml_fmt_bytes(peak, a, sizeof a), (long long)at, total >= 0 ? ml_fmt_bytes(total, b, sizeof b) : "-");
     }
+    free(graphs);
 }
 
 void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o)
@@ -216,8 +245,8 @@ void ml_summary_ascend_json(jw *w, const ml_profile *p, int device, const ml_sum
     }
     jw_end(w);
     if (p->time_is_event_order) {
-        ml_str graphs[64];
-        size_t ng = graphs_of(p, device, graphs, 64);
+        ml_str *graphs;
+        size_t ng = graphs_of(p, device, &graphs);
         jw_key(w, "graphs");
         jw_arr(w);
         for (size_t g = 0; g < ng; g++) {
@@ -231,6 +260,7 @@ void ml_summary_ascend_json(jw *w, const ml_profile *p, int device, const ml_sum
             jw_end(w);
         }
         jw_end(w);
+        free(graphs);
     }
 }
 
@@ -244,12 +274,15 @@ typedef struct rank_row {
     bool has_reserved;
 } rank_row;
 
+/* One row per accelerator device with an allocated peak: host memory (a
+ * Kineto trace's cpu device, a few bytes) is not what ranks are compared on. */
 static size_t rank_rows(const ml_profiles *ps, rank_row **out)
 {
     VEC(rank_row) rows = {0};
     for (size_t r = 0; r < ps->items.len; r++) {
         const ml_profile *p = ps->items.v[r];
         for (size_t d = 0; d < p->devices.len; d++) {
+            if (p->devices.v[d].kind == ML_DEV_CPU) continue;
             rank_row row = {p, (int)d, false, 0, 0, 0, false};
             ml_curve c;
             if (ml_curve_get(p, (int)d, ML_SERIES_ALLOCATED, &c)) {

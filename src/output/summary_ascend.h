@@ -17,6 +17,7 @@
 
 /* Parses "overall", "stream", "component" for --group-by; -1 if unknown. */
 int ml_curves_by_parse(const char *s);
+const char *ml_curves_by_name(int curves_by);
 
 /* Extra lines / keys for one device of p (nothing for inputs without components). */
 void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o);
