@@ -14,6 +14,7 @@ import os
 import sqlite3
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
+from urllib.parse import quote
 
 DATA = os.path.join(os.environ.get("MEMLENS_DATA", "../shared/data"), "ascend")
 MIB, KIB = 1048576, 1024
@@ -102,10 +103,22 @@ def text_rank(r):
         print(f"  trace_view Device/Memory: {len(pts)} points, peak {peak(pts)}")
 
 
-def db_rank(r):
+def db_connect(r):
+    """Read-only and immutable: a plain read-only open of a WAL-mode db would
+    leave -wal/-shm files in the shared data folder."""
     path = os.path.join(DATA, "db_level1", f"rank{r}_ascend_pt", "ASCEND_PROFILER_OUTPUT",
                         f"ascend_pytorch_profiler_{r}.db")
-    c = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    return sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1", uri=True)
+
+
+def db_op_name(name, stream):
+    """torch_npu's text export writes GE operators (rows without a stream) as
+    "cann::" + name; its db does not: memlens names them as the text does."""
+    return name if stream is not None or name.startswith("cann::") else "cann::" + name
+
+
+def db_rank(r):
+    c = db_connect(r)
     print(f"== db rank {r}: rank_device_map", c.execute("SELECT rankId, deviceId FROM RANK_DEVICE_MAP").fetchall())
     s = dict(c.execute("SELECT id, value FROM STRING_IDS"))
     rec = defaultdict(list)
@@ -115,13 +128,58 @@ def db_rank(r):
     for t, hbm, ddr in c.execute(
             "SELECT timestampNs, hbm, ddr FROM NPU_MEM WHERE type = (SELECT id FROM STRING_IDS WHERE value = 'app') ORDER BY rowid"):
         rec["APP"].append((t, None, hbm + ddr, None))
-    ops = [(s[n], size, ta, tr) for n, size, ta, tr in c.execute(
-        "SELECT name, size, allocationTime, releaseTime FROM OP_MEMORY ORDER BY rowid")]
+    ops = [(db_op_name(s[n], sp), size, ta, tr) for n, size, ta, tr, sp in c.execute(
+        "SELECT name, size, allocationTime, releaseTime, streamPtr FROM OP_MEMORY ORDER BY rowid")]
     names = dict(c.execute("SELECT id, name FROM ENUM_MODULE"))
     modules = defaultdict(list)
     for m, t, v in c.execute("SELECT moduleId, timestampNs, totalReserved FROM NPU_MODULE_MEM ORDER BY rowid"):
         modules[names.get(m, str(m))].append((t, v))
     report(f"db rank {r}", rec, ops, modules)
+
+
+def text_vs_db(r):
+    """The text and db exports of rank r are two runs of the same script (their
+    timestamps are 28 minutes apart and the stream pointers differ): which
+    values are nevertheless equal, row by row, in file order."""
+    base = os.path.join(DATA, "text_level1", f"rank{r}_ascend_pt", "ASCEND_PROFILER_OUTPUT")
+    t = defaultdict(list)
+    with open(os.path.join(base, "memory_record.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            t[row["Component"]].append((num(row["Total Allocated(MB)"], MIB), num(row["Total Reserved(MB)"], MIB),
+                                        num(row["Total Active(MB)"], MIB)))
+    c = db_connect(r)
+    s = dict(c.execute("SELECT id, value FROM STRING_IDS"))
+    d = defaultdict(list)
+    for comp, a, res, act in c.execute(
+            "SELECT component, totalAllocated, totalReserved, totalActive FROM MEMORY_RECORD ORDER BY rowid"):
+        d[s[comp]].append((a, res, act))
+    # GE's Total Active: blank in every text row, 0 in every db row -> absent in both
+    if all(x[2] == 0 for x in d["GE"]):
+        d["GE"] = [(a, res, None) for a, res, x in d["GE"]]
+    print(f"== text vs db rank {r}")
+    for comp in ("PTA", "GE", "PTA+GE"):
+        for k, kind in enumerate(("allocated", "reserved", "active")):
+            tv = [x[k] for x in t[comp] if x[k] is not None]
+            dv = [x[k] for x in d[comp] if x[k] is not None]
+            same = sum(1 for a, b in zip(tv, dv) if a == b)
+            print(f"  {comp} {kind}: points {len(tv)} {len(dv)} equal {same}")
+    with open(os.path.join(base, "operator_memory.csv"), newline="") as f:
+        tops = [(row["Name"], num(row["Size(KB)"], KIB), row["Release Time(us)"].strip() == "")
+                for row in csv.DictReader(f)]
+    dops = [(db_op_name(s[n], sp), size, rel is None) for n, size, rel, sp in c.execute(
+        "SELECT name, size, releaseTime, streamPtr FROM OP_MEMORY ORDER BY rowid")]
+    print(f"  ops {len(tops)} {len(dops)}: same name {sum(a[0] == b[0] for a, b in zip(tops, dops))}, "
+          f"same name+size+released {sum(a == b for a, b in zip(tops, dops))}")
+    tm = defaultdict(list)
+    with open(os.path.join(base, "npu_module_mem.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            tm[row["Component"]].append(num(row["Total Reserved(MB)"], MIB))
+    names = dict(c.execute("SELECT id, name FROM ENUM_MODULE"))
+    dm = defaultdict(list)
+    for m, v in c.execute("SELECT moduleId, totalReserved FROM NPU_MODULE_MEM ORDER BY rowid"):
+        dm[names.get(m, str(m))].append(v)
+    print(f"  modules {len(tm)} {len(dm)}: only in text {sorted(set(tm) - set(dm))}, only in db "
+          f"{sorted(set(dm) - set(tm))}, same values {sum(tm[m] == dm[m] for m in tm if m in dm)}")
 
 
 def static():
@@ -150,4 +208,6 @@ if __name__ == "__main__":
         text_rank(r)
     for r in (0, 1):
         db_rank(r)
+    for r in (0, 1):
+        text_vs_db(r)
     static()
