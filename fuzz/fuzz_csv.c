@@ -26,8 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ml_source_close(src);
 
-    src = ml_source_from_memory("fuzz.csv", data, size);
-    ml_profile *p = ml_profile_new("fuzz.csv", "ascend-text");
+    /* The Ascend reader picks its parser by file name when Ascend writes that
+     * name, else by the header: the first byte chooses which. */
+    static const char *names[] = {"fuzz.csv", "memory_record.csv", "operator_memory.csv",
+                                  "npu_module_mem_1.csv", "static_op_mem.csv"};
+    const char *name = names[size ? data[0] % 5 : 0];
+    src = ml_source_from_memory(name, data, size);
+    ml_profile *p = ml_profile_new(name, "ascend-text");
     ml_ascend_text_import(src, p, &e);
     ml_profile_free(p);
     ml_source_close(src);
