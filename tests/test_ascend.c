@@ -402,6 +402,7 @@ TEST(csv_kind_by_name_and_columns)
     CHECK(ml_ascend_text_sniff("r/ASCEND_PROFILER_OUTPUT/memory_record.csv", (const unsigned char *)no_alloc,
                                strlen(no_alloc)) > 0);
     CHECK_EQ_I64(ml_ascend_text_sniff("notes.csv", (const unsigned char *)"a,b\n", 4), 0);
+    CHECK_EQ_I64(ml_ascend_text_sniff("memory_record.csv", (const unsigned char *)"a,b\n", 4), 0); /* another tool's */
     /* by content: "Device" alone is npu_module_mem */
     CHECK_EQ_I64(import_text("Component,Timestamp(us),Total Reserved(MB),Device\nHCCL,1.000\t,2.5,NPU:0\n", &p, &e), 0);
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 0), 2621440);

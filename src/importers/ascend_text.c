@@ -409,11 +409,17 @@ int ml_ascend_csv_add(ml_source *src, ml_profile *p, ml_err *e)
 int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n)
 {
     if (ml_ascend_file_kind(head, n) != ML_ASCEND_UNKNOWN) return 90;
-    /* memory_record.csv & co. with a header we cannot place (a column missing):
-     * still ours, so that the error names what is missing. */
+    /* memory_record.csv & co. whose header we cannot place (a column missing)
+     * but that has some Ascend column: still ours, so that the error names
+     * what is missing.  Another tool's CSV of that name is not. */
+    static const char *cols[] = {"Component", "Timestamp(us)", "Name", "Size(KB)", "Op Name", "Device_id",
+                                 "Device Type", "Device"};
+    if (ml_ascend_file_kind_by_name(path) == ML_ASCEND_UNKNOWN) return 0;
     char line[1024];
     first_line(head, n, line, sizeof line);
-    return ml_ascend_file_kind_by_name(path) != ML_ASCEND_UNKNOWN && strchr(line, ',') ? 90 : 0;
+    for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+        if (has_col(line, cols[i])) return 90;
+    return 0;
 }
 
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e)
