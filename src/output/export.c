@@ -1,13 +1,11 @@
 /* export.c — allocations and categories in PyTorch, Perfetto and CSV formats; see export.h. */
 #include "export.h"
 #include "categories.h"
+#include "outfile.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -261,64 +259,6 @@ int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind)
     return ferror(f) ? -1 : 0;
 }
 
-/* ---- atomic output -------------------------------------------------------- */
-
-static ssize_t gz_write_fn(void *cookie, const char *buf, size_t n)
-{
-    if (!n) return 0;
-    int w = gzwrite((gzFile)cookie, buf, (unsigned)n);
-    return w > 0 ? w : -1;
-}
-
-static int gz_close_fn(void *cookie) { return gzclose((gzFile)cookie) == Z_OK ? 0 : -1; }
-
-typedef struct out_file {
-    char *tmp;
-    FILE *f;
-} out_file;
-
-/* A temporary file beside path, gzip-compressed when path ends in .gz. */
-static int out_open(out_file *o, const char *path, ml_err *e)
-{
-    size_t n = strlen(path);
-    o->tmp = ml_malloc(n + 16);
-    snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        ml_fail(e, "%s: cannot create a file there: %s", path, strerror(errno));
-        free(o->tmp);
-        return -1;
-    }
-    if (ends_with(path, ".gz")) {
-        gzFile gz = gzdopen(fd, "wb6");
-        cookie_io_functions_t io = {NULL, gz_write_fn, NULL, gz_close_fn};
-        o->f = gz ? fopencookie(gz, "w", io) : NULL;
-        if (gz && !o->f) gzclose(gz);
-        if (!gz) close(fd);
-    } else {
-        o->f = fdopen(fd, "w");
-        if (!o->f) close(fd);
-    }
-    if (!o->f) {
-        ml_fail(e, "%s: cannot open for writing: %s", path, strerror(errno));
-        unlink(o->tmp);
-        free(o->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-/* Closes and renames onto path (ok), or removes the temporary file. */
-static int out_close(out_file *o, const char *path, bool ok, ml_err *e)
-{
-    int rc = 0;
-    if (fclose(o->f) != 0 && ok) rc = ml_fail(e, "%s: write failed: %s", path, strerror(errno));
-    if (ok && rc == 0 && rename(o->tmp, path) != 0) rc = ml_fail(e, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (!ok || rc) unlink(o->tmp);
-    free(o->tmp);
-    return ok ? rc : -1;
-}
-
 /* ---- the command ------------------------------------------------------- */
 
 static int usage(void)
@@ -406,15 +346,11 @@ int ml_cmd_export(int argc, char **argv)
         }
         if ((dev = pick_device(ps.items.v[0], device, &e)) < 0) goto fail;
     }
-    out_file o;
-    if (out_open(&o, out, &e) < 0) goto fail;
+    ml_outfile o;
+    if (ml_outfile_open(&o, out, &e) < 0) goto fail;
     int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
                      : ml_export_all(o.f, &ps, (ml_export_kind)kind);
-    if (w < 0) ml_fail(&e, "%s: write failed: %s", out, strerror(errno));
-    if (out_close(&o, out, w == 0, &e) < 0) {
-        rc = 1;
-        goto fail;
-    }
+    if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
     ml_profiles_free(&ps);
     return 0;
 fail:

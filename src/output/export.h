@@ -15,8 +15,7 @@
  *
  * The PyTorch formats hold one device: --device ID (default: the first
  * accelerator with allocations) of one rank (--rank N when the input has
- * several).  The file is written to a temporary name in the same directory
- * and renamed, so a reader never sees half a file.
+ * several).  The file is written whole or not at all (outfile.h).
  */
 #ifndef ML_EXPORT_H
 #define ML_EXPORT_H
