@@ -567,64 +567,108 @@ void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t to
     if (total > sum) out[ML_CAT_PARAMETER_OR_STATE] += total - sum;
 }
 
-/* Memory the device's recorded allocated curve shows beyond its allocations
- * (allocated before the trace and never freed in it), from the first point. */
-static int64_t unexplained_gap(const ml_profile *p, int device)
+typedef VEC(ml_cat_change) change_vec;
+
+/* Time order; at equal times event order, and where events are unknown
+ * allocations before frees, as PyTorch orders its timeline (by time, then
+ * action: PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY). */
+static void sort_changes(ml_cat_change *v, size_t n)
+{
+    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
+    for (size_t i = 0; i < n; i++) key[i] = v[i].ts;
+    uint32_t *perm = ml_sort_perm_i64(key, n);
+    if (perm) ml_permute(v, sizeof *v, perm, n);
+    free(perm);
+    free(key);
+    for (size_t i = 1; i < n; i++) { /* runs of equal times are short: insertion sort */
+        ml_cat_change x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1].ts == x.ts &&
+               (v[j - 1].event != x.event ? v[j - 1].event > x.event : v[j - 1].is_free && !x.is_free)) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/*
+ * The unexplained gap: what the device's recorded allocated curve shows beyond
+ * the allocations live at the same time (memory from before the trace, or
+ * allocations the input does not list), as PARAMETER_OR_STATE.  It is
+ * max(0, recorded - replayed), taken after each distinct time of either the
+ * curve or the allocations: between two points of the curve allocations still
+ * come and go, and at equal times only the state after all of them is a point
+ * of the curves.  So the categories add up to the recorded curve at every
+ * distinct time where it is at or above the replay (and to the replay where
+ * allocations exceed the recorded total).  Before the curve's first point the
+ * gap keeps its first value: that memory was there before the trace.  Adds
+ * the gap's first value to initial[] and its later moves to the changes.
+ */
+static void add_gap_band(const ml_profile *p, int device, ml_cat_changes *out, change_vec *ch)
 {
     ml_curve cv;
-    if (!ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv)) return 0;
-    int64_t gap = 0;
-    if (!cv.replayed && cv.n) {
-        ml_instant at = {cv.ts[0], cv.event ? cv.event[0] : ML_NONE32};
-        int64_t lv[ML_CAT__COUNT], sum = 0;
-        ml_categories_at(p, device, at, -1, lv);
-        for (int k = 0; k < ML_CAT__COUNT; k++) sum += lv[k];
-        gap = cv.value[0] > sum ? cv.value[0] - sum : 0;
+    if (!ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv)) return;
+    if (cv.replayed || !cv.n) {
+        ml_curve_free(&cv);
+        return;
+    }
+    int64_t rep = 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) rep += out->initial[k];
+    /* The first value: replayed and recorded after everything at the curve's first time. */
+    int64_t t0 = cv.ts[0], rep0 = rep, rec0 = cv.value[0];
+    for (size_t i = 0; i < ch->len && ch->v[i].ts <= t0; i++) rep0 += ch->v[i].delta;
+    for (size_t j = 0; j < cv.n && cv.ts[j] == t0; j++) rec0 = cv.value[j];
+    int64_t gap = rec0 > rep0 ? rec0 - rep0 : 0;
+    out->gap = gap;
+    out->initial[ML_CAT_PARAMETER_OR_STATE] += gap;
+
+    change_vec merged = {0};
+    VEC_RESERVE(&merged, ch->len + 16);
+    size_t i = 0, j = 0;
+    int64_t rec = 0;
+    while (i < ch->len || j < cv.n) {
+        int64_t t = i < ch->len && (j == cv.n || ch->v[i].ts <= cv.ts[j]) ? ch->v[i].ts : cv.ts[j];
+        for (; i < ch->len && ch->v[i].ts == t; i++) {
+            rep += ch->v[i].delta;
+            VEC_PUSH(&merged, ch->v[i]);
+        }
+        for (; j < cv.n && cv.ts[j] == t; j++) rec = cv.value[j];
+        if (t < t0) continue;
+        int64_t g = rec > rep ? rec - rep : 0;
+        if (g != gap) {
+            ml_cat_change x = {t, g - gap, ML_NONE32, ML_NONE32, ML_CAT_PARAMETER_OR_STATE, g < gap};
+            VEC_PUSH(&merged, x);
+            gap = g;
+        }
     }
     ml_curve_free(&cv);
-    return gap;
+    VEC_FREE(ch);
+    *ch = merged;
 }
 
 void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
 {
     memset(out, 0, sizeof *out);
     const ml_allocs *a = &p->allocs;
-    VEC(ml_cat_change) ch = {0};
+    change_vec ch = {0};
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
         uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
         if (a->t_alloc.v[i] == ML_TIME_NONE) out->initial[cat] += a->size.v[i];
         else {
-            ml_cat_change x = {a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i], (uint32_t)i, cat};
+            ml_cat_change x = {a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i], (uint32_t)i, cat, false};
             VEC_PUSH(&ch, x);
         }
         if (a->t_free.v[i] != ML_TIME_END) {
-            ml_cat_change x = {a->t_free.v[i], -a->size.v[i], a->ev_free.v[i], (uint32_t)i, cat};
+            ml_cat_change x = {a->t_free.v[i], -a->size.v[i], a->ev_free.v[i], (uint32_t)i, cat, true};
             VEC_PUSH(&ch, x);
         }
     }
-    out->gap = unexplained_gap(p, device);
-    out->initial[ML_CAT_PARAMETER_OR_STATE] += out->gap;
-    /* Sort by time (stable), then order equal times by event, frees first when unknown. */
-    size_t n = ch.len;
-    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
-    for (size_t i = 0; i < n; i++) key[i] = ch.v[i].ts;
-    uint32_t *perm = ml_sort_perm_i64(key, n);
-    if (perm) ml_permute(ch.v, sizeof *ch.v, perm, n);
-    free(perm);
-    free(key);
-    for (size_t i = 1; i < n; i++) {
-        ml_cat_change x = ch.v[i];
-        size_t j = i;
-        while (j > 0 && ch.v[j - 1].ts == x.ts &&
-               (ch.v[j - 1].event != x.event ? ch.v[j - 1].event > x.event : ch.v[j - 1].delta > 0 && x.delta < 0)) {
-            ch.v[j] = ch.v[j - 1];
-            j--;
-        }
-        ch.v[j] = x;
-    }
+    sort_changes(ch.v, ch.len);
+    add_gap_band(p, device, out, &ch);
     out->v = ch.v;
-    out->n = n;
+    out->n = ch.len;
 }
 
 void ml_cat_changes_free(ml_cat_changes *c)

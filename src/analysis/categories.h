@@ -111,27 +111,34 @@ typedef struct ml_cat_change {
     int64_t ts;                 /* ns */
     int64_t delta;              /* +bytes at an alloc, -bytes at a free */
     uint32_t event;             /* the event it came from, or ML_NONE32 */
-    uint32_t alloc;             /* the allocation row */
+    uint32_t alloc;             /* the allocation row; ML_NONE32 for a move of the unexplained gap */
     uint8_t cat;
+    bool is_free;               /* the allocation's free (its delta may be -0) */
 } ml_cat_change;
 
 typedef struct ml_cat_changes {
     int64_t initial[ML_CAT__COUNT]; /* levels before the first change: memory from before the trace
                                      * (incl. the unexplained gap, as PARAMETER_OR_STATE) */
-    int64_t gap;                    /* of which: the part of the recorded curve no allocation shows */
+    int64_t gap;                    /* of which: the unexplained gap's first value */
     ml_cat_change *v;
     size_t n;
 } ml_cat_changes;
 
-/* All changes on a device, from its allocations.  Free with ml_cat_changes_free. */
+/* All changes on a device: its allocations' and, where the device has a
+ * recorded allocated curve, the moves of the unexplained gap, the
+ * PARAMETER_OR_STATE band max(0, recorded - live allocations) taken after each
+ * distinct time (see categories.c).  At equal times, unknown event order puts
+ * allocations before frees, as PyTorch's timeline does.  Free with
+ * ml_cat_changes_free. */
 void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out);
 void ml_cat_changes_free(ml_cat_changes *c);
 
 /* Per-category step curves of a device, aligned: point i is the state after
  * all changes at time ts[i] (one point per distinct time); before ts[0] the
  * levels are `initial`.  value[c][i] is category c's level.  The sum over
- * categories is the allocated curve (replayed from the allocations, plus the
- * unexplained gap), exact at every distinct time.  Free with
+ * categories is the allocated curve at every distinct time: the recorded one
+ * where it is at or above the live allocations (the unexplained gap fills the
+ * difference), else the allocations replayed.  Free with
  * ml_category_curves_free. */
 typedef struct ml_category_curves {
     size_t n;
