@@ -338,6 +338,13 @@ static int64_t level_of(const ml_category_curves *c, int cat, size_t i)
     return cat == ML_CAT_PARAMETER_OR_STATE ? 0 : v;
 }
 
+static int64_t level_of_initial(const ml_category_curves *c, int cat)
+{
+    int64_t v = c->initial[cat];
+    if (cat == ML_CAT_UNKNOWN) v += c->initial[ML_CAT_PARAMETER_OR_STATE];
+    return cat == ML_CAT_PARAMETER_OR_STATE ? 0 : v;
+}
+
 static ml_profile *export_import(const ml_profile *p, ml_export_kind kind)
 {
     char *buf = NULL;
@@ -351,17 +358,22 @@ static ml_profile *export_import(const ml_profile *p, ml_export_kind kind)
     return q;
 }
 
-/* Raw: the same curves, point for point.  Coalesced: the same state at the end of each µs. */
+/* Raw: the same curves, point for point.  Coalesced: one point per µs of
+ * the original's times (as PyTorch's int(t / 1000) makes them: ml_torch_us,
+ * checked against Python in torch_us_matches_python), each with the state at
+ * the end of that µs, and the same levels before the first. */
 static void check_round_trip(const ml_profile *p)
 {
     ml_category_curves a, b;
     CHECK(ml_category_curves_get(p, 0, &a));
+    CHECK(a.n > 0);
     ml_profile *q = export_import(p, ML_EXPORT_RAW);
     CHECK(q != NULL);
     if (q) {
         CHECK(ml_category_curves_get(q, 0, &b));
         CHECK_EQ_I64(b.n, a.n);
         size_t bad = 0;
+        for (int k = 0; k < ML_CAT__COUNT; k++) bad += level_of_initial(&a, k) != level_of_initial(&b, k);
         for (size_t i = 0; i < a.n && i < b.n; i++) {
             bad += a.ts[i] != b.ts[i];
             for (int k = 0; k < ML_CAT__COUNT; k++) bad += level_of(&a, k, i) != level_of(&b, k, i);
@@ -374,11 +386,18 @@ static void check_round_trip(const ml_profile *p)
     CHECK(q != NULL);
     if (q) {
         CHECK(ml_category_curves_get(q, 0, &b));
-        size_t bad = 0, j = 0;
-        for (size_t i = 0; i < b.n; i++) {
-            while (j + 1 < a.n && a.ts[j + 1] / 1000 <= b.ts[i] / 1000) j++;
-            for (int k = 0; k < ML_CAT__COUNT; k++) bad += level_of(&a, k, j) != level_of(&b, k, i);
+        size_t bad = 0, j = 0, nus = 0;
+        for (int k = 0; k < ML_CAT__COUNT; k++) bad += level_of_initial(&a, k) != level_of_initial(&b, k);
+        for (size_t i = 0; i < a.n; i++) {
+            int64_t us = ml_torch_us(a.ts[i]);
+            if (i + 1 < a.n && ml_torch_us(a.ts[i + 1]) == us) continue; /* the end of this µs */
+            nus++;
+            if (j >= b.n) continue;
+            bad += b.ts[j] != us * 1000;
+            for (int k = 0; k < ML_CAT__COUNT; k++) bad += level_of(&a, k, i) != level_of(&b, k, j);
+            j++;
         }
+        CHECK_EQ_I64(b.n, nus);
         CHECK_EQ_I64(bad, 0);
         ml_category_curves_free(&b);
         ml_profile_free(q);

@@ -32,9 +32,10 @@ typedef struct raw_row {
     uint8_t action, cat;        /* cat: PyTorch's index */
 } raw_row;
 
-/* The device's rows in PyTorch's raw form: memory from before the trace as
- * PREEXISTING (one row per allocation, plus the unexplained gap), then each
- * alloc and free in time order. */
+/* The device's rows in PyTorch's raw form and order: memory from before the
+ * trace as PREEXISTING (one row per allocation, plus the unexplained gap),
+ * then each alloc, free and move of the gap, sorted by time and then action
+ * as PyTorch sorts its timeline (CREATE before DESTROY at equal times). */
 static size_t torch_rows(const ml_profile *p, int device, raw_row **out)
 {
     const ml_allocs *a = &p->allocs;
@@ -48,9 +49,16 @@ static size_t torch_rows(const ml_profile *p, int device, raw_row **out)
         if (a->device.v[i] == device && a->t_alloc.v[i] == ML_TIME_NONE)
             r[n++] = (raw_row){-1, a->size.v[i], ACT_PREEXISTING, (uint8_t)ml_category_to_torch(a->category.v[i])};
     if (ch.gap > 0) r[n++] = (raw_row){-1, ch.gap, ACT_PREEXISTING, (uint8_t)ml_category_to_torch(ML_CAT_PARAMETER_OR_STATE)};
-    for (size_t i = 0; i < ch.n; i++)
-        r[n++] = (raw_row){ch.v[i].ts, ch.v[i].delta, ch.v[i].delta >= 0 ? ACT_CREATE : ACT_DESTROY,
-                           (uint8_t)ml_category_to_torch(ch.v[i].cat)};
+    for (size_t i = 0; i < ch.n; i++) {
+        raw_row x = {ch.v[i].ts, ch.v[i].delta, ch.v[i].is_free ? ACT_DESTROY : ACT_CREATE,
+                     (uint8_t)ml_category_to_torch(ch.v[i].cat)};
+        size_t j = n++; /* changes are in time order: only equal times move */
+        while (j > 0 && r[j - 1].t == x.t && r[j - 1].action > x.action) {
+            r[j] = r[j - 1];
+            j--;
+        }
+        r[j] = x;
+    }
     ml_cat_changes_free(&ch);
     *out = r;
     return n;
@@ -64,15 +72,41 @@ static void write_raw(FILE *f, const raw_row *r, size_t n)
     fputs("]\n", f);
 }
 
-/* torch.profiler's _coalesce_timeline: one entry per distinct time (µs), the
- * PREEXISTING time -1 replaced by the smallest time seen. */
+int64_t ml_torch_us(int64_t t_ns)
+{
+    /*
+     * PyTorch writes int(t / 1000): Python's true division gives the double
+     * nearest to the exact quotient (ties to even), truncated.  That is not
+     * t / 1000 in integers: epoch times (~1.7e18 ns, quotients ~1.7e15 µs)
+     * have doubles 0.25 apart, so q.875 and above rounds up to q + 1 (about
+     * 13% of epoch times land one µs later).  With q = t / 1000 and
+     * r = t % 1000, while q < 2^53 (q exact as a double) q + r/1000.0 in
+     * doubles truncates the same way: truncation only cares whether the sum
+     * reaches q + 1, which needs doubles at least 2^-9 apart (q >= 2^43), and
+     * the only r/1000 that falls exactly on a rounding tie there is 0.875
+     * (ties for q + 1 are at 1 - 2^-k, k <= 3), which is exact in binary, so
+     * the one rounding of the sum matches Python's.  Checked against Python
+     * on 2M random times, ties included (tests/torch_timeline.py --check-us).
+     */
+    if (t_ns < 0) return t_ns == INT64_MIN ? INT64_MIN / 1000 : -ml_torch_us(-t_ns);
+    int64_t q = t_ns / 1000, r = t_ns % 1000;
+    if (q < (INT64_C(1) << 53)) return (int64_t)((double)q + (double)r / 1000.0);
+    /* q in [2^53, 2^54): the doubles there are the even integers */
+    if (q % 2 == 0) return q;
+    if (r > 0) return q + 1;
+    return (q + 1) % 4 == 0 ? q + 1 : q - 1; /* a tie: to the even significand */
+}
+
+/* torch.profiler's _coalesce_timeline: one entry per distinct time (µs, as
+ * ml_torch_us), the PREEXISTING time -1 replaced by the smallest time seen
+ * (the first positive one, as PyTorch's t_min test reads). */
 static void write_timeline(FILE *f, const raw_row *r, size_t n)
 {
     VEC(int64_t) times = {0};
     VEC(int64_t) sizes = {0};  /* 9 per time */
     int64_t t_min = -1;
     for (size_t i = 0; i < n; i++) {
-        int64_t t = r[i].t == -1 ? -1 : r[i].t / 1000;
+        int64_t t = r[i].t == -1 ? -1 : ml_torch_us(r[i].t);
         if (t_min == -1 || (t < t_min && t > 0)) t_min = t;
         if (!times.len || t != times.v[times.len - 1]) {
             VEC_PUSH(&times, t);

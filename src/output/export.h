@@ -20,6 +20,7 @@
 #ifndef ML_EXPORT_H
 #define ML_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -29,6 +30,10 @@ typedef enum { ML_EXPORT_RAW, ML_EXPORT_TIMELINE, ML_EXPORT_TRACE, ML_EXPORT_CSV
 
 /* The format for a file name by its extension, or -1. */
 int ml_export_kind_for(const char *path);
+
+/* A time in ns as PyTorch's memory timeline writes it in µs: int(t / 1000)
+ * with Python's float division, which rounds before it truncates. */
+int64_t ml_torch_us(int64_t t_ns);
 
 /* Writes one device of one profile in a PyTorch format (RAW or TIMELINE). */
 int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kind);
