@@ -647,13 +647,30 @@ static void add_gap_band(const ml_profile *p, int device, ml_cat_changes *out, c
     *ch = merged;
 }
 
+/* A device with allocator events but no allocations (a trace without
+ * addresses: frees cannot be matched) has only its replayed curve, the running
+ * sum of the events' bytes: Unknown, change by change. */
+static void add_unmatched_events(const ml_profile *p, int device, change_vec *ch)
+{
+    const ml_events *ev = &p->events;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device || (ev->kind.v[i] != ML_EV_ALLOC && ev->kind.v[i] != ML_EV_FREE)) continue;
+        bool is_free = ev->kind.v[i] == ML_EV_FREE;
+        ml_cat_change x = {ev->ts.v[i], is_free ? -ev->size.v[i] : ev->size.v[i], (uint32_t)i, ML_NONE32,
+                           ML_CAT_UNKNOWN, is_free};
+        VEC_PUSH(ch, x);
+    }
+}
+
 void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
 {
     memset(out, 0, sizeof *out);
     const ml_allocs *a = &p->allocs;
     change_vec ch = {0};
+    bool any_alloc = false;
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
+        any_alloc = true;
         uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
         if (a->t_alloc.v[i] == ML_TIME_NONE) out->initial[cat] += a->size.v[i];
         else {
@@ -665,6 +682,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
             VEC_PUSH(&ch, x);
         }
     }
+    if (!any_alloc) add_unmatched_events(p, device, &ch);
     sort_changes(ch.v, ch.len);
     add_gap_band(p, device, out, &ch);
     out->v = ch.v;

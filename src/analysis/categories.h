@@ -111,7 +111,8 @@ typedef struct ml_cat_change {
     int64_t ts;                 /* ns */
     int64_t delta;              /* +bytes at an alloc, -bytes at a free */
     uint32_t event;             /* the event it came from, or ML_NONE32 */
-    uint32_t alloc;             /* the allocation row; ML_NONE32 for a move of the unexplained gap */
+    uint32_t alloc;             /* the allocation row; ML_NONE32 for a move of the unexplained gap
+                                 * or an event without allocation (no addresses) */
     uint8_t cat;
     bool is_free;               /* the allocation's free (its delta may be -0) */
 } ml_cat_change;
@@ -124,7 +125,9 @@ typedef struct ml_cat_changes {
     size_t n;
 } ml_cat_changes;
 
-/* All changes on a device: its allocations' and, where the device has a
+/* All changes on a device: its allocations' (or, on a device with allocator
+ * events but no allocations, a trace without addresses, its events' as
+ * Unknown) and, where the device has a
  * recorded allocated curve, the moves of the unexplained gap, the
  * PARAMETER_OR_STATE band max(0, recorded - live allocations) taken after each
  * distinct time (see categories.c).  At equal times, unknown event order puts

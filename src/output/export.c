@@ -165,7 +165,13 @@ static void put_us(FILE *f, int64_t ns)
     fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
 }
 
-static void write_trace(FILE *f, const ml_profiles *ps)
+/* Whether device d of p is to be written: all, or the one named. */
+static bool wanted(const ml_profile *p, size_t d, const char *device)
+{
+    return !device || ml_device_find(p, device) == (int)d;
+}
+
+static void write_trace(FILE *f, const ml_profiles *ps, const char *device)
 {
     /* Base time: the earliest point of any device, so that ts stay small. */
     int64_t base = INT64_MAX;
@@ -173,7 +179,7 @@ static void write_trace(FILE *f, const ml_profiles *ps)
         const ml_profile *p = ps->items.v[r];
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_category_curves cc;
-            if (!ml_category_curves_get(p, (int)d, &cc)) continue;
+            if (!wanted(p, d, device) || !ml_category_curves_get(p, (int)d, &cc)) continue;
             if (cc.ts[0] < base) base = cc.ts[0];
             ml_category_curves_free(&cc);
         }
@@ -186,7 +192,7 @@ static void write_trace(FILE *f, const ml_profiles *ps)
         const ml_profile *p = ps->items.v[r];
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_category_curves cc;
-            if (!ml_category_curves_get(p, (int)d, &cc)) continue;
+            if (!wanted(p, d, device) || !ml_category_curves_get(p, (int)d, &cc)) continue;
             int pid = (int)((p->rank >= 0 ? (size_t)p->rank : r) * 1000 + d);
             char name[160];
             if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, p->devices.v[d].id);
@@ -249,7 +255,7 @@ static void stack_top(const ml_profile *p, uint32_t stack, char *buf, size_t cap
     else snprintf(buf, cap, "%s", ml_s(p, fr->name));
 }
 
-static void write_csv(FILE *f, const ml_profiles *ps)
+static void write_csv(FILE *f, const ml_profiles *ps, const char *device)
 {
     fputs("rank,device,addr,category,reason,op,top_level_op,stack_top,alloc_time_ns,free_time_ns,size_bytes\n", f);
     char buf[1024];
@@ -257,6 +263,7 @@ static void write_csv(FILE *f, const ml_profiles *ps)
         const ml_profile *p = ps->items.v[r];
         const ml_allocs *a = &p->allocs;
         for (size_t d = 0; d < p->devices.len; d++) {
+            if (!wanted(p, d, device)) continue;
             ml_cat_changes ch;
             ml_category_changes(p, (int)d, &ch);
             if (ch.gap > 0) {
@@ -267,6 +274,7 @@ static void write_csv(FILE *f, const ml_profiles *ps)
             ml_cat_changes_free(&ch);
         }
         for (size_t i = 0; i < a->t_alloc.len; i++) {
+            if (!wanted(p, a->device.v[i], device)) continue;
             if (p->rank >= 0) fprintf(f, "%d", p->rank);
             fprintf(f, ",%s,", p->devices.v[a->device.v[i]].id);
             if (a->addr.v[i]) fprintf(f, "%" PRIu64, a->addr.v[i]);
@@ -286,10 +294,10 @@ static void write_csv(FILE *f, const ml_profiles *ps)
     }
 }
 
-int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind)
+int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind, const char *device)
 {
-    if (kind == ML_EXPORT_TRACE) write_trace(f, ps);
-    else write_csv(f, ps);
+    if (kind == ML_EXPORT_TRACE) write_trace(f, ps, device);
+    else write_csv(f, ps, device);
     return ferror(f) ? -1 : 0;
 }
 
@@ -303,32 +311,111 @@ static int usage(void)
                     "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
                     "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
                     "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
-                    "The PyTorch formats hold one device (--device, default: the first accelerator with allocations).\n");
+                    "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
+                    "memory) of one rank (--rank); with --device the others hold only that device.\n");
     return 2;
 }
 
-/* The device to write in a PyTorch format: --device, or the first accelerator with allocations. */
-static int pick_device(const ml_profile *p, const char *want, ml_err *e)
+/* Whether device d shows memory: allocations, or allocator events (a trace
+ * without addresses has events but no allocations). */
+static bool has_memory(const ml_profile *p, int d)
 {
+    for (size_t i = 0; i < p->allocs.device.len; i++)
+        if (p->allocs.device.v[i] == d) return true;
+    for (size_t i = 0; i < p->events.ts.len; i++)
+        if (p->events.device.v[i] == d && (p->events.kind.v[i] == ML_EV_ALLOC || p->events.kind.v[i] == ML_EV_FREE))
+            return true;
+    return false;
+}
+
+/* Whether an earlier profile or device (before rank r, device d) has this id. */
+static bool listed_before(const ml_profiles *ps, size_t r, size_t d, const char *id)
+{
+    for (size_t q = 0; q <= r; q++)
+        for (size_t i = 0; i < (q < r ? ps->items.v[q]->devices.len : d); i++)
+            if (!strcmp(ps->items.v[q]->devices.v[i].id, id)) return true;
+    return false;
+}
+
+/* "cpu, cuda:0" for an error message: the devices of all profiles, once each. */
+static void device_list(const ml_profiles *ps, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t r = 0; r < ps->items.len; r++)
+        for (size_t d = 0; d < ps->items.v[r]->devices.len && n < cap; d++) {
+            const char *id = ps->items.v[r]->devices.v[d].id;
+            if (!listed_before(ps, r, d, id)) n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", id);
+        }
+    if (!buf[0]) snprintf(buf, cap, "none");
+}
+
+/* The device to write in a PyTorch format: --device, or the first accelerator
+ * that shows memory (else the first device that does). */
+static int pick_device(const ml_profiles *ps, const char *want, ml_err *e)
+{
+    const ml_profile *p = ps->items.v[0];
     if (want) {
         int d = ml_device_find(p, want);
         if (d < 0) {
-            char ids[256] = "";
-            for (size_t i = 0; i < p->devices.len; i++)
-                snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", p->devices.v[i].id);
-            return ml_fail(e, "%s: no device %s (it has: %s)", p->path, want, ids[0] ? ids : "none");
+            char ids[512];
+            device_list(ps, ids, sizeof ids);
+            return ml_fail(e, "%s: no device %s (it has: %s)", p->path, want, ids);
         }
         return d;
     }
     int any = -1;
-    for (size_t i = 0; i < p->allocs.device.len; i++) {
-        int d = p->allocs.device.v[i];
-        if (p->devices.v[d].kind != ML_DEV_CPU) return d;
-        if (any < 0) any = d;
+    for (size_t d = 0; d < p->devices.len; d++) {
+        if (!has_memory(p, (int)d)) continue;
+        if (p->devices.v[d].kind != ML_DEV_CPU) return (int)d;
+        if (any < 0) any = (int)d;
     }
     if (any >= 0) return any;
     if (p->devices.len) return 0;
     return ml_fail(e, "%s: no memory data to export", p->path);
+}
+
+/* For TRACE and CSV: --device must name a device of some profile, and a CSV
+ * needs allocations to list. */
+static int check_selection(const ml_profiles *ps, const char *input, const char *device, ml_export_kind kind, ml_err *e)
+{
+    bool found = !device, allocs = false, memory = false;
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            if (!wanted(p, d, device)) continue;
+            found = true;
+            memory |= has_memory(p, (int)d);
+        }
+        for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = wanted(p, p->allocs.device.v[i], device);
+    }
+    if (!found) {
+        char ids[512];
+        device_list(ps, ids, sizeof ids);
+        return ml_fail(e, "%s: no device %s (it has: %s)", input, device, ids);
+    }
+    if (kind == ML_EXPORT_CSV && memory && !allocs)
+        return ml_fail(e, "%s: no allocations to list: its memory events carry no addresses, so frees cannot be "
+                          "matched to allocations; export the curve instead (.json, .raw.json.gz or .trace.json, "
+                          "as Unknown)", input);
+    return 0;
+}
+
+/* A device with memory events but no allocations (no addresses) is exported
+ * as one Unknown curve, the running sum of Bytes: say so. */
+static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
+{
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            if (dev >= 0 ? (int)d != dev : !wanted(p, d, device)) continue;
+            bool allocs = false;
+            for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = p->allocs.device.v[i] == d;
+            if (!allocs && has_memory(p, (int)d))
+                fprintf(stderr, "memlens: note: %s %s: memory events without addresses: exported as Unknown, "
+                                "the running sum of their Bytes\n", p->path, p->devices.v[d].id);
+        }
+    }
 }
 
 int ml_cmd_export(int argc, char **argv)
@@ -378,12 +465,15 @@ int ml_cmd_export(int argc, char **argv)
                     input, ps.items.len);
             goto fail;
         }
-        if ((dev = pick_device(ps.items.v[0], device, &e)) < 0) goto fail;
+        if ((dev = pick_device(&ps, device, &e)) < 0) goto fail;
+    } else if (check_selection(&ps, input, device, (ml_export_kind)kind, &e) < 0) {
+        goto fail;
     }
+    note_unmatched(&ps, dev, device);
     ml_outfile o;
     if (ml_outfile_open(&o, out, &e) < 0) goto fail;
     int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
-                     : ml_export_all(o.f, &ps, (ml_export_kind)kind);
+                     : ml_export_all(o.f, &ps, (ml_export_kind)kind, device);
     if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
     ml_profiles_free(&ps);
     return 0;
