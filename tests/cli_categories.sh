@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 if [ -x "$GEN" ]; then
     "$GEN" --out "$tmp/g.json" --steps 3 --layers 2 --truth "$tmp/truth.csv" --expect "$tmp/expect.json" 2>/dev/null
     out=$("$MEMLENS" summary --by category "$tmp/g.json")
-    t_contains "by category" "$out" "live at the peak, by category:"
+    t_contains "by category" "$out" "live at the peak, by category (incl. memory from before the trace):"
     t_contains "activations" "$out" "ACTIVATION"
     t_contains "categories at the peak" "$out" "PARAMETER_OR_STATE"
     j=$("$MEMLENS" summary --json "$tmp/g.json")
