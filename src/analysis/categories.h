@@ -66,6 +66,8 @@ typedef enum {
     ML_REASON_NONE = 0,             /* not categorised yet */
     ML_REASON_IMPORTED,             /* the input records the category (memory timeline) */
     ML_REASON_NO_CONTEXT,           /* Unknown: no ops, steps or frames around it */
+    ML_REASON_NO_PHASE,             /* Unknown: stack frames, but none tells the phase */
+    ML_REASON_FREED_IN_BWD,         /* ACTIVATION: allocated where no phase is known, freed in backward */
     ML_REASON_SAME_OP,              /* TEMPORARY: freed inside the top-level op that allocated it */
     ML_REASON_DATA,                 /* INPUT: allocated while loading data */
     ML_REASON_FWD_FREED_IN_BWD,     /* ACTIVATION: allocated in forward, freed in backward */
@@ -76,7 +78,8 @@ typedef enum {
     ML_REASON_BWD_FREED_IN_BWD,     /* AUTOGRAD_DETAIL: allocated and freed within the backward pass */
     ML_REASON_BWD_KEPT,             /* GRADIENT: allocated in backward, alive after it */
     ML_REASON_OPT_FREED,            /* TEMPORARY: allocated and freed within the optimizer step */
-    ML_REASON_OPT_KEPT,             /* OPTIMIZER_STATE: created in the optimizer step, alive after it */
+    ML_REASON_OPT_KEPT,             /* OPTIMIZER_STATE: created in an optimizer step, alive into the next one */
+    ML_REASON_OPT_FREED_AFTER,      /* Unknown: created in an optimizer step, freed after it but before the next */
     ML_REASON_OPT_UNBOUNDED,        /* Unknown: optimizer frames, freed later, step bounds unknown */
     ML_REASON_POSTBW_FREED,         /* TEMPORARY: allocated after backward, freed in the same step */
     ML_REASON_POSTBW_KEPT,          /* Unknown: allocated after backward outside the optimizer, kept */
