@@ -1,5 +1,6 @@
 /* export.c — allocations and categories in PyTorch, Perfetto and CSV formats; see export.h. */
 #include "export.h"
+#include "breakdown.h"
 #include "categories.h"
 #include "outfile.h"
 
@@ -245,14 +246,12 @@ static void put_time(FILE *f, int64_t t)
     if (t != ML_TIME_NONE && t != ML_TIME_END) fprintf(f, "%" PRId64, t);
 }
 
+/* The stack's user frame, as `summary --by frame` names it (library, allocator
+ * and unwinder frames skipped); empty without a stack. */
 static void stack_top(const ml_profile *p, uint32_t stack, char *buf, size_t cap)
 {
     buf[0] = 0;
-    if (!ml_stack_depth(p, stack)) return;
-    const ml_frame *fr = &p->frames.v[ml_stack_frames(p, stack)[0]];
-    if (fr->file && fr->line >= 0) snprintf(buf, cap, "%s (%s:%d)", ml_s(p, fr->name), ml_s(p, fr->file), fr->line);
-    else if (fr->file) snprintf(buf, cap, "%s (%s)", ml_s(p, fr->name), ml_s(p, fr->file));
-    else snprintf(buf, cap, "%s", ml_s(p, fr->name));
+    if (ml_stack_depth(p, stack)) ml_stack_label(p, stack, ML_BY_FRAME, buf, cap);
 }
 
 static void write_csv(FILE *f, const ml_profiles *ps, const char *device)

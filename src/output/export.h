@@ -11,7 +11,8 @@
  *   .trace.json[.gz]         Chrome/Perfetto trace: one "ph":"C" counter per device with a
  *                            track per category
  *   .csv                     one row per allocation: rank, device, addr, category, reason,
- *                            op, top-level op, stack top, alloc/free time (ns), size
+ *                            op, top-level op, stack top (the user frame, as summary --by
+ *                            frame picks it), alloc/free time (ns), size
  *
  * The PyTorch formats hold one device: --device ID (default: the first
  * accelerator with memory) of one rank (--rank N when the input has
