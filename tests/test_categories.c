@@ -498,7 +498,7 @@ static void check_stack_is_curve(const ml_profile *p, int dev)
         else VEC_PUSH(&ch, ((tchange){a->t_alloc.v[i], a->size.v[i]}));
         if (a->t_free.v[i] != ML_TIME_END) VEC_PUSH(&ch, ((tchange){a->t_free.v[i], -a->size.v[i]}));
     }
-    qsort(ch.v, ch.len, sizeof *ch.v, tchange_cmp);
+    if (ch.len) qsort(ch.v, ch.len, sizeof *ch.v, tchange_cmp);
     size_t i = 0, j = 0, k = 0, checked = 0, bad = 0;
     int64_t rec = 0, stack = 0;
     for (int c = 0; c < ML_CAT__COUNT; c++) stack += cc.initial[c];
