@@ -544,8 +544,9 @@ static void phases_from_stacks(ctx *c, bool opt_only)
         if (i < n) {
             t = a->t_alloc.v[i];
             if (t == ML_TIME_NONE) continue;
-            if (t < prev) { /* not in time order: give up */
-                c->bw.s.len = c->bw.e.len = c->opt.s.len = c->opt.e.len = c->data.s.len = c->data.e.len = 0;
+            if (t < prev) { /* not in time order: give up (the spans ops gave stay) */
+                c->opt.s.len = c->opt.e.len = 0;
+                if (!opt_only) c->bw.s.len = c->bw.e.len = c->data.s.len = c->data.e.len = 0;
                 VEC_FREE(&step_start);
                 return;
             }

@@ -7,7 +7,9 @@
  * (forward, backward = autograd engine ops and the autograd thread, optimizer
  * step = `Optimizer.step#...` annotations or torch/optim frames, data loading),
  * its lifetime relative to its top-level op and to ProfilerStep#N steps, and
- * its stack frames, and sets allocs.category and allocs.category_reason.  Each
+ * its stack frames (in allocator snapshots, which have no ops, the phases come
+ * from the frames alone: autograd engine, nn.Module calls, torch/optim), and
+ * sets allocs.category and allocs.category_reason.  Each
  * rule is listed with ml_cat_reason below and in README.md ("Memory
  * categories").  Nothing is guessed silently: what no rule covers stays
  * Unknown, with the reason saying why.
