@@ -453,7 +453,6 @@ int ml_cmd_export(int argc, char **argv)
     }
     ml_profiles ps = {0};
     ml_err e = {{0}};
-    int rc = 2;
     if (ml_load(input, &ps, &e) < 0) goto fail;
     ml_profiles_sort(&ps);
     if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
@@ -476,8 +475,8 @@ int ml_cmd_export(int argc, char **argv)
     if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
     ml_profiles_free(&ps);
     return 0;
-fail:
+fail: /* bad input, options or output: one line, status 2 */
     fprintf(stderr, "memlens: %s\n", e.msg);
     ml_profiles_free(&ps);
-    return rc;
+    return 2;
 }
