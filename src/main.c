@@ -31,8 +31,10 @@ static void usage(FILE *f)
             MEMLENS_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), an Ascend CSV or .db, - for stdin,\n"
-               "or a directory: every profile below it (e.g. *_ascend_pt folders) is loaded as a rank.\n"
+    fprintf(f, "\nINPUT is a PyTorch/Kineto trace (.json or .json.gz), a CUDA allocator snapshot (.pickle),\n"
+               "a PyTorch memory timeline (.json, .raw.json.gz), Ascend profiler output (CSV or .db),\n"
+               "- for stdin, or a directory: every profile below it (e.g. *_ascend_pt folders) is\n"
+               "loaded as a rank.  The format is told by content, plain or gzip.\n"
                "Run 'memlens COMMAND --help' for a command's options.\n");
 }
 

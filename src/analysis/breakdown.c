@@ -135,10 +135,11 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) {
             before_known += size;
             out->before_count++;
-            continue;
+            if (by != ML_BY_CATEGORY) continue; /* categories group memory from before the trace too */
+        } else {
+            out->traced_bytes += size;
+            out->traced_count++;
         }
-        out->traced_bytes += size;
-        out->traced_count++;
         uint64_t key;
         switch (by) {
         case ML_BY_TOPLEVEL: key = a->op_top.v[i]; break;
@@ -177,6 +178,7 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
         int64_t gap = total - out->traced_bytes;
         out->before_bytes = gap > 0 ? gap : 0;
     }
+    out->before_grouped = by == ML_BY_CATEGORY;
     out->groups = ml_calloc(used ? used : 1, sizeof *out->groups);
     char label[1024];
     for (size_t k = 0; k < cap; k++) {
@@ -203,6 +205,8 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
         g->count = tab[k].count;
     }
     free(tab);
+    if (by == ML_BY_CATEGORY && out->before_bytes > before_known) /* the unexplained gap, as ml_categories_at */
+        ml_breakdown_add(out, ml_category_name(ML_CAT_PARAMETER_OR_STATE), out->before_bytes - before_known, 0);
     if (by == ML_BY_FRAME || by == ML_BY_STACK) {
         /* Different stacks can share a label (same user frame): merge them. */
         qsort(out->groups, out->n, sizeof *out->groups, by_label);
@@ -219,6 +223,19 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
         out->n = w;
     }
     qsort(out->groups, out->n, sizeof *out->groups, by_bytes_desc);
+}
+
+void ml_breakdown_add(ml_breakdown *b, const char *label, int64_t bytes, int64_t count)
+{
+    size_t i = 0;
+    while (i < b->n && strcmp(b->groups[i].label, label)) i++;
+    if (i == b->n) {
+        b->groups = ml_realloc(b->groups, (b->n + 1) * sizeof *b->groups);
+        b->groups[b->n++] = (ml_group){ml_strdup(label), 0, 0};
+    }
+    b->groups[i].bytes += bytes;
+    b->groups[i].count += count;
+    qsort(b->groups, b->n, sizeof *b->groups, by_bytes_desc);
 }
 
 void ml_breakdown_free(ml_breakdown *b)

@@ -3,9 +3,12 @@
  *
  * Groups the allocations of one device live at an instant by a key: the
  * top-level operator, the innermost operator, the whole stack, the first user
- * frame of the stack, a size class, or the memory category (categories.h).  Memory that the curve shows but no
- * allocation in the trace accounts for (allocated before the trace began) is
- * its own group, ML_BEFORE_TRACE_GROUP, never dropped.
+ * frame of the stack, a size class, or the memory category (categories.h).
+ * Memory that the curve shows but no allocation in the trace accounts for
+ * (allocated before the trace began) is its own group, ML_BEFORE_TRACE_GROUP,
+ * never dropped — except by category: there allocations from before the trace
+ * are grouped by their category and what no allocation accounts for is
+ * PARAMETER_OR_STATE, as ml_categories_at counts them (before_grouped).
  */
 #ifndef ML_BREAKDOWN_H
 #define ML_BREAKDOWN_H
@@ -34,6 +37,7 @@ typedef struct ml_breakdown {
     int64_t traced_count;
     int64_t before_bytes;       /* the before-trace group */
     int64_t before_count;       /* allocations known to predate the trace (may be 0 when only the total shows them) */
+    bool before_grouped;        /* the groups include the before-trace memory (by category): don't show it again */
 } ml_breakdown;
 
 /* total: the curve's value at the instant (e.g. Total Allocated at the peak),
@@ -41,6 +45,8 @@ typedef struct ml_breakdown {
  * shows (frees without allocs, blocks never seen allocated). */
 void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t total, ml_group_by by,
                      ml_breakdown *out);
+/* Adds bytes and count to the group of that label (a new one if none), keeping the order. */
+void ml_breakdown_add(ml_breakdown *b, const char *label, int64_t bytes, int64_t count);
 void ml_breakdown_free(ml_breakdown *b);
 
 /* The label a stack gets under --by stack / frame ("(no stack recorded)" if none). */

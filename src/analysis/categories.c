@@ -49,6 +49,8 @@ static const struct { const char *id, *text; } reasons[ML_REASON__COUNT] = {
     [ML_REASON_NONE] = {"none", "not categorised"},
     [ML_REASON_IMPORTED] = {"imported", "category recorded in the input (PyTorch memory timeline)"},
     [ML_REASON_NO_CONTEXT] = {"no_context", "no operators, steps or stack frames around it tell its role"},
+    [ML_REASON_FREED_IN_BWD] = {"freed_in_bwd", "allocated where nothing tells the phase, freed by the backward pass: kept for backward"},
+    [ML_REASON_NO_PHASE] = {"no_phase", "its stack frames show no phase (no module call, autograd engine, optimizer or data loader) and no operators or steps tell one"},
     [ML_REASON_SAME_OP] = {"same_op", "freed inside the top-level op that allocated it"},
     [ML_REASON_DATA] = {"data", "allocated while loading data (DataLoader)"},
     [ML_REASON_FWD_FREED_IN_BWD] = {"fwd_freed_in_bwd", "allocated in forward, freed in backward"},
@@ -59,7 +61,8 @@ static const struct { const char *id, *text; } reasons[ML_REASON__COUNT] = {
     [ML_REASON_BWD_FREED_IN_BWD] = {"bwd_freed_in_bwd", "allocated and freed within the backward pass"},
     [ML_REASON_BWD_KEPT] = {"bwd_kept", "allocated in backward and alive after it (into the optimizer step)"},
     [ML_REASON_OPT_FREED] = {"opt_freed", "allocated and freed within the optimizer step"},
-    [ML_REASON_OPT_KEPT] = {"opt_kept", "created in the optimizer step and alive after it"},
+    [ML_REASON_OPT_KEPT] = {"opt_kept", "created in an optimizer step and alive into the next one (or never freed): state kept across steps"},
+    [ML_REASON_OPT_FREED_AFTER] = {"opt_freed_after", "created in an optimizer step and freed after it, before the next one (or the trace's end): not state kept across steps"},
     [ML_REASON_OPT_UNBOUNDED] = {"opt_unbounded", "allocated under torch/optim frames and freed later; the step's bounds are unknown"},
     [ML_REASON_POSTBW_FREED] = {"postbw_freed", "allocated after backward (outside the optimizer) and freed in the same step"},
     [ML_REASON_POSTBW_KEPT] = {"postbw_kept", "allocated after backward outside the optimizer step and kept past the step"},
@@ -140,7 +143,7 @@ static void spans_free(spans *sp)
 /* ---- what the trace shows ----------------------------------------------- */
 
 enum { PH_NONE, PH_DATA, PH_FORWARD, PH_FWD_NOBW, PH_BACKWARD, PH_POSTBW, PH_OPTIMIZER, PH_OUTSIDE };
-enum { SIG_NONE, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER }; /* stack signals, weakest first */
+enum { SIG_NONE, SIG_FORWARD, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER }; /* stack signals, weakest first */
 
 typedef struct step_info {
     int64_t s, e;
@@ -151,6 +154,7 @@ typedef struct step_info {
 typedef struct ctx {
     const ml_profile *p;
     bool has_ops;
+    bool stack_phases;          /* no ops: the phases come from the allocations' stacks */
     /* top-level cpu ops per thread, sorted by start */
     uint32_t *top_start;        /* thread -> first index; [nthreads] = total */
     int64_t *top_ts, *top_end;
@@ -349,7 +353,21 @@ static void build_phases(ctx *c)
     }
 }
 
-/* What a stack says about the phase: the strongest signal among its frames. */
+/* Whether a (native) frame's name contains text. */
+static bool name_has(const ml_profile *p, const ml_frame *f, const char *text) { return strstr(ml_s(p, f->name), text) != NULL; }
+
+/*
+ * What a stack says about the phase: the strongest signal among its frames.
+ *   optimizer  torch/optim frames (but zero_grad)
+ *   data       torch/utils/data frames
+ *   backward   the autograd engine: its native frames (Engine::evaluate_function,
+ *              Engine::thread_main, Node::operator() — allocator snapshots record
+ *              them) or Python backward frames of torch/autograd, torch/_tensor.py
+ *   module     nn.Module.to/_apply/cuda/convert (moving parameters)
+ *   forward    nn.Module calls (module.py _call_impl / _wrapped_call_impl): the
+ *              forward pass, unless a stronger signal (checkpoint recomputation
+ *              under the engine is backward) says otherwise
+ */
 static uint8_t stack_signal(const ml_profile *p, uint32_t stack)
 {
     size_t depth = ml_stack_depth(p, stack);
@@ -364,9 +382,14 @@ static uint8_t stack_signal(const ml_profile *p, uint32_t stack)
         else if ((frame_in(p, f, "torch/autograd/") || frame_in(p, f, "torch/_tensor.py")) &&
                  (strstr(fn, "backward") || strstr(fn, "run_backward")))
             s = SIG_BACKWARD;
+        else if (name_has(p, f, "torch::autograd::Engine::evaluate_function") ||
+                 name_has(p, f, "torch::autograd::Engine::thread_main") || name_has(p, f, "torch::autograd::Node::operator()"))
+            s = SIG_BACKWARD;
         else if (frame_in(p, f, "torch/nn/modules/module.py") &&
                  (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
             s = SIG_MODULE;
+        else if (frame_in(p, f, "torch/nn/modules/module.py") && (!strcmp(fn, "_call_impl") || !strcmp(fn, "_wrapped_call_impl")))
+            s = SIG_FORWARD;
         if (s > sig) sig = s;
     }
     return sig;
@@ -374,11 +397,12 @@ static uint8_t stack_signal(const ml_profile *p, uint32_t stack)
 
 static int phase_at(const ctx *c, int64_t t, uint32_t thread)
 {
-    if (!c->has_ops) return PH_NONE;
-    if (thread < c->p->thread_pid.len && c->autograd[thread]) return PH_BACKWARD;
+    if (!c->has_ops && !c->stack_phases) return PH_NONE;
+    if (c->has_ops && thread < c->p->thread_pid.len && c->autograd[thread]) return PH_BACKWARD;
     if (spans_find(&c->bw, t) >= 0) return PH_BACKWARD;
     if (spans_find(&c->opt, t) >= 0) return PH_OPTIMIZER;
     if (spans_find(&c->data, t) >= 0) return PH_DATA;
+    if (!c->has_ops && !c->has_steps) return PH_NONE; /* no module calls: the rest of the time has no phase */
     long st = spans_find(&c->steps, t);
     if (st < 0) return PH_OUTSIDE;
     const step_info *si = &c->step[st];
@@ -449,10 +473,14 @@ static void classify(const ctx *c, size_t i)
         return;
     }
     case PH_OPTIMIZER: {
+        /* PyTorch's OPTIMIZER_STATE is what optimizer.state holds: tensors that
+         * outlive the step that made them, into the next one. */
         long k = spans_find(&c->opt, ta);
-        if (!freed || (k >= 0 && tf > c->opt.e.v[k])) set(a, i, ML_CAT_OPTIMIZER_STATE, ML_REASON_OPT_KEPT);
-        else if (k >= 0) set(a, i, ML_CAT_TEMPORARY, ML_REASON_OPT_FREED);
-        else set(a, i, ML_CAT_UNKNOWN, ML_REASON_OPT_UNBOUNDED);
+        if (!freed) set(a, i, ML_CAT_OPTIMIZER_STATE, ML_REASON_OPT_KEPT);
+        else if (k < 0) set(a, i, ML_CAT_UNKNOWN, ML_REASON_OPT_UNBOUNDED);
+        else if (tf <= c->opt.e.v[k]) set(a, i, ML_CAT_TEMPORARY, ML_REASON_OPT_FREED);
+        else if ((size_t)k + 1 < c->opt.s.len && tf > c->opt.s.v[k + 1]) set(a, i, ML_CAT_OPTIMIZER_STATE, ML_REASON_OPT_KEPT);
+        else set(a, i, ML_CAT_UNKNOWN, ML_REASON_OPT_FREED_AFTER);
         return;
     }
     case PH_FORWARD: {
@@ -484,38 +512,66 @@ static void classify(const ctx *c, size_t i)
         else set(a, i, ML_CAT_UNKNOWN, ML_REASON_OUTSIDE_STEPS);
         return;
     default:
-        set(a, i, ML_CAT_UNKNOWN, ML_REASON_NO_CONTEXT);
+        if (pf == PH_BACKWARD) set(a, i, ML_CAT_ACTIVATION, ML_REASON_FREED_IN_BWD);
+        else set(a, i, ML_CAT_UNKNOWN, ml_stack_depth(p, a->stack.v[i]) ? ML_REASON_NO_PHASE : ML_REASON_NO_CONTEXT);
     }
 }
 
 /*
- * Without ops (allocator snapshots), an optimizer step is a run of allocations
- * made under torch/optim frames: it lasts from the first of them until the next
- * allocation made elsewhere.  Needs allocations in time order.
+ * Phases from the allocations' stacks, in time order (allocator snapshots have
+ * no ops; a trace with ops but no optimizer annotation uses only the optimizer
+ * part): a backward pass is a run of allocations with the backward signal, an
+ * optimizer step a run with the optimizer one, data loading a run with the data
+ * one; each lasts from the first of its allocations until the next allocation
+ * made elsewhere.  A step starts at an allocation under an nn.Module call when
+ * a backward pass or optimizer step came since the last step started (or none
+ * has): it lasts until the next step, so its forward pass includes what runs
+ * between the model's call and backward() (the loss), and after its backward
+ * pass comes the rest (optimizer, zero_grad, logging).  Allocations out of time
+ * order: no spans at all.
  */
-static void opt_spans_from_stacks(ctx *c)
+static void phases_from_stacks(ctx *c, bool opt_only)
 {
     const ml_allocs *a = &c->p->allocs;
     size_t n = a->t_alloc.len;
+    VEC(int64_t) step_start = {0};
     int64_t prev = INT64_MIN, start = 0;
-    bool open = false;
-    for (size_t i = 0; i < n; i++) {
-        int64_t t = a->t_alloc.v[i];
-        if (t == ML_TIME_NONE) continue;
-        if (t < prev) { /* not in time order: give up, no spans */
-            c->opt.s.len = c->opt.e.len = 0;
-            return;
+    uint8_t run = SIG_NONE;     /* the phase signal whose run is open */
+    bool since = true;          /* a backward pass or optimizer step since the last step began */
+    for (size_t i = 0; i <= n; i++) {
+        int64_t t = INT64_MAX;
+        uint8_t sig = SIG_NONE;
+        if (i < n) {
+            t = a->t_alloc.v[i];
+            if (t == ML_TIME_NONE) continue;
+            if (t < prev) { /* not in time order: give up (the spans ops gave stay) */
+                c->opt.s.len = c->opt.e.len = 0;
+                if (!opt_only) c->bw.s.len = c->bw.e.len = c->data.s.len = c->data.e.len = 0;
+                VEC_FREE(&step_start);
+                return;
+            }
+            prev = t;
+            sig = c->stack_sig[a->stack.v[i]];
         }
-        prev = t;
-        bool opt = c->stack_sig[a->stack.v[i]] == SIG_OPTIMIZER;
-        if (opt && !open) open = true, start = t;
-        else if (!opt && open) {
-            spans_add(&c->opt, start, t);
-            open = false;
+        uint8_t phase = sig == SIG_OPTIMIZER || (!opt_only && (sig == SIG_BACKWARD || sig == SIG_DATA)) ? sig : SIG_NONE;
+        if (phase != run || i == n) {
+            if (run != SIG_NONE) spans_add(run == SIG_OPTIMIZER ? &c->opt : run == SIG_BACKWARD ? &c->bw : &c->data, start, t);
+            run = phase;
+            start = t;
+        }
+        if (phase == SIG_BACKWARD || phase == SIG_OPTIMIZER) since = true;
+        if (!opt_only && sig == SIG_FORWARD && since) {
+            VEC_PUSH(&step_start, t);
+            since = false;
         }
     }
-    if (open) spans_add(&c->opt, start, INT64_MAX);
+    for (size_t k = 0; k < step_start.len; k++)
+        spans_add(&c->steps, step_start.v[k], k + 1 < step_start.len ? step_start.v[k + 1] : INT64_MAX);
+    spans_finish(&c->bw);
     spans_finish(&c->opt);
+    spans_finish(&c->data);
+    c->stack_phases = !opt_only;
+    VEC_FREE(&step_start);
 }
 
 void ml_categorize(ml_profile *p)
@@ -527,15 +583,16 @@ void ml_categorize(ml_profile *p)
     memset(&c, 0, sizeof c);
     c.p = p;
     for (size_t i = 0; i < p->ops.ts.len && !c.has_ops; i++) c.has_ops = p->ops.kind.v[i] == ML_OP_CPU;
-    build_tops(&c);
-    build_backward(&c);
-    build_phases(&c);
     size_t nstacks = p->stack_start.len - 1;
     if (p->frames.len) {
         c.stack_sig = ml_malloc(nstacks ? nstacks : 1);
         for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s);
     }
-    if (c.stack_sig && !c.opt.s.len) opt_spans_from_stacks(&c);
+    build_tops(&c);
+    build_backward(&c);
+    if (c.stack_sig && !c.has_ops) phases_from_stacks(&c, false);
+    build_phases(&c);
+    if (c.stack_sig && c.has_ops && !c.opt.s.len) phases_from_stacks(&c, true);
     for (size_t i = 0; i < n; i++)
         if (a->category_reason.v[i] == ML_REASON_NONE) classify(&c, i);
     free(c.top_start);
@@ -567,64 +624,126 @@ void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t to
     if (total > sum) out[ML_CAT_PARAMETER_OR_STATE] += total - sum;
 }
 
-/* Memory the device's recorded allocated curve shows beyond its allocations
- * (allocated before the trace and never freed in it), from the first point. */
-static int64_t unexplained_gap(const ml_profile *p, int device)
+typedef VEC(ml_cat_change) change_vec;
+
+/* Time order; at equal times event order, and where events are unknown
+ * allocations before frees, as PyTorch orders its timeline (by time, then
+ * action: PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY). */
+static void sort_changes(ml_cat_change *v, size_t n)
+{
+    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
+    for (size_t i = 0; i < n; i++) key[i] = v[i].ts;
+    uint32_t *perm = ml_sort_perm_i64(key, n);
+    if (perm) ml_permute(v, sizeof *v, perm, n);
+    free(perm);
+    free(key);
+    for (size_t i = 1; i < n; i++) { /* runs of equal times are short: insertion sort */
+        ml_cat_change x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1].ts == x.ts &&
+               (v[j - 1].event != x.event ? v[j - 1].event > x.event : v[j - 1].is_free && !x.is_free)) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/*
+ * The unexplained gap: what the device's recorded allocated curve shows beyond
+ * the allocations live at the same time (memory from before the trace, or
+ * allocations the input does not list), as PARAMETER_OR_STATE.  It is
+ * max(0, recorded - replayed), taken after each distinct time of either the
+ * curve or the allocations: between two points of the curve allocations still
+ * come and go, and at equal times only the state after all of them is a point
+ * of the curves.  So the categories add up to the recorded curve at every
+ * distinct time where it is at or above the replay (and to the replay where
+ * allocations exceed the recorded total).  Before the curve's first point the
+ * gap keeps its first value: that memory was there before the trace.  Adds
+ * the gap's first value to initial[] and its later moves to the changes.
+ */
+static void add_gap_band(const ml_profile *p, int device, ml_cat_changes *out, change_vec *ch)
 {
     ml_curve cv;
-    if (!ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv)) return 0;
-    int64_t gap = 0;
-    if (!cv.replayed && cv.n) {
-        ml_instant at = {cv.ts[0], cv.event ? cv.event[0] : ML_NONE32};
-        int64_t lv[ML_CAT__COUNT], sum = 0;
-        ml_categories_at(p, device, at, -1, lv);
-        for (int k = 0; k < ML_CAT__COUNT; k++) sum += lv[k];
-        gap = cv.value[0] > sum ? cv.value[0] - sum : 0;
+    if (!ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv)) return;
+    if (cv.replayed || !cv.n) {
+        ml_curve_free(&cv);
+        return;
+    }
+    int64_t rep = 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) rep += out->initial[k];
+    /* The first value: replayed and recorded after everything at the curve's first time. */
+    int64_t t0 = cv.ts[0], rep0 = rep, rec0 = cv.value[0];
+    for (size_t i = 0; i < ch->len && ch->v[i].ts <= t0; i++) rep0 += ch->v[i].delta;
+    for (size_t j = 0; j < cv.n && cv.ts[j] == t0; j++) rec0 = cv.value[j];
+    int64_t gap = rec0 > rep0 ? rec0 - rep0 : 0;
+    out->gap = gap;
+    out->initial[ML_CAT_PARAMETER_OR_STATE] += gap;
+
+    change_vec merged = {0};
+    VEC_RESERVE(&merged, ch->len + 16);
+    size_t i = 0, j = 0;
+    int64_t rec = 0;
+    while (i < ch->len || j < cv.n) {
+        int64_t t = i < ch->len && (j == cv.n || ch->v[i].ts <= cv.ts[j]) ? ch->v[i].ts : cv.ts[j];
+        for (; i < ch->len && ch->v[i].ts == t; i++) {
+            rep += ch->v[i].delta;
+            VEC_PUSH(&merged, ch->v[i]);
+        }
+        for (; j < cv.n && cv.ts[j] == t; j++) rec = cv.value[j];
+        if (t < t0) continue;
+        int64_t g = rec > rep ? rec - rep : 0;
+        if (g != gap) {
+            ml_cat_change x = {t, g - gap, ML_NONE32, ML_NONE32, ML_CAT_PARAMETER_OR_STATE, g < gap};
+            VEC_PUSH(&merged, x);
+            gap = g;
+        }
     }
     ml_curve_free(&cv);
-    return gap;
+    VEC_FREE(ch);
+    *ch = merged;
+}
+
+/* A device with allocator events but no allocations (a trace without
+ * addresses: frees cannot be matched) has only its replayed curve, the running
+ * sum of the events' bytes: Unknown, change by change. */
+static void add_unmatched_events(const ml_profile *p, int device, change_vec *ch)
+{
+    const ml_events *ev = &p->events;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device || (ev->kind.v[i] != ML_EV_ALLOC && ev->kind.v[i] != ML_EV_FREE)) continue;
+        bool is_free = ev->kind.v[i] == ML_EV_FREE;
+        ml_cat_change x = {ev->ts.v[i], is_free ? -ev->size.v[i] : ev->size.v[i], (uint32_t)i, ML_NONE32,
+                           ML_CAT_UNKNOWN, is_free};
+        VEC_PUSH(ch, x);
+    }
 }
 
 void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
 {
     memset(out, 0, sizeof *out);
     const ml_allocs *a = &p->allocs;
-    VEC(ml_cat_change) ch = {0};
+    change_vec ch = {0};
+    bool any_alloc = false;
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
+        any_alloc = true;
         uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
         if (a->t_alloc.v[i] == ML_TIME_NONE) out->initial[cat] += a->size.v[i];
         else {
-            ml_cat_change x = {a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i], (uint32_t)i, cat};
+            ml_cat_change x = {a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i], (uint32_t)i, cat, false};
             VEC_PUSH(&ch, x);
         }
         if (a->t_free.v[i] != ML_TIME_END) {
-            ml_cat_change x = {a->t_free.v[i], -a->size.v[i], a->ev_free.v[i], (uint32_t)i, cat};
+            ml_cat_change x = {a->t_free.v[i], -a->size.v[i], a->ev_free.v[i], (uint32_t)i, cat, true};
             VEC_PUSH(&ch, x);
         }
     }
-    out->gap = unexplained_gap(p, device);
-    out->initial[ML_CAT_PARAMETER_OR_STATE] += out->gap;
-    /* Sort by time (stable), then order equal times by event, frees first when unknown. */
-    size_t n = ch.len;
-    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
-    for (size_t i = 0; i < n; i++) key[i] = ch.v[i].ts;
-    uint32_t *perm = ml_sort_perm_i64(key, n);
-    if (perm) ml_permute(ch.v, sizeof *ch.v, perm, n);
-    free(perm);
-    free(key);
-    for (size_t i = 1; i < n; i++) {
-        ml_cat_change x = ch.v[i];
-        size_t j = i;
-        while (j > 0 && ch.v[j - 1].ts == x.ts &&
-               (ch.v[j - 1].event != x.event ? ch.v[j - 1].event > x.event : ch.v[j - 1].delta > 0 && x.delta < 0)) {
-            ch.v[j] = ch.v[j - 1];
-            j--;
-        }
-        ch.v[j] = x;
-    }
+    if (!any_alloc) add_unmatched_events(p, device, &ch);
+    sort_changes(ch.v, ch.len);
+    add_gap_band(p, device, out, &ch);
     out->v = ch.v;
-    out->n = n;
+    out->n = ch.len;
 }
 
 void ml_cat_changes_free(ml_cat_changes *c)

@@ -7,7 +7,9 @@
  * (forward, backward = autograd engine ops and the autograd thread, optimizer
  * step = `Optimizer.step#...` annotations or torch/optim frames, data loading),
  * its lifetime relative to its top-level op and to ProfilerStep#N steps, and
- * its stack frames, and sets allocs.category and allocs.category_reason.  Each
+ * its stack frames (in allocator snapshots, which have no ops, the phases come
+ * from the frames alone: autograd engine, nn.Module calls, torch/optim), and
+ * sets allocs.category and allocs.category_reason.  Each
  * rule is listed with ml_cat_reason below and in README.md ("Memory
  * categories").  Nothing is guessed silently: what no rule covers stays
  * Unknown, with the reason saying why.
@@ -66,6 +68,8 @@ typedef enum {
     ML_REASON_NONE = 0,             /* not categorised yet */
     ML_REASON_IMPORTED,             /* the input records the category (memory timeline) */
     ML_REASON_NO_CONTEXT,           /* Unknown: no ops, steps or frames around it */
+    ML_REASON_NO_PHASE,             /* Unknown: stack frames, but none tells the phase */
+    ML_REASON_FREED_IN_BWD,         /* ACTIVATION: allocated where no phase is known, freed in backward */
     ML_REASON_SAME_OP,              /* TEMPORARY: freed inside the top-level op that allocated it */
     ML_REASON_DATA,                 /* INPUT: allocated while loading data */
     ML_REASON_FWD_FREED_IN_BWD,     /* ACTIVATION: allocated in forward, freed in backward */
@@ -76,7 +80,8 @@ typedef enum {
     ML_REASON_BWD_FREED_IN_BWD,     /* AUTOGRAD_DETAIL: allocated and freed within the backward pass */
     ML_REASON_BWD_KEPT,             /* GRADIENT: allocated in backward, alive after it */
     ML_REASON_OPT_FREED,            /* TEMPORARY: allocated and freed within the optimizer step */
-    ML_REASON_OPT_KEPT,             /* OPTIMIZER_STATE: created in the optimizer step, alive after it */
+    ML_REASON_OPT_KEPT,             /* OPTIMIZER_STATE: created in an optimizer step, alive into the next one */
+    ML_REASON_OPT_FREED_AFTER,      /* Unknown: created in an optimizer step, freed after it but before the next */
     ML_REASON_OPT_UNBOUNDED,        /* Unknown: optimizer frames, freed later, step bounds unknown */
     ML_REASON_POSTBW_FREED,         /* TEMPORARY: allocated after backward, freed in the same step */
     ML_REASON_POSTBW_KEPT,          /* Unknown: allocated after backward outside the optimizer, kept */
@@ -111,27 +116,37 @@ typedef struct ml_cat_change {
     int64_t ts;                 /* ns */
     int64_t delta;              /* +bytes at an alloc, -bytes at a free */
     uint32_t event;             /* the event it came from, or ML_NONE32 */
-    uint32_t alloc;             /* the allocation row */
+    uint32_t alloc;             /* the allocation row; ML_NONE32 for a move of the unexplained gap
+                                 * or an event without allocation (no addresses) */
     uint8_t cat;
+    bool is_free;               /* the allocation's free (its delta may be -0) */
 } ml_cat_change;
 
 typedef struct ml_cat_changes {
     int64_t initial[ML_CAT__COUNT]; /* levels before the first change: memory from before the trace
                                      * (incl. the unexplained gap, as PARAMETER_OR_STATE) */
-    int64_t gap;                    /* of which: the part of the recorded curve no allocation shows */
+    int64_t gap;                    /* of which: the unexplained gap's first value */
     ml_cat_change *v;
     size_t n;
 } ml_cat_changes;
 
-/* All changes on a device, from its allocations.  Free with ml_cat_changes_free. */
+/* All changes on a device: its allocations' (or, on a device with allocator
+ * events but no allocations, a trace without addresses, its events' as
+ * Unknown) and, where the device has a
+ * recorded allocated curve, the moves of the unexplained gap, the
+ * PARAMETER_OR_STATE band max(0, recorded - live allocations) taken after each
+ * distinct time (see categories.c).  At equal times, unknown event order puts
+ * allocations before frees, as PyTorch's timeline does.  Free with
+ * ml_cat_changes_free. */
 void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out);
 void ml_cat_changes_free(ml_cat_changes *c);
 
 /* Per-category step curves of a device, aligned: point i is the state after
  * all changes at time ts[i] (one point per distinct time); before ts[0] the
  * levels are `initial`.  value[c][i] is category c's level.  The sum over
- * categories is the allocated curve (replayed from the allocations, plus the
- * unexplained gap), exact at every distinct time.  Free with
+ * categories is the allocated curve at every distinct time: the recorded one
+ * where it is at or above the live allocations (the unexplained gap fills the
+ * difference), else the allocations replayed.  Free with
  * ml_category_curves_free. */
 typedef struct ml_category_curves {
     size_t n;

@@ -68,7 +68,11 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
          * allocation accounts for is Unknown, so that the categories add up to the peak. */
         int64_t sum = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) sum += out->categories_at_peak[k];
-        if (sum < out->peak_allocated.value) out->categories_at_peak[ML_CAT_UNKNOWN] += out->peak_allocated.value - sum;
+        if (sum < out->peak_allocated.value) {
+            out->categories_at_peak[ML_CAT_UNKNOWN] += out->peak_allocated.value - sum;
+            if (out->at_peak.before_grouped)
+                ml_breakdown_add(&out->at_peak, ml_category_name(ML_CAT_UNKNOWN), out->peak_allocated.value - sum, 0);
+        }
     }
 }
 

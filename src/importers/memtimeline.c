@@ -13,18 +13,28 @@
  * How they map onto the model (one device; the files do not say which, so it
  * is shown as cuda:0, with a note):
  *   - allocs: raw rows carry no tensor identity, so a release is paired with the
- *     latest open allocation of the same category and size (LIFO).  Coalesced
- *     files carry only totals, so each rise of a category becomes one allocation
- *     and each fall releases the latest ones (splitting the last when it falls
- *     by part of it).  Either way each category's live bytes equal the file's at
- *     every time: the per-category curves are exact, the individual rows are a
- *     reconstruction.  Categories are the file's (category_reason IMPORTED).
- *     Memory present at the start (PREEXISTING rows; in coalesced files the first
- *     entry when it repeats the second's time, which is how PyTorch writes
- *     PREEXISTING memory) is allocated before the trace.  A release with nothing
- *     open to pair with is memory from before the trace, as in ml_match.
+ *     latest open allocation of the same category and size (LIFO); one that
+ *     pairs with none releases the latest open allocations of its category,
+ *     splitting the last when it takes part of it (the part that stays keeps
+ *     its allocation time), as a fall does in coalesced files, which carry
+ *     only totals: there each rise of a category becomes one allocation.  Either way each category's live bytes equal the file's
+ *     at every time: the per-category curves are exact, the individual rows are
+ *     a reconstruction.  Categories are the file's (category_reason IMPORTED).
+ *     Memory present at the start (PREEXISTING rows; in coalesced files the
+ *     first entry when it repeats the second's time, which is how PyTorch
+ *     writes PREEXISTING memory) is allocated before the trace.  What a release
+ *     finds nothing open for is memory from before the trace, as in ml_match.
+ *   - every time the file has a row or an entry at keeps a point in the curves,
+ *     as PyTorch keeps an entry for it even when no total changes: a time with
+ *     nothing else to show gets a zero-byte allocation there.
  *   - series: the ALLOCATED curve of the device is the sum over categories,
- *     one point per distinct time (the state after all rows at that time).
+ *     one point per distinct time (the state after all rows at that time),
+ *     after a first point 1 ns before the first row with the memory from
+ *     before (when there is any), which may be the peak.
+ *
+ * Input is checked strictly: integers only, nothing after the top-level
+ * array, no file cut short.  `[]` (no rows: what PyTorch writes for a device
+ * without memory events) is an empty timeline, with a note.
  */
 #include "categories.h"
 #include "importer.h"
@@ -49,6 +59,7 @@ int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n)
     size_t i = skip_ws(h, 0, n);
     if (i == n || h[i] != '[') return 0;
     i = skip_ws(h, i + 1, n);
+    if (i < n && h[i] == ']' && skip_ws(h, i + 1, n) == n) return 50; /* [] : an empty timeline */
     if (i == n || h[i] != '[') return 0;
     /* The first inner array: numbers only. */
     size_t count = 0;
@@ -83,6 +94,19 @@ typedef struct reader {
     ml_err *e;
 } reader;
 
+/* The last token as an integer: PyTorch writes JSON integers only. */
+static int token_int(reader *r, js_tok t, int64_t *x)
+{
+    if (t == JS_ERROR) return ml_fail(r->e, "%s", js_error(r->js));
+    size_t len = 0;
+    const char *text = t == JS_NUMBER ? js_text(r->js, &len) : NULL;
+    size_t k = len && text[0] == '-';
+    bool digits = k < len;
+    for (; k < len && digits; k++) digits = text[k] >= '0' && text[k] <= '9';
+    if (!digits || js_number(r->js, 0, x) < 0) return js_fail(r->js, r->e, "expected an integer in a memory timeline");
+    return 0;
+}
+
 /* Reads the elements of an array whose '[' was just read, as integers. */
 static int read_ints(reader *r, void *vec_)
 {
@@ -90,12 +114,23 @@ static int read_ints(reader *r, void *vec_)
     for (;;) {
         js_tok t = js_next(r->js);
         if (t == JS_ARRAY_END) return 0;
-        if (t == JS_ERROR) return ml_fail(r->e, "%s", js_error(r->js));
         int64_t x;
-        if (t != JS_NUMBER || js_number(r->js, 0, &x) < 0)
-            return js_fail(r->js, r->e, "expected an integer in a memory timeline");
+        if (token_int(r, t, &x) < 0) return -1;
         VEC_PUSH(v, x);
     }
+}
+
+/* After the token that should close the top-level array: nothing may follow,
+ * and the file may not have ended early (a cut timeline would show wrong curves). */
+static int expect_end(reader *r, js_tok closing)
+{
+    if (closing == JS_ERROR) return ml_fail(r->e, "%s", js_error(r->js));
+    if (closing == JS_END || js_truncated(r->js))
+        return js_fail(r->js, r->e, "the file ends inside the memory timeline (truncated?)");
+    if (closing != JS_ARRAY_END) return js_fail(r->js, r->e, "expected the end of the memory timeline");
+    js_tok t = js_next(r->js);
+    if (t == JS_ERROR) return ml_fail(r->e, "%s", js_error(r->js));
+    return 0;
 }
 
 /* Open allocations per (category, size): LIFO lists through `link`. */
@@ -150,15 +185,39 @@ static void ol_push(open_lists *o, uint64_t key, uint32_t alloc)
     o->head[j] = alloc + 1;
 }
 
-/* The latest open alloc of key, removed; ML_NONE32 if none. */
-static uint32_t ol_pop(open_lists *o, uint64_t key)
+/*
+ * Takes an allocation of key off its list to release it at t: the latest one
+ * still open that was allocated before t, else the latest one (allocated at
+ * t).  At one time PyTorch lists creations before releases, and a release
+ * there is nearly always of an older tensor (a new version replacing the old
+ * one, INCREMENT_VERSION), not of one made in the same nanosecond.  Entries
+ * of allocations already released another way are dropped on the way.
+ * ML_NONE32 if none is open.
+ */
+static uint32_t ol_take(open_lists *o, uint64_t key, const ml_profile *p, int64_t t)
 {
     if (!o->mask) return ML_NONE32;
     size_t j = ol_slot(o, key);
-    if (!o->occupied[j] || !o->head[j]) return ML_NONE32;
-    uint32_t a = o->head[j] - 1;
-    o->head[j] = o->link.v[a]; /* the slot keeps its key: probe runs stay intact */
-    return a;
+    if (!o->occupied[j]) return ML_NONE32; /* the slot keeps its key when emptied: probe runs stay intact */
+    const ml_allocs *a = &p->allocs;
+    uint32_t *at = &o->head[j], *latest = NULL;
+    while (*at) {
+        uint32_t i = *at - 1;
+        if (a->t_free.v[i] != ML_TIME_END) { /* released already: unlink */
+            *at = o->link.v[i];
+            continue;
+        }
+        if (a->t_alloc.v[i] == ML_TIME_NONE || a->t_alloc.v[i] < t) {
+            *at = o->link.v[i];
+            return i;
+        }
+        if (!latest) latest = at;
+        at = &o->link.v[i];
+    }
+    if (!latest) return ML_NONE32;
+    uint32_t i = *latest - 1;
+    *latest = o->link.v[i];
+    return i;
 }
 
 static void ol_free(open_lists *o)
@@ -191,11 +250,72 @@ static void end_alloc(ml_profile *p, size_t i, int64_t t)
     p->allocs.t_free.v[i] = p->allocs.t_free_req.v[i] = t;
 }
 
-/* A release of `size` bytes of category cat at t with nothing open to pair: memory from before. */
-static void release_unopened(ml_profile *p, uint16_t dev, int64_t t, int64_t size, int cat)
+/* Releases `take` bytes of open allocation i at t, less than its size: i keeps
+ * `take` bytes and ends at t; the rest lives on as a new row allocated when i
+ * was (before the trace, if it was).  Returns the new row. */
+static size_t split_alloc(ml_profile *p, size_t i, int64_t take, int64_t t)
 {
-    size_t i = new_alloc(p, dev, ML_TIME_NONE, size, cat);
+    ml_allocs *a = &p->allocs;
+    size_t b = new_alloc(p, a->device.v[i], a->t_alloc.v[i], a->size.v[i] - take, a->category.v[i]);
+    a->size.v[i] = take;
     end_alloc(p, i, t);
+    return b;
+}
+
+static bool is_open(const ml_profile *p, uint32_t a) { return p->allocs.t_free.v[a] == ML_TIME_END; }
+
+/* Open allocations of a raw timeline: per (size, category) for exact pairs,
+ * and per category in creation order for releases that pair with none.  An
+ * allocation closed through one list stays in the other until popped. */
+typedef struct raw_open {
+    open_lists exact;
+    VEC(uint32_t) by_cat[ML_CAT__COUNT];
+} raw_open;
+
+static uint64_t exact_key(int64_t size, int cat) { return ((uint64_t)size << 4) | (uint64_t)cat; }
+
+static void open_push(raw_open *o, const ml_profile *p, uint32_t a)
+{
+    int cat = p->allocs.category.v[a];
+    ol_push(&o->exact, exact_key(p->allocs.size.v[a], cat), a);
+    VEC_PUSH(&o->by_cat[cat], a);
+}
+
+/* Releases `size` bytes of category cat at t: the latest open allocation of
+ * that size, else the latest open ones of the category (the last one split
+ * when only part of it goes), else memory from before the trace. */
+static void release(raw_open *o, ml_profile *p, uint16_t dev, int64_t t, int64_t size, int cat)
+{
+    uint32_t a = ol_take(&o->exact, exact_key(size, cat), p, t);
+    if (a != ML_NONE32) {
+        end_alloc(p, a, t);
+        return;
+    }
+    if (size == 0) { /* nothing to release: a zero-byte allocation keeps the time as a point */
+        end_alloc(p, new_alloc(p, dev, t, 0, cat), t);
+        return;
+    }
+    int64_t left = size;
+    while (left > 0 && o->by_cat[cat].len) {
+        a = o->by_cat[cat].v[--o->by_cat[cat].len];
+        if (!is_open(p, a)) continue;
+        int64_t s = p->allocs.size.v[a];
+        if (s > left) {
+            open_push(o, p, (uint32_t)split_alloc(p, a, left, t));
+            left = 0;
+        } else {
+            end_alloc(p, a, t);
+            left -= s;
+        }
+    }
+    if (left > 0) /* more than is open: memory from before the trace */
+        end_alloc(p, new_alloc(p, dev, ML_TIME_NONE, left, cat), t);
+}
+
+static void raw_open_free(raw_open *o)
+{
+    ol_free(&o->exact);
+    for (int k = 0; k < ML_CAT__COUNT; k++) VEC_FREE(&o->by_cat[k]);
 }
 
 /* The ALLOCATED series: the sum of the per-category levels at each distinct time. */
@@ -206,6 +326,10 @@ static void total_series(ml_profile *p, uint16_t dev)
     ml_category_curves cc;
     if (!ml_category_curves_get(p, dev, &cc)) return;
     ml_series *s = ml_series_get(p, dev, ML_SERIES_ALLOCATED, 0, 0);
+    int64_t before = 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) before += cc.initial[k];
+    if (before && cc.n && cc.ts[0] > INT64_MIN) /* memory from before: the level just before the first row */
+        ml_series_push(s, cc.ts[0] - 1, before);
     for (size_t i = 0; i < cc.n; i++) {
         int64_t v = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) v += cc.value[k][i];
@@ -214,9 +338,11 @@ static void total_series(ml_profile *p, uint16_t dev)
     ml_category_curves_free(&cc);
 }
 
+enum { ACT_PREEXISTING = 1, ACT_CREATE, ACT_INCREMENT_VERSION, ACT_DESTROY };
+
 typedef struct raw_row {
     int64_t t, bytes;
-    int32_t cat;
+    int8_t action, cat;
 } raw_row;
 
 /* Checks one [t, action, bytes, category] row and appends it. */
@@ -230,7 +356,7 @@ static int add_raw_row(reader *r, void *rows_, const int64_t *q)
     if (ts < -1) return js_fail(r->js, r->e, "time %lld before -1", (long long)ts);
     if (bytes == INT64_MIN) return js_fail(r->js, r->e, "size out of range");
     if (ts == -1 && bytes < 0) return js_fail(r->js, r->e, "a release at time -1 (before the timeline)");
-    raw_row x = {ts, bytes, c};
+    raw_row x = {ts, bytes, (int8_t)action, (int8_t)c};
     VEC_PUSH(rows, x);
     return 0;
 }
@@ -244,10 +370,12 @@ static int import_raw(reader *r, ml_profile *p, const int64_t *prefix, size_t np
     int rc = -1;
     for (size_t i = 0; i + 4 <= nprefix; i += 4)
         if (add_raw_row(r, &rows, prefix + i) < 0) goto done;
-    while (more) {
-        js_tok t = js_next(r->js);
-        if (t == JS_ARRAY_END || t == JS_END) break;
-        if (t == JS_ERROR) { ml_fail(r->e, "%s", js_error(r->js)); goto done; }
+    for (js_tok t; more;) {
+        t = js_next(r->js);
+        if (t == JS_ARRAY_END || t == JS_END || t == JS_ERROR) {
+            if (expect_end(r, t) < 0) goto done;
+            break;
+        }
         if (t != JS_ARRAY) { js_fail(r->js, r->e, "expected a [t, action, bytes, category] row"); goto done; }
         cur.len = 0;
         if (read_ints(r, &cur) < 0) goto done;
@@ -262,23 +390,15 @@ static int import_raw(reader *r, ml_profile *p, const int64_t *prefix, size_t np
     free(perm);
     free(key);
     uint16_t dev = timeline_device(p);
-    open_lists ol;
-    memset(&ol, 0, sizeof ol);
+    raw_open o;
+    memset(&o, 0, sizeof o);
     for (size_t i = 0; i < rows.len; i++) {
-        raw_row *x = &rows.v[i];
-        if (!x->bytes) continue;
-        int64_t size = x->bytes > 0 ? x->bytes : -x->bytes;
-        uint64_t k = ((uint64_t)size << 4) | (uint64_t)x->cat;
-        if (x->bytes > 0) {
-            size_t a = new_alloc(p, dev, x->t == -1 ? ML_TIME_NONE : x->t, size, x->cat);
-            ol_push(&ol, k, (uint32_t)a);
-        } else {
-            uint32_t a = ol_pop(&ol, k);
-            if (a != ML_NONE32) end_alloc(p, a, x->t);
-            else release_unopened(p, dev, x->t, size, x->cat);
-        }
+        const raw_row *x = &rows.v[i];
+        int64_t t = x->t == -1 ? ML_TIME_NONE : x->t;
+        if (x->bytes < 0 || (x->bytes == 0 && x->action == ACT_DESTROY)) release(&o, p, dev, t, -x->bytes, x->cat);
+        else open_push(&o, p, (uint32_t)new_alloc(p, dev, t, x->bytes, x->cat));
     }
-    ol_free(&ol);
+    raw_open_free(&o);
     for (size_t i = 0; i < rows.len; i++)
         if (rows.v[i].t >= 0) {
             p->time_is_absolute = rows.v[i].t > 100000000000000000LL; /* after 1973 in ns: epoch times */
@@ -311,14 +431,15 @@ static int import_coalesced(reader *r, ml_profile *p, const int64_t *times, size
             goto fail;
         }
     }
-    js_tok t = js_next(r->js);
-    if (t == JS_ERROR) { ml_fail(r->e, "%s", js_error(r->js)); goto fail; }
-    if (t != JS_ARRAY_END && t != JS_END) { js_fail(r->js, r->e, "expected the end of [times, sizes]"); goto fail; }
+    if (expect_end(r, js_next(r->js)) < 0) goto fail;
     if (sizes.len / 9 != ntimes) {
         js_fail(r->js, r->e, "%zu times but %zu entries of sizes", ntimes, sizes.len / 9);
         goto fail;
     }
-    for (size_t i = 0; i < ntimes; i++) {
+    /* PyTorch writes PREEXISTING memory as a first entry at the smallest time,
+     * which repeats the next one's, or at -1 when there is nothing else. */
+    bool pre = ntimes >= 2 ? times[0] == times[1] : ntimes == 1 && times[0] == -1;
+    for (size_t i = pre && ntimes == 1; i < ntimes; i++) {
         if (times[i] < 0 || times[i] > INT64_MAX / 1000) {
             js_fail(r->js, r->e, "time %lld out of range", (long long)times[i]);
             goto fail;
@@ -331,13 +452,17 @@ static int import_coalesced(reader *r, ml_profile *p, const int64_t *times, size
             }
     }
     uint16_t dev = timeline_device(p);
-    /* PyTorch writes PREEXISTING memory as a first entry that repeats the next one's time. */
-    bool pre = ntimes >= 2 && times[0] == times[1];
     VEC(uint32_t) open[8];
     memset(open, 0, sizeof open);
     int64_t level[8] = {0};
     for (size_t i = 0; i < ntimes; i++) {
         int64_t ts = pre && i == 0 ? ML_TIME_NONE : times[i] * 1000;
+        bool changed = false;
+        for (int k = 0; k < 8; k++) changed |= sizes.v[i * 9 + k + 1] != level[k];
+        if (!changed) { /* an entry where no total changes still marks a time (see the top) */
+            size_t a = new_alloc(p, dev, ts, 0, ML_CAT_UNKNOWN);
+            if (ts != ML_TIME_NONE) end_alloc(p, a, ts);
+        }
         for (int k = 0; k < 8; k++) {
             int64_t want = sizes.v[i * 9 + k + 1], d = want - level[k];
             int cat = ml_category_from_torch(k);
@@ -351,12 +476,13 @@ static int import_coalesced(reader *r, ml_profile *p, const int64_t *times, size
             while (d < 0 && open[k].len) {
                 uint32_t a = open[k].v[--open[k].len];
                 int64_t s = p->allocs.size.v[a];
-                end_alloc(p, a, ts);
                 if (s > -d) { /* falls by part of it: the rest lives on */
-                    size_t b = new_alloc(p, dev, ts, s + d, cat);
-                    VEC_PUSH(&open[k], (uint32_t)b);
+                    VEC_PUSH(&open[k], (uint32_t)split_alloc(p, a, -d, ts));
                     d = 0;
-                } else d += s;
+                } else {
+                    end_alloc(p, a, ts);
+                    d += s;
+                }
             }
         }
     }
@@ -382,7 +508,8 @@ int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
     t = js_next(r.js);
     if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
     if (t == JS_ARRAY_END || t == JS_END) { /* [] : an empty raw timeline */
-        ml_note(p, "the memory timeline is empty");
+        if (expect_end(&r, t) < 0) goto done;
+        ml_note(p, "the memory timeline is empty: no memory events were recorded for its device");
         rc = 0;
         goto done;
     }
@@ -392,6 +519,7 @@ int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
     if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
     if (t == JS_ARRAY_END || t == JS_END) { /* a single element: one raw row */
         if (first.len != 4) { js_fail(r.js, e, "a raw memory timeline row has 4 numbers, not %zu", first.len); goto done; }
+        if (expect_end(&r, t) < 0) goto done;
         rc = import_raw(&r, p, first.v, 4, false);
         goto done;
     }
@@ -407,7 +535,7 @@ int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
         rc = import_coalesced(&r, p, first.v, first.len, second.v, 9, true);
     } else if (t == JS_NUMBER) { /* the second raw row */
         int64_t x;
-        if (js_number(r.js, 0, &x) < 0) { js_fail(r.js, e, "expected an integer in a memory timeline"); goto done; }
+        if (token_int(&r, t, &x) < 0) goto done;
         if (first.len != 4) { js_fail(r.js, e, "a raw memory timeline row has 4 numbers, not %zu", first.len); goto done; }
         VEC_PUSH(&first, x);
         size_t before = first.len;

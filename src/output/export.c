@@ -1,13 +1,12 @@
 /* export.c — allocations and categories in PyTorch, Perfetto and CSV formats; see export.h. */
 #include "export.h"
+#include "breakdown.h"
 #include "categories.h"
+#include "outfile.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -34,9 +33,10 @@ typedef struct raw_row {
     uint8_t action, cat;        /* cat: PyTorch's index */
 } raw_row;
 
-/* The device's rows in PyTorch's raw form: memory from before the trace as
- * PREEXISTING (one row per allocation, plus the unexplained gap), then each
- * alloc and free in time order. */
+/* The device's rows in PyTorch's raw form and order: memory from before the
+ * trace as PREEXISTING (one row per allocation, plus the unexplained gap),
+ * then each alloc, free and move of the gap, sorted by time and then action
+ * as PyTorch sorts its timeline (CREATE before DESTROY at equal times). */
 static size_t torch_rows(const ml_profile *p, int device, raw_row **out)
 {
     const ml_allocs *a = &p->allocs;
@@ -50,9 +50,16 @@ static size_t torch_rows(const ml_profile *p, int device, raw_row **out)
         if (a->device.v[i] == device && a->t_alloc.v[i] == ML_TIME_NONE)
             r[n++] = (raw_row){-1, a->size.v[i], ACT_PREEXISTING, (uint8_t)ml_category_to_torch(a->category.v[i])};
     if (ch.gap > 0) r[n++] = (raw_row){-1, ch.gap, ACT_PREEXISTING, (uint8_t)ml_category_to_torch(ML_CAT_PARAMETER_OR_STATE)};
-    for (size_t i = 0; i < ch.n; i++)
-        r[n++] = (raw_row){ch.v[i].ts, ch.v[i].delta, ch.v[i].delta >= 0 ? ACT_CREATE : ACT_DESTROY,
-                           (uint8_t)ml_category_to_torch(ch.v[i].cat)};
+    for (size_t i = 0; i < ch.n; i++) {
+        raw_row x = {ch.v[i].ts, ch.v[i].delta, ch.v[i].is_free ? ACT_DESTROY : ACT_CREATE,
+                     (uint8_t)ml_category_to_torch(ch.v[i].cat)};
+        size_t j = n++; /* changes are in time order: only equal times move */
+        while (j > 0 && r[j - 1].t == x.t && r[j - 1].action > x.action) {
+            r[j] = r[j - 1];
+            j--;
+        }
+        r[j] = x;
+    }
     ml_cat_changes_free(&ch);
     *out = r;
     return n;
@@ -66,15 +73,41 @@ static void write_raw(FILE *f, const raw_row *r, size_t n)
     fputs("]\n", f);
 }
 
-/* torch.profiler's _coalesce_timeline: one entry per distinct time (µs), the
- * PREEXISTING time -1 replaced by the smallest time seen. */
+int64_t ml_torch_us(int64_t t_ns)
+{
+    /*
+     * PyTorch writes int(t / 1000): Python's true division gives the double
+     * nearest to the exact quotient (ties to even), truncated.  That is not
+     * t / 1000 in integers: epoch times (~1.7e18 ns, quotients ~1.7e15 µs)
+     * have doubles 0.25 apart, so q.875 and above rounds up to q + 1 (about
+     * 13% of epoch times land one µs later).  With q = t / 1000 and
+     * r = t % 1000, while q < 2^53 (q exact as a double) q + r/1000.0 in
+     * doubles truncates the same way: truncation only cares whether the sum
+     * reaches q + 1, which needs doubles at least 2^-9 apart (q >= 2^43), and
+     * the only r/1000 that falls exactly on a rounding tie there is 0.875
+     * (ties for q + 1 are at 1 - 2^-k, k <= 3), which is exact in binary, so
+     * the one rounding of the sum matches Python's.  Checked against Python
+     * on 2M random times, ties included (tests/torch_timeline.py --check-us).
+     */
+    if (t_ns < 0) return t_ns == INT64_MIN ? INT64_MIN / 1000 : -ml_torch_us(-t_ns);
+    int64_t q = t_ns / 1000, r = t_ns % 1000;
+    if (q < (INT64_C(1) << 53)) return (int64_t)((double)q + (double)r / 1000.0);
+    /* q in [2^53, 2^54): the doubles there are the even integers */
+    if (q % 2 == 0) return q;
+    if (r > 0) return q + 1;
+    return (q + 1) % 4 == 0 ? q + 1 : q - 1; /* a tie: to the even significand */
+}
+
+/* torch.profiler's _coalesce_timeline: one entry per distinct time (µs, as
+ * ml_torch_us), the PREEXISTING time -1 replaced by the smallest time seen
+ * (the first positive one, as PyTorch's t_min test reads). */
 static void write_timeline(FILE *f, const raw_row *r, size_t n)
 {
     VEC(int64_t) times = {0};
     VEC(int64_t) sizes = {0};  /* 9 per time */
     int64_t t_min = -1;
     for (size_t i = 0; i < n; i++) {
-        int64_t t = r[i].t == -1 ? -1 : r[i].t / 1000;
+        int64_t t = r[i].t == -1 ? -1 : ml_torch_us(r[i].t);
         if (t_min == -1 || (t < t_min && t > 0)) t_min = t;
         if (!times.len || t != times.v[times.len - 1]) {
             VEC_PUSH(&times, t);
@@ -133,7 +166,13 @@ static void put_us(FILE *f, int64_t ns)
     fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
 }
 
-static void write_trace(FILE *f, const ml_profiles *ps)
+/* Whether device d of p is to be written: all, or the one named. */
+static bool wanted(const ml_profile *p, size_t d, const char *device)
+{
+    return !device || ml_device_find(p, device) == (int)d;
+}
+
+static void write_trace(FILE *f, const ml_profiles *ps, const char *device)
 {
     /* Base time: the earliest point of any device, so that ts stay small. */
     int64_t base = INT64_MAX;
@@ -141,7 +180,7 @@ static void write_trace(FILE *f, const ml_profiles *ps)
         const ml_profile *p = ps->items.v[r];
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_category_curves cc;
-            if (!ml_category_curves_get(p, (int)d, &cc)) continue;
+            if (!wanted(p, d, device) || !ml_category_curves_get(p, (int)d, &cc)) continue;
             if (cc.ts[0] < base) base = cc.ts[0];
             ml_category_curves_free(&cc);
         }
@@ -154,7 +193,7 @@ static void write_trace(FILE *f, const ml_profiles *ps)
         const ml_profile *p = ps->items.v[r];
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_category_curves cc;
-            if (!ml_category_curves_get(p, (int)d, &cc)) continue;
+            if (!wanted(p, d, device) || !ml_category_curves_get(p, (int)d, &cc)) continue;
             int pid = (int)((p->rank >= 0 ? (size_t)p->rank : r) * 1000 + d);
             char name[160];
             if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, p->devices.v[d].id);
@@ -207,17 +246,15 @@ static void put_time(FILE *f, int64_t t)
     if (t != ML_TIME_NONE && t != ML_TIME_END) fprintf(f, "%" PRId64, t);
 }
 
+/* The stack's user frame, as `summary --by frame` names it (library, allocator
+ * and unwinder frames skipped); empty without a stack. */
 static void stack_top(const ml_profile *p, uint32_t stack, char *buf, size_t cap)
 {
     buf[0] = 0;
-    if (!ml_stack_depth(p, stack)) return;
-    const ml_frame *fr = &p->frames.v[ml_stack_frames(p, stack)[0]];
-    if (fr->file && fr->line >= 0) snprintf(buf, cap, "%s (%s:%d)", ml_s(p, fr->name), ml_s(p, fr->file), fr->line);
-    else if (fr->file) snprintf(buf, cap, "%s (%s)", ml_s(p, fr->name), ml_s(p, fr->file));
-    else snprintf(buf, cap, "%s", ml_s(p, fr->name));
+    if (ml_stack_depth(p, stack)) ml_stack_label(p, stack, ML_BY_FRAME, buf, cap);
 }
 
-static void write_csv(FILE *f, const ml_profiles *ps)
+static void write_csv(FILE *f, const ml_profiles *ps, const char *device)
 {
     fputs("rank,device,addr,category,reason,op,top_level_op,stack_top,alloc_time_ns,free_time_ns,size_bytes\n", f);
     char buf[1024];
@@ -225,6 +262,7 @@ static void write_csv(FILE *f, const ml_profiles *ps)
         const ml_profile *p = ps->items.v[r];
         const ml_allocs *a = &p->allocs;
         for (size_t d = 0; d < p->devices.len; d++) {
+            if (!wanted(p, d, device)) continue;
             ml_cat_changes ch;
             ml_category_changes(p, (int)d, &ch);
             if (ch.gap > 0) {
@@ -235,6 +273,7 @@ static void write_csv(FILE *f, const ml_profiles *ps)
             ml_cat_changes_free(&ch);
         }
         for (size_t i = 0; i < a->t_alloc.len; i++) {
+            if (!wanted(p, a->device.v[i], device)) continue;
             if (p->rank >= 0) fprintf(f, "%d", p->rank);
             fprintf(f, ",%s,", p->devices.v[a->device.v[i]].id);
             if (a->addr.v[i]) fprintf(f, "%" PRIu64, a->addr.v[i]);
@@ -254,69 +293,11 @@ static void write_csv(FILE *f, const ml_profiles *ps)
     }
 }
 
-int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind)
+int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind, const char *device)
 {
-    if (kind == ML_EXPORT_TRACE) write_trace(f, ps);
-    else write_csv(f, ps);
+    if (kind == ML_EXPORT_TRACE) write_trace(f, ps, device);
+    else write_csv(f, ps, device);
     return ferror(f) ? -1 : 0;
-}
-
-/* ---- atomic output -------------------------------------------------------- */
-
-static ssize_t gz_write_fn(void *cookie, const char *buf, size_t n)
-{
-    if (!n) return 0;
-    int w = gzwrite((gzFile)cookie, buf, (unsigned)n);
-    return w > 0 ? w : -1;
-}
-
-static int gz_close_fn(void *cookie) { return gzclose((gzFile)cookie) == Z_OK ? 0 : -1; }
-
-typedef struct out_file {
-    char *tmp;
-    FILE *f;
-} out_file;
-
-/* A temporary file beside path, gzip-compressed when path ends in .gz. */
-static int out_open(out_file *o, const char *path, ml_err *e)
-{
-    size_t n = strlen(path);
-    o->tmp = ml_malloc(n + 16);
-    snprintf(o->tmp, n + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) {
-        ml_fail(e, "%s: cannot create a file there: %s", path, strerror(errno));
-        free(o->tmp);
-        return -1;
-    }
-    if (ends_with(path, ".gz")) {
-        gzFile gz = gzdopen(fd, "wb6");
-        cookie_io_functions_t io = {NULL, gz_write_fn, NULL, gz_close_fn};
-        o->f = gz ? fopencookie(gz, "w", io) : NULL;
-        if (gz && !o->f) gzclose(gz);
-        if (!gz) close(fd);
-    } else {
-        o->f = fdopen(fd, "w");
-        if (!o->f) close(fd);
-    }
-    if (!o->f) {
-        ml_fail(e, "%s: cannot open for writing: %s", path, strerror(errno));
-        unlink(o->tmp);
-        free(o->tmp);
-        return -1;
-    }
-    return 0;
-}
-
-/* Closes and renames onto path (ok), or removes the temporary file. */
-static int out_close(out_file *o, const char *path, bool ok, ml_err *e)
-{
-    int rc = 0;
-    if (fclose(o->f) != 0 && ok) rc = ml_fail(e, "%s: write failed: %s", path, strerror(errno));
-    if (ok && rc == 0 && rename(o->tmp, path) != 0) rc = ml_fail(e, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (!ok || rc) unlink(o->tmp);
-    free(o->tmp);
-    return ok ? rc : -1;
 }
 
 /* ---- the command ------------------------------------------------------- */
@@ -329,32 +310,111 @@ static int usage(void)
                     "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
                     "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
                     "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
-                    "The PyTorch formats hold one device (--device, default: the first accelerator with allocations).\n");
+                    "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
+                    "memory) of one rank (--rank); with --device the others hold only that device.\n");
     return 2;
 }
 
-/* The device to write in a PyTorch format: --device, or the first accelerator with allocations. */
-static int pick_device(const ml_profile *p, const char *want, ml_err *e)
+/* Whether device d shows memory: allocations, or allocator events (a trace
+ * without addresses has events but no allocations). */
+static bool has_memory(const ml_profile *p, int d)
 {
+    for (size_t i = 0; i < p->allocs.device.len; i++)
+        if (p->allocs.device.v[i] == d) return true;
+    for (size_t i = 0; i < p->events.ts.len; i++)
+        if (p->events.device.v[i] == d && (p->events.kind.v[i] == ML_EV_ALLOC || p->events.kind.v[i] == ML_EV_FREE))
+            return true;
+    return false;
+}
+
+/* Whether an earlier profile or device (before rank r, device d) has this id. */
+static bool listed_before(const ml_profiles *ps, size_t r, size_t d, const char *id)
+{
+    for (size_t q = 0; q <= r; q++)
+        for (size_t i = 0; i < (q < r ? ps->items.v[q]->devices.len : d); i++)
+            if (!strcmp(ps->items.v[q]->devices.v[i].id, id)) return true;
+    return false;
+}
+
+/* "cpu, cuda:0" for an error message: the devices of all profiles, once each. */
+static void device_list(const ml_profiles *ps, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t r = 0; r < ps->items.len; r++)
+        for (size_t d = 0; d < ps->items.v[r]->devices.len && n < cap; d++) {
+            const char *id = ps->items.v[r]->devices.v[d].id;
+            if (!listed_before(ps, r, d, id)) n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", id);
+        }
+    if (!buf[0]) snprintf(buf, cap, "none");
+}
+
+/* The device to write in a PyTorch format: --device, or the first accelerator
+ * that shows memory (else the first device that does). */
+static int pick_device(const ml_profiles *ps, const char *want, ml_err *e)
+{
+    const ml_profile *p = ps->items.v[0];
     if (want) {
         int d = ml_device_find(p, want);
         if (d < 0) {
-            char ids[256] = "";
-            for (size_t i = 0; i < p->devices.len; i++)
-                snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s", i ? ", " : "", p->devices.v[i].id);
-            return ml_fail(e, "%s: no device %s (it has: %s)", p->path, want, ids[0] ? ids : "none");
+            char ids[512];
+            device_list(ps, ids, sizeof ids);
+            return ml_fail(e, "%s: no device %s (it has: %s)", p->path, want, ids);
         }
         return d;
     }
     int any = -1;
-    for (size_t i = 0; i < p->allocs.device.len; i++) {
-        int d = p->allocs.device.v[i];
-        if (p->devices.v[d].kind != ML_DEV_CPU) return d;
-        if (any < 0) any = d;
+    for (size_t d = 0; d < p->devices.len; d++) {
+        if (!has_memory(p, (int)d)) continue;
+        if (p->devices.v[d].kind != ML_DEV_CPU) return (int)d;
+        if (any < 0) any = (int)d;
     }
     if (any >= 0) return any;
     if (p->devices.len) return 0;
     return ml_fail(e, "%s: no memory data to export", p->path);
+}
+
+/* For TRACE and CSV: --device must name a device of some profile, and a CSV
+ * needs allocations to list. */
+static int check_selection(const ml_profiles *ps, const char *input, const char *device, ml_export_kind kind, ml_err *e)
+{
+    bool found = !device, allocs = false, memory = false;
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            if (!wanted(p, d, device)) continue;
+            found = true;
+            memory |= has_memory(p, (int)d);
+        }
+        for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = wanted(p, p->allocs.device.v[i], device);
+    }
+    if (!found) {
+        char ids[512];
+        device_list(ps, ids, sizeof ids);
+        return ml_fail(e, "%s: no device %s (it has: %s)", input, device, ids);
+    }
+    if (kind == ML_EXPORT_CSV && memory && !allocs)
+        return ml_fail(e, "%s: no allocations to list: its memory events carry no addresses, so frees cannot be "
+                          "matched to allocations; export the curve instead (.json, .raw.json.gz or .trace.json, "
+                          "as Unknown)", input);
+    return 0;
+}
+
+/* A device with memory events but no allocations (no addresses) is exported
+ * as one Unknown curve, the running sum of Bytes: say so. */
+static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
+{
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            if (dev >= 0 ? (int)d != dev : !wanted(p, d, device)) continue;
+            bool allocs = false;
+            for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = p->allocs.device.v[i] == d;
+            if (!allocs && has_memory(p, (int)d))
+                fprintf(stderr, "memlens: note: %s %s: memory events without addresses: exported as Unknown, "
+                                "the running sum of their Bytes\n", p->path, p->devices.v[d].id);
+        }
+    }
 }
 
 int ml_cmd_export(int argc, char **argv)
@@ -393,7 +453,6 @@ int ml_cmd_export(int argc, char **argv)
     }
     ml_profiles ps = {0};
     ml_err e = {{0}};
-    int rc = 2;
     if (ml_load(input, &ps, &e) < 0) goto fail;
     ml_profiles_sort(&ps);
     if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
@@ -404,21 +463,20 @@ int ml_cmd_export(int argc, char **argv)
                     input, ps.items.len);
             goto fail;
         }
-        if ((dev = pick_device(ps.items.v[0], device, &e)) < 0) goto fail;
-    }
-    out_file o;
-    if (out_open(&o, out, &e) < 0) goto fail;
-    int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
-                     : ml_export_all(o.f, &ps, (ml_export_kind)kind);
-    if (w < 0) ml_fail(&e, "%s: write failed: %s", out, strerror(errno));
-    if (out_close(&o, out, w == 0, &e) < 0) {
-        rc = 1;
+        if ((dev = pick_device(&ps, device, &e)) < 0) goto fail;
+    } else if (check_selection(&ps, input, device, (ml_export_kind)kind, &e) < 0) {
         goto fail;
     }
+    note_unmatched(&ps, dev, device);
+    ml_outfile o;
+    if (ml_outfile_open(&o, out, &e) < 0) goto fail;
+    int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
+                     : ml_export_all(o.f, &ps, (ml_export_kind)kind, device);
+    if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
     ml_profiles_free(&ps);
     return 0;
-fail:
+fail: /* bad input, options or output: one line, status 2 */
     fprintf(stderr, "memlens: %s\n", e.msg);
     ml_profiles_free(&ps);
-    return rc;
+    return 2;
 }

@@ -11,16 +11,21 @@
  *   .trace.json[.gz]         Chrome/Perfetto trace: one "ph":"C" counter per device with a
  *                            track per category
  *   .csv                     one row per allocation: rank, device, addr, category, reason,
- *                            op, top-level op, stack top, alloc/free time (ns), size
+ *                            op, top-level op, stack top (the user frame, as summary --by
+ *                            frame picks it), alloc/free time (ns), size
  *
  * The PyTorch formats hold one device: --device ID (default: the first
- * accelerator with allocations) of one rank (--rank N when the input has
- * several).  The file is written to a temporary name in the same directory
- * and renamed, so a reader never sees half a file.
+ * accelerator with memory) of one rank (--rank N when the input has
+ * several); with --device the others hold only that device.  A device whose
+ * memory events carry no addresses (old traces: no allocations) is written
+ * as one Unknown curve, the running sum of the events' bytes; a CSV of no
+ * allocations at all is refused.  The file is written whole or not at all
+ * (outfile.h).
  */
 #ifndef ML_EXPORT_H
 #define ML_EXPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "err.h"
@@ -31,10 +36,15 @@ typedef enum { ML_EXPORT_RAW, ML_EXPORT_TIMELINE, ML_EXPORT_TRACE, ML_EXPORT_CSV
 /* The format for a file name by its extension, or -1. */
 int ml_export_kind_for(const char *path);
 
+/* A time in ns as PyTorch's memory timeline writes it in µs: int(t / 1000)
+ * with Python's float division, which rounds before it truncates. */
+int64_t ml_torch_us(int64_t t_ns);
+
 /* Writes one device of one profile in a PyTorch format (RAW or TIMELINE). */
 int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kind);
-/* Writes every device of every profile (TRACE or CSV). */
-int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind);
+/* Writes every device of every profile (TRACE or CSV), or with device
+ * non-NULL only the devices of that id (in every profile). */
+int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind, const char *device);
 
 /* The `export` command: parses argv (after "export"), loads, writes. */
 int ml_cmd_export(int argc, char **argv);

@@ -1,16 +1,14 @@
 /*
  * report.c — writes the HTML report: the embedded web UI around the data of
- * report_data.c, as one file, atomically (a temp file in the same directory,
- * renamed over the target only once complete).
+ * report_data.c, as one file, atomically (outfile.h).
  */
 #include "report.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "outfile.h"
 #include "web_assets.h"
 
 static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f) == n ? 0 : -1; }
@@ -25,17 +23,13 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
         return -1;
     }
 
-    size_t plen = strlen(path);
-    char *tmp = ml_malloc(plen + 32);
-    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        ml_fail(e, "%s: cannot create: %s", tmp, strerror(errno));
-        free(tmp);
+    ml_outfile out;
+    if (ml_outfile_open(&out, path, e) != 0) {
         ml_buf_free(&meta);
         ml_blobs_free(&bl);
         return -1;
     }
+    FILE *f = out.f;
     const char *title = ps->items.len ? ps->items.v[0]->path : "memlens";
     const char *slash = title ? strrchr(title, '/') : NULL;
     if (slash && slash[1]) title = slash + 1;
@@ -66,13 +60,5 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     ml_buf_free(&head);
     ml_buf_free(&meta);
     ml_blobs_free(&bl);
-    if (fclose(f) != 0) rc = -1;
-    if (rc != 0 || rename(tmp, path) != 0) {
-        ml_fail(e, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return ml_outfile_close(&out, rc == 0, e);
 }

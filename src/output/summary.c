@@ -50,9 +50,10 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
 
     const ml_breakdown *bd = &st.at_peak;
     if (st.peak_allocated.found && (bd->n || bd->before_bytes)) {
-        fprintf(f, "  live at the peak, by %s:\n", ml_group_by_name(o->by));
+        fprintf(f, "  live at the peak, by %s%s:\n", ml_group_by_name(o->by),
+                bd->before_grouped ? " (incl. memory from before the trace)" : "");
         /* The before-trace group takes its place in byte order among the others. */
-        bool before_shown = bd->before_bytes == 0;
+        bool before_shown = bd->before_bytes == 0 || bd->before_grouped;
         int shown = 0;
         int64_t rest_bytes = 0, rest_count = 0;
         for (size_t i = 0; i <= bd->n; i++) {
@@ -64,7 +65,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
             if (i == bd->n) break;
             if (shown < o->top) {
                 fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(bd->groups[i].bytes, a, sizeof a),
-                        ml_fmt_count(bd->groups[i].count, b, sizeof b), bd->groups[i].label);
+                        bd->groups[i].count ? ml_fmt_count(bd->groups[i].count, b, sizeof b) : "", bd->groups[i].label);
                 shown++;
             } else {
                 rest_bytes += bd->groups[i].bytes;
@@ -74,15 +75,6 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
         if (rest_count)
             fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
                     ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)shown);
-    }
-    if (st.peak_allocated.found && st.peak_allocated.value && o->by == ML_BY_CATEGORY) {
-        /* The whole peak by category, memory from before the trace included. */
-        fprintf(f, "  categories at the peak (incl. memory from before the trace):\n");
-        for (int j = 0; j < ML_CAT__COUNT; j++) {
-            int k = ml_category_order[j];
-            if (st.categories_at_peak[k])
-                fprintf(f, "    %12s  %s\n", ml_fmt_bytes(st.categories_at_peak[k], a, sizeof a), ml_category_name(k));
-        }
     }
     ml_summary_ascend_text(f, p, d, o);
     ml_device_stats_free(&st);
@@ -149,7 +141,7 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     jw_arr(w);
     for (size_t i = 0; i < st.at_peak.n && (int)i < o->top; i++)
         json_peak_group(w, st.at_peak.groups[i].label, st.at_peak.groups[i].bytes, st.at_peak.groups[i].count);
-    if (st.at_peak.before_bytes)
+    if (st.at_peak.before_bytes && !st.at_peak.before_grouped)
         json_peak_group(w, ML_BEFORE_TRACE_GROUP, st.at_peak.before_bytes, st.at_peak.before_count);
     jw_end(w);
     /* Bytes per memory category at the peak (categories.h), PyTorch's names. */
