@@ -266,10 +266,14 @@ TEST(set_ext_replaces_container)
 
 TEST(sniff)
 {
-    CHECK(ml_pickle_sniff((const unsigned char *)"\x80\x04\x95", 3));
-    CHECK(ml_pickle_sniff((const unsigned char *)"\x80\x02}", 3));
-    CHECK(!ml_pickle_sniff((const unsigned char *)"{\"a\"", 4));
-    CHECK(!ml_pickle_sniff((const unsigned char *)"\x80\x09", 2));
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"\x80\x04\x95", 3), 2);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"\x80\x02}", 3), 2);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"{\"a\"", 4), 0);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"[1, 2]", 6), 0);
+    /* pickles the reader refuses itself, with a message that says why */
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"\x80\x09", 2), 1);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"(dp0\nVsegments\n", 15), 1);   /* protocol 0 */
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"}q\x00(X\x08", 6), 1);         /* protocol 1 */
 }
 
 int main(void)
