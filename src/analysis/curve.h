@@ -5,7 +5,8 @@
  * time.  It comes from the importer's series when the input records totals
  * (Kineto "Total Allocated", Ascend memory_record), and otherwise is replayed
  * from allocator events: the bytes allocated before the trace (frees without
- * an alloc, blocks never seen allocated) plus each alloc minus each free.
+ * an alloc, blocks never seen allocated) plus each alloc minus each free; with
+ * no allocs or frees but memory from before the trace, one point at that level.
  * The peak is the first point that reaches the maximum, exactly, from every
  * point — never from a summary.
  */
@@ -47,7 +48,8 @@ ml_peak ml_curve_peak(const ml_curve *c);
 /* The peak of the device's curve of that kind, as ml_curve_peak(ml_curve_get())
  * finds it, but a replayed curve is walked, not built (a summary of 10M events
  * needs its peak only).  *span gets the curve's first and last times and
- * *replayed whether it was replayed.  False if there is no curve. */
+ * *replayed whether it was replayed.  False if there is no curve.  (A flat
+ * replayed curve on a device without events has its peak at ML_TIME_NONE.) */
 bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
                         bool *replayed);
 /* Value of the curve at an instant (after the event, if given); 0 before the first point. */
