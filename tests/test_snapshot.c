@@ -340,6 +340,34 @@ TEST(old_format_history_and_event_order)
     ml_profile_free(p);
 }
 
+/* The allocator-settings note is the settings' Python repr, a frame list shared
+ * with a trace entry (converted to a stack by then) and a 1-tuple included:
+ * pickle.dumps({'segments': [], 'device_traces': [[{'action': 'alloc', 'addr': 1, 'size': 2,
+ *   'frames': F}]], 'allocator_settings': {'pool': (1,), 'F': F, 'frac': 0.5}}, 2)
+ * with F = [{'name': 'f', 'filename': 'a.py', 'line': 3}], written by CPython. */
+TEST(settings_note_as_python_prints_it)
+{
+    static const char pk[] =
+        "\200\002}q\000(X\010\000\000\000segmentsq\001]q\002X\015\000\000\000device_tracesq\003]q\004]q\005}q\006("
+        "X\006\000\000\000actionq\007X\005\000\000\000allocq\010X\004\000\000\000addrq\011K\001X\004\000\000\000sizeq"
+        "\012K\002X\006\000\000\000framesq\013]q\014}q\015(X\004\000\000\000nameq\016X\001\000\000\000fq\017X\010\000"
+        "\000\000filenameq\020X\004\000\000\000a.pyq\021X\004\000\000\000lineq\022K\003uauaaX\022\000\000\000allocator_"
+        "settingsq\023}q\024(X\004\000\000\000poolq\025K\001\205q\026X\001\000\000\000Fq\027h\014X\004\000\000\000fracq"
+        "\030G\077\340\000\000\000\000\000\000uu.";
+    ml_err e;
+    ml_profile *p = import_mem(pk, sizeof pk - 1, &e);
+    if (!p) { CHECK_FAILED_("%s", e.msg); return; }
+    int found = 0;
+    for (size_t i = 0; i < p->notes.len; i++)
+        if (!strcmp(ml_s(p, p->notes.v[i]), "allocator settings: {'pool': (1,), 'F': [{'name': 'f', 'filename': "
+                                             "'a.py', 'line': 3}], 'frac': 0.5}"))
+            found = 1;
+    CHECK(found);
+    if (!found)
+        for (size_t i = 0; i < p->notes.len; i++) printf("note: %s\n", ml_s(p, p->notes.v[i]));
+    ml_profile_free(p);
+}
+
 TEST(refuses_non_snapshots_and_code)
 {
     ml_err e;
@@ -409,6 +437,7 @@ int main(void)
     RUN(json_snapshot_loads_too);
     RUN(memoryviz_replay_two_devices);
     RUN(old_format_history_and_event_order);
+    RUN(settings_note_as_python_prints_it);
     RUN(refuses_non_snapshots_and_code);
     RUN(refuses_shared_segments_and_blocks);
     RUN(sniff);

@@ -384,6 +384,36 @@ static int block_state(imp *im, ml_pv b)
     return ML_BLOCK_INACTIVE;
 }
 
+/* A frame as the snapshot wrote it ({'name': ..., 'filename': ..., 'line': ...}). */
+static int frame_dict_text(const ml_profile *p, uint32_t id, char *buf, size_t cap)
+{
+    if (id >= p->frames.len) return -1;
+    const ml_frame *f = &p->frames.v[id];
+    return snprintf(buf, cap, "{'name': '%s', 'filename': '%s', 'line': %d}", ml_s(p, f->name),
+                    f->file ? ml_s(p, f->file) : "??", f->line > 0 ? f->line : 0);
+}
+
+/* ml_pv_repr_ext()'s text of a frame or frame list converted to its id
+ * (frame_of, stack_of): shared with other values, it reads as it was. */
+static int ext_text(void *user, uint32_t ext, char *buf, size_t cap)
+{
+    const ml_profile *p = ((imp *)user)->p;
+    if (!(ext & 1)) return frame_dict_text(p, ext >> 1, buf, cap);
+    uint32_t stack = ext >> 1;
+    if (stack && stack >= p->stack_start.len) return -1;
+    size_t depth = ml_stack_depth(p, stack), w = 0;
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    w += (size_t)snprintf(buf, cap, "[");
+    for (size_t i = 0; i < depth && w < cap; i++) {
+        if (i) w += (size_t)snprintf(buf + w, cap - w, ", ");
+        if (w >= cap) break;
+        int k = frame_dict_text(p, fr[i], buf + w, cap - w);
+        w += k > 0 ? (size_t)k : 0;
+    }
+    if (w < cap) snprintf(buf + w, cap - w, "]");
+    return 0;
+}
+
 /* A segment, a blocks list or a block read before is met again (shared in a
  * way on_shared() did not see): refused rather than walked again. */
 static int shared_again(imp *im, const char *what, size_t seg, ml_err *e)
@@ -414,7 +444,7 @@ static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
         if (get(im, s, K_SEGMENT_TYPE, &v) == 0) seg.segment_type = str_or0(im, v);
         if (get(im, s, K_SEGMENT_POOL_ID, &v) == 0) {
             char buf[128];
-            ml_pv_repr(im->st, v, buf, sizeof buf);
+            ml_pv_repr_ext(im->st, v, ext_text, im, buf, sizeof buf);
             seg.pool_id = ml_intern_cstr(p->strings, buf);
         }
         seg.is_expandable = get_int(im, s, K_IS_EXPANDABLE, 0) != 0;
@@ -571,7 +601,7 @@ static void settings_notes(imp *im, ml_pv top)
     ml_pv v;
     char buf[400];
     if (get(im, top, K_ALLOCATOR_SETTINGS, &v) == 0 && ml_pv_type_of(im->st, v) == ML_PV_DICT) {
-        ml_pv_repr(im->st, v, buf, sizeof buf);
+        ml_pv_repr_ext(im->st, v, ext_text, im, buf, sizeof buf);
         ml_note(im->p, "allocator settings: %s", buf);
     }
     if (im->with_context) ml_note(im->p, "%zu trace entries carry a compile context (e.g. \"%.200s\")",
