@@ -589,11 +589,12 @@ static void blocks_before_trace(imp *im)
     free(keys);
     free(used);
     if (added)
-        ml_note(p, "%zu blocks allocated at the end (%" PRId64 " bytes requested) were never allocated in the trace: "
-                   "counted as allocated before it began", added, bytes);
+        ml_note(p, "%zu block%s allocated at the end (%" PRId64 " bytes requested) never allocated in the trace: "
+                   "counted as allocated before it began", added, added == 1 ? "" : "s", bytes);
     if (pending)
-        ml_note(p, "%zu blocks (%" PRId64 " bytes) at the end were freed but wait for their streams "
-                   "(active_pending_free): not counted as allocated, as in MemoryViz", pending, pending_bytes);
+        ml_note(p, "%zu block%s (%" PRId64 " bytes) at the end freed but waiting for their streams "
+                   "(active_pending_free): not counted as allocated, as in MemoryViz", pending, pending == 1 ? "" : "s",
+                pending_bytes);
 }
 
 static void settings_notes(imp *im, ml_pv top)

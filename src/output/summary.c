@@ -25,15 +25,24 @@ static ml_group_by group_by(const ml_profile *p, const ml_summary_opts *o)
     return o->by_given ? o->by : ml_group_by_default(p);
 }
 
-/* " at <time>" of an instant on a device, "" when the device has no events
+/* "at <time>" of an instant on a device, "" when the device has no events
  * (a snapshot without a trace: its curves have no times). */
 static const char *at_text(const ml_profile *p, const ml_device_stats *st, int64_t ts, char *buf, size_t cap)
 {
     char t[64];
     if (st->first_ts == ML_TIME_NONE) buf[0] = 0;
-    else if (p->time_is_event_order) snprintf(buf, cap, " at entry #%lld", (long long)ts);
-    else snprintf(buf, cap, " at %s", ml_fmt_time(ts, p->time_is_absolute, t, sizeof t));
+    else if (p->time_is_event_order) snprintf(buf, cap, "at entry #%lld", (long long)ts);
+    else snprintf(buf, cap, "at %s", ml_fmt_time(ts, p->time_is_absolute, t, sizeof t));
     return buf;
+}
+
+/* "  LABEL  BYTES  AT  NOTE": the bytes padded to a column when more follows. */
+static void value_line(FILE *f, const char *label, int64_t bytes, const char *at, const char *note)
+{
+    char b[32];
+    ml_fmt_bytes(bytes, b, sizeof b);
+    if (*at) fprintf(f, "  %-16s %-12s %s%s\n", label, b, at, note);
+    else fprintf(f, "  %-16s %s%s\n", label, b, note);
 }
 
 /* The out-of-memory events listed in the text; the rest are counted. */
@@ -47,9 +56,8 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     char a[64], b[80], c[64], label[256];
     fprintf(f, "\n%s\n", device_label(p, d, label, sizeof label));
     if (st.peak_allocated.found) {
-        fprintf(f, "  peak allocated   %-12s%s%s\n", ml_fmt_bytes(st.peak_allocated.value, a, sizeof a),
-                at_text(p, &st, st.peak_allocated.at.ts, b, sizeof b),
-                st.allocated_replayed ? "  (replayed from events)" : "");
+        value_line(f, "peak allocated", st.peak_allocated.value, at_text(p, &st, st.peak_allocated.at.ts, b, sizeof b),
+                   st.allocated_replayed ? "  (replayed from events)" : "");
         if (st.first_ts != ML_TIME_NONE && p->time_is_absolute)
             fprintf(f, "                   %s into the trace\n",
                     ml_fmt_duration(st.peak_allocated.at.ts - st.first_ts, c, sizeof c));
@@ -57,9 +65,8 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
         fprintf(f, "  peak allocated   (no allocation data for this device)\n");
     }
     if (st.peak_reserved.found)
-        fprintf(f, "  peak reserved    %-12s%s\n", ml_fmt_bytes(st.peak_reserved.value, a, sizeof a),
-                at_text(p, &st, st.peak_reserved.at.ts, b, sizeof b));
-    if (st.reserved_end >= 0) fprintf(f, "  reserved at end  %s\n", ml_fmt_bytes(st.reserved_end, a, sizeof a));
+        value_line(f, "peak reserved", st.peak_reserved.value, at_text(p, &st, st.peak_reserved.at.ts, b, sizeof b), "");
+    if (st.reserved_end >= 0) value_line(f, "reserved at end", st.reserved_end, "", "");
     fprintf(f, "  events           %s allocs, %s frees", ml_fmt_count(st.alloc_events, a, sizeof a),
             ml_fmt_count(st.free_events, b, sizeof b));
     if (st.matched) fprintf(f, ", %s frees without an alloc in the trace\n", ml_fmt_count(st.unmatched_frees, c, sizeof c));
@@ -71,8 +78,8 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
         fprintf(f, "  out of memory    %s events\n", ml_fmt_count(st.oom_events, a, sizeof a));
         for (int64_t i = 0; i < st.oom_events && i < OOM_SHOWN; i++) {
             const ml_oom *m = &st.ooms[i];
-            fprintf(f, "                  %s: requested %s, ", at_text(p, &st, m->ts, label, sizeof label),
-                    ml_fmt_bytes(m->requested, a, sizeof a));
+            const char *at = at_text(p, &st, m->ts, label, sizeof label);
+            fprintf(f, "                   %s%srequested %s, ", at, *at ? ": " : "", ml_fmt_bytes(m->requested, a, sizeof a));
             if (m->device_free >= 0) fprintf(f, "device free %s\n", ml_fmt_bytes(m->device_free, b, sizeof b));
             else fprintf(f, "device free not recorded\n");
         }
