@@ -27,11 +27,11 @@ static int64_t level_before(const ml_profile *p, int device)
 
 /* A trace with no allocs or frees but memory allocated before it (a snapshot
  * taken without recording history): the curve is that level, one point at the
- * device's first event (ML_TIME_NONE if it has none). */
+ * device's first event (time 0 if it has none). */
 static bool flat_before(const ml_profile *p, int device, int64_t level, int64_t *ts)
 {
     if (level <= 0) return false;
-    *ts = ML_TIME_NONE;
+    *ts = 0;
     for (size_t i = 0; i < p->events.ts.len; i++)
         if (p->events.device.v[i] == device) { *ts = p->events.ts.v[i]; break; }
     return true;
@@ -48,7 +48,7 @@ static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
         if (!flat_before(p, device, level, &t)) return false;
         c->owned_ts = ml_malloc(sizeof *c->owned_ts);
         c->owned_value = ml_malloc(sizeof *c->owned_value);
-        c->owned_ts[0] = t == ML_TIME_NONE ? 0 : t; /* (a curve's points have times) */
+        c->owned_ts[0] = t;
         c->owned_value[0] = level;
         c->n = 1;
         c->ts = c->owned_ts;

@@ -48,8 +48,7 @@ ml_peak ml_curve_peak(const ml_curve *c);
 /* The peak of the device's curve of that kind, as ml_curve_peak(ml_curve_get())
  * finds it, but a replayed curve is walked, not built (a summary of 10M events
  * needs its peak only).  *span gets the curve's first and last times and
- * *replayed whether it was replayed.  False if there is no curve.  (A flat
- * replayed curve on a device without events has its peak at ML_TIME_NONE.) */
+ * *replayed whether it was replayed.  False if there is no curve. */
 bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
                         bool *replayed);
 /* Value of the curve at an instant (after the event, if given); 0 before the first point. */

@@ -54,13 +54,16 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
         }
     }
     if (!has_events && a->t_alloc.len) out->matched = true;
+    out->timeless = out->first_ts == ML_TIME_NONE;
 
     int64_t span[2];
     bool replayed;
     if (ml_curve_find_peak(p, device, ML_SERIES_ALLOCATED, &out->peak_allocated, span, &replayed)) {
         out->allocated_replayed = replayed;
-        widen(out, span[0]);
-        widen(out, span[1]);
+        if (!out->timeless) {
+            widen(out, span[0]);
+            widen(out, span[1]);
+        }
     } else {
         memset(&out->peak_allocated, 0, sizeof out->peak_allocated);
     }

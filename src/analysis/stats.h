@@ -31,6 +31,8 @@ typedef struct ml_device_stats {
     int64_t oom_events;
     ml_oom *ooms;                /* the oom_events, in time order */
     int64_t first_ts, last_ts;   /* the device's time span (ML_TIME_NONE if no data) */
+    bool timeless;               /* no events nor timed allocations (a snapshot without a
+                                  * trace): the times of its peaks mean nothing */
     ml_breakdown at_peak;        /* live set at the allocated peak */
     int64_t categories_at_peak[ML_CAT__COUNT]; /* bytes per ml_category at that peak (incl. memory
                                  * from before the trace, as PARAMETER_OR_STATE) */

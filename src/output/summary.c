@@ -25,12 +25,12 @@ static ml_group_by group_by(const ml_profile *p, const ml_summary_opts *o)
     return o->by_given ? o->by : ml_group_by_default(p);
 }
 
-/* "at <time>" of an instant on a device, "" when the device has no events
- * (a snapshot without a trace: its curves have no times). */
+/* "at <time>" of an instant on a device, "" when it has no times (a
+ * snapshot without a trace). */
 static const char *at_text(const ml_profile *p, const ml_device_stats *st, int64_t ts, char *buf, size_t cap)
 {
     char t[64];
-    if (st->first_ts == ML_TIME_NONE) buf[0] = 0;
+    if (st->timeless) buf[0] = 0;
     else if (p->time_is_event_order) snprintf(buf, cap, "at entry #%lld", (long long)ts);
     else snprintf(buf, cap, "at %s", ml_fmt_time(ts, p->time_is_absolute, t, sizeof t));
     return buf;
@@ -158,7 +158,6 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     ml_group_by by = group_by(p, o);
     ml_device_stats st;
     ml_device_stats_compute(p, d, by, &st);
-    bool timed = st.first_ts != ML_TIME_NONE; /* (a device without events has no times) */
     jw_obj(w);
     jw_key(w, "rank");
     if (p->rank >= 0) jw_i64(w, p->rank); else jw_null(w);
@@ -170,7 +169,7 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     jw_key(w, "peak_allocated_bytes");
     if (st.peak_allocated.found) jw_i64(w, st.peak_allocated.value); else jw_null(w);
     jw_key(w, "peak_allocated_time_ns");
-    if (st.peak_allocated.found && timed) jw_i64(w, st.peak_allocated.at.ts); else jw_null(w);
+    if (st.peak_allocated.found && !st.timeless) jw_i64(w, st.peak_allocated.at.ts); else jw_null(w);
     jw_key(w, "peak_reserved_bytes");
     if (st.peak_reserved.found) jw_i64(w, st.peak_reserved.value); else jw_null(w);
     jw_key(w, "reserved_end_bytes");
