@@ -327,31 +327,42 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
     return 1;
 }
 
-/* Whether v is a dict with a key that only segments, blocks and trace entries have. */
-static bool is_record(const imp *im, const ml_pvs *st, ml_pv v)
+/* The keys of a dict as a mask of K_ bits (bit 31 for keys of no K_); 0 if v is no dict. */
+#define OTHER_KEY 31u
+_Static_assert(K__COUNT <= OTHER_KEY, "a key mask has a bit per key");
+static unsigned key_mask(const imp *im, const ml_pvs *st, ml_pv v)
 {
     const ml_pv_cont *c = ml_pv_cont_as(st, v, ML_PV_DICT);
+    unsigned mask = 0;
     for (uint32_t i = 0; c && i < c->len; i += 2) {
-        ml_str k = ml_pv_str_or(c->items[i], 0);
-        if (k && (k == im->key[K_BLOCKS] || k == im->key[K_TOTAL_SIZE] || k == im->key[K_STATE] ||
-                  k == im->key[K_ACTION]))
-            return true;
+        unsigned k = ML_PV_TAG(c->items[i]) == ML_PV_TAG_STR ? key_index(im, (ml_str)(c->items[i] >> 4)) : K__COUNT;
+        mask |= 1u << (k < K__COUNT ? k : OTHER_KEY);
     }
-    return false;
+    return mask;
 }
+
+/* Keys that only segments, blocks and trace entries have; the keys of a frame. */
+#define RECORD_KEYS (1u << K_ACTION | 1u << K_BLOCKS | 1u << K_TOTAL_SIZE | 1u << K_STATE)
+#define FRAME_KEYS (1u << K_NAME | 1u << K_FILENAME | 1u << K_LINE)
 
 /* The reader's shared hook: frames and frame lists are shared through the
  * memo, segments, blocks and trace entries never are.  A shared one would be
  * walked once per reference (segments=[seg]*N with blocks=[blk]*M: N*M blocks
  * from a few bytes), so it is refused.  (A list is judged by its first items:
- * read_segments() catches the rest.) */
+ * read_segments() catches the rest.)  A frame dict met again is converted to
+ * its frame id now, so that its later references are plain numbers. */
 static int on_shared(void *user, const ml_pvs *st, ml_pv v, ml_err *e)
 {
-    const imp *im = user;
+    imp *im = user;
     const ml_pv_cont *c = ml_pv_cont_of(st, v);
     ml_pv_type t = ml_pv_cont_type(c);
-    bool refuse = is_record(im, st, v), list = t == ML_PV_LIST || t == ML_PV_TUPLE;
-    for (uint32_t i = 0; list && i < c->len && i < 4 && !refuse; i++) refuse = is_record(im, st, c->items[i]);
+    unsigned mask = key_mask(im, st, v);
+    if (mask && !(mask & ~FRAME_KEYS)) {
+        frame_of(im, v);
+        return 0;
+    }
+    bool list = t == ML_PV_LIST || t == ML_PV_TUPLE, refuse = (mask & RECORD_KEYS) != 0;
+    for (uint32_t i = 0; list && i < c->len && i < 4 && !refuse; i++) refuse = (key_mask(im, st, c->items[i]) & RECORD_KEYS) != 0;
     if (!refuse) return 0;
     return ml_fail(e, "a %s referenced a second time (shared through the pickle memo): real snapshots never "
                       "share segments, blocks or trace entries (hostile pickle?)",
