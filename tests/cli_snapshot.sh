@@ -81,6 +81,14 @@ out=$($MEMLENS snapshot trace "$tmp/two.json")
 t_contains "trace segment_map" "$out" "+0.000110 s      cuda:1  segment_map     0x000000101000    8.00 KiB"
 t_contains "trace oom" "$out" "+0.000050 s      cuda:0  oom             requested 1.00 GiB, device free 12.06 KiB"
 
+# A directory of a snapshot and a Kineto trace: each gets its own default grouping.
+mkdir "$tmp/mixed"
+cp "$tmp/two.json" "$tmp/mixed/snap.json"
+printf '%s' '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":50},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":1048576,"Total Allocated":3145728,"Total Reserved":4194304}}]}' >"$tmp/mixed/t.pt.trace.json"
+out=$($MEMLENS summary --json "$tmp/mixed" | tr -d ' \n' | sed 's/"ranks":.*//' | grep -o '"id":"cuda:[01]"\|"group_by":"[a-z]*"' | tr '\n' ' ')
+t_eq "default grouping per profile" "$out" '"id":"cuda:0" "group_by":"frame" "id":"cuda:1" "group_by":"frame" "id":"cuda:0" "group_by":"toplevel" '
+
 # An older snapshot: no time_us, so times are entry numbers.
 cat >"$tmp/old.json" <<'END'
 {"segments": [{"device": 0, "address": 0, "total_size": 2048, "blocks": [

@@ -15,11 +15,17 @@
  * reads it (on_list()).  Their EXT numbers say which they became: 2 * frame
  * id, 2 * stack id + 1.
  *
- * Replay follows MemoryViz: allocations the trace frees without having seen
- * them, and blocks active at the end that the trace never allocated, were
- * allocated before the trace began.  Reserved memory is replayed from the
- * segment events back from the final segments (reserved at the start = final
- * total - net change in the trace).
+ * Replay follows MemoryViz (process_alloc_data): allocations the trace frees
+ * without having seen them (at the free's size), and blocks active_allocated
+ * at the end that the trace never allocated (at their requested size, the
+ * unit of the trace's sizes), were allocated before the trace began.
+ * Reserved memory is replayed from the segment events back from the final
+ * segments (reserved at the start = final total - net change in the trace).
+ *
+ * Segments, blocks and trace entries are never shared through the memo in a
+ * real snapshot; shared ones would make a walk of a few KB cost millions of
+ * blocks, so they are refused (on_shared() as the reader meets them,
+ * read_segments() for what it let through).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -362,7 +368,8 @@ static int on_shared(void *user, const ml_pvs *st, ml_pv v, ml_err *e)
         return 0;
     }
     bool list = t == ML_PV_LIST || t == ML_PV_TUPLE, refuse = (mask & RECORD_KEYS) != 0;
-    for (uint32_t i = 0; list && i < c->len && i < 4 && !refuse; i++) refuse = (key_mask(im, st, c->items[i]) & RECORD_KEYS) != 0;
+    for (uint32_t i = 0; list && i < c->len && i < 4 && !refuse; i++)
+        refuse = (key_mask(im, st, c->items[i]) & RECORD_KEYS) != 0;
     if (!refuse) return 0;
     return ml_fail(e, "a %s referenced a second time (shared through the pickle memo): real snapshots never "
                       "share segments, blocks or trace entries (hostile pickle?)",
