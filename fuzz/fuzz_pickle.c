@@ -6,6 +6,7 @@
 #include "importer.h"
 #include "pickle.h"
 #include "pyvalue.h"
+#include "stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,10 +19,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ml_pickle_read(src, st, NULL, NULL, &v, &e) == 0) ml_pv_repr(st, v, text, sizeof text);
     ml_source_close(src);
     ml_pvs_free(st);
-    /* The whole importer (streaming hook, frame conversion, replay). */
+    /* The whole importer (streaming hook, frame conversion, replay), then
+     * what `summary` computes from it (peaks, the live set grouped by stack). */
     src = ml_source_from_memory("fuzz.pickle", data, size);
     ml_profile *p = ml_profile_new("fuzz.pickle", "torch-snapshot");
-    ml_snapshot_import(src, p, &e);
+    if (ml_snapshot_import(src, p, &e) == 0)
+        for (size_t d = 0; d < p->devices.len; d++) {
+            ml_device_stats st;
+            ml_device_stats_compute(p, (int)d, ML_BY_STACK, &st);
+            ml_device_stats_free(&st);
+        }
     ml_source_close(src);
     ml_profile_free(p);
     return 0;

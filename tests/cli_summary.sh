@@ -18,6 +18,15 @@ t_eq "stdin gzip" "$($MEMLENS summary - <"$tmp/t.json.gz" | tail -n +2)" "$(echo
 json=$($MEMLENS summary --json "$tmp/t.json")
 t_eq "json parses" "$(printf '%s' "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["devices"][0]["peak_allocated_bytes"], d["devices"][0]["before_trace_bytes_at_peak"], d["inputs"][0]["format"])')" "3145728 2097152 kineto"
 
+# Kineto's [OutOfMemory] events: listed with what was requested; the trace does not say what was free.
+printf '%s' '{"traceEvents":[{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":512,"Total Allocated":512,"Total Reserved":4096}},
+{"ph":"i","name":"[OutOfMemory]","pid":1,"tid":1,"ts":30,"args":{"Device Type":1,"Device Id":0,"Bytes":1073741824,"Total Allocated":512,"Total Reserved":4096}}]}' >"$tmp/oom.json"
+out=$($MEMLENS summary --json "$tmp/oom.json" | tr -d ' \n')
+t_contains "kineto oom json" "$out" '"oom_events":1,"oom":[{"time_ns":30000,"requested_bytes":1073741824,"device_free_bytes":null}]'
+t_contains "kineto reserved at end" "$out" '"reserved_end_bytes":4096,'
+out=$($MEMLENS summary "$tmp/oom.json")
+t_contains "kineto oom text" "$out" "requested 1.00 GiB, device free not recorded"
+
 # Bad input: one line naming the file and the position, exit status 2, nothing on stdout.
 check_bad() { # NAME FILE EXPECTED-SUBSTRING
     out=$($MEMLENS summary "$2" 2>"$tmp/err"); rc=$?

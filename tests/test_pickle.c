@@ -74,10 +74,16 @@ TEST(integers)                     /* BININT (negative), BININT1, BININT2, LONG1
 TEST(scalars_and_tuples)           /* NONE, NEWTRUE, NEWFALSE, BINFLOAT, EMPTY_TUPLE, TUPLE1/2/3, TUPLE, 2-byte UTF-8 */
 {
     CHECK_EQ_I64(load(P("\x80\x04\x95\x34\x00\x00\x00\x00\x00\x00\x00\x5d\x94\x28\x4e\x88\x89\x47\x3f\xf8\x00\x00\x00\x00\x00\x00\x29\x4b\x01\x85\x94\x4b\x01\x4b\x02\x86\x94\x4b\x01\x4b\x02\x4b\x03\x87\x94\x28\x4b\x01\x4b\x02\x4b\x03\x4b\x04\x74\x94\x8c\x02\xc3\xa9\x94\x65\x2e")), 0);
-    CHECK_EQ_STR(text, "[None, True, False, 1.5, (), (1), (1, 2), (1, 2, 3), (1, 2, 3, 4), '\xc3\xa9']");
+    CHECK_EQ_STR(text, "[None, True, False, 1.5, (), (1,), (1, 2), (1, 2, 3), (1, 2, 3, 4), '\xc3\xa9']");
     double d;
     CHECK_EQ_I64(ml_pv_num(st, ml_pv_item(st, val, 3), &d), 0);
     CHECK_EQ_DBL(d, 1.5, 0);
+}
+
+TEST(floats_as_python_writes_them)  /* repr([0.0, 0.1, 1e300, -2.5e-07, float('inf')]), written by CPython */
+{
+    CHECK_EQ_I64(load(P("\x80\x02\x5d\x71\x00\x28\x47\x00\x00\x00\x00\x00\x00\x00\x00\x47\x3f\xb9\x99\x99\x99\x99\x99\x9a\x47\x7e\x37\xe4\x3c\x88\x00\x75\x9c\x47\xbe\x90\xc6\xf7\xa0\xb5\xed\x8d\x47\x7f\xf0\x00\x00\x00\x00\x00\x00\x65\x2e")), 0);
+    CHECK_EQ_STR(text, "[0.0, 0.1, 1e+300, -2.5e-07, inf]");
 }
 
 TEST(list_dict_opcodes_pop_dup)    /* LIST, DICT, POP, POP_MARK, DUP, APPEND, SETITEM, SHORT_BINSTRING, BINSTRING */
@@ -90,7 +96,7 @@ TEST(list_dict_opcodes_pop_dup)    /* LIST, DICT, POP, POP_MARK, DUP, APPEND, SE
 TEST(sets)                         /* EMPTY_SET, ADDITEMS, FROZENSET */
 {
     CHECK_EQ_I64(load(P("\x80\x04\x95\x12\x00\x00\x00\x00\x00\x00\x00\x5d\x94\x28\x8f\x94\x28\x4b\x01\x4b\x02\x90\x28\x4b\x03\x91\x94\x65\x2e")), 0);
-    CHECK_EQ_STR(text, "[{1, 2}, {3}]");
+    CHECK_EQ_STR(text, "[{1, 2}, frozenset({3})]");
     CHECK_EQ_I64(ml_pv_type_of(st, ml_pv_item(st, val, 1)), ML_PV_FROZENSET);
 }
 
@@ -266,10 +272,14 @@ TEST(set_ext_replaces_container)
 
 TEST(sniff)
 {
-    CHECK(ml_pickle_sniff((const unsigned char *)"\x80\x04\x95", 3));
-    CHECK(ml_pickle_sniff((const unsigned char *)"\x80\x02}", 3));
-    CHECK(!ml_pickle_sniff((const unsigned char *)"{\"a\"", 4));
-    CHECK(!ml_pickle_sniff((const unsigned char *)"\x80\x09", 2));
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"\x80\x04\x95", 3), 2);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"\x80\x02}", 3), 2);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"{\"a\"", 4), 0);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"[1, 2]", 6), 0);
+    /* pickles the reader refuses itself, with a message that says why */
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"\x80\x09", 2), 1);
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"(dp0\nVsegments\n", 15), 1);   /* protocol 0 */
+    CHECK_EQ_I64(ml_pickle_sniff((const unsigned char *)"}q\x00(X\x08", 6), 1);         /* protocol 1 */
 }
 
 int main(void)
@@ -279,6 +289,7 @@ int main(void)
     RUN(protocol5_bytearray_bytes);
     RUN(integers);
     RUN(scalars_and_tuples);
+    RUN(floats_as_python_writes_them);
     RUN(list_dict_opcodes_pop_dup);
     RUN(sets);
     RUN(memo_shares_not_copies);

@@ -1,12 +1,13 @@
 /* test_snapshot.c — the torch-snapshot importer on real snapshots and tiny ones.
  *
  * Expected values for the real files in ../shared/data/snapshot were computed
- * by tests/snapshot_expected.py (a restricted Unpickler and a replay written
- * independently of memlens). */
+ * by tests/snapshot_expected.py (a restricted Unpickler and MemoryViz's replay,
+ * written independently of memlens). */
 #include "check.h"
 
 #include "importer.h"
 #include "pyvalue.h"
+#include "stats.h"
 
 typedef struct expect {
     const char *file;
@@ -19,9 +20,9 @@ static const expect real[] = {
     {"silmont_mem_snapshot.pickle", 36, 26, 26, 9, 0,
      0, 0, 3249143816LL, 1772688692983308LL, 31719428LL, 3781165056LL, 3781165056LL, 9, 20, 42, 41},
     {"cs336_memory_ctx128_forward.pickle", 2058, 1155, 1155, 289, 0,
-     324, 13763491840LL, 19487442944LL, 1748729392114839LL, 19487442944LL, 19667091456LL, 19667091456LL, 516, 1276, 86, 62},
+     324, 13628553216LL, 19352504320LL, 1748729392114839LL, 19352504320LL, 19667091456LL, 19667091456LL, 516, 1276, 86, 62},
     {"cs336_memory_ctx256_fullstep_.pickle", 6769, 5894, 5894, 791, 780,
-     326, 13831915520LL, 54959400964LL, 1748732595362881LL, 54754590724LL, 61025026048LL, 61111009280LL, 1021, 1711, 179, 62},
+     326, 13696976896LL, 54824462340LL, 1748732595362881LL, 54619652100LL, 61025026048LL, 61111009280LL, 1021, 1711, 179, 62},
 };
 
 static ml_profile *import_file(const char *path, ml_err *e)
@@ -43,30 +44,6 @@ static ml_profile *import_mem(const char *bytes, size_t n, ml_err *e)
     ml_source_close(src);
     if (rc < 0) { ml_profile_free(p); return NULL; }
     return p;
-}
-
-/* Replays live bytes from the allocs table in event order: before-trace
- * allocations are live from the start, others from their alloc event to
- * their free event.  Returns the peak and sets the event index of it. */
-static int64_t replay_peak(const ml_profile *p, int64_t *live_end, size_t *peak_ev)
-{
-    size_t n = p->events.ts.len;
-    int64_t *delta = calloc(n + 1, sizeof *delta), live = 0;
-    const ml_allocs *a = &p->allocs;
-    for (size_t i = 0; i < a->size.len; i++) {
-        if (a->ev_alloc.v[i] == ML_NONE32) live += a->size.v[i];
-        else delta[a->ev_alloc.v[i]] += a->size.v[i];
-        if (a->ev_free.v[i] != ML_NONE32) delta[a->ev_free.v[i]] -= a->size.v[i];
-    }
-    int64_t peak = live;
-    *peak_ev = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-        live += delta[i];
-        if (live > peak) { peak = live; *peak_ev = i; }
-    }
-    free(delta);
-    *live_end = live;
-    return peak;
 }
 
 TEST(real_snapshots)
@@ -102,12 +79,27 @@ TEST(real_snapshots)
             if (p->allocs.flags.v[i] & ML_ALLOC_BEFORE_TRACE) { n_before++; before += p->allocs.size.v[i]; }
         CHECK_EQ_I64(n_before, x->n_before);
         CHECK_EQ_I64(before, x->before);
-        int64_t live_end;
-        size_t peak_ev;
-        CHECK_EQ_I64(replay_peak(p, &live_end, &peak_ev), x->peak);
-        CHECK_EQ_I64(live_end, x->live_end);
-        CHECK(peak_ev != SIZE_MAX);
-        if (peak_ev != SIZE_MAX) CHECK_EQ_I64(p->events.ts.v[peak_ev], x->peak_time_us * 1000);
+        /* What `summary` reports (stats.h): the replayed peak, its time, reserved. */
+        ml_device_stats st;
+        ml_device_stats_compute(p, 0, ML_BY_FRAME, &st);
+        CHECK(st.peak_allocated.found && st.allocated_replayed);
+        CHECK_EQ_I64(st.peak_allocated.value, x->peak);
+        CHECK_EQ_I64(st.peak_allocated.at.ts, x->peak_time_us * 1000);
+        CHECK_EQ_I64(st.peak_reserved.value, x->peak_reserved);
+        CHECK_EQ_I64(st.reserved_end, x->reserved_end);
+        CHECK_EQ_I64(st.alloc_events, x->alloc);
+        CHECK_EQ_I64(st.free_events, x->free_completed);
+        CHECK_EQ_I64(st.oom_events, 0);
+        /* the live set at the peak adds up to the peak, memory from before the trace included */
+        int64_t at_peak = st.at_peak.before_bytes;
+        for (size_t i = 0; i < st.at_peak.n; i++) at_peak += st.at_peak.groups[i].bytes;
+        CHECK_EQ_I64(at_peak, x->peak);
+        CHECK_EQ_I64(st.at_peak.before_bytes, x->before);
+        ml_device_stats_free(&st);
+        ml_curve cv;
+        CHECK(ml_curve_get(p, 0, ML_SERIES_ALLOCATED, &cv));
+        CHECK_EQ_I64(cv.value[cv.n - 1], x->live_end);
+        ml_curve_free(&cv);
 
         /* Reserved: the device's overall RESERVED series, replayed back from the final segments. */
         const ml_series *res = NULL;
@@ -115,13 +107,8 @@ TEST(real_snapshots)
             if (p->series.v[i].kind == ML_SERIES_RESERVED && p->series.v[i].component == 0 &&
                 p->series.v[i].stream == 0) res = &p->series.v[i];
         CHECK(res != NULL);
-        if (res) {
-            int64_t mx = 0;
-            for (size_t i = 0; i < res->value.len; i++) if (res->value.v[i] > mx) mx = res->value.v[i];
-            CHECK_EQ_I64(res->value.v[res->value.len - 1], x->reserved_end);
-            CHECK_EQ_I64(mx, x->peak_reserved);
+        if (res)
             for (size_t i = 1; i < res->ts.len; i++) CHECK(res->ts.v[i] >= res->ts.v[i - 1]);
-        }
 
         /* Stacks: distinct non-empty stacks used anywhere; the first alloc's stack. */
         size_t n_stacks = p->stack_start.len + 1;
@@ -214,7 +201,7 @@ TEST(tiny_without_times)
         if (p->allocs.addr.v[i] == 4096) {
             found++;
             CHECK_EQ_I64(fl, ML_ALLOC_BEFORE_TRACE | ML_ALLOC_NEVER_FREED);
-            CHECK_EQ_I64(p->allocs.size.v[i], 512);
+            CHECK_EQ_I64(p->allocs.size.v[i], 500);   /* its requested size, as MemoryViz counts it */
             CHECK_EQ_I64(p->allocs.stack.v[i], s);
         }
     }
@@ -255,6 +242,132 @@ TEST(json_snapshot_loads_too)
     ml_profile_free(p);
 }
 
+/* MemoryViz's replay on two devices (values worked out by hand, and by
+ * memoryviz_allocated() in tests/snapshot_expected.py):
+ *   cuda:0  before the trace: block 0x1000 (active_allocated, requested 1000)
+ *           + the free of 0x9000 (300) = 1300; block 0x1400 is pending free
+ *           (not counted), block 0x1600 is the trace's own alloc.  Then
+ *           +500 (1800), -300 (1500), +700 (2200, the peak at 120 us), -700.
+ *           Reserved: 4096 throughout.  One OOM with 12345 bytes free.
+ *   cuda:1  an expandable segment: map 4096, map 8192, unmap 4096 from 0
+ *           (final 8192): peak 12288 at 210 us.  No allocs or frees: the
+ *           allocated curve is the block from before the trace, 8000.  One
+ *           OOM without device_free. */
+static const char two_devices[] =
+    "{\"segments\": ["
+    " {\"device\": 0, \"address\": 4096, \"total_size\": 4096, \"stream\": 0, \"blocks\": ["
+    "  {\"size\": 1024, \"requested_size\": 1000, \"state\": \"active_allocated\","
+    "   \"frames\": [{\"name\": \"load\", \"filename\": \"w.py\", \"line\": 7}]},"
+    "  {\"size\": 512, \"requested_size\": 512, \"state\": \"active_pending_free\"},"
+    "  {\"size\": 512, \"requested_size\": 500, \"state\": \"active_allocated\"},"
+    "  {\"size\": 2048, \"requested_size\": 2048, \"state\": \"inactive\"}]},"
+    " {\"device\": 1, \"address\": 1048576, \"total_size\": 8192, \"stream\": 0, \"is_expandable\": true,"
+    "  \"blocks\": [{\"size\": 8192, \"requested_size\": 8000, \"state\": \"active_allocated\"}]}],"
+    " \"device_traces\": [["
+    "  {\"action\": \"alloc\", \"addr\": 5632, \"size\": 500, \"stream\": 0, \"time_us\": 100},"
+    "  {\"action\": \"free_completed\", \"addr\": 36864, \"size\": 300, \"stream\": 0, \"time_us\": 110},"
+    "  {\"action\": \"alloc\", \"addr\": 8192, \"size\": 700, \"stream\": 0, \"time_us\": 120},"
+    "  {\"action\": \"free_requested\", \"addr\": 8192, \"size\": 700, \"stream\": 0, \"time_us\": 130},"
+    "  {\"action\": \"free_completed\", \"addr\": 8192, \"size\": 700, \"stream\": 0, \"time_us\": 140},"
+    "  {\"action\": \"oom\", \"size\": 1073741824, \"device_free\": 12345, \"stream\": 0, \"time_us\": 150}],"
+    " [{\"action\": \"segment_map\", \"addr\": 1048576, \"size\": 4096, \"stream\": 0, \"time_us\": 200},"
+    "  {\"action\": \"segment_map\", \"addr\": 1052672, \"size\": 8192, \"stream\": 0, \"time_us\": 210},"
+    "  {\"action\": \"segment_unmap\", \"addr\": 1056768, \"size\": 4096, \"stream\": 0, \"time_us\": 220},"
+    "  {\"action\": \"oom\", \"size\": 5000, \"stream\": 0, \"time_us\": 230}]]}";
+
+TEST(memoryviz_replay_two_devices)
+{
+    ml_err e;
+    ml_profile *p = import_mem(two_devices, sizeof two_devices - 1, &e);
+    if (!p) { CHECK_FAILED_("%s", e.msg); return; }
+    CHECK_EQ_I64(p->devices.len, 2);
+    ml_device_stats st;
+    ml_device_stats_compute(p, ml_device_find(p, "cuda:0"), ML_BY_FRAME, &st);
+    CHECK_EQ_I64(st.peak_allocated.value, 2200);
+    CHECK_EQ_I64(st.peak_allocated.at.ts, 120000);
+    CHECK_EQ_I64(st.at_peak.before_bytes, 1000);  /* the free of 0x9000 came before the peak */
+    CHECK_EQ_I64(st.at_peak.before_count, 1);
+    CHECK_EQ_I64(st.peak_reserved.value, 4096);
+    CHECK_EQ_I64(st.reserved_end, 4096);
+    CHECK_EQ_I64(st.oom_events, 1);
+    CHECK_EQ_I64(st.ooms[0].ts, 150000);
+    CHECK_EQ_I64(st.ooms[0].requested, 1073741824);
+    CHECK_EQ_I64(st.ooms[0].device_free, 12345);
+    ml_device_stats_free(&st);
+    ml_device_stats_compute(p, ml_device_find(p, "cuda:1"), ML_BY_FRAME, &st);
+    CHECK(st.peak_allocated.found);
+    CHECK_EQ_I64(st.peak_allocated.value, 8000);
+    CHECK_EQ_I64(st.peak_reserved.value, 12288);
+    CHECK_EQ_I64(st.peak_reserved.at.ts, 210000);
+    CHECK_EQ_I64(st.reserved_end, 8192);
+    CHECK_EQ_I64(st.oom_events, 1);
+    CHECK_EQ_I64(st.ooms[0].device_free, -1);
+    ml_device_stats_free(&st);
+    int pending_note = 0;
+    for (size_t i = 0; i < p->notes.len; i++)
+        if (strstr(ml_s(p, p->notes.v[i]), "1 block (512 bytes) at the end freed but waiting for their streams"))
+            pending_note = 1;
+    CHECK(pending_note);
+    ml_profile_free(p);
+}
+
+/* An early snapshot: no time_us, "free" rather than free_requested/free_completed,
+ * blocks with their frames and size in "history" (the latest first). */
+TEST(old_format_history_and_event_order)
+{
+    static const char json[] =
+        "{\"segments\": [{\"device\": 0, \"address\": 0, \"total_size\": 2048, \"blocks\": ["
+        " {\"size\": 1024, \"state\": \"active_allocated\", \"history\": [{\"addr\": 0, \"real_size\": 900,"
+        "   \"frames\": [{\"name\": \"h\", \"filename\": \"old.py\", \"line\": 5}]},"
+        "   {\"addr\": 0, \"real_size\": 10, \"frames\": []}]},"
+        " {\"size\": 1024, \"state\": \"inactive\"}]}],"
+        " \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 4096, \"size\": 100},"
+        " {\"action\": \"free\", \"addr\": 4096, \"size\": 100}, {\"action\": \"free\", \"addr\": 8192, \"size\": 50}]]}";
+    ml_err e;
+    ml_profile *p = import_mem(json, sizeof json - 1, &e);
+    if (!p) { CHECK_FAILED_("%s", e.msg); return; }
+    CHECK(p->time_is_event_order);
+    ml_device_stats st;
+    ml_device_stats_compute(p, 0, ML_BY_FRAME, &st);
+    CHECK_EQ_I64(st.peak_allocated.value, 1050);  /* 900 + 50 before the trace, + 100 */
+    CHECK_EQ_I64(st.peak_allocated.at.ts, 0);     /* entry #0 */
+    CHECK_EQ_I64(st.free_events, 2);
+    ml_device_stats_free(&st);
+    CHECK_EQ_I64(p->blocks.v[0].requested_size, 900);
+    uint32_t s = p->blocks.v[0].stack;
+    CHECK_EQ_I64(ml_stack_depth(p, s), 1);
+    if (ml_stack_depth(p, s) == 1) CHECK_EQ_STR(ml_s(p, p->frames.v[ml_stack_frames(p, s)[0]].name), "h");
+    ml_profile_free(p);
+}
+
+/* The allocator-settings note is the settings' Python repr, a frame list shared
+ * with a trace entry (converted to a stack by then) and a 1-tuple included:
+ * pickle.dumps({'segments': [], 'device_traces': [[{'action': 'alloc', 'addr': 1, 'size': 2,
+ *   'frames': F}]], 'allocator_settings': {'pool': (1,), 'F': F, 'frac': 0.5}}, 2)
+ * with F = [{'name': 'f', 'filename': 'a.py', 'line': 3}], written by CPython. */
+TEST(settings_note_as_python_prints_it)
+{
+    static const char pk[] =
+        "\200\002}q\000(X\010\000\000\000segmentsq\001]q\002X\015\000\000\000device_tracesq\003]q\004]q\005}q\006("
+        "X\006\000\000\000actionq\007X\005\000\000\000allocq\010X\004\000\000\000addrq\011K\001X\004\000\000\000sizeq"
+        "\012K\002X\006\000\000\000framesq\013]q\014}q\015(X\004\000\000\000nameq\016X\001\000\000\000fq\017X\010\000"
+        "\000\000filenameq\020X\004\000\000\000a.pyq\021X\004\000\000\000lineq\022K\003uauaaX\022\000\000\000allocator_"
+        "settingsq\023}q\024(X\004\000\000\000poolq\025K\001\205q\026X\001\000\000\000Fq\027h\014X\004\000\000\000fracq"
+        "\030G\077\340\000\000\000\000\000\000uu.";
+    ml_err e;
+    ml_profile *p = import_mem(pk, sizeof pk - 1, &e);
+    if (!p) { CHECK_FAILED_("%s", e.msg); return; }
+    int found = 0;
+    for (size_t i = 0; i < p->notes.len; i++)
+        if (!strcmp(ml_s(p, p->notes.v[i]), "allocator settings: {'pool': (1,), 'F': [{'name': 'f', 'filename': "
+                                             "'a.py', 'line': 3}], 'frac': 0.5}"))
+            found = 1;
+    CHECK(found);
+    if (!found)
+        for (size_t i = 0; i < p->notes.len; i++) printf("note: %s\n", ml_s(p, p->notes.v[i]));
+    ml_profile_free(p);
+}
+
 TEST(refuses_non_snapshots_and_code)
 {
     ml_err e;
@@ -267,6 +380,46 @@ TEST(refuses_non_snapshots_and_code)
     /* an entry dict outside device_traces */
     CHECK(import_mem("\x80\x02}U\x08segments]}U\x06" "actionU\x05" "allocsas.", 34, &e) == NULL);
     CHECK_CONTAINS(e.msg, "outside device_traces");
+}
+
+/* Memo bombs: segments=[seg]*N with blocks=[blk]*M is a few bytes of pickle
+ * that expand to N*M blocks.  Segments, blocks and trace entries are never
+ * shared in a real snapshot: each shared one is refused (exit 2), at the byte
+ * of the second reference where the reader sees it (these are one-segment
+ * miniatures of the bomb; their bytes were checked with Python's pickle). */
+TEST(refuses_shared_segments_and_blocks)
+{
+    static const struct { const char *what, *bytes; size_t n; const char *msg; } bombs[] = {
+        {"a block dict twice in its list",
+         "\200\002}(U\010segments](}(U\006blocks](}q\001(U\005stateU\020active_allocatedU\004sizeK\020uh\001eueU"
+         "\015device_traces]u.", 89,
+         "t.pickle: byte 66: a segment, block or trace entry dict referenced a second time"},
+        {"one blocks list in two segments",
+         "\200\002}(U\010segments](}(U\006blocks](}q\001(U\005stateU\020active_allocatedU\004sizeK\020ueq\002u}("
+         "U\006blocksh\002ueU\015device_traces]u.", 102,
+         "t.pickle: byte 80: a list of segments, blocks or trace entries referenced a second time"},
+        {"a segment dict twice",
+         "\200\002}(U\010segments](}q\003(U\006blocks](}q\001(U\005stateU\020active_allocatedU\004sizeK\020ueuh"
+         "\003eU\015device_traces]u.", 91,
+         "t.pickle: byte 70: a segment, block or trace entry dict referenced a second time"},
+        /* a shared blocks list whose first items are not blocks: read_segments() refuses it */
+        {"a blocks list the reader let through",
+         "\200\002}(U\010segments](}(U\006blocks](K\001K\002K\003K\004}q\001(U\005stateU\020active_allocatedU\004sizeK"
+         "\020ueq\002u}(U\006blocksh\002ueU\015device_traces]u.", 110,
+         "t.pickle: the blocks list of segment 1 was read before (shared through the pickle memo)"},
+        {"a trace entry twice",
+         "\200\002}(U\010segments](eU\015device_traces](](}q\005(U\006actionU\005allocU\004addrK\001U\004sizeK\002uh"
+         "\005eeu.", 78,
+         "t.pickle: byte 72: memo 5 names a value already streamed into the profile"},
+    };
+    for (size_t i = 0; i < sizeof bombs / sizeof *bombs; i++) {
+        ml_err e;
+        ml_profile *p = import_mem(bombs[i].bytes, bombs[i].n, &e);
+        printf("%s\n", bombs[i].what);
+        CHECK(p == NULL);
+        if (p) { ml_profile_free(p); continue; }
+        CHECK_CONTAINS(e.msg, bombs[i].msg);
+    }
 }
 
 TEST(sniff)
@@ -282,7 +435,11 @@ int main(void)
     RUN(real_snapshots);
     RUN(tiny_without_times);
     RUN(json_snapshot_loads_too);
+    RUN(memoryviz_replay_two_devices);
+    RUN(old_format_history_and_event_order);
+    RUN(settings_note_as_python_prints_it);
     RUN(refuses_non_snapshots_and_code);
+    RUN(refuses_shared_segments_and_blocks);
     RUN(sniff);
     return check_report();
 }

@@ -17,6 +17,23 @@ int ml_group_by_parse(const char *s)
 
 const char *ml_group_by_name(ml_group_by by) { return by_names[by]; }
 
+ml_group_by ml_group_by_default(const ml_profile *p)
+{
+    const ml_allocs *a = &p->allocs;
+    bool stacks = false;
+    for (size_t i = 0; i < a->op_top.len; i++) {
+        if (a->op_top.v[i]) return ML_BY_TOPLEVEL;
+        stacks |= a->stack.v[i] != 0;
+    }
+    return stacks ? ML_BY_FRAME : ML_BY_TOPLEVEL;
+}
+
+static bool is_python_frame(const ml_profile *p, const ml_frame *f)
+{
+    size_t n = f->file ? ml_strlen(p->strings, f->file) : 0;
+    return n >= 3 && memcmp(ml_s(p, f->file) + n - 3, ".py", 3) == 0;
+}
+
 /* Library code is not what a user wants to see as "who allocated this". */
 static bool is_library_frame(const ml_profile *p, const ml_frame *f)
 {
@@ -26,19 +43,45 @@ static bool is_library_frame(const ml_profile *p, const ml_frame *f)
                                           "torch/utils/", "torch/autograd/", "torch/optim/optimizer.py"};
     for (size_t i = 0; i < sizeof markers / sizeof *markers; i++)
         if (strstr(file, markers[i])) return true;
-    /* Native frames of the CUDA allocator's own stack capture (snapshots): noise. */
+    if (is_python_frame(p, f)) return false;
+    /* Native frames of the CUDA allocator's own stack capture and of the
+     * dispatcher between an operator and the allocator (snapshots): noise. */
+    static const char *const native_files[] = {"Register", "VariableType_", "core/boxing", "Redispatch"};
+    for (size_t i = 0; f->file && i < sizeof native_files / sizeof *native_files; i++)
+        if (strstr(file, native_files[i])) return true;
     static const char *const native[] = {"unwind::unwind", "CapturedTraceback::", "gather_with_cpp",
-                                         "CachingAllocator::", "at::detail::"};
+                                         "CachingAllocator::", "at::detail::", "at::_ops::", "c10::impl::",
+                                         "at::TensorIteratorBase::", "at::native::empty", "at::meta::",
+                                         "at::(anonymous namespace)::"};
     const char *name = ml_s(p, f->name);
     for (size_t i = 0; i < sizeof native / sizeof *native; i++)
         if (strstr(name, native[i])) return true;
     return false;
 }
 
-static bool is_python_frame(const ml_profile *p, const ml_frame *f)
+/* The frames of a stack that a user recognises, innermost first, into
+ * out[] (at most cap); returns how many.  Snapshot stacks mix native frames
+ * (torch::unwind, at::native::..., .cpp) with Python ones: when a stack has
+ * Python frames outside libraries, those; else its innermost Python frame
+ * (library code, but Python); else its frames outside libraries; else its
+ * innermost frame. */
+static size_t user_frames(const ml_profile *p, uint32_t stack, uint32_t *out, size_t cap)
 {
-    size_t n = f->file ? ml_strlen(p->strings, f->file) : 0;
-    return n >= 3 && memcmp(ml_s(p, f->file) + n - 3, ".py", 3) == 0;
+    size_t depth = ml_stack_depth(p, stack), n = 0;
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    if (!depth || !cap) return 0;
+    for (size_t i = 0; i < depth && n < cap; i++) {
+        const ml_frame *f = &p->frames.v[fr[i]];
+        if (is_python_frame(p, f) && !is_library_frame(p, f)) out[n++] = fr[i];
+    }
+    if (n) return n;
+    for (size_t i = 0; i < depth; i++)
+        if (is_python_frame(p, &p->frames.v[fr[i]])) { out[0] = fr[i]; return 1; }
+    for (size_t i = 0; i < depth && n < cap; i++)
+        if (!is_library_frame(p, &p->frames.v[fr[i]])) out[n++] = fr[i];
+    if (n) return n;
+    out[0] = fr[0];
+    return 1;
 }
 
 static int frame_text(const ml_profile *p, uint32_t fid, char *buf, size_t cap)
@@ -49,39 +92,29 @@ static int frame_text(const ml_profile *p, uint32_t fid, char *buf, size_t cap)
     return snprintf(buf, cap, "%s", ml_s(p, f->name));
 }
 
+/* Frames a --by stack label shows; stacks whose user frames agree this far are one group. */
+#define STACK_LABEL_FRAMES 6
+
 void ml_stack_label(const ml_profile *p, uint32_t stack, ml_group_by by, char *buf, size_t cap)
 {
-    size_t depth = ml_stack_depth(p, stack);
-    if (!depth) {
+    uint32_t fr[STACK_LABEL_FRAMES + 1];
+    size_t n = user_frames(p, stack, fr, by == ML_BY_FRAME ? 1 : STACK_LABEL_FRAMES + 1);
+    if (!n) {
         snprintf(buf, cap, "(no stack recorded)");
         return;
     }
-    const uint32_t *fr = ml_stack_frames(p, stack);
     if (by == ML_BY_FRAME) {
-        /* Snapshot stacks mix native frames (torch::unwind, at::native::..., .cpp) with
-         * Python ones: when a stack has Python frames, the user frame is a Python one. */
-        size_t pick = 0;
-        while (pick < depth && (is_library_frame(p, &p->frames.v[fr[pick]]) || !is_python_frame(p, &p->frames.v[fr[pick]])))
-            pick++;
-        if (pick == depth) /* only library Python frames: the innermost of them */
-            for (pick = 0; pick < depth && !is_python_frame(p, &p->frames.v[fr[pick]]); pick++) {}
-        if (pick < depth) {
-            frame_text(p, fr[pick], buf, cap);
-            return;
-        }
-        pick = 0;
-        while (pick < depth && is_library_frame(p, &p->frames.v[fr[pick]])) pick++;
-        frame_text(p, fr[pick < depth ? pick : 0], buf, cap);
+        frame_text(p, fr[0], buf, cap);
         return;
     }
     size_t w = 0;
-    for (size_t i = 0; i < depth && i < 6 && w + 8 < cap; i++) {
+    for (size_t i = 0; i < n && i < STACK_LABEL_FRAMES && w + 8 < cap; i++) {
         if (i) w += (size_t)snprintf(buf + w, cap - w, " <- ");
         if (w >= cap) break;
         int k = frame_text(p, fr[i], buf + w, cap - w);
         w += k > 0 ? (size_t)k : 0;
     }
-    if (depth > 6 && w + 8 < cap) snprintf(buf + w, cap - w, " <- ...");
+    if (n > STACK_LABEL_FRAMES && w + 8 < cap) snprintf(buf + w, cap - w, " <- ...");
 }
 
 /* A power of two in the largest binary unit that keeps it whole: "512 KiB". */

@@ -23,6 +23,10 @@ typedef enum { ML_BY_TOPLEVEL, ML_BY_INNERMOST, ML_BY_STACK, ML_BY_FRAME, ML_BY_
 /* Parses "toplevel", "innermost", "stack", "frame", "size", "category"; -1 if unknown. */
 int ml_group_by_parse(const char *s);
 const char *ml_group_by_name(ml_group_by by);
+/* The grouping a profile gets by default: by top-level operator when its
+ * allocations have operators, else by the first user frame when they have
+ * stacks (snapshots), else by top-level operator ("(no operator)"). */
+ml_group_by ml_group_by_default(const ml_profile *p);
 
 typedef struct ml_group {
     char *label;

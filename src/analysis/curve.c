@@ -25,14 +25,37 @@ static int64_t level_before(const ml_profile *p, int device)
     return level;
 }
 
+/* A trace with no allocs or frees but memory allocated before it (a snapshot
+ * taken without recording history): the curve is that level, one point at the
+ * device's first event (time 0 if it has none). */
+static bool flat_before(const ml_profile *p, int device, int64_t level, int64_t *ts)
+{
+    if (level <= 0) return false;
+    *ts = 0;
+    for (size_t i = 0; i < p->events.ts.len; i++)
+        if (p->events.device.v[i] == device) { *ts = p->events.ts.v[i]; break; }
+    return true;
+}
+
 static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
 {
     const ml_events *ev = &p->events;
-    int64_t level = level_before(p, device);
+    int64_t level = level_before(p, device), t;
     size_t n = 0;
     for (size_t i = 0; i < ev->ts.len; i++)
         if (ev->device.v[i] == device && (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE)) n++;
-    if (!n) return false;
+    if (!n) {
+        if (!flat_before(p, device, level, &t)) return false;
+        c->owned_ts = ml_malloc(sizeof *c->owned_ts);
+        c->owned_value = ml_malloc(sizeof *c->owned_value);
+        c->owned_ts[0] = t;
+        c->owned_value[0] = level;
+        c->n = 1;
+        c->ts = c->owned_ts;
+        c->value = c->owned_value;
+        c->replayed = true;
+        return true;
+    }
     c->owned_ts = ml_malloc(n * sizeof *c->owned_ts);
     c->owned_value = ml_malloc(n * sizeof *c->owned_value);
     c->owned_event = ml_malloc(n * sizeof *c->owned_event);
@@ -132,6 +155,13 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
             pk->at.event = (uint32_t)i;
         }
         k++;
+    }
+    if (!k && flat_before(p, device, level, &span[0])) {
+        span[1] = span[0];
+        pk->found = true;
+        pk->value = level;
+        pk->at.ts = span[0];
+        k = 1;
     }
     *replayed = k > 0;
     return k > 0;

@@ -1,6 +1,7 @@
 /* stats.c — per-device headline numbers; see stats.h. */
 #include "stats.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void widen(ml_device_stats *s, int64_t t)
@@ -30,6 +31,13 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
         default: break;
         }
     }
+    if (out->oom_events) {
+        out->ooms = ml_malloc((size_t)out->oom_events * sizeof *out->ooms);
+        size_t k = 0;
+        for (size_t i = 0; i < ev->ts.len; i++)
+            if (ev->device.v[i] == device && ev->kind.v[i] == ML_EV_OOM)
+                out->ooms[k++] = (ml_oom){ev->ts.v[i], ev->size.v[i], ev->aux.v[i] >= 0 ? ev->aux.v[i] : -1};
+    }
     const ml_allocs *a = &p->allocs;
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
@@ -46,18 +54,27 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
         }
     }
     if (!has_events && a->t_alloc.len) out->matched = true;
+    out->timeless = out->first_ts == ML_TIME_NONE;
 
     int64_t span[2];
     bool replayed;
     if (ml_curve_find_peak(p, device, ML_SERIES_ALLOCATED, &out->peak_allocated, span, &replayed)) {
         out->allocated_replayed = replayed;
-        widen(out, span[0]);
-        widen(out, span[1]);
+        if (!out->timeless) {
+            widen(out, span[0]);
+            widen(out, span[1]);
+        }
     } else {
         memset(&out->peak_allocated, 0, sizeof out->peak_allocated);
     }
     if (!ml_curve_find_peak(p, device, ML_SERIES_RESERVED, &out->peak_reserved, span, &replayed))
         memset(&out->peak_reserved, 0, sizeof out->peak_reserved);
+    ml_curve reserved;
+    out->reserved_end = -1;
+    if (ml_curve_get(p, device, ML_SERIES_RESERVED, &reserved)) {
+        if (reserved.n) out->reserved_end = reserved.value[reserved.n - 1];
+        ml_curve_free(&reserved);
+    }
     if (out->peak_allocated.found) {
         /* Recorded totals include memory from before the trace; replayed curves
          * already count it as explicit allocations. */
@@ -76,4 +93,9 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
     }
 }
 
-void ml_device_stats_free(ml_device_stats *s) { ml_breakdown_free(&s->at_peak); }
+void ml_device_stats_free(ml_device_stats *s)
+{
+    ml_breakdown_free(&s->at_peak);
+    free(s->ooms);
+    s->ooms = NULL;
+}

@@ -15,13 +15,20 @@
  * reads it (on_list()).  Their EXT numbers say which they became: 2 * frame
  * id, 2 * stack id + 1.
  *
- * Replay follows MemoryViz: allocations the trace frees without having seen
- * them, and blocks active at the end that the trace never allocated, were
- * allocated before the trace began.  Reserved memory is replayed from the
- * segment events back from the final segments (reserved at the start = final
- * total - net change in the trace).
+ * Replay follows MemoryViz (process_alloc_data): allocations the trace frees
+ * without having seen them (at the free's size), and blocks active_allocated
+ * at the end that the trace never allocated (at their requested size, the
+ * unit of the trace's sizes), were allocated before the trace began.
+ * Reserved memory is replayed from the segment events back from the final
+ * segments (reserved at the start = final total - net change in the trace).
+ *
+ * Segments, blocks and trace entries are never shared through the memo in a
+ * real snapshot; shared ones would make a walk of a few KB cost millions of
+ * blocks, so they are refused (on_shared() as the reader meets them,
+ * read_segments() for what it let through).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +48,14 @@ enum {
     K_USER_METADATA, K_NAME, K_FILENAME, K_LINE, K_SEGMENTS, K_DEVICE_TRACES, K_ALLOCATOR_SETTINGS,
     K_EXTERNAL_ANNOTATIONS, K_DEVICE, K_ADDRESS, K_TOTAL_SIZE, K_ALLOCATED_SIZE, K_ACTIVE_SIZE,
     K_REQUESTED_SIZE, K_SEGMENT_TYPE, K_SEGMENT_POOL_ID, K_IS_EXPANDABLE, K_BLOCKS, K_STATE, K_STAGE,
-    K__COUNT
+    K_HISTORY, K_REAL_SIZE, K__COUNT
 };
 static const char *const key_names[K__COUNT] = {
     "action", "addr", "size", "stream", "time_us", "frames", "device_free", "compile_context",
     "user_metadata", "name", "filename", "line", "segments", "device_traces", "allocator_settings",
     "external_annotations", "device", "address", "total_size", "allocated_size", "active_size",
     "requested_size", "segment_type", "segment_pool_id", "is_expandable", "blocks", "state", "stage",
+    "history", "real_size",
 };
 
 static const struct { const char *name; ml_ev_kind kind; } actions[] = {
@@ -83,7 +91,8 @@ typedef struct imp {
     ml_pv last_list;
     uint16_t last_list_index;
     VEC(uint32_t) frames_tmp;
-    size_t no_time, unknown_actions, with_metadata, with_context;
+    size_t no_time, unknown_actions, with_metadata, with_context; /* trace entries */
+    size_t annotations, annotations_no_time;                      /* external annotations */
     ml_str unknown_example, metadata_example, context_example;
     int64_t last_stream;
     ml_str last_stream_id;
@@ -324,6 +333,49 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
     return 1;
 }
 
+/* The keys of a dict as a mask of K_ bits (bit 31 for keys of no K_); 0 if v is no dict. */
+#define OTHER_KEY 31u
+_Static_assert(K__COUNT <= OTHER_KEY, "a key mask has a bit per key");
+static unsigned key_mask(const imp *im, const ml_pvs *st, ml_pv v)
+{
+    const ml_pv_cont *c = ml_pv_cont_as(st, v, ML_PV_DICT);
+    unsigned mask = 0;
+    for (uint32_t i = 0; c && i < c->len; i += 2) {
+        unsigned k = ML_PV_TAG(c->items[i]) == ML_PV_TAG_STR ? key_index(im, (ml_str)(c->items[i] >> 4)) : K__COUNT;
+        mask |= 1u << (k < K__COUNT ? k : OTHER_KEY);
+    }
+    return mask;
+}
+
+/* Keys that only segments, blocks and trace entries have; the keys of a frame. */
+#define RECORD_KEYS (1u << K_ACTION | 1u << K_BLOCKS | 1u << K_TOTAL_SIZE | 1u << K_STATE)
+#define FRAME_KEYS (1u << K_NAME | 1u << K_FILENAME | 1u << K_LINE)
+
+/* The reader's shared hook: frames and frame lists are shared through the
+ * memo, segments, blocks and trace entries never are.  A shared one would be
+ * walked once per reference (segments=[seg]*N with blocks=[blk]*M: N*M blocks
+ * from a few bytes), so it is refused.  (A list is judged by its first items:
+ * read_segments() catches the rest.)  A frame dict met again is converted to
+ * its frame id now, so that its later references are plain numbers. */
+static int on_shared(void *user, const ml_pvs *st, ml_pv v, ml_err *e)
+{
+    imp *im = user;
+    const ml_pv_cont *c = ml_pv_cont_of(st, v);
+    ml_pv_type t = ml_pv_cont_type(c);
+    unsigned mask = key_mask(im, st, v);
+    if (mask && !(mask & ~FRAME_KEYS)) {
+        frame_of(im, v);
+        return 0;
+    }
+    bool list = t == ML_PV_LIST || t == ML_PV_TUPLE, refuse = (mask & RECORD_KEYS) != 0;
+    for (uint32_t i = 0; list && i < c->len && i < 4 && !refuse; i++)
+        refuse = (key_mask(im, st, c->items[i]) & RECORD_KEYS) != 0;
+    if (!refuse) return 0;
+    return ml_fail(e, "a %s referenced a second time (shared through the pickle memo): real snapshots never "
+                      "share segments, blocks or trace entries (hostile pickle?)",
+                   list ? "list of segments, blocks or trace entries" : "segment, block or trace entry dict");
+}
+
 /* The same for the JSON reader, which offers the dict itself. */
 static int on_entry_dict(void *user, ml_pvs *st, ml_pv list, ml_pv item, ml_err *e)
 {
@@ -350,14 +402,55 @@ static int block_state(imp *im, ml_pv b)
     return ML_BLOCK_INACTIVE;
 }
 
+/* A frame as the snapshot wrote it ({'name': ..., 'filename': ..., 'line': ...}). */
+static int frame_dict_text(const ml_profile *p, uint32_t id, char *buf, size_t cap)
+{
+    if (id >= p->frames.len) return -1;
+    const ml_frame *f = &p->frames.v[id];
+    return snprintf(buf, cap, "{'name': '%s', 'filename': '%s', 'line': %d}", ml_s(p, f->name),
+                    f->file ? ml_s(p, f->file) : "??", f->line > 0 ? f->line : 0);
+}
+
+/* ml_pv_repr_ext()'s text of a frame or frame list converted to its id
+ * (frame_of, stack_of): shared with other values, it reads as it was. */
+static int ext_text(void *user, uint32_t ext, char *buf, size_t cap)
+{
+    const ml_profile *p = ((imp *)user)->p;
+    if (!(ext & 1)) return frame_dict_text(p, ext >> 1, buf, cap);
+    uint32_t stack = ext >> 1;
+    if (stack && stack >= p->stack_start.len) return -1;
+    size_t depth = ml_stack_depth(p, stack), w = 0;
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    w += (size_t)snprintf(buf, cap, "[");
+    for (size_t i = 0; i < depth && w < cap; i++) {
+        if (i) w += (size_t)snprintf(buf + w, cap - w, ", ");
+        if (w >= cap) break;
+        int k = frame_dict_text(p, fr[i], buf + w, cap - w);
+        w += k > 0 ? (size_t)k : 0;
+    }
+    if (w < cap) snprintf(buf + w, cap - w, "]");
+    return 0;
+}
+
+/* A segment, a blocks list or a block read before is met again (shared in a
+ * way on_shared() did not see): refused rather than walked again. */
+static int shared_again(imp *im, const char *what, size_t seg, ml_err *e)
+{
+    return ml_fail(e, "%s: %s of segment %zu was read before (shared through the pickle memo): real snapshots "
+                      "never share segments or blocks (hostile pickle?)", im->name, what, seg);
+}
+
 /* Segments and their blocks into the model.  Sizes a snapshot leaves out
- * (older versions) are summed from the blocks. */
+ * (older versions) are summed from the blocks.  Each segment, blocks list
+ * and block is dropped from the store once read, so that one met twice is
+ * refused: the walk costs no more than the file's values. */
 static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
 {
     ml_profile *p = im->p;
     size_t n = ml_pv_len(im->st, segs);
     for (size_t i = 0; i < n; i++) {
         ml_pv s = ml_pv_item(im->st, segs, i), v, blocks;
+        if (ml_pv_is_dropped(im->st, s)) return shared_again(im, "the dict", i, e);
         if (ml_pv_type_of(im->st, s) != ML_PV_DICT)
             return ml_fail(e, "%s: segment %zu is a %s, not a dict", im->name, i, ml_pv_type_name(ml_pv_type_of(im->st, s)));
         ml_segment seg = {0};
@@ -369,7 +462,7 @@ static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
         if (get(im, s, K_SEGMENT_TYPE, &v) == 0) seg.segment_type = str_or0(im, v);
         if (get(im, s, K_SEGMENT_POOL_ID, &v) == 0) {
             char buf[128];
-            ml_pv_repr(im->st, v, buf, sizeof buf);
+            ml_pv_repr_ext(im->st, v, ext_text, im, buf, sizeof buf);
             seg.pool_id = ml_intern_cstr(p->strings, buf);
         }
         seg.is_expandable = get_int(im, s, K_IS_EXPANDABLE, 0) != 0;
@@ -378,28 +471,40 @@ static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
         int64_t allocated = 0, active = 0, requested = 0;
         uint64_t addr = seg.address;
         if (get(im, s, K_BLOCKS, &blocks) == 0) {
+            if (ml_pv_is_dropped(im->st, blocks)) return shared_again(im, "the blocks list", i, e);
             size_t nb = ml_pv_len(im->st, blocks);
             for (size_t j = 0; j < nb; j++) {
                 ml_pv b = ml_pv_item(im->st, blocks, j);
+                if (ml_pv_is_dropped(im->st, b)) return shared_again(im, "a block", i, e);
                 if (ml_pv_type_of(im->st, b) != ML_PV_DICT) continue;
                 ml_block blk = {0};
                 blk.size = get_int(im, b, K_SIZE, 0);
                 blk.address = (uint64_t)get_int(im, b, K_ADDRESS, (int64_t)addr); /* old snapshots: blocks are back to back */
-                blk.requested_size = get_int(im, b, K_REQUESTED_SIZE, blk.size);
+                blk.requested_size = get_int(im, b, K_REQUESTED_SIZE, -1);
                 blk.state = (uint8_t)block_state(im, b);
                 if (get(im, b, K_FRAMES, &v) == 0) blk.stack = stack_of(im, v);
+                else if (get(im, b, K_HISTORY, &v) == 0 && ml_pv_len(im->st, v) > 0) {
+                    /* older snapshots: the block's allocation history, the latest first */
+                    ml_pv h = ml_pv_item(im->st, v, 0);
+                    if (get(im, h, K_FRAMES, &v) == 0) blk.stack = stack_of(im, v);
+                    if (blk.requested_size < 0) blk.requested_size = get_int(im, h, K_REAL_SIZE, -1);
+                }
+                if (blk.requested_size < 0) blk.requested_size = blk.size;
                 blk.segment = (uint32_t)p->segments.len;
                 addr = blk.address + (uint64_t)blk.size;
                 if (blk.state == ML_BLOCK_ACTIVE_ALLOCATED) { allocated += blk.size; requested += blk.requested_size; }
                 if (blk.state != ML_BLOCK_INACTIVE) active += blk.size;
                 VEC_PUSH(&p->blocks, blk);
+                ml_pv_drop(im->st, b);
             }
+            ml_pv_drop(im->st, blocks);
         }
         seg.n_blocks = (uint32_t)(p->blocks.len - seg.first_block);
         seg.allocated_size = get_int(im, s, K_ALLOCATED_SIZE, allocated);
         seg.active_size = get_int(im, s, K_ACTIVE_SIZE, active);
         seg.requested_size = get_int(im, s, K_REQUESTED_SIZE, requested);
         VEC_PUSH(&p->segments, seg);
+        ml_pv_drop(im->st, s);
     }
     return 0;
 }
@@ -449,8 +554,12 @@ static void reserved_series(imp *im, size_t n_dev_ids, const uint16_t *dev_of, c
     }
 }
 
-/* Blocks active at the end that the trace never allocated were allocated
- * before it began: add them as never-freed lifetimes (as MemoryViz does). */
+/* Blocks allocated at the end (active_allocated) that the trace never
+ * allocated were allocated before it began: they become never-freed
+ * lifetimes at their requested size, the unit of the trace's own sizes (as
+ * MemoryViz's process_alloc_data counts them).  Blocks freed but waiting for
+ * their streams (active_pending_free) are not allocated memory there: they
+ * are only counted in a note. */
 static void blocks_before_trace(imp *im)
 {
     ml_profile *p = im->p;
@@ -470,8 +579,8 @@ static void blocks_before_trace(imp *im)
         used[j] = 1;
         keys[j] = k;
     }
-    size_t added = 0;
-    int64_t bytes = 0;
+    size_t added = 0, pending = 0;
+    int64_t bytes = 0, pending_bytes = 0;
     for (size_t b = 0; b < p->blocks.len; b++) {
         ml_block *blk = &p->blocks.v[b];
         if (blk->state == ML_BLOCK_INACTIVE) continue;
@@ -480,21 +589,30 @@ static void blocks_before_trace(imp *im)
         size_t j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
         while (used[j] && keys[j] != k) j = (j + 1) & (cap - 1);
         if (used[j]) continue;
+        if (blk->state == ML_BLOCK_ACTIVE_PENDING_FREE) {
+            pending++;
+            pending_bytes += blk->size;
+            continue;
+        }
         ml_alloc_row row = {
             .t_alloc = ML_TIME_NONE, .t_free = ML_TIME_END, .t_free_req = ML_TIME_END,
-            .size = blk->size, .addr = blk->address, .ev_alloc = ML_NONE32, .ev_free = ML_NONE32,
+            .size = blk->requested_size, .addr = blk->address, .ev_alloc = ML_NONE32, .ev_free = ML_NONE32,
             .thread = ML_NONE32, .stack = blk->stack, .stream = seg->stream, .device = seg->device,
             .flags = ML_ALLOC_BEFORE_TRACE | ML_ALLOC_NEVER_FREED,
         };
         ml_alloc_push(p, &row);
         added++;
-        bytes += blk->size;
+        bytes += blk->requested_size;
     }
     free(keys);
     free(used);
     if (added)
-        ml_note(p, "%zu blocks (%" PRId64 " bytes) active at the end were allocated before the trace began",
-                added, bytes);
+        ml_note(p, "%zu block%s allocated at the end (%" PRId64 " bytes requested) never allocated in the trace: "
+                   "counted as allocated before it began", added, added == 1 ? "" : "s", bytes);
+    if (pending)
+        ml_note(p, "%zu block%s (%" PRId64 " bytes) at the end freed but waiting for their streams "
+                   "(active_pending_free): not counted as allocated, as in MemoryViz", pending, pending == 1 ? "" : "s",
+                pending_bytes);
 }
 
 static void settings_notes(imp *im, ml_pv top)
@@ -502,7 +620,7 @@ static void settings_notes(imp *im, ml_pv top)
     ml_pv v;
     char buf[400];
     if (get(im, top, K_ALLOCATOR_SETTINGS, &v) == 0 && ml_pv_type_of(im->st, v) == ML_PV_DICT) {
-        ml_pv_repr(im->st, v, buf, sizeof buf);
+        ml_pv_repr_ext(im->st, v, ext_text, im, buf, sizeof buf);
         ml_note(im->p, "allocator settings: %s", buf);
     }
     if (im->with_context) ml_note(im->p, "%zu trace entries carry a compile context (e.g. \"%.200s\")",
@@ -531,7 +649,8 @@ static int annotations(imp *im, ml_pv top, uint8_t *seen, ml_err *e)
         ml_event ev = {.ts = us > INT64_MIN / 1000 && us < INT64_MAX / 1000 ? us * 1000 : ML_TIME_NONE,
                        .thread = ML_NONE32, .kind = ML_EV_ANNOTATE,
                        .aux = ml_intern_cstr(im->p->strings, buf)};
-        if (ev.ts == ML_TIME_NONE) im->no_time++;
+        im->annotations++;
+        if (ev.ts == ML_TIME_NONE) im->annotations_no_time++;
         ev.device = (uint16_t)dev; /* the device number, mapped to its index in finish() */
         ml_event_push(im->p, &ev);
     }
@@ -585,13 +704,16 @@ static int finish(imp *im, ml_pv top, ml_err *e)
 
     if (read_segments(im, segs, dev_of, e) < 0) goto out;
 
-    if (im->no_time) {
+    if (im->no_time || im->annotations_no_time) {
         /* Older snapshots have no time_us: order is all there is. */
         for (size_t i = 0; i < p->events.ts.len; i++) p->events.ts.v[i] = (int64_t)i;
         p->time_is_event_order = true;
         p->time_is_absolute = false;
-        ml_note(p, "%zu of %zu trace entries have no time_us (an older PyTorch): times are event numbers",
-                im->no_time, p->events.ts.len);
+        char ann[96] = "";
+        if (im->annotations)
+            snprintf(ann, sizeof ann, " (and %zu of %zu external annotations)", im->annotations_no_time, im->annotations);
+        ml_note(p, "%zu of %zu trace entries%s have no time_us (an older PyTorch): times are entry numbers",
+                im->no_time, n_entries, ann);
     } else {
         p->time_is_absolute = true;
     }
@@ -627,8 +749,8 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     size_t n = ml_source_peek(src, &head, 16, e);
     ml_pv top;
     int rc;
-    ml_pickle_hooks hooks = {.record = on_entry, .list = on_list, .user = &im};
-    if (n >= 1 && head[0] == 0x80) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
+    ml_pickle_hooks hooks = {.record = on_entry, .list = on_list, .shared = on_shared, .user = &im};
+    if (ml_pickle_sniff(head, n)) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
     else rc = ml_jsonvalue_read(src, im.st, on_entry_dict, &im, &top, e);
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);

@@ -11,7 +11,9 @@
  */
 #include "snapshot_cmd.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,31 +22,75 @@
 #include "format.h"
 #include "importer.h"
 
-static int usage(void)
+static void usage_to(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: memlens snapshot segments [--device N] SNAPSHOT\n"
             "       memlens snapshot trace [--device N] [--from T] [--to T] SNAPSHOT\n"
             "  SNAPSHOT is a torch.cuda.memory._dump_snapshot() pickle (or its JSON).\n"
             "  T is a time from the first trace entry: 1.5 (seconds), 250ms, 40us, 1200ns;\n"
-            "  for snapshots without times it is an entry number.\n");
+            "  for snapshots without times (older PyTorch) it is an entry number, without a unit.\n");
+}
+
+static int usage(void)
+{
+    usage_to(stderr);
     return 2;
 }
 
-/* Parses "1.5", "250ms", "40us", "1200ns" into ns; -1 if malformed. */
+/* Parses "1.5", "250ms", "40us", "1200ns" into ns; -1 if malformed or out
+ * of range (negative, not a number, or past ~292 years). */
 static int parse_offset(const char *s, int64_t *ns)
 {
     char *end;
     double v = strtod(s, &end);
-    if (end == s || v < 0) return -1;
+    if (end == s) return -1;
     double mul = 1e9;
     if (!strcmp(end, "ms")) mul = 1e6;
     else if (!strcmp(end, "us")) mul = 1e3;
     else if (!strcmp(end, "ns")) mul = 1;
     else if (!strcmp(end, "s") || !*end) mul = 1e9;
     else return -1;
-    *ns = (int64_t)(v * mul + 0.5);
+    double x = v * mul + 0.5;
+    if (!(x >= 0 && x < 9.2e18)) return -1; /* (false for NaN too) */
+    *ns = (int64_t)x;
     return 0;
+}
+
+/* Parses an entry number (snapshots without times): digits only. */
+static int parse_entry(const char *s, int64_t *n)
+{
+    if (*s < '0' || *s > '9') return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno) return -1;
+    *n = v;
+    return 0;
+}
+
+/* Whether T reads as a time or an entry number (or is absent). */
+static bool time_text_ok(const char *t)
+{
+    int64_t v;
+    return !t || parse_offset(t, &v) == 0 || parse_entry(t, &v) == 0;
+}
+
+/* --from/--to for one snapshot: times from its first entry, or entry numbers
+ * when it has no times.  Prints the error and returns -1 if T does not fit. */
+static int window(const ml_profile *p, const char *opt, const char *t, int64_t *out)
+{
+    if (!t) return 0;
+    if (p->time_is_event_order) {
+        if (parse_entry(t, out) == 0) return 0;
+        fprintf(stderr, "memlens: snapshot: %s %s: %s has no times (an older PyTorch): %s takes an entry number, "
+                        "without a unit\n", opt, t, p->path, opt);
+        return -1;
+    }
+    if (parse_offset(t, out) == 0) return 0;
+    fprintf(stderr, "memlens: snapshot: %s %s: expected a time from the first entry, e.g. 1.5, 250ms, 40us, 1200ns\n",
+            opt, t);
+    return -1;
 }
 
 static int device_wanted(const ml_profile *p, uint16_t dev, int want)
@@ -118,13 +164,21 @@ static const char *action_name(uint8_t kind)
     return kind < ML_EV__COUNT && names[kind] ? names[kind] : "?";
 }
 
+/* Prints one trace line without trailing blanks. */
+static void put_line(char *line, size_t len)
+{
+    while (len && line[len - 1] == ' ') len--;
+    fwrite(line, 1, len, stdout);
+    putchar('\n');
+}
+
 static void print_trace(const ml_profile *p, int want, int64_t from, int64_t to)
 {
     const ml_events *ev = &p->events;
     size_t n = ev->ts.len, shown = 0;
     if (!n) { printf("(the snapshot has no trace entries)\n"); return; }
     int64_t t0 = ev->ts.v[0];
-    char a[48], b[32], c[32], frame[512];
+    char a[48], b[32], c[32], frame[512], line[1024];
     if (p->time_is_event_order) printf("no times in this snapshot: the first column is the entry number\n");
     else printf("times from the first entry, %s\n", ml_fmt_time(t0, p->time_is_absolute, a, sizeof a));
     for (size_t i = 0; i < n; i++) {
@@ -133,24 +187,27 @@ static void print_trace(const ml_profile *p, int want, int64_t from, int64_t to)
         uint8_t k = ev->kind.v[i];
         if (p->time_is_event_order) snprintf(a, sizeof a, "#%" PRId64, ev->ts.v[i]);
         else snprintf(a, sizeof a, "+%.6f s", (double)off / 1e9);
-        printf("%-16s %-7s %-15s", a, p->devices.v[ev->device.v[i]].id, action_name(k));
+        size_t w = 0;
+#define PUT(...) (w += (size_t)snprintf(line + w, w < sizeof line ? sizeof line - w : 0, __VA_ARGS__), \
+                  w = w < sizeof line ? w : sizeof line - 1)
+        PUT("%-16s %-7s %-15s", a, p->devices.v[ev->device.v[i]].id, action_name(k));
         if (k == ML_EV_ANNOTATE) {
-            printf(" %s\n", ml_s(p, (ml_str)ev->aux.v[i]));
-            shown++;
-            continue;
+            PUT(" %s", ml_s(p, (ml_str)ev->aux.v[i]));
+        } else {
+            if (k == ML_EV_OOM) {
+                PUT(" requested %s, device free %s", ml_fmt_bytes(ev->size.v[i], b, sizeof b),
+                    ev->aux.v[i] >= 0 ? ml_fmt_bytes(ev->aux.v[i], c, sizeof c) : "unknown");
+            } else if (k != ML_EV_SNAPSHOT) {
+                PUT(" 0x%012" PRIx64 " %11s", ev->addr.v[i], ml_fmt_bytes(ev->size.v[i], b, sizeof b));
+            }
+            if (ev->stream.v[i] && strcmp(ml_s(p, ev->stream.v[i]), "0") != 0) PUT(" stream %s", ml_s(p, ev->stream.v[i]));
+            if (ev->stack.v[i]) {
+                ml_stack_label(p, ev->stack.v[i], ML_BY_FRAME, frame, sizeof frame);
+                PUT("  %s", frame);
+            }
         }
-        if (k == ML_EV_OOM) {
-            printf(" requested %s, device free %s", ml_fmt_bytes(ev->size.v[i], b, sizeof b),
-                   ev->aux.v[i] >= 0 ? ml_fmt_bytes(ev->aux.v[i], c, sizeof c) : "unknown");
-        } else if (k != ML_EV_SNAPSHOT) {
-            printf(" 0x%012" PRIx64 " %11s", ev->addr.v[i], ml_fmt_bytes(ev->size.v[i], b, sizeof b));
-        }
-        if (ev->stream.v[i] && strcmp(ml_s(p, ev->stream.v[i]), "0") != 0) printf(" stream %s", ml_s(p, ev->stream.v[i]));
-        if (ev->stack.v[i]) {
-            ml_stack_label(p, ev->stack.v[i], ML_BY_FRAME, frame, sizeof frame);
-            printf("  %s", frame);
-        }
-        printf("\n");
+#undef PUT
+        put_line(line, w);
         shown++;
     }
     printf("%zu of %zu entries shown\n", shown, n);
@@ -158,11 +215,14 @@ static void print_trace(const ml_profile *p, int want, int64_t from, int64_t to)
 
 int ml_cmd_snapshot(int argc, char **argv)
 {
+    if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+        usage_to(stdout);
+        return 0;
+    }
     if (argc < 1 || (strcmp(argv[0], "segments") && strcmp(argv[0], "trace"))) return usage();
     int trace = !strcmp(argv[0], "trace");
     int device = -1;
-    int64_t from = 0, to = -1;
-    const char *input = NULL;
+    const char *from_text = NULL, *to_text = NULL, *input = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--device") && i + 1 < argc) {
@@ -170,14 +230,12 @@ int ml_cmd_snapshot(int argc, char **argv)
             long d = strtol(argv[++i], &end, 10);
             if (*end || d < 0 || d > 65535) { fprintf(stderr, "memlens: snapshot: bad --device %s\n", argv[i]); return 2; }
             device = (int)d;
-        } else if (trace && (!strcmp(a, "--from") || !strcmp(a, "--to")) && i + 1 < argc) {
-            int64_t *dst = a[2] == 'f' ? &from : &to;
-            if (parse_offset(argv[++i], dst) < 0) {
-                fprintf(stderr, "memlens: snapshot: bad time %s (examples: 1.5, 250ms, 40us)\n", argv[i]);
-                return 2;
-            }
+        } else if (trace && !strcmp(a, "--from") && i + 1 < argc) {
+            from_text = argv[++i];
+        } else if (trace && !strcmp(a, "--to") && i + 1 < argc) {
+            to_text = argv[++i];
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
+            usage_to(stdout);
             return 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "memlens: snapshot: unknown option %s\n", a);
@@ -186,6 +244,13 @@ int ml_cmd_snapshot(int argc, char **argv)
         else return usage();
     }
     if (!input) return usage();
+    /* A malformed time is an error before anything is read (a valid one is
+     * checked against each snapshot: entry numbers for those without times). */
+    const char *bad = !time_text_ok(from_text) ? from_text : !time_text_ok(to_text) ? to_text : NULL;
+    if (bad) {
+        fprintf(stderr, "memlens: snapshot: bad time %s (examples: 1.5, 250ms, 40us, 1200ns)\n", bad);
+        return 2;
+    }
     ml_profiles ps = {0};
     ml_err e = {{0}};
     if (ml_load(input, &ps, &e) < 0) {
@@ -202,13 +267,16 @@ int ml_cmd_snapshot(int argc, char **argv)
             rc = 2;
             continue;
         }
-        if (p->time_is_event_order && trace) {
-            /* Entry numbers, not times: --from/--to given in "seconds" mean numbers. */
-            if (from) from /= 1000000000;
-            if (to > 0) to /= 1000000000;
+        if (!trace) {
+            print_segments(p, device);
+            continue;
         }
-        if (trace) print_trace(p, device, from, to);
-        else print_segments(p, device);
+        int64_t from = 0, to = -1;
+        if (window(p, "--from", from_text, &from) < 0 || window(p, "--to", to_text, &to) < 0) {
+            rc = 2;
+            continue;
+        }
+        print_trace(p, device, from, to);
     }
     ml_profiles_free(&ps);
     if (fflush(stdout) != 0) return 1;

@@ -19,16 +19,45 @@ static const char *device_label(const ml_profile *p, int d, char *buf, size_t ca
     return buf;
 }
 
+/* Which --by a profile gets: the one asked for, else its input's default. */
+static ml_group_by group_by(const ml_profile *p, const ml_summary_opts *o)
+{
+    return o->by_given ? o->by : ml_group_by_default(p);
+}
+
+/* "at <time>" of an instant on a device, "" when it has no times (a
+ * snapshot without a trace). */
+static const char *at_text(const ml_profile *p, const ml_device_stats *st, int64_t ts, char *buf, size_t cap)
+{
+    char t[64];
+    if (st->timeless) buf[0] = 0;
+    else if (p->time_is_event_order) snprintf(buf, cap, "at entry #%lld", (long long)ts);
+    else snprintf(buf, cap, "at %s", ml_fmt_time(ts, p->time_is_absolute, t, sizeof t));
+    return buf;
+}
+
+/* "  LABEL  BYTES  AT  NOTE": the bytes padded to a column when more follows. */
+static void value_line(FILE *f, const char *label, int64_t bytes, const char *at, const char *note)
+{
+    char b[32];
+    ml_fmt_bytes(bytes, b, sizeof b);
+    if (*at) fprintf(f, "  %-16s %-12s %s%s\n", label, b, at, note);
+    else fprintf(f, "  %-16s %s%s\n", label, b, note);
+}
+
+/* The out-of-memory events listed in the text; the rest are counted. */
+#define OOM_SHOWN 3
+
 static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_opts *o)
 {
+    ml_group_by by = group_by(p, o);
     ml_device_stats st;
-    ml_device_stats_compute(p, d, o->by, &st);
-    char a[64], b[64], c[64], label[256];
+    ml_device_stats_compute(p, d, by, &st);
+    char a[64], b[80], c[64], label[256];
     fprintf(f, "\n%s\n", device_label(p, d, label, sizeof label));
     if (st.peak_allocated.found) {
-        fprintf(f, "  peak allocated   %-12s at %s%s\n", ml_fmt_bytes(st.peak_allocated.value, a, sizeof a),
-                ml_fmt_time(st.peak_allocated.at.ts, p->time_is_absolute, b, sizeof b),
-                st.allocated_replayed ? "  (replayed from events)" : "");
+        value_line(f, "peak allocated", st.peak_allocated.value, at_text(p, &st, st.peak_allocated.at.ts, b, sizeof b),
+                   st.allocated_replayed ? "  (replayed from events)" : "");
         if (st.first_ts != ML_TIME_NONE && p->time_is_absolute)
             fprintf(f, "                   %s into the trace\n",
                     ml_fmt_duration(st.peak_allocated.at.ts - st.first_ts, c, sizeof c));
@@ -36,8 +65,8 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
         fprintf(f, "  peak allocated   (no allocation data for this device)\n");
     }
     if (st.peak_reserved.found)
-        fprintf(f, "  peak reserved    %-12s at %s\n", ml_fmt_bytes(st.peak_reserved.value, a, sizeof a),
-                ml_fmt_time(st.peak_reserved.at.ts, p->time_is_absolute, b, sizeof b));
+        value_line(f, "peak reserved", st.peak_reserved.value, at_text(p, &st, st.peak_reserved.at.ts, b, sizeof b), "");
+    if (st.reserved_end >= 0) value_line(f, "reserved at end", st.reserved_end, "", "");
     fprintf(f, "  events           %s allocs, %s frees", ml_fmt_count(st.alloc_events, a, sizeof a),
             ml_fmt_count(st.free_events, b, sizeof b));
     if (st.matched) fprintf(f, ", %s frees without an alloc in the trace\n", ml_fmt_count(st.unmatched_frees, c, sizeof c));
@@ -46,11 +75,22 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     if (st.matched)
         fprintf(f, "  never freed      %s allocations, %s\n", ml_fmt_count(st.never_freed, a, sizeof a),
                 ml_fmt_bytes(st.never_freed_bytes, b, sizeof b));
-    if (st.oom_events) fprintf(f, "  out of memory    %s events\n", ml_fmt_count(st.oom_events, a, sizeof a));
+    if (st.oom_events) {
+        fprintf(f, "  out of memory    %s events\n", ml_fmt_count(st.oom_events, a, sizeof a));
+        for (int64_t i = 0; i < st.oom_events && i < OOM_SHOWN; i++) {
+            const ml_oom *m = &st.ooms[i];
+            const char *at = at_text(p, &st, m->ts, label, sizeof label);
+            fprintf(f, "                   %s%srequested %s, ", at, *at ? ": " : "", ml_fmt_bytes(m->requested, a, sizeof a));
+            if (m->device_free >= 0) fprintf(f, "device free %s\n", ml_fmt_bytes(m->device_free, b, sizeof b));
+            else fprintf(f, "device free not recorded\n");
+        }
+        if (st.oom_events > OOM_SHOWN)
+            fprintf(f, "                   (%s more)\n", ml_fmt_count(st.oom_events - OOM_SHOWN, a, sizeof a));
+    }
 
     const ml_breakdown *bd = &st.at_peak;
     if (st.peak_allocated.found && (bd->n || bd->before_bytes)) {
-        fprintf(f, "  live at the peak, by %s%s:\n", ml_group_by_name(o->by),
+        fprintf(f, "  live at the peak, by %s%s:\n", ml_group_by_name(by),
                 bd->before_grouped ? " (incl. memory from before the trace)" : "");
         /* The before-trace group takes its place in byte order among the others. */
         bool before_shown = bd->before_bytes == 0 || bd->before_grouped;
@@ -108,8 +148,9 @@ static void json_peak_group(jw *w, const char *label, int64_t bytes, int64_t cou
 static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts *o)
 {
     const ml_device *dev = &p->devices.v[d];
+    ml_group_by by = group_by(p, o);
     ml_device_stats st;
-    ml_device_stats_compute(p, d, o->by, &st);
+    ml_device_stats_compute(p, d, by, &st);
     jw_obj(w);
     jw_key(w, "rank");
     if (p->rank >= 0) jw_i64(w, p->rank); else jw_null(w);
@@ -121,9 +162,11 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     jw_key(w, "peak_allocated_bytes");
     if (st.peak_allocated.found) jw_i64(w, st.peak_allocated.value); else jw_null(w);
     jw_key(w, "peak_allocated_time_ns");
-    if (st.peak_allocated.found) jw_i64(w, st.peak_allocated.at.ts); else jw_null(w);
+    if (st.peak_allocated.found && !st.timeless) jw_i64(w, st.peak_allocated.at.ts); else jw_null(w);
     jw_key(w, "peak_reserved_bytes");
     if (st.peak_reserved.found) jw_i64(w, st.peak_reserved.value); else jw_null(w);
+    jw_key(w, "reserved_end_bytes");
+    if (st.reserved_end >= 0) jw_i64(w, st.reserved_end); else jw_null(w);
     jw_key(w, "alloc_events"); jw_i64(w, st.alloc_events);
     jw_key(w, "free_events"); jw_i64(w, st.free_events);
     jw_key(w, "unmatched_frees");
@@ -134,9 +177,20 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     if (st.matched) jw_i64(w, st.never_freed_bytes); else jw_null(w);
     jw_key(w, "before_trace_bytes_at_peak"); jw_i64(w, st.at_peak.before_bytes);
     jw_key(w, "oom_events"); jw_i64(w, st.oom_events);
+    jw_key(w, "oom");
+    jw_arr(w);
+    for (int64_t i = 0; i < st.oom_events; i++) {
+        jw_obj(w);
+        jw_key(w, "time_ns"); jw_i64(w, st.ooms[i].ts);
+        jw_key(w, "requested_bytes"); jw_i64(w, st.ooms[i].requested);
+        jw_key(w, "device_free_bytes");
+        if (st.ooms[i].device_free >= 0) jw_i64(w, st.ooms[i].device_free); else jw_null(w);
+        jw_end(w);
+    }
+    jw_end(w);
     jw_key(w, "peak_allocated_replayed"); jw_bool(w, st.allocated_replayed);
     jw_key(w, "group_by"); jw_str(w, ml_curves_by_name(o->curves_by)); /* --group-by */
-    jw_key(w, "by"); jw_str(w, ml_group_by_name(o->by));                /* --by: how top_at_peak is grouped */
+    jw_key(w, "by"); jw_str(w, ml_group_by_name(by));                /* --by: how top_at_peak is grouped */
     jw_key(w, "top_at_peak");
     jw_arr(w);
     for (size_t i = 0; i < st.at_peak.n && (int)i < o->top; i++)
@@ -175,6 +229,7 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
         jw_key(&w, "rank");
         if (p->rank >= 0) jw_i64(&w, p->rank); else jw_null(&w);
         jw_key(&w, "time_is_absolute"); jw_bool(&w, p->time_is_absolute);
+        jw_key(&w, "time_is_event_order"); jw_bool(&w, p->time_is_event_order);
         jw_key(&w, "notes");
         jw_arr(&w);
         for (size_t i = 0; i < p->notes.len; i++) jw_str(&w, ml_s(p, p->notes.v[i]));
@@ -225,11 +280,18 @@ static void warn_skipped(FILE *f, const ml_profiles *ps)
     if (others > shown) fprintf(f, "memlens: and %zu more skipped (--json lists them)\n", others - shown);
 }
 
+static void usage_to(FILE *f)
+{
+    fprintf(f, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size|category] [--top N] [--all]\n"
+               "                       [--group-by component|stream|overall] [--rank N] INPUT...\n"
+               "INPUT: a file, - for stdin, or a directory (every profile below it becomes a rank)\n"
+               "--by: how the live set at the peak is grouped; default toplevel (the outermost operator),\n"
+               "      or frame (the first user frame of the stack) for inputs without operators (snapshots)\n");
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size|category] [--top N] [--all]\n"
-                    "                       [--group-by component|stream|overall] [--rank N] INPUT...\n"
-                    "INPUT: a file, - for stdin, or a directory (every profile below it becomes a rank)\n");
+    usage_to(stderr);
     return 2;
 }
 
@@ -239,6 +301,11 @@ int ml_cmd_summary(int argc, char **argv)
     VEC(const char *) inputs = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_to(stdout);
+            VEC_FREE(&inputs);
+            return 0;
+        }
         if (!strcmp(a, "--json")) o.json = true;
         else if (!strcmp(a, "--all")) o.all = true;
         else if (!strcmp(a, "--by") && i + 1 < argc) {
@@ -249,6 +316,7 @@ int ml_cmd_summary(int argc, char **argv)
                 return 2;
             }
             o.by = (ml_group_by)by;
+            o.by_given = true;
         } else if (!strcmp(a, "--group-by") && i + 1 < argc) {
             o.curves_by = ml_curves_by_parse(argv[++i]);
             if (o.curves_by < 0) {

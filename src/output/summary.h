@@ -19,7 +19,8 @@ enum { ML_CURVES_COMPONENT, ML_CURVES_STREAM, ML_CURVES_OVERALL };
 
 typedef struct ml_summary_opts {
     bool json;
-    ml_group_by by;
+    ml_group_by by;      /* --by, when by_given; else each profile's default (ml_group_by_default) */
+    bool by_given;
     int top;             /* groups listed at the peak (default 10) */
     bool all;            /* show everything, also small components */
     int curves_by;       /* --group-by: ML_CURVES_COMPONENT (default), _STREAM, _OVERALL */

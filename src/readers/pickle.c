@@ -55,6 +55,7 @@ typedef struct reader {
     ml_append_hook hook;
     ml_record_hook record;
     ml_list_hook list_hook;
+    ml_shared_hook shared_hook;
     void *user;
     unsigned char *buf;
     size_t end, cap;             /* bytes in buf, its size */
@@ -226,6 +227,14 @@ static int memo_put(reader *r, uint64_t idx)
     return 0;
 }
 
+/* A container pushed again (BINGET, DUP): the shared hook may refuse it. */
+static int shared(reader *r, ml_pv v)
+{
+    if (!r->shared_hook || ML_PV_TAG(v) != ML_PV_TAG_CONT) return 0;
+    if (r->shared_hook(r->user, r->st, v, r->e) < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
+    return 0;
+}
+
 /* BINGET's slow path: errors, and containers, whose slot is settled (a
  * container converted by the importer becomes its short EXT word). */
 static int memo_get(reader *r, uint64_t idx)
@@ -236,6 +245,7 @@ static int memo_get(reader *r, uint64_t idx)
         return fail(r, "memo %" PRIu64 " names a value already streamed into the profile "
                        "(one trace entry referenced twice)", idx);
     ml_pv v = r->memo.v[idx] = ml_pv_settle(r->st, r->memo.v[idx]);
+    if (shared(r, v) < 0) return -1;
     PUSH(v);
     return 0;
 }
@@ -506,6 +516,7 @@ static int run(reader *r, ml_pv *out)
         case '2': /* DUP */
             if (r->stack.len <= fence(r)) return fail(r, "DUP of an empty stack");
             v = r->stack.v[r->stack.len - 1];
+            if (shared(r, v) < 0) return -1;
             PUSH(v);
             break;
         case 'N': PUSH(ML_PV_NONE_V); break;
@@ -657,8 +668,8 @@ static int run(reader *r, ml_pv *out)
             return fail(r, "opcode 0x%02x %s refused: out-of-band buffers are not in the file", op,
                         op == 0x97 ? "NEXT_BUFFER" : "READONLY_BUFFER");
         case 'I': case 'L': case 'F': case 'S': case 'V': case 'p': case 'g':
-            return fail(r, "opcode 0x%02x ('%c') belongs to text pickles (protocol 0), which memlens does not read",
-                        op, op);
+            return fail(r, "opcode 0x%02x ('%c') belongs to text pickles (protocols 0 and 1), which memlens does "
+                           "not read: save with pickle protocol 2 or later", op, op);
         default:
             if ((name = refused_name(op)) != NULL)
                 return fail(r, "opcode 0x%02x %s refused: memlens never loads code named by a file", op, name);
@@ -676,7 +687,7 @@ int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, 
 int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, ml_pv *out, ml_err *e)
 {
     reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = h->record ? NULL : h->append,
-                .record = h->record, .list_hook = h->list, .user = h->user, .e = e};
+                .record = h->record, .list_hook = h->list, .shared_hook = h->shared, .user = h->user, .e = e};
     r.cap = CHUNK;
     r.buf = ml_malloc(r.cap);
     r.op = r.buf;
@@ -693,5 +704,10 @@ int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, m
 
 int ml_pickle_sniff(const unsigned char *head, size_t n)
 {
-    return n >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
+    if (n >= 2 && head[0] == 0x80) return head[1] >= 2 && head[1] <= 5 ? 2 : 1;
+    /* Protocols 0 and 1 have no PROTO: a dict or list and its memo store,
+     * "(dp0\n" / "(lp0\n" or "}q\0" / "]q\0" (MARK, EMPTY_* then BINPUT). */
+    if (n >= 3 && head[0] == '(' && (head[1] == 'd' || head[1] == 'l') && head[2] == 'p') return 1;
+    if (n >= 2 && (head[0] == '}' || head[0] == ']') && (head[1] == 'q' || head[1] == 'r' || head[1] == '(')) return 1;
+    return 0;
 }

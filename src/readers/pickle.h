@@ -52,10 +52,18 @@ typedef int (*ml_record_hook)(void *user, ml_pvs *st, ml_pv list, const ml_pv *k
  * one before, the reader reuses the number without calling it again. */
 typedef int64_t (*ml_list_hook)(void *user, const ml_pv *items, size_t n);
 
+/* Called when BINGET or DUP pushes a container a second time (a value shared
+ * through the memo): a caller that would expand shared values (N references
+ * to a list of M dicts cost N*M to walk, from a few bytes of pickle) refuses
+ * those it never expects shared.  Returns 0 to go on, -1 to stop with the
+ * error in e (the reader prefixes the name and byte offset). */
+typedef int (*ml_shared_hook)(void *user, const ml_pvs *st, ml_pv container, ml_err *e);
+
 typedef struct ml_pickle_hooks {
     ml_append_hook append;      /* may be NULL */
     ml_record_hook record;      /* may be NULL; if set, append is not used */
     ml_list_hook list;          /* may be NULL */
+    ml_shared_hook shared;      /* may be NULL */
     void *user;
 } ml_pickle_hooks;
 
@@ -65,7 +73,9 @@ int ml_pickle_read(ml_source *src, ml_pvs *st, ml_append_hook hook, void *user, 
 /* The same with any of the hooks. */
 int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *hooks, ml_pv *out, ml_err *e);
 
-/* Whether the first bytes look like a pickle of protocol 2..5 (for sniffing). */
+/* Whether the first bytes look like a pickle (for sniffing): 2 for one of
+ * protocol 2..5, 1 for one this reader refuses with its own message (another
+ * protocol number, or protocol 0 or 1, which has no PROTO opcode), else 0. */
 int ml_pickle_sniff(const unsigned char *head, size_t n);
 
 #endif

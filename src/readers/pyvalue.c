@@ -8,6 +8,7 @@
  */
 #include "pyvalue.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,7 +405,13 @@ void ml_pv_set_ext(ml_pvs *st, ml_pv v, uint32_t ext)
 
 /* ---- repr ------------------------------------------------------------- */
 
-typedef struct out { char *buf; size_t n, len; int cut; } out;
+typedef struct out {
+    char *buf;
+    size_t n, len;
+    int cut;
+    ml_pv_ext_text ext_text;    /* how EXT values read, or NULL */
+    void *user;
+} out;
 
 static void put(out *o, const char *s, size_t n)
 {
@@ -425,6 +432,18 @@ static void put(out *o, const char *s, size_t n)
 
 static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
 
+/* A float as Python's repr() writes it: the shortest text that reads back
+ * as the same double, with ".0" when it would look like an int. */
+static void float_text(double d, char *buf, size_t cap)
+{
+    if (isnan(d) || isinf(d)) { snprintf(buf, cap, isnan(d) ? "nan" : d > 0 ? "inf" : "-inf"); return; }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d) break;
+    }
+    if (!strpbrk(buf, ".en")) strncat(buf, ".0", cap - strlen(buf) - 1);
+}
+
 static void repr(const ml_pvs *st, ml_pv v, out *o, int depth)
 {
     char tmp[64];
@@ -433,12 +452,13 @@ static void repr(const ml_pvs *st, ml_pv v, out *o, int depth)
     int64_t i = 0;
     double d = 0;
     ml_str s = 0;
+    uint32_t ext = 0;
     switch (t) {
     case ML_PV_NONE: puts_(o, "None"); return;
     case ML_PV_BOOL: puts_(o, PAYLOAD(v) ? "True" : "False"); return;
     case ML_PV_INT: ml_pv_int(st, v, &i); snprintf(tmp, sizeof tmp, "%lld", (long long)i); puts_(o, tmp); return;
     case ML_PV_BIGINT: puts_(o, "<big int>"); return;
-    case ML_PV_FLOAT: ml_pv_num(st, v, &d); snprintf(tmp, sizeof tmp, "%.17g", d); puts_(o, tmp); return;
+    case ML_PV_FLOAT: ml_pv_num(st, v, &d); float_text(d, tmp, sizeof tmp); puts_(o, tmp); return;
     case ML_PV_STR:
     case ML_PV_BYTES:
         ml_pv_str(st, v, &s);
@@ -446,28 +466,38 @@ static void repr(const ml_pvs *st, ml_pv v, out *o, int depth)
         put(o, ml_strget(st->strings, s), ml_strlen(st->strings, s));
         puts_(o, "'");
         return;
-    case ML_PV_EXT: puts_(o, "<ext>"); return;
+    case ML_PV_EXT: {
+        char text[1024];
+        ml_pv_ext(st, v, &ext);
+        if (o->ext_text && o->ext_text(o->user, ext, text, sizeof text) >= 0) puts_(o, text);
+        else puts_(o, "<ext>");
+        return;
+    }
     case ML_PV_DROPPED: puts_(o, "<dropped>"); return;
     default: break;
     }
-    const char *open = t == ML_PV_LIST ? "[" : t == ML_PV_TUPLE ? "(" : t == ML_PV_DICT ? "{" : "{";
-    const char *close = t == ML_PV_LIST ? "]" : t == ML_PV_TUPLE ? ")" : "}";
+    size_t n = ml_pv_len(st, v);
+    if (n == 0 && (t == ML_PV_SET || t == ML_PV_FROZENSET)) { puts_(o, t == ML_PV_SET ? "set()" : "frozenset()"); return; }
+    const char *open = t == ML_PV_LIST ? "[" : t == ML_PV_TUPLE ? "(" : t == ML_PV_FROZENSET ? "frozenset({" : "{";
+    const char *close = t == ML_PV_LIST ? "]" : t == ML_PV_TUPLE ? ")" : t == ML_PV_FROZENSET ? "})" : "}";
     if (depth > 8) { puts_(o, open); puts_(o, "..."); puts_(o, close); return; }
     puts_(o, open);
-    size_t n = ml_pv_len(st, v);
     for (size_t k = 0; k < n && !o->cut; k++) {
         if (k) puts_(o, ", ");
         repr(st, ml_pv_item(st, v, k), o, depth + 1);
         if (t == ML_PV_DICT) { puts_(o, ": "); repr(st, ml_pv_dict_value(st, v, k), o, depth + 1); }
     }
+    if (t == ML_PV_TUPLE && n == 1) puts_(o, ","); /* (1,) */
     puts_(o, close);
 }
 
-void ml_pv_repr(const ml_pvs *st, ml_pv v, char *buf, size_t n)
+void ml_pv_repr_ext(const ml_pvs *st, ml_pv v, ml_pv_ext_text ext_text, void *user, char *buf, size_t n)
 {
     if (n == 0) return;
     if (n < 8) { buf[0] = 0; return; }
-    out o = {buf, n, 0, 0};
+    out o = {buf, n, 0, 0, ext_text, user};
     repr(st, v, &o, 0);
     o.buf[o.len < n ? o.len : n - 1] = 0;
 }
+
+void ml_pv_repr(const ml_pvs *st, ml_pv v, char *buf, size_t n) { ml_pv_repr_ext(st, v, NULL, NULL, buf, n); }

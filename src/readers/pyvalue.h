@@ -199,5 +199,10 @@ static inline int64_t ml_pv_ext_or(const ml_pvs *st, ml_pv v, int64_t dflt)
 /* Writes a short Python-like text of v into buf (at most n bytes incl. NUL),
  * cut with "..." when longer; safe on cycles and shared structure. */
 void ml_pv_repr(const ml_pvs *st, ml_pv v, char *buf, size_t n);
+/* The same, with EXT values written by the caller who numbered them (a frame
+ * list that became a stack id): ext_text writes the text for one number into
+ * buf (cap bytes) and returns >= 0, or -1 for the plain "<ext>". */
+typedef int (*ml_pv_ext_text)(void *user, uint32_t ext, char *buf, size_t cap);
+void ml_pv_repr_ext(const ml_pvs *st, ml_pv v, ml_pv_ext_text ext_text, void *user, char *buf, size_t n);
 
 #endif
