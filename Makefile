@@ -87,9 +87,11 @@ $(BUILD)/tools/%: tools/%.c $(BUILD)/libmemlens.a
 test check: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run
 
-# libFuzzer targets need clang; they link the library sources directly.
+# libFuzzer targets need clang; they link the library sources directly.  Any
+# UBSan finding stops the run (and fails `make fuzz`), as in `make SAN=1`.
+# fuzz/NAME.dict, when there is one, is the dictionary of fuzz_NAME.
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
-               $(addprefix -I,$(SRC_DIRS))
+               -fno-sanitize-recover=undefined $(addprefix -I,$(SRC_DIRS))
 build-fuzz/%: fuzz/%.c $(LIB_SRC) $(WEB_GEN)
 	@mkdir -p build-fuzz
 	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(WEB_GEN) $(LDLIBS)
@@ -98,9 +100,10 @@ fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 	@for f in $^; do \
 	  n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
 	  cp fuzz/seeds/$$n/* build-fuzz/corpus-$$n/ 2>/dev/null; \
-	  echo "fuzz $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-	      -print_final_stats=0 build-fuzz/corpus-$$n >build-fuzz/$$n.log 2>&1 \
+	  dict=fuzz/$${n#fuzz_}.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
+	  echo "fuzz $$n for $(FUZZ_SECONDS)s $$dict"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 $$dict \
+	      -print_final_stats=1 build-fuzz/corpus-$$n >build-fuzz/$$n.log 2>&1 \
 	  || { tail -40 build-fuzz/$$n.log; exit 1; }; \
 	done; echo "fuzz: all targets ran clean"
 

@@ -39,7 +39,7 @@ else
 import json, sys
 d = json.load(sys.stdin)
 for v in d["devices"]:
-    top = v["top_at_peak"][0]
+    top = [g for g in v["top_at_peak"] if g["group"] != "(allocated before trace)"][0]  # that one is in byte order
     print(v["rank"], v["id"], v["peak_allocated_bytes"], v["peak_reserved_bytes"], v["app_reserved_peak_bytes"],
           v["unreleased_allocations"], v["unreleased_bytes"], top["group"], top["bytes"], top["count"])
 print(d["ranks"]["highest_rank"], d["ranks"]["spread_bytes"], ",".join(i["format"] for i in d["inputs"]))')

@@ -33,11 +33,38 @@ json.dump(d, open(sys.argv[2], 'w'), indent=1)
 PY
 t_eq "decoy split: same result" "$(split "$tmp/decoy.json")" "$(one "$tmp/decoy.json")"
 
+# Ops as B/E pairs (each "E" bare, right after its "B"), every 97th never
+# closed, so that each half has "B" events open at its end.
+python3 - "$tmp/t.json" "$tmp/be.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+out, n = [], 0
+for e in d['traceEvents']:
+    if e.get('ph') == 'X' and e.get('cat') == 'cpu_op':
+        n += 1
+        b = dict(e, ph='B')
+        b.pop('dur', None)
+        out.append(b)
+        if n % 97:
+            out.append({'ph': 'E', 'pid': e['pid'], 'tid': e['tid'], 'ts': e['ts'] + e.get('dur', 0)})
+    else:
+        out.append(e)
+d['traceEvents'] = out
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+t_eq "B/E pairs: same result" "$(split "$tmp/be.json")" "$(one "$tmp/be.json")"
+t_contains "B/E pairs: unclosed ones noted" "$(one "$tmp/be.json")" "operators began"
+
 # Truncated (no closing brackets), and an error in the second half: same
 # message, with the offset counted from the start of the file.
-size=$(wc -c <"$tmp/t.json")
-head -c $((size - 200)) "$tmp/t.json" | sed '$ d' >"$tmp/cut.json"
-t_eq "truncated: same result" "$(split "$tmp/cut.json")" "$(one "$tmp/cut.json")"
+python3 - "$tmp/t.json" "$tmp/cut.json" <<'PY'
+import sys
+b = open(sys.argv[1]).read()
+open(sys.argv[2], 'w').write(b[:b.rindex('},', 0, len(b) - 200) + 2])  # after an event and its comma
+PY
+cut=$(one "$tmp/cut.json"); t_eq "truncated: read" $? 0
+t_contains "truncated: noted" "$cut" "without its closing brackets"
+t_eq "truncated: same result" "$(split "$tmp/cut.json")" "$cut"
 python3 - "$tmp/t.json" "$tmp/bad.json" <<'PY'
 import sys
 b = open(sys.argv[1]).read()

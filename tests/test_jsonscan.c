@@ -1,5 +1,6 @@
 /* Unit tests of the streaming JSON scanner: every construct, leniencies, malformed input. */
 #include "check.h"
+#include "decimal.h"
 #include "jsonscan.h"
 
 #include <stdlib.h>
@@ -55,6 +56,7 @@ static void tokens(const char *doc, char *out, size_t cap)
 }
 
 static char buf[4096];
+static const char *error_of(const char *doc, size_t n);
 
 TEST(objects_arrays_scalars)
 {
@@ -74,16 +76,85 @@ TEST(trailing_commas_are_accepted)
     CHECK_EQ_STR(buf, "{ k:a [ n:1 n:2 ] k:b n:3 } END");
 }
 
+/* Scans doc to its end, calling js_allow_cut() right after the first '['
+ * (as the Kineto importer does for its event list).  The message of the
+ * error, or "truncated" / "complete". */
+static const char *cut_result(const char *doc)
+{
+    static char msg[ML_ERR_MAX];
+    scan sc = open_str(doc, strlen(doc));
+    js_tok t;
+    bool marked = false;
+    while ((t = js_next(sc.js)) != JS_END && t != JS_ERROR)
+        if (t == JS_ARRAY && !marked) js_allow_cut(sc.js), marked = true;
+    snprintf(msg, sizeof msg, "%s", t == JS_ERROR ? js_error(sc.js) : js_truncated(sc.js) ? "truncated" : "complete");
+    close_scan(&sc);
+    return msg;
+}
+
 TEST(missing_final_brackets_between_elements)
 {
     scan sc = open_str("{\"traceEvents\": [{\"a\": 1}, {\"b\": 2},", 36);
     js_tok t;
     int objects = 0;
-    while ((t = js_next(sc.js)) != JS_END && t != JS_ERROR)
+    while ((t = js_next(sc.js)) != JS_END && t != JS_ERROR) {
         if (t == JS_OBJECT) objects++;
+        if (t == JS_ARRAY) js_allow_cut(sc.js);
+    }
     CHECK_EQ_I64(t, JS_END);
     CHECK_EQ_I64(objects, 3);
     CHECK(js_truncated(sc.js));
+    CHECK(js_ended_after_comma(sc.js, "oa"));
+    close_scan(&sc);
+}
+
+TEST(an_early_end_is_accepted_only_in_or_right_after_the_marked_list)
+{
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1}]}"), "complete");
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1}, {\"b\": 2}"), "truncated"); /* no ',' */
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1}]"), "truncated");              /* no final '}' */
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1}],\n"), "truncated");
+    CHECK_EQ_STR(cut_result("[{\"a\": 1},"), "truncated");                                   /* a bare list */
+    /* anywhere else: an error at the byte where the input ends */
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1}], \"x\": 1"),
+                 "t.json: byte 34: the file ends inside an object (truncated?)");
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1}], \"x\": [1,"),
+                 "t.json: byte 36: the file ends where a value is due (truncated?)");
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"args\": [1, 2,"),
+                 "t.json: byte 32: the file ends where a value is due (truncated?)");
+    CHECK_EQ_STR(cut_result("{\"traceEvents\": [{\"a\": 1"),
+                 "t.json: byte 24: the file ends inside an object (truncated?)");
+    /* without js_allow_cut() no array may end early */
+    CHECK_EQ_STR(error_of("{\"deviceProperties\": [{\"id\": 0, \"name\": \"G\"},", 45),
+                 "t.json: byte 45: the file ends where a value is due (truncated?)");
+}
+
+TEST(byte_order_mark_is_skipped_at_the_start_only)
+{
+    tokens("\xef\xbb\xbf [1]", buf, sizeof buf);
+    CHECK_EQ_STR(buf, "[ n:1 ] END");
+    CHECK_CONTAINS(error_of("[\xef\xbb\xbf" "1]", 6), "byte 1: unexpected character");
+    CHECK_CONTAINS(error_of("\xef\xbb", 2), "byte 0: unexpected character");
+}
+
+TEST(skip_checks_that_brackets_match)
+{
+    const char *docs[] = {"{\"x\": [1}, \"y\": 2}", "{\"x\": {\"a\": [1, 2]]}, \"y\": 2}"};
+    const char *want[] = {"t.json: byte 8: expected ']', found '}'", "t.json: byte 18: expected '}', found ']'"};
+    for (int i = 0; i < 2; i++) {
+        scan sc = open_str(docs[i], strlen(docs[i]));
+        CHECK_EQ_I64(js_next(sc.js), JS_OBJECT);
+        CHECK_EQ_I64(js_next(sc.js), JS_KEY);
+        CHECK_EQ_I64(js_skip(sc.js), -1);
+        CHECK_EQ_STR(js_error(sc.js), want[i]);
+        close_scan(&sc);
+    }
+    /* js_skip_rest too */
+    scan sc = open_str("[{\"a\": [1, 2}]", 14);
+    CHECK_EQ_I64(js_next(sc.js), JS_ARRAY);
+    CHECK_EQ_I64(js_next(sc.js), JS_OBJECT);
+    CHECK_EQ_I64(js_skip_rest(sc.js), -1);
+    CHECK_EQ_STR(js_error(sc.js), "t.json: byte 12: expected ']', found '}'");
     close_scan(&sc);
 }
 
@@ -225,12 +296,270 @@ TEST(gzip_stream_is_decoded)
     CHECK_CONTAINS(error_of((const char *)gz, gzlen - 6), "gzip");
 }
 
+/* ---- number values ---- */
+
+typedef struct num_case {
+    const char *text;   /* as written in the JSON */
+    int scale;
+    int result;         /* js_value_number()'s return */
+    int64_t value;
+} num_case;
+
+static const num_case num_cases[] = {
+    {"123.456", 3, 1, 123456},                                  /* µs with 3 decimals: exact ns */
+    {"1736408883694624.810", 3, 1, 1736408883694624810LL},      /* 19 digits: beyond the fast decoding */
+    {"\"1736408883694624.810\t\"", 3, 1, 1736408883694624810LL}, /* a string holding one, a tab after */
+    {"\" 42.5 \"", 1, 1, 425},
+    {"0.0019", 3, 1, 1},                                        /* digits beyond the scale: truncated */
+    {"-0.0005", 3, 1, 0},
+    {"-12.5", 3, 1, -12500},
+    {"-2.5e3", 0, 1, -2500},
+    {"1.5E-2", 3, 1, 15},
+    {"7e18", 0, 1, 7000000000000000000LL},
+    {"123456789012345678", 0, 1, 123456789012345678LL},       /* 18 digits: the fast path's limit */
+    {"1234567890123456789", 0, 1, 1234567890123456789LL},     /* 19 */
+    {"9223372036854775807", 0, 1, INT64_MAX},
+    {"-9223372036854775808", 0, 1, INT64_MIN},
+    {"9223372036854775808", 0, JS_NUM_RANGE, 0},
+    {"123456789012345678", 3, JS_NUM_RANGE, 0},
+    {"12345678901234567890123", 0, JS_NUM_RANGE, 0},
+    {"1e400", 0, JS_NUM_RANGE, 0},
+    {"1e-400", 3, 1, 0},
+    {"0", 3, 1, 0},
+    {"\"abc\"", 3, 0, 0},
+    {"true", 3, 0, 0},
+    {"null", 3, 0, 0},
+    {"NaN", 3, 0, 0},
+    {"{\"a\": [1]}", 3, 0, 0},                                   /* skipped whole */
+    {"[1, 2]", 3, 0, 0},
+};
+#define NUM_CASES (sizeof num_cases / sizeof *num_cases)
+
+/* Reads [case, case, ..., 99] with js_value_number(); pad adds that many
+ * blanks at the end, so that more than 256 bytes stay buffered and the fused
+ * fast paths run (without it, the short input takes the slow path). */
+static void check_number_values(size_t pad)
+{
+    char doc[8192];
+    size_t w = (size_t)snprintf(doc, sizeof doc, "[");
+    for (size_t i = 0; i < NUM_CASES; i++) w += (size_t)snprintf(doc + w, sizeof doc - w, "%s, ", num_cases[i].text);
+    w += (size_t)snprintf(doc + w, sizeof doc - w, "99]%*s", (int)pad, "");
+    scan sc = open_str(doc, w);
+    CHECK_EQ_I64(js_next(sc.js), JS_ARRAY);
+    for (size_t i = 0; i < NUM_CASES; i++) {
+        int64_t v = 0;
+        int r = js_value_number(sc.js, num_cases[i].scale, &v);
+        if (r != num_cases[i].result || (r == 1 && v != num_cases[i].value))
+            CHECK_FAILED_("pad %zu: %s (scale %d): %d, %lld; expected %d, %lld", pad, num_cases[i].text,
+                          num_cases[i].scale, r, (long long)v, num_cases[i].result, (long long)num_cases[i].value);
+    }
+    int64_t v;
+    CHECK_EQ_I64(js_value_number(sc.js, 0, &v), 1);
+    CHECK_EQ_I64(v, 99);
+    CHECK_EQ_I64(js_next(sc.js), JS_ARRAY_END);
+    CHECK_EQ_I64(js_next(sc.js), JS_END);
+    close_scan(&sc);
+}
+
+TEST(number_values_slow_path) { check_number_values(0); }
+TEST(number_values_fast_path) { check_number_values(300); }
+
+TEST(js_number_after_js_next)
+{
+    scan sc = open_str("[0.001, -7, 2.5e-1, 100000000000000000000]", 42);
+    int64_t v;
+    CHECK_EQ_I64(js_next(sc.js), JS_ARRAY);
+    CHECK_EQ_I64(js_next(sc.js), JS_NUMBER);
+    CHECK_EQ_I64(js_number(sc.js, 3, &v), 0);
+    CHECK_EQ_I64(v, 1);
+    CHECK_EQ_I64(js_number(sc.js, 9, &v), 0);
+    CHECK_EQ_I64(v, 1000000);
+    CHECK_EQ_I64(js_next(sc.js), JS_NUMBER);
+    CHECK_EQ_I64(js_number(sc.js, 0, &v), 0);
+    CHECK_EQ_I64(v, -7);
+    CHECK_EQ_I64(js_next(sc.js), JS_NUMBER);
+    CHECK_EQ_I64(js_number(sc.js, 2, &v), 0);
+    CHECK_EQ_I64(v, 25);
+    CHECK_EQ_I64(js_next(sc.js), JS_NUMBER);
+    CHECK_EQ_I64(js_number(sc.js, 0, &v), ML_PARSE_RANGE);
+    close_scan(&sc);
+}
+
+/* ---- the same results whatever the reads deliver ---- */
+
+/* A document of `n` objects exercising every construct, with whitespace of
+ * every kind, long enough for the fast paths when read whole. */
+static char *make_doc(int n, size_t *len)
+{
+    static const char *nums[] = {"1", "-2.5", "1736408883694624.810", "3.25e2", "123456789012345678901", "0.001",
+                                 "-9223372036854775808", "42"};
+    static const char *strs[] = {"plain", "with \\\"escapes\\\" and \\\\", "caf\\u00e9 \\ud83d\\ude00", "]}{[",
+                                 "", "tab\\there"};
+    size_t cap = 1 << 20, w = 0;
+    char *d = malloc(cap);
+    w += (size_t)snprintf(d + w, cap - w, "{\"traceEvents\": [\n");
+    for (int i = 0; i < n; i++) {
+        const char *sep = i % 3 == 0 ? " " : i % 3 == 1 ? "\n    " : "\t\r\n";
+        w += (size_t)snprintf(d + w, cap - w,
+                              "%s{\"n\":%s%s,%s\"s\": \"%s\", \"k\": {\"x\": [1, {\"y\": \"]}\\\"\"}, []], \"z\": {}},"
+                              "%s\"a\" : [%s, \"%s\", true, false, null,],\"t\": \"%s\" , \"e\\u0041\": %d}%s\n",
+                              i ? "," : "", sep, nums[i % 8], sep, strs[i % 6], sep, nums[(i + 3) % 8], strs[(i + 1) % 6],
+                              nums[(i + 5) % 8], i, i == n - 1 ? "," : "");
+    }
+    w += (size_t)snprintf(d + w, cap - w, "],\n\"tail\": [NaN, -Infinity, 1e5]}\n");
+    *len = w;
+    return d;
+}
+
+/* Walks a value with the fused reads where an importer would (keys, and
+ * values by key name) and js_next elsewhere; appends what it saw to out.
+ * Returns the first token (JS_ARRAY_END: the enclosing array ended). */
+static js_tok walk(js_scanner *js, char *out, size_t cap, size_t *w)
+{
+#define PUT(...) (*w += (size_t)snprintf(out + *w, *w < cap ? cap - *w : 0, __VA_ARGS__))
+    js_tok t = js_next(js);
+    size_t m;
+    const char *s;
+    switch (t) {
+    case JS_OBJECT: {
+        const char *key;
+        size_t n;
+        int more, r = 0;
+        PUT("{");
+        while ((more = js_key(js, &key, &n)) > 0) {
+            PUT("%.*s:", (int)n, key);
+            char k = n ? key[0] : 0;
+            int64_t v = 0;
+            if (n == 1 && (k == 'n' || k == 't')) r = js_value_number(js, 3, &v), PUT("%d/%lld ", r, (long long)v);
+            else if (n == 1 && k == 's') r = js_value_string(js, &s, &m), PUT("%d/%.*s ", r, r > 0 ? (int)m : 0, r > 0 ? s : "");
+            else if (n == 1 && k == 'k') r = js_skip(js), PUT("%d ", r);
+            else if (n > 1 && k == 'e') r = js_value_scalar_text(js, &s, &m), PUT("%d/%.*s ", r, r > 0 ? (int)m : 0, r > 0 ? s : "");
+            else if (walk(js, out, cap, w) == JS_ERROR) return JS_ERROR;
+            if (r < 0) break;
+        }
+        if (more < 0 || r < 0) {
+            PUT("ERR:%s", js_error(js));
+            return JS_ERROR;
+        }
+        PUT("}");
+        break;
+    }
+    case JS_ARRAY: {
+        js_tok u;
+        PUT("[");
+        while ((u = walk(js, out, cap, w)) != JS_ARRAY_END)
+            if (u == JS_ERROR || u == JS_END) return u;
+        PUT("]");
+        break;
+    }
+    case JS_STRING: s = js_unescape(js, &m); PUT("s:%.*s ", (int)m, s); break;
+    case JS_NUMBER: s = js_text(js, &m); PUT("n:%.*s ", (int)m, s); break;
+    case JS_TRUE: PUT("T "); break;
+    case JS_FALSE: PUT("F "); break;
+    case JS_NULL: PUT("N "); break;
+    case JS_END: PUT("END"); break;
+    case JS_ERROR: PUT("ERR:%s", js_error(js)); break;
+    default: break;
+    }
+    return t;
+#undef PUT
+}
+
+static char *digest(const char *doc, size_t len, size_t max_read)
+{
+    size_t cap = 1 << 20, w = 0;
+    char *out = malloc(cap);
+    ml_source *src = ml_source_from_memory("t.json", doc, len);
+    if (max_read) ml_source_limit_reads(src, max_read);
+    js_scanner *js = js_open(src);
+    walk(js, out, cap, &w);
+    walk(js, out, cap, &w); /* then the end */
+    js_close(js);
+    ml_source_close(src);
+    return out;
+}
+
+TEST(tokens_split_across_refills_read_the_same)
+{
+    size_t len;
+    char *doc = make_doc(60, &len);
+    char *whole = digest(doc, len, 0);
+    /* what the whole read saw, in a few places (the expected values by hand) */
+    CHECK_CONTAINS(whole, "{traceEvents:[{n:1/1000 s:1/plain k:0 a:[n:3.25e2 s:with \"escapes\" and \\ T F N ]t:1/1 "
+                          "e\\u0041:1/0 }");
+    CHECK_CONTAINS(whole, "{n:1/1736408883694624810 s:1/caf\xc3\xa9 \xf0\x9f\x98\x80 k:0 a:[n:0.001 s:]}{[ T F N ]");
+    CHECK_CONTAINS(whole, "{n:1/325000 s:1/]}{[ k:0 ");
+    CHECK_CONTAINS(whole, "{n:2/0 s:1/ k:0 a:[n:42 s:tab\there T F N ]t:1/-2500 e\\u0041:1/4 }"); /* 21 digits: no fit */
+    CHECK_CONTAINS(whole, "{n:2/0 s:1/plain k:0 a:[n:-2.5 ");  /* -2^63 at scale 3 does not fit either */
+    CHECK_CONTAINS(whole, "tail:[n:NaN n:-Infinity n:1e5 ]}END");
+    CHECK(!strstr(whole, "ERR"));
+    for (size_t max = 1; max <= 7; max += 6) {
+        char *split = digest(doc, len, max);
+        if (strcmp(split, whole) != 0) {
+            size_t i = 0;
+            while (split[i] == whole[i]) i++;
+            CHECK_FAILED_("reads of at most %zu bytes differ at %zu: ...%.60s", max, i, split + (i > 20 ? i - 20 : 0));
+        }
+        free(split);
+    }
+    free(whole);
+    free(doc);
+}
+
+/* ---- gzip ---- */
+
+static unsigned char *gzip_of(const char *doc, size_t n, size_t *gzlen)
+{
+    size_t cap = n + 1024;
+    unsigned char *gz = malloc(cap);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    z.next_in = (unsigned char *)doc;
+    z.avail_in = (uInt)n;
+    z.next_out = gz;
+    z.avail_out = (uInt)cap;
+    deflate(&z, Z_FINISH);
+    *gzlen = cap - z.avail_out;
+    deflateEnd(&z);
+    return gz;
+}
+
+TEST(corrupt_gzip_reports_the_inflater_or_an_uncompressed_byte)
+{
+    size_t len, gzlen;
+    char *doc = make_doc(200, &len);
+    unsigned char *gz = gzip_of(doc, len, &gzlen);
+    int gzip_errors = 0, json_errors = 0;
+    for (size_t at = 20; at + 8 < gzlen; at += gzlen / 23) {
+        gz[at] ^= 0x10;
+        const char *msg = error_of((const char *)gz, gzlen);
+        if (!strncmp(msg, "t.json: gzip: ", 14)) gzip_errors++;
+        else if (!strncmp(msg, "t.json: uncompressed byte ", 26)) json_errors++;
+        else CHECK_FAILED_("flip at %zu: %s", at, msg);
+        gz[at] ^= 0x10;
+    }
+    CHECK(gzip_errors > 0);
+    CHECK_EQ_STR(error_of((const char *)gz, gzlen), "no error");
+    free(gz);
+    free(doc);
+    (void)json_errors;
+}
+
 int main(void)
 {
     RUN(objects_arrays_scalars);
     RUN(bare_array_and_whitespace);
     RUN(trailing_commas_are_accepted);
     RUN(missing_final_brackets_between_elements);
+    RUN(an_early_end_is_accepted_only_in_or_right_after_the_marked_list);
+    RUN(byte_order_mark_is_skipped_at_the_start_only);
+    RUN(skip_checks_that_brackets_match);
+    RUN(number_values_slow_path);
+    RUN(number_values_fast_path);
+    RUN(js_number_after_js_next);
+    RUN(tokens_split_across_refills_read_the_same);
+    RUN(corrupt_gzip_reports_the_inflater_or_an_uncompressed_byte);
     RUN(escapes_and_utf8);
     RUN(lone_surrogate_becomes_replacement_char);
     RUN(nan_and_infinity_as_numbers);

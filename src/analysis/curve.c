@@ -21,7 +21,7 @@ static int64_t level_before(const ml_profile *p, int device)
     if (p->has_addresses)
         for (size_t i = 0; i < a->t_alloc.len; i++)
             if (a->device.v[i] == device && a->ev_alloc.v[i] == ML_NONE32 && a->t_alloc.v[i] == ML_TIME_NONE)
-                level += a->size.v[i];
+                level = ml_add_sat(level, a->size.v[i]);
     return level;
 }
 
@@ -62,8 +62,8 @@ static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
     size_t k = 0;
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device) continue;
-        if (ev->kind.v[i] == ML_EV_ALLOC) level += ev->size.v[i];
-        else if (ev->kind.v[i] == ML_EV_FREE) level -= ev->size.v[i];
+        if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
+        else if (ev->kind.v[i] == ML_EV_FREE) level = ml_add_sat(level, -ev->size.v[i]);
         else continue;
         c->owned_ts[k] = ev->ts.v[i];
         c->owned_value[k] = level;
@@ -142,8 +142,8 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
     size_t k = 0;
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device) continue;
-        if (ev->kind.v[i] == ML_EV_ALLOC) level += ev->size.v[i];
-        else if (ev->kind.v[i] == ML_EV_FREE) level -= ev->size.v[i];
+        if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
+        else if (ev->kind.v[i] == ML_EV_FREE) level = ml_add_sat(level, -ev->size.v[i]);
         else continue;
         if (!k) span[0] = ev->ts.v[i];
         span[1] = ev->ts.v[i];

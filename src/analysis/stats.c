@@ -50,7 +50,7 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
         if (a->ev_alloc.v[i] == ML_NONE32 && a->ev_free.v[i] != ML_NONE32) out->unmatched_frees++;
         if (a->flags.v[i] & ML_ALLOC_NEVER_FREED) {
             out->never_freed++;
-            out->never_freed_bytes += a->size.v[i];
+            out->never_freed_bytes = ml_add_sat(out->never_freed_bytes, a->size.v[i]);
         }
     }
     if (!has_events && a->t_alloc.len) out->matched = true;
@@ -84,7 +84,7 @@ void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml
         /* A replayed peak without matched allocations (no addresses): what no
          * allocation accounts for is Unknown, so that the categories add up to the peak. */
         int64_t sum = 0;
-        for (int k = 0; k < ML_CAT__COUNT; k++) sum += out->categories_at_peak[k];
+        for (int k = 0; k < ML_CAT__COUNT; k++) sum = ml_add_sat(sum, out->categories_at_peak[k]);
         if (sum < out->peak_allocated.value) {
             out->categories_at_peak[ML_CAT_UNKNOWN] += out->peak_allocated.value - sum;
             if (out->at_peak.before_grouped)

@@ -59,8 +59,9 @@ static int split_decimal(const char *s, size_t n, decimal *d)
             seen_point = true;
         } else if (c == 'e' || c == 'E') {
             int64_t e;
-            if (ml_parse_i64(s + i + 1, n - i - 1, &e) < 0 || e > 400 || e < -400) return -1;
-            d->exp += (int)e;
+            if (ml_parse_i64(s + i + 1, n - i - 1, &e) < 0) return -1;
+            /* Past +-400 the value is 0 or out of range whatever the digits: clamp. */
+            d->exp += (int)(e > 400 ? 400 : e < -400 ? -400 : e);
             i = n;
             break;
         } else {
@@ -76,19 +77,20 @@ static const uint64_t pow10_u64[20] = {
     100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
     1000000000000000000ull, 10000000000000000000ull};
 
-/* mant * 10^exp as int64, truncated toward zero; -1 on overflow. */
+/* mant * 10^exp as int64, truncated toward zero; ML_PARSE_RANGE on overflow. */
 static int scale_to_i64(const decimal *d, int exp, int64_t *out)
 {
     unsigned __int128 v = d->mant;
     if (exp >= 0) {
-        if (exp > 19 && v) return -1;
+        if (exp > 19 && v) return ML_PARSE_RANGE;
         v *= exp <= 19 ? pow10_u64[exp] : 1;
     } else {
         int k = -exp;
         v = k > 19 ? 0 : v / pow10_u64[k];
     }
-    if (v > (unsigned __int128)INT64_MAX + (d->neg ? 1 : 0)) return -1;
-    *out = d->neg ? -(int64_t)(uint64_t)v : (int64_t)(uint64_t)v;
+    if (v > (unsigned __int128)INT64_MAX + (d->neg ? 1 : 0)) return ML_PARSE_RANGE;
+    /* Negated as unsigned: -2^63 has no positive int64 to negate. */
+    *out = d->neg ? (int64_t)(0 - (uint64_t)v) : (int64_t)(uint64_t)v;
     return 0;
 }
 
@@ -96,6 +98,7 @@ int ml_parse_scaled(const char *s, size_t n, int scale, int64_t *out)
 {
     decimal d;
     if (split_decimal(s, n, &d) < 0) return -1;
+    if (scale > 400 || scale < -400) return -1;
     return scale_to_i64(&d, d.exp + scale, out);
 }
 

@@ -16,8 +16,10 @@
 int ml_parse_i64(const char *s, size_t n, int64_t *out);
 
 /* value * 10^scale, exactly, for text like "-12.3450", "1.5e3", "7".  Digits
- * beyond the scale are truncated toward zero.  Returns -1 on bad text or overflow. */
+ * beyond the scale are truncated toward zero.  Returns 0, -1 on bad text, or
+ * ML_PARSE_RANGE if it is a number that does not fit in int64. */
 int ml_parse_scaled(const char *s, size_t n, int scale, int64_t *out);
+#define ML_PARSE_RANGE (-2)
 
 /* round(value * mul) with integer arithmetic, for unit conversion: µs text with
  * decimals -> ns (ML_US_TO_NS), MiB text -> bytes (ML_MIB), KiB -> bytes (ML_KIB).

@@ -31,6 +31,10 @@ typedef struct ml_importer {
 
 /* The importers (one file each). */
 int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
+/* Whether head could begin a Kineto trace at all (a JSON object or array):
+ * the loader tries the Kineto importer on such a file when no sniffer
+ * recognised it, since a trace's first 4 KiB may hold no telling key. */
+bool ml_kineto_may_be(const unsigned char *head, size_t n);
 int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
 int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e);

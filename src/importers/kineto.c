@@ -7,13 +7,16 @@
  * `python_function` intervals become ops; everything else (kernels, runtime
  * calls, flows) is skipped without being decoded.  Handles every vintage:
  * old traces without `cat`, `Addr` or totals, string or numeric pid/tid/ts,
- * `baseTimeNanoseconds` (ts relative to it), and a missing final `]`.
+ * `baseTimeNanoseconds` (ts relative to it), B/E pairs as well as X events,
+ * and a file cut inside (or right after) its event list.  Times and sizes of
+ * 2^62 or more cannot be real and are refused (profile.h).
  */
 #include "importer.h"
 #include "decimal.h"
 #include "jsonscan.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@ enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER 
 
 #define ID_MAX 64
 #define TOTALS_CACHE 64
+#define NOT_AN_OP 0xFF             /* open_b.kind of a "B" whose interval memlens does not keep */
 
 /* The fields of one trace event that memlens needs, collected in any key order. */
 typedef struct event_fields {
@@ -36,8 +40,8 @@ typedef struct event_fields {
     bool has_dev_type, has_dev_id, has_addr, has_bytes, has_total_alloc, has_total_reserved;
     int64_t dev_type, dev_id, bytes, total_alloc, total_reserved;
     uint64_t addr;
-    uint64_t bad_arg_off;          /* first arg of the wrong type, reported only for memory events */
-    const char *bad_arg;
+    uint64_t bad_arg_off;          /* first arg of the wrong type or out of range, reported only for memory events */
+    const char *bad_arg, *bad_arg_why;
 } event_fields;
 
 typedef struct device_prop {
@@ -49,7 +53,7 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
     uint32_t thread;
     int64_t ts;
     ml_str name;
-    uint8_t kind;
+    uint8_t kind;                   /* ml_op_kind, or NOT_AN_OP */
 } open_b;
 
 typedef struct kineto {
@@ -61,8 +65,15 @@ typedef struct kineto {
     VEC(device_prop) props;
     VEC(open_b) open;
     bool saw_base_time;
+    uint64_t base_time_off;        /* where baseTimeNanoseconds was read */
+    bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
     bool events_open;              /* inside the event list (where a split may fall) */
+    size_t list_objects, list_others; /* elements of the event list: objects, and anything else */
     size_t orphan_ends;            /* "E" events with no open "B" on their thread */
+    size_t unclosed;               /* "B" ops closed at the end of the trace for want of an "E" */
+    bool has_times;                /* min_ts / max_end are set */
+    int64_t min_ts, max_end;       /* earliest ts and latest ts + dur of all events (before the base is added) */
+    int64_t bytes_moved;           /* sum of |Bytes| of allocs and frees: kept below ML_VALUE_LIMIT */
     uint32_t last_thread;          /* thread_of()'s one-entry cache */
     uint32_t totals[TOTALS_CACHE][2]; /* device -> series index + 1 of its allocated / reserved totals */
     char last_pid[ID_MAX], last_tid[ID_MAX];
@@ -70,17 +81,29 @@ typedef struct kineto {
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
 } kineto;
 
+static size_t skip_bom_and_blanks(const char *h, size_t n)
+{
+    size_t i = n >= 3 && memcmp(h, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < n && (h[i] == ' ' || h[i] == '\n' || h[i] == '\r' || h[i] == '\t')) i++;
+    return i;
+}
+
 int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n)
 {
     (void)path;
     const char *h = (const char *)head;
-    size_t i = 0;
-    while (i < n && (h[i] == ' ' || h[i] == '\n' || h[i] == '\r' || h[i] == '\t')) i++;
+    size_t i = skip_bom_and_blanks(h, n);
     if (i == n || (h[i] != '{' && h[i] != '[')) return 0;
     if (memmem(h, n, "\"traceEvents\"", 13)) return 90;
     if (memmem(h, n, "\"ph\"", 4)) return 70;     /* a bare event array */
     if (memmem(h, n, "\"schemaVersion\"", 15) || memmem(h, n, "\"deviceProperties\"", 18)) return 60;
     return 0;
+}
+
+bool ml_kineto_may_be(const unsigned char *head, size_t n)
+{
+    size_t i = skip_bom_and_blanks((const char *)head, n);
+    return i < n && (head[i] == '{' || head[i] == '[');
 }
 
 /* ---- small value readers ---- */
@@ -91,11 +114,27 @@ static bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
 }
 #define KEY_IS(k, n, lit) key_is(k, n, lit, sizeof lit - 1)
 
-/* Value readers: 1 if the value was read, 0 if it had another type (skipped), -1 on error. */
-static int read_int(kineto *k, int64_t *out) { return js_value_number(k->js, 0, out); }
+/* The scanner's error (or the one js_fail() gave it) as the import's. */
+static int scan_error(kineto *k) { return ml_fail(k->e, "%s", js_error(k->js)); }
 
-/* A time in µs (number or string; 3 decimals kept exactly) as ns. */
-static int read_us_as_ns(kineto *k, int64_t *out) { return js_value_number(k->js, 3, out); }
+/* Value readers: 1 if the value was read, 0 if it had another type or did
+ * not fit (skipped), -1 on error. */
+static int read_int(kineto *k, int64_t *out)
+{
+    int r = js_value_number(k->js, 0, out);
+    return r == JS_NUM_RANGE ? 0 : r;
+}
+
+/* A number that must stay within ML_VALUE_LIMIT (a time in ns, a size):
+ * one out of range is bad input.  `scale`: 3 reads µs (number or string,
+ * 3 decimals kept exactly) as ns. */
+static int read_bounded(kineto *k, int scale, const char *what, int64_t *out)
+{
+    int r = js_value_number(k->js, scale, out);
+    if (r == JS_NUM_RANGE || (r == 1 && !ml_value_ok(*out)))
+        return js_fail(k->js, k->e, "\"%s\" is out of range (a time or size of 2^62 or more cannot be real)", what);
+    return r;
+}
 
 /* A pid/tid (number or string) as text. */
 static int read_id(kineto *k, char *buf, size_t *len)
@@ -148,6 +187,8 @@ static bool is_memory_name(const kineto *k)
     return KEY_IS(k->name, k->name_len, "[memory]") || KEY_IS(k->name, k->name_len, "[OutOfMemory]");
 }
 
+/* The args memory events need; a value of the wrong type or out of range is
+ * remembered, and reported only if the event turns out to be a memory event. */
 static int read_args(kineto *k, event_fields *f)
 {
     js_tok t = js_next(k->js);
@@ -172,6 +213,7 @@ static int read_args(kineto *k, event_fields *f)
             continue;
         }
         uint64_t off = js_offset(k->js); /* the key: messages name it */
+        const char *why = NULL;
         if (!dst) {
             /* Addresses are unsigned 64-bit: read them as text. */
             const char *s;
@@ -185,13 +227,14 @@ static int read_args(kineto *k, event_fields *f)
                 else a = a * 10 + (uint64_t)(s[i] - '0');
             }
             if (ok) f->addr = a, f->has_addr = true;
-            else if (!f->bad_arg) f->bad_arg = label, f->bad_arg_off = off;
-            continue;
+            else why = "is not a number";
+        } else {
+            int r = js_value_number(k->js, 0, dst);
+            if (r == 1) *has = true; /* ranges: see add_memory_event() */
+            else if (r < 0) return -1;
+            else why = r == 0 ? "is not a number" : "is out of range";
         }
-        int r = read_int(k, dst);
-        if (r < 0) return -1;
-        if (r) *has = true;
-        else if (!f->bad_arg) f->bad_arg = label, f->bad_arg_off = off;
+        if (why && !f->bad_arg) f->bad_arg = label, f->bad_arg_why = why, f->bad_arg_off = off;
     }
 }
 
@@ -204,19 +247,7 @@ static uint8_t classify_cat(const char *s, size_t n)
     return CAT_OTHER;
 }
 
-static ml_dev_kind device_kind(int64_t type)
-{
-    switch (type) {
-    case 0: return ML_DEV_CPU;
-    case 1: case 6: return ML_DEV_CUDA; /* HIP builds report their GPUs as cuda */
-    case 12: return ML_DEV_XPU;
-    case 13: return ML_DEV_MPS;
-    case 15: return ML_DEV_HPU;
-    case 19: return ML_DEV_MTIA;
-    case 20: return ML_DEV_NPU;         /* PrivateUse1: torch_npu */
-    default: return ML_DEV_OTHER;
-    }
-}
+static bool is_op_cat(uint8_t cat) { return cat == CAT_CPU_OP || cat == CAT_ANNOTATION || cat == CAT_PYTHON; }
 
 /* The device's Total Allocated / Total Reserved series, remembered by index
  * (ml_series_get searches, and this runs for every memory event). */
@@ -234,31 +265,38 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
 {
     ml_profile *p = k->p;
     if (f->bad_arg)
-        return ml_fail(k->e, "%s: byte %llu: [memory] event: args \"%s\" is not a number", p->path,
-                       (unsigned long long)f->bad_arg_off, f->bad_arg);
-    if (!f->has_ts)
-        return ml_fail(k->e, "%s: byte %llu: [memory] event without a usable \"ts\"", p->path,
-                       (unsigned long long)ev_off);
-    if (!f->has_bytes)
-        return ml_fail(k->e, "%s: byte %llu: [memory] event without \"Bytes\"", p->path,
-                       (unsigned long long)ev_off);
-    ml_dev_kind kind = f->has_dev_type ? device_kind(f->dev_type) : ML_DEV_CPU;
-    int index = f->has_dev_id ? (int)f->dev_id : -1;
-    if (kind == ML_DEV_CPU) index = -1;
-    uint16_t dev = ml_device_get(p, kind, index);
+        return js_fail_at(k->js, k->e, f->bad_arg_off, "[memory] event: args \"%s\" %s", f->bad_arg, f->bad_arg_why);
+    if (!f->has_ts) return js_fail_at(k->js, k->e, ev_off, "[memory] event without a usable \"ts\"");
+    if (!f->has_bytes) return js_fail_at(k->js, k->e, ev_off, "[memory] event without \"Bytes\"");
+    /* Values that cannot be real (args not given are 0 here). */
+    const char *range = !ml_value_ok(f->bytes) ? "Bytes"
+                      : !ml_value_ok(f->total_alloc) ? "Total Allocated"
+                      : !ml_value_ok(f->total_reserved) ? "Total Reserved"
+                      : f->dev_type < 0 || f->dev_type > INT_MAX ? "Device Type"
+                      : f->dev_id < INT_MIN || f->dev_id > INT_MAX ? "Device Id" : NULL;
+    if (range) return js_fail_at(k->js, k->e, ev_off, "[memory] event: args \"%s\" is out of range", range);
+    /* Device Type is PyTorch's DeviceType (profile.h numbers ml_dev_kind the same way). */
+    int type = f->has_dev_type ? (int)f->dev_type : ML_DEV_CPU;
+    int index = f->has_dev_id && type != ML_DEV_CPU ? (int)f->dev_id : -1;
+    uint16_t dev = ml_device_get_type(p, type, index);
     uint32_t thread = thread_of(k, f);
     uint32_t ev_index = (uint32_t)p->events.ts.len;
     ml_event ev = {
         .ts = f->ts, .addr = f->addr, .thread = thread, .device = dev, .aux = -1,
     };
+    int64_t size = f->bytes < 0 ? -f->bytes : f->bytes; /* |Bytes| < 2^62 (read_args) */
     if (oom) {
         ev.kind = ML_EV_OOM;
-        ev.size = f->bytes < 0 ? -f->bytes : f->bytes;
+        ev.size = size;
         k->oom_events++;
     } else {
         if (f->bytes == 0) return 0;
+        /* Sizes add up in every analysis: keep their sum in range. */
+        k->bytes_moved += size;
+        if (k->bytes_moved >= ML_VALUE_LIMIT)
+            return js_fail_at(k->js, k->e, ev_off, "[memory] events: \"Bytes\" add up to 2^62 or more (not a real trace)");
         ev.kind = f->bytes > 0 ? ML_EV_ALLOC : ML_EV_FREE;
-        ev.size = f->bytes > 0 ? f->bytes : -f->bytes;
+        ev.size = size;
         k->memory_events++;
         if (!f->has_addr) k->memory_without_addr++;
         else p->has_addresses = true;
@@ -281,24 +319,48 @@ static ml_op_kind op_kind(uint8_t cat, const char *name, size_t n)
     return ML_OP_CPU;
 }
 
-static void add_b_or_e(kineto *k, const event_fields *f, uint32_t thread)
+/* A "B" opens an interval on its thread; an "E" closes the latest open one
+ * there, whatever either is named (Chrome's rule: an "E" may carry no name or
+ * cat at all).  So every "B" is kept until its "E", even one whose op is not
+ * wanted, and the nesting stays right. */
+static void begin_or_end(kineto *k, const event_fields *f)
 {
+    uint32_t thread = thread_of(k, f);
     if (f->ph == 'B') {
-        open_b b = {thread, f->ts, ml_intern(k->p->strings, k->name, k->name_len),
-                    (uint8_t)op_kind(f->cat, k->name, k->name_len)};
+        bool wanted = f->has_name && is_op_cat(f->cat);
+        open_b b = {thread, f->ts, wanted ? ml_intern(k->p->strings, k->name, k->name_len) : 0,
+                    wanted ? (uint8_t)op_kind(f->cat, k->name, k->name_len) : NOT_AN_OP};
         VEC_PUSH(&k->open, b);
         return;
     }
-    /* 'E' closes the latest open 'B' on the same thread. */
     for (size_t i = k->open.len; i-- > 0;) {
         if (k->open.v[i].thread != thread) continue;
         open_b b = k->open.v[i];
         memmove(k->open.v + i, k->open.v + i + 1, (k->open.len - i - 1) * sizeof *k->open.v);
         k->open.len--;
-        ml_op_push(k->p, b.ts, f->ts - b.ts, b.name, thread, (ml_op_kind)b.kind);
+        if (b.kind != NOT_AN_OP) ml_op_push(k->p, b.ts, f->ts - b.ts, b.name, thread, (ml_op_kind)b.kind);
         return;
     }
     k->orphan_ends++;
+}
+
+/* "B" events never closed: they last until `end` (the end of the trace). */
+static void close_open_ops(kineto *k, int64_t end)
+{
+    for (size_t i = 0; i < k->open.len; i++) {
+        const open_b *b = &k->open.v[i];
+        if (b->kind == NOT_AN_OP) continue;
+        ml_op_push(k->p, b->ts, end - b->ts, b->name, b->thread, (ml_op_kind)b->kind);
+        k->unclosed++;
+    }
+    k->open.len = 0;
+}
+
+static void note_times(kineto *k, int64_t first, int64_t last)
+{
+    if (!k->has_times || first < k->min_ts) k->min_ts = first;
+    if (!k->has_times || last > k->max_end) k->max_end = last;
+    k->has_times = true;
 }
 
 static int read_event(kineto *k)
@@ -313,7 +375,7 @@ static int read_event(kineto *k)
         size_t n;
         int more = js_key(js, &key, &n);
         if (more == 0) break;
-        if (more < 0) return ml_fail(k->e, "%s", js_error(js));
+        if (more < 0) return scan_error(k);
         int r;
         const char *v;
         size_t m;
@@ -323,7 +385,7 @@ static int read_event(kineto *k)
                 r = js_value_string(js, &v, &m);
                 if (r > 0 && m) f.ph = v[0];
             } else if (key[0] == 't' && key[1] == 's') {
-                r = read_us_as_ns(k, &f.ts);
+                r = read_bounded(k, 3, "ts", &f.ts);
                 f.has_ts = r > 0;
             } else r = js_skip(js);
             break;
@@ -334,7 +396,7 @@ static int read_event(kineto *k)
             } else if (!memcmp(key, "pid", 3)) r = read_id(k, f.pid, &f.pid_len);
             else if (!memcmp(key, "tid", 3)) r = read_id(k, f.tid, &f.tid_len);
             else if (!memcmp(key, "dur", 3)) {
-                r = read_us_as_ns(k, &f.dur);
+                r = read_bounded(k, 3, "dur", &f.dur);
                 f.has_dur = r > 0;
             } else r = js_skip(js);
             break;
@@ -351,28 +413,31 @@ static int read_event(kineto *k)
         default:
             r = js_skip(js);
         }
-        if (r < 0) return ml_fail(k->e, "%s", js_error(js));
+        if (r < 0) return scan_error(k);
     }
 
-    if (!f.has_name) return 0;
-    if (is_memory_name(k)) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
-    bool wanted = f.cat == CAT_CPU_OP || f.cat == CAT_ANNOTATION || f.cat == CAT_PYTHON;
-    if (!wanted || !f.has_ts) return 0;
-    uint32_t thread = thread_of(k, &f);
-    if (f.ph == 'X') {
-        ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, ml_intern(k->p->strings, k->name, k->name_len), thread,
-                   op_kind(f.cat, k->name, k->name_len));
-    } else if (f.ph == 'B' || f.ph == 'E') {
-        add_b_or_e(k, &f, thread);
+    if (f.has_ts) note_times(k, f.ts, f.has_dur && f.dur > 0 ? f.ts + f.dur : f.ts);
+    if (f.has_name && is_memory_name(k)) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
+    if (!f.has_ts) return 0;
+    if (f.ph == 'B' || f.ph == 'E') {
+        begin_or_end(k, &f);
+        return 0;
     }
+    if (f.ph != 'X' || !f.has_name || !is_op_cat(f.cat)) return 0;
+    ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, ml_intern(k->p->strings, k->name, k->name_len), thread_of(k, &f),
+               op_kind(f.cat, k->name, k->name_len));
     return 0;
 }
 
 /* ---- the trace ---- */
 
+/* The event list, its '[' just read.  The file may end anywhere between its
+ * events, or right after its ']'. */
 static int read_events(kineto *k)
 {
+    k->saw_event_list = true;
     k->events_open = true;
+    js_allow_cut(k->js);
     for (;;) {
         js_tok t = js_next(k->js);
         if (t == JS_END) return 0; /* the file ended inside the list: events_open stays set */
@@ -380,50 +445,53 @@ static int read_events(kineto *k)
             k->events_open = false;
             return 0;
         }
-        if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(k->js));
+        if (t == JS_ERROR) return scan_error(k);
         if (t != JS_OBJECT) {
-            if (t == JS_ARRAY && js_skip_rest(k->js) < 0) return ml_fail(k->e, "%s", js_error(k->js));
-            continue; /* a stray scalar in the event list: nothing to import */
+            /* a stray value in the event list: nothing to import */
+            k->list_others++;
+            if (t == JS_ARRAY && js_skip_rest(k->js) < 0) return scan_error(k);
+            continue;
         }
+        k->list_objects++;
         if (read_event(k) < 0) return -1;
     }
+}
+
+/* Skips the rest of a value whose first token t was not the type wanted. */
+static int skip_value(kineto *k, js_tok t)
+{
+    if (t == JS_ERROR) return scan_error(k);
+    if ((t == JS_OBJECT || t == JS_ARRAY) && js_skip_rest(k->js) < 0) return scan_error(k);
+    return 0;
 }
 
 static int read_device_properties(kineto *k)
 {
     js_scanner *js = k->js;
     js_tok t = js_next(js);
-    if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
-    if (t != JS_ARRAY) return t == JS_OBJECT && js_skip_rest(js) < 0 ? ml_fail(k->e, "%s", js_error(js)) : 0;
+    if (t != JS_ARRAY) return skip_value(k, t);
     for (;;) {
         t = js_next(js);
-        if (t == JS_ARRAY_END || t == JS_END) return 0;
-        if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
+        if (t == JS_ARRAY_END) return 0;
         if (t != JS_OBJECT) {
-            if (t == JS_ARRAY && js_skip_rest(js) < 0) return ml_fail(k->e, "%s", js_error(js));
+            if (skip_value(k, t) < 0) return -1;
             continue;
         }
         device_prop d = {-1, -1, 0};
-        for (;;) {
-            t = js_next(js);
-            if (t == JS_OBJECT_END) break;
-            if (t != JS_KEY) return ml_fail(k->e, "%s", t == JS_ERROR ? js_error(js) : "malformed deviceProperties");
-            size_t n;
-            const char *key = js_text(js, &n);
+        const char *key, *s;
+        size_t n, m;
+        int more;
+        while ((more = js_key(js, &key, &n)) > 0) {
             int r;
             if (KEY_IS(key, n, "id")) r = read_int(k, &d.id);
             else if (KEY_IS(key, n, "totalGlobalMem")) r = read_int(k, &d.total);
             else if (KEY_IS(key, n, "name")) {
-                js_tok v = js_next(js);
-                r = v == JS_ERROR ? -1 : 1;
-                if (v == JS_STRING) {
-                    size_t m;
-                    const char *s = js_unescape(js, &m);
-                    d.name = ml_intern(k->p->strings, s, m);
-                } else if ((v == JS_OBJECT || v == JS_ARRAY) && js_skip_rest(js) < 0) r = -1;
+                r = js_value_string(js, &s, &m);
+                if (r > 0) d.name = ml_intern(k->p->strings, s, m);
             } else r = js_skip(js);
-            if (r < 0) return ml_fail(k->e, "%s", js_error(js));
+            if (r < 0) return scan_error(k);
         }
+        if (more < 0) return scan_error(k);
         VEC_PUSH(&k->props, d);
     }
 }
@@ -432,14 +500,11 @@ static int read_distributed_info(kineto *k)
 {
     js_scanner *js = k->js;
     js_tok t = js_next(js);
-    if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
-    if (t != JS_OBJECT) return t == JS_ARRAY && js_skip_rest(js) < 0 ? ml_fail(k->e, "%s", js_error(js)) : 0;
-    for (;;) {
-        t = js_next(js);
-        if (t == JS_OBJECT_END) return 0;
-        if (t != JS_KEY) return ml_fail(k->e, "%s", t == JS_ERROR ? js_error(js) : "malformed distributedInfo");
-        size_t n;
-        const char *key = js_text(js, &n);
+    if (t != JS_OBJECT) return skip_value(k, t);
+    const char *key;
+    size_t n;
+    int more;
+    while ((more = js_key(js, &key, &n)) > 0) {
         int64_t v;
         int r;
         if (KEY_IS(key, n, "rank")) {
@@ -449,45 +514,53 @@ static int read_distributed_info(kineto *k)
             r = read_int(k, &v);
             if (r > 0 && v > 0 && v < 1 << 30) k->p->world_size = (int)v;
         } else r = js_skip(js);
-        if (r < 0) return ml_fail(k->e, "%s", js_error(js));
+        if (r < 0) return scan_error(k);
     }
+    return more < 0 ? scan_error(k) : 0;
 }
 
+/* The keys of the top-level object, its '{' just read (or, for the second
+ * half of a split file, the keys after the event list). */
 static int read_top_object(kineto *k)
 {
     js_scanner *js = k->js;
-    for (;;) {
-        js_tok t = js_next(js);
-        if (t == JS_OBJECT_END || t == JS_END) return 0;
-        if (t == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
-        size_t n;
-        const char *key = js_text(js, &n);
+    const char *key;
+    size_t n;
+    int more;
+    while ((more = js_key(js, &key, &n)) > 0) {
         int r = 0;
         if (KEY_IS(key, n, "traceEvents")) {
             js_tok v = js_next(js);
-            if (v == JS_ERROR) return ml_fail(k->e, "%s", js_error(js));
+            if (v == JS_ERROR) return scan_error(k);
             if (v != JS_ARRAY) return js_fail(js, k->e, "\"traceEvents\" is not an array");
             if (read_events(k) < 0) return -1;
             if (js_truncated(js)) return 0;
         } else if (KEY_IS(key, n, "deviceProperties")) {
-            if (read_device_properties(k) < 0) return -1;
+            r = read_device_properties(k);
         } else if (KEY_IS(key, n, "distributedInfo")) {
-            if (read_distributed_info(k) < 0) return -1;
+            r = read_distributed_info(k);
         } else if (KEY_IS(key, n, "baseTimeNanoseconds")) {
             int64_t base;
-            r = read_int(k, &base);
+            r = read_bounded(k, 0, "baseTimeNanoseconds", &base);
             if (r > 0) {
                 k->p->base_time_ns = base;
                 k->saw_base_time = true;
+                k->base_time_off = js_offset(js);
             }
-        } else r = js_skip(js);
-        if (r < 0) return ml_fail(k->e, "%s", js_error(js));
+        } else if (js_skip(js) < 0) return scan_error(k);
+        if (r < 0) return -1;
     }
+    return more < 0 ? scan_error(k) : 0;
 }
 
-static void finish(kineto *k, bool truncated)
+static int finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
+    /* ts and the base are each below 2^62 (read_bounded); so must their sums be (profile.h). */
+    if (p->base_time_ns && k->has_times &&
+        (!ml_value_ok(p->base_time_ns + k->min_ts) || !ml_value_ok(p->base_time_ns + k->max_end)))
+        return js_fail_at(k->js, k->e, k->base_time_off,
+                          "\"baseTimeNanoseconds\" puts the trace's times out of range (2^62 ns or more)");
     for (size_t i = 0; i < k->props.len; i++) {
         device_prop *d = &k->props.v[i];
         for (size_t j = 0; j < p->devices.len; j++) {
@@ -498,9 +571,15 @@ static void finish(kineto *k, bool truncated)
             }
         }
     }
-    /* Events first seen with a later ts than base may still be absolute if no base was given. */
+    close_open_ops(k, k->max_end);
+    /* Without baseTimeNanoseconds, ts are absolute epoch µs (older PyTorch) or
+     * relative to the profiler's start: a first memory event or op (in file
+     * order) later than 2000-01-01 as epoch ns can only be the former. */
     int64_t first = p->events.ts.len ? p->events.ts.v[0] : p->ops.ts.len ? p->ops.ts.v[0] : 0;
-    p->time_is_absolute = k->saw_base_time || first > 946684800000000000LL; /* after 2000-01-01 */
+    p->time_is_absolute = k->saw_base_time || first > 946684800000000000LL;
+    if (k->unclosed)
+        ml_note(p, "%zu operators began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of the "
+                   "trace", k->unclosed);
     if (truncated)
         ml_note(p, "the trace ends without its closing brackets (the profiler may have stopped early); "
                    "everything up to the last complete event was read");
@@ -516,6 +595,7 @@ static void finish(kineto *k, bool truncated)
     if (!k->memory_events)
         ml_note(p, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)");
     ml_profile_finish(p);
+    return 0;
 }
 
 static void kineto_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
@@ -539,14 +619,20 @@ static void kineto_free(kineto *k)
  * split file, up to where that half ends). */
 static int read_document(kineto *k)
 {
+    js_scanner *js = k->js;
+    js_tok t = js_next(js);
     int rc;
-    js_tok t = js_next(k->js);
     if (t == JS_OBJECT) rc = read_top_object(k);
     else if (t == JS_ARRAY) rc = read_events(k);
-    else if (t == JS_ERROR) rc = ml_fail(k->e, "%s", js_error(k->js));
-    else rc = ml_fail(k->e, "%s: byte 0: not a Chrome/Kineto trace (expected '{' or '[')", k->p->path);
-    if (rc == 0 && !js_truncated(k->js) && js_next(k->js) == JS_ERROR) rc = ml_fail(k->e, "%s", js_error(k->js));
-    return rc;
+    else if (t == JS_ERROR) return scan_error(k);
+    else return js_fail_at(js, k->e, 0, "not a Chrome/Kineto trace (expected '{' or '[')");
+    if (rc < 0) return rc;
+    /* Other JSON (loaded here when no importer recognised it): say what is missing. */
+    if (!k->saw_event_list) return js_fail_at(js, k->e, 0, "not a Chrome/Kineto trace: no \"traceEvents\" list");
+    if (t == JS_ARRAY && k->list_others && !k->list_objects)
+        return js_fail_at(js, k->e, 0, "not a Chrome/Kineto trace: the array holds no event objects");
+    if (!js_truncated(js) && js_next(js) == JS_ERROR) return scan_error(k);
+    return 0;
 }
 
 static int import_serial(ml_source *src, ml_profile *p, ml_err *e)
@@ -554,7 +640,7 @@ static int import_serial(ml_source *src, ml_profile *p, ml_err *e)
     kineto k;
     kineto_init(&k, js_open(src), p, e);
     int rc = read_document(&k);
-    if (rc == 0) finish(&k, js_truncated(k.js));
+    if (rc == 0) rc = finish(&k, js_truncated(k.js));
     kineto_free(&k);
     return rc;
 }
@@ -655,24 +741,36 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     int rc = read_document(&first);
     if (threaded) pthread_join(thread, NULL);
 
+    /* An "E" in the second half may close a "B" of the first; and the halves'
+     * sizes must add up to less than the limit, or the error found by one
+     * pass names the event where they reach it. */
     bool split_ok = threaded && rc == 0 && first.events_open && js_ended_after_comma(first.js, stack) &&
-                    !(first.open.len && second.k.orphan_ends);
+                    !(first.open.len && second.k.orphan_ends) &&
+                    (second.rc < 0 || first.bytes_moved + second.k.bytes_moved < ML_VALUE_LIMIT);
     if (split_ok && second.rc < 0) {
         *e = second.err; /* a real error in the second half; its offsets count from the file start */
         rc = -1;
     } else if (split_ok) {
+        kineto *k2 = &second.k;
+        if (k2->has_times) note_times(&first, k2->min_ts, k2->max_end);
+        close_open_ops(k2, first.max_end); /* nothing after the second half can close them */
         ml_profile_append(p, second.p);
-        first.memory_events += second.k.memory_events;
-        first.memory_without_addr += second.k.memory_without_addr;
-        first.memory_without_totals += second.k.memory_without_totals;
-        first.oom_events += second.k.oom_events;
-        first.saw_base_time |= second.k.saw_base_time;
-        for (size_t i = 0; i < second.k.props.len; i++) {
-            device_prop d = second.k.props.v[i];
+        first.unclosed += k2->unclosed;
+        first.memory_events += k2->memory_events;
+        first.memory_without_addr += k2->memory_without_addr;
+        first.memory_without_totals += k2->memory_without_totals;
+        first.oom_events += k2->oom_events;
+        first.bytes_moved += k2->bytes_moved;
+        if (k2->saw_base_time) {
+            first.saw_base_time = true;
+            first.base_time_off = k2->base_time_off;
+        }
+        for (size_t i = 0; i < k2->props.len; i++) {
+            device_prop d = k2->props.v[i];
             d.name = ml_intern(p->strings, ml_s(second.p, d.name), ml_strlen(second.p->strings, d.name));
             VEC_PUSH(&first.props, d);
         }
-        finish(&first, js_truncated(second.k.js));
+        rc = finish(&first, js_truncated(k2->js));
     } else if (rc == 0 || js_input_ended(first.js)) {
         /* The guess was wrong, or the first half failed once its input ran
          * out (perhaps only because of the cut): read it all in one pass. */

@@ -15,7 +15,7 @@
 #define SNIFF_BYTES 4096
 
 static const ml_importer importers[] = {
-    {"kineto", ml_kineto_sniff, ml_kineto_import},
+    {"kineto", ml_kineto_sniff, ml_kineto_import},     /* first: the fallback for JSON (ml_load_file) */
     {"torch-snapshot", ml_snapshot_sniff, ml_snapshot_import},
     {"ascend-text", ml_ascend_text_sniff, ml_ascend_text_import},
     {"ascend-db", ml_ascend_db_sniff, ml_ascend_db_import},
@@ -58,6 +58,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
         return -1;
     }
     const ml_importer *imp = ml_detect_format(path, head, n);
+    if (!imp && ml_kineto_may_be(head, n)) imp = &importers[0]; /* its errors say what the JSON lacks */
     if (!imp) {
         char what[80];
         describe_head(head, n, what, sizeof what);

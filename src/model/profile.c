@@ -80,20 +80,45 @@ void ml_profile_free(ml_profile *p)
 
 /* ---- devices ---- */
 
-uint16_t ml_device_get(ml_profile *p, ml_dev_kind kind, int index)
+uint16_t ml_device_get_type(ml_profile *p, int type, int index)
 {
+    ml_dev_kind kind = type >= 0 && type < ML_DEV_OTHER ? (ml_dev_kind)type : ML_DEV_OTHER;
     for (size_t i = 0; i < p->devices.len; i++)
-        if (p->devices.v[i].kind == kind && p->devices.v[i].index == index) return (uint16_t)i;
+        if (p->devices.v[i].type == type && p->devices.v[i].index == index) return (uint16_t)i;
     ml_device d;
     memset(&d, 0, sizeof d);
     d.kind = kind;
+    d.type = type;
     d.index = index;
     d.total_memory = -1;
-    static const char *names[] = {"cpu", "cuda", "npu", "xpu", "mps", "mtia", "hpu", "device"};
+    static const char *const names[ML_DEV_OTHER] = {
+        "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
+        "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "npu"};
     if (kind == ML_DEV_CPU && index < 0) snprintf(d.id, sizeof d.id, "cpu");
+    else if (kind == ML_DEV_OTHER) snprintf(d.id, sizeof d.id, "type%d:%d", type, index);
     else snprintf(d.id, sizeof d.id, "%s:%d", names[kind], index);
     VEC_PUSH(&p->devices, d);
     return (uint16_t)(p->devices.len - 1);
+}
+
+uint16_t ml_device_get(ml_profile *p, ml_dev_kind kind, int index) { return ml_device_get_type(p, (int)kind, index); }
+
+/* cpu last; then by type number (= kind for named kinds) and index */
+static bool device_before(const ml_device *a, const ml_device *b)
+{
+    if ((a->kind == ML_DEV_CPU) != (b->kind == ML_DEV_CPU)) return b->kind == ML_DEV_CPU;
+    if (a->type != b->type) return a->type < b->type;
+    return a->index < b->index;
+}
+
+void ml_device_order(const ml_profile *p, uint16_t *order)
+{
+    /* insertion sort: a profile has a handful of devices */
+    for (size_t i = 0; i < p->devices.len; i++) {
+        size_t j = i;
+        for (; j > 0 && device_before(&p->devices.v[i], &p->devices.v[order[j - 1]]); j--) order[j] = order[j - 1];
+        order[j] = (uint16_t)i;
+    }
 }
 
 int ml_device_find(const ml_profile *p, const char *id)
@@ -399,7 +424,7 @@ void ml_profile_append(ml_profile *dst, ml_profile *src)
     uint32_t *dmap = ml_malloc((src->devices.len + 1) * sizeof *dmap);
     for (size_t i = 0; i < src->devices.len; i++) {
         const ml_device *d = &src->devices.v[i];
-        dmap[i] = ml_device_get(dst, d->kind, d->index);
+        dmap[i] = ml_device_get_type(dst, d->type, d->index);
         ml_device *to = &dst->devices.v[dmap[i]];
         if (!to->name && d->name) to->name = smap[d->name];
         if (to->total_memory < 0) to->total_memory = d->total_memory;

@@ -6,7 +6,10 @@
  * array per field) so that millions of events cost a few dozen bytes each.
  *
  * Units: time is int64 nanoseconds, absolute Unix-epoch time where the input
- * allows (see `time_is_absolute`); sizes are int64 bytes.
+ * allows (see `time_is_absolute`); sizes are int64 bytes.  Importers refuse
+ * times and sizes of 2^62 or more in magnitude (ML_VALUE_LIMIT) as bad input,
+ * so that a sum or difference of two never overflows; sums of many sizes use
+ * ml_add_sat().
  *
  * Tables:
  *   devices   cpu, cuda:N, npu:N ... (index = the uint16 `device` columns)
@@ -38,15 +41,32 @@
 #define ML_TIME_END  INT64_MAX  /* "never freed within the trace" */
 #define ML_NONE32    UINT32_MAX /* absent index in a uint32 column */
 
+#define ML_VALUE_LIMIT ((int64_t)1 << 62) /* |time ns| and |bytes| stay below this (4.6e18) */
+static inline bool ml_value_ok(int64_t v) { return v > -ML_VALUE_LIMIT && v < ML_VALUE_LIMIT; }
+/* a + b, clamped to int64's range. */
+static inline int64_t ml_add_sat(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 /* ---- devices ---------------------------------------------------------- */
 
+/* Numbered as PyTorch's DeviceType (Kineto's "Device Type"); ids are
+ * PyTorch's device names ("cuda:1"), except PrivateUse1, which is "npu"
+ * (torch_npu, the one backend known to use it). */
 typedef enum {
-    ML_DEV_CPU, ML_DEV_CUDA, ML_DEV_NPU, ML_DEV_XPU, ML_DEV_MPS, ML_DEV_MTIA, ML_DEV_HPU, ML_DEV_OTHER
+    ML_DEV_CPU, ML_DEV_CUDA, ML_DEV_MKLDNN, ML_DEV_OPENGL, ML_DEV_OPENCL, ML_DEV_IDEEP, ML_DEV_HIP,
+    ML_DEV_FPGA, ML_DEV_MAIA, ML_DEV_XLA, ML_DEV_VULKAN, ML_DEV_METAL, ML_DEV_XPU, ML_DEV_MPS,
+    ML_DEV_META, ML_DEV_HPU, ML_DEV_VE, ML_DEV_LAZY, ML_DEV_IPU, ML_DEV_MTIA, ML_DEV_NPU,
+    ML_DEV_OTHER            /* a type memlens has no name for: `type` holds its number ("type21:0") */
 } ml_dev_kind;
 
 typedef struct ml_device {
     char id[32];            /* "cpu", "cuda:1", "npu:0", "mtia:0" — what users see */
     ml_dev_kind kind;
+    int type;               /* ML_DEV_OTHER: the producer's device type number; else = kind */
     int index;              /* -1 for cpu */
     ml_str name;            /* "Tesla V100-SXM2-32GB", 0 if unknown */
     int64_t total_memory;   /* bytes, -1 if unknown */
@@ -227,6 +247,11 @@ void ml_profile_free(ml_profile *p);
 
 /* Device index for an id like "cuda:1", creating it if new. */
 uint16_t ml_device_get(ml_profile *p, ml_dev_kind kind, int index);
+/* The same for a device type number: a named kind, or ML_DEV_OTHER "typeN:index". */
+uint16_t ml_device_get_type(ml_profile *p, int type, int index);
+/* The order outputs list devices in: accelerators by kind (the numbering
+ * above) and index, then cpu.  Fills order[0 .. devices.len). */
+void ml_device_order(const ml_profile *p, uint16_t *order);
 /* Finds a device by its id text, or -1. */
 int ml_device_find(const ml_profile *p, const char *id);
 

@@ -48,6 +48,31 @@ static void value_line(FILE *f, const char *label, int64_t bytes, const char *at
 /* The out-of-memory events listed in the text; the rest are counted. */
 #define OOM_SHOWN 3
 
+/* One row of what was live at the peak. */
+typedef struct peak_row {
+    const char *label;
+    int64_t bytes, count;
+    bool before_trace;
+} peak_row;
+
+/* The rows shown, in byte order: the `top` largest groups, and the
+ * before-trace group (when non-zero) in its place among them (after groups
+ * of equal bytes).  Returns them (free()) and their number in *n. */
+static peak_row *peak_rows(const ml_breakdown *bd, int top, size_t *n)
+{
+    size_t shown = bd->n < (size_t)top ? bd->n : (size_t)top, k = 0;
+    peak_row *rows = ml_malloc((shown + 1) * sizeof *rows);
+    bool before = bd->before_bytes != 0 && !bd->before_grouped; /* else among the groups */
+    const peak_row before_row = {ML_BEFORE_TRACE_GROUP, bd->before_bytes, bd->before_count, true};
+    for (size_t i = 0; i < shown; i++) {
+        if (before && bd->groups[i].bytes < bd->before_bytes) rows[k++] = before_row, before = false;
+        rows[k++] = (peak_row){bd->groups[i].label, bd->groups[i].bytes, bd->groups[i].count, false};
+    }
+    if (before) rows[k++] = before_row;
+    *n = k;
+    return rows;
+}
+
 static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_opts *o)
 {
     ml_group_by by = group_by(p, o);
@@ -92,29 +117,21 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     if (st.peak_allocated.found && (bd->n || bd->before_bytes)) {
         fprintf(f, "  live at the peak, by %s%s:\n", ml_group_by_name(by),
                 bd->before_grouped ? " (incl. memory from before the trace)" : "");
-        /* The before-trace group takes its place in byte order among the others. */
-        bool before_shown = bd->before_bytes == 0 || bd->before_grouped;
-        int shown = 0;
+        size_t n;
+        peak_row *rows = peak_rows(bd, o->top, &n);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(rows[i].bytes, a, sizeof a),
+                    !rows[i].count ? "" : ml_fmt_count(rows[i].count, b, sizeof b),
+                    rows[i].label);
+        free(rows);
         int64_t rest_bytes = 0, rest_count = 0;
-        for (size_t i = 0; i <= bd->n; i++) {
-            if (!before_shown && (i == bd->n || bd->groups[i].bytes < bd->before_bytes)) {
-                fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(bd->before_bytes, a, sizeof a),
-                        bd->before_count ? ml_fmt_count(bd->before_count, b, sizeof b) : "", ML_BEFORE_TRACE_GROUP);
-                before_shown = true;
-            }
-            if (i == bd->n) break;
-            if (shown < o->top) {
-                fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(bd->groups[i].bytes, a, sizeof a),
-                        bd->groups[i].count ? ml_fmt_count(bd->groups[i].count, b, sizeof b) : "", bd->groups[i].label);
-                shown++;
-            } else {
-                rest_bytes += bd->groups[i].bytes;
-                rest_count += bd->groups[i].count;
-            }
+        for (size_t i = (size_t)o->top; i < bd->n; i++) {
+            rest_bytes = ml_add_sat(rest_bytes, bd->groups[i].bytes);
+            rest_count += bd->groups[i].count;
         }
         if (rest_count)
             fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
-                    ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)shown);
+                    ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)o->top);
     }
     ml_summary_ascend_text(f, p, d, o);
     ml_device_stats_free(&st);
@@ -131,7 +148,10 @@ void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
         fprintf(f, "]\n");
         for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ml_s(p, p->notes.v[i]));
         if (!p->devices.len) fprintf(f, "  no memory data\n");
-        for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, (int)d, o);
+        uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
+        ml_device_order(p, order);
+        for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, order[d], o);
+        free(order);
     }
     ml_summary_ranks_text(f, ps, o);
 }
@@ -193,10 +213,10 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     jw_key(w, "by"); jw_str(w, ml_group_by_name(by));                /* --by: how top_at_peak is grouped */
     jw_key(w, "top_at_peak");
     jw_arr(w);
-    for (size_t i = 0; i < st.at_peak.n && (int)i < o->top; i++)
-        json_peak_group(w, st.at_peak.groups[i].label, st.at_peak.groups[i].bytes, st.at_peak.groups[i].count);
-    if (st.at_peak.before_bytes && !st.at_peak.before_grouped)
-        json_peak_group(w, ML_BEFORE_TRACE_GROUP, st.at_peak.before_bytes, st.at_peak.before_count);
+    size_t n;
+    peak_row *rows = peak_rows(&st.at_peak, o->top, &n);
+    for (size_t i = 0; i < n; i++) json_peak_group(w, rows[i].label, rows[i].bytes, rows[i].count);
+    free(rows);
     jw_end(w);
     /* Bytes per memory category at the peak (categories.h), PyTorch's names. */
     jw_key(w, "categories_at_peak");
@@ -253,8 +273,13 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
     jw_end(&w);
     jw_key(&w, "devices");
     jw_arr(&w);
-    for (size_t r = 0; r < ps->items.len; r++)
-        for (size_t d = 0; d < ps->items.v[r]->devices.len; d++) json_device(&w, ps->items.v[r], (int)d, o);
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
+        ml_device_order(p, order);
+        for (size_t d = 0; d < p->devices.len; d++) json_device(&w, p, order[d], o);
+        free(order);
+    }
     jw_end(&w);
     ml_summary_ranks_json(&w, ps, o);
     jw_end(&w);
@@ -334,8 +359,14 @@ int ml_cmd_summary(int argc, char **argv)
             }
             o.rank = (int)r;
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            o.top = atoi(argv[++i]);
-            if (o.top < 1) o.top = 1;
+            char *end;
+            long t = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || t < 1 || t > 1000000) {
+                fprintf(stderr, "memlens: --top %s: expected a number of groups (1 or more)\n", argv[i]);
+                VEC_FREE(&inputs);
+                return 2;
+            }
+            o.top = (int)t;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "memlens: summary: unknown option %s\n", a);
             VEC_FREE(&inputs);

@@ -10,7 +10,11 @@
 #include <emmintrin.h>
 #endif
 
-#define BUF_INITIAL (4u << 20)
+/* The buffer starts small (a fuzzer or a small file opens thousands of
+ * scanners) and grows to BUF_STREAM once the input has filled it: then each
+ * refill reads megabytes at a time. */
+#define BUF_INITIAL ((size_t)64 << 10)
+#define BUF_STREAM  ((size_t)4 << 20)
 #define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this */
 #define PAD         64                    /* bytes after the data that 16-byte loads may touch */
 
@@ -36,6 +40,9 @@ struct js_scanner {
     int state;
     bool truncated;
     bool eof_after_comma;     /* the input ended where an array element was due */
+    int cut_depth;            /* js_allow_cut(): depth of the array that may end early, 0 = none */
+    bool cut_closed;          /* that array's ']' has been read ... */
+    uint64_t cut_close_off;   /* ... at this offset */
     char err[ML_ERR_MAX];
     char *scratch;
     size_t scratch_cap;
@@ -125,6 +132,12 @@ js_scanner *js_open(ml_source *src)
     return s;
 }
 
+void js_allow_cut(js_scanner *s)
+{
+    s->cut_depth = s->depth;
+    s->cut_closed = false;
+}
+
 js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack)
 {
     js_scanner *s = js_open(src);
@@ -148,18 +161,54 @@ void js_close(js_scanner *s)
     free(s);
 }
 
+/* The scanner fails with "name: byte N: what".  Gzip garbage usually trips
+ * the scanner before the inflater notices, so for gzip input the rest of the
+ * stream is inflated first: if it is corrupt, that is the error to report;
+ * if not, the position is named as an uncompressed byte. */
+static void fail_with(js_scanner *s, uint64_t off, const char *what)
+{
+    if (s->state == S_FAILED) return;
+    s->state = S_FAILED;
+    const char *name = ml_source_name(s->src);
+    if (!ml_source_is_gzip(s->src)) {
+        snprintf(s->err, sizeof s->err, "%s: byte %llu: %s", name, (unsigned long long)off, what);
+        return;
+    }
+    ml_err gz;
+    if (ml_source_drain(s->src, &gz) < 0) snprintf(s->err, sizeof s->err, "%s", gz.msg);
+    else snprintf(s->err, sizeof s->err, "%s: uncompressed byte %llu: %s", name, (unsigned long long)off, what);
+}
+
 static js_tok fail_at(js_scanner *s, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static js_tok fail_at(js_scanner *s, uint64_t off, const char *fmt, ...)
 {
-    if (s->state == S_FAILED) return JS_ERROR;
     char what[300];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    snprintf(s->err, sizeof s->err, "%s: byte %llu: %s", ml_source_name(s->src), (unsigned long long)off, what);
-    s->state = S_FAILED;
+    fail_with(s, off, what);
     return JS_ERROR;
+}
+
+/* Makes room for at least one more byte after s->end (room the source can
+ * fill), growing the buffer when it is full or once the input has proved
+ * not to be small.  0, or -1 when a single token is too long. */
+static int make_room(js_scanner *s)
+{
+    size_t want = s->cap;
+    if (s->end == s->cap) want = s->cap * 2;
+    else if (s->cap < BUF_STREAM && s->base >= s->cap) want = s->cap * 4 < BUF_STREAM ? s->cap * 4 : BUF_STREAM;
+    if (want == s->cap) return 0;
+    if (s->end == s->cap && s->cap >= TOKEN_MAX) {
+        fail_at(s, s->base, "a single value is longer than %zu MiB", TOKEN_MAX >> 20);
+        return -1;
+    }
+    s->buf = ml_realloc(s->buf, want + PAD);
+    /* The 16-byte scans may load past the data into bytes never written: keep them defined. */
+    memset(s->buf + s->cap + PAD, 0, want - s->cap);
+    s->cap = want;
+    return 0;
 }
 
 /* Reads more input, first dropping buf[0..keep) (indices >= keep shift down by
@@ -174,14 +223,7 @@ static ssize_t more(js_scanner *s, size_t keep)
         s->pos -= keep;
         s->base += keep;
     }
-    if (s->end == s->cap) {
-        if (s->cap >= TOKEN_MAX) {
-            fail_at(s, s->base, "a single value is longer than %zu MiB", TOKEN_MAX >> 20);
-            return -1;
-        }
-        s->cap *= 2;
-        s->buf = ml_realloc(s->buf, s->cap + PAD);
-    }
+    if (make_room(s) < 0) return -1;
     ml_err e;
     ssize_t r = ml_source_read(s->src, s->buf + s->end, s->cap - s->end, &e);
     if (r < 0) {
@@ -287,7 +329,7 @@ static int lex_number(js_scanner *s)
         bool simple = ndig > 0 && ndig <= 18 && !is_numch[(unsigned char)b[i]];
         while (i < s->end && is_numch[(unsigned char)b[i]]) i++;
         if (i < s->end || s->eof) {
-            s->num_simple = simple && i <= s->end;
+            s->num_simple = simple;
             s->num_neg = neg;
             s->num_frac = frac;
             s->num_digits = v;
@@ -324,16 +366,15 @@ static const uint64_t powers_of_ten[19] = {1ull, 10ull, 100ull, 1000ull, 10000ul
 int js_number(const js_scanner *s, int scale, int64_t *out)
 {
     if (s->num_simple && scale >= 0 && scale <= 18) {
-        /* value * 10^scale = digits * 10^(scale - frac), truncated toward zero */
+        /* value * 10^scale = digits * 10^(scale - frac), truncated toward zero;
+         * at most 18 digits, so frac <= 18 and the divisor is in the table */
         int shift = scale - s->num_frac;
         unsigned __int128 v = s->num_digits;
         if (shift >= 0) v *= powers_of_ten[shift];
-        else v /= powers_of_ten[-shift < 19 ? -shift : 18];
-        if (v <= (unsigned __int128)INT64_MAX) {
-            *out = s->num_neg ? -(int64_t)v : (int64_t)v;
-            return 0;
-        }
-        return -1;
+        else v /= powers_of_ten[-shift];
+        if (v > (unsigned __int128)INT64_MAX) return ML_PARSE_RANGE;
+        *out = s->num_neg ? -(int64_t)v : (int64_t)v;
+        return 0;
     }
     return ml_parse_scaled(s->buf + s->tok_start, s->tok_len, scale, out);
 }
@@ -359,7 +400,7 @@ static js_tok lex_literal(js_scanner *s)
 
 static inline void value_done(js_scanner *s) { s->state = s->depth ? S_AFTER : S_DONE; }
 
-static js_tok open_container(js_scanner *s, uint8_t kind)
+static inline js_tok open_container(js_scanner *s, uint8_t kind)
 {
     if (s->depth >= JS_MAX_DEPTH)
         return fail_at(s, s->base + s->pos, "nesting deeper than %d levels", JS_MAX_DEPTH);
@@ -370,26 +411,44 @@ static js_tok open_container(js_scanner *s, uint8_t kind)
     return kind == 'o' ? JS_OBJECT : JS_ARRAY;
 }
 
-static js_tok close_container(js_scanner *s)
+static inline js_tok close_container(js_scanner *s)
 {
     s->tok_off = s->base + s->pos;
+    if (s->depth == s->cut_depth && !s->cut_closed) {
+        s->cut_closed = true;
+        s->cut_close_off = s->tok_off;
+    }
     uint8_t kind = s->stack[--s->depth];
     s->pos++;
     value_done(s);
     return kind == 'o' ? JS_OBJECT_END : JS_ARRAY_END;
 }
 
-/* The file ended at a point where that is acceptable only between array elements. */
+/* The input ended before the value was complete: acceptable only inside the
+ * array of js_allow_cut() (between elements), or right after it. */
 static js_tok end_of_input(js_scanner *s, const char *where)
 {
-    if (s->depth > 0 && s->stack[s->depth - 1] == 'a') {
-        s->eof_after_comma = s->state == S_VALUE;
+    bool in_list = s->cut_depth && !s->cut_closed && s->depth == s->cut_depth;
+    bool after_list = s->cut_depth && s->cut_closed && s->depth == s->cut_depth - 1 && s->tok_off == s->cut_close_off;
+    if (in_list || after_list) {
+        s->eof_after_comma = in_list && s->state == S_VALUE;
         s->truncated = true;
         s->state = S_DONE;
         return JS_END;
     }
     if (s->depth == 0 && s->state == S_VALUE) return fail_at(s, s->base + s->pos, "the input is empty");
     return fail_at(s, s->base + s->pos, "the file ends %s (truncated?)", where);
+}
+
+/* A UTF-8 byte order mark at the very start: skipped.  Whether it was one. */
+static bool skip_bom(js_scanner *s)
+{
+    if (s->base + s->pos != 0) return false;
+    while (s->end - s->pos < 3 && !s->eof)
+        if (more(s, s->pos) < 0) return false;
+    if (s->end - s->pos < 3 || memcmp(s->buf + s->pos, "\xef\xbb\xbf", 3) != 0) return false;
+    s->pos += 3;
+    return true;
 }
 
 js_tok js_next(js_scanner *s)
@@ -466,15 +525,21 @@ js_tok js_next(js_scanner *s)
                     value_done(s);
                     return JS_NUMBER;
                 }
+                if (c == 0xEF && skip_bom(s)) continue;
+                if (s->state == S_FAILED) return JS_ERROR;
                 return fail_at(s, s->base + s->pos, "unexpected character '%c'", c);
             }
         }
     }
 }
 
-/* Skips bytes until the bracket depth (starting at `depth`) returns to zero. */
-static int skip_nested(js_scanner *s, int depth)
+/* Skips bytes until the container opened by `open` ('{' or '[', already
+ * consumed) is closed, checking that every closing bracket matches. */
+static int skip_nested(js_scanner *s, char open)
 {
+    char closer[JS_MAX_DEPTH];   /* the bracket each open container expects */
+    int depth = 0;
+    closer[depth++] = (char)(open + 2); /* '{' + 2 = '}', '[' + 2 = ']' */
     size_t i = s->pos;
     for (;;) {
         while ((i = find_structural(s->buf, i, s->end)) < s->end) {
@@ -487,11 +552,15 @@ static int skip_nested(js_scanner *s, int depth)
             }
             i++;
             if (c == '{' || c == '[') {
-                if (++depth > JS_MAX_DEPTH) {
+                if (depth == JS_MAX_DEPTH) {
                     fail_at(s, s->base + i - 1, "nesting deeper than %d levels", JS_MAX_DEPTH);
                     return -1;
                 }
-            } else if (--depth == 0) {
+                closer[depth++] = (char)(c + 2);
+            } else if (c != closer[--depth]) {
+                fail_at(s, s->base + i - 1, "expected '%c', found '%c'", closer[depth], c);
+                return -1;
+            } else if (depth == 0) {
                 s->pos = i;
                 return 0;
             }
@@ -521,14 +590,12 @@ int js_skip(js_scanner *s)
         }
         s->tok_off = s->base + s->pos;
         s->pos++;
-        if (skip_nested(s, 1) < 0) return -1;
+        if (skip_nested(s, (char)c) < 0) return -1;
         value_done(s);
         return 0;
     }
-    js_tok t = js_next(s);
-    if (t == JS_ERROR) return -1;
-    if (t == JS_ARRAY_END || t == JS_END) return 0; /* trailing comma or truncation: no value */
-    return 0;
+    /* A scalar; or ']' after a trailing comma, or the end of a cut input: no value. */
+    return js_next(s) == JS_ERROR ? -1 : 0;
 }
 
 /* ---- fused fast paths for the importers' inner loops ----
@@ -577,7 +644,7 @@ slow:;
         *key = js_text(s, len);
         return 1;
     }
-    if (t == JS_OBJECT_END) return 0;
+    if (t == JS_OBJECT_END || t == JS_END) return 0; /* JS_END: a cut the caller allowed */
     if (t != JS_ERROR) fail_at(s, s->tok_off, "expected a key");
     return -1;
 }
@@ -614,17 +681,20 @@ static js_tok value_start(js_scanner *s)
     return js_next(s);
 }
 
+/* ml_parse_scaled()'s answer as js_value_number()'s. */
+static int number_result(int parsed) { return parsed == 0 ? 1 : parsed == ML_PARSE_RANGE ? JS_NUM_RANGE : 0; }
+
 int js_value_number(js_scanner *s, int scale, int64_t *out)
 {
     js_tok t = value_start(s);
-    if (t == JS_NUMBER) return js_number(s, scale, out) == 0;
+    if (t == JS_NUMBER) return number_result(js_number(s, scale, out));
     if (t == JS_STRING) {
         /* Numbers written as strings ("ts": "1736408883694624.810\t"): trim blanks. */
         const char *txt = s->buf + s->tok_start;
         size_t n = s->tok_len;
         while (n && (txt[n - 1] == '\t' || txt[n - 1] == ' ')) n--;
         while (n && (txt[0] == '\t' || txt[0] == ' ')) txt++, n--;
-        return ml_parse_scaled(txt, n, scale, out) == 0;
+        return number_result(ml_parse_scaled(txt, n, scale, out));
     }
     return skip_after_first(s, t);
 }
@@ -648,7 +718,7 @@ int js_value_scalar_text(js_scanner *s, const char **text, size_t *len)
 int js_skip_rest(js_scanner *s)
 {
     if (s->depth == 0) return 0;
-    if (skip_nested(s, 1) < 0) return -1;
+    if (skip_nested(s, s->stack[s->depth - 1] == 'o' ? '{' : '[') < 0) return -1;
     s->depth--;
     value_done(s);
     return 0;
@@ -740,12 +810,28 @@ bool js_truncated(const js_scanner *s) { return s->truncated; }
 uint64_t js_offset(const js_scanner *s) { return s->tok_off; }
 const char *js_error(const js_scanner *s) { return s->err; }
 
-int js_fail(js_scanner *s, ml_err *e, const char *fmt, ...)
+static int fail_into(js_scanner *s, ml_err *e, uint64_t off, const char *fmt, va_list ap)
 {
     char what[300];
+    vsnprintf(what, sizeof what, fmt, ap);
+    fail_with(s, off, what);
+    return ml_fail(e, "%s", s->err);
+}
+
+int js_fail(js_scanner *s, ml_err *e, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    int rc = fail_into(s, e, s->tok_off, fmt, ap);
     va_end(ap);
-    return ml_fail(e, "%s: byte %llu: %s", ml_source_name(s->src), (unsigned long long)s->tok_off, what);
+    return rc;
+}
+
+int js_fail_at(js_scanner *s, ml_err *e, uint64_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = fail_into(s, e, off, fmt, ap);
+    va_end(ap);
+    return rc;
 }

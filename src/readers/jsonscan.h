@@ -7,8 +7,15 @@
  * file size (it grows only to hold a single huge token).
  *
  * Leniencies that real profiler files need: trailing commas before ] or },
- * and a file that ends between the elements of an array (a trace whose
- * writer died before the closing "]}"): js_truncated() then returns true.
+ * a UTF-8 byte order mark before the value, and a file that ends early inside
+ * the one array the caller marked with js_allow_cut() (a trace whose writer
+ * died before the closing "]}"): js_truncated() then returns true.  An early
+ * end anywhere else is an error.  Closing brackets must match their opening
+ * ones, in skipped values too.
+ *
+ * Errors name the input and the byte offset.  For gzip input the offset counts
+ * uncompressed bytes, and when the inflater finds the stream corrupt (garbage
+ * often trips the scanner first) its error is reported instead.
  *
  * Text returned by js_text() points into the buffer and is valid until the
  * next call; it is the raw token (string contents without quotes, escapes not
@@ -54,6 +61,11 @@ js_scanner *js_open_inside(ml_source *src, uint64_t base, const char *stack);
  * next element of containers `stack` was due (after a comma). */
 bool js_ended_after_comma(const js_scanner *s, const char *stack);
 
+/* Lets the input end early inside the array just opened (the innermost open
+ * container): between its elements, or right after its closing ']' (a
+ * missing final '}'), before any other token.  One array at a time. */
+void js_allow_cut(js_scanner *s);
+
 js_tok js_next(js_scanner *s);
 /* Skips the next value entirely (call after JS_KEY, or where an array element
  * is due).  Returns 0, or -1 on error. */
@@ -64,13 +76,15 @@ int js_skip_rest(js_scanner *s);
 
 /* Fused reads for importers' inner loops (fast when the input is plain):
  *   js_key: the next key of the current object: 1 (key text, raw), 0 at its
- *     end ('}' consumed), -1 on error.
+ *     end ('}' consumed, or an early end js_allow_cut() allows), -1 on error.
  *   js_value_number: the value as a number times 10^scale (a JSON number, or a
- *     string holding one, blanks trimmed): 1 if read, 0 if it had another type
- *     (skipped whole), -1 on error.
+ *     string holding one, blanks trimmed): 1 if read, JS_NUM_RANGE if it is a
+ *     number that does not fit in int64, 0 if it had another type (skipped
+ *     whole), -1 on error.
  *   js_value_string: the value as a decoded string: 1, 0 (other type, skipped), -1.
  *   js_value_scalar_text: a string's raw text or a number's text: 1, 0, -1.
  * Text stays valid until the next call. */
+enum { JS_NUM_RANGE = 2 };
 int js_key(js_scanner *s, const char **key, size_t *len);
 int js_value_number(js_scanner *s, int scale, int64_t *out);
 int js_value_string(js_scanner *s, const char **text, size_t *len);
@@ -79,7 +93,8 @@ int js_value_scalar_text(js_scanner *s, const char **text, size_t *len);
 /* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
 const char *js_text(const js_scanner *s, size_t *len);
 /* The last number (or string holding one) times 10^scale, exactly; digits
- * beyond the scale are truncated.  0, or -1 if it is not a number in range.
+ * beyond the scale are truncated.  0, -1 if it is not a number, or
+ * ML_PARSE_RANGE (decimal.h) if it does not fit in int64.
  * Fast for the usual -?digits[.digits] shape (decoded while lexing). */
 int js_number(const js_scanner *s, int scale, int64_t *out);
 /* Whether the last string/key contained a backslash. */
@@ -96,9 +111,12 @@ bool js_truncated(const js_scanner *s);
 /* Byte offset (in the decoded input) of the start of the last token. */
 uint64_t js_offset(const js_scanner *s);
 
-/* After JS_ERROR: the message ("name: byte N: what"). */
+/* After JS_ERROR (or a -1 from the other calls): the message ("name: byte N: what"). */
 const char *js_error(const js_scanner *s);
-/* Reports an error found by the caller at the last token, in the same form. */
+/* An error the caller found in the input (a value of the wrong type ...), at
+ * the last token or at byte `off`: the scanner fails with that message, in
+ * the same form, and it goes into e.  Returns -1. */
 int js_fail(js_scanner *s, ml_err *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int js_fail_at(js_scanner *s, ml_err *e, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #endif

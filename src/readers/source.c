@@ -51,6 +51,8 @@ struct ml_source {
     bool stop;                  /* consumer asks the producer to quit */
     char gz_error[200];
     size_t cur_pos;             /* read position inside ring[consume] */
+    size_t read_limit;          /* tests: reads return 1..read_limit bytes (0 = no limit) */
+    size_t reads;
 };
 
 /* Raw (compressed or plain) bytes: the detection head first, then the fd or memory. */
@@ -289,8 +291,14 @@ static ssize_t decoded_read(ml_source *s, unsigned char *buf, size_t n, ml_err *
     return (ssize_t)got;
 }
 
+void ml_source_limit_reads(ml_source *s, size_t max) { s->read_limit = max; }
+
 ssize_t ml_source_read(ml_source *s, void *buf, size_t n, ml_err *e)
 {
+    if (s->read_limit) {
+        size_t k = 1 + (s->reads++ * 5) % s->read_limit; /* 1, 6, 4, 2, 7, 5, 3, ... for a limit of 7 */
+        if (n > k) n = k;
+    }
     if (s->peeked_pos < s->peeked_len) {
         size_t k = s->peeked_len - s->peeked_pos;
         if (k > n) k = n;
@@ -325,6 +333,16 @@ size_t ml_source_peek(ml_source *s, const unsigned char **bytes, size_t want, ml
     *bytes = s->peeked + s->peeked_pos;
     size_t k = s->peeked_len - s->peeked_pos;
     return k < want ? k : want;
+}
+
+int ml_source_drain(ml_source *s, ml_err *e)
+{
+    unsigned char *scratch = ml_malloc(1 << 16);
+    ssize_t r;
+    s->read_limit = 0;
+    while ((r = ml_source_read(s, scratch, 1 << 16, e)) > 0) {}
+    free(scratch);
+    return r < 0 ? -1 : 0;
 }
 
 const char *ml_source_name(const ml_source *s) { return s->name; }

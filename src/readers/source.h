@@ -37,6 +37,14 @@ ssize_t ml_source_read(ml_source *s, void *buf, size_t n, ml_err *e);
  * detection).  Returns how many are available (<= want; fewer only at EOF). */
 size_t ml_source_peek(ml_source *s, const unsigned char **bytes, size_t want, ml_err *e);
 
+/* Reads and discards the rest of the input, to learn whether it is intact:
+ * 0, or -1 with the error (for gzip: a corrupt or cut stream, a bad checksum). */
+int ml_source_drain(ml_source *s, ml_err *e);
+
+/* For tests of readers: from now on each read returns at most 1..max bytes
+ * (varying), so that tokens are split across refills. */
+void ml_source_limit_reads(ml_source *s, size_t max);
+
 const char *ml_source_name(const ml_source *s);  /* the path as given, "<stdin>" for "-" */
 int ml_source_is_gzip(const ml_source *s);
 uint64_t ml_source_offset(const ml_source *s);   /* decoded bytes consumed so far */
