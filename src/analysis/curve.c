@@ -25,6 +25,21 @@ static int64_t level_before(const ml_profile *p, int device)
     return level;
 }
 
+/* The device's first event of any kind (e.g. a snapshot's first segment
+ * event) when it comes before its first alloc or free: a replayed curve
+ * starts there, at the level from before the trace, as the recorded curves
+ * of the device do.  ML_NONE32 otherwise. */
+static uint32_t replay_start(const ml_profile *p, int device)
+{
+    const ml_events *ev = &p->events;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device) continue;
+        if (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE) return ML_NONE32;
+        return (uint32_t)i;
+    }
+    return ML_NONE32;
+}
+
 static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
 {
     const ml_events *ev = &p->events;
@@ -33,10 +48,17 @@ static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
     for (size_t i = 0; i < ev->ts.len; i++)
         if (ev->device.v[i] == device && (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE)) n++;
     if (!n) return false;
+    uint32_t start = replay_start(p, device);
+    n += start != ML_NONE32;
     c->owned_ts = ml_malloc(n * sizeof *c->owned_ts);
     c->owned_value = ml_malloc(n * sizeof *c->owned_value);
     c->owned_event = ml_malloc(n * sizeof *c->owned_event);
     size_t k = 0;
+    if (start != ML_NONE32) {
+        c->owned_ts[k] = ev->ts.v[start];
+        c->owned_value[k] = level;
+        c->owned_event[k++] = start;
+    }
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device) continue;
         if (ev->kind.v[i] == ML_EV_ALLOC) level += ev->size.v[i];
@@ -116,12 +138,13 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
     /* replay_allocated() and ml_curve_peak() in one pass, without the arrays */
     const ml_events *ev = &p->events;
     int64_t level = level_before(p, device);
-    size_t k = 0;
+    uint32_t start = replay_start(p, device);
+    size_t k = 0, moves = 0;
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device) continue;
         if (ev->kind.v[i] == ML_EV_ALLOC) level += ev->size.v[i];
         else if (ev->kind.v[i] == ML_EV_FREE) level -= ev->size.v[i];
-        else continue;
+        else if (i != start) continue;
         if (!k) span[0] = ev->ts.v[i];
         span[1] = ev->ts.v[i];
         if (!pk->found || level > pk->value) {
@@ -132,9 +155,11 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
             pk->at.event = (uint32_t)i;
         }
         k++;
+        moves += i != start;
     }
-    *replayed = k > 0;
-    return k > 0;
+    if (!moves) memset(pk, 0, sizeof *pk), pk->at.event = ML_NONE32;
+    *replayed = moves > 0;
+    return moves > 0;
 }
 
 int64_t ml_curve_value_at(const ml_curve *c, ml_instant at)
