@@ -295,6 +295,7 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
         d->reason = col(x, a, "reason", 'b', &m);
         if (m != n) x->bad = 1;
     }
+    d->group_by_frame = !strcmp(get_str(x, get(x, a, "group_by")), "frame");
     ml_pv gs = get(x, a, "groups");
     d->ngroups = ml_pv_len(r->pvs, gs);
     d->groups = ml_calloc(d->ngroups + 1, sizeof *d->groups);
