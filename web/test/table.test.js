@@ -44,7 +44,11 @@ test("bytes in binary units, parsing sizes, wall-clock times", () => {
   assert.equal(fmtBytesExact(6629508096), "6,629,508,096 B");
   assert.equal(parseBytes("1 MiB"), 1048576);
   assert.equal(parseBytes("2g"), 2 * 1024 ** 3);
-  assert.equal(parseBytes("abc"), null);
+  assert.ok(Number.isNaN(parseBytes("abc")));
+  assert.equal(parseBytes(" "), null);
+  assert.equal(fmtBytes(1000 * 1024 * 1024), "0.98 GiB");
+  assert.equal(fmtBytes(999 * 1024 * 1024), "999 MiB");
+  assert.equal(fmtBytes(1000), "0.98 KiB");
   const c = makeClock(1669783687384669000n, "abs");
   assert.equal(c.fmt(194461000, 6, true), "2022-11-30 04:48:07.579130");
   assert.equal(c.fmt(194461123, 9), "04:48:07.579130123");
