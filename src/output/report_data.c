@@ -448,38 +448,56 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, const uint32_t *idx, 
         if (t > ts.v[ts.len - 1]) VEC_PUSH(&ts, t);
     }
     size_t n = ts.len;
-    int64_t *val[ML_CAT__COUNT] = {0}, *base = ml_calloc(n, sizeof *base), base_peak = 0;
-    for (int k = 0; k < ML_CAT__COUNT; k++) if (cc.peak[k]) val[k] = ml_malloc(n * sizeof *val[k]);
-    i = j = 0;
+    /* Each band at the union's times: step functions, read by a cursor. */
+    int64_t *base = ml_calloc(n, sizeof *base), *val = ml_malloc(n * sizeof *val), base_peak = 0;
     int64_t peak[ML_CAT__COUNT] = {0};
+    i = j = 0;
     for (size_t x = 0; x < n; x++) {
         while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
         while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
         int64_t sum = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) {
             int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
-            if (val[k]) val[k][x] = v;
             if (v > peak[k]) peak[k] = v;
             sum += v;
         }
         if (recorded && j) base[x] = cv.value[j - 1] > sum ? cv.value[j - 1] - sum : 0;
         if (base[x] > base_peak) base_peak = base[x];
     }
+    /* The bands share one time column (written once); they need no M4
+     * pyramid of their own: the page and the server build one per band top. */
+    ml_buf tcol = {0};
+    int64_t *tr = ml_malloc(n * sizeof *tr);
+    for (size_t x = 0; x < n; x++) tr[x] = rel(c, ts.v[x]);
+    ml_col_i64(c->bl, &tcol, tr, n, 1);
+    free(tr);
     size_t ncc = 0;
-    if (base_peak) {
-        ml_buf_puts(c->meta, "{\"cat\":-1,\"curve\":");
-        put_curve(c, "allocated", "category", ML_BEFORE_TRACE_GROUP, ts.v, base, n);
-        ml_buf_puts(c->meta, "}");
-        ncc++;
+    for (int q = -1; q < ML_CAT__COUNT; q++) {
+        int k = q < 0 ? -1 : ml_category_order[q];
+        if (k < 0 ? !base_peak : !peak[k]) continue;
+        if (k >= 0)
+            for (size_t x = 0, at = 0; x < n; x++) {
+                while (at < cc.n && cc.ts[at] <= ts.v[x]) at++;
+                val[x] = at ? cc.value[k][at - 1] : cc.initial[k];
+            }
+        const int64_t *v = k < 0 ? base : val;
+        size_t imax = 0;
+        for (size_t x = 1; x < n; x++) if (v[x] > v[imax]) imax = x;
+        ml_buf_printf(c->meta, "%s{\"cat\":%d,\"curve\":{\"kind\":\"allocated\",\"group\":\"category\",\"label\":",
+                      ncc++ ? "," : "", k);
+        ml_json_str(c->meta, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k));
+        ml_buf_printf(c->meta, ",\"n\":%zu,\"max\":", n);
+        ml_json_i64(c->meta, v[imax]);
+        ml_buf_puts(c->meta, ",\"tmax\":");
+        ml_json_i64(c->meta, rel(c, ts.v[imax]));
+        ml_buf_puts(c->meta, ",\"t\":");
+        ml_buf_put(c->meta, tcol.p, tcol.len);
+        ml_buf_puts(c->meta, ",\"v\":");
+        ml_col_i64(c->bl, c->meta, v, n, 1);
+        ml_buf_puts(c->meta, "}}");
     }
-    for (int q = 0; q < ML_CAT__COUNT; q++) {
-        int k = ml_category_order[q];
-        if (!peak[k]) continue;
-        ml_buf_printf(c->meta, "%s{\"cat\":%d,\"curve\":", ncc++ ? "," : "", k);
-        put_curve(c, "allocated", "category", ml_category_name(k), ts.v, val[k], n);
-        ml_buf_puts(c->meta, "}");
-    }
-    for (int k = 0; k < ML_CAT__COUNT; k++) free(val[k]);
+    ml_buf_free(&tcol);
+    free(val);
     free(base);
     VEC_FREE(&ts);
     ml_curve_free(&cv);

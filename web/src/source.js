@@ -36,10 +36,13 @@ export class EmbeddedSource {
     this.cache = new Map();
   }
 
+  // A column, decoded once: columns that share a blob (the category bands'
+  // times) share the decoded array.
   async col(desc) {
     if (!desc) return null;
-    let p = this.cache.get(desc);
-    if (!p) { p = decodeColumn(desc, this.blobText); this.cache.set(desc, p); }
+    const key = [desc.b, desc.dt, desc.n, desc.d || 0, desc.o || 0, desc.z || 0].join(":");
+    let p = this.cache.get(key);
+    if (!p) { p = decodeColumn(desc, this.blobText); this.cache.set(key, p); }
     return p;
   }
 

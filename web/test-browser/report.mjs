@@ -96,6 +96,7 @@ try {
   // Zoom to the peak, click a bar: the detail panel shows its size and stack.
   await page.click("#btn-peak");
   await page.waitForTimeout(200);
+  await page.$eval("#p-timeline", (e) => e.scrollIntoView({ block: "center" })); // mouse events need it in the viewport
   const target = await page.evaluate(() => {
     // The largest bar whose centre shows that bar (not one drawn over it).
     const tl = window.__memlens.app.timeline, a = tl.allocs, L = tl.layout, v = tl.vis;
@@ -119,9 +120,13 @@ try {
     const size = await page.textContent("#detail-size").catch(() => "");
     const stack = await page.textContent("#detail-stack").catch(() => "");
     const expect = await page.evaluate((i) => i >= 0 ? window.__memlens.app.allocs.size[i] : -1, sel);
-    const human = await page.evaluate((b) => { const u = ["B", "KiB", "MiB", "GiB"]; let x = b, k = 0; while (x >= 1024 && k < 3) { x /= 1024; k++; } return x; }, expect);
+    // binary units, the next unit from 1000 of one (1000 MiB is "0.98 GiB"), three digits
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let human = expect, k = 0;
+    while (human >= 1000 && k < 4) { human /= 1024; k++; }
+    const want = (k === 0 ? String(Math.round(human)) : human >= 99.95 ? human.toFixed(0) : human >= 9.995 ? human.toFixed(1) : human.toFixed(2)) + " " + units[k];
     ok("clicking a bar selects it", sel === target.i, "selected " + sel + ", bar " + target.i);
-    ok("detail panel shows its size", size.length > 0 && size.startsWith(String(human >= 100 ? human.toFixed(0) : human >= 10 ? human.toFixed(1) : human.toFixed(2))), size + " for " + expect);
+    ok("detail panel shows its size", size === want, size + " for " + expect + ", expected " + want);
     ok("detail panel shows its stack (or says none was recorded)", stack.length > 0, stack);
     await page.screenshot({ path: path.join(shots, `report-peak-${scheme}.png`), fullPage: true });
   }
