@@ -85,7 +85,8 @@ export function sortAllocs(allocs, idx, key, dir = 1) {
   } else val = (i) => allocValue(allocs, i, key);
   const v = new Float64Array(allocs.n);
   for (const i of a) v[i] = val(i);
-  return a.sort((x, y) => (v[x] - v[y]) * dir || x - y);
+  // ties by index, reversed with the order: as the server (a stable ascending sort read backwards)
+  return a.sort((x, y) => ((v[x] - v[y]) || (x - y)) * dir);
 }
 
 export function pageOf(idx, page, size) {

@@ -694,7 +694,9 @@ export async function renderLive(app) {
     return;
   }
   const req = (app.liveReq = (app.liveReq || 0) + 1);
-  const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, st.liveBy);
+  // "op" is the allocations' groups: the first user frames when the input has no operators
+  const by = st.liveBy === "op" && app.allocs && app.allocs.groupBy === "frame" ? "frame" : st.liveBy;
+  const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, by);
   if (req !== app.liveReq) return; // a later click won
   const clock = app.clock, total = r.curve_value != null ? r.curve_value : r.tracked + r.before;
   sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
@@ -765,7 +767,7 @@ export class TablesView {
     const thead = this.table.tHead, tbody = this.table.tBodies[0];
     thead.innerHTML = "<tr>" + cols.map((c) => `<th data-k="${c.key}" class="${c.num ? "n" : ""} ${this.q.sort === c.key ? "sorted" + (this.q.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
     const cell = {
-      group: (i) => `<td class="name" title="${escapeHtml(a.groups[a.group[i]])}"><span class="clip">${escapeHtml(a.groups[a.group[i]])}</span></td>`,
+      group: (i) => `<td class="name" title="${escapeHtml(a.groups[a.group[i]])}"><span class="clip">${escapeHtml(shortOpName(a.groups[a.group[i]]))}</span></td>`,
       op: (i) => `<td class="name"><span class="clip">${escapeHtml(a.strings[a.op[i]] || "")}</span></td>`,
       size: (i) => `<td class="n" title="${fmtBytesExact(a.size[i])}">${fmtBytes(a.size[i])}</td>`,
       ta: (i) => `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
