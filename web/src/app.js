@@ -152,6 +152,7 @@ class App {
       if (o) o.textContent = opName;
     }
     document.querySelector('#seg-mode button[data-mode="lanes"]').textContent = "by " + (byFrame ? "user frame" : "operator");
+    document.getElementById("f-text").placeholder = byFrame ? "filter by user frame" : "filter by operator name";
   }
 
   // The table's category filter: the categories this device has.
