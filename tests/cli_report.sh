@@ -40,9 +40,30 @@ if [ -f "$real" ]; then
 else
     t_skip "real data absent ($real)"
 fi
+# meta PAGE EXPR: EXPR of the page's meta JSON (d), printed
+meta() { python3 -c '
+import json, re, sys
+h = open(sys.argv[1]).read()
+d = json.loads(re.search(r"<script type=\"application/json\" id=\"ml-meta\">(.*?)</script>", h, re.S).group(1).replace("<\\/", "</"))
+print('"$2"')' "$1"; }
+old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
+if [ -f "$old" ]; then
+    # no addresses: nothing matches, the curve is replayed from events; the device is still shown
+    $MEMLENS report "$old" -o "$tmp/old.html"; t_eq "old trace report exit" $? 0
+    t_eq "old trace: cuda:0 shown with its replayed curve, the summary's peak" \
+        "$(meta "$tmp/old.html" '[(x["id"], x["curves"][0]["label"], x["peak"]["v"]) for x in d["ranks"][0]["devices"] if x["id"] == "cuda:0"]')" \
+        "[('cuda:0', 'allocated (replayed from events)', 2791636480)]"
+    t_eq "old trace: summary's peak" "$($MEMLENS summary --json "$old" | python3 -c 'import json,sys; print([x["peak_allocated_bytes"] for x in json.load(sys.stdin)["devices"] if x["id"] == "cuda:0"][0])')" 2791636480
+else
+    t_skip "old-format trace absent"
+fi
 snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
 if [ -f "$snap" ]; then
     $MEMLENS report "$snap" -o "$tmp/snap.html"; t_eq "snapshot report exit" $? 0
+    # the replayed allocated curve starts where the reserved one does (the trace's start), not at the first alloc
+    t_eq "snapshot: allocated curve from the trace's start" "$(meta "$tmp/snap.html" '(lambda c: c[0]["t"]["o"] == c[1]["t"]["o"] == d["ranks"][0]["devices"][0]["t0"])(d["ranks"][0]["devices"][0]["curves"])')" True
+    # no operators: allocations grouped by their first user frame
+    t_eq "snapshot: grouped by user frame" "$(meta "$tmp/snap.html" '(lambda a: (a["group_by"], any("transformer.py:" in g for g in a["groups"]), a["has"]["op"]))(d["ranks"][0]["devices"][0]["allocs"])')" "('frame', True, False)"
 else
     t_skip "snapshot data absent"
 fi

@@ -41,6 +41,9 @@ else
         run_page kineto-light "$tmp/kineto.html" "$peak" light
         run_page kineto-dark "$tmp/kineto.html" "$peak" dark
         run_served served-kineto "$real" "$peak" light
+        # the same rows, the same text: the page's export and the server's
+        if cmp -s "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv"; then t_pass
+        else t_fail "the report's and the server's CSV exports differ: $(diff "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" | head -4)"; fi
     else
         t_skip "real kineto data absent ($real)"
     fi
@@ -53,8 +56,23 @@ else
     snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
     if [ -f "$snap" ]; then
         $MEMLENS report "$snap" -o "$tmp/snap.html" && run_page snapshot "$tmp/snap.html" "" light
+        run_served served-snapshot "$snap" "" light
     else
         t_skip "snapshot data absent"
+    fi
+    # inputs the page cannot chart: a trace without memory events; one without addresses
+    nomem="$DATA/kineto/param_linear_kineto.json.gz"
+    if [ -f "$nomem" ]; then
+        $MEMLENS report "$nomem" -o "$tmp/nomem.html" && run_page nomem "$tmp/nomem.html" "" light
+        run_served served-nomem "$nomem" "" light
+    else
+        t_skip "trace without memory events absent"
+    fi
+    old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
+    if [ -f "$old" ]; then
+        $MEMLENS report "$old" -o "$tmp/old.html" && run_page old "$tmp/old.html" 2791636480 light
+    else
+        t_skip "old-format trace absent"
     fi
 fi
 t_done

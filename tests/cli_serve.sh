@@ -93,6 +93,14 @@ t_eq "live at t (before trace + the allocation)" "$(get "/api/live?rank=0&dev=0&
     "3145728 1048576 2097152 ['(allocated before trace)', 2097152, 0]"
 t_eq "live by category" "$(get "/api/live?rank=0&dev=0&t=20000&by=category" | cut -d' ' -f2- | json 'd["tracked"]')" 1048576
 t_contains "peak" "$(get "/api/peak?rank=0&dev=0")" '"v":3145728'
+t_contains "the page's title names the input" "$(get /)" "<title>memlens — t.json</title>"
+# The table's export: every row, streamed, as CSV or TSV (the page's own export, web/src/table.js).
+r=$(get "/api/export?rank=0&dev=0&fmt=csv"); t_eq "export 200" "${r%% *}" 200
+t_eq "export CSV" "$(cat "$tmp/body")" "operator,allocating op,size_bytes,allocated,released,duration_ns,category,stream,address,reason
+aten::linear,aten::linear,1048576,10000,30000,20000,TEMPORARY,,0x63,freed inside the top-level op that allocated it"
+t_eq "export content type" "$(curl -s -o /dev/null -w '%{content_type}' "${URL}api/export?rank=0&dev=0&fmt=tsv")" "text/tab-separated-values; charset=utf-8"
+t_contains "export is a download" "$(curl -s -D - -o /dev/null "${URL}api/export?rank=0&dev=0")" 'attachment; filename="memlens-allocations.csv"'
+t_eq "export filtered: header only" "$(curl -s "${URL}api/export?rank=0&dev=0&fmt=tsv&text=nothing-like-it" | wc -l | tr -d ' ')" 1
 t_contains "ops" "$(get "/api/ops?rank=0&dev=0")" '"aten::linear"'
 
 # Bad parameters: 400 with a JSON error.
@@ -106,7 +114,8 @@ for q in "curve?rank=0&dev=0&curve=0" "curve?rank=0&dev=0&curve=7&px=10" "curve?
          "rank?rank=0&wait=999999" "rank" "curve?rank=00000000000000000000000001&dev=0&curve=0&px=1" \
          "curve?rank=0&dev=0&curve=0&px=10&fmt=xml" "allocs?rank=0&dev=0&px=10&fmt=" "curves?rank=0&dev=0&px=10" \
          "curves?rank=0&dev=0&px=10&list=0,7" "curves?rank=0&dev=0&px=10&list=op:" "catcurve?rank=0&dev=0" \
-         "stackbase?rank=0&dev=0&px=30000" "table?rank=0&dev=0&cat=-2" "table?rank=0&dev=0&sort=category"; do
+         "stackbase?rank=0&dev=0&px=30000" "table?rank=0&dev=0&cat=-2" "table?rank=0&dev=0&sort=category" \
+         "export?rank=0&dev=0&fmt=xlsx" "export?rank=0&dev=9" "export?rank=0&dev=0&sort=x"; do
     r=$(get "/api/$q")
     t_eq "400 for $q" "${r%% *}" 400
     t_contains "JSON error for $q" "$r" '{"error":"'
@@ -145,6 +154,9 @@ if [ -d "$DATA/ascend/text_level1" ] && [ -f "$real" ]; then
     t_eq "real curve keeps the peak at 3 px" "$(echo "${r#* }" | json 'max(d["v"])')" 6629508096
     t_eq "real curve frame keeps the peak at 2000 px" "$(curl -s "${URL}api/curve?rank=1&dev=0&curve=0&px=2000&fmt=bin" | frame 'int(max(d["v"])), len(d["t"]) <= 4 * 2000 + 2')" "6629508096 True"
     t_eq "real category stack's top is the peak" "$(curl -s "${URL}api/catcurve?rank=1&dev=0&px=700&fmt=bin" | frame 'int(d["max"]), int(max(d["v%d" % (len(d["cats"]) - 1)]))')" "6629508096 6629508096"
+    t_eq "real export: every allocation of the device, not a page" "$(curl -s "${URL}api/export?rank=1&dev=0" | wc -l | tr -d ' ')" 13386
+    t_eq "real export filtered and sorted server-side" "$(curl -s "${URL}api/export?rank=1&dev=0&fmt=tsv&text=ones_like&sort=size&dir=desc" | sed -n '2p' | cut -f1,3)" "aten::ones_like	512"
+    t_eq "real: the cpu's narrow allocations counted for its shaded band" "$(curl -s "${URL}api/allocs?rank=1&dev=1&px=1000&fmt=bin" | frame 'd["n"], int(sum(d["small_n"])), d["summarised"]')" "0 620 620"
     tpk=$(get "/api/peak?rank=1&dev=0" | cut -d' ' -f2- | json 'd["t"]')
     r=$(get "/api/live?rank=1&dev=0&t=$tpk&by=op")
     t_eq "live at the peak time states the peak" "$(echo "${r#* }" | json 'd["curve_value"], d["tracked"] + d["before"]')" "6629508096 6629508096"
@@ -152,6 +164,12 @@ if [ -d "$DATA/ascend/text_level1" ] && [ -f "$real" ]; then
     start_server "$DATA/ascend/text_level1"
     t_eq "ascend: two ranks" "$(get /api/meta | cut -d' ' -f2- | json 'len(d["ranks"])')" 2
     for k in 0 1; do t_eq "ascend rank $k loads" "$(status "${URL}api/rank?rank=$k&wait=10000")" 200; done
+    # every curve of a group-by choice in one request (it named 90+ curves: 400)
+    for g in component stream; do
+        list=$(get "/api/rank?rank=0" | cut -d' ' -f2- | json '",".join(str(k) for k, c in enumerate(d["devices"][0]["curves"]) if c["group"] == "'$g'")')
+        t_eq "ascend: the $g curves in one request" "$(status "${URL}api/curves?rank=0&dev=0&px=900&list=$list")" 200
+    done
+    t_eq "ascend: streams in hex, modules named" "$(get "/api/rank?rank=0" | cut -d' ' -f2- | json 'sorted(c["label"] for c in d["devices"][0]["curves"] if c["group"] == "stream")[0], "HCCL module" in [c["label"] for c in d["devices"][0]["curves"]]')" "stream 0x357c95f0 allocated True"
     stop_server INT
 else
     t_skip "real data absent ($DATA)"
@@ -169,7 +187,7 @@ if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
              "curves?rank=0&dev=0&list=0,1&px=9&fmt=bin" "catcurve?rank=0&dev=0&px=9&fmt=bin" "stackbase?rank=0&dev=0&px=9" \
              "allocs?rank=0&dev=0&px=9&fmt=bin" "table?rank=0&dev=0&cat=4&sort=reason" \
              "table?rank=0&dev=0&sort=op" "live?rank=0&dev=0&t=20000&by=frame" "live?rank=0&dev=0&t=1&by=category" "ops?rank=0&dev=0" \
-             "curve?rank=0&dev=0&curve=0&px=-1" "nope"; do
+             "export?rank=0&dev=0&fmt=tsv" "export?rank=0&dev=0&fmt=bad" "curve?rank=0&dev=0&curve=0&px=-1" "nope"; do
         curl -s -m 30 -o /dev/null "${URL}api/$q"
     done
     curl -s -m 30 -o /dev/null "$URL"

@@ -129,6 +129,43 @@ TEST(routes_on_a_tiny_trace)
         CHECK(ml_cb_is_binary(b.p, b.len) && strstr(b.p + 8, "\"max\":3145728"));
     }
 
+    /* A flat stretch: the step in force at t0 starts at t0, a point at t1 closes it. */
+    CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=1", "px=10", "t0=31000", "t1=39000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"t\":[31000,39000],\"v\":[4194304,4194304]"));
+    CHECK_EQ_I64(call(rs, "/api/curves", (args){{"rank=0", "dev=0", "list=1,0", "px=10", "t0=15000.5", "t1=25000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"t0\":[15001,25000],\"v0\":[4194304,4194304]")); /* reserved: one point, at the origin */
+    CHECK(strstr(b.p, "\"t1\":[15001,30000],\"v1\":[3145728,2097152]")); /* allocated: its next point ends the line */
+    /* The narrow allocations, counted per pixel column and group (the page shades them). */
+    CHECK_EQ_I64(call(rs, "/api/allocs", (args){{"rank=0", "dev=0", "px=4", "t0=0", "t1=1000000000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"small_x\":[0],\"small_group\":[2],\"small_n\":[1]"));
+
+    /* The table's export: every row the filter keeps, as CSV or TSV. */
+    {
+        ml_export *x = NULL;
+        ml_buf err = {0};
+        args ea = {{"rank=0", "dev=0", "fmt=csv"}};
+        CHECK_EQ_I64(ml_api_export_open(rs, arg_of, &ea, &x, &err), 200);
+        char text[4096];
+        size_t n = 0, k;
+        while (x && n < sizeof text - 1 && (k = ml_api_export_read(x, text + n, 7)) > 0) n += k; /* small reads: rows split across them */
+        text[n] = 0;
+        CHECK_EQ_STR(text, "operator,allocating op,size_bytes,allocated,released,duration_ns,category,stream,address,reason\n"
+                           "aten::linear,aten::linear,1048576,10000,30000,20000,TEMPORARY,,0x63,"
+                           "freed inside the top-level op that allocated it\n");
+        ml_api_export_free(x);
+        args ta = {{"rank=0", "dev=0", "fmt=tsv", "min=2000000"}};
+        CHECK_EQ_I64(ml_api_export_open(rs, arg_of, &ta, &x, &err), 200);
+        n = x ? ml_api_export_read(x, text, sizeof text - 1) : 0;
+        text[n] = 0;
+        CHECK(x && ml_api_export_tsv(x));
+        CHECK_EQ_STR(text, "operator\tallocating op\tsize_bytes\tallocated\treleased\tduration_ns\tcategory\tstream\taddress\treason\n");
+        ml_api_export_free(x);
+        args ba = {{"rank=0", "dev=0", "fmt=xls"}};
+        CHECK_EQ_I64(ml_api_export_open(rs, arg_of, &ba, &x, &err), 400);
+        CHECK(!x && strstr(err.p, "must be one of: csv, tsv"));
+        ml_buf_free(&err);
+    }
+
     /* Validation. */
     CHECK_EQ_I64(call(rs, "/api/curve", (args){{"rank=0", "dev=0", "curve=0"}}, &b), 400);
     CHECK(strstr(b.p, "{\"error\":\"missing parameter 'px'\""));

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "curve.h"
 #include "m4.h"
 #include "report.h"
 
@@ -87,7 +88,7 @@ TEST(tiny_profile_data)
     CHECK_CONTAINS(meta.p, "\"peak\":{\"curve\":0,\"v\":1409286144,\"t\":100");
     CHECK_CONTAINS(meta.p, "\"by_op\":[[\"(allocated before trace)\",1073741824,0],[\"aten::linear\",268435456,1],[\"aten::relu\",67108864,1]]");
     CHECK_CONTAINS(meta.p, "\"allocs\":{\"n\":2,\"total\":2,\"summarised\":0");
-    CHECK_CONTAINS(meta.p, "[\"aten::relu\",0,1,67108864,0,67108864]");
+    CHECK_CONTAINS(meta.p, "[\"aten::relu\",null,1,67108864,0,67108864]"); /* no CPU operators: calls unknown */
 
     /* A budget of one keeps the allocation live at the peak that is largest, and says so. */
     ml_buf m2 = {0};
@@ -134,11 +135,182 @@ TEST(no_profiles_is_an_error)
     CHECK_CONTAINS(e.msg, "no profile");
 }
 
+/* The report data of one profile with columns kept raw (capture mode). */
+static void report_of(ml_profile *p, ml_buf *meta, ml_blobs *bl)
+{
+    bl->capture = 1;
+    ml_report_rank(p, ml_report_first_time(p), SIZE_MAX, meta, bl);
+    ml_buf_puts(meta, ""); /* NUL-terminated */
+}
+
+/* The int64 column `col` of the first object after `after` in meta (capture mode). */
+static const int64_t *raw_col(const ml_buf *meta, const ml_blobs *bl, const char *after, const char *col, size_t *n)
+{
+    const char *a = strstr(meta->p, after);
+    const char *c = a ? strstr(a, col) : NULL;
+    unsigned b;
+    *n = 0;
+    if (!c || sscanf(c + strlen(col), "{\"b\":%u", &b) != 1 || b >= bl->raw.len || bl->raw.v[b].dt != 'i') return NULL;
+    *n = bl->raw.v[b].n;
+    return bl->raw.v[b].v;
+}
+
+TEST(replayed_curve_starts_at_the_devices_first_event)
+{
+    /* An allocator snapshot's shape: a segment is reserved at T, the first
+     * block allocated at T+100 and freed at T+200; no recorded totals. */
+    ml_profile *p = ml_profile_new("snap.pickle", "torch-snapshot");
+    uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+    const int64_t T = 1700000000000000000LL;
+    ml_event ev = { .ts = T, .size = 2 << 20, .thread = ML_NONE32, .device = d, .kind = ML_EV_SEGMENT_ALLOC };
+    ml_event_push(p, &ev);
+    ev.ts = T + 100; ev.size = 1 << 20; ev.kind = ML_EV_ALLOC;
+    ml_event_push(p, &ev);
+    ev.ts = T + 200; ev.kind = ML_EV_FREE;
+    ml_event_push(p, &ev);
+    ml_profile_finish(p);
+    ml_curve c;
+    CHECK(ml_curve_get(p, d, ML_SERIES_ALLOCATED, &c) && c.replayed);
+    CHECK_EQ_I64(c.n, 3);
+    if (c.n == 3) {
+        CHECK_EQ_I64(c.ts[0], T);
+        CHECK_EQ_I64(c.value[0], 0);
+        CHECK_EQ_I64(c.ts[1], T + 100);
+        CHECK_EQ_I64(c.value[1], 1 << 20);
+    }
+    /* the summary's walk finds the same peak, and the span from T */
+    ml_peak pk;
+    int64_t span[2];
+    bool replayed;
+    CHECK(ml_curve_find_peak(p, d, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+    CHECK_EQ_I64(pk.value, 1 << 20);
+    CHECK_EQ_I64(pk.at.ts, T + 100);
+    CHECK_EQ_I64(pk.value, ml_curve_peak(&c).value);
+    CHECK_EQ_I64(span[0], T);
+    ml_curve_free(&c);
+    /* the device is shown even though nothing matches (no addresses, no allocations) */
+    ml_buf m = {0};
+    ml_blobs bl = {0};
+    report_of(p, &m, &bl);
+    CHECK_CONTAINS(m.p, "\"devices\":[{\"id\":\"cuda:0\"");
+    CHECK_CONTAINS(m.p, "\"label\":\"allocated (replayed from events)\"");
+    ml_buf_free(&m);
+    ml_blobs_free(&bl);
+    ml_profile_free(p);
+}
+
+TEST(category_base_follows_the_recorded_curve)
+{
+    /* A recorded allocated curve that holds more than the one allocation
+     * the input lists (Ascend's operator_memory): 1 GiB, then 1.5 GiB. */
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    p->time_is_absolute = true;
+    uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+    const int64_t T = 1700000000000000000LL, G = 1LL << 30, M = 64LL << 20;
+    ml_str mm = ml_intern_cstr(p->strings, "aten::mm");
+    ml_alloc_row r = { .t_alloc = T + 100, .t_free = T + 300, .t_free_req = T + 300, .size = M, .addr = 0x1000,
+                       .ev_alloc = ML_NONE32, .ev_free = ML_NONE32, .thread = ML_NONE32, .device = d, .op = mm, .op_top = mm };
+    ml_alloc_push(p, &r);
+    ml_series *s = ml_series_get(p, d, ML_SERIES_ALLOCATED, 0, 0);
+    int64_t pts[][2] = {{T + 100, G + M}, {T + 200, G + G / 2 + M}, {T + 300, G + G / 2}, {T + 400, G}};
+    for (size_t i = 0; i < 4; i++) ml_series_push(s, pts[i][0], pts[i][1]);
+    ml_profile_finish(p);
+    ml_buf m = {0};
+    ml_blobs bl = {0};
+    report_of(p, &m, &bl);
+    size_t n, nt;
+    const int64_t *base = raw_col(&m, &bl, "{\"cat\":-1,", "\"v\":", &n);
+    const int64_t *t = raw_col(&m, &bl, "{\"cat\":-1,", "\"t\":", &nt);
+    CHECK(base && t && n == 4 && nt == 4);
+    if (base && t && n == 4 && nt == 4) {
+        int64_t want_t[4] = {0, 100, 200, 300}, want[4] = {G, G + G / 2, G + G / 2, G};
+        for (size_t i = 0; i < 4; i++) {
+            CHECK_EQ_I64(t[i], want_t[i]);
+            CHECK_EQ_I64(base[i], want[i]);
+        }
+    }
+    /* the allocation's own band holds only it, not the gap */
+    CHECK(!strstr(m.p, "\"label\":\"PARAMETER_OR_STATE\""));
+    ml_buf_free(&m);
+    ml_blobs_free(&bl);
+    ml_profile_free(p);
+}
+
+TEST(component_and_stream_curves)
+{
+    ml_profile *p = ml_profile_new("rank0_ascend_pt", "ascend-text");
+    uint16_t d = ml_device_get(p, ML_DEV_NPU, 0);
+    ml_str head = ml_intern_cstr(p->strings, "PTA+GE"), st = ml_intern_cstr(p->strings, "897357296");
+    const int64_t T = 1700000000000000000LL;
+    ml_series_push(ml_series_get(p, d, ML_SERIES_ALLOCATED, head, 0), T, 100);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_ALLOCATED, head, st), T, 100);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_ALLOCATED, 0, 0), T, 100);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_OTHER, ml_intern_cstr(p->strings, "SLOG"), 0), T, 0);
+    /* eight modules over zero: six drawn, the two smallest summed */
+    for (int k = 1; k <= 8; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "M%d", k);
+        ml_series *m = ml_series_get(p, d, ML_SERIES_OTHER, ml_intern_cstr(p->strings, name), 0);
+        ml_series_push(m, T + k, 1000 - k);
+        ml_series_push(m, T + 20, 10 * (9 - k));
+    }
+    ml_profile_finish(p);
+    ml_buf m = {0};
+    ml_blobs bl = {0};
+    report_of(p, &m, &bl);
+    CHECK_CONTAINS(m.p, "\"group\":\"stream\",\"label\":\"stream 0x357c95f0 allocated\",\"of\":\"0x357c95f0\"");
+    CHECK_CONTAINS(m.p, "\"group\":\"component\",\"label\":\"PTA+GE allocated\",\"of\":\"PTA+GE\"");
+    CHECK_CONTAINS(m.p, "\"label\":\"M6 module\"");
+    CHECK(!strstr(m.p, "\"label\":\"M7 module\"") && !strstr(m.p, "SLOG"));
+    size_t n;
+    const int64_t *v = raw_col(&m, &bl, "\"label\":\"2 other modules\"", "\"v\":", &n);
+    CHECK(v && n == 3);  /* M7 and M8 summed on the union of their times T+7, T+8, T+20 */
+    if (v && n == 3) {
+        CHECK_EQ_I64(v[0], 993);
+        CHECK_EQ_I64(v[1], 993 + 992);
+        CHECK_EQ_I64(v[2], 20 + 10);
+    }
+    ml_buf_free(&m);
+    ml_blobs_free(&bl);
+    ml_profile_free(p);
+}
+
+TEST(without_operators_allocations_group_by_first_user_frame)
+{
+    ml_profile *p = ml_profile_new("snap.pickle", "torch-snapshot");
+    p->time_is_absolute = true;
+    uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+    uint32_t f[3] = {
+        ml_frame_get(p, ml_intern_cstr(p->strings, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc"), 0, -1),
+        ml_frame_get(p, ml_intern_cstr(p->strings, "_wrapped_call_impl"), ml_intern_cstr(p->strings, "/x/site-packages/torch/nn/modules/module.py"), 1739),
+        ml_frame_get(p, ml_intern_cstr(p->strings, "forward"), ml_intern_cstr(p->strings, "/home/u/model.py"), 12),
+    };
+    uint32_t stack = ml_stack_get(p, f, 3);
+    const int64_t T = 1700000000000000000LL;
+    ml_alloc_row r = { .t_alloc = T, .t_free = T + 10, .t_free_req = T + 10, .size = 512, .addr = 0x1000,
+                       .ev_alloc = ML_NONE32, .ev_free = ML_NONE32, .thread = ML_NONE32, .device = d, .stack = stack };
+    ml_alloc_push(p, &r);
+    ml_profile_finish(p);
+    ml_buf m = {0};
+    ml_blobs bl = {0};
+    report_of(p, &m, &bl);
+    CHECK_CONTAINS(m.p, "\"group_by\":\"frame\",\"groups\":[\"(allocated before trace)\",\"(no operator)\",\"forward (/home/u/model.py:12)\"]");
+    CHECK_CONTAINS(m.p, "\"has\":{\"op\":false,\"stream\":false,\"addr\":true}");
+    CHECK_CONTAINS(m.p, "[\"forward (/home/u/model.py:12)\",null,1,512,0,0]");
+    ml_buf_free(&m);
+    ml_blobs_free(&bl);
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
     RUN(columns_pick_the_smallest_exact_form);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);
+    RUN(replayed_curve_starts_at_the_devices_first_event);
+    RUN(category_base_follows_the_recorded_curve);
+    RUN(component_and_stream_curves);
+    RUN(without_operators_allocations_group_by_first_user_frame);
     return check_report();
 }

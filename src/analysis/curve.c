@@ -37,6 +37,21 @@ static bool flat_before(const ml_profile *p, int device, int64_t level, int64_t 
     return true;
 }
 
+/* The device's first event of any kind (e.g. a snapshot's first segment
+ * event) when it comes before its first alloc or free: a replayed curve
+ * starts there, at the level from before the trace, as the recorded curves
+ * of the device do.  ML_NONE32 otherwise. */
+static uint32_t replay_start(const ml_profile *p, int device)
+{
+    const ml_events *ev = &p->events;
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (ev->device.v[i] != device) continue;
+        if (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE) return ML_NONE32;
+        return (uint32_t)i;
+    }
+    return ML_NONE32;
+}
+
 static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
 {
     const ml_events *ev = &p->events;
@@ -56,10 +71,17 @@ static bool replay_allocated(const ml_profile *p, int device, ml_curve *c)
         c->replayed = true;
         return true;
     }
+    uint32_t start = replay_start(p, device);
+    n += start != ML_NONE32;
     c->owned_ts = ml_malloc(n * sizeof *c->owned_ts);
     c->owned_value = ml_malloc(n * sizeof *c->owned_value);
     c->owned_event = ml_malloc(n * sizeof *c->owned_event);
     size_t k = 0;
+    if (start != ML_NONE32) {
+        c->owned_ts[k] = ev->ts.v[start];
+        c->owned_value[k] = level;
+        c->owned_event[k++] = start;
+    }
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device) continue;
         if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
@@ -139,12 +161,13 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
     /* replay_allocated() and ml_curve_peak() in one pass, without the arrays */
     const ml_events *ev = &p->events;
     int64_t level = level_before(p, device);
-    size_t k = 0;
+    uint32_t start = replay_start(p, device);
+    size_t k = 0, moves = 0;
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device) continue;
         if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
         else if (ev->kind.v[i] == ML_EV_FREE) level = ml_add_sat(level, -ev->size.v[i]);
-        else continue;
+        else if (i != start) continue;
         if (!k) span[0] = ev->ts.v[i];
         span[1] = ev->ts.v[i];
         if (!pk->found || level > pk->value) {
@@ -155,16 +178,21 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
             pk->at.event = (uint32_t)i;
         }
         k++;
+        moves += i != start;
     }
-    if (!k && flat_before(p, device, level, &span[0])) {
+    if (!moves && flat_before(p, device, level, &span[0])) { /* no moves: level is the level before */
+        memset(pk, 0, sizeof *pk);
         span[1] = span[0];
         pk->found = true;
         pk->value = level;
         pk->at.ts = span[0];
-        k = 1;
+        pk->at.event = ML_NONE32;
+        *replayed = true;
+        return true;
     }
-    *replayed = k > 0;
-    return k > 0;
+    if (!moves) memset(pk, 0, sizeof *pk), pk->at.event = ML_NONE32;
+    *replayed = moves > 0;
+    return moves > 0;
 }
 
 int64_t ml_curve_value_at(const ml_curve *c, ml_instant at)

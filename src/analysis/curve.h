@@ -5,7 +5,9 @@
  * time.  It comes from the importer's series when the input records totals
  * (Kineto "Total Allocated", Ascend memory_record), and otherwise is replayed
  * from allocator events: the bytes allocated before the trace (frees without
- * an alloc, blocks never seen allocated) plus each alloc minus each free; with
+ * an alloc, blocks never seen allocated) plus each alloc minus each free,
+ * from the device's first event (a snapshot's first segment event comes
+ * before its first alloc: the curve starts there, at the level before); with
  * no allocs or frees but memory from before the trace, one point at that level.
  * The peak is the first point that reaches the maximum, exactly, from every
  * point — never from a summary.

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 char *ml_fmt_bytes(int64_t bytes, char *buf, size_t cap)
@@ -57,5 +58,15 @@ char *ml_fmt_duration(int64_t ns, char *buf, size_t cap)
     else if (ns >= 1000000) snprintf(buf, cap, "%.3f ms", v / 1e6);
     else if (ns >= 1000) snprintf(buf, cap, "%.3f us", v / 1e3);
     else snprintf(buf, cap, "%" PRId64 " ns", ns);
+    return buf;
+}
+
+const char *ml_fmt_stream(const char *s, char *buf, size_t cap)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9') return s;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || v <= 0xffff) return s;
+    snprintf(buf, cap, "0x%llx", v);
     return buf;
 }

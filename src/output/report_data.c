@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "breakdown.h"
+#include "components.h"
+#include "format.h"
 #include "curve.h"
 #include "m4.h"
 #include "report.h"
@@ -23,6 +25,8 @@
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
+/* Driver modules (Ascend npu_module_mem) drawn one by one; the rest are summed. */
+#define REPORT_MODULE_CURVES 6
 
 
 static const char *series_kind_name(int k)
@@ -63,13 +67,6 @@ static uint32_t str_local(rank_ctx *c, ml_str id)
 /* Group key of an allocation: before the trace, none, or its top-level op. */
 enum { GROUP_BEFORE = 0, GROUP_NONE = 1, GROUP_FIRST_OP = 2 };
 
-static const char *group_label(const rank_ctx *c, uint32_t g, const uint32_t *group_str)
-{
-    if (g == GROUP_BEFORE) return ML_BEFORE_TRACE_GROUP;
-    if (g == GROUP_NONE) return "(no operator)";
-    return ml_s(c->p, group_str[g]);
-}
-
 static int64_t rel(const rank_ctx *c, int64_t t) { return t - c->origin; }
 
 /* ---- curves ------------------------------------------------------------ */
@@ -79,9 +76,10 @@ typedef struct curve {
     VEC(int64_t) v;
 } curve;
 
-/* One curve into meta: points, pyramid, maximum. */
-static void put_curve(rank_ctx *c, const char *kind, const char *group, const char *label,
-                      const int64_t *t, const int64_t *v, size_t n)
+/* One curve into meta: points, pyramid, maximum; `of`: the component or
+ * stream it belongs to (the page gives them one colour), or NULL. */
+static void put_curve_of(rank_ctx *c, const char *kind, const char *group, const char *label, const char *of,
+                         const int64_t *t, const int64_t *v, size_t n)
 {
     ml_buf *m = c->meta;
     size_t imax = 0;
@@ -92,6 +90,10 @@ static void put_curve(rank_ctx *c, const char *kind, const char *group, const ch
     ml_json_str(m, group);
     ml_buf_puts(m, ",\"label\":");
     ml_json_str(m, label);
+    if (of) {
+        ml_buf_puts(m, ",\"of\":");
+        ml_json_str(m, of);
+    }
     ml_buf_printf(m, ",\"n\":%zu,\"fan\":%d,\"max\":", n, ML_M4_FAN);
     ml_json_i64(m, n ? v[imax] : 0);
     ml_buf_puts(m, ",\"tmax\":");
@@ -111,6 +113,12 @@ static void put_curve(rank_ctx *c, const char *kind, const char *group, const ch
     ml_col_u32(c->bl, m, py.argmax, py.total);
     ml_m4_free(&py);
     ml_buf_puts(m, "}");
+}
+
+static void put_curve(rank_ctx *c, const char *kind, const char *group, const char *label,
+                      const int64_t *t, const int64_t *v, size_t n)
+{
+    put_curve_of(c, kind, group, label, NULL, t, v, n);
 }
 
 typedef struct step { int64_t t; int64_t order; int64_t d; } step;
@@ -207,6 +215,295 @@ static void put_label_sums(ml_buf *m, label_sum *ls, size_t n)
     ml_buf_puts(m, "]");
 }
 
+/* ---- groups: what the lanes and tables group allocations by ---------- */
+
+/* allocs.groups of a device: 0 = before the trace, 1 = none, then the
+ * top-level operators — or, for inputs without operators (allocator
+ * snapshots), the first user frame of each allocation's stack, as
+ * `memlens summary --by frame` picks it (ml_stack_label). */
+typedef struct groups {
+    VEC(const char *) label;
+    VEC(ml_str) op;             /* the operator's name (calls column); 0 for frame groups */
+    uint32_t *of;               /* per allocation of the device (idx order) */
+    bool by_frame;
+    ml_strpool *frames;         /* frame labels */
+} groups;
+
+static uint32_t group_add(groups *g, const char *label, ml_str op)
+{
+    VEC_PUSH(&g->label, label);
+    VEC_PUSH(&g->op, op);
+    return (uint32_t)g->label.len - 1;
+}
+
+static void groups_build(const rank_ctx *c, const uint32_t *idx, size_t n, groups *g)
+{
+    const ml_profile *p = c->p;
+    const ml_allocs *a = &p->allocs;
+    memset(g, 0, sizeof *g);
+    group_add(g, ML_BEFORE_TRACE_GROUP, 0);
+    group_add(g, "(no operator)", 0);
+    g->of = ml_malloc((n ? n : 1) * sizeof *g->of);
+    bool any_op = false, any_stack = false;
+    for (size_t j = 0; j < n; j++) {
+        if (a->op_top.v[idx[j]]) any_op = true;
+        if (a->stack.v[idx[j]]) any_stack = true;
+    }
+    g->by_frame = !any_op && any_stack;
+    size_t nmap = g->by_frame ? p->stack_start.len + 1 : c->nstr;
+    uint32_t *map = ml_malloc((nmap ? nmap : 1) * sizeof *map);   /* op name or stack -> group */
+    memset(map, 0xff, (nmap ? nmap : 1) * sizeof *map);
+    VEC(uint32_t) by_label = {0};                                  /* frame label id -> group */
+    if (g->by_frame) g->frames = ml_strpool_new();
+    for (size_t j = 0; j < n; j++) {
+        uint32_t i = idx[j];
+        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) { g->of[j] = GROUP_BEFORE; continue; }
+        if (!g->by_frame) {
+            ml_str s = a->op_top.v[i];   /* as ml_breakdown_at groups "by top-level op" */
+            if (!s || s >= c->nstr) { g->of[j] = GROUP_NONE; continue; }
+            if (map[s] == ML_NONE32) map[s] = group_add(g, ml_s(p, s), s);
+            g->of[j] = map[s];
+            continue;
+        }
+        uint32_t st = a->stack.v[i] < nmap ? a->stack.v[i] : 0;
+        if (map[st] == ML_NONE32) {
+            char label[512];
+            ml_stack_label(p, st, ML_BY_FRAME, label, sizeof label);
+            ml_str id = ml_intern_cstr(g->frames, label);
+            while (by_label.len <= id) VEC_PUSH(&by_label, ML_NONE32);
+            if (by_label.v[id] == ML_NONE32) by_label.v[id] = group_add(g, ml_strget(g->frames, id), 0);
+            map[st] = by_label.v[id];
+        }
+        g->of[j] = map[st];
+    }
+    VEC_FREE(&by_label);
+    free(map);
+}
+
+static void groups_free(groups *g)
+{
+    VEC_FREE(&g->label);
+    VEC_FREE(&g->op);
+    free(g->of);
+    if (g->frames) ml_strpool_free(g->frames);
+}
+
+/* ---- curves of components and streams (Ascend) ------------------------- */
+
+typedef struct group_curve {
+    const ml_series *s;
+    const char *kind, *label;
+    char text[160];
+    int64_t peak, of_peak;      /* its own; the highest of its component or stream */
+} group_curve;
+
+/* Curves of the same component or stream together (the highest first), allocated before reserved. */
+static int by_peak_desc(const void *x, const void *y)
+{
+    const group_curve *a = x, *b = y;
+    if (a->of_peak != b->of_peak) return a->of_peak > b->of_peak ? -1 : 1;
+    if (a->s->component != b->s->component) return a->s->component < b->s->component ? -1 : 1;
+    if (a->s->stream != b->s->stream) return a->s->stream < b->s->stream ? -1 : 1;
+    if (a->s->kind != b->s->kind) return a->s->kind < b->s->kind ? -1 : 1;
+    return strcmp(a->text, b->text);
+}
+
+/* The sum of several step series (on the union of their times). */
+static void sum_series(const group_curve *g, size_t n, curve *out)
+{
+    size_t *at = ml_calloc(n ? n : 1, sizeof *at);
+    int64_t *cur = ml_calloc(n ? n : 1, sizeof *cur);
+    for (;;) {
+        int64_t t = INT64_MAX;
+        for (size_t k = 0; k < n; k++)
+            if (at[k] < g[k].s->ts.len && g[k].s->ts.v[at[k]] < t) t = g[k].s->ts.v[at[k]];
+        if (t == INT64_MAX) break;
+        int64_t v = 0;
+        for (size_t k = 0; k < n; k++) {
+            while (at[k] < g[k].s->ts.len && g[k].s->ts.v[at[k]] == t) cur[k] = g[k].s->value.v[at[k]++];
+            v += cur[k];
+        }
+        VEC_PUSH(&out->t, t);
+        VEC_PUSH(&out->v, v);
+    }
+    free(at);
+    free(cur);
+}
+
+/* group "stream": the headline component's allocated and reserved totals
+ * sampled at each stream's records; group "component": each allocator
+ * component's allocated and reserved, then the driver modules
+ * (npu_module_mem) over zero by peak, the smallest summed into one curve so
+ * that the legend stays readable.  Curves that stay 0 are left out. */
+static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
+{
+    const ml_profile *p = c->p;
+    ml_str head = ml_headline_component(p, dev);
+    group_curve *gc = ml_calloc(p->series.len + 1, sizeof *gc);
+    size_t n = 0;
+    for (size_t i = 0; i < p->series.len; i++) {
+        const ml_series *s = &p->series.v[i];
+        if (s->device != dev || !s->ts.len || (!s->component && !s->stream)) continue;
+        if (s->kind != ML_SERIES_ALLOCATED && s->kind != ML_SERIES_RESERVED && s->kind != ML_SERIES_OTHER) continue;
+        if (s->stream && s->component != head) continue;
+        int64_t pk = 0;
+        for (size_t k = 0; k < s->ts.len; k++) if (s->value.v[k] > pk) pk = s->value.v[k];
+        if (!pk) continue;
+        group_curve *g = &gc[n++];
+        g->s = s;
+        g->peak = pk;
+        g->kind = series_kind_name(s->kind);
+        const char *comp = s->component ? ml_s(p, s->component) : "";
+        if (s->stream) {
+            char hex[40];
+            g->label = "stream";
+            snprintf(g->text, sizeof g->text, "stream %s %s", ml_fmt_stream(ml_s(p, s->stream), hex, sizeof hex), g->kind);
+        } else if (s->kind == ML_SERIES_OTHER) {
+            g->label = "module";
+            g->kind = "reserved";
+            if (!strcmp(comp, "DEVICE")) snprintf(g->text, sizeof g->text, "device total (all processes)");
+            else snprintf(g->text, sizeof g->text, "%s module", comp);
+        } else {
+            g->label = "component";
+            snprintf(g->text, sizeof g->text, "%s %s", comp, g->kind);
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        for (size_t q = 0; q < n; q++)
+            if (gc[q].s->component == gc[k].s->component && gc[q].s->stream == gc[k].s->stream &&
+                !strcmp(gc[q].label, gc[k].label) && gc[q].peak > gc[k].of_peak)
+                gc[k].of_peak = gc[q].peak;
+    qsort(gc, n, sizeof *gc, by_peak_desc);
+    /* allocator components and streams first (in peak order), then modules */
+    size_t modules = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < n; k++) {
+            bool module = !strcmp(gc[k].label, "module");
+            if (module != (pass == 1)) continue;
+            if (module && modules >= REPORT_MODULE_CURVES) continue;
+            modules += module;
+            const char *of = gc[k].s->stream ? ml_s(p, gc[k].s->stream) : ml_s(p, gc[k].s->component);
+            char hex[40];
+            ml_buf_puts(c->meta, (*ncurves)++ ? "," : "");
+            put_curve_of(c, gc[k].kind, gc[k].s->stream ? "stream" : "component", gc[k].text,
+                         gc[k].s->stream ? ml_fmt_stream(of, hex, sizeof hex) : of,
+                         gc[k].s->ts.v, gc[k].s->value.v, gc[k].s->ts.len);
+        }
+    }
+    /* the modules past the cap: one curve */
+    size_t nrest = 0, seen = 0;
+    group_curve *rest = ml_calloc(n + 1, sizeof *rest);
+    for (size_t k = 0; k < n; k++)
+        if (!strcmp(gc[k].label, "module") && seen++ >= REPORT_MODULE_CURVES) rest[nrest++] = gc[k];
+    if (nrest) {
+        curve sum = {0};
+        sum_series(rest, nrest, &sum);
+        char text[64];
+        snprintf(text, sizeof text, "%zu other modules", nrest);
+        ml_buf_puts(c->meta, (*ncurves)++ ? "," : "");
+        put_curve_of(c, "reserved", "component", text, "other modules", sum.t.v, sum.v.v, sum.t.len);
+        VEC_FREE(&sum.t);
+        VEC_FREE(&sum.v);
+    }
+    free(rest);
+    free(gc);
+}
+
+/* ---- the category chart ------------------------------------------------ */
+
+/* category_curves: PyTorch's categories of the device's allocations and,
+ * under them (cat -1), the memory from before the trace: what the recorded
+ * allocated curve shows beyond those allocations, point by point (it varies
+ * when the input lists only some allocations, as Ascend's operator_memory
+ * does).  Stacked, the bands draw the allocated curve wherever it is at
+ * least the sum of the allocations.  All bands share the union of the times
+ * of the category changes and of the allocated curve. */
+static void put_category_curves(rank_ctx *c, uint16_t dev, const uint32_t *idx, size_t nidx, int64_t t0)
+{
+    const ml_profile *p = c->p;
+    ml_category_curves cc;
+    if (!ml_category_curves_get(p, dev, &cc)) return;
+    /* categories.c counts the gap between the curve and the allocations at
+     * the first point as PARAMETER_OR_STATE: take it out, it is the base band. */
+    int64_t initial_sum = 0, known_before = 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) initial_sum += cc.initial[k];
+    for (size_t j = 0; j < nidx; j++)
+        if (p->allocs.t_alloc.v[idx[j]] == ML_TIME_NONE) known_before += p->allocs.size.v[idx[j]];
+    int64_t gap = initial_sum - known_before;
+    if (gap < 0 || gap > cc.initial[ML_CAT_PARAMETER_OR_STATE]) gap = 0;
+    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= gap;
+    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= gap;
+
+    ml_curve cv;
+    bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
+    /* times: t0 (the levels before the first change), then the union */
+    VEC(int64_t) ts = {0};
+    VEC_PUSH(&ts, cc.n && cc.ts[0] < t0 ? cc.ts[0] : t0);
+    size_t i = 0, j = 0;
+    while (i < cc.n || (recorded && j < cv.n)) {
+        int64_t t = i < cc.n ? cc.ts[i] : INT64_MAX;
+        if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
+        while (i < cc.n && cc.ts[i] == t) i++;
+        while (recorded && j < cv.n && cv.ts[j] == t) j++;
+        if (t > ts.v[ts.len - 1]) VEC_PUSH(&ts, t);
+    }
+    size_t n = ts.len;
+    /* Each band at the union's times: step functions, read by a cursor. */
+    int64_t *base = ml_calloc(n, sizeof *base), *val = ml_malloc(n * sizeof *val), base_peak = 0;
+    int64_t peak[ML_CAT__COUNT] = {0};
+    i = j = 0;
+    for (size_t x = 0; x < n; x++) {
+        while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
+        while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
+        int64_t sum = 0;
+        for (int k = 0; k < ML_CAT__COUNT; k++) {
+            int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
+            if (v > peak[k]) peak[k] = v;
+            sum += v;
+        }
+        if (recorded && j) base[x] = cv.value[j - 1] > sum ? cv.value[j - 1] - sum : 0;
+        if (base[x] > base_peak) base_peak = base[x];
+    }
+    /* The bands share one time column (written once); they need no M4
+     * pyramid of their own: the page and the server build one per band top. */
+    ml_buf tcol = {0};
+    int64_t *tr = ml_malloc(n * sizeof *tr);
+    for (size_t x = 0; x < n; x++) tr[x] = rel(c, ts.v[x]);
+    ml_col_i64(c->bl, &tcol, tr, n, 1);
+    free(tr);
+    size_t ncc = 0;
+    for (int q = -1; q < ML_CAT__COUNT; q++) {
+        int k = q < 0 ? -1 : ml_category_order[q];
+        if (k < 0 ? !base_peak : !peak[k]) continue;
+        if (k >= 0)
+            for (size_t x = 0, at = 0; x < n; x++) {
+                while (at < cc.n && cc.ts[at] <= ts.v[x]) at++;
+                val[x] = at ? cc.value[k][at - 1] : cc.initial[k];
+            }
+        const int64_t *v = k < 0 ? base : val;
+        size_t imax = 0;
+        for (size_t x = 1; x < n; x++) if (v[x] > v[imax]) imax = x;
+        ml_buf_printf(c->meta, "%s{\"cat\":%d,\"curve\":{\"kind\":\"allocated\",\"group\":\"category\",\"label\":",
+                      ncc++ ? "," : "", k);
+        ml_json_str(c->meta, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k));
+        ml_buf_printf(c->meta, ",\"n\":%zu,\"max\":", n);
+        ml_json_i64(c->meta, v[imax]);
+        ml_buf_puts(c->meta, ",\"tmax\":");
+        ml_json_i64(c->meta, rel(c, ts.v[imax]));
+        ml_buf_puts(c->meta, ",\"t\":");
+        ml_buf_put(c->meta, tcol.p, tcol.len);
+        ml_buf_puts(c->meta, ",\"v\":");
+        ml_col_i64(c->bl, c->meta, v, n, 1);
+        ml_buf_puts(c->meta, "}}");
+    }
+    ml_buf_free(&tcol);
+    free(val);
+    free(base);
+    VEC_FREE(&ts);
+    ml_curve_free(&cv);
+    ml_category_curves_free(&cc);
+}
+
 /* ---- one device -------------------------------------------------------- */
 
 static void put_device(rank_ctx *c, uint16_t dev)
@@ -247,23 +544,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
     }
     if (t0 > t1) t0 = t1 = c->origin;
 
-    /* Groups (top-level operators) of the allocations. */
-    uint32_t *gmap = ml_malloc(c->nstr * sizeof *gmap);
-    memset(gmap, 0xff, c->nstr * sizeof *gmap);
-    VEC(ml_str) gstr = {0};
-    VEC_PUSH(&gstr, 0);
-    VEC_PUSH(&gstr, 0);
-    uint32_t *grp = ml_malloc((idx.len ? idx.len : 1) * sizeof *grp);
-    for (size_t j = 0; j < idx.len; j++) {
-        uint32_t i = idx.v[j];
-        ml_str s = a->op_top.v[i];   /* as ml_breakdown_at groups "by top-level op" */
-        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) grp[j] = GROUP_BEFORE;
-        else if (!s || s >= c->nstr) grp[j] = GROUP_NONE;
-        else {
-            if (gmap[s] == ML_NONE32) { gmap[s] = (uint32_t)gstr.len; VEC_PUSH(&gstr, s); }
-            grp[j] = gmap[s];
-        }
-    }
+    groups gr;
+    groups_build(c, idx.v, idx.len, &gr);
+    const uint32_t *grp = gr.of;
 
     ml_buf_puts(m, "{\"id\":");
     ml_json_str(m, d->id);
@@ -271,16 +554,16 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_json_str(m, d->name ? ml_s(p, d->name) : "");
     ml_buf_puts(m, ",\"total\":");
     ml_json_i64(m, d->total_memory);
-    ml_buf_puts(m, ",\"t0\":");
-    ml_json_i64(m, rel(c, t0));
-    ml_buf_puts(m, ",\"t1\":");
-    ml_json_i64(m, rel(c, t1));
 
     /* The headline figures, shared with `memlens summary`. */
     ml_device_stats ds;
     ml_device_stats_compute(p, dev, ML_BY_TOPLEVEL, &ds);
     if (ds.first_ts != ML_TIME_NONE && ds.first_ts < t0) t0 = ds.first_ts;
     if (ds.last_ts != ML_TIME_NONE && ds.last_ts > t1) t1 = ds.last_ts;
+    ml_buf_puts(m, ",\"t0\":");
+    ml_json_i64(m, rel(c, t0));
+    ml_buf_puts(m, ",\"t1\":");
+    ml_json_i64(m, rel(c, t1));
 
     /* Curves: allocated, reserved, active, app reserved (recorded, or
      * replayed from events), then per component / stream, then the live
@@ -300,16 +583,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
         if (kinds[k] == ML_SERIES_ALLOCATED) { primary = (int)ncurves - 1; recorded_allocated = !cv.replayed; }
         ml_curve_free(&cv);
     }
-    for (size_t s = 0; s < p->series.len; s++) {
-        const ml_series *se = &p->series.v[s];
-        if (se->device != dev || !se->ts.len || (!se->component && !se->stream)) continue;
-        char label[256];
-        snprintf(label, sizeof label, "%s %s", se->component ? ml_s(p, se->component) : ml_s(p, se->stream),
-                 series_kind_name(se->kind));
-        ml_buf_puts(m, ncurves++ ? "," : "");
-        put_curve(c, series_kind_name(se->kind), se->component ? "component" : "stream", label,
-                  se->ts.v, se->value.v, se->ts.len);
-    }
+    put_series_curves(c, dev, &ncurves);
     if (idx.len && recorded_allocated) {
         curve all = {0};
         alloc_curve(p, idx.v, idx.len, grp, -1, t0, &all);
@@ -324,11 +598,13 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_instant peak_at = pk.found ? pk.at : (ml_instant){ t0, ML_NONE32 };
 
     /* Per-group statistics and the live set at the peak. */
-    group_stat *gs = ml_calloc(gstr.len, sizeof *gs);
+    size_t ngroups = gr.label.len;
+    group_stat *gs = ml_calloc(ngroups, sizeof *gs);
     int64_t by_cat[ML_CAT__COUNT] = {0};
     int64_t by_cat_n[ML_CAT__COUNT] = {0};
     uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
     size_t nkeep = 0;
+    int64_t known_before = 0;   /* live at the peak, known to predate the trace */
     for (size_t j = 0; j < idx.len; j++) {
         uint32_t i = idx.v[j];
         group_stat *g = &gs[grp[j]];
@@ -341,6 +617,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
         nkeep++;
         g->peak += sz;
         g->peak_count++;
+        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) known_before += sz;
         uint8_t cat = a->category.v[i] < sizeof by_cat / sizeof *by_cat ? a->category.v[i] : 0;
         by_cat[cat] += sz;
         by_cat_n[cat]++;
@@ -362,11 +639,10 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_json_i64(m, ds.at_peak.traced_bytes);
     ml_buf_printf(m, ",\"live_count\":%" PRId64 ",\"untracked\":", ds.at_peak.traced_count);
     ml_json_i64(m, before);
-    label_sum *ls = ml_malloc(gstr.len * sizeof *ls);
-    for (size_t g = 0; g < gstr.len; g++)
-        ls[g] = (label_sum){ group_label(c, (uint32_t)g, gstr.v), gs[g].peak, gs[g].peak_count, g };
+    label_sum *ls = ml_malloc(ngroups * sizeof *ls);
+    for (size_t g = 0; g < ngroups; g++) ls[g] = (label_sum){ gr.label.v[g], gs[g].peak, gs[g].peak_count, g };
     ml_buf_puts(m, ",\"by_op\":");
-    put_label_sums(m, ls, gstr.len);
+    put_label_sums(m, ls, ngroups);
     /* By frame: the breakdown the summary gives with --by frame. */
     ml_breakdown bf = {0};
     if (pk.found) ml_breakdown_at(p, dev, peak_at, ds.allocated_replayed || !ds.peak_allocated.found ? -1 : peak_v, ML_BY_FRAME, &bf);
@@ -377,21 +653,30 @@ static void put_device(rank_ctx *c, uint16_t dev)
     put_label_sums(m, fl, bf.n + 1);
     free(fl);
     ml_breakdown_free(&bf);
-    label_sum cl[ML_CAT__COUNT];
-    for (size_t k = 0; k < sizeof cl / sizeof *cl; k++)
+    /* By category: the live allocations' categories, and the memory from
+     * before the trace that no allocation shows (as the category chart). */
+    label_sum cl[ML_CAT__COUNT + 1];
+    for (size_t k = 0; k < ML_CAT__COUNT; k++)
         cl[k] = (label_sum){ ml_category_name((int)k), by_cat[k], by_cat_n[k], k };
+    cl[ML_CAT__COUNT] = (label_sum){ ML_BEFORE_TRACE_GROUP, before > known_before ? before - known_before : 0, 0,
+                                     ML_CAT__COUNT };
     ml_buf_puts(m, ",\"by_category\":");
-    put_label_sums(m, cl, sizeof cl / sizeof *cl);
+    put_label_sums(m, cl, ML_CAT__COUNT + 1);
     ml_buf_puts(m, "}");
 
-    /* Per-operator statistics over all allocations (not only the drawn ones). */
+    /* Per-operator statistics over all allocations (not only the drawn ones);
+     * calls null where unknown (no CPU operators in the input, or not an operator). */
     ml_buf_puts(m, ",\"ops\":[");
-    for (size_t g = 0; g < gstr.len; g++) {
+    bool calls_known = p->ops.name.len > 0 && !gr.by_frame;
+    size_t nops = 0;
+    for (size_t g = 0; g < ngroups; g++) {
         if (!gs[g].allocs && !gs[g].peak) continue;
-        ml_buf_puts(m, g && m->p[m->len - 1] != '[' ? ",[" : "[");
-        ml_json_str(m, group_label(c, (uint32_t)g, gstr.v));
-        int64_t calls = g >= GROUP_FIRST_OP && gstr.v[g] < c->nstr ? c->calls[gstr.v[g]] : 0;
-        ml_buf_printf(m, ",%" PRId64 ",%" PRId64 ",", calls, gs[g].allocs);
+        ml_buf_puts(m, nops++ ? ",[" : "[");
+        ml_json_str(m, gr.label.v[g]);
+        ml_str op = gr.op.v[g];
+        if (calls_known && g >= GROUP_FIRST_OP && op < c->nstr) ml_buf_printf(m, ",%" PRIu32 ",", c->calls[op]);
+        else ml_buf_puts(m, ",null,");
+        ml_buf_printf(m, "%" PRId64 ",", gs[g].allocs);
         ml_json_i64(m, gs[g].bytes);
         ml_buf_puts(m, ",");
         ml_json_i64(m, gs[g].net);
@@ -441,11 +726,28 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_buf_printf(m, ",\"allocs\":{\"n\":%zu,\"total\":%zu,\"summarised\":%zu,\"summarised_bytes\":",
                   n, idx.len, idx.len - n);
     ml_json_i64(m, summarised_bytes);
-    ml_buf_puts(m, ",\"groups\":[");
-    for (size_t g = 0; g < gstr.len; g++) {
-        ml_buf_puts(m, g ? "," : "");
-        ml_json_str(m, group_label(c, (uint32_t)g, gstr.v));
+    /* which columns the device's allocations fill (the table leaves out the others) */
+    bool has_op = false, has_stream = false, has_addr = false;
+    for (size_t j = 0; j < idx.len; j++) {
+        has_op |= a->op.v[idx.v[j]] != 0;
+        has_stream |= a->stream.v[idx.v[j]] != 0;
+        has_addr |= a->addr.v[idx.v[j]] != 0;
     }
+    ml_buf_printf(m, ",\"has\":{\"op\":%s,\"stream\":%s,\"addr\":%s}", has_op ? "true" : "false",
+                  has_stream ? "true" : "false", has_addr ? "true" : "false");
+    ml_buf_printf(m, ",\"group_by\":\"%s\",\"groups\":[", gr.by_frame ? "frame" : "op");
+    for (size_t g = 0; g < ngroups; g++) {
+        ml_buf_puts(m, g ? "," : "");
+        ml_json_str(m, gr.label.v[g]);
+    }
+    /* each group's allocations and bytes (all of them, embedded or not): the lane order */
+    ml_buf_puts(m, "],\"group_bytes\":[");
+    for (size_t g = 0; g < ngroups; g++) {
+        ml_buf_puts(m, g ? "," : "");
+        ml_json_i64(m, gs[g].bytes);
+    }
+    ml_buf_puts(m, "],\"group_count\":[");
+    for (size_t g = 0; g < ngroups; g++) ml_buf_printf(m, "%s%" PRId64, g ? "," : "", gs[g].allocs);
     ml_buf_puts(m, "],\"ta\":");
     ml_col_i64(c->bl, m, ta, n, 1);
     ml_buf_puts(m, ",\"tf\":");
@@ -486,10 +788,10 @@ static void put_device(rank_ctx *c, uint16_t dev)
     free(ta); free(tf); free(sz); free(u); free(b8);
     VEC_FREE(&sel);
 
-    /* Curves per top-level operator (largest at the peak first), for "group by op". */
+    /* Curves per group (largest at the peak first), for "group by op". */
     ml_buf_puts(m, ",\"op_curves\":[");
     size_t nop = 0;
-    for (size_t r = 0; r < gstr.len && nop < OP_CURVES; r++) {
+    for (size_t r = 0; r < ngroups && nop < OP_CURVES; r++) {
         size_t g = ls[r].key;   /* ls is sorted by bytes at the peak */
         if (!gs[g].allocs || !ls[r].bytes) continue;
         curve oc = {0};
@@ -499,38 +801,30 @@ static void put_device(rank_ctx *c, uint16_t dev)
         VEC_FREE(&oc.t);
         VEC_FREE(&oc.v);
     }
-    /* Per-category curves (categories.h), for the stacked chart: one per category
-     * that is ever non-zero, starting at t0 with the levels from before the trace. */
     ml_buf_puts(m, "],\"category_curves\":[");
-    ml_category_curves cc;
-    if (ml_category_curves_get(p, dev, &cc)) {
-        size_t ncc = 0;
-        int64_t *ct = ml_malloc((cc.n + 1) * sizeof *ct), *cv = ml_malloc((cc.n + 1) * sizeof *cv);
-        ct[0] = cc.n && cc.ts[0] < t0 ? cc.ts[0] : t0;
-        memcpy(ct + 1, cc.ts, cc.n * sizeof *ct);
-        for (int j = 0; j < ML_CAT__COUNT; j++) {
-            int k = ml_category_order[j];
-            if (!cc.peak[k]) continue;
-            cv[0] = cc.initial[k];
-            memcpy(cv + 1, cc.value[k], cc.n * sizeof *cv);
-            ml_buf_printf(m, "%s{\"cat\":%d,\"curve\":", ncc++ ? "," : "", k);
-            put_curve(c, "allocated", "category", ml_category_name(k), ct, cv, cc.n + 1);
-            ml_buf_puts(m, "}");
-        }
-        free(ct);
-        free(cv);
-        ml_category_curves_free(&cc);
-    }
+    put_category_curves(c, dev, idx.v, idx.len, t0);
     ml_buf_puts(m, "]}");
 
     ml_device_stats_free(&ds);
     free(ls);
     free(gs);
     free(keep);
-    free(grp);
-    free(gmap);
-    VEC_FREE(&gstr);
+    groups_free(&gr);
     VEC_FREE(&idx);
+}
+
+/* Whether a device has anything to show: a curve (recorded, or replayed from
+ * events even when nothing matches) or an allocation. */
+static bool device_shown(const ml_profile *p, uint16_t dev)
+{
+    for (size_t s = 0; s < p->series.len; s++)
+        if (p->series.v[s].device == dev && p->series.v[s].ts.len) return true;
+    for (size_t i = 0; i < p->allocs.device.len; i++)
+        if (p->allocs.device.v[i] == dev) return true;
+    ml_curve cv;
+    bool any = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n;
+    ml_curve_free(&cv);
+    return any;
 }
 
 /* ---- one rank ---------------------------------------------------------- */
@@ -559,11 +853,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     ml_buf_puts(m, "],\"devices\":[");
     size_t shown = 0;
     for (size_t d = 0; d < p->devices.len; d++) {
-        /* A device with nothing to show (no curve, no allocation) is left out. */
-        int any = 0;
-        for (size_t s = 0; s < p->series.len && !any; s++) any = p->series.v[s].device == d && p->series.v[s].ts.len;
-        for (size_t i = 0; i < p->allocs.device.len && !any; i++) any = p->allocs.device.v[i] == d;
-        if (!any) continue;
+        if (!device_shown(p, (uint16_t)d)) continue;
         ml_buf_puts(m, shown++ ? "," : "");
         put_device(&c, (uint16_t)d);
     }

@@ -96,12 +96,14 @@ int ml_cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    /* The page's title: the first input's name (argv outlives the server). */
+    const char *title = strrchr(inputs[0], '/') && strrchr(inputs[0], '/')[1] ? strrchr(inputs[0], '/') + 1 : inputs[0];
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
     free(inputs);
     if (!rs) { fprintf(stderr, "memlens: %s\n", e.msg); return 2; }
     ml_ranks_request(rs, 0); /* the page opens on it: start now */
-    ml_server *s = ml_server_start(rs, host, port, &e);
+    ml_server *s = ml_server_start(rs, host, port, title, &e);
     if (!s) {
         fprintf(stderr, "memlens serve: %s\n", e.msg);
         ml_ranks_free(rs);

@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "breakdown.h"
 #include "categories.h"
 #include "colbuf.h"
+#include "format.h"
 
 
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
@@ -143,6 +145,30 @@ static size_t m4_compact(const int64_t *t, const int64_t *const *vs, size_t nv, 
     return out;
 }
 
+/* The times of the drawn points idx[0..n) of a window, edged: the step in
+ * force at t0 starts at t0 (not at its own earlier time) and, when the last
+ * point lies before t1, the line is closed by a point at t1 with the value
+ * then in force (*close set), so that a flat stretch is drawn across the
+ * window.  t: n + 1 slots. */
+static size_t edge_times(const int64_t *ct, const uint32_t *idx, size_t n, double t0, double t1, int64_t *t,
+                         int *close)
+{
+    for (size_t k = 0; k < n; k++) t[k] = ct[idx[k]];
+    *close = 0;
+    if (!n) return 0;
+    int64_t a = (int64_t)ceil(t0), b = (int64_t)floor(t1);
+    if ((double)t[0] < t0 && (n == 1 || t[1] > a)) t[0] = a;   /* (a point at t0 itself needs no carry) */
+    if (t[n - 1] < b) { t[n] = b; *close = 1; return n + 1; }
+    return n;
+}
+
+/* Values at the points of edge_times: idx's, the last repeated when closed. */
+static void edge_values(const int64_t *cv, const uint32_t *idx, size_t n, int close, int64_t *v)
+{
+    for (size_t k = 0; k < n; k++) v[k] = cv[idx[k]];
+    if (close && n) v[n] = v[n - 1];
+}
+
 /* One curve's drawn points for a window into cb, as columns tKEY and vKEY. */
 static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, double t1, int px, const char *suffix)
 {
@@ -150,11 +176,17 @@ static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, doubl
     m4_select(c, t0, t1, px, &q);
     const int64_t *vs[1] = { c->v };
     q.out.len = m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
+    int64_t *t = ml_malloc((q.out.len + 1) * sizeof *t), *v = ml_malloc((q.out.len + 1) * sizeof *v);
+    int close;
+    size_t n = edge_times(c->t, q.out.v, q.out.len, t0, t1, t, &close);
+    edge_values(c->v, q.out.v, q.out.len, close, v);
     char key[24];
     snprintf(key, sizeof key, "t%s", suffix);
-    ml_cb_col_i64(cb, key, c->t, q.out.v, q.out.len);
+    ml_cb_col_i64(cb, key, t, NULL, n);
     snprintf(key, sizeof key, "v%s", suffix);
-    ml_cb_col_i64(cb, key, c->v, q.out.v, q.out.len);
+    ml_cb_col_i64(cb, key, v, NULL, n);
+    free(t);
+    free(v);
     VEC_FREE(&q.out);
 }
 
@@ -217,12 +249,18 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
     ml_cb_begin(&cb, out, binary);
     ml_cb_json(&cb, "cats", codes.p);
     ml_cb_i64(&cb, "max", d->ncat ? ml_api_curve_max(&d->cat_top[d->ncat - 1], t0, t1) : 0);
-    ml_cb_col_i64(&cb, "t", d->ncat ? d->cat_top[0].t : NULL, all.v, all.len);
+    int64_t *t = ml_malloc((all.len + 1) * sizeof *t), *v = ml_malloc((all.len + 1) * sizeof *v);
+    int close = 0;
+    size_t n = d->ncat ? edge_times(d->cat_top[0].t, all.v, all.len, t0, t1, t, &close) : 0;
+    ml_cb_col_i64(&cb, "t", t, NULL, n);
     for (size_t k = 0; k < d->ncat; k++) {
         char key[16];
         snprintf(key, sizeof key, "v%zu", k);
-        ml_cb_col_i64(&cb, key, d->cat_top_v[k], all.v, all.len);
+        edge_values(d->cat_top_v[k], all.v, all.len, close, v);
+        ml_cb_col_i64(&cb, key, v, NULL, n);
     }
+    free(t);
+    free(v);
     ml_cb_finish(&cb);
     ml_buf_free(&codes);
     VEC_FREE(&all);
@@ -309,25 +347,62 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
                    ml_buf *out)
 {
     /* Bars as the page draws them (web/src/lanes.js visibleBars): those that
-     * intersect [t0, t1] and are at least one pixel wide. */
+     * intersect [t0, t1] and are at least one pixel wide; the narrower ones
+     * counted per pixel column and group (the page shades them). */
     double k = px / (t1 - t0 > 1e-9 ? t1 - t0 : 1e-9);
     double min_dur = 1.0 / k;
     size_t hi = upper_bound_i64(d->ta, d->n, t1);            /* ta <= t1 */
     size_t gone = lower_bound_i64(d->tf_sorted, d->n, t0);   /* tf < t0: all before hi */
     size_t in_window = hi > gone ? hi - gone : 0;
     int64_t in_bytes = d->bytes_ta[hi] - d->bytes_tf[gone < hi ? gone : hi];
+    /* Before `near` (allocated more than a pixel before t0) whatever reaches
+     * the window is at least a pixel wide: only blocks that can hold such
+     * bars are read.  From `near` on every allocation is read. */
+    size_t near = lower_bound_i64(d->ta, d->n, t0 - min_dur);
+    if (near > hi) near = hi;
     VEC(uint32_t) big = {0};
+    VEC(uint32_t) sx = {0};
+    VEC(uint32_t) sg = {0};
+    VEC(uint32_t) sn = {0};
     int64_t big_bytes = 0;
-    for (size_t b = 0; b * ML_SV_BLOCK < hi; b++) {
+    for (size_t b = 0; b * ML_SV_BLOCK < near; b++) {
         if ((double)d->blk_max_tf[b] < t0 || (double)d->blk_max_dur[b] < min_dur) continue;
-        size_t e = (b + 1) * ML_SV_BLOCK < hi ? (b + 1) * ML_SV_BLOCK : hi;
+        size_t e = (b + 1) * ML_SV_BLOCK < near ? (b + 1) * ML_SV_BLOCK : near;
         for (size_t i = b * ML_SV_BLOCK; i < e; i++) {
             if ((double)d->tf[i] < t0) continue;
-            if (((double)d->tf[i] - t0) * k - ((double)d->ta[i] - t0) * k < 1) continue;
             VEC_PUSH(&big, (uint32_t)i);
             big_bytes += d->size[i];
         }
     }
+    /* Per column, the groups of its narrow allocations (ta is sorted, so the
+     * columns come in order): counts in cnt[], the groups seen in touched. */
+    uint32_t *cnt = ml_calloc(d->ngroups + 1, sizeof *cnt);
+    VEC(uint32_t) touched = {0};
+    int64_t col = -1;
+#define FLUSH_COLUMN() do { \
+        for (size_t q = 0; q < touched.len; q++) { \
+            VEC_PUSH(&sx, (uint32_t)col); VEC_PUSH(&sg, touched.v[q]); VEC_PUSH(&sn, cnt[touched.v[q]]); \
+            cnt[touched.v[q]] = 0; \
+        } \
+        touched.len = 0; \
+    } while (0)
+    for (size_t i = near; i < hi; i++) {
+        if ((double)d->tf[i] < t0) continue;
+        double xa = ((double)d->ta[i] - t0) * k, xf = ((double)d->tf[i] - t0) * k;
+        if (xf - xa >= 1) {
+            VEC_PUSH(&big, (uint32_t)i);
+            big_bytes += d->size[i];
+            continue;
+        }
+        int64_t x = xa < 0 ? 0 : xa >= px ? px - 1 : (int64_t)xa;
+        if (x != col) { FLUSH_COLUMN(); col = x; }
+        uint32_t g = d->group[i];
+        if (!cnt[g]++) VEC_PUSH(&touched, g);
+    }
+    FLUSH_COLUMN();
+#undef FLUSH_COLUMN
+    free(cnt);
+    VEC_FREE(&touched);
     size_t nbig = big.len;
     int limited = 0;
     if (big.len > limit) { /* keep the largest */
@@ -358,8 +433,14 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
     ml_cb_i64(&cb, "summarised", (int64_t)(in_window - (limited ? limit : nbig)));
     ml_cb_i64(&cb, "summarised_bytes", in_bytes - big_bytes);
     put_columns(&cb, d, big.v, big.len);
+    ml_cb_col_u32(&cb, "small_x", sx.v, NULL, sx.len);
+    ml_cb_col_u32(&cb, "small_group", sg.v, NULL, sg.len);
+    ml_cb_col_u32(&cb, "small_n", sn.v, NULL, sn.len);
     ml_cb_finish(&cb);
     VEC_FREE(&big);
+    VEC_FREE(&sx);
+    VEC_FREE(&sg);
+    VEC_FREE(&sn);
 }
 
 /* ---- one allocation ----------------------------------------------------- */
@@ -423,16 +504,44 @@ static int contains_ci(const char *hay, const char *needle)
     return 0;
 }
 
+/* The table's filter (text, sizes, window, category), as web/src/table.js filterAllocs. */
+typedef struct table_filter {
+    const ml_table_query *q;
+    uint8_t *gok, *sok;         /* groups, strings that contain the text; NULL without text */
+} table_filter;
+
+static void filter_init(table_filter *f, const ml_sv_rank *r, const ml_sv_device *d, const ml_table_query *q)
+{
+    f->q = q;
+    f->gok = f->sok = NULL;
+    if (!q->text || !q->text[0]) return;
+    f->gok = ml_malloc(d->ngroups + 1);
+    f->sok = ml_malloc(r->nstrings + 1);
+    for (size_t g = 0; g < d->ngroups; g++) f->gok[g] = (uint8_t)contains_ci(d->groups[g], q->text);
+    for (size_t s = 0; s < r->nstrings; s++) f->sok[s] = (uint8_t)contains_ci(r->strings[s], q->text);
+}
+
+static int filter_keeps(const table_filter *f, const ml_sv_device *d, uint32_t i)
+{
+    const ml_table_query *q = f->q;
+    if (q->min_size >= 0 && d->size[i] < q->min_size) return 0;
+    if (q->max_size >= 0 && d->size[i] > q->max_size) return 0;
+    if (q->in_window && ((double)d->ta[i] > q->t1 || (double)d->tf[i] < q->t0)) return 0;
+    if (f->gok && !f->gok[d->group[i]] && !f->sok[d->op[i]]) return 0;
+    if (q->cat >= 0 && d->cat[i] != q->cat) return 0;
+    return 1;
+}
+
+static void filter_free(table_filter *f)
+{
+    free(f->gok);
+    free(f->sok);
+}
+
 void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out)
 {
-    uint8_t *gok = NULL, *sok = NULL;
-    int text = q->text && q->text[0];
-    if (text) {
-        gok = ml_malloc(d->ngroups + 1);
-        sok = ml_malloc(r->nstrings + 1);
-        for (size_t g = 0; g < d->ngroups; g++) gok[g] = (uint8_t)contains_ci(d->groups[g], q->text);
-        for (size_t s = 0; s < r->nstrings; s++) sok[s] = (uint8_t)contains_ci(r->strings[s], q->text);
-    }
+    table_filter f;
+    filter_init(&f, r, d, q);
     const uint32_t *order = ml_sv_order(d, r, q->sort);
     size_t want0 = q->page * q->page_size, total = 0;
     VEC(uint32_t) rows = {0};
@@ -440,11 +549,7 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
         total = 0;
         for (size_t j = 0; j < d->n; j++) {
             uint32_t i = order[q->dir < 0 ? d->n - 1 - j : j];
-            if (q->min_size >= 0 && d->size[i] < q->min_size) continue;
-            if (q->max_size >= 0 && d->size[i] > q->max_size) continue;
-            if (q->in_window && ((double)d->ta[i] > q->t1 || (double)d->tf[i] < q->t0)) continue;
-            if (text && !gok[d->group[i]] && !sok[d->op[i]]) continue;
-            if (q->cat >= 0 && d->cat[i] != q->cat) continue;
+            if (!filter_keeps(&f, d, i)) continue;
             if (total >= want0 && total < want0 + q->page_size) VEC_PUSH(&rows, i);
             total++;
         }
@@ -462,9 +567,141 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
     ml_cb_finish(&cb);
     ml_buf_puts(out, "}");
     VEC_FREE(&rows);
-    free(gok);
-    free(sok);
+    filter_free(&f);
 }
+
+/* ---- the table as CSV / TSV, streamed -------------------------------------- */
+
+struct ml_export {
+    const ml_sv_rank *r;
+    ml_sv_device *d;
+    ml_table_query q;
+    char *text;                 /* q.text, owned */
+    table_filter f;
+    const uint32_t *order;
+    size_t next;                /* position in order */
+    int tsv, header_done;
+    ml_buf row;                 /* text made but not yet read */
+    size_t row_off;
+};
+
+/* One cell, as web/src/table.js cell(): TSV turns tabs and line breaks into
+ * spaces; CSV quotes a cell holding a comma, quote or line break. */
+static void put_cell(ml_buf *b, const char *s, int tsv, int first)
+{
+    if (!first) ml_buf_puts(b, tsv ? "\t" : ",");
+    if (tsv) {
+        for (; *s; s++) ml_buf_put(b, *s == '\t' || *s == '\n' || *s == '\r' ? " " : s, 1);
+        return;
+    }
+    if (!strpbrk(s, ",\"\n\r")) { ml_buf_puts(b, s); return; }
+    ml_buf_puts(b, "\"");
+    for (; *s; s++) {
+        if (*s == '"') ml_buf_puts(b, "\"\"");
+        else ml_buf_put(b, s, 1);
+    }
+    ml_buf_puts(b, "\"");
+}
+
+/* A time of the export: absolute UTC with ns ("2022-11-30 04:48:07.404123456")
+ * when the rank's times are wall clock, else the relative ns (web/src/format.js exact). */
+static const char *export_time(const ml_sv_rank *r, int64_t t, char *buf, size_t cap)
+{
+    if (!r->p->time_is_absolute || r->p->time_is_event_order) {
+        snprintf(buf, cap, "%lld", (long long)t);
+        return buf;
+    }
+    int64_t ns = r->origin + t;
+    time_t secs = (time_t)(ns / 1000000000);
+    int64_t frac = ns % 1000000000;
+    if (frac < 0) frac += 1000000000, secs--;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(buf, cap, "%s.%09lld", date, (long long)frac);
+    return buf;
+}
+
+static void export_row(ml_export *x, uint32_t i)
+{
+    const ml_sv_rank *r = x->r;
+    const ml_sv_device *d = x->d;
+    ml_buf *b = &x->row;
+    char t[64], u[64];
+    put_cell(b, d->groups[d->group[i]], x->tsv, 1);
+    put_cell(b, r->strings[d->op[i]], x->tsv, 0);
+    snprintf(t, sizeof t, "%lld", (long long)d->size[i]);
+    put_cell(b, t, x->tsv, 0);
+    put_cell(b, d->flags[i] & 1 ? "before trace" : export_time(r, d->ta[i], t, sizeof t), x->tsv, 0);
+    put_cell(b, d->flags[i] & 2 ? "not released" : export_time(r, d->tf[i], t, sizeof t), x->tsv, 0);
+    snprintf(t, sizeof t, "%lld", (long long)(d->tf[i] - d->ta[i]));
+    put_cell(b, t, x->tsv, 0);
+    put_cell(b, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0), x->tsv, 0);
+    put_cell(b, ml_fmt_stream(r->strings[d->stream[i]], u, sizeof u), x->tsv, 0);
+    uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
+    if (a) snprintf(t, sizeof t, "0x%llx", (unsigned long long)a);
+    else t[0] = 0;
+    put_cell(b, t, x->tsv, 0);
+    put_cell(b, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "", x->tsv, 0);
+    ml_buf_puts(b, "\n");
+}
+
+static ml_export *export_new(const ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, int tsv)
+{
+    ml_export *x = ml_calloc(1, sizeof *x);
+    x->r = r;
+    x->d = d;
+    x->q = *q;
+    x->text = strdup(q->text ? q->text : "");
+    x->q.text = x->text;
+    x->tsv = tsv;
+    filter_init(&x->f, r, d, &x->q);
+    x->order = ml_sv_order(d, r, q->sort);
+    return x;
+}
+
+size_t ml_api_export_read(ml_export *x, char *buf, size_t max)
+{
+    size_t w = 0;
+    while (w < max) {
+        if (x->row_off == x->row.len) {
+            x->row.len = x->row_off = 0;
+            if (!x->header_done) {
+                static const char *const head[] = {"allocating op", "size_bytes", "allocated", "released", "duration_ns",
+                                                   "category", "stream", "address", "reason"};
+                put_cell(&x->row, x->d->group_by_frame ? "user frame" : "operator", x->tsv, 1);
+                for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_cell(&x->row, head[k], x->tsv, 0);
+                ml_buf_puts(&x->row, "\n");
+                x->header_done = 1;
+            } else {
+                const ml_sv_device *d = x->d;
+                while (x->next < d->n && x->row.len < 65536) {
+                    size_t j = x->next++;
+                    uint32_t i = x->order[x->q.dir < 0 ? d->n - 1 - j : j];
+                    if (filter_keeps(&x->f, d, i)) export_row(x, i);
+                }
+                if (!x->row.len) break;  /* the end */
+            }
+        }
+        size_t n = x->row.len - x->row_off < max - w ? x->row.len - x->row_off : max - w;
+        memcpy(buf + w, x->row.p + x->row_off, n);
+        x->row_off += n;
+        w += n;
+    }
+    return w;
+}
+
+void ml_api_export_free(ml_export *x)
+{
+    if (!x) return;
+    filter_free(&x->f);
+    ml_buf_free(&x->row);
+    free(x->text);
+    free(x);
+}
+
+int ml_api_export_tsv(const ml_export *x) { return x->tsv; }
 
 /* ---- the live set at any time -------------------------------------------- */
 
@@ -681,6 +918,34 @@ static int bad_curve(req *q, const char *key, const ml_sv_device *d)
 }
 
 static const char *const sort_names[] = {"group", "op", "size", "ta", "tf", "dur", "stream", "addr", "cat", "reason"};
+
+/* The table's query: its filter, sort and page (the export ignores the page). */
+static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
+{
+    int sort, dir;
+    int64_t mn, mx, page, size, inwin, cat;
+    static const char *const dirs[] = {"asc", "desc"};
+    memset(tq, 0, sizeof *tq);
+    if (arg_window(q, d, &tq->t0, &tq->t1) ||
+        arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
+        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, 10, ML_SORT_SIZE, &sort) ||
+        arg_int(q, "cat", -1, ML_CAT__COUNT - 1, -1, &cat) ||
+        arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
+        arg_int(q, "size", 1, 1000, 100, &size))
+        return -1;
+    tq->min_size = q->arg(q->user, "min") ? mn : -1;
+    tq->max_size = q->arg(q->user, "max") ? mx : -1;
+    tq->text = q->arg(q->user, "text");
+    if (tq->text && strlen(tq->text) > 200) return fail(q, 400, "parameter 'text' is longer than 200 bytes");
+    tq->in_window = (int)inwin;
+    tq->cat = (int)cat;
+    tq->sort = (ml_sort_key)sort;
+    tq->dir = dir ? -1 : 1;
+    tq->page = (size_t)page;
+    tq->page_size = (size_t)size;
+    return 0;
+}
+
 static const char *const fmt_names[] = {"json", "bin"};
 static const char *const by_names[] = {"op", "frame", "stack", "innermost", "size", "category"};
 
@@ -778,27 +1043,8 @@ static int route(req *q, ml_ranks *rs, const char *path)
         return 0;
     }
     if (!strcmp(path, "/api/table")) {
-        ml_table_query tq = {0};
-        int sort, dir;
-        int64_t mn, mx, page, size, inwin, cat;
-        static const char *const dirs[] = {"asc", "desc"};
-        if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &tq.t0, &tq.t1) ||
-            arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
-            arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, 10, ML_SORT_SIZE, &sort) ||
-            arg_int(q, "cat", -1, ML_CAT__COUNT - 1, -1, &cat) ||
-            arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
-            arg_int(q, "size", 1, 1000, 100, &size))
-            return -1;
-        tq.min_size = q->arg(q->user, "min") ? mn : -1;
-        tq.max_size = q->arg(q->user, "max") ? mx : -1;
-        tq.text = q->arg(q->user, "text");
-        if (tq.text && strlen(tq.text) > 200) return fail(q, 400, "parameter 'text' is longer than 200 bytes");
-        tq.in_window = (int)inwin;
-        tq.cat = (int)cat;
-        tq.sort = (ml_sort_key)sort;
-        tq.dir = dir ? -1 : 1;
-        tq.page = (size_t)page;
-        tq.page_size = (size_t)size;
+        ml_table_query tq;
+        if (arg_rank_dev(q, rs, &r, &d) || arg_table(q, d, &tq)) return -1;
         ml_api_table(r, d, &tq, q->out);
         return 0;
     }
@@ -823,4 +1069,18 @@ int ml_api_route(ml_ranks *rs, const char *path, ml_api_arg_fn arg, void *user, 
     req q = { arg, user, out, 200 };
     route(&q, rs, path);
     return q.status;
+}
+
+int ml_api_export_open(ml_ranks *rs, ml_api_arg_fn arg, void *user, ml_export **x, ml_buf *err)
+{
+    req q = { arg, user, err, 200 };
+    ml_sv_rank *r;
+    ml_sv_device *d;
+    ml_table_query tq;
+    int fmt;
+    static const char *const fmts[] = {"csv", "tsv"};
+    *x = NULL;
+    if (arg_rank_dev(&q, rs, &r, &d) || arg_table(&q, d, &tq) || arg_enum(&q, "fmt", fmts, 2, 0, &fmt)) return q.status;
+    *x = export_new(r, d, &tq, fmt == 1);
+    return 200;
 }

@@ -19,8 +19,10 @@
  *                                in the column, that value, and the part of it allocated
  *                                before the trace (no allocation of the trace accounts for it)
  *   /api/allocs?rank&dev&t0&t1&px[&limit&keep&fmt]   allocations intersecting the window at
- *                                least 1 px wide, as columns; the rest counted and summed
+ *                                least 1 px wide, as columns; the rest counted and summed, and
+ *                                per pixel column and group (small_x, small_group, small_n)
  *   /api/table?rank&dev&text&min&max&cat&inwin&t0&t1&sort&dir&page&size   a sorted, filtered page
+ *   /api/export?(the table's parameters)&fmt=csv|tsv   all of its rows, streamed (server.c)
  *   /api/detail?rank&dev&id      one allocation with its call stack
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
@@ -66,6 +68,17 @@ typedef struct ml_table_query {
     size_t page, page_size;
 } ml_table_query;
 void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out);
+
+/* /api/export?rank&dev&text&min&max&cat&inwin&t0&t1&sort&dir&fmt=csv|tsv: every row of the
+ * table that the filter keeps, in its order, as CSV or TSV (the columns of the page's
+ * export, web/src/table.js exportAllocs), made as it is read so that a million rows
+ * need no buffer.  Returns 200 with *x set, or an error status with its JSON in err. */
+typedef struct ml_export ml_export;
+int ml_api_export_open(ml_ranks *rs, ml_api_arg_fn arg, void *user, ml_export **x, ml_buf *err);
+/* Up to max bytes of the text into buf; 0 at the end. */
+size_t ml_api_export_read(ml_export *x, char *buf, size_t max);
+int ml_api_export_tsv(const ml_export *x);
+void ml_api_export_free(ml_export *x);
 
 /* by: "op", "frame", "stack", "innermost", "size", "category". */
 void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const char *by, ml_buf *out);

@@ -30,11 +30,17 @@ struct ml_server {
 
 /* The page: the report's UI without data; app.js sees #ml-server and reads
  * everything from the API (web/src/source.js HttpSource). */
-static void build_page(ml_buf *b)
+static void build_page(ml_buf *b, const char *title)
 {
     ml_buf_puts(b, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                   "<meta name=\"generator\" content=\"memlens\">\n<link rel=\"icon\" href=\"data:,\">\n<title>memlens serve</title>\n<style>\n");
+                   "<meta name=\"generator\" content=\"memlens\">\n<link rel=\"icon\" href=\"data:,\">\n<title>memlens — ");
+    for (const char *c = title; *c; c++) { /* the only text put raw into the page */
+        if (*c == '<') ml_buf_puts(b, "&lt;");
+        else if (*c == '&') ml_buf_puts(b, "&amp;");
+        else ml_buf_put(b, c, 1);
+    }
+    ml_buf_puts(b, "</title>\n<style>\n");
     ml_buf_put(b, ml_asset_uplot_css, ml_asset_uplot_css_len);
     ml_buf_put(b, ml_asset_style, ml_asset_style_len);
     ml_buf_puts(b, "</style>\n</head>\n<body>\n");
@@ -77,6 +83,40 @@ static const char *get_arg(void *user, const char *key)
     return MHD_lookup_connection_value((struct MHD_Connection *)user, MHD_GET_ARGUMENT_KIND, key);
 }
 
+/* /api/export: the table's rows as CSV or TSV, made while they are sent. */
+static ssize_t export_chunk(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    size_t n = ml_api_export_read(cls, buf, max);
+    return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void export_done(void *cls) { ml_api_export_free(cls); }
+
+static enum MHD_Result reply_export(ml_server *s, struct MHD_Connection *c)
+{
+    ml_export *x;
+    ml_buf err = {0};
+    int status = ml_api_export_open(s->rs, get_arg, c, &x, &err);
+    if (!x) {
+        enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", err.p ? err.p : "", err.len, 1);
+        ml_buf_free(&err);
+        return ok;
+    }
+    ml_buf_free(&err);
+    int tsv = ml_api_export_tsv(x);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, export_chunk, x, export_done);
+    if (!r) { ml_api_export_free(x); return MHD_NO; }
+    MHD_add_response_header(r, "Content-Type", tsv ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8");
+    MHD_add_response_header(r, "Content-Disposition", tsv ? "attachment; filename=\"memlens-allocations.tsv\""
+                                                          : "attachment; filename=\"memlens-allocations.csv\"");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ok = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
 /* With a loopback bind, the Host header must name this machine. */
 static int host_ok(const ml_server *s, struct MHD_Connection *c)
 {
@@ -108,6 +148,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!host_ok(s, c)) return reply_error(c, 403, "Host header names another host");
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return reply(c, 200, "text/html; charset=utf-8", s->page.p, s->page.len, 0);
+    if (!strcmp(url, "/api/export")) return reply_export(s, c);
     if (!strncmp(url, "/api/", 5) && strlen(url) < 64) {
         ml_buf b = {0};
         int status = ml_api_route(s->rs, url, get_arg, c, &b);
@@ -142,7 +183,7 @@ static int is_loopback(const struct sockaddr_storage *ss)
     return 0;
 }
 
-ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, ml_err *e)
+ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char *title, ml_err *e)
 {
     struct sockaddr_storage ss;
     if (parse_addr(host, port, &ss, e)) return NULL;
@@ -150,7 +191,7 @@ ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, ml_err *e)
     s->rs = rs;
     s->loopback = is_loopback(&ss);
     snprintf(s->host, sizeof s->host, "%s", host);
-    build_page(&s->page);
+    build_page(&s->page, title ? title : "memlens serve");
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
     if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     /* One thread per connection: a request that waits for a rank to load

@@ -16,8 +16,9 @@
 
 typedef struct ml_server ml_server;
 
-/* Starts serving rs on host:port (port 0 = any free port); threads of its own. */
-ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, ml_err *e);
+/* Starts serving rs on host:port (port 0 = any free port); threads of its own.
+ * title: the page's title (the input's name). */
+ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char *title, ml_err *e);
 /* The port it listens on, and its URL ("http://127.0.0.1:PORT/"). */
 int ml_server_port(const ml_server *s);
 const char *ml_server_url(const ml_server *s);

@@ -63,29 +63,43 @@ static const void *col(rd *x, ml_pv dict, const char *key, char dt, size_t *n)
     return x->r->bl.raw.v[b].v;
 }
 
-static void read_curve(rd *x, ml_pv c, ml_sv_curve *out)
+/* A curve's points (t, v). */
+static void read_points(rd *x, ml_pv c, ml_sv_curve *out)
 {
-    size_t nt, nv, nmn, nmx;
+    size_t nt, nv;
     out->t = col(x, c, "t", 'i', &nt);
     out->v = col(x, c, "v", 'i', &nv);
-    out->mn = col(x, c, "mn", 'u', &nmn);
-    out->mx = col(x, c, "mx", 'u', &nmx);
     out->n = nt;
-    out->fan = (int)get_i64(x, c, "fan");
-    if (out->fan < 2) out->fan = 4;
-    if (nv != nt || nmn != nmx) x->bad = 1;
+    if (nv != nt) x->bad = 1;
+}
+
+/* The level sizes and offsets of an M4 pyramid of c->n points with fan-out
+ * c->fan; returns its node count. */
+static size_t pyramid_levels(ml_sv_curve *c)
+{
     size_t off = 0;
-    out->levels = 0;
-    for (size_t m = nt; m > 1 && out->levels < ML_SV_MAX_LEVELS;) {
-        m = (m + (size_t)out->fan - 1) / (size_t)out->fan;
-        out->lvl_off[out->levels] = off;
-        out->lvl_size[out->levels++] = m;
+    c->levels = 0;
+    for (size_t m = c->n; m > 1 && c->levels < ML_SV_MAX_LEVELS;) {
+        m = (m + (size_t)c->fan - 1) / (size_t)c->fan;
+        c->lvl_off[c->levels] = off;
+        c->lvl_size[c->levels++] = m;
         off += m;
     }
-    if (off != nmn) x->bad = 1;
+    return off;
+}
+
+static void read_curve(rd *x, ml_pv c, ml_sv_curve *out)
+{
+    size_t nmn, nmx;
+    read_points(x, c, out);
+    out->mn = col(x, c, "mn", 'u', &nmn);
+    out->mx = col(x, c, "mx", 'u', &nmx);
+    out->fan = (int)get_i64(x, c, "fan");
+    if (out->fan < 2) out->fan = 4;
+    if (nmn != nmx || pyramid_levels(out) != nmn) x->bad = 1;
     /* Every index in the pyramid must name a point. */
     for (size_t k = 0; k < nmn && !x->bad; k++)
-        if (out->mn[k] >= nt || out->mx[k] >= nt) x->bad = 1;
+        if (out->mn[k] >= out->n || out->mx[k] >= out->n) x->bad = 1;
 }
 
 /* ---- sorting ------------------------------------------------------------ */
@@ -221,9 +235,9 @@ static void read_category_stack(rd *x, ml_pv list, ml_sv_device *d)
     for (size_t k = 0; k < n && !x->bad; k++) {
         ml_pv e = ml_pv_item(x->r->pvs, list, k);
         ml_sv_curve c = {0};
-        read_curve(x, get(x, e, "curve"), &c);
+        read_points(x, get(x, e, "curve"), &c);  /* the bands share their times and have no pyramid */
         if (x->bad) return;
-        if (c.fan != ML_M4_FAN || (k && (c.n != d->cat_top[0].n || memcmp(c.t, d->cat_top[0].t, c.n * sizeof *c.t)))) { x->bad = 1; return; }
+        if (k && (c.n != d->cat_top[0].n || (c.t != d->cat_top[0].t && memcmp(c.t, d->cat_top[0].t, c.n * sizeof *c.t)))) { x->bad = 1; return; }
         int64_t *top = ml_malloc((c.n ? c.n : 1) * sizeof *top);
         for (size_t i = 0; i < c.n; i++) top[i] = c.v[i] + (k ? d->cat_top_v[k - 1][i] : 0);
         ml_m4 py;
@@ -232,6 +246,7 @@ static void read_category_stack(rd *x, ml_pv list, ml_sv_device *d)
         c.mn = py.argmin;
         c.mx = py.argmax;
         c.fan = ML_M4_FAN;
+        pyramid_levels(&c);
         d->cat_code[k] = (int)get_i64(x, e, "cat");
         d->cat_top[k] = c;
         d->cat_top_v[k] = top;
@@ -295,6 +310,7 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
         d->reason = col(x, a, "reason", 'b', &m);
         if (m != n) x->bad = 1;
     }
+    d->group_by_frame = !strcmp(get_str(x, get(x, a, "group_by")), "frame");
     ml_pv gs = get(x, a, "groups");
     d->ngroups = ml_pv_len(r->pvs, gs);
     d->groups = ml_calloc(d->ngroups + 1, sizeof *d->groups);

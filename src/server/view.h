@@ -68,6 +68,7 @@ typedef struct ml_sv_device {
     const uint8_t *flags, *cat, *reason; /* reason: NULL if the data has none */
     size_t ngroups;
     const char **groups;
+    bool group_by_frame;        /* groups are first user frames (inputs without operators) */
 
     /* Window index: free times sorted, byte prefix sums in alloc and free
      * order (counts and bytes of what intersects a window, in O(log n)),

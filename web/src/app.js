@@ -2,7 +2,8 @@
 // selection), the header and selectors, and the wiring of the views.  The
 // views see data only through the source (source.js).
 
-import { makeClock, fmtBytes, groupDigits, escapeHtml } from "./format.js";
+import { makeClock, fmtBytes, groupDigits, escapeHtml, plural } from "./format.js";
+import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
@@ -29,13 +30,29 @@ class App {
     this.bind();
     if (this.source.ensureRank) await this.loadRank(0); // served: ranks are imported when first viewed
     const first = this.meta.ranks.findIndex((r) => r.devices.length);
-    if (first < 0) { $("loading").textContent = "Nothing to show: no memory data in the input."; return; }
+    if (first < 0) { this.nothingToShow(); return; }
     // Open the rank and device with the highest peak: that is the question.
     let best = [first, 0], bestV = -1;
     this.meta.ranks.forEach((r, ri) => r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
     await this.openDevice(best[0], best[1]);
     $("loading").remove();
     this.perf.startMs = performance.now() - t;
+    window.__memlens.ready = true;
+  }
+
+  // An input without memory data: say so, with what its importer noted
+  // (often the reason: e.g. a trace recorded without profile_memory).
+  nothingToShow() {
+    const $ = (id) => document.getElementById(id), m = this.meta;
+    document.querySelector("main.grid").hidden = true;
+    $("sel-dev").disabled = true;
+    const r = m.ranks[0];
+    $("hdr-meta").innerHTML = r ? `format <b>${escapeHtml(r.format)}</b>` : "";
+    const notes = m.ranks.flatMap((x) => x.notes || []).concat(m.skipped || []);
+    $("notes").innerHTML = "";
+    $("loading").innerHTML = "<b>Nothing to show: no memory data in the input.</b>" +
+      notes.map((n) => '<div class="why">' + escapeHtml(n) + "</div>").join("");
+    this.perf.startMs = 0;
     window.__memlens.ready = true;
   }
 
@@ -63,7 +80,9 @@ class App {
 
   header() {
     const m = this.meta, $ = (id) => document.getElementById(id);
-    $("hdr-title").textContent = (m.inputs && m.inputs.length ? m.inputs : m.ranks.map((r) => r.path)).join(", ");
+    const names = m.inputs && m.inputs.length ? m.inputs : m.ranks.map((r) => r.path);
+    $("hdr-title").textContent = names.join(", ");
+    document.title = "memlens — " + names.map((x) => x.replace(/\/+$/, "").split("/").pop()).join(", ");
     const rs = $("sel-rank");
     rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
@@ -81,8 +100,10 @@ class App {
     const parts = [`format <b>${escapeHtml(r.format)}</b>`];
     if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
     if (clock.mode === "abs") parts.push(`captured <b>${escapeHtml(clock.fmt(d.t0, 3, true))}</b> UTC, for ${escapeHtml(fmtDurShort(d.t1 - d.t0))}`);
-    parts.push(`device <b>${escapeHtml(d.id)}</b>${d.name ? " " + escapeHtml(d.name) : ""}${d.total > 0 ? ", capacity " + fmtBytes(d.total) : ""}`);
-    parts.push(`${groupDigits(d.allocs.total)} allocations`);
+    // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
+    parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +
+      (d.total > 0 ? "capacity " + fmtBytes(d.total) : '<span class="unknown">capacity unknown</span>'));
+    parts.push(plural(d.allocs.total, "allocation"));
     document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
     const notes = (r.notes || []).concat(this.meta.skipped || []);
     document.getElementById("notes").innerHTML = notes.length
@@ -100,6 +121,7 @@ class App {
     this.deviceOptions();
     this.metaLine();
     this.categoryOptions();
+    this.groupOptions();
     this.stackBase = null;
     this.allocs = await this.source.getAllocs(rank, dev, st.t0, st.t1, this.timeline.W());
     this.timeline.setData(this.allocs);
@@ -114,10 +136,29 @@ class App {
     await this.redraw(true);
   }
 
+  // The group-by choices: those the device has curves for; what "op" groups
+  // by (top-level operators, or user frames for inputs without operators).
+  groupOptions() {
+    const d = this.dev(), st = this.state, has = CurveView.groupsOf(d), sel = document.getElementById("sel-group");
+    const byFrame = d.allocs.group_by === "frame", opName = byFrame ? "user frame" : "top-level op";
+    for (const o of sel.options) {
+      o.disabled = !has[o.value];
+      o.title = o.disabled ? "this input has no such curves" : "";
+      if (o.value === "op") o.textContent = opName;
+    }
+    if (!has[st.group]) { st.group = "overall"; sel.value = "overall"; }
+    for (const id of ["sel-peak-by", "sel-live-by"]) {
+      const o = document.querySelector(`#${id} option[value="${id === "sel-peak-by" ? "by_op" : "op"}"]`);
+      if (o) o.textContent = opName;
+    }
+    document.querySelector('#seg-mode button[data-mode="lanes"]').textContent = "by " + (byFrame ? "user frame" : "operator");
+    document.getElementById("f-text").placeholder = byFrame ? "filter by user frame" : "filter by operator name";
+  }
+
   // The table's category filter: the categories this device has.
   categoryOptions() {
     const r = this.meta.ranks[this.state.rank], d = this.dev(), sel = document.getElementById("f-cat");
-    const cats = r.categories || [], have = new Set((d.category_curves || []).map((c) => c.cat));
+    const cats = r.categories || [], have = new Set((d.category_curves || []).map((c) => c.cat).filter((c) => c >= 0));
     const order = (r.category_order || cats.map((c, k) => k)).filter((c) => have.has(c) || !have.size);
     const cur = sel.value;
     sel.innerHTML = '<option value="">all categories</option>' + order.filter((c) => cats[c])
@@ -187,13 +228,12 @@ class App {
     this.tableTimer = setTimeout(() => this.tables.render(), this.source.windowed ? 120 : 0);
   }
 
+  // Shows [a, b), shifted (not cut) to stay inside the device's range: a pan at the edge keeps its span.
   setWindow(a, b) {
     const d = this.dev(), st = this.state;
-    if (!(b > a)) return;
-    const minSpan = 100; // ns
-    if (b - a < minSpan) { const m = (a + b) / 2; a = m - minSpan / 2; b = m + minSpan / 2; }
-    st.t0 = Math.max(d.t0, a); st.t1 = Math.min(d.t1 > d.t0 ? d.t1 : d.t0 + 1, b);
-    if (st.t1 <= st.t0) { st.t0 = d.t0; st.t1 = d.t1; }
+    const w = clampWindow(a, b, d.t0, d.t1 > d.t0 ? d.t1 : d.t0 + 1);
+    if (!w) return;
+    [st.t0, st.t1] = w;
     this.tables.q.page = 0;
     return this.redraw();
   }
@@ -276,17 +316,23 @@ class App {
     $("f-win").addEventListener("change", refilter);
     $("pg-prev").addEventListener("click", () => this.page(-1));
     $("pg-next").addEventListener("click", () => this.page(1));
+    // Exports hold every row the filter keeps (not only the page shown).
     $("btn-tsv").addEventListener("click", async () => {
-      const text = this.tables.tsv();
-      try { await navigator.clipboard.writeText(text); flash($("btn-tsv"), "Copied"); }
-      catch { flash($("btn-tsv"), "Copy blocked"); }
+      try {
+        const text = await this.tables.exportText("tsv");
+        await navigator.clipboard.writeText(text);
+        flash($("btn-tsv"), `Copied ${plural(text.split("\n").length - 2, "row")}`);
+      } catch (e) { flash($("btn-tsv"), /clipboard|denied|allowed/i.test(String(e)) ? "Copy blocked" : "Copy failed"); console.warn(e); }
     });
-    $("btn-csv").addEventListener("click", () => {
-      const url = URL.createObjectURL(new Blob([this.tables.csv()], { type: "text/csv" }));
+    $("btn-csv").addEventListener("click", async () => {
+      const name = `memlens-${this.tables.tab === "ops" ? "operators" : "allocations"}-${this.dev().id.replace(":", "")}.csv`;
       const a = document.createElement("a");
-      a.href = url; a.download = `memlens-${this.tables.tab === "ops" ? "operators" : "allocations"}-${this.dev().id.replace(":", "")}.csv`;
+      let blob = null;
+      if (this.tables.tab !== "ops" && this.source.exportUrl) a.href = this.source.exportUrl(this.tables.query(), "csv"); // streamed by the server
+      else { blob = URL.createObjectURL(new Blob([await this.tables.exportText("csv")], { type: "text/csv" })); a.href = blob; }
+      a.download = name;
       document.body.appendChild(a); a.click(); a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      if (blob) setTimeout(() => URL.revokeObjectURL(blob), 1000);
     });
     const thead = $("table").tHead;
     thead.addEventListener("click", (e) => {

@@ -2,10 +2,12 @@
 // memory categories (PARAMETER at the bottom ... Unknown on top, PyTorch's
 // order), on the time axis and zoom of the memory curves.  Its data comes
 // from source.getCategoryCurve (exact at every zoom: stack.js); the top of
-// the stack is the allocated curve.
+// the stack is the allocated curve: its lowest band, "(allocated before
+// trace)" (category_curves cat -1), is what the recorded allocated curve
+// shows beyond the trace's allocations, point by point.
 
-import { fmtBytes, escapeHtml, categoryColour, isDark } from "./format.js";
-import { cssVar, byteTicks } from "./views.js";
+import { fmtBytes, escapeHtml, categoryColour, isDark, BEFORE_TRACE, BEFORE_TRACE_CAT } from "./format.js";
+import { cssVar, byteAxisOpts, timeAxisOpts, PAD_RIGHT, hatch } from "./views.js";
 import { upperBound } from "./decode.js";
 
 export class CategoryView {
@@ -17,7 +19,8 @@ export class CategoryView {
   // Names of the bands, bottom first.
   names() {
     const r = this.app.meta.ranks[this.app.state.rank];
-    return (this.app.dev().category_curves || []).map((c) => ((r.categories || [])[c.cat] || {}).name || "Unknown");
+    return (this.app.dev().category_curves || []).map((c) =>
+      (c.cat === BEFORE_TRACE_CAT ? BEFORE_TRACE : ((r.categories || [])[c.cat] || {}).name || "Unknown"));
   }
 
   available() { return (this.app.dev().category_curves || []).length > 0; }
@@ -28,35 +31,22 @@ export class CategoryView {
     // Top band first: each series is filled down to 0 over the ones drawn before it.
     const series = [{ label: "time", value: (u, v) => (v == null ? "–" : app.clock.fmt(v, 6)) }];
     for (let k = names.length - 1; k >= 0; k--) {
-      const colour = categoryColour(names[k], dark);
+      const before = names[k] === BEFORE_TRACE;
+      const colour = before ? cssVar("--before-line") : categoryColour(names[k], dark);
       series.push({
-        label: names[k], stroke: colour, fill: colour, width: 1,
+        label: names[k], stroke: colour, width: 1,
+        fill: before ? (u) => hatch(u.ctx, [cssVar("--panel"), cssVar("--before")], cssVar("--before-line"), true) : colour,
         paths: uPlot.paths.stepped({ align: 1 }), points: { show: false }, spanGaps: true,
         value: (u, v, si, i) => (i == null || !this.data ? "–" : fmtBytes(this.bandAt(k, i))),
       });
     }
     const opts = {
-      width: this.el.clientWidth || 900, height: 200,
+      width: this.el.clientWidth || 900, height: 200, padding: [10, PAD_RIGHT, 0, 0],
       legend: { live: true },
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false }, sync: { key: "memlens" } },
       scales: { x: { time: false, range: () => [app.state.t0, app.state.t1] }, y: { range: () => [0, this.ymax || 1] } },
       series,
-      axes: [
-        {
-          stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 30, font: "12px system-ui, sans-serif",
-          splits: (u, ax, mn, mx) => app.clock.ticks(mn, mx, u.bbox.width / devicePixelRatio).ticks,
-          values: (u, ticks) => {
-            const t = app.clock.ticks(u.scales.x.min, u.scales.x.max, u.bbox.width / devicePixelRatio);
-            return ticks.map((v) => app.clock.fmt(v, app.clock.digitsFor(t.step)));
-          },
-        },
-        {
-          stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 118,
-          label: "bytes by category", labelSize: 18, labelFont: "12px system-ui, sans-serif", font: "12px system-ui, sans-serif",
-          splits: (u) => byteTicks(this.ymax || 1, u.bbox.height / devicePixelRatio),
-          values: (u, ticks) => ticks.map(fmtBytes),
-        },
-      ],
+      axes: [timeAxisOpts(app, fg, grid, 30, ""), byteAxisOpts(this, "bytes by category", fg, grid)],
       hooks: {
         setSelect: [(u) => {
           if (u.select.width > 4) app.setWindow(u.posToVal(u.select.left, "x"), u.posToVal(u.select.left + u.select.width, "x"));

@@ -3,14 +3,34 @@
 
 const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
 
-// 6629508096 -> "6.17 GiB"; keeps three significant digits.
+// 6629508096 -> "6.17 GiB"; keeps three significant digits.  A value of
+// 1000 or more of a unit moves to the next one (1000 MiB -> "0.98 GiB"), so
+// that no figure has four digits before the point.
 export function fmtBytes(b) {
   if (b == null || !isFinite(b)) return "–";
   const neg = b < 0;
   let x = Math.abs(b), u = 0;
-  while (x >= 1024 && u < UNITS.length - 1) { x /= 1024; u++; }
-  const s = u === 0 ? String(Math.round(x)) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+  while (x >= 1000 && u < UNITS.length - 1) { x /= 1024; u++; }
+  const s = u === 0 ? String(Math.round(x)) : x >= 99.95 ? x.toFixed(0) : x >= 9.995 ? x.toFixed(1) : x.toFixed(2);
   return (neg ? "−" : "") + s + " " + UNITS[u];
+}
+
+// Tick values for a byte axis from 0 to max, about `space` px apart on
+// heightPx, all in one unit and at round steps of it (0, 256 MiB, 512 MiB,
+// 768 MiB; or 0, 0.5 GiB, 1.0 GiB): {ticks, unit, label(v)}.
+export function byteAxis(max, heightPx, space = 40) {
+  const want = Math.max(2, heightPx / space);
+  let u = 0;
+  while (u < UNITS.length - 1 && max / 1024 ** u >= 1000) u++;
+  const unit = 1024 ** u;
+  const steps = [0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
+  const unitSteps = u === 0 ? steps.filter((s) => s >= 1) : steps;
+  const step = (unitSteps.find((s) => max / (s * unit) <= want) || 1000) * unit;
+  const ticks = [];
+  for (let k = 0; k * step <= max && ticks.length < 200; k++) ticks.push(k * step);
+  const dec = Math.max(0, ...unitSteps.filter((s) => s * unit === step).map((s) => (String(s).split(".")[1] || "").length));
+  const label = (v) => (v === 0 ? "0" : (v / unit).toFixed(dec) + " " + UNITS[u]);
+  return { ticks, unit: UNITS[u], label };
 }
 
 // 6629508096 -> "6,629,508,096 B"
@@ -23,10 +43,12 @@ export function groupDigits(n) {
   return (n < 0 ? "−" : "") + s;
 }
 
-// Parses "512", "1.5 MiB", "2GB" (decimal GB read as GiB: users mean it) -> bytes, or null.
+// Parses "512", "1.5 MiB", "2GB" (decimal GB read as GiB: users mean it) -> bytes;
+// null for an empty field, NaN for text that is not a size.
 export function parseBytes(text) {
-  const m = /^\s*([0-9]*\.?[0-9]+)\s*([kmgtp]?)(i?b?)\s*$/i.exec(text || "");
-  if (!m) return null;
+  if (!text || !text.trim()) return null;
+  const m = /^\s*([0-9]*\.?[0-9]+)\s*([kmgtp]?)(i?b?)\s*$/i.exec(text);
+  if (!m) return NaN;
   const pow = { "": 0, k: 1, m: 2, g: 3, t: 4, p: 5 }[m[2].toLowerCase()];
   return Math.round(parseFloat(m[1]) * Math.pow(1024, pow));
 }
@@ -40,6 +62,39 @@ export function fmtDur(ns) {
   if (a < 1e9) return (ns / 1e6).toPrecision(3) + " ms";
   if (a < 600e9) return (ns / 1e9).toPrecision(3) + " s";
   return (ns / 60e9).toFixed(1) + " min";
+}
+
+// "1 band", "2 bands", "1,024 allocations".
+export function plural(n, one, many = one + "s") { return groupDigits(n) + " " + (n === 1 ? one : many); }
+
+// A stream as people read it: a pointer (a decimal number above 0xffff, as
+// Ascend's CSV writes it) in hex; a small stream number as is.  As the C
+// side's ml_fmt_stream (src/output/format.c).
+export function streamText(s) {
+  if (!/^[0-9]+$/.test(s || "")) return s || "";
+  const v = BigInt(s);
+  return v > 0xffffn ? "0x" + v.toString(16) : s;
+}
+
+// An operator or frame name for a narrow label: known prefixes shortened
+// ("autograd::engine::evaluate_function: MmBackward0" -> "MmBackward0 (backward)").
+export function shortOpName(s) {
+  let m = /^autograd::engine::evaluate_function: (.+)$/.exec(s);
+  if (m) return m[1] + " (backward)";
+  m = /^Optimizer\.(?:step|zero_grad)#(\w+)\.(step|zero_grad)$/.exec(s);
+  if (m) return m[1] + "." + m[2];
+  m = /^(.+) \((\/.*\/)?([^/]+:\d+)\)$/.exec(s);     // "forward (/long/path/transformer.py:39)"
+  if (m) return m[1] + " (" + m[3] + ")";
+  return s;
+}
+
+// s cut in the middle to fit width (measure(text) -> width), keeping both ends.
+export function middleEllipsis(s, width, measure) {
+  if (measure(s) <= width) return s;
+  let lo = 0, hi = s.length;
+  const cut = (k) => s.slice(0, Math.ceil(k / 2)) + "…" + s.slice(s.length - Math.floor(k / 2));
+  while (lo < hi) { const m = (lo + hi + 1) >> 1; if (measure(cut(m)) <= width) lo = m; else hi = m - 1; }
+  return lo ? cut(lo) : "…";
 }
 
 function pad(n, w) { return String(n).padStart(w, "0"); }
@@ -86,7 +141,10 @@ export function makeClock(originNs, mode) {
     return { step, ticks: out };
   }
   function digitsFor(step) { return step >= 1e9 ? 0 : step >= 1e6 ? 3 : step >= 1e3 ? 6 : 9; }
-  return { fmt, date, ticks, digitsFor, mode };
+  // For exports, exact and machine-readable: "2022-11-30 04:48:07.404123456"
+  // (UTC) for wall-clock times, else the relative ns (the server's export writes the same).
+  function exact(rel) { return mode === "abs" ? fmt(rel, 9, true) : String(Math.round(rel)); }
+  return { fmt, date, ticks, digitsFor, exact, mode };
 }
 
 // Colour-blind-safe palettes: Okabe & Ito (2008) and Paul Tol's "muted".
@@ -103,6 +161,8 @@ export const CATEGORY_COLOURS = {
 };
 // The label of the memory no allocation of the trace accounts for.
 export const BEFORE_TRACE = "(allocated before trace)";
+// The category chart's band of it (category_curves cat -1).
+export const BEFORE_TRACE_CAT = -1;
 
 export function isDark() {
   return typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;

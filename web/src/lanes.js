@@ -9,12 +9,19 @@
 
 export const OTHER_LANE = "(other operators)";
 
-// allocs: {n, ta, tf, size, group} ; groups: labels of the group ids.
+// allocs: {n, ta, tf, size, group, groupBytes?, groupCount?} ; groups: labels of the group ids.
+// Lanes are ordered by each group's bytes: groupBytes/groupCount (every
+// allocation of the device, DATA.md allocs.group_bytes) when given, so that
+// the lanes are the same whatever part of the allocations a window holds;
+// else the allocations at hand.
 // Returns {lanes:[{label, groups, bytes, count, rows, y}], lane: Uint16Array, row: Uint8Array, height}
 export function layoutLanes(allocs, groups, { maxLanes = 24, maxRows = 4 } = {}) {
   const n = allocs.n;
-  const bytes = new Float64Array(groups.length), count = new Uint32Array(groups.length);
-  for (let i = 0; i < n; i++) { bytes[allocs.group[i]] += allocs.size[i]; count[allocs.group[i]]++; }
+  let bytes = new Float64Array(groups.length), count = new Uint32Array(groups.length);
+  if (allocs.groupBytes && allocs.groupCount && allocs.groupBytes.length === groups.length) {
+    bytes = Float64Array.from(allocs.groupBytes);
+    count = Uint32Array.from(allocs.groupCount);
+  } else for (let i = 0; i < n; i++) { bytes[allocs.group[i]] += allocs.size[i]; count[allocs.group[i]]++; }
   const order = [];
   for (let g = 0; g < groups.length; g++) if (count[g]) order.push(g);
   order.sort((a, b) => bytes[b] - bytes[a] || (groups[a] < groups[b] ? -1 : 1));
@@ -59,23 +66,36 @@ export function placeLanes(layout, rowH = 7, gap = 6, top = 4) {
 }
 
 // Bars visible in [t0, t1] on a width of W px: those >= 1 px wide (indices),
-// and per lane and pixel column the count of narrower ones.
+// and per lane and pixel column the count of narrower ones.  A windowed
+// source counts the narrow ones itself (allocs.small: {x, group, n} per
+// column and group, for this window and width): those counts are used, and
+// every allocation it returned is a bar.
 export function visibleBars(allocs, layout, t0, t1, W) {
   const n = allocs.n, k = W / Math.max(1e-9, t1 - t0);
   const nl = layout.lanes.length;
   const small = new Uint32Array(nl * W);
   const bars = [];
   let nSmall = 0;
+  const counted = allocs.small && allocs.small.W === W && allocs.small.t0 === t0 && allocs.small.t1 === t1;
   for (let i = 0; i < n; i++) {
     const a = allocs.ta[i];
     if (a > t1) continue;
     const f = allocs.tf[i];
     if (f < t0) continue;
     const x0 = (a - t0) * k, x1 = (f - t0) * k;
-    if (x1 - x0 >= 1) { bars.push(i); continue; }
+    if (counted || x1 - x0 >= 1) { bars.push(i); continue; }
     const x = Math.min(W - 1, Math.max(0, Math.floor(x0)));
     small[layout.lane[i] * W + x]++;
     nSmall++;
+  }
+  if (counted) {
+    const c = allocs.small;
+    for (let j = 0; j < c.x.length; j++) {
+      const lane = layout.laneOfGroup[c.group[j]];
+      if (lane < 0 || c.x[j] >= W) continue;
+      small[lane * W + c.x[j]] += c.n[j];
+      nSmall += c.n[j];
+    }
   }
   return { bars: Int32Array.from(bars), small, nSmall, W, k, t0 };
 }
@@ -161,7 +181,94 @@ export function stackedRects(allocs, t0, t1, W, minBytes, freeOrder, at = null, 
   return { rects, total, hidden };
 }
 
-// Indices sorted by free time (for stackedRects).
+// Stacked mode, drawn faithfully whatever the sizes: a raster of W columns
+// and `rows` pixel rows (row 0 at the top = ymax bytes).  Each column stacks
+// the live set at its instant (at[x], or its right edge) in allocation order
+// on base[x] bytes; every allocation adds its colour to the rows it covers
+// in proportion to the part of each row it covers, so that a pixel holding
+// a hundred small allocations shows their mix, and its opacity the share of
+// the pixel they fill.  colour(i): an index into palette ([[r, g, b]]).
+// Returns {img (RGBA, row-major, W x rows), total (live bytes per column),
+// rects ({x0, x1, lo, hi, i} for allocations at least minBytes tall, for
+// picking), hidden (allocations born and freed between two column instants),
+// drawn (allocations live at some column's instant)}.
+export function stackRaster(allocs, t0, t1, W, rows, ymax, freeOrder, colour, palette, minBytes, at = null, base = null) {
+  const n = allocs.n;
+  const img = new Uint8ClampedArray(W * rows * 4);
+  const acc = new Float32Array(rows * 4);
+  const total = new Float64Array(W), rects = [];
+  const live = [];                   // indices, ascending (allocation order = index order)
+  const dead = new Uint8Array(n), added = new Uint8Array(n);
+  const open = new Map();            // i -> {x0, lo} for allocations >= minBytes
+  const close = (i, x) => { const o = open.get(i); if (o && x > o.x0) rects.push({ x0: o.x0, x1: x, lo: o.lo, hi: o.lo + allocs.size[i], i }); open.delete(i); };
+  const scale = rows / Math.max(1, ymax);
+  let ai = 0, fi = 0, liveBytes = 0, hidden = 0, drawn = 0;
+  const dt = (t1 - t0) / W;
+  for (let x = 0; x < W; x++) {
+    const t = at ? at[x] : t0 + (x + 1) * dt;
+    let changed = x === 0 || (base && base[x] !== base[x - 1]);
+    for (; ai < n && allocs.ta[ai] <= t; ai++) {
+      if (allocs.tf[ai] <= t) { if (allocs.ta[ai] > t0) hidden++; continue; } // born and freed before this column
+      live.push(ai); added[ai] = 1; liveBytes += allocs.size[ai]; changed = true; drawn++;
+    }
+    for (; fi < n && allocs.tf[freeOrder[fi]] <= t; fi++) {
+      const i = freeOrder[fi];
+      if (!added[i] || dead[i]) continue;
+      dead[i] = 1; liveBytes -= allocs.size[i]; changed = true;
+      close(i, x);
+    }
+    total[x] = liveBytes;
+    if (!changed) { // the same stack as the column before
+      for (let r = 0; r < rows; r++) { const o = (r * W + x) * 4; img[o] = img[o - 4]; img[o + 1] = img[o - 3]; img[o + 2] = img[o - 2]; img[o + 3] = img[o - 1]; }
+      continue;
+    }
+    acc.fill(0);
+    let cum = base ? base[x] : 0, w = 0;
+    for (let j = 0; j < live.length; j++) {
+      const i = live[j];
+      if (dead[i]) continue;
+      live[w++] = i;                 // compact as we go
+      const lo = cum, hi = cum + allocs.size[i];
+      cum = hi;
+      if (allocs.size[i] >= minBytes) {
+        const o = open.get(i);
+        if (!o || o.lo !== lo) { if (o) close(i, x); open.set(i, { x0: x, lo }); }
+      }
+      const yTop = rows - hi * scale, yBot = rows - lo * scale;
+      if (yBot <= 0 || yTop >= rows) continue;
+      const p = palette[colour(i)];
+      for (let r = Math.max(0, Math.floor(yTop)); r < rows && r < yBot; r++) {
+        const cover = Math.min(r + 1, yBot) - Math.max(r, yTop);
+        if (cover <= 0) continue;
+        const q = r * 4;
+        acc[q] += p[0] * cover; acc[q + 1] += p[1] * cover; acc[q + 2] += p[2] * cover; acc[q + 3] += cover;
+      }
+    }
+    live.length = w;
+    for (let r = 0; r < rows; r++) {
+      const q = r * 4, c = acc[q + 3], o = (r * W + x) * 4;
+      if (c <= 0) { img[o + 3] = 0; continue; }
+      img[o] = acc[q] / c; img[o + 1] = acc[q + 1] / c; img[o + 2] = acc[q + 2] / c; img[o + 3] = Math.min(1, c) * 255;
+    }
+  }
+  for (const i of [...open.keys()]) close(i, W);
+  return { img, total, rects, hidden, drawn };
+}
+
+// The allocation at byte offset b of column x's stack (for picking bands
+// thinner than a pixel): the live set at instant t in allocation order on
+// base bytes; -1 if none.
+export function stackAt(allocs, t, base, b) {
+  let cum = base;
+  for (let i = 0; i < allocs.n && allocs.ta[i] <= t; i++) {
+    if (allocs.tf[i] <= t) continue;
+    if (b >= cum && b < cum + allocs.size[i]) return i;
+    cum += allocs.size[i];
+  }
+  return -1;
+}
+
+// Indices sorted by free time (for stackedRects, stackRaster).
 export function freeOrderOf(allocs) {
   const idx = new Uint32Array(allocs.n);
   for (let i = 0; i < allocs.n; i++) idx[i] = i;

@@ -111,10 +111,33 @@ export function m4Compact(t, vs, idx, t0, t1, px) {
   return out;
 }
 
-// m4Select, compacted: at most 4 points per column.
+// The times of picked points idx, edged to the window as the server does
+// (src/server/api.c edge_times): the step in force at t0 starts at t0 rather
+// than at its own earlier time, and a point at t1 repeats the value in force
+// there when the last point lies before t1, so that a flat stretch is drawn
+// across the window.  Returns {t, close}; t has an extra slot when closed.
+export function edgeTimes(ct, idx, t0, t1) {
+  const n = idx.length, a = Math.ceil(t0), b = Math.floor(t1);
+  const close = n > 0 && ct[idx[n - 1]] < b;
+  const t = new Float64Array(n + (close ? 1 : 0));
+  for (let i = 0; i < n; i++) t[i] = ct[idx[i]];
+  if (n && t[0] < t0 && (n === 1 || t[1] > a)) t[0] = a; // (a point at t0 itself needs no carry)
+  if (close) t[n] = b;
+  return { t, close };
+}
+
+// Values at the points of edgeTimes: idx's, the last repeated when closed.
+export function edgeValues(cv, idx, close) {
+  const n = idx.length, v = new Float64Array(n + (close ? 1 : 0));
+  for (let i = 0; i < n; i++) v[i] = cv[idx[i]];
+  if (close) v[n] = v[n - 1];
+  return v;
+}
+
+// m4Select, compacted (at most 4 points per column) and edged to the window:
+// what the page draws of a curve, as the server's /api/curve answers it.
 export function m4Points(curve, t0, t1, px) {
   const idx = m4Compact(curve.t, [curve.v], m4Select(curve, t0, t1, px).idx, t0, t1, px);
-  const t = new Float64Array(idx.length), v = new Float64Array(idx.length);
-  for (let i = 0; i < idx.length; i++) { t[i] = curve.t[idx[i]]; v[i] = curve.v[idx[i]]; }
-  return { t, v, idx };
+  const { t, close } = edgeTimes(curve.t, idx, t0, t1);
+  return { t, v: edgeValues(curve.v, idx, close), idx };
 }

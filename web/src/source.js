@@ -12,6 +12,7 @@
 //   getLiveAt(rank, dev, t, by)                the live set at any time t, grouped
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
+//   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -24,7 +25,8 @@
 import { decodeColumn, decodeFrame, upperBound } from "./decode.js";
 import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
-import { filterAllocs, sortAllocs, pageOf } from "./table.js";
+import { filterAllocs, sortAllocs, pageOf, exportAllocs } from "./table.js";
+import { makeClock } from "./format.js";
 
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b.
@@ -34,10 +36,13 @@ export class EmbeddedSource {
     this.cache = new Map();
   }
 
+  // A column, decoded once: columns that share a blob (the category bands'
+  // times) share the decoded array.
   async col(desc) {
     if (!desc) return null;
-    let p = this.cache.get(desc);
-    if (!p) { p = decodeColumn(desc, this.blobText); this.cache.set(desc, p); }
+    const key = [desc.b, desc.dt, desc.n, desc.d || 0, desc.o || 0, desc.z || 0].join(":");
+    let p = this.cache.get(key);
+    if (!p) { p = decodeColumn(desc, this.blobText); this.cache.set(key, p); }
     return p;
   }
 
@@ -103,6 +108,7 @@ export class EmbeddedSource {
             .map((k) => (a[k] ? this.col(a[k]) : null)));
         return { n: a.n, total: a.total, summarised: a.summarised, summarisedBytes: a.summarised_bytes,
           ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason, groups: a.groups,
+          groupBytes: a.group_bytes, groupCount: a.group_count, groupBy: a.group_by || "op", has: a.has,
           strings: r.strings, categories: r.categories || [], categoryOrder: r.category_order || [], reasons: r.reasons || [] };
       })();
     }
@@ -177,6 +183,14 @@ export class EmbeddedSource {
     rows.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
     return { t, curve_value: curveValue, by, tracked, count, before, groups: rows.length, rows,
       partial: a.summarised ? a.summarised : 0 };
+  }
+
+  // Every row the filter keeps, sorted, as CSV or TSV (fmt "csv" | "tsv").
+  async getExport(q, fmt) {
+    const a = await this.getAllocs(q.rank, q.dev), r = this.meta.ranks[q.rank];
+    const idx = sortAllocs(a, filterAllocs(a, q), q.sort, q.dir || 1);
+    const clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns || 0), r.time);
+    return exportAllocs(a, idx, clock.exact, fmt === "tsv" ? "\t" : ",");
   }
 
   // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
@@ -319,15 +333,26 @@ export class HttpSource {
   async getAllocs(rank, dev, t0, t1, px, keep) {
     const { r, d } = this.device(rank, dev);
     const j = await this.getBin("allocs", { rank, dev, t0, t1, px: clampPx(px || 1000), keep: keep >= 0 ? keep : null });
-    const a = allocColumns(j, d.allocs.groups, r.strings);
-    a.categories = r.categories || [];
-    a.categoryOrder = r.category_order || [];
-    a.reasons = r.reasons || [];
+    const a = this.withMeta(allocColumns(j, d.allocs.groups, r.strings), r, d);
     a.total = j.total;
     a.summarised = j.summarised;
     a.summarisedBytes = j.summarised_bytes;
     a.windowNote = j.summarised ? `${j.summarised} allocations narrower than 1 px in this window` : "";
+    // the narrow ones, counted per pixel column and group (lanes.js visibleBars)
+    if (j.small_x) a.small = { x: j.small_x, group: j.small_group, n: j.small_n, W: clampPx(px || 1000), t0, t1 };
     this.current.set(rank + "/" + dev, a);
+    return a;
+  }
+
+  // What the views read besides the columns: labels, category names, lane order.
+  withMeta(a, r, d) {
+    a.categories = r.categories || [];
+    a.categoryOrder = r.category_order || [];
+    a.reasons = r.reasons || [];
+    a.groupBytes = d.allocs.group_bytes;
+    a.groupCount = d.allocs.group_count;
+    a.groupBy = d.allocs.group_by || "op";
+    a.has = d.allocs.has;
     return a;
   }
 
@@ -347,17 +372,31 @@ export class HttpSource {
     return this.opStats.get(k);
   }
 
-  async getTable(q) {
-    const { r, d } = this.device(q.rank, q.dev);
-    const j = await this.get("table", {
+  tableParams(q) {
+    return {
       rank: q.rank, dev: q.dev, text: (q.text || "").trim().slice(0, 200), min: q.minSize, max: q.maxSize, cat: q.cat >= 0 ? q.cat : null,
       inwin: q.inWindow ? 1 : 0, t0: q.t0, t1: q.t1, sort: q.sort || "size", dir: (q.dir || 1) > 0 ? "asc" : "desc",
       page: q.page || 0, size: q.pageSize || 100,
-    });
-    const a = allocColumns(j.rows, d.allocs.groups, r.strings);
-    a.categories = r.categories || [];
-    a.categoryOrder = r.category_order || [];
-    a.reasons = r.reasons || [];
+    };
+  }
+
+  // The server's export of the table (streamed, filtered and sorted there).
+  exportUrl(q, fmt) { return this.url("export", Object.assign(this.tableParams(q), { page: null, size: null, fmt })); }
+
+  async getExport(q, fmt) {
+    const res = await this.fetch(this.exportUrl(q, fmt));
+    if (res.status !== 200) {
+      let body;
+      try { body = await res.json(); } catch { body = {}; }
+      throw new Error(`memlens serve: export: ${body.error || res.status}`);
+    }
+    return res.text();
+  }
+
+  async getTable(q) {
+    const { r, d } = this.device(q.rank, q.dev);
+    const j = await this.get("table", this.tableParams(q));
+    const a = this.withMeta(allocColumns(j.rows, d.allocs.groups, r.strings), r, d);
     const rows = Uint32Array.from({ length: a.n }, (_, i) => i);
     a.n = j.n; // the device's count, for "N of M allocations"
     a.summarised = 0;

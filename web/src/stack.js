@@ -10,7 +10,7 @@
 //    trace's allocations), drawn as the base band.
 // The server does the same in C (src/server/api.c: catcurve, stackbase).
 
-import { m4Select, m4Build, m4Compact } from "./m4.js";
+import { m4Select, m4Build, m4Compact, edgeTimes, edgeValues } from "./m4.js";
 import { upperBound } from "./decode.js";
 
 // parts: [{cat, t, v}] bottom first, all on the same times.
@@ -36,8 +36,8 @@ export function selectStack(stack, t0, t1, px) {
   const all = [];
   for (const i of idx) if (!all.length || all[all.length - 1] !== i) all.push(i);
   const u = m4Compact(tops[0].t, tops.map((c) => c.v), all, t0, t1, px);
-  const t = new Float64Array(u.length), out = tops.map(() => new Float64Array(u.length));
-  for (let k = 0; k < u.length; k++) { t[k] = tops[0].t[u[k]]; tops.forEach((c, j) => { out[j][k] = c.v[u[k]]; }); }
+  const { t, close } = edgeTimes(tops[0].t, u, t0, t1);
+  const out = tops.map((c) => edgeValues(c.v, u, close));
   const top = m4Select(tops[tops.length - 1], t0, t1, 1);
   let max = 0;
   for (const x of top.v) if (x > max) max = x;

@@ -1,6 +1,8 @@
 // table.js — the allocations and operators tables as pure functions:
 // filter, sort, page, and export as TSV (clipboard) or CSV (download).
 
+import { streamText } from "./format.js";
+
 // allocs: decoded columns + groups/strings; q: {text, minSize, maxSize, cat, t0, t1, inWindow}
 // (cat: a category code, src/analysis/categories.h; -1 or absent = all)
 export function filterAllocs(allocs, q) {
@@ -83,7 +85,8 @@ export function sortAllocs(allocs, idx, key, dir = 1) {
   } else val = (i) => allocValue(allocs, i, key);
   const v = new Float64Array(allocs.n);
   for (const i of a) v[i] = val(i);
-  return a.sort((x, y) => (v[x] - v[y]) * dir || x - y);
+  // ties by index, reversed with the order: as the server (a stable ascending sort read backwards)
+  return a.sort((x, y) => ((v[x] - v[y]) || (x - y)) * dir);
 }
 
 export function pageOf(idx, page, size) {
@@ -100,7 +103,7 @@ export function filterRows(rows, text) {
 
 export function sortRows(rows, col, dir = 1) {
   return rows.slice().sort((a, b) => {
-    const u = a[col], v = b[col];
+    const u = a[col] ?? -1, v = b[col] ?? -1; // null (unknown, e.g. calls) before 0
     const c = typeof u === "string" ? u.localeCompare(v) : u - v;
     return c * dir;
   });
@@ -117,4 +120,23 @@ export function toDelimited(header, rows, sep) {
   const lines = [header.map((h) => cell(h, sep)).join(sep)];
   for (const r of rows) lines.push(r.map((v) => cell(v, sep)).join(sep));
   return lines.join("\n") + "\n";
+}
+
+// The address of allocation i as hex ("" when unknown).
+export function allocAddr(a, i) {
+  if (!a.addrHi[i] && !a.addrLo[i]) return "";
+  return "0x" + (a.addrHi[i] ? a.addrHi[i].toString(16) + a.addrLo[i].toString(16).padStart(8, "0") : a.addrLo[i].toString(16));
+}
+
+// The allocations idx as exported (Copy TSV, Download CSV), exact and in
+// the columns of the server's /api/export (src/server/api.c export_row),
+// which writes the same text: exact(t) the time as text (makeClock's exact).
+export function exportAllocs(a, idx, exact, sep) {
+  const header = [a.groupBy === "frame" ? "user frame" : "operator", "allocating op", "size_bytes", "allocated", "released",
+    "duration_ns", "category", "stream", "address", "reason"];
+  const rows = Array.from(idx, (i) => [
+    a.groups[a.group[i]], a.strings[a.op[i]] || "", a.size[i],
+    a.flags[i] & 1 ? "before trace" : exact(a.ta[i]), a.flags[i] & 2 ? "not released" : exact(a.tf[i]),
+    a.tf[i] - a.ta[i], categoryOf(a, i) || "Unknown", streamText(a.strings[a.stream[i]] || ""), allocAddr(a, i), reasonOf(a, i)]);
+  return toDelimited(header, rows, sep);
 }

@@ -2,30 +2,57 @@
 // reads data only through the source (source.js) and the shared state, and
 // redraws on request; app.js wires them together.
 
-import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark } from "./format.js";
-import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, freeOrderOf } from "./lanes.js";
+import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark, byteAxis, plural, streamText, shortOpName, middleEllipsis } from "./format.js";
+import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster, stackAt, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
-import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf } from "./table.js";
+import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr } from "./table.js";
+import { visibleFrames } from "./frames.js";
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
 
-// Nice ticks in binary units for a byte axis from 0 to max.
-export function byteTicks(max, heightPx, space = 40) {
-  const want = Math.max(2, heightPx / space);
-  let unit = 1;
-  while (unit * 1024 <= max / 2 && unit < 1024 ** 5) unit *= 1024;
-  const steps = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
-  const step = (steps.find((s) => max / (s * unit) <= want) || 1000) * unit;
-  const out = [];
-  for (let v = 0; v <= max && out.length < 200; v += step) out.push(v);
-  return out;
+// Layout shared by the charts and the timeline: the width of the axis (and
+// lane label) column on the left, and room on the right for the last time label.
+export const AXIS_W = 170, PAD_RIGHT = 36;
+// The time axis under the timeline (px).
+const TIME_AXIS_H = 24;
+
+// uPlot's options for a byte axis (ticks in one unit, at round steps of it).
+export function byteAxisOpts(chart, label, fg, grid) {
+  return {
+    stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: AXIS_W,
+    label, labelSize: 18, labelFont: "12px system-ui, sans-serif", font: "12px system-ui, sans-serif",
+    splits: (u) => byteAxis(chart.ymax || 1, u.bbox.height / devicePixelRatio).ticks,
+    values: (u, ticks) => { const ax = byteAxis(chart.ymax || 1, u.bbox.height / devicePixelRatio); return ticks.map(ax.label); },
+  };
+}
+
+// uPlot's options for the time axis of a chart.
+export function timeAxisOpts(app, fg, grid, size, label) {
+  return {
+    stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size,
+    label, labelSize: label ? 18 : 0, labelFont: "12px system-ui, sans-serif", font: "12px system-ui, sans-serif",
+    splits: (u, ax, mn, mx) => app.clock.ticks(mn, mx, u.bbox.width / devicePixelRatio).ticks,
+    values: (u, ticks) => {
+      const t = app.clock.ticks(u.scales.x.min, u.scales.x.max, u.bbox.width / devicePixelRatio);
+      return ticks.map((v) => app.clock.fmt(v, app.clock.digitsFor(t.step)));
+    },
+  };
+}
+
+// "#0072B2" -> [0, 114, 178]
+function rgbOf(hex) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(hex) || [0, "80", "80", "80"];
+  return [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16)];
 }
 
 export function laneColour(k) { return LANE_COLOURS[k % LANE_COLOURS.length]; }
 
 // ---- memory curves (uPlot) ---------------------------------------------
+
+// Curves a chart draws at most (the legend stays readable; the server's limit is 32).
+export const MAX_CURVES = 16;
 
 export class CurveView {
   constructor(el, app) {
@@ -35,35 +62,62 @@ export class CurveView {
     this.key = "";
   }
 
-  curvesFor(dev, group) {
-    const primary = dev.curves.map((c, k) => ({ c, id: k })).filter((x) => x.c.group === "overall");
-    if (group === "op") return primary.filter((x) => x.c.kind === "allocated").slice(0, 1)
+  // The curves of a group-by choice ({c, id}), the primary ones when the device has none of it.
+  static curvesFor(dev, group) {
+    const all = dev.curves.map((c, k) => ({ c, id: k }));
+    const primary = all.filter((x) => x.c.group === "overall");
+    let out;
+    if (group === "op") out = primary.filter((x) => x.c.kind === "allocated").slice(0, 1)
       .concat((dev.op_curves || []).map((c, k) => ({ c, id: "op:" + k })));
-    if (group === "overall") return primary.concat(dev.curves.map((c, k) => ({ c, id: k })).filter((x) => x.c.group === "tracked"));
-    const g = dev.curves.map((c, k) => ({ c, id: k })).filter((x) => x.c.group === group);
-    return g.length ? g : primary;
+    else if (group === "overall") out = primary.concat(all.filter((x) => x.c.group === "tracked"));
+    else {
+      const g = all.filter((x) => x.c.group === group);
+      out = g.length ? g : primary;
+    }
+    return out.slice(0, MAX_CURVES);
+  }
+
+  // Which group-by choices the device has curves for.
+  static groupsOf(dev) {
+    return { overall: true, stream: dev.curves.some((c) => c.group === "stream"), component: dev.curves.some((c) => c.group === "component"),
+      op: (dev.op_curves || []).length > 0 };
+  }
+
+  // Colour and dash of each shown curve: by kind overall; per component or
+  // stream (its "of") with a dash per kind; per operator otherwise.
+  static styles(shown, group) {
+    const kindColour = { allocated: OKABE_ITO[0], reserved: OKABE_ITO[1], active: OKABE_ITO[2], "app reserved": OKABE_ITO[3] };
+    const kindDash = { allocated: undefined, reserved: [6, 3], active: [2, 2], "app reserved": [8, 3, 2, 3], other: [6, 3] };
+    const ofs = [];
+    return shown.map((s, k) => {
+      if (group === "overall" || (group === "op" && k === 0)) return { colour: kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)], dash: s.c.group === "tracked" ? [4, 3] : undefined };
+      if (s.c.of != null) {
+        let j = ofs.indexOf(s.c.of);
+        if (j < 0) { j = ofs.length; ofs.push(s.c.of); }
+        return { colour: LANE_COLOURS[j % LANE_COLOURS.length], dash: kindDash[s.c.kind] };
+      }
+      return { colour: LANE_COLOURS[(group === "op" ? k - 1 : k) % LANE_COLOURS.length], dash: undefined };
+    });
   }
 
   build() {
     const app = this.app, st = app.state, dev = app.dev();
-    this.shown = this.curvesFor(dev, st.group);
-    const kindColour = { allocated: OKABE_ITO[0], reserved: OKABE_ITO[1], active: OKABE_ITO[2], "app reserved": OKABE_ITO[3] };
+    this.shown = CurveView.curvesFor(dev, st.group);
+    const styles = CurveView.styles(this.shown, st.group);
     const fg = cssVar("--fg"), grid = cssVar("--grid");
     const series = [{ label: "time", value: (u, v) => (v == null ? "–" : app.clock.fmt(v, 6)) }];
     this.shown.forEach((s, k) => {
-      const many = st.group !== "overall";
-      const colour = many ? LANE_COLOURS[k % LANE_COLOURS.length] : kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)];
+      const { colour, dash } = styles[k];
       series.push({
-        label: s.c.label, stroke: colour, width: s.c.group === "tracked" ? 1 : 1.6,
-        dash: s.c.group === "tracked" ? [4, 3] : undefined,
-        fill: !many && k === 0 ? colour + "22" : undefined,
+        label: s.c.label, stroke: colour, width: s.c.group === "tracked" ? 1 : 1.6, dash,
+        fill: st.group === "overall" && k === 0 ? colour + "22" : undefined,
         paths: uPlot.paths.stepped({ align: 1 }), points: { show: false }, spanGaps: true,
         value: (u, v) => (v == null ? "–" : fmtBytes(v)),
       });
     });
     const width = this.el.clientWidth || 900;
     const opts = {
-      width, height: 280,
+      width, height: 280, padding: [10, PAD_RIGHT, 0, 0],
       legend: { live: true },
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false }, sync: { key: "memlens" } },
       scales: {
@@ -72,22 +126,8 @@ export class CurveView {
       },
       series,
       axes: [
-        {
-          stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 44,
-          label: app.clock.mode === "abs" ? "wall-clock time (UTC)" : app.clock.mode === "order" ? "event number" : "time since start",
-          labelSize: 18, labelFont: "12px system-ui, sans-serif", font: "12px system-ui, sans-serif",
-          splits: (u, ax, mn, mx) => app.clock.ticks(mn, mx, u.bbox.width / devicePixelRatio).ticks,
-          values: (u, ticks) => {
-            const t = app.clock.ticks(u.scales.x.min, u.scales.x.max, u.bbox.width / devicePixelRatio);
-            return ticks.map((v) => app.clock.fmt(v, app.clock.digitsFor(t.step)));
-          },
-        },
-        {
-          stroke: fg, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, size: 118,
-          label: "bytes (binary units)", labelSize: 18, labelFont: "12px system-ui, sans-serif", font: "12px system-ui, sans-serif",
-          splits: (u) => byteTicks(this.ymax || 1, u.bbox.height / devicePixelRatio),
-          values: (u, ticks) => ticks.map(fmtBytes),
-        },
+        timeAxisOpts(app, fg, grid, 44, app.clock.mode === "abs" ? "wall-clock time (UTC)" : app.clock.mode === "order" ? "event number" : "time since start"),
+        byteAxisOpts(this, "bytes (binary units)", fg, grid),
       ],
       hooks: {
         setSelect: [(u) => {
@@ -107,7 +147,7 @@ export class CurveView {
     this.u.over.addEventListener("wheel", (e) => app.wheel(e, this.plotLeft(), this.plotWidth()), { passive: false });
   }
 
-  plotLeft() { return this.u ? this.u.bbox.left / devicePixelRatio : 0; }
+  plotLeft() { return this.u ? this.u.bbox.left / devicePixelRatio : AXIS_W; }
   plotWidth() { return this.u ? this.u.bbox.width / devicePixelRatio : 800; }
 
   async refresh() {
@@ -136,16 +176,13 @@ export class CurveView {
     ctx.beginPath(); ctx.rect(left, top, width, height); ctx.clip();
     if (pk && pk.t >= u.scales.x.min && pk.t <= u.scales.x.max) {
       const x = u.valToPos(pk.t, "x", true), y = u.valToPos(pk.v, "y", true);
-      ctx.strokeStyle = cssVar("--peak"); ctx.fillStyle = ctx.strokeStyle;
+      const peakColour = cssVar("--peak");
+      ctx.strokeStyle = peakColour; ctx.fillStyle = peakColour;
       ctx.setLineDash([4 * dpr, 3 * dpr]); ctx.lineWidth = dpr;
       ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke();
       ctx.setLineDash([]);
       ctx.beginPath(); ctx.arc(x, y, 4 * dpr, 0, 7); ctx.fill();
-      ctx.font = `${600} ${12 * dpr}px system-ui, sans-serif`;
-      const label = "peak " + fmtBytes(pk.v);
-      const tw = ctx.measureText(label).width;
-      const lx = x + 8 * dpr + tw > left + width ? x - 8 * dpr - tw : x + 8 * dpr;
-      ctx.fillText(label, lx, Math.max(top + 14 * dpr, y + 4 * dpr));
+      drawPeakLabel(ctx, "peak " + fmtBytes(pk.v), x, y, u.bbox, dpr, peakColour, cssVar("--panel"));
     }
     const lt = app.state.liveT;
     if (lt != null && lt >= u.scales.x.min && lt <= u.scales.x.max) {
@@ -154,7 +191,7 @@ export class CurveView {
       ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke(); ctx.setLineDash([]);
     }
     const h = app.state.hover >= 0 ? app.state.hover : app.state.selected;
-    if (h >= 0 && app.allocs && this.shown.length) {
+    if (h >= 0 && app.allocs && h < app.allocs.n && this.shown.length) {
       const a = app.allocs;
       ctx.strokeStyle = cssVar("--hl"); ctx.fillStyle = ctx.strokeStyle; ctx.lineWidth = dpr;
       const c0 = u.data[1];
@@ -172,6 +209,34 @@ export class CurveView {
   }
 }
 
+// Where the peak's label goes (canvas px): beside the marker at (x, y), on
+// the side with room (flipped near the right edge), above the point (below
+// it when the plot's top is too close), never outside the plot.  Pure, for tests.
+export function placePeakLabel(x, y, tw, th, box, gap) {
+  const { left, top, width, height } = box;
+  let lx = x + gap;
+  if (lx + tw > left + width) lx = x - gap - tw;
+  lx = Math.max(left + 1, Math.min(lx, left + width - tw - 1));
+  let ly = y - gap - th;
+  if (ly < top) ly = y + gap;
+  ly = Math.max(top + 1, Math.min(ly, top + height - th - 1));
+  return { x: lx, y: ly };
+}
+
+// The peak's label: text on a background, aligned explicitly (uPlot leaves
+// its own textAlign on the context).
+function drawPeakLabel(ctx, label, x, y, box, dpr, colour, background) {
+  ctx.font = `600 ${12 * dpr}px system-ui, sans-serif`;
+  ctx.textAlign = "left"; ctx.textBaseline = "middle";
+  const pad = 5 * dpr, tw = ctx.measureText(label).width + 2 * pad, th = 18 * dpr;
+  const p = placePeakLabel(x, y, tw, th, box, 7 * dpr);
+  ctx.globalAlpha = 0.92; ctx.fillStyle = background;
+  ctx.beginPath(); ctx.roundRect ? ctx.roundRect(p.x, p.y, tw, th, 4 * dpr) : ctx.rect(p.x, p.y, tw, th); ctx.fill();
+  ctx.globalAlpha = 1; ctx.strokeStyle = colour; ctx.lineWidth = dpr; ctx.stroke();
+  ctx.fillStyle = colour;
+  ctx.fillText(label, p.x + pad, p.y + th / 2);
+}
+
 // ---- allocation timeline (canvas) ---------------------------------------
 
 export class TimelineView {
@@ -179,7 +244,7 @@ export class TimelineView {
     this.canvas = canvas; this.over = over; this.tip = tip; this.note = note; this.app = app;
     this.layout = null; this.vis = null; this.stack = null;
     this.drag = null;
-    over.addEventListener("mousedown", (e) => { this.drag = { x0: e.offsetX, x1: e.offsetX }; });
+    over.addEventListener("mousedown", (e) => { if (e.offsetX >= this.x0()) this.drag = { x0: e.offsetX, x1: e.offsetX }; });
     over.addEventListener("mousemove", (e) => this.onMove(e));
     over.addEventListener("mouseleave", () => { this.tip.hidden = true; if (this.app.state.hover >= 0 && this.hoverFromTl) { this.hoverFromTl = false; this.app.setHover(-1); } });
     window.addEventListener("mouseup", (e) => this.onUp(e));
@@ -213,18 +278,24 @@ export class TimelineView {
     if (st.mode === "stacked" && this.stack && this.stack.hasBase)
       items.push(`<span class="lg"><i class="before"></i>${BEFORE_TRACE}: the recorded total minus the live allocations of the trace</span>`);
     if (st.mode === "stacked" && this.stack && this.stack.hasRest)
-      items.push('<span class="lg"><i class="rest"></i>allocations not drawn in this window (narrower than 1 px, or not embedded)</span>');
+      items.push('<span class="lg"><i class="rest"></i>allocations not drawn in this window (shorter than a column, or not embedded)</span>');
     el.innerHTML = items.join("");
     el.hidden = !items.length;
   }
 
   setData(allocs) {
     this.allocs = allocs;
-    this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: 16, maxRows: 3 }), 8, 6, 4);
+    this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: LANE_COLOURS.length, maxRows: 3 }), 8, 6, 4);
     this.freeOrder = null;
   }
 
-  height() { return this.app.state.mode === "stacked" ? 300 : Math.max(60, this.layout ? this.layout.height : 60); }
+  // Whether the device has any allocation (a windowed source may return none for a window).
+  hasAllocs() { const a = this.allocs; return !!a && (a.n > 0 || a.total > 0); }
+
+  height() {
+    const body = this.app.state.mode === "stacked" ? 420 : Math.max(60, this.layout ? this.layout.height : 60);
+    return body + (this.hasAllocs() ? TIME_AXIS_H : 0);
+  }
 
   draw() {
     const app = this.app, st = app.state, a = this.allocs;
@@ -238,14 +309,32 @@ export class TimelineView {
     ctx.clearRect(0, 0, cssW, cssH);
     const dark = isDark();
     if (dark !== this.dark) { this.dark = dark; this.catColours = null; }
-    if (!a || !a.n) { this.note.textContent = "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
-    const x0 = this.x0(), W = this.W();
+    if (!this.hasAllocs()) { this.note.textContent = "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
+    const x0 = this.x0(), W = this.W(), body = cssH - TIME_AXIS_H;
     ctx.font = "11px system-ui, sans-serif";
-    ctx.textBaseline = "middle";
-    if (st.mode === "stacked") this.drawStacked(ctx, x0, W, cssH);
+    ctx.textBaseline = "middle"; ctx.textAlign = "left";
+    if (st.mode === "stacked") this.drawStacked(ctx, x0, W, body);
     else { this.stack = null; this.drawLanes(ctx, x0, W); }
+    this.drawTimeAxis(ctx, x0, W, body);
     this.legend();
     this.drawOver();
+  }
+
+  // The time axis under the bars: ticks and labels as the curves' axis.
+  drawTimeAxis(ctx, x0, W, y) {
+    const st = this.app.state, clock = this.app.clock, cssW = this.canvas.parentElement.clientWidth;
+    const tk = clock.ticks(st.t0, st.t1, W), digits = clock.digitsFor(tk.step);
+    ctx.fillStyle = cssVar("--line"); ctx.fillRect(x0, y, W, 1);
+    ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "top";
+    for (const t of tk.ticks) {
+      const x = x0 + ((t - st.t0) / (st.t1 - st.t0)) * W;
+      ctx.fillStyle = cssVar("--line"); ctx.fillRect(Math.round(x), y, 1, 4);
+      const label = clock.fmt(t, digits), w = ctx.measureText(label).width;
+      ctx.fillStyle = cssVar("--muted");
+      ctx.textAlign = x + w / 2 > cssW ? "right" : "center"; // never cut at the edge
+      ctx.fillText(label, ctx.textAlign === "right" ? cssW - 1 : x, y + 6);
+    }
+    ctx.textAlign = "left"; ctx.textBaseline = "middle";
   }
 
   drawLanes(ctx, x0, W) {
@@ -259,7 +348,7 @@ export class TimelineView {
       ctx.fillStyle = byCat ? band : laneColour(k);
       ctx.fillRect(2, ln.y, 4, ln.h);
       ctx.fillStyle = fg;
-      ctx.fillText(fitText(ctx, ln.label, x0 - 14), 10, ln.y + ln.h / 2);
+      ctx.fillText(middleEllipsis(shortOpName(ln.label), x0 - 16, (t) => ctx.measureText(t).width), 10, ln.y + ln.h / 2);
     });
     ctx.save();
     ctx.beginPath(); ctx.rect(x0, 0, W, L.height); ctx.clip();
@@ -282,10 +371,10 @@ export class TimelineView {
       ctx.fillRect(x0 + xa, ln.y + L.row[i] * L.rowH, Math.max(1, xb - xa), L.rowH - 1);
     }
     ctx.restore();
-    const parts = [groupDigits(vis.bars.length) + " bars"];
-    if (vis.nSmall) parts.push(groupDigits(vis.nSmall) + " allocations narrower than 1 px shown as shaded bands");
-    if (a.summarised && a.windowNote != null) parts.push(groupDigits(a.summarised) + " allocations (" + fmtBytes(a.summarisedBytes) + ") narrower than 1 px in this window: counted, not drawn (zoom in)");
-    else if (a.summarised) parts.push(groupDigits(a.summarised) + " small allocations (" + fmtBytes(a.summarisedBytes) + ") not embedded: the report keeps the " + groupDigits(a.n) + " live at the peak or largest");
+    const parts = [plural(vis.bars.length, "bar")];
+    if (vis.nSmall) parts.push(plural(vis.nSmall, "allocation") + " narrower than 1 px shown as shaded bands");
+    if (a.summarised && a.windowNote != null) { if (!a.small) parts.push(plural(a.summarised, "allocation") + " (" + fmtBytes(a.summarisedBytes) + ") narrower than 1 px in this window: counted, not drawn (zoom in)"); }
+    else if (a.summarised) parts.push(plural(a.summarised, "small allocation") + " (" + fmtBytes(a.summarisedBytes) + ") not embedded: the report keeps the " + groupDigits(a.n) + " live at the peak or largest");
     this.note.textContent = parts.join(" · ");
   }
 
@@ -296,10 +385,25 @@ export class TimelineView {
     return b && b.key === [this.app.state.rank, this.app.state.dev, t0, t1, W].join("/") ? b.data : null;
   }
 
+  // Colour of each allocation in the stacked raster: an index into a
+  // palette; its lane's (or category's) colour in one of three shades, by
+  // allocation, so that neighbouring bands of one lane stay apart.
+  palette() {
+    const st = this.app.state, a = this.allocs, L = this.layout;
+    const shades = (rgb) => [0.84, 1, 1.14].map((f) => rgb.map((c) => Math.min(255, Math.round(f < 1 ? c * f : c + (255 - c) * (f - 1)))));
+    if (st.colourBy === "category") {
+      const names = (a.categories || []).map((c) => c.name);
+      if (!names.length) names.push("Unknown");
+      const pal = names.flatMap((n) => shades(rgbOf(categoryColour(n, this.dark))));
+      return { palette: pal, colour: (i) => (a.cat[i] < names.length ? a.cat[i] : 0) * 3 + (i % 3) };
+    }
+    return { palette: LANE_COLOURS.flatMap((c) => shades(rgbOf(c))), colour: (i) => (L.lane[i] % LANE_COLOURS.length) * 3 + (i % 3) };
+  }
+
   drawStacked(ctx, x0, W, H) {
-    const st = this.app.state, a = this.allocs;
+    const st = this.app.state, a = this.allocs, dpr = devicePixelRatio;
     if (!this.freeOrder) this.freeOrder = freeOrderOf(a);
-    const top = 6, h = H - 24;
+    const top = 6, h = H - top - 2;
     // Each column stacks the live set at the instant the memory curve is
     // highest in it, on the memory allocated before the trace: the outline
     // is the curve.  Without a curve: the live set at each column's right edge.
@@ -316,48 +420,54 @@ export class TimelineView {
       if (outline[x] > ymax) ymax = outline[x];
     }
     ymax *= 1.05;
-    const minBytes = ymax / h;
-    const s = this.stack = stackedRects(a, st.t0, st.t1, W, minBytes, this.freeOrder, at, base);
-    Object.assign(s, { ymax, top, h, x0, outline, rest, base, at, v: sb ? sb.v : null, hasRest, hasBase: !!(base && base.some((b) => b > 0)) });
+    // Every allocation drawn, however thin: a raster of h * dpr rows in which
+    // each pixel mixes the colours of the allocations it holds.
+    const rows = Math.max(1, Math.round(h * dpr)), pal = this.palette();
+    const r = stackRaster(a, st.t0, st.t1, W, rows, ymax, this.freeOrder, pal.colour, pal.palette, ymax / h, at, base);
+    const s = this.stack = { rects: r.rects, total: r.total, hidden: r.hidden, drawn: r.drawn, ymax, top, h, x0, outline, rest, base, at,
+      v: sb ? sb.v : null, hasRest, hasBase: !!(base && base.some((b) => b > 0)) };
     const y = (b) => top + h - (b / ymax) * h;
     const grid = cssVar("--grid"), muted = cssVar("--muted");
-    ctx.fillStyle = muted;
-    for (const v of byteTicks(ymax, h)) {
-      ctx.fillText(fmtBytes(v), 8, y(v));
-      ctx.fillStyle = grid; ctx.fillRect(x0, Math.round(y(v)), W, 1); ctx.fillStyle = muted;
+    const ax = byteAxis(ymax, h);
+    ctx.textAlign = "right";
+    for (const v of ax.ticks) {
+      ctx.fillStyle = muted; ctx.fillText(ax.label(v), x0 - 8, y(v));
+      ctx.fillStyle = grid; ctx.fillRect(x0, Math.round(y(v)), W, 1);
     }
+    ctx.textAlign = "left";
     ctx.save();
     ctx.beginPath(); ctx.rect(x0, 0, W, H); ctx.clip();
-    const b0 = (x) => (base ? base[x] : 0);
     if (s.hasBase) {
       ctx.fillStyle = hatch(ctx, cssVar("--before"), cssVar("--before-line"));
       for (let x = 0; x < W; x++) if (base[x] > 0) ctx.fillRect(x0 + x, y(base[x]), 1, y(0) - y(base[x]));
     }
-    ctx.fillStyle = cssVar("--band");
-    for (let x = 0; x < W; x++) if (s.total[x] > 0) ctx.fillRect(x0 + x, y(b0(x) + s.total[x]), 1, y(b0(x)) - y(b0(x) + s.total[x]));
+    const off = this.rasterCanvas || (this.rasterCanvas = document.createElement("canvas"));
+    if (off.width !== W || off.height !== rows) { off.width = W; off.height = rows; }
+    off.getContext("2d").putImageData(new ImageData(r.img, W, rows), 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(off, x0, top, W, h);
     if (hasRest) {
       ctx.fillStyle = hatch(ctx, "rgba(0,0,0,0)", cssVar("--band"));
       for (let x = 0; x < W; x++) if (rest[x] > 0) ctx.fillRect(x0 + x, y(outline[x]), 1, y(outline[x] - rest[x]) - y(outline[x]));
     }
-    const L = this.layout;
-    for (const r of s.rects) {
-      ctx.fillStyle = this.colourOf(r.i, L.lane[r.i]);
-      const ya = y(r.hi), yb = y(r.lo);
-      ctx.fillRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(1, yb - ya - (yb - ya > 3 ? 0.5 : 0)));
-    }
-    // The outline: the memory curve.
-    ctx.strokeStyle = cssVar("--fg"); ctx.lineWidth = 1; ctx.globalAlpha = 0.7;
+    // The outline: the memory curve (where there is any).
+    ctx.strokeStyle = cssVar("--fg"); ctx.lineWidth = 1; ctx.globalAlpha = 0.55;
     ctx.beginPath();
-    for (let x = 0; x < W; x++) { const yy = Math.round(y(outline[x])) + 0.5; if (x) ctx.lineTo(x0 + x, yy); else ctx.moveTo(x0, yy); ctx.lineTo(x0 + x + 1, yy); }
+    let pen = false;
+    for (let x = 0; x < W; x++) {
+      if (outline[x] <= 0) { pen = false; continue; }
+      const yy = Math.round(y(outline[x])) + 0.5;
+      if (pen) ctx.lineTo(x0 + x, yy); else ctx.moveTo(x0 + x, yy);
+      ctx.lineTo(x0 + x + 1, yy); pen = true;
+    }
     ctx.stroke(); ctx.globalAlpha = 1;
     if (s.hasBase) labelBand(ctx, x0, base, y, BEFORE_TRACE, cssVar("--fg"));
     ctx.restore();
-    const small = pass.total.length ? "grey: allocations under 1 px tall (" + fmtBytes(minBytes) + ")" : "";
-    const parts = [groupDigits(s.rects.length) + " bands", small];
+    const parts = [plural(r.drawn, "band") + " (one per live allocation; thinner than a pixel, they blend into it)"];
     if (s.hasBase) parts.push("hatched: allocated before the trace");
-    if (s.hidden) parts.push(groupDigits(s.hidden) + " allocations that lived less than 1 px not drawn (zoom in)");
-    if (a.summarised) parts.push(groupDigits(a.summarised) + (a.windowNote != null ? " allocations narrower than 1 px not stacked (zoom in)" : " small allocations not embedded"));
-    this.note.textContent = parts.filter(Boolean).join(" · ");
+    if (r.hidden) parts.push(plural(r.hidden, "allocation") + " that lived less than a column not drawn (zoom in)");
+    if (a.summarised) parts.push(plural(a.summarised, "allocation") + (a.windowNote != null ? " narrower than 1 px not stacked (zoom in)" : " not embedded"));
+    this.note.textContent = parts.join(" · ");
   }
 
   // Highlight, selection and drag rectangle: a second canvas, so hovering is cheap.
@@ -383,7 +493,9 @@ export class TimelineView {
         const s = this.stack;
         if (!s) continue;
         // Its band (split where what lies below it changes): shaded, edged above and below.
+        let found = false;
         for (const r of s.rects) if (r.i === i) {
+          found = true;
           const ya = s.top + s.h - (r.hi / s.ymax) * s.h, yb = s.top + s.h - (r.lo / s.ymax) * s.h;
           ctx.globalAlpha = 0.3; ctx.fillStyle = ctx.strokeStyle;
           ctx.fillRect(x0 + r.x0, ya, r.x1 - r.x0, Math.max(2, yb - ya));
@@ -393,9 +505,10 @@ export class TimelineView {
           ctx.moveTo(x0 + r.x0, ya + Math.max(2, yb - ya)); ctx.lineTo(x0 + r.x1, ya + Math.max(2, yb - ya));
           ctx.stroke();
         }
-        if (!s.rects.some((r) => r.i === i)) { // too thin to outline: mark its lifetime at the axis
-          ctx.fillStyle = ctx.strokeStyle;
-          ctx.fillRect(xa, s.top + s.h + 2, Math.max(2, xb - xa), 3);
+        if (!found) { // thinner than a pixel: mark its lifetime along the axis
+          ctx.fillStyle = cssVar("--accent"); ctx.globalAlpha = 0.8;
+          ctx.fillRect(xa, s.top + s.h + 1, Math.max(2, xb - xa), 2);
+          ctx.globalAlpha = 1;
         }
       } else {
         const L = this.layout, ln = L.lanes[L.lane[i]], y = ln.y + L.row[i] * L.rowH;
@@ -411,23 +524,43 @@ export class TimelineView {
       const s = this.stack;
       if (!s) return -1;
       const px = x - this.x0(), b = ((s.top + s.h - y) / s.h) * s.ymax;
+      if (px < 0 || px >= this.W() || b < 0) return -1;
       for (const r of s.rects) if (px >= r.x0 && px < r.x1 && b >= r.lo && b <= r.hi) return r.i;
-      return -1;
+      // a band thinner than a pixel: the allocation at that byte of the column's stack
+      const st = this.app.state, col = Math.floor(px);
+      const t = s.at ? s.at[col] : st.t0 + ((col + 1) * (st.t1 - st.t0)) / this.W();
+      return stackAt(a, t, s.base ? s.base[col] : 0, b);
     }
     return this.vis ? hitBar(a, this.layout, this.vis, x - this.x0(), y) : -1;
   }
 
+  // The lane whose label is at y (lanes mode), or -1.
+  laneAt(y) {
+    const L = this.layout;
+    if (!L || this.app.state.mode === "stacked") return -1;
+    return L.lanes.findIndex((ln) => y >= ln.y - 2 && y < ln.y + ln.h + 4);
+  }
+
   onMove(e) {
     if (this.drag) { this.drag.x1 = e.offsetX; this.drawOver(); return; }
+    const a = this.allocs, app = this.app, w = this.canvas.parentElement.clientWidth;
+    const place = () => { this.tip.style.left = Math.min(e.offsetX + 14, w - 300) + "px"; this.tip.style.top = e.offsetY + 14 + "px"; };
+    if (e.offsetX < this.x0()) { // the lane labels: the full name
+      const k = this.laneAt(e.offsetY), ln = k >= 0 ? this.layout.lanes[k] : null;
+      if (ln) {
+        this.tip.hidden = false;
+        this.tip.innerHTML = `<b>${escapeHtml(ln.label)}</b><br><span class="muted">${plural(ln.count, "allocation")}, ${fmtBytes(ln.bytes)} allocated</span>`;
+        place();
+      } else this.tip.hidden = true;
+      if (app.state.hover >= 0 && this.hoverFromTl) app.setHover(-1);
+      return;
+    }
     const i = this.pick(e.offsetX, e.offsetY);
-    const a = this.allocs, app = this.app;
     if (i >= 0) {
       this.tip.hidden = false;
       this.tip.innerHTML = `<b>${escapeHtml(fmtBytes(a.size[i]))}</b> · ${escapeHtml(a.groups[a.group[i]])}<br>` +
-        `<span class="muted">${escapeHtml(app.clock.fmt(a.ta[i]))} → ${escapeHtml(app.clock.fmt(a.tf[i]))} (${escapeHtml(fmtDur(a.tf[i] - a.ta[i]))})</span>`;
-      const w = this.canvas.parentElement.clientWidth;
-      this.tip.style.left = Math.min(e.offsetX + 14, w - 300) + "px";
-      this.tip.style.top = e.offsetY + 14 + "px";
+        `<span class="muted">${a.flags[i] & 1 ? "before the trace" : escapeHtml(app.clock.fmt(a.ta[i]))} → ${a.flags[i] & 2 ? "not released" : escapeHtml(app.clock.fmt(a.tf[i]))} (${escapeHtml(fmtDur(a.tf[i] - a.ta[i]))})</span>`;
+      place();
     } else this.tip.hidden = true;
     if (i !== app.state.hover) { this.hoverFromTl = true; app.setHover(i); }
   }
@@ -450,16 +583,19 @@ export class TimelineView {
   }
 }
 
-// A diagonal hatch over a fill colour, as a canvas pattern.
-function hatch(ctx, fill, line) {
+// A diagonal hatch over a fill colour, as a canvas pattern for a context
+// drawing in CSS px (scaled by devicePixelRatio) or, `devicePx`, in device px (uPlot's).
+// fill: a colour, or colours laid one over the other (an opaque one first
+// hides what a chart drew under the band).
+export function hatch(ctx, fill, line, devicePx = false) {
   const c = document.createElement("canvas"), dpr = devicePixelRatio, n = Math.round(6 * dpr);
   c.width = c.height = n;
   const g = c.getContext("2d");
-  g.fillStyle = fill; g.fillRect(0, 0, n, n);
+  for (const f of [].concat(fill)) { g.fillStyle = f; g.fillRect(0, 0, n, n); }
   g.strokeStyle = line; g.lineWidth = Math.max(1, dpr);
   g.beginPath(); g.moveTo(0, n); g.lineTo(n, 0); g.moveTo(-n / 2, n / 2); g.lineTo(n / 2, -n / 2); g.moveTo(n / 2, n * 1.5); g.lineTo(n * 1.5, n / 2); g.stroke();
   const p = ctx.createPattern(c, "repeat");
-  p.setTransform && p.setTransform(new DOMMatrix([1 / dpr, 0, 0, 1 / dpr, 0, 0]));
+  if (!devicePx && p.setTransform) p.setTransform(new DOMMatrix([1 / dpr, 0, 0, 1 / dpr, 0, 0]));
   return p;
 }
 
@@ -484,13 +620,6 @@ function labelBand(ctx, x0, base, y, label, colour) {
   ctx.font = "11px system-ui, sans-serif";
 }
 
-function fitText(ctx, s, w) {
-  if (ctx.measureText(s).width <= w) return s;
-  let lo = 0, hi = s.length;
-  while (lo < hi) { const m = (lo + hi + 1) >> 1; if (ctx.measureText(s.slice(0, m) + "…").width <= w) lo = m; else hi = m - 1; }
-  return s.slice(0, lo) + "…";
-}
-
 // ---- detail panel --------------------------------------------------------
 
 export async function renderDetail(el, app, i, atTime) {
@@ -504,26 +633,34 @@ export async function renderDetail(el, app, i, atTime) {
     if (j !== i && a.tf[j] > t && (lane < 0 || app.timeline.layout.lane[j] === lane)) ov.push(j);
   ov.sort((x, y) => a.size[y] - a.size[x]);
   const row = (k, v) => `<dt>${k}</dt><dd>${v}</dd>`;
+  const byFrame = a.groupBy === "frame";
+  // The stack as MemoryViz shows it: capture, allocator and interpreter frames hidden unless asked.
+  const vf = visibleFrames(d.stack, app.showAllFrames);
   const stack = d.stack.length
-    ? d.stack.map((f) => `<div>${escapeHtml(f.name)}${f.file ? ` <span class="muted">${escapeHtml(f.file)}${f.line >= 0 ? ":" + f.line : ""}</span>` : ""}</div>`).join("")
+    ? vf.frames.map((f) => `<div>${escapeHtml(f.name)}${f.file ? ` <span class="muted">${escapeHtml(f.file)}${f.line >= 0 ? ":" + f.line : ""}</span>` : ""}</div>`).join("")
     : '<div class="muted">(no stack recorded)</div>';
+  const toggle = vf.hidden ? ` <a class="frames" id="detail-frames">show all ${d.stack.length} frames (${vf.hidden} allocator, capture and interpreter frames hidden)</a>`
+    : app.showAllFrames && d.stack.length && visibleFrames(d.stack, false).hidden ? ' <a class="frames" id="detail-frames">hide allocator, capture and interpreter frames</a>' : "";
+  const when = (j, tt) => (a.flags[j] & 1 ? "before trace" : escapeHtml(clock.fmt(tt, 6)));
   el.innerHTML = `<dl>
     ${row("size", `<b id="detail-size">${fmtBytes(d.size)}</b> <span class="muted">(${fmtBytesExact(d.size)})</span>`)}
-    ${row("operator", escapeHtml(d.group))}
+    ${row(byFrame ? "user frame" : "operator", escapeHtml(d.group))}
     ${d.categoryName ? row("category", `<span id="detail-category">${escapeHtml(d.categoryName)}</span>` + (d.reason ? ` <span class="muted">— ${escapeHtml(d.reason)}</span>` : "")) : ""}
     ${d.op && d.op !== d.group ? row("allocated in", escapeHtml(d.op)) : ""}
-    ${row("device", escapeHtml(d.device) + (d.stream ? " · stream " + escapeHtml(d.stream) : ""))}
+    ${row("device", escapeHtml(d.device) + (d.stream ? " · stream " + escapeHtml(streamText(d.stream)) : ""))}
     ${d.addr ? row("address", `<code>${d.addr}</code>`) : ""}
     ${row("allocated", d.beforeTrace ? "before the trace began" : escapeHtml(clock.fmt(d.ta, 6, true)))}
     ${row("released", d.neverFreed ? "not within the trace" : escapeHtml(clock.fmt(d.tf, 6, true)))}
     ${row("lifetime", (d.beforeTrace || d.neverFreed ? "≥ " : "") + fmtDur(d.tf - d.ta))}
   </dl>
-  <h3>Call stack (innermost first)</h3><div class="stack" id="detail-stack">${stack}</div>
-  <h3>${groupDigits(ov.length)} other allocations live in this lane at ${escapeHtml(clock.fmt(t, 6))}</h3>
-  <div class="ov">${ov.slice(0, 200).map((j) => `<a data-i="${j}">${fmtBytes(a.size[j])} · ${escapeHtml(a.groups[a.group[j]])} · ${escapeHtml(clock.fmt(a.ta[j], 6))}</a>`).join("")}
+  <h3>Call stack (innermost first)${toggle}</h3><div class="stack" id="detail-stack">${stack}</div>
+  <h3>${plural(ov.length, "other allocation")} live in this lane ${d.beforeTrace && t === d.ta ? "when the trace began" : "at " + escapeHtml(clock.fmt(t, 6))}</h3>
+  <div class="ov">${ov.slice(0, 200).map((j) => `<a data-i="${j}">${fmtBytes(a.size[j])} · ${escapeHtml(a.groups[a.group[j]])} · ${when(j, a.ta[j])}</a>`).join("")}
   ${ov.length > 200 ? `<div class="muted">… and ${groupDigits(ov.length - 200)} more</div>` : ""}</div>`;
   el.querySelectorAll(".ov a").forEach((x) => x.addEventListener("click", () => app.select(+x.dataset.i, t)));
   el.querySelectorAll(".ov a").forEach((x) => x.addEventListener("mouseenter", () => app.setHover(+x.dataset.i)));
+  const fr = el.querySelector("#detail-frames");
+  if (fr) fr.addEventListener("click", () => { app.showAllFrames = !app.showAllFrames; renderDetail(el, app, i, atTime); });
 }
 
 // ---- at the peak -----------------------------------------------------------
@@ -540,8 +677,8 @@ export function renderPeak(sumEl, listEl, app, by) {
 // [[label, bytes, count]] as labelled bars, the largest first.
 function barRows(rows) {
   const max = rows.reduce((m, r) => Math.max(m, r[1]), 1);
-  return rows.slice(0, 40).map((r) => `<div class="row" title="${escapeHtml(r[0])} · ${groupDigits(r[2])} allocations">
-      <span class="name">${escapeHtml(r[0])}</span><span class="num">${fmtBytes(r[1])}</span>
+  return rows.slice(0, 40).map((r) => `<div class="row" title="${escapeHtml(r[0])} · ${plural(r[2], "allocation")}">
+      <span class="name">${escapeHtml(shortOpName(r[0]))}</span><span class="num">${fmtBytes(r[1])}</span>
       <div class="barbg"><div class="barfg" style="width:${((100 * r[1]) / max).toFixed(1)}%"></div></div></div>`).join("") +
     (rows.length > 40 ? `<div class="muted">… ${rows.length - 40} more</div>` : "");
 }
@@ -557,7 +694,9 @@ export async function renderLive(app) {
     return;
   }
   const req = (app.liveReq = (app.liveReq || 0) + 1);
-  const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, st.liveBy);
+  // "op" is the allocations' groups: the first user frames when the input has no operators
+  const by = st.liveBy === "op" && app.allocs && app.allocs.groupBy === "frame" ? "frame" : st.liveBy;
+  const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, by);
   if (req !== app.liveReq) return; // a later click won
   const clock = app.clock, total = r.curve_value != null ? r.curve_value : r.tracked + r.before;
   sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
@@ -575,6 +714,12 @@ export const OP_COLUMNS = [
   { title: "live at peak", num: true, bytes: true },
 ];
 
+// The operators table's cell k of a row (calls null: unknown, "–").
+export function opCell(v, k) {
+  if (v == null) return "–";
+  return OP_COLUMNS[k].bytes ? fmtBytes(v) : OP_COLUMNS[k].num ? groupDigits(v) : String(v);
+}
+
 export class TablesView {
   constructor(app) {
     this.app = app;
@@ -584,9 +729,16 @@ export class TablesView {
     this.table = document.getElementById("table");
   }
 
+  // The table's query from the filter fields; a size that is not one marks its field invalid and filters nothing.
   query() {
     const st = this.app.state, g = (id) => document.getElementById(id);
-    const num = (id) => { const v = g(id).value.trim(); return v ? parseBytes(v) : null; };
+    const num = (id) => {
+      const v = parseBytes(g(id).value);
+      const bad = Number.isNaN(v);
+      g(id).classList.toggle("invalid", bad);
+      g(id).title = bad ? "not a size: write e.g. 512, 64 KiB, 1.5 MiB or 2 GiB" : "";
+      return bad ? null : v;
+    };
     return Object.assign(this.q, {
       rank: st.rank, dev: st.dev, text: g("f-text").value, minSize: num("f-min"), maxSize: num("f-max"),
       inWindow: g("f-win").checked, t0: st.t0, t1: st.t1, cat: g("f-cat").value === "" ? -1 : +g("f-cat").value,
@@ -600,27 +752,35 @@ export class TablesView {
     return this.renderOps();
   }
 
+  // The columns the device has data for (allocs.has: no "allocating op"
+  // without operators, no stream or address column when the input has none).
+  columns(a) {
+    const byFrame = a.groupBy === "frame", has = a.has || {};
+    return ALLOC_COLUMNS.filter((c) => !(c.key === "op" && (byFrame || has.op === false)) && !(c.key === "stream" && has.stream === false) &&
+      !(c.key === "addr" && has.addr === false)).map((c) => (c.key === "group" && byFrame ? { ...c, title: "user frame" } : c));
+  }
+
   async renderAllocs() {
     const app = this.app, clock = app.clock;
     const res = this.last = await app.source.getTable(this.query());
-    const a = res.allocs;
+    const a = res.allocs, cols = this.columns(a);
     const thead = this.table.tHead, tbody = this.table.tBodies[0];
-    thead.innerHTML = "<tr>" + ALLOC_COLUMNS.map((c) => `<th data-k="${c.key}" class="${c.num ? "n" : ""} ${this.q.sort === c.key ? "sorted" + (this.q.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
-    const cells = (i) => [
-      `<td class="name" title="${escapeHtml(a.groups[a.group[i]])}"><span class="clip">${escapeHtml(a.groups[a.group[i]])}</span></td>`,
-      `<td class="name"><span class="clip">${escapeHtml(a.strings[a.op[i]] || "")}</span></td>`,
-      `<td class="n" title="${fmtBytesExact(a.size[i])}">${fmtBytes(a.size[i])}</td>`,
-      `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
-      `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tf[i], 6))}</td>`,
-      `<td class="n">${fmtDur(a.tf[i] - a.ta[i])}</td>`,
-      `<td class="cat"><i style="background:${categoryColour(categoryOf(a, i))}"></i>${escapeHtml(categoryOf(a, i))}</td>`,
-      `<td>${escapeHtml(a.strings[a.stream[i]] || "")}</td>`,
-      `<td><code>${allocAddr(a, i)}</code></td>`,
-      `<td class="name reason" title="${escapeHtml(reasonOf(a, i))}"><span class="clip">${escapeHtml(reasonOf(a, i))}</span></td>`,
-    ].join("");
-    tbody.innerHTML = Array.from(res.rows, (i) => `<tr data-i="${i}" class="${i === app.state.selected ? "sel" : ""}">${cells(i)}</tr>`).join("");
+    thead.innerHTML = "<tr>" + cols.map((c) => `<th data-k="${c.key}" class="${c.num ? "n" : ""} ${this.q.sort === c.key ? "sorted" + (this.q.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
+    const cell = {
+      group: (i) => `<td class="name" title="${escapeHtml(a.groups[a.group[i]])}"><span class="clip">${escapeHtml(shortOpName(a.groups[a.group[i]]))}</span></td>`,
+      op: (i) => `<td class="name"><span class="clip">${escapeHtml(a.strings[a.op[i]] || "")}</span></td>`,
+      size: (i) => `<td class="n" title="${fmtBytesExact(a.size[i])}">${fmtBytes(a.size[i])}</td>`,
+      ta: (i) => `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
+      tf: (i) => `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tf[i], 6))}</td>`,
+      dur: (i) => `<td class="n">${fmtDur(a.tf[i] - a.ta[i])}</td>`,
+      cat: (i) => `<td class="cat"><i style="background:${categoryColour(categoryOf(a, i))}"></i>${escapeHtml(categoryOf(a, i))}</td>`,
+      stream: (i) => `<td>${escapeHtml(streamText(a.strings[a.stream[i]] || ""))}</td>`,
+      addr: (i) => `<td><code>${allocAddr(a, i)}</code></td>`,
+      reason: (i) => `<td class="reason">${escapeHtml(reasonOf(a, i))}</td>`,
+    };
+    tbody.innerHTML = Array.from(res.rows, (i) => `<tr data-i="${i}" class="${i === app.state.selected ? "sel" : ""}">${cols.map((c) => cell[c.key](i)).join("")}</tr>`).join("");
     const catName = this.q.cat >= 0 ? ((this.app.meta.ranks[this.app.state.rank].categories || [])[this.q.cat] || {}).name : "";
-    document.getElementById("t-count").textContent = `${groupDigits(res.total)} of ${groupDigits(a.n)} allocations` +
+    document.getElementById("t-count").textContent = `${groupDigits(res.total)} of ${plural(a.n, "allocation")}` +
       (catName ? ` in ${catName}` : "") + (this.q.inWindow ? " in the zoomed window" : "") + (a.summarised ? ` (${groupDigits(a.summarised)} more summarised, see the timeline note)` : "");
     document.getElementById("pg-label").textContent = `page ${res.page + 1} of ${res.pages}`;
     this.q.page = res.page;
@@ -635,33 +795,20 @@ export class TablesView {
     const size = 100, pages = Math.max(1, Math.ceil(rows.length / size));
     this.ops.page = Math.min(this.ops.page, pages - 1);
     const page = rows.slice(this.ops.page * size, (this.ops.page + 1) * size);
-    this.table.tHead.innerHTML = "<tr>" + OP_COLUMNS.map((c, k) => `<th data-k="${k}" class="${c.num ? "n" : ""} ${this.ops.sort === k ? "sorted" + (this.ops.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
+    const byFrame = app.allocs && app.allocs.groupBy === "frame";
+    this.table.tHead.innerHTML = "<tr>" + OP_COLUMNS.map((c, k) => `<th data-k="${k}" class="${c.num ? "n" : ""} ${this.ops.sort === k ? "sorted" + (this.ops.dir > 0 ? " asc" : "") : ""}">${k === 0 && byFrame ? "user frame" : c.title}</th>`).join("") + "</tr>";
     this.table.tBodies[0].innerHTML = page.map((r) => `<tr data-op="${escapeHtml(r[0])}">` + r.map((v, k) =>
-      k === 0 ? `<td class="name" title="${escapeHtml(v)}">${escapeHtml(v)}</td>` : `<td class="n" ${OP_COLUMNS[k].bytes ? `title="${fmtBytesExact(v)}"` : ""}>${OP_COLUMNS[k].bytes ? fmtBytes(v) : groupDigits(v)}</td>`).join("") + "</tr>").join("");
-    document.getElementById("t-count").textContent = `${groupDigits(rows.length)} operators (all allocations of the device, whatever the zoom)`;
+      k === 0 ? `<td class="name" title="${escapeHtml(v)}">${escapeHtml(v)}</td>` : `<td class="n" ${OP_COLUMNS[k].bytes && v != null ? `title="${fmtBytesExact(v)}"` : ""}>${opCell(v, k)}</td>`).join("") + "</tr>").join("");
+    document.getElementById("t-count").textContent = `${plural(rows.length, byFrame ? "user frame" : "operator")} (all allocations of the device, whatever the zoom)`;
     document.getElementById("pg-label").textContent = `page ${this.ops.page + 1} of ${pages}`;
     this.pages = pages;
   }
 
-  // Rows for export: everything the filter keeps, exact numbers.
-  exportRows() {
-    if (this.tab === "ops") return { header: OP_COLUMNS.map((c) => c.title), rows: this.lastOps || [] };
-    const a = this.last ? this.last.allocs : null;
-    if (!a) return { header: [], rows: [] };
-    const clock = this.app.clock;
-    const header = ["operator", "allocating op", "size_bytes", "allocated", "released", "duration_ns", "category", "stream", "address", "reason"];
-    const rows = Array.from(this.last.all, (i) => [
-      a.groups[a.group[i]], a.strings[a.op[i]] || "", a.size[i],
-      a.flags[i] & 1 ? "before trace" : clock.fmt(a.ta[i], 9, true), a.flags[i] & 2 ? "not released" : clock.fmt(a.tf[i], 9, true),
-      a.tf[i] - a.ta[i], categoryOf(a, i), a.strings[a.stream[i]] || "", allocAddr(a, i), reasonOf(a, i)]);
-    return { header, rows };
+  // Every row the filter keeps, exact, as TSV or CSV text: the allocations
+  // through the source (the server exports them itself), the operators here.
+  async exportText(fmt) {
+    const sep = fmt === "tsv" ? "\t" : ",";
+    if (this.tab === "ops") return toDelimited(OP_COLUMNS.map((c) => c.title), (this.lastOps || []).map((r) => r.map((v) => (v == null ? "" : v))), sep);
+    return this.app.source.getExport(this.query(), fmt);
   }
-
-  tsv() { const e = this.exportRows(); return toDelimited(e.header, e.rows, "\t"); }
-  csv() { const e = this.exportRows(); return toDelimited(e.header, e.rows, ","); }
-}
-
-export function allocAddr(a, i) {
-  if (!a.addrHi[i] && !a.addrLo[i]) return "";
-  return "0x" + (a.addrHi[i] ? a.addrHi[i].toString(16) + a.addrLo[i].toString(16).padStart(8, "0") : a.addrLo[i].toString(16));
 }

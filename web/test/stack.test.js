@@ -3,9 +3,9 @@
 // timeline's columns sample the curve where it is highest; binary frames.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { m4Build, m4Select, m4Compact, m4Points } from "../src/m4.js";
+import { m4Build, m4Select, m4Compact, m4Points, edgeTimes, edgeValues } from "../src/m4.js";
 import { categoryStack, selectStack, columnPeaks, stackBase } from "../src/stack.js";
-import { decodeFrame } from "../src/decode.js";
+import { decodeFrame, upperBound } from "../src/decode.js";
 import { stackedRects, freeOrderOf } from "../src/lanes.js";
 import { encodeFrame } from "./frame.js";
 
@@ -48,10 +48,10 @@ test("m4Compact keeps each column's first, last, min and max, at most 4 points",
   const c = { t, v, n, ...m4Build(v) };
   for (const [t0, t1, px] of [[t[0], t[n - 1] + 1, 300], [t[5000], t[5600], 77], [t[0], t[n - 1] + 1, 1]]) {
     const full = m4Select(c, t0, t1, px), pts = m4Points(c, t0, t1, px);
-    assert.ok(pts.t.length <= full.t.length);
+    assert.ok(pts.idx.length <= full.t.length);
     const dt = (t1 - t0) / px, col = (x) => Math.floor((x - t0) / dt);
     const per = new Map();
-    for (let i = 0; i < pts.t.length; i++) per.set(col(pts.t[i]), (per.get(col(pts.t[i])) || 0) + 1);
+    for (const i of pts.idx) per.set(col(t[i]), (per.get(col(t[i])) || 0) + 1);
     for (const k of per.values()) assert.ok(k <= 4);
     // every column's max and min of all points in [t0, t1) are drawn
     const best = new Map();
@@ -61,7 +61,7 @@ test("m4Compact keeps each column's first, last, min and max, at most 4 points",
     }
     for (const [k, [mn, mx]] of best) {
       const drawn = [];
-      for (let i = 0; i < pts.t.length; i++) if (col(pts.t[i]) === k) drawn.push(pts.v[i]);
+      for (const i of pts.idx) if (col(t[i]) === k) drawn.push(v[i]);
       assert.equal(Math.max(...drawn), mx);
       assert.equal(Math.min(...drawn), mn);
     }
@@ -85,12 +85,15 @@ test("category stack: tops add up; at any zoom the total's peak and every band e
     if (k1 >= 0) want = Math.max(want, total(k1));
     assert.equal(sel.max, want, "window maximum");
     assert.equal(Math.max(...sel.tops[2]), want, "the drawn total reaches the maximum");
-    for (let k = 0; k < sel.t.length; k++) { // every drawn point is a point of the data, tops the sums
-      const i = t.indexOf(sel.t[k]);
+    for (let k = 0; k < sel.t.length; k++) { // every drawn point shows the data in force then, tops the sums
+      const i = upperBound(t, sel.t[k]) - 1;
       assert.ok(i >= 0);
       assert.equal(sel.tops[0][k], ps[0].v[i]);
       assert.equal(sel.tops[2][k], total(i));
     }
+    // edged to the window: from t0 (when a step was in force there) to t1
+    if (k0 >= 0) assert.ok(sel.t[0] === t0 || (sel.t[0] < t0 && sel.t[1] === t0), `starts at ${sel.t[0]}, t0 ${t0}`);
+    assert.ok(sel.t[sel.t.length - 1] >= t1 - 1);
     // each band top keeps its per-column max
     const dt = (t1 - t0) / px;
     for (let b = 0; b < 3; b++) {
@@ -104,6 +107,26 @@ test("category stack: tops add up; at any zoom the total's peak and every band e
       for (const [c, m] of best) assert.equal(got.get(c), m, `band ${b} column ${c}`);
     }
   }
+});
+
+test("a flat stretch is drawn across the window: the step in force at t0 starts at t0, a point closes it at t1", () => {
+  const t = Float64Array.from([0, 1000]), v = Float64Array.from([7, 9]);
+  const c = { t, v, n: 2, ...m4Build(v) };
+  const p = m4Points(c, 1200, 1800, 100);
+  assert.deepEqual([...p.t], [1200, 1800]);
+  assert.deepEqual([...p.v], [9, 9]);
+  const inner = m4Points(c, 200, 800, 100); // the next point (after t1) ends the line
+  assert.deepEqual([...inner.t], [200, 1000]);
+  assert.deepEqual([...inner.v], [7, 9]);
+  // a point exactly at t0 needs no carry; the next point after t1 ends the line
+  const q = m4Points(c, 0, 500, 10);
+  assert.deepEqual([...q.t], [0, 1000]);
+  const r = m4Points(c, 100.5, 1000.5, 10);
+  assert.deepEqual([...r.t], [101, 1000]);
+  assert.deepEqual([...r.v], [7, 9]);
+  const e = edgeTimes(t, [1], 1500, 2000);
+  assert.deepEqual([...e.t], [1500, 2000]);
+  assert.deepEqual([...edgeValues(v, [1], e.close)], [9, 9]);
 });
 
 test("columnPeaks: each column's highest value and when, the value in force at its start included", () => {

@@ -1,0 +1,188 @@
+// The page's pure helpers: formatting, the zoom window, frame hiding, the
+// peak label's place, lane order, the server's narrow-allocation counts, the
+// stacked raster, exports.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { fmtBytes, byteAxis, plural, streamText, shortOpName, middleEllipsis, makeClock } from "../src/format.js";
+import { clampWindow } from "../src/zoom.js";
+import { visibleFrames, isNoiseFrame } from "../src/frames.js";
+import { placePeakLabel, opCell, CurveView } from "../src/views.js";
+import { layoutLanes, placeLanes, visibleBars, stackRaster, stackAt, freeOrderOf } from "../src/lanes.js";
+import { exportAllocs, sortAllocs } from "../src/table.js";
+
+test("fmtBytes moves to the next unit from 1000 of one, three significant digits", () => {
+  assert.equal(fmtBytes(999), "999 B");
+  assert.equal(fmtBytes(1000), "0.98 KiB");
+  assert.equal(fmtBytes(1000 * 2 ** 20), "0.98 GiB");
+  assert.equal(fmtBytes(999 * 2 ** 20), "999 MiB");
+  assert.equal(fmtBytes(99.96 * 2 ** 20), "100 MiB");
+  assert.equal(fmtBytes(9.996 * 2 ** 30), "10.0 GiB");
+  assert.equal(fmtBytes(-1536), "−1.50 KiB");
+});
+
+test("byte axes: one unit, round steps of it, about 40 px apart", () => {
+  const a = byteAxis(1300 * 2 ** 20, 240);
+  assert.equal(a.unit, "GiB");
+  assert.deepEqual(a.ticks.map(a.label), ["0", "0.25 GiB", "0.50 GiB", "0.75 GiB", "1.00 GiB", "1.25 GiB"]);
+  const b = byteAxis(7.3 * 2 ** 30, 240);
+  assert.deepEqual(b.ticks.map(b.label), ["0", "2 GiB", "4 GiB", "6 GiB"]);
+  const c = byteAxis(900, 200);
+  assert.deepEqual(c.ticks.map(c.label), ["0", "200 B", "400 B", "600 B", "800 B"]);
+});
+
+test("plurals, stream pointers in hex, short operator names", () => {
+  assert.equal(plural(1, "band"), "1 band");
+  assert.equal(plural(0, "band"), "0 bands");
+  assert.equal(plural(1234, "allocation"), "1,234 allocations");
+  assert.equal(streamText("897357296"), "0x357c95f0");
+  assert.equal(streamText("7"), "7");
+  assert.equal(streamText(""), "");
+  assert.equal(shortOpName("autograd::engine::evaluate_function: MmBackward0"), "MmBackward0 (backward)");
+  assert.equal(shortOpName("forward (/home/u/cs336_basics/transformer.py:39)"), "forward (transformer.py:39)");
+  assert.equal(shortOpName("aten::mm"), "aten::mm");
+  const w = (s) => s.length;
+  assert.equal(middleEllipsis("short", 10, w), "short");
+  const m = middleEllipsis("autograd::engine::evaluate_function: X", 12, w);
+  assert.equal(m.length, 12);
+  assert.ok(m.startsWith("autog") && m.endsWith("n: X") && m.includes("…"), m);
+});
+
+test("a pan at the edge shifts the window and keeps its span", () => {
+  assert.deepEqual(clampWindow(-30, 70, 0, 1000), [0, 100]);
+  assert.deepEqual(clampWindow(950, 1050, 0, 1000), [900, 1000]);
+  assert.deepEqual(clampWindow(200, 300, 0, 1000), [200, 300]);
+  assert.deepEqual(clampWindow(-500, 2000, 0, 1000), [0, 1000]);   // wider than everything
+  assert.deepEqual(clampWindow(10, 20, 0, 1000), [0, 100]);           // widened to 100 ns, then shifted in
+  assert.deepEqual(clampWindow(500, 510, 0, 1000), [455, 555]);    // at least 100 ns
+  assert.equal(clampWindow(5, 5, 0, 1000), null);
+});
+
+test("the detail panel hides capture, allocator and interpreter frames, as MemoryViz", () => {
+  const stack = [
+    { name: "torch::unwind::unwind()", file: "" }, { name: "torch::CapturedTraceback::gather(bool, bool, bool)", file: "" },
+    { name: "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::malloc(signed char)", file: "CUDACachingAllocator.cpp" },
+    { name: "at::native::empty_cuda(c10::ArrayRef<long>)", file: "" },
+    { name: "at::(anonymous namespace)::wrapper_CUDA_memory_format_empty", file: "RegisterCUDA.cpp" },
+    { name: "_PyEval_EvalFrameDefault", file: "" }, { name: "method_vectorcall.llvm.1", file: "" },
+    { name: "forward", file: "/home/u/transformer.py", line: 208 }, { name: "__libc_start_main", file: "" },
+  ];
+  const v = visibleFrames(stack, false);
+  assert.deepEqual(v.frames.map((f) => f.name), ["at::native::empty_cuda(c10::ArrayRef<long>)", "forward"]);
+  assert.equal(v.hidden, 7);
+  assert.equal(visibleFrames(stack, true).frames.length, 9);
+  assert.equal(visibleFrames([stack[0]], false).frames.length, 1); // noise only: shown whole
+  assert.ok(isNoiseFrame({ name: "x", file: "/pytorch/aten/src/ATen/core/boxing/impl.h" }));
+});
+
+test("the peak label stays inside the plot: beside the marker, flipped at the right edge, below at the top", () => {
+  const box = { left: 100, top: 10, width: 500, height: 200 };
+  assert.deepEqual(placePeakLabel(300, 100, 80, 18, box, 7), { x: 307, y: 75 });
+  assert.deepEqual(placePeakLabel(580, 100, 80, 18, box, 7), { x: 493, y: 75 });      // right edge: to the left
+  assert.deepEqual(placePeakLabel(102, 100, 80, 18, box, 7), { x: 109, y: 75 });
+  assert.deepEqual(placePeakLabel(300, 15, 80, 18, box, 7), { x: 307, y: 22 });       // top: below the point
+  const wide = placePeakLabel(150, 100, 480, 18, box, 7);                             // wider than either side
+  assert.ok(wide.x >= 101 && wide.x + 480 <= 600);
+});
+
+test("operator stats: unknown calls show as a dash", () => {
+  assert.equal(opCell(null, 1), "–");
+  assert.equal(opCell(1720, 1), "1,720");
+  assert.equal(opCell(2 ** 30, 3), "1.00 GiB");
+});
+
+test("group-by choices and curve styles: per component a colour, per kind a dash; at most 16 curves", () => {
+  const c = (group, kind, of) => ({ group, kind, of, label: of + " " + kind });
+  const dev = { curves: [c("overall", "allocated"), c("component", "allocated", "PTA"), c("component", "reserved", "PTA"),
+    c("component", "allocated", "GE"), ...Array.from({ length: 30 }, (_, k) => c("stream", "reserved", "s" + k))], op_curves: [] };
+  assert.deepEqual(CurveView.groupsOf(dev), { overall: true, stream: true, component: true, op: false });
+  const shown = CurveView.curvesFor(dev, "component");
+  assert.equal(shown.length, 3);
+  const st = CurveView.styles(shown, "component");
+  assert.equal(st[0].colour, st[1].colour);
+  assert.notEqual(st[0].colour, st[2].colour);
+  assert.equal(st[0].dash, undefined);
+  assert.deepEqual(st[1].dash, [6, 3]);
+  assert.equal(CurveView.curvesFor(dev, "stream").length, 16);
+  assert.equal(CurveView.curvesFor(dev, "op")[0].c.group, "overall"); // none: the primary curves
+});
+
+function allocs(rows, extra = {}) { // rows: [ta, tf, size, group]
+  const n = rows.length, col = (k, T = Float64Array) => T.from(rows.map((r) => r[k]));
+  return { n, ta: col(0), tf: col(1), size: col(2), group: col(3, Uint32Array), ...extra };
+}
+
+test("lanes follow every allocation's bytes per group when given, whatever the window holds", () => {
+  const a = allocs([[0, 10, 100, 1]], { groupBytes: [0, 100, 5000], groupCount: [0, 1, 3] });
+  const L = layoutLanes(a, ["before", "small", "big"]);
+  assert.deepEqual(L.lanes.map((l) => l.label), ["big", "small"]);
+  assert.equal(L.laneOfGroup[1], 1);
+});
+
+test("narrow allocations counted by the server are shaded in their lanes", () => {
+  const a = allocs([[0, 1000, 8, 1]], { groupBytes: [0, 8, 64], groupCount: [0, 1, 5] });
+  const L = placeLanes(layoutLanes(a, ["b", "g1", "g2"]));
+  a.small = { x: Uint32Array.from([3, 3, 7]), group: Uint32Array.from([2, 1, 2]), n: Uint32Array.from([4, 2, 1]), W: 10, t0: 0, t1: 1000 };
+  const v = visibleBars(a, L, 0, 1000, 10);
+  assert.equal(v.nSmall, 7);
+  assert.equal(v.small[L.laneOfGroup[2] * 10 + 3], 4);
+  assert.equal(v.small[L.laneOfGroup[1] * 10 + 3], 2);
+  assert.equal(v.small[L.laneOfGroup[2] * 10 + 7], 1);
+  assert.deepEqual(Array.from(v.bars), [0]);
+  // counts for another window are not used
+  const w = visibleBars(a, L, 0, 500, 10);
+  assert.equal(w.nSmall, 0);
+});
+
+test("stacked raster: every allocation colours the rows it covers, thin ones blended in proportion", () => {
+  // 10 rows for 100 bytes: allocation 0 fills rows 5..9 (50 B), allocations 1 and 2 (4 B each) share row 4
+  // with 2 B of nothing above them; all live at both columns' instants.
+  const a = allocs([[0, 1000, 50, 0], [0, 1000, 4, 0], [0, 1000, 4, 0]]);
+  const pal = [[200, 0, 0], [0, 0, 100]];
+  const r = stackRaster(a, 0, 100, 2, 10, 100, freeOrderOf(a), (i) => (i === 0 ? 0 : 1), pal, 10);
+  const px = (row, x) => Array.from(r.img.slice((row * 2 + x) * 4, (row * 2 + x) * 4 + 4));
+  assert.deepEqual(px(9, 0), [200, 0, 0, 255]);
+  assert.deepEqual(px(5, 1), [200, 0, 0, 255]);
+  assert.deepEqual(px(4, 0), [0, 0, 100, Math.round(0.8 * 255)]);  // 8 of the row's 10 bytes
+  assert.equal(px(3, 0)[3], 0);
+  assert.deepEqual(Array.from(r.total), [58, 58]);
+  assert.equal(r.drawn, 3);
+  assert.deepEqual(r.rects.map((x) => [x.i, x.lo, x.hi]), [[0, 0, 50]]);   // only the >= minBytes one to pick
+  assert.equal(stackAt(a, 50, 0, 53), 1);
+  assert.equal(stackAt(a, 50, 0, 55), 2);
+  assert.equal(stackAt(a, 50, 0, 70), -1);
+  // mixing: two colours in one row average by the bytes each holds
+  const b = allocs([[0, 1000, 3, 0], [0, 1000, 1, 0]]);
+  const m = stackRaster(b, 0, 100, 1, 1, 10, freeOrderOf(b), (i) => i, [[100, 0, 0], [0, 0, 200]], 1e9);
+  assert.deepEqual(Array.from(m.img), [75, 0, 50, Math.round(0.4 * 255)]);
+});
+
+test("stacked raster: a freed allocation lets the ones above it drop; columns only recomputed on change", () => {
+  // columns' instants 25, 50, 75, 100; 4 rows of 25 bytes; a free at t counts at t
+  const a = allocs([[0, 50, 50, 0], [10, 100, 50, 0]]);
+  const r = stackRaster(a, 0, 100, 4, 4, 100, freeOrderOf(a), (i) => i, [[10, 10, 10], [90, 90, 90]], 1);
+  const colour = (row, x) => (r.img[(row * 4 + x) * 4 + 3] ? r.img[(row * 4 + x) * 4] : null);
+  assert.deepEqual([0, 1, 2, 3].map((row) => colour(row, 0)), [90, 90, 10, 10]);     // 1 on 0
+  assert.deepEqual([0, 1, 2, 3].map((row) => colour(row, 1)), [null, null, 90, 90]); // 0 freed: 1 drops
+  assert.deepEqual([0, 1, 2, 3].map((row) => colour(row, 2)), [null, null, 90, 90]); // unchanged: copied
+  assert.deepEqual([0, 1, 2, 3].map((row) => colour(row, 3)), [null, null, null, null]);
+  assert.deepEqual(Array.from(r.total), [100, 50, 50, 0]);
+  assert.deepEqual(r.rects.map((x) => [x.i, x.x0, x.x1, x.lo]), [[0, 0, 1, 0], [1, 0, 1, 50], [1, 1, 3, 0]]);
+});
+
+test("exports: every row, exact values, the same text as the server's /api/export", () => {
+  const a = {
+    n: 3, ta: [0, 100, 200], tf: [5000, 150, 250], size: [1048576, 512, 64], group: [0, 2, 1], op: [0, 1, 2],
+    stream: [0, 3, 0], addrHi: [0, 0, 1], addrLo: [0, 4096, 16], flags: [1, 0, 2], cat: [8, 4, 0], reason: [18, 3, 0],
+    groups: ["(allocated before trace)", "(no operator)", "aten::linear"], strings: ["", "aten::mm", 'a,"b"', "897357296"],
+    categories: [{ name: "Unknown" }, {}, {}, {}, { name: "TEMPORARY" }, {}, {}, {}, { name: "PARAMETER_OR_STATE" }],
+    reasons: Object.assign([], { 0: "not categorised", 3: "freed inside the top-level op that allocated it", 18: "allocated before the trace and alive to its end" }),
+  };
+  const clock = makeClock(1669783687384669000n, "abs");
+  const csv = exportAllocs(a, sortAllocs(a, [0, 1, 2], "size", -1), clock.exact, ",");
+  assert.equal(csv,
+    "operator,allocating op,size_bytes,allocated,released,duration_ns,category,stream,address,reason\n" +
+    "(allocated before trace),,1048576,before trace,2022-11-30 04:48:07.384674000,5000,PARAMETER_OR_STATE,,,allocated before the trace and alive to its end\n" +
+    "aten::linear,aten::mm,512,2022-11-30 04:48:07.384669100,2022-11-30 04:48:07.384669150,50,TEMPORARY,0x357c95f0,0x1000,freed inside the top-level op that allocated it\n" +
+    '(no operator),"a,""b""",64,2022-11-30 04:48:07.384669200,not released,50,Unknown,,0x100000010,not categorised\n');
+  assert.equal(exportAllocs(a, [1], makeClock(0n, "rel").exact, "\t").split("\n")[1].split("\t").slice(3, 5).join(" "), "100 150");
+});
