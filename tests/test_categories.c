@@ -557,7 +557,11 @@ TEST(category_stack_is_the_allocated_curve)
         static const int64_t gap[] = {10000, 9500, 0, 11400, 4500};
         CHECK_EQ_I64(cc.initial[ML_CAT_PARAMETER_OR_STATE], 10000);
         CHECK_EQ_I64(cc.n, 5);
-        for (size_t i = 0; i < cc.n && i < 5; i++) CHECK_EQ_I64(cc.value[ML_CAT_PARAMETER_OR_STATE][i], gap[i]);
+        CHECK_EQ_I64(cc.initial_gap, 10000);
+        for (size_t i = 0; i < cc.n && i < 5; i++) {
+            CHECK_EQ_I64(cc.value[ML_CAT_PARAMETER_OR_STATE][i], gap[i]);
+            CHECK_EQ_I64(cc.gap[i], gap[i]); /* all of PARAMETER_OR_STATE is the gap here */
+        }
         ml_category_curves_free(&cc);
         ml_profile_free(p);
     }
@@ -576,7 +580,17 @@ TEST(category_stack_is_the_allocated_curve)
         ml_profiles ps = {0};
         CHECK(ml_load(path, &ps, &err) == 0);
         for (size_t k = 0; k < ps.items.len; k++)
-            for (size_t d = 0; d < ps.items.v[k]->devices.len; d++) check_stack_is_curve(ps.items.v[k], (int)d);
+            for (size_t d = 0; d < ps.items.v[k]->devices.len; d++) {
+                check_stack_is_curve(ps.items.v[k], (int)d);
+                /* the gap is a part of PARAMETER_OR_STATE at every point (the report draws it apart) */
+                ml_category_curves cc;
+                if (!ml_category_curves_get(ps.items.v[k], (int)d, &cc)) continue;
+                size_t bad = 0;
+                for (size_t i = 0; i < cc.n; i++)
+                    bad += cc.gap[i] < 0 || cc.gap[i] > cc.value[ML_CAT_PARAMETER_OR_STATE][i];
+                CHECK_EQ_I64(bad, 0);
+                ml_category_curves_free(&cc);
+            }
         ml_profiles_free(&ps);
     }
 }

@@ -766,15 +766,19 @@ bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves 
     size_t cap = ch.n + 1;
     out->ts = ml_malloc(cap * sizeof *out->ts);
     for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k] = ml_malloc(cap * sizeof *out->value[k]);
-    int64_t level[ML_CAT__COUNT];
+    out->gap = ml_malloc(cap * sizeof *out->gap);
+    int64_t level[ML_CAT__COUNT], gap = ch.gap;
+    out->initial_gap = gap;
     memcpy(level, ch.initial, sizeof level);
     memcpy(out->initial, ch.initial, sizeof level);
     size_t n = 0;
     for (size_t i = 0; i < ch.n; i++) {
         level[ch.v[i].cat] += ch.v[i].delta;
+        if (ch.v[i].alloc == ML_NONE32 && ch.v[i].cat == ML_CAT_PARAMETER_OR_STATE) gap += ch.v[i].delta;
         if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
         out->ts[n] = ch.v[i].ts;
         for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][n] = level[k];
+        out->gap[n] = gap;
         n++;
     }
     if (!n) { /* only memory from before the trace: one point at the device's first time */
@@ -782,6 +786,7 @@ bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves 
         out->ts[0] = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
         ml_curve_free(&cv);
         for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][0] = level[k];
+        out->gap[0] = gap;
         n = 1;
     }
     out->n = n;
@@ -797,6 +802,7 @@ bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves 
 void ml_category_curves_free(ml_category_curves *c)
 {
     free(c->ts);
+    free(c->gap);
     for (int k = 0; k < ML_CAT__COUNT; k++) free(c->value[k]);
     memset(c, 0, sizeof *c);
 }

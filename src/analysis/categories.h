@@ -154,6 +154,9 @@ typedef struct ml_category_curves {
     int64_t *value[ML_CAT__COUNT];
     int64_t initial[ML_CAT__COUNT];
     int64_t peak[ML_CAT__COUNT];    /* each category's own maximum */
+    int64_t *gap;                   /* of PARAMETER_OR_STATE at each point: the unexplained gap
+                                     * (memory the recorded curve shows beyond the allocations) */
+    int64_t initial_gap;
 } ml_category_curves;
 
 /* False when the device has no allocations. */

@@ -418,21 +418,15 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
  * does).  Stacked, the bands draw the allocated curve wherever it is at
  * least the sum of the allocations.  All bands share the union of the times
  * of the category changes and of the allocated curve. */
-static void put_category_curves(rank_ctx *c, uint16_t dev, const uint32_t *idx, size_t nidx, int64_t t0)
+static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
 {
     const ml_profile *p = c->p;
     ml_category_curves cc;
     if (!ml_category_curves_get(p, dev, &cc)) return;
-    /* categories.c counts the gap between the curve and the allocations at
-     * the first point as PARAMETER_OR_STATE: take it out, it is the base band. */
-    int64_t initial_sum = 0, known_before = 0;
-    for (int k = 0; k < ML_CAT__COUNT; k++) initial_sum += cc.initial[k];
-    for (size_t j = 0; j < nidx; j++)
-        if (p->allocs.t_alloc.v[idx[j]] == ML_TIME_NONE) known_before += p->allocs.size.v[idx[j]];
-    int64_t gap = initial_sum - known_before;
-    if (gap < 0 || gap > cc.initial[ML_CAT_PARAMETER_OR_STATE]) gap = 0;
-    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= gap;
-    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= gap;
+    /* categories.c counts the unexplained gap (the recorded curve beyond the
+     * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
+    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
+    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= cc.gap[i];
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
@@ -802,7 +796,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
         VEC_FREE(&oc.v);
     }
     ml_buf_puts(m, "],\"category_curves\":[");
-    put_category_curves(c, dev, idx.v, idx.len, t0);
+    put_category_curves(c, dev, t0);
     ml_buf_puts(m, "]}");
 
     ml_device_stats_free(&ds);

@@ -717,8 +717,10 @@ static int row_cmp(const void *x, const void *y)
 static void put_rows(ml_buf *out, row *rows, size_t n)
 {
     qsort(rows, n, sizeof *rows, row_cmp);
+    size_t groups = 0;
+    for (size_t k = 0; k < n; k++) groups += rows[k].bytes || rows[k].count;
     ml_buf_puts(out, ",\"groups\":");
-    ml_buf_printf(out, "%zu,\"rows\":[", n);
+    ml_buf_printf(out, "%zu,\"rows\":[", groups);
     size_t shown = 0;
     for (size_t k = 0; k < n && shown < 500; k++) {
         if (!rows[k].bytes && !rows[k].count) continue;
@@ -754,28 +756,33 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_buf_puts(out, ",\"by\":");
     ml_json_str(out, by);
     if (!strcmp(by, "category")) {
-        /* By category, from the columns (ml_breakdown has no category key). */
-        int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0, nbefore = 0;
+        /* By category, from the columns (ml_breakdown has no category key), as
+         * summary --by category counts: memory from before the trace in its
+         * category, what no allocation accounts for as PARAMETER_OR_STATE. */
+        int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0;
         size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
         for (size_t i = 0; i < hi; i++) {
             if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
-            if (d->flags[i] & 1) { known_before += d->size[i]; nbefore++; continue; }
             int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
             cb[c] += d->size[i];
             cn[c]++;
-            tracked += d->size[i];
-            count++;
+            if (d->flags[i] & 1) {
+                known_before += d->size[i];
+            } else {
+                tracked += d->size[i];
+                count++;
+            }
         }
         int64_t before = known_before;
         if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
+        if (total >= 0 && total - tracked - known_before > 0) cb[ML_CAT_PARAMETER_OR_STATE] += total - tracked - known_before;
         ml_buf_puts(out, ",\"tracked\":");
         ml_json_i64(out, tracked);
         ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
         ml_json_i64(out, before);
-        row rows[ML_CAT__COUNT + 1];
+        row rows[ML_CAT__COUNT];
         for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
-        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, before, nbefore };
-        put_rows(out, rows, ML_CAT__COUNT + 1);
+        put_rows(out, rows, ML_CAT__COUNT);
         return;
     }
     ml_group_by g = !strcmp(by, "op") ? ML_BY_TOPLEVEL : (ml_group_by)ml_group_by_parse(by);

@@ -153,7 +153,9 @@ export class EmbeddedSource {
 
   // The live set at time t: by "op" (top-level operator) or "category"; as
   // the server's /api/live.  Memory the curve shows but no allocation of the
-  // trace accounts for is "(allocated before trace)".
+  // trace accounts for is "(allocated before trace)"; by category, memory
+  // from before the trace is counted in its category and what no allocation
+  // accounts for is PARAMETER_OR_STATE, as summary --by category counts it.
   async getLiveAt(rank, dev, t, by = "op") {
     const { d } = this.device(rank, dev);
     const a = await this.getAllocs(rank, dev);
@@ -165,21 +167,28 @@ export class EmbeddedSource {
       curveValue = k ? cd.v[k - 1] : 0;
     }
     const recorded = pk && pk.kind === "allocated" && c && !/replayed/.test(c.label);
+    const byCat = by === "category";
     const acc = new Map();
+    const add = (key, bytes, n) => {
+      const g = acc.get(key) || [key, 0, 0];
+      g[1] += bytes; g[2] += n;
+      acc.set(key, g);
+    };
     let tracked = 0, count = 0, knownBefore = 0, nBefore = 0;
     const catNames = (a.categories || []).map((c) => c.name);
     for (let i = 0; i < a.n && a.ta[i] <= t; i++) {
       if (a.tf[i] <= t && !(a.flags[i] & 2)) continue;
-      if (a.flags[i] & 1) { knownBefore += a.size[i]; nBefore++; continue; }
-      const key = by === "category" ? catNames[a.cat[i]] || "unknown" : a.groups[a.group[i]];
-      const g = acc.get(key) || [key, 0, 0];
-      g[1] += a.size[i]; g[2]++;
-      acc.set(key, g);
-      tracked += a.size[i]; count++;
+      const before = !!(a.flags[i] & 1);
+      if (before) { knownBefore += a.size[i]; nBefore++; } else { tracked += a.size[i]; count++; }
+      if (byCat) add(catNames[a.cat[i]] || "unknown", a.size[i], 1);
+      else if (!before) add(a.groups[a.group[i]], a.size[i], 1);
     }
     const before = recorded ? Math.max(0, curveValue - tracked) : knownBefore;
+    if (byCat) {
+      const gap = recorded ? Math.max(0, curveValue - tracked - knownBefore) : 0;
+      if (gap) add("PARAMETER_OR_STATE", gap, 0);
+    } else if (before || nBefore) add("(allocated before trace)", before, nBefore);
     const rows = [...acc.values()];
-    if (before || nBefore) rows.push(["(allocated before trace)", before, nBefore]);
     rows.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
     return { t, curve_value: curveValue, by, tracked, count, before, groups: rows.length, rows,
       partial: a.summarised ? a.summarised : 0 };

@@ -74,6 +74,21 @@ try {
     ok("a click on the curve shows the live set at that time", /iB|\bB\b/.test(live[0]) && /\d\d:\d\d/.test(live[1]), JSON.stringify(live));
   }
 
+  // The live set by category at the peak: the categories add up to the peak,
+  // memory from before the trace in its category (as summary --by category).
+  {
+    const lc = await page.evaluate(async () => {
+      const app = window.__memlens.app, st = app.state;
+      const pk = await app.source.getPeak(st.rank, st.dev);
+      if (!pk) return null;
+      const r = await app.source.getLiveAt(st.rank, st.dev, pk.t, "category");
+      return { peak: pk.v, sum: r.rows.reduce((a, x) => a + x[1], 0), tracked: r.tracked, before: r.before,
+        beforeRow: r.rows.some((x) => /before trace/.test(x[0])) };
+    });
+    if (lc && lc.tracked + lc.before === lc.peak)
+      ok("live by category at the peak adds up to the peak, no before-trace row", lc.sum === lc.peak && !lc.beforeRow, JSON.stringify(lc));
+  }
+
   // Drag-zoom on the curve: the x range shrinks and the table follows.
   const xr = () => page.evaluate(() => { const u = window.__memlens.app.curve.u; return [u.scales.x.min, u.scales.x.max]; });
   const count = () => page.evaluate(() => document.getElementById("t-count").textContent);
