@@ -42,9 +42,15 @@ export function m4Select(curve, t0, t1, px) {
     // Emit a node whole only if it lies inside one pixel column, so that
     // every column gets its own first/min/max/last (exact M4).
     if (a >= i0 && b <= i1 && Math.floor((t[a] - t0) / dt) === Math.floor((t[b] - t0) / dt)) {
+      // a <= min, max <= b: only the two inner indices need ordering (no
+      // array and no sort per node: this runs for every column of every curve)
       const k = lv.offsets[l - 1] + j;
-      const p = [a, curve.mn[k], curve.mx[k], b].sort((x, y) => x - y);
-      for (let q = 0; q < 4; q++) if (q === 0 || p[q] !== p[q - 1]) outI.push(p[q]);
+      let p1 = curve.mn[k], p2 = curve.mx[k];
+      if (p1 > p2) { const x = p1; p1 = p2; p2 = x; }
+      outI.push(a);
+      if (p1 !== a) outI.push(p1);
+      if (p2 !== p1 && p2 !== a) outI.push(p2);
+      if (b !== p2 && b !== a) outI.push(b);
       return;
     }
     const c0 = j * fan, cn = l - 1 === 0 ? n : lv.sizes[l - 2];

@@ -30,9 +30,12 @@ export function categoryStack(parts) {
 export function selectStack(stack, t0, t1, px) {
   const { tops } = stack;
   if (!tops.length) return { t: new Float64Array(0), tops: [], cats: [], max: 0 };
-  let idx = [];
-  for (const c of tops) idx = idx.concat(m4Select(c, t0, t1, px).idx);
-  idx.sort((a, b) => a - b);
+  // the union of every top's picks: numeric typed-array sort, then unique
+  const picks = tops.map((c) => m4Select(c, t0, t1, px).idx);
+  const idx = new Uint32Array(picks.reduce((n, p) => n + p.length, 0));
+  let k = 0;
+  for (const p of picks) { idx.set(p, k); k += p.length; }
+  idx.sort();
   const all = [];
   for (const i of idx) if (!all.length || all[all.length - 1] !== i) all.push(i);
   const u = m4Compact(tops[0].t, tops.map((c) => c.v), all, t0, t1, px);
