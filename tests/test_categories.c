@@ -46,23 +46,32 @@ static void mem(int ts, int tid, int addr, int bytes)
 static ml_profile *import_timeline(const char *text);
 static ml_profile *export_import(const ml_profile *p, ml_export_kind kind);
 
-static ml_profile *import_trace(void)
+/* Imports text with an importer (format: what the profile says it is),
+ * then attributes and categorises it; NULL (and the error printed) if the
+ * import fails. */
+static ml_profile *import_with(int (*import)(ml_source *, ml_profile *, ml_err *), const char *name,
+                               const char *format, const char *text)
 {
-    static char doc[sizeof tr + 128];
-    snprintf(doc, sizeof doc, "{\"traceEvents\":[%.*s], \"baseTimeNanoseconds\": 1700000000000000000}", (int)tr_len, tr);
-    ml_source *src = ml_source_from_memory("t.json", doc, strlen(doc));
-    ml_profile *p = ml_profile_new("t.json", "kineto");
+    ml_source *src = ml_source_from_memory(name, text, strlen(text));
+    ml_profile *p = ml_profile_new(name, format);
     err.msg[0] = 0;
-    int rc = ml_kineto_import(src, p, &err);
+    int rc = import(src, p, &err);
     ml_source_close(src);
     if (rc < 0) {
-        printf("import failed: %s\n", err.msg);
+        printf("%s import failed: %s\n", format, err.msg);
         ml_profile_free(p);
         return NULL;
     }
     ml_attribute(p);
     ml_categorize(p);
     return p;
+}
+
+static ml_profile *import_trace(void)
+{
+    static char doc[sizeof tr + 128];
+    snprintf(doc, sizeof doc, "{\"traceEvents\":[%.*s], \"baseTimeNanoseconds\": 1700000000000000000}", (int)tr_len, tr);
+    return import_with(ml_kineto_import, "t.json", "kineto", doc);
 }
 
 #define GAP 1000000 /* memory from before the trace that the trace never frees */
@@ -312,19 +321,7 @@ TEST(rules_for_module_seed_autograd_thread_postbw_unbounded_and_inference)
 
 static ml_profile *import_snapshot(const char *json)
 {
-    ml_source *src = ml_source_from_memory("s.json", json, strlen(json));
-    ml_profile *p = ml_profile_new("s.json", "torch-snapshot");
-    err.msg[0] = 0;
-    int rc = ml_snapshot_import(src, p, &err);
-    ml_source_close(src);
-    if (rc < 0) {
-        printf("snapshot import failed: %s\n", err.msg);
-        ml_profile_free(p);
-        return NULL;
-    }
-    ml_attribute(p);
-    ml_categorize(p);
-    return p;
+    return import_with(ml_snapshot_import, "s.json", "torch-snapshot", json);
 }
 
 /* A snapshot trace entry: action at t µs, with one of the stacks below. */

@@ -39,6 +39,13 @@ char *ml_fmt_time(int64_t ns, bool absolute, char *buf, size_t cap)
                  ((ns < 0 ? -ns : ns) % 1000000000) / 1000);
         return buf;
     }
+    char utc[64];
+    snprintf(buf, cap, "%s UTC", ml_fmt_utc(ns, ns % 1000 ? 9 : 6, utc, sizeof utc));
+    return buf;
+}
+
+char *ml_fmt_utc(int64_t ns, int digits, char *buf, size_t cap)
+{
     time_t secs = (time_t)(ns / 1000000000);
     int64_t frac = ns % 1000000000;
     if (frac < 0) frac += 1000000000, secs--;
@@ -46,8 +53,8 @@ char *ml_fmt_time(int64_t ns, bool absolute, char *buf, size_t cap)
     gmtime_r(&secs, &tm);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
-    if (frac % 1000) snprintf(buf, cap, "%s.%09" PRId64 " UTC", date, frac);
-    else snprintf(buf, cap, "%s.%06" PRId64 " UTC", date, frac / 1000);
+    if (digits == 6) snprintf(buf, cap, "%s.%06" PRId64, date, frac / 1000);
+    else snprintf(buf, cap, "%s.%09" PRId64, date, frac);
     return buf;
 }
 

@@ -611,16 +611,7 @@ static const char *export_time(const ml_sv_rank *r, int64_t t, char *buf, size_t
         snprintf(buf, cap, "%lld", (long long)t);
         return buf;
     }
-    int64_t ns = r->origin + t;
-    time_t secs = (time_t)(ns / 1000000000);
-    int64_t frac = ns % 1000000000;
-    if (frac < 0) frac += 1000000000, secs--;
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
-    snprintf(buf, cap, "%s.%09lld", date, (long long)frac);
-    return buf;
+    return ml_fmt_utc(r->origin + t, 9, buf, cap);
 }
 
 static void export_row(ml_export *x, uint32_t i)
