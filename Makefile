@@ -28,7 +28,7 @@ MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
 LDLIBS  += -lz -lsqlite3 -lm $(MHD_LIBS)
 
 SRC_DIRS := $(shell find src -type d)
-LIB_SRC  := $(filter-out src/main.c,$(shell find src -name '*.c' | sort))
+LIB_SRC  := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -73,7 +73,7 @@ $(BUILD)/libmemlens.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/memlens: $(BUILD)/src/main.o $(BUILD)/libmemlens.a
+$(BUILD)/memlens: $(BUILD)/src/cli/main.o $(BUILD)/libmemlens.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(BUILD)/libmemlens.a

@@ -48,7 +48,13 @@ int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);
 
 /* A set of loaded profiles (ranks), in rank order after ml_load. */
+/* What a command needs beyond the memory model (ml_profiles.want). */
+enum {
+    ML_WANT_TRACE = 1,           /* the time side: p->trace (slices, flows, counters) */
+};
+
 typedef struct ml_profiles {
+    unsigned want;               /* ML_WANT_*: set before ml_load; importers read it */
     VEC(ml_profile *) items;
     VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
 } ml_profiles;

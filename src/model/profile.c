@@ -91,6 +91,9 @@ uint16_t ml_device_get_type(ml_profile *p, int type, int index)
     d.type = type;
     d.index = index;
     d.total_memory = -1;
+    d.cc_major = d.cc_minor = d.num_sms = d.max_threads_per_sm = -1;
+    d.max_threads_per_block = d.regs_per_block = d.regs_per_sm = d.warp_size = -1;
+    d.shared_mem_per_block = d.shared_mem_per_sm = -1;
     static const char *const names[ML_DEV_OTHER] = {
         "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia", "xla", "vulkan",
         "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu", "mtia", "npu"};

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "strpool.h"
+#include "trace.h"
 #include "vec.h"
 
 #define ML_TIME_NONE INT64_MIN  /* "no time": e.g. allocated before the trace */
@@ -70,6 +71,12 @@ typedef struct ml_device {
     int index;              /* -1 for cpu */
     ml_str name;            /* "Tesla V100-SXM2-32GB", 0 if unknown */
     int64_t total_memory;   /* bytes, -1 if unknown */
+    /* Kineto deviceProperties (GPU metrics need them); -1 if unknown. */
+    int cc_major, cc_minor; /* compute capability */
+    int num_sms;
+    int max_threads_per_sm; /* maxThreadsPerMultiProcessor */
+    int max_threads_per_block, regs_per_block, regs_per_sm, warp_size;
+    int64_t shared_mem_per_block, shared_mem_per_sm;
 } ml_device;
 
 /* ---- events ----------------------------------------------------------- */
@@ -238,6 +245,7 @@ typedef struct ml_profile {
     VEC(ml_segment) segments;
     VEC(ml_block) blocks;
     VEC(ml_str) notes;          /* things the user should know ("no Addr: cannot match frees") */
+    ml_trace *trace;            /* slices, flows, counters (trace.h); NULL unless ML_WANT_TRACE */
 
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
 } ml_profile;

@@ -46,7 +46,4 @@ int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kin
  * non-NULL only the devices of that id (in every profile). */
 int ml_export_all(FILE *f, const ml_profiles *ps, ml_export_kind kind, const char *device);
 
-/* The `export` command: parses argv (after "export"), loads, writes. */
-int ml_cmd_export(int argc, char **argv);
-
 #endif

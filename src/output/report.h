@@ -38,7 +38,4 @@ int64_t ml_report_first_time(const ml_profile *p);
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
 
-/* `memlens report INPUT... -o FILE [--max-allocs N]`; returns the exit status. */
-int ml_cmd_report(int argc, char **argv);
-
 #endif

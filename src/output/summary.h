@@ -30,7 +30,4 @@ typedef struct ml_summary_opts {
 void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
 void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
 
-/* The `summary` command: parses argv (after "summary"), loads, prints. */
-int ml_cmd_summary(int argc, char **argv);
-
 #endif

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "ranks.h"
-#include "serve_cmd.h"
+#include "cli.h"
 #include "server.h"
 
 extern char **environ;

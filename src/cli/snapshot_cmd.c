@@ -9,7 +9,7 @@
  *             frame of each stack (what `_memory_viz trace` prints), filtered
  *             by --device and a --from/--to window.
  */
-#include "snapshot_cmd.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -41,15 +42,10 @@ int ml_cmd_report(int argc, char **argv)
 
     ml_profiles ps = {0};
     ml_err e = {{0}};
-    for (size_t i = 0; i < n; i++) {
-        if (ml_load(inputs[i], &ps, &e) != 0) {
-            fprintf(stderr, "memlens: %s\n", e.msg);
-            ml_profiles_free(&ps);
-            free(inputs);
-            return 2;
-        }
+    if (ml_cli_load(inputs, n, &ps) < 0) {
+        free(inputs);
+        return 2;
     }
-    ml_profiles_sort(&ps);
     o.inputs = inputs;
     o.n_inputs = n;
     int rc = ml_report_write(&ps, &o, out, &e);

@@ -5,11 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "export.h"
-#include "report.h"
-#include "serve_cmd.h"
-#include "snapshot_cmd.h"
-#include "summary.h"
+#include "cli.h"
+#include "summary.h" /* MEMLENS_VERSION */
 
 typedef struct command {
     const char *name;

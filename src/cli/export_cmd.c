@@ -1,0 +1,193 @@
+/*
+ * export_cmd.c — the `memlens export` command line: picks the format by the
+ * output's extension, checks the device and rank chosen, and writes the file
+ * through output/export.c.
+ */
+#include "cli.h"
+#include "export.h"
+#include "outfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether device d of p is to be written: all, or the one named. */
+static bool wanted(const ml_profile *p, size_t d, const char *device)
+{
+    return !device || ml_device_find(p, device) == (int)d;
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: memlens export INPUT -o FILE [--device ID] [--rank N]\n"
+                    "FILE's extension picks the format:\n"
+                    "  .json, .json.gz          PyTorch memory timeline [times_us, sizes by category]\n"
+                    "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
+                    "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
+                    "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
+                    "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
+                    "memory) of one rank (--rank); with --device the others hold only that device.\n");
+    return 2;
+}
+
+/* Whether device d shows memory: allocations, or allocator events (a trace
+ * without addresses has events but no allocations). */
+static bool has_memory(const ml_profile *p, int d)
+{
+    for (size_t i = 0; i < p->allocs.device.len; i++)
+        if (p->allocs.device.v[i] == d) return true;
+    for (size_t i = 0; i < p->events.ts.len; i++)
+        if (p->events.device.v[i] == d && (p->events.kind.v[i] == ML_EV_ALLOC || p->events.kind.v[i] == ML_EV_FREE))
+            return true;
+    return false;
+}
+
+/* Whether an earlier profile or device (before rank r, device d) has this id. */
+static bool listed_before(const ml_profiles *ps, size_t r, size_t d, const char *id)
+{
+    for (size_t q = 0; q <= r; q++)
+        for (size_t i = 0; i < (q < r ? ps->items.v[q]->devices.len : d); i++)
+            if (!strcmp(ps->items.v[q]->devices.v[i].id, id)) return true;
+    return false;
+}
+
+/* "cpu, cuda:0" for an error message: the devices of all profiles, once each. */
+static void device_list(const ml_profiles *ps, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (size_t r = 0; r < ps->items.len; r++)
+        for (size_t d = 0; d < ps->items.v[r]->devices.len && n < cap; d++) {
+            const char *id = ps->items.v[r]->devices.v[d].id;
+            if (!listed_before(ps, r, d, id)) n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", id);
+        }
+    if (!buf[0]) snprintf(buf, cap, "none");
+}
+
+/* The device to write in a PyTorch format: --device, or the first accelerator
+ * that shows memory (else the first device that does). */
+static int pick_device(const ml_profiles *ps, const char *want, ml_err *e)
+{
+    const ml_profile *p = ps->items.v[0];
+    if (want) {
+        int d = ml_device_find(p, want);
+        if (d < 0) {
+            char ids[512];
+            device_list(ps, ids, sizeof ids);
+            return ml_fail(e, "%s: no device %s (it has: %s)", p->path, want, ids);
+        }
+        return d;
+    }
+    int any = -1;
+    for (size_t d = 0; d < p->devices.len; d++) {
+        if (!has_memory(p, (int)d)) continue;
+        if (p->devices.v[d].kind != ML_DEV_CPU) return (int)d;
+        if (any < 0) any = (int)d;
+    }
+    if (any >= 0) return any;
+    if (p->devices.len) return 0;
+    return ml_fail(e, "%s: no memory data to export", p->path);
+}
+
+/* For TRACE and CSV: --device must name a device of some profile, and a CSV
+ * needs allocations to list. */
+static int check_selection(const ml_profiles *ps, const char *input, const char *device, ml_export_kind kind, ml_err *e)
+{
+    bool found = !device, allocs = false, memory = false;
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            if (!wanted(p, d, device)) continue;
+            found = true;
+            memory |= has_memory(p, (int)d);
+        }
+        for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = wanted(p, p->allocs.device.v[i], device);
+    }
+    if (!found) {
+        char ids[512];
+        device_list(ps, ids, sizeof ids);
+        return ml_fail(e, "%s: no device %s (it has: %s)", input, device, ids);
+    }
+    if (kind == ML_EXPORT_CSV && memory && !allocs)
+        return ml_fail(e, "%s: no allocations to list: its memory events carry no addresses, so frees cannot be "
+                          "matched to allocations; export the curve instead (.json, .raw.json.gz or .trace.json, "
+                          "as Unknown)", input);
+    return 0;
+}
+
+/* A device with memory events but no allocations (no addresses) is exported
+ * as one Unknown curve, the running sum of Bytes: say so. */
+static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
+{
+    for (size_t r = 0; r < ps->items.len; r++) {
+        const ml_profile *p = ps->items.v[r];
+        for (size_t d = 0; d < p->devices.len; d++) {
+            if (dev >= 0 ? (int)d != dev : !wanted(p, d, device)) continue;
+            bool allocs = false;
+            for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = p->allocs.device.v[i] == d;
+            if (!allocs && has_memory(p, (int)d))
+                fprintf(stderr, "memlens: note: %s %s: memory events without addresses: exported as Unknown, "
+                                "the running sum of their Bytes\n", p->path, p->devices.v[d].id);
+        }
+    }
+}
+
+int ml_cmd_export(int argc, char **argv)
+{
+    const char *input = NULL, *out = NULL, *device = NULL;
+    int rank = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
+        else if (!strcmp(a, "--rank") && i + 1 < argc) {
+            if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage();
+            return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "memlens: export: unknown option %s\n", a);
+            return usage();
+        } else if (!input) input = a;
+        else {
+            fprintf(stderr, "memlens: export: one INPUT at a time (got %s and %s)\n", input, a);
+            return 2;
+        }
+    }
+    if (!input || !out) return usage();
+    int kind = ml_export_kind_for(out);
+    if (kind < 0) {
+        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json or .csv\n", out);
+        return 2;
+    }
+    ml_profiles ps = {0};
+    ml_err e = {{0}};
+    if (ml_load(input, &ps, &e) < 0) goto fail;
+    ml_profiles_sort(&ps);
+    if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
+    int dev = -1;
+    if (kind == ML_EXPORT_RAW || kind == ML_EXPORT_TIMELINE) {
+        if (ps.items.len > 1) {
+            ml_fail(&e, "%s: %zu profiles (ranks); PyTorch's memory timeline holds one device: choose one with --rank N",
+                    input, ps.items.len);
+            goto fail;
+        }
+        if ((dev = pick_device(&ps, device, &e)) < 0) goto fail;
+    } else if (check_selection(&ps, input, device, (ml_export_kind)kind, &e) < 0) {
+        goto fail;
+    }
+    note_unmatched(&ps, dev, device);
+    ml_outfile o;
+    if (ml_outfile_open(&o, out, &e) < 0) goto fail;
+    int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
+                     : ml_export_all(o.f, &ps, (ml_export_kind)kind, device);
+    if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
+    ml_profiles_free(&ps);
+    return 0;
+fail: /* bad input, options or output: one line, status 2 */
+    fprintf(stderr, "memlens: %s\n", e.msg);
+    ml_profiles_free(&ps);
+    return 2;
+}

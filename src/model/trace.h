@@ -1,0 +1,188 @@
+/*
+ * trace.h — the time side of a profile: the tracks, slices, flows and
+ * counters of a Chrome/Kineto trace (and of an Ascend trace_view.json).
+ *
+ * The memory analyses never need it, so it is built only when the command
+ * asks for it (ml_profiles.want & ML_WANT_TRACE before ml_load): `summary`
+ * keeps no slices and pays nothing for them.  When built, it hangs off the
+ * profile as p->trace (NULL otherwise) and belongs to it.
+ *
+ * Tables are columnar like the rest of the profile.  Times are int64 ns on
+ * the profile's clock (absolute where the input allows: ml_trace_finish()
+ * adds the same base as ml_profile_finish()).  Strings are the profile's
+ * interned ids (ml_str, 0 = none).
+ *
+ *   tracks    one per CPU thread (pid, tid) and per GPU/NPU stream, with
+ *             the names and sort indices the `M` events give them
+ *   slices    everything with a duration: X events and B/E pairs (paired per
+ *             track by Chrome's rule), classified by `cat` (ml_slice_kind);
+ *             sorted by (track, ts, longer first) by ml_trace_finish(), which
+ *             also fills parent/depth (containment on the track) and links
+ *             GPU work to the runtime call that launched it
+ *   op_info / kernel_info   the args the analyses need, for the slices that
+ *             have them (slices.info indexes the table of the slice's kind)
+ *   flows     s/t/f pairs bound to the slices they start and end in
+ *   counters  ph "C" samples (Ascend "NPU MEM", Kineto GPU metrics ...)
+ *   instants  ph "i" events other than [memory] (markers on a track)
+ */
+#ifndef ML_TRACE_H
+#define ML_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strpool.h"
+#include "vec.h"
+
+struct ml_profile;
+
+/* ---- tracks ------------------------------------------------------------- */
+
+typedef enum {
+    ML_TRACK_THREAD,        /* a host thread (pid, tid) */
+    ML_TRACK_STREAM,        /* a device stream: GPU work (kernels, memcpy, memset) */
+    ML_TRACK_OTHER          /* anything else with slices (e.g. an Ascend lane without a type) */
+} ml_track_kind;
+
+typedef struct ml_track {
+    ml_str pid, tid;        /* as the trace writes them (text, so "7" and 7 agree) */
+    ml_str process_name;    /* M process_name, 0 if none */
+    ml_str name;            /* M thread_name ("thread 5555 (python)", "stream 7"), 0 if none */
+    int64_t process_sort, thread_sort; /* M sort indices; INT64_MAX if none */
+    int32_t device;         /* stream tracks: the profile device index (cuda:N); -1 otherwise */
+    int64_t stream;         /* stream tracks: the stream number from args "stream", -1 if unknown */
+    uint8_t kind;           /* ml_track_kind */
+} ml_track;
+
+/* ---- slices ------------------------------------------------------------- */
+
+typedef enum {
+    ML_SL_CPU_OP,           /* cat cpu_op; old traces: Operator */
+    ML_SL_USER_ANNOTATION,  /* user_annotation (ProfilerStep#N, record_function ranges) */
+    ML_SL_PYTHON,           /* python_function (with_stack), incl. "nn.Module: X_0" */
+    ML_SL_RUNTIME,          /* cuda_runtime; old traces: Runtime (cudaLaunchKernel ...) */
+    ML_SL_DRIVER,           /* cuda_driver (cuLaunchKernel ...) */
+    ML_SL_KERNEL,           /* kernel; old traces: Kernel */
+    ML_SL_MEMCPY,           /* gpu_memcpy; old traces: Memcpy */
+    ML_SL_MEMSET,           /* gpu_memset; old traces: Memset */
+    ML_SL_GPU_ANNOTATION,   /* gpu_user_annotation (a user range drawn on a stream) */
+    ML_SL_PROFILER_STEP,    /* ProfilerStep#N, whatever its cat (a user_annotation in 1.9+) */
+    ML_SL_OTHER,            /* any other cat (cuda_sync, python_function-less trace_view tasks ...) */
+    ML_SL__COUNT
+} ml_slice_kind;
+
+typedef struct ml_slices {
+    VEC(int64_t) ts;        /* ns */
+    VEC(int64_t) dur;       /* ns, >= 0 */
+    VEC(ml_str) name;
+    VEC(uint32_t) track;
+    VEC(uint8_t) kind;      /* ml_slice_kind */
+    VEC(int64_t) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
+    VEC(int64_t) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
+    VEC(uint32_t) info;     /* CPU_OP/USER_ANNOTATION/PYTHON/PROFILER_STEP: index into op_info;
+                             * KERNEL/MEMCPY/MEMSET: index into kernel_info; ML_NONE32 if none */
+    /* Filled by ml_trace_finish(): */
+    VEC(uint32_t) parent;   /* innermost slice on the same track containing this one, ML_NONE32 */
+    VEC(uint16_t) depth;    /* 0 = top of its track */
+    VEC(uint32_t) launcher; /* GPU work: the runtime/driver slice with the same correlation, ML_NONE32 */
+} ml_slices;
+
+/* Args of host-side slices that the operator / module views read. */
+typedef struct ml_op_info {
+    ml_str input_dims;      /* args "Input Dims" / "Input dims" as compact JSON text ("[[32, 3], []]"), 0 if none */
+    ml_str input_types;     /* args "Input type", compact JSON text, 0 if none */
+    ml_str call_stack;      /* args "Call stack" (old traces) text, 0 if none */
+    int64_t seq;            /* args "Sequence number", -1 */
+    int64_t fwd_thread;     /* args "Fwd thread id", -1 */
+    int64_t python_id;      /* python_function args "Python id", -1 */
+    int64_t python_parent;  /* args "Python parent id", -1 */
+    int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
+} ml_op_info;
+
+/* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f). */
+typedef struct ml_kernel_info {
+    int32_t device;         /* args "device" */
+    int64_t stream;         /* args "stream" */
+    int32_t grid[3], block[3];
+    int32_t registers;      /* "registers per thread" */
+    int64_t shared_memory;  /* "shared memory" (bytes) */
+    float blocks_per_sm;    /* "blocks per SM" */
+    float occupancy;        /* "est. achieved occupancy %" (0-100) */
+    int64_t bytes;          /* memcpy/memset "bytes", -1 */
+} ml_kernel_info;
+
+/* ---- flows, counters, instants ---------------------------------------- */
+
+typedef struct ml_flow {
+    int64_t id;             /* the flow's id (Kineto: the correlation id) */
+    ml_str cat;             /* "ac2g", "fwdbwd", "async" ... */
+    uint32_t from, to;      /* slices it starts and ends in; ML_NONE32 where none was found */
+} ml_flow;
+
+typedef struct ml_counters {
+    VEC(int64_t) ts;        /* ns */
+    VEC(double) value;
+    VEC(ml_str) name;       /* the event's name ("NPU MEM", "GPU Utilization") */
+    VEC(ml_str) key;        /* the args key of this value ("APP", "Allocated") */
+    VEC(uint32_t) track;    /* the (pid, tid) track it was written on */
+} ml_counters;
+
+typedef struct ml_instants {
+    VEC(int64_t) ts;
+    VEC(ml_str) name;
+    VEC(uint32_t) track;
+} ml_instants;
+
+/* ---- the store ---------------------------------------------------------- */
+
+typedef struct ml_trace {
+    VEC(ml_track) tracks;
+    ml_slices slices;
+    VEC(ml_op_info) op_info;
+    VEC(ml_kernel_info) kernel_info;
+    VEC(ml_flow) flows;
+    ml_counters counters;
+    ml_instants instants;
+    /* distributedInfo beyond rank/world_size (profile.h has those) */
+    ml_str backend;         /* "nccl", 0 if none */
+    int64_t span_begin, span_end; /* first ts and last ts+dur of all events, ns; 0/0 if none */
+    struct ml_trace_index *index; /* private */
+} ml_trace;
+
+ml_trace *ml_trace_new(void);
+void ml_trace_free(ml_trace *t);
+
+/* Track for (pid, tid) text, created if new. */
+uint32_t ml_track_get(ml_trace *t, struct ml_profile *p, const char *pid, size_t pid_len, const char *tid,
+                      size_t tid_len);
+
+typedef struct ml_slice_row { /* one slice, for pushing */
+    int64_t ts, dur, corr, ext_id;
+    ml_str name;
+    uint32_t track, info;
+    uint8_t kind;
+} ml_slice_row;
+size_t ml_slice_push(ml_trace *t, const ml_slice_row *row);
+uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
+uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info);
+
+/* A flow endpoint as the trace gives it; bound to slices by ml_trace_finish():
+ * "s" to the slice enclosing ts on its track, "f"/"t" to the slice that
+ * starts at ts there (or, with binding point "e", the one enclosing it). */
+void ml_flow_point(ml_trace *t, int64_t id, ml_str cat, char ph, bool bind_enclosing, uint32_t track, int64_t ts);
+void ml_counter_push(ml_trace *t, int64_t ts, double value, ml_str name, ml_str key, uint32_t track);
+void ml_instant_push(ml_trace *t, int64_t ts, ml_str name, uint32_t track);
+
+/* Appends src (the second half of a split file) to dst; track and string ids
+ * are mapped through p_src -> p_dst. */
+void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src);
+
+/* Called from ml_profile_finish(): adds `base_ns` to relative times, sorts
+ * slices by (track, ts, dur descending), fills parent/depth/launcher and
+ * binds flows. */
+void ml_trace_finish(ml_trace *t, int64_t base_ns);
+
+/* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
+void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
+
+#endif
