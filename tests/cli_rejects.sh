@@ -69,4 +69,63 @@ else
     t_skip "python3 sqlite3 absent: Ascend db cases"
 fi
 
+# ---- Allocator snapshots: a broken segment or block stops the run ------------
+# (the first violation, with the count of the rest); a bad trace entry is
+# skipped and counted.
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$tmp" <<'PY'
+import pickle, sys
+d = sys.argv[1]
+def seg(**k):
+    s = dict(device=0, address=4096, total_size=4096, stream=0,
+             blocks=[dict(size=4096, requested_size=4000, state='active_allocated')])
+    s.update(k)
+    return s
+def w(name, obj):
+    open(d + '/' + name, 'wb').write(pickle.dumps(obj, protocol=4))
+w('foo.pickle', {'segments': [{'foo': 1}], 'device_traces': []})
+w('big.pickle', {'segments': [seg(total_size=2**70)], 'device_traces': []})
+w('neg.pickle', {'segments': [seg(total_size=-4096)], 'device_traces': []})
+w('str.pickle', {'segments': [seg(total_size='4096')], 'device_traces': []})
+w('state.pickle', {'segments': [seg(blocks=[dict(size=4096, state='weird'), 7])], 'device_traces': []})
+w('blocksize.pickle', {'segments': [seg(blocks=[dict(size=2**62, state='inactive')])], 'device_traces': []})
+w('traces.pickle', {'segments': [], 'device_traces': {'a': 1}})
+w('entry.pickle', {'segments': [seg()], 'device_traces': [[
+    dict(action='alloc', addr=8192, size=512, stream=0, time_us=10),
+    dict(action='alloc', addr=9000, size=-2**40, stream=0, time_us=11),
+    dict(action='free_completed', addr=8192, size=512, stream=0, time_us=12),
+    dict(action='alloc', addr=9000, size=1.5, stream=0, time_us=13),
+    dict(action='alloc', size=64, stream=0, time_us=14)]]})
+w('good.pickle', {'segments': [seg()], 'device_traces': [[
+    dict(action='alloc', addr=8192, size=512, stream=0, time_us=10),
+    dict(action='free_completed', addr=8192, size=512, stream=0, time_us=12)]]})
+PY
+    snap() { # NAME FILE EXPECTED-ERROR
+        out=$($MEMLENS summary "$tmp/$2" 2>"$tmp/err"); t_eq "snapshot $1 exit" $? 2
+        t_eq "snapshot $1 message" "$(cat "$tmp/err")" "memlens: $tmp/$2: $3"
+        t_eq "snapshot $1 no figures" "$out" ""
+    }
+    snap "segment without fields" foo.pickle \
+        "segments[0].total_size: missing (expected a non-negative integer) (and 2 more schema violations)"
+    snap "total_size 2^70" big.pickle \
+        "segments[0].total_size: expected a non-negative integer below 2^62, got 1180591620717411303424"
+    snap "total_size -4096" neg.pickle "segments[0].total_size: expected a non-negative integer, got -4096"
+    snap "total_size '4096'" str.pickle "segments[0].total_size: expected a non-negative integer, got '4096'"
+    snap "block state" state.pickle \
+        "segments[0].blocks[0].state: expected 'active_allocated', 'active_pending_free' or 'inactive', got 'weird' (and 1 more schema violation)"
+    snap "block size 2^62" blocksize.pickle \
+        "segments[0].blocks[0].size: expected a non-negative integer below 2^62, got 4611686018427387904"
+    snap "device_traces a dict" traces.pickle \
+        "device_traces: expected a list of trace lists (one per device), got {'a': 1}"
+    $MEMLENS snapshot segments "$tmp/foo.pickle" >/dev/null 2>&1; t_eq "snapshot segments command refuses too" $? 2
+    out=$($MEMLENS summary "$tmp/entry.pickle" 2>&1); t_eq "snapshot bad entries exit" $? 0
+    t_contains "snapshot bad entries note" "$out" \
+        "note: 3 trace entries with an impossible field skipped (first: device_traces[0][1].size: expected a non-negative integer, got -1099511627776)"
+    good=$($MEMLENS summary "$tmp/good.pickle" 2>&1)
+    t_eq "snapshot bad entries: the figures of the good ones" \
+        "$(printf '%s\n' "$out" | grep -E 'peak allocated|events  ')" "$(printf '%s\n' "$good" | grep -E 'peak allocated|events  ')"
+else
+    t_skip "python3 absent: snapshot cases"
+fi
+
 t_done
