@@ -385,6 +385,8 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     r = read_int(k, &v);
     if (r > 0) *dst = v;
     return r;
+}
+
 /* Whether the number just read is integral ("4096", "4096.0", "4.096e3"; not
  * "1.5", which js_value_number truncates): byte counts are whole. */
 static bool whole_bytes(kineto *k)
