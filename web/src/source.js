@@ -13,6 +13,7 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -29,11 +30,24 @@ import { filterAllocs, sortAllocs, pageOf, exportAllocs } from "./table.js";
 import { makeClock } from "./format.js";
 
 export class EmbeddedSource {
-  // meta: the parsed JSON; blobText(b): the base64 text of blob b.
-  constructor(meta, blobText) {
+  // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
+  // the JSON text of rank k's perf object (<script id="ml-perf-K">), or null.
+  constructor(meta, blobText, perfText = null) {
     this.meta = meta;
     this.blobText = blobText;
+    this.perfText = perfText;
     this.cache = new Map();
+    this.perfs = new Map();
+  }
+
+  // The perf object of a rank (parsed when first asked), or null: the rank's
+  // perfWhy in the meta says why.
+  async getPerf(rank) {
+    if (!this.perfs.has(rank)) {
+      const t = this.perfText ? this.perfText(rank) : null;
+      this.perfs.set(rank, t ? JSON.parse(t) : null);
+    }
+    return this.perfs.get(rank);
   }
 
   // A column, decoded once: columns that share a blob (the category bands'
@@ -415,6 +429,23 @@ export class HttpSource {
   async getLiveAt(rank, dev, t, by = "op") {
     return this.get("live", { rank, dev, t: Math.round(t), by });
   }
+
+  // /api/perf?rank=K: the perf object (made by the server when first asked), or
+  // null when the rank has none (404; the rank's perfWhy says why).
+  async getPerf(rank) {
+    const r = this.meta.ranks[rank];
+    if (!r || !r.loaded) throw new Error("rank " + rank + " is not loaded");
+    if (r.perf === false) return null;
+    if (!this.perfs) this.perfs = new Map();
+    if (!this.perfs.has(rank)) {
+      this.perfs.set(rank, this.get("perf", { rank }, [200, 404]).then((j) => {
+        if (j._status !== 200) { if (j.error && !r.perfWhy) r.perfWhy = j.error; return null; }
+        delete j._status;
+        return j;
+      }));
+    }
+    return this.perfs.get(rank);
+  }
 }
 
 function clampPx(px) { return Math.max(1, Math.min(20000, Math.round(px))); }
@@ -430,5 +461,8 @@ export function pageSource(doc) {
     const el = doc.getElementById("ml-b" + b);
     if (!el) throw new Error("memlens: missing data block " + b);
     return el.textContent;
+  }, (k) => {
+    const el = doc.getElementById("ml-perf-" + k);
+    return el ? el.textContent : null;
   });
 }
