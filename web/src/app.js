@@ -154,6 +154,7 @@ class App {
     $("sel-dev").disabled = true;
     $("sel-dev").innerHTML = "";
     this.memRank = -1;
+    $("lab-dev").hidden = true;
     this.rankLine(rank);
     const notes = (r.notes || []).concat(m.skipped || []);
     const el = $("mem-why");

@@ -29,8 +29,8 @@ export function distByRank(stepRows, step) {
   return out;
 }
 
-function distBars(rows, slowest) {
-  const W = 900, rowH = 26, L = 90, R = 90, H = rows.length * rowH + 26;
+function distBars(rows, slowest, width) {
+  const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 26;
   const tot = (r) => DIST_PARTS.reduce((a, p) => a + r[p.key], 0);
   const max = Math.max(1, ...rows.map(tot));
   let g = "";
@@ -111,12 +111,12 @@ export class DistributedView {
     ], { sort: "total_ns", dir: -1, empty: "No collective operations in this rank." });
     this.table.setRows((d && d.collectives) || []);
     let tm = 0;
-    this.search.addEventListener("input", () => { clearTimeout(tm); tm = setTimeout(() => this.table.setFilter(this.search.value), 150); });
+    for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => { clearTimeout(tm); tm = setTimeout(() => this.table.setFilter(this.search.value), 150); });
     q(".pv-copy").addEventListener("click", async (e) => pvFlash(e.target, await ptCopy(this.table.exportText("tsv"))));
     q(".pv-csv").addEventListener("click", () => ptDownload(this.table.exportText("csv"), `memlens-collectives-rank${rank}.csv`));
   }
 
-  drawBars() { this.el.querySelector(".pv-distbars").innerHTML = distBars(distByRank(this.rows, this.step), this.slowest); }
+  drawBars() { const el = this.el.querySelector(".pv-distbars"); el.innerHTML = distBars(distByRank(this.rows, this.step), this.slowest, el.clientWidth); }
   focusSearch() { if (!this.search || !this.table) return false; this.search.focus(); return true; }
   closeDetail() { return false; }
   hashExtra() { return { step: this.step || null }; }

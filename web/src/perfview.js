@@ -77,7 +77,8 @@ export class PerfTableView {
     this.detailEl = q(".pv-detail");
     this.main = q(".pv-main");
     let timer = 0;
-    this.search.addEventListener("input", () => {
+    // "search": Esc in a search box clears it without an input event
+    for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => {
       clearTimeout(timer);
       timer = setTimeout(() => { if (this.table) this.table.setFilter(this.search.value); this.app.tabs && this.app.tabs.writeHash(); }, 150);
     });
