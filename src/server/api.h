@@ -27,6 +27,8 @@
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
+ *   /api/perf?rank               the rank's perf object (web/DATA.md "Profiler views"), made
+ *                                when asked; 404 + {"error": why} when it has no time side
  * Times are ns relative to the rank's origin_ns (as in the report's meta).
  * fmt=bin answers the column routes as a binary frame (colbuf.h, content
  * type application/octet-stream) that the page maps onto typed arrays;

@@ -66,6 +66,7 @@ static slot *slot_new(const char *path)
 static int load_views(const char *path, ml_sv_rank_vec *views, ml_str_vec *skipped, ml_err *e)
 {
     ml_profiles ps = {0};
+    ps.want |= ML_WANT_TRACE; /* /api/perf: the time side of each rank */
     int rc = ml_load(path, &ps, e);
     if (rc == 0) {
         ml_profiles_sort(&ps);
