@@ -78,8 +78,11 @@ export class DistributedView {
     }
     const d = perf.distributed;
     if (!d && !rows.length) {
-      pvWhy(this.el, "No distributed data in this rank", "The trace records no collective communication (no NCCL/Gloo kernels or c10d operators).",
-        "Profile each rank of a torch.distributed job: one trace per rank, then <code>memlens report DIR</code> with the folder of traces.");
+      const comm = (perf.step_average || {}).communication_ns;
+      pvWhy(this.el, "No distributed breakdown for this rank", comm > 0
+        ? `The trace communicates (${pvNs(comm)} of collective kernels per step on average, in the Overview's breakdown), but the analyses give no per-rank split of it.`
+        : "The trace records no collective communication (no NCCL/Gloo kernels or c10d operators).",
+        "Profile each rank of a torch.distributed job (one trace per rank), then <code>memlens report DIR</code> with the folder of traces: this view compares the ranks.");
       this.table = null;
       return;
     }
