@@ -66,7 +66,7 @@ static void import_slot(ml_ranks *rs, size_t k)
     char *path = ml_strdup(s->path);
     pthread_mutex_unlock(&rs->mu);
 
-    ml_profiles ps = {0};
+    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the Trace view reads p->trace */
     ml_err e = {{0}};
     VEC(ml_sv_rank *) views = {0};
     int rc = ml_load(path, &ps, &e);
