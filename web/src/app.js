@@ -7,6 +7,7 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
+import { mountTrace } from "./trace.js";
 
 class App {
   constructor(source) {
@@ -21,6 +22,7 @@ class App {
   async start() {
     const t = performance.now();
     this.meta = await this.source.getMeta();
+    if (/(^|[#&])view=trace\b/.test(location.hash)) return this.startTrace(); // until the tabs mount it
     const $ = (id) => document.getElementById(id);
     this.curve = new CurveView($("curve"), this);
     this.timeline = new TimelineView($("timeline"), $("tl-over"), $("tl-tip"), $("tl-note"), this);
@@ -37,6 +39,23 @@ class App {
     await this.openDevice(best[0], best[1]);
     $("loading").remove();
     this.perf.startMs = performance.now() - t;
+    window.__memlens.ready = true;
+  }
+
+  // The Trace view alone (#view=trace), for its tests until the tab shell mounts it.
+  async startTrace() {
+    const $ = (id) => document.getElementById(id);
+    this.header();
+    if (this.source.ensureRank) await this.loadRank(0);
+    document.querySelector("main.grid").hidden = true;
+    $("loading").remove();
+    const el = document.createElement("section");
+    el.className = "panel";
+    el.style.margin = "4px 16px 16px";
+    document.getElementById("app").appendChild(el);
+    const tv = mountTrace(el, this.source, { rank: 0 });
+    window.__memlens.trace = tv;
+    await tv.ready;
     window.__memlens.ready = true;
   }
 
