@@ -33,7 +33,7 @@ const CSS = `
 .tr-axisrow { display: flex; height: ${AXIS_H}px; border-bottom: 1px solid var(--line); }
 .tr-corner { width: ${LABEL_W}px; flex: none; font-size: 11px; color: var(--muted); padding: 5px 8px; border-right: 1px solid var(--line); white-space: nowrap; overflow: hidden; }
 .tr-axis { flex: 1; min-width: 0; height: ${AXIS_H}px; display: block; }
-.tr-view { position: relative; display: flex; height: 560px; }
+.tr-view { position: relative; display: flex; height: max(420px, calc(100vh - 250px)); }
 .tr-labels { width: ${LABEL_W}px; flex: none; position: relative; overflow: hidden; border-right: 1px solid var(--line); }
 .tr-lab { position: absolute; left: 0; right: 0; padding: 1px 8px; font-size: 12px; line-height: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .tr-lab .p { display: block; color: var(--muted); font-size: 10.5px; line-height: 12px; overflow: hidden; text-overflow: ellipsis; }
@@ -41,7 +41,7 @@ const CSS = `
 .tr-canvas { flex: 1; min-width: 0; display: block; cursor: grab; }
 .tr-canvas.drag { cursor: grabbing; }
 .tr-tip { position: absolute; pointer-events: none; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: 12px; max-width: 520px; box-shadow: 0 2px 8px rgba(0,0,0,.15); z-index: 5; }
-.tr-detail { border: 1px solid var(--line); border-radius: 6px; background: var(--panel); padding: 10px 12px; max-height: ${560 + AXIS_H}px; overflow: auto; font-size: 12.5px; }
+.tr-detail { border: 1px solid var(--line); border-radius: 6px; background: var(--panel); padding: 10px 12px; max-height: max(${420 + AXIS_H}px, calc(100vh - 224px)); overflow: auto; font-size: 12.5px; }
 .tr-detail h3 { margin: 0 0 6px; font-size: 13.5px; word-break: break-all; }
 .tr-detail table { border-collapse: collapse; width: 100%; }
 .tr-detail td { padding: 2px 6px 2px 0; vertical-align: top; word-break: break-word; }
@@ -180,7 +180,7 @@ class TraceView {
     }
     this.dirtyLayout = false;
     const laneOf = new Map(this.tracks.map((t) => [t.id, { length: Math.max(1, depths.get(t.id) || 1) }]));
-    this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: MEM_H, mem: m })));
+    this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: MEM_H, mem: m })), 30);
     const html = [];
     for (const row of this.lay.rows) {
       if (row.extra) {
@@ -188,7 +188,7 @@ class TraceView {
         html.push(`<div class="tr-lab mem" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}">${escapeHtml(m.label)}<span class="p">${escapeHtml(m.sub)}</span></div>`);
       } else {
         const t = row.t;
-        html.push(`<div class="tr-lab" style="top:${row.y}px;height:${Math.max(row.h, 30)}px" data-y="${row.y}" data-track="${t.id}" title="${escapeHtml(t.process + " · " + t.label)}">${escapeHtml(t.label)}<span class="p">${escapeHtml(t.process)}</span></div>`);
+        html.push(`<div class="tr-lab" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}" data-track="${t.id}" title="${escapeHtml(t.process + " · " + t.label)}">${escapeHtml(t.label)}<span class="p">${escapeHtml(t.process)}</span></div>`);
       }
     }
     this.labels.innerHTML = html.join("");

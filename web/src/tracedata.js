@@ -150,16 +150,18 @@ export function traceWindow(L, cols, t0, t1, px, opts = {}) {
 }
 
 // Vertical layout: each track gets a header gap and one row per depth.
+// minH: the least height of a track (room for its two-line label).
 // Returns {rows: [{track, y, h, depths}], height, yOf(track, depth)}.
-export function layoutTracks(tracks, laneOf, rowH = 18, gap = 6, extra = []) {
+export function layoutTracks(tracks, laneOf, rowH = 18, gap = 6, extra = [], minH = 0) {
   const rows = [];
   let y = 0;
   for (const e of extra) { rows.push({ track: e.track, y, h: e.h, depths: 0, extra: e }); y += e.h + gap; }
   for (const t of tracks) {
     const ids = laneOf.get(t.id);
     const depths = ids ? ids.length : 1;
-    rows.push({ track: t.id, y, h: depths * rowH, depths, t });
-    y += depths * rowH + gap;
+    const h = Math.max(depths * rowH, minH);
+    rows.push({ track: t.id, y, h, depths, t });
+    y += h + gap;
   }
   const at = new Map(rows.filter((r) => !r.extra).map((r) => [r.track, r]));
   return { rows, height: y, rowH, yOf: (track, depth) => { const r = at.get(track); return r ? r.y + depth * rowH : -1; } };
