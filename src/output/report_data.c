@@ -22,6 +22,7 @@
 #include "report.h"
 #include "stats.h"
 #include "categories.h"
+#include "report_trace.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -891,6 +892,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         ml_json_str(m, ml_category_reason_text(k));
     }
     ml_buf_puts(m, "]");
+    ml_report_trace(p, origin, ML_REPORT_MAX_SLICES, m, bl); /* the Trace view's slices (report_trace.h) */
     ml_buf_puts(m, ",\"strings\":[");
     for (size_t i = 0; i < c.strings.len; i++) {
         ml_buf_puts(m, i ? "," : "");
@@ -907,6 +909,7 @@ int64_t ml_report_first_time(const ml_profile *p)
     int64_t t = INT64_MAX;
     if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
     if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
+    if (p->trace && p->trace->slices.ts.len && p->trace->span_begin < t) t = p->trace->span_begin;
     for (size_t s = 0; s < p->series.len; s++)
         if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
     for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {

@@ -17,6 +17,8 @@
 #include "categories.h"
 #include "colbuf.h"
 #include "format.h"
+#include "api_trace.h"
+#include "report_trace.h"
 
 
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
@@ -1057,6 +1059,31 @@ static int route(req *q, ml_ranks *rs, const char *path)
         if (arg_rank_dev(q, rs, &r, &d) || arg_time(q, "t", 1, 0, &t) || arg_enum(q, "by", by_names, 6, 0, &by))
             return -1;
         ml_api_live(r, d, t, by_names[by], q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/trace.json")) {
+        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        if (!r->trace) return fail(q, 404, "this rank has no slices (no time side in its input)");
+        if (!strcmp(path, "/api/trace.json")) {
+            ml_trace_chrome_json(r->p, q->out);
+            return 0;
+        }
+        if (!strcmp(path, "/api/slice")) {
+            if (arg_int(q, "id", 0, (int64_t)ml_sv_trace_count(r->trace) - 1, -1, &v)) return -1;
+            ml_api_slice(r->trace, r->p, (size_t)v, q->out);
+            return 0;
+        }
+        int64_t s0, s1;
+        double t0, t1;
+        int fmt;
+        ml_sv_trace_span(r->trace, &s0, &s1);
+        if (arg_time(q, "t0", 0, (double)s0, &t0) || arg_time(q, "t1", 0, (double)(s1 > s0 ? s1 : s0 + 1), &t1) ||
+            arg_int(q, "px", 1, 20000, -1, &v) || arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
+            return -1;
+        if (!(t1 > t0)) return fail(q, 400, "the window must have t1 > t0");
+        const char *text = q->arg(q->user, "q");
+        if (text && strlen(text) > 200) return fail(q, 400, "parameter 'q' is longer than 200 bytes");
+        ml_api_trace(r->trace, r->p, t0, t1, (int)v, text, fmt, q->out);
         return 0;
     }
     return fail(q, 404, "no such API route");

@@ -14,6 +14,7 @@ import { OperatorsView } from "./operators.js";
 import { KernelsView } from "./kernels.js";
 import { ModulesView } from "./modules.js";
 import { DistributedView } from "./distributed.js";
+import { mountTrace } from "./trace.js";
 
 class App {
   constructor(source) {

@@ -28,6 +28,7 @@ import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf, exportAllocs } from "./table.js";
 import { makeClock } from "./format.js";
+import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, httpGetTrace, httpSliceDetail, httpTraceJsonUrl } from "./tracesource.js";
 
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
@@ -215,6 +216,12 @@ export class EmbeddedSource {
     const clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns || 0), r.time);
     return exportAllocs(a, idx, clock.exact, fmt === "tsv" ? "\t" : ",");
   }
+
+  // The Trace view (tracesource.js): the window's slices and merged runs, one slice's detail,
+  // and the slices as Chrome-trace JSON text (opts.q: a search, counted per merged run).
+  async getTrace(rank, t0, t1, px, opts) { return embeddedGetTrace(this, rank, t0, t1, px, opts); }
+  async getSliceDetail(rank, id) { return embeddedSliceDetail(this, rank, id); }
+  async getTraceJson(rank) { return embeddedTraceJson(this, rank); }
 
   // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
   async getTable(q) {
@@ -445,6 +452,15 @@ export class HttpSource {
       }));
     }
     return this.perfs.get(rank);
+  }
+
+  async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
+  async getSliceDetail(rank, id) { return httpSliceDetail(this, rank, id); }
+  traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
+  async getTraceJson(rank) {
+    const res = await this.fetch(this.traceJsonUrl(rank));
+    if (res.status !== 200) throw new Error("memlens serve: trace.json: " + res.status);
+    return res.text();
   }
 }
 
