@@ -22,6 +22,7 @@
 #include "report.h"
 #include "stats.h"
 #include "categories.h"
+#include "report_static.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -797,7 +798,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
     }
     ml_buf_puts(m, "],\"category_curves\":[");
     put_category_curves(c, dev, t0);
-    ml_buf_puts(m, "]}");
+    ml_buf_puts(m, "]");
+    if (ml_report_is_static(p)) ml_report_static(p, dev, m);
+    ml_buf_puts(m, "}");
 
     ml_device_stats_free(&ds);
     free(ls);

@@ -7,6 +7,8 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
+import { StaticView } from "./staticview.js";
+import { bindKeys } from "./keys.js";
 
 class App {
   constructor(source) {
@@ -90,7 +92,7 @@ class App {
 
   deviceOptions() {
     const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
-    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.peak ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.static ? " · static graphs" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
     ds.value = String(this.state.dev);
     document.getElementById("sel-rank").value = String(this.state.rank);
   }
@@ -120,6 +122,8 @@ class App {
     st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
     this.deviceOptions();
     this.metaLine();
+    // Static graphs (Ascend static_op_mem): their own view, by node index.
+    if (this.showStatic(d)) return;
     this.categoryOptions();
     this.groupOptions();
     this.stackBase = null;
@@ -134,6 +138,19 @@ class App {
     renderLive(this);
     this.curve.key = "";
     await this.redraw(true);
+  }
+
+  // A static-graph export has no time axis: its own view replaces the memory grid.
+  showStatic(d) {
+    const grid = document.querySelector("main.grid");
+    this.isStatic = !!d.static;
+    if (!d.static) { if (this.staticView) this.staticView.hide(); grid.hidden = false; return false; }
+    if (!this.staticView) this.staticView = new StaticView(this);
+    grid.hidden = true;
+    const n = d.static.graphs.length;
+    document.getElementById("hdr-meta").innerHTML = `format <b>${escapeHtml(this.meta.ranks[this.state.rank].format)}</b> · static graph export: <b>${plural(n, "graph")}</b> of ${plural(new Set(d.static.graphs.map((g) => g.model)).size, "model")}, by node index (no times)`;
+    this.staticView.show(d);
+    return true;
   }
 
   // The group-by choices: those the device has curves for; what "op" groups
@@ -361,18 +378,9 @@ class App {
       const tr = e.target.closest("tr");
       if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
-    window.addEventListener("keydown", (e) => {
-      if (e.target.closest && e.target.closest("input, select, textarea")) return;
-      const span = st.t1 - st.t0;
-      if (e.key === "ArrowLeft") this.setWindow(st.t0 - span * 0.2, st.t1 - span * 0.2);
-      else if (e.key === "ArrowRight") this.setWindow(st.t0 + span * 0.2, st.t1 + span * 0.2);
-      else if (e.key === "+" || e.key === "=") this.setWindow(st.t0 + span * 0.25, st.t1 - span * 0.25);
-      else if (e.key === "-") this.setWindow(st.t0 - span * 0.5, st.t1 + span * 0.5);
-      else if (e.key === "0" || e.key === "Escape") this.resetWindow();
-      else if (e.key === "p" || e.key === "P") this.zoomToPeak();
-    });
+    bindKeys(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.isStatic) { this.staticView.resize(); return; } this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }

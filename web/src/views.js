@@ -155,6 +155,7 @@ export class CurveView {
     const key = st.rank + "/" + st.dev + "/" + st.group;
     if (key !== this.key || !this.u) { this.build(); this.key = key; }
     const px = Math.max(1, Math.round(this.plotWidth() * devicePixelRatio));
+    if (!this.shown.length) { this.ymax = 1; this.u.setData([[st.t0, st.t1]], false); this.u.setScale("x", { min: st.t0, max: st.t1 }); return; } // no curve at all
     const parts = await app.source.getCurves(st.rank, st.dev, this.shown.map((s) => s.id), st.t0, st.t1, px);
     const maxes = await Promise.all(this.shown.map((s) => app.source.getCurveMax(st.rank, st.dev, s.id, st.t0, st.t1)));
     this.ymax = Math.max(1, ...maxes) * 1.1;
