@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "categories.h"
 #include "report_static.h"
+#include "unmatched.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -658,6 +659,25 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_buf_puts(m, ",\"by_category\":");
     put_label_sums(m, cl, ML_CAT__COUNT + 1);
     ml_buf_puts(m, "}");
+
+    /* A trace without addresses: its memory events by top-level operator,
+     * and their nets until the peak (which add up to the replayed curve there). */
+    if (ml_unmatched_applies(p, dev)) {
+        ml_unmatched um;
+        ml_unmatched_by_op(p, dev, pk.found ? peak_t : INT64_MAX, &um);
+        ml_buf_printf(m, ",\"unmatched\":{\"why\":\"the trace's memory events carry no addresses (PyTorch before 1.10): "
+                         "a free cannot be told from which allocation it frees\",\"allocs\":%" PRId64 ",\"frees\":%" PRId64
+                         ",\"by_op\":[", um.allocs, um.frees);
+        for (size_t k = 0; k < um.n; k++) {
+            const ml_unmatched_row *r = &um.rows[k];
+            ml_buf_puts(m, k ? ",[" : "[");
+            ml_json_str(m, r->op ? ml_s(p, r->op) : ML_UNMATCHED_NO_OP);
+            ml_buf_printf(m, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", r->allocs, r->alloc_bytes,
+                          r->frees, r->free_bytes, r->net_at);
+        }
+        ml_buf_puts(m, "]}");
+        ml_unmatched_free(&um);
+    }
 
     /* Per-operator statistics over all allocations (not only the drawn ones);
      * calls null where unknown (no CPU operators in the input, or not an operator). */

@@ -9,6 +9,7 @@ import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLi
 import { CategoryView } from "./catview.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
+import { unmatchedCount, unmatchedSort } from "./unmatched.js";
 
 class App {
   constructor(source) {
@@ -105,7 +106,7 @@ class App {
     // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
     parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +
       (d.total > 0 ? "capacity " + fmtBytes(d.total) : '<span class="unknown">capacity unknown</span>'));
-    parts.push(plural(d.allocs.total, "allocation"));
+    parts.push(d.unmatched ? unmatchedCount(d.unmatched) : plural(d.allocs.total, "allocation"));
     document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
     const notes = (r.notes || []).concat(this.meta.skipped || []);
     document.getElementById("notes").innerHTML = notes.length
@@ -355,6 +356,7 @@ class App {
     thead.addEventListener("click", (e) => {
       const k = e.target.dataset && e.target.dataset.k;
       if (k == null) return;
+      if (e.target.dataset.unm && unmatchedSort(this.tables, +k)) { this.tables.render(); return; }
       const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
       const key = this.tables.tab === "ops" ? +k : k;
       q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;

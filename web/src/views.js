@@ -7,6 +7,7 @@ import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster
 import { upperBound } from "./decode.js";
 import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr } from "./table.js";
 import { visibleFrames } from "./frames.js";
+import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -310,7 +311,7 @@ export class TimelineView {
     ctx.clearRect(0, 0, cssW, cssH);
     const dark = isDark();
     if (dark !== this.dark) { this.dark = dark; this.catColours = null; }
-    if (!this.hasAllocs()) { this.note.textContent = "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
+    if (!this.hasAllocs()) { const um = this.app.dev().unmatched; this.note.textContent = um ? "no lifetimes to draw: frees cannot be matched to allocations (no addresses)" : "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
     const x0 = this.x0(), W = this.W(), body = cssH - TIME_AXIS_H;
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle"; ctx.textAlign = "left";
@@ -670,9 +671,10 @@ export function renderPeak(sumEl, listEl, app, by) {
   const dev = app.dev(), pk = dev.peak, clock = app.clock;
   if (!pk) { sumEl.textContent = "no curve"; listEl.innerHTML = ""; return; }
   sumEl.innerHTML = `<div class="big">${fmtBytes(pk.v)}</div>
-    <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
-    <div class="muted">${groupDigits(pk.live_count)} allocations of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`;
-  listEl.innerHTML = barRows(pk[by] || []);
+    <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>` +
+    (dev.unmatched ? unmatchedPeakHtml(dev.unmatched)
+      : `<div class="muted">${groupDigits(pk.live_count)} allocations of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`);
+  listEl.innerHTML = barRows(dev.unmatched ? unmatchedBars(dev.unmatched) : pk[by] || []);
 }
 
 // [[label, bytes, count]] as labelled bars, the largest first.
@@ -700,6 +702,14 @@ export async function renderLive(app) {
   const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, by);
   if (req !== app.liveReq) return; // a later click won
   const clock = app.clock, total = r.curve_value != null ? r.curve_value : r.tracked + r.before;
+  const um = app.dev().unmatched;
+  if (um) { // no lifetimes: the curve's value, and why nothing more can be said
+    sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
+    <div><span id="live-bytes">${fmtBytesExact(total)}</span> at <b id="live-time">${escapeHtml(clock.fmt(r.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
+    <div class="muted">What was live then cannot be told: ${escapeHtml(um.why)}.</div>`;
+    listEl.innerHTML = "";
+    return;
+  }
   sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
     <div><span id="live-bytes">${fmtBytesExact(total)}</span> at <b id="live-time">${escapeHtml(clock.fmt(r.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
     <div class="muted">${groupDigits(r.count)} allocations of the trace live (${fmtBytes(r.tracked)})${r.before ? `; ${fmtBytes(r.before)} allocated before the trace` : ""}</div>
@@ -749,6 +759,9 @@ export class TablesView {
   async render() {
     document.querySelectorAll(".tab").forEach((b) => b.classList.toggle("on", b.dataset.tab === this.tab));
     document.querySelector(".alloc-only").style.display = this.tab === "allocs" ? "" : "none";
+    const um = this.app.dev().unmatched;
+    document.querySelector(".alloc-only").style.display = this.tab === "allocs" && !um ? "" : "none";
+    if (this.tab === "allocs" && um) return unmatchedTable(this, um);
     if (this.tab === "allocs") return this.renderAllocs();
     return this.renderOps();
   }

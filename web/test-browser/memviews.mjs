@@ -64,6 +64,21 @@ try {
       await page.screenshot({ path: path.join(shots, "memviews-static-node.png"), fullPage: true });
     }
 
+    if (kind === "noaddr") {
+      const t = await page.evaluate(() => ({
+        hdr: document.getElementById("hdr-meta").textContent, peak: document.getElementById("p-peak").textContent,
+        rows: [...document.querySelectorAll("#table tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent)),
+        note: document.getElementById("tl-note").textContent, count: document.getElementById("t-count").textContent,
+      }));
+      const falseZero = /\b0 allocations\b|\(0 B\)|0 B live/;
+      ok("noaddr: no false zero in the header or at the peak", !falseZero.test(t.hdr) && !falseZero.test(t.peak), t.hdr + " | " + t.peak);
+      ok("noaddr: says plainly why frees cannot be matched", /cannot be matched/.test(t.peak) && /no addresses/.test(t.count) && /cannot be matched/.test(t.note), t.note);
+      ok("noaddr: memory events by operator", t.rows.length > 5 && t.rows[0][0] === "aten::conv2d", JSON.stringify(t.rows[0]));
+      await page.click('#table th[data-k="1"]');
+      const first = await page.evaluate(() => document.querySelector("#table tbody tr td").textContent);
+      ok("noaddr: the events table sorts", first === "aten::batch_norm" || first === "CudnnBatchNormBackward", first);
+    }
+
     // Every shortcut, on every page: nothing throws.
     for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
       await page.keyboard.press(k);
