@@ -24,6 +24,7 @@
 #include "categories.h"
 #include "report_static.h"
 #include "unmatched.h"
+#include "beforetrace.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -429,6 +430,14 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
      * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
     cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
     for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= cc.gap[i];
+    /* So are the allocations known only to predate the trace (beforetrace.h):
+     * alive from before it to its end, a constant part of PARAMETER_OR_STATE. */
+    int64_t kept = 0;
+    for (size_t i = 0; i < p->allocs.size.len; i++)
+        if (p->allocs.device.v[i] == dev && ml_shown_before_trace(p->allocs.flags.v[i], p->allocs.category.v[i]))
+            kept += p->allocs.size.v[i];
+    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= kept;
+    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= kept;
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
@@ -457,7 +466,8 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
             if (v > peak[k]) peak[k] = v;
             sum += v;
         }
-        if (recorded && j) base[x] = cv.value[j - 1] > sum ? cv.value[j - 1] - sum : 0;
+        if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
+        base[x] += kept;
         if (base[x] > base_peak) base_peak = base[x];
     }
     /* The bands share one time column (written once); they need no M4
@@ -601,6 +611,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
     size_t nkeep = 0;
     int64_t known_before = 0;   /* live at the peak, known to predate the trace */
+    int64_t shown_before = 0, shown_before_n = 0; /* of which shown as "(allocated before trace)" (beforetrace.h) */
     for (size_t j = 0; j < idx.len; j++) {
         uint32_t i = idx.v[j];
         group_stat *g = &gs[grp[j]];
@@ -614,6 +625,11 @@ static void put_device(rank_ctx *c, uint16_t dev)
         g->peak += sz;
         g->peak_count++;
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) known_before += sz;
+        if (ml_shown_before_trace(a->flags.v[i], a->category.v[i])) { /* one "(allocated before trace)" */
+            shown_before += sz;
+            shown_before_n++;
+            continue;
+        }
         uint8_t cat = a->category.v[i] < sizeof by_cat / sizeof *by_cat ? a->category.v[i] : 0;
         by_cat[cat] += sz;
         by_cat_n[cat]++;
@@ -654,8 +670,8 @@ static void put_device(rank_ctx *c, uint16_t dev)
     label_sum cl[ML_CAT__COUNT + 1];
     for (size_t k = 0; k < ML_CAT__COUNT; k++)
         cl[k] = (label_sum){ ml_category_name((int)k), by_cat[k], by_cat_n[k], k };
-    cl[ML_CAT__COUNT] = (label_sum){ ML_BEFORE_TRACE_GROUP, before > known_before ? before - known_before : 0, 0,
-                                     ML_CAT__COUNT };
+    cl[ML_CAT__COUNT] = (label_sum){ ML_BEFORE_TRACE_GROUP, (before > known_before ? before - known_before : 0) + shown_before,
+                                     shown_before_n, ML_CAT__COUNT };
     ml_buf_puts(m, ",\"by_category\":");
     put_label_sums(m, cl, ML_CAT__COUNT + 1);
     ml_buf_puts(m, "}");

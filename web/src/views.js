@@ -5,7 +5,7 @@
 import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark, byteAxis, plural, streamText, shortOpName, middleEllipsis } from "./format.js";
 import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster, stackAt, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
-import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr } from "./table.js";
+import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace } from "./table.js";
 import { visibleFrames } from "./frames.js";
 import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
 
@@ -261,6 +261,7 @@ export class TimelineView {
   colourOf(i, k) {
     if (this.app.state.colourBy !== "category") return laneColour(k);
     const a = this.allocs, c = this.catColours || (this.catColours = []);
+    if (shownBeforeTrace(a, i)) return this.beforeColour || (this.beforeColour = cssVar("--before-line"));
     return c[a.cat[i]] || (c[a.cat[i]] = categoryColour(categoryOf(a, i), this.dark));
   }
 
@@ -271,11 +272,13 @@ export class TimelineView {
     const items = [];
     if (st.colourBy === "category" && a && a.n) {
       const seen = new Set();
-      for (let i = 0; i < a.n; i++) seen.add(a.cat[i]);
+      let before = false;
+      for (let i = 0; i < a.n; i++) if (shownBeforeTrace(a, i)) before = true; else seen.add(a.cat[i]);
       for (const c of a.categoryOrder || [...seen]) if (seen.has(c)) {
         const name = ((a.categories || [])[c] || {}).name || "Unknown";
         items.push(`<span class="lg"><i style="background:${categoryColour(name, this.dark)}"></i>${escapeHtml(name)}</span>`);
       }
+      if (before) items.push(`<span class="lg"><i class="before"></i>${BEFORE_TRACE}</span>`);
     }
     if (st.mode === "stacked" && this.stack && this.stack.hasBase)
       items.push(`<span class="lg"><i class="before"></i>${BEFORE_TRACE}: the recorded total minus the live allocations of the trace</span>`);
@@ -310,7 +313,7 @@ export class TimelineView {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, cssW, cssH);
     const dark = isDark();
-    if (dark !== this.dark) { this.dark = dark; this.catColours = null; }
+    if (dark !== this.dark) { this.dark = dark; this.catColours = null; this.beforeColour = null; }
     if (!this.hasAllocs()) { const um = this.app.dev().unmatched; this.note.textContent = um ? "no lifetimes to draw: frees cannot be matched to allocations (no addresses)" : "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
     const x0 = this.x0(), W = this.W(), body = cssH - TIME_AXIS_H;
     ctx.font = "11px system-ui, sans-serif";
@@ -787,7 +790,7 @@ export class TablesView {
       ta: (i) => `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
       tf: (i) => `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tf[i], 6))}</td>`,
       dur: (i) => `<td class="n">${fmtDur(a.tf[i] - a.ta[i])}</td>`,
-      cat: (i) => `<td class="cat"><i style="background:${categoryColour(categoryOf(a, i))}"></i>${escapeHtml(categoryOf(a, i))}</td>`,
+      cat: (i) => { const c = categoryOf(a, i); return `<td class="cat"><i ${c === BEFORE_TRACE ? 'class="before"' : `style="background:${categoryColour(c)}"`}></i>${escapeHtml(c)}</td>`; },
       stream: (i) => `<td>${escapeHtml(streamText(a.strings[a.stream[i]] || ""))}</td>`,
       addr: (i) => `<td><code>${allocAddr(a, i)}</code></td>`,
       reason: (i) => `<td class="reason">${escapeHtml(reasonOf(a, i))}</td>`,

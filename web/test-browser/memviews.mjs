@@ -79,6 +79,21 @@ try {
       ok("noaddr: the events table sorts", first === "aten::batch_norm" || first === "CudnnBatchNormBackward", first);
     }
 
+    if (kind === "snapshot" || kind === "kineto") {
+      // One name for memory from before the trace: at the peak, live at a time, the category chart, the table.
+      const t = await page.evaluate(async () => {
+        const app = window.__memlens.app, st = app.state, pk = await app.source.getPeak(st.rank, st.dev);
+        const live = await app.source.getLiveAt(st.rank, st.dev, pk.t, "category");
+        const names = (rows) => rows.filter((r) => r[1]).map((r) => r[0]);
+        return { peak: names(pk.by_category), live: names(live.rows), chart: app.dev().category_curves.map((c) => c.curve.label),
+          table: [...document.querySelectorAll("#table td.cat")].map((td) => td.textContent) };
+      });
+      const all = [...t.peak, ...t.live, ...t.chart, ...t.table];
+      ok(`${kind}: before-trace memory is "(allocated before trace)" everywhere, never PARAMETER_OR_STATE`,
+        t.peak.includes("(allocated before trace)") && t.live.includes("(allocated before trace)") && t.chart.includes("(allocated before trace)") &&
+        !all.includes("PARAMETER_OR_STATE"), JSON.stringify(t).slice(0, 400));
+    }
+
     // Every shortcut, on every page: nothing throws.
     for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
       await page.keyboard.press(k);
