@@ -97,6 +97,7 @@ typedef struct ml_sv_rank {
     size_t nstacks, nstack_frames, nframes;
     const uint32_t *stack_start, *stack_frames, *frame_name, *frame_file;
     const int64_t *frame_line;
+    struct ml_sv_trace *trace;  /* the Trace view's lanes (api_trace.h); NULL without slices */
     pthread_mutex_t perf_mu;    /* guards perf, perf_state */
     int perf_state;             /* 0 not made yet, 1 made, -1 the rank has none */
     ml_buf perf;                /* the perf object (report.h ml_report_perf_json), made when first asked */

@@ -14,6 +14,10 @@ import { OperatorsView } from "./operators.js";
 import { KernelsView } from "./kernels.js";
 import { ModulesView } from "./modules.js";
 import { DistributedView } from "./distributed.js";
+import { mountTrace } from "./trace.js";
+import { StaticView } from "./staticview.js";
+import { bindKeys } from "./keys.js";
+import { unmatchedCount, unmatchedSort } from "./unmatched.js";
 
 class App {
   constructor(source) {
@@ -252,7 +256,7 @@ class App {
 
   deviceOptions() {
     const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
-    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.peak ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.static ? " · static graphs" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
     ds.value = String(this.state.dev);
     document.getElementById("sel-rank").value = String(this.state.rank);
   }
@@ -265,7 +269,7 @@ class App {
     // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
     parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +
       (d.total > 0 ? "capacity " + fmtBytes(d.total) : '<span class="unknown">capacity unknown</span>'));
-    parts.push(plural(d.allocs.total, "allocation"));
+    parts.push(d.unmatched ? unmatchedCount(d.unmatched) : plural(d.allocs.total, "allocation"));
     document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
     const notes = (r.notes || []).concat(this.meta.skipped || []);
     document.getElementById("notes").innerHTML = notes.length
@@ -283,6 +287,8 @@ class App {
     st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
     this.deviceOptions();
     this.metaLine();
+    // Static graphs (Ascend static_op_mem): their own view, by node index.
+    if (this.showStatic(d)) return;
     this.categoryOptions();
     this.groupOptions();
     this.stackBase = null;
@@ -297,6 +303,19 @@ class App {
     renderLive(this);
     this.curve.key = "";
     await this.redraw(true);
+  }
+
+  // A static-graph export has no time axis: its own view replaces the memory grid.
+  showStatic(d) {
+    const grid = document.querySelector("main.grid");
+    this.isStatic = !!d.static;
+    if (!d.static) { if (this.staticView) this.staticView.hide(); grid.hidden = false; return false; }
+    if (!this.staticView) this.staticView = new StaticView(this);
+    grid.hidden = true;
+    const n = d.static.graphs.length;
+    document.getElementById("hdr-meta").innerHTML = `format <b>${escapeHtml(this.meta.ranks[this.state.rank].format)}</b> · static graph export: <b>${plural(n, "graph")}</b> of ${plural(new Set(d.static.graphs.map((g) => g.model)).size, "model")}, by node index (no times)`;
+    this.staticView.show(d);
+    return true;
   }
 
   // The group-by choices: those the device has curves for; what "op" groups
@@ -502,6 +521,7 @@ class App {
     thead.addEventListener("click", (e) => {
       const k = e.target.dataset && e.target.dataset.k;
       if (k == null) return;
+      if (e.target.dataset.unm && unmatchedSort(this.tables, +k)) { this.tables.render(); return; }
       const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
       const key = this.tables.tab === "ops" ? +k : k;
       q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;
@@ -525,19 +545,9 @@ class App {
       const tr = e.target.closest("tr");
       if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
-    window.addEventListener("keydown", (e) => {
-      if (e.target.closest && e.target.closest("input, select, textarea")) return;
-      if (!this.tabs || this.tabs.current !== "memory" || !this.allocs || document.querySelector("#v-memory main.grid").hidden) return;
-      const span = st.t1 - st.t0;
-      if (e.key === "ArrowLeft") this.setWindow(st.t0 - span * 0.2, st.t1 - span * 0.2);
-      else if (e.key === "ArrowRight") this.setWindow(st.t0 + span * 0.2, st.t1 + span * 0.2);
-      else if (e.key === "+" || e.key === "=") this.setWindow(st.t0 + span * 0.25, st.t1 - span * 0.25);
-      else if (e.key === "-") this.setWindow(st.t0 - span * 0.5, st.t1 + span * 0.5);
-      else if (e.key === "0" || e.key === "Escape") this.resetWindow();
-      else if (e.key === "p" || e.key === "P") this.zoomToPeak();
-    });
+    bindKeys(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }

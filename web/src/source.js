@@ -26,8 +26,9 @@
 import { decodeColumn, decodeFrame, upperBound } from "./decode.js";
 import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
-import { filterAllocs, sortAllocs, pageOf, exportAllocs } from "./table.js";
-import { makeClock } from "./format.js";
+import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
+import { makeClock, BEFORE_TRACE } from "./format.js";
+import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, httpGetTrace, httpSliceDetail, httpTraceJsonUrl } from "./tracesource.js";
 
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
@@ -168,8 +169,8 @@ export class EmbeddedSource {
   // The live set at time t: by "op" (top-level operator) or "category"; as
   // the server's /api/live.  Memory the curve shows but no allocation of the
   // trace accounts for is "(allocated before trace)"; by category, memory
-  // from before the trace is counted in its category and what no allocation
-  // accounts for is PARAMETER_OR_STATE, as summary --by category counts it.
+  // from before the trace is counted in its category, except what is one
+  // "(allocated before trace)" (table.js shownBeforeTrace), as at the peak.
   async getLiveAt(rank, dev, t, by = "op") {
     const { d } = this.device(rank, dev);
     const a = await this.getAllocs(rank, dev);
@@ -194,14 +195,14 @@ export class EmbeddedSource {
       if (a.tf[i] <= t && !(a.flags[i] & 2)) continue;
       const before = !!(a.flags[i] & 1);
       if (before) { knownBefore += a.size[i]; nBefore++; } else { tracked += a.size[i]; count++; }
-      if (byCat) add(catNames[a.cat[i]] || "unknown", a.size[i], 1);
+      if (byCat) add(shownBeforeTrace(a, i) ? BEFORE_TRACE : catNames[a.cat[i]] || "unknown", a.size[i], 1);
       else if (!before) add(a.groups[a.group[i]], a.size[i], 1);
     }
     const before = recorded ? Math.max(0, curveValue - tracked) : knownBefore;
     if (byCat) {
       const gap = recorded ? Math.max(0, curveValue - tracked - knownBefore) : 0;
-      if (gap) add("PARAMETER_OR_STATE", gap, 0);
-    } else if (before || nBefore) add("(allocated before trace)", before, nBefore);
+      if (gap) add(BEFORE_TRACE, gap, 0);
+    } else if (before || nBefore) add(BEFORE_TRACE, before, nBefore);
     const rows = [...acc.values()];
     rows.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
     return { t, curve_value: curveValue, by, tracked, count, before, groups: rows.length, rows,
@@ -215,6 +216,12 @@ export class EmbeddedSource {
     const clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns || 0), r.time);
     return exportAllocs(a, idx, clock.exact, fmt === "tsv" ? "\t" : ",");
   }
+
+  // The Trace view (tracesource.js): the window's slices and merged runs, one slice's detail,
+  // and the slices as Chrome-trace JSON text (opts.q: a search, counted per merged run).
+  async getTrace(rank, t0, t1, px, opts) { return embeddedGetTrace(this, rank, t0, t1, px, opts); }
+  async getSliceDetail(rank, id) { return embeddedSliceDetail(this, rank, id); }
+  async getTraceJson(rank) { return embeddedTraceJson(this, rank); }
 
   // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
   async getTable(q) {
@@ -445,6 +452,15 @@ export class HttpSource {
       }));
     }
     return this.perfs.get(rank);
+  }
+
+  async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
+  async getSliceDetail(rank, id) { return httpSliceDetail(this, rank, id); }
+  traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
+  async getTraceJson(rank) {
+    const res = await this.fetch(this.traceJsonUrl(rank));
+    if (res.status !== 200) throw new Error("memlens serve: trace.json: " + res.status);
+    return res.text();
   }
 }
 
