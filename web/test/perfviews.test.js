@@ -73,3 +73,24 @@ test("why a rank has no time views", () => {
   assert.match(pvNoPerf({ format: "torch-snapshot", perfWhy: "the trace has no events with a duration" }), /snapshot/);
   assert.equal(pvNoPerf({ format: "ascend-text", perfWhy: "this Ascend run has no trace_view.json" }), "This Ascend run has no trace_view.json.");
 });
+
+test("served: getMeta answers one meta object for the page's life (a view asking again keeps the loaded ranks)", async () => {
+  const { HttpSource } = await import("../src/source.js");
+  let calls = 0;
+  const fetchFn = async (u) => {
+    calls++;
+    const body = /api\/meta/.test(u) ? { inputs: ["a"], skipped: [], ranks: [{ rank: 0, path: "a" }] }
+      : /api\/rank/.test(u) ? { devices: [], perf: true, perfWhy: null } : /api\/perf/.test(u) ? { counts: { events: 3 } } : {};
+    return { status: 200, json: async () => JSON.parse(JSON.stringify(body)) };
+  };
+  const s = new HttpSource("/api/", fetchFn);
+  const m1 = await s.getMeta();
+  await s.ensureRank(0);
+  const m2 = await s.getMeta();
+  assert.equal(m1, m2);
+  assert.ok(m2.ranks[0].loaded);
+  assert.deepEqual(await s.getPerf(0), { counts: { events: 3 } });
+  const n = calls;
+  await s.getPerf(0);
+  assert.equal(calls, n, "the perf object is fetched once");
+});
