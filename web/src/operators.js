@@ -27,7 +27,7 @@ export function operatorColumns(group, perf) {
     { key: "host_total_ns", label: "Host total", title: "host time including the operators it called", num: true, width: 104, fmt: pvNs },
     { key: "device_self_ns", label: "Device self", title: "GPU time of the kernels the operator itself launched", num: true, width: 108, fmt: pvNs },
     { key: "device_total_ns", label: "Device total", title: "GPU time including that of the operators it called", num: true, width: 112, fmt: pvNs },
-    { key: "device_share", label: "CUDA time share", title: "device self time over all operators' device self time", num: true, width: 136,
+    { key: "device_share", label: "CUDA time share", title: "device self time over all operators' device self time", num: true, width: 150,
       get: (r) => (r.device_self_ns || 0) / tot, fmt: (v) => pvPct(v), csv: (r) => ((r.device_self_ns || 0) / tot).toFixed(6) },
     { key: "tc_eligible", label: "TC eligible", title: "whether the operator can run on Tensor Cores", num: true, width: 100, chart: false,
       get: (r) => (r.tc_eligible ? 1 : 0), fmt: (v) => (v ? "yes" : "no"), csv: (r) => (r.tc_eligible ? "yes" : "no") },
@@ -65,9 +65,22 @@ export function operatorDetail(r, perf, group) {
     `<a data-go="kernels" data-sel="${escapeHtml(k.name)}" title="${escapeHtml(k.name)}">${escapeHtml(shortKernel(k.name))} · ${groupDigits(k.calls)}× · ${pvNs(k.total_ns)}</a>`).join("") + "</div>"
     : '<p class="muted">None: the operator ran on the host only (or its kernels were launched by the operators it called).</p>';
   h += "<h3>Call stack</h3>";
-  h += r.stack && r.stack.length ? '<div class="stack">' + r.stack.map((f) => `<div>${escapeHtml(f)}</div>`).join("") + "</div>"
+  h += r.stack && r.stack.length ? '<div class="stack">' + r.stack.map((f) => `<div title="${escapeHtml(f)}">${escapeHtml(opFrameText(f))}</div>`).join("") + "</div>"
     : '<p class="muted">No call stack: record with <code>torch.profiler.profile(with_stack=True)</code>.</p>';
   return h;
+}
+
+// A call-stack frame ("/long/path/site-packages/torch/nn/modules/module.py(1102): _call_impl")
+// as people read it: the path from the package on, or the last two parts of it.
+export function opFrameText(f) {
+  const s = String(f);
+  const m = /^(.*?)(\(\d+\):.*)$/.exec(s);
+  if (!m) return s;
+  let file = m[1];
+  const pk = /(?:site|dist)-packages\/(.+)$/.exec(file);
+  if (pk) file = pk[1];
+  else if (file.startsWith("/")) file = file.split("/").slice(-2).join("/");
+  return file + m[2];
 }
 
 // A kernel's name cut to its function (templates and arguments left out) for narrow places.
