@@ -3,8 +3,8 @@
 # number keys switch tabs, Ctrl+F and the operators' search filter as you
 # type, a header sorts, a row opens its detail, Esc closes it, the address
 # reopens the same state, a 100k-row table renders only what is in sight;
-# the same page served by `memlens serve` (/api/perf); a snapshot opens on
-# Memory and the time views say why they are empty.  Screenshots of every
+# the same page served by `memlens serve` (/api/perf); a snapshot and an
+# Ascend export open on Memory and the time views say why they are empty.  Screenshots of every
 # tab, light and dark, go to build/screenshots/perf-*/.  SKIPs when chromium,
 # node, web/node_modules or the data are absent.
 . tests/lib.sh
@@ -52,6 +52,12 @@ else
         run_page snapshot "$tmp/snap.html" snapshot light
     else
         t_skip "snapshot data absent"
+    fi
+    asc="$DATA/ascend/text_level1"
+    if [ -d "$asc" ]; then
+        $MEMLENS report "$asc" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" snapshot light
+    else
+        t_skip "ascend data absent"
     fi
 fi
 t_done

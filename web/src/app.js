@@ -47,12 +47,16 @@ class App {
     this.bestDev = new Map([[best[0], best[1]]]);
     if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
     this.setupTabs(rank);
-    // The view: the address's; else Overview when the rank has a time side, else Memory.
+    // The view: the address's; else Overview when the rank has a time side (not a memory format), else Memory.
     const perf = await this.perfOf(rank);
     this.tabs.rank = rank;
     $("sel-rank").value = String(rank);
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
-    else await this.tabs.go(perf ? "overview" : "memory");
+    else {
+      // a snapshot, a memory timeline or an Ascend export is about memory: it opens there
+      const r = this.meta.ranks[rank] || {}, memFirst = /snapshot|timeline|ascend/i.test(r.format || "") && (r.devices || []).length > 0;
+      await this.tabs.go(perf && !memFirst ? "overview" : "memory");
+    }
     $("loading").remove();
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;

@@ -58,7 +58,7 @@ try {
   const tabs = await page.$$eval(".vtab", (bs) => bs.map((b) => b.dataset.view));
 
   if (mode === "snapshot") {
-    ok("a snapshot opens on Memory", (await current()) === "memory", await current());
+    ok("a memory-only input opens on Memory", (await current()) === "memory", await current());
     ok("the memory views are there", await page.evaluate(() => !document.querySelector("#v-memory main.grid").hidden));
     await shot("memory");
     for (const [key, id] of [["1", "overview"], ["2", "operators"], ["3", "kernels"], ["4", "trace"], ["6", "modules"]]) {
