@@ -86,7 +86,7 @@ export function opFrameText(f) {
 // A kernel's name cut to its function (templates and arguments left out) for narrow places.
 export function shortKernel(name) {
   let s = String(name || "");
-  s = s.replace(/^void /, "");
+  s = s.replace(/^void /, "").replace(/\(anonymous namespace\)::/g, "");
   let depth = 0, out = "";
   for (const c of s) {
     if (c === "<" || c === "(") depth++;

@@ -102,3 +102,7 @@ test("call-stack frames shortened to the package path", async () => {
   assert.equal(opFrameText("train.py(12): step"), "train.py(12): step");
   assert.equal(opFrameText("<built-in method conv2d>"), "<built-in method conv2d>");
 });
+
+test("kernel names: anonymous namespaces left out", () => {
+  assert.equal(shortKernel("void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*)"), "at::native::max_pool_forward_nchw<…>");
+});
