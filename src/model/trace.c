@@ -210,6 +210,17 @@ void ml_trace_meta(ml_trace *t, ml_trace_meta_kind what, ml_str pid, ml_str tid,
     VEC_PUSH(&t->index->meta, m);
 }
 
+ml_str ml_trace_process_name(const ml_trace *t, ml_str pid)
+{
+    const ml_trace_index *ix = t->index;
+    ml_str name = 0;
+    for (size_t i = 0; i < ix->meta.len; i++)
+        if (ix->meta.v[i].what == ML_META_PROCESS_NAME && ix->meta.v[i].pid == pid) name = ix->meta.v[i].name;
+    for (size_t k = 0; !name && k < t->tracks.len; k++)
+        if (t->tracks.v[k].pid == pid && t->tracks.v[k].process_name) name = t->tracks.v[k].process_name;
+    return name;
+}
+
 void ml_trace_span(ml_trace *t, int64_t begin, int64_t end)
 {
     ml_trace_index *ix = t->index;

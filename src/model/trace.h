@@ -186,6 +186,8 @@ void ml_instant_push(ml_trace *t, int64_t ts, ml_str name, uint32_t track);
  * M event naming a thread with no slices creates no track. */
 typedef enum { ML_META_PROCESS_NAME, ML_META_THREAD_NAME, ML_META_PROCESS_SORT, ML_META_THREAD_SORT } ml_trace_meta_kind;
 void ml_trace_meta(ml_trace *t, ml_trace_meta_kind what, ml_str pid, ml_str tid, ml_str name, int64_t sort);
+/* The process name an M event gave pid (before or after ml_trace_finish), 0 if none. */
+ml_str ml_trace_process_name(const ml_trace *t, ml_str pid);
 /* Widens the span to [begin, end] (times before the base, like the pushes):
  * importers give the span of all events, memory ones included.
  * ml_trace_finish() widens it further by everything stored. */
