@@ -59,6 +59,7 @@ typedef struct trace_args {
     int32_t grid[3], block[3];
     float blocks_per_sm, occupancy;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
+    ml_comm_args comm;
 } trace_args;
 
 typedef struct counter_val {
@@ -229,7 +230,8 @@ static bool is_memory_name(const kineto *k)
 /* ---- the time side's args ---- */
 
 static const trace_args TA_NONE = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0};
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
+    {0, 0, -1, -1, -1}};
 
 static void json_put(kineto *k, const char *s, size_t n)
 {
@@ -331,7 +333,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         }
         return r;
     }
-    int64_t *dst = NULL;
+    int64_t *dst = NULL, group = -1;
     const char *s;
     size_t m;
     int r;
@@ -347,6 +349,11 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     case 5:
         if (KEY_IS(key, n, "block")) return read_dim3(k, a->block);
         if (KEY_IS(key, n, "bytes")) dst = &a->bytes;
+        else if (KEY_IS(key, n, "dtype")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->comm.dtype = ml_intern(k->p->strings, s, m);
+            return r;
+        }
         break;
     case 6:
         if (KEY_IS(key, n, "device")) dst = &a->device;
@@ -359,6 +366,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         if (KEY_IS(key, n, "Input Dims") || KEY_IS(key, n, "Input dims")) return read_compact(k, &a->dims);
         if (KEY_IS(key, n, "Input type")) return read_compact(k, &a->types);
         if (KEY_IS(key, n, "sort_index")) dst = &a->sort_index;
+        else if (KEY_IS(key, n, "Group size")) dst = &group;
         else if (KEY_IS(key, n, "Call stack")) {
             r = js_value_string(k->js, &s, &m);
             if (r > 0) a->stack = ml_intern(k->p->strings, s, m);
@@ -371,12 +379,21 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         break;
     case 13:
         if (KEY_IS(key, n, "connection_id")) dst = &a->corr; /* Ascend: CANN call <-> device task */
+        else if (KEY_IS(key, n, "In msg nelems")) dst = &a->comm.in_nelems;
         else if (KEY_IS(key, n, "Fwd thread id")) dst = &a->fwd;
         else if (KEY_IS(key, n, "shared memory")) dst = &a->smem;
         else if (KEY_IS(key, n, "blocks per SM")) return read_float(k, &a->blocks_per_sm);
         break;
+    case 14:
+        if (KEY_IS(key, n, "Out msg nelems")) dst = &a->comm.out_nelems;
+        break;
     case 15:
         if (KEY_IS(key, n, "Sequence number")) dst = &a->seq;
+        else if (KEY_IS(key, n, "Collective name")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->comm.collective = ml_intern(k->p->strings, s, m);
+            return r;
+        }
         break;
     case 16:
         if (KEY_IS(key, n, "Python parent id")) dst = &a->py_parent;
@@ -404,6 +421,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         counter_val c = {ml_intern(k->p->strings, key, n), d};
         VEC_PUSH(&k->cvals, c);
     }
+    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
     return r;
 }
 
@@ -661,15 +679,16 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
             .blocks_per_sm = a->blocks_per_sm,
             .occupancy = a->occupancy,
             .bytes = a->bytes,
+            .comm = a->comm,
         };
         return ml_kernel_info_push(k->t, &ki);
     }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
         return ML_NONE32;
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_id < 0 && a->py_parent < 0 &&
-        a->py_module < 0)
+        a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
-    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module};
+    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module, a->comm};
     return ml_op_info_push(k->t, &oi);
 }
 

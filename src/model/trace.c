@@ -263,9 +263,16 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         o.input_dims = MAP_STR(o.input_dims);
         o.input_types = MAP_STR(o.input_types);
         o.call_stack = MAP_STR(o.call_stack);
+        o.comm.collective = MAP_STR(o.comm.collective);
+        o.comm.dtype = MAP_STR(o.comm.dtype);
         VEC_PUSH(&dst->op_info, o);
     }
-    for (size_t i = 0; i < src->kernel_info.len; i++) VEC_PUSH(&dst->kernel_info, src->kernel_info.v[i]);
+    for (size_t i = 0; i < src->kernel_info.len; i++) {
+        ml_kernel_info ki = src->kernel_info.v[i];
+        ki.comm.collective = MAP_STR(ki.comm.collective);
+        ki.comm.dtype = MAP_STR(ki.comm.dtype);
+        VEC_PUSH(&dst->kernel_info, ki);
+    }
     const ml_slices *s = &src->slices;
     for (size_t i = 0; i < s->ts.len; i++) {
         uint8_t kind = s->kind.v[i];
