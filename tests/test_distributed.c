@@ -204,7 +204,7 @@ static void format(ml_distributed *d, char *out, size_t cap)
         size_t first = 0, n = 0;
         for (size_t i = 0; i < d->n_collectives; i++)
             if (d->collectives[i].rank == ranks[r]) first = n ? first : i, n++;
-        qsort(d->collectives + first, n, sizeof *d->collectives, by_name);
+        if (n) qsort(d->collectives + first, n, sizeof *d->collectives, by_name);
         for (size_t i = first; i < first + n; i++) {
             const ml_collective *c = &d->collectives[i];
             w += (size_t)snprintf(out + w, cap - w, "coll|%d|%s|%llu|%lld|%lld|%lld\n", c->rank, c->name,

@@ -251,7 +251,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         ml_dist_step st = {rank, "(whole trace)", t->span_begin, t->span_end, 0, 0, 0, 0};
         VEC_PUSH(steps, st);
     }
-    qsort(steps->v + first_step, steps->len - first_step, sizeof *steps->v, by_begin);
+    if (steps->len > first_step) qsort(steps->v + first_step, steps->len - first_step, sizeof *steps->v, by_begin);
     int64_t comp_sum = 0;
     for (size_t k = first_step; k < steps->len; k++) {
         ml_dist_step *st = &steps->v[k];
@@ -274,7 +274,8 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         VEC_PUSH(colls, c);
         VEC_FREE(&a->kernels);
     }
-    qsort(colls->v + first_coll, colls->len - first_coll, sizeof *colls->v, by_total_desc);
+    if (colls->len > first_coll)
+        qsort(colls->v + first_coll, colls->len - first_coll, sizeof *colls->v, by_total_desc);
     bool any_comm = comm.len > 0;
     VEC_FREE(&acc);
     VEC_FREE(&comp);
