@@ -200,7 +200,12 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         if (!ml_slice_is_runtime(s->kind.v[i])) continue;
         int64_t x = s->ext_id.v[i];
         uint32_t node = ML_NONE32;
-        if (x > 0) {
+        for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
+            if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
+                node = out->owner[q];
+                break;
+            }
+        if (node == ML_NONE32 && x > 0) {
             size_t lo = 0, hi = ext.len;
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
@@ -208,13 +213,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                 else hi = mid;
             }
             if (lo < ext.len && ext.v[lo].ext == x) node = ext.v[lo].node;
-        } else if (x == 0) node = root_of[s->track.v[i]];
-        else
-            for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
-                if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
-                    node = out->owner[q];
-                    break;
-                }
+        } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
         if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
         if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
