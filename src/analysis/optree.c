@@ -109,6 +109,9 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
+    /* per name id: 1 known, 2 counts as an operator, 4 Tensor Core eligible */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
 
     /* Nest each thread's tree slices by containment. */
     for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
@@ -127,10 +130,16 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             while (stack.len) {
                 if (sb < stack_end.v[stack.len - 1]) {
                     if (se <= stack_end.v[stack.len - 1]) {
-                        uint8_t fl = 0;
-                        const char *name = ml_s(p, s->name.v[i]);
-                        if (s->kind.v[i] == ML_SL_CPU_OP && counts_as_operator(name)) fl |= ML_NODE_OPERATOR;
-                        if (ml_op_tc_eligible(name)) fl |= ML_NODE_TC_ELIGIBLE;
+                        uint8_t fl = 0, c = 0;
+                        ml_str nm = s->name.v[i];
+                        if (nm < nstr && cls[nm]) c = cls[nm];
+                        else {
+                            const char *name = ml_s(p, nm);
+                            c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
+                            if (nm < nstr) cls[nm] = c;
+                        }
+                        if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
+                        if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
                         uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl);
                         out->owner[i] = id;
                         VEC_PUSH(&stack, id);
@@ -146,6 +155,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     }
     VEC_FREE(&stack);
     VEC_FREE(&stack_end);
+    free(cls);
     size_t nn = b.slice.len;
 
     /* Merge a cpu_op with its only child of the same name (top down). */
@@ -223,7 +233,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     free(root_of);
 
     /* GPU work to the node of its launch; kernels with none to the main root. */
-    size_t nstr = ml_strpool_count(p->strings);
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
