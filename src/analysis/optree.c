@@ -188,14 +188,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     }
     free(rt_from);
 
-    /* External id -> node. */
-    VEC(ext_node) ext = {0};
-    for (uint32_t i = 0; i < nn; i++) {
-        uint32_t si = b.slice.v[i];
-        if (si != ML_NONE32 && s->ext_id.v[si] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[si], i}));
-    }
-    qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
-
     out->n = nn;
     out->host_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
@@ -205,7 +197,9 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     for (uint32_t i = 0; i < nn; i++)
         if (b.slice.v[i] != ML_NONE32) out->host_self[i] = s->dur.v[b.slice.v[i]];
 
-    /* Runtime calls to their nodes. */
+    /* Runtime calls to their nodes; External id -> node when needed. */
+    VEC(ext_node) ext = {0};
+    bool ext_built = false;
     for (size_t i = 0; i < n; i++) {
         if (!ml_slice_is_runtime(s->kind.v[i])) continue;
         int64_t x = s->ext_id.v[i];
@@ -216,6 +210,14 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                 break;
             }
         if (node == ML_NONE32 && x > 0) {
+            if (!ext_built) { /* only calls outside every operator need it */
+                for (uint32_t j = 0; j < nn; j++) {
+                    uint32_t sj = b.slice.v[j];
+                    if (sj != ML_NONE32 && s->ext_id.v[sj] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[sj], j}));
+                }
+                qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
+                ext_built = true;
+            }
             size_t lo = 0, hi = ext.len;
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;

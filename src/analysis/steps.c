@@ -105,7 +105,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
             break;
         default: break;
         }
-        if (role < ML_ROLE__COUNT) ml_ranges_push(&out->busy[role], b, e);
+        if (role < ML_ROLE__COUNT) ml_ranges_add(&out->busy[role], b, e);
         if (k == ML_SL_CPU_OP || k == ML_SL_PROFILER_STEP) {
             if (b < cpu_min) cpu_min = b;
             if (e > cpu_max) cpu_max = e;
