@@ -37,6 +37,16 @@ r = json.load(sys.stdin)["ranks"][0]
 print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
 t_eq "--top 1 keeps one row" "$($MEMLENS perf --json --top 1 "$tmp/t.json" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ranks"][0]["kernels"]["by_op"]))')" 1
 
+# export --table: the same tables as CSV.
+$MEMLENS export "$tmp/t.json" --table operators --group-by shape -o "$tmp/ops.csv"; t_eq "export ops exit" $? 0
+t_eq "export ops csv" "$(cat "$tmp/ops.csv")" "name,input_shape,calls,host_self_ns,host_total_ns,device_self_ns,device_total_ns,tc_eligible,tc_self_ratio,tc_total_ratio
+aten::mm,\"[[4, 4], [4, 4]]\",1,35000,40000,100000,100000,true,0.0000,0.0000"
+t_eq "export kernels by op" "$($MEMLENS export "$tmp/t.json" --table kernels --group-by op -o - --format csv | tail -1)" \
+    "volta_sgemm_64x64_nn,aten::mm,1,100000,100000,100000,100000,2.0000,50.0000,false"
+$MEMLENS export "$tmp/t.json" --table kernels -o "$tmp/k.json" 2>/dev/null; t_eq "export table needs csv" $? 2
+$MEMLENS export "$tmp/t.json" --table kernels --group-by shape -o "$tmp/k.csv" 2>/dev/null; t_eq "export bad group" $? 2
+$MEMLENS export "$tmp/t.json" --table modules -o "$tmp/k.csv" 2>/dev/null; t_eq "export bad table" $? 2
+
 # A trace without a time side, and bad input: one line naming the file, exit 2.
 printf '%s' '{"traceEvents":[{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":512,"Total Allocated":512,"Total Reserved":4096}}]}' >"$tmp/mem.json"
 out=$($MEMLENS perf "$tmp/mem.json"); t_eq "memory-only exit" $? 0
