@@ -58,7 +58,7 @@ static void attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
     }
     for (size_t r = 0; r < rows->len; r++)
         qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
-    qsort_r(rows->v, rows->len, sizeof *rows->v, cmp_row, &gpu);
+    if (rows->len) qsort_r(rows->v, rows->len, sizeof *rows->v, cmp_row, &gpu);
 }
 
 void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out)

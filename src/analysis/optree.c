@@ -215,7 +215,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                     uint32_t sj = b.slice.v[j];
                     if (sj != ML_NONE32 && s->ext_id.v[sj] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[sj], j}));
                 }
-                qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
+                if (ext.len) qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
                 ext_built = true;
             }
             size_t lo = 0, hi = ext.len;
