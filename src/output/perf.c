@@ -273,12 +273,13 @@ void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top)
     for (size_t i = 0; i < perf->gpus.len; i++) {
         const ml_gpu_metrics *g = &perf->gpus.v[i];
         const ml_device *d = g->device >= 0 ? &p->devices.v[g->device] : NULL;
-        fprintf(f, "\nGPU %s", device_id(p, g, b, sizeof b));
+        bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
+        fprintf(f, "\n%s %s", gpu ? "GPU" : "Device", device_id(p, g, b, sizeof b));
         if (d && d->name) fprintf(f, "  %s", ml_s(p, d->name));
         if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
         if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
         fputc('\n', f);
-        pct(f, "GPU utilization", g->utilization);
+        pct(f, gpu ? "GPU utilization" : "utilization", g->utilization);
         pct(f, "est. SM efficiency", g->sm_efficiency);
         if (g->occupancy < 0) fprintf(f, "    %-26s n/a\n", "est. achieved occupancy");
         else fprintf(f, "    %-26s %.2f %%\n", "est. achieved occupancy", g->occupancy);
