@@ -274,7 +274,9 @@ void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top)
         const ml_gpu_metrics *g = &perf->gpus.v[i];
         const ml_device *d = g->device >= 0 ? &p->devices.v[g->device] : NULL;
         bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
-        fprintf(f, "\n%s %s", gpu ? "GPU" : "Device", device_id(p, g, b, sizeof b));
+        const char *id = device_id(p, g, b, sizeof b);
+        fputs(gpu ? "\nGPU " : "\nDevice ", f);
+        fputs(id, f);
         if (d && d->name) fprintf(f, "  %s", ml_s(p, d->name));
         if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
         if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
