@@ -281,7 +281,7 @@ static req *upload_begin(ml_server *s, struct MHD_Connection *c)
     arg_check args;
     const char *bad;
     if (!host_ok(s, c)) q->status = 403, snprintf(q->err, sizeof q->err, "Host header names another host");
-    else if ((bad = request_bad(c, "/api/upload", &args))) q->status = 400, snprintf(q->err, sizeof q->err, "%s", bad);
+    else if ((bad = request_bad(c, "/api/upload", &args))) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", bad);
     else if (why) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", why);
     else if (!(q->f = ml_upload_begin(s->uploads, name, &e))) q->status = 500, snprintf(q->err, sizeof q->err, "%s", e.msg);
     else q->name = ml_strdup(name);
