@@ -7,6 +7,7 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
+import { mountUpload } from "./upload.js";
 
 class App {
   constructor(source) {
@@ -28,9 +29,10 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
+    this.upload = mountUpload(this); // served pages: drop zone, "Add a run" (upload.js)
     if (this.source.ensureRank) await this.loadRank(0); // served: ranks are imported when first viewed
     const first = this.meta.ranks.findIndex((r) => r.devices.length);
-    if (first < 0) { this.nothingToShow(); return; }
+    if (first < 0) { if (!(this.upload && this.upload.empty())) this.nothingToShow(); return; }
     // Open the rank and device with the highest peak: that is the question.
     let best = [first, 0], bestV = -1;
     this.meta.ranks.forEach((r, ri) => r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
