@@ -23,8 +23,8 @@ export function progressText(loaded, total) {
 
 // The answer of the server as an error line (its JSON "error", else the status).
 export function errorOf(status, body) {
-  if (status === 0) return "the upload was cut off (is the server still running?)";
-  return (body && body.error) || `the server answered ${status}`;
+  if (body && body.error) return body.error;
+  return status === 0 ? "the upload was cut off (is the server still running?)" : `the server answered ${status}`;
 }
 
 // Sends each file in turn with send(file, progress) -> {status, body}; hooks:
