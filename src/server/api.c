@@ -14,9 +14,12 @@
 #include <time.h>
 
 #include "breakdown.h"
+#include "beforetrace.h"
 #include "categories.h"
 #include "colbuf.h"
 #include "format.h"
+#include "api_trace.h"
+#include "report_trace.h"
 
 
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
@@ -748,15 +751,21 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_json_str(out, by);
     if (!strcmp(by, "category")) {
         /* By category, from the columns (ml_breakdown has no category key), as
-         * summary --by category counts: memory from before the trace in its
-         * category, what no allocation accounts for as PARAMETER_OR_STATE. */
+         * the report's peak: memory from before the trace in its category,
+         * except what is "(allocated before trace)" (beforetrace.h). */
         int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0;
+        int64_t bt = 0, btn = 0; /* "(allocated before trace)": beforetrace.h */
         size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
         for (size_t i = 0; i < hi; i++) {
             if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
             int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
-            cb[c] += d->size[i];
-            cn[c]++;
+            if (ml_shown_before_trace(d->flags[i], d->cat[i])) {
+                bt += d->size[i];
+                btn++;
+            } else {
+                cb[c] += d->size[i];
+                cn[c]++;
+            }
             if (d->flags[i] & 1) {
                 known_before += d->size[i];
             } else {
@@ -766,14 +775,15 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
         }
         int64_t before = known_before;
         if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
-        if (total >= 0 && total - tracked - known_before > 0) cb[ML_CAT_PARAMETER_OR_STATE] += total - tracked - known_before;
+        if (total >= 0 && total - tracked - known_before > 0) bt += total - tracked - known_before;
         ml_buf_puts(out, ",\"tracked\":");
         ml_json_i64(out, tracked);
         ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
         ml_json_i64(out, before);
-        row rows[ML_CAT__COUNT];
+        row rows[ML_CAT__COUNT + 1];
         for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
-        put_rows(out, rows, ML_CAT__COUNT);
+        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, bt, btn };
+        put_rows(out, rows, ML_CAT__COUNT + 1);
         return;
     }
     ml_group_by g = !strcmp(by, "op") ? ML_BY_TOPLEVEL : (ml_group_by)ml_group_by_parse(by);
@@ -1057,6 +1067,31 @@ static int route(req *q, ml_ranks *rs, const char *path)
         if (arg_rank_dev(q, rs, &r, &d) || arg_time(q, "t", 1, 0, &t) || arg_enum(q, "by", by_names, 6, 0, &by))
             return -1;
         ml_api_live(r, d, t, by_names[by], q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/trace.json")) {
+        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        if (!r->trace) return fail(q, 404, "this rank has no slices (no time side in its input)");
+        if (!strcmp(path, "/api/trace.json")) {
+            ml_trace_chrome_json(r->p, q->out);
+            return 0;
+        }
+        if (!strcmp(path, "/api/slice")) {
+            if (arg_int(q, "id", 0, (int64_t)ml_sv_trace_count(r->trace) - 1, -1, &v)) return -1;
+            ml_api_slice(r->trace, r->p, (size_t)v, q->out);
+            return 0;
+        }
+        int64_t s0, s1;
+        double t0, t1;
+        int fmt;
+        ml_sv_trace_span(r->trace, &s0, &s1);
+        if (arg_time(q, "t0", 0, (double)s0, &t0) || arg_time(q, "t1", 0, (double)(s1 > s0 ? s1 : s0 + 1), &t1) ||
+            arg_int(q, "px", 1, 20000, -1, &v) || arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
+            return -1;
+        if (!(t1 > t0)) return fail(q, 400, "the window must have t1 > t0");
+        const char *text = q->arg(q->user, "q");
+        if (text && strlen(text) > 200) return fail(q, 400, "parameter 'q' is longer than 200 bytes");
+        ml_api_trace(r->trace, r->p, t0, t1, (int)v, text, fmt, q->out);
         return 0;
     }
     return fail(q, 404, "no such API route");

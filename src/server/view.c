@@ -4,6 +4,7 @@
  * mode, parses the rank's meta back, and points into the captured columns.
  */
 #include "view.h"
+#include "api_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -376,6 +377,7 @@ ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
         ml_sv_rank_free(r);
         return NULL;
     }
+    r->trace = ml_sv_trace_build(p, r->origin);
     return r;
 }
 
@@ -398,6 +400,7 @@ void ml_sv_rank_free(ml_sv_rank *r)
     }
     free(r->dev);
     free(r->strings);
+    ml_sv_trace_free(r->trace);
     if (r->pvs) ml_pvs_free(r->pvs);
     ml_blobs_free(&r->bl);
     ml_buf_free(&r->meta);

@@ -97,6 +97,7 @@ typedef struct ml_sv_rank {
     size_t nstacks, nstack_frames, nframes;
     const uint32_t *stack_start, *stack_frames, *frame_name, *frame_file;
     const int64_t *frame_line;
+    struct ml_sv_trace *trace;  /* the Trace view's lanes (api_trace.h); NULL without slices */
 } ml_sv_rank;
 
 /* Builds the view of a loaded profile; takes ownership of p (freed with the view). */

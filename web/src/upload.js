@@ -125,18 +125,18 @@ class Uploader {
   empty() {
     if (this.app.meta.ranks.length) return false;
     const $ = (id) => document.getElementById(id);
-    document.querySelector("main.grid").hidden = true;
+    $("vtabs").hidden = true;
+    document.querySelectorAll("#app > .view").forEach((v) => { v.hidden = true; });
     $("sel-dev").disabled = true;
     $("hdr-title").textContent = "no run yet";
-    const el = $("loading");
-    el.className = "";
-    el.innerHTML = `<div class="up-drop" id="up-drop"><b>Drop profiles here to open them</b>
+    $("hdr-meta").textContent = "";
+    this.drop = Object.assign(document.createElement("div"), { className: "up-drop", id: "up-drop" });
+    this.drop.innerHTML = `<b>Drop profiles here to open them</b>
       <div class="up-kinds">PyTorch / Kineto traces (.json, .json.gz, .pt.trace.json), CUDA allocator snapshots (.pickle),
       memory timelines — several at once; each becomes a run</div>
-      <button id="btn-browse">Browse…</button></div>`;
+      <button id="btn-browse">Browse…</button>`;
+    this.tray.after(this.drop);
     $("btn-browse").addEventListener("click", () => this.input.click());
-    this.app.perf.startMs = 0;
-    window.__memlens.ready = true;
     return true;
   }
 
@@ -182,37 +182,27 @@ class Uploader {
   }
 
   // The new ranks into the page's list (as the server numbers them), then the
-  // last one opens on its device with the highest peak.
+  // last file's first run opens in the view shown (the first run of an empty
+  // page: Overview when it has a time side, else Memory, as at start).
   async openAdded(added) {
-    const app = this.app, src = app.source, meta = app.meta;
+    const app = this.app, src = app.source, meta = app.meta, $ = (id) => document.getElementById(id);
     const m = await src.get("meta");
     for (let i = meta.ranks.length; i < m.ranks.length; i++) meta.ranks.push(src.slotRank(m.ranks[i]));
     meta.inputs = m.inputs;
     app.header();
-    const last = added[added.length - 1];
-    for (let k = last.index + last.added - 1; k >= last.index; k--) {
-      await src.ensureRank(k);
-      const r = meta.ranks[k];
-      if (!r.devices.length) continue;
-      let dev = 0;
-      r.devices.forEach((d, i) => { if (d.peak && (!r.devices[dev].peak || d.peak.v > r.devices[dev].peak.v)) dev = i; });
-      const grid = document.querySelector("main.grid"), wasHidden = grid.hidden;
-      grid.hidden = false;
-      document.getElementById("sel-dev").disabled = false;
-      const loading = document.getElementById("loading");
-      if (loading) loading.remove();
-      if (wasHidden) { app.curve.resize(); app.cats.resize(); }
-      await app.openDevice(k, dev);
-      app.header();
-      app.deviceOptions();
-      return;
-    }
-    const r = meta.ranks[last.index], note = document.createElement("div");
-    note.className = "up-item up-failed";
-    note.innerHTML = `<span class="up-name">${escapeHtml(r.path.split("/").pop())}</span><span></span><span class="up-state">added, but it holds no memory data</span>` +
-      `<button class="up-close" title="dismiss">×</button><div class="up-err">${(r.notes || []).map(escapeHtml).join("<br>")}</div>`;
-    note.querySelector(".up-close").addEventListener("click", () => note.remove());
-    this.tray.appendChild(note);
+    const tabs = app.tabs, k = added[added.length - 1].index;
+    if (tabs && meta.ranks.length > 1 && !tabs.shown.includes("distributed")) tabs.setShown(tabs.shown.concat("distributed"));
+    if (!this.drop || !tabs) { await app.switchRank(k); return; }
+    // the first run of an empty page
+    this.drop.remove();
+    this.drop = null;
+    $("vtabs").hidden = false;
+    await app.loadRank(k);
+    tabs.rank = k;
+    $("sel-rank").value = String(k);
+    const perf = await app.perfOf(k);
+    await tabs.go(perf ? "overview" : "memory");
+    tabs.panes[tabs.current].hidden = false;
   }
 }
 
