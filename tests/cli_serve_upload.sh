@@ -31,6 +31,7 @@ mkdir -p "$tmp/in" "$tmp/serve" "$tmp/cli"
 printf 'hello, not a profile' >"$tmp/cli/bad.json"
 printf '\200\002}q' >"$tmp/cli/cut.pickle"
 
+: >"$tmp/out"
 TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 URL="" i=0

@@ -24,6 +24,7 @@ else
 {"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":1048576,"Total Allocated":3145728,"Total Reserved":4194304}},
 {"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":40,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":-1048576,"Total Allocated":2097152,"Total Reserved":4194304}}]}' >"$tmp/small.json"
     mkdir -p "$tmp/serve"
+    : >"$tmp/out"
     TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>&1 &
     pid=$!
     url="" i=0

@@ -63,8 +63,8 @@ function xhrSend(url) {
   });
 }
 
-const ACCEPT = ".json,.gz,.pickle,.pkl,.csv,.db";
-const CSS = `
+const UPLOAD_ACCEPT = ".json,.gz,.pickle,.pkl,.csv,.db";
+const UPLOAD_CSS = `
 .up-drop { margin: 40px auto; max-width: 640px; padding: 36px 24px; text-align: center; border: 2px dashed var(--line);
   border-radius: 12px; background: var(--panel); color: var(--muted); }
 .up-drop b { display: block; color: var(--fg); font-size: 17px; margin-bottom: 8px; }
@@ -92,9 +92,9 @@ class Uploader {
     this.busy = Promise.resolve();
     const $ = (id) => document.getElementById(id);
     const style = document.createElement("style");
-    style.textContent = CSS;
+    style.textContent = UPLOAD_CSS;
     document.head.appendChild(style);
-    this.input = Object.assign(document.createElement("input"), { type: "file", multiple: true, accept: ACCEPT, id: "up-input", hidden: true });
+    this.input = Object.assign(document.createElement("input"), { type: "file", multiple: true, accept: UPLOAD_ACCEPT, id: "up-input", hidden: true });
     this.input.addEventListener("change", () => { this.add([...this.input.files]); this.input.value = ""; });
     document.body.appendChild(this.input);
     // "Add a run", before the rank switcher
@@ -200,9 +200,9 @@ class Uploader {
     await app.loadRank(k);
     tabs.rank = k;
     $("sel-rank").value = String(k);
-    const perf = await app.perfOf(k);
-    await tabs.go(perf ? "overview" : "memory");
-    tabs.panes[tabs.current].hidden = false;
+    const perf = await app.perfOf(k), id = perf ? "overview" : "memory";
+    tabs.panes[id].hidden = false; // shown before it draws: the charts take its width
+    await tabs.go(id);
   }
 }
 
