@@ -223,6 +223,10 @@ if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
         curl -s -m 30 -o /dev/null "${URL}api/$q"
     done
     curl -s -m 30 -o /dev/null "$URL"
+    curl -s -m 30 -o /dev/null -T "$tmp/t.json" "${URL}api/upload?name=up.json"        # imported: a new rank
+    curl -s -m 30 -o /dev/null -T "$tmp/t.json" "${URL}api/upload?name=..%2Fup.json"   # refused name
+    printf 'nope' | curl -s -m 30 -o /dev/null -T - "${URL}api/upload?name=bad.json"  # refused file
+    curl -s -m 30 -o /dev/null "${URL}api/rank?rank=1&wait=10000"
     kill -INT "$pid"
     i=0
     while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -233,7 +237,7 @@ else
 fi
 
 # Errors at start: exit 2 with one line.
-"$MEMLENS" serve >/dev/null 2>"$tmp/err"; t_eq "no input exit" $? 2
+"$MEMLENS" serve --port >/dev/null 2>"$tmp/err"; t_eq "option without value exit" $? 2
 "$MEMLENS" serve "$tmp/missing.json" --port 0 >/dev/null 2>"$tmp/err"; t_eq "missing input exit" $? 2
 t_eq "missing input one line" "$(wc -l <"$tmp/err" | tr -d ' ')" 1
 "$MEMLENS" serve "$tmp/t.json" --port 70000 >/dev/null 2>"$tmp/err"; t_eq "bad port exit" $? 2

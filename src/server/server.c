@@ -270,6 +270,18 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
     return ok;
 }
 
+/* An upload sent by a page must come from this server's own page: a page
+ * elsewhere may POST to 127.0.0.1 (a "simple" cross-origin request, with no
+ * preflight) and its Host header would pass; its Origin would not.  Clients
+ * that are not browsers send no Origin. */
+static int origin_ok(struct MHD_Connection *c)
+{
+    const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    if (!o) return 1;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    return h && !strncmp(o, "http://", 7) && !strcmp(o + 7, h);
+}
+
 /* The first call of an upload (headers only): checks, and opens its file. */
 static req *upload_begin(ml_server *s, struct MHD_Connection *c)
 {
@@ -282,6 +294,7 @@ static req *upload_begin(ml_server *s, struct MHD_Connection *c)
     const char *bad;
     if (!host_ok(s, c)) q->status = 403, snprintf(q->err, sizeof q->err, "Host header names another host");
     else if ((bad = request_bad(c, "/api/upload", &args))) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", bad);
+    else if (!origin_ok(c)) q->status = 403, snprintf(q->err, sizeof q->err, "upload from a page of another origin");
     else if (why) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", why);
     else if (!(q->f = ml_upload_begin(s->uploads, name, &e))) q->status = 500, snprintf(q->err, sizeof q->err, "%s", e.msg);
     else q->name = ml_strdup(name);

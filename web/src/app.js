@@ -18,6 +18,7 @@ import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
+import { mountUpload } from "./upload.js";
 
 class App {
   constructor(source) {
@@ -39,6 +40,7 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
+    this.upload = mountUpload(this); // served pages: drop zone, "Add a run" (upload.js)
     const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
     // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
     let best = [0, 0], bestV = -1;
@@ -54,6 +56,7 @@ class App {
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
     else await this.tabs.go(perf ? "overview" : "memory");
     $("loading").remove();
+    if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;
   }
