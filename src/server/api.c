@@ -20,6 +20,8 @@
 #include "format.h"
 #include "api_trace.h"
 #include "report_trace.h"
+#include "perfdata.h"
+#include "report.h"
 
 
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
@@ -1077,6 +1079,13 @@ static int route(req *q, ml_ranks *rs, const char *path)
     if (!strcmp(path, "/api/peak") || !strcmp(path, "/api/ops")) {
         if (arg_rank_dev(q, rs, &r, &d)) return -1;
         ml_sv_put_value(q->out, r->pvs, !strcmp(path, "/api/peak") ? d->peak : d->ops);
+        return 0;
+    }
+    if (!strcmp(path, "/api/perf")) {
+        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        const char *why = ml_perf_unavailable(r->p);
+        if (why) return fail(q, 404, "%s", why);
+        if (!ml_sv_perf(r, q->out)) return fail(q, 404, "this rank has no time data");
         return 0;
     }
     if (!strcmp(path, "/api/live")) {

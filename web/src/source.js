@@ -291,7 +291,16 @@ export class HttpSource {
       notes: [], devices: [], strings: [], loaded: false, slot: s };
   }
 
+  // One meta object for the page's life (the views share it; ensureRank fills its ranks in
+  // place): a second call answers the same object, not a fresh one with unloaded ranks.
   async getMeta() {
+    if (this.meta) return this.meta;
+    if (this.metaP) return this.metaP;
+    this.metaP = this.fetchMeta();
+    return this.metaP;
+  }
+
+  async fetchMeta() {
     const m = await this.get("meta");
     this.meta = { version: 1, generator: "memlens serve", origin_ns: "0", inputs: m.inputs, skipped: m.skipped,
       ranks: m.ranks.map((s) => this.slotRank(s)) };
