@@ -135,7 +135,8 @@ class TraceView {
 
   async setRank(rank) {
     this.state.rank = rank;
-    this.meta = await this.source.getMeta();
+    this.meta = this.source.meta || await this.source.getMeta();
+    if (this.source.ensureRank) await this.source.ensureRank(rank); // served: imported on first view
     const r = this.meta.ranks[rank];
     this.rank = r;
     this.sel = null;
