@@ -78,7 +78,8 @@ void ml_trace_track_label(const ml_profile *p, uint32_t track, ml_buf *b)
 void ml_trace_process_label(const ml_profile *p, uint32_t track, ml_buf *b)
 {
     const ml_track *k = &p->trace->tracks.v[track];
-    if (k->kind == ML_TRACK_STREAM && k->device >= 0) ml_buf_printf(b, "GPU %d", k->device);
+    if (k->kind == ML_TRACK_STREAM && k->device >= 0 && (size_t)k->device < p->devices.len)
+        ml_buf_puts(b, p->devices.v[k->device].id); /* "cuda:0" */
     else if (k->process_name) ml_buf_printf(b, "%s (%s)", ml_s(p, k->process_name), ml_s(p, k->pid));
     else ml_buf_printf(b, "process %s", ml_s(p, k->pid));
 }
