@@ -51,6 +51,8 @@ try {
 
   const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.firstChild && e.firstChild.textContent));
   ok("lanes are labelled as HTML (threads and streams)", labels.some((l) => /thread|python/i.test(l)) && labels.some((l) => /stream/i.test(l)), labels.slice(0, 8).join(", "));
+  const mem = await page.evaluate(() => { const v = window.__memlens.trace.view; return { devs: (v.rank.devices || []).length, labs: document.querySelectorAll(".tr-lab.mem").length, drawn: v.mem.filter((m) => m.data && m.data.t.length).length }; });
+  if (mem.devs) ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
   await page.screenshot({ path: path.join(shots, `trace-${scheme}.png`) });
 
   // wheel zoom at the middle: the window shrinks and the axis changes
