@@ -91,10 +91,10 @@ t_eq "table page" "$(echo "${r#* }" | json 'd["total"], d["pages"], d["rows"]["c
 t_eq "table filter" "$(get "/api/table?rank=0&dev=0&text=nothing-like-it" | cut -d' ' -f2- | json 'd["total"]')" 0
 t_eq "live at t (before trace + the allocation)" "$(get "/api/live?rank=0&dev=0&t=20000&by=op" | cut -d' ' -f2- | json 'd["curve_value"], d["tracked"], d["before"], d["rows"][0]')" \
     "3145728 1048576 2097152 ['(allocated before trace)', 2097152, 0]"
-# by category as summary --by category counts: the 2 MiB the curve shows beyond the
-# allocation is PARAMETER_OR_STATE, not a separate "(allocated before trace)" row
+# by category as at the peak and in the category chart: the 2 MiB the curve shows beyond
+# the allocation is "(allocated before trace)" there too (src/analysis/beforetrace.h)
 t_eq "live by category" "$(get "/api/live?rank=0&dev=0&t=20000&by=category" | cut -d' ' -f2- | json 'd["tracked"], d["groups"], d["rows"]')" \
-    "1048576 2 [['PARAMETER_OR_STATE', 2097152, 0], ['TEMPORARY', 1048576, 1]]"
+    "1048576 2 [['(allocated before trace)', 2097152, 0], ['TEMPORARY', 1048576, 1]]"
 t_contains "peak" "$(get "/api/peak?rank=0&dev=0")" '"v":3145728'
 t_contains "the page's title names the input" "$(get /)" "<title>memlens — t.json</title>"
 # The table's export: every row, streamed, as CSV or TSV (the page's own export, web/src/table.js).

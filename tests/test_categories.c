@@ -431,7 +431,8 @@ TEST(snapshot_phases_from_frames)
     CHECK(ml_export_all(f, &ps, ML_EXPORT_CSV, NULL) == 0);
     fclose(f);
     CHECK_CONTAINS(buf, ",TEMPORARY,fwd_freed_in_fwd,,,forward (model.py:1),11000,12000,200\n");
-    CHECK_CONTAINS(buf, ",GRADIENT,bwd_kept,,,torch::autograd::generated::MmBackward0::apply(x),15000,,300\n");
+    /* ... taken from Python frames only, as MemoryViz: the engine's C++ frames name the autograd node */
+    CHECK_CONTAINS(buf, ",GRADIENT,bwd_kept,,,(no Python frame: MmBackward0),15000,,300\n");
     CHECK(strstr(buf, "unwind") == NULL);
     free(buf);
     VEC_FREE(&ps.items);

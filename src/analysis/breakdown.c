@@ -95,16 +95,54 @@ static int frame_text(const ml_profile *p, uint32_t fid, char *buf, size_t cap)
 /* Frames a --by stack label shows; stacks whose user frames agree this far are one group. */
 #define STACK_LABEL_FRAMES 6
 
+/* The user frame of a stack, as PyTorch's MemoryViz takes it: from its
+ * Python frames only (outside libraries if it has such, else the innermost
+ * Python frame).  A stack without Python frames (the autograd engine's
+ * thread, C++ only) has no user frame: "(no Python frame)", naming the
+ * autograd node when a frame shows one ("(no Python frame: BmmBackward0)"),
+ * never a C++/ATen frame as if it were the user's.  Returns false for those. */
+static bool python_user_frame(const ml_profile *p, uint32_t stack, uint32_t *out)
+{
+    size_t depth = ml_stack_depth(p, stack);
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    for (size_t i = 0; i < depth; i++) {
+        const ml_frame *f = &p->frames.v[fr[i]];
+        if (is_python_frame(p, f) && !is_library_frame(p, f)) { *out = fr[i]; return true; }
+    }
+    for (size_t i = 0; i < depth; i++)
+        if (is_python_frame(p, &p->frames.v[fr[i]])) { *out = fr[i]; return true; }
+    return false;
+}
+
+static void no_python_label(const ml_profile *p, uint32_t stack, char *buf, size_t cap)
+{
+    size_t depth = ml_stack_depth(p, stack);
+    const uint32_t *fr = ml_stack_frames(p, stack);
+    static const char gen[] = "torch::autograd::generated::";
+    for (size_t i = 0; i < depth; i++) {
+        const char *name = ml_s(p, p->frames.v[fr[i]].name), *g = strstr(name, gen);
+        if (!g) continue;
+        g += sizeof gen - 1;
+        const char *end = strstr(g, "::apply");
+        if (!end || end - g > 80 || memchr(g, ':', (size_t)(end - g)) || !memmem(g, (size_t)(end - g), "Backward", 8)) continue;
+        snprintf(buf, cap, "(no Python frame: %.*s)", (int)(end - g), g);
+        return;
+    }
+    snprintf(buf, cap, "(no Python frame)");
+}
+
 void ml_stack_label(const ml_profile *p, uint32_t stack, ml_group_by by, char *buf, size_t cap)
 {
     uint32_t fr[STACK_LABEL_FRAMES + 1];
-    size_t n = user_frames(p, stack, fr, by == ML_BY_FRAME ? 1 : STACK_LABEL_FRAMES + 1);
-    if (!n) {
-        snprintf(buf, cap, "(no stack recorded)");
+    if (by == ML_BY_FRAME) {
+        if (!ml_stack_depth(p, stack)) snprintf(buf, cap, "(no stack recorded)");
+        else if (python_user_frame(p, stack, fr)) frame_text(p, fr[0], buf, cap);
+        else no_python_label(p, stack, buf, cap);
         return;
     }
-    if (by == ML_BY_FRAME) {
-        frame_text(p, fr[0], buf, cap);
+    size_t n = user_frames(p, stack, fr, STACK_LABEL_FRAMES + 1);
+    if (!n) {
+        snprintf(buf, cap, "(no stack recorded)");
         return;
     }
     size_t w = 0;

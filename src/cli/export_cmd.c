@@ -21,8 +21,9 @@ static bool wanted(const ml_profile *p, size_t d, const char *device)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: memlens export INPUT -o FILE [--device ID] [--rank N]\n"
-                    "FILE's extension picks the format:\n"
+    fprintf(stderr, "usage: memlens export INPUT -o FILE [--format F] [--device ID] [--rank N]\n"
+                    "FILE's extension, or --format F (F: the extension without its dot, needed\n"
+                    "with -o -, which writes to standard output), picks the format:\n"
                     "  .json, .json.gz          PyTorch memory timeline [times_us, sizes by category]\n"
                     "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
                     "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
@@ -136,12 +137,13 @@ static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
 
 int ml_cmd_export(int argc, char **argv)
 {
-    const char *input = NULL, *out = NULL, *device = NULL;
+    const char *input = NULL, *out = NULL, *device = NULL, *format = NULL;
     int rank = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
+        else if (!strcmp(a, "--format") && i + 1 < argc) format = argv[++i];
         else if (!strcmp(a, "--rank") && i + 1 < argc) {
             if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -157,11 +159,23 @@ int ml_cmd_export(int argc, char **argv)
         }
     }
     if (!input || !out) return usage();
-    int kind = ml_export_kind_for(out);
-    if (kind < 0) {
-        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json or .csv\n", out);
+    /* The format: --format's name as an extension, else the output's own. */
+    char named[64];
+    if (format) snprintf(named, sizeof named, ".%s", format);
+    if (!format && !strcmp(out, "-")) {
+        fprintf(stderr, "memlens: export: -o - (standard output) needs --format (json, json.gz, raw.json, "
+                        "raw.json.gz, trace.json, trace.json.gz or csv)\n");
         return 2;
     }
+    const char *fmt_name = format ? named : out;
+    int kind = format && strlen(format) > 40 ? -1 : ml_export_kind_for(fmt_name);
+    if (kind < 0) {
+        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json or .csv\n",
+                format ? format : out);
+        return 2;
+    }
+    size_t fl = strlen(fmt_name);
+    bool gz = fl >= 3 && !strcmp(fmt_name + fl - 3, ".gz");
     ml_profiles ps = {0};
     ml_err e = {{0}};
     if (ml_load(input, &ps, &e) < 0) goto fail;
@@ -180,7 +194,7 @@ int ml_cmd_export(int argc, char **argv)
     }
     note_unmatched(&ps, dev, device);
     ml_outfile o;
-    if (ml_outfile_open(&o, out, &e) < 0) goto fail;
+    if (ml_outfile_open_as(&o, out, gz, &e) < 0) goto fail;
     int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
                      : ml_export_all(o.f, &ps, (ml_export_kind)kind, device);
     if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;

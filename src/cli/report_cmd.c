@@ -13,7 +13,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N]\n"
-               "  Writes one self-contained HTML file (works offline) with memory curves,\n"
+               "  Writes one self-contained HTML file (works offline; -o - writes it to\n"
+               "  standard output) with memory curves,\n"
                "  the allocation timeline, the breakdown at the peak and tables.\n"
                "  --max-allocs N   allocations drawn per device (default %d); beyond it the\n"
                "                   page keeps those live at the peak and the largest, and says\n"

@@ -66,6 +66,16 @@ typedef enum {
     ML_ASCEND_STATIC_OP_MEM
 } ml_ascend_file;
 
+/* Operator allocations (operator_memory.csv, OP_MEMORY) whose size cannot be
+ * real (negative, or 2^62 bytes or more) are skipped, counted, and noted once
+ * per file naming the first: where (a line or row) and the value. */
+typedef struct ml_ascend_bad_sizes {
+    int64_t n;
+    char first[96];
+} ml_ascend_bad_sizes;
+bool ml_ascend_size_ok(int64_t bytes);
+void ml_ascend_note_bad_sizes(ml_profile *p, const char *what, const ml_ascend_bad_sizes *b);
+
 ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n);
 ml_ascend_file ml_ascend_file_kind_by_name(const char *path);
 

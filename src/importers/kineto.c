@@ -387,6 +387,19 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     return r;
 }
 
+/* Whether the number just read is integral ("4096", "4096.0", "4.096e3"; not
+ * "1.5", which js_value_number truncates): byte counts are whole. */
+static bool whole_bytes(kineto *k)
+{
+    size_t n;
+    const char *s = js_text(k->js, &n);
+    if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n)) return true;
+    while (n && (s[n - 1] == '\t' || s[n - 1] == ' ')) n--;
+    while (n && (s[0] == '\t' || s[0] == ' ')) s++, n--;
+    int64_t v;
+    return ml_parse_integral(s, n, &v) == 0;
+}
+
 /* The args memory events need; a value of the wrong type or out of range is
  * remembered, and reported only if the event turns out to be a memory event. */
 static int read_args(kineto *k, event_fields *f)
@@ -433,6 +446,7 @@ static int read_args(kineto *k, event_fields *f)
             if (r == 1) *has = true; /* ranges: see add_memory_event() */
             else if (r < 0) return -1;
             else why = r == 0 ? "is not a number" : "is out of range";
+            if (r == 1 && dst != &f->dev_type && dst != &f->dev_id && !whole_bytes(k)) why = "is not a whole number of bytes";
         }
         if (why && !f->bad_arg) f->bad_arg = label, f->bad_arg_why = why, f->bad_arg_off = off;
     }
@@ -509,6 +523,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
                       : f->dev_type < 0 || f->dev_type > INT_MAX ? "Device Type"
                       : f->dev_id < INT_MIN || f->dev_id > INT_MAX ? "Device Id" : NULL;
     if (range) return js_fail_at(k->js, k->e, ev_off, "[memory] event: args \"%s\" is out of range", range);
+    /* Totals are amounts held: never below zero (Bytes is signed: a free). */
+    const char *neg = f->total_alloc < 0 ? "Total Allocated" : f->total_reserved < 0 ? "Total Reserved" : NULL;
+    if (neg) return js_fail_at(k->js, k->e, ev_off, "[memory] event: args \"%s\" is negative", neg);
     /* Device Type is PyTorch's DeviceType (profile.h numbers ml_dev_kind the same way). */
     int type = f->has_dev_type ? (int)f->dev_type : ML_DEV_CPU;
     int index = f->has_dev_id && type != ML_DEV_CPU ? (int)f->dev_id : -1;

@@ -23,6 +23,9 @@
 #include "stats.h"
 #include "categories.h"
 #include "report_trace.h"
+#include "report_static.h"
+#include "unmatched.h"
+#include "beforetrace.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -428,6 +431,14 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
      * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
     cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
     for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= cc.gap[i];
+    /* So are the allocations known only to predate the trace (beforetrace.h):
+     * alive from before it to its end, a constant part of PARAMETER_OR_STATE. */
+    int64_t kept = 0;
+    for (size_t i = 0; i < p->allocs.size.len; i++)
+        if (p->allocs.device.v[i] == dev && ml_shown_before_trace(p->allocs.flags.v[i], p->allocs.category.v[i]))
+            kept += p->allocs.size.v[i];
+    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= kept;
+    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= kept;
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
@@ -456,7 +467,8 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
             if (v > peak[k]) peak[k] = v;
             sum += v;
         }
-        if (recorded && j) base[x] = cv.value[j - 1] > sum ? cv.value[j - 1] - sum : 0;
+        if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
+        base[x] += kept;
         if (base[x] > base_peak) base_peak = base[x];
     }
     /* The bands share one time column (written once); they need no M4
@@ -600,6 +612,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
     size_t nkeep = 0;
     int64_t known_before = 0;   /* live at the peak, known to predate the trace */
+    int64_t shown_before = 0, shown_before_n = 0; /* of which shown as "(allocated before trace)" (beforetrace.h) */
     for (size_t j = 0; j < idx.len; j++) {
         uint32_t i = idx.v[j];
         group_stat *g = &gs[grp[j]];
@@ -613,6 +626,11 @@ static void put_device(rank_ctx *c, uint16_t dev)
         g->peak += sz;
         g->peak_count++;
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) known_before += sz;
+        if (ml_shown_before_trace(a->flags.v[i], a->category.v[i])) { /* one "(allocated before trace)" */
+            shown_before += sz;
+            shown_before_n++;
+            continue;
+        }
         uint8_t cat = a->category.v[i] < sizeof by_cat / sizeof *by_cat ? a->category.v[i] : 0;
         by_cat[cat] += sz;
         by_cat_n[cat]++;
@@ -653,11 +671,30 @@ static void put_device(rank_ctx *c, uint16_t dev)
     label_sum cl[ML_CAT__COUNT + 1];
     for (size_t k = 0; k < ML_CAT__COUNT; k++)
         cl[k] = (label_sum){ ml_category_name((int)k), by_cat[k], by_cat_n[k], k };
-    cl[ML_CAT__COUNT] = (label_sum){ ML_BEFORE_TRACE_GROUP, before > known_before ? before - known_before : 0, 0,
-                                     ML_CAT__COUNT };
+    cl[ML_CAT__COUNT] = (label_sum){ ML_BEFORE_TRACE_GROUP, (before > known_before ? before - known_before : 0) + shown_before,
+                                     shown_before_n, ML_CAT__COUNT };
     ml_buf_puts(m, ",\"by_category\":");
     put_label_sums(m, cl, ML_CAT__COUNT + 1);
     ml_buf_puts(m, "}");
+
+    /* A trace without addresses: its memory events by top-level operator,
+     * and their nets until the peak (which add up to the replayed curve there). */
+    if (ml_unmatched_applies(p, dev)) {
+        ml_unmatched um;
+        ml_unmatched_by_op(p, dev, pk.found ? peak_t : INT64_MAX, &um);
+        ml_buf_printf(m, ",\"unmatched\":{\"why\":\"the trace's memory events carry no addresses (PyTorch before 1.10): "
+                         "a free cannot be told from which allocation it frees\",\"allocs\":%" PRId64 ",\"frees\":%" PRId64
+                         ",\"by_op\":[", um.allocs, um.frees);
+        for (size_t k = 0; k < um.n; k++) {
+            const ml_unmatched_row *r = &um.rows[k];
+            ml_buf_puts(m, k ? ",[" : "[");
+            ml_json_str(m, r->op ? ml_s(p, r->op) : ML_UNMATCHED_NO_OP);
+            ml_buf_printf(m, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", r->allocs, r->alloc_bytes,
+                          r->frees, r->free_bytes, r->net_at);
+        }
+        ml_buf_puts(m, "]}");
+        ml_unmatched_free(&um);
+    }
 
     /* Per-operator statistics over all allocations (not only the drawn ones);
      * calls null where unknown (no CPU operators in the input, or not an operator). */
@@ -798,7 +835,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
     }
     ml_buf_puts(m, "],\"category_curves\":[");
     put_category_curves(c, dev, t0);
-    ml_buf_puts(m, "]}");
+    ml_buf_puts(m, "]");
+    if (ml_report_is_static(p)) ml_report_static(p, dev, m);
+    ml_buf_puts(m, "}");
 
     ml_device_stats_free(&ds);
     free(ls);

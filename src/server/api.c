@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "breakdown.h"
+#include "beforetrace.h"
 #include "categories.h"
 #include "colbuf.h"
 #include "format.h"
@@ -750,15 +751,21 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_json_str(out, by);
     if (!strcmp(by, "category")) {
         /* By category, from the columns (ml_breakdown has no category key), as
-         * summary --by category counts: memory from before the trace in its
-         * category, what no allocation accounts for as PARAMETER_OR_STATE. */
+         * the report's peak: memory from before the trace in its category,
+         * except what is "(allocated before trace)" (beforetrace.h). */
         int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0;
+        int64_t bt = 0, btn = 0; /* "(allocated before trace)": beforetrace.h */
         size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
         for (size_t i = 0; i < hi; i++) {
             if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
             int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
-            cb[c] += d->size[i];
-            cn[c]++;
+            if (ml_shown_before_trace(d->flags[i], d->cat[i])) {
+                bt += d->size[i];
+                btn++;
+            } else {
+                cb[c] += d->size[i];
+                cn[c]++;
+            }
             if (d->flags[i] & 1) {
                 known_before += d->size[i];
             } else {
@@ -768,14 +775,15 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
         }
         int64_t before = known_before;
         if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
-        if (total >= 0 && total - tracked - known_before > 0) cb[ML_CAT_PARAMETER_OR_STATE] += total - tracked - known_before;
+        if (total >= 0 && total - tracked - known_before > 0) bt += total - tracked - known_before;
         ml_buf_puts(out, ",\"tracked\":");
         ml_json_i64(out, tracked);
         ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
         ml_json_i64(out, before);
-        row rows[ML_CAT__COUNT];
+        row rows[ML_CAT__COUNT + 1];
         for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
-        put_rows(out, rows, ML_CAT__COUNT);
+        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, bt, btn };
+        put_rows(out, rows, ML_CAT__COUNT + 1);
         return;
     }
     ml_group_by g = !strcmp(by, "op") ? ML_BY_TOPLEVEL : (ml_group_by)ml_group_by_parse(by);

@@ -7,7 +7,17 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
+import { TabRouter, parseTabHash } from "./tabs.js";
+import { pvWhy, pvNoPerf } from "./perfview.js";
+import { OverviewView } from "./overview.js";
+import { OperatorsView } from "./operators.js";
+import { KernelsView } from "./kernels.js";
+import { ModulesView } from "./modules.js";
+import { DistributedView } from "./distributed.js";
 import { mountTrace } from "./trace.js";
+import { StaticView } from "./staticview.js";
+import { bindKeys } from "./keys.js";
+import { unmatchedCount, unmatchedSort } from "./unmatched.js";
 
 class App {
   constructor(source) {
@@ -22,7 +32,6 @@ class App {
   async start() {
     const t = performance.now();
     this.meta = await this.source.getMeta();
-    if (/(^|[#&])view=trace\b/.test(location.hash)) return this.startTrace(); // until the tabs mount it
     const $ = (id) => document.getElementById(id);
     this.curve = new CurveView($("curve"), this);
     this.timeline = new TimelineView($("timeline"), $("tl-over"), $("tl-tip"), $("tl-note"), this);
@@ -30,49 +39,160 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
-    if (this.source.ensureRank) await this.loadRank(0); // served: ranks are imported when first viewed
-    const first = this.meta.ranks.findIndex((r) => r.devices.length);
-    if (first < 0) { this.nothingToShow(); return; }
-    // Open the rank and device with the highest peak: that is the question.
-    let best = [first, 0], bestV = -1;
-    this.meta.ranks.forEach((r, ri) => r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
-    await this.openDevice(best[0], best[1]);
+    const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
+    // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
+    let best = [0, 0], bestV = -1;
+    this.meta.ranks.forEach((r, ri) => (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
+    const rank = hash.rank != null && hash.rank < this.meta.ranks.length ? hash.rank : best[0];
+    this.bestDev = new Map([[best[0], best[1]]]);
+    if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
+    this.setupTabs(rank);
+    // The view: the address's; else Overview when the rank has a time side, else Memory.
+    const perf = await this.perfOf(rank);
+    this.tabs.rank = rank;
+    $("sel-rank").value = String(rank);
+    if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
+    else await this.tabs.go(perf ? "overview" : "memory");
     $("loading").remove();
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;
   }
 
-  // The Trace view alone (#view=trace), for its tests until the tab shell mounts it.
-  async startTrace() {
-    const $ = (id) => document.getElementById(id);
-    this.header();
-    if (this.source.ensureRank) await this.loadRank(0);
-    document.querySelector("main.grid").hidden = true;
-    $("loading").remove();
-    const el = document.createElement("section");
-    el.className = "panel";
-    el.style.margin = "4px 16px 16px";
-    document.getElementById("app").appendChild(el);
-    const tv = mountTrace(el, this.source, { rank: 0 });
-    window.__memlens.trace = tv;
-    await tv.ready;
-    window.__memlens.ready = true;
+  // The perf object of a rank (null: none; the rank's perfWhy says why).
+  // quiet: for another rank than the one shown (not loaded: null).
+  async perfOf(rank, quiet) {
+    const r = this.meta.ranks[rank];
+    if (!r || !this.source.getPerf) return null;
+    if (quiet && r.loaded === false) return null;
+    try { return await this.source.getPerf(rank); }
+    catch (e) { if (!quiet) r.perfWhy = "Cannot read this rank's time data: " + e.message; return null; }
   }
 
-  // An input without memory data: say so, with what its importer noted
-  // (often the reason: e.g. a trace recorded without profile_memory).
-  nothingToShow() {
-    const $ = (id) => document.getElementById(id), m = this.meta;
-    document.querySelector("main.grid").hidden = true;
+  // The tabs and the views behind them (tabs.js).
+  setupTabs() {
+    const $ = (id) => document.getElementById(id), st = this.state;
+    const ids = ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed"];
+    const panes = {};
+    for (const id of ids) panes[id] = $("v-" + id);
+    const app = this;
+    const memory = {
+      show: (rank) => this.showMemory(rank),
+      hide: () => { $("lab-dev").hidden = true; },
+      focusSearch: () => { if ($("v-memory").querySelector("main.grid").hidden) return false; $("f-text").focus(); $("f-text").select(); return true; },
+      closeDetail: () => false,    // Esc keeps its meaning there: reset the zoom
+      hashExtra: () => ({ sel: st.selected >= 0 && this.allocs ? String(this.idOf(st.selected)) : null, dev: st.dev || null }),
+      restore: (p) => { this.wantDev = p.dev != null ? +p.dev : null; },
+      select: (sel) => this.selectId(+sel),
+    };
+    const trace = {
+      // web/src/trace.js (another module of the bundle) draws the Trace view: mountTrace(el, source, state)
+      // returns a handle with the view methods (show(rank), focusSearch ...), all optional.
+      async show(rank) {
+        const el = $("trace-mount");
+        const perf = await app.perfOf(rank);
+        if (!perf && !app.traceHandle) { pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank])); return; }
+        if (typeof mountTrace !== "function") { pvWhy(el, "Trace", "This build of memlens has no trace view (web/src/trace.js)."); return; } // eslint-disable-line no-undef
+        if (!app.traceHandle) { el.innerHTML = ""; app.traceHandle = (await mountTrace(el, app.source, { rank, app, tabs: app.tabs })) || {}; } // eslint-disable-line no-undef
+        else if (app.traceHandle.show) await app.traceHandle.show(rank);
+      },
+      hide() { if (app.traceHandle && app.traceHandle.hide) app.traceHandle.hide(); },
+      focusSearch() { return !!(app.traceHandle && app.traceHandle.focusSearch && app.traceHandle.focusSearch()); },
+      closeDetail() { return !!(app.traceHandle && app.traceHandle.closeDetail && app.traceHandle.closeDetail()); },
+      select(sel) { if (app.traceHandle && app.traceHandle.select) return app.traceHandle.select(sel); },
+      hashExtra() { return app.traceHandle && app.traceHandle.hashExtra ? app.traceHandle.hashExtra() : {}; },
+      restore(p) { if (app.traceHandle && app.traceHandle.restore) app.traceHandle.restore(p); },
+    };
+    this.views = {
+      overview: new OverviewView(panes.overview, this), operators: new OperatorsView(panes.operators, this),
+      kernels: new KernelsView(panes.kernels, this), trace, memory, modules: new ModulesView(panes.modules, this),
+      distributed: new DistributedView(panes.distributed, this),
+    };
+    this.tabs = new TabRouter($("vtabs"), panes, this.views, {
+      onRank: (k) => this.switchRank(k, true),
+      onChange: (id) => { $("lab-dev").hidden = id !== "memory"; if (id !== "memory") this.rankLine(this.tabs.rank); },
+    });
+    this.tabs.setShown(ids.filter((id) => id !== "distributed" || this.meta.ranks.length > 1 ||
+      this.meta.ranks.some((r) => r.world_size > 1)));
+    this.tabs.bind(window);
+  }
+
+  // The rank switcher: loads the rank (served), then the current view shows it.
+  async switchRank(k, fromHash) {
+    if (this.source.ensureRank) await this.loadRank(k);
+    document.getElementById("sel-rank").value = String(k);
+    if (!fromHash) await this.tabs.setRank(k);
+  }
+
+  // The Memory view for a rank: its device with the highest peak (or the address's), or why there is none.
+  async showMemory(rank) {
+    const $ = (id) => document.getElementById(id);
+    $("lab-dev").hidden = false;
+    const r = this.meta.ranks[rank];
+    if (!r || !(r.devices || []).length) { this.noMemory(rank); return; }
+    $("mem-why").hidden = true;
+    $("v-memory").querySelector("main.grid").hidden = false;
+    $("sel-dev").disabled = false;
+    let dev = this.wantDev != null && this.wantDev < r.devices.length ? this.wantDev : null;
+    this.wantDev = null;
+    if (dev == null && this.memRank === rank) dev = this.state.dev;
+    if (dev == null) {
+      let bv = -1;
+      dev = 0;
+      r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bv) { bv = d.peak.v; dev = di; } });
+    }
+    if (this.memRank !== rank || this.state.dev !== dev) {
+      this.memRank = rank;
+      await this.openDevice(rank, dev);
+    } else {
+      this.metaLine();
+      this.curve.resize(); this.cats.resize();
+      await this.redraw();
+    }
+  }
+
+  // A rank without memory data: say so, how to record it, with what its
+  // importer noted (often the reason: a trace recorded without profile_memory).
+  noMemory(rank) {
+    const $ = (id) => document.getElementById(id), m = this.meta, r = m.ranks[rank] || {};
+    $("v-memory").querySelector("main.grid").hidden = true;
     $("sel-dev").disabled = true;
-    const r = m.ranks[0];
-    $("hdr-meta").innerHTML = r ? `format <b>${escapeHtml(r.format)}</b>` : "";
-    const notes = m.ranks.flatMap((x) => x.notes || []).concat(m.skipped || []);
-    $("notes").innerHTML = "";
-    $("loading").innerHTML = "<b>Nothing to show: no memory data in the input.</b>" +
+    $("sel-dev").innerHTML = "";
+    this.memRank = -1;
+    this.rankLine(rank);
+    const notes = (r.notes || []).concat(m.skipped || []);
+    const el = $("mem-why");
+    el.hidden = false;
+    el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" +
+      '<div class="why">Record the memory with <code>torch.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True)</code>: ' +
+      "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>" +
       notes.map((n) => '<div class="why">' + escapeHtml(n) + "</div>").join("");
-    this.perf.startMs = 0;
-    window.__memlens.ready = true;
+  }
+
+  // The header line of a rank, when no device is open.
+  rankLine(rank) {
+    const r = this.meta.ranks[rank];
+    if (!r) return;
+    const parts = [`format <b>${escapeHtml(r.format || "?")}</b>`];
+    if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
+    const peaks = (r.devices || []).filter((d) => d.peak);
+    if (peaks.length) parts.push(`${peaks.length} device${peaks.length > 1 ? "s" : ""} with memory data`);
+    document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
+    const notes = (r.notes || []).concat(this.meta.skipped || []);
+    document.getElementById("notes").innerHTML = notes.length
+      ? `<details><summary>${notes.length} note${notes.length > 1 ? "s" : ""} about this input</summary>${notes.map((n) => "<div>" + escapeHtml(n) + "</div>").join("")}</details>` : "";
+  }
+
+  // Selects the allocation with a global id (from the address).
+  async selectId(id) {
+    if (!(id >= 0) || !this.allocs) return;
+    let k = this.allocs.localOf ? this.allocs.localOf(id) : id < this.allocs.n ? id : -1;
+    if (k < 0 && this.source.windowed) {
+      const st = this.state;
+      this.allocs = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), id);
+      this.timeline.setData(this.allocs);
+      k = this.allocs.localOf(id);
+    }
+    if (k >= 0) await this.select(k);
   }
 
   // Served pages: imports rank k on the server, showing its progress.
@@ -109,7 +229,7 @@ class App {
 
   deviceOptions() {
     const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
-    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.peak ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.static ? " · static graphs" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
     ds.value = String(this.state.dev);
     document.getElementById("sel-rank").value = String(this.state.rank);
   }
@@ -122,7 +242,7 @@ class App {
     // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
     parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +
       (d.total > 0 ? "capacity " + fmtBytes(d.total) : '<span class="unknown">capacity unknown</span>'));
-    parts.push(plural(d.allocs.total, "allocation"));
+    parts.push(d.unmatched ? unmatchedCount(d.unmatched) : plural(d.allocs.total, "allocation"));
     document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
     const notes = (r.notes || []).concat(this.meta.skipped || []);
     document.getElementById("notes").innerHTML = notes.length
@@ -133,12 +253,15 @@ class App {
     const st = this.state;
     if (this.source.ensureRank) await this.loadRank(rank);
     if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
+    this.memRank = rank;
     st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1; st.liveT = null;
     const r = this.meta.ranks[rank], d = this.dev();
     this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns), r.time);
     st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
     this.deviceOptions();
     this.metaLine();
+    // Static graphs (Ascend static_op_mem): their own view, by node index.
+    if (this.showStatic(d)) return;
     this.categoryOptions();
     this.groupOptions();
     this.stackBase = null;
@@ -153,6 +276,19 @@ class App {
     renderLive(this);
     this.curve.key = "";
     await this.redraw(true);
+  }
+
+  // A static-graph export has no time axis: its own view replaces the memory grid.
+  showStatic(d) {
+    const grid = document.querySelector("main.grid");
+    this.isStatic = !!d.static;
+    if (!d.static) { if (this.staticView) this.staticView.hide(); grid.hidden = false; return false; }
+    if (!this.staticView) this.staticView = new StaticView(this);
+    grid.hidden = true;
+    const n = d.static.graphs.length;
+    document.getElementById("hdr-meta").innerHTML = `format <b>${escapeHtml(this.meta.ranks[this.state.rank].format)}</b> · static graph export: <b>${plural(n, "graph")}</b> of ${plural(new Set(d.static.graphs.map((g) => g.model)).size, "model")}, by node index (no times)`;
+    this.staticView.show(d);
+    return true;
   }
 
   // The group-by choices: those the device has curves for; what "op" groups
@@ -290,13 +426,14 @@ class App {
     this.timeline.drawOver();
     this.curve.u && this.curve.u.redraw(false);
     document.querySelectorAll("#table tbody tr").forEach((tr) => tr.classList.toggle("sel", +tr.dataset.i === i));
+    if (this.tabs) this.tabs.writeHash();
     return renderDetail(document.getElementById("detail"), this, i, t);
   }
 
   bind() {
     const $ = (id) => document.getElementById(id), st = this.state;
-    $("sel-rank").addEventListener("change", (e) => this.openDevice(+e.target.value, 0));
-    $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value));
+    $("sel-rank").addEventListener("change", (e) => this.switchRank(+e.target.value));
+    $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value).then(() => this.tabs && this.tabs.writeHash()));
     $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); });
     $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
     if (!this.source.windowed) $("sel-live-by").querySelector('option[value="frame"]').remove(); // needs the server
@@ -357,6 +494,7 @@ class App {
     thead.addEventListener("click", (e) => {
       const k = e.target.dataset && e.target.dataset.k;
       if (k == null) return;
+      if (e.target.dataset.unm && unmatchedSort(this.tables, +k)) { this.tables.render(); return; }
       const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
       const key = this.tables.tab === "ops" ? +k : k;
       q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;
@@ -380,18 +518,9 @@ class App {
       const tr = e.target.closest("tr");
       if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
-    window.addEventListener("keydown", (e) => {
-      if (e.target.closest && e.target.closest("input, select, textarea")) return;
-      const span = st.t1 - st.t0;
-      if (e.key === "ArrowLeft") this.setWindow(st.t0 - span * 0.2, st.t1 - span * 0.2);
-      else if (e.key === "ArrowRight") this.setWindow(st.t0 + span * 0.2, st.t1 + span * 0.2);
-      else if (e.key === "+" || e.key === "=") this.setWindow(st.t0 + span * 0.25, st.t1 - span * 0.25);
-      else if (e.key === "-") this.setWindow(st.t0 - span * 0.5, st.t1 + span * 0.5);
-      else if (e.key === "0" || e.key === "Escape") this.resetWindow();
-      else if (e.key === "p" || e.key === "P") this.zoomToPeak();
-    });
+    bindKeys(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }

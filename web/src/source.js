@@ -13,6 +13,7 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -25,16 +26,29 @@
 import { decodeColumn, decodeFrame, upperBound } from "./decode.js";
 import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
-import { filterAllocs, sortAllocs, pageOf, exportAllocs } from "./table.js";
-import { makeClock } from "./format.js";
+import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
+import { makeClock, BEFORE_TRACE } from "./format.js";
 import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, httpGetTrace, httpSliceDetail, httpTraceJsonUrl } from "./tracesource.js";
 
 export class EmbeddedSource {
-  // meta: the parsed JSON; blobText(b): the base64 text of blob b.
-  constructor(meta, blobText) {
+  // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
+  // the JSON text of rank k's perf object (<script id="ml-perf-K">), or null.
+  constructor(meta, blobText, perfText = null) {
     this.meta = meta;
     this.blobText = blobText;
+    this.perfText = perfText;
     this.cache = new Map();
+    this.perfs = new Map();
+  }
+
+  // The perf object of a rank (parsed when first asked), or null: the rank's
+  // perfWhy in the meta says why.
+  async getPerf(rank) {
+    if (!this.perfs.has(rank)) {
+      const t = this.perfText ? this.perfText(rank) : null;
+      this.perfs.set(rank, t ? JSON.parse(t) : null);
+    }
+    return this.perfs.get(rank);
   }
 
   // A column, decoded once: columns that share a blob (the category bands'
@@ -155,8 +169,8 @@ export class EmbeddedSource {
   // The live set at time t: by "op" (top-level operator) or "category"; as
   // the server's /api/live.  Memory the curve shows but no allocation of the
   // trace accounts for is "(allocated before trace)"; by category, memory
-  // from before the trace is counted in its category and what no allocation
-  // accounts for is PARAMETER_OR_STATE, as summary --by category counts it.
+  // from before the trace is counted in its category, except what is one
+  // "(allocated before trace)" (table.js shownBeforeTrace), as at the peak.
   async getLiveAt(rank, dev, t, by = "op") {
     const { d } = this.device(rank, dev);
     const a = await this.getAllocs(rank, dev);
@@ -181,14 +195,14 @@ export class EmbeddedSource {
       if (a.tf[i] <= t && !(a.flags[i] & 2)) continue;
       const before = !!(a.flags[i] & 1);
       if (before) { knownBefore += a.size[i]; nBefore++; } else { tracked += a.size[i]; count++; }
-      if (byCat) add(catNames[a.cat[i]] || "unknown", a.size[i], 1);
+      if (byCat) add(shownBeforeTrace(a, i) ? BEFORE_TRACE : catNames[a.cat[i]] || "unknown", a.size[i], 1);
       else if (!before) add(a.groups[a.group[i]], a.size[i], 1);
     }
     const before = recorded ? Math.max(0, curveValue - tracked) : knownBefore;
     if (byCat) {
       const gap = recorded ? Math.max(0, curveValue - tracked - knownBefore) : 0;
-      if (gap) add("PARAMETER_OR_STATE", gap, 0);
-    } else if (before || nBefore) add("(allocated before trace)", before, nBefore);
+      if (gap) add(BEFORE_TRACE, gap, 0);
+    } else if (before || nBefore) add(BEFORE_TRACE, before, nBefore);
     const rows = [...acc.values()];
     rows.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
     return { t, curve_value: curveValue, by, tracked, count, before, groups: rows.length, rows,
@@ -423,6 +437,23 @@ export class HttpSource {
     return this.get("live", { rank, dev, t: Math.round(t), by });
   }
 
+  // /api/perf?rank=K: the perf object (made by the server when first asked), or
+  // null when the rank has none (404; the rank's perfWhy says why).
+  async getPerf(rank) {
+    const r = this.meta.ranks[rank];
+    if (!r || !r.loaded) throw new Error("rank " + rank + " is not loaded");
+    if (r.perf === false) return null;
+    if (!this.perfs) this.perfs = new Map();
+    if (!this.perfs.has(rank)) {
+      this.perfs.set(rank, this.get("perf", { rank }, [200, 404]).then((j) => {
+        if (j._status !== 200) { if (j.error && !r.perfWhy) r.perfWhy = j.error; return null; }
+        delete j._status;
+        return j;
+      }));
+    }
+    return this.perfs.get(rank);
+  }
+
   async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
   async getSliceDetail(rank, id) { return httpSliceDetail(this, rank, id); }
   traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
@@ -446,5 +477,8 @@ export function pageSource(doc) {
     const el = doc.getElementById("ml-b" + b);
     if (!el) throw new Error("memlens: missing data block " + b);
     return el.textContent;
+  }, (k) => {
+    const el = doc.getElementById("ml-perf-" + k);
+    return el ? el.textContent : null;
   });
 }

@@ -1,7 +1,7 @@
 // table.js — the allocations and operators tables as pure functions:
 // filter, sort, page, and export as TSV (clipboard) or CSV (download).
 
-import { streamText } from "./format.js";
+import { streamText, BEFORE_TRACE } from "./format.js";
 
 // allocs: decoded columns + groups/strings; q: {text, minSize, maxSize, cat, t0, t1, inWindow}
 // (cat: a category code, src/analysis/categories.h; -1 or absent = all)
@@ -39,7 +39,15 @@ export const ALLOC_COLUMNS = [
 ];
 
 // Category name and reason text of allocation i ("" when the data has none).
-export function categoryOf(allocs, i) { return ((allocs.categories || [])[allocs.cat[i]] || {}).name || ""; }
+export function categoryOf(allocs, i) { return shownBeforeTrace(allocs, i) ? BEFORE_TRACE : ((allocs.categories || [])[allocs.cat[i]] || {}).name || ""; }
+
+// An allocation known only to predate the trace (allocated before it, alive to
+// its end, PARAMETER_OR_STATE for that alone): the page calls it, as the memory
+// no allocation accounts for, "(allocated before trace)" everywhere
+// (src/analysis/beforetrace.h).
+export function shownBeforeTrace(allocs, i) {
+  return !!allocs.flags && (allocs.flags[i] & 3) === 3 && ((allocs.categories || [])[allocs.cat[i]] || {}).name === "PARAMETER_OR_STATE";
+}
 export function reasonOf(allocs, i) { return allocs.reason ? (allocs.reasons || [])[allocs.reason[i]] || "" : ""; }
 
 // A category's position in the display order (category_order), as the server sorts.

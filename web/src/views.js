@@ -5,8 +5,9 @@
 import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark, byteAxis, plural, streamText, shortOpName, middleEllipsis } from "./format.js";
 import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster, stackAt, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
-import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr } from "./table.js";
+import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace } from "./table.js";
 import { visibleFrames } from "./frames.js";
+import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -155,6 +156,7 @@ export class CurveView {
     const key = st.rank + "/" + st.dev + "/" + st.group;
     if (key !== this.key || !this.u) { this.build(); this.key = key; }
     const px = Math.max(1, Math.round(this.plotWidth() * devicePixelRatio));
+    if (!this.shown.length) { this.ymax = 1; this.u.setData([[st.t0, st.t1]], false); this.u.setScale("x", { min: st.t0, max: st.t1 }); return; } // no curve at all
     const parts = await app.source.getCurves(st.rank, st.dev, this.shown.map((s) => s.id), st.t0, st.t1, px);
     const maxes = await Promise.all(this.shown.map((s) => app.source.getCurveMax(st.rank, st.dev, s.id, st.t0, st.t1)));
     this.ymax = Math.max(1, ...maxes) * 1.1;
@@ -259,6 +261,7 @@ export class TimelineView {
   colourOf(i, k) {
     if (this.app.state.colourBy !== "category") return laneColour(k);
     const a = this.allocs, c = this.catColours || (this.catColours = []);
+    if (shownBeforeTrace(a, i)) return this.beforeColour || (this.beforeColour = cssVar("--before-line"));
     return c[a.cat[i]] || (c[a.cat[i]] = categoryColour(categoryOf(a, i), this.dark));
   }
 
@@ -269,11 +272,13 @@ export class TimelineView {
     const items = [];
     if (st.colourBy === "category" && a && a.n) {
       const seen = new Set();
-      for (let i = 0; i < a.n; i++) seen.add(a.cat[i]);
+      let before = false;
+      for (let i = 0; i < a.n; i++) if (shownBeforeTrace(a, i)) before = true; else seen.add(a.cat[i]);
       for (const c of a.categoryOrder || [...seen]) if (seen.has(c)) {
         const name = ((a.categories || [])[c] || {}).name || "Unknown";
         items.push(`<span class="lg"><i style="background:${categoryColour(name, this.dark)}"></i>${escapeHtml(name)}</span>`);
       }
+      if (before) items.push(`<span class="lg"><i class="before"></i>${BEFORE_TRACE}</span>`);
     }
     if (st.mode === "stacked" && this.stack && this.stack.hasBase)
       items.push(`<span class="lg"><i class="before"></i>${BEFORE_TRACE}: the recorded total minus the live allocations of the trace</span>`);
@@ -308,8 +313,8 @@ export class TimelineView {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, cssW, cssH);
     const dark = isDark();
-    if (dark !== this.dark) { this.dark = dark; this.catColours = null; }
-    if (!this.hasAllocs()) { this.note.textContent = "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
+    if (dark !== this.dark) { this.dark = dark; this.catColours = null; this.beforeColour = null; }
+    if (!this.hasAllocs()) { const um = this.app.dev().unmatched; this.note.textContent = um ? "no lifetimes to draw: frees cannot be matched to allocations (no addresses)" : "no allocations recorded for this device"; this.vis = null; this.stack = null; this.legend(); return; }
     const x0 = this.x0(), W = this.W(), body = cssH - TIME_AXIS_H;
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle"; ctx.textAlign = "left";
@@ -669,9 +674,10 @@ export function renderPeak(sumEl, listEl, app, by) {
   const dev = app.dev(), pk = dev.peak, clock = app.clock;
   if (!pk) { sumEl.textContent = "no curve"; listEl.innerHTML = ""; return; }
   sumEl.innerHTML = `<div class="big">${fmtBytes(pk.v)}</div>
-    <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
-    <div class="muted">${groupDigits(pk.live_count)} allocations of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`;
-  listEl.innerHTML = barRows(pk[by] || []);
+    <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>` +
+    (dev.unmatched ? unmatchedPeakHtml(dev.unmatched)
+      : `<div class="muted">${groupDigits(pk.live_count)} allocations of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`);
+  listEl.innerHTML = barRows(dev.unmatched ? unmatchedBars(dev.unmatched) : pk[by] || []);
 }
 
 // [[label, bytes, count]] as labelled bars, the largest first.
@@ -699,6 +705,14 @@ export async function renderLive(app) {
   const r = await app.source.getLiveAt(st.rank, st.dev, st.liveT, by);
   if (req !== app.liveReq) return; // a later click won
   const clock = app.clock, total = r.curve_value != null ? r.curve_value : r.tracked + r.before;
+  const um = app.dev().unmatched;
+  if (um) { // no lifetimes: the curve's value, and why nothing more can be said
+    sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
+    <div><span id="live-bytes">${fmtBytesExact(total)}</span> at <b id="live-time">${escapeHtml(clock.fmt(r.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
+    <div class="muted">What was live then cannot be told: ${escapeHtml(um.why)}.</div>`;
+    listEl.innerHTML = "";
+    return;
+  }
   sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
     <div><span id="live-bytes">${fmtBytesExact(total)}</span> at <b id="live-time">${escapeHtml(clock.fmt(r.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
     <div class="muted">${groupDigits(r.count)} allocations of the trace live (${fmtBytes(r.tracked)})${r.before ? `; ${fmtBytes(r.before)} allocated before the trace` : ""}</div>
@@ -748,6 +762,9 @@ export class TablesView {
   async render() {
     document.querySelectorAll(".tab").forEach((b) => b.classList.toggle("on", b.dataset.tab === this.tab));
     document.querySelector(".alloc-only").style.display = this.tab === "allocs" ? "" : "none";
+    const um = this.app.dev().unmatched;
+    document.querySelector(".alloc-only").style.display = this.tab === "allocs" && !um ? "" : "none";
+    if (this.tab === "allocs" && um) return unmatchedTable(this, um);
     if (this.tab === "allocs") return this.renderAllocs();
     return this.renderOps();
   }
@@ -773,7 +790,7 @@ export class TablesView {
       ta: (i) => `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
       tf: (i) => `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tf[i], 6))}</td>`,
       dur: (i) => `<td class="n">${fmtDur(a.tf[i] - a.ta[i])}</td>`,
-      cat: (i) => `<td class="cat"><i style="background:${categoryColour(categoryOf(a, i))}"></i>${escapeHtml(categoryOf(a, i))}</td>`,
+      cat: (i) => { const c = categoryOf(a, i); return `<td class="cat"><i ${c === BEFORE_TRACE ? 'class="before"' : `style="background:${categoryColour(c)}"`}></i>${escapeHtml(c)}</td>`; },
       stream: (i) => `<td>${escapeHtml(streamText(a.strings[a.stream[i]] || ""))}</td>`,
       addr: (i) => `<td><code>${allocAddr(a, i)}</code></td>`,
       reason: (i) => `<td class="reason">${escapeHtml(reasonOf(a, i))}</td>`,

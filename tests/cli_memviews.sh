@@ -1,0 +1,29 @@
+# The report data of the memory views (web/DATA.md): static graphs
+# (device.static), traces without addresses (device.unmatched: the nets by
+# operator add up to the replayed curve's peak).  Real data from ../shared/data.
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+meta() { # REPORT -> the meta JSON on stdout
+    python3 -c 'import re,sys,json; s=open(sys.argv[1]).read(); m=re.search(r"<script type=\"application/json\" id=\"ml-meta\">(.*?)</script>", s, re.S); print(m.group(1).replace("<\\/", "</"))' "$1"
+}
+f="$DATA/ascend/static"
+if [ -d "$f" ]; then
+    $MEMLENS report "$f" -o "$tmp/s.html" && meta "$tmp/s.html" >"$tmp/s.json"
+    t_eq "static: graphs, rows per graph, TOTAL rows" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["ranks"][0]["devices"][0]["static"]["graphs"]; print([(g["model"], g["graph"], len(g["rows"]), g["total"]) for g in d])' "$tmp/s.json")" \
+        "[('0', '0', 27, [[1, 17623552]]), ('0', '1', 27, [[1, 20388352]])]"
+    t_eq "static: held to the end is -1" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["ranks"][0]["devices"][0]["static"]["graphs"][0]["rows"]; print(sum(r[2] == -1 for r in d))' "$tmp/s.json")" 5
+else t_skip "ascend/static absent"; fi
+f="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
+if [ -f "$f" ]; then
+    $MEMLENS report "$f" -o "$tmp/t.html" && meta "$tmp/t.html" >"$tmp/t.json"
+    t_eq "unmatched: the nets by operator add up to the peak, events counted" \
+        "$(python3 -c 'import json,sys; ds=json.load(open(sys.argv[1]))["ranks"][0]["devices"]; print([(d["id"], sum(r[5] for r in d["unmatched"]["by_op"]) == d["peak"]["v"], d["unmatched"]["allocs"], d["unmatched"]["frees"]) for d in ds])' "$tmp/t.json")" \
+        "[('cpu', True, 2310, 2308), ('cuda:0', True, 4110, 4110)]"
+else t_skip "tbplugin trace absent"; fi
+f="$DATA/kineto/hta_df_index_resolver.json.gz"
+if [ -f "$f" ]; then
+    $MEMLENS report "$f" -o "$tmp/k.html" && meta "$tmp/k.html" >"$tmp/k.json"
+    t_eq "a trace with addresses has no unmatched part" "$(grep -c '"unmatched"' "$tmp/k.json")" 0
+fi
+t_done

@@ -1,0 +1,116 @@
+// memviews.mjs — the memory views' page checks in headless Chromium:
+// every shortcut on every page without throwing, the `?` overlay, static
+// graphs, address-less traces, one before-trace name.
+//
+//   node web/test-browser/memviews.mjs SHOT_DIR KIND=REPORT.html ...
+//
+// KIND: kineto | nomem | static | noaddr | snapshot | ascend (what to check
+// beyond the shortcuts).  Prints "ok NAME" / "FAIL NAME: why".
+import { chromium } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+import fs from "node:fs";
+
+const [shots, ...pages] = process.argv.slice(2);
+fs.mkdirSync(shots, { recursive: true });
+let failed = 0;
+const ok = (name, cond, why = "") => {
+  if (cond) console.log("ok " + name);
+  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
+};
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+try {
+  for (const arg of pages) {
+    const [kind, file] = arg.split(/=(.*)/s);
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+    await page.goto(pathToFileURL(path.resolve(file)).href);
+    await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
+    const err = await page.evaluate(() => window.__memlens.error || "");
+    ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
+    await page.screenshot({ path: path.join(shots, `memviews-${kind}.png`), fullPage: true });
+
+    if (kind === "static") {
+      const t = await page.evaluate(() => ({
+        shown: !document.getElementById("p-static").closest("[hidden]"),
+        grid: document.querySelector("main.grid").hidden,
+        peak: document.getElementById("st-peak").textContent,
+        graphs: document.getElementById("st-graph").options.length,
+        rows: document.querySelectorAll("#st-table tbody tr").length,
+        meta: document.getElementById("hdr-meta").textContent,
+        canvas: !!document.querySelector("#st-chart canvas"),
+      }));
+      ok("static: its own view replaces the time charts", t.shown && t.grid && t.canvas, JSON.stringify(t));
+      ok("static: the curve's peak is summary's (8.30 MiB at node #32)", /8\.30 MiB/.test(t.peak) && /#32/.test(t.peak), t.peak);
+      ok("static: a Graph ID switch and the graph's operator table", t.graphs === 2 && t.rows === 27, JSON.stringify(t));
+      ok("static: node indices are not shown as times", !/\bns\b|device cpu/.test(t.meta + t.peak), t.meta);
+      const other = await page.evaluate(() => { const s = document.getElementById("st-graph"); return [...s.options].find((o) => o.value !== s.value).value; });
+      await page.selectOption("#st-graph", other);
+      const t2 = await page.evaluate(() => [document.getElementById("st-peak").textContent, document.querySelectorAll("#st-table tbody tr").length]);
+      ok("static: the other graph: its peak (6.01 MiB at node #27)", /6\.01 MiB/.test(t2[0]) && /#27/.test(t2[0]), t2[0]);
+      const over = await page.$("#st-chart .u-over"), b = await over.boundingBox();
+      await page.mouse.click(b.x + b.width * 0.5, b.y + b.height / 2);
+      const t3 = await page.evaluate(() => [document.getElementById("st-ops-title").textContent, document.querySelectorAll("#st-table tbody tr").length]);
+      ok("static: a click on a node lists the operators live there", /live at node #\d+/.test(t3[0]) && t3[1] > 0 && t3[1] < 27, JSON.stringify(t3));
+      await page.click('#st-table th[data-k="start"]');
+      const starts = await page.evaluate(() => [...document.querySelectorAll("#st-table tbody tr td:nth-child(2)")].map((td) => +td.textContent.slice(1)));
+      ok("static: sort by start node", starts.every((v, k) => !k || starts[k - 1] <= v), starts.join(","));
+      await page.screenshot({ path: path.join(shots, "memviews-static-node.png"), fullPage: true });
+    }
+
+    if (kind === "noaddr") {
+      const t = await page.evaluate(() => ({
+        hdr: document.getElementById("hdr-meta").textContent, peak: document.getElementById("p-peak").textContent,
+        rows: [...document.querySelectorAll("#table tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent)),
+        note: document.getElementById("tl-note").textContent, count: document.getElementById("t-count").textContent,
+      }));
+      const falseZero = /\b0 allocations\b|\(0 B\)|0 B live/;
+      ok("noaddr: no false zero in the header or at the peak", !falseZero.test(t.hdr) && !falseZero.test(t.peak), t.hdr + " | " + t.peak);
+      ok("noaddr: says plainly why frees cannot be matched", /cannot be matched/.test(t.peak) && /no addresses/.test(t.count) && /cannot be matched/.test(t.note), t.note);
+      ok("noaddr: memory events by operator", t.rows.length > 5 && t.rows[0][0] === "aten::conv2d", JSON.stringify(t.rows[0]));
+      await page.click('#table th[data-k="1"]');
+      const first = await page.evaluate(() => document.querySelector("#table tbody tr td").textContent);
+      ok("noaddr: the events table sorts", first === "aten::batch_norm" || first === "CudnnBatchNormBackward", first);
+    }
+
+    if (kind === "snapshot" || kind === "kineto") {
+      // One name for memory from before the trace: at the peak, live at a time, the category chart, the table.
+      const t = await page.evaluate(async () => {
+        const app = window.__memlens.app, st = app.state, pk = await app.source.getPeak(st.rank, st.dev);
+        const live = await app.source.getLiveAt(st.rank, st.dev, pk.t, "category");
+        const names = (rows) => rows.filter((r) => r[1]).map((r) => r[0]);
+        return { peak: names(pk.by_category), live: names(live.rows), chart: app.dev().category_curves.map((c) => c.curve.label),
+          table: [...document.querySelectorAll("#table td.cat")].map((td) => td.textContent) };
+      });
+      const all = [...t.peak, ...t.live, ...t.chart, ...t.table];
+      ok(`${kind}: before-trace memory is "(allocated before trace)" everywhere, never PARAMETER_OR_STATE`,
+        t.peak.includes("(allocated before trace)") && t.live.includes("(allocated before trace)") && t.chart.includes("(allocated before trace)") &&
+        !all.includes("PARAMETER_OR_STATE"), JSON.stringify(t).slice(0, 400));
+    }
+
+    // Every shortcut, on every page: nothing throws.
+    for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
+      await page.keyboard.press(k);
+      await page.waitForTimeout(30);
+    }
+    await page.waitForTimeout(200);
+    ok(`${kind}: no shortcut throws`, !errors.length, errors.join("; "));
+    await page.keyboard.press("?");
+    const help = await page.evaluate(() => { const h = document.getElementById("keys-help"); return h && !h.hidden ? h.textContent : ""; });
+    ok(`${kind}: ? shows every shortcut`, /Keyboard shortcuts/.test(help) && ["←", "→", "P", "0", "?"].every((k) => help.includes(k)), help.slice(0, 200));
+    if (kind === "kineto") await page.screenshot({ path: path.join(shots, "memviews-keys.png") });
+    await page.keyboard.press("Escape");
+    ok(`${kind}: Esc closes the shortcuts`, await page.evaluate(() => document.getElementById("keys-help").hidden));
+    ok(`${kind}: no errors while using the page`, !errors.length, errors.join("; "));
+    await page.close();
+  }
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
