@@ -274,6 +274,7 @@ static int load_memory(ml_profile *p, const char *odir, ml_err *e)
     if (any) {
         char *f = join(odir, "trace_view.json");
         if ((rc = present(f, &here, e)) == 0 && here) rc = add_file(f, p, ml_ascend_trace_view_add, e);
+        if (rc == 0 && here) rc = add_file(f, p, ml_ascend_trace_view_ops, e); /* ascend_ops.c */
         free(f);
         return rc ? rc : 1;
     }
@@ -281,6 +282,7 @@ static int load_memory(ml_profile *p, const char *odir, ml_err *e)
     if (!db) return 0;
     p->format = "ascend-db";
     if ((rc = present(db, &here, e)) == 0) rc = ml_ascend_db_add(db, p, e);
+    if (rc == 0) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
     free(db);
     return rc ? rc : 1;
 }

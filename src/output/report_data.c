@@ -877,6 +877,8 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     ml_json_str(m, p->path);
     ml_buf_puts(m, ",\"format\":");
     ml_json_str(m, p->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
     ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
     ml_buf_puts(m, ",\"notes\":[");
     for (size_t i = 0; i < p->notes.len; i++) {
