@@ -23,6 +23,7 @@
 #include "stats.h"
 #include "categories.h"
 #include "report_static.h"
+#include "report_segments.h"
 #include "unmatched.h"
 #include "beforetrace.h"
 
@@ -836,6 +837,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     put_category_curves(c, dev, t0);
     ml_buf_puts(m, "]");
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
+    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, m);
     ml_buf_puts(m, "}");
 
     ml_device_stats_free(&ds);
