@@ -18,6 +18,7 @@ import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
+import { mountUpload } from "./upload.js";
 
 class App {
   constructor(source) {
@@ -39,6 +40,7 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
+    this.upload = mountUpload(this); // served pages: drop zone, "Add a run" (upload.js)
     const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
     // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
     let best = [0, 0], bestV = -1;
@@ -58,6 +60,7 @@ class App {
       await this.tabs.go(perf && !memFirst ? "overview" : "memory");
     }
     $("loading").remove();
+    if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;
   }
@@ -270,6 +273,7 @@ class App {
     const r = this.meta.ranks[this.state.rank], d = this.dev(), clock = this.clock;
     const parts = [`format <b>${escapeHtml(r.format)}</b>`];
     if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
+    if (r.host) parts.push(`host <b id="hdr-host">${escapeHtml(r.host)}</b>`);
     if (clock.mode === "abs") parts.push(`captured <b>${escapeHtml(clock.fmt(d.t0, 3, true))}</b> UTC, for ${escapeHtml(fmtDurShort(d.t1 - d.t0))}`);
     // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
     parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +
