@@ -55,7 +55,7 @@ else
     fi
     asc="$DATA/ascend/text_level1"
     if [ -d "$asc" ]; then
-        $MEMLENS report "$asc" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" snapshot light
+        $MEMLENS report "$asc" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" memfirst light
     else
         t_skip "ascend data absent"
     fi

@@ -54,8 +54,9 @@ export function kernelDetail(r, perf, group) {
   h += `<h3>Duration per call <span class="lg"><i style="background:${OKABE_ITO[4]};opacity:.55"></i>min–max</span> <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span></h3>` + kernelRange(r);
   const ops = perf.kernels.by_op.filter((x) => x.name === r.name);
   h += `<h3>Launched by (${ops.length} operator${ops.length === 1 ? "" : "s"})</h3>`;
-  h += ops.length ? '<div class="ov">' + ops.sort((a, b) => b.total_ns - a.total_ns).map((x) => x.op == null
-    ? `<span class="muted">(no operator) · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</span>`
+  if (!perf._opNames) perf._opNames = new Set(perf.operators.by_name.map((o) => o.name));
+  h += ops.length ? '<div class="ov">' + ops.sort((a, b) => b.total_ns - a.total_ns).map((x) => x.op == null || !perf._opNames.has(x.op)
+    ? `<span class="muted" title="${x.op == null ? "" : "not in the operators table (an annotation, not a cpu_op)"}">${x.op == null ? "(no operator)" : escapeHtml(x.op)} · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</span>`
     : `<a data-go="operators" data-sel="${escapeHtml(x.op)}">${escapeHtml(x.op)} · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</a>`).join("") + "</div>"
     : '<p class="muted">No operator launched it in this trace (or the trace has no CPU operators).</p>';
   return h;
