@@ -50,7 +50,7 @@ try {
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   const url = served ? file : pathToFileURL(target).href;
-  await page.goto(url);
+  await page.goto(url, { timeout: 90000 });
   await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
   const err = await page.evaluate(() => window.__memlens.error || "");
   ok("page starts without errors", !err && errors.length === 0, err || errors.join("; "));
