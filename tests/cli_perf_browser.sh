@@ -35,6 +35,9 @@ else
         t_eq "the report embeds rank 0's perf object" "$(grep -c '<script type="application/json" id="ml-perf-0">' "$tmp/nccl.html")" 1
         run_page trace-light "$tmp/nccl.html" trace light
         run_page trace-dark "$tmp/nccl.html" trace dark
+        # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
+        node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
+        while IFS= read -r line; do case "$line" in ok\ *) t_pass ;; FAIL\ *) t_fail "fixture: ${line#FAIL }" ;; esac; done <"$tmp/log"
         "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
         spid=$!
         url="" i=0

@@ -30,7 +30,7 @@ export function distByRank(stepRows, step) {
 }
 
 function distBars(rows, slowest, width) {
-  const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 26;
+  const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 6;
   const tot = (r) => DIST_PARTS.reduce((a, p) => a + r[p.key], 0);
   const max = Math.max(1, ...rows.map(tot));
   let g = "";

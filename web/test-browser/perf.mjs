@@ -29,14 +29,14 @@ const ok = (name, cond, why = "") => {
 const served = /^http:\/\//.test(file);
 let target = served ? file : path.resolve(file);
 if (!served && fixture) {
-  const html = fs.readFileSync(target, "utf8");
-  if (!/id="ml-perf-0"/.test(html)) {
-    const tag = `<script type="application/json" id="ml-perf-0">${fs.readFileSync(fixture, "utf8").replace(/<\//g, "<\\/")}</script>\n`;
-    const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ml-perf-")), "page.html");
-    fs.writeFileSync(tmp, html.replace('<script type="application/json" id="ml-meta">', tag + '<script type="application/json" id="ml-meta">'));
-    target = tmp;
-    console.log("# no perf data in the page: using the fixture " + fixture);
-  }
+  // the fixture replaces rank 0's perf object (it has modules and a distributed split, which real traces may lack)
+  const html = fs.readFileSync(target, "utf8").replace(/<script type="application\/json" id="ml-perf-0">[^]*?<\/script>\n?/, "");
+  const tag = `<script type="application/json" id="ml-perf-0">${fs.readFileSync(fixture, "utf8").replace(/</g, "\\u003c")}</script>\n`;
+  const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ml-perf-")), "page.html");
+  fs.writeFileSync(tmp, html.replace('<script type="application/json" id="ml-meta">', tag + '<script type="application/json" id="ml-meta">')
+    .replace(/"perf":false,"perfWhy":"[^"]*"/, '"perf":true,"perfWhy":null'));
+  target = tmp;
+  console.log("# rank 0's perf object: the fixture " + fixture);
 }
 
 const browser = await chromium.launch({
@@ -88,6 +88,19 @@ try {
     await page.waitForFunction((v) => window.__memlens.app.tabs.current === v, id, { timeout: 5000 }).catch(() => {});
     ok(`key ${key} opens ${id}`, (await current()) === id && !(await page.$eval("#v-" + id, (e) => e.hidden)), await current());
     ok(`the address names ${id}`, new URL(page.url()).hash.includes("view=" + id), page.url());
+    if (id === "modules") {
+      const m = await page.evaluate(() => ({ rows: document.querySelectorAll("#v-modules .pv-tree tbody tr").length, why: !!document.querySelector("#v-modules .pv-why") }));
+      ok("modules: a tree, or why there is none", m.rows > 0 || m.why, JSON.stringify(m));
+      if (m.rows) {
+        await page.click("#v-modules .pv-tree tbody tr .tw:not(.none)");
+        const m2 = await page.evaluate(() => document.querySelectorAll("#v-modules .pv-tree tbody tr").length);
+        ok("modules: a click on a node's triangle folds or unfolds it", m2 !== m.rows, `${m.rows} -> ${m2}`);
+      }
+    }
+    if (id === "distributed") {
+      const d = await page.evaluate(() => ({ bars: document.querySelectorAll("#v-distributed .pv-dist rect").length, rows: document.querySelectorAll("#v-distributed tbody tr[data-r]").length, why: !!document.querySelector("#v-distributed .pv-why") }));
+      ok("distributed: per-rank bars and the collectives, or why there are none", (d.bars > 0 && d.rows > 0) || d.why, JSON.stringify(d));
+    }
     if (id === "memory" && !hasMem) {
       const t = await page.textContent("#mem-why");
       ok("Memory says how to record memory", /profile_memory=True/.test(t), t.slice(0, 200));
