@@ -450,6 +450,44 @@ TEST(store_sorts_nests_and_counts_partial_overlaps)
     ml_profile_free(p);
 }
 
+TEST(store_binds_flow_chains)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t a = ml_track_get(t, p, "1", 1, "1", 1), b = ml_track_get(t, p, "1", 1, "2", 1);
+    ml_str n = ml_intern_cstr(p->strings, "s"), cat = ml_intern_cstr(p->strings, "fwdbwd"),
+           other = ml_intern_cstr(p->strings, "other");
+    ml_slice_row rows[] = {
+        {0, 10, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},  /* 0: A */
+        {20, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP}, /* 1: B */
+        {40, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP}, /* 2: C */
+    };
+    for (size_t i = 0; i < 3; i++) ml_slice_push(t, &rows[i]);
+    /* id 1: s in A, t in B, f binding to the next slice (C starts at 40) */
+    ml_flow_point(t, 1, cat, 'f', false, b, 35);
+    ml_flow_point(t, 1, cat, 's', false, a, 5);
+    ml_flow_point(t, 1, cat, 't', false, b, 25);
+    /* id 2: a start nothing follows; the same id in another cat: an end from nowhere */
+    ml_flow_point(t, 2, cat, 's', false, a, 1);
+    ml_flow_point(t, 2, other, 'f', true, b, 45);
+    /* id 3: a point in no slice */
+    ml_flow_point(t, 3, cat, 's', false, a, 15);
+    ml_flow_point(t, 3, cat, 'f', true, b, 21);
+    ml_profile_finish(p);
+    CHECK_EQ_I64(t->flows.len, 5);
+    int seen = 0;
+    for (size_t i = 0; i < t->flows.len; i++) {
+        const ml_flow *f = &t->flows.v[i];
+        if (f->id == 1 && f->from == 0 && f->to == 1) seen |= 1;
+        if (f->id == 1 && f->from == 1 && f->to == 2) seen |= 2;
+        if (f->id == 2 && f->cat == cat && f->from == 0 && f->to == ML_NONE32) seen |= 4;
+        if (f->id == 2 && f->cat == other && f->from == ML_NONE32 && f->to == 2) seen |= 8;
+        if (f->id == 3 && f->from == ML_NONE32 && f->to == 1) seen |= 16;
+    }
+    CHECK_EQ_I64(seen, 31);
+    ml_profile_free(p);
+}
+
 /* ---- a file read in two halves gives the same store ---- */
 
 static ml_profile *load_file(const char *path, const char *split_min)
@@ -613,6 +651,7 @@ int main(void)
     RUN(without_the_want_no_store_is_built);
     RUN(ascend_trace_view_lanes_by_process_name);
     RUN(store_sorts_nests_and_counts_partial_overlaps);
+    RUN(store_binds_flow_chains);
     RUN(split_file_gives_the_same_store);
     RUN(real_traces_match_trace_expected_py);
     return check_report();

@@ -643,6 +643,9 @@ static int64_t trailing_number(const char *s, size_t n)
     return v;
 }
 
+/* The current event's name, interned (0 when it has none: k->name may be NULL). */
+static ml_str event_name(kineto *k) { return k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0; }
+
 /* The trace track of (pid, tid), remembering the last one. */
 static uint32_t track_of(kineto *k, const event_fields *f)
 {
@@ -726,18 +729,18 @@ static void trace_event(kineto *k, const event_fields *f)
         if (!f->has_ts) return;
         uint8_t kind = slice_kind(k, f);
         uint32_t track = work_track(k, f, kind);
-        push_slice(k, f->ts, f->has_dur ? f->dur : 0, ml_intern(sp, k->name, k->name_len), track, kind,
+        push_slice(k, f->ts, f->has_dur ? f->dur : 0, event_name(k), track, kind,
                    slice_info(k, kind), k->ta.corr, k->ta.ext);
         return;
     }
     case 'i':
     case 'I':
-        if (f->has_ts) ml_instant_push(t, f->ts, ml_intern(sp, k->name, k->name_len), track_of(k, f));
+        if (f->has_ts) ml_instant_push(t, f->ts, event_name(k), track_of(k, f));
         return;
     case 'C':
         if (!f->has_ts) return;
         for (size_t i = 0; i < k->cvals.len; i++)
-            ml_counter_push(t, f->ts, k->cvals.v[i].value, ml_intern(sp, k->name, k->name_len), k->cvals.v[i].key,
+            ml_counter_push(t, f->ts, k->cvals.v[i].value, event_name(k), k->cvals.v[i].key,
                             track_of(k, f));
         return;
     case 'M': {
@@ -774,7 +777,7 @@ static void begin_or_end(kineto *k, const event_fields *f)
                     0, ML_NONE32, ML_NONE32, -1, -1, ML_SL_OTHER};
         if (k->t) { /* the slice it will make: args are on the "B" */
             b.skind = slice_kind(k, f);
-            b.slice_name = ml_intern(k->p->strings, k->name, k->name_len);
+            b.slice_name = event_name(k);
             b.track = work_track(k, f, b.skind);
             b.info = slice_info(k, b.skind);
             b.corr = k->ta.corr;

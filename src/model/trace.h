@@ -24,6 +24,12 @@
  *   flows     s/t/f pairs bound to the slices they start and end in
  *   counters  ph "C" samples (Ascend "NPU MEM", Kineto GPU metrics ...)
  *   instants  ph "i" events other than [memory] (markers on a track)
+ *
+ * Who fills it: importers/kineto.c (Kineto and older PyTorch traces; GPU work
+ * goes on stream tracks, device = cuda:<pid>) and importers/ascend_dir.c
+ * (trace_view.json: lanes typed by their M process name, see ascend.h).
+ * Slices are only pushed before ml_trace_finish(); after it the store is
+ * read-only and its indices (parent, launcher, flows) stay valid.
  */
 #ifndef ML_TRACE_H
 #define ML_TRACE_H
