@@ -120,7 +120,7 @@ static int walk_dir(walk *w, const char *path, int depth)
         if (rc) return -1;
         for (size_t i = 0; i < n; i++) {
             ml_attribute(ps[i]);
-            ml_categorize(ps[i]);
+            if (!(w->out->want & ML_SKIP_CATEGORIES)) ml_categorize(ps[i]);
             VEC_PUSH(&w->out->items, ps[i]);
         }
         w->found += n;
