@@ -35,6 +35,14 @@ t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
 print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
+if [ -f "$G" ]; then
+    t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+n = len(r["kernels"]["by_name"])
+print(n, all(k < n for o in r["operators"]["by_name"] + r["operators"]["by_shape"] for k in o["kernels"]))')" "3 True"
+fi
 t_eq "--top 1 keeps one row" "$($MEMLENS perf --json --top 1 "$tmp/t.json" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ranks"][0]["kernels"]["by_op"]))')" 1
 
 # export --table: the same tables as CSV.

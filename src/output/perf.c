@@ -73,7 +73,8 @@ static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool s
         else jw_null(w);
         jw_key(w, "kernels");
         jw_arr(w);
-        for (size_t k = 0; k < r->n_kernels; k++) jw_i64(w, r->kernels[k]);
+        for (size_t k = 0; k < r->n_kernels; k++) /* rows cut by top are not there to point at */
+            if (top <= 0 || r->kernels[k] < (uint32_t)top) jw_i64(w, r->kernels[k]);
         jw_end(w);
         jw_end(w);
     }
