@@ -36,6 +36,10 @@ int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
  * recognised it, since a trace's first 4 KiB may hold no telling key. */
 bool ml_kineto_may_be(const unsigned char *head, size_t n);
 int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
+/* Reads the events of a Chrome-format trace into p->trace only (no ops, no
+ * memory events, no ml_profile_finish): for other producers' trace files
+ * (Ascend trace_view.json).  Does nothing when p->trace is NULL. */
+int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e);
 int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e);
 /* Ascend (importers/ascend.h): one CSV file, or one SQLite export. */
