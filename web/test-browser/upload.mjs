@@ -43,6 +43,9 @@ try {
   ok("empty page: the views and their tabs are hidden", await page.evaluate(() =>
     [...document.querySelectorAll("#app > .view")].every((v) => v.hidden) && document.getElementById("vtabs").hidden));
   await page.screenshot({ path: path.join(shots, "upload-empty.png") });
+  await page.keyboard.press("5"); // a view's key does nothing while there is no run
+  ok("empty page: tab keys do nothing", await page.isVisible("#up-drop") && await page.evaluate(() =>
+    [...document.querySelectorAll("#app > .view")].every((v) => v.hidden)));
 
   // Browse: two files at once, a good one and a bad one.
   const chooser = page.waitForEvent("filechooser");
