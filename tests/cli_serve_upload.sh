@@ -78,6 +78,10 @@ for n in ../evil.json ..%2Fevil.json %2Ftmp%2Fevil.json a%2F..%2F..%2Fevil.json 
     t_eq "name '$n' refused" "${r%% *}" 400
     t_contains "name '$n': says why" "${r#* }" '"error":"upload: '
 done
+r=$(put "a.json&name=b.json" "$tmp/cli/bad.json")
+t_eq "name given twice refused" "$r" "400 {\"error\":\"upload: parameter 'name' is given more than once\",\"status\":400}"
+r=$(put "x%00y.json" "$tmp/cli/bad.json")
+t_eq "name with %00 refused" "$r" "400 {\"error\":\"upload: parameter 'name' has a control byte (%00-%1F or %7F)\",\"status\":400}"
 r=$(curl -s -o /dev/null -w '%{http_code}' -T "$tmp/cli/bad.json" "${URL}api/upload")
 t_eq "no name refused" "$r" 400
 t_eq "nothing written outside the folder" "$(ls "$tmp/serve" | grep -vc '^memlens-uploads-')" 0

@@ -21,6 +21,7 @@
 #include "m4.h"
 #include "report.h"
 #include "stats.h"
+#include "perf.h"
 #include "categories.h"
 #include "report_trace.h"
 #include "report_static.h"
@@ -884,7 +885,13 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         ml_buf_puts(m, i ? "," : "");
         ml_json_str(m, ml_s(p, p->notes.v[i]));
     }
-    ml_buf_puts(m, "],\"devices\":[");
+    ml_buf_puts(m, "]");
+    /* The time side (Overview, Operators ... views): whether the rank has one, else why not. */
+    const char *why = ml_perf_unavailable(p);
+    ml_buf_printf(m, ",\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
+    if (why) ml_json_str(m, why);
+    else ml_buf_puts(m, "null");
+    ml_buf_puts(m, ",\"devices\":[");
     size_t shown = 0;
     for (size_t d = 0; d < p->devices.len; d++) {
         if (!device_shown(p, (uint16_t)d)) continue;
@@ -993,4 +1000,30 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     }
     ml_buf_puts(m, "]}");
     return 0;
+}
+
+bool ml_report_perf_json(const ml_profile *p, ml_buf *out)
+{
+    if (ml_perf_unavailable(p)) return false;
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&mem, &n);
+    if (!f) return false;
+    jw w;
+    jw_init(&w, f, false);
+    ml_perf_json_rank(&w, p, 0);
+    if (fclose(f) != 0 || !mem || n < 2 || !strncmp(mem, "null", 4)) {
+        free(mem);
+        return false;
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mem[i] != '<') continue;
+        ml_buf_put(out, mem + from, i - from);
+        ml_buf_puts(out, "\\u003c");
+        from = i + 1;
+    }
+    ml_buf_put(out, mem + from, n - from);
+    free(mem);
+    return true;
 }

@@ -78,11 +78,13 @@ void ml_trace_track_label(const ml_profile *p, uint32_t track, ml_buf *b)
 void ml_trace_process_label(const ml_profile *p, uint32_t track, ml_buf *b)
 {
     const ml_track *k = &p->trace->tracks.v[track];
-    if (k->process_name) ml_buf_printf(b, "%s (%s)", ml_s(p, k->process_name), ml_s(p, k->pid));
+    if (k->kind == ML_TRACK_STREAM && k->device >= 0 && (size_t)k->device < p->devices.len)
+        ml_buf_puts(b, p->devices.v[k->device].id); /* "cuda:0" */
+    else if (k->process_name) ml_buf_printf(b, "%s (%s)", ml_s(p, k->process_name), ml_s(p, k->pid));
     else ml_buf_printf(b, "process %s", ml_s(p, k->pid));
 }
 
-static void put_tracks(const ml_profile *p, const uint32_t *has, ml_buf *m)
+static void put_tracks(const ml_profile *p, const uint32_t *has, const uint16_t *depths, ml_buf *m)
 {
     uint32_t *order;
     size_t n = ml_trace_track_order(p, &order);
@@ -106,7 +108,8 @@ static void put_tracks(const ml_profile *p, const uint32_t *has, ml_buf *m)
         lab.len = 0;
         ml_trace_process_label(p, i, &lab);
         ml_json_str(m, lab.p ? lab.p : "");
-        ml_buf_printf(m, ",\"device\":%d,\"stream\":%" PRId64 ",\"slices\":%u}", t->device, t->stream, has ? has[i] : 0);
+        ml_buf_printf(m, ",\"device\":%d,\"stream\":%" PRId64 ",\"slices\":%u,\"depths\":%u}", t->device, t->stream,
+                      has ? has[i] : 0, depths ? (unsigned)depths[i] + 1 : 1);
     }
     ml_buf_puts(m, "]");
     ml_buf_free(&lab);
@@ -164,7 +167,13 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     const ml_slices *s = &t->slices;
     size_t total = s->ts.len;
     uint32_t *per_track = ml_calloc(t->tracks.len + 1, sizeof *per_track);
-    for (size_t i = 0; i < total; i++) if (s->track.v[i] < t->tracks.len) per_track[s->track.v[i]]++;
+    uint16_t *depths = ml_calloc(t->tracks.len + 1, sizeof *depths);
+    for (size_t i = 0; i < total; i++) {
+        uint32_t k = s->track.v[i];
+        if (k >= t->tracks.len) continue;
+        per_track[k]++;
+        if (s->depth.v[i] > depths[k]) depths[k] = s->depth.v[i];
+    }
 
     ml_buf_puts(m, ",\"trace\":{\"kinds\":[");
     for (int k = 0; k < ML_SL__COUNT; k++) ml_buf_printf(m, "%s\"%s\"", k ? "," : "", kind_names[k]);
@@ -173,8 +182,9 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     ml_buf_puts(m, ",\"end\":");
     ml_json_i64(m, t->span_end - origin);
     ml_buf_puts(m, ",");
-    put_tracks(p, per_track, m);
+    put_tracks(p, per_track, depths, m);
     free(per_track);
+    free(depths);
     if (bl->capture) { /* served: windows come from the store */
         ml_buf_printf(m, ",\"served\":true,\"n\":%zu}", total);
         return;

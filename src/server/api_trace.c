@@ -455,8 +455,11 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
         if (f->to < x->n) VEC_PUSH(&rel, f->to);
     }
     ml_buf_puts(out, "],\"related\":{");
-    for (size_t k = 0; k < rel.len; k++) {
-        ml_buf_printf(out, "%s\"%u\":", k ? "," : "", rel.v[k]);
+    for (size_t k = 0, w = 0; k < rel.len; k++) {
+        size_t d = 0;
+        while (d < k && rel.v[d] != rel.v[k]) d++;
+        if (d < k) continue; /* named twice */
+        ml_buf_printf(out, "%s\"%u\":", w++ ? "," : "", rel.v[k]);
         put_brief(out, x, p, rel.v[k]);
     }
     ml_buf_puts(out, "}}");

@@ -87,23 +87,49 @@ class App {
       restore: (p) => { this.wantDev = p.dev != null ? +p.dev : null; },
       select: (sel) => this.selectId(+sel),
     };
+    // The Trace view is web/src/trace.js (bundled when present): mountTrace(el, source, state) ->
+    // {view, ready, setRank(k), redraw(), destroy()}; this adapts its handle to the tab's methods.
     const trace = {
-      // web/src/trace.js (another module of the bundle) draws the Trace view: mountTrace(el, source, state)
-      // returns a handle with the view methods (show(rank), focusSearch ...), all optional.
+      rank: -1,
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf && !app.traceHandle) { pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank])); return; }
+        if (!perf) {
+          if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
+          app.traceHandle = null;
+          pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
+          return;
+        }
         if (typeof mountTrace !== "function") { pvWhy(el, "Trace", "This build of memlens has no trace view (web/src/trace.js)."); return; } // eslint-disable-line no-undef
-        if (!app.traceHandle) { el.innerHTML = ""; app.traceHandle = (await mountTrace(el, app.source, { rank, app, tabs: app.tabs })) || {}; } // eslint-disable-line no-undef
-        else if (app.traceHandle.show) await app.traceHandle.show(rank);
+        if (!app.traceHandle) {
+          el.innerHTML = "";
+          app.traceHandle = mountTrace(el, app.source, { rank, app, tabs: app.tabs }) || {}; // eslint-disable-line no-undef
+          this.rank = rank;
+          el.addEventListener("click", () => setTimeout(() => app.tabs.current === "trace" && app.tabs.writeHash(), 250));
+          if (app.traceHandle.ready) await app.traceHandle.ready;
+        } else if (this.rank !== rank && app.traceHandle.setRank) { this.rank = rank; await app.traceHandle.setRank(rank); }
+        else if (app.traceHandle.redraw) app.traceHandle.redraw();    // its canvas was hidden: sizes again
       },
-      hide() { if (app.traceHandle && app.traceHandle.hide) app.traceHandle.hide(); },
-      focusSearch() { return !!(app.traceHandle && app.traceHandle.focusSearch && app.traceHandle.focusSearch()); },
-      closeDetail() { return !!(app.traceHandle && app.traceHandle.closeDetail && app.traceHandle.closeDetail()); },
-      select(sel) { if (app.traceHandle && app.traceHandle.select) return app.traceHandle.select(sel); },
-      hashExtra() { return app.traceHandle && app.traceHandle.hashExtra ? app.traceHandle.hashExtra() : {}; },
-      restore(p) { if (app.traceHandle && app.traceHandle.restore) app.traceHandle.restore(p); },
+      focusSearch() {
+        const i = $("trace-mount").querySelector(".tr-search, input[type=search]");
+        if (!i) return false;
+        i.focus(); i.select();
+        return true;
+      },
+      closeDetail() {
+        const v = app.traceHandle && app.traceHandle.view;
+        if (!v || !v.sel || !v.select) return false;
+        v.select(null);
+        return true;
+      },
+      async select(sel) {
+        const v = app.traceHandle && app.traceHandle.view;
+        if (v && v.select && sel !== "" && sel != null && Number.isFinite(+sel)) await v.select(+sel, true);
+      },
+      hashExtra() {
+        const v = app.traceHandle && app.traceHandle.view;
+        return { sel: v && v.sel && v.sel.id != null ? String(v.sel.id) : null };
+      },
     };
     this.views = {
       overview: new OverviewView(panes.overview, this), operators: new OperatorsView(panes.operators, this),
@@ -161,6 +187,7 @@ class App {
     $("sel-dev").disabled = true;
     $("sel-dev").innerHTML = "";
     this.memRank = -1;
+    $("lab-dev").hidden = true;
     this.rankLine(rank);
     const notes = (r.notes || []).concat(m.skipped || []);
     const el = $("mem-why");

@@ -135,7 +135,8 @@ class TraceView {
 
   async setRank(rank) {
     this.state.rank = rank;
-    this.meta = await this.source.getMeta();
+    this.meta = this.source.meta || await this.source.getMeta();
+    if (this.source.ensureRank) await this.source.ensureRank(rank); // served: imported on first view
     const r = this.meta.ranks[rank];
     this.rank = r;
     this.sel = null;
@@ -169,7 +170,7 @@ class TraceView {
     this.redraw();
   }
 
-  // Lanes: one row per depth, taken from the answer's tracks (all depths seen so far).
+  // Lanes: one row per depth (the track's "depths", or the deepest seen so far).
   layoutLabels(ans) {
     const depths = this.depths || (this.depths = new Map());
     if (ans) {
@@ -179,7 +180,7 @@ class TraceView {
       if (!this.dirtyLayout && this.lay) return;
     }
     this.dirtyLayout = false;
-    const laneOf = new Map(this.tracks.map((t) => [t.id, { length: Math.max(1, depths.get(t.id) || 1) }]));
+    const laneOf = new Map(this.tracks.map((t) => [t.id, { length: Math.max(1, t.depths || 1, depths.get(t.id) || 1) }]));
     this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: MEM_H, mem: m })), 30);
     const html = [];
     for (const row of this.lay.rows) {

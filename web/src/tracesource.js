@@ -154,7 +154,7 @@ export async function embeddedSliceDetail(src, rank, id) {
     flows.push({ from: T.flows.from[f], to: T.flows.to[f], cat: T.flows.cats[T.flows.cat[f]] || "" });
   }
   const related = {};
-  for (const j of [launcher, op, ...launched.slice(0, 500), ...flows.flatMap((f) => [f.from, f.to])]) if (j != null) related[j] = brief(T, j);
+  for (const j of [ancestors.length ? ancestors[0] : null, launcher, op, ...launched.slice(0, 500), ...flows.flatMap((f) => [f.from, f.to])]) if (j != null) related[j] = brief(T, j);
   return Object.assign(brief(T, id), { args, stack, launcher, launched, op, flows, related,
     parent: ancestors.length ? ancestors[0] : null });
 }

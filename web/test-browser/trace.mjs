@@ -51,6 +51,8 @@ try {
 
   const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.firstChild && e.firstChild.textContent));
   ok("lanes are labelled as HTML (threads and streams)", labels.some((l) => /thread|python/i.test(l)) && labels.some((l) => /stream/i.test(l)), labels.slice(0, 8).join(", "));
+  const mem = await page.evaluate(() => { const v = window.__memlens.trace.view; return { devs: (v.rank.devices || []).length, labs: document.querySelectorAll(".tr-lab.mem").length, drawn: v.mem.filter((m) => m.data && m.data.t.length).length }; });
+  if (mem.devs) ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
   await page.screenshot({ path: path.join(shots, `trace-${scheme}.png`) });
 
   // wheel zoom at the middle: the window shrinks and the axis changes
@@ -69,7 +71,19 @@ try {
   await page.keyboard.press("0");
   await page.waitForTimeout(200);
 
-  // click a kernel: the detail names its launcher
+  // click a kernel: the detail names its launcher (zoomed into a stream's merged run until one is drawn whole)
+  for (let tries = 0; tries < 25; tries++) {
+    const zoomed = await page.evaluate(() => {
+      const v = window.__memlens.trace.view, d = v.data, S = d.slices, M = d.merged;
+      const k = v.tracks.filter((t) => t.kind === "stream").map((t) => t.id);
+      for (let i = 0; i < S.id.length; i++) if (k.includes(S.track[i]) && S.kind[i] === 5 && S.dur[i] * v.canvas.clientWidth / (v.t1 - v.t0) >= 3) return false;
+      for (let i = 0; i < M.track.length; i++) if (k.includes(M.track[i])) { v.setWindow(d.mt0[i], d.mt0[i] + Math.max(2000, Math.min(d.mt1[i] - d.mt0[i], (v.t1 - v.t0) / 20))); return true; }
+      return false;
+    });
+    if (!zoomed) break;
+    await page.waitForFunction(() => !window.__memlens.trace.view.inflight, null, { timeout: 10000 });
+    await page.waitForTimeout(50);
+  }
   const target = await page.evaluate(() => {
     const v = window.__memlens.trace.view, d = v.data, S = d.slices;
     const k = v.tracks.filter((t) => t.kind === "stream").map((t) => t.id);

@@ -62,8 +62,8 @@ export function synthTrace(n, seed = 1) {
   const tracks = [];
   const cnt = new Uint32Array(threads + streams);
   for (const r of rows) cnt[r[2]]++;
-  for (let th = 0; th < threads; th++) tracks.push({ id: th, pid: "100", tid: String(5000 + th), kind: "thread", label: `thread ${5000 + th} (python)`, process: "python (100)", device: -1, stream: -1, slices: cnt[th] });
-  for (let s = 0; s < streams; s++) tracks.push({ id: threads + s, pid: "0", tid: String(7 + s), kind: "stream", label: `stream ${7 + s}`, process: "GPU 0", device: 0, stream: 7 + s, slices: cnt[threads + s] });
+  for (let th = 0; th < threads; th++) tracks.push({ id: th, pid: "100", tid: String(5000 + th), kind: "thread", label: `thread ${5000 + th} (python)`, process: "python (100)", device: -1, stream: -1, slices: cnt[th], depths: 3 });
+  for (let s = 0; s < streams; s++) tracks.push({ id: threads + s, pid: "0", tid: String(7 + s), kind: "stream", label: `stream ${7 + s}`, process: "GPU 0", device: 0, stream: 7 + s, slices: cnt[threads + s], depths: 1 });
   const first = rows[order[0]][0], last = rows.reduce((m, r) => Math.max(m, r[0] + r[1]), 0);
   return { cols, meta: { kinds: [], total: N, n: N, begin: first, end: last, cut_ns: -1, ts0: first, ts_big: [], dur_big: [], tracks, strings: names,
     op: { n: 0 }, kern: { n: 0 }, flows: { n: flowsFrom.length, cats: ["ac2g"] } } };
