@@ -102,8 +102,9 @@ void ml_attribute(ml_profile *p)
                 if (!top) top = ops->name.v[o];
                 inner = ops->name.v[o];
             }
-            a->op.v[i] = inner;
-            a->op_top.v[i] = top;
+            /* an operator the importer named (Ascend's operator memory) is kept */
+            if (!a->op.v[i]) a->op.v[i] = inner;
+            if (top || !a->op_top.v[i]) a->op_top.v[i] = top;
             if (a->stack.v[i]) continue;
             if (python_changed) {
                 frames.len = 0;

@@ -25,6 +25,12 @@
  *       the allocator's ML_SERIES_RESERVED so that the two are never summed.
  *       The "-1" marker (only frees seen) is skipped and counted in a note
  *       (ml_ascend_only_frees); any other value, negative too, is kept.
+ *   trace_view.json cpu_op / python_function events, PYTORCH_API (op, trace)
+ *       p->ops (ProfilerStep#N, Optimizer.* as annotations); each operator-memory
+ *       row is linked to the call of its name holding its allocation time: its
+ *       thread (ml_attribute then gives op_top, the outermost cpu op) and its
+ *       "Call stack" / PYTORCH_CALLCHAINS stack (ascend_ops.c).
+ *   HOST_INFO, NPU_INFO (db)            p->host, the NPU devices' names.
  *   operator_memory.csv / OP_MEMORY     allocs: op = op_top = name, t_free =
  *       release time or ML_TIME_END + ML_ALLOC_NEVER_FREED when blank,
  *       t_free_req = active release time (else t_free), stream = stream ptr.
@@ -133,5 +139,12 @@ int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, si
  * (NPU MEM, HBM, AI Core Freq ...) and flows go in as they are.  Call before
  * ml_profile_finish. */
 int ml_ascend_trace_view_events(ml_source *src, ml_profile *p, ml_err *e);
+
+/* The CPU side (ascend_ops.c): the operators of trace_view.json / the db's
+ * PYTORCH_API into p->ops, each operator-memory row linked to its operator
+ * (thread and call stack); from the db also the host (HOST_INFO) and the NPU
+ * models (NPU_INFO).  Optional: what cannot be read is left out. */
+int ml_ascend_trace_view_ops(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_db_ops(const char *path, ml_profile *p, ml_err *e);
 
 #endif

@@ -353,6 +353,7 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
         rc = add_file(tv, p, ml_ascend_trace_view_events, e);
     }
     if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_add, e);
+    if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_ops, e); /* ascend_ops.c: operator stacks */
     free(tv);
     if (rc) return rc;
     if (any) return 1;
@@ -364,6 +365,7 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
     if (!db) return 0;
     p->format = "ascend-db";
     if ((rc = present(db, &here, e)) == 0) rc = ml_ascend_db_add(db, p, e);
+    if (rc == 0) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
     free(db);
     return rc ? rc : 1;
 }

@@ -771,6 +771,11 @@ static void settings_notes(imp *im, ml_pv top)
     if (get(im, top, K_ALLOCATOR_SETTINGS, &v) == 0 && ml_pv_type_of(im->st, v) == ML_PV_DICT) {
         ml_pv_repr_ext(im->st, v, ext_text, im, buf, sizeof buf);
         ml_note(im->p, "allocator settings: %s", buf);
+        /* the whole dictionary, for the report's Allocator Settings view */
+        char *all = ml_malloc(1 << 16);
+        ml_pv_repr_ext(im->st, v, ext_text, im, all, 1 << 16);
+        im->p->allocator_settings = ml_intern_cstr(im->p->strings, all);
+        free(all);
     }
     if (im->with_context) ml_note(im->p, "%zu trace entries carry a compile context (e.g. \"%.200s\")",
                                   im->with_context, ml_s(im->p, im->context_example));

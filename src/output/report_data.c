@@ -25,6 +25,7 @@
 #include "categories.h"
 #include "report_trace.h"
 #include "report_static.h"
+#include "report_segments.h"
 #include "unmatched.h"
 #include "beforetrace.h"
 
@@ -838,6 +839,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     put_category_curves(c, dev, t0);
     ml_buf_puts(m, "]");
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
+    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, m);
     ml_buf_puts(m, "}");
 
     ml_device_stats_free(&ds);
@@ -879,6 +881,8 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     ml_json_str(m, p->path);
     ml_buf_puts(m, ",\"format\":");
     ml_json_str(m, p->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
     ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
     ml_buf_puts(m, ",\"notes\":[");
     for (size_t i = 0; i < p->notes.len; i++) {

@@ -268,6 +268,7 @@ class App {
     const r = this.meta.ranks[this.state.rank], d = this.dev(), clock = this.clock;
     const parts = [`format <b>${escapeHtml(r.format)}</b>`];
     if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
+    if (r.host) parts.push(`host <b id="hdr-host">${escapeHtml(r.host)}</b>`);
     if (clock.mode === "abs") parts.push(`captured <b>${escapeHtml(clock.fmt(d.t0, 3, true))}</b> UTC, for ${escapeHtml(fmtDurShort(d.t1 - d.t0))}`);
     // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
     parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +
