@@ -135,10 +135,11 @@ python3 -c '
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
 s.sendall(b"PUT /api/upload?name=stalled.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n" + b"{" * 5000)
-time.sleep(3)
+time.sleep(4)
 s.close()' "$(echo "$URL" | sed 's/.*:\([0-9]*\)\/$/\1/')" &
 spy=$!
-sleep 1
+i=0 # its file appears once its headers are in (python may be slow to start on a loaded machine)
+while [ $i -lt 50 ] && [ -z "$(ls "$dir"/*/stalled.json 2>/dev/null)" ]; do sleep 0.1; i=$((i + 1)); done
 t_eq "the stalled upload's file is there" "$(ls "$dir"/*/stalled.json 2>/dev/null | wc -l)" 1
 t0=$(date +%s%N)
 r=$(put again.pt.trace.json.gz "$tmp/in/train.pt.trace.json.gz")
