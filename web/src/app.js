@@ -90,7 +90,7 @@ class App {
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf && !app.traceHandle) { pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank])); return; }
+        if (!perf && !app.traceHandle && !(app.meta.ranks[rank] || {}).trace) { pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank])); return; }
         if (typeof mountTrace !== "function") { pvWhy(el, "Trace", "This build of memlens has no trace view (web/src/trace.js)."); return; } // eslint-disable-line no-undef
         if (!app.traceHandle) { el.innerHTML = ""; app.traceHandle = (await mountTrace(el, app.source, { rank, app, tabs: app.tabs })) || {}; } // eslint-disable-line no-undef
         else if (app.traceHandle.show) await app.traceHandle.show(rank);

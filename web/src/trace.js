@@ -631,6 +631,7 @@ class TraceView {
       this.detailEl.hidden = true;
       this.body.classList.remove("has-detail");
       this.draw();
+      if (this.state.tabs && this.state.tabs.writeHash) this.state.tabs.writeHash();
       return;
     }
     const s = await this.source.getSliceDetail(this.state.rank, id);
@@ -645,6 +646,7 @@ class TraceView {
     this.renderDetail(s);
     this.draw();
     this.redraw();
+    if (this.state.tabs && this.state.tabs.writeHash) this.state.tabs.writeHash();
   }
 
   renderDetail(s) {
@@ -735,10 +737,29 @@ class TraceView {
   }
 }
 
-// Mounts the Trace view of state.rank into el; returns its handle.
+// Mounts the Trace view of state.rank into el; returns its handle, with the
+// view methods of the tab shell (tabs.js): show(rank), hide(), focusSearch(),
+// closeDetail(), select(sel), hashExtra(), restore(params).
 export function mountTrace(el, source, state) {
   const v = new TraceView(el, source, state);
-  const ready = v.setRank(state && state.rank != null ? state.rank : 0);
-  return { view: v, ready, setRank: (k) => v.setRank(k), redraw: () => v.redraw(), destroy: () => v.destroy() };
+  let ready = v.setRank(state && state.rank != null ? state.rank : 0);
+  const search = () => el.querySelector(".tr-search");
+  return {
+    view: v,
+    ready,
+    setRank: (k) => (ready = v.setRank(k)),
+    redraw: () => v.redraw(),
+    destroy: () => v.destroy(),
+    async show(rank) {
+      await ready;
+      if (rank != null && rank !== v.state.rank) await (ready = v.setRank(rank));
+      else v.redraw();
+    },
+    hide() { v.tip.hidden = true; },
+    focusSearch() { const s = search(); if (!s) return false; s.focus(); s.select(); return true; },
+    closeDetail() { if (!v.sel) return false; v.select(null); return true; },
+    async select(sel) { await ready; if (sel != null && sel !== "" && Number.isFinite(+sel)) await v.select(+sel, true); },
+    hashExtra() { return { sel: v.sel ? String(v.sel.id) : null }; },
+    restore() {},
+  };
 }
-
