@@ -259,15 +259,14 @@ class TraceView {
     c.addEventListener("mousemove", (e) => { this.mouseX = xAt(e) / (c.clientWidth || 1000); });
     this.onKey = (e) => {
       if (!this.el.isConnected || this.el.offsetParent === null) return;
-      const inside = this.root.contains(this.doc.activeElement) || this.mouseIn;
-      if (!inside || e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.target.closest && e.target.closest("input, select, textarea")) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
       const k = e.key.toLowerCase(), at = this.mouseIn && this.mouseX != null ? this.mouseX : 0.5;
       if (k === "w") this.zoomAt(at, 0.8);
       else if (k === "s") this.zoomAt(at, 1.25);
       else if (k === "a") this.pan(-0.1);
       else if (k === "d") this.pan(0.1);
       else if (k === "0") this.setWindow(this.lo, this.hi);
-      else if (k === "escape") this.select(null);
       else return;
       e.preventDefault();
     };

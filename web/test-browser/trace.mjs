@@ -124,6 +124,30 @@ try {
   const rel = await view();
   ok("the axis switches to relative time", /^\+/.test(rel.axis.split("|")[0] || "") || (rel.axis.split("|")[0] || "").startsWith("+"), rel.axis);
 
+  // Download trace: Chrome JSON with every slice of the view
+  {
+    const [dl] = await Promise.all([page.waitForEvent("download", { timeout: 60000 }), page.click(".tr-download")]);
+    const text = fs.readFileSync(await dl.path(), "utf8");
+    let j = null;
+    try { j = JSON.parse(text); } catch { /* below */ }
+    const nX = j ? j.traceEvents.filter((e) => e.ph === "X").length : -1;
+    const total = await page.evaluate(() => window.TV().rank.trace.total);
+    ok("Download trace saves Chrome JSON with every slice", nX === total && /\.trace\.json$/.test(dl.suggestedFilename()), `${nX} X events of ${total}, ${dl.suggestedFilename()}`);
+  }
+  // Open in Perfetto: the documented postMessage protocol, against a stand-in for ui.perfetto.dev
+  {
+    await page.context().route("https://ui.perfetto.dev/**", (route) => route.fulfill({ contentType: "text/html",
+      body: `<title>perfetto stand-in</title><script>window.addEventListener("message", (e) => {
+        if (e.data === "PING") e.source.postMessage("PONG", "*");
+        else if (e.data && e.data.perfetto) { const p = e.data.perfetto; window.__got = { title: p.title, bytes: p.buffer.byteLength,
+          head: new TextDecoder().decode(new Uint8Array(p.buffer).slice(0, 30)) }; }
+      });</script>` }));
+    const [popup] = await Promise.all([page.waitForEvent("popup", { timeout: 20000 }), page.click(".tr-perfetto")]);
+    const got = await popup.waitForFunction(() => window.__got, null, { timeout: 60000 }).then((h) => h.jsonValue()).catch((e) => ({ error: String(e) }));
+    ok("Open in Perfetto posts the trace after PING/PONG", got.bytes > 100 && /traceEvents|displayTimeUnit/.test(got.head) && got.title, JSON.stringify(got));
+    await popup.close();
+  }
+
   if (timing) {
     // frames: pan and zoom, each a full draw with fresh data (awaited)
     const res = await page.evaluate(async () => {
