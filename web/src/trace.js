@@ -27,6 +27,7 @@ const CSS = `
 .tr-bar input[type=search] { width: 260px; }
 .tr-bar .tr-hits { color: var(--muted); min-width: 90px; }
 .tr-note { color: var(--muted); font-size: 12px; }
+.tr-body[hidden] { display: none; }
 .tr-body { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
 .tr-body.has-detail { grid-template-columns: minmax(0, 1fr) 380px; }
 .tr-main { position: relative; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); overflow: hidden; }
@@ -108,6 +109,7 @@ class TraceView {
         <button class="tr-perfetto" title="open the trace in ui.perfetto.dev (sends it there; needs a network connection)">Open in Perfetto</button>
       </div>
       <div class="tr-note"></div>
+      <div class="tr-empty" hidden>No slices in this rank: its input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>
       <div class="tr-body">
         <div class="tr-main">
           <div class="tr-axisrow"><div class="tr-corner"></div><canvas class="tr-axis"></canvas></div>
@@ -126,6 +128,7 @@ class TraceView {
     this.detailEl = q(".tr-detail");
     this.body = q(".tr-body");
     this.noteEl = q(".tr-note");
+    this.emptyEl = q(".tr-empty");
     this.hitsEl = q(".tr-hits");
     this.corner = q(".tr-corner");
     this.bind();
@@ -145,10 +148,9 @@ class TraceView {
     this.data = null;
     this.scrollY = 0;
     const tr = r && r.trace;
-    if (!tr) {
-      this.el.querySelector(".tr-main").innerHTML = `<div class="tr-empty">No slices in this rank: the input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>`;
-      return;
-    }
+    this.body.hidden = !tr;
+    this.emptyEl.hidden = !!tr;
+    if (!tr) { this.noteEl.textContent = ""; return; }
     this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns || 0), r.time);
     if (r.time !== "abs") this.axisMode = "rel";
     this.tracks = tr.tracks.filter((t) => t.slices > 0);
