@@ -26,4 +26,25 @@ if [ -f "$f" ]; then
     $MEMLENS report "$f" -o "$tmp/k.html" && meta "$tmp/k.html" >"$tmp/k.json"
     t_eq "a trace with addresses has no unmatched part" "$(grep -c '"unmatched"' "$tmp/k.json")" 0
 fi
+# Ascend: operator-memory rows linked to their operators (call stacks, threads,
+# so top-level operators and categories), host and NPU model from the db.
+for kind in text db; do
+    f="$DATA/ascend/${kind}_level1/rank0_ascend_pt"
+    if [ ! -d "$f" ]; then t_skip "ascend ${kind}_level1 absent"; continue; fi
+    out=$($MEMLENS summary "$f")
+    t_contains "ascend $kind: rows linked to their operator" "$out" "127 of 184 rows linked to their operator in the CPU trace (69 with its call stack)"
+    t_contains "ascend $kind: by frame, from the operators' call stacks" "$($MEMLENS summary --by frame "$f")" "train (/home/z30057886/imagenet_script/main.py:366)"
+    t_contains "ascend $kind: backward allocations under their autograd node" "$out" "autograd::engine::evaluate_function: AddmmBackward0"
+    $MEMLENS export "$f" -o "$tmp/a.csv"
+    t_eq "ascend $kind: no allocation left Unknown" "$(cut -d, -f4 "$tmp/a.csv" | grep -c '^Unknown$')" 0
+    $MEMLENS report "$f" -o "$tmp/a.html" && meta "$tmp/a.html" >"$tmp/a.json"
+    t_eq "ascend $kind: the Operators table knows calls" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["ranks"][0]["devices"][0]["ops"]; print(any(r[1] for r in d))' "$tmp/a.json")" True
+done
+f="$DATA/ascend/db_level1"
+if [ -d "$f" ]; then
+    t_eq "ascend db: host and NPU model (summary --json)" \
+        "$($MEMLENS summary --json "$f" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([i["host"] for i in d["inputs"]], sorted({x["name"] for x in d["devices"]}))')" \
+        "['ubuntu', 'ubuntu'] ['Ascend910B']"
+    t_contains "ascend db: host in the text summary" "$($MEMLENS summary "$f/rank0_ascend_pt")" "[ascend-db, rank 0, host ubuntu]"
+fi
 t_done

@@ -21,7 +21,7 @@ add static ascend/static
 add nomem kineto/param_linear_kineto.json.gz
 add kineto kineto/hta_df_index_resolver.json.gz
 add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
-add snapshot snapshot/cs336_memory_ctx128_forward.pickle
+add snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle
 add ascend ascend/text_level1
 add ascenddb ascend/db_level1
 if [ -n "$pages" ]; then

@@ -12,6 +12,7 @@ if ! command -v python3 >/dev/null 2>&1; then
     t_done
     exit
 fi
+: >"$tmp/out"
 "$MEMLENS" serve --port 0 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 URL="" i=0

@@ -31,6 +31,7 @@ mkdir -p "$tmp/in" "$tmp/serve" "$tmp/cli"
 printf 'hello, not a profile' >"$tmp/cli/bad.json"
 printf '\200\002}q' >"$tmp/cli/cut.pickle"
 
+: >"$tmp/out"
 TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 URL="" i=0
@@ -77,6 +78,10 @@ for n in ../evil.json ..%2Fevil.json %2Ftmp%2Fevil.json a%2F..%2F..%2Fevil.json 
     t_eq "name '$n' refused" "${r%% *}" 400
     t_contains "name '$n': says why" "${r#* }" '"error":"upload: '
 done
+r=$(put "a.json&name=b.json" "$tmp/cli/bad.json")
+t_eq "name given twice refused" "$r" "400 {\"error\":\"upload: parameter 'name' is given more than once\",\"status\":400}"
+r=$(put "x%00y.json" "$tmp/cli/bad.json")
+t_eq "name with %00 refused" "$r" "400 {\"error\":\"upload: parameter 'name' has a control byte (%00-%1F or %7F)\",\"status\":400}"
 r=$(curl -s -o /dev/null -w '%{http_code}' -T "$tmp/cli/bad.json" "${URL}api/upload")
 t_eq "no name refused" "$r" 400
 t_eq "nothing written outside the folder" "$(ls "$tmp/serve" | grep -vc '^memlens-uploads-')" 0
@@ -85,6 +90,11 @@ r=$(curl -s -o /dev/null -w '%{http_code}' -T "$tmp/cli/bad.json" "${URL}api/oth
 t_eq "PUT elsewhere: 405" "$r" 405
 r=$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
 t_eq "foreign Host refused" "$r" 403
+r=$(curl -s -o /dev/null -w '%{http_code}' -H 'Origin: http://evil.example' --data-binary @"$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+t_eq "upload from another origin refused" "$r" 403
+hostport=$(echo "$URL" | sed 's|^http://\([^/]*\)/$|\1|')
+r=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: http://$hostport" -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+t_eq "upload from the server's own page: read (422 as a bad file)" "$r" 422
 
 # POST, the same name again: a second rank, its own file
 r=$(curl -s -m 60 -o "$tmp/body" -w '%{http_code}' --data-binary @"$tmp/in/train.pt.trace.json.gz" "${URL}api/upload?name=train.pt.trace.json.gz")

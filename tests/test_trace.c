@@ -4,6 +4,7 @@
  * overlap), a split file read in two halves, and the real traces in
  * ../shared/data against tests/trace_expected.py. */
 #include "check.h"
+#include "ascend.h"
 #include "importer.h"
 
 #include <unistd.h>
@@ -344,6 +345,66 @@ TEST(without_the_want_no_store_is_built)
     ml_profile_free(p);
 }
 
+TEST(ascend_trace_view_lanes_by_process_name)
+{
+    /* torch_npu writes "ph" last and ts as strings */
+    const char *doc =
+        "[{\"name\":\"process_name\",\"pid\":9,\"tid\":0,\"args\":{\"name\":\"Ascend Hardware\"},\"ph\":\"M\"},"
+        "{\"name\":\"process_name\",\"pid\":8,\"tid\":0,\"args\":{\"name\":\"CANN\"},\"ph\":\"M\"},"
+        "{\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"HCCL\"},\"ph\":\"M\"},"
+        "{\"ph\":\"X\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":\"1736408883688177.930\",\"dur\":20,\"cat\":\"cpu_op\","
+        "\"args\":{\"Input Dims\":\"2,3;\\r\\n4\",\"Sequence number\":-1}},"
+        "{\"name\":\"AscendCL@aclrtMemcpyAsync\",\"pid\":8,\"tid\":1,\"ts\":\"1736408883688180.000\",\"dur\":5,"
+        "\"args\":{\"connection_id\":936},\"ph\":\"X\"},"
+        "{\"name\":\"MEMCPY_ASYNC\",\"pid\":9,\"tid\":2,\"ts\":\"1736408883688190.000\",\"dur\":3.5,"
+        "\"args\":{\"Task Type\":\"PCIE_DMA_SQE\",\"connection_id\":936},\"ph\":\"X\"},"
+        "{\"name\":\"conv\",\"pid\":9,\"tid\":2,\"ts\":\"1736408883688195.000\",\"dur\":1,\"ph\":\"X\"},"
+        "{\"name\":\"Reduce_Inline\",\"pid\":7,\"tid\":1,\"ts\":\"1736408883688195.000\",\"dur\":1,\"ph\":\"X\"},"
+        "{\"name\":\"APP/Memory\",\"ts\":\"1736408883688100.000\",\"pid\":6,\"tid\":0,\"args\":{\"KB\":2160232.0},\"ph\":\"C\"},"
+        "{\"name\":\"HostToDevice936\",\"ph\":\"s\",\"cat\":\"HostToDevice\",\"id\":\"936\",\"pid\":8,\"tid\":1,"
+        "\"ts\":\"1736408883688180.000\"},"
+        "{\"name\":\"HostToDevice936\",\"ph\":\"f\",\"id\":\"936\",\"ts\":\"1736408883688190.000\",\"cat\":\"HostToDevice\","
+        "\"pid\":9,\"tid\":2,\"bp\":\"e\"}]";
+    ml_source *src = ml_source_from_memory("trace_view.json", doc, strlen(doc));
+    ml_profile *p = ml_profile_new("x", "ascend-text");
+    p->trace = ml_trace_new();
+    CHECK_EQ_I64(ml_ascend_trace_view_events(src, p, &err), 0);
+    ml_source_close(src);
+    ml_profile_finish(p);
+    ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    long add = find_slice(p, "aten::add"), acl = find_slice(p, "AscendCL@aclrtMemcpyAsync"), mc = find_slice(p, "MEMCPY_ASYNC"),
+         conv = find_slice(p, "conv"), hccl = find_slice(p, "Reduce_Inline");
+    CHECK(add >= 0 && acl >= 0 && mc >= 0 && conv >= 0 && hccl >= 0);
+    if (add < 0 || acl < 0 || mc < 0 || conv < 0 || hccl < 0) goto out;
+    CHECK_EQ_I64(s->ts.v[add], 1736408883688177930LL);
+    CHECK_EQ_I64(s->kind.v[add], ML_SL_CPU_OP);
+    CHECK_EQ_STR(ml_s(p, t->op_info.v[s->info.v[add]].input_dims), "2,3;\r\n4");
+    CHECK_EQ_I64(s->kind.v[acl], ML_SL_RUNTIME);
+    CHECK_EQ_I64(s->kind.v[mc], ML_SL_MEMCPY);
+    CHECK_EQ_I64(s->dur.v[mc], 3500);
+    CHECK_EQ_I64(s->kind.v[conv], ML_SL_KERNEL);
+    CHECK_EQ_I64(s->kind.v[hccl], ML_SL_OTHER);
+    CHECK_EQ_I64(s->launcher.v[mc], acl);
+    const ml_track *st = &t->tracks.v[s->track.v[mc]];
+    CHECK_EQ_I64(st->kind, ML_TRACK_STREAM);
+    CHECK_EQ_I64(st->stream, 2);
+    CHECK_EQ_STR(p->devices.v[st->device].id, "npu:0");
+    CHECK_EQ_STR(ml_s(p, st->process_name), "Ascend Hardware");
+    CHECK_EQ_I64(t->tracks.v[s->track.v[hccl]].kind, ML_TRACK_OTHER);
+    CHECK_EQ_I64(t->tracks.v[s->track.v[add]].kind, ML_TRACK_THREAD);
+    CHECK_EQ_I64(t->counters.ts.len, 1);
+    CHECK_EQ_DBL(t->counters.value.v[0], 2160232.0, 1e-9);
+    CHECK_EQ_STR(ml_s(p, t->counters.key.v[0]), "KB");
+    CHECK_EQ_I64(t->flows.len, 1);
+    CHECK_EQ_I64(t->flows.v[0].id, 936);
+    CHECK_EQ_I64(t->flows.v[0].from, acl);
+    CHECK_EQ_I64(t->flows.v[0].to, mc);
+    CHECK_EQ_I64(p->ops.ts.len, 0); /* the time side only */
+out:
+    ml_profile_free(p);
+}
+
 /* ---- the store on its own ---- */
 
 TEST(store_sorts_nests_and_counts_partial_overlaps)
@@ -386,6 +447,44 @@ TEST(store_sorts_nests_and_counts_partial_overlaps)
     CHECK_EQ_I64(ml_trace_count_kind(t, ML_SL_CPU_OP), 7);
     CHECK_EQ_I64(t->span_begin, 1000);
     CHECK_EQ_I64(t->span_end, 1101);
+    ml_profile_free(p);
+}
+
+TEST(store_binds_flow_chains)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t a = ml_track_get(t, p, "1", 1, "1", 1), b = ml_track_get(t, p, "1", 1, "2", 1);
+    ml_str n = ml_intern_cstr(p->strings, "s"), cat = ml_intern_cstr(p->strings, "fwdbwd"),
+           other = ml_intern_cstr(p->strings, "other");
+    ml_slice_row rows[] = {
+        {0, 10, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},  /* 0: A */
+        {20, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP}, /* 1: B */
+        {40, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP}, /* 2: C */
+    };
+    for (size_t i = 0; i < 3; i++) ml_slice_push(t, &rows[i]);
+    /* id 1: s in A, t in B, f binding to the next slice (C starts at 40) */
+    ml_flow_point(t, 1, cat, 'f', false, b, 35);
+    ml_flow_point(t, 1, cat, 's', false, a, 5);
+    ml_flow_point(t, 1, cat, 't', false, b, 25);
+    /* id 2: a start nothing follows; the same id in another cat: an end from nowhere */
+    ml_flow_point(t, 2, cat, 's', false, a, 1);
+    ml_flow_point(t, 2, other, 'f', true, b, 45);
+    /* id 3: a point in no slice */
+    ml_flow_point(t, 3, cat, 's', false, a, 15);
+    ml_flow_point(t, 3, cat, 'f', true, b, 21);
+    ml_profile_finish(p);
+    CHECK_EQ_I64(t->flows.len, 5);
+    int seen = 0;
+    for (size_t i = 0; i < t->flows.len; i++) {
+        const ml_flow *f = &t->flows.v[i];
+        if (f->id == 1 && f->from == 0 && f->to == 1) seen |= 1;
+        if (f->id == 1 && f->from == 1 && f->to == 2) seen |= 2;
+        if (f->id == 2 && f->cat == cat && f->from == 0 && f->to == ML_NONE32) seen |= 4;
+        if (f->id == 2 && f->cat == other && f->from == ML_NONE32 && f->to == 2) seen |= 8;
+        if (f->id == 3 && f->from == ML_NONE32 && f->to == 1) seen |= 16;
+    }
+    CHECK_EQ_I64(seen, 31);
     ml_profile_free(p);
 }
 
@@ -484,11 +583,13 @@ typedef struct expected {
 
 /* python3 tests/trace_expected.py */
 static const expected real[] = {
-    {"hta_nccl_data.json.gz", {14346, 39, 0, 8740, 0, 2700, 960, 114, 30, 3, 1}, 8, 2, 3774, 9283, 4317, 2, 0},
-    {"hta_sampled_rank-0.json.gz", {2329, 71, 0, 1204, 0, 1154, 40, 10, 0, 2, 1}, 8, 5, 1204, 0, 0, 0, 0},
-    {"hta_sampled_rank-1.json.gz", {2302, 63, 0, 1154, 0, 1104, 40, 10, 0, 2, 1}, 8, 5, 1154, 0, 0, 0, 0},
-    {"tbplugin_resnet50_w0.pt.trace.json.gz", {23640, 0, 0, 11923, 0, 8772, 12, 312, 0, 6, 1}, 6, 1, 9096, 9096, 9096, 2, 0},
-    {"param_linear_kineto.json.gz", {36998, 80, 0, 14515, 0, 8716, 0, 1640, 0, 0, 1}, 6, 1, 10356, 14515, 10356, 2, 0},
+    {"kineto/hta_nccl_data.json.gz", {14346, 39, 0, 8740, 0, 2700, 960, 114, 30, 3, 1}, 8, 2, 3774, 9283, 4317, 2, 0},
+    {"kineto/hta_sampled_rank-0.json.gz", {2329, 71, 0, 1204, 0, 1154, 40, 10, 0, 2, 1}, 8, 5, 1204, 0, 0, 0, 0},
+    {"kineto/hta_sampled_rank-1.json.gz", {2302, 63, 0, 1154, 0, 1104, 40, 10, 0, 2, 1}, 8, 5, 1154, 0, 0, 0, 0},
+    {"kineto/tbplugin_resnet50_w0.pt.trace.json.gz", {23640, 0, 0, 11923, 0, 8772, 12, 312, 0, 6, 1}, 6, 1, 9096, 9096, 9096, 2, 0},
+    {"kineto/param_linear_kineto.json.gz", {36998, 80, 0, 14515, 0, 8716, 0, 1640, 0, 0, 1}, 6, 1, 10356, 14515, 10356, 2, 0},
+    /* the directory: its trace_view.json */
+    {"ascend/text_level1/rank0_ascend_pt", {859, 0, 1282, 707, 0, 511, 24, 0, 0, 1, 1000}, 31, 4, 533, 645, 572, 0, 7183},
 };
 
 TEST(real_traces_match_trace_expected_py)
@@ -496,7 +597,7 @@ TEST(real_traces_match_trace_expected_py)
     int ran = 0;
     for (size_t r = 0; r < sizeof real / sizeof *real; r++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/kineto/%s", check_data_dir(), real[r].file);
+        snprintf(path, sizeof path, "%s/%s", check_data_dir(), real[r].file);
         if (access(path, R_OK) != 0) continue;
         ran++;
         ml_profiles ps;
@@ -537,7 +638,7 @@ TEST(real_traces_match_trace_expected_py)
         }
         ml_profiles_free(&ps);
     }
-    if (!ran) SKIP("../shared/data/kineto not available");
+    if (!ran) SKIP("../shared/data not available");
 }
 
 int main(void)
@@ -548,7 +649,9 @@ int main(void)
     RUN(old_format_cats_steps_and_stream_names);
     RUN(backend_device_properties_and_base_time);
     RUN(without_the_want_no_store_is_built);
+    RUN(ascend_trace_view_lanes_by_process_name);
     RUN(store_sorts_nests_and_counts_partial_overlaps);
+    RUN(store_binds_flow_chains);
     RUN(split_file_gives_the_same_store);
     RUN(real_traces_match_trace_expected_py);
     return check_report();

@@ -48,11 +48,36 @@ def us(v):
     return int(decimal.Decimal(str(v).strip()) * 1000)
 
 
+def ascend_kind_of(pnames):
+    """torch_npu's trace_view.json: lanes by their process name (see ascend.h)."""
+    def kind(e):
+        p = pnames.get(e.get("pid"))
+        if p == "Ascend Hardware":
+            return 6 if str(e.get("name", "")).startswith("MEMCPY") else 5
+        if p == "CANN":
+            return 3
+        return kind_of(e)
+    return kind
+
+
+def corr_of(args):
+    return args.get("correlation", args.get("connection_id"))
+
+
 def main():
     data = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("MEMLENS_DATA", "../shared/data")
     for f in FILES:
         d = json.load(gzip.open(os.path.join(data, "kineto", f)), parse_float=decimal.Decimal)
         ev = d["traceEvents"] if isinstance(d, dict) else d
+        report(f, ev, kind_of, lambda tr: False)
+    f = "ascend/text_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json"
+    ev = json.load(open(os.path.join(data, f)), parse_float=decimal.Decimal)
+    pnames = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+    report(f, ev, ascend_kind_of(pnames), lambda tr: pnames.get(int(tr[0])) == "Ascend Hardware")
+
+
+def report(f, ev, kind_of, is_stream_track):
+    if True:
         slices = []  # (track, ts, end, kind, corr)
         tracks = set()
         open_b = collections.defaultdict(list)
@@ -63,14 +88,14 @@ def main():
             tr = (str(e.get("pid", "")), str(e.get("tid", "")))
             args = e.get("args") or {}
             if ph == "X":
-                slices.append((tr, us(e["ts"]), us(e["ts"]) + us(e.get("dur", 0)), kind_of(e), args.get("correlation")))
+                slices.append((tr, us(e["ts"]), us(e["ts"]) + us(e.get("dur", 0)), kind_of(e), corr_of(args)))
             elif ph == "B":
                 open_b[tr].append(e)
             elif ph == "E":
                 if open_b[tr]:
                     b = open_b[tr].pop()
                     bargs = b.get("args") or {}
-                    slices.append((tr, us(b["ts"]), us(e["ts"]), kind_of(b), bargs.get("correlation")))
+                    slices.append((tr, us(b["ts"]), us(e["ts"]), kind_of(b), corr_of(bargs)))
             elif ph in ("i", "I"):
                 if e.get("name") not in ("[memory]", "[OutOfMemory]"):
                     instants += 1
@@ -85,7 +110,7 @@ def main():
         for s in slices:
             counts[s[3]] += 1
             tracks.add(s[0])
-        streams = {s[0] for s in slices if s[3] in (5, 6, 7, 8)}
+        streams = {s[0] for s in slices if s[3] in (5, 6, 7, 8)} | {tr for tr in tracks if is_stream_track(tr)}
         launch_corr = {s[4] for s in slices if s[3] in (3, 4) and s[4] is not None}
         launched = sum(1 for s in slices if s[3] in (5, 6, 7) and s[4] is not None and s[4] in launch_corr)
         # binding: per track, slices by start with a running max of ends

@@ -131,7 +131,7 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
         VEC_FREE(&a->edges);
     }
     free(order);
-    qsort(accs.v, accs.len, sizeof *accs.v, cmp_acc);
+    if (accs.len) qsort(accs.v, accs.len, sizeof *accs.v, cmp_acc);
     for (size_t j = 0; j < accs.len; j++) VEC_PUSH(out, accs.v[j].m);
     VEC_FREE(&accs);
 }

@@ -108,9 +108,9 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
         VEC_PUSH(&out->by_name, by_name.v[j].r);
     }
     VEC_FREE(&by_name);
-    qsort(out->by_name.v, out->by_name.len, sizeof *out->by_name.v, cmp_row);
+    if (out->by_name.len) qsort(out->by_name.v, out->by_name.len, sizeof *out->by_name.v, cmp_row);
     for (size_t j = 0; j < out->by_name.len; j++) out->row_of_name[out->by_name.v[j].name] = (uint32_t)j;
-    qsort(out->by_op.v, out->by_op.len, sizeof *out->by_op.v, cmp_row);
+    if (out->by_op.len) qsort(out->by_op.v, out->by_op.len, sizeof *out->by_op.v, cmp_row);
 }
 
 void ml_kernels_free(ml_kernel_table *k)

@@ -109,6 +109,9 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
+    /* per name id: 1 known, 2 counts as an operator, 4 Tensor Core eligible */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
 
     /* Nest each thread's tree slices by containment. */
     for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
@@ -127,10 +130,16 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             while (stack.len) {
                 if (sb < stack_end.v[stack.len - 1]) {
                     if (se <= stack_end.v[stack.len - 1]) {
-                        uint8_t fl = 0;
-                        const char *name = ml_s(p, s->name.v[i]);
-                        if (s->kind.v[i] == ML_SL_CPU_OP && counts_as_operator(name)) fl |= ML_NODE_OPERATOR;
-                        if (ml_op_tc_eligible(name)) fl |= ML_NODE_TC_ELIGIBLE;
+                        uint8_t fl = 0, c = 0;
+                        ml_str nm = s->name.v[i];
+                        if (nm < nstr && cls[nm]) c = cls[nm];
+                        else {
+                            const char *name = ml_s(p, nm);
+                            c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
+                            if (nm < nstr) cls[nm] = c;
+                        }
+                        if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
+                        if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
                         uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl);
                         out->owner[i] = id;
                         VEC_PUSH(&stack, id);
@@ -146,6 +155,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     }
     VEC_FREE(&stack);
     VEC_FREE(&stack_end);
+    free(cls);
     size_t nn = b.slice.len;
 
     /* Merge a cpu_op with its only child of the same name (top down). */
@@ -178,14 +188,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     }
     free(rt_from);
 
-    /* External id -> node. */
-    VEC(ext_node) ext = {0};
-    for (uint32_t i = 0; i < nn; i++) {
-        uint32_t si = b.slice.v[i];
-        if (si != ML_NONE32 && s->ext_id.v[si] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[si], i}));
-    }
-    qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
-
     out->n = nn;
     out->host_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
@@ -195,12 +197,27 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     for (uint32_t i = 0; i < nn; i++)
         if (b.slice.v[i] != ML_NONE32) out->host_self[i] = s->dur.v[b.slice.v[i]];
 
-    /* Runtime calls to their nodes. */
+    /* Runtime calls to their nodes; External id -> node when needed. */
+    VEC(ext_node) ext = {0};
+    bool ext_built = false;
     for (size_t i = 0; i < n; i++) {
         if (!ml_slice_is_runtime(s->kind.v[i])) continue;
         int64_t x = s->ext_id.v[i];
         uint32_t node = ML_NONE32;
-        if (x > 0) {
+        for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
+            if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
+                node = out->owner[q];
+                break;
+            }
+        if (node == ML_NONE32 && x > 0) {
+            if (!ext_built) { /* only calls outside every operator need it */
+                for (uint32_t j = 0; j < nn; j++) {
+                    uint32_t sj = b.slice.v[j];
+                    if (sj != ML_NONE32 && s->ext_id.v[sj] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[sj], j}));
+                }
+                if (ext.len) qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
+                ext_built = true;
+            }
             size_t lo = 0, hi = ext.len;
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
@@ -208,13 +225,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                 else hi = mid;
             }
             if (lo < ext.len && ext.v[lo].ext == x) node = ext.v[lo].node;
-        } else if (x == 0) node = root_of[s->track.v[i]];
-        else
-            for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
-                if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
-                    node = out->owner[q];
-                    break;
-                }
+        } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
         if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
         if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
@@ -224,7 +235,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     free(root_of);
 
     /* GPU work to the node of its launch; kernels with none to the main root. */
-    size_t nstr = ml_strpool_count(p->strings);
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];

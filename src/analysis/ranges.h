@@ -34,4 +34,20 @@ static inline void ml_ranges_push(ml_ranges *r, int64_t b, int64_t e)
     if (e > b) VEC_PUSH(r, ((ml_range){b, e}));
 }
 
+/* The same, folding [b, e) into the last interval when it starts inside it:
+ * time-ordered input (one track's slices, nested ones inside their parent)
+ * then leaves ml_ranges_merge() little to sort. */
+static inline void ml_ranges_add(ml_ranges *r, int64_t b, int64_t e)
+{
+    if (e <= b) return;
+    if (r->len) {
+        ml_range *l = &r->v[r->len - 1];
+        if (b >= l->b && b <= l->e) {
+            if (e > l->e) l->e = e;
+            return;
+        }
+    }
+    VEC_PUSH(r, ((ml_range){b, e}));
+}
+
 #endif

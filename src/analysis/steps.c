@@ -33,6 +33,16 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+static uint8_t name_class(const ml_profile *p, uint8_t *cls, size_t nstr, ml_str id)
+{
+    if (id < nstr && cls[id]) return cls[id];
+    const char *name = ml_s(p, id);
+    uint8_t c = 1 | (ml_name_is_dataloader(name) ? 2 : 0) | (ml_name_is_comm_op(name) ? 4 : 0) |
+                (ml_name_is_comm_kernel(name) ? 8 : 0);
+    if (id < nstr) cls[id] = c;
+    return c;
+}
+
 typedef struct rt_dev {      /* the GPU work one runtime call launched */
     int64_t min, max;
     uint32_t n;
@@ -57,6 +67,9 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     }
     if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
 
+    /* per name id: 1 known, 2 DataLoader, 4 collective, 8 communication kernel */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
     VEC(int64_t) step_ts = {0};
     VEC(uint32_t) step_slice = {0};
     VEC(uint32_t) rts = {0};
@@ -69,7 +82,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         case ML_SL_KERNEL: {
             int64_t x = s->ext_id.v[i];
             bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
-                        ml_name_is_comm_kernel(ml_s(p, s->name.v[i]));
+                        (name_class(p, cls, nstr, s->name.v[i]) & 8);
             role = comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL;
             break;
         }
@@ -82,10 +95,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
             break;
         case ML_SL_CPU_OP:
         case ML_SL_USER_ANNOTATION: {
-            const char *name = ml_s(p, s->name.v[i]);
-            role = ml_name_is_dataloader(name) ? ML_ROLE_DATALOADER
-                   : ml_name_is_comm_op(name)  ? ML_ROLE_COMMUNICATION
-                                               : ML_ROLE_CPU_EXEC;
+            uint8_t c = name_class(p, cls, nstr, s->name.v[i]);
+            role = (c & 2) ? ML_ROLE_DATALOADER : (c & 4) ? ML_ROLE_COMMUNICATION : ML_ROLE_CPU_EXEC;
             break;
         }
         case ML_SL_PROFILER_STEP:
@@ -94,13 +105,14 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
             break;
         default: break;
         }
-        if (role < ML_ROLE__COUNT) ml_ranges_push(&out->busy[role], b, e);
+        if (role < ML_ROLE__COUNT) ml_ranges_add(&out->busy[role], b, e);
         if (k == ML_SL_CPU_OP || k == ML_SL_PROFILER_STEP) {
             if (b < cpu_min) cpu_min = b;
             if (e > cpu_max) cpu_max = e;
         }
     }
     VEC_FREE(&comm_ext);
+    free(cls);
 
     /* Host-side steps, in time order. */
     uint32_t *perm = ml_sort_perm_i64(step_ts.v, step_ts.len);

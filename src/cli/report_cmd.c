@@ -41,7 +41,7 @@ int ml_cmd_report(int argc, char **argv)
     }
     if (!n || !out) { usage(stderr); free(inputs); return 2; }
 
-    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the Trace view reads p->trace */
+    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the Trace view and the perf object of each rank read p->trace */
     ml_err e = {{0}};
     if (ml_cli_load(inputs, n, &ps) < 0) {
         free(inputs);

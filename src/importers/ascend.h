@@ -25,6 +25,12 @@
  *       the allocator's ML_SERIES_RESERVED so that the two are never summed.
  *       The "-1" marker (only frees seen) is skipped and counted in a note
  *       (ml_ascend_only_frees); any other value, negative too, is kept.
+ *   trace_view.json cpu_op / python_function events, PYTORCH_API (op, trace)
+ *       p->ops (ProfilerStep#N, Optimizer.* as annotations); each operator-memory
+ *       row is linked to the call of its name holding its allocation time: its
+ *       thread (ml_attribute then gives op_top, the outermost cpu op) and its
+ *       "Call stack" / PYTORCH_CALLCHAINS stack (ascend_ops.c).
+ *   HOST_INFO, NPU_INFO (db)            p->host, the NPU devices' names.
  *   operator_memory.csv / OP_MEMORY     allocs: op = op_top = name, t_free =
  *       release time or ML_TIME_END + ML_ALLOC_NEVER_FREED when blank,
  *       t_free_req = active release time (else t_free), stream = stream ptr.
@@ -116,5 +122,29 @@ int ml_ascend_is_profile_dir(const char *dir);
  * e then is "path: cannot read (Permission denied)", a skipped-entry of walk.c. */
 #define ML_ASCEND_UNREADABLE (-2)
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e);
+/* The same for a command that wants more than memory (ML_WANT_* of
+ * importer.h): with ML_WANT_TRACE, the events of trace_view.json also go into
+ * p->trace (ml_ascend_trace_view_events), and a directory with a
+ * trace_view.json but no memory files still gives a profile. */
+int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, size_t *n_out, ml_err *e);
+
+/* trace_view.json (Chrome format, as torch_npu writes it) into p->trace:
+ * host threads keep Kineto's cats (cpu_op, python_function; enqueue/dequeue
+ * are ML_SL_OTHER); by the M process name of their pid, "Ascend Hardware"
+ * lanes become stream tracks of the rank's NPU (tid = stream) whose tasks are
+ * ML_SL_KERNEL (ML_SL_MEMCPY when named MEMCPY*), "CANN" API calls become
+ * ML_SL_RUNTIME (args connection_id is their correlation with the tasks they
+ * launch, so launchers link), and the other NPU lanes (HCCL, Overlap
+ * Analysis ...) ML_TRACK_OTHER tracks of ML_SL_OTHER slices.  Counters
+ * (NPU MEM, HBM, AI Core Freq ...) and flows go in as they are.  Call before
+ * ml_profile_finish. */
+int ml_ascend_trace_view_events(ml_source *src, ml_profile *p, ml_err *e);
+
+/* The CPU side (ascend_ops.c): the operators of trace_view.json / the db's
+ * PYTORCH_API into p->ops, each operator-memory row linked to its operator
+ * (thread and call stack); from the db also the host (HOST_INFO) and the NPU
+ * models (NPU_INFO).  Optional: what cannot be read is left out. */
+int ml_ascend_trace_view_ops(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_db_ops(const char *path, ml_profile *p, ml_err *e);
 
 #endif

@@ -59,6 +59,7 @@ typedef struct trace_args {
     int32_t grid[3], block[3];
     float blocks_per_sm, occupancy;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
+    ml_comm_args comm;
 } trace_args;
 
 typedef struct counter_val {
@@ -117,6 +118,7 @@ typedef struct kineto {
     char last_tpid[ID_MAX], last_ttid[ID_MAX];
     size_t last_tpid_len, last_ttid_len;
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
+    bool trace_only;               /* ml_kineto_trace_add: the time side only, no ops or memory */
 } kineto;
 
 static size_t skip_bom_and_blanks(const char *h, size_t n)
@@ -228,7 +230,8 @@ static bool is_memory_name(const kineto *k)
 /* ---- the time side's args ---- */
 
 static const trace_args TA_NONE = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0};
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
+    {0, 0, -1, -1, -1}};
 
 static void json_put(kineto *k, const char *s, size_t n)
 {
@@ -238,7 +241,9 @@ static void json_put(kineto *k, const char *s, size_t n)
 }
 
 /* The next value as compact JSON text, interned: "[[32, 3], []]" (PyTorch's
- * own spelling of shapes, ", " between elements).  Strings keep their escapes. */
+ * own spelling of shapes, ", " between elements).  Strings inside keep their
+ * escapes; a value that is one string (torch_npu writes "Input Dims" as
+ * "2,3;\r\n4") is kept as its decoded text. */
 static int read_compact(kineto *k, ml_str *out)
 {
     js_scanner *js = k->js;
@@ -251,6 +256,11 @@ static int read_compact(kineto *k, ml_str *out)
         size_t n;
         if (t == JS_ERROR) return -1;
         if (t == JS_END) return js_fail(js, k->e, "the file ends inside an args value");
+        if (t == JS_STRING && depth == 0) {
+            txt = js_has_escape(js) ? js_unescape(js, &n) : js_text(js, &n);
+            *out = ml_intern(k->p->strings, txt, n);
+            return 1;
+        }
         if (comma && t != JS_OBJECT_END && t != JS_ARRAY_END) json_put(k, ", ", 2);
         comma = true;
         switch (t) {
@@ -323,14 +333,14 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         }
         return r;
     }
-    int64_t *dst = NULL;
+    int64_t *dst = NULL, group = -1;
     const char *s;
     size_t m;
     int r;
     switch (n) {
     case 4:
         if (KEY_IS(key, n, "grid")) return read_dim3(k, a->grid);
-        if (KEY_IS(key, n, "name") && f->ph == 'M') {
+        if (KEY_IS(key, n, "name") && (f->ph == 'M' || !f->ph)) {
             r = js_value_string(k->js, &s, &m);
             if (r > 0) a->name = ml_intern(k->p->strings, s, m);
             return r;
@@ -339,6 +349,11 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     case 5:
         if (KEY_IS(key, n, "block")) return read_dim3(k, a->block);
         if (KEY_IS(key, n, "bytes")) dst = &a->bytes;
+        else if (KEY_IS(key, n, "dtype")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->comm.dtype = ml_intern(k->p->strings, s, m);
+            return r;
+        }
         break;
     case 6:
         if (KEY_IS(key, n, "device")) dst = &a->device;
@@ -351,6 +366,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         if (KEY_IS(key, n, "Input Dims") || KEY_IS(key, n, "Input dims")) return read_compact(k, &a->dims);
         if (KEY_IS(key, n, "Input type")) return read_compact(k, &a->types);
         if (KEY_IS(key, n, "sort_index")) dst = &a->sort_index;
+        else if (KEY_IS(key, n, "Group size")) dst = &group;
         else if (KEY_IS(key, n, "Call stack")) {
             r = js_value_string(k->js, &s, &m);
             if (r > 0) a->stack = ml_intern(k->p->strings, s, m);
@@ -362,12 +378,22 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         else if (KEY_IS(key, n, "External id") || KEY_IS(key, n, "external id")) dst = &a->ext;
         break;
     case 13:
-        if (KEY_IS(key, n, "Fwd thread id")) dst = &a->fwd;
+        if (KEY_IS(key, n, "connection_id")) dst = &a->corr; /* Ascend: CANN call <-> device task */
+        else if (KEY_IS(key, n, "In msg nelems")) dst = &a->comm.in_nelems;
+        else if (KEY_IS(key, n, "Fwd thread id")) dst = &a->fwd;
         else if (KEY_IS(key, n, "shared memory")) dst = &a->smem;
         else if (KEY_IS(key, n, "blocks per SM")) return read_float(k, &a->blocks_per_sm);
         break;
+    case 14:
+        if (KEY_IS(key, n, "Out msg nelems")) dst = &a->comm.out_nelems;
+        break;
     case 15:
         if (KEY_IS(key, n, "Sequence number")) dst = &a->seq;
+        else if (KEY_IS(key, n, "Collective name")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->comm.collective = ml_intern(k->p->strings, s, m);
+            return r;
+        }
         break;
     case 16:
         if (KEY_IS(key, n, "Python parent id")) dst = &a->py_parent;
@@ -380,10 +406,22 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
         break;
     }
-    if (!dst) return js_skip(k->js) < 0 ? -1 : 0;
-    int64_t v;
-    r = read_int(k, &v);
-    if (r > 0) *dst = v;
+    /* "ph" may come after "args" (torch_npu writes it last): until it is
+     * known, numbers are also kept as possible counter values. */
+    bool maybe_counter = !f->ph;
+    if (!dst && !maybe_counter) return js_skip(k->js) < 0 ? -1 : 0;
+    double d;
+    if (!dst) r = read_double(k, &d);
+    else {
+        int64_t v;
+        r = read_int(k, &v);
+        if (r > 0) *dst = v, d = (double)v;
+    }
+    if (r > 0 && maybe_counter) {
+        counter_val c = {ml_intern(k->p->strings, key, n), d};
+        VEC_PUSH(&k->cvals, c);
+    }
+    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
     return r;
 }
 
@@ -605,6 +643,9 @@ static int64_t trailing_number(const char *s, size_t n)
     return v;
 }
 
+/* The current event's name, interned (0 when it has none: k->name may be NULL). */
+static ml_str event_name(kineto *k) { return k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0; }
+
 /* The trace track of (pid, tid), remembering the last one. */
 static uint32_t track_of(kineto *k, const event_fields *f)
 {
@@ -658,15 +699,16 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
             .blocks_per_sm = a->blocks_per_sm,
             .occupancy = a->occupancy,
             .bytes = a->bytes,
+            .comm = a->comm,
         };
         return ml_kernel_info_push(k->t, &ki);
     }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
         return ML_NONE32;
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_id < 0 && a->py_parent < 0 &&
-        a->py_module < 0)
+        a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
-    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module};
+    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module, a->comm};
     return ml_op_info_push(k->t, &oi);
 }
 
@@ -687,18 +729,18 @@ static void trace_event(kineto *k, const event_fields *f)
         if (!f->has_ts) return;
         uint8_t kind = slice_kind(k, f);
         uint32_t track = work_track(k, f, kind);
-        push_slice(k, f->ts, f->has_dur ? f->dur : 0, ml_intern(sp, k->name, k->name_len), track, kind,
+        push_slice(k, f->ts, f->has_dur ? f->dur : 0, event_name(k), track, kind,
                    slice_info(k, kind), k->ta.corr, k->ta.ext);
         return;
     }
     case 'i':
     case 'I':
-        if (f->has_ts) ml_instant_push(t, f->ts, ml_intern(sp, k->name, k->name_len), track_of(k, f));
+        if (f->has_ts) ml_instant_push(t, f->ts, event_name(k), track_of(k, f));
         return;
     case 'C':
         if (!f->has_ts) return;
         for (size_t i = 0; i < k->cvals.len; i++)
-            ml_counter_push(t, f->ts, k->cvals.v[i].value, ml_intern(sp, k->name, k->name_len), k->cvals.v[i].key,
+            ml_counter_push(t, f->ts, k->cvals.v[i].value, event_name(k), k->cvals.v[i].key,
                             track_of(k, f));
         return;
     case 'M': {
@@ -726,15 +768,16 @@ static void trace_event(kineto *k, const event_fields *f)
  * wanted, and the nesting stays right. */
 static void begin_or_end(kineto *k, const event_fields *f)
 {
-    uint32_t thread = thread_of(k, f);
+    /* the pairing key: the thread, or the track when only the time side is read */
+    uint32_t thread = k->trace_only ? track_of(k, f) : thread_of(k, f);
     if (f->ph == 'B') {
-        bool wanted = f->has_name && is_op_cat(f->cat);
+        bool wanted = f->has_name && is_op_cat(f->cat) && !k->trace_only;
         open_b b = {thread, f->ts, wanted ? ml_intern(k->p->strings, k->name, k->name_len) : 0,
                     wanted ? (uint8_t)op_kind(f->cat, k->name, k->name_len) : NOT_AN_OP,
                     0, ML_NONE32, ML_NONE32, -1, -1, ML_SL_OTHER};
         if (k->t) { /* the slice it will make: args are on the "B" */
             b.skind = slice_kind(k, f);
-            b.slice_name = ml_intern(k->p->strings, k->name, k->name_len);
+            b.slice_name = event_name(k);
             b.track = work_track(k, f, b.skind);
             b.info = slice_info(k, b.skind);
             b.corr = k->ta.corr;
@@ -847,8 +890,9 @@ static int read_event(kineto *k)
     }
 
     if (f.has_ts) note_times(k, f.ts, f.has_dur && f.dur > 0 ? f.ts + f.dur : f.ts);
-    if (f.has_name && is_memory_name(k)) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
+    if (f.has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
     if (k->t && f.ph != 'B' && f.ph != 'E') trace_event(k, &f);
+    if (k->trace_only && f.ph != 'B' && f.ph != 'E') return 0;
     if (!f.has_ts) return 0;
     if (f.ph == 'B' || f.ph == 'E') {
         begin_or_end(k, &f);
@@ -1260,6 +1304,30 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     ml_profile_free(second.p);
     ml_source_close(first_src);
     ml_source_close(second_src);
+    return rc;
+}
+
+int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e)
+{
+    if (!p->trace) return 0;
+    kineto k;
+    kineto_init(&k, js_open(src), p, e);
+    k.trace_only = true;
+    int rc = read_document(&k);
+    if (rc == 0) {
+        bool truncated = js_truncated(k.js);
+        close_open_ops(&k, k.max_end);
+        if (k.has_times) ml_trace_span(k.t, k.min_ts, k.max_end);
+        k.t->unpaired_ends += k.orphan_ends;
+        const char *name = ml_source_name(src);
+        if (k.orphan_ends)
+            ml_note(p, "%s: %zu \"E\" events had no \"B\" open on their thread: they were ignored", name, k.orphan_ends);
+        if (k.unclosed_slices)
+            ml_note(p, "%s: %zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end "
+                       "of the trace", name, k.unclosed_slices);
+        if (truncated) ml_note(p, "%s ends without its closing brackets: everything up to the last complete event was read", name);
+    }
+    kineto_free(&k);
     return rc;
 }
 

@@ -76,7 +76,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     }
     ml_source_close(src);
     ml_attribute(p);
-    ml_categorize(p); /* after attribution: it reads the top-level ops */
+    if (!(out->want & ML_SKIP_CATEGORIES)) ml_categorize(p); /* after attribution: it reads the top-level ops */
     VEC_PUSH(&out->items, p);
     return 0;
 }

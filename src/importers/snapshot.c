@@ -209,6 +209,7 @@ static int64_t on_list(void *user, const ml_pv *items, size_t n)
 {
     imp *im = user;
     uint64_t hash;
+    if (!n) return -1; /* an empty list stays one (a blocks list or device_traces may be empty) */
     if (known_frames(im, items, n, &hash) < 0) return -1;
     uint32_t id = ml_stack_get_hashed(im->p, im->frames_tmp.v, n, hash);
     return id <= INT32_MAX ? (int64_t)id * 2 + 1 : -1;
@@ -264,6 +265,8 @@ static void describe(imp *im, char *buf, size_t cap, const char *path, const cha
     }
     char repr[80];
     ml_pv_repr_ext(im->st, *got, ext_text, im, repr, sizeof repr);
+    for (char *c = repr; *c; c++) /* messages are one line */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     snprintf(buf, cap, "%s: expected %s, got %s", path, what, repr);
 }
 
@@ -768,6 +771,11 @@ static void settings_notes(imp *im, ml_pv top)
     if (get(im, top, K_ALLOCATOR_SETTINGS, &v) == 0 && ml_pv_type_of(im->st, v) == ML_PV_DICT) {
         ml_pv_repr_ext(im->st, v, ext_text, im, buf, sizeof buf);
         ml_note(im->p, "allocator settings: %s", buf);
+        /* the whole dictionary, for the report's Allocator Settings view */
+        char *all = ml_malloc(1 << 16);
+        ml_pv_repr_ext(im->st, v, ext_text, im, all, 1 << 16);
+        im->p->allocator_settings = ml_intern_cstr(im->p->strings, all);
+        free(all);
     }
     if (im->with_context) ml_note(im->p, "%zu trace entries carry a compile context (e.g. \"%.200s\")",
                                   im->with_context, ml_s(im->p, im->context_example));

@@ -227,6 +227,8 @@ typedef struct ml_profile {
     const char *format;         /* "kineto", "torch-snapshot", "ascend-text", ... (static string) */
     int rank;                   /* -1 if unknown */
     int world_size;             /* -1 if unknown */
+    ml_str host;                /* the host's name where the input says it (Ascend HOST_INFO), 0 if unknown */
+    ml_str allocator_settings;  /* a snapshot's allocator_settings dict, as Python writes it (repr), 0 if none */
     bool time_is_absolute;      /* ts are Unix-epoch ns (else relative or event order) */
     bool time_is_event_order;   /* the input has no times: ts = event index */
     bool has_addresses;         /* events carry addresses, so allocs can be matched */

@@ -210,6 +210,17 @@ void ml_trace_meta(ml_trace *t, ml_trace_meta_kind what, ml_str pid, ml_str tid,
     VEC_PUSH(&t->index->meta, m);
 }
 
+ml_str ml_trace_process_name(const ml_trace *t, ml_str pid)
+{
+    const ml_trace_index *ix = t->index;
+    ml_str name = 0;
+    for (size_t i = 0; i < ix->meta.len; i++)
+        if (ix->meta.v[i].what == ML_META_PROCESS_NAME && ix->meta.v[i].pid == pid) name = ix->meta.v[i].name;
+    for (size_t k = 0; !name && k < t->tracks.len; k++)
+        if (t->tracks.v[k].pid == pid && t->tracks.v[k].process_name) name = t->tracks.v[k].process_name;
+    return name;
+}
+
 void ml_trace_span(ml_trace *t, int64_t begin, int64_t end)
 {
     ml_trace_index *ix = t->index;
@@ -252,9 +263,16 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         o.input_dims = MAP_STR(o.input_dims);
         o.input_types = MAP_STR(o.input_types);
         o.call_stack = MAP_STR(o.call_stack);
+        o.comm.collective = MAP_STR(o.comm.collective);
+        o.comm.dtype = MAP_STR(o.comm.dtype);
         VEC_PUSH(&dst->op_info, o);
     }
-    for (size_t i = 0; i < src->kernel_info.len; i++) VEC_PUSH(&dst->kernel_info, src->kernel_info.v[i]);
+    for (size_t i = 0; i < src->kernel_info.len; i++) {
+        ml_kernel_info ki = src->kernel_info.v[i];
+        ki.comm.collective = MAP_STR(ki.comm.collective);
+        ki.comm.dtype = MAP_STR(ki.comm.dtype);
+        VEC_PUSH(&dst->kernel_info, ki);
+    }
     const ml_slices *s = &src->slices;
     for (size_t i = 0; i < s->ts.len; i++) {
         uint8_t kind = s->kind.v[i];

@@ -24,6 +24,12 @@
  *   flows     s/t/f pairs bound to the slices they start and end in
  *   counters  ph "C" samples (Ascend "NPU MEM", Kineto GPU metrics ...)
  *   instants  ph "i" events other than [memory] (markers on a track)
+ *
+ * Who fills it: importers/kineto.c (Kineto and older PyTorch traces; GPU work
+ * goes on stream tracks, device = cuda:<pid>) and importers/ascend_dir.c
+ * (trace_view.json: lanes typed by their M process name, see ascend.h).
+ * Slices are only pushed before ml_trace_finish(); after it the store is
+ * read-only and its indices (parent, launcher, flows) stay valid.
  */
 #ifndef ML_TRACE_H
 #define ML_TRACE_H
@@ -87,6 +93,15 @@ typedef struct ml_slices {
     VEC(uint32_t) launcher; /* GPU work: the runtime/driver slice with the same correlation, ML_NONE32 */
 } ml_slices;
 
+/* Args of a collective (record_param_comms ops, and NCCL kernels since
+ * PyTorch 2.x): what the distributed view sizes them by.  0 / -1 if absent. */
+typedef struct ml_comm_args {
+    ml_str collective;      /* args "Collective name" ("allreduce") */
+    ml_str dtype;           /* args "dtype" ("Float", "BFloat16") */
+    int64_t in_nelems, out_nelems; /* args "In msg nelems" / "Out msg nelems" */
+    int32_t group_size;     /* args "Group size" */
+} ml_comm_args;
+
 /* Args of host-side slices that the operator / module views read. */
 typedef struct ml_op_info {
     ml_str input_dims;      /* args "Input Dims" / "Input dims" as compact JSON text ("[[32, 3], []]"), 0 if none */
@@ -97,6 +112,7 @@ typedef struct ml_op_info {
     int64_t python_id;      /* python_function args "Python id", -1 */
     int64_t python_parent;  /* args "Python parent id", -1 */
     int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
+    ml_comm_args comm;      /* record_param_comms */
 } ml_op_info;
 
 /* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f). */
@@ -109,6 +125,7 @@ typedef struct ml_kernel_info {
     float blocks_per_sm;    /* "blocks per SM" */
     float occupancy;        /* "est. achieved occupancy %" (0-100) */
     int64_t bytes;          /* memcpy/memset "bytes", -1 */
+    ml_comm_args comm;      /* NCCL kernels */
 } ml_kernel_info;
 
 /* ---- flows, counters, instants ---------------------------------------- */
@@ -186,6 +203,8 @@ void ml_instant_push(ml_trace *t, int64_t ts, ml_str name, uint32_t track);
  * M event naming a thread with no slices creates no track. */
 typedef enum { ML_META_PROCESS_NAME, ML_META_THREAD_NAME, ML_META_PROCESS_SORT, ML_META_THREAD_SORT } ml_trace_meta_kind;
 void ml_trace_meta(ml_trace *t, ml_trace_meta_kind what, ml_str pid, ml_str tid, ml_str name, int64_t sort);
+/* The process name an M event gave pid (before or after ml_trace_finish), 0 if none. */
+ml_str ml_trace_process_name(const ml_trace *t, ml_str pid);
 /* Widens the span to [begin, end] (times before the base, like the pushes):
  * importers give the span of all events, memory ones included.
  * ml_trace_finish() widens it further by everything stored. */

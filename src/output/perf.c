@@ -273,12 +273,15 @@ void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top)
     for (size_t i = 0; i < perf->gpus.len; i++) {
         const ml_gpu_metrics *g = &perf->gpus.v[i];
         const ml_device *d = g->device >= 0 ? &p->devices.v[g->device] : NULL;
-        fprintf(f, "\nGPU %s", device_id(p, g, b, sizeof b));
+        bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
+        const char *id = device_id(p, g, b, sizeof b);
+        fputs(gpu ? "\nGPU " : "\nDevice ", f);
+        fputs(id, f);
         if (d && d->name) fprintf(f, "  %s", ml_s(p, d->name));
         if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
         if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
         fputc('\n', f);
-        pct(f, "GPU utilization", g->utilization);
+        pct(f, gpu ? "GPU utilization" : "utilization", g->utilization);
         pct(f, "est. SM efficiency", g->sm_efficiency);
         if (g->occupancy < 0) fprintf(f, "    %-26s n/a\n", "est. achieved occupancy");
         else fprintf(f, "    %-26s %.2f %%\n", "est. achieved occupancy", g->occupancy);
@@ -318,4 +321,71 @@ void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top)
                     r->tensor_cores ? "  [TC]" : "");
         }
     }
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+static void put_csv(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void put_opt(FILE *f, double v)
+{
+    if (v >= 0 && isfinite(v)) fprintf(f, ",%.4f", v);
+    else fputc(',', f);
+}
+
+int ml_perf_csv(FILE *f, const ml_profile *p, const ml_perf *perf, ml_perf_table table, ml_perf_group group)
+{
+    if (table == ML_PERF_TABLE_OPERATORS) {
+        bool shape = group == ML_PERF_BY_SHAPE;
+        const ml_op_rows *rows = shape ? &perf->ops.by_shape : &perf->ops.by_name;
+        fputs(shape ? "name,input_shape," : "name,", f);
+        fputs("calls,host_self_ns,host_total_ns,device_self_ns,device_total_ns,tc_eligible,tc_self_ratio,"
+              "tc_total_ratio\n", f);
+        for (size_t i = 0; i < rows->len; i++) {
+            const ml_op_row *r = &rows->v[i];
+            put_csv(f, ml_s(p, r->name));
+            if (shape) {
+                fputc(',', f);
+                put_csv(f, ml_s(p, r->shape));
+            }
+            fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%s,%.4f,%.4f\n", (long long)r->calls, (long long)r->host_self_ns,
+                    (long long)r->host_total_ns, (long long)r->device_self_ns, (long long)r->device_total_ns,
+                    r->tc_eligible ? "true" : "false",
+                    r->device_self_ns > 0 ? (double)r->tc_self_ns / (double)r->device_self_ns : 0,
+                    r->device_total_ns > 0 ? (double)r->tc_total_ns / (double)r->device_total_ns : 0);
+        }
+    } else {
+        bool op = group == ML_PERF_BY_OP;
+        const ml_kernel_row *rows = op ? perf->kernels.by_op.v : perf->kernels.by_name.v;
+        size_t n = op ? perf->kernels.by_op.len : perf->kernels.by_name.len;
+        fputs(op ? "name,op," : "name,", f);
+        fputs("calls,total_ns,mean_ns,min_ns,max_ns,blocks_per_sm,occupancy,tensor_cores\n", f);
+        for (size_t i = 0; i < n; i++) {
+            const ml_kernel_row *r = &rows[i];
+            put_csv(f, ml_s(p, r->name));
+            if (op) {
+                fputc(',', f);
+                put_csv(f, r->op ? ml_s(p, r->op) : "N/A");
+            }
+            fprintf(f, ",%lld,%lld,%lld,%lld,%lld", (long long)r->calls, (long long)r->total_ns,
+                    (long long)(r->calls ? llround((double)r->total_ns / (double)r->calls) : 0), (long long)r->min_ns,
+                    (long long)r->max_ns);
+            put_opt(f, r->blocks_per_sm);
+            put_opt(f, r->occupancy);
+            fprintf(f, ",%s\n", r->tensor_cores ? "true" : "false");
+        }
+    }
+    return ferror(f) ? -1 : 0;
 }

@@ -26,4 +26,11 @@ void ml_perf_json_rank(jw *w, const ml_profile *p, int top);
  * operators and kernels. */
 void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top);
 
+/* The CSV of one table (`memlens export --table`): operators grouped by name
+ * or by name and input shape, kernels by name or by name and operator.
+ * Times in ns.  Returns 0, or -1 on a write error. */
+typedef enum { ML_PERF_TABLE_OPERATORS, ML_PERF_TABLE_KERNELS } ml_perf_table;
+typedef enum { ML_PERF_BY_NAME, ML_PERF_BY_SHAPE, ML_PERF_BY_OP } ml_perf_group;
+int ml_perf_csv(FILE *f, const ml_profile *p, const ml_perf *perf, ml_perf_table table, ml_perf_group group);
+
 #endif

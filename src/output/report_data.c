@@ -21,9 +21,11 @@
 #include "m4.h"
 #include "report.h"
 #include "stats.h"
+#include "perf.h"
 #include "categories.h"
 #include "report_trace.h"
 #include "report_static.h"
+#include "report_segments.h"
 #include "unmatched.h"
 #include "beforetrace.h"
 
@@ -837,6 +839,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     put_category_curves(c, dev, t0);
     ml_buf_puts(m, "]");
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
+    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, m);
     ml_buf_puts(m, "}");
 
     ml_device_stats_free(&ds);
@@ -878,13 +881,21 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     ml_json_str(m, p->path);
     ml_buf_puts(m, ",\"format\":");
     ml_json_str(m, p->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
     ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
     ml_buf_puts(m, ",\"notes\":[");
     for (size_t i = 0; i < p->notes.len; i++) {
         ml_buf_puts(m, i ? "," : "");
         ml_json_str(m, ml_s(p, p->notes.v[i]));
     }
-    ml_buf_puts(m, "],\"devices\":[");
+    ml_buf_puts(m, "]");
+    /* The time side (Overview, Operators ... views): whether the rank has one, else why not. */
+    const char *why = ml_perf_unavailable(p);
+    ml_buf_printf(m, ",\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
+    if (why) ml_json_str(m, why);
+    else ml_buf_puts(m, "null");
+    ml_buf_puts(m, ",\"devices\":[");
     size_t shown = 0;
     for (size_t d = 0; d < p->devices.len; d++) {
         if (!device_shown(p, (uint16_t)d)) continue;
@@ -993,4 +1004,30 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     }
     ml_buf_puts(m, "]}");
     return 0;
+}
+
+bool ml_report_perf_json(const ml_profile *p, ml_buf *out)
+{
+    if (ml_perf_unavailable(p)) return false;
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&mem, &n);
+    if (!f) return false;
+    jw w;
+    jw_init(&w, f, false);
+    ml_perf_json_rank(&w, p, 0);
+    if (fclose(f) != 0 || !mem || n < 2 || !strncmp(mem, "null", 4)) {
+        free(mem);
+        return false;
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mem[i] != '<') continue;
+        ml_buf_put(out, mem + from, i - from);
+        ml_buf_puts(out, "\\u003c");
+        from = i + 1;
+    }
+    ml_buf_put(out, mem + from, n - from);
+    free(mem);
+    return true;
 }

@@ -145,6 +145,7 @@ void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
         fprintf(f, "%s  [%s", p->path, p->format);
         if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
         if (p->world_size > 0) fprintf(f, " of %d", p->world_size);
+        if (p->host) fprintf(f, ", host %s", ml_s(p, p->host));
         fprintf(f, "]\n");
         for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ml_s(p, p->notes.v[i]));
         if (!p->devices.len) fprintf(f, "  no memory data\n");
@@ -248,6 +249,8 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
         jw_key(&w, "format"); jw_str(&w, p->format);
         jw_key(&w, "rank");
         if (p->rank >= 0) jw_i64(&w, p->rank); else jw_null(&w);
+        jw_key(&w, "host");
+        if (p->host) jw_str(&w, ml_s(p, p->host)); else jw_null(&w);
         jw_key(&w, "time_is_absolute"); jw_bool(&w, p->time_is_absolute);
         jw_key(&w, "time_is_event_order"); jw_bool(&w, p->time_is_event_order);
         jw_key(&w, "notes");

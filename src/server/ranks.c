@@ -65,7 +65,7 @@ static slot *slot_new(const char *path)
  * profiles); the paths skipped go to skipped.  Without the lock. */
 static int load_views(const char *path, ml_sv_rank_vec *views, ml_str_vec *skipped, ml_err *e)
 {
-    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the profiler views read p->trace */
+    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the profiler views (/api/perf, /api/trace) read p->trace */
     int rc = ml_load(path, &ps, e);
     if (rc == 0) {
         ml_profiles_sort(&ps);

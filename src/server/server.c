@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,84 @@ static enum MHD_Result reply_export(ml_server *s, struct MHD_Connection *c)
     return ok;
 }
 
+/* %XX escapes decoded as libmicrohttpd's own unescaper does, except that a
+ * control byte (%00-%1F, %7F) becomes DEL: the path is a C string, so a %00
+ * would silently cut it ("/api/meta%00" would be /api/meta); as DEL it stays
+ * visible to request_ok(), which refuses it. */
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    char *w = s;
+    for (const char *r = s; *r;) {
+        int hi, lo;
+        if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+            unsigned char b = (unsigned char)(hi << 4 | lo);
+            *w++ = (char)(b < 0x20 || b == 0x7f ? 0x7f : b);
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+    return (size_t)(w - s);
+}
+
+static bool has_control(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return true;
+    return false;
+}
+
+/* The query's parameters: each at most once, without control bytes. */
+typedef struct arg_check {
+    const char *keys[64];
+    size_t n;
+    char why[160];
+} arg_check;
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                 const char *value, size_t value_size)
+{
+    (void)kind;
+    arg_check *a = cls;
+    char shown[48];
+    snprintf(shown, sizeof shown, "%.*s", (int)(key_size < 40 ? key_size : 40), key);
+    for (char *p = shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    if (has_control(key, key_size) || (value && has_control(value, value_size))) {
+        snprintf(a->why, sizeof a->why, "parameter '%s' has a control byte (%%00-%%1F or %%7F)", shown);
+        return MHD_NO;
+    }
+    for (size_t i = 0; i < a->n; i++)
+        if (!strcmp(a->keys[i], key)) {
+            snprintf(a->why, sizeof a->why, "parameter '%s' is given more than once", shown);
+            return MHD_NO;
+        }
+    if (a->n == sizeof a->keys / sizeof *a->keys) {
+        snprintf(a->why, sizeof a->why, "more than %zu parameters", a->n);
+        return MHD_NO;
+    }
+    a->keys[a->n++] = key;
+    return MHD_YES;
+}
+
+/* NULL if the path and parameters are acceptable, else why not (for a 400). */
+static const char *request_bad(struct MHD_Connection *c, const char *url, arg_check *a)
+{
+    if (has_control(url, strlen(url))) return "the path has a control byte (%00-%1F or %7F)";
+    a->n = 0;
+    a->why[0] = 0;
+    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, check_arg, a);
+    return a->why[0] ? a->why : NULL;
+}
+
 /* With a loopback bind, the Host header must name this machine. */
 static int host_ok(const ml_server *s, struct MHD_Connection *c)
 {
@@ -191,6 +270,18 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
     return ok;
 }
 
+/* An upload sent by a page must come from this server's own page: a page
+ * elsewhere may POST to 127.0.0.1 (a "simple" cross-origin request, with no
+ * preflight) and its Host header would pass; its Origin would not.  Clients
+ * that are not browsers send no Origin. */
+static int origin_ok(struct MHD_Connection *c)
+{
+    const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    if (!o) return 1;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    return h && !strncmp(o, "http://", 7) && !strcmp(o + 7, h);
+}
+
 /* The first call of an upload (headers only): checks, and opens its file. */
 static req *upload_begin(ml_server *s, struct MHD_Connection *c)
 {
@@ -199,7 +290,11 @@ static req *upload_begin(ml_server *s, struct MHD_Connection *c)
     const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "name");
     const char *why = ml_upload_name_problem(name);
     ml_err e = {{0}};
+    arg_check args;
+    const char *bad;
     if (!host_ok(s, c)) q->status = 403, snprintf(q->err, sizeof q->err, "Host header names another host");
+    else if ((bad = request_bad(c, "/api/upload", &args))) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", bad);
+    else if (!origin_ok(c)) q->status = 403, snprintf(q->err, sizeof q->err, "upload from a page of another origin");
     else if (why) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", why);
     else if (!(q->f = ml_upload_begin(s->uploads, name, &e))) q->status = 500, snprintf(q->err, sizeof q->err, "%s", e.msg);
     else q->name = ml_strdup(name);
@@ -237,6 +332,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return reply_error(c, 405, "only GET and HEAD (and PUT or POST to /api/upload)");
     }
     if (!host_ok(s, c)) return reply_error(c, 403, "Host header names another host");
+    arg_check args;
+    const char *bad = request_bad(c, url, &args);
+    if (bad) return reply_error(c, 400, bad);
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return reply(c, 200, "text/html; charset=utf-8", s->page.p, s->page.len, 0);
     if (!strcmp(url, "/api/export")) return reply_export(s, c);
@@ -318,6 +416,7 @@ ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char 
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ML_CONN_TIMEOUT,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
                             MHD_OPTION_NOTIFY_COMPLETED, request_done, (void *)s,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
                             MHD_OPTION_END);
     if (!s->d) {
         ml_fail(e, "cannot listen on %s port %d (in use, or not an address of this machine?)", host, port);

@@ -10,7 +10,8 @@
  * {"index": first new rank, "added", "ranks": [slot...]}, or 400 (bad name),
  * 422 (the importer's one-line error, as `memlens summary FILE` prints it
  * after "memlens: "), 507 (disk) with {"error"}.  The folder is removed by
- * ml_server_stop.  When bound to a loopback address, requests whose Host
+ * ml_server_stop.  An upload with an Origin header other than this server
+ * (a page elsewhere posting to localhost) is refused (403).  When bound to a loopback address, requests whose Host
  * header names another host are refused (403), so that a web page elsewhere
  * cannot reach the server through DNS rebinding.
  *

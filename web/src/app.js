@@ -18,6 +18,7 @@ import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
+import { mountUpload } from "./upload.js";
 
 class App {
   constructor(source) {
@@ -39,6 +40,7 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
+    this.upload = mountUpload(this); // served pages: drop zone, "Add a run" (upload.js)
     const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
     // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
     let best = [0, 0], bestV = -1;
@@ -54,6 +56,7 @@ class App {
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
     else await this.tabs.go(perf ? "overview" : "memory");
     $("loading").remove();
+    if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;
   }
@@ -84,23 +87,49 @@ class App {
       restore: (p) => { this.wantDev = p.dev != null ? +p.dev : null; },
       select: (sel) => this.selectId(+sel),
     };
+    // The Trace view is web/src/trace.js (bundled when present): mountTrace(el, source, state) ->
+    // {view, ready, setRank(k), redraw(), destroy()}; this adapts its handle to the tab's methods.
     const trace = {
-      // web/src/trace.js (another module of the bundle) draws the Trace view: mountTrace(el, source, state)
-      // returns a handle with the view methods (show(rank), focusSearch ...), all optional.
+      rank: -1,
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf && !app.traceHandle && !(app.meta.ranks[rank] || {}).trace) { pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank])); return; }
+        if (!perf && !(app.meta.ranks[rank] || {}).trace) { // the Trace view needs slices, not the perf object
+          if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
+          app.traceHandle = null;
+          pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
+          return;
+        }
         if (typeof mountTrace !== "function") { pvWhy(el, "Trace", "This build of memlens has no trace view (web/src/trace.js)."); return; } // eslint-disable-line no-undef
-        if (!app.traceHandle) { el.innerHTML = ""; app.traceHandle = (await mountTrace(el, app.source, { rank, app, tabs: app.tabs })) || {}; } // eslint-disable-line no-undef
-        else if (app.traceHandle.show) await app.traceHandle.show(rank);
+        if (!app.traceHandle) {
+          el.innerHTML = "";
+          app.traceHandle = mountTrace(el, app.source, { rank, app, tabs: app.tabs }) || {}; // eslint-disable-line no-undef
+          this.rank = rank;
+          el.addEventListener("click", () => setTimeout(() => app.tabs.current === "trace" && app.tabs.writeHash(), 250));
+          if (app.traceHandle.ready) await app.traceHandle.ready;
+        } else if (this.rank !== rank && app.traceHandle.setRank) { this.rank = rank; await app.traceHandle.setRank(rank); }
+        else if (app.traceHandle.redraw) app.traceHandle.redraw();    // its canvas was hidden: sizes again
       },
-      hide() { if (app.traceHandle && app.traceHandle.hide) app.traceHandle.hide(); },
-      focusSearch() { return !!(app.traceHandle && app.traceHandle.focusSearch && app.traceHandle.focusSearch()); },
-      closeDetail() { return !!(app.traceHandle && app.traceHandle.closeDetail && app.traceHandle.closeDetail()); },
-      select(sel) { if (app.traceHandle && app.traceHandle.select) return app.traceHandle.select(sel); },
-      hashExtra() { return app.traceHandle && app.traceHandle.hashExtra ? app.traceHandle.hashExtra() : {}; },
-      restore(p) { if (app.traceHandle && app.traceHandle.restore) app.traceHandle.restore(p); },
+      focusSearch() {
+        const i = $("trace-mount").querySelector(".tr-search, input[type=search]");
+        if (!i) return false;
+        i.focus(); i.select();
+        return true;
+      },
+      closeDetail() {
+        const v = app.traceHandle && app.traceHandle.view;
+        if (!v || !v.sel || !v.select) return false;
+        v.select(null);
+        return true;
+      },
+      async select(sel) {
+        const v = app.traceHandle && app.traceHandle.view;
+        if (v && v.select && sel !== "" && sel != null && Number.isFinite(+sel)) await v.select(+sel, true);
+      },
+      hashExtra() {
+        const v = app.traceHandle && app.traceHandle.view;
+        return { sel: v && v.sel && v.sel.id != null ? String(v.sel.id) : null };
+      },
     };
     this.views = {
       overview: new OverviewView(panes.overview, this), operators: new OperatorsView(panes.operators, this),
@@ -158,6 +187,7 @@ class App {
     $("sel-dev").disabled = true;
     $("sel-dev").innerHTML = "";
     this.memRank = -1;
+    $("lab-dev").hidden = true;
     this.rankLine(rank);
     const notes = (r.notes || []).concat(m.skipped || []);
     const el = $("mem-why");
@@ -238,6 +268,7 @@ class App {
     const r = this.meta.ranks[this.state.rank], d = this.dev(), clock = this.clock;
     const parts = [`format <b>${escapeHtml(r.format)}</b>`];
     if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
+    if (r.host) parts.push(`host <b id="hdr-host">${escapeHtml(r.host)}</b>`);
     if (clock.mode === "abs") parts.push(`captured <b>${escapeHtml(clock.fmt(d.t0, 3, true))}</b> UTC, for ${escapeHtml(fmtDurShort(d.t1 - d.t0))}`);
     // what the input says of the device; "unknown" for what it does not say (Ascend text, snapshots)
     parts.push(`device <b>${escapeHtml(d.id)}</b> ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}, ` +

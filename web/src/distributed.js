@@ -29,8 +29,8 @@ export function distByRank(stepRows, step) {
   return out;
 }
 
-function distBars(rows, slowest) {
-  const W = 900, rowH = 26, L = 90, R = 90, H = rows.length * rowH + 26;
+function distBars(rows, slowest, width) {
+  const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 26;
   const tot = (r) => DIST_PARTS.reduce((a, p) => a + r[p.key], 0);
   const max = Math.max(1, ...rows.map(tot));
   let g = "";
@@ -48,6 +48,23 @@ function distBars(rows, slowest) {
   return `<svg class="pv-dist" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="step time per rank">${g}</svg>`;
 }
 
+const COLLECTIVE_RE = /nccl|AllReduce|AllGather|ReduceScatter|Broadcast|SendRecv|AllToAll|gloo|c10d::/i;
+
+// Without the analyses' distributed object: each rank's steps from its step
+// breakdown (computation = kernels + memcpy + memset; communication = the
+// collective time not hidden behind them, as the breakdown counts it; the
+// overlap not separated: null), and the collective kernels of its kernel table.
+export function distFromSteps(perf, rankNo) {
+  const steps = (perf.steps || []).map((s) => {
+    const comp = (s.kernel_ns || 0) + (s.memcpy_ns || 0) + (s.memset_ns || 0), comm = s.communication_ns || 0;
+    return { rank: rankNo, step: s.name, computation_ns: comp, communication_ns: comm, overlap_ns: null, other_ns: Math.max(0, (s.total_ns || 0) - comp - comm) };
+  });
+  const collectives = ((perf.kernels || {}).by_name || []).filter((k) => COLLECTIVE_RE.test(k.name))
+    .map((k) => ({ name: k.name, calls: k.calls, bytes: null, total_ns: k.total_ns, mean_ns: k.mean_ns }));
+  const comm = steps.reduce((a, s) => a + s.communication_ns, 0) + collectives.reduce((a, k) => a + (k.total_ns || 0), 0);
+  return comm > 0 ? { backend: "", world_size: 0, steps, collectives, slowest_rank: null, derived: true } : null;
+}
+
 export class DistributedView {
   constructor(el, app) {
     this.el = el;
@@ -63,10 +80,12 @@ export class DistributedView {
     if (!perf) { pvWhy(this.el, "No distributed data in this input", pvNoPerf(this.app.meta.ranks[rank])); this.table = null; return; }
     // every rank's steps: from each rank's perf object (loaded ones), de-duplicated
     const rows = [], seen = new Set();
-    let backend = "", world = 0, slowest = null;
+    let backend = "", world = 0, slowest = null, derived = false;
     for (let k = 0; k < this.app.meta.ranks.length; k++) {
       const p = k === rank ? perf : await this.app.perfOf(k, true);
-      const d = p && p.distributed;
+      const rk = this.app.meta.ranks[k], rankNo = rk && rk.rank >= 0 ? rk.rank : k;
+      const d = p && (p.distributed || distFromSteps(p, rankNo));
+      if (d && d.derived) derived = true;
       if (!d) continue;
       backend = backend || d.backend || "";
       world = Math.max(world, d.world_size || 0);
@@ -76,10 +95,18 @@ export class DistributedView {
         if (!seen.has(key)) { seen.add(key); rows.push(s); }
       }
     }
-    const d = perf.distributed;
+    const d = perf.distributed || distFromSteps(perf, (this.app.meta.ranks[rank] || {}).rank ?? rank);
+    if (derived && slowest == null && rows.length) {   // the rank whose steps take longest on average
+      const by = distByRank(rows, "");
+      slowest = by.reduce((a, r) => (DIST_PARTS.reduce((x, p) => x + r[p.key], 0) > DIST_PARTS.reduce((x, p) => x + a[p.key], 0) ? r : a)).rank;
+    }
+    if (world === 0) world = Math.max(0, ...this.app.meta.ranks.map((r) => r.world_size || 0));
     if (!d && !rows.length) {
-      pvWhy(this.el, "No distributed data in this rank", "The trace records no collective communication (no NCCL/Gloo kernels or c10d operators).",
-        "Profile each rank of a torch.distributed job: one trace per rank, then <code>memlens report DIR</code> with the folder of traces.");
+      const comm = (perf.step_average || {}).communication_ns;
+      pvWhy(this.el, "No distributed breakdown for this rank", comm > 0
+        ? `The trace communicates (${pvNs(comm)} of collective kernels per step on average, in the Overview's breakdown), but the analyses give no per-rank split of it.`
+        : "The trace records no collective communication (no NCCL/Gloo kernels or c10d operators).",
+        "Profile each rank of a torch.distributed job (one trace per rank), then <code>memlens report DIR</code> with the folder of traces: this view compares the ranks.");
       this.table = null;
       return;
     }
@@ -88,11 +115,11 @@ export class DistributedView {
     this.rows = rows;
     this.slowest = slowest;
     this.el.innerHTML = `<section class="panel"><div class="bar"><h2>Step time per rank</h2>
-        <span class="muted">${escapeHtml(backend || "backend unknown")}${world ? ` · world size ${world}` : ""} · ${groupDigits(new Set(rows.map((s) => s.rank)).size)} rank(s) with data</span>
+        <span class="muted">${escapeHtml(backend || (derived ? "backend not recorded" : "backend unknown"))}${world ? ` · world size ${world}` : ""} · ${groupDigits(new Set(rows.map((s) => s.rank)).size)} rank(s) with data</span>
         <label class="sel">step <select class="pv-step"><option value="">average of all steps</option>${steps.map((s) => `<option${s === this.step ? " selected" : ""}>${escapeHtml(s)}</option>`).join("")}</select></label>
         <span class="spacer"></span>${DIST_PARTS.map((p) => `<span class="lg"><i style="background:${p.colour}"></i>${p.label}</span>`).join(" ")}</div>
         <div class="pv-distbars"></div>
-        <div class="hint muted">Overlap: communication that ran while a kernel computed. ${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div></section>
+        <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Overlap: communication that ran while a kernel computed. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div></section>
       <section class="panel pv-main"><div class="bar"><h2>Collective operations (rank ${escapeHtml(String((this.app.meta.ranks[rank] || {}).rank ?? rank))})</h2>
         <input type="search" class="pv-search" placeholder="search collectives" size="24"><span class="spacer"></span>
         <button class="pv-copy">Copy TSV</button><button class="pv-csv">Download CSV</button></div><div class="pv-table pv-coll"></div></section>`;
@@ -111,12 +138,12 @@ export class DistributedView {
     ], { sort: "total_ns", dir: -1, empty: "No collective operations in this rank." });
     this.table.setRows((d && d.collectives) || []);
     let tm = 0;
-    this.search.addEventListener("input", () => { clearTimeout(tm); tm = setTimeout(() => this.table.setFilter(this.search.value), 150); });
+    for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => { clearTimeout(tm); tm = setTimeout(() => this.table.setFilter(this.search.value), 150); });
     q(".pv-copy").addEventListener("click", async (e) => pvFlash(e.target, await ptCopy(this.table.exportText("tsv"))));
     q(".pv-csv").addEventListener("click", () => ptDownload(this.table.exportText("csv"), `memlens-collectives-rank${rank}.csv`));
   }
 
-  drawBars() { this.el.querySelector(".pv-distbars").innerHTML = distBars(distByRank(this.rows, this.step), this.slowest); }
+  drawBars() { const el = this.el.querySelector(".pv-distbars"); el.innerHTML = distBars(distByRank(this.rows, this.step), this.slowest, el.clientWidth); }
   focusSearch() { if (!this.search || !this.table) return false; this.search.focus(); return true; }
   closeDetail() { return false; }
   hashExtra() { return { step: this.step || null }; }

@@ -39,7 +39,7 @@ export function layoutLanes(allocs, groups, { maxLanes = 24, maxRows = 4 } = {})
     }
   });
   // Rows: first row free at the allocation time, else the one freed soonest.
-  const lane = new Uint16Array(n), row = new Uint8Array(n);
+  const lane = new Uint32Array(n), row = new Uint8Array(n);
   const ends = lanes.map(() => []);
   for (let i = 0; i < n; i++) {
     const l = laneOfGroup[allocs.group[i]];

@@ -68,7 +68,7 @@ export class ModulesView {
     const q = (s) => this.el.querySelector(s);
     this.search = q(".pv-search");
     let tm = 0;
-    this.search.addEventListener("input", () => { clearTimeout(tm); tm = setTimeout(() => this.render(), 150); });
+    for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => { clearTimeout(tm); tm = setTimeout(() => this.render(), 150); });
     q(".pv-expand").addEventListener("click", () => { mods.forEach((m, i) => this.open.add(i)); this.render(); });
     q(".pv-collapse").addEventListener("click", () => { this.open.clear(); this.render(); });
     q("tbody").addEventListener("click", (e) => {

@@ -109,6 +109,8 @@ export class PerfTable {
       `<thead><tr>${columns.map((c, k) => `<th data-c="${k}" class="${c.num ? "n" : ""}${c.cls ? " " + c.cls : ""}" title="${escapeHtml(c.title || c.label)}">${escapeHtml(c.label)}</th>`).join("")}</tr></thead>` +
       `<tbody></tbody></table></div><div class="pt-empty muted" hidden></div>`;
     this.scroller = el.querySelector(".pt-scroll");
+    // Narrow panes scroll sideways rather than squeeze the columns.
+    el.querySelector("table.pt").style.minWidth = columns.reduce((a, c) => a + (c.width || 220), 0) + "px";
     this.tbody = el.querySelector("tbody");
     this.thead = el.querySelector("thead");
     this.emptyEl = el.querySelector(".pt-empty");
@@ -166,6 +168,8 @@ export class PerfTable {
       th.classList.toggle("sorted", c.key === this.sort);
       th.classList.toggle("asc", c.key === this.sort && this.dir > 0);
     });
+    // as tall as its rows, up to maxHeight (then it scrolls)
+    this.scroller.style.height = Math.max(this.rowH * 4, Math.min(this.opts.maxHeight || 560, (this.idx.length + 1) * this.rowH + 4)) + "px";
     this.scroller.scrollTop = Math.min(this.scroller.scrollTop, Math.max(0, this.idx.length * this.rowH - this.scroller.clientHeight));
     this.range = [-1, -1];
     this.renderRows(true);

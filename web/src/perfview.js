@@ -19,11 +19,12 @@ export function pvWhy(el, title, why, hint) {
 
 // The reason a rank has no time side (the meta's perfWhy), in words.
 export function pvNoPerf(rank) {
-  const r = rank || {};
-  if (r.perfWhy) return r.perfWhy;
-  if (/snapshot/i.test(r.format || "")) return "A memory snapshot (torch.cuda.memory._snapshot) holds the allocator's events only: it has no operators, kernels or timing.";
-  if (/ascend/i.test(r.format || "")) return "This Ascend export has no trace_view.json: it holds memory records only.";
-  if (/timeline/i.test(r.format || "")) return "A memory timeline (export_memory_timeline) holds memory only: it has no operators or kernels.";
+  const r = rank || {}, f = r.format || "";
+  // the formats that never have a time side say so in their own words; else the analyses' reason
+  if (/snapshot/i.test(f)) return "A memory snapshot (torch.cuda.memory._snapshot) holds the allocator's events only: it has no operators, kernels or step times. Profile with torch.profiler for those.";
+  if (/timeline/i.test(f)) return "A memory timeline (export_memory_timeline) holds memory only: it has no operators, kernels or step times.";
+  if (r.perfWhy) return r.perfWhy.charAt(0).toUpperCase() + r.perfWhy.slice(1) + ".";
+  if (/ascend/i.test(f)) return "This Ascend export has no trace_view.json: it holds memory records only.";
   return "This input has no operator or kernel events.";
 }
 
@@ -77,7 +78,8 @@ export class PerfTableView {
     this.detailEl = q(".pv-detail");
     this.main = q(".pv-main");
     let timer = 0;
-    this.search.addEventListener("input", () => {
+    // "search": Esc in a search box clears it without an input event
+    for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => {
       clearTimeout(timer);
       timer = setTimeout(() => { if (this.table) this.table.setFilter(this.search.value); this.app.tabs && this.app.tabs.writeHash(); }, 150);
     });

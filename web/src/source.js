@@ -252,6 +252,14 @@ export function allocColumns(j, groups, strings) {
   return a;
 }
 
+// A number as the API's parameters write it: digits, '-', a '.' fraction;
+// never String()'s exponent form ("1e-7", which the server refuses).
+function plainNumber(v) {
+  const s = String(v);
+  if (!/e/i.test(s)) return s;
+  return v.toFixed(9).replace(/\.?0+$/, "");
+}
+
 export class HttpSource {
   // base: the API's URL ("/api/"); fetchFn: fetch (a test may pass its own).
   constructor(base = "/api/", fetchFn = (u) => fetch(u)) {
@@ -265,7 +273,7 @@ export class HttpSource {
 
   url(route, params) {
     const q = Object.entries(params || {}).filter(([, v]) => v != null && v !== "")
-      .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(typeof v === "number" ? String(v) : v)).join("&");
+      .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(typeof v === "number" ? plainNumber(v) : v)).join("&");
     return this.base + route + (q ? "?" + q : "");
   }
 
@@ -283,7 +291,16 @@ export class HttpSource {
       notes: [], devices: [], strings: [], loaded: false, slot: s };
   }
 
+  // One meta object for the page's life (the views share it; ensureRank fills its ranks in
+  // place): a second call answers the same object, not a fresh one with unloaded ranks.
   async getMeta() {
+    if (this.meta) return this.meta;
+    if (this.metaP) return this.metaP;
+    this.metaP = this.fetchMeta();
+    return this.metaP;
+  }
+
+  async fetchMeta() {
     const m = await this.get("meta");
     this.meta = { version: 1, generator: "memlens serve", origin_ns: "0", inputs: m.inputs, skipped: m.skipped,
       ranks: m.ranks.map((s) => this.slotRank(s)) };

@@ -5,6 +5,7 @@
 import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark, byteAxis, plural, streamText, shortOpName, middleEllipsis } from "./format.js";
 import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster, stackAt, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
+import { aliveAt, lanesInView, viewHeight } from "./alive.js";
 import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace } from "./table.js";
 import { visibleFrames } from "./frames.js";
 import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
@@ -18,6 +19,10 @@ export function cssVar(name) {
 export const AXIS_W = 170, PAD_RIGHT = 36;
 // The time axis under the timeline (px).
 const TIME_AXIS_H = 24;
+// The lanes' viewport at most (px): beyond, the lanes scroll (only those in view are drawn).
+export const LANES_VIEW_H = 460;
+// Rows per lane at most (overlapping lifetimes beyond share the row freed soonest).
+const LANE_ROWS = 6;
 
 // uPlot's options for a byte axis (ticks in one unit, at round steps of it).
 export function byteAxisOpts(chart, label, fg, grid) {
@@ -246,13 +251,33 @@ export class TimelineView {
     this.canvas = canvas; this.over = over; this.tip = tip; this.note = note; this.app = app;
     this.layout = null; this.vis = null; this.stack = null;
     this.drag = null;
+    // The lanes scroll: a sticky view holds the canvases, a spacer gives the scroll range.
+    const wrap = canvas.parentElement, view = document.createElement("div");
+    view.className = "tl-view";
+    wrap.insertBefore(view, canvas);
+    view.append(canvas, over, tip);
+    this.spacer = document.createElement("div");
+    this.spacer.className = "tl-spacer";
+    wrap.appendChild(this.spacer);
+    this.wrap = wrap; this.scrollY = 0;
+    wrap.addEventListener("scroll", () => {
+      if (wrap.scrollTop === this.scrollY) return;
+      this.scrollY = wrap.scrollTop;
+      if (!this.scrollPending) { this.scrollPending = true; requestAnimationFrame(() => { this.scrollPending = false; this.draw(); }); }
+    });
     over.addEventListener("mousedown", (e) => { if (e.offsetX >= this.x0()) this.drag = { x0: e.offsetX, x1: e.offsetX }; });
     over.addEventListener("mousemove", (e) => this.onMove(e));
-    over.addEventListener("mouseleave", () => { this.tip.hidden = true; if (this.app.state.hover >= 0 && this.hoverFromTl) { this.hoverFromTl = false; this.app.setHover(-1); } });
+    over.addEventListener("mouseleave", () => { this.tip.hidden = true; this.hoverT = null; this.drawOver(); if (this.app.state.hover >= 0 && this.hoverFromTl) { this.hoverFromTl = false; this.app.setHover(-1); } });
     window.addEventListener("mouseup", (e) => this.onUp(e));
     over.addEventListener("dblclick", () => app.resetWindow());
-    over.addEventListener("wheel", (e) => app.wheel(e, this.x0(), this.W()), { passive: false });
+    // the wheel zooms; over the lane labels it scrolls the lanes (when they do not all fit)
+    over.addEventListener("wheel", (e) => { if (e.offsetX < this.x0() && this.scrolls() && !e.shiftKey) return; app.wheel(e, this.x0(), this.W()); }, { passive: false });
   }
+
+  // Lanes mode with more lanes than fit: the lanes scroll.
+  scrolls() { return this.app.state.mode !== "stacked" && !!this.layout && this.layout.height > LANES_VIEW_H && this.hasAllocs(); }
+  // The lanes' scroll offset (px), 0 in stacked mode.
+  sy() { return this.scrolls() ? Math.max(0, Math.min(this.scrollY, this.layout.height - LANES_VIEW_H)) : 0; }
 
   x0() { return this.app.curve.plotLeft(); }
   W() { return Math.max(1, Math.round(this.app.curve.plotWidth())); }
@@ -290,7 +315,8 @@ export class TimelineView {
 
   setData(allocs) {
     this.allocs = allocs;
-    this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: LANE_COLOURS.length, maxRows: 3 }), 8, 6, 4);
+    // every lane (they scroll, virtualised), up to LANE_ROWS rows each
+    this.layout = placeLanes(layoutLanes(allocs, allocs.groups, { maxLanes: Infinity, maxRows: LANE_ROWS }), 8, 6, 4);
     this.freeOrder = null;
   }
 
@@ -298,7 +324,7 @@ export class TimelineView {
   hasAllocs() { const a = this.allocs; return !!a && (a.n > 0 || a.total > 0); }
 
   height() {
-    const body = this.app.state.mode === "stacked" ? 420 : Math.max(60, this.layout ? this.layout.height : 60);
+    const body = this.app.state.mode === "stacked" ? 420 : Math.max(60, this.layout ? viewHeight(this.layout.height, LANES_VIEW_H) : 60);
     return body + (this.hasAllocs() ? TIME_AXIS_H : 0);
   }
 
@@ -309,6 +335,11 @@ export class TimelineView {
       const w = Math.round(cssW * dpr), h = Math.round(cssH * dpr);
       if (c.width !== w || c.height !== h) { c.width = w; c.height = h; c.style.height = cssH + "px"; }
     }
+    // the scroll range: the lanes' full height beyond the view
+    const extra = this.scrolls() ? this.layout.height - LANES_VIEW_H : 0;
+    this.spacer.style.height = extra + "px";
+    this.wrap.classList.toggle("scrolls", extra > 0);
+    if (!extra && this.wrap.scrollTop) this.wrap.scrollTop = this.scrollY = 0;
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, cssW, cssH);
@@ -348,18 +379,25 @@ export class TimelineView {
     this.stack = null;
     const fg = cssVar("--fg"), stripe = cssVar("--stripe"), band = cssVar("--band");
     const byCat = st.colourBy === "category";
-    L.lanes.forEach((ln, k) => {
+    // Virtualised: only the lanes in the view are drawn, shifted by the scroll.
+    const sy = this.sy(), viewH = viewHeight(L.height, LANES_VIEW_H);
+    const shown = lanesInView(L.lanes, sy, sy + viewH), inView = new Uint8Array(L.lanes.length);
+    for (const k of shown) inView[k] = 1;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(0, 0, x0 + W + PAD_RIGHT, viewH); ctx.clip();
+    ctx.translate(0, -sy);
+    for (const k of shown) {
+      const ln = L.lanes[k];
       if (k % 2 === 0) { ctx.fillStyle = stripe; ctx.fillRect(0, ln.y - 2, x0 + W, ln.h + 4); }
       ctx.fillStyle = byCat ? band : laneColour(k);
       ctx.fillRect(2, ln.y, 4, ln.h);
       ctx.fillStyle = fg;
       ctx.fillText(middleEllipsis(shortOpName(ln.label), x0 - 16, (t) => ctx.measureText(t).width), 10, ln.y + ln.h / 2);
-    });
-    ctx.save();
-    ctx.beginPath(); ctx.rect(x0, 0, W, L.height); ctx.clip();
+    }
+    ctx.beginPath(); ctx.rect(x0, sy, W, viewH); ctx.clip();
     // Narrower than a pixel: a shaded band per lane, darker where there are more.
     ctx.fillStyle = band;
-    for (let k = 0; k < L.lanes.length; k++) {
+    for (const k of shown) {
       const ln = L.lanes[k];
       for (let x = 0; x < W; x++) {
         const c = vis.small[k * W + x];
@@ -370,13 +408,16 @@ export class TimelineView {
     }
     ctx.globalAlpha = 1;
     for (let j = 0; j < vis.bars.length; j++) {
-      const i = vis.bars[j], k = L.lane[i], ln = L.lanes[k];
+      const i = vis.bars[j], k = L.lane[i];
+      if (!inView[k]) continue;
+      const ln = L.lanes[k];
       const xa = Math.max(-2, (a.ta[i] - st.t0) * vis.k), xb = Math.min(W + 2, (a.tf[i] - st.t0) * vis.k);
       ctx.fillStyle = this.colourOf(i, k);
       ctx.fillRect(x0 + xa, ln.y + L.row[i] * L.rowH, Math.max(1, xb - xa), L.rowH - 1);
     }
     ctx.restore();
     const parts = [plural(vis.bars.length, "bar")];
+    if (L.height > LANES_VIEW_H) parts.unshift(`${plural(L.lanes.length, "lane")} (lanes ${shown.length ? shown[0] + 1 : 0}–${shown.length ? shown[shown.length - 1] + 1 : 0} in view: scroll, or wheel over the labels)`);
     if (vis.nSmall) parts.push(plural(vis.nSmall, "allocation") + " narrower than 1 px shown as shaded bands");
     if (a.summarised && a.windowNote != null) { if (!a.small) parts.push(plural(a.summarised, "allocation") + " (" + fmtBytes(a.summarisedBytes) + ") narrower than 1 px in this window: counted, not drawn (zoom in)"); }
     else if (a.summarised) parts.push(plural(a.summarised, "small allocation") + " (" + fmtBytes(a.summarisedBytes) + ") not embedded: the report keeps the " + groupDigits(a.n) + " live at the peak or largest");
@@ -486,9 +527,16 @@ export class TimelineView {
       ctx.fillRect(Math.min(this.drag.x0, this.drag.x1), 0, Math.abs(this.drag.x1 - this.drag.x0), c.height / dpr);
     }
     if (!a || !a.n) return;
+    const sy = this.sy();
     if (st.hoverLane >= 0 && this.layout && st.mode !== "stacked") {
       const ln = this.layout.lanes[st.hoverLane];
-      if (ln) { ctx.strokeStyle = cssVar("--hl"); ctx.lineWidth = 1.5; ctx.strokeRect(x0, ln.y - 2, W, ln.h + 4); }
+      if (ln) { ctx.strokeStyle = cssVar("--hl"); ctx.lineWidth = 1.5; ctx.strokeRect(x0, ln.y - 2 - sy, W, ln.h + 4); }
+    }
+    if (this.hoverT != null && this.hoverT >= st.t0 && this.hoverT <= st.t1) { // the instant the tip lists
+      const x = Math.round(x0 + (this.hoverT - st.t0) * k) + 0.5;
+      ctx.strokeStyle = cssVar("--accent"); ctx.lineWidth = 1; ctx.setLineDash([2, 2]); ctx.globalAlpha = 0.7;
+      ctx.beginPath(); ctx.moveTo(x, 0); ctx.lineTo(x, c.height / dpr - TIME_AXIS_H); ctx.stroke();
+      ctx.setLineDash([]); ctx.globalAlpha = 1;
     }
     for (const i of [st.selected, st.hover]) {
       if (i < 0 || i >= a.n) continue;
@@ -516,7 +564,7 @@ export class TimelineView {
           ctx.globalAlpha = 1;
         }
       } else {
-        const L = this.layout, ln = L.lanes[L.lane[i]], y = ln.y + L.row[i] * L.rowH;
+        const L = this.layout, ln = L.lanes[L.lane[i]], y = ln.y + L.row[i] * L.rowH - sy;
         ctx.strokeRect(xa - 1, y - 1.5, Math.max(3, xb - xa + 2), L.rowH + 2);
       }
     }
@@ -536,20 +584,26 @@ export class TimelineView {
       const t = s.at ? s.at[col] : st.t0 + ((col + 1) * (st.t1 - st.t0)) / this.W();
       return stackAt(a, t, s.base ? s.base[col] : 0, b);
     }
-    return this.vis ? hitBar(a, this.layout, this.vis, x - this.x0(), y) : -1;
+    return this.vis ? hitBar(a, this.layout, this.vis, x - this.x0(), y + this.sy()) : -1;
   }
 
   // The lane whose label is at y (lanes mode), or -1.
   laneAt(y) {
     const L = this.layout;
     if (!L || this.app.state.mode === "stacked") return -1;
-    return L.lanes.findIndex((ln) => y >= ln.y - 2 && y < ln.y + ln.h + 4);
+    const yy = y + this.sy();
+    return L.lanes.findIndex((ln) => yy >= ln.y - 2 && yy < ln.y + ln.h + 4);
   }
 
   onMove(e) {
     if (this.drag) { this.drag.x1 = e.offsetX; this.drawOver(); return; }
     const a = this.allocs, app = this.app, w = this.canvas.parentElement.clientWidth;
-    const place = () => { this.tip.style.left = Math.min(e.offsetX + 14, w - 300) + "px"; this.tip.style.top = e.offsetY + 14 + "px"; };
+    // beside the pointer, inside the view (the lanes' scroller clips what goes beyond)
+    const place = () => {
+      const tw = this.tip.offsetWidth, th = this.tip.offsetHeight, h = this.over.clientHeight;
+      this.tip.style.left = Math.max(0, Math.min(e.offsetX + 14, w - tw - 4)) + "px";
+      this.tip.style.top = Math.max(0, e.offsetY + 14 + th > h ? e.offsetY - 10 - th : e.offsetY + 14) + "px";
+    };
     if (e.offsetX < this.x0()) { // the lane labels: the full name
       const k = this.laneAt(e.offsetY), ln = k >= 0 ? this.layout.lanes[k] : null;
       if (ln) {
@@ -561,12 +615,15 @@ export class TimelineView {
       return;
     }
     const i = this.pick(e.offsetX, e.offsetY);
-    if (i >= 0) {
-      this.tip.hidden = false;
-      this.tip.innerHTML = `<b>${escapeHtml(fmtBytes(a.size[i]))}</b> · ${escapeHtml(a.groups[a.group[i]])}<br>` +
+    const st = app.state, t = st.t0 + ((e.offsetX - this.x0()) / this.W()) * (st.t1 - st.t0);
+    this.hoverT = a && a.n && e.offsetX < this.x0() + this.W() ? t : null;
+    let html = "";
+    if (i >= 0)
+      html = `<b>${escapeHtml(fmtBytes(a.size[i]))}</b> · ${escapeHtml(a.groups[a.group[i]])}<br>` +
         `<span class="muted">${a.flags[i] & 1 ? "before the trace" : escapeHtml(app.clock.fmt(a.ta[i]))} → ${a.flags[i] & 2 ? "not released" : escapeHtml(app.clock.fmt(a.tf[i]))} (${escapeHtml(fmtDur(a.tf[i] - a.ta[i]))})</span>`;
-      place();
-    } else this.tip.hidden = true;
+    if (this.hoverT != null) html += (html ? '<hr class="tip-sep">' : "") + aliveTip(app, a, t);
+    if (html) { this.tip.hidden = false; this.tip.innerHTML = html; place(); } else this.tip.hidden = true;
+    this.drawOver();
     if (i !== app.state.hover) { this.hoverFromTl = true; app.setHover(i); }
   }
 
@@ -579,13 +636,29 @@ export class TimelineView {
       const t = (x) => st.t0 + ((x - x0) / W) * (st.t1 - st.t0);
       app.setWindow(t(Math.min(d.x0, d.x1)), t(Math.max(d.x0, d.x1)));
     } else {
+      // The same coordinates as the hover (offsetX/Y are whole pixels, client
+      // coordinates not): a click selects exactly the band the hover highlights.
       const r = this.over.getBoundingClientRect();
-      const i = this.pick(e.clientX - r.left, e.clientY - r.top);
-      const clickT = st.t0 + ((e.clientX - r.left - x0) / W) * (st.t1 - st.t0);
+      const onOver = e.target === this.over, ox = onOver ? e.offsetX : e.clientX - r.left, oy = onOver ? e.offsetY : e.clientY - r.top;
+      const i = this.hoverFromTl && st.hover >= 0 && this.pick(ox, oy) !== -1 ? st.hover : this.pick(ox, oy);
+      const clickT = st.t0 + ((ox - x0) / W) * (st.t1 - st.t0);
       if (i >= 0) app.select(i, clickT);
       this.drawOver();
     }
   }
+}
+
+// The timeline's hover: the allocations alive at time t, largest first, with
+// their sizes and operators.
+function aliveTip(app, a, t) {
+  const r = aliveAt(a, t, 8);
+  const partial = a.summarised || a.small ? ' <span class="muted">(of those in this report; zoom in for all)</span>' : "";
+  const rows = r.top.map((j) => {
+    const g = a.groups[a.group[j]], op = a.strings && a.op ? a.strings[a.op[j]] || "" : "";
+    return `<div class="tip-row"><span class="num">${escapeHtml(fmtBytes(a.size[j]))}</span> ${escapeHtml(shortOpName(g))}${op && op !== g ? ` <span class="muted">(${escapeHtml(shortOpName(op))})</span>` : ""}</div>`;
+  }).join("");
+  return `<div class="tip-alive"><b>alive at ${escapeHtml(app.clock.fmt(t, 6))}</b>: ${plural(r.count, "allocation")}, ${escapeHtml(fmtBytes(r.bytes))}${partial}</div>${rows}` +
+    (r.count > r.top.length ? `<div class="muted">… ${groupDigits(r.count - r.top.length)} smaller</div>` : "");
 }
 
 // A diagonal hatch over a fill colour, as a canvas pattern for a context

@@ -94,6 +94,45 @@ try {
         !all.includes("PARAMETER_OR_STATE"), JSON.stringify(t).slice(0, 400));
     }
 
+    if (kind === "snapshot" || kind === "kineto" || kind === "ascend") {
+      // Every lane (no "(other operators)" lane), scrolling and virtualised when they do not fit.
+      const el = await page.$("#tl-over");
+      await el.scrollIntoViewIfNeeded();
+      const b = await el.boundingBox();
+      const L = await page.evaluate(() => { const tl = window.__memlens.app.timeline, w = document.getElementById("tl-wrap");
+        return { lanes: tl.layout.lanes.length, other: tl.layout.lanes.some((l) => l.label === "(other operators)"), groups: new Set(Array.from(tl.allocs.group)).size,
+          scrolls: tl.scrolls(), scrollH: w.scrollHeight, clientH: w.clientHeight }; });
+      ok(`${kind}: a lane for every group, none lumped`, !L.other && L.lanes === L.groups, JSON.stringify(L));
+      if (L.scrolls) {
+        await page.mouse.move(b.x + 20, b.y + 60);
+        await page.mouse.wheel(0, 400);
+        await page.waitForTimeout(300);
+        const sc = await page.evaluate(() => [document.getElementById("tl-wrap").scrollTop, document.getElementById("tl-note").textContent]);
+        ok(`${kind}: the lanes scroll (wheel over the labels)`, sc[0] > 0 && /in view/.test(sc[1]), JSON.stringify(sc));
+      }
+      // Hovering a time lists what was alive then, largest first.
+      await page.mouse.move(b.x + b.width * 0.6, b.y + 30);
+      await page.waitForTimeout(150);
+      const tip = await page.evaluate(() => [...document.querySelectorAll("#tl-tip .tip-row .num")].map((x) => x.textContent).concat(document.getElementById("tl-tip").textContent));
+      ok(`${kind}: hovering a time lists the allocations alive then`, /alive at .*: [\d,]+ allocations?/.test(tip[tip.length - 1]) && tip.length > 1, tip.join(" | ").slice(0, 300));
+      // Stacked: a click selects exactly the band the hover highlights.
+      await page.click('#seg-mode button[data-mode="stacked"]');
+      await page.waitForTimeout(400);
+      const b2 = await (await page.$("#tl-over")).boundingBox();
+      let n = 0, bad = [];
+      for (let fx = 0.25; fx < 0.95; fx += 0.1) for (let fy = 0.15; fy < 0.9; fy += 0.12) {
+        await page.mouse.move(b2.x + b2.width * fx, b2.y + b2.height * fy);
+        const h = await page.evaluate(() => window.__memlens.app.state.hover);
+        if (h < 0) continue;
+        await page.mouse.down(); await page.mouse.up();
+        const sel = await page.evaluate(() => window.__memlens.app.state.selected);
+        n++; if (sel !== h) bad.push([fx.toFixed(2), fy.toFixed(2), h, sel]);
+      }
+      ok(`${kind}: stacked, a click selects the band the hover highlights`, n > 3 && !bad.length, `${n} tried, ${JSON.stringify(bad)}`);
+      await page.click('#seg-mode button[data-mode="lanes"]');
+      await page.waitForTimeout(200);
+    }
+
     // Every shortcut, on every page: nothing throws.
     for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
       await page.keyboard.press(k);
