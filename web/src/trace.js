@@ -117,7 +117,7 @@ class TraceView {
         </div>
         <div class="tr-detail" hidden></div>
       </div>
-      <div class="tr-hint">wheel or W/S to zoom · drag, shift+wheel or A/D to pan · wheel over the names to scroll · click a slice for its detail, a merged box to zoom into it · 0 to reset</div>
+      <div class="tr-hint">wheel or W/S to zoom · drag, shift+wheel or A/D to pan · wheel over the names to scroll · click a slice for its detail, a merged box to zoom into it · double-click or 0 to reset</div>
     </div>`;
     const q = (c) => this.el.querySelector(c);
     this.root = q(".tr-root");
@@ -256,6 +256,7 @@ class TraceView {
     this.doc.addEventListener("mouseup", this.onUp);
     c.addEventListener("mousemove", (e) => { if (!drag) this.hover(xAt(e), e.clientY - c.getBoundingClientRect().top); });
     c.addEventListener("mouseleave", () => { this.tip.hidden = true; });
+    c.addEventListener("dblclick", () => this.setWindow(this.lo, this.hi));
     c.addEventListener("mouseenter", () => { this.mouseIn = true; });
     c.addEventListener("mouseleave", () => { this.mouseIn = false; });
     c.addEventListener("mousemove", (e) => { this.mouseX = xAt(e) / (c.clientWidth || 1000); });
