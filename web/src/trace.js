@@ -101,6 +101,7 @@ class TraceView {
     this.el.innerHTML = `<div class="tr-root" tabindex="0">
       <div class="tr-bar">
         <input type="search" class="tr-search" placeholder="Search slices (name contains)" aria-label="search slices">
+        <button class="tr-prev" title="previous match (shift+Enter)" aria-label="previous match">◀</button><button class="tr-next" title="next match (Enter)" aria-label="next match">▶</button>
         <span class="tr-hits"></span>
         <button class="tr-axismode" title="time axis: wall clock or relative to the trace's start">time: absolute</button>
         <button class="tr-reset" title="show the whole trace (key 0)">Reset zoom</button>
@@ -280,7 +281,16 @@ class TraceView {
       clearTimeout(searchTimer);
       searchTimer = setTimeout(() => { this.query = e.target.value.trim(); this.redraw(); }, 150);
     });
-    q(".tr-search").addEventListener("keydown", (e) => { if (e.key === "Enter") { clearTimeout(searchTimer); this.query = e.target.value.trim(); this.redraw(); } });
+    q(".tr-search").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      clearTimeout(searchTimer);
+      const was = this.query;
+      this.query = e.target.value.trim();
+      if (this.query !== was) this.redraw();
+      this.findNext(e.shiftKey ? -1 : 1);
+    });
+    q(".tr-next").addEventListener("click", () => this.findNext(1));
+    q(".tr-prev").addEventListener("click", () => this.findNext(-1));
     q(".tr-axismode").addEventListener("click", (e) => {
       if (this.rank && this.rank.time !== "abs") { this.axisMode = "rel"; e.target.textContent = "time: relative"; return; }
       this.axisMode = this.axisMode === "abs" ? "rel" : "abs";
@@ -626,6 +636,18 @@ class TraceView {
     this.select(this.data.slices.id[p.slice]);
   }
 
+  // The next (dir 1) or previous (-1) slice matching the search, from the
+  // selection (or the window's start), selected and brought into view.
+  async findNext(dir) {
+    const q = (this.el.querySelector(".tr-search").value || "").trim();
+    if (!q || !this.source.findSlice) return;
+    this.query = q;
+    const after = this.sel ? this.sel.ts : dir > 0 ? this.t0 - 1 : this.t1;
+    const f = await this.source.findSlice(this.state.rank, q, after, dir);
+    if (!f) { this.hitsEl.textContent = "no match"; return; }
+    await this.select(f.id, true);
+  }
+
   // Selects slice `id` (null: none); reveal: scroll and pan so that it shows.
   async select(id, reveal = false) {
     if (id == null) {
@@ -640,8 +662,9 @@ class TraceView {
     s.related = s.related || {};
     this.sel = s;
     if (reveal) {
-      const span = this.t1 - this.t0;
-      if (s.ts + s.dur < this.t0 || s.ts > this.t1) this.setWindow(s.ts + s.dur / 2 - span / 2, s.ts + s.dur / 2 + span / 2);
+      const span = this.t1 - this.t0, w = this.canvas.clientWidth || 1000;
+      if (s.dur > span || s.dur * w / span < 2) this.setWindow(s.ts - s.dur, s.ts + 2 * s.dur); // a third of the view
+      else if (s.ts + s.dur < this.t0 || s.ts > this.t1) this.setWindow(s.ts + s.dur / 2 - span / 2, s.ts + s.dur / 2 + span / 2);
       const y = this.lay.yOf(s.track, s.depth);
       if (y >= 0 && (y < this.scrollY || y > this.scrollY + this.viewH() - ROW)) { this.scrollY = y - this.viewH() / 3; this.placeLabels(); }
     }

@@ -115,6 +115,13 @@ try {
   await page.waitForFunction(() => { const v = window.TV(); return v.data && v.data.q; }, null, { timeout: 10000 }).catch(() => {});
   const hits = await page.evaluate(() => document.querySelector(".tr-hits").textContent);
   ok("the search counts and highlights matches", /[1-9][\d,]* match/.test(hits), hits);
+  await page.waitForFunction((w) => { const v = window.TV(); return v.sel && v.sel.name.toLowerCase().includes(w.toLowerCase()); }, word, { timeout: 10000 }).catch(() => {});
+  const first = await page.evaluate(() => { const v = window.TV(); return v.sel ? { id: v.sel.id, name: v.sel.name, ts: v.sel.ts } : null; });
+  await page.click(".tr-next");
+  await page.waitForFunction((id) => { const v = window.TV(); return v.sel && v.sel.id !== id; }, first && first.id, { timeout: 10000 }).catch(() => {});
+  const second = await page.evaluate(() => { const v = window.TV(); return v.sel ? { id: v.sel.id, name: v.sel.name, ts: v.sel.ts, shown: v.sel.ts < v.t1 && v.sel.ts + v.sel.dur > v.t0 } : null; });
+  ok("Enter and the next button select the matches in turn, in view", first && second && second.id !== first.id && second.ts >= first.ts &&
+    second.name.toLowerCase().includes(word.toLowerCase()) && second.shown, JSON.stringify([first, second]));
   await page.screenshot({ path: path.join(shots, `trace-search-${scheme}.png`) });
   await page.fill(".tr-search", "");
   await page.press(".tr-search", "Enter");
