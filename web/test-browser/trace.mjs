@@ -158,7 +158,7 @@ try {
   if (timing) {
     // frames: pan and zoom, each a full draw with fresh data (awaited)
     const res = await page.evaluate(async () => {
-      const v = window.TV();
+      const v = window.TV(), parts = { get: [], draw: [] };
       const frame = async (a, b) => {
         v.t0 = a; v.t1 = b;
         const s = performance.now();
@@ -166,8 +166,11 @@ try {
         const k = (b - a) / v.canvas.clientWidth, M = ans.merged;
         ans.mt0 = Float64Array.from(M.x0, (x) => a + x * k); ans.mt1 = Float64Array.from(M.x1, (x) => a + x * k);
         v.data = ans;
+        const m = performance.now();
         v.draw();
-        return performance.now() - s;
+        const e = performance.now();
+        parts.get.push(m - s); parts.draw.push(e - m);
+        return e - s;
       };
       const span0 = v.hi - v.lo, pan = [], zoom = [];
       let a = v.lo, b = v.hi;
@@ -176,11 +179,11 @@ try {
       a = v.lo; b = v.lo + span0 * 0.5;
       for (let i = 0; i < 40; i++) { const d = span0 * 0.01; a += d; b += d; pan.push(await frame(a, b)); }
       const st = (x) => { x = x.slice().sort((p, q) => p - q); return [x[Math.floor(x.length / 2)], x[Math.floor(x.length * 0.95)]]; };
-      return { pan: st(pan), zoom: st(zoom), n: v.data.n, slices: v.data.slices.id.length, merged: v.data.merged.track.length };
+      return { pan: st(pan), zoom: st(zoom), get: st(parts.get), draw: st(parts.draw), n: v.data.n, slices: v.data.slices.id.length, merged: v.data.merged.track.length };
     });
     console.log(`time trace_pan_ms ${res.pan[0].toFixed(1)} p95 ${res.pan[1].toFixed(1)}`);
     console.log(`time trace_zoom_ms ${res.zoom[0].toFixed(1)} p95 ${res.zoom[1].toFixed(1)}`);
-    console.log(`info slices ${res.n} drawn ${res.slices} merged ${res.merged}`);
+    console.log(`info slices ${res.n} drawn ${res.slices} merged ${res.merged}; per frame: window ${res.get[0].toFixed(1)} ms (p95 ${res.get[1].toFixed(1)}), draw ${res.draw[0].toFixed(1)} ms (p95 ${res.draw[1].toFixed(1)})`);
     await page.evaluate(() => { const v = window.TV(); v.setWindow(v.lo, v.hi); });
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(shots, `trace-big-${scheme}.png`) });
