@@ -35,6 +35,14 @@ t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
 print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
+if [ -f "$G" ]; then
+    t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+n = len(r["kernels"]["by_name"])
+print(n, all(k < n for o in r["operators"]["by_name"] + r["operators"]["by_shape"] for k in o["kernels"]))')" "3 True"
+fi
 t_eq "--top 1 keeps one row" "$($MEMLENS perf --json --top 1 "$tmp/t.json" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ranks"][0]["kernels"]["by_op"]))')" 1
 
 # export --table: the same tables as CSV.
@@ -85,4 +93,27 @@ ok = ok and all(o["host_self_ns"] >= 0 and o["device_total_ns"] >= o["device_sel
 ok = ok and all(0 <= (d["utilization"] or 0) <= 1 for d in r["devices"])
 print(ok)')" True
 done
+# Two ranks of one NCCL job: every rank's object carries the distributed view of both.
+r0=$DATA/kineto/hta_sampled_rank-0.json.gz; r1=$DATA/kineto/hta_sampled_rank-1.json.gz
+if [ -f "$r0" ] && [ -f "$r1" ]; then
+    t_eq "distributed across ranks" "$($MEMLENS perf --json "$r0" "$r1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["ranks"]
+x = d[0]["distributed"]
+print(len(d), x["backend"], x["world_size"], sorted({s["rank"] for s in x["steps"]}), x == d[1]["distributed"],
+      all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"]))')" "2 nccl 128 [0, 1] True True"
+    t_contains "distributed text" "$($MEMLENS perf "$r0" "$r1")" "Distributed (nccl, world size 128"
+else t_skip "hta_sampled_rank-* absent"; fi
+
+# nn.Module rows from a generated trace (python_function "nn.Module: X" slices).
+gen=${BUILD:-build}/tools/gen_trace
+if [ -x "$gen" ]; then
+    "$gen" --steps 2 --seed 3 --out "$tmp/gen.json" >/dev/null 2>&1
+    t_eq "modules rows" "$($MEMLENS perf --json "$tmp/gen.json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+m = r["modules"]
+print(len(m) > 1, m[0]["parent"], m[0]["depth"], all(x["parent"] < i for i, x in enumerate(m)), r["modules_hint"])')" \
+        "True -1 0 True None"
+else t_skip "$gen not built"; fi
 t_done

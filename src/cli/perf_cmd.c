@@ -67,6 +67,7 @@ int ml_cmd_perf(int argc, char **argv)
         ml_profiles_free(&ps);
         return 2;
     }
+    ml_distributed *dist = ml_distributed_compute(ps.items.v, ps.items.len); /* NULL unless distributed */
     if (json) {
         jw w;
         jw_init(&w, stdout, true);
@@ -91,7 +92,7 @@ int ml_cmd_perf(int argc, char **argv)
         jw_end(&w);
         jw_key(&w, "ranks");
         jw_arr(&w);
-        for (size_t r = 0; r < ps.items.len; r++) ml_perf_json_rank(&w, ps.items.v[r], top > 0 ? top : 0);
+        for (size_t r = 0; r < ps.items.len; r++) ml_perf_json_rank_with(&w, ps.items.v[r], top > 0 ? top : 0, dist);
         jw_end(&w);
         jw_end(&w);
         fputc('\n', stdout);
@@ -107,10 +108,12 @@ int ml_cmd_perf(int argc, char **argv)
                 printf("no profiler views: %s\n", ml_perf_unavailable(p));
                 continue;
             }
-            ml_perf_text(stdout, p, &perf, top > 0 ? top : 10);
+            /* the distributed table spans the ranks: after the last one */
+            ml_perf_text(stdout, p, &perf, top > 0 ? top : 10, r + 1 == ps.items.len ? dist : NULL);
             ml_perf_free(&perf);
         }
     }
+    if (dist) ml_distributed_free(dist);
     ml_profiles_free(&ps);
     return fflush(stdout) == 0 ? 0 : 1;
 }
