@@ -98,7 +98,7 @@ class App {
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf) {
+        if (!perf && !(app.meta.ranks[rank] || {}).trace) { // the Trace view needs slices, not the perf object
           if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
           app.traceHandle = null;
           pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
