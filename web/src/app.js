@@ -10,6 +10,7 @@ import { CategoryView } from "./catview.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
+import { SegmentsView } from "./segments.js";
 
 class App {
   constructor(source) {
@@ -138,6 +139,8 @@ class App {
     renderPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
     renderDetail(document.getElementById("detail"), this, -1);
     renderLive(this);
+    // CUDA allocator snapshots: the allocator's views (segments.js)
+    (this.segments || (this.segments = new SegmentsView(this))).show(d);
     this.curve.key = "";
     await this.redraw(true);
   }
@@ -383,7 +386,7 @@ class App {
     });
     bindKeys(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.isStatic) { this.staticView.resize(); return; } this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.isStatic) { this.staticView.resize(); return; } if (this.segments) this.segments.resize(); this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }

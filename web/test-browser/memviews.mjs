@@ -133,6 +133,40 @@ try {
       await page.waitForTimeout(200);
     }
 
+    if (kind === "snapshot") {
+      // The allocator's views: state history (slider, arrow keys, hover), segment timeline, settings.
+      const sec = await page.$("#p-segments");
+      ok("snapshot: the allocator panel is shown", !!sec && !(await page.evaluate(() => document.getElementById("p-segments").hidden)));
+      await sec.scrollIntoViewIfNeeded();
+      const end = await page.evaluate(() => [window.__memlens.app.segments.k, document.getElementById("sg-stats").textContent]);
+      ok("snapshot: the history opens at the end: the snapshot's segments", /1,021 segments, reserved 56\.8 GiB/.test(end[1]), end[1]);
+      await page.focus("#sg-slider");
+      for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
+      const t0 = await page.evaluate(() => [window.__memlens.app.segments.k, window.__memlens.app.state.t0, window.__memlens.app.dev().t0]);
+      ok("snapshot: ← steps back an event (and does not pan the charts)", t0[0] === end[0] - 3 && t0[1] === t0[2], JSON.stringify(t0));
+      await page.evaluate(() => window.__memlens.app.segments.go(1000));
+      const mid = await page.evaluate(() => document.getElementById("sg-stats").textContent);
+      ok("snapshot: an earlier event shows fewer segments", /^247 segments/.test(mid), mid);
+      await page.evaluate(() => window.__memlens.app.segments.go(9000));
+      const c = await (await page.$("#sg-canvas")).boundingBox();
+      let tip = "";
+      for (let fy = 0.02; fy < 0.5 && !/allocated|pending free/.test(tip); fy += 0.03) {
+        await page.mouse.move(c.x + c.width * 0.5, c.y + c.height * fy);
+        await page.waitForTimeout(60);
+        tip = await page.evaluate(() => document.getElementById("sg-tip").hidden ? "" : document.getElementById("sg-tip").textContent);
+      }
+      ok("snapshot: hovering a block tells its size, address and stack", /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack/.test(tip), tip.slice(0, 300));
+      await page.screenshot({ path: path.join(shots, "memviews-segments.png"), clip: { x: 0, y: c.y - 80, width: 1600, height: Math.min(900, c.height + 140) } });
+      await page.click('#sg-tabs button[data-t="timeline"]');
+      const tl = await page.evaluate(() => [!document.getElementById("sg-timeline").hidden, document.getElementById("sg-tlegend").textContent]);
+      ok("snapshot: the segment timeline", tl[0] && /segment/.test(tl[1]), tl[1]);
+      await page.click('#sg-tabs button[data-t="settings"]');
+      const set = await page.evaluate(() => document.getElementById("sg-settings").textContent);
+      ok("snapshot: the whole allocator settings", /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
+      await page.click('#sg-tabs button[data-t="history"]');
+    }
+    if (kind === "kineto") ok("kineto: no allocator panel without a snapshot", await page.evaluate(() => !document.getElementById("p-segments") || document.getElementById("p-segments").hidden));
+
     // Every shortcut, on every page: nothing throws.
     for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
       await page.keyboard.press(k);
