@@ -11,6 +11,7 @@ import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
 import { SegmentsView } from "./segments.js";
+import { nextSort, mountPager } from "./tablectl.js";
 
 class App {
   constructor(source) {
@@ -363,8 +364,8 @@ class App {
       if (e.target.dataset.unm && unmatchedSort(this.tables, +k)) { this.tables.render(); return; }
       const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
       const key = this.tables.tab === "ops" ? +k : k;
-      q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;
-      q.sort = key;
+      // ascending / descending / none (tablectl.js)
+      Object.assign(q, nextSort(q, key, (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" || key === "tr" ? 1 : -1));
       this.tables.render();
     });
     const tbody = $("table").tBodies[0];
@@ -385,6 +386,7 @@ class App {
       if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
     bindKeys(this);
+    mountPager(this);
     let rt;
     window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.isStatic) { this.staticView.resize(); return; } if (this.segments) this.segments.resize(); this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.

@@ -165,9 +165,33 @@ try {
       ok("snapshot: the whole allocator settings", /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
       await page.click('#sg-tabs button[data-t="history"]');
     }
+    if (kind === "ascend") {
+      // Insight's columns, exact to the CSV's row (aten::_foreach_add 147456.5 KB at 1736408883742690.540 on rank 0)
+      const th = await page.$$eval("#table thead th", (l) => l.map((x) => x.textContent));
+      ok("ascend: Insight's columns in the table", ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
+        "release: total allocated", "release: total reserved", "release: total active"].every((c) => th.includes(c)), th.join(", "));
+      const row = await page.evaluate(() => { const tr = [...document.querySelectorAll("#table tbody tr")].find((r) => r.cells[0].textContent === "aten::_foreach_add" && /07:48:03\.742690/.test(r.textContent));
+        return tr ? [...tr.cells].map((c) => c.title || c.textContent) : null; });
+      ok("ascend: totals at allocation and release as the CSV states them", row && row.includes("1,162,156,032 B") && row.includes("1,522,532,352 B") && row.includes("1,011,160,576 B") && row.includes("07:48:03.747232"), JSON.stringify(row));
+      // the sort cycles ascending, descending, none
+      const first = () => page.evaluate(() => document.querySelector("#table tbody tr td:nth-child(3)").textContent);
+      const sorted = () => page.evaluate(() => [window.__memlens.app.tables.q.sort, window.__memlens.app.tables.q.dir]);
+      const states = [];
+      for (let i = 0; i < 3; i++) { await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150); states.push(await sorted()); }
+      ok("ascend: a column's sort cycles ascending, descending, none", JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
+      await page.selectOption("#pg-size", "50");
+      await page.waitForTimeout(200);
+      const n50 = await page.evaluate(() => [document.querySelectorAll("#table tbody tr").length, document.getElementById("pg-label").textContent]);
+      await page.fill("#pg-jump", "3"); await page.press("#pg-jump", "Enter");
+      await page.waitForTimeout(200);
+      const p3 = await page.evaluate(() => document.getElementById("pg-label").textContent);
+      ok("ascend: page size and jump to a page", n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
+      void first;
+    }
     if (kind === "kineto") ok("kineto: no allocator panel without a snapshot", await page.evaluate(() => !document.getElementById("p-segments") || document.getElementById("p-segments").hidden));
 
     // Every shortcut, on every page: nothing throws.
+    await page.evaluate(() => document.activeElement && document.activeElement.blur && document.activeElement.blur());
     for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
       await page.keyboard.press(k);
       await page.waitForTimeout(30);
