@@ -82,4 +82,29 @@ t_eq "truth csv has every category" \
 size=$(wc -c <"$tmp/d.json")
 t_eq "size-mb 8 gives 8..11 MB" "$([ "$size" -ge 8000000 ] && [ "$size" -le 11000000 ] && echo ok)" ok
 
+# 6. The two mixes `make bench` times.  realistic (the default): every cpu_op
+#    carries PyTorch 2.1+'s record_shapes args, and kernels, runtime calls,
+#    memsets and flows are there; memory-heavy is exactly the older flags.
+mix() {
+    python3 - "$1" <<'EOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ops = [e for e in ev if e.get("cat") == "cpu_op"]
+keys = ("Concrete Inputs", "Input type", "Input Strides", "Input Dims")
+full = sum(all(k in e["args"] for k in keys) for e in ops)
+cats = sorted({e.get("cat", "") for e in ev} & {"kernel", "cuda_runtime", "gpu_memset", "gpu_memcpy", "ac2g", "python_function"})
+mem = sum(e.get("name") == "[memory]" for e in ev)
+print("%s shaped, %s, memory %d%%" % ("all" if full == len(ops) else "%d/%d" % (full, len(ops)), " ".join(cats), 100 * mem // len(ev)))
+EOF
+}
+"$GEN" --steps 1 --layers 2 --seed 5 --out "$tmp/r.json" --expect /dev/null 2>/dev/null
+t_eq "realistic mix: shapes on every op, GPU side, stacks" "$(mix "$tmp/r.json")" \
+    "all shaped, ac2g cuda_runtime gpu_memcpy gpu_memset kernel python_function, memory 23%"
+"$GEN" --steps 1 --layers 2 --seed 5 --mix memory-heavy --expect /dev/null >"$tmp/h1.json" 2>/dev/null
+"$GEN" --steps 1 --layers 2 --seed 5 --no-gpu --no-stack --no-shapes --stats 48 --expect /dev/null >"$tmp/h2.json" 2>/dev/null
+cmp -s "$tmp/h1.json" "$tmp/h2.json"
+t_eq "memory-heavy mix = --no-gpu --no-stack --no-shapes --stats 48" "$?" 0
+t_eq "memory-heavy mix: no shapes, no GPU side, mostly memory events" "$(mix "$tmp/h1.json")" \
+    "0/1348 shaped, python_function, memory 77%"
+
 t_done

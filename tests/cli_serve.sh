@@ -123,6 +123,35 @@ for q in "curve?rank=0&dev=0&curve=0" "curve?rank=0&dev=0&curve=7&px=10" "curve?
     t_eq "400 for $q" "${r%% *}" 400
     t_contains "JSON error for $q" "$r" '{"error":"'
 done
+# Strict parameters (README "What memlens rejects"): a control byte in the
+# path or a parameter (a %00 would cut the path: /api/meta%00 was /api/meta),
+# numbers outside the documented syntax, a parameter given twice: 400 + JSON.
+for q in "meta%00" "meta%00x" "meta%0a" "meta%7F" "meta?x=a%01b" "rank?rank=0%00" \
+         "curve?rank=0&dev=0&curve=0&px=10&t0=0x10" "curve?rank=0&dev=0&curve=0&px=10&t0=1e3" \
+         "curve?rank=0&dev=0&curve=0&px=10&t1=1E9" "curve?rank=0&dev=0&curve=0&px=10&t0=+5" \
+         "curve?rank=0&dev=0&curve=0&px=10&t0=%205" "curve?rank=0&dev=0&curve=0&px=10&t0=5." \
+         "curve?rank=0&dev=0&curve=0&px=10&t0=.5" "curve?rank=0&dev=0&curve=0&px=10&t0=inf" \
+         "curve?rank=0&dev=0&curve=0&px=10&t0=-" "curve?rank=0&dev=0&curve=0&px=0x10" \
+         "curve?rank=0&dev=0&curve=0&px=%2B10" "curve?rank=0&dev=0&curve=0&px=1e1" \
+         "curve?rank=0&dev=0&curve=0&px=10&t0=0&t0=5" "curve?rank=0&dev=0&curve=0&px=10&px=10" \
+         "meta?a=1&a=1" "export?rank=0&dev=0&fmt=csv&fmt=csv"; do
+    r=$(get "/api/$q")
+    t_eq "strict: 400 for $q" "${r%% *}" 400
+    t_contains "strict: JSON error for $q" "$r" '{"error":"'
+done
+t_eq "strict: %00 in the path" "$(get /api/meta%00)" '400 {"error":"the path has a control byte (%00-%1F or %7F)","status":400}'
+t_eq "strict: %00 in the page's path" "$(get /%00)" '400 {"error":"the path has a control byte (%00-%1F or %7F)","status":400}'
+t_eq "strict: control byte in a value" "$(get '/api/meta?x=a%01b')" \
+    "400 {\"error\":\"parameter 'x' has a control byte (%00-%1F or %7F)\",\"status\":400}"
+t_eq "strict: repeated t0" "$(get '/api/curve?rank=0&dev=0&curve=0&px=10&t0=0&t0=5')" \
+    "400 {\"error\":\"parameter 't0' is given more than once\",\"status\":400}"
+t_eq "strict: t0=1e3" "$(get '/api/curve?rank=0&dev=0&curve=0&px=10&t0=1e3')" \
+    "400 {\"error\":\"parameter 't0' must be a number of ns (digits, optionally after '-' and with a '.' fraction) within 2^62\",\"status\":400}"
+t_eq "strict: px=0x10" "$(get '/api/curve?rank=0&dev=0&curve=0&px=0x10')" \
+    "400 {\"error\":\"parameter 'px' must be an integer (digits, optionally after '-')\",\"status\":400}"
+t_eq "strict: the documented syntax passes" "$(get '/api/curve?rank=0&dev=0&curve=0&px=10&t0=-5.25&t1=0040000' | cut -c1-3)" 200
+t_eq "strict: meta itself" "$(get /api/meta | cut -c1-3)" 200
+
 # Unknown paths and traversal attempts: 404 (or 400), never a file.
 for p in /nope /api/nope /api /index.htm /etc/passwd /../../etc/passwd /%2e%2e/%2e%2e/etc/passwd \
          /api/..%2f..%2fetc%2fpasswd /..%2f..%2fetc%2fpasswd /%2e%2e%2f%2e%2e%2fetc%2fpasswd /static/../../etc/passwd \
@@ -194,6 +223,10 @@ if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
         curl -s -m 30 -o /dev/null "${URL}api/$q"
     done
     curl -s -m 30 -o /dev/null "$URL"
+    curl -s -m 30 -o /dev/null -T "$tmp/t.json" "${URL}api/upload?name=up.json"        # imported: a new rank
+    curl -s -m 30 -o /dev/null -T "$tmp/t.json" "${URL}api/upload?name=..%2Fup.json"   # refused name
+    printf 'nope' | curl -s -m 30 -o /dev/null -T - "${URL}api/upload?name=bad.json"  # refused file
+    curl -s -m 30 -o /dev/null "${URL}api/rank?rank=1&wait=10000"
     kill -INT "$pid"
     i=0
     while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -204,7 +237,7 @@ else
 fi
 
 # Errors at start: exit 2 with one line.
-"$MEMLENS" serve >/dev/null 2>"$tmp/err"; t_eq "no input exit" $? 2
+"$MEMLENS" serve --port >/dev/null 2>"$tmp/err"; t_eq "option without value exit" $? 2
 "$MEMLENS" serve "$tmp/missing.json" --port 0 >/dev/null 2>"$tmp/err"; t_eq "missing input exit" $? 2
 t_eq "missing input one line" "$(wc -l <"$tmp/err" | tr -d ' ')" 1
 "$MEMLENS" serve "$tmp/t.json" --port 70000 >/dev/null 2>"$tmp/err"; t_eq "bad port exit" $? 2

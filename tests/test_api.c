@@ -101,6 +101,20 @@ TEST(routes_on_a_tiny_trace)
     CHECK(strstr(b.p, "\"total\":1,")); /* the allocation is TEMPORARY (freed inside aten::linear) */
     CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "cat=5"}}, &b), 200);
     CHECK(strstr(b.p, "\"total\":0,"));
+    /* The profiler views: the rank says it has a time side, /api/perf answers the perf
+     * object (one operator, aten::linear, 50 us on the host), a rank out of range is refused. */
+    CHECK_EQ_I64(call(rs, "/api/rank", (args){{"rank=0"}}, &b), 200);
+    CHECK(strstr(b.p, "\"perf\":true,\"perfWhy\":null"));
+    CHECK_EQ_I64(call(rs, "/api/perf", (args){{"rank=0"}}, &b), 200);
+    CHECK(b.len && b.p[0] == '{' && strstr(b.p, "\"operators\":{\"by_name\":[") && strstr(b.p, "\"name\":\"aten::linear\"") &&
+          strstr(b.p, "\"host_total_ns\":50000"));
+    {   /* made once, then the same answer from the rank's copy */
+        char *first = strndup(b.p ? b.p : "", b.len);
+        CHECK_EQ_I64(call(rs, "/api/perf", (args){{"rank=0"}}, &b), 200);
+        CHECK(b.len == strlen(first) && !memcmp(b.p, first, b.len));
+        free(first);
+    }
+    CHECK_EQ_I64(call(rs, "/api/perf", (args){{"rank=1"}}, &b), 400);
 
     /* fmt=bin: the same answer as a frame of typed columns. */
     {

@@ -21,15 +21,22 @@
  *
  *   gen_trace [--out FILE] [--gzip] [--steps N | --size-mb M] [--seed S]
  *             [--rank R --world-size W] [--layers L] [--cold-start] [--oom]
- *             [--no-stack] [--no-gpu] [--stats K] [--truth FILE] [--expect FILE]
+ *             [--mix realistic|memory-heavy] [--no-stack] [--no-gpu] [--no-shapes] [--stats K]
+ *             [--truth FILE] [--expect FILE]
  *
  * `--no-gpu` profiles CPU activity only (no kernels, runtime calls or flows;
  * memory events are still recorded), `--no-stack` leaves out the python
- * frames, and `--stats K` adds K rounds of activation statistics per block
+ * frames, `--no-shapes` writes record_shapes args (Input Dims / Input type
+ * only) just on the ops that name their shapes instead of PyTorch 2.1+'s four
+ * (Concrete Inputs, Input type, Input Strides, Input Dims) on every cpu_op, and `--stats K` adds K rounds of activation statistics per block
  * under torch.no_grad() (eager ops that allocate results and free the
- * previous temporaries: about three memory events per op).  `bench/run`
- * uses all three for the memory-heavy event mix of the core benchmark
- * (three quarters of the events are `[memory]`).
+ * previous temporaries: about three memory events per op).
+ *
+ * `--mix` names the two event mixes `make bench` times: `realistic` (the
+ * default: everything above, about a quarter of the events are `[memory]`,
+ * as in a real profile_memory + with_stack + record_shapes trace) and
+ * `memory-heavy` (= --no-gpu --no-stack --no-shapes --stats 48: about 80%
+ * `[memory]`; the mix of the benchmarks before the realistic one).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,11 +60,11 @@
 
 static struct {
     const char *out, *truth, *expect;
-    bool gzip, oom, cold, stack, gpu;
+    bool gzip, oom, cold, stack, gpu, shapes;
     int steps, rank, world, layers, stats;
     double size_mb;
     uint64_t seed;
-} opt = {.steps = 3, .world = 1, .layers = 12, .seed = 1, .stack = true, .gpu = true};
+} opt = {.steps = 3, .world = 1, .layers = 12, .seed = 1, .stack = true, .gpu = true, .shapes = true};
 
 /* ---- deterministic random numbers (splitmix64) ------------------------- */
 
@@ -596,7 +603,7 @@ static void gpu_x(const char *cat, const char *name, int pid, int tid, int64_t t
     G.n_events++;
 }
 
-typedef enum { K_KERNEL, K_MEMCPY_H2D, K_MEMCPY_D2H, K_NCCL } kkind;
+typedef enum { K_KERNEL, K_MEMCPY_H2D, K_MEMCPY_D2H, K_NCCL, K_MEMSET } kkind;
 
 /* A launch from the current CPU thread: cuda_runtime event now, device work later. */
 static void launch_(kkind kk, const char *kname, int64_t gpu_ns, int64_t bytes) {
@@ -607,8 +614,8 @@ static void launch_(kkind kk, const char *kname, int64_t gpu_ns, int64_t bytes) 
     int stream = kk == K_NCCL ? 20 : 7;
     int64_t k_ts = G.gpu_now > rt_ts + 4000 ? G.gpu_now + step_ns(800, 2500) : rt_ts + step_ns(4000, 9000);
     G.gpu_now = k_ts + gpu_ns;
-    const char *rt = kk == K_KERNEL || kk == K_NCCL ? "cudaLaunchKernel" : "cudaMemcpyAsync";
-    const char *cat = kk == K_KERNEL || kk == K_NCCL ? "kernel" : "gpu_memcpy";
+    const char *rt = kk == K_KERNEL || kk == K_NCCL ? "cudaLaunchKernel" : kk == K_MEMSET ? "cudaMemsetAsync" : "cudaMemcpyAsync";
+    const char *cat = kk == K_KERNEL || kk == K_NCCL ? "kernel" : kk == K_MEMSET ? "gpu_memset" : "gpu_memcpy";
     out *o = &G.gpu;
     gpu_x(cat, kname, cuda, stream, k_ts, gpu_ns);
     OUT(o, "\"External id\": ");
@@ -642,7 +649,7 @@ static void launch_(kkind kk, const char *kname, int64_t gpu_ns, int64_t bytes) 
     OUT(o, "\"External id\": ");
     out_i64(o, ext);
     OUT(o, ",      \"cbid\": ");
-    out_i64(o, kk == K_KERNEL || kk == K_NCCL ? 211 : 41);
+    out_i64(o, kk == K_KERNEL || kk == K_NCCL ? 211 : kk == K_MEMSET ? 51 : 41);
     OUT(o, ", \"correlation\": ");
     out_i64(o, corr);
     OUT(o, "\n    }\n  },");
@@ -666,6 +673,8 @@ static void sync_gpu(void) {
 }
 
 /* ---- writing the CPU-side records of one step --------------------------- */
+
+static int32_t default_shape(uint32_t name);
 
 static void write_recs(void) {
     out *o = &G.cpu;
@@ -734,6 +743,7 @@ static void write_recs(void) {
         OUT(o, "\"External id\": ");
         out_i64(o, r->a);
         OUT(o, ",\"Record function id\": 0, ");
+        if (r->shape < 0 && opt.shapes && r->kind == E_OP) r->shape = default_shape(r->name);
         if (r->shape >= 0) {
             out_str(o, names.v[r->shape]);
             OUT(o, ", ");
@@ -790,9 +800,66 @@ static void build_model(void) {
     p_head = add_param((int64_t)V * H, "lm_head.weight");
 }
 
-/* Shapes text for record_shapes, interned. */
+/* Contiguous strides of a JSON list of dims lists: [[8, 1024], []] -> [[1024, 1], []]. */
+static void strides_of(const char *dims, char *buf, size_t cap) {
+    size_t n = 0;
+    buf[n++] = '[';
+    const char *p = dims + 1;                    /* past the outer '[' */
+    for (bool first = true; (p = strchr(p, '[')); first = false) {
+        int64_t d[8];
+        int nd = 0;
+        for (p++; *p != ']'; p++)
+            if (*p >= '0' && *p <= '9') {
+                if (nd < 8) d[nd++] = strtoll(p, NULL, 10);
+                while (p[1] >= '0' && p[1] <= '9') p++;
+            }
+        n += (size_t)snprintf(buf + n, cap - n, "%s[", first ? "" : ", ");
+        for (int i = 0; i < nd && n < cap; i++) {
+            int64_t st = 1;
+            for (int j = i + 1; j < nd; j++) st *= d[j];
+            n += (size_t)snprintf(buf + n, cap - n, "%s%" PRId64, i ? ", " : "", st);
+        }
+        n += (size_t)snprintf(buf + n, cap - n, "]");
+        if (n >= cap - 2) break;
+    }
+    snprintf(buf + n, cap - n, "]");
+}
+
+/* Shapes text for record_shapes, interned: PyTorch 2.1+ writes Concrete
+ * Inputs (the value of each Scalar input), Input type, Input Strides and
+ * Input Dims on every cpu_op; --no-shapes keeps the older two keys. */
 static int32_t shape2(const char *dims, const char *types) {
-    return (int32_t)namef("\"Input Dims\": %s, \"Input type\": %s", dims, types);
+    if (!opt.shapes) return (int32_t)namef("\"Input Dims\": %s, \"Input type\": %s", dims, types);
+    char strides[512], concrete[256];
+    strides_of(dims, strides, sizeof strides);
+    size_t n = 0;
+    concrete[n++] = '[';
+    for (const char *t = types; (t = strchr(t, '"')) && n < sizeof concrete - 8; ) {
+        const char *close = strchr(t + 1, '"');
+        if (!close) break;
+        bool scalar = close - t - 1 == 6 && !memcmp(t + 1, "Scalar", 6);
+        n += (size_t)snprintf(concrete + n, sizeof concrete - n, "%s%s", n > 1 ? ", " : "", scalar ? "\"1\"" : "\"\"");
+        t = close + 1;
+    }
+    snprintf(concrete + n, sizeof concrete - n, "]");
+    return (int32_t)namef("\"Concrete Inputs\": %s, \"Input type\": %s, \"Input Strides\": %s, \"Input Dims\": %s",
+                          concrete, types, strides, dims);
+}
+
+/* The shapes of an op that does not name its own: one of a few typical
+ * argument lists, picked by its name (so an op always gets the same). */
+static int32_t default_shape(uint32_t name) {
+    static const char *const dims[] = {"[[8, 1024, 1024], [8, 1024, 1024]]", "[[8, 1024, 1024], []]",
+                                       "[[8, 1024, 1024], [], [], []]", "[[1024, 1024]]"};
+    static const char *const types[] = {"[\"float\", \"float\"]", "[\"float\", \"Scalar\"]",
+                                        "[\"float\", \"\", \"\", \"\"]", "[\"float\"]"};
+    static VEC(int32_t) cache;                   /* name id -> shape id + 1 */
+    while (cache.len <= name) VEC_PUSH(&cache, 0);
+    if (!cache.v[name]) {
+        unsigned k = (unsigned)(hash_str(names.v[name]) % 4);
+        cache.v[name] = shape2(dims[k], types[k]) + 1;
+    }
+    return cache.v[name] - 1;
 }
 
 static const char *GEMM = "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas";
@@ -1151,7 +1218,7 @@ static void backward(int32_t lsm, int32_t nll_tw, int32_t seed) {
         op("aten::empty");
         int32_t ws = galloc((int64_t)B * NH * T * F4, CAT_TEMPORARY);
         end();
-        op("aten::zeros"); op("aten::empty"); int32_t ws2 = galloc(B * NH * T * 64LL, CAT_TEMPORARY); end(); op("aten::zero_"); op("aten::fill_"); launch(EW, 4000); end(); end(); end();
+        op("aten::zeros"); op("aten::empty"); int32_t ws2 = galloc(B * NH * T * 64LL, CAT_TEMPORARY); end(); op("aten::zero_"); op("aten::fill_"); launch_(K_MEMSET, "Memset (Device)", 4000, B * NH * T * 64LL); end(); end(); end();
         launch("fmha_cutlassB_f32_aligned_64x64_k64_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::Sm80, float, true, false, true, 64, 64, 64, false>::Params)",
                gemm_ns((int64_t)B * NH * T, T, 2 * H / NH) * 5);
         mem_free(ws);
@@ -1572,7 +1639,8 @@ static int run_steps(int64_t *end_ns) {
 static void usage(void) {
     fputs("usage: gen_trace [--out FILE] [--gzip] [--steps N | --size-mb M] [--seed S]\n"
           "                 [--rank R --world-size W] [--layers L] [--cold-start] [--oom]\n"
-          "                 [--no-stack] [--no-gpu] [--stats K] [--truth FILE.csv] [--expect FILE.json]\n"
+          "                 [--mix realistic|memory-heavy] [--no-stack] [--no-gpu] [--no-shapes] [--stats K]\n"
+          "                 [--truth FILE.csv] [--expect FILE.json]\n"
           "Writes a PyTorch 2.x-style Kineto trace (profile_memory=True) of a GPT-like\n"
           "training loop, and the ground truth memlens should report for it.\n", stderr);
     exit(2);
@@ -1596,8 +1664,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--gzip")) opt.gzip = true;
         else if (!strcmp(a, "--oom")) opt.oom = true;
         else if (!strcmp(a, "--cold-start")) opt.cold = true;
-        else if (!strcmp(a, "--no-stack")) opt.stack = false;
+        else if (!strcmp(a, "--mix") && i + 1 < argc) {
+            const char *m = argv[++i];
+            if (!strcmp(m, "memory-heavy")) opt.stack = false, opt.gpu = false, opt.shapes = false, opt.stats = 48;
+            else if (strcmp(m, "realistic")) die("unknown --mix %s (realistic or memory-heavy)", m);
+        } else if (!strcmp(a, "--no-stack")) opt.stack = false;
         else if (!strcmp(a, "--no-gpu")) opt.gpu = false;
+        else if (!strcmp(a, "--no-shapes")) opt.shapes = false;
         else if (!strcmp(a, "--steps")) opt.steps = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--seed")) opt.seed = (uint64_t)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--rank")) opt.rank = (int)num_arg(argc, argv, &i);

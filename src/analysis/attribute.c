@@ -66,6 +66,10 @@ void ml_attribute(ml_profile *p)
 
     VEC(uint32_t) open = {0};       /* ops containing the current time, outermost first */
     VEC(uint32_t) frames = {0};
+    /* Frame + 1 of each python op name, parsed once: the stack is rebuilt
+     * whenever a python op starts or ends, from frames seen many times. */
+    size_t nnames = ml_strpool_count(p->strings);
+    uint32_t *frame_of = ml_calloc(nnames ? nnames : 1, sizeof *frame_of);
     for (size_t th = 0; th < nthreads; th++) {
         uint32_t *tops = op_order + op_start[th];
         size_t nops = op_start[th + 1] - op_start[th], next = 0;
@@ -105,8 +109,11 @@ void ml_attribute(ml_profile *p)
             if (python_changed) {
                 frames.len = 0;
                 for (size_t j = open.len; j-- > 0;)
-                    if (ops->kind.v[open.v[j]] == ML_OP_PYTHON)
-                        VEC_PUSH(&frames, ml_python_frame(p, ops->name.v[open.v[j]]));
+                    if (ops->kind.v[open.v[j]] == ML_OP_PYTHON) {
+                        ml_str name = ops->name.v[open.v[j]];
+                        if (name < nnames && !frame_of[name]) frame_of[name] = ml_python_frame(p, name) + 1;
+                        VEC_PUSH(&frames, name < nnames ? frame_of[name] - 1 : ml_python_frame(p, name));
+                    }
                 last_stack = ml_stack_get(p, frames.v, frames.len);
                 python_changed = false;
             }
@@ -115,6 +122,7 @@ void ml_attribute(ml_profile *p)
     }
     VEC_FREE(&open);
     VEC_FREE(&frames);
+    free(frame_of);
     free(op_order);
     free(op_start);
     free(al_order);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "export.h"
 #include "outfile.h"
+#include "perf.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +22,20 @@ static bool wanted(const ml_profile *p, size_t d, const char *device)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: memlens export INPUT -o FILE [--device ID] [--rank N]\n"
-                    "FILE's extension picks the format:\n"
+    fprintf(stderr, "usage: memlens export INPUT -o FILE [--format F] [--device ID] [--rank N]\n"
+                    "FILE's extension, or --format F (F: the extension without its dot, needed\n"
+                    "with -o -, which writes to standard output), picks the format:\n"
                     "  .json, .json.gz          PyTorch memory timeline [times_us, sizes by category]\n"
                     "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
                     "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
                     "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
                     "  .html                    the stacked category plot of one device, as export_memory_timeline writes it\n"
                     "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
-                    "memory) of one rank (--rank); with --device the others hold only that device.\n");
+                    "memory) of one rank (--rank); with --device the others hold only that device.\n"
+                    "\n"
+                    "       memlens export INPUT --table operators|kernels [--group-by name|shape|op] -o FILE.csv [--rank N]\n"
+                    "The operator table (--group-by name or shape: name and input shape) or the kernel table\n"
+                    "(name, or op: name and launching operator) of `memlens perf`, as CSV (times in ns).\n");
     return 2;
 }
 
@@ -135,14 +141,75 @@ static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
     }
 }
 
+/* `export --table`: one table of `perf` for one rank, as CSV. */
+static int export_table(const char *input, const char *out, const char *format, int rank, const char *table,
+                        const char *group)
+{
+    ml_perf_table tb;
+    ml_perf_group gb = ML_PERF_BY_NAME;
+    if (!strcmp(table, "operators")) tb = ML_PERF_TABLE_OPERATORS;
+    else if (!strcmp(table, "kernels")) tb = ML_PERF_TABLE_KERNELS;
+    else {
+        fprintf(stderr, "memlens: --table %s: expected operators or kernels\n", table);
+        return 2;
+    }
+    if (group && !strcmp(group, "shape") && tb == ML_PERF_TABLE_OPERATORS) gb = ML_PERF_BY_SHAPE;
+    else if (group && !strcmp(group, "op") && tb == ML_PERF_TABLE_KERNELS) gb = ML_PERF_BY_OP;
+    else if (group && strcmp(group, "name") != 0) {
+        fprintf(stderr, "memlens: --group-by %s: expected %s\n", group,
+                tb == ML_PERF_TABLE_OPERATORS ? "name or shape" : "name or op");
+        return 2;
+    }
+    size_t ol = strlen(out);
+    bool csv = format ? !strcmp(format, "csv") : ol >= 4 && !strcmp(out + ol - 4, ".csv");
+    if (!csv) {
+        fprintf(stderr, "memlens: %s: --table writes CSV: name the output FILE.csv (or --format csv)\n",
+                format ? format : out);
+        return 2;
+    }
+    ml_profiles ps = {0};
+    ps.want |= ML_WANT_TRACE;
+    ml_err e = {{0}};
+    ml_perf perf;
+    bool computed = false;
+    if (ml_load(input, &ps, &e) < 0) goto fail;
+    ml_profiles_sort(&ps);
+    if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
+    if (ps.items.len != 1) {
+        ml_fail(&e, "%s: %zu profiles (ranks); a table holds one: choose one with --rank N", input, ps.items.len);
+        goto fail;
+    }
+    const ml_profile *p = ps.items.v[0];
+    if (!ml_perf_compute(p, &perf)) {
+        ml_fail(&e, "%s: no %s table: %s", input, table, ml_perf_unavailable(p));
+        goto fail;
+    }
+    computed = true;
+    ml_outfile o;
+    if (ml_outfile_open_as(&o, out, false, &e) < 0) goto fail;
+    int w = ml_perf_csv(o.f, p, &perf, tb, gb);
+    if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
+    ml_perf_free(&perf);
+    ml_profiles_free(&ps);
+    return 0;
+fail:
+    fprintf(stderr, "memlens: %s\n", e.msg);
+    if (computed) ml_perf_free(&perf);
+    ml_profiles_free(&ps);
+    return 2;
+}
+
 int ml_cmd_export(int argc, char **argv)
 {
-    const char *input = NULL, *out = NULL, *device = NULL;
+    const char *input = NULL, *out = NULL, *device = NULL, *format = NULL, *table = NULL, *group = NULL;
     int rank = -1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--device") && i + 1 < argc) device = argv[++i];
+        else if (!strcmp(a, "--format") && i + 1 < argc) format = argv[++i];
+        else if (!strcmp(a, "--table") && i + 1 < argc) table = argv[++i];
+        else if (!strcmp(a, "--group-by") && i + 1 < argc) group = argv[++i];
         else if (!strcmp(a, "--rank") && i + 1 < argc) {
             if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -158,11 +225,28 @@ int ml_cmd_export(int argc, char **argv)
         }
     }
     if (!input || !out) return usage();
-    int kind = ml_export_kind_for(out);
-    if (kind < 0) {
-        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json, .csv or .html\n", out);
+    if (table) return export_table(input, out, format, rank, table, group);
+    if (group) {
+        fprintf(stderr, "memlens: export: --group-by goes with --table\n");
         return 2;
     }
+    /* The format: --format's name as an extension, else the output's own. */
+    char named[64];
+    if (format) snprintf(named, sizeof named, ".%s", format);
+    if (!format && !strcmp(out, "-")) {
+        fprintf(stderr, "memlens: export: -o - (standard output) needs --format (json, json.gz, raw.json, "
+                        "raw.json.gz, trace.json, trace.json.gz or csv)\n");
+        return 2;
+    }
+    const char *fmt_name = format ? named : out;
+    int kind = format && strlen(format) > 40 ? -1 : ml_export_kind_for(fmt_name);
+    if (kind < 0) {
+        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json, .csv or .html\n",
+                format ? format : out);
+        return 2;
+    }
+    size_t fl = strlen(fmt_name);
+    bool gz = fl >= 3 && !strcmp(fmt_name + fl - 3, ".gz");
     ml_profiles ps = {0};
     ml_err e = {{0}};
     if (ml_load(input, &ps, &e) < 0) goto fail;
@@ -181,7 +265,7 @@ int ml_cmd_export(int argc, char **argv)
     }
     note_unmatched(&ps, dev, device);
     ml_outfile o;
-    if (ml_outfile_open(&o, out, &e) < 0) goto fail;
+    if (ml_outfile_open_as(&o, out, gz, &e) < 0) goto fail;
     int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
                      : ml_export_all(o.f, &ps, (ml_export_kind)kind, device);
     if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;

@@ -16,6 +16,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", ml_cmd_summary, "peaks, counts and the live set at the peak, per rank and device"},
+    {"perf", ml_cmd_perf, "where the time went: step breakdown, GPU utilization, top operators and kernels"},
     {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
     {"serve", ml_cmd_serve, "the same UI live from a local server (http://127.0.0.1:8000/)"},
     {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},

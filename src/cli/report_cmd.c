@@ -13,7 +13,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N]\n"
-               "  Writes one self-contained HTML file (works offline) with memory curves,\n"
+               "  Writes one self-contained HTML file (works offline; -o - writes it to\n"
+               "  standard output) with memory curves,\n"
                "  the allocation timeline, the breakdown at the peak and tables.\n"
                "  --max-allocs N   allocations drawn per device (default %d); beyond it the\n"
                "                   page keeps those live at the peak and the largest, and says\n"
@@ -40,7 +41,7 @@ int ml_cmd_report(int argc, char **argv)
     }
     if (!n || !out) { usage(stderr); free(inputs); return 2; }
 
-    ml_profiles ps = {0};
+    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the Trace view and the perf object of each rank read p->trace */
     ml_err e = {{0}};
     if (ml_cli_load(inputs, n, &ps) < 0) {
         free(inputs);

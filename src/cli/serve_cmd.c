@@ -22,14 +22,16 @@ extern char **environ;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: memlens serve INPUT...|DIR [--host ADDR] [--port N] [--open] [--threads N]\n"
+    fprintf(f, "usage: memlens serve [INPUT...|DIR] [--host ADDR] [--port N] [--open] [--threads N]\n"
                "  Serves the report's UI live from memory, with an HTTP/JSON API that answers\n"
                "  each view for exactly the window and width asked (see README).\n"
                "  --host ADDR   address to listen on (default 127.0.0.1: this machine only)\n"
                "  --port N      port (default 8000; 0 = any free port, printed)\n"
                "  --open        open the page in a browser (xdg-open, when installed)\n"
                "  --threads N   ranks imported in parallel (default: one per core)\n"
-               "  Ranks of a directory are imported the first time they are viewed.\n");
+               "  Ranks of a directory are imported the first time they are viewed.\n"
+               "  Without INPUT the page opens empty, to upload files to (drop or Browse);\n"
+               "  uploads are kept in a temporary folder, removed when the server stops.\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -86,7 +88,6 @@ int ml_cmd_serve(int argc, char **argv)
             return 2;
         } else inputs[n++] = a;
     }
-    if (!n) { usage(stderr); free(inputs); return 2; }
 
     /* SIGINT/SIGTERM are taken by sigwait below: block them before any thread starts. */
     sigset_t sigs;
@@ -97,7 +98,8 @@ int ml_cmd_serve(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     /* The page's title: the first input's name (argv outlives the server). */
-    const char *title = strrchr(inputs[0], '/') && strrchr(inputs[0], '/')[1] ? strrchr(inputs[0], '/') + 1 : inputs[0];
+    const char *title = !n ? "upload a profile"
+                        : strrchr(inputs[0], '/') && strrchr(inputs[0], '/')[1] ? strrchr(inputs[0], '/') + 1 : inputs[0];
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
     free(inputs);
@@ -110,8 +112,9 @@ int ml_cmd_serve(int argc, char **argv)
         return 2;
     }
     printf("memlens serve: %s\n", ml_server_url(s));
-    printf("memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
-           ml_ranks_count(rs), ml_ranks_count(rs) == 1 ? "" : "s");
+    if (!n) printf("memlens serve: ready: no input yet: upload files in the page; Ctrl-C to stop\n");
+    else printf("memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
+                ml_ranks_count(rs), ml_ranks_count(rs) == 1 ? "" : "s");
     fflush(stdout);
     if (open) open_browser(ml_server_url(s));
 

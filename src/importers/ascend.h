@@ -72,6 +72,16 @@ typedef enum {
     ML_ASCEND_STATIC_OP_MEM
 } ml_ascend_file;
 
+/* Operator allocations (operator_memory.csv, OP_MEMORY) whose size cannot be
+ * real (negative, or 2^62 bytes or more) are skipped, counted, and noted once
+ * per file naming the first: where (a line or row) and the value. */
+typedef struct ml_ascend_bad_sizes {
+    int64_t n;
+    char first[96];
+} ml_ascend_bad_sizes;
+bool ml_ascend_size_ok(int64_t bytes);
+void ml_ascend_note_bad_sizes(ml_profile *p, const char *what, const ml_ascend_bad_sizes *b);
+
 ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n);
 ml_ascend_file ml_ascend_file_kind_by_name(const char *path);
 
@@ -112,6 +122,23 @@ int ml_ascend_is_profile_dir(const char *dir);
  * e then is "path: cannot read (Permission denied)", a skipped-entry of walk.c. */
 #define ML_ASCEND_UNREADABLE (-2)
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e);
+/* The same for a command that wants more than memory (ML_WANT_* of
+ * importer.h): with ML_WANT_TRACE, the events of trace_view.json also go into
+ * p->trace (ml_ascend_trace_view_events), and a directory with a
+ * trace_view.json but no memory files still gives a profile. */
+int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, size_t *n_out, ml_err *e);
+
+/* trace_view.json (Chrome format, as torch_npu writes it) into p->trace:
+ * host threads keep Kineto's cats (cpu_op, python_function; enqueue/dequeue
+ * are ML_SL_OTHER); by the M process name of their pid, "Ascend Hardware"
+ * lanes become stream tracks of the rank's NPU (tid = stream) whose tasks are
+ * ML_SL_KERNEL (ML_SL_MEMCPY when named MEMCPY*), "CANN" API calls become
+ * ML_SL_RUNTIME (args connection_id is their correlation with the tasks they
+ * launch, so launchers link), and the other NPU lanes (HCCL, Overlap
+ * Analysis ...) ML_TRACK_OTHER tracks of ML_SL_OTHER slices.  Counters
+ * (NPU MEM, HBM, AI Core Freq ...) and flows go in as they are.  Call before
+ * ml_profile_finish. */
+int ml_ascend_trace_view_events(ml_source *src, ml_profile *p, ml_err *e);
 
 /* The CPU side (ascend_ops.c): the operators of trace_view.json / the db's
  * PYTORCH_API into p->ops, each operator-memory row linked to its operator

@@ -21,6 +21,9 @@ typedef struct db_ctx {
     ml_err *e;
     bool ge_active;          /* MEMORY_RECORD has a GE Total Active that is not all zeros */
     int64_t only_frees;      /* NPU_MODULE_MEM samples of -1 */
+    ml_ascend_bad_sizes bad_sizes; /* OP_MEMORY rows skipped */
+    int64_t unnamed_ops;     /* OP_MEMORY rows whose name id is not in STRING_IDS */
+    long long unnamed_first_row, unnamed_first_id;
 } db_ctx;
 
 static int db_fail(db_ctx *d, const char *what)
@@ -180,6 +183,18 @@ static int op_memory_row(db_ctx *d, const char *table, sqlite3_stmt *st)
         col_i64(d, st, table, 4, &row.t_free, &nrel) || col_i64(d, st, table, 5, &tact, &nact) ||
         col_i64(d, st, table, 6, &stream, &ns) || device_of(d, table, st, 7, &row.device))
         return -1;
+    if (!ml_ascend_size_ok(row.size)) {
+        if (!d->bad_sizes.n++)
+            snprintf(d->bad_sizes.first, sizeof d->bad_sizes.first, "row %lld, size %lld",
+                     (long long)sqlite3_column_int64(st, 0), (long long)row.size);
+        return 0;
+    }
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL && sqlite3_column_type(st, 8) != SQLITE_NULL) {
+        if (!d->unnamed_ops++) {
+            d->unnamed_first_row = (long long)sqlite3_column_int64(st, 0);
+            d->unnamed_first_id = (long long)sqlite3_column_int64(st, 8);
+        }
+    }
     if (nrel) {
         row.t_free = ML_TIME_END;
         row.flags = ML_ALLOC_NEVER_FREED;
@@ -319,7 +334,7 @@ static bool ge_active_known(db_ctx *d)
 
 int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e)
 {
-    db_ctx d = {NULL, path, p, e, true, 0};
+    db_ctx d = {.db = NULL, .path = path, .p = p, .e = e, .ge_active = true};
     int rc = -1;
     if (open_db(&d)) goto out;
     bool rec = false, ops = false, mem = false;
@@ -357,10 +372,17 @@ int ml_ascend_db_add(const char *path, ml_profile *p, ml_err *e)
         goto out;
     if (ops && each_row(&d, "OP_MEMORY",
                         "SELECT o.rowid, s.value, o.size, o.allocationTime, o.releaseTime, "
-                        "o.activeReleaseTime, o.streamPtr, o.deviceId FROM OP_MEMORY o "
+                        "o.activeReleaseTime, o.streamPtr, o.deviceId, o.name FROM OP_MEMORY o "
                         "LEFT JOIN STRING_IDS s ON s.id = o.name ORDER BY o.rowid",
                         op_memory_row))
         goto out;
+    if (ops) {
+        ml_ascend_note_bad_sizes(p, "OP_MEMORY", &d.bad_sizes);
+        if (d.unnamed_ops)
+            ml_note(p, "OP_MEMORY: %lld operator allocation%s name an id missing from STRING_IDS (first: row %lld, "
+                       "name %lld): shown as (no operator)", (long long)d.unnamed_ops, d.unnamed_ops == 1 ? "" : "s",
+                    d.unnamed_first_row, d.unnamed_first_id);
+    }
     if (has_table(&d, "NPU_MODULE_MEM")) {
         const char *sql = has_table(&d, "ENUM_MODULE")
             ? "SELECT n.rowid, e.name, n.moduleId, n.timestampNs, n.totalReserved, n.deviceId "

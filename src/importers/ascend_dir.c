@@ -190,6 +190,80 @@ out:
     return rc;
 }
 
+/* ---- trace_view.json: the time side ---- */
+
+static bool str_is(const ml_profile *p, ml_str id, const char *lit) { return id && !strcmp(ml_s(p, id), lit); }
+
+static int64_t trailing_number(const char *s)
+{
+    size_t n = strlen(s), i = n;
+    while (i && s[i - 1] >= '0' && s[i - 1] <= '9') i--;
+    if (i == n || n - i > 15) return -1;
+    return atoll(s + i);
+}
+
+/* The rank's NPU: its only one, else npu:0 (trace_view.json does not name it). */
+static uint16_t rank_npu(ml_profile *p)
+{
+    uint16_t dev = 0;
+    int found = 0;
+    for (size_t i = 0; i < p->devices.len; i++)
+        if (p->devices.v[i].kind == ML_DEV_NPU) dev = (uint16_t)i, found++;
+    return found == 1 ? dev : ml_device_get(p, ML_DEV_NPU, 0);
+}
+
+enum { LANE_HOST, LANE_STREAM, LANE_CANN, LANE_OTHER };
+
+int ml_ascend_trace_view_events(ml_source *src, ml_profile *p, ml_err *e)
+{
+    ml_trace *t = p->trace;
+    if (!t) return 0;
+    size_t first_slice = t->slices.ts.len, first_track = t->tracks.len;
+    if (ml_kineto_trace_add(src, p, e) < 0) return -1;
+    /* What each new track is, by its process name. */
+    uint8_t *lane = ml_calloc(t->tracks.len + 1, 1);
+    uint16_t npu = 0;
+    bool have_npu = false;
+    for (size_t k = first_track; k < t->tracks.len; k++) {
+        ml_track *tr = &t->tracks.v[k];
+        ml_str pname = ml_trace_process_name(t, tr->pid);
+        if (str_is(p, pname, "Ascend Hardware")) {
+            if (!have_npu) npu = rank_npu(p), have_npu = true;
+            ml_track_set_stream(t, (uint32_t)k, npu, trailing_number(ml_s(p, tr->tid)));
+            lane[k] = LANE_STREAM;
+        } else if (str_is(p, pname, "CANN")) {
+            lane[k] = LANE_CANN;
+        } else if (pname && !str_is(p, pname, "Python")) {
+            /* NPU-side lanes (HCCL planes, Overlap Analysis ...); host
+             * processes other than Python keep thread tracks */
+            bool host = false;
+            for (size_t i = first_slice; i < t->slices.ts.len && !host; i++)
+                host = t->slices.track.v[i] == k && t->slices.kind.v[i] != ML_SL_OTHER;
+            lane[k] = host ? LANE_HOST : LANE_OTHER;
+            if (!host) tr->kind = ML_TRACK_OTHER;
+        }
+    }
+    ml_slices *s = &t->slices;
+    for (size_t i = first_slice; i < s->ts.len; i++) {
+        uint32_t k = s->track.v[i];
+        if (k < first_track) continue;
+        if (lane[k] == LANE_CANN) {
+            s->kind.v[i] = ML_SL_RUNTIME;
+            s->info.v[i] = ML_NONE32;
+        } else if (lane[k] == LANE_STREAM) {
+            const char *name = ml_s(p, s->name.v[i]);
+            s->kind.v[i] = strncmp(name, "MEMCPY", 6) == 0 ? ML_SL_MEMCPY : ML_SL_KERNEL;
+            ml_kernel_info ki = {.device = p->devices.v[npu].index, .stream = t->tracks.v[k].stream,
+                                 .grid = {-1, -1, -1}, .block = {-1, -1, -1}, .registers = -1,
+                                 .shared_memory = -1, .blocks_per_sm = -1.0f, .occupancy = -1.0f, .bytes = -1,
+                                 .comm = {0, 0, -1, -1, -1}};
+            s->info.v[i] = ml_kernel_info_push(t, &ki);
+        }
+    }
+    free(lane);
+    return 0;
+}
+
 /* ---- the directory ---- */
 
 static int add_file(const char *path, ml_profile *p, int (*add)(ml_source *, ml_profile *, ml_err *), ml_err *e)
@@ -257,7 +331,7 @@ static int present(const char *path, bool *yes, ml_err *e)
     return 0;
 }
 
-static int load_memory(ml_profile *p, const char *odir, ml_err *e)
+static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e)
 {
     static const char *csvs[] = {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv"};
     bool any = false, here;
@@ -271,14 +345,23 @@ static int load_memory(ml_profile *p, const char *odir, ml_err *e)
         free(f);
     }
     if (rc) return rc;
-    if (any) {
-        char *f = join(odir, "trace_view.json");
-        if ((rc = present(f, &here, e)) == 0 && here) rc = add_file(f, p, ml_ascend_trace_view_add, e);
-        if (rc == 0 && here) rc = add_file(f, p, ml_ascend_trace_view_ops, e); /* ascend_ops.c */
-        free(f);
-        return rc ? rc : 1;
+    char *tv = join(odir, "trace_view.json");
+    bool tv_here = false;
+    if ((rc = present(tv, &tv_here, e)) == 0 && tv_here && (want & ML_WANT_TRACE)) {
+        /* the time side: a second pass over the file (the counters below are the memory model's) */
+        if (!p->trace) p->trace = ml_trace_new();
+        rc = add_file(tv, p, ml_ascend_trace_view_events, e);
     }
+    if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_add, e);
+    if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_ops, e); /* ascend_ops.c: operator stacks */
+    free(tv);
+    if (rc) return rc;
+    if (any) return 1;
     char *db = find_named(odir, "ascend_pytorch_profiler", ".db");
+    if (!db && tv_here && p->trace) {
+        ml_note(p, "no memory files (memory_record.csv, operator_memory.csv ...): only the time side of trace_view.json");
+        return 1;
+    }
     if (!db) return 0;
     p->format = "ascend-db";
     if ((rc = present(db, &here, e)) == 0) rc = ml_ascend_db_add(db, p, e);
@@ -288,6 +371,11 @@ static int load_memory(ml_profile *p, const char *odir, ml_err *e)
 }
 
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e)
+{
+    return ml_ascend_load_dir_want(dir, 0, out, n_out, e);
+}
+
+int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, size_t *n_out, ml_err *e)
 {
     *n_out = 0;
     char *odir = join(dir, OUTPUT_DIR), *root;
@@ -311,7 +399,7 @@ int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err 
 
     p = ml_profile_new(dir, "ascend-text");
     p->rank = rank;
-    if ((rc = load_memory(p, odir, e)) < 0) goto fail;
+    if ((rc = load_memory(p, odir, want, e)) < 0) goto fail;
     if (rc) {
         ml_ascend_overall(p);
         ml_profile_finish(p);

@@ -246,6 +246,7 @@ static int64_t read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
     int cactrel = ml_csv_col(c, "Active Release Time(us)"), cstream = ml_csv_col(c, "Stream Ptr");
     int r;
     int64_t rows = 0;
+    ml_ascend_bad_sizes bad = {0};
     while ((r = ml_csv_next(c, e)) > 0) {
         ml_alloc_row row;
         memset(&row, 0, sizeof row);
@@ -257,6 +258,15 @@ static int64_t read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
             ml_csv_scaled(c, cactrel, ML_US_TO_NS, &tact, &bact, e) ||
             device_cell(c, cdev, p, &row.device, e))
             return -1;
+        rows++;
+        if (!ml_ascend_size_ok(row.size)) {
+            size_t n;
+            const char *cell = ml_csv_cell(c, csize, &n);
+            if (!bad.n++)
+                snprintf(bad.first, sizeof bad.first, "line %llu, Size(KB) %.*s",
+                         (unsigned long long)ml_csv_line(c), (int)(n > 40 ? 40 : n), cell);
+            continue;
+        }
         if (brel) {
             row.t_free = ML_TIME_END;
             row.flags = ML_ALLOC_NEVER_FREED;
@@ -266,8 +276,8 @@ static int64_t read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
         row.stream = str_cell(c, cstream, p);
         row.ev_alloc = row.ev_free = row.thread = ML_NONE32;
         ml_alloc_push(p, &row);
-        rows++;
     }
+    ml_ascend_note_bad_sizes(p, "operator_memory.csv", &bad);
     return r < 0 ? -1 : rows;
 }
 
@@ -372,6 +382,15 @@ static int64_t read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
 }
 
 /* ---- entry points ---- */
+
+bool ml_ascend_size_ok(int64_t bytes) { return bytes >= 0 && bytes < ML_VALUE_LIMIT; }
+
+void ml_ascend_note_bad_sizes(ml_profile *p, const char *what, const ml_ascend_bad_sizes *b)
+{
+    if (b->n)
+        ml_note(p, "%s: %lld operator allocation%s with a negative or impossible size skipped (first: %s)", what,
+                (long long)b->n, b->n == 1 ? "" : "s", b->first);
+}
 
 bool ml_ascend_only_frees(int64_t bytes, int64_t unit) { return bytes == -unit || bytes == -ML_KIB; }
 

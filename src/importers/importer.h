@@ -36,6 +36,10 @@ int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
  * recognised it, since a trace's first 4 KiB may hold no telling key. */
 bool ml_kineto_may_be(const unsigned char *head, size_t n);
 int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
+/* Reads the events of a Chrome-format trace into p->trace only (no ops, no
+ * memory events, no ml_profile_finish): for other producers' trace files
+ * (Ascend trace_view.json).  Does nothing when p->trace is NULL. */
+int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e);
 int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e);
 /* Ascend (importers/ascend.h): one CSV file, or one SQLite export. */
@@ -51,6 +55,8 @@ int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);
 /* What a command needs beyond the memory model (ml_profiles.want). */
 enum {
     ML_WANT_TRACE = 1,           /* the time side: p->trace (slices, flows, counters) */
+    ML_SKIP_CATEGORIES = 2,      /* the command shows no memory categories: ml_categorize() is not run
+                                    (allocations stay Unknown), e.g. the plain-text summary */
 };
 
 typedef struct ml_profiles {
@@ -70,7 +76,7 @@ bool ml_skipped_unreadable(const char *entry);
 
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
  * profile is imported, finished, attributed (ml_attribute) and categorised
- * (ml_categorize) before it is added. */
+ * (ml_categorize, unless out->want has ML_SKIP_CATEGORIES) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);

@@ -5,7 +5,11 @@
  * events become allocator events (and their Total Allocated / Total Reserved
  * become the device's curves), `cpu_op` / `user_annotation` /
  * `python_function` intervals become ops; everything else (kernels, runtime
- * calls, flows) is skipped without being decoded.  Handles every vintage:
+ * calls, flows) is skipped without being decoded, unless the command wants
+ * the time side (p->trace, ML_WANT_TRACE): then every slice (X, B/E), flow
+ * point (s/t/f), counter (C), instant (i, other than [memory]) and M name
+ * goes into the trace store too, with the args the analyses read (see
+ * trace_args below).  Handles every vintage:
  * old traces without `cat`, `Addr` or totals, string or numeric pid/tid/ts,
  * `baseTimeNanoseconds` (ts relative to it), B/E pairs as well as X events,
  * and a file cut inside (or right after) its event list.  Times and sizes of
@@ -42,11 +46,32 @@ typedef struct event_fields {
     uint64_t addr;
     uint64_t bad_arg_off;          /* first arg of the wrong type or out of range, reported only for memory events */
     const char *bad_arg, *bad_arg_why;
+    /* the time side (only read when k->t) */
+    uint8_t skind;                 /* ml_slice_kind from cat */
+    bool bind_enclosing, has_id;   /* flows: "bp": "e"; "id" */
+    ml_str cat_id;                 /* the cat, interned */
+    int64_t id;
 } event_fields;
+
+/* Args of the time side, -1 / 0 when absent (trace.h says what each is). */
+typedef struct trace_args {
+    int64_t corr, ext, seq, fwd, py_id, py_parent, py_module, device, stream, regs, smem, bytes, sort_index;
+    int32_t grid[3], block[3];
+    float blocks_per_sm, occupancy;
+    ml_str dims, types, stack, name; /* name: an M event's args "name" */
+    ml_comm_args comm;
+} trace_args;
+
+typedef struct counter_val {
+    ml_str key;
+    double value;
+} counter_val;
 
 typedef struct device_prop {
     int64_t id, total;
     ml_str name;
+    int64_t cc_major, cc_minor, num_sms, max_threads_per_sm, max_threads_per_block, regs_per_block, regs_per_sm,
+        warp_size, shared_mem_per_block, shared_mem_per_sm;
 } device_prop;
 
 typedef struct open_b {             /* a "B" event waiting for its "E" */
@@ -54,6 +79,11 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
     int64_t ts;
     ml_str name;
     uint8_t kind;                   /* ml_op_kind, or NOT_AN_OP */
+    /* the slice it makes (k->t only) */
+    ml_str slice_name;
+    uint32_t track, info;
+    int64_t corr, ext;
+    uint8_t skind;
 } open_b;
 
 typedef struct kineto {
@@ -79,6 +109,16 @@ typedef struct kineto {
     char last_pid[ID_MAX], last_tid[ID_MAX];
     size_t last_pid_len, last_tid_len;
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
+    /* the time side: NULL unless the command wants it */
+    ml_trace *t;
+    trace_args ta;
+    VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
+    VEC(char) json;                /* compact JSON text of an arg being read */
+    uint32_t last_track;           /* track_of()'s one-entry cache */
+    char last_tpid[ID_MAX], last_ttid[ID_MAX];
+    size_t last_tpid_len, last_ttid_len;
+    size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
+    bool trace_only;               /* ml_kineto_trace_add: the time side only, no ops or memory */
 } kineto;
 
 static size_t skip_bom_and_blanks(const char *h, size_t n)
@@ -187,6 +227,217 @@ static bool is_memory_name(const kineto *k)
     return KEY_IS(k->name, k->name_len, "[memory]") || KEY_IS(k->name, k->name_len, "[OutOfMemory]");
 }
 
+/* ---- the time side's args ---- */
+
+static const trace_args TA_NONE = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
+    {0, 0, -1, -1, -1}};
+
+static void json_put(kineto *k, const char *s, size_t n)
+{
+    VEC_RESERVE(&k->json, k->json.len + n);
+    memcpy(k->json.v + k->json.len, s, n);
+    k->json.len += n;
+}
+
+/* The next value as compact JSON text, interned: "[[32, 3], []]" (PyTorch's
+ * own spelling of shapes, ", " between elements).  Strings inside keep their
+ * escapes; a value that is one string (torch_npu writes "Input Dims" as
+ * "2,3;\r\n4") is kept as its decoded text. */
+static int read_compact(kineto *k, ml_str *out)
+{
+    js_scanner *js = k->js;
+    k->json.len = 0;
+    int depth = 0;
+    bool comma = false;
+    do {
+        js_tok t = js_next(js);
+        const char *txt;
+        size_t n;
+        if (t == JS_ERROR) return -1;
+        if (t == JS_END) return js_fail(js, k->e, "the file ends inside an args value");
+        if (t == JS_STRING && depth == 0) {
+            txt = js_has_escape(js) ? js_unescape(js, &n) : js_text(js, &n);
+            *out = ml_intern(k->p->strings, txt, n);
+            return 1;
+        }
+        if (comma && t != JS_OBJECT_END && t != JS_ARRAY_END) json_put(k, ", ", 2);
+        comma = true;
+        switch (t) {
+        case JS_OBJECT: json_put(k, "{", 1), depth++, comma = false; break;
+        case JS_ARRAY: json_put(k, "[", 1), depth++, comma = false; break;
+        case JS_OBJECT_END: json_put(k, "}", 1), depth--; break;
+        case JS_ARRAY_END: json_put(k, "]", 1), depth--; break;
+        case JS_KEY:
+        case JS_STRING:
+            txt = js_text(js, &n);
+            json_put(k, "\"", 1), json_put(k, txt, n), json_put(k, "\"", 1);
+            if (t == JS_KEY) json_put(k, ": ", 2), comma = false;
+            break;
+        case JS_NUMBER: txt = js_text(js, &n), json_put(k, txt, n); break;
+        case JS_TRUE: json_put(k, "true", 4); break;
+        case JS_FALSE: json_put(k, "false", 5); break;
+        default: json_put(k, "null", 4); break;
+        }
+        if (t == JS_KEY) continue; /* its value follows */
+    } while (depth > 0);
+    *out = ml_intern(k->p->strings, k->json.v, k->json.len);
+    return 1;
+}
+
+/* grid / block: [x, y, z] */
+static int read_dim3(kineto *k, int32_t *out)
+{
+    js_scanner *js = k->js;
+    js_tok t = js_next(js);
+    if (t == JS_ERROR) return -1;
+    if (t == JS_OBJECT) return js_skip_rest(js);
+    if (t != JS_ARRAY) return 0;
+    for (int i = 0;; i++) {
+        t = js_next(js);
+        if (t == JS_ARRAY_END) return 1;
+        if (t == JS_ERROR || t == JS_END) return -1;
+        int64_t v;
+        if (t == JS_NUMBER && i < 3 && js_number(js, 0, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) out[i] = (int32_t)v;
+        else if ((t == JS_OBJECT || t == JS_ARRAY) && js_skip_rest(js) < 0) return -1;
+    }
+}
+
+static int read_double(kineto *k, double *out)
+{
+    const char *txt;
+    size_t n;
+    int r = js_value_scalar_text(k->js, &txt, &n);
+    if (r <= 0) return r;
+    return ml_parse_double(txt, n, out) == 0 ? 1 : 0;
+}
+
+static int read_float(kineto *k, float *out)
+{
+    double d;
+    int r = read_double(k, &d);
+    if (r > 0) *out = (float)d;
+    return r;
+}
+
+/* One arg of a non-memory event (the key just read). */
+static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n)
+{
+    trace_args *a = &k->ta;
+    if (f->ph == 'C') { /* every number is a value of the counter */
+        double v;
+        int r = read_double(k, &v);
+        if (r > 0) {
+            counter_val c = {ml_intern(k->p->strings, key, n), v};
+            VEC_PUSH(&k->cvals, c);
+        }
+        return r;
+    }
+    int64_t *dst = NULL, group = -1;
+    const char *s;
+    size_t m;
+    int r;
+    switch (n) {
+    case 4:
+        if (KEY_IS(key, n, "grid")) return read_dim3(k, a->grid);
+        if (KEY_IS(key, n, "name") && (f->ph == 'M' || !f->ph)) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->name = ml_intern(k->p->strings, s, m);
+            return r;
+        }
+        break;
+    case 5:
+        if (KEY_IS(key, n, "block")) return read_dim3(k, a->block);
+        if (KEY_IS(key, n, "bytes")) dst = &a->bytes;
+        else if (KEY_IS(key, n, "dtype")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->comm.dtype = ml_intern(k->p->strings, s, m);
+            return r;
+        }
+        break;
+    case 6:
+        if (KEY_IS(key, n, "device")) dst = &a->device;
+        else if (KEY_IS(key, n, "stream")) dst = &a->stream;
+        break;
+    case 9:
+        if (KEY_IS(key, n, "Python id")) dst = &a->py_id;
+        break;
+    case 10:
+        if (KEY_IS(key, n, "Input Dims") || KEY_IS(key, n, "Input dims")) return read_compact(k, &a->dims);
+        if (KEY_IS(key, n, "Input type")) return read_compact(k, &a->types);
+        if (KEY_IS(key, n, "sort_index")) dst = &a->sort_index;
+        else if (KEY_IS(key, n, "Group size")) dst = &group;
+        else if (KEY_IS(key, n, "Call stack")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->stack = ml_intern(k->p->strings, s, m);
+            return r;
+        }
+        break;
+    case 11:
+        if (KEY_IS(key, n, "correlation")) dst = &a->corr;
+        else if (KEY_IS(key, n, "External id") || KEY_IS(key, n, "external id")) dst = &a->ext;
+        break;
+    case 13:
+        if (KEY_IS(key, n, "connection_id")) dst = &a->corr; /* Ascend: CANN call <-> device task */
+        else if (KEY_IS(key, n, "In msg nelems")) dst = &a->comm.in_nelems;
+        else if (KEY_IS(key, n, "Fwd thread id")) dst = &a->fwd;
+        else if (KEY_IS(key, n, "shared memory")) dst = &a->smem;
+        else if (KEY_IS(key, n, "blocks per SM")) return read_float(k, &a->blocks_per_sm);
+        break;
+    case 14:
+        if (KEY_IS(key, n, "Out msg nelems")) dst = &a->comm.out_nelems;
+        break;
+    case 15:
+        if (KEY_IS(key, n, "Sequence number")) dst = &a->seq;
+        else if (KEY_IS(key, n, "Collective name")) {
+            r = js_value_string(k->js, &s, &m);
+            if (r > 0) a->comm.collective = ml_intern(k->p->strings, s, m);
+            return r;
+        }
+        break;
+    case 16:
+        if (KEY_IS(key, n, "Python parent id")) dst = &a->py_parent;
+        else if (KEY_IS(key, n, "Python module id")) dst = &a->py_module;
+        break;
+    case 20:
+        if (KEY_IS(key, n, "registers per thread")) dst = &a->regs;
+        break;
+    case 25:
+        if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
+        break;
+    }
+    /* "ph" may come after "args" (torch_npu writes it last): until it is
+     * known, numbers are also kept as possible counter values. */
+    bool maybe_counter = !f->ph;
+    if (!dst && !maybe_counter) return js_skip(k->js) < 0 ? -1 : 0;
+    double d;
+    if (!dst) r = read_double(k, &d);
+    else {
+        int64_t v;
+        r = read_int(k, &v);
+        if (r > 0) *dst = v, d = (double)v;
+    }
+    if (r > 0 && maybe_counter) {
+        counter_val c = {ml_intern(k->p->strings, key, n), d};
+        VEC_PUSH(&k->cvals, c);
+    }
+    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
+    return r;
+}
+
+/* Whether the number just read is integral ("4096", "4096.0", "4.096e3"; not
+ * "1.5", which js_value_number truncates): byte counts are whole. */
+static bool whole_bytes(kineto *k)
+{
+    size_t n;
+    const char *s = js_text(k->js, &n);
+    if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n)) return true;
+    while (n && (s[n - 1] == '\t' || s[n - 1] == ' ')) n--;
+    while (n && (s[0] == '\t' || s[0] == ' ')) s++, n--;
+    int64_t v;
+    return ml_parse_integral(s, n, &v) == 0;
+}
+
 /* The args memory events need; a value of the wrong type or out of range is
  * remembered, and reported only if the event turns out to be a memory event. */
 static int read_args(kineto *k, event_fields *f)
@@ -209,7 +460,7 @@ static int read_args(kineto *k, event_fields *f)
         else if (KEY_IS(key, n, "Total Allocated")) dst = &f->total_alloc, has = &f->has_total_alloc, label = "Total Allocated";
         else if (KEY_IS(key, n, "Total Reserved")) dst = &f->total_reserved, has = &f->has_total_reserved, label = "Total Reserved";
         if (!label) {
-            if (js_skip(k->js) < 0) return -1;
+            if (k->t ? read_trace_arg(k, f, key, n) < 0 : js_skip(k->js) < 0) return -1;
             continue;
         }
         uint64_t off = js_offset(k->js); /* the key: messages name it */
@@ -233,6 +484,7 @@ static int read_args(kineto *k, event_fields *f)
             if (r == 1) *has = true; /* ranges: see add_memory_event() */
             else if (r < 0) return -1;
             else why = r == 0 ? "is not a number" : "is out of range";
+            if (r == 1 && dst != &f->dev_type && dst != &f->dev_id && !whole_bytes(k)) why = "is not a whole number of bytes";
         }
         if (why && !f->bad_arg) f->bad_arg = label, f->bad_arg_why = why, f->bad_arg_off = off;
     }
@@ -248,6 +500,40 @@ static uint8_t classify_cat(const char *s, size_t n)
 }
 
 static bool is_op_cat(uint8_t cat) { return cat == CAT_CPU_OP || cat == CAT_ANNOTATION || cat == CAT_PYTHON; }
+
+/* The slice kind of a cat: Kineto's names, and PyTorch 1.8/1.9's (Operator,
+ * Runtime, Kernel, Memcpy, Memset). */
+static uint8_t slice_kind_of_cat(const char *s, size_t n)
+{
+    switch (n) {
+    case 4: if (KEY_IS(s, n, "Trace")) return ML_SL_OTHER; break;
+    case 6:
+        if (KEY_IS(s, n, "cpu_op")) return ML_SL_CPU_OP;
+        if (KEY_IS(s, n, "kernel") || KEY_IS(s, n, "Kernel")) return ML_SL_KERNEL;
+        if (KEY_IS(s, n, "Memcpy")) return ML_SL_MEMCPY;
+        if (KEY_IS(s, n, "Memset")) return ML_SL_MEMSET;
+        break;
+    case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
+    case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
+    case 10:
+        if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
+        if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
+        break;
+    case 11: if (KEY_IS(s, n, "cuda_driver")) return ML_SL_DRIVER; break;
+    case 12: if (KEY_IS(s, n, "cuda_runtime")) return ML_SL_RUNTIME; break;
+    case 15:
+        if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
+        if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
+        break;
+    case 19: if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION; break;
+    }
+    return ML_SL_OTHER;
+}
+
+static bool is_gpu_kind(uint8_t kind)
+{
+    return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET || kind == ML_SL_GPU_ANNOTATION;
+}
 
 /* The device's Total Allocated / Total Reserved series, remembered by index
  * (ml_series_get searches, and this runs for every memory event). */
@@ -275,6 +561,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
                       : f->dev_type < 0 || f->dev_type > INT_MAX ? "Device Type"
                       : f->dev_id < INT_MIN || f->dev_id > INT_MAX ? "Device Id" : NULL;
     if (range) return js_fail_at(k->js, k->e, ev_off, "[memory] event: args \"%s\" is out of range", range);
+    /* Totals are amounts held: never below zero (Bytes is signed: a free). */
+    const char *neg = f->total_alloc < 0 ? "Total Allocated" : f->total_reserved < 0 ? "Total Reserved" : NULL;
+    if (neg) return js_fail_at(k->js, k->e, ev_off, "[memory] event: args \"%s\" is negative", neg);
     /* Device Type is PyTorch's DeviceType (profile.h numbers ml_dev_kind the same way). */
     int type = f->has_dev_type ? (int)f->dev_type : ML_DEV_CPU;
     int index = f->has_dev_id && type != ML_DEV_CPU ? (int)f->dev_id : -1;
@@ -319,17 +608,181 @@ static ml_op_kind op_kind(uint8_t cat, const char *name, size_t n)
     return ML_OP_CPU;
 }
 
+/* ---- the time side ---- */
+
+/* A flow id: a number, "0x..." hex, or any other text (hashed). */
+static int64_t flow_id(const char *s, size_t n)
+{
+    int64_t v;
+    if (ml_parse_i64(s, n, &v) == 0) return v;
+    uint64_t h = 0;
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        size_t i = 2;
+        for (; i < n && i < 18; i++) {
+            char c = s[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) break;
+            h = h << 4 | (uint64_t)d;
+        }
+        if (i == n) return (int64_t)(h & INT64_MAX);
+    }
+    h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return (int64_t)(h & INT64_MAX);
+}
+
+/* The number at the end of "stream 7" or "7", or -1. */
+static int64_t trailing_number(const char *s, size_t n)
+{
+    while (n && s[n - 1] == ' ') n--;
+    size_t i = n;
+    while (i && s[i - 1] >= '0' && s[i - 1] <= '9') i--;
+    if (i == n || n - i > 15) return -1;
+    int64_t v = 0;
+    for (; i < n; i++) v = v * 10 + (s[i] - '0');
+    return v;
+}
+
+/* The current event's name, interned (0 when it has none: k->name may be NULL). */
+static ml_str event_name(kineto *k) { return k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0; }
+
+/* The trace track of (pid, tid), remembering the last one. */
+static uint32_t track_of(kineto *k, const event_fields *f)
+{
+    if (k->last_track != ML_NONE32 && f->pid_len == k->last_tpid_len && f->tid_len == k->last_ttid_len &&
+        !memcmp(f->pid, k->last_tpid, f->pid_len) && !memcmp(f->tid, k->last_ttid, f->tid_len))
+        return k->last_track;
+    k->last_track = ml_track_get(k->t, k->p, f->pid, f->pid_len, f->tid, f->tid_len);
+    memcpy(k->last_tpid, f->pid, f->pid_len);
+    memcpy(k->last_ttid, f->tid, f->tid_len);
+    k->last_tpid_len = f->pid_len;
+    k->last_ttid_len = f->tid_len;
+    return k->last_track;
+}
+
+/* The slice kind: the cat's, except that ProfilerStep#N is a step whatever
+ * its cat (Operator in 1.8/1.9, user_annotation since). */
+static uint8_t slice_kind(const kineto *k, const event_fields *f)
+{
+    uint8_t kind = f->skind;
+    if ((kind == ML_SL_CPU_OP || kind == ML_SL_USER_ANNOTATION || kind == ML_SL_OTHER) && k->name_len > 13 &&
+        memcmp(k->name, "ProfilerStep#", 13) == 0)
+        return ML_SL_PROFILER_STEP;
+    return kind;
+}
+
+/* The track of GPU work is the stream (pid = device, tid = stream). */
+static uint32_t work_track(kineto *k, const event_fields *f, uint8_t kind)
+{
+    uint32_t track = track_of(k, f);
+    if (is_gpu_kind(kind) && k->t->tracks.v[track].kind != ML_TRACK_STREAM) {
+        int64_t dev = k->ta.device >= 0 ? k->ta.device : trailing_number(f->pid, f->pid_len);
+        int64_t stream = k->ta.stream >= 0 ? k->ta.stream : trailing_number(f->tid, f->tid_len);
+        int32_t d = dev >= 0 && dev < 1 << 16 ? ml_device_get(k->p, ML_DEV_CUDA, (int)dev) : -1;
+        ml_track_set_stream(k->t, track, d, stream);
+    }
+    return track;
+}
+
+/* The args row of a slice of that kind, or ML_NONE32. */
+static uint32_t slice_info(kineto *k, uint8_t kind)
+{
+    const trace_args *a = &k->ta;
+    if (kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET) {
+        ml_kernel_info ki = {
+            .device = a->device >= INT32_MIN && a->device <= INT32_MAX ? (int32_t)a->device : -1,
+            .stream = a->stream,
+            .grid = {a->grid[0], a->grid[1], a->grid[2]},
+            .block = {a->block[0], a->block[1], a->block[2]},
+            .registers = a->regs >= INT32_MIN && a->regs <= INT32_MAX ? (int32_t)a->regs : -1,
+            .shared_memory = a->smem,
+            .blocks_per_sm = a->blocks_per_sm,
+            .occupancy = a->occupancy,
+            .bytes = a->bytes,
+            .comm = a->comm,
+        };
+        return ml_kernel_info_push(k->t, &ki);
+    }
+    if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
+        return ML_NONE32;
+    if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_id < 0 && a->py_parent < 0 &&
+        a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
+        return ML_NONE32;
+    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module, a->comm};
+    return ml_op_info_push(k->t, &oi);
+}
+
+static void push_slice(kineto *k, int64_t ts, int64_t dur, ml_str name, uint32_t track, uint8_t kind, uint32_t info,
+                       int64_t corr, int64_t ext)
+{
+    ml_slice_row r = {ts, dur, corr, ext, name, track, info, kind};
+    ml_slice_push(k->t, &r);
+}
+
+/* Everything but B/E (begin_or_end) and [memory] for the time side. */
+static void trace_event(kineto *k, const event_fields *f)
+{
+    ml_trace *t = k->t;
+    ml_strpool *sp = k->p->strings;
+    switch (f->ph) {
+    case 'X': {
+        if (!f->has_ts) return;
+        uint8_t kind = slice_kind(k, f);
+        uint32_t track = work_track(k, f, kind);
+        push_slice(k, f->ts, f->has_dur ? f->dur : 0, event_name(k), track, kind,
+                   slice_info(k, kind), k->ta.corr, k->ta.ext);
+        return;
+    }
+    case 'i':
+    case 'I':
+        if (f->has_ts) ml_instant_push(t, f->ts, event_name(k), track_of(k, f));
+        return;
+    case 'C':
+        if (!f->has_ts) return;
+        for (size_t i = 0; i < k->cvals.len; i++)
+            ml_counter_push(t, f->ts, k->cvals.v[i].value, event_name(k), k->cvals.v[i].key,
+                            track_of(k, f));
+        return;
+    case 'M': {
+        int what = KEY_IS(k->name, k->name_len, "process_name") ? ML_META_PROCESS_NAME
+                 : KEY_IS(k->name, k->name_len, "thread_name") ? ML_META_THREAD_NAME
+                 : KEY_IS(k->name, k->name_len, "process_sort_index") ? ML_META_PROCESS_SORT
+                 : KEY_IS(k->name, k->name_len, "thread_sort_index") ? ML_META_THREAD_SORT : -1;
+        if (what < 0) return;
+        ml_trace_meta(t, (ml_trace_meta_kind)what, ml_intern(sp, f->pid, f->pid_len), ml_intern(sp, f->tid, f->tid_len),
+                      k->ta.name, k->ta.sort_index);
+        return;
+    }
+    case 's':
+    case 't':
+    case 'f':
+        if (f->has_ts && f->has_id)
+            ml_flow_point(t, f->id, f->cat_id, f->ph, f->bind_enclosing, track_of(k, f), f->ts);
+        return;
+    }
+}
+
 /* A "B" opens an interval on its thread; an "E" closes the latest open one
  * there, whatever either is named (Chrome's rule: an "E" may carry no name or
  * cat at all).  So every "B" is kept until its "E", even one whose op is not
  * wanted, and the nesting stays right. */
 static void begin_or_end(kineto *k, const event_fields *f)
 {
-    uint32_t thread = thread_of(k, f);
+    /* the pairing key: the thread, or the track when only the time side is read */
+    uint32_t thread = k->trace_only ? track_of(k, f) : thread_of(k, f);
     if (f->ph == 'B') {
-        bool wanted = f->has_name && is_op_cat(f->cat);
+        bool wanted = f->has_name && is_op_cat(f->cat) && !k->trace_only;
         open_b b = {thread, f->ts, wanted ? ml_intern(k->p->strings, k->name, k->name_len) : 0,
-                    wanted ? (uint8_t)op_kind(f->cat, k->name, k->name_len) : NOT_AN_OP};
+                    wanted ? (uint8_t)op_kind(f->cat, k->name, k->name_len) : NOT_AN_OP,
+                    0, ML_NONE32, ML_NONE32, -1, -1, ML_SL_OTHER};
+        if (k->t) { /* the slice it will make: args are on the "B" */
+            b.skind = slice_kind(k, f);
+            b.slice_name = event_name(k);
+            b.track = work_track(k, f, b.skind);
+            b.info = slice_info(k, b.skind);
+            b.corr = k->ta.corr;
+            b.ext = k->ta.ext;
+        }
         VEC_PUSH(&k->open, b);
         return;
     }
@@ -339,6 +792,7 @@ static void begin_or_end(kineto *k, const event_fields *f)
         memmove(k->open.v + i, k->open.v + i + 1, (k->open.len - i - 1) * sizeof *k->open.v);
         k->open.len--;
         if (b.kind != NOT_AN_OP) ml_op_push(k->p, b.ts, f->ts - b.ts, b.name, thread, (ml_op_kind)b.kind);
+        if (k->t) push_slice(k, b.ts, f->ts - b.ts, b.slice_name, b.track, b.skind, b.info, b.corr, b.ext);
         return;
     }
     k->orphan_ends++;
@@ -349,6 +803,10 @@ static void close_open_ops(kineto *k, int64_t end)
 {
     for (size_t i = 0; i < k->open.len; i++) {
         const open_b *b = &k->open.v[i];
+        if (k->t) {
+            push_slice(k, b->ts, end - b->ts, b->slice_name, b->track, b->skind, b->info, b->corr, b->ext);
+            k->unclosed_slices++;
+        }
         if (b->kind == NOT_AN_OP) continue;
         ml_op_push(k->p, b->ts, end - b->ts, b->name, b->thread, (ml_op_kind)b->kind);
         k->unclosed++;
@@ -369,7 +827,12 @@ static int read_event(kineto *k)
     uint64_t ev_off = js_offset(js);
     event_fields f;
     memset(&f, 0, sizeof f);
+    f.skind = ML_SL_OTHER;
     k->name_len = 0;
+    if (k->t) {
+        k->ta = TA_NONE;
+        k->cvals.len = 0;
+    }
     for (;;) {
         const char *key;
         size_t n;
@@ -387,12 +850,22 @@ static int read_event(kineto *k)
             } else if (key[0] == 't' && key[1] == 's') {
                 r = read_bounded(k, 3, "ts", &f.ts);
                 f.has_ts = r > 0;
+            } else if (k->t && key[0] == 'i' && key[1] == 'd') {
+                r = js_value_scalar_text(js, &v, &m);
+                if (r > 0) f.id = flow_id(v, m), f.has_id = true;
+            } else if (k->t && key[0] == 'b' && key[1] == 'p') {
+                r = js_value_string(js, &v, &m);
+                if (r > 0) f.bind_enclosing = m == 1 && v[0] == 'e';
             } else r = js_skip(js);
             break;
         case 3:
             if (!memcmp(key, "cat", 3)) {
                 r = js_value_string(js, &v, &m);
                 if (r > 0) f.cat = classify_cat(v, m);
+                if (r > 0 && k->t) {
+                    f.skind = slice_kind_of_cat(v, m);
+                    f.cat_id = ml_intern(k->p->strings, v, m);
+                }
             } else if (!memcmp(key, "pid", 3)) r = read_id(k, f.pid, &f.pid_len);
             else if (!memcmp(key, "tid", 3)) r = read_id(k, f.tid, &f.tid_len);
             else if (!memcmp(key, "dur", 3)) {
@@ -405,8 +878,8 @@ static int read_event(kineto *k)
                 r = read_string_copy(k, &k->name, &k->name_len, &k->name_cap);
                 if (r > 0) f.has_name = true;
             } else if (!memcmp(key, "args", 4)) {
-                /* Only memory events need their args decoded. */
-                if (f.has_name && !is_memory_name(k)) r = js_skip(js);
+                /* Only memory events need their args decoded (and the time side's). */
+                if (f.has_name && !is_memory_name(k) && !k->t) r = js_skip(js);
                 else r = read_args(k, &f);
             } else r = js_skip(js);
             break;
@@ -417,7 +890,9 @@ static int read_event(kineto *k)
     }
 
     if (f.has_ts) note_times(k, f.ts, f.has_dur && f.dur > 0 ? f.ts + f.dur : f.ts);
-    if (f.has_name && is_memory_name(k)) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
+    if (f.has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
+    if (k->t && f.ph != 'B' && f.ph != 'E') trace_event(k, &f);
+    if (k->trace_only && f.ph != 'B' && f.ph != 'E') return 0;
     if (!f.has_ts) return 0;
     if (f.ph == 'B' || f.ph == 'E') {
         begin_or_end(k, &f);
@@ -477,13 +952,25 @@ static int read_device_properties(kineto *k)
             if (skip_value(k, t) < 0) return -1;
             continue;
         }
-        device_prop d = {-1, -1, 0};
+        device_prop d = {-1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
         const char *key, *s;
         size_t n, m;
         int more;
         while ((more = js_key(js, &key, &n)) > 0) {
             int r;
-            if (KEY_IS(key, n, "id")) r = read_int(k, &d.id);
+            int64_t *dst = KEY_IS(key, n, "computeMajor") ? &d.cc_major
+                         : KEY_IS(key, n, "computeMinor") ? &d.cc_minor
+                         : KEY_IS(key, n, "numSms") ? &d.num_sms
+                         : KEY_IS(key, n, "maxThreadsPerMultiprocessor") || KEY_IS(key, n, "maxThreadsPerMultiProcessor")
+                             ? &d.max_threads_per_sm
+                         : KEY_IS(key, n, "maxThreadsPerBlock") ? &d.max_threads_per_block
+                         : KEY_IS(key, n, "regsPerBlock") ? &d.regs_per_block
+                         : KEY_IS(key, n, "regsPerMultiprocessor") ? &d.regs_per_sm
+                         : KEY_IS(key, n, "warpSize") ? &d.warp_size
+                         : KEY_IS(key, n, "sharedMemPerBlock") ? &d.shared_mem_per_block
+                         : KEY_IS(key, n, "sharedMemPerMultiprocessor") ? &d.shared_mem_per_sm : NULL;
+            if (dst) r = read_int(k, dst);
+            else if (KEY_IS(key, n, "id")) r = read_int(k, &d.id);
             else if (KEY_IS(key, n, "totalGlobalMem")) r = read_int(k, &d.total);
             else if (KEY_IS(key, n, "name")) {
                 r = js_value_string(js, &s, &m);
@@ -513,6 +1000,11 @@ static int read_distributed_info(kineto *k)
         } else if (KEY_IS(key, n, "world_size")) {
             r = read_int(k, &v);
             if (r > 0 && v > 0 && v < 1 << 30) k->p->world_size = (int)v;
+        } else if (KEY_IS(key, n, "backend") && k->t) {
+            const char *s;
+            size_t m;
+            r = js_value_string(js, &s, &m);
+            if (r > 0) k->t->backend = ml_intern(k->p->strings, s, m);
         } else r = js_skip(js);
         if (r < 0) return scan_error(k);
     }
@@ -568,6 +1060,18 @@ static int finish(kineto *k, bool truncated)
             if (dev->kind != ML_DEV_CPU && dev->index == d->id) {
                 dev->name = d->name;
                 dev->total_memory = d->total;
+#define PROP(field, v) dev->field = (v) >= INT_MIN && (v) <= INT_MAX ? (int)(v) : -1
+                PROP(cc_major, d->cc_major);
+                PROP(cc_minor, d->cc_minor);
+                PROP(num_sms, d->num_sms);
+                PROP(max_threads_per_sm, d->max_threads_per_sm);
+                PROP(max_threads_per_block, d->max_threads_per_block);
+                PROP(regs_per_block, d->regs_per_block);
+                PROP(regs_per_sm, d->regs_per_sm);
+                PROP(warp_size, d->warp_size);
+#undef PROP
+                dev->shared_mem_per_block = d->shared_mem_per_block;
+                dev->shared_mem_per_sm = d->shared_mem_per_sm;
             }
         }
     }
@@ -577,6 +1081,15 @@ static int finish(kineto *k, bool truncated)
      * order) later than 2000-01-01 as epoch ns can only be the former. */
     int64_t first = p->events.ts.len ? p->events.ts.v[0] : p->ops.ts.len ? p->ops.ts.v[0] : 0;
     p->time_is_absolute = k->saw_base_time || first > 946684800000000000LL;
+    if (k->t) {
+        if (k->has_times) ml_trace_span(k->t, k->min_ts, k->max_end);
+        k->t->unpaired_ends += k->orphan_ends;
+        if (k->orphan_ends)
+            ml_note(p, "%zu \"E\" events had no \"B\" open on their thread: they were ignored", k->orphan_ends);
+        if (k->unclosed_slices > k->unclosed)
+            ml_note(p, "%zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of "
+                       "the trace", k->unclosed_slices);
+    }
     if (k->unclosed)
         ml_note(p, "%zu operators began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of the "
                    "trace", k->unclosed);
@@ -605,6 +1118,8 @@ static void kineto_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
     k->p = p;
     k->e = e;
     k->last_thread = ML_NONE32;
+    k->t = p->trace;
+    k->last_track = ML_NONE32;
 }
 
 static void kineto_free(kineto *k)
@@ -613,6 +1128,8 @@ static void kineto_free(kineto *k)
     free(k->name);
     VEC_FREE(&k->props);
     VEC_FREE(&k->open);
+    VEC_FREE(&k->cvals);
+    VEC_FREE(&k->json);
 }
 
 /* The whole document from its first token (or, for the first half of a
@@ -711,10 +1228,12 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
+    bool trace = p->trace != NULL;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
+    if (trace) p->trace = ml_trace_new();
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -731,6 +1250,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     half second;
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
+    if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
     pthread_t thread;
@@ -760,6 +1280,8 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
         first.memory_without_addr += k2->memory_without_addr;
         first.memory_without_totals += k2->memory_without_totals;
         first.oom_events += k2->oom_events;
+        first.orphan_ends += k2->orphan_ends;
+        first.unclosed_slices += k2->unclosed_slices;
         first.bytes_moved += k2->bytes_moved;
         if (k2->saw_base_time) {
             first.saw_base_time = true;
@@ -782,6 +1304,30 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     ml_profile_free(second.p);
     ml_source_close(first_src);
     ml_source_close(second_src);
+    return rc;
+}
+
+int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e)
+{
+    if (!p->trace) return 0;
+    kineto k;
+    kineto_init(&k, js_open(src), p, e);
+    k.trace_only = true;
+    int rc = read_document(&k);
+    if (rc == 0) {
+        bool truncated = js_truncated(k.js);
+        close_open_ops(&k, k.max_end);
+        if (k.has_times) ml_trace_span(k.t, k.min_ts, k.max_end);
+        k.t->unpaired_ends += k.orphan_ends;
+        const char *name = ml_source_name(src);
+        if (k.orphan_ends)
+            ml_note(p, "%s: %zu \"E\" events had no \"B\" open on their thread: they were ignored", name, k.orphan_ends);
+        if (k.unclosed_slices)
+            ml_note(p, "%s: %zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end "
+                       "of the trace", name, k.unclosed_slices);
+        if (truncated) ml_note(p, "%s ends without its closing brackets: everything up to the last complete event was read", name);
+    }
+    kineto_free(&k);
     return rc;
 }
 

@@ -68,6 +68,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
         return -1;
     }
     ml_profile *p = ml_profile_new(name, imp->format);
+    if (out->want & ML_WANT_TRACE) p->trace = ml_trace_new(); /* importers that have a time side fill it */
     if (imp->import(src, p, e) < 0) {
         ml_profile_free(p);
         ml_source_close(src);
@@ -75,7 +76,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     }
     ml_source_close(src);
     ml_attribute(p);
-    ml_categorize(p); /* after attribution: it reads the top-level ops */
+    if (!(out->want & ML_SKIP_CATEGORIES)) ml_categorize(p); /* after attribution: it reads the top-level ops */
     VEC_PUSH(&out->items, p);
     return 0;
 }

@@ -103,6 +103,17 @@ typedef struct imp {
     ml_pv shape_key[SHAPE_MAX];
     uint8_t shape_idx[SHAPE_MAX];
     unsigned shape_has;
+    /* Schema checks (see "What memlens rejects" in the README): violations in
+     * segments and blocks stop the run, bad trace entries are skipped and
+     * counted; each keeps its first, as text. */
+    size_t schema_n;
+    char schema_first[320];
+    size_t skipped_n;
+    char skipped_first[320];         /* "size: expected ..., got ..." */
+    size_t skipped_list;             /* the first skipped entry's list (index in lists) and its place there */
+    size_t skipped_pos;
+    VEC(size_t) list_n;              /* entries seen so far per list of lists: the next one's place */
+    int64_t bytes_moved;             /* sum of the trace entries' sizes: kept below ML_VALUE_LIMIT */
 } imp;
 
 static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
@@ -198,6 +209,7 @@ static int64_t on_list(void *user, const ml_pv *items, size_t n)
 {
     imp *im = user;
     uint64_t hash;
+    if (!n) return -1; /* an empty list stays one (a blocks list or device_traces may be empty) */
     if (known_frames(im, items, n, &hash) < 0) return -1;
     uint32_t id = ml_stack_get_hashed(im->p, im->frames_tmp.v, n, hash);
     return id <= INT32_MAX ? (int64_t)id * 2 + 1 : -1;
@@ -240,6 +252,76 @@ static int nonempty(imp *im, ml_pv v)
     return 1;
 }
 
+/* ---- schema checks ---------------------------------------------------- */
+
+static int ext_text(void *user, uint32_t ext, char *buf, size_t cap);
+
+/* "PATH: expected WHAT, got REPR" (or "PATH: missing (expected WHAT)") into buf. */
+static void describe(imp *im, char *buf, size_t cap, const char *path, const char *what, const ml_pv *got)
+{
+    if (!got) {
+        snprintf(buf, cap, "%s: missing (expected %s)", path, what);
+        return;
+    }
+    char repr[80];
+    ml_pv_repr_ext(im->st, *got, ext_text, im, repr, sizeof repr);
+    for (char *c = repr; *c; c++) /* messages are one line */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    snprintf(buf, cap, "%s: expected %s, got %s", path, what, repr);
+}
+
+/* A schema violation in segments or blocks: counted, the first kept. */
+static void schema_bad(imp *im, const char *path, const char *what, const ml_pv *got)
+{
+    if (!im->schema_n++) describe(im, im->schema_first, sizeof im->schema_first, path, what, got);
+}
+
+/* Whether v is an integer in [0, limit): *out = it; else what it should be. */
+static bool uint_ok(imp *im, ml_pv v, int64_t limit, int64_t *out, const char **what)
+{
+    int64_t x;
+    ml_pv_type t = ml_pv_type_of(im->st, v);
+    bool is_int = t == ML_PV_INT && ml_pv_int(im->st, v, &x) == 0;
+    if (is_int && x >= 0 && x < limit) {
+        *out = x;
+        return true;
+    }
+    bool too_big = (is_int && x >= limit) || (t == ML_PV_BIGINT && ml_pv_bigint_sign(im->st, v) > 0);
+    *what = !too_big ? "a non-negative integer"
+          : limit == ML_VALUE_LIMIT ? "a non-negative integer below 2^62"
+          : limit == MAX_DEVICE + 1 ? "a device number below 4096" : "a non-negative 64-bit integer";
+    return false;
+}
+
+/* dict[key], a non-negative integer below limit: 1 read into *out, 0 absent
+ * (and !required), -1 a violation (recorded at "PREFIX.key"). */
+static int seg_uint(imp *im, const char *prefix, ml_pv dict, int key, bool required, int64_t limit, int64_t *out)
+{
+    ml_pv v;
+    const char *what = "a non-negative integer";
+    char path[96];
+    snprintf(path, sizeof path, "%s.%s", prefix, key_names[key]);
+    if (ml_pv_dict_get(im->st, dict, im->key[key], &v) != 0) {
+        if (!required) return 0;
+        schema_bad(im, path, what, NULL);
+        return -1;
+    }
+    if (uint_ok(im, v, limit, out, &what)) return 1;
+    schema_bad(im, path, what, &v);
+    return -1;
+}
+
+/* A trace entry with an impossible field: skipped, counted, the first kept. */
+static int entry_bad(imp *im, int list, size_t pos, int key, const char *what, const ml_pv *got)
+{
+    if (!im->skipped_n++) {
+        describe(im, im->skipped_first, sizeof im->skipped_first, key_names[key], what, got);
+        im->skipped_list = (size_t)list;
+        im->skipped_pos = pos;
+    }
+    return 1; /* taken: the reader drops it */
+}
+
 /* The K_ index of an interned key, K__COUNT if it is none of ours. */
 static unsigned key_index(const imp *im, ml_str ks)
 {
@@ -268,6 +350,7 @@ static int list_index(imp *im, ml_pv list, ml_err *e)
         /* device_traces holds one list per device, and devices are 0..MAX_DEVICE */
         if (i > MAX_DEVICE) return ml_fail(e, "%s: trace entries in more than %d lists", im->name, MAX_DEVICE + 1);
         VEC_PUSH(&im->lists, list);
+        VEC_PUSH(&im->list_n, 0);
     }
     im->last_list = list;
     im->last_list_index = (uint16_t)i;
@@ -301,22 +384,47 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
         im->shape_has = has;
     }
 #define HAS(k) (has & (1u << (k)))
-    ml_str as = HAS(K_ACTION) ? ml_pv_str_or(val[K_ACTION], ML_NONE32) : ML_NONE32;
-    if (as == ML_NONE32) return 0;
+    if (!HAS(K_ACTION)) return 0;
+    int li = list_index(im, list, e);
+    if (li < 0) return -1;
+    size_t pos = im->list_n.v[li]++;
+    ml_str as = ml_pv_str_or(val[K_ACTION], ML_NONE32);
+    if (as == ML_NONE32 || ML_PV_TAG(val[K_ACTION]) != ML_PV_TAG_STR)
+        return entry_bad(im, li, pos, K_ACTION, "an action name (a string)", &val[K_ACTION]);
     size_t k = action_index(im, as);
     if (k == N_ACTIONS) {
         if (!im->unknown_actions++) im->unknown_example = as;
         return 1;
     }
-    int li = list_index(im, list, e);
-    if (li < 0) return -1;
-    ml_event ev = {.ts = ML_TIME_NONE, .thread = ML_NONE32, .kind = (uint8_t)actions[k].kind, .device = (uint16_t)li};
+    ml_event ev = {.ts = ML_TIME_NONE, .thread = ML_NONE32, .kind = (uint8_t)actions[k].kind};
+    /* The fields replay uses: addresses and sizes of allocator actions are
+     * required, every one present must be a number that can be real. */
+    bool memory = ev.kind != ML_EV_OOM && ev.kind != ML_EV_SNAPSHOT && ev.kind != ML_EV_ANNOTATE;
+    const char *what = "a non-negative integer";
+    int64_t x;
+    if (HAS(K_ADDR)) {
+        if (!uint_ok(im, val[K_ADDR], INT64_MAX, &x, &what)) return entry_bad(im, li, pos, K_ADDR, what, &val[K_ADDR]);
+        ev.addr = (uint64_t)x;
+    } else if (memory) return entry_bad(im, li, pos, K_ADDR, what, NULL);
+    if (HAS(K_SIZE)) {
+        if (!uint_ok(im, val[K_SIZE], ML_VALUE_LIMIT, &ev.size, &what))
+            return entry_bad(im, li, pos, K_SIZE, what, &val[K_SIZE]);
+    } else if (memory || ev.kind == ML_EV_OOM) return entry_bad(im, li, pos, K_SIZE, what, NULL);
+    int64_t us = INT64_MIN;
+    if (HAS(K_TIME_US) && (ml_pv_type_of(im->st, val[K_TIME_US]) != ML_PV_INT || ml_pv_int(im->st, val[K_TIME_US], &us) < 0 ||
+                           us <= -ML_VALUE_LIMIT / 1000 || us >= ML_VALUE_LIMIT / 1000))
+        return entry_bad(im, li, pos, K_TIME_US, "an integer number of microseconds below 2^62 ns", &val[K_TIME_US]);
+    if (HAS(K_DEVICE_FREE) && !uint_ok(im, val[K_DEVICE_FREE], ML_VALUE_LIMIT, &x, &what))
+        return entry_bad(im, li, pos, K_DEVICE_FREE, what, &val[K_DEVICE_FREE]);
+    if (memory) { /* sizes add up in every analysis: keep their sum in range */
+        im->bytes_moved += ev.size;
+        if (im->bytes_moved >= ML_VALUE_LIMIT)
+            return ml_fail(e, "trace entries: sizes add up to 2^62 bytes or more (not a real snapshot)");
+    }
+    ev.device = (uint16_t)li;
     if (ev.kind == ML_EV_OOM) ev.aux = -1;
-    if (HAS(K_ADDR)) ev.addr = (uint64_t)int_or(im, val[K_ADDR], 0);
-    if (HAS(K_SIZE)) { ev.size = int_or(im, val[K_SIZE], 0); if (ev.size < 0) ev.size = 0; }
     if (HAS(K_STREAM)) ev.stream = stream_text(im, val[K_STREAM]);
-    int64_t us = HAS(K_TIME_US) ? int_or(im, val[K_TIME_US], INT64_MIN) : INT64_MIN;
-    if (us > INT64_MIN / 1000 && us < INT64_MAX / 1000) ev.ts = us * 1000;
+    if (us != INT64_MIN) ev.ts = us * 1000;
     else im->no_time++;
     if (HAS(K_FRAMES)) ev.stack = stack_of(im, val[K_FRAMES]);
     if (HAS(K_DEVICE_FREE)) ev.aux = int_or(im, val[K_DEVICE_FREE], -1);
@@ -393,12 +501,21 @@ static int64_t get_int(imp *im, ml_pv dict, int key, int64_t dflt)
     return get(im, dict, key, &v) == 0 ? int_or(im, v, dflt) : dflt;
 }
 
-static int block_state(imp *im, ml_pv b)
+/* A block's state: one of the allocator's three names (a violation else). */
+static int block_state(imp *im, ml_pv b, const char *at)
 {
     ml_pv v;
-    const char *s = get(im, b, K_STATE, &v) == 0 ? ml_s(im->p, str_or0(im, v)) : "";
+    static const char want[] = "'active_allocated', 'active_pending_free' or 'inactive'";
+    char path[128];
+    snprintf(path, sizeof path, "%s.state", at);
+    if (get(im, b, K_STATE, &v) != 0) {
+        schema_bad(im, path, want, NULL);
+        return ML_BLOCK_INACTIVE;
+    }
+    const char *s = ML_PV_TAG(v) == ML_PV_TAG_STR ? ml_s(im->p, str_or0(im, v)) : "";
     if (strcmp(s, "active_allocated") == 0) return ML_BLOCK_ACTIVE_ALLOCATED;
     if (strcmp(s, "active_pending_free") == 0) return ML_BLOCK_ACTIVE_PENDING_FREE;
+    if (strcmp(s, "inactive") != 0) schema_bad(im, path, want, &v);
     return ML_BLOCK_INACTIVE;
 }
 
@@ -448,16 +565,28 @@ static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
 {
     ml_profile *p = im->p;
     size_t n = ml_pv_len(im->st, segs);
+    int64_t reserved = 0;
     for (size_t i = 0; i < n; i++) {
         ml_pv s = ml_pv_item(im->st, segs, i), v, blocks;
+        char at[64], bat[96];
+        snprintf(at, sizeof at, "segments[%zu]", i);
         if (ml_pv_is_dropped(im->st, s)) return shared_again(im, "the dict", i, e);
-        if (ml_pv_type_of(im->st, s) != ML_PV_DICT)
-            return ml_fail(e, "%s: segment %zu is a %s, not a dict", im->name, i, ml_pv_type_name(ml_pv_type_of(im->st, s)));
+        if (ml_pv_type_of(im->st, s) != ML_PV_DICT) {
+            schema_bad(im, at, "a segment dict", &s);
+            continue;
+        }
         ml_segment seg = {0};
-        int64_t dev = get_int(im, s, K_DEVICE, 0);
+        int64_t dev = 0, x;
+        if (seg_uint(im, at, s, K_TOTAL_SIZE, true, ML_VALUE_LIMIT, &seg.total_size) > 0) {
+            reserved += seg.total_size;
+            if (reserved >= ML_VALUE_LIMIT) {
+                schema_bad(im, at, "segment sizes that add up to less than 2^62", NULL);
+                reserved = 0;
+            }
+        }
+        if (seg_uint(im, at, s, K_ADDRESS, true, INT64_MAX, &x) > 0) seg.address = (uint64_t)x;
+        if (seg_uint(im, at, s, K_DEVICE, false, MAX_DEVICE + 1, &dev) < 0) dev = 0;
         seg.device = dev_of[dev];
-        seg.address = (uint64_t)get_int(im, s, K_ADDRESS, 0);
-        seg.total_size = get_int(im, s, K_TOTAL_SIZE, 0);
         if (get(im, s, K_STREAM, &v) == 0) seg.stream = stream_text(im, v);
         if (get(im, s, K_SEGMENT_TYPE, &v) == 0) seg.segment_type = str_or0(im, v);
         if (get(im, s, K_SEGMENT_POOL_ID, &v) == 0) {
@@ -470,39 +599,59 @@ static int read_segments(imp *im, ml_pv segs, uint16_t *dev_of, ml_err *e)
         seg.first_block = (uint32_t)p->blocks.len;
         int64_t allocated = 0, active = 0, requested = 0;
         uint64_t addr = seg.address;
-        if (get(im, s, K_BLOCKS, &blocks) == 0) {
-            if (ml_pv_is_dropped(im->st, blocks)) return shared_again(im, "the blocks list", i, e);
+        bool has_blocks = get(im, s, K_BLOCKS, &blocks) == 0;
+        if (has_blocks && ml_pv_is_dropped(im->st, blocks)) return shared_again(im, "the blocks list", i, e);
+        ml_pv_type bt = has_blocks ? ml_pv_type_of(im->st, blocks) : ML_PV_NONE;
+        if (bt != ML_PV_LIST && bt != ML_PV_TUPLE) {
+            snprintf(bat, sizeof bat, "%s.blocks", at);
+            schema_bad(im, bat, "a list of blocks", has_blocks ? &blocks : NULL);
+        } else {
             size_t nb = ml_pv_len(im->st, blocks);
             for (size_t j = 0; j < nb; j++) {
                 ml_pv b = ml_pv_item(im->st, blocks, j);
                 if (ml_pv_is_dropped(im->st, b)) return shared_again(im, "a block", i, e);
-                if (ml_pv_type_of(im->st, b) != ML_PV_DICT) continue;
+                snprintf(bat, sizeof bat, "%s.blocks[%zu]", at, j);
+                if (ml_pv_type_of(im->st, b) != ML_PV_DICT) {
+                    schema_bad(im, bat, "a block dict", &b);
+                    continue;
+                }
                 ml_block blk = {0};
-                blk.size = get_int(im, b, K_SIZE, 0);
-                blk.address = (uint64_t)get_int(im, b, K_ADDRESS, (int64_t)addr); /* old snapshots: blocks are back to back */
-                blk.requested_size = get_int(im, b, K_REQUESTED_SIZE, -1);
-                blk.state = (uint8_t)block_state(im, b);
+                if (seg_uint(im, bat, b, K_SIZE, true, ML_VALUE_LIMIT, &blk.size) < 0) blk.size = 0;
+                /* old snapshots: no addresses, blocks are back to back */
+                blk.address = seg_uint(im, bat, b, K_ADDRESS, false, INT64_MAX, &x) > 0 ? (uint64_t)x : addr;
+                if (seg_uint(im, bat, b, K_REQUESTED_SIZE, false, ML_VALUE_LIMIT, &blk.requested_size) <= 0)
+                    blk.requested_size = -1;
+                blk.state = (uint8_t)block_state(im, b, bat);
                 if (get(im, b, K_FRAMES, &v) == 0) blk.stack = stack_of(im, v);
                 else if (get(im, b, K_HISTORY, &v) == 0 && ml_pv_len(im->st, v) > 0) {
                     /* older snapshots: the block's allocation history, the latest first */
                     ml_pv h = ml_pv_item(im->st, v, 0);
                     if (get(im, h, K_FRAMES, &v) == 0) blk.stack = stack_of(im, v);
-                    if (blk.requested_size < 0) blk.requested_size = get_int(im, h, K_REAL_SIZE, -1);
+                    if (blk.requested_size < 0) {
+                        char hat[128];
+                        snprintf(hat, sizeof hat, "%s.history[0]", bat);
+                        if (seg_uint(im, hat, h, K_REAL_SIZE, false, ML_VALUE_LIMIT, &x) > 0) blk.requested_size = x;
+                    }
                 }
                 if (blk.requested_size < 0) blk.requested_size = blk.size;
                 blk.segment = (uint32_t)p->segments.len;
                 addr = blk.address + (uint64_t)blk.size;
                 if (blk.state == ML_BLOCK_ACTIVE_ALLOCATED) { allocated += blk.size; requested += blk.requested_size; }
                 if (blk.state != ML_BLOCK_INACTIVE) active += blk.size;
+                if (allocated >= ML_VALUE_LIMIT || requested >= ML_VALUE_LIMIT || active >= ML_VALUE_LIMIT) {
+                    schema_bad(im, bat, "block sizes that add up to less than 2^62", NULL);
+                    allocated = active = requested = 0;
+                }
                 VEC_PUSH(&p->blocks, blk);
                 ml_pv_drop(im->st, b);
             }
             ml_pv_drop(im->st, blocks);
         }
         seg.n_blocks = (uint32_t)(p->blocks.len - seg.first_block);
-        seg.allocated_size = get_int(im, s, K_ALLOCATED_SIZE, allocated);
-        seg.active_size = get_int(im, s, K_ACTIVE_SIZE, active);
-        seg.requested_size = get_int(im, s, K_REQUESTED_SIZE, requested);
+        /* Sizes a snapshot leaves out (older versions) are the blocks' sums. */
+        if (seg_uint(im, at, s, K_ALLOCATED_SIZE, false, ML_VALUE_LIMIT, &seg.allocated_size) <= 0) seg.allocated_size = allocated;
+        if (seg_uint(im, at, s, K_ACTIVE_SIZE, false, ML_VALUE_LIMIT, &seg.active_size) <= 0) seg.active_size = active;
+        if (seg_uint(im, at, s, K_REQUESTED_SIZE, false, ML_VALUE_LIMIT, &seg.requested_size) <= 0) seg.requested_size = requested;
         VEC_PUSH(&p->segments, seg);
         ml_pv_drop(im->st, s);
     }
@@ -678,6 +827,26 @@ static int finish(imp *im, ml_pv top, ml_err *e)
                        im->name, ml_pv_type_name(tt));
     }
 
+    /* The containers: segments a list, device_traces a list of lists. */
+    ml_pv_type st_ = ml_pv_type_of(im->st, segs), tt_ = ml_pv_type_of(im->st, traces);
+    if (st_ != ML_PV_NONE && st_ != ML_PV_LIST && st_ != ML_PV_TUPLE) {
+        schema_bad(im, "segments", "a list of segments", &segs);
+        segs = ML_PV_NONE_V;
+    }
+    if (tt_ != ML_PV_NONE && tt_ != ML_PV_LIST && tt_ != ML_PV_TUPLE) {
+        schema_bad(im, "device_traces", "a list of trace lists (one per device)", &traces);
+        traces = ML_PV_NONE_V;
+    }
+    for (size_t i = 0; i < ml_pv_len(im->st, traces); i++) {
+        ml_pv l = ml_pv_item(im->st, traces, i);
+        ml_pv_type lt = ml_pv_type_of(im->st, l);
+        if (lt != ML_PV_LIST && lt != ML_PV_TUPLE) {
+            char at[48];
+            snprintf(at, sizeof at, "device_traces[%zu]", i);
+            schema_bad(im, at, "a list of trace entries", &l);
+        }
+    }
+
     /* Devices: each device_traces index with events, each segment's device, each annotation's. */
     uint8_t *seen = ml_calloc(MAX_DEVICE + 1, 1);
     uint16_t *dev_of = ml_calloc(MAX_DEVICE + 1, sizeof *dev_of);
@@ -696,8 +865,10 @@ static int finish(imp *im, ml_pv top, ml_err *e)
         list_dev[i] = (uint16_t)d;
     }
     size_t n_segs = ml_pv_len(im->st, segs);
-    for (size_t i = 0; i < n_segs; i++)
-        if (add_device(im, get_int(im, ml_pv_item(im->st, segs, i), K_DEVICE, 0), seen, e) < 0) goto out;
+    for (size_t i = 0; i < n_segs; i++) {
+        int64_t d = get_int(im, ml_pv_item(im->st, segs, i), K_DEVICE, 0);
+        if (d >= 0 && d <= MAX_DEVICE) seen[d] = 1; /* others: a violation in read_segments() */
+    }
     if (tt == ML_PV_DICT && annotations(im, top, seen, e) < 0) goto out;
     for (int d = 0; d <= MAX_DEVICE; d++)
         if (seen[d]) dev_of[d] = ml_device_get(p, ML_DEV_CUDA, d);
@@ -708,6 +879,20 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     }
 
     if (read_segments(im, segs, dev_of, e) < 0) goto out;
+    if (im->schema_n) {
+        if (im->schema_n > 1)
+            ml_fail(e, "%s: %s (and %zu more schema violation%s)", im->name, im->schema_first, im->schema_n - 1,
+                    im->schema_n == 2 ? "" : "s");
+        else
+            ml_fail(e, "%s: %s", im->name, im->schema_first);
+        goto out;
+    }
+    if (im->skipped_n) {
+        char where[48];
+        snprintf(where, sizeof where, "device_traces[%u][%zu]", list_dev[im->skipped_list], im->skipped_pos);
+        ml_note(p, "%zu trace entr%s with an impossible field skipped (first: %s.%s)", im->skipped_n,
+                im->skipped_n == 1 ? "y" : "ies", where, im->skipped_first);
+    }
 
     if (im->no_time || im->annotations_no_time) {
         /* Older snapshots have no time_us: order is all there is. */
@@ -760,6 +945,7 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);
     VEC_FREE(&im.lists);
+    VEC_FREE(&im.list_n);
     VEC_FREE(&im.frames_tmp);
     return rc;
 }

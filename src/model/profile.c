@@ -75,6 +75,7 @@ void ml_profile_free(ml_profile *p)
     VEC_FREE(&p->segments);
     VEC_FREE(&p->blocks);
     VEC_FREE(&p->notes);
+    ml_trace_free(p->trace);
     free(p);
 }
 
@@ -529,6 +530,10 @@ void ml_profile_append(ml_profile *dst, ml_profile *src)
         VEC_PUSH(&dst->blocks, b);
     }
     for (size_t i = 0; i < src->notes.len; i++) ml_note(dst, "%s", ml_s(src, src->notes.v[i]));
+    if (src->trace) { /* after the devices: stream tracks name theirs */
+        if (!dst->trace) dst->trace = ml_trace_new();
+        ml_trace_append(dst->trace, dst, src->trace, src);
+    }
     dst->has_addresses |= src->has_addresses;
     if (dst->rank < 0) dst->rank = src->rank;
     if (dst->world_size < 0) dst->world_size = src->world_size;
@@ -614,6 +619,7 @@ static void drop_repeated_points(ml_series *s)
 
 void ml_profile_finish(ml_profile *p)
 {
+    if (p->trace) ml_trace_finish(p->trace, p->base_time_ns);
     if (p->base_time_ns) {
         shift_times(p->events.ts.v, p->events.ts.len, p->base_time_ns);
         shift_times(p->ops.ts.v, p->ops.ts.len, p->base_time_ns);

@@ -24,6 +24,12 @@
  *   flows     s/t/f pairs bound to the slices they start and end in
  *   counters  ph "C" samples (Ascend "NPU MEM", Kineto GPU metrics ...)
  *   instants  ph "i" events other than [memory] (markers on a track)
+ *
+ * Who fills it: importers/kineto.c (Kineto and older PyTorch traces; GPU work
+ * goes on stream tracks, device = cuda:<pid>) and importers/ascend_dir.c
+ * (trace_view.json: lanes typed by their M process name, see ascend.h).
+ * Slices are only pushed before ml_trace_finish(); after it the store is
+ * read-only and its indices (parent, launcher, flows) stay valid.
  */
 #ifndef ML_TRACE_H
 #define ML_TRACE_H
@@ -87,6 +93,15 @@ typedef struct ml_slices {
     VEC(uint32_t) launcher; /* GPU work: the runtime/driver slice with the same correlation, ML_NONE32 */
 } ml_slices;
 
+/* Args of a collective (record_param_comms ops, and NCCL kernels since
+ * PyTorch 2.x): what the distributed view sizes them by.  0 / -1 if absent. */
+typedef struct ml_comm_args {
+    ml_str collective;      /* args "Collective name" ("allreduce") */
+    ml_str dtype;           /* args "dtype" ("Float", "BFloat16") */
+    int64_t in_nelems, out_nelems; /* args "In msg nelems" / "Out msg nelems" */
+    int32_t group_size;     /* args "Group size" */
+} ml_comm_args;
+
 /* Args of host-side slices that the operator / module views read. */
 typedef struct ml_op_info {
     ml_str input_dims;      /* args "Input Dims" / "Input dims" as compact JSON text ("[[32, 3], []]"), 0 if none */
@@ -97,6 +112,7 @@ typedef struct ml_op_info {
     int64_t python_id;      /* python_function args "Python id", -1 */
     int64_t python_parent;  /* args "Python parent id", -1 */
     int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
+    ml_comm_args comm;      /* record_param_comms */
 } ml_op_info;
 
 /* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f). */
@@ -109,6 +125,7 @@ typedef struct ml_kernel_info {
     float blocks_per_sm;    /* "blocks per SM" */
     float occupancy;        /* "est. achieved occupancy %" (0-100) */
     int64_t bytes;          /* memcpy/memset "bytes", -1 */
+    ml_comm_args comm;      /* NCCL kernels */
 } ml_kernel_info;
 
 /* ---- flows, counters, instants ---------------------------------------- */
@@ -146,6 +163,8 @@ typedef struct ml_trace {
     /* distributedInfo beyond rank/world_size (profile.h has those) */
     ml_str backend;         /* "nccl", 0 if none */
     int64_t span_begin, span_end; /* first ts and last ts+dur of all events, ns; 0/0 if none */
+    size_t partial_overlaps; /* slices that start inside their parent but end after it (see ml_trace_finish) */
+    size_t unpaired_ends;   /* importers: "E" events with no "B" open on their track (dropped) */
     struct ml_trace_index *index; /* private */
 } ml_trace;
 
@@ -155,6 +174,12 @@ void ml_trace_free(ml_trace *t);
 /* Track for (pid, tid) text, created if new. */
 uint32_t ml_track_get(ml_trace *t, struct ml_profile *p, const char *pid, size_t pid_len, const char *tid,
                       size_t tid_len);
+/* The same for interned text; ml_track_find() creates nothing (ML_NONE32 if absent). */
+uint32_t ml_track_get_ids(ml_trace *t, ml_str pid, ml_str tid);
+uint32_t ml_track_find(const ml_trace *t, ml_str pid, ml_str tid);
+/* Marks a track as a device stream (device: a profile device index, or -1;
+ * stream: the stream number, or -1 when unknown). */
+void ml_track_set_stream(ml_trace *t, uint32_t track, int32_t device, int64_t stream);
 
 typedef struct ml_slice_row { /* one slice, for pushing */
     int64_t ts, dur, corr, ext_id;
@@ -173,16 +198,43 @@ void ml_flow_point(ml_trace *t, int64_t id, ml_str cat, char ph, bool bind_enclo
 void ml_counter_push(ml_trace *t, int64_t ts, double value, ml_str name, ml_str key, uint32_t track);
 void ml_instant_push(ml_trace *t, int64_t ts, ml_str name, uint32_t track);
 
+/* An "M" event: names and sort indices, applied by ml_trace_finish() to the
+ * tracks with that pid (process_*) or that (pid, tid) (thread_*), so that an
+ * M event naming a thread with no slices creates no track. */
+typedef enum { ML_META_PROCESS_NAME, ML_META_THREAD_NAME, ML_META_PROCESS_SORT, ML_META_THREAD_SORT } ml_trace_meta_kind;
+void ml_trace_meta(ml_trace *t, ml_trace_meta_kind what, ml_str pid, ml_str tid, ml_str name, int64_t sort);
+/* The process name an M event gave pid (before or after ml_trace_finish), 0 if none. */
+ml_str ml_trace_process_name(const ml_trace *t, ml_str pid);
+/* Widens the span to [begin, end] (times before the base, like the pushes):
+ * importers give the span of all events, memory ones included.
+ * ml_trace_finish() widens it further by everything stored. */
+void ml_trace_span(ml_trace *t, int64_t begin, int64_t end);
+
 /* Appends src (the second half of a split file) to dst; track and string ids
  * are mapped through p_src -> p_dst. */
 void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src);
 
 /* Called from ml_profile_finish(): adds `base_ns` to relative times, sorts
  * slices by (track, ts, dur descending), fills parent/depth/launcher and
- * binds flows. */
+ * binds flows; counters and instants are sorted by time.  Runs once.
+ *
+ * Nesting is by containment on the track: a slice's parent is the innermost
+ * slice still open at its start (one that ends exactly at its start is not).
+ * A slice that starts inside another but ends after it (partial overlap, in
+ * malformed or clock-skewed traces) is nested under it anyway, as Perfetto
+ * nests by start time: lanes never overlap at one depth; the child keeps its
+ * true end (counted in partial_overlaps; analyses that sum child time clamp).
+ * Launchers: a GPU work slice's corr matched to a runtime/driver slice's (the
+ * first one in sorted order when several share it).
+ * Flows: endpoints grouped by (cat, id) in time order; "s", "t" and an "f"
+ * with binding point "e" bind to the innermost slice enclosing ts on their
+ * track, another "f" to the first slice starting at or after ts there. */
 void ml_trace_finish(ml_trace *t, int64_t base_ns);
 
 /* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
+
+/* How many slices are of that kind. */
+size_t ml_trace_count_kind(const ml_trace *t, ml_slice_kind kind);
 
 #endif

@@ -1,34 +1,66 @@
 /*
- * outfile.h — writing an output file whole or not at all.
+ * outfile.h — writing an output file (`-o`) whole or not at all, the way Unix
+ * tools treat their destination.  Used by `report` and `export`.
  *
- * The content goes to a temporary file beside the target (same directory, so
- * the rename stays on one file system), gzip-compressed when the target ends
- * in .gz, and is renamed over the target only once it is complete: a reader
- * never sees half a file, and a failed write leaves no file behind.  The file
- * gets the mode a plain fopen would give it (0666 less the umask), not
- * mkstemp's 0600.  Used by `report` and `export`.
+ *   "-"                   standard output, written straight through.
+ *   a regular file, or    the content goes to a temporary file in the same
+ *   no file yet           directory (so a rename stays on one file system),
+ *                         which is renamed over the target only once complete:
+ *                         a reader never sees half a file and a failed write
+ *                         leaves none behind.  Where the system allows it the
+ *                         temporary file is unnamed (O_TMPFILE) until linked
+ *                         beside the target just before the rename, so a run
+ *                         killed even with SIGKILL leaves nothing; elsewhere it
+ *                         is PATH.tmp.XXXXXX from the start.  A new file gets
+ *                         the mode a plain fopen would give it (0666 less the
+ *                         umask), a replaced one keeps its permission bits.
+ *   a symbolic link       followed (to any depth, dangling or not): its final
+ *                         target is written as above, the link stays.
+ *   a FIFO or a device    opened and written straight through, never replaced.
+ *   a directory, socket   an error.
+ *
+ * Content is gzip-compressed when the target name ends in .gz (or when asked).
+ * Every write error (ENOSPC on /dev/full, EPIPE on a closed pipe: SIGPIPE is
+ * ignored while such a target is open) is reported naming the target.
  */
 #ifndef ML_OUTFILE_H
 #define ML_OUTFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "err.h"
 
+typedef struct ml_outfile_sink ml_outfile_sink;
+
 typedef struct ml_outfile {
-    char *path;                 /* the target */
-    char *tmp;                  /* the temporary file being written */
+    char *path;                 /* the target as given: messages name it */
+    char *final;                /* the file renamed onto (the link's target); NULL when written through */
+    char *tmp;                  /* the named temporary file, once it has a name */
+    int fd;                     /* the file written: temporary, device, FIFO or 1 */
+    bool anon;                  /* fd is an unnamed O_TMPFILE not linked yet */
+    bool sigpipe_saved;         /* old_pipe holds SIGPIPE's disposition to restore */
+    struct sigaction old_pipe;
+    ml_outfile_sink *sink;      /* where f's bytes go (and the first write error) */
     FILE *f;                    /* write here */
 } ml_outfile;
 
-/* Creates the temporary file.  On failure the error names path. */
+/* Opens the destination.  On failure the error names path. */
 int ml_outfile_open(ml_outfile *o, const char *path, ml_err *e);
 
-/* Closes the file and, if ok and every write succeeded, renames it onto the
- * target; otherwise removes it.  Returns 0 only when the target was written.
- * A failed write, close or rename is reported in e, naming the target; with
- * !ok alone, e is left as the caller set it. */
+/* The same, gzip-compressing when gz > 0, not when gz == 0, and by the name's
+ * .gz when gz < 0 (for "-", whose name says nothing). */
+int ml_outfile_open_as(ml_outfile *o, const char *path, int gz, ml_err *e);
+
+/* Flushes and closes the file and, if ok and every write succeeded, puts it in
+ * place (rename onto the target); otherwise removes the temporary file.
+ * Returns 0 only when everything was written.  A failed write, close or rename
+ * is reported in e, naming the target; with !ok alone, e is left as the caller
+ * set it. */
 int ml_outfile_close(ml_outfile *o, bool ok, ml_err *e);
+
+/* For tests: when set, never use O_TMPFILE (the named-temporary fallback). */
+extern bool ml_outfile_no_tmpfile;
 
 #endif

@@ -10,6 +10,7 @@
 #ifndef ML_REPORT_H
 #define ML_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -34,6 +35,12 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *meta, ml_blobs *bl);
 /* The earliest time in a profile (INT64_MAX if none): the origin of one rank. */
 int64_t ml_report_first_time(const ml_profile *p);
+
+/* The perf object of a rank (web/DATA.md "Profiler views"; output/perf.h) as
+ * JSON appended to out, with every '<' written \u003c so that it can sit in a
+ * <script> element; returns false (out untouched) when the rank has no time
+ * side (ml_perf_unavailable says why: the rank's "perfWhy" in the meta). */
+bool ml_report_perf_json(const ml_profile *p, ml_buf *out);
 
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);

@@ -21,7 +21,9 @@
 #include "m4.h"
 #include "report.h"
 #include "stats.h"
+#include "perf.h"
 #include "categories.h"
+#include "report_trace.h"
 #include "report_static.h"
 #include "report_segments.h"
 #include "unmatched.h"
@@ -902,7 +904,13 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         ml_buf_puts(m, i ? "," : "");
         ml_json_str(m, ml_s(p, p->notes.v[i]));
     }
-    ml_buf_puts(m, "],\"devices\":[");
+    ml_buf_puts(m, "]");
+    /* The time side (Overview, Operators ... views): whether the rank has one, else why not. */
+    const char *why = ml_perf_unavailable(p);
+    ml_buf_printf(m, ",\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
+    if (why) ml_json_str(m, why);
+    else ml_buf_puts(m, "null");
+    ml_buf_puts(m, ",\"devices\":[");
     size_t shown = 0;
     for (size_t d = 0; d < p->devices.len; d++) {
         if (!device_shown(p, (uint16_t)d)) continue;
@@ -949,6 +957,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         ml_json_str(m, ml_category_reason_text(k));
     }
     ml_buf_puts(m, "]");
+    ml_report_trace(p, origin, ML_REPORT_MAX_SLICES, m, bl); /* the Trace view's slices (report_trace.h) */
     ml_buf_puts(m, ",\"strings\":[");
     for (size_t i = 0; i < c.strings.len; i++) {
         ml_buf_puts(m, i ? "," : "");
@@ -965,6 +974,7 @@ int64_t ml_report_first_time(const ml_profile *p)
     int64_t t = INT64_MAX;
     if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
     if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
+    if (p->trace && p->trace->slices.ts.len && p->trace->span_begin < t) t = p->trace->span_begin;
     for (size_t s = 0; s < p->series.len; s++)
         if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
     for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
@@ -1009,4 +1019,30 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     }
     ml_buf_puts(m, "]}");
     return 0;
+}
+
+bool ml_report_perf_json(const ml_profile *p, ml_buf *out)
+{
+    if (ml_perf_unavailable(p)) return false;
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&mem, &n);
+    if (!f) return false;
+    jw w;
+    jw_init(&w, f, false);
+    ml_perf_json_rank(&w, p, 0);
+    if (fclose(f) != 0 || !mem || n < 2 || !strncmp(mem, "null", 4)) {
+        free(mem);
+        return false;
+    }
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mem[i] != '<') continue;
+        ml_buf_put(out, mem + from, i - from);
+        ml_buf_puts(out, "\\u003c");
+        from = i + 1;
+    }
+    ml_buf_put(out, mem + from, n - from);
+    free(mem);
+    return true;
 }

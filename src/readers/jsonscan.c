@@ -533,6 +533,86 @@ js_tok js_next(js_scanner *s)
     }
 }
 
+#ifdef __SSE2__
+/* Bit k of the result is set when byte k of the 64 at p equals c (or, with
+ * fold 0x20, equals c with bit 5 either way: '{' and '[', '}' and ']'). */
+static inline uint64_t block_eq(const char *p, char c, char fold)
+{
+    const __m128i want = _mm_set1_epi8(c), or_ = _mm_set1_epi8(fold);
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + 16 * k)), or_);
+        m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * k);
+    }
+    return m;
+}
+
+/* Bit k: whether an odd number of bits 0..k of x are set (inside a string,
+ * for x the quotes; the opening quote counts as inside, the closing one not). */
+static inline uint64_t prefix_xor(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* skip_nested()'s inner loop 64 bytes at a time while a whole block is
+ * buffered: quotes, backslashes and brackets as bit masks, strings masked out
+ * by a prefix XOR of the quotes, and only the brackets outside strings
+ * visited.  A block is taken up to its first backslash (escapes are rare: the
+ * string around one is handed to lex_string(), as is a string that runs past
+ * the block), so the checks and the result are skip_nested()'s exactly.
+ * Returns 1 when the container closed (s->pos past it), 0 when fewer than 64
+ * bytes are left (s->pos where to go on), -1 on error. */
+static int skip_blocks(js_scanner *s, char *closer, int *depth_io)
+{
+    int depth = *depth_io;
+    size_t i = s->pos;
+    while (i + 64 <= s->end) {
+        const char *b = s->buf + i;
+        uint64_t bs = block_eq(b, '\\', 0);
+        unsigned limit = bs ? (unsigned)__builtin_ctzll(bs) : 64;
+        uint64_t valid = limit == 64 ? ~0ull : (1ull << limit) - 1;
+        uint64_t quotes = block_eq(b, '"', 0) & valid;
+        uint64_t outside = ~prefix_xor(quotes);
+        uint64_t br = (block_eq(b, '{', 0x20) | block_eq(b, '}', 0x20)) & outside & valid;
+        while (br) {
+            unsigned k = (unsigned)__builtin_ctzll(br);
+            br &= br - 1;
+            char c = b[k];
+            if (c == '{' || c == '[') {
+                if (depth == JS_MAX_DEPTH) {
+                    fail_at(s, s->base + i + k, "nesting deeper than %d levels", JS_MAX_DEPTH);
+                    return -1;
+                }
+                closer[depth++] = (char)(c + 2);
+            } else if (c != closer[--depth]) {
+                fail_at(s, s->base + i + k, "expected '%c', found '%c'", closer[depth], c);
+                return -1;
+            } else if (depth == 0) {
+                s->pos = i + k + 1;
+                return 1;
+            }
+        }
+        if (__builtin_popcountll(quotes) & 1) {
+            /* A string open at `limit`: lex it whole from its opening quote. */
+            s->pos = i + 63 - (unsigned)__builtin_clzll(quotes);
+            if (lex_string(s) < 0) return -1;
+            i = s->pos;
+        } else {
+            i += limit + (limit < 64); /* a backslash outside strings is skipped, as below */
+        }
+    }
+    s->pos = i;
+    *depth_io = depth;
+    return 0;
+}
+#endif
+
 /* Skips bytes until the container opened by `open` ('{' or '[', already
  * consumed) is closed, checking that every closing bracket matches. */
 static int skip_nested(js_scanner *s, char open)
@@ -540,14 +620,22 @@ static int skip_nested(js_scanner *s, char open)
     char closer[JS_MAX_DEPTH];   /* the bracket each open container expects */
     int depth = 0;
     closer[depth++] = (char)(open + 2); /* '{' + 2 = '}', '[' + 2 = ']' */
-    size_t i = s->pos;
     for (;;) {
+#ifdef __SSE2__
+        int done = skip_blocks(s, closer, &depth);
+        if (done) return done < 0 ? -1 : 0;
+#endif
+        /* Fewer than 64 bytes buffered (or no SSE2): one structural byte at a time. */
+        size_t i = s->pos;
         while ((i = find_structural(s->buf, i, s->end)) < s->end) {
             char c = s->buf[i];
             if (c == '"') {
                 s->pos = i;
                 if (lex_string(s) < 0) return -1;
                 i = s->pos;
+#ifdef __SSE2__
+                if (s->end - i >= 64) break; /* the string brought more input: back to blocks */
+#endif
                 continue;
             }
             i++;
@@ -566,11 +654,11 @@ static int skip_nested(js_scanner *s, char open)
             }
         }
         s->pos = i;
+        if (i < s->end) continue;
         ssize_t r = more(s, i);
         if (r < 0) return -1;
-        i = s->pos;
         if (r == 0) {
-            fail_at(s, s->base + i, "the file ends inside a value (truncated?)");
+            fail_at(s, s->base + s->pos, "the file ends inside a value (truncated?)");
             return -1;
         }
     }

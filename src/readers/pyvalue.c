@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "vec.h"
@@ -444,6 +445,50 @@ static void float_text(double d, char *buf, size_t cap)
     if (!strpbrk(buf, ".en")) strncat(buf, ".0", cap - strlen(buf) - 1);
 }
 
+/* A big int's decimal text (as Python's repr), for up to 64 bytes of two's
+ * complement; longer ones (whose digits would say nothing more) by their size. */
+static void bigint_text(const unsigned char *b, size_t n, char *buf, size_t cap)
+{
+    if (n > 64) {
+        snprintf(buf, cap, "<int of %zu bytes>", n);
+        return;
+    }
+    unsigned char mag[64];
+    bool neg = n && (b[n - 1] & 0x80);
+    unsigned carry = 1;
+    for (size_t i = 0; i < n; i++) { /* magnitude: negate when negative */
+        unsigned x = neg ? (unsigned)(uint8_t)~b[i] + carry : b[i];
+        mag[i] = (unsigned char)x;
+        carry = x >> 8;
+    }
+    char digits[170];
+    size_t nd = 0, len = n;
+    while (len && !mag[len - 1]) len--;
+    while (len) { /* divide by 10, most significant byte first */
+        unsigned rem = 0;
+        for (size_t i = len; i-- > 0;) {
+            unsigned cur = rem << 8 | mag[i];
+            mag[i] = (unsigned char)(cur / 10);
+            rem = cur % 10;
+        }
+        digits[nd++] = (char)('0' + rem);
+        while (len && !mag[len - 1]) len--;
+    }
+    size_t w = 0;
+    if (neg && w + 1 < cap) buf[w++] = '-';
+    if (!nd && w + 1 < cap) buf[w++] = '0';
+    while (nd && w + 1 < cap) buf[w++] = digits[--nd];
+    buf[w] = 0;
+}
+
+int ml_pv_bigint_sign(const ml_pvs *st, ml_pv v)
+{
+    if (TAG(v) != TAG_BIGINT) return 0;
+    ml_str s = (ml_str)PAYLOAD(v);
+    size_t n = ml_strlen(st->strings, s);
+    return n && (ml_strget(st->strings, s)[n - 1] & 0x80) ? -1 : 1;
+}
+
 static void repr(const ml_pvs *st, ml_pv v, out *o, int depth)
 {
     char tmp[64];
@@ -457,7 +502,13 @@ static void repr(const ml_pvs *st, ml_pv v, out *o, int depth)
     case ML_PV_NONE: puts_(o, "None"); return;
     case ML_PV_BOOL: puts_(o, PAYLOAD(v) ? "True" : "False"); return;
     case ML_PV_INT: ml_pv_int(st, v, &i); snprintf(tmp, sizeof tmp, "%lld", (long long)i); puts_(o, tmp); return;
-    case ML_PV_BIGINT: puts_(o, "<big int>"); return;
+    case ML_PV_BIGINT: {
+        char big[200];
+        ml_pv_str(st, v, &s);
+        bigint_text((const unsigned char *)ml_strget(st->strings, s), ml_strlen(st->strings, s), big, sizeof big);
+        puts_(o, big);
+        return;
+    }
     case ML_PV_FLOAT: ml_pv_num(st, v, &d); float_text(d, tmp, sizeof tmp); puts_(o, tmp); return;
     case ML_PV_STR:
     case ML_PV_BYTES:

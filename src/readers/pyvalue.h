@@ -67,6 +67,8 @@ const char *ml_pv_type_name(ml_pv_type t);
 int ml_pv_int(const ml_pvs *st, ml_pv v, int64_t *out);
 /* int, bool or float -> *out. */
 int ml_pv_num(const ml_pvs *st, ml_pv v, double *out);
+/* The sign of a bigint (1 or -1); 0 for anything else. */
+int ml_pv_bigint_sign(const ml_pvs *st, ml_pv v);
 /* str, bytes or bigint bytes -> interned id; -1 for anything else. */
 int ml_pv_str(const ml_pvs *st, ml_pv v, ml_str *out);
 /* The number of items of a list/tuple/set, of pairs of a dict; 0 otherwise. */

@@ -18,6 +18,10 @@
 #include "categories.h"
 #include "colbuf.h"
 #include "format.h"
+#include "api_trace.h"
+#include "report_trace.h"
+#include "perfdata.h"
+#include "report.h"
 
 
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
@@ -824,6 +828,22 @@ static int fail(req *q, int status, const char *fmt, ...)
     return -1;
 }
 
+/* The documented number syntax of parameters: an optional '-', digits and,
+ * where fractions are allowed, a '.' and digits; nothing else (no '+',
+ * blanks, exponent, hex, inf or nan, which strtod would take). */
+static bool number_syntax(const char *s, bool fraction)
+{
+    if (*s == '-') s++;
+    if (*s < '0' || *s > '9') return false;
+    while (*s >= '0' && *s <= '9') s++;
+    if (fraction && *s == '.') {
+        s++;
+        if (*s < '0' || *s > '9') return false;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return *s == 0;
+}
+
 /* An integer parameter in [lo, hi]; `def` when absent (required when def < lo). */
 static int arg_int(req *q, const char *key, int64_t lo, int64_t hi, int64_t def, int64_t *v)
 {
@@ -836,7 +856,8 @@ static int arg_int(req *q, const char *key, int64_t lo, int64_t hi, int64_t def,
     char *end;
     errno = 0;
     long long x = strtoll(s, &end, 10);
-    if (!*s || *end || errno || strlen(s) > 20) return fail(q, 400, "parameter '%s' must be an integer", key);
+    if (!number_syntax(s, false) || *end || errno || strlen(s) > 20)
+        return fail(q, 400, "parameter '%s' must be an integer (digits, optionally after '-')", key);
     if (x < lo || x > hi) return fail(q, 400, "parameter '%s' must be in [%lld, %lld]", key, (long long)lo, (long long)hi);
     *v = x;
     return 0;
@@ -853,8 +874,9 @@ static int arg_time(req *q, const char *key, int required, double def, double *v
     }
     char *end;
     double x = strtod(s, &end);
-    if (!*s || *end || strlen(s) > 40 || !isfinite(x) || fabs(x) > 4.6e18)
-        return fail(q, 400, "parameter '%s' must be a finite number of ns", key);
+    if (!number_syntax(s, true) || *end || strlen(s) > 40 || !isfinite(x) || fabs(x) > 4.6e18)
+        return fail(q, 400, "parameter '%s' must be a number of ns (digits, optionally after '-' and with a "
+                            "'.' fraction) within 2^62", key);
     *v = x;
     return 0;
 }
@@ -1059,12 +1081,44 @@ static int route(req *q, ml_ranks *rs, const char *path)
         ml_sv_put_value(q->out, r->pvs, !strcmp(path, "/api/peak") ? d->peak : d->ops);
         return 0;
     }
+    if (!strcmp(path, "/api/perf")) {
+        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        const char *why = ml_perf_unavailable(r->p);
+        if (why) return fail(q, 404, "%s", why);
+        if (!ml_sv_perf(r, q->out)) return fail(q, 404, "this rank has no time data");
+        return 0;
+    }
     if (!strcmp(path, "/api/live")) {
         double t;
         int by;
         if (arg_rank_dev(q, rs, &r, &d) || arg_time(q, "t", 1, 0, &t) || arg_enum(q, "by", by_names, 6, 0, &by))
             return -1;
         ml_api_live(r, d, t, by_names[by], q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/trace.json")) {
+        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        if (!r->trace) return fail(q, 404, "this rank has no slices (no time side in its input)");
+        if (!strcmp(path, "/api/trace.json")) {
+            ml_trace_chrome_json(r->p, q->out);
+            return 0;
+        }
+        if (!strcmp(path, "/api/slice")) {
+            if (arg_int(q, "id", 0, (int64_t)ml_sv_trace_count(r->trace) - 1, -1, &v)) return -1;
+            ml_api_slice(r->trace, r->p, (size_t)v, q->out);
+            return 0;
+        }
+        int64_t s0, s1;
+        double t0, t1;
+        int fmt;
+        ml_sv_trace_span(r->trace, &s0, &s1);
+        if (arg_time(q, "t0", 0, (double)s0, &t0) || arg_time(q, "t1", 0, (double)(s1 > s0 ? s1 : s0 + 1), &t1) ||
+            arg_int(q, "px", 1, 20000, -1, &v) || arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
+            return -1;
+        if (!(t1 > t0)) return fail(q, 400, "the window must have t1 > t0");
+        const char *text = q->arg(q->user, "q");
+        if (text && strlen(text) > 200) return fail(q, 400, "parameter 'q' is longer than 200 bytes");
+        ml_api_trace(r->trace, r->p, t0, t1, (int)v, text, fmt, q->out);
         return 0;
     }
     return fail(q, 404, "no such API route");

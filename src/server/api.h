@@ -27,6 +27,13 @@
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
+ *   /api/perf?rank               the rank's perf object (web/DATA.md "Profiler views"), made
+ *                                when asked; 404 + {"error": why} when it has no time side
+ *   /api/trace?rank&t0&t1&px[&q&fmt]   the Trace view's window: slices >= 1 px, sub-pixel runs
+ *                                merged per lane (api_trace.h); /api/slice?rank&id one slice's
+ *                                detail; /api/trace.json?rank the slices as a Chrome trace
+ *   PUT|POST /api/upload?name=FILE   a profile as the body, imported as new ranks (server.c,
+ *                                 upload.h; see server.h)
  * Times are ns relative to the rank's origin_ns (as in the report's meta).
  * fmt=bin answers the column routes as a binary frame (colbuf.h, content
  * type application/octet-stream) that the page maps onto typed arrays;

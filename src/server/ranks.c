@@ -14,6 +14,9 @@
 
 #include "importer.h"
 
+typedef VEC(ml_sv_rank *) ml_sv_rank_vec;
+typedef VEC(char *) ml_str_vec;
+
 typedef struct slot {
     char *path;
     ml_slot_state state;
@@ -58,6 +61,33 @@ static slot *slot_new(const char *path)
     return s;
 }
 
+/* Imports path into its views (more than one for a folder of several
+ * profiles); the paths skipped go to skipped.  Without the lock. */
+static int load_views(const char *path, ml_sv_rank_vec *views, ml_str_vec *skipped, ml_err *e)
+{
+    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the profiler views (/api/perf, /api/trace) read p->trace */
+    int rc = ml_load(path, &ps, e);
+    if (rc == 0) {
+        ml_profiles_sort(&ps);
+        for (size_t i = 0; i < ps.items.len; i++) {
+            ml_sv_rank *v = rc == 0 ? ml_sv_rank_build(ps.items.v[i], e) : NULL;
+            if (!v && rc == 0) rc = -1;
+            else if (!v) ml_profile_free(ps.items.v[i]);
+            else VEC_PUSH(views, v);
+            ps.items.v[i] = NULL;
+        }
+        if (rc == 0 && !views->len) rc = ml_fail(e, "%s: no profile in it", path);
+    }
+    if (rc != 0) {
+        for (size_t i = 0; i < views->len; i++) ml_sv_rank_free(views->v[i]);
+        views->len = 0;
+    }
+    for (size_t i = 0; i < ps.skipped.len; i++) VEC_PUSH(skipped, ps.skipped.v[i]);
+    VEC_FREE(&ps.skipped);
+    VEC_FREE(&ps.items);
+    return rc;
+}
+
 /* Imports one slot (called on a worker, without the lock). */
 static void import_slot(ml_ranks *rs, size_t k)
 {
@@ -66,21 +96,10 @@ static void import_slot(ml_ranks *rs, size_t k)
     char *path = ml_strdup(s->path);
     pthread_mutex_unlock(&rs->mu);
 
-    ml_profiles ps = {0};
     ml_err e = {{0}};
-    VEC(ml_sv_rank *) views = {0};
-    int rc = ml_load(path, &ps, &e);
-    if (rc == 0) {
-        ml_profiles_sort(&ps);
-        for (size_t i = 0; i < ps.items.len; i++) {
-            ml_sv_rank *v = rc == 0 ? ml_sv_rank_build(ps.items.v[i], &e) : NULL;
-            if (!v && rc == 0) rc = -1;
-            else if (!v) ml_profile_free(ps.items.v[i]);
-            else VEC_PUSH(&views, v);
-            ps.items.v[i] = NULL;
-        }
-        if (rc == 0 && !views.len) rc = ml_fail(&e, "%s: no profile in it", path);
-    }
+    ml_sv_rank_vec views = {0};
+    ml_str_vec skipped = {0};
+    int rc = load_views(path, &views, &skipped, &e);
     free(path);
 
     pthread_mutex_lock(&rs->mu);
@@ -89,7 +108,6 @@ static void import_slot(ml_ranks *rs, size_t k)
     if (rc != 0) {
         s->state = ML_SLOT_FAILED;
         s->error = ml_strdup(e.msg);
-        for (size_t i = 0; i < views.len; i++) ml_sv_rank_free(views.v[i]);
     } else {
         s->view = views.v[0];
         s->state = ML_SLOT_READY;
@@ -101,12 +119,39 @@ static void import_slot(ml_ranks *rs, size_t k)
             VEC_PUSH(&rs->slots, x);
         }
     }
-    for (size_t i = 0; i < ps.skipped.len; i++) VEC_PUSH(&rs->skipped, ps.skipped.v[i]);
-    VEC_FREE(&ps.skipped);
-    VEC_FREE(&ps.items);
+    for (size_t i = 0; i < skipped.len; i++) VEC_PUSH(&rs->skipped, skipped.v[i]);
+    VEC_FREE(&skipped);
     VEC_FREE(&views);
     pthread_cond_broadcast(&rs->done);
     pthread_mutex_unlock(&rs->mu);
+}
+
+long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, ml_err *e)
+{
+    double t = now_s();
+    ml_sv_rank_vec views = {0};
+    ml_str_vec skipped = {0};
+    int rc = load_views(path, &views, &skipped, e);
+    for (size_t i = 0; i < skipped.len; i++) free(skipped.v[i]); /* an upload is one file: nothing to say */
+    VEC_FREE(&skipped);
+    if (rc != 0) {
+        VEC_FREE(&views);
+        return -1;
+    }
+    pthread_mutex_lock(&rs->mu);
+    long first = (long)rs->slots.len;
+    VEC_PUSH(&rs->inputs, ml_strdup(name ? name : path));
+    for (size_t i = 0; i < views.len; i++) {
+        slot *x = slot_new(path);
+        x->view = views.v[i];
+        x->state = ML_SLOT_READY;
+        x->took = now_s() - t;
+        VEC_PUSH(&rs->slots, x);
+    }
+    pthread_cond_broadcast(&rs->done);
+    pthread_mutex_unlock(&rs->mu);
+    VEC_FREE(&views);
+    return first;
 }
 
 static void *worker(void *arg)

@@ -7,7 +7,8 @@
  * (one per core, at most one per slot), so that several ranks load in
  * parallel: ranks are independent.  A slot that yields more than one profile
  * (an Ascend folder with text and a static graph) adds the others as new
- * slots at the end, so slot numbers never change.
+ * slots at the end, so slot numbers never change.  Uploads add slots at the
+ * end too (ml_ranks_add); there may be no slot at all until then.
  */
 #ifndef ML_SERVER_RANKS_H
 #define ML_SERVER_RANKS_H
@@ -36,6 +37,12 @@ void ml_ranks_request(ml_ranks *rs, size_t k);
 ml_sv_rank *ml_ranks_get(ml_ranks *rs, size_t k, ml_slot_state *state);
 /* Waits up to timeout_ms for slot k to be loaded or to fail; returns its state. */
 ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
+
+/* Imports path now, in the calling thread (an upload: the server's connection
+ * thread), and adds its profiles as loaded slots at the end, with name in
+ * the inputs list.  Returns the first new slot's number, or -1 with e set
+ * (then nothing is added).  Safe alongside the workers' lazy imports. */
+long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, ml_err *e);
 
 /* {"inputs":[...],"skipped":[...],"ranks":[{index, path, state, ...}]} */
 void ml_ranks_status_json(ml_ranks *rs, ml_buf *out);

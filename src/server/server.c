@@ -7,15 +7,18 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
 
 #include "api.h"
 #include "colbuf.h"
+#include "upload.h"
 #include "web_assets.h"
 
 struct ml_server {
@@ -26,7 +29,20 @@ struct ml_server {
     char url[300];
     char host[256];             /* as given, for the Host check */
     ml_buf page;
+    ml_uploads *uploads;
 };
+
+/* What a request carries between the calls of handle(): a GET only that its
+ * headers were seen; an upload its file and any error found on the way (the
+ * body is always read to its end before the answer: a client still sending
+ * would otherwise see the connection reset instead of the answer). */
+typedef struct req {
+    int upload;
+    ml_upload *f;
+    char *name;
+    int status;                 /* != 0: fails with this status and err */
+    char err[ML_ERR_MAX];
+} req;
 
 /* The page: the report's UI without data; app.js sees #ml-server and reads
  * everything from the API (web/src/source.js HttpSource). */
@@ -117,6 +133,84 @@ static enum MHD_Result reply_export(ml_server *s, struct MHD_Connection *c)
     return ok;
 }
 
+/* %XX escapes decoded as libmicrohttpd's own unescaper does, except that a
+ * control byte (%00-%1F, %7F) becomes DEL: the path is a C string, so a %00
+ * would silently cut it ("/api/meta%00" would be /api/meta); as DEL it stays
+ * visible to request_ok(), which refuses it. */
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    char *w = s;
+    for (const char *r = s; *r;) {
+        int hi, lo;
+        if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0) {
+            unsigned char b = (unsigned char)(hi << 4 | lo);
+            *w++ = (char)(b < 0x20 || b == 0x7f ? 0x7f : b);
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = 0;
+    return (size_t)(w - s);
+}
+
+static bool has_control(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return true;
+    return false;
+}
+
+/* The query's parameters: each at most once, without control bytes. */
+typedef struct arg_check {
+    const char *keys[64];
+    size_t n;
+    char why[160];
+} arg_check;
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+                                 const char *value, size_t value_size)
+{
+    (void)kind;
+    arg_check *a = cls;
+    char shown[48];
+    snprintf(shown, sizeof shown, "%.*s", (int)(key_size < 40 ? key_size : 40), key);
+    for (char *p = shown; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    if (has_control(key, key_size) || (value && has_control(value, value_size))) {
+        snprintf(a->why, sizeof a->why, "parameter '%s' has a control byte (%%00-%%1F or %%7F)", shown);
+        return MHD_NO;
+    }
+    for (size_t i = 0; i < a->n; i++)
+        if (!strcmp(a->keys[i], key)) {
+            snprintf(a->why, sizeof a->why, "parameter '%s' is given more than once", shown);
+            return MHD_NO;
+        }
+    if (a->n == sizeof a->keys / sizeof *a->keys) {
+        snprintf(a->why, sizeof a->why, "more than %zu parameters", a->n);
+        return MHD_NO;
+    }
+    a->keys[a->n++] = key;
+    return MHD_YES;
+}
+
+/* NULL if the path and parameters are acceptable, else why not (for a 400). */
+static const char *request_bad(struct MHD_Connection *c, const char *url, arg_check *a)
+{
+    if (has_control(url, strlen(url))) return "the path has a control byte (%00-%1F or %7F)";
+    a->n = 0;
+    a->why[0] = 0;
+    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, check_arg, a);
+    return a->why[0] ? a->why : NULL;
+}
+
 /* With a loopback bind, the Host header must name this machine. */
 static int host_ok(const ml_server *s, struct MHD_Connection *c)
 {
@@ -131,21 +225,116 @@ static int host_ok(const ml_server *s, struct MHD_Connection *c)
     return !strcmp(name, "127.0.0.1") || !strcmp(name, "localhost") || !strcmp(name, "::1") || !strcmp(name, s->host);
 }
 
+/* /api/upload: the body into a file of the uploads' folder as it arrives,
+ * then imported as new ranks (ml_ranks_add, in this connection's thread). */
+static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *q, const char *data, size_t *size)
+{
+    ml_err e = {{0}};
+    if (*size) {
+        if (!q->status && ml_upload_write(q->f, data, *size, &e) != 0) {
+            q->status = 507;
+            snprintf(q->err, sizeof q->err, "%s", e.msg);
+        }
+        *size = 0;
+        return MHD_YES;
+    }
+    if (!q->status && ml_upload_close(q->f, &e) != 0) {
+        q->status = 507;
+        snprintf(q->err, sizeof q->err, "%s", e.msg);
+    }
+    if (q->status) {
+        ml_upload_end(q->f, 1);
+        q->f = NULL;
+        return reply_error(c, q->status, q->err);
+    }
+    long k = ml_ranks_add(s->rs, ml_upload_path(q->f), q->name, &e);
+    if (k < 0) { /* the importer's message, naming the file as the user did (as `memlens summary NAME` would) */
+        char msg[ML_ERR_MAX];
+        ml_upload_strip(e.msg, ml_upload_prefix(q->f), msg, sizeof msg);
+        ml_upload_end(q->f, 1);
+        q->f = NULL;
+        return reply_error(c, 422, msg);
+    }
+    ml_upload_end(q->f, 0);
+    q->f = NULL;
+    size_t n = ml_ranks_count(s->rs);
+    ml_buf b = {0};
+    ml_buf_printf(&b, "{\"index\":%ld,\"added\":%zu,\"ranks\":[", k, n - (size_t)k);
+    for (size_t i = (size_t)k; i < n; i++) {
+        if (i > (size_t)k) ml_buf_puts(&b, ",");
+        ml_ranks_slot_json(s->rs, i, &b);
+    }
+    ml_buf_puts(&b, "]}");
+    enum MHD_Result ok = reply(c, 200, "application/json; charset=utf-8", b.p, b.len, 1);
+    ml_buf_free(&b);
+    return ok;
+}
+
+/* An upload sent by a page must come from this server's own page: a page
+ * elsewhere may POST to 127.0.0.1 (a "simple" cross-origin request, with no
+ * preflight) and its Host header would pass; its Origin would not.  Clients
+ * that are not browsers send no Origin. */
+static int origin_ok(struct MHD_Connection *c)
+{
+    const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    if (!o) return 1;
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    return h && !strncmp(o, "http://", 7) && !strcmp(o + 7, h);
+}
+
+/* The first call of an upload (headers only): checks, and opens its file. */
+static req *upload_begin(ml_server *s, struct MHD_Connection *c)
+{
+    req *q = ml_calloc(1, sizeof *q);
+    q->upload = 1;
+    const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "name");
+    const char *why = ml_upload_name_problem(name);
+    ml_err e = {{0}};
+    arg_check args;
+    const char *bad;
+    if (!host_ok(s, c)) q->status = 403, snprintf(q->err, sizeof q->err, "Host header names another host");
+    else if ((bad = request_bad(c, "/api/upload", &args))) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", bad);
+    else if (!origin_ok(c)) q->status = 403, snprintf(q->err, sizeof q->err, "upload from a page of another origin");
+    else if (why) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", why);
+    else if (!(q->f = ml_upload_begin(s->uploads, name, &e))) q->status = 500, snprintf(q->err, sizeof q->err, "%s", e.msg);
+    else q->name = ml_strdup(name);
+    return q;
+}
+
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+    (void)cls, (void)c, (void)why;
+    req *q = *con_cls;
+    if (!q) return;
+    ml_upload_end(q->f, 1); /* an upload cut short: its partial file goes */
+    free(q->name);
+    free(q);
+    *con_cls = NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
     ml_server *s = cls;
     (void)version;
-    (void)upload;
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-        if (*upload_size) { *upload_size = 0; return MHD_YES; } /* drain, then answer */
-        return reply_error(c, 405, "only GET and HEAD");
-    }
-    if (!*con_cls) { /* first call for this request: headers only */
-        *con_cls = (void *)1;
+    req *q = *con_cls;
+    int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    if (!q) { /* first call for this request: headers only */
+        if (!is_get && (!strcmp(method, "PUT") || !strcmp(method, "POST")) && !strcmp(url, "/api/upload"))
+            q = upload_begin(s, c);
+        else q = ml_calloc(1, sizeof *q);
+        *con_cls = q;
         return MHD_YES;
     }
+    if (q->upload) return upload_step(s, c, q, upload, upload_size);
+    if (!is_get) {
+        if (*upload_size) { *upload_size = 0; return MHD_YES; } /* drain, then answer */
+        return reply_error(c, 405, "only GET and HEAD (and PUT or POST to /api/upload)");
+    }
     if (!host_ok(s, c)) return reply_error(c, 403, "Host header names another host");
+    arg_check args;
+    const char *bad = request_bad(c, url, &args);
+    if (bad) return reply_error(c, 400, bad);
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return reply(c, 200, "text/html; charset=utf-8", s->page.p, s->page.len, 0);
     if (!strcmp(url, "/api/export")) return reply_export(s, c);
@@ -159,6 +348,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     }
     return reply_error(c, 404, "not found");
 }
+
+/* Raises the open-file limit to its hard limit (each connection is a file)
+ * and returns how many connections to accept: what the limit leaves after
+ * the files of imports and uploads, at most ML_MAX_CONNECTIONS. */
+#define ML_MAX_CONNECTIONS 2048
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 64;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit want = rl;
+        want.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        if (want.rlim_cur > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &want) == 0) rl = want;
+    }
+    rlim_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : rl.rlim_cur;
+    n = n > 256 ? n - 128 : n / 2;
+    return n > ML_MAX_CONNECTIONS ? ML_MAX_CONNECTIONS : (unsigned)n;
+}
+
+#define ML_CONN_TIMEOUT 30 /* seconds */
 
 static int parse_addr(const char *host, int port, struct sockaddr_storage *ss, ml_err *e)
 {
@@ -192,18 +401,27 @@ ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char 
     s->loopback = is_loopback(&ss);
     snprintf(s->host, sizeof s->host, "%s", host);
     build_page(&s->page, title ? title : "memlens serve");
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
-    if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
+    s->uploads = ml_uploads_new();
     /* One thread per connection: a request that waits for a rank to load
-     * (/api/rank?wait=) never holds up another. */
+     * (/api/rank?wait=) or imports an upload never holds up another, nor
+     * does a client that is slow to send.  poll(), not select(): connections
+     * past file descriptor 1023 must work too.  Idle connections are closed
+     * after ML_CONN_TIMEOUT seconds without a byte; hundreds may be open at
+     * once (connection_limit) without locking new clients out. */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL_INTERNAL_THREAD;
+    if (ss.ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     s->d = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, handle, s,
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit(),
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)ML_CONN_TIMEOUT,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+                            MHD_OPTION_NOTIFY_COMPLETED, request_done, (void *)s,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
                             MHD_OPTION_END);
     if (!s->d) {
         ml_fail(e, "cannot listen on %s port %d (in use, or not an address of this machine?)", host, port);
         ml_buf_free(&s->page);
+        ml_uploads_free(s->uploads);
         free(s);
         return NULL;
     }
@@ -220,6 +438,7 @@ void ml_server_stop(ml_server *s)
 {
     if (!s) return;
     MHD_stop_daemon(s->d);
+    ml_uploads_free(s->uploads);
     ml_buf_free(&s->page);
     free(s);
 }

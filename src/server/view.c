@@ -4,6 +4,7 @@
  * mode, parses the rank's meta back, and points into the captured columns.
  */
 #include "view.h"
+#include "api_trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,7 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
 ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
 {
     ml_sv_rank *r = ml_calloc(1, sizeof *r);
+    pthread_mutex_init(&r->perf_mu, NULL);
     r->p = p;
     r->origin = ml_report_first_time(p);
     if (r->origin == INT64_MAX) r->origin = 0;
@@ -376,6 +378,7 @@ ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
         ml_sv_rank_free(r);
         return NULL;
     }
+    r->trace = ml_sv_trace_build(p, r->origin);
     return r;
 }
 
@@ -398,11 +401,24 @@ void ml_sv_rank_free(ml_sv_rank *r)
     }
     free(r->dev);
     free(r->strings);
+    ml_sv_trace_free(r->trace);
     if (r->pvs) ml_pvs_free(r->pvs);
     ml_blobs_free(&r->bl);
     ml_buf_free(&r->meta);
+    ml_buf_free(&r->perf);
+    pthread_mutex_destroy(&r->perf_mu);
     if (r->p) ml_profile_free(r->p);
     free(r);
+}
+
+bool ml_sv_perf(ml_sv_rank *r, ml_buf *out)
+{
+    pthread_mutex_lock(&r->perf_mu);
+    if (!r->perf_state) r->perf_state = ml_report_perf_json(r->p, &r->perf) ? 1 : -1;
+    bool ok = r->perf_state > 0;
+    if (ok) ml_buf_put(out, r->perf.p, r->perf.len);
+    pthread_mutex_unlock(&r->perf_mu);
+    return ok;
 }
 
 /* ---- values as JSON ----------------------------------------------------- */

@@ -97,7 +97,15 @@ typedef struct ml_sv_rank {
     size_t nstacks, nstack_frames, nframes;
     const uint32_t *stack_start, *stack_frames, *frame_name, *frame_file;
     const int64_t *frame_line;
+    struct ml_sv_trace *trace;  /* the Trace view's lanes (api_trace.h); NULL without slices */
+    pthread_mutex_t perf_mu;    /* guards perf, perf_state */
+    int perf_state;             /* 0 not made yet, 1 made, -1 the rank has none */
+    ml_buf perf;                /* the perf object (report.h ml_report_perf_json), made when first asked */
 } ml_sv_rank;
+
+/* Appends the rank's perf object (web/DATA.md "Profiler views") to out, made
+ * on the first call and kept; false when the rank has no time side. */
+bool ml_sv_perf(ml_sv_rank *r, ml_buf *out);
 
 /* Builds the view of a loaded profile; takes ownership of p (freed with the view). */
 ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e);

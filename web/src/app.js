@@ -7,11 +7,20 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
+import { TabRouter, parseTabHash } from "./tabs.js";
+import { pvWhy, pvNoPerf } from "./perfview.js";
+import { OverviewView } from "./overview.js";
+import { OperatorsView } from "./operators.js";
+import { KernelsView } from "./kernels.js";
+import { ModulesView } from "./modules.js";
+import { DistributedView } from "./distributed.js";
+import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
 import { SegmentsView } from "./segments.js";
 import { nextSort, mountPager } from "./tablectl.js";
+import { mountUpload } from "./upload.js";
 
 class App {
   constructor(source) {
@@ -33,32 +42,189 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
-    if (this.source.ensureRank) await this.loadRank(0); // served: ranks are imported when first viewed
-    const first = this.meta.ranks.findIndex((r) => r.devices.length);
-    if (first < 0) { this.nothingToShow(); return; }
-    // Open the rank and device with the highest peak: that is the question.
-    let best = [first, 0], bestV = -1;
-    this.meta.ranks.forEach((r, ri) => r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
-    await this.openDevice(best[0], best[1]);
+    this.upload = mountUpload(this); // served pages: drop zone, "Add a run" (upload.js)
+    const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
+    // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
+    let best = [0, 0], bestV = -1;
+    this.meta.ranks.forEach((r, ri) => (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
+    const rank = hash.rank != null && hash.rank < this.meta.ranks.length ? hash.rank : best[0];
+    this.bestDev = new Map([[best[0], best[1]]]);
+    if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
+    this.setupTabs(rank);
+    // The view: the address's; else Overview when the rank has a time side, else Memory.
+    const perf = await this.perfOf(rank);
+    this.tabs.rank = rank;
+    $("sel-rank").value = String(rank);
+    if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
+    else await this.tabs.go(perf ? "overview" : "memory");
     $("loading").remove();
+    if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;
   }
 
-  // An input without memory data: say so, with what its importer noted
-  // (often the reason: e.g. a trace recorded without profile_memory).
-  nothingToShow() {
-    const $ = (id) => document.getElementById(id), m = this.meta;
-    document.querySelector("main.grid").hidden = true;
+  // The perf object of a rank (null: none; the rank's perfWhy says why).
+  // quiet: for another rank than the one shown (not loaded: null).
+  async perfOf(rank, quiet) {
+    const r = this.meta.ranks[rank];
+    if (!r || !this.source.getPerf) return null;
+    if (quiet && r.loaded === false) return null;
+    try { return await this.source.getPerf(rank); }
+    catch (e) { if (!quiet) r.perfWhy = "Cannot read this rank's time data: " + e.message; return null; }
+  }
+
+  // The tabs and the views behind them (tabs.js).
+  setupTabs() {
+    const $ = (id) => document.getElementById(id), st = this.state;
+    const ids = ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed"];
+    const panes = {};
+    for (const id of ids) panes[id] = $("v-" + id);
+    const app = this;
+    const memory = {
+      show: (rank) => this.showMemory(rank),
+      hide: () => { $("lab-dev").hidden = true; },
+      focusSearch: () => { if ($("v-memory").querySelector("main.grid").hidden) return false; $("f-text").focus(); $("f-text").select(); return true; },
+      closeDetail: () => false,    // Esc keeps its meaning there: reset the zoom
+      hashExtra: () => ({ sel: st.selected >= 0 && this.allocs ? String(this.idOf(st.selected)) : null, dev: st.dev || null }),
+      restore: (p) => { this.wantDev = p.dev != null ? +p.dev : null; },
+      select: (sel) => this.selectId(+sel),
+    };
+    // The Trace view is web/src/trace.js (bundled when present): mountTrace(el, source, state) ->
+    // {view, ready, setRank(k), redraw(), destroy()}; this adapts its handle to the tab's methods.
+    const trace = {
+      rank: -1,
+      async show(rank) {
+        const el = $("trace-mount");
+        const perf = await app.perfOf(rank);
+        if (!perf) {
+          if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
+          app.traceHandle = null;
+          pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
+          return;
+        }
+        if (typeof mountTrace !== "function") { pvWhy(el, "Trace", "This build of memlens has no trace view (web/src/trace.js)."); return; } // eslint-disable-line no-undef
+        if (!app.traceHandle) {
+          el.innerHTML = "";
+          app.traceHandle = mountTrace(el, app.source, { rank, app, tabs: app.tabs }) || {}; // eslint-disable-line no-undef
+          this.rank = rank;
+          el.addEventListener("click", () => setTimeout(() => app.tabs.current === "trace" && app.tabs.writeHash(), 250));
+          if (app.traceHandle.ready) await app.traceHandle.ready;
+        } else if (this.rank !== rank && app.traceHandle.setRank) { this.rank = rank; await app.traceHandle.setRank(rank); }
+        else if (app.traceHandle.redraw) app.traceHandle.redraw();    // its canvas was hidden: sizes again
+      },
+      focusSearch() {
+        const i = $("trace-mount").querySelector(".tr-search, input[type=search]");
+        if (!i) return false;
+        i.focus(); i.select();
+        return true;
+      },
+      closeDetail() {
+        const v = app.traceHandle && app.traceHandle.view;
+        if (!v || !v.sel || !v.select) return false;
+        v.select(null);
+        return true;
+      },
+      async select(sel) {
+        const v = app.traceHandle && app.traceHandle.view;
+        if (v && v.select && sel !== "" && sel != null && Number.isFinite(+sel)) await v.select(+sel, true);
+      },
+      hashExtra() {
+        const v = app.traceHandle && app.traceHandle.view;
+        return { sel: v && v.sel && v.sel.id != null ? String(v.sel.id) : null };
+      },
+    };
+    this.views = {
+      overview: new OverviewView(panes.overview, this), operators: new OperatorsView(panes.operators, this),
+      kernels: new KernelsView(panes.kernels, this), trace, memory, modules: new ModulesView(panes.modules, this),
+      distributed: new DistributedView(panes.distributed, this),
+    };
+    this.tabs = new TabRouter($("vtabs"), panes, this.views, {
+      onRank: (k) => this.switchRank(k, true),
+      onChange: (id) => { $("lab-dev").hidden = id !== "memory"; if (id !== "memory") this.rankLine(this.tabs.rank); },
+    });
+    this.tabs.setShown(ids.filter((id) => id !== "distributed" || this.meta.ranks.length > 1 ||
+      this.meta.ranks.some((r) => r.world_size > 1)));
+    this.tabs.bind(window);
+  }
+
+  // The rank switcher: loads the rank (served), then the current view shows it.
+  async switchRank(k, fromHash) {
+    if (this.source.ensureRank) await this.loadRank(k);
+    document.getElementById("sel-rank").value = String(k);
+    if (!fromHash) await this.tabs.setRank(k);
+  }
+
+  // The Memory view for a rank: its device with the highest peak (or the address's), or why there is none.
+  async showMemory(rank) {
+    const $ = (id) => document.getElementById(id);
+    $("lab-dev").hidden = false;
+    const r = this.meta.ranks[rank];
+    if (!r || !(r.devices || []).length) { this.noMemory(rank); return; }
+    $("mem-why").hidden = true;
+    $("v-memory").querySelector("main.grid").hidden = false;
+    $("sel-dev").disabled = false;
+    let dev = this.wantDev != null && this.wantDev < r.devices.length ? this.wantDev : null;
+    this.wantDev = null;
+    if (dev == null && this.memRank === rank) dev = this.state.dev;
+    if (dev == null) {
+      let bv = -1;
+      dev = 0;
+      r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bv) { bv = d.peak.v; dev = di; } });
+    }
+    if (this.memRank !== rank || this.state.dev !== dev) {
+      this.memRank = rank;
+      await this.openDevice(rank, dev);
+    } else {
+      this.metaLine();
+      this.curve.resize(); this.cats.resize();
+      await this.redraw();
+    }
+  }
+
+  // A rank without memory data: say so, how to record it, with what its
+  // importer noted (often the reason: a trace recorded without profile_memory).
+  noMemory(rank) {
+    const $ = (id) => document.getElementById(id), m = this.meta, r = m.ranks[rank] || {};
+    $("v-memory").querySelector("main.grid").hidden = true;
     $("sel-dev").disabled = true;
-    const r = m.ranks[0];
-    $("hdr-meta").innerHTML = r ? `format <b>${escapeHtml(r.format)}</b>` : "";
-    const notes = m.ranks.flatMap((x) => x.notes || []).concat(m.skipped || []);
-    $("notes").innerHTML = "";
-    $("loading").innerHTML = "<b>Nothing to show: no memory data in the input.</b>" +
+    $("sel-dev").innerHTML = "";
+    this.memRank = -1;
+    $("lab-dev").hidden = true;
+    this.rankLine(rank);
+    const notes = (r.notes || []).concat(m.skipped || []);
+    const el = $("mem-why");
+    el.hidden = false;
+    el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" +
+      '<div class="why">Record the memory with <code>torch.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True)</code>: ' +
+      "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>" +
       notes.map((n) => '<div class="why">' + escapeHtml(n) + "</div>").join("");
-    this.perf.startMs = 0;
-    window.__memlens.ready = true;
+  }
+
+  // The header line of a rank, when no device is open.
+  rankLine(rank) {
+    const r = this.meta.ranks[rank];
+    if (!r) return;
+    const parts = [`format <b>${escapeHtml(r.format || "?")}</b>`];
+    if (r.world_size > 0) parts.push(`rank <b>${r.rank}</b> of ${r.world_size}`);
+    const peaks = (r.devices || []).filter((d) => d.peak);
+    if (peaks.length) parts.push(`${peaks.length} device${peaks.length > 1 ? "s" : ""} with memory data`);
+    document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
+    const notes = (r.notes || []).concat(this.meta.skipped || []);
+    document.getElementById("notes").innerHTML = notes.length
+      ? `<details><summary>${notes.length} note${notes.length > 1 ? "s" : ""} about this input</summary>${notes.map((n) => "<div>" + escapeHtml(n) + "</div>").join("")}</details>` : "";
+  }
+
+  // Selects the allocation with a global id (from the address).
+  async selectId(id) {
+    if (!(id >= 0) || !this.allocs) return;
+    let k = this.allocs.localOf ? this.allocs.localOf(id) : id < this.allocs.n ? id : -1;
+    if (k < 0 && this.source.windowed) {
+      const st = this.state;
+      this.allocs = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), id);
+      this.timeline.setData(this.allocs);
+      k = this.allocs.localOf(id);
+    }
+    if (k >= 0) await this.select(k);
   }
 
   // Served pages: imports rank k on the server, showing its progress.
@@ -120,6 +286,7 @@ class App {
     const st = this.state;
     if (this.source.ensureRank) await this.loadRank(rank);
     if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
+    this.memRank = rank;
     st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1; st.liveT = null;
     const r = this.meta.ranks[rank], d = this.dev();
     this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns), r.time);
@@ -294,13 +461,14 @@ class App {
     this.timeline.drawOver();
     this.curve.u && this.curve.u.redraw(false);
     document.querySelectorAll("#table tbody tr").forEach((tr) => tr.classList.toggle("sel", +tr.dataset.i === i));
+    if (this.tabs) this.tabs.writeHash();
     return renderDetail(document.getElementById("detail"), this, i, t);
   }
 
   bind() {
     const $ = (id) => document.getElementById(id), st = this.state;
-    $("sel-rank").addEventListener("change", (e) => this.openDevice(+e.target.value, 0));
-    $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value));
+    $("sel-rank").addEventListener("change", (e) => this.switchRank(+e.target.value));
+    $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value).then(() => this.tabs && this.tabs.writeHash()));
     $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); });
     $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
     if (!this.source.windowed) $("sel-live-by").querySelector('option[value="frame"]').remove(); // needs the server
@@ -388,7 +556,7 @@ class App {
     bindKeys(this);
     mountPager(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.isStatic) { this.staticView.resize(); return; } if (this.segments) this.segments.resize(); this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } if (this.segments) this.segments.resize(); this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }

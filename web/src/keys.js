@@ -10,6 +10,11 @@ export const SHORTCUTS = [
   { keys: ["-"], match: ["-"], what: "zoom out (twice the window)", act: (a, s) => a.setWindow(s.t0 - (s.t1 - s.t0) * 0.5, s.t1 + (s.t1 - s.t0) * 0.5) },
   { keys: ["0", "Esc"], match: ["0", "Escape"], what: "show everything (reset the zoom); Esc also closes this help", act: (a) => a.resetWindow() },
   { keys: ["P"], match: ["p", "P"], what: "zoom to the peak", act: (a) => a.zoomToPeak() },
+  // Handled by the tab router (tabs.js) and the Trace view (trace.js); listed here so the overlay documents every key.
+  { keys: ["1", "…", "7"], match: [], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed", doc: true },
+  { keys: ["Ctrl+F"], match: [], what: "search in the current view", doc: true },
+  { keys: ["W", "S"], match: [], what: "Trace: zoom in / out", doc: true },
+  { keys: ["A", "D"], match: [], what: "Trace: pan left / right", doc: true },
   { keys: ["?"], match: ["?"], what: "show or hide this list of shortcuts", always: true, act: () => toggleHelp() },
 ];
 
@@ -17,16 +22,32 @@ export const SHORTCUTS = [
 export function hasWindow(app) {
   const st = app && app.state, m = app && app.meta;
   if (!st || !m || !app.clock || app.isStatic) return false;
+  if (app.tabs && app.tabs.current && app.tabs.current !== "memory") return false; // another view is shown
+  if (app.tabs && app.tabs.current !== "memory") return false; // the other views have their own keys
   const r = m.ranks && m.ranks[st.rank];
-  return !!(r && r.devices && r.devices[st.dev] && !document.querySelector("main.grid").hidden);
+  return !!(r && r.devices && r.devices[st.dev] && !document.querySelector("#v-memory main.grid, main.grid").hidden);
 }
 
 // The shortcut a key event stands for, or null.
 export function shortcutOf(key) { return SHORTCUTS.find((s) => s.match.includes(key)) || null; }
 
+// The other views' keys (tabs.js, trace.js, segments.js, the tables), listed for the overlay.
+export const OTHER_KEYS = [
+  { keys: ["1", "…", "7"], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed (those the input has)" },
+  { keys: ["Ctrl", "F"], what: "search in the view (where it has a search field)" },
+  { keys: ["W", "S"], what: "Trace: zoom in / out at the pointer" },
+  { keys: ["A", "D"], what: "Trace: pan left / right" },
+  { keys: ["0"], what: "Trace: show the whole trace" },
+  { keys: ["Esc"], what: "close a detail panel, leave a field" },
+  { keys: ["←", "→"], what: "Allocator state history (snapshots), slider focused: the previous / next allocator event (Shift: 100)" },
+  { keys: ["Enter"], what: "tables: go to the page typed in 'go to page'" },
+];
+
 export function helpHtml() {
-  return '<div class="keys-box" role="dialog" aria-label="Keyboard shortcuts"><h2>Keyboard shortcuts</h2><table>' +
-    SHORTCUTS.map((s) => `<tr><td>${s.keys.map((k) => `<kbd>${k}</kbd>`).join(" ")}</td><td>${s.what}</td></tr>`).join("") +
+  const row = (s) => `<tr><td>${s.keys.map((k) => (k === "…" ? k : `<kbd>${k}</kbd>`)).join(" ")}</td><td>${s.what}</td></tr>`;
+  return '<div class="keys-box" role="dialog" aria-label="Keyboard shortcuts"><h2>Keyboard shortcuts</h2>' +
+    '<h3>Memory view</h3><table>' + SHORTCUTS.map(row).join("") + "</table>" +
+    "<h3>Everywhere else</h3><table>" + OTHER_KEYS.map(row).join("") +
     '</table><p class="muted">Mouse: drag on a chart to zoom · double-click to reset · wheel to zoom · shift+wheel to pan · click the curve for what was live then.' +
     " The time shortcuts act on the memory charts; they do nothing where the page has no time axis.</p>" +
     '<p><button id="keys-close">Close</button></p></div>';

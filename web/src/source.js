@@ -13,6 +13,7 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -27,13 +28,27 @@ import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
 import { makeClock, BEFORE_TRACE } from "./format.js";
+import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, httpGetTrace, httpSliceDetail, httpTraceJsonUrl } from "./tracesource.js";
 
 export class EmbeddedSource {
-  // meta: the parsed JSON; blobText(b): the base64 text of blob b.
-  constructor(meta, blobText) {
+  // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
+  // the JSON text of rank k's perf object (<script id="ml-perf-K">), or null.
+  constructor(meta, blobText, perfText = null) {
     this.meta = meta;
     this.blobText = blobText;
+    this.perfText = perfText;
     this.cache = new Map();
+    this.perfs = new Map();
+  }
+
+  // The perf object of a rank (parsed when first asked), or null: the rank's
+  // perfWhy in the meta says why.
+  async getPerf(rank) {
+    if (!this.perfs.has(rank)) {
+      const t = this.perfText ? this.perfText(rank) : null;
+      this.perfs.set(rank, t ? JSON.parse(t) : null);
+    }
+    return this.perfs.get(rank);
   }
 
   // A column, decoded once: columns that share a blob (the category bands'
@@ -217,6 +232,12 @@ export class EmbeddedSource {
     return exportAllocs(a, idx, clock.exact, fmt === "tsv" ? "\t" : ",");
   }
 
+  // The Trace view (tracesource.js): the window's slices and merged runs, one slice's detail,
+  // and the slices as Chrome-trace JSON text (opts.q: a search, counted per merged run).
+  async getTrace(rank, t0, t1, px, opts) { return embeddedGetTrace(this, rank, t0, t1, px, opts); }
+  async getSliceDetail(rank, id) { return embeddedSliceDetail(this, rank, id); }
+  async getTraceJson(rank) { return embeddedTraceJson(this, rank); }
+
   // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
   async getTable(q) {
     const a = await this.getAllocs(q.rank, q.dev);
@@ -246,6 +267,14 @@ export function allocColumns(j, groups, strings) {
   return a;
 }
 
+// A number as the API's parameters write it: digits, '-', a '.' fraction;
+// never String()'s exponent form ("1e-7", which the server refuses).
+function plainNumber(v) {
+  const s = String(v);
+  if (!/e/i.test(s)) return s;
+  return v.toFixed(9).replace(/\.?0+$/, "");
+}
+
 export class HttpSource {
   // base: the API's URL ("/api/"); fetchFn: fetch (a test may pass its own).
   constructor(base = "/api/", fetchFn = (u) => fetch(u)) {
@@ -259,7 +288,7 @@ export class HttpSource {
 
   url(route, params) {
     const q = Object.entries(params || {}).filter(([, v]) => v != null && v !== "")
-      .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(typeof v === "number" ? String(v) : v)).join("&");
+      .map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(typeof v === "number" ? plainNumber(v) : v)).join("&");
     return this.base + route + (q ? "?" + q : "");
   }
 
@@ -277,7 +306,16 @@ export class HttpSource {
       notes: [], devices: [], strings: [], loaded: false, slot: s };
   }
 
+  // One meta object for the page's life (the views share it; ensureRank fills its ranks in
+  // place): a second call answers the same object, not a fresh one with unloaded ranks.
   async getMeta() {
+    if (this.meta) return this.meta;
+    if (this.metaP) return this.metaP;
+    this.metaP = this.fetchMeta();
+    return this.metaP;
+  }
+
+  async fetchMeta() {
     const m = await this.get("meta");
     this.meta = { version: 1, generator: "memlens serve", origin_ns: "0", inputs: m.inputs, skipped: m.skipped,
       ranks: m.ranks.map((s) => this.slotRank(s)) };
@@ -430,6 +468,32 @@ export class HttpSource {
   async getLiveAt(rank, dev, t, by = "op") {
     return this.get("live", { rank, dev, t: Math.round(t), by });
   }
+
+  // /api/perf?rank=K: the perf object (made by the server when first asked), or
+  // null when the rank has none (404; the rank's perfWhy says why).
+  async getPerf(rank) {
+    const r = this.meta.ranks[rank];
+    if (!r || !r.loaded) throw new Error("rank " + rank + " is not loaded");
+    if (r.perf === false) return null;
+    if (!this.perfs) this.perfs = new Map();
+    if (!this.perfs.has(rank)) {
+      this.perfs.set(rank, this.get("perf", { rank }, [200, 404]).then((j) => {
+        if (j._status !== 200) { if (j.error && !r.perfWhy) r.perfWhy = j.error; return null; }
+        delete j._status;
+        return j;
+      }));
+    }
+    return this.perfs.get(rank);
+  }
+
+  async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
+  async getSliceDetail(rank, id) { return httpSliceDetail(this, rank, id); }
+  traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
+  async getTraceJson(rank) {
+    const res = await this.fetch(this.traceJsonUrl(rank));
+    if (res.status !== 200) throw new Error("memlens serve: trace.json: " + res.status);
+    return res.text();
+  }
 }
 
 function clampPx(px) { return Math.max(1, Math.min(20000, Math.round(px))); }
@@ -445,5 +509,8 @@ export function pageSource(doc) {
     const el = doc.getElementById("ml-b" + b);
     if (!el) throw new Error("memlens: missing data block " + b);
     return el.textContent;
+  }, (k) => {
+    const el = doc.getElementById("ml-perf-" + k);
+    return el ? el.textContent : null;
   });
 }

@@ -44,9 +44,15 @@ try {
   if (err) throw new Error(err);
 
   // An input without memory data: the page says so, with the importer's notes, and is ready.
+  // The memory views are the Memory tab (key 5); a trace with a time side opens on Overview.
+  if (await page.evaluate(() => window.__memlens.app.tabs.current !== "memory")) {
+    await page.keyboard.press("5");
+    await page.waitForFunction(() => window.__memlens.app.tabs.current === "memory", null, { timeout: 10000 });
+    await page.waitForTimeout(200);
+  }
   if (await page.evaluate(() => document.querySelector("main.grid").hidden)) {
-    const text = await page.textContent("#loading");
-    ok("an input without memory data says so, with its notes", /Nothing to show/.test(text) && (await page.$$("#loading .why")).length > 0, text);
+    const text = await page.textContent("#mem-why");
+    ok("an input without memory data says so, how to record it, with its notes", /Nothing to show/.test(text) && /profile_memory=True/.test(text) && (await page.$$("#mem-why .why")).length > 1, text);
     await page.screenshot({ path: path.join(shots, `report-${scheme}.png`), fullPage: true });
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
     await browser.close();

@@ -97,3 +97,9 @@ test("allocColumns maps ids to rows", () => {
   assert.equal(a.localOf(9), 1);
   assert.equal(a.ta[1], 1);
 });
+
+test("numbers in URLs: the server's syntax (no exponent, which String(1e-7) would give)", () => {
+  const s = new HttpSource("/api/", async () => ({}));
+  assert.equal(s.url("curve", { t0: 1e-7, t1: -3.5e-8, px: 12, x: 1.25 }), "/api/curve?t0=0.0000001&t1=-0.000000035&px=12&x=1.25");
+  assert.equal(s.url("curve", { t0: 4e18 }), "/api/curve?t0=4000000000000000000");
+});

@@ -1,0 +1,327 @@
+/* distributed.c — computation / communication per step and the collectives
+ * table; see distributed.h.  Interval unions are built once per rank (kernels
+ * sorted by start with a stable merge sort) and each step is a binary search
+ * into them. */
+#include "distributed.h"
+#include "sortperm.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct span {
+    int64_t b, e;
+} span;
+
+typedef VEC(span) spans;
+typedef VEC(ml_dist_step) step_vec;
+typedef VEC(ml_collective) coll_vec;
+
+int ml_dtype_size(const char *d)
+{
+    static const struct {
+        const char *name;
+        int size;
+    } sizes[] = {
+        {"Byte", 1}, {"Char", 1}, {"Bool", 1}, {"QInt8", 1}, {"QUInt8", 1}, {"unsigned char", 1},
+        {"Short", 2}, {"Half", 2}, {"BFloat16", 2}, {"c10::Half", 2}, {"c10::BFloat16", 2},
+        {"Int", 4}, {"Float", 4}, {"ComplexHalf", 4}, {"QInt32", 4}, {"float", 4}, {"int", 4},
+        {"Long", 8}, {"Double", 8}, {"ComplexFloat", 8}, {"long int", 8}, {"double", 8},
+        {"signed char", 1}, {"bool", 1}, {"short", 2}, {"short int", 2}, {"long", 8}, {"c10::complex<float>", 8},
+        {"c10::complex<double>", 16},
+        {"ComplexDouble", 16},
+    };
+    if (!d) return 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        if (!strcmp(d, sizes[i].name)) return sizes[i].size;
+    if (!strncmp(d, "Float8", 6)) return 1;
+    return 0;
+}
+
+/* Sorts intervals by start and merges the overlapping ones. */
+static void merge_spans(spans *s)
+{
+    size_t n = s->len;
+    if (n < 2) return;
+    int64_t *starts = ml_malloc(n * sizeof *starts);
+    for (size_t i = 0; i < n; i++) starts[i] = s->v[i].b;
+    uint32_t *perm = ml_sort_perm_i64(starts, n);
+    free(starts);
+    if (perm) {
+        ml_permute(s->v, sizeof *s->v, perm, n);
+        free(perm);
+    }
+    size_t k = 0;
+    for (size_t i = 1; i < n; i++) {
+        if (s->v[i].b <= s->v[k].e) {
+            if (s->v[i].e > s->v[k].e) s->v[k].e = s->v[i].e;
+        } else s->v[++k] = s->v[i];
+    }
+    s->len = k + 1;
+}
+
+/* |[b, e) ∩ union(s)| for merged s. */
+static int64_t covered(const spans *s, int64_t b, int64_t e)
+{
+    size_t lo = 0, hi = s->len;
+    while (lo < hi) { /* first span ending after b */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].e <= b) lo = mid + 1;
+        else hi = mid;
+    }
+    int64_t sum = 0;
+    for (size_t i = lo; i < s->len && s->v[i].b < e; i++) {
+        int64_t x = s->v[i].b > b ? s->v[i].b : b, y = s->v[i].e < e ? s->v[i].e : e;
+        if (y > x) sum += y - x;
+    }
+    return sum;
+}
+
+/* The intersection of two merged unions. */
+static void intersect(const spans *a, const spans *b, spans *out)
+{
+    size_t i = 0, j = 0;
+    while (i < a->len && j < b->len) {
+        int64_t x = a->v[i].b > b->v[j].b ? a->v[i].b : b->v[j].b;
+        int64_t y = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
+        if (y > x) {
+            span s = {x, y};
+            VEC_PUSH(out, s);
+        }
+        if (a->v[i].e < b->v[j].e) i++;
+        else j++;
+    }
+}
+
+static bool contains_nocase(const char *s, const char *needle) { return strcasestr(s, needle) != NULL; }
+
+static bool is_collective_op(const char *name)
+{
+    return !strncmp(name, "nccl:", 5) || !strncmp(name, "gloo:", 5) || !strncmp(name, "c10d::", 6) ||
+           !strcmp(name, "record_param_comms");
+}
+
+typedef struct coll_acc {  /* one (rank, name) row being built */
+    const char *name;
+    uint64_t calls;
+    int64_t bytes;
+    uint32_t last_op;      /* the op of the last call counted */
+    spans kernels;
+} coll_acc;
+
+static int64_t call_bytes(const ml_profile *p, const ml_comm_args *c)
+{
+    if (!c) return -1;
+    int64_t n = c->in_nelems >= 0 ? c->in_nelems : c->out_nelems;
+    int size = ml_dtype_size(c->dtype ? ml_s(p, c->dtype) : NULL);
+    if (n < 0 || !size || n > INT64_MAX / 16) return -1;
+    return n * size;
+}
+
+/* Bytes of a collective from its op's "Input Dims" and "Input type" (the
+ * plugin's way): each input's element count times its type's size; inputs
+ * of other types (TensorList, Scalar, "") count 0.  -1 if it has neither. */
+static int64_t dims_bytes(const char *dims, const char *types)
+{
+    if (!dims || !types || dims[0] != '[' || types[0] != '[') return -1;
+    const char *d = dims + 1, *t = types + 1;
+    int64_t total = 0;
+    bool any = false;
+    for (;;) {
+        while (*d == ' ' || *d == ',') d++;
+        if (*d != '[') break;
+        d++;
+        int64_t count = 1;
+        while (*d && *d != ']') { /* numbers of one shape */
+            if (*d >= '0' && *d <= '9') {
+                int64_t v = 0;
+                while (*d >= '0' && *d <= '9') v = v < INT64_MAX / 10 ? v * 10 + (*d++ - '0') : (d++, v);
+                count = v && count > INT64_MAX / v ? INT64_MAX : count * v;
+            } else d++;
+        }
+        if (*d == ']') d++;
+        /* the matching type: the next string of the types list */
+        while (*t && *t != '"' && *t != ']') t++;
+        char type[64] = "";
+        if (*t == '"') {
+            const char *e = strchr(t + 1, '"');
+            if (!e) break;
+            size_t n = (size_t)(e - t - 1) < sizeof type - 1 ? (size_t)(e - t - 1) : sizeof type - 1;
+            memcpy(type, t + 1, n);
+            type[n] = 0;
+            t = e + 1;
+        }
+        int size = ml_dtype_size(type);
+        if (size && count <= INT64_MAX / 16) total += count * size, any = true;
+    }
+    return any ? total : -1;
+}
+
+static int by_total_desc(const void *a, const void *b)
+{
+    const ml_collective *x = a, *y = b;
+    if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int by_begin(const void *a, const void *b)
+{
+    const ml_dist_step *x = a, *y = b;
+    return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
+}
+
+/* One rank: its steps and collectives, appended to d.  Returns whether it has
+ * any communication. */
+static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *colls, double *comp_per_step)
+{
+    const ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    size_t n = s->ts.len;
+    spans comp = {0}, comm = {0}, both = {0};
+    VEC(coll_acc) acc = {0};
+    bool any_kernel = false;
+    for (size_t i = 0; i < n && !any_kernel; i++) any_kernel = s->kind.v[i] == ML_SL_KERNEL;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t kind = s->kind.v[i];
+        span sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
+        const char *name = ml_s(p, s->name.v[i]);
+        if (!any_kernel) {
+            if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION) continue;
+            if (is_collective_op(name)) VEC_PUSH(&comm, sp);
+            else if (kind == ML_SL_CPU_OP) VEC_PUSH(&comp, sp);
+            continue;
+        }
+        if (kind != ML_SL_KERNEL) continue;
+        if (!contains_nocase(name, "nccl")) {
+            VEC_PUSH(&comp, sp);
+            continue;
+        }
+        VEC_PUSH(&comm, sp);
+        /* the collective op its launch sits in */
+        const ml_comm_args *cargs = NULL;
+        uint32_t info = s->info.v[i];
+        if (info != ML_NONE32 && info < t->kernel_info.len) {
+            const ml_comm_args *c = &t->kernel_info.v[info].comm;
+            if (c->collective || c->in_nelems >= 0 || c->out_nelems >= 0) cargs = c;
+        }
+        uint32_t op = ML_NONE32, c10d = ML_NONE32;
+        for (uint32_t q = s->launcher.v[i]; q != ML_NONE32; q = s->parent.v[q]) {
+            const char *qn = ml_s(p, s->name.v[q]);
+            if (op == ML_NONE32 && (!strncmp(qn, "nccl:", 5) || !strncmp(qn, "gloo:", 5))) op = q;
+            if (c10d == ML_NONE32 && !strncmp(qn, "c10d::", 6)) c10d = q;
+            uint32_t qi = s->info.v[q];
+            if (!cargs && !strcmp(qn, "record_param_comms") && qi != ML_NONE32 && qi < t->op_info.len)
+                cargs = &t->op_info.v[qi].comm;
+        }
+        if (op == ML_NONE32) op = c10d;
+        const char *cname = op != ML_NONE32 ? ml_s(p, s->name.v[op])
+                          : cargs && cargs->collective ? ml_s(p, cargs->collective) : name;
+        coll_acc *a = NULL;
+        for (size_t k = 0; k < acc.len && !a; k++)
+            if (!strcmp(acc.v[k].name, cname)) a = &acc.v[k];
+        if (!a) {
+            coll_acc z = {cname, 0, -1, ML_NONE32, {0}};
+            VEC_PUSH(&acc, z);
+            a = &acc.v[acc.len - 1];
+        }
+        if (op == ML_NONE32 || op != a->last_op) { /* a new call */
+            a->calls++;
+            a->last_op = op;
+            int64_t b = call_bytes(p, cargs);
+            uint32_t oi = op != ML_NONE32 ? s->info.v[op] : ML_NONE32;
+            if (b < 0 && oi != ML_NONE32 && oi < t->op_info.len)
+                b = dims_bytes(t->op_info.v[oi].input_dims ? ml_s(p, t->op_info.v[oi].input_dims) : NULL,
+                               t->op_info.v[oi].input_types ? ml_s(p, t->op_info.v[oi].input_types) : NULL);
+            if (b >= 0) a->bytes = (a->bytes < 0 ? 0 : a->bytes) + b;
+        }
+        VEC_PUSH(&a->kernels, sp);
+    }
+    merge_spans(&comp);
+    merge_spans(&comm);
+    intersect(&comp, &comm, &both);
+
+    /* steps */
+    size_t first_step = steps->len;
+    for (size_t i = 0; i < n; i++) {
+        if (s->kind.v[i] != ML_SL_PROFILER_STEP) continue;
+        ml_dist_step st = {rank, ml_s(p, s->name.v[i]), s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i]), 0, 0, 0, 0};
+        VEC_PUSH(steps, st);
+    }
+    if (steps->len == first_step) {
+        ml_dist_step st = {rank, "(whole trace)", t->span_begin, t->span_end, 0, 0, 0, 0};
+        VEC_PUSH(steps, st);
+    }
+    if (steps->len > first_step) qsort(steps->v + first_step, steps->len - first_step, sizeof *steps->v, by_begin);
+    int64_t comp_sum = 0;
+    for (size_t k = first_step; k < steps->len; k++) {
+        ml_dist_step *st = &steps->v[k];
+        st->computation_ns = covered(&comp, st->begin_ns, st->end_ns);
+        st->communication_ns = covered(&comm, st->begin_ns, st->end_ns);
+        st->overlap_ns = covered(&both, st->begin_ns, st->end_ns);
+        st->other_ns = (st->end_ns - st->begin_ns) + st->overlap_ns - st->computation_ns - st->communication_ns;
+        comp_sum += st->computation_ns;
+    }
+    *comp_per_step = steps->len > first_step ? (double)comp_sum / (double)(steps->len - first_step) : 0;
+
+    /* collectives */
+    size_t first_coll = colls->len;
+    for (size_t k = 0; k < acc.len; k++) {
+        coll_acc *a = &acc.v[k];
+        merge_spans(&a->kernels);
+        int64_t total = 0;
+        for (size_t j = 0; j < a->kernels.len; j++) total += a->kernels.v[j].e - a->kernels.v[j].b;
+        ml_collective c = {rank, a->name, a->calls, a->bytes, total, a->calls ? total / (int64_t)a->calls : 0};
+        VEC_PUSH(colls, c);
+        VEC_FREE(&a->kernels);
+    }
+    if (colls->len > first_coll)
+        qsort(colls->v + first_coll, colls->len - first_coll, sizeof *colls->v, by_total_desc);
+    bool any_comm = comm.len > 0;
+    VEC_FREE(&acc);
+    VEC_FREE(&comp);
+    VEC_FREE(&comm);
+    VEC_FREE(&both);
+    return any_comm;
+}
+
+ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n)
+{
+    ml_distributed *d = ml_calloc(1, sizeof *d);
+    step_vec steps = {0};
+    coll_vec colls = {0};
+    bool distributed = false, any_trace = false;
+    double most = -1;
+    d->slowest_rank = -1;
+    for (size_t r = 0; r < n; r++) {
+        const ml_profile *p = ranks[r];
+        if (!p->trace) continue;
+        any_trace = true;
+        int rank = p->rank >= 0 ? p->rank : (int)r;
+        if (p->world_size > d->world_size) d->world_size = p->world_size;
+        if (!d->backend && p->trace->backend) d->backend = ml_s(p, p->trace->backend);
+        double comp = 0;
+        if (one_rank(p, rank, &steps, &colls, &comp)) distributed = true;
+        if (comp > most) most = comp, d->slowest_rank = rank;
+    }
+    distributed |= d->world_size > 1;
+    if (!any_trace || !distributed) {
+        VEC_FREE(&steps);
+        VEC_FREE(&colls);
+        free(d);
+        return NULL;
+    }
+    if (d->world_size <= 0) d->world_size = (int)n;
+    d->steps = steps.v;
+    d->n_steps = steps.len;
+    d->collectives = colls.v;
+    d->n_collectives = colls.len;
+    return d;
+}
+
+void ml_distributed_free(ml_distributed *d)
+{
+    if (!d) return;
+    free(d->steps);
+    free(d->collectives);
+    free(d);
+}

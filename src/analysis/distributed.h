@@ -1,0 +1,80 @@
+/*
+ * distributed.h — computation against communication per rank and step, and
+ * the collectives each rank ran (the TensorBoard PyTorch profiler plugin's
+ * Distributed view: overall_parser.py and communication.py).
+ *
+ * Per rank (a profile with a time side):
+ *   steps        its ProfilerStep#N slices, or one "(whole trace)" step over
+ *                the trace's span when it has none
+ *   communication kernels  GPU kernels whose name contains "nccl" (any case:
+ *                ncclKernel_*, ncclDevKernel_*)
+ *   computation  every other kernel; a rank without kernels (CPU only, gloo)
+ *                uses its top-level cpu ops instead, and its communication is
+ *                then its top-level collective ops (below)
+ * and per step, as the plugin computes them (union of intervals, clipped to
+ * the step):
+ *   computation_ns   |step ∩ computation|
+ *   communication_ns |step ∩ communication|
+ *   overlap_ns       |step ∩ computation ∩ communication|
+ *   other_ns         step duration + overlap - computation - communication
+ *
+ * Collectives, one row per (rank, name): each communication kernel belongs to
+ * the collective op its launch sits in (walking up from the runtime call):
+ * the innermost "nccl:*" / "gloo:*" annotation, else a "c10d::*" op, else the
+ * kernel's args "Collective name", else the kernel's own name.
+ *   calls      distinct collective ops (kernels when no op was found)
+ *   bytes      "In msg nelems" (else "Out msg nelems") x the dtype's size,
+ *              from the kernel's args or those of the record_param_comms op
+ *              around the launch; else, as the plugin does, the collective
+ *              op's "Input Dims" x "Input type" sizes; -1 when no call said
+ *   total_ns   the union of the row's kernel intervals
+ *   mean_ns    total_ns / calls
+ * slowest_rank: the straggler, the rank with the most computation per step
+ * (the others wait for it inside their collectives); -1 without steps.
+ *
+ * Strings point into the profiles' string pools, or are static: valid while
+ * the profiles live.
+ */
+#ifndef ML_DISTRIBUTED_H
+#define ML_DISTRIBUTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+typedef struct ml_dist_step {
+    int rank;               /* the profile's rank, or its index in the input when unknown */
+    const char *step;       /* "ProfilerStep#5", "(whole trace)" */
+    int64_t begin_ns, end_ns;
+    int64_t computation_ns, communication_ns, overlap_ns, other_ns;
+} ml_dist_step;
+
+typedef struct ml_collective {
+    int rank;
+    const char *name;       /* "nccl:all_reduce", "c10d::broadcast_", "allreduce" ... */
+    uint64_t calls;
+    int64_t bytes;          /* -1 if unknown */
+    int64_t total_ns, mean_ns;
+} ml_collective;
+
+typedef struct ml_distributed {
+    const char *backend;    /* distributedInfo.backend of the first rank that has one, else NULL */
+    int world_size;         /* from distributedInfo, else the number of ranks given */
+    ml_dist_step *steps;    /* by rank (input order), then time */
+    size_t n_steps;
+    ml_collective *collectives; /* by rank, then total_ns descending */
+    size_t n_collectives;
+    int slowest_rank;
+} ml_distributed;
+
+/* NULL when no rank is part of a distributed run: none has a time side, or
+ * none has world_size > 1 or any communication. */
+ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n);
+void ml_distributed_free(ml_distributed *d);
+
+/* The size in bytes of one element of a record_param_comms "dtype"
+ * ("Float" 4, "BFloat16" 2, "Long" 8 ...; PyTorch's ScalarType names), 0 if unknown. */
+int ml_dtype_size(const char *dtype);
+
+#endif

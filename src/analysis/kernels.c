@@ -1,0 +1,122 @@
+/*
+ * kernels.c — kernel tables by name and by (name, operator).
+ */
+#include "kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sortperm.h"
+
+typedef struct kacc {
+    ml_kernel_row r;
+    double bps, occ;        /* Σ value × duration */
+} kacc;
+
+static void add(kacc *a, int64_t dur, const ml_kernel_info *ki)
+{
+    if (!a->r.calls || dur < a->r.min_ns) a->r.min_ns = dur;
+    if (!a->r.calls || dur > a->r.max_ns) a->r.max_ns = dur;
+    a->r.calls++;
+    a->r.total_ns += dur;
+    if (ki && ki->blocks_per_sm > 0) a->bps += (double)ki->blocks_per_sm * (double)dur;
+    if (ki && ki->occupancy > 0) a->occ += (double)ki->occupancy * (double)dur;
+}
+
+static void finish(kacc *a, bool have_bps, bool have_occ)
+{
+    double d = (double)a->r.total_ns;
+    a->r.blocks_per_sm = !have_bps ? -1 : d > 0 ? a->bps / d : 0;
+    a->r.occupancy = !have_occ ? -1 : d > 0 ? a->occ / d : 0;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+    const ml_kernel_row *a = x, *b = y;
+    if (a->total_ns != b->total_ns) return a->total_ns > b->total_ns ? -1 : 1;
+    if (a->name != b->name) return a->name < b->name ? -1 : 1;
+    return (a->op > b->op) - (a->op < b->op);
+}
+
+void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_table *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n_names = ml_strpool_count(p->strings);
+    out->row_of_name = ml_malloc((out->n_names ? out->n_names : 1) * sizeof *out->row_of_name);
+    for (size_t i = 0; i < out->n_names; i++) out->row_of_name[i] = ML_NONE32;
+    const ml_trace *t = p->trace;
+    if (!t) return;
+    const ml_slices *s = &t->slices;
+    VEC(kacc) by_name = {0};
+    VEC(uint32_t) ks = {0};
+    VEC(int64_t) key = {0};
+    bool have_bps = false, have_occ = false;
+    for (size_t i = 0; i < s->ts.len; i++) {
+        if (s->kind.v[i] != ML_SL_KERNEL) continue;
+        const ml_kernel_info *ki = NULL;
+        uint32_t info = s->info.v[i];
+        if (info != ML_NONE32 && info < t->kernel_info.len) ki = &t->kernel_info.v[info];
+        if (ki && ki->blocks_per_sm > 0) have_bps = true;
+        if (ki && ki->occupancy >= 0) have_occ = true;
+        ml_str nm = s->name.v[i];
+        if (nm >= out->n_names) continue;
+        if (out->row_of_name[nm] == ML_NONE32) {
+            out->row_of_name[nm] = (uint32_t)by_name.len;
+            kacc a = {.r = {.name = nm, .tensor_cores = ml_kernel_uses_tc(ml_s(p, nm))}};
+            VEC_PUSH(&by_name, a);
+        }
+        add(&by_name.v[out->row_of_name[nm]], s->dur.v[i], ki);
+        /* by (name, op): the operator's name, 0 for the roots and the unowned */
+        uint32_t o = tree && tree->owner ? tree->owner[i] : ML_NONE32;
+        ml_str op = o != ML_NONE32 && tree->slice[o] != ML_NONE32 ? s->name.v[tree->slice[o]] : 0;
+        VEC_PUSH(&ks, (uint32_t)i);
+        VEC_PUSH(&key, (int64_t)((uint64_t)nm << 32 | op));
+    }
+    out->kernels = (int64_t)ks.len;
+
+    /* by (name, op): sort by the pair, then one row per run */
+    uint32_t *perm = ml_sort_perm_i64(key.v, key.len);
+    kacc cur = {0};
+    int64_t cur_key = 0;
+    for (size_t j = 0; j < ks.len; j++) {
+        size_t x = perm ? perm[j] : j;
+        uint32_t i = ks.v[x];
+        if (j == 0 || key.v[x] != cur_key) {
+            if (j) {
+                finish(&cur, have_bps, have_occ);
+                VEC_PUSH(&out->by_op, cur.r);
+            }
+            cur_key = key.v[x];
+            memset(&cur, 0, sizeof cur);
+            cur.r.name = s->name.v[i];
+            cur.r.op = (ml_str)(cur_key & 0xffffffff);
+            cur.r.tensor_cores = by_name.v[out->row_of_name[cur.r.name]].r.tensor_cores;
+        }
+        uint32_t info = s->info.v[i];
+        add(&cur, s->dur.v[i], info != ML_NONE32 && info < t->kernel_info.len ? &t->kernel_info.v[info] : NULL);
+    }
+    if (ks.len) {
+        finish(&cur, have_bps, have_occ);
+        VEC_PUSH(&out->by_op, cur.r);
+    }
+    free(perm);
+    VEC_FREE(&ks);
+    VEC_FREE(&key);
+
+    for (size_t j = 0; j < by_name.len; j++) {
+        finish(&by_name.v[j], have_bps, have_occ);
+        VEC_PUSH(&out->by_name, by_name.v[j].r);
+    }
+    VEC_FREE(&by_name);
+    if (out->by_name.len) qsort(out->by_name.v, out->by_name.len, sizeof *out->by_name.v, cmp_row);
+    for (size_t j = 0; j < out->by_name.len; j++) out->row_of_name[out->by_name.v[j].name] = (uint32_t)j;
+    if (out->by_op.len) qsort(out->by_op.v, out->by_op.len, sizeof *out->by_op.v, cmp_row);
+}
+
+void ml_kernels_free(ml_kernel_table *k)
+{
+    VEC_FREE(&k->by_name);
+    VEC_FREE(&k->by_op);
+    free(k->row_of_name);
+    memset(k, 0, sizeof *k);
+}

@@ -1,0 +1,39 @@
+/*
+ * kernels.h — the Kernel view: GPU kernels grouped by name, and by name and
+ * the operator that launched them (optree.h), as the TensorBoard profiler
+ * plugin's kernel tables (kernel_parser.py, op_agg.py).
+ *
+ * Blocks per SM and achieved occupancy are means weighted by each call's
+ * duration, a call that lacks the figure counting as 0 (the plugin's
+ * fillna(0)); they are unknown (< 0) when no kernel of the trace has them.
+ */
+#ifndef ML_KERNELS_H
+#define ML_KERNELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "optree.h"
+#include "profile.h"
+
+typedef struct ml_kernel_row {
+    ml_str name;
+    ml_str op;              /* by_op: the launching operator's name, 0 if none ("N/A") */
+    int64_t calls, total_ns, min_ns, max_ns;
+    double blocks_per_sm, occupancy; /* weighted means, < 0 unknown */
+    bool tensor_cores;      /* the name is on the Tensor Core allowlist */
+} ml_kernel_row;
+
+typedef struct ml_kernel_table {
+    VEC(ml_kernel_row) by_name; /* total time descending */
+    VEC(ml_kernel_row) by_op;   /* total time descending */
+    int64_t kernels;            /* kernel slices */
+    /* string id of a kernel name -> its row in by_name (ML_NONE32 if not a kernel name) */
+    uint32_t *row_of_name;
+    size_t n_names;
+} ml_kernel_table;
+
+void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_table *out);
+void ml_kernels_free(ml_kernel_table *k);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * operators.c — operator tables by name and by (name, input shape).
+ */
+#include "operators.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "steps.h"
+#include "u64map.h"
+
+static int cmp_row(const void *x, const void *y, void *arg)
+{
+    const ml_op_row *a = x, *b = y;
+    bool by_device = *(const bool *)arg; /* device self time first, when there is GPU work */
+    if (by_device && a->device_self_ns != b->device_self_ns) return a->device_self_ns > b->device_self_ns ? -1 : 1;
+    if (a->host_self_ns != b->host_self_ns) return a->host_self_ns > b->host_self_ns ? -1 : 1;
+    if (a->name != b->name) return a->name < b->name ? -1 : 1;
+    return (a->shape > b->shape) - (a->shape < b->shape);
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, uint32_t nd)
+{
+    const ml_trace *t = p->trace;
+    uint32_t si = tree->slice[nd], info = t->slices.info.v[si];
+    const ml_op_info *oi = info != ML_NONE32 && info < t->op_info.len ? &t->op_info.v[info] : NULL;
+    r->calls++;
+    r->host_total_ns += t->slices.dur.v[si];
+    r->host_self_ns += tree->host_self[nd];
+    r->device_self_ns += tree->device_self[nd];
+    r->device_total_ns += tree->device_total[nd];
+    r->tc_self_ns += tree->tc_self[nd];
+    r->tc_total_ns += tree->tc_total[nd];
+    if (tree->flags[nd] & ML_NODE_TC_ELIGIBLE) r->tc_eligible = true;
+    if (!r->stack && oi && oi->call_stack) r->stack = oi->call_stack;
+}
+
+/* Gives each row its kernel rows from the set of (row << 32 | kernel row)
+ * pairs, then sorts the rows. */
+static void attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
+{
+    for (size_t i = 0; i < pairs->cap; i++)
+        if (pairs->used[i]) rows->v[pairs->keys[i] >> 32].n_kernels++;
+    for (size_t r = 0; r < rows->len; r++) {
+        rows->v[r].kernels = ml_malloc((rows->v[r].n_kernels ? rows->v[r].n_kernels : 1) * sizeof(uint32_t));
+        rows->v[r].n_kernels = 0;
+    }
+    for (size_t i = 0; i < pairs->cap; i++) {
+        if (!pairs->used[i]) continue;
+        ml_op_row *r = &rows->v[pairs->keys[i] >> 32];
+        r->kernels[r->n_kernels++] = (uint32_t)(pairs->keys[i] & 0xffffffff);
+    }
+    for (size_t r = 0; r < rows->len; r++)
+        qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
+    if (rows->len) qsort_r(rows->v, rows->len, sizeof *rows->v, cmp_row, &gpu);
+}
+
+void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_trace *t = p->trace;
+    if (!t || !tree->n) return;
+    const ml_slices *s = &t->slices;
+    size_t nstr = ml_strpool_count(p->strings);
+    uint32_t *row_of_name = ml_malloc((nstr ? nstr : 1) * sizeof *row_of_name);
+    for (size_t i = 0; i < nstr; i++) row_of_name[i] = ML_NONE32;
+    ml_u64map shape_rows;
+    ml_u64map_init(&shape_rows);
+    uint32_t *row_name = ml_malloc(tree->n * sizeof *row_name), *row_shape = ml_malloc(tree->n * sizeof *row_shape);
+    for (uint32_t nd = 0; nd < tree->n; nd++) {
+        row_name[nd] = row_shape[nd] = ML_NONE32;
+        if (!(tree->flags[nd] & ML_NODE_OPERATOR) || (tree->flags[nd] & ML_NODE_MERGED)) continue;
+        uint32_t si = tree->slice[nd], info = s->info.v[si];
+        ml_str name = s->name.v[si];
+        ml_str shape = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].input_dims : 0;
+        if (name >= nstr) continue;
+        if (row_of_name[name] == ML_NONE32) {
+            row_of_name[name] = (uint32_t)out->by_name.len;
+            VEC_PUSH(&out->by_name, ((ml_op_row){.name = name}));
+        }
+        bool fresh;
+        uint32_t *r = ml_u64map_put(&shape_rows, (uint64_t)name << 32 | shape, &fresh);
+        if (fresh) {
+            *r = (uint32_t)out->by_shape.len;
+            VEC_PUSH(&out->by_shape, ((ml_op_row){.name = name, .shape = shape}));
+        }
+        row_name[nd] = row_of_name[name];
+        row_shape[nd] = *r;
+        add_call(p, tree, &out->by_name.v[row_name[nd]], nd);
+        add_call(p, tree, &out->by_shape.v[row_shape[nd]], nd);
+    }
+    free(row_of_name);
+    ml_u64map_free(&shape_rows);
+
+    /* Kernels under each operator: walk up from each kernel's owner. */
+    ml_u64map pn, ps;
+    ml_u64map_init(&pn);
+    ml_u64map_init(&ps);
+    bool gpu = false, fresh;
+    for (size_t i = 0; i < s->ts.len; i++) {
+        uint8_t k = s->kind.v[i];
+        if (ml_slice_is_gpu(k)) gpu = true;
+        if (k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
+        uint64_t kr = kt->row_of_name[s->name.v[i]];
+        if (kr == ML_NONE32) continue;
+        for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd]) {
+            if (row_name[nd] == ML_NONE32) continue;
+            ml_u64map_put(&pn, (uint64_t)row_name[nd] << 32 | kr, &fresh);
+            ml_u64map_put(&ps, (uint64_t)row_shape[nd] << 32 | kr, &fresh);
+        }
+    }
+    free(row_name);
+    free(row_shape);
+    attach(&out->by_name, &pn, gpu);
+    attach(&out->by_shape, &ps, gpu);
+    ml_u64map_free(&pn);
+    ml_u64map_free(&ps);
+}
+
+static void free_rows(ml_op_rows *rows)
+{
+    for (size_t i = 0; i < rows->len; i++) free(rows->v[i].kernels);
+    VEC_FREE(rows);
+}
+
+void ml_operators_free(ml_op_table *t)
+{
+    free_rows(&t->by_name);
+    free_rows(&t->by_shape);
+}

@@ -1,0 +1,42 @@
+/*
+ * operators.h — the Operator view: the operators of the trees (optree.h)
+ * grouped by name, and by name and input shape, as the TensorBoard
+ * profiler plugin's operator tables (op_agg.py).
+ *
+ * Per group: calls, host and device self/total times (sums over the calls),
+ * Tensor Core eligibility (any call eligible), the share of self and total
+ * kernel time in Tensor Core kernels, the first call stack recorded
+ * ("Call stack" args, old traces) and the kernels (rows of the kernel table
+ * by name) that its calls and their children launched.
+ */
+#ifndef ML_OPERATORS_H
+#define ML_OPERATORS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernels.h"
+#include "optree.h"
+#include "profile.h"
+
+typedef struct ml_op_row {
+    ml_str name;
+    ml_str shape;           /* by_shape: "Input Dims" text, 0 if none */
+    int64_t calls, host_self_ns, host_total_ns, device_self_ns, device_total_ns, tc_self_ns, tc_total_ns;
+    bool tc_eligible;
+    ml_str stack;           /* "file.py(12): f;..." as recorded, 0 if none */
+    uint32_t *kernels;      /* rows of ml_kernel_table.by_name, ascending */
+    size_t n_kernels;
+} ml_op_row;
+
+typedef VEC(ml_op_row) ml_op_rows;
+
+typedef struct ml_op_table {
+    ml_op_rows by_name, by_shape; /* device self time descending (host self time
+                                     when the trace has no GPU work) */
+} ml_op_table;
+
+void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out);
+void ml_operators_free(ml_op_table *t);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * optree.c — operator trees and their times (see optree.h for the rules).
+ */
+#include "optree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "steps.h"
+
+static const char *const tc_kernel_patterns[] = {
+    "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel",
+    "conv1x1", "conv2d_c1_k1", "direct_group", "xmma_implicit_gemm", "xmma_sparse_conv",
+    "xmma_warp_specialized_implicit_gemm", "xmma_gemm", "xmma_sparse_gemm", "c1688"};
+
+static const char *const tc_ops[] = {
+    "aten::_convolution", "aten::_convolution_nogroup", "aten::conv1d", "aten::conv2d", "aten::conv3d",
+    "aten::conv_tbc", "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+    "aten::convolution", "aten::cudnn_convolution", "aten::cudnn_convolution_transpose", "aten::prelu",
+    "aten::addmm", "aten::addmv", "aten::addr", "aten::matmul", "aten::mm", "aten::mv", "aten::linear",
+    "aten::addbmm", "aten::baddbmm", "aten::bmm", "aten::chain_matmul", "aten::linalg_multi_dot",
+    "aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_gru_cell", "aten::lstm_cell", "aten::gru_cell",
+    "aten::rnn_tanh_cell", "aten::rnn_relu_cell", "CudnnConvolutionBackward", "BmmBackward0",
+    "aten::cudnn_convolution_transpose_backward", "CudnnConvolutionTransposeBackward", "MmBackward",
+    "aten::cudnn_convolution_backward_weight", "aten::addmm_", "AddmvBackward", "MvBackward",
+    "aten::cudnn_convolution_transpose_backward_weight", "aten::cudnn_convolution_transpose_backward_input",
+    "AddmmBackward", "aten::cudnn_convolution_backward_input", "AddbmmBackward", "aten::cudnn_convolution_backward"};
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+bool ml_kernel_uses_tc(const char *name)
+{
+    for (size_t i = 0; i < COUNT(tc_kernel_patterns); i++)
+        if (strstr(name, tc_kernel_patterns[i])) return true;
+    return false;
+}
+
+bool ml_op_tc_eligible(const char *name)
+{
+    for (size_t i = 0; i < COUNT(tc_ops); i++)
+        if (!strcmp(name, tc_ops[i])) return true;
+    return false;
+}
+
+/* The plugin's is_operator_node, for a cpu_op. */
+static bool counts_as_operator(const char *name)
+{
+    return !ml_name_is_dataloader(name) && strncmp(name, "Optimizer.", 10) != 0 &&
+           strcmp(name, "DataParallel.forward") != 0 && strcmp(name, "DistributedDataParallel.forward") != 0;
+}
+
+static bool is_tree_slice(const ml_trace *t, size_t i)
+{
+    uint8_t k = t->slices.kind.v[i];
+    if (k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP) return true;
+    if (k != ML_SL_PYTHON) return false;
+    uint32_t info = t->slices.info.v[i];
+    return info != ML_NONE32 && info < t->op_info.len && t->op_info.v[info].python_module >= 0;
+}
+
+typedef struct ext_node {
+    int64_t ext;
+    uint32_t node;
+} ext_node;
+
+static int cmp_ext(const void *x, const void *y)
+{
+    const ext_node *a = x, *b = y;
+    if (a->ext != b->ext) return a->ext < b->ext ? -1 : 1;
+    return (a->node > b->node) - (a->node < b->node); /* first node wins, as the plugin's pop */
+}
+
+typedef struct builder {
+    VEC(uint32_t) slice, parent, track, first_child, next_sibling, last_child, nchild;
+    VEC(uint8_t) flags;
+} builder;
+
+static uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t track, uint8_t flags)
+{
+    uint32_t id = (uint32_t)b->slice.len;
+    VEC_PUSH(&b->slice, slice);
+    VEC_PUSH(&b->parent, parent);
+    VEC_PUSH(&b->track, track);
+    VEC_PUSH(&b->first_child, ML_NONE32);
+    VEC_PUSH(&b->next_sibling, ML_NONE32);
+    VEC_PUSH(&b->last_child, ML_NONE32);
+    VEC_PUSH(&b->nchild, 0);
+    VEC_PUSH(&b->flags, flags);
+    if (parent != ML_NONE32) {
+        if (b->last_child.v[parent] == ML_NONE32) b->first_child.v[parent] = id;
+        else b->next_sibling.v[b->last_child.v[parent]] = id;
+        b->last_child.v[parent] = id;
+        b->nchild.v[parent]++;
+    }
+    return id;
+}
+
+void ml_optree_build(const ml_profile *p, ml_optree *out)
+{
+    memset(out, 0, sizeof *out);
+    out->main_root = ML_NONE32;
+    const ml_trace *t = p->trace;
+    if (!t) return;
+    const ml_slices *s = &t->slices;
+    size_t n = s->ts.len;
+    out->owner = ml_malloc((n ? n : 1) * sizeof *out->owner);
+    for (size_t i = 0; i < n; i++) out->owner[i] = ML_NONE32;
+    builder b = {0};
+    uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
+    VEC(uint32_t) stack = {0};
+    VEC(int64_t) stack_end = {0};
+    /* per name id: 1 known, 2 counts as an operator, 4 Tensor Core eligible */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
+
+    /* Nest each thread's tree slices by containment. */
+    for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
+        root_of[tr] = ML_NONE32;
+        size_t first, cnt;
+        ml_track_slices(t, tr, &first, &cnt);
+        stack.len = stack_end.len = 0;
+        for (size_t i = first; i < first + cnt; i++) {
+            if (!is_tree_slice(t, i)) continue;
+            if (root_of[tr] == ML_NONE32) {
+                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, tr, ML_NODE_ROOT);
+                VEC_PUSH(&stack, root_of[tr]);
+                VEC_PUSH(&stack_end, INT64_MAX);
+            }
+            int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
+            while (stack.len) {
+                if (sb < stack_end.v[stack.len - 1]) {
+                    if (se <= stack_end.v[stack.len - 1]) {
+                        uint8_t fl = 0, c = 0;
+                        ml_str nm = s->name.v[i];
+                        if (nm < nstr && cls[nm]) c = cls[nm];
+                        else {
+                            const char *name = ml_s(p, nm);
+                            c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
+                            if (nm < nstr) cls[nm] = c;
+                        }
+                        if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
+                        if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
+                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl);
+                        out->owner[i] = id;
+                        VEC_PUSH(&stack, id);
+                        VEC_PUSH(&stack_end, se);
+                        if (out->main_root == ML_NONE32 && s->kind.v[i] == ML_SL_PROFILER_STEP)
+                            out->main_root = root_of[tr];
+                    }
+                    break; /* overlaps its would-be parent: left out, as the plugin does */
+                }
+                stack.len--, stack_end.len--;
+            }
+        }
+    }
+    VEC_FREE(&stack);
+    VEC_FREE(&stack_end);
+    free(cls);
+    size_t nn = b.slice.len;
+
+    /* Merge a cpu_op with its only child of the same name (top down). */
+    uint32_t *rt_from = ml_malloc((nn ? nn : 1) * sizeof *rt_from);
+    for (uint32_t i = 0; i < nn; i++) rt_from[i] = i;
+    for (uint32_t i = 0; i < nn; i++) {
+        if (b.flags.v[i] & (ML_NODE_MERGED | ML_NODE_ROOT)) continue;
+        uint32_t si = b.slice.v[i];
+        if (s->kind.v[si] != ML_SL_CPU_OP) continue;
+        while (b.nchild.v[i] == 1) {
+            uint32_t c = b.first_child.v[i], sc = b.slice.v[c];
+            if (s->kind.v[sc] != ML_SL_CPU_OP || s->name.v[sc] != s->name.v[si]) break;
+            b.flags.v[c] |= ML_NODE_MERGED;
+            b.first_child.v[i] = b.first_child.v[c];
+            b.last_child.v[i] = b.last_child.v[c];
+            b.nchild.v[i] = b.nchild.v[c];
+            for (uint32_t g = b.first_child.v[c]; g != ML_NONE32; g = b.next_sibling.v[g]) b.parent.v[g] = i;
+            rt_from[i] = rt_from[c];
+        }
+    }
+    /* Whose runtime calls each node ends up with: a merged child's go to the
+     * node that absorbed it; the absorbing node's own are dropped (the plugin
+     * replaces its list with the child's). */
+    uint32_t *rt_to = ml_malloc((nn ? nn : 1) * sizeof *rt_to);
+    for (uint32_t i = 0; i < nn; i++) rt_to[i] = (b.flags.v[i] & ML_NODE_MERGED) ? ML_NONE32 : i;
+    for (uint32_t i = 0; i < nn; i++) {
+        if (b.flags.v[i] & ML_NODE_MERGED || rt_from[i] == i) continue;
+        rt_to[i] = ML_NONE32;
+        rt_to[rt_from[i]] = i;
+    }
+    free(rt_from);
+
+    out->n = nn;
+    out->host_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    out->device_total = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    out->tc_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    out->tc_total = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    for (uint32_t i = 0; i < nn; i++)
+        if (b.slice.v[i] != ML_NONE32) out->host_self[i] = s->dur.v[b.slice.v[i]];
+
+    /* Runtime calls to their nodes; External id -> node when needed. */
+    VEC(ext_node) ext = {0};
+    bool ext_built = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!ml_slice_is_runtime(s->kind.v[i])) continue;
+        int64_t x = s->ext_id.v[i];
+        uint32_t node = ML_NONE32;
+        for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
+            if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
+                node = out->owner[q];
+                break;
+            }
+        if (node == ML_NONE32 && x > 0) {
+            if (!ext_built) { /* only calls outside every operator need it */
+                for (uint32_t j = 0; j < nn; j++) {
+                    uint32_t sj = b.slice.v[j];
+                    if (sj != ML_NONE32 && s->ext_id.v[sj] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[sj], j}));
+                }
+                if (ext.len) qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
+                ext_built = true;
+            }
+            size_t lo = 0, hi = ext.len;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (ext.v[mid].ext < x) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < ext.len && ext.v[lo].ext == x) node = ext.v[lo].node;
+        } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
+        if (node != ML_NONE32) node = rt_to[node];
+        out->owner[i] = node;
+        if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
+    }
+    VEC_FREE(&ext);
+    free(rt_to);
+    free(root_of);
+
+    /* GPU work to the node of its launch; kernels with none to the main root. */
+    uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t k = s->kind.v[i];
+        if (!ml_slice_is_gpu(k)) continue;
+        uint32_t l = s->launcher.v[i], node = ML_NONE32;
+        if (l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l])) node = out->owner[l];
+        else if (k == ML_SL_KERNEL) node = out->main_root;
+        out->owner[i] = node;
+        if (node == ML_NONE32) continue;
+        out->device_self[node] += s->dur.v[i];
+        if (k == ML_SL_KERNEL) {
+            ml_str nm = s->name.v[i];
+            if (nm < nstr && !tc_name[nm]) tc_name[nm] = ml_kernel_uses_tc(ml_s(p, nm)) ? 2 : 1;
+            if (nm < nstr && tc_name[nm] == 2) out->tc_self[node] += s->dur.v[i];
+        }
+    }
+    free(tc_name);
+
+    /* Bottom up (children come after their parents). */
+    for (uint32_t i = 0; i < nn; i++) out->device_total[i] = out->device_self[i], out->tc_total[i] = out->tc_self[i];
+    for (uint32_t i = (uint32_t)nn; i-- > 0;) {
+        if (b.flags.v[i] & ML_NODE_MERGED) continue;
+        uint32_t si = b.slice.v[i];
+        bool cpu_op = si != ML_NONE32 && s->kind.v[si] == ML_SL_CPU_OP;
+        if (cpu_op && out->tc_self[i] > 0) b.flags.v[i] |= ML_NODE_TC_ELIGIBLE;
+        uint32_t par = b.parent.v[i];
+        if (par == ML_NONE32) continue;
+        out->device_total[par] += out->device_total[i];
+        out->tc_total[par] += out->tc_total[i];
+        out->host_self[par] -= s->dur.v[si];
+        uint32_t sp = b.slice.v[par];
+        if ((b.flags.v[i] & ML_NODE_TC_ELIGIBLE) && sp != ML_NONE32 && s->kind.v[sp] == ML_SL_CPU_OP)
+            b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
+    }
+
+    out->slice = b.slice.v;
+    out->parent = b.parent.v;
+    out->track = b.track.v;
+    out->flags = b.flags.v;
+    VEC_FREE(&b.first_child);
+    VEC_FREE(&b.next_sibling);
+    VEC_FREE(&b.last_child);
+    VEC_FREE(&b.nchild);
+}
+
+void ml_optree_free(ml_optree *t)
+{
+    free(t->slice);
+    free(t->parent);
+    free(t->track);
+    free(t->flags);
+    free(t->host_self);
+    free(t->device_self);
+    free(t->device_total);
+    free(t->tc_self);
+    free(t->tc_total);
+    free(t->owner);
+    memset(t, 0, sizeof *t);
+}

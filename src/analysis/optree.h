@@ -1,0 +1,64 @@
+/*
+ * optree.h — the operator tree of each host thread, as the TensorBoard
+ * profiler plugin builds it (op_tree.py, node.py), with the host and device
+ * time of every node.
+ *
+ * Nodes are the cpu_op, user_annotation and ProfilerStep# slices and the
+ * nn.Module python_function slices of a thread, nested by containment (a
+ * slice that overlaps its would-be parent without fitting in it is left
+ * out, as the plugin does).  Each thread has a root.  A cpu_op whose only
+ * child is a cpu_op of the same name is merged with it (torch.autograd's
+ * _remove_dup_nodes): it takes the child's children and runtime calls.
+ *
+ * Runtime calls belong to the node with the same External id; those with
+ * External id 0 to their thread's root; those without one to the innermost
+ * node enclosing them (memlens' rule: such traces have no better link).
+ * GPU work belongs to the node of the runtime call that launched it
+ * (correlation id); kernels with no launching call to the root of the
+ * thread that has the ProfilerStep#s.
+ *
+ *   host total   the node's duration
+ *   host self    minus its children's durations and its runtime calls'
+ *   device self  the GPU work (kernels, memcpy, memset) its runtime calls launched
+ *   device total the same with all its descendants'
+ *   tc           the same for kernels that use Tensor Cores (name allowlist)
+ *   tc_eligible  an operator the plugin's allowlist names, or a cpu_op with
+ *                an eligible child or a Tensor Core kernel of its own
+ */
+#ifndef ML_OPTREE_H
+#define ML_OPTREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+enum {
+    ML_NODE_ROOT = 1,       /* a thread's root (no slice) */
+    ML_NODE_OPERATOR = 2,   /* counts in the Operator view (plugin's is_operator_node) */
+    ML_NODE_TC_ELIGIBLE = 4,
+    ML_NODE_MERGED = 8,     /* merged into its same-named parent: not a node any more */
+};
+
+typedef struct ml_optree {
+    size_t n;               /* nodes, parents before their children */
+    uint32_t *slice;        /* node -> slice; ML_NONE32 for roots */
+    uint32_t *parent;       /* node -> parent node; ML_NONE32 for roots */
+    uint32_t *track;        /* node -> track */
+    uint8_t *flags;         /* ML_NODE_* */
+    int64_t *host_self, *device_self, *device_total, *tc_self, *tc_total;
+    /* slice -> node: a tree slice's own node, a runtime call's or GPU work's
+     * owning node; ML_NONE32 where none (and for other slices). */
+    uint32_t *owner;
+    uint32_t main_root;     /* root of the thread with ProfilerStep#s, ML_NONE32 */
+} ml_optree;
+
+void ml_optree_build(const ml_profile *p, ml_optree *out);
+void ml_optree_free(ml_optree *t);
+
+/* The Tensor Core allowlists of the plugin (tensor_core.py): kernels whose
+ * name contains one of its patterns, operators it names exactly. */
+bool ml_kernel_uses_tc(const char *name);
+bool ml_op_tc_eligible(const char *name);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * perfdata.h — every time-side analysis of one rank, computed together for
+ * `memlens perf`, the report and the server: steps and their breakdown
+ * (steps.h), GPU metrics (gpumetrics.h), operator trees (optree.h), the
+ * operator and kernel tables (operators.h, kernels.h) and recommendations
+ * (recommend.h).  output/perf.h writes it as text or as the perf object of
+ * web/DATA.md.
+ */
+#ifndef ML_PERFDATA_H
+#define ML_PERFDATA_H
+
+#include <stdbool.h>
+
+#include "gpumetrics.h"
+#include "kernels.h"
+#include "operators.h"
+#include "optree.h"
+#include "profile.h"
+#include "recommend.h"
+#include "steps.h"
+
+typedef struct ml_perf {
+    ml_steps steps;
+    ml_gpu_metrics_list gpus;
+    ml_optree tree;
+    ml_kernel_table kernels;
+    ml_op_table ops;
+    ml_recs recs;
+} ml_perf;
+
+/* Why the profile has no time side (a snapshot, a memory timeline, an Ascend
+ * run without trace_view.json, a trace with no slices), or NULL if it has one. */
+const char *ml_perf_unavailable(const ml_profile *p);
+
+/* Computes everything; false (and *out empty) when ml_perf_unavailable(p). */
+bool ml_perf_compute(const ml_profile *p, ml_perf *out);
+void ml_perf_free(ml_perf *perf);
+
+#endif

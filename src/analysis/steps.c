@@ -1,0 +1,266 @@
+/*
+ * steps.c — steps and their time breakdown (see steps.h for the rules).
+ */
+#include "steps.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sortperm.h"
+
+static const char *const role_labels[ML_ROLE__COUNT] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
+                                                        "Runtime", "DataLoader", "CPU Exec", "Other"};
+
+const char *ml_role_label(ml_role r) { return r < ML_ROLE__COUNT ? role_labels[r] : "?"; }
+
+static bool starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+
+bool ml_name_is_dataloader(const char *name)
+{
+    if (starts_with(name, "enumerate(DataPipe)#")) return true;
+    size_t n = strlen(name);
+    return starts_with(name, "enumerate(DataLoader)#") && n >= 9 && !strcmp(name + n - 9, ".__next__");
+}
+
+bool ml_name_is_comm_op(const char *name) { return starts_with(name, "nccl:") || starts_with(name, "gloo:"); }
+
+bool ml_name_is_comm_kernel(const char *name) { return strncasecmp(name, "nccl", 4) == 0; }
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static uint8_t name_class(const ml_profile *p, uint8_t *cls, size_t nstr, ml_str id)
+{
+    if (id < nstr && cls[id]) return cls[id];
+    const char *name = ml_s(p, id);
+    uint8_t c = 1 | (ml_name_is_dataloader(name) ? 2 : 0) | (ml_name_is_comm_op(name) ? 4 : 0) |
+                (ml_name_is_comm_kernel(name) ? 8 : 0);
+    if (id < nstr) cls[id] = c;
+    return c;
+}
+
+typedef struct rt_dev {      /* the GPU work one runtime call launched */
+    int64_t min, max;
+    uint32_t n;
+    bool inside;             /* the call lies inside a step */
+} rt_dev;
+
+void ml_steps_compute(const ml_profile *p, ml_steps *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_trace *t = p->trace;
+    if (!t || !t->slices.ts.len) return;
+    const ml_slices *s = &t->slices;
+    size_t n = s->ts.len;
+
+    /* Ext ids of collective ops: their kernels are communication. */
+    VEC(int64_t) comm_ext = {0};
+    for (size_t i = 0; i < n; i++) {
+        uint8_t k = s->kind.v[i];
+        if ((k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION) && s->ext_id.v[i] > 0 &&
+            ml_name_is_comm_op(ml_s(p, s->name.v[i])))
+            VEC_PUSH(&comm_ext, s->ext_id.v[i]);
+    }
+    if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
+
+    /* per name id: 1 known, 2 DataLoader, 4 collective, 8 communication kernel */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
+    VEC(int64_t) step_ts = {0};
+    VEC(uint32_t) step_slice = {0};
+    VEC(uint32_t) rts = {0};
+    int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t k = s->kind.v[i];
+        int64_t b = s->ts.v[i], e = b + s->dur.v[i];
+        ml_role role = ML_ROLE__COUNT;
+        switch (k) {
+        case ML_SL_KERNEL: {
+            int64_t x = s->ext_id.v[i];
+            bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
+                        (name_class(p, cls, nstr, s->name.v[i]) & 8);
+            role = comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL;
+            break;
+        }
+        case ML_SL_MEMCPY: role = ML_ROLE_MEMCPY; break;
+        case ML_SL_MEMSET: role = ML_ROLE_MEMSET; break;
+        case ML_SL_RUNTIME:
+        case ML_SL_DRIVER:
+            role = ML_ROLE_RUNTIME;
+            VEC_PUSH(&rts, (uint32_t)i);
+            break;
+        case ML_SL_CPU_OP:
+        case ML_SL_USER_ANNOTATION: {
+            uint8_t c = name_class(p, cls, nstr, s->name.v[i]);
+            role = (c & 2) ? ML_ROLE_DATALOADER : (c & 4) ? ML_ROLE_COMMUNICATION : ML_ROLE_CPU_EXEC;
+            break;
+        }
+        case ML_SL_PROFILER_STEP:
+            VEC_PUSH(&step_ts, b);
+            VEC_PUSH(&step_slice, (uint32_t)i);
+            break;
+        default: break;
+        }
+        if (role < ML_ROLE__COUNT) ml_ranges_add(&out->busy[role], b, e);
+        if (k == ML_SL_CPU_OP || k == ML_SL_PROFILER_STEP) {
+            if (b < cpu_min) cpu_min = b;
+            if (e > cpu_max) cpu_max = e;
+        }
+    }
+    VEC_FREE(&comm_ext);
+    free(cls);
+
+    /* Host-side steps, in time order. */
+    uint32_t *perm = ml_sort_perm_i64(step_ts.v, step_ts.len);
+    for (size_t j = 0; j < step_slice.len; j++) {
+        uint32_t i = step_slice.v[perm ? perm[j] : j];
+        ml_step st = {.name = s->name.v[i], .begin = s->ts.v[i], .end = s->ts.v[i] + s->dur.v[i]};
+        VEC_PUSH(&out->steps, st);
+    }
+    free(perm);
+    VEC_FREE(&step_ts);
+    VEC_FREE(&step_slice);
+    if (!out->steps.len) {
+        out->whole_trace = true;
+        ml_step st = {0};
+        if (cpu_min <= cpu_max) st.begin = cpu_min, st.end = cpu_max;
+        else st.begin = t->span_begin, st.end = t->span_end;
+        VEC_PUSH(&out->steps, st);
+    }
+    size_t ns = out->steps.len;
+    ml_step *steps = out->steps.v;
+
+    /* Runtime calls in time order, with the span of the GPU work each launched. */
+    int64_t *rt_ts = ml_malloc((rts.len ? rts.len : 1) * sizeof *rt_ts);
+    for (size_t j = 0; j < rts.len; j++) rt_ts[j] = s->ts.v[rts.v[j]];
+    perm = ml_sort_perm_i64(rt_ts, rts.len);
+    free(rt_ts);
+    if (perm) ml_permute(rts.v, sizeof *rts.v, perm, rts.len);
+    free(perm);
+    uint32_t *rank = ml_malloc(n * sizeof *rank); /* slice -> its place in rts */
+    for (size_t j = 0; j < rts.len; j++) rank[rts.v[j]] = (uint32_t)j;
+    rt_dev *dev = ml_calloc(rts.len ? rts.len : 1, sizeof *dev);
+    for (size_t j = 0; j < rts.len; j++) dev[j].min = INT64_MAX, dev[j].max = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t l = s->launcher.v[i];
+        if (!ml_slice_is_gpu(s->kind.v[i]) || l == ML_NONE32 || l >= n || !ml_slice_is_runtime(s->kind.v[l])) continue;
+        rt_dev *d = &dev[rank[l]];
+        int64_t b = s->ts.v[i], e = b + s->dur.v[i];
+        if (b < d->min) d->min = b;
+        if (e > d->max) d->max = e;
+        d->n++;
+    }
+
+    /* The plugin's two-way merge: runtime calls wholly inside a step lend
+     * the step the span of their GPU work. */
+    int64_t(*sdev)[2] = ml_malloc(ns * sizeof *sdev);
+    uint32_t *matched = ml_calloc(ns, sizeof *matched);
+    size_t is = 0, ir = 0, any_matched = 0;
+    int64_t dmin = INT64_MAX, dmax = INT64_MIN;
+    while (is < ns && ir < rts.len) {
+        uint32_t r = rts.v[ir];
+        int64_t rb = s->ts.v[r], re = rb + s->dur.v[r];
+        if (rb < steps[is].begin) ir++;
+        else if (re <= steps[is].end) {
+            rt_dev *d = &dev[ir];
+            if (d->n) {
+                if (d->min < dmin) dmin = d->min;
+                if (d->max > dmax) dmax = d->max;
+                matched[is] += d->n;
+                any_matched += d->n;
+                d->inside = true;
+            }
+            ir++;
+        } else if (rb < steps[is].end) ir++;
+        else {
+            sdev[is][0] = dmin, sdev[is][1] = dmax;
+            is++;
+            dmin = INT64_MAX, dmax = INT64_MIN;
+        }
+    }
+    for (; is < ns; is++) {
+        sdev[is][0] = dmin, sdev[is][1] = dmax;
+        dmin = INT64_MAX, dmax = INT64_MIN;
+    }
+    if (any_matched) {
+        int64_t prev_end = steps[0].begin;
+        if (sdev[0][0] != INT64_MAX) {
+            /* GPU work launched outside every step that ends before step 0's
+             * first kernel still delays step 0's start. */
+            for (size_t i = 0; i < n; i++) {
+                if (!ml_slice_is_gpu(s->kind.v[i])) continue;
+                uint32_t l = s->launcher.v[i];
+                if (l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l]) && dev[rank[l]].inside) continue;
+                int64_t e = s->ts.v[i] + s->dur.v[i];
+                if (e < sdev[0][0] && e > prev_end) prev_end = e;
+            }
+        }
+        for (size_t k = 0; k < ns; k++) {
+            int64_t b = prev_end > steps[k].begin ? prev_end : steps[k].begin;
+            int64_t e = steps[k].end;
+            if (sdev[k][0] == INT64_MAX) {
+                if (e < b) e = b;
+            } else {
+                if (sdev[k][1] > e) e = sdev[k][1];
+                if (e < b) e = b;
+            }
+            steps[k].begin = b, steps[k].end = e;
+            prev_end = e;
+        }
+        if (ns > 1) { /* drop trailing steps the profiler cut short */
+            size_t keep = ns;
+            ptrdiff_t k = (ptrdiff_t)ns - 1;
+            while (k >= 0 && !matched[k]) k--;
+            if (k >= 0) {
+                keep = (size_t)k + 1;
+                if (k > 0 && matched[k - 1] * 0.8 > matched[k]) keep = (size_t)k;
+            }
+            out->steps.len = ns = keep;
+        }
+    }
+    free(sdev);
+    free(matched);
+    free(dev);
+    free(rank);
+    VEC_FREE(&rts);
+
+    /* Charge each instant of the steps to the first busy role. */
+    for (int r = 0; r < ML_ROLE_OTHER; r++) ml_ranges_merge(&out->busy[r]);
+    ml_ranges slots = {0}, cost = {0}, rest = {0};
+    for (size_t k = 0; k < ns; k++) ml_ranges_push(&slots, steps[k].begin, steps[k].end);
+    ml_ranges_merge(&slots);
+    for (int r = 0; r <= ML_ROLE_OTHER; r++) {
+        if (r < ML_ROLE_OTHER) {
+            ml_ranges_intersect(&out->busy[r], &slots, &cost);
+            ml_ranges_subtract(&slots, &cost, &rest);
+            ml_ranges tmp = slots;
+            slots = rest;
+            rest = tmp;
+        }
+        const ml_ranges *c = r < ML_ROLE_OTHER ? &cost : &slots;
+        for (size_t k = 0; k < ns; k++) steps[k].cost[r] = ml_ranges_sum_within(c, steps[k].begin, steps[k].end);
+    }
+    VEC_FREE(&slots);
+    VEC_FREE(&cost);
+    VEC_FREE(&rest);
+
+    if (ns) {
+        out->begin = steps[0].begin, out->end = steps[ns - 1].end;
+        for (size_t k = 0; k < ns; k++) {
+            for (int r = 0; r < ML_ROLE__COUNT; r++) out->avg[r] += (double)steps[k].cost[r];
+            out->avg_total += (double)(steps[k].end - steps[k].begin);
+        }
+        for (int r = 0; r < ML_ROLE__COUNT; r++) out->avg[r] /= (double)ns;
+        out->avg_total /= (double)ns;
+    }
+}
+
+void ml_steps_free(ml_steps *s)
+{
+    VEC_FREE(&s->steps);
+    for (int r = 0; r < ML_ROLE__COUNT; r++) VEC_FREE(&s->busy[r]);
+}

@@ -1,0 +1,643 @@
+/* trace.c — the time-side event store; see trace.h.
+ *
+ * Pushing only appends to columns.  ml_trace_finish() does the work once:
+ * a counting sort of the slices by track (stable, O(n)) followed by a natural
+ * merge sort of each track's (ts, -dur) keys, which are nearly sorted in real
+ * traces, so a 2M-slice trace sorts in a few passes without a comparator
+ * callback; then one stack walk per track for parent/depth, a hash of
+ * correlation ids for launchers, and a binary search per flow endpoint. */
+#include "trace.h"
+#include "profile.h"
+#include "sortperm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct flow_point {
+    int64_t id, ts;
+    ml_str cat;
+    uint32_t track;
+    char ph;
+    bool enclosing;
+} flow_point;
+
+typedef struct meta_row { /* an M event, applied to the tracks at the end */
+    ml_str pid, tid, name;
+    int64_t sort;
+    uint8_t what;           /* ml_trace_meta_kind */
+} meta_row;
+
+typedef struct ml_trace_index {
+    /* (pid, tid) string ids -> track + 1 (open addressing) */
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t mask;
+    VEC(flow_point) points;
+    VEC(meta_row) meta;
+    uint32_t *track_first;  /* after finish: tracks.len + 1 offsets into the slices */
+    bool has_span;
+    int64_t span_begin, span_end; /* given by the importer (before the base) */
+    bool finished;
+} ml_trace_index;
+
+ml_trace *ml_trace_new(void)
+{
+    ml_trace *t = ml_calloc(1, sizeof *t);
+    t->index = ml_calloc(1, sizeof *t->index);
+    return t;
+}
+
+static void free_slices(ml_slices *s)
+{
+    VEC_FREE(&s->ts); VEC_FREE(&s->dur); VEC_FREE(&s->name); VEC_FREE(&s->track); VEC_FREE(&s->kind);
+    VEC_FREE(&s->corr); VEC_FREE(&s->ext_id); VEC_FREE(&s->info); VEC_FREE(&s->parent); VEC_FREE(&s->depth);
+    VEC_FREE(&s->launcher);
+}
+
+void ml_trace_free(ml_trace *t)
+{
+    if (!t) return;
+    VEC_FREE(&t->tracks);
+    free_slices(&t->slices);
+    VEC_FREE(&t->op_info);
+    VEC_FREE(&t->kernel_info);
+    VEC_FREE(&t->flows);
+    VEC_FREE(&t->counters.ts); VEC_FREE(&t->counters.value); VEC_FREE(&t->counters.name);
+    VEC_FREE(&t->counters.key); VEC_FREE(&t->counters.track);
+    VEC_FREE(&t->instants.ts); VEC_FREE(&t->instants.name); VEC_FREE(&t->instants.track);
+    if (t->index) {
+        free(t->index->keys);
+        free(t->index->vals);
+        VEC_FREE(&t->index->points);
+        VEC_FREE(&t->index->meta);
+        free(t->index->track_first);
+        free(t->index);
+    }
+    free(t);
+}
+
+/* ---- tracks ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void track_map_put(ml_trace_index *ix, uint64_t key, uint32_t val)
+{
+    size_t j = mix64(key) & ix->mask;
+    while (ix->vals[j]) j = (j + 1) & ix->mask;
+    ix->keys[j] = key;
+    ix->vals[j] = val + 1;
+}
+
+uint32_t ml_track_find(const ml_trace *t, ml_str pid, ml_str tid)
+{
+    const ml_trace_index *ix = t->index;
+    if (!ix->vals) return ML_NONE32;
+    uint64_t key = (uint64_t)pid << 32 | tid;
+    for (size_t j = mix64(key) & ix->mask; ix->vals[j]; j = (j + 1) & ix->mask)
+        if (ix->keys[j] == key) return ix->vals[j] - 1;
+    return ML_NONE32;
+}
+
+uint32_t ml_track_get_ids(ml_trace *t, ml_str pid, ml_str tid)
+{
+    uint32_t found = ml_track_find(t, pid, tid);
+    if (found != ML_NONE32) return found;
+    ml_trace_index *ix = t->index;
+    if (!ix->vals || (t->tracks.len + 1) * 2 > ix->mask) {
+        size_t n = ix->vals ? (ix->mask + 1) * 2 : 64;
+        uint64_t *ok = ix->keys;
+        uint32_t *ov = ix->vals;
+        size_t omask = ix->mask;
+        ix->keys = ml_calloc(n, sizeof *ix->keys);
+        ix->vals = ml_calloc(n, sizeof *ix->vals);
+        ix->mask = n - 1;
+        if (ov)
+            for (size_t i = 0; i <= omask; i++)
+                if (ov[i]) track_map_put(ix, ok[i], ov[i] - 1);
+        free(ok);
+        free(ov);
+    }
+    ml_track tr;
+    memset(&tr, 0, sizeof tr);
+    tr.pid = pid;
+    tr.tid = tid;
+    tr.process_sort = tr.thread_sort = INT64_MAX;
+    tr.device = -1;
+    tr.stream = -1;
+    tr.kind = ML_TRACK_THREAD;
+    VEC_PUSH(&t->tracks, tr);
+    uint32_t id = (uint32_t)t->tracks.len - 1;
+    track_map_put(ix, (uint64_t)pid << 32 | tid, id);
+    return id;
+}
+
+uint32_t ml_track_get(ml_trace *t, struct ml_profile *p, const char *pid, size_t pid_len, const char *tid,
+                      size_t tid_len)
+{
+    return ml_track_get_ids(t, ml_intern(p->strings, pid, pid_len), ml_intern(p->strings, tid, tid_len));
+}
+
+/* ---- pushing ---- */
+
+size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
+{
+    ml_slices *s = &t->slices;
+    size_t i = s->ts.len;
+    if (i == s->ts.cap) {
+        size_t n = i + 1;
+        VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+        VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
+    }
+    s->ts.v[i] = r->ts;
+    s->dur.v[i] = r->dur < 0 ? 0 : r->dur;
+    s->name.v[i] = r->name;
+    s->track.v[i] = r->track;
+    s->kind.v[i] = r->kind;
+    s->corr.v[i] = r->corr;
+    s->ext_id.v[i] = r->ext_id;
+    s->info.v[i] = r->info;
+    s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
+        s->info.len = i + 1;
+    return i;
+}
+
+uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
+{
+    VEC_PUSH(&t->op_info, *info);
+    return (uint32_t)t->op_info.len - 1;
+}
+
+uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
+{
+    VEC_PUSH(&t->kernel_info, *info);
+    return (uint32_t)t->kernel_info.len - 1;
+}
+
+void ml_flow_point(ml_trace *t, int64_t id, ml_str cat, char ph, bool bind_enclosing, uint32_t track, int64_t ts)
+{
+    flow_point fp = {id, ts, cat, track, ph, bind_enclosing};
+    VEC_PUSH(&t->index->points, fp);
+}
+
+void ml_counter_push(ml_trace *t, int64_t ts, double value, ml_str name, ml_str key, uint32_t track)
+{
+    ml_counters *c = &t->counters;
+    VEC_PUSH(&c->ts, ts);
+    VEC_PUSH(&c->value, value);
+    VEC_PUSH(&c->name, name);
+    VEC_PUSH(&c->key, key);
+    VEC_PUSH(&c->track, track);
+}
+
+void ml_instant_push(ml_trace *t, int64_t ts, ml_str name, uint32_t track)
+{
+    VEC_PUSH(&t->instants.ts, ts);
+    VEC_PUSH(&t->instants.name, name);
+    VEC_PUSH(&t->instants.track, track);
+}
+
+void ml_trace_meta(ml_trace *t, ml_trace_meta_kind what, ml_str pid, ml_str tid, ml_str name, int64_t sort)
+{
+    meta_row m = {pid, tid, name, sort, (uint8_t)what};
+    VEC_PUSH(&t->index->meta, m);
+}
+
+ml_str ml_trace_process_name(const ml_trace *t, ml_str pid)
+{
+    const ml_trace_index *ix = t->index;
+    ml_str name = 0;
+    for (size_t i = 0; i < ix->meta.len; i++)
+        if (ix->meta.v[i].what == ML_META_PROCESS_NAME && ix->meta.v[i].pid == pid) name = ix->meta.v[i].name;
+    for (size_t k = 0; !name && k < t->tracks.len; k++)
+        if (t->tracks.v[k].pid == pid && t->tracks.v[k].process_name) name = t->tracks.v[k].process_name;
+    return name;
+}
+
+void ml_trace_span(ml_trace *t, int64_t begin, int64_t end)
+{
+    ml_trace_index *ix = t->index;
+    if (!ix->has_span || begin < ix->span_begin) ix->span_begin = begin;
+    if (!ix->has_span || end > ix->span_end) ix->span_end = end;
+    ix->has_span = true;
+}
+
+void ml_track_set_stream(ml_trace *t, uint32_t track, int32_t device, int64_t stream)
+{
+    ml_track *tr = &t->tracks.v[track];
+    tr->kind = ML_TRACK_STREAM;
+    if (device >= 0) tr->device = device;
+    if (stream >= 0) tr->stream = stream;
+}
+
+/* ---- appending the second half of a split file ---- */
+
+void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src)
+{
+#define MAP_STR(id) ((id) ? ml_intern(p_dst->strings, ml_s(p_src, id), ml_strlen(p_src->strings, id)) : 0)
+    uint32_t *tmap = ml_malloc((src->tracks.len + 1) * sizeof *tmap);
+    for (size_t i = 0; i < src->tracks.len; i++) {
+        const ml_track *s = &src->tracks.v[i];
+        uint32_t id = ml_track_get_ids(dst, MAP_STR(s->pid), MAP_STR(s->tid));
+        ml_track *d = &dst->tracks.v[id];
+        if (!d->process_name) d->process_name = MAP_STR(s->process_name);
+        if (!d->name) d->name = MAP_STR(s->name);
+        if (d->process_sort == INT64_MAX) d->process_sort = s->process_sort;
+        if (d->thread_sort == INT64_MAX) d->thread_sort = s->thread_sort;
+        if (s->kind != ML_TRACK_THREAD) d->kind = s->kind;
+        if (s->device >= 0 && s->device < (int32_t)p_src->devices.len)
+            d->device = ml_device_find(p_dst, p_src->devices.v[s->device].id);
+        if (s->stream >= 0) d->stream = s->stream;
+        tmap[i] = id;
+    }
+    uint32_t op_base = (uint32_t)dst->op_info.len, k_base = (uint32_t)dst->kernel_info.len;
+    for (size_t i = 0; i < src->op_info.len; i++) {
+        ml_op_info o = src->op_info.v[i];
+        o.input_dims = MAP_STR(o.input_dims);
+        o.input_types = MAP_STR(o.input_types);
+        o.call_stack = MAP_STR(o.call_stack);
+        o.comm.collective = MAP_STR(o.comm.collective);
+        o.comm.dtype = MAP_STR(o.comm.dtype);
+        VEC_PUSH(&dst->op_info, o);
+    }
+    for (size_t i = 0; i < src->kernel_info.len; i++) {
+        ml_kernel_info ki = src->kernel_info.v[i];
+        ki.comm.collective = MAP_STR(ki.comm.collective);
+        ki.comm.dtype = MAP_STR(ki.comm.dtype);
+        VEC_PUSH(&dst->kernel_info, ki);
+    }
+    const ml_slices *s = &src->slices;
+    for (size_t i = 0; i < s->ts.len; i++) {
+        uint8_t kind = s->kind.v[i];
+        uint32_t info = s->info.v[i];
+        if (info != ML_NONE32)
+            info += kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET ? k_base : op_base;
+        ml_slice_row r = {s->ts.v[i], s->dur.v[i], s->corr.v[i], s->ext_id.v[i], MAP_STR(s->name.v[i]),
+                          tmap[s->track.v[i]], info, kind};
+        ml_slice_push(dst, &r);
+    }
+    free_slices(&src->slices);
+    for (size_t i = 0; i < src->index->points.len; i++) {
+        flow_point fp = src->index->points.v[i];
+        ml_flow_point(dst, fp.id, MAP_STR(fp.cat), fp.ph, fp.enclosing, tmap[fp.track], fp.ts);
+    }
+    for (size_t i = 0; i < src->index->meta.len; i++) {
+        meta_row m = src->index->meta.v[i];
+        ml_trace_meta(dst, (ml_trace_meta_kind)m.what, MAP_STR(m.pid), MAP_STR(m.tid), MAP_STR(m.name), m.sort);
+    }
+    const ml_counters *c = &src->counters;
+    for (size_t i = 0; i < c->ts.len; i++)
+        ml_counter_push(dst, c->ts.v[i], c->value.v[i], MAP_STR(c->name.v[i]), MAP_STR(c->key.v[i]),
+                        tmap[c->track.v[i]]);
+    const ml_instants *in = &src->instants;
+    for (size_t i = 0; i < in->ts.len; i++)
+        ml_instant_push(dst, in->ts.v[i], MAP_STR(in->name.v[i]), tmap[in->track.v[i]]);
+    if (!dst->backend) dst->backend = MAP_STR(src->backend);
+    if (src->index->has_span) ml_trace_span(dst, src->index->span_begin, src->index->span_end);
+    dst->unpaired_ends += src->unpaired_ends;
+    free(tmap);
+#undef MAP_STR
+}
+
+/* ---- sorting ---- */
+
+typedef struct skey {
+    int64_t a, b;           /* slices: ts, -dur */
+    uint32_t c;             /* slices: track (compared first) */
+    uint32_t idx;           /* input order: ties keep it (stable) */
+} skey;
+
+static inline bool skey_lt(const skey *x, const skey *y)
+{
+    if (x->c != y->c) return x->c < y->c;
+    if (x->a != y->a) return x->a < y->a;
+    if (x->b != y->b) return x->b < y->b;
+    return x->idx < y->idx;
+}
+
+/* Natural merge sort of keys[0..n): one pass when sorted, log2(runs) more otherwise. */
+static void sort_keys(skey *k, size_t n)
+{
+    size_t i = 1;
+    while (i < n && !skey_lt(&k[i], &k[i - 1])) i++;
+    if (i >= n) return;
+    skey *tmp = ml_malloc(n * sizeof *tmp), *a = k, *b = tmp;
+    size_t *runs = ml_malloc((n + 1) * sizeof *runs), nruns = 0;
+    runs[nruns++] = 0;
+    for (size_t j = 1; j < n; j++)
+        if (skey_lt(&k[j], &k[j - 1])) runs[nruns++] = j;
+    runs[nruns] = n;
+    while (nruns > 1) {
+        size_t w = 0;
+        for (size_t r = 0; r < nruns; r += 2) {
+            size_t lo = runs[r], mid = runs[r + 1], hi = r + 2 <= nruns ? runs[r + 2] : n;
+            size_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) b[o++] = skey_lt(&a[y], &a[x]) ? a[y++] : a[x++];
+            while (x < mid) b[o++] = a[x++];
+            while (y < hi) b[o++] = a[y++];
+            runs[w++] = lo;
+        }
+        runs[w] = n;
+        nruns = w;
+        skey *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != k) memcpy(k, a, n * sizeof *k);
+    free(runs);
+    free(tmp);
+}
+
+/* Sorts the slices by (track, ts, dur descending), keeping the input order of
+ * ties; fills track_first. */
+static void sort_slices(ml_trace *t)
+{
+    ml_slices *s = &t->slices;
+    size_t n = s->ts.len, nt = t->tracks.len;
+    uint32_t *first = ml_calloc(nt + 2, sizeof *first);
+    for (size_t i = 0; i < n; i++) first[s->track.v[i] + 1]++;
+    for (size_t k = 0; k < nt; k++) first[k + 1] += first[k];
+    t->index->track_first = first;
+    if (n == 0) return;
+    uint32_t *at = ml_malloc((nt + 1) * sizeof *at);
+    memcpy(at, first, (nt + 1) * sizeof *at);
+    skey *keys = ml_malloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t tr = s->track.v[i];
+        keys[at[tr]++] = (skey){s->ts.v[i], -s->dur.v[i], tr, (uint32_t)i};
+    }
+    free(at);
+    for (size_t k = 0; k < nt; k++) sort_keys(keys + first[k], first[k + 1] - first[k]);
+    uint32_t *perm = ml_malloc(n * sizeof *perm);
+    bool identity = true;
+    for (size_t i = 0; i < n; i++) {
+        perm[i] = keys[i].idx;
+        identity &= perm[i] == i;
+    }
+    free(keys);
+    if (!identity) {
+        ml_permute(s->ts.v, 8, perm, n);
+        ml_permute(s->dur.v, 8, perm, n);
+        ml_permute(s->name.v, 4, perm, n);
+        ml_permute(s->track.v, 4, perm, n);
+        ml_permute(s->kind.v, 1, perm, n);
+        ml_permute(s->corr.v, 8, perm, n);
+        ml_permute(s->ext_id.v, 8, perm, n);
+        ml_permute(s->info.v, 4, perm, n);
+    }
+    free(perm);
+}
+
+static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
+
+/* Parent and depth by containment on each track: a stack of the open slices.
+ * A slice that starts inside another but ends after it (partial overlap,
+ * which well-formed traces never have) is nested under it all the same, the
+ * way Perfetto nests by start time: lanes never overlap at one depth, and
+ * the child keeps its true end (analyses clamp where they need to). */
+static void nest(ml_trace *t)
+{
+    ml_slices *s = &t->slices;
+    size_t n = s->ts.len;
+    VEC_RESERVE(&s->parent, n);
+    VEC_RESERVE(&s->depth, n);
+    s->parent.len = s->depth.len = n;
+    VEC(uint32_t) stack = {0};
+    const uint32_t *first = t->index->track_first;
+    for (size_t k = 0; k < t->tracks.len; k++) {
+        stack.len = 0;
+        for (uint32_t i = first[k]; i < first[k + 1]; i++) {
+            int64_t ts = s->ts.v[i];
+            /* A zero-length slice at a parent's start is inside it; a slice
+             * that ended at or before ts is not. */
+            while (stack.len) {
+                uint32_t top = stack.v[stack.len - 1];
+                if (slice_end(s, top) > ts || (s->ts.v[top] == ts)) break;
+                stack.len--;
+            }
+            uint32_t parent = stack.len ? stack.v[stack.len - 1] : ML_NONE32;
+            if (parent != ML_NONE32 && slice_end(s, i) > slice_end(s, parent)) t->partial_overlaps++;
+            s->parent.v[i] = parent;
+            s->depth.v[i] = (uint16_t)(stack.len < UINT16_MAX ? stack.len : UINT16_MAX);
+            VEC_PUSH(&stack, i);
+        }
+    }
+    VEC_FREE(&stack);
+}
+
+static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
+
+/* GPU work -> the runtime/driver call with the same correlation id. */
+static void link_launchers(ml_trace *t)
+{
+    ml_slices *s = &t->slices;
+    size_t n = s->ts.len, nl = 0;
+    VEC_RESERVE(&s->launcher, n);
+    s->launcher.len = n;
+    for (size_t i = 0; i < n; i++) {
+        s->launcher.v[i] = ML_NONE32;
+        if ((s->kind.v[i] == ML_SL_RUNTIME || s->kind.v[i] == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+    }
+    if (!nl) return;
+    size_t cap = 64;
+    while (cap < nl * 2) cap *= 2;
+    int64_t *keys = ml_malloc(cap * sizeof *keys);
+    uint32_t *vals = ml_calloc(cap, sizeof *vals);
+    for (size_t i = 0; i < n; i++) {
+        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
+        size_t j = mix64((uint64_t)s->corr.v[i]) & (cap - 1);
+        for (; vals[j]; j = (j + 1) & (cap - 1))
+            if (keys[j] == s->corr.v[i]) break;
+        /* A runtime call and the driver call under it can share the id: keep the first (outermost). */
+        if (vals[j]) continue;
+        keys[j] = s->corr.v[i];
+        vals[j] = (uint32_t)i + 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!is_gpu_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
+        for (size_t j = mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
+            if (keys[j] == s->corr.v[i]) {
+                s->launcher.v[i] = vals[j] - 1;
+                break;
+            }
+    }
+    free(keys);
+    free(vals);
+}
+
+/* The innermost slice of the track that contains ts (a zero-length slice at ts too). */
+static uint32_t enclosing(const ml_trace *t, uint32_t track, int64_t ts)
+{
+    const ml_slices *s = &t->slices;
+    const uint32_t *first = t->index->track_first;
+    if (track >= t->tracks.len) return ML_NONE32;
+    size_t lo = first[track], hi = first[track + 1];
+    while (lo < hi) { /* first slice starting after ts */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ts.v[mid] <= ts) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == first[track]) return ML_NONE32;
+    for (uint32_t i = (uint32_t)lo - 1; i != ML_NONE32; i = s->parent.v[i])
+        if (slice_end(s, i) > ts || s->ts.v[i] == ts) return i;
+    return ML_NONE32;
+}
+
+/* The first slice of the track that starts at or after ts (Chrome's binding
+ * of a flow end to the "next slice"). */
+static uint32_t next_slice(const ml_trace *t, uint32_t track, int64_t ts)
+{
+    const ml_slices *s = &t->slices;
+    const uint32_t *first = t->index->track_first;
+    if (track >= t->tracks.len) return ML_NONE32;
+    size_t lo = first[track], hi = first[track + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->ts.v[mid] < ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < first[track + 1] ? (uint32_t)lo : ML_NONE32;
+}
+
+/* Flows: points grouped by (cat, id) in time order.  Each "s" starts a
+ * chain; every "t" or "f" after it ends one flow from the point before it (a
+ * "t" goes on, an "f" closes the chain).  An "s" nothing follows is a flow to
+ * nowhere, a "t"/"f" with no start one from nowhere (to = / from = ML_NONE32). */
+static void bind_flows(ml_trace *t)
+{
+    flow_point *pts = t->index->points.v;
+    size_t n = t->index->points.len;
+    if (!n) return;
+    skey *keys = ml_malloc(n * sizeof *keys);
+    for (size_t i = 0; i < n; i++) keys[i] = (skey){pts[i].id, pts[i].ts, pts[i].cat, (uint32_t)i};
+    sort_keys(keys, n);
+    uint32_t prev = ML_NONE32;
+    bool open = false, last_s = false;
+    for (size_t i = 0; i < n; i++) {
+        const flow_point *fp = &pts[keys[i].idx];
+        if (i == 0 || keys[i].c != keys[i - 1].c || keys[i].a != keys[i - 1].a) {
+            open = false;
+            last_s = false;
+        }
+        uint32_t at = fp->ph == 's' || fp->ph == 't' || fp->enclosing ? enclosing(t, fp->track, fp->ts)
+                                                                       : next_slice(t, fp->track, fp->ts);
+        if (fp->ph == 's') {
+            prev = at;
+            open = last_s = true;
+        } else {
+            ml_flow f = {fp->id, fp->cat, open ? prev : ML_NONE32, at};
+            VEC_PUSH(&t->flows, f);
+            prev = at;
+            open = fp->ph == 't';
+            last_s = false;
+        }
+        bool group_ends = i + 1 == n || keys[i + 1].c != keys[i].c || keys[i + 1].a != keys[i].a;
+        bool next_s = !group_ends && pts[keys[i + 1].idx].ph == 's';
+        if (last_s && (group_ends || next_s)) {
+            ml_flow f = {fp->id, fp->cat, prev, ML_NONE32};
+            VEC_PUSH(&t->flows, f);
+            open = last_s = false;
+        }
+    }
+    free(keys);
+    VEC_FREE(&t->index->points);
+}
+
+static void shift(int64_t *v, size_t n, int64_t by)
+{
+    if (by)
+        for (size_t i = 0; i < n; i++) v[i] += by;
+}
+
+static void apply_meta(ml_trace *t)
+{
+    const meta_row *m = t->index->meta.v;
+    for (size_t i = 0; i < t->index->meta.len; i++) {
+        bool process = m[i].what == ML_META_PROCESS_NAME || m[i].what == ML_META_PROCESS_SORT;
+        for (size_t k = 0; k < t->tracks.len; k++) {
+            ml_track *tr = &t->tracks.v[k];
+            if (tr->pid != m[i].pid || (!process && tr->tid != m[i].tid)) continue;
+            switch (m[i].what) {
+            case ML_META_PROCESS_NAME: tr->process_name = m[i].name; break;
+            case ML_META_THREAD_NAME: tr->name = m[i].name; break;
+            case ML_META_PROCESS_SORT: tr->process_sort = m[i].sort; break;
+            case ML_META_THREAD_SORT: tr->thread_sort = m[i].sort; break;
+            }
+        }
+    }
+    VEC_FREE(&t->index->meta);
+}
+
+void ml_trace_finish(ml_trace *t, int64_t base_ns)
+{
+    ml_trace_index *ix = t->index;
+    if (ix->finished) return;
+    ix->finished = true;
+    ml_slices *s = &t->slices;
+    size_t n = s->ts.len;
+    shift(s->ts.v, n, base_ns);
+    shift(t->counters.ts.v, t->counters.ts.len, base_ns);
+    shift(t->instants.ts.v, t->instants.ts.len, base_ns);
+    for (size_t i = 0; i < ix->points.len; i++) ix->points.v[i].ts += base_ns;
+
+    /* span: what the importer saw, widened by everything stored */
+    bool has = ix->has_span;
+    int64_t b = ix->span_begin + base_ns, e = ix->span_end + base_ns;
+#define WIDEN(lo, hi) do { if (!has || (lo) < b) b = (lo); if (!has || (hi) > e) e = (hi); has = true; } while (0)
+    for (size_t i = 0; i < n; i++) WIDEN(s->ts.v[i], slice_end(s, i));
+    for (size_t i = 0; i < t->counters.ts.len; i++) WIDEN(t->counters.ts.v[i], t->counters.ts.v[i]);
+    for (size_t i = 0; i < t->instants.ts.len; i++) WIDEN(t->instants.ts.v[i], t->instants.ts.v[i]);
+#undef WIDEN
+    if (has) t->span_begin = b, t->span_end = e;
+
+    apply_meta(t);
+    sort_slices(t);
+    nest(t);
+    link_launchers(t);
+    bind_flows(t);
+
+    /* counters and instants by time (stable) */
+    uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
+    if (perm) {
+        size_t m = t->counters.ts.len;
+        ml_permute(t->counters.ts.v, 8, perm, m);
+        ml_permute(t->counters.value.v, 8, perm, m);
+        ml_permute(t->counters.name.v, 4, perm, m);
+        ml_permute(t->counters.key.v, 4, perm, m);
+        ml_permute(t->counters.track.v, 4, perm, m);
+        free(perm);
+    }
+    perm = ml_sort_perm_i64(t->instants.ts.v, t->instants.ts.len);
+    if (perm) {
+        size_t m = t->instants.ts.len;
+        ml_permute(t->instants.ts.v, 8, perm, m);
+        ml_permute(t->instants.name.v, 4, perm, m);
+        ml_permute(t->instants.track.v, 4, perm, m);
+        free(perm);
+    }
+}
+
+void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n)
+{
+    const uint32_t *f = t->index->track_first;
+    if (!f || track >= t->tracks.len) {
+        *first = *n = 0;
+        return;
+    }
+    *first = f[track];
+    *n = f[track + 1] - f[track];
+}
+
+size_t ml_trace_count_kind(const ml_trace *t, ml_slice_kind kind)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < t->slices.kind.len; i++) c += t->slices.kind.v[i] == kind;
+    return c;
+}

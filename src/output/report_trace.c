@@ -1,0 +1,487 @@
+/*
+ * report_trace.c — the Trace view's data (see report_trace.h, web/DATA.md).
+ *
+ * The report embeds the slices in start order (ties: track order), so that
+ * the start times delta-code into small unsigned numbers; the page groups
+ * them into lanes itself (web/src/tracedata.js buildLanes).  Columns:
+ *   ts     u32 deltas from the previous start ("ts0" the first; a delta that
+ *          does not fit is written 0xffffffff and listed in "ts_big")
+ *   dur    u32 (one that does not fit: 0xffffffff, listed in "dur_big")
+ *   track, name (index into "strings"), depth, kind, launcher (+1, 0 none),
+ *   info (+1 into "op" or "kern" by kind, 0 none)
+ * with the op args (input dims, input types, call stack: strings), the kernel
+ * launch args and the flows (slice indices of this order).
+ */
+#include "report_trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sortperm.h"
+
+static const char *const kind_names[ML_SL__COUNT] = {
+    "cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "kernel",
+    "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "profiler_step", "other",
+};
+
+/* ---- tracks ------------------------------------------------------------- */
+
+static const ml_profile *g_order_p; /* qsort has no context argument */
+
+/* Text that is a (signed) integer compares as one. */
+static int cmp_idtext(const char *a, const char *b)
+{
+    char *ea, *eb;
+    long long x = strtoll(a, &ea, 10), y = strtoll(b, &eb, 10);
+    int na = *a && !*ea, nb = *b && !*eb;
+    if (na && nb) return (x > y) - (x < y);
+    if (na != nb) return na ? -1 : 1;
+    return strcmp(a, b);
+}
+
+static int track_cmp(const void *x, const void *y)
+{
+    const ml_profile *p = g_order_p;
+    const ml_track *a = &p->trace->tracks.v[*(const uint32_t *)x], *b = &p->trace->tracks.v[*(const uint32_t *)y];
+    if (a->process_sort != b->process_sort) return a->process_sort < b->process_sort ? -1 : 1;
+    int c = cmp_idtext(ml_s(p, a->pid), ml_s(p, b->pid));
+    if (c) return c;
+    if ((a->kind == ML_TRACK_STREAM) != (b->kind == ML_TRACK_STREAM)) return a->kind == ML_TRACK_STREAM ? 1 : -1;
+    if (a->thread_sort != b->thread_sort) return a->thread_sort < b->thread_sort ? -1 : 1;
+    if (a->kind == ML_TRACK_STREAM && a->stream != b->stream) return a->stream < b->stream ? -1 : 1;
+    c = cmp_idtext(ml_s(p, a->tid), ml_s(p, b->tid));
+    if (c) return c;
+    return (*(const uint32_t *)x > *(const uint32_t *)y) - (*(const uint32_t *)x < *(const uint32_t *)y);
+}
+
+size_t ml_trace_track_order(const ml_profile *p, uint32_t **order)
+{
+    const ml_trace *t = p->trace;
+    size_t n = t ? t->tracks.len : 0;
+    *order = ml_malloc((n ? n : 1) * sizeof **order);
+    for (size_t i = 0; i < n; i++) (*order)[i] = (uint32_t)i;
+    g_order_p = p;
+    if (n > 1) qsort(*order, n, sizeof **order, track_cmp);
+    return n;
+}
+
+void ml_trace_track_label(const ml_profile *p, uint32_t track, ml_buf *b)
+{
+    const ml_track *k = &p->trace->tracks.v[track];
+    if (k->name) ml_buf_puts(b, ml_s(p, k->name));
+    else if (k->kind == ML_TRACK_STREAM && k->stream >= 0) ml_buf_printf(b, "stream %" PRId64, k->stream);
+    else ml_buf_printf(b, "%s %s", k->kind == ML_TRACK_STREAM ? "stream" : "thread", ml_s(p, k->tid));
+}
+
+void ml_trace_process_label(const ml_profile *p, uint32_t track, ml_buf *b)
+{
+    const ml_track *k = &p->trace->tracks.v[track];
+    if (k->kind == ML_TRACK_STREAM && k->device >= 0 && (size_t)k->device < p->devices.len)
+        ml_buf_puts(b, p->devices.v[k->device].id); /* "cuda:0" */
+    else if (k->process_name) ml_buf_printf(b, "%s (%s)", ml_s(p, k->process_name), ml_s(p, k->pid));
+    else ml_buf_printf(b, "process %s", ml_s(p, k->pid));
+}
+
+static void put_tracks(const ml_profile *p, const uint32_t *has, const uint16_t *depths, ml_buf *m)
+{
+    uint32_t *order;
+    size_t n = ml_trace_track_order(p, &order);
+    ml_buf lab = {0};
+    ml_buf_puts(m, "\"tracks\":[");
+    size_t w = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = order[k];
+        if (has && !has[i]) continue;
+        const ml_track *t = &p->trace->tracks.v[i];
+        ml_buf_printf(m, "%s{\"id\":%u,\"pid\":", w++ ? "," : "", i);
+        ml_json_str(m, ml_s(p, t->pid));
+        ml_buf_puts(m, ",\"tid\":");
+        ml_json_str(m, ml_s(p, t->tid));
+        ml_buf_printf(m, ",\"kind\":\"%s\",\"label\":",
+                      t->kind == ML_TRACK_THREAD ? "thread" : t->kind == ML_TRACK_STREAM ? "stream" : "other");
+        lab.len = 0;
+        ml_trace_track_label(p, i, &lab);
+        ml_json_str(m, lab.p ? lab.p : "");
+        ml_buf_puts(m, ",\"process\":");
+        lab.len = 0;
+        ml_trace_process_label(p, i, &lab);
+        ml_json_str(m, lab.p ? lab.p : "");
+        ml_buf_printf(m, ",\"device\":%d,\"stream\":%" PRId64 ",\"slices\":%u,\"depths\":%u}", t->device, t->stream,
+                      has ? has[i] : 0, depths ? (unsigned)depths[i] + 1 : 1);
+    }
+    ml_buf_puts(m, "]");
+    ml_buf_free(&lab);
+    free(order);
+}
+
+/* ---- the embedded slices ------------------------------------------------ */
+
+typedef struct strmap {
+    const ml_profile *p;
+    uint32_t *local;          /* profile string id -> local + 1, 0 = not yet */
+    size_t nstr;
+    VEC(ml_str) strings;
+} strmap;
+
+static uint32_t str_local(strmap *s, ml_str id)
+{
+    if (!id || id >= s->nstr) return 0;
+    if (!s->local[id]) {
+        VEC_PUSH(&s->strings, id);
+        s->local[id] = (uint32_t)s->strings.len; /* index 0 is "" */
+    }
+    return s->local[id];
+}
+
+static int cmp_i64_desc(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a < b) - (a > b);
+}
+
+/* u32 values with the few that do not fit listed apart as [[i, v], ...]. */
+static void put_u32_big(ml_blobs *bl, ml_buf *m, const char *key, const int64_t *v, size_t n)
+{
+    uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
+    ml_buf big = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] >= 0 && v[i] < (int64_t)UINT32_MAX) { u[i] = (uint32_t)v[i]; continue; }
+        u[i] = UINT32_MAX;
+        ml_buf_printf(&big, "%s[%zu,", big.len ? "," : "", i);
+        ml_json_i64(&big, v[i]);
+        ml_buf_puts(&big, "]");
+    }
+    ml_buf_printf(m, ",\"%s\":", key);
+    ml_col_u32(bl, m, u, n);
+    ml_buf_printf(m, ",\"%s_big\":[%s]", key, big.p ? big.p : "");
+    ml_buf_free(&big);
+    free(u);
+}
+
+void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_buf *m, ml_blobs *bl)
+{
+    const ml_trace *t = p->trace;
+    if (!t || !t->slices.ts.len) return;
+    const ml_slices *s = &t->slices;
+    size_t total = s->ts.len;
+    uint32_t *per_track = ml_calloc(t->tracks.len + 1, sizeof *per_track);
+    uint16_t *depths = ml_calloc(t->tracks.len + 1, sizeof *depths);
+    for (size_t i = 0; i < total; i++) {
+        uint32_t k = s->track.v[i];
+        if (k >= t->tracks.len) continue;
+        per_track[k]++;
+        if (s->depth.v[i] > depths[k]) depths[k] = s->depth.v[i];
+    }
+
+    ml_buf_puts(m, ",\"trace\":{\"kinds\":[");
+    for (int k = 0; k < ML_SL__COUNT; k++) ml_buf_printf(m, "%s\"%s\"", k ? "," : "", kind_names[k]);
+    ml_buf_printf(m, "],\"total\":%zu,\"begin\":", total);
+    ml_json_i64(m, t->span_begin - origin);
+    ml_buf_puts(m, ",\"end\":");
+    ml_json_i64(m, t->span_end - origin);
+    ml_buf_puts(m, ",");
+    put_tracks(p, per_track, depths, m);
+    free(per_track);
+    free(depths);
+    if (bl->capture) { /* served: windows come from the store */
+        ml_buf_printf(m, ",\"served\":true,\"n\":%zu}", total);
+        return;
+    }
+
+    /* Which slices: all, or the longest max_slices. */
+    if (!max_slices) max_slices = ML_REPORT_MAX_SLICES;
+    int64_t cut = -1; /* durations below it are left out; those equal to it kept while room remains */
+    size_t at_cut = 0;
+    if (total > max_slices) {
+        int64_t *d = ml_malloc(total * sizeof *d);
+        memcpy(d, s->dur.v, total * sizeof *d);
+        qsort(d, total, sizeof *d, cmp_i64_desc);
+        cut = d[max_slices - 1];
+        size_t above = 0;
+        while (above < total && d[above] > cut) above++;
+        at_cut = max_slices - above;
+        free(d);
+    }
+    uint32_t *kept = ml_malloc(total * sizeof *kept), *newid = ml_malloc(total * sizeof *newid);
+    size_t n = 0;
+    for (size_t i = 0; i < total; i++) {
+        newid[i] = ML_NONE32;
+        if (cut >= 0 && (s->dur.v[i] < cut || (s->dur.v[i] == cut && !at_cut))) continue;
+        if (cut >= 0 && s->dur.v[i] == cut) at_cut--;
+        kept[n++] = (uint32_t)i;
+    }
+    /* start order, stable */
+    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
+    for (size_t k = 0; k < n; k++) key[k] = s->ts.v[kept[k]];
+    uint32_t *perm = ml_sort_perm_i64(key, n);
+    if (perm) {
+        ml_permute(kept, sizeof *kept, perm, n);
+        ml_permute(key, sizeof *key, perm, n);
+        free(perm);
+    }
+    for (size_t k = 0; k < n; k++) newid[kept[k]] = (uint32_t)k;
+
+    strmap sm = { .p = p, .nstr = ml_strpool_count(p->strings) };
+    sm.local = ml_calloc(sm.nstr ? sm.nstr : 1, sizeof *sm.local);
+
+    ml_buf_printf(m, ",\"n\":%zu,\"cut_ns\":", n);
+    ml_json_i64(m, cut);
+    ml_buf_puts(m, ",\"ts0\":");
+    ml_json_i64(m, n ? key[0] - origin : 0);
+    int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
+    for (size_t k = 0; k < n; k++) v[k] = k ? key[k] - key[k - 1] : 0;
+    put_u32_big(bl, m, "ts", v, n);
+    for (size_t k = 0; k < n; k++) v[k] = s->dur.v[kept[k]];
+    put_u32_big(bl, m, "dur", v, n);
+    free(v);
+    free(key);
+
+    uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
+    uint8_t *b = ml_malloc(n ? n : 1);
+    for (size_t k = 0; k < n; k++) u[k] = s->track.v[kept[k]];
+    ml_buf_puts(m, ",\"track\":");
+    ml_col_u32(bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = str_local(&sm, s->name.v[kept[k]]);
+    ml_buf_puts(m, ",\"name\":");
+    ml_col_u32(bl, m, u, n);
+    uint16_t dmax = 0;
+    for (size_t k = 0; k < n; k++) if (s->depth.v[kept[k]] > dmax) dmax = s->depth.v[kept[k]];
+    ml_buf_puts(m, ",\"depth\":");
+    if (dmax < 256) {
+        for (size_t k = 0; k < n; k++) b[k] = (uint8_t)s->depth.v[kept[k]];
+        ml_col_u8(bl, m, b, n);
+    } else {
+        for (size_t k = 0; k < n; k++) u[k] = s->depth.v[kept[k]];
+        ml_col_u32(bl, m, u, n);
+    }
+    for (size_t k = 0; k < n; k++) b[k] = s->kind.v[kept[k]];
+    ml_buf_puts(m, ",\"kind\":");
+    ml_col_u8(bl, m, b, n);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t l = s->launcher.len ? s->launcher.v[kept[k]] : ML_NONE32;
+        u[k] = l < total && newid[l] != ML_NONE32 ? newid[l] + 1 : 0;
+    }
+    ml_buf_puts(m, ",\"launcher\":");
+    ml_col_u32(bl, m, u, n);
+    for (size_t k = 0; k < n; k++) u[k] = s->info.v[kept[k]] == ML_NONE32 ? 0 : s->info.v[kept[k]] + 1;
+    ml_buf_puts(m, ",\"info\":");
+    ml_col_u32(bl, m, u, n);
+    free(b);
+
+    /* op args */
+    size_t no = t->op_info.len, nk = t->kernel_info.len;
+    size_t cap = (no > nk ? no : nk) * 3 + 1;
+    uint32_t *ou = ml_malloc(cap * sizeof *ou);
+    int64_t *oi = ml_malloc(cap * sizeof *oi);
+    ml_buf_printf(m, ",\"op\":{\"n\":%zu,\"dims\":", no);
+    for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].input_dims);
+    ml_col_u32(bl, m, ou, no);
+    ml_buf_puts(m, ",\"types\":");
+    for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].input_types);
+    ml_col_u32(bl, m, ou, no);
+    ml_buf_puts(m, ",\"stack\":");
+    for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
+    ml_col_u32(bl, m, ou, no);
+    ml_buf_puts(m, ",\"seq\":");
+    for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
+    ml_col_i64(bl, m, oi, no, 0);
+    ml_buf_puts(m, "}");
+
+    /* kernel launch args */
+    ml_buf_printf(m, ",\"kern\":{\"n\":%zu", nk);
+    const ml_kernel_info *ki = t->kernel_info.v;
+#define KCOL(name, expr) do { \
+        for (size_t i = 0; i < nk; i++) oi[i] = (expr); \
+        ml_buf_puts(m, ",\"" name "\":"); \
+        ml_col_i64(bl, m, oi, nk, 0); \
+    } while (0)
+    for (int a = 0; a < 3; a++) {
+        char nm[8];
+        snprintf(nm, sizeof nm, "grid%d", a);
+        for (size_t i = 0; i < nk; i++) oi[i] = ki[i].grid[a];
+        ml_buf_printf(m, ",\"%s\":", nm);
+        ml_col_i64(bl, m, oi, nk, 0);
+        snprintf(nm, sizeof nm, "block%d", a);
+        for (size_t i = 0; i < nk; i++) oi[i] = ki[i].block[a];
+        ml_buf_printf(m, ",\"%s\":", nm);
+        ml_col_i64(bl, m, oi, nk, 0);
+    }
+    KCOL("regs", ki[i].registers);
+    KCOL("smem", ki[i].shared_memory);
+    KCOL("bps", ki[i].blocks_per_sm < 0 ? -1 : (int64_t)(ki[i].blocks_per_sm * 1000.0f + 0.5f));
+    KCOL("occ", ki[i].occupancy < 0 ? -1 : (int64_t)(ki[i].occupancy * 1000.0f + 0.5f));
+    KCOL("bytes", ki[i].bytes);
+    KCOL("device", ki[i].device);
+    KCOL("stream", ki[i].stream);
+#undef KCOL
+    ml_buf_puts(m, "}");
+    free(ou);
+    free(oi);
+
+    /* flows between kept slices */
+    size_t nf = 0;
+    uint32_t *ff = ml_malloc((t->flows.len + 1) * sizeof *ff), *ft = ml_malloc((t->flows.len + 1) * sizeof *ft);
+    uint8_t *fc = ml_malloc(t->flows.len + 1);
+    ml_str cats[32];
+    size_t ncats = 0;
+    for (size_t i = 0; i < t->flows.len; i++) {
+        const ml_flow *f = &t->flows.v[i];
+        if (f->from >= total || f->to >= total || newid[f->from] == ML_NONE32 || newid[f->to] == ML_NONE32) continue;
+        size_t c = 0;
+        while (c < ncats && cats[c] != f->cat) c++;
+        if (c == ncats && ncats < 32) cats[ncats++] = f->cat;
+        if (c >= 32) c = 31;
+        ff[nf] = newid[f->from];
+        ft[nf] = newid[f->to];
+        fc[nf++] = (uint8_t)c;
+    }
+    ml_buf_printf(m, ",\"flows\":{\"n\":%zu,\"cats\":[", nf);
+    for (size_t c = 0; c < ncats; c++) {
+        ml_buf_puts(m, c ? "," : "");
+        ml_json_str(m, ml_s(p, cats[c]));
+    }
+    ml_buf_puts(m, "],\"from\":");
+    ml_col_u32(bl, m, ff, nf);
+    ml_buf_puts(m, ",\"to\":");
+    ml_col_u32(bl, m, ft, nf);
+    ml_buf_puts(m, ",\"cat\":");
+    ml_col_u8(bl, m, fc, nf);
+    ml_buf_puts(m, "}");
+    free(ff);
+    free(ft);
+    free(fc);
+
+    ml_buf_puts(m, ",\"strings\":[\"\"");
+    for (size_t i = 0; i < sm.strings.len; i++) {
+        ml_buf_puts(m, ",");
+        ml_json_str(m, ml_s(p, sm.strings.v[i]));
+    }
+    ml_buf_puts(m, "]}");
+    VEC_FREE(&sm.strings);
+    free(sm.local);
+    free(u);
+    free(kept);
+    free(newid);
+}
+
+/* ---- Chrome trace JSON ---------------------------------------------------- */
+
+/* A pid/tid for JSON: the number when the text is one, else a stand-in. */
+static void put_idnum(ml_buf *b, const char *s, uint32_t fallback)
+{
+    char *e;
+    long long x = strtoll(s, &e, 10);
+    if (*s && !*e) ml_buf_printf(b, "%lld", x);
+    else ml_buf_printf(b, "%u", 1000000000u + fallback);
+}
+
+static void put_us(ml_buf *b, int64_t ns)
+{
+    int neg = ns < 0;
+    uint64_t u = neg ? 0 - (uint64_t)ns : (uint64_t)ns;
+    ml_buf_printf(b, "%s%" PRIu64 ".%03u", neg ? "-" : "", u / 1000, (unsigned)(u % 1000));
+}
+
+static void put_pid_tid(ml_buf *b, const ml_profile *p, uint32_t track)
+{
+    const ml_track *k = &p->trace->tracks.v[track];
+    ml_buf_puts(b, "\"pid\":");
+    put_idnum(b, ml_s(p, k->pid), track);
+    ml_buf_puts(b, ",\"tid\":");
+    put_idnum(b, ml_s(p, k->tid), track);
+}
+
+void ml_trace_chrome_json(const ml_profile *p, ml_buf *out)
+{
+    const ml_trace *t = p->trace;
+    ml_buf_puts(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"memlens\"},\"traceEvents\":[\n");
+    if (!t) { ml_buf_puts(out, "]}\n"); return; }
+    int first = 1;
+    ml_buf lab = {0};
+    for (uint32_t i = 0; i < t->tracks.len; i++) {
+        const ml_track *k = &t->tracks.v[i];
+        ml_buf_puts(out, first ? "" : ",\n");
+        first = 0;
+        ml_buf_puts(out, "{\"ph\":\"M\",\"name\":\"thread_name\",");
+        put_pid_tid(out, p, i);
+        lab.len = 0;
+        ml_trace_track_label(p, i, &lab);
+        ml_buf_puts(out, ",\"args\":{\"name\":");
+        ml_json_str(out, lab.p ? lab.p : "");
+        ml_buf_puts(out, "}}");
+        if (k->process_name) {
+            ml_buf_puts(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",");
+            put_pid_tid(out, p, i);
+            ml_buf_puts(out, ",\"args\":{\"name\":");
+            ml_json_str(out, ml_s(p, k->process_name));
+            ml_buf_puts(out, "}}");
+        }
+        if (k->thread_sort != INT64_MAX) {
+            ml_buf_puts(out, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",");
+            put_pid_tid(out, p, i);
+            ml_buf_printf(out, ",\"args\":{\"sort_index\":%" PRId64 "}}", k->thread_sort);
+        }
+    }
+    const ml_slices *s = &t->slices;
+    for (size_t i = 0; i < s->ts.len; i++) {
+        ml_buf_puts(out, first ? "" : ",\n");
+        first = 0;
+        ml_buf_puts(out, "{\"ph\":\"X\",\"cat\":");
+        uint8_t kd = s->kind.v[i] < ML_SL__COUNT ? s->kind.v[i] : ML_SL_OTHER;
+        ml_json_str(out, kd == ML_SL_PROFILER_STEP ? "user_annotation" : kind_names[kd]);
+        ml_buf_puts(out, ",\"name\":");
+        ml_json_str(out, ml_s(p, s->name.v[i]));
+        ml_buf_puts(out, ",");
+        put_pid_tid(out, p, s->track.v[i]);
+        ml_buf_puts(out, ",\"ts\":");
+        put_us(out, s->ts.v[i]);
+        ml_buf_puts(out, ",\"dur\":");
+        put_us(out, s->dur.v[i]);
+        int args = 0;
+#define ARG(...) do { ml_buf_puts(out, args++ ? "," : ",\"args\":{"); ml_buf_printf(out, __VA_ARGS__); } while (0)
+        if (s->corr.v[i] >= 0) ARG("\"correlation\":%" PRId64, s->corr.v[i]);
+        if (s->ext_id.v[i] >= 0) ARG("\"External id\":%" PRId64, s->ext_id.v[i]);
+        uint32_t inf = s->info.v[i];
+        if (inf != ML_NONE32 && (kd == ML_SL_KERNEL || kd == ML_SL_MEMCPY || kd == ML_SL_MEMSET) && inf < t->kernel_info.len) {
+            const ml_kernel_info *k = &t->kernel_info.v[inf];
+            if (k->device >= 0) ARG("\"device\":%d", k->device);
+            if (k->stream >= 0) ARG("\"stream\":%" PRId64, k->stream);
+            if (k->grid[0] >= 0) ARG("\"grid\":[%d,%d,%d]", k->grid[0], k->grid[1], k->grid[2]);
+            if (k->block[0] >= 0) ARG("\"block\":[%d,%d,%d]", k->block[0], k->block[1], k->block[2]);
+            if (k->registers >= 0) ARG("\"registers per thread\":%d", k->registers);
+            if (k->shared_memory >= 0) ARG("\"shared memory\":%" PRId64, k->shared_memory);
+            if (k->bytes >= 0) ARG("\"bytes\":%" PRId64, k->bytes);
+        } else if (inf != ML_NONE32 && inf < t->op_info.len) {
+            const ml_op_info *o = &t->op_info.v[inf];
+            if (o->input_dims) ARG("\"Input Dims\":%s", ml_s(p, o->input_dims));
+            if (o->input_types) ARG("\"Input type\":%s", ml_s(p, o->input_types));
+            if (o->seq >= 0) ARG("\"Sequence number\":%" PRId64, o->seq);
+            if (o->call_stack) {
+                ARG("\"Call stack\":");
+                ml_json_str(out, ml_s(p, o->call_stack));
+            }
+        }
+#undef ARG
+        ml_buf_puts(out, args ? "}}" : "}");
+    }
+    for (size_t i = 0; i < t->flows.len; i++) {
+        const ml_flow *f = &t->flows.v[i];
+        if (f->from >= s->ts.len || f->to >= s->ts.len) continue;
+        for (int e = 0; e < 2; e++) {
+            uint32_t sl = e ? f->to : f->from;
+            ml_buf_printf(out, ",\n{\"ph\":\"%s\",\"id\":%" PRId64 ",\"cat\":", e ? "f" : "s", f->id);
+            ml_json_str(out, ml_s(p, f->cat));
+            ml_buf_puts(out, ",\"name\":");
+            ml_json_str(out, ml_s(p, f->cat));
+            ml_buf_puts(out, ",");
+            put_pid_tid(out, p, s->track.v[sl]);
+            ml_buf_puts(out, ",\"ts\":");
+            put_us(out, s->ts.v[sl]);
+            ml_buf_puts(out, e ? ",\"bp\":\"e\"}" : "}");
+        }
+    }
+    ml_buf_puts(out, "\n]}\n");
+    ml_buf_free(&lab);
+}

@@ -1,0 +1,88 @@
+# CLI behaviour of `memlens perf`: a small trace worked out by hand, JSON
+# shape, errors and exit codes; the TensorBoard plugin's gold output
+# (tests/perf_gold.py) and the other real traces when ../shared/data is there.
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ProfilerStep#1 [0,100) > aten::mm [10,50) > launch [20,25) of a kernel [30,130):
+# the step ends with the kernel: Kernel 100, Runtime 5, CPU Exec [10,20)+[25,30), Other [0,10).
+cat >"$tmp/t.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":40,"args":{"External id":5,"Input Dims":[[4,4],[4,4]]}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":7,"External id":5}},
+{"ph":"X","cat":"kernel","name":"volta_sgemm_64x64_nn","pid":0,"tid":7,"ts":30,"dur":100,
+ "args":{"device":0,"stream":7,"correlation":7,"External id":5,"blocks per SM":2.0,"est. achieved occupancy %":50}}],
+"deviceProperties":[{"id":0,"name":"Toy GPU","totalGlobalMem":1073741824,"computeMajor":8,"computeMinor":0,"numSms":4}]}
+JSON
+out=$($MEMLENS perf "$tmp/t.json"); t_eq "text exit" $? 0
+t_contains "step row" "$out" "ProfilerStep#1     130.000 us 100.000 us"
+t_contains "gpu card" "$out" "GPU cuda:0  Toy GPU  1.00 GiB  compute capability 8.0"
+t_contains "utilization" "$out" "GPU utilization            76.92 %"
+t_contains "tensor core advice" "$out" "[tensor_cores] Kernels with 100% time are launched by Tensor Cores eligible operators"
+t_contains "top operator" "$out" "aten::mm  [TC eligible]"
+json=$($MEMLENS perf --json "$tmp/t.json"); t_eq "json exit" $? 0
+t_eq "json figures" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["ranks"][0]; s = r["steps"][0]; o = r["operators"]["by_shape"][0]; k = r["kernels"]["by_name"][0]
+print(s["name"], s["total_ns"], s["kernel_ns"], s["runtime_ns"], s["cpu_exec_ns"], s["other_ns"],
+      round(r["devices"][0]["utilization"], 4), o["input_shape"], o["device_self_ns"], o["host_self_ns"],
+      k["blocks_per_sm"], k["occupancy"], [x["id"] for x in r["recommendations"]], d["meta"][0]["perfWhy"])')" \
+    "ProfilerStep#1 130000 100000 5000 15000 10000 0.7692 [[4, 4], [4, 4]] 100000 35000 2 50 ['tensor_cores'] None"
+t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+t_eq "--top 1 keeps one row" "$($MEMLENS perf --json --top 1 "$tmp/t.json" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ranks"][0]["kernels"]["by_op"]))')" 1
+
+# export --table: the same tables as CSV.
+$MEMLENS export "$tmp/t.json" --table operators --group-by shape -o "$tmp/ops.csv"; t_eq "export ops exit" $? 0
+t_eq "export ops csv" "$(cat "$tmp/ops.csv")" "name,input_shape,calls,host_self_ns,host_total_ns,device_self_ns,device_total_ns,tc_eligible,tc_self_ratio,tc_total_ratio
+aten::mm,\"[[4, 4], [4, 4]]\",1,35000,40000,100000,100000,true,0.0000,0.0000"
+t_eq "export kernels by op" "$($MEMLENS export "$tmp/t.json" --table kernels --group-by op -o - --format csv | tail -1)" \
+    "volta_sgemm_64x64_nn,aten::mm,1,100000,100000,100000,100000,2.0000,50.0000,false"
+$MEMLENS export "$tmp/t.json" --table kernels -o "$tmp/k.json" 2>/dev/null; t_eq "export table needs csv" $? 2
+$MEMLENS export "$tmp/t.json" --table kernels --group-by shape -o "$tmp/k.csv" 2>/dev/null; t_eq "export bad group" $? 2
+$MEMLENS export "$tmp/t.json" --table modules -o "$tmp/k.csv" 2>/dev/null; t_eq "export bad table" $? 2
+
+# A trace without a time side, and bad input: one line naming the file, exit 2.
+printf '%s' '{"traceEvents":[{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":512,"Total Allocated":512,"Total Reserved":4096}}]}' >"$tmp/mem.json"
+out=$($MEMLENS perf "$tmp/mem.json"); t_eq "memory-only exit" $? 0
+t_contains "memory-only says why" "$out" "no profiler views: the trace has no events with a duration"
+t_eq "memory-only json null" "$($MEMLENS perf --json "$tmp/mem.json" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["ranks"], d["meta"][0]["perfWhy"] is not None)')" "[None] True"
+printf '{"traceEvents":[{"ph":"X","name":' >"$tmp/bad.json"
+err=$($MEMLENS perf "$tmp/bad.json" 2>&1 >/dev/null); t_eq "bad json exit" $? 2
+t_contains "bad json names file" "$err" "bad.json"
+t_eq "bad json one line" "$(printf '%s\n' "$err" | wc -l)" 1
+$MEMLENS perf >/dev/null 2>&1; t_eq "no input exit" $? 2
+$MEMLENS perf --bogus "$tmp/t.json" >/dev/null 2>&1; t_eq "bad option exit" $? 2
+$MEMLENS perf --top 0 "$tmp/t.json" >/dev/null 2>&1; t_eq "bad --top exit" $? 2
+err=$($MEMLENS perf --rank 5 "$tmp/t.json" 2>&1 >/dev/null); t_eq "missing rank exit" $? 2
+$MEMLENS perf "$tmp/nope.json" >/dev/null 2>&1; t_eq "missing file exit" $? 2
+t_contains "help" "$($MEMLENS perf --help)" "usage: memlens perf"
+
+# The plugin's own sample: memlens perf --json against what TensorBoard served.
+gold=$DATA/kineto/tbplugin_resnet50_w0
+if [ -f "$gold.pt.trace.json.gz" ] && [ -f "$gold.expected.jsonl" ]; then
+    $MEMLENS perf --json "$gold.pt.trace.json.gz" >"$tmp/gold.json"; t_eq "gold exit" $? 0
+    res=$(python3 tests/perf_gold.py "$tmp/gold.json" "$gold.expected.jsonl"); t_eq "gold matches" $? 0
+    echo "$res"
+else t_skip "$gold.* absent"; fi
+
+# Other real traces: perf runs, its JSON parses, and times add up.
+for f in hta_nccl_data hta_sampled_rank-0 hta_sampled_rank-1 hta_alexnet param_linear_kineto hta_amd_mi250 \
+         hta_cpu_only.pt.trace hta_triton_example hta_df_index_resolver; do
+    path=$DATA/kineto/$f.json.gz
+    [ -f "$path" ] || { t_skip "$path absent"; continue; }
+    t_eq "$f sane" "$($MEMLENS perf --json "$path" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+roles = ["kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"]
+ok = all(sum(s[k] for k in roles) == s["total_ns"] and min(s[k] for k in roles) >= 0 for s in r["steps"])
+ok = ok and all(o["host_self_ns"] >= 0 and o["device_total_ns"] >= o["device_self_ns"] >= 0 for o in r["operators"]["by_name"])
+ok = ok and all(0 <= (d["utilization"] or 0) <= 1 for d in r["devices"])
+print(ok)')" True
+done
+t_done

@@ -1,0 +1,57 @@
+# The profiler views in headless Chromium (web/test-browser/perf.mjs): a
+# report of a distributed trace without memory events opens on Overview, the
+# number keys switch tabs, Ctrl+F and the operators' search filter as you
+# type, a header sorts, a row opens its detail, Esc closes it, the address
+# reopens the same state, a 100k-row table renders only what is in sight;
+# the same page served by `memlens serve` (/api/perf); a snapshot opens on
+# Memory and the time views say why they are empty.  Screenshots of every
+# tab, light and dark, go to build/screenshots/perf-*/.  SKIPs when chromium,
+# node, web/node_modules or the data are absent.
+. tests/lib.sh
+tmp=$(mktemp -d)
+spid=""
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+chromium=${CHROMIUM:-/usr/bin/chromium}
+shots=${BUILD:-build}/screenshots
+run_page() { # NAME PAGE MODE SCHEME
+    node web/test-browser/perf.mjs "$2" "$shots/perf-$1" "$3" "$4" >"$tmp/log" 2>&1
+    while IFS= read -r line; do
+        case "$line" in
+            ok\ *) t_pass ;;
+            FAIL\ *) t_fail "$1: ${line#FAIL }" ;;
+            time\ *) echo "$1 $line" ;;
+        esac
+    done <"$tmp/log"
+    grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
+}
+if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
+    t_skip "no chromium or node (run scripts/setup)"
+elif [ ! -d web/node_modules/playwright-core ]; then
+    t_skip "web/node_modules missing (run scripts/setup)"
+else
+    nccl="$DATA/kineto/hta_nccl_data.json.gz"
+    if [ -f "$nccl" ]; then
+        $MEMLENS report "$nccl" -o "$tmp/nccl.html"
+        t_eq "the report embeds rank 0's perf object" "$(grep -c '<script type="application/json" id="ml-perf-0">' "$tmp/nccl.html")" 1
+        run_page trace-light "$tmp/nccl.html" trace light
+        run_page trace-dark "$tmp/nccl.html" trace dark
+        "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
+        spid=$!
+        url="" i=0
+        while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+        if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" trace light; fi
+        kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
+        spid=""
+    else
+        t_skip "distributed trace absent ($nccl)"
+    fi
+    snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
+    if [ -f "$snap" ]; then
+        $MEMLENS report "$snap" -o "$tmp/snap.html"
+        t_eq "a snapshot's report has no perf object" "$(grep -c '<script type="application/json" id="ml-perf-' "$tmp/snap.html")" 0
+        run_page snapshot "$tmp/snap.html" snapshot light
+    else
+        t_skip "snapshot data absent"
+    fi
+fi
+t_done

@@ -1,0 +1,148 @@
+# Uploads to `memlens serve` (PUT or POST /api/upload?name=FILE): a server
+# started without input opens empty; a real trace uploads and becomes a rank
+# whose peak is the summary's; a bad file answers 422 with exactly the line
+# `memlens summary FILE` prints, and the server keeps serving; names that are
+# paths are refused and write nothing outside the uploads' folder; a body of
+# 120 MB goes through (no cap) without the server holding it in memory; a
+# stalled upload locks no one out and its partial file goes when it drops;
+# the folder is gone after SIGTERM.
+. tests/lib.sh
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+if ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    t_skip "curl or python3 not installed"
+    t_done
+    exit
+fi
+gen=${BUILD:-build}/tools/gen_trace
+if [ ! -x "$gen" ]; then
+    t_skip "$gen not built"
+    t_done
+    exit
+fi
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+# put NAME FILE [curl options] -> "STATUS BODY"
+put() { n=$1 f=$2; shift 2; curl -s -m 60 "$@" -o "$tmp/body" -w '%{http_code}' -T "$f" "${URL}api/upload?name=$n"; printf ' '; cat "$tmp/body"; }
+get() { curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "${URL%/}$1"; printf ' '; cat "$tmp/body"; }
+
+mkdir -p "$tmp/in" "$tmp/serve" "$tmp/cli"
+"$gen" --steps 1 --seed 3 --gzip --out "$tmp/in/train.pt.trace.json.gz" >/dev/null 2>&1
+printf 'hello, not a profile' >"$tmp/cli/bad.json"
+printf '\200\002}q' >"$tmp/cli/cut.pickle"
+
+: >"$tmp/out"
+TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+URL="" i=0
+while [ $i -lt 100 ] && [ -z "$URL" ]; do
+    URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out")
+    [ -n "$URL" ] || sleep 0.1
+    i=$((i + 1))
+done
+[ -n "$URL" ] || { t_fail "server did not print its URL: $(cat "$tmp/err")"; t_done; exit; }
+
+t_contains "starts without input" "$(cat "$tmp/out")" "no input yet"
+r=$(get /); t_eq "page 200" "${r%% *}" 200
+r=$(get /api/meta); t_eq "empty meta" "${r#* }" '{"inputs":[],"skipped":[],"ranks":[]}'
+t_eq "no folder before the first upload" "$(ls "$tmp/serve")" ""
+
+# a real trace, PUT
+r=$(put train.pt.trace.json.gz "$tmp/in/train.pt.trace.json.gz")
+t_eq "upload 200" "${r%% *}" 200
+t_eq "upload answer" "$(printf "%s" "${r#* }" | json 'd["index"], d["added"], d["ranks"][0]["state"], d["ranks"][0]["devices"], d["ranks"][0]["path"].split("/")[-1]')" \
+    "0 1 ready 2 train.pt.trace.json.gz"
+dir=$(sed -n 's/^memlens serve: uploads are kept in \(.*\) until exit$/\1/p' "$tmp/out")
+t_contains "says where uploads are kept" "$dir" "$tmp/serve/memlens-uploads-"
+t_eq "the upload is on disk, whole" "$(cmp "$dir/1/train.pt.trace.json.gz" "$tmp/in/train.pt.trace.json.gz" && echo same)" same
+peak=$("$MEMLENS" summary --json "$tmp/in/train.pt.trace.json.gz" | json 'sorted(x["peak_allocated_bytes"] for x in d["devices"])')
+r=$(get "/api/rank?rank=0&wait=5000"); t_eq "the new rank opens" "${r%% *}" 200
+t_eq "its peak is the summary's" "$(printf "%s" "${r#* }" | json 'sorted(x["peak"]["v"] for x in d["devices"])')" "$peak"
+t_eq "meta lists it" "$(get /api/meta | cut -d' ' -f2- | json 'd["inputs"], len(d["ranks"])')" "['train.pt.trace.json.gz'] 1"
+
+# bad files: the CLI's line, and the server goes on
+for f in bad.json cut.pickle; do
+    cli=$(cd "$tmp/cli" && "$OLDPWD/$MEMLENS" summary "$f" 2>&1 >/dev/null)
+    r=$(put "$f" "$tmp/cli/$f")
+    t_eq "$f: 422" "${r%% *}" 422
+    t_eq "$f: the CLI's error line" "memlens: $(printf "%s" "${r#* }" | json 'd["error"]')" "$cli"
+done
+t_contains "the CLI line names the file" "$cli" "memlens: cut.pickle: "
+t_eq "bad files add no rank" "$(get /api/meta | cut -d' ' -f2- | json 'len(d["ranks"])')" 1
+t_eq "bad files are not kept" "$(ls "$dir")" 1
+r=$(get "/api/curve?rank=0&dev=0&curve=0&px=50"); t_eq "still serves" "${r%% *}" 200
+
+# names that are paths, or none
+for n in ../evil.json ..%2Fevil.json %2Ftmp%2Fevil.json a%2F..%2F..%2Fevil.json .hidden '..' 'a%5Cb.json' '' 'x%0Ay.json'; do
+    r=$(put "$n" "$tmp/cli/bad.json")
+    t_eq "name '$n' refused" "${r%% *}" 400
+    t_contains "name '$n': says why" "${r#* }" '"error":"upload: '
+done
+r=$(put "a.json&name=b.json" "$tmp/cli/bad.json")
+t_eq "name given twice refused" "$r" "400 {\"error\":\"upload: parameter 'name' is given more than once\",\"status\":400}"
+r=$(put "x%00y.json" "$tmp/cli/bad.json")
+t_eq "name with %00 refused" "$r" "400 {\"error\":\"upload: parameter 'name' has a control byte (%00-%1F or %7F)\",\"status\":400}"
+r=$(curl -s -o /dev/null -w '%{http_code}' -T "$tmp/cli/bad.json" "${URL}api/upload")
+t_eq "no name refused" "$r" 400
+t_eq "nothing written outside the folder" "$(ls "$tmp/serve" | grep -vc '^memlens-uploads-')" 0
+t_eq "refused names leave nothing" "$(ls "$dir")" 1
+r=$(curl -s -o /dev/null -w '%{http_code}' -T "$tmp/cli/bad.json" "${URL}api/other?name=x.json")
+t_eq "PUT elsewhere: 405" "$r" 405
+r=$(curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+t_eq "foreign Host refused" "$r" 403
+r=$(curl -s -o /dev/null -w '%{http_code}' -H 'Origin: http://evil.example' --data-binary @"$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+t_eq "upload from another origin refused" "$r" 403
+hostport=$(echo "$URL" | sed 's|^http://\([^/]*\)/$|\1|')
+r=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: http://$hostport" -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+t_eq "upload from the server's own page: read (422 as a bad file)" "$r" 422
+
+# POST, the same name again: a second rank, its own file
+r=$(curl -s -m 60 -o "$tmp/body" -w '%{http_code}' --data-binary @"$tmp/in/train.pt.trace.json.gz" "${URL}api/upload?name=train.pt.trace.json.gz")
+t_eq "POST upload 200" "$r" 200
+t_eq "POST: rank 1" "$(json 'd["index"]' <"$tmp/body")" 1
+t_eq "two files of one name" "$(ls "$dir"/*/train.pt.trace.json.gz | wc -l)" 2
+
+# 120 MB: no cap, and streamed to disk (the server's peak memory stays far below it)
+python3 -c '
+import sys
+with open(sys.argv[1], "wb") as f:
+    f.write(b"hello")
+    for _ in range(120): f.write(b"\0" * (1 << 20))' "$tmp/in/big.json"
+hwm0=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status)
+r=$(put big.json "$tmp/in/big.json")
+hwm1=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status)
+t_eq "120 MB: read to its end, then refused as a file" "${r%% *} $(printf "%s" "${r#* }" | json 'd["error"][:40]')" '422 big.json: byte 0: unknown format (starts'
+grow=$(( (hwm1 - hwm0) / 1024 ))
+if [ "$grow" -lt 40 ]; then t_pass; else t_fail "120 MB upload grew the server's peak memory by $grow MB"; fi
+rm -f "$tmp/in/big.json"
+
+# a stalled upload (half its body sent) locks no one out; when it drops, its partial file goes
+python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"PUT /api/upload?name=stalled.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n" + b"{" * 5000)
+time.sleep(3)
+s.close()' "$(echo "$URL" | sed 's/.*:\([0-9]*\)\/$/\1/')" &
+spy=$!
+sleep 1
+t_eq "the stalled upload's file is there" "$(ls "$dir"/*/stalled.json 2>/dev/null | wc -l)" 1
+t0=$(date +%s%N)
+r=$(put again.pt.trace.json.gz "$tmp/in/train.pt.trace.json.gz")
+t_eq "another upload goes through meanwhile" "${r%% *}" 200
+r=$(get /api/meta); t_eq "meta meanwhile" "${r%% *}" 200
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ "$ms" -lt 1500 ]; then t_pass; else t_fail "upload and meta took $ms ms beside a stalled upload"; fi
+wait $spy
+i=0
+while [ $i -lt 50 ] && [ -n "$(ls "$dir"/*/stalled.json 2>/dev/null)" ]; do sleep 0.1; i=$((i + 1)); done
+t_eq "dropped upload's partial file removed" "$(ls "$dir"/*/stalled.json 2>/dev/null | wc -l)" 0
+t_eq "three ranks" "$(get /api/meta | cut -d' ' -f2- | json 'len(d["ranks"])')" 3
+
+kill -TERM "$pid"
+i=0
+while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$pid" 2>/dev/null; then t_fail "still running 10 s after SIGTERM"; kill -9 "$pid"; fi
+wait "$pid"; t_eq "exit status after SIGTERM" $? 0
+pid=""
+t_eq "uploads folder removed at exit" "$(ls -A "$tmp/serve")" ""
+t_done

@@ -1,0 +1,47 @@
+# The Trace view in headless Chromium (web/test-browser/trace.mjs, #view=trace):
+# lanes labelled, wheel zoom changes the axis, W/A/S/D, a kernel's detail names
+# its launcher, the search highlights, no network request; on a real Kineto
+# trace (report, dark report, served) and on a generated one with memory
+# (--timing: pan/zoom frame times, printed).  Screenshots: build/screenshots/trace-*.
+# SKIPs without chromium, node, web/node_modules or the data.
+. tests/lib.sh
+tmp=$(mktemp -d)
+spid=""
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+shots=${BUILD:-build}/screenshots
+run_view() { # NAME PAGE [ARGS]
+    name=$1 page=$2
+    shift 2
+    node web/test-browser/trace.mjs "$page" "$shots/trace-$name" "$@" >"$tmp/log" 2>&1
+    while IFS= read -r line; do
+        case "$line" in
+            ok\ *) t_pass ;;
+            FAIL\ *) t_fail "$name: ${line#FAIL }" ;;
+            time\ *) echo "$name: $line" ;;
+        esac
+    done <"$tmp/log"
+    grep -q '^ok trace view starts' "$tmp/log" || t_fail "$name: the view did not start: $(tail -5 "$tmp/log")"
+}
+if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || ! command -v node >/dev/null 2>&1 || [ ! -d web/node_modules/playwright-core ]; then
+    t_skip "no chromium, node or web/node_modules (run scripts/setup)"
+else
+    real="$DATA/kineto/hta_nccl_data.json.gz"
+    if [ -f "$real" ]; then
+        $MEMLENS report "$real" -o "$tmp/nccl.html"
+        run_view nccl "$tmp/nccl.html"
+        run_view nccl-dark "$tmp/nccl.html" --dark
+        "$MEMLENS" serve --port 0 "$real" >"$tmp/sout" 2>&1 &
+        spid=$!
+        url="" i=0
+        while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout" 2>/dev/null); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+        if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_view served-nccl "$url"; fi
+        kill -INT "$spid"; wait "$spid"; spid=""
+    else
+        t_skip "real kineto data absent ($real)"
+    fi
+    # a generated trace with memory: the memory tracks share the axis
+    "${BUILD:-build}/tools/gen_trace" --steps 6 --seed 3 --out "$tmp/gen.json" >/dev/null 2>&1
+    $MEMLENS report "$tmp/gen.json" -o "$tmp/gen.html"
+    run_view gen "$tmp/gen.html" --timing
+fi
+t_done

@@ -1,0 +1,389 @@
+/* The profiler views (steps, GPU metrics, operator tree, operator and kernel
+ * tables, recommendations) on hand-built trace stores whose answers are
+ * worked out by hand in the comments, in µs (the store holds ns). */
+#include "check.h"
+#include "perf.h"
+#include "perfdata.h"
+#include "ranges.h"
+
+#define US 1000
+
+typedef struct fix {
+    ml_profile *p;
+    ml_trace *t;
+    uint32_t thread, stream;
+} fix;
+
+static fix fix_new(void)
+{
+    fix f;
+    f.p = ml_profile_new("t.json", "kineto");
+    f.t = f.p->trace = ml_trace_new();
+    f.thread = ml_track_get(f.t, f.p, "100", 3, "100", 3);
+    f.stream = ml_track_get(f.t, f.p, "0", 1, "stream 7", 8);
+    uint16_t d = ml_device_get(f.p, ML_DEV_CUDA, 0);
+    ml_device *dev = &f.p->devices.v[d];
+    dev->name = ml_intern_cstr(f.p->strings, "Toy GPU");
+    dev->total_memory = 16000000000;
+    dev->cc_major = 8, dev->cc_minor = 0, dev->num_sms = 10;
+    ml_track_set_stream(f.t, f.stream, d, 7);
+    return f;
+}
+
+static void host(fix *f, uint8_t kind, const char *name, double ts, double dur, int64_t ext, const char *dims)
+{
+    ml_op_info oi = {.seq = -1, .fwd_thread = -1, .python_id = -1, .python_parent = -1, .python_module = -1};
+    if (dims) oi.input_dims = ml_intern_cstr(f->p->strings, dims);
+    ml_slice_row r = {.ts = (int64_t)(ts * US), .dur = (int64_t)(dur * US), .corr = -1, .ext_id = ext,
+                      .name = ml_intern_cstr(f->p->strings, name), .track = f->thread, .kind = kind,
+                      .info = ml_op_info_push(f->t, &oi)};
+    ml_slice_push(f->t, &r);
+}
+
+static void runtime(fix *f, double ts, double dur, int64_t corr, int64_t ext)
+{
+    ml_slice_row r = {.ts = (int64_t)(ts * US), .dur = (int64_t)(dur * US), .corr = corr, .ext_id = ext,
+                      .name = ml_intern_cstr(f->p->strings, "cudaLaunchKernel"), .track = f->thread,
+                      .kind = ML_SL_RUNTIME, .info = ML_NONE32};
+    ml_slice_push(f->t, &r);
+}
+
+static void gpu(fix *f, uint8_t kind, const char *name, double ts, double dur, int64_t corr, float bps, float occ)
+{
+    ml_kernel_info ki = {.device = 0, .stream = 7, .grid = {1, 1, 1}, .block = {1, 1, 1}, .registers = -1,
+                         .shared_memory = -1, .blocks_per_sm = bps, .occupancy = occ, .bytes = -1};
+    ml_slice_row r = {.ts = (int64_t)(ts * US), .dur = (int64_t)(dur * US), .corr = corr, .ext_id = -1,
+                      .name = ml_intern_cstr(f->p->strings, name), .track = f->stream, .kind = kind,
+                      .info = ml_kernel_info_push(f->t, &ki)};
+    ml_slice_push(f->t, &r);
+}
+
+/* Three steps:
+ *   ProfilerStep#1 [0,100): DataLoader next [0,20); conv2d [20,60) > convolution [22,58) >
+ *     launch [30,35) of the Tensor Core kernel [40,90); add [60,70) > launch [62,64) of add [90,110);
+ *     mul [75,80)
+ *   ProfilerStep#2 [100,200): add [120,130) > launch [121,123) of add [125,135);
+ *     add [140,150) > launch [141,143) of a memcpy [145,147)
+ *   ProfilerStep#3 [200,250): mul [210,220), no GPU work: dropped as cut short. */
+static fix scenario(const char *tc_kernel)
+{
+    fix f = fix_new();
+    host(&f, ML_SL_PROFILER_STEP, "ProfilerStep#1", 0, 100, 50, NULL);
+    host(&f, ML_SL_CPU_OP, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 20, 1, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::conv2d", 20, 40, 2, "[[1, 3]]");
+    host(&f, ML_SL_CPU_OP, "aten::convolution", 22, 36, 3, "[[1, 3]]");
+    runtime(&f, 30, 5, 100, 3);
+    host(&f, ML_SL_CPU_OP, "aten::add", 60, 10, 4, "[[2]]");
+    runtime(&f, 62, 2, 101, 4);
+    host(&f, ML_SL_CPU_OP, "aten::mul", 75, 5, 5, NULL);
+    host(&f, ML_SL_PROFILER_STEP, "ProfilerStep#2", 100, 100, 51, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::add", 120, 10, 6, "[[2]]");
+    runtime(&f, 121, 2, 102, 6);
+    host(&f, ML_SL_CPU_OP, "aten::add", 140, 10, 7, "[[3]]");
+    runtime(&f, 141, 2, 103, 7);
+    host(&f, ML_SL_PROFILER_STEP, "ProfilerStep#3", 200, 50, 52, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::mul", 210, 10, 10, NULL);
+    gpu(&f, ML_SL_KERNEL, tc_kernel, 40, 50, 100, 0.5f, 50);
+    gpu(&f, ML_SL_KERNEL, "add_kernel", 90, 20, 101, 2.0f, 100);
+    gpu(&f, ML_SL_KERNEL, "add_kernel", 125, 10, 102, 1.0f, 40);
+    gpu(&f, ML_SL_MEMCPY, "Memcpy HtoD", 145, 2, 103, -1, -1);
+    ml_profile_finish(f.p);
+    return f;
+}
+
+TEST(ranges_arithmetic)
+{
+    ml_ranges a = {0}, b = {0}, o = {0};
+    ml_ranges_push(&a, 10, 20);
+    ml_ranges_push(&a, 0, 5);
+    ml_ranges_push(&a, 4, 8);
+    ml_ranges_push(&a, 30, 30); /* empty: dropped */
+    ml_ranges_merge(&a);        /* [0,8) [10,20) */
+    CHECK_EQ_I64(a.len, 2);
+    CHECK_EQ_I64(ml_ranges_sum(&a), 18);
+    ml_ranges_push(&b, 6, 12);
+    ml_ranges_merge(&b);
+    ml_ranges_intersect(&a, &b, &o); /* [6,8) [10,12) */
+    CHECK_EQ_I64(o.len, 2);
+    CHECK_EQ_I64(ml_ranges_sum(&o), 4);
+    ml_ranges_subtract(&a, &b, &o); /* [0,6) [12,20) */
+    CHECK_EQ_I64(o.len, 2);
+    CHECK_EQ_I64(o.v[0].e, 6);
+    CHECK_EQ_I64(o.v[1].b, 12);
+    CHECK_EQ_I64(ml_ranges_sum_within(&a, 5, 15), 8); /* [5,8) + [10,15) */
+    VEC_FREE(&a);
+    VEC_FREE(&b);
+    VEC_FREE(&o);
+}
+
+TEST(steps_extend_to_gpu_work_and_split_by_role)
+{
+    fix f = scenario("volta_h884gemm_64x64");
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_steps *st = &pf.steps;
+    CHECK_EQ_I64(st->steps.len, 2); /* step 3 launched nothing: dropped */
+    if (st->steps.len != 2) return;
+    const ml_step *s1 = &st->steps.v[0], *s2 = &st->steps.v[1];
+    CHECK_EQ_STR(ml_s(f.p, s1->name), "ProfilerStep#1");
+    /* step 1 ends with its last kernel (110); step 2 starts there */
+    CHECK_EQ_I64(s1->begin, 0);
+    CHECK_EQ_I64(s1->end, 110 * US);
+    CHECK_EQ_I64(s2->begin, 110 * US);
+    CHECK_EQ_I64(s2->end, 200 * US);
+    /* step 1: DataLoader [0,20) CPU [20,30) Runtime [30,35) CPU [35,40) Kernel [40,110) */
+    CHECK_EQ_I64(s1->cost[ML_ROLE_KERNEL], 70 * US);
+    CHECK_EQ_I64(s1->cost[ML_ROLE_RUNTIME], 5 * US);
+    CHECK_EQ_I64(s1->cost[ML_ROLE_DATALOADER], 20 * US);
+    CHECK_EQ_I64(s1->cost[ML_ROLE_CPU_EXEC], 15 * US);
+    CHECK_EQ_I64(s1->cost[ML_ROLE_OTHER], 0);
+    /* step 2: kernel 10, memcpy 2, runtime 2+2, CPU 3+6, other the rest of 90 */
+    CHECK_EQ_I64(s2->cost[ML_ROLE_KERNEL], 10 * US);
+    CHECK_EQ_I64(s2->cost[ML_ROLE_MEMCPY], 2 * US);
+    CHECK_EQ_I64(s2->cost[ML_ROLE_RUNTIME], 4 * US);
+    CHECK_EQ_I64(s2->cost[ML_ROLE_CPU_EXEC], 9 * US);
+    CHECK_EQ_I64(s2->cost[ML_ROLE_OTHER], 65 * US);
+    CHECK_EQ_DBL(st->avg_total, 100 * US, 1e-6);
+    CHECK_EQ_DBL(st->avg[ML_ROLE_KERNEL], 40 * US, 1e-6);
+    CHECK_EQ_DBL(st->avg[ML_ROLE_OTHER], 32.5 * US, 1e-6);
+
+    /* GPU over [0,200): kernels busy 80; SM eff. (50*0.5 + 20*1 + 10*1)/200;
+     * occupancy (50*50 + 20*100 + 10*40)/80; Tensor Cores 50 of 80 */
+    CHECK_EQ_I64(pf.gpus.len, 1);
+    const ml_gpu_metrics *g = &pf.gpus.v[0];
+    CHECK_EQ_DBL(g->utilization, 0.4, 1e-12);
+    CHECK_EQ_DBL(g->sm_efficiency, 0.275, 1e-9);
+    CHECK_EQ_DBL(g->occupancy, 61.25, 1e-9);
+    CHECK_EQ_DBL(g->tc_share, 0.625, 1e-12);
+    CHECK_EQ_I64(g->kernel_ns, 80 * US);
+
+    /* DataLoader 10/100 > 5%, GPU utilization 40% < 50%; Tensor Cores are in use: no AMP advice */
+    CHECK_EQ_I64(pf.recs.len, 2);
+    if (pf.recs.len == 2) {
+        CHECK_EQ_STR(pf.recs.v[0].id, "dataloader");
+        CHECK_EQ_DBL(pf.recs.v[0].value, 0.1, 1e-12);
+        CHECK_EQ_STR(pf.recs.v[1].id, "gpu_utilization");
+        CHECK_EQ_DBL(pf.recs.v[1].value, 0.4, 1e-12);
+        CHECK_CONTAINS(pf.recs.v[0].text, "10.0% of the step time is in DataLoader");
+    }
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+static const ml_op_row *find_op(const ml_profile *p, const ml_op_rows *rows, const char *name, const char *shape)
+{
+    for (size_t i = 0; i < rows->len; i++)
+        if (!strcmp(ml_s(p, rows->v[i].name), name) && (!shape || !strcmp(ml_s(p, rows->v[i].shape), shape)))
+            return &rows->v[i];
+    return NULL;
+}
+
+TEST(operator_and_kernel_tables)
+{
+    fix f = scenario("volta_h884gemm_64x64");
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_op_rows *on = &pf.ops.by_name;
+    /* conv2d, convolution, add, mul (the DataLoader range is no operator) */
+    CHECK_EQ_I64(on->len, 4);
+    if (on->len != 4) return;
+    /* by device self time, then host self time: convolution 50, add 32, mul (host 15), conv2d (host 4) */
+    CHECK_EQ_STR(ml_s(f.p, on->v[0].name), "aten::convolution");
+    CHECK_EQ_STR(ml_s(f.p, on->v[1].name), "aten::add");
+    CHECK_EQ_STR(ml_s(f.p, on->v[2].name), "aten::mul");
+    CHECK_EQ_STR(ml_s(f.p, on->v[3].name), "aten::conv2d");
+    const ml_op_row *add = &on->v[1], *conv = &on->v[0], *c2d = &on->v[3];
+    CHECK_EQ_I64(add->calls, 3);
+    CHECK_EQ_I64(add->host_total_ns, 30 * US);
+    CHECK_EQ_I64(add->host_self_ns, 24 * US); /* each minus its 2 µs launch */
+    CHECK_EQ_I64(add->device_self_ns, 32 * US); /* kernels 20 + 10, memcpy 2 */
+    CHECK(!add->tc_eligible);
+    CHECK_EQ_I64(conv->host_self_ns, 31 * US);
+    CHECK_EQ_I64(conv->device_self_ns, 50 * US);
+    CHECK_EQ_I64(conv->tc_self_ns, 50 * US);
+    CHECK(conv->tc_eligible);
+    CHECK_EQ_I64(c2d->host_self_ns, 4 * US);
+    CHECK_EQ_I64(c2d->device_self_ns, 0);
+    CHECK_EQ_I64(c2d->device_total_ns, 50 * US);
+    CHECK_EQ_I64(c2d->tc_total_ns, 50 * US);
+    CHECK_EQ_I64(on->v[2].calls, 2); /* mul in step 3 counts too */
+    /* kernels launched: conv2d's through its child */
+    CHECK_EQ_I64(c2d->n_kernels, 1);
+    CHECK_EQ_I64(add->n_kernels, 1);
+
+    const ml_op_row *a2 = find_op(f.p, &pf.ops.by_shape, "aten::add", "[[2]]");
+    const ml_op_row *a3 = find_op(f.p, &pf.ops.by_shape, "aten::add", "[[3]]");
+    CHECK(a2 && a3);
+    if (a2 && a3) {
+        CHECK_EQ_I64(a2->calls, 2);
+        CHECK_EQ_I64(a2->device_self_ns, 30 * US);
+        CHECK_EQ_I64(a3->device_self_ns, 2 * US);
+    }
+
+    const ml_kernel_table *kt = &pf.kernels;
+    CHECK_EQ_I64(kt->kernels, 3);
+    CHECK_EQ_I64(kt->by_name.len, 2);
+    if (kt->by_name.len == 2) {
+        const ml_kernel_row *k0 = &kt->by_name.v[0], *k1 = &kt->by_name.v[1];
+        CHECK_EQ_STR(ml_s(f.p, k0->name), "volta_h884gemm_64x64");
+        CHECK(k0->tensor_cores);
+        CHECK_EQ_I64(k1->calls, 2);
+        CHECK_EQ_I64(k1->total_ns, 30 * US);
+        CHECK_EQ_I64(k1->min_ns, 10 * US);
+        CHECK_EQ_I64(k1->max_ns, 20 * US);
+        CHECK_EQ_DBL(k1->blocks_per_sm, 50.0 / 30.0, 1e-9); /* (20*2 + 10*1) / 30 */
+        CHECK_EQ_DBL(k1->occupancy, 80.0, 1e-9);           /* (20*100 + 10*40) / 30 */
+        CHECK(!k1->tensor_cores);
+        CHECK_EQ_I64(add->kernels[0], 1);
+        CHECK_EQ_I64(c2d->kernels[0], 0);
+    }
+    CHECK_EQ_I64(kt->by_op.len, 2);
+    if (kt->by_op.len == 2) CHECK_EQ_STR(ml_s(f.p, kt->by_op.v[1].op), "aten::add");
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+TEST(tensor_core_advice_when_eligible_ops_use_none)
+{
+    /* The same run with a kernel off the allowlist: the lowest eligible
+     * operator (convolution) launched 50 of the operators' 80 µs of kernels. */
+    fix f = scenario("implicit_convolve_sgemm");
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    CHECK_EQ_DBL(ml_tc_eligible_kernel_share(f.p, &pf.tree), 0.625, 1e-12);
+    const ml_rec *tc = NULL;
+    for (size_t i = 0; i < pf.recs.len; i++)
+        if (!strcmp(pf.recs.v[i].id, "tensor_cores")) tc = &pf.recs.v[i];
+    CHECK(tc != NULL);
+    if (tc) CHECK_CONTAINS(tc->text, "Kernels with 62% time are launched by Tensor Cores eligible operators");
+    CHECK_EQ_DBL(pf.gpus.v[0].tc_share, 0, 0);
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+TEST(same_named_child_is_merged)
+{
+    /* aten::to [0,10) > aten::to [1,9) > aten::copy_ [2,8); launches with the
+     * outer's id (dropped, as the plugin replaces its list) and the inner's. */
+    fix f = fix_new();
+    host(&f, ML_SL_CPU_OP, "aten::to", 0, 10, 1, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::to", 1, 8, 2, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::copy_", 2, 6, 3, NULL);
+    runtime(&f, 0.5, 0.2, 200, 1);
+    runtime(&f, 8.2, 0.4, 201, 2);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_op_row *to = find_op(f.p, &pf.ops.by_name, "aten::to", NULL);
+    CHECK(to != NULL);
+    if (to) {
+        CHECK_EQ_I64(to->calls, 1);
+        CHECK_EQ_I64(to->host_total_ns, 10 * US);
+        CHECK_EQ_I64(to->host_self_ns, 3600); /* 10 - copy_ 6 - the inner's launch 0.4 */
+    }
+    /* no steps: one step over the CPU operators [0,10) */
+    CHECK(pf.steps.whole_trace);
+    CHECK_EQ_I64(pf.steps.steps.len, 1);
+    CHECK_EQ_I64(pf.steps.steps.v[0].end - pf.steps.steps.v[0].begin, 10 * US);
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+TEST(whole_trace_step_extends_to_its_kernels)
+{
+    /* ops [10,20) and [30,50) > launch [35,36) of a kernel [40,80): the one
+     * step is [10,80): kernel 40, runtime 1, CPU 10+5+4, other [20,30) */
+    fix f = fix_new();
+    host(&f, ML_SL_CPU_OP, "aten::a", 10, 10, 1, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::b", 30, 20, 2, NULL);
+    runtime(&f, 35, 1, 300, 2);
+    gpu(&f, ML_SL_KERNEL, "k", 40, 40, 300, -1, -1);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_step *s = &pf.steps.steps.v[0];
+    CHECK_EQ_I64(s->name, 0);
+    CHECK_EQ_I64(s->begin, 10 * US);
+    CHECK_EQ_I64(s->end, 80 * US);
+    CHECK_EQ_I64(s->cost[ML_ROLE_KERNEL], 40 * US);
+    CHECK_EQ_I64(s->cost[ML_ROLE_RUNTIME], 1 * US);
+    CHECK_EQ_I64(s->cost[ML_ROLE_CPU_EXEC], 19 * US);
+    CHECK_EQ_I64(s->cost[ML_ROLE_OTHER], 10 * US);
+    /* no blocks per SM or occupancy recorded: unknown */
+    CHECK(pf.gpus.v[0].sm_efficiency < 0);
+    CHECK(pf.gpus.v[0].occupancy < 0);
+    CHECK(pf.kernels.by_name.v[0].blocks_per_sm < 0);
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+TEST(fragmentation_from_the_memory_curves)
+{
+    /* reserved peaks at 1000 while 600 is allocated: 40% held no tensor */
+    fix f = fix_new();
+    host(&f, ML_SL_CPU_OP, "aten::a", 0, 10, 1, NULL);
+    ml_series *r = ml_series_get(f.p, 0, ML_SERIES_RESERVED, 0, 0);
+    ml_series_push(r, 0, 100);
+    ml_series_push(r, 5 * US, 1000);
+    ml_series *a = ml_series_get(f.p, 0, ML_SERIES_ALLOCATED, 0, 0);
+    ml_series_push(a, 0, 50);
+    ml_series_push(a, 5 * US, 600);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    CHECK_EQ_I64(pf.recs.len, 1);
+    if (pf.recs.len == 1) {
+        CHECK_EQ_STR(pf.recs.v[0].id, "fragmentation");
+        CHECK_EQ_DBL(pf.recs.v[0].value, 0.4, 1e-12);
+        CHECK_EQ_DBL(pf.recs.v[0].threshold, 0.2, 0);
+        CHECK_CONTAINS(pf.recs.v[0].text, "cuda:0");
+    }
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+TEST(json_has_the_data_contract_keys)
+{
+    fix f = scenario("volta_h884gemm_64x64");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    jw w;
+    jw_init(&w, m, false);
+    ml_perf_json_rank(&w, f.p, 0);
+    fclose(m);
+    static const char *const keys[] = {
+        "\"span\":{\"begin_ns\":0,\"end_ns\":250000}", "\"counts\":{\"events\":", "\"steps\":2,",
+        "\"operators_unique\":4", "\"kernels\":3", "\"kernel_names\":2", "\"id\":\"cuda:0\"", "\"name\":\"Toy GPU\"",
+        "\"compute_capability\":\"8.0\"", "\"sm_count\":10", "\"utilization\":0.4", "\"tensor_core_share\":0.625",
+        "\"name\":\"ProfilerStep#1\",\"begin_ns\":0,\"end_ns\":110000,\"total_ns\":110000,\"kernel_ns\":70000",
+        "\"step_average\":{\"total_ns\":100000,\"kernel_ns\":40000", "\"other_ns\":32500}", "\"id\":\"dataloader\"",
+        "\"input_shape\":\"[[2]]\"", "\"tc_eligible\":true", "\"stack\":null", "\"kernels\":[0]",
+        "\"by_op\":[", "\"op\":\"aten::convolution\"", "\"modules\":[]", "\"distributed\":null"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) CHECK_CONTAINS(buf, keys[i]);
+    free(buf);
+    /* a profile without a time side writes null */
+    ml_profile *p = ml_profile_new("s.pickle", "torch-snapshot");
+    m = open_memstream(&buf, &len);
+    jw_init(&w, m, false);
+    ml_perf_json_rank(&w, p, 0);
+    fclose(m);
+    CHECK_EQ_STR(buf, "null");
+    CHECK(ml_perf_unavailable(p) != NULL);
+    free(buf);
+    ml_profile_free(p);
+    ml_profile_free(f.p);
+}
+
+int main(void)
+{
+    RUN(ranges_arithmetic);
+    RUN(steps_extend_to_gpu_work_and_split_by_role);
+    RUN(operator_and_kernel_tables);
+    RUN(tensor_core_advice_when_eligible_ops_use_none);
+    RUN(same_named_child_is_merged);
+    RUN(whole_trace_step_extends_to_its_kernels);
+    RUN(fragmentation_from_the_memory_curves);
+    RUN(json_has_the_data_contract_keys);
+    return check_report();
+}

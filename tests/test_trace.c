@@ -1,0 +1,658 @@
+/* The time-side store (trace.h) and its Kineto import: tiny hand-written
+ * traces for each rule (B/E pairing, nesting, launchers, flows, counters, M
+ * names, old-format cats, args), the store API on its own (sorting, partial
+ * overlap), a split file read in two halves, and the real traces in
+ * ../shared/data against tests/trace_expected.py. */
+#include "check.h"
+#include "ascend.h"
+#include "importer.h"
+
+#include <unistd.h>
+
+static ml_err err;
+
+static ml_profile *import_trace(const char *json)
+{
+    ml_source *src = ml_source_from_memory("t.json", json, strlen(json));
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    p->trace = ml_trace_new();
+    err.msg[0] = 0;
+    int rc = ml_kineto_import(src, p, &err);
+    ml_source_close(src);
+    if (rc < 0) {
+        printf("import: %s\n", err.msg);
+        ml_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static bool has_note(const ml_profile *p, const char *needle)
+{
+    for (size_t i = 0; i < p->notes.len; i++)
+        if (strstr(ml_s(p, p->notes.v[i]), needle)) return true;
+    return false;
+}
+
+/* The slice named `name` (first one), or -1. */
+static long find_slice(const ml_profile *p, const char *name)
+{
+    const ml_slices *s = &p->trace->slices;
+    for (size_t i = 0; i < s->ts.len; i++)
+        if (!strcmp(ml_s(p, s->name.v[i]), name)) return (long)i;
+    return -1;
+}
+
+static uint32_t track_named(const ml_profile *p, const char *pid, const char *tid)
+{
+    ml_str a = ml_intern(p->strings, pid, strlen(pid)), b = ml_intern(p->strings, tid, strlen(tid));
+    return ml_track_find(p->trace, a, b);
+}
+
+TEST(b_e_pairs_nest_and_unmatched_ones_are_tolerated)
+{
+    ml_profile *p = import_trace(
+        "{\"traceEvents\":["
+        "{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"outer\",\"pid\":1,\"tid\":1,\"ts\":10},"
+        "{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":12},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"leaf\",\"pid\":1,\"tid\":1,\"ts\":13,\"dur\":2},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":20},"
+        "{\"ph\":\"B\",\"cat\":\"user_annotation\",\"name\":\"open\",\"pid\":1,\"tid\":2,\"ts\":11},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":1,\"ts\":30},"
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":3,\"ts\":31}"
+        "]}");
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    CHECK_EQ_I64(s->ts.len, 4);
+    long outer = find_slice(p, "outer"), inner = find_slice(p, "inner"), leaf = find_slice(p, "leaf"),
+         open = find_slice(p, "open");
+    CHECK(outer >= 0 && inner >= 0 && leaf >= 0 && open >= 0);
+    if (outer < 0 || inner < 0 || leaf < 0 || open < 0) goto out;
+    CHECK_EQ_I64(s->ts.v[outer], 10000);
+    CHECK_EQ_I64(s->dur.v[outer], 20000);
+    CHECK_EQ_I64(s->dur.v[inner], 8000);
+    CHECK_EQ_I64(s->depth.v[outer], 0);
+    CHECK_EQ_I64(s->depth.v[inner], 1);
+    CHECK_EQ_I64(s->depth.v[leaf], 2);
+    CHECK_EQ_I64(s->parent.v[outer], ML_NONE32);
+    CHECK_EQ_I64(s->parent.v[inner], outer);
+    CHECK_EQ_I64(s->parent.v[leaf], inner);
+    /* sorted by (track, ts): outer, inner, leaf on track (1, 1) */
+    CHECK_EQ_I64(outer + 1, inner);
+    CHECK_EQ_I64(inner + 1, leaf);
+    /* the unclosed B lasts until the end of the trace (the orphan E at 31 µs) */
+    CHECK_EQ_I64(s->ts.v[open], 11000);
+    CHECK_EQ_I64(s->dur.v[open], 20000);
+    CHECK_EQ_I64(s->kind.v[open], ML_SL_USER_ANNOTATION);
+    CHECK_EQ_I64(t->unpaired_ends, 1);
+    CHECK(has_note(p, "1 \"E\" events had no \"B\""));
+    CHECK_EQ_I64(t->span_begin, 10000);
+    CHECK_EQ_I64(t->span_end, 31000);
+    /* ml_track_slices covers the track's slices */
+    size_t first, n;
+    ml_track_slices(t, track_named(p, "1", "1"), &first, &n);
+    CHECK_EQ_I64(first, outer);
+    CHECK_EQ_I64(n, 3);
+    /* the op side (attribution) still gets its ops */
+    CHECK_EQ_I64(p->ops.ts.len, 4);
+out:
+    ml_profile_free(p);
+}
+
+TEST(gpu_work_gets_stream_tracks_launchers_flows_and_kernel_args)
+{
+    ml_profile *p = import_trace(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10,"
+        "\"args\":{\"correlation\":7,\"External id\":3}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":120,\"dur\":5,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":7,\"External id\":3,\"grid\":[4,2,1],\"block\":[128,1,1],"
+        "\"registers per thread\":32,\"shared memory\":1024,\"blocks per SM\":0.5,\"est. achieved occupancy %\":25}},"
+        "{\"ph\":\"s\",\"id\":7,\"pid\":1,\"tid\":1,\"ts\":100,\"cat\":\"ac2g\",\"name\":\"ac2g\"},"
+        "{\"ph\":\"f\",\"id\":7,\"pid\":0,\"tid\":7,\"ts\":120,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":0,\"tid\":7,\"ts\":130,\"dur\":2,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":99,\"bytes\":4096}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":140,\"dur\":3,"
+        "\"args\":{\"correlation\":8}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":150,\"dur\":1,\"args\":{\"correlation\":8}},"
+        "{\"ph\":\"s\",\"id\":8,\"pid\":1,\"tid\":1,\"ts\":141,\"cat\":\"ac2g\",\"name\":\"ac2g\"},"
+        "{\"ph\":\"f\",\"id\":8,\"pid\":0,\"tid\":7,\"ts\":149,\"cat\":\"ac2g\",\"name\":\"ac2g\"}"
+        "]}");
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    long rt = find_slice(p, "cudaLaunchKernel"), k1 = find_slice(p, "k1"), mc = find_slice(p, "Memcpy HtoD"),
+         drv = find_slice(p, "cuLaunchKernel"), k2 = find_slice(p, "k2");
+    CHECK(rt >= 0 && k1 >= 0 && mc >= 0 && drv >= 0 && k2 >= 0);
+    if (rt < 0 || k1 < 0 || mc < 0 || drv < 0 || k2 < 0) goto out;
+    CHECK_EQ_I64(s->kind.v[rt], ML_SL_RUNTIME);
+    CHECK_EQ_I64(s->kind.v[k1], ML_SL_KERNEL);
+    CHECK_EQ_I64(s->kind.v[mc], ML_SL_MEMCPY);
+    CHECK_EQ_I64(s->kind.v[drv], ML_SL_DRIVER);
+    CHECK_EQ_I64(s->launcher.v[k1], rt);
+    CHECK_EQ_I64(s->launcher.v[k2], drv);
+    CHECK_EQ_I64(s->launcher.v[mc], ML_NONE32); /* correlation 99 launched by nothing here */
+    CHECK_EQ_I64(s->launcher.v[rt], ML_NONE32);
+    CHECK_EQ_I64(s->corr.v[k1], 7);
+    CHECK_EQ_I64(s->ext_id.v[k1], 3);
+    /* the stream track */
+    const ml_track *tr = &t->tracks.v[s->track.v[k1]];
+    CHECK_EQ_I64(tr->kind, ML_TRACK_STREAM);
+    CHECK_EQ_I64(tr->stream, 7);
+    CHECK(tr->device >= 0 && !strcmp(p->devices.v[tr->device].id, "cuda:0"));
+    CHECK_EQ_I64(t->tracks.v[s->track.v[rt]].kind, ML_TRACK_THREAD);
+    /* kernel args */
+    CHECK(s->info.v[k1] != ML_NONE32);
+    if (s->info.v[k1] != ML_NONE32) {
+        const ml_kernel_info *ki = &t->kernel_info.v[s->info.v[k1]];
+        CHECK_EQ_I64(ki->device, 0);
+        CHECK_EQ_I64(ki->stream, 7);
+        CHECK_EQ_I64(ki->grid[0], 4);
+        CHECK_EQ_I64(ki->grid[1], 2);
+        CHECK_EQ_I64(ki->grid[2], 1);
+        CHECK_EQ_I64(ki->block[0], 128);
+        CHECK_EQ_I64(ki->registers, 32);
+        CHECK_EQ_I64(ki->shared_memory, 1024);
+        CHECK_EQ_DBL(ki->blocks_per_sm, 0.5, 1e-6);
+        CHECK_EQ_DBL(ki->occupancy, 25, 1e-6);
+        CHECK_EQ_I64(ki->bytes, -1);
+    }
+    CHECK_EQ_I64(t->kernel_info.v[s->info.v[mc]].bytes, 4096);
+    CHECK_EQ_I64(t->kernel_info.v[s->info.v[k2]].grid[0], -1);
+    /* flows: 7 binds by enclosure (bp e) at the kernel's start; 8's "f"
+     * without bp binds to the next slice starting at 149 µs: k2 */
+    CHECK_EQ_I64(t->flows.len, 2);
+    for (size_t i = 0; i < t->flows.len; i++) {
+        const ml_flow *f = &t->flows.v[i];
+        CHECK_EQ_STR(ml_s(p, f->cat), "ac2g");
+        CHECK_EQ_I64(f->from, f->id == 7 ? rt : drv);
+        CHECK_EQ_I64(f->to, f->id == 7 ? k1 : k2);
+    }
+out:
+    ml_profile_free(p);
+}
+
+TEST(counters_instants_and_m_names)
+{
+    ml_profile *p = import_trace(
+        "{\"traceEvents\":["
+        "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"python3\"}},"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"thread 1 (python)\"}},"
+        "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"sort_index\":5}},"
+        "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"sort_index\":-3}},"
+        "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":9,\"args\":{\"name\":\"no slices\"}},"
+        "{\"ph\":\"C\",\"name\":\"GPU Utilization\",\"pid\":1,\"tid\":1,\"ts\":50,\"args\":{\"util\":0.75,\"n\":\"3\",\"s\":[1]}},"
+        "{\"ph\":\"C\",\"name\":\"GPU Utilization\",\"pid\":1,\"tid\":1,\"ts\":40,\"args\":{\"util\":0.25}},"
+        "{\"ph\":\"i\",\"name\":\"marker\",\"pid\":1,\"tid\":1,\"ts\":60,\"s\":\"t\"},"
+        "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":70,"
+        "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":64,\"Bytes\":512,\"Total Allocated\":512,\"Total Reserved\":2048}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":1,\"ts\":45,\"dur\":30}"
+        "]}");
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_trace *t = p->trace;
+    CHECK_EQ_I64(t->tracks.len, 1); /* (1, 9) has no slices: no track */
+    const ml_track *tr = &t->tracks.v[0];
+    CHECK_EQ_STR(ml_s(p, tr->process_name), "python3");
+    CHECK_EQ_STR(ml_s(p, tr->name), "thread 1 (python)");
+    CHECK_EQ_I64(tr->thread_sort, 5);
+    CHECK_EQ_I64(tr->process_sort, -3);
+    /* counters in time order, one per numeric arg */
+    CHECK_EQ_I64(t->counters.ts.len, 3);
+    CHECK_EQ_I64(t->counters.ts.v[0], 40000);
+    CHECK_EQ_DBL(t->counters.value.v[0], 0.25, 1e-12);
+    CHECK_EQ_STR(ml_s(p, t->counters.name.v[0]), "GPU Utilization");
+    CHECK_EQ_STR(ml_s(p, t->counters.key.v[1]), "util");
+    CHECK_EQ_DBL(t->counters.value.v[1], 0.75, 1e-12);
+    CHECK_EQ_STR(ml_s(p, t->counters.key.v[2]), "n");
+    CHECK_EQ_DBL(t->counters.value.v[2], 3, 1e-12);
+    /* the [memory] event stays a memory event, not an instant */
+    CHECK_EQ_I64(t->instants.ts.len, 1);
+    CHECK_EQ_STR(ml_s(p, t->instants.name.v[0]), "marker");
+    CHECK_EQ_I64(p->events.ts.len, 1);
+    CHECK_EQ_I64(t->span_begin, 40000);
+    CHECK_EQ_I64(t->span_end, 75000);
+    ml_profile_free(p);
+}
+
+TEST(old_format_cats_steps_and_stream_names)
+{
+    /* PyTorch 1.9: cats Operator/Runtime/Kernel/Memcpy/Memset, tid "stream 7",
+     * "external id", "async" flows, ProfilerStep#N under Operator */
+    ml_profile *p = import_trace(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"ProfilerStep#3\",\"pid\":25,\"tid\":\"25\",\"ts\":1000,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::conv2d\",\"pid\":25,\"tid\":\"25\",\"ts\":1010,\"dur\":50,"
+        "\"args\":{\"Input Dims\":[[32, 3, 224, 224], [], [7]],\"Input type\":[\"float\",\"\"],\"External id\":4,"
+        "\"Sequence number\":12,\"Fwd thread id\":1,\"Call stack\":\"a.py(1): f;b.py(2): g\"}},"
+        "{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":25,\"tid\":\"25\",\"ts\":1020,\"dur\":5,"
+        "\"args\":{\"correlation\":41,\"external id\":4}},"
+        "{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"conv\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":1030,\"dur\":20,"
+        "\"args\":{\"correlation\":41,\"external id\":4}},"
+        "{\"ph\":\"X\",\"cat\":\"Memcpy\",\"name\":\"Memcpy HtoD\",\"pid\":1,\"tid\":\"stream 9\",\"ts\":1050,\"dur\":2},"
+        "{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"Memset\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":1060,\"dur\":2},"
+        "{\"ph\":\"s\",\"id\":41,\"pid\":25,\"tid\":25,\"ts\":1020,\"cat\":\"async\",\"name\":\"launch\"},"
+        "{\"ph\":\"f\",\"id\":41,\"pid\":0,\"tid\":\"stream 7\",\"ts\":1030,\"cat\":\"async\",\"name\":\"launch\",\"bp\":\"e\"},"
+        "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"nn.Module: Linear_0\",\"pid\":25,\"tid\":\"26\",\"ts\":900,"
+        "\"dur\":10,\"args\":{\"Python id\":5,\"Python parent id\":2,\"Python module id\":17}}"
+        "]}");
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    long step = find_slice(p, "ProfilerStep#3"), conv = find_slice(p, "aten::conv2d"), rt = find_slice(p, "cudaLaunchKernel"),
+         k = find_slice(p, "conv"), mc = find_slice(p, "Memcpy HtoD"), ms = find_slice(p, "Memset"),
+         py = find_slice(p, "nn.Module: Linear_0");
+    CHECK(step >= 0 && conv >= 0 && rt >= 0 && k >= 0 && mc >= 0 && ms >= 0 && py >= 0);
+    if (step < 0 || conv < 0 || rt < 0 || k < 0 || mc < 0 || ms < 0 || py < 0) goto out;
+    CHECK_EQ_I64(s->kind.v[step], ML_SL_PROFILER_STEP);
+    CHECK_EQ_I64(s->kind.v[conv], ML_SL_CPU_OP);
+    CHECK_EQ_I64(s->kind.v[rt], ML_SL_RUNTIME);
+    CHECK_EQ_I64(s->kind.v[k], ML_SL_KERNEL);
+    CHECK_EQ_I64(s->kind.v[mc], ML_SL_MEMCPY);
+    CHECK_EQ_I64(s->kind.v[ms], ML_SL_MEMSET);
+    CHECK_EQ_I64(s->kind.v[py], ML_SL_PYTHON);
+    CHECK_EQ_I64(s->parent.v[conv], step);
+    CHECK_EQ_I64(s->parent.v[rt], conv);
+    CHECK_EQ_I64(s->depth.v[rt], 2);
+    CHECK_EQ_I64(s->launcher.v[k], rt);
+    CHECK_EQ_I64(s->ext_id.v[k], 4);
+    CHECK_EQ_I64(s->ext_id.v[rt], 4);
+    /* stream numbers from "stream N" tids, devices from pids */
+    const ml_track *kt = &t->tracks.v[s->track.v[k]], *mt = &t->tracks.v[s->track.v[mc]];
+    CHECK_EQ_I64(kt->kind, ML_TRACK_STREAM);
+    CHECK_EQ_I64(kt->stream, 7);
+    CHECK_EQ_STR(p->devices.v[kt->device].id, "cuda:0");
+    CHECK_EQ_I64(mt->stream, 9);
+    CHECK_EQ_STR(p->devices.v[mt->device].id, "cuda:1");
+    CHECK_EQ_I64(s->track.v[ms], s->track.v[k]);
+    /* "25" and 25 are one track */
+    CHECK_EQ_I64(t->flows.len, 1);
+    CHECK_EQ_I64(t->flows.v[0].from, rt);
+    CHECK_EQ_I64(t->flows.v[0].to, k);
+    /* op args */
+    CHECK(s->info.v[conv] != ML_NONE32);
+    if (s->info.v[conv] != ML_NONE32) {
+        const ml_op_info *oi = &t->op_info.v[s->info.v[conv]];
+        CHECK_EQ_STR(ml_s(p, oi->input_dims), "[[32, 3, 224, 224], [], [7]]");
+        CHECK_EQ_STR(ml_s(p, oi->input_types), "[\"float\", \"\"]");
+        CHECK_EQ_STR(ml_s(p, oi->call_stack), "a.py(1): f;b.py(2): g");
+        CHECK_EQ_I64(oi->seq, 12);
+        CHECK_EQ_I64(oi->fwd_thread, 1);
+        CHECK_EQ_I64(oi->python_id, -1);
+    }
+    CHECK_EQ_I64(s->info.v[step], ML_NONE32); /* no args worth a row */
+    CHECK(s->info.v[py] != ML_NONE32);
+    if (s->info.v[py] != ML_NONE32) {
+        const ml_op_info *oi = &t->op_info.v[s->info.v[py]];
+        CHECK_EQ_I64(oi->python_id, 5);
+        CHECK_EQ_I64(oi->python_parent, 2);
+        CHECK_EQ_I64(oi->python_module, 17);
+        CHECK_EQ_I64(oi->input_dims, 0);
+    }
+out:
+    ml_profile_free(p);
+}
+
+TEST(backend_device_properties_and_base_time)
+{
+    ml_profile *p = import_trace(
+        "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":1,\"world_size\":2},"
+        "\"deviceProperties\":[{\"id\":0,\"name\":\"A100\",\"totalGlobalMem\":1000,\"computeMajor\":8,\"computeMinor\":0,"
+        "\"numSms\":108,\"maxThreadsPerMultiprocessor\":2048,\"maxThreadsPerBlock\":1024,\"regsPerBlock\":65536,"
+        "\"regsPerMultiprocessor\":65536,\"warpSize\":32,\"sharedMemPerBlock\":49152,\"sharedMemPerMultiprocessor\":167936}],"
+        "\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1.5,\"dur\":2}],"
+        "\"baseTimeNanoseconds\":1700000000000000000}");
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK_EQ_STR(ml_s(p, p->trace->backend), "nccl");
+    CHECK_EQ_I64(p->rank, 1);
+    CHECK_EQ_I64(p->trace->slices.ts.v[0], 1700000000000001500LL);
+    CHECK_EQ_I64(p->trace->span_begin, 1700000000000001500LL);
+    CHECK_EQ_I64(p->trace->span_end, 1700000000000003500LL);
+    int d = ml_device_find(p, "cuda:0");
+    CHECK(d >= 0);
+    if (d >= 0) {
+        const ml_device *dev = &p->devices.v[d];
+        CHECK_EQ_STR(ml_s(p, dev->name), "A100");
+        CHECK_EQ_I64(dev->total_memory, 1000);
+        CHECK_EQ_I64(dev->cc_major, 8);
+        CHECK_EQ_I64(dev->cc_minor, 0);
+        CHECK_EQ_I64(dev->num_sms, 108);
+        CHECK_EQ_I64(dev->max_threads_per_sm, 2048);
+        CHECK_EQ_I64(dev->max_threads_per_block, 1024);
+        CHECK_EQ_I64(dev->regs_per_block, 65536);
+        CHECK_EQ_I64(dev->regs_per_sm, 65536);
+        CHECK_EQ_I64(dev->warp_size, 32);
+        CHECK_EQ_I64(dev->shared_mem_per_block, 49152);
+        CHECK_EQ_I64(dev->shared_mem_per_sm, 167936);
+    }
+    ml_profile_free(p);
+}
+
+TEST(without_the_want_no_store_is_built)
+{
+    const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]";
+    ml_source *src = ml_source_from_memory("t.json", doc, strlen(doc));
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    CHECK_EQ_I64(ml_kineto_import(src, p, &err), 0);
+    ml_source_close(src);
+    CHECK(p->trace == NULL);
+    CHECK_EQ_I64(p->devices.len, 0); /* kernels make no device without the time side */
+    ml_profile_free(p);
+}
+
+TEST(ascend_trace_view_lanes_by_process_name)
+{
+    /* torch_npu writes "ph" last and ts as strings */
+    const char *doc =
+        "[{\"name\":\"process_name\",\"pid\":9,\"tid\":0,\"args\":{\"name\":\"Ascend Hardware\"},\"ph\":\"M\"},"
+        "{\"name\":\"process_name\",\"pid\":8,\"tid\":0,\"args\":{\"name\":\"CANN\"},\"ph\":\"M\"},"
+        "{\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"HCCL\"},\"ph\":\"M\"},"
+        "{\"ph\":\"X\",\"name\":\"aten::add\",\"pid\":1,\"tid\":1,\"ts\":\"1736408883688177.930\",\"dur\":20,\"cat\":\"cpu_op\","
+        "\"args\":{\"Input Dims\":\"2,3;\\r\\n4\",\"Sequence number\":-1}},"
+        "{\"name\":\"AscendCL@aclrtMemcpyAsync\",\"pid\":8,\"tid\":1,\"ts\":\"1736408883688180.000\",\"dur\":5,"
+        "\"args\":{\"connection_id\":936},\"ph\":\"X\"},"
+        "{\"name\":\"MEMCPY_ASYNC\",\"pid\":9,\"tid\":2,\"ts\":\"1736408883688190.000\",\"dur\":3.5,"
+        "\"args\":{\"Task Type\":\"PCIE_DMA_SQE\",\"connection_id\":936},\"ph\":\"X\"},"
+        "{\"name\":\"conv\",\"pid\":9,\"tid\":2,\"ts\":\"1736408883688195.000\",\"dur\":1,\"ph\":\"X\"},"
+        "{\"name\":\"Reduce_Inline\",\"pid\":7,\"tid\":1,\"ts\":\"1736408883688195.000\",\"dur\":1,\"ph\":\"X\"},"
+        "{\"name\":\"APP/Memory\",\"ts\":\"1736408883688100.000\",\"pid\":6,\"tid\":0,\"args\":{\"KB\":2160232.0},\"ph\":\"C\"},"
+        "{\"name\":\"HostToDevice936\",\"ph\":\"s\",\"cat\":\"HostToDevice\",\"id\":\"936\",\"pid\":8,\"tid\":1,"
+        "\"ts\":\"1736408883688180.000\"},"
+        "{\"name\":\"HostToDevice936\",\"ph\":\"f\",\"id\":\"936\",\"ts\":\"1736408883688190.000\",\"cat\":\"HostToDevice\","
+        "\"pid\":9,\"tid\":2,\"bp\":\"e\"}]";
+    ml_source *src = ml_source_from_memory("trace_view.json", doc, strlen(doc));
+    ml_profile *p = ml_profile_new("x", "ascend-text");
+    p->trace = ml_trace_new();
+    CHECK_EQ_I64(ml_ascend_trace_view_events(src, p, &err), 0);
+    ml_source_close(src);
+    ml_profile_finish(p);
+    ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    long add = find_slice(p, "aten::add"), acl = find_slice(p, "AscendCL@aclrtMemcpyAsync"), mc = find_slice(p, "MEMCPY_ASYNC"),
+         conv = find_slice(p, "conv"), hccl = find_slice(p, "Reduce_Inline");
+    CHECK(add >= 0 && acl >= 0 && mc >= 0 && conv >= 0 && hccl >= 0);
+    if (add < 0 || acl < 0 || mc < 0 || conv < 0 || hccl < 0) goto out;
+    CHECK_EQ_I64(s->ts.v[add], 1736408883688177930LL);
+    CHECK_EQ_I64(s->kind.v[add], ML_SL_CPU_OP);
+    CHECK_EQ_STR(ml_s(p, t->op_info.v[s->info.v[add]].input_dims), "2,3;\r\n4");
+    CHECK_EQ_I64(s->kind.v[acl], ML_SL_RUNTIME);
+    CHECK_EQ_I64(s->kind.v[mc], ML_SL_MEMCPY);
+    CHECK_EQ_I64(s->dur.v[mc], 3500);
+    CHECK_EQ_I64(s->kind.v[conv], ML_SL_KERNEL);
+    CHECK_EQ_I64(s->kind.v[hccl], ML_SL_OTHER);
+    CHECK_EQ_I64(s->launcher.v[mc], acl);
+    const ml_track *st = &t->tracks.v[s->track.v[mc]];
+    CHECK_EQ_I64(st->kind, ML_TRACK_STREAM);
+    CHECK_EQ_I64(st->stream, 2);
+    CHECK_EQ_STR(p->devices.v[st->device].id, "npu:0");
+    CHECK_EQ_STR(ml_s(p, st->process_name), "Ascend Hardware");
+    CHECK_EQ_I64(t->tracks.v[s->track.v[hccl]].kind, ML_TRACK_OTHER);
+    CHECK_EQ_I64(t->tracks.v[s->track.v[add]].kind, ML_TRACK_THREAD);
+    CHECK_EQ_I64(t->counters.ts.len, 1);
+    CHECK_EQ_DBL(t->counters.value.v[0], 2160232.0, 1e-9);
+    CHECK_EQ_STR(ml_s(p, t->counters.key.v[0]), "KB");
+    CHECK_EQ_I64(t->flows.len, 1);
+    CHECK_EQ_I64(t->flows.v[0].id, 936);
+    CHECK_EQ_I64(t->flows.v[0].from, acl);
+    CHECK_EQ_I64(t->flows.v[0].to, mc);
+    CHECK_EQ_I64(p->ops.ts.len, 0); /* the time side only */
+out:
+    ml_profile_free(p);
+}
+
+/* ---- the store on its own ---- */
+
+TEST(store_sorts_nests_and_counts_partial_overlaps)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t a = ml_track_get(t, p, "1", 1, "1", 1), b = ml_track_get(t, p, "1", 1, "2", 1);
+    CHECK_EQ_I64(ml_track_get(t, p, "1", 1, "1", 1), a);
+    ml_str n = ml_intern_cstr(p->strings, "s");
+    /* pushed out of order, on two tracks */
+    ml_slice_row rows[] = {
+        {50, 10, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},  /* [50,60) child of [40,100) */
+        {0, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP},
+        {40, 60, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},
+        {55, 20, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},  /* [55,75) starts in [50,60), ends after: partial */
+        {40, 5, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},   /* same start, shorter: after [40,100) */
+        {60, 0, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},   /* zero length at 60: inside [55,75) */
+        {100, 1, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},  /* starts where [40,100) ends: top level */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) ml_slice_push(t, &rows[i]);
+    p->base_time_ns = 1000;
+    ml_profile_finish(p);
+    const ml_slices *s = &t->slices;
+    static const int64_t ts[] = {1040, 1040, 1050, 1055, 1060, 1100, 1000};
+    static const int64_t dur[] = {60, 5, 10, 20, 0, 1, 10};
+    static const int64_t depth[] = {0, 1, 1, 2, 3, 0, 0};
+    static const int64_t parent[] = {ML_NONE32, 0, 0, 2, 3, ML_NONE32, ML_NONE32};
+    CHECK_EQ_I64(s->ts.len, 7);
+    for (size_t i = 0; i < 7 && i < s->ts.len; i++) {
+        CHECK_EQ_I64(s->ts.v[i], ts[i]);
+        CHECK_EQ_I64(s->dur.v[i], dur[i]);
+        CHECK_EQ_I64(s->depth.v[i], depth[i]);
+        CHECK_EQ_I64(s->parent.v[i], parent[i]);
+    }
+    CHECK_EQ_I64(t->partial_overlaps, 1);
+    size_t first, cnt;
+    ml_track_slices(t, b, &first, &cnt);
+    CHECK_EQ_I64(first, 6);
+    CHECK_EQ_I64(cnt, 1);
+    CHECK_EQ_I64(ml_trace_count_kind(t, ML_SL_CPU_OP), 7);
+    CHECK_EQ_I64(t->span_begin, 1000);
+    CHECK_EQ_I64(t->span_end, 1101);
+    ml_profile_free(p);
+}
+
+TEST(store_binds_flow_chains)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t a = ml_track_get(t, p, "1", 1, "1", 1), b = ml_track_get(t, p, "1", 1, "2", 1);
+    ml_str n = ml_intern_cstr(p->strings, "s"), cat = ml_intern_cstr(p->strings, "fwdbwd"),
+           other = ml_intern_cstr(p->strings, "other");
+    ml_slice_row rows[] = {
+        {0, 10, -1, -1, n, a, ML_NONE32, ML_SL_CPU_OP},  /* 0: A */
+        {20, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP}, /* 1: B */
+        {40, 10, -1, -1, n, b, ML_NONE32, ML_SL_CPU_OP}, /* 2: C */
+    };
+    for (size_t i = 0; i < 3; i++) ml_slice_push(t, &rows[i]);
+    /* id 1: s in A, t in B, f binding to the next slice (C starts at 40) */
+    ml_flow_point(t, 1, cat, 'f', false, b, 35);
+    ml_flow_point(t, 1, cat, 's', false, a, 5);
+    ml_flow_point(t, 1, cat, 't', false, b, 25);
+    /* id 2: a start nothing follows; the same id in another cat: an end from nowhere */
+    ml_flow_point(t, 2, cat, 's', false, a, 1);
+    ml_flow_point(t, 2, other, 'f', true, b, 45);
+    /* id 3: a point in no slice */
+    ml_flow_point(t, 3, cat, 's', false, a, 15);
+    ml_flow_point(t, 3, cat, 'f', true, b, 21);
+    ml_profile_finish(p);
+    CHECK_EQ_I64(t->flows.len, 5);
+    int seen = 0;
+    for (size_t i = 0; i < t->flows.len; i++) {
+        const ml_flow *f = &t->flows.v[i];
+        if (f->id == 1 && f->from == 0 && f->to == 1) seen |= 1;
+        if (f->id == 1 && f->from == 1 && f->to == 2) seen |= 2;
+        if (f->id == 2 && f->cat == cat && f->from == 0 && f->to == ML_NONE32) seen |= 4;
+        if (f->id == 2 && f->cat == other && f->from == ML_NONE32 && f->to == 2) seen |= 8;
+        if (f->id == 3 && f->from == ML_NONE32 && f->to == 1) seen |= 16;
+    }
+    CHECK_EQ_I64(seen, 31);
+    ml_profile_free(p);
+}
+
+/* ---- a file read in two halves gives the same store ---- */
+
+static ml_profile *load_file(const char *path, const char *split_min)
+{
+    if (split_min) setenv("MEMLENS_SPLIT_MIN_BYTES", split_min, 1);
+    else setenv("MEMLENS_ONE_THREAD", "1", 1);
+    ml_profiles ps;
+    memset(&ps, 0, sizeof ps);
+    ps.want = ML_WANT_TRACE;
+    int rc = ml_load(path, &ps, &err);
+    unsetenv("MEMLENS_SPLIT_MIN_BYTES");
+    unsetenv("MEMLENS_ONE_THREAD");
+    if (rc < 0 || ps.items.len != 1) {
+        CHECK_FAILED_("load %s: %s", path, err.msg);
+        ml_profiles_free(&ps);
+        return NULL;
+    }
+    ml_profile *p = ps.items.v[0];
+    VEC_FREE(&ps.items);
+    ml_profiles_free(&ps);
+    return p;
+}
+
+TEST(split_file_gives_the_same_store)
+{
+    char path[] = "/tmp/memlens_trace_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "{\"traceEvents\": [\n");
+    fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}},\n");
+    for (int i = 0; i < 400; i++) {
+        int ts = i * 100;
+        fprintf(f, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":50,"
+                   "\"args\":{\"Input Dims\":[[%d]]}},\n", i % 7, ts, i);
+        fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+                   "\"dur\":10,\"args\":{\"correlation\":%d}},\n", ts + 5, i);
+        fprintf(f, "{\"ph\":\"s\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":%d,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n", i, ts + 5);
+        fprintf(f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":30,"
+                   "\"args\":{\"correlation\":%d,\"stream\":7,\"device\":0}},\n", i % 3, ts + 60, i);
+        fprintf(f, "{\"ph\":\"f\",\"id\":%d,\"pid\":0,\"tid\":7,\"ts\":%d,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n",
+                i, ts + 60);
+        fprintf(f, "{\"ph\":\"B\",\"cat\":\"user_annotation\",\"name\":\"b%d\",\"pid\":1,\"tid\":2,\"ts\":%d},\n", i, ts);
+        fprintf(f, "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":%d},\n", ts + 20);
+        fprintf(f, "{\"ph\":\"C\",\"name\":\"util\",\"pid\":1,\"tid\":1,\"ts\":%d,\"args\":{\"v\":%d}},\n", ts, i);
+    }
+    fprintf(f, "{\"ph\":\"i\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":40000}\n], \"distributedInfo\":{\"backend\":\"gloo\"}}\n");
+    fclose(f);
+    ml_profile *one = load_file(path, NULL), *two = load_file(path, "1");
+    unlink(path);
+    CHECK(one && two);
+    if (!one || !two) goto out;
+    const ml_slices *a = &one->trace->slices, *b = &two->trace->slices;
+    CHECK_EQ_I64(a->ts.len, 1600);
+    CHECK_EQ_I64(b->ts.len, a->ts.len);
+    for (size_t i = 0; i < a->ts.len && i < b->ts.len; i++) {
+        if (a->ts.v[i] != b->ts.v[i] || a->dur.v[i] != b->dur.v[i] || a->depth.v[i] != b->depth.v[i] ||
+            a->launcher.v[i] != b->launcher.v[i] || a->kind.v[i] != b->kind.v[i] ||
+            strcmp(ml_s(one, a->name.v[i]), ml_s(two, b->name.v[i]))) {
+            CHECK_FAILED_("slice %zu differs", i);
+            break;
+        }
+        if (a->info.v[i] != ML_NONE32 && a->kind.v[i] == ML_SL_CPU_OP)
+            CHECK_EQ_STR(ml_s(one, one->trace->op_info.v[a->info.v[i]].input_dims),
+                         ml_s(two, two->trace->op_info.v[b->info.v[i]].input_dims));
+    }
+    CHECK_EQ_I64(one->trace->flows.len, 400);
+    CHECK_EQ_I64(two->trace->flows.len, 400);
+    size_t bound = 0;
+    for (size_t i = 0; i < two->trace->flows.len; i++)
+        bound += two->trace->flows.v[i].from != ML_NONE32 && two->trace->flows.v[i].to != ML_NONE32;
+    CHECK_EQ_I64(bound, 400);
+    CHECK_EQ_I64(two->trace->counters.ts.len, 400);
+    CHECK_EQ_I64(two->trace->instants.ts.len, 1);
+    CHECK_EQ_I64(two->trace->tracks.len, one->trace->tracks.len);
+    CHECK_EQ_STR(ml_s(two, two->trace->backend), "gloo");
+    uint32_t main_track = track_named(two, "1", "1");
+    CHECK(main_track != ML_NONE32);
+    if (main_track != ML_NONE32) CHECK_EQ_STR(ml_s(two, two->trace->tracks.v[main_track].name), "main");
+out:
+    ml_profile_free(one);
+    ml_profile_free(two);
+}
+
+/* ---- real traces (../shared/data), expected values from tests/trace_expected.py ---- */
+
+typedef struct expected {
+    const char *file;
+    size_t kinds[ML_SL__COUNT];
+    size_t tracks, streams, launched, flows, bound, instants, counters;
+} expected;
+
+/* python3 tests/trace_expected.py */
+static const expected real[] = {
+    {"kineto/hta_nccl_data.json.gz", {14346, 39, 0, 8740, 0, 2700, 960, 114, 30, 3, 1}, 8, 2, 3774, 9283, 4317, 2, 0},
+    {"kineto/hta_sampled_rank-0.json.gz", {2329, 71, 0, 1204, 0, 1154, 40, 10, 0, 2, 1}, 8, 5, 1204, 0, 0, 0, 0},
+    {"kineto/hta_sampled_rank-1.json.gz", {2302, 63, 0, 1154, 0, 1104, 40, 10, 0, 2, 1}, 8, 5, 1154, 0, 0, 0, 0},
+    {"kineto/tbplugin_resnet50_w0.pt.trace.json.gz", {23640, 0, 0, 11923, 0, 8772, 12, 312, 0, 6, 1}, 6, 1, 9096, 9096, 9096, 2, 0},
+    {"kineto/param_linear_kineto.json.gz", {36998, 80, 0, 14515, 0, 8716, 0, 1640, 0, 0, 1}, 6, 1, 10356, 14515, 10356, 2, 0},
+    /* the directory: its trace_view.json */
+    {"ascend/text_level1/rank0_ascend_pt", {859, 0, 1282, 707, 0, 511, 24, 0, 0, 1, 1000}, 31, 4, 533, 645, 572, 0, 7183},
+};
+
+TEST(real_traces_match_trace_expected_py)
+{
+    int ran = 0;
+    for (size_t r = 0; r < sizeof real / sizeof *real; r++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", check_data_dir(), real[r].file);
+        if (access(path, R_OK) != 0) continue;
+        ran++;
+        ml_profiles ps;
+        memset(&ps, 0, sizeof ps);
+        ps.want = ML_WANT_TRACE;
+        if (ml_load(path, &ps, &err) < 0) {
+            CHECK_FAILED_("load %s: %s", path, err.msg);
+            continue;
+        }
+        const ml_trace *t = ps.items.v[0]->trace;
+        CHECK(t != NULL);
+        if (!t) continue;
+        for (int k = 0; k < ML_SL__COUNT; k++)
+            if (ml_trace_count_kind(t, (ml_slice_kind)k) != real[r].kinds[k])
+                CHECK_FAILED_("%s: kind %d: %zu slices, expected %zu", real[r].file, k,
+                              ml_trace_count_kind(t, (ml_slice_kind)k), real[r].kinds[k]);
+        size_t streams = 0, launched = 0, bound = 0;
+        for (size_t i = 0; i < t->tracks.len; i++) streams += t->tracks.v[i].kind == ML_TRACK_STREAM;
+        for (size_t i = 0; i < t->slices.launcher.len; i++) launched += t->slices.launcher.v[i] != ML_NONE32;
+        for (size_t i = 0; i < t->flows.len; i++) bound += t->flows.v[i].from != ML_NONE32 && t->flows.v[i].to != ML_NONE32;
+        CHECK_EQ_I64(t->tracks.len, real[r].tracks);
+        CHECK_EQ_I64(streams, real[r].streams);
+        CHECK_EQ_I64(launched, real[r].launched);
+        CHECK_EQ_I64(t->flows.len, real[r].flows);
+        CHECK_EQ_I64(bound, real[r].bound);
+        CHECK_EQ_I64(t->instants.ts.len, real[r].instants);
+        CHECK_EQ_I64(t->counters.ts.len, real[r].counters);
+        /* every slice's parent contains its start, on its track, one level up */
+        const ml_slices *s = &t->slices;
+        for (size_t i = 0; i < s->ts.len; i++) {
+            uint32_t q = s->parent.v[i];
+            if (q == ML_NONE32 ? s->depth.v[i] != 0
+                               : s->track.v[q] != s->track.v[i] || s->ts.v[q] > s->ts.v[i] ||
+                                     s->depth.v[q] + 1 != s->depth.v[i]) {
+                CHECK_FAILED_("%s: slice %zu: bad parent", real[r].file, i);
+                break;
+            }
+        }
+        ml_profiles_free(&ps);
+    }
+    if (!ran) SKIP("../shared/data not available");
+}
+
+int main(void)
+{
+    RUN(b_e_pairs_nest_and_unmatched_ones_are_tolerated);
+    RUN(gpu_work_gets_stream_tracks_launchers_flows_and_kernel_args);
+    RUN(counters_instants_and_m_names);
+    RUN(old_format_cats_steps_and_stream_names);
+    RUN(backend_device_properties_and_base_time);
+    RUN(without_the_want_no_store_is_built);
+    RUN(ascend_trace_view_lanes_by_process_name);
+    RUN(store_sorts_nests_and_counts_partial_overlaps);
+    RUN(store_binds_flow_chains);
+    RUN(split_file_gives_the_same_store);
+    RUN(real_traces_match_trace_expected_py);
+    return check_report();
+}

@@ -1,0 +1,80 @@
+// kernels.js — the Kernels view: the GPU kernels of perf.kernels
+// (web/DATA.md), grouped by name or by name + the operator that launched
+// them, with calls, total/mean/min/max time, blocks per SM, occupancy and
+// whether they ran on Tensor Cores; the detail panel names the operators a
+// kernel came from (links to the Operators view) and draws its per-call
+// duration range.
+
+import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
+import { PerfTableView, pvNs, pvInt, pvPct } from "./perfview.js";
+import { shortKernel } from "./operators.js";
+
+export function kernelColumns(group, perf) {
+  let tot = 0;
+  for (const k of perf.kernels.by_name) tot += k.total_ns || 0;
+  tot = tot || 1;
+  const cols = [{ key: "name", label: "Name", width: 340, cls: "name" }];
+  if (group === "op") cols.push({ key: "op", label: "Operator", width: 200, cls: "name", fmt: (v) => v == null ? "(no operator)" : v });
+  cols.push(
+    { key: "calls", label: "Calls", num: true, width: 76, fmt: pvInt },
+    { key: "total_ns", label: "Total", num: true, width: 92, fmt: pvNs },
+    { key: "share", label: "Share", title: "share of all kernels' time", num: true, width: 76, get: (r) => (r.total_ns || 0) / tot, fmt: (v) => pvPct(v),
+      csv: (r) => ((r.total_ns || 0) / tot).toFixed(6) },
+    { key: "mean_ns", label: "Mean", num: true, width: 86, fmt: pvNs },
+    { key: "min_ns", label: "Min", num: true, width: 86, fmt: pvNs },
+    { key: "max_ns", label: "Max", num: true, width: 86, fmt: pvNs },
+    { key: "blocks_per_sm", label: "Blocks/SM", title: "mean blocks per SM (grid size over the SM count)", num: true, width: 84, fmt: (v) => (v == null ? "–" : (+v).toFixed(2)) },
+    { key: "occupancy", label: "Occupancy", title: "mean estimated achieved occupancy, %", num: true, width: 88, fmt: (v) => (v == null ? "–" : (+v).toFixed(1) + " %") },
+    { key: "tensor_cores", label: "Tensor Cores", title: "whether the kernel uses Tensor Cores", num: true, width: 96, chart: false,
+      get: (r) => (r.tensor_cores ? 1 : 0), fmt: (v) => (v ? "yes" : "no"), csv: (r) => (r.tensor_cores ? "yes" : "no") },
+  );
+  return cols;
+}
+
+function kernelRowKey(r, group) { return group === "op" ? r.name + "\u2003" + (r.op == null ? "" : r.op) : r.name; }
+
+// min — mean — max of a kernel's calls, on a shared axis (SVG).
+function kernelRange(r) {
+  if (r.min_ns == null || r.max_ns == null) return "";
+  const W = 300, H = 34, x = (v) => 8 + (W - 16) * (r.max_ns > 0 ? v / r.max_ns : 0);
+  return `<svg class="pv-range" viewBox="0 0 ${W} ${H}" width="100%" height="${H}" role="img" aria-label="duration range">` +
+    `<line x1="${x(0)}" x2="${x(r.max_ns)}" y1="12" y2="12" class="axis"/>` +
+    `<rect x="${x(r.min_ns)}" y="6" width="${Math.max(1, x(r.max_ns) - x(r.min_ns))}" height="12" rx="2" fill="${OKABE_ITO[4]}" opacity=".55"/>` +
+    `<line x1="${x(r.mean_ns)}" x2="${x(r.mean_ns)}" y1="3" y2="21" stroke="${OKABE_ITO[5]}" stroke-width="2.5"/>` +
+    `<text x="${x(r.min_ns)}" y="32" class="lab">${pvNs(r.min_ns)}</text><text x="${x(r.max_ns)}" y="32" class="lab" text-anchor="end">${pvNs(r.max_ns)}</text></svg>`;
+}
+
+export function kernelDetail(r, perf, group) {
+  let h = `<dl><dt>Name</dt><dd class="mono">${escapeHtml(r.name)}</dd>`;
+  if (group === "op") h += `<dt>Operator</dt><dd>${r.op == null ? "(no operator)" : escapeHtml(r.op)}</dd>`;
+  h += `<dt>Calls</dt><dd>${groupDigits(r.calls)}</dd><dt>Total</dt><dd>${pvNs(r.total_ns)}</dd>` +
+    `<dt>Per call</dt><dd>mean ${pvNs(r.mean_ns)}, min ${pvNs(r.min_ns)}, max ${pvNs(r.max_ns)}</dd>` +
+    `<dt>Blocks/SM</dt><dd>${r.blocks_per_sm == null ? '<span class="unknown">not in the trace</span>' : (+r.blocks_per_sm).toFixed(2)}</dd>` +
+    `<dt>Occupancy</dt><dd>${r.occupancy == null ? '<span class="unknown">not in the trace</span>' : (+r.occupancy).toFixed(1) + " %"}</dd>` +
+    `<dt>Tensor Cores</dt><dd>${r.tensor_cores ? "yes" : "no"}</dd></dl>`;
+  h += `<h3>Duration per call <span class="lg"><i style="background:${OKABE_ITO[4]};opacity:.55"></i>min–max</span> <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span></h3>` + kernelRange(r);
+  const ops = perf.kernels.by_op.filter((x) => x.name === r.name);
+  h += `<h3>Launched by (${ops.length} operator${ops.length === 1 ? "" : "s"})</h3>`;
+  h += ops.length ? '<div class="ov">' + ops.sort((a, b) => b.total_ns - a.total_ns).map((x) => x.op == null
+    ? `<span class="muted">(no operator) · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</span>`
+    : `<a data-go="operators" data-sel="${escapeHtml(x.op)}">${escapeHtml(x.op)} · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</a>`).join("") + "</div>"
+    : '<p class="muted">No operator launched it in this trace (or the trace has no CPU operators).</p>';
+  return h;
+}
+
+export class KernelsView extends PerfTableView {
+  constructor(el, app) {
+    super(el, app, {
+      title: "Kernels", file: "kernels",
+      groups: [{ id: "name", label: "name" }, { id: "op", label: "name + operator" }],
+      placeholder: "search kernels (e.g. gemm)",
+      metric: { key: "total_ns", label: "Total" },
+      columns: kernelColumns,
+      rows: (perf, g) => (g === "op" ? perf.kernels.by_op : perf.kernels.by_name),
+      rowKey: kernelRowKey,
+      label: (r, g) => shortKernel(r.name) + (g === "op" && r.op ? " · " + r.op : ""),
+      detail: kernelDetail,
+      empty: "This trace has no GPU kernels (a CPU-only profile).",
+    });
+  }
+}

@@ -1,0 +1,218 @@
+// perfview.js — what the profiler views share: the "why there is nothing"
+// message, number formats, the horizontal bar chart of the top entries, and
+// PerfTableView, the frame of the Operators and Kernels views (toolbar with
+// grouping, debounced search, CSV/TSV; the top-entries chart; a PerfTable;
+// a detail panel for the selected row that Esc closes).
+
+import { escapeHtml, fmtDur, groupDigits, OKABE_ITO } from "./format.js";
+import { PerfTable, ptDownload, ptCopy } from "./perftable.js";
+
+// A ratio 0-1 as "12.3 %"; null as "–".
+export function pvPct(r, digits = 1) { return r == null || !isFinite(r) ? "–" : (r * 100).toFixed(digits) + " %"; }
+export function pvNs(v) { return v == null ? "–" : fmtDur(v); }
+export function pvInt(v) { return v == null ? "–" : groupDigits(v); }
+
+// The message a view shows instead of its content: what is missing and how to get it.
+export function pvWhy(el, title, why, hint) {
+  el.innerHTML = `<div class="pv-why panel"><h2>${escapeHtml(title)}</h2>${why ? `<p>${escapeHtml(why)}</p>` : ""}${hint ? `<p class="hint-code">${hint}</p>` : ""}</div>`;
+}
+
+// The reason a rank has no time side (the meta's perfWhy), in words.
+export function pvNoPerf(rank) {
+  const r = rank || {}, f = r.format || "";
+  // the formats that never have a time side say so in their own words; else the analyses' reason
+  if (/snapshot/i.test(f)) return "A memory snapshot (torch.cuda.memory._snapshot) holds the allocator's events only: it has no operators, kernels or step times. Profile with torch.profiler for those.";
+  if (/timeline/i.test(f)) return "A memory timeline (export_memory_timeline) holds memory only: it has no operators, kernels or step times.";
+  if (r.perfWhy) return r.perfWhy.charAt(0).toUpperCase() + r.perfWhy.slice(1) + ".";
+  if (/ascend/i.test(f)) return "This Ascend export has no trace_view.json: it holds memory records only.";
+  return "This input has no operator or kernel events.";
+}
+
+// Horizontal bars: items [{label, value, text?, title?}] scaled to the largest; colour by index or item.colour.
+export function pvBars(el, items, opts = {}) {
+  const max = Math.max(1e-12, ...items.map((x) => x.value || 0));
+  el.innerHTML = items.length ? items.map((x, k) => `<div class="pv-bar" data-k="${k}" title="${escapeHtml(x.title || x.label)}">` +
+    `<span class="l">${escapeHtml(x.label)}</span><span class="b"><i style="width:${(100 * (x.value || 0) / max).toFixed(2)}%;background:${x.colour || opts.colour || OKABE_ITO[0]}"></i></span>` +
+    `<span class="v">${escapeHtml(x.text != null ? x.text : String(x.value))}</span></div>`).join("")
+    : `<div class="muted">${escapeHtml(opts.empty || "Nothing to chart.")}</div>`;
+}
+
+// A flash on a button (Copied / Downloaded).
+export function pvFlash(btn, text) {
+  const old = btn.dataset.label || (btn.dataset.label = btn.textContent);
+  btn.textContent = text;
+  clearTimeout(btn._t);
+  btn._t = setTimeout(() => { btn.textContent = old; }, 1200);
+}
+
+// The frame of a table view.  cfg: {title, groups: [{id, label}], columns(group) -> columns,
+// rows(perf, group) -> rows, rowKey(row, group) -> text, metric: {key, label} (chart default),
+// detail(row, perf, group) -> html, placeholder, file, empty}
+export class PerfTableView {
+  constructor(el, app, cfg) {
+    this.el = el;
+    this.app = app;
+    this.cfg = cfg;
+    this.group = cfg.groups[0].id;
+    this.rank = -1;
+    this.perf = null;
+    this.sel = null;
+    this.pending = null;   // selection / state from the address, applied once drawn
+    el.innerHTML = `<section class="panel pv-main">
+      <div class="bar"><h2>${escapeHtml(cfg.title)}</h2>
+        <label class="sel">group by <select class="pv-group">${cfg.groups.map((g) => `<option value="${g.id}">${escapeHtml(g.label)}</option>`).join("")}</select></label>
+        <input type="search" class="pv-search" placeholder="${escapeHtml(cfg.placeholder || "search by name")}" size="28" title="filter as you type (Ctrl+F)">
+        <span class="muted pv-count"></span><span class="spacer"></span>
+        <button class="pv-copy" title="copy the rows shown (all of them, not only those in sight) as tab-separated text">Copy TSV</button>
+        <button class="pv-csv" title="download the rows shown as CSV">Download CSV</button></div>
+      <div class="pv-top"><div class="pv-chart-head muted"></div><div class="pv-chart"></div></div>
+      <div class="pv-body"><div class="pv-table"></div>
+        <aside class="pv-detail" hidden><div class="bar"><h2 class="pv-dtitle">Detail</h2><span class="spacer"></span><button class="pv-close" title="close (Esc)">✕</button></div><div class="pv-dbody detail"></div></aside></div>
+    </section>`;
+    const q = (s) => el.querySelector(s);
+    this.search = q(".pv-search");
+    this.groupSel = q(".pv-group");
+    this.countEl = q(".pv-count");
+    this.chart = q(".pv-chart");
+    this.chartHead = q(".pv-chart-head");
+    this.detailEl = q(".pv-detail");
+    this.main = q(".pv-main");
+    let timer = 0;
+    // "search": Esc in a search box clears it without an input event
+    for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { if (this.table) this.table.setFilter(this.search.value); this.app.tabs && this.app.tabs.writeHash(); }, 150);
+    });
+    this.search.addEventListener("keydown", (e) => { if (e.key === "Enter") { clearTimeout(timer); this.table && this.table.setFilter(this.search.value); } });
+    this.groupSel.addEventListener("change", () => { this.group = this.groupSel.value; this.sel = null; this.build(); this.app.tabs && this.app.tabs.writeHash(); });
+    q(".pv-copy").addEventListener("click", async (e) => {
+      if (!this.table) return;
+      const text = this.table.exportText("tsv");
+      pvFlash(e.target, (await ptCopy(text)) === "Copied" ? `Copied ${groupDigits(this.table.idx.length)} rows` : "Copy blocked");
+    });
+    q(".pv-csv").addEventListener("click", () => {
+      if (!this.table) return;
+      ptDownload(this.table.exportText("csv"), `memlens-${cfg.file}-${this.group}-rank${this.rank}.csv`);
+    });
+    q(".pv-close").addEventListener("click", () => this.closeDetail());
+  }
+
+  async show(rank) {
+    const perf = await this.app.perfOf(rank);
+    if (rank === this.rank && perf === this.perf && this.table) return;
+    this.rank = rank;
+    this.perf = perf;
+    if (!perf) {
+      this.table = null;
+      this.main.hidden = true;
+      if (!this.whyEl) { this.whyEl = document.createElement("div"); this.el.appendChild(this.whyEl); }
+      this.whyEl.hidden = false;
+      pvWhy(this.whyEl, `No ${this.cfg.title.toLowerCase()} in this input`, pvNoPerf(this.app.meta.ranks[rank]));
+      return;
+    }
+    this.main.hidden = false;
+    if (this.whyEl) this.whyEl.hidden = true;
+    this.build();
+  }
+
+  // (Re)makes the table for the group.
+  build() {
+    const cfg = this.cfg, cols = cfg.columns(this.group, this.perf);
+    const holder = this.el.querySelector(".pv-table");
+    const p = this.pending || {};
+    this.pending = null;
+    const sort = p.sort && cols.some((c) => c.key === p.sort) ? p.sort : (this.table && cols.some((c) => c.key === this.table.sort) ? this.table.sort : cfg.metric.key);
+    const dir = p.dir ? (+p.dir > 0 ? 1 : -1) : this.table ? this.table.dir : -1;
+    this.table = new PerfTable(holder, cols, {
+      sort, dir, rowHeight: 24, empty: cfg.empty,
+      rowKey: (r) => cfg.rowKey(r, this.group),
+      onSelect: (row, i, user) => this.onSelect(row, user),
+      onRefresh: () => this.refreshed(),
+      onSort: () => this.app.tabs && this.app.tabs.writeHash(),
+    });
+    this.table.text = this.search.value;
+    this.table.setRows(cfg.rows(this.perf, this.group));
+    this.closeDetail(true);
+  }
+
+  // After each filter or sort: the count and the chart of the top rows.
+  refreshed() {
+    const t = this.table, n = t.idx.length, all = t.rows.length;
+    this.countEl.textContent = n === all ? `${groupDigits(all)} rows` : `${groupDigits(n)} of ${groupDigits(all)} rows`;
+    const sc = t.col(t.sort);
+    const m = sc && sc.num && sc.chart !== false ? sc : t.col(this.cfg.metric.key);
+    const idx = m === sc && t.dir < 0 ? t.idx : null;
+    let top;
+    if (idx) top = Array.from(idx.slice(0, 10));
+    else {
+      top = Array.from(t.idx);
+      top.sort((a, b) => ((+m.get?.(t.rows[b]) || +t.rows[b][m.key] || 0) - (+m.get?.(t.rows[a]) || +t.rows[a][m.key] || 0)));
+      top = top.slice(0, 10);
+    }
+    this.chartHead.textContent = `Top ${top.length} by ${m.label.toLowerCase()}`;
+    pvBars(this.chart, top.map((i) => {
+      const r = t.rows[i], v = m.get ? m.get(r) : r[m.key];
+      return { label: this.cfg.label ? this.cfg.label(r, this.group) : r.name, value: +v || 0, text: m.fmt ? m.fmt(v, r) : String(v), i };
+    }), { empty: "No rows." });
+    this.chart.querySelectorAll(".pv-bar").forEach((b, k) => b.addEventListener("click", () => { const j = t.posOf(top[k]); t.scrollToPos(j); t.select(top[k], true); }));
+  }
+
+  onSelect(row, user) {
+    this.sel = row ? this.cfg.rowKey(row, this.group) : null;
+    if (!row) { this.detailEl.hidden = true; this.el.querySelector(".pv-body").classList.remove("open"); }
+    else {
+      this.detailEl.hidden = false;
+      this.el.querySelector(".pv-body").classList.add("open");
+      this.el.querySelector(".pv-dtitle").textContent = this.cfg.label ? this.cfg.label(row, this.group) : row.name;
+      this.el.querySelector(".pv-dbody").innerHTML = this.cfg.detail(row, this.perf, this.group);
+      this.el.querySelectorAll(".pv-dbody a[data-go]").forEach((a) => a.addEventListener("click", (e) => {
+        e.preventDefault();
+        this.app.tabs.go(a.dataset.go, a.dataset.sel);
+      }));
+    }
+    if (user !== false && this.app.tabs) this.app.tabs.writeHash();
+  }
+
+  // Selects the row with key sel: in this grouping, else without the filter, else in another grouping.
+  select(sel) {
+    if (!this.table || sel == null || sel === "") return;
+    if (this.table.selectKey(sel)) return;
+    if (this.search.value) {
+      this.search.value = "";
+      this.table.setFilter("");
+      if (this.table.selectKey(sel)) return;
+    }
+    for (const g of this.cfg.groups) {
+      if (g.id === this.group) continue;
+      const rows = this.cfg.rows(this.perf, g.id);
+      if (!rows.some((r) => this.cfg.rowKey(r, g.id) === sel)) continue;
+      this.group = g.id;
+      this.groupSel.value = g.id;
+      this.build();
+      this.table.selectKey(sel);
+      return;
+    }
+  }
+
+  closeDetail(quiet) {
+    if (!this.table || this.detailEl.hidden) return false;
+    this.table.select(-1, quiet ? false : true);
+    return true;
+  }
+
+  focusSearch() { if (this.main.hidden) return false; this.search.focus(); this.search.select(); return true; }
+
+  hashExtra() {
+    const t = this.table;
+    const o = { sel: this.sel, group: this.group !== this.cfg.groups[0].id ? this.group : null, q: this.search.value || null };
+    if (t && (t.sort !== this.cfg.metric.key || t.dir !== -1)) { o.sort = t.sort; o.dir = t.dir; }
+    return o;
+  }
+
+  restore(p) {
+    if (p.group && this.cfg.groups.some((g) => g.id === p.group)) { this.group = p.group; this.groupSel.value = p.group; }
+    this.search.value = p.q || "";
+    this.pending = { sort: p.sort, dir: p.dir };
+    if (this.table) this.build();
+  }
+}

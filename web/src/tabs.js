@@ -1,0 +1,179 @@
+// tabs.js — the profiler's navigation: one tab per view, the number keys,
+// Ctrl+F (the current view's search box), Esc (closes its detail panel) and
+// the address: `#view=operators&rank=0&sel=...` keeps the view, the rank and
+// the selection, so that a copied link reopens the same state.
+//
+// A view is an object with (all optional but show):
+//   show(rank)            draws the view for a rank (called when it becomes visible or the rank changes)
+//   hide()                the tab was left
+//   focusSearch() -> bool focuses its search box (Ctrl+F)
+//   closeDetail() -> bool closes its detail panel (Esc); false when none was open
+//   select(sel)           restores a selection from the address
+//   hashExtra() -> {k: v} more of its state for the address (sort, grouping ...)
+//   restore(params)       the same, read back
+
+export const TAB_VIEWS = [
+  { id: "overview", label: "Overview", key: "1" },
+  { id: "operators", label: "Operators", key: "2" },
+  { id: "kernels", label: "Kernels", key: "3" },
+  { id: "trace", label: "Trace", key: "4" },
+  { id: "memory", label: "Memory", key: "5" },
+  { id: "modules", label: "Modules", key: "6" },
+  { id: "distributed", label: "Distributed", key: "7" },
+];
+
+// "#view=kernels&rank=1&sel=aten%3A%3Amm" -> {view: "kernels", rank: 1, sel: "aten::mm"} (+ any other keys, as text)
+export function parseTabHash(hash) {
+  const out = {};
+  const h = String(hash || "").replace(/^#/, "");
+  if (!h) return out;
+  for (const part of h.split("&")) {
+    if (!part) continue;
+    const eq = part.indexOf("=");
+    const k = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+    const v = eq < 0 ? "" : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, "%20"));
+    out[k] = v;
+  }
+  if (out.rank != null) { const r = parseInt(out.rank, 10); out.rank = Number.isFinite(r) && r >= 0 ? r : 0; }
+  if (out.view != null && !TAB_VIEWS.some((v) => v.id === out.view)) delete out.view;
+  return out;
+}
+
+// The inverse: view, rank, sel first, then the rest in key order; empty values left out.
+export function formatTabHash(state) {
+  const keys = ["view", "rank", "sel"].concat(Object.keys(state).filter((k) => !["view", "rank", "sel"].includes(k)).sort());
+  const parts = [];
+  for (const k of keys) {
+    const v = state[k];
+    if (v == null || v === "") continue;
+    parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(String(v)));
+  }
+  return "#" + parts.join("&");
+}
+
+// Which tab a key press asks for ("1".."7"), or null; only the tabs shown count.
+export function tabForKey(key, shown) {
+  const v = TAB_VIEWS.find((t) => t.key === key);
+  return v && shown.includes(v.id) ? v.id : null;
+}
+
+export class TabRouter {
+  // nav: the element that holds the tab buttons; panes: id -> element;
+  // views: id -> view object (tabs.js header); opts.onChange(view) after a switch.
+  constructor(nav, panes, views, opts = {}) {
+    this.nav = nav;
+    this.panes = panes;
+    this.views = views;
+    this.opts = opts;
+    this.shown = TAB_VIEWS.map((t) => t.id);
+    this.current = null;
+    this.rank = 0;
+    this.params = {};       // the other keys of the address
+    this.writing = false;
+  }
+
+  // Which tabs exist (Distributed only with several ranks); renders the buttons.
+  setShown(ids) {
+    this.shown = TAB_VIEWS.map((t) => t.id).filter((id) => ids.includes(id));
+    this.nav.innerHTML = this.shown.map((id) => {
+      const t = TAB_VIEWS.find((x) => x.id === id);
+      return `<button class="vtab" role="tab" data-view="${id}" id="tab-${id}" title="${t.label} (key ${t.key})"><span class="k">${t.key}</span>${t.label}</button>`;
+    }).join("");
+    for (const id of Object.keys(this.panes)) if (!this.shown.includes(id)) this.panes[id].hidden = true;
+    this.markTabs();
+  }
+
+  markTabs() {
+    this.nav.querySelectorAll(".vtab").forEach((b) => {
+      const on = b.dataset.view === this.current;
+      b.classList.toggle("on", on);
+      b.setAttribute("aria-selected", on ? "true" : "false");
+    });
+  }
+
+  bind(win) {
+    this.nav.addEventListener("click", (e) => {
+      const b = e.target.closest && e.target.closest(".vtab");
+      if (b) this.go(b.dataset.view);
+    });
+    win.addEventListener("keydown", (e) => this.key(e), true);
+    win.addEventListener("hashchange", () => { if (!this.writing) this.fromHash(win.location.hash); });
+    this.win = win;
+  }
+
+  // Key handling: capture phase, so that the views' own keys see only what is left.
+  key(e) {
+    const inField = e.target && e.target.closest && e.target.closest("input, select, textarea");
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && (e.key === "f" || e.key === "F")) {
+      const v = this.views[this.current];
+      if (v && v.focusSearch && v.focusSearch()) { e.preventDefault(); e.stopPropagation(); }
+      return;
+    }
+    if (e.key === "Escape") {
+      if (inField && e.target.blur) { e.target.blur(); }
+      const v = this.views[this.current];
+      if (v && v.closeDetail && v.closeDetail()) { e.preventDefault(); e.stopPropagation(); }
+      return;
+    }
+    if (inField || e.ctrlKey || e.metaKey || e.altKey) return;
+    const id = tabForKey(e.key, this.shown);
+    if (id) { e.preventDefault(); e.stopPropagation(); this.go(id); }
+  }
+
+  // Switches to view id (keeping the rank), writes the address.
+  async go(id, sel) {
+    if (!this.shown.includes(id)) return;
+    const old = this.current;
+    if (old !== id) {
+      if (old && this.views[old] && this.views[old].hide) this.views[old].hide();
+      for (const [k, el] of Object.entries(this.panes)) el.hidden = k !== id;
+      this.current = id;
+      this.params = {};
+      this.markTabs();
+    }
+    const v = this.views[id];
+    if (v) {
+      await v.show(this.rank);
+      if (sel != null && v.select) await v.select(sel);
+    }
+    this.writeHash();
+    if (this.opts.onChange) this.opts.onChange(id);
+  }
+
+  // The rank switcher changed: the current view follows.
+  async setRank(rank) {
+    this.rank = rank;
+    const v = this.views[this.current];
+    if (v) await v.show(rank);
+    this.writeHash();
+  }
+
+  // The address for the current state.
+  hash() {
+    const v = this.views[this.current];
+    const st = Object.assign({ view: this.current, rank: this.rank }, v && v.hashExtra ? v.hashExtra() : {});
+    return formatTabHash(st);
+  }
+
+  writeHash() {
+    if (!this.win) return;
+    const h = this.hash();
+    if (this.win.location.hash === h) return;
+    this.writing = true;
+    try { this.win.history.replaceState(null, "", h); } catch { this.win.location.hash = h; }
+    this.writing = false;
+  }
+
+  // Opens the state an address names (a pasted link, or back/forward).
+  async fromHash(hash) {
+    const p = parseTabHash(hash);
+    if (p.rank != null && p.rank !== this.rank && this.opts.onRank) await this.opts.onRank(p.rank);
+    if (p.rank != null) this.rank = p.rank;
+    const id = p.view && this.shown.includes(p.view) ? p.view : this.current;
+    if (!id) return false;
+    const v = this.views[id];
+    if (v && v.restore) v.restore(p);
+    await this.go(id, p.sel);
+    return !!p.view;
+  }
+}

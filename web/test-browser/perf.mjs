@@ -1,0 +1,210 @@
+// perf.mjs — drives the profiler views of a memlens page in headless Chromium.
+//
+//   node web/test-browser/perf.mjs REPORT.html|URL SHOT_DIR MODE [light|dark] [FIXTURE.json]
+//
+// MODE "trace": a trace (Overview first; keys switch tabs; Ctrl+F; the
+// operators search filters and the sort works; the address round-trips; the
+// 100k-row table stays smooth).  MODE "snapshot": a snapshot or an input
+// without a time side (Memory first; the other views say why).  FIXTURE:
+// a perf object (web/test/perf_fixture.json) put into the page as rank 0's
+// when the page has none (a report made before the C analyses).
+// Prints "ok NAME" / "FAIL NAME: why" and "time NAME MS"; screenshots per tab.
+import { chromium } from "playwright-core";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+import fs from "node:fs";
+import os from "node:os";
+
+const [file, shots = "build/screenshots/perf", mode = "trace", scheme = "light", fixture = ""] = process.argv.slice(2);
+const exe = process.env.CHROMIUM || "/usr/bin/chromium";
+fs.mkdirSync(shots, { recursive: true });
+let failed = 0;
+const ok = (name, cond, why = "") => {
+  if (cond) console.log("ok " + name);
+  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
+};
+
+const served = /^http:\/\//.test(file);
+let target = served ? file : path.resolve(file);
+if (!served && fixture) {
+  const html = fs.readFileSync(target, "utf8");
+  if (!/id="ml-perf-0"/.test(html)) {
+    const tag = `<script type="application/json" id="ml-perf-0">${fs.readFileSync(fixture, "utf8").replace(/<\//g, "<\\/")}</script>\n`;
+    const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ml-perf-")), "page.html");
+    fs.writeFileSync(tmp, html.replace('<script type="application/json" id="ml-meta">', tag + '<script type="application/json" id="ml-meta">'));
+    target = tmp;
+    console.log("# no perf data in the page: using the fixture " + fixture);
+  }
+}
+
+const browser = await chromium.launch({
+  executablePath: exe,
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+const errors = [];
+try {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  const url = served ? file : pathToFileURL(target).href;
+  await page.goto(url);
+  await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
+  const err = await page.evaluate(() => window.__memlens.error || "");
+  ok("page starts without errors", !err && errors.length === 0, err || errors.join("; "));
+  if (err) throw new Error(err);
+  const current = () => page.evaluate(() => window.__memlens.app.tabs.current);
+  const shot = (name) => page.screenshot({ path: path.join(shots, `${name}-${scheme}.png`), fullPage: false });
+  const tabs = await page.$$eval(".vtab", (bs) => bs.map((b) => b.dataset.view));
+
+  if (mode === "snapshot") {
+    ok("a snapshot opens on Memory", (await current()) === "memory", await current());
+    ok("the memory views are there", await page.evaluate(() => !document.querySelector("#v-memory main.grid").hidden));
+    await shot("memory");
+    for (const [key, id] of [["1", "overview"], ["2", "operators"], ["3", "kernels"], ["4", "trace"], ["6", "modules"]]) {
+      await page.keyboard.press(key);
+      await page.waitForFunction((v) => window.__memlens.app.tabs.current === v, id, { timeout: 5000 }).catch(() => {});
+      const text = await page.textContent("#v-" + id);
+      ok(`${id} says why it is empty`, (await current()) === id && /No .* in this input/.test(text) && text.length > 60, text.slice(0, 200));
+      if (id === "overview") await shot(id);
+    }
+    ok("no errors while using the page", errors.length === 0, errors.join("; "));
+    await browser.close();
+    process.exit(failed ? 1 : 0);
+  }
+
+  // ---- a trace ----
+  ok("a trace opens on Overview", (await current()) === "overview", await current());
+  ok("Overview shows the summary cards", (await page.$$("#v-overview .pv-card")).length >= 6);
+  const hasMem = await page.evaluate(() => !document.querySelector("#v-memory main.grid").hidden || window.__memlens.app.meta.ranks.some((r) => r.devices.length));
+  await shot("overview");
+  const order = [["2", "operators"], ["3", "kernels"], ["4", "trace"], ["5", "memory"], ["6", "modules"], ["7", "distributed"], ["1", "overview"]];
+  for (const [key, id] of order) {
+    if (!tabs.includes(id)) continue;
+    await page.keyboard.press(key);
+    await page.waitForFunction((v) => window.__memlens.app.tabs.current === v, id, { timeout: 5000 }).catch(() => {});
+    ok(`key ${key} opens ${id}`, (await current()) === id && !(await page.$eval("#v-" + id, (e) => e.hidden)), await current());
+    ok(`the address names ${id}`, new URL(page.url()).hash.includes("view=" + id), page.url());
+    if (id === "memory" && !hasMem) {
+      const t = await page.textContent("#mem-why");
+      ok("Memory says how to record memory", /profile_memory=True/.test(t), t.slice(0, 200));
+    }
+    await page.waitForTimeout(100);
+    await shot(id);
+  }
+
+  // Operators: search filters as you type (debounced), sort by a column, select a row, Esc closes.
+  await page.keyboard.press("2");
+  const rowsAll = await page.evaluate(() => window.__memlens.app.views.operators.table.idx.length);
+  ok("operators are listed", rowsAll > 0, String(rowsAll));
+  await page.keyboard.press("Control+f");
+  ok("Ctrl+F focuses the operators' search", await page.evaluate(() => document.activeElement === document.querySelector("#v-operators .pv-search")));
+  const firstName = await page.evaluate(() => { const t = window.__memlens.app.views.operators.table; return t.rows[t.idx[0]].name; });
+  const needle = firstName.replace(/^.*::/, "").slice(0, 6);
+  await page.keyboard.type(needle, { delay: 30 });
+  await page.waitForFunction((n) => window.__memlens.app.views.operators.table.text === n, needle, { timeout: 3000 }).catch(() => {});
+  const filtered = await page.evaluate((n) => {
+    const t = window.__memlens.app.views.operators.table;
+    return { n: t.idx.length, all: Array.from(t.idx).every((i) => (t.rows[i].name + " " + (t.rows[i].input_shape || "")).toLowerCase().includes(n.toLowerCase())),
+      dom: document.querySelectorAll("#v-operators tbody tr[data-r]").length };
+  }, needle);
+  ok("search filters the operators as you type", filtered.n > 0 && filtered.n <= rowsAll && filtered.all && filtered.dom === Math.min(filtered.n, filtered.dom), JSON.stringify(filtered));
+  await page.keyboard.press("Escape");
+  await page.fill("#v-operators .pv-search", "");
+  await page.waitForFunction(() => window.__memlens.app.views.operators.table.text === "", null, { timeout: 3000 }).catch(() => {});
+  // sort by calls, both ways
+  await page.click('#v-operators th:has-text("Calls")');
+  const sorted = await page.evaluate(() => {
+    const t = window.__memlens.app.views.operators.table, v = Array.from(t.idx).map((i) => t.rows[i].calls);
+    return { key: t.sort, dir: t.dir, desc: v.every((x, k) => !k || v[k - 1] >= x) };
+  });
+  ok("a click on a header sorts by it", sorted.key === "calls" && sorted.dir === -1 && sorted.desc, JSON.stringify(sorted));
+  await page.click('#v-operators th:has-text("Calls")');
+  const asc = await page.evaluate(() => {
+    const t = window.__memlens.app.views.operators.table, v = Array.from(t.idx).map((i) => t.rows[i].calls);
+    return t.dir === 1 && v.every((x, k) => !k || v[k - 1] <= x);
+  });
+  ok("a second click reverses the sort", asc);
+  console.log("# rows in the DOM: " + await page.evaluate(() => document.querySelectorAll("#v-operators tbody tr[data-r]").length + " " + document.querySelector("#v-operators .pv-main").hidden + " " + window.__memlens.app.tabs.current));
+  await page.click("#v-operators tbody tr[data-r]:nth-child(3)");
+  const sel = await page.evaluate(() => window.__memlens.app.views.operators.sel);
+  ok("a click on a row opens its detail", !!sel && !(await page.$eval("#v-operators .pv-detail", (e) => e.hidden)), sel);
+  await shot("operators-detail");
+  const hash = new URL(page.url()).hash;
+  ok("the address keeps the view, rank and selection", /view=operators/.test(hash) && /rank=0/.test(hash) && hash.includes("sel=" + encodeURIComponent(sel)), hash);
+  await page.keyboard.press("Escape");
+  ok("Esc closes the detail panel", await page.$eval("#v-operators .pv-detail", (e) => e.hidden));
+  // the address reopens the same state in a fresh page
+  {
+    const p2 = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
+    p2.on("pageerror", (e) => errors.push(String(e)));
+    await p2.goto(url + hash);
+    await p2.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
+    const st = await p2.evaluate(() => ({ view: window.__memlens.app.tabs.current, sel: window.__memlens.app.views.operators.sel,
+      sort: window.__memlens.app.views.operators.table && window.__memlens.app.views.operators.table.sort, open: !document.querySelector("#v-operators .pv-detail").hidden }));
+    ok("a copied address reopens the same view, sort and selection", st.view === "operators" && st.sel === sel && st.sort === "calls" && st.open, JSON.stringify(st));
+    await p2.close();
+  }
+  // Kernels: the detail links to the operator it came from
+  if (tabs.includes("kernels")) {
+    await page.keyboard.press("3");
+    const nk = await page.evaluate(() => window.__memlens.app.views.kernels.table ? window.__memlens.app.views.kernels.table.idx.length : 0);
+    if (nk) {
+      await page.click("#v-kernels tbody tr[data-r]:nth-child(1)");
+      await shot("kernels-detail");
+      const link = await page.$("#v-kernels .pv-dbody a[data-go=operators]");
+      if (link) {
+        const op = await link.getAttribute("data-sel");
+        await link.click();
+        await page.waitForFunction(() => window.__memlens.app.tabs.current === "operators", null, { timeout: 3000 }).catch(() => {});
+        ok("a kernel's operator link opens it in Operators", (await current()) === "operators" && (await page.evaluate(() => window.__memlens.app.views.operators.sel)) === op, op);
+      }
+    }
+  }
+  // 100,000 rows: build, sort and scroll a table of them in the page
+  {
+    const t = await page.evaluate(async () => {
+      const v = window.__memlens.app.views.operators;
+      const base = v.table.rows.length ? v.table.rows : [{ name: "aten::mm", calls: 1, host_self_ns: 1, host_total_ns: 1, device_self_ns: 1, device_total_ns: 1, kernels: [] }];
+      const rows = [];
+      for (let i = 0; i < 100000; i++) { const r = base[i % base.length]; rows.push(Object.assign({}, r, { name: r.name + "#" + i, calls: (i * 7919) % 1000 })); }
+      const tab = v.table;
+      let t0 = performance.now();
+      tab.setRows(rows);
+      const setMs = performance.now() - t0;
+      t0 = performance.now();
+      tab.sortBy("calls", -1);
+      const sortMs = performance.now() - t0;
+      const frames = [];
+      for (let k = 1; k <= 40; k++) {
+        const f0 = performance.now();
+        tab.scroller.scrollTop = k * 24 * 2400;
+        tab.renderRows();
+        frames.push(performance.now() - f0);
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      t0 = performance.now();
+      tab.setFilter("#12345");
+      const filterMs = performance.now() - t0;
+      frames.sort((a, b) => a - b);
+      const dom = tab.tbody.querySelectorAll("tr").length;
+      tab.setFilter("");
+      return { setMs, sortMs, filterMs, median: frames[20], worst: frames[39], dom, n: tab.idx.length };
+    });
+    console.log(`time table100k_set_ms ${t.setMs.toFixed(1)}`);
+    console.log(`time table100k_sort_ms ${t.sortMs.toFixed(1)}`);
+    console.log(`time table100k_filter_ms ${t.filterMs.toFixed(1)}`);
+    console.log(`time table100k_scroll_median_ms ${t.median.toFixed(2)}`);
+    console.log(`time table100k_scroll_worst_ms ${t.worst.toFixed(2)}`);
+    ok("100k rows: only the rows in sight are in the DOM", t.dom < 80, String(t.dom));
+    ok("100k rows: a scroll frame renders in under 16 ms", t.median < 16, JSON.stringify(t));
+    await page.evaluate(() => { const v = window.__memlens.app.views.operators; v.build(); });
+  }
+  ok("no errors while using the page", errors.length === 0, errors.join("; "));
+} catch (e) {
+  failed++;
+  console.log("FAIL exception: " + (e && e.stack || e));
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,96 @@
+// The profiler views' pure parts: module tree rows, per-rank step split, the
+// derived distributed data, kernel names, the overview's SVG pieces.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { moduleTree, moduleRows } from "../src/modules.js";
+import { distByRank, distFromSteps } from "../src/distributed.js";
+import { shortKernel, operatorColumns } from "../src/operators.js";
+import { kernelColumns } from "../src/kernels.js";
+import { ovStepBars, ovDonut, ovGauge, STEP_PARTS } from "../src/overview.js";
+import { pvNoPerf } from "../src/perfview.js";
+import { ptDelimited, ptFilter } from "../src/perftable.js";
+import { makePerf } from "./perf_fixture.js";
+
+test("module tree: collapsed nodes hide their children; a filter keeps matches and their ancestors", () => {
+  const mods = makePerf().modules, tree = moduleTree(mods);
+  assert.deepEqual(tree.roots, [0]);
+  assert.deepEqual(moduleRows(mods, tree, new Set([0]), "").map((r) => r.i), [0, 1, 6]);
+  assert.deepEqual(moduleRows(mods, tree, new Set([0, 1, 2]), "").map((r) => [r.i, r.depth]), [[0, 0], [1, 1], [2, 2], [3, 3], [4, 3], [5, 2], [6, 1]]);
+  assert.deepEqual(moduleRows(mods, tree, new Set(), "MLP").map((r) => r.i), [0, 1, 2, 4]);
+});
+
+test("distributed: per-rank means of each part, for all steps or one", () => {
+  const rows = [{ rank: 1, step: "a", computation_ns: 10, communication_ns: 4, overlap_ns: 2, other_ns: 0 },
+    { rank: 1, step: "b", computation_ns: 20, communication_ns: 0, overlap_ns: null, other_ns: 2 },
+    { rank: 0, step: "a", computation_ns: 6, communication_ns: 6, overlap_ns: 0, other_ns: 1 }];
+  const all = distByRank(rows, "");
+  assert.deepEqual(all.map((r) => [r.rank, r.n, r.computation_ns, r.overlap_ns, r.other_ns]), [[0, 1, 6, 0, 1], [1, 2, 15, 1, 1]]);
+  assert.deepEqual(distByRank(rows, "b").map((r) => [r.rank, r.computation_ns]), [[1, 20]]);
+});
+
+test("distributed without the analyses' object: from the step breakdown and the collective kernels", () => {
+  const p = makePerf();
+  const d = distFromSteps(p, 3);
+  assert.ok(d.derived && d.steps.length === p.steps.length && d.steps.every((s) => s.rank === 3 && s.overlap_ns === null));
+  const s0 = p.steps[0], x = d.steps[0];
+  assert.equal(x.computation_ns, s0.kernel_ns + s0.memcpy_ns + s0.memset_ns);
+  assert.equal(x.computation_ns + x.communication_ns + x.other_ns, s0.total_ns);
+  assert.ok(d.collectives.length >= 1 && d.collectives.every((k) => /nccl/i.test(k.name)));
+  assert.equal(distFromSteps({ steps: [{ name: "s", total_ns: 5, kernel_ns: 5 }], kernels: { by_name: [] } }, 0), null);
+});
+
+test("kernel names cut to their function for narrow places", () => {
+  assert.equal(shortKernel("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float)"), "at::native::vectorized_elementwise_kernel<…>");
+  assert.equal(shortKernel("ampere_sgemm_128x64_tn"), "ampere_sgemm_128x64_tn");
+  assert.equal(shortKernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long)"), "ncclKernel_AllReduce_RING_LL_Sum_float");
+});
+
+test("operator and kernel columns: every perf column, CSV with raw numbers", () => {
+  const p = makePerf();
+  const oc = operatorColumns("shape", p).map((c) => c.key);
+  for (const k of ["name", "input_shape", "calls", "host_self_ns", "host_total_ns", "device_self_ns", "device_total_ns", "device_share", "tc_eligible", "tc_self_ratio", "tc_total_ratio"]) assert.ok(oc.includes(k), k);
+  const kc = kernelColumns("op", p).map((c) => c.key);
+  for (const k of ["name", "op", "calls", "total_ns", "mean_ns", "min_ns", "max_ns", "blocks_per_sm", "occupancy", "tensor_cores"]) assert.ok(kc.includes(k), k);
+  const cols = operatorColumns("name", p), rows = p.operators.by_name;
+  const csv = ptDelimited(rows, ptFilter(rows, cols, "aten::mm"), cols, ",").split("\n");
+  assert.match(csv[0], /^Name,Calls,Host self,/);
+  const r = rows.find((x) => x.name === "aten::mm");
+  assert.ok(csv[1].startsWith(`aten::mm,${r.calls},${r.host_self_ns},${r.host_total_ns},`), csv[1]);
+  assert.ok(/,(yes|no),/.test(csv[1]));
+});
+
+test("overview pieces: a bar segment per non-zero part, donut and gauge", () => {
+  const p = makePerf({ steps: 3 });
+  const svg = ovStepBars(p.steps);
+  assert.equal((svg.match(/<rect /g) || []).length, p.steps.reduce((a, s) => a + STEP_PARTS.filter((x) => s[x.key] > 0).length, 0));
+  assert.match(ovDonut(p.step_average), /average step/);
+  assert.match(ovDonut({ total_ns: 5, kernel_ns: 5 }), /fill-rule="evenodd"/);
+  assert.match(ovGauge(0.62, "GPU utilization"), />62%</);
+  assert.match(ovGauge(null, "GPU utilization"), />–</);
+});
+
+test("why a rank has no time views", () => {
+  assert.match(pvNoPerf({ format: "torch-snapshot", perfWhy: "the trace has no events with a duration" }), /snapshot/);
+  assert.equal(pvNoPerf({ format: "ascend-text", perfWhy: "this Ascend run has no trace_view.json" }), "This Ascend run has no trace_view.json.");
+});
+
+test("served: getMeta answers one meta object for the page's life (a view asking again keeps the loaded ranks)", async () => {
+  const { HttpSource } = await import("../src/source.js");
+  let calls = 0;
+  const fetchFn = async (u) => {
+    calls++;
+    const body = /api\/meta/.test(u) ? { inputs: ["a"], skipped: [], ranks: [{ rank: 0, path: "a" }] }
+      : /api\/rank/.test(u) ? { devices: [], perf: true, perfWhy: null } : /api\/perf/.test(u) ? { counts: { events: 3 } } : {};
+    return { status: 200, json: async () => JSON.parse(JSON.stringify(body)) };
+  };
+  const s = new HttpSource("/api/", fetchFn);
+  const m1 = await s.getMeta();
+  await s.ensureRank(0);
+  const m2 = await s.getMeta();
+  assert.equal(m1, m2);
+  assert.ok(m2.ranks[0].loaded);
+  assert.deepEqual(await s.getPerf(0), { counts: { events: 3 } });
+  const n = calls;
+  await s.getPerf(0);
+  assert.equal(calls, n, "the perf object is fetched once");
+});
