@@ -176,6 +176,7 @@ class App {
       await this.openDevice(rank, dev);
     } else {
       this.metaLine();
+      if (this.showStatic(this.dev())) return; // static graphs: their own view again
       this.curve.resize(); this.cats.resize();
       await this.redraw();
     }

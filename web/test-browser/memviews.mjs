@@ -34,6 +34,11 @@ try {
     await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
     const err = await page.evaluate(() => window.__memlens.error || "");
     ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
+    // the memory views live in the Memory tab of the tab shell (when the page has tabs)
+    if (await page.$('.vtab[data-view="memory"]')) {
+      await page.click('.vtab[data-view="memory"]');
+      await page.waitForTimeout(400);
+    }
     await page.screenshot({ path: path.join(shots, `memviews-${kind}.png`), fullPage: true });
 
     if (kind === "static") {
