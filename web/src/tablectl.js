@@ -35,6 +35,17 @@ export function mountPager(app) {
     q.page = Math.min(p, tables.pages || 1) - 1;
     tables.render();
   };
+  // Ascend: MindStudio Insight's columns (active release, active duration, totals), on request:
+  // eight more columns make the table scroll sideways
+  const bar = document.querySelector("#p-tables .alloc-only");
+  if (bar && !document.getElementById("f-insight")) {
+    const lab = document.createElement("label");
+    lab.id = "lab-insight"; lab.hidden = true;
+    lab.title = "MindStudio Insight's columns: active release time, active duration, the allocator's totals at allocation and release";
+    lab.innerHTML = '<input id="f-insight" type="checkbox"> Insight\'s columns';
+    bar.appendChild(lab);
+    lab.querySelector("input").addEventListener("change", (e) => { tables.insight = e.target.checked; tables.render(); });
+  }
   jump.addEventListener("change", go);
   jump.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
 }

@@ -847,13 +847,15 @@ export class TablesView {
   columns(a) {
     const byFrame = a.groupBy === "frame", has = a.has || {};
     return ALLOC_COLUMNS.filter((c) => !(c.key === "op" && (byFrame || has.op === false)) && !(c.key === "stream" && has.stream === false) &&
-      !(c.key === "addr" && has.addr === false) && !(c.ascend && !a.tr) && !(c.total && !(a.totals && a.totals[c.total[0]]))).map((c) => (c.key === "group" && byFrame ? { ...c, title: "user frame" } : c));
+      !(c.key === "addr" && has.addr === false) && !(c.ascend && !(a.tr && this.insight)) && !(c.total && !(a.totals && a.totals[c.total[0]]))).map((c) => (c.key === "group" && byFrame ? { ...c, title: "user frame" } : c));
   }
 
   async renderAllocs() {
     const app = this.app, clock = app.clock;
     const res = this.last = await app.source.getTable(this.query());
     const a = res.allocs, cols = this.columns(a);
+    const ins = document.getElementById("lab-insight");
+    if (ins) ins.hidden = !a.tr; // Ascend: MindStudio Insight's columns on request (tablectl.js)
     const thead = this.table.tHead, tbody = this.table.tBodies[0];
     thead.innerHTML = "<tr>" + cols.map((c) => `<th data-k="${c.key}" class="${c.num ? "n" : ""} ${this.q.sort === c.key ? "sorted" + (this.q.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
     const cell = {

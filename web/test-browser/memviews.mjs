@@ -172,7 +172,11 @@ try {
     }
     if (kind === "ascend") {
       // Insight's columns, exact to the CSV's row (aten::_foreach_add 147456.5 KB at 1736408883742690.540 on rank 0)
+      const narrow = await page.$$eval("#table thead th", (l) => l.length);
+      await page.check("#f-insight");
+      await page.waitForTimeout(200);
       const th = await page.$$eval("#table thead th", (l) => l.map((x) => x.textContent));
+      ok("ascend: Insight's columns on request (the table fits its panel without them)", th.length === narrow + 8, `${narrow} -> ${th.length}`);
       ok("ascend: Insight's columns in the table", ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
         "release: total allocated", "release: total reserved", "release: total active"].every((c) => th.includes(c)), th.join(", "));
       const row = await page.evaluate(() => { const tr = [...document.querySelectorAll("#table tbody tr")].find((r) => r.cells[0].textContent === "aten::_foreach_add" && /07:48:03\.742690/.test(r.textContent));
