@@ -265,7 +265,11 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
         if (perf->steps.whole_trace) jw_str(w, "no ProfilerStep#: the whole trace is one step, \"(whole trace)\"");
         if (!perf->ops.by_name.len) jw_str(w, "no operators: the trace has no CPU operators");
         if (!perf->kernels.kernels) jw_str(w, "no kernels: the trace has no GPU kernels");
-        if (perf->modules && !perf->modules->n && perf->modules->hint) jw_str(w, perf->modules->hint);
+        if (perf->modules && !perf->modules->n && perf->modules->hint) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);
+            jw_str(w, buf);
+        }
     }
     jw_end(w);
     jw_end(w);

@@ -121,7 +121,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
     }
     fprintf(f, "\n%s by %s self time%s (%zu of %zu)\n", n < ops->len ? "Top operators" : "Operators",
             gpu ? "device" : "host", shape ? ", by name and input shape" : "", n, ops->len);
-    const int fixed = 2 + 8 + 4 * 12 + 4; /* "  calls dev-self dev-total host-self host-total TC  " */
+    const int fixed = 2 + 8 + 4 * 12 + 3 + 2; /* "  calls dev-self dev-total host-self host-total TC  " */
     int cols = name_cols(o->width, fixed);
     int namew = 0;
     if (shape) { /* name column as wide as the longest name, at most half the room */
@@ -164,7 +164,7 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
     size_t n = limit(kt->by_name.len, o->top);
     fprintf(f, "\n%s by total time (%zu of %zu)\n", n < kt->by_name.len ? "Top kernels" : "Kernels", n,
             kt->by_name.len);
-    const int fixed = 2 + 8 + 2 * 12 + 2 * 9 + 4;
+    const int fixed = 2 + 8 + 2 * 12 + 2 * 9 + 3 + 2; /* "  calls total mean blk/SM occ TC  " */
     int cols = name_cols(o->width, fixed);
     fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %", "TC", "name");
     char b[32], c[32];
@@ -225,7 +225,7 @@ static void text_distributed(FILE *f, const ml_distributed *d, const ml_perf_vie
     if (d->n_collectives) {
         size_t n = limit(d->n_collectives, o->top > 0 ? o->top * 2 : 0);
         fprintf(f, "  %5s %8s %11s %11s %12s  %s\n", "rank", "calls", "total", "mean", "bytes", "collective");
-        const int fixed = 2 + 6 + 9 + 2 * 12 + 13 + 2;
+        const int fixed = 2 + 5 + 9 + 2 * 12 + 13 + 2; /* "  rank calls total mean bytes  " */
         for (size_t i = 0; i < n; i++) {
             const ml_collective *col = &d->collectives[i];
             char bytes[32] = "-";
