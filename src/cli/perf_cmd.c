@@ -147,7 +147,10 @@ int ml_cmd_perf(int argc, char **argv)
                                .group = group,
                                .top = top > 0 ? top : views ? 0 : 10,
                                .width = ml_term_width(stdout)};
-        for (size_t r = 0; r < n; r++) {
+        /* the distributed view alone spans the ranks: no per-rank headings */
+        bool dist_only = o.views == ML_VIEW_DISTRIBUTED;
+        if (dist_only) ml_perf_distributed_text(stdout, dist, &o);
+        for (size_t r = 0; r < n && !dist_only; r++) {
             const ml_profile *p = ps.items.v[r];
             if (r) fputc('\n', stdout);
             printf("== %s", p->path);

@@ -238,6 +238,11 @@ static void text_distributed(FILE *f, const ml_distributed *d, const ml_perf_vie
     }
 }
 
+void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
+{
+    text_distributed(f, d, o, true);
+}
+
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist)
 {

@@ -38,4 +38,8 @@ typedef struct ml_perf_view_opts {
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist);
 
+/* The distributed view alone (computation against communication per rank and
+ * step, the collectives), or a line saying the run is not distributed (d NULL). */
+void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o);
+
 #endif
