@@ -16,7 +16,8 @@
 // getMeta / getCurve for the memory track (web/DATA.md); state.rank.
 
 import { makeClock, fmtDur, fmtBytes, escapeHtml, groupDigits, isDark } from "./format.js";
-import { layoutTracks, KIND } from "./tracedata.js";
+import { layoutTracks } from "./tracedata.js";
+import { upperBound } from "./decode.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -607,11 +608,24 @@ class TraceView {
     return null;
   }
 
+  // The memory track under (x, y): {m, t, v} (the value in force at t), or null.
+  memAt(x, y) {
+    const yy = y + this.scrollY;
+    const row = this.lay && this.lay.rows.find((r) => r.extra && yy >= r.y && yy < r.y + r.h);
+    const m = row && row.extra.mem;
+    if (!m || !m.data || !m.data.t.length) return null;
+    const t = this.t0 + x * (this.t1 - this.t0) / (this.canvas.clientWidth || 1000);
+    const k = upperBound(m.data.t, t) - 1;
+    return k < 0 ? null : { m, t, v: m.data.v[k] };
+  }
+
   hover(x, y) {
     const p = this.pick(x, y), d = this.data;
-    if (!p) { this.tip.hidden = true; return; }
+    const mem = p ? null : this.memAt(x, y);
+    if (!p && !mem) { this.tip.hidden = true; return; }
     let html;
-    if (p.slice != null) {
+    if (mem) html = `<b>${escapeHtml(mem.m.label)}</b> ${escapeHtml(mem.m.sub)}: ${fmtBytes(mem.v)}<br>${escapeHtml(this.fmtTime(mem.t, 1))}`;
+    else if (p.slice != null) {
       const S = d.slices, i = p.slice;
       html = `<b>${escapeHtml(d.strings[S.name[i]] || "")}</b><br>${fmtDur(S.dur[i])} · ${escapeHtml(this.fmtTime(S.ts[i], 1))}`;
     } else {

@@ -55,7 +55,14 @@ try {
   const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.firstChild && e.firstChild.textContent));
   ok("lanes are labelled as HTML (threads and streams)", labels.some((l) => /thread|python/i.test(l)) && labels.some((l) => /stream/i.test(l)), labels.slice(0, 8).join(", "));
   const mem = await page.evaluate(() => { const v = window.TV(); return { devs: (v.rank.devices || []).length, labs: document.querySelectorAll(".tr-lab.mem").length, drawn: v.mem.filter((m) => m.data && m.data.t.length).length }; });
-  if (mem.devs) ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
+  if (mem.devs) {
+    ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
+    const cb = await (await page.$(".tr-canvas")).boundingBox();
+    const my = await page.evaluate(() => { const v = window.TV(), r = v.lay.rows.find((x) => x.extra); return r.y - v.scrollY + r.h / 2; });
+    await page.mouse.move(cb.x + cb.width * 0.5, cb.y + my);
+    const tip = await page.evaluate(() => { const t = document.querySelector(".tr-tip"); return t.hidden ? "" : t.textContent; });
+    ok("hovering a memory track shows the value then", /memory .*\d.*B/.test(tip), tip);
+  }
   await page.screenshot({ path: path.join(shots, `trace-${scheme}.png`) });
 
   // wheel zoom at the middle: the window shrinks and the axis changes
