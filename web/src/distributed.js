@@ -30,7 +30,7 @@ export function distByRank(stepRows, step) {
 }
 
 function distBars(rows, slowest, width) {
-  const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 26;
+  const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 6;
   const tot = (r) => DIST_PARTS.reduce((a, p) => a + r[p.key], 0);
   const max = Math.max(1, ...rows.map(tot));
   let g = "";
@@ -110,12 +110,14 @@ export class DistributedView {
       this.table = null;
       return;
     }
+    const unloaded = this.app.meta.ranks.filter((r) => r.loaded === false).length;   // served: not imported yet
     const steps = [...new Set(rows.map((s) => s.step))];
     if (this.step && !steps.includes(this.step)) this.step = "";
     this.rows = rows;
     this.slowest = slowest;
     this.el.innerHTML = `<section class="panel"><div class="bar"><h2>Step time per rank</h2>
         <span class="muted">${escapeHtml(backend || (derived ? "backend not recorded" : "backend unknown"))}${world ? ` · world size ${world}` : ""} · ${groupDigits(new Set(rows.map((s) => s.rank)).size)} rank(s) with data</span>
+        ${unloaded ? `<button class="pv-loadall" title="memlens serve imports ranks when first asked">Load the other ${unloaded} rank${unloaded > 1 ? "s" : ""}</button>` : ""}
         <label class="sel">step <select class="pv-step"><option value="">average of all steps</option>${steps.map((s) => `<option${s === this.step ? " selected" : ""}>${escapeHtml(s)}</option>`).join("")}</select></label>
         <span class="spacer"></span>${DIST_PARTS.map((p) => `<span class="lg"><i style="background:${p.colour}"></i>${p.label}</span>`).join(" ")}</div>
         <div class="pv-distbars"></div>
@@ -124,6 +126,15 @@ export class DistributedView {
         <input type="search" class="pv-search" placeholder="search collectives" size="24"><span class="spacer"></span>
         <button class="pv-copy">Copy TSV</button><button class="pv-csv">Download CSV</button></div><div class="pv-table pv-coll"></div></section>`;
     const q = (s) => this.el.querySelector(s);
+    if (q(".pv-loadall")) q(".pv-loadall").addEventListener("click", async (e) => {
+      e.target.disabled = true;
+      for (let k = 0; k < this.app.meta.ranks.length; k++) {
+        if (this.app.meta.ranks[k].loaded !== false) continue;
+        e.target.textContent = `Loading rank ${k}…`;
+        await this.app.loadRank(k);
+      }
+      this.show(rank);
+    });
     q(".pv-step").addEventListener("change", (e) => { this.step = e.target.value; this.drawBars(); });
     this.drawBars();
     this.search = q(".pv-search");

@@ -27,6 +27,7 @@ const CSS = `
 .tr-bar input[type=search] { width: 260px; }
 .tr-bar .tr-hits { color: var(--muted); min-width: 90px; }
 .tr-note { color: var(--muted); font-size: 12px; }
+.tr-body[hidden] { display: none; }
 .tr-body { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
 .tr-body.has-detail { grid-template-columns: minmax(0, 1fr) 380px; }
 .tr-main { position: relative; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); overflow: hidden; }
@@ -100,6 +101,7 @@ class TraceView {
     this.el.innerHTML = `<div class="tr-root" tabindex="0">
       <div class="tr-bar">
         <input type="search" class="tr-search" placeholder="Search slices (name contains)" aria-label="search slices">
+        <button class="tr-prev" title="previous match (shift+Enter)" aria-label="previous match">◀</button><button class="tr-next" title="next match (Enter)" aria-label="next match">▶</button>
         <span class="tr-hits"></span>
         <button class="tr-axismode" title="time axis: wall clock or relative to the trace's start">time: absolute</button>
         <button class="tr-reset" title="show the whole trace (key 0)">Reset zoom</button>
@@ -108,6 +110,7 @@ class TraceView {
         <button class="tr-perfetto" title="open the trace in ui.perfetto.dev (sends it there; needs a network connection)">Open in Perfetto</button>
       </div>
       <div class="tr-note"></div>
+      <div class="tr-empty" hidden>No slices in this rank: its input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>
       <div class="tr-body">
         <div class="tr-main">
           <div class="tr-axisrow"><div class="tr-corner"></div><canvas class="tr-axis"></canvas></div>
@@ -115,7 +118,7 @@ class TraceView {
         </div>
         <div class="tr-detail" hidden></div>
       </div>
-      <div class="tr-hint">wheel or W/S to zoom · drag, shift+wheel or A/D to pan · wheel over the names to scroll · click a slice for its detail, a merged box to zoom into it · 0 to reset</div>
+      <div class="tr-hint">wheel or W/S to zoom · drag, shift+wheel or A/D to pan · wheel over the names to scroll · click a slice for its detail, a merged box to zoom into it · double-click or 0 to reset</div>
     </div>`;
     const q = (c) => this.el.querySelector(c);
     this.root = q(".tr-root");
@@ -126,6 +129,7 @@ class TraceView {
     this.detailEl = q(".tr-detail");
     this.body = q(".tr-body");
     this.noteEl = q(".tr-note");
+    this.emptyEl = q(".tr-empty");
     this.hitsEl = q(".tr-hits");
     this.corner = q(".tr-corner");
     this.bind();
@@ -145,10 +149,9 @@ class TraceView {
     this.data = null;
     this.scrollY = 0;
     const tr = r && r.trace;
-    if (!tr) {
-      this.el.querySelector(".tr-main").innerHTML = `<div class="tr-empty">No slices in this rank: the input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>`;
-      return;
-    }
+    this.body.hidden = !tr;
+    this.emptyEl.hidden = !!tr;
+    if (!tr) { this.noteEl.textContent = ""; return; }
     this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns || 0), r.time);
     if (r.time !== "abs") this.axisMode = "rel";
     this.tracks = tr.tracks.filter((t) => t.slices > 0);
@@ -254,20 +257,20 @@ class TraceView {
     this.doc.addEventListener("mouseup", this.onUp);
     c.addEventListener("mousemove", (e) => { if (!drag) this.hover(xAt(e), e.clientY - c.getBoundingClientRect().top); });
     c.addEventListener("mouseleave", () => { this.tip.hidden = true; });
+    c.addEventListener("dblclick", () => this.setWindow(this.lo, this.hi));
     c.addEventListener("mouseenter", () => { this.mouseIn = true; });
     c.addEventListener("mouseleave", () => { this.mouseIn = false; });
     c.addEventListener("mousemove", (e) => { this.mouseX = xAt(e) / (c.clientWidth || 1000); });
     this.onKey = (e) => {
       if (!this.el.isConnected || this.el.offsetParent === null) return;
-      const inside = this.root.contains(this.doc.activeElement) || this.mouseIn;
-      if (!inside || e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.target.closest && e.target.closest("input, select, textarea")) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
       const k = e.key.toLowerCase(), at = this.mouseIn && this.mouseX != null ? this.mouseX : 0.5;
       if (k === "w") this.zoomAt(at, 0.8);
       else if (k === "s") this.zoomAt(at, 1.25);
       else if (k === "a") this.pan(-0.1);
       else if (k === "d") this.pan(0.1);
       else if (k === "0") this.setWindow(this.lo, this.hi);
-      else if (k === "escape") this.select(null);
       else return;
       e.preventDefault();
     };
@@ -278,7 +281,16 @@ class TraceView {
       clearTimeout(searchTimer);
       searchTimer = setTimeout(() => { this.query = e.target.value.trim(); this.redraw(); }, 150);
     });
-    q(".tr-search").addEventListener("keydown", (e) => { if (e.key === "Enter") { clearTimeout(searchTimer); this.query = e.target.value.trim(); this.redraw(); } });
+    q(".tr-search").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      clearTimeout(searchTimer);
+      const was = this.query;
+      this.query = e.target.value.trim();
+      if (this.query !== was) this.redraw();
+      this.findNext(e.shiftKey ? -1 : 1);
+    });
+    q(".tr-next").addEventListener("click", () => this.findNext(1));
+    q(".tr-prev").addEventListener("click", () => this.findNext(-1));
     q(".tr-axismode").addEventListener("click", (e) => {
       if (this.rank && this.rank.time !== "abs") { this.axisMode = "rel"; e.target.textContent = "time: relative"; return; }
       this.axisMode = this.axisMode === "abs" ? "rel" : "abs";
@@ -624,6 +636,18 @@ class TraceView {
     this.select(this.data.slices.id[p.slice]);
   }
 
+  // The next (dir 1) or previous (-1) slice matching the search, from the
+  // selection (or the window's start), selected and brought into view.
+  async findNext(dir) {
+    const q = (this.el.querySelector(".tr-search").value || "").trim();
+    if (!q || !this.source.findSlice) return;
+    this.query = q;
+    const after = this.sel ? this.sel.ts : dir > 0 ? this.t0 - 1 : this.t1;
+    const f = await this.source.findSlice(this.state.rank, q, after, dir);
+    if (!f) { this.hitsEl.textContent = "no match"; return; }
+    await this.select(f.id, true);
+  }
+
   // Selects slice `id` (null: none); reveal: scroll and pan so that it shows.
   async select(id, reveal = false) {
     if (id == null) {
@@ -631,20 +655,23 @@ class TraceView {
       this.detailEl.hidden = true;
       this.body.classList.remove("has-detail");
       this.draw();
+      if (this.state.tabs && this.state.tabs.writeHash) this.state.tabs.writeHash();
       return;
     }
     const s = await this.source.getSliceDetail(this.state.rank, id);
     s.related = s.related || {};
     this.sel = s;
     if (reveal) {
-      const span = this.t1 - this.t0;
-      if (s.ts + s.dur < this.t0 || s.ts > this.t1) this.setWindow(s.ts + s.dur / 2 - span / 2, s.ts + s.dur / 2 + span / 2);
+      const span = this.t1 - this.t0, w = this.canvas.clientWidth || 1000;
+      if (s.dur > span || s.dur * w / span < 2) this.setWindow(s.ts - s.dur, s.ts + 2 * s.dur); // a third of the view
+      else if (s.ts + s.dur < this.t0 || s.ts > this.t1) this.setWindow(s.ts + s.dur / 2 - span / 2, s.ts + s.dur / 2 + span / 2);
       const y = this.lay.yOf(s.track, s.depth);
       if (y >= 0 && (y < this.scrollY || y > this.scrollY + this.viewH() - ROW)) { this.scrollY = y - this.viewH() / 3; this.placeLabels(); }
     }
     this.renderDetail(s);
     this.draw();
     this.redraw();
+    if (this.state.tabs && this.state.tabs.writeHash) this.state.tabs.writeHash();
   }
 
   renderDetail(s) {
@@ -735,10 +762,29 @@ class TraceView {
   }
 }
 
-// Mounts the Trace view of state.rank into el; returns its handle.
+// Mounts the Trace view of state.rank into el; returns its handle, with the
+// view methods of the tab shell (tabs.js): show(rank), hide(), focusSearch(),
+// closeDetail(), select(sel), hashExtra(), restore(params).
 export function mountTrace(el, source, state) {
   const v = new TraceView(el, source, state);
-  const ready = v.setRank(state && state.rank != null ? state.rank : 0);
-  return { view: v, ready, setRank: (k) => v.setRank(k), redraw: () => v.redraw(), destroy: () => v.destroy() };
+  let ready = v.setRank(state && state.rank != null ? state.rank : 0);
+  const search = () => el.querySelector(".tr-search");
+  return {
+    view: v,
+    ready,
+    setRank: (k) => (ready = v.setRank(k)),
+    redraw: () => v.redraw(),
+    destroy: () => v.destroy(),
+    async show(rank) {
+      await ready;
+      if (rank != null && rank !== v.state.rank) await (ready = v.setRank(rank));
+      else v.redraw();
+    },
+    hide() { v.tip.hidden = true; },
+    focusSearch() { const s = search(); if (!s) return false; s.focus(); s.select(); return true; },
+    closeDetail() { if (!v.sel) return false; v.select(null); return true; },
+    async select(sel) { await ready; if (sel != null && sel !== "" && Number.isFinite(+sel)) await v.select(+sel, true); },
+    hashExtra() { return { sel: v.sel ? String(v.sel.id) : null }; },
+    restore() {},
+  };
 }
-

@@ -94,3 +94,15 @@ test("served: getMeta answers one meta object for the page's life (a view asking
   await s.getPerf(0);
   assert.equal(calls, n, "the perf object is fetched once");
 });
+
+test("call-stack frames shortened to the package path", async () => {
+  const { opFrameText } = await import("../src/operators.js");
+  assert.equal(opFrameText("/home/u/envs/k/lib/python3.7/site-packages/torch/nn/modules/module.py(1102): _call_impl"), "torch/nn/modules/module.py(1102): _call_impl");
+  assert.equal(opFrameText("/home/u/work/resnet50_profiler_api.py(46): <module>"), "work/resnet50_profiler_api.py(46): <module>");
+  assert.equal(opFrameText("train.py(12): step"), "train.py(12): step");
+  assert.equal(opFrameText("<built-in method conv2d>"), "<built-in method conv2d>");
+});
+
+test("kernel names: anonymous namespaces left out", () => {
+  assert.equal(shortKernel("void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*)"), "at::native::max_pool_forward_nchw<…>");
+});
