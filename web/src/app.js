@@ -18,6 +18,8 @@ import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
+import { SegmentsView } from "./segments.js";
+import { nextSort, mountPager } from "./tablectl.js";
 import { mountUpload } from "./upload.js";
 
 class App {
@@ -98,7 +100,7 @@ class App {
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf) {
+        if (!perf && !(app.meta.ranks[rank] || {}).trace) { // the Trace view needs slices, not the perf object
           if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
           app.traceHandle = null;
           pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
@@ -178,6 +180,7 @@ class App {
       await this.openDevice(rank, dev);
     } else {
       this.metaLine();
+      if (this.showStatic(this.dev())) return; // static graphs: their own view again
       this.curve.resize(); this.cats.resize();
       await this.redraw();
     }
@@ -310,6 +313,8 @@ class App {
     renderPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
     renderDetail(document.getElementById("detail"), this, -1);
     renderLive(this);
+    // CUDA allocator snapshots: the allocator's views (segments.js)
+    (this.segments || (this.segments = new SegmentsView(this))).show(d);
     this.curve.key = "";
     await this.redraw(true);
   }
@@ -533,8 +538,8 @@ class App {
       if (e.target.dataset.unm && unmatchedSort(this.tables, +k)) { this.tables.render(); return; }
       const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
       const key = this.tables.tab === "ops" ? +k : k;
-      q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;
-      q.sort = key;
+      // ascending / descending / none (tablectl.js)
+      Object.assign(q, nextSort(q, key, (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" || key === "tr" ? 1 : -1));
       this.tables.render();
     });
     const tbody = $("table").tBodies[0];
@@ -555,8 +560,9 @@ class App {
       if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
     bindKeys(this);
+    mountPager(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } if (this.segments) this.segments.resize(); this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }
