@@ -47,4 +47,23 @@ if [ -d "$f" ]; then
         "['ubuntu', 'ubuntu'] ['Ascend910B']"
     t_contains "ascend db: host in the text summary" "$($MEMLENS summary "$f/rank0_ascend_pt")" "[ascend-db, rank 0, host ubuntu]"
 fi
+# export -o FILE.html: export_memory_timeline's stacked category plot of one device, self-contained
+f="$DATA/kineto/hta_df_index_resolver.json.gz"
+if [ -f "$f" ]; then
+    $MEMLENS export "$f" -o "$tmp/t.html"; t_eq "export .html: exit status" $? 0
+    h=$(cat "$tmp/t.html")
+    t_contains "export .html: the maxima in the title" "$h" "Max memory allocated: 6.17 GiB"
+    t_contains "export .html: PyTorch's axis labels" "$h" "Time (ms)"
+    t_eq "export .html: self-contained (no URL but the SVG namespace)" "$(grep -o 'https\?://[^"]*' "$tmp/t.html" | sort -u)" "http://www.w3.org/2000/svg"
+    $MEMLENS export "$f" -o "$tmp/t.json"
+    t_eq "export .html: a band per category the .json timeline has" \
+        "$(grep -o 'data-category="[A-Z_a-z]*"' "$tmp/t.html" | tr '\n' ' ')" \
+        "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); n=["PARAMETER","OPTIMIZER_STATE","INPUT","TEMPORARY","ACTIVATION","GRADIENT","AUTOGRAD_DETAIL","Unknown"]; print(" ".join("data-category=\"%s\"" % n[k] for k in range(8) if any(r[k+1] for r in t[1])) + " ")' "$tmp/t.json")"
+fi
+f="$DATA/ascend/text_level1"
+if [ -d "$f" ]; then
+    $MEMLENS export "$f" -o "$tmp/a.html" 2>"$tmp/err"; t_eq "export .html of two ranks needs --rank" $? 2
+    t_contains "export .html: says so" "$(cat "$tmp/err")" "choose one with --rank N"
+    $MEMLENS export "$f" --rank 1 -o "$tmp/a.html"; t_eq "export .html --rank 1" $? 0
+fi
 t_done

@@ -27,6 +27,7 @@ add ascenddb ascend/db_level1
 if [ -n "$pages" ]; then
     # shellcheck disable=SC2086
     (cd web && node test-browser/memviews.mjs "../${BUILD:-build}/screenshots/memviews" $(for p in $pages; do k=${p%%=*}; f=${p#*=}; echo "$k=$f"; done)) >"$tmp/log" 2>&1
+    st=$?
     while IFS= read -r line; do
         case "$line" in
             ok\ *) t_pass ;;
@@ -34,5 +35,6 @@ if [ -n "$pages" ]; then
         esac
     done <"$tmp/log"
     grep -q '^ok ' "$tmp/log" || t_fail "the pages did not run: $(tail -5 "$tmp/log")"
+    [ "$st" = 0 ] || grep -q '^FAIL ' "$tmp/log" || t_fail "the browser script stopped: $(grep -v '^ok ' "$tmp/log" | head -8)"
 fi
 t_done

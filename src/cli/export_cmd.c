@@ -29,6 +29,7 @@ static int usage(void)
                     "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
                     "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
                     "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
+                    "  .html                    the stacked category plot of one device, as export_memory_timeline writes it\n"
                     "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
                     "memory) of one rank (--rank); with --device the others hold only that device.\n"
                     "\n"
@@ -240,7 +241,7 @@ int ml_cmd_export(int argc, char **argv)
     const char *fmt_name = format ? named : out;
     int kind = format && strlen(format) > 40 ? -1 : ml_export_kind_for(fmt_name);
     if (kind < 0) {
-        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json or .csv\n",
+        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json, .csv or .html\n",
                 format ? format : out);
         return 2;
     }
@@ -252,7 +253,7 @@ int ml_cmd_export(int argc, char **argv)
     ml_profiles_sort(&ps);
     if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
     int dev = -1;
-    if (kind == ML_EXPORT_RAW || kind == ML_EXPORT_TIMELINE) {
+    if (kind == ML_EXPORT_RAW || kind == ML_EXPORT_TIMELINE || kind == ML_EXPORT_HTML) {
         if (ps.items.len > 1) {
             ml_fail(&e, "%s: %zu profiles (ranks); PyTorch's memory timeline holds one device: choose one with --rank N",
                     input, ps.items.len);

@@ -1034,6 +1034,7 @@ static int read_top_object(kineto *k)
         } else if (KEY_IS(key, n, "baseTimeNanoseconds")) {
             int64_t base;
             r = read_bounded(k, 0, "baseTimeNanoseconds", &base);
+            if (r < 0) return scan_error(k); /* the scanner's error, or the range one js_fail gave it */
             if (r > 0) {
                 k->p->base_time_ns = base;
                 k->saw_base_time = true;

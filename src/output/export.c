@@ -20,6 +20,7 @@ int ml_export_kind_for(const char *path)
     if (ends_with(path, ".raw.json.gz") || ends_with(path, ".raw.json")) return ML_EXPORT_RAW;
     if (ends_with(path, ".json.gz") || ends_with(path, ".json")) return ML_EXPORT_TIMELINE;
     if (ends_with(path, ".csv")) return ML_EXPORT_CSV;
+    if (ends_with(path, ".html") || ends_with(path, ".htm")) return ML_EXPORT_HTML;
     return -1;
 }
 
@@ -101,7 +102,36 @@ int64_t ml_torch_us(int64_t t_ns)
 /* torch.profiler's _coalesce_timeline: one entry per distinct time (µs, as
  * ml_torch_us), the PREEXISTING time -1 replaced by the smallest time seen
  * (the first positive one, as PyTorch's t_min test reads). */
+static size_t coalesce(const raw_row *r, size_t n, int64_t **times_out, int64_t **sizes_out);
+
 static void write_timeline(FILE *f, const raw_row *r, size_t n)
+{
+    int64_t *tv, *sv;
+    size_t nt = coalesce(r, n, &tv, &sv);
+    fputs("[[", f);
+    for (size_t i = 0; i < nt; i++) fprintf(f, "%s%" PRId64, i ? ", " : "", tv[i]);
+    fputs("], [", f);
+    for (size_t i = 0; i < nt; i++) {
+        fputs(i ? ", [" : "[", f);
+        for (int k = 0; k < 9; k++) fprintf(f, "%s%" PRId64, k ? ", " : "", sv[i * 9 + k]);
+        fputc(']', f);
+    }
+    fputs("]]\n", f);
+    free(tv);
+    free(sv);
+}
+
+size_t ml_export_timeline(const ml_profile *p, int device, int64_t **times_us, int64_t **sizes)
+{
+    raw_row *r;
+    size_t n = torch_rows(p, device, &r);
+    size_t nt = coalesce(r, n, times_us, sizes);
+    free(r);
+    return nt;
+}
+
+/* The coalesced timeline: times (µs, the PREEXISTING -1 as t_min) and 9 totals per time. */
+static size_t coalesce(const raw_row *r, size_t n, int64_t **times_out, int64_t **sizes_out)
 {
     VEC(int64_t) times = {0};
     VEC(int64_t) sizes = {0};  /* 9 per time */
@@ -118,22 +148,18 @@ static void write_timeline(FILE *f, const raw_row *r, size_t n)
         }
         sizes.v[sizes.len - 9 + r[i].cat + 1] += r[i].bytes;
     }
-    fputs("[[", f);
     for (size_t i = 0; i < times.len; i++)
-        fprintf(f, "%s%" PRId64, i ? ", " : "", times.v[i] < 0 ? t_min : times.v[i]);
-    fputs("], [", f);
-    for (size_t i = 0; i < times.len; i++) {
-        fputs(i ? ", [" : "[", f);
-        for (int k = 0; k < 9; k++) fprintf(f, "%s%" PRId64, k ? ", " : "", sizes.v[i * 9 + k]);
-        fputc(']', f);
-    }
-    fputs("]]\n", f);
-    VEC_FREE(&times);
-    VEC_FREE(&sizes);
+        if (times.v[i] < 0) times.v[i] = t_min;
+    size_t nt = times.len;
+    if (!nt) { VEC_PUSH(&times, 0); VEC_PUSH(&sizes, 0); }
+    *times_out = times.v;
+    *sizes_out = sizes.v;
+    return nt;
 }
 
 int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kind)
 {
+    if (kind == ML_EXPORT_HTML) return ml_export_html(f, p, device);
     raw_row *r;
     size_t n = torch_rows(p, device, &r);
     if (kind == ML_EXPORT_RAW) write_raw(f, r, n);

@@ -10,6 +10,10 @@
  *                            exactly as torch.profiler's export_memory_timeline does
  *   .trace.json[.gz]         Chrome/Perfetto trace: one "ph":"C" counter per device with a
  *                            track per category
+ *   .html                    what torch.profiler's export_memory_timeline writes for .html:
+ *                            the stacked category plot of one device (the .json timeline),
+ *                            with the maximum allocated and reserved, as a self-contained
+ *                            page (inline SVG; export_html.c)
  *   .csv                     one row per allocation: rank, device, addr, category, reason,
  *                            op, top-level op, stack top (the user frame, as summary --by
  *                            frame picks it), alloc/free time (ns), size
@@ -31,7 +35,7 @@
 #include "err.h"
 #include "importer.h"
 
-typedef enum { ML_EXPORT_RAW, ML_EXPORT_TIMELINE, ML_EXPORT_TRACE, ML_EXPORT_CSV } ml_export_kind;
+typedef enum { ML_EXPORT_RAW, ML_EXPORT_TIMELINE, ML_EXPORT_TRACE, ML_EXPORT_CSV, ML_EXPORT_HTML } ml_export_kind;
 
 /* The format for a file name by its extension, or -1. */
 int ml_export_kind_for(const char *path);
@@ -40,7 +44,14 @@ int ml_export_kind_for(const char *path);
  * with Python's float division, which rounds before it truncates. */
 int64_t ml_torch_us(int64_t t_ns);
 
-/* Writes one device of one profile in a PyTorch format (RAW or TIMELINE). */
+/* The PyTorch memory timeline of a device, coalesced as the .json export
+ * writes it: n times (µs) and 9 totals per time (index 0 unused, then the 8
+ * categories in PyTorch's order).  Free both arrays. */
+size_t ml_export_timeline(const ml_profile *p, int device, int64_t **times_us, int64_t **sizes);
+/* The .html export of one device (export_html.c). */
+int ml_export_html(FILE *f, const ml_profile *p, int device);
+
+/* Writes one device of one profile in a PyTorch format (RAW, TIMELINE or HTML). */
 int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kind);
 /* Writes every device of every profile (TRACE or CSV), or with device
  * non-NULL only the devices of that id (in every profile). */

@@ -788,6 +788,21 @@ static void put_device(rank_ctx *c, uint16_t dev)
     ml_col_i64(c->bl, m, tf, n, 0);
     ml_buf_puts(m, ",\"size\":");
     ml_col_i64(c->bl, m, sz, n, 0);
+    /* Ascend: the active release time (Insight's "Active Release Time"), when any differs from the release */
+    bool active = false;
+    for (size_t k = 0; k < n && !active; k++) {
+        uint32_t i = idx.v[sel.v[k]];
+        active = !(a->flags.v[i] & ML_ALLOC_NEVER_FREED) && a->t_free_req.len > i && a->t_free_req.v[i] != a->t_free.v[i];
+    }
+    if (active) {
+        for (size_t k = 0; k < n; k++) {
+            uint32_t i = idx.v[sel.v[k]];
+            int64_t r = a->t_free_req.v[i];
+            sz[k] = a->flags.v[i] & ML_ALLOC_NEVER_FREED || r == ML_TIME_END || r == ML_TIME_NONE ? tf[k] : rel(c, r);
+        }
+        ml_buf_puts(m, ",\"tr\":");
+        ml_col_i64(c->bl, m, sz, n, 0);
+    }
     for (size_t k = 0; k < n; k++) u[k] = (uint32_t)(a->addr.v[idx.v[sel.v[k]]] >> 32);
     ml_buf_puts(m, ",\"addr_hi\":");
     ml_col_u32(c->bl, m, u, n);

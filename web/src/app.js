@@ -18,6 +18,8 @@ import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
 import { unmatchedCount, unmatchedSort } from "./unmatched.js";
+import { SegmentsView } from "./segments.js";
+import { nextSort, mountPager } from "./tablectl.js";
 import { mountUpload } from "./upload.js";
 
 class App {
@@ -49,12 +51,16 @@ class App {
     this.bestDev = new Map([[best[0], best[1]]]);
     if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
     this.setupTabs(rank);
-    // The view: the address's; else Overview when the rank has a time side, else Memory.
+    // The view: the address's; else Overview when the rank has a time side (not a memory format), else Memory.
     const perf = await this.perfOf(rank);
     this.tabs.rank = rank;
     $("sel-rank").value = String(rank);
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
-    else await this.tabs.go(perf ? "overview" : "memory");
+    else {
+      // a snapshot, a memory timeline or an Ascend export is about memory: it opens there
+      const r = this.meta.ranks[rank] || {}, memFirst = /snapshot|timeline|ascend/i.test(r.format || "") && (r.devices || []).length > 0;
+      await this.tabs.go(perf && !memFirst ? "overview" : "memory");
+    }
     $("loading").remove();
     if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
@@ -94,7 +100,7 @@ class App {
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf) {
+        if (!perf && !(app.meta.ranks[rank] || {}).trace) { // the Trace view needs slices, not the perf object
           if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
           app.traceHandle = null;
           pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
@@ -174,6 +180,7 @@ class App {
       await this.openDevice(rank, dev);
     } else {
       this.metaLine();
+      if (this.showStatic(this.dev())) return; // static graphs: their own view again
       this.curve.resize(); this.cats.resize();
       await this.redraw();
     }
@@ -255,6 +262,7 @@ class App {
     const rs = $("sel-rank");
     rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
+    rs.value = String(this.tabs ? this.tabs.rank : this.state.rank);   // the options were made again: keep the rank shown
   }
 
   deviceOptions() {
@@ -305,6 +313,8 @@ class App {
     renderPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
     renderDetail(document.getElementById("detail"), this, -1);
     renderLive(this);
+    // CUDA allocator snapshots: the allocator's views (segments.js)
+    (this.segments || (this.segments = new SegmentsView(this))).show(d);
     this.curve.key = "";
     await this.redraw(true);
   }
@@ -528,8 +538,8 @@ class App {
       if (e.target.dataset.unm && unmatchedSort(this.tables, +k)) { this.tables.render(); return; }
       const q = this.tables.tab === "ops" ? this.tables.ops : this.tables.q;
       const key = this.tables.tab === "ops" ? +k : k;
-      q.dir = q.sort === key ? -q.dir : (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" ? 1 : -1;
-      q.sort = key;
+      // ascending / descending / none (tablectl.js)
+      Object.assign(q, nextSort(q, key, (this.tables.tab === "ops" && key === 0) || key === "group" || key === "op" || key === "stream" || key === "ta" || key === "tr" ? 1 : -1));
       this.tables.render();
     });
     const tbody = $("table").tBodies[0];
@@ -550,8 +560,9 @@ class App {
       if (tr && tr.dataset.i != null) this.rowToLocal(+tr.dataset.i, true).then((k) => { if (k >= 0) this.select(k); });
     });
     bindKeys(this);
+    mountPager(this);
     let rt;
-    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
+    window.addEventListener("resize", () => { clearTimeout(rt); rt = setTimeout(() => { if (this.tabs && this.tabs.current !== "memory") return; if (this.isStatic) { this.staticView.resize(); return; } if (this.segments) this.segments.resize(); this.curve.resize(); this.cats.resize(); this.redraw(); }, 100); });
     // Light/dark switched while open: colours follow.
     if (typeof matchMedia === "function") matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => { this.curve.key = ""; this.redraw(); });
   }

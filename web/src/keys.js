@@ -22,6 +22,7 @@ export const SHORTCUTS = [
 export function hasWindow(app) {
   const st = app && app.state, m = app && app.meta;
   if (!st || !m || !app.clock || app.isStatic) return false;
+  if (app.tabs && app.tabs.current && app.tabs.current !== "memory") return false; // another view is shown
   if (app.tabs && app.tabs.current !== "memory") return false; // the other views have their own keys
   const r = m.ranks && m.ranks[st.rank];
   return !!(r && r.devices && r.devices[st.dev] && !document.querySelector("#v-memory main.grid, main.grid").hidden);
@@ -30,9 +31,23 @@ export function hasWindow(app) {
 // The shortcut a key event stands for, or null.
 export function shortcutOf(key) { return SHORTCUTS.find((s) => s.match.includes(key)) || null; }
 
+// The other views' keys (tabs.js, trace.js, segments.js, the tables), listed for the overlay.
+export const OTHER_KEYS = [
+  { keys: ["1", "…", "7"], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed (those the input has)" },
+  { keys: ["Ctrl", "F"], what: "search in the view (where it has a search field)" },
+  { keys: ["W", "S"], what: "Trace: zoom in / out at the pointer" },
+  { keys: ["A", "D"], what: "Trace: pan left / right" },
+  { keys: ["0"], what: "Trace: show the whole trace" },
+  { keys: ["Esc"], what: "close a detail panel, leave a field" },
+  { keys: ["←", "→"], what: "Allocator state history (snapshots), slider focused: the previous / next allocator event (Shift: 100)" },
+  { keys: ["Enter"], what: "tables: go to the page typed in 'go to page'" },
+];
+
 export function helpHtml() {
-  return '<div class="keys-box" role="dialog" aria-label="Keyboard shortcuts"><h2>Keyboard shortcuts</h2><table>' +
-    SHORTCUTS.map((s) => `<tr><td>${s.keys.map((k) => `<kbd>${k}</kbd>`).join(" ")}</td><td>${s.what}</td></tr>`).join("") +
+  const row = (s) => `<tr><td>${s.keys.map((k) => (k === "…" ? k : `<kbd>${k}</kbd>`)).join(" ")}</td><td>${s.what}</td></tr>`;
+  return '<div class="keys-box" role="dialog" aria-label="Keyboard shortcuts"><h2>Keyboard shortcuts</h2>' +
+    '<h3>Memory view</h3><table>' + SHORTCUTS.map(row).join("") + "</table>" +
+    "<h3>Everywhere else</h3><table>" + OTHER_KEYS.map(row).join("") +
     '</table><p class="muted">Mouse: drag on a chart to zoom · double-click to reset · wheel to zoom · shift+wheel to pan · click the curve for what was live then.' +
     " The time shortcuts act on the memory charts; they do nothing where the page has no time axis.</p>" +
     '<p><button id="keys-close">Close</button></p></div>';

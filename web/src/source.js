@@ -13,6 +13,10 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getTrace(rank, t0, t1, px, {q})            the Trace view's window: slices >= 1 px, sub-pixel runs merged per lane
+//   getSliceDetail(rank, id)                   one slice: args, stack, launcher / launched, operator, flows
+//   findSlice(rank, q, after, dir)             the search's next (previous) match
+//   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
@@ -28,7 +32,7 @@ import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
 import { makeClock, BEFORE_TRACE } from "./format.js";
-import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, httpGetTrace, httpSliceDetail, httpTraceJsonUrl } from "./tracesource.js";
+import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, embeddedFindSlice, httpGetTrace, httpSliceDetail, httpTraceJsonUrl, httpFindSlice } from "./tracesource.js";
 
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
@@ -118,10 +122,25 @@ export class EmbeddedSource {
     const a = d.allocs;
     if (!a._data) {
       a._data = (async () => {
-        const [ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason] = await Promise.all(
-          ["ta", "tf", "size", "addr_hi", "addr_lo", "group", "op", "stream", "stack", "flags", "cat", "src", "reason"]
+        const [ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason, tr] = await Promise.all(
+          ["ta", "tf", "size", "addr_hi", "addr_lo", "group", "op", "stream", "stack", "flags", "cat", "src", "reason", "tr"]
             .map((k) => (a[k] ? this.col(a[k]) : null)));
-        return { n: a.n, total: a.total, summarised: a.summarised, summarisedBytes: a.summarised_bytes,
+        // Ascend (active release times): the device's totals at each allocation and release,
+        // read off its overall curves (Insight's Allocation/Release Total columns)
+        // (an operator's row counts its allocator component's totals: PTA, or GE for the cann:: operators)
+        let totals = null;
+        if (tr) {
+          totals = { comp: {} };
+          for (const kind of ["allocated", "reserved", "active"]) {
+            const k = d.curves.findIndex((c) => c.group === "overall" && c.kind === kind);
+            if (k >= 0) totals[kind] = await this.curveData(rank, dev, k);
+            for (const comp of ["PTA", "GE"]) {
+              const j = d.curves.findIndex((c) => c.group === "component" && c.of === comp && c.kind === kind && c.label === comp + " " + kind);
+              if (j >= 0) (totals.comp[comp] || (totals.comp[comp] = {}))[kind] = await this.curveData(rank, dev, j);
+            }
+          }
+        }
+        return { n: a.n, total: a.total, summarised: a.summarised, summarisedBytes: a.summarised_bytes, tr, totals,
           ta, tf, size, addrHi, addrLo, group, op, stream, stack, flags, cat, src, reason, groups: a.groups,
           groupBytes: a.group_bytes, groupCount: a.group_count, groupBy: a.group_by || "op", has: a.has,
           strings: r.strings, categories: r.categories || [], categoryOrder: r.category_order || [], reasons: r.reasons || [] };
@@ -222,6 +241,7 @@ export class EmbeddedSource {
   async getTrace(rank, t0, t1, px, opts) { return embeddedGetTrace(this, rank, t0, t1, px, opts); }
   async getSliceDetail(rank, id) { return embeddedSliceDetail(this, rank, id); }
   async getTraceJson(rank) { return embeddedTraceJson(this, rank); }
+  async findSlice(rank, q, after, dir) { return embeddedFindSlice(this, rank, q, after, dir); }
 
   // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
   async getTable(q) {
@@ -422,7 +442,7 @@ export class HttpSource {
   tableParams(q) {
     return {
       rank: q.rank, dev: q.dev, text: (q.text || "").trim().slice(0, 200), min: q.minSize, max: q.maxSize, cat: q.cat >= 0 ? q.cat : null,
-      inwin: q.inWindow ? 1 : 0, t0: q.t0, t1: q.t1, sort: q.sort || "size", dir: (q.dir || 1) > 0 ? "asc" : "desc",
+      inwin: q.inWindow ? 1 : 0, t0: q.t0, t1: q.t1, sort: q.sort || "ta", dir: q.sort && (q.dir || 1) < 0 ? "desc" : "asc", // no sort: allocation order
       page: q.page || 0, size: q.pageSize || 100,
     };
   }
@@ -474,6 +494,7 @@ export class HttpSource {
   async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
   async getSliceDetail(rank, id) { return httpSliceDetail(this, rank, id); }
   traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
+  async findSlice(rank, q, after, dir) { return httpFindSlice(this, rank, q, after, dir); }
   async getTraceJson(rank) {
     const res = await this.fetch(this.traceJsonUrl(rank));
     if (res.status !== 200) throw new Error("memlens serve: trace.json: " + res.status);

@@ -32,6 +32,15 @@ export const ALLOC_COLUMNS = [
   { key: "ta", title: "allocated", num: true },
   { key: "tf", title: "released", num: true },
   { key: "dur", title: "duration", num: true },
+  // Ascend (MindStudio Insight's columns): allocs.tr and allocs.totals
+  { key: "tr", title: "active released", num: true, ascend: true },
+  { key: "adur", title: "active duration", num: true, ascend: true },
+  { key: "aA", title: "alloc: total allocated", num: true, ascend: true, total: ["allocated", "ta"] },
+  { key: "aR", title: "alloc: total reserved", num: true, ascend: true, total: ["reserved", "ta"] },
+  { key: "aC", title: "alloc: total active", num: true, ascend: true, total: ["active", "ta"] },
+  { key: "rA", title: "release: total allocated", num: true, ascend: true, total: ["allocated", "tf"] },
+  { key: "rR", title: "release: total reserved", num: true, ascend: true, total: ["reserved", "tf"] },
+  { key: "rC", title: "release: total active", num: true, ascend: true, total: ["active", "tf"] },
   { key: "cat", title: "category" },
   { key: "stream", title: "stream" },
   { key: "addr", title: "address" },
@@ -64,11 +73,32 @@ export function allocValue(allocs, i, key) {
     case "op": return allocs.strings[allocs.op[i]];
     case "stream": return allocs.strings[allocs.stream[i]];
     case "dur": return allocs.tf[i] - allocs.ta[i];
+    case "adur": return allocs.tr ? allocs.tr[i] - allocs.ta[i] : null;
+    case "aA": case "aR": case "aC": case "rA": case "rR": case "rC": {
+      const c = ALLOC_COLUMNS.find((x) => x.key === key).total;
+      return totalAt(allocs, c[0], c[1], i);
+    }
     case "addr": return allocs.addrHi[i] * 4294967296 + allocs.addrLo[i];
     case "cat": return categoryOf(allocs, i);
     case "reason": return reasonOf(allocs, i);
     default: return allocs[key][i];
   }
+}
+
+// The device's total of a kind (allocated, reserved, active) at allocation i's
+// allocation ("ta") or release ("tf") time, after the events at that time; null when
+// unknown (no such curve, or a release outside the trace).
+export function totalAt(allocs, kind, when, i) {
+  const T = allocs.totals;
+  if (!T) return null;
+  const comp = T.comp && T.comp[/^cann::/.test(allocs.strings[allocs.op[i]] || "") ? "GE" : "PTA"];
+  const c = (comp && comp[kind]) || T[kind];
+  if (!c) return null;
+  if (when === "tf" && allocs.flags[i] & 2) return null;
+  const t = allocs[when][i];
+  let lo = 0, hi = c.t.length;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (c.t[m] <= t) lo = m + 1; else hi = m; }
+  return lo ? c.v[lo - 1] : null;
 }
 
 export function sortAllocs(allocs, idx, key, dir = 1) {

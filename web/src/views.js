@@ -6,7 +6,7 @@ import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, O
 import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster, stackAt, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
 import { aliveAt, lanesInView, viewHeight } from "./alive.js";
-import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace } from "./table.js";
+import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace, allocValue } from "./table.js";
 import { visibleFrames } from "./frames.js";
 import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
 
@@ -847,13 +847,15 @@ export class TablesView {
   columns(a) {
     const byFrame = a.groupBy === "frame", has = a.has || {};
     return ALLOC_COLUMNS.filter((c) => !(c.key === "op" && (byFrame || has.op === false)) && !(c.key === "stream" && has.stream === false) &&
-      !(c.key === "addr" && has.addr === false)).map((c) => (c.key === "group" && byFrame ? { ...c, title: "user frame" } : c));
+      !(c.key === "addr" && has.addr === false) && !(c.ascend && !(a.tr && this.insight)) && !(c.total && !(a.totals && a.totals[c.total[0]]))).map((c) => (c.key === "group" && byFrame ? { ...c, title: "user frame" } : c));
   }
 
   async renderAllocs() {
     const app = this.app, clock = app.clock;
     const res = this.last = await app.source.getTable(this.query());
     const a = res.allocs, cols = this.columns(a);
+    const ins = document.getElementById("lab-insight");
+    if (ins) ins.hidden = !a.tr; // Ascend: MindStudio Insight's columns on request (tablectl.js)
     const thead = this.table.tHead, tbody = this.table.tBodies[0];
     thead.innerHTML = "<tr>" + cols.map((c) => `<th data-k="${c.key}" class="${c.num ? "n" : ""} ${this.q.sort === c.key ? "sorted" + (this.q.dir > 0 ? " asc" : "") : ""}">${c.title}</th>`).join("") + "</tr>";
     const cell = {
@@ -863,6 +865,9 @@ export class TablesView {
       ta: (i) => `<td class="n">${a.flags[i] & 1 ? "before trace" : escapeHtml(clock.fmt(a.ta[i], 6))}</td>`,
       tf: (i) => `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tf[i], 6))}</td>`,
       dur: (i) => `<td class="n">${fmtDur(a.tf[i] - a.ta[i])}</td>`,
+      tr: (i) => `<td class="n">${a.flags[i] & 2 ? "not released" : escapeHtml(clock.fmt(a.tr[i], 6))}</td>`,
+      adur: (i) => `<td class="n">${a.flags[i] & 2 ? "–" : fmtDur(a.tr[i] - a.ta[i])}</td>`,
+      ...Object.fromEntries(["aA", "aR", "aC", "rA", "rR", "rC"].map((k) => [k, (i) => { const v = allocValue(a, i, k); return `<td class="n" ${v != null ? `title="${fmtBytesExact(v)}"` : ""}>${v == null ? "–" : fmtBytes(v)}</td>`; }])),
       cat: (i) => { const c = categoryOf(a, i); return `<td class="cat"><i ${c === BEFORE_TRACE ? 'class="before"' : `style="background:${categoryColour(c)}"`}></i>${escapeHtml(c)}</td>`; },
       stream: (i) => `<td>${escapeHtml(streamText(a.strings[a.stream[i]] || ""))}</td>`,
       addr: (i) => `<td><code>${allocAddr(a, i)}</code></td>`,
@@ -882,7 +887,7 @@ export class TablesView {
     let rows = await app.source.getOpStats(st.rank, st.dev);
     rows = sortRows(filterRows(rows, document.getElementById("f-text").value), this.ops.sort, this.ops.dir);
     this.lastOps = rows;
-    const size = 100, pages = Math.max(1, Math.ceil(rows.length / size));
+    const size = this.ops.pageSize || 100, pages = Math.max(1, Math.ceil(rows.length / size));
     this.ops.page = Math.min(this.ops.page, pages - 1);
     const page = rows.slice(this.ops.page * size, (this.ops.page + 1) * size);
     const byFrame = app.allocs && app.allocs.groupBy === "frame";

@@ -30,10 +30,16 @@ try {
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-    await page.goto(pathToFileURL(path.resolve(file)).href);
+    // the memory views are the Memory tab; a trace with a time side opens on Overview
+    await page.goto(pathToFileURL(path.resolve(file)).href + "#view=memory");
     await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
     const err = await page.evaluate(() => window.__memlens.error || "");
     ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
+    // the memory views live in the Memory tab of the tab shell (when the page has tabs)
+    if (await page.$('.vtab[data-view="memory"]')) {
+      await page.click('.vtab[data-view="memory"]');
+      await page.waitForTimeout(400);
+    }
     await page.screenshot({ path: path.join(shots, `memviews-${kind}.png`), fullPage: true });
 
     if (kind === "static") {
@@ -133,7 +139,69 @@ try {
       await page.waitForTimeout(200);
     }
 
+    if (kind === "snapshot") {
+      // The allocator's views: state history (slider, arrow keys, hover), segment timeline, settings.
+      const sec = await page.$("#p-segments");
+      ok("snapshot: the allocator panel is shown", !!sec && !(await page.evaluate(() => document.getElementById("p-segments").hidden)));
+      await sec.scrollIntoViewIfNeeded();
+      const end = await page.evaluate(() => [window.__memlens.app.segments.k, document.getElementById("sg-stats").textContent]);
+      ok("snapshot: the history opens at the end: the snapshot's segments", /1,021 segments, reserved 56\.8 GiB/.test(end[1]), end[1]);
+      await page.focus("#sg-slider");
+      for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
+      const t0 = await page.evaluate(() => [window.__memlens.app.segments.k, window.__memlens.app.state.t0, window.__memlens.app.dev().t0]);
+      ok("snapshot: ← steps back an event (and does not pan the charts)", t0[0] === end[0] - 3 && t0[1] === t0[2], JSON.stringify(t0));
+      await page.evaluate(() => window.__memlens.app.segments.go(1000));
+      const mid = await page.evaluate(() => document.getElementById("sg-stats").textContent);
+      ok("snapshot: an earlier event shows fewer segments", /^247 segments/.test(mid), mid);
+      await page.evaluate(() => window.__memlens.app.segments.go(9000));
+      const c = await (await page.$("#sg-canvas")).boundingBox();
+      let tip = "";
+      for (let fy = 0.02; fy < 0.5 && !/allocated|pending free/.test(tip); fy += 0.03) {
+        await page.mouse.move(c.x + c.width * 0.5, c.y + c.height * fy);
+        await page.waitForTimeout(60);
+        tip = await page.evaluate(() => document.getElementById("sg-tip").hidden ? "" : document.getElementById("sg-tip").textContent);
+      }
+      ok("snapshot: hovering a block tells its size, address and stack", /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack/.test(tip), tip.slice(0, 300));
+      await page.screenshot({ path: path.join(shots, "memviews-segments.png"), clip: { x: 0, y: c.y - 80, width: 1600, height: Math.min(900, c.height + 140) } });
+      await page.click('#sg-tabs button[data-t="timeline"]');
+      const tl = await page.evaluate(() => [!document.getElementById("sg-timeline").hidden, document.getElementById("sg-tlegend").textContent]);
+      ok("snapshot: the segment timeline", tl[0] && /segment/.test(tl[1]), tl[1]);
+      await page.click('#sg-tabs button[data-t="settings"]');
+      const set = await page.evaluate(() => document.getElementById("sg-settings").textContent);
+      ok("snapshot: the whole allocator settings", /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
+      await page.click('#sg-tabs button[data-t="history"]');
+    }
+    if (kind === "ascend") {
+      // Insight's columns, exact to the CSV's row (aten::_foreach_add 147456.5 KB at 1736408883742690.540 on rank 0)
+      const narrow = await page.$$eval("#table thead th", (l) => l.length);
+      await page.check("#f-insight");
+      await page.waitForTimeout(200);
+      const th = await page.$$eval("#table thead th", (l) => l.map((x) => x.textContent));
+      ok("ascend: Insight's columns on request (the table fits its panel without them)", th.length === narrow + 8, `${narrow} -> ${th.length}`);
+      ok("ascend: Insight's columns in the table", ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
+        "release: total allocated", "release: total reserved", "release: total active"].every((c) => th.includes(c)), th.join(", "));
+      const row = await page.evaluate(() => { const tr = [...document.querySelectorAll("#table tbody tr")].find((r) => r.cells[0].textContent === "aten::_foreach_add" && /07:48:03\.742690/.test(r.textContent));
+        return tr ? [...tr.cells].map((c) => c.title || c.textContent) : null; });
+      ok("ascend: totals at allocation and release as the CSV states them", row && row.includes("1,162,156,032 B") && row.includes("1,522,532,352 B") && row.includes("1,011,160,576 B") && row.includes("07:48:03.747232"), JSON.stringify(row));
+      // the sort cycles ascending, descending, none
+      const first = () => page.evaluate(() => document.querySelector("#table tbody tr td:nth-child(3)").textContent);
+      const sorted = () => page.evaluate(() => [window.__memlens.app.tables.q.sort, window.__memlens.app.tables.q.dir]);
+      const states = [];
+      for (let i = 0; i < 3; i++) { await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150); states.push(await sorted()); }
+      ok("ascend: a column's sort cycles ascending, descending, none", JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
+      await page.selectOption("#pg-size", "50");
+      await page.waitForTimeout(200);
+      const n50 = await page.evaluate(() => [document.querySelectorAll("#table tbody tr").length, document.getElementById("pg-label").textContent]);
+      await page.fill("#pg-jump", "3"); await page.press("#pg-jump", "Enter");
+      await page.waitForTimeout(200);
+      const p3 = await page.evaluate(() => document.getElementById("pg-label").textContent);
+      ok("ascend: page size and jump to a page", n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
+      void first;
+    }
+    if (kind === "kineto") ok("kineto: no allocator panel without a snapshot", await page.evaluate(() => !document.getElementById("p-segments") || document.getElementById("p-segments").hidden));
+
     // Every shortcut, on every page: nothing throws.
+    await page.evaluate(() => document.activeElement && document.activeElement.blur && document.activeElement.blur());
     for (const k of ["p", "P", "0", "ArrowLeft", "ArrowRight", "+", "-", "=", "Escape"]) {
       await page.keyboard.press(k);
       await page.waitForTimeout(30);

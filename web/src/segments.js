@@ -1,0 +1,317 @@
+// segments.js — the snapshot views PyTorch's MemoryViz has beside the
+// memory timeline, for a CUDA allocator snapshot (device.segview):
+//  * Allocator State History: every segment of each stream drawn as a bar
+//    with its blocks inside (allocated, pending free, free, and freed blocks
+//    not yet reused, "ghosts", drawn faded), stepped through the trace event
+//    by event (slider, ← → when it has focus, buttons) so that fragmentation
+//    is seen building up; a hover tells a block's size, address and stack.
+//  * Active Cached Segment Timeline: the segments over the trace, stacked,
+//    private pools (CUDA graphs: segment_pool_id other than (0, 0)) apart.
+//  * Allocator Settings: the whole settings dictionary.
+// The model (replay) is segmodel.js.
+
+import { fmtBytes, fmtBytesExact, groupDigits, escapeHtml, plural, LANE_COLOURS, isDark, byteAxis } from "./format.js";
+import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, EV_NAMES } from "./segmodel.js";
+import { visibleFrames } from "./frames.js";
+
+const LINE_H = 18, LINE_GAP = 6, TARGET_LINES = 26;
+const DEFAULT_POOL = "(0, 0)";
+
+export function isPrivatePool(pool) { return !!pool && pool !== DEFAULT_POOL; }
+
+function css(n) { return getComputedStyle(document.documentElement).getPropertyValue(n).trim(); }
+function hex(a) { return "0x" + Math.round(a).toString(16).padStart(12, "0"); }
+
+// Where each slot goes: a flow of lines W px wide, one run of lines per
+// stream, each slot max(2, size / bpp) px (bpp: bytes per px, so that all of
+// them fill about TARGET_LINES lines).  Pure, for tests: [{addr, stream,
+// x (px along the flow), w}], lines, bpp, streams [{stream, line0}].
+export function layoutSlots(slots, W) {
+  const total = slots.reduce((a, s) => a + s.size, 0);
+  const bpp = Math.max(1, total / Math.max(1, W * TARGET_LINES));
+  const out = [], streams = [];
+  let x = 0, cur = null;
+  for (const s of slots) {
+    if (s.stream !== cur) { // each stream starts a line
+      if (cur !== null) x = Math.ceil(x / W) * W;
+      cur = s.stream;
+      streams.push({ stream: s.stream, line0: Math.floor(x / W) });
+    }
+    const w = Math.max(2, s.size / bpp);
+    out.push({ ...s, x, w });
+    x += w + 2;
+  }
+  return { slots: out, lines: Math.max(1, Math.ceil(x / W)), bpp, streams, W };
+}
+
+export class SegmentsView {
+  constructor(app) { this.app = app; this.tab = "history"; this.k = 0; }
+
+  mount() {
+    if (this.el) return;
+    const el = document.createElement("section");
+    el.className = "panel"; el.id = "p-segments";
+    el.innerHTML = `
+<div class="bar">
+  <h2>Allocator</h2>
+  <span class="seg" id="sg-tabs"><button data-t="history" class="on">State history</button><button data-t="timeline">Segment timeline</button><button data-t="settings">Settings</button></span>
+  <span class="spacer"></span><span class="muted" id="sg-note"></span>
+</div>
+<div id="sg-history">
+  <div class="sg-controls">
+    <button id="sg-prev" title="previous event (←)">‹</button>
+    <input id="sg-slider" type="range" min="0" value="0" step="1" aria-label="trace event">
+    <button id="sg-next" title="next event (→)">›</button>
+    <span id="sg-event" class="sg-event"></span>
+  </div>
+  <div id="sg-stats" class="muted sg-stats"></div>
+  <div class="sg-wrap"><canvas id="sg-canvas"></canvas><div class="tip" id="sg-tip" hidden></div></div>
+  <div class="tl-legend" id="sg-legend"></div>
+</div>
+<div id="sg-timeline" hidden><div class="sg-wrap"><canvas id="sg-tcanvas"></canvas><div class="tip" id="sg-ttip" hidden></div></div><div class="tl-legend" id="sg-tlegend"></div></div>
+<div id="sg-settings" hidden></div>`;
+    const tl = document.getElementById("p-timeline");
+    tl.parentNode.insertBefore(el, tl.nextSibling);
+    this.el = el;
+    const $ = (id) => document.getElementById(id);
+    $("sg-tabs").addEventListener("click", (e) => { const t = e.target.dataset && e.target.dataset.t; if (t) this.setTab(t); });
+    $("sg-slider").addEventListener("input", (e) => this.go(+e.target.value));
+    $("sg-prev").addEventListener("click", () => this.go(this.k - 1));
+    $("sg-next").addEventListener("click", () => this.go(this.k + 1));
+    // ← → step the trace while the slider (or a button of it) has focus
+    el.querySelector(".sg-controls").addEventListener("keydown", (e) => {
+      if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+      e.preventDefault(); e.stopPropagation();
+      this.go(this.k + (e.key === "ArrowRight" ? 1 : -1) * (e.shiftKey ? 100 : 1));
+    });
+    const c = $("sg-canvas");
+    c.addEventListener("mousemove", (e) => this.hover(e));
+    c.addEventListener("mouseleave", () => { $("sg-tip").hidden = true; });
+    const tc = $("sg-tcanvas");
+    tc.addEventListener("mousemove", (e) => this.hoverTimeline(e));
+    tc.addEventListener("mouseleave", () => { $("sg-ttip").hidden = true; });
+    tc.addEventListener("click", (e) => { const k = this.timelineEventAt(e.offsetX); if (k != null) { this.setTab("history"); this.go(k); } });
+  }
+
+  // Shows the views for a device with segview, hides them otherwise.
+  show(dev) {
+    if (!dev.segview) { if (this.el) this.el.hidden = true; return; }
+    this.mount();
+    this.el.hidden = false;
+    this.sv = dev.segview;
+    this.model = null; this.lives = null; this.layout = null;
+    this.k = this.sv.events.k.length; // the end: what the snapshot holds
+    const sl = document.getElementById("sg-slider");
+    sl.max = String(this.k); sl.value = String(this.k);
+    this.setTab(this.tab);
+  }
+
+  ensureModel() {
+    if (!this.model) {
+      this.model = buildModel(this.sv);
+      const priv = this.model.slots.filter((s) => isPrivatePool(s.pool)).length;
+      document.getElementById("sg-note").textContent = `${plural(this.model.slots.length, "segment")} over the trace · ${plural(this.model.n, "allocator event")}` +
+        (priv ? ` · ${plural(priv, "segment")} in private pools (CUDA graphs)` : " · no private pools (CUDA graphs)");
+    }
+    return this.model;
+  }
+
+  setTab(t) {
+    this.tab = t;
+    const $ = (id) => document.getElementById(id);
+    $("sg-tabs").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.t === t));
+    $("sg-history").hidden = t !== "history"; $("sg-timeline").hidden = t !== "timeline"; $("sg-settings").hidden = t !== "settings";
+    if (t === "settings") this.settings();
+    else if (t === "timeline") this.drawTimeline();
+    else this.go(this.k);
+  }
+
+  // ---- state history ----
+
+  go(k) {
+    const m = this.ensureModel();
+    this.k = Math.max(0, Math.min(m.n, k));
+    document.getElementById("sg-slider").value = String(this.k);
+    this.state = stateAt(m, this.k);
+    const ev = m.ev, i = this.k - 1;
+    const what = i < 0 ? "before the trace's first event" :
+      `after event ${groupDigits(this.k)} of ${groupDigits(m.n)}: <b>${EV_NAMES[ev.k[i]]}</b> ${fmtBytes(ev.s[i])} at <code>${hex(ev.a[i])}</code>` +
+      (this.app.clock ? ` · ${escapeHtml(this.app.clock.fmt(ev.t[i], 6, true))}` : "");
+    document.getElementById("sg-event").innerHTML = what;
+    const st = stateStats(this.state);
+    document.getElementById("sg-stats").innerHTML = `${plural(st.segments, "segment")}, reserved <b>${fmtBytes(st.reserved)}</b> · allocated ${fmtBytes(st.allocated)} · pending free ${fmtBytes(st.pending)} · ` +
+      `free ${fmtBytes(st.free)} in ${plural(st.holes, "hole")}, largest ${fmtBytes(st.largest)} · fragmentation <b id="sg-frag">${(100 * st.fragmentation).toFixed(1)}%</b> <span title="1 − largest hole / free">(1 − largest hole / free)</span>`;
+    this.drawHistory();
+  }
+
+  drawHistory() {
+    const c = document.getElementById("sg-canvas"), dpr = devicePixelRatio;
+    const W = Math.max(200, c.parentElement.clientWidth - 4), m = this.model;
+    if (!this.layout || this.layout.W !== W) this.layout = layoutSlots(m.slots, W);
+    const L = this.layout, H = L.lines * (LINE_H + LINE_GAP) + 4;
+    if (c.width !== Math.round(W * dpr) || c.height !== Math.round(H * dpr)) { c.width = Math.round(W * dpr); c.height = Math.round(H * dpr); c.style.height = H + "px"; c.style.width = W + "px"; }
+    const ctx = c.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    const dark = isDark(), freeCol = dark ? "#39404b" : "#dfe3ea", line = css("--line"), pend = css("--peak"), priv = "#AA4499";
+    const span = (x0, w, y, h, fill, stroke) => { // a run along the flow, wrapped over lines
+      let x = x0, left = w;
+      while (left > 0) {
+        const ln = Math.floor(x / W), lx = x - ln * W, take = Math.min(left, W - lx);
+        const yy = ln * (LINE_H + LINE_GAP) + 2 + y;
+        if (fill) { ctx.fillStyle = fill; ctx.fillRect(lx, yy, Math.max(take, 0.6), h); }
+        if (stroke) { ctx.strokeStyle = stroke; ctx.strokeRect(lx + 0.5, yy + 0.5, Math.max(take - 1, 0.5), h - 1); }
+        x += take; left -= take;
+      }
+    };
+    this.colourOfStack = (stack) => LANE_COLOURS[(Math.imul(stack + 1, 2654435761) >>> 7) % LANE_COLOURS.length];
+    for (const sl of L.slots) {
+      const g = this.state.get(sl.addr);
+      if (!g) { span(sl.x, sl.w, 0, LINE_H, null, line); continue; } // not reserved at this event
+      const k = sl.w / Math.max(1, g.size);
+      span(sl.x, sl.w, 0, LINE_H, freeCol, isPrivatePool(g.pool) ? priv : line);
+      ctx.globalAlpha = 0.35; // ghosts: their block's colour, faded
+      for (const gh of g.ghosts.values()) span(sl.x + (gh.addr - g.addr) * k, gh.size * k, 3, LINE_H - 6, this.colourOfStack(gh.stack), null);
+      ctx.globalAlpha = 1;
+      for (const b of g.blocks.values())
+        span(sl.x + (b.addr - g.addr) * k, b.size * k, 1, LINE_H - 2, b.state === 1 ? pend : this.colourOfStack(b.stack), null);
+    }
+    ctx.font = "10px system-ui, sans-serif"; ctx.fillStyle = css("--muted"); ctx.textBaseline = "top";
+    if (L.streams.length > 1) for (const s of L.streams) ctx.fillText("stream " + s.stream, 2, s.line0 * (LINE_H + LINE_GAP));
+    document.getElementById("sg-legend").innerHTML =
+      '<span class="lg"><i style="background:' + LANE_COLOURS[0] + '"></i>allocated (colour: its stack)</span>' +
+      `<span class="lg"><i style="background:${pend}"></i>pending free (freed, waiting for its stream)</span>` +
+      `<span class="lg"><i style="background:${freeCol};border:1px solid ${line}"></i>free (cached)</span>` +
+      `<span class="lg"><i style="background:${LANE_COLOURS[0]};opacity:.35"></i>freed, not yet reused (faded)</span>` +
+      `<span class="lg"><i style="border:1px solid ${line}"></i>segment not reserved at this event</span>` +
+      `<span class="lg"><i style="border:2px solid ${priv}"></i>private pool (CUDA graph)</span>` +
+      `<span class="lg muted">1 px ≈ ${fmtBytes(L.bpp)} · segments at least 2 px</span>`;
+    void dark;
+  }
+
+  // What lies under (x, y) of the history canvas: {slot, seg, block|ghost|null}.
+  at(x, y) {
+    const L = this.layout;
+    if (!L) return null;
+    const ln = Math.floor((y - 2) / (LINE_H + LINE_GAP));
+    if (ln < 0 || (y - 2) - ln * (LINE_H + LINE_GAP) > LINE_H) return null;
+    const p = ln * L.W + x;
+    const sl = L.slots.find((s) => p >= s.x && p < s.x + s.w);
+    if (!sl) return null;
+    const g = this.state.get(sl.addr);
+    if (!g) return { slot: sl, seg: null };
+    const a = g.addr + ((p - sl.x) / sl.w) * g.size;
+    let block = null, ghost = null;
+    for (const b of g.blocks.values()) if (a >= b.addr && a < b.addr + b.size) block = b;
+    if (!block) for (const gh of g.ghosts.values()) if (a >= gh.addr && a < gh.addr + gh.size) ghost = gh;
+    return { slot: sl, seg: g, block, ghost, addr: a };
+  }
+
+  async hover(e) {
+    const tip = document.getElementById("sg-tip"), h = this.at(e.offsetX, e.offsetY);
+    if (!h) { tip.hidden = true; return; }
+    const g = h.seg, sl = h.slot;
+    let html;
+    if (!g) html = `segment <code>${hex(sl.addr)}</code> (${fmtBytes(sl.size)}): not reserved at this event`;
+    else {
+      const segLine = `<span class="muted">segment <code>${hex(g.addr)}</code> · ${fmtBytes(g.size)} · stream ${escapeHtml(g.stream || "?")}` +
+        `${g.pool ? " · pool " + escapeHtml(g.pool) + (isPrivatePool(g.pool) ? " (private: CUDA graph)" : "") : ""}</span>`;
+      const b = h.block || h.ghost;
+      if (b) {
+        const kind = h.ghost ? `freed at event ${groupDigits(b.freedAt + 1)}, not yet reused` : b.state === 1 ? "pending free" : "allocated";
+        html = `<b>${fmtBytes(b.size)}</b> ${kind} <span class="muted">(${fmtBytesExact(b.size)})</span><br>address <code>${hex(b.addr)}</code><br>${segLine}`;
+        const key = b.addr + "/" + b.stack;
+        this.hoverKey = key;
+        const frames = await this.framesOf(b.stack);
+        if (this.hoverKey !== key) return;
+        if (frames === null) html += '<div class="muted">(its stack: in the report written by memlens report)</div>';
+        else if (frames.length) html += '<div class="sg-stack">' + frames.slice(0, 8).map((f) => `<div>${escapeHtml(f.name)}${f.file ? ` <span class="muted">${escapeHtml(f.file.split("/").slice(-2).join("/"))}${f.line >= 0 ? ":" + f.line : ""}</span>` : ""}</div>`).join("") + "</div>";
+        else html += '<div class="muted">(no stack recorded)</div>';
+      } else html = `free (cached) at <code>${hex(h.addr)}</code><br>${segLine}`;
+    }
+    tip.innerHTML = html; tip.hidden = false;
+    const w = tip.parentElement.clientWidth;
+    tip.style.left = Math.max(0, Math.min(e.offsetX + 14, w - tip.offsetWidth - 4)) + "px";
+    tip.style.top = e.offsetY + 16 + "px";
+  }
+
+  // A stack's frames as the detail panel shows them (capture and allocator frames hidden).
+  async framesOf(stack) {
+    const src = this.app.source;
+    if (!src.stackOf) return null; // served: the server has no route for a bare stack
+    if (!stack) return [];
+    try { return visibleFrames(await src.stackOf(this.app.state.rank, stack), false).frames; } catch { return []; }
+  }
+
+  // ---- segment timeline ----
+
+  drawTimeline() {
+    const m = this.ensureModel();
+    if (!this.lives) this.lives = segmentLives(m);
+    const c = document.getElementById("sg-tcanvas"), dpr = devicePixelRatio;
+    const cw = Math.max(300, c.parentElement.clientWidth - 4), H = 320, AX = 70, W = cw - AX - 10, top = 8, h = H - 30;
+    if (c.width !== Math.round(cw * dpr)) { c.width = Math.round(cw * dpr); c.height = Math.round(H * dpr); c.style.width = cw + "px"; c.style.height = H + "px"; }
+    const ctx = c.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, cw, H);
+    const n = m.n, col = (x) => Math.floor((x / W) * (n + 1));
+    // per column: the segments alive at its event, stacked in slot order (private pools on top)
+    const order = [...m.slots].sort((a, b) => (isPrivatePool(a.pool) - isPrivatePool(b.pool)) || 0);
+    const tot = new Float64Array(W);
+    for (const s of order) for (const [f, t, size] of this.lives.get(s.addr)) for (let x = 0; x < W; x++) { const k = col(x); if (k >= f && k < t) tot[x] += size; }
+    const ymax = Math.max(1, ...tot) * 1.05, y = (b) => top + h - (b / ymax) * h;
+    const ax = byteAxis(ymax, h);
+    ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "middle"; ctx.textAlign = "right";
+    for (const v of ax.ticks) { ctx.fillStyle = css("--muted"); ctx.fillText(ax.label(v), AX - 6, y(v)); ctx.fillStyle = css("--grid"); ctx.fillRect(AX, Math.round(y(v)), W, 1); }
+    ctx.textAlign = "left";
+    const cum = new Float64Array(W);
+    order.forEach((s, j) => {
+      const colr = isPrivatePool(s.pool) ? "#AA4499" : LANE_COLOURS[j % LANE_COLOURS.length];
+      ctx.fillStyle = colr;
+      for (const [f, t, size] of this.lives.get(s.addr))
+        for (let x = 0; x < W; x++) { const k = col(x); if (k < f || k >= t) continue; ctx.fillRect(AX + x, y(cum[x] + size), 1, Math.max(0.5, y(cum[x]) - y(cum[x] + size))); cum[x] += size; }
+    });
+    // the event shown in the history
+    const hx = AX + (this.k / (n + 1)) * W;
+    ctx.strokeStyle = css("--accent"); ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(hx + 0.5, top); ctx.lineTo(hx + 0.5, top + h); ctx.stroke(); ctx.setLineDash([]);
+    ctx.fillStyle = css("--muted"); ctx.textBaseline = "top";
+    for (let q = 0; q <= 4; q++) { const k = Math.round((q / 4) * n); ctx.textAlign = q === 0 ? "left" : q === 4 ? "right" : "center"; ctx.fillText("event " + groupDigits(k), AX + (q / 4) * W, top + h + 6); }
+    ctx.textAlign = "left";
+    this.tl = { AX, W, n, tot };
+    const priv = m.slots.some((s) => isPrivatePool(s.pool));
+    document.getElementById("sg-tlegend").innerHTML = `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, over the trace's allocator events; click for the allocator's state at that event.</span>` +
+      (priv ? '<span class="lg"><i style="background:#AA4499"></i>segments of private pools (CUDA graphs), apart on top</span>' : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot</span>');
+  }
+
+  timelineEventAt(x) {
+    const t = this.tl;
+    if (!t || x < t.AX || x >= t.AX + t.W) return null;
+    return Math.min(t.n, Math.floor(((x - t.AX) / t.W) * (t.n + 1)));
+  }
+
+  hoverTimeline(e) {
+    const tip = document.getElementById("sg-ttip"), k = this.timelineEventAt(e.offsetX);
+    if (k == null) { tip.hidden = true; return; }
+    const ev = this.model.ev, i = Math.max(0, k - 1);
+    tip.innerHTML = `event ${groupDigits(k)}${this.model.n ? ` · ${escapeHtml(this.app.clock ? this.app.clock.fmt(ev.t[i], 6, true) : "")}` : ""}<br>reserved <b>${fmtBytes(this.tl.tot[e.offsetX - this.tl.AX] || 0)}</b><br><span class="muted">click: the allocator's state then</span>`;
+    tip.hidden = false;
+    tip.style.left = Math.min(e.offsetX + 14, e.target.clientWidth - tip.offsetWidth - 4) + "px"; tip.style.top = e.offsetY + 14 + "px";
+  }
+
+  // ---- settings ----
+
+  settings() {
+    const el = document.getElementById("sg-settings"), text = this.sv.settings;
+    if (!text) { el.innerHTML = '<p class="muted">This snapshot records no allocator settings (older PyTorch).</p>'; return; }
+    const v = parsePyRepr(text);
+    const scalar = (y) => !(y && (y.dict || Array.isArray(y)));
+    const cell = (x) => x && x.dict && x.dict.every(([, y]) => scalar(y)) && x.dict.length > 4 // a flat dict inline
+      ? `<span class="sg-inline">{${x.dict.map(([k, y]) => `${escapeHtml(String(k))}: ${cell(y)}`).join(", ")}}</span>`
+      : x && x.dict ? `<table class="sg-set">${x.dict.map(([k, y]) => `<tr><th>${escapeHtml(String(k))}</th><td>${cell(y)}</td></tr>`).join("")}</table>`
+      : Array.isArray(x) ? escapeHtml("(" + x.map((y) => JSON.stringify(y)).join(", ") + ")")
+      : x === null ? "None" : x === true ? "True" : x === false ? "False" : typeof x === "string" ? (x === "" ? '<span class="muted">""</span>' : escapeHtml(JSON.stringify(x))) : escapeHtml(String(x));
+    el.innerHTML = v && v.dict ? `<p class="muted">The caching allocator's settings when the snapshot was taken (PYTORCH_CUDA_ALLOC_CONF and its defaults).</p>${cell(v)}`
+      : `<pre class="sg-raw">${escapeHtml(text)}</pre>`;
+  }
+
+  resize() { if (this.el && !this.el.hidden) { this.layout = null; this.setTab(this.tab); } }
+}
