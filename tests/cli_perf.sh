@@ -17,12 +17,25 @@ cat >"$tmp/t.json" <<'JSON'
 "deviceProperties":[{"id":0,"name":"Toy GPU","totalGlobalMem":1073741824,"computeMajor":8,"computeMinor":0,"numSms":4}]}
 JSON
 out=$($MEMLENS perf "$tmp/t.json"); t_eq "text exit" $? 0
-t_contains "step row" "$out" "ProfilerStep#1     130.000 us 100.000 us"
+t_contains "step row" "$out" "  1               130.000 us  100.000 us    5.000 us"
 t_contains "gpu card" "$out" "GPU cuda:0  Toy GPU  1.00 GiB  compute capability 8.0"
-t_contains "utilization" "$out" "GPU utilization            76.92 %"
+t_contains "utilization" "$out" "GPU utilization              76.92 %"
 t_contains "tensor core advice" "$out" "[tensor_cores] Kernels with 100% time are launched by Tensor Cores eligible operators"
-t_contains "top operator" "$out" "aten::mm  [TC eligible]"
+t_contains "top operator" "$out" "         1  100.000 us  100.000 us   35.000 us   40.000 us  E  aten::mm"
 json=$($MEMLENS perf --json "$tmp/t.json"); t_eq "json exit" $? 0
+t_eq "json top-level keys" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(list(d), sorted(d["runs"][0]), d["inputs"] == [d["runs"][0]["path"]])')" \
+    "['memlens', 'inputs', 'runs', 'meta', 'ranks'] ['distributed', 'format', 'gpus', 'group_by', 'kernels', 'modules', 'notes', 'operators', 'path', 'rank', 'recommendations', 'steps'] True"
+# runs: the same figures in µs and 0-100 % (ns / 1000; 100 x ratio)
+t_eq "runs figures" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]; s = r["steps"][0]; o = r["operators"][0]; k = r["kernels"][0]; g = r["gpus"][0]
+print(s["name"], s["total_us"], s["kernel_us"], s["runtime_us"], s["cpu_exec_us"], s["other_us"], g["utilization_pct"],
+      g["compute_capability"], g["memory_bytes"], o["name"], o["input_shape"], o["device_self_us"], o["host_self_us"], o["tc_eligible"],
+      k["blocks_per_sm"], k["achieved_occupancy_pct"], k["mean_us"], r["recommendations"][0][:12])')" \
+    "1 130 100 5 15 10 76.9231 8.0 1073741824 aten::mm None 100 35 True 2 50 100 Kernels with"
 t_eq "json figures" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -35,6 +48,14 @@ t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
 print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
+if [ -f "$G" ]; then
+    t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+n = len(r["kernels"]["by_name"])
+print(n, all(k < n for o in r["operators"]["by_name"] + r["operators"]["by_shape"] for k in o["kernels"]))')" "3 True"
+fi
 t_eq "--top 1 keeps one row" "$($MEMLENS perf --json --top 1 "$tmp/t.json" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ranks"][0]["kernels"]["by_op"]))')" 1
 
 # export --table: the same tables as CSV.
@@ -83,6 +104,48 @@ roles = ["kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns"
 ok = all(sum(s[k] for k in roles) == s["total_ns"] and min(s[k] for k in roles) >= 0 for s in r["steps"])
 ok = ok and all(o["host_self_ns"] >= 0 and o["device_total_ns"] >= o["device_self_ns"] >= 0 for o in r["operators"]["by_name"])
 ok = ok and all(0 <= (d["utilization"] or 0) <= 1 for d in r["devices"])
+ops = {o["name"] for o in r["operators"]["by_name"]}
+ok = ok and all(k["op"] is None or k["op"] in ops for k in r["kernels"]["by_op"])  # the views link up
 print(ok)')" True
 done
+# Every Kineto trace and Ascend run of the shared data: perf and perf --json never fail;
+# each run has operators and kernels, or a note that says why not.
+for path in "$DATA"/kineto/*.json.gz "$DATA"/ascend/*/; do
+    [ -e "$path" ] || { t_skip "no $path"; continue; }
+    name=${path#"$DATA"/}
+    $MEMLENS perf "$path" >"$tmp/all.txt" 2>"$tmp/all.err"; t_eq "$name: text exit" $? 0
+    $MEMLENS perf --json "$path" >"$tmp/all.json" 2>>"$tmp/all.err"; t_eq "$name: json exit" $? 0
+    t_eq "$name: no errors" "$(cat "$tmp/all.err")" ""
+    t_eq "$name: tables or a note" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = len(d["runs"]) == len(d["ranks"]) >= 1
+for r in d["runs"]:
+    ok = ok and (len(r["operators"]) > 0 or any("operators" in n or "no trace_view" in n for n in r["notes"]))
+    ok = ok and (len(r["kernels"]) > 0 or any("kernels" in n for n in r["notes"]))
+print(ok)' "$tmp/all.json")" True
+done
+# Two ranks of one NCCL job: every rank's object carries the distributed view of both.
+r0=$DATA/kineto/hta_sampled_rank-0.json.gz; r1=$DATA/kineto/hta_sampled_rank-1.json.gz
+if [ -f "$r0" ] && [ -f "$r1" ]; then
+    t_eq "distributed across ranks" "$($MEMLENS perf --json "$r0" "$r1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["ranks"]
+x = d[0]["distributed"]
+print(len(d), x["backend"], x["world_size"], sorted({s["rank"] for s in x["steps"]}), x == d[1]["distributed"],
+      all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"]))')" "2 nccl 128 [0, 1] True True"
+    t_contains "distributed text" "$($MEMLENS perf "$r0" "$r1")" "Distributed (nccl, world size 128"
+else t_skip "hta_sampled_rank-* absent"; fi
+
+# nn.Module rows from a generated trace (python_function "nn.Module: X" slices).
+gen=${BUILD:-build}/tools/gen_trace
+if [ -x "$gen" ]; then
+    "$gen" --steps 2 --seed 3 --out "$tmp/gen.json" >/dev/null 2>&1
+    t_eq "modules rows" "$($MEMLENS perf --json "$tmp/gen.json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["ranks"][0]
+m = r["modules"]
+print(len(m) > 1, m[0]["parent"], m[0]["depth"], all(x["parent"] < i for i, x in enumerate(m)), r["modules_hint"])')" \
+        "True -1 0 True None"
+else t_skip "$gen not built"; fi
 t_done

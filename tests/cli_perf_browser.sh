@@ -3,8 +3,8 @@
 # number keys switch tabs, Ctrl+F and the operators' search filter as you
 # type, a header sorts, a row opens its detail, Esc closes it, the address
 # reopens the same state, a 100k-row table renders only what is in sight;
-# the same page served by `memlens serve` (/api/perf); a snapshot opens on
-# Memory and the time views say why they are empty.  Screenshots of every
+# the same page served by `memlens serve` (/api/perf); a snapshot and an
+# Ascend export open on Memory and the time views say why they are empty.  Screenshots of every
 # tab, light and dark, go to build/screenshots/perf-*/.  SKIPs when chromium,
 # node, web/node_modules or the data are absent.
 . tests/lib.sh
@@ -35,6 +35,9 @@ else
         t_eq "the report embeds rank 0's perf object" "$(grep -c '<script type="application/json" id="ml-perf-0">' "$tmp/nccl.html")" 1
         run_page trace-light "$tmp/nccl.html" trace light
         run_page trace-dark "$tmp/nccl.html" trace dark
+        # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
+        node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
+        while IFS= read -r line; do case "$line" in ok\ *) t_pass ;; FAIL\ *) t_fail "fixture: ${line#FAIL }" ;; esac; done <"$tmp/log"
         "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
         spid=$!
         url="" i=0
@@ -52,6 +55,12 @@ else
         run_page snapshot "$tmp/snap.html" snapshot light
     else
         t_skip "snapshot data absent"
+    fi
+    asc="$DATA/ascend/text_level1"
+    if [ -d "$asc" ]; then
+        $MEMLENS report "$asc" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" memfirst light
+    else
+        t_skip "ascend data absent"
     fi
 fi
 t_done

@@ -7,7 +7,11 @@ usage: perf_gold.py PERF.json EXPECTED.jsonl
 Prints "perf_gold: N values: X exact, Y within 1 us, Z off" (times: ours in
 ns against the plugin's µs; ratios and percentages to the plugin's 2
 decimals, or within the last digit where a half-way value rounds the other
-way) and the first differences; exits 1 if any value is off.
+way) and the first differences, for the web's perf object ("ranks");
+then "perf_gold runs: N values: X within tolerance, Z off" for the
+documented "runs" fields (the issue's check: times within 2 µs or 0.2 %,
+percentages and blocks per SM within 0.2 % or the plugin's last digit,
+call counts and names exact).  Exits 1 if any value is off.
 """
 import json
 import sys
@@ -143,8 +147,109 @@ for name, v in kernel_pie["total"]["rows"]:
     time(f"kernel pie {name[:50]}", ks[name]["total_ns"] if name in ks else None, v)
 
 n = sum(counts.values())
+rc = 1 if counts["off"] else 0
 print(f"perf_gold: {n} values: {counts['exact']} exact, {counts['near']} within 1 us or the last digit, "
       f"{counts['off']} off")
 for o in offs[:20]:
     print("  off:", o)
-sys.exit(1 if counts["off"] else 0)
+
+# ---- the "runs" fields, by the issue's tolerance ----------------------------
+run = json.load(open(sys.argv[1]))["runs"][0]
+rcount = {"ok": 0, "off": 0}
+roffs = []
+
+
+def near(what, ours, theirs, abs_tol):
+    """Within abs_tol or 0.2 % of the plugin's value; None is off."""
+    if ours is not None and theirs is not None and (abs(ours - theirs) <= abs_tol or
+                                                    abs(ours - theirs) <= 0.002 * abs(theirs)):
+        rcount["ok"] += 1
+    else:
+        rcount["off"] += 1
+        roffs.append(f"{what}: {ours!r}, plugin {theirs!r}")
+
+
+def us(what, ours, theirs):
+    near(what, ours, theirs, 2)
+
+
+def pc(what, ours, theirs):
+    near(what, ours, theirs, 0.01)  # the plugin rounds to 2 decimals
+
+
+def eq(what, ours, theirs):
+    """Exactly equal (call counts, names, flags)."""
+    if ours == theirs:
+        rcount["ok"] += 1
+    else:
+        rcount["off"] += 1
+        roffs.append(f"{what}: {ours!r}, plugin {theirs!r}")
+
+
+RUN_ROLE = {k: v.replace("_ns", "_us") for k, v in ROLE.items()}
+rsteps = {s["name"]: s for s in run["steps"]}
+eq("runs step count", len(run["steps"]), len(overview["steps"]["rows"]))
+for row in overview["steps"]["rows"]:
+    name, values = row[0], row[1::2]
+    s = rsteps.get(name)
+    for col, v in zip(cols, values):
+        us(f"runs step {name} {col}", s and s[RUN_ROLE[col]], v)
+    us(f"runs step {name} total", s and s["total_us"], int(row[2].split("Total: ")[1].split("us")[0]))
+    if s:
+        us(f"runs step {name} parts add up", sum(s[k] for k in RUN_ROLE.values()), s["total_us"])
+nsteps = len(run["steps"]) or 1
+us("runs average step", sum(s["total_us"] for s in run["steps"]) / nsteps, avg["value"])
+for child in avg["children"]:
+    us(f"runs average {child['name']}", sum(s[RUN_ROLE[child["name"]]] for s in run["steps"]) / nsteps,
+       child["value"])
+g = run["gpus"][0]
+eq("runs gpu name", g["name"], gm["Name"])
+eq("runs gpu memory", f"{round(g['memory_bytes'] / 1024 ** 3, 2)} GB", gm["Memory"])
+eq("runs compute capability", g["compute_capability"], gm["Compute Capability"])
+pc("runs GPU utilization", g["utilization_pct"], float(gm["GPU Utilization"].split()[0]))
+pc("runs SM efficiency", g["sm_efficiency_pct"], float(gm["Est. SM Efficiency"].split()[0]))
+pc("runs occupancy", g["achieved_occupancy_pct"], float(gm["Est. Achieved Occupancy"].split()[0]))
+pc("runs tensor cores", g["tensor_core_kernel_pct"], float(gm["Kernel Time using Tensor Cores"].split()[0]))
+eq("runs recommendations are strings", all(isinstance(r, str) for r in run["recommendations"]), True)
+eq("runs recommendation count", len(run["recommendations"]), len(recs))
+
+rops = {o["name"]: o for o in run["operators"]}
+eq("runs operator count", len(run["operators"]), len(op_table["data"]))
+for r in op_table["data"]:
+    o = rops.get(r["name"])
+    if o is None:
+        rcount["off"] += 1
+        roffs.append(f"runs operator {r['name']}: missing")
+        continue
+    eq(f"runs {r['name']} calls", o["calls"], r["calls"])
+    eq(f"runs {r['name']} input_shape", o["input_shape"], None)
+    for k in ("device_self", "device_total", "host_self", "host_total"):
+        us(f"runs {r['name']} {k}", o[k + "_us"], r[k + "_duration"])
+    eq(f"runs {r['name']} tc_eligible", "Yes" if o["tc_eligible"] else "No", r["tc_eligible"])
+    pc(f"runs {r['name']} tc_self_pct", o["tc_self_pct"], r["tc_self_ratio"])
+    pc(f"runs {r['name']} tc_total_pct", o["tc_total_pct"], r["tc_total_ratio"])
+rks = {k["name"]: k for k in run["kernels"]}
+eq("runs kernel count", len(run["kernels"]), len(rows))
+for r in rows:
+    name, tc, calls, total, mean, mx, mn, bps, occ = r
+    k = rks.get(name)
+    if k is None:
+        rcount["off"] += 1
+        roffs.append(f"runs kernel {name[:60]}: missing")
+        continue
+    short = "runs " + name[:50]
+    eq(f"{short} tc", "Yes" if k["tensor_cores_used"] else "No", tc)
+    eq(f"{short} calls", k["calls"], calls)
+    us(f"{short} total", k["total_us"], total)
+    us(f"{short} mean", k["mean_us"], mean)
+    us(f"{short} max", k["max_us"], mx)
+    us(f"{short} min", k["min_us"], mn)
+    pc(f"{short} blocks/SM", k["blocks_per_sm"], bps)
+    pc(f"{short} occupancy", k["achieved_occupancy_pct"], occ)
+n = sum(rcount.values())
+print(f"perf_gold runs: {n} values: {rcount['ok']} within tolerance, {rcount['off']} off "
+      f"({len(run['steps'])} steps, {len(run['gpus'])} GPU, {len(run['operators'])} operators, "
+      f"{len(run['kernels'])} kernels)")
+for o in roffs[:20]:
+    print("  off:", o)
+sys.exit(1 if rc or rcount["off"] else 0)

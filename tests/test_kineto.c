@@ -391,6 +391,9 @@ TEST(bad_input_errors_name_file_and_byte)
     CHECK_CONTAINS(err.msg, "\"traceEvents\" is not an array");
     CHECK(import_str("{\"traceEvents\": [{\"name\": \"x\", \"ts\": 1") == NULL);
     CHECK_CONTAINS(err.msg, "t.json: byte 38: the file ends inside an object"); /* 38 = its length */
+    /* a bad baseTimeNanoseconds value is a scanner error, and it is reported (found by fuzz_kineto) */
+    CHECK(import_str("{\"traceEvents\": [], \"baseTimeNanoseconds\": x}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 43: unexpected character 'x'");
     /* wrong types in args of events that are not memory events are ignored */
     ml_profile *p = import_str("[{\"name\": \"k\", \"ph\": \"X\", \"ts\": 1, \"args\": {\"Bytes\": [1]}}]");
     CHECK(p != NULL);

@@ -317,6 +317,29 @@ TEST(whole_trace_step_extends_to_its_kernels)
     ml_profile_free(f.p);
 }
 
+TEST(flow_links_queued_work_to_its_operator)
+{
+    /* Ascend: no runtime call links the task; an async_npu flow runs from
+     * inside Conv2D [0,10) to the task [20,30) */
+    fix f = fix_new();
+    host(&f, ML_SL_CPU_OP, "Conv2D", 0, 10, -1, NULL);
+    gpu(&f, ML_SL_KERNEL, "trans_TransData_0", 20, 10, -1, -1, -1);
+    ml_str cat = ml_intern_cstr(f.p->strings, "async_npu");
+    ml_flow_point(f.t, 7, cat, 's', true, f.thread, 5 * US);
+    ml_flow_point(f.t, 7, cat, 'f', true, f.stream, 20 * US);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_op_row *conv = find_op(f.p, &pf.ops.by_name, "Conv2D", NULL);
+    CHECK(conv != NULL);
+    if (conv) {
+        CHECK_EQ_I64(conv->device_self_ns, 10 * US);
+        CHECK_EQ_I64(conv->n_kernels, 1);
+    }
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
 TEST(fragmentation_from_the_memory_curves)
 {
     /* reserved peaks at 1000 while 600 is allocated: 40% held no tensor */
@@ -383,6 +406,7 @@ int main(void)
     RUN(tensor_core_advice_when_eligible_ops_use_none);
     RUN(same_named_child_is_merged);
     RUN(whole_trace_step_extends_to_its_kernels);
+    RUN(flow_links_queued_work_to_its_operator);
     RUN(fragmentation_from_the_memory_curves);
     RUN(json_has_the_data_contract_keys);
     return check_report();

@@ -405,6 +405,21 @@ out:
     ml_profile_free(p);
 }
 
+TEST(bad_input_errors_name_file_and_byte)
+{
+    static const char *const bad[] = {
+        "{\"traceEvents\":[], \"baseTimeNanoseconds\": \xdc}",                      /* a value that is no JSON */
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"args\":{\"Input Dims\":[[1, }]}]}", /* bad args JSON */
+        "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"args\":{\"grid\":[1, \"x}]}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ml_profile *p = import_trace(bad[i]);
+        CHECK(p == NULL);
+        ml_profile_free(p);
+        if (!strstr(err.msg, "t.json: byte ")) CHECK_FAILED_("input %zu: error \"%s\" names no file and byte", i, err.msg);
+    }
+}
+
 /* ---- the store on its own ---- */
 
 TEST(store_sorts_nests_and_counts_partial_overlaps)
@@ -650,6 +665,7 @@ int main(void)
     RUN(backend_device_properties_and_base_time);
     RUN(without_the_want_no_store_is_built);
     RUN(ascend_trace_view_lanes_by_process_name);
+    RUN(bad_input_errors_name_file_and_byte);
     RUN(store_sorts_nests_and_counts_partial_overlaps);
     RUN(store_binds_flow_chains);
     RUN(split_file_gives_the_same_store);

@@ -145,6 +145,16 @@ TEST(served_window_merges_and_details)
     CHECK(strstr(b.p, "\"cat\":\"ac2g\""));
     CHECK(strstr(b.p, "\"name\":\"cudaLaunchKernel\",\"kind\":\"cuda_runtime\""));
     CHECK(strstr(b.p, "\"name\":\"aten::mm\",\"kind\":\"cpu_op\""));
+    /* the search's next match, wrapping */
+    CHECK_EQ_I64(call(rs, "/api/findslice", (args){{"rank=0", "q=tiny", "after=1000000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"ts\":1002000,"));
+    CHECK_EQ_I64(call(rs, "/api/findslice", (args){{"rank=0", "q=tiny", "after=1000000", "dir=-1"}}, &b), 200);
+    CHECK(strstr(b.p, "\"ts\":998000,"));
+    CHECK_EQ_I64(call(rs, "/api/findslice", (args){{"rank=0", "q=tiny", "after=5000000"}}, &b), 200);
+    CHECK(strstr(b.p, "\"ts\":990000,"));
+    CHECK_EQ_I64(call(rs, "/api/findslice", (args){{"rank=0", "q=nothing"}}, &b), 200);
+    CHECK(!strcmp(b.p, "{\"found\":false}"));
+    CHECK_EQ_I64(call(rs, "/api/findslice", (args){{"rank=0", "q=x", "dir=0"}}, &b), 400);
     /* validation */
     CHECK_EQ_I64(call(rs, "/api/trace", (args){{"rank=0", "px=0"}}, &b), 400);
     CHECK_EQ_I64(call(rs, "/api/trace", (args){{"rank=0", "px=10", "t0=5", "t1=5"}}, &b), 400);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "steps.h"
+#include "u64map.h"
 
 static const char *const tc_kernel_patterns[] = {
     "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "dgrad_1x1_stride_2x2", "first_layer_wgrad_kernel",
@@ -231,8 +232,19 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
     }
     VEC_FREE(&ext);
-    free(rt_to);
     free(root_of);
+
+    /* Flows from host work into GPU work (Ascend's async_npu: the op that
+     * queued an NPU task), for GPU work whose launch links to no operator. */
+    ml_u64map flow_src;
+    ml_u64map_init(&flow_src);
+    for (size_t f = 0; f < t->flows.len; f++) {
+        uint32_t a = t->flows.v[f].from, z = t->flows.v[f].to;
+        if (a >= n || z >= n || !ml_slice_is_gpu(s->kind.v[z]) || ml_slice_is_gpu(s->kind.v[a])) continue;
+        bool fresh;
+        uint32_t *v = ml_u64map_put(&flow_src, z, &fresh);
+        if (fresh) *v = a;
+    }
 
     /* GPU work to the node of its launch; kernels with none to the main root. */
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
@@ -240,8 +252,17 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint8_t k = s->kind.v[i];
         if (!ml_slice_is_gpu(k)) continue;
         uint32_t l = s->launcher.v[i], node = ML_NONE32;
-        if (l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l])) node = out->owner[l];
-        else if (k == ML_SL_KERNEL) node = out->main_root;
+        bool launched = l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l]);
+        if (launched) node = out->owner[l];
+        if (node == ML_NONE32 && flow_src.len) {
+            uint32_t *src = ml_u64map_get(&flow_src, i);
+            for (uint32_t q = src ? *src : ML_NONE32; q != ML_NONE32 && q < n; q = s->parent.v[q])
+                if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
+                    node = rt_to[out->owner[q]];
+                    break;
+                }
+        }
+        if (node == ML_NONE32 && !launched && k == ML_SL_KERNEL) node = out->main_root;
         out->owner[i] = node;
         if (node == ML_NONE32) continue;
         out->device_self[node] += s->dur.v[i];
@@ -252,6 +273,8 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         }
     }
     free(tc_name);
+    ml_u64map_free(&flow_src);
+    free(rt_to);
 
     /* Bottom up (children come after their parents). */
     for (uint32_t i = 0; i < nn; i++) out->device_total[i] = out->device_self[i], out->tc_total[i] = out->tc_self[i];

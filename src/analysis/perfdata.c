@@ -28,6 +28,7 @@ bool ml_perf_compute(const ml_profile *p, ml_perf *out)
     ml_kernels_compute(p, &out->tree, &out->kernels);
     ml_operators_compute(p, &out->tree, &out->kernels, &out->ops);
     ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);
+    out->modules = ml_modules_compute(p);
     return true;
 }
 
@@ -39,4 +40,6 @@ void ml_perf_free(ml_perf *perf)
     ml_kernels_free(&perf->kernels);
     ml_operators_free(&perf->ops);
     VEC_FREE(&perf->recs);
+    if (perf->modules) ml_modules_free(perf->modules);
+    perf->modules = NULL;
 }

@@ -2,9 +2,10 @@
  * perfdata.h — every time-side analysis of one rank, computed together for
  * `memlens perf`, the report and the server: steps and their breakdown
  * (steps.h), GPU metrics (gpumetrics.h), operator trees (optree.h), the
- * operator and kernel tables (operators.h, kernels.h) and recommendations
- * (recommend.h).  output/perf.h writes it as text or as the perf object of
- * web/DATA.md.
+ * operator and kernel tables (operators.h, kernels.h), recommendations
+ * (recommend.h) and the nn.Module tree (modules.h).  The distributed view
+ * (distributed.h) spans ranks, so callers compute it once for all of them.
+ * output/perf.h writes it as text or as the perf object of web/DATA.md.
  */
 #ifndef ML_PERFDATA_H
 #define ML_PERFDATA_H
@@ -13,6 +14,7 @@
 
 #include "gpumetrics.h"
 #include "kernels.h"
+#include "modules.h"
 #include "operators.h"
 #include "optree.h"
 #include "profile.h"
@@ -26,6 +28,7 @@ typedef struct ml_perf {
     ml_kernel_table kernels;
     ml_op_table ops;
     ml_recs recs;
+    ml_modules *modules;    /* never NULL after ml_perf_compute() */
 } ml_perf;
 
 /* Why the profile has no time side (a snapshot, a memory timeline, an Ascend

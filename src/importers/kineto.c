@@ -173,7 +173,7 @@ static int read_bounded(kineto *k, int scale, const char *what, int64_t *out)
     int r = js_value_number(k->js, scale, out);
     if (r == JS_NUM_RANGE || (r == 1 && !ml_value_ok(*out)))
         return js_fail(k->js, k->e, "\"%s\" is out of range (a time or size of 2^62 or more cannot be real)", what);
-    return r;
+    return r < 0 ? scan_error(k) : r; /* a scanner error: the caller may not report it (baseTimeNanoseconds) */
 }
 
 /* A pid/tid (number or string) as text. */
@@ -1034,6 +1034,7 @@ static int read_top_object(kineto *k)
         } else if (KEY_IS(key, n, "baseTimeNanoseconds")) {
             int64_t base;
             r = read_bounded(k, 0, "baseTimeNanoseconds", &base);
+            if (r < 0) return scan_error(k); /* the scanner's error, or the range one js_fail gave it */
             if (r > 0) {
                 k->p->base_time_ns = base;
                 k->saw_base_time = true;

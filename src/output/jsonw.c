@@ -96,6 +96,12 @@ void jw_dbl(jw *w, double v)
     else fputs("null", w->f);
 }
 
+void jw_raw(jw *w, const char *json)
+{
+    before_value(w);
+    fputs(json, w->f);
+}
+
 void jw_bool(jw *w, bool v)
 {
     before_value(w);

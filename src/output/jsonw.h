@@ -35,5 +35,8 @@ void jw_i64(jw *w, int64_t v);
 void jw_dbl(jw *w, double v);
 void jw_bool(jw *w, bool v);
 void jw_null(jw *w);
+/* A value the caller has already written as JSON text (a number formatted
+ * exactly, e.g. "98598.123"); written as is. */
+void jw_raw(jw *w, const char *json);
 
 #endif

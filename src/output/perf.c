@@ -73,7 +73,8 @@ static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool s
         else jw_null(w);
         jw_key(w, "kernels");
         jw_arr(w);
-        for (size_t k = 0; k < r->n_kernels; k++) jw_i64(w, r->kernels[k]);
+        for (size_t k = 0; k < r->n_kernels; k++) /* rows cut by top are not there to point at */
+            if (top <= 0 || r->kernels[k] < (uint32_t)top) jw_i64(w, r->kernels[k]);
         jw_end(w);
         jw_end(w);
     }
@@ -89,7 +90,8 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_row *rows,
         jw_key(w, "name"); jw_str(w, ml_s(p, r->name));
         if (op) {
             jw_key(w, "op");
-            jw_str(w, r->op ? ml_s(p, r->op) : "N/A");
+            if (r->op) jw_str(w, ml_s(p, r->op));
+            else jw_null(w);
         }
         jw_key(w, "calls"); jw_i64(w, r->calls);
         jw_key(w, "total_ns"); jw_i64(w, r->total_ns);
@@ -104,7 +106,76 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_row *rows,
     jw_end(w);
 }
 
-void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top)
+static void write_modules(jw *w, const ml_modules *m)
+{
+    jw_key(w, "modules");
+    jw_arr(w);
+    for (size_t i = 0; m && i < m->n; i++) {
+        const ml_module_row *r = &m->rows[i];
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, r->name ? r->name : "");
+        jw_key(w, "parent"); jw_i64(w, r->parent);
+        jw_key(w, "depth"); jw_i64(w, r->depth);
+        jw_key(w, "occurrences"); jw_i64(w, (int64_t)r->occurrences);
+        jw_key(w, "operators"); jw_i64(w, (int64_t)r->operators);
+        jw_key(w, "host_ns"); jw_i64(w, r->host_ns);
+        jw_key(w, "device_ns"); jw_i64(w, r->device_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_key(w, "modules_hint");
+    if (m && !m->n && m->hint) jw_str(w, m->hint);
+    else jw_null(w);
+}
+
+static void write_distributed(jw *w, const ml_distributed *d)
+{
+    jw_key(w, "distributed");
+    if (!d) {
+        jw_null(w);
+        return;
+    }
+    jw_obj(w);
+    jw_key(w, "backend");
+    if (d->backend) jw_str(w, d->backend);
+    else jw_null(w);
+    jw_key(w, "world_size"); jw_i64(w, d->world_size);
+    jw_key(w, "steps");
+    jw_arr(w);
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const ml_dist_step *s = &d->steps[i];
+        jw_obj(w);
+        jw_key(w, "rank"); jw_i64(w, s->rank);
+        jw_key(w, "step"); jw_str(w, s->step ? s->step : "");
+        jw_key(w, "computation_ns"); jw_i64(w, s->computation_ns);
+        jw_key(w, "communication_ns"); jw_i64(w, s->communication_ns);
+        jw_key(w, "overlap_ns"); jw_i64(w, s->overlap_ns);
+        jw_key(w, "other_ns"); jw_i64(w, s->other_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_key(w, "collectives");
+    jw_arr(w);
+    for (size_t i = 0; i < d->n_collectives; i++) {
+        const ml_collective *c = &d->collectives[i];
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, c->name ? c->name : "");
+        jw_key(w, "calls"); jw_i64(w, (int64_t)c->calls);
+        jw_key(w, "bytes");
+        if (c->bytes >= 0) jw_i64(w, c->bytes);
+        else jw_null(w);
+        jw_key(w, "total_ns"); jw_i64(w, c->total_ns);
+        jw_key(w, "mean_ns"); jw_i64(w, c->mean_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_key(w, "slowest_rank");
+    if (d->slowest_rank >= 0) jw_i64(w, d->slowest_rank);
+    else jw_null(w);
+    jw_end(w);
+}
+
+void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist)
 {
     const ml_trace *t = p->trace;
     const ml_steps *st = &perf->steps;
@@ -205,23 +276,33 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
     jw_key(w, "by_name"); write_kernels(w, p, perf->kernels.by_name.v, perf->kernels.by_name.len, false, top);
     jw_key(w, "by_op"); write_kernels(w, p, perf->kernels.by_op.v, perf->kernels.by_op.len, true, top);
     jw_end(w);
-    /* TODO(modules/distributed): filled from analysis/modules.h and distributed.h once the store branch lands. */
-    jw_key(w, "modules"); jw_arr(w); jw_end(w);
-    jw_key(w, "modules_hint");
-    jw_str(w, "record nn.Module ranges with torch.profiler.profile(with_stack=True) (PyTorch 1.10+)");
-    jw_key(w, "distributed"); jw_null(w);
+    write_modules(w, perf->modules);
+    write_distributed(w, dist);
     jw_end(w);
 }
 
-void ml_perf_json_rank(jw *w, const ml_profile *p, int top)
+void ml_perf_json_rank_with(jw *w, const ml_profile *p, int top, const ml_distributed *dist)
 {
     ml_perf perf;
     if (!ml_perf_compute(p, &perf)) {
         jw_null(w);
         return;
     }
-    ml_perf_json_write(w, p, &perf, top);
+    ml_perf_json_write(w, p, &perf, top, dist);
     ml_perf_free(&perf);
+}
+
+void ml_perf_json_rank(jw *w, const ml_profile *p, int top)
+{
+    if (ml_perf_unavailable(p)) {
+        jw_null(w);
+        return;
+    }
+    /* distributed.h reads the profiles only; its signature lacks the const */
+    ml_profile *one = (ml_profile *)p;
+    ml_distributed *d = ml_distributed_compute(&one, 1);
+    ml_perf_json_rank_with(w, p, top, d);
+    if (d) ml_distributed_free(d);
 }
 
 /* ---- text ---------------------------------------------------------------- */
@@ -263,7 +344,45 @@ static void pct(FILE *f, const char *label, double v)
     else fprintf(f, "    %-26s %.2f %%\n", label, v * 100);
 }
 
-void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top)
+static void text_modules(FILE *f, const ml_modules *m, int top)
+{
+    if (!m || !m->n) return;
+    char b[32], c[32];
+    fprintf(f, "\nModules (%zu of %zu rows)\n", limit(m->n, top), m->n);
+    fprintf(f, "  %8s %11s %11s  %s\n", "calls", "host", "device", "module");
+    for (size_t i = 0; i < limit(m->n, top); i++) {
+        const ml_module_row *r = &m->rows[i];
+        fprintf(f, "  %8llu %11s %11s  %*s%s\n", (unsigned long long)r->occurrences, dur(r->host_ns, b, sizeof b),
+                dur(r->device_ns, c, sizeof c), (int)(2 * (r->depth < 20 ? r->depth : 20)), "", r->name ? r->name : "");
+    }
+}
+
+static void text_distributed(FILE *f, const ml_distributed *d, int top)
+{
+    if (!d) return;
+    char a[32], b[32], c[32], e[32];
+    fprintf(f, "\nDistributed (%s, world size %d", d->backend ? d->backend : "backend unknown", d->world_size);
+    if (d->slowest_rank >= 0) fprintf(f, ", slowest rank %d", d->slowest_rank);
+    fprintf(f, ")\n  %5s %-18s %11s %11s %11s %11s\n", "rank", "step", "compute", "comm", "overlap", "other");
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const ml_dist_step *s = &d->steps[i];
+        fprintf(f, "  %5d %-18.18s %11s %11s %11s %11s\n", s->rank, s->step ? s->step : "",
+                dur(s->computation_ns, a, sizeof a), dur(s->communication_ns, b, sizeof b),
+                dur(s->overlap_ns, c, sizeof c), dur(s->other_ns, e, sizeof e));
+    }
+    if (d->n_collectives) {
+        fprintf(f, "  %5s %8s %11s %11s %12s  %s\n", "rank", "calls", "total", "mean", "bytes", "collective");
+        for (size_t i = 0; i < limit(d->n_collectives, top > 0 ? top * 2 : 0); i++) {
+            const ml_collective *col = &d->collectives[i];
+            char bytes[32] = "-";
+            if (col->bytes >= 0) ml_fmt_bytes(col->bytes, bytes, sizeof bytes);
+            fprintf(f, "  %5d %8llu %11s %11s %12s  %s\n", col->rank, (unsigned long long)col->calls,
+                    dur(col->total_ns, a, sizeof a), dur(col->mean_ns, b, sizeof b), bytes, col->name ? col->name : "");
+        }
+    }
+}
+
+void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist)
 {
     char b[64], c[64];
     const ml_steps *st = &perf->steps;
@@ -321,6 +440,8 @@ void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top)
                     r->tensor_cores ? "  [TC]" : "");
         }
     }
+    text_modules(f, perf->modules, top);
+    text_distributed(f, dist, top);
 }
 
 /* ---- CSV ----------------------------------------------------------------- */

@@ -9,22 +9,28 @@
 
 #include <stdio.h>
 
+#include "distributed.h"
 #include "jsonw.h"
 #include "perfdata.h"
 #include "profile.h"
 
 /* The perf object of one rank, from a computed ml_perf.  top > 0 keeps the
- * first top rows of each operator and kernel table; 0 keeps them all. */
-void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top);
+ * first top rows of each operator and kernel table; 0 keeps them all.
+ * dist: the distributed view of all the ranks loaded with this one
+ * (ml_distributed_compute), written whole as "distributed"; NULL writes null. */
+void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist);
 
 /* The same, computing the analyses itself; writes null when the profile
- * has no time side (ml_perf_unavailable(p) says why).  The call the report
- * and the server make. */
+ * has no time side (ml_perf_unavailable(p) says why).  "distributed" is
+ * this rank's own (from its collectives and steps); callers that hold every
+ * rank pass theirs to ml_perf_json_rank_with().  The call the report and
+ * the server make. */
 void ml_perf_json_rank(jw *w, const ml_profile *p, int top);
+void ml_perf_json_rank_with(jw *w, const ml_profile *p, int top, const ml_distributed *dist);
 
-/* Text: the step breakdown, the GPU summary, recommendations and the top
- * operators and kernels. */
-void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top);
+/* Text: the step breakdown, the GPU summary, recommendations, the top
+ * operators and kernels, modules, and dist's table when not NULL. */
+void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist);
 
 /* The CSV of one table (`memlens export --table`): operators grouped by name
  * or by name and input shape, kernels by name or by name and operator.

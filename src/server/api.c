@@ -1096,7 +1096,8 @@ static int route(req *q, ml_ranks *rs, const char *path)
         ml_api_live(r, d, t, by_names[by], q->out);
         return 0;
     }
-    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/trace.json")) {
+    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/trace.json") ||
+        !strcmp(path, "/api/findslice")) {
         if (arg_rank_dev(q, rs, &r, NULL)) return -1;
         if (!r->trace) return fail(q, 404, "this rank has no slices (no time side in its input)");
         if (!strcmp(path, "/api/trace.json")) {
@@ -1106,6 +1107,17 @@ static int route(req *q, ml_ranks *rs, const char *path)
         if (!strcmp(path, "/api/slice")) {
             if (arg_int(q, "id", 0, (int64_t)ml_sv_trace_count(r->trace) - 1, -1, &v)) return -1;
             ml_api_slice(r->trace, r->p, (size_t)v, q->out);
+            return 0;
+        }
+        if (!strcmp(path, "/api/findslice")) {
+            double after;
+            int64_t dir;
+            const char *text = q->arg(q->user, "q");
+            if (!text || !*text) return fail(q, 400, "missing parameter 'q'");
+            if (strlen(text) > 200) return fail(q, 400, "parameter 'q' is longer than 200 bytes");
+            if (arg_time(q, "after", 0, -4.6e18, &after) || arg_int(q, "dir", -1, 1, 1, &dir)) return -1;
+            if (!dir) return fail(q, 400, "parameter 'dir' must be 1 or -1");
+            ml_api_findslice(r->trace, r->p, text, after, (int)dir, q->out);
             return 0;
         }
         int64_t s0, s1;

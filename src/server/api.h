@@ -31,7 +31,8 @@
  *                                when asked; 404 + {"error": why} when it has no time side
  *   /api/trace?rank&t0&t1&px[&q&fmt]   the Trace view's window: slices >= 1 px, sub-pixel runs
  *                                merged per lane (api_trace.h); /api/slice?rank&id one slice's
- *                                detail; /api/trace.json?rank the slices as a Chrome trace
+ *                                detail; /api/trace.json?rank the slices as a Chrome trace;
+ *                                /api/findslice?rank&q&after&dir the search's next match
  *   PUT|POST /api/upload?name=FILE   a profile as the body, imported as new ranks (server.c,
  *                                 upload.h; see server.h)
  * Times are ns relative to the rank's origin_ns (as in the report's meta).

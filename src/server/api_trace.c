@@ -465,3 +465,32 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
     ml_buf_puts(out, "}}");
     VEC_FREE(&rel);
 }
+
+/* ---- the search's next match ------------------------------------------ */
+
+void ml_api_findslice(const ml_sv_trace *x, const ml_profile *p, const char *q, double after, int dir, ml_buf *out)
+{
+    const ml_slices *s = &p->trace->slices;
+    size_t nstr = ml_strpool_count(p->strings), ql = strlen(q);
+    uint8_t *hit = ml_calloc(nstr + 1, 1), *seen = ml_calloc(nstr + 1, 1);
+    uint32_t best = ML_NONE32, wrap = ML_NONE32; /* the next one; the first (last) of all, for wrapping */
+    for (size_t i = 0; ql && i < x->n; i++) {
+        ml_str nm = s->name.v[i];
+        if (nm >= nstr) continue;
+        if (!seen[nm]) { seen[nm] = 1; hit[nm] = (uint8_t)contains_ci(ml_s(p, nm), q, ql); }
+        if (!hit[nm]) continue;
+        double t = (double)(s->ts.v[i] - x->origin);
+        if (wrap == ML_NONE32 || (dir > 0 ? s->ts.v[i] < s->ts.v[wrap] : s->ts.v[i] > s->ts.v[wrap])) wrap = (uint32_t)i;
+        if (dir > 0 ? t > after : t < after)
+            if (best == ML_NONE32 || (dir > 0 ? s->ts.v[i] < s->ts.v[best] : s->ts.v[i] > s->ts.v[best])) best = (uint32_t)i;
+    }
+    if (best == ML_NONE32) best = wrap;
+    if (best == ML_NONE32) ml_buf_puts(out, "{\"found\":false}");
+    else {
+        ml_buf_puts(out, "{\"found\":true,\"slice\":");
+        put_brief(out, x, p, best);
+        ml_buf_puts(out, "}");
+    }
+    free(hit);
+    free(seen);
+}

@@ -11,6 +11,7 @@
  *   /api/slice?rank&id     one slice: args, stack, parent, launcher, launched, operator,
  *                      flows, and "related": where each slice it names lies
  *   /api/trace.json?rank   the slices as a Chrome trace (report_trace.h)
+ *   /api/findslice?rank&q&after&dir   the search's next (dir 1) or previous (-1) match
  *
  * Times are ns relative to the rank's origin, as everywhere in the API.
  */
@@ -35,5 +36,9 @@ size_t ml_sv_trace_count(const ml_sv_trace *x);
 void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t1, int px, const char *q, int binary,
                   ml_buf *out);
 void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *out);
+/* The first slice matching q (case-insensitive) that starts after `after` (dir 1) or
+ * before it (dir -1), wrapping around: {"found":true,"slice":{id, track, depth, ts, dur,
+ * name, kind}} or {"found":false}. */
+void ml_api_findslice(const ml_sv_trace *x, const ml_profile *p, const char *q, double after, int dir, ml_buf *out);
 
 #endif

@@ -8,7 +8,8 @@
  * if the process ends another way.  Each upload gets a subfolder of its own
  * ("N/NAME"), so two uploads of the same name never meet, and the importer
  * sees the name as given (it tells formats by name: .json.gz, .pickle...).
- * Thread-safe: uploads run on the server's connection threads.
+ * The folder's path is printed on stdout when it is made ("memlens serve:
+ * uploads are kept in DIR until exit").  Thread-safe: uploads run on the server's connection threads.
  */
 #ifndef ML_SERVER_UPLOAD_H
 #define ML_SERVER_UPLOAD_H

@@ -51,12 +51,16 @@ class App {
     this.bestDev = new Map([[best[0], best[1]]]);
     if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
     this.setupTabs(rank);
-    // The view: the address's; else Overview when the rank has a time side, else Memory.
+    // The view: the address's; else Overview when the rank has a time side (not a memory format), else Memory.
     const perf = await this.perfOf(rank);
     this.tabs.rank = rank;
     $("sel-rank").value = String(rank);
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
-    else await this.tabs.go(perf ? "overview" : "memory");
+    else {
+      // a snapshot, a memory timeline or an Ascend export is about memory: it opens there
+      const r = this.meta.ranks[rank] || {}, memFirst = /snapshot|timeline|ascend/i.test(r.format || "") && (r.devices || []).length > 0;
+      await this.tabs.go(perf && !memFirst ? "overview" : "memory");
+    }
     $("loading").remove();
     if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
@@ -96,7 +100,7 @@ class App {
       async show(rank) {
         const el = $("trace-mount");
         const perf = await app.perfOf(rank);
-        if (!perf) {
+        if (!perf && !(app.meta.ranks[rank] || {}).trace) { // the Trace view needs slices, not the perf object
           if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
           app.traceHandle = null;
           pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
@@ -258,6 +262,7 @@ class App {
     const rs = $("sel-rank");
     rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
+    rs.value = String(this.tabs ? this.tabs.rank : this.state.rank);   // the options were made again: keep the rank shown
   }
 
   deviceOptions() {

@@ -7,25 +7,24 @@
 
 import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
 import { PerfTableView, pvNs, pvInt, pvPct } from "./perfview.js";
-import { shortKernel } from "./operators.js";
 
 export function kernelColumns(group, perf) {
   let tot = 0;
   for (const k of perf.kernels.by_name) tot += k.total_ns || 0;
   tot = tot || 1;
-  const cols = [{ key: "name", label: "Name", width: 340, cls: "name" }];
+  const cols = [{ key: "name", label: "Name", minWidth: 340, cls: "name" }];
   if (group === "op") cols.push({ key: "op", label: "Operator", width: 200, cls: "name", fmt: (v) => v == null ? "(no operator)" : v });
   cols.push(
     { key: "calls", label: "Calls", num: true, width: 76, fmt: pvInt },
-    { key: "total_ns", label: "Total", num: true, width: 92, fmt: pvNs },
-    { key: "share", label: "Share", title: "share of all kernels' time", num: true, width: 76, get: (r) => (r.total_ns || 0) / tot, fmt: (v) => pvPct(v),
+    { key: "total_ns", label: "Total", num: true, width: 96, fmt: pvNs },
+    { key: "share", label: "Share", title: "share of all kernels' time", num: true, width: 80, get: (r) => (r.total_ns || 0) / tot, fmt: (v) => pvPct(v),
       csv: (r) => ((r.total_ns || 0) / tot).toFixed(6) },
     { key: "mean_ns", label: "Mean", num: true, width: 86, fmt: pvNs },
     { key: "min_ns", label: "Min", num: true, width: 86, fmt: pvNs },
     { key: "max_ns", label: "Max", num: true, width: 86, fmt: pvNs },
-    { key: "blocks_per_sm", label: "Blocks/SM", title: "mean blocks per SM (grid size over the SM count)", num: true, width: 84, fmt: (v) => (v == null ? "–" : (+v).toFixed(2)) },
-    { key: "occupancy", label: "Occupancy", title: "mean estimated achieved occupancy, %", num: true, width: 88, fmt: (v) => (v == null ? "–" : (+v).toFixed(1) + " %") },
-    { key: "tensor_cores", label: "Tensor Cores", title: "whether the kernel uses Tensor Cores", num: true, width: 96, chart: false,
+    { key: "blocks_per_sm", label: "Blocks/SM", title: "mean blocks per SM (grid size over the SM count)", num: true, width: 96, fmt: (v) => (v == null ? "–" : (+v).toFixed(2)) },
+    { key: "occupancy", label: "Occupancy", title: "mean estimated achieved occupancy, %", num: true, width: 104, fmt: (v) => (v == null ? "–" : (+v).toFixed(1) + " %") },
+    { key: "tensor_cores", label: "Tensor Cores", title: "whether the kernel uses Tensor Cores", num: true, width: 116, chart: false,
       get: (r) => (r.tensor_cores ? 1 : 0), fmt: (v) => (v ? "yes" : "no"), csv: (r) => (r.tensor_cores ? "yes" : "no") },
   );
   return cols;
@@ -55,8 +54,9 @@ export function kernelDetail(r, perf, group) {
   h += `<h3>Duration per call <span class="lg"><i style="background:${OKABE_ITO[4]};opacity:.55"></i>min–max</span> <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span></h3>` + kernelRange(r);
   const ops = perf.kernels.by_op.filter((x) => x.name === r.name);
   h += `<h3>Launched by (${ops.length} operator${ops.length === 1 ? "" : "s"})</h3>`;
-  h += ops.length ? '<div class="ov">' + ops.sort((a, b) => b.total_ns - a.total_ns).map((x) => x.op == null
-    ? `<span class="muted">(no operator) · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</span>`
+  if (!perf._opNames) perf._opNames = new Set(perf.operators.by_name.map((o) => o.name));
+  h += ops.length ? '<div class="ov">' + ops.sort((a, b) => b.total_ns - a.total_ns).map((x) => x.op == null || !perf._opNames.has(x.op)
+    ? `<span class="muted" title="${x.op == null ? "" : "not in the operators table (an annotation, not a cpu_op)"}">${x.op == null ? "(no operator)" : escapeHtml(x.op)} · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</span>`
     : `<a data-go="operators" data-sel="${escapeHtml(x.op)}">${escapeHtml(x.op)} · ${groupDigits(x.calls)}× · ${pvNs(x.total_ns)}</a>`).join("") + "</div>"
     : '<p class="muted">No operator launched it in this trace (or the trace has no CPU operators).</p>';
   return h;
@@ -72,7 +72,7 @@ export class KernelsView extends PerfTableView {
       columns: kernelColumns,
       rows: (perf, g) => (g === "op" ? perf.kernels.by_op : perf.kernels.by_name),
       rowKey: kernelRowKey,
-      label: (r, g) => shortKernel(r.name) + (g === "op" && r.op ? " · " + r.op : ""),
+      label: (r, g) => String(r.name).replace(/^void /, "") + (g === "op" && r.op ? " · " + r.op : ""),
       detail: kernelDetail,
       empty: "This trace has no GPU kernels (a CPU-only profile).",
     });

@@ -52,8 +52,9 @@ export class ModulesView {
     const mods = perf.modules || [];
     if (!mods.length) {
       this.mods = null;
-      pvWhy(this.el, "No module hierarchy in this trace", perf.modules_hint || "The trace has no nn.Module events.",
-        "Record it with <code>torch.profiler.profile(with_modules=True, with_stack=True)</code>: the trace then holds a python_function event per module call.");
+      const hint = perf.modules_hint ? perf.modules_hint.charAt(0).toUpperCase() + perf.modules_hint.slice(1).replace(/\.?$/, ".") : "";
+      pvWhy(this.el, "No module hierarchy in this trace", "The trace has no nn.Module ranges (python_function events of module calls).",
+        hint ? escapeHtml(hint) : "Record them with <code>torch.profiler.profile(with_stack=True, with_modules=True)</code> (PyTorch 1.10+).");
       return;
     }
     this.mods = mods;

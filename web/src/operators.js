@@ -19,21 +19,21 @@ function opShareOf(perf) {
 
 export function operatorColumns(group, perf) {
   const tot = opShareOf(perf);
-  const cols = [{ key: "name", label: "Name", width: 300, cls: "name" }];
+  const cols = [{ key: "name", label: "Name", minWidth: 300, cls: "name" }];
   if (group === "shape") cols.push({ key: "input_shape", label: "Input shape", width: 200, cls: "name", fmt: (v) => v == null ? "–" : v });
   cols.push(
     { key: "calls", label: "Calls", num: true, width: 80, fmt: pvInt },
-    { key: "host_self_ns", label: "Host self", title: "host time in the operator itself", num: true, width: 96, fmt: pvNs },
-    { key: "host_total_ns", label: "Host total", title: "host time including the operators it called", num: true, width: 96, fmt: pvNs },
-    { key: "device_self_ns", label: "Device self", title: "GPU time of the kernels the operator itself launched", num: true, width: 96, fmt: pvNs },
-    { key: "device_total_ns", label: "Device total", title: "GPU time including that of the operators it called", num: true, width: 100, fmt: pvNs },
-    { key: "device_share", label: "CUDA time share", title: "device self time over all operators' device self time", num: true, width: 110,
+    { key: "host_self_ns", label: "Host self", title: "host time in the operator itself", num: true, width: 104, fmt: pvNs },
+    { key: "host_total_ns", label: "Host total", title: "host time including the operators it called", num: true, width: 104, fmt: pvNs },
+    { key: "device_self_ns", label: "Device self", title: "GPU time of the kernels the operator itself launched", num: true, width: 108, fmt: pvNs },
+    { key: "device_total_ns", label: "Device total", title: "GPU time including that of the operators it called", num: true, width: 112, fmt: pvNs },
+    { key: "device_share", label: "CUDA time share", title: "device self time over all operators' device self time", num: true, width: 150,
       get: (r) => (r.device_self_ns || 0) / tot, fmt: (v) => pvPct(v), csv: (r) => ((r.device_self_ns || 0) / tot).toFixed(6) },
-    { key: "tc_eligible", label: "TC eligible", title: "whether the operator can run on Tensor Cores", num: true, width: 80, chart: false,
+    { key: "tc_eligible", label: "TC eligible", title: "whether the operator can run on Tensor Cores", num: true, width: 100, chart: false,
       get: (r) => (r.tc_eligible ? 1 : 0), fmt: (v) => (v ? "yes" : "no"), csv: (r) => (r.tc_eligible ? "yes" : "no") },
-    { key: "tc_self_ratio", label: "TC self", title: "share of the device self time on Tensor Cores", num: true, width: 70, fmt: (v) => pvPct(v, 0) },
-    { key: "tc_total_ratio", label: "TC total", title: "share of the device total time on Tensor Cores", num: true, width: 70, fmt: (v) => pvPct(v, 0) },
-    { key: "mean_ns", label: "Host mean", title: "host total time per call", num: true, width: 90,
+    { key: "tc_self_ratio", label: "TC self", title: "share of the device self time on Tensor Cores", num: true, width: 80, fmt: (v) => pvPct(v, 0) },
+    { key: "tc_total_ratio", label: "TC total", title: "share of the device total time on Tensor Cores", num: true, width: 84, fmt: (v) => pvPct(v, 0) },
+    { key: "mean_ns", label: "Host mean", title: "host total time per call", num: true, width: 100,
       get: (r) => (r.calls ? r.host_total_ns / r.calls : null), fmt: pvNs, csv: (r) => (r.calls ? Math.round(r.host_total_ns / r.calls) : "") },
   );
   return cols;
@@ -65,15 +65,28 @@ export function operatorDetail(r, perf, group) {
     `<a data-go="kernels" data-sel="${escapeHtml(k.name)}" title="${escapeHtml(k.name)}">${escapeHtml(shortKernel(k.name))} · ${groupDigits(k.calls)}× · ${pvNs(k.total_ns)}</a>`).join("") + "</div>"
     : '<p class="muted">None: the operator ran on the host only (or its kernels were launched by the operators it called).</p>';
   h += "<h3>Call stack</h3>";
-  h += r.stack && r.stack.length ? '<div class="stack">' + r.stack.map((f) => `<div>${escapeHtml(f)}</div>`).join("") + "</div>"
+  h += r.stack && r.stack.length ? '<div class="stack">' + r.stack.map((f) => `<div title="${escapeHtml(f)}">${escapeHtml(opFrameText(f))}</div>`).join("") + "</div>"
     : '<p class="muted">No call stack: record with <code>torch.profiler.profile(with_stack=True)</code>.</p>';
   return h;
+}
+
+// A call-stack frame ("/long/path/site-packages/torch/nn/modules/module.py(1102): _call_impl")
+// as people read it: the path from the package on, or the last two parts of it.
+export function opFrameText(f) {
+  const s = String(f);
+  const m = /^(.*?)(\(\d+\):.*)$/.exec(s);
+  if (!m) return s;
+  let file = m[1];
+  const pk = /(?:site|dist)-packages\/(.+)$/.exec(file);
+  if (pk) file = pk[1];
+  else if (file.startsWith("/")) file = file.split("/").slice(-2).join("/");
+  return file + m[2];
 }
 
 // A kernel's name cut to its function (templates and arguments left out) for narrow places.
 export function shortKernel(name) {
   let s = String(name || "");
-  s = s.replace(/^void /, "");
+  s = s.replace(/^void /, "").replace(/\(anonymous namespace\)::/g, "");
   let depth = 0, out = "";
   for (const c of s) {
     if (c === "<" || c === "(") depth++;

@@ -120,6 +120,7 @@ export class OverviewView {
 
   html(p, r) {
     const c = p.counts || {}, span = p.span || {};
+    const acc = (p.devices || []).length && (p.devices || []).every((d) => /^npu/i.test(d.id)) ? "NPU" : "GPU";   // Ascend: NPUs
     const peaks = (r.devices || []).filter((d) => d.peak);
     const peak = peaks.length ? peaks.reduce((a, d) => (d.peak.v > a.peak.v ? d : a)) : null;
     const memCard = peak
@@ -130,13 +131,13 @@ export class OverviewView {
       ovCard("Steps", c.steps ? groupDigits(c.steps) : "–", c.steps ? "" : "no ProfilerStep# marks: one step, the whole trace", "ov-steps") +
       ovCard("Events", groupDigits(c.events || 0), c.slices != null ? `${groupDigits(c.slices)} with a duration` : "", "ov-events") +
       ovCard("Unique operators", groupDigits(c.operators_unique || 0), "", "ov-ops") +
-      ovCard("GPU kernels", groupDigits(c.kernels || 0), c.kernel_names != null ? `${groupDigits(c.kernel_names)} distinct` : "", "ov-kernels") +
+      ovCard(acc + " kernels", groupDigits(c.kernels || 0), c.kernel_names != null ? `${groupDigits(c.kernel_names)} distinct` : "", "ov-kernels") +
       memCard + "</div>";
     h += '<div class="pv-ovgrid">';
     // GPUs
-    h += '<section class="panel pv-gpus"><div class="bar"><h2>GPU</h2></div>';
+    h += `<section class="panel pv-gpus"><div class="bar"><h2>${acc}</h2></div>`;
     const devs = p.devices || [];
-    if (!devs.length) h += '<p class="muted">No GPU in this trace (a CPU-only profile).</p>';
+    if (!devs.length) h += '<p class="muted">No GPU or NPU in this trace (a CPU-only profile).</p>';
     for (const d of devs) {
       h += `<div class="pv-gpu"><div class="pv-gpuinfo"><div class="name">${escapeHtml(d.id)} · ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}</div>` +
         `<dl><dt>Memory</dt><dd>${d.total_memory_bytes > 0 ? fmtBytes(d.total_memory_bytes) : '<span class="unknown">unknown</span>'}</dd>` +
@@ -146,7 +147,7 @@ export class OverviewView {
         ovMeter("SM efficiency", d.sm_efficiency, "share of the SMs busy while kernels ran (blocks per SM, capped at 1, time-weighted)") +
         ovMeter("Occupancy", d.occupancy == null ? null : d.occupancy / 100, "estimated achieved occupancy, time-weighted") +
         ovMeter("Tensor Cores", d.tensor_core_share, "share of the kernel time in kernels that use Tensor Cores") +
-        `</div>${ovGauge(d.utilization, "GPU utilization")}</div>`;
+        `</div>${ovGauge(d.utilization, acc + " utilization")}</div>`;
     }
     h += "</section>";
     // Step time

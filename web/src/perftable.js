@@ -110,7 +110,7 @@ export class PerfTable {
       `<tbody></tbody></table></div><div class="pt-empty muted" hidden></div>`;
     this.scroller = el.querySelector(".pt-scroll");
     // Narrow panes scroll sideways rather than squeeze the columns.
-    el.querySelector("table.pt").style.minWidth = columns.reduce((a, c) => a + (c.width || 220), 0) + "px";
+    el.querySelector("table.pt").style.minWidth = columns.reduce((a, c) => a + (c.width || c.minWidth || 220), 0) + "px";
     this.tbody = el.querySelector("tbody");
     this.thead = el.querySelector("thead");
     this.emptyEl = el.querySelector(".pt-empty");

@@ -4,7 +4,7 @@
 // grouping, debounced search, CSV/TSV; the top-entries chart; a PerfTable;
 // a detail panel for the selected row that Esc closes).
 
-import { escapeHtml, fmtDur, groupDigits, OKABE_ITO } from "./format.js";
+import { escapeHtml, fmtDur, groupDigits } from "./format.js";
 import { PerfTable, ptDownload, ptCopy } from "./perftable.js";
 
 // A ratio 0-1 as "12.3 %"; null as "–".
@@ -32,7 +32,7 @@ export function pvNoPerf(rank) {
 export function pvBars(el, items, opts = {}) {
   const max = Math.max(1e-12, ...items.map((x) => x.value || 0));
   el.innerHTML = items.length ? items.map((x, k) => `<div class="pv-bar" data-k="${k}" title="${escapeHtml(x.title || x.label)}">` +
-    `<span class="l">${escapeHtml(x.label)}</span><span class="b"><i style="width:${(100 * (x.value || 0) / max).toFixed(2)}%;background:${x.colour || opts.colour || OKABE_ITO[0]}"></i></span>` +
+    `<span class="l">${escapeHtml(x.label)}</span><span class="b"><i style="width:${(100 * (x.value || 0) / max).toFixed(2)}%;background:${x.colour || opts.colour || "var(--accent)"}"></i></span>` +
     `<span class="v">${escapeHtml(x.text != null ? x.text : String(x.value))}</span></div>`).join("")
     : `<div class="muted">${escapeHtml(opts.empty || "Nothing to chart.")}</div>`;
 }

@@ -13,6 +13,10 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getTrace(rank, t0, t1, px, {q})            the Trace view's window: slices >= 1 px, sub-pixel runs merged per lane
+//   getSliceDetail(rank, id)                   one slice: args, stack, launcher / launched, operator, flows
+//   findSlice(rank, q, after, dir)             the search's next (previous) match
+//   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
@@ -28,7 +32,7 @@ import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
 import { makeClock, BEFORE_TRACE } from "./format.js";
-import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, httpGetTrace, httpSliceDetail, httpTraceJsonUrl } from "./tracesource.js";
+import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, embeddedFindSlice, httpGetTrace, httpSliceDetail, httpTraceJsonUrl, httpFindSlice } from "./tracesource.js";
 
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
@@ -237,6 +241,7 @@ export class EmbeddedSource {
   async getTrace(rank, t0, t1, px, opts) { return embeddedGetTrace(this, rank, t0, t1, px, opts); }
   async getSliceDetail(rank, id) { return embeddedSliceDetail(this, rank, id); }
   async getTraceJson(rank) { return embeddedTraceJson(this, rank); }
+  async findSlice(rank, q, after, dir) { return embeddedFindSlice(this, rank, q, after, dir); }
 
   // query: {rank, dev, text, minSize, maxSize, inWindow, t0, t1, sort, dir, page, pageSize}
   async getTable(q) {
@@ -489,6 +494,7 @@ export class HttpSource {
   async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
   async getSliceDetail(rank, id) { return httpSliceDetail(this, rank, id); }
   traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
+  async findSlice(rank, q, after, dir) { return httpFindSlice(this, rank, q, after, dir); }
   async getTraceJson(rank) {
     const res = await this.fetch(this.traceJsonUrl(rank));
     if (res.status !== 200) throw new Error("memlens serve: trace.json: " + res.status);

@@ -16,7 +16,8 @@
 // getMeta / getCurve for the memory track (web/DATA.md); state.rank.
 
 import { makeClock, fmtDur, fmtBytes, escapeHtml, groupDigits, isDark } from "./format.js";
-import { layoutTracks, KIND } from "./tracedata.js";
+import { layoutTracks } from "./tracedata.js";
+import { upperBound } from "./decode.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -27,6 +28,7 @@ const CSS = `
 .tr-bar input[type=search] { width: 260px; }
 .tr-bar .tr-hits { color: var(--muted); min-width: 90px; }
 .tr-note { color: var(--muted); font-size: 12px; }
+.tr-body[hidden] { display: none; }
 .tr-body { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
 .tr-body.has-detail { grid-template-columns: minmax(0, 1fr) 380px; }
 .tr-main { position: relative; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); overflow: hidden; }
@@ -38,6 +40,8 @@ const CSS = `
 .tr-lab { position: absolute; left: 0; right: 0; padding: 1px 8px; font-size: 12px; line-height: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .tr-lab .p { display: block; color: var(--muted); font-size: 10.5px; line-height: 12px; overflow: hidden; text-overflow: ellipsis; }
 .tr-lab.mem { color: var(--accent); }
+.tr-lab.deep { cursor: pointer; }
+.tr-tog { display: inline-block; width: 12px; color: var(--muted); }
 .tr-canvas { flex: 1; min-width: 0; display: block; cursor: grab; }
 .tr-canvas.drag { cursor: grabbing; }
 .tr-tip { position: absolute; pointer-events: none; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: 12px; max-width: 520px; box-shadow: 0 2px 8px rgba(0,0,0,.15); z-index: 5; }
@@ -100,6 +104,7 @@ class TraceView {
     this.el.innerHTML = `<div class="tr-root" tabindex="0">
       <div class="tr-bar">
         <input type="search" class="tr-search" placeholder="Search slices (name contains)" aria-label="search slices">
+        <button class="tr-prev" title="previous match (shift+Enter)" aria-label="previous match">◀</button><button class="tr-next" title="next match (Enter)" aria-label="next match">▶</button>
         <span class="tr-hits"></span>
         <button class="tr-axismode" title="time axis: wall clock or relative to the trace's start">time: absolute</button>
         <button class="tr-reset" title="show the whole trace (key 0)">Reset zoom</button>
@@ -108,6 +113,7 @@ class TraceView {
         <button class="tr-perfetto" title="open the trace in ui.perfetto.dev (sends it there; needs a network connection)">Open in Perfetto</button>
       </div>
       <div class="tr-note"></div>
+      <div class="tr-empty" hidden>No slices in this rank: its input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>
       <div class="tr-body">
         <div class="tr-main">
           <div class="tr-axisrow"><div class="tr-corner"></div><canvas class="tr-axis"></canvas></div>
@@ -115,7 +121,7 @@ class TraceView {
         </div>
         <div class="tr-detail" hidden></div>
       </div>
-      <div class="tr-hint">wheel or W/S to zoom · drag, shift+wheel or A/D to pan · wheel over the names to scroll · click a slice for its detail, a merged box to zoom into it · 0 to reset</div>
+      <div class="tr-hint">wheel or W/S to zoom · drag, shift+wheel or A/D to pan · wheel over the names to scroll · click a slice for its detail, a merged box to zoom into it · double-click or 0 to reset</div>
     </div>`;
     const q = (c) => this.el.querySelector(c);
     this.root = q(".tr-root");
@@ -126,6 +132,7 @@ class TraceView {
     this.detailEl = q(".tr-detail");
     this.body = q(".tr-body");
     this.noteEl = q(".tr-note");
+    this.emptyEl = q(".tr-empty");
     this.hitsEl = q(".tr-hits");
     this.corner = q(".tr-corner");
     this.bind();
@@ -145,10 +152,9 @@ class TraceView {
     this.data = null;
     this.scrollY = 0;
     const tr = r && r.trace;
-    if (!tr) {
-      this.el.querySelector(".tr-main").innerHTML = `<div class="tr-empty">No slices in this rank: the input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>`;
-      return;
-    }
+    this.body.hidden = !tr;
+    this.emptyEl.hidden = !!tr;
+    if (!tr) { this.noteEl.textContent = ""; return; }
     this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns || 0), r.time);
     if (r.time !== "abs") this.axisMode = "rel";
     this.tracks = tr.tracks.filter((t) => t.slices > 0);
@@ -180,7 +186,8 @@ class TraceView {
       if (!this.dirtyLayout && this.lay) return;
     }
     this.dirtyLayout = false;
-    const laneOf = new Map(this.tracks.map((t) => [t.id, { length: Math.max(1, t.depths || 1, depths.get(t.id) || 1) }]));
+    const collapsed = this.collapsed || (this.collapsed = new Set());
+    const laneOf = new Map(this.tracks.map((t) => [t.id, { length: collapsed.has(t.id) ? 1 : Math.max(1, t.depths || 1, depths.get(t.id) || 1) }]));
     this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: MEM_H, mem: m })), 30);
     const html = [];
     for (const row of this.lay.rows) {
@@ -189,7 +196,9 @@ class TraceView {
         html.push(`<div class="tr-lab mem" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}">${escapeHtml(m.label)}<span class="p">${escapeHtml(m.sub)}</span></div>`);
       } else {
         const t = row.t;
-        html.push(`<div class="tr-lab" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}" data-track="${t.id}" title="${escapeHtml(t.process + " · " + t.label)}">${escapeHtml(t.label)}<span class="p">${escapeHtml(t.process)}</span></div>`);
+        const deep = Math.max(t.depths || 1, depths.get(t.id) || 1) > 1, shut = this.collapsed.has(t.id);
+        const tog = deep ? `<span class="tr-tog" title="${shut ? "show all its rows" : "show its top row only"}">${shut ? "▸" : "▾"}</span>` : "";
+        html.push(`<div class="tr-lab${deep ? " deep" : ""}" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}" data-track="${t.id}" title="${escapeHtml(t.process + " · " + t.label)}${deep ? " (click to " + (shut ? "expand" : "collapse") + ")" : ""}">${tog}${escapeHtml(t.label)}<span class="p">${escapeHtml(t.process)}</span></div>`);
       }
     }
     this.labels.innerHTML = html.join("");
@@ -254,20 +263,20 @@ class TraceView {
     this.doc.addEventListener("mouseup", this.onUp);
     c.addEventListener("mousemove", (e) => { if (!drag) this.hover(xAt(e), e.clientY - c.getBoundingClientRect().top); });
     c.addEventListener("mouseleave", () => { this.tip.hidden = true; });
+    c.addEventListener("dblclick", () => this.setWindow(this.lo, this.hi));
     c.addEventListener("mouseenter", () => { this.mouseIn = true; });
     c.addEventListener("mouseleave", () => { this.mouseIn = false; });
     c.addEventListener("mousemove", (e) => { this.mouseX = xAt(e) / (c.clientWidth || 1000); });
     this.onKey = (e) => {
       if (!this.el.isConnected || this.el.offsetParent === null) return;
-      const inside = this.root.contains(this.doc.activeElement) || this.mouseIn;
-      if (!inside || e.target.tagName === "INPUT" || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.target.closest && e.target.closest("input, select, textarea")) return;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
       const k = e.key.toLowerCase(), at = this.mouseIn && this.mouseX != null ? this.mouseX : 0.5;
       if (k === "w") this.zoomAt(at, 0.8);
       else if (k === "s") this.zoomAt(at, 1.25);
       else if (k === "a") this.pan(-0.1);
       else if (k === "d") this.pan(0.1);
       else if (k === "0") this.setWindow(this.lo, this.hi);
-      else if (k === "escape") this.select(null);
       else return;
       e.preventDefault();
     };
@@ -278,7 +287,16 @@ class TraceView {
       clearTimeout(searchTimer);
       searchTimer = setTimeout(() => { this.query = e.target.value.trim(); this.redraw(); }, 150);
     });
-    q(".tr-search").addEventListener("keydown", (e) => { if (e.key === "Enter") { clearTimeout(searchTimer); this.query = e.target.value.trim(); this.redraw(); } });
+    q(".tr-search").addEventListener("keydown", (e) => {
+      if (e.key !== "Enter") return;
+      clearTimeout(searchTimer);
+      const was = this.query;
+      this.query = e.target.value.trim();
+      if (this.query !== was) this.redraw();
+      this.findNext(e.shiftKey ? -1 : 1);
+    });
+    q(".tr-next").addEventListener("click", () => this.findNext(1));
+    q(".tr-prev").addEventListener("click", () => this.findNext(-1));
     q(".tr-axismode").addEventListener("click", (e) => {
       if (this.rank && this.rank.time !== "abs") { this.axisMode = "rel"; e.target.textContent = "time: relative"; return; }
       this.axisMode = this.axisMode === "abs" ? "rel" : "abs";
@@ -288,6 +306,14 @@ class TraceView {
     q(".tr-reset").addEventListener("click", () => this.setWindow(this.lo, this.hi));
     q(".tr-download").addEventListener("click", () => this.download());
     q(".tr-perfetto").addEventListener("click", () => this.openPerfetto());
+    this.labels.addEventListener("click", (e) => {
+      const l = e.target.closest(".tr-lab.deep");
+      if (!l) return;
+      const id = +l.dataset.track;
+      if (this.collapsed.has(id)) this.collapsed.delete(id); else this.collapsed.add(id);
+      this.layoutLabels(null);
+      this.draw();
+    });
     this.detailEl.addEventListener("click", (e) => {
       const a = e.target.closest("a[data-id]");
       if (a) { e.preventDefault(); this.select(+a.dataset.id, true); }
@@ -399,7 +425,8 @@ class TraceView {
       const mergedFill = dark ? "rgba(154,163,178,0.55)" : "rgba(93,102,120,0.45)";
       const mergedHit = dark ? "#F0A050" : "#D55E00";
       for (let i = 0; i < M.track.length; i++) {
-        const y = this.lay.yOf(M.track[i], M.depth[i]) - sy;
+        const y0 = this.lay.yOf(M.track[i], M.depth[i]), y = y0 - sy;
+        if (y0 < 0) continue;
         if (y < -ROW || y > h) continue;
         const x0 = X(d.mt0[i]), x1 = X(d.mt1[i]);
         if (x1 < 0 || x0 > w) continue;
@@ -411,7 +438,8 @@ class TraceView {
       ctx.textBaseline = "middle";
       const texts = [];
       for (let i = 0; i < S.id.length; i++) {
-        const y = this.lay.yOf(S.track[i], S.depth[i]) - sy;
+        const y0 = this.lay.yOf(S.track[i], S.depth[i]), y = y0 - sy;
+        if (y0 < 0) continue;
         if (y < -ROW || y > h) continue;
         let x0 = X(S.ts[i]), x1 = X(S.ts[i] + S.dur[i]);
         if (x1 < 0 || x0 > w) continue;
@@ -595,11 +623,24 @@ class TraceView {
     return null;
   }
 
+  // The memory track under (x, y): {m, t, v} (the value in force at t), or null.
+  memAt(x, y) {
+    const yy = y + this.scrollY;
+    const row = this.lay && this.lay.rows.find((r) => r.extra && yy >= r.y && yy < r.y + r.h);
+    const m = row && row.extra.mem;
+    if (!m || !m.data || !m.data.t.length) return null;
+    const t = this.t0 + x * (this.t1 - this.t0) / (this.canvas.clientWidth || 1000);
+    const k = upperBound(m.data.t, t) - 1;
+    return k < 0 ? null : { m, t, v: m.data.v[k] };
+  }
+
   hover(x, y) {
     const p = this.pick(x, y), d = this.data;
-    if (!p) { this.tip.hidden = true; return; }
+    const mem = p ? null : this.memAt(x, y);
+    if (!p && !mem) { this.tip.hidden = true; return; }
     let html;
-    if (p.slice != null) {
+    if (mem) html = `<b>${escapeHtml(mem.m.label)}</b> ${escapeHtml(mem.m.sub)}: ${fmtBytes(mem.v)}<br>${escapeHtml(this.fmtTime(mem.t, 1))}`;
+    else if (p.slice != null) {
       const S = d.slices, i = p.slice;
       html = `<b>${escapeHtml(d.strings[S.name[i]] || "")}</b><br>${fmtDur(S.dur[i])} · ${escapeHtml(this.fmtTime(S.ts[i], 1))}`;
     } else {
@@ -624,6 +665,18 @@ class TraceView {
     this.select(this.data.slices.id[p.slice]);
   }
 
+  // The next (dir 1) or previous (-1) slice matching the search, from the
+  // selection (or the window's start), selected and brought into view.
+  async findNext(dir) {
+    const q = (this.el.querySelector(".tr-search").value || "").trim();
+    if (!q || !this.source.findSlice) return;
+    this.query = q;
+    const after = this.sel ? this.sel.ts : dir > 0 ? this.t0 - 1 : this.t1;
+    const f = await this.source.findSlice(this.state.rank, q, after, dir);
+    if (!f) { this.hitsEl.textContent = "no match"; return; }
+    await this.select(f.id, true);
+  }
+
   // Selects slice `id` (null: none); reveal: scroll and pan so that it shows.
   async select(id, reveal = false) {
     if (id == null) {
@@ -631,20 +684,23 @@ class TraceView {
       this.detailEl.hidden = true;
       this.body.classList.remove("has-detail");
       this.draw();
+      if (this.state.tabs && this.state.tabs.writeHash) this.state.tabs.writeHash();
       return;
     }
     const s = await this.source.getSliceDetail(this.state.rank, id);
     s.related = s.related || {};
     this.sel = s;
     if (reveal) {
-      const span = this.t1 - this.t0;
-      if (s.ts + s.dur < this.t0 || s.ts > this.t1) this.setWindow(s.ts + s.dur / 2 - span / 2, s.ts + s.dur / 2 + span / 2);
+      const span = this.t1 - this.t0, w = this.canvas.clientWidth || 1000;
+      if (s.dur > span || s.dur * w / span < 2) this.setWindow(s.ts - s.dur, s.ts + 2 * s.dur); // a third of the view
+      else if (s.ts + s.dur < this.t0 || s.ts > this.t1) this.setWindow(s.ts + s.dur / 2 - span / 2, s.ts + s.dur / 2 + span / 2);
       const y = this.lay.yOf(s.track, s.depth);
       if (y >= 0 && (y < this.scrollY || y > this.scrollY + this.viewH() - ROW)) { this.scrollY = y - this.viewH() / 3; this.placeLabels(); }
     }
     this.renderDetail(s);
     this.draw();
     this.redraw();
+    if (this.state.tabs && this.state.tabs.writeHash) this.state.tabs.writeHash();
   }
 
   renderDetail(s) {
@@ -735,10 +791,29 @@ class TraceView {
   }
 }
 
-// Mounts the Trace view of state.rank into el; returns its handle.
+// Mounts the Trace view of state.rank into el; returns its handle, with the
+// view methods of the tab shell (tabs.js): show(rank), hide(), focusSearch(),
+// closeDetail(), select(sel), hashExtra(), restore(params).
 export function mountTrace(el, source, state) {
   const v = new TraceView(el, source, state);
-  const ready = v.setRank(state && state.rank != null ? state.rank : 0);
-  return { view: v, ready, setRank: (k) => v.setRank(k), redraw: () => v.redraw(), destroy: () => v.destroy() };
+  let ready = v.setRank(state && state.rank != null ? state.rank : 0);
+  const search = () => el.querySelector(".tr-search");
+  return {
+    view: v,
+    ready,
+    setRank: (k) => (ready = v.setRank(k)),
+    redraw: () => v.redraw(),
+    destroy: () => v.destroy(),
+    async show(rank) {
+      await ready;
+      if (rank != null && rank !== v.state.rank) await (ready = v.setRank(rank));
+      else v.redraw();
+    },
+    hide() { v.tip.hidden = true; },
+    focusSearch() { const s = search(); if (!s) return false; s.focus(); s.select(); return true; },
+    closeDetail() { if (!v.sel) return false; v.select(null); return true; },
+    async select(sel) { await ready; if (sel != null && sel !== "" && Number.isFinite(+sel)) await v.select(+sel, true); },
+    hashExtra() { return { sel: v.sel ? String(v.sel.id) : null }; },
+    restore() {},
+  };
 }
-

@@ -87,10 +87,7 @@ export function buildLanes(cols, tracks) {
     const p = at[l]++;
     ts[p] = cols.ts[i]; end[p] = cols.ts[i] + cols.dur[i]; id[p] = i;
   }
-  // a slice's position in its lane (for the search counts and the detail)
-  const pos = new Uint32Array(n).fill(0xffffffff);
-  for (let p = 0; p < total; p++) pos[id[p]] = p;
-  return { lanes, ts, end, id, pos, laneOf };
+  return { lanes, ts, end, id, laneOf };
 }
 
 // null when cols.ts is already ascending, else the indices in start order.
@@ -164,5 +161,6 @@ export function layoutTracks(tracks, laneOf, rowH = 18, gap = 6, extra = [], min
     y += h + gap;
   }
   const at = new Map(rows.filter((r) => !r.extra).map((r) => [r.track, r]));
-  return { rows, height: y, rowH, yOf: (track, depth) => { const r = at.get(track); return r ? r.y + depth * rowH : -1; } };
+  // -1: no such track, or a depth below its rows (a collapsed track)
+  return { rows, height: y, rowH, yOf: (track, depth) => { const r = at.get(track); return r && depth < r.depths ? r.y + depth * rowH : -1; } };
 }

@@ -4,7 +4,7 @@
 // `memlens serve` (/api/trace, /api/slice, /api/trace.json), and the Chrome
 // trace JSON the report regenerates for "Download trace" / "Open in Perfetto".
 
-import { upperBound } from "./decode.js";
+import { lowerBound, upperBound } from "./decode.js";
 import { buildLanes, traceWindow, matchStrings, matchPrefix, KIND_NAMES, KIND, isGpuKind } from "./tracedata.js";
 
 // ---- the report -------------------------------------------------------------
@@ -159,6 +159,21 @@ export async function embeddedSliceDetail(src, rank, id) {
     parent: ancestors.length ? ancestors[0] : null });
 }
 
+// The first slice matching q that starts after `after` (wrapping to the first
+// one), or null: the search box's Enter.  dir -1: the last one before.
+export async function embeddedFindSlice(src, rank, q, after, dir = 1) {
+  const T = await embeddedTrace(src, rank);
+  const hits = T && matchStrings(T.strings, q);
+  if (!hits) return null;
+  const c = T.cols, n = c.n, name = c.name;
+  const start = dir > 0 ? upperBound(c.ts, after) : lowerBound(c.ts, after) - 1;
+  for (let k = 0; k < n; k++) {
+    const i = dir > 0 ? (start + k) % n : (start - k + 2 * n) % n;
+    if (hits[name[i]]) return brief(T, i);
+  }
+  return null;
+}
+
 // The embedded slices as a Chrome trace (what "Download trace" saves and
 // "Open in Perfetto" sends): times back to absolute µs from origin_ns.
 export async function embeddedTraceJson(src, rank) {
@@ -213,3 +228,8 @@ export async function httpSliceDetail(hs, rank, id) {
 }
 
 export function httpTraceJsonUrl(hs, rank) { return hs.url("trace.json", { rank }); }
+
+export async function httpFindSlice(hs, rank, q, after, dir = 1) {
+  const j = await hs.get("findslice", { rank, q: String(q || "").slice(0, 200), after, dir: dir > 0 ? 1 : -1 });
+  return j.found ? j.slice : null;
+}

@@ -125,6 +125,8 @@ class Uploader {
   empty() {
     if (this.app.meta.ranks.length) return false;
     const $ = (id) => document.getElementById(id);
+    const tabs = this.app.tabs;
+    if (tabs) { this.shown = tabs.shown; tabs.setShown([]); } // no tab (nor its key) until a run is in
     $("vtabs").hidden = true;
     document.querySelectorAll("#app > .view").forEach((v) => { v.hidden = true; });
     $("sel-dev").disabled = true;
@@ -191,6 +193,7 @@ class Uploader {
     meta.inputs = m.inputs;
     app.header();
     const tabs = app.tabs, k = added[added.length - 1].index;
+    if (tabs && this.shown) { tabs.setShown(this.shown); this.shown = null; }
     if (tabs && meta.ranks.length > 1 && !tabs.shown.includes("distributed")) tabs.setShown(tabs.shown.concat("distributed"));
     if (!this.drop || !tabs) { await app.switchRank(k); return; }
     // the first run of an empty page

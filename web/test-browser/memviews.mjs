@@ -30,7 +30,8 @@ try {
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
-    await page.goto(pathToFileURL(path.resolve(file)).href);
+    // the memory views are the Memory tab; a trace with a time side opens on Overview
+    await page.goto(pathToFileURL(path.resolve(file)).href + "#view=memory");
     await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
     const err = await page.evaluate(() => window.__memlens.error || "");
     ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));

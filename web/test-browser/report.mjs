@@ -35,7 +35,8 @@ try {
   // A report makes no request at all; a served page only to its own server.
   page.on("request", (r) => { if (!/^(file|data|blob):/.test(r.url()) && !(served && r.url().startsWith(origin + "/"))) errors.push("network request: " + r.url()); });
   const t0 = Date.now();
-  await page.goto(served ? file : pathToFileURL(path.resolve(file)).href);
+  // (a loaded machine can take a while to serve the first page: more than the default 30 s)
+  await page.goto(served ? file : pathToFileURL(path.resolve(file)).href, { timeout: 90000 });
   await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
   const loadMs = Date.now() - t0;
   console.log("time interactive_ms " + loadMs);

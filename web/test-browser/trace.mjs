@@ -33,7 +33,9 @@ try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  // failed requests are judged by their answer below (the other views' routes may not exist yet: /api/perf)
+  page.on("console", (m) => { if (m.type() === "error" && !/^Failed to load resource/.test(m.text())) errors.push(m.text()); });
+  page.on("response", (r) => { if (r.status() >= 400 && !/\/api\/perf\b/.test(r.url())) errors.push(`HTTP ${r.status()} ${r.url()}`); });
   const served = /^http:/.test(file);
   const origin = served ? new URL(file).origin : "";
   page.on("request", (r) => { if (!/^(file|data|blob):/.test(r.url()) && !(served && r.url().startsWith(origin + "/"))) errors.push("network request: " + r.url()); });
@@ -45,16 +47,36 @@ try {
   ok("trace view starts without errors", !err && errors.length === 0, err || errors.join("; "));
   if (err) throw new Error(err);
   // first data drawn
-  await page.waitForFunction(() => window.__memlens.trace.view.data, null, { timeout: 60000 });
+  await page.evaluate(() => { window.TV = () => (window.__memlens.trace || window.__memlens.app.traceHandle || {}).view; });
+  await page.waitForFunction(() => window.TV() && window.TV().data, null, { timeout: 60000 });
   console.log("time trace_interactive_ms " + (Date.now() - t0));
-  const view = () => page.evaluate(() => { const v = window.__memlens.trace.view; return { t0: v.t0, t1: v.t1, axis: (v.axisLabels || []).join("|"), sel: v.sel && v.sel.id, slices: v.data.slices.id.length, merged: v.data.merged.track.length }; });
+  const view = () => page.evaluate(() => { const v = window.TV(); return { t0: v.t0, t1: v.t1, axis: (v.axisLabels || []).join("|"), sel: v.sel && v.sel.id, slices: v.data.slices.id.length, merged: v.data.merged.track.length }; });
 
-  const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.firstChild && e.firstChild.textContent));
+  const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.textContent));
   ok("lanes are labelled as HTML (threads and streams)", labels.some((l) => /thread|python/i.test(l)) && labels.some((l) => /stream/i.test(l)), labels.slice(0, 8).join(", "));
-  const mem = await page.evaluate(() => { const v = window.__memlens.trace.view; return { devs: (v.rank.devices || []).length, labs: document.querySelectorAll(".tr-lab.mem").length, drawn: v.mem.filter((m) => m.data && m.data.t.length).length }; });
-  if (mem.devs) ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
+  const mem = await page.evaluate(() => { const v = window.TV(); return { devs: (v.rank.devices || []).length, labs: document.querySelectorAll(".tr-lab.mem").length, drawn: v.mem.filter((m) => m.data && m.data.t.length).length }; });
+  if (mem.devs) {
+    ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
+    const cb = await (await page.$(".tr-canvas")).boundingBox();
+    const my = await page.evaluate(() => { const v = window.TV(), r = v.lay.rows.find((x) => x.extra); return r.y - v.scrollY + r.h / 2; });
+    await page.mouse.move(cb.x + cb.width * 0.5, cb.y + my);
+    const tip = await page.evaluate(() => { const t = document.querySelector(".tr-tip"); return t.hidden ? "" : t.textContent; });
+    ok("hovering a memory track shows the value then", /memory .*\d.*B/.test(tip), tip);
+  }
   await page.screenshot({ path: path.join(shots, `trace-${scheme}.png`) });
 
+  // a deep track's label collapses it to its top row, and back
+  {
+    const h0 = await page.evaluate(() => window.TV().lay.height);
+    const deep = await page.$(".tr-lab.deep");
+    if (deep) {
+      await deep.click();
+      const h1 = await page.evaluate(() => window.TV().lay.height);
+      await (await page.$(".tr-lab.deep")).click();
+      const h2 = await page.evaluate(() => window.TV().lay.height);
+      ok("a click on a deep track's name collapses it and expands it again", h1 < h0 && h2 === h0, JSON.stringify([h0, h1, h2]));
+    }
+  }
   // wheel zoom at the middle: the window shrinks and the axis changes
   const cv = await page.$(".tr-canvas");
   const b = await cv.boundingBox();
@@ -74,18 +96,18 @@ try {
   // click a kernel: the detail names its launcher (zoomed into a stream's merged run until one is drawn whole)
   for (let tries = 0; tries < 25; tries++) {
     const zoomed = await page.evaluate(() => {
-      const v = window.__memlens.trace.view, d = v.data, S = d.slices, M = d.merged;
+      const v = window.TV(), d = v.data, S = d.slices, M = d.merged;
       const k = v.tracks.filter((t) => t.kind === "stream").map((t) => t.id);
       for (let i = 0; i < S.id.length; i++) if (k.includes(S.track[i]) && S.kind[i] === 5 && S.dur[i] * v.canvas.clientWidth / (v.t1 - v.t0) >= 3) return false;
       for (let i = 0; i < M.track.length; i++) if (k.includes(M.track[i])) { v.setWindow(d.mt0[i], d.mt0[i] + Math.max(2000, Math.min(d.mt1[i] - d.mt0[i], (v.t1 - v.t0) / 20))); return true; }
       return false;
     });
     if (!zoomed) break;
-    await page.waitForFunction(() => !window.__memlens.trace.view.inflight, null, { timeout: 10000 });
+    await page.waitForFunction(() => !window.TV().inflight, null, { timeout: 10000 });
     await page.waitForTimeout(50);
   }
   const target = await page.evaluate(() => {
-    const v = window.__memlens.trace.view, d = v.data, S = d.slices;
+    const v = window.TV(), d = v.data, S = d.slices;
     const k = v.tracks.filter((t) => t.kind === "stream").map((t) => t.id);
     let best = -1;
     for (let i = 0; i < S.id.length; i++) if (k.includes(S.track[i]) && S.kind[i] === 5 && (best < 0 || S.dur[i] > S.dur[best])) best = i;
@@ -98,20 +120,27 @@ try {
   });
   if (target) {
     await page.mouse.click(b.x + target.x, b.y + target.y);
-    await page.waitForFunction(() => { const v = window.__memlens.trace.view; return v.sel && !v.detailEl.hidden; }, null, { timeout: 10000 }).catch(() => {});
-    const det = await page.evaluate(() => ({ text: document.querySelector(".tr-detail").innerText, sel: window.__memlens.trace.view.sel }));
+    await page.waitForFunction(() => { const v = window.TV(); return v.sel && !v.detailEl.hidden; }, null, { timeout: 10000 }).catch(() => {});
+    const det = await page.evaluate(() => ({ text: document.querySelector(".tr-detail").innerText, sel: window.TV().sel }));
     ok("clicking a kernel opens its detail with its launcher", det.sel && det.sel.kind === "kernel" && /launched by/.test(det.text) && det.sel.launcher != null,
       det.text.slice(0, 300));
     await page.screenshot({ path: path.join(shots, `trace-detail-${scheme}.png`) });
   } else ok("a kernel to click", false, "no kernel slice drawn");
 
   // search: matches are counted and drawn highlighted
-  const word = await page.evaluate(() => { const v = window.__memlens.trace.view, S = v.data.slices; for (let i = 0; i < S.id.length; i++) { const s = v.data.strings[S.name[i]]; if (/nccl|gemm|addmm|mm/i.test(s)) return s.match(/nccl|gemm|addmm|mm/i)[0]; } return "aten"; });
+  const word = await page.evaluate(() => { const v = window.TV(), S = v.data.slices; for (let i = 0; i < S.id.length; i++) { const s = v.data.strings[S.name[i]]; if (/nccl|gemm|addmm|mm/i.test(s)) return s.match(/nccl|gemm|addmm|mm/i)[0]; } return "aten"; });
   await page.fill(".tr-search", word);
   await page.press(".tr-search", "Enter");
-  await page.waitForFunction(() => { const v = window.__memlens.trace.view; return v.data && v.data.q; }, null, { timeout: 10000 }).catch(() => {});
+  await page.waitForFunction(() => { const v = window.TV(); return v.data && v.data.q; }, null, { timeout: 10000 }).catch(() => {});
   const hits = await page.evaluate(() => document.querySelector(".tr-hits").textContent);
   ok("the search counts and highlights matches", /[1-9][\d,]* match/.test(hits), hits);
+  await page.waitForFunction((w) => { const v = window.TV(); return v.sel && v.sel.name.toLowerCase().includes(w.toLowerCase()); }, word, { timeout: 10000 }).catch(() => {});
+  const first = await page.evaluate(() => { const v = window.TV(); return v.sel ? { id: v.sel.id, name: v.sel.name, ts: v.sel.ts } : null; });
+  await page.click(".tr-next");
+  await page.waitForFunction((id) => { const v = window.TV(); return v.sel && v.sel.id !== id; }, first && first.id, { timeout: 10000 }).catch(() => {});
+  const second = await page.evaluate(() => { const v = window.TV(); return v.sel ? { id: v.sel.id, name: v.sel.name, ts: v.sel.ts, shown: v.sel.ts < v.t1 && v.sel.ts + v.sel.dur > v.t0 } : null; });
+  ok("Enter and the next button select the matches in turn, in view", first && second && second.id !== first.id && second.ts >= first.ts &&
+    second.name.toLowerCase().includes(word.toLowerCase()) && second.shown, JSON.stringify([first, second]));
   await page.screenshot({ path: path.join(shots, `trace-search-${scheme}.png`) });
   await page.fill(".tr-search", "");
   await page.press(".tr-search", "Enter");
@@ -121,10 +150,34 @@ try {
   const rel = await view();
   ok("the axis switches to relative time", /^\+/.test(rel.axis.split("|")[0] || "") || (rel.axis.split("|")[0] || "").startsWith("+"), rel.axis);
 
+  // Download trace: Chrome JSON with every slice of the view
+  {
+    const [dl] = await Promise.all([page.waitForEvent("download", { timeout: 60000 }), page.click(".tr-download")]);
+    const text = fs.readFileSync(await dl.path(), "utf8");
+    let j = null;
+    try { j = JSON.parse(text); } catch { /* below */ }
+    const nX = j ? j.traceEvents.filter((e) => e.ph === "X").length : -1;
+    const total = await page.evaluate(() => window.TV().rank.trace.total);
+    ok("Download trace saves Chrome JSON with every slice", nX === total && /\.trace\.json$/.test(dl.suggestedFilename()), `${nX} X events of ${total}, ${dl.suggestedFilename()}`);
+  }
+  // Open in Perfetto: the documented postMessage protocol, against a stand-in for ui.perfetto.dev
+  {
+    await page.context().route("https://ui.perfetto.dev/**", (route) => route.fulfill({ contentType: "text/html",
+      body: `<title>perfetto stand-in</title><script>window.addEventListener("message", (e) => {
+        if (e.data === "PING") e.source.postMessage("PONG", "*");
+        else if (e.data && e.data.perfetto) { const p = e.data.perfetto; window.__got = { title: p.title, bytes: p.buffer.byteLength,
+          head: new TextDecoder().decode(new Uint8Array(p.buffer).slice(0, 30)) }; }
+      });</script>` }));
+    const [popup] = await Promise.all([page.waitForEvent("popup", { timeout: 20000 }), page.click(".tr-perfetto")]);
+    const got = await popup.waitForFunction(() => window.__got, null, { timeout: 60000 }).then((h) => h.jsonValue()).catch((e) => ({ error: String(e) }));
+    ok("Open in Perfetto posts the trace after PING/PONG", got.bytes > 100 && /traceEvents|displayTimeUnit/.test(got.head) && got.title, JSON.stringify(got));
+    await popup.close();
+  }
+
   if (timing) {
     // frames: pan and zoom, each a full draw with fresh data (awaited)
     const res = await page.evaluate(async () => {
-      const v = window.__memlens.trace.view;
+      const v = window.TV(), parts = { get: [], draw: [] };
       const frame = async (a, b) => {
         v.t0 = a; v.t1 = b;
         const s = performance.now();
@@ -132,8 +185,11 @@ try {
         const k = (b - a) / v.canvas.clientWidth, M = ans.merged;
         ans.mt0 = Float64Array.from(M.x0, (x) => a + x * k); ans.mt1 = Float64Array.from(M.x1, (x) => a + x * k);
         v.data = ans;
+        const m = performance.now();
         v.draw();
-        return performance.now() - s;
+        const e = performance.now();
+        parts.get.push(m - s); parts.draw.push(e - m);
+        return e - s;
       };
       const span0 = v.hi - v.lo, pan = [], zoom = [];
       let a = v.lo, b = v.hi;
@@ -142,12 +198,12 @@ try {
       a = v.lo; b = v.lo + span0 * 0.5;
       for (let i = 0; i < 40; i++) { const d = span0 * 0.01; a += d; b += d; pan.push(await frame(a, b)); }
       const st = (x) => { x = x.slice().sort((p, q) => p - q); return [x[Math.floor(x.length / 2)], x[Math.floor(x.length * 0.95)]]; };
-      return { pan: st(pan), zoom: st(zoom), n: v.data.n, slices: v.data.slices.id.length, merged: v.data.merged.track.length };
+      return { pan: st(pan), zoom: st(zoom), get: st(parts.get), draw: st(parts.draw), n: v.data.n, slices: v.data.slices.id.length, merged: v.data.merged.track.length };
     });
     console.log(`time trace_pan_ms ${res.pan[0].toFixed(1)} p95 ${res.pan[1].toFixed(1)}`);
     console.log(`time trace_zoom_ms ${res.zoom[0].toFixed(1)} p95 ${res.zoom[1].toFixed(1)}`);
-    console.log(`info slices ${res.n} drawn ${res.slices} merged ${res.merged}`);
-    await page.evaluate(() => { const v = window.__memlens.trace.view; v.setWindow(v.lo, v.hi); });
+    console.log(`info slices ${res.n} drawn ${res.slices} merged ${res.merged}; per frame: window ${res.get[0].toFixed(1)} ms (p95 ${res.get[1].toFixed(1)}), draw ${res.draw[0].toFixed(1)} ms (p95 ${res.draw[1].toFixed(1)})`);
+    await page.evaluate(() => { const v = window.TV(); v.setWindow(v.lo, v.hi); });
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(shots, `trace-big-${scheme}.png`) });
   }

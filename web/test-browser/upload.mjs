@@ -43,6 +43,9 @@ try {
   ok("empty page: the views and their tabs are hidden", await page.evaluate(() =>
     [...document.querySelectorAll("#app > .view")].every((v) => v.hidden) && document.getElementById("vtabs").hidden));
   await page.screenshot({ path: path.join(shots, "upload-empty.png") });
+  await page.keyboard.press("5"); // a view's key does nothing while there is no run
+  ok("empty page: tab keys do nothing", await page.isVisible("#up-drop") && await page.evaluate(() =>
+    [...document.querySelectorAll("#app > .view")].every((v) => v.hidden)));
 
   // Browse: two files at once, a good one and a bad one.
   const chooser = page.waitForEvent("filechooser");
@@ -85,13 +88,29 @@ try {
   ok("a dropped file becomes run 3 and opens", o.length === 3 && o[2].includes("dropped.json") && await page.isVisible("#peak-value"), JSON.stringify(o));
   const peak = await page.textContent("#peak-bytes");
   ok("the dropped run's peak", peak === "3,145,728", peak);
+  // The progress bar, on a throttled link: a 2 MiB file at 512 KiB/s (a bad one: refused at its end).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
+  const slow = path.join(path.dirname(bad), "slow.json");
+  fs.writeFileSync(slow, Buffer.concat([Buffer.from("hello"), Buffer.alloc(2 << 20)]));
+  await page.setInputFiles("#up-input", [slow]);
+  await page.waitForFunction(() => [...document.querySelectorAll(".up-item")].some((el) => el.querySelector(".up-name").textContent === "slow.json"
+    && el.querySelector("progress").value > 0 && el.querySelector("progress").value < el.querySelector("progress").max), null, { timeout: 20000 });
+  const mid = await page.evaluate(() => [...document.querySelectorAll(".up-item")].find((el) => el.querySelector(".up-name").textContent === "slow.json").querySelector(".up-state").textContent);
+  ok("a progress bar while a file goes up", /of 2\.00 MiB \(\d+%\)$/.test(mid), mid);
+  await page.screenshot({ path: path.join(shots, "upload-progress.png") });
+  await page.waitForFunction(() => [...document.querySelectorAll(".up-item.up-failed .up-err")].some((e) => /slow\.json: byte 0/.test(e.textContent)), null, { timeout: 30000 });
+  ok("then the server's verdict", true);
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+
   // switching back to the first run works as for any rank
   await page.selectOption("#sel-rank", "0");
   await page.waitForFunction(() => window.__memlens.app.state.rank === 0 && window.__memlens.app.tabs.rank === 0, null, { timeout: 30000 });
   ok("switching back to run 1", true);
   await page.screenshot({ path: path.join(shots, "upload-three.png") });
   ok("no errors while uploading", errors.length === 0, errors.join("; "));
-  const unexpected = failedResp.filter((x) => !/^422 .*\/api\/upload\?name=notes\.json$/.test(x) && !/^404 .*\/api\/perf\?rank=\d+$/.test(x));
+  const unexpected = failedResp.filter((x) => !/^422 .*\/api\/upload\?name=(notes|slow)\.json$/.test(x) && !/^404 .*\/api\/perf\?rank=\d+$/.test(x));
   ok("no request failed but the bad upload", unexpected.length === 0 && failedResp.some((x) => x.startsWith("422")), failedResp.join(", "));
 } catch (e) {
   failed++;

@@ -94,3 +94,24 @@ test("served: getMeta answers one meta object for the page's life (a view asking
   await s.getPerf(0);
   assert.equal(calls, n, "the perf object is fetched once");
 });
+
+test("call-stack frames shortened to the package path", async () => {
+  const { opFrameText } = await import("../src/operators.js");
+  assert.equal(opFrameText("/home/u/envs/k/lib/python3.7/site-packages/torch/nn/modules/module.py(1102): _call_impl"), "torch/nn/modules/module.py(1102): _call_impl");
+  assert.equal(opFrameText("/home/u/work/resnet50_profiler_api.py(46): <module>"), "work/resnet50_profiler_api.py(46): <module>");
+  assert.equal(opFrameText("train.py(12): step"), "train.py(12): step");
+  assert.equal(opFrameText("<built-in method conv2d>"), "<built-in method conv2d>");
+});
+
+test("kernel names: anonymous namespaces left out", () => {
+  assert.equal(shortKernel("void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*)"), "at::native::max_pool_forward_nchw<…>");
+});
+
+test("distributed segments add up to the step: the overlap counted once", async () => {
+  const { distSegments } = await import("../src/distributed.js");
+  // step 100: computation 60 and communication 30 overlap 10 -> other = 100 + 10 - 60 - 30 = 20
+  const seg = distSegments({ computation_ns: 60, communication_ns: 30, overlap_ns: 10, other_ns: 20 });
+  assert.deepEqual(seg.map((x) => x.v), [50, 10, 20, 20]);
+  assert.equal(seg.reduce((a, x) => a + x.v, 0), 100);
+  assert.deepEqual(distSegments({ computation_ns: 5, communication_ns: 2, overlap_ns: null, other_ns: 1 }).map((x) => x.v), [5, 0, 2, 1]);
+});

@@ -1,0 +1,35 @@
+/* libFuzzer target: the profiler views (analysis/perfdata.h) on arbitrary
+ * bytes imported as a Kineto trace with its time side: steps, GPU metrics,
+ * operator trees, operator and kernel tables, recommendations, and the perf
+ * object written as JSON and the text, all to /dev/null. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "importer.h"
+#include "perf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static FILE *null;
+    if (!null) null = fopen("/dev/null", "w");
+    ml_source *src = ml_source_from_memory("fuzz.json", data, size);
+    ml_profile *p = ml_profile_new("fuzz.json", "kineto");
+    p->trace = ml_trace_new();
+    ml_err e;
+    if (ml_kineto_import(src, p, &e) == 0) {
+        ml_perf perf;
+        if (ml_perf_compute(p, &perf)) {
+            jw w;
+            jw_init(&w, null, false);
+            ml_perf_json_write(&w, p, &perf, 0, NULL);
+            ml_perf_text(null, p, &perf, 5, NULL);
+            ml_perf_csv(null, p, &perf, ML_PERF_TABLE_OPERATORS, ML_PERF_BY_SHAPE);
+            ml_perf_csv(null, p, &perf, ML_PERF_TABLE_KERNELS, ML_PERF_BY_OP);
+            ml_perf_free(&perf);
+        }
+    }
+    ml_profile_free(p);
+    ml_source_close(src);
+    return 0;
+}

@@ -1,0 +1,276 @@
+/*
+ * perf_runs.c — the "runs" objects of `memlens perf --json` (perf_runs.h).
+ */
+#include "perf_runs.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_us",  "memcpy_us",     "memset_us",   "communication_us",
+                                                      "runtime_us", "dataloader_us", "cpu_exec_us", "other_us"};
+
+/* ns as exact µs: 98598123 -> "98598.123", 5000 -> "5", -1500 -> "-1.5". */
+static void us(jw *w, const char *key, int64_t ns)
+{
+    char buf[40];
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+    unsigned frac = (unsigned)(a % 1000);
+    if (frac) {
+        snprintf(buf + n, sizeof buf - (size_t)n, ".%03u", frac);
+        size_t len = strlen(buf);
+        while (buf[len - 1] == '0') buf[--len] = 0;
+    }
+    jw_key(w, key);
+    jw_raw(w, buf);
+}
+
+/* A double with at most `digits` decimals, trailing zeros dropped; null when
+ * unknown (< 0) or not finite. */
+static void num(jw *w, const char *key, double v, int digits)
+{
+    jw_key(w, key);
+    if (v < 0 || !isfinite(v)) {
+        jw_null(w);
+        return;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*f", digits, v);
+    if (strchr(buf, '.')) {
+        size_t len = strlen(buf);
+        while (buf[len - 1] == '0') buf[--len] = 0;
+        if (buf[len - 1] == '.') buf[--len] = 0;
+    }
+    if (!strcmp(buf, "-0")) strcpy(buf, "0");
+    jw_raw(w, buf);
+}
+
+/* Mean of total_ns over calls, in µs to the ns. */
+static void mean_us(jw *w, const char *key, int64_t total_ns, int64_t calls)
+{
+    num(w, key, calls > 0 ? (double)total_ns / (double)calls / 1000.0 : 0, 3);
+}
+
+static void pct_of(jw *w, const char *key, int64_t part, int64_t whole)
+{
+    num(w, key, whole > 0 ? 100.0 * (double)part / (double)whole : 0, 4);
+}
+
+static size_t limit(size_t n, int top) { return top > 0 && (size_t)top < n ? (size_t)top : n; }
+
+const char *ml_perf_step_label(const char *name)
+{
+    if (!name) return "(whole trace)";
+    static const char prefix[] = "ProfilerStep#";
+    if (!strncmp(name, prefix, sizeof prefix - 1) && name[sizeof prefix - 1]) return name + sizeof prefix - 1;
+    return name;
+}
+
+static void write_steps(jw *w, const ml_profile *p, const ml_steps *st)
+{
+    jw_key(w, "steps");
+    jw_arr(w);
+    for (size_t k = 0; st && k < st->steps.len; k++) {
+        const ml_step *s = &st->steps.v[k];
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, ml_perf_step_label(s->name ? ml_s(p, s->name) : NULL));
+        for (int r = 0; r < ML_ROLE__COUNT; r++) us(w, role_keys[r], s->cost[r]);
+        us(w, "total_us", s->end - s->begin);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void write_gpus(jw *w, const ml_profile *p, const ml_gpu_metrics_list *gpus)
+{
+    jw_key(w, "gpus");
+    jw_arr(w);
+    for (size_t i = 0; gpus && i < gpus->len; i++) {
+        const ml_gpu_metrics *g = &gpus->v[i];
+        const ml_device *d = g->device >= 0 && (size_t)g->device < p->devices.len ? &p->devices.v[g->device] : NULL;
+        jw_obj(w);
+        jw_key(w, "id");
+        if (g->gpu >= 0) jw_i64(w, g->gpu);
+        else jw_null(w);
+        jw_key(w, "device");
+        if (d) jw_str(w, d->id);
+        else jw_null(w);
+        jw_key(w, "name");
+        if (d && d->name) jw_str(w, ml_s(p, d->name));
+        else jw_null(w);
+        jw_key(w, "memory_bytes");
+        if (d && d->total_memory >= 0) jw_i64(w, d->total_memory);
+        else jw_null(w);
+        jw_key(w, "compute_capability");
+        if (d && d->cc_major >= 0 && d->cc_minor >= 0) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%d.%d", d->cc_major, d->cc_minor);
+            jw_str(w, buf);
+        } else jw_null(w);
+        num(w, "utilization_pct", g->utilization < 0 ? -1 : 100 * g->utilization, 4);
+        num(w, "sm_efficiency_pct", g->sm_efficiency < 0 ? -1 : 100 * g->sm_efficiency, 4);
+        num(w, "achieved_occupancy_pct", g->occupancy, 4);
+        num(w, "tensor_core_kernel_pct", g->tc_share < 0 ? -1 : 100 * g->tc_share, 4);
+        jw_key(w, "kernels"); jw_i64(w, g->kernels);
+        us(w, "kernel_us", g->kernel_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void write_operators(jw *w, const ml_profile *p, const ml_op_table *ops, ml_perf_group group, int top)
+{
+    bool shape = group == ML_PERF_BY_SHAPE;
+    const ml_op_rows *rows = ops ? (shape ? &ops->by_shape : &ops->by_name) : NULL;
+    jw_key(w, "operators");
+    jw_arr(w);
+    for (size_t i = 0; rows && i < limit(rows->len, top); i++) {
+        const ml_op_row *r = &rows->v[i];
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, ml_s(p, r->name));
+        jw_key(w, "input_shape");
+        if (shape) jw_str(w, r->shape ? ml_s(p, r->shape) : "");
+        else jw_null(w);
+        jw_key(w, "calls"); jw_i64(w, r->calls);
+        us(w, "host_self_us", r->host_self_ns);
+        us(w, "host_total_us", r->host_total_ns);
+        us(w, "device_self_us", r->device_self_ns);
+        us(w, "device_total_us", r->device_total_ns);
+        jw_key(w, "tc_eligible"); jw_bool(w, r->tc_eligible);
+        pct_of(w, "tc_self_pct", r->tc_self_ns, r->device_self_ns);
+        pct_of(w, "tc_total_pct", r->tc_total_ns, r->device_total_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_table *kt, int top)
+{
+    jw_key(w, "kernels");
+    jw_arr(w);
+    for (size_t i = 0; kt && i < limit(kt->by_name.len, top); i++) {
+        const ml_kernel_row *r = &kt->by_name.v[i];
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, ml_s(p, r->name));
+        jw_key(w, "calls"); jw_i64(w, r->calls);
+        us(w, "total_us", r->total_ns);
+        mean_us(w, "mean_us", r->total_ns, r->calls);
+        us(w, "min_us", r->min_ns);
+        us(w, "max_us", r->max_ns);
+        num(w, "blocks_per_sm", r->blocks_per_sm, 4);
+        num(w, "achieved_occupancy_pct", r->occupancy, 4);
+        jw_key(w, "tensor_cores_used"); jw_bool(w, r->tensor_cores);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void write_modules(jw *w, const ml_modules *m, int top)
+{
+    jw_key(w, "modules");
+    jw_arr(w);
+    /* rows are parents first: a cut keeps every kept row's parent */
+    for (size_t i = 0; m && i < limit(m->n, top); i++) {
+        const ml_module_row *r = &m->rows[i];
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, r->name ? r->name : "");
+        jw_key(w, "parent"); jw_i64(w, r->parent);
+        jw_key(w, "depth"); jw_i64(w, r->depth);
+        jw_key(w, "occurrences"); jw_i64(w, (int64_t)r->occurrences);
+        jw_key(w, "operators"); jw_i64(w, (int64_t)r->operators);
+        us(w, "host_us", r->host_ns);
+        us(w, "device_us", r->device_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+static void write_distributed(jw *w, const ml_distributed *d)
+{
+    jw_key(w, "distributed");
+    if (!d) {
+        jw_null(w);
+        return;
+    }
+    jw_obj(w);
+    jw_key(w, "backend");
+    if (d->backend) jw_str(w, d->backend);
+    else jw_null(w);
+    jw_key(w, "world_size"); jw_i64(w, d->world_size);
+    jw_key(w, "slowest_rank");
+    if (d->slowest_rank >= 0) jw_i64(w, d->slowest_rank);
+    else jw_null(w);
+    jw_key(w, "steps");
+    jw_arr(w);
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const ml_dist_step *s = &d->steps[i];
+        jw_obj(w);
+        jw_key(w, "rank"); jw_i64(w, s->rank);
+        jw_key(w, "step"); jw_str(w, ml_perf_step_label(s->step && strcmp(s->step, "(whole trace)") ? s->step : NULL));
+        us(w, "computation_us", s->computation_ns);
+        us(w, "communication_us", s->communication_ns);
+        us(w, "overlap_us", s->overlap_ns);
+        us(w, "other_us", s->other_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_key(w, "collectives");
+    jw_arr(w);
+    for (size_t i = 0; i < d->n_collectives; i++) {
+        const ml_collective *c = &d->collectives[i];
+        jw_obj(w);
+        jw_key(w, "rank"); jw_i64(w, c->rank);
+        jw_key(w, "name"); jw_str(w, c->name ? c->name : "");
+        jw_key(w, "calls"); jw_i64(w, (int64_t)c->calls);
+        jw_key(w, "bytes");
+        if (c->bytes >= 0) jw_i64(w, c->bytes);
+        else jw_null(w);
+        us(w, "total_us", c->total_ns);
+        us(w, "mean_us", c->mean_ns);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_end(w);
+}
+
+void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
+                      const ml_distributed *dist)
+{
+    jw_obj(w);
+    jw_key(w, "path"); jw_str(w, p->path);
+    jw_key(w, "rank");
+    if (p->rank >= 0) jw_i64(w, p->rank);
+    else jw_null(w);
+    jw_key(w, "format"); jw_str(w, p->format);
+    jw_key(w, "group_by"); jw_str(w, group == ML_PERF_BY_SHAPE ? "shape" : "name");
+
+    write_steps(w, p, perf ? &perf->steps : NULL);
+    write_gpus(w, p, perf ? &perf->gpus : NULL);
+    jw_key(w, "recommendations");
+    jw_arr(w);
+    for (size_t i = 0; perf && i < perf->recs.len; i++) jw_str(w, perf->recs.v[i].text);
+    jw_end(w);
+    write_operators(w, p, perf ? &perf->ops : NULL, group, top);
+    write_kernels(w, p, perf ? &perf->kernels : NULL, top);
+    write_distributed(w, dist);
+    write_modules(w, perf ? perf->modules : NULL, top);
+
+    /* what is empty and why, in words */
+    jw_key(w, "notes");
+    jw_arr(w);
+    if (!perf) jw_str(w, ml_perf_unavailable(p));
+    else {
+        if (perf->steps.whole_trace) jw_str(w, "no ProfilerStep#: the whole trace is one step, \"(whole trace)\"");
+        if (!perf->ops.by_name.len) jw_str(w, "no operators: the trace has no CPU operators");
+        if (!perf->kernels.kernels) jw_str(w, "no kernels: the trace has no GPU kernels");
+        if (perf->modules && !perf->modules->n && perf->modules->hint) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);
+            jw_str(w, buf);
+        }
+    }
+    jw_end(w);
+    jw_end(w);
+}

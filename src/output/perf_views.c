@@ -1,0 +1,267 @@
+/*
+ * perf_views.c — the text views of `memlens perf` (perf_views.h).
+ */
+#include "perf_views.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+#include "perf_runs.h"
+#include "textwidth.h"
+
+unsigned ml_perf_view_parse(const char *name)
+{
+    static const struct { const char *name; unsigned bit; } views[] = {
+        {"overview", ML_VIEW_OVERVIEW}, {"operators", ML_VIEW_OPERATORS}, {"kernels", ML_VIEW_KERNELS},
+        {"distributed", ML_VIEW_DISTRIBUTED}, {"modules", ML_VIEW_MODULES}, {"all", ML_VIEW_ALL}};
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+        if (!strcmp(name, views[i].name)) return views[i].bit;
+    return 0;
+}
+
+static size_t limit(size_t n, int top) { return top > 0 && (size_t)top < n ? (size_t)top : n; }
+static const char *dur(int64_t ns, char *buf, size_t cap) { return ml_fmt_duration(ns, buf, cap); }
+
+/* Columns left for the name after `used` columns; 0 (unlimited) without a width. */
+static int name_cols(int width, int used)
+{
+    if (width <= 0) return 0;
+    return width - used > 12 ? width - used : 12;
+}
+
+/* Prints s in cols columns (no padding), cut in the middle when longer. */
+static void put_name(FILE *f, const char *s, int cols, int middle)
+{
+    size_t cap = 4 * (size_t)(cols > 0 ? cols : 1) + 8;
+    char *buf = malloc(cap);
+    fputs(buf ? ml_fit(s, cols, middle, buf, cap) : s, f);
+    free(buf);
+}
+
+static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
+{
+    static const char *const heads[ML_ROLE__COUNT] = {"Kernel", "Memcpy",     "Memset",   "Comm",
+                                                      "Runtime", "DataLoader", "CPU Exec", "Other"};
+    bool show[ML_ROLE__COUNT];
+    for (int r = 0; r < ML_ROLE__COUNT; r++) show[r] = st->avg[r] > 0 || r == ML_ROLE_KERNEL || r == ML_ROLE_OTHER;
+    fprintf(f, "Steps%s\n", st->whole_trace ? " (no ProfilerStep#: the whole trace is one step)" : "");
+    fprintf(f, "  %-14s %11s", "step", "total");
+    for (int r = 0; r < ML_ROLE__COUNT; r++)
+        if (show[r]) fprintf(f, " %11s", heads[r]);
+    fputc('\n', f);
+    char b[32];
+    for (size_t k = 0; k <= st->steps.len; k++) {
+        bool avg = k == st->steps.len;
+        if (avg && st->steps.len < 2) break;
+        const ml_step *s = avg ? NULL : &st->steps.v[k];
+        const char *name = avg ? "average" : ml_perf_step_label(s->name ? ml_s(p, s->name) : NULL);
+        fputs("  ", f);
+        char nb[64];
+        fprintf(f, "%-14s", ml_fit(name, 14, 1, nb, sizeof nb));
+        fprintf(f, " %11s", dur(avg ? llround(st->avg_total) : s->end - s->begin, b, sizeof b));
+        for (int r = 0; r < ML_ROLE__COUNT; r++)
+            if (show[r]) fprintf(f, " %11s", dur(avg ? llround(st->avg[r]) : s->cost[r], b, sizeof b));
+        fputc('\n', f);
+    }
+    if (st->avg_total > 0) {
+        fprintf(f, "  %-14s %11s", "share", "100%");
+        for (int r = 0; r < ML_ROLE__COUNT; r++)
+            if (show[r]) fprintf(f, " %10.1f%%", 100 * st->avg[r] / st->avg_total);
+        fputc('\n', f);
+    }
+}
+
+static void pct(FILE *f, const char *label, double v100)
+{
+    if (v100 < 0) fprintf(f, "    %-28s n/a\n", label);
+    else fprintf(f, "    %-28s %.2f %%\n", label, v100);
+}
+
+static void text_gpus(FILE *f, const ml_profile *p, const ml_perf *perf)
+{
+    char b[64], c[64];
+    for (size_t i = 0; i < perf->gpus.len; i++) {
+        const ml_gpu_metrics *g = &perf->gpus.v[i];
+        const ml_device *d = g->device >= 0 && (size_t)g->device < p->devices.len ? &p->devices.v[g->device] : NULL;
+        bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
+        const char *id = d ? d->id : g->gpu >= 0 ? (snprintf(b, sizeof b, "cuda:%d", g->gpu), b) : "gpu";
+        fprintf(f, "\n%s %s", gpu ? "GPU" : "Device", id);
+        if (d && d->name) fprintf(f, "  %s", ml_s(p, d->name));
+        if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
+        if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
+        fputc('\n', f);
+        pct(f, gpu ? "GPU utilization" : "utilization", g->utilization < 0 ? -1 : 100 * g->utilization);
+        pct(f, "est. SM efficiency", g->sm_efficiency < 0 ? -1 : 100 * g->sm_efficiency);
+        pct(f, "est. achieved occupancy", g->occupancy);
+        pct(f, "kernel time on Tensor Cores", g->tc_share < 0 ? -1 : 100 * g->tc_share);
+        fprintf(f, "    %-28s %s in %s kernels\n", "kernel time", dur(g->kernel_ns, b, sizeof b),
+                ml_fmt_count(g->kernels, c, sizeof c));
+    }
+    if (!perf->gpus.len) fprintf(f, "\nGPU: none (the trace has no GPU kernels)\n");
+}
+
+static void text_recs(FILE *f, const ml_perf *perf)
+{
+    fprintf(f, "\nRecommendations\n");
+    if (!perf->recs.len) fprintf(f, "  none: no rule was triggered\n");
+    for (size_t i = 0; i < perf->recs.len; i++) fprintf(f, "  - [%s] %s\n", perf->recs.v[i].id, perf->recs.v[i].text);
+}
+
+static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o)
+{
+    bool shape = o->group == ML_PERF_BY_SHAPE;
+    const ml_op_rows *ops = shape ? &perf->ops.by_shape : &perf->ops.by_name;
+    bool gpu = perf->kernels.kernels > 0;
+    size_t n = limit(ops->len, o->top);
+    if (!ops->len) {
+        fprintf(f, "\nOperators: none (the trace has no CPU operators)\n");
+        return;
+    }
+    fprintf(f, "\n%s by %s self time%s (%zu of %zu)\n", n < ops->len ? "Top operators" : "Operators",
+            gpu ? "device" : "host", shape ? ", by name and input shape" : "", n, ops->len);
+    const int fixed = 2 + 8 + 4 * 12 + 3 + 2; /* "  calls dev-self dev-total host-self host-total TC  " */
+    int cols = name_cols(o->width, fixed);
+    int namew = 0;
+    if (shape) { /* name column as wide as the longest name, leaving the shapes their room */
+        int shapew = 0;
+        for (size_t i = 0; i < n; i++) {
+            int c = ml_text_cols(ml_s(p, ops->v[i].name));
+            if (c > namew) namew = c;
+            c = ops->v[i].shape ? ml_text_cols(ml_s(p, ops->v[i].shape)) : 0;
+            if (c > shapew) shapew = c;
+        }
+        if (cols > 0) {
+            int room = cols - shapew - 2 > cols / 2 ? cols - shapew - 2 : cols / 2;
+            if (namew > room) namew = room;
+        }
+    }
+    fprintf(f, "  %8s %11s %11s %11s %11s %2s  %s\n", "calls", "dev self", "dev total", "host self", "host total", "TC",
+            shape ? "name, input shape" : "name");
+    char b[32], c[32], x[32], y[32];
+    for (size_t i = 0; i < n; i++) {
+        const ml_op_row *r = &ops->v[i];
+        fprintf(f, "  %8lld %11s %11s %11s %11s %2s  ", (long long)r->calls, dur(r->device_self_ns, b, sizeof b),
+                dur(r->device_total_ns, c, sizeof c), dur(r->host_self_ns, x, sizeof x),
+                dur(r->host_total_ns, y, sizeof y), r->tc_eligible ? "E" : "");
+        if (!shape) put_name(f, ml_s(p, r->name), cols, 0);
+        else {
+            const char *nm = ml_s(p, r->name);
+            size_t cap = 4 * (size_t)namew + 8;
+            char *buf = malloc(cap);
+            const char *fit = buf ? ml_fit(nm, namew, 0, buf, cap) : nm;
+            const char *sh = r->shape ? ml_s(p, r->shape) : "";
+            if (*sh) fprintf(f, "%s%*s  ", fit, namew - ml_text_cols(fit) > 0 ? namew - ml_text_cols(fit) : 0, "");
+            else fputs(fit, f);
+            free(buf);
+            put_name(f, sh, cols > 0 ? cols - namew - 2 : 0, 0);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "  (TC: E = Tensor Core eligible)\n");
+}
+
+static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o)
+{
+    const ml_kernel_table *kt = &perf->kernels;
+    if (!kt->by_name.len) {
+        fprintf(f, "\nKernels: none (the trace has no GPU kernels)\n");
+        return;
+    }
+    size_t n = limit(kt->by_name.len, o->top);
+    fprintf(f, "\n%s by total time (%zu of %zu)\n", n < kt->by_name.len ? "Top kernels" : "Kernels", n,
+            kt->by_name.len);
+    const int fixed = 2 + 8 + 2 * 12 + 2 * 9 + 3 + 2; /* "  calls total mean blk/SM occ TC  " */
+    int cols = name_cols(o->width, fixed);
+    fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %", "TC", "name");
+    char b[32], c[32];
+    for (size_t i = 0; i < n; i++) {
+        const ml_kernel_row *r = &kt->by_name.v[i];
+        char x[16], y[16];
+        if (r->blocks_per_sm < 0) snprintf(x, sizeof x, "-");
+        else snprintf(x, sizeof x, "%.2f", r->blocks_per_sm);
+        if (r->occupancy < 0) snprintf(y, sizeof y, "-");
+        else snprintf(y, sizeof y, "%.2f", r->occupancy);
+        fprintf(f, "  %8lld %11s %11s %8s %8s %2s  ", (long long)r->calls, dur(r->total_ns, b, sizeof b),
+                dur(r->calls ? r->total_ns / r->calls : 0, c, sizeof c), x, y, r->tensor_cores ? "Y" : "");
+        put_name(f, ml_s(p, r->name), cols, 1);
+        fputc('\n', f);
+    }
+    fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
+}
+
+static void text_modules(FILE *f, const ml_modules *m, const ml_perf_view_opts *o, bool asked)
+{
+    if (!m || !m->n) {
+        if (asked) fprintf(f, "\nModules: none%s%s\n", m && m->hint ? ": " : "", m && m->hint ? m->hint : "");
+        return;
+    }
+    char b[32], c[32];
+    size_t n = limit(m->n, o->top);
+    fprintf(f, "\nModules (%zu of %zu rows)\n", n, m->n);
+    fprintf(f, "  %8s %11s %11s  %s\n", "calls", "host", "device", "module");
+    const int fixed = 2 + 8 + 2 * 12 + 2;
+    for (size_t i = 0; i < n; i++) {
+        const ml_module_row *r = &m->rows[i];
+        int indent = 2 * (int)(r->depth < 20 ? r->depth : 20);
+        fprintf(f, "  %8llu %11s %11s  %*s", (unsigned long long)r->occurrences, dur(r->host_ns, b, sizeof b),
+                dur(r->device_ns, c, sizeof c), indent, "");
+        put_name(f, r->name ? r->name : "", name_cols(o->width, fixed + indent), 0);
+        fputc('\n', f);
+    }
+}
+
+static void text_distributed(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o, bool asked)
+{
+    if (!d) {
+        if (asked) fprintf(f, "\nDistributed: none (not part of a distributed run: no world size above 1, no communication)\n");
+        return;
+    }
+    char a[32], b[32], c[32], e[32];
+    fprintf(f, "\nDistributed (%s, world size %d", d->backend ? d->backend : "backend unknown", d->world_size);
+    if (d->slowest_rank >= 0) fprintf(f, ", slowest rank %d", d->slowest_rank);
+    fprintf(f, ")\n  %5s %-14s %11s %11s %11s %11s\n", "rank", "step", "compute", "comm", "overlap", "other");
+    for (size_t i = 0; i < d->n_steps; i++) {
+        const ml_dist_step *s = &d->steps[i];
+        char nb[64];
+        const char *label = ml_perf_step_label(s->step && strcmp(s->step, "(whole trace)") ? s->step : NULL);
+        fprintf(f, "  %5d %-14s %11s %11s %11s %11s\n", s->rank, ml_fit(label, 14, 1, nb, sizeof nb),
+                dur(s->computation_ns, a, sizeof a), dur(s->communication_ns, b, sizeof b),
+                dur(s->overlap_ns, c, sizeof c), dur(s->other_ns, e, sizeof e));
+    }
+    if (d->n_collectives) {
+        size_t n = limit(d->n_collectives, o->top > 0 ? o->top * 2 : 0);
+        fprintf(f, "  %5s %8s %11s %11s %12s  %s\n", "rank", "calls", "total", "mean", "bytes", "collective");
+        const int fixed = 2 + 5 + 9 + 2 * 12 + 13 + 2; /* "  rank calls total mean bytes  " */
+        for (size_t i = 0; i < n; i++) {
+            const ml_collective *col = &d->collectives[i];
+            char bytes[32] = "-";
+            if (col->bytes >= 0) ml_fmt_bytes(col->bytes, bytes, sizeof bytes);
+            fprintf(f, "  %5d %8llu %11s %11s %12s  ", col->rank, (unsigned long long)col->calls,
+                    dur(col->total_ns, a, sizeof a), dur(col->mean_ns, b, sizeof b), bytes);
+            put_name(f, col->name ? col->name : "", name_cols(o->width, fixed), 0);
+            fputc('\n', f);
+        }
+    }
+}
+
+void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
+{
+    text_distributed(f, d, o, true);
+}
+
+void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
+                        const ml_distributed *dist)
+{
+    bool all = o->views == ML_VIEW_ALL;
+    if (o->views & ML_VIEW_OVERVIEW) {
+        text_steps(f, p, &perf->steps);
+        text_gpus(f, p, perf);
+        text_recs(f, perf);
+    }
+    if (o->views & ML_VIEW_OPERATORS) text_operators(f, p, perf, o);
+    if (o->views & ML_VIEW_KERNELS) text_kernels(f, p, perf, o);
+    if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
+    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, dist, o, !all);
+}

@@ -1,0 +1,45 @@
+/*
+ * perf_views.h — the text of `memlens perf`: the views a user picks with
+ * --view (overview: steps, GPUs and recommendations; operators; kernels;
+ * distributed; modules), each table fitted to a width in columns (names,
+ * the last column, cut with an ellipsis so that numbers stay aligned).
+ */
+#ifndef ML_PERF_VIEWS_H
+#define ML_PERF_VIEWS_H
+
+#include <stdio.h>
+
+#include "distributed.h"
+#include "perf.h"
+#include "perfdata.h"
+#include "profile.h"
+
+enum {
+    ML_VIEW_OVERVIEW = 1,
+    ML_VIEW_OPERATORS = 2,
+    ML_VIEW_KERNELS = 4,
+    ML_VIEW_DISTRIBUTED = 8,
+    ML_VIEW_MODULES = 16,
+    ML_VIEW_ALL = 31,
+};
+
+/* "overview" -> ML_VIEW_OVERVIEW ...; 0 for an unknown name. */
+unsigned ml_perf_view_parse(const char *name);
+
+typedef struct ml_perf_view_opts {
+    unsigned views;         /* ML_VIEW_* bits */
+    ml_perf_group group;    /* operators by name or by name and input shape */
+    int top;                /* rows per table; 0: every row */
+    int width;              /* columns; 0: unlimited */
+} ml_perf_view_opts;
+
+/* The chosen views of one rank; dist (all ranks') for the distributed view,
+ * NULL when the run is not distributed. */
+void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
+                        const ml_distributed *dist);
+
+/* The distributed view alone (computation against communication per rank and
+ * step, the collectives), or a line saying the run is not distributed (d NULL). */
+void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o);
+
+#endif
