@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Expected time-side figures of the real Kineto traces in ../shared/data, for
-test_trace.c (real_* tests).  Reads each trace with gzip + json, independently
+"""Expected time-side figures of the real Kineto traces in ../shared/data, and
+of the Ascend rank0 trace_view.json (lanes typed by process name: Ascend
+Hardware tasks are kernels, MEMCPY* memcpys; CANN calls runtime, linked by
+connection_id), for test_trace.c (real_traces_match_trace_expected_py).  Reads each trace with gzip + json, independently
 of memlens, and prints per file:
 
   slices per kind  X events, and B/E pairs matched per (pid, tid) by Chrome's
