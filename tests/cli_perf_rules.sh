@@ -120,6 +120,11 @@ t_eq "D: whole-trace step" "$(runs "$tmp/d.json" "len(r['steps']), r['steps'][0]
     "1 (whole trace) [40.5, 0, 0, 0, 5, 0, 45, 10, 100.5]"
 t_eq "D: note says so" "$(runs "$tmp/d.json" 'any("no ProfilerStep#" in n for n in r["notes"]), r["kernels"][0]["blocks_per_sm"]')" "True None"
 t_contains "D: text says so" "$($MEMLENS perf "$tmp/d.json")" "no ProfilerStep#: the whole trace is one step"
+G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
+if [ -f "$G" ]; then # absolute times, as summary prints them: steps 5..10 of the plugin's sample
+    t_contains "steps' wall-clock span" "$($MEMLENS perf --view overview "$G")" \
+        "from 2021-06-08 08:57:03.460172 UTC to 2021-06-08 08:57:04.525725 UTC"
+else t_skip "$G absent"; fi
 
 # E. CPU only: operators, no kernels -- "kernels": [] and a note, in text too.
 cat >"$tmp/e.json" <<'JSON'
