@@ -121,7 +121,10 @@ t_eq "D: whole-trace step" "$(runs "$tmp/d.json" "len(r['steps']), r['steps'][0]
 t_eq "D: note says so" "$(runs "$tmp/d.json" 'any("no ProfilerStep#" in n for n in r["notes"]), r["kernels"][0]["blocks_per_sm"]')" "True None"
 t_contains "D: text says so" "$($MEMLENS perf "$tmp/d.json")" "no ProfilerStep#: the whole trace is one step"
 G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
-if [ -f "$G" ]; then # absolute times, as summary prints them: steps 5..10 of the plugin's sample
+# Absolute times, as summary prints them: ProfilerStep#5 begins at ts 1623142623460172 µs
+# (2021-06-08 08:57:03.460172 UTC); the six steps, contiguous, last 187948 + 175153 + 179733
+# + 174564 + 182172 + 165983 = 1065553 µs (the plugin's step totals) -> 08:57:04.525725.
+if [ -f "$G" ]; then
     t_contains "steps' wall-clock span" "$($MEMLENS perf --view overview "$G")" \
         "from 2021-06-08 08:57:03.460172 UTC to 2021-06-08 08:57:04.525725 UTC"
 else t_skip "$G absent"; fi
