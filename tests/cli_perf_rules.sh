@@ -140,6 +140,20 @@ t_eq "E: no kernels" "$(runs "$tmp/e.json" 'r["kernels"], r["gpus"], "no kernels
 out=$($MEMLENS perf --view kernels "$tmp/e.json"); t_eq "E: --view kernels exit" $? 0
 t_contains "E: text says no kernels" "$out" "Kernels: none (the trace has no GPU kernels)"
 
+# F. --group-by: three aten::add calls, two with Input Dims [[2]] (10 and 20 µs) and one with
+#   [[3]] (5 µs). By name: one row, 3 calls, host total 35. By shape: [[2]] 2 calls 30, [[3]] 1 call 5.
+cat >"$tmp/f.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10,"args":{"Input Dims":[[2]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":20,"dur":20,"args":{"Input Dims":[[2]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Input Dims":[[3]]}}]}
+JSON
+t_eq "F: by name" "$(runs "$tmp/f.json" '[(o["name"], o["input_shape"], o["calls"], o["host_total_us"]) for o in r["operators"]]')" \
+    "[('aten::add', None, 3, 35)]"
+t_eq "F: by shape" "$(runs "$tmp/f.json" 'sorted((o["input_shape"], o["calls"], o["host_total_us"]) for o in r["operators"])' --group-by shape)" \
+    "[('[[2]]', 2, 30), ('[[3]]', 1, 5)]"
+
 # Views and widths.
 out=$($MEMLENS perf --view operators "$tmp/a.json")
 t_contains "view operators: full table" "$out" "Operators by device self time (3 of 3)"
