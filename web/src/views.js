@@ -95,13 +95,17 @@ export class CurveView {
   static styles(shown, group) {
     const kindColour = { allocated: OKABE_ITO[0], reserved: OKABE_ITO[1], active: OKABE_ITO[2], "app reserved": OKABE_ITO[3] };
     const kindDash = { allocated: undefined, reserved: [6, 3], active: [2, 2], "app reserved": [8, 3, 2, 3], other: [6, 3] };
-    const ofs = [];
+    const ofs = [], pairs = new Set();
     return shown.map((s, k) => {
       if (group === "op" && k === 0) return { colour: TOTAL_COLOUR, dash: undefined }; // not the first operator's colour
       if (group === "overall") return { colour: kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)], dash: s.c.group === "tracked" ? [4, 3] : undefined };
       if (s.c.of != null) {
-        let j = ofs.indexOf(s.c.of);
-        if (j < 0) { j = ofs.length; ofs.push(s.c.of); }
+        // a colour per component; a second curve of the same component and kind
+        // (Ascend's "GE module" beside "GE reserved") gets a colour of its own
+        const pair = s.c.of + "\u0000" + s.c.kind, key = pairs.has(pair) ? "\u0001" + s.c.label : s.c.of;
+        pairs.add(pair);
+        let j = ofs.indexOf(key);
+        if (j < 0) { j = ofs.length; ofs.push(key); }
         return { colour: CURVE_COLOURS[j % CURVE_COLOURS.length], dash: kindDash[s.c.kind] };
       }
       return { colour: LANE_COLOURS[(group === "op" ? k - 1 : k) % LANE_COLOURS.length], dash: undefined };
@@ -126,7 +130,7 @@ export class CurveView {
     const width = this.el.clientWidth || 900;
     const opts = {
       width, height: 280, padding: [10, PAD_RIGHT, 0, 0],
-      legend: { live: true, markers: { dash: (u, i) => markerDash(u.series[i].dash) } }, // a dashed series, a dashed swatch
+      legend: { live: true, markers: { width: 2, dash: (u, i) => markerDash(u.series[i].dash) } }, // a dashed series, a dashed swatch
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false }, sync: { key: "memlens" } },
       scales: {
         x: { time: false, range: () => [app.state.t0, app.state.t1] },

@@ -41,7 +41,7 @@ try {
     ok(`${kind}: page starts`, !errors.length, errors.join("; "));
     await page.screenshot({ path: path.join(shots, `${kind}.png`) });
     // the timeline's counts in a few states: opened, regrouped, narrower, zoomed to the peak
-    const counts = async () => (await text(page, "#tl-note")).replace(/lanes \d+–\d+ in view[^)]*\)/, "").trim();
+    const counts = async () => (await text(page, "#tl-note")).replace(/ \(lanes [^)]*\)/, "").trim();
     const seen = [await counts()];
     await page.selectOption("#sel-group", kind.includes("ascend") ? "component" : "op").catch(() => {});
     await page.waitForTimeout(800);
@@ -56,6 +56,47 @@ try {
     await page.waitForTimeout(1200);
     seen.push(await counts());
     notes[kind] = seen;
+    if (kind === "ascend") { // the component view's legend: a dashed swatch for a dashed series, no twin colours
+      const m = await page.evaluate(() => [...document.querySelectorAll("#p-curves .u-legend .u-series, .u-legend .u-series")].slice(0, 20).map((e) => {
+        const mk = e.querySelector(".u-marker"), lab = e.querySelector(".u-label");
+        return mk && lab ? [lab.textContent, getComputedStyle(mk).borderTopStyle, getComputedStyle(mk).borderTopColor] : null;
+      }).filter(Boolean));
+      const alloc = m.find((x) => / allocated/.test(x[0])), resv = m.find((x) => / reserved/.test(x[0]));
+      const lg = await page.$(".u-legend");
+      if (lg) await lg.screenshot({ path: path.join(shots, `${kind}-legend.png`) });
+      ok("ascend: allocated and reserved swatches differ (solid vs dashed)", alloc && resv && alloc[1] !== resv[1], JSON.stringify(m.slice(0, 4)));
+    }
+    if (kind === "kineto") { // the total beside the operators: not the first operator's colour
+      await page.selectOption("#sel-group", "op");
+      await page.waitForTimeout(600);
+      const c = await page.evaluate(() => [...document.querySelectorAll(".u-legend")][0].querySelectorAll(".u-series .u-marker"));
+      const cols = await page.evaluate(() => [...[...document.querySelectorAll(".u-legend")][0].querySelectorAll(".u-series .u-marker")].map((mk) => getComputedStyle(mk).borderTopColor));
+      ok("kineto: group by op: the total's colour is no operator's", cols.length > 2 && !cols.slice(2).includes(cols[1]), cols.join(" "));
+      // the tables: a size that is not one, accepted forms, nothing left
+      const fill = async (id, v) => { await page.fill(id, v); await page.press(id, "Enter"); await page.waitForTimeout(700); };
+      const field = (id) => page.evaluate((i) => { const e = document.querySelector(i); return { bad: e.classList.contains("invalid"), title: e.title }; }, id);
+      await fill("#f-min", "lots");
+      let f = await field("#f-min");
+      ok("kineto: a size filter that is not a size is marked invalid, with a tooltip", f.bad && /not a size/.test(f.title), JSON.stringify(f));
+      for (const v of ["1.5 MiB", "512k", "2G"]) { await fill("#f-min", v); f = await field("#f-min"); ok(`kineto: "${v}" is a size`, !f.bad, JSON.stringify(f)); }
+      await fill("#f-min", ""); await fill("#f-text", "no operator has this name");
+      const empty = await page.evaluate(() => { const r = document.querySelectorAll("#table tbody tr"); return [r.length, r[0] ? r[0].textContent : ""]; });
+      ok("kineto: a filter that keeps nothing says so", empty[0] === 1 && /No allocations match/.test(empty[1]), JSON.stringify(empty));
+      await page.evaluate(() => document.getElementById("table").scrollIntoView());
+      await page.screenshot({ path: path.join(shots, `${kind}-norows.png`) });
+      await fill("#f-text", "");
+      const h = await page.evaluate(() => { const rows = [...document.querySelectorAll("#table tbody tr")].slice(0, 20); const hs = rows.map((r) => r.getBoundingClientRect().height); const rc = document.querySelector("#table td.reason"); return { max: Math.max(...hs), min: Math.min(...hs), reason: !!rc, title: rc ? rc.title : "" }; });
+      ok("kineto: table rows one line each (reason clipped, full text in its tooltip)", h.reason && h.max <= h.min + 1 && h.max < 30 && h.title.length > 0, JSON.stringify(h));
+      await page.evaluate(() => document.getElementById("table").scrollIntoView());
+      await page.screenshot({ path: path.join(shots, `${kind}-table.png`) });
+    }
+    if (kind === "tiny") { // a few bytes: whole-byte ticks, counts in words
+      const labels = await page.evaluate(() => [...document.querySelectorAll(".u-axis")].map((e) => e.textContent).join(" | "));
+      ok("tiny: no fractional-byte tick", !/\d\.\d+ B\b/.test(labels), labels);
+      const all = await page.evaluate(() => document.body.innerText);
+      const glued = all.match(/\b1 (allocations|events|frees|rows|bars|bands|lanes|notes)\b/g);
+      ok("tiny: no '1 allocations'", !glued, String(glued));
+    }
     console.log(`# ${kind}: ${seen.join(" | ")}`);
     const base = kind.replace(/^served-/, "");
     if (base !== kind && notes[base])

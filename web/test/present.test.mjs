@@ -32,6 +32,11 @@ test("component curves: no two of the first eight colours alike (no near-identic
   for (let i = 0; i < colours.length; i++) for (let j = i + 1; j < colours.length; j++)
     assert.ok(dist(colours[i], colours[j]) > 25, `${colours[i]} and ${colours[j]} are too alike (${dist(colours[i], colours[j]).toFixed(1)})`);
   assert.deepEqual(colours, CURVE_COLOURS.slice(0, 8));
+  // Ascend's "GE module" (component GE, kind reserved) is not drawn as "GE reserved"
+  const mod = { curves: dev.curves.concat([{ group: "component", of: "GE", kind: "reserved", label: "GE module" }]) };
+  const sm = CurveView.styles(CurveView.curvesFor(mod, "component"), "component");
+  const ge = sm[5], gm = sm[sm.length - 1];
+  assert.ok(ge.colour !== gm.colour || String(ge.dash) !== String(gm.dash), JSON.stringify([ge, gm]));
   // allocated solid, reserved dashed: their swatches differ
   assert.notEqual(markerDash(st[0].dash), markerDash(st[1].dash));
 });
