@@ -13,6 +13,10 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getTrace(rank, t0, t1, px, {q})            the Trace view's window: slices >= 1 px, sub-pixel runs merged per lane
+//   getSliceDetail(rank, id)                   one slice: args, stack, launcher / launched, operator, flows
+//   findSlice(rank, q, after, dir)             the search's next (previous) match
+//   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
