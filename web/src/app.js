@@ -377,7 +377,9 @@ class App {
   // Windowed sources: the allocations of the window, keeping the selection.
   async refreshAllocs() {
     const st = this.state, sel = this.idOf(st.selected);
+    const req = (this.allocsReq = (this.allocsReq || 0) + 1);
     const a = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), sel);
+    if (req !== this.allocsReq) return; // a later window's answer won (fast zooming): never draw an older one
     this.allocs = a;
     this.timeline.setData(a);
     st.selected = sel >= 0 ? a.localOf(sel) : -1;

@@ -160,7 +160,8 @@ export class CurveView {
   }
 
   plotLeft() { return this.u ? this.u.bbox.left / devicePixelRatio : AXIS_W; }
-  plotWidth() { return this.u ? this.u.bbox.width / devicePixelRatio : 800; }
+  // before the chart is built: the width it will have (the first window's bars are asked for it)
+  plotWidth() { return this.u ? this.u.bbox.width / devicePixelRatio : Math.max(1, (this.el.clientWidth || 900) - AXIS_W - PAD_RIGHT); }
 
   async refresh() {
     const app = this.app, st = app.state;

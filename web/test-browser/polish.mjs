@@ -33,14 +33,22 @@ try {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
+    const allocPx = []; // the widths the served page asked the bars for
+    page.on("request", (r) => { const m = /\/api\/allocs\?.*\bpx=(\d+)/.exec(r.url()); if (m) allocPx.push(+m[1]); });
     const url = /^https?:/.test(where) ? where : pathToFileURL(path.resolve(where)).href;
-    await page.goto(url);
+    // opened straight on the Memory tab: no tab switch redraws it
+    await page.goto(url + "#view=memory");
     await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 60000 });
-    if (await page.$('.vtab[data-view="memory"]')) await page.click('.vtab[data-view="memory"]');
+    if (await page.$('.vtab[data-view="memory"]') && !(await page.isVisible("#tl-note"))) await page.click('.vtab[data-view="memory"]');
     await page.waitForTimeout(800);
     ok(`${kind}: page starts`, !errors.length, errors.join("; "));
     await page.screenshot({ path: path.join(shots, `${kind}.png`) });
     // the timeline's counts in a few states: opened, regrouped, narrower, zoomed to the peak
+    if (allocPx.length) {
+      const W = await page.evaluate(() => window.__memlens.app.timeline.W());
+      console.log(`# ${kind}: allocs asked for px ${allocPx.join(",")}; the timeline is ${W} px`);
+      ok(`${kind}: the bars drawn were counted for the timeline's width`, allocPx[allocPx.length - 1] === W, `last px ${allocPx[allocPx.length - 1]}, W ${W}`);
+    }
     const counts = async () => (await text(page, "#tl-note")).replace(/ \(lanes [^)]*\)/, "").trim();
     const seen = [await counts()];
     await page.selectOption("#sel-group", kind.includes("ascend") ? "component" : "op").catch(() => {});
@@ -55,6 +63,14 @@ try {
     await page.click("#btn-peak").catch(() => {});
     await page.waitForTimeout(1200);
     seen.push(await counts());
+    // zooming fast: windows asked one after the other, answers in any order; the last one drawn
+    await page.evaluate(() => {
+      const app = window.__memlens.app, d = app.dev(), w = (a, b) => [d.t0 + a * (d.t1 - d.t0), d.t0 + b * (d.t1 - d.t0)];
+      for (const [a, b] of [[0, 1], [0.1, 0.9], [0.2, 0.8], [0.25, 0.7], [0.3, 0.6]]) app.setWindow(...w(a, b));
+    });
+    await page.waitForTimeout(2000);
+    seen.push(await counts());
+    await page.screenshot({ path: path.join(shots, `${kind}-zoomed.png`) });
     notes[kind] = seen;
     if (kind === "ascend") { // the component view's legend: a dashed swatch for a dashed series, no twin colours
       const m = await page.evaluate(() => [...document.querySelectorAll("#p-curves .u-legend .u-series, .u-legend .u-series")].slice(0, 20).map((e) => {
