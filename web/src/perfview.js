@@ -4,7 +4,7 @@
 // grouping, debounced search, CSV/TSV; the top-entries chart; a PerfTable;
 // a detail panel for the selected row that Esc closes).
 
-import { escapeHtml, fmtDur, groupDigits } from "./format.js";
+import { escapeHtml, fmtDur, groupDigits, plural } from "./format.js";
 import { PerfTable, ptDownload, ptCopy } from "./perftable.js";
 
 // A ratio 0-1 as "12.3 %"; null as "–".
@@ -99,7 +99,7 @@ export class PerfTableView {
     q(".pv-copy").addEventListener("click", async (e) => {
       if (!this.table) return;
       const text = this.table.exportText("tsv");
-      pvFlash(e.target, (await ptCopy(text)) === "Copied" ? `Copied ${groupDigits(this.table.idx.length)} rows` : "Copy blocked");
+      pvFlash(e.target, (await ptCopy(text)) === "Copied" ? `Copied ${plural(this.table.idx.length, "row")}` : "Copy blocked");
     });
     q(".pv-csv").addEventListener("click", () => {
       if (!this.table) return;
@@ -149,7 +149,7 @@ export class PerfTableView {
   // After each filter or sort: the count and the chart of the top rows.
   refreshed() {
     const t = this.table, n = t.idx.length, all = t.rows.length;
-    this.countEl.textContent = n === all ? `${groupDigits(all)} rows` : `${groupDigits(n)} of ${groupDigits(all)} rows`;
+    this.countEl.textContent = n === all ? plural(all, "row") : `${groupDigits(n)} of ${plural(all, "row")}`;
     const sc = t.col(t.sort);
     const m = sc && sc.num && sc.chart !== false ? sc : t.col(this.cfg.metric.key);
     const idx = m === sc && t.dir < 0 ? t.idx : null;
