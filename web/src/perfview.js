@@ -86,7 +86,7 @@ export function pvHistogram(hist, opts = {}) {
   if (!total) return "";
   let lo = bins[0].b, hi = bins[bins.length - 1].b;
   for (let k = 0; hi - lo + 1 < 8; k++) { if (k % 2 && lo > 0) lo--; else hi++; } // at least 8 bins wide
-  const nb = hi - lo + 1, W = 320, H = 118, L = 34, R = 8, T = 10, B = 34, pw = W - L - R, ph = H - T - B;
+  const nb = hi - lo + 1, W = 320, H = 118, L = 34, R = 20, T = 10, B = 34, pw = W - L - R, ph = H - T - B;
   const bw = pw / nb, max = Math.max(...bins.map((x) => x.n));
   const X = (b) => L + (b - lo) * bw;
   // a duration's place on the axis: its bin, then linearly within it
@@ -103,12 +103,12 @@ export function pvHistogram(hist, opts = {}) {
     const tip = `${pvNsShort(x.lo)} – ${pvNsShort(x.hi)}: ${plural(x.n, "call")} (${(100 * x.n / total).toFixed(1)} %)`;
     h += `<rect class="pv-hbar" data-n="${x.n}" data-tip="${escapeHtml(tip)}" x="${(X(x.b) + 0.5).toFixed(1)}" y="${(T + ph - bh).toFixed(1)}" width="${Math.max(1, bw - 1).toFixed(1)}" height="${bh.toFixed(1)}" fill="${col}"><title>${escapeHtml(tip)}</title></rect>`;
   }
-  // ticks at the decades (every bin bound when few), labels at least ~44 units apart
+  // ticks at every bin bound, longer at the decades; labels at the decades, at least ~44 units apart
   const every = Math.max(1, Math.ceil(44 / (bw * 3)));
   for (let b = lo; b <= hi + 1; b++) {
     const decade = b % 3 === 0, x = X(b).toFixed(1);
     h += `<line x1="${x}" x2="${x}" y1="${T + ph}" y2="${T + ph + (decade ? 4 : 2)}" class="axis"/>`;
-    if ((decade && (b / 3) % every === 0) || (nb <= 9 && bw >= 30)) h += `<text x="${x}" y="${T + ph + 14}" class="lab" text-anchor="middle">${pvNsShort(pvBinLower(b))}</text>`;
+    if (decade && (b / 3) % every === 0) h += `<text x="${x}" y="${T + ph + 14}" class="lab" text-anchor="middle">${pvNsShort(pvBinLower(b))}</text>`;
   }
   h += `<text x="${L + pw / 2}" y="${H - 3}" class="lab" text-anchor="middle">${escapeHtml(opts.axis || "duration per call (log scale)")}</text>`;
   if (opts.mean > 0) {
