@@ -91,7 +91,7 @@ export function pvHistogram(hist, opts = {}) {
   const X = (b) => L + (b - lo) * bw;
   // a duration's place on the axis: its bin, then linearly within it
   const xOf = (ns) => { const b = pvBinOf(ns), a = pvBinLower(b), z = pvBinLower(b + 1); return X(b + Math.min(1, Math.max(0, (ns - a) / (z - a)))); };
-  const col = opts.colour || OKABE_ITO[0];
+  const col = opts.colour || "var(--accent)";
   let h = `<svg class="pv-hist" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="histogram of ${plural(total, "call")} by duration">`;
   h += `<line x1="${L}" x2="${W - R}" y1="${T + ph}" y2="${T + ph}" class="axis"/><line x1="${L}" x2="${L}" y1="${T}" y2="${T + ph}" class="axis"/>`;
   h += `<line x1="${L - 3}" x2="${W - R}" y1="${T}" y2="${T}" class="axis" stroke-dasharray="2 3"/>`;
@@ -101,7 +101,7 @@ export function pvHistogram(hist, opts = {}) {
     if (!x.n) continue;
     const bh = Math.max(1.5, ph * x.n / max);
     const tip = `${pvNsShort(x.lo)} – ${pvNsShort(x.hi)}: ${plural(x.n, "call")} (${(100 * x.n / total).toFixed(1)} %)`;
-    h += `<rect class="pv-hbar" data-n="${x.n}" data-tip="${escapeHtml(tip)}" x="${(X(x.b) + 0.5).toFixed(1)}" y="${(T + ph - bh).toFixed(1)}" width="${Math.max(1, bw - 1).toFixed(1)}" height="${bh.toFixed(1)}" fill="${col}"><title>${escapeHtml(tip)}</title></rect>`;
+    h += `<rect class="pv-hbar" data-n="${x.n}" data-tip="${escapeHtml(tip)}" x="${(X(x.b) + 0.5).toFixed(1)}" y="${(T + ph - bh).toFixed(1)}" width="${Math.max(1, bw - 1).toFixed(1)}" height="${bh.toFixed(1)}" style="fill:${col}"><title>${escapeHtml(tip)}</title></rect>`;
   }
   // ticks at every bin bound, longer at the decades; labels at the decades, at least ~44 units apart
   const every = Math.max(1, Math.ceil(44 / (bw * 3)));
@@ -129,7 +129,7 @@ export function pvSlowest(slowest, name) {
 // The heading and body of a detail's per-call section: histogram and the slowest calls.
 export function pvPerCall(r, opts = {}) {
   if (!r || !r.hist) return "";
-  const lg = `<span class="lg"><i style="background:${OKABE_ITO[0]}"></i>calls</span>` + (opts.mean > 0 ? ` <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span>` : "");
+  const lg = `<span class="lg"><i style="background:var(--accent)"></i>calls</span>` + (opts.mean > 0 ? ` <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span>` : "");
   let h = `<h3>${escapeHtml(opts.title || "Duration per call")} ${lg}</h3>` + pvHistogram(r.hist, opts) + '<div class="pv-hist-cap muted">&nbsp;</div>';
   if (r.slowest && r.slowest.length) h += `<h3>Slowest call${r.slowest.length === 1 ? "" : "s"}</h3>` + pvSlowest(r.slowest, r.name);
   return h;
