@@ -104,6 +104,8 @@ roles = ["kernel_ns", "memcpy_ns", "memset_ns", "communication_ns", "runtime_ns"
 ok = all(sum(s[k] for k in roles) == s["total_ns"] and min(s[k] for k in roles) >= 0 for s in r["steps"])
 ok = ok and all(o["host_self_ns"] >= 0 and o["device_total_ns"] >= o["device_self_ns"] >= 0 for o in r["operators"]["by_name"])
 ok = ok and all(0 <= (d["utilization"] or 0) <= 1 for d in r["devices"])
+ops = {o["name"] for o in r["operators"]["by_name"]}
+ok = ok and all(k["op"] is None or k["op"] in ops for k in r["kernels"]["by_op"])  # the views link up
 print(ok)')" True
 done
 # Every Kineto trace and Ascend run of the shared data: perf and perf --json never fail;

@@ -66,9 +66,12 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             VEC_PUSH(&by_name, a);
         }
         add(&by_name.v[out->row_of_name[nm]], s->dur.v[i], ki);
-        /* by (name, op): the operator's name, 0 for the roots and the unowned */
+        /* by (name, op): the innermost operator over the launch (a row of the
+         * operator table), 0 when none (launched from a root, a step or an
+         * annotation outside every operator) */
         uint32_t o = tree && tree->owner ? tree->owner[i] : ML_NONE32;
-        ml_str op = o != ML_NONE32 && tree->slice[o] != ML_NONE32 ? s->name.v[tree->slice[o]] : 0;
+        while (o != ML_NONE32 && !(tree->flags[o] & ML_NODE_OPERATOR)) o = tree->parent[o];
+        ml_str op = o != ML_NONE32 ? s->name.v[tree->slice[o]] : 0;
         VEC_PUSH(&ks, (uint32_t)i);
         VEC_PUSH(&key, (int64_t)((uint64_t)nm << 32 | op));
     }

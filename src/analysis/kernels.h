@@ -3,6 +3,10 @@
  * the operator that launched them (optree.h), as the TensorBoard profiler
  * plugin's kernel tables (kernel_parser.py, op_agg.py).
  *
+ * Unlike the plugin, which names the node that owns the runtime call (a
+ * ProfilerStep#, an annotation such as nccl:all_reduce), "by operator" means
+ * the innermost operator of the Operator view, so the two views link up.
+ *
  * Blocks per SM and achieved occupancy are means weighted by each call's
  * duration, a call that lacks the figure counting as 0 (the plugin's
  * fillna(0)); they are unknown (< 0) when no kernel of the trace has them.
@@ -18,7 +22,8 @@
 
 typedef struct ml_kernel_row {
     ml_str name;
-    ml_str op;              /* by_op: the launching operator's name, 0 if none ("N/A") */
+    ml_str op;              /* by_op: the innermost operator (a row of the operator table)
+                             * over the launch, 0 if none */
     int64_t calls, total_ns, min_ns, max_ns;
     double blocks_per_sm, occupancy; /* weighted means, < 0 unknown */
     bool tensor_cores;      /* the name is on the Tensor Core allowlist */

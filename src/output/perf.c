@@ -90,7 +90,8 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_row *rows,
         jw_key(w, "name"); jw_str(w, ml_s(p, r->name));
         if (op) {
             jw_key(w, "op");
-            jw_str(w, r->op ? ml_s(p, r->op) : "N/A");
+            if (r->op) jw_str(w, ml_s(p, r->op));
+            else jw_null(w);
         }
         jw_key(w, "calls"); jw_i64(w, r->calls);
         jw_key(w, "total_ns"); jw_i64(w, r->total_ns);

@@ -47,6 +47,11 @@ static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
     bool show[ML_ROLE__COUNT];
     for (int r = 0; r < ML_ROLE__COUNT; r++) show[r] = st->avg[r] > 0 || r == ML_ROLE_KERNEL || r == ML_ROLE_OTHER;
     fprintf(f, "Steps%s\n", st->whole_trace ? " (no ProfilerStep#: the whole trace is one step)" : "");
+    if (st->steps.len) {
+        char t0[64], t1[64];
+        fprintf(f, "  from %s to %s\n", ml_fmt_time(st->begin, p->time_is_absolute, t0, sizeof t0),
+                ml_fmt_time(st->end, p->time_is_absolute, t1, sizeof t1));
+    }
     fprintf(f, "  %-14s %11s", "step", "total");
     for (int r = 0; r < ML_ROLE__COUNT; r++)
         if (show[r]) fprintf(f, " %11s", heads[r]);
@@ -124,12 +129,18 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
     const int fixed = 2 + 8 + 4 * 12 + 3 + 2; /* "  calls dev-self dev-total host-self host-total TC  " */
     int cols = name_cols(o->width, fixed);
     int namew = 0;
-    if (shape) { /* name column as wide as the longest name, at most half the room */
+    if (shape) { /* name column as wide as the longest name, leaving the shapes their room */
+        int shapew = 0;
         for (size_t i = 0; i < n; i++) {
             int c = ml_text_cols(ml_s(p, ops->v[i].name));
             if (c > namew) namew = c;
+            c = ops->v[i].shape ? ml_text_cols(ml_s(p, ops->v[i].shape)) : 0;
+            if (c > shapew) shapew = c;
         }
-        if (cols > 0 && namew > cols / 2) namew = cols / 2;
+        if (cols > 0) {
+            int room = cols - shapew - 2 > cols / 2 ? cols - shapew - 2 : cols / 2;
+            if (namew > room) namew = room;
+        }
     }
     fprintf(f, "  %8s %11s %11s %11s %11s %2s  %s\n", "calls", "dev self", "dev total", "host self", "host total", "TC",
             shape ? "name, input shape" : "name");
@@ -145,9 +156,11 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
             size_t cap = 4 * (size_t)namew + 8;
             char *buf = malloc(cap);
             const char *fit = buf ? ml_fit(nm, namew, 0, buf, cap) : nm;
-            fprintf(f, "%s%*s  ", fit, namew - ml_text_cols(fit) > 0 ? namew - ml_text_cols(fit) : 0, "");
+            const char *sh = r->shape ? ml_s(p, r->shape) : "";
+            if (*sh) fprintf(f, "%s%*s  ", fit, namew - ml_text_cols(fit) > 0 ? namew - ml_text_cols(fit) : 0, "");
+            else fputs(fit, f);
             free(buf);
-            put_name(f, r->shape ? ml_s(p, r->shape) : "", cols > 0 ? cols - namew - 2 : 0, 0);
+            put_name(f, sh, cols > 0 ? cols - namew - 2 : 0, 0);
         }
         fputc('\n', f);
     }

@@ -7,12 +7,26 @@ import { escapeHtml, groupDigits, fmtBytes } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf, pvFlash } from "./perfview.js";
 import { PerfTable, ptCopy, ptDownload } from "./perftable.js";
 
+// The parts of a step as the analyses count them (distributed.h): computation and
+// communication each include their overlap; other = step + overlap - both.
 export const DIST_PARTS = [
   { key: "computation_ns", label: "Computation", colour: "#0072B2" },
   { key: "overlap_ns", label: "Overlap", colour: "#009E73" },
   { key: "communication_ns", label: "Communication", colour: "#CC79A7" },
   { key: "other_ns", label: "Other", colour: "#999999" },
 ];
+
+// The segments drawn, which add up to the step: computation and communication
+// without their overlap, the overlap once, other.
+export function distSegments(r) {
+  const ov = r.overlap_ns || 0;
+  return [
+    { part: DIST_PARTS[0], v: Math.max(0, (r.computation_ns || 0) - ov), label: "Computation only" },
+    { part: DIST_PARTS[1], v: ov, label: "Overlap (communication during computation)" },
+    { part: DIST_PARTS[2], v: Math.max(0, (r.communication_ns || 0) - ov), label: "Communication only" },
+    { part: DIST_PARTS[3], v: r.other_ns || 0, label: "Other" },
+  ];
+}
 
 // Per rank: the mean of each part over its steps (step: one step's name, or null for all).
 export function distByRank(stepRows, step) {
@@ -31,19 +45,19 @@ export function distByRank(stepRows, step) {
 
 function distBars(rows, slowest, width) {
   const W = Math.max(500, width || 900), rowH = 26, L = 90, R = 90, H = rows.length * rowH + 6;
-  const tot = (r) => DIST_PARTS.reduce((a, p) => a + r[p.key], 0);
+  const tot = (r) => distSegments(r).reduce((a, x) => a + x.v, 0);
   const max = Math.max(1, ...rows.map(tot));
   let g = "";
   rows.forEach((r, k) => {
-    const y = 4 + k * rowH;
+    const y = 4 + k * rowH, t = tot(r);
     let x = L;
     g += `<text x="${L - 8}" y="${y + 15}" text-anchor="end" class="lab${r.rank === slowest ? " warn" : ""}">rank ${r.rank}${r.rank === slowest ? " ▲" : ""}</text>`;
-    for (const p of DIST_PARTS) {
-      const w = ((W - L - R) * r[p.key]) / max;
-      if (w > 0) g += `<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${p.colour}"><title>rank ${r.rank} · ${p.label}: ${pvNs(r[p.key])} (${pvPct(r[p.key] / (tot(r) || 1))})</title></rect>`;
+    for (const sgm of distSegments(r)) {
+      const w = ((W - L - R) * sgm.v) / max;
+      if (w > 0) g += `<rect x="${x.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${sgm.part.colour}"><title>rank ${r.rank} · ${sgm.label}: ${pvNs(sgm.v)} (${pvPct(sgm.v / (t || 1))}) · computation ${pvNs(r.computation_ns)}, communication ${pvNs(r.communication_ns)} in all</title></rect>`;
       x += w;
     }
-    g += `<text x="${(x + 6).toFixed(1)}" y="${y + 15}" class="lab">${pvNs(tot(r))}</text>`;
+    g += `<text x="${(x + 6).toFixed(1)}" y="${y + 15}" class="lab">${pvNs(t)}</text>`;
   });
   return `<svg class="pv-dist" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="step time per rank">${g}</svg>`;
 }
@@ -98,7 +112,8 @@ export class DistributedView {
     const d = perf.distributed || distFromSteps(perf, (this.app.meta.ranks[rank] || {}).rank ?? rank);
     if (derived && slowest == null && rows.length) {   // the rank whose steps take longest on average
       const by = distByRank(rows, "");
-      slowest = by.reduce((a, r) => (DIST_PARTS.reduce((x, p) => x + r[p.key], 0) > DIST_PARTS.reduce((x, p) => x + a[p.key], 0) ? r : a)).rank;
+      const len = (r) => distSegments(r).reduce((x, sg) => x + sg.v, 0);
+      slowest = by.reduce((a, r) => (len(r) > len(a) ? r : a)).rank;
     }
     if (world === 0) world = Math.max(0, ...this.app.meta.ranks.map((r) => r.world_size || 0));
     if (!d && !rows.length) {
@@ -121,7 +136,7 @@ export class DistributedView {
         <label class="sel">step <select class="pv-step"><option value="">average of all steps</option>${steps.map((s) => `<option${s === this.step ? " selected" : ""}>${escapeHtml(s)}</option>`).join("")}</select></label>
         <span class="spacer"></span>${DIST_PARTS.map((p) => `<span class="lg"><i style="background:${p.colour}"></i>${p.label}</span>`).join(" ")}</div>
         <div class="pv-distbars"></div>
-        <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Overlap: communication that ran while a kernel computed. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div></section>
+        <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Computation and communication are drawn without their overlap (communication that ran while a kernel computed), drawn once between them; the tooltips give each in all. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div></section>
       <section class="panel pv-main"><div class="bar"><h2>Collective operations (rank ${escapeHtml(String((this.app.meta.ranks[rank] || {}).rank ?? rank))})</h2>
         <input type="search" class="pv-search" placeholder="search collectives" size="24"><span class="spacer"></span>
         <button class="pv-copy">Copy TSV</button><button class="pv-csv">Download CSV</button></div><div class="pv-table pv-coll"></div></section>`;

@@ -13,6 +13,10 @@
 //   getCategoryCurve(rank, dev, t0, t1, px)    the category chart: band tops, exact (stack.js)
 //   getStackBase(rank, dev, t0, t1, px)        per column: curve's highest instant, value, before-trace part
 //   getExport(query, fmt)                      every row the table's filter keeps, as "csv" or "tsv" text
+//   getTrace(rank, t0, t1, px, {q})            the Trace view's window: slices >= 1 px, sub-pixel runs merged per lane
+//   getSliceDetail(rank, id)                   one slice: args, stack, launcher / launched, operator, flows
+//   findSlice(rank, q, after, dir)             the search's next (previous) match
+//   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
@@ -27,7 +31,7 @@ import { decodeColumn, decodeFrame, upperBound } from "./decode.js";
 import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
-import { makeClock, BEFORE_TRACE } from "./format.js";
+import { makeClock, BEFORE_TRACE, plural } from "./format.js";
 import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, embeddedFindSlice, httpGetTrace, httpSliceDetail, httpTraceJsonUrl, httpFindSlice } from "./tracesource.js";
 
 export class EmbeddedSource {
@@ -400,9 +404,10 @@ export class HttpSource {
     a.total = j.total;
     a.summarised = j.summarised;
     a.summarisedBytes = j.summarised_bytes;
-    a.windowNote = j.summarised ? `${j.summarised} allocations narrower than 1 px in this window` : "";
+    a.windowNote = j.summarised ? `${plural(j.summarised, "allocation")} narrower than 1 px in this window` : "";
     // the narrow ones, counted per pixel column and group (lanes.js visibleBars)
     if (j.small_x) a.small = { x: j.small_x, group: j.small_group, n: j.small_n, W: clampPx(px || 1000), t0, t1 };
+    a.fetched = { t0, t1, W: clampPx(px || 1000) }; // the window and width they were chosen for (present.js allocsFit)
     this.current.set(rank + "/" + dev, a);
     return a;
   }

@@ -16,7 +16,8 @@
 // getMeta / getCurve for the memory track (web/DATA.md); state.rank.
 
 import { makeClock, fmtDur, fmtBytes, escapeHtml, groupDigits, isDark } from "./format.js";
-import { layoutTracks, KIND } from "./tracedata.js";
+import { layoutTracks } from "./tracedata.js";
+import { upperBound } from "./decode.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -39,6 +40,8 @@ const CSS = `
 .tr-lab { position: absolute; left: 0; right: 0; padding: 1px 8px; font-size: 12px; line-height: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .tr-lab .p { display: block; color: var(--muted); font-size: 10.5px; line-height: 12px; overflow: hidden; text-overflow: ellipsis; }
 .tr-lab.mem { color: var(--accent); }
+.tr-lab.deep { cursor: pointer; }
+.tr-tog { display: inline-block; width: 12px; color: var(--muted); }
 .tr-canvas { flex: 1; min-width: 0; display: block; cursor: grab; }
 .tr-canvas.drag { cursor: grabbing; }
 .tr-tip { position: absolute; pointer-events: none; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: 12px; max-width: 520px; box-shadow: 0 2px 8px rgba(0,0,0,.15); z-index: 5; }
@@ -148,6 +151,9 @@ class TraceView {
     this.body.classList.remove("has-detail");
     this.data = null;
     this.scrollY = 0;
+    this.depths = new Map();     // track ids are the rank's own
+    this.collapsed = new Set();
+    this.noteEl.textContent = "";
     const tr = r && r.trace;
     this.body.hidden = !tr;
     this.emptyEl.hidden = !!tr;
@@ -168,6 +174,7 @@ class TraceView {
     if (tr.n != null && tr.n < tr.total)
       notes.push(`This report holds the ${groupDigits(tr.n)} longest of ${groupDigits(tr.total)} slices (those shorter than ${fmtDur(tr.cut_ns)} are left out); <code>memlens serve</code> shows them all.`);
     this.noteEl.innerHTML = notes.join(" ");
+    this.capNote = this.noteEl.textContent;
     this.corner.textContent = "";
     this.layoutLabels(null);
     this.redraw();
@@ -183,7 +190,8 @@ class TraceView {
       if (!this.dirtyLayout && this.lay) return;
     }
     this.dirtyLayout = false;
-    const laneOf = new Map(this.tracks.map((t) => [t.id, { length: Math.max(1, t.depths || 1, depths.get(t.id) || 1) }]));
+    const collapsed = this.collapsed || (this.collapsed = new Set());
+    const laneOf = new Map(this.tracks.map((t) => [t.id, { length: collapsed.has(t.id) ? 1 : Math.max(1, t.depths || 1, depths.get(t.id) || 1) }]));
     this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: MEM_H, mem: m })), 30);
     const html = [];
     for (const row of this.lay.rows) {
@@ -192,7 +200,9 @@ class TraceView {
         html.push(`<div class="tr-lab mem" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}">${escapeHtml(m.label)}<span class="p">${escapeHtml(m.sub)}</span></div>`);
       } else {
         const t = row.t;
-        html.push(`<div class="tr-lab" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}" data-track="${t.id}" title="${escapeHtml(t.process + " · " + t.label)}">${escapeHtml(t.label)}<span class="p">${escapeHtml(t.process)}</span></div>`);
+        const deep = Math.max(t.depths || 1, depths.get(t.id) || 1) > 1, shut = this.collapsed.has(t.id);
+        const tog = deep ? `<span class="tr-tog" title="${shut ? "show all its rows" : "show its top row only"}">${shut ? "▸" : "▾"}</span>` : "";
+        html.push(`<div class="tr-lab${deep ? " deep" : ""}" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}" data-track="${t.id}" title="${escapeHtml(t.process + " · " + t.label)}${deep ? " (click to " + (shut ? "expand" : "collapse") + ")" : ""}">${tog}${escapeHtml(t.label)}<span class="p">${escapeHtml(t.process)}</span></div>`);
       }
     }
     this.labels.innerHTML = html.join("");
@@ -300,6 +310,14 @@ class TraceView {
     q(".tr-reset").addEventListener("click", () => this.setWindow(this.lo, this.hi));
     q(".tr-download").addEventListener("click", () => this.download());
     q(".tr-perfetto").addEventListener("click", () => this.openPerfetto());
+    this.labels.addEventListener("click", (e) => {
+      const l = e.target.closest(".tr-lab.deep");
+      if (!l) return;
+      const id = +l.dataset.track;
+      if (this.collapsed.has(id)) this.collapsed.delete(id); else this.collapsed.add(id);
+      this.layoutLabels(null);
+      this.draw();
+    });
     this.detailEl.addEventListener("click", (e) => {
       const a = e.target.closest("a[data-id]");
       if (a) { e.preventDefault(); this.select(+a.dataset.id, true); }
@@ -362,8 +380,10 @@ class TraceView {
       }
       curves.forEach((c, i) => { this.mem[i].data = c; });
       this.perf.fetchMs = performance.now() - started;
+      if (this.failed) { this.failed = false; this.noteEl.textContent = this.capNote || ""; }
       this.draw();
     } catch (e) {
+      this.failed = true;
       this.noteEl.textContent = "Cannot read the trace: " + e.message;
     } finally {
       this.inflight = false;
@@ -411,7 +431,8 @@ class TraceView {
       const mergedFill = dark ? "rgba(154,163,178,0.55)" : "rgba(93,102,120,0.45)";
       const mergedHit = dark ? "#F0A050" : "#D55E00";
       for (let i = 0; i < M.track.length; i++) {
-        const y = this.lay.yOf(M.track[i], M.depth[i]) - sy;
+        const y0 = this.lay.yOf(M.track[i], M.depth[i]), y = y0 - sy;
+        if (y0 < 0) continue;
         if (y < -ROW || y > h) continue;
         const x0 = X(d.mt0[i]), x1 = X(d.mt1[i]);
         if (x1 < 0 || x0 > w) continue;
@@ -423,7 +444,8 @@ class TraceView {
       ctx.textBaseline = "middle";
       const texts = [];
       for (let i = 0; i < S.id.length; i++) {
-        const y = this.lay.yOf(S.track[i], S.depth[i]) - sy;
+        const y0 = this.lay.yOf(S.track[i], S.depth[i]), y = y0 - sy;
+        if (y0 < 0) continue;
         if (y < -ROW || y > h) continue;
         let x0 = X(S.ts[i]), x1 = X(S.ts[i] + S.dur[i]);
         if (x1 < 0 || x0 > w) continue;
@@ -607,11 +629,24 @@ class TraceView {
     return null;
   }
 
+  // The memory track under (x, y): {m, t, v} (the value in force at t), or null.
+  memAt(x, y) {
+    const yy = y + this.scrollY;
+    const row = this.lay && this.lay.rows.find((r) => r.extra && yy >= r.y && yy < r.y + r.h);
+    const m = row && row.extra.mem;
+    if (!m || !m.data || !m.data.t.length) return null;
+    const t = this.t0 + x * (this.t1 - this.t0) / (this.canvas.clientWidth || 1000);
+    const k = upperBound(m.data.t, t) - 1;
+    return k < 0 ? null : { m, t, v: m.data.v[k] };
+  }
+
   hover(x, y) {
     const p = this.pick(x, y), d = this.data;
-    if (!p) { this.tip.hidden = true; return; }
+    const mem = p ? null : this.memAt(x, y);
+    if (!p && !mem) { this.tip.hidden = true; return; }
     let html;
-    if (p.slice != null) {
+    if (mem) html = `<b>${escapeHtml(mem.m.label)}</b> ${escapeHtml(mem.m.sub)}: ${fmtBytes(mem.v)}<br>${escapeHtml(this.fmtTime(mem.t, 1))}`;
+    else if (p.slice != null) {
       const S = d.slices, i = p.slice;
       html = `<b>${escapeHtml(d.strings[S.name[i]] || "")}</b><br>${fmtDur(S.dur[i])} · ${escapeHtml(this.fmtTime(S.ts[i], 1))}`;
     } else {

@@ -161,5 +161,6 @@ export function layoutTracks(tracks, laneOf, rowH = 18, gap = 6, extra = [], min
     y += h + gap;
   }
   const at = new Map(rows.filter((r) => !r.extra).map((r) => [r.track, r]));
-  return { rows, height: y, rowH, yOf: (track, depth) => { const r = at.get(track); return r ? r.y + depth * rowH : -1; } };
+  // -1: no such track, or a depth below its rows (a collapsed track)
+  return { rows, height: y, rowH, yOf: (track, depth) => { const r = at.get(track); return r && depth < r.depths ? r.y + depth * rowH : -1; } };
 }

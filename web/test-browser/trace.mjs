@@ -52,12 +52,31 @@ try {
   console.log("time trace_interactive_ms " + (Date.now() - t0));
   const view = () => page.evaluate(() => { const v = window.TV(); return { t0: v.t0, t1: v.t1, axis: (v.axisLabels || []).join("|"), sel: v.sel && v.sel.id, slices: v.data.slices.id.length, merged: v.data.merged.track.length }; });
 
-  const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.firstChild && e.firstChild.textContent));
+  const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.textContent));
   ok("lanes are labelled as HTML (threads and streams)", labels.some((l) => /thread|python/i.test(l)) && labels.some((l) => /stream/i.test(l)), labels.slice(0, 8).join(", "));
   const mem = await page.evaluate(() => { const v = window.TV(); return { devs: (v.rank.devices || []).length, labs: document.querySelectorAll(".tr-lab.mem").length, drawn: v.mem.filter((m) => m.data && m.data.t.length).length }; });
-  if (mem.devs) ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
+  if (mem.devs) {
+    ok("the rank's memory curves are tracks on the same axis", mem.labs > 0 && mem.drawn === mem.labs, JSON.stringify(mem));
+    const cb = await (await page.$(".tr-canvas")).boundingBox();
+    const my = await page.evaluate(() => { const v = window.TV(), r = v.lay.rows.find((x) => x.extra); return r.y - v.scrollY + r.h / 2; });
+    await page.mouse.move(cb.x + cb.width * 0.5, cb.y + my);
+    const tip = await page.evaluate(() => { const t = document.querySelector(".tr-tip"); return t.hidden ? "" : t.textContent; });
+    ok("hovering a memory track shows the value then", /memory .*\d.*B/.test(tip), tip);
+  }
   await page.screenshot({ path: path.join(shots, `trace-${scheme}.png`) });
 
+  // a deep track's label collapses it to its top row, and back
+  {
+    const h0 = await page.evaluate(() => window.TV().lay.height);
+    const deep = await page.$(".tr-lab.deep");
+    if (deep) {
+      await deep.click();
+      const h1 = await page.evaluate(() => window.TV().lay.height);
+      await (await page.$(".tr-lab.deep")).click();
+      const h2 = await page.evaluate(() => window.TV().lay.height);
+      ok("a click on a deep track's name collapses it and expands it again", h1 < h0 && h2 === h0, JSON.stringify([h0, h1, h2]));
+    }
+  }
   // wheel zoom at the middle: the window shrinks and the axis changes
   const cv = await page.$(".tr-canvas");
   const b = await cv.boundingBox();

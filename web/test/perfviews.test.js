@@ -106,3 +106,12 @@ test("call-stack frames shortened to the package path", async () => {
 test("kernel names: anonymous namespaces left out", () => {
   assert.equal(shortKernel("void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*)"), "at::native::max_pool_forward_nchw<…>");
 });
+
+test("distributed segments add up to the step: the overlap counted once", async () => {
+  const { distSegments } = await import("../src/distributed.js");
+  // step 100: computation 60 and communication 30 overlap 10 -> other = 100 + 10 - 60 - 30 = 20
+  const seg = distSegments({ computation_ns: 60, communication_ns: 30, overlap_ns: 10, other_ns: 20 });
+  assert.deepEqual(seg.map((x) => x.v), [50, 10, 20, 20]);
+  assert.equal(seg.reduce((a, x) => a + x.v, 0), 100);
+  assert.deepEqual(distSegments({ computation_ns: 5, communication_ns: 2, overlap_ns: null, other_ns: 1 }).map((x) => x.v), [5, 0, 2, 1]);
+});
