@@ -1099,7 +1099,10 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_id < 0 && a->py_parent < 0 &&
         a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
-    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module, a->comm};
+    bool comm = a->comm.collective || a->comm.dtype || a->comm.in_nelems != -1 || a->comm.out_nelems != -1 ||
+                a->comm.group_size != -1;
+    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module,
+                     comm ? ml_op_comm_push(k->t, &a->comm) : 0};
     return ml_op_info_push(k->t, &oi);
 }
 

@@ -60,6 +60,7 @@ void ml_trace_free(ml_trace *t)
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
     VEC_FREE(&t->op_info);
+    VEC_FREE(&t->op_comm);
     VEC_FREE(&t->kernel_info);
     VEC_FREE(&t->flows);
     VEC_FREE(&t->counters.ts); VEC_FREE(&t->counters.value); VEC_FREE(&t->counters.name);
@@ -169,6 +170,18 @@ size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
     return i;
 }
 
+uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm)
+{
+    VEC_PUSH(&t->op_comm, *comm);
+    return (uint32_t)t->op_comm.len;
+}
+
+const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info)
+{
+    static const ml_comm_args none = {0, 0, -1, -1, -1};
+    return info->comm && info->comm <= t->op_comm.len ? &t->op_comm.v[info->comm - 1] : &none;
+}
+
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
 {
     VEC_PUSH(&t->op_info, *info);
@@ -259,6 +272,14 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         tmap[i] = id;
     }
     uint32_t op_base = (uint32_t)dst->op_info.len, k_base = (uint32_t)dst->kernel_info.len;
+    uint32_t comm_base = (uint32_t)dst->op_comm.len;
+    for (size_t i = 0; i < src->op_comm.len; i++) {
+        ml_comm_args c = src->op_comm.v[i];
+        c.collective = MAP_STR(c.collective);
+        c.dtype = MAP_STR(c.dtype);
+        VEC_PUSH(&dst->op_comm, c);
+    }
+    VEC_FREE(&src->op_comm);
     VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
     VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
     for (size_t i = 0; i < src->op_info.len; i++) {
@@ -266,8 +287,7 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         o.input_dims = MAP_STR(o.input_dims);
         o.input_types = MAP_STR(o.input_types);
         o.call_stack = MAP_STR(o.call_stack);
-        o.comm.collective = MAP_STR(o.comm.collective);
-        o.comm.dtype = MAP_STR(o.comm.dtype);
+        if (o.comm) o.comm += comm_base;
         VEC_PUSH(&dst->op_info, o);
     }
     VEC_FREE(&src->op_info); /* each table of src goes as soon as it is copied: the peak stays low */
