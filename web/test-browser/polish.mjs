@@ -106,6 +106,13 @@ try {
       await page.evaluate(() => document.getElementById("table").scrollIntoView());
       await page.screenshot({ path: path.join(shots, `${kind}-table.png`) });
     }
+    if (kind === "noaddr") { // frees that cannot be matched change what the numbers mean: said openly
+      const n = await page.evaluate(() => { const imp = document.querySelector("#notes .notes-important"); return { imp: imp && imp.offsetHeight > 0 ? imp.textContent : "", folded: [...document.querySelectorAll("#notes details")].map((d) => d.textContent) }; });
+      ok("noaddr: the unmatched-frees note is shown open", /cannot be matched/.test(n.imp), JSON.stringify(n));
+      ok("noaddr: no important note folded away", !n.folded.some((t) => /cannot be matched/.test(t)), JSON.stringify(n.folded));
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: path.join(shots, `${kind}-notes.png`) });
+    }
     if (kind === "tiny") { // a few bytes: whole-byte ticks, counts in words
       const labels = await page.evaluate(() => [...document.querySelectorAll(".u-axis")].map((e) => e.textContent).join(" | "));
       ok("tiny: no fractional-byte tick", !/\d\.\d+ B\b/.test(labels), labels);
