@@ -3,12 +3,10 @@
 // that show a series' dash, whether the served allocations fit the window
 // drawn, which input notes change what the numbers mean.
 
-import { escapeHtml, plural } from "./format.js";
+import { escapeHtml, plural, LANE_COLOURS } from "./format.js";
 
-// Curve colours, distinct hues first (Okabe & Ito, then Tol's muted without
-// the near-twins of those): no two of the first eight are alike.
-export const CURVE_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#882255", "#999933",
-  "#332288", "#C9B200", "#AA4499", "#117733", "#88CCEE", "#CC6677"];
+// Curve colours: the lanes' (format.js), distinct hues first: no two of the first eight alike.
+export const CURVE_COLOURS = LANE_COLOURS;
 // The total beside the per-operator curves: neutral, no operator's colour.
 export const TOTAL_COLOUR = "#7F7F7F";
 

@@ -41,12 +41,16 @@ test("component curves: no two of the first eight colours alike (no near-identic
   assert.notEqual(markerDash(st[0].dash), markerDash(st[1].dash));
 });
 
-test("group by op: the total has its own colour, not the first operator's", () => {
+test("group by op: the total has its own colour, not the first operator's; no twin greens among operators", () => {
   const dev = { curves: [{ group: "overall", kind: "allocated", label: "allocated" }], op_curves: [{ label: "aten::mm" }, { label: "aten::add" }] };
   const st = CurveView.styles(CurveView.curvesFor(dev, "op"), "op");
   assert.equal(st[0].colour, TOTAL_COLOUR);
   assert.ok(st.slice(1).every((s) => s.colour !== st[0].colour));
   assert.notEqual(st[1].colour, st[2].colour);
+  const many = { curves: dev.curves, op_curves: Array.from({ length: 8 }, (_, k) => ({ label: "op" + k })) };
+  const cs = CurveView.styles(CurveView.curvesFor(many, "op"), "op").map((x) => x.colour);
+  for (let i = 0; i < cs.length; i++) for (let j = i + 1; j < cs.length; j++)
+    assert.ok(dist(cs[i], cs[j]) > 25, `${cs[i]} and ${cs[j]} are too alike (${dist(cs[i], cs[j]).toFixed(1)})`);
 });
 
 test("byte axes: whole-byte ticks on tiny devices (no 2.5 B, no 102.4 B)", () => {
