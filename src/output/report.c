@@ -51,16 +51,20 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     rc |= put_all(f, "<script type=\"application/json\" id=\"ml-meta\">", 45);
     rc |= put_all(f, meta.p, meta.len);
     rc |= put_all(f, "</script>\n", 10);
-    /* Each rank's perf object (the profiler views), parsed by the page when first shown. */
+    /* Each rank's perf object (the profiler views), parsed by the page when
+     * first shown; "distributed" is that of all the ranks together, computed
+     * once (NULL when they are not a distributed run). */
+    ml_distributed *dist = ps->items.len ? ml_distributed_compute(ps->items.v, ps->items.len) : NULL;
     for (size_t r = 0; r < ps->items.len && rc == 0; r++) {
         ml_buf pj = {0};
         ml_buf_printf(&pj, "<script type=\"application/json\" id=\"ml-perf-%zu\">", r);
-        if (ml_report_perf_json(ps->items.v[r], &pj)) {
+        if (ml_report_perf_json_with(ps->items.v[r], dist, &pj)) {
             ml_buf_puts(&pj, "</script>\n");
             rc |= put_all(f, pj.p, pj.len);
         }
         ml_buf_free(&pj);
     }
+    if (dist) ml_distributed_free(dist);
     rc |= put_all(f, bl.html.p ? bl.html.p : "", bl.html.len);
     rc |= put_all(f, "<script>\n", 9);
     rc |= put_all(f, ml_asset_uplot_js, ml_asset_uplot_js_len);

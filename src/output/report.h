@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "distributed.h"
 #include "err.h"
 #include "importer.h"
 #include "report_enc.h"
@@ -41,6 +42,11 @@ int64_t ml_report_first_time(const ml_profile *p);
  * <script> element; returns false (out untouched) when the rank has no time
  * side (ml_perf_unavailable says why: the rank's "perfWhy" in the meta). */
 bool ml_report_perf_json(const ml_profile *p, ml_buf *out);
+/* The same with dist, the distributed view of all the ranks loaded together
+ * (ml_distributed_compute over them, once), as the perf object's
+ * "distributed"; NULL there writes null.  ml_report_perf_json computes the
+ * rank's own, alone. */
+bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, ml_buf *out);
 
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);

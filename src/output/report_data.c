@@ -1021,7 +1021,7 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     return 0;
 }
 
-bool ml_report_perf_json(const ml_profile *p, ml_buf *out)
+static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist, ml_buf *out)
 {
     if (ml_perf_unavailable(p)) return false;
     char *mem = NULL;
@@ -1030,7 +1030,8 @@ bool ml_report_perf_json(const ml_profile *p, ml_buf *out)
     if (!f) return false;
     jw w;
     jw_init(&w, f, false);
-    ml_perf_json_rank(&w, p, 0);
+    if (own) ml_perf_json_rank(&w, p, 0);
+    else ml_perf_json_rank_with(&w, p, 0, dist);
     if (fclose(f) != 0 || !mem || n < 2 || !strncmp(mem, "null", 4)) {
         free(mem);
         return false;
@@ -1045,4 +1046,11 @@ bool ml_report_perf_json(const ml_profile *p, ml_buf *out)
     ml_buf_put(out, mem + from, n - from);
     free(mem);
     return true;
+}
+
+bool ml_report_perf_json(const ml_profile *p, ml_buf *out) { return perf_json(p, true, NULL, out); }
+
+bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, ml_buf *out)
+{
+    return perf_json(p, false, dist, out);
 }

@@ -1085,7 +1085,9 @@ static int route(req *q, ml_ranks *rs, const char *path)
         if (arg_rank_dev(q, rs, &r, NULL)) return -1;
         const char *why = ml_perf_unavailable(r->p);
         if (why) return fail(q, 404, "%s", why);
-        if (!ml_sv_perf(r, q->out)) return fail(q, 404, "this rank has no time data");
+        size_t key;
+        const ml_distributed *dist = ml_ranks_distributed(rs, &key); /* over the ranks loaded so far */
+        if (!ml_sv_perf(r, dist, key, q->out)) return fail(q, 404, "this rank has no time data");
         return 0;
     }
     if (!strcmp(path, "/api/live")) {

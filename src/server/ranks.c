@@ -37,6 +37,10 @@ struct ml_ranks {
     pthread_t *threads;
     int nthreads;
     int stop;
+    pthread_mutex_t dist_mu;    /* guards the three below */
+    size_t dist_key;            /* ready slots the latest view covers; 0: none computed */
+    ml_distributed *dist;       /* the latest (NULL: not a distributed run) */
+    VEC(ml_distributed *) old_dists; /* earlier views, kept for callers still writing them */
 };
 
 static double now_s(void)
@@ -176,6 +180,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
 {
     ml_ranks *rs = ml_calloc(1, sizeof *rs);
     pthread_mutex_init(&rs->mu, NULL);
+    pthread_mutex_init(&rs->dist_mu, NULL);
     pthread_cond_init(&rs->work, NULL);
     pthread_cond_init(&rs->done, NULL);
     for (size_t i = 0; i < n; i++) {
@@ -242,8 +247,12 @@ void ml_ranks_free(ml_ranks *rs)
     VEC_FREE(&rs->inputs);
     for (size_t i = 0; i < rs->skipped.len; i++) free(rs->skipped.v[i]);
     VEC_FREE(&rs->skipped);
+    if (rs->dist) ml_distributed_free(rs->dist);
+    for (size_t i = 0; i < rs->old_dists.len; i++) ml_distributed_free(rs->old_dists.v[i]);
+    VEC_FREE(&rs->old_dists);
     pthread_cond_destroy(&rs->work);
     pthread_cond_destroy(&rs->done);
+    pthread_mutex_destroy(&rs->dist_mu);
     pthread_mutex_destroy(&rs->mu);
     free(rs);
 }
@@ -301,6 +310,27 @@ ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms)
     }
     pthread_mutex_unlock(&rs->mu);
     return st;
+}
+
+const ml_distributed *ml_ranks_distributed(ml_ranks *rs, size_t *key)
+{
+    pthread_mutex_lock(&rs->dist_mu);
+    /* the profiles of the ready slots: a ready slot's view is never changed nor freed before ml_ranks_free */
+    VEC(ml_profile *) ps = {0};
+    pthread_mutex_lock(&rs->mu);
+    for (size_t i = 0; i < rs->slots.len; i++)
+        if (rs->slots.v[i]->state == ML_SLOT_READY && rs->slots.v[i]->view) VEC_PUSH(&ps, rs->slots.v[i]->view->p);
+    pthread_mutex_unlock(&rs->mu);
+    if (ps.len && ps.len != rs->dist_key) {
+        if (rs->dist) VEC_PUSH(&rs->old_dists, rs->dist);
+        rs->dist = ml_distributed_compute(ps.v, ps.len);
+        rs->dist_key = ps.len;
+    }
+    VEC_FREE(&ps);
+    const ml_distributed *d = rs->dist;
+    *key = rs->dist_key;
+    pthread_mutex_unlock(&rs->dist_mu);
+    return d;
 }
 
 static const char *state_name(ml_slot_state s)

@@ -44,6 +44,14 @@ ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
  * (then nothing is added).  Safe alongside the workers' lazy imports. */
 long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, ml_err *e);
 
+/* The distributed view (distributed.h) of the ranks loaded so far: ranks load
+ * lazily, so it is computed over the slots that are ready when asked, and
+ * computed again when more have loaded since (sets *key to the number of
+ * ready slots it covers: the set only grows, so that number names it).
+ * NULL when those ranks are not a distributed run.  Each view computed is
+ * kept until ml_ranks_free, so a pointer returned stays valid. */
+const ml_distributed *ml_ranks_distributed(ml_ranks *rs, size_t *key);
+
 /* {"inputs":[...],"skipped":[...],"ranks":[{index, path, state, ...}]} */
 void ml_ranks_status_json(ml_ranks *rs, ml_buf *out);
 /* One slot's status object. */

@@ -411,10 +411,17 @@ void ml_sv_rank_free(ml_sv_rank *r)
     free(r);
 }
 
-bool ml_sv_perf(ml_sv_rank *r, ml_buf *out)
+bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, ml_buf *out)
 {
     pthread_mutex_lock(&r->perf_mu);
-    if (!r->perf_state) r->perf_state = ml_report_perf_json(r->p, &r->perf) ? 1 : -1;
+    if (r->perf_state > 0 && r->perf_key != key) { /* more ranks loaded since: the distributed view changed */
+        r->perf.len = 0;
+        r->perf_state = 0;
+    }
+    if (!r->perf_state) {
+        r->perf_state = ml_report_perf_json_with(r->p, dist, &r->perf) ? 1 : -1;
+        r->perf_key = key;
+    }
     bool ok = r->perf_state > 0;
     if (ok) ml_buf_put(out, r->perf.p, r->perf.len);
     pthread_mutex_unlock(&r->perf_mu);

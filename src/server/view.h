@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "distributed.h"
 #include "err.h"
 #include "profile.h"
 #include "pyvalue.h"
@@ -100,12 +101,17 @@ typedef struct ml_sv_rank {
     struct ml_sv_trace *trace;  /* the Trace view's lanes (api_trace.h); NULL without slices */
     pthread_mutex_t perf_mu;    /* guards perf, perf_state */
     int perf_state;             /* 0 not made yet, 1 made, -1 the rank has none */
-    ml_buf perf;                /* the perf object (report.h ml_report_perf_json), made when first asked */
+    size_t perf_key;            /* the distributed view's key (ranks.h ml_ranks_distributed) perf was made with */
+    ml_buf perf;                /* the perf object (report.h ml_report_perf_json_with), made when first asked */
 } ml_sv_rank;
 
 /* Appends the rank's perf object (web/DATA.md "Profiler views") to out, made
- * on the first call and kept; false when the rank has no time side. */
-bool ml_sv_perf(ml_sv_rank *r, ml_buf *out);
+ * on the first call and kept, with dist (the distributed view of all the
+ * ranks loaded so far, ranks.h ml_ranks_distributed) as its "distributed";
+ * made again when key (which names dist) differs from the one it was made
+ * with, i.e. when more ranks have loaded since.  False when the rank has no
+ * time side. */
+bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, ml_buf *out);
 
 /* Builds the view of a loaded profile; takes ownership of p (freed with the view). */
 ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e);

@@ -267,7 +267,7 @@ class App {
 
   deviceOptions() {
     const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
-    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.static ? " · static graphs" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${d.static ? `static graphs (${d.static.graphs.length})` : escapeHtml(d.id)}${d.static ? "" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
     ds.value = String(this.state.dev);
     document.getElementById("sel-rank").value = String(this.state.rank);
   }

@@ -37,6 +37,17 @@ export function pvBars(el, items, opts = {}) {
     : `<div class="muted">${escapeHtml(opts.empty || "Nothing to chart.")}</div>`;
 }
 
+// Opens the Trace view with its search box set to text (trace.js highlights the matching slices).
+export async function pvFindInTrace(app, text) {
+  await app.tabs.go("trace");
+  const i = document.querySelector("#trace-mount .tr-search, #trace-mount input[type=search]");
+  if (!i) return false;
+  i.value = text;
+  i.dispatchEvent(new Event("input", { bubbles: true }));
+  i.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  return true;
+}
+
 // A flash on a button (Copied / Downloaded).
 export function pvFlash(btn, text) {
   const old = btn.dataset.label || (btn.dataset.label = btn.textContent);
@@ -164,11 +175,15 @@ export class PerfTableView {
       this.detailEl.hidden = false;
       this.el.querySelector(".pv-body").classList.add("open");
       this.el.querySelector(".pv-dtitle").textContent = this.cfg.label ? this.cfg.label(row, this.group) : row.name;
-      this.el.querySelector(".pv-dbody").innerHTML = this.cfg.detail(row, this.perf, this.group);
+      this.el.querySelector(".pv-dbody").innerHTML = this.cfg.detail(row, this.perf, this.group) +
+        (this.app.tabs && this.app.tabs.shown.includes("trace")
+          ? `<p><a class="pv-find" href="#" title="the Trace view (key 4) with its search set to this name">Find “${escapeHtml(row.name.length > 48 ? row.name.slice(0, 47) + "…" : row.name)}” in the Trace</a></p>` : "");
       this.el.querySelectorAll(".pv-dbody a[data-go]").forEach((a) => a.addEventListener("click", (e) => {
         e.preventDefault();
         this.app.tabs.go(a.dataset.go, a.dataset.sel);
       }));
+      const find = this.el.querySelector(".pv-dbody a.pv-find");
+      if (find) find.addEventListener("click", (e) => { e.preventDefault(); pvFindInTrace(this.app, row.name); });
     }
     if (user !== false && this.app.tabs) this.app.tabs.writeHash();
   }
