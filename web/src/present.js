@@ -24,6 +24,28 @@ export function allocsFit(a, t0, t1, W) {
   return !f || (f.t0 === t0 && f.t1 === t1 && f.W === W);
 }
 
+// Rows inside each lane for the bars of one window (indices, in allocation
+// order), as lanes.js layoutLanes packs them: the first row free at the
+// allocation time, else the one freed soonest.  A served window holds only
+// its bars, so packing the report's bars the same way gives both the same
+// rows, lane heights and lanes in view.  Sets layout.row and each lane's rows.
+export function packRows(allocs, layout, bars, maxRows) {
+  const ends = layout.lanes.map(() => []);
+  layout.row.fill(0);
+  for (const i of bars) {
+    const e = ends[layout.lane[i]];
+    if (!e) continue;
+    let r = -1;
+    for (let k = 0; k < e.length; k++) if (e[k] <= allocs.ta[i]) { r = k; break; }
+    if (r < 0 && e.length < maxRows) { r = e.length; e.push(0); }
+    if (r < 0) { r = 0; for (let k = 1; k < e.length; k++) if (e[k] < e[r]) r = k; }
+    e[r] = Math.max(e[r], allocs.tf[i]);
+    layout.row[i] = r;
+  }
+  layout.lanes.forEach((ln, k) => { ln.rows = Math.max(1, ends[k].length); });
+  return layout;
+}
+
 // Input notes that change what the numbers mean (frees that cannot be
 // matched, data cut short, events skipped or ignored, times that are entry
 // numbers): shown open; the rest stay folded in a list.

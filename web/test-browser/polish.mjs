@@ -49,7 +49,7 @@ try {
       console.log(`# ${kind}: allocs asked for px ${allocPx.join(",")}; the timeline is ${W} px`);
       ok(`${kind}: the bars drawn were counted for the timeline's width`, allocPx[allocPx.length - 1] === W, `last px ${allocPx[allocPx.length - 1]}, W ${W}`);
     }
-    const counts = async () => (await text(page, "#tl-note")).replace(/ \(lanes [^)]*\)/, "").trim();
+    const counts = async () => (await text(page, "#tl-note")).trim() + ` · ${await page.evaluate(() => { const L = window.__memlens.app.timeline.layout; return L ? L.height : 0; })} px of lanes`;
     const seen = [await counts()];
     await page.selectOption("#sel-group", kind.includes("ascend") ? "component" : "op").catch(() => {});
     await page.waitForTimeout(800);

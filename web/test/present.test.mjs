@@ -104,3 +104,16 @@ test("counts are pluralised everywhere: no number glued to a fixed plural ('1 al
     fs.readFileSync(new URL(f, dir), "utf8").split("\n").forEach((l, k) => { if (glued.test(l)) bad.push(`${f}:${k + 1}: ${l.trim().slice(0, 100)}`); });
   assert.deepEqual(bad, []);
 });
+
+test("rows are packed from the window's bars only, as a served window holds them", async () => {
+  const { packRows } = await import("../src/present.js");
+  const { layoutLanes } = await import("../src/lanes.js");
+  // three overlapping allocations of one group; the middle one is not a bar in this window
+  const all = { n: 3, ta: Float64Array.from([0, 1, 2]), tf: Float64Array.from([10, 1.001, 10]), size: Float64Array.from([8, 8, 8]), group: Uint32Array.from([0, 0, 0]) };
+  const served = { n: 2, ta: Float64Array.from([0, 2]), tf: Float64Array.from([10, 10]), size: Float64Array.from([8, 8]), group: Uint32Array.from([0, 0]) };
+  const L = layoutLanes(all, ["op"], { maxLanes: Infinity, maxRows: 6 });
+  const S = layoutLanes(served, ["op"], { maxLanes: Infinity, maxRows: 6 });
+  packRows(all, L, [0, 2], 6);
+  assert.equal(L.lanes[0].rows, S.lanes[0].rows);
+  assert.deepEqual([L.row[0], L.row[2]], [S.row[0], S.row[1]]);
+});
