@@ -436,7 +436,7 @@ TEST(module_mem_units)
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 0), 2097152);
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 1), -1); /* one point */
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "RUNTIME", 0), 1536);
-    CHECK(has_note(p, "npu_module_mem: 1 samples of -1 (only frees seen) left out"));
+    CHECK(has_note(p, "npu_module_mem: 1 sample of -1 (only frees seen) left out"));
     ml_profile_free(p);
     CHECK_EQ_I64(import_named("npu_module_mem.csv",
                               "Component,Timestamp(us),Total Reserved(MB),Device\n"

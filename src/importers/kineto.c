@@ -1484,14 +1484,15 @@ static int finish(kineto *k, bool truncated)
         if (k->has_times) ml_trace_span(k->t, k->min_ts, k->max_end);
         k->t->unpaired_ends += k->orphan_ends;
         if (k->orphan_ends)
-            ml_note(p, "%zu \"E\" events had no \"B\" open on their thread: they were ignored", k->orphan_ends);
+            ml_note(p, "%zu \"E\" event%s had no \"B\" open on %s thread: %s ignored", k->orphan_ends,
+                    k->orphan_ends == 1 ? "" : "s", k->orphan_ends == 1 ? "its" : "their", k->orphan_ends == 1 ? "it was" : "they were");
         if (k->unclosed_slices > k->unclosed)
-            ml_note(p, "%zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of "
-                       "the trace", k->unclosed_slices);
+            ml_note(p, "%zu slice%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end of "
+                       "the trace", k->unclosed_slices, k->unclosed_slices == 1 ? "" : "s", k->unclosed_slices == 1 ? "it was" : "they were");
     }
     if (k->unclosed)
-        ml_note(p, "%zu operators began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of the "
-                   "trace", k->unclosed);
+        ml_note(p, "%zu operator%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end of the "
+                   "trace", k->unclosed, k->unclosed == 1 ? "" : "s", k->unclosed == 1 ? "it was" : "they were");
     if (truncated)
         ml_note(p, "the trace ends without its closing brackets (the profiler may have stopped early); "
                    "everything up to the last complete event was read");
@@ -1720,10 +1721,11 @@ int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e)
         k.t->unpaired_ends += k.orphan_ends;
         const char *name = ml_source_name(src);
         if (k.orphan_ends)
-            ml_note(p, "%s: %zu \"E\" events had no \"B\" open on their thread: they were ignored", name, k.orphan_ends);
+            ml_note(p, "%s: %zu \"E\" event%s had no \"B\" open on %s thread: %s ignored", name, k.orphan_ends,
+                    k.orphan_ends == 1 ? "" : "s", k.orphan_ends == 1 ? "its" : "their", k.orphan_ends == 1 ? "it was" : "they were");
         if (k.unclosed_slices)
-            ml_note(p, "%s: %zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end "
-                       "of the trace", name, k.unclosed_slices);
+            ml_note(p, "%s: %zu slice%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end "
+                       "of the trace", name, k.unclosed_slices, k.unclosed_slices == 1 ? "" : "s", k.unclosed_slices == 1 ? "it was" : "they were");
         if (truncated) ml_note(p, "%s ends without its closing brackets: everything up to the last complete event was read", name);
     }
     kineto_free(&k);
