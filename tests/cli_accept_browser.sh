@@ -19,8 +19,10 @@
 # Disabled (failing at the deadline, not ours to fix; see the report):
 #  - ACCEPT_LOOKS=1 enables the looks checks that fail: one type scale (9 text
 #    sizes), a tooltip on the GPU-utilization gauge (web/src/overview.js).
-#  - ACCEPT_MEMORY=1 enables the snapshot (five MemoryViz views, state
-#    history) and Ascend static-graph page checks (memory views, in progress).
+#  - ACCEPT_MEMORY=1 enables the snapshot page checks (the five MemoryViz
+#    views by name, the state-history view stepping through events): the
+#    snapshot report names none of the views but "Allocator State History"
+#    is absent too (the memory views are still being built).
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
 tmp=$(mktemp -d)
@@ -106,13 +108,17 @@ EOF
         run_page dist-report dist "$tmp/two.html" light 2
         start_server "$r0" "$r1"
         if [ -n "$url" ]; then
-            curl -s -m 60 -o /dev/null "${url%/}/api/rank?rank=1&wait=30000"
-            curl -s -m 60 -o /dev/null "${url%/}/api/rank?rank=0&wait=30000"
-            for k in 0 1; do
-                t_eq "serve: /api/perf?rank=$k's distributed view covers both ranks" "$(curl -s -m 60 "${url%/}/api/perf?rank=$k" | python3 -c '
+            # ranks load lazily: the distributed view covers the ranks loaded when /api/perf is asked,
+            # and is made again when more have loaded (rank 1 stays pending until asked for)
+            dist_of() { curl -s -m 60 "${url%/}/api/perf?rank=$1" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)["distributed"]
-print("none" if not d else "%s slowest=%s" % (sorted({x["rank"] for x in d["steps"]}), d["slowest_rank"]))')" "[0, 1] slowest=1"
+d = json.load(sys.stdin).get("distributed")
+print("none" if not d else "%s slowest=%s" % (sorted({x["rank"] for x in d["steps"]}), d["slowest_rank"]))'; }
+            curl -s -m 20 -o /dev/null "${url%/}/api/rank?rank=0&wait=10000"
+            t_eq "serve: /api/perf?rank=0 with rank 0 alone loaded" "$(dist_of 0)" "[0] slowest=0"
+            for k in 1 1 1; do curl -s -m 20 -o /dev/null "${url%/}/api/rank?rank=$k&wait=10000"; done
+            for k in 0 1; do
+                t_eq "serve: /api/perf?rank=$k once both are loaded covers both ranks" "$(dist_of $k)" "[0, 1] slowest=1"
             done
             run_page dist-serve dist "$url" light 2
         fi
@@ -120,13 +126,18 @@ print("none" if not d else "%s slowest=%s" % (sorted({x["rank"] for x in d["step
     else
         t_skip "hta_sampled ranks absent"
     fi
-    # the page parts of "Memory views" (being built by the memory-views engineer)
-    if [ "${ACCEPT_MEMORY:-0}" = 1 ]; then
-        snap="$DATA/snapshot/cs336_memory_ctx128_forward.pickle"
-        $MEMLENS report "$snap" -o "$tmp/snap.html" && run_page snapshot snapshot "$tmp/snap.html"
+    # the page parts of "Memory views": the static report (Ascend static graphs) draws and switches graphs
+    if [ -d "$DATA/ascend/static" ]; then
         $MEMLENS report "$DATA/ascend/static" -o "$tmp/static.html" && run_page static memstatic "$tmp/static.html"
     else
-        t_skip "the memory views' page checks are disabled (ACCEPT_MEMORY=1 runs them)"
+        t_skip "ascend/static absent"
+    fi
+    # the snapshot's MemoryViz views (being built by the memory-views engineer)
+    snap="$DATA/snapshot/cs336_memory_ctx128_forward.pickle"
+    if [ "${ACCEPT_MEMORY:-0}" = 1 ] && [ -f "$snap" ]; then
+        $MEMLENS report "$snap" -o "$tmp/snap.html" && run_page snapshot snapshot "$tmp/snap.html"
+    else
+        t_skip "the snapshot's MemoryViz views checks are disabled (ACCEPT_MEMORY=1 runs them)"
     fi
 fi
 t_done

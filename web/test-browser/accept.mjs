@@ -306,13 +306,15 @@ try {
   }
 
   if (mode === "memstatic") {
+    ok("the static report draws its chart", await page.evaluate(() => [...document.querySelectorAll("#v-memory .uplot canvas, #v-memory svg")].some((c) => c.getBoundingClientRect().width > 100)));
     const sel = await page.$$("#v-memory select");
     let switched = false, why = "no graph selector";
     for (const s of sel) {
       const opts = await s.$$eval("option", (o) => o.map((x) => x.value));
       if (opts.length < 2 || !/graph|static/i.test(await s.evaluate((e) => (e.id + " " + (e.labels && e.labels[0] ? e.labels[0].textContent : "") + " " + e.closest("label, div").textContent)))) continue;
       const t0 = await page.innerText("#v-memory");
-      await s.selectOption(opts[1]);
+      const cur = await s.evaluate((e) => e.value);
+      await s.selectOption(opts.find((o) => o !== cur));
       await page.waitForTimeout(800);
       switched = (await page.innerText("#v-memory")) !== t0;
       why = "selecting another graph changed nothing";
