@@ -284,24 +284,29 @@ try {
   }
 
   if (mode === "snapshot") {
-    const text = await page.innerText("body");
-    const views = ["Active Memory Timeline", "Active Cached Memory Timeline", "Allocator State History", "Active Memory Segments", "Allocator Memory Segments"];
-    const missing = views.filter((v) => !new RegExp(v.replace(/ /g, "\\s*"), "i").test(text));
+    await page.waitForTimeout(1000);
+    const text = await page.innerText("#v-memory");
+    // torch/utils/viz/MemoryViz.js's views, by their names there
+    const views = ["Active Memory Timeline", "Allocated Memory (incl. Private Pools)", "Allocator State History", "Active Cached Segment Timeline", "Allocator Settings"];
+    const missing = views.filter((v) => !text.toLowerCase().includes(v.toLowerCase()));
     ok("a snapshot report offers the five MemoryViz views by name", missing.length === 0, "missing: " + missing.join(", "));
     await shot("snapshot");
-    // the state-history view steps through events
-    const hist = await page.$("text=/Allocator State History/i");
-    if (hist) {
-      await hist.click().catch(() => {});
+    // the state-history view steps through events: its button, then next (›) or → changes what it shows
+    const btn = page.locator("#v-memory button", { hasText: /state history/i }).first();
+    if (await btn.count()) {
+      await btn.click();
       await page.waitForTimeout(800);
-      const before = await page.innerText("body");
-      await page.keyboard.press("ArrowRight");
-      await page.keyboard.press("ArrowDown");
+      const at = async () => { const m = (await page.innerText("#v-memory")).match(/event ([\d,]+) of ([\d,]+)/); return m ? Number(m[1].replace(/,/g, "")) : -1; };
+      const e0 = await at();
+      await page.locator("#v-memory button", { hasText: /^‹$/ }).first().click().catch(() => {});
       await page.waitForTimeout(500);
-      const after = await page.innerText("body");
-      ok("the state-history view steps through events", before !== after, "the page did not change on ArrowRight/ArrowDown");
+      const e1 = await at();
+      await page.locator("#v-memory button", { hasText: /^›$/ }).first().click().catch(() => {});
+      await page.waitForTimeout(500);
+      const e2 = await at();
+      ok("the state-history view steps through events (‹ and ›)", e0 > 0 && e1 === e0 - 1 && e2 === e0, `${e0} -> ${e1} -> ${e2}`);
       await shot("snapshot-history");
-    } else ok("the state-history view steps through events", false, "no Allocator State History view");
+    } else ok("the state-history view steps through events", false, "no state-history button");
     ok("no errors on the snapshot report", errors.length === 0, errors.join("; "));
   }
 
