@@ -38,6 +38,9 @@ else
         # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
         node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
         while IFS= read -r line; do case "$line" in ok\ *) t_pass ;; FAIL\ *) t_fail "fixture: ${line#FAIL }" ;; esac; done <"$tmp/log"
+        # emptied here, not by the background job's redirection, which may come after the first
+        # read below: the previous server's URL (a closed port) was read then
+        : >"$tmp/sout"
         "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
         spid=$!
         url="" i=0

@@ -120,6 +120,14 @@ t_eq "D: whole-trace step" "$(runs "$tmp/d.json" "len(r['steps']), r['steps'][0]
     "1 (whole trace) [40.5, 0, 0, 0, 5, 0, 45, 10, 100.5]"
 t_eq "D: note says so" "$(runs "$tmp/d.json" 'any("no ProfilerStep#" in n for n in r["notes"]), r["kernels"][0]["blocks_per_sm"]')" "True None"
 t_contains "D: text says so" "$($MEMLENS perf "$tmp/d.json")" "no ProfilerStep#: the whole trace is one step"
+G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
+# Absolute times, as summary prints them: ProfilerStep#5 begins at ts 1623142623460172 µs
+# (2021-06-08 08:57:03.460172 UTC); the six steps, contiguous, last 187948 + 175153 + 179733
+# + 174564 + 182172 + 165983 = 1065553 µs (the plugin's step totals) -> 08:57:04.525725.
+if [ -f "$G" ]; then
+    t_contains "steps' wall-clock span" "$($MEMLENS perf --view overview "$G")" \
+        "from 2021-06-08 08:57:03.460172 UTC to 2021-06-08 08:57:04.525725 UTC"
+else t_skip "$G absent"; fi
 
 # E. CPU only: operators, no kernels -- "kernels": [] and a note, in text too.
 cat >"$tmp/e.json" <<'JSON'
@@ -131,6 +139,20 @@ t_eq "E: no kernels" "$(runs "$tmp/e.json" 'r["kernels"], r["gpus"], "no kernels
     "[] [] True 10"
 out=$($MEMLENS perf --view kernels "$tmp/e.json"); t_eq "E: --view kernels exit" $? 0
 t_contains "E: text says no kernels" "$out" "Kernels: none (the trace has no GPU kernels)"
+
+# F. --group-by: three aten::add calls, two with Input Dims [[2]] (10 and 20 µs) and one with
+#   [[3]] (5 µs). By name: one row, 3 calls, host total 35. By shape: [[2]] 2 calls 30, [[3]] 1 call 5.
+cat >"$tmp/f.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10,"args":{"Input Dims":[[2]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":20,"dur":20,"args":{"Input Dims":[[2]]}},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":50,"dur":5,"args":{"Input Dims":[[3]]}}]}
+JSON
+t_eq "F: by name" "$(runs "$tmp/f.json" '[(o["name"], o["input_shape"], o["calls"], o["host_total_us"]) for o in r["operators"]]')" \
+    "[('aten::add', None, 3, 35)]"
+t_eq "F: by shape" "$(runs "$tmp/f.json" 'sorted((o["input_shape"], o["calls"], o["host_total_us"]) for o in r["operators"])' --group-by shape)" \
+    "[('[[2]]', 2, 30), ('[[3]]', 1, 5)]"
 
 # Views and widths.
 out=$($MEMLENS perf --view operators "$tmp/a.json")

@@ -20,6 +20,9 @@ run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
     grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
 }
 run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
+    # emptied here, not by the background job's redirection, which may come after the first
+    # read below: the previous server's URL (a closed port) was read then
+    : >"$tmp/sout"
     "$MEMLENS" serve --port 0 "$2" >"$tmp/sout" 2>&1 &
     spid=$!
     url="" i=0

@@ -86,6 +86,8 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
     uint8_t skind;
 } open_b;
 
+enum { CAT_CACHE = 8, CAT_CACHE_LEN = 31 };
+
 typedef struct kineto {
     js_scanner *js;
     ml_profile *p;
@@ -118,6 +120,10 @@ typedef struct kineto {
     char last_tpid[ID_MAX], last_ttid[ID_MAX];
     size_t last_tpid_len, last_ttid_len;
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
+    ml_str name_id;                /* the current event's name interned, once (event_name) */
+    bool name_interned;
+    struct { uint8_t len; char text[CAT_CACHE_LEN]; ml_str id; } cats[CAT_CACHE]; /* cat_of()'s cache */
+    unsigned cats_next;
     bool trace_only;               /* ml_kineto_trace_add: the time side only, no ops or memory */
 } kineto;
 
@@ -244,9 +250,93 @@ static void json_put(kineto *k, const char *s, size_t n)
  * own spelling of shapes, ", " between elements).  Strings inside keep their
  * escapes; a value that is one string (torch_npu writes "Input Dims" as
  * "2,3;\r\n4") is kept as its decoded text. */
+static const unsigned char compact_numch[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
+    ['N'] = 1, ['a'] = 1, ['I'] = 1, ['n'] = 1, ['f'] = 1, ['i'] = 1, ['t'] = 1, ['y'] = 1};
+
+/* The length of the array or object at s[0] when it lies whole in s[0..n)
+ * and is written exactly as read_compact() would write it (", " and ": "
+ * between items, no other blanks, no trailing comma, strings without
+ * backslashes, numbers that start with a digit or '-' and a digit, true,
+ * false, null); 0 otherwise.  PyTorch writes "Input Dims" and "Input type"
+ * so: the text is then interned as it is, without tokenizing it. */
+static size_t compact_span(const char *s, size_t n)
+{
+    char stack[32];
+    int depth = 0;
+    enum { VALUE, VALUE_OR_CLOSE, KEY, KEY_OR_CLOSE, AFTER } st = VALUE;
+    if (n == 0 || (s[0] != '[' && s[0] != '{')) return 0;
+    size_t i = 0;
+    while (i < n) {
+        char c = s[i];
+        switch (st) {
+        case VALUE_OR_CLOSE:
+            if (c == ']') goto close;
+            /* fall through */
+        case VALUE:
+            if (c == '[' || c == '{') {
+                if (depth == (int)sizeof stack) return 0;
+                stack[depth++] = c;
+                i++;
+                st = c == '[' ? VALUE_OR_CLOSE : KEY_OR_CLOSE;
+                continue;
+            }
+            if (c == '"') {
+                const char *q = memchr(s + i + 1, '"', n - i - 1);
+                if (!q || memchr(s + i + 1, '\\', (size_t)(q - s) - i - 1)) return 0;
+                i = (size_t)(q - s) + 1;
+            } else if ((c >= '0' && c <= '9') || (c == '-' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
+                i++;
+                while (i < n && compact_numch[(unsigned char)s[i]]) i++;
+            } else if (c == 't' && n - i >= 4 && !memcmp(s + i, "true", 4)) i += 4;
+            else if (c == 'f' && n - i >= 5 && !memcmp(s + i, "false", 5)) i += 5;
+            else if (c == 'n' && n - i >= 4 && !memcmp(s + i, "null", 4)) i += 4;
+            else return 0;
+            st = AFTER;
+            continue;
+        case KEY_OR_CLOSE:
+            if (c == '}') goto close;
+            /* fall through */
+        case KEY: {
+            if (c != '"') return 0;
+            const char *q = memchr(s + i + 1, '"', n - i - 1);
+            if (!q || memchr(s + i + 1, '\\', (size_t)(q - s) - i - 1)) return 0;
+            i = (size_t)(q - s) + 1;
+            if (n - i < 2 || s[i] != ':' || s[i + 1] != ' ') return 0;
+            i += 2;
+            st = VALUE;
+            continue;
+        }
+        case AFTER:
+            if (c == ',') {
+                if (n - i < 2 || s[i + 1] != ' ') return 0;
+                i += 2;
+                st = stack[depth - 1] == '{' ? KEY : VALUE;
+                continue;
+            }
+            if (c == ']' || c == '}') goto close;
+            return 0;
+        }
+    close:
+        if (c != stack[depth - 1] + 2) return 0; /* '[' + 2 = ']', '{' + 2 = '}' */
+        i++;
+        if (--depth == 0) return i;
+        st = AFTER;
+    }
+    return 0;
+}
+
 static int read_compact(kineto *k, ml_str *out)
 {
     js_scanner *js = k->js;
+    size_t avail, len;
+    const char *raw = js_peek_value(js, &avail);
+    if (raw && (len = compact_span(raw, avail)) > 0) {
+        *out = ml_intern(k->p->strings, raw, len);
+        js_consume_value(js, len);
+        return 1;
+    }
     k->json.len = 0;
     int depth = 0;
     bool comma = false;
@@ -285,10 +375,52 @@ static int read_compact(kineto *k, ml_str *out)
     return 1;
 }
 
+/* Skips an arg's value; a plain number straight from the buffer (as
+ * js_skip() would lex it: the run of number bytes). */
+static int skip_arg(kineto *k)
+{
+    size_t avail;
+    const char *p = js_peek_value(k->js, &avail);
+    if (p && ((p[0] >= '0' && p[0] <= '9') || (p[0] == '-' && p[1] >= '0' && p[1] <= '9'))) {
+        size_t i = 1;
+        while (i < avail && compact_numch[(unsigned char)p[i]]) i++;
+        if (i < avail) {
+            js_consume_value(k->js, i);
+            return 0;
+        }
+    }
+    return js_skip(k->js);
+}
+
 /* grid / block: [x, y, z] */
 static int read_dim3(kineto *k, int32_t *out)
 {
     js_scanner *js = k->js;
+    size_t avail;
+    const char *p = js_peek_value(js, &avail);
+    if (p && avail >= 40 && p[0] == '[') {
+        /* "[x, y, z]" of small non-negative numbers, as Kineto writes them */
+        int32_t v[3];
+        size_t i = 1;
+        int got = 0;
+        for (; got < 3; got++) {
+            size_t d = i;
+            int32_t x = 0;
+            while (i - d < 9 && p[i] >= '0' && p[i] <= '9') x = x * 10 + (p[i++] - '0');
+            if (i == d || compact_numch[(unsigned char)p[i]]) break;
+            v[got] = x;
+            if (got < 2 && p[i] == ',' && p[i + 1] == ' ') i += 2;
+            else {
+                got++;
+                break;
+            }
+        }
+        if (got == 3 && p[i] == ']') {
+            memcpy(out, v, sizeof v);
+            js_consume_value(js, i + 1);
+            return 1;
+        }
+    }
     js_tok t = js_next(js);
     if (t == JS_ERROR) return -1;
     if (t == JS_OBJECT) return js_skip_rest(js);
@@ -409,7 +541,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     /* "ph" may come after "args" (torch_npu writes it last): until it is
      * known, numbers are also kept as possible counter values. */
     bool maybe_counter = !f->ph;
-    if (!dst && !maybe_counter) return js_skip(k->js) < 0 ? -1 : 0;
+    if (!dst && !maybe_counter) return skip_arg(k) < 0 ? -1 : 0;
     double d;
     if (!dst) r = read_double(k, &d);
     else {
@@ -644,7 +776,28 @@ static int64_t trailing_number(const char *s, size_t n)
 }
 
 /* The current event's name, interned (0 when it has none: k->name may be NULL). */
-static ml_str event_name(kineto *k) { return k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0; }
+static ml_str event_name(kineto *k)
+{
+    if (!k->name_interned) {
+        k->name_id = k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0;
+        k->name_interned = true;
+    }
+    return k->name_id;
+}
+
+/* The cat interned: a trace has a handful, remembered here. */
+static ml_str cat_of(kineto *k, const char *s, size_t n)
+{
+    if (n > CAT_CACHE_LEN) return ml_intern(k->p->strings, s, n);
+    for (unsigned i = 0; i < CAT_CACHE; i++)
+        if (k->cats[i].len == n && k->cats[i].id && !memcmp(k->cats[i].text, s, n)) return k->cats[i].id;
+    ml_str id = ml_intern(k->p->strings, s, n);
+    unsigned i = k->cats_next++ % CAT_CACHE;
+    k->cats[i].len = (uint8_t)n;
+    memcpy(k->cats[i].text, s, n);
+    k->cats[i].id = id;
+    return id;
+}
 
 /* The trace track of (pid, tid), remembering the last one. */
 static uint32_t track_of(kineto *k, const event_fields *f)
@@ -772,7 +925,7 @@ static void begin_or_end(kineto *k, const event_fields *f)
     uint32_t thread = k->trace_only ? track_of(k, f) : thread_of(k, f);
     if (f->ph == 'B') {
         bool wanted = f->has_name && is_op_cat(f->cat) && !k->trace_only;
-        open_b b = {thread, f->ts, wanted ? ml_intern(k->p->strings, k->name, k->name_len) : 0,
+        open_b b = {thread, f->ts, wanted ? event_name(k) : 0,
                     wanted ? (uint8_t)op_kind(f->cat, k->name, k->name_len) : NOT_AN_OP,
                     0, ML_NONE32, ML_NONE32, -1, -1, ML_SL_OTHER};
         if (k->t) { /* the slice it will make: args are on the "B" */
@@ -829,6 +982,7 @@ static int read_event(kineto *k)
     memset(&f, 0, sizeof f);
     f.skind = ML_SL_OTHER;
     k->name_len = 0;
+    k->name_interned = false;
     if (k->t) {
         k->ta = TA_NONE;
         k->cvals.len = 0;
@@ -864,7 +1018,7 @@ static int read_event(kineto *k)
                 if (r > 0) f.cat = classify_cat(v, m);
                 if (r > 0 && k->t) {
                     f.skind = slice_kind_of_cat(v, m);
-                    f.cat_id = ml_intern(k->p->strings, v, m);
+                    f.cat_id = cat_of(k, v, m);
                 }
             } else if (!memcmp(key, "pid", 3)) r = read_id(k, f.pid, &f.pid_len);
             else if (!memcmp(key, "tid", 3)) r = read_id(k, f.tid, &f.tid_len);
@@ -899,7 +1053,7 @@ static int read_event(kineto *k)
         return 0;
     }
     if (f.ph != 'X' || !f.has_name || !is_op_cat(f.cat)) return 0;
-    ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, ml_intern(k->p->strings, k->name, k->name_len), thread_of(k, &f),
+    ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, event_name(k), thread_of(k, &f),
                op_kind(f.cat, k->name, k->name_len));
     return 0;
 }

@@ -532,7 +532,7 @@ void ml_profile_append(ml_profile *dst, ml_profile *src)
     for (size_t i = 0; i < src->notes.len; i++) ml_note(dst, "%s", ml_s(src, src->notes.v[i]));
     if (src->trace) { /* after the devices: stream tracks name theirs */
         if (!dst->trace) dst->trace = ml_trace_new();
-        ml_trace_append(dst->trace, dst, src->trace, src);
+        ml_trace_append(dst->trace, dst, src->trace, src, smap);
     }
     dst->has_addresses |= src->has_addresses;
     if (dst->rank < 0) dst->rank = src->rank;

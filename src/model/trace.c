@@ -239,9 +239,10 @@ void ml_track_set_stream(ml_trace *t, uint32_t track, int32_t device, int64_t st
 
 /* ---- appending the second half of a split file ---- */
 
-void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src)
+void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src,
+                     const ml_str *smap)
 {
-#define MAP_STR(id) ((id) ? ml_intern(p_dst->strings, ml_s(p_src, id), ml_strlen(p_src->strings, id)) : 0)
+#define MAP_STR(id) ((id) ? smap[id] : 0)
     uint32_t *tmap = ml_malloc((src->tracks.len + 1) * sizeof *tmap);
     for (size_t i = 0; i < src->tracks.len; i++) {
         const ml_track *s = &src->tracks.v[i];
@@ -258,6 +259,8 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         tmap[i] = id;
     }
     uint32_t op_base = (uint32_t)dst->op_info.len, k_base = (uint32_t)dst->kernel_info.len;
+    VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
+    VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
     for (size_t i = 0; i < src->op_info.len; i++) {
         ml_op_info o = src->op_info.v[i];
         o.input_dims = MAP_STR(o.input_dims);

@@ -211,8 +211,10 @@ ml_str ml_trace_process_name(const ml_trace *t, ml_str pid);
 void ml_trace_span(ml_trace *t, int64_t begin, int64_t end);
 
 /* Appends src (the second half of a split file) to dst; track and string ids
- * are mapped through p_src -> p_dst. */
-void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src);
+ * are mapped through p_src -> p_dst (smap: every string id of p_src's pool
+ * to p_dst's, as ml_profile_append() interns them). */
+void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src,
+                     const ml_str *smap);
 
 /* Called from ml_profile_finish(): adds `base_ns` to relative times, sorts
  * slices by (track, ts, dur descending), fills parent/depth/launcher and

@@ -47,6 +47,11 @@ static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
     bool show[ML_ROLE__COUNT];
     for (int r = 0; r < ML_ROLE__COUNT; r++) show[r] = st->avg[r] > 0 || r == ML_ROLE_KERNEL || r == ML_ROLE_OTHER;
     fprintf(f, "Steps%s\n", st->whole_trace ? " (no ProfilerStep#: the whole trace is one step)" : "");
+    if (st->steps.len) {
+        char t0[64], t1[64];
+        fprintf(f, "  from %s to %s\n", ml_fmt_time(st->begin, p->time_is_absolute, t0, sizeof t0),
+                ml_fmt_time(st->end, p->time_is_absolute, t1, sizeof t1));
+    }
     fprintf(f, "  %-14s %11s", "step", "total");
     for (int r = 0; r < ML_ROLE__COUNT; r++)
         if (show[r]) fprintf(f, " %11s", heads[r]);

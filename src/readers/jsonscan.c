@@ -803,6 +803,20 @@ int js_value_scalar_text(js_scanner *s, const char **text, size_t *len)
     return 1;
 }
 
+const char *js_peek_value(js_scanner *s, size_t *avail)
+{
+    if (fast_value_start(s) < 0) return NULL;
+    *avail = s->end - s->pos;
+    return s->buf + s->pos;
+}
+
+void js_consume_value(js_scanner *s, size_t n)
+{
+    s->tok_off = s->base + s->pos;
+    s->pos += n;
+    value_done(s);
+}
+
 int js_skip_rest(js_scanner *s)
 {
     if (s->depth == 0) return 0;

@@ -90,6 +90,14 @@ int js_value_number(js_scanner *s, int scale, int64_t *out);
 int js_value_string(js_scanner *s, const char **text, size_t *len);
 int js_value_scalar_text(js_scanner *s, const char **text, size_t *len);
 
+/* For a caller that recognises whole values itself (after JS_KEY): the
+ * buffered input from the next value on (blanks before it skipped; *avail
+ * bytes, at least a few hundred), or NULL when that is not at hand (then use
+ * the calls above).  Valid until the next call.  js_consume_value() then
+ * consumes the n bytes of one complete, valid value found there. */
+const char *js_peek_value(js_scanner *s, size_t *avail);
+void js_consume_value(js_scanner *s, size_t n);
+
 /* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
 const char *js_text(const js_scanner *s, size_t *len);
 /* The last number (or string holding one) times 10^scale, exactly; digits

@@ -21,6 +21,7 @@ import { unmatchedCount, unmatchedSort } from "./unmatched.js";
 import { SegmentsView } from "./segments.js";
 import { nextSort, mountPager } from "./tablectl.js";
 import { mountUpload } from "./upload.js";
+import { allocsFit, notesHtml } from "./present.js";
 
 class App {
   constructor(source) {
@@ -215,8 +216,7 @@ class App {
     if (peaks.length) parts.push(`${peaks.length} device${peaks.length > 1 ? "s" : ""} with memory data`);
     document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
     const notes = (r.notes || []).concat(this.meta.skipped || []);
-    document.getElementById("notes").innerHTML = notes.length
-      ? `<details><summary>${notes.length} note${notes.length > 1 ? "s" : ""} about this input</summary>${notes.map((n) => "<div>" + escapeHtml(n) + "</div>").join("")}</details>` : "";
+    document.getElementById("notes").innerHTML = notesHtml(notes); // the important ones open
   }
 
   // Selects the allocation with a global id (from the address).
@@ -267,7 +267,7 @@ class App {
 
   deviceOptions() {
     const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
-    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${escapeHtml(d.id)}${d.static ? " · static graphs" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${d.static ? `static graphs (${d.static.graphs.length})` : escapeHtml(d.id)}${d.static ? "" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
     ds.value = String(this.state.dev);
     document.getElementById("sel-rank").value = String(this.state.rank);
   }
@@ -284,8 +284,7 @@ class App {
     parts.push(d.unmatched ? unmatchedCount(d.unmatched) : plural(d.allocs.total, "allocation"));
     document.getElementById("hdr-meta").innerHTML = parts.join(" · ");
     const notes = (r.notes || []).concat(this.meta.skipped || []);
-    document.getElementById("notes").innerHTML = notes.length
-      ? `<details><summary>${notes.length} note${notes.length > 1 ? "s" : ""} about this input</summary>${notes.map((n) => "<div>" + escapeHtml(n) + "</div>").join("")}</details>` : "";
+    document.getElementById("notes").innerHTML = notesHtml(notes); // the important ones open
   }
 
   async openDevice(rank, dev) {
@@ -378,7 +377,9 @@ class App {
   // Windowed sources: the allocations of the window, keeping the selection.
   async refreshAllocs() {
     const st = this.state, sel = this.idOf(st.selected);
+    const req = (this.allocsReq = (this.allocsReq || 0) + 1);
     const a = await this.source.getAllocs(st.rank, st.dev, st.t0, st.t1, this.timeline.W(), sel);
+    if (req !== this.allocsReq) return; // a later window's answer won (fast zooming): never draw an older one
     this.allocs = a;
     this.timeline.setData(a);
     st.selected = sel >= 0 ? a.localOf(sel) : -1;
@@ -416,6 +417,9 @@ class App {
     if (this.source.windowed && !fresh) work.push(this.refreshAllocs());
     if (st.mode === "stacked") work.push(this.refreshStackBase());
     await Promise.all(work);
+    // the plot's width may have changed meanwhile (first build, a regroup, a resize): the
+    // server chose the bars and counted the narrow ones for one width; draw with that width's
+    if (this.source.windowed && !allocsFit(this.allocs, st.t0, st.t1, this.timeline.W())) await this.refreshAllocs();
     this.timeline.draw();
     this.perf.lastRedrawMs = performance.now() - t;
     this.perf.redraws++;

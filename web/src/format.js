@@ -24,7 +24,8 @@ export function byteAxis(max, heightPx, space = 40) {
   while (u < UNITS.length - 1 && max / 1024 ** u >= 1000) u++;
   const unit = 1024 ** u;
   const steps = [0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];
-  const unitSteps = u === 0 ? steps.filter((s) => s >= 1) : steps;
+  // whole bytes at every tick where a byte is still visible (B, KiB): no "2.5 B", no 102.4 B
+  const unitSteps = u <= 1 ? steps.filter((s) => Number.isInteger(s * unit)) : steps;
   const step = (unitSteps.find((s) => max / (s * unit) <= want) || 1000) * unit;
   const ticks = [];
   for (let k = 0; k * step <= max && ticks.length < 200; k++) ticks.push(k * step);

@@ -4,7 +4,7 @@
 // Tensor Core columns; the detail panel shows the call stack, the kernels the
 // operator launched (links to the Kernels view) and the time per call.
 
-import { escapeHtml, groupDigits, shortOpName } from "./format.js";
+import { escapeHtml, groupDigits, shortOpName, plural } from "./format.js";
 import { PerfTableView, pvNs, pvPct, pvInt } from "./perfview.js";
 
 // The device-time share of a row: its device self time over all operators'.
@@ -56,7 +56,7 @@ export function operatorDetail(r, perf, group) {
     const shapes = perf.operators.by_shape.filter((x) => x.name === r.name && x.input_shape != null);
     if (shapes.length > 1) {
       h += `<h3>By input shape (${shapes.length})</h3><div class="ov">` + shapes.slice().sort((a, b) => b.calls - a.calls).slice(0, 30)
-        .map((x) => `<a data-go="operators" data-sel="${escapeHtml(opRowKey(x, "shape"))}" title="open grouped by shape">${escapeHtml(x.input_shape)} · ${groupDigits(x.calls)} calls · ${pvNs(x.host_total_ns)}</a>`).join("") + "</div>";
+        .map((x) => `<a data-go="operators" data-sel="${escapeHtml(opRowKey(x, "shape"))}" title="open grouped by shape">${escapeHtml(x.input_shape)} · ${plural(x.calls, "call")} · ${pvNs(x.host_total_ns)}</a>`).join("") + "</div>";
     }
   }
   const ks = (r.kernels || []).map((k) => perf.kernels.by_name[k]).filter(Boolean);

@@ -4,7 +4,7 @@
 // grouping, debounced search, CSV/TSV; the top-entries chart; a PerfTable;
 // a detail panel for the selected row that Esc closes).
 
-import { escapeHtml, fmtDur, groupDigits } from "./format.js";
+import { escapeHtml, fmtDur, groupDigits, plural } from "./format.js";
 import { PerfTable, ptDownload, ptCopy } from "./perftable.js";
 
 // A ratio 0-1 as "12.3 %"; null as "–".
@@ -35,6 +35,17 @@ export function pvBars(el, items, opts = {}) {
     `<span class="l">${escapeHtml(x.label)}</span><span class="b"><i style="width:${(100 * (x.value || 0) / max).toFixed(2)}%;background:${x.colour || opts.colour || "var(--accent)"}"></i></span>` +
     `<span class="v">${escapeHtml(x.text != null ? x.text : String(x.value))}</span></div>`).join("")
     : `<div class="muted">${escapeHtml(opts.empty || "Nothing to chart.")}</div>`;
+}
+
+// Opens the Trace view with its search box set to text (trace.js highlights the matching slices).
+export async function pvFindInTrace(app, text) {
+  await app.tabs.go("trace");
+  const i = document.querySelector("#trace-mount .tr-search, #trace-mount input[type=search]");
+  if (!i) return false;
+  i.value = text;
+  i.dispatchEvent(new Event("input", { bubbles: true }));
+  i.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  return true;
 }
 
 // A flash on a button (Copied / Downloaded).
@@ -88,7 +99,7 @@ export class PerfTableView {
     q(".pv-copy").addEventListener("click", async (e) => {
       if (!this.table) return;
       const text = this.table.exportText("tsv");
-      pvFlash(e.target, (await ptCopy(text)) === "Copied" ? `Copied ${groupDigits(this.table.idx.length)} rows` : "Copy blocked");
+      pvFlash(e.target, (await ptCopy(text)) === "Copied" ? `Copied ${plural(this.table.idx.length, "row")}` : "Copy blocked");
     });
     q(".pv-csv").addEventListener("click", () => {
       if (!this.table) return;
@@ -138,7 +149,7 @@ export class PerfTableView {
   // After each filter or sort: the count and the chart of the top rows.
   refreshed() {
     const t = this.table, n = t.idx.length, all = t.rows.length;
-    this.countEl.textContent = n === all ? `${groupDigits(all)} rows` : `${groupDigits(n)} of ${groupDigits(all)} rows`;
+    this.countEl.textContent = n === all ? plural(all, "row") : `${groupDigits(n)} of ${plural(all, "row")}`;
     const sc = t.col(t.sort);
     const m = sc && sc.num && sc.chart !== false ? sc : t.col(this.cfg.metric.key);
     const idx = m === sc && t.dir < 0 ? t.idx : null;
@@ -164,11 +175,15 @@ export class PerfTableView {
       this.detailEl.hidden = false;
       this.el.querySelector(".pv-body").classList.add("open");
       this.el.querySelector(".pv-dtitle").textContent = this.cfg.label ? this.cfg.label(row, this.group) : row.name;
-      this.el.querySelector(".pv-dbody").innerHTML = this.cfg.detail(row, this.perf, this.group);
+      this.el.querySelector(".pv-dbody").innerHTML = this.cfg.detail(row, this.perf, this.group) +
+        (this.app.tabs && this.app.tabs.shown.includes("trace")
+          ? `<p><a class="pv-find" href="#" title="the Trace view (key 4) with its search set to this name">Find “${escapeHtml(row.name.length > 48 ? row.name.slice(0, 47) + "…" : row.name)}” in the Trace</a></p>` : "");
       this.el.querySelectorAll(".pv-dbody a[data-go]").forEach((a) => a.addEventListener("click", (e) => {
         e.preventDefault();
         this.app.tabs.go(a.dataset.go, a.dataset.sel);
       }));
+      const find = this.el.querySelector(".pv-dbody a.pv-find");
+      if (find) find.addEventListener("click", (e) => { e.preventDefault(); pvFindInTrace(this.app, row.name); });
     }
     if (user !== false && this.app.tabs) this.app.tabs.writeHash();
   }

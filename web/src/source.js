@@ -31,7 +31,7 @@ import { decodeColumn, decodeFrame, upperBound } from "./decode.js";
 import { categoryStack, selectStack, stackBase } from "./stack.js";
 import { m4Select, m4Max, m4Points } from "./m4.js";
 import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from "./table.js";
-import { makeClock, BEFORE_TRACE } from "./format.js";
+import { makeClock, BEFORE_TRACE, plural } from "./format.js";
 import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, embeddedFindSlice, httpGetTrace, httpSliceDetail, httpTraceJsonUrl, httpFindSlice } from "./tracesource.js";
 
 export class EmbeddedSource {
@@ -404,9 +404,10 @@ export class HttpSource {
     a.total = j.total;
     a.summarised = j.summarised;
     a.summarisedBytes = j.summarised_bytes;
-    a.windowNote = j.summarised ? `${j.summarised} allocations narrower than 1 px in this window` : "";
+    a.windowNote = j.summarised ? `${plural(j.summarised, "allocation")} narrower than 1 px in this window` : "";
     // the narrow ones, counted per pixel column and group (lanes.js visibleBars)
     if (j.small_x) a.small = { x: j.small_x, group: j.small_group, n: j.small_n, W: clampPx(px || 1000), t0, t1 };
+    a.fetched = { t0, t1, W: clampPx(px || 1000) }; // the window and width they were chosen for (present.js allocsFit)
     this.current.set(rank + "/" + dev, a);
     return a;
   }

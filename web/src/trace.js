@@ -151,6 +151,9 @@ class TraceView {
     this.body.classList.remove("has-detail");
     this.data = null;
     this.scrollY = 0;
+    this.depths = new Map();     // track ids are the rank's own
+    this.collapsed = new Set();
+    this.noteEl.textContent = "";
     const tr = r && r.trace;
     this.body.hidden = !tr;
     this.emptyEl.hidden = !!tr;
@@ -171,6 +174,7 @@ class TraceView {
     if (tr.n != null && tr.n < tr.total)
       notes.push(`This report holds the ${groupDigits(tr.n)} longest of ${groupDigits(tr.total)} slices (those shorter than ${fmtDur(tr.cut_ns)} are left out); <code>memlens serve</code> shows them all.`);
     this.noteEl.innerHTML = notes.join(" ");
+    this.capNote = this.noteEl.textContent;
     this.corner.textContent = "";
     this.layoutLabels(null);
     this.redraw();
@@ -376,8 +380,10 @@ class TraceView {
       }
       curves.forEach((c, i) => { this.mem[i].data = c; });
       this.perf.fetchMs = performance.now() - started;
+      if (this.failed) { this.failed = false; this.noteEl.textContent = this.capNote || ""; }
       this.draw();
     } catch (e) {
+      this.failed = true;
       this.noteEl.textContent = "Cannot read the trace: " + e.message;
     } finally {
       this.inflight = false;

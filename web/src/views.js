@@ -9,6 +9,7 @@ import { aliveAt, lanesInView, viewHeight } from "./alive.js";
 import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace, allocValue } from "./table.js";
 import { visibleFrames } from "./frames.js";
 import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
+import { CURVE_COLOURS, TOTAL_COLOUR, markerDash, NOT_A_SIZE, noRowsHtml } from "./present.js";
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -94,13 +95,18 @@ export class CurveView {
   static styles(shown, group) {
     const kindColour = { allocated: OKABE_ITO[0], reserved: OKABE_ITO[1], active: OKABE_ITO[2], "app reserved": OKABE_ITO[3] };
     const kindDash = { allocated: undefined, reserved: [6, 3], active: [2, 2], "app reserved": [8, 3, 2, 3], other: [6, 3] };
-    const ofs = [];
+    const ofs = [], pairs = new Set();
     return shown.map((s, k) => {
-      if (group === "overall" || (group === "op" && k === 0)) return { colour: kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)], dash: s.c.group === "tracked" ? [4, 3] : undefined };
+      if (group === "op" && k === 0) return { colour: TOTAL_COLOUR, dash: undefined }; // not the first operator's colour
+      if (group === "overall") return { colour: kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)], dash: s.c.group === "tracked" ? [4, 3] : undefined };
       if (s.c.of != null) {
-        let j = ofs.indexOf(s.c.of);
-        if (j < 0) { j = ofs.length; ofs.push(s.c.of); }
-        return { colour: LANE_COLOURS[j % LANE_COLOURS.length], dash: kindDash[s.c.kind] };
+        // a colour per component; a second curve of the same component and kind
+        // (Ascend's "GE module" beside "GE reserved") gets a colour of its own
+        const pair = s.c.of + "\u0000" + s.c.kind, key = pairs.has(pair) ? "\u0001" + s.c.label : s.c.of;
+        pairs.add(pair);
+        let j = ofs.indexOf(key);
+        if (j < 0) { j = ofs.length; ofs.push(key); }
+        return { colour: CURVE_COLOURS[j % CURVE_COLOURS.length], dash: kindDash[s.c.kind] };
       }
       return { colour: LANE_COLOURS[(group === "op" ? k - 1 : k) % LANE_COLOURS.length], dash: undefined };
     });
@@ -124,7 +130,7 @@ export class CurveView {
     const width = this.el.clientWidth || 900;
     const opts = {
       width, height: 280, padding: [10, PAD_RIGHT, 0, 0],
-      legend: { live: true },
+      legend: { live: true, markers: { width: 2, dash: (u, i) => markerDash(u.series[i].dash) } }, // a dashed series, a dashed swatch
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false }, sync: { key: "memlens" } },
       scales: {
         x: { time: false, range: () => [app.state.t0, app.state.t1] },
@@ -154,7 +160,8 @@ export class CurveView {
   }
 
   plotLeft() { return this.u ? this.u.bbox.left / devicePixelRatio : AXIS_W; }
-  plotWidth() { return this.u ? this.u.bbox.width / devicePixelRatio : 800; }
+  // before the chart is built: the width it will have (the first window's bars are asked for it)
+  plotWidth() { return this.u ? this.u.bbox.width / devicePixelRatio : Math.max(1, (this.el.clientWidth || 900) - AXIS_W - PAD_RIGHT); }
 
   async refresh() {
     const app = this.app, st = app.state;
@@ -717,7 +724,7 @@ export async function renderDetail(el, app, i, atTime) {
   const stack = d.stack.length
     ? vf.frames.map((f) => `<div>${escapeHtml(f.name)}${f.file ? ` <span class="muted">${escapeHtml(f.file)}${f.line >= 0 ? ":" + f.line : ""}</span>` : ""}</div>`).join("")
     : '<div class="muted">(no stack recorded)</div>';
-  const toggle = vf.hidden ? ` <a class="frames" id="detail-frames">show all ${d.stack.length} frames (${vf.hidden} allocator, capture and interpreter frames hidden)</a>`
+  const toggle = vf.hidden ? ` <a class="frames" id="detail-frames">show all ${plural(d.stack.length, "frame")} (${plural(vf.hidden, "allocator, capture or interpreter frame")} hidden)</a>`
     : app.showAllFrames && d.stack.length && visibleFrames(d.stack, false).hidden ? ' <a class="frames" id="detail-frames">hide allocator, capture and interpreter frames</a>' : "";
   const when = (j, tt) => (a.flags[j] & 1 ? "before trace" : escapeHtml(clock.fmt(tt, 6)));
   el.innerHTML = `<dl>
@@ -749,7 +756,7 @@ export function renderPeak(sumEl, listEl, app, by) {
   sumEl.innerHTML = `<div class="big">${fmtBytes(pk.v)}</div>
     <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>` +
     (dev.unmatched ? unmatchedPeakHtml(dev.unmatched)
-      : `<div class="muted">${groupDigits(pk.live_count)} allocations of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`);
+      : `<div class="muted">${plural(pk.live_count, "allocation")} of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`);
   listEl.innerHTML = barRows(dev.unmatched ? unmatchedBars(dev.unmatched) : pk[by] || []);
 }
 
@@ -788,8 +795,8 @@ export async function renderLive(app) {
   }
   sumEl.innerHTML = `<div class="big" id="live-value">${fmtBytes(total)}</div>
     <div><span id="live-bytes">${fmtBytesExact(total)}</span> at <b id="live-time">${escapeHtml(clock.fmt(r.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>
-    <div class="muted">${groupDigits(r.count)} allocations of the trace live (${fmtBytes(r.tracked)})${r.before ? `; ${fmtBytes(r.before)} allocated before the trace` : ""}</div>
-    ${r.partial ? `<div class="muted">${groupDigits(r.partial)} small allocations are not in this report: the server (memlens serve) counts them all</div>` : ""}`;
+    <div class="muted">${plural(r.count, "allocation")} of the trace live (${fmtBytes(r.tracked)})${r.before ? `; ${fmtBytes(r.before)} allocated before the trace` : ""}</div>
+    ${r.partial ? `<div class="muted">${plural(r.partial, "small allocation")} ${r.partial === 1 ? "is" : "are"} not in this report: the server (memlens serve) counts them all</div>` : ""}`;
   listEl.innerHTML = barRows(r.rows || []);
 }
 
@@ -823,7 +830,7 @@ export class TablesView {
       const v = parseBytes(g(id).value);
       const bad = Number.isNaN(v);
       g(id).classList.toggle("invalid", bad);
-      g(id).title = bad ? "not a size: write e.g. 512, 64 KiB, 1.5 MiB or 2 GiB" : "";
+      g(id).title = bad ? NOT_A_SIZE : "";
       return bad ? null : v;
     };
     return Object.assign(this.q, {
@@ -871,9 +878,10 @@ export class TablesView {
       cat: (i) => { const c = categoryOf(a, i); return `<td class="cat"><i ${c === BEFORE_TRACE ? 'class="before"' : `style="background:${categoryColour(c)}"`}></i>${escapeHtml(c)}</td>`; },
       stream: (i) => `<td>${escapeHtml(streamText(a.strings[a.stream[i]] || ""))}</td>`,
       addr: (i) => `<td><code>${allocAddr(a, i)}</code></td>`,
-      reason: (i) => `<td class="reason">${escapeHtml(reasonOf(a, i))}</td>`,
+      reason: (i) => { const r = escapeHtml(reasonOf(a, i)); return `<td class="reason" title="${r}"><span class="clip">${r}</span></td>`; },
     };
-    tbody.innerHTML = Array.from(res.rows, (i) => `<tr data-i="${i}" class="${i === app.state.selected ? "sel" : ""}">${cols.map((c) => cell[c.key](i)).join("")}</tr>`).join("");
+    tbody.innerHTML = Array.from(res.rows, (i) => `<tr data-i="${i}" class="${i === app.state.selected ? "sel" : ""}">${cols.map((c) => cell[c.key](i)).join("")}</tr>`).join("") ||
+      noRowsHtml(cols.length, "allocation", a.n || a.total);
     const catName = this.q.cat >= 0 ? ((this.app.meta.ranks[this.app.state.rank].categories || [])[this.q.cat] || {}).name : "";
     document.getElementById("t-count").textContent = `${groupDigits(res.total)} of ${plural(a.n, "allocation")}` +
       (catName ? ` in ${catName}` : "") + (this.q.inWindow ? " in the zoomed window" : "") + (a.summarised ? ` (${groupDigits(a.summarised)} more summarised, see the timeline note)` : "");
@@ -885,6 +893,7 @@ export class TablesView {
   async renderOps() {
     const app = this.app, st = app.state;
     let rows = await app.source.getOpStats(st.rank, st.dev);
+    this.lastOpsAll = rows.length;
     rows = sortRows(filterRows(rows, document.getElementById("f-text").value), this.ops.sort, this.ops.dir);
     this.lastOps = rows;
     const size = this.ops.pageSize || 100, pages = Math.max(1, Math.ceil(rows.length / size));
@@ -893,7 +902,8 @@ export class TablesView {
     const byFrame = app.allocs && app.allocs.groupBy === "frame";
     this.table.tHead.innerHTML = "<tr>" + OP_COLUMNS.map((c, k) => `<th data-k="${k}" class="${c.num ? "n" : ""} ${this.ops.sort === k ? "sorted" + (this.ops.dir > 0 ? " asc" : "") : ""}">${k === 0 && byFrame ? "user frame" : c.title}</th>`).join("") + "</tr>";
     this.table.tBodies[0].innerHTML = page.map((r) => `<tr data-op="${escapeHtml(r[0])}">` + r.map((v, k) =>
-      k === 0 ? `<td class="name" title="${escapeHtml(v)}">${escapeHtml(v)}</td>` : `<td class="n" ${OP_COLUMNS[k].bytes && v != null ? `title="${fmtBytesExact(v)}"` : ""}>${opCell(v, k)}</td>`).join("") + "</tr>").join("");
+      k === 0 ? `<td class="name" title="${escapeHtml(v)}">${escapeHtml(v)}</td>` : `<td class="n" ${OP_COLUMNS[k].bytes && v != null ? `title="${fmtBytesExact(v)}"` : ""}>${opCell(v, k)}</td>`).join("") + "</tr>").join("") ||
+      noRowsHtml(OP_COLUMNS.length, byFrame ? "user frame" : "operator", this.lastOpsAll);
     document.getElementById("t-count").textContent = `${plural(rows.length, byFrame ? "user frame" : "operator")} (all allocations of the device, whatever the zoom)`;
     document.getElementById("pg-label").textContent = `page ${this.ops.page + 1} of ${pages}`;
     this.pages = pages;

@@ -169,6 +169,18 @@ try {
     if (nk) {
       await page.click("#v-kernels tbody tr[data-r]:nth-child(1)");
       await shot("kernels-detail");
+      // "Find in the Trace": the Trace view with its search set to the kernel's name
+      if (await page.$("#v-kernels .pv-dbody a.pv-find")) {
+        const kname = await page.evaluate(() => { const v = window.__memlens.app.views.kernels; return v.table.rows[v.table.selected].name; });
+        await page.click("#v-kernels .pv-dbody a.pv-find");
+        await page.waitForFunction(() => window.__memlens.app.tabs.current === "trace", null, { timeout: 5000 }).catch(() => {});
+        await page.waitForTimeout(300);
+        const q = await page.evaluate(() => (document.querySelector("#trace-mount input[type=search], #trace-mount .tr-search") || {}).value);
+        ok("a kernel's Find in the Trace opens the Trace searching for it", (await current()) === "trace" && q === kname, `${await current()} ${q}`);
+        await shot("trace-find");
+        await page.keyboard.press("3");
+        await page.waitForFunction(() => window.__memlens.app.tabs.current === "kernels", null, { timeout: 5000 }).catch(() => {});
+      }
       const link = await page.$("#v-kernels .pv-dbody a[data-go=operators]");
       if (link) {
         const op = await link.getAttribute("data-sel");
