@@ -11,7 +11,8 @@
 #    events: never a blank tab, no page error;
 #  - `memlens serve` with no input: the resnet50 trace through the file
 #    input, then Operators shows its rows;
-#  - two ranks (hta_sampled_rank-0 and -1), report and serve: Distributed
+#  - two ranks (hta_sampled_rank-0 and -1; as files and as a directory),
+#    report and serve: Distributed
 #    lists both and names the slowest (the page, and /api/perf's
 #    "distributed" over the ranks loaded);
 #  - report writing of resnet50 under 10 s here (the speed bars proper are
@@ -115,6 +116,18 @@ print(" | ".join(out))
 EOF
 )" "[0, 1] slowest=1 | [0, 1] slowest=1"
         run_page dist-report dist "$tmp/two.html" light 2:1
+        mkdir -p "$tmp/ranks" && ln -s "$(cd "$(dirname "$r0")" && pwd)/$(basename "$r0")" "$(cd "$(dirname "$r1")" && pwd)/$(basename "$r1")" "$tmp/ranks/"
+        $MEMLENS report "$tmp/ranks" -o "$tmp/dir.html"
+        t_eq "a directory of two ranks: each rank's distributed view covers both" "$(python3 - "$tmp/dir.html" <<'EOF2'
+import json, re, sys
+s = open(sys.argv[1]).read()
+out = set()
+for m in re.finditer(r'<script type="application/json" id="ml-perf-\d+">(.*?)</script>', s, re.S):
+    d = json.loads(m.group(1))["distributed"]
+    out.add("none" if not d else "%s slowest=%s" % (sorted({x["rank"] for x in d["steps"]}), d["slowest_rank"]))
+print(" | ".join(sorted(out)))
+EOF2
+)" "[0, 1] slowest=1"
         start_server "$r0" "$r1"
         if [ -n "$url" ]; then
             # ranks load lazily: the distributed view covers the ranks loaded when /api/perf is asked,
