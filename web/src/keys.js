@@ -10,11 +10,6 @@ export const SHORTCUTS = [
   { keys: ["-"], match: ["-"], what: "zoom out (twice the window)", act: (a, s) => a.setWindow(s.t0 - (s.t1 - s.t0) * 0.5, s.t1 + (s.t1 - s.t0) * 0.5) },
   { keys: ["0", "Esc"], match: ["0", "Escape"], what: "show everything (reset the zoom); Esc also closes this help", act: (a) => a.resetWindow() },
   { keys: ["P"], match: ["p", "P"], what: "zoom to the peak", act: (a) => a.zoomToPeak() },
-  // Handled by the tab router (tabs.js) and the Trace view (trace.js); listed here so the overlay documents every key.
-  { keys: ["1", "…", "7"], match: [], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed", doc: true },
-  { keys: ["Ctrl+F"], match: [], what: "search in the current view", doc: true },
-  { keys: ["W", "S"], match: [], what: "Trace: zoom in / out", doc: true },
-  { keys: ["A", "D"], match: [], what: "Trace: pan left / right", doc: true },
   { keys: ["?"], match: ["?"], what: "show or hide this list of shortcuts", always: true, act: () => toggleHelp() },
 ];
 
@@ -22,7 +17,6 @@ export const SHORTCUTS = [
 export function hasWindow(app) {
   const st = app && app.state, m = app && app.meta;
   if (!st || !m || !app.clock || app.isStatic) return false;
-  if (app.tabs && app.tabs.current && app.tabs.current !== "memory") return false; // another view is shown
   if (app.tabs && app.tabs.current !== "memory") return false; // the other views have their own keys
   const r = m.ranks && m.ranks[st.rank];
   return !!(r && r.devices && r.devices[st.dev] && !document.querySelector("#v-memory main.grid, main.grid").hidden);
@@ -31,7 +25,8 @@ export function hasWindow(app) {
 // The shortcut a key event stands for, or null.
 export function shortcutOf(key) { return SHORTCUTS.find((s) => s.match.includes(key)) || null; }
 
-// The other views' keys (tabs.js, trace.js, segments.js, the tables), listed for the overlay.
+// The keys the tab router (tabs.js), the Trace view (trace.js), the snapshot
+// views (segments.js) and the tables handle themselves, listed for the overlay.
 export const OTHER_KEYS = [
   { keys: ["1", "…", "7"], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed (those the input has)" },
   { keys: ["Ctrl", "F"], what: "search in the view (where it has a search field)" },

@@ -11,7 +11,7 @@
 // The model (replay) is segmodel.js.
 
 import { fmtBytes, fmtBytesExact, groupDigits, escapeHtml, plural, LANE_COLOURS, isDark, byteAxis } from "./format.js";
-import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, EV_NAMES } from "./segmodel.js";
+import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, allocatedSeries, EV_NAMES } from "./segmodel.js";
 import { visibleFrames } from "./frames.js";
 
 const LINE_H = 18, LINE_GAP = 6, TARGET_LINES = 26;
@@ -99,7 +99,7 @@ export class SegmentsView {
     this.mount();
     this.el.hidden = false;
     this.sv = dev.segview;
-    this.model = null; this.lives = null; this.layout = null;
+    this.model = null; this.lives = null; this.layout = null; this.series = null;
     this.k = this.sv.events.k.length; // the end: what the snapshot holds
     const sl = document.getElementById("sg-slider");
     sl.max = String(this.k); sl.value = String(this.k);
@@ -270,6 +270,17 @@ export class SegmentsView {
       for (const [f, t, size] of this.lives.get(s.addr))
         for (let x = 0; x < W; x++) { const k = col(x); if (k < f || k >= t) continue; ctx.fillRect(AX + x, y(cum[x] + size), 1, Math.max(0.5, y(cum[x]) - y(cum[x] + size))); cum[x] += size; }
     });
+    // MemoryViz's "Active Memory Timeline" and "Allocated Memory (incl. Private Pools)" over the segments
+    if (!this.series) this.series = allocatedSeries(m, isPrivatePool);
+    const line = (arr, colour, dash) => {
+      ctx.strokeStyle = colour; ctx.lineWidth = 1.5; ctx.setLineDash(dash);
+      ctx.beginPath();
+      for (let x = 0; x < W; x++) { const k = Math.min(n, col(x)), yy = y(arr[k]); if (x) ctx.lineTo(AX + x, yy); else ctx.moveTo(AX + x, yy); }
+      ctx.stroke(); ctx.setLineDash([]);
+    };
+    const priv = m.slots.some((s) => isPrivatePool(s.pool));
+    if (priv) line(this.series.withPrivate, "#AA4499", [6, 3]);
+    line(this.series.active, css("--fg"), []);
     // the event shown in the history
     const hx = AX + (this.k / (n + 1)) * W;
     ctx.strokeStyle = css("--accent"); ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(hx + 0.5, top); ctx.lineTo(hx + 0.5, top + h); ctx.stroke(); ctx.setLineDash([]);
@@ -277,8 +288,8 @@ export class SegmentsView {
     for (let q = 0; q <= 4; q++) { const k = Math.round((q / 4) * n); ctx.textAlign = q === 0 ? "left" : q === 4 ? "right" : "center"; ctx.fillText("event " + groupDigits(k), AX + (q / 4) * W, top + h + 6); }
     ctx.textAlign = "left";
     this.tl = { AX, W, n, tot };
-    const priv = m.slots.some((s) => isPrivatePool(s.pool));
-    document.getElementById("sg-tlegend").innerHTML = `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, over the trace's allocator events; click for the allocator's state at that event.</span>` +
+    document.getElementById("sg-tlegend").innerHTML = `<span class="lg"><i style="background:${css("--fg")}"></i>allocated (active blocks)</span>` +
+      (priv ? '<span class="lg"><i style="border-top:2px dashed #AA4499;height:0"></i>allocated incl. private pools (their segments counted whole, as the graphs keep them)</span>' : "") + `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, over the trace's allocator events; click for the allocator's state at that event.</span>` +
       (priv ? '<span class="lg"><i style="background:#AA4499"></i>segments of private pools (CUDA graphs), apart on top</span>' : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot</span>');
   }
 
@@ -292,7 +303,10 @@ export class SegmentsView {
     const tip = document.getElementById("sg-ttip"), k = this.timelineEventAt(e.offsetX);
     if (k == null) { tip.hidden = true; return; }
     const ev = this.model.ev, i = Math.max(0, k - 1);
-    tip.innerHTML = `event ${groupDigits(k)}${this.model.n ? ` · ${escapeHtml(this.app.clock ? this.app.clock.fmt(ev.t[i], 6, true) : "")}` : ""}<br>reserved <b>${fmtBytes(this.tl.tot[e.offsetX - this.tl.AX] || 0)}</b><br><span class="muted">click: the allocator's state then</span>`;
+    const se = this.series, kk = Math.min(this.model.n, k);
+    tip.innerHTML = `event ${groupDigits(k)}${this.model.n ? ` · ${escapeHtml(this.app.clock ? this.app.clock.fmt(ev.t[i], 6, true) : "")}` : ""}<br>reserved <b>${fmtBytes(this.tl.tot[e.offsetX - this.tl.AX] || 0)}</b>` +
+      (se ? ` · allocated ${fmtBytes(se.active[kk])}${se.withPrivate[kk] !== se.active[kk] ? ` · incl. private pools ${fmtBytes(se.withPrivate[kk])}` : ""}` : "") +
+      `<br><span class="muted">click: the allocator's state then</span>`;
     tip.hidden = false;
     tip.style.left = Math.min(e.offsetX + 14, e.target.clientWidth - tip.offsetWidth - 4) + "px"; tip.style.top = e.offsetY + 14 + "px";
   }

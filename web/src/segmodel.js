@@ -196,3 +196,31 @@ export function parsePyRepr(text) {
   };
   try { const v = value(); return v; } catch { return null; }
 }
+
+// Per event k (0..n: the state after k events), as MemoryViz's "Active Memory
+// Timeline" and "Allocated Memory (incl. Private Pools)": the bytes of active
+// blocks (allocated or pending free), and the same with each private pool's
+// segments (CUDA graphs: a pool other than (0, 0)) counted whole, since the
+// graph keeps them.  {active, withPrivate} Float64Arrays of n + 1.
+export function allocatedSeries(model, isPrivate) {
+  const s = cloneState(model.checkpoints[0]), n = model.n, ev = model.ev;
+  const priv = (g) => !!g && isPrivate(g.pool);
+  let active = 0, privBlocks = 0, privSegs = 0;
+  for (const g of s.values()) {
+    for (const b of g.blocks.values()) { active += b.size; if (priv(g)) privBlocks += b.size; }
+    if (priv(g)) privSegs += g.size;
+  }
+  const A = new Float64Array(n + 1), P = new Float64Array(n + 1);
+  A[0] = active; P[0] = active - privBlocks + privSegs;
+  for (let i = 0; i < n; i++) {
+    const k = ev.k[i], a = ev.a[i];
+    const gAddr = k >= EV.SEG_ALLOC ? a : model.segOf(a, s), g = gAddr == null ? null : s.get(gAddr);
+    if (k === EV.ALLOC && g) { active += ev.s[i]; if (priv(g)) privBlocks += ev.s[i]; }
+    else if (k === EV.FREE && g) { const b = g.blocks.get(a), sz = b ? b.size : ev.s[i]; active -= sz; if (priv(g)) privBlocks -= sz; }
+    else if ((k === EV.SEG_FREE || k === EV.UNMAP) && priv(g)) privSegs -= g.size;
+    apply(model, s, i);
+    if (k === EV.SEG_ALLOC || k === EV.MAP) { const h = s.get(a); if (priv(h)) privSegs += h.size; }
+    A[i + 1] = active; P[i + 1] = active - privBlocks + privSegs;
+  }
+  return { active: A, withPrivate: P };
+}

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, EV } from "../src/segmodel.js";
+import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, allocatedSeries, EV } from "../src/segmodel.js";
 
 // One segment 0x1000 of 1000 bytes; events: alloc A(0x1000,100), alloc B(0x1100,200),
 // free_req A, free A, alloc C(0x1000,50), segment_alloc 0x9000 (500), alloc D in it.
@@ -41,6 +41,14 @@ test("the state walks back from the final segments and forward to any event", ()
   assert.deepEqual(lives.get(0x1000), [[0, m.n + 1, 1000]]);
   assert.deepEqual(lives.get(0x9000), [[6, m.n + 1, 500]]);
   assert.equal(m.slots.find((x) => x.addr === 0x9000).pool, "(1, 2)");
+});
+
+test("allocated memory, and with private pools counted whole", () => {
+  const m = buildModel(sv());
+  const { active, withPrivate } = allocatedSeries(m, (pool) => pool && pool !== "(0, 0)");
+  assert.deepEqual(Array.from(active), [0, 100, 300, 300, 200, 250, 250, 314]);
+  // the segment at 0x9000 is in pool (1, 2): from its allocation on, its 500 bytes count whole
+  assert.deepEqual(Array.from(withPrivate), [0, 100, 300, 300, 200, 250, 750, 750]);
 });
 
 test("the allocator settings dict, as Python writes it", () => {
