@@ -11,10 +11,12 @@
 # The page parts are in tests/cli_accept_browser.sh (ACCEPT_MEMORY=1).
 # Disabled (failing at the deadline; the memory views are still being built):
 #  - ACCEPT_STACKS=1 enables "--by stack: most bytes with a stack" for the
-#    ranks where it fails: text_level1 rank 0 and db_level1 rank 1 (307 MiB
-#    without a stack against 252 MiB with one), text_level1 rank 1 (every
-#    byte "(no stack recorded)").  db_level1 rank 0 passes (252 against 251)
-#    and stays enabled.
+#    ranks where it fails: text_level1 rank 0 and db_level1 rank 1 (at the
+#    peak 307 MiB without a stack against 252 MiB with one; 127 of 184
+#    operator-memory rows are linked to an operator, 69 of them with a call
+#    stack).  db_level1 rank 0 passes, barely (252 against 251 MiB), and
+#    stays enabled.  text_level1 rank 1 has no trace_view.json (no CPU trace,
+#    so no stack to find): skipped as a data limit.
 . tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,6 +50,10 @@ print(round(max(float(r["Total Allocated(MB)"]) for r in csv.DictReader(open(sys
     for kind in text db; do
         for r in 0 1; do
             f="$A/${kind}_level1/rank${r}_ascend_pt"
+            if [ $kind = text ] && [ ! -f "$f/ASCEND_PROFILER_OUTPUT/trace_view.json" ]; then
+                t_skip "text rank $r --by stack: no trace_view.json, so no call stack in the data"
+                continue
+            fi
             res=$($MEMLENS summary --json --by stack --all "$f" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)["devices"][0]["top_at_peak"]
@@ -55,7 +61,7 @@ none = sum(g["bytes"] for g in d if g["group"] == "(no stack recorded)")
 some = sum(g["bytes"] for g in d if not g["group"].startswith("("))
 print("stacks" if some > none else "no-stack", round(some / 2**20), round(none / 2**20))')
             case "$kind:$r" in
-            text:0 | text:1 | db:1) [ "${ACCEPT_STACKS:-0}" = 1 ] || { t_skip "$kind rank $r --by stack (disabled, known failure: $res MiB)"; continue; } ;;
+            text:0 | db:1) [ "${ACCEPT_STACKS:-0}" = 1 ] || { t_skip "$kind rank $r --by stack (disabled, known failure: $res MiB)"; continue; } ;;
             esac
             t_eq "$kind rank $r: --by stack lists stacks for most bytes (with, without MiB: ${res#* })" "${res%% *}" stacks
             t_contains "$kind rank $r: the text lists a stack" "$($MEMLENS summary --by stack "$f")" " <- main_worker (/home/z30057886/imagenet_script/main.py:282)"
