@@ -280,10 +280,54 @@ TEST(real_peak_is_the_summarys)
     ml_ranks_free(rs);
 }
 
+/* Two ranks of a distributed run: /api/perf's "distributed" covers the ranks
+ * loaded when it is asked (ranks load lazily), and is made again, for every
+ * rank, once more have loaded: then both ranks, the slowest named. */
+static const char *dist_rank =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,\"world_size\":2},\"traceEvents\":[\n"
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":%d,\"args\":{\"stream\":7,\"device\":0}},\n"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclKernel_AllReduce\",\"pid\":0,\"tid\":7,\"ts\":700,\"dur\":100,\"args\":{\"stream\":7,\"device\":0}}]}";
+
+TEST(distributed_over_the_ranks_loaded)
+{
+    char text[2][1024];
+    char *path[2];
+    for (int r = 0; r < 2; r++) {
+        snprintf(text[r], sizeof text[r], dist_rank, r, r ? 600 : 300); /* rank 1 computes longer: the slowest */
+        path[r] = write_tmp(text[r]);
+    }
+    ml_err e = {{0}};
+    const char *in[] = { path[0], path[1] };
+    ml_ranks *rs = ml_ranks_open(in, 2, 1, &e);
+    CHECK(rs != NULL);
+    if (!rs) return;
+    ml_buf b = {0};
+    ml_ranks_request(rs, 0);
+    CHECK_EQ_I64(ml_ranks_wait(rs, 0, 30000), ML_SLOT_READY);
+    CHECK_EQ_I64(call(rs, "/api/perf", (args){{"rank=0"}}, &b), 200);
+    const char *d = b.p ? strstr(b.p, "\"distributed\":{") : NULL;
+    CHECK(d && strstr(d, "\"rank\":0") && !strstr(d, "\"rank\":1") && strstr(d, "\"slowest_rank\":0"));
+    ml_ranks_request(rs, 1);
+    CHECK_EQ_I64(ml_ranks_wait(rs, 1, 30000), ML_SLOT_READY);
+    for (int r = 0; r < 2; r++) {
+        CHECK_EQ_I64(call(rs, "/api/perf", (args){{r ? "rank=1" : "rank=0"}}, &b), 200);
+        d = b.p ? strstr(b.p, "\"distributed\":{") : NULL;
+        CHECK(d && strstr(d, "\"rank\":0") && strstr(d, "\"rank\":1") && strstr(d, "\"slowest_rank\":1"));
+    }
+    ml_buf_free(&b);
+    ml_ranks_free(rs);
+    for (int r = 0; r < 2; r++) {
+        unlink(path[r]);
+        free(path[r]);
+    }
+}
+
 int main(void)
 {
     RUN(routes_on_a_tiny_trace);
     RUN(m4_keeps_every_extreme);
     RUN(real_peak_is_the_summarys);
+    RUN(distributed_over_the_ranks_loaded);
     return check_report();
 }
