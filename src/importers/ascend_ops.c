@@ -11,7 +11,12 @@
  * then linked to its operator: the call of that name whose span holds the
  * allocation time (the innermost when calls nest): the allocation takes its
  * thread (so ml_attribute gives it its top-level operator and, failing a
- * stack of its own, the Python functions around it) and its call stack.
+ * stack of its own, the Python functions around it) and its call stack:
+ * the operator's own, else the one it ran under (inherit_stacks: the
+ * innermost enclosing operator's, or a backward operator's forward one's).
+ * GE rows (cann::*) name no CPU operator and keep none: the task-queue
+ * Dequeue running when they were allocated would name one, but other threads
+ * run operators at the same instants, so the link would be a guess.
  */
 #include <sqlite3.h>
 #include <stdio.h>
