@@ -62,6 +62,7 @@ run_page() {
 }
 # start_server ARGS...: sets spid and url
 start_server() {
+    : >"$tmp/sout" # emptied here: the background job's own truncation could come after the first read (the previous server's URL)
     "$MEMLENS" serve --port 0 "$@" >"$tmp/sout" 2>&1 &
     spid=$!
     url="" i=0
