@@ -32,7 +32,7 @@ for kind in text db; do
     f="$DATA/ascend/${kind}_level1/rank0_ascend_pt"
     if [ ! -d "$f" ]; then t_skip "ascend ${kind}_level1 absent"; continue; fi
     out=$($MEMLENS summary "$f")
-    t_contains "ascend $kind: rows linked to their operator" "$out" "127 of 184 rows linked to their operator in the CPU trace (69 with its call stack)"
+    t_contains "ascend $kind: rows linked to their operator" "$out" "127 of 184 rows linked to their operator in the CPU trace (121 with its call stack; of 860 operators, 316 have a stack of their own, 0 that of an enclosing operator, 259 (backward) that of their forward operator)"
     t_contains "ascend $kind: by frame, from the operators' call stacks" "$($MEMLENS summary --by frame "$f")" "train (/home/z30057886/imagenet_script/main.py:366)"
     t_contains "ascend $kind: backward allocations under their autograd node" "$out" "autograd::engine::evaluate_function: AddmmBackward0"
     $MEMLENS export "$f" -o "$tmp/a.csv"

@@ -436,7 +436,7 @@ TEST(module_mem_units)
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 0), 2097152);
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "HCCL", 1), -1); /* one point */
     CHECK_EQ_I64(value_at(p, ML_SERIES_OTHER, "RUNTIME", 0), 1536);
-    CHECK(has_note(p, "npu_module_mem: 1 samples of -1 (only frees seen) left out"));
+    CHECK(has_note(p, "npu_module_mem: 1 sample of -1 (only frees seen) left out"));
     ml_profile_free(p);
     CHECK_EQ_I64(import_named("npu_module_mem.csv",
                               "Component,Timestamp(us),Total Reserved(MB),Device\n"
@@ -647,6 +647,60 @@ TEST(bad_db)
     CHECK_EQ_I64(system(cmd), 0);
 }
 
+
+/* The file line of the innermost frame of alloc i's stack ("f.py(L): fn"), or -1. */
+static int32_t alloc_line(const ml_profile *p, size_t i)
+{
+    uint32_t st = p->allocs.stack.v[i];
+    if (!st || !ml_stack_depth(p, st)) return -1;
+    return p->frames.v[ml_stack_frames(p, st)[0]].line;
+}
+
+/* Operator memory linked to the CPU trace: a row takes its operator's call
+ * stack, else the innermost enclosing operator's on that thread, else (under
+ * a backward node) its forward operator's by sequence number; never one of
+ * an ambiguous sequence number (forward ops of it on two threads), and none
+ * for a row whose name no operator has. */
+TEST(trace_view_stacks_inherited)
+{
+    ml_err e = {{0}};
+    ml_profile *p;
+    CHECK_EQ_I64(import_named("operator_memory.csv", OM_HEAD
+                              "aten::empty,1,3.500\t,,,1,NPU:0\n"
+                              "aten::mm,2,10.500\t,,,1,NPU:0\n"
+                              "aten::sum,3,20.000\t,,,1,NPU:0\n"
+                              "cann::X,4,5.000\t,,,,NPU:0\n"
+                              "aten::addmm,5,2.000\t,,,1,NPU:0\n", &p, &e), 0);
+#define EV(name, tid, ts, dur, args) \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" tid ",\"ts\":\"" ts "\",\"dur\":" dur ",\"args\":{" args "}},"
+    static const char tv[] = "{\"traceEvents\":["
+        EV("aten::addmm", "1", "1.000", "5", "\"Sequence number\":7,\"Fwd thread id\":0,\"Call stack\":\"main.py(5): train;\\r\\nmain.py(1): <module>\"")
+        EV("aten::empty", "1", "3.000", "1", "\"Sequence number\":-1,\"Fwd thread id\":0")
+        EV("aten::add", "1", "7.000", "1", "\"Sequence number\":9,\"Fwd thread id\":0,\"Call stack\":\"main.py(6): train\"")
+        EV("aten::add", "3", "7.000", "1", "\"Sequence number\":9,\"Fwd thread id\":0,\"Call stack\":\"other.py(2): f\"")
+        EV("AddmmBackward0", "2", "10.000", "3", "\"Sequence number\":7,\"Fwd thread id\":1")
+        EV("aten::mm", "2", "10.200", "1", "\"Sequence number\":-1,\"Fwd thread id\":0")
+        EV("AddBackward0", "2", "19.000", "3", "\"Sequence number\":9,\"Fwd thread id\":1")
+        EV("aten::sum", "2", "19.500", "1", "\"Sequence number\":-1,\"Fwd thread id\":0")
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"x\"}}]}";
+#undef EV
+    ml_source *src = ml_source_from_memory("trace_view.json", tv, strlen(tv));
+    CHECK_EQ_I64(ml_ascend_trace_view_ops(src, p, &e), 0);
+    ml_source_close(src);
+    CHECK_EQ_I64(ml_allocs_count(p), 5);
+    if (ml_allocs_count(p) == 5) {
+        CHECK_EQ_I64(alloc_line(p, 0), 5);  /* aten::empty: inside aten::addmm on its thread */
+        CHECK_EQ_I64(alloc_line(p, 1), 5);  /* aten::mm: under AddmmBackward0, seq 7 -> aten::addmm */
+        CHECK_EQ_I64(alloc_line(p, 2), -1); /* aten::sum: seq 9 has forward ops on two threads */
+        CHECK_EQ_I64(alloc_line(p, 3), -1); /* cann::X: no operator of that name */
+        CHECK_EQ_I64(alloc_line(p, 4), 5);  /* aten::addmm: its own */
+    }
+    CHECK(has_note(p, "4 of 5 rows linked to their operator in the CPU trace (3 with its call stack; of 8 operators, "
+                      "3 have a stack of their own, 1 that of an enclosing operator, 2 (backward) that of their "
+                      "forward operator)"));
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(text_rank0);
@@ -661,5 +715,6 @@ int main(void)
     RUN(cr_only_lines);
     RUN(bad_db);
     RUN(db_wal_readonly_names);
+    RUN(trace_view_stacks_inherited);
     return check_report();
 }

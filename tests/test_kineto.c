@@ -262,7 +262,7 @@ TEST(begin_end_pairs_become_ops)
     CHECK_EQ_I64(ts, 70000);
     CHECK_EQ_I64(dur, 20000); /* to the end of the last event: the kernel's 85 + 5 */
     CHECK_EQ_I64(p->ops.ts.len, 3);
-    CHECK(has_note(p, "1 operators began (\"ph\": \"B\") without an end"));
+    CHECK(has_note(p, "1 operator began (\"ph\": \"B\") without an end (\"E\"): it was closed"));
     /* attribution sees the nesting */
     CHECK_EQ_I64(ml_allocs_count(p), 3);
     CHECK_EQ_STR(ml_s(p, p->allocs.op.v[0]), "aten::empty");
@@ -347,7 +347,7 @@ TEST(a_second_alloc_at_a_live_address_closes_the_first)
         CHECK_EQ_I64(a->t_free.v[1], 3000);
         CHECK_EQ_I64(a->ev_free.v[1], 2);
     }
-    CHECK(has_note(p, "1 allocations at an address that was still live"));
+    CHECK(has_note(p, "1 allocation at an address that was still live (its free was not recorded): it was closed"));
     ml_device_stats st;
     ml_device_stats_compute(p, 0, ML_BY_TOPLEVEL, &st);
     CHECK_EQ_I64(st.unmatched_frees, 0);

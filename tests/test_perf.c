@@ -2,6 +2,7 @@
  * tables, recommendations) on hand-built trace stores whose answers are
  * worked out by hand in the comments, in µs (the store holds ns). */
 #include "check.h"
+#include "durhist.h"
 #include "perf.h"
 #include "perfdata.h"
 #include "ranges.h"
@@ -398,6 +399,95 @@ TEST(json_has_the_data_contract_keys)
     ml_profile_free(f.p);
 }
 
+/* Bins 1-2-5 per decade of ns: [0,2) [2,5) [5,10) [10,20) … */
+TEST(duration_histogram_bins_and_slowest)
+{
+    CHECK_EQ_I64(ml_durhist_bin(-5), 0);
+    CHECK_EQ_I64(ml_durhist_bin(0), 0);
+    CHECK_EQ_I64(ml_durhist_bin(1), 0);
+    CHECK_EQ_I64(ml_durhist_bin(2), 1);
+    CHECK_EQ_I64(ml_durhist_bin(4), 1);
+    CHECK_EQ_I64(ml_durhist_bin(5), 2);
+    CHECK_EQ_I64(ml_durhist_bin(9), 2);
+    CHECK_EQ_I64(ml_durhist_bin(10), 3);
+    CHECK_EQ_I64(ml_durhist_bin(19999), 12);
+    CHECK_EQ_I64(ml_durhist_bin(20000), 13);
+    CHECK_EQ_I64(ml_durhist_bin(INT64_MAX), ML_DURHIST_BINS - 1);
+    CHECK_EQ_I64(ml_durhist_lower(0), 0);
+    CHECK_EQ_I64(ml_durhist_lower(13), 20000);
+    CHECK_EQ_I64(ml_durhist_lower(ML_DURHIST_BINS - 1), 5000000000000000000LL);
+    for (int b = 1; b < ML_DURHIST_BINS; b++) { /* each bin starts at its lower bound */
+        CHECK_EQ_I64(ml_durhist_bin(ml_durhist_lower(b)), b);
+        CHECK_EQ_I64(ml_durhist_bin(ml_durhist_lower(b) - 1), b - 1);
+    }
+    /* calls (start, duration): the 3 longest kept longest first, ties earliest first */
+    ml_durhist h = {0};
+    static const int64_t calls[][2] = {{100, 7}, {200, 30}, {300, 7}, {50, 30}, {400, 3}, {500, 12}, {600, 30}};
+    for (size_t i = 0; i < sizeof calls / sizeof *calls; i++) ml_durhist_add(&h, calls[i][0], calls[i][1]);
+    CHECK_EQ_I64(h.counts[1], 1);   /* 3 */
+    CHECK_EQ_I64(h.counts[2], 2);   /* 7, 7 */
+    CHECK_EQ_I64(h.counts[3], 1);   /* 12 */
+    CHECK_EQ_I64(h.counts[4], 3);   /* 30 ×3 */
+    CHECK_EQ_I64(h.n_slow, 3);
+    CHECK_EQ_I64(h.slow_ts[0], 50);
+    CHECK_EQ_I64(h.slow_ts[1], 200);
+    CHECK_EQ_I64(h.slow_ts[2], 600);
+    CHECK_EQ_I64(h.slow_dur[2], 30);
+}
+
+/* The scenario's rows: add runs 3 × 10 µs (bin 12: [10, 20) µs); add_kernel
+ * 20 µs at 90 and 10 µs at 125; mul 5 µs at 75 and 10 µs at 210. */
+TEST(rows_keep_per_call_histograms)
+{
+    fix f = scenario("volta_h884gemm_64x64");
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_op_row *add = find_op(f.p, &pf.ops.by_name, "aten::add", NULL);
+    const ml_op_row *mul = find_op(f.p, &pf.ops.by_name, "aten::mul", NULL);
+    const ml_op_row *a2 = find_op(f.p, &pf.ops.by_shape, "aten::add", "[[2]]");
+    CHECK(add && mul && a2);
+    if (add && mul && a2) {
+        CHECK_EQ_I64(add->hist.counts[12], 3);
+        CHECK_EQ_I64(add->hist.n_slow, 3);
+        CHECK_EQ_I64(add->hist.slow_ts[0], 60 * US); /* equal durations: in start order */
+        CHECK_EQ_I64(add->hist.slow_ts[2], 140 * US);
+        CHECK_EQ_I64(a2->hist.counts[12], 2);
+        CHECK_EQ_I64(mul->hist.counts[11], 1);
+        CHECK_EQ_I64(mul->hist.counts[12], 1);
+        CHECK_EQ_I64(mul->hist.slow_ts[0], 210 * US);
+        CHECK_EQ_I64(mul->hist.slow_dur[1], 5 * US);
+    }
+    const ml_kernel_row *k = pf.kernels.by_name.len == 2 ? &pf.kernels.by_name.v[1] : NULL;
+    CHECK(k != NULL);
+    if (k) {
+        int64_t sum = 0;
+        for (int b = 0; b < ML_DURHIST_BINS; b++) sum += k->hist.counts[b];
+        CHECK_EQ_I64(sum, k->calls);
+        CHECK_EQ_I64(k->hist.counts[12], 1);
+        CHECK_EQ_I64(k->hist.counts[13], 1);
+        CHECK_EQ_I64(k->hist.slow_ts[0], 90 * US);
+        CHECK_EQ_I64(k->hist.slow_dur[0], 20 * US);
+    }
+    for (size_t i = 0; i < pf.kernels.by_op.len; i++) { /* by (name, op) too */
+        int64_t sum = 0;
+        for (int b = 0; b < ML_DURHIST_BINS; b++) sum += pf.kernels.by_op.v[i].hist.counts[b];
+        CHECK_EQ_I64(sum, pf.kernels.by_op.v[i].calls);
+    }
+    /* JSON: bins from the first with a count; starts after span.begin_ns (0 here) */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    jw w;
+    jw_init(&w, m, false);
+    ml_perf_json_write(&w, f.p, &pf, 0, NULL);
+    fclose(m);
+    CHECK_CONTAINS(buf, "\"tensor_cores\":false,\"hist\":{\"bin0\":12,\"counts\":[1,1]},\"slowest\":[[90000,20000],[125000,10000]]");
+    CHECK_CONTAINS(buf, "\"hist\":{\"bin0\":12,\"counts\":[3]},\"slowest\":[[60000,10000],[120000,10000],[140000,10000]]");
+    free(buf);
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
 int main(void)
 {
     RUN(ranges_arithmetic);
@@ -409,5 +499,7 @@ int main(void)
     RUN(flow_links_queued_work_to_its_operator);
     RUN(fragmentation_from_the_memory_curves);
     RUN(json_has_the_data_contract_keys);
+    RUN(duration_histogram_bins_and_slowest);
+    RUN(rows_keep_per_call_histograms);
     return check_report();
 }

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "ascend.h"
 #include "importer.h"
+#include "report_enc.h"
 
 #include <unistd.h>
 
@@ -87,7 +88,7 @@ TEST(b_e_pairs_nest_and_unmatched_ones_are_tolerated)
     CHECK_EQ_I64(s->dur.v[open], 20000);
     CHECK_EQ_I64(s->kind.v[open], ML_SL_USER_ANNOTATION);
     CHECK_EQ_I64(t->unpaired_ends, 1);
-    CHECK(has_note(p, "1 \"E\" events had no \"B\""));
+    CHECK(has_note(p, "1 \"E\" event had no \"B\" open on its thread: it was ignored"));
     CHECK_EQ_I64(t->span_begin, 10000);
     CHECK_EQ_I64(t->span_end, 31000);
     /* ml_track_slices covers the track's slices */
@@ -656,6 +657,87 @@ TEST(real_traces_match_trace_expected_py)
     if (!ran) SKIP("../shared/data not available");
 }
 
+
+/* The args Kineto writes plainly are read straight from the buffer
+ * (fast_trace_args); the same args with one escaped key (which sends them
+ * down the token path) must give the same store rows. */
+TEST(plain_args_read_as_the_token_path_reads_them)
+{
+    static const char *op_args =
+        "\"External id\": 7, \"Input Dims\": [[32, 3], [], [1, 2, 3]], \"Input type\": [\"float\", \"\", \"Scalar\"],"
+        " \"Input Strides\": [[3, 1], [], [6, 3, 1]], \"Concrete Inputs\": [\"\", \"a\\\"b]\", \"[{\"],"
+        " \"Sequence number\": 42, \"Fwd thread id\": 1, \"Python id\": -5, \"Record function id\": 0,"
+        " \"Ev Idx\": 12345678901234567890, \"flag\": true, \"none\": null, \"f\": 1.5e3, \"name\": \"x\","
+        " \"Collective name\": \"allreduce\", \"dtype\": \"Float\", \"In msg nelems\": 1024,"
+        " \"Out msg nelems\": 2048, \"Group size\": 8";
+    static const char *kernel_args =
+        "\"correlation\": 77, \"device\": 0, \"stream\": 7, \"grid\": [1, 2, 3], \"block\": [128, 1, 1],"
+        " \"registers per thread\": 32, \"shared memory\": 1024, \"blocks per SM\": 0.5,"
+        " \"est. achieved occupancy %\": 12.5, \"queued\": 0, \"bytes\": 4096";
+    ml_buf j = {0};
+    ml_buf_puts(&j, "{\"traceEvents\": [\n");
+    for (int twice = 0; twice < 2; twice++) {
+        const char *trailer = twice ? ", \"\\u0078\": 0" : "";
+        ml_buf_printf(&j, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, "
+                          "\"dur\": 5, \"args\": {%s%s}},\n", twice, 100 + twice * 10, op_args, trailer);
+        ml_buf_printf(&j, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, \"ts\": %d, "
+                          "\"dur\": 5, \"args\": {%s%s}},\n", twice, 100 + twice * 10, kernel_args, trailer);
+    }
+    /* enough events after them that the scanner holds the args whole */
+    for (int i = 0; i < 20; i++)
+        ml_buf_printf(&j, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"pad\", \"pid\": 1, \"tid\": 1, \"ts\": %d, "
+                          "\"dur\": 1, \"args\": {\"External id\": %d}},\n", 200 + i, i);
+    ml_buf_puts(&j, "{\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 300, \"s\": \"t\"}]}");
+    ml_profile *p = import_trace(j.p);
+    ml_buf_free(&j);
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_profile_finish(p);
+    ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    long o0 = find_slice(p, "op0"), o1 = find_slice(p, "op1"), k0 = find_slice(p, "k0"), k1 = find_slice(p, "k1");
+    CHECK(o0 >= 0 && o1 >= 0 && k0 >= 0 && k1 >= 0);
+    if (o0 < 0 || o1 < 0 || k0 < 0 || k1 < 0) goto out;
+    CHECK_EQ_I64(s->ext_id.v[o0], 7);
+    CHECK_EQ_I64(s->ext_id.v[o1], 7);
+    CHECK_EQ_I64(s->corr.v[k0], 77);
+    CHECK_EQ_I64(s->corr.v[k1], 77);
+    const ml_op_info *a = &t->op_info.v[s->info.v[o0]], *b = &t->op_info.v[s->info.v[o1]];
+    CHECK_EQ_STR(ml_s(p, a->input_dims), "[[32, 3], [], [1, 2, 3]]");
+    CHECK_EQ_STR(ml_s(p, a->input_types), "[\"float\", \"\", \"Scalar\"]");
+    CHECK_EQ_I64(a->input_dims, b->input_dims);
+    CHECK_EQ_I64(a->input_types, b->input_types);
+    CHECK_EQ_I64(a->seq, 42);
+    CHECK_EQ_I64(b->seq, 42);
+    CHECK_EQ_I64(a->fwd_thread, b->fwd_thread);
+    CHECK_EQ_I64(a->python_id, -5);
+    CHECK_EQ_I64(b->python_id, -5);
+    const ml_comm_args *ca = ml_op_comm(t, a), *cb = ml_op_comm(t, b);
+    CHECK_EQ_STR(ml_s(p, ca->collective), "allreduce");
+    CHECK_EQ_I64(ca->collective, cb->collective);
+    CHECK_EQ_I64(ca->dtype, cb->dtype);
+    CHECK_EQ_I64(ca->in_nelems, 1024);
+    CHECK_EQ_I64(cb->out_nelems, 2048);
+    CHECK_EQ_I64(ca->group_size, 8);
+    CHECK_EQ_I64(cb->group_size, 8);
+    const ml_kernel_info *x = &t->kernel_info.v[s->info.v[k0]], *y = &t->kernel_info.v[s->info.v[k1]];
+    CHECK_EQ_I64(x->device, y->device);
+    CHECK_EQ_I64(x->stream, y->stream);
+    for (int d = 0; d < 3; d++) CHECK(x->grid[d] == y->grid[d] && x->block[d] == y->block[d]);
+    CHECK_EQ_I64(x->registers, y->registers);
+    CHECK_EQ_I64(x->shared_memory, y->shared_memory);
+    CHECK_EQ_I64(x->bytes, y->bytes);
+    CHECK(x->blocks_per_sm == y->blocks_per_sm && x->occupancy == y->occupancy);
+    CHECK_EQ_I64(x->grid[2], 3);
+    CHECK_EQ_I64(x->block[0], 128);
+    CHECK_EQ_I64(x->registers, 32);
+    CHECK_EQ_I64(x->shared_memory, 1024);
+    CHECK_EQ_I64(x->bytes, 4096);
+    CHECK(x->blocks_per_sm == 0.5f && x->occupancy == 12.5f);
+out:
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(b_e_pairs_nest_and_unmatched_ones_are_tolerated);
@@ -670,5 +752,6 @@ int main(void)
     RUN(store_binds_flow_chains);
     RUN(split_file_gives_the_same_store);
     RUN(real_traces_match_trace_expected_py);
+    RUN(plain_args_read_as_the_token_path_reads_them);
     return check_report();
 }

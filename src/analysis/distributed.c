@@ -217,7 +217,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
             if (c10d == ML_NONE32 && !strncmp(qn, "c10d::", 6)) c10d = q;
             uint32_t qi = s->info.v[q];
             if (!cargs && !strcmp(qn, "record_param_comms") && qi != ML_NONE32 && qi < t->op_info.len)
-                cargs = &t->op_info.v[qi].comm;
+                cargs = ml_op_comm(t, &t->op_info.v[qi]);
         }
         if (op == ML_NONE32) op = c10d;
         const char *cname = op != ML_NONE32 ? ml_s(p, s->name.v[op])

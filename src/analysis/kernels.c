@@ -13,8 +13,9 @@ typedef struct kacc {
     double bps, occ;        /* Σ value × duration */
 } kacc;
 
-static void add(kacc *a, int64_t dur, const ml_kernel_info *ki)
+static void add(kacc *a, int64_t ts, int64_t dur, const ml_kernel_info *ki)
 {
+    ml_durhist_add(&a->r.hist, ts, dur);
     if (!a->r.calls || dur < a->r.min_ns) a->r.min_ns = dur;
     if (!a->r.calls || dur > a->r.max_ns) a->r.max_ns = dur;
     a->r.calls++;
@@ -65,7 +66,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             kacc a = {.r = {.name = nm, .tensor_cores = ml_kernel_uses_tc(ml_s(p, nm))}};
             VEC_PUSH(&by_name, a);
         }
-        add(&by_name.v[out->row_of_name[nm]], s->dur.v[i], ki);
+        add(&by_name.v[out->row_of_name[nm]], s->ts.v[i], s->dur.v[i], ki);
         /* by (name, op): the innermost operator over the launch (a row of the
          * operator table), 0 when none (launched from a root, a step or an
          * annotation outside every operator) */
@@ -96,7 +97,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             cur.r.tensor_cores = by_name.v[out->row_of_name[cur.r.name]].r.tensor_cores;
         }
         uint32_t info = s->info.v[i];
-        add(&cur, s->dur.v[i], info != ML_NONE32 && info < t->kernel_info.len ? &t->kernel_info.v[info] : NULL);
+        add(&cur, s->ts.v[i], s->dur.v[i], info != ML_NONE32 && info < t->kernel_info.len ? &t->kernel_info.v[info] : NULL);
     }
     if (ks.len) {
         finish(&cur, have_bps, have_occ);

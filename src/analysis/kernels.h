@@ -10,6 +10,7 @@
  * Blocks per SM and achieved occupancy are means weighted by each call's
  * duration, a call that lacks the figure counting as 0 (the plugin's
  * fillna(0)); they are unknown (< 0) when no kernel of the trace has them.
+ * Each row also keeps its calls' duration histogram and slowest calls (durhist.h).
  */
 #ifndef ML_KERNELS_H
 #define ML_KERNELS_H
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "durhist.h"
 #include "optree.h"
 #include "profile.h"
 
@@ -27,6 +29,7 @@ typedef struct ml_kernel_row {
     int64_t calls, total_ns, min_ns, max_ns;
     double blocks_per_sm, occupancy; /* weighted means, < 0 unknown */
     bool tensor_cores;      /* the name is on the Tensor Core allowlist */
+    ml_durhist hist;        /* per-call durations, with the slowest calls' start times */
 } ml_kernel_row;
 
 typedef struct ml_kernel_table {

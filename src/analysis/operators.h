@@ -7,7 +7,8 @@
  * Tensor Core eligibility (any call eligible), the share of self and total
  * kernel time in Tensor Core kernels, the first call stack recorded
  * ("Call stack" args, old traces) and the kernels (rows of the kernel table
- * by name) that its calls and their children launched.
+ * by name) that its calls and their children launched, and the histogram of
+ * its calls' host durations with the slowest few (durhist.h).
  */
 #ifndef ML_OPERATORS_H
 #define ML_OPERATORS_H
@@ -15,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "durhist.h"
 #include "kernels.h"
 #include "optree.h"
 #include "profile.h"
@@ -27,6 +29,7 @@ typedef struct ml_op_row {
     ml_str stack;           /* "file.py(12): f;..." as recorded, 0 if none */
     uint32_t *kernels;      /* rows of ml_kernel_table.by_name, ascending */
     size_t n_kernels;
+    ml_durhist hist;        /* per-call host durations (the slices' own), with start times */
 } ml_op_row;
 
 typedef VEC(ml_op_row) ml_op_rows;

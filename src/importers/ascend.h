@@ -29,7 +29,10 @@
  *       p->ops (ProfilerStep#N, Optimizer.* as annotations); each operator-memory
  *       row is linked to the call of its name holding its allocation time: its
  *       thread (ml_attribute then gives op_top, the outermost cpu op) and its
- *       "Call stack" / PYTORCH_CALLCHAINS stack (ascend_ops.c).
+ *       "Call stack" / PYTORCH_CALLCHAINS stack; an operator without one takes
+ *       the innermost enclosing operator's on its thread, and one under a
+ *       backward node ("Fwd thread id" > 0) its forward operator's, by
+ *       sequence number (PyTorch's _set_backward_stacktraces) (ascend_ops.c).
  *   HOST_INFO, NPU_INFO (db)            p->host, the NPU devices' names.
  *   operator_memory.csv / OP_MEMORY     allocs: op = op_top = name, t_free =
  *       release time or ML_TIME_END + ML_ALLOC_NEVER_FREED when blank,

@@ -28,7 +28,9 @@ typedef struct xop {
     int64_t ts, end;
     ml_str name;
     uint32_t thread;
-    uint32_t stack;
+    uint32_t stack; /* ML_NONE32: a python function; 0: no call stack recorded */
+    int64_t seq;    /* autograd sequence number, -1 if none */
+    int64_t fwd;    /* "Fwd thread id" / fwdThreadId: > 0 on a backward function node */
 } xop;
 
 typedef VEC(xop) xops;
@@ -69,6 +71,100 @@ static int by_name_ts(const void *x, const void *y)
     return a->end > b->end ? -1 : a->end < b->end; /* outer first: the innermost is found last */
 }
 
+static int by_thread_ts(const void *x, const void *y)
+{
+    const xop *a = x, *b = y;
+    if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return a->end > b->end ? -1 : a->end < b->end; /* outer first */
+}
+
+typedef struct fwd_stack {
+    int64_t seq, ts, end;
+    uint32_t thread, stack;
+    bool ambiguous;
+} fwd_stack;
+
+static int by_seq(const void *x, const void *y)
+{
+    const fwd_stack *a = x, *b = y;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int by_seq_ts(const void *x, const void *y)
+{
+    const fwd_stack *a = x, *b = y;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->end != b->end) return a->end > b->end ? -1 : 1;
+    return a->thread < b->thread ? -1 : a->thread > b->thread;
+}
+
+/*
+ * Gives the operators without a call stack of their own the one they ran
+ * under, never one made up:
+ *  - an operator inside another on its thread takes the innermost enclosing
+ *    operator's stack (the Python code that called the outer one called it);
+ *  - an operator under a backward function node (an op with a "Fwd thread
+ *    id", itself or an enclosing one on its thread, as the autograd engine
+ *    runs them on its own thread, without Python) takes the stack of the
+ *    forward operator with that node's sequence number, as PyTorch's own
+ *    EventList._set_backward_stacktraces does; a sequence number seen in
+ *    forward operators on more than one thread is left unlinked.
+ * ops: the operators (no python functions), sorted here by thread and time.
+ * Counts what it did in *nested and *backward.
+ */
+static void inherit_stacks(xops *ops, size_t *nested, size_t *backward)
+{
+    qsort(ops->v, ops->len, sizeof *ops->v, by_thread_ts);
+    int64_t *bw_seq = ml_malloc((ops->len ? ops->len : 1) * sizeof *bw_seq); /* the backward node's seq, or -1 */
+    VEC(size_t) open = {0};
+    VEC(fwd_stack) fw = {0};
+    for (size_t i = 0; i < ops->len; i++) {
+        xop *o = &ops->v[i];
+        if (i && o->thread != ops->v[i - 1].thread) open.len = 0;
+        while (open.len && ops->v[open.v[open.len - 1]].end < o->end) open.len--; /* only an enclosing one stays */
+        const xop *parent = open.len ? &ops->v[open.v[open.len - 1]] : NULL;
+        bw_seq[i] = o->fwd > 0 && o->seq >= 0 ? o->seq : parent ? bw_seq[open.v[open.len - 1]] : -1;
+        if (!o->stack && parent && parent->stack) {
+            o->stack = parent->stack;
+            (*nested)++;
+        }
+        if (bw_seq[i] < 0 && o->seq >= 0 && o->stack) VEC_PUSH(&fw, ((fwd_stack){o->seq, o->ts, o->end, o->thread, o->stack, false}));
+        VEC_PUSH(&open, i);
+    }
+    if (fw.len) {
+        /* per sequence number, the first forward operator (the outermost: its stack) */
+        qsort(fw.v, fw.len, sizeof *fw.v, by_seq_ts);
+        size_t w = 0;
+        for (size_t i = 0; i < fw.len;) {
+            size_t j = i;
+            bool amb = false;
+            while (j < fw.len && fw.v[j].seq == fw.v[i].seq) {
+                if (fw.v[j].thread != fw.v[i].thread) amb = true;
+                j++;
+            }
+            fw.v[w] = fw.v[i];
+            fw.v[w++].ambiguous = amb;
+            i = j;
+        }
+        fw.len = w;
+    }
+    for (size_t i = 0; i < ops->len; i++) {
+        xop *o = &ops->v[i];
+        if (o->stack || bw_seq[i] < 0 || !fw.len) continue;
+        fwd_stack key = {.seq = bw_seq[i]};
+        const fwd_stack *f = bsearch(&key, fw.v, fw.len, sizeof *fw.v, by_seq);
+        if (f && !f->ambiguous) {
+            o->stack = f->stack;
+            (*backward)++;
+        }
+    }
+    VEC_FREE(&fw);
+    VEC_FREE(&open);
+    free(bw_seq);
+}
+
 /* Pushes the operators and links the operator-memory rows to them. */
 static void link(ml_profile *p, xops *ops)
 {
@@ -82,6 +178,9 @@ static void link(ml_profile *p, xops *ops)
         if (ops->v[i].stack != ML_NONE32) ops->v[w++] = ops->v[i];
     ops->len = w;
     if (!ops->len) return;
+    size_t own = 0, nested = 0, backward = 0;
+    for (size_t i = 0; i < ops->len; i++) own += ops->v[i].stack != 0;
+    inherit_stacks(ops, &nested, &backward);
     qsort(ops->v, ops->len, sizeof *ops->v, by_name_ts);
     ml_allocs *a = &p->allocs;
     size_t linked = 0, rows = 0, stacks = 0;
@@ -112,8 +211,11 @@ static void link(ml_profile *p, xops *ops)
         }
     }
     if (rows)
-        ml_note(p, "operator memory: %zu of %zu rows linked to their operator in the CPU trace (%zu with its call stack)",
-                linked, rows, stacks);
+        ml_note(p,
+                "operator memory: %zu of %zu rows linked to their operator in the CPU trace (%zu with its call stack; "
+                "of %zu operators, %zu have a stack of their own, %zu that of an enclosing operator, %zu (backward) "
+                "that of their forward operator)",
+                linked, rows, stacks, ops->len, own, nested, backward);
 }
 
 /* ---- trace_view.json ---- */
@@ -144,7 +246,7 @@ int ml_ascend_trace_view_ops(ml_source *src, ml_profile *p, ml_err *e)
             continue;
         }
         char ph[4] = "", cat[24] = "", name[512] = "", pid[32] = "", tid[32] = "";
-        int64_t ts = 0, dur = -1;
+        int64_t ts = 0, dur = -1, seq = -1, fwd = 0;
         bool has_ts = false;
         stack.len = 0;
         const char *key, *v;
@@ -185,6 +287,12 @@ int ml_ascend_trace_view_ops(ml_source *src, ml_profile *p, ml_err *e)
                             memcpy(stack.v, v, vn);
                             stack.len = vn;
                         }
+                    } else if ((kn == 15 && !memcmp(key, "Sequence number", 15)) ||
+                               (kn == 13 && !memcmp(key, "Fwd thread id", 13))) {
+                        int64_t x;
+                        int r = js_value_number(js, 0, &x);
+                        if (r < 0) goto fail;
+                        if (r == 1) *(kn == 15 ? &seq : &fwd) = x;
                     } else if (js_skip(js) < 0) goto fail;
                 }
                 if (am < 0) goto fail;
@@ -207,7 +315,7 @@ int ml_ascend_trace_view_ops(ml_source *src, ml_profile *p, ml_err *e)
         if (strcmp(ph, "X") || (!python && strcmp(cat, "cpu_op")) || !has_ts || dur < 0 || !name[0]) continue;
         if (!ml_value_ok(ts) || !ml_value_ok(dur)) continue;
         xop o = {ts, ts + dur, ml_intern_cstr(p->strings, name),
-                 ml_thread_get(p, pid, strlen(pid), tid, strlen(tid)), python ? ML_NONE32 : 0};
+                 ml_thread_get(p, pid, strlen(pid), tid, strlen(tid)), python ? ML_NONE32 : 0, seq, fwd};
         if (!python && stack.len) o.stack = parse_call_stack(p, stack.v, stack.len);
         VEC_PUSH(&ops, o);
     }
@@ -313,7 +421,7 @@ int ml_ascend_db_ops(const char *path, ml_profile *p, ml_err *e)
     }
     /* Operators: PYTORCH_API rows of type op (50001) and trace (50003: python functions). */
     xops ops = {0};
-    if ((st = prep(db, "SELECT a.startNs, a.endNs, a.globalTid, s.value, a.callchainId, e.name FROM PYTORCH_API a "
+    if ((st = prep(db, "SELECT a.startNs, a.endNs, a.globalTid, s.value, a.callchainId, e.name, a.sequenceNumber, a.fwdThreadId FROM PYTORCH_API a "
                        "JOIN STRING_IDS s ON s.id = a.name LEFT JOIN ENUM_API_TYPE e ON e.id = a.type"))) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             int64_t t0, t1, tid, chain;
@@ -324,7 +432,9 @@ int ml_ascend_db_ops(const char *path, ml_profile *p, ml_err *e)
             char tids[32];
             snprintf(tids, sizeof tids, "%lld", col_i64(st, 2, &tid) ? (long long)tid : 0LL);
             xop o = {t0, t1, ml_intern_cstr(p->strings, col_text(st, 3)), ml_thread_get(p, "0", 1, tids, strlen(tids)),
-                     python ? ML_NONE32 : 0};
+                     python ? ML_NONE32 : 0, -1, 0};
+            if (!col_i64(st, 6, &o.seq)) o.seq = -1;
+            if (!col_i64(st, 7, &o.fwd)) o.fwd = 0;
             if (!python && col_i64(st, 4, &chain) && chain >= 0 && (size_t)chain < chain_stack.len)
                 o.stack = chain_stack.v[chain];
             VEC_PUSH(&ops, o);

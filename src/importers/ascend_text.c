@@ -397,7 +397,7 @@ bool ml_ascend_only_frees(int64_t bytes, int64_t unit) { return bytes == -unit |
 void ml_ascend_note_only_frees(ml_profile *p, int64_t n)
 {
     if (n)
-        ml_note(p, "npu_module_mem: %lld samples of -1 (only frees seen) left out", (long long)n);
+        ml_note(p, "npu_module_mem: %lld sample%s of -1 (only frees seen) left out", (long long)n, n == 1 ? "" : "s");
 }
 
 int ml_ascend_csv_add(ml_source *src, ml_profile *p, ml_err *e)

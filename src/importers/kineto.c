@@ -24,6 +24,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <unistd.h>
 
 enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER };
@@ -393,33 +396,39 @@ static int skip_arg(kineto *k)
 }
 
 /* grid / block: [x, y, z] */
+/* "[x, y, z]" of small non-negative numbers at p (40 bytes readable), as
+ * Kineto writes grid and block: its length, or 0 when it is not so. */
+static size_t plain_dim3(const char *p, int32_t *out)
+{
+    if (p[0] != '[') return 0;
+    int32_t v[3];
+    size_t i = 1;
+    int got = 0;
+    for (; got < 3; got++) {
+        size_t d = i;
+        int32_t x = 0;
+        while (i - d < 9 && p[i] >= '0' && p[i] <= '9') x = x * 10 + (p[i++] - '0');
+        if (i == d || compact_numch[(unsigned char)p[i]]) break;
+        v[got] = x;
+        if (got < 2 && p[i] == ',' && p[i + 1] == ' ') i += 2;
+        else {
+            got++;
+            break;
+        }
+    }
+    if (got != 3 || p[i] != ']') return 0;
+    memcpy(out, v, sizeof v);
+    return i + 1;
+}
+
 static int read_dim3(kineto *k, int32_t *out)
 {
     js_scanner *js = k->js;
-    size_t avail;
+    size_t avail, len;
     const char *p = js_peek_value(js, &avail);
-    if (p && avail >= 40 && p[0] == '[') {
-        /* "[x, y, z]" of small non-negative numbers, as Kineto writes them */
-        int32_t v[3];
-        size_t i = 1;
-        int got = 0;
-        for (; got < 3; got++) {
-            size_t d = i;
-            int32_t x = 0;
-            while (i - d < 9 && p[i] >= '0' && p[i] <= '9') x = x * 10 + (p[i++] - '0');
-            if (i == d || compact_numch[(unsigned char)p[i]]) break;
-            v[got] = x;
-            if (got < 2 && p[i] == ',' && p[i + 1] == ' ') i += 2;
-            else {
-                got++;
-                break;
-            }
-        }
-        if (got == 3 && p[i] == ']') {
-            memcpy(out, v, sizeof v);
-            js_consume_value(js, i + 1);
-            return 1;
-        }
+    if (p && avail >= 40 && (len = plain_dim3(p, out)) > 0) {
+        js_consume_value(js, len);
+        return 1;
     }
     js_tok t = js_next(js);
     if (t == JS_ERROR) return -1;
@@ -555,6 +564,235 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     }
     if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
     return r;
+}
+
+
+/* ---- the args of a non-memory event, straight from the buffer ----
+ * Kineto writes them plainly; fast_trace_args() reads such an object as
+ * read_args() would (same keys, same values, in the same order, so strings
+ * are interned in the same order), and gives up on anything else (an escape,
+ * a value of an unusual form, a memory event's keys, an object not wholly
+ * buffered): the token path then reads it all again, to the same effect. */
+
+static const unsigned char ws_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+
+static inline size_t ws_at(const char *p, size_t i)
+{
+    while (ws_byte[(unsigned char)p[i]]) i++;
+    return i;
+}
+
+/* The first index >= j holding '"', '\\' or NUL (plain_string), or, with
+ * brackets, also one of [ ] { } (plain_skip).  The buffer from
+ * js_peek_value() ends in a NUL with 16 readable bytes past it. */
+static inline size_t find_stop(const char *p, size_t j, bool brackets)
+{
+#ifdef __SSE2__
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), zero = _mm_setzero_si128();
+    const __m128i fold = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+    for (;; j += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + j));
+        __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, zero));
+        if (brackets) {
+            __m128i f = _mm_or_si128(x, fold); /* '[' | 0x20 == '{', ']' | 0x20 == '}' */
+            hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
+        } else {
+            hit = _mm_or_si128(hit, _mm_cmpeq_epi8(x, bslash));
+        }
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return j + (unsigned)__builtin_ctz(m);
+    }
+#else
+    for (;; j++) {
+        char c = p[j];
+        if (c == '"' || c == 0 || (brackets ? c == '[' || c == ']' || c == '{' || c == '}' : c == '\\')) return j;
+    }
+#endif
+}
+
+
+/* A string at p[i] == '"' without backslashes: the index after its closing
+ * quote, or 0.  p[n] is the scanner's sentinel NUL. */
+static inline size_t plain_string(const char *p, size_t i, size_t n)
+{
+    size_t j = find_stop(p, i + 1, false);
+    return j < n && p[j] == '"' ? j + 1 : 0;
+}
+
+/* A number at p[i] as lex_number() takes it (a digit or '-' and a digit,
+ * then the run of number bytes): the index after it, or 0. */
+static inline size_t plain_number(const char *p, size_t i, size_t n)
+{
+    if (!((p[i] >= '0' && p[i] <= '9') || (p[i] == '-' && p[i + 1] >= '0' && p[i + 1] <= '9'))) return 0;
+    i++;
+    while (i < n && compact_numch[(unsigned char)p[i]]) i++;
+    return i < n ? i : 0;
+}
+
+/* Any value at p[i], skipped as js_skip() does (containers: brackets must
+ * match, strings may hold escapes): the index after it, or 0. */
+static size_t plain_skip(const char *p, size_t i, size_t n)
+{
+    char c = p[i];
+    if (c == '"') return plain_string(p, i, n);
+    if (c == 't') return n - i > 4 && !memcmp(p + i, "true", 4) ? i + 4 : 0;
+    if (c == 'f') return n - i > 5 && !memcmp(p + i, "false", 5) ? i + 5 : 0;
+    if (c == 'n') return n - i > 4 && !memcmp(p + i, "null", 4) ? i + 4 : 0;
+    if (c != '[' && c != '{') return plain_number(p, i, n);
+    char closer[64];
+    int depth = 0;
+    closer[depth++] = (char)(c + 2);
+    for (i++; i < n; i++) {
+        i = find_stop(p, i, true);
+        if (i >= n) return 0;
+        c = p[i];
+        if (c == '"') {
+            for (i++; i < n && p[i] != '"'; i++)
+                if (p[i] == '\\') i++;
+            if (i >= n) return 0;
+        } else if (c == '[' || c == '{') {
+            if (depth == (int)sizeof closer) return 0;
+            closer[depth++] = (char)(c + 2);
+        } else if (c == ']' || c == '}') {
+            if (c != closer[--depth]) return 0;
+            if (depth == 0) return i + 1;
+        }
+    }
+    return 0;
+}
+
+/* A plain integer (what js_value_number(scale 0) reads exactly): the index
+ * after it, or 0. */
+static inline size_t plain_int(const char *p, size_t i, size_t n, int64_t *out)
+{
+    size_t j = i + (p[i] == '-');
+    uint64_t v = 0;
+    size_t d = j;
+    while (j < n && p[j] >= '0' && p[j] <= '9' && j - d < 18) v = v * 10 + (uint64_t)(p[j++] - '0');
+    if (j == d || j >= n || compact_numch[(unsigned char)p[j]]) return 0;
+    *out = p[i] == '-' ? -(int64_t)v : (int64_t)v;
+    return j;
+}
+
+/* The key is lit (kn known to match by the switch; a constant size lets the
+ * compiler compare inline). */
+#define KEQ(lit) (memcmp(key, lit, sizeof lit - 1) == 0)
+
+/* 1 if the args object was read (and consumed), 0 if the token path must read it. */
+static int fast_trace_args(kineto *k)
+{
+    size_t n;
+    const char *p = js_peek_value(k->js, &n);
+    if (!p || p[0] != '{') return 0;
+    trace_args *a = &k->ta;
+    size_t i = ws_at(p, 1);
+    if (i >= n) return 0;
+    if (p[i] == '}') goto done;
+    for (;;) {
+        if (p[i] != '"') return 0;
+        size_t kend = plain_string(p, i, n);
+        if (!kend) return 0;
+        const char *key = p + i + 1;
+        size_t kn = kend - i - 2;
+        i = ws_at(p, kend);
+        if (i >= n || p[i] != ':') return 0;
+        i = ws_at(p, i + 1);
+        if (i + 48 >= n) return 0; /* room for the fixed-size reads below */
+        int64_t *dst = NULL, group = -1;
+        ml_str *sdst = NULL;
+        float *fdst = NULL;
+        int kind = 0; /* 1 compact, 2 dim3 */
+        int32_t *d3 = NULL;
+        switch (kn) {
+        case 4:
+            if (KEQ("grid")) kind = 2, d3 = a->grid;
+            else if (KEQ("Addr")) return 0;
+            break;
+        case 5:
+            if (KEQ("block")) kind = 2, d3 = a->block;
+            else if (KEQ("bytes")) dst = &a->bytes;
+            else if (KEQ("dtype")) sdst = &a->comm.dtype;
+            else if (KEQ("Bytes")) return 0;
+            break;
+        case 6:
+            if (KEQ("device")) dst = &a->device;
+            else if (KEQ("stream")) dst = &a->stream;
+            break;
+        case 9:
+            if (KEQ("Python id")) dst = &a->py_id;
+            else if (KEQ("Device Id")) return 0;
+            break;
+        case 10:
+            if (KEQ("Input Dims") || KEQ("Input dims")) kind = 1, sdst = &a->dims;
+            else if (KEQ("Input type")) kind = 1, sdst = &a->types;
+            else if (KEQ("sort_index")) dst = &a->sort_index;
+            else if (KEQ("Group size")) dst = &group;
+            else if (KEQ("Call stack")) sdst = &a->stack;
+            break;
+        case 11:
+            if (KEQ("correlation")) dst = &a->corr;
+            else if (KEQ("External id") || KEQ("external id")) dst = &a->ext;
+            else if (KEQ("Device Type")) return 0;
+            break;
+        case 13:
+            if (KEQ("connection_id")) dst = &a->corr;
+            else if (KEQ("In msg nelems")) dst = &a->comm.in_nelems;
+            else if (KEQ("Fwd thread id")) dst = &a->fwd;
+            else if (KEQ("shared memory")) dst = &a->smem;
+            else if (KEQ("blocks per SM")) fdst = &a->blocks_per_sm;
+            break;
+        case 14:
+            if (KEQ("Out msg nelems")) dst = &a->comm.out_nelems;
+            else if (KEQ("Total Reserved")) return 0;
+            break;
+        case 15:
+            if (KEQ("Sequence number")) dst = &a->seq;
+            else if (KEQ("Collective name")) sdst = &a->comm.collective;
+            else if (KEQ("Total Allocated")) return 0;
+            break;
+        case 16:
+            if (KEQ("Python parent id")) dst = &a->py_parent;
+            else if (KEQ("Python module id")) dst = &a->py_module;
+            break;
+        case 20:
+            if (KEQ("registers per thread")) dst = &a->regs;
+            break;
+        case 25:
+            if (KEQ("est. achieved occupancy %")) fdst = &a->occupancy;
+            break;
+        }
+        size_t end;
+        if (dst) {
+            int64_t v;
+            if (!(end = plain_int(p, i, n, &v))) return 0;
+            *dst = v;
+            if (dst == &group && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
+        } else if (kind == 2) {
+            if (!(end = plain_dim3(p + i, d3))) return 0;
+            end += i;
+        } else if (kind == 1) {
+            if (!(end = compact_span(p + i, n - i))) return 0;
+            *sdst = ml_intern(k->p->strings, p + i, end);
+            end += i;
+        } else if (sdst) {
+            if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+            *sdst = ml_intern(k->p->strings, p + i + 1, end - i - 2);
+        } else if (fdst) {
+            double d;
+            if (!(end = plain_number(p, i, n))) return 0;
+            if (ml_parse_double(p + i, end - i, &d) == 0) *fdst = (float)d;
+        } else if (!(end = plain_skip(p, i, n))) return 0;
+        i = ws_at(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = ws_at(p, i + 1);
+        if (i >= n) return 0;
+        if (p[i] == '}') break; /* a trailing comma, as the scanner allows */
+    }
+done:
+    js_consume_value(k->js, i + 1);
+    return 1;
 }
 
 /* Whether the number just read is integral ("4096", "4096.0", "4.096e3"; not
@@ -861,7 +1099,10 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_id < 0 && a->py_parent < 0 &&
         a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
-    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module, a->comm};
+    bool comm = a->comm.collective || a->comm.dtype || a->comm.in_nelems != -1 || a->comm.out_nelems != -1 ||
+                a->comm.group_size != -1;
+    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module,
+                     comm ? ml_op_comm_push(k->t, &a->comm) : 0};
     return ml_op_info_push(k->t, &oi);
 }
 
@@ -1034,6 +1275,9 @@ static int read_event(kineto *k)
             } else if (!memcmp(key, "args", 4)) {
                 /* Only memory events need their args decoded (and the time side's). */
                 if (f.has_name && !is_memory_name(k) && !k->t) r = js_skip(js);
+                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !is_memory_name(k) &&
+                         fast_trace_args(k))
+                    r = 1;
                 else r = read_args(k, &f);
             } else r = js_skip(js);
             break;
@@ -1240,14 +1484,15 @@ static int finish(kineto *k, bool truncated)
         if (k->has_times) ml_trace_span(k->t, k->min_ts, k->max_end);
         k->t->unpaired_ends += k->orphan_ends;
         if (k->orphan_ends)
-            ml_note(p, "%zu \"E\" events had no \"B\" open on their thread: they were ignored", k->orphan_ends);
+            ml_note(p, "%zu \"E\" event%s had no \"B\" open on %s thread: %s ignored", k->orphan_ends,
+                    k->orphan_ends == 1 ? "" : "s", k->orphan_ends == 1 ? "its" : "their", k->orphan_ends == 1 ? "it was" : "they were");
         if (k->unclosed_slices > k->unclosed)
-            ml_note(p, "%zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of "
-                       "the trace", k->unclosed_slices);
+            ml_note(p, "%zu slice%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end of "
+                       "the trace", k->unclosed_slices, k->unclosed_slices == 1 ? "" : "s", k->unclosed_slices == 1 ? "it was" : "they were");
     }
     if (k->unclosed)
-        ml_note(p, "%zu operators began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end of the "
-                   "trace", k->unclosed);
+        ml_note(p, "%zu operator%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end of the "
+                   "trace", k->unclosed, k->unclosed == 1 ? "" : "s", k->unclosed == 1 ? "it was" : "they were");
     if (truncated)
         ml_note(p, "the trace ends without its closing brackets (the profiler may have stopped early); "
                    "everything up to the last complete event was read");
@@ -1476,10 +1721,11 @@ int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e)
         k.t->unpaired_ends += k.orphan_ends;
         const char *name = ml_source_name(src);
         if (k.orphan_ends)
-            ml_note(p, "%s: %zu \"E\" events had no \"B\" open on their thread: they were ignored", name, k.orphan_ends);
+            ml_note(p, "%s: %zu \"E\" event%s had no \"B\" open on %s thread: %s ignored", name, k.orphan_ends,
+                    k.orphan_ends == 1 ? "" : "s", k.orphan_ends == 1 ? "its" : "their", k.orphan_ends == 1 ? "it was" : "they were");
         if (k.unclosed_slices)
-            ml_note(p, "%s: %zu slices began (\"ph\": \"B\") without an end (\"E\"): they were closed at the end "
-                       "of the trace", name, k.unclosed_slices);
+            ml_note(p, "%s: %zu slice%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end "
+                       "of the trace", name, k.unclosed_slices, k.unclosed_slices == 1 ? "" : "s", k.unclosed_slices == 1 ? "it was" : "they were");
         if (truncated) ml_note(p, "%s ends without its closing brackets: everything up to the last complete event was read", name);
     }
     kineto_free(&k);

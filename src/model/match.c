@@ -144,8 +144,9 @@ void ml_match(ml_profile *p)
         if (m.val[j]) p->allocs.flags.v[m.val[j] - 1] |= ML_ALLOC_NEVER_FREED;
     map_free(&m);
     if (reused)
-        ml_note(p, "%zu allocations at an address that was still live (its free was not recorded): "
-                   "each was closed at the next allocation there", reused);
+        ml_note(p, "%zu allocation%s at an address that was still live (its free was not recorded): "
+                   "%s closed at the next allocation there", reused, reused == 1 ? "" : "s",
+                reused == 1 ? "it was" : "each was");
 }
 
 ml_match_stats ml_match_stats_for(const ml_profile *p, int device)

@@ -60,6 +60,7 @@ void ml_trace_free(ml_trace *t)
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
     VEC_FREE(&t->op_info);
+    VEC_FREE(&t->op_comm);
     VEC_FREE(&t->kernel_info);
     VEC_FREE(&t->flows);
     VEC_FREE(&t->counters.ts); VEC_FREE(&t->counters.value); VEC_FREE(&t->counters.name);
@@ -169,6 +170,18 @@ size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
     return i;
 }
 
+uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm)
+{
+    VEC_PUSH(&t->op_comm, *comm);
+    return (uint32_t)t->op_comm.len;
+}
+
+const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info)
+{
+    static const ml_comm_args none = {0, 0, -1, -1, -1};
+    return info->comm && info->comm <= t->op_comm.len ? &t->op_comm.v[info->comm - 1] : &none;
+}
+
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
 {
     VEC_PUSH(&t->op_info, *info);
@@ -259,6 +272,14 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         tmap[i] = id;
     }
     uint32_t op_base = (uint32_t)dst->op_info.len, k_base = (uint32_t)dst->kernel_info.len;
+    uint32_t comm_base = (uint32_t)dst->op_comm.len;
+    for (size_t i = 0; i < src->op_comm.len; i++) {
+        ml_comm_args c = src->op_comm.v[i];
+        c.collective = MAP_STR(c.collective);
+        c.dtype = MAP_STR(c.dtype);
+        VEC_PUSH(&dst->op_comm, c);
+    }
+    VEC_FREE(&src->op_comm);
     VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
     VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
     for (size_t i = 0; i < src->op_info.len; i++) {
@@ -266,26 +287,38 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         o.input_dims = MAP_STR(o.input_dims);
         o.input_types = MAP_STR(o.input_types);
         o.call_stack = MAP_STR(o.call_stack);
-        o.comm.collective = MAP_STR(o.comm.collective);
-        o.comm.dtype = MAP_STR(o.comm.dtype);
+        if (o.comm) o.comm += comm_base;
         VEC_PUSH(&dst->op_info, o);
     }
+    VEC_FREE(&src->op_info); /* each table of src goes as soon as it is copied: the peak stays low */
     for (size_t i = 0; i < src->kernel_info.len; i++) {
         ml_kernel_info ki = src->kernel_info.v[i];
         ki.comm.collective = MAP_STR(ki.comm.collective);
         ki.comm.dtype = MAP_STR(ki.comm.dtype);
         VEC_PUSH(&dst->kernel_info, ki);
     }
-    const ml_slices *s = &src->slices;
-    for (size_t i = 0; i < s->ts.len; i++) {
-        uint8_t kind = s->kind.v[i];
-        uint32_t info = s->info.v[i];
-        if (info != ML_NONE32)
-            info += kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET ? k_base : op_base;
-        ml_slice_row r = {s->ts.v[i], s->dur.v[i], s->corr.v[i], s->ext_id.v[i], MAP_STR(s->name.v[i]),
-                          tmap[s->track.v[i]], info, kind};
-        ml_slice_push(dst, &r);
-    }
+    VEC_FREE(&src->kernel_info);
+    /* The slices column by column (as ml_slice_push() would add them). */
+    ml_slices *s = &src->slices, *d = &dst->slices;
+    size_t n = s->ts.len, at = d->ts.len;
+#define APPEND_COL(col, expr)                                                  \
+    do {                                                                       \
+        VEC_RESERVE(&d->col, at + n);                                          \
+        for (size_t i = 0; i < n; i++) d->col.v[at + i] = (expr);              \
+        d->col.len = at + n;                                                   \
+        VEC_FREE(&s->col);                                                     \
+    } while (0)
+    APPEND_COL(ts, s->ts.v[i]);
+    APPEND_COL(dur, s->dur.v[i] < 0 ? 0 : s->dur.v[i]);
+    APPEND_COL(name, MAP_STR(s->name.v[i]));
+    APPEND_COL(track, tmap[s->track.v[i]]);
+    APPEND_COL(corr, s->corr.v[i]);
+    APPEND_COL(ext_id, s->ext_id.v[i]);
+    APPEND_COL(info, s->info.v[i] == ML_NONE32 ? ML_NONE32
+                     : s->info.v[i] + (s->kind.v[i] == ML_SL_KERNEL || s->kind.v[i] == ML_SL_MEMCPY ||
+                                       s->kind.v[i] == ML_SL_MEMSET ? k_base : op_base));
+    APPEND_COL(kind, s->kind.v[i]);
+#undef APPEND_COL
     free_slices(&src->slices);
     for (size_t i = 0; i < src->index->points.len; i++) {
         flow_point fp = src->index->points.v[i];

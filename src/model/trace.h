@@ -112,7 +112,7 @@ typedef struct ml_op_info {
     int64_t python_id;      /* python_function args "Python id", -1 */
     int64_t python_parent;  /* args "Python parent id", -1 */
     int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
-    ml_comm_args comm;      /* record_param_comms */
+    uint32_t comm;          /* record_param_comms: 1 + its row in op_comm, 0 if none (ml_op_comm()) */
 } ml_op_info;
 
 /* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f). */
@@ -156,6 +156,7 @@ typedef struct ml_trace {
     VEC(ml_track) tracks;
     ml_slices slices;
     VEC(ml_op_info) op_info;
+    VEC(ml_comm_args) op_comm; /* the few ops with collective args (most have none: kept apart) */
     VEC(ml_kernel_info) kernel_info;
     VEC(ml_flow) flows;
     ml_counters counters;
@@ -189,6 +190,10 @@ typedef struct ml_slice_row { /* one slice, for pushing */
 } ml_slice_row;
 size_t ml_slice_push(ml_trace *t, const ml_slice_row *row);
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
+/* A row of op_comm, for ml_op_info.comm (the value returned). */
+uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm);
+/* An op's collective args: all absent ({0, 0, -1, -1, -1}) when it has none. */
+const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info);
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info);
 
 /* A flow endpoint as the trace gives it; bound to slices by ml_trace_finish():

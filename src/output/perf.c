@@ -49,6 +49,35 @@ static void write_stack(jw *w, const char *s)
     jw_end(w);
 }
 
+/* "hist": {"bin0": first bin with a count, "counts": [that bin's count, …, the last's]},
+ * "slowest": [[start ns after span.begin_ns, duration ns], …] (durhist.h) */
+static void write_durhist(jw *w, const ml_durhist *h, int64_t origin)
+{
+    int lo = 0, hi = -1;
+    for (int b = 0; b < ML_DURHIST_BINS; b++)
+        if (h->counts[b]) {
+            if (hi < 0) lo = b;
+            hi = b;
+        }
+    jw_key(w, "hist");
+    jw_obj(w);
+    jw_key(w, "bin0"); jw_i64(w, lo);
+    jw_key(w, "counts");
+    jw_arr(w);
+    for (int b = lo; b <= hi; b++) jw_i64(w, h->counts[b]);
+    jw_end(w);
+    jw_end(w);
+    jw_key(w, "slowest");
+    jw_arr(w);
+    for (int k = 0; k < h->n_slow; k++) {
+        jw_arr(w);
+        jw_i64(w, h->slow_ts[k] - origin);
+        jw_i64(w, h->slow_dur[k]);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
 static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool shape, int top)
 {
     jw_arr(w);
@@ -76,6 +105,7 @@ static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool s
         for (size_t k = 0; k < r->n_kernels; k++) /* rows cut by top are not there to point at */
             if (top <= 0 || r->kernels[k] < (uint32_t)top) jw_i64(w, r->kernels[k]);
         jw_end(w);
+        write_durhist(w, &r->hist, p->trace->span_begin);
         jw_end(w);
     }
     jw_end(w);
@@ -101,6 +131,7 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_row *rows,
         opt_dbl(w, "blocks_per_sm", r->blocks_per_sm);
         opt_dbl(w, "occupancy", r->occupancy);
         jw_key(w, "tensor_cores"); jw_bool(w, r->tensor_cores);
+        write_durhist(w, &r->hist, p->trace->span_begin);
         jw_end(w);
     }
     jw_end(w);

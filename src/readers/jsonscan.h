@@ -93,7 +93,8 @@ int js_value_scalar_text(js_scanner *s, const char **text, size_t *len);
 /* For a caller that recognises whole values itself (after JS_KEY): the
  * buffered input from the next value on (blanks before it skipped; *avail
  * bytes, at least a few hundred), or NULL when that is not at hand (then use
- * the calls above).  Valid until the next call.  js_consume_value() then
+ * the calls above).  text[*avail] is a NUL, and 16 bytes past it may be
+ * read.  Valid until the next call.  js_consume_value() then
  * consumes the n bytes of one complete, valid value found there. */
 const char *js_peek_value(js_scanner *s, size_t *avail);
 void js_consume_value(js_scanner *s, size_t n);

@@ -151,7 +151,9 @@ export function makeClock(originNs, mode) {
 // Colour-blind-safe palettes: Okabe & Ito (2008) and Paul Tol's "muted".
 export const OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"];
 export const TOL_MUTED = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
-export const LANE_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#44AA99", "#882255", "#DDCC77", "#117733", "#AA4499", "#88CCEE", "#999933", "#CC6677"];
+// Lanes and curves: distinct hues first (no two of the first eight alike: no twin greens).
+export const LANE_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#882255", "#999933",
+  "#332288", "#C9B200", "#AA4499", "#117733", "#88CCEE", "#CC6677"];
 
 // Memory categories (src/analysis/categories.h), in PyTorch's names, each a
 // colour-blind-safe hue (Okabe & Ito, Tol) in a light- and a dark-mode shade.

@@ -2,11 +2,11 @@
 // (web/DATA.md), grouped by name or by name + the operator that launched
 // them, with calls, total/mean/min/max time, blocks per SM, occupancy and
 // whether they ran on Tensor Cores; the detail panel names the operators a
-// kernel came from (links to the Operators view) and draws its per-call
-// duration range.
+// kernel came from (links to the Operators view) and draws the histogram of
+// its calls' durations, with the slowest calls linked to the Trace view.
 
 import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
-import { PerfTableView, pvNs, pvInt, pvPct } from "./perfview.js";
+import { PerfTableView, pvNs, pvInt, pvPct, pvPerCall } from "./perfview.js";
 
 export function kernelColumns(group, perf) {
   let tot = 0;
@@ -51,7 +51,9 @@ export function kernelDetail(r, perf, group) {
     `<dt>Blocks/SM</dt><dd>${r.blocks_per_sm == null ? '<span class="unknown">not in the trace</span>' : (+r.blocks_per_sm).toFixed(2)}</dd>` +
     `<dt>Occupancy</dt><dd>${r.occupancy == null ? '<span class="unknown">not in the trace</span>' : (+r.occupancy).toFixed(1) + " %"}</dd>` +
     `<dt>Tensor Cores</dt><dd>${r.tensor_cores ? "yes" : "no"}</dd></dl>`;
-  h += `<h3>Duration per call <span class="lg"><i style="background:${OKABE_ITO[4]};opacity:.55"></i>min–max</span> <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span></h3>` + kernelRange(r);
+  // the histogram of the calls' durations and the slowest calls (older perf objects: the min–max range)
+  h += r.hist ? pvPerCall(r, { mean: r.mean_ns, title: "Duration per call" })
+    : `<h3>Duration per call <span class="lg"><i style="background:${OKABE_ITO[4]};opacity:.55"></i>min–max</span> <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span></h3>` + kernelRange(r);
   const ops = perf.kernels.by_op.filter((x) => x.name === r.name);
   h += `<h3>Launched by (${ops.length} operator${ops.length === 1 ? "" : "s"})</h3>`;
   if (!perf._opNames) perf._opNames = new Set(perf.operators.by_name.map((o) => o.name));

@@ -1,11 +1,12 @@
 // operators.js — the Operators view: every operator of perf.operators
 // (web/DATA.md), grouped by name or by name + input shape, with calls,
 // host/device self and total time, the share of the device time, and the
-// Tensor Core columns; the detail panel shows the call stack, the kernels the
-// operator launched (links to the Kernels view) and the time per call.
+// Tensor Core columns; the detail panel shows the time per call (histogram of
+// the calls' host times, the slowest calls linked to the Trace view), the
+// kernels the operator launched (links to the Kernels view) and the call stack.
 
 import { escapeHtml, groupDigits, shortOpName, plural } from "./format.js";
-import { PerfTableView, pvNs, pvPct, pvInt } from "./perfview.js";
+import { PerfTableView, pvNs, pvPct, pvInt, pvPerCall } from "./perfview.js";
 
 // The device-time share of a row: its device self time over all operators'.
 function opShareOf(perf) {
@@ -51,6 +52,8 @@ export function operatorDetail(r, perf, group) {
     `<dt>Device self</dt><dd>${pvNs(r.device_self_ns)} <span class="muted">(${per(r.device_self_ns)} per call)</span></dd>` +
     `<dt>Device total</dt><dd>${pvNs(r.device_total_ns)} <span class="muted">(${per(r.device_total_ns)} per call)</span></dd>` +
     `<dt>Tensor Cores</dt><dd>${r.tc_eligible ? `eligible; ${pvPct(r.tc_self_ratio, 0)} of self, ${pvPct(r.tc_total_ratio, 0)} of total time on them` : "not eligible"}</dd></dl>`;
+  // the histogram of its calls' host durations and the slowest calls (links to the Trace view)
+  h += pvPerCall(r, { mean: r.calls ? r.host_total_ns / r.calls : 0, title: "Host time per call", axis: "host time per call (log scale)" });
   // the other shapes of this operator (grouped by name: how its calls split)
   if (group !== "shape") {
     const shapes = perf.operators.by_shape.filter((x) => x.name === r.name && x.input_shape != null);

@@ -2,9 +2,10 @@
 // message, number formats, the horizontal bar chart of the top entries, and
 // PerfTableView, the frame of the Operators and Kernels views (toolbar with
 // grouping, debounced search, CSV/TSV; the top-entries chart; a PerfTable;
-// a detail panel for the selected row that Esc closes).
+// a detail panel for the selected row that Esc closes), and the detail's
+// per-call durations (histogram, slowest calls linked to the Trace view).
 
-import { escapeHtml, fmtDur, groupDigits, plural } from "./format.js";
+import { escapeHtml, fmtDur, groupDigits, plural, OKABE_ITO } from "./format.js";
 import { PerfTable, ptDownload, ptCopy } from "./perftable.js";
 
 // A ratio 0-1 as "12.3 %"; null as "–".
@@ -46,6 +47,111 @@ export async function pvFindInTrace(app, text) {
   i.dispatchEvent(new Event("input", { bubbles: true }));
   i.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
   return true;
+}
+
+// ---- per-call durations (the rows' "hist" and "slowest", web/DATA.md) ----
+
+// The lower bound in ns of histogram bin b: 1-2-5 per decade (bin 0 from 0).
+export function pvBinLower(b) {
+  if (b <= 0) return 0;
+  return [1, 2, 5][b % 3] * 10 ** Math.floor(b / 3);
+}
+// The bin of a duration in ns (as src/analysis/durhist.c).
+export function pvBinOf(ns) {
+  if (!(ns >= 2)) return 0;
+  let e = 0;
+  while (e < 18 && ns >= 10 ** (e + 1)) e++;
+  const p = 10 ** e;
+  return 3 * e + (ns >= 2 * p ? 1 : 0) + (ns >= 5 * p ? 1 : 0);
+}
+// A bin bound as an axis label: "0", "2 ns", "50 µs", "1 s".
+export function pvNsShort(ns) {
+  if (!ns) return "0";
+  const [d, u] = ns >= 1e9 ? [1e9, "s"] : ns >= 1e6 ? [1e6, "ms"] : ns >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  return +(ns / d).toPrecision(3) + " " + u;
+}
+
+// The bins of a row's histogram: [{b, lo, hi, n}] from its first bin with a call to its last.
+export function pvHistBins(hist) {
+  if (!hist || !Array.isArray(hist.counts)) return [];
+  return hist.counts.map((n, i) => ({ b: hist.bin0 + i, lo: pvBinLower(hist.bin0 + i), hi: pvBinLower(hist.bin0 + i + 1), n }));
+}
+
+// A histogram of the calls' durations as SVG (bars on a log axis of durations in
+// ns, labelled with units; each bar's <title> and data-tip: its range, calls and
+// share); opts.mean (ns) marks the mean.  "" without a histogram.
+export function pvHistogram(hist, opts = {}) {
+  const bins = pvHistBins(hist);
+  const total = bins.reduce((a, x) => a + x.n, 0);
+  if (!total) return "";
+  let lo = bins[0].b, hi = bins[bins.length - 1].b;
+  for (let k = 0; hi - lo + 1 < 8; k++) { if (k % 2 && lo > 0) lo--; else hi++; } // at least 8 bins wide
+  const nb = hi - lo + 1, W = 320, H = 118, L = 34, R = 20, T = 10, B = 34, pw = W - L - R, ph = H - T - B;
+  const bw = pw / nb, max = Math.max(...bins.map((x) => x.n));
+  const X = (b) => L + (b - lo) * bw;
+  // a duration's place on the axis: its bin, then linearly within it
+  const xOf = (ns) => { const b = pvBinOf(ns), a = pvBinLower(b), z = pvBinLower(b + 1); return X(b + Math.min(1, Math.max(0, (ns - a) / (z - a)))); };
+  const col = opts.colour || "var(--accent)";
+  let h = `<svg class="pv-hist" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="histogram of ${plural(total, "call")} by duration">`;
+  h += `<line x1="${L}" x2="${W - R}" y1="${T + ph}" y2="${T + ph}" class="axis"/><line x1="${L}" x2="${L}" y1="${T}" y2="${T + ph}" class="axis"/>`;
+  h += `<line x1="${L - 3}" x2="${W - R}" y1="${T}" y2="${T}" class="axis" stroke-dasharray="2 3"/>`;
+  h += `<text x="${L - 5}" y="${T + 4}" class="lab" text-anchor="end">${groupDigits(max)}</text><text x="${L - 5}" y="${T + ph}" class="lab" text-anchor="end">0</text>`;
+  h += `<text x="${L - 5}" y="${T + ph / 2 + 4}" class="lab" text-anchor="end">calls</text>`;
+  for (const x of bins) {
+    if (!x.n) continue;
+    const bh = Math.max(1.5, ph * x.n / max);
+    const tip = `${pvNsShort(x.lo)} – ${pvNsShort(x.hi)}: ${plural(x.n, "call")} (${(100 * x.n / total).toFixed(1)} %)`;
+    h += `<rect class="pv-hbar" data-n="${x.n}" data-tip="${escapeHtml(tip)}" x="${(X(x.b) + 0.5).toFixed(1)}" y="${(T + ph - bh).toFixed(1)}" width="${Math.max(1, bw - 1).toFixed(1)}" height="${bh.toFixed(1)}" style="fill:${col}"><title>${escapeHtml(tip)}</title></rect>`;
+  }
+  // ticks at every bin bound, longer at the decades; labels at the decades, at least ~44 units apart
+  const every = Math.max(1, Math.ceil(44 / (bw * 3)));
+  for (let b = lo; b <= hi + 1; b++) {
+    const decade = b % 3 === 0, x = X(b).toFixed(1);
+    h += `<line x1="${x}" x2="${x}" y1="${T + ph}" y2="${T + ph + (decade ? 4 : 2)}" class="axis"/>`;
+    if (decade && (b / 3) % every === 0) h += `<text x="${x}" y="${T + ph + 14}" class="lab" text-anchor="middle">${pvNsShort(pvBinLower(b))}</text>`;
+  }
+  h += `<text x="${L + pw / 2}" y="${H - 3}" class="lab" text-anchor="middle">${escapeHtml(opts.axis || "duration per call (log scale)")}</text>`;
+  if (opts.mean > 0) {
+    const x = xOf(opts.mean).toFixed(1);
+    h += `<line class="pv-hmean" x1="${x}" x2="${x}" y1="${T - 4}" y2="${T + ph}" stroke="${OKABE_ITO[5]}" stroke-width="2"><title>mean ${escapeHtml(pvNs(opts.mean))}</title></line>`;
+  }
+  return h + "</svg>";
+}
+
+// The slowest calls of a row as links that open the Trace view on them (a.pv-call).
+export function pvSlowest(slowest, name) {
+  if (!Array.isArray(slowest) || !slowest.length) return "";
+  return '<div class="ov pv-slowest">' + slowest.map(([ts, dur], k) =>
+    `<a class="pv-call" href="#" data-ts="${ts}" data-dur="${dur}" data-name="${escapeHtml(name)}" title="open the Trace view on this call">` +
+    `${k + 1}. ${escapeHtml(pvNs(dur))} <span class="muted">at ${escapeHtml(pvNs(ts))} into the trace</span></a>`).join("") + "</div>";
+}
+
+// The heading and body of a detail's per-call section: histogram and the slowest calls.
+export function pvPerCall(r, opts = {}) {
+  if (!r || !r.hist) return "";
+  const lg = `<span class="lg"><i style="background:var(--accent)"></i>calls</span>` + (opts.mean > 0 ? ` <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span>` : "");
+  let h = `<h3>${escapeHtml(opts.title || "Duration per call")} ${lg}</h3>` + pvHistogram(r.hist, opts) + '<div class="pv-hist-cap muted">&nbsp;</div>';
+  if (r.slowest && r.slowest.length) h += `<h3>Slowest call${r.slowest.length === 1 ? "" : "s"}</h3>` + pvSlowest(r.slowest, r.name);
+  return h;
+}
+
+// Opens the Trace view zoomed on a call: `start` ns after the trace's start, `dur`
+// long; selects the slice of that name starting there when the search finds it.
+export async function pvOpenCall(app, rank, name, start, dur) {
+  await app.tabs.go("trace");
+  const h = app.traceHandle, v = h && h.view;
+  if (!v) return null;
+  if (h.ready) await h.ready;
+  const tr = v.rank && v.rank.trace;
+  if (!tr || !v.setWindow) return null;
+  const t = tr.begin + start, pad = Math.max(dur, 1000);
+  v.setWindow(t - pad, t + dur + pad);
+  let f = null;
+  try { f = app.source.findSlice ? await app.source.findSlice(rank, name, t - 1, 1) : null; } catch { f = null; }
+  if (f && Math.abs(f.ts - t) < 1 && f.name === name) await v.select(f.id, true);
+  else f = null;
+  if (app.tabs.writeHash) app.tabs.writeHash();
+  return f;
 }
 
 // A flash on a button (Copied / Downloaded).
@@ -182,6 +288,15 @@ export class PerfTableView {
         e.preventDefault();
         this.app.tabs.go(a.dataset.go, a.dataset.sel);
       }));
+      this.el.querySelectorAll(".pv-dbody a.pv-call").forEach((a) => a.addEventListener("click", (e) => {
+        e.preventDefault();
+        pvOpenCall(this.app, this.rank, a.dataset.name, +a.dataset.ts, +a.dataset.dur);
+      }));
+      const cap = this.el.querySelector(".pv-dbody .pv-hist-cap");
+      this.el.querySelectorAll(".pv-dbody .pv-hbar").forEach((b) => {
+        b.addEventListener("mouseenter", () => { if (cap) cap.textContent = b.dataset.tip; });
+        b.addEventListener("mouseleave", () => { if (cap) cap.innerHTML = "&nbsp;"; });
+      });
       const find = this.el.querySelector(".pv-dbody a.pv-find");
       if (find) find.addEventListener("click", (e) => { e.preventDefault(); pvFindInTrace(this.app, row.name); });
     }

@@ -3,12 +3,10 @@
 // that show a series' dash, whether the served allocations fit the window
 // drawn, which input notes change what the numbers mean.
 
-import { escapeHtml, plural } from "./format.js";
+import { escapeHtml, plural, LANE_COLOURS } from "./format.js";
 
-// Curve colours, distinct hues first (Okabe & Ito, then Tol's muted without
-// the near-twins of those): no two of the first eight are alike.
-export const CURVE_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#882255", "#999933",
-  "#332288", "#C9B200", "#AA4499", "#117733", "#88CCEE", "#CC6677"];
+// Curve colours: the lanes' (format.js), distinct hues first: no two of the first eight alike.
+export const CURVE_COLOURS = LANE_COLOURS;
 // The total beside the per-operator curves: neutral, no operator's colour.
 export const TOTAL_COLOUR = "#7F7F7F";
 
@@ -24,6 +22,28 @@ export function markerDash(dash) {
 export function allocsFit(a, t0, t1, W) {
   const f = a && a.fetched;
   return !f || (f.t0 === t0 && f.t1 === t1 && f.W === W);
+}
+
+// Rows inside each lane for the bars of one window (indices, in allocation
+// order), as lanes.js layoutLanes packs them: the first row free at the
+// allocation time, else the one freed soonest.  A served window holds only
+// its bars, so packing the report's bars the same way gives both the same
+// rows, lane heights and lanes in view.  Sets layout.row and each lane's rows.
+export function packRows(allocs, layout, bars, maxRows) {
+  const ends = layout.lanes.map(() => []);
+  layout.row.fill(0);
+  for (const i of bars) {
+    const e = ends[layout.lane[i]];
+    if (!e) continue;
+    let r = -1;
+    for (let k = 0; k < e.length; k++) if (e[k] <= allocs.ta[i]) { r = k; break; }
+    if (r < 0 && e.length < maxRows) { r = e.length; e.push(0); }
+    if (r < 0) { r = 0; for (let k = 1; k < e.length; k++) if (e[k] < e[r]) r = k; }
+    e[r] = Math.max(e[r], allocs.tf[i]);
+    layout.row[i] = r;
+  }
+  layout.lanes.forEach((ln, k) => { ln.rows = Math.max(1, ends[k].length); });
+  return layout;
 }
 
 // Input notes that change what the numbers mean (frees that cannot be

@@ -9,7 +9,7 @@ import { aliveAt, lanesInView, viewHeight } from "./alive.js";
 import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace, allocValue } from "./table.js";
 import { visibleFrames } from "./frames.js";
 import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
-import { CURVE_COLOURS, TOTAL_COLOUR, markerDash, NOT_A_SIZE, noRowsHtml } from "./present.js";
+import { CURVE_COLOURS, TOTAL_COLOUR, markerDash, NOT_A_SIZE, noRowsHtml, packRows } from "./present.js";
 
 export function cssVar(name) {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
@@ -337,6 +337,11 @@ export class TimelineView {
 
   draw() {
     const app = this.app, st = app.state, a = this.allocs;
+    // rows for this window's bars only, as a served window holds them: the same lanes either way
+    if (st.mode !== "stacked" && this.hasAllocs() && !this.app.source.windowed) {
+      const L = this.layout;
+      placeLanes(packRows(a, L, visibleBars(a, L, st.t0, st.t1, this.W()).bars, LANE_ROWS), 8, 6, 4);
+    }
     const cssW = this.canvas.parentElement.clientWidth, cssH = this.height(), dpr = devicePixelRatio;
     for (const c of [this.canvas, this.over]) { // resizing a canvas is costly: only when its size changes
       const w = Math.round(cssW * dpr), h = Math.round(cssH * dpr);

@@ -181,6 +181,35 @@ try {
         await page.keyboard.press("3");
         await page.waitForFunction(() => window.__memlens.app.tabs.current === "kernels", null, { timeout: 5000 }).catch(() => {});
       }
+      // per-call durations: a histogram whose counts sum to the kernel's calls; a slowest call's link
+      // opens the Trace view zoomed on that call, selected
+      if (!fixture) {
+        const hs = await page.evaluate(() => {
+          const v = window.__memlens.app.views.kernels, r = v.table.rows[v.table.selected];
+          const bars = [...document.querySelectorAll("#v-kernels .pv-dbody svg.pv-hist .pv-hbar")];
+          return { calls: r.calls, name: r.name, sum: bars.reduce((a, b) => a + +b.dataset.n, 0), bars: bars.length,
+            links: document.querySelectorAll("#v-kernels .pv-dbody a.pv-call").length, slow: r.slowest || [] };
+        });
+        ok("a kernel's detail draws the histogram of its calls (counts sum to the calls)", hs.bars > 0 && hs.sum === hs.calls, JSON.stringify(hs));
+        ok("a kernel's detail lists its slowest calls", hs.links > 0 && hs.links === Math.min(3, hs.calls), JSON.stringify(hs));
+        await page.hover("#v-kernels .pv-dbody svg.pv-hist .pv-hbar");
+        const cap = await page.textContent("#v-kernels .pv-dbody .pv-hist-cap");
+        ok("hovering a histogram bar says its range and calls", /\d.*–.*: [\d,]+ calls? \(/.test(cap), cap);
+        await shot("kernels-percall");
+        if (hs.links) {
+          await page.click("#v-kernels .pv-dbody a.pv-call");
+          await page.waitForFunction(() => { const v = window.__memlens.app.traceHandle && window.__memlens.app.traceHandle.view; return window.__memlens.app.tabs.current === "trace" && v && v.sel; }, null, { timeout: 10000 }).catch(() => {});
+          const tv = await page.evaluate(() => { const v = window.__memlens.app.traceHandle.view; return { sel: v.sel && { name: v.sel.name, ts: v.sel.ts, dur: v.sel.dur }, t0: v.t0, t1: v.t1, begin: v.rank.trace.begin }; });
+          const [ts, dur] = hs.slow[0];
+          ok("a slowest call's link opens the Trace tab on that call, selected", (await current()) === "trace" && tv.sel && tv.sel.name === hs.name &&
+            tv.sel.ts === tv.begin + ts && tv.sel.dur === dur, JSON.stringify({ tv, ts, dur }));
+          ok("the Trace view is zoomed on the call", tv.t0 <= tv.begin + ts && tv.t1 >= tv.begin + ts + dur && tv.t1 - tv.t0 < 5 * dur + 4000, JSON.stringify(tv));
+          await page.waitForTimeout(300);
+          await shot("trace-call");
+          await page.keyboard.press("3");
+          await page.waitForFunction(() => window.__memlens.app.tabs.current === "kernels", null, { timeout: 5000 }).catch(() => {});
+        }
+      }
       const link = await page.$("#v-kernels .pv-dbody a[data-go=operators]");
       if (link) {
         const op = await link.getAttribute("data-sel");

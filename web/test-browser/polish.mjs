@@ -49,7 +49,7 @@ try {
       console.log(`# ${kind}: allocs asked for px ${allocPx.join(",")}; the timeline is ${W} px`);
       ok(`${kind}: the bars drawn were counted for the timeline's width`, allocPx[allocPx.length - 1] === W, `last px ${allocPx[allocPx.length - 1]}, W ${W}`);
     }
-    const counts = async () => (await text(page, "#tl-note")).replace(/ \(lanes [^)]*\)/, "").trim();
+    const counts = async () => (await text(page, "#tl-note")).trim() + ` · ${await page.evaluate(() => { const L = window.__memlens.app.timeline.layout; return L ? L.height : 0; })} px of lanes`;
     const seen = [await counts()];
     await page.selectOption("#sel-group", kind.includes("ascend") ? "component" : "op").catch(() => {});
     await page.waitForTimeout(800);
@@ -105,6 +105,13 @@ try {
       ok("kineto: table rows one line each (reason clipped, full text in its tooltip)", h.reason && h.max <= h.min + 1 && h.max < 30 && h.title.length > 0, JSON.stringify(h));
       await page.evaluate(() => document.getElementById("table").scrollIntoView());
       await page.screenshot({ path: path.join(shots, `${kind}-table.png`) });
+    }
+    if (kind === "noaddr") { // frees that cannot be matched change what the numbers mean: said openly
+      const n = await page.evaluate(() => { const imp = document.querySelector("#notes .notes-important"); return { imp: imp && imp.offsetHeight > 0 ? imp.textContent : "", folded: [...document.querySelectorAll("#notes details")].map((d) => d.textContent) }; });
+      ok("noaddr: the unmatched-frees note is shown open", /cannot be matched/.test(n.imp), JSON.stringify(n));
+      ok("noaddr: no important note folded away", !n.folded.some((t) => /cannot be matched/.test(t)), JSON.stringify(n.folded));
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: path.join(shots, `${kind}-notes.png`) });
     }
     if (kind === "tiny") { // a few bytes: whole-byte ticks, counts in words
       const labels = await page.evaluate(() => [...document.querySelectorAll(".u-axis")].map((e) => e.textContent).join(" | "));

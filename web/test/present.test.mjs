@@ -41,12 +41,16 @@ test("component curves: no two of the first eight colours alike (no near-identic
   assert.notEqual(markerDash(st[0].dash), markerDash(st[1].dash));
 });
 
-test("group by op: the total has its own colour, not the first operator's", () => {
+test("group by op: the total has its own colour, not the first operator's; no twin greens among operators", () => {
   const dev = { curves: [{ group: "overall", kind: "allocated", label: "allocated" }], op_curves: [{ label: "aten::mm" }, { label: "aten::add" }] };
   const st = CurveView.styles(CurveView.curvesFor(dev, "op"), "op");
   assert.equal(st[0].colour, TOTAL_COLOUR);
   assert.ok(st.slice(1).every((s) => s.colour !== st[0].colour));
   assert.notEqual(st[1].colour, st[2].colour);
+  const many = { curves: dev.curves, op_curves: Array.from({ length: 8 }, (_, k) => ({ label: "op" + k })) };
+  const cs = CurveView.styles(CurveView.curvesFor(many, "op"), "op").map((x) => x.colour);
+  for (let i = 0; i < cs.length; i++) for (let j = i + 1; j < cs.length; j++)
+    assert.ok(dist(cs[i], cs[j]) > 25, `${cs[i]} and ${cs[j]} are too alike (${dist(cs[i], cs[j]).toFixed(1)})`);
 });
 
 test("byte axes: whole-byte ticks on tiny devices (no 2.5 B, no 102.4 B)", () => {
@@ -99,4 +103,17 @@ test("counts are pluralised everywhere: no number glued to a fixed plural ('1 al
   for (const f of fs.readdirSync(dir)) if (f.endsWith(".js"))
     fs.readFileSync(new URL(f, dir), "utf8").split("\n").forEach((l, k) => { if (glued.test(l)) bad.push(`${f}:${k + 1}: ${l.trim().slice(0, 100)}`); });
   assert.deepEqual(bad, []);
+});
+
+test("rows are packed from the window's bars only, as a served window holds them", async () => {
+  const { packRows } = await import("../src/present.js");
+  const { layoutLanes } = await import("../src/lanes.js");
+  // three overlapping allocations of one group; the middle one is not a bar in this window
+  const all = { n: 3, ta: Float64Array.from([0, 1, 2]), tf: Float64Array.from([10, 1.001, 10]), size: Float64Array.from([8, 8, 8]), group: Uint32Array.from([0, 0, 0]) };
+  const served = { n: 2, ta: Float64Array.from([0, 2]), tf: Float64Array.from([10, 10]), size: Float64Array.from([8, 8]), group: Uint32Array.from([0, 0]) };
+  const L = layoutLanes(all, ["op"], { maxLanes: Infinity, maxRows: 6 });
+  const S = layoutLanes(served, ["op"], { maxLanes: Infinity, maxRows: 6 });
+  packRows(all, L, [0, 2], 6);
+  assert.equal(L.lanes[0].rows, S.lanes[0].rows);
+  assert.deepEqual([L.row[0], L.row[2]], [S.row[0], S.row[1]]);
 });

@@ -1,0 +1,56 @@
+# The memory views' finishing touches in headless Chromium
+# (web/test-browser/polish.mjs): legend swatches and colours, the tables'
+# size filter, no-rows row and one-line rows, whole-byte ticks and plurals on
+# a few-byte trace, important notes open; and a report and `memlens serve` of
+# the same input drawing the same bars and narrow counts in five states.
+# SKIPs when chromium, node, web/node_modules or the data are absent.
+. tests/lib.sh
+tmp=$(mktemp -d)
+spids=""
+trap 'for p in $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+chromium=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1 || [ ! -d web/node_modules/playwright-core ]; then
+    t_skip "no chromium, node or web/node_modules (run scripts/setup)"
+    t_done; exit
+fi
+# a trace of a few bytes: 3 B and 2 B allocated, 3 B freed
+cat >"$tmp/tiny.json" <<'JSON'
+{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":10,"dur":50},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":3,"Total Allocated":3,"Total Reserved":4}},
+{"ph":"X","cat":"cpu_op","name":"aten::zeros","pid":1,"tid":1,"ts":70,"dur":50},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":80,"args":{"Device Type":1,"Device Id":0,"Addr":100,"Bytes":2,"Total Allocated":5,"Total Reserved":5}},
+{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":130,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":-3,"Total Allocated":2,"Total Reserved":5}}]}
+JSON
+pages="tiny=$tmp/tiny.html"
+$MEMLENS report "$tmp/tiny.json" -o "$tmp/tiny.html" || t_fail "report of the tiny trace"
+serve() { # KIND INPUT: a server of INPUT, its URL added as served-KIND
+    "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
+    spids="$spids $!"
+    url="" i=0
+    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/$1.sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    if [ -n "$url" ]; then pages="$pages served-$1=$url"; else t_fail "served $1: server did not start: $(cat "$tmp/$1.sout")"; fi
+}
+add() { # KIND INPUT [serve]
+    if [ -e "$DATA/$2" ]; then
+        if $MEMLENS report "$DATA/$2" -o "$tmp/$1.html" 2>"$tmp/err"; then pages="$pages $1=$tmp/$1.html"; [ -n "$3" ] && serve "$1" "$DATA/$2"
+        else t_fail "report $2: $(cat "$tmp/err")"; fi
+    else t_skip "$2 absent"; fi
+}
+add kineto kineto/hta_df_index_resolver.json.gz serve
+add ascend ascend/text_level1 serve
+add snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle serve
+add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
+# shellcheck disable=SC2086
+node web/test-browser/polish.mjs "${BUILD:-build}/screenshots/polish" $pages >"$tmp/log" 2>&1
+st=$?
+while IFS= read -r line; do
+    case "$line" in
+        ok\ *) t_pass ;;
+        FAIL\ *) t_fail "${line#FAIL }" ;;
+    esac
+done <"$tmp/log"
+grep -q '^ok ' "$tmp/log" || t_fail "the pages did not run: $(tail -5 "$tmp/log")"
+[ "$st" = 0 ] || grep -q '^FAIL ' "$tmp/log" || t_fail "the browser script stopped: $(grep -v '^ok ' "$tmp/log" | head -8)"
+for p in $spids; do kill -INT "$p" 2>/dev/null; wait "$p"; t_eq "a server stops cleanly" $? 0; done
+spids=""
+t_done
