@@ -62,6 +62,7 @@ run_page() {
 }
 # start_server ARGS...: sets spid and url
 start_server() {
+    : >"$tmp/sout" # emptied here: the background job's own truncation could come after the first read (the previous server's URL)
     "$MEMLENS" serve --port 0 "$@" >"$tmp/sout" 2>&1 &
     spid=$!
     url="" i=0
@@ -132,10 +133,22 @@ EOF2
         if [ -n "$url" ]; then
             # ranks load lazily: the distributed view covers the ranks loaded when /api/perf is asked,
             # and is made again when more have loaded (rank 1 stays pending until asked for)
-            dist_of() { curl -s -m 60 "${url%/}/api/perf?rank=$1" | python3 -c '
+            dist_of() { # RANK: the ranks its distributed view covers, and the slowest (or why not)
+                i=0
+                while [ $i -lt 3 ]; do
+                    code=$(curl -s -m 60 -o "$tmp/perf.json" -w '%{http_code}' "${url%/}/api/perf?rank=$1")
+                    [ "$code" = 200 ] && break
+                    sleep 1; i=$((i + 1))
+                done
+                python3 - "$tmp/perf.json" "$code" <<'EOF2'
 import json, sys
-d = json.load(sys.stdin).get("distributed")
-print("none" if not d else "%s slowest=%s" % (sorted({x["rank"] for x in d["steps"]}), d["slowest_rank"]))'; }
+try:
+    d = json.load(open(sys.argv[1])).get("distributed")
+    print("none" if not d else "%s slowest=%s" % (sorted({x["rank"] for x in d["steps"]}), d["slowest_rank"]))
+except Exception as e:
+    print("HTTP %s, %s: %s" % (sys.argv[2], e, open(sys.argv[1], errors="replace").read()[:200]))
+EOF2
+            }
             curl -s -m 20 -o /dev/null "${url%/}/api/rank?rank=0&wait=10000"
             t_eq "serve: /api/perf?rank=0 with rank 0 alone loaded" "$(dist_of 0)" "[0] slowest=0"
             for k in 1 1 1; do curl -s -m 20 -o /dev/null "${url%/}/api/rank?rank=$k&wait=10000"; done
