@@ -27,33 +27,33 @@ const CSS = `
 .tr-bar { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
 .tr-bar input[type=search] { width: 260px; }
 .tr-bar .tr-hits { color: var(--muted); min-width: 90px; }
-.tr-note { color: var(--muted); font-size: 12px; }
+.tr-note { color: var(--muted); font-size: var(--fs-sm); }
 .tr-body[hidden] { display: none; }
 .tr-body { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
 .tr-body.has-detail { grid-template-columns: minmax(0, 1fr) 380px; }
 .tr-main { position: relative; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); overflow: hidden; }
 .tr-axisrow { display: flex; height: ${AXIS_H}px; border-bottom: 1px solid var(--line); }
-.tr-corner { width: ${LABEL_W}px; flex: none; font-size: 11px; color: var(--muted); padding: 5px 8px; border-right: 1px solid var(--line); white-space: nowrap; overflow: hidden; }
+.tr-corner { width: ${LABEL_W}px; flex: none; font-size: var(--fs-xs); color: var(--muted); padding: 5px 8px; border-right: 1px solid var(--line); white-space: nowrap; overflow: hidden; }
 .tr-axis { flex: 1; min-width: 0; height: ${AXIS_H}px; display: block; }
 .tr-view { position: relative; display: flex; height: max(420px, calc(100vh - 250px)); }
 .tr-labels { width: ${LABEL_W}px; flex: none; position: relative; overflow: hidden; border-right: 1px solid var(--line); }
-.tr-lab { position: absolute; left: 0; right: 0; padding: 1px 8px; font-size: 12px; line-height: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-.tr-lab .p { display: block; color: var(--muted); font-size: 10.5px; line-height: 12px; overflow: hidden; text-overflow: ellipsis; }
+.tr-lab { position: absolute; left: 0; right: 0; padding: 1px 8px; font-size: var(--fs-sm); line-height: 16px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.tr-lab .p { display: block; color: var(--muted); font-size: var(--fs-xs); line-height: 12px; overflow: hidden; text-overflow: ellipsis; }
 .tr-lab.mem { color: var(--accent); }
 .tr-lab.deep { cursor: pointer; }
 .tr-tog { display: inline-block; width: 12px; color: var(--muted); }
 .tr-canvas { flex: 1; min-width: 0; display: block; cursor: grab; }
 .tr-canvas.drag { cursor: grabbing; }
-.tr-tip { position: absolute; pointer-events: none; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: 12px; max-width: 520px; box-shadow: 0 2px 8px rgba(0,0,0,.15); z-index: 5; }
-.tr-detail { border: 1px solid var(--line); border-radius: 6px; background: var(--panel); padding: 10px 12px; max-height: max(${420 + AXIS_H}px, calc(100vh - 224px)); overflow: auto; font-size: 12.5px; }
-.tr-detail h3 { margin: 0 0 6px; font-size: 13.5px; word-break: break-all; }
+.tr-tip { position: absolute; pointer-events: none; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: var(--fs-sm); max-width: 520px; box-shadow: 0 2px 8px rgba(0,0,0,.15); z-index: 5; }
+.tr-detail { border: 1px solid var(--line); border-radius: 6px; background: var(--panel); padding: 10px 12px; max-height: max(${420 + AXIS_H}px, calc(100vh - 224px)); overflow: auto; font-size: var(--fs-sm); }
+.tr-detail h3 { margin: 0 0 6px; font-size: var(--fs-lg); word-break: break-all; }
 .tr-detail table { border-collapse: collapse; width: 100%; }
 .tr-detail td { padding: 2px 6px 2px 0; vertical-align: top; word-break: break-word; }
 .tr-detail td:first-child { color: var(--muted); white-space: nowrap; width: 1%; }
 .tr-detail .tr-sec { margin: 10px 0 4px; font-weight: 600; }
-.tr-detail ol { margin: 0; padding-left: 20px; font-family: ui-monospace, monospace; font-size: 11.5px; }
+.tr-detail ol { margin: 0; padding-left: 20px; font-family: ui-monospace, monospace; font-size: var(--fs-xs); }
 .tr-detail a { color: var(--accent); cursor: pointer; text-decoration: underline; }
-.tr-hint { color: var(--muted); font-size: 12px; }
+.tr-hint { color: var(--muted); font-size: var(--fs-sm); }
 .tr-empty { padding: 30px; color: var(--muted); text-align: center; }
 `;
 

@@ -67,12 +67,12 @@ const UPLOAD_ACCEPT = ".json,.gz,.pickle,.pkl,.csv,.db";
 const UPLOAD_CSS = `
 .up-drop { margin: 40px auto; max-width: 640px; padding: 36px 24px; text-align: center; border: 2px dashed var(--line);
   border-radius: 12px; background: var(--panel); color: var(--muted); }
-.up-drop b { display: block; color: var(--fg); font-size: 17px; margin-bottom: 8px; }
-.up-drop .up-kinds { font-size: 12px; margin: 6px 0 16px; }
-.up-drop button { font-size: 14px; padding: 6px 16px; }
+.up-drop b { display: block; color: var(--fg); font-size: var(--fs-xl); margin-bottom: 8px; }
+.up-drop .up-kinds { font-size: var(--fs-sm); margin: 6px 0 16px; }
+.up-drop button { font-size: var(--fs-lg); padding: 6px 16px; }
 body.up-dragging .up-drop, body.up-dragging #up-tray { border-color: var(--accent); }
 body.up-dragging::after { content: "Drop to add the files as runs"; position: fixed; inset: 8px; display: flex;
-  align-items: center; justify-content: center; font-size: 20px; color: var(--accent); border: 3px dashed var(--accent);
+  align-items: center; justify-content: center; font-size: var(--fs-xxl); color: var(--accent); border: 3px dashed var(--accent);
   border-radius: 14px; background: color-mix(in srgb, var(--bg) 80%, transparent); pointer-events: none; z-index: 10; }
 #up-tray { margin: 6px 16px 0; display: flex; flex-direction: column; gap: 6px; }
 #up-tray:empty { display: none; }
@@ -80,8 +80,8 @@ body.up-dragging::after { content: "Drop to add the files as runs"; position: fi
   background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; }
 .up-item .up-name { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .up-item progress { width: 100%; height: 10px; accent-color: var(--accent); }
-.up-item .up-state { color: var(--muted); font-size: 12px; white-space: nowrap; }
-.up-item .up-err { grid-column: 1 / -1; color: var(--peak); font-family: ui-monospace, monospace; font-size: 12px; white-space: pre-wrap; }
+.up-item .up-state { color: var(--muted); font-size: var(--fs-sm); white-space: nowrap; }
+.up-item .up-err { grid-column: 1 / -1; color: var(--peak); font-family: ui-monospace, monospace; font-size: var(--fs-sm); white-space: pre-wrap; }
 .up-item.up-ok { opacity: .75; }
 .up-close { border: 0; background: none; padding: 0 4px; color: var(--muted); }
 `;
