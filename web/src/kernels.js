@@ -37,6 +37,7 @@ function kernelRange(r) {
   if (r.min_ns == null || r.max_ns == null) return "";
   const W = 300, H = 34, x = (v) => 8 + (W - 16) * (r.max_ns > 0 ? v / r.max_ns : 0);
   return `<svg class="pv-range" viewBox="0 0 ${W} ${H}" width="100%" height="${H}" role="img" aria-label="duration range">` +
+    `<title>duration per call: min ${pvNs(r.min_ns)}, mean ${pvNs(r.mean_ns)}, max ${pvNs(r.max_ns)}</title>` +
     `<line x1="${x(0)}" x2="${x(r.max_ns)}" y1="12" y2="12" class="axis"/>` +
     `<rect x="${x(r.min_ns)}" y="6" width="${Math.max(1, x(r.max_ns) - x(r.min_ns))}" height="12" rx="2" fill="${OKABE_ITO[4]}" opacity=".55"/>` +
     `<line x1="${x(r.mean_ns)}" x2="${x(r.mean_ns)}" y1="3" y2="21" stroke="${OKABE_ITO[5]}" stroke-width="2.5"/>` +

@@ -24,12 +24,14 @@ function ovCard(label, value, sub, id) {
   return `<div class="pv-card"${id ? ` id="${id}"` : ""}><div class="l">${escapeHtml(label)}</div><div class="v">${value}</div>${sub ? `<div class="s muted">${sub}</div>` : ""}</div>`;
 }
 
-// A half-circle gauge for a ratio 0-1 (null: unknown).
+// A half-circle gauge for a ratio 0-1 (null: unknown), its <title> the
+// value and what it means (the tooltip).
 export function ovGauge(ratio, label) {
   const R = 52, cx = 64, cy = 62, a = Math.PI * (1 - Math.max(0, Math.min(1, ratio || 0)));
   const x = cx + R * Math.cos(a), y = cy - R * Math.sin(a);
   const arc = `M ${cx - R} ${cy} A ${R} ${R} 0 0 1 ${x.toFixed(2)} ${y.toFixed(2)}`;
   return `<svg class="pv-gauge" viewBox="0 0 128 76" width="150" height="89" role="img" aria-label="${escapeHtml(label)} ${pvPct(ratio)}">` +
+    `<title>${escapeHtml(label)}: ${ratio == null ? "unknown (no kernel activity recorded)" : pvPct(ratio) + " of the profiled time had at least one kernel running on the GPU (busy time / span; not how full the SMs were)"}</title>` +
     `<path d="M ${cx - R} ${cy} A ${R} ${R} 0 0 1 ${cx + R} ${cy}" class="track"/>` +
     (ratio != null ? `<path d="${arc}" class="fill" style="stroke:${ratio < 0.5 ? "#D55E00" : ratio < 0.8 ? "#E69F00" : "#009E73"}"/>` : "") +
     `<text x="${cx}" y="${cy - 6}" text-anchor="middle" class="big">${ratio == null ? "–" : Math.round(ratio * 100) + "%"}</text>` +
