@@ -340,6 +340,9 @@ export class HttpSource {
         for (let i = this.meta.ranks.length; i < m.ranks.length; i++) this.meta.ranks.push(this.slotRank(m.ranks[i]));
         m.ranks.forEach((s, i) => { if (!this.meta.ranks[i].loaded) this.meta.ranks[i].slot = s; });
         this.meta.skipped = m.skipped;
+        // the server's perf objects span the ranks loaded (/api/perf's "distributed",
+        // its slowest rank): the ones fetched before this rank loaded are stale
+        if (this.perfs) this.perfs.clear();
         return r;
       }
       if (progress) progress(j);

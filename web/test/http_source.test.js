@@ -103,3 +103,19 @@ test("numbers in URLs: the server's syntax (no exponent, which String(1e-7) woul
   assert.equal(s.url("curve", { t0: 1e-7, t1: -3.5e-8, px: 12, x: 1.25 }), "/api/curve?t0=0.0000001&t1=-0.000000035&px=12&x=1.25");
   assert.equal(s.url("curve", { t0: 4e18 }), "/api/curve?t0=4000000000000000000");
 });
+
+test("a rank finishing loading drops every rank's cached perf object (its distributed part spans the ranks loaded)", async () => {
+  let loaded = 1;
+  const { fetchFn } = fakeServer({
+    meta: () => [200, { inputs: ["a", "b"], skipped: [], ranks: [0, 1].map((i) => ({ index: i, path: "t" + i + ".json", state: i < loaded ? "ready" : "pending" })) }],
+    rank: (q) => { if (+q.rank >= loaded) loaded = +q.rank + 1; return [200, Object.assign({}, rank, { rank: +q.rank })]; },
+    perf: () => [200, { distributed: { slowest_rank: loaded - 1 } }],
+  });
+  const s = new HttpSource("/api/", fetchFn);
+  await s.getMeta();
+  await s.ensureRank(0);
+  assert.equal((await s.getPerf(0)).distributed.slowest_rank, 0);
+  assert.equal((await s.getPerf(0)).distributed.slowest_rank, 0, "cached");
+  await s.ensureRank(1);
+  assert.equal((await s.getPerf(0)).distributed.slowest_rank, 1, "fetched again after rank 1 loaded");
+});
