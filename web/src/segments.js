@@ -1,10 +1,14 @@
 // segments.js — the snapshot views PyTorch's MemoryViz has beside the
-// memory timeline, for a CUDA allocator snapshot (device.segview):
+// memory timeline, for a CUDA allocator snapshot (device.segview), offered
+// under MemoryViz's names (the memory view's allocation timeline is then
+// titled "Active Memory Timeline"):
 //  * Allocator State History: every segment of each stream drawn as a bar
 //    with its blocks inside (allocated, pending free, free, and freed blocks
 //    not yet reused, "ghosts", drawn faded), stepped through the trace event
 //    by event (slider, ← → when it has focus, buttons) so that fragmentation
 //    is seen building up; a hover tells a block's size, address and stack.
+//  * Allocated Memory (incl. Private Pools): the allocated bytes over the
+//    trace's allocator events, and with the segments of private pools.
 //  * Active Cached Segment Timeline: the segments over the trace, stacked,
 //    private pools (CUDA graphs: segment_pool_id other than (0, 0)) apart.
 //  * Allocator Settings: the whole settings dictionary.
@@ -54,7 +58,7 @@ export class SegmentsView {
     el.innerHTML = `
 <div class="bar">
   <h2>Allocator</h2>
-  <span class="seg" id="sg-tabs"><button data-t="history" class="on">State history</button><button data-t="timeline">Segment timeline</button><button data-t="settings">Settings</button></span>
+  <span class="seg" id="sg-tabs"><button data-t="history" class="on">Allocator State History</button><button data-t="allocated">Allocated Memory (incl. Private Pools)</button><button data-t="timeline">Active Cached Segment Timeline</button><button data-t="settings">Allocator Settings</button></span>
   <span class="spacer"></span><span class="muted" id="sg-note"></span>
 </div>
 <div id="sg-history">
@@ -95,6 +99,8 @@ export class SegmentsView {
 
   // Shows the views for a device with segview, hides them otherwise.
   show(dev) {
+    const title = document.querySelector("#p-timeline h2");
+    if (title) title.textContent = dev.segview ? "Active Memory Timeline" : "Allocation timeline";
     if (!dev.segview) { if (this.el) this.el.hidden = true; return; }
     this.mount();
     this.el.hidden = false;
@@ -120,9 +126,9 @@ export class SegmentsView {
     this.tab = t;
     const $ = (id) => document.getElementById(id);
     $("sg-tabs").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.t === t));
-    $("sg-history").hidden = t !== "history"; $("sg-timeline").hidden = t !== "timeline"; $("sg-settings").hidden = t !== "settings";
+    $("sg-history").hidden = t !== "history"; $("sg-timeline").hidden = t !== "timeline" && t !== "allocated"; $("sg-settings").hidden = t !== "settings";
     if (t === "settings") this.settings();
-    else if (t === "timeline") this.drawTimeline();
+    else if (t === "timeline" || t === "allocated") this.drawTimeline();
     else this.go(this.k);
   }
 
@@ -245,8 +251,10 @@ export class SegmentsView {
 
   // ---- segment timeline ----
 
+  // The segment timeline ("timeline": the segments stacked, the allocated
+  // lines over them) or the allocated memory alone ("allocated": the lines).
   drawTimeline() {
-    const m = this.ensureModel();
+    const m = this.ensureModel(), bands = this.tab !== "allocated";
     if (!this.lives) this.lives = segmentLives(m);
     const c = document.getElementById("sg-tcanvas"), dpr = devicePixelRatio;
     const cw = Math.max(300, c.parentElement.clientWidth - 4), H = 320, AX = 70, W = cw - AX - 10, top = 8, h = H - 30;
@@ -258,20 +266,23 @@ export class SegmentsView {
     const order = [...m.slots].sort((a, b) => (isPrivatePool(a.pool) - isPrivatePool(b.pool)) || 0);
     const tot = new Float64Array(W);
     for (const s of order) for (const [f, t, size] of this.lives.get(s.addr)) for (let x = 0; x < W; x++) { const k = col(x); if (k >= f && k < t) tot[x] += size; }
-    const ymax = Math.max(1, ...tot) * 1.05, y = (b) => top + h - (b / ymax) * h;
+    if (!this.series) this.series = allocatedSeries(m, isPrivatePool);
+    let top1 = 1;
+    if (bands) for (const v of tot) top1 = Math.max(top1, v);
+    else for (const arr of [this.series.active, this.series.withPrivate]) for (const v of arr) top1 = Math.max(top1, v);
+    const ymax = top1 * 1.05, y = (b) => top + h - (b / ymax) * h;
     const ax = byteAxis(ymax, h);
     ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "middle"; ctx.textAlign = "right";
     for (const v of ax.ticks) { ctx.fillStyle = css("--muted"); ctx.fillText(ax.label(v), AX - 6, y(v)); ctx.fillStyle = css("--grid"); ctx.fillRect(AX, Math.round(y(v)), W, 1); }
     ctx.textAlign = "left";
     const cum = new Float64Array(W);
-    order.forEach((s, j) => {
+    if (bands) order.forEach((s, j) => {
       const colr = isPrivatePool(s.pool) ? "#AA4499" : LANE_COLOURS[j % LANE_COLOURS.length];
       ctx.fillStyle = colr;
       for (const [f, t, size] of this.lives.get(s.addr))
         for (let x = 0; x < W; x++) { const k = col(x); if (k < f || k >= t) continue; ctx.fillRect(AX + x, y(cum[x] + size), 1, Math.max(0.5, y(cum[x]) - y(cum[x] + size))); cum[x] += size; }
     });
     // MemoryViz's "Active Memory Timeline" and "Allocated Memory (incl. Private Pools)" over the segments
-    if (!this.series) this.series = allocatedSeries(m, isPrivatePool);
     const line = (arr, colour, dash) => {
       ctx.strokeStyle = colour; ctx.lineWidth = 1.5; ctx.setLineDash(dash);
       ctx.beginPath();
@@ -289,8 +300,9 @@ export class SegmentsView {
     ctx.textAlign = "left";
     this.tl = { AX, W, n, tot };
     document.getElementById("sg-tlegend").innerHTML = `<span class="lg"><i style="background:${css("--fg")}"></i>allocated (active blocks)</span>` +
-      (priv ? '<span class="lg"><i style="border-top:2px dashed #AA4499;height:0"></i>allocated incl. private pools (their segments counted whole, as the graphs keep them)</span>' : "") + `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, over the trace's allocator events; click for the allocator's state at that event.</span>` +
-      (priv ? '<span class="lg"><i style="background:#AA4499"></i>segments of private pools (CUDA graphs), apart on top</span>' : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot</span>');
+      (priv ? '<span class="lg"><i style="border-top:2px dashed #AA4499;height:0"></i>allocated incl. private pools (their segments counted whole, as the graphs keep them)</span>' : "") + (bands ? `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, over the trace's allocator events; click for the allocator's state at that event.</span>`
+        : `<span class="lg muted">The bytes allocated over the trace's allocator events (the segments of private pools counted whole); click for the allocator's state at that event.</span>`) +
+      (!bands ? (priv ? "" : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot: the two are the same</span>') : priv ? '<span class="lg"><i style="background:#AA4499"></i>segments of private pools (CUDA graphs), apart on top</span>' : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot</span>');
   }
 
   timelineEventAt(x) {
