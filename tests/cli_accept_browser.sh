@@ -17,20 +17,6 @@
 #    "distributed" over the ranks loaded);
 #  - report writing of resnet50 under 10 s here (the speed bars proper are
 #    bench/run's, on 400 MB traces).
-# Disabled (failing at the deadline, not ours to fix; see the report):
-#  - ACCEPT_LOOKS=1 enables the looks checks that fail: one type scale (9 text
-#    sizes), a tooltip on the GPU-utilization gauge (web/src/overview.js).
-#  - ACCEPT_DIST=1 enables "dist-serve: Distributed names the slowest rank":
-#    the served page shows "slowest rank: 0" after "Load the other 1 rank"
-#    (rank 1 is the slowest; /api/perf?rank=0 says so once rank 1 has
-#    loaded): web/src/distributed.js keeps rank 0's perf object fetched
-#    before rank 1 loaded and takes the current rank's slowest_rank from it.
-#  - ACCEPT_MEMORY=1 enables "a snapshot report offers the five MemoryViz
-#    views by name" (Active Memory Timeline, Allocated Memory (incl. Private
-#    Pools), Allocator State History, Active Cached Segment Timeline,
-#    Allocator Settings): the page names its panels otherwise ("Memory over
-#    time", "Allocator: State history | Segment timeline | Settings"); the
-#    memory views are still being built.
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
 tmp=$(mktemp -d)
@@ -39,13 +25,10 @@ trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 K="$DATA/kineto"
-# known failures, "MODE:check name" prefixes: reported, not counted while disabled
+# known failures, "MODE:check name" prefixes: reported, not counted (none now:
+# the type scale, the gauge's tooltip, the served slowest rank and the
+# MemoryViz names were fixed on branch fixes)
 known_fail() {
-    case "$1" in
-    *"one type scale"* | *"svg chart pv-gauge has tooltips"*) [ "${ACCEPT_LOOKS:-0}" = 1 ] && return 1; return 0 ;;
-    *"offers the five MemoryViz views by name"*) [ "${ACCEPT_MEMORY:-0}" = 1 ] && return 1; return 0 ;;
-    "dist-serve: Distributed names the slowest rank"*) [ "${ACCEPT_DIST:-0}" = 1 ] && return 1; return 0 ;;
-    esac
     return 1
 }
 # run_page NAME MODE TARGET [SCHEME [ARG]]
