@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvout.h"
 #include "format.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
@@ -338,20 +339,6 @@ void ml_perf_json_rank(jw *w, const ml_profile *p, int top)
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-static void put_csv(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void put_opt(FILE *f, double v)
 {
     if (v >= 0 && isfinite(v)) fprintf(f, ",%.4f", v);
@@ -368,10 +355,10 @@ int ml_perf_csv(FILE *f, const ml_profile *p, const ml_perf *perf, ml_perf_table
               "tc_total_ratio\n", f);
         for (size_t i = 0; i < rows->len; i++) {
             const ml_op_row *r = &rows->v[i];
-            put_csv(f, ml_s(p, r->name));
+            ml_csv_field(f, ml_s(p, r->name));
             if (shape) {
                 fputc(',', f);
-                put_csv(f, ml_s(p, r->shape));
+                ml_csv_field(f, ml_s(p, r->shape));
             }
             fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%s,%.4f,%.4f\n", (long long)r->calls, (long long)r->host_self_ns,
                     (long long)r->host_total_ns, (long long)r->device_self_ns, (long long)r->device_total_ns,
@@ -387,10 +374,10 @@ int ml_perf_csv(FILE *f, const ml_profile *p, const ml_perf *perf, ml_perf_table
         fputs("calls,total_ns,mean_ns,min_ns,max_ns,blocks_per_sm,occupancy,tensor_cores\n", f);
         for (size_t i = 0; i < n; i++) {
             const ml_kernel_row *r = &rows[i];
-            put_csv(f, ml_s(p, r->name));
+            ml_csv_field(f, ml_s(p, r->name));
             if (op) {
                 fputc(',', f);
-                put_csv(f, r->op ? ml_s(p, r->op) : "N/A");
+                ml_csv_field(f, r->op ? ml_s(p, r->op) : "N/A");
             }
             fprintf(f, ",%lld,%lld,%lld,%lld,%lld", (long long)r->calls, (long long)r->total_ns,
                     (long long)(r->calls ? llround((double)r->total_ns / (double)r->calls) : 0), (long long)r->min_ns,
