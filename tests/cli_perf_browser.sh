@@ -37,7 +37,7 @@ else
         run_page trace-dark "$tmp/nccl.html" trace dark
         # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
         node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
-        while IFS= read -r line; do case "$line" in ok\ *) t_pass ;; FAIL\ *) t_fail "fixture: ${line#FAIL }" ;; esac; done <"$tmp/log"
+        t_log "$tmp/log" "fixture"
         # emptied here, not by the background job's redirection, which may come after the first
         # read below: the previous server's URL (a closed port) was read then
         : >"$tmp/sout"

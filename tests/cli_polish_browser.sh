@@ -43,14 +43,8 @@ add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 # shellcheck disable=SC2086
 node web/test-browser/polish.mjs "${BUILD:-build}/screenshots/polish" $pages >"$tmp/log" 2>&1
 st=$?
-while IFS= read -r line; do
-    case "$line" in
-        ok\ *) t_pass ;;
-        FAIL\ *) t_fail "${line#FAIL }" ;;
-    esac
-done <"$tmp/log"
-grep -q '^ok ' "$tmp/log" || t_fail "the pages did not run: $(tail -5 "$tmp/log")"
-[ "$st" = 0 ] || grep -q '^FAIL ' "$tmp/log" || t_fail "the browser script stopped: $(grep -v '^ok ' "$tmp/log" | head -8)"
+t_log "$tmp/log"
+t_log_ran "$tmp/log" "$st"
 for p in $spids; do kill -INT "$p" 2>/dev/null; wait "$p"; t_eq "a server stops cleanly" $? 0; done
 spids=""
 t_done

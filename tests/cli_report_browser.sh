@@ -11,12 +11,7 @@ chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
     node web/test-browser/report.mjs "$2" "$3" "$shots/$1" "$4" >"$tmp/log" 2>&1
-    while IFS= read -r line; do
-        case "$line" in
-            ok\ *) t_pass ;;
-            FAIL\ *) t_fail "$1: ${line#FAIL }" ;;
-        esac
-    done <"$tmp/log"
+    t_log "$tmp/log" "$1"
     grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
 }
 run_served() { # NAME INPUT EXPECTED-PEAK SCHEME

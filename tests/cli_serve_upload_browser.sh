@@ -34,12 +34,7 @@ else
     else
         node web/test-browser/upload.mjs "$url" "$tmp/train.pt.trace.json.gz" "$tmp/notes.json" "$line" "$tmp/small.json" \
             "${BUILD:-build}/screenshots/upload" >"$tmp/log" 2>&1
-        while IFS= read -r l; do
-            case "$l" in
-                ok\ *) t_pass ;;
-                FAIL\ *) t_fail "${l#FAIL }" ;;
-            esac
-        done <"$tmp/log"
+        t_log "$tmp/log"
         grep -q '^ok empty page starts' "$tmp/log" || t_fail "the page did not start: $(tail -5 "$tmp/log")"
         kill -TERM "$pid"; wait "$pid"; t_eq "server stops cleanly" $? 0
         pid=""
