@@ -26,4 +26,15 @@ t_log_ran() {
     grep -q '^ok ' "$1" || t_fail "the pages did not run: $(tail -5 "$1")"
     [ "$2" = 0 ] || grep -q '^FAIL ' "$1" || t_fail "the browser script stopped: $(grep -v '^ok ' "$1" | head -8)"
 }
+# t_serve_url OUT [TRIES]: the URL `memlens serve` printed into OUT, read every 0.1 s
+# up to TRIES times (default 100: 10 s); empty when it printed none.
+t_serve_url() {
+    t_i=0 t_url=""
+    while [ -z "$t_url" ] && [ $t_i -lt "${2:-100}" ]; do
+        t_url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$1")
+        [ -n "$t_url" ] || sleep 0.1
+        t_i=$((t_i + 1))
+    done
+    printf '%s' "$t_url"
+}
 t_done() { echo "$T_NAME: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"; [ $T_FAIL -eq 0 ]; }
