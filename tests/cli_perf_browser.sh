@@ -43,8 +43,7 @@ else
         : >"$tmp/sout"
         "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
         spid=$!
-        url="" i=0
-        while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+        url=$(t_serve_url "$tmp/sout")
         if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" trace light; fi
         kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
         spid=""

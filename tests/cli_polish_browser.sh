@@ -26,8 +26,7 @@ $MEMLENS report "$tmp/tiny.json" -o "$tmp/tiny.html" || t_fail "report of the ti
 serve() { # KIND INPUT: a server of INPUT, its URL added as served-KIND
     "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
     spids="$spids $!"
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/$1.sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/$1.sout")
     if [ -n "$url" ]; then pages="$pages served-$1=$url"; else t_fail "served $1: server did not start: $(cat "$tmp/$1.sout")"; fi
 }
 add() { # KIND INPUT [serve]

@@ -20,8 +20,7 @@ run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
     : >"$tmp/sout"
     "$MEMLENS" serve --port 0 "$2" >"$tmp/sout" 2>&1 &
     spid=$!
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/sout")
     if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/sout")"; else run_page "$1" "$url" "$3" "$4"; fi
     kill -INT "$spid"; wait "$spid"; t_eq "$1: server stops cleanly" $? 0
     spid=""

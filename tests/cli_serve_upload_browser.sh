@@ -27,8 +27,7 @@ else
     : >"$tmp/out"
     TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>&1 &
     pid=$!
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/out")
     if [ -z "$url" ]; then
         t_fail "server did not start: $(cat "$tmp/out")"
     else

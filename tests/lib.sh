@@ -31,7 +31,7 @@ t_log_ran() {
 t_serve_url() {
     t_i=0 t_url=""
     while [ -z "$t_url" ] && [ $t_i -lt "${2:-100}" ]; do
-        t_url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$1")
+        t_url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$1" 2>/dev/null)
         [ -n "$t_url" ] || sleep 0.1
         t_i=$((t_i + 1))
     done
