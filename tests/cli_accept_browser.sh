@@ -48,8 +48,7 @@ start_server() {
     : >"$tmp/sout" # emptied here: the background job's own truncation could come after the first read (the previous server's URL)
     "$MEMLENS" serve --port 0 "$@" >"$tmp/sout" 2>&1 &
     spid=$!
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/sout")
     [ -n "$url" ] || t_fail "server did not start: $(cat "$tmp/sout")"
 }
 stop_server() { kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0; spid=""; }

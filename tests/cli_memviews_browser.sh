@@ -28,13 +28,7 @@ if [ -n "$pages" ]; then
     # shellcheck disable=SC2086
     (cd web && node test-browser/memviews.mjs "../${BUILD:-build}/screenshots/memviews" $(for p in $pages; do k=${p%%=*}; f=${p#*=}; echo "$k=$f"; done)) >"$tmp/log" 2>&1
     st=$?
-    while IFS= read -r line; do
-        case "$line" in
-            ok\ *) t_pass ;;
-            FAIL\ *) t_fail "${line#FAIL }" ;;
-        esac
-    done <"$tmp/log"
-    grep -q '^ok ' "$tmp/log" || t_fail "the pages did not run: $(tail -5 "$tmp/log")"
-    [ "$st" = 0 ] || grep -q '^FAIL ' "$tmp/log" || t_fail "the browser script stopped: $(grep -v '^ok ' "$tmp/log" | head -8)"
+    t_log "$tmp/log"
+    t_log_ran "$tmp/log" "$st"
 fi
 t_done

@@ -37,14 +37,13 @@ else
         run_page trace-dark "$tmp/nccl.html" trace dark
         # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
         node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
-        while IFS= read -r line; do case "$line" in ok\ *) t_pass ;; FAIL\ *) t_fail "fixture: ${line#FAIL }" ;; esac; done <"$tmp/log"
+        t_log "$tmp/log" "fixture"
         # emptied here, not by the background job's redirection, which may come after the first
         # read below: the previous server's URL (a closed port) was read then
         : >"$tmp/sout"
         "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
         spid=$!
-        url="" i=0
-        while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+        url=$(t_serve_url "$tmp/sout")
         if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" trace light; fi
         kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
         spid=""

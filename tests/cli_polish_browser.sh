@@ -26,8 +26,7 @@ $MEMLENS report "$tmp/tiny.json" -o "$tmp/tiny.html" || t_fail "report of the ti
 serve() { # KIND INPUT: a server of INPUT, its URL added as served-KIND
     "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
     spids="$spids $!"
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/$1.sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/$1.sout")
     if [ -n "$url" ]; then pages="$pages served-$1=$url"; else t_fail "served $1: server did not start: $(cat "$tmp/$1.sout")"; fi
 }
 add() { # KIND INPUT [serve]
@@ -43,14 +42,8 @@ add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 # shellcheck disable=SC2086
 node web/test-browser/polish.mjs "${BUILD:-build}/screenshots/polish" $pages >"$tmp/log" 2>&1
 st=$?
-while IFS= read -r line; do
-    case "$line" in
-        ok\ *) t_pass ;;
-        FAIL\ *) t_fail "${line#FAIL }" ;;
-    esac
-done <"$tmp/log"
-grep -q '^ok ' "$tmp/log" || t_fail "the pages did not run: $(tail -5 "$tmp/log")"
-[ "$st" = 0 ] || grep -q '^FAIL ' "$tmp/log" || t_fail "the browser script stopped: $(grep -v '^ok ' "$tmp/log" | head -8)"
+t_log "$tmp/log"
+t_log_ran "$tmp/log" "$st"
 for p in $spids; do kill -INT "$p" 2>/dev/null; wait "$p"; t_eq "a server stops cleanly" $? 0; done
 spids=""
 t_done

@@ -11,12 +11,7 @@ chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
     node web/test-browser/report.mjs "$2" "$3" "$shots/$1" "$4" >"$tmp/log" 2>&1
-    while IFS= read -r line; do
-        case "$line" in
-            ok\ *) t_pass ;;
-            FAIL\ *) t_fail "$1: ${line#FAIL }" ;;
-        esac
-    done <"$tmp/log"
+    t_log "$tmp/log" "$1"
     grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
 }
 run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
@@ -25,8 +20,7 @@ run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
     : >"$tmp/sout"
     "$MEMLENS" serve --port 0 "$2" >"$tmp/sout" 2>&1 &
     spid=$!
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/sout")
     if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/sout")"; else run_page "$1" "$url" "$3" "$4"; fi
     kill -INT "$spid"; wait "$spid"; t_eq "$1: server stops cleanly" $? 0
     spid=""

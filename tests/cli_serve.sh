@@ -18,13 +18,7 @@ start_server() {
     : >"$tmp/out"
     "$MEMLENS" serve --port 0 "$@" >"$tmp/out" 2>"$tmp/err" &
     pid=$!
-    URL=""
-    i=0
-    while [ $i -lt 100 ] && [ -z "$URL" ]; do
-        URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out")
-        [ -n "$URL" ] || sleep 0.1
-        i=$((i + 1))
-    done
+    URL=$(t_serve_url "$tmp/out")
     [ -n "$URL" ] || t_fail "server did not print its URL: $(cat "$tmp/err")"
 }
 # stop_server SIGNAL: the server must exit 0 within 10 s
@@ -213,8 +207,7 @@ if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
         "$MEMLENS" serve --port 0 "$tmp/t.json" >"$tmp/out" 2>"$tmp/vg" &
     pid=$!
-    URL="" i=0
-    while [ -z "$URL" ] && [ $i -lt 300 ]; do URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out"); [ -n "$URL" ] || sleep 0.1; i=$((i + 1)); done
+    URL=$(t_serve_url "$tmp/out" 300)
     for q in "rank?rank=0&wait=10000" "curve?rank=0&dev=0&curve=0&px=9" "allocs?rank=0&dev=0&px=9" "detail?rank=0&dev=0&id=0" \
              "curves?rank=0&dev=0&list=0,1&px=9&fmt=bin" "catcurve?rank=0&dev=0&px=9&fmt=bin" "stackbase?rank=0&dev=0&px=9" \
              "allocs?rank=0&dev=0&px=9&fmt=bin" "table?rank=0&dev=0&cat=4&sort=reason" \

@@ -34,12 +34,7 @@ printf '\200\002}q' >"$tmp/cli/cut.pickle"
 : >"$tmp/out"
 TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-URL="" i=0
-while [ $i -lt 100 ] && [ -z "$URL" ]; do
-    URL=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out")
-    [ -n "$URL" ] || sleep 0.1
-    i=$((i + 1))
-done
+URL=$(t_serve_url "$tmp/out")
 [ -n "$URL" ] || { t_fail "server did not print its URL: $(cat "$tmp/err")"; t_done; exit; }
 
 t_contains "starts without input" "$(cat "$tmp/out")" "no input yet"

@@ -27,19 +27,13 @@ else
     : >"$tmp/out"
     TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>&1 &
     pid=$!
-    url="" i=0
-    while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/out"); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+    url=$(t_serve_url "$tmp/out")
     if [ -z "$url" ]; then
         t_fail "server did not start: $(cat "$tmp/out")"
     else
         node web/test-browser/upload.mjs "$url" "$tmp/train.pt.trace.json.gz" "$tmp/notes.json" "$line" "$tmp/small.json" \
             "${BUILD:-build}/screenshots/upload" >"$tmp/log" 2>&1
-        while IFS= read -r l; do
-            case "$l" in
-                ok\ *) t_pass ;;
-                FAIL\ *) t_fail "${l#FAIL }" ;;
-            esac
-        done <"$tmp/log"
+        t_log "$tmp/log"
         grep -q '^ok empty page starts' "$tmp/log" || t_fail "the page did not start: $(tail -5 "$tmp/log")"
         kill -TERM "$pid"; wait "$pid"; t_eq "server stops cleanly" $? 0
         pid=""

@@ -32,8 +32,7 @@ else
         run_view nccl-dark "$tmp/nccl.html" --dark
         "$MEMLENS" serve --port 0 "$real" >"$tmp/sout" 2>&1 &
         spid=$!
-        url="" i=0
-        while [ -z "$url" ] && [ $i -lt 100 ]; do url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$tmp/sout" 2>/dev/null); [ -n "$url" ] || sleep 0.1; i=$((i + 1)); done
+        url=$(t_serve_url "$tmp/sout")
         if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_view served-nccl "$url"; fi
         kill -INT "$spid"; wait "$spid"; spid=""
     else

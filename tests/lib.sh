@@ -11,4 +11,30 @@ t_skip() { echo "SKIP $T_NAME: $*"; T_SKIP=$((T_SKIP + 1)); }
 t_eq() { if [ "$2" = "$3" ]; then t_pass; else t_fail "$1: got '$2', expected '$3'"; fi; }
 # t_contains NAME HAYSTACK NEEDLE
 t_contains() { case "$2" in *"$3"*) t_pass ;; *) t_fail "$1: '$3' not in: $(printf '%s' "$2" | head -c 300)" ;; esac; }
+# t_log LOG [PREFIX]: a browser script's log, "ok NAME" a pass, "FAIL NAME: why" a failure
+# (named "PREFIX: NAME: why" with PREFIX); other lines are passed over.
+t_log() {
+    while IFS= read -r t_line; do
+        case "$t_line" in
+            ok\ *) t_pass ;;
+            FAIL\ *) t_fail "${2:+$2: }${t_line#FAIL }" ;;
+        esac
+    done <"$1"
+}
+# t_log_ran LOG STATUS: fails when the script passed no check, or stopped (STATUS not 0) with no FAIL line.
+t_log_ran() {
+    grep -q '^ok ' "$1" || t_fail "the pages did not run: $(tail -5 "$1")"
+    [ "$2" = 0 ] || grep -q '^FAIL ' "$1" || t_fail "the browser script stopped: $(grep -v '^ok ' "$1" | head -8)"
+}
+# t_serve_url OUT [TRIES]: the URL `memlens serve` printed into OUT, read every 0.1 s
+# up to TRIES times (default 100: 10 s); empty when it printed none.
+t_serve_url() {
+    t_i=0 t_url=""
+    while [ -z "$t_url" ] && [ $t_i -lt "${2:-100}" ]; do
+        t_url=$(sed -n 's/^memlens serve: \(http:[^ ]*\)$/\1/p' "$1" 2>/dev/null)
+        [ -n "$t_url" ] || sleep 0.1
+        t_i=$((t_i + 1))
+    done
+    printf '%s' "$t_url"
+}
 t_done() { echo "$T_NAME: $T_PASS passed, $T_FAIL failed, $T_SKIP skipped"; [ $T_FAIL -eq 0 ]; }

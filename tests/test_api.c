@@ -9,27 +9,10 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "api_call.h"
 #include "colbuf.h"
 #include "m4.h"
 #include "ranks.h"
-
-/* Query parameters as "k=v" strings. */
-typedef struct args { const char *kv[16]; } args;
-
-static const char *arg_of(void *u, const char *key)
-{
-    args *a = u;
-    size_t n = strlen(key);
-    for (int i = 0; i < 16 && a->kv[i]; i++)
-        if (!strncmp(a->kv[i], key, n) && a->kv[i][n] == '=') return a->kv[i] + n + 1;
-    return NULL;
-}
-
-static int call(ml_ranks *rs, const char *path, args a, ml_buf *out)
-{
-    out->len = 0;
-    return ml_api_route(rs, path, arg_of, &a, out);
-}
 
 static char *write_tmp(const char *text)
 {

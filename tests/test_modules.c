@@ -4,26 +4,10 @@
  * parent ids) instead of by time nesting. */
 #include "check.h"
 #include "importer.h"
+#include "kineto_json.h"
 #include "modules.h"
 
 #include <unistd.h>
-
-static ml_err err;
-
-static ml_profile *import_trace(const char *json)
-{
-    ml_source *src = ml_source_from_memory("t.json", json, strlen(json));
-    ml_profile *p = ml_profile_new("t.json", "kineto");
-    p->trace = ml_trace_new();
-    int rc = ml_kineto_import(src, p, &err);
-    ml_source_close(src);
-    if (rc < 0) {
-        printf("import: %s\n", err.msg);
-        ml_profile_free(p);
-        return NULL;
-    }
-    return p;
-}
 
 #define X(cat, name, ts, dur, args) \
     "{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":" #dur ",\"args\":{" args "}},"

@@ -6,27 +6,10 @@
 #include "check.h"
 #include "ascend.h"
 #include "importer.h"
+#include "kineto_json.h"
 #include "report_enc.h"
 
 #include <unistd.h>
-
-static ml_err err;
-
-static ml_profile *import_trace(const char *json)
-{
-    ml_source *src = ml_source_from_memory("t.json", json, strlen(json));
-    ml_profile *p = ml_profile_new("t.json", "kineto");
-    p->trace = ml_trace_new();
-    err.msg[0] = 0;
-    int rc = ml_kineto_import(src, p, &err);
-    ml_source_close(src);
-    if (rc < 0) {
-        printf("import: %s\n", err.msg);
-        ml_profile_free(p);
-        return NULL;
-    }
-    return p;
-}
 
 static bool has_note(const ml_profile *p, const char *needle)
 {

@@ -10,27 +10,11 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "api_call.h"
 #include "importer.h"
 #include "report.h"
 #include "report_trace.h"
 #include "ranks.h"
-
-typedef struct args { const char *kv[16]; } args;
-
-static const char *arg_of(void *u, const char *key)
-{
-    args *a = u;
-    size_t n = strlen(key);
-    for (int i = 0; i < 16 && a->kv[i]; i++)
-        if (!strncmp(a->kv[i], key, n) && a->kv[i][n] == '=') return a->kv[i] + n + 1;
-    return NULL;
-}
-
-static int call(ml_ranks *rs, const char *path, args a, ml_buf *out)
-{
-    out->len = 0;
-    return ml_api_route(rs, path, arg_of, &a, out);
-}
 
 /* A thread with an operator that launches a kernel (correlation 7, an ac2g
  * flow), and another thread with 100 slices of 1 us, 1 us apart. */

@@ -1,19 +1,13 @@
 /* distributed.c — computation / communication per step and the collectives
- * table; see distributed.h.  Interval unions are built once per rank (kernels
- * sorted by start with a stable merge sort) and each step is a binary search
- * into them. */
+ * table; see distributed.h.  Interval unions (ranges.h) are built once per
+ * rank and each step is a binary search into them. */
 #include "distributed.h"
-#include "sortperm.h"
+#include "ranges.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-typedef struct span {
-    int64_t b, e;
-} span;
-
-typedef VEC(span) spans;
 typedef VEC(ml_dist_step) step_vec;
 typedef VEC(ml_collective) coll_vec;
 
@@ -38,61 +32,6 @@ int ml_dtype_size(const char *d)
     return 0;
 }
 
-/* Sorts intervals by start and merges the overlapping ones. */
-static void merge_spans(spans *s)
-{
-    size_t n = s->len;
-    if (n < 2) return;
-    int64_t *starts = ml_malloc(n * sizeof *starts);
-    for (size_t i = 0; i < n; i++) starts[i] = s->v[i].b;
-    uint32_t *perm = ml_sort_perm_i64(starts, n);
-    free(starts);
-    if (perm) {
-        ml_permute(s->v, sizeof *s->v, perm, n);
-        free(perm);
-    }
-    size_t k = 0;
-    for (size_t i = 1; i < n; i++) {
-        if (s->v[i].b <= s->v[k].e) {
-            if (s->v[i].e > s->v[k].e) s->v[k].e = s->v[i].e;
-        } else s->v[++k] = s->v[i];
-    }
-    s->len = k + 1;
-}
-
-/* |[b, e) ∩ union(s)| for merged s. */
-static int64_t covered(const spans *s, int64_t b, int64_t e)
-{
-    size_t lo = 0, hi = s->len;
-    while (lo < hi) { /* first span ending after b */
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->v[mid].e <= b) lo = mid + 1;
-        else hi = mid;
-    }
-    int64_t sum = 0;
-    for (size_t i = lo; i < s->len && s->v[i].b < e; i++) {
-        int64_t x = s->v[i].b > b ? s->v[i].b : b, y = s->v[i].e < e ? s->v[i].e : e;
-        if (y > x) sum += y - x;
-    }
-    return sum;
-}
-
-/* The intersection of two merged unions. */
-static void intersect(const spans *a, const spans *b, spans *out)
-{
-    size_t i = 0, j = 0;
-    while (i < a->len && j < b->len) {
-        int64_t x = a->v[i].b > b->v[j].b ? a->v[i].b : b->v[j].b;
-        int64_t y = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
-        if (y > x) {
-            span s = {x, y};
-            VEC_PUSH(out, s);
-        }
-        if (a->v[i].e < b->v[j].e) i++;
-        else j++;
-    }
-}
-
 /* Whether s contains "nccl" in any case (strcasestr() costs ~2000 instructions a kernel name). */
 static bool contains_nccl(const char *s)
 {
@@ -112,7 +51,7 @@ typedef struct coll_acc {  /* one (rank, name) row being built */
     uint64_t calls;
     int64_t bytes;
     uint32_t last_op;      /* the op of the last call counted */
-    spans kernels;
+    ml_ranges kernels;
 } coll_acc;
 
 static int64_t call_bytes(const ml_profile *p, const ml_comm_args *c)
@@ -183,13 +122,13 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     const ml_trace *t = p->trace;
     const ml_slices *s = &t->slices;
     size_t n = s->ts.len;
-    spans comp = {0}, comm = {0}, both = {0};
+    ml_ranges comp = {0}, comm = {0}, both = {0};
     VEC(coll_acc) acc = {0};
     bool any_kernel = false;
     for (size_t i = 0; i < n && !any_kernel; i++) any_kernel = s->kind.v[i] == ML_SL_KERNEL;
     for (size_t i = 0; i < n; i++) {
         uint8_t kind = s->kind.v[i];
-        span sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
+        ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
         const char *name = ml_s(p, s->name.v[i]);
         if (!any_kernel) {
             if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION) continue;
@@ -242,9 +181,10 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         }
         VEC_PUSH(&a->kernels, sp);
     }
-    merge_spans(&comp);
-    merge_spans(&comm);
-    intersect(&comp, &comm, &both);
+    bool any_comm = comm.len > 0; /* before the merge drops empty intervals */
+    ml_ranges_merge(&comp);
+    ml_ranges_merge(&comm);
+    ml_ranges_intersect(&comp, &comm, &both);
 
     /* steps */
     size_t first_step = steps->len;
@@ -261,9 +201,9 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     int64_t comp_sum = 0;
     for (size_t k = first_step; k < steps->len; k++) {
         ml_dist_step *st = &steps->v[k];
-        st->computation_ns = covered(&comp, st->begin_ns, st->end_ns);
-        st->communication_ns = covered(&comm, st->begin_ns, st->end_ns);
-        st->overlap_ns = covered(&both, st->begin_ns, st->end_ns);
+        st->computation_ns = ml_ranges_sum_within(&comp, st->begin_ns, st->end_ns);
+        st->communication_ns = ml_ranges_sum_within(&comm, st->begin_ns, st->end_ns);
+        st->overlap_ns = ml_ranges_sum_within(&both, st->begin_ns, st->end_ns);
         st->other_ns = (st->end_ns - st->begin_ns) + st->overlap_ns - st->computation_ns - st->communication_ns;
         comp_sum += st->computation_ns;
     }
@@ -273,16 +213,14 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     size_t first_coll = colls->len;
     for (size_t k = 0; k < acc.len; k++) {
         coll_acc *a = &acc.v[k];
-        merge_spans(&a->kernels);
-        int64_t total = 0;
-        for (size_t j = 0; j < a->kernels.len; j++) total += a->kernels.v[j].e - a->kernels.v[j].b;
+        ml_ranges_merge(&a->kernels);
+        int64_t total = ml_ranges_sum(&a->kernels);
         ml_collective c = {rank, a->name, a->calls, a->bytes, total, a->calls ? total / (int64_t)a->calls : 0};
         VEC_PUSH(colls, c);
         VEC_FREE(&a->kernels);
     }
     if (colls->len > first_coll)
         qsort(colls->v + first_coll, colls->len - first_coll, sizeof *colls->v, by_total_desc);
-    bool any_comm = comm.len > 0;
     VEC_FREE(&acc);
     VEC_FREE(&comp);
     VEC_FREE(&comm);

@@ -2,6 +2,7 @@
 #include "export.h"
 #include "breakdown.h"
 #include "categories.h"
+#include "csvout.h"
 #include "outfile.h"
 
 #include <inttypes.h>
@@ -253,20 +254,6 @@ static void write_trace(FILE *f, const ml_profiles *ps, const char *device)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
-static void put_csv(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void put_time(FILE *f, int64_t t)
 {
     if (t != ML_TIME_NONE && t != ML_TIME_END) fprintf(f, "%" PRId64, t);
@@ -304,12 +291,12 @@ static void write_csv(FILE *f, const ml_profiles *ps, const char *device)
             fprintf(f, ",%s,", p->devices.v[a->device.v[i]].id);
             if (a->addr.v[i]) fprintf(f, "%" PRIu64, a->addr.v[i]);
             fprintf(f, ",%s,%s,", ml_category_name(a->category.v[i]), ml_category_reason_id(a->category_reason.v[i]));
-            put_csv(f, a->op.v[i] ? ml_s(p, a->op.v[i]) : "");
+            ml_csv_field(f, a->op.v[i] ? ml_s(p, a->op.v[i]) : "");
             fputc(',', f);
-            put_csv(f, a->op_top.v[i] ? ml_s(p, a->op_top.v[i]) : "");
+            ml_csv_field(f, a->op_top.v[i] ? ml_s(p, a->op_top.v[i]) : "");
             fputc(',', f);
             stack_top(p, a->stack.v[i], buf, sizeof buf);
-            put_csv(f, buf);
+            ml_csv_field(f, buf);
             fputc(',', f);
             put_time(f, a->t_alloc.v[i]);
             fputc(',', f);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvout.h"
 #include "format.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
@@ -336,160 +337,7 @@ void ml_perf_json_rank(jw *w, const ml_profile *p, int top)
     if (d) ml_distributed_free(d);
 }
 
-/* ---- text ---------------------------------------------------------------- */
-
-static const char *dur(int64_t ns, char *buf, size_t cap) { return ml_fmt_duration(ns, buf, cap); }
-
-static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
-{
-    static const char *const heads[ML_ROLE__COUNT] = {"Kernel", "Memcpy",     "Memset",   "Comm",
-                                                      "Runtime", "DataLoader", "CPU Exec", "Other"};
-    bool show[ML_ROLE__COUNT];
-    for (int r = 0; r < ML_ROLE__COUNT; r++) show[r] = st->avg[r] > 0 || r == ML_ROLE_KERNEL || r == ML_ROLE_OTHER;
-    fprintf(f, "  %-18s %10s", "step", "total");
-    for (int r = 0; r < ML_ROLE__COUNT; r++)
-        if (show[r]) fprintf(f, " %10s", heads[r]);
-    fputc('\n', f);
-    char b[32];
-    for (size_t k = 0; k <= st->steps.len; k++) {
-        bool avg = k == st->steps.len;
-        if (avg && st->steps.len < 2) break;
-        const ml_step *s = avg ? NULL : &st->steps.v[k];
-        fprintf(f, "  %-18.18s", avg ? "average" : s->name ? ml_s(p, s->name) : "(whole trace)");
-        fprintf(f, " %10s", dur(avg ? llround(st->avg_total) : s->end - s->begin, b, sizeof b));
-        for (int r = 0; r < ML_ROLE__COUNT; r++)
-            if (show[r]) fprintf(f, " %10s", dur(avg ? llround(st->avg[r]) : s->cost[r], b, sizeof b));
-        fputc('\n', f);
-    }
-    if (st->avg_total > 0) {
-        fprintf(f, "  %-18s %10s", "share", "100%");
-        for (int r = 0; r < ML_ROLE__COUNT; r++)
-            if (show[r]) fprintf(f, " %9.1f%%", 100 * st->avg[r] / st->avg_total);
-        fputc('\n', f);
-    }
-}
-
-static void pct(FILE *f, const char *label, double v)
-{
-    if (v < 0) fprintf(f, "    %-26s n/a\n", label);
-    else fprintf(f, "    %-26s %.2f %%\n", label, v * 100);
-}
-
-static void text_modules(FILE *f, const ml_modules *m, int top)
-{
-    if (!m || !m->n) return;
-    char b[32], c[32];
-    fprintf(f, "\nModules (%zu of %zu rows)\n", limit(m->n, top), m->n);
-    fprintf(f, "  %8s %11s %11s  %s\n", "calls", "host", "device", "module");
-    for (size_t i = 0; i < limit(m->n, top); i++) {
-        const ml_module_row *r = &m->rows[i];
-        fprintf(f, "  %8llu %11s %11s  %*s%s\n", (unsigned long long)r->occurrences, dur(r->host_ns, b, sizeof b),
-                dur(r->device_ns, c, sizeof c), (int)(2 * (r->depth < 20 ? r->depth : 20)), "", r->name ? r->name : "");
-    }
-}
-
-static void text_distributed(FILE *f, const ml_distributed *d, int top)
-{
-    if (!d) return;
-    char a[32], b[32], c[32], e[32];
-    fprintf(f, "\nDistributed (%s, world size %d", d->backend ? d->backend : "backend unknown", d->world_size);
-    if (d->slowest_rank >= 0) fprintf(f, ", slowest rank %d", d->slowest_rank);
-    fprintf(f, ")\n  %5s %-18s %11s %11s %11s %11s\n", "rank", "step", "compute", "comm", "overlap", "other");
-    for (size_t i = 0; i < d->n_steps; i++) {
-        const ml_dist_step *s = &d->steps[i];
-        fprintf(f, "  %5d %-18.18s %11s %11s %11s %11s\n", s->rank, s->step ? s->step : "",
-                dur(s->computation_ns, a, sizeof a), dur(s->communication_ns, b, sizeof b),
-                dur(s->overlap_ns, c, sizeof c), dur(s->other_ns, e, sizeof e));
-    }
-    if (d->n_collectives) {
-        fprintf(f, "  %5s %8s %11s %11s %12s  %s\n", "rank", "calls", "total", "mean", "bytes", "collective");
-        for (size_t i = 0; i < limit(d->n_collectives, top > 0 ? top * 2 : 0); i++) {
-            const ml_collective *col = &d->collectives[i];
-            char bytes[32] = "-";
-            if (col->bytes >= 0) ml_fmt_bytes(col->bytes, bytes, sizeof bytes);
-            fprintf(f, "  %5d %8llu %11s %11s %12s  %s\n", col->rank, (unsigned long long)col->calls,
-                    dur(col->total_ns, a, sizeof a), dur(col->mean_ns, b, sizeof b), bytes, col->name ? col->name : "");
-        }
-    }
-}
-
-void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist)
-{
-    char b[64], c[64];
-    const ml_steps *st = &perf->steps;
-    fprintf(f, "Steps%s\n", st->whole_trace ? " (no ProfilerStep#: the whole trace is one step)" : "");
-    text_steps(f, p, st);
-
-    for (size_t i = 0; i < perf->gpus.len; i++) {
-        const ml_gpu_metrics *g = &perf->gpus.v[i];
-        const ml_device *d = g->device >= 0 ? &p->devices.v[g->device] : NULL;
-        bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
-        const char *id = device_id(p, g, b, sizeof b);
-        fputs(gpu ? "\nGPU " : "\nDevice ", f);
-        fputs(id, f);
-        if (d && d->name) fprintf(f, "  %s", ml_s(p, d->name));
-        if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
-        if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
-        fputc('\n', f);
-        pct(f, gpu ? "GPU utilization" : "utilization", g->utilization);
-        pct(f, "est. SM efficiency", g->sm_efficiency);
-        if (g->occupancy < 0) fprintf(f, "    %-26s n/a\n", "est. achieved occupancy");
-        else fprintf(f, "    %-26s %.2f %%\n", "est. achieved occupancy", g->occupancy);
-        pct(f, "kernel time on Tensor Cores", g->tc_share);
-        fprintf(f, "    %-26s %s in %s kernels\n", "kernel time", dur(g->kernel_ns, b, sizeof b),
-                ml_fmt_count(g->kernels, c, sizeof c));
-    }
-
-    fprintf(f, "\nRecommendations\n");
-    if (!perf->recs.len) fprintf(f, "  none: no rule was triggered\n");
-    for (size_t i = 0; i < perf->recs.len; i++) fprintf(f, "  - [%s] %s\n", perf->recs.v[i].id, perf->recs.v[i].text);
-
-    const ml_op_rows *ops = &perf->ops.by_name;
-    bool gpu = perf->kernels.kernels > 0;
-    fprintf(f, "\nTop operators by %s self time (%zu of %zu)\n", gpu ? "device" : "host", limit(ops->len, top), ops->len);
-    fprintf(f, "  %8s %11s %11s %11s %11s  %s\n", "calls", "dev self", "dev total", "host self", "host total", "name");
-    for (size_t i = 0; i < limit(ops->len, top); i++) {
-        const ml_op_row *r = &ops->v[i];
-        char x[32], y[32];
-        fprintf(f, "  %8lld %11s %11s %11s %11s  %s%s\n", (long long)r->calls, dur(r->device_self_ns, b, sizeof b),
-                dur(r->device_total_ns, c, sizeof c), dur(r->host_self_ns, x, sizeof x),
-                dur(r->host_total_ns, y, sizeof y), ml_s(p, r->name), r->tc_eligible ? "  [TC eligible]" : "");
-    }
-    const ml_kernel_table *kt = &perf->kernels;
-    if (kt->by_name.len) {
-        fprintf(f, "\nTop kernels by total time (%zu of %zu)\n", limit(kt->by_name.len, top), kt->by_name.len);
-        fprintf(f, "  %8s %11s %11s %8s %8s  %s\n", "calls", "total", "mean", "blk/SM", "occ %", "name");
-        for (size_t i = 0; i < limit(kt->by_name.len, top); i++) {
-            const ml_kernel_row *r = &kt->by_name.v[i];
-            char x[16], y[16];
-            if (r->blocks_per_sm < 0) snprintf(x, sizeof x, "-");
-            else snprintf(x, sizeof x, "%.2f", r->blocks_per_sm);
-            if (r->occupancy < 0) snprintf(y, sizeof y, "-");
-            else snprintf(y, sizeof y, "%.2f", r->occupancy);
-            fprintf(f, "  %8lld %11s %11s %8s %8s  %.100s%s\n", (long long)r->calls, dur(r->total_ns, b, sizeof b),
-                    dur(r->calls ? r->total_ns / r->calls : 0, c, sizeof c), x, y, ml_s(p, r->name),
-                    r->tensor_cores ? "  [TC]" : "");
-        }
-    }
-    text_modules(f, perf->modules, top);
-    text_distributed(f, dist, top);
-}
-
 /* ---- CSV ----------------------------------------------------------------- */
-
-static void put_csv(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"') fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 static void put_opt(FILE *f, double v)
 {
@@ -507,10 +355,10 @@ int ml_perf_csv(FILE *f, const ml_profile *p, const ml_perf *perf, ml_perf_table
               "tc_total_ratio\n", f);
         for (size_t i = 0; i < rows->len; i++) {
             const ml_op_row *r = &rows->v[i];
-            put_csv(f, ml_s(p, r->name));
+            ml_csv_field(f, ml_s(p, r->name));
             if (shape) {
                 fputc(',', f);
-                put_csv(f, ml_s(p, r->shape));
+                ml_csv_field(f, ml_s(p, r->shape));
             }
             fprintf(f, ",%lld,%lld,%lld,%lld,%lld,%s,%.4f,%.4f\n", (long long)r->calls, (long long)r->host_self_ns,
                     (long long)r->host_total_ns, (long long)r->device_self_ns, (long long)r->device_total_ns,
@@ -526,10 +374,10 @@ int ml_perf_csv(FILE *f, const ml_profile *p, const ml_perf *perf, ml_perf_table
         fputs("calls,total_ns,mean_ns,min_ns,max_ns,blocks_per_sm,occupancy,tensor_cores\n", f);
         for (size_t i = 0; i < n; i++) {
             const ml_kernel_row *r = &rows[i];
-            put_csv(f, ml_s(p, r->name));
+            ml_csv_field(f, ml_s(p, r->name));
             if (op) {
                 fputc(',', f);
-                put_csv(f, r->op ? ml_s(p, r->op) : "N/A");
+                ml_csv_field(f, r->op ? ml_s(p, r->op) : "N/A");
             }
             fprintf(f, ",%lld,%lld,%lld,%lld,%lld", (long long)r->calls, (long long)r->total_ns,
                     (long long)(r->calls ? llround((double)r->total_ns / (double)r->calls) : 0), (long long)r->min_ns,

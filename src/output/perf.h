@@ -28,10 +28,6 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
 void ml_perf_json_rank(jw *w, const ml_profile *p, int top);
 void ml_perf_json_rank_with(jw *w, const ml_profile *p, int top, const ml_distributed *dist);
 
-/* Text: the step breakdown, the GPU summary, recommendations, the top
- * operators and kernels, modules, and dist's table when not NULL. */
-void ml_perf_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist);
-
 /* The CSV of one table (`memlens export --table`): operators grouped by name
  * or by name and input shape, kernels by name or by name and operator.
  * Times in ns.  Returns 0, or -1 on a write error. */
