@@ -117,6 +117,8 @@ PY
         "segments[0].blocks[0].size: expected a non-negative integer below 2^62, got 4611686018427387904"
     snap "device_traces a dict" traces.pickle \
         "device_traces: expected a list of trace lists (one per device), got {'a': 1}"
+    printf '{"segments": [{"device": 0, "address": 0, "total_size": 4096.0, "blocks": []}], "device_traces": [[{"action": "alloc", "addr": 0, "size": "512"}]]}' >"$tmp/s.json"
+    snap "JSON float total_size" s.json "segments[0].total_size: expected a non-negative integer, got 4096.0"
     $MEMLENS snapshot segments "$tmp/foo.pickle" >/dev/null 2>&1; t_eq "snapshot segments command refuses too" $? 2
     out=$($MEMLENS summary "$tmp/entry.pickle" 2>&1); t_eq "snapshot bad entries exit" $? 0
     t_contains "snapshot bad entries note" "$out" \
