@@ -349,36 +349,17 @@ static inline bool skey_lt(const skey *x, const skey *y)
     return x->idx < y->idx;
 }
 
+#define SKEY_LT(ctx, x, y) skey_lt(&(x), &(y))
+ML_RUNSORT_DEFINE(skey_runsort, skey, void *, SKEY_LT)
+
 /* Natural merge sort of keys[0..n): one pass when sorted, log2(runs) more otherwise. */
 static void sort_keys(skey *k, size_t n)
 {
     size_t i = 1;
     while (i < n && !skey_lt(&k[i], &k[i - 1])) i++;
     if (i >= n) return;
-    skey *tmp = ml_malloc(n * sizeof *tmp), *a = k, *b = tmp;
-    size_t *runs = ml_malloc((n + 1) * sizeof *runs), nruns = 0;
-    runs[nruns++] = 0;
-    for (size_t j = 1; j < n; j++)
-        if (skey_lt(&k[j], &k[j - 1])) runs[nruns++] = j;
-    runs[nruns] = n;
-    while (nruns > 1) {
-        size_t w = 0;
-        for (size_t r = 0; r < nruns; r += 2) {
-            size_t lo = runs[r], mid = runs[r + 1], hi = r + 2 <= nruns ? runs[r + 2] : n;
-            size_t x = lo, y = mid, o = lo;
-            while (x < mid && y < hi) b[o++] = skey_lt(&a[y], &a[x]) ? a[y++] : a[x++];
-            while (x < mid) b[o++] = a[x++];
-            while (y < hi) b[o++] = a[y++];
-            runs[w++] = lo;
-        }
-        runs[w] = n;
-        nruns = w;
-        skey *t = a;
-        a = b;
-        b = t;
-    }
-    if (a != k) memcpy(k, a, n * sizeof *k);
-    free(runs);
+    skey *tmp = ml_malloc(n * sizeof *tmp);
+    if (skey_runsort(k, tmp, n, NULL) != k) memcpy(k, tmp, n * sizeof *k);
     free(tmp);
 }
 
