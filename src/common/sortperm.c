@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define KEY_LT(keys, x, y) ((keys)[x] < (keys)[y])
+ML_RUNSORT_DEFINE(perm_sort, uint32_t, const int64_t *, KEY_LT)
+
 uint32_t *ml_sort_perm_i64(const int64_t *keys, size_t n)
 {
     size_t i = 1;
@@ -13,32 +16,9 @@ uint32_t *ml_sort_perm_i64(const int64_t *keys, size_t n)
 
     uint32_t *a = ml_malloc(n * sizeof *a), *b = ml_malloc(n * sizeof *b);
     for (size_t k = 0; k < n; k++) a[k] = (uint32_t)k;
-    /* Bottom-up merge passes over natural runs. */
-    size_t *runs = ml_malloc((n + 1) * sizeof *runs), nruns = 0;
-    runs[nruns++] = 0;
-    for (size_t k = 1; k < n; k++)
-        if (keys[k - 1] > keys[k]) runs[nruns++] = k;
-    runs[nruns] = n;
-    while (nruns > 1) {
-        size_t w = 0;
-        for (size_t r = 0; r < nruns; r += 2) {
-            /* runs[nruns] == n is a sentinel, so an odd last run merges with nothing. */
-            size_t lo = runs[r], mid = runs[r + 1], hi = r + 2 <= nruns ? runs[r + 2] : n;
-            size_t x = lo, y = mid, o = lo;
-            while (x < mid && y < hi) b[o++] = keys[a[y]] < keys[a[x]] ? a[y++] : a[x++];
-            while (x < mid) b[o++] = a[x++];
-            while (y < hi) b[o++] = a[y++];
-            runs[w++] = lo;
-        }
-        runs[w] = n;
-        nruns = w;
-        uint32_t *t = a;
-        a = b;
-        b = t;
-    }
-    free(runs);
-    free(b);
-    return a;
+    uint32_t *sorted = perm_sort(a, b, n, keys);
+    free(sorted == a ? b : a);
+    return sorted;
 }
 
 void ml_permute(void *col, size_t elem_size, const uint32_t *perm, size_t n)

@@ -11,6 +11,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ML_RUNSORT_DEFINE(name, T, CTX, LT) defines
+ *     static T *name(T *a, T *b, size_t n, CTX ctx)
+ * a stable natural merge sort of a[0..n) by LT(ctx, x, y) (x before y), with
+ * b as scratch of n elements: it finds the runs, merges them pairwise, and
+ * returns whichever of a and b holds the sorted elements.  One function per
+ * element type, so the comparison inlines. */
+#define ML_RUNSORT_DEFINE(name, T, CTX, LT)                                                     \
+    static T *name(T *a, T *b, size_t n, CTX ctx)                                              \
+    {                                                                                          \
+        size_t *runs = ml_malloc((n + 1) * sizeof *runs), nruns = 0;                           \
+        runs[nruns++] = 0;                                                                     \
+        for (size_t k_ = 1; k_ < n; k_++)                                                      \
+            if (LT(ctx, a[k_], a[k_ - 1])) runs[nruns++] = k_;                                 \
+        runs[nruns] = n;                                                                       \
+        while (nruns > 1) {                                                                    \
+            size_t w_ = 0;                                                                     \
+            for (size_t r_ = 0; r_ < nruns; r_ += 2) {                                         \
+                /* runs[nruns] == n is a sentinel, so an odd last run merges with nothing. */  \
+                size_t lo = runs[r_], mid = runs[r_ + 1], hi = r_ + 2 <= nruns ? runs[r_ + 2] : n; \
+                size_t x_ = lo, y_ = mid, o_ = lo;                                             \
+                while (x_ < mid && y_ < hi) b[o_++] = LT(ctx, a[y_], a[x_]) ? a[y_++] : a[x_++]; \
+                while (x_ < mid) b[o_++] = a[x_++];                                            \
+                while (y_ < hi) b[o_++] = a[y_++];                                             \
+                runs[w_++] = lo;                                                               \
+            }                                                                                  \
+            runs[w_] = n;                                                                      \
+            nruns = w_;                                                                        \
+            T *t_ = a;                                                                         \
+            a = b;                                                                             \
+            b = t_;                                                                            \
+        }                                                                                      \
+        free(runs);                                                                            \
+        return a;                                                                              \
+    }
+
 /* Returns NULL if keys are already non-decreasing; else a malloc'd
  * permutation perm such that keys[perm[i]] is sorted, stably. */
 uint32_t *ml_sort_perm_i64(const int64_t *keys, size_t n);

@@ -22,6 +22,17 @@ typedef struct ml_u64map {
     size_t cap, len;     /* cap: a power of two, or 0 */
 } ml_u64map;
 
+/* A 64-bit finalizer (murmur3 fmix64) for hashing pairs of 32-bit ids. */
+static inline uint64_t ml_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
 void ml_u64map_init(ml_u64map *m);
 /* The value slot of key, inserted (value 0, *fresh = true) if absent. */
 uint32_t *ml_u64map_put(ml_u64map *m, uint64_t key, bool *fresh);

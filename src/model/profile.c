@@ -2,6 +2,7 @@
 #include "profile.h"
 #include "match.h"
 #include "sortperm.h"
+#include "u64map.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -134,16 +135,6 @@ int ml_device_find(const ml_profile *p, const char *id)
 
 /* ---- threads ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const char *tid, size_t tid_len)
 {
     ml_profile_index *ix = p->index;
@@ -154,7 +145,7 @@ uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const cha
         ix->thread_keys = ml_calloc(256, sizeof *ix->thread_keys);
         ix->thread_vals = ml_calloc(256, sizeof *ix->thread_vals);
     }
-    size_t j = mix64(key) & ix->thread_mask;
+    size_t j = ml_mix64(key) & ix->thread_mask;
     for (; ix->thread_vals[j]; j = (j + 1) & ix->thread_mask)
         if (ix->thread_keys[j] == key) return ix->thread_vals[j] - 1;
     uint32_t id = (uint32_t)p->thread_pid.len;
@@ -168,7 +159,7 @@ uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const cha
         uint32_t *v2 = ml_calloc(n, sizeof *v2);
         for (size_t i = 0; i <= ix->thread_mask; i++) {
             if (!ix->thread_vals[i]) continue;
-            size_t q = mix64(ix->thread_keys[i]) & (n - 1);
+            size_t q = ml_mix64(ix->thread_keys[i]) & (n - 1);
             while (v2[q]) q = (q + 1) & (n - 1);
             k2[q] = ix->thread_keys[i];
             v2[q] = ix->thread_vals[i];
@@ -225,7 +216,7 @@ void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t th
 
 static uint64_t frame_hash(const ml_frame *f)
 {
-    return mix64(((uint64_t)f->name << 32) ^ ((uint64_t)f->file << 7) ^ (uint32_t)f->line);
+    return ml_mix64(((uint64_t)f->name << 32) ^ ((uint64_t)f->file << 7) ^ (uint32_t)f->line);
 }
 
 static void rehash_slots(uint32_t **slots, size_t *mask, size_t count,

@@ -9,6 +9,7 @@
 #include "trace.h"
 #include "profile.h"
 #include "sortperm.h"
+#include "u64map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,19 +80,9 @@ void ml_trace_free(ml_trace *t)
 
 /* ---- tracks ---- */
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 static void track_map_put(ml_trace_index *ix, uint64_t key, uint32_t val)
 {
-    size_t j = mix64(key) & ix->mask;
+    size_t j = ml_mix64(key) & ix->mask;
     while (ix->vals[j]) j = (j + 1) & ix->mask;
     ix->keys[j] = key;
     ix->vals[j] = val + 1;
@@ -102,7 +93,7 @@ uint32_t ml_track_find(const ml_trace *t, ml_str pid, ml_str tid)
     const ml_trace_index *ix = t->index;
     if (!ix->vals) return ML_NONE32;
     uint64_t key = (uint64_t)pid << 32 | tid;
-    for (size_t j = mix64(key) & ix->mask; ix->vals[j]; j = (j + 1) & ix->mask)
+    for (size_t j = ml_mix64(key) & ix->mask; ix->vals[j]; j = (j + 1) & ix->mask)
         if (ix->keys[j] == key) return ix->vals[j] - 1;
     return ML_NONE32;
 }
@@ -358,36 +349,17 @@ static inline bool skey_lt(const skey *x, const skey *y)
     return x->idx < y->idx;
 }
 
+#define SKEY_LT(ctx, x, y) skey_lt(&(x), &(y))
+ML_RUNSORT_DEFINE(skey_runsort, skey, void *, SKEY_LT)
+
 /* Natural merge sort of keys[0..n): one pass when sorted, log2(runs) more otherwise. */
 static void sort_keys(skey *k, size_t n)
 {
     size_t i = 1;
     while (i < n && !skey_lt(&k[i], &k[i - 1])) i++;
     if (i >= n) return;
-    skey *tmp = ml_malloc(n * sizeof *tmp), *a = k, *b = tmp;
-    size_t *runs = ml_malloc((n + 1) * sizeof *runs), nruns = 0;
-    runs[nruns++] = 0;
-    for (size_t j = 1; j < n; j++)
-        if (skey_lt(&k[j], &k[j - 1])) runs[nruns++] = j;
-    runs[nruns] = n;
-    while (nruns > 1) {
-        size_t w = 0;
-        for (size_t r = 0; r < nruns; r += 2) {
-            size_t lo = runs[r], mid = runs[r + 1], hi = r + 2 <= nruns ? runs[r + 2] : n;
-            size_t x = lo, y = mid, o = lo;
-            while (x < mid && y < hi) b[o++] = skey_lt(&a[y], &a[x]) ? a[y++] : a[x++];
-            while (x < mid) b[o++] = a[x++];
-            while (y < hi) b[o++] = a[y++];
-            runs[w++] = lo;
-        }
-        runs[w] = n;
-        nruns = w;
-        skey *t = a;
-        a = b;
-        b = t;
-    }
-    if (a != k) memcpy(k, a, n * sizeof *k);
-    free(runs);
+    skey *tmp = ml_malloc(n * sizeof *tmp);
+    if (skey_runsort(k, tmp, n, NULL) != k) memcpy(k, tmp, n * sizeof *k);
     free(tmp);
 }
 
@@ -488,7 +460,7 @@ static void link_launchers(ml_trace *t)
     uint32_t *vals = ml_calloc(cap, sizeof *vals);
     for (size_t i = 0; i < n; i++) {
         if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
-        size_t j = mix64((uint64_t)s->corr.v[i]) & (cap - 1);
+        size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
         for (; vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) break;
         /* A runtime call and the driver call under it can share the id: keep the first (outermost). */
@@ -498,7 +470,7 @@ static void link_launchers(ml_trace *t)
     }
     for (size_t i = 0; i < n; i++) {
         if (!is_gpu_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
-        for (size_t j = mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
+        for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) {
                 s->launcher.v[i] = vals[j] - 1;
                 break;

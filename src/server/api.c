@@ -497,18 +497,6 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
 
 /* ---- the allocations table ---------------------------------------------- */
 
-static int contains_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    if (!n) return 1;
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < n && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
-        if (k == n) return 1;
-    }
-    return 0;
-}
-
 /* The table's filter (text, sizes, window, category), as web/src/table.js filterAllocs. */
 typedef struct table_filter {
     const ml_table_query *q;
@@ -522,8 +510,9 @@ static void filter_init(table_filter *f, const ml_sv_rank *r, const ml_sv_device
     if (!q->text || !q->text[0]) return;
     f->gok = ml_malloc(d->ngroups + 1);
     f->sok = ml_malloc(r->nstrings + 1);
-    for (size_t g = 0; g < d->ngroups; g++) f->gok[g] = (uint8_t)contains_ci(d->groups[g], q->text);
-    for (size_t s = 0; s < r->nstrings; s++) f->sok[s] = (uint8_t)contains_ci(r->strings[s], q->text);
+    size_t tl = strlen(q->text);
+    for (size_t g = 0; g < d->ngroups; g++) f->gok[g] = (uint8_t)ml_contains_ci(d->groups[g], q->text, tl);
+    for (size_t s = 0; s < r->nstrings; s++) f->sok[s] = (uint8_t)ml_contains_ci(r->strings[s], q->text, tl);
 }
 
 static int filter_keeps(const table_filter *f, const ml_sv_device *d, uint32_t i)

@@ -151,7 +151,7 @@ static size_t lb(const int64_t *a, size_t lo, size_t hi, double v)
     return lo;
 }
 
-static int contains_ci(const char *hay, const char *needle, size_t nlen)
+int ml_contains_ci(const char *hay, const char *needle, size_t nlen)
 {
     if (!nlen) return 1;
     for (; *hay; hay++) {
@@ -220,7 +220,7 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
         for (size_t i = 0; i < x->n; i++) {
             ml_str nm = s->name.v[i];
             if (nm >= nstr) continue;
-            if (!seen[nm]) { seen[nm] = 1; hit[nm] = (uint8_t)contains_ci(ml_s(p, nm), q, ql); }
+            if (!seen[nm]) { seen[nm] = 1; hit[nm] = (uint8_t)ml_contains_ci(ml_s(p, nm), q, ql); }
             hits += hit[nm];
         }
         free(seen);
@@ -477,7 +477,7 @@ void ml_api_findslice(const ml_sv_trace *x, const ml_profile *p, const char *q, 
     for (size_t i = 0; ql && i < x->n; i++) {
         ml_str nm = s->name.v[i];
         if (nm >= nstr) continue;
-        if (!seen[nm]) { seen[nm] = 1; hit[nm] = (uint8_t)contains_ci(ml_s(p, nm), q, ql); }
+        if (!seen[nm]) { seen[nm] = 1; hit[nm] = (uint8_t)ml_contains_ci(ml_s(p, nm), q, ql); }
         if (!hit[nm]) continue;
         double t = (double)(s->ts.v[i] - x->origin);
         if (wrap == ML_NONE32 || (dir > 0 ? s->ts.v[i] < s->ts.v[wrap] : s->ts.v[i] > s->ts.v[wrap])) wrap = (uint32_t)i;

@@ -23,13 +23,12 @@
 //   the state-history view steps through events.  MODE "memstatic": a
 //   report (Ascend static graph) draws with no page error and switches graphs.
 // Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
-import { chromium } from "playwright-core";
+import { launch } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
 const [mode, target, shots = "build/screenshots/accept", scheme = "light", arg = ""] = process.argv.slice(2);
-const exe = process.env.CHROMIUM || "/usr/bin/chromium";
 fs.mkdirSync(shots, { recursive: true });
 let failed = 0;
 const ok = (name, cond, why = "") => {
@@ -40,11 +39,7 @@ const served = /^http:\/\//.test(target);
 const url = served ? target : pathToFileURL(path.resolve(target)).href;
 const TABS = [["1", "overview"], ["2", "operators"], ["3", "kernels"], ["4", "trace"], ["5", "memory"], ["6", "modules"]];
 
-const browser = await chromium.launch({
-  executablePath: exe,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const errors = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });

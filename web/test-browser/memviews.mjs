@@ -6,23 +6,14 @@
 //
 // KIND: kineto | nomem | static | noaddr | snapshot | ascend (what to check
 // beyond the shortcuts).  Prints "ok NAME" / "FAIL NAME: why".
-import { chromium } from "playwright-core";
+import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
 const [shots, ...pages] = process.argv.slice(2);
 fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
-};
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   for (const arg of pages) {
     const [kind, file] = arg.split(/=(.*)/s);
@@ -220,4 +211,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(checks.failed ? 1 : 0);

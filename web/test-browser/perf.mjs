@@ -11,20 +11,14 @@
 // a perf object (web/test/perf_fixture.json) put into the page as rank 0's
 // when the page has none (a report made before the C analyses).
 // Prints "ok NAME" / "FAIL NAME: why" and "time NAME MS"; screenshots per tab.
-import { chromium } from "playwright-core";
+import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 import os from "node:os";
 
 const [file, shots = "build/screenshots/perf", mode = "trace", scheme = "light", fixture = ""] = process.argv.slice(2);
-const exe = process.env.CHROMIUM || "/usr/bin/chromium";
 fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
-};
 
 const served = /^http:\/\//.test(file);
 let target = served ? file : path.resolve(file);
@@ -39,11 +33,7 @@ if (!served && fixture) {
   console.log("# rank 0's perf object: the fixture " + fixture);
 }
 
-const browser = await chromium.launch({
-  executablePath: exe,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const errors = [];
 try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
@@ -73,7 +63,7 @@ try {
     }
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
     await browser.close();
-    process.exit(failed ? 1 : 0);
+    process.exit(checks.failed ? 1 : 0);
   }
 
   // ---- a trace ----
@@ -264,9 +254,9 @@ try {
   }
   ok("no errors while using the page", errors.length === 0, errors.join("; "));
 } catch (e) {
-  failed++;
+  checks.failed++;
   console.log("FAIL exception: " + (e && e.stack || e));
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(checks.failed ? 1 : 0);

@@ -8,23 +8,14 @@
 //
 // KIND: kineto | ascend | snapshot | tiny | served-kineto (compared with
 // kineto).  Prints "ok NAME" / "FAIL NAME: why".
-import { chromium } from "playwright-core";
+import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
 const [shots, ...pages] = process.argv.slice(2);
 fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
-};
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const text = (page, sel) => page.evaluate((s) => { const e = document.querySelector(s); return e ? e.textContent : ""; }, sel);
 const notes = {};
 try {
@@ -129,4 +120,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(checks.failed ? 1 : 0);

@@ -6,25 +6,15 @@
 // Prints "ok NAME" or "FAIL NAME: why" per check (tests/cli_report_browser.sh
 // counts them), saves screenshots into SHOT_DIR, and prints timing lines
 // "time NAME MS" for the benchmark.
-import { chromium } from "playwright-core";
+import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
 const [file, expectPeak, shots = "build/screenshots", scheme = "light"] = process.argv.slice(2);
-const exe = process.env.CHROMIUM || "/usr/bin/chromium";
 fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
-};
 
-const browser = await chromium.launch({
-  executablePath: exe,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1500, height: 1000 }, colorScheme: scheme });
   const errors = [];
@@ -57,7 +47,7 @@ try {
     await page.screenshot({ path: path.join(shots, `report-${scheme}.png`), fullPage: true });
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
     await browser.close();
-    process.exit(failed ? 1 : 0);
+    process.exit(checks.failed ? 1 : 0);
   }
   // The header states the device's name and capacity, or that they are unknown.
   const hdr = await page.textContent("#hdr-meta");
@@ -329,4 +319,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(checks.failed ? 1 : 0);

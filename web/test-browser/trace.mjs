@@ -8,7 +8,7 @@
 // highlights matches, W/A/S/D move the window, and the page makes no request.
 // --timing: the median and 95th percentile of the draw time of pan and zoom
 // frames ("time trace_pan_ms X", "time trace_zoom_ms X").
-import { chromium } from "playwright-core";
+import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -18,17 +18,8 @@ const [file, shots = "build/screenshots/trace"] = args.filter((a) => !a.startsWi
 const timing = args.includes("--timing");
 const scheme = args.includes("--dark") ? "dark" : "light";
 fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
-};
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
   const errors = [];
@@ -211,4 +202,4 @@ try {
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(checks.failed ? 1 : 0);

@@ -9,24 +9,15 @@
 // drop of SMALL_JSON's text as a file: each becomes a run in the switcher and
 // opens.  Prints "ok NAME" or "FAIL NAME: why" (tests/cli_serve_upload_browser.sh
 // counts them); screenshots into SHOT_DIR.
-import { chromium } from "playwright-core";
+import { checks, launch, ok } from "./lib.mjs";
 import path from "node:path";
 import fs from "node:fs";
 
 const [url, good, bad, badLine, small, shots = "build/screenshots/upload"] = process.argv.slice(2);
 if (process.env.UPLOAD_DEBUG) console.log(JSON.stringify(process.argv.slice(2)));
 fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
-};
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   const errors = [];
@@ -113,9 +104,9 @@ try {
   const unexpected = failedResp.filter((x) => !/^422 .*\/api\/upload\?name=(notes|slow)\.json$/.test(x) && !/^404 .*\/api\/perf\?rank=\d+$/.test(x));
   ok("no request failed but the bad upload", unexpected.length === 0 && failedResp.some((x) => x.startsWith("422")), failedResp.join(", "));
 } catch (e) {
-  failed++;
+  checks.failed++;
   console.log("FAIL " + String(e).split("\n")[0]);
 } finally {
   await browser.close();
 }
-process.exit(failed ? 1 : 0);
+process.exit(checks.failed ? 1 : 0);
