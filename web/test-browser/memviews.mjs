@@ -6,6 +6,9 @@
 //
 // KIND: kineto | nomem | static | noaddr | snapshot | ascend (what to check
 // beyond the shortcuts).  Prints "ok NAME" / "FAIL NAME: why".
+// served-snapshot=URL, served-ascend=URL: the same checks on a `memlens serve`
+// page (http://127.0.0.1:PORT/), its Insight's columns and state-history stacks
+// compared with the report's (pass the report's page first).
 import { chromium } from "playwright-core";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -14,6 +17,7 @@ import fs from "node:fs";
 const [shots, ...pages] = process.argv.slice(2);
 fs.mkdirSync(shots, { recursive: true });
 let failed = 0;
+const seen = {}; // what the report's page showed, for its served page to match
 const ok = (name, cond, why = "") => {
   if (cond) console.log("ok " + name);
   else { failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
@@ -25,14 +29,15 @@ const browser = await chromium.launch({
 });
 try {
   for (const arg of pages) {
-    const [kind, file] = arg.split(/=(.*)/s);
+    const [name, file] = arg.split(/=(.*)/s);
+    const served = /^served-/.test(name), kind = name.replace(/^served-/, "");
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
     // the memory views are the Memory tab; a trace with a time side opens on Overview
-    await page.goto(pathToFileURL(path.resolve(file)).href + "#view=memory");
-    await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
+    await page.goto((served ? file : pathToFileURL(path.resolve(file)).href) + "#view=memory", { timeout: 90000 });
+    await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 90000 });
     const err = await page.evaluate(() => window.__memlens.error || "");
     ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
     // the memory views live in the Memory tab of the tab shell (when the page has tabs)
@@ -142,17 +147,17 @@ try {
     if (kind === "snapshot") {
       // The allocator's views: state history (slider, arrow keys, hover), segment timeline, settings.
       const sec = await page.$("#p-segments");
-      ok("snapshot: the allocator panel is shown", !!sec && !(await page.evaluate(() => document.getElementById("p-segments").hidden)));
+      ok(`${name}: the allocator panel is shown`, !!sec && !(await page.evaluate(() => document.getElementById("p-segments").hidden)));
       await sec.scrollIntoViewIfNeeded();
       const end = await page.evaluate(() => [window.__memlens.app.segments.k, document.getElementById("sg-stats").textContent]);
-      ok("snapshot: the history opens at the end: the snapshot's segments", /1,021 segments, reserved 56\.8 GiB/.test(end[1]), end[1]);
+      ok(`${name}: the history opens at the end: the snapshot's segments`, /1,021 segments, reserved 56\.8 GiB/.test(end[1]), end[1]);
       await page.focus("#sg-slider");
       for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
       const t0 = await page.evaluate(() => [window.__memlens.app.segments.k, window.__memlens.app.state.t0, window.__memlens.app.dev().t0]);
-      ok("snapshot: ← steps back an event (and does not pan the charts)", t0[0] === end[0] - 3 && t0[1] === t0[2], JSON.stringify(t0));
+      ok(`${name}: ← steps back an event (and does not pan the charts)`, t0[0] === end[0] - 3 && t0[1] === t0[2], JSON.stringify(t0));
       await page.evaluate(() => window.__memlens.app.segments.go(1000));
       const mid = await page.evaluate(() => document.getElementById("sg-stats").textContent);
-      ok("snapshot: an earlier event shows fewer segments", /^247 segments/.test(mid), mid);
+      ok(`${name}: an earlier event shows fewer segments`, /^247 segments/.test(mid), mid);
       await page.evaluate(() => window.__memlens.app.segments.go(9000));
       const c = await (await page.$("#sg-canvas")).boundingBox();
       let tip = "";
@@ -161,14 +166,17 @@ try {
         await page.waitForTimeout(60);
         tip = await page.evaluate(() => document.getElementById("sg-tip").hidden ? "" : document.getElementById("sg-tip").textContent);
       }
-      ok("snapshot: hovering a block tells its size, address and stack", /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack/.test(tip), tip.slice(0, 300));
+      ok(`${name}: hovering a block tells its size, address and stack`, /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack recorded/.test(tip), tip.slice(0, 300));
+      // served: the same block, the same stack (/api/stack) as the report's page
+      if (served && seen.sgTip) ok(`${name}: the hovered block's stack is the report's`, tip === seen.sgTip && /\.py/.test(tip), tip.slice(0, 300) + " <> " + seen.sgTip.slice(0, 300));
+      else if (!served) seen.sgTip = tip;
       await page.screenshot({ path: path.join(shots, "memviews-segments.png"), clip: { x: 0, y: c.y - 80, width: 1600, height: Math.min(900, c.height + 140) } });
       await page.click('#sg-tabs button[data-t="timeline"]');
       const tl = await page.evaluate(() => [!document.getElementById("sg-timeline").hidden, document.getElementById("sg-tlegend").textContent]);
-      ok("snapshot: the segment timeline", tl[0] && /segment/.test(tl[1]), tl[1]);
+      ok(`${name}: the segment timeline`, tl[0] && /segment/.test(tl[1]), tl[1]);
       await page.click('#sg-tabs button[data-t="settings"]');
       const set = await page.evaluate(() => document.getElementById("sg-settings").textContent);
-      ok("snapshot: the whole allocator settings", /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
+      ok(`${name}: the whole allocator settings`, /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
       await page.click('#sg-tabs button[data-t="history"]');
     }
     if (kind === "ascend") {
@@ -177,25 +185,43 @@ try {
       await page.check("#f-insight");
       await page.waitForTimeout(200);
       const th = await page.$$eval("#table thead th", (l) => l.map((x) => x.textContent));
-      ok("ascend: Insight's columns on request (the table fits its panel without them)", th.length === narrow + 8, `${narrow} -> ${th.length}`);
-      ok("ascend: Insight's columns in the table", ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
+      ok(`${name}: Insight's columns on request (the table fits its panel without them)`, th.length === narrow + 8, `${narrow} -> ${th.length}`);
+      ok(`${name}: Insight's columns in the table`, ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
         "release: total allocated", "release: total reserved", "release: total active"].every((c) => th.includes(c)), th.join(", "));
       const row = await page.evaluate(() => { const tr = [...document.querySelectorAll("#table tbody tr")].find((r) => r.cells[0].textContent === "aten::_foreach_add" && /07:48:03\.742690/.test(r.textContent));
         return tr ? [...tr.cells].map((c) => c.title || c.textContent) : null; });
-      ok("ascend: totals at allocation and release as the CSV states them", row && row.includes("1,162,156,032 B") && row.includes("1,522,532,352 B") && row.includes("1,011,160,576 B") && row.includes("07:48:03.747232"), JSON.stringify(row));
+      ok(`${name}: totals at allocation and release as the CSV states them`, row && row.includes("1,162,156,032 B") && row.includes("1,522,532,352 B") && row.includes("1,011,160,576 B") && row.includes("07:48:03.747232"), JSON.stringify(row));
+      // the page's rows, with Insight's columns, and sorted by one of them: served as in the report
+      const cells = () => page.evaluate(() => [...document.querySelectorAll("#table tbody tr")].slice(0, 20).map((tr) => [...tr.cells].map((c) => c.title || c.textContent).join("|")));
+      const rows = await cells();
+      await page.click('#table th[data-k="rA"]'); await page.waitForTimeout(300);
+      const byRA = await cells();
+      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(300);
+      const byAdur = await cells();
+      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(150);
+      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(300); // back to no sort
+      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150);
+      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150);
+      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(300); // the default order again
+      if (!served) seen.ascend = { rows, byRA, byAdur };
+      else if (seen.ascend) {
+        ok(`${name}: Insight's columns with the report's values`, JSON.stringify(rows) === JSON.stringify(seen.ascend.rows), JSON.stringify([rows[0], seen.ascend.rows[0]]));
+        ok(`${name}: sorted by a total at release, as the report`, JSON.stringify(byRA) === JSON.stringify(seen.ascend.byRA), JSON.stringify([byRA[0], seen.ascend.byRA[0]]));
+        ok(`${name}: sorted by active duration, as the report`, JSON.stringify(byAdur) === JSON.stringify(seen.ascend.byAdur), JSON.stringify([byAdur[0], seen.ascend.byAdur[0]]));
+      }
       // the sort cycles ascending, descending, none
       const first = () => page.evaluate(() => document.querySelector("#table tbody tr td:nth-child(3)").textContent);
       const sorted = () => page.evaluate(() => [window.__memlens.app.tables.q.sort, window.__memlens.app.tables.q.dir]);
       const states = [];
       for (let i = 0; i < 3; i++) { await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150); states.push(await sorted()); }
-      ok("ascend: a column's sort cycles ascending, descending, none", JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
+      ok(`${name}: a column's sort cycles ascending, descending, none`, JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
       await page.selectOption("#pg-size", "50");
       await page.waitForTimeout(200);
       const n50 = await page.evaluate(() => [document.querySelectorAll("#table tbody tr").length, document.getElementById("pg-label").textContent]);
       await page.fill("#pg-jump", "3"); await page.press("#pg-jump", "Enter");
       await page.waitForTimeout(200);
       const p3 = await page.evaluate(() => document.getElementById("pg-label").textContent);
-      ok("ascend: page size and jump to a page", n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
+      ok(`${name}: page size and jump to a page`, n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
       void first;
     }
     if (kind === "kineto") ok("kineto: no allocator panel without a snapshot", await page.evaluate(() => !document.getElementById("p-segments") || document.getElementById("p-segments").hidden));
