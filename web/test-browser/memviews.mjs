@@ -171,9 +171,17 @@ try {
       }
       if (!/\.py/.test(tip)) tip = any;
       ok(`${name}: hovering a block tells its size, address and stack`, /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack recorded/.test(tip), tip.slice(0, 300));
-      // served: the same block, the same stack (/api/stack) as the report's page
-      if (served && seen.sgTip) ok(`${name}: the hovered block's stack is the report's`, tip === seen.sgTip && /\.py/.test(tip), tip.slice(0, 300) + " <> " + seen.sgTip.slice(0, 300));
-      else if (!served) seen.sgTip = tip;
+      // served: the same block, the same stack (/api/stack) as the report's page; and the
+      // stacks the hover shows (segments.js framesOf) of the events' first stack ids
+      const stacks = await page.evaluate(async () => {
+        const sg = window.__memlens.app.segments, ids = [...new Set(sg.sv.events.st.filter((x) => x))].slice(0, 12);
+        return Promise.all(ids.map(async (id) => [id, await sg.framesOf(id)]));
+      });
+      if (served && seen.sgTip) {
+        ok(`${name}: the hovered block's stack is the report's`, tip === seen.sgTip && !/in the report written/.test(tip), tip.slice(0, 300) + " <> " + seen.sgTip.slice(0, 300));
+        ok(`${name}: block stacks as the report's`, JSON.stringify(stacks) === JSON.stringify(seen.sgStacks) && stacks.some(([, f]) => f && f.length && /\.py/.test(JSON.stringify(f))),
+          JSON.stringify(stacks).slice(0, 300) + " <> " + JSON.stringify(seen.sgStacks).slice(0, 300));
+      } else if (!served) { seen.sgTip = tip; seen.sgStacks = stacks; }
       await page.screenshot({ path: path.join(shots, "memviews-segments.png"), clip: { x: 0, y: c.y - 80, width: 1600, height: Math.min(900, c.height + 140) } });
       await page.click('#sg-tabs button[data-t="timeline"]');
       const tl = await page.evaluate(() => [!document.getElementById("sg-timeline").hidden, document.getElementById("sg-tlegend").textContent]);
