@@ -34,7 +34,13 @@ serve() { # KIND INPUT
     "$MEMLENS" serve --port 0 "$DATA/$2" >"$tmp/sout-$1" 2>&1 &
     spids="$spids $!"
     url=$(t_serve_url "$tmp/sout-$1")
-    if [ -n "$url" ]; then pages="$pages served-$1=$url"
+    if [ -n "$url" ]; then
+        pages="$pages served-$1=$url"
+        # loaded before the pages are checked (a load beside them slows the report's checks)
+        for k in 0 1; do
+            i=0
+            while [ $i -lt 30 ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "${url}api/rank?rank=$k&wait=10000")" = 202 ]; do i=$((i + 1)); done
+        done
     else t_fail "served $1: server did not start: $(cat "$tmp/sout-$1")"; fi
 }
 serve snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle
