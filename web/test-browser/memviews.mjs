@@ -39,7 +39,7 @@ try {
     await page.goto((served ? file : pathToFileURL(path.resolve(file)).href) + "#view=memory", { timeout: 90000 });
     await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 90000 });
     const err = await page.evaluate(() => window.__memlens.error || "");
-    ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
+    ok(`${name}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
     // the memory views live in the Memory tab of the tab shell (when the page has tabs)
     if (await page.$('.vtab[data-view="memory"]')) {
       await page.click('.vtab[data-view="memory"]');
@@ -100,7 +100,7 @@ try {
           table: [...document.querySelectorAll("#table td.cat")].map((td) => td.textContent) };
       });
       const all = [...t.peak, ...t.live, ...t.chart, ...t.table];
-      ok(`${kind}: before-trace memory is "(allocated before trace)" everywhere, never PARAMETER_OR_STATE`,
+      ok(`${name}: before-trace memory is "(allocated before trace)" everywhere, never PARAMETER_OR_STATE`,
         t.peak.includes("(allocated before trace)") && t.live.includes("(allocated before trace)") && t.chart.includes("(allocated before trace)") &&
         !all.includes("PARAMETER_OR_STATE"), JSON.stringify(t).slice(0, 400));
     }
@@ -111,21 +111,22 @@ try {
       await el.scrollIntoViewIfNeeded();
       const b = await el.boundingBox();
       const L = await page.evaluate(() => { const tl = window.__memlens.app.timeline, w = document.getElementById("tl-wrap");
-        return { lanes: tl.layout.lanes.length, other: tl.layout.lanes.some((l) => l.label === "(other operators)"), groups: new Set(Array.from(tl.allocs.group)).size,
+        return { lanes: tl.layout.lanes.length, other: tl.layout.lanes.some((l) => l.label === "(other operators)"), groups: new Set(Array.from(tl.allocs.group)).size, withAllocs: (tl.allocs.groupCount || []).filter((c) => c > 0).length,
           scrolls: tl.scrolls(), scrollH: w.scrollHeight, clientH: w.clientHeight }; });
-      ok(`${kind}: a lane for every group, none lumped`, !L.other && L.lanes === L.groups, JSON.stringify(L));
+      // (served, the window's allocations only: a lane for every group with allocations)
+      ok(`${name}: a lane for every group, none lumped`, !L.other && L.lanes === (served ? L.withAllocs : L.groups), JSON.stringify(L));
       if (L.scrolls) {
         await page.mouse.move(b.x + 20, b.y + 60);
         await page.mouse.wheel(0, 400);
         await page.waitForTimeout(300);
         const sc = await page.evaluate(() => [document.getElementById("tl-wrap").scrollTop, document.getElementById("tl-note").textContent]);
-        ok(`${kind}: the lanes scroll (wheel over the labels)`, sc[0] > 0 && /in view/.test(sc[1]), JSON.stringify(sc));
+        ok(`${name}: the lanes scroll (wheel over the labels)`, sc[0] > 0 && /in view/.test(sc[1]), JSON.stringify(sc));
       }
       // Hovering a time lists what was alive then, largest first.
       await page.mouse.move(b.x + b.width * 0.6, b.y + 30);
       await page.waitForTimeout(150);
       const tip = await page.evaluate(() => [...document.querySelectorAll("#tl-tip .tip-row .num")].map((x) => x.textContent).concat(document.getElementById("tl-tip").textContent));
-      ok(`${kind}: hovering a time lists the allocations alive then`, /alive at .*: [\d,]+ allocations?/.test(tip[tip.length - 1]) && tip.length > 1, tip.join(" | ").slice(0, 300));
+      ok(`${name}: hovering a time lists the allocations alive then`, /alive at .*: [\d,]+ allocations?/.test(tip[tip.length - 1]) && tip.length > 1, tip.join(" | ").slice(0, 300));
       // Stacked: a click selects exactly the band the hover highlights.
       await page.click('#seg-mode button[data-mode="stacked"]');
       await page.waitForTimeout(400);
@@ -139,7 +140,7 @@ try {
         const sel = await page.evaluate(() => window.__memlens.app.state.selected);
         n++; if (sel !== h) bad.push([fx.toFixed(2), fy.toFixed(2), h, sel]);
       }
-      ok(`${kind}: stacked, a click selects the band the hover highlights`, n > 3 && !bad.length, `${n} tried, ${JSON.stringify(bad)}`);
+      ok(`${name}: stacked, a click selects the band the hover highlights`, n > 3 && !bad.length, `${n} tried, ${JSON.stringify(bad)}`);
       await page.click('#seg-mode button[data-mode="lanes"]');
       await page.waitForTimeout(200);
     }
@@ -245,14 +246,14 @@ try {
       await page.waitForTimeout(30);
     }
     await page.waitForTimeout(200);
-    ok(`${kind}: no shortcut throws`, !errors.length, errors.join("; "));
+    ok(`${name}: no shortcut throws`, !errors.length, errors.join("; "));
     await page.keyboard.press("?");
     const help = await page.evaluate(() => { const h = document.getElementById("keys-help"); return h && !h.hidden ? h.textContent : ""; });
-    ok(`${kind}: ? shows every shortcut`, /Keyboard shortcuts/.test(help) && ["←", "→", "P", "0", "?"].every((k) => help.includes(k)), help.slice(0, 200));
+    ok(`${name}: ? shows every shortcut`, /Keyboard shortcuts/.test(help) && ["←", "→", "P", "0", "?"].every((k) => help.includes(k)), help.slice(0, 200));
     if (kind === "kineto") await page.screenshot({ path: path.join(shots, "memviews-keys.png") });
     await page.keyboard.press("Escape");
-    ok(`${kind}: Esc closes the shortcuts`, await page.evaluate(() => document.getElementById("keys-help").hidden));
-    ok(`${kind}: no errors while using the page`, !errors.length, errors.join("; "));
+    ok(`${name}: Esc closes the shortcuts`, await page.evaluate(() => document.getElementById("keys-help").hidden));
+    ok(`${name}: no errors while using the page`, !errors.length, errors.join("; "));
     await page.close();
   }
 } finally {
