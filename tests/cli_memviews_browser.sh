@@ -1,6 +1,7 @@
 # The memory views in headless Chromium (web/test-browser/memviews.mjs): every
 # shortcut on every kind of page without throwing, the `?` overlay, the
-# static-graph view, address-less traces.  Real data from ../shared/data;
+# static-graph view, address-less traces; served (memlens serve), the snapshot's
+# state-history stacks and Ascend's Insight's columns as the report shows them.  Real data from ../shared/data;
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
 tmp=$(mktemp -d)
@@ -24,11 +25,32 @@ add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 add snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle
 add ascend ascend/text_level1
 add ascenddb ascend/db_level1
+# served (memlens serve, port 0, stopped at the end): the snapshot's state-history stacks and
+# Ascend's Insight's columns as the report's pages above show them
+spids=""
+serve() { # KIND INPUT
+    case " $pages" in *" $1="*) ;; *) return ;; esac # only beside its report's page
+    : >"$tmp/sout-$1"
+    "$MEMLENS" serve --port 0 "$DATA/$2" >"$tmp/sout-$1" 2>&1 &
+    spids="$spids $!"
+    url=$(t_serve_url "$tmp/sout-$1")
+    if [ -n "$url" ]; then
+        pages="$pages served-$1=$url"
+        # loaded before the pages are checked (a load beside them slows the report's checks)
+        for k in 0 1; do
+            i=0
+            while [ $i -lt 30 ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "${url}api/rank?rank=$k&wait=10000")" = 202 ]; do i=$((i + 1)); done
+        done
+    else t_fail "served $1: server did not start: $(cat "$tmp/sout-$1")"; fi
+}
+serve snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle
+serve ascend ascend/text_level1
 if [ -n "$pages" ]; then
     # shellcheck disable=SC2086
-    (cd web && node test-browser/memviews.mjs "../${BUILD:-build}/screenshots/memviews" $(for p in $pages; do k=${p%%=*}; f=${p#*=}; echo "$k=$f"; done)) >"$tmp/log" 2>&1
+    (cd web && node test-browser/memviews.mjs "../${BUILD:-build}/screenshots/memviews" $pages) >"$tmp/log" 2>&1
     st=$?
     t_log "$tmp/log"
     t_log_ran "$tmp/log" "$st"
 fi
+for p in $spids; do kill -INT "$p"; wait "$p"; t_eq "a server stops cleanly" $? 0; done
 t_done

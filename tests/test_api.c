@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -13,6 +14,7 @@
 #include "colbuf.h"
 #include "m4.h"
 #include "ranks.h"
+#include "snapshot_tiny.h"
 
 static char *write_tmp(const char *text)
 {
@@ -306,11 +308,96 @@ TEST(distributed_over_the_ranks_loaded)
     }
 }
 
+/* Ascend: MindStudio Insight's columns in /api/table's rows, on a small operator_memory and
+ * memory_record (the values Insight writes beside them: active release 1020 us, totals at
+ * allocation 3/4/3 MB, at release 1/4/1 MB; the never-released row has no release totals). */
+TEST(insight_columns_in_table_rows)
+{
+    char dir[] = "/tmp/memlens-test-api-asc-XXXXXX", sub[128], f[192];
+    if (!mkdtemp(dir)) abort();
+    snprintf(sub, sizeof sub, "%s/r0_ascend_pt", dir);
+    mkdir(sub, 0700);
+    snprintf(sub, sizeof sub, "%s/r0_ascend_pt/ASCEND_PROFILER_OUTPUT", dir);
+    mkdir(sub, 0700);
+    snprintf(f, sizeof f, "%s/memory_record.csv", sub);
+    FILE *o = fopen(f, "w");
+    fputs("Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
+          "PTA,1000.000,1.0,4.0,1.0,7,NPU:0\nPTA,1010.000,3.0,4.0,3.0,7,NPU:0\n"
+          "PTA,1020.000,2.0,4.0,2.5,7,NPU:0\nPTA,1030.000,1.0,4.0,1.0,7,NPU:0\n", o);
+    fclose(o);
+    snprintf(f, sizeof f, "%s/operator_memory.csv", sub);
+    o = fopen(f, "w");
+    fputs("Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),Active Duration(us),"
+          "Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total Active(MB),Release Total Allocated(MB),"
+          "Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type\n"
+          "aten::add,1024,1000.000,,,,,1.0,4.0,1.0,,,,7,NPU:0\n"
+          "aten::mm,2048,1010.000,1030.000,1020.000,20,10,3.0,4.0,3.0,1.0,4.0,1.0,7,NPU:0\n", o);
+    fclose(o);
+    snprintf(sub, sizeof sub, "%s/r0_ascend_pt", dir);
+    ml_ranks *rs = open_one(sub);
+    CHECK(rs != NULL);
+    if (rs) {
+        ml_buf b = {0};
+        CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "sort=ta", "dir=asc"}}, &b), 200);
+        /* ids in allocation order: aten::add (never released), aten::mm */
+        CHECK(strstr(b.p, "\"tr\":[") && strstr(b.p, ",20000]"));
+        CHECK(strstr(b.p, "\"aA\":[1048576,3145728]"));
+        CHECK(strstr(b.p, "\"aR\":[4194304,4194304]"));
+        CHECK(strstr(b.p, "\"aC\":[1048576,3145728]"));
+        CHECK(strstr(b.p, "\"rA\":[-1,1048576]"));
+        CHECK(strstr(b.p, "\"rR\":[-1,4194304]"));
+        CHECK(strstr(b.p, "\"rC\":[-1,1048576]"));
+        if (!strstr(b.p, "\"aA\":[1048576,3145728]")) printf("%s\n", b.p);
+        /* sortable as the page sorts them (an unknown total as 0) */
+        CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "sort=rA", "dir=desc"}}, &b), 200);
+        CHECK(strstr(b.p, "\"rA\":[1048576,-1]"));
+        CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "sort=adur", "dir=asc"}}, &b), 200);
+        CHECK_EQ_I64(call(rs, "/api/table", (args){{"rank=0", "dev=0", "sort=tr", "dir=desc"}}, &b), 200);
+        ml_buf_free(&b);
+        ml_ranks_free(rs);
+    }
+    snprintf(f, sizeof f, "rm -rf '%s'", dir);
+    CHECK_EQ_I64(system(f), 0);
+}
+
+/* /api/stack: a bare stack of the rank's table, as the snapshot views' blocks name them. */
+TEST(stack_route_on_a_tiny_snapshot)
+{
+    char path[] = "/tmp/memlens-test-api-snap-XXXXXX.pickle";
+    int fd = mkstemps(path, 7);
+    if (fd < 0 || write(fd, tiny_pickle, sizeof tiny_pickle) != (ssize_t)sizeof tiny_pickle) abort();
+    close(fd);
+    ml_ranks *rs = open_one(path);
+    CHECK(rs != NULL);
+    if (rs) {
+        ml_buf b = {0};
+        CHECK_EQ_I64(call(rs, "/api/rank", (args){{"rank=0"}}, &b), 200);
+        /* the segment's allocated block [addr, size, state, stack] */
+        const char *blk = strstr(b.p, "[[4096,512,0,");
+        CHECK(blk != NULL);
+        char id[32] = "id=0";
+        if (blk) snprintf(id, sizeof id, "id=%d", atoi(blk + 13));
+        CHECK(strcmp(id, "id=0") != 0);
+        CHECK_EQ_I64(call(rs, "/api/stack", (args){{"rank=0", id}}, &b), 200);
+        CHECK(strstr(b.p, "{\"name\":\"f\",\"file\":\"a.py\",\"line\":3}") != NULL);
+        if (!strstr(b.p, "a.py")) printf("%s\n", b.p);
+        CHECK_EQ_I64(call(rs, "/api/stack", (args){{"rank=0", "id=0"}}, &b), 200);
+        CHECK(strstr(b.p, "\"stack\":[]") != NULL);
+        CHECK_EQ_I64(call(rs, "/api/stack", (args){{"rank=0", "id=999999"}}, &b), 400);
+        CHECK_EQ_I64(call(rs, "/api/stack", (args){{"rank=0"}}, &b), 400);
+        ml_buf_free(&b);
+        ml_ranks_free(rs);
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     RUN(routes_on_a_tiny_trace);
     RUN(m4_keeps_every_extreme);
     RUN(real_peak_is_the_summarys);
     RUN(distributed_over_the_ranks_loaded);
+    RUN(insight_columns_in_table_rows);
+    RUN(stack_route_on_a_tiny_snapshot);
     return check_report();
 }

@@ -450,6 +450,8 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
 
 /* ---- one allocation ----------------------------------------------------- */
 
+static void put_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out);
+
 
 void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf *out)
 {
@@ -477,8 +479,15 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
     ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
     ml_buf_puts(out, ",\"reason\":");
     ml_json_str(out, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
-    ml_buf_printf(out, ",\"src\":%u,\"stack\":[", d->src[i]);
-    uint32_t s = d->stack[i];
+    ml_buf_printf(out, ",\"src\":%u,\"stack\":", d->src[i]);
+    put_stack(r, d->stack[i], out);
+    ml_buf_puts(out, "}");
+}
+
+/* Stack s of the rank's stack table as [{name, file, line}, ...] ([] for 0 or none). */
+static void put_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
+{
+    ml_buf_puts(out, "[");
     if (s && s < r->nstacks) {
         size_t b = r->stack_start[s], e = s + 1 < r->nstacks ? r->stack_start[s + 1] : r->nstack_frames;
         for (size_t k = b; k < e && k < r->nstack_frames; k++) {
@@ -492,7 +501,14 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
             ml_buf_puts(out, "}");
         }
     }
-    ml_buf_puts(out, "]}");
+    ml_buf_puts(out, "]");
+}
+
+void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
+{
+    ml_buf_printf(out, "{\"id\":%u,\"stack\":", s);
+    put_stack(r, s, out);
+    ml_buf_puts(out, "}");
 }
 
 /* ---- the allocations table ---------------------------------------------- */
@@ -532,6 +548,24 @@ static void filter_free(table_filter *f)
     free(f->sok);
 }
 
+/* Ascend (MindStudio Insight's columns): the rows' active release times "tr" and the
+ * totals at allocation and release "aA" "aR" "aC" "rA" "rR" "rC" (-1: unknown), for
+ * the kinds the device has an overall curve of; nothing without active release times. */
+static void put_insight(ml_colbuf *cb, const ml_sv_rank *r, const ml_sv_device *d, const uint32_t *rows, size_t n)
+{
+    if (!d->tr) return;
+    ml_cb_col_i64(cb, "tr", d->tr, rows, n);
+    static const char *const keys[2][3] = {{"aA", "aR", "aC"}, {"rA", "rR", "rC"}};
+    int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
+    for (int rel = 0; rel < 2; rel++)
+        for (int k = 0; k < 3; k++) {
+            if (d->tot_curve[k] < 0) continue;
+            for (size_t j = 0; j < n; j++) v[j] = ml_sv_total_at(r, d, k, rel, rows[j]);
+            ml_cb_col_i64(cb, keys[rel][k], v, NULL, n);
+        }
+    free(v);
+}
+
 void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out)
 {
     table_filter f;
@@ -558,6 +592,7 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
     ml_cb_begin(&cb, out, 0);
     ml_cb_i64(&cb, "count", (int64_t)rows.len);
     put_columns(&cb, d, rows.v, rows.len);
+    put_insight(&cb, r, d, rows.v, rows.len);
     ml_cb_finish(&cb);
     ml_buf_puts(out, "}");
     VEC_FREE(&rows);
@@ -934,7 +969,8 @@ static int bad_curve(req *q, const char *key, const ml_sv_device *d)
                 d->ncurves ? d->ncurves - 1 : 0, d->nop ? d->nop - 1 : 0, strcmp(key, "list") ? "" : ", comma-separated");
 }
 
-static const char *const sort_names[] = {"group", "op", "size", "ta", "tf", "dur", "stream", "addr", "cat", "reason"};
+static const char *const sort_names[] = {"group", "op", "size", "ta", "tf", "dur", "stream", "addr", "cat", "reason",
+                                          "tr", "adur", "aA", "aR", "aC", "rA", "rR", "rC"};
 
 /* The table's query: its filter, sort and page (the export ignores the page). */
 static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
@@ -945,7 +981,7 @@ static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
     memset(tq, 0, sizeof *tq);
     if (arg_window(q, d, &tq->t0, &tq->t1) ||
         arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
-        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, 10, ML_SORT_SIZE, &sort) ||
+        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, ML_SORT__COUNT, ML_SORT_SIZE, &sort) ||
         arg_int(q, "cat", -1, ML_CAT__COUNT - 1, -1, &cat) ||
         arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
         arg_int(q, "size", 1, 1000, 100, &size))
@@ -1122,6 +1158,12 @@ static int route(req *q, ml_ranks *rs, const char *path)
         const char *text = q->arg(q->user, "q");
         if (text && strlen(text) > 200) return fail(q, 400, "parameter 'q' is longer than 200 bytes");
         ml_api_trace(r->trace, r->p, t0, t1, (int)v, text, fmt, q->out);
+        return 0;
+    }
+    if (!strcmp(path, "/api/stack")) {
+        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        if (arg_int(q, "id", 0, r->nstacks ? (int64_t)r->nstacks - 1 : 0, -1, &v)) return -1;
+        ml_api_stack(r, (uint32_t)v, q->out);
         return 0;
     }
     return fail(q, 404, "no such API route");

@@ -21,9 +21,13 @@
  *   /api/allocs?rank&dev&t0&t1&px[&limit&keep&fmt]   allocations intersecting the window at
  *                                least 1 px wide, as columns; the rest counted and summed, and
  *                                per pixel column and group (small_x, small_group, small_n)
- *   /api/table?rank&dev&text&min&max&cat&inwin&t0&t1&sort&dir&page&size   a sorted, filtered page
+ *   /api/table?rank&dev&text&min&max&cat&inwin&t0&t1&sort&dir&page&size   a sorted, filtered page;
+ *                                Ascend (active release times): its rows also carry MindStudio
+ *                                Insight's columns, tr and the totals aA aR aC rA rR rC (-1: unknown)
  *   /api/export?(the table's parameters)&fmt=csv|tsv   all of its rows, streamed (server.c)
  *   /api/detail?rank&dev&id      one allocation with its call stack
+ *   /api/stack?rank&id           one stack of the rank's stack table (device.segview's block
+ *                                and event stacks: the Allocator State History hover)
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
@@ -64,6 +68,9 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
 void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, int binary,
                    ml_buf *out);
 void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t id, ml_buf *out);
+/* /api/stack: stack s of the rank's stack table (the ids of device.segview's blocks and
+ * events), {"id", "stack": [{name, file, line}, ...]}. */
+void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out);
 
 typedef struct ml_table_query {
     const char *text;           /* operator name contains (case-insensitive), "" = all */

@@ -6,6 +6,7 @@
 #include "view.h"
 #include "api_trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +154,27 @@ uint32_t ml_sv_cat_rank(unsigned cat)
     return ML_CAT__COUNT;
 }
 
+static size_t upper_bound_t(const int64_t *a, size_t n, int64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (a[m] <= x) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+int64_t ml_sv_total_at(const ml_sv_rank *r, const ml_sv_device *d, int k, int rel, uint32_t i)
+{
+    int c = d->comp_curve[strncmp(r->strings[d->op[i]], "cann::", 6) ? 0 : 1][k];
+    if (c < 0) c = d->tot_curve[k];
+    if (c < 0 || (rel && d->flags[i] & 2)) return -1;
+    const ml_sv_curve *cv = &d->curves[c];
+    size_t j = upper_bound_t(cv->t, cv->n, rel ? d->tf[i] : d->ta[i]);
+    return j ? cv->v[j - 1] : -1;
+}
+
 const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key key)
 {
     pthread_mutex_lock(&d->mu);
@@ -180,6 +202,14 @@ const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key ke
             case ML_SORT_DUR: k[i] = i64_key(d->tf[i] - d->ta[i]); break;
             case ML_SORT_CAT: k[i] = ml_sv_cat_rank(d->cat[i]); break;
             case ML_SORT_REASON: k[i] = d->reason ? reason_rank[d->reason[i] < ML_REASON__COUNT ? d->reason[i] : 0] : 0; break;
+            /* Ascend: as the page, an unknown value sorts as 0 */
+            case ML_SORT_TR: k[i] = i64_key(d->tr ? d->tr[i] : 0); break;
+            case ML_SORT_ADUR: k[i] = i64_key(d->tr ? d->tr[i] - d->ta[i] : 0); break;
+            case ML_SORT_AA: case ML_SORT_AR: case ML_SORT_AC: case ML_SORT_RA: case ML_SORT_RR: case ML_SORT_RC: {
+                int64_t v = ml_sv_total_at(r, d, (int)(key - ML_SORT_AA) % 3, key >= ML_SORT_RA, (uint32_t)i);
+                k[i] = i64_key(v < 0 ? 0 : v);
+                break;
+            }
             default: k[i] = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i]; break;
             }
         }
@@ -310,6 +340,29 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
     if (ml_pv_type_of(r->pvs, get(x, a, "reason")) == ML_PV_DICT) { /* newer data: why each category */
         d->reason = col(x, a, "reason", 'b', &m);
         if (m != n) x->bad = 1;
+    }
+    d->tr = NULL;
+    if (ml_pv_type_of(r->pvs, get(x, a, "tr")) == ML_PV_DICT) { /* Ascend: active release times */
+        d->tr = col(x, a, "tr", 'i', &m);
+        if (m != n) x->bad = 1;
+    }
+    {
+        static const char *const kinds[] = {"allocated", "reserved", "active"}, *const comps[] = {"PTA", "GE"};
+        for (int k = 0; k < 3; k++) {
+            d->tot_curve[k] = d->comp_curve[0][k] = d->comp_curve[1][k] = -1;
+            for (size_t c = d->ncurves; c-- > 0;) {
+                ml_pv cv = ml_pv_item(r->pvs, cs, c);
+                const char *g = get_str(x, get(x, cv, "group"));
+                if (strcmp(get_str(x, get(x, cv, "kind")), kinds[k])) continue;
+                if (!strcmp(g, "overall")) d->tot_curve[k] = (int)c; /* the first, as the page */
+                for (int o = 0; o < 2 && !strcmp(g, "component"); o++) {
+                    char label[32];
+                    snprintf(label, sizeof label, "%s %s", comps[o], kinds[k]);
+                    if (!strcmp(get_str(x, get(x, cv, "of")), comps[o]) && !strcmp(get_str(x, get(x, cv, "label")), label))
+                        d->comp_curve[o][k] = (int)c;
+                }
+            }
+        }
     }
     d->group_by_frame = !strcmp(get_str(x, get(x, a, "group_by")), "frame");
     ml_pv gs = get(x, a, "groups");

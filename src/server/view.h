@@ -39,7 +39,10 @@ typedef struct ml_sv_curve {
 /* Table sort keys (web/src/table.js ALLOC_COLUMNS). */
 typedef enum {
     ML_SORT_GROUP, ML_SORT_OP, ML_SORT_SIZE, ML_SORT_TA, ML_SORT_TF, ML_SORT_DUR, ML_SORT_STREAM,
-    ML_SORT_ADDR, ML_SORT_CAT, ML_SORT_REASON, ML_SORT__COUNT
+    ML_SORT_ADDR, ML_SORT_CAT, ML_SORT_REASON,
+    /* Ascend (Insight's columns): active release, active duration, totals at allocation, release */
+    ML_SORT_TR, ML_SORT_ADUR, ML_SORT_AA, ML_SORT_AR, ML_SORT_AC, ML_SORT_RA, ML_SORT_RR, ML_SORT_RC,
+    ML_SORT__COUNT
 } ml_sort_key;
 
 typedef struct ml_sv_device {
@@ -81,6 +84,13 @@ typedef struct ml_sv_device {
 
     pthread_mutex_t mu;         /* guards order[] */
     uint32_t *order[ML_SORT__COUNT];
+
+    /* Ascend (MindStudio Insight's columns, web/src/table.js): the active
+     * release time of each allocation (NULL when the data has none), and the
+     * curves the totals at allocation and release are read off: overall, and
+     * per allocator component (PTA, GE), of allocated, reserved, active (-1: none). */
+    const int64_t *tr;
+    int tot_curve[3], comp_curve[2][3];
 } ml_sv_device;
 
 #define ML_SV_BLOCK 256
@@ -116,6 +126,12 @@ bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, ml_buf *o
 /* Builds the view of a loaded profile; takes ownership of p (freed with the view). */
 ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e);
 void ml_sv_rank_free(ml_sv_rank *r);
+
+/* Ascend: the device's total of kind k (0 allocated, 1 reserved, 2 active) at allocation
+ * i's allocation (rel 0) or release (rel 1), after the events at that time, as
+ * web/src/table.js totalAt: its allocator component's curve (GE for the cann::
+ * operators, else PTA) or the overall one; -1 when unknown. */
+int64_t ml_sv_total_at(const ml_sv_rank *r, const ml_sv_device *d, int k, int rel, uint32_t i);
 
 /* The order of d's allocations by a key, ascending (ties by id); built once. */
 const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key key);

@@ -244,7 +244,7 @@ export class SegmentsView {
   // A stack's frames as the detail panel shows them (capture and allocator frames hidden).
   async framesOf(stack) {
     const src = this.app.source;
-    if (!src.stackOf) return null; // served: the server has no route for a bare stack
+    if (!src.stackOf) return null; // a source without bare stacks
     if (!stack) return [];
     try { return visibleFrames(await src.stackOf(this.app.state.rank, stack), false).frames; } catch { return []; }
   }

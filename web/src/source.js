@@ -6,6 +6,7 @@
 //   getCurveMax(rank, dev, curve, t0, t1)      exact maximum over a window
 //   getAllocs(rank, dev, t0, t1, px)           allocation columns covering at least the window
 //   getDetail(rank, dev, i)                    one allocation with its call stack
+//   stackOf(rank, id)                          one stack of the rank's stack table (the snapshot views)
 //   getPeak(rank, dev)                         the peak and the live set at it, grouped
 //   getOpStats(rank, dev)                      per-operator statistics rows
 //   getTable(query)                            a page of the allocations table
@@ -471,7 +472,29 @@ export class HttpSource {
     const rows = Uint32Array.from({ length: a.n }, (_, i) => i);
     a.n = j.n; // the device's count, for "N of M allocations"
     a.summarised = 0;
+    // Ascend: MindStudio Insight's columns, made by the server (active release times, and
+    // the totals at allocation and release that the report reads off the curves; -1 unknown)
+    if (j.rows.tr) {
+      a.tr = Float64Array.from(j.rows.tr);
+      a.totals = {};
+      a.tot = {};
+      [["aA", "allocated"], ["aR", "reserved"], ["aC", "active"], ["rA", "allocated"], ["rR", "reserved"], ["rC", "active"]].forEach(([k, kind]) => {
+        if (!j.rows[k]) return;
+        a.totals[kind] = true;
+        a.tot[k] = Float64Array.from(j.rows[k]);
+      });
+    }
     return { rows, all: rows, total: j.total, page: j.page, pages: j.pages, allocs: a, ids: a.id };
+  }
+
+  // A stack of the rank's stack table (device.segview's block and event stacks), as
+  // EmbeddedSource.stackOf: [{name, file, line}] ([] for 0).
+  async stackOf(rank, id) {
+    if (!id) return [];
+    if (!this.stacks) this.stacks = new Map();
+    const k = rank + "/" + id;
+    if (!this.stacks.has(k)) this.stacks.set(k, this.get("stack", { rank, id }).then((j) => j.stack));
+    return this.stacks.get(k);
   }
 
   async getLiveAt(rank, dev, t, by = "op") {

@@ -75,6 +75,7 @@ export function allocValue(allocs, i, key) {
     case "dur": return allocs.tf[i] - allocs.ta[i];
     case "adur": return allocs.tr ? allocs.tr[i] - allocs.ta[i] : null;
     case "aA": case "aR": case "aC": case "rA": case "rR": case "rC": {
+      if (allocs.tot) { const v = allocs.tot[key] ? allocs.tot[key][i] : -1; return v < 0 ? null : v; } // served: the server's
       const c = ALLOC_COLUMNS.find((x) => x.key === key).total;
       return totalAt(allocs, c[0], c[1], i);
     }

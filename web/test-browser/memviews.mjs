@@ -6,6 +6,9 @@
 //
 // KIND: kineto | nomem | static | noaddr | snapshot | ascend (what to check
 // beyond the shortcuts).  Prints "ok NAME" / "FAIL NAME: why".
+// served-snapshot=URL, served-ascend=URL: the same checks on a `memlens serve`
+// page (http://127.0.0.1:PORT/), its Insight's columns and state-history stacks
+// compared with the report's (pass the report's page first).
 import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -13,19 +16,21 @@ import fs from "node:fs";
 
 const [shots, ...pages] = process.argv.slice(2);
 fs.mkdirSync(shots, { recursive: true });
+const seen = {}; // what the report's page showed, for its served page to match
 const browser = await launch();
 try {
   for (const arg of pages) {
-    const [kind, file] = arg.split(/=(.*)/s);
+    const [name, file] = arg.split(/=(.*)/s);
+    const served = /^served-/.test(name), kind = name.replace(/^served-/, "");
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
     // the memory views are the Memory tab; a trace with a time side opens on Overview
-    await page.goto(pathToFileURL(path.resolve(file)).href + "#view=memory");
-    await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 30000 });
+    await page.goto((served ? file : pathToFileURL(path.resolve(file)).href) + "#view=memory", { timeout: 90000 });
+    await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 90000 });
     const err = await page.evaluate(() => window.__memlens.error || "");
-    ok(`${kind}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
+    ok(`${name}: page starts without errors`, !err && !errors.length, err || errors.join("; "));
     // the memory views live in the Memory tab of the tab shell (when the page has tabs)
     if (await page.$('.vtab[data-view="memory"]')) {
       await page.click('.vtab[data-view="memory"]');
@@ -86,7 +91,7 @@ try {
           table: [...document.querySelectorAll("#table td.cat")].map((td) => td.textContent) };
       });
       const all = [...t.peak, ...t.live, ...t.chart, ...t.table];
-      ok(`${kind}: before-trace memory is "(allocated before trace)" everywhere, never PARAMETER_OR_STATE`,
+      ok(`${name}: before-trace memory is "(allocated before trace)" everywhere, never PARAMETER_OR_STATE`,
         t.peak.includes("(allocated before trace)") && t.live.includes("(allocated before trace)") && t.chart.includes("(allocated before trace)") &&
         !all.includes("PARAMETER_OR_STATE"), JSON.stringify(t).slice(0, 400));
     }
@@ -97,21 +102,22 @@ try {
       await el.scrollIntoViewIfNeeded();
       const b = await el.boundingBox();
       const L = await page.evaluate(() => { const tl = window.__memlens.app.timeline, w = document.getElementById("tl-wrap");
-        return { lanes: tl.layout.lanes.length, other: tl.layout.lanes.some((l) => l.label === "(other operators)"), groups: new Set(Array.from(tl.allocs.group)).size,
+        return { lanes: tl.layout.lanes.length, other: tl.layout.lanes.some((l) => l.label === "(other operators)"), groups: new Set(Array.from(tl.allocs.group)).size, withAllocs: (tl.allocs.groupCount || []).filter((c) => c > 0).length,
           scrolls: tl.scrolls(), scrollH: w.scrollHeight, clientH: w.clientHeight }; });
-      ok(`${kind}: a lane for every group, none lumped`, !L.other && L.lanes === L.groups, JSON.stringify(L));
+      // (served, the window's allocations only: a lane for every group with allocations)
+      ok(`${name}: a lane for every group, none lumped`, !L.other && L.lanes === (served ? L.withAllocs : L.groups), JSON.stringify(L));
       if (L.scrolls) {
         await page.mouse.move(b.x + 20, b.y + 60);
         await page.mouse.wheel(0, 400);
         await page.waitForTimeout(300);
         const sc = await page.evaluate(() => [document.getElementById("tl-wrap").scrollTop, document.getElementById("tl-note").textContent]);
-        ok(`${kind}: the lanes scroll (wheel over the labels)`, sc[0] > 0 && /in view/.test(sc[1]), JSON.stringify(sc));
+        ok(`${name}: the lanes scroll (wheel over the labels)`, sc[0] > 0 && /in view/.test(sc[1]), JSON.stringify(sc));
       }
       // Hovering a time lists what was alive then, largest first.
       await page.mouse.move(b.x + b.width * 0.6, b.y + 30);
       await page.waitForTimeout(150);
       const tip = await page.evaluate(() => [...document.querySelectorAll("#tl-tip .tip-row .num")].map((x) => x.textContent).concat(document.getElementById("tl-tip").textContent));
-      ok(`${kind}: hovering a time lists the allocations alive then`, /alive at .*: [\d,]+ allocations?/.test(tip[tip.length - 1]) && tip.length > 1, tip.join(" | ").slice(0, 300));
+      ok(`${name}: hovering a time lists the allocations alive then`, /alive at .*: [\d,]+ allocations?/.test(tip[tip.length - 1]) && tip.length > 1, tip.join(" | ").slice(0, 300));
       // Stacked: a click selects exactly the band the hover highlights.
       await page.click('#seg-mode button[data-mode="stacked"]');
       await page.waitForTimeout(400);
@@ -125,7 +131,7 @@ try {
         const sel = await page.evaluate(() => window.__memlens.app.state.selected);
         n++; if (sel !== h) bad.push([fx.toFixed(2), fy.toFixed(2), h, sel]);
       }
-      ok(`${kind}: stacked, a click selects the band the hover highlights`, n > 3 && !bad.length, `${n} tried, ${JSON.stringify(bad)}`);
+      ok(`${name}: stacked, a click selects the band the hover highlights`, n > 3 && !bad.length, `${n} tried, ${JSON.stringify(bad)}`);
       await page.click('#seg-mode button[data-mode="lanes"]');
       await page.waitForTimeout(200);
     }
@@ -133,33 +139,48 @@ try {
     if (kind === "snapshot") {
       // The allocator's views: state history (slider, arrow keys, hover), segment timeline, settings.
       const sec = await page.$("#p-segments");
-      ok("snapshot: the allocator panel is shown", !!sec && !(await page.evaluate(() => document.getElementById("p-segments").hidden)));
+      ok(`${name}: the allocator panel is shown`, !!sec && !(await page.evaluate(() => document.getElementById("p-segments").hidden)));
       await sec.scrollIntoViewIfNeeded();
       const end = await page.evaluate(() => [window.__memlens.app.segments.k, document.getElementById("sg-stats").textContent]);
-      ok("snapshot: the history opens at the end: the snapshot's segments", /1,021 segments, reserved 56\.8 GiB/.test(end[1]), end[1]);
+      ok(`${name}: the history opens at the end: the snapshot's segments`, /1,021 segments, reserved 56\.8 GiB/.test(end[1]), end[1]);
       await page.focus("#sg-slider");
       for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft");
       const t0 = await page.evaluate(() => [window.__memlens.app.segments.k, window.__memlens.app.state.t0, window.__memlens.app.dev().t0]);
-      ok("snapshot: ← steps back an event (and does not pan the charts)", t0[0] === end[0] - 3 && t0[1] === t0[2], JSON.stringify(t0));
+      ok(`${name}: ← steps back an event (and does not pan the charts)`, t0[0] === end[0] - 3 && t0[1] === t0[2], JSON.stringify(t0));
       await page.evaluate(() => window.__memlens.app.segments.go(1000));
       const mid = await page.evaluate(() => document.getElementById("sg-stats").textContent);
-      ok("snapshot: an earlier event shows fewer segments", /^247 segments/.test(mid), mid);
+      ok(`${name}: an earlier event shows fewer segments`, /^247 segments/.test(mid), mid);
       await page.evaluate(() => window.__memlens.app.segments.go(9000));
       const c = await (await page.$("#sg-canvas")).boundingBox();
       let tip = "";
-      for (let fy = 0.02; fy < 0.5 && !/allocated|pending free/.test(tip); fy += 0.03) {
-        await page.mouse.move(c.x + c.width * 0.5, c.y + c.height * fy);
-        await page.waitForTimeout(60);
+      // a block with a recorded stack (the first hovered, by position, that shows one)
+      let any = "";
+      for (const fx of [0.5, 0.3, 0.7, 0.1, 0.9]) for (let fy = 0.02; fy < 0.9 && !/\.py/.test(tip); fy += 0.03) {
+        await page.mouse.move(c.x + c.width * fx, c.y + c.height * fy);
+        await page.waitForTimeout(served ? 150 : 60); // served: the stack comes from /api/stack
         tip = await page.evaluate(() => document.getElementById("sg-tip").hidden ? "" : document.getElementById("sg-tip").textContent);
+        if (!any && /allocated|pending free/.test(tip)) any = tip;
       }
-      ok("snapshot: hovering a block tells its size, address and stack", /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack/.test(tip), tip.slice(0, 300));
+      if (!/\.py/.test(tip)) tip = any;
+      ok(`${name}: hovering a block tells its size, address and stack`, /(allocated|pending free)/.test(tip) && /address 0x[0-9a-f]+/.test(tip) && /\.py|no stack recorded/.test(tip), tip.slice(0, 300));
+      // served: the same block, the same stack (/api/stack) as the report's page; and the
+      // stacks the hover shows (segments.js framesOf) of the events' first stack ids
+      const stacks = await page.evaluate(async () => {
+        const sg = window.__memlens.app.segments, ids = [...new Set(sg.sv.events.st.filter((x) => x))].slice(0, 12);
+        return Promise.all(ids.map(async (id) => [id, await sg.framesOf(id)]));
+      });
+      if (served && seen.sgTip) {
+        ok(`${name}: the hovered block's stack is the report's`, tip === seen.sgTip && !/in the report written/.test(tip), tip.slice(0, 300) + " <> " + seen.sgTip.slice(0, 300));
+        ok(`${name}: block stacks as the report's`, JSON.stringify(stacks) === JSON.stringify(seen.sgStacks) && stacks.some(([, f]) => f && f.length && /\.py/.test(JSON.stringify(f))),
+          JSON.stringify(stacks).slice(0, 300) + " <> " + JSON.stringify(seen.sgStacks).slice(0, 300));
+      } else if (!served) { seen.sgTip = tip; seen.sgStacks = stacks; }
       await page.screenshot({ path: path.join(shots, "memviews-segments.png"), clip: { x: 0, y: c.y - 80, width: 1600, height: Math.min(900, c.height + 140) } });
       await page.click('#sg-tabs button[data-t="timeline"]');
       const tl = await page.evaluate(() => [!document.getElementById("sg-timeline").hidden, document.getElementById("sg-tlegend").textContent]);
-      ok("snapshot: the segment timeline", tl[0] && /segment/.test(tl[1]), tl[1]);
+      ok(`${name}: the segment timeline`, tl[0] && /segment/.test(tl[1]), tl[1]);
       await page.click('#sg-tabs button[data-t="settings"]');
       const set = await page.evaluate(() => document.getElementById("sg-settings").textContent);
-      ok("snapshot: the whole allocator settings", /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
+      ok(`${name}: the whole allocator settings`, /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
       await page.click('#sg-tabs button[data-t="history"]');
     }
     if (kind === "ascend") {
@@ -168,25 +189,43 @@ try {
       await page.check("#f-insight");
       await page.waitForTimeout(200);
       const th = await page.$$eval("#table thead th", (l) => l.map((x) => x.textContent));
-      ok("ascend: Insight's columns on request (the table fits its panel without them)", th.length === narrow + 8, `${narrow} -> ${th.length}`);
-      ok("ascend: Insight's columns in the table", ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
+      ok(`${name}: Insight's columns on request (the table fits its panel without them)`, th.length === narrow + 8, `${narrow} -> ${th.length}`);
+      ok(`${name}: Insight's columns in the table`, ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
         "release: total allocated", "release: total reserved", "release: total active"].every((c) => th.includes(c)), th.join(", "));
       const row = await page.evaluate(() => { const tr = [...document.querySelectorAll("#table tbody tr")].find((r) => r.cells[0].textContent === "aten::_foreach_add" && /07:48:03\.742690/.test(r.textContent));
         return tr ? [...tr.cells].map((c) => c.title || c.textContent) : null; });
-      ok("ascend: totals at allocation and release as the CSV states them", row && row.includes("1,162,156,032 B") && row.includes("1,522,532,352 B") && row.includes("1,011,160,576 B") && row.includes("07:48:03.747232"), JSON.stringify(row));
+      ok(`${name}: totals at allocation and release as the CSV states them`, row && row.includes("1,162,156,032 B") && row.includes("1,522,532,352 B") && row.includes("1,011,160,576 B") && row.includes("07:48:03.747232"), JSON.stringify(row));
+      // the page's rows, with Insight's columns, and sorted by one of them: served as in the report
+      const cells = () => page.evaluate(() => [...document.querySelectorAll("#table tbody tr")].slice(0, 20).map((tr) => [...tr.cells].map((c) => c.title || c.textContent).join("|")));
+      const rows = await cells();
+      await page.click('#table th[data-k="rA"]'); await page.waitForTimeout(300);
+      const byRA = await cells();
+      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(300);
+      const byAdur = await cells();
+      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(150);
+      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(300); // back to no sort
+      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150);
+      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150);
+      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(300); // the default order again
+      if (!served) seen.ascend = { rows, byRA, byAdur };
+      else if (seen.ascend) {
+        ok(`${name}: Insight's columns with the report's values`, JSON.stringify(rows) === JSON.stringify(seen.ascend.rows), JSON.stringify([rows[0], seen.ascend.rows[0]]));
+        ok(`${name}: sorted by a total at release, as the report`, JSON.stringify(byRA) === JSON.stringify(seen.ascend.byRA), JSON.stringify([byRA[0], seen.ascend.byRA[0]]));
+        ok(`${name}: sorted by active duration, as the report`, JSON.stringify(byAdur) === JSON.stringify(seen.ascend.byAdur), JSON.stringify([byAdur[0], seen.ascend.byAdur[0]]));
+      }
       // the sort cycles ascending, descending, none
       const first = () => page.evaluate(() => document.querySelector("#table tbody tr td:nth-child(3)").textContent);
       const sorted = () => page.evaluate(() => [window.__memlens.app.tables.q.sort, window.__memlens.app.tables.q.dir]);
       const states = [];
       for (let i = 0; i < 3; i++) { await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150); states.push(await sorted()); }
-      ok("ascend: a column's sort cycles ascending, descending, none", JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
+      ok(`${name}: a column's sort cycles ascending, descending, none`, JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
       await page.selectOption("#pg-size", "50");
       await page.waitForTimeout(200);
       const n50 = await page.evaluate(() => [document.querySelectorAll("#table tbody tr").length, document.getElementById("pg-label").textContent]);
       await page.fill("#pg-jump", "3"); await page.press("#pg-jump", "Enter");
       await page.waitForTimeout(200);
       const p3 = await page.evaluate(() => document.getElementById("pg-label").textContent);
-      ok("ascend: page size and jump to a page", n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
+      ok(`${name}: page size and jump to a page`, n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
       void first;
     }
     if (kind === "kineto") ok("kineto: no allocator panel without a snapshot", await page.evaluate(() => !document.getElementById("p-segments") || document.getElementById("p-segments").hidden));
@@ -198,14 +237,14 @@ try {
       await page.waitForTimeout(30);
     }
     await page.waitForTimeout(200);
-    ok(`${kind}: no shortcut throws`, !errors.length, errors.join("; "));
+    ok(`${name}: no shortcut throws`, !errors.length, errors.join("; "));
     await page.keyboard.press("?");
     const help = await page.evaluate(() => { const h = document.getElementById("keys-help"); return h && !h.hidden ? h.textContent : ""; });
-    ok(`${kind}: ? shows every shortcut`, /Keyboard shortcuts/.test(help) && ["←", "→", "P", "0", "?"].every((k) => help.includes(k)), help.slice(0, 200));
+    ok(`${name}: ? shows every shortcut`, /Keyboard shortcuts/.test(help) && ["←", "→", "P", "0", "?"].every((k) => help.includes(k)), help.slice(0, 200));
     if (kind === "kineto") await page.screenshot({ path: path.join(shots, "memviews-keys.png") });
     await page.keyboard.press("Escape");
-    ok(`${kind}: Esc closes the shortcuts`, await page.evaluate(() => document.getElementById("keys-help").hidden));
-    ok(`${kind}: no errors while using the page`, !errors.length, errors.join("; "));
+    ok(`${name}: Esc closes the shortcuts`, await page.evaluate(() => document.getElementById("keys-help").hidden));
+    ok(`${name}: no errors while using the page`, !errors.length, errors.join("; "));
     await page.close();
   }
 } finally {
