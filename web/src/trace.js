@@ -806,7 +806,7 @@ export function mountTrace(el, source, state) {
   const search = () => el.querySelector(".tr-search");
   return {
     view: v,
-    ready,
+    get ready() { return ready; }, // the latest rank switch, not the first one: callers await what is shown now
     setRank: (k) => (ready = v.setRank(k)),
     redraw: () => v.redraw(),
     destroy: () => v.destroy(),
