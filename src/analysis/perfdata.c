@@ -2,6 +2,7 @@
  * perfdata.c — runs the time-side analyses of one rank in order.
  */
 #include "perfdata.h"
+#include "phase.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,19 @@ bool ml_perf_compute(const ml_profile *p, ml_perf *out)
     memset(out, 0, sizeof *out);
     if (ml_perf_unavailable(p)) return false;
     ml_steps_compute(p, &out->steps);
+    ml_phase("ml_steps_compute");
     ml_gpu_metrics_compute(p, &out->steps, &out->gpus);
+    ml_phase("ml_gpu_metrics_compute");
     ml_optree_build(p, &out->tree);
+    ml_phase("ml_optree_build");
     ml_kernels_compute(p, &out->tree, &out->kernels);
+    ml_phase("ml_kernels_compute");
     ml_operators_compute(p, &out->tree, &out->kernels, &out->ops);
+    ml_phase("ml_operators_compute");
     ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);
+    ml_phase("ml_recommend");
     out->modules = ml_modules_compute(p);
+    ml_phase("modules");
     return true;
 }
 

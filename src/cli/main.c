@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "phase.h"
 #include "summary.h" /* MEMLENS_VERSION */
 
 typedef struct command {
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
      * threshold after the first such free, after which freed columns (the
      * second half of a file, read on its own thread and arena) stay
      * resident: 155 MiB instead of 127 MiB peak RSS on a 400 MB trace. */
+    ml_phase("start");
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);

@@ -4,6 +4,7 @@
  * each rank as text (output/perf_views.c) or JSON: "runs" (output/perf_runs.c,
  * the documented fields) and "ranks" (output/perf.c, the web's perf object).
  */
+#include "phase.h"
 #include "cli.h"
 #include "perf.h"
 #include "perf_runs.h"
@@ -166,6 +167,7 @@ int ml_cmd_perf(int argc, char **argv)
             ml_perf_views_text(stdout, p, &perfs[r], &ro, r + 1 == n ? dist : NULL);
         }
     }
+    ml_phase("output");
     for (size_t r = 0; r < n; r++)
         if (ok[r]) ml_perf_free(&perfs[r]);
     free(perfs);
@@ -173,5 +175,6 @@ int ml_cmd_perf(int argc, char **argv)
     VEC_FREE(&inputs);
     if (dist) ml_distributed_free(dist);
     ml_profiles_free(&ps);
+    ml_phase("free");
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include "phase.h"
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -1660,6 +1661,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     kineto_init(&first, js_open(first_src), p, e);
     int rc = read_document(&first);
     if (threaded) pthread_join(thread, NULL);
+    ml_phase("parse two halves");
 
     /* An "E" in the second half may close a "B" of the first; and the halves'
      * sizes must add up to less than the limit, or the error found by one
@@ -1692,7 +1694,9 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
             d.name = ml_intern(p->strings, ml_s(second.p, d.name), ml_strlen(second.p->strings, d.name));
             VEC_PUSH(&first.props, d);
         }
+        ml_phase("append second half");
         rc = finish(&first, js_truncated(k2->js));
+        ml_phase("finish");
     } else if (rc == 0 || js_input_ended(first.js)) {
         /* The guess was wrong, or the first half failed once its input ran
          * out (perhaps only because of the cut): read it all in one pass. */

@@ -2,6 +2,7 @@
  * load.c — opening inputs, detecting their format by content, and running
  * the importer; then the analyses every consumer needs (attribution).
  */
+#include "phase.h"
 #include "importer.h"
 #include "attribute.h"
 #include "categories.h"
@@ -76,7 +77,9 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     }
     ml_source_close(src);
     ml_attribute(p);
+    ml_phase("attribute");
     if (!(out->want & ML_SKIP_CATEGORIES)) ml_categorize(p); /* after attribution: it reads the top-level ops */
+    ml_phase("categorize");
     VEC_PUSH(&out->items, p);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* profile.c — building the shared model of one rank; see profile.h. */
 #include "profile.h"
+#include "phase.h"
 #include "match.h"
 #include "sortperm.h"
 #include "u64map.h"
@@ -611,6 +612,7 @@ static void drop_repeated_points(ml_series *s)
 void ml_profile_finish(ml_profile *p)
 {
     if (p->trace) ml_trace_finish(p->trace, p->base_time_ns);
+    ml_phase("trace finish");
     if (p->base_time_ns) {
         shift_times(p->events.ts.v, p->events.ts.len, p->base_time_ns);
         shift_times(p->ops.ts.v, p->ops.ts.len, p->base_time_ns);

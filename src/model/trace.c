@@ -9,6 +9,7 @@
 #include "trace.h"
 #include "profile.h"
 #include "sortperm.h"
+#include "phase.h"
 #include "u64map.h"
 
 #include <stdlib.h>
@@ -606,10 +607,15 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     if (has) t->span_begin = b, t->span_end = e;
 
     apply_meta(t);
+    ml_phase("trace: span, meta");
     sort_slices(t);
+    ml_phase("trace: sort slices");
     nest(t);
+    ml_phase("trace: nest");
     link_launchers(t);
+    ml_phase("trace: launchers");
     bind_flows(t);
+    ml_phase("trace: flows");
 
     /* counters and instants by time (stable) */
     uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
