@@ -90,25 +90,37 @@ $(BUILD)/tools/%: tools/%.c $(BUILD)/libmemlens.a
 test check: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run
 
-# libFuzzer targets need clang; they link the library sources directly.  Any
-# UBSan finding stops the run (and fails `make fuzz`), as in `make SAN=1`.
-# fuzz/NAME.dict, when there is one, is the dictionary of fuzz_NAME.
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined $(addprefix -I,$(SRC_DIRS))
-build-fuzz/%: fuzz/%.c $(LIB_SRC) $(WEB_GEN)
-	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(WEB_GEN) $(LDLIBS)
+# libFuzzer targets need clang.  The library is compiled once for all of them
+# (build-fuzz/obj/, with the fuzzer's coverage instrumentation), each target
+# links it: a target compiled every library source again (a minute each, on
+# one core).  Any UBSan finding stops the run (and fails `make fuzz`), as in
+# `make SAN=1`.  fuzz/NAME.dict, when there is one, is the dictionary of
+# fuzz_NAME.  The targets run FUZZ_JOBS at a time (default 2), each
+# FUZZ_SECONDS on its own core; each one's log is printed when it fails.
+FUZZ_JOBS ?= 2
+FUZZ_FLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fno-sanitize-recover=undefined $(addprefix -I,$(SRC_DIRS))
+FUZZ_CFLAGS := $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined
+FUZZ_OBJ := $(LIB_SRC:%.c=build-fuzz/obj/%.o) build-fuzz/obj/web_assets.o
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c $< -o $@
+build-fuzz/obj/web_assets.o: $(WEB_GEN)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+.SECONDARY: $(FUZZ_OBJ)
+build-fuzz/%: fuzz/%.c $(FUZZ_OBJ)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_OBJ) $(LDLIBS)
 
 fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
-	@for f in $^; do \
-	  n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
+	@printf '%s\n' $^ | xargs -P $(FUZZ_JOBS) -n 1 sh -c ' \
+	  f=$$1; n=$$(basename $$f); mkdir -p build-fuzz/corpus-$$n; \
 	  cp fuzz/seeds/$$n/* build-fuzz/corpus-$$n/ 2>/dev/null; \
 	  dict=fuzz/$${n#fuzz_}.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
 	  echo "fuzz $$n for $(FUZZ_SECONDS)s $$dict"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 $$dict \
 	      -print_final_stats=1 build-fuzz/corpus-$$n >build-fuzz/$$n.log 2>&1 \
-	  || { tail -40 build-fuzz/$$n.log; exit 1; }; \
-	done; echo "fuzz: all targets ran clean"
+	  || { echo "fuzz $$n failed:"; tail -40 build-fuzz/$$n.log; exit 1; }' sh \
+	  && echo "fuzz: all targets ran clean"
 
 bench: $(BUILD)/memlens $(TOOL_BIN)
 	@BUILD=$(BUILD) sh bench/run
@@ -124,4 +136,4 @@ $(SAMPLE): $(BUILD)/tools/gen_trace
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) build-fuzz/obj -name '*.d' 2>/dev/null)
