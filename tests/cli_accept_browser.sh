@@ -33,6 +33,7 @@ known_fail() {
 }
 # run_page NAME MODE TARGET [SCHEME [ARG]]
 run_page() {
+    case $3 in http*) ;; *) t_file_page "$1${4:+-$4}" "$3" || return 0 ;; esac
     node web/test-browser/accept.mjs "$2" "$3" "$shots/accept-$1" "${4:-light}" "${5:-}" >"$tmp/log" 2>&1
     while IFS= read -r line; do
         case "$line" in

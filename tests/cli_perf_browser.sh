@@ -14,6 +14,7 @@ trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 run_page() { # NAME PAGE MODE SCHEME
+    case $2 in http*) ;; *) t_file_page "$1" "$2" || return 0 ;; esac
     node web/test-browser/perf.mjs "$2" "$shots/perf-$1" "$3" "$4" >"$tmp/log" 2>&1
     while IFS= read -r line; do
         case "$line" in
@@ -36,8 +37,10 @@ else
         run_page trace-light "$tmp/nccl.html" trace light
         run_page trace-dark "$tmp/nccl.html" trace dark
         # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
-        node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
-        t_log "$tmp/log" "fixture"
+        if t_file_page fixture "$tmp/nccl.html"; then
+            node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
+            t_log "$tmp/log" "fixture"
+        fi
         # emptied here, not by the background job's redirection, which may come after the first
         # read below: the previous server's URL (a closed port) was read then
         : >"$tmp/sout"

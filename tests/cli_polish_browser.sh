@@ -21,18 +21,20 @@ cat >"$tmp/tiny.json" <<'JSON'
 {"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":80,"args":{"Device Type":1,"Device Id":0,"Addr":100,"Bytes":2,"Total Allocated":5,"Total Reserved":5}},
 {"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":130,"args":{"Device Type":1,"Device Id":0,"Addr":99,"Bytes":-3,"Total Allocated":2,"Total Reserved":5}}]}
 JSON
-pages="tiny=$tmp/tiny.html"
+pages=""
 $MEMLENS report "$tmp/tiny.json" -o "$tmp/tiny.html" || t_fail "report of the tiny trace"
+t_file_page tiny "$tmp/tiny.html" && pages="tiny=$tmp/tiny.html"
 serve() { # KIND INPUT: a server of INPUT, its URL added as served-KIND
     "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
     spids="$spids $!"
     url=$(t_serve_url "$tmp/$1.sout")
     if [ -n "$url" ]; then pages="$pages served-$1=$url"; else t_fail "served $1: server did not start: $(cat "$tmp/$1.sout")"; fi
 }
-add() { # KIND INPUT [serve]
+add() { # KIND INPUT [serve]: a report's page (with serve: and its served page, compared with it)
     if [ -e "$DATA/$2" ]; then
-        if $MEMLENS report "$DATA/$2" -o "$tmp/$1.html" 2>"$tmp/err"; then pages="$pages $1=$tmp/$1.html"; [ -n "$3" ] && serve "$1" "$DATA/$2"
-        else t_fail "report $2: $(cat "$tmp/err")"; fi
+        if ! $MEMLENS report "$DATA/$2" -o "$tmp/$1.html" 2>"$tmp/err"; then t_fail "report $2: $(cat "$tmp/err")"
+        elif [ -n "$3" ]; then pages="$pages $1=$tmp/$1.html"; serve "$1" "$DATA/$2"
+        elif t_file_page "$1" "$tmp/$1.html"; then pages="$pages $1=$tmp/$1.html"; fi
     else t_skip "$2 absent"; fi
 }
 add kineto kineto/hta_df_index_resolver.json.gz serve

@@ -12,6 +12,7 @@ shots=${BUILD:-build}/screenshots
 run_view() { # NAME PAGE [ARGS]
     name=$1 page=$2
     shift 2
+    case $page in http*) ;; *) t_file_page "$name" "$page" || return 0 ;; esac
     node web/test-browser/trace.mjs "$page" "$shots/trace-$name" "$@" >"$tmp/log" 2>&1
     while IFS= read -r line; do
         case "$line" in
