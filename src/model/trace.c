@@ -9,6 +9,7 @@
 #include "trace.h"
 #include "profile.h"
 #include "sortperm.h"
+#include "par.h"
 #include "phase.h"
 #include "u64map.h"
 
@@ -364,6 +365,18 @@ static void sort_keys(skey *k, size_t n)
     free(tmp);
 }
 
+typedef struct track_sort {
+    skey *keys;
+    const uint32_t *first;
+    size_t from, to;        /* tracks [from, to) */
+} track_sort;
+
+static void sort_tracks(void *arg)
+{
+    const track_sort *ts = arg;
+    for (size_t k = ts->from; k < ts->to; k++) sort_keys(ts->keys + ts->first[k], ts->first[k + 1] - ts->first[k]);
+}
+
 /* Sorts the slices by (track, ts, dur descending), keeping the input order of
  * ties; fills track_first. */
 static void sort_slices(ml_trace *t)
@@ -383,7 +396,11 @@ static void sort_slices(ml_trace *t)
         keys[at[tr]++] = (skey){s->ts.v[i], -s->dur.v[i], tr, (uint32_t)i};
     }
     free(at);
-    for (size_t k = 0; k < nt; k++) sort_keys(keys + first[k], first[k + 1] - first[k]);
+    /* Tracks are independent: the first half of the keys on one thread, the rest on the other. */
+    size_t split = 0;
+    while (split < nt && first[split + 1] <= n / 2) split++;
+    track_sort lo = {keys, first, 0, split}, hi = {keys, first, split, nt};
+    ml_par2(sort_tracks, &lo, sort_tracks, &hi);
     uint32_t *perm = ml_malloc(n * sizeof *perm);
     bool identity = true;
     for (size_t i = 0; i < n; i++) {
@@ -392,14 +409,9 @@ static void sort_slices(ml_trace *t)
     }
     free(keys);
     if (!identity) {
-        ml_permute(s->ts.v, 8, perm, n);
-        ml_permute(s->dur.v, 8, perm, n);
-        ml_permute(s->name.v, 4, perm, n);
-        ml_permute(s->track.v, 4, perm, n);
-        ml_permute(s->kind.v, 1, perm, n);
-        ml_permute(s->corr.v, 8, perm, n);
-        ml_permute(s->ext_id.v, 8, perm, n);
-        ml_permute(s->info.v, 4, perm, n);
+        ml_colref cols[] = {{s->ts.v, 8}, {s->dur.v, 8}, {s->corr.v, 8}, {s->ext_id.v, 8},
+                            {s->name.v, 4}, {s->track.v, 4}, {s->info.v, 4}, {s->kind.v, 1}};
+        ml_permute_cols(cols, sizeof cols / sizeof *cols, perm, n);
     }
     free(perm);
 }
@@ -584,6 +596,40 @@ static void apply_meta(ml_trace *t)
     VEC_FREE(&t->index->meta);
 }
 
+static void nest_and_bind_flows(void *arg)
+{
+    ml_trace *t = arg;
+    nest(t);
+    bind_flows(t); /* reads parent */
+}
+
+/* Writes the launcher column and the counters and instants: nothing the
+ * other task reads. */
+static void link_launchers_and_sort_samples(void *arg)
+{
+    ml_trace *t = arg;
+    link_launchers(t);
+    /* counters and instants by time (stable) */
+    uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
+    if (perm) {
+        size_t m = t->counters.ts.len;
+        ml_permute(t->counters.ts.v, 8, perm, m);
+        ml_permute(t->counters.value.v, 8, perm, m);
+        ml_permute(t->counters.name.v, 4, perm, m);
+        ml_permute(t->counters.key.v, 4, perm, m);
+        ml_permute(t->counters.track.v, 4, perm, m);
+        free(perm);
+    }
+    perm = ml_sort_perm_i64(t->instants.ts.v, t->instants.ts.len);
+    if (perm) {
+        size_t m = t->instants.ts.len;
+        ml_permute(t->instants.ts.v, 8, perm, m);
+        ml_permute(t->instants.name.v, 4, perm, m);
+        ml_permute(t->instants.track.v, 4, perm, m);
+        free(perm);
+    }
+}
+
 void ml_trace_finish(ml_trace *t, int64_t base_ns)
 {
     ml_trace_index *ix = t->index;
@@ -607,36 +653,12 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     if (has) t->span_begin = b, t->span_end = e;
 
     apply_meta(t);
-    ml_phase("trace: span, meta");
     sort_slices(t);
     ml_phase("trace: sort slices");
-    nest(t);
-    ml_phase("trace: nest");
-    link_launchers(t);
-    ml_phase("trace: launchers");
-    bind_flows(t);
-    ml_phase("trace: flows");
-
-    /* counters and instants by time (stable) */
-    uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
-    if (perm) {
-        size_t m = t->counters.ts.len;
-        ml_permute(t->counters.ts.v, 8, perm, m);
-        ml_permute(t->counters.value.v, 8, perm, m);
-        ml_permute(t->counters.name.v, 4, perm, m);
-        ml_permute(t->counters.key.v, 4, perm, m);
-        ml_permute(t->counters.track.v, 4, perm, m);
-        free(perm);
-    }
-    perm = ml_sort_perm_i64(t->instants.ts.v, t->instants.ts.len);
-    if (perm) {
-        size_t m = t->instants.ts.len;
-        ml_permute(t->instants.ts.v, 8, perm, m);
-        ml_permute(t->instants.name.v, 4, perm, m);
-        ml_permute(t->instants.track.v, 4, perm, m);
-        free(perm);
-    }
+    ml_par2(nest_and_bind_flows, t, link_launchers_and_sort_samples, t);
+    ml_phase("trace: nest, flows, launchers");
 }
+
 
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n)
 {
