@@ -1622,12 +1622,13 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
+    p->ops_first_only = ops_first_only;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -1644,6 +1645,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     half second;
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
+    second.p->ops_first_only = p->ops_first_only;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
