@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "api.h"
+#include "chrome_json.h"
 #include "colbuf.h"
 #include "upload.h"
 #include "web_assets.h"
@@ -126,6 +127,38 @@ static enum MHD_Result reply_export(ml_server *s, struct MHD_Connection *c)
     MHD_add_response_header(r, "Content-Type", tsv ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8");
     MHD_add_response_header(r, "Content-Disposition", tsv ? "attachment; filename=\"memlens-allocations.tsv\""
                                                           : "attachment; filename=\"memlens-allocations.csv\"");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ok = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+/* /api/trace.json: the Chrome trace of a rank, made while it is sent. */
+static ssize_t trace_json_chunk(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    size_t n = ml_chrome_json_read(cls, buf, max);
+    return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void trace_json_done(void *cls) { ml_chrome_json_close(cls); }
+
+static enum MHD_Result reply_trace_json(ml_server *s, struct MHD_Connection *c)
+{
+    ml_chrome_json *x;
+    ml_buf err = {0};
+    int status = ml_api_trace_json_open(s->rs, get_arg, c, &x, &err);
+    if (!x) {
+        enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", err.p ? err.p : "", err.len, 1);
+        ml_buf_free(&err);
+        return ok;
+    }
+    ml_buf_free(&err);
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, trace_json_chunk, x,
+                                                               trace_json_done);
+    if (!r) { ml_chrome_json_close(x); return MHD_NO; }
+    MHD_add_response_header(r, "Content-Type", "application/json; charset=utf-8");
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     enum MHD_Result ok = MHD_queue_response(c, 200, r);
@@ -338,6 +371,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return reply(c, 200, "text/html; charset=utf-8", s->page.p, s->page.len, 0);
     if (!strcmp(url, "/api/export")) return reply_export(s, c);
+    if (!strcmp(url, "/api/trace.json")) return reply_trace_json(s, c);
     if (!strncmp(url, "/api/", 5) && strlen(url) < 64) {
         ml_buf b = {0};
         int status = ml_api_route(s->rs, url, get_arg, c, &b);
