@@ -38,6 +38,7 @@
 #endif
 
 #include "importer.h"
+#include "phase.h"
 #include "jsonvalue.h"
 #include "pickle.h"
 #include "pyvalue.h"
@@ -910,8 +911,10 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     reserved_series(im, MAX_DEVICE + 1, dev_of, seen);
     if (tt == ML_PV_DICT) settings_notes(im, top);
     p->has_addresses = true;
+    ml_phase("snapshot: segments, reserved");
     ml_profile_finish(p);
     blocks_before_trace(im);
+    ml_phase("snapshot: blocks before the trace");
     rc = 0;
 out:
     free(seen);
@@ -942,6 +945,7 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     ml_pickle_hooks hooks = {.record = on_entry, .list = on_list, .shared = on_shared, .user = &im};
     if (ml_pickle_sniff(head, n)) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
     else rc = ml_jsonvalue_read(src, im.st, on_entry_dict, &im, &top, e);
+    ml_phase("snapshot: read");
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);
     VEC_FREE(&im.lists);

@@ -636,5 +636,7 @@ void ml_profile_finish(ml_profile *p)
         free(perm);
     }
     for (size_t i = 0; i < p->series.len; i++) drop_repeated_points(&p->series.v[i]);
+    ml_phase("sort events, series");
     if (p->has_addresses) ml_match(p);
+    ml_phase("match");
 }
