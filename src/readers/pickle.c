@@ -25,10 +25,6 @@
 
 #include "vec.h"
 
-#if defined(__SSE2__) && defined(__x86_64__)
-#include <emmintrin.h>
-#endif
-
 #define CHUNK (1u << 20)
 #define MAX_STACK (1u << 24)     /* values on the stack at once; real snapshots use ~1,000 */
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
@@ -73,7 +69,6 @@ typedef struct reader {
     run_entry *runs;             /* RUNS, allocated when first needed */
     run_entry *pending;          /* the run whose APPENDS at stream offset pending_at gives its result */
     uint64_t pending_at;
-    uint64_t prefetched;         /* stream offset up to which prefetch_refs() has looked */
     ml_err *e;
 } reader;
 
@@ -343,33 +338,16 @@ static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *
     /* (a run over 999 references is hashed too, but the hook is never offered
      * such a list, so it never gets a number) */
     const unsigned char *lim = end - s > RUN_MAX + 5 ? s + RUN_MAX - 5 : end - 5;
-    for (;;) { /* the run's end first: no arithmetic per reference */
-        while (e < lim && *e == 'j') e += 5;
-        if (e < lim && *e == 'h') e += 2;
+    const uint64_t K = 0x9e3779b97f4a7c15ull;
+    uint64_t h = 0;
+    while (e < lim) {
+        if (*e == 'j') h = (h + le32(e + 1)) * K, e += 5;
+        else if (*e == 'h') h = (h + e[1]) * K, e += 2;
         else break;
     }
     if (e == s || *e != 'e') return 0;
     size_t len = (size_t)(e - s);
-    /* Then its bytes, 8 at a time in four independent lanes (a chain of one
-     * multiply per reference was a tenth of the read). */
-    const uint64_t K = 0x9e3779b97f4a7c15ull;
-    uint64_t h0 = len, h1 = 1, h2 = 2, h3 = 3, w[4];
-    const unsigned char *b = s;
-    for (; b + 32 <= e; b += 32) {
-        memcpy(w, b, 32);
-        h0 = (h0 + w[0]) * K;
-        h1 = (h1 + w[1]) * K;
-        h2 = (h2 + w[2]) * K;
-        h3 = (h3 + w[3]) * K;
-    }
-    for (; b + 8 <= e; b += 8) {
-        memcpy(w, b, 8);
-        h0 = (h0 + w[0]) * K;
-    }
-    w[0] = 0;
-    memcpy(w, b, (size_t)(e - b));
-    uint64_t h = ((h0 + w[0]) * K) ^ (h1 * 0xc2b2ae3d27d4eb4full) ^ (h2 >> 7) ^ (h3 * 0x165667b19e3779f9ull);
-    h = (h ^ (h >> 29)) * 0xff51afd7ed558ccdull;
+    h = (h ^ len) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
     if (!r->runs) r->runs = ml_calloc(RUNS, sizeof *r->runs);
     size_t i = h & (RUNS - 1);
@@ -393,40 +371,6 @@ static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *
     r->pending = x;
     r->pending_at = r->base + (uint64_t)(e - r->buf);
     return 0;
-}
-
-/* A trace entry ends with its frame list, "LONG_BINGET n SETITEMS"; in a free
- * entry n is the list its alloc entry gave, far back in a memo of ~100 MB
- * for a gigabyte: a cache miss per entry.  So ahead of the read position
- * (PREFETCH_AHEAD bytes, some 30 entries) each such reference's memo slot is
- * prefetched.  A prefetch is only a hint: bytes that merely look like one
- * (inside a string, say) cost nothing but it. */
-#define PREFETCH_AHEAD 2048
-
-static void prefetch_at(const reader *r, const unsigned char *u)
-{
-    if (u[-5] != 'j') return;
-    uint32_t n = le32(u - 4);
-    if (n < r->memo.len) __builtin_prefetch(r->memo.v + n);
-}
-
-static void prefetch_refs(reader *r, const unsigned char *p, const unsigned char *end)
-{
-    uint64_t pos = r->base + (uint64_t)(p - r->buf);
-    if (r->prefetched < pos + 5) r->prefetched = pos + 5; /* (u[-5] stays inside the buffer) */
-    const unsigned char *q = r->buf + (r->prefetched - r->base);
-    const unsigned char *lim = end - p > PREFETCH_AHEAD ? p + PREFETCH_AHEAD : end;
-    if (q + 64 > lim) return; /* in blocks of some size: the call costs more than a byte */
-#if defined(__SSE2__) && defined(__x86_64__)
-    const __m128i u = _mm_set1_epi8('u');
-    for (; q + 16 <= lim; q += 16) {
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)q), u));
-        for (; m; m &= m - 1) prefetch_at(r, q + __builtin_ctz(m));
-    }
-#endif
-    for (; q < lim; q++)
-        if (*q == 'u') prefetch_at(r, q);
-    r->prefetched = r->base + (uint64_t)(q - r->buf);
 }
 
 /* The opcodes fast_run() takes, numbered densely for its switch (0: not one):
@@ -486,11 +430,7 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
             case F_NONE_V: *sp++ = ML_PV_NONE_V; p++; break;
             case F_TRUE: *sp++ = ml_pv_bool(1); p++; break;
             case F_FALSE: *sp++ = ml_pv_bool(0); p++; break;
-            case F_EMPTY_DICT: /* a trace entry begins (or a frame dict) */
-                prefetch_refs(r, p, end);
-                *sp++ = ml_pv_new(r->st, ML_PV_DICT);
-                p++;
-                break;
+            case F_EMPTY_DICT: *sp++ = ml_pv_new(r->st, ML_PV_DICT); p++; break;
             case F_EMPTY_LIST:
                 if (r->list_hook && p[1] == 0x94 && p[2] == '(' && (p[3] == 'j' || p[3] == 'h') && r->memo_count == n_memo &&
                     n_memo < r->memo.cap && r->marks.len < MAX_MARKS && (size_t)(sp - base) < MAX_STACK - 1000) {
