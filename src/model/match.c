@@ -92,6 +92,8 @@ void ml_allocs_clear(ml_profile *p)
     VEC_FREE(&a->device); VEC_FREE(&a->thread); VEC_FREE(&a->stack); VEC_FREE(&a->stream);
     VEC_FREE(&a->op); VEC_FREE(&a->op_top); VEC_FREE(&a->category); VEC_FREE(&a->category_reason);
     VEC_FREE(&a->flags);
+    p->allocs_matched = false;
+    p->allocs_reused = 0;
 }
 
 /* The walk's state: the open allocations by (device, address). */

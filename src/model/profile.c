@@ -553,6 +553,13 @@ static void sort_events(ml_profile *p)
         for (size_t i = 0; i < s->event.len; i++)
             if (s->event.v[i] != ML_NONE32 && s->event.v[i] < n) s->event.v[i] = new_index[s->event.v[i]];
     }
+    if (p->allocs_matched) { /* matched in order; events pushed after them (annotations) moved in between */
+        ml_allocs *a = &p->allocs;
+        for (size_t i = 0; i < a->ev_alloc.len; i++) {
+            if (a->ev_alloc.v[i] != ML_NONE32 && a->ev_alloc.v[i] < n) a->ev_alloc.v[i] = new_index[a->ev_alloc.v[i]];
+            if (a->ev_free.v[i] != ML_NONE32 && a->ev_free.v[i] < n) a->ev_free.v[i] = new_index[a->ev_free.v[i]];
+        }
+    }
     free(new_index);
     ml_permute(ev->ts.v, 8, perm, n);
     ml_permute(ev->size.v, 8, perm, n);
@@ -637,6 +644,7 @@ void ml_profile_finish(ml_profile *p)
     }
     for (size_t i = 0; i < p->series.len; i++) drop_repeated_points(&p->series.v[i]);
     ml_phase("sort events, series");
-    if (p->has_addresses) ml_match(p);
+    if (p->has_addresses && p->allocs_matched) ml_match_note_reused(p, p->allocs_reused);
+    else if (p->has_addresses) ml_match(p);
     ml_phase("match");
 }
