@@ -186,10 +186,14 @@ TEST(dropped_when_not_kept)
 
 int main(void)
 {
-    RUN(in_order_matched_on_the_pipe);
-    RUN(annotations_after_the_pipe);
-    RUN(out_of_order_left_to_finish);
-    RUN(no_times_left_to_finish);
-    RUN(dropped_when_not_kept);
+    for (int one = 0; one < 2; one++) { /* on the pipe's thread, then on the caller's (MEMLENS_ONE_THREAD) */
+        if (one) setenv("MEMLENS_ONE_THREAD", "1", 1);
+        RUN(in_order_matched_on_the_pipe);
+        RUN(annotations_after_the_pipe);
+        RUN(out_of_order_left_to_finish);
+        RUN(no_times_left_to_finish);
+        RUN(dropped_when_not_kept);
+    }
+    unsetenv("MEMLENS_ONE_THREAD");
     return check_report();
 }

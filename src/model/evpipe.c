@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "match.h"
+#include "par.h"
 
 #define BATCH 4096
 #define N_BATCHES 32
@@ -82,7 +83,7 @@ ml_evpipe *ml_evpipe_start(ml_profile *p)
     ml_allocs_clear(p);
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
-    q->threaded = pthread_create(&q->thread, NULL, pipe_main, q) == 0;
+    q->threaded = ml_par_allowed() && pthread_create(&q->thread, NULL, pipe_main, q) == 0;
     return q;
 }
 

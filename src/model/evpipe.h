@@ -24,8 +24,8 @@
 
 typedef struct ml_evpipe ml_evpipe;
 
-/* Starts the pipe's thread for p (without a thread, if one cannot be made,
- * the pipe stores and matches on the caller's). */
+/* Starts the pipe's thread for p (without a thread, under MEMLENS_ONE_THREAD
+ * or if one cannot be made, the pipe stores and matches on the caller's). */
 ml_evpipe *ml_evpipe_start(ml_profile *p);
 /* Queues one event, as ml_event_push() would push it. */
 void ml_evpipe_push(ml_evpipe *q, const ml_event *ev);
