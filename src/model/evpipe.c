@@ -24,6 +24,7 @@ struct ml_evpipe {
     size_t head, tail;           /* batches handed over, batches stored */
     size_t n;                    /* events in the batch being filled (at head) */
     bool done;                   /* no batch will follow */
+    bool producer_waits;         /* the importer waits for room */
     bool threaded;
     pthread_t thread;
     pthread_mutex_t mu;
@@ -67,7 +68,7 @@ static void *pipe_main(void *arg)
         store(q, q->batch[k], q->fill[k]);
         pthread_mutex_lock(&q->mu);
         q->tail++;
-        pthread_cond_broadcast(&q->cv);
+        if (q->producer_waits && q->head - q->tail <= N_BATCHES / 2) pthread_cond_broadcast(&q->cv);
     }
     pthread_mutex_unlock(&q->mu);
     return NULL;
@@ -98,8 +99,14 @@ static void hand_over(ml_evpipe *q)
     pthread_mutex_lock(&q->mu);
     q->fill[q->head % N_BATCHES] = q->n;
     q->head++;
-    pthread_cond_broadcast(&q->cv);
-    while (q->head - q->tail >= N_BATCHES) pthread_cond_wait(&q->cv, &q->mu);
+    if (q->head - q->tail == 1) pthread_cond_broadcast(&q->cv); /* the pipe's thread may be waiting */
+    if (q->head - q->tail >= N_BATCHES) {
+        /* Full: wait until half of it is stored, not for each batch (one
+         * wake-up per batch ping-pongs the threads when the pipe is slower). */
+        q->producer_waits = true;
+        while (q->head - q->tail > N_BATCHES / 2) pthread_cond_wait(&q->cv, &q->mu);
+        q->producer_waits = false;
+    }
     pthread_mutex_unlock(&q->mu);
     q->n = 0;
 }

@@ -107,15 +107,10 @@ static void side_release(reader *r, uint32_t k)
     VEC_PUSH(&r->side_free, k);
 }
 
-/* Stores v in memo slot idx (< memo.len); -1 only when the side table is full. */
-static int memo_set(reader *r, size_t idx, ml_pv v)
+/* Stores v, which does not fit 32 bits, in memo slot idx through a side
+ * entry (whatever the slot held is overwritten); -1 when the side table is full. */
+static int side_put(reader *r, size_t idx, ml_pv v)
 {
-    uint32_t old = r->memo.v[idx];
-    if ((old & 15) == SIDE_TAG) side_release(r, old >> 4);
-    if (fits32(v)) {
-        r->memo.v[idx] = (uint32_t)v;
-        return 0;
-    }
     uint32_t k;
     if (r->side_free.len) k = r->side_free.v[--r->side_free.len];
     else {
@@ -134,6 +129,18 @@ static int memo_set(reader *r, size_t idx, ml_pv v)
         r->cont_side.v[ci] = k + 1;
     }
     return 0;
+}
+
+/* Stores v in memo slot idx (< memo.len); -1 only when the side table is full. */
+static int memo_set(reader *r, size_t idx, ml_pv v)
+{
+    uint32_t old = r->memo.v[idx];
+    if ((old & 15) == SIDE_TAG) side_release(r, old >> 4);
+    if (fits32(v)) {
+        r->memo.v[idx] = (uint32_t)v;
+        return 0;
+    }
+    return side_put(r, idx, v);
 }
 
 /* Container v, which the reader drops now (a taken trace entry): its memo
@@ -540,9 +547,10 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
                 p++;
                 break;
             case F_MEMOIZE: /* the next slot, at the end of the memo */
-                if (r->memo_count != n_memo || n_memo == r->memo.cap || (size_t)(sp - base) <= fence(r) || !fits32(sp[-1]))
-                    goto out; /* (a container goes to the side table: memo_put) */
-                memo[n_memo++] = (uint32_t)sp[-1];
+                if (r->memo_count != n_memo || n_memo == r->memo.cap || (size_t)(sp - base) <= fence(r)) goto out;
+                if (fits32(sp[-1])) memo[n_memo] = (uint32_t)sp[-1];
+                else if (side_put(r, n_memo, sp[-1]) < 0) goto out; /* a trace entry's dict, say */
+                n_memo++;
                 r->memo_count++;
                 p++;
                 break;
