@@ -78,7 +78,6 @@ ml_evpipe *ml_evpipe_start(ml_profile *p)
 {
     ml_evpipe *q = ml_calloc(1, sizeof *q);
     q->p = p;
-    for (int i = 0; i < N_BATCHES; i++) q->batch[i] = ml_malloc(BATCH * sizeof(ml_event));
     q->m = ml_matcher_new();
     q->last_ts = INT64_MIN;
     ml_allocs_clear(p);
@@ -113,7 +112,9 @@ static void hand_over(ml_evpipe *q)
 
 void ml_evpipe_push(ml_evpipe *q, const ml_event *ev)
 {
-    q->batch[q->threaded ? q->head % N_BATCHES : 0][q->n++] = *ev;
+    ml_event **b = &q->batch[q->threaded ? q->head % N_BATCHES : 0];
+    if (!*b) *b = ml_malloc(BATCH * sizeof(ml_event)); /* as needed: a small input fills one */
+    (*b)[q->n++] = *ev;
     if (q->n == BATCH) hand_over(q);
 }
 
