@@ -13,6 +13,7 @@
 #include "api_call.h"
 #include "importer.h"
 #include "report.h"
+#include "chrome_json.h"
 #include "report_trace.h"
 #include "ranks.h"
 

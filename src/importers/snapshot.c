@@ -8,7 +8,9 @@
  *   allocator_settings, external_annotations
  * (a JSON dump of the same dict loads too).  Trace entries are streamed: the
  * pickle reader hands each entry's keys and values to on_entry() as the entry
- * is completed in its list, and it becomes one event at once.  Frame lists
+ * is completed in its list, and it becomes one event at once, handed to an
+ * event pipe (evpipe.h) whose thread stores it and, the entries being in
+ * time order, matches allocs with frees while the reader goes on.  Frame lists
  * and frame dicts, shared through the memo, are turned into stack and frame
  * ids the first time they are seen (ml_pv_set_ext), so each is converted
  * once; a frame list of frames seen before becomes its stack as the reader
