@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "outfile.h"
+#include "phase.h"
 #include "web_assets.h"
 
 static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f) == n ? 0 : -1; }
@@ -23,6 +24,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
         return -1;
     }
 
+    ml_phase("report: data");
     ml_outfile out;
     if (ml_outfile_open(&out, path, e) != 0) {
         ml_buf_free(&meta);
@@ -60,6 +62,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
         ml_buf_printf(&pj, "<script type=\"application/json\" id=\"ml-perf-%zu\">", r);
         if (ml_report_perf_json_with(ps->items.v[r], dist, &pj)) {
             ml_buf_puts(&pj, "</script>\n");
+            ml_phase("report: perf json");
             rc |= put_all(f, pj.p, pj.len);
         }
         ml_buf_free(&pj);
@@ -74,5 +77,8 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     ml_buf_free(&head);
     ml_buf_free(&meta);
     ml_blobs_free(&bl);
-    return ml_outfile_close(&out, rc == 0, e);
+    ml_phase("report: write blobs, app");
+    rc = ml_outfile_close(&out, rc == 0, e);
+    ml_phase("report: close, rename");
+    return rc;
 }

@@ -28,6 +28,7 @@
 #include "report_segments.h"
 #include "unmatched.h"
 #include "beforetrace.h"
+#include "phase.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -918,6 +919,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         put_device(&c, (uint16_t)d);
     }
     ml_buf_puts(m, "]");
+    ml_phase("report: devices (memory side)");
 
     /* Stacks and frames (the whole pool of the rank: they are deduplicated). */
     size_t nst = p->stack_start.len;
@@ -957,7 +959,9 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         ml_json_str(m, ml_category_reason_text(k));
     }
     ml_buf_puts(m, "]");
+    ml_phase("report: stacks, frames");
     ml_report_trace(p, origin, ML_REPORT_MAX_SLICES, m, bl); /* the Trace view's slices (report_trace.h) */
+    ml_phase("report: trace slices");
     ml_buf_puts(m, ",\"strings\":[");
     for (size_t i = 0; i < c.strings.len; i++) {
         ml_buf_puts(m, i ? "," : "");
