@@ -1017,11 +1017,16 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
         ml_json_str(m, ps->skipped.v[i]);
     }
     ml_buf_puts(m, "],\"ranks\":[");
+    /* Blobs deflate on a second thread; a caller that started that itself
+     * (ml_report_write) waits for it when it needs the page. */
+    bool mine = !bl->q;
+    if (mine) ml_blobs_async(bl);
     for (size_t r = 0; r < ps->items.len; r++) {
         ml_buf_puts(m, r ? "," : "");
         ml_report_rank(ps->items.v[r], origin, max_allocs, m, bl);
     }
     ml_buf_puts(m, "]}");
+    if (mine) ml_blobs_finish(bl, m);
     return 0;
 }
 

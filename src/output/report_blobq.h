@@ -1,0 +1,33 @@
+/*
+ * report_blobq.h — the report's blobs deflated and base64-encoded on a
+ * second thread, in order, while the main thread builds the next columns
+ * (and then the perf views).  report_enc.c hands it the columns' bytes; the
+ * blob text it appends is the same as the serial path's (ml_blob_encode).
+ */
+#ifndef ML_REPORT_BLOBQ_H
+#define ML_REPORT_BLOBQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report_enc.h"
+
+typedef struct ml_blobq ml_blobq;
+
+/* Raw bytes waiting at most, by default: about the largest columns of a few
+ * devices, so that a slow worker does not hold every column at once. */
+#define ML_BLOBQ_MAX_PENDING ((size_t)48 << 20)
+
+/* A worker that appends each pushed blob to html (which nobody else touches
+ * until ml_blobq_finish); NULL when it cannot start (the caller encodes
+ * serially).  first_id: the id of the first blob to be pushed; max_pending:
+ * the raw bytes queued at most (a push waits beyond; one blob always goes). */
+ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending);
+/* Queues blob `id` (the next id after the previous push): bytes is malloc'd
+ * and becomes the queue's. */
+void ml_blobq_push(ml_blobq *q, unsigned id, int level, void *bytes, size_t nbytes);
+/* Waits for every pushed blob and stops the worker; returns whether each
+ * was deflated (index id - first_id; *n of them, malloc'd) and frees q. */
+uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n);
+
+#endif
