@@ -148,4 +148,19 @@ m = r["modules"]
 print(len(m) > 1, m[0]["parent"], m[0]["depth"], all(x["parent"] < i for i, x in enumerate(m)), r["modules_hint"])')" \
         "True -1 0 True None"
 else t_skip "$gen not built"; fi
+
+# Sorting the slices and the analyses run on two threads (src/common/par.h):
+# the output is the same byte for byte as on one (MEMLENS_ONE_THREAD), on a
+# realistic generated trace split in halves and on the gold trace.
+if [ -x "$gen" ]; then
+    "$gen" --mix realistic --size-mb 3 --seed 5 --out "$tmp/real.json" >/dev/null 2>&1
+    MEMLENS_SPLIT_MIN_BYTES=1 $MEMLENS perf --json "$tmp/real.json" >"$tmp/two.json"
+    MEMLENS_ONE_THREAD=1 $MEMLENS perf --json "$tmp/real.json" >"$tmp/one.json"
+    t_eq "two threads = one (generated)" "$(cmp "$tmp/two.json" "$tmp/one.json" && wc -c <"$tmp/one.json" | awk '$1 > 10000 { print "same" }')" same
+else t_skip "$gen not built"; fi
+if [ -f "$gold.pt.trace.json.gz" ]; then
+    $MEMLENS perf --json "$gold.pt.trace.json.gz" >"$tmp/two.json"
+    MEMLENS_ONE_THREAD=1 $MEMLENS perf --json "$gold.pt.trace.json.gz" >"$tmp/one.json"
+    t_eq "two threads = one (gold)" "$(cmp "$tmp/two.json" "$tmp/one.json" && echo same)" same
+else t_skip "$gold.* absent"; fi
 t_done

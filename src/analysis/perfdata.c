@@ -2,6 +2,7 @@
  * perfdata.c — runs the time-side analyses of one rank in order.
  */
 #include "perfdata.h"
+#include "par.h"
 #include "phase.h"
 
 #include <stdlib.h>
@@ -19,24 +20,37 @@ const char *ml_perf_unavailable(const ml_profile *p)
     return NULL;
 }
 
+typedef struct perf_job {
+    const ml_profile *p;
+    ml_perf *out;
+} perf_job;
+
+/* Two chains that share nothing but the (read-only) profile: the step-time
+ * side, and the operator side, which reads the kernels it builds. */
+static void step_side(void *arg)
+{
+    perf_job *j = arg;
+    ml_steps_compute(j->p, &j->out->steps);
+    ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
+    j->out->modules = ml_modules_compute(j->p);
+}
+
+static void operator_side(void *arg)
+{
+    perf_job *j = arg;
+    ml_optree_build(j->p, &j->out->tree);
+    ml_kernels_compute(j->p, &j->out->tree, &j->out->kernels);
+    ml_operators_compute(j->p, &j->out->tree, &j->out->kernels, &j->out->ops);
+}
+
 bool ml_perf_compute(const ml_profile *p, ml_perf *out)
 {
     memset(out, 0, sizeof *out);
     if (ml_perf_unavailable(p)) return false;
-    ml_steps_compute(p, &out->steps);
-    ml_phase("ml_steps_compute");
-    ml_gpu_metrics_compute(p, &out->steps, &out->gpus);
-    ml_phase("ml_gpu_metrics_compute");
-    ml_optree_build(p, &out->tree);
-    ml_phase("ml_optree_build");
-    ml_kernels_compute(p, &out->tree, &out->kernels);
-    ml_phase("ml_kernels_compute");
-    ml_operators_compute(p, &out->tree, &out->kernels, &out->ops);
-    ml_phase("ml_operators_compute");
+    perf_job job = {p, out};
+    ml_par2(operator_side, &job, step_side, &job);
+    ml_phase("perf analyses");
     ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);
-    ml_phase("ml_recommend");
-    out->modules = ml_modules_compute(p);
-    ml_phase("modules");
     return true;
 }
 

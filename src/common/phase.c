@@ -3,6 +3,8 @@
  */
 #include "phase.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -14,16 +16,24 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool enabled;
+static double first, last;
+
+static void start(void)
+{
+    enabled = getenv("MEMLENS_PHASES") != NULL;
+    first = last = now_ms();
+}
+
 void ml_phase(const char *name)
 {
-    static int enabled = -1;
-    static double first, last;
-    if (enabled < 0) {
-        enabled = getenv("MEMLENS_PHASES") != NULL;
-        first = last = now_ms();
-    }
+    pthread_once(&once, start); /* main() marks "start" first, before any thread */
     if (!enabled) return;
+    pthread_mutex_lock(&lock); /* marks may come from two threads (par.h) */
     double t = now_ms();
     fprintf(stderr, "memlens: phase %s: %.1f ms (%.1f ms total)\n", name, t - last, t - first);
     last = t;
+    pthread_mutex_unlock(&lock);
 }

@@ -1660,6 +1660,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     kineto first;
     kineto_init(&first, js_open(first_src), p, e);
     int rc = read_document(&first);
+    ml_phase("first half parsed");
     if (threaded) pthread_join(thread, NULL);
     ml_phase("parse two halves");
 

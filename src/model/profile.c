@@ -1,5 +1,6 @@
 /* profile.c — building the shared model of one rank; see profile.h. */
 #include "profile.h"
+#include "par.h"
 #include "phase.h"
 #include "match.h"
 #include "sortperm.h"
@@ -410,44 +411,19 @@ static uint32_t map_index(const uint32_t *map, uint32_t i) { return i == ML_NONE
         VEC_FREE(from);                                                        \
     } while (0)
 
-void ml_profile_append(ml_profile *dst, ml_profile *src)
+typedef struct append_job {
+    ml_profile *dst, *src;
+    const ml_str *smap;
+    const uint32_t *dmap, *tmap, *kmap;
+} append_job;
+
+/* The memory side's tables, from src to dst. */
+static void append_memory_tables(void *arg)
 {
-    size_t nstr = ml_strpool_count(src->strings);
-    ml_str *smap = ml_malloc(nstr * sizeof *smap);
-    for (size_t i = 0; i < nstr; i++)
-        smap[i] = ml_intern(dst->strings, ml_strget(src->strings, (ml_str)i), ml_strlen(src->strings, (ml_str)i));
-
-    uint32_t *dmap = ml_malloc((src->devices.len + 1) * sizeof *dmap);
-    for (size_t i = 0; i < src->devices.len; i++) {
-        const ml_device *d = &src->devices.v[i];
-        dmap[i] = ml_device_get_type(dst, d->type, d->index);
-        ml_device *to = &dst->devices.v[dmap[i]];
-        if (!to->name && d->name) to->name = smap[d->name];
-        if (to->total_memory < 0) to->total_memory = d->total_memory;
-    }
-    uint32_t *tmap = ml_malloc((src->thread_pid.len + 1) * sizeof *tmap);
-    for (size_t i = 0; i < src->thread_pid.len; i++) {
-        ml_str pid = smap[src->thread_pid.v[i]], tid = smap[src->thread_tid.v[i]];
-        tmap[i] = ml_thread_get(dst, ml_s(dst, pid), ml_strlen(dst->strings, pid), ml_s(dst, tid),
-                                ml_strlen(dst->strings, tid));
-    }
-    uint32_t *fmap = ml_malloc((src->frames.len + 1) * sizeof *fmap);
-    for (size_t i = 0; i < src->frames.len; i++) {
-        const ml_frame *f = &src->frames.v[i];
-        fmap[i] = ml_frame_get(dst, smap[f->name], smap[f->file], f->line);
-    }
-    size_t nstacks = src->stack_start.len - 1;
-    uint32_t *kmap = ml_malloc((nstacks + 1) * sizeof *kmap);
-    VEC(uint32_t) frames = {0};
-    for (size_t i = 0; i < nstacks; i++) {
-        size_t depth = ml_stack_depth(src, (uint32_t)i);
-        const uint32_t *fr = ml_stack_frames(src, (uint32_t)i);
-        frames.len = 0;
-        for (size_t j = 0; j < depth; j++) VEC_PUSH(&frames, fmap[fr[j]]);
-        kmap[i] = ml_stack_get(dst, frames.v, frames.len);
-    }
-    VEC_FREE(&frames);
-
+    const append_job *job = arg;
+    ml_profile *dst = job->dst, *src = job->src;
+    const ml_str *smap = job->smap;
+    const uint32_t *dmap = job->dmap, *tmap = job->tmap, *kmap = job->kmap;
     /* The big tables move column by column, each source column freed as soon
      * as it is copied, so that the two halves of a large file never need
      * twice their memory at once. */
@@ -522,10 +498,59 @@ void ml_profile_append(ml_profile *dst, ml_profile *src)
         VEC_PUSH(&dst->blocks, b);
     }
     for (size_t i = 0; i < src->notes.len; i++) ml_note(dst, "%s", ml_s(src, src->notes.v[i]));
-    if (src->trace) { /* after the devices: stream tracks name theirs */
-        if (!dst->trace) dst->trace = ml_trace_new();
-        ml_trace_append(dst->trace, dst, src->trace, src, smap);
+}
+
+/* The time side (after the devices: stream tracks name theirs). */
+static void append_trace(void *arg)
+{
+    const append_job *job = arg;
+    if (!job->src->trace) return;
+    ml_trace_append(job->dst->trace, job->dst, job->src->trace, job->src, job->smap);
+}
+
+void ml_profile_append(ml_profile *dst, ml_profile *src)
+{
+    size_t nstr = ml_strpool_count(src->strings);
+    ml_str *smap = ml_malloc(nstr * sizeof *smap);
+    for (size_t i = 0; i < nstr; i++)
+        smap[i] = ml_intern(dst->strings, ml_strget(src->strings, (ml_str)i), ml_strlen(src->strings, (ml_str)i));
+
+    uint32_t *dmap = ml_malloc((src->devices.len + 1) * sizeof *dmap);
+    for (size_t i = 0; i < src->devices.len; i++) {
+        const ml_device *d = &src->devices.v[i];
+        dmap[i] = ml_device_get_type(dst, d->type, d->index);
+        ml_device *to = &dst->devices.v[dmap[i]];
+        if (!to->name && d->name) to->name = smap[d->name];
+        if (to->total_memory < 0) to->total_memory = d->total_memory;
     }
+    uint32_t *tmap = ml_malloc((src->thread_pid.len + 1) * sizeof *tmap);
+    for (size_t i = 0; i < src->thread_pid.len; i++) {
+        ml_str pid = smap[src->thread_pid.v[i]], tid = smap[src->thread_tid.v[i]];
+        tmap[i] = ml_thread_get(dst, ml_s(dst, pid), ml_strlen(dst->strings, pid), ml_s(dst, tid),
+                                ml_strlen(dst->strings, tid));
+    }
+    uint32_t *fmap = ml_malloc((src->frames.len + 1) * sizeof *fmap);
+    for (size_t i = 0; i < src->frames.len; i++) {
+        const ml_frame *f = &src->frames.v[i];
+        fmap[i] = ml_frame_get(dst, smap[f->name], smap[f->file], f->line);
+    }
+    size_t nstacks = src->stack_start.len - 1;
+    uint32_t *kmap = ml_malloc((nstacks + 1) * sizeof *kmap);
+    VEC(uint32_t) frames = {0};
+    for (size_t i = 0; i < nstacks; i++) {
+        size_t depth = ml_stack_depth(src, (uint32_t)i);
+        const uint32_t *fr = ml_stack_frames(src, (uint32_t)i);
+        frames.len = 0;
+        for (size_t j = 0; j < depth; j++) VEC_PUSH(&frames, fmap[fr[j]]);
+        kmap[i] = ml_stack_get(dst, frames.v, frames.len);
+    }
+    VEC_FREE(&frames);
+
+    if (src->trace && !dst->trace) dst->trace = ml_trace_new();
+    /* The two sides share nothing from here on (src's strings are mapped). */
+    append_job job = {dst, src, smap, dmap, tmap, kmap};
+    if (src->trace) ml_par2(append_memory_tables, &job, append_trace, &job);
+    else append_memory_tables(&job);
     dst->has_addresses |= src->has_addresses;
     if (dst->rank < 0) dst->rank = src->rank;
     if (dst->world_size < 0) dst->world_size = src->world_size;
@@ -554,15 +579,9 @@ static void sort_events(ml_profile *p)
             if (s->event.v[i] != ML_NONE32 && s->event.v[i] < n) s->event.v[i] = new_index[s->event.v[i]];
     }
     free(new_index);
-    ml_permute(ev->ts.v, 8, perm, n);
-    ml_permute(ev->size.v, 8, perm, n);
-    ml_permute(ev->addr.v, 8, perm, n);
-    ml_permute(ev->aux.v, 8, perm, n);
-    ml_permute(ev->thread.v, 4, perm, n);
-    ml_permute(ev->stack.v, 4, perm, n);
-    ml_permute(ev->stream.v, 4, perm, n);
-    ml_permute(ev->device.v, 2, perm, n);
-    ml_permute(ev->kind.v, 1, perm, n);
+    ml_colref cols[] = {{ev->ts.v, 8}, {ev->size.v, 8}, {ev->addr.v, 8}, {ev->aux.v, 8}, {ev->thread.v, 4},
+                        {ev->stack.v, 4}, {ev->stream.v, 4}, {ev->device.v, 2}, {ev->kind.v, 1}};
+    ml_permute_cols(cols, sizeof cols / sizeof *cols, perm, n);
     free(perm);
 }
 
@@ -572,11 +591,8 @@ static void sort_ops(ml_profile *p)
     size_t n = op->ts.len;
     uint32_t *perm = ml_sort_perm_i64(op->ts.v, n);
     if (!perm) return;
-    ml_permute(op->ts.v, 8, perm, n);
-    ml_permute(op->dur.v, 8, perm, n);
-    ml_permute(op->name.v, 4, perm, n);
-    ml_permute(op->thread.v, 4, perm, n);
-    ml_permute(op->kind.v, 1, perm, n);
+    ml_colref cols[] = {{op->ts.v, 8}, {op->dur.v, 8}, {op->name.v, 4}, {op->thread.v, 4}, {op->kind.v, 1}};
+    ml_permute_cols(cols, sizeof cols / sizeof *cols, perm, n);
     free(perm);
 }
 
@@ -609,10 +625,21 @@ static void drop_repeated_points(ml_series *s)
     VEC_SHRINK(&s->event);
 }
 
-void ml_profile_finish(ml_profile *p)
+typedef struct trace_finish_job {
+    ml_trace *trace;
+    int64_t base_ns;
+} trace_finish_job;
+
+static void finish_trace(void *arg)
 {
-    if (p->trace) ml_trace_finish(p->trace, p->base_time_ns);
-    ml_phase("trace finish");
+    trace_finish_job *j = arg;
+    if (j->trace) ml_trace_finish(j->trace, j->base_ns);
+}
+
+/* The memory side: everything but p->trace. */
+static void finish_memory_side(void *arg)
+{
+    ml_profile *p = arg;
     if (p->base_time_ns) {
         shift_times(p->events.ts.v, p->events.ts.len, p->base_time_ns);
         shift_times(p->ops.ts.v, p->ops.ts.len, p->base_time_ns);
@@ -637,4 +664,13 @@ void ml_profile_finish(ml_profile *p)
     }
     for (size_t i = 0; i < p->series.len; i++) drop_repeated_points(&p->series.v[i]);
     if (p->has_addresses) ml_match(p);
+}
+
+/* The time side and the memory side share nothing here: one thread each. */
+void ml_profile_finish(ml_profile *p)
+{
+    trace_finish_job job = {p->trace, p->base_time_ns};
+    if (p->trace) ml_par2(finish_trace, &job, finish_memory_side, p);
+    else finish_memory_side(p);
+    ml_phase("profile finish");
 }

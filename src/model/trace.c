@@ -9,6 +9,7 @@
 #include "trace.h"
 #include "profile.h"
 #include "sortperm.h"
+#include "par.h"
 #include "phase.h"
 #include "u64map.h"
 
@@ -244,6 +245,91 @@ void ml_track_set_stream(ml_trace *t, uint32_t track, int32_t device, int64_t st
 
 /* ---- appending the second half of a split file ---- */
 
+typedef struct trace_append_job {
+    ml_trace *dst, *src;
+    const ml_str *smap;
+    const uint32_t *tmap;  /* src track -> dst track */
+    uint32_t op_base, k_base, comm_base;
+    size_t at, n;          /* the slices go to dst rows [at, at + n) */
+} trace_append_job;
+
+#define MAP_STR(id) ((id) ? j->smap[id] : 0)
+/* One slice column, as ml_slice_push() would add them; the source column
+ * goes as soon as it is copied, so the peak stays low. */
+#define APPEND_COL(col, expr)                                                  \
+    do {                                                                       \
+        for (size_t i = 0; i < j->n; i++) d->col.v[j->at + i] = (expr);        \
+        d->col.len = j->at + j->n;                                             \
+        VEC_FREE(&s->col);                                                     \
+    } while (0)
+
+static void append_wide_columns(void *arg)
+{
+    const trace_append_job *j = arg;
+    ml_slices *s = &j->src->slices, *d = &j->dst->slices;
+    APPEND_COL(ts, s->ts.v[i]);
+    APPEND_COL(dur, s->dur.v[i] < 0 ? 0 : s->dur.v[i]);
+    APPEND_COL(corr, s->corr.v[i]);
+    APPEND_COL(ext_id, s->ext_id.v[i]);
+}
+
+static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
+
+/* The narrow slice columns, then the op and kernel args, flows, metadata,
+ * counters and instants. */
+static void append_the_rest(void *arg)
+{
+    const trace_append_job *j = arg;
+    ml_trace *dst = j->dst, *src = j->src;
+    ml_slices *s = &src->slices, *d = &dst->slices;
+    APPEND_COL(name, MAP_STR(s->name.v[i]));
+    APPEND_COL(track, j->tmap[s->track.v[i]]);
+    APPEND_COL(info, s->info.v[i] == ML_NONE32 ? ML_NONE32 : s->info.v[i] + (is_gpu_work(s->kind.v[i]) ? j->k_base : j->op_base));
+    APPEND_COL(kind, s->kind.v[i]); /* after info, which reads it */
+    for (size_t i = 0; i < src->op_comm.len; i++) {
+        ml_comm_args c = src->op_comm.v[i];
+        c.collective = MAP_STR(c.collective);
+        c.dtype = MAP_STR(c.dtype);
+        VEC_PUSH(&dst->op_comm, c);
+    }
+    VEC_FREE(&src->op_comm);
+    VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
+    VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
+    for (size_t i = 0; i < src->op_info.len; i++) {
+        ml_op_info o = src->op_info.v[i];
+        o.input_dims = MAP_STR(o.input_dims);
+        o.input_types = MAP_STR(o.input_types);
+        o.call_stack = MAP_STR(o.call_stack);
+        if (o.comm) o.comm += j->comm_base;
+        VEC_PUSH(&dst->op_info, o);
+    }
+    VEC_FREE(&src->op_info);
+    for (size_t i = 0; i < src->kernel_info.len; i++) {
+        ml_kernel_info ki = src->kernel_info.v[i];
+        ki.comm.collective = MAP_STR(ki.comm.collective);
+        ki.comm.dtype = MAP_STR(ki.comm.dtype);
+        VEC_PUSH(&dst->kernel_info, ki);
+    }
+    VEC_FREE(&src->kernel_info);
+    for (size_t i = 0; i < src->index->points.len; i++) {
+        flow_point fp = src->index->points.v[i];
+        ml_flow_point(dst, fp.id, MAP_STR(fp.cat), fp.ph, fp.enclosing, j->tmap[fp.track], fp.ts);
+    }
+    for (size_t i = 0; i < src->index->meta.len; i++) {
+        meta_row m = src->index->meta.v[i];
+        ml_trace_meta(dst, (ml_trace_meta_kind)m.what, MAP_STR(m.pid), MAP_STR(m.tid), MAP_STR(m.name), m.sort);
+    }
+    const ml_counters *c = &src->counters;
+    for (size_t i = 0; i < c->ts.len; i++)
+        ml_counter_push(dst, c->ts.v[i], c->value.v[i], MAP_STR(c->name.v[i]), MAP_STR(c->key.v[i]),
+                        j->tmap[c->track.v[i]]);
+    const ml_instants *in = &src->instants;
+    for (size_t i = 0; i < in->ts.len; i++)
+        ml_instant_push(dst, in->ts.v[i], MAP_STR(in->name.v[i]), j->tmap[in->track.v[i]]);
+}
+#undef APPEND_COL
+#undef MAP_STR
+
 void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src,
                      const ml_str *smap)
 {
@@ -263,70 +349,15 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         if (s->stream >= 0) d->stream = s->stream;
         tmap[i] = id;
     }
-    uint32_t op_base = (uint32_t)dst->op_info.len, k_base = (uint32_t)dst->kernel_info.len;
-    uint32_t comm_base = (uint32_t)dst->op_comm.len;
-    for (size_t i = 0; i < src->op_comm.len; i++) {
-        ml_comm_args c = src->op_comm.v[i];
-        c.collective = MAP_STR(c.collective);
-        c.dtype = MAP_STR(c.dtype);
-        VEC_PUSH(&dst->op_comm, c);
-    }
-    VEC_FREE(&src->op_comm);
-    VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
-    VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
-    for (size_t i = 0; i < src->op_info.len; i++) {
-        ml_op_info o = src->op_info.v[i];
-        o.input_dims = MAP_STR(o.input_dims);
-        o.input_types = MAP_STR(o.input_types);
-        o.call_stack = MAP_STR(o.call_stack);
-        if (o.comm) o.comm += comm_base;
-        VEC_PUSH(&dst->op_info, o);
-    }
-    VEC_FREE(&src->op_info); /* each table of src goes as soon as it is copied: the peak stays low */
-    for (size_t i = 0; i < src->kernel_info.len; i++) {
-        ml_kernel_info ki = src->kernel_info.v[i];
-        ki.comm.collective = MAP_STR(ki.comm.collective);
-        ki.comm.dtype = MAP_STR(ki.comm.dtype);
-        VEC_PUSH(&dst->kernel_info, ki);
-    }
-    VEC_FREE(&src->kernel_info);
-    /* The slices column by column (as ml_slice_push() would add them). */
-    ml_slices *s = &src->slices, *d = &dst->slices;
-    size_t n = s->ts.len, at = d->ts.len;
-#define APPEND_COL(col, expr)                                                  \
-    do {                                                                       \
-        VEC_RESERVE(&d->col, at + n);                                          \
-        for (size_t i = 0; i < n; i++) d->col.v[at + i] = (expr);              \
-        d->col.len = at + n;                                                   \
-        VEC_FREE(&s->col);                                                     \
-    } while (0)
-    APPEND_COL(ts, s->ts.v[i]);
-    APPEND_COL(dur, s->dur.v[i] < 0 ? 0 : s->dur.v[i]);
-    APPEND_COL(name, MAP_STR(s->name.v[i]));
-    APPEND_COL(track, tmap[s->track.v[i]]);
-    APPEND_COL(corr, s->corr.v[i]);
-    APPEND_COL(ext_id, s->ext_id.v[i]);
-    APPEND_COL(info, s->info.v[i] == ML_NONE32 ? ML_NONE32
-                     : s->info.v[i] + (s->kind.v[i] == ML_SL_KERNEL || s->kind.v[i] == ML_SL_MEMCPY ||
-                                       s->kind.v[i] == ML_SL_MEMSET ? k_base : op_base));
-    APPEND_COL(kind, s->kind.v[i]);
-#undef APPEND_COL
+    trace_append_job job = {dst, src, smap, tmap, (uint32_t)dst->op_info.len, (uint32_t)dst->kernel_info.len,
+                            (uint32_t)dst->op_comm.len, dst->slices.ts.len, src->slices.ts.len};
+    ml_slices *d = &dst->slices;
+    size_t total = job.at + job.n;
+    VEC_RESERVE(&d->ts, total); VEC_RESERVE(&d->dur, total); VEC_RESERVE(&d->corr, total);
+    VEC_RESERVE(&d->ext_id, total); VEC_RESERVE(&d->name, total); VEC_RESERVE(&d->track, total);
+    VEC_RESERVE(&d->info, total); VEC_RESERVE(&d->kind, total);
+    ml_par2(append_wide_columns, &job, append_the_rest, &job);
     free_slices(&src->slices);
-    for (size_t i = 0; i < src->index->points.len; i++) {
-        flow_point fp = src->index->points.v[i];
-        ml_flow_point(dst, fp.id, MAP_STR(fp.cat), fp.ph, fp.enclosing, tmap[fp.track], fp.ts);
-    }
-    for (size_t i = 0; i < src->index->meta.len; i++) {
-        meta_row m = src->index->meta.v[i];
-        ml_trace_meta(dst, (ml_trace_meta_kind)m.what, MAP_STR(m.pid), MAP_STR(m.tid), MAP_STR(m.name), m.sort);
-    }
-    const ml_counters *c = &src->counters;
-    for (size_t i = 0; i < c->ts.len; i++)
-        ml_counter_push(dst, c->ts.v[i], c->value.v[i], MAP_STR(c->name.v[i]), MAP_STR(c->key.v[i]),
-                        tmap[c->track.v[i]]);
-    const ml_instants *in = &src->instants;
-    for (size_t i = 0; i < in->ts.len; i++)
-        ml_instant_push(dst, in->ts.v[i], MAP_STR(in->name.v[i]), tmap[in->track.v[i]]);
     if (!dst->backend) dst->backend = MAP_STR(src->backend);
     if (src->index->has_span) ml_trace_span(dst, src->index->span_begin, src->index->span_end);
     dst->unpaired_ends += src->unpaired_ends;
@@ -364,6 +395,18 @@ static void sort_keys(skey *k, size_t n)
     free(tmp);
 }
 
+typedef struct track_sort {
+    skey *keys;
+    const uint32_t *first;
+    size_t from, to;        /* tracks [from, to) */
+} track_sort;
+
+static void sort_tracks(void *arg)
+{
+    const track_sort *ts = arg;
+    for (size_t k = ts->from; k < ts->to; k++) sort_keys(ts->keys + ts->first[k], ts->first[k + 1] - ts->first[k]);
+}
+
 /* Sorts the slices by (track, ts, dur descending), keeping the input order of
  * ties; fills track_first. */
 static void sort_slices(ml_trace *t)
@@ -383,7 +426,11 @@ static void sort_slices(ml_trace *t)
         keys[at[tr]++] = (skey){s->ts.v[i], -s->dur.v[i], tr, (uint32_t)i};
     }
     free(at);
-    for (size_t k = 0; k < nt; k++) sort_keys(keys + first[k], first[k + 1] - first[k]);
+    /* Tracks are independent: the first half of the keys on one thread, the rest on the other. */
+    size_t split = 0;
+    while (split < nt && first[split + 1] <= n / 2) split++;
+    track_sort lo = {keys, first, 0, split}, hi = {keys, first, split, nt};
+    ml_par2(sort_tracks, &lo, sort_tracks, &hi);
     uint32_t *perm = ml_malloc(n * sizeof *perm);
     bool identity = true;
     for (size_t i = 0; i < n; i++) {
@@ -392,14 +439,9 @@ static void sort_slices(ml_trace *t)
     }
     free(keys);
     if (!identity) {
-        ml_permute(s->ts.v, 8, perm, n);
-        ml_permute(s->dur.v, 8, perm, n);
-        ml_permute(s->name.v, 4, perm, n);
-        ml_permute(s->track.v, 4, perm, n);
-        ml_permute(s->kind.v, 1, perm, n);
-        ml_permute(s->corr.v, 8, perm, n);
-        ml_permute(s->ext_id.v, 8, perm, n);
-        ml_permute(s->info.v, 4, perm, n);
+        ml_colref cols[] = {{s->ts.v, 8}, {s->dur.v, 8}, {s->corr.v, 8}, {s->ext_id.v, 8},
+                            {s->name.v, 4}, {s->track.v, 4}, {s->info.v, 4}, {s->kind.v, 1}};
+        ml_permute_cols(cols, sizeof cols / sizeof *cols, perm, n);
     }
     free(perm);
 }
@@ -440,8 +482,6 @@ static void nest(ml_trace *t)
     }
     VEC_FREE(&stack);
 }
-
-static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
 
 /* GPU work -> the runtime/driver call with the same correlation id. */
 static void link_launchers(ml_trace *t)
@@ -584,6 +624,40 @@ static void apply_meta(ml_trace *t)
     VEC_FREE(&t->index->meta);
 }
 
+static void nest_and_bind_flows(void *arg)
+{
+    ml_trace *t = arg;
+    nest(t);
+    bind_flows(t); /* reads parent */
+}
+
+/* Writes the launcher column and the counters and instants: nothing the
+ * other task reads. */
+static void link_launchers_and_sort_samples(void *arg)
+{
+    ml_trace *t = arg;
+    link_launchers(t);
+    /* counters and instants by time (stable) */
+    uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
+    if (perm) {
+        size_t m = t->counters.ts.len;
+        ml_permute(t->counters.ts.v, 8, perm, m);
+        ml_permute(t->counters.value.v, 8, perm, m);
+        ml_permute(t->counters.name.v, 4, perm, m);
+        ml_permute(t->counters.key.v, 4, perm, m);
+        ml_permute(t->counters.track.v, 4, perm, m);
+        free(perm);
+    }
+    perm = ml_sort_perm_i64(t->instants.ts.v, t->instants.ts.len);
+    if (perm) {
+        size_t m = t->instants.ts.len;
+        ml_permute(t->instants.ts.v, 8, perm, m);
+        ml_permute(t->instants.name.v, 4, perm, m);
+        ml_permute(t->instants.track.v, 4, perm, m);
+        free(perm);
+    }
+}
+
 void ml_trace_finish(ml_trace *t, int64_t base_ns)
 {
     ml_trace_index *ix = t->index;
@@ -607,36 +681,10 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     if (has) t->span_begin = b, t->span_end = e;
 
     apply_meta(t);
-    ml_phase("trace: span, meta");
     sort_slices(t);
-    ml_phase("trace: sort slices");
-    nest(t);
-    ml_phase("trace: nest");
-    link_launchers(t);
-    ml_phase("trace: launchers");
-    bind_flows(t);
-    ml_phase("trace: flows");
-
-    /* counters and instants by time (stable) */
-    uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
-    if (perm) {
-        size_t m = t->counters.ts.len;
-        ml_permute(t->counters.ts.v, 8, perm, m);
-        ml_permute(t->counters.value.v, 8, perm, m);
-        ml_permute(t->counters.name.v, 4, perm, m);
-        ml_permute(t->counters.key.v, 4, perm, m);
-        ml_permute(t->counters.track.v, 4, perm, m);
-        free(perm);
-    }
-    perm = ml_sort_perm_i64(t->instants.ts.v, t->instants.ts.len);
-    if (perm) {
-        size_t m = t->instants.ts.len;
-        ml_permute(t->instants.ts.v, 8, perm, m);
-        ml_permute(t->instants.name.v, 4, perm, m);
-        ml_permute(t->instants.track.v, 4, perm, m);
-        free(perm);
-    }
+    ml_par2(nest_and_bind_flows, t, link_launchers_and_sort_samples, t);
 }
+
 
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n)
 {

@@ -1,0 +1,25 @@
+/*
+ * par.h — two pieces of work at once, for the phases after parsing.
+ *
+ * memlens targets two-core machines: parsing a big file already uses both
+ * cores (kineto.c splits it in halves), but what follows (sorting the
+ * slices, the perf analyses, encoding the report) was one thread.  ml_par2()
+ * runs `b` on a new thread and `a` on this one and returns when both are
+ * done.  The two tasks must not write anything the other reads.
+ *
+ * MEMLENS_ONE_THREAD in the environment (or a failed pthread_create) runs
+ * them one after the other, a then b: tests compare both ways.
+ */
+#ifndef ML_PAR_H
+#define ML_PAR_H
+
+#include <stdbool.h>
+
+typedef void (*ml_task)(void *arg);
+
+void ml_par2(ml_task a, void *arg_a, ml_task b, void *arg_b);
+
+/* False when MEMLENS_ONE_THREAD is set. */
+bool ml_par_allowed(void);
+
+#endif
