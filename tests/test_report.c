@@ -170,6 +170,16 @@ TEST(tiny_profile_data)
     CHECK_CONTAINS(meta.p, "\"by_op\":[[\"(allocated before trace)\",1073741824,0],[\"aten::linear\",268435456,1],[\"aten::relu\",67108864,1]]");
     CHECK_CONTAINS(meta.p, "\"allocs\":{\"n\":2,\"total\":2,\"summarised\":0");
     CHECK_CONTAINS(meta.p, "[\"aten::relu\",null,1,67108864,0,67108864]"); /* no CPU operators: calls unknown */
+    /* The category bands change exactly when the recorded curve does: they
+     * share its time column (blob 0, the first written) instead of a copy. */
+    CHECK_CONTAINS(meta.p, "\"curves\":[{\"kind\":\"allocated\",\"group\":\"overall\"");
+    const char *first_t = strstr(meta.p, "\"t\":{\"b\":");
+    const char *band = strstr(meta.p, "\"group\":\"category\"");
+    CHECK(first_t && band);
+    if (first_t && band) {
+        CHECK_EQ_I64(strncmp(first_t, "\"t\":{\"b\":0,", 11), 0);
+        CHECK_CONTAINS(band, "\"t\":{\"b\":0,\"dt\":\"i32\",\"n\":4,");
+    }
 
     /* A budget of one keeps the allocation live at the peak that is largest, and says so. */
     ml_buf m2 = {0};

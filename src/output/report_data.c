@@ -59,6 +59,11 @@ typedef struct rank_ctx {
     uint32_t *calls;          /* profile string id -> number of cpu ops with that name */
     size_t nstr;
     size_t max_allocs;
+    /* The device's overall allocated curve: its times and their column's
+     * descriptor, which the category bands share when their times are the
+     * same (a second copy of the largest column, in a memory-heavy trace). */
+    ml_buf alloc_tdesc;
+    bool save_tdesc;          /* put_curve_of copies the t descriptor into alloc_tdesc */
 } rank_ctx;
 
 static uint32_t str_local(rank_ctx *c, ml_str id)
@@ -108,8 +113,13 @@ static void put_curve_of(rank_ctx *c, const char *kind, const char *group, const
     int64_t *tr = ml_malloc((n ? n : 1) * sizeof *tr);
     for (size_t i = 0; i < n; i++) tr[i] = rel(c, t[i]);
     ml_buf_puts(m, ",\"t\":");
+    size_t at = m->len;
     ml_col_i64(c->bl, m, tr, n, 1);
     free(tr);
+    if (c->save_tdesc) {
+        c->alloc_tdesc.len = 0;
+        ml_buf_put(&c->alloc_tdesc, m->p + at, m->len - at);
+    }
     ml_buf_puts(m, ",\"v\":");
     ml_col_i64(c->bl, m, v, n, 1);
     ml_m4 py;
@@ -477,10 +487,15 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
     /* The bands share one time column (written once); they need no M4
      * pyramid of their own: the page and the server build one per band top. */
     ml_buf tcol = {0};
-    int64_t *tr = ml_malloc(n * sizeof *tr);
-    for (size_t x = 0; x < n; x++) tr[x] = rel(c, ts.v[x]);
-    ml_col_i64(c->bl, &tcol, tr, n, 1);
-    free(tr);
+    bool same = c->alloc_tdesc.len && cv.n == n;
+    for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts.v[x];
+    if (same) ml_buf_put(&tcol, c->alloc_tdesc.p, c->alloc_tdesc.len); /* the allocated curve's times */
+    else {
+        int64_t *tr = ml_malloc(n * sizeof *tr);
+        for (size_t x = 0; x < n; x++) tr[x] = rel(c, ts.v[x]);
+        ml_col_i64(c->bl, &tcol, tr, n, 1);
+        free(tr);
+    }
     size_t ncc = 0;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
@@ -579,6 +594,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
      * replayed from events), then per component / stream, then the live
      * bytes of the allocations the trace saw. */
     ml_buf_puts(m, ",\"curves\":[");
+    c->alloc_tdesc.len = 0;
     size_t ncurves = 0;
     int primary = -1, recorded_allocated = 0;
     static const ml_series_kind kinds[] = { ML_SERIES_ALLOCATED, ML_SERIES_RESERVED, ML_SERIES_ACTIVE, ML_SERIES_APP_RESERVED };
@@ -589,7 +605,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
         char label[64];
         snprintf(label, sizeof label, "%s%s", series_kind_name(kinds[k]), cv.replayed ? " (replayed from events)" : "");
         ml_buf_puts(m, ncurves++ ? "," : "");
+        c->save_tdesc = kinds[k] == ML_SERIES_ALLOCATED;
         put_curve(c, series_kind_name(kinds[k]), "overall", label, cv.ts, cv.value, cv.n);
+        c->save_tdesc = false;
         if (kinds[k] == ML_SERIES_ALLOCATED) { primary = (int)ncurves - 1; recorded_allocated = !cv.replayed; }
         ml_curve_free(&cv);
     }
@@ -969,6 +987,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     }
     ml_buf_puts(m, "]}");
     VEC_FREE(&c.strings);
+    ml_buf_free(&c.alloc_tdesc);
     free(c.local);
     free(c.calls);
 }
