@@ -28,6 +28,7 @@
 #include "report_segments.h"
 #include "unmatched.h"
 #include "beforetrace.h"
+#include "par.h"
 #include "phase.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
@@ -435,11 +436,27 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
  * does).  Stacked, the bands draw the allocated curve wherever it is at
  * least the sum of the allocations.  All bands share the union of the times
  * of the category changes and of the allocated curve. */
-static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
+/* The category curves of a device (ml_category_curves_get), computed on the
+ * second core while put_device writes the allocations and op curves. */
+typedef struct cat_job {
+    const ml_profile *p;
+    uint16_t dev;
+    bool any;
+    ml_category_curves cc;
+} cat_job;
+
+static void cat_job_run(void *arg)
+{
+    cat_job *j = arg;
+    j->any = ml_category_curves_get(j->p, j->dev, &j->cc);
+}
+
+/* Writes the bands of cj (and frees its curves). */
+static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0, cat_job *cj)
 {
     const ml_profile *p = c->p;
-    ml_category_curves cc;
-    if (!ml_category_curves_get(p, dev, &cc)) return;
+    if (!cj->any) return;
+    ml_category_curves cc = cj->cc;
     /* categories.c counts the unexplained gap (the recorded curve beyond the
      * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
     cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
@@ -620,6 +637,12 @@ static void put_device(rank_ctx *c, uint16_t dev)
         VEC_FREE(&all.t);
         VEC_FREE(&all.v);
     }
+    /* The category bands' data meanwhile, on the second core: from here on
+     * put_device only reads p too, and the curves' memory is not held
+     * through the largest steps above. */
+    cat_job cj = { .p = p, .dev = dev };
+    ml_par_job *cat_run = ml_par_start(cat_job_run, &cj);
+
     ml_peak pk = ds.peak_allocated;
     if (!pk.found && ds.peak_reserved.found) { pk = ds.peak_reserved; primary = 0; }
     int64_t peak_v = pk.found ? pk.value : 0, peak_t = pk.found ? pk.at.ts : t0;
@@ -870,7 +893,8 @@ static void put_device(rank_ctx *c, uint16_t dev)
         VEC_FREE(&oc.v);
     }
     ml_buf_puts(m, "],\"category_curves\":[");
-    put_category_curves(c, dev, t0);
+    ml_par_join(cat_run);
+    put_category_curves(c, dev, t0, &cj);
     ml_buf_puts(m, "]");
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
     if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, m);
