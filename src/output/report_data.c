@@ -30,6 +30,7 @@
 #include "beforetrace.h"
 #include "par.h"
 #include "phase.h"
+#include "sortperm.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -139,42 +140,61 @@ static void put_curve(rank_ctx *c, const char *kind, const char *group, const ch
     put_curve_of(c, kind, group, label, NULL, t, v, n);
 }
 
-typedef struct step { int64_t t; int64_t order; int64_t d; } step;
+/* One change of the live bytes: at t, the event `order` (or the allocation's
+ * index when it has no event), listed at `pos`.  Ordered by (t, order, pos):
+ * what a stable sort of the list by (t, order) gives. */
+typedef struct step { int64_t t; int64_t d; uint32_t order, pos; } step;
 
-static int step_cmp(const void *a, const void *b)
-{
-    const step *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
-}
+#define STEP_LT(ctx, x, y) \
+    ((x).t != (y).t ? (x).t < (y).t : (x).order != (y).order ? (x).order < (y).order : (x).pos < (y).pos)
+ML_RUNSORT_DEFINE(sort_steps, step, int, STEP_LT)
 
 /* Live bytes over time of the allocations idx[0..n) (all when group < 0, else
- * those of one group): allocations before the trace count from t0. */
+ * those of one group): allocations before the trace count from t0.  idx is
+ * in allocation order, so the allocation steps are sorted already (checked);
+ * the frees are sorted apart (a natural merge sort: they come in short
+ * runs), then both merge. */
 static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, const uint32_t *grp,
                         int64_t group, int64_t t0, curve *out)
 {
     const ml_allocs *a = &p->allocs;
-    step *s = ml_malloc((2 * n + 1) * sizeof *s);
-    size_t k = 0;
+    step *al = ml_malloc((n + 1) * sizeof *al), *fr = ml_malloc((n + 1) * sizeof *fr);
+    step *tmp = ml_malloc((n + 1) * sizeof *tmp);
+    size_t na = 0, nf = 0;
+    uint32_t pos = 0;
     int64_t base = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
         if (group >= 0 && grp[j] != (uint32_t)group) continue;
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
-        else s[k++] = (step){ a->t_alloc.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : (int64_t)i, a->size.v[i] };
+        else al[na++] = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos++ };
         if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
-            s[k++] = (step){ a->t_free.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : (int64_t)i, -a->size.v[i] };
+            fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
     }
-    qsort(s, k, sizeof *s, step_cmp);
-    VEC_PUSH(&out->t, t0);
-    VEC_PUSH(&out->v, base);
+    const step *sa = al, *sf = sort_steps(fr, tmp, nf, 0);
+    for (size_t j = 1; j < na; j++)
+        if (STEP_LT(0, al[j], al[j - 1])) { /* event order differs from idx's (ties in time) */
+            sa = sort_steps(al, sf == fr ? tmp : fr, na, 0);
+            break;
+        }
+    size_t k = na + nf;
+    VEC_RESERVE(&out->t, out->t.len + k + 1);
+    VEC_RESERVE(&out->v, out->v.len + k + 1);
+    int64_t *ot = out->t.v + out->t.len, *ov = out->v.v + out->v.len;
+    ot[0] = t0;
+    ov[0] = base;
     int64_t live = base;
-    for (size_t j = 0; j < k; j++) {
-        live += s[j].d;
-        VEC_PUSH(&out->t, s[j].t);
-        VEC_PUSH(&out->v, live);
+    for (size_t x = 0, y = 0, o = 1; x < na || y < nf; o++) {
+        const step *st = y == nf || (x < na && STEP_LT(0, sa[x], sf[y])) ? &sa[x++] : &sf[y++];
+        live += st->d;
+        ot[o] = st->t;
+        ov[o] = live;
     }
-    free(s);
+    out->t.len += k + 1;
+    out->v.len += k + 1;
+    free(al);
+    free(fr);
+    free(tmp);
 }
 
 /* ---- allocations ------------------------------------------------------- */
