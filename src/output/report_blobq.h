@@ -1,7 +1,8 @@
 /*
  * report_blobq.h — the report's blobs deflated and base64-encoded on a
  * second thread, in order, while the main thread builds the next columns
- * (and then the perf views).  report_enc.c hands it the columns' bytes; the
+ * (and then the perf views); what is left when the main thread is done, both
+ * threads encode.  report_enc.c hands it the columns' bytes; the
  * blob text it appends is the same as the serial path's (ml_blob_encode).
  */
 #ifndef ML_REPORT_BLOBQ_H
@@ -26,8 +27,9 @@ ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending);
 /* Queues blob `id` (the next id after the previous push): bytes is malloc'd
  * and becomes the queue's. */
 void ml_blobq_push(ml_blobq *q, unsigned id, int level, void *bytes, size_t nbytes);
-/* Waits for every pushed blob and stops the worker; returns whether each
- * was deflated (index id - first_id; *n of them, malloc'd) and frees q. */
+/* Encodes the blobs still waiting (alongside the worker), waits for the
+ * rest and stops the worker; returns whether each was deflated (index
+ * id - first_id; *n of them, malloc'd) and frees q. */
 uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n);
 
 #endif
