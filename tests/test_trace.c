@@ -266,14 +266,12 @@ TEST(old_format_cats_steps_and_stream_names)
         CHECK_EQ_STR(ml_s(p, oi->call_stack), "a.py(1): f;b.py(2): g");
         CHECK_EQ_I64(oi->seq, 12);
         CHECK_EQ_I64(oi->fwd_thread, 1);
-        CHECK_EQ_I64(oi->python_id, -1);
+        CHECK_EQ_I64(oi->python_module, -1);
     }
     CHECK_EQ_I64(s->info.v[step], ML_NONE32); /* no args worth a row */
     CHECK(s->info.v[py] != ML_NONE32);
     if (s->info.v[py] != ML_NONE32) {
         const ml_op_info *oi = &t->op_info.v[s->info.v[py]];
-        CHECK_EQ_I64(oi->python_id, 5);
-        CHECK_EQ_I64(oi->python_parent, 2);
         CHECK_EQ_I64(oi->python_module, 17);
         CHECK_EQ_I64(oi->input_dims, 0);
     }
@@ -649,7 +647,8 @@ TEST(plain_args_read_as_the_token_path_reads_them)
     static const char *op_args =
         "\"External id\": 7, \"Input Dims\": [[32, 3], [], [1, 2, 3]], \"Input type\": [\"float\", \"\", \"Scalar\"],"
         " \"Input Strides\": [[3, 1], [], [6, 3, 1]], \"Concrete Inputs\": [\"\", \"a\\\"b]\", \"[{\"],"
-        " \"Sequence number\": 42, \"Fwd thread id\": 1, \"Python id\": -5, \"Record function id\": 0,"
+        " \"Sequence number\": 42, \"Fwd thread id\": 1, \"Python id\": -5, \"Python module id\": -6,"
+        " \"Record function id\": 0,"
         " \"Ev Idx\": 12345678901234567890, \"flag\": true, \"none\": null, \"f\": 1.5e3, \"name\": \"x\","
         " \"Collective name\": \"allreduce\", \"dtype\": \"Float\", \"In msg nelems\": 1024,"
         " \"Out msg nelems\": 2048, \"Group size\": 8";
@@ -693,8 +692,8 @@ TEST(plain_args_read_as_the_token_path_reads_them)
     CHECK_EQ_I64(a->seq, 42);
     CHECK_EQ_I64(b->seq, 42);
     CHECK_EQ_I64(a->fwd_thread, b->fwd_thread);
-    CHECK_EQ_I64(a->python_id, -5);
-    CHECK_EQ_I64(b->python_id, -5);
+    CHECK_EQ_I64(a->python_module, -6);
+    CHECK_EQ_I64(b->python_module, -6);
     const ml_comm_args *ca = ml_op_comm(t, a), *cb = ml_op_comm(t, b);
     CHECK_EQ_STR(ml_s(p, ca->collective), "allreduce");
     CHECK_EQ_I64(ca->collective, cb->collective);

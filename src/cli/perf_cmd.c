@@ -81,7 +81,7 @@ int ml_cmd_perf(int argc, char **argv)
         return rc;
     }
     ml_profiles ps = {0};
-    ps.want |= ML_WANT_TRACE | ML_SKIP_CATEGORIES; /* perf shows no memory categories */
+    ps.want |= ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS; /* perf shows no memory categories or attribution */
     int loaded = ml_cli_load(inputs.v, inputs.len, &ps);
     if (loaded < 0) {
         VEC_FREE(&inputs);

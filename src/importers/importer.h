@@ -57,6 +57,10 @@ enum {
     ML_WANT_TRACE = 1,           /* the time side: p->trace (slices, flows, counters) */
     ML_SKIP_CATEGORIES = 2,      /* the command shows no memory categories: ml_categorize() is not run
                                     (allocations stay Unknown), e.g. the plain-text summary */
+    ML_SKIP_OPS = 4,             /* the command attributes no memory to operators (perf, whose
+                                    operators come from the trace): the memory side keeps only
+                                    the first operator (p->ops_first_only) and ml_attribute() is
+                                    not run */
 };
 
 typedef struct ml_profiles {
@@ -75,8 +79,9 @@ size_t ml_skipped_path_len(const char *entry);
 bool ml_skipped_unreadable(const char *entry);
 
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
- * profile is imported, finished, attributed (ml_attribute) and categorised
- * (ml_categorize, unless out->want has ML_SKIP_CATEGORIES) before it is added. */
+ * profile is imported, finished, attributed (ml_attribute, unless out->want
+ * has ML_SKIP_OPS) and categorised (ml_categorize, unless out->want has
+ * ML_SKIP_CATEGORIES) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);

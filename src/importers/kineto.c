@@ -59,7 +59,7 @@ typedef struct event_fields {
 
 /* Args of the time side, -1 / 0 when absent (trace.h says what each is). */
 typedef struct trace_args {
-    int64_t corr, ext, seq, fwd, py_id, py_parent, py_module, device, stream, regs, smem, bytes, sort_index;
+    int64_t corr, ext, seq, fwd, py_module, device, stream, regs, smem, bytes, sort_index;
     int32_t grid[3], block[3];
     float blocks_per_sm, occupancy;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
@@ -240,7 +240,7 @@ static bool is_memory_name(const kineto *k)
 /* ---- the time side's args ---- */
 
 static const trace_args TA_NONE = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
     {0, 0, -1, -1, -1}};
 
 static void json_put(kineto *k, const char *s, size_t n)
@@ -501,9 +501,6 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         if (KEY_IS(key, n, "device")) dst = &a->device;
         else if (KEY_IS(key, n, "stream")) dst = &a->stream;
         break;
-    case 9:
-        if (KEY_IS(key, n, "Python id")) dst = &a->py_id;
-        break;
     case 10:
         if (KEY_IS(key, n, "Input Dims") || KEY_IS(key, n, "Input dims")) return read_compact(k, &a->dims);
         if (KEY_IS(key, n, "Input type")) return read_compact(k, &a->types);
@@ -538,8 +535,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         }
         break;
     case 16:
-        if (KEY_IS(key, n, "Python parent id")) dst = &a->py_parent;
-        else if (KEY_IS(key, n, "Python module id")) dst = &a->py_module;
+        if (KEY_IS(key, n, "Python module id")) dst = &a->py_module;
         break;
     case 20:
         if (KEY_IS(key, n, "registers per thread")) dst = &a->regs;
@@ -577,10 +573,25 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
 
 static const unsigned char ws_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 
+/* Kineto indents every arg on its own line: runs of 5-12 blanks, skipped
+ * 16 bytes at a time (p[n] is a NUL with 16 readable bytes past it). */
 static inline size_t ws_at(const char *p, size_t i)
 {
+    if (!ws_byte[(unsigned char)p[i]]) return i;
+    if (!ws_byte[(unsigned char)p[i + 1]]) return i + 1;
+#ifdef __SSE2__
+    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), tab = _mm_set1_epi8('\t');
+    for (i += 2;; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, tab)));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+        if (m) return i + (unsigned)__builtin_ctz(m);
+    }
+#else
     while (ws_byte[(unsigned char)p[i]]) i++;
     return i;
+#endif
 }
 
 /* The first index >= j holding '"', '\\' or NUL (plain_string), or, with
@@ -720,8 +731,7 @@ static int fast_trace_args(kineto *k)
             else if (KEQ("stream")) dst = &a->stream;
             break;
         case 9:
-            if (KEQ("Python id")) dst = &a->py_id;
-            else if (KEQ("Device Id")) return 0;
+            if (KEQ("Device Id")) return 0;
             break;
         case 10:
             if (KEQ("Input Dims") || KEQ("Input dims")) kind = 1, sdst = &a->dims;
@@ -752,8 +762,7 @@ static int fast_trace_args(kineto *k)
             else if (KEQ("Total Allocated")) return 0;
             break;
         case 16:
-            if (KEQ("Python parent id")) dst = &a->py_parent;
-            else if (KEQ("Python module id")) dst = &a->py_module;
+            if (KEQ("Python module id")) dst = &a->py_module;
             break;
         case 20:
             if (KEQ("registers per thread")) dst = &a->regs;
@@ -1097,13 +1106,12 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
     }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
         return ML_NONE32;
-    if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_id < 0 && a->py_parent < 0 &&
-        a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
+    if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
     bool comm = a->comm.collective || a->comm.dtype || a->comm.in_nelems != -1 || a->comm.out_nelems != -1 ||
                 a->comm.group_size != -1;
-    ml_op_info oi = {a->dims, a->types, a->stack, a->seq, a->fwd, a->py_id, a->py_parent, a->py_module,
-                     comm ? ml_op_comm_push(k->t, &a->comm) : 0};
+    ml_op_info oi = {a->dims, a->types, a->stack, comm ? ml_op_comm_push(k->t, &a->comm) : 0, a->seq, a->fwd,
+                     a->py_module};
     return ml_op_info_push(k->t, &oi);
 }
 
@@ -1629,12 +1637,13 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
+    p->ops_first_only = ops_first_only;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -1651,6 +1660,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     half second;
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
+    second.p->ops_first_only = p->ops_first_only;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);

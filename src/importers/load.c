@@ -70,13 +70,14 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     }
     ml_profile *p = ml_profile_new(name, imp->format);
     if (out->want & ML_WANT_TRACE) p->trace = ml_trace_new(); /* importers that have a time side fill it */
+    p->ops_first_only = (out->want & ML_SKIP_OPS) != 0;
     if (imp->import(src, p, e) < 0) {
         ml_profile_free(p);
         ml_source_close(src);
         return -1;
     }
     ml_source_close(src);
-    ml_attribute(p);
+    if (!p->ops_first_only) ml_attribute(p);
     ml_phase("attribute");
     if (!(out->want & ML_SKIP_CATEGORIES)) ml_categorize(p); /* after attribution: it reads the top-level ops */
     ml_phase("categorize");

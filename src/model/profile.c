@@ -207,6 +207,7 @@ void ml_event_push(ml_profile *p, const ml_event *e)
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
 {
     ml_ops *op = &p->ops;
+    if (p->ops_first_only && op->ts.len) return;
     VEC_PUSH(&op->ts, ts);
     VEC_PUSH(&op->dur, dur < 0 ? 0 : dur);
     VEC_PUSH(&op->name, name);

@@ -248,6 +248,9 @@ typedef struct ml_profile {
     VEC(ml_block) blocks;
     VEC(ml_str) notes;          /* things the user should know ("no Addr: cannot match frees") */
     ml_trace *trace;            /* slices, flows, counters (trace.h); NULL unless ML_WANT_TRACE */
+    bool ops_first_only;        /* ml_op_push keeps only the first operator (the one importers read
+                                 * the clock from): set by ML_SKIP_OPS, for commands whose operators
+                                 * come from the trace */
 
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
 } ml_profile;

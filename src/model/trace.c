@@ -395,16 +395,39 @@ static void sort_keys(skey *k, size_t n)
     free(tmp);
 }
 
+/* Slice x before slice y of the same track: earlier start, then longer,
+ * then input order (stable). */
+static inline bool slice_before(const ml_slices *s, uint32_t x, uint32_t y)
+{
+    if (s->ts.v[x] != s->ts.v[y]) return s->ts.v[x] < s->ts.v[y];
+    if (s->dur.v[x] != s->dur.v[y]) return s->dur.v[x] > s->dur.v[y];
+    return x < y;
+}
+
+#define SLICE_LT(s, x, y) slice_before(s, x, y)
+ML_RUNSORT_DEFINE(slice_runsort, uint32_t, const ml_slices *, SLICE_LT)
+
 typedef struct track_sort {
-    skey *keys;
+    const ml_slices *s;
+    uint32_t *perm;         /* rows grouped by track */
     const uint32_t *first;
     size_t from, to;        /* tracks [from, to) */
 } track_sort;
 
+/* Sorts each track's rows of perm.  A track is usually in order already
+ * (profilers write a thread's events as they happen): one pass checks. */
 static void sort_tracks(void *arg)
 {
-    const track_sort *ts = arg;
-    for (size_t k = ts->from; k < ts->to; k++) sort_keys(ts->keys + ts->first[k], ts->first[k + 1] - ts->first[k]);
+    const track_sort *j = arg;
+    for (size_t k = j->from; k < j->to; k++) {
+        uint32_t *rows = j->perm + j->first[k];
+        size_t m = j->first[k + 1] - j->first[k], i = 1;
+        while (i < m && !slice_before(j->s, rows[i], rows[i - 1])) i++;
+        if (i >= m) continue;
+        uint32_t *tmp = ml_malloc(m * sizeof *tmp);
+        if (slice_runsort(rows, tmp, m, j->s) != rows) memcpy(rows, tmp, m * sizeof *rows);
+        free(tmp);
+    }
 }
 
 /* Sorts the slices by (track, ts, dur descending), keeping the input order of
@@ -418,26 +441,19 @@ static void sort_slices(ml_trace *t)
     for (size_t k = 0; k < nt; k++) first[k + 1] += first[k];
     t->index->track_first = first;
     if (n == 0) return;
+    /* perm: the slices grouped by track, in input order within each */
     uint32_t *at = ml_malloc((nt + 1) * sizeof *at);
     memcpy(at, first, (nt + 1) * sizeof *at);
-    skey *keys = ml_malloc(n * sizeof *keys);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t tr = s->track.v[i];
-        keys[at[tr]++] = (skey){s->ts.v[i], -s->dur.v[i], tr, (uint32_t)i};
-    }
+    uint32_t *perm = ml_malloc(n * sizeof *perm);
+    for (size_t i = 0; i < n; i++) perm[at[s->track.v[i]]++] = (uint32_t)i;
     free(at);
-    /* Tracks are independent: the first half of the keys on one thread, the rest on the other. */
+    /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
     size_t split = 0;
     while (split < nt && first[split + 1] <= n / 2) split++;
-    track_sort lo = {keys, first, 0, split}, hi = {keys, first, split, nt};
+    track_sort lo = {s, perm, first, 0, split}, hi = {s, perm, first, split, nt};
     ml_par2(sort_tracks, &lo, sort_tracks, &hi);
-    uint32_t *perm = ml_malloc(n * sizeof *perm);
     bool identity = true;
-    for (size_t i = 0; i < n; i++) {
-        perm[i] = keys[i].idx;
-        identity &= perm[i] == i;
-    }
-    free(keys);
+    for (size_t i = 0; i < n && identity; i++) identity = perm[i] == i;
     if (!identity) {
         ml_colref cols[] = {{s->ts.v, 8}, {s->dur.v, 8}, {s->corr.v, 8}, {s->ext_id.v, 8},
                             {s->name.v, 4}, {s->track.v, 4}, {s->info.v, 4}, {s->kind.v, 1}};
