@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "err.h"
+#include "par.h"
 #include "report_blobq.h"
 
 void ml_buf_put(ml_buf *b, const void *s, size_t n)
@@ -172,7 +173,7 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int d
 
 void ml_blobs_async(ml_blobs *bl)
 {
-    if (bl->q || bl->capture || getenv("MEMLENS_ONE_THREAD")) return;
+    if (bl->q || bl->capture || !ml_par_allowed()) return;
     bl->q = ml_blobq_start(&bl->html, bl->count, bl->max_pending ? bl->max_pending : ML_BLOBQ_MAX_PENDING);
     if (bl->q) bl->q_first = bl->count;
 }

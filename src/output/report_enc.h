@@ -43,11 +43,11 @@ typedef struct ml_col_raw {
     void *v;              /* n values of that type (owned) */
 } ml_col_raw;
 
+typedef struct ml_blobq ml_blobq; /* report_blobq.h */
+
 /* The blobs of one report: base64 text, each wrapped in its <script> tag.
  * With `capture` set, columns are not encoded: each is kept in `raw` (blob N
  * = raw.v[N]) and described as {"b":N,"dt":"i64|u32|u8","n":COUNT}. */
-typedef struct ml_blobq ml_blobq; /* report_blobq.h */
-
 typedef struct ml_blobs {
     ml_buf html;          /* <script type="application/x-memlens" id="ml-bN">...</script> */
     unsigned count;
