@@ -171,7 +171,8 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
             fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
     }
-    const step *sa = al, *sf = sort_steps(fr, tmp, nf, 0);
+    /* (sort_steps wants two elements at least) */
+    const step *sa = al, *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr;
     for (size_t j = 1; j < na; j++)
         if (STEP_LT(0, al[j], al[j - 1])) { /* event order differs from idx's (ties in time) */
             sa = sort_steps(al, sf == fr ? tmp : fr, na, 0);
