@@ -450,13 +450,6 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
 
 /* ---- the category chart ------------------------------------------------ */
 
-/* category_curves: PyTorch's categories of the device's allocations and,
- * under them (cat -1), the memory from before the trace: what the recorded
- * allocated curve shows beyond those allocations, point by point (it varies
- * when the input lists only some allocations, as Ascend's operator_memory
- * does).  Stacked, the bands draw the allocated curve wherever it is at
- * least the sum of the allocations.  All bands share the union of the times
- * of the category changes and of the allocated curve. */
 /* The category curves of a device (ml_category_curves_get), computed on the
  * second core while put_device writes the allocations and op curves. */
 typedef struct cat_job {
@@ -472,7 +465,14 @@ static void cat_job_run(void *arg)
     j->any = ml_category_curves_get(j->p, j->dev, &j->cc);
 }
 
-/* Writes the bands of cj (and frees its curves). */
+/* category_curves: PyTorch's categories of the device's allocations and,
+ * under them (cat -1), the memory from before the trace: what the recorded
+ * allocated curve shows beyond those allocations, point by point (it varies
+ * when the input lists only some allocations, as Ascend's operator_memory
+ * does).  Stacked, the bands draw the allocated curve wherever it is at
+ * least the sum of the allocations.  All bands share the union of the times
+ * of the category changes and of the allocated curve.  Takes the curves
+ * from cj (and frees them). */
 static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0, cat_job *cj)
 {
     const ml_profile *p = c->p;
