@@ -13,6 +13,7 @@
 #include "modules.h"
 #include "api_trace.h"
 #include "report.h"
+#include "chrome_json.h"
 #include "report_trace.h"
 
 /* The Trace view's data of a loaded store: the report's columns (capped

@@ -201,6 +201,31 @@ else
     t_skip "real data absent ($DATA)"
 fi
 
+# /api/trace.json (Download trace, Open in Perfetto) is streamed as it is made:
+# a Chrome trace that memlens reads back to the same operators and kernels,
+# with names, stream lanes and flows; chunked (no Content-Length).
+cat >"$tmp/k.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":10,"dur":40,"args":{"External id":5,"Input Dims":[[4,4],[4,4]],"Sequence number":3}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":7,"External id":5}},
+{"ph":"s","id":7,"cat":"ac2g","name":"ac2g","pid":1,"tid":1,"ts":20},
+{"ph":"X","cat":"kernel","name":"volta_sgemm_64x64_nn","pid":0,"tid":7,"ts":30,"dur":100,"args":{"device":0,"stream":7,"correlation":7,"External id":5,"grid":[4,1,1],"block":[128,1,1]}},
+{"ph":"f","id":7,"cat":"ac2g","name":"ac2g","pid":0,"tid":7,"ts":30,"bp":"e"},
+{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"python"}}]}
+JSON
+start_server "$tmp/k.json"
+get "/api/rank?rank=0&wait=10000" >/dev/null
+headers=$(curl -s -m 10 -D - -o "$tmp/dl.json" "${URL}api/trace.json?rank=0")
+t_contains "trace.json 200" "$headers" "200 OK"
+t_contains "trace.json chunked" "$headers" "Transfer-Encoding: chunked"
+t_eq "trace.json events" "$(json 'sorted((e["ph"], e.get("name")) for e in d["traceEvents"] if e["ph"] != "M"), [e["args"]["name"] for e in d["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"]' <"$tmp/dl.json")" \
+    "[('X', 'ProfilerStep#1'), ('X', 'aten::mm'), ('X', 'cudaLaunchKernel'), ('X', 'volta_sgemm_64x64_nn'), ('f', 'ac2g'), ('s', 'ac2g')] ['python', 'stream 7']"
+perf_rows() { "$MEMLENS" perf --json "$1" | json '[(o["name"], o["calls"], o["device_total_us"]) for o in d["runs"][0]["operators"]], [(k["name"], k["calls"], k["total_us"]) for k in d["runs"][0]["kernels"]]'; }
+t_eq "trace.json reads back to the same tables" "$(perf_rows "$tmp/dl.json")" "$(perf_rows "$tmp/k.json")"
+t_eq "trace.json of a rank that is not there" "$(status "${URL}api/trace.json?rank=3")" 400
+stop_server INT
+
 # Under valgrind: requests of every kind, then SIGINT: no errors, no leaks.
 if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
     : >"$tmp/out"
@@ -212,7 +237,8 @@ if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
              "curves?rank=0&dev=0&list=0,1&px=9&fmt=bin" "catcurve?rank=0&dev=0&px=9&fmt=bin" "stackbase?rank=0&dev=0&px=9" \
              "allocs?rank=0&dev=0&px=9&fmt=bin" "table?rank=0&dev=0&cat=4&sort=reason" \
              "table?rank=0&dev=0&sort=op" "live?rank=0&dev=0&t=20000&by=frame" "live?rank=0&dev=0&t=1&by=category" "ops?rank=0&dev=0" \
-             "export?rank=0&dev=0&fmt=tsv" "export?rank=0&dev=0&fmt=bad" "curve?rank=0&dev=0&curve=0&px=-1" "nope"; do
+             "export?rank=0&dev=0&fmt=tsv" "export?rank=0&dev=0&fmt=bad" "curve?rank=0&dev=0&curve=0&px=-1" \
+             "trace.json?rank=0" "trace.json?rank=9" "nope"; do
         curl -s -m 30 -o /dev/null "${URL}api/$q"
     done
     curl -s -m 30 -o /dev/null "$URL"

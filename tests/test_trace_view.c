@@ -13,6 +13,7 @@
 #include "api_call.h"
 #include "importer.h"
 #include "report.h"
+#include "chrome_json.h"
 #include "report_trace.h"
 #include "ranks.h"
 
@@ -144,8 +145,29 @@ TEST(served_window_merges_and_details)
     CHECK_EQ_I64(call(rs, "/api/trace", (args){{"rank=0", "px=10", "t0=5", "t1=5"}}, &b), 400);
     CHECK_EQ_I64(call(rs, "/api/slice", (args){{"rank=0", "id=103"}}, &b), 400);
     CHECK_EQ_I64(call(rs, "/api/slice", (args){{"rank=1", "id=0"}}, &b), 400);
-    CHECK_EQ_I64(call(rs, "/api/trace.json", (args){{"rank=0"}}, &b), 200);
-    CHECK(!strncmp(b.p, "{\"displayTimeUnit\":\"ns\"", 22));
+    /* /api/trace.json: read in small pieces, the same text as the whole */
+    ml_chrome_json *cj = NULL;
+    args a0 = {{"rank=0"}}, a9 = {{"rank=9"}};
+    b.len = 0;
+    CHECK_EQ_I64(ml_api_trace_json_open(rs, arg_of, &a0, &cj, &b), 200);
+    CHECK(cj != NULL);
+    ml_buf pieces = {0}, whole = {0};
+    char small[7];
+    size_t got;
+    while (cj && (got = ml_chrome_json_read(cj, small, sizeof small)) > 0) ml_buf_put(&pieces, small, got);
+    ml_chrome_json_close(cj);
+    ml_slot_state st;
+    const ml_sv_rank *r0 = ml_ranks_get(rs, 0, &st);
+    if (r0) ml_trace_chrome_json(r0->p, &whole);
+    CHECK(pieces.len > 1000 && pieces.len == whole.len && !memcmp(pieces.p, whole.p, whole.len));
+    CHECK(!strncmp(pieces.p, "{\"displayTimeUnit\":\"ns\"", 22));
+    CHECK(pieces.len > 4 && !memcmp(pieces.p + pieces.len - 4, "\n]}\n", 4));
+    b.len = 0;
+    cj = NULL;
+    CHECK_EQ_I64(ml_api_trace_json_open(rs, arg_of, &a9, &cj, &b), 400);
+    CHECK(cj == NULL && b.len > 0);
+    ml_buf_free(&pieces);
+    ml_buf_free(&whole);
     ml_buf_free(&b);
     ml_ranks_free(rs);
     unlink(path);

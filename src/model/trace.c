@@ -243,6 +243,15 @@ void ml_track_set_stream(ml_trace *t, uint32_t track, int32_t device, int64_t st
     if (stream >= 0) tr->stream = stream;
 }
 
+const char *ml_slice_kind_name(unsigned kind)
+{
+    static const char *const names[ML_SL__COUNT] = {
+        "cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "kernel",
+        "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "profiler_step", "other",
+    };
+    return names[kind < ML_SL__COUNT ? kind : ML_SL_OTHER];
+}
+
 /* ---- appending the second half of a split file ---- */
 
 typedef struct trace_append_job {

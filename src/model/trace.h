@@ -77,6 +77,10 @@ typedef enum {
     ML_SL__COUNT
 } ml_slice_kind;
 
+/* The kind's name as outputs write it ("cpu_op", "kernel" ...; "other" for
+ * anything out of range). */
+const char *ml_slice_kind_name(unsigned kind);
+
 typedef struct ml_slices {
     VEC(int64_t) ts;        /* ns */
     VEC(int64_t) dur;       /* ns, >= 0 */

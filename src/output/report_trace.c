@@ -21,11 +21,6 @@
 
 #include "sortperm.h"
 
-static const char *const kind_names[ML_SL__COUNT] = {
-    "cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "kernel",
-    "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "profiler_step", "other",
-};
-
 /* ---- tracks ------------------------------------------------------------- */
 
 static const ml_profile *g_order_p; /* qsort has no context argument */
@@ -176,7 +171,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     }
 
     ml_buf_puts(m, ",\"trace\":{\"kinds\":[");
-    for (int k = 0; k < ML_SL__COUNT; k++) ml_buf_printf(m, "%s\"%s\"", k ? "," : "", kind_names[k]);
+    for (int k = 0; k < ML_SL__COUNT; k++) ml_buf_printf(m, "%s\"%s\"", k ? "," : "", ml_slice_kind_name((unsigned)k));
     ml_buf_printf(m, "],\"total\":%zu,\"begin\":", total);
     ml_json_i64(m, t->span_begin - origin);
     ml_buf_puts(m, ",\"end\":");
@@ -364,124 +359,4 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     free(u);
     free(kept);
     free(newid);
-}
-
-/* ---- Chrome trace JSON ---------------------------------------------------- */
-
-/* A pid/tid for JSON: the number when the text is one, else a stand-in. */
-static void put_idnum(ml_buf *b, const char *s, uint32_t fallback)
-{
-    char *e;
-    long long x = strtoll(s, &e, 10);
-    if (*s && !*e) ml_buf_printf(b, "%lld", x);
-    else ml_buf_printf(b, "%u", 1000000000u + fallback);
-}
-
-static void put_us(ml_buf *b, int64_t ns)
-{
-    int neg = ns < 0;
-    uint64_t u = neg ? 0 - (uint64_t)ns : (uint64_t)ns;
-    ml_buf_printf(b, "%s%" PRIu64 ".%03u", neg ? "-" : "", u / 1000, (unsigned)(u % 1000));
-}
-
-static void put_pid_tid(ml_buf *b, const ml_profile *p, uint32_t track)
-{
-    const ml_track *k = &p->trace->tracks.v[track];
-    ml_buf_puts(b, "\"pid\":");
-    put_idnum(b, ml_s(p, k->pid), track);
-    ml_buf_puts(b, ",\"tid\":");
-    put_idnum(b, ml_s(p, k->tid), track);
-}
-
-void ml_trace_chrome_json(const ml_profile *p, ml_buf *out)
-{
-    const ml_trace *t = p->trace;
-    ml_buf_puts(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"memlens\"},\"traceEvents\":[\n");
-    if (!t) { ml_buf_puts(out, "]}\n"); return; }
-    int first = 1;
-    ml_buf lab = {0};
-    for (uint32_t i = 0; i < t->tracks.len; i++) {
-        const ml_track *k = &t->tracks.v[i];
-        ml_buf_puts(out, first ? "" : ",\n");
-        first = 0;
-        ml_buf_puts(out, "{\"ph\":\"M\",\"name\":\"thread_name\",");
-        put_pid_tid(out, p, i);
-        lab.len = 0;
-        ml_trace_track_label(p, i, &lab);
-        ml_buf_puts(out, ",\"args\":{\"name\":");
-        ml_json_str(out, lab.p ? lab.p : "");
-        ml_buf_puts(out, "}}");
-        if (k->process_name) {
-            ml_buf_puts(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",");
-            put_pid_tid(out, p, i);
-            ml_buf_puts(out, ",\"args\":{\"name\":");
-            ml_json_str(out, ml_s(p, k->process_name));
-            ml_buf_puts(out, "}}");
-        }
-        if (k->thread_sort != INT64_MAX) {
-            ml_buf_puts(out, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",");
-            put_pid_tid(out, p, i);
-            ml_buf_printf(out, ",\"args\":{\"sort_index\":%" PRId64 "}}", k->thread_sort);
-        }
-    }
-    const ml_slices *s = &t->slices;
-    for (size_t i = 0; i < s->ts.len; i++) {
-        ml_buf_puts(out, first ? "" : ",\n");
-        first = 0;
-        ml_buf_puts(out, "{\"ph\":\"X\",\"cat\":");
-        uint8_t kd = s->kind.v[i] < ML_SL__COUNT ? s->kind.v[i] : ML_SL_OTHER;
-        ml_json_str(out, kd == ML_SL_PROFILER_STEP ? "user_annotation" : kind_names[kd]);
-        ml_buf_puts(out, ",\"name\":");
-        ml_json_str(out, ml_s(p, s->name.v[i]));
-        ml_buf_puts(out, ",");
-        put_pid_tid(out, p, s->track.v[i]);
-        ml_buf_puts(out, ",\"ts\":");
-        put_us(out, s->ts.v[i]);
-        ml_buf_puts(out, ",\"dur\":");
-        put_us(out, s->dur.v[i]);
-        int args = 0;
-#define ARG(...) do { ml_buf_puts(out, args++ ? "," : ",\"args\":{"); ml_buf_printf(out, __VA_ARGS__); } while (0)
-        if (s->corr.v[i] >= 0) ARG("\"correlation\":%" PRId64, s->corr.v[i]);
-        if (s->ext_id.v[i] >= 0) ARG("\"External id\":%" PRId64, s->ext_id.v[i]);
-        uint32_t inf = s->info.v[i];
-        if (inf != ML_NONE32 && (kd == ML_SL_KERNEL || kd == ML_SL_MEMCPY || kd == ML_SL_MEMSET) && inf < t->kernel_info.len) {
-            const ml_kernel_info *k = &t->kernel_info.v[inf];
-            if (k->device >= 0) ARG("\"device\":%d", k->device);
-            if (k->stream >= 0) ARG("\"stream\":%" PRId64, k->stream);
-            if (k->grid[0] >= 0) ARG("\"grid\":[%d,%d,%d]", k->grid[0], k->grid[1], k->grid[2]);
-            if (k->block[0] >= 0) ARG("\"block\":[%d,%d,%d]", k->block[0], k->block[1], k->block[2]);
-            if (k->registers >= 0) ARG("\"registers per thread\":%d", k->registers);
-            if (k->shared_memory >= 0) ARG("\"shared memory\":%" PRId64, k->shared_memory);
-            if (k->bytes >= 0) ARG("\"bytes\":%" PRId64, k->bytes);
-        } else if (inf != ML_NONE32 && inf < t->op_info.len) {
-            const ml_op_info *o = &t->op_info.v[inf];
-            if (o->input_dims) ARG("\"Input Dims\":%s", ml_s(p, o->input_dims));
-            if (o->input_types) ARG("\"Input type\":%s", ml_s(p, o->input_types));
-            if (o->seq >= 0) ARG("\"Sequence number\":%" PRId64, o->seq);
-            if (o->call_stack) {
-                ARG("\"Call stack\":");
-                ml_json_str(out, ml_s(p, o->call_stack));
-            }
-        }
-#undef ARG
-        ml_buf_puts(out, args ? "}}" : "}");
-    }
-    for (size_t i = 0; i < t->flows.len; i++) {
-        const ml_flow *f = &t->flows.v[i];
-        if (f->from >= s->ts.len || f->to >= s->ts.len) continue;
-        for (int e = 0; e < 2; e++) {
-            uint32_t sl = e ? f->to : f->from;
-            ml_buf_printf(out, ",\n{\"ph\":\"%s\",\"id\":%" PRId64 ",\"cat\":", e ? "f" : "s", f->id);
-            ml_json_str(out, ml_s(p, f->cat));
-            ml_buf_puts(out, ",\"name\":");
-            ml_json_str(out, ml_s(p, f->cat));
-            ml_buf_puts(out, ",");
-            put_pid_tid(out, p, s->track.v[sl]);
-            ml_buf_puts(out, ",\"ts\":");
-            put_us(out, s->ts.v[sl]);
-            ml_buf_puts(out, e ? ",\"bp\":\"e\"}" : "}");
-        }
-    }
-    ml_buf_puts(out, "\n]}\n");
-    ml_buf_free(&lab);
 }

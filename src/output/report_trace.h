@@ -1,10 +1,10 @@
 /*
  * report_trace.h — the time side of a rank for the Trace view: the slices
  * of p->trace (trace.h) as typed columns of the report (report_enc.h), the
- * tracks in display order, the strings, op and kernel args and the flows;
- * and the same slices written back as a Chrome trace (the view's "Download
- * trace" and "Open in Perfetto" with `memlens serve`).  web/DATA.md, the
- * rank's "trace" object, is the contract; web/src/source.js decodes it.
+ * tracks in display order, the strings, op and kernel args and the flows.
+ * (`memlens serve` writes them back as a Chrome trace: chrome_json.h.)
+ * web/DATA.md, the rank's "trace" object, is the contract; web/src/source.js
+ * decodes it.
  */
 #ifndef ML_REPORT_TRACE_H
 #define ML_REPORT_TRACE_H
@@ -31,8 +31,5 @@ size_t ml_trace_track_order(const ml_profile *p, uint32_t **order);
 /* A track's label ("thread 5555 (python)", "stream 7") and process label, into b. */
 void ml_trace_track_label(const ml_profile *p, uint32_t track, ml_buf *b);
 void ml_trace_process_label(const ml_profile *p, uint32_t track, ml_buf *b);
-
-/* The slices of p as Chrome trace JSON (X events, thread/process names, flows). */
-void ml_trace_chrome_json(const ml_profile *p, ml_buf *out);
 
 #endif

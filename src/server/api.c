@@ -19,6 +19,7 @@
 #include "colbuf.h"
 #include "format.h"
 #include "api_trace.h"
+#include "chrome_json.h"
 #include "report_trace.h"
 #include "perfdata.h"
 #include "report.h"
@@ -1123,14 +1124,9 @@ static int route(req *q, ml_ranks *rs, const char *path)
         ml_api_live(r, d, t, by_names[by], q->out);
         return 0;
     }
-    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/trace.json") ||
-        !strcmp(path, "/api/findslice")) {
+    if (!strcmp(path, "/api/trace") || !strcmp(path, "/api/slice") || !strcmp(path, "/api/findslice")) {
         if (arg_rank_dev(q, rs, &r, NULL)) return -1;
         if (!r->trace) return fail(q, 404, "this rank has no slices (no time side in its input)");
-        if (!strcmp(path, "/api/trace.json")) {
-            ml_trace_chrome_json(r->p, q->out);
-            return 0;
-        }
         if (!strcmp(path, "/api/slice")) {
             if (arg_int(q, "id", 0, (int64_t)ml_sv_trace_count(r->trace) - 1, -1, &v)) return -1;
             ml_api_slice(r->trace, r->p, (size_t)v, q->out);
@@ -1174,6 +1170,20 @@ int ml_api_route(ml_ranks *rs, const char *path, ml_api_arg_fn arg, void *user, 
     req q = { arg, user, out, 200 };
     route(&q, rs, path);
     return q.status;
+}
+
+int ml_api_trace_json_open(ml_ranks *rs, ml_api_arg_fn arg, void *user, ml_chrome_json **x, ml_buf *err)
+{
+    req q = { arg, user, err, 200 };
+    ml_sv_rank *r;
+    *x = NULL;
+    if (arg_rank_dev(&q, rs, &r, NULL)) return q.status;
+    if (!r->trace) {
+        fail(&q, 404, "this rank has no slices (no time side in its input)");
+        return q.status;
+    }
+    *x = ml_chrome_json_open(r->p);
+    return 200;
 }
 
 int ml_api_export_open(ml_ranks *rs, ml_api_arg_fn arg, void *user, ml_export **x, ml_buf *err)

@@ -95,6 +95,11 @@ size_t ml_api_export_read(ml_export *x, char *buf, size_t max);
 int ml_api_export_tsv(const ml_export *x);
 void ml_api_export_free(ml_export *x);
 
+/* /api/trace.json?rank: the rank's slices as a Chrome trace (chrome_json.h), made as it
+ * is read.  Returns 200 with *x set, or an error status with its JSON in err. */
+struct ml_chrome_json;
+int ml_api_trace_json_open(ml_ranks *rs, ml_api_arg_fn arg, void *user, struct ml_chrome_json **x, ml_buf *err);
+
 /* by: "op", "frame", "stack", "innermost", "size", "category". */
 void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const char *by, ml_buf *out);
 

@@ -333,11 +333,6 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
 
 /* ---- one slice ----------------------------------------------------------- */
 
-static const char *const kind_names[ML_SL__COUNT] = {
-    "cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "kernel",
-    "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "profiler_step", "other",
-};
-
 static int gpu_kind(uint8_t k) { return k == ML_SL_KERNEL || k == ML_SL_MEMCPY || k == ML_SL_MEMSET; }
 
 static void put_brief(ml_buf *b, const ml_sv_trace *x, const ml_profile *p, uint32_t i)
@@ -349,7 +344,7 @@ static void put_brief(ml_buf *b, const ml_sv_trace *x, const ml_profile *p, uint
     ml_json_i64(b, s->dur.v[i]);
     ml_buf_puts(b, ",\"name\":");
     ml_json_str(b, ml_s(p, s->name.v[i]));
-    ml_buf_printf(b, ",\"kind\":\"%s\"}", kind_names[s->kind.v[i] < ML_SL__COUNT ? s->kind.v[i] : ML_SL_OTHER]);
+    ml_buf_printf(b, ",\"kind\":\"%s\"}", ml_slice_kind_name(s->kind.v[i]));
 }
 
 static void put_idx(ml_buf *b, uint32_t v)

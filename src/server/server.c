@@ -17,6 +17,7 @@
 #include <microhttpd.h>
 
 #include "api.h"
+#include "chrome_json.h"
 #include "colbuf.h"
 #include "upload.h"
 #include "web_assets.h"
@@ -99,38 +100,80 @@ static const char *get_arg(void *user, const char *key)
     return MHD_lookup_connection_value((struct MHD_Connection *)user, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* /api/export: the table's rows as CSV or TSV, made while they are sent. */
-static ssize_t export_chunk(void *cls, uint64_t pos, char *buf, size_t max)
+/* A body made while it is sent: read() until it gives 0, then done(x).
+ * Without x (the request was refused), the error JSON in err. */
+typedef size_t (*stream_read_fn)(void *x, char *buf, size_t max);
+
+typedef struct stream {
+    void *x;
+    stream_read_fn read;
+    void (*done)(void *x);
+} stream;
+
+static ssize_t stream_chunk(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
-    size_t n = ml_api_export_read(cls, buf, max);
+    stream *st = cls;
+    size_t n = st->read(st->x, buf, max);
     return n ? (ssize_t)n : MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-static void export_done(void *cls) { ml_api_export_free(cls); }
-
-static enum MHD_Result reply_export(ml_server *s, struct MHD_Connection *c)
+static void stream_done(void *cls)
 {
-    ml_export *x;
-    ml_buf err = {0};
-    int status = ml_api_export_open(s->rs, get_arg, c, &x, &err);
-    if (!x) {
-        enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", err.p ? err.p : "", err.len, 1);
-        ml_buf_free(&err);
+    stream *st = cls;
+    st->done(st->x);
+    free(st);
+}
+
+static enum MHD_Result reply_stream(struct MHD_Connection *c, int status, ml_buf *err, stream how, const char *type,
+                                    const char *disposition)
+{
+    if (!how.x) {
+        enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", err->p ? err->p : "", err->len, 1);
+        ml_buf_free(err);
         return ok;
     }
-    ml_buf_free(&err);
-    int tsv = ml_api_export_tsv(x);
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, export_chunk, x, export_done);
-    if (!r) { ml_api_export_free(x); return MHD_NO; }
-    MHD_add_response_header(r, "Content-Type", tsv ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8");
-    MHD_add_response_header(r, "Content-Disposition", tsv ? "attachment; filename=\"memlens-allocations.tsv\""
-                                                          : "attachment; filename=\"memlens-allocations.csv\"");
+    ml_buf_free(err);
+    stream *st = ml_malloc(sizeof *st);
+    *st = how;
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_chunk, st, stream_done);
+    if (!r) { stream_done(st); return MHD_NO; }
+    MHD_add_response_header(r, "Content-Type", type);
+    if (disposition) MHD_add_response_header(r, "Content-Disposition", disposition);
     MHD_add_response_header(r, "Cache-Control", "no-store");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     enum MHD_Result ok = MHD_queue_response(c, 200, r);
     MHD_destroy_response(r);
     return ok;
+}
+
+static size_t export_read(void *x, char *buf, size_t max) { return ml_api_export_read(x, buf, max); }
+static void export_free(void *x) { ml_api_export_free(x); }
+
+/* /api/export: the table's rows as CSV or TSV. */
+static enum MHD_Result reply_export(ml_server *s, struct MHD_Connection *c)
+{
+    ml_export *x;
+    ml_buf err = {0};
+    int status = ml_api_export_open(s->rs, get_arg, c, &x, &err);
+    int tsv = x && ml_api_export_tsv(x);
+    return reply_stream(c, status, &err, (stream){x, export_read, export_free},
+                        tsv ? "text/tab-separated-values; charset=utf-8" : "text/csv; charset=utf-8",
+                        tsv ? "attachment; filename=\"memlens-allocations.tsv\""
+                            : "attachment; filename=\"memlens-allocations.csv\"");
+}
+
+static size_t trace_json_read(void *x, char *buf, size_t max) { return ml_chrome_json_read(x, buf, max); }
+static void trace_json_free(void *x) { ml_chrome_json_close(x); }
+
+/* /api/trace.json: a rank's slices as a Chrome trace. */
+static enum MHD_Result reply_trace_json(ml_server *s, struct MHD_Connection *c)
+{
+    ml_chrome_json *x;
+    ml_buf err = {0};
+    int status = ml_api_trace_json_open(s->rs, get_arg, c, &x, &err);
+    return reply_stream(c, status, &err, (stream){x, trace_json_read, trace_json_free},
+                        "application/json; charset=utf-8", NULL);
 }
 
 /* %XX escapes decoded as libmicrohttpd's own unescaper does, except that a
@@ -338,6 +381,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!strcmp(url, "/") || !strcmp(url, "/index.html"))
         return reply(c, 200, "text/html; charset=utf-8", s->page.p, s->page.len, 0);
     if (!strcmp(url, "/api/export")) return reply_export(s, c);
+    if (!strcmp(url, "/api/trace.json")) return reply_trace_json(s, c);
     if (!strncmp(url, "/api/", 5) && strlen(url) < 64) {
         ml_buf b = {0};
         int status = ml_api_route(s->rs, url, get_arg, c, &b);
