@@ -73,4 +73,21 @@ if [ -d "$DATA/ascend/text_level1" ]; then
 else
     t_skip "ascend data absent"
 fi
+# The blobs deflate on a second thread: the page is byte for byte the one
+# written on one thread (MEMLENS_ONE_THREAD), but for its "created" time.
+GEN=${BUILD:-build}/tools/gen_trace
+page_of() { sed 's/"created":"[^"]*"//' "$1" | cksum; }
+same_serial() { # NAME INPUT...
+    name=$1; shift
+    $MEMLENS report "$@" -o "$tmp/two.html"; t_eq "$name: exit" $? 0
+    MEMLENS_ONE_THREAD=1 $MEMLENS report "$@" -o "$tmp/one.html"; t_eq "$name: one thread exit" $? 0
+    t_eq "$name: same page on one thread" "$(page_of "$tmp/two.html")" "$(page_of "$tmp/one.html")"
+}
+same_serial "tiny" "$tmp/t.json"
+for mix in realistic memory-heavy; do
+    $GEN --mix $mix --size-mb 4 --seed 3 --out "$tmp/gen-$mix.json" >/dev/null 2>&1 && same_serial "generated $mix" "$tmp/gen-$mix.json"
+done
+[ -f "$real" ] && same_serial "real" "$real"
+[ -f "$snap" ] && same_serial "snapshot" "$snap"
+[ -d "$DATA/ascend/text_level1" ] && same_serial "ascend, two ranks" "$DATA/ascend/text_level1"
 t_done

@@ -176,6 +176,12 @@ t_contains "by frame: before trace" "$out" "(allocated before trace)"
 out2=$($MEMLENS summary "$SNAP/cs336_memory_ctx256_fullstep_.pickle")
 t_eq "default grouping is frame" "$out2" "$out"
 # --by stack: the user frames of each stack, not the allocator's own C++ frames.
+# Events stored and matched on the pipe's thread (evpipe.h) or on one thread: the same bytes.
+for f in silmont_mem_snapshot cs336_memory_ctx128_forward cs336_memory_ctx256_fullstep_; do
+    a=$($MEMLENS summary --json --all --by stack "$SNAP/$f.pickle")
+    b=$(MEMLENS_ONE_THREAD=1 $MEMLENS summary --json --all --by stack "$SNAP/$f.pickle")
+    t_eq "one thread, same summary: $f" "$a" "$b"
+done
 out=$($MEMLENS summary --by stack "$SNAP/silmont_mem_snapshot.pickle")
 t_contains "by stack: user frames" "$out" "  512.00 MiB         1  custom_softmax (/root/autodl-tmp/assignment2-systems/cs336_systems/trace_peak_memory.py:7) <- custom_scaled_dot_product_attention (/root/autodl-tmp/assignment2-systems/cs336_systems/trace_peak_memory.py:19) <- main (/root/autodl-tmp/assignment2-systems/cs336_systems/trace_peak_memory.py:43) <- <module> (/root/autodl-tmp/assignment2-systems/cs336_systems/trace_peak_memory.py:98)"
 case "$out" in *"unwind::unwind"*) t_fail "by stack: allocator frames in a label" ;; *) t_pass ;; esac

@@ -1,4 +1,4 @@
-# memcheck over one input of each kind (and the two-thread path): no invalid
+# memcheck over one input of each kind (and the two-thread paths: summary, report): no invalid
 # reads or writes, no uninitialised values, no leaks.  Skipped under the
 # sanitizer build (ASan and valgrind do not mix) and where valgrind is absent.
 . tests/lib.sh
@@ -21,6 +21,7 @@ vg generated summary --by stack "$tmp/t.json"
 MEMLENS_SPLIT_MIN_BYTES=1 vg two-halves summary "$tmp/t.json"
 gzip -c "$tmp/t.json" >"$tmp/t.json.gz"; vg gzip summary --json "$tmp/t.json.gz"
 head -c 5000 "$tmp/t.json" >"$tmp/cut.json"; vg truncated summary "$tmp/cut.json"
+vg report report "$tmp/t.json" -o "$tmp/r.html" # blobs encoded on two threads, category curves on a third
 if [ -d "$DATA" ]; then
     vg old-kineto summary "$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
     vg snapshot summary --by frame "$DATA/snapshot/silmont_mem_snapshot.pickle"

@@ -258,6 +258,44 @@ TEST(append_hook_streams_items_away)
     CHECK_CONTAINS(err.msg, "memo 1 names a value already streamed");
 }
 
+/* Memo slots are 32 bits; words that do not fit (big ints, containers) sit in
+ * a side table, which a taken entry's slot gives back (reading as dropped). */
+TEST(memo_words_that_do_not_fit_32_bits)
+{
+    /* [x, x, y, y, z] with x = 2**40, y = -2**40 (LONG1), z = -5, each BINPUT then BINGET */
+    CHECK_EQ_I64(load(P("\x80\x02]q\x00(\x8a\x06\x00\x00\x00\x00\x00\x01q\x01h\x01\x8a\x06\x00\x00\x00\x00\x00\xffq\x02h\x02"
+                        "J\xfb\xff\xff\xffq\x03h\x03" "e.")), 0);
+    CHECK_EQ_STR(text, "[1099511627776, 1099511627776, -1099511627776, -1099511627776, -5, -5]");
+    /* BINPUT over a slot that held a list: the slot reads as the new value */
+    CHECK_EQ_I64(load(P("\x80\x02(]q\x00K\x07q\x00h\x00l.")), 0);
+    CHECK_EQ_STR(text, "[[], 7, 7]");
+    /* a list kept in the memo while 5000 memoised entries stream through it */
+    size_t cap = 5000 * 8 + 64, k = 0;
+    char *b = malloc(cap);
+    memcpy(b + k, "\x80\x04}\x94\x8c\x01t\x94]\x94(", 11);
+    k += 11;
+    for (int i = 0; i < 5000; i++) {
+        if (i == 0) {
+            memcpy(b + k, "}\x94(\x8c\x06" "action\x94K\x01u", 15);
+            k += 15;
+        } else {
+            memcpy(b + k, "}\x94(h\x04K\x01u", 8);
+            k += 8;
+        }
+    }
+    memcpy(b + k, "es\x8c\x01u\x94h\x02s.", 10); /* top['u'] = the list again (memo 2) */
+    k += 10;
+    int taken = 0;
+    CHECK_EQ_I64(load_hook(b, k, take_actions, &taken), 0);
+    CHECK_EQ_I64(taken, 5000);
+    CHECK_EQ_STR(text, "{'t': [], 'u': []}");
+    /* ... and a reference to a taken entry (memo 1000 + 4) after them */
+    memcpy(b + k - 10, "esh\xff.", 5);
+    CHECK_EQ_I64(load_hook(b, k - 5, take_actions, &taken), -1);
+    CHECK_CONTAINS(err.msg, "memo 255 names a value already streamed");
+    free(b);
+}
+
 TEST(set_ext_replaces_container)
 {
     CHECK_EQ_I64(load(P("\x80\x04\x95\x15\x00\x00\x00\x00\x00\x00\x00\x5d\x94\x28\x5d\x94\x4b\x01\x61\x68\x01\x7d\x94\x8c\x01\x66\x94\x68\x01\x73\x65\x2e")), 0);
@@ -302,6 +340,7 @@ int main(void)
     RUN(deep_nesting_and_memo_bomb);
     RUN(append_hook_streams_items_away);
     RUN(set_ext_replaces_container);
+    RUN(memo_words_that_do_not_fit_32_bits);
     RUN(sniff);
     ml_pvs_free(st);
     return check_report();

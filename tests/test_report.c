@@ -1,6 +1,7 @@
 /* test_report.c — the report's data: M4 pyramid, column encoding, and the
  * data of a tiny hand-written profile (peak, live set, budget, atomic write). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,6 +54,86 @@ TEST(columns_pick_the_smallest_exact_form)
     ml_blobs_free(&bl);
 }
 
+/* Columns of every kind, small and large, compressible and not, one
+ * descriptor copied as the category bands' times are; into meta and bl. */
+static void some_columns(ml_blobs *bl, ml_buf *meta)
+{
+    enum { N = 5000 };
+    int64_t *t = malloc(N * sizeof *t), *big = malloc(N * sizeof *big);
+    uint32_t *u = malloc(N * sizeof *u), *w = malloc(N * sizeof *w);
+    uint8_t *b = malloc(N);
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17; /* xorshift: bytes that do not deflate */
+        t[i] = 1000000 + (int64_t)i * 7 + (int64_t)(i % 3);
+        big[i] = (int64_t)(x >> 11);
+        u[i] = (uint32_t)(i % 50);
+        w[i] = (uint32_t)x;
+        b[i] = (uint8_t)(i & 1);
+    }
+    ml_buf tcol = {0};
+    ml_col_i64(bl, &tcol, t, N, 1);
+    for (int k = 0; k < 3; k++) {
+        ml_buf_puts(meta, k ? ",{\"t\":" : "[{\"t\":");
+        ml_buf_put(meta, tcol.p, tcol.len);
+        ml_buf_puts(meta, ",\"v\":");
+        ml_col_i64(bl, meta, big + k, N - (size_t)k, 0);
+        ml_buf_puts(meta, ",\"u\":");
+        ml_col_u32(bl, meta, u, N);
+        ml_buf_puts(meta, ",\"w\":");
+        ml_col_u32(bl, meta, w, N / (size_t)(k + 1));
+        ml_buf_puts(meta, ",\"b\":");
+        ml_col_u8(bl, meta, b, (size_t)k * 100); /* 0, 100 (kept raw: small), 200 bytes */
+        ml_buf_puts(meta, ",\"small\":");
+        ml_col_i64(bl, meta, t, 3, 1);
+        ml_buf_puts(meta, "}");
+    }
+    ml_buf_puts(meta, "]");
+    ml_buf_free(&tcol);
+    free(t); free(big); free(u); free(w); free(b);
+}
+
+TEST(columns_on_a_second_thread_are_the_serial_ones)
+{
+    ml_blobs s = {0};
+    ml_buf sm = {0};
+    some_columns(&s, &sm);
+    CHECK_CONTAINS(sm.p, "\"z\":1");                 /* some deflate ... */
+    CHECK_CONTAINS(sm.p, "\"dt\":\"u32\",\"n\":5000}"); /* ... some do not */
+    /* The default queue, and one that holds one blob at a time (each push waits). */
+    for (size_t max = 0; max < 2; max++) {
+        ml_blobs a = { .max_pending = max };
+        ml_buf am = {0};
+        ml_buf_puts(&am, "x"); /* the meta need not start empty */
+        ml_blobs_async(&a);
+        CHECK(a.q != NULL);
+        some_columns(&a, &am);
+        ml_blobs_finish(&a, &am);
+        CHECK(a.q == NULL);
+        CHECK_EQ_I64(a.count, s.count);
+        CHECK_EQ_I64(am.len, sm.len + 1);
+        CHECK(am.len == sm.len + 1 && !memcmp(am.p + 1, sm.p, sm.len));
+        CHECK_EQ_I64(a.html.len, s.html.len);
+        CHECK(a.html.len == s.html.len && !memcmp(a.html.p, s.html.p, s.html.len));
+        ml_buf_free(&am);
+        ml_blobs_free(&a);
+    }
+    /* MEMLENS_ONE_THREAD keeps it serial; freeing a running queue waits for it. */
+    setenv("MEMLENS_ONE_THREAD", "1", 1);
+    ml_blobs one = {0};
+    ml_blobs_async(&one);
+    CHECK(one.q == NULL);
+    unsetenv("MEMLENS_ONE_THREAD");
+    ml_blobs run = {0};
+    ml_buf rm = {0};
+    ml_blobs_async(&run);
+    some_columns(&run, &rm);
+    ml_blobs_free(&run);
+    ml_buf_free(&rm);
+    ml_buf_free(&sm);
+    ml_blobs_free(&s);
+}
+
 /* cuda:0: 1 GiB before the trace (recorded total), then two allocations. */
 static ml_profile *tiny(void)
 {
@@ -89,6 +170,16 @@ TEST(tiny_profile_data)
     CHECK_CONTAINS(meta.p, "\"by_op\":[[\"(allocated before trace)\",1073741824,0],[\"aten::linear\",268435456,1],[\"aten::relu\",67108864,1]]");
     CHECK_CONTAINS(meta.p, "\"allocs\":{\"n\":2,\"total\":2,\"summarised\":0");
     CHECK_CONTAINS(meta.p, "[\"aten::relu\",null,1,67108864,0,67108864]"); /* no CPU operators: calls unknown */
+    /* The category bands change exactly when the recorded curve does: they
+     * share its time column (blob 0, the first written) instead of a copy. */
+    CHECK_CONTAINS(meta.p, "\"curves\":[{\"kind\":\"allocated\",\"group\":\"overall\"");
+    const char *first_t = strstr(meta.p, "\"t\":{\"b\":");
+    const char *band = strstr(meta.p, "\"group\":\"category\"");
+    CHECK(first_t && band);
+    if (first_t && band) {
+        CHECK_EQ_I64(strncmp(first_t, "\"t\":{\"b\":0,", 11), 0);
+        CHECK_CONTAINS(band, "\"t\":{\"b\":0,\"dt\":\"i32\",\"n\":4,");
+    }
 
     /* A budget of one keeps the allocation live at the peak that is largest, and says so. */
     ml_buf m2 = {0};
@@ -306,6 +397,7 @@ int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
     RUN(columns_pick_the_smallest_exact_form);
+    RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);
     RUN(replayed_curve_starts_at_the_devices_first_event);

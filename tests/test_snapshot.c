@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include "importer.h"
+#include "match.h"
 #include "pyvalue.h"
 #include "stats.h"
 
@@ -44,6 +45,39 @@ static ml_profile *import_mem(const char *bytes, size_t n, ml_err *e)
     ml_source_close(src);
     if (rc < 0) { ml_profile_free(p); return NULL; }
     return p;
+}
+
+/* The allocs were matched on the event pipe's thread as the file was read
+ * (evpipe.h): ml_match() over the stored events gives the same rows (those
+ * before the blocks allocated before the trace, which come after). */
+static void rematch_same(ml_profile *p)
+{
+    CHECK(p->allocs_matched);
+    ml_allocs *a = &p->allocs;
+    size_t k = 0;
+    while (k < a->ev_alloc.len && !(a->ev_alloc.v[k] == ML_NONE32 && a->ev_free.v[k] == ML_NONE32)) k++;
+    CHECK(k > 0);
+    int64_t *t = malloc((k + 1) * 3 * sizeof *t);
+    uint32_t *ev = malloc((k + 1) * 2 * sizeof *ev);
+    uint8_t *fl = malloc(k + 1);
+    for (size_t i = 0; i < k; i++) {
+        t[3 * i] = a->t_alloc.v[i]; t[3 * i + 1] = a->t_free.v[i]; t[3 * i + 2] = a->t_free_req.v[i];
+        ev[2 * i] = a->ev_alloc.v[i]; ev[2 * i + 1] = a->ev_free.v[i];
+        fl[i] = a->flags.v[i];
+    }
+    ml_match(p);
+    CHECK(!p->allocs_matched);
+    CHECK_EQ_I64(a->t_alloc.len, k);
+    for (size_t i = 0; i < k && i < a->t_alloc.len; i++) {
+        if (t[3 * i] != a->t_alloc.v[i] || t[3 * i + 1] != a->t_free.v[i] || t[3 * i + 2] != a->t_free_req.v[i] ||
+            ev[2 * i] != a->ev_alloc.v[i] || ev[2 * i + 1] != a->ev_free.v[i] || fl[i] != a->flags.v[i]) {
+            CHECK_FAILED_("alloc %zu differs from ml_match()'s", i);
+            break;
+        }
+    }
+    free(t);
+    free(ev);
+    free(fl);
 }
 
 TEST(real_snapshots)
@@ -133,6 +167,7 @@ TEST(real_snapshots)
             CHECK(p->frames.v[fr[d - 1]].line > 0);
             break;
         }
+        rematch_same(p);
         ml_profile_free(p);
     }
 }

@@ -4,6 +4,7 @@
  * (output/summary.c) as text or JSON.
  */
 #include "cli.h"
+#include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
 
@@ -110,6 +111,8 @@ int ml_cmd_summary(int argc, char **argv)
     }
     if (o.json) ml_summary_json(stdout, &ps, &o);
     else ml_summary_text(stdout, &ps, &o);
+    ml_phase("output");
     ml_profiles_free(&ps);
+    ml_phase("free");
     return fflush(stdout) == 0 ? 0 : 1;
 }

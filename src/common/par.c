@@ -32,3 +32,29 @@ void ml_par2(ml_task a, void *arg_a, ml_task b, void *arg_b)
     a(arg_a);
     pthread_join(thread, NULL);
 }
+
+struct ml_par_job {
+    task_call call;
+    pthread_t thread;
+    bool threaded;
+};
+
+ml_par_job *ml_par_start(ml_task fn, void *arg)
+{
+    ml_par_job *job = calloc(1, sizeof *job);
+    if (!job) { /* run it here: nothing to wait for */
+        fn(arg);
+        return NULL;
+    }
+    job->call = (task_call){fn, arg};
+    job->threaded = ml_par_allowed() && pthread_create(&job->thread, NULL, run_task, &job->call) == 0;
+    if (!job->threaded) fn(arg);
+    return job;
+}
+
+void ml_par_join(ml_par_job *job)
+{
+    if (!job) return;
+    if (job->threaded) pthread_join(job->thread, NULL);
+    free(job);
+}

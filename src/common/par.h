@@ -22,4 +22,13 @@ void ml_par2(ml_task a, void *arg_a, ml_task b, void *arg_b);
 /* False when MEMLENS_ONE_THREAD is set. */
 bool ml_par_allowed(void);
 
+/* One task begun on a new thread now and awaited later, for work that
+ * overlaps the steps the caller takes meanwhile (which must not write what
+ * the task reads).  Where ml_par2 would run tasks one after the other, the
+ * task runs at once, in ml_par_start. */
+typedef struct ml_par_job ml_par_job;
+ml_par_job *ml_par_start(ml_task fn, void *arg);
+/* Waits for the task (when it had a thread of its own) and frees the job. */
+void ml_par_join(ml_par_job *job);
+
 #endif

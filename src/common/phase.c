@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now_ms(void)
@@ -33,7 +34,10 @@ void ml_phase(const char *name)
     if (!enabled) return;
     pthread_mutex_lock(&lock); /* marks may come from two threads (par.h) */
     double t = now_ms();
-    fprintf(stderr, "memlens: phase %s: %.1f ms (%.1f ms total)\n", name, t - last, t - first);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru); /* the peak so far says which phase raised it */
+    fprintf(stderr, "memlens: phase %s: %.1f ms (%.1f ms total, peak RSS %ld MiB)\n", name, t - last, t - first,
+            ru.ru_maxrss / 1024);
     last = t;
     pthread_mutex_unlock(&lock);
 }

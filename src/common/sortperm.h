@@ -20,7 +20,7 @@
 #define ML_RUNSORT_DEFINE(name, T, CTX, LT)                                                     \
     static T *name(T *a, T *b, size_t n, CTX ctx)                                              \
     {                                                                                          \
-        size_t *runs = ml_malloc((n + 1) * sizeof *runs), nruns = 0;                           \
+        size_t *runs = ml_malloc((n + 2) * sizeof *runs), nruns = 0; /* n = 0: run 0 + end */ \
         runs[nruns++] = 0;                                                                     \
         for (size_t k_ = 1; k_ < n; k_++)                                                      \
             if (LT(ctx, a[k_], a[k_ - 1])) runs[nruns++] = k_;                                 \

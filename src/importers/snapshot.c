@@ -8,7 +8,9 @@
  *   allocator_settings, external_annotations
  * (a JSON dump of the same dict loads too).  Trace entries are streamed: the
  * pickle reader hands each entry's keys and values to on_entry() as the entry
- * is completed in its list, and it becomes one event at once.  Frame lists
+ * is completed in its list, and it becomes one event at once, handed to an
+ * event pipe (evpipe.h) whose thread stores it and, the entries being in
+ * time order, matches allocs with frees while the reader goes on.  Frame lists
  * and frame dicts, shared through the memo, are turned into stack and frame
  * ids the first time they are seen (ml_pv_set_ext), so each is converted
  * once; a frame list of frames seen before becomes its stack as the reader
@@ -37,8 +39,11 @@
 #include <emmintrin.h>
 #endif
 
+#include "evpipe.h"
 #include "importer.h"
+#include "phase.h"
 #include "jsonvalue.h"
+#include "match.h"
 #include "pickle.h"
 #include "pyvalue.h"
 
@@ -114,6 +119,7 @@ typedef struct imp {
     size_t skipped_pos;
     VEC(size_t) list_n;              /* entries seen so far per list of lists: the next one's place */
     int64_t bytes_moved;             /* sum of the trace entries' sizes: kept below ML_VALUE_LIMIT */
+    ml_evpipe *pipe;                 /* stores (and matches) the events on a second thread while reading */
 } imp;
 
 static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
@@ -437,7 +443,7 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
         if (!im->with_context++) im->context_example = str_or0(im, val[K_COMPILE_CONTEXT]);
 #undef HAS
     if (ev.kind == ML_EV_ANNOTATE) ev.aux = str_or0(im, metadata);
-    ml_event_push(im->p, &ev);
+    ml_evpipe_push(im->pipe, &ev);
     return 1;
 }
 
@@ -877,6 +883,10 @@ static int finish(imp *im, ml_pv top, ml_err *e)
         uint16_t *d = &p->events.device.v[i];
         *d = dev_of[i < n_entries ? list_dev[*d] : *d];
     }
+    for (size_t i = 0; i < p->allocs.device.len; i++) { /* matched as read (evpipe), by list */
+        uint16_t *d = &p->allocs.device.v[i];
+        *d = dev_of[list_dev[*d]];
+    }
 
     if (read_segments(im, segs, dev_of, e) < 0) goto out;
     if (im->schema_n) {
@@ -895,7 +905,9 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     }
 
     if (im->no_time || im->annotations_no_time) {
-        /* Older snapshots have no time_us: order is all there is. */
+        /* Older snapshots have no time_us: order is all there is (and
+         * ml_profile_finish() matches the renumbered events). */
+        ml_allocs_clear(p);
         for (size_t i = 0; i < p->events.ts.len; i++) p->events.ts.v[i] = (int64_t)i;
         p->time_is_event_order = true;
         p->time_is_absolute = false;
@@ -910,8 +922,10 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     reserved_series(im, MAX_DEVICE + 1, dev_of, seen);
     if (tt == ML_PV_DICT) settings_notes(im, top);
     p->has_addresses = true;
+    ml_phase("snapshot: segments, reserved");
     ml_profile_finish(p);
     blocks_before_trace(im);
+    ml_phase("snapshot: blocks before the trace");
     rc = 0;
 out:
     free(seen);
@@ -940,8 +954,11 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     ml_pv top;
     int rc;
     ml_pickle_hooks hooks = {.record = on_entry, .list = on_list, .shared = on_shared, .user = &im};
+    im.pipe = ml_evpipe_start(p);
     if (ml_pickle_sniff(head, n)) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
     else rc = ml_jsonvalue_read(src, im.st, on_entry_dict, &im, &top, e);
+    ml_evpipe_end(im.pipe, rc == 0 && !im.no_time);
+    ml_phase("snapshot: read");
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);
     VEC_FREE(&im.lists);

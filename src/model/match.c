@@ -92,61 +92,119 @@ void ml_allocs_clear(ml_profile *p)
     VEC_FREE(&a->device); VEC_FREE(&a->thread); VEC_FREE(&a->stack); VEC_FREE(&a->stream);
     VEC_FREE(&a->op); VEC_FREE(&a->op_top); VEC_FREE(&a->category); VEC_FREE(&a->category_reason);
     VEC_FREE(&a->flags);
+    p->allocs_matched = false;
+    p->allocs_reused = 0;
+}
+
+/* The walk's state: the open allocations by (device, address). */
+struct ml_matcher {
+    open_map m;
+    size_t reused;
+};
+
+static void matcher_init(ml_matcher *mt)
+{
+    map_init(&mt->m, 1024);
+    mt->reused = 0;
+}
+
+/* One ALLOC, FREE or FREE_REQUESTED event, number i, in time order. */
+static inline void match_step(ml_matcher *mt, ml_profile *p, uint8_t kind, int64_t ts, int64_t size, uint64_t addr,
+                              uint16_t dev, uint32_t thread, uint32_t stack, uint32_t stream, uint32_t i)
+{
+    open_map *m = &mt->m;
+    size_t j = map_find(m, addr, dev);
+    if (kind == ML_EV_ALLOC) {
+        if (m->val[j]) { /* a second alloc at a live address: the free went unrecorded */
+            size_t prev = m->val[j] - 1;
+            p->allocs.t_free.v[prev] = p->allocs.t_free_req.v[prev] = ts;
+            mt->reused++;
+        }
+        ml_alloc_row r = {
+            .t_alloc = ts, .t_free = ML_TIME_END, .t_free_req = ML_TIME_END,
+            .size = size, .addr = addr, .ev_alloc = i, .ev_free = ML_NONE32,
+            .thread = thread, .stack = stack, .stream = stream, .device = dev,
+        };
+        size_t id = ml_alloc_push(p, &r);
+        map_put(m, addr, dev, (uint32_t)id + 1);
+    } else if (m->val[j]) {
+        size_t id = m->val[j] - 1;
+        p->allocs.t_free_req.v[id] = ts;
+        if (kind == ML_EV_FREE) {
+            p->allocs.t_free.v[id] = ts;
+            p->allocs.ev_free.v[id] = i;
+            map_del(m, j);
+        }
+    } else if (kind == ML_EV_FREE) {
+        ml_alloc_row r = {
+            .t_alloc = ML_TIME_NONE, .t_free = ts, .t_free_req = ts,
+            .size = size, .addr = addr, .ev_alloc = ML_NONE32, .ev_free = i,
+            .thread = thread, .stack = 0, .stream = stream, .device = dev,
+            .flags = ML_ALLOC_BEFORE_TRACE,
+        };
+        ml_alloc_push(p, &r);
+    }
+    /* A FREE_REQUESTED with no open alloc is followed by its FREE, handled then. */
+}
+
+/* Flags what is still open; returns the count of allocs that closed a live address. */
+static size_t matcher_finish(ml_matcher *mt, ml_profile *p)
+{
+    open_map *m = &mt->m;
+    for (size_t j = 0; j <= m->mask; j++)
+        if (m->val[j]) p->allocs.flags.v[m->val[j] - 1] |= ML_ALLOC_NEVER_FREED;
+    map_free(m);
+    return mt->reused;
+}
+
+void ml_match_note_reused(ml_profile *p, size_t reused)
+{
+    if (reused)
+        ml_note(p, "%zu allocation%s at an address that was still live (its free was not recorded): "
+                   "%s closed at the next allocation there", reused, reused == 1 ? "" : "s",
+                reused == 1 ? "it was" : "each was");
 }
 
 void ml_match(ml_profile *p)
 {
     ml_allocs_clear(p);
     const ml_events *ev = &p->events;
-    size_t n = ev->ts.len, reused = 0;
-    open_map m;
-    map_init(&m, 1024);
+    size_t n = ev->ts.len;
+    ml_matcher mt;
+    matcher_init(&mt);
     for (size_t i = 0; i < n; i++) {
         uint8_t kind = ev->kind.v[i];
         if (kind != ML_EV_ALLOC && kind != ML_EV_FREE && kind != ML_EV_FREE_REQUESTED) continue;
-        uint64_t addr = ev->addr.v[i];
-        uint16_t dev = ev->device.v[i];
-        size_t j = map_find(&m, addr, dev);
-        if (kind == ML_EV_ALLOC) {
-            if (m.val[j]) { /* a second alloc at a live address: the free went unrecorded */
-                size_t prev = m.val[j] - 1;
-                p->allocs.t_free.v[prev] = p->allocs.t_free_req.v[prev] = ev->ts.v[i];
-                reused++;
-            }
-            ml_alloc_row r = {
-                .t_alloc = ev->ts.v[i], .t_free = ML_TIME_END, .t_free_req = ML_TIME_END,
-                .size = ev->size.v[i], .addr = addr, .ev_alloc = (uint32_t)i, .ev_free = ML_NONE32,
-                .thread = ev->thread.v[i], .stack = ev->stack.v[i], .stream = ev->stream.v[i],
-                .device = dev,
-            };
-            size_t id = ml_alloc_push(p, &r);
-            map_put(&m, addr, dev, (uint32_t)id + 1);
-        } else if (m.val[j]) {
-            size_t id = m.val[j] - 1;
-            p->allocs.t_free_req.v[id] = ev->ts.v[i];
-            if (kind == ML_EV_FREE) {
-                p->allocs.t_free.v[id] = ev->ts.v[i];
-                p->allocs.ev_free.v[id] = (uint32_t)i;
-                map_del(&m, j);
-            }
-        } else if (kind == ML_EV_FREE) {
-            ml_alloc_row r = {
-                .t_alloc = ML_TIME_NONE, .t_free = ev->ts.v[i], .t_free_req = ev->ts.v[i],
-                .size = ev->size.v[i], .addr = addr, .ev_alloc = ML_NONE32, .ev_free = (uint32_t)i,
-                .thread = ev->thread.v[i], .stack = 0, .stream = ev->stream.v[i], .device = dev,
-                .flags = ML_ALLOC_BEFORE_TRACE,
-            };
-            ml_alloc_push(p, &r);
-        }
-        /* A FREE_REQUESTED with no open alloc is followed by its FREE, handled then. */
+        match_step(&mt, p, kind, ev->ts.v[i], ev->size.v[i], ev->addr.v[i], ev->device.v[i], ev->thread.v[i],
+                   ev->stack.v[i], ev->stream.v[i], (uint32_t)i);
     }
-    for (size_t j = 0; j <= m.mask; j++)
-        if (m.val[j]) p->allocs.flags.v[m.val[j] - 1] |= ML_ALLOC_NEVER_FREED;
-    map_free(&m);
-    if (reused)
-        ml_note(p, "%zu allocation%s at an address that was still live (its free was not recorded): "
-                   "%s closed at the next allocation there", reused, reused == 1 ? "" : "s",
-                reused == 1 ? "it was" : "each was");
+    ml_match_note_reused(p, matcher_finish(&mt, p));
+}
+
+ml_matcher *ml_matcher_new(void)
+{
+    ml_matcher *mt = ml_malloc(sizeof *mt);
+    matcher_init(mt);
+    return mt;
+}
+
+void ml_matcher_add(ml_matcher *mt, ml_profile *p, const ml_event *e, uint32_t index)
+{
+    if (e->kind != ML_EV_ALLOC && e->kind != ML_EV_FREE && e->kind != ML_EV_FREE_REQUESTED) return;
+    match_step(mt, p, e->kind, e->ts, e->size, e->addr, e->device, e->thread, e->stack, e->stream, index);
+}
+
+size_t ml_matcher_end(ml_matcher *mt, ml_profile *p)
+{
+    size_t reused = matcher_finish(mt, p);
+    free(mt);
+    return reused;
+}
+
+void ml_matcher_drop(ml_matcher *mt)
+{
+    map_free(&mt->m);
+    free(mt);
 }
 
 ml_match_stats ml_match_stats_for(const ml_profile *p, int device)

@@ -579,6 +579,13 @@ static void sort_events(ml_profile *p)
         for (size_t i = 0; i < s->event.len; i++)
             if (s->event.v[i] != ML_NONE32 && s->event.v[i] < n) s->event.v[i] = new_index[s->event.v[i]];
     }
+    if (p->allocs_matched) { /* matched in order; events pushed after them (annotations) moved in between */
+        ml_allocs *a = &p->allocs;
+        for (size_t i = 0; i < a->ev_alloc.len; i++) {
+            if (a->ev_alloc.v[i] != ML_NONE32 && a->ev_alloc.v[i] < n) a->ev_alloc.v[i] = new_index[a->ev_alloc.v[i]];
+            if (a->ev_free.v[i] != ML_NONE32 && a->ev_free.v[i] < n) a->ev_free.v[i] = new_index[a->ev_free.v[i]];
+        }
+    }
     free(new_index);
     ml_colref cols[] = {{ev->ts.v, 8}, {ev->size.v, 8}, {ev->addr.v, 8}, {ev->aux.v, 8}, {ev->thread.v, 4},
                         {ev->stack.v, 4}, {ev->stream.v, 4}, {ev->device.v, 2}, {ev->kind.v, 1}};
@@ -664,7 +671,10 @@ static void finish_memory_side(void *arg)
         free(perm);
     }
     for (size_t i = 0; i < p->series.len; i++) drop_repeated_points(&p->series.v[i]);
-    if (p->has_addresses) ml_match(p);
+    ml_phase("sort events, series");
+    if (p->has_addresses && p->allocs_matched) ml_match_note_reused(p, p->allocs_reused);
+    else if (p->has_addresses) ml_match(p);
+    ml_phase("match");
 }
 
 /* The time side and the memory side share nothing here: one thread each. */

@@ -232,6 +232,9 @@ typedef struct ml_profile {
     bool time_is_absolute;      /* ts are Unix-epoch ns (else relative or event order) */
     bool time_is_event_order;   /* the input has no times: ts = event index */
     bool has_addresses;         /* events carry addresses, so allocs can be matched */
+    bool allocs_matched;        /* allocs were matched from the events in time order as they
+                                 * were read (evpipe.h): ml_profile_finish() keeps them */
+    size_t allocs_reused;       /* ... and this many closed a live address (ml_match's note) */
     int64_t base_time_ns;       /* added to relative times by ml_profile_finish() */
 
     ml_strpool *strings;
@@ -324,7 +327,8 @@ void ml_profile_append(ml_profile *dst, ml_profile *src);
 
 /* Called once by the importer at the end: adds base_time_ns to relative
  * times, sorts events, ops and series by time (stable: equal times keep input
- * order) and, when events carry addresses, derives `allocs` by ml_match().
+ * order) and, when events carry addresses, derives `allocs` by ml_match()
+ * (unless allocs_matched: an importer matched them as it read).
  * Importers may still add allocs, frames and stacks afterwards. */
 void ml_profile_finish(ml_profile *p);
 

@@ -28,6 +28,9 @@
 #include "report_segments.h"
 #include "unmatched.h"
 #include "beforetrace.h"
+#include "par.h"
+#include "phase.h"
+#include "sortperm.h"
 
 /* Top-level operator groups that also get a curve of their own ("group by op"). */
 #define OP_CURVES 8
@@ -58,6 +61,11 @@ typedef struct rank_ctx {
     uint32_t *calls;          /* profile string id -> number of cpu ops with that name */
     size_t nstr;
     size_t max_allocs;
+    /* The device's overall allocated curve: its times and their column's
+     * descriptor, which the category bands share when their times are the
+     * same (a second copy of the largest column, in a memory-heavy trace). */
+    ml_buf alloc_tdesc;
+    bool save_tdesc;          /* put_curve_of copies the t descriptor into alloc_tdesc */
 } rank_ctx;
 
 static uint32_t str_local(rank_ctx *c, ml_str id)
@@ -107,8 +115,13 @@ static void put_curve_of(rank_ctx *c, const char *kind, const char *group, const
     int64_t *tr = ml_malloc((n ? n : 1) * sizeof *tr);
     for (size_t i = 0; i < n; i++) tr[i] = rel(c, t[i]);
     ml_buf_puts(m, ",\"t\":");
+    size_t at = m->len;
     ml_col_i64(c->bl, m, tr, n, 1);
     free(tr);
+    if (c->save_tdesc) {
+        c->alloc_tdesc.len = 0;
+        ml_buf_put(&c->alloc_tdesc, m->p + at, m->len - at);
+    }
     ml_buf_puts(m, ",\"v\":");
     ml_col_i64(c->bl, m, v, n, 1);
     ml_m4 py;
@@ -127,42 +140,62 @@ static void put_curve(rank_ctx *c, const char *kind, const char *group, const ch
     put_curve_of(c, kind, group, label, NULL, t, v, n);
 }
 
-typedef struct step { int64_t t; int64_t order; int64_t d; } step;
+/* One change of the live bytes: at t, the event `order` (or the allocation's
+ * index when it has no event), listed at `pos`.  Ordered by (t, order, pos):
+ * what a stable sort of the list by (t, order) gives. */
+typedef struct step { int64_t t; int64_t d; uint32_t order, pos; } step;
 
-static int step_cmp(const void *a, const void *b)
-{
-    const step *x = a, *y = b;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
-}
+#define STEP_LT(ctx, x, y) \
+    ((x).t != (y).t ? (x).t < (y).t : (x).order != (y).order ? (x).order < (y).order : (x).pos < (y).pos)
+ML_RUNSORT_DEFINE(sort_steps, step, int, STEP_LT)
 
 /* Live bytes over time of the allocations idx[0..n) (all when group < 0, else
- * those of one group): allocations before the trace count from t0. */
+ * those of one group): allocations before the trace count from t0.  idx is
+ * in allocation order, so the allocation steps are sorted already (checked);
+ * the frees are sorted apart (a natural merge sort: they come in short
+ * runs), then both merge. */
 static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, const uint32_t *grp,
                         int64_t group, int64_t t0, curve *out)
 {
     const ml_allocs *a = &p->allocs;
-    step *s = ml_malloc((2 * n + 1) * sizeof *s);
-    size_t k = 0;
+    step *al = ml_malloc((n + 1) * sizeof *al), *fr = ml_malloc((n + 1) * sizeof *fr);
+    step *tmp = ml_malloc((n + 1) * sizeof *tmp);
+    size_t na = 0, nf = 0;
+    uint32_t pos = 0;
     int64_t base = 0;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
         if (group >= 0 && grp[j] != (uint32_t)group) continue;
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
-        else s[k++] = (step){ a->t_alloc.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : (int64_t)i, a->size.v[i] };
+        else al[na++] = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos++ };
         if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
-            s[k++] = (step){ a->t_free.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : (int64_t)i, -a->size.v[i] };
+            fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
     }
-    qsort(s, k, sizeof *s, step_cmp);
-    VEC_PUSH(&out->t, t0);
-    VEC_PUSH(&out->v, base);
+    /* (sort_steps wants two elements at least) */
+    const step *sa = al, *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr;
+    for (size_t j = 1; j < na; j++)
+        if (STEP_LT(0, al[j], al[j - 1])) { /* event order differs from idx's (ties in time) */
+            sa = sort_steps(al, sf == fr ? tmp : fr, na, 0);
+            break;
+        }
+    size_t k = na + nf;
+    VEC_RESERVE(&out->t, out->t.len + k + 1);
+    VEC_RESERVE(&out->v, out->v.len + k + 1);
+    int64_t *ot = out->t.v + out->t.len, *ov = out->v.v + out->v.len;
+    ot[0] = t0;
+    ov[0] = base;
     int64_t live = base;
-    for (size_t j = 0; j < k; j++) {
-        live += s[j].d;
-        VEC_PUSH(&out->t, s[j].t);
-        VEC_PUSH(&out->v, live);
+    for (size_t x = 0, y = 0, o = 1; x < na || y < nf; o++) {
+        const step *st = y == nf || (x < na && STEP_LT(0, sa[x], sf[y])) ? &sa[x++] : &sf[y++];
+        live += st->d;
+        ot[o] = st->t;
+        ov[o] = live;
     }
-    free(s);
+    out->t.len += k + 1;
+    out->v.len += k + 1;
+    free(al);
+    free(fr);
+    free(tmp);
 }
 
 /* ---- allocations ------------------------------------------------------- */
@@ -417,18 +450,34 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
 
 /* ---- the category chart ------------------------------------------------ */
 
+/* The category curves of a device (ml_category_curves_get), computed on the
+ * second core while put_device writes the allocations and op curves. */
+typedef struct cat_job {
+    const ml_profile *p;
+    uint16_t dev;
+    bool any;
+    ml_category_curves cc;
+} cat_job;
+
+static void cat_job_run(void *arg)
+{
+    cat_job *j = arg;
+    j->any = ml_category_curves_get(j->p, j->dev, &j->cc);
+}
+
 /* category_curves: PyTorch's categories of the device's allocations and,
  * under them (cat -1), the memory from before the trace: what the recorded
  * allocated curve shows beyond those allocations, point by point (it varies
  * when the input lists only some allocations, as Ascend's operator_memory
  * does).  Stacked, the bands draw the allocated curve wherever it is at
  * least the sum of the allocations.  All bands share the union of the times
- * of the category changes and of the allocated curve. */
-static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
+ * of the category changes and of the allocated curve.  Takes the curves
+ * from cj (and frees them). */
+static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0, cat_job *cj)
 {
     const ml_profile *p = c->p;
-    ml_category_curves cc;
-    if (!ml_category_curves_get(p, dev, &cc)) return;
+    if (!cj->any) return;
+    ml_category_curves cc = cj->cc;
     /* categories.c counts the unexplained gap (the recorded curve beyond the
      * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
     cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
@@ -476,10 +525,15 @@ static void put_category_curves(rank_ctx *c, uint16_t dev, int64_t t0)
     /* The bands share one time column (written once); they need no M4
      * pyramid of their own: the page and the server build one per band top. */
     ml_buf tcol = {0};
-    int64_t *tr = ml_malloc(n * sizeof *tr);
-    for (size_t x = 0; x < n; x++) tr[x] = rel(c, ts.v[x]);
-    ml_col_i64(c->bl, &tcol, tr, n, 1);
-    free(tr);
+    bool same = c->alloc_tdesc.len && cv.n == n;
+    for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts.v[x];
+    if (same) ml_buf_put(&tcol, c->alloc_tdesc.p, c->alloc_tdesc.len); /* the allocated curve's times */
+    else {
+        int64_t *tr = ml_malloc(n * sizeof *tr);
+        for (size_t x = 0; x < n; x++) tr[x] = rel(c, ts.v[x]);
+        ml_col_i64(c->bl, &tcol, tr, n, 1);
+        free(tr);
+    }
     size_t ncc = 0;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
@@ -578,6 +632,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
      * replayed from events), then per component / stream, then the live
      * bytes of the allocations the trace saw. */
     ml_buf_puts(m, ",\"curves\":[");
+    c->alloc_tdesc.len = 0;
     size_t ncurves = 0;
     int primary = -1, recorded_allocated = 0;
     static const ml_series_kind kinds[] = { ML_SERIES_ALLOCATED, ML_SERIES_RESERVED, ML_SERIES_ACTIVE, ML_SERIES_APP_RESERVED };
@@ -588,7 +643,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
         char label[64];
         snprintf(label, sizeof label, "%s%s", series_kind_name(kinds[k]), cv.replayed ? " (replayed from events)" : "");
         ml_buf_puts(m, ncurves++ ? "," : "");
+        c->save_tdesc = kinds[k] == ML_SERIES_ALLOCATED;
         put_curve(c, series_kind_name(kinds[k]), "overall", label, cv.ts, cv.value, cv.n);
+        c->save_tdesc = false;
         if (kinds[k] == ML_SERIES_ALLOCATED) { primary = (int)ncurves - 1; recorded_allocated = !cv.replayed; }
         ml_curve_free(&cv);
     }
@@ -601,6 +658,12 @@ static void put_device(rank_ctx *c, uint16_t dev)
         VEC_FREE(&all.t);
         VEC_FREE(&all.v);
     }
+    /* The category bands' data meanwhile, on the second core: from here on
+     * put_device only reads p too, and the curves' memory is not held
+     * through the largest steps above. */
+    cat_job cj = { .p = p, .dev = dev };
+    ml_par_job *cat_run = ml_par_start(cat_job_run, &cj);
+
     ml_peak pk = ds.peak_allocated;
     if (!pk.found && ds.peak_reserved.found) { pk = ds.peak_reserved; primary = 0; }
     int64_t peak_v = pk.found ? pk.value : 0, peak_t = pk.found ? pk.at.ts : t0;
@@ -851,7 +914,8 @@ static void put_device(rank_ctx *c, uint16_t dev)
         VEC_FREE(&oc.v);
     }
     ml_buf_puts(m, "],\"category_curves\":[");
-    put_category_curves(c, dev, t0);
+    ml_par_join(cat_run);
+    put_category_curves(c, dev, t0, &cj);
     ml_buf_puts(m, "]");
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
     if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, m);
@@ -918,6 +982,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         put_device(&c, (uint16_t)d);
     }
     ml_buf_puts(m, "]");
+    ml_phase("report: devices (memory side)");
 
     /* Stacks and frames (the whole pool of the rank: they are deduplicated). */
     size_t nst = p->stack_start.len;
@@ -957,7 +1022,9 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
         ml_json_str(m, ml_category_reason_text(k));
     }
     ml_buf_puts(m, "]");
+    ml_phase("report: stacks, frames");
     ml_report_trace(p, origin, ML_REPORT_MAX_SLICES, m, bl); /* the Trace view's slices (report_trace.h) */
+    ml_phase("report: trace slices");
     ml_buf_puts(m, ",\"strings\":[");
     for (size_t i = 0; i < c.strings.len; i++) {
         ml_buf_puts(m, i ? "," : "");
@@ -965,6 +1032,7 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_b
     }
     ml_buf_puts(m, "]}");
     VEC_FREE(&c.strings);
+    ml_buf_free(&c.alloc_tdesc);
     free(c.local);
     free(c.calls);
 }
@@ -1013,11 +1081,16 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
         ml_json_str(m, ps->skipped.v[i]);
     }
     ml_buf_puts(m, "],\"ranks\":[");
+    /* Blobs deflate on a second thread; a caller that started that itself
+     * (ml_report_write) waits for it when it needs the page. */
+    bool mine = !bl->q;
+    if (mine) ml_blobs_async(bl);
     for (size_t r = 0; r < ps->items.len; r++) {
         ml_buf_puts(m, r ? "," : "");
         ml_report_rank(ps->items.v[r], origin, max_allocs, m, bl);
     }
     ml_buf_puts(m, "]}");
+    if (mine) ml_blobs_finish(bl, m);
     return 0;
 }
 

@@ -11,6 +11,8 @@
 #include <zlib.h>
 
 #include "err.h"
+#include "par.h"
+#include "report_blobq.h"
 
 void ml_buf_put(ml_buf *b, const void *s, size_t n)
 {
@@ -120,29 +122,92 @@ static void put_base64(ml_buf *b, const unsigned char *s, size_t n)
     b->p[b->len] = 0;
 }
 
-/* Stores bytes as one blob, deflated when that saves at least a tenth. */
-static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int delta,
-                     const void *bytes, size_t nbytes, const char *extra)
+int ml_blob_encode(ml_buf *html, unsigned id, int level, const void *bytes, size_t nbytes)
 {
-    unsigned id = bl->count++;
-    bl->raw_bytes += nbytes;
     int z = 0;
     unsigned char *zbuf = NULL;
     uLongf zlen = 0;
     if (nbytes >= 256) {
         zlen = compressBound(nbytes);
         zbuf = ml_malloc(zlen);
-        if (compress2(zbuf, &zlen, bytes, nbytes, bl->level ? bl->level : 1) == Z_OK &&
-            zlen < nbytes - nbytes / 10)
+        if (compress2(zbuf, &zlen, bytes, nbytes, level ? level : 1) == Z_OK && zlen < nbytes - nbytes / 10)
             z = 1;
     }
-    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s%s}", id, dt, n,
-                  delta ? ",\"d\":1" : "", z ? ",\"z\":1" : "", extra);
-    ml_buf_printf(&bl->html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
-    if (z) put_base64(&bl->html, zbuf, zlen);
-    else put_base64(&bl->html, bytes, nbytes);
-    ml_buf_puts(&bl->html, "</script>\n");
+    ml_buf_printf(html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
+    if (z) put_base64(html, zbuf, zlen);
+    else put_base64(html, bytes, nbytes);
+    ml_buf_puts(html, "</script>\n");
     free(zbuf);
+    return z;
+}
+
+/* While a worker encodes the blobs, a descriptor's ",\"z\":1" is not known
+ * yet: it holds ZMARK, the blob id, ZMARK instead, and ml_blobs_finish
+ * writes the flag there.  No JSON the report writes holds this byte (its
+ * strings escape control characters). */
+#define ZMARK '\001'
+
+/* Stores bytes as one blob.  `owned`: bytes were malloc'd for this blob
+ * and are the callee's (the worker frees them when done); else they are
+ * copied if they must outlive the call. */
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int delta,
+                     const void *bytes, size_t nbytes, void *owned, const char *extra)
+{
+    unsigned id = bl->count++;
+    bl->raw_bytes += nbytes;
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s", id, dt, n, delta ? ",\"d\":1" : "");
+    if (bl->q) {
+        ml_buf_printf(meta, "%c%u%c%s}", ZMARK, id, ZMARK, extra);
+        void *own = owned;
+        if (!own) {
+            own = ml_malloc(nbytes ? nbytes : 1);
+            memcpy(own, bytes, nbytes);
+        }
+        ml_blobq_push(bl->q, id, bl->level, own, nbytes);
+        return;
+    }
+    int z = ml_blob_encode(&bl->html, id, bl->level, bytes, nbytes);
+    ml_buf_printf(meta, "%s%s}", z ? ",\"z\":1" : "", extra);
+    free(owned);
+}
+
+void ml_blobs_async(ml_blobs *bl)
+{
+    if (bl->q || bl->capture || !ml_par_allowed()) return;
+    bl->q = ml_blobq_start(&bl->html, bl->count, bl->max_pending ? bl->max_pending : ML_BLOBQ_MAX_PENDING);
+    if (bl->q) bl->q_first = bl->count;
+}
+
+void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
+{
+    if (!bl->q) return;
+    size_t nz = 0;
+    uint8_t *z = ml_blobq_finish(bl->q, &nz);
+    bl->q = NULL;
+    if (!meta) { free(z); return; }
+    /* Rewrites meta with each mark replaced: one pass, marks in any order
+     * (a descriptor may have been copied, as the category bands' times). */
+    ml_buf out = {0};
+    const char *s = meta->p, *end = meta->p + meta->len;
+    for (;;) {
+        const char *m = s < end ? memchr(s, ZMARK, (size_t)(end - s)) : NULL;
+        if (!m) break;
+        ml_buf_put(&out, s, (size_t)(m - s));
+        char *after;
+        unsigned long id = strtoul(m + 1, &after, 10);
+        if (after >= end || *after != ZMARK || id < bl->q_first || id - bl->q_first >= nz) {
+            fprintf(stderr, "memlens: internal error: a column descriptor's mark is broken\n");
+            abort(); /* a bug: the page would not parse */
+        }
+        if (z[id - bl->q_first]) ml_buf_puts(&out, ",\"z\":1");
+        s = after + 1;
+    }
+    if (out.p) {
+        ml_buf_put(&out, s, (size_t)(end - s));
+        ml_buf_free(meta);
+        *meta = out;
+    }
+    free(z);
 }
 
 /* Capture mode: keeps a copy of the values as they are. */
@@ -177,14 +242,12 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
             w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
         char extra[48] = "";
         if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
-        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w, extra);
-        free(w);
+        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w, w, extra);
         return;
     }
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
     for (size_t i = 0; i < n; i++) f[i] = (double)v[i];
-    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f, "");
-    free(f);
+    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f, f, "");
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
@@ -195,21 +258,21 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
     if (mx <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w, "");
-        free(w);
+        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w, w, "");
         return;
     }
-    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v, "");
+    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v, NULL, "");
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 0, v, n, "");
+    put_blob(bl, meta, "u8", n, 0, v, n, NULL, "");
 }
 
 void ml_blobs_free(ml_blobs *bl)
 {
+    ml_blobs_finish(bl, NULL);
     ml_buf_free(&bl->html);
     for (size_t i = 0; i < bl->raw.len; i++) free(bl->raw.v[i].v);
     VEC_FREE(&bl->raw);

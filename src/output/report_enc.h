@@ -43,12 +43,17 @@ typedef struct ml_col_raw {
     void *v;              /* n values of that type (owned) */
 } ml_col_raw;
 
+typedef struct ml_blobq ml_blobq; /* report_blobq.h */
+
 /* The blobs of one report: base64 text, each wrapped in its <script> tag.
  * With `capture` set, columns are not encoded: each is kept in `raw` (blob N
  * = raw.v[N]) and described as {"b":N,"dt":"i64|u32|u8","n":COUNT}. */
 typedef struct ml_blobs {
     ml_buf html;          /* <script type="application/x-memlens" id="ml-bN">...</script> */
     unsigned count;
+    ml_blobq *q;          /* set between ml_blobs_async and ml_blobs_finish */
+    unsigned q_first;     /* the first blob it encodes */
+    size_t max_pending;   /* raw bytes it holds at most; 0 = the default (tests set 1) */
     size_t raw_bytes;     /* before deflate, for the log */
     int level;            /* zlib level, 1 by default: the report must be quick to write */
     int capture;
@@ -60,6 +65,22 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n);
 
+/* From here on, blobs are encoded on a second thread while the caller goes
+ * on (not with `capture`, nor with MEMLENS_ONE_THREAD set in the
+ * environment): html must not be read, and each column's "z" in the meta
+ * is a placeholder, until ml_blobs_finish. */
+void ml_blobs_async(ml_blobs *bl);
+/* Waits for those blobs and puts each descriptor's "z" into meta, which
+ * holds every descriptor written since ml_blobs_async (copies included).
+ * The result is byte for byte that of encoding them serially. */
+void ml_blobs_finish(ml_blobs *bl, ml_buf *meta);
+
+/* Blob `id` as its <script> element appended to html: the bytes deflated
+ * at `level` when that saves at least a tenth (returns 1), else as they are
+ * (returns 0); base64 either way. */
+int ml_blob_encode(ml_buf *html, unsigned id, int level, const void *bytes, size_t nbytes);
+
+/* Frees the blobs (waiting for a worker still running). */
 void ml_blobs_free(ml_blobs *bl);
 
 #endif

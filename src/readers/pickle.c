@@ -19,6 +19,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
 #define MAX_STRING ((uint64_t)1 << 31)
 #define MEMO_UNSET ((ml_pv)15)   /* reader-private sentinel, never a value of the store */
+#define SIDE_TAG 12u             /* a memo slot's tag for "the word is in r->side" (no value has it) */
+#define MAX_SIDE (1u << 27)      /* side entries: their index fits a slot's 28 bits, sign bit clear */
 #define TAKEN ((ml_pv)ML_PV_TAG_DROPPED) /* on the stack: a dict the record hook took at SETITEMS */
 
 /* Allocations with the same call path have the same frame list, and pickle
@@ -48,6 +51,19 @@ typedef struct run_entry {
     unsigned char *bytes;         /* len of cap bytes */
 } run_entry;
 
+/* Memo slots are 32 bits: a gigabyte snapshot memoises 12M values, nearly
+ * all of them words whose low 32 bits, sign-extended, give them back (small
+ * ints, strings, the importer's EXT numbers, None, a dropped entry), kept as
+ * they are.  The others, containers above all (their generation sits in the
+ * high bits), go to a side table, and the slot holds their index there
+ * (SIDE_TAG).  A trace entry the reader takes gives its side entry back and
+ * its slot reads as dropped from then on: the side table holds only the
+ * containers still alive in the memo, a few thousand. */
+typedef struct side_entry {
+    ml_pv word;                  /* 0: free */
+    uint32_t slot;               /* the memo slot that names it */
+} side_entry;
+
 typedef struct reader {
     ml_source *src;
     const char *name;
@@ -63,7 +79,10 @@ typedef struct reader {
     const unsigned char *op;     /* the opcode being run: its offset names errors */
     VEC(ml_pv) stack;
     VEC(size_t) marks;
-    VEC(ml_pv) memo;
+    VEC(uint32_t) memo;          /* 32-bit slots: see side_entry */
+    VEC(side_entry) side;
+    VEC(uint32_t) side_free;     /* free side entries */
+    VEC(uint32_t) cont_side;     /* container slot index -> its side entry + 1 (0: none) */
     uint32_t memo_count;         /* slots filled: MEMOIZE's next index */
     uint32_t memo_gen;           /* times a memo slot was written over (BINPUT to a used slot) */
     run_entry *runs;             /* RUNS, allocated when first needed */
@@ -71,6 +90,72 @@ typedef struct reader {
     uint64_t pending_at;
     ml_err *e;
 } reader;
+
+static inline bool fits32(ml_pv v) { return (ml_pv)(int64_t)(int32_t)(uint32_t)v == v; }
+/* The word of a slot that is no SIDE_TAG one (SIDE and MEMO_UNSET come back with their tags). */
+static inline ml_pv slot_word(uint32_t m) { return (ml_pv)(int64_t)(int32_t)m; }
+
+static ml_pv memo_read(const reader *r, size_t idx)
+{
+    uint32_t m = r->memo.v[idx];
+    return (m & 15) == SIDE_TAG ? r->side.v[m >> 4].word : slot_word(m);
+}
+
+static void side_release(reader *r, uint32_t k)
+{
+    r->side.v[k].word = 0;
+    VEC_PUSH(&r->side_free, k);
+}
+
+/* Stores v, which does not fit 32 bits, in memo slot idx through a side
+ * entry (whatever the slot held is overwritten); -1 when the side table is full. */
+static int side_put(reader *r, size_t idx, ml_pv v)
+{
+    uint32_t k;
+    if (r->side_free.len) k = r->side_free.v[--r->side_free.len];
+    else {
+        if (r->side.len >= MAX_SIDE) return -1;
+        VEC_PUSH(&r->side, ((side_entry){0}));
+        k = (uint32_t)(r->side.len - 1);
+    }
+    r->side.v[k] = (side_entry){v, (uint32_t)idx};
+    r->memo.v[idx] = k << 4 | SIDE_TAG;
+    if (ML_PV_TAG(v) == ML_PV_TAG_CONT) {
+        size_t ci = (size_t)((v >> 4) & 0xFFFFFFFFu);
+        if (ci >= r->cont_side.len) {
+            VEC_RESERVE(&r->cont_side, ci + 1);
+            while (r->cont_side.len <= ci) r->cont_side.v[r->cont_side.len++] = 0;
+        }
+        r->cont_side.v[ci] = k + 1;
+    }
+    return 0;
+}
+
+/* Stores v in memo slot idx (< memo.len); -1 only when the side table is full. */
+static int memo_set(reader *r, size_t idx, ml_pv v)
+{
+    uint32_t old = r->memo.v[idx];
+    if ((old & 15) == SIDE_TAG) side_release(r, old >> 4);
+    if (fits32(v)) {
+        r->memo.v[idx] = (uint32_t)v;
+        return 0;
+    }
+    return side_put(r, idx, v);
+}
+
+/* Container v, which the reader drops now (a taken trace entry): its memo
+ * slot reads as dropped from now on, and its side entry is free again. */
+static void memo_forget(reader *r, ml_pv v)
+{
+    size_t ci = (size_t)((v >> 4) & 0xFFFFFFFFu);
+    if (ci >= r->cont_side.len || !r->cont_side.v[ci]) return;
+    uint32_t k = r->cont_side.v[ci] - 1;
+    r->cont_side.v[ci] = 0;
+    side_entry *x = &r->side.v[k];
+    if (x->word != v || r->memo.v[x->slot] != (k << 4 | SIDE_TAG)) return;
+    r->memo.v[x->slot] = ML_PV_TAG_DROPPED;
+    side_release(r, k);
+}
 
 /* Stream offset of the opcode being run. */
 static uint64_t at(const reader *r) { return r->base + (uint64_t)(r->op - r->buf); }
@@ -202,9 +287,9 @@ static int append_items(reader *r, ml_pv list, ml_pv *items, size_t n)
                              : r->hook(r->user, r->st, list, v, r->e);
         if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
         if (!took) continue;
-        /* Taken: freed now.  Its memo slot keeps the old word, which now reads as
-         * dropped (the store's generation numbers), so a later BINGET fails. */
+        /* Taken: freed now.  Its memo slot reads as dropped, so a later BINGET fails. */
         kept--;
+        memo_forget(r, v);
         ml_pv_drop(r->st, v);
     }
     ml_pv_append(r->st, list, items, kept);
@@ -223,7 +308,8 @@ static int memo_put(reader *r, uint64_t idx)
     }
     if (r->memo.v[idx] == MEMO_UNSET) r->memo_count++;
     else r->memo_gen++; /* cached runs that read this slot no longer hold */
-    r->memo.v[idx] = r->stack.v[r->stack.len - 1];
+    if (memo_set(r, idx, r->stack.v[r->stack.len - 1]) < 0)
+        return fail(r, "more than %u containers in the memo at once (hostile pickle?)", MAX_SIDE);
     return 0;
 }
 
@@ -241,10 +327,15 @@ static int memo_get(reader *r, uint64_t idx)
 {
     if (idx >= r->memo.len || r->memo.v[idx] == MEMO_UNSET)
         return fail(r, "memo %" PRIu64 " was never stored", idx);
-    if (ml_pv_is_dropped(r->st, r->memo.v[idx]))
+    ml_pv v = memo_read(r, idx);
+    if (ml_pv_is_dropped(r->st, v))
         return fail(r, "memo %" PRIu64 " names a value already streamed into the profile "
                        "(one trace entry referenced twice)", idx);
-    ml_pv v = r->memo.v[idx] = ml_pv_settle(r->st, r->memo.v[idx]);
+    ml_pv settled = ml_pv_settle(r->st, v);
+    if (settled != v) { /* (an EXT word always fits, or takes the side entry it frees) */
+        v = settled;
+        memo_set(r, idx, v);
+    }
     if (shared(r, v) < 0) return -1;
     PUSH(v);
     return 0;
@@ -263,7 +354,8 @@ static int take_record(reader *r, size_t mark)
     int took = r->record(r->user, r->st, list, r->stack.v + mark, n / 2, r->e);
     if (took < 0) return ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
     if (!took) return 0;
-    ml_pv_drop(r->st, dict); /* (its memo word now reads as dropped) */
+    memo_forget(r, dict); /* (its memo slot now reads as dropped) */
+    ml_pv_drop(r->st, dict);
     r->stack.v[mark - 1] = TAKEN;
     r->stack.len = mark;
     return 1;
@@ -287,14 +379,14 @@ static int convert_list(reader *r, size_t mark)
     }
     r->pending = NULL;
     ml_pv_drop(r->st, list);
-    if (r->memo.len && r->memo.v[r->memo.len - 1] == list) r->memo.v[r->memo.len - 1] = w;
+    if (r->memo.len && memo_read(r, r->memo.len - 1) == list) memo_set(r, r->memo.len - 1, w);
     r->stack.v[mark - 1] = w;
     r->stack.len = mark;
     return 1;
 }
 
 /* Memo words BINGET pushes without a look: not containers, not sentinels. */
-#define MEMO_SLOW ((1u << ML_PV_TAG_CONT) | (1u << ML_PV_TAG_DROPPED) | (1u << MEMO_UNSET))
+#define MEMO_SLOW ((1u << ML_PV_TAG_CONT) | (1u << ML_PV_TAG_DROPPED) | (1u << MEMO_UNSET) | (1u << SIDE_TAG))
 
 static const char *refused_name(unsigned op)
 {
@@ -392,7 +484,8 @@ static const unsigned char fast_op[256] = {
  * then handles.  Returns the new read position. */
 static const unsigned char *fast_run(reader *r, const unsigned char *p, const unsigned char *end)
 {
-    ml_pv *memo = r->memo.v, *base = r->stack.v, *sp = base + r->stack.len, v;
+    uint32_t *memo = r->memo.v;
+    ml_pv *base = r->stack.v, *sp = base + r->stack.len, v;
     size_t n_memo = r->memo.len, n;
     for (;;) {
         /* Each opcode here reads at most 10 bytes (LONG1 of 8) and pushes at
@@ -405,7 +498,7 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
             case F_LONG_BINGET: /* a frame list is ~50 of them in a row */
                 for (;;) {
                     n = le32(p + 1);
-                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
+                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[n])) & 1) goto out;
                     *sp++ = v;
                     p += 5;
                     if (k == 1 || *p != 'j') break;
@@ -414,7 +507,7 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
                 break;
             case F_BINGET:
                 n = p[1];
-                if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = memo[n]) & 1) goto out;
+                if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[n])) & 1) goto out;
                 *sp++ = v;
                 p += 2;
                 break;
@@ -436,9 +529,9 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
                     n_memo < r->memo.cap && r->marks.len < MAX_MARKS && (size_t)(sp - base) < MAX_STACK - 1000) {
                     const unsigned char *q;
                     ml_pv w = run_lookup(r, p, end, &q);
-                    if (w) { /* as the list's "] MEMOIZE ( ... APPENDS" leaves it: its number, memoised */
+                    if (w && fits32(w)) { /* as the list's "] MEMOIZE ( ... APPENDS" leaves it: its number, memoised */
                         *sp++ = w;
-                        memo[n_memo++] = w;
+                        memo[n_memo++] = (uint32_t)w;
                         r->memo_count++;
                         p = q;
                         k = 1; /* many bytes taken: count the budget again */
@@ -455,7 +548,9 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
                 break;
             case F_MEMOIZE: /* the next slot, at the end of the memo */
                 if (r->memo_count != n_memo || n_memo == r->memo.cap || (size_t)(sp - base) <= fence(r)) goto out;
-                memo[n_memo++] = sp[-1];
+                if (fits32(sp[-1])) memo[n_memo] = (uint32_t)sp[-1];
+                else if (side_put(r, n_memo, sp[-1]) < 0) goto out; /* a trace entry's dict, say */
+                n_memo++;
                 r->memo_count++;
                 p++;
                 break;
@@ -642,8 +737,9 @@ static int run(reader *r, ml_pv *out)
             r->stack.len = mark;
             break;
         case 0x94: /* MEMOIZE: the next slot, at the end of the memo (inline) */
-            if (r->memo_count == r->memo.len && r->memo.len < r->memo.cap && r->stack.len > fence(r)) {
-                r->memo.v[r->memo.len++] = r->stack.v[r->stack.len - 1];
+            if (r->memo_count == r->memo.len && r->memo.len < r->memo.cap && r->stack.len > fence(r) &&
+                fits32(r->stack.v[r->stack.len - 1])) {
+                r->memo.v[r->memo.len++] = (uint32_t)r->stack.v[r->stack.len - 1];
                 r->memo_count++;
                 break;
             }
@@ -655,7 +751,7 @@ static int run(reader *r, ml_pv *out)
         case 'h': NEED(1); n = *p++; goto get;
         case 'j': NEED(4); n = le32(p); p += 4;
         get:
-            if (n >= r->memo.len || MEMO_SLOW >> ML_PV_TAG(v = r->memo.v[n]) & 1) { /* errors, containers */
+            if (n >= r->memo.len || MEMO_SLOW >> ML_PV_TAG(v = slot_word(r->memo.v[n])) & 1) { /* errors, containers */
                 if (memo_get(r, n) < 0) return -1;
                 break;
             }
@@ -696,6 +792,9 @@ int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, m
     VEC_FREE(&r.stack);
     VEC_FREE(&r.marks);
     VEC_FREE(&r.memo);
+    VEC_FREE(&r.side);
+    VEC_FREE(&r.side_free);
+    VEC_FREE(&r.cont_side);
     if (r.runs)
         for (size_t i = 0; i < RUNS; i++) free(r.runs[i].bytes);
     free(r.runs);

@@ -1,0 +1,130 @@
+/*
+ * report_blobq.c — see report_blobq.h.  One worker and a FIFO, which the
+ * caller of ml_blobq_finish helps to empty; blobs are appended in the order
+ * they were pushed, so the page is the same byte for byte as when they are
+ * encoded on the main thread.
+ */
+#include "report_blobq.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "err.h"
+#include "vec.h"
+
+typedef struct job {
+    unsigned id;
+    int level;
+    void *bytes;              /* freed once encoded */
+    size_t nbytes;
+    ml_buf out;               /* its <script> element, until appended to html */
+    uint8_t z;
+    bool done;
+} job;
+
+struct ml_blobq {
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t more;      /* a job was pushed, or closing was set */
+    pthread_cond_t less;      /* a job was encoded: fewer bytes pending */
+    VEC(job) jobs;            /* every job pushed, in order */
+    size_t next_take;         /* the first job nobody has taken */
+    size_t next_append;       /* the first job not yet in html */
+    size_t pending;           /* raw bytes of the jobs not yet encoded */
+    size_t max_pending;
+    bool closing;             /* ml_blobq_finish: no more pushes */
+    ml_buf *html;
+    unsigned first_id;
+    VEC(uint8_t) z;           /* of the jobs appended */
+};
+
+/* Takes the next job and encodes it, with q->mu held (released while
+ * encoding); then appends to html every job done in order so far.  Two
+ * threads may encode at once (the worker, and ml_blobq_finish's caller):
+ * html still gets the blobs in push order.  False when no job was left. */
+static bool take_one(ml_blobq *q)
+{
+    if (q->next_take == q->jobs.len) return false;
+    size_t k = q->next_take++;
+    job j = q->jobs.v[k]; /* a copy: a push may move the array meanwhile */
+    pthread_mutex_unlock(&q->mu);
+    ml_buf out = {0};
+    uint8_t z = (uint8_t)ml_blob_encode(&out, j.id, j.level, j.bytes, j.nbytes);
+    free(j.bytes);
+    pthread_mutex_lock(&q->mu);
+    job *d = &q->jobs.v[k];
+    d->bytes = NULL;
+    d->out = out;
+    d->z = z;
+    d->done = true;
+    q->pending -= j.nbytes;
+    for (; q->next_append < q->jobs.len && q->jobs.v[q->next_append].done; q->next_append++) {
+        job *a = &q->jobs.v[q->next_append];
+        ml_buf_put(q->html, a->out.p ? a->out.p : "", a->out.len);
+        ml_buf_free(&a->out);
+        VEC_PUSH(&q->z, a->z);
+    }
+    pthread_cond_broadcast(&q->less);
+    return true;
+}
+
+static void *worker(void *arg)
+{
+    ml_blobq *q = arg;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (q->next_take == q->jobs.len && !q->closing) pthread_cond_wait(&q->more, &q->mu);
+        if (!take_one(q)) break;
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending)
+{
+    ml_blobq *q = ml_calloc(1, sizeof *q);
+    q->max_pending = max_pending;
+    q->html = html;
+    q->first_id = first_id;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->more, NULL);
+    pthread_cond_init(&q->less, NULL);
+    if (pthread_create(&q->th, NULL, worker, q) != 0) {
+        pthread_cond_destroy(&q->less);
+        pthread_cond_destroy(&q->more);
+        pthread_mutex_destroy(&q->mu);
+        free(q);
+        return NULL;
+    }
+    return q;
+}
+
+void ml_blobq_push(ml_blobq *q, unsigned id, int level, void *bytes, size_t nbytes)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->pending && q->pending + nbytes > q->max_pending) pthread_cond_wait(&q->less, &q->mu);
+    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .bytes = bytes, .nbytes = nbytes }));
+    q->pending += nbytes;
+    pthread_cond_signal(&q->more);
+    pthread_mutex_unlock(&q->mu);
+}
+
+uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n)
+{
+    /* The caller has nothing else to do: it encodes what is left too. */
+    pthread_mutex_lock(&q->mu);
+    q->closing = true;
+    pthread_cond_signal(&q->more);
+    while (take_one(q)) {}
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->th, NULL);
+    pthread_cond_destroy(&q->less);
+    pthread_cond_destroy(&q->more);
+    pthread_mutex_destroy(&q->mu);
+    VEC_FREE(&q->jobs);
+    *n = q->z.len;
+    uint8_t *z = q->z.v;
+    free(q);
+    return z;
+}
