@@ -546,19 +546,52 @@ static void link_launchers(ml_trace *t)
     free(vals);
 }
 
-/* The innermost slice of the track that contains ts (a zero-length slice at ts too). */
-static uint32_t enclosing(const ml_trace *t, uint32_t track, int64_t ts)
+/* Where a track's search for a flow point begins: flow points come grouped
+ * by (cat, id), and ids grow with time on each track (PyTorch's correlation
+ * ids), so the next answer is usually next to the last one. */
+typedef struct finger {
+    const ml_trace *t;
+    uint32_t *at;           /* per track: the last answer's row */
+} finger;
+
+/* The first row of track's slices in [lo, hi) whose start is after ts (after
+ * or at ts when `at_too`): a galloping search from the finger, which gives
+ * what a binary search of the whole track gives. */
+static size_t first_after(finger *fg, uint32_t track, int64_t ts, bool at_too)
 {
-    const ml_slices *s = &t->slices;
-    const uint32_t *first = t->index->track_first;
-    if (track >= t->tracks.len) return ML_NONE32;
-    size_t lo = first[track], hi = first[track + 1];
-    while (lo < hi) { /* first slice starting after ts */
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->ts.v[mid] <= ts) lo = mid + 1;
-        else hi = mid;
+    const int64_t *start = fg->t->slices.ts.v;
+    const uint32_t *first = fg->t->index->track_first;
+    size_t lo = first[track], hi = first[track + 1], from = fg->at[track];
+#define AFTER(i) (at_too ? start[i] >= ts : start[i] > ts)
+    if (from < lo || from > hi) from = lo;
+    size_t step = 1;
+    if (from < hi && !AFTER(from)) { /* the answer is past from */
+        size_t a = from + 1;
+        while (a + step < hi && !AFTER(a + step)) a += step, step *= 2;
+        lo = a, hi = a + step < hi ? a + step + 1 : hi;
+    } else { /* the answer is at from or before it */
+        size_t b = from;
+        while (b > lo + step && AFTER(b - step)) b -= step, step *= 2;
+        hi = b, lo = b > lo + step ? b - step : lo;
     }
-    if (lo == first[track]) return ML_NONE32;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (AFTER(mid)) hi = mid;
+        else lo = mid + 1;
+    }
+#undef AFTER
+    fg->at[track] = (uint32_t)lo;
+    return lo;
+}
+
+/* The innermost slice of the track that contains ts (a zero-length slice at ts too). */
+static uint32_t enclosing(finger *fg, uint32_t track, int64_t ts)
+{
+    const ml_trace *t = fg->t;
+    const ml_slices *s = &t->slices;
+    if (track >= t->tracks.len) return ML_NONE32;
+    size_t lo = first_after(fg, track, ts, false);
+    if (lo == t->index->track_first[track]) return ML_NONE32;
     for (uint32_t i = (uint32_t)lo - 1; i != ML_NONE32; i = s->parent.v[i])
         if (slice_end(s, i) > ts || s->ts.v[i] == ts) return i;
     return ML_NONE32;
@@ -566,18 +599,12 @@ static uint32_t enclosing(const ml_trace *t, uint32_t track, int64_t ts)
 
 /* The first slice of the track that starts at or after ts (Chrome's binding
  * of a flow end to the "next slice"). */
-static uint32_t next_slice(const ml_trace *t, uint32_t track, int64_t ts)
+static uint32_t next_slice(finger *fg, uint32_t track, int64_t ts)
 {
-    const ml_slices *s = &t->slices;
-    const uint32_t *first = t->index->track_first;
+    const ml_trace *t = fg->t;
     if (track >= t->tracks.len) return ML_NONE32;
-    size_t lo = first[track], hi = first[track + 1];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->ts.v[mid] < ts) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < first[track + 1] ? (uint32_t)lo : ML_NONE32;
+    size_t lo = first_after(fg, track, ts, true);
+    return lo < t->index->track_first[track + 1] ? (uint32_t)lo : ML_NONE32;
 }
 
 /* Flows: points grouped by (cat, id) in time order.  Each "s" starts a
@@ -589,9 +616,19 @@ static void bind_flows(ml_trace *t)
     flow_point *pts = t->index->points.v;
     size_t n = t->index->points.len;
     if (!n) return;
+    /* Keys grouped by track first: each track's points are nearly in (cat,
+     * id) order already, so the merge sort finds a few long runs instead of
+     * the many short ones that the tracks' interleaving makes. */
+    size_t nt = t->tracks.len;
+    uint32_t *cursor = ml_calloc(nt + 2, sizeof *cursor);
+    for (size_t i = 0; i < n; i++) cursor[(pts[i].track < nt ? pts[i].track : nt) + 1]++;
+    for (size_t k = 0; k <= nt; k++) cursor[k + 1] += cursor[k];
     skey *keys = ml_malloc(n * sizeof *keys);
-    for (size_t i = 0; i < n; i++) keys[i] = (skey){pts[i].id, pts[i].ts, pts[i].cat, (uint32_t)i};
+    for (size_t i = 0; i < n; i++)
+        keys[cursor[pts[i].track < nt ? pts[i].track : nt]++] = (skey){pts[i].id, pts[i].ts, pts[i].cat, (uint32_t)i};
     sort_keys(keys, n);
+    finger fg = {t, cursor};
+    for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
     bool open = false, last_s = false;
     for (size_t i = 0; i < n; i++) {
@@ -600,8 +637,8 @@ static void bind_flows(ml_trace *t)
             open = false;
             last_s = false;
         }
-        uint32_t at = fp->ph == 's' || fp->ph == 't' || fp->enclosing ? enclosing(t, fp->track, fp->ts)
-                                                                       : next_slice(t, fp->track, fp->ts);
+        uint32_t at = fp->ph == 's' || fp->ph == 't' || fp->enclosing ? enclosing(&fg, fp->track, fp->ts)
+                                                                       : next_slice(&fg, fp->track, fp->ts);
         if (fp->ph == 's') {
             prev = at;
             open = last_s = true;
@@ -621,6 +658,7 @@ static void bind_flows(ml_trace *t)
         }
     }
     free(keys);
+    free(cursor);
     VEC_FREE(&t->index->points);
 }
 
