@@ -290,6 +290,52 @@ TEST(same_named_child_is_merged)
     ml_profile_free(f.p);
 }
 
+TEST(same_named_chain_is_merged_into_the_outermost)
+{
+    /* aten::to [0,10) > aten::to [1,9) > aten::to [2,8) > copy_ [3,7) and
+     * copy_ [7.5,7.8): one call, whose children are both copies; aten::x
+     * [20,30) has two aten::x children, so nothing of it merges. */
+    fix f = fix_new();
+    host(&f, ML_SL_CPU_OP, "aten::to", 0, 10, 1, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::to", 1, 8, 2, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::to", 2, 6, 3, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::copy_", 3, 4, 4, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::copy_", 7.5, 0.3, 5, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::x", 20, 10, 6, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::x", 21, 2, 7, NULL);
+    host(&f, ML_SL_CPU_OP, "aten::x", 24, 2, 8, NULL);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_op_row *to = find_op(f.p, &pf.ops.by_name, "aten::to", NULL);
+    const ml_op_row *copy = find_op(f.p, &pf.ops.by_name, "aten::copy_", NULL);
+    const ml_op_row *x = find_op(f.p, &pf.ops.by_name, "aten::x", NULL);
+    CHECK(to && copy && x);
+    if (to && copy && x) {
+        CHECK_EQ_I64(to->calls, 1);
+        CHECK_EQ_I64(to->host_total_ns, 10 * US);
+        CHECK_EQ_I64(to->host_self_ns, 5700); /* 10 - 4 - 0.3 */
+        CHECK_EQ_I64(copy->calls, 2);
+        CHECK_EQ_I64(x->calls, 3);
+        CHECK_EQ_I64(x->host_total_ns, 14 * US);
+        CHECK_EQ_I64(x->host_self_ns, 10 * US); /* 6 + 2 + 2 */
+    }
+    /* the merged nodes' children hang under the outermost aten::to */
+    const ml_optree *tr = &pf.tree;
+    uint32_t outer = ML_NONE32;
+    for (uint32_t i = 0; i < tr->n; i++)
+        if (tr->slice[i] != ML_NONE32 && !(tr->flags[i] & ML_NODE_MERGED) && outer == ML_NONE32 &&
+            !strcmp(ml_s(f.p, f.p->trace->slices.name.v[tr->slice[i]]), "aten::to"))
+            outer = i;
+    int copies_under_outer = 0;
+    for (uint32_t i = 0; i < tr->n; i++)
+        if (tr->slice[i] != ML_NONE32 && !strcmp(ml_s(f.p, f.p->trace->slices.name.v[tr->slice[i]]), "aten::copy_"))
+            copies_under_outer += tr->parent[i] == outer;
+    CHECK_EQ_I64(copies_under_outer, 2);
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
 TEST(whole_trace_step_extends_to_its_kernels)
 {
     /* ops [10,20) and [30,50) > launch [35,36) of a kernel [40,80): the one
@@ -495,6 +541,7 @@ int main(void)
     RUN(operator_and_kernel_tables);
     RUN(tensor_core_advice_when_eligible_ops_use_none);
     RUN(same_named_child_is_merged);
+    RUN(same_named_chain_is_merged_into_the_outermost);
     RUN(whole_trace_step_extends_to_its_kernels);
     RUN(flow_links_queued_work_to_its_operator);
     RUN(fragmentation_from_the_memory_curves);

@@ -71,8 +71,10 @@ static int cmp_ext(const void *x, const void *y)
     return (a->node > b->node) - (a->node < b->node); /* first node wins, as the plugin's pop */
 }
 
+/* The nodes as they are made: each thread's tree in pre-order (a node's
+ * descendants follow it, so its first child, if any, is the next node). */
 typedef struct builder {
-    VEC(uint32_t) slice, parent, track, first_child, next_sibling, last_child, nchild;
+    VEC(uint32_t) slice, parent, track;
     VEC(uint8_t) flags;
 } builder;
 
@@ -82,17 +84,7 @@ static uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t t
     VEC_PUSH(&b->slice, slice);
     VEC_PUSH(&b->parent, parent);
     VEC_PUSH(&b->track, track);
-    VEC_PUSH(&b->first_child, ML_NONE32);
-    VEC_PUSH(&b->next_sibling, ML_NONE32);
-    VEC_PUSH(&b->last_child, ML_NONE32);
-    VEC_PUSH(&b->nchild, 0);
     VEC_PUSH(&b->flags, flags);
-    if (parent != ML_NONE32) {
-        if (b->last_child.v[parent] == ML_NONE32) b->first_child.v[parent] = id;
-        else b->next_sibling.v[b->last_child.v[parent]] = id;
-        b->last_child.v[parent] = id;
-        b->nchild.v[parent]++;
-    }
     return id;
 }
 
@@ -107,6 +99,11 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     out->owner = ml_malloc((n ? n : 1) * sizeof *out->owner);
     for (size_t i = 0; i < n; i++) out->owner[i] = ML_NONE32;
     builder b = {0};
+    /* At most one node per slice plus one root per track: reserved once
+     * (untouched pages cost nothing), so no column is copied as it grows. */
+    size_t most = n + t->tracks.len;
+    VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most); VEC_RESERVE(&b.track, most);
+    VEC_RESERVE(&b.flags, most);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
@@ -159,23 +156,33 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     free(cls);
     size_t nn = b.slice.len;
 
-    /* Merge a cpu_op with its only child of the same name (top down). */
+    /* Merge a cpu_op with its only child of the same name (top down).  The
+     * counts saturate: only "exactly one" matters. */
+    uint8_t *nchild = ml_calloc(nn ? nn : 1, 1);
+    for (uint32_t i = 0; i < nn; i++)
+        if (b.parent.v[i] != ML_NONE32 && nchild[b.parent.v[i]] < 2) nchild[b.parent.v[i]]++;
     uint32_t *rt_from = ml_malloc((nn ? nn : 1) * sizeof *rt_from);
     for (uint32_t i = 0; i < nn; i++) rt_from[i] = i;
     for (uint32_t i = 0; i < nn; i++) {
         if (b.flags.v[i] & (ML_NODE_MERGED | ML_NODE_ROOT)) continue;
         uint32_t si = b.slice.v[i];
         if (s->kind.v[si] != ML_SL_CPU_OP) continue;
-        while (b.nchild.v[i] == 1) {
-            uint32_t c = b.first_child.v[i], sc = b.slice.v[c];
+        uint32_t last = i; /* the deepest node merged into i so far */
+        while (nchild[last] == 1) {
+            uint32_t c = last + 1, sc = b.slice.v[c]; /* the only child: next in pre-order */
             if (s->kind.v[sc] != ML_SL_CPU_OP || s->name.v[sc] != s->name.v[si]) break;
             b.flags.v[c] |= ML_NODE_MERGED;
-            b.first_child.v[i] = b.first_child.v[c];
-            b.last_child.v[i] = b.last_child.v[c];
-            b.nchild.v[i] = b.nchild.v[c];
-            for (uint32_t g = b.first_child.v[c]; g != ML_NONE32; g = b.next_sibling.v[g]) b.parent.v[g] = i;
             rt_from[i] = rt_from[c];
+            last = c;
         }
+        nchild[i] = nchild[last];
+    }
+    free(nchild);
+    /* The children of a merged node belong to the node that absorbed it (a
+     * parent comes before its children, so it is resolved first). */
+    for (uint32_t i = 0; i < nn; i++) {
+        uint32_t par = b.parent.v[i];
+        if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
     }
     /* Whose runtime calls each node ends up with: a merged child's go to the
      * node that absorbed it; the absorbing node's own are dropped (the plugin
@@ -235,16 +242,12 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     free(root_of);
 
     /* Flows from host work into GPU work (Ascend's async_npu: the op that
-     * queued an NPU task), for GPU work whose launch links to no operator. */
+     * queued an NPU task), for GPU work whose launch links to no operator:
+     * made when the first such work turns up (CUDA traces have none, and
+     * their ac2g flows would fill it with every kernel). */
     ml_u64map flow_src;
     ml_u64map_init(&flow_src);
-    for (size_t f = 0; f < t->flows.len; f++) {
-        uint32_t a = t->flows.v[f].from, z = t->flows.v[f].to;
-        if (a >= n || z >= n || !ml_slice_is_gpu(s->kind.v[z]) || ml_slice_is_gpu(s->kind.v[a])) continue;
-        bool fresh;
-        uint32_t *v = ml_u64map_put(&flow_src, z, &fresh);
-        if (fresh) *v = a;
-    }
+    bool flow_src_built = false;
 
     /* GPU work to the node of its launch; kernels with none to the main root. */
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
@@ -254,6 +257,16 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint32_t l = s->launcher.v[i], node = ML_NONE32;
         bool launched = l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l]);
         if (launched) node = out->owner[l];
+        if (node == ML_NONE32 && !flow_src_built) {
+            for (size_t f = 0; f < t->flows.len; f++) {
+                uint32_t a = t->flows.v[f].from, z = t->flows.v[f].to;
+                if (a >= n || z >= n || !ml_slice_is_gpu(s->kind.v[z]) || ml_slice_is_gpu(s->kind.v[a])) continue;
+                bool fresh;
+                uint32_t *v = ml_u64map_put(&flow_src, z, &fresh);
+                if (fresh) *v = a;
+            }
+            flow_src_built = true;
+        }
         if (node == ML_NONE32 && flow_src.len) {
             uint32_t *src = ml_u64map_get(&flow_src, i);
             for (uint32_t q = src ? *src : ML_NONE32; q != ML_NONE32 && q < n; q = s->parent.v[q])
@@ -297,10 +310,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     out->parent = b.parent.v;
     out->track = b.track.v;
     out->flags = b.flags.v;
-    VEC_FREE(&b.first_child);
-    VEC_FREE(&b.next_sibling);
-    VEC_FREE(&b.last_child);
-    VEC_FREE(&b.nchild);
 }
 
 void ml_optree_free(ml_optree *t)
