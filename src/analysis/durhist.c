@@ -3,13 +3,28 @@
  */
 #include "durhist.h"
 
+/* Bin b >= 1 starts at 2, 5, 10, 20, 50, ... 1e18, 2e18, 5e18: the bin of
+ * ns is how many of these starts it reaches.  A binary search: this runs once
+ * per operator call, and the division loop it replaces was a fifth of the
+ * operator table's time. */
+#define DECADE(p) 2 * (p), 5 * (p), 10 * (p)
+static const int64_t bin_start[] = {
+    DECADE(1LL), DECADE(10LL), DECADE(100LL), DECADE(1000LL), DECADE(10000LL), DECADE(100000LL),
+    DECADE(1000000LL), DECADE(10000000LL), DECADE(100000000LL), DECADE(1000000000LL), DECADE(10000000000LL),
+    DECADE(100000000000LL), DECADE(1000000000000LL), DECADE(10000000000000LL), DECADE(100000000000000LL),
+    DECADE(1000000000000000LL), DECADE(10000000000000000LL), DECADE(100000000000000000LL),
+    2000000000000000000LL, 5000000000000000000LL};
+#undef DECADE
+
 int ml_durhist_bin(int64_t ns)
 {
-    if (ns < 2) return 0;
-    int e = 0;
-    int64_t p = 1; /* 10^e <= ns < 10^(e+1) */
-    while (e < 18 && ns / 10 >= p) p *= 10, e++;
-    return 3 * e + (ns >= 2 * p) + (ns / 5 >= p);
+    int lo = 0, hi = (int)(sizeof bin_start / sizeof *bin_start);
+    while (lo < hi) { /* the first start above ns */
+        int mid = (lo + hi) / 2;
+        if (ns >= bin_start[mid]) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 int64_t ml_durhist_lower(int b)
