@@ -11,8 +11,8 @@ struct ml_strpool {
     uint64_t *offs;       /* id -> (offset << 24 | min(len, 0xFFFFFF)) */
     uint32_t *lens;       /* id -> exact length */
     size_t count, offs_cap;
-    uint32_t *table;      /* hash slot -> id + 1, 0 = empty */
-    uint32_t *hashes;     /* id -> hash, for rehash without rereading */
+    uint64_t *table;      /* hash slot -> hash << 32 | (id + 1), 0 = empty: a probe
+                           * compares hashes without touching the id's rows */
     size_t mask;
 };
 
@@ -35,11 +35,13 @@ static uint32_t hash_bytes(const char *s, size_t n)
 static void grow_table(ml_strpool *sp)
 {
     size_t nslots = (sp->mask + 1) * 2;
-    uint32_t *t = ml_calloc(nslots, sizeof *t);
-    for (size_t id = 0; id < sp->count; id++) {
-        size_t j = sp->hashes[id] & (nslots - 1);
+    uint64_t *t = ml_calloc(nslots, sizeof *t);
+    for (size_t i = 0; i <= sp->mask; i++) {
+        uint64_t slot = sp->table[i];
+        if (!slot) continue;
+        size_t j = (slot >> 32) & (nslots - 1);
         while (t[j]) j = (j + 1) & (nslots - 1);
-        t[j] = (uint32_t)id + 1;
+        t[j] = slot;
     }
     free(sp->table);
     sp->table = t;
@@ -62,7 +64,6 @@ void ml_strpool_free(ml_strpool *sp)
     free(sp->offs);
     free(sp->lens);
     free(sp->table);
-    free(sp->hashes);
     free(sp);
 }
 
@@ -70,17 +71,19 @@ ml_str ml_intern(ml_strpool *sp, const char *s, size_t n)
 {
     uint32_t h = hash_bytes(s, n);
     size_t j = h & sp->mask;
-    for (uint32_t slot; (slot = sp->table[j]) != 0; j = (j + 1) & sp->mask) {
-        uint32_t id = slot - 1;
-        if (sp->hashes[id] == h && sp->lens[id] == n &&
-            memcmp(sp->bytes + (sp->offs[id] >> 24), s, n) == 0)
+    uint64_t short_len = n < 0xFFFFFF ? n : 0xFFFFFF;
+    for (uint64_t slot; (slot = sp->table[j]) != 0; j = (j + 1) & sp->mask) {
+        if ((uint32_t)(slot >> 32) != h) continue;
+        uint32_t id = (uint32_t)slot - 1;
+        uint64_t off = sp->offs[id];
+        if ((off & 0xFFFFFF) == short_len && (short_len < 0xFFFFFF || sp->lens[id] == n) &&
+            memcmp(sp->bytes + (off >> 24), s, n) == 0)
             return id;
     }
     if (sp->count == sp->offs_cap) {
         sp->offs_cap = sp->offs_cap ? sp->offs_cap * 2 : 1024;
         sp->offs = ml_realloc(sp->offs, sp->offs_cap * sizeof *sp->offs);
         sp->lens = ml_realloc(sp->lens, sp->offs_cap * sizeof *sp->lens);
-        sp->hashes = ml_realloc(sp->hashes, sp->offs_cap * sizeof *sp->hashes);
     }
     if (sp->bytes_len + n + 1 > sp->bytes_cap) {
         size_t cap = sp->bytes_cap ? sp->bytes_cap : 65536;
@@ -91,11 +94,10 @@ ml_str ml_intern(ml_strpool *sp, const char *s, size_t n)
     uint32_t id = (uint32_t)sp->count++;
     memcpy(sp->bytes + sp->bytes_len, s, n);
     sp->bytes[sp->bytes_len + n] = 0;
-    sp->offs[id] = (uint64_t)sp->bytes_len << 24;
+    sp->offs[id] = (uint64_t)sp->bytes_len << 24 | short_len;
     sp->lens[id] = (uint32_t)n;
-    sp->hashes[id] = h;
     sp->bytes_len += n + 1;
-    sp->table[j] = id + 1;
+    sp->table[j] = (uint64_t)h << 32 | (id + 1);
     if (sp->count * 2 > sp->mask + 1) grow_table(sp);
     return id;
 }
