@@ -10,6 +10,7 @@
 
 #include "optree.h"
 #include "ranges.h"
+#include "sortperm.h"
 
 typedef struct edge {        /* a kernel's start (+v) or end (-v), for SM efficiency */
     int64_t ts;
@@ -17,12 +18,11 @@ typedef struct edge {        /* a kernel's start (+v) or end (-v), for SM effici
     double v;
 } edge;
 
-static int cmp_edge(const void *x, const void *y)
-{
-    const edge *a = x, *b = y;
-    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-    return a->end - b->end;
-}
+/* By time, a start before an end at the same instant; otherwise in the order
+ * pushed (stable, as glibc's qsort was here): each stream's edges come in
+ * time order, so a natural merge sort takes a pass per doubling of the streams. */
+#define EDGE_LT(ctx, x, y) ((x).ts < (y).ts || ((x).ts == (y).ts && (x).end < (y).end))
+ML_RUNSORT_DEFINE(edge_runsort, edge, void *, EDGE_LT)
 
 typedef struct acc {
     ml_gpu_metrics m;
@@ -106,7 +106,10 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
             if (a->edges.len) {
                 /* Sweep the starts and ends: the blocks per SM of the kernels
                  * running add up, capped at 1 (a full GPU). */
-                qsort(a->edges.v, a->edges.len, sizeof *a->edges.v, cmp_edge);
+                edge *tmp = ml_malloc(a->edges.len * sizeof *tmp);
+                edge *sorted = edge_runsort(a->edges.v, tmp, a->edges.len, NULL);
+                if (sorted != a->edges.v) memcpy(a->edges.v, sorted, a->edges.len * sizeof *tmp);
+                free(tmp);
                 double level = 0, weighted = 0;
                 bool any = false;
                 for (size_t k = 0; k + 1 <= a->edges.len; k++) {

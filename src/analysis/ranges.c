@@ -4,13 +4,15 @@
 #include "ranges.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-static int cmp_range(const void *x, const void *y)
-{
-    const ml_range *a = x, *b = y;
-    if (a->b != b->b) return a->b < b->b ? -1 : 1;
-    return (a->e > b->e) - (a->e < b->e);
-}
+#include "err.h"
+#include "sortperm.h"
+
+/* Ranges come as a few runs in begin order (one per track, each track's
+ * slices sorted): a natural merge sort takes a pass per doubling of the runs. */
+#define RANGE_LT(ctx, x, y) ((x).b < (y).b || ((x).b == (y).b && (x).e < (y).e))
+ML_RUNSORT_DEFINE(range_runsort, ml_range, void *, RANGE_LT)
 
 void ml_ranges_merge(ml_ranges *r)
 {
@@ -19,7 +21,11 @@ void ml_ranges_merge(ml_ranges *r)
     size_t i;
     for (i = 1; i < r->len && r->v[i - 1].b <= r->v[i].b; i++) {
     }
-    if (i < r->len) qsort(r->v, r->len, sizeof *r->v, cmp_range);
+    if (i < r->len) {
+        ml_range *tmp = ml_malloc(r->len * sizeof *tmp), *sorted = range_runsort(r->v, tmp, r->len, NULL);
+        if (sorted != r->v) memcpy(r->v, sorted, r->len * sizeof *r->v);
+        free(tmp);
+    }
     size_t n = 0;
     for (i = 0; i < r->len; i++) {
         ml_range x = r->v[i];

@@ -57,19 +57,19 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     const ml_slices *s = &t->slices;
     size_t n = s->ts.len;
 
+    /* per name id: 1 known, 2 DataLoader, 4 collective, 8 communication kernel */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
+
     /* Ext ids of collective ops: their kernels are communication. */
     VEC(int64_t) comm_ext = {0};
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
         if ((k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION) && s->ext_id.v[i] > 0 &&
-            ml_name_is_comm_op(ml_s(p, s->name.v[i])))
+            (name_class(p, cls, nstr, s->name.v[i]) & 4))
             VEC_PUSH(&comm_ext, s->ext_id.v[i]);
     }
     if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
-
-    /* per name id: 1 known, 2 DataLoader, 4 collective, 8 communication kernel */
-    size_t nstr = ml_strpool_count(p->strings);
-    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
     VEC(int64_t) step_ts = {0};
     VEC(uint32_t) step_slice = {0};
     VEC(uint32_t) rts = {0};
