@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "steps.h"
+#include "par.h"
 #include "u64map.h"
 
 static int cmp_row(const void *x, const void *y, void *arg)
@@ -62,66 +63,86 @@ static void attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
     if (rows->len) qsort_r(rows->v, rows->len, sizeof *rows->v, cmp_row, &gpu);
 }
 
-void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out)
+typedef struct grouping {
+    const ml_profile *p;
+    const ml_optree *tree;
+    const ml_kernel_table *kt;
+    bool by_shape;             /* (name, input shape), else name */
+    ml_op_rows *rows;
+} grouping;
+
+/* One table: a row per name (or name and shape) with its calls, then the
+ * kernels launched under each row's calls. */
+static void group(void *arg)
 {
-    memset(out, 0, sizeof *out);
+    const grouping *g = arg;
+    const ml_profile *p = g->p;
+    const ml_optree *tree = g->tree;
     const ml_trace *t = p->trace;
-    if (!t || !tree->n) return;
     const ml_slices *s = &t->slices;
     size_t nstr = ml_strpool_count(p->strings);
-    uint32_t *row_of_name = ml_malloc((nstr ? nstr : 1) * sizeof *row_of_name);
-    for (size_t i = 0; i < nstr; i++) row_of_name[i] = ML_NONE32;
+    uint32_t *row_of_name = g->by_shape ? NULL : ml_malloc((nstr ? nstr : 1) * sizeof *row_of_name);
+    if (row_of_name)
+        for (size_t i = 0; i < nstr; i++) row_of_name[i] = ML_NONE32;
     ml_u64map shape_rows;
     ml_u64map_init(&shape_rows);
-    uint32_t *row_name = ml_malloc(tree->n * sizeof *row_name), *row_shape = ml_malloc(tree->n * sizeof *row_shape);
+    uint32_t *row_of_node = ml_malloc(tree->n * sizeof *row_of_node);
     for (uint32_t nd = 0; nd < tree->n; nd++) {
-        row_name[nd] = row_shape[nd] = ML_NONE32;
+        row_of_node[nd] = ML_NONE32;
         if (!(tree->flags[nd] & ML_NODE_OPERATOR) || (tree->flags[nd] & ML_NODE_MERGED)) continue;
-        uint32_t si = tree->slice[nd], info = s->info.v[si];
+        uint32_t si = tree->slice[nd];
         ml_str name = s->name.v[si];
-        ml_str shape = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].input_dims : 0;
         if (name >= nstr) continue;
-        if (row_of_name[name] == ML_NONE32) {
-            row_of_name[name] = (uint32_t)out->by_name.len;
-            VEC_PUSH(&out->by_name, ((ml_op_row){.name = name}));
+        uint32_t row;
+        if (!g->by_shape) {
+            if (row_of_name[name] == ML_NONE32) {
+                row_of_name[name] = (uint32_t)g->rows->len;
+                VEC_PUSH(g->rows, ((ml_op_row){.name = name}));
+            }
+            row = row_of_name[name];
+        } else {
+            uint32_t info = s->info.v[si];
+            ml_str shape = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].input_dims : 0;
+            bool fresh;
+            uint32_t *r = ml_u64map_put(&shape_rows, (uint64_t)name << 32 | shape, &fresh);
+            if (fresh) {
+                *r = (uint32_t)g->rows->len;
+                VEC_PUSH(g->rows, ((ml_op_row){.name = name, .shape = shape}));
+            }
+            row = *r;
         }
-        bool fresh;
-        uint32_t *r = ml_u64map_put(&shape_rows, (uint64_t)name << 32 | shape, &fresh);
-        if (fresh) {
-            *r = (uint32_t)out->by_shape.len;
-            VEC_PUSH(&out->by_shape, ((ml_op_row){.name = name, .shape = shape}));
-        }
-        row_name[nd] = row_of_name[name];
-        row_shape[nd] = *r;
-        add_call(p, tree, &out->by_name.v[row_name[nd]], nd);
-        add_call(p, tree, &out->by_shape.v[row_shape[nd]], nd);
+        row_of_node[nd] = row;
+        add_call(p, tree, &g->rows->v[row], nd);
     }
     free(row_of_name);
     ml_u64map_free(&shape_rows);
 
     /* Kernels under each operator: walk up from each kernel's owner. */
-    ml_u64map pn, ps;
-    ml_u64map_init(&pn);
-    ml_u64map_init(&ps);
+    ml_u64map pairs;
+    ml_u64map_init(&pairs);
     bool gpu = false, fresh;
+    const ml_kernel_table *kt = g->kt;
     for (size_t i = 0; i < s->ts.len; i++) {
         uint8_t k = s->kind.v[i];
         if (ml_slice_is_gpu(k)) gpu = true;
         if (k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
         uint64_t kr = kt->row_of_name[s->name.v[i]];
         if (kr == ML_NONE32) continue;
-        for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd]) {
-            if (row_name[nd] == ML_NONE32) continue;
-            ml_u64map_put(&pn, (uint64_t)row_name[nd] << 32 | kr, &fresh);
-            ml_u64map_put(&ps, (uint64_t)row_shape[nd] << 32 | kr, &fresh);
-        }
+        for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd])
+            if (row_of_node[nd] != ML_NONE32) ml_u64map_put(&pairs, (uint64_t)row_of_node[nd] << 32 | kr, &fresh);
     }
-    free(row_name);
-    free(row_shape);
-    attach(&out->by_name, &pn, gpu);
-    attach(&out->by_shape, &ps, gpu);
-    ml_u64map_free(&pn);
-    ml_u64map_free(&ps);
+    free(row_of_node);
+    attach(g->rows, &pairs, gpu);
+    ml_u64map_free(&pairs);
+}
+
+void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!p->trace || !tree->n) return;
+    /* The two tables share nothing but what they read: one thread each. */
+    grouping by_name = {p, tree, kt, false, &out->by_name}, by_shape = {p, tree, kt, true, &out->by_shape};
+    ml_par2(group, &by_name, group, &by_shape);
 }
 
 static void free_rows(ml_op_rows *rows)
