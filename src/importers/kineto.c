@@ -33,6 +33,9 @@
 enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER };
 
 #define ID_MAX 64
+/* A trace alternates between a few tracks (the main thread, the autograd
+ * thread, a stream or two): one remembered track missed a quarter of the time. */
+#define TRACK_MEMO 4
 #define TOTALS_CACHE 64
 #define NOT_AN_OP 0xFF             /* open_b.kind of a "B" whose interval memlens does not keep */
 
@@ -120,9 +123,12 @@ typedef struct kineto {
     trace_args ta;
     VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
     VEC(char) json;                /* compact JSON text of an arg being read */
-    uint32_t last_track;           /* track_of()'s one-entry cache */
-    char last_tpid[ID_MAX], last_ttid[ID_MAX];
-    size_t last_tpid_len, last_ttid_len;
+    struct track_memo {            /* track_of()'s cache of recent (pid, tid) texts */
+        uint32_t track;            /* ML_NONE32: unused */
+        uint8_t pid_len, tid_len;
+        char pid[ID_MAX], tid[ID_MAX];
+    } tracks[TRACK_MEMO];
+    unsigned tracks_next;          /* the entry to replace next */
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
     ml_str name_id;                /* the current event's name interned, once (event_name) */
     bool name_interned;
@@ -1047,18 +1053,36 @@ static ml_str cat_of(kineto *k, const char *s, size_t n)
     return id;
 }
 
-/* The trace track of (pid, tid), remembering the last one. */
+/* Whether an id text equals a remembered one: both are NUL-padded to ID_MAX
+ * (event_fields is zeroed per event), so a short one is two word compares. */
+static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    if (a_len != b_len) return false;
+    if (a_len > 16) return memcmp(a, b, a_len) == 0;
+    uint64_t x[2], y[2];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    return x[0] == y[0] && x[1] == y[1];
+}
+
+/* The trace track of (pid, tid), remembering the last few. */
 static uint32_t track_of(kineto *k, const event_fields *f)
 {
-    if (k->last_track != ML_NONE32 && f->pid_len == k->last_tpid_len && f->tid_len == k->last_ttid_len &&
-        !memcmp(f->pid, k->last_tpid, f->pid_len) && !memcmp(f->tid, k->last_ttid, f->tid_len))
-        return k->last_track;
-    k->last_track = ml_track_get(k->t, k->p, f->pid, f->pid_len, f->tid, f->tid_len);
-    memcpy(k->last_tpid, f->pid, f->pid_len);
-    memcpy(k->last_ttid, f->tid, f->tid_len);
-    k->last_tpid_len = f->pid_len;
-    k->last_ttid_len = f->tid_len;
-    return k->last_track;
+    for (unsigned i = 0; i < TRACK_MEMO; i++) {
+        const struct track_memo *m = &k->tracks[i];
+        if (m->track != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
+            same_id(f->pid, f->pid_len, m->pid, m->pid_len))
+            return m->track;
+    }
+    struct track_memo *m = &k->tracks[k->tracks_next++ % TRACK_MEMO];
+    m->track = ml_track_get(k->t, k->p, f->pid, f->pid_len, f->tid, f->tid_len);
+    memset(m->pid, 0, sizeof m->pid);
+    memset(m->tid, 0, sizeof m->tid);
+    memcpy(m->pid, f->pid, f->pid_len);
+    memcpy(m->tid, f->tid, f->tid_len);
+    m->pid_len = (uint8_t)f->pid_len;
+    m->tid_len = (uint8_t)f->tid_len;
+    return m->track;
 }
 
 /* The slice kind: the cat's, except that ProfilerStep#N is a step whatever
@@ -1528,7 +1552,7 @@ static void kineto_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
     k->e = e;
     k->last_thread = ML_NONE32;
     k->t = p->trace;
-    k->last_track = ML_NONE32;
+    for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].track = ML_NONE32;
 }
 
 static void kineto_free(kineto *k)
