@@ -320,10 +320,17 @@ static void append_the_rest(void *arg)
         VEC_PUSH(&dst->kernel_info, ki);
     }
     VEC_FREE(&src->kernel_info);
-    for (size_t i = 0; i < src->index->points.len; i++) {
-        flow_point fp = src->index->points.v[i];
-        ml_flow_point(dst, fp.id, MAP_STR(fp.cat), fp.ph, fp.enclosing, j->tmap[fp.track], fp.ts);
+    const flow_point *from = src->index->points.v;
+    size_t np = src->index->points.len, at = dst->index->points.len;
+    VEC_RESERVE(&dst->index->points, at + np);
+    flow_point *to = dst->index->points.v + at;
+    for (size_t i = 0; i < np; i++) {
+        to[i] = from[i];
+        to[i].cat = MAP_STR(from[i].cat);
+        to[i].track = j->tmap[from[i].track];
     }
+    dst->index->points.len = at + np;
+    VEC_FREE(&src->index->points);
     for (size_t i = 0; i < src->index->meta.len; i++) {
         meta_row m = src->index->meta.v[i];
         ml_trace_meta(dst, (ml_trace_meta_kind)m.what, MAP_STR(m.pid), MAP_STR(m.tid), MAP_STR(m.name), m.sort);
