@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sortperm.h"
+#include "u64map.h"
 
 typedef struct kacc {
     ml_kernel_row r;
@@ -49,8 +49,9 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
     if (!t) return;
     const ml_slices *s = &t->slices;
     VEC(kacc) by_name = {0};
-    VEC(uint32_t) ks = {0};
-    VEC(int64_t) key = {0};
+    VEC(kacc) by_op = {0};
+    ml_u64map op_rows; /* (name, op) -> row of by_op */
+    ml_u64map_init(&op_rows);
     bool have_bps = false, have_occ = false;
     for (size_t i = 0; i < s->ts.len; i++) {
         if (s->kind.v[i] != ML_SL_KERNEL) continue;
@@ -66,46 +67,30 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             kacc a = {.r = {.name = nm, .tensor_cores = ml_kernel_uses_tc(ml_s(p, nm))}};
             VEC_PUSH(&by_name, a);
         }
-        add(&by_name.v[out->row_of_name[nm]], s->ts.v[i], s->dur.v[i], ki);
+        const kacc *named = &by_name.v[out->row_of_name[nm]];
         /* by (name, op): the innermost operator over the launch (a row of the
          * operator table), 0 when none (launched from a root, a step or an
          * annotation outside every operator) */
         uint32_t o = tree && tree->owner ? tree->owner[i] : ML_NONE32;
         while (o != ML_NONE32 && !(tree->flags[o] & ML_NODE_OPERATOR)) o = tree->parent[o];
         ml_str op = o != ML_NONE32 ? s->name.v[tree->slice[o]] : 0;
-        VEC_PUSH(&ks, (uint32_t)i);
-        VEC_PUSH(&key, (int64_t)((uint64_t)nm << 32 | op));
-    }
-    out->kernels = (int64_t)ks.len;
-
-    /* by (name, op): sort by the pair, then one row per run */
-    uint32_t *perm = ml_sort_perm_i64(key.v, key.len);
-    kacc cur = {0};
-    int64_t cur_key = 0;
-    for (size_t j = 0; j < ks.len; j++) {
-        size_t x = perm ? perm[j] : j;
-        uint32_t i = ks.v[x];
-        if (j == 0 || key.v[x] != cur_key) {
-            if (j) {
-                finish(&cur, have_bps, have_occ);
-                VEC_PUSH(&out->by_op, cur.r);
-            }
-            cur_key = key.v[x];
-            memset(&cur, 0, sizeof cur);
-            cur.r.name = s->name.v[i];
-            cur.r.op = (ml_str)(cur_key & 0xffffffff);
-            cur.r.tensor_cores = by_name.v[out->row_of_name[cur.r.name]].r.tensor_cores;
+        bool fresh;
+        uint32_t *row = ml_u64map_put(&op_rows, (uint64_t)nm << 32 | op, &fresh);
+        if (fresh) {
+            *row = (uint32_t)by_op.len;
+            kacc a = {.r = {.name = nm, .op = op, .tensor_cores = named->r.tensor_cores}};
+            VEC_PUSH(&by_op, a);
         }
-        uint32_t info = s->info.v[i];
-        add(&cur, s->ts.v[i], s->dur.v[i], info != ML_NONE32 && info < t->kernel_info.len ? &t->kernel_info.v[info] : NULL);
+        add(&by_name.v[out->row_of_name[nm]], s->ts.v[i], s->dur.v[i], ki);
+        add(&by_op.v[*row], s->ts.v[i], s->dur.v[i], ki);
+        out->kernels++;
     }
-    if (ks.len) {
-        finish(&cur, have_bps, have_occ);
-        VEC_PUSH(&out->by_op, cur.r);
+    ml_u64map_free(&op_rows);
+    for (size_t j = 0; j < by_op.len; j++) {
+        finish(&by_op.v[j], have_bps, have_occ);
+        VEC_PUSH(&out->by_op, by_op.v[j].r);
     }
-    free(perm);
-    VEC_FREE(&ks);
-    VEC_FREE(&key);
+    VEC_FREE(&by_op);
 
     for (size_t j = 0; j < by_name.len; j++) {
         finish(&by_name.v[j], have_bps, have_occ);
