@@ -265,12 +265,16 @@ static const unsigned char compact_numch[256] = {
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
     ['N'] = 1, ['a'] = 1, ['I'] = 1, ['n'] = 1, ['f'] = 1, ['i'] = 1, ['t'] = 1, ['y'] = 1};
 
+static inline size_t find_stop(const char *p, size_t j, bool brackets);
+
 /* The length of the array or object at s[0] when it lies whole in s[0..n)
  * and is written exactly as read_compact() would write it (", " and ": "
  * between items, no other blanks, no trailing comma, strings without
  * backslashes, numbers that start with a digit or '-' and a digit, true,
  * false, null); 0 otherwise.  PyTorch writes "Input Dims" and "Input type"
- * so: the text is then interned as it is, without tokenizing it. */
+ * so: the text is then interned as it is, without tokenizing it.  s[n] is
+ * the scanner's NUL with 16 readable bytes past it (js_peek_value), so
+ * strings are scanned 16 bytes at a time. */
 static size_t compact_span(const char *s, size_t n)
 {
     char stack[32];
@@ -293,9 +297,9 @@ static size_t compact_span(const char *s, size_t n)
                 continue;
             }
             if (c == '"') {
-                const char *q = memchr(s + i + 1, '"', n - i - 1);
-                if (!q || memchr(s + i + 1, '\\', (size_t)(q - s) - i - 1)) return 0;
-                i = (size_t)(q - s) + 1;
+                size_t q = find_stop(s, i + 1, false);
+                if (q >= n || s[q] != '"') return 0;
+                i = q + 1;
             } else if ((c >= '0' && c <= '9') || (c == '-' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
                 i++;
                 while (i < n && compact_numch[(unsigned char)s[i]]) i++;
@@ -310,9 +314,9 @@ static size_t compact_span(const char *s, size_t n)
             /* fall through */
         case KEY: {
             if (c != '"') return 0;
-            const char *q = memchr(s + i + 1, '"', n - i - 1);
-            if (!q || memchr(s + i + 1, '\\', (size_t)(q - s) - i - 1)) return 0;
-            i = (size_t)(q - s) + 1;
+            size_t q = find_stop(s, i + 1, false);
+            if (q >= n || s[q] != '"') return 0;
+            i = q + 1;
             if (n - i < 2 || s[i] != ':' || s[i + 1] != ' ') return 0;
             i += 2;
             st = VALUE;
