@@ -485,6 +485,103 @@ TEST(store_binds_flow_chains)
     ml_profile_free(p);
 }
 
+/* What a flow point binds to, by brute force over the finished store: the
+ * innermost slice of the track containing ts (a zero-length one at ts too),
+ * or the first slice starting at or after ts. */
+static uint32_t brute_enclosing(const ml_trace *t, uint32_t track, int64_t ts)
+{
+    const ml_slices *s = &t->slices;
+    uint32_t best = ML_NONE32;
+    for (uint32_t i = 0; i < s->ts.len; i++) {
+        if (s->track.v[i] != track || s->ts.v[i] > ts) continue;
+        bool inside = s->ts.v[i] + s->dur.v[i] > ts || s->ts.v[i] == ts;
+        /* the latest-starting open candidate on the parent chain of the last slice starting at or before ts */
+        if (inside) best = i;
+    }
+    if (best == ML_NONE32) return best;
+    /* the search walks up from the last slice that starts at or before ts */
+    uint32_t last = ML_NONE32;
+    for (uint32_t i = 0; i < s->ts.len; i++)
+        if (s->track.v[i] == track && s->ts.v[i] <= ts) last = i;
+    for (uint32_t i = last; i != ML_NONE32; i = s->parent.v[i])
+        if (s->ts.v[i] + s->dur.v[i] > ts || s->ts.v[i] == ts) return i;
+    return ML_NONE32;
+}
+
+static uint32_t brute_next(const ml_trace *t, uint32_t track, int64_t ts)
+{
+    const ml_slices *s = &t->slices;
+    for (uint32_t i = 0; i < s->ts.len; i++)
+        if (s->track.v[i] == track && s->ts.v[i] >= ts) return i;
+    return ML_NONE32;
+}
+
+TEST(flow_binding_search_agrees_with_brute_force)
+{
+    /* Three tracks of nested and back-to-back slices, flow points at random
+     * times (many exactly at a start or an end), pushed in random order: each
+     * flow's ends are the slices a scan of the whole track picks. */
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t tr[3] = {ml_track_get(t, p, "1", 1, "1", 1), ml_track_get(t, p, "1", 1, "2", 1),
+                      ml_track_get(t, p, "0", 1, "7", 1)};
+    ml_str n = ml_intern_cstr(p->strings, "s"), cat = ml_intern_cstr(p->strings, "ac2g");
+    uint64_t rng = 12345;
+#define RND(m) ((rng = rng * 6364136223846793005ull + 1442695040888963407ull), (int64_t)((rng >> 33) % (m)))
+    for (int k = 0; k < 3; k++) {
+        int64_t at = 0;
+        for (int i = 0; i < 400; i++) {
+            int64_t dur = 1 + RND(50);
+            ml_slice_row r = {at, dur, -1, -1, n, tr[k], ML_NONE32, ML_SL_CPU_OP};
+            ml_slice_push(t, &r);
+            if (RND(3) == 0) { /* a child inside it */
+                ml_slice_row c = {at + RND(dur), RND(dur / 2 + 1), -1, -1, n, tr[k], ML_NONE32, ML_SL_CPU_OP};
+                if (c.ts + c.dur <= at + dur) ml_slice_push(t, &c);
+            }
+            at += dur + RND(3); /* gaps of 0-2 */
+        }
+    }
+    typedef struct { int64_t id, ts; uint32_t track; char ph; bool enc; } pt;
+    pt pts[600]; /* an "f" after its "s": at the same time the shuffle would decide */
+    for (int i = 0; i < 300; i++) { /* id i: 's' on a host track, 'f' on the stream track */
+        int64_t ts = RND(19000);
+        pts[2 * i] = (pt){i, ts, tr[RND(2)], 's', false};
+        pts[2 * i + 1] = (pt){i, ts + 1 + RND(1000), tr[2], 'f', RND(2) == 0};
+    }
+    for (int i = 599; i > 0; i--) { /* shuffle */
+        int j = (int)RND(i + 1);
+        pt x = pts[i];
+        pts[i] = pts[j];
+        pts[j] = x;
+    }
+    for (int i = 0; i < 600; i++) ml_flow_point(t, pts[i].id, cat, pts[i].ph, pts[i].enc, pts[i].track, pts[i].ts);
+    ml_profile_finish(p);
+    CHECK_EQ_I64(t->flows.len, 300);
+    int wrong = 0;
+    for (size_t f = 0; f < t->flows.len; f++) {
+        const ml_flow *fl = &t->flows.v[f];
+        const pt *s_pt = NULL, *f_pt = NULL;
+        for (int i = 0; i < 600; i++)
+            if (pts[i].id == fl->id) *(pts[i].ph == 's' ? &s_pt : &f_pt) = &pts[i];
+        if (!s_pt || !f_pt) {
+            wrong++;
+            continue;
+        }
+        uint32_t from = brute_enclosing(t, s_pt->track, s_pt->ts);
+        uint32_t to = f_pt->enc ? brute_enclosing(t, f_pt->track, f_pt->ts) : brute_next(t, f_pt->track, f_pt->ts);
+        if (fl->from != from || fl->to != to) {
+            if (wrong < 5)
+                fprintf(stderr, "flow %lld: from %u (brute %u, s ts %lld) to %u (brute %u, f ts %lld enc %d)\n",
+                        (long long)fl->id, fl->from, from, (long long)s_pt->ts, fl->to, to, (long long)f_pt->ts,
+                        f_pt->enc);
+            wrong++;
+        }
+    }
+    CHECK_EQ_I64(wrong, 0);
+#undef RND
+    ml_profile_free(p);
+}
+
 /* ---- a file read in two halves gives the same store ---- */
 
 static ml_profile *load_file(const char *path, const char *split_min)
@@ -732,6 +829,7 @@ int main(void)
     RUN(bad_input_errors_name_file_and_byte);
     RUN(store_sorts_nests_and_counts_partial_overlaps);
     RUN(store_binds_flow_chains);
+    RUN(flow_binding_search_agrees_with_brute_force);
     RUN(split_file_gives_the_same_store);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);
