@@ -32,12 +32,14 @@ struct ml_evpipe {
     /* the pipe thread's own */
     ml_matcher *m;               /* NULL once the events left time order */
     int64_t last_ts;
+    bool failed;                 /* lean (p->lean) and out of order: nothing more is stored */
 };
 
 /* Stores a batch and matches it while the events keep their time order. */
 static void store(ml_evpipe *q, const ml_event *ev, size_t n)
 {
     ml_profile *p = q->p;
+    if (__atomic_load_n(&q->failed, __ATOMIC_RELAXED)) return;
     for (size_t i = 0; i < n; i++) {
         uint32_t index = (uint32_t)p->events.ts.len;
         ml_event_push(p, &ev[i]);
@@ -49,6 +51,10 @@ static void store(ml_evpipe *q, const ml_event *ev, size_t n)
             ml_matcher_drop(q->m);
             q->m = NULL;
             ml_allocs_clear(p);
+            if (p->lean) { /* lean events cannot be matched later: the importer reads again */
+                __atomic_store_n(&q->failed, true, __ATOMIC_RELAXED);
+                return;
+            }
             continue;
         }
         q->last_ts = ev[i].ts;
@@ -109,6 +115,8 @@ static void hand_over(ml_evpipe *q)
     pthread_mutex_unlock(&q->mu);
     q->n = 0;
 }
+
+bool ml_evpipe_failed(const ml_evpipe *q) { return __atomic_load_n(&q->failed, __ATOMIC_RELAXED); }
 
 void ml_evpipe_push(ml_evpipe *q, const ml_event *ev)
 {
