@@ -559,6 +559,25 @@ TEST(lean_storage_out_of_order_reads_again)
     CHECK_EQ_I64(rc, ML_IMPORT_AGAIN);
     CHECK_EQ_STR(e.msg, "");
     ml_profile_free(p);
+    /* in order, but an annotation without a time: the events get numbered, then matched */
+    char path2[80];
+    snprintf(path2, sizeof path2, "%s/ann.json", dir);
+    static const char ann[] =
+        "{\"segments\": [], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 4096, \"size\": 100, "
+        "\"time_us\": 10}]], \"external_annotations\": [{\"stage\": \"START\", \"name\": \"x\", \"device\": 0}]}";
+    f = fopen(path2, "wb");
+    if (f) {
+        fwrite(ann, 1, sizeof ann - 1, f);
+        fclose(f);
+        p = import_lean(path2, &rc, &e);
+        CHECK_EQ_I64(rc, ML_IMPORT_AGAIN);
+        ml_profile_free(p);
+        ml_profiles ps = {.want = ML_LEAN | ML_SKIP_CATEGORIES};
+        CHECK_EQ_I64(ml_load(path2, &ps, &e), 0);
+        CHECK(ps.items.len == 1 && ps.items.v[0]->time_is_event_order && ps.items.v[0]->allocs.t_alloc.len == 1);
+        ml_profiles_free(&ps);
+        remove(path2);
+    }
     ml_profiles lean = {.want = ML_LEAN | ML_SKIP_CATEGORIES}, full = {.want = ML_SKIP_CATEGORIES};
     CHECK_EQ_I64(ml_load(path, &lean, &e), 0);
     CHECK_EQ_I64(ml_load(path, &full, &e), 0);

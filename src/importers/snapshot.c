@@ -881,6 +881,10 @@ static int finish(imp *im, ml_pv top, ml_err *e)
         if (d >= 0 && d <= MAX_DEVICE) seen[d] = 1; /* others: a violation in read_segments() */
     }
     if (tt == ML_PV_DICT && annotations(im, top, seen, e) < 0) goto out;
+    if (p->lean && im->annotations_no_time) { /* events numbered, then matched: lean ones cannot be */
+        rc = ML_IMPORT_AGAIN;
+        goto out;
+    }
     for (int d = 0; d <= MAX_DEVICE; d++)
         if (seen[d]) dev_of[d] = ml_device_get(p, ML_DEV_CUDA, d);
     /* trace entries hold their list's index, annotations their device number
