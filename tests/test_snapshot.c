@@ -10,6 +10,9 @@
 #include "pyvalue.h"
 #include "stats.h"
 
+#include <stdio.h>
+#include <unistd.h>
+
 typedef struct expect {
     const char *file;
     long long alloc, free_requested, free_completed, segment_alloc, segment_free;
@@ -465,6 +468,137 @@ TEST(sniff)
     CHECK_EQ_I64(ml_snapshot_sniff("x", (const unsigned char *)"{\"traceEvents\": []}", 19), 0);
 }
 
+/* Lean storage (profile.h, the plain summary's ML_LEAN): the columns it
+ * keeps are those of a full import; the others are empty, allocs' addr holds
+ * those never freed; an input out of time order asks to be read again. */
+static ml_profile *import_lean(const char *path, int *rc, ml_err *e)
+{
+    ml_source *src;
+    if (ml_source_open(path, &src, e) < 0) return NULL;
+    ml_profile *p = ml_profile_new(path, "torch-snapshot");
+    p->lean_wanted = true;
+    *rc = ml_snapshot_import(src, p, e);
+    ml_source_close(src);
+    return p;
+}
+
+TEST(lean_storage_keeps_what_it_keeps)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/snapshot/%s", check_data_dir(), real[0].file);
+    FILE *f = fopen(path, "rb");
+    if (!f) SKIP("../shared/data/snapshot is absent");
+    fclose(f);
+    for (size_t r = 0; r < sizeof real / sizeof *real; r++) {
+        ml_err e = {{0}};
+        int rc;
+        snprintf(path, sizeof path, "%s/snapshot/%s", check_data_dir(), real[r].file);
+        ml_profile *full = import_file(path, &e), *lean = import_lean(path, &rc, &e);
+        CHECK(full != NULL);
+        CHECK_EQ_I64(rc, 0);
+        if (!full || rc != 0) { ml_profile_free(full); ml_profile_free(lean); continue; }
+        CHECK(lean->lean && lean->allocs_matched);
+        const ml_events *a = &full->events, *b = &lean->events;
+        CHECK_EQ_I64(b->ts.len, a->ts.len);
+        CHECK_EQ_I64(b->addr.len, 0);
+        CHECK_EQ_I64(b->thread.len + b->stack.len + b->stream.len, 0);
+        for (size_t i = 0; i < a->ts.len && i < b->ts.len; i++)
+            if (a->ts.v[i] != b->ts.v[i] || a->size.v[i] != b->size.v[i] || a->aux.v[i] != b->aux.v[i] ||
+                a->device.v[i] != b->device.v[i] || a->kind.v[i] != b->kind.v[i]) {
+                CHECK_FAILED_("%s: event %zu differs", real[r].file, i);
+                break;
+            }
+        const ml_allocs *x = &full->allocs, *y = &lean->allocs;
+        CHECK_EQ_I64(y->t_alloc.len, x->t_alloc.len);
+        CHECK_EQ_I64(y->addr.len, x->addr.len);
+        CHECK_EQ_I64(y->t_free_req.len + y->thread.len + y->stream.len, 0);
+        for (size_t i = 0; i < x->t_alloc.len && i < y->t_alloc.len; i++) {
+            bool open = (x->flags.v[i] & ML_ALLOC_NEVER_FREED) != 0;
+            if (x->t_alloc.v[i] != y->t_alloc.v[i] || x->t_free.v[i] != y->t_free.v[i] ||
+                x->size.v[i] != y->size.v[i] || x->ev_alloc.v[i] != y->ev_alloc.v[i] ||
+                x->ev_free.v[i] != y->ev_free.v[i] || x->device.v[i] != y->device.v[i] ||
+                x->stack.v[i] != y->stack.v[i] || x->flags.v[i] != y->flags.v[i] || x->op.v[i] != y->op.v[i] ||
+                x->category.v[i] != y->category.v[i] || y->addr.v[i] != (open ? x->addr.v[i] : 0)) {
+                CHECK_FAILED_("%s: alloc %zu differs", real[r].file, i);
+                break;
+            }
+        }
+        ml_device_stats s1, s2;
+        ml_device_stats_compute(full, 0, ML_BY_FRAME, &s1);
+        ml_device_stats_compute(lean, 0, ML_BY_FRAME, &s2);
+        CHECK_EQ_I64(s2.peak_allocated.value, s1.peak_allocated.value);
+        CHECK_EQ_I64(s2.peak_allocated.at.ts, s1.peak_allocated.at.ts);
+        CHECK_EQ_I64(s2.never_freed_bytes, s1.never_freed_bytes);
+        CHECK_EQ_I64(s2.at_peak.before_bytes, s1.at_peak.before_bytes);
+        ml_device_stats_free(&s1);
+        ml_device_stats_free(&s2);
+        ml_profile_free(full);
+        ml_profile_free(lean);
+    }
+}
+
+TEST(lean_storage_out_of_order_reads_again)
+{
+    /* two devices' lists, the second starting before the first ends: the
+     * importer gives up (ML_IMPORT_AGAIN), and the loader reads it again */
+    char dir[] = "/tmp/ml_lean_XXXXXX", path[64];
+    if (!mkdtemp(dir)) { CHECK_FAILED_("mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/two.pickle", dir);
+    FILE *f = fopen(path, "wb");
+    if (!f) { CHECK_FAILED_("fopen"); return; }
+    static const char text[] =
+        "{\"segments\": [], \"device_traces\": ["
+        " [{\"action\": \"alloc\", \"addr\": 4096, \"size\": 100, \"time_us\": 10},"
+        "  {\"action\": \"free_completed\", \"addr\": 4096, \"size\": 100, \"time_us\": 30}],"
+        " [{\"action\": \"alloc\", \"addr\": 8192, \"size\": 200, \"time_us\": 20}]]}";
+    fwrite(text, 1, sizeof text - 1, f);
+    fclose(f);
+    ml_err e = {{0}};
+    int rc;
+    ml_profile *p = import_lean(path, &rc, &e);
+    CHECK_EQ_I64(rc, ML_IMPORT_AGAIN);
+    CHECK_EQ_STR(e.msg, "");
+    ml_profile_free(p);
+    /* in order, but an annotation without a time: the events get numbered, then matched */
+    char path2[80];
+    snprintf(path2, sizeof path2, "%s/ann.json", dir);
+    static const char ann[] =
+        "{\"segments\": [], \"device_traces\": [[{\"action\": \"alloc\", \"addr\": 4096, \"size\": 100, "
+        "\"time_us\": 10}]], \"external_annotations\": [{\"stage\": \"START\", \"name\": \"x\", \"device\": 0}]}";
+    f = fopen(path2, "wb");
+    if (f) {
+        fwrite(ann, 1, sizeof ann - 1, f);
+        fclose(f);
+        p = import_lean(path2, &rc, &e);
+        CHECK_EQ_I64(rc, ML_IMPORT_AGAIN);
+        ml_profile_free(p);
+        ml_profiles ps = {.want = ML_LEAN | ML_SKIP_CATEGORIES};
+        CHECK_EQ_I64(ml_load(path2, &ps, &e), 0);
+        CHECK(ps.items.len == 1 && ps.items.v[0]->time_is_event_order && ps.items.v[0]->allocs.t_alloc.len == 1);
+        ml_profiles_free(&ps);
+        remove(path2);
+    }
+    ml_profiles lean = {.want = ML_LEAN | ML_SKIP_CATEGORIES}, full = {.want = ML_SKIP_CATEGORIES};
+    CHECK_EQ_I64(ml_load(path, &lean, &e), 0);
+    CHECK_EQ_I64(ml_load(path, &full, &e), 0);
+    if (lean.items.len == 1 && full.items.len == 1) {
+        ml_profile *a = full.items.v[0], *b = lean.items.v[0];
+        CHECK(!b->lean);
+        CHECK_EQ_I64(b->events.addr.len, a->events.addr.len);
+        CHECK_EQ_I64(b->allocs.t_alloc.len, a->allocs.t_alloc.len);
+        CHECK_EQ_I64(b->notes.len, a->notes.len);
+        CHECK_EQ_I64(b->allocs.t_alloc.len, 2);
+        CHECK_EQ_I64(b->allocs.t_free.v[0], 30000);
+        CHECK(b->allocs.flags.v[1] & ML_ALLOC_NEVER_FREED);
+    } else {
+        CHECK_FAILED_("loaded %zu and %zu profiles", lean.items.len, full.items.len);
+    }
+    ml_profiles_free(&lean);
+    ml_profiles_free(&full);
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     RUN(real_snapshots);
@@ -476,5 +610,7 @@ int main(void)
     RUN(refuses_non_snapshots_and_code);
     RUN(refuses_shared_segments_and_blocks);
     RUN(sniff);
+    RUN(lean_storage_keeps_what_it_keeps);
+    RUN(lean_storage_out_of_order_reads_again);
     return check_report();
 }

@@ -98,7 +98,7 @@ int ml_cmd_summary(int argc, char **argv)
     }
     ml_profiles ps = {0};
     /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time. */
-    if (!o.json && o.by != ML_BY_CATEGORY) ps.want |= ML_SKIP_CATEGORIES;
+    if (!o.json && o.by != ML_BY_CATEGORY) ps.want |= ML_SKIP_CATEGORIES | ML_LEAN;
     ml_err e = {{0}};
     int loaded = ml_cli_load(inputs.v, inputs.len, &ps);
     VEC_FREE(&inputs);

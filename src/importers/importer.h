@@ -61,7 +61,16 @@ enum {
                                     operators come from the trace): the memory side keeps only
                                     the first operator (p->ops_first_only) and ml_attribute() is
                                     not run */
+    ML_LEAN = 8,                 /* the command reads of events only their time, size, aux, device
+                                    and kind, and of allocs neither t_free_req, addr (but for those
+                                    never freed), thread nor stream (the plain summary, with
+                                    ML_SKIP_CATEGORIES): an importer may store less (p->lean) */
 };
+
+/* An importer's answer when the lean storage it tried (p->lean) cannot
+ * hold the input (a snapshot whose trace is out of time order): the loader
+ * reads it again, into a fresh profile, without. */
+#define ML_IMPORT_AGAIN (-2)
 
 typedef struct ml_profiles {
     unsigned want;               /* ML_WANT_*: set before ml_load; importers read it */

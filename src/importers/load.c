@@ -47,6 +47,12 @@ static void describe_head(const unsigned char *head, size_t n, char *out, size_t
 
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
 {
+    /* Lean storage only for what can be read again (ML_IMPORT_AGAIN). */
+    struct stat st;
+    const unsigned lean_want = ML_LEAN | ML_SKIP_CATEGORIES; /* ml_categorize() reads what lean leaves out */
+    bool lean = (out->want & lean_want) == lean_want && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+                S_ISREG(st.st_mode);
+again:;
     ml_source *src;
     if (ml_source_open(path, &src, e) < 0) return -1;
     const unsigned char *head;
@@ -71,9 +77,16 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
     ml_profile *p = ml_profile_new(name, imp->format);
     if (out->want & ML_WANT_TRACE) p->trace = ml_trace_new(); /* importers that have a time side fill it */
     p->ops_first_only = (out->want & ML_SKIP_OPS) != 0;
-    if (imp->import(src, p, e) < 0) {
+    p->lean_wanted = lean;
+    int rc = imp->import(src, p, e);
+    if (rc < 0) {
         ml_profile_free(p);
         ml_source_close(src);
+        if (rc == ML_IMPORT_AGAIN && lean) { /* the lean storage could not hold it */
+            lean = false;
+            if (e) e->msg[0] = 0;
+            goto again;
+        }
         return -1;
     }
     ml_source_close(src);

@@ -120,6 +120,7 @@ typedef struct imp {
     VEC(size_t) list_n;              /* entries seen so far per list of lists: the next one's place */
     int64_t bytes_moved;             /* sum of the trace entries' sizes: kept below ML_VALUE_LIMIT */
     ml_evpipe *pipe;                 /* stores (and matches) the events on a second thread while reading */
+    bool again;                      /* lean, and the pipe gave up: read again without (ML_IMPORT_AGAIN) */
 } imp;
 
 static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
@@ -444,6 +445,10 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
 #undef HAS
     if (ev.kind == ML_EV_ANNOTATE) ev.aux = str_or0(im, metadata);
     ml_evpipe_push(im->pipe, &ev);
+    if (im->p->lean && ml_evpipe_failed(im->pipe)) { /* out of time order: stop, read again */
+        im->again = true;
+        return -1;
+    }
     return 1;
 }
 
@@ -876,16 +881,22 @@ static int finish(imp *im, ml_pv top, ml_err *e)
         if (d >= 0 && d <= MAX_DEVICE) seen[d] = 1; /* others: a violation in read_segments() */
     }
     if (tt == ML_PV_DICT && annotations(im, top, seen, e) < 0) goto out;
+    if (p->lean && im->annotations_no_time) { /* events numbered, then matched: lean ones cannot be */
+        rc = ML_IMPORT_AGAIN;
+        goto out;
+    }
     for (int d = 0; d <= MAX_DEVICE; d++)
         if (seen[d]) dev_of[d] = ml_device_get(p, ML_DEV_CUDA, d);
-    /* trace entries hold their list's index, annotations their device number */
+    /* trace entries hold their list's index, annotations their device number
+     * (written only where it changes: the device columns are sparse, see
+     * profile.c, and a snapshot of one device has index 0 everywhere) */
     for (size_t i = 0; i < p->events.ts.len; i++) {
-        uint16_t *d = &p->events.device.v[i];
-        *d = dev_of[i < n_entries ? list_dev[*d] : *d];
+        uint16_t *d = &p->events.device.v[i], to = dev_of[i < n_entries ? list_dev[*d] : *d];
+        if (*d != to) *d = to;
     }
     for (size_t i = 0; i < p->allocs.device.len; i++) { /* matched as read (evpipe), by list */
-        uint16_t *d = &p->allocs.device.v[i];
-        *d = dev_of[list_dev[*d]];
+        uint16_t *d = &p->allocs.device.v[i], to = dev_of[list_dev[*d]];
+        if (*d != to) *d = to;
     }
 
     if (read_segments(im, segs, dev_of, e) < 0) goto out;
@@ -954,10 +965,15 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     ml_pv top;
     int rc;
     ml_pickle_hooks hooks = {.record = on_entry, .list = on_list, .shared = on_shared, .user = &im};
+    /* Lean storage (profile.h) while the trace comes in time order, so that
+     * the allocs are matched as read; if it does not (several devices' lists,
+     * entries without times), the loader reads the file again without. */
+    p->lean = p->lean_wanted;
     im.pipe = ml_evpipe_start(p);
     if (ml_pickle_sniff(head, n)) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
     else rc = ml_jsonvalue_read(src, im.st, on_entry_dict, &im, &top, e);
     ml_evpipe_end(im.pipe, rc == 0 && !im.no_time);
+    if (p->lean && (im.again || (rc == 0 && (im.no_time || !p->allocs_matched)))) rc = ML_IMPORT_AGAIN;
     ml_phase("snapshot: read");
     if (rc == 0) rc = finish(&im, top, e);
     ml_pvs_free(im.st);

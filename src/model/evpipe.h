@@ -29,6 +29,12 @@ typedef struct ml_evpipe ml_evpipe;
 ml_evpipe *ml_evpipe_start(ml_profile *p);
 /* Queues one event, as ml_event_push() would push it. */
 void ml_evpipe_push(ml_evpipe *q, const ml_event *ev);
+/* Whether the pipe gave up: the profile is lean (p->lean) and an event came
+ * out of time order (or without one), so that the allocs cannot be matched as
+ * read, nor later from lean events.  The importer stops and reads the input
+ * again without lean storage (ML_IMPORT_AGAIN).  Set by the pipe's thread: it
+ * may turn true a few batches after the event. */
+bool ml_evpipe_failed(const ml_evpipe *q);
 /* Waits until every queued event is in p->events and frees q.  With
  * keep_allocs, allocs matched in time order stay in p->allocs with
  * p->allocs_matched set; without (or if the events were out of order),

@@ -1,6 +1,7 @@
 /* match.c — pairing allocs with frees by (device, address); see match.h. */
 #include "match.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,7 +118,8 @@ static inline void match_step(ml_matcher *mt, ml_profile *p, uint8_t kind, int64
     if (kind == ML_EV_ALLOC) {
         if (m->val[j]) { /* a second alloc at a live address: the free went unrecorded */
             size_t prev = m->val[j] - 1;
-            p->allocs.t_free.v[prev] = p->allocs.t_free_req.v[prev] = ts;
+            p->allocs.t_free.v[prev] = ts;
+            if (!p->lean) p->allocs.t_free_req.v[prev] = ts;
             mt->reused++;
         }
         ml_alloc_row r = {
@@ -129,7 +131,7 @@ static inline void match_step(ml_matcher *mt, ml_profile *p, uint8_t kind, int64
         map_put(m, addr, dev, (uint32_t)id + 1);
     } else if (m->val[j]) {
         size_t id = m->val[j] - 1;
-        p->allocs.t_free_req.v[id] = ts;
+        if (!p->lean) p->allocs.t_free_req.v[id] = ts;
         if (kind == ML_EV_FREE) {
             p->allocs.t_free.v[id] = ts;
             p->allocs.ev_free.v[id] = i;
@@ -151,8 +153,11 @@ static inline void match_step(ml_matcher *mt, ml_profile *p, uint8_t kind, int64
 static size_t matcher_finish(ml_matcher *mt, ml_profile *p)
 {
     open_map *m = &mt->m;
-    for (size_t j = 0; j <= m->mask; j++)
-        if (m->val[j]) p->allocs.flags.v[m->val[j] - 1] |= ML_ALLOC_NEVER_FREED;
+    for (size_t j = 0; j <= m->mask; j++) {
+        if (!m->val[j]) continue;
+        p->allocs.flags.v[m->val[j] - 1] |= ML_ALLOC_NEVER_FREED;
+        if (p->lean) p->allocs.addr.v[m->val[j] - 1] = m->addr[j]; /* lean: addr only for these */
+    }
     map_free(m);
     return mt->reused;
 }
@@ -167,6 +172,10 @@ void ml_match_note_reused(ml_profile *p, size_t reused)
 
 void ml_match(ml_profile *p)
 {
+    if (p->lean) { /* its events have no addresses: the importer matches as it reads, or reads again */
+        fprintf(stderr, "memlens: internal error: ml_match on a lean profile\n");
+        abort();
+    }
     ml_allocs_clear(p);
     const ml_events *ev = &p->events;
     size_t n = ev->ts.len;
