@@ -187,10 +187,15 @@ try {
         ok("hovering a histogram bar says its range and calls", /\d.*–.*: [\d,]+ calls? \(/.test(cap), cap);
         await shot("kernels-percall");
         if (hs.links) {
-          await page.click("#v-kernels .pv-dbody a.pv-call");
-          await page.waitForFunction(() => { const v = window.__memlens.app.traceHandle && window.__memlens.app.traceHandle.view; return window.__memlens.app.tabs.current === "trace" && v && v.sel; }, null, { timeout: 10000 }).catch(() => {});
-          const tv = await page.evaluate(() => { const v = window.__memlens.app.traceHandle.view; return { sel: v.sel && { name: v.sel.name, ts: v.sel.ts, dur: v.sel.dur }, t0: v.t0, t1: v.t1, begin: v.rank.trace.begin }; });
           const [ts, dur] = hs.slow[0];
+          await page.click("#v-kernels .pv-dbody a.pv-call");
+          // Wait for that call to be the selection: the Find above may have left another call of
+          // the same kernel selected, which a loaded machine still shows when the wait begins.
+          await page.waitForFunction(([ts, dur]) => {
+            const v = window.__memlens.app.traceHandle && window.__memlens.app.traceHandle.view;
+            return window.__memlens.app.tabs.current === "trace" && v && v.sel && v.sel.ts === v.rank.trace.begin + ts && v.sel.dur === dur;
+          }, [ts, dur], { timeout: 10000 }).catch(() => {});
+          const tv = await page.evaluate(() => { const v = window.__memlens.app.traceHandle.view; return { sel: v.sel && { name: v.sel.name, ts: v.sel.ts, dur: v.sel.dur }, t0: v.t0, t1: v.t1, begin: v.rank.trace.begin }; });
           ok("a slowest call's link opens the Trace tab on that call, selected", (await current()) === "trace" && tv.sel && tv.sel.name === hs.name &&
             tv.sel.ts === tv.begin + ts && tv.sel.dur === dur, JSON.stringify({ tv, ts, dur }));
           ok("the Trace view is zoomed on the call", tv.t0 <= tv.begin + ts && tv.t1 >= tv.begin + ts + dur && tv.t1 - tv.t0 < 5 * dur + 4000, JSON.stringify(tv));
