@@ -83,13 +83,21 @@ static void rematch_same(ml_profile *p)
     free(fl);
 }
 
-TEST(real_snapshots)
+/* Whether ../shared/data/snapshot holds the real snapshots (the first one). */
+static bool real_snapshots_present(void)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/snapshot/%s", check_data_dir(), real[0].file);
     FILE *f = fopen(path, "rb");
-    if (!f) SKIP("../shared/data/snapshot is absent");
-    fclose(f);
+    bool present = f != NULL;
+    if (f) fclose(f);
+    return present;
+}
+
+TEST(real_snapshots)
+{
+    char path[1024];
+    if (!real_snapshots_present()) SKIP("../shared/data/snapshot is absent");
     for (size_t r = 0; r < sizeof real / sizeof *real; r++) {
         const expect *x = &real[r];
         ml_err e;
@@ -485,10 +493,7 @@ static ml_profile *import_lean(const char *path, int *rc, ml_err *e)
 TEST(lean_storage_keeps_what_it_keeps)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/snapshot/%s", check_data_dir(), real[0].file);
-    FILE *f = fopen(path, "rb");
-    if (!f) SKIP("../shared/data/snapshot is absent");
-    fclose(f);
+    if (!real_snapshots_present()) SKIP("../shared/data/snapshot is absent");
     for (size_t r = 0; r < sizeof real / sizeof *real; r++) {
         ml_err e = {{0}};
         int rc;
