@@ -50,7 +50,7 @@ ml_comma := ,
 ml_empty :=
 ml_space := $(ml_empty) $(ml_empty)
 
-.PHONY: all test check fuzz bench sample clean web
+.PHONY: all tests test check fuzz bench sample clean web
 all: $(BUILD)/memlens $(TOOL_BIN)
 
 $(BUILD)/%.o: %.c
@@ -87,7 +87,11 @@ $(BUILD)/tools/%: tools/%.c $(BUILD)/libmemlens.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libmemlens.a $(LDFLAGS) $(LDLIBS)
 
-test check: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
+# `tests` builds what `make test` runs (CI builds it with -j2, then runs the
+# README's `make test`).
+tests: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
+
+test check: tests
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run
 
 # libFuzzer targets need clang.  The library is compiled once for all of them
