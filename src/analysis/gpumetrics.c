@@ -22,7 +22,7 @@ typedef struct edge {        /* a kernel's start (+v) or end (-v), for SM effici
  * pushed (stable, as glibc's qsort was here): each stream's edges come in
  * time order, so a natural merge sort takes a pass per doubling of the streams. */
 #define EDGE_LT(ctx, x, y) ((x).ts < (y).ts || ((x).ts == (y).ts && (x).end < (y).end))
-ML_RUNSORT_DEFINE(edge_runsort, edge, void *, EDGE_LT)
+ML_RUNSORT_INPLACE_DEFINE(sort_edges, edge, void *, EDGE_LT)
 
 typedef struct acc {
     ml_gpu_metrics m;
@@ -106,10 +106,7 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
             if (a->edges.len) {
                 /* Sweep the starts and ends: the blocks per SM of the kernels
                  * running add up, capped at 1 (a full GPU). */
-                edge *tmp = ml_malloc(a->edges.len * sizeof *tmp);
-                edge *sorted = edge_runsort(a->edges.v, tmp, a->edges.len, NULL);
-                if (sorted != a->edges.v) memcpy(a->edges.v, sorted, a->edges.len * sizeof *tmp);
-                free(tmp);
+                sort_edges(a->edges.v, a->edges.len, NULL);
                 double level = 0, weighted = 0;
                 bool any = false;
                 for (size_t k = 0; k + 1 <= a->edges.len; k++) {

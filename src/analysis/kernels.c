@@ -67,7 +67,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             kacc a = {.r = {.name = nm, .tensor_cores = ml_kernel_uses_tc(ml_s(p, nm))}};
             VEC_PUSH(&by_name, a);
         }
-        const kacc *named = &by_name.v[out->row_of_name[nm]];
+        kacc *named = &by_name.v[out->row_of_name[nm]];
         /* by (name, op): the innermost operator over the launch (a row of the
          * operator table), 0 when none (launched from a root, a step or an
          * annotation outside every operator) */
@@ -81,7 +81,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             kacc a = {.r = {.name = nm, .op = op, .tensor_cores = named->r.tensor_cores}};
             VEC_PUSH(&by_op, a);
         }
-        add(&by_name.v[out->row_of_name[nm]], s->ts.v[i], s->dur.v[i], ki);
+        add(named, s->ts.v[i], s->dur.v[i], ki);
         add(&by_op.v[*row], s->ts.v[i], s->dur.v[i], ki);
         out->kernels++;
     }

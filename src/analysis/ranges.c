@@ -3,31 +3,19 @@
  */
 #include "ranges.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "err.h"
 #include "sortperm.h"
 
 /* Ranges come as a few runs in begin order (one per track, each track's
  * slices sorted): a natural merge sort takes a pass per doubling of the runs. */
 #define RANGE_LT(ctx, x, y) ((x).b < (y).b || ((x).b == (y).b && (x).e < (y).e))
-ML_RUNSORT_DEFINE(range_runsort, ml_range, void *, RANGE_LT)
+ML_RUNSORT_INPLACE_DEFINE(sort_ranges, ml_range, void *, RANGE_LT)
 
 void ml_ranges_merge(ml_ranges *r)
 {
     if (!r->len) return;
-    /* Usually already in order (one track's events): skip the sort then. */
-    size_t i;
-    for (i = 1; i < r->len && r->v[i - 1].b <= r->v[i].b; i++) {
-    }
-    if (i < r->len) {
-        ml_range *tmp = ml_malloc(r->len * sizeof *tmp), *sorted = range_runsort(r->v, tmp, r->len, NULL);
-        if (sorted != r->v) memcpy(r->v, sorted, r->len * sizeof *r->v);
-        free(tmp);
-    }
+    sort_ranges(r->v, r->len, NULL); /* usually in order already (one track's events): one pass then */
     size_t n = 0;
-    for (i = 0; i < r->len; i++) {
+    for (size_t i = 0; i < r->len; i++) {
         ml_range x = r->v[i];
         if (x.e <= x.b) continue;
         if (n && x.b <= r->v[n - 1].e) {

@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
 
 /* ML_RUNSORT_DEFINE(name, T, CTX, LT) defines
  *     static T *name(T *a, T *b, size_t n, CTX ctx)
@@ -44,6 +48,22 @@
         }                                                                                      \
         free(runs);                                                                            \
         return a;                                                                              \
+    }
+
+/* ML_RUNSORT_INPLACE_DEFINE(name, T, CTX, LT) defines the same sort as
+ *     static void name(T *a, size_t n, CTX ctx)
+ * sorting a[0..n) in place: one pass when it is sorted already, else through
+ * a scratch array it allocates (and name##_into, the two-array form). */
+#define ML_RUNSORT_INPLACE_DEFINE(name, T, CTX, LT)                                            \
+    ML_RUNSORT_DEFINE(name##_into, T, CTX, LT)                                                 \
+    static void name(T *a, size_t n, CTX ctx)                                                  \
+    {                                                                                          \
+        size_t k_ = 1;                                                                         \
+        while (k_ < n && !LT(ctx, a[k_], a[k_ - 1])) k_++;                                     \
+        if (k_ >= n) return;                                                                   \
+        T *b_ = ml_malloc(n * sizeof *b_);                                                     \
+        if (name##_into(a, b_, n, ctx) != a) memcpy(a, b_, n * sizeof *a);                     \
+        free(b_);                                                                              \
     }
 
 /* Returns NULL if keys are already non-decreasing; else a malloc'd

@@ -398,18 +398,8 @@ static inline bool skey_lt(const skey *x, const skey *y)
 }
 
 #define SKEY_LT(ctx, x, y) skey_lt(&(x), &(y))
-ML_RUNSORT_DEFINE(skey_runsort, skey, void *, SKEY_LT)
-
-/* Natural merge sort of keys[0..n): one pass when sorted, log2(runs) more otherwise. */
-static void sort_keys(skey *k, size_t n)
-{
-    size_t i = 1;
-    while (i < n && !skey_lt(&k[i], &k[i - 1])) i++;
-    if (i >= n) return;
-    skey *tmp = ml_malloc(n * sizeof *tmp);
-    if (skey_runsort(k, tmp, n, NULL) != k) memcpy(k, tmp, n * sizeof *k);
-    free(tmp);
-}
+/* Natural merge sort of keys: one pass when sorted, log2(runs) more otherwise. */
+ML_RUNSORT_INPLACE_DEFINE(sort_keys, skey, void *, SKEY_LT)
 
 /* Slice x before slice y of the same track: earlier start, then longer,
  * then input order (stable). */
@@ -421,7 +411,7 @@ static inline bool slice_before(const ml_slices *s, uint32_t x, uint32_t y)
 }
 
 #define SLICE_LT(s, x, y) slice_before(s, x, y)
-ML_RUNSORT_DEFINE(slice_runsort, uint32_t, const ml_slices *, SLICE_LT)
+ML_RUNSORT_INPLACE_DEFINE(sort_rows, uint32_t, const ml_slices *, SLICE_LT)
 
 typedef struct track_sort {
     const ml_slices *s;
@@ -436,13 +426,7 @@ static void sort_tracks(void *arg)
 {
     const track_sort *j = arg;
     for (size_t k = j->from; k < j->to; k++) {
-        uint32_t *rows = j->perm + j->first[k];
-        size_t m = j->first[k + 1] - j->first[k], i = 1;
-        while (i < m && !slice_before(j->s, rows[i], rows[i - 1])) i++;
-        if (i >= m) continue;
-        uint32_t *tmp = ml_malloc(m * sizeof *tmp);
-        if (slice_runsort(rows, tmp, m, j->s) != rows) memcpy(rows, tmp, m * sizeof *rows);
-        free(tmp);
+        sort_rows(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->s);
     }
 }
 
@@ -633,7 +617,7 @@ static void bind_flows(ml_trace *t)
     skey *keys = ml_malloc(n * sizeof *keys);
     for (size_t i = 0; i < n; i++)
         keys[cursor[pts[i].track < nt ? pts[i].track : nt]++] = (skey){pts[i].id, pts[i].ts, pts[i].cat, (uint32_t)i};
-    sort_keys(keys, n);
+    sort_keys(keys, n, NULL);
     finger fg = {t, cursor};
     for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
