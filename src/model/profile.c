@@ -23,12 +23,12 @@ typedef struct ml_profile_index {
     /* stack -> stack id (hash of frame ids) */
     uint32_t *stack_slots;      /* stack id + 1 */
     size_t stack_mask;
-    /* The sparse columns as sparse_grow() left them (zero beyond len): while
-     * a column still is that block (same pointer, same capacity), a push may
-     * leave a zero unwritten.  Events: aux, device; allocs: op, op_top,
+    /* The sparse columns are as sparse_grow() left them, zero beyond len, so
+     * a push may leave a zero unwritten.  Set when the table's sparse columns
+     * are grown (together), cleared by anything else that moves them
+     * (ml_profile_append).  Events: aux, device; allocs: op, op_top,
      * category, category_reason, flags, device and, when lean, addr. */
-    const void *ev_zero_v[2], *al_zero_v[7];
-    size_t ev_zero_cap, al_zero_cap;
+    bool ev_sparse_fresh, al_sparse_fresh;
 } ml_profile_index;
 
 ml_profile *ml_profile_new(const char *path, const char *format)
@@ -251,9 +251,7 @@ static void events_grow(ml_profile *p, size_t n)
         cap = grown_cap(cap, n);
         SPARSE_RESERVE(&ev->aux, n, cap);
         SPARSE_RESERVE(&ev->device, n, cap);
-        p->index->ev_zero_v[0] = ev->aux.v;
-        p->index->ev_zero_v[1] = ev->device.v;
-        p->index->ev_zero_cap = cap;
+        p->index->ev_sparse_fresh = true;
     }
 }
 
@@ -264,9 +262,7 @@ void ml_event_push(ml_profile *p, const ml_event *e)
     if (i == ev->ts.cap || i == ev->aux.cap || i == ev->device.cap) events_grow(p, i + 1);
     ev->ts.v[i] = e->ts;
     ev->size.v[i] = e->size;
-    const ml_profile_index *ix = p->index;
-    bool zeroed = ev->aux.v == ix->ev_zero_v[0] && ev->device.v == ix->ev_zero_v[1] && ev->aux.cap == ix->ev_zero_cap &&
-                  ev->device.cap == ix->ev_zero_cap;
+    bool zeroed = p->index->ev_sparse_fresh;
     if (e->aux || !zeroed) ev->aux.v[i] = e->aux;
     if (e->device || !zeroed) ev->device.v[i] = e->device;
     ev->kind.v[i] = e->kind;
@@ -437,12 +433,7 @@ static void allocs_grow(ml_profile *p, size_t n)
         SPARSE_RESERVE(&a->category_reason, n, cap); SPARSE_RESERVE(&a->flags, n, cap);
         SPARSE_RESERVE(&a->device, n, cap);
         if (p->lean) SPARSE_RESERVE(&a->addr, n, cap);
-        ml_profile_index *ix = p->index;
-        ix->al_zero_v[0] = a->op.v; ix->al_zero_v[1] = a->op_top.v; ix->al_zero_v[2] = a->category.v;
-        ix->al_zero_v[3] = a->category_reason.v; ix->al_zero_v[4] = a->flags.v;
-        ix->al_zero_v[5] = p->lean ? a->addr.v : NULL;
-        ix->al_zero_v[6] = a->device.v;
-        ix->al_zero_cap = cap;
+        p->index->al_sparse_fresh = true;
     }
 }
 
@@ -457,16 +448,9 @@ size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *r)
     a->ev_free.v[i] = r->ev_free;
     a->size.v[i] = r->size;
     a->stack.v[i] = r->stack;
-    const ml_profile_index *ix = p->index;
-    bool zeroed = a->op.cap == ix->al_zero_cap && a->op.v == ix->al_zero_v[0] && a->op_top.v == ix->al_zero_v[1] &&
-                  a->category.v == ix->al_zero_v[2] && a->category_reason.v == ix->al_zero_v[3] &&
-                  a->flags.v == ix->al_zero_v[4] && a->device.v == ix->al_zero_v[6] &&
-                  a->op_top.cap == ix->al_zero_cap && a->category.cap == ix->al_zero_cap &&
-                  a->category_reason.cap == ix->al_zero_cap && a->flags.cap == ix->al_zero_cap &&
-                  a->device.cap == ix->al_zero_cap;
+    bool zeroed = p->index->al_sparse_fresh;
     if (p->lean) { /* addr of the allocations never freed only (ml_matcher_end writes those it closes) */
-        if ((r->flags & ML_ALLOC_NEVER_FREED) || a->addr.v != ix->al_zero_v[5] || a->addr.cap != ix->al_zero_cap)
-            a->addr.v[i] = r->addr;
+        if ((r->flags & ML_ALLOC_NEVER_FREED) || !zeroed) a->addr.v[i] = r->addr;
     } else {
         a->t_free_req.v[i] = r->t_free_req;
         a->addr.v[i] = r->addr;
@@ -590,8 +574,7 @@ static void append_memory_tables(void *arg)
     COL_MOVE(&da->flags, &a->flags, x);
     /* COL_MOVE grew the sparse columns by realloc: what lies beyond their
      * rows is no longer known to be zero, so pushes write every value again. */
-    memset(dst->index->ev_zero_v, 0, sizeof dst->index->ev_zero_v);
-    memset(dst->index->al_zero_v, 0, sizeof dst->index->al_zero_v);
+    dst->index->ev_sparse_fresh = dst->index->al_sparse_fresh = false;
     uint32_t seg_base = (uint32_t)dst->segments.len, block_base = (uint32_t)dst->blocks.len;
     for (size_t i = 0; i < src->segments.len; i++) {
         ml_segment g = src->segments.v[i];
