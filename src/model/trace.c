@@ -618,7 +618,7 @@ static void bind_flows(ml_trace *t)
     for (size_t i = 0; i < n; i++)
         keys[cursor[pts[i].track < nt ? pts[i].track : nt]++] = (skey){pts[i].id, pts[i].ts, pts[i].cat, (uint32_t)i};
     sort_keys(keys, n, NULL);
-    finger fg = {t, cursor};
+    finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
     for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
     bool open = false, last_s = false;
