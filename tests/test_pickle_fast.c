@@ -144,10 +144,169 @@ TEST(memo_written_over_is_not_cached)
     ml_profile_free(p);
 }
 
+/* ---- entries read straight from the bytes (fast_record) ------------------ *
+ * Each pickle below is read twice: from memory, where the reader has the
+ * whole buffer and takes the entries whose keys and values are all memo
+ * words, ints and known frame lists straight from their bytes; and with reads
+ * of a few bytes each, where it never has the room to, so that every opcode
+ * runs one by one.  Both must give the same value, the same hook calls and
+ * the same errors at the same byte offsets. */
+
+typedef struct buf { char b[1 << 16]; size_t n; } buf;
+static void put(buf *o, const void *s, size_t n) { memcpy(o->b + o->n, s, n); o->n += n; }
+static void puts_(buf *o, const char *s) { put(o, s, strlen(s)); }
+static void op1(buf *o, int c) { o->b[o->n++] = (char)c; }
+static void binint(buf *o, int32_t v) { op1(o, 'J'); for (int i = 0; i < 4; i++) op1(o, (int)((uint32_t)v >> (8 * i) & 255)); }
+
+/* {'t': [entries...]} with memo 3 = the first entry, 4 = 'action', 5 = 'a',
+ * 6 = 'x'; the entry of kinds[i] is memo 7 + i.  kind of each entry after the
+ * first: 'A' an action entry of memo words and an int, 'X' one without an
+ * action (the hook leaves it), 'W' an action entry with a wide int. */
+static void records_pickle(buf *o, const char *kinds, const char *tail)
+{
+    o->n = 0;
+    put(o, P("\x80\x04}\x94(\x8c\x01t\x94]\x94("));
+    put(o, P("}\x94(\x8c\x06" "action\x94\x8c\x01" "a\x94\x8c\x01x\x94K\x01u"));
+    for (size_t i = 0; kinds[i]; i++) {
+        put(o, P("}\x94("));
+        if (kinds[i] == 'X') { puts_(o, "h\x06"); binint(o, (int32_t)i); }
+        else if (kinds[i] == 'W') puts_(o, "h\x04h\x05h\x06\x8a\x08\x01\x02\x03\x04\x05\x06\x07\x7f");
+        else { puts_(o, "h\x04h\x05h\x06"); binint(o, (int32_t)i * 1000); }
+        op1(o, 'u');
+    }
+    op1(o, 'e');
+    puts_(o, tail);
+}
+
+typedef struct counter { ml_str action; int calls, taken, fail_at; } counter;
+
+static int take_or_fail(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t n, ml_err *e)
+{
+    counter *t = user;
+    if (++t->calls == t->fail_at) return ml_fail(e, "hook says no at call %d", t->calls);
+    for (size_t i = 0; i < n; i++) {
+        ml_str k;
+        if (ml_pv_str(st, kv[2 * i], &k) == 0 && k == t->action) { t->taken++; return 1; }
+    }
+    return 0;
+}
+
+/* Reads b both ways; the repr of the value (or the error) and the hook counts into out[0], out[1]. */
+static void read_both(const buf *b, int fail_at, char out[2][512])
+{
+    for (int small = 0; small < 2; small++) {
+        ml_pvs *st = ml_pvs_new(NULL);
+        counter t = {.action = ml_intern_cstr(ml_pvs_strings(st), "action"), .fail_at = fail_at};
+        ml_source *src = ml_source_from_memory("r.pickle", b->b, b->n);
+        if (small) ml_source_limit_reads(src, 7);
+        ml_pickle_hooks h = {.record = take_or_fail, .user = &t};
+        ml_pv v;
+        ml_err e;
+        char text[400];
+        int rc = ml_pickle_read_hooks(src, st, &h, &v, &e);
+        if (rc == 0) ml_pv_repr(st, v, text, sizeof text);
+        else snprintf(text, sizeof text, "error: %s", e.msg);
+        snprintf(out[small], 512, "%s | calls %d taken %d", text, t.calls, t.taken);
+        if (rc == 0) /* (what an error leaves is freed unread) */
+            snprintf(out[small] + strlen(out[small]), 512 - strlen(out[small]), " live %zu", ml_pvs_live_containers(st));
+        ml_source_close(src);
+        ml_pvs_free(st);
+    }
+}
+
+TEST(entries_from_the_bytes_as_one_by_one)
+{
+    char kinds[120], out[2][512];
+    for (int i = 0; i < 100; i++) kinds[i] = i % 7 == 3 ? 'X' : i % 11 == 5 ? 'W' : 'A';
+    kinds[100] = 0;
+    static buf b;
+    records_pickle(&b, kinds, "u.");
+    read_both(&b, 0, out);
+    CHECK_EQ_STR(out[0], out[1]);
+    /* the entries without an action stay, with their ints, and every action entry is taken */
+    CHECK_CONTAINS(out[0], "{'t': [{'x': 3}, {'x': 10}, {'x': 17}, {'x': 24}, ");
+    CHECK_CONTAINS(out[0], "calls 115 taken 87 live 16"); /* 101 at SETITEMS, the 14 left again at APPENDS */
+
+    /* a later reference to a taken entry (memo 50: kinds[43]) fails where it stands */
+    records_pickle(&b, kinds, "h\x06h\x32u.");
+    read_both(&b, 0, out);
+    CHECK_EQ_STR(out[0], out[1]);
+    CHECK_CONTAINS(out[0], "error: r.pickle: byte ");
+    CHECK_CONTAINS(out[0], ": memo 50 names a value already streamed");
+    /* ... and to an entry left in the list (memo 31: kinds[24], {'x': 24}) shares it */
+    records_pickle(&b, kinds, "h\x06h\x1fu.");
+    read_both(&b, 0, out);
+    CHECK_EQ_STR(out[0], out[1]);
+    CHECK_CONTAINS(out[0], "'x': {'x': 24}}");
+
+    /* the hook's error names the byte of the entry's SETITEMS, either way */
+    for (int at = 40; at <= 41; at++) {
+        records_pickle(&b, kinds, "u.");
+        read_both(&b, at, out);
+        CHECK_EQ_STR(out[0], out[1]);
+        CHECK_CONTAINS(out[0], "error: r.pickle: byte ");
+    }
+    CHECK_CONTAINS(out[0], "hook says no at call 41");
+}
+
+/* The fourth entry of snap, written n times with growing addresses and times:
+ * its frame list is the second's, which the run cache knows. */
+static void many_entries(buf *o, int n)
+{
+    const size_t tail = 4; /* "eau." */
+    o->n = 0;
+    put(o, snap, ENTRY3);
+    const char *entry = snap + ENTRY3;
+    size_t len = sizeof snap - 1 - ENTRY3 - tail;
+    for (int i = 0; i < n; i++) {
+        size_t at = o->n;
+        put(o, entry, len);
+        char *addr = memmem(o->b + at, len, "h\x09M", 3), *time = memmem(o->b + at, len, "h\x0cM", 3);
+        addr[3] = (char)(i & 255);
+        addr[4] = (char)(0x40 + i / 256);
+        time[3] = (char)((1003 + i) & 255);
+        time[4] = (char)((1003 + i) >> 8);
+    }
+    put(o, snap + sizeof snap - 1 - tail, tail);
+}
+
+TEST(snapshot_entries_from_the_bytes_as_one_by_one)
+{
+    static buf b;
+    many_entries(&b, 300);
+    ml_profile *p[2];
+    ml_err e;
+    for (int small = 0; small < 2; small++) {
+        ml_source *src = ml_source_from_memory("t.pickle", b.b, b.n);
+        if (small) ml_source_limit_reads(src, 7);
+        p[small] = ml_profile_new("t.pickle", "torch-snapshot");
+        CHECK_EQ_I64(ml_snapshot_import(src, p[small], &e), 0);
+        ml_source_close(src);
+    }
+    CHECK_EQ_I64(p[0]->events.ts.len, 303);
+    CHECK_EQ_I64(p[1]->events.ts.len, 303);
+    char a[256], c[256];
+    for (size_t i = 0; i < 303 && i < p[0]->events.ts.len && i < p[1]->events.ts.len; i++) {
+        CHECK_EQ_I64(p[0]->events.ts.v[i], p[1]->events.ts.v[i]);
+        CHECK_EQ_I64(p[0]->events.addr.v[i], p[1]->events.addr.v[i]);
+        stack_text(p[0], i, a, sizeof a);
+        stack_text(p[1], i, c, sizeof c);
+        CHECK_EQ_STR(a, c);
+    }
+    CHECK_EQ_I64(p[0]->events.ts.v[302], 1302000);
+    CHECK_EQ_I64(p[0]->events.addr.v[302], 0x4000 + 299);
+    stack_text(p[0], 302, a, sizeof a);
+    CHECK_EQ_STR(a, "f0 a.py:1 <- f1 a.py:2 <- f2 a.py:3");
+    ml_profile_free(p[0]);
+    ml_profile_free(p[1]);
+}
+
 int main(void)
 {
     RUN(record_hook_takes_entries);
     RUN(repeated_frame_lists);
     RUN(memo_written_over_is_not_cached);
+    RUN(entries_from_the_bytes_as_one_by_one);
+    RUN(snapshot_entries_from_the_bytes_as_one_by_one);
     return check_report();
 }

@@ -36,8 +36,12 @@ void ml_phase(const char *name)
     double t = now_ms();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru); /* the peak so far says which phase raised it */
-    fprintf(stderr, "memlens: phase %s: %.1f ms (%.1f ms total, peak RSS %ld MiB)\n", name, t - last, t - first,
-            ru.ru_maxrss / 1024);
+    long peak = ru.ru_maxrss;
+    /* the marking thread's CPU so far: below the wall, it waited (for the other thread, or the disk) */
+    getrusage(RUSAGE_THREAD, &ru);
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    fprintf(stderr, "memlens: phase %s: %.1f ms (%.1f ms total, peak RSS %ld MiB, this thread's CPU %.0f ms)\n", name,
+            t - last, t - first, peak / 1024, cpu);
     last = t;
     pthread_mutex_unlock(&lock);
 }

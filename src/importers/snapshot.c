@@ -284,7 +284,18 @@ static void schema_bad(imp *im, const char *path, const char *what, const ml_pv 
 }
 
 /* Whether v is an integer in [0, limit): *out = it; else what it should be. */
-static bool uint_ok(imp *im, ml_pv v, int64_t limit, int64_t *out, const char **what)
+static bool uint_ok_slow(imp *im, ml_pv v, int64_t limit, int64_t *out, const char **what);
+static inline bool uint_ok(imp *im, ml_pv v, int64_t limit, int64_t *out, const char **what)
+{
+    /* an int in the word (nearly every one) */
+    if (ML_PV_TAG(v) == ML_PV_TAG_INT && (int64_t)v >= 0 && (int64_t)v >> 4 < limit) {
+        *out = (int64_t)v >> 4;
+        return true;
+    }
+    return uint_ok_slow(im, v, limit, out, what);
+}
+
+static __attribute__((noinline)) bool uint_ok_slow(imp *im, ml_pv v, int64_t limit, int64_t *out, const char **what)
 {
     int64_t x;
     ml_pv_type t = ml_pv_type_of(im->st, v);
@@ -418,8 +429,10 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
             return entry_bad(im, li, pos, K_SIZE, what, &val[K_SIZE]);
     } else if (memory || ev.kind == ML_EV_OOM) return entry_bad(im, li, pos, K_SIZE, what, NULL);
     int64_t us = INT64_MIN;
-    if (HAS(K_TIME_US) && (ml_pv_type_of(im->st, val[K_TIME_US]) != ML_PV_INT || ml_pv_int(im->st, val[K_TIME_US], &us) < 0 ||
-                           us <= -ML_VALUE_LIMIT / 1000 || us >= ML_VALUE_LIMIT / 1000))
+    if (HAS(K_TIME_US) && ML_PV_TAG(val[K_TIME_US]) == ML_PV_TAG_INT) us = (int64_t)val[K_TIME_US] >> 4; /* (the common case) */
+    else if (HAS(K_TIME_US) && (ml_pv_type_of(im->st, val[K_TIME_US]) != ML_PV_INT || ml_pv_int(im->st, val[K_TIME_US], &us) < 0))
+        us = ML_VALUE_LIMIT; /* (not an int: refused below) */
+    if (us != INT64_MIN && (us <= -ML_VALUE_LIMIT / 1000 || us >= ML_VALUE_LIMIT / 1000))
         return entry_bad(im, li, pos, K_TIME_US, "an integer number of microseconds below 2^62 ns", &val[K_TIME_US]);
     if (HAS(K_DEVICE_FREE) && !uint_ok(im, val[K_DEVICE_FREE], ML_VALUE_LIMIT, &x, &what))
         return entry_bad(im, li, pos, K_DEVICE_FREE, what, &val[K_DEVICE_FREE]);

@@ -26,6 +26,10 @@
 
 #include "vec.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define CHUNK (1u << 20)
 #define MAX_STACK (1u << 24)     /* values on the stack at once; real snapshots use ~1,000 */
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
@@ -420,27 +424,70 @@ static int collect(reader *r, ml_pv_type t, const char *op)
     return 0;
 }
 
+static inline uint64_t load64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* A hash of n bytes at p (n > 0; the byte after them is readable, as the
+ * APPENDS is): four independent multiply lanes over 8-byte words, so the
+ * cost is a few cycles per word, not a multiply's latency per reference. */
+static uint64_t run_hash(const unsigned char *p, size_t n)
+{
+    const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
+    uint64_t a = n, b = K1, c = K2, d = ~(uint64_t)n;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a = (a ^ load64(p + i)) * K1;
+        b = (b ^ load64(p + i + 8)) * K2;
+        c = (c ^ load64(p + i + 16)) * K1;
+        d = (d ^ load64(p + i + 24)) * K2;
+    }
+    for (; i + 8 <= n; i += 8) a = (a ^ load64(p + i)) * K2;
+    if (i < n) { /* the last 1..7 bytes, as a whole word ending at the last byte (n >= 8) or padded */
+        uint64_t t = 0;
+        if (n >= 8) t = load64(p + n - 8);
+        else memcpy(&t, p + i, n - i);
+        b = (b ^ t) * K1;
+    }
+    uint64_t h = (a ^ (b >> 29)) * K1 + (c ^ (d >> 31)) * K2;
+    h ^= h >> 32;
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ h >> 29;
+}
+
 /* p is at "] MEMOIZE (" and a memo reference: if the run of BINGETs and
  * LONG_BINGETs and its APPENDS lie in the buffer, the number cached for the
- * run (then *next is past the APPENDS), else 0, and the run is noted for
- * convert_list() to fill in. */
-static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *end, const unsigned char **next)
+ * run (then *next is past the APPENDS), else 0, and (if note) the run is
+ * noted for convert_list() to fill in. */
+static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *end, const unsigned char **next, bool note)
 {
     const unsigned char *s = p + 3, *e = s;
     /* (a run over 999 references is hashed too, but the hook is never offered
      * such a list, so it never gets a number) */
     const unsigned char *lim = end - s > RUN_MAX + 5 ? s + RUN_MAX - 5 : end - 5;
-    const uint64_t K = 0x9e3779b97f4a7c15ull;
-    uint64_t h = 0;
-    while (e < lim) {
-        if (*e == 'j') h = (h + le32(e + 1)) * K, e += 5;
-        else if (*e == 'h') h = (h + e[1]) * K, e += 2;
+    /* The run's end first (a frame list is mostly LONG_BINGETs), then its
+     * bytes hashed 8 at a time in four lanes: a multiply chain per
+     * reference was the parser's costliest loop. */
+    for (;;) {
+#if defined(__SSE2__)
+        /* four LONG_BINGETs at a time: 'j' at bytes 0, 5, 10 and 15 of 16 */
+        const __m128i J = _mm_set1_epi8('j');
+        while (lim - e >= 20) {
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)e), J));
+            if ((m & 0x8421u) != 0x8421u) break;
+            e += 20;
+        }
+#endif
+        while (e < lim && *e == 'j') e += 5;
+        if (e < lim && *e == 'h') e += 2;
         else break;
     }
     if (e == s || *e != 'e') return 0;
     size_t len = (size_t)(e - s);
-    h = (h ^ len) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+    uint64_t h = run_hash(s, len);
     if (!r->runs) r->runs = ml_calloc(RUNS, sizeof *r->runs);
     size_t i = h & (RUNS - 1);
     for (int way = 0; way < 2; way++) {
@@ -450,6 +497,7 @@ static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *
             return x->result;
         }
     }
+    if (!note) return 0;
     /* not there: into an empty one of the pair, else either */
     run_entry *x = &r->runs[r->runs[i].result && !r->runs[i ^ 1].result ? i ^ 1 : i ^ ((h >> 40) & 1)];
     if (x->cap < len) {
@@ -463,6 +511,95 @@ static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *
     r->pending = x;
     r->pending_at = r->base + (uint64_t)(e - r->buf);
     return 0;
+}
+
+/* A trace entry as PyTorch writes it, "} MEMOIZE ( key value ... u" in a
+ * list's APPENDS batch, its keys and values all simple (memo words, ints,
+ * None, bools, a frame list the run cache knows): read straight from the
+ * bytes into kv and handed to the record hook, with no dict in the store, no
+ * side entry for it and nothing to forget or drop when the hook takes it.
+ * The memo ends as the opcodes would leave it (the dict's slot reads as
+ * dropped, or holds the dict when the hook leaves it).  Anything else
+ * returns p untouched, with no effect, and the opcodes run one by one; so do
+ * the first entries, whose strings and frames are new.  Returns the
+ * position past the SETITEMS, or NULL on the hook's error; *pushed is what
+ * goes on the stack (TAKEN or the dict). */
+#define REC_PAIRS 16
+#define REC_MEMO 4                /* frame lists memoised inside one entry, at most */
+static const unsigned char *fast_record(reader *r, const unsigned char *p, const unsigned char *end, ml_pv list,
+                                        ml_pv *pushed)
+{
+    ml_pv kv[2 * REC_PAIRS], v;
+    uint32_t inner[REC_MEMO];
+    size_t n = 0, n_inner = 0, idx, n_memo = r->memo.len;
+    const uint32_t *memo = r->memo.v;
+    const unsigned char *q = p + 3;
+    /* Room for the most opcodes an entry may have here, LONG1 of 8 (10 bytes)
+     * the longest: no opcode below needs a check of its own.  (A frame list
+     * checks its own, and the room left is checked again after it.) */
+#define REC_ROOM(n) ((size_t)(2 * REC_PAIRS + 1 - (n)) * 10 + 1)
+    if (r->memo_count != n_memo || r->memo.cap - n_memo < 1 + REC_MEMO || (size_t)(end - q) < REC_ROOM(0)) return p;
+    for (;;) {
+        switch (*q) {
+        case 'u': goto done;
+        case 'j': idx = le32(q + 1); q += 5; goto get;
+        case 'h': idx = q[1]; q += 2;
+        get:
+            if (idx >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[idx])) & 1) return p;
+            break;
+        case 'K': v = ml_pv_make_int(r->st, q[1]); q += 2; break;
+        case 'M': v = ml_pv_make_int(r->st, (int64_t)le(q + 1, 2)); q += 3; break;
+        case 'J': v = ml_pv_make_int(r->st, (int32_t)le32(q + 1)); q += 5; break;
+        case 0x8a:
+            if (q[1] < 1 || q[1] > 8) return p;
+            v = ml_pv_make_int(r->st, le_signed(q + 2, q[1], end));
+            q += 2 + q[1];
+            break;
+        case 'N': v = ML_PV_NONE_V; q++; break;
+        case 0x88: v = ml_pv_bool(1); q++; break;
+        case 0x89: v = ml_pv_bool(0); q++; break;
+        case ']': { /* a frame list: "] MEMOIZE ( refs APPENDS", known to the run cache */
+            const unsigned char *next;
+            if (!r->list_hook || n_inner == REC_MEMO || q[1] != 0x94 || q[2] != '(' || (q[3] != 'j' && q[3] != 'h'))
+                return p;
+            v = run_lookup(r, q, end, &next, false);
+            if (!v || !fits32(v)) return p;
+            inner[n_inner++] = (uint32_t)v;
+            q = next;
+            if ((size_t)(end - q) < REC_ROOM(n)) return p;
+            break;
+        }
+        default: return p;
+        }
+        if (n == 2 * REC_PAIRS) return p;
+        kv[n++] = v;
+    }
+done:
+    if (n % 2) return p; /* (SETITEMS says what is wrong) */
+    r->op = q;           /* errors name the SETITEMS, as when it runs */
+    int took = r->record(r->user, r->st, list, kv, n / 2, r->e);
+    if (took < 0) {
+        ml_prefix(r->e, "%s: byte %" PRIu64, r->name, at(r));
+        return NULL;
+    }
+    uint32_t *slot = r->memo.v + n_memo;
+    if (took) {
+        slot[0] = ML_PV_TAG_DROPPED; /* a later BINGET of the entry fails, as for any taken one */
+        *pushed = TAKEN;
+    } else {
+        ml_pv c = ml_pv_new(r->st, ML_PV_DICT);
+        ml_pv_append(r->st, c, kv, n);
+        slot[0] = MEMO_UNSET;
+        if (side_put(r, n_memo, c) < 0) {
+            fail(r, "more than %u containers in the memo at once (hostile pickle?)", MAX_SIDE);
+            return NULL;
+        }
+        *pushed = c;
+    }
+    for (size_t i = 0; i < n_inner; i++) slot[1 + i] = inner[i];
+    r->memo.len += 1 + n_inner;
+    r->memo_count += (uint32_t)(1 + n_inner);
+    return q + 1;
 }
 
 /* The opcodes fast_run() takes, numbered densely for its switch (0: not one):
@@ -481,7 +618,8 @@ static const unsigned char fast_op[256] = {
  * snapshot -- with the stack and the memo in registers.  It stops before any
  * opcode that needs more (APPENDS, SETITEMS, a memo word to look at, an
  * error, the end of the buffer, a full stack or memo), which run()'s switch
- * then handles.  Returns the new read position. */
+ * then handles.  Returns the new read position, or NULL on the record
+ * hook's error (fast_record()). */
 static const unsigned char *fast_run(reader *r, const unsigned char *p, const unsigned char *end)
 {
     uint32_t *memo = r->memo.v;
@@ -523,12 +661,32 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
             case F_NONE_V: *sp++ = ML_PV_NONE_V; p++; break;
             case F_TRUE: *sp++ = ml_pv_bool(1); p++; break;
             case F_FALSE: *sp++ = ml_pv_bool(0); p++; break;
-            case F_EMPTY_DICT: *sp++ = ml_pv_new(r->st, ML_PV_DICT); p++; break;
+            case F_EMPTY_DICT:
+                if (r->record && p[1] == 0x94 && p[2] == '(' && r->marks.len) {
+                    size_t batch = r->marks.v[r->marks.len - 1];
+                    ml_pv list = batch ? base[batch - 1] : 0;
+                    if (batch && ml_pv_cont_as(r->st, list, ML_PV_LIST)) {
+                        r->stack.len = (size_t)(sp - base);
+                        r->memo.len = n_memo;
+                        const unsigned char *q = fast_record(r, p, end, list, sp);
+                        if (!q) return NULL; /* the hook's error, in r->e */
+                        if (q != p) {
+                            sp++;
+                            n_memo = r->memo.len;
+                            p = q;
+                            k = 1; /* many bytes taken: count the budget again */
+                            break;
+                        }
+                    }
+                }
+                *sp++ = ml_pv_new(r->st, ML_PV_DICT);
+                p++;
+                break;
             case F_EMPTY_LIST:
                 if (r->list_hook && p[1] == 0x94 && p[2] == '(' && (p[3] == 'j' || p[3] == 'h') && r->memo_count == n_memo &&
                     n_memo < r->memo.cap && r->marks.len < MAX_MARKS && (size_t)(sp - base) < MAX_STACK - 1000) {
                     const unsigned char *q;
-                    ml_pv w = run_lookup(r, p, end, &q);
+                    ml_pv w = run_lookup(r, p, end, &q, true);
                     if (w && fits32(w)) { /* as the list's "] MEMOIZE ( ... APPENDS" leaves it: its number, memoised */
                         *sp++ = w;
                         memo[n_memo++] = (uint32_t)w;
@@ -573,6 +731,7 @@ static int run(reader *r, ml_pv *out)
         if (r->stack.len == r->stack.cap && grow_stack(r) < 0) return -1;
         if (fast_op[*p]) {
             const unsigned char *q = fast_run(r, p, end);
+            if (!q) return -1;
             if (q != p) { p = q; continue; }
         }
         unsigned op = *p++;
