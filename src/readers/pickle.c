@@ -8,6 +8,9 @@
  * only as real bytes arrive, so a length field of 4 GB in a 100-byte file
  * costs nothing but the "truncated" error.
  *
+ * A plain file or memory is read in place (mapview.h): no buffer, no copy,
+ * and fill() only ever finds the end.
+ *
  * A snapshot of a gigabyte is ~30M opcodes, and three things keep it fast:
  * fast_run() takes runs of simple opcodes with the stack and memo in
  * registers; a trace entry goes to the record hook as SETITEMS completes it,
@@ -24,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapview.h"
 #include "vec.h"
 
 #if defined(__SSE2__)
@@ -31,6 +35,7 @@
 #endif
 
 #define CHUNK (1u << 20)
+#define VIEW_TELL (1u << 20)     /* bytes between the reader's reports to a view's pager */
 #define MAX_STACK (1u << 24)     /* values on the stack at once; real snapshots use ~1,000 */
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
 #define MAX_STRING ((uint64_t)1 << 31)
@@ -77,7 +82,10 @@ typedef struct reader {
     ml_list_hook list_hook;
     ml_shared_hook shared_hook;
     void *user;
-    unsigned char *buf;
+    const unsigned char *buf;    /* own, or the whole input in place (view) */
+    unsigned char *own;          /* the buffer fill() reads into (NULL with a view) */
+    ml_mapview *view;            /* the input in memory (mapview.h): no fill(), no copies */
+    size_t view_told;            /* where ml_mapview_advance() was last told the reader is */
     size_t end, cap;             /* bytes in buf, its size */
     uint64_t base;               /* stream offset of buf[0] */
     const unsigned char *op;     /* the opcode being run: its offset names errors */
@@ -181,8 +189,12 @@ static int fail(reader *r, const char *fmt, ...)
 static const unsigned char *fill(reader *r, const unsigned char *p, size_t n)
 {
     size_t done = (size_t)(p - r->op), skip = (size_t)(r->op - r->buf);
+    if (r->view) { /* the whole input is there already */
+        fail(r, "unexpected end of input: the pickle is truncated (%zu more bytes needed)", n - (r->end - skip - done));
+        return NULL;
+    }
     if (skip) {
-        memmove(r->buf, r->op, r->end - skip);
+        memmove(r->own, r->op, r->end - skip);
         r->base += skip;
         r->end -= skip;
         r->op = r->buf;
@@ -190,11 +202,11 @@ static const unsigned char *fill(reader *r, const unsigned char *p, size_t n)
     while (r->end - done < n) {
         if (r->end == r->cap) {
             r->cap *= 2;
-            r->buf = ml_realloc(r->buf, r->cap);
+            r->buf = r->own = ml_realloc(r->own, r->cap);
             r->op = r->buf;
         }
         ml_err re;
-        ssize_t k = ml_source_read(r->src, r->buf + r->end, r->cap - r->end, &re);
+        ssize_t k = ml_source_read(r->src, r->own + r->end, r->cap - r->end, &re);
         if (k < 0) { ml_fail(r->e, "%s", re.msg); return NULL; }
         if (k == 0) {
             fail(r, "unexpected end of input: the pickle is truncated (%zu more bytes needed)", n - (r->end - done));
@@ -727,6 +739,10 @@ static int run(reader *r, ml_pv *out)
     const unsigned char *p = r->buf, *end = r->buf + r->end;
     for (;;) {
         r->op = p;
+        if (r->view && (size_t)(p - r->buf) - r->view_told >= VIEW_TELL) { /* the pager pages ahead, unmaps behind */
+            r->view_told = (size_t)(p - r->buf);
+            ml_mapview_advance(r->view, r->view_told);
+        }
         NEED(1);
         if (r->stack.len == r->stack.cap && grow_stack(r) < 0) return -1;
         if (fast_op[*p]) {
@@ -943,11 +959,18 @@ int ml_pickle_read_hooks(ml_source *src, ml_pvs *st, const ml_pickle_hooks *h, m
 {
     reader r = {.src = src, .name = ml_source_name(src), .st = st, .hook = h->record ? NULL : h->append,
                 .record = h->record, .list_hook = h->list, .shared_hook = h->shared, .user = h->user, .e = e};
-    r.cap = CHUNK;
-    r.buf = ml_malloc(r.cap);
+    if ((r.view = ml_source_mapview(src)) != NULL) {
+        r.buf = ml_mapview_bytes(r.view);
+        r.end = r.cap = ml_mapview_len(r.view);
+        r.base = ml_source_offset(src);
+    } else {
+        r.cap = CHUNK;
+        r.buf = r.own = ml_malloc(r.cap);
+    }
     r.op = r.buf;
     int rc = run(&r, out);
-    free(r.buf);
+    ml_mapview_close(r.view);
+    free(r.own);
     VEC_FREE(&r.stack);
     VEC_FREE(&r.marks);
     VEC_FREE(&r.memo);

@@ -3,6 +3,7 @@
  * second thread into a ring of buffers (see source.h).
  */
 #include "source.h"
+#include "mapview.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -238,6 +239,16 @@ int64_t ml_source_plain_size(const ml_source *s)
     if (s->fd < 0 || !s->own_fd || s->gzip || s->limit != UINT64_MAX) return -1;
     if (fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) return -1;
     return (int64_t)st.st_size;
+}
+
+ml_mapview *ml_source_mapview(ml_source *s)
+{
+    if (s->gzip || s->read_limit || s->limit != UINT64_MAX) return NULL;
+    if (s->fd < 0) return ml_mapview_of_memory(s->mem + s->offset, s->mem_len - s->offset);
+    struct stat st;
+    if (!s->own_fd || fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) return NULL;
+    /* (the stream offset is the file's: the peeked bytes were read from 0) */
+    return ml_mapview_open_fd(s->fd, s->offset, (uint64_t)st.st_size);
 }
 
 ml_source *ml_source_from_memory(const char *name, const void *data, size_t n)

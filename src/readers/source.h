@@ -26,6 +26,11 @@ int ml_source_open_range(const char *path, uint64_t offset, uint64_t length, ml_
 /* The size of the file behind s if it is a plain (not gzip) regular file
  * opened by path, else -1. */
 int64_t ml_source_plain_size(const ml_source *s);
+/* The rest of the input in memory, for a reader that parses in place
+ * (mapview.h): a plain regular file opened by path (mapped), or a memory
+ * source; NULL for anything else (gzip, stdin, a range, reads limited for
+ * tests), which is then read.  Nothing more is read from s after. */
+struct ml_mapview *ml_source_mapview(ml_source *s);
 /* A source over memory (tests, fuzzers); the bytes must outlive the source. */
 ml_source *ml_source_from_memory(const char *name, const void *data, size_t n);
 

@@ -1,0 +1,163 @@
+/*
+ * mapview.c — see mapview.h.
+ *
+ * The pager keeps [unmapped, populated) mapped around the reader's position
+ * `done`: it populates STEP bytes at a time while populated < done + AHEAD,
+ * and unmaps STEP bytes at a time once they lie BEHIND bytes behind done.
+ * MADV_POPULATE_READ (Linux 5.14) maps the file's pages from the page cache
+ * in one call; where it is missing the pager touches one byte per page.  No
+ * MADV_SEQUENTIAL: it would drop the file from the page cache behind the
+ * reader, and the next run (or a second read of the same file) would come
+ * from the disk again.
+ */
+#include "mapview.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "err.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+
+#define STEP ((size_t)2 << 20)
+#define AHEAD ((size_t)8 << 20)
+#define BEHIND ((size_t)1 << 20)
+
+struct ml_mapview {
+    const unsigned char *bytes;  /* what the reader sees: base + offset */
+    size_t len;
+    unsigned char *base;         /* the mapping (NULL for memory), from file offset 0 */
+    size_t map_len;
+    /* offsets from base; [unmapped, map_len) is mapped */
+    size_t unmapped, populated;
+    size_t done;                 /* the reader's position, from base (written by the reader) */
+    bool pager_waits, stop, has_pager, no_populate;
+    pthread_t pager;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+};
+
+static void populate(ml_mapview *v, size_t from, size_t n)
+{
+    if (!v->no_populate && madvise(v->base + from, n, MADV_POPULATE_READ) == 0) return;
+    v->no_populate = true; /* an older kernel: fault them in by hand */
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < n; i += (size_t)page) (void)*(volatile const unsigned char *)(v->base + from + i);
+}
+
+/* The next thing for the pager to do, under the lock: 1 unmap, 2 populate, 0 none. */
+static int next_job(const ml_mapview *v, size_t *from, size_t *n)
+{
+    size_t done = __atomic_load_n(&v->done, __ATOMIC_ACQUIRE);
+    if (v->unmapped + STEP + BEHIND <= done) {
+        *from = v->unmapped;
+        *n = STEP;
+        return 1;
+    }
+    if (v->populated < v->map_len && v->populated < done + AHEAD) {
+        *from = v->populated;
+        *n = v->map_len - v->populated < STEP ? v->map_len - v->populated : STEP;
+        return 2;
+    }
+    return 0;
+}
+
+static void *pager_main(void *arg)
+{
+    ml_mapview *v = arg;
+    pthread_mutex_lock(&v->lock);
+    while (!v->stop) {
+        size_t from, n;
+        int job = next_job(v, &from, &n);
+        if (!job) {
+            /* (a reader that advanced just before this flag was set wakes it
+             * at its next advance: a late MB, never a lost one) */
+            __atomic_store_n(&v->pager_waits, true, __ATOMIC_RELEASE);
+            pthread_cond_wait(&v->wake, &v->lock);
+            __atomic_store_n(&v->pager_waits, false, __ATOMIC_RELEASE);
+            continue;
+        }
+        pthread_mutex_unlock(&v->lock);
+        if (job == 1) munmap(v->base + from, n);
+        else populate(v, from, n);
+        pthread_mutex_lock(&v->lock);
+        if (job == 1) v->unmapped = from + n;
+        else v->populated = from + n;
+    }
+    pthread_mutex_unlock(&v->lock);
+    return NULL;
+}
+
+ml_mapview *ml_mapview_open_fd(int fd, uint64_t offset, uint64_t size)
+{
+    if (size <= offset || size > SIZE_MAX) return NULL;
+    void *m = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) return NULL;
+    ml_mapview *v = ml_calloc(1, sizeof *v);
+    v->base = m;
+    v->map_len = (size_t)size;
+    v->bytes = v->base + offset;
+    v->len = (size_t)(size - offset);
+    /* pages before offset (and before the first page it lies on) go as the pager's first unmap */
+    v->unmapped = 0;
+    v->populated = (size_t)offset & ~(STEP - 1);
+    v->done = (size_t)offset;
+    pthread_mutex_init(&v->lock, NULL);
+    pthread_cond_init(&v->wake, NULL);
+    v->has_pager = pthread_create(&v->pager, NULL, pager_main, v) == 0;
+    return v;
+}
+
+ml_mapview *ml_mapview_of_memory(const void *bytes, size_t n)
+{
+    ml_mapview *v = ml_calloc(1, sizeof *v);
+    v->bytes = bytes;
+    v->len = n;
+    return v;
+}
+
+const unsigned char *ml_mapview_bytes(const ml_mapview *v) { return v->bytes; }
+size_t ml_mapview_len(const ml_mapview *v) { return v->len; }
+
+void ml_mapview_advance(ml_mapview *v, size_t upto)
+{
+    if (!v->base) return;
+    size_t done = (size_t)(v->bytes - v->base) + upto;
+    __atomic_store_n(&v->done, done, __ATOMIC_RELEASE);
+    if (!v->has_pager) { /* no thread: unmap behind here, and fault in as the reader reads */
+        size_t keep = done > BEHIND ? (done - BEHIND) & ~(STEP - 1) : 0;
+        if (keep > v->unmapped) {
+            munmap(v->base + v->unmapped, keep - v->unmapped);
+            v->unmapped = keep;
+        }
+        return;
+    }
+    if (__atomic_load_n(&v->pager_waits, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&v->lock);
+        pthread_cond_signal(&v->wake);
+        pthread_mutex_unlock(&v->lock);
+    }
+}
+
+void ml_mapview_close(ml_mapview *v)
+{
+    if (!v) return;
+    if (v->base) {
+        if (v->has_pager) {
+            pthread_mutex_lock(&v->lock);
+            v->stop = true;
+            pthread_cond_signal(&v->wake);
+            pthread_mutex_unlock(&v->lock);
+            pthread_join(v->pager, NULL);
+        }
+        pthread_mutex_destroy(&v->lock);
+        pthread_cond_destroy(&v->wake);
+        if (v->unmapped < v->map_len) munmap(v->base + v->unmapped, v->map_len - v->unmapped);
+    }
+    free(v);
+}
