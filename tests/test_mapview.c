@@ -127,10 +127,50 @@ TEST(sources_that_give_a_view)
     ml_source_close(s);
 }
 
+TEST(a_reader_ahead_of_the_pager)
+{
+    /* The reader jumps ahead faster than the pager pages in: the pager must
+     * neither fault in nor touch what it already unmapped behind the reader. */
+    char path[64];
+    size_t n = 64u << 20;
+    int fd = temp_file(n, path, sizeof path);
+    CHECK(fd >= 0);
+    if (fd < 0) return;
+    for (int round = 0; round < 3; round++) {
+        ml_mapview *v = ml_mapview_open_fd(fd, 0, n);
+        CHECK(v != NULL);
+        if (!v) break;
+        const unsigned char *b = ml_mapview_bytes(v);
+        size_t bad = 0;
+        for (size_t at = 0; at < n; at += 1u << 20) {
+            ml_mapview_advance(v, at);
+            if (b[at + 4095] != byte_at(at + 4095)) bad++;
+            if (round == 1) nanosleep(&(struct timespec){0, 200 * 1000}, NULL); /* the pager catches up, at times */
+        }
+        CHECK_EQ_I64(bad, 0);
+        CHECK_EQ_I64(b[n - 1], byte_at(n - 1));
+        ml_mapview_close(v);
+    }
+    /* A jump from the start to the end, with time for the pager to act on it */
+    ml_mapview *v = ml_mapview_open_fd(fd, 0, n);
+    CHECK(v != NULL);
+    if (v) {
+        ml_mapview_advance(v, 0);
+        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+        ml_mapview_advance(v, n - 1);
+        CHECK_EQ_I64(ml_mapview_bytes(v)[n - 1], byte_at(n - 1));
+        nanosleep(&(struct timespec){0, 30 * 1000 * 1000}, NULL);
+        ml_mapview_close(v);
+    }
+    close(fd);
+    unlink(path);
+}
+
 int main(void)
 {
     RUN(bytes_from_the_offset_with_the_pager_beside);
     RUN(a_view_closed_before_the_end_and_an_empty_rest);
     RUN(sources_that_give_a_view);
+    RUN(a_reader_ahead_of_the_pager);
     return check_report();
 }

@@ -12,6 +12,7 @@
  */
 #include "mapview.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct ml_mapview {
     /* offsets from base; [unmapped, map_len) is mapped */
     size_t unmapped, populated;
     size_t done;                 /* the reader's position, from base (written by the reader) */
+    size_t page;                 /* the page size: what madvise() and munmap() align to */
     bool pager_waits, stop, has_pager, no_populate;
     pthread_t pager;
     pthread_mutex_t lock;
@@ -44,10 +46,12 @@ struct ml_mapview {
 
 static void populate(ml_mapview *v, size_t from, size_t n)
 {
-    if (!v->no_populate && madvise(v->base + from, n, MADV_POPULATE_READ) == 0) return;
-    v->no_populate = true; /* an older kernel: fault them in by hand */
-    long page = sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; i < n; i += (size_t)page) (void)*(volatile const unsigned char *)(v->base + from + i);
+    if (!v->no_populate) {
+        if (madvise(v->base + from, n, MADV_POPULATE_READ) == 0) return;
+        if (errno != EINVAL) return; /* (the pages fault in as the reader reads them) */
+    }
+    v->no_populate = true; /* an older kernel (or valgrind): fault them in by hand */
+    for (size_t i = 0; i < n; i += v->page) (void)*(volatile const unsigned char *)(v->base + from + i);
 }
 
 /* The next thing for the pager to do, under the lock: 1 unmap, 2 populate, 0 none. */
@@ -59,9 +63,12 @@ static int next_job(const ml_mapview *v, size_t *from, size_t *n)
         *n = STEP;
         return 1;
     }
-    if (v->populated < v->map_len && v->populated < done + AHEAD) {
-        *from = v->populated;
-        *n = v->map_len - v->populated < STEP ? v->map_len - v->populated : STEP;
+    /* (a reader faster than the pager: what it passed is not paged in, and may be unmapped already) */
+    size_t from_here = v->populated > v->unmapped ? v->populated : v->unmapped;
+    if (from_here < done) from_here = done & ~(v->page - 1);
+    if (from_here < v->map_len && from_here < done + AHEAD) {
+        *from = from_here;
+        *n = v->map_len - from_here < STEP ? v->map_len - from_here : STEP;
         return 2;
     }
     return 0;
@@ -101,6 +108,7 @@ ml_mapview *ml_mapview_open_fd(int fd, uint64_t offset, uint64_t size)
     ml_mapview *v = ml_calloc(1, sizeof *v);
     v->base = m;
     v->map_len = (size_t)size;
+    v->page = (size_t)sysconf(_SC_PAGESIZE);
     v->bytes = v->base + offset;
     v->len = (size_t)(size - offset);
     /* pages before offset (and before the first page it lies on) go as the pager's first unmap */
