@@ -695,18 +695,28 @@ static void reserved_series(imp *im, size_t n_dev_ids, const uint16_t *dev_of, c
 {
     ml_profile *p = im->p;
     ml_events *ev = &p->events;
+    /* The segment events, few among a gigabyte snapshot's 9M: found once, by kind alone. */
+    VEC(uint32_t) seg = {0};
+    _Static_assert(ML_EV_SEGMENT_FREE == ML_EV_SEGMENT_ALLOC + 1 && ML_EV_SEGMENT_MAP == ML_EV_SEGMENT_ALLOC + 2 &&
+                       ML_EV_SEGMENT_UNMAP == ML_EV_SEGMENT_ALLOC + 3, "segment kinds are contiguous");
+    for (size_t i = 0; i < ev->ts.len; i++)
+        if ((uint8_t)(ev->kind.v[i] - ML_EV_SEGMENT_ALLOC) < 4) VEC_PUSH(&seg, (uint32_t)i);
+    size_t n_seen = 0;
+    for (size_t d = 0; d < n_dev_ids; d++) n_seen += seen[d] != 0;
     for (size_t d = 0; d < n_dev_ids; d++) {
         if (!seen[d]) continue;
         uint16_t dev = dev_of[d];
         int64_t final_total = 0, net = 0, t0 = ML_TIME_NONE;
         for (size_t i = 0; i < p->segments.len; i++)
             if (p->segments.v[i].device == dev) final_total += p->segments.v[i].total_size;
-        for (size_t i = 0; i < ev->ts.len; i++) {
+        /* the device's first event: with one device, the first of all */
+        for (size_t i = 0; i < ev->ts.len && t0 == ML_TIME_NONE; i++)
+            if (n_seen == 1 || ev->device.v[i] == dev) t0 = ev->ts.v[i];
+        for (size_t j = 0; j < seg.len; j++) {
+            size_t i = seg.v[j];
             if (ev->device.v[i] != dev) continue;
-            if (t0 == ML_TIME_NONE) t0 = ev->ts.v[i];
             uint8_t k = ev->kind.v[i];
-            if (k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP) net += ev->size.v[i];
-            else if (k == ML_EV_SEGMENT_FREE || k == ML_EV_SEGMENT_UNMAP) net -= ev->size.v[i];
+            net += k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP ? ev->size.v[i] : -ev->size.v[i];
         }
         int64_t reserved = final_total - net;
         if (reserved < 0) {
@@ -716,15 +726,15 @@ static void reserved_series(imp *im, size_t n_dev_ids, const uint16_t *dev_of, c
         }
         ml_series *s = ml_series_get(p, dev, ML_SERIES_RESERVED, 0, 0);
         ml_series_push(s, t0 == ML_TIME_NONE ? 0 : t0, reserved);
-        for (size_t i = 0; i < ev->ts.len; i++) {
+        for (size_t j = 0; j < seg.len; j++) {
+            size_t i = seg.v[j];
             if (ev->device.v[i] != dev) continue;
             uint8_t k = ev->kind.v[i];
-            if (k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP) reserved += ev->size.v[i];
-            else if (k == ML_EV_SEGMENT_FREE || k == ML_EV_SEGMENT_UNMAP) reserved -= ev->size.v[i];
-            else continue;
+            reserved += k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP ? ev->size.v[i] : -ev->size.v[i];
             ml_series_push_event(s, ev->ts.v[i], reserved, (uint32_t)i);
         }
     }
+    VEC_FREE(&seg);
 }
 
 /* Blocks allocated at the end (active_allocated) that the trace never
@@ -902,12 +912,18 @@ static int finish(imp *im, ml_pv top, ml_err *e)
         if (seen[d]) dev_of[d] = ml_device_get(p, ML_DEV_CUDA, d);
     /* trace entries hold their list's index, annotations their device number
      * (written only where it changes: the device columns are sparse, see
-     * profile.c, and a snapshot of one device has index 0 everywhere) */
-    for (size_t i = 0; i < p->events.ts.len; i++) {
+     * profile.c, and a snapshot of one device has index 0 everywhere).  When
+     * every list's index is its device's (one device, or devices 0, 1, ...
+     * in order) and so is every annotation's, there is nothing to rewrite:
+     * no walk over a gigabyte snapshot's 9M events. */
+    bool same = true;
+    for (size_t i = 0; i < im->lists.len && same; i++) same = dev_of[list_dev[i]] == i;
+    for (int d = 0; d <= MAX_DEVICE && same && p->events.ts.len > n_entries; d++) same = !seen[d] || dev_of[d] == d;
+    for (size_t i = 0; i < p->events.ts.len && !same; i++) {
         uint16_t *d = &p->events.device.v[i], to = dev_of[i < n_entries ? list_dev[*d] : *d];
         if (*d != to) *d = to;
     }
-    for (size_t i = 0; i < p->allocs.device.len; i++) { /* matched as read (evpipe), by list */
+    for (size_t i = 0; i < p->allocs.device.len && !same; i++) { /* matched as read (evpipe), by list */
         uint16_t *d = &p->allocs.device.v[i], to = dev_of[list_dev[*d]];
         if (*d != to) *d = to;
     }
