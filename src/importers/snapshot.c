@@ -385,10 +385,12 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
     ml_pv val[K_IGNORED + 1];
     unsigned has = 0;
     size_t i = 0;
-    if (n == im->shape_n) /* the same key words as the last entry, in the same order? */
-        while (i < n && kv[2 * i] == im->shape_key[i]) i++;
+    /* The same key words as the last entry, in the same order?  Each value
+     * goes to its place as its key is compared (one pass); if a key differs,
+     * the loop below places them all again. */
+    if (n == im->shape_n)
+        for (; i < n && kv[2 * i] == im->shape_key[i]; i++) val[im->shape_idx[i]] = kv[2 * i + 1];
     if (i == n && n) {
-        for (i = 0; i < n; i++) val[im->shape_idx[i]] = kv[2 * i + 1];
         has = im->shape_has;
     } else {
         for (i = 0; i < n; i++) {
@@ -443,10 +445,15 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
     }
     ev.device = (uint16_t)li;
     if (ev.kind == ML_EV_OOM) ev.aux = -1;
-    if (HAS(K_STREAM)) ev.stream = stream_text(im, val[K_STREAM]);
+    /* (the common cases inline: the last entry's stream, a frame list already a stack) */
+    if (HAS(K_STREAM))
+        ev.stream = val[K_STREAM] == im->last_stream_word && im->last_stream_id ? im->last_stream_id
+                                                                                : stream_text(im, val[K_STREAM]);
     if (us != INT64_MIN) ev.ts = us * 1000;
     else im->no_time++;
-    if (HAS(K_FRAMES)) ev.stack = stack_of(im, val[K_FRAMES]);
+    if (HAS(K_FRAMES))
+        ev.stack = ML_PV_TAG(val[K_FRAMES]) == ML_PV_TAG_EXT && (val[K_FRAMES] >> 4 & 1) ? (uint32_t)(val[K_FRAMES] >> 5)
+                                                                                          : stack_of(im, val[K_FRAMES]);
     if (HAS(K_DEVICE_FREE)) ev.aux = int_or(im, val[K_DEVICE_FREE], -1);
     ml_pv metadata = ML_PV_NONE_V;
     if (HAS(K_USER_METADATA) && nonempty(im, val[K_USER_METADATA])) {
