@@ -552,8 +552,15 @@ static const unsigned char *fast_record(reader *r, const unsigned char *p, const
 #define REC_ROOM(n) ((size_t)(2 * REC_PAIRS + 1 - (n)) * 10 + 1)
     if (r->memo_count != n_memo || r->memo.cap - n_memo < 1 + REC_MEMO || (size_t)(end - q) < REC_ROOM(0)) return p;
     for (;;) {
+        /* a key: a memo word (in every entry but the first few), or the end */
+        if (*q == 'h') idx = q[1], q += 2;
+        else if (*q == 'j') idx = le32(q + 1), q += 5;
+        else if (*q == 'u') goto done;
+        else return p;
+        if (idx >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[idx])) & 1 || n == 2 * REC_PAIRS) return p;
+        kv[n++] = v;
+        /* its value */
         switch (*q) {
-        case 'u': goto done;
         case 'j': idx = le32(q + 1); q += 5; goto get;
         case 'h': idx = q[1]; q += 2;
         get:
@@ -578,16 +585,14 @@ static const unsigned char *fast_record(reader *r, const unsigned char *p, const
             if (!v || !fits32(v)) return p;
             inner[n_inner++] = (uint32_t)v;
             q = next;
-            if ((size_t)(end - q) < REC_ROOM(n)) return p;
+            if ((size_t)(end - q) < REC_ROOM(n + 1)) return p;
             break;
         }
-        default: return p;
+        default: return p; /* (SETITEMS after a key: odd, which SETITEMS itself reports) */
         }
-        if (n == 2 * REC_PAIRS) return p;
         kv[n++] = v;
     }
 done:
-    if (n % 2) return p; /* (SETITEMS says what is wrong) */
     r->op = q;           /* errors name the SETITEMS, as when it runs */
     int took = r->record(r->user, r->st, list, kv, n / 2, r->e);
     if (took < 0) {
