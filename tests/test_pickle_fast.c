@@ -152,7 +152,7 @@ TEST(memo_written_over_is_not_cached)
  * runs one by one.  Both must give the same value, the same hook calls and
  * the same errors at the same byte offsets. */
 
-typedef struct buf { char b[1 << 16]; size_t n; } buf;
+typedef struct buf { char b[1 << 20]; size_t n; } buf;
 static void put(buf *o, const void *s, size_t n) { memcpy(o->b + o->n, s, n); o->n += n; }
 static void puts_(buf *o, const char *s) { put(o, s, strlen(s)); }
 static void op1(buf *o, int c) { o->b[o->n++] = (char)c; }
@@ -301,6 +301,118 @@ TEST(snapshot_entries_from_the_bytes_as_one_by_one)
     ml_profile_free(p[1]);
 }
 
+/* A snapshot whose frame lists are long runs of BINGETs and LONG_BINGETs
+ * mixed in every way (300 frames: the first ones memo indices below 256),
+ * each list written twice: the second time the run cache answers it, after
+ * finding where the run ends 64 bytes at a time. */
+static uint32_t memo_n;
+static uint32_t memoize(buf *o) { op1(o, 0x94); return memo_n++; }
+static uint32_t text(buf *o, const char *t) { op1(o, 0x8c); op1(o, (int)strlen(t)); puts_(o, t); return memoize(o); }
+static void ref(buf *o, uint32_t m)
+{
+    if (m < 256) { op1(o, 'h'); op1(o, (int)m); }
+    else { op1(o, 'j'); for (int i = 0; i < 4; i++) op1(o, (int)(m >> (8 * i) & 255)); }
+}
+
+static void long_runs_snapshot(buf *o, int n_lists)
+{
+    static uint32_t frame[300];
+    char name[16];
+    o->n = 0;
+    memo_n = 0;
+    put(o, P("\x80\x04}"));
+    memoize(o);
+    op1(o, '(');
+    text(o, "segments");
+    op1(o, ']');
+    memoize(o);
+    text(o, "device_traces");
+    op1(o, ']');
+    memoize(o);
+    op1(o, ']');
+    memoize(o);
+    op1(o, '(');
+    uint32_t k_action = 0, k_addr = 0, k_size = 0, k_time = 0, k_frames = 0, alloc = 0, k_name = 0;
+    uint64_t rng = 12345;
+    for (int i = 0; i < 2 * n_lists; i++) {
+        int list = i / 2;
+        op1(o, '}');
+        memoize(o);
+        op1(o, '(');
+        if (!i) {
+            k_action = text(o, "action"), alloc = text(o, "alloc"), k_addr = text(o, "addr");
+        } else ref(o, k_action), ref(o, alloc), ref(o, k_addr);
+        binint(o, 4096 * (i + 1));
+        if (!i) k_size = text(o, "size"); else ref(o, k_size);
+        binint(o, 512);
+        if (!i) k_time = text(o, "time_us"); else ref(o, k_time);
+        binint(o, 1000 + i);
+        if (!i) k_frames = text(o, "frames"); else ref(o, k_frames);
+        if (!i) { /* (a key for the frames, memoised and popped) */
+            k_name = text(o, "name");
+            op1(o, '0');
+        }
+        op1(o, ']');
+        memoize(o);
+        op1(o, '(');
+        if (!i) { /* the frames themselves, in the first entry's list */
+            for (int f = 0; f < 300; f++) {
+                op1(o, '}');
+                frame[f] = memoize(o);
+                op1(o, '(');
+                ref(o, k_name);
+                snprintf(name, sizeof name, "f%d", f);
+                text(o, name);
+                op1(o, 'u');
+            }
+        } else {
+            /* list l: 20 to 120 frames, runs of low (BINGET) and high (LONG_BINGET) ones of random lengths */
+            rng = 0x9e3779b97f4a7c15ull * (uint64_t)(list + 1);
+            int len = 20 + (int)((rng >> 40) % 101);
+            for (int k = 0; k < len; k++) {
+                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                int low = (rng >> 33) % 4 == 0 ? (int)((rng >> 50) % 2) : (k / (1 + list % 7)) % 2;
+                int f = low ? (int)((rng >> 20) % 40) : 200 + (int)((rng >> 24) % 100);
+                ref(o, frame[f]);
+            }
+        }
+        op1(o, 'e');
+        op1(o, 'u');
+        if (i % 1000 == 999) { op1(o, 'e'); op1(o, '('); }
+    }
+    puts_(o, "eau.");
+}
+
+TEST(long_mixed_frame_lists_from_the_run_cache)
+{
+    static buf b;
+    long_runs_snapshot(&b, 150);
+    CHECK(memo_n > 256 && b.n < sizeof b.b);
+    ml_profile *p[2];
+    ml_err e;
+    for (int small = 0; small < 2; small++) {
+        ml_source *src = ml_source_from_memory("t.pickle", b.b, b.n);
+        if (small) ml_source_limit_reads(src, 7);
+        p[small] = ml_profile_new("t.pickle", "torch-snapshot");
+        CHECK_EQ_I64(ml_snapshot_import(src, p[small], &e), 0);
+        ml_source_close(src);
+    }
+    CHECK_EQ_I64(p[0]->events.ts.len, 300);
+    CHECK_EQ_I64(p[1]->events.ts.len, 300);
+    static char a[8192], c[8192];
+    size_t same_stack = 0;
+    for (size_t i = 0; i < 300 && i < p[0]->events.ts.len && i < p[1]->events.ts.len; i++) {
+        stack_text(p[0], i, a, sizeof a);
+        stack_text(p[1], i, c, sizeof c);
+        CHECK_EQ_STR(a, c);
+        same_stack += i % 2 && p[0]->events.stack.v[i] == p[0]->events.stack.v[i - 1];
+    }
+    CHECK_EQ_I64(same_stack, 149); /* each list and its second writing: one stack (the first list holds all 300) */
+    CHECK_EQ_I64(ml_stack_depth(p[0], p[0]->events.stack.v[0]), 300);
+    ml_profile_free(p[0]);
+    ml_profile_free(p[1]);
+}
+
 int main(void)
 {
     RUN(record_hook_takes_entries);
@@ -308,5 +420,6 @@ int main(void)
     RUN(memo_written_over_is_not_cached);
     RUN(entries_from_the_bytes_as_one_by_one);
     RUN(snapshot_entries_from_the_bytes_as_one_by_one);
+    RUN(long_mixed_frame_lists_from_the_run_cache);
     return check_report();
 }
