@@ -35,7 +35,7 @@
 #endif
 
 #define CHUNK (1u << 20)
-#define VIEW_TELL (1u << 20)     /* bytes between the reader's reports to a view's pager */
+#define VIEW_TELL (1u << 19)     /* bytes between the reader's reports to a view's pager */
 #define MAX_STACK (1u << 24)     /* values on the stack at once; real snapshots use ~1,000 */
 #define MAX_MARKS (1u << 20)     /* open marks; real snapshots nest ~6 deep */
 #define MAX_STRING ((uint64_t)1 << 31)
