@@ -26,6 +26,12 @@ add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 add snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle
 add ascend ascend/text_level1
 add ascenddb ascend/db_level1
+# the snapshot again, its state history cut to the last 5,000 allocator events
+if [ -e "$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle" ]; then
+    if ! $MEMLENS report "$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle" --max-history 5000 -o "$tmp/history.html" 2>"$tmp/err"; then
+        t_fail "report --max-history: $(cat "$tmp/err")"
+    elif t_file_page history "$tmp/history.html"; then pages="$pages history=$tmp/history.html"; fi
+fi
 # served (memlens serve, port 0, stopped at the end): the snapshot's state-history stacks and
 # Ascend's Insight's columns as the report's pages above show them
 spids=""

@@ -9,16 +9,22 @@
 
 #include "cli.h"
 #include "report.h"
+#include "report_segments.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N]\n"
+    fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N] [--max-history N]\n"
                "  Writes one self-contained HTML file (works offline; -o - writes it to\n"
                "  standard output) with memory curves,\n"
                "  the allocation timeline, the breakdown at the peak and tables.\n"
                "  --max-allocs N   allocations drawn per device (default %d); beyond it the\n"
                "                   page keeps those live at the peak and the largest, and says\n"
-               "                   how many were summarised\n", ML_REPORT_MAX_ALLOCS);
+               "                   how many were summarised\n"
+               "  --max-history N  a CUDA allocator snapshot's Allocator State History and\n"
+               "                   segment timeline replay its last N allocator events per\n"
+               "                   device (default %d, PyTorch's own default); the memory\n"
+               "                   curves always cover the whole trace\n",
+            ML_REPORT_MAX_ALLOCS, ML_REPORT_MAX_HISTORY);
 }
 
 int ml_cmd_report(int argc, char **argv)
@@ -35,6 +41,11 @@ int ml_cmd_report(int argc, char **argv)
             long long v = strtoll(argv[++i], &end, 10);
             if (*end || v <= 0) { fprintf(stderr, "memlens report: --max-allocs wants a positive number\n"); free(inputs); return 2; }
             o.max_allocs = (size_t)v;
+        } else if (!strcmp(a, "--max-history") && i + 1 < argc) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 10);
+            if (*end || v <= 0) { fprintf(stderr, "memlens report: --max-history wants a positive number\n"); free(inputs); return 2; }
+            o.max_history = (size_t)v;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "memlens report: unknown option %s\n", a); usage(stderr); free(inputs); return 2; }
         else inputs[n++] = a;

@@ -22,6 +22,7 @@
 
 typedef struct ml_report_opts {
     size_t max_allocs;       /* per device; 0 = ML_REPORT_MAX_ALLOCS */
+    size_t max_history;      /* allocator events per device in a snapshot's state history; 0 = ML_REPORT_MAX_HISTORY */
     int zlevel;              /* zlib level for blobs; 0 = 1 (fast) */
     const char *const *inputs; /* input names for the header */
     size_t n_inputs;
@@ -33,7 +34,8 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
 
 /* One rank's object of the meta ("ranks" items), times relative to origin
  * (`memlens serve` builds each rank alone, with bl->capture set). */
-void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *meta, ml_blobs *bl);
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
+                    ml_blobs *bl);
 /* The earliest time in a profile (INT64_MAX if none): the origin of one rank. */
 int64_t ml_report_first_time(const ml_profile *p);
 

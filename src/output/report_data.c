@@ -61,6 +61,7 @@ typedef struct rank_ctx {
     uint32_t *calls;          /* profile string id -> number of cpu ops with that name */
     size_t nstr;
     size_t max_allocs;
+    size_t max_history;       /* a snapshot's state history: allocator events per device (report_segments.h) */
     /* The device's overall allocated curve: its times and their column's
      * descriptor, which the category bands share when their times are the
      * same (a second copy of the largest column, in a memory-heavy trace). */
@@ -918,7 +919,7 @@ static void put_device(rank_ctx *c, uint16_t dev)
     put_category_curves(c, dev, t0, &cj);
     ml_buf_puts(m, "]");
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
-    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, m);
+    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, c->max_history, m);
     ml_buf_puts(m, "}");
 
     ml_device_stats_free(&ds);
@@ -945,9 +946,9 @@ static bool device_shown(const ml_profile *p, uint16_t dev)
 
 /* ---- one rank ---------------------------------------------------------- */
 
-void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, ml_buf *m, ml_blobs *bl)
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *m, ml_blobs *bl)
 {
-    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs };
+    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs, .max_history = max_history };
     c.nstr = ml_strpool_count(p->strings);
     c.local = ml_malloc((c.nstr ? c.nstr : 1) * sizeof *c.local);
     memset(c.local, 0xff, (c.nstr ? c.nstr : 1) * sizeof *c.local);
@@ -1087,7 +1088,7 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     if (mine) ml_blobs_async(bl);
     for (size_t r = 0; r < ps->items.len; r++) {
         ml_buf_puts(m, r ? "," : "");
-        ml_report_rank(ps->items.v[r], origin, max_allocs, m, bl);
+        ml_report_rank(ps->items.v[r], origin, max_allocs, o ? o->max_history : 0, m, bl);
     }
     ml_buf_puts(m, "]}");
     if (mine) ml_blobs_finish(bl, m);

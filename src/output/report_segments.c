@@ -36,7 +36,7 @@ static int kind_code(int k)
 
 static void put_str(ml_buf *m, const ml_profile *p, ml_str s) { ml_json_str(m, s ? ml_s(p, s) : ""); }
 
-void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, ml_buf *m)
+void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_t max_events, ml_buf *m)
 {
     ml_buf_puts(m, ",\"segview\":{\"settings\":");
     put_str(m, p, p->allocator_settings);
@@ -61,15 +61,23 @@ void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, ml_bu
     }
     /* events, columns: t (relative ns or event number), k (kind code), a (address), s (size),
      * st (stack id), str (stream: index into streams) */
+    /* (only the last max_events: the page replays back from the final
+     * segments, so the history starts consistently wherever they begin) */
     const ml_events *ev = &p->events;
     VEC(uint32_t) idx = {0};
+    size_t total = 0;
+    if (!max_events) max_events = ML_REPORT_MAX_HISTORY;
     for (size_t i = 0; i < ev->kind.len; i++)
-        if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0) VEC_PUSH(&idx, (uint32_t)i);
+        if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0) total++;
+    for (size_t i = 0, j = 0; i < ev->kind.len; i++)
+        if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0 && j++ >= total - (total < max_events ? total : max_events))
+            VEC_PUSH(&idx, (uint32_t)i);
+    size_t from = total - idx.len;
     VEC(ml_str) streams = {0};
     ml_buf_puts(m, "],\"events\":{\"t\":[");
     for (size_t j = 0; j < idx.len; j++) {
         int64_t t = ev->ts.v[idx.v[j]];
-        ml_buf_printf(m, "%s%" PRId64, j ? "," : "", t == ML_TIME_NONE ? (int64_t)j : t - origin);
+        ml_buf_printf(m, "%s%" PRId64, j ? "," : "", t == ML_TIME_NONE ? (int64_t)(from + j) : t - origin);
     }
     ml_buf_puts(m, "],\"k\":[");
     for (size_t j = 0; j < idx.len; j++) ml_buf_printf(m, "%s%d", j ? "," : "", kind_code(ev->kind.v[idx.v[j]]));
@@ -87,7 +95,7 @@ void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, ml_bu
         if (k == streams.len && k < 64) VEC_PUSH(&streams, s);
         ml_buf_printf(m, "%s%zu", j ? "," : "", k < 64 ? k : (size_t)0);
     }
-    ml_buf_puts(m, "]},\"streams\":[");
+    ml_buf_printf(m, "]},\"events_total\":%zu,\"events_from\":%zu,\"streams\":[", total, from);
     for (size_t k = 0; k < streams.len; k++) {
         ml_buf_puts(m, k ? "," : "");
         put_str(m, p, streams.v[k]);

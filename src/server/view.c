@@ -390,7 +390,7 @@ ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
     if (r->origin == INT64_MAX) r->origin = 0;
     r->bl.capture = 1;
     ml_buf m = {0};
-    ml_report_rank(p, r->origin, SIZE_MAX, &m, &r->bl);
+    ml_report_rank(p, r->origin, SIZE_MAX, 0, &m, &r->bl); /* (the state history: the report's default) */
     ml_buf_printf(&r->meta, "{\"origin_ns\":\"%lld\",\"loaded\":true,", (long long)r->origin);
     ml_buf_put(&r->meta, m.p + 1, m.len - 1);
 

@@ -116,7 +116,9 @@ export class SegmentsView {
     if (!this.model) {
       this.model = buildModel(this.sv);
       const priv = this.model.slots.filter((s) => isPrivatePool(s.pool)).length;
+      const total = this.sv.events_total ?? this.model.n;
       document.getElementById("sg-note").textContent = `${plural(this.model.slots.length, "segment")} over the trace · ${plural(this.model.n, "allocator event")}` +
+        (total > this.model.n ? ` (the last ${groupDigits(this.model.n)} of ${groupDigits(total)}: memlens report --max-history N replays more)` : "") +
         (priv ? ` · ${plural(priv, "segment")} in private pools (CUDA graphs)` : " · no private pools (CUDA graphs)");
     }
     return this.model;
@@ -140,8 +142,10 @@ export class SegmentsView {
     document.getElementById("sg-slider").value = String(this.k);
     this.state = stateAt(m, this.k);
     const ev = m.ev, i = this.k - 1;
-    const what = i < 0 ? "before the trace's first event" :
-      `after event ${groupDigits(this.k)} of ${groupDigits(m.n)}: <b>${EV_NAMES[ev.k[i]]}</b> ${fmtBytes(ev.s[i])} at <code>${hex(ev.a[i])}</code>` +
+    // (event numbers of the whole trace: the report may hold only its last events, from events_from)
+    const from = this.sv.events_from || 0, total = this.sv.events_total ?? m.n;
+    const what = i < 0 ? (from ? `before event ${groupDigits(from + 1)}, where this history begins` : "before the trace's first event") :
+      `after event ${groupDigits(from + this.k)} of ${groupDigits(total)}: <b>${EV_NAMES[ev.k[i]]}</b> ${fmtBytes(ev.s[i])} at <code>${hex(ev.a[i])}</code>` +
       (this.app.clock ? ` · ${escapeHtml(this.app.clock.fmt(ev.t[i], 6, true))}` : "");
     document.getElementById("sg-event").innerHTML = what;
     const st = stateStats(this.state);
@@ -224,7 +228,7 @@ export class SegmentsView {
         `${g.pool ? " · pool " + escapeHtml(g.pool) + (isPrivatePool(g.pool) ? " (private: CUDA graph)" : "") : ""}</span>`;
       const b = h.block || h.ghost;
       if (b) {
-        const kind = h.ghost ? `freed at event ${groupDigits(b.freedAt + 1)}, not yet reused` : b.state === 1 ? "pending free" : "allocated";
+        const kind = h.ghost ? `freed at event ${groupDigits((this.sv.events_from || 0) + b.freedAt + 1)}, not yet reused` : b.state === 1 ? "pending free" : "allocated";
         html = `<b>${fmtBytes(b.size)}</b> ${kind} <span class="muted">(${fmtBytesExact(b.size)})</span><br>address <code>${hex(b.addr)}</code><br>${segLine}`;
         const key = b.addr + "/" + b.stack;
         this.hoverKey = key;

@@ -183,6 +183,23 @@ try {
       ok(`${name}: the whole allocator settings`, /expandable_segments/.test(set) && /roundup_power2_divisions/.test(set) && /32768/.test(set), set.slice(0, 200));
       await page.click('#sg-tabs button[data-t="history"]');
     }
+    if (kind === "history") {
+      // A report whose state history holds the last 5,000 allocator events: it says so, and
+      // numbers the events as the whole trace does (the memory curves still cover all of it).
+      await (await page.$("#p-segments")).scrollIntoViewIfNeeded();
+      const [note, at, first] = await page.evaluate(() => {
+        const sg = window.__memlens.app.segments, text = () => document.getElementById("sg-event").textContent;
+        const a = [document.getElementById("sg-note").textContent, text()];
+        sg.go(0);
+        return [...a, text()];
+      });
+      const total = /of ([\d,]+)/.exec(at);
+      ok("history: the note says the history holds the last 5,000 events of the trace's", /the last 5,000 of [\d,]+: memlens report --max-history N replays more/.test(note), note);
+      ok("history: the last event is numbered as the trace's last", !!total && new RegExp(`after event ${total[1]} of ${total[1]}:`).test(at), at);
+      const from = total ? Number(total[1].replace(/,/g, "")) - 5000 : -1;
+      ok("history: the first state is before the trace's event where the history begins",
+        first === `before event ${(from + 1).toLocaleString("en-US")}, where this history begins`, first);
+    }
     if (kind === "ascend") {
       // Insight's columns, exact to the CSV's row (aten::_foreach_add 147456.5 KB at 1736408883742690.540 on rank 0)
       const narrow = await page.$$eval("#table thead th", (l) => l.length);

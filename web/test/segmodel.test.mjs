@@ -84,3 +84,35 @@ test("the real snapshot: the replayed end state is the final segments", () => {
   // the trace begins with the segments of the step before freed: fewer segments a thousand events in
   assert.ok(stateStats(stateAt(m, 1000)).segments < st.segments);
 });
+
+test("a history of the last events only: the same blocks from where it begins", () => {
+  const f = new URL("../../../shared/data/snapshot/cs336_memory_ctx256_fullstep_.pickle", import.meta.url);
+  const bin = new URL("../../build/memlens", import.meta.url);
+  if (!fs.existsSync(f) || !fs.existsSync(bin)) return;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "segmodel-"));
+  const segview = (args) => {
+    const out = path.join(dir, "r.html");
+    execFileSync(bin.pathname, ["report", f.pathname, "-o", out, ...args]);
+    const html = fs.readFileSync(out, "utf8");
+    return JSON.parse(/<script type="application\/json" id="ml-meta">([\s\S]*?)<\/script>/.exec(html)[1].replace(/<\\\//g, "</"))
+      .ranks[0].devices[0].segview;
+  };
+  const all = segview([]), last = segview(["--max-history", "5000"]);
+  fs.rmSync(dir, { recursive: true });
+  const n = all.events.k.length;
+  assert.ok(n > 5000 && n < 100000, String(n));           // (under the default: every event)
+  assert.equal(all.events_total, n); assert.equal(all.events_from, 0);
+  assert.equal(last.events.k.length, 5000); assert.equal(last.events_total, n); assert.equal(last.events_from, n - 5000);
+  assert.deepEqual(Array.from(last.events.a), Array.from(all.events.a).slice(n - 5000));
+  // The blocks live at each event: the same ones.  (Not always at the same
+  // size and state: one that lives across the cut is rebuilt from the final
+  // segments and its free, as in a trace PyTorch recorded with max_entries
+  // 5000, where the full history has its alloc's size and free request.)
+  const blocks = (s) => [...s.values()].flatMap((g) => [...g.blocks.keys()]).sort((x, y) => x - y);
+  const mf = buildModel(all), ml = buildModel(last);
+  for (const k of [0, 1, 777, 2500, 4999, 5000]) {
+    const a = stateAt(mf, n - 5000 + k), b = stateAt(ml, k);
+    assert.deepEqual([...b.keys()].sort((x, y) => x - y), [...a.keys()].sort((x, y) => x - y), `segments at ${k}`);
+    assert.deepEqual(blocks(b), blocks(a), `blocks at ${k}`);
+  }
+});
