@@ -393,6 +393,49 @@ TEST(without_operators_allocations_group_by_first_user_frame)
     ml_profile_free(p);
 }
 
+TEST(replayed_peak_in_two_halves_is_the_walk_of_the_whole)
+{
+    /* 1.2M events (summary replays those of 1M or more in two halves, one
+     * per core): a segment, then allocs and frees of 1000 bytes in turn, with
+     * one spike in each half; the first highest level is the peak, whichever
+     * half it lies in and when both spikes are as high.  The curve of the
+     * whole (ml_curve_get, one walk) says where. */
+    const int64_t spikes[3][2] = {{5000, 7000}, {5000, 5000}, {7000, 5000}};
+    const size_t n = 1200000, at1 = 100000, at2 = 900000;
+    for (int c = 0; c < 3; c++) {
+        ml_profile *p = ml_profile_new("t.json", "kineto");
+        uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+        ml_event ev = {.ts = 1000, .size = 1 << 20, .thread = ML_NONE32, .device = d, .kind = ML_EV_SEGMENT_ALLOC};
+        ml_event_push(p, &ev);
+        for (size_t i = 1; i < n; i += 2) {
+            int64_t size = i == at1 + 1 ? spikes[c][0] : i == at2 + 1 ? spikes[c][1] : 1000;
+            ev = (ml_event){.ts = 1000 + (int64_t)i, .size = size, .thread = ML_NONE32, .device = d, .kind = ML_EV_ALLOC};
+            ml_event_push(p, &ev);
+            ev.ts++;
+            ev.kind = ML_EV_FREE;
+            ml_event_push(p, &ev);
+        }
+        ml_profile_finish(p);
+        ml_curve cv;
+        ml_peak pk;
+        int64_t span[2];
+        bool replayed;
+        CHECK(ml_curve_get(p, d, ML_SERIES_ALLOCATED, &cv) && cv.replayed);
+        ml_peak want = ml_curve_peak(&cv);
+        CHECK(ml_curve_find_peak(p, d, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+        CHECK_EQ_I64(pk.value, want.value);
+        CHECK_EQ_I64(pk.at.ts, want.at.ts);
+        CHECK_EQ_I64(pk.at.event, want.at.event);
+        CHECK_EQ_I64(pk.point, want.point);
+        CHECK_EQ_I64(pk.at.event, c == 0 ? at2 + 1 : at1 + 1);
+        CHECK_EQ_I64(pk.value, c == 0 ? 7000 : c == 1 ? 5000 : 7000);
+        CHECK_EQ_I64(span[0], 1000);
+        CHECK_EQ_I64(span[1], cv.ts[cv.n - 1]);
+        ml_curve_free(&cv);
+        ml_profile_free(p);
+    }
+}
+
 int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
@@ -401,6 +444,7 @@ int main(void)
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);
     RUN(replayed_curve_starts_at_the_devices_first_event);
+    RUN(replayed_peak_in_two_halves_is_the_walk_of_the_whole);
     RUN(category_base_follows_the_recorded_curve);
     RUN(component_and_stream_curves);
     RUN(without_operators_allocations_group_by_first_user_frame);

@@ -200,8 +200,9 @@ void ml_breakdown_at(const ml_profile *p, int device, ml_instant at, int64_t tot
     size_t cap = 1024, used = 0;
     keyed *tab = ml_calloc(cap, sizeof *tab);
     int64_t before_known = 0;
+    bool all = ml_only_device(p, device);
     for (size_t i = 0; i < a->t_alloc.len; i++) {
-        if (a->device.v[i] != device || !ml_alloc_live_at(p, i, at)) continue;
+        if ((!all && a->device.v[i] != device) || !ml_alloc_live_at(p, i, at)) continue;
         int64_t size = a->size.v[i];
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) {
             before_known += size;

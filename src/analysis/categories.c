@@ -615,8 +615,9 @@ void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t to
     memset(out, 0, ML_CAT__COUNT * sizeof *out);
     const ml_allocs *a = &p->allocs;
     int64_t sum = 0;
+    bool all = ml_only_device(p, device);
     for (size_t i = 0; i < a->t_alloc.len; i++) {
-        if (a->device.v[i] != device || !ml_alloc_live_at(p, i, at)) continue;
+        if ((!all && a->device.v[i] != device) || !ml_alloc_live_at(p, i, at)) continue;
         uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
         out[cat] += a->size.v[i];
         sum += a->size.v[i];

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
+
 static const ml_series *find_series(const ml_profile *p, int device, ml_series_kind kind)
 {
     for (size_t i = 0; i < p->series.len; i++) {
@@ -18,9 +20,10 @@ static int64_t level_before(const ml_profile *p, int device)
 {
     const ml_allocs *a = &p->allocs;
     int64_t level = 0;
+    bool all = ml_only_device(p, device);
     if (p->has_addresses)
         for (size_t i = 0; i < a->t_alloc.len; i++)
-            if (a->device.v[i] == device && a->ev_alloc.v[i] == ML_NONE32 && a->t_alloc.v[i] == ML_TIME_NONE)
+            if ((all || a->device.v[i] == device) && a->ev_alloc.v[i] == ML_NONE32 && a->t_alloc.v[i] == ML_TIME_NONE)
                 level = ml_add_sat(level, a->size.v[i]);
     return level;
 }
@@ -32,8 +35,9 @@ static bool flat_before(const ml_profile *p, int device, int64_t level, int64_t 
 {
     if (level <= 0) return false;
     *ts = 0;
+    bool all = ml_only_device(p, device);
     for (size_t i = 0; i < p->events.ts.len; i++)
-        if (p->events.device.v[i] == device) { *ts = p->events.ts.v[i]; break; }
+        if (all || p->events.device.v[i] == device) { *ts = p->events.ts.v[i]; break; }
     return true;
 }
 
@@ -44,8 +48,9 @@ static bool flat_before(const ml_profile *p, int device, int64_t level, int64_t 
 static uint32_t replay_start(const ml_profile *p, int device)
 {
     const ml_events *ev = &p->events;
+    bool all = ml_only_device(p, device);
     for (size_t i = 0; i < ev->ts.len; i++) {
-        if (ev->device.v[i] != device) continue;
+        if (!all && ev->device.v[i] != device) continue;
         if (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE) return ML_NONE32;
         return (uint32_t)i;
     }
@@ -142,6 +147,55 @@ ml_peak ml_curve_peak(const ml_curve *c)
     return pk;
 }
 
+/* One part [from, to) of the events for ml_curve_find_peak's replay, its
+ * levels relative to the level where it begins. */
+#define REPLAY_SPLIT ((size_t)1 << 20) /* events: fewer are replayed on one thread */
+typedef struct replay_part {
+    const ml_profile *p;
+    int device;
+    uint32_t start;              /* replay_start(): a point that moves nothing */
+    bool all;                    /* ml_only_device() */
+    size_t from, to;
+    int64_t end;                 /* the level at the end */
+    uint64_t moved;              /* the sum of the sizes moved (saturating): plain adds are exact below 2^62 */
+    int64_t best, best_ts;       /* the first highest level, where */
+    uint32_t best_i;
+    size_t best_k, k, moves;     /* its point's number; points; points that move */
+    int64_t first_ts, last_ts;   /* of the part's first and last points */
+} replay_part;
+
+static void replay_part_run(void *arg)
+{
+    replay_part *r = arg;
+    const ml_events *ev = &r->p->events;
+    int64_t level = 0;
+    uint64_t moved = 0;
+    for (size_t i = r->from; i < r->to; i++) {
+        if (!r->all && ev->device.v[i] != r->device) continue;
+        int64_t size = ev->size.v[i];
+        if (ev->kind.v[i] == ML_EV_ALLOC) level += size;
+        else if (ev->kind.v[i] == ML_EV_FREE) level -= size;
+        else if (i != r->start) continue;
+        if (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE) {
+            uint64_t mag = size < 0 ? 0 - (uint64_t)size : (uint64_t)size;
+            moved = moved > UINT64_MAX - mag ? UINT64_MAX : moved + mag;
+        }
+        if (!r->k) r->first_ts = ev->ts.v[i];
+        r->last_ts = ev->ts.v[i];
+        if (!r->k || level > r->best) {
+            r->best = level;
+            r->best_k = r->k;
+            r->best_ts = ev->ts.v[i];
+            r->best_i = (uint32_t)i;
+        }
+        r->k++;
+        r->moves += i != r->start;
+        if (moved > (uint64_t)ML_VALUE_LIMIT) break; /* (the caller walks again, saturating) */
+    }
+    r->end = level;
+    r->moved = moved;
+}
+
 bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
                         bool *replayed)
 {
@@ -158,27 +212,48 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
         return true;
     }
     if (kind != ML_SERIES_ALLOCATED) return false;
-    /* replay_allocated() and ml_curve_peak() in one pass, without the arrays */
+    /* replay_allocated() and ml_curve_peak() in one pass, without the arrays:
+     * a gigabyte snapshot's 9M events in two halves, one per core, their
+     * levels relative to where each begins, then joined. */
     const ml_events *ev = &p->events;
     int64_t level = level_before(p, device);
-    uint32_t start = replay_start(p, device);
-    size_t k = 0, moves = 0;
-    for (size_t i = 0; i < ev->ts.len; i++) {
-        if (ev->device.v[i] != device) continue;
-        if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
-        else if (ev->kind.v[i] == ML_EV_FREE) level = ml_add_sat(level, -ev->size.v[i]);
-        else if (i != start) continue;
-        if (!k) span[0] = ev->ts.v[i];
-        span[1] = ev->ts.v[i];
-        if (!pk->found || level > pk->value) {
-            pk->found = true;
-            pk->value = level;
-            pk->point = k;
-            pk->at.ts = ev->ts.v[i];
-            pk->at.event = (uint32_t)i;
+    size_t n = ev->ts.len, half = n >= REPLAY_SPLIT && ml_par_allowed() ? n / 2 : n;
+    replay_part a = {.p = p, .device = device, .start = replay_start(p, device), .all = ml_only_device(p, device),
+                     .from = 0, .to = half},
+                b = a;
+    b.from = half;
+    b.to = n;
+    if (half < n) ml_par2(replay_part_run, &a, replay_part_run, &b);
+    else replay_part_run(&a);
+    size_t k = a.k + b.k, moves = a.moves + b.moves;
+    uint64_t moved = a.moved > UINT64_MAX - b.moved ? UINT64_MAX : a.moved + b.moved;
+    if (moved > (uint64_t)ML_VALUE_LIMIT || level <= -ML_VALUE_LIMIT || level >= ML_VALUE_LIMIT) {
+        /* (sums past 2^62: the saturating walk of old, one thread) */
+        k = moves = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!a.all && ev->device.v[i] != device) continue;
+            if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
+            else if (ev->kind.v[i] == ML_EV_FREE) level = ml_add_sat(level, -ev->size.v[i]);
+            else if (i != a.start) continue;
+            if (!k) span[0] = ev->ts.v[i];
+            span[1] = ev->ts.v[i];
+            if (!pk->found || level > pk->value) *pk = (ml_peak){.found = true, .value = level, .point = k, .at = {ev->ts.v[i], (uint32_t)i}};
+            k++;
+            moves += i != a.start;
         }
-        k++;
-        moves += i != start;
+    } else {
+        /* the first highest level: the first half's unless the second's is higher */
+        const replay_part *w = NULL;
+        int64_t at_b = level + a.end;
+        if (a.k) w = &a;
+        if (b.k && (!w || at_b + b.best > level + a.best)) w = &b;
+        if (w) *pk = (ml_peak){.found = true, .value = (w == &a ? level : at_b) + w->best,
+                               .point = (w == &a ? 0 : a.k) + w->best_k, .at = {w->best_ts, w->best_i}};
+        if (k) {
+            span[0] = a.k ? a.first_ts : b.first_ts;
+            span[1] = b.k ? b.last_ts : a.last_ts;
+        }
+        level = at_b + b.end;
     }
     if (!moves && flat_before(p, device, level, &span[0])) { /* no moves: level is the level before */
         memset(pk, 0, sizeof *pk);

@@ -267,6 +267,12 @@ typedef struct ml_profile {
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
 } ml_profile;
 
+/* Whether every event and allocation of p is device d's, the only one:
+ * loops over a device's rows then skip the device columns, whose pages of
+ * zeros are never written (profile.c: sparse columns) and would cost a
+ * page fault each to read. */
+static inline bool ml_only_device(const ml_profile *p, int d) { return p->devices.len == 1 && d == 0; }
+
 ml_profile *ml_profile_new(const char *path, const char *format);
 void ml_profile_free(ml_profile *p);
 
