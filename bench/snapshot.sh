@@ -11,15 +11,14 @@
 # sizes, RUNS the runs.  It reports; it does not gate: exit 0 unless memlens
 # fails.
 #
-# Last run (26 Nov 2026 01:50 UTC, 2-core VM, load 1.7-2 from other work;
-# RUNS=3; the build before in brackets, same window): 1 GB: wall min 1.34 s
-# (1.97), CPU 1.79 s (1.95), peak RSS 311 MiB (689; target 361: ok), 151 k
-# page faults (176 k); one thread 1.76 s, 310 MiB.  256 MB: 0.36 s (0.50),
-# 84 MiB (183; target 90: ok).  The plain summary's lean storage (profile.h)
-# made the memory; the wall is the pickle parser's thread (about 1 s of it),
-# so 0.8 s needs the pickle parsed by two threads (README, Speed).  Walls move
-# by +-0.3 s with the neighbours' load: compare builds by interleaving their
-# runs rather than by this script's runs one after the other.
+# Last run (26 Nov 2026 04:14 UTC, 2-core VM, load 1.6, `make bench`, RUNS=5;
+# the stop before in brackets): 1 GB: wall min 0.88 s (1.30), median 0.93,
+# peak RSS 313 MiB (311; target 361: ok), 100 k page faults (151 k); one
+# thread 1.35 s.  256 MB: 0.22 s (0.33), 87 MiB (85; target 90: ok).  The
+# parser's thread and the other core (event pipe, map pager) are about as
+# busy as each other now (README, Speed).  Walls move by +-0.1 s with the
+# neighbours' load: compare builds by interleaving their runs (hyperfine with
+# both) rather than by this script's runs one after the other.
 BUILD=${BUILD:-build}
 MEMLENS=${MEMLENS:-$BUILD/memlens}
 SIZES=${SNAPSHOT_MB:-1024 256}
