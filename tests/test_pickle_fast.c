@@ -270,19 +270,25 @@ static void many_entries(buf *o, int n)
     put(o, snap + sizeof snap - 1 - tail, tail);
 }
 
-TEST(snapshot_entries_from_the_bytes_as_one_by_one)
+/* The snapshot in b imported in place (p[0]) and in 7-byte reads, opcode by opcode (p[1]). */
+static void import_both(const buf *b, ml_profile *p[2])
 {
-    static buf b;
-    many_entries(&b, 300);
-    ml_profile *p[2];
     ml_err e;
     for (int small = 0; small < 2; small++) {
-        ml_source *src = ml_source_from_memory("t.pickle", b.b, b.n);
+        ml_source *src = ml_source_from_memory("t.pickle", b->b, b->n);
         if (small) ml_source_limit_reads(src, 7);
         p[small] = ml_profile_new("t.pickle", "torch-snapshot");
         CHECK_EQ_I64(ml_snapshot_import(src, p[small], &e), 0);
         ml_source_close(src);
     }
+}
+
+TEST(snapshot_entries_from_the_bytes_as_one_by_one)
+{
+    static buf b;
+    many_entries(&b, 300);
+    ml_profile *p[2];
+    import_both(&b, p);
     CHECK_EQ_I64(p[0]->events.ts.len, 303);
     CHECK_EQ_I64(p[1]->events.ts.len, 303);
     char a[256], c[256];
@@ -389,14 +395,7 @@ TEST(long_mixed_frame_lists_from_the_run_cache)
     long_runs_snapshot(&b, 150);
     CHECK(memo_n > 256 && b.n < sizeof b.b);
     ml_profile *p[2];
-    ml_err e;
-    for (int small = 0; small < 2; small++) {
-        ml_source *src = ml_source_from_memory("t.pickle", b.b, b.n);
-        if (small) ml_source_limit_reads(src, 7);
-        p[small] = ml_profile_new("t.pickle", "torch-snapshot");
-        CHECK_EQ_I64(ml_snapshot_import(src, p[small], &e), 0);
-        ml_source_close(src);
-    }
+    import_both(&b, p);
     CHECK_EQ_I64(p[0]->events.ts.len, 300);
     CHECK_EQ_I64(p[1]->events.ts.len, 300);
     static char a[8192], c[8192];
