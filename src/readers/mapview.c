@@ -5,8 +5,10 @@
  * `done`: it populates STEP bytes at a time while populated < done + AHEAD,
  * and unmaps STEP bytes at a time once they lie BEHIND bytes behind done.
  * A 1 GB snapshot is parsed at ~1.2 GB/s: 2 MB ahead is 1.7 ms, and paging
- * in 512 KB takes ~50 us.  The window (~3.5 MB) counts in the peak RSS: a
- * 256 MB snapshot's must stay below a third of the file (bench/snapshot.sh).
+ * in 512 KB takes ~50 us.  The reader wakes the pager only once its lead is
+ * down to 1 MB (a wake-up per 512 KB was ~40 ms of the parser's thread).
+ * The window (~3.5 MB) counts in the peak RSS: a 256 MB snapshot's must
+ * stay below a third of the file (bench/snapshot.sh).
  * MADV_POPULATE_READ (Linux 5.14) maps the file's pages from the page cache
  * in one call; where it is missing the pager touches one byte per page.  No
  * MADV_SEQUENTIAL: it would drop the file from the page cache behind the
@@ -97,7 +99,7 @@ static void *pager_main(void *arg)
         else populate(v, from, n);
         pthread_mutex_lock(&v->lock);
         if (job == 1) v->unmapped = from + n;
-        else v->populated = from + n;
+        else __atomic_store_n(&v->populated, from + n, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&v->lock);
     return NULL;
@@ -148,7 +150,11 @@ void ml_mapview_advance(ml_mapview *v, size_t upto)
         }
         return;
     }
-    if (__atomic_load_n(&v->pager_waits, __ATOMIC_ACQUIRE)) {
+    /* A wake-up is a futex call and an interrupt of the other core (~15 us
+     * here): only once the pager's lead is down to half of AHEAD, so that
+     * each wake-up pages in half of it (and unmaps what is behind by then). */
+    if (__atomic_load_n(&v->pager_waits, __ATOMIC_ACQUIRE) &&
+        __atomic_load_n(&v->populated, __ATOMIC_ACQUIRE) < done + AHEAD / 2) {
         pthread_mutex_lock(&v->lock);
         pthread_cond_signal(&v->wake);
         pthread_mutex_unlock(&v->lock);
