@@ -7,9 +7,11 @@
  * One lock and signal per batch, none per event.  Four batches of 16k
  * events (3 MB in flight; 32 of 4k were 6.3 MB, 7% of a 256 MB snapshot's
  * peak): with lean storage (profile.h) the pipe's thread keeps ahead of the
- * parser and mostly waits for the next batch, so each batch is a wake-up,
- * and four times fewer of them took ~20 ms off the parser's thread on a
- * gigabyte snapshot (8 of 4k before).
+ * parser and mostly waits for the next batch, so each batch was a wake-up:
+ * four times fewer of them took ~20 ms off the parser's thread on a
+ * gigabyte snapshot (8 of 4k before).  The parser wakes it when two batches
+ * wait, not one (half the wake-ups again; ml_evpipe_end wakes it for the
+ * last).
  */
 #include "evpipe.h"
 
@@ -113,7 +115,7 @@ static void hand_over(ml_evpipe *q)
     q->seen_failed = q->failed;
     q->fill[q->head % N_BATCHES] = q->n;
     q->head++;
-    if (q->head - q->tail == 1) pthread_cond_broadcast(&q->cv); /* the pipe's thread may be waiting */
+    if (q->head - q->tail == 2) pthread_cond_broadcast(&q->cv); /* the pipe's thread may be waiting: two batches a wake-up */
     if (q->head - q->tail >= N_BATCHES) {
         /* Full: wait until half of it is stored, not for each batch (one
          * wake-up per batch ping-pongs the threads when the pipe is slower). */
