@@ -32,7 +32,7 @@
 
 #define STEP ((size_t)512 << 10)
 #define AHEAD ((size_t)2 << 20)
-#define BEHIND ((size_t)512 << 10)
+#define BEHIND ((size_t)64 << 10) /* (the reader never reads before where it said it is: a margin only) */
 
 struct ml_mapview {
     const unsigned char *bytes;  /* what the reader sees: base + offset */
@@ -98,7 +98,7 @@ static void *pager_main(void *arg)
         if (job == 1) munmap(v->base + from, n);
         else populate(v, from, n);
         pthread_mutex_lock(&v->lock);
-        if (job == 1) v->unmapped = from + n;
+        if (job == 1) __atomic_store_n(&v->unmapped, from + n, __ATOMIC_RELEASE);
         else __atomic_store_n(&v->populated, from + n, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&v->lock);
@@ -154,7 +154,8 @@ void ml_mapview_advance(ml_mapview *v, size_t upto)
      * here): only once the pager's lead is down to half of AHEAD, so that
      * each wake-up pages in half of it (and unmaps what is behind by then). */
     if (__atomic_load_n(&v->pager_waits, __ATOMIC_ACQUIRE) &&
-        __atomic_load_n(&v->populated, __ATOMIC_ACQUIRE) < done + AHEAD / 2) {
+        (__atomic_load_n(&v->populated, __ATOMIC_ACQUIRE) < done + AHEAD / 2 ||
+         __atomic_load_n(&v->unmapped, __ATOMIC_ACQUIRE) + 2 * AHEAD < done)) { /* (or much to unmap behind) */
         pthread_mutex_lock(&v->lock);
         pthread_cond_signal(&v->wake);
         pthread_mutex_unlock(&v->lock);
