@@ -125,9 +125,15 @@ typedef struct imp {
 
 static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
 
-static ml_str stream_text(imp *im, ml_pv v)
+/* The stream's text; the last entry's stream (mostly the one) inline. */
+static ml_str stream_text_slow(imp *im, ml_pv v);
+static inline ml_str stream_text(imp *im, ml_pv v)
 {
-    if (v == im->last_stream_word && im->last_stream_id) return im->last_stream_id; /* mostly one stream */
+    return v == im->last_stream_word && im->last_stream_id ? im->last_stream_id : stream_text_slow(im, v);
+}
+
+static __attribute__((noinline)) ml_str stream_text_slow(imp *im, ml_pv v)
+{
     int64_t s = ml_pv_int_or(im->st, v, INT64_MIN);
     if (s == INT64_MIN && ml_pv_int(im->st, v, &s) < 0) return str_or0(im, v);
     if (s != im->last_stream || !im->last_stream_id) {
@@ -223,7 +229,15 @@ static int64_t on_list(void *user, const ml_pv *items, size_t n)
 }
 
 /* Stack id of a frame list (innermost first, as PyTorch writes it), converting it once. */
-static uint32_t stack_of(imp *im, ml_pv list)
+static uint32_t stack_of_slow(imp *im, ml_pv list);
+static inline uint32_t stack_of(imp *im, ml_pv list)
+{
+    /* a frame list the reader already turned into its stack (nearly every one): its immediate EXT word */
+    if (ML_PV_TAG(list) == ML_PV_TAG_EXT && (list >> 4 & 1)) return (uint32_t)(list >> 5);
+    return stack_of_slow(im, list);
+}
+
+static __attribute__((noinline)) uint32_t stack_of_slow(imp *im, ml_pv list)
 {
     int64_t ext = ml_pv_ext_or(im->st, list, -1);
     if (ext >= 0) return ext & 1 ? (uint32_t)(ext >> 1) : 0; /* converted before (or a frame: no stack) */
@@ -445,15 +459,10 @@ static int on_entry(void *user, ml_pvs *st, ml_pv list, const ml_pv *kv, size_t 
     }
     ev.device = (uint16_t)li;
     if (ev.kind == ML_EV_OOM) ev.aux = -1;
-    /* (the common cases inline: the last entry's stream, a frame list already a stack) */
-    if (HAS(K_STREAM))
-        ev.stream = val[K_STREAM] == im->last_stream_word && im->last_stream_id ? im->last_stream_id
-                                                                                : stream_text(im, val[K_STREAM]);
+    if (HAS(K_STREAM)) ev.stream = stream_text(im, val[K_STREAM]);
     if (us != INT64_MIN) ev.ts = us * 1000;
     else im->no_time++;
-    if (HAS(K_FRAMES))
-        ev.stack = ML_PV_TAG(val[K_FRAMES]) == ML_PV_TAG_EXT && (val[K_FRAMES] >> 4 & 1) ? (uint32_t)(val[K_FRAMES] >> 5)
-                                                                                          : stack_of(im, val[K_FRAMES]);
+    if (HAS(K_FRAMES)) ev.stack = stack_of(im, val[K_FRAMES]);
     if (HAS(K_DEVICE_FREE)) ev.aux = int_or(im, val[K_DEVICE_FREE], -1);
     ml_pv metadata = ML_PV_NONE_V;
     if (HAS(K_USER_METADATA) && nonempty(im, val[K_USER_METADATA])) {
@@ -708,8 +717,6 @@ static void reserved_series(imp *im, size_t n_dev_ids, const uint16_t *dev_of, c
                        ML_EV_SEGMENT_UNMAP == ML_EV_SEGMENT_ALLOC + 3, "segment kinds are contiguous");
     for (size_t i = 0; i < ev->ts.len; i++)
         if ((uint8_t)(ev->kind.v[i] - ML_EV_SEGMENT_ALLOC) < 4) VEC_PUSH(&seg, (uint32_t)i);
-    size_t n_seen = 0;
-    for (size_t d = 0; d < n_dev_ids; d++) n_seen += seen[d] != 0;
     for (size_t d = 0; d < n_dev_ids; d++) {
         if (!seen[d]) continue;
         uint16_t dev = dev_of[d];
@@ -717,8 +724,9 @@ static void reserved_series(imp *im, size_t n_dev_ids, const uint16_t *dev_of, c
         for (size_t i = 0; i < p->segments.len; i++)
             if (p->segments.v[i].device == dev) final_total += p->segments.v[i].total_size;
         /* the device's first event: with one device, the first of all */
+        bool all = ml_only_device(p, dev);
         for (size_t i = 0; i < ev->ts.len && t0 == ML_TIME_NONE; i++)
-            if (n_seen == 1 || ev->device.v[i] == dev) t0 = ev->ts.v[i];
+            if (all || ev->device.v[i] == dev) t0 = ev->ts.v[i];
         for (size_t j = 0; j < seg.len; j++) {
             size_t i = seg.v[j];
             if (ev->device.v[i] != dev) continue;
