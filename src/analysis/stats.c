@@ -27,49 +27,26 @@ static void count_events(void *arg)
     int device = out->device;
     const ml_events *ev = &p->events;
     bool has_events = false;
-    if (ml_only_device(p, device)) {
-        /* Every event is the device's: its kinds counted and its times'
-         * span taken without a look at the device column (a gigabyte
-         * snapshot's 9M events: half the time, and the column's pages of
-         * zeros, never written, are not faulted in). */
-        size_t kinds[256] = {0};
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        const int64_t *ts = ev->ts.v;
-        for (size_t i = 0; i < ev->ts.len; i++) {
-            kinds[ev->kind.v[i]]++;
-            int64_t t = ts[i];
-            if (t != ML_TIME_NONE && t != ML_TIME_END) {
-                if (t < lo) lo = t;
-                if (t > hi) hi = t;
-            }
-        }
-        has_events = ev->ts.len > 0;
-        if (lo <= hi) widen(out, lo), widen(out, hi);
-        out->alloc_events = (int64_t)kinds[ML_EV_ALLOC];
-        out->free_events = (int64_t)kinds[ML_EV_FREE];
-        out->oom_events = (int64_t)kinds[ML_EV_OOM];
-    } else {
-        for (size_t i = 0; i < ev->ts.len; i++) {
-            if (ev->device.v[i] != device) continue;
-            has_events = true;
-            widen(out, ev->ts.v[i]);
-            switch (ev->kind.v[i]) {
-            case ML_EV_ALLOC: out->alloc_events++; break;
-            case ML_EV_FREE: out->free_events++; break;
-            case ML_EV_OOM: out->oom_events++; break;
-            default: break;
-            }
+    bool all = ml_only_device(p, device);
+    for (size_t i = 0; i < ev->ts.len; i++) {
+        if (!all && ev->device.v[i] != device) continue;
+        has_events = true;
+        widen(out, ev->ts.v[i]);
+        switch (ev->kind.v[i]) {
+        case ML_EV_ALLOC: out->alloc_events++; break;
+        case ML_EV_FREE: out->free_events++; break;
+        case ML_EV_OOM: out->oom_events++; break;
+        default: break;
         }
     }
     if (out->oom_events) {
         out->ooms = ml_malloc((size_t)out->oom_events * sizeof *out->ooms);
         size_t k = 0;
         for (size_t i = 0; i < ev->ts.len; i++)
-            if (ev->device.v[i] == device && ev->kind.v[i] == ML_EV_OOM)
+            if ((all || ev->device.v[i] == device) && ev->kind.v[i] == ML_EV_OOM)
                 out->ooms[k++] = (ml_oom){ev->ts.v[i], ev->size.v[i], ev->aux.v[i] >= 0 ? ev->aux.v[i] : -1};
     }
     const ml_allocs *a = &p->allocs;
-    bool all = ml_only_device(p, device);
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (!all && a->device.v[i] != device) continue;
         if (!has_events) { /* lifetimes only (Ascend operator memory) */
