@@ -436,6 +436,35 @@ TEST(replayed_peak_in_two_halves_is_the_walk_of_the_whole)
     }
 }
 
+TEST(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole)
+{
+    /* Five allocs of 2^61 bytes, never freed: the level passes 2^63 and
+     * saturates; the summary's replay walks again saturating, and finds the
+     * peak the one-walk curve does (the first event at the saturated level). */
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+    for (int i = 0; i < 5; i++) {
+        ml_event ev = {.ts = 1000 + i, .size = (int64_t)1 << 61, .thread = ML_NONE32, .device = d, .kind = ML_EV_ALLOC};
+        ml_event_push(p, &ev);
+    }
+    ml_profile_finish(p);
+    ml_curve cv;
+    ml_peak pk;
+    int64_t span[2];
+    bool replayed;
+    CHECK(ml_curve_get(p, d, ML_SERIES_ALLOCATED, &cv) && cv.replayed);
+    ml_peak want = ml_curve_peak(&cv);
+    CHECK(ml_curve_find_peak(p, d, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+    CHECK_EQ_I64(want.value, INT64_MAX);
+    CHECK_EQ_I64(pk.value, want.value);
+    CHECK_EQ_I64(pk.at.event, want.at.event);
+    CHECK_EQ_I64(pk.point, want.point);
+    CHECK_EQ_I64(span[0], 1000);
+    CHECK_EQ_I64(span[1], 1004);
+    ml_curve_free(&cv);
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
@@ -445,6 +474,7 @@ int main(void)
     RUN(no_profiles_is_an_error);
     RUN(replayed_curve_starts_at_the_devices_first_event);
     RUN(replayed_peak_in_two_halves_is_the_walk_of_the_whole);
+    RUN(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole);
     RUN(category_base_follows_the_recorded_curve);
     RUN(component_and_stream_curves);
     RUN(without_operators_allocations_group_by_first_user_frame);

@@ -156,6 +156,8 @@ typedef struct replay_part {
     uint32_t start;              /* replay_start(): a point that moves nothing */
     bool all;                    /* ml_only_device() */
     size_t from, to;
+    int64_t level;               /* in: the level where the part begins (0: levels relative to it) */
+    bool saturate;               /* in: add as the one walk always did (sums past 2^62 saturate) */
     int64_t end;                 /* the level at the end */
     uint64_t moved;              /* the sum of the sizes moved (saturating): plain adds are exact below 2^62 */
     int64_t best, best_ts;       /* the first highest level, where */
@@ -168,13 +170,13 @@ static void replay_part_run(void *arg)
 {
     replay_part *r = arg;
     const ml_events *ev = &r->p->events;
-    int64_t level = 0;
+    int64_t level = r->level;
     uint64_t moved = 0;
     for (size_t i = r->from; i < r->to; i++) {
         if (!r->all && ev->device.v[i] != r->device) continue;
         int64_t size = ev->size.v[i];
-        if (ev->kind.v[i] == ML_EV_ALLOC) level += size;
-        else if (ev->kind.v[i] == ML_EV_FREE) level -= size;
+        if (ev->kind.v[i] == ML_EV_ALLOC) level = r->saturate ? ml_add_sat(level, size) : level + size;
+        else if (ev->kind.v[i] == ML_EV_FREE) level = r->saturate ? ml_add_sat(level, -size) : level - size;
         else if (i != r->start) continue;
         if (ev->kind.v[i] == ML_EV_ALLOC || ev->kind.v[i] == ML_EV_FREE) {
             uint64_t mag = size < 0 ? 0 - (uint64_t)size : (uint64_t)size;
@@ -190,7 +192,7 @@ static void replay_part_run(void *arg)
         }
         r->k++;
         r->moves += i != r->start;
-        if (moved > (uint64_t)ML_VALUE_LIMIT) break; /* (the caller walks again, saturating) */
+        if (moved > (uint64_t)ML_VALUE_LIMIT && !r->saturate) break; /* (the caller walks again, saturating) */
     }
     r->end = level;
     r->moved = moved;
@@ -227,34 +229,30 @@ bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml
     else replay_part_run(&a);
     size_t k = a.k + b.k, moves = a.moves + b.moves;
     uint64_t moved = a.moved > UINT64_MAX - b.moved ? UINT64_MAX : a.moved + b.moved;
+    int64_t at_a = level; /* where part a begins */
     if (moved > (uint64_t)ML_VALUE_LIMIT || level <= -ML_VALUE_LIMIT || level >= ML_VALUE_LIMIT) {
-        /* (sums past 2^62: the saturating walk of old, one thread) */
-        k = moves = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (!a.all && ev->device.v[i] != device) continue;
-            if (ev->kind.v[i] == ML_EV_ALLOC) level = ml_add_sat(level, ev->size.v[i]);
-            else if (ev->kind.v[i] == ML_EV_FREE) level = ml_add_sat(level, -ev->size.v[i]);
-            else if (i != a.start) continue;
-            if (!k) span[0] = ev->ts.v[i];
-            span[1] = ev->ts.v[i];
-            if (!pk->found || level > pk->value) *pk = (ml_peak){.found = true, .value = level, .point = k, .at = {ev->ts.v[i], (uint32_t)i}};
-            k++;
-            moves += i != a.start;
-        }
-    } else {
-        /* the first highest level: the first half's unless the second's is higher */
-        const replay_part *w = NULL;
-        int64_t at_b = level + a.end;
-        if (a.k) w = &a;
-        if (b.k && (!w || at_b + b.best > level + a.best)) w = &b;
-        if (w) *pk = (ml_peak){.found = true, .value = (w == &a ? level : at_b) + w->best,
-                               .point = (w == &a ? 0 : a.k) + w->best_k, .at = {w->best_ts, w->best_i}};
-        if (k) {
-            span[0] = a.k ? a.first_ts : b.first_ts;
-            span[1] = b.k ? b.last_ts : a.last_ts;
-        }
-        level = at_b + b.end;
+        /* sums past 2^62: one saturating walk over all, as of old */
+        replay_part all = {.p = p, .device = device, .start = a.start, .all = a.all, .from = 0, .to = n,
+                           .level = level, .saturate = true};
+        replay_part_run(&all);
+        a = all;
+        b = (replay_part){0};
+        at_a = 0; /* (its levels are absolute) */
+        k = a.k;
+        moves = a.moves;
     }
+    /* the first highest level: the first half's unless the second's is higher */
+    const replay_part *w = NULL;
+    int64_t at_b = at_a + a.end;
+    if (a.k) w = &a;
+    if (b.k && (!w || at_b + b.best > at_a + a.best)) w = &b;
+    if (w) *pk = (ml_peak){.found = true, .value = (w == &a ? at_a : at_b) + w->best,
+                           .point = (w == &a ? 0 : a.k) + w->best_k, .at = {w->best_ts, w->best_i}};
+    if (k) {
+        span[0] = a.k ? a.first_ts : b.first_ts;
+        span[1] = b.k ? b.last_ts : a.last_ts;
+    }
+    level = at_b + b.end;
     if (!moves && flat_before(p, device, level, &span[0])) { /* no moves: level is the level before */
         memset(pk, 0, sizeof *pk);
         span[1] = span[0];
