@@ -69,10 +69,9 @@ void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_
     if (!max_events) max_events = ML_REPORT_MAX_HISTORY;
     for (size_t i = 0; i < ev->kind.len; i++)
         if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0) total++;
+    size_t from = total > max_events ? total - max_events : 0; /* the first one held */
     for (size_t i = 0, j = 0; i < ev->kind.len; i++)
-        if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0 && j++ >= total - (total < max_events ? total : max_events))
-            VEC_PUSH(&idx, (uint32_t)i);
-    size_t from = total - idx.len;
+        if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0 && j++ >= from) VEC_PUSH(&idx, (uint32_t)i);
     VEC(ml_str) streams = {0};
     ml_buf_puts(m, "],\"events\":{\"t\":[");
     for (size_t j = 0; j < idx.len; j++) {
