@@ -404,6 +404,37 @@ static int convert_list(reader *r, size_t mark)
 /* Memo words BINGET pushes without a look: not containers, not sentinels. */
 #define MEMO_SLOW ((1u << ML_PV_TAG_CONT) | (1u << ML_PV_TAG_DROPPED) | (1u << MEMO_UNSET) | (1u << SIDE_TAG))
 
+/* Whether memo slot idx holds a word BINGET pushes without a look: *v. */
+static inline bool memo_settled(const uint32_t *memo, size_t n_memo, size_t idx, ml_pv *v)
+{
+    return idx < n_memo && !(MEMO_SLOW >> ML_PV_TAG(*v = slot_word(memo[idx])) & 1);
+}
+
+/* The plain value one opcode at q pushes -- BINGET or LONG_BINGET of a
+ * settled memo word, BININT1, BININT2, BININT, LONG1 of 1 to 8 bytes, NONE,
+ * NEWTRUE, NEWFALSE -- into *v, and the position after it; NULL for any
+ * other opcode (or a memo word that needs a look).  Reads at most 10 bytes,
+ * which the caller has. */
+static inline __attribute__((always_inline)) const unsigned char *simple_value(ml_pvs *st, const unsigned char *q, const unsigned char *end,
+                                                const uint32_t *memo, size_t n_memo, ml_pv *v)
+{
+    switch (*q) {
+    case 'h': return memo_settled(memo, n_memo, q[1], v) ? q + 2 : NULL;
+    case 'j': return memo_settled(memo, n_memo, le32(q + 1), v) ? q + 5 : NULL;
+    case 'K': *v = ml_pv_make_int(st, q[1]); return q + 2;
+    case 'M': *v = ml_pv_make_int(st, (int64_t)le(q + 1, 2)); return q + 3;
+    case 'J': *v = ml_pv_make_int(st, (int32_t)le32(q + 1)); return q + 5;
+    case 0x8a: /* LONG1: addresses and times, 6 to 8 bytes */
+        if (q[1] < 1 || q[1] > 8) return NULL;
+        *v = ml_pv_make_int(st, le_signed(q + 2, q[1], end));
+        return q + 2 + q[1];
+    case 'N': *v = ML_PV_NONE_V; return q + 1;
+    case 0x88: *v = ml_pv_bool(1); return q + 1;
+    case 0x89: *v = ml_pv_bool(0); return q + 1;
+    default: return NULL;
+    }
+}
+
 static const char *refused_name(unsigned op)
 {
     switch (op) {
@@ -444,8 +475,7 @@ static inline uint64_t load64(const unsigned char *p)
 }
 
 /* A hash of n bytes at p (n > 0; the byte after them is readable, as the
- * APPENDS is): four independent multiply lanes over 8-byte words, so the
- * cost is a few cycles per word, not a multiply's latency per reference. */
+ * APPENDS is): four independent multiply lanes over 8-byte words. */
 static uint64_t run_hash(const unsigned char *p, size_t n)
 {
     const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
@@ -531,8 +561,7 @@ static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *
     /* (a run over 999 references is hashed too, but the hook is never offered
      * such a list, so it never gets a number) */
     const unsigned char *lim = end - s > RUN_MAX + 5 ? s + RUN_MAX - 5 : end - 5;
-    /* The run's end first, then its bytes hashed 8 at a time in four lanes:
-     * a multiply chain per reference was the parser's costliest loop. */
+    /* the run's end first (run_end), then its bytes hashed as a whole */
     e = run_end(s, lim);
     if (e == s || *e != 'e') return 0;
     size_t len = (size_t)(e - s);
@@ -580,7 +609,7 @@ static const unsigned char *fast_record(reader *r, const unsigned char *p, const
 {
     ml_pv kv[2 * REC_PAIRS], v;
     uint32_t inner[REC_MEMO];
-    size_t n = 0, n_inner = 0, idx, n_memo = r->memo.len;
+    size_t n = 0, n_inner = 0, n_memo = r->memo.len;
     const uint32_t *memo = r->memo.v;
     const unsigned char *q = p + 3;
     /* Room for the most opcodes an entry may have here, LONG1 of 8 (10 bytes)
@@ -589,33 +618,20 @@ static const unsigned char *fast_record(reader *r, const unsigned char *p, const
 #define REC_ROOM(n) ((size_t)(2 * REC_PAIRS + 1 - (n)) * 10 + 1)
     if (r->memo_count != n_memo || r->memo.cap - n_memo < 1 + REC_MEMO || (size_t)(end - q) < REC_ROOM(0)) return p;
     for (;;) {
-        /* a key: a memo word (in every entry but the first few), or the end */
-        if (*q == 'h') idx = q[1], q += 2;
-        else if (*q == 'j') idx = le32(q + 1), q += 5;
-        else if (*q == 'u') goto done;
+        /* a key: a memo word (in every entry but the first few; two compares,
+         * not simple_value's switch), or the end */
+        const unsigned char *next;
+        size_t idx;
+        if (*q == 'h') idx = q[1], next = q + 2;
+        else if (*q == 'j') idx = le32(q + 1), next = q + 5;
+        else if (*q == 'u') break;
         else return p;
-        if (idx >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[idx])) & 1 || n == 2 * REC_PAIRS) return p;
+        if (n == 2 * REC_PAIRS || !memo_settled(memo, n_memo, idx, &v)) return p;
         kv[n++] = v;
+        q = next;
         /* its value */
-        switch (*q) {
-        case 'j': idx = le32(q + 1); q += 5; goto get;
-        case 'h': idx = q[1]; q += 2;
-        get:
-            if (idx >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[idx])) & 1) return p;
-            break;
-        case 'K': v = ml_pv_make_int(r->st, q[1]); q += 2; break;
-        case 'M': v = ml_pv_make_int(r->st, (int64_t)le(q + 1, 2)); q += 3; break;
-        case 'J': v = ml_pv_make_int(r->st, (int32_t)le32(q + 1)); q += 5; break;
-        case 0x8a:
-            if (q[1] < 1 || q[1] > 8) return p;
-            v = ml_pv_make_int(r->st, le_signed(q + 2, q[1], end));
-            q += 2 + q[1];
-            break;
-        case 'N': v = ML_PV_NONE_V; q++; break;
-        case 0x88: v = ml_pv_bool(1); q++; break;
-        case 0x89: v = ml_pv_bool(0); q++; break;
-        case ']': { /* a frame list: "] MEMOIZE ( refs APPENDS", known to the run cache */
-            const unsigned char *next;
+        if ((next = simple_value(r->st, q, end, memo, n_memo, &v)) != NULL) q = next;
+        else if (*q == ']') { /* a frame list: "] MEMOIZE ( refs APPENDS", known to the run cache */
             if (!r->list_hook || n_inner == REC_MEMO || q[1] != 0x94 || q[2] != '(' || (q[3] != 'j' && q[3] != 'h'))
                 return p;
             v = run_lookup(r, q, end, &next, false);
@@ -623,13 +639,9 @@ static const unsigned char *fast_record(reader *r, const unsigned char *p, const
             inner[n_inner++] = (uint32_t)v;
             q = next;
             if ((size_t)(end - q) < REC_ROOM(n + 1)) return p;
-            break;
-        }
-        default: return p; /* (SETITEMS after a key: odd, which SETITEMS itself reports) */
-        }
+        } else return p; /* (SETITEMS after a key: odd, which SETITEMS itself reports) */
         kv[n++] = v;
     }
-done:
     r->op = q;           /* errors name the SETITEMS, as when it runs */
     int took = r->record(r->user, r->st, list, kv, n / 2, r->e);
     if (took < 0) {
@@ -656,15 +668,14 @@ done:
     return q + 1;
 }
 
-/* The opcodes fast_run() takes, numbered densely for its switch (0: not one):
- * those that push a value (BINGET, LONG_BINGET, BININT1, BININT2, BININT,
- * LONG1, NONE, NEWTRUE, NEWFALSE, EMPTY_DICT, EMPTY_LIST), MARK and MEMOIZE. */
-enum { F_NONE, F_LONG_BINGET, F_BINGET, F_BININT1, F_BININT2, F_BININT, F_LONG1, F_NONE_V, F_TRUE, F_FALSE,
-       F_EMPTY_DICT, F_EMPTY_LIST, F_MARK, F_MEMOIZE };
+/* The opcodes fast_run() takes, by what its switch does with them (0: not
+ * one): LONG_BINGET (runs of them), the other plain values (simple_value()),
+ * EMPTY_DICT, EMPTY_LIST, MARK and MEMOIZE. */
+enum { F_NONE, F_LONG_BINGET, F_VALUE, F_EMPTY_DICT, F_EMPTY_LIST, F_MARK, F_MEMOIZE };
 static const unsigned char fast_op[256] = {
-    ['j'] = F_LONG_BINGET, ['h'] = F_BINGET, ['K'] = F_BININT1, ['M'] = F_BININT2, ['J'] = F_BININT,
-    [0x8a] = F_LONG1, ['N'] = F_NONE_V, [0x88] = F_TRUE, [0x89] = F_FALSE, ['}'] = F_EMPTY_DICT,
-    [']'] = F_EMPTY_LIST, ['('] = F_MARK, [0x94] = F_MEMOIZE,
+    ['j'] = F_LONG_BINGET, ['h'] = F_VALUE, ['K'] = F_VALUE, ['M'] = F_VALUE, ['J'] = F_VALUE, [0x8a] = F_VALUE,
+    ['N'] = F_VALUE, [0x88] = F_VALUE, [0x89] = F_VALUE, ['}'] = F_EMPTY_DICT, [']'] = F_EMPTY_LIST,
+    ['('] = F_MARK, [0x94] = F_MEMOIZE,
 };
 
 /* Takes a run of simple opcodes at p -- an entry's "} MEMOIZE ( key value
@@ -678,7 +689,7 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
 {
     uint32_t *memo = r->memo.v;
     ml_pv *base = r->stack.v, *sp = base + r->stack.len, v;
-    size_t n_memo = r->memo.len, n;
+    size_t n_memo = r->memo.len;
     for (;;) {
         /* Each opcode here reads at most 10 bytes (LONG1 of 8) and pushes at
          * most one value: the next k need no other check. */
@@ -689,32 +700,20 @@ static const unsigned char *fast_run(reader *r, const unsigned char *p, const un
             switch (fast_op[*p]) {
             case F_LONG_BINGET: /* a frame list is ~50 of them in a row */
                 for (;;) {
-                    n = le32(p + 1);
-                    if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[n])) & 1) goto out;
+                    if (!memo_settled(memo, n_memo, le32(p + 1), &v)) goto out;
                     *sp++ = v;
                     p += 5;
                     if (k == 1 || *p != 'j') break;
                     k--;
                 }
                 break;
-            case F_BINGET:
-                n = p[1];
-                if (n >= n_memo || MEMO_SLOW >> ML_PV_TAG(v = slot_word(memo[n])) & 1) goto out;
+            case F_VALUE: { /* the other opcodes of one plain value */
+                const unsigned char *q = simple_value(r->st, p, end, memo, n_memo, &v);
+                if (!q) goto out;
                 *sp++ = v;
-                p += 2;
+                p = q;
                 break;
-            case F_BININT1: *sp++ = ml_pv_make_int(r->st, p[1]); p += 2; break;
-            case F_BININT2: *sp++ = ml_pv_make_int(r->st, (int64_t)le(p + 1, 2)); p += 3; break;
-            case F_BININT: *sp++ = ml_pv_make_int(r->st, (int32_t)le32(p + 1)); p += 5; break;
-            case F_LONG1: /* addresses and times, 6 to 8 bytes */
-                n = p[1];
-                if (n < 1 || n > 8) goto out;
-                *sp++ = ml_pv_make_int(r->st, le_signed(p + 2, n, end));
-                p += 2 + n;
-                break;
-            case F_NONE_V: *sp++ = ML_PV_NONE_V; p++; break;
-            case F_TRUE: *sp++ = ml_pv_bool(1); p++; break;
-            case F_FALSE: *sp++ = ml_pv_bool(0); p++; break;
+            }
             case F_EMPTY_DICT:
                 if (r->record && p[1] == 0x94 && p[2] == '(' && r->marks.len) {
                     size_t batch = r->marks.v[r->marks.len - 1];
@@ -968,7 +967,7 @@ static int run(reader *r, ml_pv *out)
         case 'h': NEED(1); n = *p++; goto get;
         case 'j': NEED(4); n = le32(p); p += 4;
         get:
-            if (n >= r->memo.len || MEMO_SLOW >> ML_PV_TAG(v = slot_word(r->memo.v[n])) & 1) { /* errors, containers */
+            if (!memo_settled(r->memo.v, r->memo.len, n, &v)) { /* errors, containers */
                 if (memo_get(r, n) < 0) return -1;
                 break;
             }
