@@ -199,6 +199,16 @@ try {
       const from = total ? Number(total[1].replace(/,/g, "")) - 5000 : -1;
       ok("history: the first state is before the trace's event where the history begins",
         first === `before event ${(from + 1).toLocaleString("en-US")}, where this history begins`, first);
+      // the segment timeline's events, hovered, are numbered so too
+      await page.click('#sg-tabs button[data-t="timeline"]');
+      await page.waitForTimeout(300);
+      const tc = await (await page.$("#sg-tcanvas")).boundingBox();
+      await page.mouse.move(tc.x + tc.width / 2, tc.y + tc.height / 2);
+      await page.waitForTimeout(100);
+      const tip = await page.evaluate(() => document.getElementById("sg-ttip").textContent);
+      const ev = /^event ([\d,]+)/.exec(tip), k = ev ? Number(ev[1].replace(/,/g, "")) : -1;
+      ok("history: the timeline's events are the trace's numbers, past where the history begins", k > from && k <= from + 5000, tip.slice(0, 120));
+      await page.click('#sg-tabs button[data-t="history"]');
     }
     if (kind === "ascend") {
       // Insight's columns, exact to the CSV's row (aten::_foreach_add 147456.5 KB at 1736408883742690.540 on rank 0)
