@@ -393,6 +393,24 @@ TEST(without_operators_allocations_group_by_first_user_frame)
     ml_profile_free(p);
 }
 
+/* The summary's replayed peak of device d (ml_curve_find_peak, and its
+ * span), checked against the peak of the one-walk curve (ml_curve_get). */
+static ml_peak peak_as_the_walk(const ml_profile *p, uint16_t d, int64_t span[2])
+{
+    ml_curve cv;
+    ml_peak pk = {0}, want;
+    bool replayed;
+    CHECK(ml_curve_get(p, d, ML_SERIES_ALLOCATED, &cv) && cv.replayed);
+    want = ml_curve_peak(&cv);
+    CHECK(ml_curve_find_peak(p, d, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+    CHECK_EQ_I64(pk.value, want.value);
+    CHECK_EQ_I64(pk.at.ts, want.at.ts);
+    CHECK_EQ_I64(pk.at.event, want.at.event);
+    CHECK_EQ_I64(pk.point, want.point);
+    ml_curve_free(&cv);
+    return pk;
+}
+
 TEST(replayed_peak_in_two_halves_is_the_walk_of_the_whole)
 {
     /* 1.2M events (summary replays those of 1M or more in two halves, one
@@ -416,22 +434,12 @@ TEST(replayed_peak_in_two_halves_is_the_walk_of_the_whole)
             ml_event_push(p, &ev);
         }
         ml_profile_finish(p);
-        ml_curve cv;
-        ml_peak pk;
         int64_t span[2];
-        bool replayed;
-        CHECK(ml_curve_get(p, d, ML_SERIES_ALLOCATED, &cv) && cv.replayed);
-        ml_peak want = ml_curve_peak(&cv);
-        CHECK(ml_curve_find_peak(p, d, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
-        CHECK_EQ_I64(pk.value, want.value);
-        CHECK_EQ_I64(pk.at.ts, want.at.ts);
-        CHECK_EQ_I64(pk.at.event, want.at.event);
-        CHECK_EQ_I64(pk.point, want.point);
+        ml_peak pk = peak_as_the_walk(p, d, span);
         CHECK_EQ_I64(pk.at.event, c == 0 ? at2 + 1 : at1 + 1);
         CHECK_EQ_I64(pk.value, c == 0 ? 7000 : c == 1 ? 5000 : 7000);
         CHECK_EQ_I64(span[0], 1000);
-        CHECK_EQ_I64(span[1], cv.ts[cv.n - 1]);
-        ml_curve_free(&cv);
+        CHECK_EQ_I64(span[1], 1000 + (int64_t)n); /* the last free */
         ml_profile_free(p);
     }
 }
@@ -448,20 +456,11 @@ TEST(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole)
         ml_event_push(p, &ev);
     }
     ml_profile_finish(p);
-    ml_curve cv;
-    ml_peak pk;
     int64_t span[2];
-    bool replayed;
-    CHECK(ml_curve_get(p, d, ML_SERIES_ALLOCATED, &cv) && cv.replayed);
-    ml_peak want = ml_curve_peak(&cv);
-    CHECK(ml_curve_find_peak(p, d, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
-    CHECK_EQ_I64(want.value, INT64_MAX);
-    CHECK_EQ_I64(pk.value, want.value);
-    CHECK_EQ_I64(pk.at.event, want.at.event);
-    CHECK_EQ_I64(pk.point, want.point);
+    ml_peak pk = peak_as_the_walk(p, d, span);
+    CHECK_EQ_I64(pk.value, INT64_MAX);
     CHECK_EQ_I64(span[0], 1000);
     CHECK_EQ_I64(span[1], 1004);
-    ml_curve_free(&cv);
     ml_profile_free(p);
 }
 
