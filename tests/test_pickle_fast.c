@@ -307,10 +307,10 @@ TEST(snapshot_entries_from_the_bytes_as_one_by_one)
     ml_profile_free(p[1]);
 }
 
-/* A snapshot whose frame lists are long runs of BINGETs and LONG_BINGETs
- * mixed in every way (300 frames: the first ones memo indices below 256),
- * each list written twice: the second time the run cache answers it, after
- * finding where the run ends 64 bytes at a time. */
+/* Snapshots whose frame lists are long runs of BINGETs and LONG_BINGETs.
+ * The first entry's list holds the 300 frames themselves (memo indices from
+ * ~10 to ~600: the first ones BINGETs, the rest LONG_BINGETs); entry i >= 1
+ * then names list list_of(i), whose frames frames_of() gives. */
 static uint32_t memo_n;
 static uint32_t memoize(buf *o) { op1(o, 0x94); return memo_n++; }
 static uint32_t text(buf *o, const char *t) { op1(o, 0x8c); op1(o, (int)strlen(t)); puts_(o, t); return memoize(o); }
@@ -320,9 +320,13 @@ static void ref(buf *o, uint32_t m)
     else { op1(o, 'j'); for (int i = 0; i < 4; i++) op1(o, (int)(m >> (8 * i) & 255)); }
 }
 
-static void long_runs_snapshot(buf *o, int n_lists)
+typedef int (*list_fn)(int entry);
+typedef int (*frames_fn)(int list, int *frames); /* fills frames (indices below 300), returns how many */
+
+static void runs_snapshot(buf *o, int n_entries, list_fn list_of, frames_fn frames_of)
 {
     static uint32_t frame[300];
+    static int fr[300];
     char name[16];
     o->n = 0;
     memo_n = 0;
@@ -339,9 +343,7 @@ static void long_runs_snapshot(buf *o, int n_lists)
     memoize(o);
     op1(o, '(');
     uint32_t k_action = 0, k_addr = 0, k_size = 0, k_time = 0, k_frames = 0, alloc = 0, k_name = 0;
-    uint64_t rng = 12345;
-    for (int i = 0; i < 2 * n_lists; i++) {
-        int list = i / 2;
+    for (int i = 0; i < n_entries; i++) {
         op1(o, '}');
         memoize(o);
         op1(o, '(');
@@ -372,15 +374,8 @@ static void long_runs_snapshot(buf *o, int n_lists)
                 op1(o, 'u');
             }
         } else {
-            /* list l: 20 to 120 frames, runs of low (BINGET) and high (LONG_BINGET) ones of random lengths */
-            rng = 0x9e3779b97f4a7c15ull * (uint64_t)(list + 1);
-            int len = 20 + (int)((rng >> 40) % 101);
-            for (int k = 0; k < len; k++) {
-                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-                int low = (rng >> 33) % 4 == 0 ? (int)((rng >> 50) % 2) : (k / (1 + list % 7)) % 2;
-                int f = low ? (int)((rng >> 20) % 40) : 200 + (int)((rng >> 24) % 100);
-                ref(o, frame[f]);
-            }
+            int n = frames_of(list_of(i), fr);
+            for (int k = 0; k < n; k++) ref(o, frame[fr[k]]);
         }
         op1(o, 'e');
         op1(o, 'u');
@@ -389,25 +384,91 @@ static void long_runs_snapshot(buf *o, int n_lists)
     puts_(o, "eau.");
 }
 
-TEST(long_mixed_frame_lists_from_the_run_cache)
+/* Each list written twice in a row: 20 to 120 frames, runs of low (BINGET)
+ * and high (LONG_BINGET) ones of random lengths. */
+static int each_twice(int entry) { return entry / 2; }
+static int mixed_runs(int list, int *frames)
 {
-    static buf b;
-    long_runs_snapshot(&b, 150);
-    CHECK(memo_n > 256 && b.n < sizeof b.b);
-    ml_profile *p[2];
-    import_both(&b, p);
-    CHECK_EQ_I64(p[0]->events.ts.len, 300);
-    CHECK_EQ_I64(p[1]->events.ts.len, 300);
+    uint64_t rng = 0x9e3779b97f4a7c15ull * (uint64_t)(list + 1);
+    int len = 20 + (int)((rng >> 40) % 101);
+    for (int k = 0; k < len; k++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        int low = (rng >> 33) % 4 == 0 ? (int)((rng >> 50) % 2) : (k / (1 + list % 7)) % 2;
+        frames[k] = low ? (int)((rng >> 20) % 40) : 200 + (int)((rng >> 24) % 100);
+    }
+    return len;
+}
+
+/* Every list but the first frames, read the slow way and from the run cache, gives the same stack. */
+static void check_same_stacks(ml_profile *p[2], size_t n)
+{
     static char a[8192], c[8192];
-    size_t same_stack = 0;
-    for (size_t i = 0; i < 300 && i < p[0]->events.ts.len && i < p[1]->events.ts.len; i++) {
+    CHECK_EQ_I64(p[0]->events.ts.len, n);
+    CHECK_EQ_I64(p[1]->events.ts.len, n);
+    for (size_t i = 0; i < n && i < p[0]->events.ts.len && i < p[1]->events.ts.len; i++) {
         stack_text(p[0], i, a, sizeof a);
         stack_text(p[1], i, c, sizeof c);
         CHECK_EQ_STR(a, c);
-        same_stack += i % 2 && p[0]->events.stack.v[i] == p[0]->events.stack.v[i - 1];
     }
+}
+
+TEST(long_mixed_frame_lists_from_the_run_cache)
+{
+    static buf b;
+    runs_snapshot(&b, 300, each_twice, mixed_runs);
+    CHECK(memo_n > 256 && b.n < sizeof b.b);
+    ml_profile *p[2];
+    import_both(&b, p);
+    check_same_stacks(p, 300);
+    size_t same_stack = 0;
+    for (size_t i = 1; i < 300 && i < p[0]->events.ts.len; i += 2)
+        same_stack += p[0]->events.stack.v[i] == p[0]->events.stack.v[i - 1];
     CHECK_EQ_I64(same_stack, 149); /* each list and its second writing: one stack (the first list holds all 300) */
     CHECK_EQ_I64(ml_stack_depth(p[0], p[0]->events.stack.v[0]), 300);
+    ml_profile_free(p[0]);
+    ml_profile_free(p[1]);
+}
+
+/* 16 lists that begin with the same 40 frames (200 bytes of LONG_BINGETs,
+ * far more than the first bytes the run cache guesses by), interleaved:
+ * lists 0 to 11 end with 0 to 11 more frames, so that each is the start of
+ * the next, and lists 12 to 15 with 3 frames each, the same length with
+ * other frames.  More lists share those first bytes than a guess holds. */
+#define SHARED_LISTS 16
+static int interleaved(int entry) { return (entry * 7 + entry / SHARED_LISTS) % SHARED_LISTS; }
+static int shared_start(int list, int *frames)
+{
+    int n = 0;
+    while (n < 40) frames[n] = 200 + n, n++;
+    if (list < 12)
+        for (int k = 0; k < list; k++) frames[n++] = 250 + k;
+    else
+        for (int k = 0; k < 3; k++) frames[n++] = 262 + 3 * (list - 12) + k;
+    return n;
+}
+
+TEST(frame_lists_that_begin_alike)
+{
+    static buf b;
+    enum { N = 400 };
+    runs_snapshot(&b, N, interleaved, shared_start);
+    ml_profile *p[2];
+    import_both(&b, p);
+    check_same_stacks(p, N);
+    /* one stack per list, and no two lists with one stack */
+    uint32_t stack_of_list[SHARED_LISTS];
+    for (int l = 0; l < SHARED_LISTS; l++) stack_of_list[l] = UINT32_MAX;
+    for (int i = 1; i < N && (size_t)i < p[0]->events.ts.len; i++) {
+        int l = interleaved(i);
+        if (stack_of_list[l] == UINT32_MAX) stack_of_list[l] = p[0]->events.stack.v[i];
+        CHECK_EQ_I64(p[0]->events.stack.v[i], stack_of_list[l]);
+    }
+    for (int l = 0; l < SHARED_LISTS; l++) {
+        CHECK(stack_of_list[l] != UINT32_MAX);
+        if (stack_of_list[l] == UINT32_MAX) continue;
+        CHECK_EQ_I64(ml_stack_depth(p[0], stack_of_list[l]), 40 + (l < 12 ? l : 3));
+        for (int m = 0; m < l; m++) CHECK(stack_of_list[m] != stack_of_list[l]);
+    }
     ml_profile_free(p[0]);
     ml_profile_free(p[1]);
 }
@@ -420,5 +481,6 @@ int main(void)
     RUN(entries_from_the_bytes_as_one_by_one);
     RUN(snapshot_entries_from_the_bytes_as_one_by_one);
     RUN(long_mixed_frame_lists_from_the_run_cache);
+    RUN(frame_lists_that_begin_alike);
     return check_report();
 }
