@@ -26,19 +26,28 @@ static void count_events(void *arg)
     ml_device_stats *out = j->out;
     int device = out->device;
     const ml_events *ev = &p->events;
-    bool has_events = false;
     bool all = ml_only_device(p, device);
+    /* Events by kind, and their first and last time, with no branch on
+     * either: the kinds interleave, and a switch on them missed often (40 ms
+     * of a gigabyte snapshot).  Two tallies, so that runs of one kind do not
+     * wait on one counter.  A time of ML_TIME_NONE never makes the last,
+     * ML_TIME_END never the first, and neither is a time (widen()). */
+    size_t tally[2][256] = {{0}}, seen = 0;
+    int64_t first = ML_TIME_END, last = ML_TIME_NONE;
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (!all && ev->device.v[i] != device) continue;
-        has_events = true;
-        widen(out, ev->ts.v[i]);
-        switch (ev->kind.v[i]) {
-        case ML_EV_ALLOC: out->alloc_events++; break;
-        case ML_EV_FREE: out->free_events++; break;
-        case ML_EV_OOM: out->oom_events++; break;
-        default: break;
-        }
+        int64_t t = ev->ts.v[i];
+        tally[i & 1][ev->kind.v[i]]++;
+        seen++;
+        first = t != ML_TIME_NONE && t < first ? t : first;
+        last = t != ML_TIME_END && t > last ? t : last;
     }
+    bool has_events = seen > 0;
+    widen(out, first);
+    widen(out, last);
+    out->alloc_events += (int64_t)(tally[0][ML_EV_ALLOC] + tally[1][ML_EV_ALLOC]);
+    out->free_events += (int64_t)(tally[0][ML_EV_FREE] + tally[1][ML_EV_FREE]);
+    out->oom_events += (int64_t)(tally[0][ML_EV_OOM] + tally[1][ML_EV_OOM]);
     if (out->oom_events) {
         out->ooms = ml_malloc((size_t)out->oom_events * sizeof *out->ooms);
         size_t k = 0;
