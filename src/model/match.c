@@ -6,11 +6,17 @@
 #include <string.h>
 
 /* An open-addressing map (device, addr) -> open alloc index, with
- * backward-shift deletion so long runs of alloc/free never degrade it. */
+ * backward-shift deletion so long runs of alloc/free never degrade it.  A
+ * slot's key and value share 16 bytes: a probe reads one cache line, not
+ * one per field (a gigabyte snapshot probes 6M times). */
+typedef struct open_slot {
+    uint64_t addr;
+    uint32_t val;     /* alloc index + 1; 0 = empty slot */
+    uint16_t dev;
+} open_slot;
+
 typedef struct open_map {
-    uint64_t *addr;
-    uint16_t *dev;
-    uint32_t *val;    /* alloc index + 1; 0 = empty slot */
+    open_slot *slot;
     size_t mask, count;
 } open_map;
 
@@ -27,22 +33,15 @@ static void map_init(open_map *m, size_t cap)
 {
     m->mask = cap - 1;
     m->count = 0;
-    m->addr = ml_calloc(cap, sizeof *m->addr);
-    m->dev = ml_calloc(cap, sizeof *m->dev);
-    m->val = ml_calloc(cap, sizeof *m->val);
+    m->slot = ml_calloc(cap, sizeof *m->slot);
 }
 
-static void map_free(open_map *m)
-{
-    free(m->addr);
-    free(m->dev);
-    free(m->val);
-}
+static void map_free(open_map *m) { free(m->slot); }
 
 static size_t map_find(const open_map *m, uint64_t addr, uint16_t dev)
 {
     size_t j = slot_of(addr, dev, m->mask);
-    while (m->val[j] && !(m->addr[j] == addr && m->dev[j] == dev)) j = (j + 1) & m->mask;
+    while (m->slot[j].val && !(m->slot[j].addr == addr && m->slot[j].dev == dev)) j = (j + 1) & m->mask;
     return j;
 }
 
@@ -53,33 +52,29 @@ static void map_grow(open_map *m)
     open_map old = *m;
     map_init(m, (old.mask + 1) * 2);
     for (size_t i = 0; i <= old.mask; i++)
-        if (old.val[i]) map_put(m, old.addr[i], old.dev[i], old.val[i]);
+        if (old.slot[i].val) map_put(m, old.slot[i].addr, old.slot[i].dev, old.slot[i].val);
     map_free(&old);
 }
 
 static void map_put(open_map *m, uint64_t addr, uint16_t dev, uint32_t val)
 {
     size_t j = map_find(m, addr, dev);
-    if (!m->val[j]) m->count++;
-    m->addr[j] = addr;
-    m->dev[j] = dev;
-    m->val[j] = val;
+    if (!m->slot[j].val) m->count++;
+    m->slot[j] = (open_slot){.addr = addr, .val = val, .dev = dev};
     if (m->count * 4 > (m->mask + 1) * 3) map_grow(m);
 }
 
 static void map_del(open_map *m, size_t j)
 {
-    m->val[j] = 0;
+    m->slot[j].val = 0;
     m->count--;
     /* Backward shift: pull later members of the probe run into the hole. */
-    for (size_t k = (j + 1) & m->mask; m->val[k]; k = (k + 1) & m->mask) {
-        size_t home = slot_of(m->addr[k], m->dev[k], m->mask);
+    for (size_t k = (j + 1) & m->mask; m->slot[k].val; k = (k + 1) & m->mask) {
+        size_t home = slot_of(m->slot[k].addr, m->slot[k].dev, m->mask);
         /* Move k to j if home is not in (j, k] cyclically. */
         if ((k > j && (home <= j || home > k)) || (k < j && home <= j && home > k)) {
-            m->addr[j] = m->addr[k];
-            m->dev[j] = m->dev[k];
-            m->val[j] = m->val[k];
-            m->val[k] = 0;
+            m->slot[j] = m->slot[k];
+            m->slot[k].val = 0;
             j = k;
         }
     }
@@ -116,8 +111,8 @@ static inline void match_step(ml_matcher *mt, ml_profile *p, uint8_t kind, int64
     open_map *m = &mt->m;
     size_t j = map_find(m, addr, dev);
     if (kind == ML_EV_ALLOC) {
-        if (m->val[j]) { /* a second alloc at a live address: the free went unrecorded */
-            size_t prev = m->val[j] - 1;
+        if (m->slot[j].val) { /* a second alloc at a live address: the free went unrecorded */
+            size_t prev = m->slot[j].val - 1;
             p->allocs.t_free.v[prev] = ts;
             if (!p->lean) p->allocs.t_free_req.v[prev] = ts;
             mt->reused++;
@@ -129,8 +124,8 @@ static inline void match_step(ml_matcher *mt, ml_profile *p, uint8_t kind, int64
         };
         size_t id = ml_alloc_push(p, &r);
         map_put(m, addr, dev, (uint32_t)id + 1);
-    } else if (m->val[j]) {
-        size_t id = m->val[j] - 1;
+    } else if (m->slot[j].val) {
+        size_t id = m->slot[j].val - 1;
         if (!p->lean) p->allocs.t_free_req.v[id] = ts;
         if (kind == ML_EV_FREE) {
             p->allocs.t_free.v[id] = ts;
@@ -154,9 +149,9 @@ static size_t matcher_finish(ml_matcher *mt, ml_profile *p)
 {
     open_map *m = &mt->m;
     for (size_t j = 0; j <= m->mask; j++) {
-        if (!m->val[j]) continue;
-        p->allocs.flags.v[m->val[j] - 1] |= ML_ALLOC_NEVER_FREED;
-        if (p->lean) p->allocs.addr.v[m->val[j] - 1] = m->addr[j]; /* lean: addr only for these */
+        if (!m->slot[j].val) continue;
+        p->allocs.flags.v[m->slot[j].val - 1] |= ML_ALLOC_NEVER_FREED;
+        if (p->lean) p->allocs.addr.v[m->slot[j].val - 1] = m->slot[j].addr; /* lean: addr only for these */
     }
     map_free(m);
     return mt->reused;
@@ -200,6 +195,8 @@ ml_matcher *ml_matcher_new(void)
 void ml_matcher_add(ml_matcher *mt, ml_profile *p, const ml_event *e, uint32_t index)
 {
     if (e->kind != ML_EV_ALLOC && e->kind != ML_EV_FREE && e->kind != ML_EV_FREE_REQUESTED) return;
+    /* (lean: a FREE_REQUESTED changes nothing, there is no t_free_req to write) */
+    if (e->kind == ML_EV_FREE_REQUESTED && p->lean) return;
     match_step(mt, p, e->kind, e->ts, e->size, e->addr, e->device, e->thread, e->stack, e->stream, index);
 }
 
