@@ -9,6 +9,11 @@
  * down to 1 MB (a wake-up per 512 KB was ~40 ms of the parser's thread).
  * The window (~3.5 MB) counts in the peak RSS: a 256 MB snapshot's must
  * stay below a third of the file (bench/snapshot.sh).
+ * The pager shares its core with the event pipe's thread and may not run
+ * for a few ms at a time: the window then grew by what the reader parsed
+ * meanwhile (RssFile of a 256 MB snapshot from 7.7 to 14 MB, run to run).
+ * So once more than LAG bytes lie behind the reader, the reader unmaps them
+ * itself; with the pager running, it never has to.
  * MADV_POPULATE_READ (Linux 5.14) maps the file's pages from the page cache
  * in one call; where it is missing the pager touches one byte per page.  No
  * MADV_SEQUENTIAL: it would drop the file from the page cache behind the
@@ -33,14 +38,17 @@
 #define STEP ((size_t)512 << 10)
 #define AHEAD ((size_t)2 << 20)
 #define BEHIND ((size_t)64 << 10) /* (the reader never reads before where it said it is: a margin only) */
+#define LAG ((size_t)2 << 20)      /* behind the reader and still mapped: past this the reader unmaps */
 
 struct ml_mapview {
     const unsigned char *bytes;  /* what the reader sees: base + offset */
     size_t len;
     unsigned char *base;         /* the mapping (NULL for memory), from file offset 0 */
     size_t map_len;
-    /* offsets from base; [unmapped, map_len) is mapped */
+    /* offsets from base; [unmapped, map_len) is mapped, or being unmapped
+     * by whoever claimed it (under the lock, before its munmap) */
     size_t unmapped, populated;
+    size_t paging_from;          /* where the pager is populating (SIZE_MAX: it is not): never unmapped meanwhile */
     size_t done;                 /* the reader's position, from base (written by the reader) */
     size_t page;                 /* the page size: what madvise() and munmap() align to */
     bool pager_waits, stop, has_pager, no_populate;
@@ -94,12 +102,16 @@ static void *pager_main(void *arg)
             __atomic_store_n(&v->pager_waits, false, __ATOMIC_RELEASE);
             continue;
         }
+        if (job == 1) __atomic_store_n(&v->unmapped, from + n, __ATOMIC_RELEASE); /* claimed */
+        else v->paging_from = from;
         pthread_mutex_unlock(&v->lock);
         if (job == 1) munmap(v->base + from, n);
         else populate(v, from, n);
         pthread_mutex_lock(&v->lock);
-        if (job == 1) __atomic_store_n(&v->unmapped, from + n, __ATOMIC_RELEASE);
-        else __atomic_store_n(&v->populated, from + n, __ATOMIC_RELEASE);
+        if (job == 2) {
+            v->paging_from = SIZE_MAX;
+            __atomic_store_n(&v->populated, from + n, __ATOMIC_RELEASE);
+        }
     }
     pthread_mutex_unlock(&v->lock);
     return NULL;
@@ -120,6 +132,7 @@ ml_mapview *ml_mapview_open_fd(int fd, uint64_t offset, uint64_t size)
     v->unmapped = 0;
     v->populated = (size_t)offset & ~(STEP - 1);
     v->done = (size_t)offset;
+    v->paging_from = SIZE_MAX;
     pthread_mutex_init(&v->lock, NULL);
     pthread_cond_init(&v->wake, NULL);
     v->has_pager = pthread_create(&v->pager, NULL, pager_main, v) == 0;
@@ -137,6 +150,18 @@ ml_mapview *ml_mapview_of_memory(const void *bytes, size_t n)
 const unsigned char *ml_mapview_bytes(const ml_mapview *v) { return v->bytes; }
 size_t ml_mapview_len(const ml_mapview *v) { return v->len; }
 
+/* The reader unmaps what lies behind it (done), up to the page the pager is
+ * populating, if any. */
+static void unmap_behind(ml_mapview *v, size_t done)
+{
+    pthread_mutex_lock(&v->lock);
+    size_t from = v->unmapped, to = (done - BEHIND) & ~(v->page - 1);
+    if (to > v->paging_from) to = v->paging_from & ~(v->page - 1);
+    if (to > from) __atomic_store_n(&v->unmapped, to, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&v->lock);
+    if (to > from) munmap(v->base + from, to - from);
+}
+
 void ml_mapview_advance(ml_mapview *v, size_t upto)
 {
     if (!v->base) return;
@@ -150,6 +175,7 @@ void ml_mapview_advance(ml_mapview *v, size_t upto)
         }
         return;
     }
+    if (done > __atomic_load_n(&v->unmapped, __ATOMIC_ACQUIRE) + LAG + BEHIND) unmap_behind(v, done);
     /* A wake-up is a futex call and an interrupt of the other core (~15 us
      * here): only once the pager's lead is down to half of AHEAD, so that
      * each wake-up pages in half of it (and unmaps what is behind by then). */
