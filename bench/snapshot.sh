@@ -11,14 +11,15 @@
 # sizes, RUNS the runs.  It reports; it does not gate: exit 0 unless memlens
 # fails.
 #
-# Last run (26 Nov 2026 04:34 UTC, 2-core VM, load 1.0, RUNS=7; the stop
-# before in brackets): 1 GB: wall min 0.86 s (1.30), median 0.92, CPU 1.36 s
-# (2.0), peak RSS 315 MiB (311; target 361: ok), 100 k page faults (151 k);
-# one thread 1.24 s.  256 MB: 0.22 s (0.33), 88 MiB (85; target 90: ok).
-# The parser's thread and the other core (event pipe, map pager) are about
-# as busy as each other now (README, Speed).  Walls move by +-0.1 s with the
-# neighbours' load: compare builds by interleaving their runs (hyperfine with
-# both) rather than by this script's runs one after the other.
+# Last run (26 Nov 2026 06:24 UTC, 2-core VM, load 2.3, RUNS=5, in `make
+# bench`; the stop before in brackets): 1 GB: wall min 0.70 s (0.86), median
+# 0.76, CPU 1.27 s (1.36), peak RSS 314 MiB (315; target 361: ok), 100 k page
+# faults; one thread 1.07 s (1.24).  256 MB: 0.19 s (0.22), 87 MiB (88;
+# target 90: ok).  The parser's thread and the other core (event pipe, map
+# pager) are about as busy as each other now (README, Speed).  Walls move by
+# +-0.1 s with the neighbours' load: compare builds by interleaving their
+# runs (hyperfine with both) rather than by this script's runs one after the
+# other.
 BUILD=${BUILD:-build}
 MEMLENS=${MEMLENS:-$BUILD/memlens}
 SIZES=${SNAPSHOT_MB:-1024 256}
