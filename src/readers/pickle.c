@@ -616,6 +616,10 @@ static ml_pv run_lookup(reader *r, const unsigned char *p, const unsigned char *
     if (e == s || *e != 'e') return 0;
     size_t len = (size_t)(e - s);
     uint64_t h = run_hash(s, len);
+    /* A run shorter than the bytes it is guessed by is keyed by what follows
+     * it too (the next entry's address, say): it is not among the guesses,
+     * where it would only push out the runs that are. */
+    if (len < GUESS_BYTES) set = NULL;
     size_t i = h & (RUNS - 1);
     for (int way = 0; way < 2; way++) {
         run_entry *x = &r->runs[i ^ (size_t)way];
