@@ -4,7 +4,7 @@
  * The pager keeps [unmapped, populated) mapped around the reader's position
  * `done`: it populates STEP bytes at a time while populated < done + AHEAD,
  * and unmaps STEP bytes at a time once they lie BEHIND bytes behind done.
- * A 1 GB snapshot is parsed at ~1.2 GB/s: 2 MB ahead is 1.7 ms, and paging
+ * A 1 GB snapshot is parsed at ~1.7 GB/s: 2 MB ahead is 1.2 ms, and paging
  * in 512 KB takes ~50 us.  The reader wakes the pager only once its lead is
  * down to 1 MB (a wake-up per 512 KB was ~40 ms of the parser's thread).
  * The window (~3.5 MB) counts in the peak RSS: a 256 MB snapshot's must
@@ -151,7 +151,8 @@ const unsigned char *ml_mapview_bytes(const ml_mapview *v) { return v->bytes; }
 size_t ml_mapview_len(const ml_mapview *v) { return v->len; }
 
 /* The reader unmaps what lies behind it (done), up to the page the pager is
- * populating, if any. */
+ * populating, if any: with no pager, every STEP; with one, only what it let
+ * lag LAG behind. */
 static void unmap_behind(ml_mapview *v, size_t done)
 {
     pthread_mutex_lock(&v->lock);
@@ -167,21 +168,16 @@ void ml_mapview_advance(ml_mapview *v, size_t upto)
     if (!v->base) return;
     size_t done = (size_t)(v->bytes - v->base) + upto;
     __atomic_store_n(&v->done, done, __ATOMIC_RELEASE);
-    if (!v->has_pager) { /* no thread: unmap behind here, and fault in as the reader reads */
-        size_t keep = done > BEHIND ? (done - BEHIND) & ~(STEP - 1) : 0;
-        if (keep > v->unmapped) {
-            munmap(v->base + v->unmapped, keep - v->unmapped);
-            v->unmapped = keep;
-        }
-        return;
-    }
-    if (done > __atomic_load_n(&v->unmapped, __ATOMIC_ACQUIRE) + LAG + BEHIND) unmap_behind(v, done);
+    /* (with no pager the pages fault in as the reader reads them) */
+    if (done > __atomic_load_n(&v->unmapped, __ATOMIC_ACQUIRE) + (v->has_pager ? LAG : STEP) + BEHIND)
+        unmap_behind(v, done);
+    if (!v->has_pager) return;
     /* A wake-up is a futex call and an interrupt of the other core (~15 us
      * here): only once the pager's lead is down to half of AHEAD, so that
-     * each wake-up pages in half of it (and unmaps what is behind by then). */
+     * each wake-up pages in half of it (and unmaps what is behind by then;
+     * more than LAG behind, the reader has unmapped it itself). */
     if (__atomic_load_n(&v->pager_waits, __ATOMIC_ACQUIRE) &&
-        (__atomic_load_n(&v->populated, __ATOMIC_ACQUIRE) < done + AHEAD / 2 ||
-         __atomic_load_n(&v->unmapped, __ATOMIC_ACQUIRE) + 2 * AHEAD < done)) { /* (or much to unmap behind) */
+        __atomic_load_n(&v->populated, __ATOMIC_ACQUIRE) < done + AHEAD / 2) {
         pthread_mutex_lock(&v->lock);
         pthread_cond_signal(&v->wake);
         pthread_mutex_unlock(&v->lock);
