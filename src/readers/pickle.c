@@ -488,27 +488,30 @@ static inline uint64_t load64(const unsigned char *p)
     return v;
 }
 
+/* The multipliers of run_hash() and guess_set()'s lanes. */
+#define HASH_K1 0x9e3779b97f4a7c15ull
+#define HASH_K2 0xc2b2ae3d27d4eb4full
+
 /* A hash of n bytes at p (n > 0; the byte after them is readable, as the
  * APPENDS is): four independent multiply lanes over 8-byte words. */
 static uint64_t run_hash(const unsigned char *p, size_t n)
 {
-    const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
-    uint64_t a = n, b = K1, c = K2, d = ~(uint64_t)n;
+    uint64_t a = n, b = HASH_K1, c = HASH_K2, d = ~(uint64_t)n;
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        a = (a ^ load64(p + i)) * K1;
-        b = (b ^ load64(p + i + 8)) * K2;
-        c = (c ^ load64(p + i + 16)) * K1;
-        d = (d ^ load64(p + i + 24)) * K2;
+        a = (a ^ load64(p + i)) * HASH_K1;
+        b = (b ^ load64(p + i + 8)) * HASH_K2;
+        c = (c ^ load64(p + i + 16)) * HASH_K1;
+        d = (d ^ load64(p + i + 24)) * HASH_K2;
     }
-    for (; i + 8 <= n; i += 8) a = (a ^ load64(p + i)) * K2;
+    for (; i + 8 <= n; i += 8) a = (a ^ load64(p + i)) * HASH_K2;
     if (i < n) { /* the last 1..7 bytes, as a whole word ending at the last byte (n >= 8) or padded */
         uint64_t t = 0;
         if (n >= 8) t = load64(p + n - 8);
         else memcpy(&t, p + i, n - i);
-        b = (b ^ t) * K1;
+        b = (b ^ t) * HASH_K1;
     }
-    uint64_t h = (a ^ (b >> 29)) * K1 + (c ^ (d >> 31)) * K2;
+    uint64_t h = (a ^ (b >> 29)) * HASH_K1 + (c ^ (d >> 31)) * HASH_K2;
     h ^= h >> 32;
     h *= 0xff51afd7ed558ccdull;
     return h ^ h >> 29;
@@ -568,9 +571,8 @@ static const unsigned char *run_end(const unsigned char *s, const unsigned char 
 /* The set of guesses for a run that begins with the GUESS_BYTES at s. */
 static inline uint16_t *guess_set(const reader *r, const unsigned char *s)
 {
-    const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
-    uint64_t a = (load64(s) ^ load64(s + 32)) * K1, b = (load64(s + 8) ^ load64(s + 40)) * K2;
-    uint64_t c = (load64(s + 16) ^ load64(s + 48)) * K2, d = (load64(s + 24) ^ load64(s + 56)) * K1;
+    uint64_t a = (load64(s) ^ load64(s + 32)) * HASH_K1, b = (load64(s + 8) ^ load64(s + 40)) * HASH_K2;
+    uint64_t c = (load64(s + 16) ^ load64(s + 48)) * HASH_K2, d = (load64(s + 24) ^ load64(s + 56)) * HASH_K1;
     uint64_t h = a ^ (b >> 21) ^ (c >> 37) ^ (d >> 47);
     return r->guess + (size_t)((h ^ h >> 32) & (GUESS_SETS - 1)) * GUESS_WAYS;
 }
