@@ -216,8 +216,7 @@ static bool all_zero(const unsigned char *b, size_t n)
 /* Copies o[0, bytes) into the zeroed v but for its pages of zeros. */
 static void copy_nonzero(unsigned char *v, const unsigned char *o, size_t bytes)
 {
-    static size_t page;
-    if (!page) page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE); /* (once per growth: cheap) */
     uintptr_t first = (uintptr_t)o & ~(uintptr_t)(page - 1), end = (uintptr_t)o + bytes;
     size_t pages = (end - first + page - 1) / page;
     unsigned char *resident = bytes >= 16 * page ? malloc(pages) : NULL;
