@@ -195,7 +195,11 @@ ml_matcher *ml_matcher_new(void)
 void ml_matcher_add(ml_matcher *mt, ml_profile *p, const ml_event *e, uint32_t index)
 {
     if (e->kind != ML_EV_ALLOC && e->kind != ML_EV_FREE && e->kind != ML_EV_FREE_REQUESTED) return;
-    /* (lean: a FREE_REQUESTED changes nothing, there is no t_free_req to write) */
+    /* Lean: a FREE_REQUESTED only dates the request (t_free_req), a column
+     * lean storage has not, so it is not looked up (a third of a snapshot's
+     * events).  Here, not in match_step(): this is the only way lean events
+     * come (ml_match refuses them), and the call alone, not inlined, cost the
+     * pipe's thread 6% more instructions. */
     if (e->kind == ML_EV_FREE_REQUESTED && p->lean) return;
     match_step(mt, p, e->kind, e->ts, e->size, e->addr, e->device, e->thread, e->stack, e->stream, index);
 }
