@@ -106,7 +106,7 @@ export class SegmentsView {
     this.el.hidden = false;
     this.sv = dev.segview;
     // The report may hold only the trace's last events: events are numbered as the whole trace does
-    // (the one at index i is number from + i + 1 of total).
+    // (the one at index i is number from + i + 1 of total: evNo).
     this.from = this.sv.events_from || 0;
     this.total = this.sv.events_total ?? this.sv.events.k.length;
     this.model = null; this.lives = null; this.layout = null; this.series = null;
@@ -116,11 +116,14 @@ export class SegmentsView {
     this.setTab(this.tab);
   }
 
+  // The trace's number of the k-th event held (1-based), as text: a cut history starts past `from`.
+  evNo(k) { return groupDigits(this.from + k); }
+
   ensureModel() {
     if (!this.model) {
       this.model = buildModel(this.sv);
       const priv = this.model.slots.filter((s) => isPrivatePool(s.pool)).length;
-      document.getElementById("sg-note").textContent = `${plural(this.model.slots.length, "segment")} over the trace · ${plural(this.model.n, "allocator event")}` +
+      document.getElementById("sg-note").textContent = `${plural(this.model.slots.length, "segment")} over ${this.from ? "this history" : "the trace"} · ${plural(this.model.n, "allocator event")}` +
         (this.from ? ` (the last ${groupDigits(this.model.n)} of ${groupDigits(this.total)}: memlens report --max-history N replays more)` : "") +
         (priv ? ` · ${plural(priv, "segment")} in private pools (CUDA graphs)` : " · no private pools (CUDA graphs)");
     }
@@ -145,8 +148,8 @@ export class SegmentsView {
     document.getElementById("sg-slider").value = String(this.k);
     this.state = stateAt(m, this.k);
     const ev = m.ev, i = this.k - 1;
-    const what = i < 0 ? (this.from ? `before event ${groupDigits(this.from + 1)}, where this history begins` : "before the trace's first event") :
-      `after event ${groupDigits(this.from + this.k)} of ${groupDigits(this.total)}: <b>${EV_NAMES[ev.k[i]]}</b> ${fmtBytes(ev.s[i])} at <code>${hex(ev.a[i])}</code>` +
+    const what = i < 0 ? (this.from ? `before event ${this.evNo(1)}, where this history begins` : "before the trace's first event") :
+      `after event ${this.evNo(this.k)} of ${groupDigits(this.total)}: <b>${EV_NAMES[ev.k[i]]}</b> ${fmtBytes(ev.s[i])} at <code>${hex(ev.a[i])}</code>` +
       (this.app.clock ? ` · ${escapeHtml(this.app.clock.fmt(ev.t[i], 6, true))}` : "");
     document.getElementById("sg-event").innerHTML = what;
     const st = stateStats(this.state);
@@ -229,7 +232,7 @@ export class SegmentsView {
         `${g.pool ? " · pool " + escapeHtml(g.pool) + (isPrivatePool(g.pool) ? " (private: CUDA graph)" : "") : ""}</span>`;
       const b = h.block || h.ghost;
       if (b) {
-        const kind = h.ghost ? `freed at event ${groupDigits(this.from + b.freedAt + 1)}, not yet reused` : b.state === 1 ? "pending free" : "allocated";
+        const kind = h.ghost ? `freed at event ${this.evNo(b.freedAt + 1)}, not yet reused` : b.state === 1 ? "pending free" : "allocated";
         html = `<b>${fmtBytes(b.size)}</b> ${kind} <span class="muted">(${fmtBytesExact(b.size)})</span><br>address <code>${hex(b.addr)}</code><br>${segLine}`;
         const key = b.addr + "/" + b.stack;
         this.hoverKey = key;
@@ -301,7 +304,7 @@ export class SegmentsView {
     const hx = AX + (this.k / (n + 1)) * W;
     ctx.strokeStyle = css("--accent"); ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(hx + 0.5, top); ctx.lineTo(hx + 0.5, top + h); ctx.stroke(); ctx.setLineDash([]);
     ctx.fillStyle = css("--muted"); ctx.textBaseline = "top";
-    for (let q = 0; q <= 4; q++) { const k = Math.round((q / 4) * n); ctx.textAlign = q === 0 ? "left" : q === 4 ? "right" : "center"; ctx.fillText("event " + groupDigits(this.from + k), AX + (q / 4) * W, top + h + 6); }
+    for (let q = 0; q <= 4; q++) { const k = Math.round((q / 4) * n); ctx.textAlign = q === 0 ? "left" : q === 4 ? "right" : "center"; ctx.fillText("event " + this.evNo(k), AX + (q / 4) * W, top + h + 6); }
     ctx.textAlign = "left";
     this.tl = { AX, W, n, tot };
     document.getElementById("sg-tlegend").innerHTML = `<span class="lg"><i style="background:${css("--fg")}"></i>allocated (active blocks)</span>` +
@@ -321,7 +324,7 @@ export class SegmentsView {
     if (k == null) { tip.hidden = true; return; }
     const ev = this.model.ev, i = Math.max(0, k - 1);
     const se = this.series, kk = Math.min(this.model.n, k);
-    tip.innerHTML = `event ${groupDigits(this.from + k)}${this.model.n ? ` · ${escapeHtml(this.app.clock ? this.app.clock.fmt(ev.t[i], 6, true) : "")}` : ""}<br>reserved <b>${fmtBytes(this.tl.tot[e.offsetX - this.tl.AX] || 0)}</b>` +
+    tip.innerHTML = `event ${this.evNo(k)}${this.model.n ? ` · ${escapeHtml(this.app.clock ? this.app.clock.fmt(ev.t[i], 6, true) : "")}` : ""}<br>reserved <b>${fmtBytes(this.tl.tot[e.offsetX - this.tl.AX] || 0)}</b>` +
       (se ? ` · allocated ${fmtBytes(se.active[kk])}${se.withPrivate[kk] !== se.active[kk] ? ` · incl. private pools ${fmtBytes(se.withPrivate[kk])}` : ""}` : "") +
       `<br><span class="muted">click: the allocator's state then</span>`;
     tip.hidden = false;
