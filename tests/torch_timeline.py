@@ -58,7 +58,7 @@ def levels(rows):
 
 
 def memlens_us(t):
-    """memlens' ml_torch_us (src/output/export.c), step by step in doubles."""
+    """memlens' ml_torch_us (src/output/export/export.c), step by step in doubles."""
     if t < 0:
         return -memlens_us(-t)
     q, r = divmod(t, 1000)

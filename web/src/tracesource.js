@@ -1,6 +1,6 @@
 // tracesource.js — the Trace view's data behind the source interface
 // (web/DATA.md "Profiler views"): getTrace / getSliceDetail for the embedded
-// report (the rank's "trace" object, src/output/report_trace.c) and for
+// report (the rank's "trace" object, src/output/report/report_trace.c) and for
 // `memlens serve` (/api/trace, /api/slice, /api/trace.json), and the Chrome
 // trace JSON the report regenerates for "Download trace" / "Open in Perfetto".
 

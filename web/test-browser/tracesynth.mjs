@@ -1,5 +1,5 @@
 // tracesynth.mjs — a synthetic "trace" object for a report page (the columns
-// of src/output/report_trace.c, web/DATA.md), to measure the Trace view on
+// of src/output/report/report_trace.c, web/DATA.md), to measure the Trace view on
 // any number of slices without a trace file of that size:
 //
 //   node web/test-browser/tracesynth.mjs REPORT.html N OUT.html
