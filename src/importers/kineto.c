@@ -641,12 +641,45 @@ static inline size_t plain_string(const char *p, size_t i, size_t n)
     return j < n && p[j] == '"' ? j + 1 : 0;
 }
 
+/* The run of decimal digits at p (8 bytes at a time: p is followed by at
+ * least 8 readable bytes past any digit, as the scanner's NUL and padding
+ * ensure): its length, up to 24 (more are not looked at), and, when it is at
+ * most 19, its value in *v. */
+static inline unsigned digit_run(const char *p, uint64_t *v)
+{
+    uint64_t total = 0;
+    unsigned len = 0;
+    for (int round = 0; round < 3; round++) {
+        uint64_t x;
+        memcpy(&x, p + len, 8);
+        /* a byte is a digit when its high nibble is 3, and still is 3 after adding 6
+         * (a carry out of a non-digit byte only reaches the bytes after it) */
+        uint64_t other = ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ^
+                         0x3333333333333333ull;
+        unsigned k = other ? (unsigned)__builtin_ctzll(other) / 8 : 8;
+        if (k == 0) break;
+        /* the k digits to the top bytes (zeros before them), then 8 digits to a number */
+        x = (x - 0x3030303030303030ull) << (64 - 8 * k);
+        x = x * 10 + (x >> 8);
+        x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+             (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+        static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        total = total * scale[k] + x;
+        len += k;
+        if (k < 8) break;
+    }
+    *v = total;
+    return len;
+}
+
 /* A number at p[i] as lex_number() takes it (a digit or '-' and a digit,
  * then the run of number bytes): the index after it, or 0. */
 static inline size_t plain_number(const char *p, size_t i, size_t n)
 {
     if (!((p[i] >= '0' && p[i] <= '9') || (p[i] == '-' && p[i + 1] >= '0' && p[i + 1] <= '9'))) return 0;
-    i++;
+    uint64_t v;
+    i += (p[i] == '-');
+    i += digit_run(p + i, &v);
     while (i < n && compact_numch[(unsigned char)p[i]]) i++;
     return i < n ? i : 0;
 }
@@ -669,8 +702,7 @@ static size_t plain_skip(const char *p, size_t i, size_t n)
         if (i >= n) return 0;
         c = p[i];
         if (c == '"') {
-            for (i++; i < n && p[i] != '"'; i++)
-                if (p[i] == '\\') i++;
+            while ((i = find_stop(p, i + 1, false)) < n && p[i] == '\\') i++; /* past each escaped byte */
             if (i >= n) return 0;
         } else if (c == '[' || c == '{') {
             if (depth == (int)sizeof closer) return 0;
@@ -688,10 +720,10 @@ static size_t plain_skip(const char *p, size_t i, size_t n)
 static inline size_t plain_int(const char *p, size_t i, size_t n, int64_t *out)
 {
     size_t j = i + (p[i] == '-');
-    uint64_t v = 0;
-    size_t d = j;
-    while (j < n && p[j] >= '0' && p[j] <= '9' && j - d < 18) v = v * 10 + (uint64_t)(p[j++] - '0');
-    if (j == d || j >= n || compact_numch[(unsigned char)p[j]]) return 0;
+    uint64_t v;
+    unsigned len = digit_run(p + j, &v);
+    j += len;
+    if (len == 0 || len > 18 || j >= n || compact_numch[(unsigned char)p[j]]) return 0;
     *out = p[i] == '-' ? -(int64_t)v : (int64_t)v;
     return j;
 }
@@ -700,16 +732,14 @@ static inline size_t plain_int(const char *p, size_t i, size_t n, int64_t *out)
  * compiler compare inline). */
 #define KEQ(lit) (memcmp(key, lit, sizeof lit - 1) == 0)
 
-/* 1 if the args object was read (and consumed), 0 if the token path must read it. */
-static int fast_trace_args(kineto *k)
+/* The args object at p[at] == '{' read into k->ta: the index after it, or
+ * 0 if the token path must read it. */
+static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n)
 {
-    size_t n;
-    const char *p = js_peek_value(k->js, &n);
-    if (!p || p[0] != '{') return 0;
     trace_args *a = &k->ta;
-    size_t i = ws_at(p, 1);
+    size_t i = ws_at(p, at + 1);
     if (i >= n) return 0;
-    if (p[i] == '}') goto done;
+    if (p[i] == '}') return i + 1;
     for (;;) {
         if (p[i] != '"') return 0;
         size_t kend = plain_string(p, i, n);
@@ -810,8 +840,16 @@ static int fast_trace_args(kineto *k)
         if (i >= n) return 0;
         if (p[i] == '}') break; /* a trailing comma, as the scanner allows */
     }
-done:
-    js_consume_value(k->js, i + 1);
+    return i + 1;
+}
+
+/* 1 if the args object was read (and consumed), 0 if the token path must read it. */
+static int fast_trace_args(kineto *k)
+{
+    size_t n, end;
+    const char *p = js_peek_value(k->js, &n);
+    if (!p || p[0] != '{' || !(end = trace_args_at(k, p, 0, n))) return 0;
+    js_consume_value(k->js, end);
     return 1;
 }
 
@@ -1252,19 +1290,270 @@ static void note_times(kineto *k, int64_t first, int64_t last)
     k->has_times = true;
 }
 
-static int read_event(kineto *k)
+/* One event's fields, all read (the object at ev_off): into the profile. */
+static int event_done(kineto *k, event_fields *f, uint64_t ev_off)
 {
-    js_scanner *js = k->js;
-    uint64_t ev_off = js_offset(js);
-    event_fields f;
-    memset(&f, 0, sizeof f);
-    f.skind = ML_SL_OTHER;
+    if (f->has_ts) note_times(k, f->ts, f->has_dur && f->dur > 0 ? f->ts + f->dur : f->ts);
+    if (f->has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, f, ev_off, k->name[1] == 'O');
+    if (k->t && f->ph != 'B' && f->ph != 'E') trace_event(k, f);
+    if (k->trace_only && f->ph != 'B' && f->ph != 'E') return 0;
+    if (!f->has_ts) return 0;
+    if (f->ph == 'B' || f->ph == 'E') {
+        begin_or_end(k, f);
+        return 0;
+    }
+    if (f->ph != 'X' || !f->has_name || !is_op_cat(f->cat)) return 0;
+    ml_op_push(k->p, f->ts, f->has_dur ? f->dur : 0, event_name(k), thread_of(k, f),
+               op_kind(f->cat, k->name, k->name_len));
+    return 0;
+}
+
+/* Starts an event: its fields empty, no name yet. */
+static void event_begin(kineto *k, event_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->skind = ML_SL_OTHER;
     k->name_len = 0;
     k->name_interned = false;
     if (k->t) {
         k->ta = TA_NONE;
         k->cvals.len = 0;
     }
+}
+
+/* ---- whole events straight from the buffer ----
+ * Kineto writes its events plainly: fast_event() reads one such event
+ * object as read_event() would (the same fields, read in the same order, so
+ * strings are interned in the same order), from the scanner's buffer
+ * without tokenizing it, and gives up on anything else (an escape, a value
+ * of an unusual form or out of range, args the token path reads another
+ * way, an object not wholly buffered): read_event() then reads the event
+ * again from its start, to the same effect, and reports what is wrong. */
+
+/* A number at p[i] of the one form js_number() decodes while lexing
+ * (-?digits[.digits], at most 18 digits, then a byte that cannot go on a
+ * number), times 10^scale, truncated as js_number() does: the index after
+ * it, or 0. */
+static inline size_t plain_scaled(const char *p, size_t i, int scale, int64_t *out)
+{
+    bool neg = p[i] == '-';
+    size_t j = i + neg;
+    uint64_t v, fv = 0;
+    unsigned digits = digit_run(p + j, &v), frac = 0;
+    if (digits == 0) return 0;
+    j += digits;
+    if (p[j] == '.') {
+        frac = digit_run(p + j + 1, &fv);
+        j += 1 + frac;
+    }
+    if (digits + frac > 18 || compact_numch[(unsigned char)p[j]]) return 0;
+    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull};
+    v = v * pow10[frac] + fv;
+    int shift = scale - (int)frac;
+    unsigned __int128 w = v;
+    if (shift >= 0) w *= pow10[shift];
+    else w /= pow10[-shift];
+    if (w > (unsigned __int128)INT64_MAX) return 0;
+    *out = neg ? -(int64_t)w : (int64_t)w;
+    return j;
+}
+
+/* A pid, tid or flow id at p[i], as js_value_scalar_text() gives it: a
+ * string's raw text (without backslashes here) or a number's bytes.  The
+ * index after the value, or 0. */
+static inline size_t plain_scalar_text(const char *p, size_t i, size_t n, const char **text, size_t *len)
+{
+    size_t end = p[i] == '"' ? plain_string(p, i, n) : plain_number(p, i, n);
+    if (!end) return 0;
+    bool str = p[i] == '"';
+    *text = p + i + str;
+    *len = end - i - 2 * str;
+    return end;
+}
+
+/* An address (read as text, digits only, as read_args() does): the index
+ * after it, or 0 when read_args() would call it not a number. */
+static inline size_t plain_addr(const char *p, size_t i, uint64_t *out)
+{
+    uint64_t a;
+    unsigned len = digit_run(p + i, &a);
+    if (len == 0 || len > 19 || compact_numch[(unsigned char)p[i + len]]) return 0;
+    *out = a;
+    return i + len;
+}
+
+/* Whether read_trace_arg() does more with this arg of a non-counter event
+ * than skip it. */
+static bool is_trace_arg_key(const char *key, size_t n)
+{
+    switch (n) {
+    case 4: return KEQ("grid") || KEQ("name");
+    case 5: return KEQ("block") || KEQ("bytes") || KEQ("dtype");
+    case 6: return KEQ("device") || KEQ("stream");
+    case 10: return KEQ("Input Dims") || KEQ("Input dims") || KEQ("Input type") || KEQ("sort_index") ||
+                    KEQ("Group size") || KEQ("Call stack");
+    case 11: return KEQ("correlation") || KEQ("External id") || KEQ("external id");
+    case 13: return KEQ("connection_id") || KEQ("In msg nelems") || KEQ("Fwd thread id") || KEQ("shared memory") ||
+                    KEQ("blocks per SM");
+    case 14: return KEQ("Out msg nelems");
+    case 15: return KEQ("Sequence number") || KEQ("Collective name");
+    case 16: return KEQ("Python module id");
+    case 20: return KEQ("registers per thread");
+    case 25: return KEQ("est. achieved occupancy %");
+    }
+    return false;
+}
+
+/* The args object at p[at] as read_args() reads it (a memory event's, or
+ * any event's whose name is not known yet): the index after it, or 0. */
+static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t at, size_t n)
+{
+    if (p[at] != '{') return 0;
+    /* the time side reads a counter's args, and args before "ph", another way */
+    if (k->t && (!f->ph || f->ph == 'C' || f->ph == 'M')) return 0;
+    size_t i = ws_at(p, at + 1);
+    if (i >= n) return 0;
+    if (p[i] == '}') return i + 1;
+    for (;;) {
+        if (p[i] != '"') return 0;
+        size_t kend = plain_string(p, i, n);
+        if (!kend) return 0;
+        const char *key = p + i + 1;
+        size_t kn = kend - i - 2;
+        i = ws_at(p, kend);
+        if (i >= n || p[i] != ':') return 0;
+        i = ws_at(p, i + 1);
+        int64_t *dst = NULL;
+        bool *has = NULL, addr = false;
+        switch (kn) {
+        case 4: addr = KEQ("Addr"); break;
+        case 5: if (KEQ("Bytes")) dst = &f->bytes, has = &f->has_bytes; break;
+        case 9: if (KEQ("Device Id")) dst = &f->dev_id, has = &f->has_dev_id; break;
+        case 11: if (KEQ("Device Type")) dst = &f->dev_type, has = &f->has_dev_type; break;
+        case 14: if (KEQ("Total Reserved")) dst = &f->total_reserved, has = &f->has_total_reserved; break;
+        case 15: if (KEQ("Total Allocated")) dst = &f->total_alloc, has = &f->has_total_alloc; break;
+        }
+        size_t end;
+        if (addr) {
+            if (!(end = plain_addr(p, i, &f->addr))) return 0;
+            f->has_addr = true;
+        } else if (dst) {
+            if (!(end = plain_int(p, i, n, dst))) return 0;
+            *has = true;
+        } else {
+            if (k->t && is_trace_arg_key(key, kn)) return 0;
+            if (!(end = plain_skip(p, i, n))) return 0;
+        }
+        i = ws_at(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = ws_at(p, i + 1);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+    }
+    return i + 1;
+}
+
+/* The event object at p[0] == '{' (n bytes buffered): 1 if it was read
+ * and consumed, 0 if read_event() must read it, -1 on error. */
+static int fast_event(kineto *k, const char *p, size_t n)
+{
+    event_fields f;
+    event_begin(k, &f);
+    size_t i = ws_at(p, 1);
+    if (i >= n) return 0;
+    while (p[i] != '}') {
+        if (p[i] != '"') return 0;
+        size_t kend = plain_string(p, i, n);
+        if (!kend) return 0;
+        const char *key = p + i + 1;
+        size_t kn = kend - i - 2;
+        i = ws_at(p, kend);
+        if (i >= n || p[i] != ':') return 0;
+        i = ws_at(p, i + 1);
+        size_t end = 0;
+        const char *v;
+        size_t m;
+        switch (kn) {
+        case 2:
+            if (key[0] == 'p' && key[1] == 'h') {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                if (end - i > 2) f.ph = p[i + 1];
+            } else if (key[0] == 't' && key[1] == 's') {
+                if (!(end = plain_scaled(p, i, 3, &f.ts)) || !ml_value_ok(f.ts)) return 0;
+                f.has_ts = true;
+            } else if (k->t && key[0] == 'i' && key[1] == 'd') {
+                if (!(end = plain_scalar_text(p, i, n, &v, &m))) return 0;
+                f.id = flow_id(v, m), f.has_id = true;
+            } else if (k->t && key[0] == 'b' && key[1] == 'p') {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                f.bind_enclosing = end - i == 3 && p[i + 1] == 'e';
+            } else end = plain_skip(p, i, n);
+            break;
+        case 3:
+            if (KEQ("cat")) {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                v = p + i + 1, m = end - i - 2;
+                f.cat = classify_cat(v, m);
+                if (k->t) {
+                    f.skind = slice_kind_of_cat(v, m);
+                    f.cat_id = cat_of(k, v, m);
+                }
+            } else if (KEQ("pid") || KEQ("tid")) {
+                if (!(end = plain_scalar_text(p, i, n, &v, &m))) return 0;
+                if (m > ID_MAX) m = ID_MAX;
+                memcpy(key[0] == 'p' ? f.pid : f.tid, v, m);
+                *(key[0] == 'p' ? &f.pid_len : &f.tid_len) = m;
+            } else if (KEQ("dur")) {
+                if (!(end = plain_scaled(p, i, 3, &f.dur)) || !ml_value_ok(f.dur)) return 0;
+                f.has_dur = true;
+            } else end = plain_skip(p, i, n);
+            break;
+        case 4:
+            if (KEQ("name")) {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                m = end - i - 2;
+                if (m + 1 > k->name_cap) {
+                    k->name_cap = m + 64;
+                    k->name = ml_realloc(k->name, k->name_cap);
+                }
+                memcpy(k->name, p + i + 1, m);
+                k->name[m] = 0;
+                k->name_len = m;
+                f.has_name = true;
+            } else if (KEQ("args")) {
+                bool memory = f.has_name && is_memory_name(k);
+                if (f.has_name && !memory && !k->t) end = plain_skip(p, i, n);
+                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !memory)
+                    end = p[i] == '{' ? trace_args_at(k, p, i, n) : 0;
+                else end = memory_args_at(k, &f, p, i, n);
+            } else end = plain_skip(p, i, n);
+            break;
+        default:
+            end = plain_skip(p, i, n);
+        }
+        if (!end) return 0;
+        i = ws_at(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = ws_at(p, i + 1);
+        if (i >= n) return 0;
+    }
+    js_consume_element(k->js, i + 1);
+    return event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
+}
+
+static int read_event(kineto *k)
+{
+    js_scanner *js = k->js;
+    uint64_t ev_off = js_offset(js);
+    event_fields f;
+    event_begin(k, &f);
     for (;;) {
         const char *key;
         size_t n;
@@ -1323,20 +1612,7 @@ static int read_event(kineto *k)
         }
         if (r < 0) return scan_error(k);
     }
-
-    if (f.has_ts) note_times(k, f.ts, f.has_dur && f.dur > 0 ? f.ts + f.dur : f.ts);
-    if (f.has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
-    if (k->t && f.ph != 'B' && f.ph != 'E') trace_event(k, &f);
-    if (k->trace_only && f.ph != 'B' && f.ph != 'E') return 0;
-    if (!f.has_ts) return 0;
-    if (f.ph == 'B' || f.ph == 'E') {
-        begin_or_end(k, &f);
-        return 0;
-    }
-    if (f.ph != 'X' || !f.has_name || !is_op_cat(f.cat)) return 0;
-    ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, event_name(k), thread_of(k, &f),
-               op_kind(f.cat, k->name, k->name_len));
-    return 0;
+    return event_done(k, &f, ev_off);
 }
 
 /* ---- the trace ---- */
@@ -1349,6 +1625,16 @@ static int read_events(kineto *k)
     k->events_open = true;
     js_allow_cut(k->js);
     for (;;) {
+        size_t avail;
+        const char *p = js_peek_element(k->js, &avail);
+        if (p && p[0] == '{') {
+            int r = fast_event(k, p, avail);
+            if (r < 0) return -1;
+            if (r > 0) {
+                k->list_objects++;
+                continue;
+            }
+        }
         js_tok t = js_next(k->js);
         if (t == JS_END) return 0; /* the file ended inside the list: events_open stays set */
         if (t == JS_ARRAY_END) {
