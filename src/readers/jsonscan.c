@@ -14,7 +14,7 @@
  * scanners) and grows to BUF_STREAM once the input has filled it: then each
  * refill reads megabytes at a time. */
 #define BUF_INITIAL ((size_t)64 << 10)
-#define BUF_STREAM  ((size_t)4 << 20)
+#define BUF_STREAM  ((size_t)256 << 10)
 #define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this */
 #define PAD         64                    /* bytes after the data that 16-byte loads may touch */
 
@@ -821,7 +821,7 @@ void js_consume_value(js_scanner *s, size_t n)
 /* js_peek_element() tops the buffer up to this much ahead (a quarter of a
  * small buffer), so that the events it hands out are nearly always whole
  * in it. */
-#define PEEK_AHEAD ((size_t)64 << 10)
+#define PEEK_AHEAD ((size_t)16 << 10)
 
 const char *js_peek_element(js_scanner *s, size_t *avail)
 {
