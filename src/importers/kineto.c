@@ -1115,9 +1115,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
 }
 
@@ -2053,6 +2053,7 @@ static int read_top_object(kineto *k)
 static int finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
+    if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when lean_wanted) */
     /* ts and the base are each below 2^62 (read_bounded); so must their sums be (profile.h). */
     if (p->base_time_ns && k->has_times &&
         (!ml_value_ok(p->base_time_ns + k->min_ts) || !ml_value_ok(p->base_time_ns + k->max_end)))
@@ -2236,13 +2237,14 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
     p->ops_first_only = ops_first_only;
+    p->lean_wanted = lean_wanted;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -2260,6 +2262,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
     second.p->ops_first_only = p->ops_first_only;
+    second.p->lean_wanted = p->lean_wanted;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
