@@ -2237,7 +2237,8 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted,
+         categories_wanted = p->categories_wanted;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
@@ -2245,6 +2246,7 @@ static void profile_reset(ml_profile *p)
     if (trace) p->trace = ml_trace_new();
     p->ops_first_only = ops_first_only;
     p->lean_wanted = lean_wanted;
+    p->categories_wanted = categories_wanted;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)

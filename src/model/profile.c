@@ -901,7 +901,8 @@ static void finish_memory_side(void *arg)
         /* Matched: the command reads no more of the events than lean storage
          * keeps (a gigabyte trace's addresses and threads: 12 bytes an event). */
         ml_events *ev = &p->events;
-        VEC_FREE(&ev->addr); VEC_FREE(&ev->thread); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+        VEC_FREE(&ev->addr); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+        if (!p->categories_wanted) VEC_FREE(&ev->thread);
     }
     ml_phase("match");
 }

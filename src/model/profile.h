@@ -259,8 +259,11 @@ typedef struct ml_profile {
     bool lean_wanted;           /* the command reads of the memory side only what `lean` keeps
                                  * (the plain summary: ML_LEAN), and the input can be read again
                                  * (a regular file): an importer may store it lean, and
-                                 * ml_profile_finish() leaves the events' addr, thread, stack and
-                                 * stream empty (len 0) once the allocs are matched */
+                                 * ml_profile_finish() leaves the events' addr, thread (unless
+                                 * categories_wanted), stack and stream empty (len 0) once the
+                                 * allocs are matched */
+    bool categories_wanted;     /* ml_categorize() will run: the events' threads, which it reads at
+                                 * frees, stay (lean_wanted drops them only when not) */
     bool lean;                  /* lean storage (the snapshot importer, while it matches as it
                                  * reads): events keep ts, size, aux, device and kind (addr,
                                  * thread, stack and stream stay empty: len 0); allocs leave
