@@ -15,7 +15,7 @@
  * scanners) and grows to BUF_STREAM once the input has filled it: then each
  * refill reads megabytes at a time. */
 #define BUF_INITIAL ((size_t)64 << 10)
-#define BUF_STREAM  ((size_t)4 << 20)
+#define BUF_STREAM  ((size_t)256 << 10)
 #define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this */
 #define PAD         64                    /* bytes after the data that 16-byte loads may touch */
 
@@ -47,6 +47,7 @@ struct js_scanner {
     char err[ML_ERR_MAX];
     char *scratch;
     size_t scratch_cap;
+    size_t peek_at;           /* js_peek_element(): where the element starts in buf */
 };
 
 static const unsigned char is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
@@ -839,6 +840,35 @@ void js_consume_value(js_scanner *s, size_t n)
     s->tok_off = s->base + s->pos;
     s->pos += n;
     value_done(s);
+}
+
+/* js_peek_element() tops the buffer up to this much ahead (a quarter of a
+ * small buffer), so that the events it hands out are nearly always whole
+ * in it. */
+#define PEEK_AHEAD ((size_t)16 << 10)
+
+const char *js_peek_element(js_scanner *s, size_t *avail)
+{
+    if ((s->state != S_VALUE && s->state != S_AFTER) || !s->depth || s->stack[s->depth - 1] != 'a') return NULL;
+    size_t ahead = s->cap / 4 < PEEK_AHEAD ? s->cap / 4 : PEEK_AHEAD;
+    if (s->end - s->pos < ahead && !s->eof && more(s, s->pos) < 0) return NULL;
+    const char *b = s->buf;
+    size_t p = find_non_ws(b, s->pos, s->end);
+    if (s->state == S_AFTER) {
+        if (p >= s->end || b[p] != ',') return NULL;
+        p = find_non_ws(b, p + 1, s->end);
+    }
+    if (p >= s->end || b[p] == ']') return NULL;
+    s->peek_at = p;
+    *avail = s->end - p;
+    return b + p;
+}
+
+void js_consume_element(js_scanner *s, size_t n)
+{
+    s->tok_off = s->base + s->peek_at;
+    s->pos = s->peek_at + n;
+    s->state = S_AFTER;
 }
 
 int js_skip_rest(js_scanner *s)
