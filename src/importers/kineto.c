@@ -64,7 +64,7 @@ typedef struct event_fields {
 typedef struct trace_args {
     int64_t corr, ext, seq, fwd, py_module, device, stream, regs, smem, bytes, sort_index;
     int32_t grid[3], block[3];
-    float blocks_per_sm, occupancy;
+    float blocks_per_sm, occupancy, membw;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
     ml_comm_args comm;
 } trace_args;
@@ -250,7 +250,7 @@ static bool is_memory_name(const kineto *k)
 /* ---- the time side's args ---- */
 
 static const trace_args TA_NONE = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0.0f, 0, 0, 0, 0,
     {0, 0, -1, -1, -1}};
 
 static void json_put(kineto *k, const char *s, size_t n)
@@ -553,6 +553,9 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         break;
     case 20:
         if (KEY_IS(key, n, "registers per thread")) dst = &a->regs;
+        break;
+    case 23:
+        if (KEY_IS(key, n, "memory bandwidth (GB/s)")) return read_float(k, &a->membw);
         break;
     case 25:
         if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
@@ -900,6 +903,9 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n)
             break;
         case 20:
             if (KEQ("registers per thread")) dst = &a->regs;
+            break;
+        case 23:
+            if (KEQ("memory bandwidth (GB/s)")) fdst = &a->membw;
             break;
         case 25:
             if (KEQ("est. achieved occupancy %")) fdst = &a->occupancy;
@@ -1259,6 +1265,7 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
             .shared_memory = a->smem,
             .blocks_per_sm = a->blocks_per_sm,
             .occupancy = a->occupancy,
+            .membw = a->membw,
             .bytes = a->bytes,
             .comm = a->comm,
         };
