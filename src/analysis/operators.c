@@ -32,8 +32,8 @@ static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, u
     uint32_t si = tree->slice[nd], info = t->slices.info.v[si];
     const ml_op_info *oi = info != ML_NONE32 && info < t->op_info.len ? &t->op_info.v[info] : NULL;
     r->calls++;
-    r->host_total_ns += t->slices.dur.v[si];
-    ml_durhist_add(&r->hist, t->slices.ts.v[si], t->slices.dur.v[si]);
+    r->host_total_ns += tree->host_total[nd];
+    ml_durhist_add(&r->hist, t->slices.ts.v[si], tree->host_total[nd]);
     r->host_self_ns += tree->host_self[nd];
     r->device_self_ns += tree->device_self[nd];
     r->device_total_ns += tree->device_total[nd];

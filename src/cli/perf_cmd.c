@@ -89,7 +89,7 @@ int ml_cmd_perf(int argc, char **argv)
     }
     ml_err e = {{0}};
     if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) {
-        fprintf(stderr, "memlens: %s\n", e.msg);
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         VEC_FREE(&inputs);
         ml_profiles_free(&ps);
         return 2;
@@ -154,7 +154,7 @@ int ml_cmd_perf(int argc, char **argv)
         for (size_t r = 0; r < n && !dist_only; r++) {
             const ml_profile *p = ps.items.v[r];
             if (r) fputc('\n', stdout);
-            printf("== %s", p->path);
+            printf("== %s", ML_TEXT_SAFE(p->path));
             if (p->rank >= 0) printf(" (rank %d)", p->rank);
             printf("\n");
             if (!ok[r]) {

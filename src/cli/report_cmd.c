@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "textwidth.h"
 #include "cli.h"
 #include "report.h"
 #include "report_segments.h"
@@ -61,7 +62,7 @@ int ml_cmd_report(int argc, char **argv)
     o.inputs = inputs;
     o.n_inputs = n;
     int rc = ml_report_write(&ps, &o, out, &e);
-    if (rc != 0) fprintf(stderr, "memlens: %s\n", e.msg);
+    if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_profiles_free(&ps);
     free(inputs);
     return rc ? 2 : 0;

@@ -3,6 +3,7 @@
  * every input (file, "-" or directory of ranks) and prints the summary
  * (output/summary.c) as text or JSON.
  */
+#include "textwidth.h"
 #include "cli.h"
 #include "phase.h"
 #include "summary.h"
@@ -21,11 +22,11 @@ static void warn_skipped(FILE *f, const ml_profiles *ps)
 {
     size_t others = 0, shown = 0;
     for (size_t i = 0; i < ps->skipped.len; i++)
-        if (ml_skipped_unreadable(ps->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ps->skipped.v[i]);
+        if (ml_skipped_unreadable(ps->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ML_TEXT_SAFE(ps->skipped.v[i]));
     for (size_t i = 0; i < ps->skipped.len; i++) {
         if (ml_skipped_unreadable(ps->skipped.v[i])) continue;
         if (others++ < SKIPPED_SHOWN) {
-            fprintf(f, "memlens: skipped %s\n", ps->skipped.v[i]);
+            fprintf(f, "memlens: skipped %s\n", ML_TEXT_SAFE(ps->skipped.v[i]));
             shown++;
         }
     }
@@ -105,7 +106,7 @@ int ml_cmd_summary(int argc, char **argv)
     if (loaded < 0) return 2;
     warn_skipped(stderr, &ps);
     if (o.rank >= 0 && ml_profiles_keep_rank(&ps, o.rank, &e) < 0) {
-        fprintf(stderr, "memlens: %s\n", e.msg);
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         ml_profiles_free(&ps);
         return 2;
     }

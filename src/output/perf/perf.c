@@ -310,6 +310,10 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
     jw_end(w);
     write_modules(w, perf->modules);
     write_distributed(w, dist);
+    jw_key(w, "notes");
+    jw_arr(w);
+    for (size_t i = 0; i < perf->notes.len; i++) jw_str(w, perf->notes.v[i]);
+    jw_end(w);
     jw_end(w);
 }
 

@@ -270,6 +270,7 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
             snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);
             jw_str(w, buf);
         }
+        for (size_t i = 0; i < perf->notes.len; i++) jw_str(w, perf->notes.v[i]);
     }
     jw_end(w);
     jw_end(w);
