@@ -35,6 +35,7 @@ static void step_side(void *arg)
     ml_steps_compute(j->p, &j->out->steps);
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
+    ml_gputime_compute(j->p, &j->out->gputime);
 }
 
 static void operator_side(void *arg)
@@ -119,6 +120,7 @@ void ml_perf_free(ml_perf *perf)
     ml_operators_free(&perf->ops);
     VEC_FREE(&perf->recs);
     if (perf->modules) ml_modules_free(perf->modules);
+    ml_gputime_free(&perf->gputime);
     perf->modules = NULL;
     for (size_t i = 0; i < perf->notes.len; i++) free(perf->notes.v[i]);
     VEC_FREE(&perf->notes);

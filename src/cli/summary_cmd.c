@@ -98,8 +98,10 @@ int ml_cmd_summary(int argc, char **argv)
         return usage();
     }
     ml_profiles ps = {0};
-    /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time. */
-    if (!o.json && o.by != ML_BY_CATEGORY) ps.want |= ML_SKIP_CATEGORIES | ML_LEAN;
+    /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time.
+     * Either way the summary reads only what lean storage keeps (and ml_categorize() with it). */
+    ps.want |= ML_LEAN;
+    if (!o.json && o.by != ML_BY_CATEGORY) ps.want |= ML_SKIP_CATEGORIES;
     ml_err e = {{0}};
     int loaded = ml_cli_load(inputs.v, inputs.len, &ps);
     VEC_FREE(&inputs);

@@ -9,6 +9,7 @@
 
 #include "csvout.h"
 #include "format.h"
+#include "perf_gputime.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
                                                       "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};
@@ -310,6 +311,7 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
     jw_end(w);
     write_modules(w, perf->modules);
     write_distributed(w, dist);
+    ml_gputime_perf_json(w, p, &perf->gputime);
     jw_key(w, "notes");
     jw_arr(w);
     for (size_t i = 0; i < perf->notes.len; i++) jw_str(w, perf->notes.v[i]);
