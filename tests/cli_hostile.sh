@@ -11,6 +11,8 @@
 #   19 one correlation id on two launches: each kernel to the nearest launch
 #      before it, a note
 #   20 overlapping, backward and trailing steps: a note; no events: an error
+#   14 1,500 distinct operators: the tables list the top rows (--top, 1,000
+#      by default) and add up the rest ("others")
 . tests/lib.sh
 tmp=$(mktemp -d)
 pid=""
@@ -183,6 +185,28 @@ t_eq "20: the notes say how many and why" "$(py '"|".join(n for n in d["runs"][0
 t_contains "20: the notes in text" "$("$MEMLENS" perf "$tmp/steps.json")" "note: 1 trailing step dropped as cut short by the profiler"
 "$MEMLENS" report "$tmp/steps.json" -o "$tmp/steps.html" 2>&1
 t_contains "20: the notes in the page's perf object" "$(cat "$tmp/steps.html")" "1 trailing step dropped as cut short by the profiler"
+
+# ---- 14: tables a person can use: the top rows, the rest added up -----------
+# 1,500 distinct operators, op_i lasting 1 + i % 9 us: the top 1,000 by host
+# self time are listed, the other 500 added up (sums worked out by python)
+awk 'BEGIN { printf "{\"traceEvents\":[\n"
+    for (i = 0; i < 1500; i++) printf "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op_%04d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},\n", i, i * 10, 1 + i % 9
+    printf "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"host\"}}]}\n" }' >"$tmp/wide.json"
+rest=$(python3 -c 'd = sorted((1 + i % 9 for i in range(1500)), reverse=True); print(len(d[1000:]), sum(d[1000:]))')
+"$MEMLENS" perf --json "$tmp/wide.json" >"$tmp/wide.out" 2>&1
+t_eq "14: perf --json lists 1,000 operators, then the others added up" "$(python3 -c '
+import json, sys
+d = json.load(sys.stdin); o = d["runs"][0]["operators"]; r = d["ranks"][0]["operators"]
+print(len(o), o[-1]["name"], o[-1]["others"], o[-1]["calls"], o[-1]["host_self_us"], len(r["by_name"]), r["others"]["by_name"]["rows"], r["others"]["by_name"]["host_self_ns"] // 1000, r["others"]["by_shape"]["calls"], d["ranks"][0]["kernels"]["others"]["by_name"])' <"$tmp/wide.out")" \
+    "1001 (others) $(echo $rest | cut -d' ' -f1) $(echo $rest | cut -d' ' -f1) $(echo $rest | cut -d' ' -f2) 1000 $(echo $rest | cut -d' ' -f1) $(echo $rest | cut -d' ' -f2) $(echo $rest | cut -d' ' -f1) None"
+t_contains "14: text, --top 3: the others line" "$("$MEMLENS" perf --view operators --top 3 "$tmp/wide.json")" \
+    "(others: 1,497 more operators)"
+"$MEMLENS" report --top 7 "$tmp/wide.json" -o "$tmp/wide.html" 2>&1
+t_eq "14: report --top 7: the page's tables hold 7 rows and the others" "$(python3 -c '
+import json, re, sys
+t = re.search(r"<script type=\"application/json\" id=\"ml-perf-0\">(.*?)</script>", open(sys.argv[1]).read(), re.S).group(1)
+o = json.loads(t)["operators"]
+print(len(o["by_name"]), o["others"]["by_name"]["rows"], o["by_name"][0]["hist"] is not None)' "$tmp/wide.html")" "7 1493 True"
 
 # ---- 20: an input with no events is an error --------------------------------
 printf '{"traceEvents":[]}' >"$tmp/none.json"

@@ -26,7 +26,8 @@ static void usage_to(FILE *f)
                "INPUT: a Kineto trace (.json/.json.gz), an Ascend profiler folder, - for stdin, or a directory\n"
                "--view V: print only these views (repeat, or V,V); default: every view, tables cut to 10 rows\n"
                "--group-by: operators by name (default) or by name and input shape\n"
-               "--top N: rows of each table (text: 10 without --view, all with it; --json: all unless given)\n"
+               "--top N: rows of each table, the rest added up in an \"others\" line (text: 10 without\n"
+               "         --view, 1000 with it; --json: 1000)\n"
                "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\"} (README, memlens perf)\n");
 }
 
@@ -115,7 +116,7 @@ int ml_cmd_perf(int argc, char **argv)
         jw_key(&w, "runs");
         jw_arr(&w);
         for (size_t r = 0; r < n; r++)
-            ml_perf_run_json(&w, ps.items.v[r], ok[r] ? &perfs[r] : NULL, group, top > 0 ? top : 0, dist);
+            ml_perf_run_json(&w, ps.items.v[r], ok[r] ? &perfs[r] : NULL, group, top > 0 ? top : ML_PERF_TOP_DEFAULT, dist);
         jw_end(&w);
         jw_key(&w, "meta");
         jw_arr(&w);
@@ -137,7 +138,7 @@ int ml_cmd_perf(int argc, char **argv)
         jw_key(&w, "ranks");
         jw_arr(&w);
         for (size_t r = 0; r < n; r++) {
-            if (ok[r]) ml_perf_json_write(&w, ps.items.v[r], &perfs[r], top > 0 ? top : 0, dist);
+            if (ok[r]) ml_perf_json_write(&w, ps.items.v[r], &perfs[r], top > 0 ? top : ML_PERF_TOP_DEFAULT, dist);
             else jw_null(&w);
         }
         jw_end(&w);
@@ -146,7 +147,7 @@ int ml_cmd_perf(int argc, char **argv)
     } else {
         ml_perf_view_opts o = {.views = views ? views : ML_VIEW_ALL,
                                .group = group,
-                               .top = top > 0 ? top : views ? 0 : 10,
+                               .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10,
                                .width = ml_term_width(stdout)};
         /* the distributed view alone spans the ranks: no per-rank headings */
         bool dist_only = o.views == ML_VIEW_DISTRIBUTED;

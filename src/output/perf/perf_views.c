@@ -9,6 +9,7 @@
 
 #include "format.h"
 #include "perf_gputime.h"
+#include "perf.h"
 #include "perf_runs.h"
 #include "textwidth.h"
 
@@ -39,6 +40,21 @@ static void put_name(FILE *f, const char *s, int cols, int middle)
     char *buf = malloc(cap);
     fputs(buf ? ml_fit(s, cols, middle, buf, cap) : s, f);
     free(buf);
+}
+
+/* The rows past --top, added up, in the table's columns. */
+static void text_rest(FILE *f, ml_rows_rest o, bool ops, const char *what)
+{
+    if (!o.rows) return;
+    char a[32], b[32], c[32], d[32], cnt[32];
+    ml_fmt_count((int64_t)o.rows, cnt, sizeof cnt);
+    if (ops)
+        fprintf(f, "  %8lld %11s %11s %11s %11s %2s  (others: %s more %ss)\n", (long long)o.calls,
+                dur(o.device_self_ns, a, sizeof a), dur(o.device_total_ns, b, sizeof b), dur(o.host_self_ns, c, sizeof c),
+                dur(o.host_total_ns, d, sizeof d), "", cnt, what);
+    else
+        fprintf(f, "  %8lld %11s %11s %8s %8s %2s  (others: %s more %ss)\n", (long long)o.calls,
+                dur(o.total_ns, a, sizeof a), dur(o.calls ? o.total_ns / o.calls : 0, b, sizeof b), "", "", "", cnt, what);
 }
 
 static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
@@ -165,6 +181,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
         }
         fputc('\n', f);
     }
+    text_rest(f, ml_op_rows_rest(ops, o->top), true, "operator");
     fprintf(f, "  (TC: E = Tensor Core eligible)\n");
 }
 
@@ -194,6 +211,7 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
         put_name(f, ml_s(p, r->name), cols, 1);
         fputc('\n', f);
     }
+    text_rest(f, ml_kernel_rows_rest(kt->by_name.v, kt->by_name.len, o->top), false, "kernel");
     fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
 }
 
