@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include "par.h"
 #include "phase.h"
 #include <stdlib.h>
 #include <string.h>
@@ -2370,7 +2371,7 @@ int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
     const char *min_env = getenv("MEMLENS_SPLIT_MIN_BYTES");
     int64_t min = min_env ? atoll(min_env) : SPLIT_MIN_BYTES;
     int64_t size = ml_source_plain_size(src);
-    if (size >= min && size > 0 && !getenv("MEMLENS_ONE_THREAD")) {
+    if (size >= min && size > 0 && ml_par_allowed()) {
         int rc = import_in_two_halves(ml_source_name(src), (uint64_t)size, p, e);
         if (rc != SPLIT_RETRY) return rc;
     }

@@ -213,9 +213,8 @@ static void write_modules(jw *w, const ml_modules *m)
     else jw_null(w);
 }
 
-static void write_distributed(jw *w, const ml_distributed *d)
+void ml_perf_json_distributed(jw *w, const ml_distributed *d)
 {
-    jw_key(w, "distributed");
     if (!d) {
         jw_null(w);
         return;
@@ -261,6 +260,12 @@ static void write_distributed(jw *w, const ml_distributed *d)
 }
 
 void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist)
+{
+    ml_perf_json_write_at(w, p, perf, top, dist, NULL);
+}
+
+void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist,
+                           long *dist_at)
 {
     const ml_trace *t = p->trace;
     const ml_steps *st = &perf->steps;
@@ -372,7 +377,12 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
     jw_end(w);
     jw_end(w);
     write_modules(w, perf->modules);
-    write_distributed(w, dist);
+    jw_key(w, "distributed");
+    if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
+        fflush(w->f);
+        *dist_at = ftell(w->f);
+        jw_null(w);
+    } else ml_perf_json_distributed(w, dist);
     ml_gputime_perf_json(w, p, &perf->gputime);
     jw_key(w, "notes");
     jw_arr(w);

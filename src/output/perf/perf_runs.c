@@ -210,9 +210,8 @@ static void write_modules(jw *w, const ml_modules *m, int top)
     jw_end(w);
 }
 
-static void write_distributed(jw *w, const ml_distributed *d)
+void ml_perf_run_distributed(jw *w, const ml_distributed *d)
 {
-    jw_key(w, "distributed");
     if (!d) {
         jw_null(w);
         return;
@@ -261,6 +260,12 @@ static void write_distributed(jw *w, const ml_distributed *d)
 void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
                       const ml_distributed *dist)
 {
+    ml_perf_run_json_at(w, p, perf, group, top, dist, NULL);
+}
+
+void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
+                         const ml_distributed *dist, long *dist_at)
+{
     jw_obj(w);
     jw_key(w, "path"); jw_str(w, p->path);
     jw_key(w, "rank");
@@ -277,7 +282,12 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
     jw_end(w);
     write_operators(w, p, perf ? &perf->ops : NULL, group, top);
     write_kernels(w, p, perf ? &perf->kernels : NULL, top);
-    write_distributed(w, dist);
+    jw_key(w, "distributed");
+    if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
+        fflush(w->f);
+        *dist_at = ftell(w->f);
+        jw_null(w);
+    } else ml_perf_run_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
     ml_gputime_runs_json(w, p, perf ? &perf->gputime : NULL);
 

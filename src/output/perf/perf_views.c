@@ -275,6 +275,11 @@ void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_vi
     text_distributed(f, d, o, true);
 }
 
+void ml_perf_views_distributed(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
+{
+    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, d, o, o->views != ML_VIEW_ALL);
+}
+
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist)
 {
@@ -292,5 +297,5 @@ void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const
         ml_gputime_text_kernels(f, p, &perf->gputime, o->top, o->width);
     }
     if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
-    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, dist, o, !all);
+    if ((o->views & ML_VIEW_DISTRIBUTED) && !o->dist_elsewhere) text_distributed(f, dist, o, !all);
 }

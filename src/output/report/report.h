@@ -27,6 +27,11 @@ typedef struct ml_report_opts {
     const char *const *inputs; /* input names for the header */
     size_t n_inputs;
     int top;                 /* rows of each perf table; 0 = ML_PERF_TOP_DEFAULT */
+    /* `memlens diff -o`: more page data (a <script> element, written after
+     * the meta), and no distributed view (the ranks are two runs, not one job). */
+    const char *extra_html;
+    size_t extra_len;
+    bool no_distributed;
 } ml_report_opts;
 
 /* Fills meta (one JSON object) and the blobs for all ranks of ps. */
