@@ -1505,6 +1505,7 @@ static bool is_trace_arg_key(const char *key, size_t n)
     case 15: return KEQ("Sequence number") || KEQ("Collective name");
     case 16: return KEQ("Python module id");
     case 20: return KEQ("registers per thread");
+    case 23: return KEQ("memory bandwidth (GB/s)");
     case 25: return KEQ("est. achieved occupancy %");
     }
     return false;
