@@ -81,6 +81,7 @@ export class KernelsView extends PerfTableView {
       rowKey: kernelRowKey,
       label: (r, g) => String(r.name).replace(/^void /, "") + (g === "op" && r.op ? " · " + r.op : ""),
       detail: kernelDetail,
+      others: (perf, g) => (perf.kernels.others || {})[g === "op" ? "by_op" : "by_name"] || null,
       empty: "This trace has no GPU kernels (a CPU-only profile).",
     });
     this.gt = document.createElement("div");

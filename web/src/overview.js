@@ -3,11 +3,13 @@
 // compute capability, a utilization gauge, SM efficiency, occupancy), the
 // step-time breakdown as a stacked bar per step with the average as a donut,
 // HTA's GPU time (temporal breakdown, idle time by cause per stream:
-// gputime.js), and the recommendations with the numbers behind them (perf
-// object, web/DATA.md).
+// gputime.js), the recommendations with the numbers behind them, and the
+// notes on what the analyses had to adjust in the input (perf object,
+// web/DATA.md).
 
 import { escapeHtml, fmtBytes, groupDigits } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf } from "./perfview.js";
+import { notesHtml } from "./present.js";
 import { gtTemporal, gtIdle, GT_TEMPORAL } from "./gputime.js";
 
 // The parts of a step, bottom first, each a colour-blind-safe hue (Okabe & Ito, Tol).
@@ -137,6 +139,8 @@ export class OverviewView {
       ovCard("Unique operators", groupDigits(c.operators_unique || 0), "", "ov-ops") +
       ovCard(acc + " kernels", groupDigits(c.kernels || 0), c.kernel_names != null ? `${groupDigits(c.kernel_names)} distinct` : "", "ov-kernels") +
       memCard + "</div>";
+    // what the analyses adjusted in this input (times cut, args dropped, steps dropped)
+    if ((p.notes || []).length) h += `<div class="pv-notes" id="ov-notes">${notesHtml(p.notes)}</div>`;
     h += '<div class="pv-ovgrid">';
     // GPUs
     h += `<section class="panel pv-gpus"><div class="bar"><h2>${acc}</h2></div>`;
