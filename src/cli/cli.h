@@ -12,6 +12,9 @@
 
 #include "importer.h"
 
+/* The program: argv[1] names the command (dispatch.c). */
+int ml_cli_main(int argc, char **argv);
+
 /* The commands: argv starts after the command's name; each returns the exit
  * status (0, 1 for a failed write to stdout, 2 for bad input or options). */
 int ml_cmd_summary(int argc, char **argv);

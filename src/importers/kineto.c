@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include "par.h"
 #include "phase.h"
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,7 @@ typedef struct kineto {
     bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
     bool events_open;              /* inside the event list (where a split may fall) */
     size_t list_objects, list_others; /* elements of the event list: objects, and anything else */
+    uint64_t list_off;             /* where the event list begins */
     size_t orphan_ends;            /* "E" events with no open "B" on their thread */
     size_t unclosed;               /* "B" ops closed at the end of the trace for want of an "E" */
     bool has_times;                /* min_ts / max_end are set */
@@ -1121,9 +1123,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
 }
 
@@ -1503,6 +1505,7 @@ static bool is_trace_arg_key(const char *key, size_t n)
     case 15: return KEQ("Sequence number") || KEQ("Collective name");
     case 16: return KEQ("Python module id");
     case 20: return KEQ("registers per thread");
+    case 23: return KEQ("memory bandwidth (GB/s)");
     case 25: return KEQ("est. achieved occupancy %");
     }
     return false;
@@ -1911,6 +1914,7 @@ static int read_event(kineto *k)
  * events, or right after its ']'. */
 static int read_events(kineto *k)
 {
+    if (!k->saw_event_list) k->list_off = js_offset(k->js);
     k->saw_event_list = true;
     k->events_open = true;
     js_allow_cut(k->js);
@@ -2060,6 +2064,10 @@ static int read_top_object(kineto *k)
 static int finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
+    if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when lean_wanted) */
+    if (!k->list_objects) /* nothing to show: an error, not an empty run */
+        return js_fail_at(k->js, k->e, k->list_off, "no events: the trace's event list is empty%s",
+                          truncated ? " (and the file ends inside it)" : "");
     /* ts and the base are each below 2^62 (read_bounded); so must their sums be (profile.h). */
     if (p->base_time_ns && k->has_times &&
         (!ml_value_ok(p->base_time_ns + k->min_ts) || !ml_value_ok(p->base_time_ns + k->max_end)))
@@ -2243,13 +2251,16 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted,
+         categories_wanted = p->categories_wanted;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
     p->ops_first_only = ops_first_only;
+    p->lean_wanted = lean_wanted;
+    p->categories_wanted = categories_wanted;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -2267,6 +2278,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
     second.p->ops_first_only = p->ops_first_only;
+    second.p->lean_wanted = p->lean_wanted;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
@@ -2295,6 +2307,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
         close_open_ops(k2, first.max_end); /* nothing after the second half can close them */
         ml_profile_append(p, second.p);
         first.unclosed += k2->unclosed;
+        first.list_objects += k2->list_objects;
         first.memory_events += k2->memory_events;
         first.memory_without_addr += k2->memory_without_addr;
         first.memory_without_totals += k2->memory_without_totals;
@@ -2359,7 +2372,7 @@ int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
     const char *min_env = getenv("MEMLENS_SPLIT_MIN_BYTES");
     int64_t min = min_env ? atoll(min_env) : SPLIT_MIN_BYTES;
     int64_t size = ml_source_plain_size(src);
-    if (size >= min && size > 0 && !getenv("MEMLENS_ONE_THREAD")) {
+    if (size >= min && size > 0 && ml_par_allowed()) {
         int rc = import_in_two_halves(ml_source_name(src), (uint64_t)size, p, e);
         if (rc != SPLIT_RETRY) return rc;
     }
