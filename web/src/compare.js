@@ -223,7 +223,7 @@ export class CompareView {
     }
     const [b, x] = runs;
     this.base = b; this.new = x;
-    const key = b + "/" + x;
+    const key = b + "/" + x + "/" + app.meta.ranks.length; // a run added (served): the selectors list it
     if (this.pair && this.key === key) { this.applyPending(); this.resize(); return; }
     this.el.innerHTML = '<div class="loading">Comparing…</div>';
     try {
