@@ -8,7 +8,7 @@
 #include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
-#include "textwidth.h" /* ML_TEXT_SAFE */
+#include "textwidth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
