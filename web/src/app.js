@@ -264,7 +264,10 @@ class App {
     $("hdr-title").textContent = names.join(", ");
     document.title = "memlens — " + names.map((x) => x.replace(/\/+$/, "").split("/").pop()).join(", ");
     const rs = $("sel-rank");
-    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
+    // a report of `memlens diff -o`: each rank is a base or a new run (the same file names often)
+    const role = new Map();
+    for (const p of (this.source.comparePairs ? this.source.comparePairs() : null) || []) { role.set(p.base_rank, "base "); role.set(p.new_rank, "new "); }
+    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${role.get(k) || ""}${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
     rs.value = String(this.tabs ? this.tabs.rank : this.state.rank);   // the options were made again: keep the rank shown
   }

@@ -223,7 +223,7 @@ export class CompareView {
     }
     const [b, x] = runs;
     this.base = b; this.new = x;
-    const key = b + "/" + x;
+    const key = b + "/" + x + "/" + app.meta.ranks.length; // a run added (served): the selectors list it
     if (this.pair && this.key === key) { this.applyPending(); this.resize(); return; }
     this.el.innerHTML = '<div class="loading">Comparing…</div>';
     try {
@@ -550,7 +550,7 @@ export class CompareView {
       el.innerHTML = `<div class="bar"><h2>Operator tree</h2></div><p class="muted cmp-empty">Not compared: ${escapeHtml(why)}</p>`;
       return;
     }
-    el.innerHTML = `<div class="bar"><h2>Operator tree</h2><span class="muted">the main thread's operators, aligned as TensorBoard's Diff view aligns them: steps, modules, DataLoader and optimizer nodes matched by name in order, the stretches between them compared as one</span>` +
+    el.innerHTML = `<div class="bar"><h2>Operator tree</h2><span class="muted">the main thread's operators, aligned as TensorBoard's Diff view aligns them: steps, modules, backward, DataLoader and optimizer nodes matched by name in order, the stretches between them compared as one</span>` +
       '<span class="spacer"></span><button class="cmp-expand" title="open every matched node">Expand matched</button><button class="cmp-collapse">Collapse</button></div>' +
       '<div class="pv-body cmp-tbody"><div class="cmp-treewrap"><table class="cmp-treetab"><thead><tr><th>Nodes (base → new)</th><th>Match</th>' +
       TREE_COLS.map(([l]) => `<th class="n">${l}</th>`).join("") + '</tr></thead><tbody></tbody></table></div>' +
@@ -589,7 +589,7 @@ export class CompareView {
           const v = get(n), signed = fmt === fmtSignedUs || fmt === fmtPct;
           return `<td class="n${signed && v ? (v > 0 ? " cmp-up" : " cmp-down") : ""}">${v == null ? "–" : fmt(v)}</td>`;
         }).join("") + "</tr>";
-    }).join("") : `<tr class="no-rows"><td colspan="${TREE_COLS.length + 2}">The two runs have no step, module, DataLoader or optimizer node in common at the top: the whole runs are one composite pair (its operators: the root's, below).</td></tr>`;
+    }).join("") : `<tr class="no-rows"><td colspan="${TREE_COLS.length + 2}">The two runs have no step, module, backward, DataLoader or optimizer node in common at the top: the whole runs are one composite pair (its operators: the root's, below).</td></tr>`;
     if (!rows.length && this.selPath == null) this.selectPath("");
   }
 

@@ -36,6 +36,10 @@ try {
   ok("key 8 is Compare", await page.$eval("#tab-compare .k", (e) => e.textContent) === "8");
   const head = await page.textContent("#v-compare .cmp-head");
   ok("the header names both runs", /base/.test(head) && /new/.test(head) && /vs/.test(head), head.slice(0, 200));
+  if (!served) {
+    const opts = await page.$$eval("#sel-rank option", (os) => os.map((o) => o.textContent));
+    ok("the rank switcher names each run base or new", opts.length >= 2 && /^base /.test(opts[0]) && /^new /.test(opts[1]), JSON.stringify(opts));
+  }
 
   // memory
   const memText = await page.textContent("#v-compare .cmp-mem");

@@ -84,13 +84,14 @@ static void device_text(FILE *f, const ml_diff *d, const ml_diff_device *dd, con
     fprintf(f, "\nMemory: %-24s %14s %14s %14s\n", head, "base", "new", "delta");
     figure_line(f, "peak allocated", U_BYTES, st[0].peak_allocated.value, k[0] && st[0].peak_allocated.found,
                 st[1].peak_allocated.value, k[1] && st[1].peak_allocated.found);
-    if ((k[0] && st[0].peak_reserved.found) || (k[1] && st[1].peak_reserved.found)) {
+    /* reserved memory: where a run records some (a CPU device's reserved curve is all 0) */
+    if ((k[0] && st[0].peak_reserved.found && st[0].peak_reserved.value) || (k[1] && st[1].peak_reserved.found && st[1].peak_reserved.value)) {
         figure_line(f, "peak reserved", U_BYTES, st[0].peak_reserved.value, k[0] && st[0].peak_reserved.found,
                     st[1].peak_reserved.value, k[1] && st[1].peak_reserved.found);
         figure_line(f, "unused at reserved peak", U_BYTES, dd->unused_at_reserved_peak[0], k[0] && dd->unused_at_reserved_peak[0] >= 0,
                     dd->unused_at_reserved_peak[1], k[1] && dd->unused_at_reserved_peak[1] >= 0);
     }
-    if ((k[0] && st[0].reserved_end >= 0) || (k[1] && st[1].reserved_end >= 0))
+    if ((k[0] && st[0].reserved_end > 0) || (k[1] && st[1].reserved_end > 0))
         figure_line(f, "reserved at end", U_BYTES, st[0].reserved_end, k[0] && st[0].reserved_end >= 0, st[1].reserved_end,
                     k[1] && st[1].reserved_end >= 0);
     figure_line(f, "allocations", U_COUNT, st[0].alloc_events, k[0], st[1].alloc_events, k[1]);
@@ -236,7 +237,7 @@ static void tree_text(FILE *f, const ml_difftree *t, int top, int width)
     fprintf(f, "\n  Operator tree of the main thread, aligned (%u top-level pairs, %zu matched by type and name):\n",
             root->child_count, matched);
     if (!root->child_count) {
-        fprintf(f, "    no module, step, DataLoader or optimizer node in common at the top level\n");
+        fprintf(f, "    no step, module, backward, DataLoader or optimizer node in common at the top level\n");
         return;
     }
     fprintf(f, "    %12s %12s %12s  %s\n", "total base", "total new", "delta", "nodes (base -> new)");
