@@ -81,7 +81,9 @@ int ml_cmd_perf(int argc, char **argv)
         return rc;
     }
     ml_profiles ps = {0};
-    ps.want |= ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS; /* perf shows no memory categories or attribution */
+    /* perf shows no memory categories or attribution, and of the memory side reads only the
+     * curves (the recommendations): lean storage holds them */
+    ps.want |= ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN;
     int loaded = ml_cli_load(inputs.v, inputs.len, &ps);
     if (loaded < 0) {
         VEC_FREE(&inputs);
