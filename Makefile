@@ -29,7 +29,9 @@ CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-paramete
 LDFLAGS += -pthread $(SANFLAGS)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-LDLIBS  += -lz -lsqlite3 -lm $(MHD_LIBS)
+# libdeflate (Debian libdeflate-dev) deflates the report's data where present; zlib otherwise
+DEFLATE_LIBS := $(shell pkg-config --libs libdeflate 2>/dev/null)
+LDLIBS  += -lz $(DEFLATE_LIBS) -lsqlite3 -lm $(MHD_LIBS)
 
 SRC_DIRS := $(shell find src -type d)
 # src/par/: the MPI transport, compiled with mpicc into memlens-mpi only

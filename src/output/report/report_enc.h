@@ -60,7 +60,7 @@ typedef struct ml_blobs {
     unsigned q_first;     /* the first blob it encodes */
     size_t max_pending;   /* raw bytes it holds at most; 0 = the default (tests set 1) */
     size_t raw_bytes;     /* before deflate, for the log */
-    int level;            /* zlib level, 1 by default: the report must be quick to write */
+    int level;            /* deflate level, 0 = the default (deflate_zlib): the report must be quick to write */
     int capture;
     VEC(ml_col_raw) raw;
 } ml_blobs;
