@@ -8,6 +8,7 @@
 #include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
+#include "textwidth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
