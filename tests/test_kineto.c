@@ -578,7 +578,7 @@ static const char *const fast_events[] = {
     "\"Device Id\": -1, \"Addr\": 1, \"Bytes\": 12345678, \"Total Allocated\": 1234567, \"Total Reserved\": 123456789}}",
     "{%s\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm\", \"pid\": 0, \"tid\": 7, \"ts\": 100000001.5, "
     "\"dur\": 0.001, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 123456789, \"grid\": [1, 2, 3], "
-    "\"block\": [4, 5, 6], \"registers per thread\": 32, \"est. achieved occupancy %\": 50}}",
+    "\"block\": [4, 5, 6], \"registers per thread\": 32, \"est. achieved occupancy %%\": 50}}", /* (a printf format) */
     "{%s\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 12, \"tid\": 7, "
     "\"ts\": 100000000.25, \"dur\": 2, \"args\": {\"correlation\": 123456789, \"cbid\": 211}}",
     "{%s\"ph\": \"s\", \"id\": 123456789, \"pid\": 12, \"tid\": 7, \"ts\": 100000000.25, \"cat\": \"ac2g\", "

@@ -72,7 +72,7 @@ static uint32_t *attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
         r->kernels[r->n_kernels++] = (uint32_t)(pairs->keys[i] & 0xffffffff);
     }
     for (size_t r = 0; r < rows->len; r++)
-        qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
+        if (rows->v[r].n_kernels > 1) qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
     size_t n = rows->len;
     uint32_t *perm = ml_malloc((n ? n : 1) * sizeof *perm), *place = ml_malloc((n ? n : 1) * sizeof *place);
     for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
