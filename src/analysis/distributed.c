@@ -259,6 +259,7 @@ ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n)
     d->n_steps = steps.len;
     d->collectives = colls.v;
     d->n_collectives = colls.len;
+    d->stragglers = ml_stragglers_compute(ranks, n, &d->stragglers_why);
     return d;
 }
 
@@ -267,5 +268,6 @@ void ml_distributed_free(ml_distributed *d)
     if (!d) return;
     free(d->steps);
     free(d->collectives);
+    ml_stragglers_free(d->stragglers);
     free(d);
 }

@@ -33,6 +33,9 @@ static void step_side(void *arg)
     ml_steps_compute(j->p, &j->out->steps);
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
+    ml_kseq_opts ko = ML_KSEQ_DEFAULTS;
+    ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
+    ml_cupti_compute(j->p, &j->out->cupti);
 }
 
 static void operator_side(void *arg)
@@ -64,4 +67,16 @@ void ml_perf_free(ml_perf *perf)
     VEC_FREE(&perf->recs);
     if (perf->modules) ml_modules_free(perf->modules);
     perf->modules = NULL;
+    ml_kseqs_free(&perf->kseqs);
+    ml_cupti_free(&perf->cupti);
+    if (perf->has_critpath) ml_critpath_free(&perf->critpath);
+    perf->has_critpath = false;
+}
+
+void ml_perf_want_critical_path(const ml_profile *p, ml_perf *perf)
+{
+    if (perf->has_critpath) return;
+    ml_critpath_compute(p, &perf->critpath);
+    perf->has_critpath = true;
+    ml_phase("critical path");
 }

@@ -3,7 +3,11 @@
  * `memlens perf`, the report and the server: steps and their breakdown
  * (steps.h), GPU metrics (gpumetrics.h), operator trees (optree.h), the
  * operator and kernel tables (operators.h, kernels.h), recommendations
- * (recommend.h) and the nn.Module tree (modules.h).  The distributed view
+ * (recommend.h) and the nn.Module tree (modules.h); beyond the plugin, as
+ * HolisticTraceAnalysis defines them, the frequent kernel sequences
+ * (kernel_seqs.h), CUPTI counters (cupti.h) and, only when asked
+ * (ml_perf_want_critical_path: it costs more than the rest together on
+ * CPU-heavy traces), the critical path (critpath.h).  The distributed view
  * (distributed.h) spans ranks, so callers compute it once for all of them.
  * output/perf.h writes it as text or as the perf object of web/DATA.md.
  */
@@ -12,7 +16,10 @@
 
 #include <stdbool.h>
 
+#include "critpath.h"
+#include "cupti.h"
 #include "gpumetrics.h"
+#include "kernel_seqs.h"
 #include "kernels.h"
 #include "modules.h"
 #include "operators.h"
@@ -29,6 +36,10 @@ typedef struct ml_perf {
     ml_op_table ops;
     ml_recs recs;
     ml_modules *modules;    /* never NULL after ml_perf_compute() */
+    ml_kseqs kseqs;
+    ml_cupti cupti;         /* n = 0 without cuda_profiler_range events */
+    ml_critpath critpath;   /* after ml_perf_want_critical_path() */
+    bool has_critpath;
 } ml_perf;
 
 /* Why the profile has no time side (a snapshot, a memory timeline, an Ascend
@@ -38,5 +49,8 @@ const char *ml_perf_unavailable(const ml_profile *p);
 /* Computes everything; false (and *out empty) when ml_perf_unavailable(p). */
 bool ml_perf_compute(const ml_profile *p, ml_perf *out);
 void ml_perf_free(ml_perf *perf);
+
+/* Computes perf->critpath unless done already (every output that shows it calls this). */
+void ml_perf_want_critical_path(const ml_profile *p, ml_perf *perf);
 
 #endif

@@ -18,13 +18,15 @@
 
 static void usage_to(FILE *f)
 {
-    fprintf(f, "usage: memlens perf [--json] [--view overview|operators|kernels|distributed|modules]\n"
+    fprintf(f, "usage: memlens perf [--json] [--view overview|operators|kernels|distributed|modules|critical-path|all]\n"
                "                    [--group-by name|shape] [--top N] [--rank N] INPUT...\n"
                "Where the time went, as TensorBoard's PyTorch profiler plugin shows it: the step time\n"
                "breakdown (kernel, memcpy, communication, runtime, DataLoader, CPU...), GPU utilization,\n"
-               "recommendations, and the operators and kernels.\n"
+               "recommendations, and the operators and kernels; from HolisticTraceAnalysis, frequent kernel\n"
+               "sequences, CUPTI counters, stragglers and (--view critical-path) the critical path per step.\n"
                "INPUT: a Kineto trace (.json/.json.gz), an Ascend profiler folder, - for stdin, or a directory\n"
-               "--view V: print only these views (repeat, or V,V); default: every view, tables cut to 10 rows\n"
+               "--view V: print only these views (repeat, or V,V); default: every view but the critical path,\n"
+               "          tables cut to 10 rows; all: every view\n"
                "--group-by: operators by name (default) or by name and input shape\n"
                "--top N: rows of each table (text: 10 without --view, all with it; --json: all unless given)\n"
                "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\"} (README, memlens perf)\n");
@@ -65,7 +67,7 @@ int ml_cmd_perf(int argc, char **argv)
             snprintf(list, sizeof list, "%s", argv[++i]);
             for (char *save = NULL, *v = strtok_r(list, ",", &save); v && rc < 0; v = strtok_r(NULL, ",", &save)) {
                 unsigned bit = ml_perf_view_parse(v);
-                if (!bit) rc = fail_usage("--view takes overview, operators, kernels, distributed or modules, not ", v);
+                if (!bit) rc = fail_usage("--view takes overview, operators, kernels, distributed, modules, critical-path or all, not ", v);
                 views |= bit;
             }
             if (!views && rc < 0) rc = fail_usage("--view needs a view name", "");
@@ -102,7 +104,11 @@ int ml_cmd_perf(int argc, char **argv)
         fprintf(stderr, "memlens: out of memory\n");
         exit(1);
     }
-    for (size_t r = 0; r < n; r++) ok[r] = ml_perf_compute(ps.items.v[r], &perfs[r]);
+    for (size_t r = 0; r < n; r++) {
+        ok[r] = ml_perf_compute(ps.items.v[r], &perfs[r]);
+        /* the critical path costs more than the other views together: only when shown */
+        if (ok[r] && (json || (views & ML_VIEW_CRITPATH))) ml_perf_want_critical_path(ps.items.v[r], &perfs[r]);
+    }
     if (json) {
         jw w;
         jw_init(&w, stdout, true);

@@ -67,6 +67,7 @@ typedef struct trace_args {
     float blocks_per_sm, occupancy;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
     ml_comm_args comm;
+    int64_t wait_stream, wait_corr; /* cuda_sync's */
 } trace_args;
 
 typedef struct counter_val {
@@ -247,7 +248,7 @@ static bool is_memory_name(const kineto *k)
 
 static const trace_args TA_NONE = {
     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
-    {0, 0, -1, -1, -1}};
+    {0, 0, -1, -1, -1}, -1, -1};
 
 static void json_put(kineto *k, const char *s, size_t n)
 {
@@ -476,7 +477,9 @@ static int read_float(kineto *k, float *out)
 static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n)
 {
     trace_args *a = &k->ta;
-    if (f->ph == 'C') { /* every number is a value of the counter */
+    /* every number is a value of the counter, or a hardware counter of a
+     * CUPTI profiler range (Kineto writes "cat" before "args") */
+    if (f->ph == 'C' || f->skind == ML_SL_PROFILER_RANGE) {
         double v;
         int r = read_double(k, &v);
         if (r > 0) {
@@ -535,6 +538,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         break;
     case 14:
         if (KEY_IS(key, n, "Out msg nelems")) dst = &a->comm.out_nelems;
+        else if (KEY_IS(key, n, "wait_on_stream")) dst = &a->wait_stream;
         break;
     case 15:
         if (KEY_IS(key, n, "Sequence number")) dst = &a->seq;
@@ -552,6 +556,9 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         break;
     case 25:
         if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
+        break;
+    case 33:
+        if (KEY_IS(key, n, "wait_on_cuda_event_record_corr_id")) dst = &a->wait_corr;
         break;
     }
     /* "ph" may come after "args" (torch_npu writes it last): until it is
@@ -764,6 +771,7 @@ static int fast_trace_args(kineto *k)
             break;
         case 14:
             if (KEQ("Out msg nelems")) dst = &a->comm.out_nelems;
+            else if (KEQ("wait_on_stream")) dst = &a->wait_stream;
             else if (KEQ("Total Reserved")) return 0;
             break;
         case 15:
@@ -779,6 +787,9 @@ static int fast_trace_args(kineto *k)
             break;
         case 25:
             if (KEQ("est. achieved occupancy %")) fdst = &a->occupancy;
+            break;
+        case 33:
+            if (KEQ("wait_on_cuda_event_record_corr_id")) dst = &a->wait_corr;
             break;
         }
         size_t end;
@@ -905,6 +916,7 @@ static uint8_t slice_kind_of_cat(const char *s, size_t n)
         break;
     case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
     case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
+    case 9: if (KEY_IS(s, n, "cuda_sync")) return ML_SL_CUDA_SYNC; break;
     case 10:
         if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
         if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
@@ -915,7 +927,10 @@ static uint8_t slice_kind_of_cat(const char *s, size_t n)
         if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
         if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
         break;
-    case 19: if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION; break;
+    case 19:
+        if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION;
+        if (KEY_IS(s, n, "cuda_profiler_range")) return ML_SL_PROFILER_RANGE;
+        break;
     }
     return ML_SL_OTHER;
 }
@@ -1132,6 +1147,23 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
         };
         return ml_kernel_info_push(k->t, &ki);
     }
+    if (kind == ML_SL_CUDA_SYNC) {
+        ml_sync_info si = {a->device >= INT32_MIN && a->device <= INT32_MAX ? (int32_t)a->device : -1, a->stream,
+                           a->wait_stream, a->wait_corr};
+        return ml_sync_info_push(k->t, &si);
+    }
+    if (kind == ML_SL_PROFILER_RANGE) {
+        VEC(ml_str) keys = {0};
+        VEC(double) vals = {0};
+        for (size_t i = 0; i < k->cvals.len; i++) {
+            VEC_PUSH(&keys, k->cvals.v[i].key);
+            VEC_PUSH(&vals, k->cvals.v[i].value);
+        }
+        uint32_t row = ml_range_info_push(k->t, keys.v, vals.v, keys.len);
+        VEC_FREE(&keys);
+        VEC_FREE(&vals);
+        return row;
+    }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
         return ML_NONE32;
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
@@ -1312,8 +1344,8 @@ static int read_event(kineto *k)
             } else if (!memcmp(key, "args", 4)) {
                 /* Only memory events need their args decoded (and the time side's). */
                 if (f.has_name && !is_memory_name(k) && !k->t) r = js_skip(js);
-                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !is_memory_name(k) &&
-                         fast_trace_args(k))
+                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && f.skind != ML_SL_PROFILER_RANGE &&
+                         !is_memory_name(k) && fast_trace_args(k))
                     r = 1;
                 else r = read_args(k, &f);
             } else r = js_skip(js);

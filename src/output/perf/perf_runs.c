@@ -2,6 +2,7 @@
  * perf_runs.c — the "runs" objects of `memlens perf --json` (perf_runs.h).
  */
 #include "perf_runs.h"
+#include "perf_hta.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -232,6 +233,7 @@ static void write_distributed(jw *w, const ml_distributed *d)
         jw_end(w);
     }
     jw_end(w);
+    ml_perf_stragglers_run_json(w, d);
     jw_end(w);
 }
 
@@ -256,6 +258,7 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
     write_kernels(w, p, perf ? &perf->kernels : NULL, top);
     write_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
+    ml_perf_hta_run_json(w, p, perf, top);
 
     /* what is empty and why, in words */
     jw_key(w, "notes");
@@ -264,7 +267,10 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
     else {
         if (perf->steps.whole_trace) jw_str(w, "no ProfilerStep#: the whole trace is one step, \"(whole trace)\"");
         if (!perf->ops.by_name.len) jw_str(w, "no operators: the trace has no CPU operators");
-        if (!perf->kernels.kernels) jw_str(w, "no kernels: the trace has no GPU kernels");
+        if (!perf->kernels.kernels)
+            jw_str(w, perf->cupti.n ? "no kernel times: the trace was recorded in CUPTI profiler mode; its kernels' "
+                                      "hardware counters are in cupti_counters"
+                                    : "no kernels: the trace has no GPU kernels");
         if (perf->modules && !perf->modules->n && perf->modules->hint) {
             char buf[512];
             snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);
@@ -274,3 +280,6 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
     jw_end(w);
     jw_end(w);
 }
+
+void ml_perf_json_us(jw *w, const char *key, int64_t ns) { us(w, key, ns); }
+void ml_perf_json_num(jw *w, const char *key, double v, int digits) { num(w, key, v, digits); }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "perf_hta.h"
 #include "perf_runs.h"
 #include "textwidth.h"
 
@@ -15,7 +16,8 @@ unsigned ml_perf_view_parse(const char *name)
 {
     static const struct { const char *name; unsigned bit; } views[] = {
         {"overview", ML_VIEW_OVERVIEW}, {"operators", ML_VIEW_OPERATORS}, {"kernels", ML_VIEW_KERNELS},
-        {"distributed", ML_VIEW_DISTRIBUTED}, {"modules", ML_VIEW_MODULES}, {"all", ML_VIEW_ALL}};
+        {"distributed", ML_VIEW_DISTRIBUTED}, {"modules", ML_VIEW_MODULES}, {"critical-path", ML_VIEW_CRITPATH},
+        {"all", ML_VIEW_ALL | ML_VIEW_CRITPATH}};
     for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
         if (!strcmp(name, views[i].name)) return views[i].bit;
     return 0;
@@ -171,7 +173,10 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
 {
     const ml_kernel_table *kt = &perf->kernels;
     if (!kt->by_name.len) {
-        fprintf(f, "\nKernels: none (the trace has no GPU kernels)\n");
+        if (perf->cupti.n)
+            fprintf(f, "\nKernels: no kernel times (the trace was recorded in CUPTI profiler mode: its %zu kernels' "
+                       "hardware counters are below)\n", perf->cupti.n);
+        else fprintf(f, "\nKernels: none (the trace has no GPU kernels)\n");
         return;
     }
     size_t n = limit(kt->by_name.len, o->top);
@@ -249,6 +254,7 @@ static void text_distributed(FILE *f, const ml_distributed *d, const ml_perf_vie
             fputc('\n', f);
         }
     }
+    ml_perf_stragglers_text(f, d, o->width);
 }
 
 void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
@@ -259,14 +265,21 @@ void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_vi
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist)
 {
-    bool all = o->views == ML_VIEW_ALL;
+    bool all = (o->views & ML_VIEW_ALL) == ML_VIEW_ALL;
     if (o->views & ML_VIEW_OVERVIEW) {
         text_steps(f, p, &perf->steps);
         text_gpus(f, p, perf);
         text_recs(f, perf);
     }
     if (o->views & ML_VIEW_OPERATORS) text_operators(f, p, perf, o);
-    if (o->views & ML_VIEW_KERNELS) text_kernels(f, p, perf, o);
+    if (o->views & ML_VIEW_KERNELS) {
+        text_kernels(f, p, perf, o);
+        ml_perf_kseqs_text(f, p, perf, o->top, o->width);
+        ml_perf_cupti_text(f, p, perf, o->top, o->width);
+    }
     if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
     if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, dist, o, !all);
+    if ((o->views & ML_VIEW_CRITPATH) && perf->has_critpath) ml_perf_critpath_text(f, p, perf, o->top, o->width);
+    else if (o->views == ML_VIEW_ALL)
+        fprintf(f, "\nCritical path per step: memlens perf --view critical-path (computed only when asked for)\n");
 }
