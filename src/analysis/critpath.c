@@ -337,7 +337,7 @@ static int64_t node_ts(const graph *g, uint32_t node)
 }
 
 /* owner: an event index, or ML_NONE32 (not charged) */
-static void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
+static inline void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
 {
     if (from == to) return;
     int64_t w = type == E_DEP || type == E_SYNC || zero ? 0 : node_ts(g, to) - node_ts(g, from);
@@ -356,12 +356,12 @@ static bool shares_lock(const graph *g, uint32_t a, uint32_t b)
     return is_lock_node(g, a) && is_lock_node(g, b) && (!(a & 1) || (b & 1));
 }
 
-/* Host event x before y on a merged call stack: earlier, longer, then slice order. */
+/* Host event x before y on a merged call stack: earlier, longer, then slice
+ * order (the order of a track's slices: each track's events come so). */
 #define EV_BEFORE(g, x, y)                                                                                   \
     ((g)->evs.v[x].ts != (g)->evs.v[y].ts     ? (g)->evs.v[x].ts < (g)->evs.v[y].ts                          \
      : (g)->evs.v[x].end != (g)->evs.v[y].end ? (g)->evs.v[x].end > (g)->evs.v[y].end                        \
                                               : (g)->evs.v[x].slice < (g)->evs.v[y].slice)
-ML_RUNSORT_INPLACE_DEFINE(sort_evs, uint32_t, const graph *, EV_BEFORE)
 
 /* The call stack of one group: enter and leave each call in depth-first
  * order, linking each node to the one before (critical_path_analysis.py,
@@ -562,33 +562,53 @@ static int cmp_top(const void *x, const void *y)
 
 typedef VEC(top_acc) top_vec;
 
-typedef struct top_table { /* time on the path by (name, kind) */
-    ml_u64map at;
+/* Time on the path by (name, kind): a row per pair met, found through a
+ * table indexed by name id and kind (its pages are touched only where used). */
+typedef struct top_table {
+    uint32_t *at;           /* name × ML_CP__COUNT + kind -> 1 + row of v, 0 none */
+    size_t cap;
     top_vec v;
 } top_table;
 
-static void top_add(top_table *tt, const ml_slices *s, uint32_t slice, uint8_t kind, int64_t ns)
+static void top_init(top_table *tt, size_t nstr)
 {
-    bool fresh;
-    uint32_t *v = ml_u64map_put(&tt->at, (uint64_t)s->name.v[slice] << 8 | kind, &fresh);
-    if (fresh) {
-        top_acc a = {s->name.v[slice], kind, slice, 0};
-        VEC_PUSH(&tt->v, a);
-        *v = (uint32_t)tt->v.len;
-    }
-    tt->v.v[*v - 1].ns += ns;
+    tt->cap = (nstr ? nstr : 1) * ML_CP__COUNT;
+    tt->at = ml_calloc(tt->cap, sizeof *tt->at);
+    tt->v.len = 0;
 }
 
-/* The n largest of a table, into out (ML_CP_TOP places). */
+static void top_free(top_table *tt)
+{
+    free(tt->at);
+    VEC_FREE(&tt->v);
+}
+
+
+static void top_add(top_table *tt, const ml_slices *s, uint32_t slice, uint8_t kind, int64_t ns)
+{
+    size_t key = (size_t)s->name.v[slice] * ML_CP__COUNT + kind;
+    if (key >= tt->cap) return; /* a name the pool did not have when the table was made */
+    if (!tt->at[key]) {
+        top_acc a = {s->name.v[slice], kind, slice, 0};
+        VEC_PUSH(&tt->v, a);
+        tt->at[key] = (uint32_t)tt->v.len;
+    }
+    tt->v.v[tt->at[key] - 1].ns += ns;
+}
+
+/* The n largest of a table, into out (ML_CP_TOP places); the table is left
+ * empty (its index cleared where its rows were, not all of it). */
 static size_t top_take(top_table *tt, ml_cp_top *out)
 {
+    for (size_t i = 0; i < tt->v.len; i++) tt->at[(size_t)tt->v.v[i].name * ML_CP__COUNT + tt->v.v[i].kind] = 0;
     if (tt->v.len > 1) qsort(tt->v.v, tt->v.len, sizeof *tt->v.v, cmp_top);
     size_t n = tt->v.len < ML_CP_TOP ? tt->v.len : ML_CP_TOP;
     for (size_t k = 0; k < n; k++) out[k] = (ml_cp_top){tt->v.v[k].slice, tt->v.v[k].name, tt->v.v[k].kind, tt->v.v[k].ns};
+    tt->v.len = 0;
     return n;
 }
 
-static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *rank_top)
+static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
 {
     const ml_slices *s = g->c->s;
     size_t nn = 2 * g->evs.len, ne = g->edges.len;
@@ -647,8 +667,6 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *ran
         uint32_t start_node = plen ? g->edges.v[pv[plen - 1]].from : best;
         st->path_begin = node_ts(g, start_node);
         st->path_end = node_ts(g, best);
-        top_table tops = {{0}, {0}};
-        ml_u64map_init(&tops.at);
         st->first_leg = legs->len;
         ml_cp_leg leg = {0};
         bool open = false;
@@ -659,7 +677,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *ran
             uint8_t kind = edge_kind(g, e, &slice);
             if (e->w > 0) st->by_kind[kind] += e->w;
             if (slice != ML_NONE32 && e->w > 0) {
-                top_add(&tops, s, slice, kind, e->w);
+                top_add(tops, s, slice, kind, e->w);
                 top_add(rank_top, s, slice, kind, e->w);
             }
             /* legs: runs on one track; an edge between tracks is a leg of its own */
@@ -701,9 +719,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *ran
             VEC_PUSH(legs, leg);
         }
         st->n_legs = legs->len - st->first_leg;
-        st->n_top = top_take(&tops, st->top);
-        ml_u64map_free(&tops.at);
-        VEC_FREE(&tops.v);
+        st->n_top = top_take(tops, st->top);
     }
 }
 
@@ -720,7 +736,7 @@ static size_t lower_bound_ts(const ml_slices *s, size_t first, size_t n, int64_t
     return lo;
 }
 
-static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *rank_top)
+static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
 {
     cp_ctx *c = gr->c;
     graph *g = gr;
@@ -780,11 +796,11 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *rank_t
     for (uint32_t tr = 0; tr < ntr; tr++) {
         if (ev_first[tr] == ev_first[tr + 1] || (merge && tr == bwd)) continue;
         g->order.len = 0;
-        for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) VEC_PUSH(&g->order, e);
-        if (merge && tr == fwd) {
-            for (uint32_t e = ev_first[bwd]; e < ev_first[bwd + 1]; e++) VEC_PUSH(&g->order, e);
-            sort_evs(g->order.v, g->order.len, g);
-        }
+        if (merge && tr == fwd) { /* two tracks' calls, each in order: merged */
+            uint32_t a = ev_first[fwd], ae = ev_first[fwd + 1], b = ev_first[bwd], be = ev_first[bwd + 1];
+            while (a < ae || b < be) VEC_PUSH(&g->order, b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++);
+        } else
+            for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) VEC_PUSH(&g->order, e);
         stack_edges(g, g->order.v, g->order.len);
     }
     lock_edges(g);
@@ -792,7 +808,7 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *rank_t
     for (size_t e = n_host; e < g->evs.len; e++) VEC_PUSH(&g->order, (uint32_t)e);
     gpu_edges(g, g->order.v, g->order.len);
     st->edges = g->edges.len;
-    longest_path(g, st, legs, rank_top);
+    longest_path(g, st, legs, tops, rank_top);
     for (size_t e = 0; e < g->evs.len; e++) c->ev_of[g->evs.v[e].slice] = ML_NONE32;
     free(ev_first);
 }
@@ -829,16 +845,19 @@ void ml_critpath_compute(const ml_profile *p, ml_critpath *out)
     cp_ctx c;
     ctx_init(&c, p);
     leg_vec legs = {0};
-    top_table rank_top = {{0}, {0}};
-    ml_u64map_init(&rank_top.at);
+    top_table rank_top, step_top;
+    memset(&rank_top, 0, sizeof rank_top);
+    memset(&step_top, 0, sizeof step_top);
+    top_init(&rank_top, c.nstr);
+    top_init(&step_top, c.nstr);
     graph g;
     memset(&g, 0, sizeof g);
     g.c = &c;
-    for (size_t k = 0; k < steps.len; k++) one_step(&g, &steps.v[k], &legs, &rank_top);
+    for (size_t k = 0; k < steps.len; k++) one_step(&g, &steps.v[k], &legs, &step_top, &rank_top);
     graph_free(&g);
     out->n_top = top_take(&rank_top, out->top);
-    ml_u64map_free(&rank_top.at);
-    VEC_FREE(&rank_top.v);
+    top_free(&rank_top);
+    top_free(&step_top);
     ctx_free(&c);
     out->steps = steps.v;
     out->n_steps = steps.len;

@@ -32,6 +32,7 @@ bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
     const ml_trace *t = p->trace;
     if (!t) return false;
     const ml_slices *s = &t->slices;
+    if (!t->range_info.len) return false; /* no profiler range has come in */
     VEC(uint32_t) ranges = {0};
     VEC(uint32_t) launches = {0};
     for (size_t i = 0; i < s->ts.len; i++) {

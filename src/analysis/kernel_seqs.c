@@ -82,10 +82,20 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     }
 
     VEC(pair) pairs = {0};
+    /* launches come in runs under one caller: its root, remembered by caller */
+    enum { MEMO = 256 };
+    uint32_t memo_key[MEMO], memo_root[MEMO];
+    for (int m = 0; m < MEMO; m++) memo_key[m] = ML_NONE32;
     for (size_t i = 0; i < n; i++) {
         uint32_t l = s->launcher.v[i];
         if ((!ml_slice_is_gpu(s->kind.v[i]) && s->kind.v[i] != ML_SL_CUDA_SYNC) || l == ML_NONE32) continue;
-        uint32_t root = root_of(s, l, match, min_depth);
+        uint32_t caller = s->parent.v[l], slot = (caller * 2654435761u) >> 24, root;
+        if (caller != ML_NONE32 && memo_key[slot] == caller) root = memo_root[slot];
+        else {
+            root = root_of(s, l, match, min_depth);
+            memo_key[slot] = caller;
+            memo_root[slot] = root;
+        }
         if (root == ML_NONE32) continue;
         pair pr = {root, (uint32_t)i, s->ts.v[i]};
         VEC_PUSH(&pairs, pr);

@@ -477,9 +477,7 @@ static int read_float(kineto *k, float *out)
 static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n)
 {
     trace_args *a = &k->ta;
-    /* every number is a value of the counter, or a hardware counter of a
-     * CUPTI profiler range (Kineto writes "cat" before "args") */
-    if (f->ph == 'C' || f->skind == ML_SL_PROFILER_RANGE) {
+    if (f->ph == 'C') { /* every number is a value of the counter */
         double v;
         int r = read_double(k, &v);
         if (r > 0) {
@@ -538,7 +536,6 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         break;
     case 14:
         if (KEY_IS(key, n, "Out msg nelems")) dst = &a->comm.out_nelems;
-        else if (KEY_IS(key, n, "wait_on_stream")) dst = &a->wait_stream;
         break;
     case 15:
         if (KEY_IS(key, n, "Sequence number")) dst = &a->seq;
@@ -556,9 +553,6 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         break;
     case 25:
         if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
-        break;
-    case 33:
-        if (KEY_IS(key, n, "wait_on_cuda_event_record_corr_id")) dst = &a->wait_corr;
         break;
     }
     /* "ph" may come after "args" (torch_npu writes it last): until it is
@@ -771,7 +765,6 @@ static int fast_trace_args(kineto *k)
             break;
         case 14:
             if (KEQ("Out msg nelems")) dst = &a->comm.out_nelems;
-            else if (KEQ("wait_on_stream")) dst = &a->wait_stream;
             else if (KEQ("Total Reserved")) return 0;
             break;
         case 15:
@@ -787,9 +780,6 @@ static int fast_trace_args(kineto *k)
             break;
         case 25:
             if (KEQ("est. achieved occupancy %")) fdst = &a->occupancy;
-            break;
-        case 33:
-            if (KEQ("wait_on_cuda_event_record_corr_id")) dst = &a->wait_corr;
             break;
         }
         size_t end;
@@ -837,6 +827,46 @@ static bool whole_bytes(kineto *k)
     while (n && (s[0] == '\t' || s[0] == ' ')) s++, n--;
     int64_t v;
     return ml_parse_integral(s, n, &v) == 0;
+}
+
+/* The args of the two kinds of slice whose args are their own (read_event
+ * routes them here, out of the hot path: each is one event per sync call or
+ * per measured kernel, and Kineto writes "cat" before "args"): a CUPTI
+ * profiler range's numbers are its hardware counters (as a "C" event's are
+ * its values); a cuda_sync event's are its stream, device, correlation and
+ * External id, and the CUDA event it waits for (wait_on_*). */
+static __attribute__((noinline)) int read_own_args(kineto *k, event_fields *f)
+{
+    js_tok t = js_next(k->js);
+    if (t == JS_ERROR) return -1;
+    if (t != JS_OBJECT) return t == JS_ARRAY ? js_skip_rest(k->js) : 0;
+    for (;;) {
+        const char *key;
+        size_t n;
+        int more = js_key(k->js, &key, &n);
+        if (more <= 0) return more;
+        int r;
+        if (f->skind == ML_SL_PROFILER_RANGE) {
+            double v;
+            r = read_double(k, &v);
+            if (r > 0) {
+                counter_val c = {ml_intern(k->p->strings, key, n), v};
+                VEC_PUSH(&k->cvals, c);
+            }
+        } else {
+            trace_args *a = &k->ta;
+            int64_t *dst = KEY_IS(key, n, "stream") ? &a->stream
+                         : KEY_IS(key, n, "device") ? &a->device
+                         : KEY_IS(key, n, "correlation") ? &a->corr
+                         : KEY_IS(key, n, "External id") ? &a->ext
+                         : KEY_IS(key, n, "wait_on_stream") ? &a->wait_stream
+                         : KEY_IS(key, n, "wait_on_cuda_event_record_corr_id") ? &a->wait_corr : NULL;
+            int64_t v;
+            if (!dst) r = skip_arg(k) < 0 ? -1 : 0;
+            else if ((r = read_int(k, &v)) > 0) *dst = v;
+        }
+        if (r < 0) return -1;
+    }
 }
 
 /* The args memory events need; a value of the wrong type or out of range is
@@ -1128,6 +1158,27 @@ static uint32_t work_track(kineto *k, const event_fields *f, uint8_t kind)
     return track;
 }
 
+/* The args row of a cuda_sync slice or a profiler range (their own tables). */
+static __attribute__((noinline)) uint32_t own_info(kineto *k, uint8_t kind)
+{
+    const trace_args *a = &k->ta;
+    if (kind == ML_SL_CUDA_SYNC) {
+        ml_sync_info si = {a->device >= INT32_MIN && a->device <= INT32_MAX ? (int32_t)a->device : -1, a->stream,
+                           a->wait_stream, a->wait_corr};
+        return ml_sync_info_push(k->t, &si);
+    }
+    VEC(ml_str) keys = {0};
+    VEC(double) vals = {0};
+    for (size_t i = 0; i < k->cvals.len; i++) {
+        VEC_PUSH(&keys, k->cvals.v[i].key);
+        VEC_PUSH(&vals, k->cvals.v[i].value);
+    }
+    uint32_t row = ml_range_info_push(k->t, keys.v, vals.v, keys.len);
+    VEC_FREE(&keys);
+    VEC_FREE(&vals);
+    return row;
+}
+
 /* The args row of a slice of that kind, or ML_NONE32. */
 static uint32_t slice_info(kineto *k, uint8_t kind)
 {
@@ -1147,25 +1198,8 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
         };
         return ml_kernel_info_push(k->t, &ki);
     }
-    if (kind == ML_SL_CUDA_SYNC) {
-        ml_sync_info si = {a->device >= INT32_MIN && a->device <= INT32_MAX ? (int32_t)a->device : -1, a->stream,
-                           a->wait_stream, a->wait_corr};
-        return ml_sync_info_push(k->t, &si);
-    }
-    if (kind == ML_SL_PROFILER_RANGE) {
-        VEC(ml_str) keys = {0};
-        VEC(double) vals = {0};
-        for (size_t i = 0; i < k->cvals.len; i++) {
-            VEC_PUSH(&keys, k->cvals.v[i].key);
-            VEC_PUSH(&vals, k->cvals.v[i].value);
-        }
-        uint32_t row = ml_range_info_push(k->t, keys.v, vals.v, keys.len);
-        VEC_FREE(&keys);
-        VEC_FREE(&vals);
-        return row;
-    }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
-        return ML_NONE32;
+        return kind >= ML_SL_CUDA_SYNC ? own_info(k, kind) : ML_NONE32;
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
     bool comm = a->comm.collective || a->comm.dtype || a->comm.in_nelems != -1 || a->comm.out_nelems != -1 ||
@@ -1344,8 +1378,10 @@ static int read_event(kineto *k)
             } else if (!memcmp(key, "args", 4)) {
                 /* Only memory events need their args decoded (and the time side's). */
                 if (f.has_name && !is_memory_name(k) && !k->t) r = js_skip(js);
-                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && f.skind != ML_SL_PROFILER_RANGE &&
-                         !is_memory_name(k) && fast_trace_args(k))
+                /* rare (one per sync call or measured kernel): not to weigh on the branches around */
+                else if (__builtin_expect(k->t && f.skind >= ML_SL_CUDA_SYNC, 0)) r = read_own_args(k, &f);
+                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !is_memory_name(k) &&
+                         fast_trace_args(k))
                     r = 1;
                 else r = read_args(k, &f);
             } else r = js_skip(js);

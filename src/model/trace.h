@@ -74,6 +74,7 @@ typedef enum {
     ML_SL_GPU_ANNOTATION,   /* gpu_user_annotation (a user range drawn on a stream) */
     ML_SL_PROFILER_STEP,    /* ProfilerStep#N, whatever its cat (a user_annotation in 1.9+) */
     ML_SL_OTHER,            /* any other cat (python_function-less trace_view tasks ...) */
+    /* (the two below have args of their own: the importer tests kind >= ML_SL_CUDA_SYNC) */
     ML_SL_CUDA_SYNC,        /* cuda_sync: a synchronisation seen from the GPU ("Stream Sync", "Context Sync",
                              * "Event Sync", "Stream Wait Event"), linked to its runtime call like GPU work */
     ML_SL_PROFILER_RANGE,   /* cuda_profiler_range: one kernel measured in CUPTI profiler mode (hardware

@@ -4,9 +4,11 @@
 // whether they ran on Tensor Cores; the detail panel names the operators a
 // kernel came from (links to the Operators view) and draws the histogram of
 // its calls' durations, with the slowest calls linked to the Trace view.
+// Below the table, HTA's frequent kernel sequences and CUPTI counters (htakernels.js).
 
 import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
 import { PerfTableView, pvNs, pvInt, pvPct, pvPerCall } from "./perfview.js";
+import { hkPanels } from "./htakernels.js";
 
 export function kernelColumns(group, perf) {
   let tot = 0;
@@ -79,5 +81,19 @@ export class KernelsView extends PerfTableView {
       detail: kernelDetail,
       empty: "This trace has no GPU kernels (a CPU-only profile).",
     });
+  }
+
+  async show(rank) {
+    // a trace in CUPTI profiler mode has counters but no kernel times: the table says so
+    const p = await this.app.perfOf(rank);
+    this.cfg.empty = p && p.cupti && !p.kernels.by_name.length
+      ? "No kernel times: the trace was recorded in CUPTI profiler mode. Its kernels' hardware counters are below."
+      : "This trace has no GPU kernels (a CPU-only profile).";
+    await super.show(rank);
+    const perf = this.perf;
+    if (!this.hta) { this.hta = document.createElement("div"); this.hta.className = "hk-mount"; this.el.appendChild(this.hta); }
+    if (this.htaFor === perf) return;
+    this.htaFor = perf;
+    this.cuptiTable = perf ? hkPanels(this.hta, this.app, rank, perf) : (this.hta.innerHTML = "", null);
   }
 }
