@@ -27,7 +27,7 @@ t_eq "json top-level keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(list(d), sorted(d["runs"][0]), d["inputs"] == [d["runs"][0]["path"]])')" \
-    "['memlens', 'inputs', 'runs', 'meta', 'ranks'] ['critical_path', 'cupti_counters', 'distributed', 'format', 'gpus', 'group_by', 'kernel_sequences', 'kernels', 'modules', 'notes', 'operators', 'path', 'rank', 'recommendations', 'steps'] True"
+    "['memlens', 'inputs', 'runs', 'meta', 'ranks', 'distributed'] ['comm_comp_overlap_pct', 'critical_path', 'cupti_counters', 'distributed', 'format', 'gpus', 'group_by', 'idle_by_stream', 'kernel_sequences', 'kernel_types', 'kernels', 'launches', 'memory_bw', 'modules', 'notes', 'operators', 'path', 'queue_length', 'rank', 'recommendations', 'steps', 'temporal'] True"
 # runs: the same figures in µs and 0-100 % (ns / 1000; 100 x ratio)
 t_eq "runs figures" "$(printf '%s' "$json" | python3 -c '
 import json, sys
@@ -47,7 +47,7 @@ print(s["name"], s["total_ns"], s["kernel_ns"], s["runtime_ns"], s["cpu_exec_ns"
 t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
-print(sorted(r))')" "['counts', 'critical_path', 'cupti', 'devices', 'distributed', 'kernel_sequences', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+print(sorted(r))')" "['counts', 'critical_path', 'cupti', 'devices', 'distributed', 'gputime', 'kernel_sequences', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
 # The critical path of step 1 (src/analysis/critpath.h): aten::mm's start -> the launch's
 # start 10 (CPU) -> the kernel's start 10 (launch delay: the stream was idle) -> its end 100.
 # The host alone (10 + 5 + 25 = 40) is shorter.  No kernel sequence: aten::mm launched one kernel.
@@ -163,25 +163,34 @@ for r in d["runs"]:
     ok = ok and (len(r["kernels"]) > 0 or any("kernels" in n for n in r["notes"]))
 print(ok)' "$tmp/all.json")" True
 done
-# Two ranks of one NCCL job: every rank's object carries the distributed view of both.
+# Two ranks of one NCCL job: each rank's object carries the job's backend, world
+# size and slowest rank with its own steps and collectives (all of them in every
+# rank's grew with the ranks squared); the top-level "distributed" has both.
 r0=$DATA/kineto/hta_sampled_rank-0.json.gz; r1=$DATA/kineto/hta_sampled_rank-1.json.gz
 if [ -f "$r0" ] && [ -f "$r1" ]; then
     t_eq "distributed across ranks" "$($MEMLENS perf --json "$r0" "$r1" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)["ranks"]
-x = d[0]["distributed"]
-print(len(d), x["backend"], x["world_size"], sorted({s["rank"] for s in x["steps"]}), x == d[1]["distributed"],
-      all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"]))')" "2 nccl 128 [0, 1] True True"
+j = json.load(sys.stdin)
+d = j["ranks"]
+x, y = d[0]["distributed"], d[1]["distributed"]
+top = j["distributed"]
+print(len(d), x["backend"], x["world_size"], [sorted({s["rank"] for s in z["steps"]}) for z in (x, y)],
+      x["slowest_rank"] == y["slowest_rank"] == top["slowest_rank"], sorted({s["rank"] for s in top["steps"]}),
+      len(top["steps"]) == len(x["steps"]) + len(y["steps"]),
+      [r["distributed"]["steps"] == [s for s in top["steps"] if s["rank"] == r["rank"]] for r in j["runs"]],
+      all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"] + y["steps"]))')" \
+        "2 nccl 128 [[0], [1]] True [0, 1] True [True, True] True"
     t_contains "distributed text" "$($MEMLENS perf "$r0" "$r1")" "Distributed (nccl, world size 128"
     # HTA's get_potential_stragglers on these two files: step 551's SendRecv, normalized starts
     # 0.442700 and 0.712708, both ranks named (two candidates)
+    # (cross-rank: in the job's distributed object, not in each run's)
     t_eq "stragglers" "$($MEMLENS perf --json "$r0" "$r1" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-s = d["runs"][0]["distributed"]["stragglers"]
+s = d["distributed"]["stragglers"]
 print(s["kernel"][:26], s["stream"], s["ranks"], [(x["rank"], x["step"], x["normalized_start"]) for x in s["rows"]],
-      d["ranks"][1]["distributed"]["stragglers"]["ranks"])')" \
-        "ncclKernel_SendRecv_RING_S 84 [0, 1] [(0, 551, 0.4427), (1, 551, 0.712708)] [0, 1]"
+      [("stragglers" in r["distributed"]) for r in d["runs"]])')" \
+        "ncclKernel_SendRecv_RING_S 84 [0, 1] [(0, 551, 0.4427), (1, 551, 0.712708)] [False, False]"
     t_contains "stragglers text" "$($MEMLENS perf --view distributed "$r0" "$r1")" "Potential stragglers (ranks that start the collective late, HTA's rule): 0, 1"
 else t_skip "hta_sampled_rank-* absent"; fi
 

@@ -10,6 +10,7 @@
 #include "importer.h"
 #include "kernel_seqs.h"
 #include "kineto_json.h"
+#include "rankrec.h"
 #include "stragglers.h"
 
 #include <math.h>
@@ -520,6 +521,20 @@ TEST(stragglers_start_their_collective_late)
         CHECK_EQ_I64(s->ranks[1], 2);
     }
     ml_stragglers_free(s);
+
+    /* the same from the ranks' records (a job read on many threads or machines, rankrec.h) */
+    ml_rankrec *recs[3];
+    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], 0, (size_t)r, -1);
+    ml_distributed *d = ml_rankrec_distributed(recs, 3);
+    CHECK(d && d->stragglers);
+    if (d && d->stragglers) {
+        CHECK_EQ_STR(d->stragglers->kernel, "ncclDevKernel_AllReduce_Sum_f32");
+        CHECK_EQ_I64(d->stragglers->n_rows, 6);
+        CHECK_EQ_I64(d->stragglers->n_ranks, 2);
+        if (d->stragglers->n_ranks == 2) CHECK(d->stragglers->ranks[0] == 1 && d->stragglers->ranks[1] == 2);
+    }
+    ml_rankrec_dist_free(d);
+    for (int r = 0; r < 3; r++) ml_rankrec_free(recs[r]);
 
     /* one rank compares with nothing */
     CHECK(ml_stragglers_compute(ps, 1, &why) == NULL);

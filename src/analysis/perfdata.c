@@ -33,6 +33,7 @@ static void step_side(void *arg)
     ml_steps_compute(j->p, &j->out->steps);
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
+    ml_gputime_compute(j->p, &j->out->gputime);
     ml_kseq_opts ko = ML_KSEQ_DEFAULTS;
     ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
     ml_cupti_compute(j->p, &j->out->cupti);
@@ -66,6 +67,7 @@ void ml_perf_free(ml_perf *perf)
     ml_operators_free(&perf->ops);
     VEC_FREE(&perf->recs);
     if (perf->modules) ml_modules_free(perf->modules);
+    ml_gputime_free(&perf->gputime);
     perf->modules = NULL;
     ml_kseqs_free(&perf->kseqs);
     ml_cupti_free(&perf->cupti);

@@ -3,11 +3,12 @@
  * `memlens perf`, the report and the server: steps and their breakdown
  * (steps.h), GPU metrics (gpumetrics.h), operator trees (optree.h), the
  * operator and kernel tables (operators.h, kernels.h), recommendations
- * (recommend.h) and the nn.Module tree (modules.h); beyond the plugin, as
- * HolisticTraceAnalysis defines them, the frequent kernel sequences
- * (kernel_seqs.h), CUPTI counters (cupti.h) and, only when asked
- * (ml_perf_want_critical_path: it costs more than the rest together on
- * CPU-heavy traces), the critical path (critpath.h).  The distributed view
+ * (recommend.h), the nn.Module tree (modules.h) and HTA's GPU-time analyses
+ * (gputime.h: idle time, kernel types, launches, queues, bandwidth); also
+ * from HolisticTraceAnalysis, the frequent kernel sequences (kernel_seqs.h),
+ * CUPTI counters (cupti.h) and, only when asked (ml_perf_want_critical_path:
+ * it costs more than the rest together on CPU-heavy traces), the critical
+ * path (critpath.h).  The distributed view
  * (distributed.h) spans ranks, so callers compute it once for all of them.
  * output/perf.h writes it as text or as the perf object of web/DATA.md.
  */
@@ -19,6 +20,7 @@
 #include "critpath.h"
 #include "cupti.h"
 #include "gpumetrics.h"
+#include "gputime.h"
 #include "kernel_seqs.h"
 #include "kernels.h"
 #include "modules.h"
@@ -36,6 +38,7 @@ typedef struct ml_perf {
     ml_op_table ops;
     ml_recs recs;
     ml_modules *modules;    /* never NULL after ml_perf_compute() */
+    ml_gputime gputime;
     ml_kseqs kseqs;
     ml_cupti cupti;         /* n = 0 without cuda_profiler_range events */
     ml_critpath critpath;   /* after ml_perf_want_critical_path() */

@@ -113,3 +113,26 @@ void jw_null(jw *w)
     before_value(w);
     fputs("null", w->f);
 }
+
+void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key)
+{
+    jw_init(w, f, pretty);
+    if (depth < 0) depth = 0;
+    if (depth > JW_MAX_DEPTH - 1) depth = JW_MAX_DEPTH - 1;
+    w->depth = depth;
+    w->first[depth] = true;
+    w->after_key = after_key;
+}
+
+void jw_paste_begin(jw *w)
+{
+    if (!w->first[w->depth]) fputc(',', w->f);
+    w->first[w->depth] = false;
+}
+
+void jw_paste(jw *w, const char *piece, size_t n)
+{
+    if (!n) return;
+    jw_paste_begin(w);
+    fwrite(piece, 1, n, w->f);
+}

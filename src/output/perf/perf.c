@@ -9,6 +9,7 @@
 
 #include "csvout.h"
 #include "format.h"
+#include "perf_gputime.h"
 #include "perf_hta.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
@@ -161,9 +162,8 @@ static void write_modules(jw *w, const ml_modules *m)
     else jw_null(w);
 }
 
-static void write_distributed(jw *w, const ml_distributed *d)
+void ml_perf_json_distributed(jw *w, const ml_distributed *d)
 {
-    jw_key(w, "distributed");
     if (!d) {
         jw_null(w);
         return;
@@ -210,6 +210,12 @@ static void write_distributed(jw *w, const ml_distributed *d)
 }
 
 void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist)
+{
+    ml_perf_json_write_at(w, p, perf, top, dist, NULL);
+}
+
+void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist,
+                           long *dist_at)
 {
     const ml_trace *t = p->trace;
     const ml_steps *st = &perf->steps;
@@ -311,7 +317,13 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
     jw_key(w, "by_op"); write_kernels(w, p, perf->kernels.by_op.v, perf->kernels.by_op.len, true, top);
     jw_end(w);
     write_modules(w, perf->modules);
-    write_distributed(w, dist);
+    jw_key(w, "distributed");
+    if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
+        fflush(w->f);
+        *dist_at = ftell(w->f);
+        jw_null(w);
+    } else ml_perf_json_distributed(w, dist);
+    ml_gputime_perf_json(w, p, &perf->gputime);
     ml_perf_hta_json(w, p, perf, top);
     jw_end(w);
 }

@@ -19,6 +19,13 @@
  * dist: the distributed view of all the ranks loaded with this one
  * (ml_distributed_compute), written whole as "distributed"; NULL writes null. */
 void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist);
+/* The same with a placeholder (null) for "distributed", written by another
+ * writer later: *dist_at gets its offset in w's file (ftell), and
+ * ml_perf_json_distributed writes the value that replaces it (a job's ranks
+ * are written one at a time, the distributed view once all are read). */
+void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist,
+                           long *dist_at);
+void ml_perf_json_distributed(jw *w, const ml_distributed *d);
 
 /* The same, computing the analyses itself; writes null when the profile
  * has no time side (ml_perf_unavailable(p) says why).  "distributed" is

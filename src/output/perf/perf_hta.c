@@ -329,6 +329,7 @@ static void stragglers_body(jw *w, const ml_stragglers *s, bool in_us)
 
 void ml_perf_stragglers_run_json(jw *w, const ml_distributed *d)
 {
+    if (!d || (!d->stragglers && !d->stragglers_why)) return; /* a rank's own cut of the view (perf --json's runs) */
     jw_key(w, "stragglers");
     if (d && d->stragglers) stragglers_body(w, d->stragglers, true);
     else jw_null(w);
@@ -341,6 +342,7 @@ void ml_perf_stragglers_run_json(jw *w, const ml_distributed *d)
 
 void ml_perf_stragglers_json(jw *w, const ml_distributed *d)
 {
+    if (!d || (!d->stragglers && !d->stragglers_why)) return;
     jw_key(w, "stragglers");
     if (d && d->stragglers) stragglers_body(w, d->stragglers, false);
     else jw_null(w);

@@ -34,14 +34,15 @@ void ml_perf_stragglers_text(FILE *f, const ml_distributed *d, int width);
 
 /* "kernel_sequences", "cupti_counters" and "critical_path" (perf NULL: empty / null). */
 void ml_perf_hta_run_json(jw *w, const ml_profile *p, const ml_perf *perf, int top);
-/* "stragglers" of the runs' distributed object. */
+/* "stragglers" and "stragglers_why" of the runs' distributed object; nothing
+ * for a rank's own cut of the view (d with neither: perf --json's runs). */
 void ml_perf_stragglers_run_json(jw *w, const ml_distributed *d);
 
 /* ---- the web's perf object ---- */
 
 /* "kernel_sequences", "cupti" and "critical_path" (null when not computed). */
 void ml_perf_hta_json(jw *w, const ml_profile *p, const ml_perf *perf, int top);
-/* "stragglers" of the perf object's distributed object. */
+/* The same for the perf object's distributed object. */
 void ml_perf_stragglers_json(jw *w, const ml_distributed *d);
 
 #endif

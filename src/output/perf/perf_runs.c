@@ -2,6 +2,7 @@
  * perf_runs.c — the "runs" objects of `memlens perf --json` (perf_runs.h).
  */
 #include "perf_runs.h"
+#include "perf_gputime.h"
 #include "perf_hta.h"
 
 #include <inttypes.h>
@@ -188,9 +189,8 @@ static void write_modules(jw *w, const ml_modules *m, int top)
     jw_end(w);
 }
 
-static void write_distributed(jw *w, const ml_distributed *d)
+void ml_perf_run_distributed(jw *w, const ml_distributed *d)
 {
-    jw_key(w, "distributed");
     if (!d) {
         jw_null(w);
         return;
@@ -240,6 +240,12 @@ static void write_distributed(jw *w, const ml_distributed *d)
 void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
                       const ml_distributed *dist)
 {
+    ml_perf_run_json_at(w, p, perf, group, top, dist, NULL);
+}
+
+void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
+                         const ml_distributed *dist, long *dist_at)
+{
     jw_obj(w);
     jw_key(w, "path"); jw_str(w, p->path);
     jw_key(w, "rank");
@@ -256,8 +262,14 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
     jw_end(w);
     write_operators(w, p, perf ? &perf->ops : NULL, group, top);
     write_kernels(w, p, perf ? &perf->kernels : NULL, top);
-    write_distributed(w, dist);
+    jw_key(w, "distributed");
+    if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
+        fflush(w->f);
+        *dist_at = ftell(w->f);
+        jw_null(w);
+    } else ml_perf_run_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
+    ml_gputime_runs_json(w, p, perf ? &perf->gputime : NULL);
     ml_perf_hta_run_json(w, p, perf, top);
 
     /* what is empty and why, in words */
@@ -271,6 +283,8 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
             jw_str(w, perf->cupti.n ? "no kernel times: the trace was recorded in CUPTI profiler mode; its kernels' "
                                       "hardware counters are in cupti_counters"
                                     : "no kernels: the trace has no GPU kernels");
+        if (perf->gputime.last_step_cut)
+            jw_str(w, "GPU time (temporal ... memory_bw): work launched from the last ProfilerStep# on is left out, as HTA does");
         if (perf->modules && !perf->modules->n && perf->modules->hint) {
             char buf[512];
             snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);

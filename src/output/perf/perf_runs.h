@@ -25,6 +25,11 @@
  * distributed view of all the ranks loaded (NULL writes null). */
 void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
                       const ml_distributed *dist);
+/* With a placeholder for "distributed" (perf.h: ml_perf_json_write_at), and
+ * the value that replaces it. */
+void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
+                         const ml_distributed *dist, long *dist_at);
+void ml_perf_run_distributed(jw *w, const ml_distributed *d);
 
 /* A time in µs exact to the ns ("98598.123"), and a number with at most
  * `digits` decimals (null when < 0 or not finite), as every runs field. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "perf_gputime.h"
 #include "perf_hta.h"
 #include "perf_runs.h"
 #include "textwidth.h"
@@ -262,6 +263,11 @@ void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_vi
     text_distributed(f, d, o, true);
 }
 
+void ml_perf_views_distributed(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
+{
+    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, d, o, o->views != ML_VIEW_ALL);
+}
+
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist)
 {
@@ -269,16 +275,18 @@ void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const
     if (o->views & ML_VIEW_OVERVIEW) {
         text_steps(f, p, &perf->steps);
         text_gpus(f, p, perf);
+        ml_gputime_text_overview(f, &perf->gputime);
         text_recs(f, perf);
     }
     if (o->views & ML_VIEW_OPERATORS) text_operators(f, p, perf, o);
     if (o->views & ML_VIEW_KERNELS) {
         text_kernels(f, p, perf, o);
+        ml_gputime_text_kernels(f, p, &perf->gputime, o->top, o->width);
         ml_perf_kseqs_text(f, p, perf, o->top, o->width);
         ml_perf_cupti_text(f, p, perf, o->top, o->width);
     }
     if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
-    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, dist, o, !all);
+    if ((o->views & ML_VIEW_DISTRIBUTED) && !o->dist_elsewhere) text_distributed(f, dist, o, !all);
     if ((o->views & ML_VIEW_CRITPATH) && perf->has_critpath) ml_perf_critpath_text(f, p, perf, o->top, o->width);
     else if (o->views == ML_VIEW_ALL)
         fprintf(f, "\nCritical path per step: memlens perf --view critical-path (computed only when asked for)\n");

@@ -26,6 +26,11 @@ typedef struct ml_report_opts {
     int zlevel;              /* zlib level for blobs; 0 = 1 (fast) */
     const char *const *inputs; /* input names for the header */
     size_t n_inputs;
+    /* `memlens diff -o`: more page data (a <script> element, written after
+     * the meta), and no distributed view (the ranks are two runs, not one job). */
+    const char *extra_html;
+    size_t extra_len;
+    bool no_distributed;
 } ml_report_opts;
 
 /* Fills meta (one JSON object) and the blobs for all ranks of ps. */
