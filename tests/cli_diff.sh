@@ -134,6 +134,60 @@ t_eq "C: the root holds both top lists (4 nodes each)" \
     "('root', 4, 4, 900, 1120)"
 t_contains "C: text shows the tree" "$($MEMLENS diff "$tmp/tree_a.json" "$tmp/tree_b.json")" "aten::add  ->  aten::sub"
 
+# ---- C2. Backward nodes: modules and fwdbwd flows (the plugin's OpTreeBuilder) ------
+# main thread: step > Model_0 [10,300) > {Linear_0 [20,100) > aten::linear @25,
+#   Linear_1 [110,200) > aten::linear @120, aten::relu @210}; Optimizer.step [700,800).
+# backward thread: evaluate_function roots ReluBackward0 [400,420), AddmmBackward0
+#   [430,480) (new: [430,520)), AccumulateGrad [481,485) (new [521,525)), AddmmBackward0
+#   [500,560) (new [540,600)); fwdbwd flows: linear@25 -> the last Addmm, linear@120 ->
+#   the first Addmm, relu -> Relu.
+# Backward nodes: Linear_0.backward {Addmm [500,560)} = 60; Linear_1.backward {Addmm,
+#   AccumulateGrad} = [430,485) = 55 (new [430,525) = 95); Model_0.backward {Relu root,
+#   the two} = [400,560) = 160 (new [400,600) = 200), put in the step between Model_0 and
+#   the optimizer.  Aligned: Model_0, Model_0.backward, the optimizer; inside the backward:
+#   the Relu roots (a pair of single nodes), Linear_1.backward, Linear_0.backward.
+cat >"$tmp/mkbw.py" <<'PY'
+import json, sys
+def trace(l1_end, acc, l0):
+    ev = []
+    def X(cat, name, tid, ts, dur, args=None):
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur, **({"args": args} if args else {})})
+    X("user_annotation", "ProfilerStep#1", 1, 0, 1000)
+    X("python_function", "nn.Module: Model_0", 1, 10, 290, {"Python module id": 1})
+    X("python_function", "nn.Module: Linear_0", 1, 20, 80, {"Python module id": 2})
+    X("cpu_op", "aten::linear", 1, 25, 70)
+    X("python_function", "nn.Module: Linear_1", 1, 110, 90, {"Python module id": 3})
+    X("cpu_op", "aten::linear", 1, 120, 70)
+    X("cpu_op", "aten::relu", 1, 210, 40)
+    X("user_annotation", "Optimizer.step#SGD.step", 1, 700, 100)
+    X("cpu_op", "autograd::engine::evaluate_function: ReluBackward0", 2, 400, 20)
+    X("cpu_op", "ReluBackward0", 2, 401, 18)
+    X("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", 2, 430, l1_end - 430)
+    X("cpu_op", "AddmmBackward0", 2, 431, l1_end - 432)
+    X("cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 2, acc, 4)
+    X("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", 2, l0, 60)
+    X("cpu_op", "AddmmBackward0", 2, l0 + 1, 58)
+    for i, (fts, bts) in enumerate([(25, l0 + 1), (120, 431), (210, 401)], 1):
+        ev.append({"ph": "s", "id": i, "pid": 1, "tid": 1, "ts": fts, "cat": "fwdbwd", "name": "fwdbwd"})
+        ev.append({"ph": "f", "id": i, "pid": 1, "tid": 2, "ts": bts, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"})
+    return {"traceEvents": ev}
+json.dump(trace(480, 481, 500), open(sys.argv[1] + "/bw_a.json", "w"))
+json.dump(trace(520, 521, 540), open(sys.argv[1] + "/bw_b.json", "w"))
+PY
+python3 "$tmp/mkbw.py" "$tmp"
+$MEMLENS diff --json "$tmp/bw_a.json" "$tmp/bw_b.json" >"$tmp/bw.json"
+t_eq "C2: exit status" "$?" 0
+t_eq "C2: the backward node between the forward module and the optimizer" \
+    "$(q "$tmp/bw.json" "exec('''$TREE'''.strip()) or [(n(c), c['type']) for c in t['children']]" 2>&1)" \
+    "[(('matched', 'nn.Module: Model_0', 'nn.Module: Model_0', 290, 290), 'module'), (('matched', 'nn.Module: Model_0.backward', 'nn.Module: Model_0.backward', 160, 200), 'backward'), (('matched', 'Optimizer.step#SGD.step', 'Optimizer.step#SGD.step', 100, 100), 'optimizer')]"
+t_eq "C2: inside it, the roots and the modules' backward nodes" \
+    "$(q "$tmp/bw.json" "exec('''$TREE'''.strip()) or [n(c) for c in t['children'][1]['children']]" 2>&1)" \
+    "[('unmatched', 'autograd::engine::evaluate_function: ReluBackward0', 'autograd::engine::evaluate_function: ReluBackward0', 20, 20), ('matched', 'nn.Module: Linear_1.backward', 'nn.Module: Linear_1.backward', 55, 95), ('matched', 'nn.Module: Linear_0.backward', 'nn.Module: Linear_0.backward', 60, 60)]"
+# its operators: the backward ops under it (evaluate_function Addmm: 50 + 60 = 110 µs in base)
+t_eq "C2: the operators under the backward node" \
+    "$(q "$tmp/bw.json" "sorted((o['name'], o['base_calls'], o['base_host_us'], o['new_host_us']) for o in d['tree']['children'][1]['ops'])" 2>&1)" \
+    "[('AddmmBackward0', 2, 106, 146), ('ReluBackward0', 1, 18, 18), ('autograd::engine::evaluate_function: AddmmBackward0', 2, 110, 150), ('autograd::engine::evaluate_function: ReluBackward0', 1, 20, 20), ('autograd::engine::evaluate_function: torch::autograd::AccumulateGrad', 1, 4, 4)]"
+
 # ---- D. memory on hand-written traces -------------------------------------------
 # base: aten::linear allocates 100 B (Total Allocated 100, Reserved 1024), aten::relu
 #   50 B (150: the peak), frees.  new: 40 B from before the trace (freed at 47 µs without

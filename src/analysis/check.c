@@ -71,8 +71,8 @@ int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *
     out->option = option;
     out->arg = arg;
     if (!rules[k].arg) return 0;
-    double v;
-    const char *rest;
+    double v = 0;
+    const char *rest = "";
     bool ok = arg && number(arg, &v, &rest);
     switch (rules[k].unit) {
     case ML_UNIT_BYTES:

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "curve.h"
+#include "par.h"
+#include "perfdata.h" /* ml_perf_unavailable */
 
 const char *ml_change_name(unsigned c)
 {
@@ -229,7 +231,7 @@ static void compare_ops(ml_diff *d)
 {
     VEC(op_entry) all = {0};
     for (int s = 0; s < 2; s++) {
-        const ml_stepops *so = d->side[s].ops;
+        const ml_stepops *so = &d->side[s].time->ops;
         const ml_profile *p = d->side[s].p;
         for (size_t i = 0; so && i < so->rows.len; i++) {
             const ml_stepop *r = &so->rows.v[i];
@@ -267,7 +269,7 @@ static void compare_ops(ml_diff *d)
 static void compare_time(ml_diff *d)
 {
     for (int s = 0; s < 2; s++) {
-        const ml_steps *st = &d->side[s].perf->steps;
+        const ml_steps *st = &d->side[s].time->steps;
         d->steps.count[s] = st->steps.len;
         d->steps.whole_trace[s] = st->whole_trace;
         d->steps.avg_total[s] = st->avg_total;
@@ -275,15 +277,51 @@ static void compare_time(ml_diff *d)
     }
     compare_ops(d);
     for (int s = 0; s < 2; s++)
-        if (d->side[s].ops && d->side[s].ops->whole_trace)
+        if (d->side[s].time->ops.whole_trace)
             note(d, "time: %s has no ProfilerStep#: its operators and kernels are counted over the whole trace",
                  base_name(d->side[s].p->path));
     if (d->steps.count[0] != d->steps.count[1] && !d->steps.whole_trace[0] && !d->steps.whole_trace[1])
         note(d, "time: the runs have %zu and %zu steps: calls and times per name are sums over all of them",
              d->steps.count[0], d->steps.count[1]);
-    ml_dt_side a = {d->side[0].p, &d->side[0].perf->tree}, b = {d->side[1].p, &d->side[1].perf->tree};
+    ml_dt_side a = {d->side[0].p, &d->side[0].time->tree}, b = {d->side[1].p, &d->side[1].time->tree};
     d->tree = ml_difftree_build(&a, &b);
     if (!d->tree) note(d, "operator tree: left out (a run has no operators)");
+}
+
+/* ---- one run's time side ---------------------------------------------------- */
+
+typedef struct time_job {
+    const ml_profile *p;
+    ml_diff_time *t;
+} time_job;
+
+static void time_steps(void *arg)
+{
+    time_job *j = arg;
+    ml_steps_compute(j->p, &j->t->steps);
+    ml_stepops_compute(j->p, &j->t->ops);
+}
+
+static void time_tree(void *arg)
+{
+    time_job *j = arg;
+    ml_optree_build(j->p, &j->t->tree);
+}
+
+bool ml_diff_time_compute(const ml_profile *p, ml_diff_time *out)
+{
+    memset(out, 0, sizeof *out);
+    if (ml_perf_unavailable(p)) return false;
+    time_job j = {p, out};
+    ml_par2(time_tree, &j, time_steps, &j);
+    return true;
+}
+
+void ml_diff_time_free(ml_diff_time *t)
+{
+    ml_steps_free(&t->steps);
+    ml_optree_free(&t->tree);
+    ml_stepops_free(&t->ops);
 }
 
 /* ---- the pair ----------------------------------------------------------- */
@@ -314,7 +352,7 @@ ml_diff *ml_diff_compute(const ml_diff_side *base, const ml_diff_side *nw, const
     else if (ps[0]->segments.len || ps[1]->segments.len)
         note(d, "allocator state: left out: %s has no segments (only snapshots have)", base_name(ps[ps[0]->segments.len ? 1 : 0]->path));
 
-    bool tm[2] = {base->perf != NULL, nw->perf != NULL};
+    bool tm[2] = {base->time != NULL, nw->time != NULL};
     d->time = tm[0] && tm[1];
     if (d->time) compare_time(d);
     else if (tm[0] || tm[1]) {

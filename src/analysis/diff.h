@@ -5,8 +5,9 @@
  *
  * Compare is an analysis over two profiles, not a second pipeline: each run
  * is loaded and analysed as any other (its device stats as `summary` states
- * them, its time side as `perf` computes it, its time per name over the
- * profiler steps, diffops.h), and this module aligns the results:
+ * them; of its time side, the steps and the operator tree as `perf` computes
+ * them, and its time per name over the profiler steps, diffops.h), and this
+ * module aligns the results:
  *
  *   devices   matched by id (cuda:0 with cuda:0); when each side has one
  *             accelerator left unmatched, those two (rank 0 on cuda:0 against
@@ -33,15 +34,27 @@
 #include "diffops.h"
 #include "diffseg.h"
 #include "difftree.h"
-#include "perfdata.h"
+#include "optree.h"
 #include "profile.h"
 #include "stats.h"
+#include "steps.h"
+
+/* The time side of one run as the diff reads it: what `perf` computes of
+ * it that a comparison needs (not the operator, kernel and GPU tables). */
+typedef struct ml_diff_time {
+    ml_steps steps;
+    ml_optree tree;
+    ml_stepops ops;             /* time per name over the steps (diffops.h) */
+} ml_diff_time;
+
+/* False (and *out empty) when the profile has no time side (ml_perf_unavailable). */
+bool ml_diff_time_compute(const ml_profile *p, ml_diff_time *out);
+void ml_diff_time_free(ml_diff_time *t);
 
 /* One run as the diff reads it. */
 typedef struct ml_diff_side {
     const ml_profile *p;
-    const ml_perf *perf;        /* its time side (ml_perf_compute), NULL if it has none */
-    const ml_stepops *ops;      /* its time per name over the steps, NULL if no time side */
+    const ml_diff_time *time;   /* NULL when it has no time side */
 } ml_diff_side;
 
 typedef struct ml_diff_opts {

@@ -15,11 +15,23 @@
  * several nodes is not.  When two lists have no match at all, the pair has
  * no children.
  *
- * Where memlens departs from the plugin: the plugin builds "Backward" nodes
- * from nn.Module trees and fwdbwd flows (a module's backward ops grouped
- * under "<module>.backward"); memlens does not (yet), so backward operators
- * stay where the trace has them and align inside composites.  The plugin
- * takes the first thread's tree; memlens the main thread's.
+ * Backward nodes (the plugin's OpTreeBuilder, for traces with nn.Module
+ * nodes and fwdbwd flows): the backward roots ("autograd::engine::
+ * evaluate_function: X" nodes at the top of a thread or a step, each with
+ * the AccumulateGrad roots that follow it) are taken out of their trees; a
+ * flow from a forward operator to a node under a backward root gives that
+ * root's group to the operator; every module then gets a node
+ * "nn.Module: X.backward" holding the groups of the operators directly in it
+ * (not in a module below it) and the backward nodes of the modules below
+ * it, spanning its children; the top modules' backward nodes are put in the
+ * main thread's tree where their time falls (inside the step, between the
+ * forward pass and the optimizer).  Backward roots that no flow ties to a
+ * module are left out, as the plugin leaves them.
+ *
+ * Where memlens departs from the plugin: a module whose backward node would
+ * hold nothing gets none (the plugin keeps it, at the forward module's
+ * times); the plugin takes the first thread's tree, memlens the main
+ * thread's.
  *
  * The tree holds node ids of the two optrees; the profiles and their perf
  * (optree, times) must outlive it.
@@ -40,9 +52,10 @@ typedef enum {
     ML_DT_MODULE,           /* nn.Module: X */
     ML_DT_DATALOADER,       /* enumerate(DataLoader)#...__next__, enumerate(DataPipe)#... */
     ML_DT_OPTIMIZER,        /* Optimizer.step... */
+    ML_DT_BACKWARD,         /* nn.Module: X.backward, made from the backward ops (above) */
 } ml_dt_type;
 
-/* "operator", "step", "module", "dataloader", "optimizer". */
+/* "operator", "step", "module", "dataloader", "optimizer", "backward". */
 const char *ml_dt_type_name(unsigned t);
 
 typedef struct ml_dtnode {
@@ -58,13 +71,23 @@ typedef struct ml_dt_side {
     const ml_optree *tree;
 } ml_dt_side;
 
+/* A Backward node: not an optree node (its id is the side's tree->n + its
+ * index); its children are optree nodes (backward roots) and Backward nodes. */
+typedef struct ml_dt_virtual {
+    char *name;             /* "nn.Module: Linear_0.backward" */
+    int64_t begin, end;     /* from its first child's start to its last child's end */
+    int64_t device_ns;      /* its children's device time */
+    VEC(uint32_t) kids;
+} ml_dt_virtual;
+
 typedef struct ml_difftree {
     ml_dt_side side[2];
+    VEC(ml_dt_virtual) virt[2]; /* per side, the Backward nodes */
     VEC(ml_dtnode) nodes;   /* nodes[0] is the root (both sides' top lists); children after parents */
     VEC(uint32_t) members[2]; /* optree node ids */
     /* Per side, per optree node: the end of its subtree (pre-order: a node's
-     * descendants are the ids after it, up to end), its type, and the CSR
-     * list of its children (merged nodes left out). */
+     * descendants are the ids after it, up to end); per node and Backward
+     * node, its type. */
     uint32_t *sub_end[2];
     uint8_t *type[2];
 } ml_difftree;

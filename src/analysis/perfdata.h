@@ -39,6 +39,10 @@ typedef struct ml_perf {
     ml_recs recs;
     ml_modules *modules;    /* never NULL after ml_perf_compute() */
     ml_gputime gputime;
+    /* What the analyses adjusted or left out of the input, in words (times
+     * cut, kernel args dropped, correlation ids shared, steps dropped):
+     * shown with the views (text, --json, the page). */
+    VEC(char *) notes;
     ml_kseqs kseqs;
     ml_cupti cupti;         /* n = 0 without cuda_profiler_range events */
     ml_critpath critpath;   /* after ml_perf_want_critical_path() */

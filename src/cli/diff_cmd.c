@@ -68,7 +68,7 @@ int ml_cmd_diff(int argc, char **argv)
     if (out && json) return fail_usage("--json and -o: choose one", "");
 
     /* The memory side as `summary --json` reads it (categories only for
-     * --by category, or for the report); the time side as `perf`. */
+     * --by category, or for the report); the time side as far as needed. */
     unsigned want = ML_WANT_TRACE;
     if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
     ml_runpair rp;
@@ -90,8 +90,8 @@ int ml_cmd_diff(int argc, char **argv)
         for (int s = 0; s < 2; s++) {
             const ml_diff_side *x = &pairs[0]->side[s];
             bool mem = ml_diff_has_memory(x->p);
-            snprintf(why[s], sizeof why[s], "%s", mem && x->perf ? "memory and time data" : mem ? "memory data only"
-                                                   : x->perf ? "time data only (no memory events)" : "neither memory nor time data");
+            snprintf(why[s], sizeof why[s], "%s", mem && x->time ? "memory and time data" : mem ? "memory data only"
+                                                   : x->time ? "time data only (no memory events)" : "neither memory nor time data");
         }
         fprintf(stderr, "memlens: %s and %s have nothing in common to compare: the first has %s, the second %s\n",
                 in[0], in[1], why[0], why[1]);
@@ -102,7 +102,7 @@ int ml_cmd_diff(int argc, char **argv)
         if (out) {
             ml_err e = {{0}};
             if (ml_compare_report_write(&c, out, &e) != 0) {
-                fprintf(stderr, "memlens: %s\n", e.msg);
+                fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
                 rc = 2;
             }
         } else if (json) ml_compare_json(stdout, &c, &o);

@@ -1,6 +1,7 @@
 /*
  * runpair.c — both sides of a comparison, loaded at once (see runpair.h).
  */
+#include "textwidth.h"
 #include "runpair.h"
 
 #include <stdio.h>
@@ -13,11 +14,31 @@
 typedef struct load_job {
     ml_run_side *side;
     int rank;
+    bool keep_ops;
     int rc;
     ml_err e;
 } load_job;
 
-/* One side, on its own thread: load, keep the rank, analyse each profile. */
+/* The memory side's operator intervals (p->ops, a second copy of the trace's
+ * host slices) are read by ml_attribute() and ml_categorize() as the profile
+ * loads; after that a comparison reads only what they wrote in allocs (and,
+ * for traces without addresses, unmatched.c reads them again: kept then).
+ * Dropped, they make two 400 MB traces cost 2x the memory of one. */
+static void drop_ops(ml_profile *p)
+{
+    if (!p->has_addresses) return;
+    VEC_FREE(&p->ops.ts);
+    VEC_FREE(&p->ops.dur);
+    VEC_FREE(&p->ops.name);
+    VEC_FREE(&p->ops.thread);
+    VEC_FREE(&p->ops.kind);
+}
+
+/* One side, on its own thread: load, keep the rank, analyse each profile.
+ * ml_load() keeps no state outside the profiles it makes (the server's rank
+ * workers call it at once too): two at once were checked under
+ * ThreadSanitizer with traces split across threads, gzip, snapshots and
+ * Ascend CSV and SQLite folders (none reported). */
 static void load_side(void *arg)
 {
     load_job *j = arg;
@@ -31,14 +52,11 @@ static void load_side(void *arg)
         return;
     }
     size_t n = s->ps.items.len;
-    s->perf = ml_calloc(n ? n : 1, sizeof *s->perf);
-    s->has_perf = ml_calloc(n ? n : 1, sizeof *s->has_perf);
-    s->ops = ml_calloc(n ? n : 1, sizeof *s->ops);
-    for (size_t k = 0; k < n; k++) {
-        const ml_profile *p = s->ps.items.v[k];
-        s->has_perf[k] = ml_perf_compute(p, &s->perf[k]);
-        if (s->has_perf[k]) ml_stepops_compute(p, &s->ops[k]);
-    }
+    if (!j->keep_ops)
+        for (size_t k = 0; k < n; k++) drop_ops(s->ps.items.v[k]);
+    s->time = ml_calloc(n ? n : 1, sizeof *s->time);
+    s->has_time = ml_calloc(n ? n : 1, sizeof *s->has_time);
+    for (size_t k = 0; k < n; k++) s->has_time[k] = ml_diff_time_compute(s->ps.items.v[k], &s->time[k]);
 }
 
 static bool all_ranked(const ml_profiles *ps)
@@ -108,12 +126,13 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
     out->side[0].input = base;
     out->side[1].input = nw;
     out->side[0].ps.want = out->side[1].ps.want = want;
-    load_job jobs[2] = {{&out->side[0], rank, 0, {{0}}}, {&out->side[1], rank, 0, {{0}}}};
+    bool keep = (want & ML_SKIP_CATEGORIES) == 0; /* the report reads them (and --by category keeps them: harmless) */
+    load_job jobs[2] = {{&out->side[0], rank, keep, 0, {{0}}}, {&out->side[1], rank, keep, 0, {{0}}}};
     if (!base) {
         out->single = true;
         load_side(&jobs[1]);
         if (jobs[1].rc < 0) {
-            fprintf(stderr, "memlens: %s\n", jobs[1].e.msg);
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[1].e.msg));
             ml_runpair_free(out);
             return -1;
         }
@@ -129,7 +148,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
     ml_phase("diff: load both");
     for (int s = 0; s < 2; s++)
         if (jobs[s].rc < 0) {
-            fprintf(stderr, "memlens: %s\n", jobs[s].e.msg);
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[s].e.msg));
             ml_runpair_free(out);
             return -1;
         }
@@ -143,7 +162,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k)
 {
     const ml_run_side *rs = &rp->side[rp->single ? 1 : s];
-    return (ml_diff_side){rs->ps.items.v[k], rs->has_perf[k] ? &rs->perf[k] : NULL, rs->has_perf[k] ? &rs->ops[k] : NULL};
+    return (ml_diff_side){rs->ps.items.v[k], rs->has_time[k] ? &rs->time[k] : NULL};
 }
 
 const char *ml_runpair_label(const ml_runpair *rp, size_t pair, char *buf, size_t cap)
@@ -159,13 +178,9 @@ void ml_runpair_free(ml_runpair *rp)
 {
     for (int s = 0; s < 2; s++) {
         ml_run_side *rs = &rp->side[s];
-        for (size_t k = 0; k < rs->ps.items.len && rs->perf; k++) {
-            if (rs->has_perf[k]) ml_perf_free(&rs->perf[k]);
-            ml_stepops_free(&rs->ops[k]);
-        }
-        free(rs->perf);
-        free(rs->has_perf);
-        free(rs->ops);
+        for (size_t k = 0; k < rs->ps.items.len && rs->time; k++) ml_diff_time_free(&rs->time[k]);
+        free(rs->time);
+        free(rs->has_time);
         ml_profiles_free(&rs->ps);
     }
     VEC_FREE(&rp->pairs);

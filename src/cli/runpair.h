@@ -1,7 +1,8 @@
 /*
  * runpair.h — the two sides of `memlens diff` and `memlens check`: both
  * inputs loaded at once (one thread each, each through the usual loader),
- * each profile analysed as `perf` analyses it, and the ranks paired.
+ * each profile's time side analysed as far as a comparison needs
+ * (ml_diff_time: steps, operator tree, time per name), and the ranks paired.
  *
  * Pairing: one profile on each side is one pair, whatever their rank
  * numbers (rank 0 of a run against rank 1 of it).  Otherwise ranks are
@@ -18,15 +19,13 @@
 #include "diff.h"
 #include "diffops.h"
 #include "importer.h"
-#include "perfdata.h"
 
 /* One side: its input and what was loaded from it. */
 typedef struct ml_run_side {
     const char *input;
     ml_profiles ps;
-    ml_perf *perf;          /* per profile; valid where has_perf */
-    bool *has_perf;
-    ml_stepops *ops;        /* per profile (empty without a time side) */
+    ml_diff_time *time;     /* per profile; valid where has_time */
+    bool *has_time;
 } ml_run_side;
 
 typedef struct ml_run_pair {

@@ -8,6 +8,7 @@
 #include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
+#include "textwidth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +23,11 @@ static void warn_skipped(FILE *f, const ml_job *job)
 {
     size_t others = 0, shown = 0;
     for (size_t i = 0; i < job->skipped.len; i++)
-        if (ml_skipped_unreadable(job->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", job->skipped.v[i]);
+        if (ml_skipped_unreadable(job->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ML_TEXT_SAFE(job->skipped.v[i]));
     for (size_t i = 0; i < job->skipped.len; i++) {
         if (ml_skipped_unreadable(job->skipped.v[i])) continue;
         if (others++ < SKIPPED_SHOWN) {
-            fprintf(f, "memlens: skipped %s\n", job->skipped.v[i]);
+            fprintf(f, "memlens: skipped %s\n", ML_TEXT_SAFE(job->skipped.v[i]));
             shown++;
         }
     }

@@ -3,6 +3,7 @@
  * validates the query, reads the rank's view, writes JSON.
  */
 #include "api.h"
+#include "perf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1109,12 +1110,13 @@ static int route(req *q, ml_ranks *rs, const char *path)
         return 0;
     }
     if (!strcmp(path, "/api/perf")) {
-        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        int64_t top;
+        if (arg_rank_dev(q, rs, &r, NULL) || arg_int(q, "top", 1, 100000000, ML_PERF_TOP_DEFAULT, &top)) return -1;
         const char *why = ml_perf_unavailable(r->p);
         if (why) return fail(q, 404, "%s", why);
         size_t key;
         const ml_distributed *dist = ml_ranks_distributed(rs, &key); /* over the ranks loaded so far */
-        if (!ml_sv_perf(r, dist, key, q->out)) return fail(q, 404, "this rank has no time data");
+        if (!ml_sv_perf(r, dist, key, (int)top, q->out)) return fail(q, 404, "this rank has no time data");
         return 0;
     }
     if (!strcmp(path, "/api/compare")) { /* two loaded runs compared (api_compare.h) */

@@ -33,7 +33,8 @@
  *                                innermost|size|category
  *   /api/compare?base&new        two loaded runs compared as `memlens diff` compares them:
  *                                {base_rank, new_rank, diff} (web/DATA.md "Compare")
- *   /api/perf?rank               the rank's perf object (web/DATA.md "Profiler views"), made
+ *   /api/perf?rank[&top=N]       the rank's perf object (web/DATA.md "Profiler views"), its
+ *                                tables cut to N rows (default 1000) plus "others", made
  *                                when asked; 404 + {"error": why} when it has no time side
  *   /api/trace?rank&t0&t1&px[&q&fmt]   the Trace view's window: slices >= 1 px, sub-pixel runs
  *                                merged per lane (api_trace.h); /api/slice?rank&id one slice's

@@ -4,10 +4,14 @@
 // whether they ran on Tensor Cores; the detail panel names the operators a
 // kernel came from (links to the Operators view) and draws the histogram of
 // its calls' durations, with the slowest calls linked to the Trace view.
-// Below the table, HTA's frequent kernel sequences and CUPTI counters (htakernels.js).
+// Below the table, HTA's GPU-time panels (gputime.js): idle time by cause,
+// kernel types with overlaps, launch statistics with the launch-delay
+// histogram and the outliers (linked to the Trace view), queues, bandwidth;
+// and HTA's frequent kernel sequences and CUPTI counters (htakernels.js).
 
 import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
 import { PerfTableView, pvNs, pvInt, pvPct, pvPerCall } from "./perfview.js";
+import { gtIdle, gtKernelTypes, gtLaunches, gtQueues, gtBind } from "./gputime.js";
 import { hkPanels } from "./htakernels.js";
 
 export function kernelColumns(group, perf) {
@@ -79,8 +83,12 @@ export class KernelsView extends PerfTableView {
       rowKey: kernelRowKey,
       label: (r, g) => String(r.name).replace(/^void /, "") + (g === "op" && r.op ? " · " + r.op : ""),
       detail: kernelDetail,
+      others: (perf, g) => (perf.kernels.others || {})[g === "op" ? "by_op" : "by_name"] || null,
       empty: "This trace has no GPU kernels (a CPU-only profile).",
     });
+    this.gt = document.createElement("div");
+    this.gt.className = "gt-grid";
+    el.appendChild(this.gt);
   }
 
   async show(rank) {
@@ -90,10 +98,26 @@ export class KernelsView extends PerfTableView {
       ? "No kernel times: the trace was recorded in CUPTI profiler mode. Its kernels' hardware counters are below."
       : "This trace has no GPU kernels (a CPU-only profile).";
     await super.show(rank);
+    const g = this.perf && this.perf.gputime;
+    if (this.gtOf !== g) this.showGputime(rank, g);
     const perf = this.perf;
     if (!this.hta) { this.hta = document.createElement("div"); this.hta.className = "hk-mount"; this.el.appendChild(this.hta); }
     if (this.htaFor === perf) return;
     this.htaFor = perf;
     this.cuptiTable = perf ? hkPanels(this.hta, this.app, rank, perf) : (this.hta.innerHTML = "", null);
+  }
+
+  // HTA's GPU-time panels of perf.gputime g (gputime.js).
+  showGputime(rank, g) {
+    this.gtOf = g;
+    this.gt.hidden = !g;
+    if (!g) { this.gt.innerHTML = ""; return; }
+    const note = g.last_step_cut ? '<span class="muted">the last ProfilerStep# left out, as HTA does</span>' : "";
+    const queues = gtQueues(g);
+    this.gt.innerHTML =
+      `<section class="panel gt-kt" id="kn-types"><div class="bar"><h2>Kernel types</h2><span class="muted">time with each combination busy, overlaps apart (HolisticTraceAnalysis)</span></div>${gtKernelTypes(g) || '<p class="muted">No computation, communication or memory kernels.</p>'}${gtIdle(g)}` +
+      (queues ? `<h3 id="kn-queues">Launch queue and bandwidth</h3>${queues}` : "") + "</section>" +
+      `<section class="panel gt-launch" id="kn-launches"><div class="bar"><h2>Kernel launches</h2>${note}</div>${gtLaunches(g)}</section>`;
+    gtBind(this.gt, this.app, rank);
   }
 }

@@ -19,6 +19,7 @@
 //   findSlice(rank, q, after, dir)             the search's next (previous) match
 //   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
+//   setPerfTop(n)                              (HttpSource) rows per perf table from now on
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -530,13 +531,21 @@ export class HttpSource {
     if (r.perf === false) return null;
     if (!this.perfs) this.perfs = new Map();
     if (!this.perfs.has(rank)) {
-      this.perfs.set(rank, this.get("perf", { rank }, [200, 404]).then((j) => {
+      const q = this.perfTop ? { rank, top: this.perfTop } : { rank };
+      this.perfs.set(rank, this.get("perf", q, [200, 404]).then((j) => {
         if (j._status !== 200) { if (j.error && !r.perfWhy) r.perfWhy = j.error; return null; }
         delete j._status;
         return j;
       }));
     }
     return this.perfs.get(rank);
+  }
+
+  // Rows per operator and kernel table in the perf objects asked from now on
+  // (the server's default, 1000, until set): the views' "List the top N".
+  setPerfTop(n) {
+    this.perfTop = n;
+    if (this.perfs) this.perfs.clear();
   }
 
   // /api/compare?base=K&new=J: any two loaded runs compared (`memlens diff`'s pair object).

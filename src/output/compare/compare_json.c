@@ -224,7 +224,7 @@ static void steps_json(jw *w, const ml_diff *d)
     for (int k = 0; k < 2; k++) {
         jw_key(w, k ? "new" : "base");
         jw_arr(w);
-        const ml_steps *ss = &d->side[k].perf->steps;
+        const ml_steps *ss = &d->side[k].time->steps;
         for (size_t i = 0; i < ss->steps.len; i++) {
             char buf[32];
             snprintf(buf, sizeof buf, "%" PRId64, ss->steps.v[i].begin);

@@ -36,7 +36,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     for (size_t r = 0; r < ps->items.len; r++) {
         size_t at = perf.len;
         ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", r);
-        if (ml_report_perf_json_with(ps->items.v[r], dist, &perf)) ml_buf_puts(&perf, "</script>\n");
+        if (ml_report_perf_json_with(ps->items.v[r], dist, o ? o->top : 0, &perf)) ml_buf_puts(&perf, "</script>\n");
         else perf.len = at; /* no time side: no element */
     }
     if (dist) ml_distributed_free(dist);
