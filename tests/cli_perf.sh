@@ -27,7 +27,7 @@ t_eq "json top-level keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(list(d), sorted(d["runs"][0]), d["inputs"] == [d["runs"][0]["path"]])')" \
-    "['memlens', 'inputs', 'runs', 'meta', 'ranks', 'distributed'] ['distributed', 'format', 'gpus', 'group_by', 'kernels', 'modules', 'notes', 'operators', 'path', 'rank', 'recommendations', 'steps'] True"
+    "['memlens', 'inputs', 'runs', 'meta', 'ranks', 'distributed'] ['comm_comp_overlap_pct', 'distributed', 'format', 'gpus', 'group_by', 'idle_by_stream', 'kernel_types', 'kernels', 'launches', 'memory_bw', 'modules', 'notes', 'operators', 'path', 'queue_length', 'rank', 'recommendations', 'steps', 'temporal'] True"
 # runs: the same figures in µs and 0-100 % (ns / 1000; 100 x ratio)
 t_eq "runs figures" "$(printf '%s' "$json" | python3 -c '
 import json, sys
@@ -47,7 +47,7 @@ print(s["name"], s["total_ns"], s["kernel_ns"], s["runtime_ns"], s["cpu_exec_ns"
 t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
-print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+print(sorted(r))')" "['counts', 'devices', 'distributed', 'gputime', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
 G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 if [ -f "$G" ]; then
     t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '

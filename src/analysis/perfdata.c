@@ -33,6 +33,7 @@ static void step_side(void *arg)
     ml_steps_compute(j->p, &j->out->steps);
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
+    ml_gputime_compute(j->p, &j->out->gputime);
 }
 
 static void operator_side(void *arg)
@@ -63,5 +64,6 @@ void ml_perf_free(ml_perf *perf)
     ml_operators_free(&perf->ops);
     VEC_FREE(&perf->recs);
     if (perf->modules) ml_modules_free(perf->modules);
+    ml_gputime_free(&perf->gputime);
     perf->modules = NULL;
 }

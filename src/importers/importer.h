@@ -74,6 +74,7 @@ enum {
 
 typedef struct ml_profiles {
     unsigned want;               /* ML_WANT_*: set before ml_load; importers read it */
+    ml_input_limits limits;      /* applied to each file ml_load_file opens (source.h); zeros: none */
     VEC(ml_profile *) items;
     VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
 } ml_profiles;

@@ -55,6 +55,7 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
 again:;
     ml_source *src;
     if (ml_source_open(path, &src, e) < 0) return -1;
+    ml_source_set_limits(src, &out->limits);
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, SNIFF_BYTES, e);
     const char *name = ml_source_name(src);

@@ -717,6 +717,7 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     ml_trace_index *ix = t->index;
     if (ix->finished) return;
     ix->finished = true;
+    t->base_ns = base_ns;
     ml_slices *s = &t->slices;
     size_t n = s->ts.len;
     shift(s->ts.v, n, base_ns);

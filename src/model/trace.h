@@ -129,6 +129,7 @@ typedef struct ml_kernel_info {
     int64_t shared_memory;  /* "shared memory" (bytes) */
     float blocks_per_sm;    /* "blocks per SM" */
     float occupancy;        /* "est. achieved occupancy %" (0-100) */
+    float membw;            /* memcpy/memset "memory bandwidth (GB/s)", 0 if none (HTA's default) */
     int64_t bytes;          /* memcpy/memset "bytes", -1 */
     ml_comm_args comm;      /* NCCL kernels */
 } ml_kernel_info;
@@ -169,6 +170,7 @@ typedef struct ml_trace {
     /* distributedInfo beyond rank/world_size (profile.h has those) */
     ml_str backend;         /* "nccl", 0 if none */
     int64_t span_begin, span_end; /* first ts and last ts+dur of all events, ns; 0/0 if none */
+    int64_t base_ns;        /* what ml_trace_finish() added to the file's times (baseTimeNanoseconds) */
     size_t partial_overlaps; /* slices that start inside their parent but end after it (see ml_trace_finish) */
     size_t unpaired_ends;   /* importers: "E" events with no "B" open on their track (dropped) */
     struct ml_trace_index *index; /* private */

@@ -15,8 +15,8 @@
  * scanners) and grows to BUF_STREAM once the input has filled it: then each
  * refill reads megabytes at a time. */
 #define BUF_INITIAL ((size_t)64 << 10)
-#define BUF_STREAM  ((size_t)4 << 20)
-#define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this */
+#define BUF_STREAM  ((size_t)256 << 10)
+#define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this (see value_max) */
 #define PAD         64                    /* bytes after the data that 16-byte loads may touch */
 
 enum { S_VALUE, S_KEY, S_AFTER, S_DONE, S_FAILED };
@@ -47,6 +47,8 @@ struct js_scanner {
     char err[ML_ERR_MAX];
     char *scratch;
     size_t scratch_cap;
+    size_t peek_at;           /* js_peek_element(): where the element starts in buf */
+    size_t value_max;         /* the buffer never grows past this for one value: TOKEN_MAX or the source's limit */
 };
 
 static const unsigned char is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
@@ -147,6 +149,8 @@ js_scanner *js_open(ml_source *src)
         s->buf = ml_calloc(1, s->cap + PAD);
     }
     s->state = S_VALUE;
+    size_t lim = ml_source_max_value(src);
+    s->value_max = lim && lim < TOKEN_MAX ? lim : TOKEN_MAX;
     return s;
 }
 
@@ -183,20 +187,18 @@ void js_close(js_scanner *s)
 
 /* The scanner fails with "name: byte N: what".  Gzip garbage usually trips
  * the scanner before the inflater notices, so for gzip input the rest of the
- * stream is inflated first: if it is corrupt, that is the error to report;
- * if not, the position is named as an uncompressed byte. */
-static void fail_with(js_scanner *s, uint64_t off, const char *what)
+ * stream is inflated first (with drain): if it is corrupt, that is the error
+ * to report; if not, the position is named as an uncompressed byte. */
+static void fail_with(js_scanner *s, uint64_t off, const char *what, bool drain)
 {
     if (s->state == S_FAILED) return;
     s->state = S_FAILED;
     const char *name = ml_source_name(s->src);
-    if (!ml_source_is_gzip(s->src)) {
-        snprintf(s->err, sizeof s->err, "%s: byte %llu: %s", name, (unsigned long long)off, what);
-        return;
-    }
+    bool gzip = ml_source_is_gzip(s->src);
     ml_err gz;
-    if (ml_source_drain(s->src, &gz) < 0) snprintf(s->err, sizeof s->err, "%s", gz.msg);
-    else snprintf(s->err, sizeof s->err, "%s: uncompressed byte %llu: %s", name, (unsigned long long)off, what);
+    if (gzip && drain && ml_source_drain(s->src, &gz) < 0) snprintf(s->err, sizeof s->err, "%s", gz.msg);
+    else snprintf(s->err, sizeof s->err, "%s: %sbyte %llu: %s", name, gzip ? "uncompressed " : "",
+                  (unsigned long long)off, what);
 }
 
 static js_tok fail_at(js_scanner *s, uint64_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -207,7 +209,7 @@ static js_tok fail_at(js_scanner *s, uint64_t off, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    fail_with(s, off, what);
+    fail_with(s, off, what, true);
     return JS_ERROR;
 }
 
@@ -220,14 +222,22 @@ static int make_room(js_scanner *s)
     if (s->end == s->cap) want = s->cap * 2;
     else if (s->cap < BUF_STREAM && s->base >= s->cap) want = s->cap * 4 < BUF_STREAM ? s->cap * 4 : BUF_STREAM;
     if (want == s->cap) return 0;
-    if (s->end == s->cap && s->cap >= TOKEN_MAX) {
-        fail_at(s, s->base, "a single value is longer than %zu MiB", TOKEN_MAX >> 20);
+    if (s->end == s->cap && s->cap >= s->value_max) {
+        /* The buffer holds one value that goes on: refused now, without
+         * reading the rest (nor inflating it: the gzip is intact so far). */
+        char what[120];
+        if (s->value_max >= (1u << 20)) snprintf(what, sizeof what, "a single value is longer than %zu MiB", s->value_max >> 20);
+        else snprintf(what, sizeof what, "a single value is longer than %zu bytes", s->value_max);
+        const char *hint = ml_source_value_hint(s->src);
+        if (hint && s->value_max < TOKEN_MAX) snprintf(what + strlen(what), sizeof what - strlen(what), " (%s)", hint);
+        fail_with(s, s->base, what, false);
         return -1;
     }
     /* Not cleared: more() clears the PAD bytes after the data at each read,
      * all that the 16-byte scans may load past it.  Clearing all of it cost a
-     * page fault per 4 KiB of the 4 MiB buffer, most of the time of a small
+     * page fault per 4 KiB of a grown buffer, most of the time of a small
      * file (one rank of many). */
+    if (want > s->value_max && s->value_max > s->cap) want = s->value_max;
     s->buf = ml_realloc(s->buf, want + PAD);
     s->cap = want;
     return 0;
@@ -841,6 +851,35 @@ void js_consume_value(js_scanner *s, size_t n)
     value_done(s);
 }
 
+/* js_peek_element() tops the buffer up to this much ahead (a quarter of a
+ * small buffer), so that the events it hands out are nearly always whole
+ * in it. */
+#define PEEK_AHEAD ((size_t)16 << 10)
+
+const char *js_peek_element(js_scanner *s, size_t *avail)
+{
+    if ((s->state != S_VALUE && s->state != S_AFTER) || !s->depth || s->stack[s->depth - 1] != 'a') return NULL;
+    size_t ahead = s->cap / 4 < PEEK_AHEAD ? s->cap / 4 : PEEK_AHEAD;
+    if (s->end - s->pos < ahead && !s->eof && more(s, s->pos) < 0) return NULL;
+    const char *b = s->buf;
+    size_t p = find_non_ws(b, s->pos, s->end);
+    if (s->state == S_AFTER) {
+        if (p >= s->end || b[p] != ',') return NULL;
+        p = find_non_ws(b, p + 1, s->end);
+    }
+    if (p >= s->end || b[p] == ']') return NULL;
+    s->peek_at = p;
+    *avail = s->end - p;
+    return b + p;
+}
+
+void js_consume_element(js_scanner *s, size_t n)
+{
+    s->tok_off = s->base + s->peek_at;
+    s->pos = s->peek_at + n;
+    s->state = S_AFTER;
+}
+
 int js_skip_rest(js_scanner *s)
 {
     if (s->depth == 0) return 0;
@@ -940,7 +979,7 @@ static int fail_into(js_scanner *s, ml_err *e, uint64_t off, const char *fmt, va
 {
     char what[300];
     vsnprintf(what, sizeof what, fmt, ap);
-    fail_with(s, off, what);
+    fail_with(s, off, what, true);
     return ml_fail(e, "%s", s->err);
 }
 

@@ -99,6 +99,18 @@ int js_value_scalar_text(js_scanner *s, const char **text, size_t *len);
 const char *js_peek_value(js_scanner *s, size_t *avail);
 void js_consume_value(js_scanner *s, size_t n);
 
+/* The same for whole elements of an array (a trace's events): where the
+ * next element of the array the scanner is in is due (after its '[' or
+ * after an element: a comma between is looked past), the buffered input
+ * from the element's first byte on (*avail bytes; the buffer is topped up
+ * to 64 KiB ahead first), or NULL when no element is due there (the end of
+ * the array, a missing comma: leave them to js_next()).  Same guarantees
+ * as js_peek_value().  js_consume_element() then consumes the comma and
+ * the n bytes of one complete, valid element found there; js_offset() is
+ * then the element's first byte, as after js_next() read its '{'. */
+const char *js_peek_element(js_scanner *s, size_t *avail);
+void js_consume_element(js_scanner *s, size_t n);
+
 /* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
 const char *js_text(const js_scanner *s, size_t *len);
 /* The last number (or string holding one) times 10^scale, exactly; digits

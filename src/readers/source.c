@@ -54,6 +54,9 @@ struct ml_source {
     size_t cur_pos;             /* read position inside ring[consume] */
     size_t read_limit;          /* tests: reads return 1..read_limit bytes (0 = no limit) */
     size_t reads;
+    ml_input_limits lim;        /* ml_source_set_limits(); zeros = none */
+    uint64_t decoded;           /* decoded bytes read from the stream (peeks included) */
+    bool over_limit;            /* the stream went past lim.max_bytes: every read fails */
 };
 
 /* Raw (compressed or plain) bytes: the detection head first, then the fd or memory. */
@@ -263,8 +266,34 @@ ml_source *ml_source_from_memory(const char *name, const void *data, size_t n)
     return s;
 }
 
-/* Decoded bytes, without the peek buffer. */
+void ml_source_set_limits(ml_source *s, const ml_input_limits *lim) { s->lim = *lim; }
+size_t ml_source_max_value(const ml_source *s) { return s->lim.max_value; }
+const char *ml_source_value_hint(const ml_source *s) { return s->lim.value_hint; }
+
+static ssize_t decoded_read_unlimited(ml_source *s, unsigned char *buf, size_t n, ml_err *e);
+
+/* Decoded bytes, without the peek buffer; past lim.max_bytes, an error (the
+ * inflater is stopped by ml_source_close: a bomb is not inflated to its end). */
 static ssize_t decoded_read(ml_source *s, unsigned char *buf, size_t n, ml_err *e)
+{
+    uint64_t max = s->lim.max_bytes;
+    if (max && s->decoded >= max) {
+        /* one byte more tells a file of exactly max bytes from a longer one */
+        unsigned char extra;
+        ssize_t r = s->over_limit ? 1 : decoded_read_unlimited(s, &extra, 1, e);
+        if (r <= 0) return r;
+        s->over_limit = true;
+        return ml_fail(e, "%s: more than %llu bytes%s%s%s%s", s->name, (unsigned long long)max,
+                       s->gzip ? " once decompressed" : "", s->lim.bytes_hint ? " (" : "",
+                       s->lim.bytes_hint ? s->lim.bytes_hint : "", s->lim.bytes_hint ? ")" : "");
+    }
+    if (max && n > max - s->decoded) n = (size_t)(max - s->decoded);
+    ssize_t r = decoded_read_unlimited(s, buf, n, e);
+    if (r > 0) s->decoded += (uint64_t)r;
+    return r;
+}
+
+static ssize_t decoded_read_unlimited(ml_source *s, unsigned char *buf, size_t n, ml_err *e)
 {
     if (!s->gzip) {
         ssize_t r = raw_read(s, buf, n);

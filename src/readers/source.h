@@ -46,6 +46,23 @@ size_t ml_source_peek(ml_source *s, const unsigned char **bytes, size_t want, ml
  * 0, or -1 with the error (for gzip: a corrupt or cut stream, a bad checksum). */
 int ml_source_drain(ml_source *s, ml_err *e);
 
+/* Limits on what one input may hold, for inputs from strangers (uploads to
+ * `memlens serve`): max_bytes of decoded (decompressed) input, after which a
+ * read fails with "NAME: more than N bytes once decompressed (HINT)"; and
+ * max_value, the longest single value (a JSON string or number) a reader
+ * may buffer (jsonscan.h; 0 = its own limit).  The hints (may be NULL) go
+ * in parentheses after the errors: whose limit it is, how to raise it.  Set
+ * right after opening, before the first read. */
+typedef struct ml_input_limits {
+    uint64_t max_bytes;          /* 0 = no limit */
+    size_t max_value;            /* 0 = the reader's own */
+    const char *bytes_hint, *value_hint;
+} ml_input_limits;
+void ml_source_set_limits(ml_source *s, const ml_input_limits *lim);
+/* max_value of the limits set (0 = none set), and its hint (or NULL). */
+size_t ml_source_max_value(const ml_source *s);
+const char *ml_source_value_hint(const ml_source *s);
+
 /* For tests of readers: from now on each read returns at most 1..max bytes
  * (varying), so that tokens are split across refills. */
 void ml_source_limit_reads(ml_source *s, size_t max);

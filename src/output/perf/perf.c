@@ -9,6 +9,7 @@
 
 #include "csvout.h"
 #include "format.h"
+#include "perf_gputime.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
                                                       "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};
@@ -320,6 +321,7 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
         *dist_at = ftell(w->f);
         jw_null(w);
     } else ml_perf_json_distributed(w, dist);
+    ml_gputime_perf_json(w, p, &perf->gputime);
     jw_end(w);
 }
 

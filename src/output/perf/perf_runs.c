@@ -2,6 +2,7 @@
  * perf_runs.c — the "runs" objects of `memlens perf --json` (perf_runs.h).
  */
 #include "perf_runs.h"
+#include "perf_gputime.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -266,6 +267,7 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
         jw_null(w);
     } else ml_perf_run_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
+    ml_gputime_runs_json(w, p, perf ? &perf->gputime : NULL);
 
     /* what is empty and why, in words */
     jw_key(w, "notes");
@@ -275,6 +277,8 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
         if (perf->steps.whole_trace) jw_str(w, "no ProfilerStep#: the whole trace is one step, \"(whole trace)\"");
         if (!perf->ops.by_name.len) jw_str(w, "no operators: the trace has no CPU operators");
         if (!perf->kernels.kernels) jw_str(w, "no kernels: the trace has no GPU kernels");
+        if (perf->gputime.last_step_cut)
+            jw_str(w, "GPU time (temporal ... memory_bw): work launched from the last ProfilerStep# on is left out, as HTA does");
         if (perf->modules && !perf->modules->n && perf->modules->hint) {
             char buf[512];
             snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "perf_gputime.h"
 #include "perf_runs.h"
 #include "textwidth.h"
 
@@ -268,10 +269,14 @@ void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const
     if (o->views & ML_VIEW_OVERVIEW) {
         text_steps(f, p, &perf->steps);
         text_gpus(f, p, perf);
+        ml_gputime_text_overview(f, &perf->gputime);
         text_recs(f, perf);
     }
     if (o->views & ML_VIEW_OPERATORS) text_operators(f, p, perf, o);
-    if (o->views & ML_VIEW_KERNELS) text_kernels(f, p, perf, o);
+    if (o->views & ML_VIEW_KERNELS) {
+        text_kernels(f, p, perf, o);
+        ml_gputime_text_kernels(f, p, &perf->gputime, o->top, o->width);
+    }
     if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
     if ((o->views & ML_VIEW_DISTRIBUTED) && !o->dist_elsewhere) text_distributed(f, dist, o, !all);
 }
