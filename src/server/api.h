@@ -31,6 +31,10 @@
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
+ *   /api/cluster?wait            the Cluster view's data (cluster_view.h): every rank listed at the
+ *                                start read once in the background for its record; 200 + the data,
+ *                                202 + {"state":"reading","done","total"} until then (waits up to
+ *                                `wait` ms), 404 with fewer than two ranks
  *   /api/perf?rank               the rank's perf object (web/DATA.md "Profiler views"), made
  *                                when asked; 404 + {"error": why} when it has no time side
  *   /api/trace?rank&t0&t1&px[&q&fmt]   the Trace view's window: slices >= 1 px, sub-pixel runs
