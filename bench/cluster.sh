@@ -71,6 +71,10 @@ measure() {
 row() { printf '  %-34s %8s %8s %8s  %s\n' "$1" "$2" "$3" "$4" "$5"; }
 
 cores=$(nproc 2>/dev/null || echo 1)
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+# wall goals are judged on a quiet machine only (as bench/run does); CPU s either way
+busy=$(awk -v l="$load" -v c="$cores" 'BEGIN { if (l + 0 > c + 0.5) print 1 }')
+wall_ok() { if [ -n "$busy" ]; then echo "busy (wall not judged)"; else awk -v a="$1" -v b="$2" 'BEGIN { print (a + 0 <= b + 0) ? "PASS" : "MISS" }'; fi; }
 echo "cluster: $cores cores, load average $(cut -d' ' -f1 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC'); wall: min of $RUNS"
 row "input, command" "wall s" "CPU s" "RSS MiB" "goal / check"
 row "--------------" "------" "-----" "-------" "------------"
@@ -87,8 +91,9 @@ p = json.load(open(sys.argv[2]))
 by = {}
 for o in c["outliers"]:
     by.setdefault(o["metric"], set()).add(o["rank"])
+# the leaking rank may hold more at its peak too (64 MiB more each step)
 ok = by.get("memory_growth_bytes_per_step") == {p["leak_rank"]} and by.get("oom_events") == {p["oom_rank"]} \
-    and by.get("peak_allocated_bytes") == {p["oom_rank"]}
+    and p["oom_rank"] in by.get("peak_allocated_bytes", set()) <= {p["oom_rank"], p["leak_rank"]}
 print("planted ranks named" if ok else "MISS: planted %s, named %s" % (p, {k: sorted(v) for k, v in by.items()}))
 EOF
 )
@@ -105,12 +110,12 @@ EOF
             set -- $ref
             rc=$(awk -v a="$sum_cpu_1024" -v b="$1" 'BEGIN { printf "%.2f", a / b }')
             rw=$(awk -v a="$sum_wall_1024" -v b="$2" 'BEGIN { printf "%.2f", a / b }')
-            echo "cluster: summary of 1,024 ranks / one trace of the same size: CPU ${rc}x, wall ${rw}x (goal <= 1.2x): $(awk -v r="$rw" 'BEGIN { print (r <= 1.2) ? "PASS" : "MISS (wall: a busy machine?)" }')"
+            echo "cluster: summary of 1,024 ranks / one trace of the same size: CPU ${rc}x, wall ${rw}x (goal <= 1.2x): CPU $(awk -v r="$rc" 'BEGIN { print (r <= 1.2) ? "PASS" : "MISS" }'), wall $(wall_ok "$rw" 1.2)"
         }
         measure "$MEMLENS" perf "$d" && row "$label, perf" "$wall" "$cpu" "$rss" ""
         measure "$MEMLENS" report "$d" -o "$tmp/job.html" && {
             size=$(wc -c <"$tmp/job.html")
-            row "$label, report" "$wall" "$cpu" "$rss" "$((size / 1000000)) MB; <= 10 s and <= 50 MB: $(awk -v w="$wall" -v s="$size" 'BEGIN { print (w <= 10 && s <= 50e6) ? "PASS" : "MISS" }')"
+            row "$label, report" "$wall" "$cpu" "$rss" "$((size / 1000000)) MB (<= 50 MB: $([ "$size" -le 50000000 ] && echo PASS || echo MISS)); <= 10 s: $(wall_ok "$wall" 10)"
         }
     fi
     if [ "$n" -ge 4096 ] && [ -x /usr/bin/chromium ] && [ -d web/node_modules/playwright-core ]; then
@@ -118,7 +123,7 @@ EOF
         node web/test-browser/cluster.mjs "$tmp/big.html" "$BENCH_DIR/screenshots-cluster-$n" "$d.planted.json" light >"$tmp/b.txt" 2>&1
         ready=$(sed -n 's/^time ready //p' "$tmp/b.txt")
         fails=$(grep -c '^FAIL' "$tmp/b.txt")
-        echo "cluster: the Cluster view of $n ranks ($(($(wc -c <"$tmp/big.html") / 1000000)) MB page): interactive in ${ready:-?} ms (goal <= 2000: $([ -n "$ready" ] && [ "$ready" -le 2000 ] && echo PASS || echo MISS)), $fails failed checks; screenshots in $BENCH_DIR/screenshots-cluster-$n"
+        echo "cluster: the Cluster view of $n ranks ($(($(wc -c <"$tmp/big.html") / 1000000)) MB page): interactive in ${ready:-?} ms (goal <= 2000: $(wall_ok "${ready:-999999}" 2000)), $fails failed checks; screenshots in $BENCH_DIR/screenshots-cluster-$n"
         grep '^FAIL' "$tmp/b.txt" | head -5
     fi
 done

@@ -48,9 +48,12 @@ class App {
     const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
     // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
     let best = [0, 0], bestV = -1;
-    this.meta.ranks.forEach((r, ri) => (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
+    this.meta.ranks.forEach((r, ri) => {
+      if (r.lazy != null) { if (r.best_peak > bestV) { bestV = r.best_peak; best = [ri, 0]; } return; } // a job's rank: not parsed for this
+      (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } });
+    });
     const rank = hash.rank != null && hash.rank < this.meta.ranks.length ? hash.rank : best[0];
-    this.bestDev = new Map([[best[0], best[1]]]);
+    this.bestDev = new Map((this.meta.ranks[best[0]] || {}).lazy != null ? [] : [[best[0], best[1]]]);
     if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
     this.setupTabs(rank);
     // The view: the address's; else Overview when the rank has a time side (not a memory format), else Memory.

@@ -558,6 +558,25 @@ export class HttpSource {
   }
 }
 
+// A job's report keeps an embedded rank's object in <script id="ml-rank-K">
+// (web/DATA.md "lazy"): the meta has the few fields read of every rank at
+// the start; its columns and devices are parsed the first time one is read.
+const LAZY_KEYS = new Set(["devices", "stack_start", "stack_frames", "frame_name", "frame_file", "frame_line",
+  "strings", "categories", "category_order", "reasons", "trace"]);
+function lazyRank(stub, doc) {
+  let full = false;
+  return new Proxy(stub, {
+    get(t, k) {
+      if (!full && LAZY_KEYS.has(k)) {
+        full = true;
+        const el = doc.getElementById("ml-rank-" + t.lazy);
+        if (el) Object.assign(t, JSON.parse(el.textContent));
+      }
+      return t[k];
+    },
+  });
+}
+
 // The Cluster view's data, from a report's meta or the server's answer (web/DATA.md "cluster").
 function clusterData(c, rankNo, begin, time, peak, comm, embedded, budget, slotOf, shift) {
   const { steps, n_ranks: nRanks, n_steps: nSteps } = c;
@@ -576,6 +595,7 @@ export function pageSource(doc) {
     return new HttpSource(cfg.api || "/api/");
   }
   const meta = JSON.parse(doc.getElementById("ml-meta").textContent);
+  meta.ranks = meta.ranks.map((r) => (r.lazy != null ? lazyRank(r, doc) : r));
   return new EmbeddedSource(meta, (b) => {
     const el = doc.getElementById("ml-b" + b);
     if (!el) throw new Error("memlens: missing data block " + b);

@@ -25,6 +25,7 @@
 #include "cluster_view.h"
 #include "jsonw.h"
 #include "outfile.h"
+#include "perfdata.h"
 #include "phase.h"
 #include "web_assets.h"
 
@@ -105,10 +106,36 @@ static size_t *importance(const ml_rankset *rs, const ml_cluster *c)
     return order;
 }
 
-/* One rank embedded: its meta object, its blobs, its perf object. */
+/* One rank embedded: its meta object, its blobs, its perf object, and
+ * the few fields the page reads of every rank at its start (lazy). */
 typedef struct embed {
-    ml_buf meta, html, perf;
+    ml_buf meta, html, perf, lazy;
 } embed;
+
+/* The rank object of an embedded rank in the meta: who it is, and where its
+ * full object is (`<script id="ml-rank-K">`, parsed when the page first
+ * needs one of its columns: parsing every embedded rank's up front was most
+ * of the start of a 4,096-rank page, source.js). */
+static void lazy_stub(ml_buf *m, const ml_profile *p, const ml_rankrec *r, size_t k)
+{
+    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
+    ml_json_str(m, p->path);
+    ml_buf_puts(m, ",\"format\":");
+    ml_json_str(m, p->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
+    ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    ml_buf_puts(m, ",\"notes\":[");
+    for (size_t i = 0; i < p->notes.len; i++) {
+        ml_buf_puts(m, i ? "," : "");
+        ml_json_str(m, ml_s(p, p->notes.v[i]));
+    }
+    const char *why = ml_perf_unavailable(p);
+    ml_buf_printf(m, "],\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
+    if (why) ml_json_str(m, why);
+    else ml_buf_puts(m, "null");
+    ml_buf_printf(m, ",\"lazy\":%zu,\"best_peak\":%lld}", k, (long long)r->peak_allocated);
+}
 
 int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const char *path, ml_err *e)
 {
@@ -159,7 +186,8 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
             continue; /* it would not fit: not worth reading */
         ml_profile *p = o->load(o->load_arg, r, e);
         if (!p) {
-            for (size_t k = 0; k < rs->n; k++) ml_buf_free(&em[k].meta), ml_buf_free(&em[k].html), ml_buf_free(&em[k].perf);
+            for (size_t k = 0; k < rs->n; k++)
+                ml_buf_free(&em[k].meta), ml_buf_free(&em[k].html), ml_buf_free(&em[k].perf), ml_buf_free(&em[k].lazy);
             free(em), free(order), free(embedded), free(step_at), free(coll_at);
             if (dist) ml_rankrec_dist_free(dist);
             ml_cluster_free(c);
@@ -182,13 +210,14 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
             one.n_collectives = coll_at[i + 1] - coll_at[i];
             d = &one;
         }
+        lazy_stub(&x.lazy, p, r, i);
         ml_buf_printf(&x.perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", i);
         if (ml_report_perf_json_with(p, d, &x.perf)) ml_buf_puts(&x.perf, "</script>\n");
         else x.perf.len = 0;
         o->unload(o->load_arg, p);
         x.html = bl.html;
         bl.html = (ml_buf){0};
-        int64_t size = (int64_t)(x.meta.len + x.html.len + x.perf.len);
+        int64_t size = (int64_t)(x.meta.len + x.html.len + x.perf.len + x.lazy.len + 64);
         if (r->input_bytes > 0 && (double)size / (double)r->input_bytes > ratio) ratio = (double)size / (double)r->input_bytes;
         if (!n_embedded || used + size <= budget) { /* the most important one goes in whatever its size */
             em[i] = x;
@@ -200,6 +229,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
             ml_buf_free(&x.meta);
             ml_buf_free(&x.html);
             ml_buf_free(&x.perf);
+            ml_buf_free(&x.lazy);
         }
         ml_blobs_free(&bl);
     }
@@ -228,7 +258,10 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     for (size_t i = 0; i < rs->n; i++) {
         ml_buf_puts(&meta, i ? "," : "");
         if (embedded[i]) {
-            ml_buf_put(&meta, em[i].meta.p, em[i].meta.len);
+            ml_buf_put(&meta, em[i].lazy.p, em[i].lazy.len);
+            ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-rank-%zu\">", i);
+            ml_buf_put(&perf, em[i].meta.p, em[i].meta.len);
+            ml_buf_puts(&perf, "</script>\n");
             ml_buf_put(&perf, em[i].perf.p ? em[i].perf.p : "", em[i].perf.len);
         } else stub(&meta, rs->recs[i], n_embedded, rs->n, budget);
     }
@@ -238,6 +271,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
         ml_buf_free(&em[i].meta);
         ml_buf_free(&em[i].html);
         ml_buf_free(&em[i].perf);
+        ml_buf_free(&em[i].lazy);
     }
     free(em);
     ml_blobs cb2 = {0};
