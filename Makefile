@@ -29,7 +29,9 @@ CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-paramete
 LDFLAGS += -pthread $(SANFLAGS)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-LDLIBS  += -lz -lsqlite3 -lm $(MHD_LIBS)
+# libdeflate (Debian libdeflate-dev) deflates the report's data where present; zlib otherwise
+DEFLATE_LIBS := $(shell pkg-config --libs libdeflate 2>/dev/null)
+LDLIBS  += -lz $(DEFLATE_LIBS) -lsqlite3 -lm $(MHD_LIBS)
 
 SRC_DIRS := $(shell find src -type d)
 # src/par/: the MPI transport, compiled with mpicc into memlens-mpi only
@@ -47,7 +49,7 @@ FUZZ_SECONDS ?= 20
 # and uPlot from npm (web/node_modules, installed by scripts/setup).
 # trace.js (the Trace view, mountTrace) is bundled when present.
 WEB_JS   := $(strip $(addprefix web/src/,format.js decode.js m4.js stack.js zoom.js tracedata.js tracesource.js table.js source.js lanes.js alive.js frames.js present.js views.js catview.js staticview.js keys.js unmatched.js segmodel.js segments.js tablectl.js \
-            tabs.js perftable.js perfview.js overview.js operators.js kernels.js modules.js distributed.js cluster.js) \
+            tabs.js perftable.js perfview.js gputime.js overview.js operators.js kernels.js modules.js distributed.js compare.js cluster.js) \
             web/src/trace.js web/src/upload.js web/src/app.js)
 WEB_GEN  := $(BUILD)/gen/web_assets.c
 UPLOT    := web/node_modules/uplot/dist

@@ -578,7 +578,7 @@ static const char *const fast_events[] = {
     "\"Device Id\": -1, \"Addr\": 1, \"Bytes\": 12345678, \"Total Allocated\": 1234567, \"Total Reserved\": 123456789}}",
     "{%s\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm\", \"pid\": 0, \"tid\": 7, \"ts\": 100000001.5, "
     "\"dur\": 0.001, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 123456789, \"grid\": [1, 2, 3], "
-    "\"block\": [4, 5, 6], \"registers per thread\": 32, \"est. achieved occupancy %\": 50}}",
+    "\"block\": [4, 5, 6], \"registers per thread\": 32, \"est. achieved occupancy %%\": 50}}", /* (a printf format) */
     "{%s\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 12, \"tid\": 7, "
     "\"ts\": 100000000.25, \"dur\": 2, \"args\": {\"correlation\": 123456789, \"cbid\": 211}}",
     "{%s\"ph\": \"s\", \"id\": 123456789, \"pid\": 12, \"tid\": 7, \"ts\": 100000000.25, \"cat\": \"ac2g\", "
@@ -718,10 +718,83 @@ TEST(events_read_from_the_buffer_equal_the_token_path)
     }
 }
 
+
+/* The plain summary (lean wanted, a file that can be read again) keeps no
+ * Total Reserved point that repeats the one before it, and after the match
+ * none of the events' addresses and threads; out of time order after a
+ * point was dropped, the file is read again, keeping all: the curves are
+ * those of a full read either way. */
+static ml_profile *load_lean(const char *json, bool lean, ml_profiles *ps)
+{
+    char path[] = "/tmp/memlens-test-kineto-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json)) {
+        CHECK_FAILED_("cannot write %s", path);
+        return NULL;
+    }
+    close(fd);
+    memset(ps, 0, sizeof *ps);
+    ps->want = lean ? ML_LEAN | ML_SKIP_CATEGORIES : 0;
+    int rc = ml_load(path, ps, &err);
+    unlink(path);
+    if (rc < 0 || ps->items.len != 1) {
+        CHECK_FAILED_("load: %s", err.msg);
+        return NULL;
+    }
+    return ps->items.v[0];
+}
+
+TEST(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order)
+{
+    static const char *sorted = "[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(20, 8, 3, 900, 1000, 4096) ","
+                                MEMR(30, 7, 2, 100, 1100, 4096) "," MEMR(35, 8, 3, -900, 200, 4096) ","
+                                MEMR(40, 7, 1, -100, 100, 2048) "]";
+    static const char *unsorted = "[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(30, 7, 2, 100, 200, 2048) ","
+                                  MEMR(40, 7, 1, -100, 100, 2048) "," MEMR(20, 8, 3, 900, 1000, 4096) ","
+                                  MEMR(35, 8, 3, -900, 200, 2048) "]";
+    const char *traces[] = {sorted, unsorted};
+    /* reserved at 10..40: sorted 2048 4096 4096 4096 2048; unsorted (in time order) 2048 4096 2048 2048 2048 */
+    int64_t want_r[2][5] = {{2048, 4096, 4096, 4096, 2048}, {2048, 4096, 2048, 2048, 2048}};
+    int64_t at[5] = {10, 20, 30, 35, 40};
+    for (int t = 0; t < 2; t++) {
+        ml_profiles lean_ps, full_ps;
+        ml_profile *lean = load_lean(traces[t], true, &lean_ps), *full = load_lean(traces[t], false, &full_ps);
+        CHECK(lean && full);
+        if (lean && full) {
+            ml_curve r, a, fr, fa;
+            CHECK(ml_curve_get(lean, 0, ML_SERIES_RESERVED, &r) && ml_curve_get(lean, 0, ML_SERIES_ALLOCATED, &a));
+            CHECK(ml_curve_get(full, 0, ML_SERIES_RESERVED, &fr) && ml_curve_get(full, 0, ML_SERIES_ALLOCATED, &fa));
+            CHECK_EQ_I64(r.n, 3); /* 2048, 4096, 2048: the repeats dropped as read, or by the finish */
+            for (int i = 0; i < 5; i++) {
+                ml_instant x = {.ts = at[i] * 1000, .event = ML_NONE32};
+                CHECK_EQ_I64(ml_curve_value_at(&r, x), want_r[t][i]);
+                CHECK_EQ_I64(ml_curve_value_at(&r, x), ml_curve_value_at(&fr, x));
+                CHECK_EQ_I64(ml_curve_value_at(&a, x), ml_curve_value_at(&fa, x));
+            }
+            /* sorted: read once, lean; unsorted: read again, in full */
+            CHECK_EQ_I64(lean->events.addr.len, t == 0 ? 0 : 5);
+            CHECK_EQ_I64(lean->events.thread.len, t == 0 ? 0 : 5);
+            CHECK_EQ_I64(full->events.addr.len, 5);
+            CHECK_EQ_I64(lean->allocs.t_alloc.len, full->allocs.t_alloc.len);
+            for (size_t i = 0; i < lean->allocs.t_alloc.len && i < full->allocs.t_alloc.len; i++) {
+                CHECK_EQ_I64(lean->allocs.t_free.v[i], full->allocs.t_free.v[i]);
+                CHECK_EQ_I64(lean->allocs.thread.v[i], full->allocs.thread.v[i]);
+            }
+            ml_curve_free(&r);
+            ml_curve_free(&a);
+            ml_curve_free(&fr);
+            ml_curve_free(&fa);
+        }
+        ml_profiles_free(&lean_ps);
+        ml_profiles_free(&full_ps);
+    }
+}
+
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
     RUN(repeated_totals_are_dropped_without_changing_the_curve);
+    RUN(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order);
     RUN(equal_timestamps_keep_file_order_for_the_peak);
     RUN(string_ids_string_ts_and_key_order);
     RUN(old_format_without_addr_or_totals);

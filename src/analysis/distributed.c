@@ -277,9 +277,11 @@ ml_distributed *ml_distributed_join(const ml_dist_part *parts, size_t n, size_t 
     d->steps = ml_malloc((n_steps ? n_steps : 1) * sizeof *d->steps);
     d->collectives = ml_malloc((n_colls ? n_colls : 1) * sizeof *d->collectives);
     for (size_t r = 0; r < n; r++) {
-        memcpy(d->steps + d->n_steps, parts[r].steps, parts[r].n_steps * sizeof *d->steps);
+        /* (a rank with none may have NULL there: memcpy may not be given it, even for 0 bytes) */
+        if (parts[r].n_steps) memcpy(d->steps + d->n_steps, parts[r].steps, parts[r].n_steps * sizeof *d->steps);
         d->n_steps += parts[r].n_steps;
-        memcpy(d->collectives + d->n_collectives, parts[r].collectives, parts[r].n_collectives * sizeof *d->collectives);
+        if (parts[r].n_collectives)
+            memcpy(d->collectives + d->n_collectives, parts[r].collectives, parts[r].n_collectives * sizeof *d->collectives);
         d->n_collectives += parts[r].n_collectives;
     }
     return d;

@@ -23,6 +23,8 @@ int ml_cmd_serve(int argc, char **argv);
 int ml_cmd_snapshot(int argc, char **argv);
 int ml_cmd_export(int argc, char **argv);
 int ml_cmd_perf(int argc, char **argv);
+int ml_cmd_diff(int argc, char **argv);
+int ml_cmd_check(int argc, char **argv);
 
 /* --rank N: 0 .. 1000000; prints "memlens: --rank X: ..." and returns -1 otherwise. */
 int ml_cli_rank(const char *text, int *out);

@@ -22,6 +22,8 @@ static const command commands[] = {
     {"report", ml_cmd_report, "one self-contained interactive HTML file (-o FILE.html)"},
     {"serve", ml_cmd_serve, "the same UI live from a local server (http://127.0.0.1:8000/)"},
     {"snapshot", ml_cmd_snapshot, "CUDA allocator snapshots: 'segments' (fill, holes) or 'trace' (actions)"},
+    {"diff", ml_cmd_diff, "compare two runs: memory, allocator state, steps, operators and kernels (-o FILE.html)"},
+    {"check", ml_cmd_check, "a CI gate: rules on one run or against a base (--max-peak 30GiB, --max-peak-growth 5%)"},
     {"export", ml_cmd_export, "allocations and memory categories as PyTorch memory timeline, Perfetto trace or CSV"},
 };
 

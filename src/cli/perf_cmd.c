@@ -28,7 +28,8 @@ static void usage_to(FILE *f)
                "INPUT: a Kineto trace (.json/.json.gz), an Ascend profiler folder, - for stdin, or a directory\n"
                "--view V: print only these views (repeat, or V,V); default: every view, tables cut to 10 rows\n"
                "--group-by: operators by name (default) or by name and input shape\n"
-               "--top N: rows of each table (text: 10 without --view, all with it; --json: all unless given)\n"
+               "--top N: rows of each table, the rest added up in an \"others\" line (text: 10 without\n"
+               "         --view, 1000 with it; --json: 1000)\n"
                "--all: every rank's views (a job of more than %d ranks gets the cluster digest instead)\n"
                "-j N: ranks read at once (default: one per core)\n"
                "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\", \"distributed\", \"cluster\"}\n"
@@ -90,7 +91,7 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool 
     mem_piece m;
     if (!a->json) {
         FILE *f = piece_open(&m);
-        fprintf(f, "== %s", p->path);
+        fprintf(f, "== %s", ML_TEXT_SAFE(p->path));
         if (p->rank >= 0) fprintf(f, " (rank %d)", p->rank);
         fprintf(f, "\n");
         if (!ok) fprintf(f, "no profiler views: %s\n", ml_perf_unavailable(p));
@@ -283,11 +284,12 @@ int ml_cmd_perf(int argc, char **argv)
         VEC_FREE(&inputs);
         return rc;
     }
-    perf_args pa = {.json = json, .top = top > 0 ? top : 0, .group = group,
+    perf_args pa = {.json = json, .top = top > 0 ? top : ML_PERF_TOP_DEFAULT, .group = group,
                     .view = {.views = views ? views : ML_VIEW_ALL, .group = group,
-                             .top = top > 0 ? top : views ? 0 : 10, .width = ml_term_width(stdout)}};
-    /* perf shows no memory categories or attribution */
-    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS, .jobs = jobs, .fn = rank_pieces, .arg = &pa};
+                             .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(stdout)}};
+    /* perf shows no memory categories or attribution, and of the memory side reads only the
+     * curves (the recommendations): lean storage holds them */
+    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs, .fn = rank_pieces, .arg = &pa};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     if (rc != 0) {

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "textwidth.h"
 #include "cli.h"
 #include "job.h"
 #include "transport.h"
+#include "perf.h"
 #include "report.h"
 #include "report_segments.h"
 
@@ -40,7 +42,7 @@ static void unload_rank(void *arg, ml_profile *p)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N] [--max-history N]\n"
+    fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N] [--max-history N] [--top N]\n"
                "                      [--budget MB] [--rank N] [-j N]\n"
                "  Writes one self-contained HTML file (works offline; -o - writes it to\n"
                "  standard output) with memory curves,\n"
@@ -52,13 +54,15 @@ static void usage(FILE *f)
                "                   segment timeline replay its last N allocator events per\n"
                "                   device (default %d, PyTorch's own default); the memory\n"
                "                   curves always cover the whole trace\n"
+               "  --top N          rows of each operator and kernel table (default %d); the\n"
+               "                   rest are added up in an \"others\" line\n"
                "  --budget MB      a job of several ranks: the page's size (default %d MB);\n"
                "                   the ranks that matter (outliers, the highest peak) are\n"
                "                   embedded whole while it lasts, the others summarised in\n"
                "                   the Cluster view\n"
                "  --rank N         only that rank of a directory\n"
                "  -j N             ranks read at once (default: one per core)\n",
-            ML_REPORT_MAX_ALLOCS, ML_REPORT_MAX_HISTORY, (int)(ML_REPORT_BUDGET / 1000000));
+            ML_REPORT_MAX_ALLOCS, ML_REPORT_MAX_HISTORY, ML_PERF_TOP_DEFAULT, (int)(ML_REPORT_BUDGET / 1000000));
 }
 
 int ml_cmd_report(int argc, char **argv)
@@ -87,6 +91,11 @@ int ml_cmd_report(int argc, char **argv)
             if (ml_cli_rank(argv[++i], &rank) < 0) { free(inputs); return 2; }
         } else if (!strcmp(a, "-j") && i + 1 < argc) {
             if (ml_job_parse_jobs(argv[++i], &jobs) < 0) { free(inputs); return 2; }
+        } else if (!strcmp(a, "--top") && i + 1 < argc) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 10);
+            if (*end || v <= 0 || v > 100000000) { fprintf(stderr, "memlens report: --top wants a number of rows (1 or more)\n"); free(inputs); return 2; }
+            o.top = (int)v;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "memlens report: unknown option %s\n", a); usage(stderr); free(inputs); return 2; }
         else inputs[n++] = a;
@@ -107,7 +116,7 @@ int ml_cmd_report(int argc, char **argv)
             return 2;
         }
         int rc = ml_report_write(&ps, &o, out, &e);
-        if (rc != 0) fprintf(stderr, "memlens: %s\n", e.msg);
+        if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         ml_profiles_free(&ps);
         free(inputs);
         return rc ? 2 : 0;
@@ -132,7 +141,7 @@ int ml_cmd_report(int argc, char **argv)
     ml_report_job_opts jro = {.base = o, .budget = (int64_t)budget_mb * 1000000, .load = load_rank,
                               .unload = unload_rank, .load_arg = &job};
     rc = ml_report_job_write(&rs, &jro, out, &e);
-    if (rc != 0) fprintf(stderr, "memlens: %s\n", e.msg);
+    if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_job_free(&job);
     free(inputs);
     return ml_job_exit(rc ? 2 : 0);

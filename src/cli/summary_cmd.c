@@ -8,6 +8,7 @@
 #include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
+#include "textwidth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +23,11 @@ static void warn_skipped(FILE *f, const ml_job *job)
 {
     size_t others = 0, shown = 0;
     for (size_t i = 0; i < job->skipped.len; i++)
-        if (ml_skipped_unreadable(job->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", job->skipped.v[i]);
+        if (ml_skipped_unreadable(job->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ML_TEXT_SAFE(job->skipped.v[i]));
     for (size_t i = 0; i < job->skipped.len; i++) {
         if (ml_skipped_unreadable(job->skipped.v[i])) continue;
         if (others++ < SKIPPED_SHOWN) {
-            fprintf(f, "memlens: skipped %s\n", job->skipped.v[i]);
+            fprintf(f, "memlens: skipped %s\n", ML_TEXT_SAFE(job->skipped.v[i]));
             shown++;
         }
     }
@@ -112,8 +113,9 @@ int ml_cmd_summary(int argc, char **argv)
         VEC_FREE(&inputs);
         return usage();
     }
-    /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time. */
-    unsigned want = !o.json && o.by != ML_BY_CATEGORY ? ML_SKIP_CATEGORIES | ML_LEAN : 0;
+    /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time.
+     * Either way the summary reads only what lean storage keeps (and ml_categorize() with it). */
+    unsigned want = ML_LEAN | (!o.json && o.by != ML_BY_CATEGORY ? ML_SKIP_CATEGORIES : 0);
     ml_job_opts jo = {.want = want, .jobs = jobs, .fn = rank_pieces, .arg = &o};
     ml_job job;
     int rc = ml_job_run(inputs.v, inputs.len, &jo, &job);

@@ -62,9 +62,11 @@ enum {
                                     the first operator (p->ops_first_only) and ml_attribute() is
                                     not run */
     ML_LEAN = 8,                 /* the command reads of events only their time, size, aux, device
-                                    and kind, and of allocs neither t_free_req, addr (but for those
-                                    never freed), thread nor stream (the plain summary, with
-                                    ML_SKIP_CATEGORIES): an importer may store less (p->lean) */
+                                    and kind (and their threads, for ml_categorize, unless
+                                    ML_SKIP_CATEGORIES), and of allocs neither t_free_req, addr (but
+                                    for those never freed), thread (where the input has none) nor
+                                    stream (summary, --json too): an importer may store less
+                                    (p->lean; Kineto: see p->lean_wanted) */
 };
 
 /* An importer's answer when the lean storage it tried (p->lean) cannot

@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include "par.h"
 #include "phase.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -95,7 +96,8 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
 } open_b;
 
 enum { CAT_CACHE = 8, CAT_CACHE_LEN = 31 };
-enum { SHAPES = 16 };              /* event shapes remembered (a realistic trace has about 12) */
+enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace has about 20) */
+enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts remembered */
 
 typedef struct kineto {
     js_scanner *js;
@@ -110,6 +112,7 @@ typedef struct kineto {
     bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
     bool events_open;              /* inside the event list (where a split may fall) */
     size_t list_objects, list_others; /* elements of the event list: objects, and anything else */
+    uint64_t list_off;             /* where the event list begins */
     size_t orphan_ends;            /* "E" events with no open "B" on their thread */
     size_t unclosed;               /* "B" ops closed at the end of the trace for want of an "E" */
     bool has_times;                /* min_ts / max_end are set */
@@ -140,6 +143,11 @@ typedef struct kineto {
     struct shape *shapes[SHAPES];  /* event shapes learned (fast_event), most recently used first */
     unsigned nshapes;
     struct shape *spare;           /* where the next one is recorded */
+    struct compact_memo {          /* compact_value()'s memo of args text, by a hash of its bytes */
+        uint64_t hash;
+        size_t len;                /* 0: unused */
+        ml_str id;
+    } compact[COMPACT_MEMO];
 } kineto;
 
 static size_t skip_bom_and_blanks(const char *h, size_t n)
@@ -830,11 +838,248 @@ static inline size_t plain_int(const char *p, size_t i, size_t n, int64_t *out)
  * compiler compare inline). */
 #define KEQ(lit) (memcmp(key, lit, sizeof lit - 1) == 0)
 
-/* The args object at p[at] == '{' read into k->ta: the index after it, or
- * 0 if the token path must read it. */
-static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n)
+/* ---- event shapes ----
+ * The events of one kind are written alike: the same keys in the same
+ * order, the same blanks, the same ph and cat; only the other values vary.
+ * fast_event() records such a shape of the events it reads: the text
+ * between the values that vary (literals), and what each of those values is
+ * (slots).  An event that matches a shape, literal for literal, has its
+ * values read straight into their fields (shape_event): no key is looked
+ * at.  A literal covers the constant values (ph, cat, bp), whose fields the
+ * shape keeps; a name slot requires the name to be a memory event's, or
+ * not, as it was in the event the shape was learned from (what is read of
+ * the args depends on it). */
+enum {
+    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP, SH_ADDR,
+    SH_BYTES, SH_DEV_TYPE, SH_DEV_ID, SH_TOTAL_ALLOC, SH_TOTAL_RESERVED,
+    SH_TA /* + a TA_* kind: an arg of the time side, at shape.at in k->ta */
+};
+#define SHAPE_SLOTS 32
+#define SHAPE_TEXT 1024
+
+typedef struct shape {
+    unsigned nslots;
+    bool ok;                          /* while recording: the event fits a shape */
+    size_t from;                      /* while recording: where the current literal began in the event */
+    uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
+                                       * literal nslots ends the event */
+    uint8_t slot[SHAPE_SLOTS];
+    uint16_t at[SHAPE_SLOTS];         /* SH_TA slots: the field's offset in trace_args */
+    event_fields proto;               /* the constant fields */
+    char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
+} shape;
+
+/* While recording: the literal up to p[at], then a slot that ends at p[end]
+ * (its field at offset `off` of trace_args, for SH_TA slots). */
+static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int kind, size_t off)
 {
-    trace_args *a = &k->ta;
+    if (!sh || !sh->ok) return;
+    size_t have = sh->nslots ? sh->lit_end[sh->nslots - 1] : 0, len = at - sh->from;
+    if (sh->nslots == SHAPE_SLOTS || have + len > SHAPE_TEXT) {
+        sh->ok = false;
+        return;
+    }
+    memcpy(sh->text + have, p + sh->from, len);
+    sh->lit_end[sh->nslots] = (uint16_t)(have + len);
+    sh->at[sh->nslots] = (uint16_t)off;
+    sh->slot[sh->nslots++] = (uint8_t)kind;
+    sh->from = end;
+}
+
+static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind)
+{
+    shape_slot_at(sh, p, at, end, kind, 0);
+}
+
+/* Whether the len bytes at a are those at b (16 readable bytes past each). */
+static inline bool same_bytes(const char *a, const char *b, size_t len)
+{
+#ifdef __SSE2__
+    size_t i = 0;
+    for (; i + 16 <= len; i += 16)
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                             _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) != 0xFFFF)
+            return false;
+    if (i == len) return true;
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                                            _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+    unsigned need = (1u << (len - i)) - 1;
+    return (m & need) == need;
+#else
+    return memcmp(a, b, len) == 0;
+#endif
+}
+
+/* What trace_args_at() does with an arg of the time side, by its key: a
+ * TA_* kind, and the field's offset in trace_args. */
+enum { TA_SKIP, TA_INT, TA_GROUP, TA_DIM3, TA_COMPACT, TA_STRING, TA_FLOAT, TA_REFUSE };
+#define TA(kind_, field) (*off = offsetof(trace_args, field), (kind_))
+
+static int trace_arg_kind(const char *key, size_t kn, size_t *off)
+{
+    *off = 0;
+    switch (kn) {
+    case 4:
+        if (KEQ("grid")) return TA(TA_DIM3, grid);
+        if (KEQ("Addr")) return TA_REFUSE;
+        break;
+    case 5:
+        if (KEQ("block")) return TA(TA_DIM3, block);
+        if (KEQ("bytes")) return TA(TA_INT, bytes);
+        if (KEQ("dtype")) return TA(TA_STRING, comm.dtype);
+        if (KEQ("Bytes")) return TA_REFUSE;
+        break;
+    case 6:
+        if (KEQ("device")) return TA(TA_INT, device);
+        if (KEQ("stream")) return TA(TA_INT, stream);
+        break;
+    case 9:
+        if (KEQ("Device Id")) return TA_REFUSE;
+        break;
+    case 10:
+        if (KEQ("Input Dims") || KEQ("Input dims")) return TA(TA_COMPACT, dims);
+        if (KEQ("Input type")) return TA(TA_COMPACT, types);
+        if (KEQ("sort_index")) return TA(TA_INT, sort_index);
+        if (KEQ("Group size")) return TA_GROUP;
+        if (KEQ("Call stack")) return TA(TA_STRING, stack);
+        break;
+    case 11:
+        if (KEQ("correlation")) return TA(TA_INT, corr);
+        if (KEQ("External id") || KEQ("external id")) return TA(TA_INT, ext);
+        if (KEQ("Device Type")) return TA_REFUSE;
+        break;
+    case 13:
+        if (KEQ("connection_id")) return TA(TA_INT, corr);
+        if (KEQ("In msg nelems")) return TA(TA_INT, comm.in_nelems);
+        if (KEQ("Fwd thread id")) return TA(TA_INT, fwd);
+        if (KEQ("shared memory")) return TA(TA_INT, smem);
+        if (KEQ("blocks per SM")) return TA(TA_FLOAT, blocks_per_sm);
+        break;
+    case 14:
+        if (KEQ("Out msg nelems")) return TA(TA_INT, comm.out_nelems);
+        if (KEQ("Total Reserved")) return TA_REFUSE;
+        break;
+    case 15:
+        if (KEQ("Sequence number")) return TA(TA_INT, seq);
+        if (KEQ("Collective name")) return TA(TA_STRING, comm.collective);
+        if (KEQ("Total Allocated")) return TA_REFUSE;
+        break;
+    case 16:
+        if (KEQ("Python module id")) return TA(TA_INT, py_module);
+        break;
+    case 20:
+        if (KEQ("registers per thread")) return TA(TA_INT, regs);
+        break;
+    case 23:
+        if (KEQ("memory bandwidth (GB/s)")) return TA(TA_FLOAT, membw);
+        break;
+    case 25:
+        if (KEQ("est. achieved occupancy %")) return TA(TA_FLOAT, occupancy);
+        break;
+    }
+    return TA_SKIP;
+}
+#undef TA
+
+/* A hash of n bytes (8 at a time; 7 bytes past them may be read). */
+static inline uint64_t bytes_hash(const char *s, size_t n)
+{
+    uint64_t h = n * 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    if (i < n) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ (w & (~0ull >> (8 * (8 - (n - i)))))) * 0xff51afd7ed558ccdull;
+    }
+    return h ^ h >> 29;
+}
+
+/* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
+ * as written when compact_span() finds it so, interned.  The same text
+ * comes back again and again: a memo of the last ones (their interned
+ * text, found by a hash of the bytes) saves the check and the interning.
+ * The index after the value, or 0. */
+static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str *out)
+{
+    if (p[i] != '[' && p[i] != '{') return 0;
+    size_t end = skip_container(p, i, n);
+    if (!end) return 0;
+    size_t len = end - i;
+    uint64_t h = bytes_hash(p + i, len);
+    struct compact_memo *c = &k->compact[h & (COMPACT_MEMO - 1)];
+    if (c->len == len && c->hash == h && !memcmp(ml_s(k->p, c->id), p + i, len)) {
+        *out = c->id;
+        return end;
+    }
+    if (compact_span(p + i, n - i) != len) return 0;
+    *out = ml_intern(k->p->strings, p + i, len);
+    c->hash = h;
+    c->len = len;
+    c->id = *out;
+    return end;
+}
+
+/* An arg's value at p[i], of kind `kind`, into k->ta at offset off: the
+ * index after it, or 0. */
+static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
+{
+    char *a = (char *)&k->ta;
+    size_t end;
+    switch (kind) {
+    case TA_INT: {
+        int64_t v;
+        if (!(end = plain_int(p, i, n, &v))) return 0;
+        memcpy(a + off, &v, sizeof v);
+        return end;
+    }
+    case TA_GROUP: {
+        int64_t v;
+        if (!(end = plain_int(p, i, n, &v))) return 0;
+        if (v >= 0 && v <= INT32_MAX) k->ta.comm.group_size = (int32_t)v;
+        return end;
+    }
+    case TA_DIM3: {
+        int32_t d3[3];
+        if (i + 48 >= n || !(end = plain_dim3(p + i, d3))) return 0; /* (it reads 40 bytes) */
+        memcpy(a + off, d3, sizeof d3);
+        return end + i;
+    }
+    case TA_COMPACT: {
+        ml_str id;
+        if (!(end = compact_value(k, p, i, n, &id))) return 0;
+        memcpy(a + off, &id, sizeof id);
+        return end;
+    }
+    case TA_STRING: {
+        if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+        ml_str id = ml_intern(k->p->strings, p + i + 1, end - i - 2);
+        memcpy(a + off, &id, sizeof id);
+        return end;
+    }
+    case TA_FLOAT: {
+        double d;
+        if (!(end = plain_number(p, i, n))) return 0;
+        if (ml_parse_double(p + i, end - i, &d) == 0) {
+            float f = (float)d;
+            memcpy(a + off, &f, sizeof f);
+        }
+        return end;
+    }
+    case TA_SKIP: return plain_skip(p, i, n);
+    }
+    return 0; /* TA_REFUSE: a memory event's arg */
+}
+
+/* The args object at p[at] == '{' read into k->ta: the index after it, or
+ * 0 if the token path must read it.  Its shape goes on into *rec (if not
+ * NULL): the keys are literals, each value a slot. */
+static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape *rec)
+{
     size_t i = ws_at(p, at + 1);
     if (i >= n) return 0;
     if (p[i] == '}') return i + 1;
@@ -847,92 +1092,10 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n)
         i = ws_at(p, kend);
         if (i >= n || p[i] != ':') return 0;
         i = ws_at(p, i + 1);
-        if (i + 48 >= n) return 0; /* room for the fixed-size reads below */
-        int64_t *dst = NULL, group = -1;
-        ml_str *sdst = NULL;
-        float *fdst = NULL;
-        int kind = 0; /* 1 compact, 2 dim3 */
-        int32_t *d3 = NULL;
-        switch (kn) {
-        case 4:
-            if (KEQ("grid")) kind = 2, d3 = a->grid;
-            else if (KEQ("Addr")) return 0;
-            break;
-        case 5:
-            if (KEQ("block")) kind = 2, d3 = a->block;
-            else if (KEQ("bytes")) dst = &a->bytes;
-            else if (KEQ("dtype")) sdst = &a->comm.dtype;
-            else if (KEQ("Bytes")) return 0;
-            break;
-        case 6:
-            if (KEQ("device")) dst = &a->device;
-            else if (KEQ("stream")) dst = &a->stream;
-            break;
-        case 9:
-            if (KEQ("Device Id")) return 0;
-            break;
-        case 10:
-            if (KEQ("Input Dims") || KEQ("Input dims")) kind = 1, sdst = &a->dims;
-            else if (KEQ("Input type")) kind = 1, sdst = &a->types;
-            else if (KEQ("sort_index")) dst = &a->sort_index;
-            else if (KEQ("Group size")) dst = &group;
-            else if (KEQ("Call stack")) sdst = &a->stack;
-            break;
-        case 11:
-            if (KEQ("correlation")) dst = &a->corr;
-            else if (KEQ("External id") || KEQ("external id")) dst = &a->ext;
-            else if (KEQ("Device Type")) return 0;
-            break;
-        case 13:
-            if (KEQ("connection_id")) dst = &a->corr;
-            else if (KEQ("In msg nelems")) dst = &a->comm.in_nelems;
-            else if (KEQ("Fwd thread id")) dst = &a->fwd;
-            else if (KEQ("shared memory")) dst = &a->smem;
-            else if (KEQ("blocks per SM")) fdst = &a->blocks_per_sm;
-            break;
-        case 14:
-            if (KEQ("Out msg nelems")) dst = &a->comm.out_nelems;
-            else if (KEQ("Total Reserved")) return 0;
-            break;
-        case 15:
-            if (KEQ("Sequence number")) dst = &a->seq;
-            else if (KEQ("Collective name")) sdst = &a->comm.collective;
-            else if (KEQ("Total Allocated")) return 0;
-            break;
-        case 16:
-            if (KEQ("Python module id")) dst = &a->py_module;
-            break;
-        case 20:
-            if (KEQ("registers per thread")) dst = &a->regs;
-            break;
-        case 23:
-            if (KEQ("memory bandwidth (GB/s)")) fdst = &a->membw;
-            break;
-        case 25:
-            if (KEQ("est. achieved occupancy %")) fdst = &a->occupancy;
-            break;
-        }
-        size_t end;
-        if (dst) {
-            int64_t v;
-            if (!(end = plain_int(p, i, n, &v))) return 0;
-            *dst = v;
-            if (dst == &group && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
-        } else if (kind == 2) {
-            if (!(end = plain_dim3(p + i, d3))) return 0;
-            end += i;
-        } else if (kind == 1) {
-            if (!(end = compact_span(p + i, n - i))) return 0;
-            *sdst = ml_intern(k->p->strings, p + i, end);
-            end += i;
-        } else if (sdst) {
-            if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
-            *sdst = ml_intern(k->p->strings, p + i + 1, end - i - 2);
-        } else if (fdst) {
-            double d;
-            if (!(end = plain_number(p, i, n))) return 0;
-            if (ml_parse_double(p + i, end - i, &d) == 0) *fdst = (float)d;
-        } else if (!(end = plain_skip(p, i, n))) return 0;
+        size_t off, end;
+        int kind = trace_arg_kind(key, kn, &off);
+        if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
+        shape_slot_at(rec, p, i, end, kind == TA_SKIP ? SH_SKIP : SH_TA + kind, off);
         i = ws_at(p, end);
         if (i >= n) return 0;
         if (p[i] == '}') break;
@@ -949,7 +1112,7 @@ static int fast_trace_args(kineto *k)
 {
     size_t n, end;
     const char *p = js_peek_value(k->js, &n);
-    if (!p || p[0] != '{' || !(end = trace_args_at(k, p, 0, n))) return 0;
+    if (!p || p[0] != '{' || !(end = trace_args_at(k, p, 0, n, NULL))) return 0;
     js_consume_value(k->js, end);
     return 1;
 }
@@ -1122,9 +1285,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
 }
 
@@ -1504,72 +1667,10 @@ static bool is_trace_arg_key(const char *key, size_t n)
     case 15: return KEQ("Sequence number") || KEQ("Collective name");
     case 16: return KEQ("Python module id");
     case 20: return KEQ("registers per thread");
+    case 23: return KEQ("memory bandwidth (GB/s)");
     case 25: return KEQ("est. achieved occupancy %");
     }
     return false;
-}
-
-/* ---- event shapes ----
- * The events of one kind are written alike: the same keys in the same
- * order, the same blanks, the same ph and cat; only the other values vary.
- * fast_event() records such a shape of the events it reads: the text
- * between the values that vary (literals), and what each of those values is
- * (slots).  An event that matches a shape, literal for literal, has its
- * values read straight into their fields (shape_event): no key is looked
- * at.  A literal covers the constant values (ph, cat, bp), whose fields the
- * shape keeps; a name slot requires the name to be a memory event's, or
- * not, as it was in the event the shape was learned from (what is read of
- * the args depends on it). */
-enum {
-    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP, SH_TRACE_ARGS, SH_ADDR,
-    SH_BYTES, SH_DEV_TYPE, SH_DEV_ID, SH_TOTAL_ALLOC, SH_TOTAL_RESERVED
-};
-#define SHAPE_SLOTS 24
-#define SHAPE_TEXT 768
-
-typedef struct shape {
-    unsigned nslots;
-    bool ok;                          /* while recording: the event fits a shape */
-    size_t from;                      /* while recording: where the current literal began in the event */
-    uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
-                                       * literal nslots ends the event */
-    uint8_t slot[SHAPE_SLOTS];
-    event_fields proto;               /* the constant fields */
-    char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
-} shape;
-
-/* While recording: the literal up to p[at], then a slot that ends at p[end]. */
-static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind)
-{
-    if (!sh || !sh->ok) return;
-    size_t have = sh->nslots ? sh->lit_end[sh->nslots - 1] : 0, len = at - sh->from;
-    if (sh->nslots == SHAPE_SLOTS || have + len > SHAPE_TEXT) {
-        sh->ok = false;
-        return;
-    }
-    memcpy(sh->text + have, p + sh->from, len);
-    sh->lit_end[sh->nslots] = (uint16_t)(have + len);
-    sh->slot[sh->nslots++] = (uint8_t)kind;
-    sh->from = end;
-}
-
-/* Whether the len bytes at a are those at b (16 readable bytes past each). */
-static inline bool same_bytes(const char *a, const char *b, size_t len)
-{
-#ifdef __SSE2__
-    size_t i = 0;
-    for (; i + 16 <= len; i += 16)
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
-                                             _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) != 0xFFFF)
-            return false;
-    if (i == len) return true;
-    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
-                                                            _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
-    unsigned need = (1u << (len - i)) - 1;
-    return (m & need) == need;
-#else
-    return memcmp(a, b, len) == 0;
-#endif
 }
 
 /* The args object at p[at] as read_args() reads it (a memory event's, or
@@ -1711,7 +1812,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
                 if (f.has_name && !memory && !k->t) {
                     if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
                 } else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !memory) {
-                    if ((end = p[i] == '{' ? trace_args_at(k, p, i, n) : 0)) shape_slot(rec, p, i, end, SH_TRACE_ARGS);
+                    end = p[i] == '{' ? trace_args_at(k, p, i, n, rec) : 0;
                 } else end = memory_args_at(k, &f, p, i, n, rec);
             } else if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
             break;
@@ -1796,7 +1897,6 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
             if ((end = plain_scalar_text(p, i, n, &v, &m))) f.id = flow_id(v, m), f.has_id = true;
             break;
         case SH_SKIP: end = plain_skip(p, i, n); break;
-        case SH_TRACE_ARGS: end = p[i] == '{' ? trace_args_at(k, p, i, n) : 0; break;
         case SH_ADDR:
             if ((end = plain_addr(p, i, &f.addr))) f.has_addr = true;
             break;
@@ -1807,6 +1907,7 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
         case SH_TOTAL_RESERVED:
             if ((end = plain_int(p, i, n, &f.total_reserved))) f.has_total_reserved = true;
             break;
+        default: end = trace_arg_value(k, sh->slot[s] - SH_TA, sh->at[s], p, i, n); /* SH_TA + a TA_* kind */
         }
         if (!end) return 0;
         i = end;
@@ -1912,6 +2013,7 @@ static int read_event(kineto *k)
  * events, or right after its ']'. */
 static int read_events(kineto *k)
 {
+    if (!k->saw_event_list) k->list_off = js_offset(k->js);
     k->saw_event_list = true;
     k->events_open = true;
     js_allow_cut(k->js);
@@ -2061,6 +2163,10 @@ static int read_top_object(kineto *k)
 static int finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
+    if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when lean_wanted) */
+    if (!k->list_objects) /* nothing to show: an error, not an empty run */
+        return js_fail_at(k->js, k->e, k->list_off, "no events: the trace's event list is empty%s",
+                          truncated ? " (and the file ends inside it)" : "");
     /* ts and the base are each below 2^62 (read_bounded); so must their sums be (profile.h). */
     if (p->base_time_ns && k->has_times &&
         (!ml_value_ok(p->base_time_ns + k->min_ts) || !ml_value_ok(p->base_time_ns + k->max_end)))
@@ -2244,13 +2350,16 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted,
+         categories_wanted = p->categories_wanted;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
     p->ops_first_only = ops_first_only;
+    p->lean_wanted = lean_wanted;
+    p->categories_wanted = categories_wanted;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -2268,6 +2377,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
     second.p->ops_first_only = p->ops_first_only;
+    second.p->lean_wanted = p->lean_wanted;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
@@ -2296,6 +2406,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
         close_open_ops(k2, first.max_end); /* nothing after the second half can close them */
         ml_profile_append(p, second.p);
         first.unclosed += k2->unclosed;
+        first.list_objects += k2->list_objects;
         first.memory_events += k2->memory_events;
         first.memory_without_addr += k2->memory_without_addr;
         first.memory_without_totals += k2->memory_without_totals;

@@ -18,6 +18,7 @@
 #define BUF_STREAM  ((size_t)256 << 10)
 #define TOKEN_MAX   ((size_t)512 << 20)   /* one string or number may not exceed this (see value_max) */
 #define PAD         64                    /* bytes after the data that 16-byte loads may touch */
+_Static_assert(ML_SOURCE_MAP_PAD >= PAD, "a mapped input has the padding a buffer has");
 
 enum { S_VALUE, S_KEY, S_AFTER, S_DONE, S_FAILED };
 enum { CH_EOF = -1, CH_ERR = -2 };
@@ -48,6 +49,9 @@ struct js_scanner {
     char *scratch;
     size_t scratch_cap;
     size_t peek_at;           /* js_peek_element(): where the element starts in buf */
+    bool mapped;              /* buf is in the source's mapping (ml_source_map), all of the input */
+    char *map_start;          /* mapped: where it begins */
+    size_t map_done;          /* mapped: the pages before this offset were let go */
     size_t value_max;         /* the buffer never grows past this for one value: TOKEN_MAX or the source's limit */
 };
 
@@ -138,7 +142,14 @@ js_scanner *js_open(ml_source *src)
 {
     js_scanner *s = ml_calloc(1, sizeof *s);
     s->src = src;
-    if (spare_buf) {
+    size_t len;
+    char *mapped = ml_source_map(src, &len);
+    if (mapped) { /* all of it at hand, read in place (more() only finds the end) */
+        s->buf = s->map_start = mapped;
+        s->cap = s->end = len;
+        s->buf[len] = 0;
+        s->mapped = true;
+    } else if (spare_buf) {
         s->buf = spare_buf;
         spare_buf = NULL;
         pthread_setspecific(buf_key, NULL);
@@ -179,7 +190,8 @@ void js_close(js_scanner *s)
 {
     if (!s) return;
     pthread_once(&buf_once, buf_key_make);
-    if (s->cap == BUF_STREAM && !spare_buf && pthread_setspecific(buf_key, s->buf) == 0) spare_buf = s->buf;
+    if (s->mapped) ; /* the source's */
+    else if (s->cap == BUF_STREAM && !spare_buf && pthread_setspecific(buf_key, s->buf) == 0) spare_buf = s->buf;
     else free(s->buf);
     free(s->scratch);
     free(s);
@@ -249,6 +261,15 @@ static ssize_t more(js_scanner *s, size_t keep)
 {
     if (s->state == S_FAILED) return -1;
     if (s->eof) return 0;
+    if (s->mapped) { /* as a buffer would: drop keep bytes, then find the end */
+        s->buf += keep;
+        s->cap -= keep;
+        s->end -= keep;
+        s->pos -= keep;
+        s->base += keep;
+        s->eof = true;
+        return 0;
+    }
     if (keep > 0) {
         memmove(s->buf, s->buf + keep, s->end - keep);
         s->end -= keep;
@@ -851,6 +872,10 @@ void js_consume_value(js_scanner *s, size_t n)
     value_done(s);
 }
 
+/* A mapped input's pages are let go behind the elements every this many
+ * bytes (they count in the RSS). */
+#define MAP_RELEASE ((size_t)1 << 20)
+
 /* js_peek_element() tops the buffer up to this much ahead (a quarter of a
  * small buffer), so that the events it hands out are nearly always whole
  * in it. */
@@ -859,6 +884,13 @@ void js_consume_value(js_scanner *s, size_t n)
 const char *js_peek_element(js_scanner *s, size_t *avail)
 {
     if ((s->state != S_VALUE && s->state != S_AFTER) || !s->depth || s->stack[s->depth - 1] != 'a') return NULL;
+    if (s->mapped) { /* between elements: no token lies before pos */
+        size_t at = (size_t)(s->buf - s->map_start) + s->pos;
+        if (at - s->map_done >= MAP_RELEASE) {
+            ml_source_map_done(s->src, at);
+            s->map_done = at;
+        }
+    }
     size_t ahead = s->cap / 4 < PEEK_AHEAD ? s->cap / 4 : PEEK_AHEAD;
     if (s->end - s->pos < ahead && !s->eof && more(s, s->pos) < 0) return NULL;
     const char *b = s->buf;

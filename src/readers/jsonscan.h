@@ -3,8 +3,11 @@
  *
  * The caller asks for one token at a time and skips whole values it does not
  * need with js_skip(), which counts brackets and jumps over strings with
- * memchr without decoding them.  Memory is a buffer of a few MiB whatever the
- * file size (it grows only to hold a single huge token).
+ * memchr without decoding them.  A plain file is read in place
+ * (ml_source_map: no copy by read(2)), its pages let go behind the array
+ * elements js_peek_element() hands out; other input goes through a buffer of
+ * a few hundred KiB whatever its size (it grows only to hold a single huge
+ * token, up to 512 MiB; a mapped file's tokens are there whatever their size).
  *
  * Leniencies that real profiler files need: trailing commas before ] or },
  * a UTF-8 byte order mark before the value, and a file that ends early inside

@@ -31,6 +31,19 @@ int64_t ml_source_plain_size(const ml_source *s);
  * source; NULL for anything else (gzip, stdin, a range, reads limited for
  * tests), which is then read.  Nothing more is read from s after. */
 struct ml_mapview *ml_source_mapview(ml_source *s);
+/* The rest of a plain regular file opened by path (or of a range of one)
+ * in memory, for a reader that parses it in place rather than copy it by
+ * read(2): *len bytes at the pointer returned, then at least
+ * ML_SOURCE_MAP_PAD bytes that may be read and written (a private mapping:
+ * what the reader writes stays its own, e.g. a NUL after the data).  NULL
+ * for anything else (gzip, stdin, memory, limits set, reads limited for
+ * tests): read it then.  Nothing more is read from s after.  The pages a
+ * reader is done with count in its RSS until ml_source_map_done() lets
+ * those before `upto` go (every MB or so); the mapping goes with
+ * ml_source_close(). */
+#define ML_SOURCE_MAP_PAD 64
+char *ml_source_map(ml_source *s, size_t *len);
+void ml_source_map_done(ml_source *s, size_t upto);
 /* A source over memory (tests, fuzzers); the bytes must outlive the source. */
 ml_source *ml_source_from_memory(const char *name, const void *data, size_t n);
 

@@ -35,7 +35,10 @@
  *                                start read once in the background for its record; 200 + the data,
  *                                202 + {"state":"reading","done","total"} until then (waits up to
  *                                `wait` ms), 404 with fewer than two ranks
- *   /api/perf?rank               the rank's perf object (web/DATA.md "Profiler views"), made
+ *   /api/compare?base&new        two loaded runs compared as `memlens diff` compares them:
+ *                                {base_rank, new_rank, diff} (web/DATA.md "Compare")
+ *   /api/perf?rank[&top=N]       the rank's perf object (web/DATA.md "Profiler views"), its
+ *                                tables cut to N rows (default 1000) plus "others", made
  *                                when asked; 404 + {"error": why} when it has no time side
  *   /api/trace?rank&t0&t1&px[&q&fmt]   the Trace view's window: slices >= 1 px, sub-pixel runs
  *                                merged per lane (api_trace.h); /api/slice?rank&id one slice's

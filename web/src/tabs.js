@@ -20,6 +20,7 @@ export const TAB_VIEWS = [
   { id: "memory", label: "Memory", key: "5" },
   { id: "modules", label: "Modules", key: "6" },
   { id: "distributed", label: "Distributed", key: "7" },
+  { id: "compare", label: "Compare", key: "8" },
   { id: "cluster", label: "Cluster", key: "9" },
 ];
 

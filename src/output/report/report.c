@@ -41,7 +41,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
         const ml_profile *p = ps->items.v[r];
         if ((has[r] = ml_distributed_part(p, p->rank >= 0 ? p->rank : (int)r, &parts[k]))) k++;
     }
-    ml_distributed *dist = ml_distributed_join(parts, k, n);
+    ml_distributed *dist = o && o->no_distributed ? NULL : ml_distributed_join(parts, k, n);
     size_t step_at = 0, coll_at = 0;
     for (size_t r = 0, q = 0; r < n; r++) {
         size_t at = perf.len;
@@ -57,7 +57,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
         }
         if (has[r]) q++;
         ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", r);
-        if (ml_report_perf_json_with(ps->items.v[r], dist ? &one : NULL, &perf)) ml_buf_puts(&perf, "</script>\n");
+        if (ml_report_perf_json_with(ps->items.v[r], dist ? &one : NULL, o ? o->top : 0, &perf)) ml_buf_puts(&perf, "</script>\n");
         else perf.len = at; /* no time side: no element */
     }
     if (dist) ml_distributed_free(dist);
@@ -69,15 +69,15 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     ml_phase("report: wait for the blobs");
 
     const char *title = ps->items.len ? ps->items.v[0]->path : "memlens";
-    int rc = ml_report_page(path, title, &meta, &perf, &bl.html, e);
+    int rc = ml_report_page(path, title, &meta, o ? o->extra_html : NULL, o ? o->extra_len : 0, &perf, &bl.html, e);
     ml_buf_free(&perf);
     ml_buf_free(&meta);
     ml_blobs_free(&bl);
     return rc;
 }
 
-int ml_report_page(const char *path, const char *title, const ml_buf *meta, const ml_buf *perf, const ml_buf *html,
-                   ml_err *e)
+int ml_report_page(const char *path, const char *title, const ml_buf *meta, const char *extra, size_t extra_len,
+                   const ml_buf *perf, const ml_buf *html, ml_err *e)
 {
     ml_outfile out;
     if (ml_outfile_open(&out, path, e) != 0) return -1;
@@ -102,6 +102,7 @@ int ml_report_page(const char *path, const char *title, const ml_buf *meta, cons
     rc |= put_all(f, "<script type=\"application/json\" id=\"ml-meta\">", 45);
     rc |= put_all(f, meta->p ? meta->p : "", meta->len);
     rc |= put_all(f, "</script>\n", 10);
+    if (extra_len) rc |= put_all(f, extra, extra_len);
     rc |= put_all(f, perf->p ? perf->p : "", perf->len);
     rc |= put_all(f, html->p ? html->p : "", html->len);
     rc |= put_all(f, "<script>\n", 9);

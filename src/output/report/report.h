@@ -27,6 +27,12 @@ typedef struct ml_report_opts {
     int zlevel;              /* zlib level for blobs; 0 = 1 (fast) */
     const char *const *inputs; /* input names for the header */
     size_t n_inputs;
+    int top;                 /* rows of each perf table; 0 = ML_PERF_TOP_DEFAULT */
+    /* `memlens diff -o`: more page data (a <script> element, written after
+     * the meta), and no distributed view (the ranks are two runs, not one job). */
+    const char *extra_html;
+    size_t extra_len;
+    bool no_distributed;
 } ml_report_opts;
 
 /* Fills meta (one JSON object) and the blobs for all ranks of ps. */
@@ -48,16 +54,17 @@ bool ml_report_perf_json(const ml_profile *p, ml_buf *out);
 /* The same with dist, the distributed view of all the ranks loaded together
  * (ml_distributed_compute over them, once), as the perf object's
  * "distributed"; NULL there writes null.  ml_report_perf_json computes the
- * rank's own, alone. */
-bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, ml_buf *out);
+ * rank's own, alone.  top: rows of each table (perf.h; 0 = the default). */
+bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, int top, ml_buf *out);
 
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
 
-/* The page around its parts: the meta JSON, the perf objects' <script>
- * elements, the blobs' (html); title: an input's name. */
-int ml_report_page(const char *path, const char *title, const ml_buf *meta, const ml_buf *perf, const ml_buf *html,
-                   ml_err *e);
+/* The page around its parts: the meta JSON, more elements (extra, as
+ * ml_report_opts.extra_html), the perf objects' <script> elements, the
+ * blobs' (html); title: an input's name. */
+int ml_report_page(const char *path, const char *title, const ml_buf *meta, const char *extra, size_t extra_len,
+                   const ml_buf *perf, const ml_buf *html, ml_err *e);
 
 /* A job of many ranks (report_job.c), from the records of its ranks
  * (cli/job.h): the Cluster view of every rank, and the full data of the

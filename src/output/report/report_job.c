@@ -112,6 +112,10 @@ typedef struct embed {
     ml_buf meta, html, perf, lazy;
 } embed;
 
+/* Beyond this many ranks, an embedded rank's object is parsed when needed
+ * (few ranks: in the meta, as in the report of one input). */
+#define LAZY_FROM 8
+
 /* The rank object of an embedded rank in the meta: who it is, and where its
  * full object is (`<script id="ml-rank-K">`, parsed when the page first
  * needs one of its columns: parsing every embedded rank's up front was most
@@ -212,7 +216,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
         }
         lazy_stub(&x.lazy, p, r, i);
         ml_buf_printf(&x.perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", i);
-        if (ml_report_perf_json_with(p, d, &x.perf)) ml_buf_puts(&x.perf, "</script>\n");
+        if (ml_report_perf_json_with(p, d, o->base.top, &x.perf)) ml_buf_puts(&x.perf, "</script>\n");
         else x.perf.len = 0;
         o->unload(o->load_arg, p);
         x.html = bl.html;
@@ -257,11 +261,14 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     ml_buf_puts(&meta, "],\"ranks\":[");
     for (size_t i = 0; i < rs->n; i++) {
         ml_buf_puts(&meta, i ? "," : "");
-        if (embedded[i]) {
+        if (embedded[i] && rs->n <= LAZY_FROM) ml_buf_put(&meta, em[i].meta.p, em[i].meta.len);
+        else if (embedded[i]) {
             ml_buf_put(&meta, em[i].lazy.p, em[i].lazy.len);
             ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-rank-%zu\">", i);
             ml_buf_put(&perf, em[i].meta.p, em[i].meta.len);
             ml_buf_puts(&perf, "</script>\n");
+        }
+        if (embedded[i]) {
             ml_buf_put(&perf, em[i].perf.p ? em[i].perf.p : "", em[i].perf.len);
         } else stub(&meta, rs->recs[i], n_embedded, rs->n, budget);
     }
@@ -287,7 +294,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     ml_cluster_free(c);
 
     const char *title = o->base.n_inputs ? o->base.inputs[0] : rs->recs[0]->path;
-    int rc = ml_report_page(path, title, &meta, &perf, &html, e);
+    int rc = ml_report_page(path, title, &meta, o->base.extra_html, o->base.extra_len, &perf, &html, e);
     ml_buf_free(&meta);
     ml_buf_free(&perf);
     ml_buf_free(&html);

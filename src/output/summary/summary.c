@@ -1,5 +1,6 @@
 /* summary.c — `memlens summary` in text and JSON; see summary.h. */
 #include "summary.h"
+#include "textwidth.h"
 #include "format.h"
 #include "jsonw.h"
 #include "stats.h"
@@ -80,7 +81,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     ml_device_stats st;
     ml_device_stats_compute(p, d, by, &st);
     char a[64], b[80], c[64], label[256];
-    fprintf(f, "\n%s\n", device_label(p, d, label, sizeof label));
+    fprintf(f, "\n%s\n", ML_TEXT_SAFE(device_label(p, d, label, sizeof label)));
     if (st.peak_allocated.found) {
         value_line(f, "peak allocated", st.peak_allocated.value, at_text(p, &st, st.peak_allocated.at.ts, b, sizeof b),
                    st.allocated_replayed ? "  (replayed from events)" : "");
@@ -123,7 +124,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
         for (size_t i = 0; i < n; i++)
             fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(rows[i].bytes, a, sizeof a),
                     !rows[i].count ? "" : ml_fmt_count(rows[i].count, b, sizeof b),
-                    rows[i].label);
+                    ML_TEXT_SAFE(rows[i].label));
         free(rows);
         int64_t rest_bytes = 0, rest_count = 0;
         for (size_t i = (size_t)o->top; i < bd->n; i++) {
@@ -140,12 +141,12 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
 
 void ml_summary_rank_text(FILE *f, const ml_profile *p, const ml_summary_opts *o)
 {
-    fprintf(f, "%s  [%s", p->path, p->format);
+    fprintf(f, "%s  [%s", ML_TEXT_SAFE(p->path), p->format);
     if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
     if (p->world_size > 0) fprintf(f, " of %d", p->world_size);
-    if (p->host) fprintf(f, ", host %s", ml_s(p, p->host));
+    if (p->host) fprintf(f, ", host %s", ML_TEXT_SAFE(ml_s(p, p->host)));
     fprintf(f, "]\n");
-    for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ml_s(p, p->notes.v[i]));
+    for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ML_TEXT_SAFE(ml_s(p, p->notes.v[i])));
     if (!p->devices.len) fprintf(f, "  no memory data\n");
     uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
     ml_device_order(p, order);

@@ -1,6 +1,7 @@
 /* summary_ascend.c — component, stream, static-graph and cross-rank parts of
  * `memlens summary`; see summary_ascend.h. */
 #include "summary_ascend.h"
+#include "textwidth.h"
 #include "components.h"
 #include "curve.h"
 #include "format.h"
@@ -105,7 +106,7 @@ static void text_components(FILE *f, const ml_profile *p, int device, const ml_s
             continue;
         }
         row_name(&rows[i], name, sizeof name);
-        fprintf(f, "    %-*s %-11s %12s  at %s", width, name, rows[i].source, ml_fmt_bytes(rows[i].reserved, a, sizeof a),
+        fprintf(f, "    %-*s %-11s %12s  at %s", width, ML_TEXT_SAFE(name), rows[i].source, ml_fmt_bytes(rows[i].reserved, a, sizeof a),
                 row_when(p, rows[i].t_reserved, b, sizeof b));
         if (rows[i].has_allocated) fprintf(f, "   (peak allocated %s)", ml_fmt_bytes(rows[i].allocated, c, sizeof c));
         fputc('\n', f);
@@ -126,7 +127,7 @@ static void text_streams(FILE *f, const ml_profile *p, int device)
         if (!ml_series_peak(s, &va, &ta)) continue;
         bool has_r = ml_series_peak(r, &vr, &tr);
         fprintf(f, "    %-8s stream %-16s peak allocated %12s  reserved %12s  (%zu records)\n",
-                ml_s(p, s->component), ml_s(p, s->stream), ml_fmt_bytes(va, a, sizeof a),
+                ML_TEXT_SAFE(ml_s(p, s->component)), ML_TEXT_SAFE(ml_s(p, s->stream)), ml_fmt_bytes(va, a, sizeof a),
                 has_r ? ml_fmt_bytes(vr, b, sizeof b) : "-", s->ts.len);
     }
 }
@@ -157,7 +158,7 @@ static void text_static(FILE *f, const ml_profile *p, int device, const ml_summa
         int64_t peak, at, total = -1, tt;
         if (!ml_allocs_peak(p, (uint16_t)device, graphs[g], &peak, &at)) continue;
         ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_RESERVED, ml_s(p, graphs[g]), 0), &total, &tt);
-        fprintf(f, "  %s: peak of live operator memory %s at node %lld; TOTAL row %s\n", ml_s(p, graphs[g]),
+        fprintf(f, "  %s: peak of live operator memory %s at node %lld; TOTAL row %s\n", ML_TEXT_SAFE(ml_s(p, graphs[g])),
                 ml_fmt_bytes(peak, a, sizeof a), (long long)at, total >= 0 ? ml_fmt_bytes(total, b, sizeof b) : "-");
     }
     free(graphs);
@@ -173,7 +174,7 @@ void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_s
         return;
     }
     ml_str head = ml_headline_component(p, (uint16_t)device);
-    if (head) fprintf(f, "  device totals    from component %s\n", ml_s(p, head));
+    if (head) fprintf(f, "  device totals    from component %s\n", ML_TEXT_SAFE(ml_s(p, head)));
     int64_t v, t;
     if (ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_ACTIVE, NULL, 0), &v, &t))
         fprintf(f, "  peak active      %-12s at %s\n", ml_fmt_bytes(v, a, sizeof a), ml_fmt_time(t, p->time_is_absolute, b, sizeof b));
