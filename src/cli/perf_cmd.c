@@ -237,6 +237,7 @@ static void write_text(const ml_job *job, const perf_args *a, bool all, const ml
         if (r + 1 == job->n && !job->recs[r]->perf_why) ml_perf_views_distributed(stdout, dist, o);
     }
     if (job->n > ML_PERF_DETAIL_RANKS) {
+        if (detail) fputc('\n', stdout);
         ml_cluster *c = ml_cluster_compute(job->recs, job->n);
         ml_cluster_text(stdout, c, "perf");
         ml_cluster_free(c);
