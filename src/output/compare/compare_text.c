@@ -17,7 +17,8 @@
 
 #define TOP_DEFAULT 10
 
-const char *ml_fmt_pct_change(int64_t base, int64_t nw, char *buf, size_t cap)
+/* The change as people read it: "+5.4%", "0%", "new" (from 0), "" (0 to 0). */
+static const char *pct_change(int64_t base, int64_t nw, char *buf, size_t cap)
 {
     if (base == nw) snprintf(buf, cap, "%s", base ? "0%" : "");
     else if (base == 0) snprintf(buf, cap, "new");
@@ -61,7 +62,7 @@ static void figure_line(FILE *f, const char *label, unit u, int64_t a, bool ka, 
     if (kb) ys = u == U_BYTES ? ml_fmt_bytes(b, y, sizeof y) : ml_fmt_count(b, y, sizeof y);
     if (ka && kb) {
         zs = u == U_BYTES ? sbytes(b - a, z, sizeof z) : scount(b - a, z, sizeof z);
-        ml_fmt_pct_change(a, b, p, sizeof p);
+        pct_change(a, b, p, sizeof p);
         if (*p && a) {
             char q[36];
             snprintf(q, sizeof q, "(%s)", p);
