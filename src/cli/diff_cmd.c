@@ -102,7 +102,7 @@ int ml_cmd_diff(int argc, char **argv)
         if (out) {
             ml_err e = {{0}};
             if (ml_compare_report_write(&c, out, &e) != 0) {
-                fprintf(stderr, "memlens: %s\n", e.msg);
+                fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
                 rc = 2;
             }
         } else if (json) ml_compare_json(stdout, &c, &o);

@@ -1,6 +1,7 @@
 /*
  * job.c — see job.h.
  */
+#include "textwidth.h"
 #include "job.h"
 
 #include <pthread.h>
@@ -233,7 +234,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     bool writer = !t || t->me == 0;
     ml_err e = {{0}};
     if (ml_units_list(inputs, n, &job->units, &e) < 0) {
-        if (writer) fprintf(stderr, "memlens: %s\n", e.msg);
+        if (writer) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         return -1;
     }
     job->spool = ml_spool_new();
@@ -281,7 +282,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     }
     free(mine);
     if (writer && status == 0 && sh.failed >= 0) {
-        fprintf(stderr, "memlens: %s\n", sh.err.msg);
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(sh.err.msg));
         status = -1;
     }
 
@@ -308,7 +309,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
         for (size_t i = 0; i < sk.len; i++)
             if (sk.v[i].input == in) VEC_PUSH(&mine_sk, sk.v[i].text);
         ml_no_profiles_error(inputs[in], mine_sk.v, mine_sk.len, &e);
-        fprintf(stderr, "memlens: %s\n", e.msg);
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         VEC_FREE(&mine_sk);
         status = -1;
     }

@@ -1,6 +1,7 @@
 /*
  * runpair.c — both sides of a comparison, loaded at once (see runpair.h).
  */
+#include "textwidth.h"
 #include "runpair.h"
 
 #include <stdio.h>
@@ -131,7 +132,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
         out->single = true;
         load_side(&jobs[1]);
         if (jobs[1].rc < 0) {
-            fprintf(stderr, "memlens: %s\n", jobs[1].e.msg);
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[1].e.msg));
             ml_runpair_free(out);
             return -1;
         }
@@ -147,7 +148,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
     ml_phase("diff: load both");
     for (int s = 0; s < 2; s++)
         if (jobs[s].rc < 0) {
-            fprintf(stderr, "memlens: %s\n", jobs[s].e.msg);
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[s].e.msg));
             ml_runpair_free(out);
             return -1;
         }
