@@ -32,6 +32,10 @@ typedef struct ml_perf {
     ml_recs recs;
     ml_modules *modules;    /* never NULL after ml_perf_compute() */
     ml_gputime gputime;
+    /* What the analyses adjusted or left out of the input, in words (times
+     * cut, kernel args dropped, correlation ids shared, steps dropped):
+     * shown with the views (text, --json, the page). */
+    VEC(char *) notes;
 } ml_perf;
 
 /* Why the profile has no time side (a snapshot, a memory timeline, an Ascend

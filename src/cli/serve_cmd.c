@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "textwidth.h"
 #include "ranks.h"
 #include "cli.h"
 #include "server.h"
@@ -137,11 +138,11 @@ int ml_cmd_serve(int argc, char **argv)
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
     free(inputs);
-    if (!rs) { fprintf(stderr, "memlens: %s\n", e.msg); return 2; }
+    if (!rs) { fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
     ml_ranks_request(rs, 0); /* the page opens on it: start now */
     ml_server *s = ml_server_start(rs, host, port, title, &opts, &e);
     if (!s) {
-        fprintf(stderr, "memlens serve: %s\n", e.msg);
+        fprintf(stderr, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
         ml_ranks_free(rs);
         return 2;
     }

@@ -111,6 +111,14 @@ typedef struct ml_units {
 } ml_units;
 int ml_list_dir(const char *dir, ml_units *out, ml_err *e);
 void ml_units_free(ml_units *u);
+/* Loads one unit of a listing as the walk would have: a file, or an Ascend
+ * folder (listed: found below a directory, so that an unreadable one is
+ * skipped, and one without memory data yields no profile and a skipped
+ * entry).  A path that was not listed is loaded as ml_load() does. */
+int ml_load_unit(const char *path, bool listed, ml_profiles *out, ml_err *e);
+/* The error of a directory walk that found no profile, listing what it
+ * skipped (n entries, "path: why"). */
+int ml_no_profiles_error(const char *dir, char *const *skipped, size_t n, ml_err *e);
 /* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
 int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */

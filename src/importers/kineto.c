@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include "par.h"
 #include "phase.h"
 #include <stddef.h>
 #include <stdlib.h>
@@ -111,6 +112,7 @@ typedef struct kineto {
     bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
     bool events_open;              /* inside the event list (where a split may fall) */
     size_t list_objects, list_others; /* elements of the event list: objects, and anything else */
+    uint64_t list_off;             /* where the event list begins */
     size_t orphan_ends;            /* "E" events with no open "B" on their thread */
     size_t unclosed;               /* "B" ops closed at the end of the trace for want of an "E" */
     bool has_times;                /* min_ts / max_end are set */
@@ -2069,6 +2071,7 @@ static int read_event(kineto *k)
  * events, or right after its ']'. */
 static int read_events(kineto *k)
 {
+    if (!k->saw_event_list) k->list_off = js_offset(k->js);
     k->saw_event_list = true;
     k->events_open = true;
     js_allow_cut(k->js);
@@ -2219,6 +2222,9 @@ static int finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
     if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when lean_wanted) */
+    if (!k->list_objects) /* nothing to show: an error, not an empty run */
+        return js_fail_at(k->js, k->e, k->list_off, "no events: the trace's event list is empty%s",
+                          truncated ? " (and the file ends inside it)" : "");
     /* ts and the base are each below 2^62 (read_bounded); so must their sums be (profile.h). */
     if (p->base_time_ns && k->has_times &&
         (!ml_value_ok(p->base_time_ns + k->min_ts) || !ml_value_ok(p->base_time_ns + k->max_end)))
@@ -2458,6 +2464,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
         close_open_ops(k2, first.max_end); /* nothing after the second half can close them */
         ml_profile_append(p, second.p);
         first.unclosed += k2->unclosed;
+        first.list_objects += k2->list_objects;
         first.memory_events += k2->memory_events;
         first.memory_without_addr += k2->memory_without_addr;
         first.memory_without_totals += k2->memory_without_totals;
@@ -2522,7 +2529,7 @@ int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
     const char *min_env = getenv("MEMLENS_SPLIT_MIN_BYTES");
     int64_t min = min_env ? atoll(min_env) : SPLIT_MIN_BYTES;
     int64_t size = ml_source_plain_size(src);
-    if (size >= min && size > 0 && !getenv("MEMLENS_ONE_THREAD")) {
+    if (size >= min && size > 0 && ml_par_allowed()) {
         int rc = import_in_two_halves(ml_source_name(src), (uint64_t)size, p, e);
         if (rc != SPLIT_RETRY) return rc;
     }

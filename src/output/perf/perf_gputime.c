@@ -258,11 +258,11 @@ static void write_series(jw *w, const ml_gputime *g, int64_t origin, const int64
     if (n > SERIES_MAX) {
         keep = ml_malloc(4 * SERIES_COLS * sizeof *keep + 4 * sizeof *keep);
         nk = 0;
-        int64_t t0 = t[0], span = t[n - 1] - t[0] + 1;
+        double t0 = (double)t[0], per_col = ((double)t[n - 1] - t0 + 1) / SERIES_COLS;
         for (size_t i = 0; i < n;) {
-            int64_t col = (t[i] - t0) * SERIES_COLS / span;
+            int64_t col = (int64_t)(((double)t[i] - t0) / per_col);
             size_t j = i, lo = i, hi = i;
-            while (j < n && (t[j] - t0) * SERIES_COLS / span == col) {
+            while (j < n && (int64_t)(((double)t[j] - t0) / per_col) == col) {
                 double v = qi ? qi[j] : qd[j], vlo = qi ? qi[lo] : qd[lo], vhi = qi ? qi[hi] : qd[hi];
                 if (v < vlo) lo = j;
                 if (v > vhi) hi = j;

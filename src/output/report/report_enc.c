@@ -18,6 +18,7 @@
 #include "err.h"
 #include "par.h"
 #include "report_blobq.h"
+#include "utf8.h"
 
 void ml_buf_put(ml_buf *b, const void *s, size_t n)
 {
@@ -72,6 +73,11 @@ void ml_json_str(ml_buf *b, const char *s)
         else if (*u == '\r') esc = "\\r";
         else if (*u == '/' && u > (const unsigned char *)s && u[-1] == '<') esc = "\\/";
         else if (*u < 0x20) { snprintf(tmp, sizeof tmp, "\\u%04x", *u); esc = tmp; }
+        else if (*u >= 0x80) { /* JSON is UTF-8: a byte that begins no valid sequence becomes U+FFFD */
+            size_t k = ml_utf8_seq(u, 4);
+            if (k) { u += k - 1; continue; }
+            esc = ML_UTF8_REPLACEMENT;
+        }
         if (!esc) continue;
         ml_buf_put(b, run, (size_t)(u - run));
         ml_buf_puts(b, esc);
@@ -79,6 +85,26 @@ void ml_json_str(ml_buf *b, const char *s)
     }
     ml_buf_put(b, run, (size_t)(u - run));
     ml_buf_put(b, "\"", 1);
+}
+
+void ml_json_verbatim(ml_buf *b, const char *json)
+{
+    const unsigned char *u = (const unsigned char *)json, *run = u;
+    for (; *u; u++) {
+        char tmp[8];
+        const char *esc;
+        if (*u < 0x20) snprintf(tmp, sizeof tmp, "\\u%04x", *u), esc = tmp;
+        else if (*u < 0x80) continue;
+        else {
+            size_t k = ml_utf8_seq(u, 4);
+            if (k) { u += k - 1; continue; }
+            esc = ML_UTF8_REPLACEMENT;
+        }
+        ml_buf_put(b, run, (size_t)(u - run));
+        ml_buf_puts(b, esc);
+        run = u + 1;
+    }
+    ml_buf_put(b, run, (size_t)(u - run));
 }
 
 void ml_json_i64(ml_buf *b, int64_t v)

@@ -32,6 +32,11 @@ void ml_buf_free(ml_buf *b);
 /* JSON string literal (quoted, escaped; "</" written as "<\/" so that it is
  * safe inside a <script> element). */
 void ml_json_str(ml_buf *b, const char *s);
+/* JSON text taken from the input (an arg kept as compact JSON), copied with
+ * every byte that begins no valid UTF-8 sequence as U+FFFD and raw control
+ * bytes (which compact JSON has only inside strings) escaped: valid JSON
+ * whatever bytes the input's strings held. */
+void ml_json_verbatim(ml_buf *b, const char *json);
 /* An int64 as a JSON number when a double holds it exactly, else as a string. */
 void ml_json_i64(ml_buf *b, int64_t v);
 
