@@ -6,9 +6,13 @@
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
 #   make sample     build/sample/: a small generated trace for the README demo
+#   make MPI=1      also build/memlens-mpi (Open MPI: libopenmpi-dev), for
+#                   `mpirun -n K build/memlens-mpi summary|perf|report DIR`
 
 CC      ?= cc
 SAN     ?= 0
+MPI     ?= 0
+MPICC   ?= mpicc
 BUILD   ?= build
 ifeq ($(SAN),1)
 BUILD   := build-san
@@ -25,10 +29,14 @@ CFLAGS  += -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-paramete
 LDFLAGS += -pthread $(SANFLAGS)
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 MHD_CFLAGS := $(shell pkg-config --cflags libmicrohttpd 2>/dev/null)
-LDLIBS  += -lz -lsqlite3 -lm $(MHD_LIBS)
+# libdeflate (Debian libdeflate-dev) deflates the report's data where present; zlib otherwise
+DEFLATE_LIBS := $(shell pkg-config --libs libdeflate 2>/dev/null)
+LDLIBS  += -lz $(DEFLATE_LIBS) -lsqlite3 -lm $(MHD_LIBS)
 
 SRC_DIRS := $(shell find src -type d)
-LIB_SRC  := $(filter-out src/cli/main.c,$(shell find src -name '*.c' | sort))
+# src/par/: the MPI transport, compiled with mpicc into memlens-mpi only
+LIB_SRC  := $(filter-out src/cli/main.c src/par/%,$(shell find src -name '*.c' | sort))
+MPI_BIN  := $(if $(filter 1,$(MPI)),$(BUILD)/memlens-mpi)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -41,7 +49,7 @@ FUZZ_SECONDS ?= 20
 # and uPlot from npm (web/node_modules, installed by scripts/setup).
 # trace.js (the Trace view, mountTrace) is bundled when present.
 WEB_JS   := $(strip $(addprefix web/src/,format.js tip.js decode.js m4.js stack.js zoom.js tracedata.js tracesource.js table.js perftable.js source.js lanes.js alive.js frames.js present.js views.js catview.js staticview.js keys.js unmatched.js segmodel.js segments.js tablectl.js \
-            tabs.js perfview.js overview.js operators.js kernels.js modules.js distributed.js) \
+            tabs.js perfview.js gputime.js overview.js operators.js kernels.js modules.js distributed.js compare.js) \
             web/src/trace.js web/src/upload.js web/src/app.js)
 WEB_GEN  := $(BUILD)/gen/web_assets.c
 UPLOT    := web/node_modules/uplot/dist
@@ -51,7 +59,7 @@ ml_empty :=
 ml_space := $(ml_empty) $(ml_empty)
 
 .PHONY: all tests test check fuzz bench sample clean web
-all: $(BUILD)/memlens $(TOOL_BIN)
+all: $(BUILD)/memlens $(TOOL_BIN) $(MPI_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -79,6 +87,13 @@ $(BUILD)/libmemlens.a: $(LIB_OBJ)
 $(BUILD)/memlens: $(BUILD)/src/cli/main.o $(BUILD)/libmemlens.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/src/par/%.o: src/par/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/memlens-mpi: $(BUILD)/src/par/mpi.o $(BUILD)/libmemlens.a
+	$(MPICC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/%: tests/%.c tests/check.h $(BUILD)/libmemlens.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libmemlens.a $(LDFLAGS) $(LDLIBS)
@@ -89,7 +104,7 @@ $(BUILD)/tools/%: tools/%.c $(BUILD)/libmemlens.a
 
 # `tests` builds what `make test` runs (CI builds it with -j2, then runs the
 # README's `make test`).
-tests: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN)
+tests: $(BUILD)/memlens $(TEST_BIN) $(TOOL_BIN) $(MPI_BIN)
 
 test check: tests
 	@BUILD=$(BUILD) SAN=$(SAN) sh tests/run

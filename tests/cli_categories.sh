@@ -146,7 +146,9 @@ printf '[[-1, 1, 5, 7]] x' >"$tmp/tail.raw.json"
 t_eq "trailing data exit" "$?" 2
 t_contains "trailing data message" "$(cat "$tmp/err")" "tail.raw.json: byte 16:"
 printf '[]' >"$tmp/empty.raw.json"
-t_contains "empty timeline" "$("$MEMLENS" summary "$tmp/empty.raw.json")" "the memory timeline is empty"
+"$MEMLENS" summary "$tmp/empty.raw.json" 2>"$tmp/err"
+t_eq "empty timeline: an error" "$? $(cat "$tmp/err")" \
+    "2 memlens: $tmp/empty.raw.json: byte 0: no events: the memory timeline is empty (nothing was recorded for its device)"
 printf '[[-1, 1, 5, 7]]' >"$tmp/ok.raw.json"
 "$MEMLENS" export "$tmp/ok.raw.json" -o "$tmp/x.png" 2>"$tmp/err"
 t_eq "unknown extension exit" "$?" 2

@@ -27,7 +27,7 @@ t_eq "json top-level keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(list(d), sorted(d["runs"][0]), d["inputs"] == [d["runs"][0]["path"]])')" \
-    "['memlens', 'inputs', 'runs', 'meta', 'ranks'] ['distributed', 'format', 'gpus', 'group_by', 'kernels', 'modules', 'notes', 'operators', 'path', 'rank', 'recommendations', 'steps'] True"
+    "['memlens', 'inputs', 'runs', 'meta', 'ranks', 'distributed'] ['comm_comp_overlap_pct', 'distributed', 'format', 'gpus', 'group_by', 'idle_by_stream', 'kernel_types', 'kernels', 'launches', 'memory_bw', 'modules', 'notes', 'operators', 'path', 'queue_length', 'rank', 'recommendations', 'steps', 'temporal'] True"
 # runs: the same figures in µs and 0-100 % (ns / 1000; 100 x ratio)
 t_eq "runs figures" "$(printf '%s' "$json" | python3 -c '
 import json, sys
@@ -47,7 +47,7 @@ print(s["name"], s["total_ns"], s["kernel_ns"], s["runtime_ns"], s["cpu_exec_ns"
 t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
-print(sorted(r))')" "['counts', 'devices', 'distributed', 'kernels', 'modules', 'modules_hint', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+print(sorted(r))')" "['counts', 'devices', 'distributed', 'gputime', 'kernels', 'modules', 'modules_hint', 'notes', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
 G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 if [ -f "$G" ]; then
     t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '
@@ -125,15 +125,23 @@ for r in d["runs"]:
     ok = ok and (len(r["kernels"]) > 0 or any("kernels" in n for n in r["notes"]))
 print(ok)' "$tmp/all.json")" True
 done
-# Two ranks of one NCCL job: every rank's object carries the distributed view of both.
+# Two ranks of one NCCL job: each rank's object carries the job's backend, world
+# size and slowest rank with its own steps and collectives (all of them in every
+# rank's grew with the ranks squared); the top-level "distributed" has both.
 r0=$DATA/kineto/hta_sampled_rank-0.json.gz; r1=$DATA/kineto/hta_sampled_rank-1.json.gz
 if [ -f "$r0" ] && [ -f "$r1" ]; then
     t_eq "distributed across ranks" "$($MEMLENS perf --json "$r0" "$r1" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)["ranks"]
-x = d[0]["distributed"]
-print(len(d), x["backend"], x["world_size"], sorted({s["rank"] for s in x["steps"]}), x == d[1]["distributed"],
-      all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"]))')" "2 nccl 128 [0, 1] True True"
+j = json.load(sys.stdin)
+d = j["ranks"]
+x, y = d[0]["distributed"], d[1]["distributed"]
+top = j["distributed"]
+print(len(d), x["backend"], x["world_size"], [sorted({s["rank"] for s in z["steps"]}) for z in (x, y)],
+      x["slowest_rank"] == y["slowest_rank"] == top["slowest_rank"], sorted({s["rank"] for s in top["steps"]}),
+      len(top["steps"]) == len(x["steps"]) + len(y["steps"]),
+      [r["distributed"]["steps"] == [s for s in top["steps"] if s["rank"] == r["rank"]] for r in j["runs"]],
+      all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"] + y["steps"]))')" \
+        "2 nccl 128 [[0], [1]] True [0, 1] True [True, True] True"
     t_contains "distributed text" "$($MEMLENS perf "$r0" "$r1")" "Distributed (nccl, world size 128"
 else t_skip "hta_sampled_rank-* absent"; fi
 

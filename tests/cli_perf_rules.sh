@@ -54,8 +54,9 @@ t_eq "A: kernel row" "$(runs "$tmp/a.json" '[(k["name"], k["calls"], k["total_us
 # --group-by shape: one row per (name, Input Dims); addmm keeps its shape text.
 t_eq "A: group by shape" "$(runs "$tmp/a.json" '(r["group_by"], ops["aten::addmm"]["input_shape"], ops["aten::addmm"]["device_self_us"], len(r["operators"]))' --group-by shape)" \
     "('shape', '[[8], [8, 4], [4, 8]]', 100, 3)"
-# --top 1: the JSON tables keep one row (the highest device self time: aten::addmm).
-t_eq "A: --top 1" "$(runs "$tmp/a.json" '[o["name"] for o in r["operators"]], len(r["kernels"])' --top 1)" "['aten::addmm'] 1"
+# --top 1: the JSON tables keep one row (the highest device self time: aten::addmm),
+# then one that adds up the other two operators; the one kernel is all there is.
+t_eq "A: --top 1" "$(runs "$tmp/a.json" '[o["name"] for o in r["operators"]], r["operators"][-1]["others"], len(r["kernels"])' --top 1)" "['aten::addmm', '(others)'] 2 1"
 
 # B. The same trace written as B/E pairs (ts in µs, each E closing the innermost open B
 #    of its thread): every runs figure equal to A's.

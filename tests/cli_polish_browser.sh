@@ -41,11 +41,16 @@ add kineto kineto/hta_df_index_resolver.json.gz serve
 add ascend ascend/text_level1 serve
 add snapshot snapshot/cs336_memory_ctx256_fullstep_.pickle serve
 add noaddr kineto/tbplugin_resnet50_w0.pt.trace.json.gz
-# shellcheck disable=SC2086
-node web/test-browser/polish.mjs "${BUILD:-build}/screenshots/polish" $pages >"$tmp/log" 2>&1
-st=$?
-t_log "$tmp/log"
-t_log_ran "$tmp/log" "$st"
+if [ -z "$pages" ]; then
+    # without the shared data, and with the report pages left to the normal pass (SAN=1), nothing is left to look at
+    t_skip "no page to check in this pass (the shared data is absent$([ "${SAN:-0}" = 1 ] && echo '; report pages: normal pass only'))"
+else
+    # shellcheck disable=SC2086
+    node web/test-browser/polish.mjs "${BUILD:-build}/screenshots/polish" $pages >"$tmp/log" 2>&1
+    st=$?
+    t_log "$tmp/log"
+    t_log_ran "$tmp/log" "$st"
+fi
 for p in $spids; do kill -INT "$p" 2>/dev/null; wait "$p"; t_eq "a server stops cleanly" $? 0; done
 spids=""
 t_done

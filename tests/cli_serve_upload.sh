@@ -9,7 +9,8 @@
 . tests/lib.sh
 tmp=$(mktemp -d)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+pid2=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$pid2" ] && kill "$pid2" 2>/dev/null; rm -rf "$tmp"' EXIT
 if ! command -v curl >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
     t_skip "curl or python3 not installed"
     t_done
@@ -45,7 +46,7 @@ t_eq "no folder before the first upload" "$(ls "$tmp/serve")" ""
 # a real trace, PUT
 r=$(put train.pt.trace.json.gz "$tmp/in/train.pt.trace.json.gz")
 t_eq "upload 200" "${r%% *}" 200
-t_eq "upload answer" "$(printf "%s" "${r#* }" | json 'd["index"], d["added"], d["ranks"][0]["state"], d["ranks"][0]["devices"], d["ranks"][0]["path"].split("/")[-1]')" \
+t_eq "upload answer (the name given, not the server's path)" "$(printf "%s" "${r#* }" | json 'd["index"], d["added"], d["ranks"][0]["state"], d["ranks"][0]["devices"], d["ranks"][0]["path"]')" \
     "0 1 ready 2 train.pt.trace.json.gz"
 dir=$(sed -n 's/^memlens serve: uploads are kept in \(.*\) until exit$/\1/p' "$tmp/out")
 t_contains "says where uploads are kept" "$dir" "$tmp/serve/memlens-uploads-"
@@ -53,7 +54,11 @@ t_eq "the upload is on disk, whole" "$(cmp "$dir/1/train.pt.trace.json.gz" "$tmp
 peak=$("$MEMLENS" summary --json "$tmp/in/train.pt.trace.json.gz" | json 'sorted(x["peak_allocated_bytes"] for x in d["devices"])')
 r=$(get "/api/rank?rank=0&wait=5000"); t_eq "the new rank opens" "${r%% *}" 200
 t_eq "its peak is the summary's" "$(printf "%s" "${r#* }" | json 'sorted(x["peak"]["v"] for x in d["devices"])')" "$peak"
-t_eq "meta lists it" "$(get /api/meta | cut -d' ' -f2- | json 'd["inputs"], len(d["ranks"])')" "['train.pt.trace.json.gz'] 1"
+t_eq "meta lists it" "$(get /api/meta | cut -d' ' -f2- | json 'd["inputs"], len(d["ranks"]), d["ranks"][0]["path"]')" "['train.pt.trace.json.gz'] 1 train.pt.trace.json.gz"
+t_eq "the rank's data names it so" "$(get "/api/rank?rank=0" | cut -d' ' -f2- | json 'd["path"]')" train.pt.trace.json.gz
+for q in /api/meta "/api/rank?rank=0" "/api/perf?rank=0"; do
+    case "$(get "$q")" in *memlens-uploads-*|*"$tmp"*) t_fail "$q shows the server's temporary path" ;; *) t_pass ;; esac
+done
 
 # bad files: the CLI's line, and the server goes on
 for f in bad.json cut.pickle; do
@@ -90,6 +95,15 @@ t_eq "upload from another origin refused" "$r" 403
 hostport=$(echo "$URL" | sed 's|^http://\([^/]*\)/$|\1|')
 r=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: http://$hostport" -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
 t_eq "upload from the server's own page: read (422 as a bad file)" "$r" 422
+port=${hostport##*:}
+for o in "http://localhost:$port" "http://LOCALHOST:$port" "http://[::1]:$port"; do
+    r=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: $o" -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+    t_eq "upload from $o (the same server by another loopback name): read" "$r" 422
+done
+for o in "http://localhost:$((port + 1))" "https://localhost:$port" "http://localhost.evil.example:$port" "http://127.0.0.2:$port" "null"; do
+    r=$(curl -s -o /dev/null -w '%{http_code}' -H "Origin: $o" -T "$tmp/cli/bad.json" "${URL}api/upload?name=x.json")
+    t_eq "upload from $o refused" "$r" 403
+done
 
 # POST, the same name again: a second rank, its own file
 r=$(curl -s -m 60 -o "$tmp/body" -w '%{http_code}' --data-binary @"$tmp/in/train.pt.trace.json.gz" "${URL}api/upload?name=train.pt.trace.json.gz")
@@ -147,6 +161,53 @@ i=0
 while [ $i -lt 50 ] && [ -n "$(ls "$dir"/*/stalled.json 2>/dev/null)" ]; do sleep 0.1; i=$((i + 1)); done
 t_eq "dropped upload's partial file removed" "$(ls "$dir"/*/stalled.json 2>/dev/null | wc -l)" 0
 t_eq "every good upload a rank" "$(get /api/meta | cut -d' ' -f2- | json 'len(d["ranks"])')" $((n + 1))
+
+# limits (a second server): bytes per upload, as sent and once decompressed;
+# one value's length (16 MiB, found as soon as it passes, not after reading
+# the rest); uploads under way at once (1 imported + 8 waiting, then 503)
+: >"$tmp/out2"
+TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 --max-upload 1M --max-imports 1 >"$tmp/out2" 2>"$tmp/err2" &
+pid2=$!
+URL2=$(t_serve_url "$tmp/out2")
+python3 -c '
+import gzip, sys
+open(sys.argv[1], "wb").write(b"[" + b" " * (1 << 20) + b"]")
+with gzip.open(sys.argv[2], "wb") as f: f.write(b"{\"traceEvents\":[" + b" " * (2 << 20) + b"]}")
+with gzip.open(sys.argv[3], "wb", compresslevel=1) as f: f.write(b"{\"traceEvents\":[{\"name\":\"" + b"a" * (64 << 20))' \
+    "$tmp/in/plain2m.json" "$tmp/in/bomb.json.gz" "$tmp/in/str64m.json.gz"
+r=$(URL=$URL2 put plain.json "$tmp/in/plain2m.json")
+t_eq "over --max-upload as sent: 413" "$r" '413 {"error":"plain.json: more than 1048576 bytes (memlens serve --max-upload)","status":413}'
+r=$(URL=$URL2 put bomb.json.gz "$tmp/in/bomb.json.gz")
+t_eq "over --max-upload once decompressed: 422" "$r" \
+    '422 {"error":"bomb.json.gz: more than 1048576 bytes once decompressed (the upload limit: memlens serve --max-upload)","status":422}'
+hwm0=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status)
+r=$(put str64m.json.gz "$tmp/in/str64m.json.gz")
+hwm1=$(sed -n 's/^VmHWM: *\([0-9]*\) kB/\1/p' /proc/$pid/status)
+t_eq "a 64 MiB string: refused at 16 MiB" "$r" \
+    '422 {"error":"str64m.json.gz: uncompressed byte 24: a single value is longer than 16 MiB (the limit for uploads; memlens on the command line reads up to 512 MiB)","status":422}'
+grow=$(( (hwm1 - hwm0) / 1024 ))
+if [ "$grow" -lt 48 ]; then t_pass; else t_fail "a 64 MiB string grew the server's peak memory by $grow MB"; fi
+# nine uploads under way (stalled after their headers), then the tenth: 503
+python3 -c '
+import socket, sys, time
+ss = []
+for i in range(9):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+    s.sendall(b"PUT /api/upload?name=s%d.json HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n[" % i)
+    ss.append(s)
+time.sleep(60)' "$(echo "$URL2" | sed 's/.*:\([0-9]*\)\/$/\1/')" &
+spy=$!
+i=0
+while [ $i -lt 100 ] && [ "$(ls "$tmp"/serve/memlens-uploads-*/*/s?.json 2>/dev/null | wc -l)" -lt 9 ]; do sleep 0.1; i=$((i + 1)); done
+r=$(curl -s -m 20 -D "$tmp/hdr" -o "$tmp/body" -w '%{http_code}' -T "$tmp/cli/bad.json" "${URL2}api/upload?name=ten.json")
+t_eq "the tenth upload at once: 503" "$r $(cat "$tmp/body")" '503 {"error":"busy: 9 uploads are under way; try again later","status":503}'
+t_contains "503 says when to retry" "$(cat "$tmp/hdr")" "Retry-After: 5"
+kill "$spy" 2>/dev/null; wait "$spy" 2>/dev/null
+i=0
+while [ $i -lt 50 ] && [ -n "$(ls "$tmp"/serve/memlens-uploads-*/*/s?.json 2>/dev/null)" ]; do sleep 0.1; i=$((i + 1)); done
+r=$(URL=$URL2 put ten.json "$tmp/cli/bad.json")
+t_eq "once they are gone, the next goes through" "${r%% *}" 422
+kill -TERM "$pid2"; wait "$pid2"
 
 kill -TERM "$pid"
 i=0

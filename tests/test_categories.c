@@ -642,6 +642,86 @@ TEST(groups_by_category_are_the_categories_at_the_peak)
     }
 }
 
+
+/* `summary --json` reads lean storage (ML_LEAN without ML_SKIP_CATEGORIES):
+ * a snapshot keeps no threads, a Kineto trace's events keep theirs (the
+ * phase at a free is its thread's); the categories are those of a full read. */
+/* The categories of a file loaded with `want`. */
+static ml_profiles load_file_with(const char *doc, unsigned want)
+{
+    char path[] = "/tmp/memlens-test-categories-XXXXXX";
+    ml_profiles ps = {.want = want};
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, doc, strlen(doc)) != (ssize_t)strlen(doc)) {
+        CHECK_FAILED_("cannot write %s", path);
+        return ps;
+    }
+    close(fd);
+    CHECK(ml_load(path, &ps, &err) == 0);
+    unlink(path);
+    return ps;
+}
+
+TEST(lean_storage_gives_the_same_categories)
+{
+    /* Allocated in the forward pass on the main thread (7), freed on the
+     * autograd thread (8) after the engine's last op: in the backward pass by
+     * its thread, not by its time on the main thread (ACTIVATION, not kept). */
+    static const char *doc =
+        "[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":7,\"ts\":1000,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":7,\"ts\":1100,\"dur\":20},"
+        "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":7,\"ts\":1105,"
+        "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":1,\"Bytes\":64}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"autograd::engine::evaluate_function: AddmmBackward0\","
+        "\"pid\":1,\"tid\":8,\"ts\":1300,\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_foreach_norm\",\"pid\":1,\"tid\":7,\"ts\":1450,\"dur\":10},"
+        "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":8,\"ts\":1455,"
+        "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":1,\"Bytes\":-64}}]";
+    ml_profiles lean_ps = load_file_with(doc, ML_LEAN), full_ps = load_file_with(doc, 0);
+    if (lean_ps.items.len == 1 && full_ps.items.len == 1) {
+        const ml_allocs *a = &lean_ps.items.v[0]->allocs, *b = &full_ps.items.v[0]->allocs;
+        CHECK_EQ_I64(a->t_alloc.len, 1);
+        CHECK_EQ_I64(b->t_alloc.len, 1);
+        if (a->t_alloc.len == 1 && b->t_alloc.len == 1) {
+            CHECK_EQ_I64(b->category.v[0], ML_CAT_ACTIVATION);
+            CHECK_EQ_I64(b->category_reason.v[0], ML_REASON_FWD_FREED_IN_BWD);
+            CHECK_EQ_I64(a->category.v[0], b->category.v[0]);
+            CHECK_EQ_I64(a->category_reason.v[0], b->category_reason.v[0]);
+        }
+        CHECK_EQ_I64(lean_ps.items.v[0]->events.addr.len, 0); /* read lean */
+    }
+    ml_profiles_free(&lean_ps);
+    ml_profiles_free(&full_ps);
+
+    static const char *const real[] = {"snapshot/cs336_memory_ctx256_fullstep_.pickle",
+                                       "snapshot/cs336_memory_ctx128_forward.pickle",
+                                       "kineto/hta_df_index_resolver.json.gz",
+                                       "kineto/tbplugin_resnet50_w0.pt.trace.json.gz"};
+    size_t known = 0;
+    for (size_t r = 0; r < sizeof real / sizeof *real; r++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", check_data_dir(), real[r]);
+        if (access(path, R_OK) != 0) SKIP("shared data not present");
+        ml_profiles lean = {.want = ML_LEAN}, full = {0};
+        CHECK(ml_load(path, &lean, &err) == 0);
+        CHECK(ml_load(path, &full, &err) == 0);
+        if (lean.items.len == 1 && full.items.len == 1) {
+            const ml_allocs *a = &lean.items.v[0]->allocs, *b = &full.items.v[0]->allocs;
+            CHECK_EQ_I64(a->t_alloc.len, b->t_alloc.len);
+            size_t differ = 0;
+            for (size_t i = 0; i < a->t_alloc.len && i < b->t_alloc.len; i++) {
+                differ += a->category.v[i] != b->category.v[i] || a->category_reason.v[i] != b->category_reason.v[i];
+                known += b->category.v[i] != ML_CAT_UNKNOWN;
+            }
+            CHECK_EQ_I64(differ, 0);
+            if (r < 2) CHECK(lean.items.v[0]->lean); /* a snapshot in time order: read lean */
+        }
+        ml_profiles_free(&lean);
+        ml_profiles_free(&full);
+    }
+    CHECK(known > 0); /* (the rules had something to go by) */
+}
+
 TEST(names_and_pytorch_indices)
 {
     CHECK_EQ_I64(ml_category_to_torch(ML_CAT_PARAMETER), 0);
@@ -739,15 +819,12 @@ TEST(raw_release_without_a_pair_takes_from_its_category)
         CHECK_EQ_I64(p->allocs.t_free.v[i], p->allocs.t_alloc.v[i] == ML_TIME_NONE ? 5 : ML_TIME_END);
     ml_profile_free(p);
 
-    /* `[]` is an empty timeline, with a note; a zero-byte row keeps its time */
+    /* `[]` is an empty timeline: no events, an error; a zero-byte row keeps its time */
     CHECK(ml_memtimeline_sniff("x", (const unsigned char *)"[]\n", 3) > 0);
     p = import_timeline("[]");
-    CHECK(p != NULL);
-    if (p) {
-        CHECK_EQ_I64(p->notes.len, 1);
-        CHECK_EQ_I64(ml_allocs_count(p), 0);
-        ml_profile_free(p);
-    }
+    CHECK(p == NULL);
+    CHECK_EQ_STR(err.msg, "tl.json: byte 0: no events: the memory timeline is empty (nothing was recorded for its device)");
+    ml_profile_free(p);
     p = import_timeline("[[5000, 2, 64, 4], [6000, 2, 0, 7], [7000, 4, -64, 4]]");
     CHECK(p != NULL);
     if (p) {
@@ -1006,6 +1083,7 @@ int main(void)
     RUN(snapshot_without_module_calls);
     RUN(category_stack_is_the_allocated_curve);
     RUN(groups_by_category_are_the_categories_at_the_peak);
+    RUN(lean_storage_gives_the_same_categories);
     RUN(names_and_pytorch_indices);
     RUN(raw_timeline_rows_become_allocations);
     RUN(raw_release_without_a_pair_takes_from_its_category);

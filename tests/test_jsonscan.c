@@ -4,6 +4,7 @@
 #include "jsonscan.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 typedef struct scan {
@@ -465,11 +466,11 @@ static js_tok walk(js_scanner *js, char *out, size_t cap, size_t *w)
 #undef PUT
 }
 
-static char *digest(const char *doc, size_t len, size_t max_read)
+static char *digest_named(const char *name, const char *doc, size_t len, size_t max_read)
 {
     size_t cap = 1 << 20, w = 0;
     char *out = malloc(cap);
-    ml_source *src = ml_source_from_memory("t.json", doc, len);
+    ml_source *src = ml_source_from_memory(name, doc, len);
     if (max_read) ml_source_limit_reads(src, max_read);
     js_scanner *js = js_open(src);
     walk(js, out, cap, &w);
@@ -477,6 +478,11 @@ static char *digest(const char *doc, size_t len, size_t max_read)
     js_close(js);
     ml_source_close(src);
     return out;
+}
+
+static char *digest(const char *doc, size_t len, size_t max_read)
+{
+    return digest_named("t.json", doc, len, max_read);
 }
 
 TEST(tokens_split_across_refills_read_the_same)
@@ -503,6 +509,75 @@ TEST(tokens_split_across_refills_read_the_same)
         free(split);
     }
     free(whole);
+    free(doc);
+}
+
+
+/* ---- plain files, read in place (ml_source_map) ---- */
+
+static char *file_of(const char *doc, size_t n)
+{
+    char *path = strdup("/tmp/memlens-test-jsonscan-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, doc, n) != (ssize_t)n) CHECK_FAILED_("cannot write %s", path);
+    if (fd >= 0) close(fd);
+    return path;
+}
+
+static char *digest_file(const char *path)
+{
+    size_t cap = 1 << 20, w = 0;
+    char *out = malloc(cap);
+    ml_source *src;
+    ml_err e;
+    if (ml_source_open(path, &src, &e) < 0) {
+        CHECK_FAILED_("%s", e.msg);
+        out[0] = 0;
+        return out;
+    }
+    js_scanner *js = js_open(src);
+    walk(js, out, cap, &w);
+    walk(js, out, cap, &w);
+    js_close(js);
+    ml_source_close(src);
+    return out;
+}
+
+TEST(a_file_read_in_place_reads_as_through_a_buffer)
+{
+    /* sizes that end exactly at a page (what follows is not the file's), and not */
+    size_t len;
+    char *doc = make_doc(60, &len);
+    size_t page = 4096, padded = (len + page - 1) / page * page;
+    char *big = malloc(padded + 1);
+    memcpy(big, doc, len);
+    memset(big + len, ' ', padded - len);
+    size_t sizes[] = {padded, len};
+    for (int k = 0; k < 2; k++) {
+        char *path = file_of(big, sizes[k]);
+        char *want = digest_named(path, big, sizes[k], 0), *got = digest_file(path);
+        CHECK(strcmp(got, want) == 0);
+        CHECK(!strstr(got, "ERR"));
+        free(want);
+        free(got);
+        unlink(path);
+        free(path);
+    }
+    /* cut right at a page's end, inside a value: the error names the same byte */
+    char *cut = malloc(page);
+    memset(cut, ' ', page);
+    memcpy(cut, "{\"traceEvents\": [1, 2, \"abc", 27);
+    memset(cut + 27, 'x', page - 27);
+    char *path = file_of(cut, page);
+    char *want = digest_named(path, cut, page, 0), *got = digest_file(path);
+    CHECK(strcmp(got, want) == 0);
+    CHECK_CONTAINS(got, "byte 23: the file ends inside a string"); /* (where it began) */
+    unlink(path);
+    free(path);
+    free(want);
+    free(got);
+    free(cut);
+    free(big);
     free(doc);
 }
 
@@ -559,6 +634,7 @@ int main(void)
     RUN(number_values_fast_path);
     RUN(js_number_after_js_next);
     RUN(tokens_split_across_refills_read_the_same);
+    RUN(a_file_read_in_place_reads_as_through_a_buffer);
     RUN(corrupt_gzip_reports_the_inflater_or_an_uncompressed_byte);
     RUN(escapes_and_utf8);
     RUN(lone_surrogate_becomes_replacement_char);

@@ -556,10 +556,245 @@ TEST(repeated_totals_are_dropped_without_changing_the_curve)
     ml_profile_free(p);
 }
 
+
+/* Events as Kineto writes them are read straight from the scanner's buffer
+ * (kineto.c: fast_event); anything unusual in an event sends the whole event
+ * to the token path.  The same events, each made unusual by an escaped first
+ * value, must give the same profile, field for field: numbers of every
+ * length (the digits are read 8 at a time), times cut at 3 decimals,
+ * negative and 19-digit values, ids as text, keys in any order. */
+static const char *const fast_events[] = {
+    "{%s\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::linear\", \"pid\": 12, \"tid\": 7,\n"
+    "    \"ts\": 1.2345, \"dur\": 123456789.1,\n    \"args\": {\n      \"External id\": 1, \"Ev Idx\": 0, "
+    "\"Input Dims\": [[8, 1024], []], \"Input type\": [\"float\", \"\"], \"Concrete Inputs\": [\"\", \"1\"]\n    }\n  }",
+    "{%s\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": 12, \"tid\": 7,\n"
+    "    \"ts\": 12345678.9,\n    \"args\": {\n      \"Ev Idx\": 14, \"Device Type\": 1, \"Device Id\": 0, "
+    "\"Addr\": 9223372036854775809, \"Bytes\": 123456789012345678, \"Total Allocated\": 123456789012345678, "
+    "\"Total Reserved\": 999999999999999999\n    }\n  }",
+    "{%s\"name\": \"[memory]\", \"args\": {\"Bytes\": -123456789012345678, \"Addr\": 9223372036854775809, "
+    "\"Device Id\": 0, \"Device Type\": 1, \"Total Allocated\": 0, \"Total Reserved\": 7}, \"ts\": 99999999.99999, "
+    "\"tid\": \"7\", \"pid\": \"12\", \"ph\": \"i\"}",
+    "{%s\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 12, \"tid\": 8, \"ts\": 100000000, \"args\": {\"Device Type\": 0, "
+    "\"Device Id\": -1, \"Addr\": 1, \"Bytes\": 12345678, \"Total Allocated\": 1234567, \"Total Reserved\": 123456789}}",
+    "{%s\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"volta_sgemm\", \"pid\": 0, \"tid\": 7, \"ts\": 100000001.5, "
+    "\"dur\": 0.001, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 123456789, \"grid\": [1, 2, 3], "
+    "\"block\": [4, 5, 6], \"registers per thread\": 32, \"est. achieved occupancy %%\": 50}}", /* (a printf format) */
+    "{%s\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 12, \"tid\": 7, "
+    "\"ts\": 100000000.25, \"dur\": 2, \"args\": {\"correlation\": 123456789, \"cbid\": 211}}",
+    "{%s\"ph\": \"s\", \"id\": 123456789, \"pid\": 12, \"tid\": 7, \"ts\": 100000000.25, \"cat\": \"ac2g\", "
+    "\"name\": \"flow\", \"bp\": \"e\"}",
+    "{%s\"ph\": \"f\", \"id\": 123456789, \"pid\": 0, \"tid\": 7, \"ts\": 100000001.5, \"cat\": \"ac2g\", "
+    "\"name\": \"flow\", \"bp\": \"e\"}",
+    "{%s\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#3\", \"pid\": 12, \"tid\": 7, "
+    "\"ts\": 0.999, \"dur\": 100000005, \"args\": {\"External id\": 2}, \"extra\": {\"a\": [1, {\"b\": \"]}\"}]}}",
+    /* the shape of the memory event above, with values of other lengths; then an instant of that
+     * shape whose name is not a memory event's (its args are not read) */
+    "{%s\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": 1, \"tid\": 77777,\n"
+    "    \"ts\": 1,\n    \"args\": {\n      \"Ev Idx\": 1, \"Device Type\": 1, \"Device Id\": 0, "
+    "\"Addr\": 5, \"Bytes\": -1, \"Total Allocated\": 12345678901234567, "
+    "\"Total Reserved\": 1\n    }\n  }",
+    "{%s\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[marker]\",\n    \"pid\": 1, \"tid\": 77777,\n"
+    "    \"ts\": 2,\n    \"args\": {\n      \"Ev Idx\": 1, \"Device Type\": \"x\", \"Device Id\": 0, "
+    "\"Addr\": 5, \"Bytes\": -1, \"Total Allocated\": 1, "
+    "\"Total Reserved\": 1\n    }\n  }",
+    /* args skipped 64 bytes at a time: strings with brackets, a block boundary inside a
+     * string, nesting, and an escape (read byte by byte) */
+    "{%s\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 12, \"tid\": 7, \"ts\": 3, \"dur\": 1, "
+    "\"args\": {\"Input Dims\": [[1, [2, [3, [4]]]], \"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\", {}], "
+    "\"Concrete Inputs\": [\"{{{{\", \"}\", \"[\"]}}",
+    "{%s\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 12, \"tid\": 7, \"ts\": 4, \"dur\": 1, "
+    "\"args\": {\"Concrete Inputs\": [\"a\\\\\\\"b]\", \"\\\\\"]}}",
+};
+
+static ml_profile *import_events(bool token_path, bool trace)
+{
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    fputs("{\"traceEvents\": [\n  ", f);
+    for (int round = 0; round < 2; round++) /* the second time, by the shapes learned the first */
+        for (size_t i = 0; i < sizeof fast_events / sizeof *fast_events; i++) {
+            if (round || i) fputs(",\n  ", f);
+            fprintf(f, fast_events[i], token_path ? "\"z\": \"\\u0041\", " : "");
+        }
+    fputs("\n]}\n", f);
+    fclose(f);
+    ml_source *src = ml_source_from_memory("t.json", json, len);
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    if (trace) p->trace = ml_trace_new();
+    int rc = ml_kineto_import(src, p, &err);
+    ml_source_close(src);
+    free(json);
+    if (rc < 0) {
+        CHECK_FAILED_("import: %s", err.msg);
+        ml_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+#define SAME_COL(a, b, col)                                                          \
+    do {                                                                             \
+        CHECK_EQ_I64((a)->col.len, (b)->col.len);                                    \
+        for (size_t i_ = 0; i_ < (a)->col.len && i_ < (b)->col.len; i_++)           \
+            if ((a)->col.v[i_] != (b)->col.v[i_]) {                                  \
+                CHECK_FAILED_("%s[%zu]: %lld, token path %lld", #col, i_,           \
+                              (long long)(a)->col.v[i_], (long long)(b)->col.v[i_]); \
+                break;                                                               \
+            }                                                                        \
+    } while (0)
+
+TEST(events_read_from_the_buffer_equal_the_token_path)
+{
+    for (int trace = 0; trace < 2; trace++) {
+        ml_profile *fast = import_events(false, trace), *slow = import_events(true, trace);
+        CHECK(fast && slow);
+        if (!fast || !slow) {
+            ml_profile_free(fast);
+            ml_profile_free(slow);
+            return;
+        }
+        /* a few values worked out by hand: ts in µs, cut (not rounded) at ns */
+        CHECK_EQ_I64(fast->events.ts.len, 8);
+        CHECK_EQ_I64(fast->events.ts.v[0], 1000); /* sorted by time: the shaped memory event at 1 us */
+        CHECK_EQ_I64(fast->events.size.v[0], 1);
+        CHECK_EQ_I64(fast->events.kind.v[0], ML_EV_FREE);
+        CHECK_EQ_I64(fast->events.addr.v[0], 5);
+        CHECK_EQ_I64(fast->events.ts.v[2], 12345678900LL);
+        CHECK_EQ_I64(fast->events.ts.v[4], 99999999999LL);
+        CHECK_EQ_I64(fast->events.size.v[2], 123456789012345678LL);
+        CHECK_EQ_I64(fast->events.size.v[4], 123456789012345678LL);
+        CHECK_EQ_I64(fast->events.kind.v[4], ML_EV_FREE);
+        CHECK_EQ_I64(fast->events.addr.v[2], 9223372036854775809ULL);
+        CHECK_EQ_I64(fast->ops.ts.len, 8);
+        CHECK_EQ_I64(fast->ops.ts.v[0], 999); /* ProfilerStep#3 first: sorted by time */
+        CHECK_EQ_I64(fast->ops.dur.v[4], 1000); /* aten::mm, after ProfilerStep#3 and aten::linear twice */
+        CHECK_EQ_I64(fast->ops.dur.v[2], 123456789100LL);
+        SAME_COL(fast, slow, events.ts);
+        SAME_COL(fast, slow, events.size);
+        SAME_COL(fast, slow, events.addr);
+        SAME_COL(fast, slow, events.thread);
+        SAME_COL(fast, slow, events.device);
+        SAME_COL(fast, slow, events.kind);
+        SAME_COL(fast, slow, ops.ts);
+        SAME_COL(fast, slow, ops.dur);
+        SAME_COL(fast, slow, ops.name);
+        SAME_COL(fast, slow, ops.thread);
+        SAME_COL(fast, slow, thread_pid);
+        SAME_COL(fast, slow, thread_tid);
+        CHECK_EQ_I64(fast->series.len, slow->series.len);
+        for (size_t i = 0; i < fast->series.len && i < slow->series.len; i++) {
+            SAME_COL(fast, slow, series.v[i].ts);
+            SAME_COL(fast, slow, series.v[i].value);
+        }
+        CHECK_EQ_I64(ml_strpool_count(fast->strings), ml_strpool_count(slow->strings));
+        if (trace) {
+            ml_trace *a = fast->trace, *b = slow->trace;
+            CHECK_EQ_I64(a->slices.ts.len, 12);
+            SAME_COL(a, b, slices.ts);
+            SAME_COL(a, b, slices.dur);
+            SAME_COL(a, b, slices.name);
+            SAME_COL(a, b, slices.kind);
+            SAME_COL(a, b, slices.corr);
+            SAME_COL(a, b, slices.ext_id);
+            SAME_COL(a, b, slices.track);
+            CHECK_EQ_I64(a->flows.len, b->flows.len);
+            CHECK_EQ_I64(a->kernel_info.len, 2);
+            CHECK_EQ_I64(b->kernel_info.len, 2);
+            if (a->kernel_info.len == 2 && b->kernel_info.len == 2) {
+                const ml_kernel_info *x = &a->kernel_info.v[0], *y = &b->kernel_info.v[0];
+                CHECK_EQ_I64(x->device, y->device);
+                CHECK_EQ_I64(x->stream, 7);
+                CHECK_EQ_I64(y->stream, 7);
+                CHECK_EQ_I64(x->registers, y->registers);
+                CHECK(x->occupancy == y->occupancy && x->occupancy == 50.0f);
+                CHECK(!memcmp(x->grid, y->grid, sizeof x->grid) && !memcmp(x->block, y->block, sizeof x->block));
+                CHECK_EQ_I64(x->grid[2], 3);
+            }
+            CHECK_EQ_I64(a->op_info.len, b->op_info.len);
+        }
+        ml_profile_free(fast);
+        ml_profile_free(slow);
+    }
+}
+
+
+/* The plain summary (lean wanted, a file that can be read again) keeps no
+ * Total Reserved point that repeats the one before it, and after the match
+ * none of the events' addresses and threads; out of time order after a
+ * point was dropped, the file is read again, keeping all: the curves are
+ * those of a full read either way. */
+static ml_profile *load_lean(const char *json, bool lean, ml_profiles *ps)
+{
+    char path[] = "/tmp/memlens-test-kineto-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json)) {
+        CHECK_FAILED_("cannot write %s", path);
+        return NULL;
+    }
+    close(fd);
+    memset(ps, 0, sizeof *ps);
+    ps->want = lean ? ML_LEAN | ML_SKIP_CATEGORIES : 0;
+    int rc = ml_load(path, ps, &err);
+    unlink(path);
+    if (rc < 0 || ps->items.len != 1) {
+        CHECK_FAILED_("load: %s", err.msg);
+        return NULL;
+    }
+    return ps->items.v[0];
+}
+
+TEST(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order)
+{
+    static const char *sorted = "[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(20, 8, 3, 900, 1000, 4096) ","
+                                MEMR(30, 7, 2, 100, 1100, 4096) "," MEMR(35, 8, 3, -900, 200, 4096) ","
+                                MEMR(40, 7, 1, -100, 100, 2048) "]";
+    static const char *unsorted = "[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(30, 7, 2, 100, 200, 2048) ","
+                                  MEMR(40, 7, 1, -100, 100, 2048) "," MEMR(20, 8, 3, 900, 1000, 4096) ","
+                                  MEMR(35, 8, 3, -900, 200, 2048) "]";
+    const char *traces[] = {sorted, unsorted};
+    /* reserved at 10..40: sorted 2048 4096 4096 4096 2048; unsorted (in time order) 2048 4096 2048 2048 2048 */
+    int64_t want_r[2][5] = {{2048, 4096, 4096, 4096, 2048}, {2048, 4096, 2048, 2048, 2048}};
+    int64_t at[5] = {10, 20, 30, 35, 40};
+    for (int t = 0; t < 2; t++) {
+        ml_profiles lean_ps, full_ps;
+        ml_profile *lean = load_lean(traces[t], true, &lean_ps), *full = load_lean(traces[t], false, &full_ps);
+        CHECK(lean && full);
+        if (lean && full) {
+            ml_curve r, a, fr, fa;
+            CHECK(ml_curve_get(lean, 0, ML_SERIES_RESERVED, &r) && ml_curve_get(lean, 0, ML_SERIES_ALLOCATED, &a));
+            CHECK(ml_curve_get(full, 0, ML_SERIES_RESERVED, &fr) && ml_curve_get(full, 0, ML_SERIES_ALLOCATED, &fa));
+            CHECK_EQ_I64(r.n, 3); /* 2048, 4096, 2048: the repeats dropped as read, or by the finish */
+            for (int i = 0; i < 5; i++) {
+                ml_instant x = {.ts = at[i] * 1000, .event = ML_NONE32};
+                CHECK_EQ_I64(ml_curve_value_at(&r, x), want_r[t][i]);
+                CHECK_EQ_I64(ml_curve_value_at(&r, x), ml_curve_value_at(&fr, x));
+                CHECK_EQ_I64(ml_curve_value_at(&a, x), ml_curve_value_at(&fa, x));
+            }
+            /* sorted: read once, lean; unsorted: read again, in full */
+            CHECK_EQ_I64(lean->events.addr.len, t == 0 ? 0 : 5);
+            CHECK_EQ_I64(lean->events.thread.len, t == 0 ? 0 : 5);
+            CHECK_EQ_I64(full->events.addr.len, 5);
+            CHECK_EQ_I64(lean->allocs.t_alloc.len, full->allocs.t_alloc.len);
+            for (size_t i = 0; i < lean->allocs.t_alloc.len && i < full->allocs.t_alloc.len; i++) {
+                CHECK_EQ_I64(lean->allocs.t_free.v[i], full->allocs.t_free.v[i]);
+                CHECK_EQ_I64(lean->allocs.thread.v[i], full->allocs.thread.v[i]);
+            }
+            ml_curve_free(&r);
+            ml_curve_free(&a);
+            ml_curve_free(&fr);
+            ml_curve_free(&fa);
+        }
+        ml_profiles_free(&lean_ps);
+        ml_profiles_free(&full_ps);
+    }
+}
+
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
     RUN(repeated_totals_are_dropped_without_changing_the_curve);
+    RUN(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order);
     RUN(equal_timestamps_keep_file_order_for_the_peak);
     RUN(string_ids_string_ts_and_key_order);
     RUN(old_format_without_addr_or_totals);
@@ -571,6 +806,7 @@ int main(void)
     RUN(device_types_are_named_as_pytorch_does);
     RUN(a_second_alloc_at_a_live_address_closes_the_first);
     RUN(a_trace_read_in_tiny_pieces_gives_the_same_profile);
+    RUN(events_read_from_the_buffer_equal_the_token_path);
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
     RUN(real_hta_df_index_resolver);

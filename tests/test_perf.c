@@ -493,15 +493,15 @@ TEST(rows_keep_per_call_histograms)
     const ml_op_row *a2 = find_op(f.p, &pf.ops.by_shape, "aten::add", "[[2]]");
     CHECK(add && mul && a2);
     if (add && mul && a2) {
-        CHECK_EQ_I64(add->hist.counts[12], 3);
-        CHECK_EQ_I64(add->hist.n_slow, 3);
-        CHECK_EQ_I64(add->hist.slow_ts[0], 60 * US); /* equal durations: in start order */
-        CHECK_EQ_I64(add->hist.slow_ts[2], 140 * US);
-        CHECK_EQ_I64(a2->hist.counts[12], 2);
-        CHECK_EQ_I64(mul->hist.counts[11], 1);
-        CHECK_EQ_I64(mul->hist.counts[12], 1);
-        CHECK_EQ_I64(mul->hist.slow_ts[0], 210 * US);
-        CHECK_EQ_I64(mul->hist.slow_dur[1], 5 * US);
+        CHECK_EQ_I64(add->hist->counts[12], 3);
+        CHECK_EQ_I64(add->hist->n_slow, 3);
+        CHECK_EQ_I64(add->hist->slow_ts[0], 60 * US); /* equal durations: in start order */
+        CHECK_EQ_I64(add->hist->slow_ts[2], 140 * US);
+        CHECK_EQ_I64(a2->hist->counts[12], 2);
+        CHECK_EQ_I64(mul->hist->counts[11], 1);
+        CHECK_EQ_I64(mul->hist->counts[12], 1);
+        CHECK_EQ_I64(mul->hist->slow_ts[0], 210 * US);
+        CHECK_EQ_I64(mul->hist->slow_dur[1], 5 * US);
     }
     const ml_kernel_row *k = pf.kernels.by_name.len == 2 ? &pf.kernels.by_name.v[1] : NULL;
     CHECK(k != NULL);

@@ -117,7 +117,7 @@ TEST(an_upload_becomes_a_loaded_rank)
     if (!up) { ml_uploads_free(u); ml_ranks_free(rs); return; }
     ml_upload_write(up, TRACE, strlen(TRACE), &e);
     ml_upload_close(up, &e);
-    long k = ml_ranks_add(rs, ml_upload_path(up), "up.json", &e);
+    long k = ml_ranks_add(rs, ml_upload_path(up), "up.json", NULL, &e);
     CHECK_EQ_I64(k, 1);
     CHECK_EQ_I64((int64_t)ml_ranks_count(rs), 2);
     ml_slot_state st;
@@ -135,7 +135,7 @@ TEST(an_upload_becomes_a_loaded_rank)
     ml_upload *bad = ml_upload_begin(u, "bad.json", &e);
     ml_upload_write(bad, "hello", 5, &e);
     ml_upload_close(bad, &e);
-    CHECK_EQ_I64(ml_ranks_add(rs, ml_upload_path(bad), "bad.json", &e), -1);
+    CHECK_EQ_I64(ml_ranks_add(rs, ml_upload_path(bad), "bad.json", NULL, &e), -1);
     char msg[ML_ERR_MAX];
     ml_upload_strip(e.msg, ml_upload_prefix(bad), msg, sizeof msg);
     CHECK(!strncmp(msg, "bad.json: byte 0: unknown format", 32));

@@ -32,6 +32,22 @@
  * under torch.no_grad() (eager ops that allocate results and free the
  * previous temporaries: about three memory events per op).
  *
+ * A whole job: `--world-size N --out DIR` without `--rank` writes one trace per
+ * rank, DIR/rankR.pt.trace.json (`.gz` with --gzip), each as `--rank R` would,
+ * `--jobs J` of them at a time (default: the cores).  The job's ranks share
+ * their step numbers, and problems can be planted in it (`--plant` picks
+ * them: N/16 slow ranks, at least one, one leaking rank, one running out of
+ * memory, all different; or name them):
+ *   --slow-ranks R,R..  their forward and backward kernels take 30% longer;
+ *                       every other rank's gradient all-reduces wait for them
+ *                       (longer collectives), as a synchronous job does
+ *   --leak-rank R       keeps 64 MiB more per step (losses.append(loss) with
+ *                       its graph), never freed
+ *   --oom-rank R        holds 1 GiB more activations per step (an uneven
+ *                       batch), then its last step runs out of memory (--oom)
+ * `--expect FILE` then writes what was planted, as JSON: {"world_size",
+ * "slow_ranks", "leak_rank", "oom_rank"} (null where none).
+ *
  * `--mix` names the two event mixes `make bench` times: `realistic` (the
  * default: everything above, about a quarter of the events are `[memory]`,
  * as in a real profile_memory + with_stack + record_shapes trace) and
@@ -46,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -64,7 +81,16 @@ static struct {
     int steps, rank, world, layers, stats;
     double size_mb;
     uint64_t seed;
+    /* a rank of a job with planted problems (see the header) */
+    bool slow;              /* this rank computes SLOW_FACTOR times slower */
+    bool job_has_slow;      /* some rank of the job does: collectives wait for it */
+    int64_t leak_bytes;     /* kept per step, never freed */
+    int64_t skew_bytes;     /* more activations held per step */
 } opt = {.steps = 3, .world = 1, .layers = 12, .seed = 1, .stack = true, .gpu = true, .shapes = true};
+
+#define SLOW_FACTOR_PCT 130           /* a slow rank's compute kernels: 130% of the others' */
+#define LEAK_PER_STEP (64 * MiB)
+#define OOM_RANK_SKEW (1024 * MiB)
 
 /* ---- deterministic random numbers (splitmix64) ------------------------- */
 
@@ -107,6 +133,7 @@ static void out_open(out *o, FILE *f, gzFile gz) {
 }
 
 static bool discard;        /* the dry run: count bytes, write nothing */
+static bool quiet;          /* a rank of a job: no ground truth, no line on stderr */
 
 static void out_flush(out *o) {
     if (!o->len) return;
@@ -400,6 +427,8 @@ static struct {
     int64_t py_root;        /* python id of the frame every step runs under */
     out cpu, gpu;           /* the two sections, in temp files */
     int64_t n_events, n_mem;
+    bool in_compute;        /* forward and backward: a slow rank is slow here */
+    int64_t compute_ns;     /* compute kernel time since the last collective (at normal speed) */
 } G;
 
 /* Live allocations held by the simulated program. */
@@ -610,6 +639,13 @@ static void launch_(kkind kk, const char *kname, int64_t gpu_ns, int64_t bytes) 
     if (!opt.gpu) { G.now += step_ns(2000, 5000); return; }
     int64_t ext = innermost_ext(), corr = ++G.corr;
     int64_t rt_ts = G.now, rt_dur = step_ns(2500, 7000);
+    if (kk == K_KERNEL && G.in_compute) {   /* planted stragglers (see the header) */
+        G.compute_ns += gpu_ns;
+        if (opt.slow) gpu_ns = gpu_ns * SLOW_FACTOR_PCT / 100;
+    } else if (kk == K_NCCL) {              /* the others wait in the collective for the slow ranks */
+        if (opt.job_has_slow && !opt.slow) gpu_ns += G.compute_ns * (SLOW_FACTOR_PCT - 100) / 100;
+        G.compute_ns = 0;
+    }
     int cuda = devs[DEV_CUDA].index, tid = G.tid[G.cur_tid];
     int stream = kk == K_NCCL ? 20 : 7;
     int64_t k_ts = G.gpu_now > rt_ts + 4000 ? G.gpu_now + step_ns(800, 2500) : rt_ts + step_ns(4000, 9000);
@@ -1337,6 +1373,14 @@ static void train_step(int n, bool first, bool last) {
     carry.y = y;
 
     int32_t lsm, tw, loss;
+    int32_t skew = -1;
+    G.in_compute = true;
+    G.compute_ns = 0;
+    if (opt.skew_bytes) {       /* an uneven batch: more activations on this rank */
+        op("aten::empty");
+        skew = galloc(opt.skew_bytes, CAT_ACTIVATION);
+        end();
+    }
     forward(x, &lsm, &tw, &loss);
     mem_free(carry.loss);
     carry.loss = loss;
@@ -1352,6 +1396,8 @@ static void train_step(int n, bool first, bool last) {
     G.cur_tid = T_AUTOGRAD;
     G.now += step_ns(5000, 15000);
     backward(lsm, tw, seed);
+    G.in_compute = false;
+    mem_free(skew);
     G.now += step_ns(2000, 8000);
     G.cur_tid = T_MAIN;
     end(); end(); end(); end();
@@ -1436,6 +1482,13 @@ static void train_step(int n, bool first, bool last) {
     sync_gpu();
     end(); end(); end();
 
+    if (opt.leak_bytes) {       /* losses.append(loss): the graph's buffers stay */
+        py("train.py(158): train_step");
+        op("aten::empty");
+        galloc(opt.leak_bytes, CAT_ACTIVATION);
+        end();
+        end();
+    }
     if (last && opt.oom) {      /* torch.empty(100 GiB) by mistake */
         py("train.py(160): train_step");
         op("aten::empty");
@@ -1614,7 +1667,8 @@ static void write_truth(const char *path) {
  * and the end of the trace window in *end_ns. */
 static int run_steps(int64_t *end_ns) {
     int64_t target = (int64_t)(opt.size_mb * 1e6);
-    int first_step = 5 + (int)rnd_in(0, 20);
+    /* the ranks of a job run the same steps: their number from the seed alone */
+    int first_step = 5 + (int)((opt.world > 1 ? opt.seed * 0x9E3779B97F4A7C15ULL >> 40 : rnd()) % 21);
     int n = 0;
     for (;; n++) {
         bool last = target > 0 ? false : n + 1 >= opt.steps;
@@ -1641,8 +1695,11 @@ static void usage(void) {
           "                 [--rank R --world-size W] [--layers L] [--cold-start] [--oom]\n"
           "                 [--mix realistic|memory-heavy] [--no-stack] [--no-gpu] [--no-shapes] [--stats K]\n"
           "                 [--truth FILE.csv] [--expect FILE.json]\n"
+          "       gen_trace --world-size N --out DIR [--jobs J] [--plant | --slow-ranks R,R.. --leak-rank R\n"
+          "                 --oom-rank R] [--expect FILE.json] [the options above]\n"
           "Writes a PyTorch 2.x-style Kineto trace (profile_memory=True) of a GPT-like\n"
-          "training loop, and the ground truth memlens should report for it.\n", stderr);
+          "training loop, and the ground truth memlens should report for it; or a whole\n"
+          "job, one trace per rank in DIR, with planted problems.\n", stderr);
     exit(2);
 }
 
@@ -1655,7 +1712,28 @@ static long long num_arg(int argc, char **argv, int *i) {
     return v;
 }
 
+/* The ranks of a job that --plant or the options name. */
+static struct {
+    bool plant;
+    int leak, oom, jobs;
+    VEC(int) slow;
+} job = {.leak = -1, .oom = -1};
+
+static void parse_ranks(const char *list, int world) {
+    char *end_;
+    for (const char *p = list; *p; p = *end_ == ',' ? end_ + 1 : end_) {
+        long r = strtol(p, &end_, 10);
+        if (end_ == p || r < 0 || r >= world || (*end_ && *end_ != ',')) die("--slow-ranks %s: expected ranks below --world-size, comma-separated", list);
+        VEC_PUSH(&job.slow, (int)r);
+    }
+}
+
+static int generate_one(void);
+static int generate_job(void);
+
 int main(int argc, char **argv) {
+    const char *slow_list = NULL;
+    bool rank_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--out") && i + 1 < argc) opt.out = argv[++i];
@@ -1673,7 +1751,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-shapes")) opt.shapes = false;
         else if (!strcmp(a, "--steps")) opt.steps = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--seed")) opt.seed = (uint64_t)num_arg(argc, argv, &i);
-        else if (!strcmp(a, "--rank")) opt.rank = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--rank")) opt.rank = (int)num_arg(argc, argv, &i), rank_given = true;
+        else if (!strcmp(a, "--plant")) job.plant = true;
+        else if (!strcmp(a, "--slow-ranks") && i + 1 < argc) slow_list = argv[++i];
+        else if (!strcmp(a, "--leak-rank")) job.leak = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--oom-rank")) job.oom = (int)num_arg(argc, argv, &i);
+        else if (!strcmp(a, "--jobs")) job.jobs = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--world-size")) opt.world = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--layers")) opt.layers = (int)num_arg(argc, argv, &i);
         else if (!strcmp(a, "--stats")) opt.stats = (int)num_arg(argc, argv, &i);
@@ -1683,6 +1766,18 @@ int main(int argc, char **argv) {
     if (opt.steps < 1 || opt.layers < 1 || opt.layers > 1000 || opt.world < 1 || opt.rank >= opt.world || opt.stats > 1000)
         die("need --steps >= 1, 1 <= --layers <= 1000, 0 <= --rank < --world-size, --stats <= 1000");
 
+    if (opt.world > 1 && !rank_given) {
+        if (!opt.out) die("a job (--world-size without --rank) needs --out DIR");
+        if (slow_list) parse_ranks(slow_list, opt.world);
+        if (job.leak >= opt.world || job.oom >= opt.world) die("--leak-rank and --oom-rank must be below --world-size");
+        return generate_job();
+    }
+    if (slow_list || job.plant || job.leak >= 0 || job.oom >= 0) die("--plant, --slow-ranks, --leak-rank, --oom-rank: only for a job (--world-size N without --rank)");
+    return generate_one();
+}
+
+/* One trace: the rank of opt (the whole program before jobs). */
+static int generate_one(void) {
     rng_state = opt.seed * 0x2545F4914F6CDD1DULL + (uint64_t)opt.rank;
     G.pid = (int)rnd_in(20000, 3000000);
     G.tid[T_MAIN] = G.pid;
@@ -1782,11 +1877,92 @@ int main(int argc, char **argv) {
     fclose(gpu_f);
 
     if (opt.truth) write_truth(opt.truth);
+    if (quiet) return 0;        /* a rank of a job: the job says what it wrote */
     FILE *ef = opt.expect ? fopen(opt.expect, "w") : opt.out ? stdout : stderr;
     if (!ef) die("%s: %s", opt.expect, strerror(errno));
     write_expect(ef);
     if (opt.expect && fclose(ef)) die("%s: %s", opt.expect, strerror(errno));
     fprintf(stderr, "gen_trace: %d steps, %" PRId64 " events (%" PRId64 " memory), %.1f MB uncompressed\n",
             n, G.n_events, G.n_mem, (double)o->bytes / 1e6);
+    return 0;
+}
+
+/* ---- a whole job --------------------------------------------------------- */
+
+/* --plant: N/16 slow ranks (at least one), then a leaking rank and one that
+ * runs out of memory, all different, picked by the seed. */
+static void plant(void) {
+    if (opt.world < 3) die("--plant needs --world-size 3 or more");
+    int n_slow = opt.world / 16 > 1 ? opt.world / 16 : 1, picked = 0;
+    int *order = ml_malloc((size_t)opt.world * sizeof *order);
+    for (int r = 0; r < opt.world; r++) order[r] = r;
+    rng_state = opt.seed * 0x2545F4914F6CDD1DULL ^ 0x5157ULL;
+    for (int r = opt.world - 1; r > 0; r--) { /* Fisher-Yates */
+        int k = (int)rnd_in(0, r), t = order[r];
+        order[r] = order[k];
+        order[k] = t;
+    }
+    job.slow.len = 0;
+    for (; picked < n_slow; picked++) VEC_PUSH(&job.slow, order[picked]);
+    job.leak = order[picked++];
+    job.oom = order[picked++];
+    free(order);
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+static void write_job_expect(const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) die("%s: %s", path, strerror(errno));
+    fprintf(f, "{\"generator\": \"gen_trace\", \"seed\": %" PRIu64 ", \"world_size\": %d, \"slow_ranks\": [", opt.seed, opt.world);
+    for (size_t i = 0; i < job.slow.len; i++) fprintf(f, "%s%d", i ? ", " : "", job.slow.v[i]);
+    fprintf(f, "], \"leak_rank\": ");
+    if (job.leak >= 0) fprintf(f, "%d", job.leak); else fprintf(f, "null");
+    fprintf(f, ", \"oom_rank\": ");
+    if (job.oom >= 0) fprintf(f, "%d", job.oom); else fprintf(f, "null");
+    fprintf(f, ", \"slow_factor_pct\": %d, \"leak_bytes_per_step\": %lld, \"oom_rank_extra_bytes\": %lld}\n",
+            SLOW_FACTOR_PCT, (long long)LEAK_PER_STEP, (long long)OOM_RANK_SKEW);
+    if (fclose(f)) die("%s: %s", path, strerror(errno));
+}
+
+static int generate_job(void) {
+    if (job.plant) plant();
+    if (job.slow.len) qsort(job.slow.v, job.slow.len, sizeof *job.slow.v, cmp_int);
+    if (mkdir(opt.out, 0777) < 0 && errno != EEXIST) die("%s: %s", opt.out, strerror(errno));
+    if (opt.expect) write_job_expect(opt.expect);
+    int jobs = job.jobs > 0 ? job.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs < 1) jobs = 1;
+    const char *dir = opt.out;
+    bool all_oom = opt.oom;
+    int running = 0, failed = 0;
+    fflush(NULL);
+    for (int r = 0; r < opt.world || running; ) {
+        if (r < opt.world && running < jobs) {
+            pid_t pid = fork();
+            if (pid < 0) die("fork: %s", strerror(errno));
+            if (pid == 0) {
+                static char path[4096];
+                snprintf(path, sizeof path, "%s/rank%d.pt.trace.json%s", dir, r, opt.gzip ? ".gz" : "");
+                opt.out = path;
+                opt.rank = r;
+                opt.expect = opt.truth = NULL;
+                quiet = true;
+                for (size_t i = 0; i < job.slow.len; i++) opt.slow |= job.slow.v[i] == r;
+                opt.job_has_slow = job.slow.len > 0;
+                if (r == job.leak) opt.leak_bytes = LEAK_PER_STEP;
+                if (r == job.oom) opt.skew_bytes = OOM_RANK_SKEW, opt.oom = true;
+                else opt.oom = all_oom;
+                _exit(generate_one());
+            }
+            running++, r++;
+            continue;
+        }
+        int status;
+        if (wait(&status) < 0) die("wait: %s", strerror(errno));
+        running--;
+        if (!WIFEXITED(status) || WEXITSTATUS(status)) failed++;
+    }
+    if (failed) die("%d of %d ranks failed", failed, opt.world);
+    fprintf(stderr, "gen_trace: %d ranks in %s\n", opt.world, dir);
     return 0;
 }

@@ -429,8 +429,10 @@ static void classify(const ctx *c, size_t i)
     ml_allocs *a = (ml_allocs *)&p->allocs;
     int64_t ta = a->t_alloc.v[i], tf = a->t_free.v[i];
     bool freed = tf != ML_TIME_END;
-    uint32_t th = a->thread.v[i];
-    uint32_t free_th = a->ev_free.v[i] != ML_NONE32 ? p->events.thread.v[a->ev_free.v[i]] : th;
+    /* (lean storage keeps no threads where the input has none: allocator snapshots) */
+    uint32_t th = i < a->thread.len ? a->thread.v[i] : ML_NONE32;
+    uint32_t free_th = a->ev_free.v[i] != ML_NONE32 && a->ev_free.v[i] < p->events.thread.len
+                           ? p->events.thread.v[a->ev_free.v[i]] : th;
     int pf = freed ? phase_at(c, tf, free_th) : PH_NONE;
 
     if (ta == ML_TIME_NONE) {

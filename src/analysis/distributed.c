@@ -231,37 +231,76 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     return any_comm;
 }
 
-ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n)
+bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out)
 {
-    ml_distributed *d = ml_calloc(1, sizeof *d);
+    memset(out, 0, sizeof *out);
+    out->rank = rank;
+    out->world_size = p->world_size;
+    if (!p->trace) return false;
+    out->backend = p->trace->backend ? ml_s(p, p->trace->backend) : NULL;
     step_vec steps = {0};
     coll_vec colls = {0};
-    bool distributed = false, any_trace = false;
+    out->any_comm = one_rank(p, rank, &steps, &colls, &out->comp_per_step);
+    out->steps = steps.v;
+    out->n_steps = steps.len;
+    out->collectives = colls.v;
+    out->n_collectives = colls.len;
+    return true;
+}
+
+void ml_dist_part_free(ml_dist_part *part)
+{
+    free(part->steps);
+    free(part->collectives);
+    memset(part, 0, sizeof *part);
+}
+
+ml_distributed *ml_distributed_join(const ml_dist_part *parts, size_t n, size_t n_given)
+{
+    ml_distributed *d = ml_calloc(1, sizeof *d);
+    bool distributed = false;
     double most = -1;
+    size_t n_steps = 0, n_colls = 0;
     d->slowest_rank = -1;
     for (size_t r = 0; r < n; r++) {
-        const ml_profile *p = ranks[r];
-        if (!p->trace) continue;
-        any_trace = true;
-        int rank = p->rank >= 0 ? p->rank : (int)r;
-        if (p->world_size > d->world_size) d->world_size = p->world_size;
-        if (!d->backend && p->trace->backend) d->backend = ml_s(p, p->trace->backend);
-        double comp = 0;
-        if (one_rank(p, rank, &steps, &colls, &comp)) distributed = true;
-        if (comp > most) most = comp, d->slowest_rank = rank;
+        const ml_dist_part *x = &parts[r];
+        if (x->world_size > d->world_size) d->world_size = x->world_size;
+        if (!d->backend && x->backend) d->backend = x->backend;
+        if (x->any_comm) distributed = true;
+        if (x->comp_per_step > most) most = x->comp_per_step, d->slowest_rank = x->rank;
+        n_steps += x->n_steps;
+        n_colls += x->n_collectives;
     }
     distributed |= d->world_size > 1;
-    if (!any_trace || !distributed) {
-        VEC_FREE(&steps);
-        VEC_FREE(&colls);
+    if (!n || !distributed) {
         free(d);
         return NULL;
     }
-    if (d->world_size <= 0) d->world_size = (int)n;
-    d->steps = steps.v;
-    d->n_steps = steps.len;
-    d->collectives = colls.v;
-    d->n_collectives = colls.len;
+    if (d->world_size <= 0) d->world_size = (int)n_given;
+    d->steps = ml_malloc((n_steps ? n_steps : 1) * sizeof *d->steps);
+    d->collectives = ml_malloc((n_colls ? n_colls : 1) * sizeof *d->collectives);
+    for (size_t r = 0; r < n; r++) {
+        /* (a rank with none may have NULL there: memcpy may not be given it, even for 0 bytes) */
+        if (parts[r].n_steps) memcpy(d->steps + d->n_steps, parts[r].steps, parts[r].n_steps * sizeof *d->steps);
+        d->n_steps += parts[r].n_steps;
+        if (parts[r].n_collectives)
+            memcpy(d->collectives + d->n_collectives, parts[r].collectives, parts[r].n_collectives * sizeof *d->collectives);
+        d->n_collectives += parts[r].n_collectives;
+    }
+    return d;
+}
+
+ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n)
+{
+    ml_dist_part *parts = ml_calloc(n ? n : 1, sizeof *parts);
+    size_t k = 0;
+    for (size_t r = 0; r < n; r++) {
+        const ml_profile *p = ranks[r];
+        if (ml_distributed_part(p, p->rank >= 0 ? p->rank : (int)r, &parts[k])) k++;
+    }
+    ml_distributed *d = ml_distributed_join(parts, k, n);
+    for (size_t i = 0; i < k; i++) ml_dist_part_free(&parts[i]);
+    free(parts);
     return d;
 }
 

@@ -75,6 +75,29 @@ typedef struct ml_distributed {
 /* NULL when no rank is part of a distributed run: none has a time side, or
  * none has world_size > 1 or any communication. */
 ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n);
+
+/* The same in two halves, for ranks that are not all in memory at once
+ * (a job read on many threads or machines, rankrec.h): each rank's part
+ * while its profile is loaded, then the view of them all, in rank order.
+ * ml_distributed_compute is exactly the join of the parts of its ranks. */
+typedef struct ml_dist_part {
+    int rank;
+    int world_size;             /* the profile's, -1 if unknown */
+    const char *backend;        /* the trace's distributedInfo.backend, or NULL */
+    bool any_comm;              /* it has communication */
+    double comp_per_step;       /* ns of computation per step (the slowest rank has the most) */
+    ml_dist_step *steps;        /* its steps and collectives, as in ml_distributed */
+    size_t n_steps;
+    ml_collective *collectives;
+    size_t n_collectives;
+} ml_dist_part;
+/* False (an empty part) when p has no time side.  Strings point into p. */
+bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out);
+void ml_dist_part_free(ml_dist_part *part);
+/* The view of the parts of the ranks that have a time side, in rank order;
+ * n_given: all the ranks (the world size when no rank says).  NULL when not
+ * a distributed run.  Its strings are the parts'. */
+ml_distributed *ml_distributed_join(const ml_dist_part *parts, size_t n, size_t n_given);
 void ml_distributed_free(ml_distributed *d);
 
 /* The size in bytes of one element of a record_param_comms "dtype"

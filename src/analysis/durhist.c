@@ -3,6 +3,8 @@
  */
 #include "durhist.h"
 
+#include <pthread.h>
+
 /* Bin b >= 1 starts at 2, 5, 10, 20, 50, ... 1e18, 2e18, 5e18: the bin of
  * ns is how many of these starts it reaches.  A binary search: this runs once
  * per operator call, and the division loop it replaces was a fifth of the
@@ -16,7 +18,11 @@ static const int64_t bin_start[] = {
     2000000000000000000LL, 5000000000000000000LL};
 #undef DECADE
 
-int ml_durhist_bin(int64_t ns)
+/* The bin is how many starts ns reaches: starts are at least twice apart,
+ * so [2^k, 2^(k+1)) holds at most one, and the bin of ns is that of 2^k,
+ * plus one if ns reaches the start inside its range (no branch to
+ * mispredict: this runs once per operator and kernel call). */
+static int bin_search(int64_t ns)
 {
     int lo = 0, hi = (int)(sizeof bin_start / sizeof *bin_start);
     while (lo < hi) { /* the first start above ns */
@@ -25,6 +31,29 @@ int ml_durhist_bin(int64_t ns)
         else hi = mid;
     }
     return lo;
+}
+
+static uint8_t pow2_bin[63];     /* bin of 2^k */
+static int64_t pow2_next[63];    /* the start in [2^k, 2^(k+1)), or INT64_MAX */
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void tables_make(void)
+{
+    for (int k = 0; k < 63; k++) {
+        int64_t lo = (int64_t)1 << k, hi = k < 62 ? (int64_t)1 << (k + 1) : INT64_MAX;
+        pow2_bin[k] = (uint8_t)bin_search(lo);
+        pow2_next[k] = INT64_MAX;
+        for (size_t j = 0; j < sizeof bin_start / sizeof *bin_start; j++)
+            if (bin_start[j] > lo && bin_start[j] < hi) pow2_next[k] = bin_start[j];
+    }
+}
+
+int ml_durhist_bin(int64_t ns)
+{
+    if (ns <= 0) return 0;
+    pthread_once(&tables_once, tables_make);
+    int k = 63 - __builtin_clzll((uint64_t)ns);
+    return pow2_bin[k] + (ns >= pow2_next[k]);
 }
 
 int64_t ml_durhist_lower(int b)

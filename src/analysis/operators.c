@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sortperm.h"
 #include "steps.h"
 #include "par.h"
 #include "u64map.h"
@@ -32,8 +33,7 @@ static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, u
     uint32_t si = tree->slice[nd], info = t->slices.info.v[si];
     const ml_op_info *oi = info != ML_NONE32 && info < t->op_info.len ? &t->op_info.v[info] : NULL;
     r->calls++;
-    r->host_total_ns += t->slices.dur.v[si];
-    ml_durhist_add(&r->hist, t->slices.ts.v[si], t->slices.dur.v[si]);
+    r->host_total_ns += tree->host_total[nd];
     r->host_self_ns += tree->host_self[nd];
     r->device_self_ns += tree->device_self[nd];
     r->device_total_ns += tree->device_total[nd];
@@ -43,14 +43,27 @@ static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, u
     if (!r->stack && oi && oi->call_stack) r->stack = oi->call_stack;
 }
 
+typedef struct sort_ctx {
+    const ml_op_row *rows;
+    bool gpu;
+} sort_ctx;
+
+static int cmp_index(const void *x, const void *y, void *arg)
+{
+    const sort_ctx *c = arg;
+    bool gpu = c->gpu;
+    return cmp_row(&c->rows[*(const uint32_t *)x], &c->rows[*(const uint32_t *)y], &gpu);
+}
+
 /* Gives each row its kernel rows from the set of (row << 32 | kernel row)
- * pairs, then sorts the rows. */
-static void attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
+ * pairs, then sorts the rows; returns where each row went (row -> its place
+ * in the sorted table; freed by the caller). */
+static uint32_t *attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
 {
     for (size_t i = 0; i < pairs->cap; i++)
         if (pairs->used[i]) rows->v[pairs->keys[i] >> 32].n_kernels++;
-    for (size_t r = 0; r < rows->len; r++) {
-        rows->v[r].kernels = ml_malloc((rows->v[r].n_kernels ? rows->v[r].n_kernels : 1) * sizeof(uint32_t));
+    for (size_t r = 0; r < rows->len; r++) { /* (none: NULL, no allocation per kernel-less row) */
+        rows->v[r].kernels = rows->v[r].n_kernels ? ml_malloc(rows->v[r].n_kernels * sizeof(uint32_t)) : NULL;
         rows->v[r].n_kernels = 0;
     }
     for (size_t i = 0; i < pairs->cap; i++) {
@@ -59,8 +72,16 @@ static void attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
         r->kernels[r->n_kernels++] = (uint32_t)(pairs->keys[i] & 0xffffffff);
     }
     for (size_t r = 0; r < rows->len; r++)
-        qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
-    if (rows->len) qsort_r(rows->v, rows->len, sizeof *rows->v, cmp_row, &gpu);
+        if (rows->v[r].n_kernels > 1) qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
+    size_t n = rows->len;
+    uint32_t *perm = ml_malloc((n ? n : 1) * sizeof *perm), *place = ml_malloc((n ? n : 1) * sizeof *place);
+    for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
+    sort_ctx ctx = {rows->v, gpu};
+    if (n) qsort_r(perm, n, sizeof *perm, cmp_index, &ctx);
+    for (size_t k = 0; k < n; k++) place[perm[k]] = (uint32_t)k;
+    ml_permute(rows->v, sizeof *rows->v, perm, n);
+    free(perm);
+    return place;
 }
 
 typedef struct grouping {
@@ -69,6 +90,7 @@ typedef struct grouping {
     const ml_kernel_table *kt;
     bool by_shape;             /* (name, input shape), else name */
     ml_op_rows *rows;
+    ml_durhist **hists;        /* made here: the first ML_OP_HIST_ROWS rows' */
 } grouping;
 
 /* One table: a row per name (or name and shape) with its calls, then the
@@ -131,9 +153,20 @@ static void group(void *arg)
         for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd])
             if (row_of_node[nd] != ML_NONE32) ml_u64map_put(&pairs, (uint64_t)row_of_node[nd] << 32 | kr, &fresh);
     }
-    free(row_of_node);
-    attach(g->rows, &pairs, gpu);
+    uint32_t *place = attach(g->rows, &pairs, gpu);
     ml_u64map_free(&pairs);
+
+    /* The calls' histograms, for the rows people see (the first ones). */
+    size_t nh = g->rows->len < ML_OP_HIST_ROWS ? g->rows->len : ML_OP_HIST_ROWS;
+    *g->hists = ml_calloc(nh ? nh : 1, sizeof **g->hists);
+    for (size_t r = 0; r < nh; r++) g->rows->v[r].hist = &(*g->hists)[r];
+    for (uint32_t nd = 0; nd < tree->n; nd++) {
+        if (row_of_node[nd] == ML_NONE32 || place[row_of_node[nd]] >= nh) continue;
+        uint32_t si = tree->slice[nd];
+        ml_durhist_add(&(*g->hists)[place[row_of_node[nd]]], t->slices.ts.v[si], tree->host_total[nd]);
+    }
+    free(place);
+    free(row_of_node);
 }
 
 void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out)
@@ -141,7 +174,8 @@ void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_k
     memset(out, 0, sizeof *out);
     if (!p->trace || !tree->n) return;
     /* The two tables share nothing but what they read: one thread each. */
-    grouping by_name = {p, tree, kt, false, &out->by_name}, by_shape = {p, tree, kt, true, &out->by_shape};
+    grouping by_name = {p, tree, kt, false, &out->by_name, &out->hists[0]},
+             by_shape = {p, tree, kt, true, &out->by_shape, &out->hists[1]};
     ml_par2(group, &by_name, group, &by_shape);
 }
 
@@ -155,4 +189,6 @@ void ml_operators_free(ml_op_table *t)
 {
     free_rows(&t->by_name);
     free_rows(&t->by_shape);
+    free(t->hists[0]);
+    free(t->hists[1]);
 }

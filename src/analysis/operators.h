@@ -29,14 +29,19 @@ typedef struct ml_op_row {
     ml_str stack;           /* "file.py(12): f;..." as recorded, 0 if none */
     uint32_t *kernels;      /* rows of ml_kernel_table.by_name, ascending */
     size_t n_kernels;
-    ml_durhist hist;        /* per-call host durations (the slices' own), with start times */
+    /* per-call host durations (the slices' own), with start times: for the
+     * first ML_OP_HIST_ROWS rows, NULL past them (a trace of a million
+     * distinct names would otherwise spend 280 bytes a row on them) */
+    ml_durhist *hist;
 } ml_op_row;
+#define ML_OP_HIST_ROWS 10000
 
 typedef VEC(ml_op_row) ml_op_rows;
 
 typedef struct ml_op_table {
     ml_op_rows by_name, by_shape; /* device self time descending (host self time
                                      when the trace has no GPU work) */
+    ml_durhist *hists[2];         /* the rows' histograms (by_name's, by_shape's) */
 } ml_op_table;
 
 void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out);

@@ -76,15 +76,17 @@ static int cmp_ext(const void *x, const void *y)
 typedef struct builder {
     VEC(uint32_t) slice, parent, track;
     VEC(uint8_t) flags;
+    VEC(int64_t) dur;           /* the node's duration, cut at its parent's end */
 } builder;
 
-static uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t track, uint8_t flags)
+static uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t track, uint8_t flags, int64_t dur)
 {
     uint32_t id = (uint32_t)b->slice.len;
     VEC_PUSH(&b->slice, slice);
     VEC_PUSH(&b->parent, parent);
     VEC_PUSH(&b->track, track);
     VEC_PUSH(&b->flags, flags);
+    VEC_PUSH(&b->dur, dur);
     return id;
 }
 
@@ -103,7 +105,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      * (untouched pages cost nothing), so no column is copied as it grows. */
     size_t most = n + t->tracks.len;
     VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most); VEC_RESERVE(&b.track, most);
-    VEC_RESERVE(&b.flags, most);
+    VEC_RESERVE(&b.flags, most); VEC_RESERVE(&b.dur, most);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
@@ -120,14 +122,18 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         for (size_t i = first; i < first + cnt; i++) {
             if (!is_tree_slice(t, i)) continue;
             if (root_of[tr] == ML_NONE32) {
-                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, tr, ML_NODE_ROOT);
+                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, tr, ML_NODE_ROOT, 0);
                 VEC_PUSH(&stack, root_of[tr]);
                 VEC_PUSH(&stack_end, INT64_MAX);
             }
             int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
             while (stack.len) {
                 if (sb < stack_end.v[stack.len - 1]) {
-                    if (se <= stack_end.v[stack.len - 1]) {
+                    if (se > stack_end.v[stack.len - 1]) { /* crosses its parent's end: cut there */
+                        se = stack_end.v[stack.len - 1];
+                        out->clipped++;
+                    }
+                    {
                         uint8_t fl = 0, c = 0;
                         ml_str nm = s->name.v[i];
                         if (nm < nstr && cls[nm]) c = cls[nm];
@@ -138,14 +144,14 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                         }
                         if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
                         if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
-                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl);
+                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl, se - sb);
                         out->owner[i] = id;
                         VEC_PUSH(&stack, id);
                         VEC_PUSH(&stack_end, se);
                         if (out->main_root == ML_NONE32 && s->kind.v[i] == ML_SL_PROFILER_STEP)
                             out->main_root = root_of[tr];
                     }
-                    break; /* overlaps its would-be parent: left out, as the plugin does */
+                    break;
                 }
                 stack.len--, stack_end.len--;
             }
@@ -197,13 +203,13 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     free(rt_from);
 
     out->n = nn;
+    out->host_total = b.dur.v;
     out->host_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->device_total = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->tc_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->tc_total = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    for (uint32_t i = 0; i < nn; i++)
-        if (b.slice.v[i] != ML_NONE32) out->host_self[i] = s->dur.v[b.slice.v[i]];
+    for (uint32_t i = 0; i < nn; i++) out->host_self[i] = b.dur.v[i];
 
     /* Runtime calls to their nodes; External id -> node when needed. */
     VEC(ext_node) ext = {0};
@@ -300,11 +306,19 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         if (par == ML_NONE32) continue;
         out->device_total[par] += out->device_total[i];
         out->tc_total[par] += out->tc_total[i];
-        out->host_self[par] -= s->dur.v[si];
+        out->host_self[par] -= b.dur.v[i];
         uint32_t sp = b.slice.v[par];
         if ((b.flags.v[i] & ML_NODE_TC_ELIGIBLE) && sp != ML_NONE32 && s->kind.v[sp] == ML_SL_CPU_OP)
             b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
     }
+
+    /* Never a negative time: a runtime call (or, in a clock-skewed trace,
+     * children) longer than the node. */
+    for (uint32_t i = 0; i < nn; i++)
+        if (out->host_self[i] < 0 && !(b.flags.v[i] & (ML_NODE_ROOT | ML_NODE_MERGED))) {
+            out->host_self[i] = 0;
+            if (b.flags.v[i] & ML_NODE_OPERATOR) out->self_clamped++;
+        }
 
     out->slice = b.slice.v;
     out->parent = b.parent.v;
@@ -314,6 +328,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
 
 void ml_optree_free(ml_optree *t)
 {
+    free(t->host_total);
     free(t->slice);
     free(t->parent);
     free(t->track);

@@ -4,9 +4,11 @@
  * time of every node.
  *
  * Nodes are the cpu_op, user_annotation and ProfilerStep# slices and the
- * nn.Module python_function slices of a thread, nested by containment (a
- * slice that overlaps its would-be parent without fitting in it is left
- * out, as the plugin does).  Each thread has a root.  A cpu_op whose only
+ * nn.Module python_function slices of a thread, nested by containment.  A
+ * slice that starts inside its would-be parent but ends after it (ranges on
+ * one thread that cross: a broken or clock-skewed trace) is cut at the
+ * parent's end and nested there, so that no operator goes missing (the
+ * plugin leaves it out; counted in `clipped`).  Each thread has a root.  A cpu_op whose only
  * child is a cpu_op of the same name is merged with it (torch.autograd's
  * _remove_dup_nodes): it takes the child's children and runtime calls.
  *
@@ -17,8 +19,10 @@
  * (correlation id); kernels with no launching call to the root of the
  * thread that has the ProfilerStep#s.
  *
- *   host total   the node's duration
- *   host self    minus its children's durations and its runtime calls'
+ *   host total   the node's duration (cut, for a clipped node)
+ *   host self    minus its children's durations and its runtime calls';
+ *                never below 0 (a runtime call or child longer than the
+ *                node: counted in `self_clamped`)
  *   device self  the GPU work (kernels, memcpy, memset) its runtime calls launched
  *   device total the same with all its descendants'
  *   tc           the same for kernels that use Tensor Cores (name allowlist)
@@ -46,11 +50,13 @@ typedef struct ml_optree {
     uint32_t *parent;       /* node -> parent node; ML_NONE32 for roots */
     uint32_t *track;        /* node -> track */
     uint8_t *flags;         /* ML_NODE_* */
-    int64_t *host_self, *device_self, *device_total, *tc_self, *tc_total;
+    int64_t *host_total, *host_self, *device_self, *device_total, *tc_self, *tc_total;
     /* slice -> node: a tree slice's own node, a runtime call's or GPU work's
      * owning node; ML_NONE32 where none (and for other slices). */
     uint32_t *owner;
     uint32_t main_root;     /* root of the thread with ProfilerStep#s, ML_NONE32 */
+    size_t clipped;         /* nodes cut at their parent's end */
+    size_t self_clamped;    /* operators whose host self time would have been negative */
 } ml_optree;
 
 void ml_optree_build(const ml_profile *p, ml_optree *out);

@@ -5,6 +5,8 @@
 #include "par.h"
 #include "phase.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,7 @@ static void step_side(void *arg)
     ml_steps_compute(j->p, &j->out->steps);
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
+    ml_gputime_compute(j->p, &j->out->gputime);
 }
 
 static void operator_side(void *arg)
@@ -43,6 +46,59 @@ static void operator_side(void *arg)
     ml_operators_compute(j->p, &j->out->tree, &j->out->kernels, &j->out->ops);
 }
 
+static void note(ml_perf *perf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(ml_perf *perf, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    VEC_PUSH(&perf->notes, ml_strdup(buf));
+}
+
+static const char *plural(size_t n, const char *one, const char *many) { return n == 1 ? one : many; }
+
+/* The notes: what of the input the analyses had to adjust, and why. */
+static void make_notes(const ml_profile *p, ml_perf *perf)
+{
+    const ml_trace *t = p->trace;
+    const ml_optree *tr = &perf->tree;
+    const ml_steps *st = &perf->steps;
+    if (tr->clipped)
+        note(perf, "%zu operator range%s end%s after the range %s start%s in (ranges on one thread that cross): "
+                   "each is cut at that range's end (the profiler plugin leaves them out)",
+             tr->clipped, plural(tr->clipped, "", "s"), plural(tr->clipped, "s", ""), plural(tr->clipped, "it", "they"),
+             plural(tr->clipped, "s", ""));
+    if (tr->self_clamped)
+        note(perf, "%zu operator%s had runtime calls or children longer than %s: %s host self time is counted "
+                   "as 0, not negative", tr->self_clamped, plural(tr->self_clamped, "", "s"),
+             plural(tr->self_clamped, "itself", "themselves"), plural(tr->self_clamped, "its", "their"));
+    if (t->kernel_args_dropped)
+        note(perf, "%zu kernel arg%s outside %s physical range (occupancy outside 0-100 %%, blocks per SM "
+                   "negative or not finite, sizes below 0 or 1) dropped: shown as unknown",
+             t->kernel_args_dropped, plural(t->kernel_args_dropped, "", "s"),
+             plural(t->kernel_args_dropped, "its", "their"));
+    if (t->shared_corr_ids)
+        note(perf, "%zu correlation id%s repeat%s across %zu separate launches: GPU work with such an id is "
+                   "given to the launch that began last before it",
+             t->shared_corr_ids, plural(t->shared_corr_ids, "", "s"), plural(t->shared_corr_ids, "s", ""),
+             t->shared_corr_calls);
+    if (st->overlapping)
+        note(perf, "%zu step%s begin%s before the step before %s ends (overlapping ProfilerStep# ranges): "
+                   "the time they share is counted in the earlier step",
+             st->overlapping, plural(st->overlapping, "", "s"), plural(st->overlapping, "s", ""),
+             plural(st->overlapping, "it", "them"));
+    if (st->backward)
+        note(perf, "%zu step%s numbered lower than the step before %s in time (ProfilerStep# going backward): "
+                   "steps are taken in time order",
+             st->backward, plural(st->backward, " is", "s are"), plural(st->backward, "it", "them"));
+    if (st->dropped)
+        note(perf, "%zu trailing step%s dropped as cut short by the profiler, as the profiler plugin does: "
+                   "%zu launched no GPU work, %zu less than 80%% of the step before",
+             st->dropped, plural(st->dropped, "", "s"), st->dropped_idle, st->dropped - st->dropped_idle);
+}
+
 bool ml_perf_compute(const ml_profile *p, ml_perf *out)
 {
     memset(out, 0, sizeof *out);
@@ -51,6 +107,7 @@ bool ml_perf_compute(const ml_profile *p, ml_perf *out)
     ml_par2(operator_side, &job, step_side, &job);
     ml_phase("perf analyses");
     ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);
+    make_notes(p, out);
     return true;
 }
 
@@ -63,5 +120,8 @@ void ml_perf_free(ml_perf *perf)
     ml_operators_free(&perf->ops);
     VEC_FREE(&perf->recs);
     if (perf->modules) ml_modules_free(perf->modules);
+    ml_gputime_free(&perf->gputime);
     perf->modules = NULL;
+    for (size_t i = 0; i < perf->notes.len; i++) free(perf->notes.v[i]);
+    VEC_FREE(&perf->notes);
 }

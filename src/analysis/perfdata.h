@@ -3,7 +3,8 @@
  * `memlens perf`, the report and the server: steps and their breakdown
  * (steps.h), GPU metrics (gpumetrics.h), operator trees (optree.h), the
  * operator and kernel tables (operators.h, kernels.h), recommendations
- * (recommend.h) and the nn.Module tree (modules.h).  The distributed view
+ * (recommend.h), the nn.Module tree (modules.h) and HTA's GPU-time analyses
+ * (gputime.h: idle time, kernel types, launches, queues, bandwidth).  The distributed view
  * (distributed.h) spans ranks, so callers compute it once for all of them.
  * output/perf.h writes it as text or as the perf object of web/DATA.md.
  */
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 
 #include "gpumetrics.h"
+#include "gputime.h"
 #include "kernels.h"
 #include "modules.h"
 #include "operators.h"
@@ -29,6 +31,11 @@ typedef struct ml_perf {
     ml_op_table ops;
     ml_recs recs;
     ml_modules *modules;    /* never NULL after ml_perf_compute() */
+    ml_gputime gputime;
+    /* What the analyses adjusted or left out of the input, in words (times
+     * cut, kernel args dropped, correlation ids shared, steps dropped):
+     * shown with the views (text, --json, the page). */
+    VEC(char *) notes;
 } ml_perf;
 
 /* Why the profile has no time side (a snapshot, a memory timeline, an Ascend

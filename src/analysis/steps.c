@@ -27,6 +27,16 @@ bool ml_name_is_comm_op(const char *name) { return starts_with(name, "nccl:") ||
 
 bool ml_name_is_comm_kernel(const char *name) { return strncasecmp(name, "nccl", 4) == 0; }
 
+/* N of "ProfilerStep#N" (-1 if it has no number). */
+static int64_t step_number(const ml_profile *p, ml_str name)
+{
+    const char *s = strchr(ml_s(p, name), '#');
+    int64_t v = -1;
+    if (s && s[1] >= '0' && s[1] <= '9')
+        for (v = 0, s++; *s >= '0' && *s <= '9' && v < INT64_MAX / 10 - 9; s++) v = v * 10 + (*s - '0');
+    return v;
+}
+
 static int cmp_i64(const void *x, const void *y)
 {
     int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
@@ -124,6 +134,11 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     free(perm);
     VEC_FREE(&step_ts);
     VEC_FREE(&step_slice);
+    for (size_t k = 1; k < out->steps.len; k++) {
+        const ml_step *a = &out->steps.v[k - 1], *b = &out->steps.v[k];
+        if (b->begin < a->end) out->overlapping++;
+        if (step_number(p, b->name) < step_number(p, a->name)) out->backward++;
+    }
     if (!out->steps.len) {
         out->whole_trace = true;
         ml_step st = {0};
@@ -219,6 +234,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
                 keep = (size_t)k + 1;
                 if (k > 0 && matched[k - 1] * 0.8 > matched[k]) keep = (size_t)k;
             }
+            out->dropped = ns - keep;
+            out->dropped_idle = k >= 0 ? ns - (size_t)(k + 1) : 0;
             out->steps.len = ns = keep;
         }
     }

@@ -46,6 +46,12 @@ typedef struct ml_step {
 typedef struct ml_steps {
     VEC(ml_step) steps;     /* in time order; at least one when the trace has slices */
     bool whole_trace;       /* no ProfilerStep#: one step over the CPU operators */
+    /* What the rules above did to the ProfilerStep# ranges, for a note:
+     * steps that begin before the one before them ends (their shared time
+     * goes to the earlier one), steps numbered lower than the one before
+     * them, and trailing steps dropped as cut short (dropped_idle of them
+     * launched no GPU work, the others under 80% of the step before). */
+    size_t overlapping, backward, dropped, dropped_idle;
     double avg[ML_ROLE__COUNT], avg_total; /* means over the steps, ns */
     int64_t begin, end;     /* first step's begin, last step's end (0, 0 if no steps) */
     /* Busy time of each role over the whole trace, merged (before the priority

@@ -1,6 +1,7 @@
 /*
  * cli.c — option parsing and loading shared by the command front-ends.
  */
+#include "textwidth.h"
 #include "cli.h"
 
 #include <stdio.h>
@@ -28,7 +29,7 @@ int ml_cli_load(const char *const *inputs, size_t n, ml_profiles *ps)
     ml_err e = {{0}};
     for (size_t i = 0; i < n; i++) {
         if (ml_load(inputs[i], ps, &e) < 0) {
-            fprintf(stderr, "memlens: %s\n", e.msg);
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             ml_profiles_free(ps);
             return -1;
         }

@@ -12,6 +12,9 @@
 
 #include "importer.h"
 
+/* The program: argv[1] names the command (dispatch.c). */
+int ml_cli_main(int argc, char **argv);
+
 /* The commands: argv starts after the command's name; each returns the exit
  * status (0, 1 for a failed write to stdout, 2 for bad input or options). */
 int ml_cmd_summary(int argc, char **argv);
@@ -20,6 +23,8 @@ int ml_cmd_serve(int argc, char **argv);
 int ml_cmd_snapshot(int argc, char **argv);
 int ml_cmd_export(int argc, char **argv);
 int ml_cmd_perf(int argc, char **argv);
+int ml_cmd_diff(int argc, char **argv);
+int ml_cmd_check(int argc, char **argv);
 
 /* --rank N: 0 .. 1000000; prints "memlens: --rank X: ..." and returns -1 otherwise. */
 int ml_cli_rank(const char *text, int *out);

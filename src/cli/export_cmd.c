@@ -3,6 +3,7 @@
  * output's extension, checks the device and rank chosen, and writes the file
  * through output/export.c.
  */
+#include "textwidth.h"
 #include "cli.h"
 #include "export.h"
 #include "outfile.h"
@@ -193,7 +194,7 @@ static int export_table(const char *input, const char *out, const char *format, 
     ml_profiles_free(&ps);
     return 0;
 fail:
-    fprintf(stderr, "memlens: %s\n", e.msg);
+    fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     if (computed) ml_perf_free(&perf);
     ml_profiles_free(&ps);
     return 2;
@@ -272,7 +273,7 @@ int ml_cmd_export(int argc, char **argv)
     ml_profiles_free(&ps);
     return 0;
 fail: /* bad input, options or output: one line, status 2 */
-    fprintf(stderr, "memlens: %s\n", e.msg);
+    fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_profiles_free(&ps);
     return 2;
 }

@@ -6,6 +6,8 @@
  */
 #include "phase.h"
 #include "cli.h"
+#include "cluster_out.h"
+#include "job.h"
 #include "perf.h"
 #include "perf_runs.h"
 #include "perf_views.h"
@@ -19,15 +21,19 @@
 static void usage_to(FILE *f)
 {
     fprintf(f, "usage: memlens perf [--json] [--view overview|operators|kernels|distributed|modules]\n"
-               "                    [--group-by name|shape] [--top N] [--rank N] INPUT...\n"
+               "                    [--group-by name|shape] [--top N] [--rank N] [--all] [-j N] INPUT...\n"
                "Where the time went, as TensorBoard's PyTorch profiler plugin shows it: the step time\n"
                "breakdown (kernel, memcpy, communication, runtime, DataLoader, CPU...), GPU utilization,\n"
                "recommendations, and the operators and kernels.\n"
                "INPUT: a Kineto trace (.json/.json.gz), an Ascend profiler folder, - for stdin, or a directory\n"
                "--view V: print only these views (repeat, or V,V); default: every view, tables cut to 10 rows\n"
                "--group-by: operators by name (default) or by name and input shape\n"
-               "--top N: rows of each table (text: 10 without --view, all with it; --json: all unless given)\n"
-               "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\"} (README, memlens perf)\n");
+               "--top N: rows of each table, the rest added up in an \"others\" line (text: 10 without\n"
+               "         --view, 1000 with it; --json: 1000)\n"
+               "--all: every rank's views (a job of more than %d ranks gets the cluster digest instead)\n"
+               "-j N: ranks read at once (default: one per core)\n"
+               "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\", \"distributed\", \"cluster\"}\n"
+               "        (README, memlens perf)\n", ML_PERF_DETAIL_RANKS);
 }
 
 static int fail_usage(const char *msg, const char *arg)
@@ -37,10 +43,204 @@ static int fail_usage(const char *msg, const char *arg)
     return 2;
 }
 
+/* What each rank's views need, and what the command prints. */
+typedef struct perf_args {
+    bool json;
+    int top;
+    ml_perf_group group;
+    ml_perf_view_opts view;
+} perf_args;
+
+enum { PIECE_TEXT, PIECE_RUN, PIECE_META, PIECE_RANK };
+enum { MARK_RUN_DIST, MARK_RANK_DIST };
+
+/* A piece written into memory, then put into the spool. */
+typedef struct mem_piece {
+    char *p;
+    size_t n;
+    FILE *f;
+} mem_piece;
+
+static FILE *piece_open(mem_piece *m)
+{
+    m->p = NULL;
+    m->n = 0;
+    m->f = open_memstream(&m->p, &m->n);
+    if (!m->f) {
+        fprintf(stderr, "memlens: out of memory\n");
+        exit(1);
+    }
+    return m->f;
+}
+
+static ml_piece piece_put(mem_piece *m, ml_spool *s)
+{
+    fclose(m->f);
+    ml_piece pc = ml_spool_put(s, m->p, m->n);
+    free(m->p);
+    return pc;
+}
+
+/* One rank, while it is loaded: its views (text), or its run, meta and
+ * perf objects (--json) with a placeholder for "distributed". */
+static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
+{
+    const perf_args *a = arg;
+    ml_perf perf;
+    bool ok = ml_perf_compute(p, &perf);
+    mem_piece m;
+    if (!a->json) {
+        FILE *f = piece_open(&m);
+        fprintf(f, "== %s", ML_TEXT_SAFE(p->path));
+        if (p->rank >= 0) fprintf(f, " (rank %d)", p->rank);
+        fprintf(f, "\n");
+        if (!ok) fprintf(f, "no profiler views: %s\n", ml_perf_unavailable(p));
+        else {
+            ml_perf_view_opts ro = a->view; /* the distributed table spans the ranks: after the last one */
+            ro.dist_elsewhere = true;
+            ml_perf_views_text(f, p, &perf, &ro, NULL);
+        }
+        r->piece[PIECE_TEXT] = piece_put(&m, s);
+    } else {
+        jw w;
+        long at = -1;
+        jw_init_in(&w, piece_open(&m), true, 2, false);
+        ml_perf_run_json_at(&w, p, ok ? &perf : NULL, a->group, a->top, NULL, &at);
+        r->mark[MARK_RUN_DIST] = at;
+        r->piece[PIECE_RUN] = piece_put(&m, s);
+        jw_init_in(&w, piece_open(&m), true, 2, false);
+        const char *why = ml_perf_unavailable(p);
+        jw_obj(&w);
+        jw_key(&w, "path"); jw_str(&w, p->path);
+        jw_key(&w, "format"); jw_str(&w, p->format);
+        jw_key(&w, "rank");
+        if (p->rank >= 0) jw_i64(&w, p->rank);
+        else jw_null(&w);
+        jw_key(&w, "perfWhy");
+        if (why) jw_str(&w, why);
+        else jw_null(&w);
+        jw_end(&w);
+        r->piece[PIECE_META] = piece_put(&m, s);
+        jw_init_in(&w, piece_open(&m), true, 2, false);
+        at = -1;
+        if (ok) ml_perf_json_write_at(&w, p, &perf, a->top, NULL, &at);
+        else jw_null(&w);
+        r->mark[MARK_RANK_DIST] = at;
+        r->piece[PIECE_RANK] = piece_put(&m, s);
+    }
+    if (ok) ml_perf_free(&perf);
+}
+
+/* The distributed view as one rank's run sees it: the job's backend, world
+ * size and slowest rank, the rank's own steps and collectives (each run
+ * carried every rank's once: a job's output grew with the ranks squared). */
+typedef struct dist_cut {
+    ml_distributed one;
+    size_t step_at, coll_at;    /* where the next rank's rows begin in the job's view */
+} dist_cut;
+
+static const ml_distributed *dist_of_rank(dist_cut *c, const ml_distributed *all, const ml_rankrec *r)
+{
+    if (!all) return NULL;
+    c->one = *all;
+    size_t ns = r->has_time ? r->steps.len : 0, nc = r->has_time ? r->colls.len : 0;
+    c->one.steps = all->steps + c->step_at;
+    c->one.n_steps = ns;
+    c->one.collectives = all->collectives + c->coll_at;
+    c->one.n_collectives = nc;
+    c->step_at += ns;
+    c->coll_at += nc;
+    return &c->one;
+}
+
+/* Pastes a rank's piece into w's open array, the value of `d` (written by
+ * write_dist at w's depth + 1) in place of the placeholder at mark. */
+static void paste_marked(jw *w, ml_spool *s, ml_piece pc, int64_t mark, const ml_distributed *d,
+                         void (*write_dist)(jw *, const ml_distributed *))
+{
+    if (!pc.len) return;
+    jw_paste_begin(w);
+    fflush(w->f);
+    if (mark < 0) {
+        ml_spool_copy(s, pc, w->f);
+        return;
+    }
+    ml_spool_copy(s, (ml_piece){pc.off, (uint64_t)mark}, w->f);
+    jw dw;
+    jw_init_in(&dw, w->f, w->pretty, w->depth + 1, true);
+    write_dist(&dw, d);
+    fflush(w->f);
+    ml_spool_copy(s, (ml_piece){pc.off + (uint64_t)mark + 4, pc.len - (uint64_t)mark - 4}, w->f); /* past "null" */
+}
+
+static void write_json(const ml_job *job, const char *const *inputs, size_t n_inputs, const ml_distributed *dist)
+{
+    jw w;
+    jw_init(&w, stdout, true);
+    jw_obj(&w);
+    jw_key(&w, "memlens"); jw_str(&w, MEMLENS_VERSION);
+    jw_key(&w, "inputs");
+    jw_arr(&w);
+    for (size_t i = 0; i < n_inputs; i++) jw_str(&w, inputs[i]);
+    jw_end(&w);
+    jw_key(&w, "runs");
+    jw_arr(&w);
+    dist_cut cut = {0};
+    for (size_t r = 0; r < job->n; r++) {
+        const ml_rankrec *rec = job->recs[r];
+        const ml_distributed *d = dist_of_rank(&cut, dist, rec);
+        paste_marked(&w, job->spool, rec->piece[PIECE_RUN], rec->mark[MARK_RUN_DIST], d, ml_perf_run_distributed);
+    }
+    jw_end(&w);
+    jw_key(&w, "meta");
+    jw_arr(&w);
+    for (size_t r = 0; r < job->n; r++) jw_paste_begin(&w), fflush(stdout), ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_META], stdout);
+    jw_end(&w);
+    jw_key(&w, "ranks");
+    jw_arr(&w);
+    memset(&cut, 0, sizeof cut);
+    for (size_t r = 0; r < job->n; r++) {
+        const ml_rankrec *rec = job->recs[r];
+        const ml_distributed *d = dist_of_rank(&cut, dist, rec);
+        paste_marked(&w, job->spool, rec->piece[PIECE_RANK], rec->mark[MARK_RANK_DIST], d, ml_perf_json_distributed);
+    }
+    jw_end(&w);
+    /* the distributed view of the job, once (its runs each have their own rows) */
+    jw_key(&w, "distributed");
+    ml_perf_run_distributed(&w, dist);
+    if (job->n >= 2) {
+        ml_cluster *c = ml_cluster_compute(job->recs, job->n);
+        ml_cluster_json(&w, c);
+        ml_cluster_free(c);
+    }
+    jw_end(&w);
+    fputc('\n', stdout);
+}
+
+static void write_text(const ml_job *job, const perf_args *a, bool all, const ml_distributed *dist)
+{
+    const ml_perf_view_opts *o = &a->view;
+    bool detail = job->n <= ML_PERF_DETAIL_RANKS || all;
+    /* the distributed view alone spans the ranks: no per-rank headings */
+    bool dist_only = o->views == ML_VIEW_DISTRIBUTED;
+    if (dist_only && detail) ml_perf_distributed_text(stdout, dist, o);
+    for (size_t r = 0; r < job->n && !dist_only && detail; r++) {
+        if (r) fputc('\n', stdout);
+        fflush(stdout);
+        ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_TEXT], stdout);
+        if (r + 1 == job->n && !job->recs[r]->perf_why) ml_perf_views_distributed(stdout, dist, o);
+    }
+    if (job->n > ML_PERF_DETAIL_RANKS) {
+        ml_cluster *c = ml_cluster_compute(job->recs, job->n);
+        ml_cluster_text(stdout, c, "perf");
+        ml_cluster_free(c);
+    }
+}
+
 int ml_cmd_perf(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1, top = -1;
+    bool json = false, all = false;
+    int rank = -1, top = -1, jobs = 0;
     unsigned views = 0;
     ml_perf_group group = ML_PERF_BY_NAME;
     VEC(const char *) inputs = {0};
@@ -51,7 +251,10 @@ int ml_cmd_perf(int argc, char **argv)
             usage_to(stdout);
             rc = 0;
         } else if (!strcmp(a, "--json")) json = true;
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
+        else if (!strcmp(a, "--all")) all = true;
+        else if (!strcmp(a, "-j") && i + 1 < argc) {
+            if (ml_job_parse_jobs(argv[++i], &jobs) < 0) rc = 2;
+        } else if (!strcmp(a, "--rank") && i + 1 < argc) {
             if (ml_cli_rank(argv[++i], &rank) < 0) rc = 2;
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
             if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) rc = 2;
@@ -80,101 +283,31 @@ int ml_cmd_perf(int argc, char **argv)
         VEC_FREE(&inputs);
         return rc;
     }
-    ml_profiles ps = {0};
-    ps.want |= ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS; /* perf shows no memory categories or attribution */
-    int loaded = ml_cli_load(inputs.v, inputs.len, &ps);
-    if (loaded < 0) {
+    perf_args pa = {.json = json, .top = top > 0 ? top : ML_PERF_TOP_DEFAULT, .group = group,
+                    .view = {.views = views ? views : ML_VIEW_ALL, .group = group,
+                             .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(stdout)}};
+    /* perf shows no memory categories or attribution, and of the memory side reads only the
+     * curves (the recommendations): lean storage holds them */
+    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs, .fn = rank_pieces, .arg = &pa};
+    ml_job job;
+    rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
+    if (rc != 0) {
         VEC_FREE(&inputs);
-        return 2;
+        ml_job_free(&job);
+        return ml_job_exit(rc < 0 ? 2 : 0);
     }
-    ml_err e = {{0}};
-    if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) {
-        fprintf(stderr, "memlens: %s\n", e.msg);
+    if (rank >= 0 && ml_job_keep_rank(&job, rank) < 0) {
         VEC_FREE(&inputs);
-        ml_profiles_free(&ps);
-        return 2;
+        ml_job_free(&job);
+        return ml_job_exit(2);
     }
-    ml_distributed *dist = ml_distributed_compute(ps.items.v, ps.items.len); /* NULL unless distributed */
-    size_t n = ps.items.len;
-    ml_perf *perfs = calloc(n ? n : 1, sizeof *perfs);
-    bool *ok = calloc(n ? n : 1, sizeof *ok);
-    if (!perfs || !ok) {
-        fprintf(stderr, "memlens: out of memory\n");
-        exit(1);
-    }
-    for (size_t r = 0; r < n; r++) ok[r] = ml_perf_compute(ps.items.v[r], &perfs[r]);
-    if (json) {
-        jw w;
-        jw_init(&w, stdout, true);
-        jw_obj(&w);
-        jw_key(&w, "memlens"); jw_str(&w, MEMLENS_VERSION);
-        jw_key(&w, "inputs");
-        jw_arr(&w);
-        for (size_t i = 0; i < inputs.len; i++) jw_str(&w, inputs.v[i]);
-        jw_end(&w);
-        jw_key(&w, "runs");
-        jw_arr(&w);
-        for (size_t r = 0; r < n; r++)
-            ml_perf_run_json(&w, ps.items.v[r], ok[r] ? &perfs[r] : NULL, group, top > 0 ? top : 0, dist);
-        jw_end(&w);
-        jw_key(&w, "meta");
-        jw_arr(&w);
-        for (size_t r = 0; r < n; r++) {
-            const ml_profile *p = ps.items.v[r];
-            const char *why = ml_perf_unavailable(p);
-            jw_obj(&w);
-            jw_key(&w, "path"); jw_str(&w, p->path);
-            jw_key(&w, "format"); jw_str(&w, p->format);
-            jw_key(&w, "rank");
-            if (p->rank >= 0) jw_i64(&w, p->rank);
-            else jw_null(&w);
-            jw_key(&w, "perfWhy");
-            if (why) jw_str(&w, why);
-            else jw_null(&w);
-            jw_end(&w);
-        }
-        jw_end(&w);
-        jw_key(&w, "ranks");
-        jw_arr(&w);
-        for (size_t r = 0; r < n; r++) {
-            if (ok[r]) ml_perf_json_write(&w, ps.items.v[r], &perfs[r], top > 0 ? top : 0, dist);
-            else jw_null(&w);
-        }
-        jw_end(&w);
-        jw_end(&w);
-        fputc('\n', stdout);
-    } else {
-        ml_perf_view_opts o = {.views = views ? views : ML_VIEW_ALL,
-                               .group = group,
-                               .top = top > 0 ? top : views ? 0 : 10,
-                               .width = ml_term_width(stdout)};
-        /* the distributed view alone spans the ranks: no per-rank headings */
-        bool dist_only = o.views == ML_VIEW_DISTRIBUTED;
-        if (dist_only) ml_perf_distributed_text(stdout, dist, &o);
-        for (size_t r = 0; r < n && !dist_only; r++) {
-            const ml_profile *p = ps.items.v[r];
-            if (r) fputc('\n', stdout);
-            printf("== %s", p->path);
-            if (p->rank >= 0) printf(" (rank %d)", p->rank);
-            printf("\n");
-            if (!ok[r]) {
-                printf("no profiler views: %s\n", ml_perf_unavailable(p));
-                continue;
-            }
-            /* the distributed table spans the ranks: after the last one */
-            ml_perf_view_opts ro = o;
-            if (r + 1 < n) ro.views &= ~(unsigned)ML_VIEW_DISTRIBUTED;
-            ml_perf_views_text(stdout, p, &perfs[r], &ro, r + 1 == n ? dist : NULL);
-        }
-    }
+    ml_distributed *dist = ml_rankrec_distributed(job.recs, job.n); /* NULL unless distributed */
+    if (json) write_json(&job, inputs.v, inputs.len, dist);
+    else write_text(&job, &pa, all, dist);
     ml_phase("output");
-    for (size_t r = 0; r < n; r++)
-        if (ok[r]) ml_perf_free(&perfs[r]);
-    free(perfs);
-    free(ok);
     VEC_FREE(&inputs);
-    if (dist) ml_distributed_free(dist);
-    ml_profiles_free(&ps);
+    if (dist) ml_rankrec_dist_free(dist);
+    ml_job_free(&job);
     ml_phase("free");
-    return fflush(stdout) == 0 ? 0 : 1;
+    return ml_job_exit(fflush(stdout) == 0 ? 0 : 1);
 }

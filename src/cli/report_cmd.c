@@ -7,13 +7,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "textwidth.h"
 #include "cli.h"
+#include "perf.h"
 #include "report.h"
 #include "report_segments.h"
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N] [--max-history N]\n"
+    fprintf(f, "usage: memlens report INPUT... -o FILE.html [--max-allocs N] [--max-history N] [--top N]\n"
                "  Writes one self-contained HTML file (works offline; -o - writes it to\n"
                "  standard output) with memory curves,\n"
                "  the allocation timeline, the breakdown at the peak and tables.\n"
@@ -23,8 +25,10 @@ static void usage(FILE *f)
                "  --max-history N  a CUDA allocator snapshot's Allocator State History and\n"
                "                   segment timeline replay its last N allocator events per\n"
                "                   device (default %d, PyTorch's own default); the memory\n"
-               "                   curves always cover the whole trace\n",
-            ML_REPORT_MAX_ALLOCS, ML_REPORT_MAX_HISTORY);
+               "                   curves always cover the whole trace\n"
+               "  --top N          rows of each operator and kernel table (default %d); the\n"
+               "                   rest are added up in an \"others\" line\n",
+            ML_REPORT_MAX_ALLOCS, ML_REPORT_MAX_HISTORY, ML_PERF_TOP_DEFAULT);
 }
 
 int ml_cmd_report(int argc, char **argv)
@@ -46,6 +50,11 @@ int ml_cmd_report(int argc, char **argv)
             long long v = strtoll(argv[++i], &end, 10);
             if (*end || v <= 0) { fprintf(stderr, "memlens report: --max-history wants a positive number\n"); free(inputs); return 2; }
             o.max_history = (size_t)v;
+        } else if (!strcmp(a, "--top") && i + 1 < argc) {
+            char *end;
+            long long v = strtoll(argv[++i], &end, 10);
+            if (*end || v <= 0 || v > 100000000) { fprintf(stderr, "memlens report: --top wants a number of rows (1 or more)\n"); free(inputs); return 2; }
+            o.top = (int)v;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "memlens report: unknown option %s\n", a); usage(stderr); free(inputs); return 2; }
         else inputs[n++] = a;
@@ -61,7 +70,7 @@ int ml_cmd_report(int argc, char **argv)
     o.inputs = inputs;
     o.n_inputs = n;
     int rc = ml_report_write(&ps, &o, out, &e);
-    if (rc != 0) fprintf(stderr, "memlens: %s\n", e.msg);
+    if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_profiles_free(&ps);
     free(inputs);
     return rc ? 2 : 0;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "textwidth.h"
 #include "ranks.h"
 #include "cli.h"
 #include "server.h"
@@ -23,12 +24,17 @@ extern char **environ;
 static void usage(FILE *f)
 {
     fprintf(f, "usage: memlens serve [INPUT...|DIR] [--host ADDR] [--port N] [--open] [--threads N]\n"
+               "                     [--max-upload SIZE] [--max-imports N]\n"
                "  Serves the report's UI live from memory, with an HTTP/JSON API that answers\n"
                "  each view for exactly the window and width asked (see README).\n"
                "  --host ADDR   address to listen on (default 127.0.0.1: this machine only)\n"
                "  --port N      port (default 8000; 0 = any free port, printed)\n"
                "  --open        open the page in a browser (xdg-open, when installed)\n"
                "  --threads N   ranks imported in parallel (default: one per core)\n"
+               "  --max-upload SIZE  bytes an upload may hold, decompressed (default 4G;\n"
+               "                suffix K, M, G); larger uploads are answered 413\n"
+               "  --max-imports N  uploads imported at once (default 2); 8 more may wait,\n"
+               "                past that an upload is answered 503\n"
                "  Ranks of a directory are imported the first time they are viewed.\n"
                "  Without INPUT the page opens empty, to upload files to (drop or Browse);\n"
                "  uploads are kept in a temporary folder, removed when the server stops.\n");
@@ -41,6 +47,22 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     long v = strtol(s, &end, 10);
     if (!*s || *end || errno || v < lo || v > hi) return -1;
     *out = (int)v;
+    return 0;
+}
+
+/* "N" or "N[KMG]" (binary units) in 1..2^50 bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno || s[0] == '-') return -1;
+    int shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end || v == 0 || v > (1ull << 50) >> shift) return -1;
+    *out = (uint64_t)v << shift;
     return 0;
 }
 
@@ -62,6 +84,7 @@ int ml_cmd_serve(int argc, char **argv)
 {
     const char *host = "127.0.0.1";
     int port = 8000, open = 0, threads = 0;
+    ml_server_opts opts = {0};
     const char **inputs = ml_calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;
     for (int i = 0; i < argc; i++) {
@@ -76,6 +99,18 @@ int ml_cmd_serve(int argc, char **argv)
         } else if (!strcmp(a, "--threads") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 64, &threads)) {
                 fprintf(stderr, "memlens serve: --threads wants a number in 1..64\n");
+                free(inputs);
+                return 2;
+            }
+        } else if (!strcmp(a, "--max-upload") && i + 1 < argc) {
+            if (parse_size(argv[++i], &opts.max_upload)) {
+                fprintf(stderr, "memlens serve: --max-upload wants a size in bytes (e.g. 512M, 4G)\n");
+                free(inputs);
+                return 2;
+            }
+        } else if (!strcmp(a, "--max-imports") && i + 1 < argc) {
+            if (parse_int(argv[++i], 1, 64, &opts.max_imports)) {
+                fprintf(stderr, "memlens serve: --max-imports wants a number in 1..64\n");
                 free(inputs);
                 return 2;
             }
@@ -103,11 +138,11 @@ int ml_cmd_serve(int argc, char **argv)
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
     free(inputs);
-    if (!rs) { fprintf(stderr, "memlens: %s\n", e.msg); return 2; }
+    if (!rs) { fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
     ml_ranks_request(rs, 0); /* the page opens on it: start now */
-    ml_server *s = ml_server_start(rs, host, port, title, &e);
+    ml_server *s = ml_server_start(rs, host, port, title, &opts, &e);
     if (!s) {
-        fprintf(stderr, "memlens serve: %s\n", e.msg);
+        fprintf(stderr, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
         ml_ranks_free(rs);
         return 2;
     }

@@ -9,6 +9,7 @@
  *             frame of each stack (what `_memory_viz trace` prints), filtered
  *             by --device and a --from/--to window.
  */
+#include "textwidth.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -145,8 +146,9 @@ static void print_segments(const ml_profile *p, int want)
             bar[11] = ']';
             bar[12] = 0;
             printf("  0x%016" PRIx64 " %11s %-8s %-7s %-6s %-6s  %s %5.1f%% %13s %6u\n", s->address,
-                   ml_fmt_bytes(s->total_size, a, sizeof a), ml_s(p, s->pool_id), ml_s(p, s->stream),
-                   ml_s(p, s->segment_type), s->is_expandable ? "yes" : "no", bar, 100 * fill,
+                   ml_fmt_bytes(s->total_size, a, sizeof a), ML_TEXT_SAFE(ml_s(p, s->pool_id)),
+                   ML_TEXT_SAFE(ml_s(p, s->stream)), ML_TEXT_SAFE(ml_s(p, s->segment_type)),
+                   s->is_expandable ? "yes" : "no", bar, 100 * fill,
                    ml_fmt_bytes(hole, b, sizeof b), s->n_blocks);
         }
         printf("\n");
@@ -164,11 +166,13 @@ static const char *action_name(uint8_t kind)
     return kind < ML_EV__COUNT && names[kind] ? names[kind] : "?";
 }
 
-/* Prints one trace line without trailing blanks. */
+/* Prints one trace line without trailing blanks (escaped: it holds names
+ * from the input). */
 static void put_line(char *line, size_t len)
 {
     while (len && line[len - 1] == ' ') len--;
-    fwrite(line, 1, len, stdout);
+    line[len] = 0;
+    ml_put_text(stdout, line);
     putchar('\n');
 }
 
@@ -254,7 +258,7 @@ int ml_cmd_snapshot(int argc, char **argv)
     ml_profiles ps = {0};
     ml_err e = {{0}};
     if (ml_load(input, &ps, &e) < 0) {
-        fprintf(stderr, "memlens: %s\n", e.msg);
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         ml_profiles_free(&ps);
         return 2;
     }

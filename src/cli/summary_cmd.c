@@ -4,9 +4,11 @@
  * (output/summary.c) as text or JSON.
  */
 #include "cli.h"
+#include "job.h"
 #include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
+#include "textwidth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,28 +19,36 @@
 /* What directory walks passed over, on stderr: every path that could not be
  * read as a warning (a rank may be missing because of it), the others one line
  * each up to a cap; --json lists them all under "skipped". */
-static void warn_skipped(FILE *f, const ml_profiles *ps)
+static void warn_skipped(FILE *f, const ml_job *job)
 {
     size_t others = 0, shown = 0;
-    for (size_t i = 0; i < ps->skipped.len; i++)
-        if (ml_skipped_unreadable(ps->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ps->skipped.v[i]);
-    for (size_t i = 0; i < ps->skipped.len; i++) {
-        if (ml_skipped_unreadable(ps->skipped.v[i])) continue;
+    for (size_t i = 0; i < job->skipped.len; i++)
+        if (ml_skipped_unreadable(job->skipped.v[i])) fprintf(f, "memlens: warning: %s\n", ML_TEXT_SAFE(job->skipped.v[i]));
+    for (size_t i = 0; i < job->skipped.len; i++) {
+        if (ml_skipped_unreadable(job->skipped.v[i])) continue;
         if (others++ < SKIPPED_SHOWN) {
-            fprintf(f, "memlens: skipped %s\n", ps->skipped.v[i]);
+            fprintf(f, "memlens: skipped %s\n", ML_TEXT_SAFE(job->skipped.v[i]));
             shown++;
         }
     }
     if (others > shown) fprintf(f, "memlens: and %zu more skipped (--json lists them)\n", others - shown);
 }
 
+static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
+{
+    ml_summary_rank_pieces(p, r, s, arg);
+}
+
 static void usage_to(FILE *f)
 {
     fprintf(f, "usage: memlens summary [--json] [--by toplevel|innermost|stack|frame|size|category] [--top N] [--all]\n"
-               "                       [--group-by component|stream|overall] [--rank N] INPUT...\n"
+               "                       [--group-by component|stream|overall] [--rank N] [-j N] INPUT...\n"
                "INPUT: a file, - for stdin, or a directory (every profile below it becomes a rank)\n"
+               "--all: every rank's section (a job of more than %d ranks gets the cluster digest instead)\n"
+               "-j N: ranks read at once (default: one per core)\n"
                "--by: how the live set at the peak is grouped; default toplevel (the outermost operator),\n"
-               "      or frame (the first user frame of the stack) for inputs without operators (snapshots)\n");
+               "      or frame (the first user frame of the stack) for inputs without operators (snapshots)\n",
+            ML_SUMMARY_DETAIL_RANKS);
 }
 
 static int usage(void)
@@ -50,6 +60,7 @@ static int usage(void)
 int ml_cmd_summary(int argc, char **argv)
 {
     ml_summary_opts o = {.by = ML_BY_TOPLEVEL, .top = 10, .curves_by = ML_CURVES_COMPONENT, .rank = -1};
+    int jobs = 0;
     VEC(const char *) inputs = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -59,6 +70,12 @@ int ml_cmd_summary(int argc, char **argv)
             return 0;
         }
         if (!strcmp(a, "--json")) o.json = true;
+        else if (!strcmp(a, "-j") && i + 1 < argc) {
+            if (ml_job_parse_jobs(argv[++i], &jobs) < 0) {
+                VEC_FREE(&inputs);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--all")) o.all = true;
         else if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
@@ -96,23 +113,27 @@ int ml_cmd_summary(int argc, char **argv)
         VEC_FREE(&inputs);
         return usage();
     }
-    ml_profiles ps = {0};
-    /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time. */
-    if (!o.json && o.by != ML_BY_CATEGORY) ps.want |= ML_SKIP_CATEGORIES | ML_LEAN;
-    ml_err e = {{0}};
-    int loaded = ml_cli_load(inputs.v, inputs.len, &ps);
+    /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time.
+     * Either way the summary reads only what lean storage keeps (and ml_categorize() with it). */
+    unsigned want = ML_LEAN | (!o.json && o.by != ML_BY_CATEGORY ? ML_SKIP_CATEGORIES : 0);
+    ml_job_opts jo = {.want = want, .jobs = jobs, .fn = rank_pieces, .arg = &o};
+    ml_job job;
+    int rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     VEC_FREE(&inputs);
-    if (loaded < 0) return 2;
-    warn_skipped(stderr, &ps);
-    if (o.rank >= 0 && ml_profiles_keep_rank(&ps, o.rank, &e) < 0) {
-        fprintf(stderr, "memlens: %s\n", e.msg);
-        ml_profiles_free(&ps);
-        return 2;
+    if (rc != 0) {
+        ml_job_free(&job);
+        return ml_job_exit(rc < 0 ? 2 : 0);
     }
-    if (o.json) ml_summary_json(stdout, &ps, &o);
-    else ml_summary_text(stdout, &ps, &o);
+    warn_skipped(stderr, &job);
+    if (o.rank >= 0 && ml_job_keep_rank(&job, o.rank) < 0) {
+        ml_job_free(&job);
+        return ml_job_exit(2);
+    }
+    ml_rankset rs = {job.recs, job.n, job.spool, job.skipped.v, job.skipped.len};
+    if (o.json) ml_summary_json(stdout, &rs, &o);
+    else ml_summary_text(stdout, &rs, &o);
     ml_phase("output");
-    ml_profiles_free(&ps);
+    ml_job_free(&job);
     ml_phase("free");
-    return fflush(stdout) == 0 ? 0 : 1;
+    return ml_job_exit(fflush(stdout) == 0 ? 0 : 1);
 }

@@ -6,7 +6,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-bool ml_par_allowed(void) { return getenv("MEMLENS_ONE_THREAD") == NULL; }
+static __thread bool thread_serial;
+
+bool ml_par_allowed(void) { return !thread_serial && getenv("MEMLENS_ONE_THREAD") == NULL; }
+
+void ml_par_set_thread(bool allowed) { thread_serial = !allowed; }
 
 typedef struct task_call {
     ml_task fn;

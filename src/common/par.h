@@ -19,8 +19,12 @@ typedef void (*ml_task)(void *arg);
 
 void ml_par2(ml_task a, void *arg_a, ml_task b, void *arg_b);
 
-/* False when MEMLENS_ONE_THREAD is set. */
+/* False when MEMLENS_ONE_THREAD is set, or on a thread that turned it off. */
 bool ml_par_allowed(void);
+/* Turns the extra threads of the calling thread's work off (or back on):
+ * a pool that loads many ranks at once, one per core, runs each rank on
+ * its own thread alone. */
+void ml_par_set_thread(bool allowed);
 
 /* One task begun on a new thread now and awaited later, for work that
  * overlaps the steps the caller takes meanwhile (which must not write what

@@ -62,9 +62,11 @@ enum {
                                     the first operator (p->ops_first_only) and ml_attribute() is
                                     not run */
     ML_LEAN = 8,                 /* the command reads of events only their time, size, aux, device
-                                    and kind, and of allocs neither t_free_req, addr (but for those
-                                    never freed), thread nor stream (the plain summary, with
-                                    ML_SKIP_CATEGORIES): an importer may store less (p->lean) */
+                                    and kind (and their threads, for ml_categorize, unless
+                                    ML_SKIP_CATEGORIES), and of allocs neither t_free_req, addr (but
+                                    for those never freed), thread (where the input has none) nor
+                                    stream (summary, --json too): an importer may store less
+                                    (p->lean; Kineto: see p->lean_wanted) */
 };
 
 /* An importer's answer when the lean storage it tried (p->lean) cannot
@@ -74,6 +76,7 @@ enum {
 
 typedef struct ml_profiles {
     unsigned want;               /* ML_WANT_*: set before ml_load; importers read it */
+    ml_input_limits limits;      /* applied to each file ml_load_file opens (source.h); zeros: none */
     VEC(ml_profile *) items;
     VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
 } ml_profiles;
@@ -108,6 +111,14 @@ typedef struct ml_units {
 } ml_units;
 int ml_list_dir(const char *dir, ml_units *out, ml_err *e);
 void ml_units_free(ml_units *u);
+/* Loads one unit of a listing as the walk would have: a file, or an Ascend
+ * folder (listed: found below a directory, so that an unreadable one is
+ * skipped, and one without memory data yields no profile and a skipped
+ * entry).  A path that was not listed is loaded as ml_load() does. */
+int ml_load_unit(const char *path, bool listed, ml_profiles *out, ml_err *e);
+/* The error of a directory walk that found no profile, listing what it
+ * skipped (n entries, "path: why"). */
+int ml_no_profiles_error(const char *dir, char *const *skipped, size_t n, ml_err *e);
 /* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
 int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */

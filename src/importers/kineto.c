@@ -22,7 +22,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include "par.h"
 #include "phase.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -64,7 +66,7 @@ typedef struct event_fields {
 typedef struct trace_args {
     int64_t corr, ext, seq, fwd, py_module, device, stream, regs, smem, bytes, sort_index;
     int32_t grid[3], block[3];
-    float blocks_per_sm, occupancy;
+    float blocks_per_sm, occupancy, membw;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
     ml_comm_args comm;
 } trace_args;
@@ -94,6 +96,8 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
 } open_b;
 
 enum { CAT_CACHE = 8, CAT_CACHE_LEN = 31 };
+enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace has about 20) */
+enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts remembered */
 
 typedef struct kineto {
     js_scanner *js;
@@ -108,6 +112,7 @@ typedef struct kineto {
     bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
     bool events_open;              /* inside the event list (where a split may fall) */
     size_t list_objects, list_others; /* elements of the event list: objects, and anything else */
+    uint64_t list_off;             /* where the event list begins */
     size_t orphan_ends;            /* "E" events with no open "B" on their thread */
     size_t unclosed;               /* "B" ops closed at the end of the trace for want of an "E" */
     bool has_times;                /* min_ts / max_end are set */
@@ -135,6 +140,14 @@ typedef struct kineto {
     struct { uint8_t len; char text[CAT_CACHE_LEN]; ml_str id; } cats[CAT_CACHE]; /* cat_of()'s cache */
     unsigned cats_next;
     bool trace_only;               /* ml_kineto_trace_add: the time side only, no ops or memory */
+    struct shape *shapes[SHAPES];  /* event shapes learned (fast_event), most recently used first */
+    unsigned nshapes;
+    struct shape *spare;           /* where the next one is recorded */
+    struct compact_memo {          /* compact_value()'s memo of args text, by a hash of its bytes */
+        uint64_t hash;
+        size_t len;                /* 0: unused */
+        ml_str id;
+    } compact[COMPACT_MEMO];
 } kineto;
 
 static size_t skip_bom_and_blanks(const char *h, size_t n)
@@ -246,7 +259,7 @@ static bool is_memory_name(const kineto *k)
 /* ---- the time side's args ---- */
 
 static const trace_args TA_NONE = {
-    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0, 0, 0, 0,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0.0f, 0, 0, 0, 0,
     {0, 0, -1, -1, -1}};
 
 static void json_put(kineto *k, const char *s, size_t n)
@@ -550,6 +563,9 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     case 20:
         if (KEY_IS(key, n, "registers per thread")) dst = &a->regs;
         break;
+    case 23:
+        if (KEY_IS(key, n, "memory bandwidth (GB/s)")) return read_float(k, &a->membw);
+        break;
     case 25:
         if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
         break;
@@ -641,26 +657,65 @@ static inline size_t plain_string(const char *p, size_t i, size_t n)
     return j < n && p[j] == '"' ? j + 1 : 0;
 }
 
+/* The run of decimal digits at p (8 bytes at a time: p is followed by at
+ * least 8 readable bytes past any digit, as the scanner's NUL and padding
+ * ensure): its length, up to 24 (more are not looked at), and, when it is at
+ * most 19, its value in *v. */
+static inline unsigned digit_run(const char *p, uint64_t *v)
+{
+    uint64_t total = 0;
+    unsigned len = 0;
+    for (int round = 0; round < 3; round++) {
+        uint64_t x;
+        memcpy(&x, p + len, 8);
+        /* a byte is a digit when its high nibble is 3, and still is 3 after adding 6
+         * (a carry out of a non-digit byte only reaches the bytes after it) */
+        uint64_t other = ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ^
+                         0x3333333333333333ull;
+        unsigned k = other ? (unsigned)__builtin_ctzll(other) / 8 : 8;
+        if (k == 0) break;
+        /* the k digits to the top bytes (zeros before them), then 8 digits to a number */
+        x = (x - 0x3030303030303030ull) << (64 - 8 * k);
+        x = x * 10 + (x >> 8);
+        x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+             (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+        static const uint64_t scale[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+        total = total * scale[k] + x;
+        len += k;
+        if (k < 8) break;
+    }
+    *v = total;
+    return len;
+}
+
+/* The number of digits at p, up to 8 (digit_run() without the value). */
+static inline unsigned digits8(const char *p)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    uint64_t other = ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ^
+                     0x3333333333333333ull;
+    return other ? (unsigned)__builtin_ctzll(other) / 8 : 8;
+}
+
 /* A number at p[i] as lex_number() takes it (a digit or '-' and a digit,
  * then the run of number bytes): the index after it, or 0. */
 static inline size_t plain_number(const char *p, size_t i, size_t n)
 {
     if (!((p[i] >= '0' && p[i] <= '9') || (p[i] == '-' && p[i + 1] >= '0' && p[i + 1] <= '9'))) return 0;
-    i++;
+    i += (p[i] == '-');
+    unsigned d;
+    while ((d = digits8(p + i)) == 8) i += 8;
+    i += d;
     while (i < n && compact_numch[(unsigned char)p[i]]) i++;
     return i < n ? i : 0;
 }
 
-/* Any value at p[i], skipped as js_skip() does (containers: brackets must
- * match, strings may hold escapes): the index after it, or 0. */
-static size_t plain_skip(const char *p, size_t i, size_t n)
+/* The container at p[i] ('{' or '['), skipped byte by byte: the index
+ * after it, or 0. */
+static size_t skip_bytewise(const char *p, size_t i, size_t n)
 {
     char c = p[i];
-    if (c == '"') return plain_string(p, i, n);
-    if (c == 't') return n - i > 4 && !memcmp(p + i, "true", 4) ? i + 4 : 0;
-    if (c == 'f') return n - i > 5 && !memcmp(p + i, "false", 5) ? i + 5 : 0;
-    if (c == 'n') return n - i > 4 && !memcmp(p + i, "null", 4) ? i + 4 : 0;
-    if (c != '[' && c != '{') return plain_number(p, i, n);
     char closer[64];
     int depth = 0;
     closer[depth++] = (char)(c + 2);
@@ -669,8 +724,7 @@ static size_t plain_skip(const char *p, size_t i, size_t n)
         if (i >= n) return 0;
         c = p[i];
         if (c == '"') {
-            for (i++; i < n && p[i] != '"'; i++)
-                if (p[i] == '\\') i++;
+            while ((i = find_stop(p, i + 1, false)) < n && p[i] == '\\') i++; /* past each escaped byte */
             if (i >= n) return 0;
         } else if (c == '[' || c == '{') {
             if (depth == (int)sizeof closer) return 0;
@@ -683,15 +737,99 @@ static size_t plain_skip(const char *p, size_t i, size_t n)
     return 0;
 }
 
+#ifdef __SSE2__
+/* Bit k of the result: whether byte k of the 64 at b is c (with fold 0x20:
+ * c with bit 5 either way, so that '{' finds '[' too, and '}' ']'). */
+static inline uint64_t bytes_eq64(const char *b, char c, char fold)
+{
+    const __m128i want = _mm_set1_epi8(c), or_ = _mm_set1_epi8(fold);
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k)), or_);
+        m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * k);
+    }
+    return m;
+}
+
+/* Bit k: whether an odd number of bits 0..k of x are set. */
+static inline uint64_t odd_prefix(uint64_t x)
+{
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+#endif
+
+/* The container at p[i] ('{' or '['), skipped as js_skip() does (every
+ * closing bracket must match its opening one; strings are passed over), 64
+ * bytes at a time: quotes and brackets as bit masks, strings masked out by
+ * the quotes' odd prefix, and only the brackets outside them visited, their
+ * kinds kept as a stack of bits (64 levels; deeper, or a backslash, and the
+ * bytes are read one by one).  The index after it, or 0. */
+static size_t skip_container(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    uint64_t kinds = 0, inside = 0; /* kinds: bit set = '['; inside: the block before ended in a string */
+    unsigned depth = 0;
+    char last[64];
+    for (size_t j = i; j < n; j += 64) {
+        const char *b = p + j;
+        if (n - j < 64) { /* the end of the buffer: its bytes, then NULs */
+            memset(last, 0, sizeof last);
+            memcpy(last, b, n - j);
+            b = last;
+        }
+        if (bytes_eq64(b, '\\', 0)) return skip_bytewise(p, i, n);
+        uint64_t str = odd_prefix(bytes_eq64(b, '"', 0)) ^ inside;
+        inside = (uint64_t)((int64_t)str >> 63);
+        uint64_t br = (bytes_eq64(b, '{', 0x20) | bytes_eq64(b, '}', 0x20)) & ~str;
+        while (br) {
+            unsigned k = (unsigned)__builtin_ctzll(br);
+            br &= br - 1;
+            char c = b[k];
+            if (c == '{' || c == '[') {
+                if (depth == 64) return skip_bytewise(p, i, n);
+                kinds = kinds << 1 | (c == '[');
+                depth++;
+            } else {
+                if ((kinds & 1) != (c == ']')) return 0;
+                kinds >>= 1;
+                if (--depth == 0) return j + k + 1;
+            }
+        }
+    }
+    return 0;
+#else
+    return skip_bytewise(p, i, n);
+#endif
+}
+
+/* Any value at p[i], skipped as js_skip() does (containers: brackets must
+ * match, strings may hold escapes): the index after it, or 0. */
+static size_t plain_skip(const char *p, size_t i, size_t n)
+{
+    char c = p[i];
+    if (c == '"') return plain_string(p, i, n);
+    if (c == 't') return n - i > 4 && !memcmp(p + i, "true", 4) ? i + 4 : 0;
+    if (c == 'f') return n - i > 5 && !memcmp(p + i, "false", 5) ? i + 5 : 0;
+    if (c == 'n') return n - i > 4 && !memcmp(p + i, "null", 4) ? i + 4 : 0;
+    if (c != '[' && c != '{') return plain_number(p, i, n);
+    return skip_container(p, i, n);
+}
+
 /* A plain integer (what js_value_number(scale 0) reads exactly): the index
  * after it, or 0. */
 static inline size_t plain_int(const char *p, size_t i, size_t n, int64_t *out)
 {
     size_t j = i + (p[i] == '-');
-    uint64_t v = 0;
-    size_t d = j;
-    while (j < n && p[j] >= '0' && p[j] <= '9' && j - d < 18) v = v * 10 + (uint64_t)(p[j++] - '0');
-    if (j == d || j >= n || compact_numch[(unsigned char)p[j]]) return 0;
+    uint64_t v;
+    unsigned len = digit_run(p + j, &v);
+    j += len;
+    if (len == 0 || len > 18 || j >= n || compact_numch[(unsigned char)p[j]]) return 0;
     *out = p[i] == '-' ? -(int64_t)v : (int64_t)v;
     return j;
 }
@@ -700,16 +838,251 @@ static inline size_t plain_int(const char *p, size_t i, size_t n, int64_t *out)
  * compiler compare inline). */
 #define KEQ(lit) (memcmp(key, lit, sizeof lit - 1) == 0)
 
-/* 1 if the args object was read (and consumed), 0 if the token path must read it. */
-static int fast_trace_args(kineto *k)
+/* ---- event shapes ----
+ * The events of one kind are written alike: the same keys in the same
+ * order, the same blanks, the same ph and cat; only the other values vary.
+ * fast_event() records such a shape of the events it reads: the text
+ * between the values that vary (literals), and what each of those values is
+ * (slots).  An event that matches a shape, literal for literal, has its
+ * values read straight into their fields (shape_event): no key is looked
+ * at.  A literal covers the constant values (ph, cat, bp), whose fields the
+ * shape keeps; a name slot requires the name to be a memory event's, or
+ * not, as it was in the event the shape was learned from (what is read of
+ * the args depends on it). */
+enum {
+    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP, SH_ADDR,
+    SH_BYTES, SH_DEV_TYPE, SH_DEV_ID, SH_TOTAL_ALLOC, SH_TOTAL_RESERVED,
+    SH_TA /* + a TA_* kind: an arg of the time side, at shape.at in k->ta */
+};
+#define SHAPE_SLOTS 32
+#define SHAPE_TEXT 1024
+
+typedef struct shape {
+    unsigned nslots;
+    bool ok;                          /* while recording: the event fits a shape */
+    size_t from;                      /* while recording: where the current literal began in the event */
+    uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
+                                       * literal nslots ends the event */
+    uint8_t slot[SHAPE_SLOTS];
+    uint16_t at[SHAPE_SLOTS];         /* SH_TA slots: the field's offset in trace_args */
+    event_fields proto;               /* the constant fields */
+    char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
+} shape;
+
+/* While recording: the literal up to p[at], then a slot that ends at p[end]
+ * (its field at offset `off` of trace_args, for SH_TA slots). */
+static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int kind, size_t off)
 {
-    size_t n;
-    const char *p = js_peek_value(k->js, &n);
-    if (!p || p[0] != '{') return 0;
-    trace_args *a = &k->ta;
-    size_t i = ws_at(p, 1);
+    if (!sh || !sh->ok) return;
+    size_t have = sh->nslots ? sh->lit_end[sh->nslots - 1] : 0, len = at - sh->from;
+    if (sh->nslots == SHAPE_SLOTS || have + len > SHAPE_TEXT) {
+        sh->ok = false;
+        return;
+    }
+    memcpy(sh->text + have, p + sh->from, len);
+    sh->lit_end[sh->nslots] = (uint16_t)(have + len);
+    sh->at[sh->nslots] = (uint16_t)off;
+    sh->slot[sh->nslots++] = (uint8_t)kind;
+    sh->from = end;
+}
+
+static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind)
+{
+    shape_slot_at(sh, p, at, end, kind, 0);
+}
+
+/* Whether the len bytes at a are those at b (16 readable bytes past each). */
+static inline bool same_bytes(const char *a, const char *b, size_t len)
+{
+#ifdef __SSE2__
+    size_t i = 0;
+    for (; i + 16 <= len; i += 16)
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                             _mm_loadu_si128((const __m128i *)(const void *)(b + i)))) != 0xFFFF)
+            return false;
+    if (i == len) return true;
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                                            _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+    unsigned need = (1u << (len - i)) - 1;
+    return (m & need) == need;
+#else
+    return memcmp(a, b, len) == 0;
+#endif
+}
+
+/* What trace_args_at() does with an arg of the time side, by its key: a
+ * TA_* kind, and the field's offset in trace_args. */
+enum { TA_SKIP, TA_INT, TA_GROUP, TA_DIM3, TA_COMPACT, TA_STRING, TA_FLOAT, TA_REFUSE };
+#define TA(kind_, field) (*off = offsetof(trace_args, field), (kind_))
+
+static int trace_arg_kind(const char *key, size_t kn, size_t *off)
+{
+    *off = 0;
+    switch (kn) {
+    case 4:
+        if (KEQ("grid")) return TA(TA_DIM3, grid);
+        if (KEQ("Addr")) return TA_REFUSE;
+        break;
+    case 5:
+        if (KEQ("block")) return TA(TA_DIM3, block);
+        if (KEQ("bytes")) return TA(TA_INT, bytes);
+        if (KEQ("dtype")) return TA(TA_STRING, comm.dtype);
+        if (KEQ("Bytes")) return TA_REFUSE;
+        break;
+    case 6:
+        if (KEQ("device")) return TA(TA_INT, device);
+        if (KEQ("stream")) return TA(TA_INT, stream);
+        break;
+    case 9:
+        if (KEQ("Device Id")) return TA_REFUSE;
+        break;
+    case 10:
+        if (KEQ("Input Dims") || KEQ("Input dims")) return TA(TA_COMPACT, dims);
+        if (KEQ("Input type")) return TA(TA_COMPACT, types);
+        if (KEQ("sort_index")) return TA(TA_INT, sort_index);
+        if (KEQ("Group size")) return TA_GROUP;
+        if (KEQ("Call stack")) return TA(TA_STRING, stack);
+        break;
+    case 11:
+        if (KEQ("correlation")) return TA(TA_INT, corr);
+        if (KEQ("External id") || KEQ("external id")) return TA(TA_INT, ext);
+        if (KEQ("Device Type")) return TA_REFUSE;
+        break;
+    case 13:
+        if (KEQ("connection_id")) return TA(TA_INT, corr);
+        if (KEQ("In msg nelems")) return TA(TA_INT, comm.in_nelems);
+        if (KEQ("Fwd thread id")) return TA(TA_INT, fwd);
+        if (KEQ("shared memory")) return TA(TA_INT, smem);
+        if (KEQ("blocks per SM")) return TA(TA_FLOAT, blocks_per_sm);
+        break;
+    case 14:
+        if (KEQ("Out msg nelems")) return TA(TA_INT, comm.out_nelems);
+        if (KEQ("Total Reserved")) return TA_REFUSE;
+        break;
+    case 15:
+        if (KEQ("Sequence number")) return TA(TA_INT, seq);
+        if (KEQ("Collective name")) return TA(TA_STRING, comm.collective);
+        if (KEQ("Total Allocated")) return TA_REFUSE;
+        break;
+    case 16:
+        if (KEQ("Python module id")) return TA(TA_INT, py_module);
+        break;
+    case 20:
+        if (KEQ("registers per thread")) return TA(TA_INT, regs);
+        break;
+    case 23:
+        if (KEQ("memory bandwidth (GB/s)")) return TA(TA_FLOAT, membw);
+        break;
+    case 25:
+        if (KEQ("est. achieved occupancy %")) return TA(TA_FLOAT, occupancy);
+        break;
+    }
+    return TA_SKIP;
+}
+#undef TA
+
+/* A hash of n bytes (8 at a time; 7 bytes past them may be read). */
+static inline uint64_t bytes_hash(const char *s, size_t n)
+{
+    uint64_t h = n * 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    if (i < n) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ (w & (~0ull >> (8 * (8 - (n - i)))))) * 0xff51afd7ed558ccdull;
+    }
+    return h ^ h >> 29;
+}
+
+/* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
+ * as written when compact_span() finds it so, interned.  The same text
+ * comes back again and again: a memo of the last ones (their interned
+ * text, found by a hash of the bytes) saves the check and the interning.
+ * The index after the value, or 0. */
+static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str *out)
+{
+    if (p[i] != '[' && p[i] != '{') return 0;
+    size_t end = skip_container(p, i, n);
+    if (!end) return 0;
+    size_t len = end - i;
+    uint64_t h = bytes_hash(p + i, len);
+    struct compact_memo *c = &k->compact[h & (COMPACT_MEMO - 1)];
+    if (c->len == len && c->hash == h && !memcmp(ml_s(k->p, c->id), p + i, len)) {
+        *out = c->id;
+        return end;
+    }
+    if (compact_span(p + i, n - i) != len) return 0;
+    *out = ml_intern(k->p->strings, p + i, len);
+    c->hash = h;
+    c->len = len;
+    c->id = *out;
+    return end;
+}
+
+/* An arg's value at p[i], of kind `kind`, into k->ta at offset off: the
+ * index after it, or 0. */
+static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
+{
+    char *a = (char *)&k->ta;
+    size_t end;
+    switch (kind) {
+    case TA_INT: {
+        int64_t v;
+        if (!(end = plain_int(p, i, n, &v))) return 0;
+        memcpy(a + off, &v, sizeof v);
+        return end;
+    }
+    case TA_GROUP: {
+        int64_t v;
+        if (!(end = plain_int(p, i, n, &v))) return 0;
+        if (v >= 0 && v <= INT32_MAX) k->ta.comm.group_size = (int32_t)v;
+        return end;
+    }
+    case TA_DIM3: {
+        int32_t d3[3];
+        if (i + 48 >= n || !(end = plain_dim3(p + i, d3))) return 0; /* (it reads 40 bytes) */
+        memcpy(a + off, d3, sizeof d3);
+        return end + i;
+    }
+    case TA_COMPACT: {
+        ml_str id;
+        if (!(end = compact_value(k, p, i, n, &id))) return 0;
+        memcpy(a + off, &id, sizeof id);
+        return end;
+    }
+    case TA_STRING: {
+        if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+        ml_str id = ml_intern(k->p->strings, p + i + 1, end - i - 2);
+        memcpy(a + off, &id, sizeof id);
+        return end;
+    }
+    case TA_FLOAT: {
+        double d;
+        if (!(end = plain_number(p, i, n))) return 0;
+        if (ml_parse_double(p + i, end - i, &d) == 0) {
+            float f = (float)d;
+            memcpy(a + off, &f, sizeof f);
+        }
+        return end;
+    }
+    case TA_SKIP: return plain_skip(p, i, n);
+    }
+    return 0; /* TA_REFUSE: a memory event's arg */
+}
+
+/* The args object at p[at] == '{' read into k->ta: the index after it, or
+ * 0 if the token path must read it.  Its shape goes on into *rec (if not
+ * NULL): the keys are literals, each value a slot. */
+static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape *rec)
+{
+    size_t i = ws_at(p, at + 1);
     if (i >= n) return 0;
-    if (p[i] == '}') goto done;
+    if (p[i] == '}') return i + 1;
     for (;;) {
         if (p[i] != '"') return 0;
         size_t kend = plain_string(p, i, n);
@@ -719,89 +1092,10 @@ static int fast_trace_args(kineto *k)
         i = ws_at(p, kend);
         if (i >= n || p[i] != ':') return 0;
         i = ws_at(p, i + 1);
-        if (i + 48 >= n) return 0; /* room for the fixed-size reads below */
-        int64_t *dst = NULL, group = -1;
-        ml_str *sdst = NULL;
-        float *fdst = NULL;
-        int kind = 0; /* 1 compact, 2 dim3 */
-        int32_t *d3 = NULL;
-        switch (kn) {
-        case 4:
-            if (KEQ("grid")) kind = 2, d3 = a->grid;
-            else if (KEQ("Addr")) return 0;
-            break;
-        case 5:
-            if (KEQ("block")) kind = 2, d3 = a->block;
-            else if (KEQ("bytes")) dst = &a->bytes;
-            else if (KEQ("dtype")) sdst = &a->comm.dtype;
-            else if (KEQ("Bytes")) return 0;
-            break;
-        case 6:
-            if (KEQ("device")) dst = &a->device;
-            else if (KEQ("stream")) dst = &a->stream;
-            break;
-        case 9:
-            if (KEQ("Device Id")) return 0;
-            break;
-        case 10:
-            if (KEQ("Input Dims") || KEQ("Input dims")) kind = 1, sdst = &a->dims;
-            else if (KEQ("Input type")) kind = 1, sdst = &a->types;
-            else if (KEQ("sort_index")) dst = &a->sort_index;
-            else if (KEQ("Group size")) dst = &group;
-            else if (KEQ("Call stack")) sdst = &a->stack;
-            break;
-        case 11:
-            if (KEQ("correlation")) dst = &a->corr;
-            else if (KEQ("External id") || KEQ("external id")) dst = &a->ext;
-            else if (KEQ("Device Type")) return 0;
-            break;
-        case 13:
-            if (KEQ("connection_id")) dst = &a->corr;
-            else if (KEQ("In msg nelems")) dst = &a->comm.in_nelems;
-            else if (KEQ("Fwd thread id")) dst = &a->fwd;
-            else if (KEQ("shared memory")) dst = &a->smem;
-            else if (KEQ("blocks per SM")) fdst = &a->blocks_per_sm;
-            break;
-        case 14:
-            if (KEQ("Out msg nelems")) dst = &a->comm.out_nelems;
-            else if (KEQ("Total Reserved")) return 0;
-            break;
-        case 15:
-            if (KEQ("Sequence number")) dst = &a->seq;
-            else if (KEQ("Collective name")) sdst = &a->comm.collective;
-            else if (KEQ("Total Allocated")) return 0;
-            break;
-        case 16:
-            if (KEQ("Python module id")) dst = &a->py_module;
-            break;
-        case 20:
-            if (KEQ("registers per thread")) dst = &a->regs;
-            break;
-        case 25:
-            if (KEQ("est. achieved occupancy %")) fdst = &a->occupancy;
-            break;
-        }
-        size_t end;
-        if (dst) {
-            int64_t v;
-            if (!(end = plain_int(p, i, n, &v))) return 0;
-            *dst = v;
-            if (dst == &group && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
-        } else if (kind == 2) {
-            if (!(end = plain_dim3(p + i, d3))) return 0;
-            end += i;
-        } else if (kind == 1) {
-            if (!(end = compact_span(p + i, n - i))) return 0;
-            *sdst = ml_intern(k->p->strings, p + i, end);
-            end += i;
-        } else if (sdst) {
-            if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
-            *sdst = ml_intern(k->p->strings, p + i + 1, end - i - 2);
-        } else if (fdst) {
-            double d;
-            if (!(end = plain_number(p, i, n))) return 0;
-            if (ml_parse_double(p + i, end - i, &d) == 0) *fdst = (float)d;
-        } else if (!(end = plain_skip(p, i, n))) return 0;
+        size_t off, end;
+        int kind = trace_arg_kind(key, kn, &off);
+        if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
+        shape_slot_at(rec, p, i, end, kind == TA_SKIP ? SH_SKIP : SH_TA + kind, off);
         i = ws_at(p, end);
         if (i >= n) return 0;
         if (p[i] == '}') break;
@@ -810,8 +1104,16 @@ static int fast_trace_args(kineto *k)
         if (i >= n) return 0;
         if (p[i] == '}') break; /* a trailing comma, as the scanner allows */
     }
-done:
-    js_consume_value(k->js, i + 1);
+    return i + 1;
+}
+
+/* 1 if the args object was read (and consumed), 0 if the token path must read it. */
+static int fast_trace_args(kineto *k)
+{
+    size_t n, end;
+    const char *p = js_peek_value(k->js, &n);
+    if (!p || p[0] != '{' || !(end = trace_args_at(k, p, 0, n, NULL))) return 0;
+    js_consume_value(k->js, end);
     return 1;
 }
 
@@ -983,9 +1285,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_event(totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
+        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
 }
 
@@ -1127,6 +1429,7 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
             .shared_memory = a->smem,
             .blocks_per_sm = a->blocks_per_sm,
             .occupancy = a->occupancy,
+            .membw = a->membw,
             .bytes = a->bytes,
             .comm = a->comm,
         };
@@ -1252,19 +1555,397 @@ static void note_times(kineto *k, int64_t first, int64_t last)
     k->has_times = true;
 }
 
-static int read_event(kineto *k)
+/* One event's fields, all read (the object at ev_off): into the profile. */
+static int event_done(kineto *k, event_fields *f, uint64_t ev_off)
 {
-    js_scanner *js = k->js;
-    uint64_t ev_off = js_offset(js);
-    event_fields f;
-    memset(&f, 0, sizeof f);
-    f.skind = ML_SL_OTHER;
+    if (f->has_ts) note_times(k, f->ts, f->has_dur && f->dur > 0 ? f->ts + f->dur : f->ts);
+    if (f->has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, f, ev_off, k->name[1] == 'O');
+    if (k->t && f->ph != 'B' && f->ph != 'E') trace_event(k, f);
+    if (k->trace_only && f->ph != 'B' && f->ph != 'E') return 0;
+    if (!f->has_ts) return 0;
+    if (f->ph == 'B' || f->ph == 'E') {
+        begin_or_end(k, f);
+        return 0;
+    }
+    if (f->ph != 'X' || !f->has_name || !is_op_cat(f->cat)) return 0;
+    ml_op_push(k->p, f->ts, f->has_dur ? f->dur : 0, event_name(k), thread_of(k, f),
+               op_kind(f->cat, k->name, k->name_len));
+    return 0;
+}
+
+/* Starts an event: its fields empty, no name yet. */
+static void event_begin(kineto *k, event_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->skind = ML_SL_OTHER;
     k->name_len = 0;
     k->name_interned = false;
     if (k->t) {
         k->ta = TA_NONE;
         k->cvals.len = 0;
     }
+}
+
+/* ---- whole events straight from the buffer ----
+ * Kineto writes its events plainly: fast_event() reads one such event
+ * object as read_event() would (the same fields, read in the same order, so
+ * strings are interned in the same order), from the scanner's buffer
+ * without tokenizing it, and gives up on anything else (an escape, a value
+ * of an unusual form or out of range, args the token path reads another
+ * way, an object not wholly buffered): read_event() then reads the event
+ * again from its start, to the same effect, and reports what is wrong. */
+
+/* A number at p[i] of the one form js_number() decodes while lexing
+ * (-?digits[.digits], at most 18 digits, then a byte that cannot go on a
+ * number), times 10^scale, truncated as js_number() does: the index after
+ * it, or 0. */
+static inline size_t plain_scaled(const char *p, size_t i, int scale, int64_t *out)
+{
+    bool neg = p[i] == '-';
+    size_t j = i + neg;
+    uint64_t v, fv = 0;
+    unsigned digits = digit_run(p + j, &v), frac = 0;
+    if (digits == 0) return 0;
+    j += digits;
+    if (p[j] == '.') {
+        frac = digit_run(p + j + 1, &fv);
+        j += 1 + frac;
+    }
+    if (digits + frac > 18 || compact_numch[(unsigned char)p[j]]) return 0;
+    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull};
+    v = v * pow10[frac] + fv;
+    int shift = scale - (int)frac;
+    unsigned __int128 w = v;
+    if (shift >= 0) w *= pow10[shift];
+    else w /= pow10[-shift];
+    if (w > (unsigned __int128)INT64_MAX) return 0;
+    *out = neg ? -(int64_t)w : (int64_t)w;
+    return j;
+}
+
+/* A pid, tid or flow id at p[i], as js_value_scalar_text() gives it: a
+ * string's raw text (without backslashes here) or a number's bytes.  The
+ * index after the value, or 0. */
+static inline size_t plain_scalar_text(const char *p, size_t i, size_t n, const char **text, size_t *len)
+{
+    size_t end = p[i] == '"' ? plain_string(p, i, n) : plain_number(p, i, n);
+    if (!end) return 0;
+    bool str = p[i] == '"';
+    *text = p + i + str;
+    *len = end - i - 2 * str;
+    return end;
+}
+
+/* An address (read as text, digits only, as read_args() does): the index
+ * after it, or 0 when read_args() would call it not a number. */
+static inline size_t plain_addr(const char *p, size_t i, uint64_t *out)
+{
+    uint64_t a;
+    unsigned len = digit_run(p + i, &a);
+    if (len == 0 || len > 19 || compact_numch[(unsigned char)p[i + len]]) return 0;
+    *out = a;
+    return i + len;
+}
+
+/* Whether read_trace_arg() does more with this arg of a non-counter event
+ * than skip it. */
+static bool is_trace_arg_key(const char *key, size_t n)
+{
+    switch (n) {
+    case 4: return KEQ("grid") || KEQ("name");
+    case 5: return KEQ("block") || KEQ("bytes") || KEQ("dtype");
+    case 6: return KEQ("device") || KEQ("stream");
+    case 10: return KEQ("Input Dims") || KEQ("Input dims") || KEQ("Input type") || KEQ("sort_index") ||
+                    KEQ("Group size") || KEQ("Call stack");
+    case 11: return KEQ("correlation") || KEQ("External id") || KEQ("external id");
+    case 13: return KEQ("connection_id") || KEQ("In msg nelems") || KEQ("Fwd thread id") || KEQ("shared memory") ||
+                    KEQ("blocks per SM");
+    case 14: return KEQ("Out msg nelems");
+    case 15: return KEQ("Sequence number") || KEQ("Collective name");
+    case 16: return KEQ("Python module id");
+    case 20: return KEQ("registers per thread");
+    case 23: return KEQ("memory bandwidth (GB/s)");
+    case 25: return KEQ("est. achieved occupancy %");
+    }
+    return false;
+}
+
+/* The args object at p[at] as read_args() reads it (a memory event's, or
+ * any event's whose name is not known yet): the index after it, or 0. */
+static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t at, size_t n, shape *rec)
+{
+    if (p[at] != '{') return 0;
+    /* the time side reads a counter's args, and args before "ph", another way */
+    if (k->t && (!f->ph || f->ph == 'C' || f->ph == 'M')) return 0;
+    size_t i = ws_at(p, at + 1);
+    if (i >= n) return 0;
+    if (p[i] == '}') return i + 1;
+    for (;;) {
+        if (p[i] != '"') return 0;
+        size_t kend = plain_string(p, i, n);
+        if (!kend) return 0;
+        const char *key = p + i + 1;
+        size_t kn = kend - i - 2;
+        i = ws_at(p, kend);
+        if (i >= n || p[i] != ':') return 0;
+        i = ws_at(p, i + 1);
+        int64_t *dst = NULL;
+        bool *has = NULL, addr = false;
+        switch (kn) {
+        case 4: addr = KEQ("Addr"); break;
+        case 5: if (KEQ("Bytes")) dst = &f->bytes, has = &f->has_bytes; break;
+        case 9: if (KEQ("Device Id")) dst = &f->dev_id, has = &f->has_dev_id; break;
+        case 11: if (KEQ("Device Type")) dst = &f->dev_type, has = &f->has_dev_type; break;
+        case 14: if (KEQ("Total Reserved")) dst = &f->total_reserved, has = &f->has_total_reserved; break;
+        case 15: if (KEQ("Total Allocated")) dst = &f->total_alloc, has = &f->has_total_alloc; break;
+        }
+        size_t end;
+        if (addr) {
+            if (!(end = plain_addr(p, i, &f->addr))) return 0;
+            f->has_addr = true;
+            shape_slot(rec, p, i, end, SH_ADDR);
+        } else if (dst) {
+            if (!(end = plain_int(p, i, n, dst))) return 0;
+            *has = true;
+            shape_slot(rec, p, i, end, dst == &f->bytes ? SH_BYTES : dst == &f->dev_type ? SH_DEV_TYPE
+                                       : dst == &f->dev_id ? SH_DEV_ID : dst == &f->total_alloc ? SH_TOTAL_ALLOC
+                                       : SH_TOTAL_RESERVED);
+        } else {
+            if (k->t && is_trace_arg_key(key, kn)) return 0;
+            if (!(end = plain_skip(p, i, n))) return 0;
+            shape_slot(rec, p, i, end, SH_SKIP);
+        }
+        i = ws_at(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = ws_at(p, i + 1);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+    }
+    return i + 1;
+}
+
+/* The event object at p[0] == '{' (n bytes buffered): 1 if it was read
+ * and consumed, 0 if read_event() must read it, -1 on error.  Its shape
+ * goes into *rec (if not NULL; rec->ok says whether it fits one). */
+static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
+{
+    event_fields f;
+    event_begin(k, &f);
+    if (rec) {
+        rec->nslots = 0;
+        rec->ok = true;
+        rec->from = 0;
+    }
+    size_t i = ws_at(p, 1);
+    if (i >= n) return 0;
+    while (p[i] != '}') {
+        if (p[i] != '"') return 0;
+        size_t kend = plain_string(p, i, n);
+        if (!kend) return 0;
+        const char *key = p + i + 1;
+        size_t kn = kend - i - 2;
+        i = ws_at(p, kend);
+        if (i >= n || p[i] != ':') return 0;
+        i = ws_at(p, i + 1);
+        size_t end = 0;
+        const char *v;
+        size_t m;
+        switch (kn) {
+        case 2:
+            if (key[0] == 'p' && key[1] == 'h') {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                if (end - i > 2) f.ph = p[i + 1];
+            } else if (key[0] == 't' && key[1] == 's') {
+                if (!(end = plain_scaled(p, i, 3, &f.ts)) || !ml_value_ok(f.ts)) return 0;
+                f.has_ts = true;
+                shape_slot(rec, p, i, end, SH_TS);
+            } else if (k->t && key[0] == 'i' && key[1] == 'd') {
+                if (!(end = plain_scalar_text(p, i, n, &v, &m))) return 0;
+                f.id = flow_id(v, m), f.has_id = true;
+                shape_slot(rec, p, i, end, SH_ID);
+            } else if (k->t && key[0] == 'b' && key[1] == 'p') {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                f.bind_enclosing = end - i == 3 && p[i + 1] == 'e';
+            } else if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+            break;
+        case 3:
+            if (KEQ("cat")) {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                v = p + i + 1, m = end - i - 2;
+                f.cat = classify_cat(v, m);
+                if (k->t) {
+                    f.skind = slice_kind_of_cat(v, m);
+                    f.cat_id = cat_of(k, v, m);
+                }
+            } else if (KEQ("pid") || KEQ("tid")) {
+                if (!(end = plain_scalar_text(p, i, n, &v, &m))) return 0;
+                if (m > ID_MAX) m = ID_MAX;
+                memcpy(key[0] == 'p' ? f.pid : f.tid, v, m);
+                *(key[0] == 'p' ? &f.pid_len : &f.tid_len) = m;
+                shape_slot(rec, p, i, end, key[0] == 'p' ? SH_PID : SH_TID);
+            } else if (KEQ("dur")) {
+                if (!(end = plain_scaled(p, i, 3, &f.dur)) || !ml_value_ok(f.dur)) return 0;
+                f.has_dur = true;
+                shape_slot(rec, p, i, end, SH_DUR);
+            } else if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+            break;
+        case 4:
+            if (KEQ("name")) {
+                if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+                m = end - i - 2;
+                if (m + 1 > k->name_cap) {
+                    k->name_cap = m + 64;
+                    k->name = ml_realloc(k->name, k->name_cap);
+                }
+                memcpy(k->name, p + i + 1, m);
+                k->name[m] = 0;
+                k->name_len = m;
+                f.has_name = true;
+                shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
+            } else if (KEQ("args")) {
+                bool memory = f.has_name && is_memory_name(k);
+                if (f.has_name && !memory && !k->t) {
+                    if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+                } else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !memory) {
+                    end = p[i] == '{' ? trace_args_at(k, p, i, n, rec) : 0;
+                } else end = memory_args_at(k, &f, p, i, n, rec);
+            } else if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+            break;
+        default:
+            if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+        }
+        if (!end) return 0;
+        i = ws_at(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = ws_at(p, i + 1);
+        if (i >= n) return 0;
+    }
+    if (rec && rec->ok) { /* the last literal, to the closing brace; the constant fields */
+        shape_slot(rec, p, i + 1, i + 1, SH_SKIP);
+        rec->nslots--;
+        memset(&rec->proto, 0, sizeof rec->proto);
+        rec->proto.skind = ML_SL_OTHER;
+        rec->proto.ph = f.ph;
+        rec->proto.cat = f.cat;
+        rec->proto.skind = f.skind;
+        rec->proto.cat_id = f.cat_id;
+        rec->proto.bind_enclosing = f.bind_enclosing;
+    }
+    js_consume_element(k->js, i + 1);
+    return event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
+}
+
+/* The event at p[0] if it has shape sh: 1 if it was read and consumed, 0 if
+ * it has not, -1 on error. */
+static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
+{
+    event_fields f = sh->proto;
+    k->name_len = 0;
+    k->name_interned = false;
+    if (k->t) {
+        k->ta = TA_NONE;
+        k->cvals.len = 0;
+    }
+    size_t i = 0, from = 0;
+    for (unsigned s = 0;; s++) {
+        size_t len = sh->lit_end[s] - from;
+        if (n - i < len || !same_bytes(p + i, sh->text + from, len)) return 0;
+        i += len;
+        from = sh->lit_end[s];
+        if (s == sh->nslots) break;
+        size_t end = 0;
+        const char *v;
+        size_t m;
+        switch (sh->slot[s]) {
+        case SH_TS:
+            if ((end = plain_scaled(p, i, 3, &f.ts)) && !ml_value_ok(f.ts)) end = 0;
+            f.has_ts = true;
+            break;
+        case SH_DUR:
+            if ((end = plain_scaled(p, i, 3, &f.dur)) && !ml_value_ok(f.dur)) end = 0;
+            f.has_dur = true;
+            break;
+        case SH_PID:
+        case SH_TID:
+            if (!(end = plain_scalar_text(p, i, n, &v, &m))) return 0;
+            if (m > ID_MAX) m = ID_MAX;
+            memcpy(sh->slot[s] == SH_PID ? f.pid : f.tid, v, m);
+            *(sh->slot[s] == SH_PID ? &f.pid_len : &f.tid_len) = m;
+            break;
+        case SH_NAME_MEMORY:
+        case SH_NAME_OTHER:
+            if (p[i] != '"' || !(end = plain_string(p, i, n))) return 0;
+            m = end - i - 2;
+            if (m + 1 > k->name_cap) {
+                k->name_cap = m + 64;
+                k->name = ml_realloc(k->name, k->name_cap);
+            }
+            memcpy(k->name, p + i + 1, m);
+            k->name[m] = 0;
+            k->name_len = m;
+            f.has_name = true;
+            if (is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY)) return 0;
+            break;
+        case SH_ID:
+            if ((end = plain_scalar_text(p, i, n, &v, &m))) f.id = flow_id(v, m), f.has_id = true;
+            break;
+        case SH_SKIP: end = plain_skip(p, i, n); break;
+        case SH_ADDR:
+            if ((end = plain_addr(p, i, &f.addr))) f.has_addr = true;
+            break;
+        case SH_BYTES: if ((end = plain_int(p, i, n, &f.bytes))) f.has_bytes = true; break;
+        case SH_DEV_TYPE: if ((end = plain_int(p, i, n, &f.dev_type))) f.has_dev_type = true; break;
+        case SH_DEV_ID: if ((end = plain_int(p, i, n, &f.dev_id))) f.has_dev_id = true; break;
+        case SH_TOTAL_ALLOC: if ((end = plain_int(p, i, n, &f.total_alloc))) f.has_total_alloc = true; break;
+        case SH_TOTAL_RESERVED:
+            if ((end = plain_int(p, i, n, &f.total_reserved))) f.has_total_reserved = true;
+            break;
+        default: end = trace_arg_value(k, sh->slot[s] - SH_TA, sh->at[s], p, i, n); /* SH_TA + a TA_* kind */
+        }
+        if (!end) return 0;
+        i = end;
+    }
+    js_consume_element(k->js, i);
+    return event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
+}
+
+/* The event at p[0] == '{': by a shape it has (moved to the front), else by
+ * fast_event() (and its shape learned), else 0 (read_event() must read it). */
+static int shaped_event(kineto *k, const char *p, size_t n)
+{
+    for (unsigned i = 0; i < k->nshapes; i++) {
+        shape *sh = k->shapes[i];
+        int r = shape_event(k, sh, p, n);
+        if (r == 0) continue;
+        memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
+        k->shapes[0] = sh;
+        return r;
+    }
+    if (!k->spare) k->spare = ml_malloc(sizeof *k->spare);
+    shape *rec = k->spare;
+    int r = fast_event(k, p, n, rec);
+    if (r > 0 && rec->ok) { /* learned: in front, the least recently used one out */
+        k->spare = k->nshapes == SHAPES ? k->shapes[SHAPES - 1] : NULL;
+        if (k->nshapes < SHAPES) k->nshapes++;
+        memmove(k->shapes + 1, k->shapes, (k->nshapes - 1) * sizeof *k->shapes);
+        k->shapes[0] = rec;
+    }
+    return r;
+}
+
+static int read_event(kineto *k)
+{
+    js_scanner *js = k->js;
+    uint64_t ev_off = js_offset(js);
+    event_fields f;
+    event_begin(k, &f);
     for (;;) {
         const char *key;
         size_t n;
@@ -1323,20 +2004,7 @@ static int read_event(kineto *k)
         }
         if (r < 0) return scan_error(k);
     }
-
-    if (f.has_ts) note_times(k, f.ts, f.has_dur && f.dur > 0 ? f.ts + f.dur : f.ts);
-    if (f.has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, &f, ev_off, k->name[1] == 'O');
-    if (k->t && f.ph != 'B' && f.ph != 'E') trace_event(k, &f);
-    if (k->trace_only && f.ph != 'B' && f.ph != 'E') return 0;
-    if (!f.has_ts) return 0;
-    if (f.ph == 'B' || f.ph == 'E') {
-        begin_or_end(k, &f);
-        return 0;
-    }
-    if (f.ph != 'X' || !f.has_name || !is_op_cat(f.cat)) return 0;
-    ml_op_push(k->p, f.ts, f.has_dur ? f.dur : 0, event_name(k), thread_of(k, &f),
-               op_kind(f.cat, k->name, k->name_len));
-    return 0;
+    return event_done(k, &f, ev_off);
 }
 
 /* ---- the trace ---- */
@@ -1345,10 +2013,21 @@ static int read_event(kineto *k)
  * events, or right after its ']'. */
 static int read_events(kineto *k)
 {
+    if (!k->saw_event_list) k->list_off = js_offset(k->js);
     k->saw_event_list = true;
     k->events_open = true;
     js_allow_cut(k->js);
     for (;;) {
+        size_t avail;
+        const char *p = js_peek_element(k->js, &avail);
+        if (p && p[0] == '{') {
+            int r = shaped_event(k, p, avail);
+            if (r < 0) return -1;
+            if (r > 0) {
+                k->list_objects++;
+                continue;
+            }
+        }
         js_tok t = js_next(k->js);
         if (t == JS_END) return 0; /* the file ended inside the list: events_open stays set */
         if (t == JS_ARRAY_END) {
@@ -1484,6 +2163,10 @@ static int read_top_object(kineto *k)
 static int finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
+    if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when lean_wanted) */
+    if (!k->list_objects) /* nothing to show: an error, not an empty run */
+        return js_fail_at(k->js, k->e, k->list_off, "no events: the trace's event list is empty%s",
+                          truncated ? " (and the file ends inside it)" : "");
     /* ts and the base are each below 2^62 (read_bounded); so must their sums be (profile.h). */
     if (p->base_time_ns && k->has_times &&
         (!ml_value_ok(p->base_time_ns + k->min_ts) || !ml_value_ok(p->base_time_ns + k->max_end)))
@@ -1561,6 +2244,8 @@ static void kineto_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
 
 static void kineto_free(kineto *k)
 {
+    for (unsigned i = 0; i < k->nshapes; i++) free(k->shapes[i]);
+    free(k->spare);
     js_close(k->js);
     free(k->name);
     VEC_FREE(&k->props);
@@ -1665,13 +2350,16 @@ static void *read_second_half(void *arg)
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only;
+    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted,
+         categories_wanted = p->categories_wanted;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
     p->ops_first_only = ops_first_only;
+    p->lean_wanted = lean_wanted;
+    p->categories_wanted = categories_wanted;
 }
 
 static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
@@ -1689,6 +2377,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
     second.p->ops_first_only = p->ops_first_only;
+    second.p->lean_wanted = p->lean_wanted;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
     kineto_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
@@ -1717,6 +2406,7 @@ static int import_in_two_halves(const char *path, uint64_t size, ml_profile *p, 
         close_open_ops(k2, first.max_end); /* nothing after the second half can close them */
         ml_profile_append(p, second.p);
         first.unclosed += k2->unclosed;
+        first.list_objects += k2->list_objects;
         first.memory_events += k2->memory_events;
         first.memory_without_addr += k2->memory_without_addr;
         first.memory_without_totals += k2->memory_without_totals;
@@ -1781,7 +2471,7 @@ int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
     const char *min_env = getenv("MEMLENS_SPLIT_MIN_BYTES");
     int64_t min = min_env ? atoll(min_env) : SPLIT_MIN_BYTES;
     int64_t size = ml_source_plain_size(src);
-    if (size >= min && size > 0 && !getenv("MEMLENS_ONE_THREAD")) {
+    if (size >= min && size > 0 && ml_par_allowed()) {
         int rc = import_in_two_halves(ml_source_name(src), (uint64_t)size, p, e);
         if (rc != SPLIT_RETRY) return rc;
     }

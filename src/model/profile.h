@@ -166,6 +166,11 @@ typedef struct ml_series {
     VEC(int64_t) value;     /* bytes */
     VEC(uint32_t) event;    /* optional: the event each point came from (kept in step by
                              * ml_profile_finish), so that the peak can be tied to one event */
+    /* ml_series_push_sampled()'s bookkeeping: the time of the last point
+     * given (kept or dropped), whether the points came out of time order,
+     * and whether one was dropped */
+    int64_t last_ts;
+    bool unsorted, dropped;
 } ml_series;
 
 /* ---- allocations (lifetimes) ----------------------------------------- */
@@ -253,7 +258,12 @@ typedef struct ml_profile {
     ml_trace *trace;            /* slices, flows, counters (trace.h); NULL unless ML_WANT_TRACE */
     bool lean_wanted;           /* the command reads of the memory side only what `lean` keeps
                                  * (the plain summary: ML_LEAN), and the input can be read again
-                                 * (a regular file): an importer may store it lean */
+                                 * (a regular file): an importer may store it lean, and
+                                 * ml_profile_finish() leaves the events' addr, thread (unless
+                                 * categories_wanted), stack and stream empty (len 0) once the
+                                 * allocs are matched */
+    bool categories_wanted;     /* ml_categorize() will run: the events' threads, which it reads at
+                                 * frees, stay (lean_wanted drops them only when not) */
     bool lean;                  /* lean storage (the snapshot importer, while it matches as it
                                  * reads): events keep ts, size, aux, device and kind (addr,
                                  * thread, stack and stream stay empty: len 0); allocs leave
@@ -317,6 +327,15 @@ ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml
 void ml_series_push(ml_series *s, int64_t ts, int64_t value);
 /* The same, for a point recorded with event number `event` (its index in p->events when pushed). */
 void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event);
+/* The same for a sampled series (s->sampled): when the command reads lean
+ * (p->lean_wanted), a point that repeats the value of the one before it is
+ * not even stored, as long as the points come in time order (the 20 bytes
+ * of Kineto's Total Reserved at each memory event, which it hardly ever
+ * changes); ml_profile_finish() would drop it anyway.  Points out of order
+ * after one was dropped: ml_series_dropped_unsorted() says so, and the
+ * importer answers ML_IMPORT_AGAIN (the file is read again, keeping all). */
+void ml_series_push_sampled(const ml_profile *p, ml_series *s, int64_t ts, int64_t value, uint32_t event);
+bool ml_series_dropped_unsorted(const ml_profile *p);
 
 /* Appends one allocation row (importers with lifetimes only; Kineto/snapshot use ml_match). */
 typedef struct ml_alloc_row {

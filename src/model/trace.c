@@ -183,7 +183,21 @@ uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
 
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 {
-    VEC_PUSH(&t->kernel_info, *info);
+    ml_kernel_info k = *info;
+    size_t bad = 0;
+    /* (!(x >= lo) is true for NaN too) */
+    if (k.occupancy != -1 && !(k.occupancy >= 0 && k.occupancy <= 100)) k.occupancy = -1, bad++;
+    /* blocks per SM is the grid's blocks over the SMs: at most the largest grid CUDA allows */
+    if (k.blocks_per_sm != -1 && !(k.blocks_per_sm >= 0 && k.blocks_per_sm <= 2147483647.0 * 65535.0 * 65535.0))
+        k.blocks_per_sm = -1, bad++;
+    if (k.registers != -1 && (k.registers < 0 || k.registers > 65536)) k.registers = -1, bad++;
+    if (k.shared_memory != -1 && k.shared_memory < 0) k.shared_memory = -1, bad++;
+    for (int d = 0; d < 3; d++) {
+        if (k.grid[d] != -1 && k.grid[d] < 1) k.grid[d] = -1, bad++;
+        if (k.block[d] != -1 && k.block[d] < 1) k.block[d] = -1, bad++;
+    }
+    t->kernel_args_dropped += bad;
+    VEC_PUSH(&t->kernel_info, k);
     return (uint32_t)t->kernel_info.len - 1;
 }
 
@@ -377,6 +391,7 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
     if (!dst->backend) dst->backend = MAP_STR(src->backend);
     if (src->index->has_span) ml_trace_span(dst, src->index->span_begin, src->index->span_end);
     dst->unpaired_ends += src->unpaired_ends;
+    dst->kernel_args_dropped += src->kernel_args_dropped;
     free(tmap);
 #undef MAP_STR
 }
@@ -499,6 +514,40 @@ static void nest(ml_trace *t)
     VEC_FREE(&stack);
 }
 
+/* A launch that carries a correlation id some other launch carries too. */
+typedef struct shared_launch {
+    int64_t corr, ts;
+    uint32_t slice;
+} shared_launch;
+
+static int cmp_shared(const void *x, const void *y)
+{
+    const shared_launch *a = x, *b = y;
+    if (a->corr != b->corr) return a->corr < b->corr ? -1 : 1;
+    return (a->ts > b->ts) - (a->ts < b->ts);
+}
+
+/* Whether slice i lies within slice k on the same track (a driver call
+ * inside the runtime call it serves). */
+static bool within(const ml_slices *s, size_t i, size_t k)
+{
+    return s->track.v[i] == s->track.v[k] && s->ts.v[i] >= s->ts.v[k] &&
+           s->ts.v[i] + s->dur.v[i] <= s->ts.v[k] + s->dur.v[k];
+}
+
+/* Of the launches sh[lo, hi) (one id, in time order), the one that began
+ * last at or before ts, else the first. */
+static uint32_t nearest_launch(const shared_launch *sh, size_t lo, size_t hi, int64_t ts)
+{
+    size_t a = lo, b = hi;
+    while (a < b) {
+        size_t mid = (a + b) / 2;
+        if (sh[mid].ts <= ts) a = mid + 1;
+        else b = mid;
+    }
+    return sh[a > lo ? a - 1 : lo].slice;
+}
+
 /* GPU work -> the runtime/driver call with the same correlation id. */
 static void link_launchers(ml_trace *t)
 {
@@ -515,24 +564,71 @@ static void link_launchers(ml_trace *t)
     while (cap < nl * 2) cap *= 2;
     int64_t *keys = ml_malloc(cap * sizeof *keys);
     uint32_t *vals = ml_calloc(cap, sizeof *vals);
+    uint8_t *shared = NULL; /* per table entry: another launch carries the id (made at the first) */
     for (size_t i = 0; i < n; i++) {
         if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
         size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
         for (; vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) break;
-        /* A runtime call and the driver call under it can share the id: keep the first (outermost). */
-        if (vals[j]) continue;
+        if (vals[j]) {
+            /* A runtime call and the driver call under it share the id: the
+             * first (outermost) is the launch.  Anything else is another
+             * launch with the same id (a broken or stitched trace). */
+            if (!within(s, i, vals[j] - 1)) {
+                if (!shared) shared = ml_calloc(cap, 1);
+                shared[j] = 1;
+            }
+            continue;
+        }
         keys[j] = s->corr.v[i];
         vals[j] = (uint32_t)i + 1;
+    }
+    /* The launches of shared ids, by (id, time), without the calls nested
+     * in another launch of their id. */
+    VEC(shared_launch) sh = {0};
+    if (shared) {
+        for (size_t i = 0; i < n; i++) {
+            if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
+            size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
+            while (keys[j] != s->corr.v[i]) j = (j + 1) & (cap - 1);
+            if (shared[j]) VEC_PUSH(&sh, ((shared_launch){s->corr.v[i], s->ts.v[i], (uint32_t)i}));
+        }
+        qsort(sh.v, sh.len, sizeof *sh.v, cmp_shared);
+        size_t w = 0;
+        for (size_t r = 0; r < sh.len; r++) {
+            bool nested = false; /* (its launch is a few entries back at most: a bounded look) */
+            for (size_t q = w; q-- > 0 && q + 4 >= w && sh.v[q].corr == sh.v[r].corr;)
+                if (within(s, sh.v[r].slice, sh.v[q].slice)) { nested = true; break; }
+            if (!nested) sh.v[w++] = sh.v[r];
+        }
+        sh.len = w;
+        for (size_t r = 0; r < sh.len; r++) {
+            if (r == 0 || sh.v[r].corr != sh.v[r - 1].corr) t->shared_corr_ids++;
+            t->shared_corr_calls++;
+        }
     }
     for (size_t i = 0; i < n; i++) {
         if (!is_gpu_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
         for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) {
                 s->launcher.v[i] = vals[j] - 1;
+                if (shared && shared[j]) { /* the launches of this id: the one nearest before the work */
+                    shared_launch key = {s->corr.v[i], INT64_MIN, 0};
+                    size_t lo = 0, hi = sh.len;
+                    while (lo < hi) {
+                        size_t mid = (lo + hi) / 2;
+                        if (cmp_shared(&sh.v[mid], &key) < 0) lo = mid + 1;
+                        else hi = mid;
+                    }
+                    size_t end = lo;
+                    while (end < sh.len && sh.v[end].corr == key.corr) end++;
+                    if (end > lo) s->launcher.v[i] = nearest_launch(sh.v, lo, end, s->ts.v[i]);
+                }
                 break;
             }
     }
+    VEC_FREE(&sh);
+    free(shared);
     free(keys);
     free(vals);
 }
@@ -717,6 +813,7 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     ml_trace_index *ix = t->index;
     if (ix->finished) return;
     ix->finished = true;
+    t->base_ns = base_ns;
     ml_slices *s = &t->slices;
     size_t n = s->ts.len;
     shift(s->ts.v, n, base_ns);

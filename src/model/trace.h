@@ -129,6 +129,7 @@ typedef struct ml_kernel_info {
     int64_t shared_memory;  /* "shared memory" (bytes) */
     float blocks_per_sm;    /* "blocks per SM" */
     float occupancy;        /* "est. achieved occupancy %" (0-100) */
+    float membw;            /* memcpy/memset "memory bandwidth (GB/s)", 0 if none (HTA's default) */
     int64_t bytes;          /* memcpy/memset "bytes", -1 */
     ml_comm_args comm;      /* NCCL kernels */
 } ml_kernel_info;
@@ -169,8 +170,12 @@ typedef struct ml_trace {
     /* distributedInfo beyond rank/world_size (profile.h has those) */
     ml_str backend;         /* "nccl", 0 if none */
     int64_t span_begin, span_end; /* first ts and last ts+dur of all events, ns; 0/0 if none */
+    int64_t base_ns;        /* what ml_trace_finish() added to the file's times (baseTimeNanoseconds) */
     size_t partial_overlaps; /* slices that start inside their parent but end after it (see ml_trace_finish) */
     size_t unpaired_ends;   /* importers: "E" events with no "B" open on their track (dropped) */
+    size_t kernel_args_dropped; /* kernel args outside their physical range, left out (ml_kernel_info_push) */
+    size_t shared_corr_ids; /* correlation ids that more than one launch carries (ml_trace_finish) ... */
+    size_t shared_corr_calls; /* ... and those launches */
     struct ml_trace_index *index; /* private */
 } ml_trace;
 
@@ -199,6 +204,11 @@ uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
 uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm);
 /* An op's collective args: all absent ({0, 0, -1, -1, -1}) when it has none. */
 const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info);
+/* Kernel args outside their physical range are left out (as absent: -1) and
+ * counted in kernel_args_dropped: an occupancy outside 0..100 %, blocks per
+ * SM negative, not finite or past the largest grid CUDA allows (2^31 - 1 by
+ * 65535 by 65535 blocks), registers per thread outside 0..65536, negative
+ * shared memory, grid or block sizes below 1. */
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info);
 
 /* A flow endpoint as the trace gives it; bound to slices by ml_trace_finish():
@@ -236,8 +246,11 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
  * malformed or clock-skewed traces) is nested under it anyway, as Perfetto
  * nests by start time: lanes never overlap at one depth; the child keeps its
  * true end (counted in partial_overlaps; analyses that sum child time clamp).
- * Launchers: a GPU work slice's corr matched to a runtime/driver slice's (the
- * first one in sorted order when several share it).
+ * Launchers: a GPU work slice's corr matched to a runtime/driver slice's (a
+ * driver call inside the runtime call of the same id is that same launch:
+ * the outer one is kept).  Where separate launches share an id (counted in
+ * shared_corr_ids and shared_corr_calls), the work goes to the one that
+ * began last before it started, else to the first one after it.
  * Flows: endpoints grouped by (cat, id) in time order; "s", "t" and an "f"
  * with binding point "e" bind to the innermost slice enclosing ts on their
  * track, another "f" to the first slice starting at or after ts there. */

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void jw_init(jw *w, FILE *f, bool pretty)
 {
     memset(w, 0, sizeof *w);
@@ -54,12 +56,15 @@ void jw_end(jw *w)
     if (w->depth == 0 && w->pretty) fputc('\n', w->f);
 }
 
+/* JSON is UTF-8: a byte that does not begin a valid sequence is written as
+ * U+FFFD (names come from the input, which may hold any bytes). */
 void jw_strn(jw *w, const char *s, size_t n)
 {
     before_value(w);
     fputc('"', w->f);
+    const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
+        unsigned char c = u[i];
         switch (c) {
         case '"': fputs("\\\"", w->f); break;
         case '\\': fputs("\\\\", w->f); break;
@@ -68,7 +73,12 @@ void jw_strn(jw *w, const char *s, size_t n)
         case '\t': fputs("\\t", w->f); break;
         default:
             if (c < 0x20) fprintf(w->f, "\\u%04x", c);
-            else fputc(c, w->f);
+            else if (c < 0x80) fputc(c, w->f);
+            else {
+                size_t k = ml_utf8_seq(u + i, n - i);
+                if (!k) fputs(ML_UTF8_REPLACEMENT, w->f);
+                else fwrite(u + i, 1, k, w->f), i += k - 1;
+            }
         }
     }
     fputc('"', w->f);
@@ -112,4 +122,27 @@ void jw_null(jw *w)
 {
     before_value(w);
     fputs("null", w->f);
+}
+
+void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key)
+{
+    jw_init(w, f, pretty);
+    if (depth < 0) depth = 0;
+    if (depth > JW_MAX_DEPTH - 1) depth = JW_MAX_DEPTH - 1;
+    w->depth = depth;
+    w->first[depth] = true;
+    w->after_key = after_key;
+}
+
+void jw_paste_begin(jw *w)
+{
+    if (!w->first[w->depth]) fputc(',', w->f);
+    w->first[w->depth] = false;
+}
+
+void jw_paste(jw *w, const char *piece, size_t n)
+{
+    if (!n) return;
+    jw_paste_begin(w);
+    fwrite(piece, 1, n, w->f);
 }

@@ -39,4 +39,17 @@ void jw_null(jw *w);
  * exactly, e.g. "98598.123"); written as is. */
 void jw_raw(jw *w, const char *json);
 
+/* Pieces of one document written apart (a job's ranks, each on the thread
+ * that loaded it) and put together later, byte for byte as one writer would
+ * have written them.  jw_init_in starts a writer inside an array or object
+ * at nesting `depth` (1: the top-level container's elements), before its
+ * first element, or as the value of a key just written (after_key); what it
+ * writes is a piece.  jw_paste adds a piece written at w's depth to w's
+ * container, with the comma between elements.  An empty piece adds nothing. */
+void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key);
+void jw_paste(jw *w, const char *piece, size_t n);
+/* That a piece will be pasted: the comma before it, now (the piece is then
+ * copied by the caller). */
+void jw_paste_begin(jw *w);
+
 #endif

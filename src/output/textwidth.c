@@ -3,10 +3,13 @@
  */
 #include "textwidth.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include "utf8.h"
 
 int ml_term_width(FILE *f)
 {
@@ -24,11 +27,97 @@ int ml_term_width(FILE *f)
 
 static int is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-int ml_text_cols(const char *s)
+/* The escape of the byte or sequence at u (k: its UTF-8 length, 0 when it
+ * is none) into out (at least 7 bytes), or 0 when it is shown as is. */
+static size_t escape_of(const unsigned char *u, size_t k, char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char c = *u;
+    if (k == 1 && c >= 0x20 && c != 0x7f) return 0;
+    if (k == 2 && ml_utf8_decode(u, 2) >= 0xA0) return 0;
+    if (k > 2) return 0;
+    if (k == 2) { /* a C1 control */
+        unsigned cp = ml_utf8_decode(u, 2);
+        memcpy(out, "\\u00", 4);
+        out[4] = hex[cp >> 4];
+        out[5] = hex[cp & 15];
+        return 6;
+    }
+    const char *named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == 0x1b ? "\\e" : c == 0x07 ? "\\a" : NULL;
+    if (named) {
+        memcpy(out, named, 2);
+        return 2;
+    }
+    out[0] = '\\';
+    out[1] = 'x';
+    out[2] = hex[c >> 4];
+    out[3] = hex[c & 15];
+    return 4;
+}
+
+int ml_text_unsafe(const char *s)
+{
+    char tmp[8];
+    for (const unsigned char *u = (const unsigned char *)s; *u;) {
+        if (*u >= 0x20 && *u < 0x7f) { u++; continue; }
+        size_t k = ml_utf8_seq(u, 4);
+        if (escape_of(u, k, tmp)) return 1;
+        u += k;
+    }
+    return 0;
+}
+
+const char *ml_text_safe(const char *s, char *buf, size_t cap)
+{
+    if (!ml_text_unsafe(s) || cap < 4) return s;
+    size_t w = 0;
+    char tmp[8];
+    for (const unsigned char *u = (const unsigned char *)s; *u;) {
+        size_t k = ml_utf8_seq(u, 4);
+        size_t e = escape_of(u, k, tmp);
+        const char *piece = e ? tmp : (const char *)u;
+        size_t len = e ? e : k;
+        u += k ? k : 1;
+        /* room for this piece, and for "…" after it unless it is the last */
+        if (w + len + (*u ? 3 : 0) + 1 > cap) {
+            memcpy(buf + w, "\xE2\x80\xA6", 3); /* (the pieces before left room for it) */
+            w += 3;
+            break;
+        }
+        memcpy(buf + w, piece, len);
+        w += len;
+    }
+    buf[w] = 0;
+    return buf;
+}
+
+void ml_put_text(FILE *f, const char *s)
+{
+    if (!ml_text_unsafe(s)) {
+        fputs(s, f);
+        return;
+    }
+    size_t cap = 4 * strlen(s) + 1;
+    char *buf = malloc(cap);
+    fputs(buf ? ml_text_safe(s, buf, cap) : "?", f);
+    free(buf);
+}
+
+static int cols_of(const char *s)
 {
     int n = 0;
     for (; *s; s++)
         if (!is_cont((unsigned char)*s)) n++;
+    return n;
+}
+
+int ml_text_cols(const char *s)
+{
+    if (!ml_text_unsafe(s)) return cols_of(s);
+    size_t cap = 4 * strlen(s) + 1;
+    char *buf = malloc(cap);
+    int n = buf ? cols_of(ml_text_safe(s, buf, cap)) : cols_of(s);
+    free(buf);
     return n;
 }
 
@@ -44,10 +133,11 @@ static size_t head_bytes(const char *s, int k)
     return i;
 }
 
-const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap)
+/* ml_fit of text that needs no escape. */
+static const char *fit_safe(const char *s, int cols, int middle, char *buf, size_t cap)
 {
     if (cols <= 0) return s;
-    int have = ml_text_cols(s);
+    int have = cols_of(s);
     if (have <= cols) return s;
     if (cols < 2) cols = 2;
     int keep = cols - 1; /* code points of s kept around the "…" */
@@ -60,4 +150,20 @@ const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap)
     memcpy(buf + fb + 3, s + bstart, bb);
     buf[fb + 3 + bb] = 0;
     return buf;
+}
+
+const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap)
+{
+    if (!ml_text_unsafe(s)) return fit_safe(s, cols, middle, buf, cap);
+    size_t tcap = 4 * strlen(s) + 1;
+    char *esc = malloc(tcap);
+    if (!esc) return "?";
+    const char *t = ml_text_safe(s, esc, tcap);
+    const char *fit = fit_safe(t, cols, middle, buf, cap);
+    if (fit == t) { /* it fits: the escaped text itself, in the caller's buffer */
+        snprintf(buf, cap, "%s", t);
+        fit = buf;
+    }
+    free(esc);
+    return fit;
 }

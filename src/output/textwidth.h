@@ -14,12 +14,30 @@
  * positive $COLUMNS, else 0: unlimited. */
 int ml_term_width(FILE *f);
 
-/* Display columns of UTF-8 text (code points). */
+/* Text from the input goes to the terminal escaped: a name may hold bytes a
+ * terminal acts on (ESC sequences that colour it or move the cursor, BEL,
+ * CR and LF that print fake lines) or that are not UTF-8.  Such a byte is
+ * written as \n \r \t \e \a or \xHH (a C1 control, U+0080..U+009F, as
+ * \u0080..\u009f; a backslash stays as is).  Whether s needs it: */
+int ml_text_unsafe(const char *s);
+/* s itself when it needs no escape; else buf holding s escaped (cut with "…"
+ * to fit cap: 4 * strlen(s) + 1 always suffices).  ML_TEXT_SAFE(s) gives it
+ * a buffer of its own, valid to the end of the enclosing block, holding at
+ * most ML_TEXT_SAFE_MAX bytes: for names printed with %s. */
+const char *ml_text_safe(const char *s, char *buf, size_t cap);
+#define ML_TEXT_SAFE_MAX 1024
+#define ML_TEXT_SAFE(s) ml_text_safe((s), (char[ML_TEXT_SAFE_MAX]){0}, ML_TEXT_SAFE_MAX)
+/* Writes s to f escaped. */
+void ml_put_text(FILE *f, const char *s);
+
+/* Display columns of UTF-8 text (code points), as escaped. */
 int ml_text_cols(const char *s);
 
-/* s itself when it fits in cols columns (or cols <= 0: unlimited); else buf
- * holding its start and its end joined by "…" (middle) or its start and "…"
- * (end), exactly cols columns.  cols below 2 count as 2. */
+/* s itself when it fits in cols columns (or cols <= 0: unlimited) and needs
+ * no escape; else buf holding it (escaped) as is, or its start and its end
+ * joined by "…" (middle) or its start and "…" (end), exactly cols columns.
+ * cols below 2 count as 2.  A buffer of 4 * (cols > 0 ? cols : strlen(s)) + 8
+ * bytes always suffices. */
 const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap);
 
 #endif

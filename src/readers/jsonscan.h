@@ -3,8 +3,11 @@
  *
  * The caller asks for one token at a time and skips whole values it does not
  * need with js_skip(), which counts brackets and jumps over strings with
- * memchr without decoding them.  Memory is a buffer of a few MiB whatever the
- * file size (it grows only to hold a single huge token).
+ * memchr without decoding them.  A plain file is read in place
+ * (ml_source_map: no copy by read(2)), its pages let go behind the array
+ * elements js_peek_element() hands out; other input goes through a buffer of
+ * a few hundred KiB whatever its size (it grows only to hold a single huge
+ * token, up to 512 MiB; a mapped file's tokens are there whatever their size).
  *
  * Leniencies that real profiler files need: trailing commas before ] or },
  * a UTF-8 byte order mark before the value, and a file that ends early inside
@@ -98,6 +101,18 @@ int js_value_scalar_text(js_scanner *s, const char **text, size_t *len);
  * consumes the n bytes of one complete, valid value found there. */
 const char *js_peek_value(js_scanner *s, size_t *avail);
 void js_consume_value(js_scanner *s, size_t n);
+
+/* The same for whole elements of an array (a trace's events): where the
+ * next element of the array the scanner is in is due (after its '[' or
+ * after an element: a comma between is looked past), the buffered input
+ * from the element's first byte on (*avail bytes; the buffer is topped up
+ * to 64 KiB ahead first), or NULL when no element is due there (the end of
+ * the array, a missing comma: leave them to js_next()).  Same guarantees
+ * as js_peek_value().  js_consume_element() then consumes the comma and
+ * the n bytes of one complete, valid element found there; js_offset() is
+ * then the element's first byte, as after js_next() read its '{'. */
+const char *js_peek_element(js_scanner *s, size_t *avail);
+void js_consume_element(js_scanner *s, size_t n);
 
 /* Raw text of the last JS_KEY, JS_STRING or JS_NUMBER. */
 const char *js_text(const js_scanner *s, size_t *len);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,6 +55,14 @@ struct ml_source {
     size_t cur_pos;             /* read position inside ring[consume] */
     size_t read_limit;          /* tests: reads return 1..read_limit bytes (0 = no limit) */
     size_t reads;
+    ml_input_limits lim;        /* ml_source_set_limits(); zeros = none */
+    uint64_t decoded;           /* decoded bytes read from the stream (peeks included) */
+    bool over_limit;            /* the stream went past lim.max_bytes: every read fails */
+    unsigned char *map;         /* ml_source_map(): the mapping (page aligned), NULL if none */
+    size_t map_len;             /* its length */
+    size_t map_delta;           /* where the data begins in it */
+    size_t map_done;            /* offset in it before which the pages were let go */
+    size_t map_ahead;           /* offset in it before which the pages were mapped in */
 };
 
 /* Raw (compressed or plain) bytes: the detection head first, then the fd or memory. */
@@ -251,6 +260,63 @@ ml_mapview *ml_source_mapview(ml_source *s)
     return ml_mapview_open_fd(s->fd, s->offset, (uint64_t)st.st_size);
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#define MAP_AHEAD ((size_t)2 << 20)
+
+char *ml_source_map(ml_source *s, size_t *len)
+{
+    struct stat st;
+    if (s->fd < 0 || !s->own_fd || s->gzip || s->read_limit || s->lim.max_bytes || s->map) return NULL;
+    if (fstat(s->fd, &st) < 0 || !S_ISREG(st.st_mode)) return NULL;
+    off_t cur = lseek(s->fd, 0, SEEK_CUR);
+    if (cur < 0) return NULL;
+    /* the stream's position: the fd's, less the bytes read ahead and not handed out */
+    uint64_t pending = (s->head_len - s->head_pos) + (s->peeked_len - s->peeked_pos);
+    if ((uint64_t)cur < pending) return NULL;
+    uint64_t at = (uint64_t)cur - pending, size = (uint64_t)st.st_size;
+    if (at > size) return NULL;
+    uint64_t n = s->limit == UINT64_MAX ? size - at : pending + s->limit;
+    if (at + n > size) n = size - at;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint64_t from = at & ~(uint64_t)(page - 1), delta = at - from;
+    uint64_t want = delta + n + ML_SOURCE_MAP_PAD, file_part = size - from < want ? size - from : want;
+    if (want > SIZE_MAX / 2) return NULL;
+    size_t total = ((size_t)want + page - 1) & ~(page - 1);
+    /* zeros first, the file over them: past the file's end the reader finds zeros, not a fault */
+    unsigned char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if (file_part && mmap(m, (size_t)file_part, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, s->fd,
+                          (off_t)from) == MAP_FAILED) {
+        munmap(m, total);
+        return NULL;
+    }
+    s->map = m;
+    s->map_len = total;
+    s->map_delta = (size_t)delta;
+    s->map_done = 0;
+    *len = (size_t)n;
+    return (char *)m + delta;
+}
+
+void ml_source_map_done(ml_source *s, size_t upto)
+{
+    if (!s->map) return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), to = (s->map_delta + upto) & ~(page - 1);
+    if (to > s->map_len) to = s->map_len & ~(page - 1);
+    if (to > s->map_done) {
+        madvise(s->map + s->map_done, to - s->map_done, MADV_DONTNEED);
+        s->map_done = to;
+    }
+    /* The next pages mapped in at once, not one fault per 16 of them. */
+    size_t ahead = to + MAP_AHEAD > s->map_len ? s->map_len : to + MAP_AHEAD;
+    if (ahead > s->map_ahead + MAP_AHEAD / 2) {
+        size_t from = s->map_ahead > to ? s->map_ahead : to;
+        if (madvise(s->map + from, ahead - from, MADV_POPULATE_READ) == 0) s->map_ahead = ahead;
+    }
+}
+
 ml_source *ml_source_from_memory(const char *name, const void *data, size_t n)
 {
     ml_source *s = ml_calloc(1, sizeof *s);
@@ -263,8 +329,34 @@ ml_source *ml_source_from_memory(const char *name, const void *data, size_t n)
     return s;
 }
 
-/* Decoded bytes, without the peek buffer. */
+void ml_source_set_limits(ml_source *s, const ml_input_limits *lim) { s->lim = *lim; }
+size_t ml_source_max_value(const ml_source *s) { return s->lim.max_value; }
+const char *ml_source_value_hint(const ml_source *s) { return s->lim.value_hint; }
+
+static ssize_t decoded_read_unlimited(ml_source *s, unsigned char *buf, size_t n, ml_err *e);
+
+/* Decoded bytes, without the peek buffer; past lim.max_bytes, an error (the
+ * inflater is stopped by ml_source_close: a bomb is not inflated to its end). */
 static ssize_t decoded_read(ml_source *s, unsigned char *buf, size_t n, ml_err *e)
+{
+    uint64_t max = s->lim.max_bytes;
+    if (max && s->decoded >= max) {
+        /* one byte more tells a file of exactly max bytes from a longer one */
+        unsigned char extra;
+        ssize_t r = s->over_limit ? 1 : decoded_read_unlimited(s, &extra, 1, e);
+        if (r <= 0) return r;
+        s->over_limit = true;
+        return ml_fail(e, "%s: more than %llu bytes%s%s%s%s", s->name, (unsigned long long)max,
+                       s->gzip ? " once decompressed" : "", s->lim.bytes_hint ? " (" : "",
+                       s->lim.bytes_hint ? s->lim.bytes_hint : "", s->lim.bytes_hint ? ")" : "");
+    }
+    if (max && n > max - s->decoded) n = (size_t)(max - s->decoded);
+    ssize_t r = decoded_read_unlimited(s, buf, n, e);
+    if (r > 0) s->decoded += (uint64_t)r;
+    return r;
+}
+
+static ssize_t decoded_read_unlimited(ml_source *s, unsigned char *buf, size_t n, ml_err *e)
 {
     if (!s->gzip) {
         ssize_t r = raw_read(s, buf, n);
@@ -376,6 +468,7 @@ void ml_source_close(ml_source *s)
         for (int i = 0; i < RING_SLOTS; i++) free(s->ring[i].data);
     }
     if (s->own_fd) close(s->fd);
+    if (s->map) munmap(s->map, s->map_len);
     free(s->head);
     free(s->peeked);
     free(s->name);

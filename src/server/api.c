@@ -3,6 +3,7 @@
  * validates the query, reads the rank's view, writes JSON.
  */
 #include "api.h"
+#include "perf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "chrome_json.h"
 #include "report_trace.h"
 #include "perfdata.h"
+#include "api_compare.h"
 #include "report.h"
 
 
@@ -1108,12 +1110,31 @@ static int route(req *q, ml_ranks *rs, const char *path)
         return 0;
     }
     if (!strcmp(path, "/api/perf")) {
-        if (arg_rank_dev(q, rs, &r, NULL)) return -1;
+        int64_t top;
+        if (arg_rank_dev(q, rs, &r, NULL) || arg_int(q, "top", 1, 100000000, ML_PERF_TOP_DEFAULT, &top)) return -1;
         const char *why = ml_perf_unavailable(r->p);
         if (why) return fail(q, 404, "%s", why);
         size_t key;
         const ml_distributed *dist = ml_ranks_distributed(rs, &key); /* over the ranks loaded so far */
-        if (!ml_sv_perf(r, dist, key, q->out)) return fail(q, 404, "this rank has no time data");
+        if (!ml_sv_perf(r, dist, key, (int)top, q->out)) return fail(q, 404, "this rank has no time data");
+        return 0;
+    }
+    if (!strcmp(path, "/api/compare")) { /* two loaded runs compared (api_compare.h) */
+        int64_t kb, kn;
+        size_t n = ml_ranks_count(rs);
+        if (arg_int(q, "base", 0, n ? (int64_t)n - 1 : -1, -1, &kb) || arg_int(q, "new", 0, n ? (int64_t)n - 1 : -1, -1, &kn))
+            return -1;
+        ml_sv_rank *rb, *rn;
+        ml_slot_state sb, sn;
+        ml_ranks_request(rs, (size_t)kb);
+        ml_ranks_request(rs, (size_t)kn);
+        rb = ml_ranks_get(rs, (size_t)kb, &sb);
+        rn = ml_ranks_get(rs, (size_t)kn, &sn);
+        if (!rb || !rn)
+            return fail(q, sb == ML_SLOT_FAILED || sn == ML_SLOT_FAILED ? 422 : 409,
+                        "rank %lld is not loaded%s: ask /api/rank?rank=%lld&wait=MS", (long long)(rb ? kn : kb),
+                        (rb ? sn : sb) == ML_SLOT_FAILED ? " (it failed, see /api/meta)" : " yet", (long long)(rb ? kn : kb));
+        ml_api_compare(rb, (size_t)kb, rn, (size_t)kn, q->out);
         return 0;
     }
     if (!strcmp(path, "/api/live")) {

@@ -31,7 +31,10 @@
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
- *   /api/perf?rank               the rank's perf object (web/DATA.md "Profiler views"), made
+ *   /api/compare?base&new        two loaded runs compared as `memlens diff` compares them:
+ *                                {base_rank, new_rank, diff} (web/DATA.md "Compare")
+ *   /api/perf?rank[&top=N]       the rank's perf object (web/DATA.md "Profiler views"), its
+ *                                tables cut to N rows (default 1000) plus "others", made
  *                                when asked; 404 + {"error": why} when it has no time side
  *   /api/trace?rank&t0&t1&px[&q&fmt]   the Trace view's window: slices >= 1 px, sub-pixel runs
  *                                merged per lane (api_trace.h); /api/slice?rank&id one slice's

@@ -66,14 +66,22 @@ static slot *slot_new(const char *path)
 }
 
 /* Imports path into its views (more than one for a folder of several
- * profiles); the paths skipped go to skipped.  Without the lock. */
-static int load_views(const char *path, ml_sv_rank_vec *views, ml_str_vec *skipped, ml_err *e)
+ * profiles); the paths skipped go to skipped.  Without the lock.  With
+ * shown (an upload), the profiles are named so, never by their path on the
+ * server; lim: the upload's limits (NULL: none). */
+static int load_views(const char *path, const char *shown, const ml_input_limits *lim, ml_sv_rank_vec *views,
+                      ml_str_vec *skipped, ml_err *e)
 {
     ml_profiles ps = { .want = ML_WANT_TRACE }; /* the profiler views (/api/perf, /api/trace) read p->trace */
+    if (lim) ps.limits = *lim;
     int rc = ml_load(path, &ps, e);
     if (rc == 0) {
         ml_profiles_sort(&ps);
         for (size_t i = 0; i < ps.items.len; i++) {
+            if (shown) {
+                free(ps.items.v[i]->path);
+                ps.items.v[i]->path = ml_strdup(shown);
+            }
             ml_sv_rank *v = rc == 0 ? ml_sv_rank_build(ps.items.v[i], e) : NULL;
             if (!v && rc == 0) rc = -1;
             else if (!v) ml_profile_free(ps.items.v[i]);
@@ -103,7 +111,7 @@ static void import_slot(ml_ranks *rs, size_t k)
     ml_err e = {{0}};
     ml_sv_rank_vec views = {0};
     ml_str_vec skipped = {0};
-    int rc = load_views(path, &views, &skipped, &e);
+    int rc = load_views(path, NULL, NULL, &views, &skipped, &e);
     free(path);
 
     pthread_mutex_lock(&rs->mu);
@@ -130,12 +138,12 @@ static void import_slot(ml_ranks *rs, size_t k)
     pthread_mutex_unlock(&rs->mu);
 }
 
-long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, ml_err *e)
+long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e)
 {
     double t = now_s();
     ml_sv_rank_vec views = {0};
     ml_str_vec skipped = {0};
-    int rc = load_views(path, &views, &skipped, e);
+    int rc = load_views(path, name, lim, &views, &skipped, e);
     for (size_t i = 0; i < skipped.len; i++) free(skipped.v[i]); /* an upload is one file: nothing to say */
     VEC_FREE(&skipped);
     if (rc != 0) {
@@ -147,6 +155,10 @@ long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, ml_err *e)
     VEC_PUSH(&rs->inputs, ml_strdup(name ? name : path));
     for (size_t i = 0; i < views.len; i++) {
         slot *x = slot_new(path);
+        if (name) { /* the name the user gave, not where the server keeps the file */
+            free(x->path);
+            x->path = ml_strdup(name);
+        }
         x->view = views.v[i];
         x->state = ML_SLOT_READY;
         x->took = now_s() - t;

@@ -17,6 +17,7 @@
 
 #include "err.h"
 #include "report_enc.h"
+#include "source.h"
 #include "view.h"
 
 typedef enum { ML_SLOT_PENDING, ML_SLOT_QUEUED, ML_SLOT_LOADING, ML_SLOT_READY, ML_SLOT_FAILED } ml_slot_state;
@@ -40,9 +41,11 @@ ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
 
 /* Imports path now, in the calling thread (an upload: the server's connection
  * thread), and adds its profiles as loaded slots at the end, with name in
- * the inputs list.  Returns the first new slot's number, or -1 with e set
+ * the inputs list and as their path (the profiles' and the slots': the
+ * server's own paths are never shown); lim (NULL: none) bounds the input
+ * (source.h).  Returns the first new slot's number, or -1 with e set
  * (then nothing is added).  Safe alongside the workers' lazy imports. */
-long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, ml_err *e);
+long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e);
 
 /* The distributed view (distributed.h) of the ranks loaded so far: ranks load
  * lazily, so it is computed over the slots that are ready when asked, and

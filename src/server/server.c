@@ -7,10 +7,12 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -31,6 +33,12 @@ struct ml_server {
     char host[256];             /* as given, for the Host check */
     ml_buf page;
     ml_uploads *uploads;
+    uint64_t max_upload;        /* ml_server_opts, defaults filled in */
+    int max_imports;
+    pthread_mutex_t up_mu;      /* guards the two counts below */
+    pthread_cond_t up_turn;     /* an import finished */
+    int uploads_open;           /* uploads accepted and not yet answered */
+    int importing;              /* of them, being imported now (<= max_imports) */
 };
 
 /* What a request carries between the calls of handle(): a GET only that its
@@ -39,6 +47,7 @@ struct ml_server {
  * would otherwise see the connection reset instead of the answer). */
 typedef struct req {
     int upload;
+    int counted;                /* counted in uploads_open */
     ml_upload *f;
     char *name;
     int status;                 /* != 0: fails with this status and err */
@@ -90,7 +99,17 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, int status, const c
     ml_buf_puts(&b, "{\"error\":");
     ml_json_str(&b, msg);
     ml_buf_printf(&b, ",\"status\":%d}", status);
-    enum MHD_Result ok = reply(c, status, "application/json; charset=utf-8", b.p, b.len, 1);
+    enum MHD_Result ok = MHD_NO;
+    struct MHD_Response *r = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_COPY);
+    if (r) {
+        MHD_add_response_header(r, "Content-Type", "application/json; charset=utf-8");
+        MHD_add_response_header(r, "Cache-Control", "no-store");
+        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+        MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+        if (status == 503) MHD_add_response_header(r, "Retry-After", "5");
+        ok = MHD_queue_response(c, (unsigned)status, r);
+        MHD_destroy_response(r);
+    }
     ml_buf_free(&b);
     return ok;
 }
@@ -254,6 +273,14 @@ static const char *request_bad(struct MHD_Connection *c, const char *url, arg_ch
     return a->why[0] ? a->why : NULL;
 }
 
+/* Whether name (a host, IPv6 without brackets) is one of this machine's
+ * loopback names, or the address the server was told to bind. */
+static int loopback_name(const ml_server *s, const char *name)
+{
+    return !strcmp(name, "127.0.0.1") || !strcasecmp(name, "localhost") || !strcmp(name, "::1") ||
+           !strcmp(name, s->host);
+}
+
 /* With a loopback bind, the Host header must name this machine. */
 static int host_ok(const ml_server *s, struct MHD_Connection *c)
 {
@@ -265,7 +292,7 @@ static int host_ok(const ml_server *s, struct MHD_Connection *c)
     char *colon = name[0] == '[' ? strchr(name, ']') : strrchr(name, ':');
     if (name[0] == '[' && colon) colon[1] = 0, memmove(name, name + 1, strlen(name)), name[strlen(name) - 1] = 0;
     else if (colon) *colon = 0;
-    return !strcmp(name, "127.0.0.1") || !strcmp(name, "localhost") || !strcmp(name, "::1") || !strcmp(name, s->host);
+    return loopback_name(s, name);
 }
 
 /* /api/upload: the body into a file of the uploads' folder as it arrives,
@@ -274,6 +301,12 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
 {
     ml_err e = {{0}};
     if (*size) {
+        if (!q->status && (uint64_t)ml_upload_bytes(q->f) + *size > s->max_upload) {
+            /* the rest is read and dropped: nothing more goes to disk */
+            q->status = 413;
+            snprintf(q->err, sizeof q->err, "%s: more than %llu bytes (memlens serve --max-upload)", q->name,
+                     (unsigned long long)s->max_upload);
+        }
         if (!q->status && ml_upload_write(q->f, data, *size, &e) != 0) {
             q->status = 507;
             snprintf(q->err, sizeof q->err, "%s", e.msg);
@@ -290,7 +323,18 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
         q->f = NULL;
         return reply_error(c, q->status, q->err);
     }
-    long k = ml_ranks_add(s->rs, ml_upload_path(q->f), q->name, &e);
+    /* at most max_imports at once: the others wait their turn here */
+    pthread_mutex_lock(&s->up_mu);
+    while (s->importing >= s->max_imports) pthread_cond_wait(&s->up_turn, &s->up_mu);
+    s->importing++;
+    pthread_mutex_unlock(&s->up_mu);
+    ml_input_limits lim = {s->max_upload, ML_UPLOAD_MAX_VALUE, "the upload limit: memlens serve --max-upload",
+                           "the limit for uploads; memlens on the command line reads up to 512 MiB"};
+    long k = ml_ranks_add(s->rs, ml_upload_path(q->f), q->name, &lim, &e);
+    pthread_mutex_lock(&s->up_mu);
+    s->importing--;
+    pthread_cond_signal(&s->up_turn);
+    pthread_mutex_unlock(&s->up_mu);
     if (k < 0) { /* the importer's message, naming the file as the user did (as `memlens summary NAME` would) */
         char msg[ML_ERR_MAX];
         ml_upload_strip(e.msg, ml_upload_prefix(q->f), msg, sizeof msg);
@@ -313,16 +357,63 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
     return ok;
 }
 
+/* Splits "HOST[:PORT]" / "[V6][:PORT]" into host (no brackets) and port
+ * (-1 when absent); 0 when it has that shape. */
+static int split_hostport(const char *hp, char *host, size_t cap, long *port)
+{
+    const char *end, *colon;
+    if (hp[0] == '[') {
+        if (!(end = strchr(hp, ']'))) return -1;
+        hp++;
+        colon = end[1] == ':' ? end + 1 : end[1] ? NULL : end + 1;
+        if (!colon) return -1;
+    } else {
+        colon = strchr(hp, ':');
+        end = colon ? colon : hp + strlen(hp);
+        if (colon && strchr(colon + 1, ':')) return -1;
+    }
+    if ((size_t)(end - hp) >= cap || end == hp) return -1;
+    memcpy(host, hp, (size_t)(end - hp));
+    host[end - hp] = 0;
+    *port = -1;
+    if (colon && *colon == ':') {
+        char *stop;
+        *port = strtol(colon + 1, &stop, 10);
+        if (stop == colon + 1 || *stop || *port < 0 || *port > 65535) return -1;
+    }
+    return 0;
+}
+
 /* An upload sent by a page must come from this server's own page: a page
  * elsewhere may POST to 127.0.0.1 (a "simple" cross-origin request, with no
- * preflight) and its Host header would pass; its Origin would not.  Clients
- * that are not browsers send no Origin. */
-static int origin_ok(struct MHD_Connection *c)
+ * preflight) and its Host header would pass; its Origin would not.  With a
+ * loopback bind, the same server reached by another loopback name (a page
+ * at http://localhost:PORT posting to 127.0.0.1:PORT) is this server: its
+ * origin is http, a loopback name and this port (a page of another port is
+ * another server, another origin).  Clients that are not browsers send no
+ * Origin. */
+static int origin_ok(const ml_server *s, struct MHD_Connection *c)
 {
     const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
     if (!o) return 1;
     const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-    return h && !strncmp(o, "http://", 7) && !strcmp(o + 7, h);
+    if (strncmp(o, "http://", 7) != 0) return 0;
+    if (h && !strcmp(o + 7, h)) return 1;
+    char host[300];
+    long port;
+    if (!s->loopback || split_hostport(o + 7, host, sizeof host, &port) != 0) return 0;
+    return loopback_name(s, host) && (port < 0 ? 80 : port) == s->port;
+}
+
+/* Counts an upload in, unless max_imports + ML_UPLOAD_WAITING are already
+ * under way (then 0: the upload is answered 503). */
+static int upload_count(ml_server *s, req *q)
+{
+    pthread_mutex_lock(&s->up_mu);
+    int ok = s->uploads_open < s->max_imports + ML_UPLOAD_WAITING;
+    if (ok) s->uploads_open++, q->counted = 1;
+    pthread_mutex_unlock(&s->up_mu);
+    return ok;
 }
 
 /* The first call of an upload (headers only): checks, and opens its file. */
@@ -337,18 +428,32 @@ static req *upload_begin(ml_server *s, struct MHD_Connection *c)
     const char *bad;
     if (!host_ok(s, c)) q->status = 403, snprintf(q->err, sizeof q->err, "Host header names another host");
     else if ((bad = request_bad(c, "/api/upload", &args))) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", bad);
-    else if (!origin_ok(c)) q->status = 403, snprintf(q->err, sizeof q->err, "upload from a page of another origin");
+    else if (!origin_ok(s, c)) q->status = 403, snprintf(q->err, sizeof q->err, "upload from a page of another origin");
     else if (why) q->status = 400, snprintf(q->err, sizeof q->err, "upload: %s", why);
+    else if (!upload_count(s, q))
+        q->status = 503, snprintf(q->err, sizeof q->err, "busy: %d uploads are under way; try again later",
+                                  s->max_imports + ML_UPLOAD_WAITING);
     else if (!(q->f = ml_upload_begin(s->uploads, name, &e))) q->status = 500, snprintf(q->err, sizeof q->err, "%s", e.msg);
     else q->name = ml_strdup(name);
     return q;
 }
 
+/* The end of an upload counted by upload_count. */
+static void upload_uncount(ml_server *s, req *q)
+{
+    if (!q->counted) return;
+    q->counted = 0;
+    pthread_mutex_lock(&s->up_mu);
+    s->uploads_open--;
+    pthread_mutex_unlock(&s->up_mu);
+}
+
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
 {
-    (void)cls, (void)c, (void)why;
+    (void)c, (void)why;
     req *q = *con_cls;
     if (!q) return;
+    upload_uncount(cls, q);
     ml_upload_end(q->f, 1); /* an upload cut short: its partial file goes */
     free(q->name);
     free(q);
@@ -436,12 +541,17 @@ static int is_loopback(const struct sockaddr_storage *ss)
     return 0;
 }
 
-ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char *title, ml_err *e)
+ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char *title, const ml_server_opts *o,
+                           ml_err *e)
 {
     struct sockaddr_storage ss;
     if (parse_addr(host, port, &ss, e)) return NULL;
     ml_server *s = ml_calloc(1, sizeof *s);
     s->rs = rs;
+    s->max_upload = o && o->max_upload ? o->max_upload : ML_UPLOAD_DEFAULT_MAX;
+    s->max_imports = o && o->max_imports > 0 ? o->max_imports : ML_UPLOAD_DEFAULT_IMPORTS;
+    pthread_mutex_init(&s->up_mu, NULL);
+    pthread_cond_init(&s->up_turn, NULL);
     s->loopback = is_loopback(&ss);
     snprintf(s->host, sizeof s->host, "%s", host);
     build_page(&s->page, title ? title : "memlens serve");
@@ -466,6 +576,8 @@ ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char 
         ml_fail(e, "cannot listen on %s port %d (in use, or not an address of this machine?)", host, port);
         ml_buf_free(&s->page);
         ml_uploads_free(s->uploads);
+        pthread_mutex_destroy(&s->up_mu);
+        pthread_cond_destroy(&s->up_turn);
         free(s);
         return NULL;
     }
@@ -484,5 +596,7 @@ void ml_server_stop(ml_server *s)
     MHD_stop_daemon(s->d);
     ml_uploads_free(s->uploads);
     ml_buf_free(&s->page);
+    pthread_mutex_destroy(&s->up_mu);
+    pthread_cond_destroy(&s->up_turn);
     free(s);
 }

@@ -466,16 +466,18 @@ void ml_sv_rank_free(ml_sv_rank *r)
     free(r);
 }
 
-bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, ml_buf *out)
+bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, int top, ml_buf *out)
 {
     pthread_mutex_lock(&r->perf_mu);
-    if (r->perf_state > 0 && r->perf_key != key) { /* more ranks loaded since: the distributed view changed */
+    if (r->perf_state > 0 && (r->perf_key != key || r->perf_top != top)) {
+        /* more ranks loaded since (the distributed view changed), or other rows asked for */
         r->perf.len = 0;
         r->perf_state = 0;
     }
     if (!r->perf_state) {
-        r->perf_state = ml_report_perf_json_with(r->p, dist, &r->perf) ? 1 : -1;
+        r->perf_state = ml_report_perf_json_with(r->p, dist, top, &r->perf) ? 1 : -1;
         r->perf_key = key;
+        r->perf_top = top;
     }
     bool ok = r->perf_state > 0;
     if (ok) ml_buf_put(out, r->perf.p, r->perf.len);

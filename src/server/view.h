@@ -112,6 +112,7 @@ typedef struct ml_sv_rank {
     pthread_mutex_t perf_mu;    /* guards perf, perf_state */
     int perf_state;             /* 0 not made yet, 1 made, -1 the rank has none */
     size_t perf_key;            /* the distributed view's key (ranks.h ml_ranks_distributed) perf was made with */
+    int perf_top;               /* and the rows per table it was made with */
     ml_buf perf;                /* the perf object (report.h ml_report_perf_json_with), made when first asked */
 } ml_sv_rank;
 
@@ -119,9 +120,9 @@ typedef struct ml_sv_rank {
  * on the first call and kept, with dist (the distributed view of all the
  * ranks loaded so far, ranks.h ml_ranks_distributed) as its "distributed";
  * made again when key (which names dist) differs from the one it was made
- * with, i.e. when more ranks have loaded since.  False when the rank has no
- * time side. */
-bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, ml_buf *out);
+ * with, i.e. when more ranks have loaded since, or when top (rows per
+ * table, perf.h) differs.  False when the rank has no time side. */
+bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, int top, ml_buf *out);
 
 /* Builds the view of a loaded profile; takes ownership of p (freed with the view). */
 ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e);

@@ -14,6 +14,7 @@ import { OperatorsView } from "./operators.js";
 import { KernelsView } from "./kernels.js";
 import { ModulesView } from "./modules.js";
 import { DistributedView } from "./distributed.js";
+import { CompareView } from "./compare.js";
 import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
 import { bindKeys } from "./keys.js";
@@ -58,6 +59,7 @@ class App {
     this.tabs.rank = rank;
     $("sel-rank").value = String(rank);
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
+    else if (this.source.comparePairs && this.source.comparePairs().length) await this.tabs.go("compare"); // `memlens diff -o`: the comparison first
     else {
       // a snapshot, a memory timeline or an Ascend export is about memory: it opens there
       const r = this.meta.ranks[rank] || {}, memFirst = /snapshot|timeline|ascend/i.test(r.format || "") && (r.devices || []).length > 0;
@@ -82,7 +84,7 @@ class App {
   // The tabs and the views behind them (tabs.js).
   setupTabs() {
     const $ = (id) => document.getElementById(id), st = this.state;
-    const ids = ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed"];
+    const ids = ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed", "compare"];
     const panes = {};
     for (const id of ids) panes[id] = $("v-" + id);
     const app = this;
@@ -142,15 +144,17 @@ class App {
     this.views = {
       overview: new OverviewView(panes.overview, this), operators: new OperatorsView(panes.operators, this),
       kernels: new KernelsView(panes.kernels, this), trace, memory, modules: new ModulesView(panes.modules, this),
-      distributed: new DistributedView(panes.distributed, this),
+      distributed: new DistributedView(panes.distributed, this), compare: new CompareView(panes.compare, this),
     };
     this.tabs = new TabRouter($("vtabs"), panes, this.views, {
       onRank: (k) => this.switchRank(k, true),
       ranks: () => this.meta.ranks,
       onChange: (id) => { $("lab-dev").hidden = id !== "memory"; if (id !== "memory") this.rankLine(this.tabs.rank); },
     });
-    this.tabs.setShown(ids.filter((id) => id !== "distributed" || this.meta.ranks.length > 1 ||
-      this.meta.ranks.some((r) => r.world_size > 1)));
+    // Compare: a report of `memlens diff -o` (its pairs), or any served page (two runs, or a hint to add one)
+    const pairs = this.source.comparePairs ? this.source.comparePairs() : null;
+    this.tabs.setShown(ids.filter((id) => (id !== "distributed" || this.meta.ranks.length > 1 ||
+      this.meta.ranks.some((r) => r.world_size > 1)) && (id !== "compare" || (pairs ? pairs.length > 0 : !!this.source.ensureRank))));
     this.tabs.bind(window);
   }
 
@@ -262,7 +266,10 @@ class App {
     $("hdr-title").textContent = names.join(", ");
     document.title = "memlens — " + names.map((x) => x.replace(/\/+$/, "").split("/").pop()).join(", ");
     const rs = $("sel-rank");
-    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
+    // a report of `memlens diff -o`: each rank is a base or a new run (the same file names often)
+    const role = new Map();
+    for (const p of (this.source.comparePairs ? this.source.comparePairs() : null) || []) { role.set(p.base_rank, "base "); role.set(p.new_rank, "new "); }
+    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${role.get(k) || ""}${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
     rs.value = String(this.tabs ? this.tabs.rank : this.state.rank);   // the options were made again: keep the rank shown
   }

@@ -1,7 +1,9 @@
 // distributed.js — the Distributed view: per rank, the step time split into
 // computation, communication, their overlap and other (perf.distributed,
 // web/DATA.md; the steps of every rank loaded, averaged or for one step),
-// and the collective operations table of the rank shown.
+// each rank's communication/computation overlap as HolisticTraceAnalysis
+// measures it (perf.gputime), and the collective operations table of the
+// rank shown.
 
 import { escapeHtml, groupDigits, fmtBytes } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf, pvFlash } from "./perfview.js";
@@ -62,6 +64,14 @@ function distBars(rows, slowest, width) {
   return `<svg class="pv-dist" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="step time per rank">${g}</svg>`;
 }
 
+// Each rank's share of communication time under computation (HTA's get_comm_comp_overlap).
+export function distOverlapTable(rows) {
+  if (!rows.length) return "";
+  rows.sort((a, b) => a.rank - b.rank);
+  return `<p class="pv-dist-cap"><b>Communication under computation</b> <span class="muted">per rank, as HolisticTraceAnalysis measures it: the share of the communication kernels' time during which computation kernels ran too</span></p><table class="pv-dist-overlap" id="dist-overlap"><thead><tr><th>rank</th><th>overlap</th><th>communication</th></tr></thead><tbody>` +
+    rows.map((r) => `<tr data-rank="${r.rank}"><td>rank ${escapeHtml(String(r.rank))}</td><td>${pvPct(r.ratio, 2)}</td><td>${pvNs(r.comm)}</td></tr>`).join("") + "</tbody></table>";
+}
+
 const COLLECTIVE_RE = /nccl|AllReduce|AllGather|ReduceScatter|Broadcast|SendRecv|AllToAll|gloo|c10d::/i;
 
 // Without the analyses' distributed object: each rank's steps from its step
@@ -111,12 +121,14 @@ export class DistributedView {
     this.perf = perf;
     if (!perf) { pvWhy(this.el, "No distributed data in this input", pvNoPerf(this.app.meta.ranks[rank])); this.table = null; return; }
     // every rank's steps: from each rank's perf object (loaded ones), de-duplicated
-    const rows = [], seen = new Set();
+    const rows = [], seen = new Set(), overlaps = [];
     let backend = "", world = 0, slowest = null, derived = false;
     for (let k = 0; k < this.app.meta.ranks.length; k++) {
       const p = k === rank ? perf : await this.app.perfOf(k, true);
       const rk = this.app.meta.ranks[k], rankNo = rk && rk.rank >= 0 ? rk.rank : k;
       const d = p && (p.distributed || distFromSteps(p, rankNo));
+      const g = p && p.gputime;
+      if (g && g.comm_comp_overlap != null) overlaps.push({ rank: rankNo, ratio: g.comm_comp_overlap, comm: g.comm_ns });
       if (d && d.derived) derived = true;
       if (!d) continue;
       backend = backend || d.backend || "";
@@ -155,7 +167,7 @@ export class DistributedView {
         <label class="sel">step <select class="pv-step"><option value="">average of all steps</option>${steps.map((s) => `<option${s === this.step ? " selected" : ""}>${escapeHtml(s)}</option>`).join("")}</select></label>
         <span class="spacer"></span>${DIST_PARTS.map((p) => `<span class="lg"><i style="background:${p.colour}"></i>${p.label}</span>`).join(" ")}</div>
         <div class="pv-distbars"></div>
-        <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Computation and communication are drawn without their overlap (communication that ran while a kernel computed), drawn once between them; the tooltips give each in all. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div></section>
+        <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Computation and communication are drawn without their overlap (communication that ran while a kernel computed), drawn once between them; the tooltips give each in all. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div>${distOverlapTable(overlaps)}</section>
       <section class="panel pv-main"><div class="bar"><h2>Collective operations${collTitle(colls, rankNo)}</h2>
         <input type="search" class="pv-search" placeholder="search collectives" size="24"><span class="spacer"></span>
         <button class="pv-copy">Copy TSV</button><button class="pv-csv">Download CSV</button></div><div class="pv-table pv-coll"></div></section>`;

@@ -4,9 +4,13 @@
 // whether they ran on Tensor Cores; the detail panel names the operators a
 // kernel came from (links to the Operators view) and draws the histogram of
 // its calls' durations, with the slowest calls linked to the Trace view.
+// Below the table, HTA's GPU-time panels (gputime.js): idle time by cause,
+// kernel types with overlaps, launch statistics with the launch-delay
+// histogram and the outliers (linked to the Trace view), queues, bandwidth.
 
 import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
 import { PerfTableView, pvNs, pvInt, pvPct, pvPerCall } from "./perfview.js";
+import { gtIdle, gtKernelTypes, gtLaunches, gtQueues, gtBind } from "./gputime.js";
 
 export function kernelColumns(group, perf) {
   let tot = 0;
@@ -77,7 +81,27 @@ export class KernelsView extends PerfTableView {
       rowKey: kernelRowKey,
       label: (r, g) => String(r.name).replace(/^void /, "") + (g === "op" && r.op ? " · " + r.op : ""),
       detail: kernelDetail,
+      others: (perf, g) => (perf.kernels.others || {})[g === "op" ? "by_op" : "by_name"] || null,
       empty: "This trace has no GPU kernels (a CPU-only profile).",
     });
+    this.gt = document.createElement("div");
+    this.gt.className = "gt-grid";
+    el.appendChild(this.gt);
+  }
+
+  async show(rank) {
+    await super.show(rank);
+    const g = this.perf && this.perf.gputime;
+    if (this.gtOf === g) return;
+    this.gtOf = g;
+    this.gt.hidden = !g;
+    if (!g) { this.gt.innerHTML = ""; return; }
+    const note = g.last_step_cut ? '<span class="muted">the last ProfilerStep# left out, as HTA does</span>' : "";
+    const queues = gtQueues(g);
+    this.gt.innerHTML =
+      `<section class="panel gt-kt" id="kn-types"><div class="bar"><h2>Kernel types</h2><span class="muted">time with each combination busy, overlaps apart (HolisticTraceAnalysis)</span></div>${gtKernelTypes(g) || '<p class="muted">No computation, communication or memory kernels.</p>'}${gtIdle(g)}` +
+      (queues ? `<h3 id="kn-queues">Launch queue and bandwidth</h3>${queues}` : "") + "</section>" +
+      `<section class="panel gt-launch" id="kn-launches"><div class="bar"><h2>Kernel launches</h2>${note}</div>${gtLaunches(g)}</section>`;
+    gtBind(this.gt, this.app, rank);
   }
 }

@@ -112,6 +112,7 @@ export class OperatorsView extends PerfTableView {
       rowKey: opRowKey,
       label: (r, g) => shortOpName(r.name) + (g === "shape" && r.input_shape ? " " + r.input_shape : ""),
       detail: operatorDetail,
+      others: (perf, g) => (perf.operators.others || {})[g === "shape" ? "by_shape" : "by_name"] || null,
       empty: "This trace has no operators (no cpu_op events).",
     });
   }

@@ -2,11 +2,15 @@
 // unique operators, GPU kernels, peak memory), a card per GPU (name, memory,
 // compute capability, a utilization gauge, SM efficiency, occupancy), the
 // step-time breakdown as a stacked bar per step with the average as a donut,
-// and the recommendations with the numbers behind them (perf object,
+// HTA's GPU time (temporal breakdown, idle time by cause per stream:
+// gputime.js), the recommendations with the numbers behind them, and the
+// notes on what the analyses had to adjust in the input (perf object,
 // web/DATA.md).
 
 import { escapeHtml, fmtBytes, groupDigits } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf } from "./perfview.js";
+import { notesHtml } from "./present.js";
+import { gtTemporal, gtIdle, GT_TEMPORAL } from "./gputime.js";
 
 // The parts of a step, bottom first, each a colour-blind-safe hue (Okabe & Ito, Tol).
 export const STEP_PARTS = [
@@ -135,6 +139,8 @@ export class OverviewView {
       ovCard("Unique operators", groupDigits(c.operators_unique || 0), "", "ov-ops") +
       ovCard(acc + " kernels", groupDigits(c.kernels || 0), c.kernel_names != null ? `${groupDigits(c.kernel_names)} distinct` : "", "ov-kernels") +
       memCard + "</div>";
+    // what the analyses adjusted in this input (times cut, args dropped, steps dropped)
+    if ((p.notes || []).length) h += `<div class="pv-notes" id="ov-notes">${notesHtml(p.notes)}</div>`;
     h += '<div class="pv-ovgrid">';
     // GPUs
     h += `<section class="panel pv-gpus"><div class="bar"><h2>${acc}</h2></div>`;
@@ -158,6 +164,11 @@ export class OverviewView {
       STEP_PARTS.map((x) => `<span class="lg"><i style="background:${x.colour}"></i>${x.label}</span>`).join(" ") + "</div>";
     h += steps.length ? `<div class="pv-stepwrap">${ovStepBars(steps)}${ovDonut(p.step_average || {})}</div>` : '<p class="muted">No steps.</p>';
     h += "</section>";
+    // GPU time as HTA measures it
+    const g = p.gputime;
+    if (g) h += `<section class="panel pv-gputime" id="ov-gputime"><div class="bar"><h2>${acc} time</h2><span class="muted">HolisticTraceAnalysis's temporal breakdown${g.last_step_cut ? " · the last ProfilerStep# left out, as HTA does" : ""}</span><span class="spacer"></span>` +
+      GT_TEMPORAL.map((x) => `<span class="lg"><i style="background:${x.colour}"></i>${x.label}</span>`).join(" ") + `</div><div class="gt-cols">${gtTemporal(g)}${gtIdle(g)}</div>` +
+      `<p class="muted">Kernel types, launches, the launch queue and bandwidth: the <a href="#view=kernels&amp;rank=${this.rank}">Kernels view</a> (key 3).</p></section>`;
     // Recommendations
     const recs = p.recommendations || [];
     h += '<section class="panel pv-recs"><div class="bar"><h2>Recommendations</h2></div>';

@@ -170,7 +170,8 @@ const DETAIL_W = 400;
 
 // The frame of a table view.  cfg: {title, groups: [{id, label}], columns(group) -> columns,
 // rows(perf, group) -> rows, rowKey(row, group) -> text, metric: {key, label} (chart default),
-// detail(row, perf, group) -> html, placeholder, file, empty}
+// detail(row, perf, group) -> html, placeholder, file, empty, others(perf, group) -> the
+// rows past the cut, added up (perf "others"), or null}
 export class PerfTableView {
   constructor(el, app, cfg) {
     this.el = el;
@@ -188,6 +189,7 @@ export class PerfTableView {
         <span class="muted pv-count"></span><span class="spacer"></span>
         <button class="pv-copy" title="copy the rows shown (all of them, not only those in sight) as tab-separated text">Copy TSV</button>
         <button class="pv-csv" title="download the rows shown as CSV">Download CSV</button></div>
+      <div class="pv-others muted" hidden></div>
       <div class="pv-top"><div class="pv-chart-head muted"></div><div class="pv-chart"></div></div>
       <div class="pv-body"><div class="pv-table"></div>
         <aside class="pv-detail" hidden><div class="bar"><h2 class="pv-dtitle">Detail</h2><span class="spacer"></span><button class="pv-close" title="close (Esc)">✕</button></div><div class="pv-dbody detail"></div></aside></div>
@@ -196,6 +198,7 @@ export class PerfTableView {
     this.search = q(".pv-search");
     this.groupSel = q(".pv-group");
     this.countEl = q(".pv-count");
+    this.othersEl = q(".pv-others");
     this.chart = q(".pv-chart");
     this.chartHead = q(".pv-chart-head");
     this.detailEl = q(".pv-detail");
@@ -258,6 +261,29 @@ export class PerfTableView {
     this.table.text = this.search.value;
     this.table.setRows(cfg.rows(this.perf, this.group));
     this.closeDetail(true);
+    this.showOthers();
+  }
+
+  // The rows past the table's cut (perf "others", web/DATA.md): how many and
+  // what they add up to; `memlens serve` can send more of them.
+  showOthers() {
+    const o = this.cfg.others ? this.cfg.others(this.perf, this.group) : null, el = this.othersEl;
+    el.hidden = !o;
+    if (!o) return;
+    const shown = this.cfg.rows(this.perf, this.group).length, more = this.app.source.setPerfTop && shown < 100000000;
+    const sums = o.device_self_ns != null
+      ? `${pvNs(o.device_self_ns)} device self, ${pvNs(o.host_self_ns)} host self`
+      : `${pvNs(o.total_ns)} in total`;
+    el.innerHTML = `The top ${groupDigits(shown)} of ${groupDigits(shown + o.rows)} rows are listed; the other ${groupDigits(o.rows)} add up to ` +
+      `${plural(o.calls, "call")}, ${sums}. ` +
+      (more ? `<a href="#" class="pv-more">List the top ${groupDigits(shown * 10)}</a>` : "<code>memlens report --top N</code> lists more.");
+    const a = el.querySelector(".pv-more");
+    if (a) a.addEventListener("click", async (e) => {
+      e.preventDefault();
+      this.app.source.setPerfTop(shown * 10);
+      this.perf = null;
+      await this.show(this.rank);
+    });
   }
 
   // After each filter or sort: the count and the chart of the top rows.

@@ -19,6 +19,7 @@
 //   findSlice(rank, q, after, dir)             the search's next (previous) match
 //   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
+//   setPerfTop(n)                              (HttpSource) rows per perf table from now on
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
 // EmbeddedSource decodes the data embedded in the page (web/DATA.md);
@@ -45,10 +46,12 @@ export function isComponentCurve(label, comp, kind) { return label === comp + " 
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
   // the JSON text of rank k's perf object (<script id="ml-perf-K">), or null.
-  constructor(meta, blobText, perfText = null) {
+  // compareText(): the compare object's JSON text (<script id="ml-compare">, `memlens diff -o`), or null.
+  constructor(meta, blobText, perfText = null, compareText = null) {
     this.meta = meta;
     this.blobText = blobText;
     this.perfText = perfText;
+    this.compareText = compareText;
     this.cache = new Map();
     this.perfs = new Map();
   }
@@ -61,6 +64,25 @@ export class EmbeddedSource {
       this.perfs.set(rank, t ? JSON.parse(t) : null);
     }
     return this.perfs.get(rank);
+  }
+
+  // The compare object of `memlens diff -o` (web/DATA.md "Compare"), or null.
+  compareData() {
+    if (this.compare === undefined) {
+      const t = this.compareText ? this.compareText() : null;
+      this.compare = t ? JSON.parse(t) : null;
+    }
+    return this.compare;
+  }
+
+  // The pairs of runs the page compares ([{base_rank, new_rank}], empty if none).
+  comparePairs() { const c = this.compareData(); return c ? c.pairs : []; }
+
+  // The comparison of two of the page's ranks: {base_rank, new_rank, diff}.
+  async getCompare(base, nw) {
+    const p = this.comparePairs().find((x) => x.base_rank === base && x.new_rank === nw);
+    if (!p) throw new Error("this report did not compare these two runs (memlens diff BASE NEW -o FILE.html)");
+    return p;
   }
 
   // A column, decoded once: columns that share a blob (the category bands'
@@ -516,13 +538,28 @@ export class HttpSource {
     if (r.perf === false) return null;
     if (!this.perfs) this.perfs = new Map();
     if (!this.perfs.has(rank)) {
-      this.perfs.set(rank, this.get("perf", { rank }, [200, 404]).then((j) => {
+      const q = this.perfTop ? { rank, top: this.perfTop } : { rank };
+      this.perfs.set(rank, this.get("perf", q, [200, 404]).then((j) => {
         if (j._status !== 200) { if (j.error && !r.perfWhy) r.perfWhy = j.error; return null; }
         delete j._status;
         return j;
       }));
     }
     return this.perfs.get(rank);
+  }
+
+  // Rows per operator and kernel table in the perf objects asked from now on
+  // (the server's default, 1000, until set): the views' "List the top N".
+  setPerfTop(n) {
+    this.perfTop = n;
+    if (this.perfs) this.perfs.clear();
+  }
+
+  // /api/compare?base=K&new=J: any two loaded runs compared (`memlens diff`'s pair object).
+  async getCompare(base, nw) {
+    const j = await this.get("compare", { base, new: nw });
+    delete j._status;
+    return j;
   }
 
   async getTrace(rank, t0, t1, px, opts) { return httpGetTrace(this, rank, t0, t1, px, opts); }
@@ -551,6 +588,9 @@ export function pageSource(doc) {
     return el.textContent;
   }, (k) => {
     const el = doc.getElementById("ml-perf-" + k);
+    return el ? el.textContent : null;
+  }, () => {
+    const el = doc.getElementById("ml-compare");
     return el ? el.textContent : null;
   });
 }

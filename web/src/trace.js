@@ -7,17 +7,21 @@
 // slices (and the merged runs that hold some); a click opens the slice's
 // detail (args, stack, launcher or launched kernels, operator) and draws
 // its flows; the memory curve of the rank's devices is a track on the same
-// time axis.  "Download trace" saves the trace as Chrome JSON and "Open in
+// time axis, and so are HTA's counters (perf.gputime, gputime.js): the launch
+// queue of each stream and the bandwidth of each kind of copy.  "Download trace" saves the trace as Chrome JSON and "Open in
 // Perfetto" hands it to ui.perfetto.dev by its postMessage protocol, only
 // when clicked (offline: says that it could not be reached, offers the download).
 //
 //   mountTrace(el, source, state) -> {setRank(k), redraw(), destroy(), view}
 // source: getTrace / getSliceDetail / getTraceJson (| traceJsonUrl), and
-// getMeta / getCurve for the memory track (web/DATA.md); state.rank.
+// getMeta / getCurve for the memory track, getPerf for the counters
+// (web/DATA.md); state.rank.
 
 import { makeClock, fmtDur, fmtBytes, escapeHtml, groupDigits, isDark } from "./format.js";
 import { layoutTracks } from "./tracedata.js";
 import { upperBound } from "./decode.js";
+import { m4Points } from "./m4.js";
+import { gtCounterTracks } from "./gputime.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -178,8 +182,15 @@ class TraceView {
     // memory tracks: each device's headline curve (the peak's), on the same clock
     this.mem = (r.devices || []).filter((d) => d.curves && d.curves.length).slice(0, 4).map((d, k) => {
       const ci = d.peak && d.peak.curve >= 0 ? d.peak.curve : 0;
-      return { dev: r.devices.indexOf(d), curve: ci, label: `memory ${d.id}`, sub: d.curves[ci].label || d.curves[ci].kind, max: d.curves[ci].max, data: null, k };
+      return { dev: r.devices.indexOf(d), curve: ci, label: `memory ${d.id}`, sub: d.curves[ci].label || d.curves[ci].kind, max: d.curves[ci].max, data: null, k, fmt: fmtBytes };
     });
+    // HTA's counters, from the perf object: their series are in the page (local), drawn by M4 per window
+    let perf = null;
+    try { perf = this.source.getPerf ? await this.source.getPerf(rank) : null; } catch { perf = null; }
+    if (this.state.rank !== rank) return;
+    for (const c of gtCounterTracks(perf && perf.gputime, tr.begin))
+      this.mem.push({ local: c.curve, label: c.label, sub: c.sub, max: 0, data: null, k: this.mem.length, counter: true,
+        fmt: (v) => (c.unit ? `${(+v).toFixed(1)} ${c.unit}` : groupDigits(Math.round(v))) });
     this.lo = Math.min(tr.begin, ...(r.devices || []).map((d) => d.t0));
     this.hi = Math.max(tr.end, ...(r.devices || []).map((d) => d.t1));
     if (!(this.hi > this.lo)) this.hi = this.lo + 1;
@@ -380,7 +391,7 @@ class TraceView {
     try {
       const [ans, ...curves] = await Promise.all([
         this.source.getTrace(this.state.rank, t0, t1, px, { q }),
-        ...this.mem.map((m) => this.source.getCurve(this.state.rank, m.dev, m.curve, t0, t1, px).catch(() => null)),
+        ...this.mem.map((m) => (m.local ? m4Points(m.local, t0, t1, px) : this.source.getCurve(this.state.rank, m.dev, m.curve, t0, t1, px).catch(() => null))),
       ]);
       if (ans) {
         // merged boxes back to times, so that they follow the window while the next answer comes
@@ -536,7 +547,7 @@ class TraceView {
       ctx.fillStyle = muted;
       ctx.font = "10.5px system-ui, sans-serif";
       ctx.textBaseline = "top";
-      ctx.fillText("max in view " + fmtBytes(max), 4, y + 1);
+      ctx.fillText("max in view " + (m.fmt || fmtBytes)(max), 4, y + 1);
     }
   }
 
@@ -659,7 +670,7 @@ class TraceView {
     const mem = p ? null : this.memAt(x, y);
     if (!p && !mem) { this.tip.hidden = true; return; }
     let html;
-    if (mem) html = `<b>${escapeHtml(mem.m.label)}</b> ${escapeHtml(mem.m.sub)}: ${fmtBytes(mem.v)}<br>${escapeHtml(this.fmtTime(mem.t, 1))}`;
+    if (mem) html = `<b>${escapeHtml(mem.m.label)}</b> ${escapeHtml(mem.m.sub)}: ${escapeHtml((mem.m.fmt || fmtBytes)(mem.v))}<br>${escapeHtml(this.fmtTime(mem.t, 1))}`;
     else if (p.slice != null) {
       const S = d.slices, i = p.slice;
       html = `<b>${escapeHtml(d.strings[S.name[i]] || "")}</b><br>${fmtDur(S.dur[i])} · ${escapeHtml(this.fmtTime(S.ts[i], 1))}`;

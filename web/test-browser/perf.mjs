@@ -6,7 +6,8 @@
 // Ascend export): Memory first, every view shows something.
 // MODE "trace": a trace (Overview first; keys switch tabs; Ctrl+F; the
 // operators search filters and the sort works; the address round-trips; the
-// 100k-row table stays smooth).  MODE "snapshot": a snapshot or an input
+// 100k-row table stays smooth; HTA's GPU-time panels and counter tracks
+// agree with the perf object).  MODE "snapshot": a snapshot or an input
 // without a time side (Memory first; the other views say why).  FIXTURE:
 // a perf object (web/test/perf_fixture.json) put into the page as rank 0's
 // when the page has none (a report made before the C analyses).
@@ -212,6 +213,80 @@ try {
         await page.waitForFunction(() => window.__memlens.app.tabs.current === "operators", null, { timeout: 3000 }).catch(() => {});
         ok("a kernel's operator link opens it in Operators", (await current()) === "operators" && (await page.evaluate(() => window.__memlens.app.views.operators.sel)) === op, op);
       }
+    }
+  }
+  // HTA's GPU time (perf.gputime): the Overview's panel, the Kernels view's panels (the
+  // launch-delay histogram sums to the launches, an outlier opens the Trace on its kernel),
+  // the Distributed view's overlap, the Trace view's counter tracks (their maximum over the
+  // whole trace is the perf object's)
+  const g = fixture ? null : await page.evaluate(async () => { const a = window.__memlens.app, p = await a.perfOf(a.tabs.rank); return p && p.gputime; });
+  if (g) {
+    await page.keyboard.press("1");
+    await page.waitForFunction(() => window.__memlens.app.tabs.current === "overview", null, { timeout: 5000 }).catch(() => {});
+    const ov = await page.evaluate(() => {
+      const el = document.querySelector("#ov-gputime");
+      if (!el) return null;
+      const widths = [...el.querySelectorAll(".gt-temporal .gt-bar i")].map((i) => parseFloat(i.style.width));
+      return { rows: [...el.querySelectorAll(".gt-tlegend tr[data-key]")].map((r) => [r.dataset.key, r.cells[1].textContent]),
+        widths: widths.reduce((a, x) => a + x, 0), streams: [...el.querySelectorAll(".gt-row")].map((r) => +r.dataset.stream) };
+    });
+    // "75.2 ms" -> ns: the panel's figures are the perf object's, to the digits shown
+    const ns = (text) => { const m = /([\d.,]+)\s*(ns|µs|ms|s)\b/.exec(text || ""); return m ? +m[1].replace(/,/g, "") * { ns: 1, "µs": 1e3, ms: 1e6, s: 1e9 }[m[2]] : NaN; };
+    ok("gputime: the Overview's panel gives compute, non-compute and idle", ov && ov.rows.map((r) => r[0]).join() === "compute_ns,non_compute_ns,idle_ns" &&
+      ov.rows.every(([k, text]) => Math.abs(ns(text) - g.temporal[k]) <= 0.005 * g.temporal[k] + 1), JSON.stringify({ ov, t: g.temporal }));
+    ok("gputime: its bar splits the whole span", ov && Math.abs(ov.widths - 100) < 0.01, JSON.stringify(ov));
+    ok("gputime: an idle row per stream", ov && ov.streams.join() === g.idle_by_stream.map((r) => r.stream).join(), JSON.stringify(ov && ov.streams));
+    await page.evaluate(() => document.querySelector("#ov-gputime").scrollIntoView());
+    await shot("overview-gputime");
+    await page.keyboard.press("3");
+    await page.waitForFunction(() => window.__memlens.app.tabs.current === "kernels", null, { timeout: 5000 }).catch(() => {});
+    await page.keyboard.press("Escape");
+    const kn = await page.evaluate(() => ({
+      types: [...document.querySelectorAll("#kn-types .gt-types tr[data-type]")].map((r) => r.dataset.type),
+      hist: [...document.querySelectorAll("#kn-launches svg.pv-hist .pv-hbar")].reduce((a, b) => a + +b.dataset.n, 0),
+      outs: [...document.querySelectorAll("#kn-launches .gt-out")].map((o) => [o.dataset.key, o.querySelectorAll("a.gt-call").length]),
+      queues: [...document.querySelectorAll("#kn-types .gt-queues tr[data-stream]")].map((r) => +r.dataset.stream),
+    }));
+    ok("gputime: the Kernels view lists the kernel types, longest first", kn.types.join("|") === g.kernel_types.map((r) => r.type).join("|"), JSON.stringify(kn.types));
+    ok("gputime: the launch-delay histogram counts every launch", g.launches && kn.hist === g.launches.count, `${kn.hist} vs ${g.launches && g.launches.count}`);
+    ok("gputime: each outlier list shows its worst launches", g.launches && kn.outs.every(([k, n]) => n === g.launches.outliers[k].top.length), JSON.stringify(kn.outs));
+    ok("gputime: a queue row per stream", kn.queues.join() === g.queues.map((q) => q.stream).join(), JSON.stringify(kn.queues));
+    await page.evaluate(() => document.querySelector("#kn-types").scrollIntoView());
+    await shot("kernels-gputime");
+    const out = g.launches && Object.values(g.launches.outliers).find((o) => o.top.length);
+    if (out) {
+      const k = out.top[0];
+      await page.click("#kn-launches a.gt-call");
+      await page.waitForFunction(([ts, dur]) => {
+        const v = window.__memlens.app.traceHandle && window.__memlens.app.traceHandle.view;
+        return window.__memlens.app.tabs.current === "trace" && v && v.sel && v.sel.ts === v.rank.trace.begin + ts && v.sel.dur === dur;
+      }, [k.start_ns, k.dur_ns], { timeout: 10000 }).catch(() => {});
+      const tv = await page.evaluate(() => { const v = window.__memlens.app.traceHandle.view; return { sel: v.sel && { name: v.sel.name, ts: v.sel.ts - v.rank.trace.begin, dur: v.sel.dur } }; });
+      ok("gputime: an outlier's link opens the Trace on its kernel, selected", (await current()) === "trace" && tv.sel && tv.sel.name === k.name && tv.sel.ts === k.start_ns && tv.sel.dur === k.dur_ns,
+        JSON.stringify({ tv, k }));
+    }
+    await page.keyboard.press("4");
+    await page.waitForFunction(() => window.__memlens.app.tabs.current === "trace", null, { timeout: 5000 }).catch(() => {});
+    await page.keyboard.press("0");   // the whole trace
+    await page.waitForFunction(() => { const v = window.__memlens.app.traceHandle.view; return v.mem.filter((m) => m.counter).every((m) => m.data); }, null, { timeout: 10000 }).catch(() => {});
+    const tr = await page.evaluate(() => {
+      const v = window.__memlens.app.traceHandle.view;
+      return { labels: [...document.querySelectorAll("#trace-mount .tr-lab.mem")].map((l) => l.firstChild.textContent),
+        max: v.mem.filter((m) => m.counter).map((m) => (m.data ? Math.max(...m.data.v) : null)) };
+    });
+    const wantLabels = g.queues.slice(0, 8).map((q) => `queue length, stream ${q.stream}`).concat(g.membw.slice(0, 4).map((b) => `bandwidth, ${b.kind}`));
+    ok("gputime: a counter track per stream's queue and per kind of copy", wantLabels.every((l) => tr.labels.includes(l)), JSON.stringify(tr.labels));
+    const wantMax = g.queues.slice(0, 8).map((q) => q.max).concat(g.membw.slice(0, 4).map((b) => b.max_gbps));
+    ok("gputime: over the whole trace each track's highest point is the perf object's max", tr.max.length === wantMax.length && tr.max.every((m, i) => Math.abs(m - wantMax[i]) <= 1e-6 * Math.max(1, wantMax[i])),
+      JSON.stringify({ got: tr.max, want: wantMax }));
+    await page.waitForTimeout(300);
+    await shot("trace-counters");
+    if (tabs.includes("distributed") && g.comm_comp_overlap != null) {
+      await page.keyboard.press("7");
+      await page.waitForFunction(() => window.__memlens.app.tabs.current === "distributed", null, { timeout: 5000 }).catch(() => {});
+      const d = await page.evaluate(() => [...document.querySelectorAll("#dist-overlap tr[data-rank]")].map((r) => r.cells[1].textContent));
+      ok("gputime: the Distributed view gives the rank's communication under computation", d.includes((100 * g.comm_comp_overlap).toFixed(2) + " %"), JSON.stringify(d));
+      await shot("distributed-overlap");
     }
   }
   // 100,000 rows: build, sort and scroll a table of them in the page (the Operators tab shown)

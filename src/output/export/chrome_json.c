@@ -113,8 +113,8 @@ static void put_slice(ml_chrome_json *c, size_t i)
         if (k->bytes >= 0) ARG("\"bytes\":%" PRId64, k->bytes);
     } else if (inf != ML_NONE32 && inf < t->op_info.len) {
         const ml_op_info *o = &t->op_info.v[inf];
-        if (o->input_dims) ARG("\"Input Dims\":%s", ml_s(p, o->input_dims));
-        if (o->input_types) ARG("\"Input type\":%s", ml_s(p, o->input_types));
+        if (o->input_dims) { ARG("\"Input Dims\":"); ml_json_verbatim(out, ml_s(p, o->input_dims)); }
+        if (o->input_types) { ARG("\"Input type\":"); ml_json_verbatim(out, ml_s(p, o->input_types)); }
         if (o->seq >= 0) ARG("\"Sequence number\":%" PRId64, o->seq);
         if (o->call_stack) {
             ARG("\"Call stack\":");

@@ -4,6 +4,7 @@
 #include "categories.h"
 #include "csvout.h"
 #include "outfile.h"
+#include "utf8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -178,7 +179,12 @@ static void put_json_str(FILE *f, const char *s)
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
         else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
+        else if (ch < 0x80) fputc(ch, f);
+        else { /* JSON is UTF-8: a byte that begins no valid sequence becomes U+FFFD */
+            size_t k = ml_utf8_seq((const unsigned char *)s, 4);
+            if (!k) fputs(ML_UTF8_REPLACEMENT, f);
+            else fwrite(s, 1, k, f), s += k - 1;
+        }
     }
     fputc('"', f);
 }

@@ -9,6 +9,7 @@
 
 #include "csvout.h"
 #include "format.h"
+#include "perf_gputime.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
                                                       "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};
@@ -79,6 +80,54 @@ static void write_durhist(jw *w, const ml_durhist *h, int64_t origin)
     jw_end(w);
 }
 
+ml_rows_rest ml_op_rows_rest(const ml_op_rows *rows, int top)
+{
+    ml_rows_rest o = {0};
+    for (size_t i = limit(rows->len, top); i < rows->len; i++) {
+        const ml_op_row *r = &rows->v[i];
+        o.rows++;
+        o.calls = ml_add_sat(o.calls, r->calls);
+        o.host_self_ns = ml_add_sat(o.host_self_ns, r->host_self_ns);
+        o.host_total_ns = ml_add_sat(o.host_total_ns, r->host_total_ns);
+        o.device_self_ns = ml_add_sat(o.device_self_ns, r->device_self_ns);
+        o.device_total_ns = ml_add_sat(o.device_total_ns, r->device_total_ns);
+    }
+    return o;
+}
+
+ml_rows_rest ml_kernel_rows_rest(const ml_kernel_row *rows, size_t n, int top)
+{
+    ml_rows_rest o = {0};
+    for (size_t i = limit(n, top); i < n; i++) {
+        o.rows++;
+        o.calls = ml_add_sat(o.calls, rows[i].calls);
+        o.total_ns = ml_add_sat(o.total_ns, rows[i].total_ns);
+    }
+    return o;
+}
+
+/* web/DATA.md OTHERS: what the rows past the cut add up to, or null. */
+static void write_rest(jw *w, const char *key, ml_rows_rest o, bool kernels)
+{
+    jw_key(w, key);
+    if (!o.rows) {
+        jw_null(w);
+        return;
+    }
+    jw_obj(w);
+    jw_key(w, "rows"); jw_i64(w, (int64_t)o.rows);
+    jw_key(w, "calls"); jw_i64(w, o.calls);
+    if (kernels) {
+        jw_key(w, "total_ns"); jw_i64(w, o.total_ns);
+    } else {
+        jw_key(w, "host_self_ns"); jw_i64(w, o.host_self_ns);
+        jw_key(w, "host_total_ns"); jw_i64(w, o.host_total_ns);
+        jw_key(w, "device_self_ns"); jw_i64(w, o.device_self_ns);
+        jw_key(w, "device_total_ns"); jw_i64(w, o.device_total_ns);
+    }
+    jw_end(w);
+}
+
 static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool shape, int top)
 {
     jw_arr(w);
@@ -106,7 +155,11 @@ static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool s
         for (size_t k = 0; k < r->n_kernels; k++) /* rows cut by top are not there to point at */
             if (top <= 0 || r->kernels[k] < (uint32_t)top) jw_i64(w, r->kernels[k]);
         jw_end(w);
-        write_durhist(w, &r->hist, p->trace->span_begin);
+        if (r->hist) write_durhist(w, r->hist, p->trace->span_begin);
+        else {
+            jw_key(w, "hist"); jw_null(w);
+            jw_key(w, "slowest"); jw_null(w);
+        }
         jw_end(w);
     }
     jw_end(w);
@@ -160,9 +213,8 @@ static void write_modules(jw *w, const ml_modules *m)
     else jw_null(w);
 }
 
-static void write_distributed(jw *w, const ml_distributed *d)
+void ml_perf_json_distributed(jw *w, const ml_distributed *d)
 {
-    jw_key(w, "distributed");
     if (!d) {
         jw_null(w);
         return;
@@ -212,6 +264,12 @@ static void write_distributed(jw *w, const ml_distributed *d)
 }
 
 void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist)
+{
+    ml_perf_json_write_at(w, p, perf, top, dist, NULL);
+}
+
+void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist,
+                           long *dist_at)
 {
     const ml_trace *t = p->trace;
     const ml_steps *st = &perf->steps;
@@ -306,14 +364,34 @@ void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top
     jw_obj(w);
     jw_key(w, "by_name"); write_ops(w, p, &perf->ops.by_name, false, top);
     jw_key(w, "by_shape"); write_ops(w, p, &perf->ops.by_shape, true, top);
+    jw_key(w, "others");
+    jw_obj(w);
+    write_rest(w, "by_name", ml_op_rows_rest(&perf->ops.by_name, top), false);
+    write_rest(w, "by_shape", ml_op_rows_rest(&perf->ops.by_shape, top), false);
+    jw_end(w);
     jw_end(w);
     jw_key(w, "kernels");
     jw_obj(w);
     jw_key(w, "by_name"); write_kernels(w, p, perf->kernels.by_name.v, perf->kernels.by_name.len, false, top);
     jw_key(w, "by_op"); write_kernels(w, p, perf->kernels.by_op.v, perf->kernels.by_op.len, true, top);
+    jw_key(w, "others");
+    jw_obj(w);
+    write_rest(w, "by_name", ml_kernel_rows_rest(perf->kernels.by_name.v, perf->kernels.by_name.len, top), true);
+    write_rest(w, "by_op", ml_kernel_rows_rest(perf->kernels.by_op.v, perf->kernels.by_op.len, top), true);
+    jw_end(w);
     jw_end(w);
     write_modules(w, perf->modules);
-    write_distributed(w, dist);
+    jw_key(w, "distributed");
+    if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
+        fflush(w->f);
+        *dist_at = ftell(w->f);
+        jw_null(w);
+    } else ml_perf_json_distributed(w, dist);
+    ml_gputime_perf_json(w, p, &perf->gputime);
+    jw_key(w, "notes");
+    jw_arr(w);
+    for (size_t i = 0; i < perf->notes.len; i++) jw_str(w, perf->notes.v[i]);
+    jw_end(w);
     jw_end(w);
 }
 

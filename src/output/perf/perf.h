@@ -14,11 +14,31 @@
 #include "perfdata.h"
 #include "profile.h"
 
+/* Tables are cut to what a person can use: the first top rows of each
+ * operator and kernel table (ML_PERF_TOP_DEFAULT unless the command is told
+ * otherwise: --top), and what the rest add up to ("others"). */
+#define ML_PERF_TOP_DEFAULT 1000
+typedef struct ml_rows_rest {
+    size_t rows;                /* rows past the cut; 0: nothing was cut */
+    int64_t calls, host_self_ns, host_total_ns, device_self_ns, device_total_ns; /* operators */
+    int64_t total_ns;           /* kernels */
+} ml_rows_rest;
+ml_rows_rest ml_op_rows_rest(const ml_op_rows *rows, int top);
+ml_rows_rest ml_kernel_rows_rest(const ml_kernel_row *rows, size_t n, int top);
+
 /* The perf object of one rank, from a computed ml_perf.  top > 0 keeps the
- * first top rows of each operator and kernel table; 0 keeps them all.
+ * first top rows of each operator and kernel table (and writes "others");
+ * 0 keeps them all.
  * dist: the distributed view of all the ranks loaded with this one
  * (ml_distributed_compute), written whole as "distributed"; NULL writes null. */
 void ml_perf_json_write(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist);
+/* The same with a placeholder (null) for "distributed", written by another
+ * writer later: *dist_at gets its offset in w's file (ftell), and
+ * ml_perf_json_distributed writes the value that replaces it (a job's ranks
+ * are written one at a time, the distributed view once all are read). */
+void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int top, const ml_distributed *dist,
+                           long *dist_at);
+void ml_perf_json_distributed(jw *w, const ml_distributed *d);
 
 /* The same, computing the analyses itself; writes null when the profile
  * has no time side (ml_perf_unavailable(p) says why).  "distributed" is

@@ -2,6 +2,8 @@
  * perf_runs.c — the "runs" objects of `memlens perf --json` (perf_runs.h).
  */
 #include "perf_runs.h"
+#include "perf.h"
+#include "perf_gputime.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -143,6 +145,18 @@ static void write_operators(jw *w, const ml_profile *p, const ml_op_table *ops, 
         pct_of(w, "tc_total_pct", r->tc_total_ns, r->device_total_ns);
         jw_end(w);
     }
+    ml_rows_rest o = rows ? ml_op_rows_rest(rows, top) : (ml_rows_rest){0};
+    if (o.rows) { /* the rows past the cut, added up: "others" says how many */
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, "(others)");
+        jw_key(w, "others"); jw_i64(w, (int64_t)o.rows);
+        jw_key(w, "calls"); jw_i64(w, o.calls);
+        us(w, "host_self_us", o.host_self_ns);
+        us(w, "host_total_us", o.host_total_ns);
+        us(w, "device_self_us", o.device_self_ns);
+        us(w, "device_total_us", o.device_total_ns);
+        jw_end(w);
+    }
     jw_end(w);
 }
 
@@ -162,6 +176,15 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_table *kt,
         num(w, "blocks_per_sm", r->blocks_per_sm, 4);
         num(w, "achieved_occupancy_pct", r->occupancy, 4);
         jw_key(w, "tensor_cores_used"); jw_bool(w, r->tensor_cores);
+        jw_end(w);
+    }
+    ml_rows_rest o = kt ? ml_kernel_rows_rest(kt->by_name.v, kt->by_name.len, top) : (ml_rows_rest){0};
+    if (o.rows) {
+        jw_obj(w);
+        jw_key(w, "name"); jw_str(w, "(others)");
+        jw_key(w, "others"); jw_i64(w, (int64_t)o.rows);
+        jw_key(w, "calls"); jw_i64(w, o.calls);
+        us(w, "total_us", o.total_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -187,9 +210,8 @@ static void write_modules(jw *w, const ml_modules *m, int top)
     jw_end(w);
 }
 
-static void write_distributed(jw *w, const ml_distributed *d)
+void ml_perf_run_distributed(jw *w, const ml_distributed *d)
 {
-    jw_key(w, "distributed");
     if (!d) {
         jw_null(w);
         return;
@@ -241,6 +263,12 @@ static void write_distributed(jw *w, const ml_distributed *d)
 void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
                       const ml_distributed *dist)
 {
+    ml_perf_run_json_at(w, p, perf, group, top, dist, NULL);
+}
+
+void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
+                         const ml_distributed *dist, long *dist_at)
+{
     jw_obj(w);
     jw_key(w, "path"); jw_str(w, p->path);
     jw_key(w, "rank");
@@ -257,8 +285,14 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
     jw_end(w);
     write_operators(w, p, perf ? &perf->ops : NULL, group, top);
     write_kernels(w, p, perf ? &perf->kernels : NULL, top);
-    write_distributed(w, dist);
+    jw_key(w, "distributed");
+    if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
+        fflush(w->f);
+        *dist_at = ftell(w->f);
+        jw_null(w);
+    } else ml_perf_run_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
+    ml_gputime_runs_json(w, p, perf ? &perf->gputime : NULL);
 
     /* what is empty and why, in words */
     jw_key(w, "notes");
@@ -268,11 +302,14 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
         if (perf->steps.whole_trace) jw_str(w, "no ProfilerStep#: the whole trace is one step, \"(whole trace)\"");
         if (!perf->ops.by_name.len) jw_str(w, "no operators: the trace has no CPU operators");
         if (!perf->kernels.kernels) jw_str(w, "no kernels: the trace has no GPU kernels");
+        if (perf->gputime.last_step_cut)
+            jw_str(w, "GPU time (temporal ... memory_bw): work launched from the last ProfilerStep# on is left out, as HTA does");
         if (perf->modules && !perf->modules->n && perf->modules->hint) {
             char buf[512];
             snprintf(buf, sizeof buf, "no modules: %s", perf->modules->hint);
             jw_str(w, buf);
         }
+        for (size_t i = 0; i < perf->notes.len; i++) jw_str(w, perf->notes.v[i]);
     }
     jw_end(w);
     jw_end(w);

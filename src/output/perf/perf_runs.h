@@ -25,6 +25,11 @@
  * distributed view of all the ranks loaded (NULL writes null). */
 void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
                       const ml_distributed *dist);
+/* With a placeholder for "distributed" (perf.h: ml_perf_json_write_at), and
+ * the value that replaces it. */
+void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
+                         const ml_distributed *dist, long *dist_at);
+void ml_perf_run_distributed(jw *w, const ml_distributed *d);
 
 /* The step name of the runs array: "5" for "ProfilerStep#5", the name
  * itself for any other, "(whole trace)" for NULL. */

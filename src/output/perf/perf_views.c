@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "format.h"
+#include "perf_gputime.h"
+#include "perf.h"
 #include "perf_runs.h"
 #include "textwidth.h"
 
@@ -34,10 +36,25 @@ static int name_cols(int width, int used)
 /* Prints s in cols columns (no padding), cut in the middle when longer. */
 static void put_name(FILE *f, const char *s, int cols, int middle)
 {
-    size_t cap = 4 * (size_t)(cols > 0 ? cols : 1) + 8;
+    size_t cap = 4 * (cols > 0 ? (size_t)cols : strlen(s)) + 8;
     char *buf = malloc(cap);
     fputs(buf ? ml_fit(s, cols, middle, buf, cap) : s, f);
     free(buf);
+}
+
+/* The rows past --top, added up, in the table's columns. */
+static void text_rest(FILE *f, ml_rows_rest o, bool ops, const char *what)
+{
+    if (!o.rows) return;
+    char a[32], b[32], c[32], d[32], cnt[32];
+    ml_fmt_count((int64_t)o.rows, cnt, sizeof cnt);
+    if (ops)
+        fprintf(f, "  %8lld %11s %11s %11s %11s %2s  (others: %s more %ss)\n", (long long)o.calls,
+                dur(o.device_self_ns, a, sizeof a), dur(o.device_total_ns, b, sizeof b), dur(o.host_self_ns, c, sizeof c),
+                dur(o.host_total_ns, d, sizeof d), "", cnt, what);
+    else
+        fprintf(f, "  %8lld %11s %11s %8s %8s %2s  (others: %s more %ss)\n", (long long)o.calls,
+                dur(o.total_ns, a, sizeof a), dur(o.calls ? o.total_ns / o.calls : 0, b, sizeof b), "", "", "", cnt, what);
 }
 
 static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
@@ -93,7 +110,7 @@ static void text_gpus(FILE *f, const ml_profile *p, const ml_perf *perf)
         bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
         const char *id = d ? d->id : g->gpu >= 0 ? (snprintf(b, sizeof b, "cuda:%d", g->gpu), b) : "gpu";
         fprintf(f, "\n%s %s", gpu ? "GPU" : "Device", id);
-        if (d && d->name) fprintf(f, "  %s", ml_s(p, d->name));
+        if (d && d->name) fprintf(f, "  %s", ML_TEXT_SAFE(ml_s(p, d->name)));
         if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
         if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
         fputc('\n', f);
@@ -111,7 +128,7 @@ static void text_recs(FILE *f, const ml_perf *perf)
 {
     fprintf(f, "\nRecommendations\n");
     if (!perf->recs.len) fprintf(f, "  none: no rule was triggered\n");
-    for (size_t i = 0; i < perf->recs.len; i++) fprintf(f, "  - [%s] %s\n", perf->recs.v[i].id, perf->recs.v[i].text);
+    for (size_t i = 0; i < perf->recs.len; i++) fprintf(f, "  - [%s] %s\n", perf->recs.v[i].id, ML_TEXT_SAFE(perf->recs.v[i].text));
 }
 
 static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o)
@@ -153,7 +170,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
         if (!shape) put_name(f, ml_s(p, r->name), cols, 0);
         else {
             const char *nm = ml_s(p, r->name);
-            size_t cap = 4 * (size_t)namew + 8;
+            size_t cap = 4 * (namew > 0 ? (size_t)namew : strlen(nm)) + 8;
             char *buf = malloc(cap);
             const char *fit = buf ? ml_fit(nm, namew, 0, buf, cap) : nm;
             const char *sh = r->shape ? ml_s(p, r->shape) : "";
@@ -164,6 +181,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
         }
         fputc('\n', f);
     }
+    text_rest(f, ml_op_rows_rest(ops, o->top), true, "operator");
     fprintf(f, "  (TC: E = Tensor Core eligible)\n");
 }
 
@@ -193,6 +211,7 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
         put_name(f, ml_s(p, r->name), cols, 1);
         fputc('\n', f);
     }
+    text_rest(f, ml_kernel_rows_rest(kt->by_name.v, kt->by_name.len, o->top), false, "kernel");
     fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
 }
 
@@ -224,7 +243,7 @@ static void text_distributed(FILE *f, const ml_distributed *d, const ml_perf_vie
         return;
     }
     char a[32], b[32], c[32], e[32];
-    fprintf(f, "\nDistributed (%s, world size %d", d->backend ? d->backend : "backend unknown", d->world_size);
+    fprintf(f, "\nDistributed (%s, world size %d", d->backend ? ML_TEXT_SAFE(d->backend) : "backend unknown", d->world_size);
     if (d->slowest_rank >= 0) fprintf(f, ", slowest rank %d", d->slowest_rank);
     fprintf(f, ")\n  %5s %-14s %11s %11s %11s %11s\n", "rank", "step", "compute", "comm", "overlap", "other");
     for (size_t i = 0; i < d->n_steps; i++) {
@@ -256,17 +275,27 @@ void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_vi
     text_distributed(f, d, o, true);
 }
 
+void ml_perf_views_distributed(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
+{
+    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, d, o, o->views != ML_VIEW_ALL);
+}
+
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist)
 {
     bool all = o->views == ML_VIEW_ALL;
+    for (size_t i = 0; i < perf->notes.len; i++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(perf->notes.v[i]));
     if (o->views & ML_VIEW_OVERVIEW) {
         text_steps(f, p, &perf->steps);
         text_gpus(f, p, perf);
+        ml_gputime_text_overview(f, &perf->gputime);
         text_recs(f, perf);
     }
     if (o->views & ML_VIEW_OPERATORS) text_operators(f, p, perf, o);
-    if (o->views & ML_VIEW_KERNELS) text_kernels(f, p, perf, o);
+    if (o->views & ML_VIEW_KERNELS) {
+        text_kernels(f, p, perf, o);
+        ml_gputime_text_kernels(f, p, &perf->gputime, o->top, o->width);
+    }
     if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
-    if (o->views & ML_VIEW_DISTRIBUTED) text_distributed(f, dist, o, !all);
+    if ((o->views & ML_VIEW_DISTRIBUTED) && !o->dist_elsewhere) text_distributed(f, dist, o, !all);
 }

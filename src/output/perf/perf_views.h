@@ -23,6 +23,10 @@ enum {
     ML_VIEW_ALL = 31,
 };
 
+/* A job of more ranks than this gets the cluster digest instead of each
+ * rank's views (perf --all: both). */
+#define ML_PERF_DETAIL_RANKS 8
+
 /* "overview" -> ML_VIEW_OVERVIEW ...; 0 for an unknown name. */
 unsigned ml_perf_view_parse(const char *name);
 
@@ -31,6 +35,7 @@ typedef struct ml_perf_view_opts {
     ml_perf_group group;    /* operators by name or by name and input shape */
     int top;                /* rows per table; 0: every row */
     int width;              /* columns; 0: unlimited */
+    bool dist_elsewhere;    /* the distributed view is printed apart (after a job's ranks) */
 } ml_perf_view_opts;
 
 /* The chosen views of one rank; dist (all ranks') for the distributed view,
@@ -41,5 +46,9 @@ void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const
 /* The distributed view alone (computation against communication per rank and
  * step, the collectives), or a line saying the run is not distributed (d NULL). */
 void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o);
+/* What ml_perf_views_text prints last for the distributed view (nothing
+ * unless o asks for it): for a job, whose ranks' views are written one at
+ * a time and the distributed view after them. */
+void ml_perf_views_distributed(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o);
 
 #endif

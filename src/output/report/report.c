@@ -32,11 +32,11 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
      * first shown; "distributed" is that of all the ranks together, computed
      * once (NULL when they are not a distributed run). */
     ml_buf perf = {0};
-    ml_distributed *dist = ps->items.len ? ml_distributed_compute(ps->items.v, ps->items.len) : NULL;
+    ml_distributed *dist = ps->items.len && !(o && o->no_distributed) ? ml_distributed_compute(ps->items.v, ps->items.len) : NULL;
     for (size_t r = 0; r < ps->items.len; r++) {
         size_t at = perf.len;
         ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", r);
-        if (ml_report_perf_json_with(ps->items.v[r], dist, &perf)) ml_buf_puts(&perf, "</script>\n");
+        if (ml_report_perf_json_with(ps->items.v[r], dist, o ? o->top : 0, &perf)) ml_buf_puts(&perf, "</script>\n");
         else perf.len = at; /* no time side: no element */
     }
     if (dist) ml_distributed_free(dist);
@@ -73,6 +73,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     rc |= put_all(f, "<script type=\"application/json\" id=\"ml-meta\">", 45);
     rc |= put_all(f, meta.p, meta.len);
     rc |= put_all(f, "</script>\n", 10);
+    if (o && o->extra_len) rc |= put_all(f, o->extra_html, o->extra_len);
     rc |= put_all(f, perf.p ? perf.p : "", perf.len);
     rc |= put_all(f, bl.html.p ? bl.html.p : "", bl.html.len);
     rc |= put_all(f, "<script>\n", 9);

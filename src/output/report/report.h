@@ -26,6 +26,12 @@ typedef struct ml_report_opts {
     int zlevel;              /* zlib level for blobs; 0 = 1 (fast) */
     const char *const *inputs; /* input names for the header */
     size_t n_inputs;
+    int top;                 /* rows of each perf table; 0 = ML_PERF_TOP_DEFAULT */
+    /* `memlens diff -o`: more page data (a <script> element, written after
+     * the meta), and no distributed view (the ranks are two runs, not one job). */
+    const char *extra_html;
+    size_t extra_len;
+    bool no_distributed;
 } ml_report_opts;
 
 /* Fills meta (one JSON object) and the blobs for all ranks of ps. */
@@ -47,8 +53,8 @@ bool ml_report_perf_json(const ml_profile *p, ml_buf *out);
 /* The same with dist, the distributed view of all the ranks loaded together
  * (ml_distributed_compute over them, once), as the perf object's
  * "distributed"; NULL there writes null.  ml_report_perf_json computes the
- * rank's own, alone. */
-bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, ml_buf *out);
+ * rank's own, alone.  top: rows of each table (perf.h; 0 = the default). */
+bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, int top, ml_buf *out);
 
 /* The label of a curve (web/DATA.md curves' "label"): kind "allocated",
  * "reserved", "active" or "app reserved", of the whole device (comp and

@@ -1113,8 +1113,9 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     return 0;
 }
 
-static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist, ml_buf *out)
+static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist, int top, ml_buf *out)
 {
+    if (top <= 0) top = ML_PERF_TOP_DEFAULT;
     if (ml_perf_unavailable(p)) return false;
     char *mem = NULL;
     size_t n = 0;
@@ -1122,8 +1123,8 @@ static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist,
     if (!f) return false;
     jw w;
     jw_init(&w, f, false);
-    if (own) ml_perf_json_rank(&w, p, 0);
-    else ml_perf_json_rank_with(&w, p, 0, dist);
+    if (own) ml_perf_json_rank(&w, p, top);
+    else ml_perf_json_rank_with(&w, p, top, dist);
     if (fclose(f) != 0 || !mem || n < 2 || !strncmp(mem, "null", 4)) {
         free(mem);
         return false;
@@ -1140,9 +1141,9 @@ static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist,
     return true;
 }
 
-bool ml_report_perf_json(const ml_profile *p, ml_buf *out) { return perf_json(p, true, NULL, out); }
+bool ml_report_perf_json(const ml_profile *p, ml_buf *out) { return perf_json(p, true, NULL, 0, out); }
 
-bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, ml_buf *out)
+bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, int top, ml_buf *out)
 {
-    return perf_json(p, false, dist, out);
+    return perf_json(p, false, dist, top, out);
 }

@@ -9,10 +9,16 @@
 #include <stdbool.h>
 #include <string.h>
 #include <zlib.h>
+#if __has_include(<libdeflate.h>)
+#include <libdeflate.h>
+#include <pthread.h>
+#define HAVE_LIBDEFLATE 1
+#endif
 
 #include "err.h"
 #include "par.h"
 #include "report_blobq.h"
+#include "utf8.h"
 
 void ml_buf_put(ml_buf *b, const void *s, size_t n)
 {
@@ -67,6 +73,11 @@ void ml_json_str(ml_buf *b, const char *s)
         else if (*u == '\r') esc = "\\r";
         else if (*u == '/' && u > (const unsigned char *)s && u[-1] == '<') esc = "\\/";
         else if (*u < 0x20) { snprintf(tmp, sizeof tmp, "\\u%04x", *u); esc = tmp; }
+        else if (*u >= 0x80) { /* JSON is UTF-8: a byte that begins no valid sequence becomes U+FFFD */
+            size_t k = ml_utf8_seq(u, 4);
+            if (k) { u += k - 1; continue; }
+            esc = ML_UTF8_REPLACEMENT;
+        }
         if (!esc) continue;
         ml_buf_put(b, run, (size_t)(u - run));
         ml_buf_puts(b, esc);
@@ -74,6 +85,26 @@ void ml_json_str(ml_buf *b, const char *s)
     }
     ml_buf_put(b, run, (size_t)(u - run));
     ml_buf_put(b, "\"", 1);
+}
+
+void ml_json_verbatim(ml_buf *b, const char *json)
+{
+    const unsigned char *u = (const unsigned char *)json, *run = u;
+    for (; *u; u++) {
+        char tmp[8];
+        const char *esc;
+        if (*u < 0x20) snprintf(tmp, sizeof tmp, "\\u%04x", *u), esc = tmp;
+        else if (*u < 0x80) continue;
+        else {
+            size_t k = ml_utf8_seq(u, 4);
+            if (k) { u += k - 1; continue; }
+            esc = ML_UTF8_REPLACEMENT;
+        }
+        ml_buf_put(b, run, (size_t)(u - run));
+        ml_buf_puts(b, esc);
+        run = u + 1;
+    }
+    ml_buf_put(b, run, (size_t)(u - run));
 }
 
 void ml_json_i64(ml_buf *b, int64_t v)
@@ -122,16 +153,54 @@ static void put_base64(ml_buf *b, const unsigned char *s, size_t n)
     b->p[b->len] = 0;
 }
 
+#ifdef HAVE_LIBDEFLATE
+/* One libdeflate compressor per thread and level (its tables are ~1 MB to set
+ * up), freed when the thread ends. */
+static __thread struct libdeflate_compressor *compressor;
+static __thread int compressor_level;
+static pthread_key_t compressor_key;
+static pthread_once_t compressor_once = PTHREAD_ONCE_INIT;
+static void compressor_free(void *c) { libdeflate_free_compressor(c); }
+static void compressor_key_make(void) { pthread_key_create(&compressor_key, compressor_free); }
+
+static struct libdeflate_compressor *compressor_for(int level)
+{
+    if (compressor && compressor_level == level) return compressor;
+    pthread_once(&compressor_once, compressor_key_make);
+    if (compressor) libdeflate_free_compressor(compressor);
+    compressor = libdeflate_alloc_compressor(level);
+    compressor_level = level;
+    pthread_setspecific(compressor_key, compressor);
+    return compressor;
+}
+#endif
+
+/* zlib's format (DecompressionStream "deflate" reads it): by libdeflate
+ * where built with it, else by zlib; level 0: the default, libdeflate's 2
+ * (a 400 MB trace's report: 2.3x fewer instructions than zlib's 1, CPU
+ * 1162 -> 1082 ms, 13.0 -> 12.5 MB; its 1 is faster still but 14.6 MB),
+ * zlib's 1.  The length, or 0 if it did not fit in cap. */
+static size_t deflate_zlib(unsigned char *out, size_t cap, const void *bytes, size_t nbytes, int level)
+{
+#ifdef HAVE_LIBDEFLATE
+    struct libdeflate_compressor *c = compressor_for(level ? level : 2);
+    if (c) return libdeflate_zlib_compress(c, bytes, nbytes, out, cap);
+#endif
+    if (!level) level = 1;
+    uLongf zlen = cap;
+    return compress2(out, &zlen, bytes, nbytes, level) == Z_OK ? zlen : 0;
+}
+
 int ml_blob_encode(ml_buf *html, unsigned id, int level, const void *bytes, size_t nbytes)
 {
     int z = 0;
     unsigned char *zbuf = NULL;
-    uLongf zlen = 0;
+    size_t zlen = 0;
     if (nbytes >= 256) {
-        zlen = compressBound(nbytes);
-        zbuf = ml_malloc(zlen);
-        if (compress2(zbuf, &zlen, bytes, nbytes, level ? level : 1) == Z_OK && zlen < nbytes - nbytes / 10)
-            z = 1;
+        size_t cap = compressBound(nbytes);
+        zbuf = ml_malloc(cap);
+        zlen = deflate_zlib(zbuf, cap, bytes, nbytes, level);
+        if (zlen && zlen < nbytes - nbytes / 10) z = 1;
     }
     ml_buf_printf(html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
     if (z) put_base64(html, zbuf, zlen);

@@ -32,6 +32,11 @@ void ml_buf_free(ml_buf *b);
 /* JSON string literal (quoted, escaped; "</" written as "<\/" so that it is
  * safe inside a <script> element). */
 void ml_json_str(ml_buf *b, const char *s);
+/* JSON text taken from the input (an arg kept as compact JSON), copied with
+ * every byte that begins no valid UTF-8 sequence as U+FFFD and raw control
+ * bytes (which compact JSON has only inside strings) escaped: valid JSON
+ * whatever bytes the input's strings held. */
+void ml_json_verbatim(ml_buf *b, const char *json);
 /* An int64 as a JSON number when a double holds it exactly, else as a string. */
 void ml_json_i64(ml_buf *b, int64_t v);
 
@@ -55,7 +60,7 @@ typedef struct ml_blobs {
     unsigned q_first;     /* the first blob it encodes */
     size_t max_pending;   /* raw bytes it holds at most; 0 = the default (tests set 1) */
     size_t raw_bytes;     /* before deflate, for the log */
-    int level;            /* zlib level, 1 by default: the report must be quick to write */
+    int level;            /* deflate level, 0 = the default (deflate_zlib): the report must be quick to write */
     int capture;
     VEC(ml_col_raw) raw;
 } ml_blobs;

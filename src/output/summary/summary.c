@@ -1,9 +1,11 @@
 /* summary.c — `memlens summary` in text and JSON; see summary.h. */
 #include "summary.h"
+#include "textwidth.h"
 #include "format.h"
 #include "jsonw.h"
 #include "stats.h"
 #include "summary_ascend.h"
+#include "cluster_out.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +81,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     ml_device_stats st;
     ml_device_stats_compute(p, d, by, &st);
     char a[64], b[80], c[64], label[256];
-    fprintf(f, "\n%s\n", device_label(p, d, label, sizeof label));
+    fprintf(f, "\n%s\n", ML_TEXT_SAFE(device_label(p, d, label, sizeof label)));
     if (st.peak_allocated.found) {
         value_line(f, "peak allocated", st.peak_allocated.value, at_text(p, &st, st.peak_allocated.at.ts, b, sizeof b),
                    st.allocated_replayed ? "  (replayed from events)" : "");
@@ -122,7 +124,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
         for (size_t i = 0; i < n; i++)
             fprintf(f, "    %12s  %8s  %s\n", ml_fmt_bytes(rows[i].bytes, a, sizeof a),
                     !rows[i].count ? "" : ml_fmt_count(rows[i].count, b, sizeof b),
-                    rows[i].label);
+                    ML_TEXT_SAFE(rows[i].label));
         free(rows);
         int64_t rest_bytes = 0, rest_count = 0;
         for (size_t i = (size_t)o->top; i < bd->n; i++) {
@@ -137,24 +139,42 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     ml_device_stats_free(&st);
 }
 
-void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
+void ml_summary_rank_text(FILE *f, const ml_profile *p, const ml_summary_opts *o)
 {
-    for (size_t r = 0; r < ps->items.len; r++) {
-        const ml_profile *p = ps->items.v[r];
-        if (r) fputc('\n', f);
-        fprintf(f, "%s  [%s", p->path, p->format);
-        if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
-        if (p->world_size > 0) fprintf(f, " of %d", p->world_size);
-        if (p->host) fprintf(f, ", host %s", ml_s(p, p->host));
-        fprintf(f, "]\n");
-        for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ml_s(p, p->notes.v[i]));
-        if (!p->devices.len) fprintf(f, "  no memory data\n");
-        uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
-        ml_device_order(p, order);
-        for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, order[d], o);
-        free(order);
+    fprintf(f, "%s  [%s", ML_TEXT_SAFE(p->path), p->format);
+    if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
+    if (p->world_size > 0) fprintf(f, " of %d", p->world_size);
+    if (p->host) fprintf(f, ", host %s", ML_TEXT_SAFE(ml_s(p, p->host)));
+    fprintf(f, "]\n");
+    for (size_t i = 0; i < p->notes.len; i++) fprintf(f, "  note: %s\n", ML_TEXT_SAFE(ml_s(p, p->notes.v[i])));
+    if (!p->devices.len) fprintf(f, "  no memory data\n");
+    uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
+    ml_device_order(p, order);
+    for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, order[d], o);
+    free(order);
+}
+
+/* Whether every rank gets its own section (else the cluster digest stands for them). */
+static bool detailed(const ml_rankset *rs, const ml_summary_opts *o)
+{
+    return rs->n <= ML_SUMMARY_DETAIL_RANKS || o->all;
+}
+
+void ml_summary_text(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
+{
+    if (detailed(rs, o)) {
+        for (size_t r = 0; r < rs->n; r++) {
+            if (r) fputc('\n', f);
+            fflush(f);
+            ml_spool_copy(rs->spool, rs->recs[r]->piece[ML_SUMMARY_PIECE_TEXT], f);
+        }
+        ml_summary_ranks_text(f, rs, o);
     }
-    ml_summary_ranks_text(f, ps, o);
+    if (rs->n > ML_SUMMARY_DETAIL_RANKS) {
+        ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
+        ml_cluster_text(f, c, "summary");
+        ml_cluster_free(c);
+    }
 }
 
 static void json_peak_group(jw *w, const char *label, int64_t bytes, int64_t count)
@@ -234,7 +254,45 @@ static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts
     ml_device_stats_free(&st);
 }
 
-void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
+void ml_summary_rank_json_input(jw *w, const ml_profile *p)
+{
+    jw_obj(w);
+    jw_key(w, "path"); jw_str(w, p->path);
+    jw_key(w, "format"); jw_str(w, p->format);
+    jw_key(w, "rank");
+    if (p->rank >= 0) jw_i64(w, p->rank); else jw_null(w);
+    jw_key(w, "host");
+    if (p->host) jw_str(w, ml_s(p, p->host)); else jw_null(w);
+    jw_key(w, "time_is_absolute"); jw_bool(w, p->time_is_absolute);
+    jw_key(w, "time_is_event_order"); jw_bool(w, p->time_is_event_order);
+    jw_key(w, "notes");
+    jw_arr(w);
+    for (size_t i = 0; i < p->notes.len; i++) jw_str(w, ml_s(p, p->notes.v[i]));
+    jw_end(w);
+    jw_end(w);
+}
+
+void ml_summary_rank_json_devices(jw *w, const ml_profile *p, const ml_summary_opts *o)
+{
+    uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
+    ml_device_order(p, order);
+    for (size_t d = 0; d < p->devices.len; d++) json_device(w, p, order[d], o);
+    free(order);
+}
+
+/* Pastes piece k of every rank into w's open array. */
+static void paste_all(jw *w, const ml_rankset *rs, int k)
+{
+    for (size_t r = 0; r < rs->n; r++) {
+        ml_piece pc = rs->recs[r]->piece[k];
+        if (!pc.len) continue;
+        jw_paste_begin(w);
+        fflush(w->f);
+        ml_spool_copy(rs->spool, pc, w->f);
+    }
+}
+
+void ml_summary_json(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
 {
     jw w;
     jw_init(&w, f, true);
@@ -242,28 +300,12 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
     jw_key(&w, "memlens"); jw_str(&w, MEMLENS_VERSION);
     jw_key(&w, "inputs");
     jw_arr(&w);
-    for (size_t r = 0; r < ps->items.len; r++) {
-        const ml_profile *p = ps->items.v[r];
-        jw_obj(&w);
-        jw_key(&w, "path"); jw_str(&w, p->path);
-        jw_key(&w, "format"); jw_str(&w, p->format);
-        jw_key(&w, "rank");
-        if (p->rank >= 0) jw_i64(&w, p->rank); else jw_null(&w);
-        jw_key(&w, "host");
-        if (p->host) jw_str(&w, ml_s(p, p->host)); else jw_null(&w);
-        jw_key(&w, "time_is_absolute"); jw_bool(&w, p->time_is_absolute);
-        jw_key(&w, "time_is_event_order"); jw_bool(&w, p->time_is_event_order);
-        jw_key(&w, "notes");
-        jw_arr(&w);
-        for (size_t i = 0; i < p->notes.len; i++) jw_str(&w, ml_s(p, p->notes.v[i]));
-        jw_end(&w);
-        jw_end(&w);
-    }
+    paste_all(&w, rs, ML_SUMMARY_PIECE_INPUT);
     jw_end(&w);
     jw_key(&w, "skipped");
     jw_arr(&w);
-    for (size_t i = 0; i < ps->skipped.len; i++) {
-        const char *entry = ps->skipped.v[i];
+    for (size_t i = 0; i < rs->n_skipped; i++) {
+        const char *entry = rs->skipped[i];
         size_t n = ml_skipped_path_len(entry);
         char *path = ml_strndup(entry, n);
         jw_obj(&w);
@@ -276,14 +318,57 @@ void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
     jw_end(&w);
     jw_key(&w, "devices");
     jw_arr(&w);
-    for (size_t r = 0; r < ps->items.len; r++) {
-        const ml_profile *p = ps->items.v[r];
-        uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
-        ml_device_order(p, order);
-        for (size_t d = 0; d < p->devices.len; d++) json_device(&w, p, order[d], o);
-        free(order);
+    paste_all(&w, rs, ML_SUMMARY_PIECE_DEVICES);
+    jw_end(&w);
+    ml_summary_ranks_json(&w, rs, o);
+    if (rs->n >= 2) {
+        ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
+        ml_cluster_json(&w, c);
+        ml_cluster_free(c);
     }
     jw_end(&w);
-    ml_summary_ranks_json(&w, ps, o);
-    jw_end(&w);
+}
+
+/* A piece written into memory, then put into the spool. */
+typedef struct mem_piece {
+    char *p;
+    size_t n;
+    FILE *f;
+} mem_piece;
+
+static FILE *piece_open(mem_piece *m)
+{
+    m->p = NULL;
+    m->n = 0;
+    m->f = open_memstream(&m->p, &m->n);
+    if (!m->f) {
+        fprintf(stderr, "memlens: out of memory\n");
+        exit(1);
+    }
+    return m->f;
+}
+
+static ml_piece piece_put(mem_piece *m, ml_spool *s)
+{
+    fclose(m->f);
+    ml_piece pc = ml_spool_put(s, m->p, m->n);
+    free(m->p);
+    return pc;
+}
+
+void ml_summary_rank_pieces(const ml_profile *p, ml_rankrec *r, ml_spool *s, const ml_summary_opts *o)
+{
+    mem_piece m;
+    if (!o->json) {
+        ml_summary_rank_text(piece_open(&m), p, o);
+        r->piece[ML_SUMMARY_PIECE_TEXT] = piece_put(&m, s);
+        return;
+    }
+    jw w;
+    jw_init_in(&w, piece_open(&m), true, 2, false);
+    ml_summary_rank_json_input(&w, p);
+    r->piece[ML_SUMMARY_PIECE_INPUT] = piece_put(&m, s);
+    jw_init_in(&w, piece_open(&m), true, 2, false);
+    ml_summary_rank_json_devices(&w, p, o);
+    r->piece[ML_SUMMARY_PIECE_DEVICES] = piece_put(&m, s);
 }

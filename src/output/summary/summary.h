@@ -11,6 +11,8 @@
 
 #include "breakdown.h"
 #include "importer.h"
+#include "jsonw.h"
+#include "rankrec.h"
 
 #define MEMLENS_VERSION "0.1.0"
 
@@ -22,12 +24,28 @@ typedef struct ml_summary_opts {
     ml_group_by by;      /* --by, when by_given; else each profile's default (ml_group_by_default) */
     bool by_given;
     int top;             /* groups listed at the peak (default 10) */
-    bool all;            /* show everything, also small components */
+    bool all;            /* show everything: every rank's section, small components */
     int curves_by;       /* --group-by: ML_CURVES_COMPONENT (default), _STREAM, _OVERALL */
     int rank;            /* --rank N: only that rank; -1 = all */
 } ml_summary_opts;
 
-void ml_summary_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
-void ml_summary_json(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
+/* A job's ranks are summarised one at a time, while each is loaded: its
+ * pieces (its text section; its "inputs" and "devices" elements) go to the
+ * spool, and the summary of the job is written from the records (cli/job.h):
+ * the ranks in rank order, then what spans them (the cross-rank table, the
+ * cluster digest).  With more than ML_SUMMARY_DETAIL_RANKS ranks the text
+ * has the cluster digest instead of each rank's section (--all: both);
+ * --json has every rank, and "cluster" for two ranks or more. */
+#define ML_SUMMARY_DETAIL_RANKS 8
+enum { ML_SUMMARY_PIECE_TEXT, ML_SUMMARY_PIECE_INPUT, ML_SUMMARY_PIECE_DEVICES };
+
+void ml_summary_rank_pieces(const ml_profile *p, ml_rankrec *r, ml_spool *s, const ml_summary_opts *o);
+void ml_summary_text(FILE *f, const ml_rankset *rs, const ml_summary_opts *o);
+void ml_summary_json(FILE *f, const ml_rankset *rs, const ml_summary_opts *o);
+
+/* One profile's parts (the pieces above). */
+void ml_summary_rank_text(FILE *f, const ml_profile *p, const ml_summary_opts *o);
+void ml_summary_rank_json_input(jw *w, const ml_profile *p);
+void ml_summary_rank_json_devices(jw *w, const ml_profile *p, const ml_summary_opts *o);
 
 #endif

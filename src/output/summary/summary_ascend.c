@@ -1,6 +1,7 @@
 /* summary_ascend.c — component, stream, static-graph and cross-rank parts of
  * `memlens summary`; see summary_ascend.h. */
 #include "summary_ascend.h"
+#include "textwidth.h"
 #include "components.h"
 #include "curve.h"
 #include "format.h"
@@ -105,7 +106,7 @@ static void text_components(FILE *f, const ml_profile *p, int device, const ml_s
             continue;
         }
         row_name(&rows[i], name, sizeof name);
-        fprintf(f, "    %-*s %-11s %12s  at %s", width, name, rows[i].source, ml_fmt_bytes(rows[i].reserved, a, sizeof a),
+        fprintf(f, "    %-*s %-11s %12s  at %s", width, ML_TEXT_SAFE(name), rows[i].source, ml_fmt_bytes(rows[i].reserved, a, sizeof a),
                 row_when(p, rows[i].t_reserved, b, sizeof b));
         if (rows[i].has_allocated) fprintf(f, "   (peak allocated %s)", ml_fmt_bytes(rows[i].allocated, c, sizeof c));
         fputc('\n', f);
@@ -126,7 +127,7 @@ static void text_streams(FILE *f, const ml_profile *p, int device)
         if (!ml_series_peak(s, &va, &ta)) continue;
         bool has_r = ml_series_peak(r, &vr, &tr);
         fprintf(f, "    %-8s stream %-16s peak allocated %12s  reserved %12s  (%zu records)\n",
-                ml_s(p, s->component), ml_s(p, s->stream), ml_fmt_bytes(va, a, sizeof a),
+                ML_TEXT_SAFE(ml_s(p, s->component)), ML_TEXT_SAFE(ml_s(p, s->stream)), ml_fmt_bytes(va, a, sizeof a),
                 has_r ? ml_fmt_bytes(vr, b, sizeof b) : "-", s->ts.len);
     }
 }
@@ -157,7 +158,7 @@ static void text_static(FILE *f, const ml_profile *p, int device, const ml_summa
         int64_t peak, at, total = -1, tt;
         if (!ml_allocs_peak(p, (uint16_t)device, graphs[g], &peak, &at)) continue;
         ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_RESERVED, ml_s(p, graphs[g]), 0), &total, &tt);
-        fprintf(f, "  %s: peak of live operator memory %s at node %lld; TOTAL row %s\n", ml_s(p, graphs[g]),
+        fprintf(f, "  %s: peak of live operator memory %s at node %lld; TOTAL row %s\n", ML_TEXT_SAFE(ml_s(p, graphs[g])),
                 ml_fmt_bytes(peak, a, sizeof a), (long long)at, total >= 0 ? ml_fmt_bytes(total, b, sizeof b) : "-");
     }
     free(graphs);
@@ -173,7 +174,7 @@ void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_s
         return;
     }
     ml_str head = ml_headline_component(p, (uint16_t)device);
-    if (head) fprintf(f, "  device totals    from component %s\n", ml_s(p, head));
+    if (head) fprintf(f, "  device totals    from component %s\n", ML_TEXT_SAFE(ml_s(p, head)));
     int64_t v, t;
     if (ml_series_peak(ml_series_find(p, (uint16_t)device, ML_SERIES_ACTIVE, NULL, 0), &v, &t))
         fprintf(f, "  peak active      %-12s at %s\n", ml_fmt_bytes(v, a, sizeof a), ml_fmt_time(t, p->time_is_absolute, b, sizeof b));
@@ -264,120 +265,3 @@ void ml_summary_ascend_json(jw *w, const ml_profile *p, int device, const ml_sum
     }
 }
 
-/* ---- several ranks ---- */
-
-typedef struct rank_row {
-    const ml_profile *p;
-    int device;
-    bool found;
-    int64_t allocated, t_allocated, reserved;
-    bool has_reserved;
-} rank_row;
-
-/* One row per accelerator device with an allocated peak: host memory (a
- * Kineto trace's cpu device, a few bytes) is not what ranks are compared on. */
-static size_t rank_rows(const ml_profiles *ps, rank_row **out)
-{
-    VEC(rank_row) rows = {0};
-    for (size_t r = 0; r < ps->items.len; r++) {
-        const ml_profile *p = ps->items.v[r];
-        for (size_t d = 0; d < p->devices.len; d++) {
-            if (p->devices.v[d].kind == ML_DEV_CPU) continue;
-            rank_row row = {p, (int)d, false, 0, 0, 0, false};
-            ml_curve c;
-            if (ml_curve_get(p, (int)d, ML_SERIES_ALLOCATED, &c)) {
-                ml_peak k = ml_curve_peak(&c);
-                row.found = k.found;
-                row.allocated = k.value;
-                row.t_allocated = k.at.ts;
-                ml_curve_free(&c);
-            }
-            if (ml_curve_get(p, (int)d, ML_SERIES_RESERVED, &c)) {
-                ml_peak k = ml_curve_peak(&c);
-                row.has_reserved = k.found;
-                row.reserved = k.value;
-                ml_curve_free(&c);
-            }
-            if (row.found) VEC_PUSH(&rows, row);
-        }
-    }
-    *out = rows.v;
-    return rows.len;
-}
-
-/* Index of the highest peak (first in rank order on ties), min and max. */
-static size_t highest(const rank_row *rows, size_t n, int64_t *min, int64_t *max)
-{
-    size_t best = 0;
-    *min = *max = rows[0].allocated;
-    for (size_t i = 1; i < n; i++) {
-        if (rows[i].allocated > rows[best].allocated) best = i;
-        if (rows[i].allocated < *min) *min = rows[i].allocated;
-    }
-    *max = rows[best].allocated;
-    return best;
-}
-
-void ml_summary_ranks_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o)
-{
-    if (ps->items.len < 2) return;
-    rank_row *rows;
-    size_t n = rank_rows(ps, &rows);
-    if (n < 2) {
-        free(rows);
-        return;
-    }
-    char a[32], b[32], c[48];
-    fprintf(f, "\nranks: peak allocated per rank and device\n");
-    fprintf(f, "    rank  device      peak allocated   peak reserved  at\n");
-    for (size_t i = 0; i < n; i++) {
-        char rk[16];
-        if (rows[i].p->rank >= 0) snprintf(rk, sizeof rk, "%d", rows[i].p->rank);
-        else snprintf(rk, sizeof rk, "?");
-        fprintf(f, "    %4s  %-10s %15s %15s  %s\n", rk, rows[i].p->devices.v[rows[i].device].id,
-                ml_fmt_bytes(rows[i].allocated, a, sizeof a),
-                rows[i].has_reserved ? ml_fmt_bytes(rows[i].reserved, b, sizeof b) : "-",
-                ml_fmt_time(rows[i].t_allocated, rows[i].p->time_is_absolute, c, sizeof c));
-    }
-    int64_t mn, mx;
-    size_t h = highest(rows, n, &mn, &mx);
-    fprintf(f, "  highest: rank %d %s (%s); spread (highest - lowest) %s = %.2f%% of the highest\n",
-            rows[h].p->rank, rows[h].p->devices.v[rows[h].device].id, ml_fmt_bytes(mx, a, sizeof a),
-            ml_fmt_bytes(mx - mn, b, sizeof b), mx > 0 ? 100.0 * (double)(mx - mn) / (double)mx : 0.0);
-    free(rows);
-}
-
-void ml_summary_ranks_json(jw *w, const ml_profiles *ps, const ml_summary_opts *o)
-{
-    if (ps->items.len < 2) return;
-    rank_row *rows;
-    size_t n = rank_rows(ps, &rows);
-    if (n < 2) {
-        free(rows);
-        return;
-    }
-    int64_t mn, mx;
-    size_t h = highest(rows, n, &mn, &mx);
-    jw_key(w, "ranks");
-    jw_obj(w);
-    jw_key(w, "peaks");
-    jw_arr(w);
-    for (size_t i = 0; i < n; i++) {
-        jw_obj(w);
-        jw_key(w, "rank");
-        if (rows[i].p->rank >= 0) jw_i64(w, rows[i].p->rank); else jw_null(w);
-        jw_key(w, "id"); jw_str(w, rows[i].p->devices.v[rows[i].device].id);
-        jw_key(w, "peak_allocated_bytes"); jw_i64(w, rows[i].allocated);
-        jw_key(w, "peak_allocated_time_ns"); jw_i64(w, rows[i].t_allocated);
-        jw_key(w, "peak_reserved_bytes");
-        if (rows[i].has_reserved) jw_i64(w, rows[i].reserved); else jw_null(w);
-        jw_end(w);
-    }
-    jw_end(w);
-    jw_key(w, "highest_rank");
-    if (rows[h].p->rank >= 0) jw_i64(w, rows[h].p->rank); else jw_null(w);
-    jw_key(w, "highest_id"); jw_str(w, rows[h].p->devices.v[rows[h].device].id);
-    jw_key(w, "spread_bytes"); jw_i64(w, mx - mn);
-    jw_end(w);
-    free(rows);
-}

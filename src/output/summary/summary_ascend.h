@@ -23,9 +23,10 @@ const char *ml_curves_by_name(int curves_by);
 void ml_summary_ascend_text(FILE *f, const ml_profile *p, int device, const ml_summary_opts *o);
 void ml_summary_ascend_json(jw *w, const ml_profile *p, int device, const ml_summary_opts *o);
 
-/* The cross-rank table (peak per rank and device, highest, spread); only when
- * more than one profile is loaded.  The JSON is the top-level key "ranks". */
-void ml_summary_ranks_text(FILE *f, const ml_profiles *ps, const ml_summary_opts *o);
-void ml_summary_ranks_json(jw *w, const ml_profiles *ps, const ml_summary_opts *o);
+/* The cross-rank table (peak per rank and accelerator device, highest,
+ * spread), from the ranks' records; only when more than one rank has an
+ * accelerator peak.  The JSON is the top-level key "ranks". */
+void ml_summary_ranks_text(FILE *f, const ml_rankset *rs, const ml_summary_opts *o);
+void ml_summary_ranks_json(jw *w, const ml_rankset *rs, const ml_summary_opts *o);
 
 #endif

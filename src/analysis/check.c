@@ -1,0 +1,329 @@
+/*
+ * check.c — the rules of `memlens check` (see check.h).
+ */
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+
+static const struct {
+    const char *option;
+    bool arg, base;
+    ml_rule_unit unit;
+} rules[ML_RULE__COUNT] = {
+    [ML_RULE_MAX_PEAK] = {"--max-peak", true, false, ML_UNIT_BYTES},
+    [ML_RULE_MAX_RESERVED] = {"--max-reserved", true, false, ML_UNIT_BYTES},
+    [ML_RULE_MAX_PEAK_GROWTH] = {"--max-peak-growth", true, true, ML_UNIT_PCT},
+    [ML_RULE_MAX_STEP_TIME] = {"--max-step-time", true, false, ML_UNIT_NS},
+    [ML_RULE_MAX_STEP_TIME_GROWTH] = {"--max-step-time-growth", true, true, ML_UNIT_PCT},
+    [ML_RULE_NO_OOM] = {"--no-oom", false, false, ML_UNIT_COUNT},
+    [ML_RULE_MAX_UNUSED_RESERVED] = {"--max-unused-reserved", true, false, ML_UNIT_PCT},
+};
+
+int ml_rule_lookup(const char *option)
+{
+    for (int k = 0; k < ML_RULE__COUNT; k++)
+        if (!strcmp(option, rules[k].option)) return k;
+    return -1;
+}
+
+bool ml_rule_takes_arg(ml_rule_kind k) { return rules[k].arg; }
+bool ml_rule_needs_base(ml_rule_kind k) { return rules[k].base; }
+ml_rule_unit ml_rule_unit_of(ml_rule_kind k) { return rules[k].unit; }
+
+/* A non-negative decimal number at the start of s; the rest in *end. */
+static bool number(const char *s, double *v, const char **end)
+{
+    const char *c = s;
+    if (!(*c >= '0' && *c <= '9') && *c != '.') return false;
+    while ((*c >= '0' && *c <= '9') || *c == '.') c++;
+    char buf[64];
+    size_t n = (size_t)(c - s);
+    if (n >= sizeof buf) return false;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *e;
+    *v = strtod(buf, &e);
+    if (*e || !isfinite(*v)) return false;
+    while (*c == ' ') c++;
+    *end = c;
+    return true;
+}
+
+static const struct {
+    const char *name;
+    double mul;
+} size_units[] = {
+    {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+    {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
+    {"kB", 1e3}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
+}, time_units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+
+int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *out, ml_err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = k;
+    out->option = option;
+    out->arg = arg;
+    if (!rules[k].arg) return 0;
+    double v = 0;
+    const char *rest = "";
+    bool ok = arg && number(arg, &v, &rest);
+    switch (rules[k].unit) {
+    case ML_UNIT_BYTES:
+        for (size_t i = 0; ok && i < sizeof size_units / sizeof *size_units; i++)
+            if (!strcmp(rest, size_units[i].name)) {
+                out->limit = v * size_units[i].mul;
+                return 0;
+            }
+        return ml_fail(e, "%s %s: expected a size with a unit, like 30GiB (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB)", option,
+                       arg ? arg : "");
+    case ML_UNIT_NS:
+        for (size_t i = 0; ok && i < sizeof time_units / sizeof *time_units; i++)
+            if (!strcmp(rest, time_units[i].name)) {
+                out->limit = v * time_units[i].mul;
+                return 0;
+            }
+        return ml_fail(e, "%s %s: expected a duration with a unit, like 250ms (ns, us, ms, s)", option, arg ? arg : "");
+    case ML_UNIT_PCT:
+        if (ok && !strcmp(rest, "%")) {
+            out->limit = v;
+            return 0;
+        }
+        return ml_fail(e, "%s %s: expected a percentage, like 5%%", option, arg ? arg : "");
+    default:
+        return 0;
+    }
+}
+
+/* ---- evaluation ------------------------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+/* "cuda:0 of rank 1", "cuda:0 of trace.json", "rank 1". */
+static void where(char *buf, size_t cap, const ml_diff *d, const char *dev)
+{
+    const ml_profile *p = d->side[1].p;
+    char who[128];
+    if (p->rank >= 0) snprintf(who, sizeof who, "rank %d", p->rank);
+    else snprintf(who, sizeof who, "%s", base_name(p->path));
+    if (dev) snprintf(buf, cap, "%s of %s", dev, who);
+    else snprintf(buf, cap, "%s", who);
+}
+
+static void add_top(ml_rule_result *o, const char *name, double v)
+{
+    if (o->n_top >= ML_CHECK_TOP) return;
+    snprintf(o->top_name[o->n_top], sizeof o->top_name[0], "%s", name);
+    o->top_value[o->n_top++] = v;
+}
+
+static bool accel(const ml_diff *d, const ml_diff_device *dd, int s)
+{
+    return dd->dev[s] >= 0 && d->side[s].p->devices.v[dd->dev[s]].kind != ML_DEV_CPU;
+}
+
+/* The largest groups live at a side's peak. */
+static void top_groups(ml_rule_result *o, const ml_diff_device *dd, int s)
+{
+    const ml_breakdown *bd = &dd->st[s].at_peak;
+    /* groups are sorted by bytes; the before-trace group goes in its place */
+    bool before = bd->before_bytes > 0 && !bd->before_grouped;
+    for (size_t i = 0; i <= bd->n && o->n_top < ML_CHECK_TOP; i++) {
+        if (before && (i == bd->n || bd->groups[i].bytes < bd->before_bytes)) {
+            add_top(o, ML_BEFORE_TRACE_GROUP, (double)bd->before_bytes);
+            before = false;
+        }
+        if (i < bd->n && o->n_top < ML_CHECK_TOP) add_top(o, bd->groups[i].label, (double)bd->groups[i].bytes);
+    }
+    o->top_unit = ML_UNIT_BYTES;
+}
+
+/* The groups that grew most between the peaks. */
+static void top_growth(ml_rule_result *o, const ml_diff_device *dd)
+{
+    for (size_t i = 0; i < dd->n_groups && o->n_top < ML_CHECK_TOP; i++) { /* by |delta| */
+        const ml_diff_group *g = &dd->groups[i];
+        if (g->bytes[1] > g->bytes[0]) add_top(o, g->label, (double)(g->bytes[1] - g->bytes[0]));
+    }
+    o->top_unit = ML_UNIT_BYTES;
+}
+
+/* Keeps the ML_CHECK_TOP largest values seen (idx[], val[] by value, descending; *n of them). */
+static void keep_top(size_t *idx, double *val, int *n, size_t i, double v)
+{
+    if (*n == ML_CHECK_TOP && v <= val[ML_CHECK_TOP - 1]) return;
+    int at = *n < ML_CHECK_TOP ? (*n)++ : ML_CHECK_TOP - 1;
+    while (at > 0 && val[at - 1] < v) idx[at] = idx[at - 1], val[at] = val[at - 1], at--;
+    idx[at] = i, val[at] = v;
+}
+
+/* The segments with the most reserved memory not allocated (snapshots). */
+static void top_free_segments(ml_rule_result *o, const ml_diff *d, const ml_diff_device *dd)
+{
+    const ml_profile *p = d->side[1].p;
+    size_t best[ML_CHECK_TOP];
+    double val[ML_CHECK_TOP];
+    int n = 0;
+    for (size_t i = 0; i < p->segments.len; i++) {
+        const ml_segment *g = &p->segments.v[i];
+        if (g->device == dd->dev[1] && g->total_size > g->allocated_size)
+            keep_top(best, val, &n, i, (double)(g->total_size - g->allocated_size));
+    }
+    for (int k = 0; k < n; k++) {
+        const ml_segment *g = &p->segments.v[best[k]];
+        char name[200], b[32];
+        snprintf(name, sizeof name, "segment 0x%llx (%s)", (unsigned long long)g->address, ml_fmt_bytes(g->total_size, b, sizeof b));
+        add_top(o, name, val[k]);
+    }
+    o->top_unit = ML_UNIT_BYTES;
+}
+
+static double per_step(int64_t ns, size_t steps) { return steps ? (double)ns / (double)steps : (double)ns; }
+
+/* The operators and kernels whose time per step grew most. */
+static void top_ops(ml_rule_result *o, const ml_diff *d)
+{
+    size_t best[ML_CHECK_TOP];
+    double val[ML_CHECK_TOP];
+    int n = 0;
+    for (size_t i = 0; i < d->n_ops; i++) {
+        const ml_diff_op *r = &d->ops[i];
+        double g = per_step(r->ns[1], d->steps.count[1]) - per_step(r->ns[0], d->steps.count[0]);
+        if (g > 0) keep_top(best, val, &n, i, g);
+    }
+    for (int k = 0; k < n; k++) {
+        char name[200];
+        snprintf(name, sizeof name, "%s %s", ml_opkind_name(d->ops[best[k]].kind), d->ops[best[k]].name);
+        add_top(o, name, val[k]);
+    }
+    o->top_unit = ML_UNIT_NS;
+}
+
+/* The largest parts of the step time. */
+static void top_roles(ml_rule_result *o, const ml_diff *d)
+{
+    bool used[ML_ROLE__COUNT] = {false};
+    for (int k = 0; k < ML_CHECK_TOP; k++) {
+        int best = -1;
+        for (int r = 0; r < ML_ROLE__COUNT; r++)
+            if (!used[r] && d->steps.avg[1][r] > 0 && (best < 0 || d->steps.avg[1][r] > d->steps.avg[1][best])) best = r;
+        if (best < 0) break;
+        used[best] = true;
+        add_top(o, ml_role_label((ml_role)best), d->steps.avg[1][best]);
+    }
+    o->top_unit = ML_UNIT_NS;
+}
+
+void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_base, ml_rule_result *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rule = r;
+    o->measured = -INFINITY;
+    const ml_diff *wd = NULL;          /* the worst pair */
+    const ml_diff_device *wdev = NULL; /* and device */
+    if (ml_rule_needs_base(r->kind) && !has_base) n = 0; /* a run against itself has not grown */
+    for (size_t i = 0; i < n; i++) {
+        const ml_diff *d = pairs[i];
+        switch (r->kind) {
+        case ML_RULE_MAX_PEAK:
+        case ML_RULE_MAX_RESERVED:
+        case ML_RULE_MAX_UNUSED_RESERVED:
+        case ML_RULE_NO_OOM:
+        case ML_RULE_MAX_PEAK_GROWTH:
+            for (size_t k = 0; k < d->n_devices; k++) {
+                const ml_diff_device *dd = &d->devices[k];
+                const ml_device_stats *st = &dd->st[1];
+                double v;
+                if (!accel(d, dd, 1)) continue;
+                if (r->kind == ML_RULE_MAX_PEAK) {
+                    if (!st->peak_allocated.found) continue;
+                    v = (double)st->peak_allocated.value;
+                } else if (r->kind == ML_RULE_MAX_RESERVED) {
+                    if (!st->peak_reserved.found) continue;
+                    v = (double)st->peak_reserved.value;
+                } else if (r->kind == ML_RULE_NO_OOM) {
+                    v = (double)st->oom_events + (o->evaluated ? o->measured : 0); /* a total over devices */
+                    o->evaluated = true;
+                    o->measured = v;
+                    if (st->oom_events && !wdev) wd = d, wdev = dd;
+                    continue;
+                } else if (r->kind == ML_RULE_MAX_UNUSED_RESERVED) {
+                    if (dd->unused_at_reserved_peak[1] < 0 || !st->peak_reserved.value) continue;
+                    v = 100.0 * (double)dd->unused_at_reserved_peak[1] / (double)st->peak_reserved.value;
+                } else {
+                    if (!accel(d, dd, 0) || !dd->st[0].peak_allocated.found || !st->peak_allocated.found ||
+                        !dd->st[0].peak_allocated.value)
+                        continue;
+                    v = 100.0 * ((double)st->peak_allocated.value - (double)dd->st[0].peak_allocated.value) /
+                        (double)dd->st[0].peak_allocated.value;
+                }
+                if (!o->evaluated || v > o->measured) {
+                    o->measured = v, wd = d, wdev = dd;
+                    if (r->kind == ML_RULE_MAX_PEAK_GROWTH)
+                        o->base = (double)dd->st[0].peak_allocated.value, o->now = (double)st->peak_allocated.value;
+                    if (r->kind == ML_RULE_MAX_UNUSED_RESERVED)
+                        o->base = (double)dd->allocated_at_reserved_peak[1], o->now = (double)st->peak_reserved.value;
+                }
+                o->evaluated = true;
+            }
+            break;
+        case ML_RULE_MAX_STEP_TIME:
+        case ML_RULE_MAX_STEP_TIME_GROWTH: {
+            if (!d->time) continue;
+            double v = d->steps.avg_total[1];
+            if (r->kind == ML_RULE_MAX_STEP_TIME_GROWTH) {
+                if (!(d->steps.avg_total[0] > 0)) continue;
+                v = 100.0 * (d->steps.avg_total[1] - d->steps.avg_total[0]) / d->steps.avg_total[0];
+            }
+            if (!o->evaluated || v > o->measured) {
+                o->measured = v, wd = d;
+                o->base = d->steps.avg_total[0], o->now = d->steps.avg_total[1];
+            }
+            o->evaluated = true;
+            break;
+        }
+        default: break;
+        }
+    }
+    if (!o->evaluated) {
+        bool mem = r->kind != ML_RULE_MAX_STEP_TIME && r->kind != ML_RULE_MAX_STEP_TIME_GROWTH;
+        if (ml_rule_needs_base(r->kind) && !has_base) snprintf(o->why, sizeof o->why, "needs --base BASE");
+        else if (mem && r->kind == ML_RULE_MAX_PEAK_GROWTH)
+            snprintf(o->why, sizeof o->why, "no accelerator with memory data in both runs");
+        else if (mem && (r->kind == ML_RULE_MAX_RESERVED || r->kind == ML_RULE_MAX_UNUSED_RESERVED))
+            snprintf(o->why, sizeof o->why, "the run records no reserved memory for an accelerator");
+        else if (mem) snprintf(o->why, sizeof o->why, "the run has no accelerator with memory data");
+        else snprintf(o->why, sizeof o->why, "%s", has_base ? "the runs do not both have a time side (operators, steps)"
+                                                               : "the run has no time side (operators, steps)");
+        return;
+    }
+    o->passed = o->measured <= r->limit;
+    if (r->kind == ML_RULE_NO_OOM) o->passed = o->measured == 0;
+    if (wd) where(o->where, sizeof o->where, wd, wdev ? wdev->id[1] : NULL);
+    if (o->passed || !wd) return;
+    switch (r->kind) {
+    case ML_RULE_MAX_PEAK:
+    case ML_RULE_MAX_RESERVED: top_groups(o, wdev, 1); break;
+    case ML_RULE_MAX_PEAK_GROWTH: top_growth(o, wdev); break;
+    case ML_RULE_MAX_STEP_TIME: top_roles(o, wd); break;
+    case ML_RULE_MAX_STEP_TIME_GROWTH: top_ops(o, wd); break;
+    case ML_RULE_NO_OOM:
+        for (int64_t k = 0; wdev && k < wdev->st[1].oom_events && k < ML_CHECK_TOP; k++) {
+            add_top(o, "requested", (double)wdev->st[1].ooms[k].requested);
+        }
+        o->top_unit = ML_UNIT_BYTES;
+        break;
+    case ML_RULE_MAX_UNUSED_RESERVED: top_free_segments(o, wd, wdev); break;
+    default: break;
+    }
+}

@@ -1,0 +1,138 @@
+/*
+ * check_cmd.c — the `memlens check` command line: a CI gate.  Loads NEW (and
+ * BASE, at once), compares them as `diff` does and judges each rule
+ * (analysis/check.h).  Exit 0 when every rule holds, 1 when one is broken
+ * (a FAIL line each), 2 on bad input: an unreadable side, mismatched ranks,
+ * an unknown rule or a bad unit, a rule the runs have no figure for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "check_out.h"
+#include "cli.h"
+#include "phase.h"
+#include "runpair.h"
+
+static void usage_to(FILE *f)
+{
+    fprintf(f, "usage: memlens check NEW [--base BASE] RULE... [--json] [--junit FILE] [--rank N]\n"
+               "A CI gate: exit 0 when every rule holds, 1 when one is broken (one FAIL line each, with\n"
+               "the measured figure, the limit and the three biggest contributors), 2 on bad input.\n"
+               "Rules:\n"
+               "  --max-peak SIZE              peak allocated memory of any accelerator (30GiB, 512MiB, 40GB)\n"
+               "  --max-reserved SIZE          peak reserved memory of any accelerator\n"
+               "  --max-peak-growth PCT        peak allocated against BASE (5%%)\n"
+               "  --max-step-time DURATION     average step time (250ms, 1.5s)\n"
+               "  --max-step-time-growth PCT   average step time against BASE (3%%)\n"
+               "  --no-oom                     no out-of-memory event\n"
+               "  --max-unused-reserved PCT    memory reserved but not allocated at the reserved peak (20%%)\n"
+               "--json: {\"memlens\", \"input\", \"base\", \"passed\", \"rules\": [...]} (README, memlens check)\n"
+               "--junit FILE: JUnit XML, one test case per rule\n");
+}
+
+static int fail_usage(const char *msg, const char *arg)
+{
+    fprintf(stderr, "memlens: check: %s%s\n", msg, arg);
+    return 2;
+}
+
+int ml_cmd_check(int argc, char **argv)
+{
+    bool json = false;
+    int rank = -1;
+    const char *base = NULL, *input = NULL, *junit = NULL;
+    ml_rule *rules = ml_calloc((size_t)argc + 1, sizeof *rules);
+    size_t nrules = 0;
+    int rc = -1;
+    for (int i = 0; i < argc && rc < 0; i++) {
+        const char *a = argv[i];
+        int k;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_to(stdout);
+            rc = 0;
+        } else if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--base") && i + 1 < argc) base = argv[++i];
+        else if (!strcmp(a, "--junit") && i + 1 < argc) junit = argv[++i];
+        else if (!strcmp(a, "--rank") && i + 1 < argc) {
+            if (ml_cli_rank(argv[++i], &rank) < 0) rc = 2;
+        } else if ((k = ml_rule_lookup(a)) >= 0) {
+            const char *arg = NULL;
+            if (ml_rule_takes_arg((ml_rule_kind)k)) {
+                if (i + 1 >= argc) {
+                    rc = fail_usage(a, ": expected a limit after it");
+                    break;
+                }
+                arg = argv[++i];
+            }
+            ml_err e = {{0}};
+            if (ml_rule_parse((ml_rule_kind)k, a, arg, &rules[nrules], &e) < 0) {
+                fprintf(stderr, "memlens: check: %s\n", e.msg);
+                rc = 2;
+            } else nrules++;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "memlens: check: unknown option or rule %s (memlens check --help lists the rules)\n", a);
+            rc = 2;
+        } else if (!input) input = a;
+        else {
+            fprintf(stderr, "memlens: check: one input to check, then --base BASE; one more: %s\n", a);
+            rc = 2;
+        }
+    }
+    if (rc < 0 && !input) rc = fail_usage("expected the input to check (memlens check NEW [--base BASE] RULE...)", "");
+    if (rc < 0 && !nrules) rc = fail_usage("no rule given (e.g. --max-peak 30GiB; memlens check --help lists them)", "");
+    for (size_t i = 0; rc < 0 && i < nrules; i++)
+        if (ml_rule_needs_base(rules[i].kind) && !base) {
+            fprintf(stderr, "memlens: check: %s %s compares with a base run: give --base BASE\n", rules[i].option, rules[i].arg);
+            rc = 2;
+        }
+    if (rc >= 0) {
+        free(rules);
+        return rc;
+    }
+
+    ml_runpair rp;
+    if (ml_runpair_load(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, rank, &rp) < 0) {
+        free(rules);
+        return 2;
+    }
+    size_t n = rp.pairs.len;
+    ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
+    for (size_t i = 0; i < n; i++) {
+        ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
+        ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
+        pairs[i] = ml_diff_compute(&a, &b, NULL);
+    }
+    ml_rule_result *res = ml_calloc(nrules, sizeof *res);
+    bool failed = false, errors = false;
+    for (size_t i = 0; i < nrules; i++) {
+        ml_check_eval(&rules[i], pairs, n, base != NULL, &res[i]);
+        if (!res[i].evaluated) errors = true;
+        else if (!res[i].passed) failed = true;
+    }
+    ml_phase("check: rules");
+    for (size_t i = 0; i < rp.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", rp.unmatched.v[i]);
+    ml_check_run run = {base, input, res, nrules};
+    if (json) ml_check_json(stdout, &run);
+    else ml_check_text(stdout, &run);
+    rc = errors ? 2 : failed ? 1 : 0;
+    for (size_t i = 0; i < nrules; i++)
+        if (!res[i].evaluated)
+            fprintf(stderr, "memlens: check: %s%s%s cannot be checked on %s: %s\n", rules[i].option, rules[i].arg ? " " : "",
+                    rules[i].arg ? rules[i].arg : "", input, res[i].why);
+    if (junit) {
+        ml_err e = {{0}};
+        if (ml_check_junit(junit, &run, &e) != 0) {
+            fprintf(stderr, "memlens: %s\n", e.msg);
+            rc = 2;
+        }
+    }
+    for (size_t i = 0; i < n; i++) ml_diff_free(pairs[i]);
+    free(pairs);
+    free(res);
+    free(rules);
+    ml_runpair_free(&rp);
+    if (fflush(stdout) != 0 && rc == 0) rc = 1;
+    return rc;
+}

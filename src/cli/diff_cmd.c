@@ -1,0 +1,118 @@
+/*
+ * diff_cmd.c — the `memlens diff` command line: loads BASE and NEW at once
+ * (runpair.h), compares each pair of ranks (analysis/diff.h) and prints the
+ * comparison as text or JSON (output/compare/), or writes the report with
+ * its Compare view (-o FILE.html).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "phase.h"
+#include "runpair.h"
+#include "textwidth.h"
+
+static void usage_to(FILE *f)
+{
+    fprintf(f, "usage: memlens diff BASE NEW [--json] [--by toplevel|innermost|stack|frame|size|category]\n"
+               "                    [--top N] [--rank N] [-o FILE.html]\n"
+               "Compares two runs: memory per device (peaks, reserved, the live set at the peak by group),\n"
+               "the allocator state of two snapshots (segments only in one, settings that differ), and\n"
+               "time (steps, the step breakdown, operators, runtime calls, kernels, memcpys and memsets by\n"
+               "name over all profiler steps, the operator-tree diff).  BASE and NEW are any inputs memlens\n"
+               "reads; two directories are compared rank by rank.\n"
+               "--json: {\"memlens\", \"base\", \"new\", \"pairs\": [...], \"unmatched\"} (README, memlens diff)\n"
+               "--top N: rows of each table (text: 10; --json: all unless given)\n"
+               "-o FILE.html: the report of both runs with its Compare view (key 8)\n");
+}
+
+static int fail_usage(const char *msg, const char *arg)
+{
+    fprintf(stderr, "memlens: diff: %s%s (memlens diff --help)\n", msg, arg);
+    return 2;
+}
+
+int ml_cmd_diff(int argc, char **argv)
+{
+    bool json = false;
+    int rank = -1, top = 0;
+    ml_diff_opts dopt = {0};
+    const char *out = NULL, *in[2] = {NULL, NULL};
+    int nin = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage_to(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) json = true;
+        else if (!strcmp(a, "--rank") && i + 1 < argc) {
+            if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
+        } else if (!strcmp(a, "--top") && i + 1 < argc) {
+            if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) return 2;
+        } else if (!strcmp(a, "--by") && i + 1 < argc) {
+            int by = ml_group_by_parse(argv[++i]);
+            if (by < 0) {
+                fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
+                return 2;
+            }
+            dopt.by = (ml_group_by)by;
+            dopt.by_given = true;
+        } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
+        else if (a[0] == '-' && a[1]) return fail_usage("unknown option ", a);
+        else if (nin < 2) in[nin++] = a;
+        else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
+    }
+    if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
+    if (out && json) return fail_usage("--json and -o: choose one", "");
+
+    /* The memory side as `summary --json` reads it (categories only for
+     * --by category, or for the report); the time side as far as needed. */
+    unsigned want = ML_WANT_TRACE;
+    if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
+    ml_runpair rp;
+    if (ml_runpair_load(in[0], in[1], want, rank, &rp) < 0) return 2;
+
+    size_t n = rp.pairs.len;
+    ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
+    for (size_t i = 0; i < n; i++) {
+        ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
+        ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
+        pairs[i] = ml_diff_compute(&a, &b, &dopt);
+    }
+    ml_phase("diff: compare");
+    int rc = 0;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= !ml_diff_empty(pairs[i]);
+    if (!any) {
+        char why[2][64];
+        for (int s = 0; s < 2; s++) {
+            const ml_diff_side *x = &pairs[0]->side[s];
+            bool mem = ml_diff_has_memory(x->p);
+            snprintf(why[s], sizeof why[s], "%s", mem && x->time ? "memory and time data" : mem ? "memory data only"
+                                                   : x->time ? "time data only (no memory events)" : "neither memory nor time data");
+        }
+        fprintf(stderr, "memlens: %s and %s have nothing in common to compare: the first has %s, the second %s\n",
+                in[0], in[1], why[0], why[1]);
+        rc = 2;
+    } else {
+        ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
+        ml_compare_opts o = {.top = top, .width = json ? 0 : ml_term_width(stdout)};
+        if (out) {
+            ml_err e = {{0}};
+            if (ml_compare_report_write(&c, out, &e) != 0) {
+                fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+                rc = 2;
+            }
+        } else if (json) ml_compare_json(stdout, &c, &o);
+        else ml_compare_text(stdout, &c, &o);
+        ml_phase("output");
+    }
+    for (size_t i = 0; i < n; i++) ml_diff_free(pairs[i]);
+    free(pairs);
+    ml_runpair_free(&rp);
+    ml_phase("free");
+    if (rc) return rc;
+    return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,373 @@
+/*
+ * job.c — see job.h.
+ */
+#include "textwidth.h"
+#include "job.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "transport.h"
+
+const ml_transport *ml_transport_now;
+
+typedef struct collect {
+    const ml_job_opts *o;
+    const ml_unit_list *l;
+    ml_spool *spool;
+    pthread_mutex_t mu;
+    VEC(ml_rankrec *) recs;
+} collect;
+
+static void take_rank(void *arg, size_t unit, size_t k, ml_profile *p)
+{
+    collect *c = arg;
+    ml_rankrec *r = ml_rankrec_of(p, unit, k, c->l->units.v[unit].bytes);
+    if (c->o->fn) c->o->fn(c->o->arg, p, r, c->spool);
+    pthread_mutex_lock(&c->mu);
+    VEC_PUSH(&c->recs, r);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- walk order of the skipped paths ------------------------------------- */
+
+typedef struct skip_entry {
+    size_t input, seq;
+    char *text;
+} skip_entry;
+
+/* Paths compared a component at a time, as a walk visits them (each
+ * directory's entries in name order, a directory's own entry before what
+ * is below it). */
+static int walk_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t i = 0, j = 0;
+    for (;;) {
+        size_t ea = i, eb = j;
+        while (ea < na && a[ea] != '/') ea++;
+        while (eb < nb && b[eb] != '/') eb++;
+        size_t la = ea - i, lb = eb - j, m = la < lb ? la : lb;
+        int c = memcmp(a + i, b + j, m);
+        if (c) return c;
+        if (la != lb) return la < lb ? -1 : 1;
+        bool enda = ea >= na, endb = eb >= nb;
+        if (enda || endb) return enda && endb ? 0 : enda ? -1 : 1;
+        i = ea + 1, j = eb + 1;
+    }
+}
+
+static int skip_cmp(const void *x, const void *y)
+{
+    const skip_entry *a = x, *b = y;
+    if (a->input != b->input) return a->input < b->input ? -1 : 1;
+    int c = walk_cmp(a->text, ml_skipped_path_len(a->text), b->text, ml_skipped_path_len(b->text));
+    if (c) return c;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---- bytes between processes --------------------------------------------- */
+
+static void put(ml_bytes *b, const void *x, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + n) cap *= 2;
+        b->p = ml_realloc(b->p, cap);
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, x, n);
+    b->len += n;
+}
+static void put_i64(ml_bytes *b, int64_t v) { put(b, &v, sizeof v); }
+static void put_str(ml_bytes *b, const char *s)
+{
+    put_i64(b, (int64_t)strlen(s));
+    put(b, s, strlen(s));
+}
+
+typedef struct rd {
+    const char *p;
+    size_t n, at;
+    bool bad;
+} rd;
+static int64_t get_i64(rd *d)
+{
+    int64_t v = 0;
+    if (d->bad || d->n - d->at < 8) {
+        d->bad = true;
+        return 0;
+    }
+    memcpy(&v, d->p + d->at, 8);
+    d->at += 8;
+    return v;
+}
+static char *get_str(rd *d)
+{
+    int64_t n = get_i64(d);
+    if (d->bad || n < 0 || (uint64_t)n > d->n - d->at) {
+        d->bad = true;
+        return ml_strdup("");
+    }
+    char *s = ml_strndup(d->p + d->at, (size_t)n);
+    d->at += (size_t)n;
+    return s;
+}
+
+/* What one process found: its failure, its units' profile counts, what it
+ * skipped, its records. */
+typedef struct share {
+    int64_t failed;             /* the failing unit, -1 */
+    ml_err err;
+    size_t *profiles;           /* per unit of the whole list (its own only set) */
+    VEC(ml_unit_skip) skipped;
+} share;
+
+#define JOB_MAGIC 0x31424f4a4c4d4cLL
+
+static void pack_share(const share *sh, const size_t *mine, size_t n_mine, ml_rankrec **recs, size_t n_recs,
+                       ml_spool *s, ml_bytes *out)
+{
+    put_i64(out, JOB_MAGIC);
+    put_i64(out, sh->failed);
+    put_str(out, sh->err.msg);
+    put_i64(out, (int64_t)n_mine);
+    for (size_t i = 0; i < n_mine; i++) {
+        put_i64(out, (int64_t)mine[i]);
+        put_i64(out, (int64_t)sh->profiles[mine[i]]);
+    }
+    put_i64(out, (int64_t)sh->skipped.len);
+    for (size_t i = 0; i < sh->skipped.len; i++) {
+        put_i64(out, (int64_t)sh->skipped.v[i].unit);
+        put_str(out, sh->skipped.v[i].text);
+    }
+    put_i64(out, (int64_t)n_recs);
+    ml_bytes rb = {0};
+    for (size_t i = 0; i < n_recs; i++) {
+        rb.len = 0;
+        ml_rankrec_pack(recs[i], s, &rb);
+        put_i64(out, (int64_t)rb.len);
+        put(out, rb.p, rb.len);
+    }
+    ml_bytes_free(&rb);
+}
+
+/* Adds another process's share to ours (process 0); false if the bytes are bad. */
+static bool unpack_share(const char *p, size_t n, size_t n_units, share *sh, collect *c)
+{
+    rd d = {p, n, 0, false};
+    if (get_i64(&d) != JOB_MAGIC) return false;
+    int64_t failed = get_i64(&d);
+    char *msg = get_str(&d);
+    if (failed >= 0 && (sh->failed < 0 || failed < sh->failed)) {
+        sh->failed = failed;
+        snprintf(sh->err.msg, sizeof sh->err.msg, "%s", msg);
+    }
+    free(msg);
+    int64_t nm = get_i64(&d);
+    for (int64_t i = 0; i < nm && !d.bad; i++) {
+        int64_t u = get_i64(&d), k = get_i64(&d);
+        if (u >= 0 && (size_t)u < n_units) sh->profiles[u] = (size_t)k;
+    }
+    int64_t ns = get_i64(&d);
+    for (int64_t i = 0; i < ns && !d.bad; i++) {
+        int64_t u = get_i64(&d);
+        char *t = get_str(&d);
+        VEC_PUSH(&sh->skipped, ((ml_unit_skip){(size_t)u, t}));
+    }
+    int64_t nr = get_i64(&d);
+    for (int64_t i = 0; i < nr && !d.bad; i++) {
+        int64_t len = get_i64(&d);
+        if (d.bad || len < 0 || (uint64_t)len > d.n - d.at) return false;
+        ml_rankrec *r;
+        if (!ml_rankrec_unpack(d.p + d.at, (size_t)len, c->spool, &r)) return false;
+        d.at += (size_t)len;
+        VEC_PUSH(&c->recs, r);
+    }
+    return !d.bad;
+}
+
+/* ---- the share of each process ------------------------------------------- */
+
+/* The units process `me` of `size` reads: each unit (largest first) to the
+ * process with the fewest bytes so far (the lowest number among equals);
+ * standard input to process 0, which alone can read it. */
+static size_t *share_of(const ml_unit_list *l, int size, int me, size_t *n_out)
+{
+    size_t nu = l->units.len, n = 0;
+    size_t *order = ml_malloc((nu ? nu : 1) * sizeof *order), *mine = ml_malloc((nu ? nu : 1) * sizeof *mine);
+    for (size_t i = 0; i < nu; i++) order[i] = i;
+    for (size_t i = 1; i < nu; i++) { /* insertion sort: bytes descending, then list order */
+        size_t x = order[i], j = i;
+        while (j > 0 && l->units.v[order[j - 1]].bytes < l->units.v[x].bytes) order[j] = order[j - 1], j--;
+        order[j] = x;
+    }
+    int64_t *load = ml_calloc((size_t)size, sizeof *load);
+    for (size_t i = 0; i < nu; i++) {
+        const ml_unit *u = &l->units.v[order[i]];
+        int to = 0;
+        if (strcmp(u->path, "-") != 0)
+            for (int p = 1; p < size; p++)
+                if (load[p] < load[to]) to = p;
+        load[to] += u->bytes > 0 ? u->bytes : 1;
+        if (to == me) mine[n++] = order[i];
+    }
+    free(load);
+    free(order);
+    for (size_t i = 1; i < n; i++) { /* back in list order */
+        size_t x = mine[i], j = i;
+        while (j > 0 && mine[j - 1] > x) mine[j] = mine[j - 1], j--;
+        mine[j] = x;
+    }
+    *n_out = n;
+    return mine;
+}
+
+/* ---- the job ------------------------------------------------------------- */
+
+int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job *job)
+{
+    memset(job, 0, sizeof *job);
+    const ml_transport *t = ml_transport_now;
+    bool writer = !t || t->me == 0;
+    ml_err e = {{0}};
+    if (ml_units_list(inputs, n, &job->units, &e) < 0) {
+        if (writer) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+        return -1;
+    }
+    job->spool = ml_spool_new();
+    if (!job->spool) {
+        if (writer) fprintf(stderr, "memlens: cannot make a temporary file (TMPDIR)\n");
+        return -1;
+    }
+    const ml_unit_list *l = &job->units;
+    size_t nu = l->units.len, n_mine = nu;
+    size_t *mine = NULL;
+    if (t && t->size > 1) mine = share_of(l, t->size, t->me, &n_mine);
+
+    collect c = {.o = o, .l = l, .spool = job->spool};
+    pthread_mutex_init(&c.mu, NULL);
+    ml_each_opts eo = {.want = o->want, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};
+    ml_each_result res;
+    share sh = {.failed = -1};
+    if (mine && !n_mine) memset(&res, 0, sizeof res), res.profiles = ml_calloc(nu ? nu : 1, sizeof *res.profiles);
+    else if (ml_load_each(l, &eo, take_rank, &c, &res, &sh.err) < 0) sh.failed = (int64_t)res.failed_unit;
+    pthread_mutex_destroy(&c.mu);
+    sh.profiles = res.profiles;
+    res.profiles = NULL;
+    for (size_t i = 0; i < res.skipped.len; i++) VEC_PUSH(&sh.skipped, res.skipped.v[i]);
+    res.skipped.len = 0;
+    ml_each_result_free(&res);
+
+    int status = 0;
+    if (t && t->size > 1) {
+        ml_bytes b = {0};
+        if (!writer) pack_share(&sh, mine, n_mine, c.recs.v, c.recs.len, job->spool, &b);
+        char *all = NULL;
+        uint64_t *lens = NULL;
+        if (t->gather(b.p, b.len, &all, &lens) < 0) status = -1;
+        ml_bytes_free(&b);
+        if (writer && status == 0) {
+            size_t at = lens[0];
+            for (int p = 1; p < t->size && status == 0; p++) {
+                if (!unpack_share(all + at, lens[p], nu, &sh, &c)) status = -1;
+                at += lens[p];
+            }
+            if (status < 0) fprintf(stderr, "memlens: bad records from another process\n");
+        }
+        free(all);
+        free(lens);
+    }
+    free(mine);
+    if (writer && status == 0 && sh.failed >= 0) {
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(sh.err.msg));
+        status = -1;
+    }
+
+    /* a directory that gave no profile at all: what the walk passed over */
+    VEC(skip_entry) sk = {0};
+    for (size_t i = 0; i < l->skipped.len; i++) {
+        /* the listing's entries: their input is the one whose path they start with */
+        size_t in = 0;
+        for (size_t k = 0; k < n; k++)
+            if (!strncmp(l->skipped.v[i], inputs[k], strlen(inputs[k]))) in = k;
+        VEC_PUSH(&sk, ((skip_entry){in, sk.len, ml_strdup(l->skipped.v[i])}));
+    }
+    for (size_t i = 0; i < sh.skipped.len; i++) {
+        VEC_PUSH(&sk, ((skip_entry){l->units.v[sh.skipped.v[i].unit].input, sk.len, sh.skipped.v[i].text}));
+        sh.skipped.v[i].text = NULL;
+    }
+    if (sk.len > 1) qsort(sk.v, sk.len, sizeof *sk.v, skip_cmp);
+    for (size_t in = 0; writer && status == 0 && in < n; in++) {
+        size_t got = 0, units = 0;
+        for (size_t u = 0; u < nu; u++)
+            if (l->units.v[u].input == in && l->units.v[u].listed) got += sh.profiles[u], units++;
+        if (!units || got) continue;
+        VEC(char *) mine_sk = {0};
+        for (size_t i = 0; i < sk.len; i++)
+            if (sk.v[i].input == in) VEC_PUSH(&mine_sk, sk.v[i].text);
+        ml_no_profiles_error(inputs[in], mine_sk.v, mine_sk.len, &e);
+        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+        VEC_FREE(&mine_sk);
+        status = -1;
+    }
+    for (size_t i = 0; i < sk.len; i++) VEC_PUSH(&job->skipped, sk.v[i].text);
+    VEC_FREE(&sk);
+    VEC_FREE(&sh.skipped);
+    free(sh.profiles);
+
+    job->recs = c.recs.v;
+    job->n = c.recs.len;
+    if (t && t->size > 1) status = (int)t->bcast(status);
+    if (status < 0) return -1;
+    if (!writer) return 1;
+    ml_rankrecs_sort(job->recs, job->n);
+    return 0;
+}
+
+int ml_job_exit(int status)
+{
+    const ml_transport *t = ml_transport_now;
+    return t && t->size > 1 ? (int)t->bcast(status) : status;
+}
+
+void ml_job_free(ml_job *job)
+{
+    for (size_t i = 0; i < job->n; i++) ml_rankrec_free(job->recs[i]);
+    free(job->recs);
+    ml_spool_free(job->spool);
+    for (size_t i = 0; i < job->skipped.len; i++) free(job->skipped.v[i]);
+    VEC_FREE(&job->skipped);
+    ml_unit_list_free(&job->units);
+    memset(job, 0, sizeof *job);
+}
+
+int ml_job_keep_rank(ml_job *job, int rank)
+{
+    size_t kept = 0;
+    char have[200] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < job->n; i++) {
+        ml_rankrec *r = job->recs[i];
+        if (r->rank == rank) {
+            job->recs[kept++] = r;
+            continue;
+        }
+        if (used + 16 < sizeof have)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", r->rank);
+        ml_rankrec_free(r);
+    }
+    size_t had = job->n;
+    job->n = kept;
+    if (kept) return 0;
+    if (!had) fprintf(stderr, "memlens: --rank %d: no profiles loaded\n", rank);
+    else fprintf(stderr, "memlens: --rank %d: no such rank (loaded: %s; -1 = unknown)\n", rank, have);
+    return -1;
+}
+
+int ml_job_parse_jobs(const char *text, int *out)
+{
+    return ml_cli_count("-j", text, 1, 4096, "a number of threads (1 or more)", out);
+}

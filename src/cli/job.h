@@ -1,0 +1,61 @@
+/*
+ * job.h — every rank of the inputs, read on every core (and, under MPI, on
+ * every process), as records (rankrec.h) in rank order on the process that
+ * writes the output.
+ *
+ * The inputs are listed into units (loadpar.h) the same way on every
+ * process; each process reads its share, balanced by bytes (the largest
+ * unit to the process with the fewest bytes so far), on its threads.  For
+ * each rank, while its events are in memory, the command's callback adds
+ * what the command will print about that rank (pieces in the job's spool)
+ * to the rank's record; then the events are freed.  Process 0 gathers the
+ * records (the transport, transport.h) and the command writes its output
+ * from them: the same bytes whatever the number of threads or processes.
+ */
+#ifndef ML_JOB_H
+#define ML_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "loadpar.h"
+#include "rankrec.h"
+#include "spool.h"
+
+/* Called on the loading thread for each rank: add the rank's pieces to r
+ * (ml_spool_put into s).  Must not write anything else shared. */
+typedef void (*ml_job_fn)(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s);
+
+typedef struct ml_job_opts {
+    unsigned want;              /* ML_WANT_* */
+    int jobs;                   /* -j: threads per process; 0 = one per core */
+    ml_job_fn fn;               /* NULL: records only */
+    void *arg;
+} ml_job_opts;
+
+typedef struct ml_job {
+    ml_rankrec **recs;          /* every rank, in rank order (process 0 only) */
+    size_t n;
+    ml_spool *spool;            /* their pieces */
+    VEC(char *) skipped;        /* "path: why", what was passed over, in walk order */
+    ml_unit_list units;
+} ml_job;
+
+/* 0: the records are here (this process writes the output); 1: this
+ * process is not the writer (its ranks went to process 0): it writes
+ * nothing and ends with ml_job_exit's status; -1: failed, the error printed
+ * (by process 0): exit 2.  The job is to be freed in every case. */
+int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job *job);
+/* The exit status of the writer, on every process: call it once, at the
+ * end, with this process's status (only the writer's counts). */
+int ml_job_exit(int status);
+void ml_job_free(ml_job *job);
+
+/* Keeps only the records of that rank (--rank); -1 with the error printed
+ * ("--rank N: no such rank (loaded: ...)") when there is none. */
+int ml_job_keep_rank(ml_job *job, int rank);
+
+/* -j N: 1 .. 4096 threads; prints the error and returns -1 otherwise. */
+int ml_job_parse_jobs(const char *text, int *out);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * runpair.c — both sides of a comparison, loaded at once (see runpair.h).
+ */
+#include "textwidth.h"
+#include "runpair.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "par.h"
+#include "phase.h"
+
+typedef struct load_job {
+    ml_run_side *side;
+    int rank;
+    bool keep_ops;
+    int rc;
+    ml_err e;
+} load_job;
+
+/* The memory side's operator intervals (p->ops, a second copy of the trace's
+ * host slices) are read by ml_attribute() and ml_categorize() as the profile
+ * loads; after that a comparison reads only what they wrote in allocs (and,
+ * for traces without addresses, unmatched.c reads them again: kept then).
+ * Dropped, they make two 400 MB traces cost 2x the memory of one. */
+static void drop_ops(ml_profile *p)
+{
+    if (!p->has_addresses) return;
+    VEC_FREE(&p->ops.ts);
+    VEC_FREE(&p->ops.dur);
+    VEC_FREE(&p->ops.name);
+    VEC_FREE(&p->ops.thread);
+    VEC_FREE(&p->ops.kind);
+}
+
+/* One side, on its own thread: load, keep the rank, analyse each profile.
+ * ml_load() keeps no state outside the profiles it makes (the server's rank
+ * workers call it at once too): two at once were checked under
+ * ThreadSanitizer with traces split across threads, gzip, snapshots and
+ * Ascend CSV and SQLite folders (none reported). */
+static void load_side(void *arg)
+{
+    load_job *j = arg;
+    ml_run_side *s = j->side;
+    j->rc = ml_load(s->input, &s->ps, &j->e);
+    if (j->rc < 0) return;
+    ml_profiles_sort(&s->ps);
+    if (j->rank >= 0 && ml_profiles_keep_rank(&s->ps, j->rank, &j->e) < 0) {
+        ml_prefix(&j->e, "%s: ", s->input);
+        j->rc = -1;
+        return;
+    }
+    size_t n = s->ps.items.len;
+    if (!j->keep_ops)
+        for (size_t k = 0; k < n; k++) drop_ops(s->ps.items.v[k]);
+    s->time = ml_calloc(n ? n : 1, sizeof *s->time);
+    s->has_time = ml_calloc(n ? n : 1, sizeof *s->has_time);
+    for (size_t k = 0; k < n; k++) s->has_time[k] = ml_diff_time_compute(s->ps.items.v[k], &s->time[k]);
+}
+
+static bool all_ranked(const ml_profiles *ps)
+{
+    for (size_t i = 0; i < ps->items.len; i++)
+        if (ps->items.v[i]->rank < 0) return false;
+    return true;
+}
+
+static void ranks_text(const ml_profiles *ps, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < ps->items.len && used + 16 < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%d", i ? ", " : "", ps->items.v[i]->rank);
+}
+
+static int pair_ranks(ml_runpair *rp)
+{
+    const ml_profiles *ps[2] = {&rp->side[0].ps, &rp->side[1].ps};
+    size_t n[2] = {ps[0]->items.len, ps[1]->items.len};
+    const char *in[2] = {rp->side[0].input, rp->side[1].input};
+    for (int s = 0; s < 2; s++)
+        if (!n[s]) {
+            fprintf(stderr, "memlens: %s: no profile found\n", in[s]);
+            return -1;
+        }
+    if (n[0] == 1 && n[1] == 1) {
+        VEC_PUSH(&rp->pairs, ((ml_run_pair){{0, 0}}));
+        return 0;
+    }
+    for (int s = 0; s < 2; s++)
+        if (!all_ranked(ps[s])) {
+            fprintf(stderr, "memlens: mismatched ranks: %s holds %zu profiles, some without a rank number, "
+                            "so they cannot be paired with %s's (--rank N picks one)\n", in[s], n[s], in[!s]);
+            return -1;
+        }
+    size_t i = 0, j = 0; /* both sorted by rank */
+    while (i < n[0] || j < n[1]) {
+        int r0 = i < n[0] ? ps[0]->items.v[i]->rank : -1, r1 = j < n[1] ? ps[1]->items.v[j]->rank : -1;
+        if (i < n[0] && j < n[1] && r0 == r1) {
+            VEC_PUSH(&rp->pairs, ((ml_run_pair){{i, j}}));
+            i++, j++;
+            continue;
+        }
+        char buf[256];
+        bool base_only = j >= n[1] || (i < n[0] && r0 < r1);
+        snprintf(buf, sizeof buf, "rank %d only in %s", base_only ? r0 : r1, in[!base_only]);
+        VEC_PUSH(&rp->unmatched, ml_strdup(buf));
+        if (base_only) i++;
+        else j++;
+    }
+    if (!rp->pairs.len) {
+        char a[200], b[200];
+        ranks_text(ps[0], a, sizeof a);
+        ranks_text(ps[1], b, sizeof b);
+        fprintf(stderr, "memlens: mismatched ranks: %s has rank%s %s, %s has rank%s %s: none in common\n", in[0],
+                n[0] > 1 ? "s" : "", a, in[1], n[1] > 1 ? "s" : "", b);
+        return -1;
+    }
+    return 0;
+}
+
+int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out)
+{
+    memset(out, 0, sizeof *out);
+    out->side[0].input = base;
+    out->side[1].input = nw;
+    out->side[0].ps.want = out->side[1].ps.want = want;
+    bool keep = (want & ML_SKIP_CATEGORIES) == 0; /* the report reads them (and --by category keeps them: harmless) */
+    load_job jobs[2] = {{&out->side[0], rank, keep, 0, {{0}}}, {&out->side[1], rank, keep, 0, {{0}}}};
+    if (!base) {
+        out->single = true;
+        load_side(&jobs[1]);
+        if (jobs[1].rc < 0) {
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[1].e.msg));
+            ml_runpair_free(out);
+            return -1;
+        }
+        for (size_t k = 0; k < out->side[1].ps.items.len; k++) VEC_PUSH(&out->pairs, ((ml_run_pair){{k, k}}));
+        if (!out->pairs.len) {
+            fprintf(stderr, "memlens: %s: no profile found\n", nw);
+            ml_runpair_free(out);
+            return -1;
+        }
+        return 0;
+    }
+    ml_par2(load_side, &jobs[0], load_side, &jobs[1]);
+    ml_phase("diff: load both");
+    for (int s = 0; s < 2; s++)
+        if (jobs[s].rc < 0) {
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[s].e.msg));
+            ml_runpair_free(out);
+            return -1;
+        }
+    if (pair_ranks(out) < 0) {
+        ml_runpair_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k)
+{
+    const ml_run_side *rs = &rp->side[rp->single ? 1 : s];
+    return (ml_diff_side){rs->ps.items.v[k], rs->has_time[k] ? &rs->time[k] : NULL};
+}
+
+const char *ml_runpair_label(const ml_runpair *rp, size_t pair, char *buf, size_t cap)
+{
+    const ml_profile *a = rp->side[rp->single ? 1 : 0].ps.items.v[rp->pairs.v[pair].item[0]];
+    const ml_profile *b = rp->side[1].ps.items.v[rp->pairs.v[pair].item[1]];
+    if (a->rank >= 0 && a->rank == b->rank) snprintf(buf, cap, "rank %d", a->rank);
+    else snprintf(buf, cap, "%s", "");
+    return buf;
+}
+
+void ml_runpair_free(ml_runpair *rp)
+{
+    for (int s = 0; s < 2; s++) {
+        ml_run_side *rs = &rp->side[s];
+        for (size_t k = 0; k < rs->ps.items.len && rs->time; k++) ml_diff_time_free(&rs->time[k]);
+        free(rs->time);
+        free(rs->has_time);
+        ml_profiles_free(&rs->ps);
+    }
+    VEC_FREE(&rp->pairs);
+    for (size_t i = 0; i < rp->unmatched.len; i++) free(rp->unmatched.v[i]);
+    VEC_FREE(&rp->unmatched);
+    memset(rp, 0, sizeof *rp);
+}

@@ -1,0 +1,53 @@
+/*
+ * runpair.h — the two sides of `memlens diff` and `memlens check`: both
+ * inputs loaded at once (one thread each, each through the usual loader),
+ * each profile's time side analysed as far as a comparison needs
+ * (ml_diff_time: steps, operator tree, time per name), and the ranks paired.
+ *
+ * Pairing: one profile on each side is one pair, whatever their rank
+ * numbers (rank 0 of a run against rank 1 of it).  Otherwise ranks are
+ * paired by rank number, and the ranks only one side has are listed; a side
+ * with several profiles of unknown rank, or no rank number in common, is an
+ * error ("mismatched ranks").  --rank N keeps that rank on both sides.
+ */
+#ifndef ML_CLI_RUNPAIR_H
+#define ML_CLI_RUNPAIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diff.h"
+#include "diffops.h"
+#include "importer.h"
+
+/* One side: its input and what was loaded from it. */
+typedef struct ml_run_side {
+    const char *input;
+    ml_profiles ps;
+    ml_diff_time *time;     /* per profile; valid where has_time */
+    bool *has_time;
+} ml_run_side;
+
+typedef struct ml_run_pair {
+    size_t item[2];         /* the profile of each side (index into side[s].ps.items) */
+} ml_run_pair;
+
+typedef struct ml_runpair {
+    ml_run_side side[2];
+    bool single;            /* no base: side[1] alone, each profile paired with itself */
+    VEC(ml_run_pair) pairs;
+    VEC(char *) unmatched;  /* "rank 3 only in NEW" */
+} ml_runpair;
+
+/* Loads both inputs (want: ML_WANT_* for ml_profiles.want), keeps `rank`
+ * (>= 0) on both sides, pairs the ranks.  base NULL: only nw, each of its
+ * profiles paired with itself (`check` without --base).  On failure prints the one-line
+ * error ("memlens: ...") and returns -1 (exit status 2). */
+int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out);
+/* The diff side of profile k of side s. */
+ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
+/* "rank N" or the file's name, for headings. */
+const char *ml_runpair_label(const ml_runpair *rp, size_t pair, char *buf, size_t cap);
+void ml_runpair_free(ml_runpair *rp);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * compare.h — two runs compared (analysis/diff.h), written out: as text for
+ * `memlens diff`, as its --json (schema in the README, "memlens diff"), and
+ * as the compare object the report's and the server's Compare view read
+ * (web/DATA.md, "Compare").
+ */
+#ifndef ML_COMPARE_H
+#define ML_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "diff.h"
+#include "err.h"
+#include "jsonw.h"
+#include "report_enc.h"
+
+/* A comparison: the two inputs, the rank pairs compared, the ranks only
+ * one input has. */
+typedef struct ml_compare {
+    const char *input[2];
+    ml_diff *const *pairs;
+    size_t n;
+    const char *const *unmatched;
+    size_t n_unmatched;
+} ml_compare;
+
+typedef struct ml_compare_opts {
+    int top;                /* text: rows per table (0: 10); --json: 0 = every row */
+    int width;              /* text: terminal columns (0: unlimited) */
+} ml_compare_opts;
+
+void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o);
+/* The whole --json document. */
+void ml_compare_json(FILE *f, const ml_compare *c, const ml_compare_opts *o);
+/* One pair's object (an element of "pairs"). */
+void ml_compare_pair_json(jw *w, const ml_diff *d, const ml_compare_opts *o);
+
+/* The page's compare object (web/DATA.md "Compare") for the pairs of c, whose
+ * runs are the page's ranks rank_of[2 * i] (base) and rank_of[2 * i + 1]
+ * (new), appended to out as JSON that can sit in a <script> element. */
+void ml_compare_page_json(const ml_compare *c, const size_t *rank_of, ml_buf *out);
+/* One element of its "pairs": {"base_rank", "new_rank", "diff"} (the server's /api/compare). */
+void ml_compare_page_pair(const ml_diff *d, size_t base_rank, size_t new_rank, ml_buf *out);
+
+/* `memlens diff -o FILE.html`: the report of the pairs' runs (ranks base0,
+ * new0, base1, ...) with the compare object.  Written atomically; -1 with e
+ * set on failure. */
+int ml_compare_report_write(const ml_compare *c, const char *path, ml_err *e);
+
+/* A number with its delta as people read it: "+5.4%" (or "new" / "" when the
+ * base is 0).  Used by `check` too. */
+const char *ml_fmt_pct_change(int64_t base, int64_t nw, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,156 @@
+# `memlens check`: every rule passing and failing on small hand-written inputs
+# (the figures worked out in the comments, as in tests/cli_diff.sh), the three
+# biggest contributors of a broken rule, --json, JUnit XML read back by
+# Python's xml.etree, and bad input (exit 2, one line).
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+command -v python3 >/dev/null 2>&1 || { t_skip "python3 absent"; t_done; exit; }
+
+# base: peak allocated 150 B (aten::linear 100 + aten::relu 50), reserved 1 KiB, one
+#   100 µs step, no out-of-memory event.
+# new: peak 220 B at 45 µs: aten::linear 150, memory from before the trace 40, aten::gelu
+#   30; reserved 2 KiB from 15 µs, when 190 B were allocated (unused 1858 / 2048 =
+#   90.72 %); one out-of-memory event asking 4 KiB; one 100 µs step: CPU Exec 40, Other 60.
+cat >"$tmp/a.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":20},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}},
+{"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":40,"dur":20},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":45,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":50,"Total Allocated":150,"Total Reserved":1024}},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":55,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":-100,"Total Allocated":50,"Total Reserved":1024}},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":70,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":-50,"Total Allocated":0,"Total Reserved":1024}}
+]}
+JSON
+cat >"$tmp/b.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":20},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":150,"Total Allocated":190,"Total Reserved":2048}},
+{"ph":"X","cat":"cpu_op","name":"aten::gelu","pid":1,"tid":1,"ts":40,"dur":20},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":45,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":30,"Total Allocated":220,"Total Reserved":2048}},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":47,"args":{"Device Type":1,"Device Id":0,"Addr":12288,"Bytes":-40,"Total Allocated":180,"Total Reserved":2048}},
+{"ph":"i","cat":"[OutOfMemory]","s":"t","name":"[OutOfMemory]","pid":1,"tid":1,"ts":50,"args":{"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":180,"Total Reserved":2048}}
+]}
+JSON
+# Step time: 1000 µs -> 1200 µs (+20 %).  Per step, aten::linear 190 -> 340 µs (+150),
+# aten::mm 360 -> 480 (+120), aten::sub 0 -> 50 (+50): the three that grew most.
+cat >"$tmp/s1.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1000},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":25,"dur":70},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":170,"dur":120},
+{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":410,"dur":40},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":520,"dur":360}]}
+JSON
+cat >"$tmp/s2.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":1200},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":25,"dur":120},
+{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":220,"dur":220},
+{"ph":"X","cat":"cpu_op","name":"aten::sub","pid":1,"tid":1,"ts":510,"dur":50},
+{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":610,"dur":480}]}
+JSON
+
+# check NAME EXPECTED-EXIT EXPECTED-FIRST-LINE ARGS...
+check() {
+    name=$1 want_rc=$2 want=$3; shift 3
+    out=$($MEMLENS check "$@" 2>"$tmp/err")
+    rc=$?
+    t_eq "$name: exit" "$rc" "$want_rc"
+    t_eq "$name" "$(printf '%s\n' "$out" | head -1)" "$want"
+}
+B="$tmp/b.json"
+check "max-peak holds" 0 "PASS --max-peak 220B: peak allocated 220 B on cuda:0 of b.json <= 220 B" "$B" --max-peak 220B
+check "max-peak broken" 1 "FAIL --max-peak 219B: peak allocated 220 B on cuda:0 of b.json > 219 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$B" --max-peak 219B
+check "max-peak in GiB" 0 "PASS --max-peak 1.5GiB: peak allocated 220 B on cuda:0 of b.json <= 1.50 GiB" "$B" --max-peak 1.5GiB
+check "max-reserved holds" 0 "PASS --max-reserved 2KiB: peak reserved 2.00 KiB on cuda:0 of b.json <= 2.00 KiB" "$B" --max-reserved 2KiB
+check "max-reserved broken" 1 "FAIL --max-reserved 2KB: peak reserved 2.00 KiB on cuda:0 of b.json > 1.95 KiB; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$B" --max-reserved 2KB
+# 150 -> 220: +46.67 %
+check "max-peak-growth holds" 0 "PASS --max-peak-growth 47%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of b.json <= 47%" "$B" --base "$tmp/a.json" --max-peak-growth 47%
+check "max-peak-growth broken" 1 "FAIL --max-peak-growth 46%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of b.json > 46%; grew most: aten::linear +50 B, (allocated before trace) +40 B, aten::gelu +30 B" "$B" --base "$tmp/a.json" --max-peak-growth 46%
+check "max-step-time holds" 0 "PASS --max-step-time 100us: average step time 100.000 us on b.json <= 100.000 us" "$B" --max-step-time 100us
+check "max-step-time broken" 1 "FAIL --max-step-time 0.099ms: average step time 100.000 us on b.json > 99.000 us; largest parts: Other 60.000 us, CPU Exec 40.000 us" "$B" --max-step-time 0.099ms
+check "max-step-time-growth holds" 0 "PASS --max-step-time-growth 20%: average step time grew 20% (1.000 ms -> 1.200 ms) on s2.json <= 20%" "$tmp/s2.json" --base "$tmp/s1.json" --max-step-time-growth 20%
+check "max-step-time-growth broken" 1 "FAIL --max-step-time-growth 19.5%: average step time grew 20% (1.000 ms -> 1.200 ms) on s2.json > 19.5%; grew most per step: operator aten::linear +150.000 us, operator aten::mm +120.000 us, operator aten::sub +50.000 us" "$tmp/s2.json" --base "$tmp/s1.json" --max-step-time-growth 19.5%
+check "no-oom holds" 0 "PASS --no-oom: out-of-memory events 0, expected none" "$tmp/a.json" --no-oom
+check "no-oom broken" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of b.json, expected none; first: requested 4.00 KiB" "$B" --no-oom
+check "max-unused-reserved holds" 0 "PASS --max-unused-reserved 91%: reserved but not allocated at the reserved peak 90.7% (190 B allocated of 2.00 KiB reserved) on cuda:0 of b.json <= 91%" "$B" --max-unused-reserved 91%
+check "max-unused-reserved broken" 1 "FAIL --max-unused-reserved 90%: reserved but not allocated at the reserved peak 90.7% (190 B allocated of 2.00 KiB reserved) on cuda:0 of b.json > 90%" "$B" --max-unused-reserved 90%
+# A snapshot: segments A 2 MiB (1 MiB allocated) and B 20 MiB (16 MiB): 17 of 22 MiB
+# allocated, 5 MiB (22.7 %) not; the segments with the most unallocated: B 4 MiB, A 1 MiB.
+cat >"$tmp/mksnap.py" <<'EOF'
+import pickle, sys
+MiB = 1 << 20
+def seg(addr, size, alloc):
+    return {'device': 0, 'address': addr, 'total_size': size, 'allocated_size': alloc, 'active_size': alloc,
+            'requested_size': alloc, 'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0), 'is_expandable': False,
+            'frames': [], 'blocks': [{'address': addr, 'size': alloc, 'requested_size': alloc, 'state': 'active_allocated', 'frames': []},
+                                     {'address': addr + alloc, 'size': size - alloc, 'requested_size': 0, 'state': 'inactive', 'frames': []}]}
+pickle.dump({'segments': [seg(0x7f0000000000, 2 * MiB, MiB), seg(0x7f0000200000, 20 * MiB, 16 * MiB)], 'device_traces': [[]]},
+            open(sys.argv[1], 'wb'), protocol=4)
+EOF
+python3 "$tmp/mksnap.py" "$tmp/s.pickle"
+check "max-unused-reserved on a snapshot" 1 "FAIL --max-unused-reserved 20%: reserved but not allocated at the reserved peak 22.7% (17.00 MiB allocated of 22.00 MiB reserved) on cuda:0 of s.pickle > 20%; most unallocated: segment 0x7f0000200000 (20.00 MiB) 4.00 MiB, segment 0x7f0000000000 (2.00 MiB) 1.00 MiB" "$tmp/s.pickle" --max-unused-reserved 20%
+
+# Several rules: one line each, then a summary; exit 1 when one is broken.
+out=$($MEMLENS check "$B" --base "$tmp/a.json" --max-peak 1GiB --no-oom --max-peak-growth 50% --max-step-time 1s)
+t_eq "rules: exit 1 when one is broken" "$?" 1
+t_eq "rules: a line each, then the summary" "$(printf '%s\n' "$out" | cut -c1-36)" "PASS --max-peak 1GiB: peak allocated
+FAIL --no-oom: out-of-memory events 
+PASS --max-peak-growth 50%: peak all
+PASS --max-step-time 1s: average ste
+memlens check: 1 of 4 rules broken f"
+
+# --json
+$MEMLENS check "$B" --base "$tmp/a.json" --max-peak 219B --no-oom --max-step-time 1s --json >"$tmp/c.json"
+t_eq "json: exit" "$?" 1
+t_eq "json: fields" "$(python3 -c "
+import json; j = json.load(open('$tmp/c.json'))
+print(j['passed'], [(r['rule'], r['limit'], r['unit'], r['limit_value'], r['passed'], r['measured'], [(c['name'], c['value']) for c in r['contributors']]) for r in j['rules']])")" \
+    "False [('--max-peak', '219B', 'bytes', 219, False, 220, [('aten::linear', 150), ('(allocated before trace)', 40), ('aten::gelu', 30)]), ('--no-oom', None, 'count', 0, False, 1, [('requested', 4096)]), ('--max-step-time', '1s', 'us', 1000000, True, 100, [])]"
+
+# JUnit: well-formed, a test case per rule, failures marked, the message escaped.
+$MEMLENS check "$B" --max-peak 219B --max-peak 1GiB --no-oom --junit "$tmp/j.xml" >/dev/null
+t_eq "junit: exit" "$?" 1
+t_eq "junit: read back" "$(python3 -c "
+import xml.etree.ElementTree as ET
+r = ET.parse('$tmp/j.xml').getroot()
+s = r.find('testsuite')
+print(r.tag, r.get('tests'), r.get('failures'), s.get('tests'), s.get('failures'),
+      [(c.get('name'), c.find('failure') is not None) for c in s.findall('testcase')],
+      s.findall('testcase')[0].find('failure').get('message')[:33],
+      s.findall('testcase')[1].find('system-out').text[:25])")" \
+    "testsuites 3 2 3 2 [('--max-peak 219B', True), ('--max-peak 1GiB', False), ('--no-oom', True)] FAIL --max-peak 219B: peak alloca PASS --max-peak 1GiB: pea"
+$MEMLENS check "$tmp/a.json" --max-peak 1GiB --junit "$tmp/ok.xml" >/dev/null
+t_eq "junit: all hold" "$?:$(python3 -c "
+import xml.etree.ElementTree as ET; r = ET.parse('$tmp/ok.xml').getroot(); print(r.get('failures'), r.get('errors'))")" "0:0 0"
+
+# Bad input: exit 2 and one line on stderr.
+bad() { # NAME EXPECTED-TEXT ARGS...
+    name=$1 want=$2; shift 2
+    $MEMLENS check "$@" >/dev/null 2>"$tmp/e"
+    t_eq "bad: $name: exit 2" "$?" 2
+    t_eq "bad: $name: one line" "$(wc -l <"$tmp/e" | tr -d ' ')" 1
+    t_contains "bad: $name: says why" "$(cat "$tmp/e")" "$want"
+}
+bad "a size without a unit" "--max-peak 30: expected a size with a unit" "$B" --max-peak 30
+bad "an unknown size unit" "--max-peak 30G: expected a size" "$B" --max-peak 30G
+bad "a percentage without %" "--max-peak-growth 5: expected a percentage" "$B" --base "$tmp/a.json" --max-peak-growth 5
+bad "a duration without a unit" "--max-step-time 250: expected a duration" "$B" --max-step-time 250
+bad "an unknown rule" "unknown option or rule --max-peek" "$B" --max-peek 30GiB
+bad "no rule" "no rule given" "$B"
+bad "growth without a base" "give --base BASE" "$B" --max-peak-growth 5%
+bad "an unreadable run" "nope.json" "$tmp/nope.json" --no-oom
+printf 'garbage' >"$tmp/g.json"
+bad "an unreadable base" "g.json" "$B" --base "$tmp/g.json" --max-peak-growth 5%
+mkdir -p "$tmp/r0" "$tmp/r1"
+for r in 0 1; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world_size\":4},\"traceEvents\"/" "$B" >"$tmp/r0/x$r.json"; done
+for r in 2 3; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world_size\":4},\"traceEvents\"/" "$B" >"$tmp/r1/x$r.json"; done
+bad "mismatched ranks" "mismatched ranks" "$tmp/r1" --base "$tmp/r0" --max-peak-growth 5%
+bad "a rule the run has no figure for" "--max-step-time 1s cannot be checked" "$tmp/s.pickle" --max-step-time 1s
+bad "an unwritable JUnit file" "$tmp/none/j.xml" "$B" --max-peak 1GiB --junit "$tmp/none/j.xml"
+# directories: every rank checked, the worst decides (rank 0 and 1 of the same run: 220 B)
+check "directory" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 0 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/r0" --max-peak 200B
+t_done

@@ -1,0 +1,156 @@
+# `memlens perf` GPU time as HolisticTraceAnalysis measures it (temporal,
+# idle by stream, kernel types, overlap, launches, queue length, bandwidth):
+# hand-written traces whose answers are worked out below, then every real
+# trace in ../shared/data/kineto against HTA's own answers beside it
+# (tests/hta_agree.py, which also checks memlens against tests/hta_rules.py).
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Trace A (times below are ts - 1000, µs).  Host thread 1 launches with
+# cudaLaunchKernel L1 [0,5) L2 [6,10) L3 [75,80) L4 [80,84) and
+# cudaMemsetAsync L5 [85,87); thread 2 launches L6 [-60,15) (75 µs: a runtime
+# outlier) and cudaMemcpyAsync L7 [-100,-98), L8 [-97,-95).
+#   stream 7:  K1 [10,30)  K2 [60,70)  K3 [90,100)  K4 [129,130)  MS [140,140) (Memset, 0 µs, 5 GB/s)
+#   stream 20: NC [20,65)  (ncclKernel_...: COMMUNICATION)
+#   stream 21: MC [25,35)  (DtoD, 100 GB/s)  MC2 [35,40) (DtoD, 60 GB/s: starts as MC ends)
+# temporal: union [10,70) [90,100) [129,130) [140,140): span 140-10 = 130,
+#   busy 60+10+1+0 = 71, idle 59; compute [10,30) [60,70) [90,100) [129,130) = 41;
+#   non-compute 130-41-59 = 30 (NC's [30,60)).
+# idle, stream 7: K1->K2 gap 30, L2 began before K1 ended, 30 is not < 30: other 30;
+#   K2->K3 gap 20, L3 (75) after K2's end (70): host wait 20; K3->K4 gap 29: kernel
+#   wait; K4->MS gap 10: kernel wait (39 in all).  Stream 21: MC->MC2 gap 0: kernel wait 0.
+# kernel types: 10-20 C, 20-25 C+Comm, 25-30 C+Comm+M, 30-40 Comm+M, 40-60 Comm,
+#   60-65 C+Comm, 65-70 C, 90-100 C, 129-130 C: COMPUTATION 26, COMMUNICATION 20,
+#   COMPUTATION overlapping COMMUNICATION 10, COMMUNICATION overlapping MEMORY 10,
+#   COMPUTATION overlapping COMMUNICATION overlapping MEMORY 5 (the memset adds nothing).
+# overlap: (10 + 5) / 45 of communication = 33.333 %.
+# launches: cpu 5+4+5+4+2+75+2+2 = 99; gpu 20+10+10+1+0+45+10+5 = 101;
+#   delay 5+50+10+45+53+5+123+130 = 421, max 130.  Short kernels (call <= 50, kernel
+#   shorter): K4 (4 vs 1), MS (2 vs 0); runtime outliers: NC's L6 (75); delay
+#   outliers (> 100): MC2 (130), MC (123).
+# queue, stream 7: +1 0, +1 6, -1 10, -1 60, +1 75, +1 80, +1 85, -1 90, -1 129, -1 140:
+#   1 2 1 0 1 2 3 2 1 0: max 3, mean 1.3; stream 20: 1 0; stream 21: +1 -100, +1 -97,
+#   -1 25, -1 35: 1 2 1 0: max 2, mean 1.
+# bandwidth: Memset 5 (0 µs counts as 1 µs); DtoD 100 (MC2 starts as MC ends: not 160).
+py_trace_a() {
+    python3 - "$1" <<'PY'
+import json, sys
+T = 1000
+ev = [{"ph": "X", "cat": "cpu_op", "name": "aten::work", "pid": 1, "tid": 1, "ts": T - 200, "dur": 400}]
+def host(name, tid, ts, dur, corr):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 1, "tid": tid, "ts": T + ts, "dur": dur,
+               "args": {"correlation": corr}})
+def gpu(cat, name, stream, ts, dur, corr, bw=None):
+    a = {"device": 0, "stream": stream, "correlation": corr}
+    if bw is not None:
+        a["memory bandwidth (GB/s)"] = bw
+    ev.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": f"stream {stream}", "ts": T + ts, "dur": dur, "args": a})
+for corr, (ts, dur) in enumerate([(0, 5), (6, 4), (75, 5), (80, 4)], 1):
+    host("cudaLaunchKernel", 1, ts, dur, corr)
+host("cudaMemsetAsync", 1, 85, 2, 5)
+host("cudaLaunchKernel", 2, -60, 75, 6)
+host("cudaMemcpyAsync", 2, -100, 2, 7)
+host("cudaMemcpyAsync", 2, -97, 2, 8)
+for corr, (name, ts, dur) in enumerate([("gemm_a", 10, 20), ("gemm_b", 60, 10), ("gemm_c", 90, 10), ("gemm_d", 129, 1)], 1):
+    gpu("kernel", name, 7, ts, dur, corr)
+gpu("gpu_memset", "Memset (Device)", 7, 140, 0, 5, 5.0)
+gpu("kernel", "ncclKernel_AllReduce_RING_LL_Sum_float", 20, 20, 45, 6)
+gpu("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 21, 25, 10, 7, 100.0)
+gpu("gpu_memcpy", "Memcpy DtoD (Device -> Device)", 21, 35, 5, 8, 60.0)
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+}
+py_trace_a "$tmp/a.json"
+json=$($MEMLENS perf --json "$tmp/a.json"); t_eq "A: json exit" $? 0
+fields() { printf '%s' "$json" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)['runs'][0]
+$1"; }
+t_eq "A: temporal" "$(fields 'print(r["temporal"])')" "{'span_us': 130, 'idle_us': 59, 'compute_us': 41, 'non_compute_us': 30}"
+t_eq "A: idle by stream (a gap of exactly 30 us is other, a launch after the previous end is host wait)" \
+    "$(fields 'print([(x["stream"], x["host_wait_us"], x["kernel_wait_us"], x["other_us"]) for x in r["idle_by_stream"]])')" \
+    "[(7, 20, 39, 30), (20, 0, 0, 0), (21, 0, 0, 0)]"
+t_eq "A: kernel types with overlaps" "$(fields 'print([(x["type"], x["total_us"]) for x in r["kernel_types"]])')" \
+    "[('COMPUTATION', 26), ('COMMUNICATION', 20), ('COMPUTATION overlapping COMMUNICATION', 10), ('COMMUNICATION overlapping MEMORY', 10), ('COMPUTATION overlapping COMMUNICATION overlapping MEMORY', 5)]"
+t_eq "A: comm/comp overlap" "$(fields 'print(round(r["comm_comp_overlap_pct"], 3))')" "33.333"
+t_eq "A: launches" "$(fields 'l = r["launches"]; print(l["count"], l["cpu_us"], l["gpu_us"], l["delay_us"], l["delay_max_us"])')" "8 99 101 421 130"
+t_eq "A: launch outliers" "$(fields '
+l = r["launches"]
+print([(k, l[k]["cutoff_us"], l[k]["count"], [(x["kernel"], x["cpu_us"], x["gpu_us"], x["delay_us"]) for x in l[k]["top"]])
+       for k in ("short_kernels", "runtime_outliers", "launch_delay_outliers")])')" \
+    "[('short_kernels', 50, 2, [('gemm_d', 4, 1, 45), ('Memset (Device)', 2, 0, 53)]), ('runtime_outliers', 50, 1, [('ncclKernel_AllReduce_RING_LL_Sum_float', 75, 45, 5)]), ('launch_delay_outliers', 100, 2, [('Memcpy DtoD (Device -> Device)', 2, 5, 130), ('Memcpy DtoD (Device -> Device)', 2, 10, 123)])]"
+t_eq "A: queue length" "$(fields 'print([(x["stream"], x["max"], float(x["mean"]), x["blocked_us"]) for x in r["queue_length"]])')" \
+    "[(7, 3, 1.3, 0), (20, 1, 0.5, 0), (21, 2, 1.0, 0)]"
+t_eq "A: memory bandwidth (a 0 us memset counts as 1 us; touching copies do not add up)" \
+    "$(fields 'print([(x["kind"], float(x["max_gbps"])) for x in r["memory_bw"]])')" "[('Memcpy DtoD', 100.0), ('Memset', 5.0)]"
+text=$($MEMLENS perf "$tmp/a.json"); t_eq "A: text exit" $? 0
+t_contains "A: overview line" "$text" "span 130.000 us: compute 41.000 us (31.5 %), non-compute 30.000 us (23.1 %), idle 59.000 us (45.4 %)"
+t_contains "A: idle row" "$text" "         7   20.000 us   39.000 us   30.000 us"
+t_contains "A: overlap line" "$text" "communication under computation: 33.33 % of 45.000 us of communication"
+t_contains "A: kernel type row" "$text" "   26.000 us   36.6 %  COMPUTATION"
+t_contains "A: launches line" "$text" "Kernel launches: 8 (calls 99.000 us, kernels 101.000 us; launch delay 421.000 us in all, 130.000 us at most)"
+t_contains "A: queue row" "$text" "         7      3      1.30"
+t_contains "A: bandwidth row" "$text" "    100.00 GB/s  Memcpy DtoD"
+# the perf object of the views: the same in ns, the series of the counter tracks
+t_eq "A: perf object" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["ranks"][0]["gputime"]
+q = g["queues"][0]; b = [m for m in g["membw"] if m["kind"] == "Memcpy DtoD"][0]
+print(g["temporal"]["span_ns"], g["idle_by_stream"][0]["gaps"], q["stream"], q["t0_ns"], q["dt_us"], q["v"], b["dt_us"], [float(v) for v in b["v"]],
+      sum(g["launches"]["delay_hist"]["counts"]), g["launches"]["outliers"]["launch_delay_outliers"]["top"][0]["start_ns"])')" \
+    "130000 [1, 2, 1] 7 200000 [0, 6, 4, 50, 15, 5, 5, 5, 39, 11] [1, 2, 1, 0, 1, 2, 3, 2, 1, 0] [0, 10, 0, 5] [100.0, 0.0, 60.0, 0.0] 8 235000"
+
+# Trace B: two ProfilerSteps, [0,100) and [100,200): as HTA, the work launched
+# from the last one on (K2, launched at 110) and work with no launching call
+# (K3) are left out.  K4 is ns-resolution, [60.5, 65.7): on HTA's grid [61, 65).
+# span 65-20 = 45; busy 10 + 4 = 14; idle 31; compute 14; one launch... two: K1, K4.
+cat >"$tmp/b.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":100,"dur":100},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":4,"args":{"correlation":1}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":15,"dur":4,"args":{"correlation":4}},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":4,"args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"gemm_a","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":1}},
+{"ph":"X","cat":"kernel","name":"gemm_b","pid":0,"tid":7,"ts":120,"dur":10,"args":{"stream":7,"correlation":2}},
+{"ph":"X","cat":"kernel","name":"gemm_c","pid":0,"tid":7,"ts":40,"dur":10,"args":{"stream":7}},
+{"ph":"X","cat":"kernel","name":"gemm_d","pid":0,"tid":7,"ts":60.5,"dur":5.2,"args":{"stream":7,"correlation":4}}]}
+JSON
+json=$($MEMLENS perf --json "$tmp/b.json"); t_eq "B: json exit" $? 0
+t_eq "B: the last step and unlaunched work left out, ns times on HTA's µs grid" "$(fields '
+l = r["launches"]
+print(r["temporal"], l["count"], l["gpu_us"], [n for n in r["notes"] if "ProfilerStep" in n and "HTA" in n] != [])')" \
+    "{'span_us': 45, 'idle_us': 31, 'compute_us': 14, 'non_compute_us': 0} 2 14 True"
+
+# A trace without GPU work: the fields are empty, not missing.
+cat >"$tmp/cpu.json" <<'JSON'
+{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":0,"dur":10}]}
+JSON
+json=$($MEMLENS perf --json "$tmp/cpu.json"); t_eq "cpu: json exit" $? 0
+t_eq "cpu: empty GPU time" "$(fields 'print(r["temporal"], r["idle_by_stream"], r["kernel_types"], r["comm_comp_overlap_pct"], r["launches"], r["queue_length"], r["memory_bw"])')" \
+    "None [] [] None None [] []"
+t_eq "cpu: perf object" "$(printf '%s' "$json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranks"][0]["gputime"])')" "None"
+
+# the same answers from the rules written again in Python (tests/hta_rules.py)
+t_eq "A, B: memlens equals tests/hta_rules.py" "$(python3 - "$MEMLENS" "$tmp/a.json" "$tmp/b.json" <<'PY'
+import json, subprocess, sys
+sys.path.insert(0, "tests")
+import hta_agree, hta_rules
+for path in sys.argv[2:]:
+    run = json.loads(subprocess.run([sys.argv[1], "perf", "--json", path], capture_output=True, text=True).stdout)["runs"][0]
+    ours, rules = hta_agree.flat(run), hta_agree.flat(hta_rules.expected(path))
+    print(set(ours) == set(rules) and all(hta_agree.same(ours[f], rules[f]) for f in ours), end=" ")
+PY
+)" "True True "
+
+# Every real trace against HTA's own answers (../shared/data/kineto/*.hta.json).
+if [ -d "$DATA/kineto" ] && ls "$DATA"/kineto/*.hta.json >/dev/null 2>&1; then
+    res=$(python3 tests/hta_agree.py "$MEMLENS" "$DATA/kineto"); rc=$?
+    t_eq "agreement with HTA on the shared traces" "$rc" 0
+    [ $rc = 0 ] || printf '%s\n' "$res" | grep -E "OFF|hta_agree" | head -20
+    printf '%s\n' "$res" | tail -1
+else
+    t_skip "no $DATA/kineto/*.hta.json (HTA's answers on the shared traces)"
+fi
+t_done
