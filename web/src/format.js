@@ -96,24 +96,33 @@ export function middleEllipsis(s, width, measure) {
 // whole part of it ("scaled_dot…", "CompiledFunction…": at "_", "::", ".",
 // " ", "/" or a lowercase-to-capital step), never mid-word; middleEllipsis
 // when not even that fits.  The full name goes in the label's tooltip.
+// Where each part of a name after the first starts: after "_", ".", "/",
+// " ", ":" or "-", and at a lowercase-to-capital step ("Compiled|Function").
+function partStarts(name) {
+  const out = [];
+  for (let k = 1; k < name.length; k++) {
+    const a = name[k - 1], b = name[k];
+    if ("_./ :-".includes(a) && !"_./ :-".includes(b)) out.push(k);
+    else if (/[a-z0-9]/.test(a) && /[A-Z]/.test(b)) out.push(k);
+  }
+  return out;
+}
+
 export function laneLabel(s, width, measure) {
   if (measure(s) <= width) return s;
   let m = /^(.+?)( \([^()]*\))$/.exec(s), head, tail;
   if (m) { head = m[1]; tail = m[2]; }
   else if ((m = /^(\(.*?)(: [^:]+\))$/.exec(s))) { head = m[1]; tail = m[2]; }
   else { head = s; tail = ""; }
-  // the places head may be cut: after each whole part of it
-  const cuts = [];
-  for (let k = 1; k < head.length; k++) {
-    const a = head[k - 1], b = head[k];
-    if ("_./ :-".includes(a) && !"_./ :-".includes(b)) cuts.push(k);
-    else if (/[a-z0-9]/.test(a) && /[A-Z]/.test(b)) cuts.push(k);
-  }
+  const cuts = partStarts(head); // the places head may be cut: after each whole part of it
   for (let j = cuts.length - 1; j >= 0; j--) {
     const t = head.slice(0, cuts[j]).replace(/[_./ :-]+$/, "") + "…" + tail;
     if (measure(t) <= width) return t;
   }
   if (tail && measure("…" + tail.trimStart()) <= width) return "…" + tail.trimStart();
+  // "(no Python frame: LinalgVectorNormBackward0)" narrower still: the op's last whole parts
+  const op = /^: (.+)\)$/.exec(tail);
+  if (op) for (const k of partStarts(op[1])) { const t = "(…" + op[1].slice(k) + ")"; if (measure(t) <= width) return t; }
   return middleEllipsis(s, width, measure);
 }
 

@@ -243,6 +243,10 @@ test("lane labels are cut at name boundaries, the part that tells lanes apart ke
   assert.equal(laneLabel("CompiledFunctionBackward (backward)", 20 * 6, px), "Compiled… (backward)");
   // a whole parenthesised label: the op after the colon kept
   assert.equal(laneLabel("(no Python frame: BmmBackward0)", 28 * 6, px), "(no Python…: BmmBackward0)");
+  // narrower than "…: op)": the op's last whole parts
+  assert.equal(laneLabel("(no Python frame: LinalgVectorNormBackward0)", 24 * 6, px), "(…VectorNormBackward0)");
+  assert.equal(laneLabel("(no Python frame: LinalgVectorNormBackward0)", 16 * 6, px), "(…NormBackward0)");
+  assert.equal(laneLabel("(no Python frame: LinalgVectorNormBackward0)", 12 * 6, px), "(…Backward0)");
   // no part fits before the kept end: only the end; nothing fits: cut in the middle
   assert.equal(laneLabel("verylongname (transformer.py:151)", 22 * 6, px), "…(transformer.py:151)");
   assert.equal(laneLabel("abcdefghijklmnopqrstuvwxyz", 10 * 6, px), middleEllipsis("abcdefghijklmnopqrstuvwxyz", 60, px));
