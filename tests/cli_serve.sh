@@ -195,7 +195,7 @@ if [ -d "$DATA/ascend/text_level1" ] && [ -f "$real" ]; then
         list=$(get "/api/rank?rank=0" | cut -d' ' -f2- | json '",".join(str(k) for k, c in enumerate(d["devices"][0]["curves"]) if c["group"] == "'$g'")')
         t_eq "ascend: the $g curves in one request" "$(status "${URL}api/curves?rank=0&dev=0&px=900&list=$list")" 200
     done
-    t_eq "ascend: streams in hex, modules named" "$(get "/api/rank?rank=0" | cut -d' ' -f2- | json 'sorted(c["label"] for c in d["devices"][0]["curves"] if c["group"] == "stream")[0], "HCCL module" in [c["label"] for c in d["devices"][0]["curves"]]')" "stream 0x357c95f0 allocated True"
+    t_eq "ascend: streams as the profiler writes them, Insight's names, modules named" "$(get "/api/rank?rank=0" | cut -d' ' -f2- | json 'sorted(c["label"] for c in d["devices"][0]["curves"] if c["group"] == "stream")[0], "HCCL module" in [c["label"] for c in d["devices"][0]["curves"]]')" "Activated of 897357296 True"
     stop_server INT
 else
     t_skip "real data absent ($DATA)"

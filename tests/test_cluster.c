@@ -143,7 +143,7 @@ TEST(pack_and_unpack)
     r->host = ml_strdup("node-3");
     r->has_time = true;
     r->steps.v[1].comm_ns = 77;
-    ml_rr_coll c = {ml_strdup("nccl:all_reduce"), 4, 1024, 900, 225};
+    ml_rr_coll c = {ml_strdup("nccl:all_reduce"), 4, 1024, 900, 225, 8};
     VEC_PUSH(&r->colls, c);
     ml_rr_device dv = {"cuda:1", 12345, 99, -1, true};
     VEC_PUSH(&r->devices, dv);
@@ -177,6 +177,7 @@ TEST(pack_and_unpack)
         CHECK_EQ_I64(back->colls.len, 1);
         CHECK(!strcmp(back->colls.v[0].name, "nccl:all_reduce"));
         CHECK_EQ_I64(back->colls.v[0].bytes, 1024);
+        CHECK_EQ_I64(back->colls.v[0].group_size, 8);
         CHECK_EQ_I64(back->devices.len, 1);
         CHECK(!strcmp(back->devices.v[0].id, "cuda:1"));
         CHECK_EQ_I64(back->mark[1], 42);

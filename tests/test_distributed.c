@@ -71,6 +71,7 @@ TEST(two_ranks_by_hand)
         const ml_collective *a = &d->collectives[0], *b = &d->collectives[1];
         CHECK_EQ_I64(a->rank, 1);
         CHECK_EQ_STR(a->name, "allreduce");
+        CHECK_EQ_I64(a->group_size, -1); /* not recorded */
         CHECK_EQ_I64(a->calls, 1);
         CHECK_EQ_I64(a->bytes, -1);
         CHECK_EQ_I64(a->total_ns, 20000);
@@ -85,6 +86,48 @@ TEST(two_ranks_by_hand)
 out:
     ml_profile_free(ps[0]);
     ml_profile_free(ps[1]);
+}
+
+/* one rank, all-reduces in two process groups (8 ranks and 2): two rows, told apart by their size */
+static const char *groups =
+    "{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":8},\"traceEvents\":["
+    H("user_annotation", "ProfilerStep#1", 0, 100, "")
+    H("user_annotation", "nccl:all_reduce", 10, 4, "")
+    H("cuda_runtime", "cudaLaunchKernel", 11, 1, "\"correlation\":1")
+    H("user_annotation", "nccl:all_reduce", 20, 4, "")
+    H("cuda_runtime", "cudaLaunchKernel", 21, 1, "\"correlation\":2")
+    H("user_annotation", "nccl:all_reduce", 30, 4, "")
+    H("cuda_runtime", "cudaLaunchKernel", 31, 1, "\"correlation\":3")
+    K("ncclDevKernel_AllReduce_Sum_f32", 8, 40, 10, "\"correlation\":1,\"Group size\":8,\"In msg nelems\":100,\"dtype\":\"Float\"")
+    K("ncclDevKernel_AllReduce_Sum_f32", 8, 50, 10, "\"correlation\":2,\"Group size\":8,\"In msg nelems\":100,\"dtype\":\"Float\"")
+    K("ncclDevKernel_AllReduce_Sum_f32", 9, 60, 5, "\"correlation\":3,\"Group size\":2,\"In msg nelems\":10,\"dtype\":\"Float\"")
+    "{}]}";
+
+TEST(collectives_apart_by_process_group_size)
+{
+    ml_profile *p = import_trace(groups);
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_distributed *d = ml_distributed_compute(&p, 1);
+    CHECK(d != NULL);
+    if (d) {
+        CHECK_EQ_I64(d->n_collectives, 2);
+        if (d->n_collectives == 2) {
+            const ml_collective *a = &d->collectives[0], *b = &d->collectives[1]; /* by total time */
+            CHECK_EQ_STR(a->name, "nccl:all_reduce");
+            CHECK_EQ_I64(a->group_size, 8);
+            CHECK_EQ_I64(a->calls, 2);
+            CHECK_EQ_I64(a->bytes, 800);
+            CHECK_EQ_I64(a->total_ns, 20000);
+            CHECK_EQ_STR(b->name, "nccl:all_reduce");
+            CHECK_EQ_I64(b->group_size, 2);
+            CHECK_EQ_I64(b->calls, 1);
+            CHECK_EQ_I64(b->bytes, 40);
+            CHECK_EQ_I64(b->total_ns, 5000);
+        }
+        ml_distributed_free(d);
+    }
+    ml_profile_free(p);
 }
 
 TEST(cpu_only_rank_and_whole_trace_step)
@@ -241,6 +284,7 @@ TEST(real_nccl_traces_match_distributed_expected_py)
 int main(void)
 {
     RUN(two_ranks_by_hand);
+    RUN(collectives_apart_by_process_group_size);
     RUN(cpu_only_rank_and_whole_trace_step);
     RUN(single_rank_without_communication_is_not_distributed);
     RUN(dtype_sizes);

@@ -327,6 +327,24 @@ TEST(category_base_follows_the_recorded_curve)
     ml_profile_free(p);
 }
 
+TEST(curve_labels)
+{
+    char b[64];
+    ml_report_curve_label(b, sizeof b, true, "reserved", NULL, NULL);
+    CHECK_EQ_STR(b, "Operator Reserved");
+    ml_report_curve_label(b, sizeof b, true, "app reserved", NULL, NULL);
+    CHECK_EQ_STR(b, "APP Reserved");
+    ml_report_curve_label(b, sizeof b, true, "active", "GE", NULL);
+    CHECK_EQ_STR(b, "GE Activated");
+    ml_report_curve_label(b, sizeof b, true, "reserved", NULL, "904703504");
+    CHECK_EQ_STR(b, "Reserved of 904703504");
+    /* other inputs keep memlens's own names */
+    ml_report_curve_label(b, sizeof b, false, "allocated", NULL, NULL);
+    CHECK_EQ_STR(b, "allocated");
+    ml_report_curve_label(b, sizeof b, false, "active", NULL, "7");
+    CHECK_EQ_STR(b, "stream 7 active");
+}
+
 TEST(component_and_stream_curves)
 {
     ml_profile *p = ml_profile_new("rank0_ascend_pt", "ascend-text");
@@ -336,6 +354,10 @@ TEST(component_and_stream_curves)
     ml_series_push(ml_series_get(p, d, ML_SERIES_ALLOCATED, head, 0), T, 100);
     ml_series_push(ml_series_get(p, d, ML_SERIES_ALLOCATED, head, st), T, 100);
     ml_series_push(ml_series_get(p, d, ML_SERIES_ALLOCATED, 0, 0), T, 100);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_ACTIVE, head, st), T, 90);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_ACTIVE, head, 0), T, 90);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_ACTIVE, 0, 0), T, 90);
+    ml_series_push(ml_series_get(p, d, ML_SERIES_APP_RESERVED, 0, 0), T, 300);
     ml_series_push(ml_series_get(p, d, ML_SERIES_OTHER, ml_intern_cstr(p->strings, "SLOG"), 0), T, 0);
     /* eight modules over zero: six drawn, the two smallest summed */
     for (int k = 1; k <= 8; k++) {
@@ -349,8 +371,14 @@ TEST(component_and_stream_curves)
     ml_buf m = {0};
     ml_blobs bl = {0};
     report_of(p, &m, &bl);
-    CHECK_CONTAINS(m.p, "\"group\":\"stream\",\"label\":\"stream 0x357c95f0 allocated\",\"of\":\"0x357c95f0\"");
-    CHECK_CONTAINS(m.p, "\"group\":\"component\",\"label\":\"PTA+GE allocated\",\"of\":\"PTA+GE\"");
+    /* MindStudio Insight's names; a stream as the profiler writes it (its "Stream Ptr"), active kept per stream */
+    CHECK_CONTAINS(m.p, "\"kind\":\"allocated\",\"group\":\"overall\",\"label\":\"Operator Allocated\"");
+    CHECK_CONTAINS(m.p, "\"kind\":\"active\",\"group\":\"overall\",\"label\":\"Operator Activated\"");
+    CHECK_CONTAINS(m.p, "\"kind\":\"app reserved\",\"group\":\"overall\",\"label\":\"APP Reserved\"");
+    CHECK_CONTAINS(m.p, "\"group\":\"stream\",\"label\":\"Allocated of 897357296\",\"of\":\"897357296\"");
+    CHECK_CONTAINS(m.p, "\"kind\":\"active\",\"group\":\"stream\",\"label\":\"Activated of 897357296\",\"of\":\"897357296\"");
+    CHECK_CONTAINS(m.p, "\"group\":\"component\",\"label\":\"PTA+GE Allocated\",\"of\":\"PTA+GE\"");
+    CHECK_CONTAINS(m.p, "\"group\":\"component\",\"label\":\"PTA+GE Activated\",\"of\":\"PTA+GE\"");
     CHECK_CONTAINS(m.p, "\"label\":\"M6 module\"");
     CHECK(!strstr(m.p, "\"label\":\"M7 module\"") && !strstr(m.p, "SLOG"));
     size_t n;
@@ -475,6 +503,7 @@ int main(void)
     RUN(replayed_peak_in_two_halves_is_the_walk_of_the_whole);
     RUN(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole);
     RUN(category_base_follows_the_recorded_curve);
+    RUN(curve_labels);
     RUN(component_and_stream_curves);
     RUN(without_operators_allocations_group_by_first_user_frame);
     return check_report();

@@ -46,8 +46,9 @@ static bool is_collective_op(const char *name)
            !strcmp(name, "record_param_comms");
 }
 
-typedef struct coll_acc {  /* one (rank, name) row being built */
+typedef struct coll_acc {  /* one (rank, name, group size) row being built */
     const char *name;
+    int group_size;
     uint64_t calls;
     int64_t bytes;
     uint32_t last_op;      /* the op of the last call counted */
@@ -106,7 +107,8 @@ static int by_total_desc(const void *a, const void *b)
 {
     const ml_collective *x = a, *y = b;
     if (x->total_ns != y->total_ns) return x->total_ns > y->total_ns ? -1 : 1;
-    return strcmp(x->name, y->name);
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->group_size > y->group_size) - (x->group_size < y->group_size);
 }
 
 static int by_begin(const void *a, const void *b)
@@ -161,11 +163,12 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         if (op == ML_NONE32) op = c10d;
         const char *cname = op != ML_NONE32 ? ml_s(p, s->name.v[op])
                           : cargs && cargs->collective ? ml_s(p, cargs->collective) : name;
+        int gsize = cargs && cargs->group_size > 0 ? cargs->group_size : -1;
         coll_acc *a = NULL;
         for (size_t k = 0; k < acc.len && !a; k++)
-            if (!strcmp(acc.v[k].name, cname)) a = &acc.v[k];
+            if (!strcmp(acc.v[k].name, cname) && acc.v[k].group_size == gsize) a = &acc.v[k];
         if (!a) {
-            coll_acc z = {cname, 0, -1, ML_NONE32, {0}};
+            coll_acc z = {cname, gsize, 0, -1, ML_NONE32, {0}};
             VEC_PUSH(&acc, z);
             a = &acc.v[acc.len - 1];
         }
@@ -215,7 +218,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         coll_acc *a = &acc.v[k];
         ml_ranges_merge(&a->kernels);
         int64_t total = ml_ranges_sum(&a->kernels);
-        ml_collective c = {rank, a->name, a->calls, a->bytes, total, a->calls ? total / (int64_t)a->calls : 0};
+        ml_collective c = {rank, a->name, a->group_size, a->calls, a->bytes, total, a->calls ? total / (int64_t)a->calls : 0};
         VEC_PUSH(colls, c);
         VEC_FREE(&a->kernels);
     }

@@ -18,10 +18,13 @@
  *   overlap_ns       |step ∩ computation ∩ communication|
  *   other_ns         step duration + overlap - computation - communication
  *
- * Collectives, one row per (rank, name): each communication kernel belongs to
+ * Collectives, one row per (rank, name, group size): each communication kernel belongs to
  * the collective op its launch sits in (walking up from the runtime call):
  * the innermost "nccl:*" / "gloo:*" annotation, else a "c10d::*" op, else the
  * kernel's args "Collective name", else the kernel's own name.
+ *   group_size the process group's size (args "Group size" of the kernel or of
+ *              the record_param_comms op around its launch), -1 when not
+ *              recorded: the same collective in two process groups is two rows
  *   calls      distinct collective ops (kernels when no op was found)
  *   bytes      "In msg nelems" (else "Out msg nelems") x the dtype's size,
  *              from the kernel's args or those of the record_param_comms op
@@ -56,6 +59,7 @@ typedef struct ml_dist_step {
 typedef struct ml_collective {
     int rank;
     const char *name;       /* "nccl:all_reduce", "c10d::broadcast_", "allreduce" ... */
+    int group_size;         /* ranks in its process group, -1 if unknown */
     uint64_t calls;
     int64_t bytes;          /* -1 if unknown */
     int64_t total_ns, mean_ns;

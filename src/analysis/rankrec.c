@@ -186,7 +186,7 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t by
         }
         for (size_t i = 0; i < part.n_collectives; i++) {
             const ml_collective *c = &part.collectives[i];
-            ml_rr_coll x = {ml_strdup(c->name ? c->name : ""), c->calls, c->bytes, c->total_ns, c->mean_ns};
+            ml_rr_coll x = {ml_strdup(c->name ? c->name : ""), c->calls, c->bytes, c->total_ns, c->mean_ns, c->group_size};
             VEC_PUSH(&r->colls, x);
         }
         strag_copy(&r->strag, &part.stragglers, true);
@@ -258,7 +258,7 @@ void ml_rankrec_dist_part(const ml_rankrec *r, int rank, ml_dist_part *out)
     out->collectives = ml_malloc((r->colls.len ? r->colls.len : 1) * sizeof *out->collectives);
     for (size_t i = 0; i < r->colls.len; i++) {
         const ml_rr_coll *c = &r->colls.v[i];
-        out->collectives[i] = (ml_collective){rank, c->name, c->calls, c->bytes, c->total_ns, c->mean_ns};
+        out->collectives[i] = (ml_collective){rank, c->name, c->group_size, c->calls, c->bytes, c->total_ns, c->mean_ns};
     }
     strag_copy(&out->stragglers, &r->strag, false); /* its names stay the record's */
     out->stragglers.rank = rank;
@@ -344,7 +344,7 @@ void ml_rankrec_pack(const ml_rankrec *r, ml_spool *s, ml_bytes *out)
     for (size_t i = 0; i < r->colls.len; i++) {
         const ml_rr_coll *c = &r->colls.v[i];
         put_str(out, c->name);
-        int64_t v[4] = {(int64_t)c->calls, c->bytes, c->total_ns, c->mean_ns};
+        int64_t v[5] = {(int64_t)c->calls, c->bytes, c->total_ns, c->mean_ns, c->group_size};
         put(out, v, sizeof v);
     }
     const ml_straggler_record *sg = &r->strag;
@@ -457,15 +457,16 @@ size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
     for (int64_t i = 0; i < nc && !d.bad; i++) {
         ml_rr_coll c = {0};
         c.name = get_str(&d);
-        const int64_t *v = take(&d, 4 * sizeof(int64_t));
+        const int64_t *v = take(&d, 5 * sizeof(int64_t));
         if (!v || !c.name) {
             free(c.name);
             d.bad = true;
             break;
         }
-        int64_t w[4];
+        int64_t w[5];
         memcpy(w, v, sizeof w);
         c.calls = (uint64_t)w[0], c.bytes = w[1], c.total_ns = w[2], c.mean_ns = w[3];
+        c.group_size = w[4] > 0 && w[4] <= INT32_MAX ? (int)w[4] : -1;
         VEC_PUSH(&r->colls, c);
     }
     ml_straggler_record *sg = &r->strag;

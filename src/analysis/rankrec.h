@@ -65,6 +65,7 @@ typedef struct ml_rr_coll {
     char *name;
     uint64_t calls;
     int64_t bytes, total_ns, mean_ns;
+    int group_size;           /* ranks in its process group, -1 if unknown (distributed.h) */
 } ml_rr_coll;
 
 typedef struct ml_rankrec {

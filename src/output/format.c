@@ -68,12 +68,3 @@ char *ml_fmt_duration(int64_t ns, char *buf, size_t cap)
     return buf;
 }
 
-const char *ml_fmt_stream(const char *s, char *buf, size_t cap)
-{
-    char *end;
-    if (!s || *s < '0' || *s > '9') return s;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || v <= 0xffff) return s;
-    snprintf(buf, cap, "0x%llx", v);
-    return buf;
-}

@@ -21,9 +21,5 @@ char *ml_fmt_time(int64_t ns, bool absolute, char *buf, size_t cap);
 char *ml_fmt_utc(int64_t ns, int digits, char *buf, size_t cap);
 /* A duration: "1.234 s", "12.5 ms", "830 µs". */
 char *ml_fmt_duration(int64_t ns, char *buf, size_t cap);
-/* A stream as people read it: a pointer (a decimal number above 0xffff, as
- * Ascend's CSV writes it) in hex, "0x357c95f0"; a small stream number as is.
- * Returns s itself or buf. */
-const char *ml_fmt_stream(const char *s, char *buf, size_t cap);
 
 #endif

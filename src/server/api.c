@@ -651,7 +651,7 @@ static void export_row(ml_export *x, uint32_t i)
     const ml_sv_rank *r = x->r;
     const ml_sv_device *d = x->d;
     ml_buf *b = &x->row;
-    char t[64], u[64];
+    char t[64];
     put_cell(b, d->groups[d->group[i]], x->tsv, 1);
     put_cell(b, r->strings[d->op[i]], x->tsv, 0);
     snprintf(t, sizeof t, "%lld", (long long)d->size[i]);
@@ -661,7 +661,7 @@ static void export_row(ml_export *x, uint32_t i)
     snprintf(t, sizeof t, "%lld", (long long)(d->tf[i] - d->ta[i]));
     put_cell(b, t, x->tsv, 0);
     put_cell(b, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0), x->tsv, 0);
-    put_cell(b, ml_fmt_stream(r->strings[d->stream[i]], u, sizeof u), x->tsv, 0);
+    put_cell(b, r->strings[d->stream[i]], x->tsv, 0); /* as the input writes it */
     uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
     if (a) snprintf(t, sizeof t, "0x%llx", (unsigned long long)a);
     else t[0] = 0;

@@ -356,9 +356,11 @@ static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
                 if (strcmp(get_str(x, get(x, cv, "kind")), kinds[k])) continue;
                 if (!strcmp(g, "overall")) d->tot_curve[k] = (int)c; /* the first, as the page */
                 for (int o = 0; o < 2 && !strcmp(g, "component"); o++) {
-                    char label[32];
-                    snprintf(label, sizeof label, "%s %s", comps[o], kinds[k]);
-                    if (!strcmp(get_str(x, get(x, cv, "of")), comps[o]) && !strcmp(get_str(x, get(x, cv, "label")), label))
+                    char plain[48], insight[48]; /* the writer's names (report.h), not a module's curve */
+                    ml_report_curve_label(plain, sizeof plain, false, kinds[k], comps[o], NULL);
+                    ml_report_curve_label(insight, sizeof insight, true, kinds[k], comps[o], NULL);
+                    const char *label = get_str(x, get(x, cv, "label"));
+                    if (!strcmp(get_str(x, get(x, cv, "of")), comps[o]) && (!strcmp(label, plain) || !strcmp(label, insight)))
                         d->comp_curve[o][k] = (int)c;
                 }
             }

@@ -24,13 +24,23 @@ function insertBySize(arr, i, size) {
   arr.splice(lo, 0, i);
 }
 
-// The lanes (indices) at least partly inside [y0, y1) px of the lanes' content.
-export function lanesInView(lanes, y0, y1) {
-  let lo = 0, hi = lanes.length;
-  while (lo < hi) { const m = (lo + hi) >> 1; if (lanes[m].y + lanes[m].h + 2 < y0) lo = m + 1; else hi = m; }
-  const out = [];
-  for (let k = lo; k < lanes.length && lanes[k].y - 2 < y1; k++) out.push(k);
-  return out;
+// The lanes' scroll, in whole lanes: the scroll offset scrollTop moves to the
+// start of the first lane at or below it (so the view never opens on half a
+// lane), and the lanes shown are those wholly inside viewH px from there (the
+// last one never half hidden under the time axis).  Lanes' bands reach 2 px
+// above and below them (placeLanes' gap).  {sy: the offset the lanes are
+// drawn at, shown: [indices]}.
+export function laneWindow(lanes, scrollTop, viewH) {
+  if (!lanes.length) return { sy: 0, shown: [] };
+  const y0 = lanes[0].y, last = lanes[lanes.length - 1], end = last.y + last.h + 2;
+  let lo = 0, hi = lanes.length - 1; // the first lane at or below scrollTop
+  while (lo < hi) { const m = (lo + hi) >> 1; if (lanes[m].y - y0 < scrollTop - 0.5) lo = m + 1; else hi = m; }
+  let k = lo;
+  while (k > 0 && end - (lanes[k - 1].y - y0) <= viewH) k--; // not past the lanes that fill the view to the end
+  const sy = lanes[k].y - y0, shown = [];
+  for (let j = k; j < lanes.length && lanes[j].y + lanes[j].h + 2 - sy <= viewH; j++) shown.push(j);
+  if (!shown.length) shown.push(k); // a lane taller than the view: shown, cut
+  return { sy, shown };
 }
 
 // The height of the lanes' viewport: all of them when they fit, else maxH.

@@ -7,7 +7,7 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
-import { TabRouter, parseTabHash } from "./tabs.js";
+import { TabRouter, parseTabHash, rankOfNumber } from "./tabs.js";
 import { pvWhy, pvNoPerf } from "./perfview.js";
 import { OverviewView } from "./overview.js";
 import { OperatorsView } from "./operators.js";
@@ -53,7 +53,8 @@ class App {
       if (r.lazy != null) { if (r.best_peak > bestV) { bestV = r.best_peak; best = [ri, 0]; } return; } // a job's rank: not parsed for this
       (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } });
     });
-    const rank = hash.rank != null && hash.rank < this.meta.ranks.length ? hash.rank : best[0];
+    const named = rankOfNumber(this.meta.ranks, hash.rank); // the address names a rank by its own number
+    const rank = named != null ? named : best[0];
     this.bestDev = new Map((this.meta.ranks[best[0]] || {}).lazy != null ? [] : [[best[0], best[1]]]);
     if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
     this.setupTabs(rank);
@@ -153,6 +154,7 @@ class App {
     };
     this.tabs = new TabRouter($("vtabs"), panes, this.views, {
       onRank: (k) => this.switchRank(k, true),
+      ranks: () => this.meta.ranks,
       onChange: (id) => { $("lab-dev").hidden = id !== "memory"; if (id !== "memory") this.rankLine(this.tabs.rank); },
     });
     // Compare: a report of `memlens diff -o` (its pairs), or any served page (two runs, or a hint to add one)

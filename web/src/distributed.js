@@ -90,6 +90,24 @@ export function distFromSteps(perf, rankNo) {
   return comm > 0 ? { backend: "", world_size: 0, steps, collectives, slowest_rank: null, derived: true } : null;
 }
 
+// The collectives table's first columns: the rank and the process group's
+// size, each when the rows need it to be told apart (several ranks; the same
+// collective in groups of several sizes, or any size recorded).
+export function collColumns(colls) {
+  const cols = [];
+  if (new Set(colls.map((c) => c.rank)).size > 1)
+    cols.push({ key: "rank", label: "Rank", num: true, width: 70, fmt: (v) => (v == null ? "–" : String(v)) });
+  if (colls.some((c) => c.group_size != null))
+    cols.push({ key: "group_size", label: "Group size", title: "ranks in the collective's process group (the trace's \"Group size\")", num: true, width: 100, fmt: (v) => (v == null ? "–" : groupDigits(v)) });
+  return cols;
+}
+
+// " (rank 3)" when the rows are one rank's, " (2 ranks)" when several.
+export function collTitle(colls, rankNo) {
+  const n = new Set(colls.map((c) => c.rank)).size;
+  return n > 1 ? ` (${n} ranks)` : ` (rank ${escapeHtml(String(colls.length ? colls[0].rank ?? rankNo : rankNo))})`;
+}
+
 export class DistributedView {
   constructor(el, app) {
     this.el = el;
@@ -143,6 +161,7 @@ export class DistributedView {
     if (this.step && !steps.includes(this.step)) this.step = "";
     this.rows = rows;
     this.slowest = slowest;
+    const colls = (d && d.collectives) || [], rankNo = (this.app.meta.ranks[rank] || {}).rank ?? rank;
     this.el.innerHTML = `<section class="panel"><div class="bar"><h2>Step time per rank</h2>
         <span class="muted">${escapeHtml(backend || (derived ? "backend not recorded" : "backend unknown"))}${world ? ` · world size ${world}` : ""} · ${groupDigits(new Set(rows.map((s) => s.rank)).size)} rank(s) with data</span>
         ${unloaded ? `<button class="pv-loadall" title="memlens serve imports ranks when first asked">Load the other ${unloaded} rank${unloaded > 1 ? "s" : ""}</button>` : ""}
@@ -151,7 +170,7 @@ export class DistributedView {
         <div class="pv-distbars"></div>
         <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Computation and communication are drawn without their overlap (communication that ran while a kernel computed), drawn once between them; the tooltips give each in all. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div>${distOverlapTable(overlaps)}</section>
       ${sgPanel(perf.distributed)}
-      <section class="panel pv-main"><div class="bar"><h2>Collective operations (rank ${escapeHtml(String((this.app.meta.ranks[rank] || {}).rank ?? rank))})</h2>
+      <section class="panel pv-main"><div class="bar"><h2>Collective operations${collTitle(colls, rankNo)}</h2>
         <input type="search" class="pv-search" placeholder="search collectives" size="24"><span class="spacer"></span>
         <button class="pv-copy">Copy TSV</button><button class="pv-csv">Download CSV</button></div><div class="pv-table pv-coll"></div></section>`;
     const q = (s) => this.el.querySelector(s);
@@ -167,7 +186,7 @@ export class DistributedView {
     q(".pv-step").addEventListener("change", (e) => { this.step = e.target.value; this.drawBars(); });
     this.drawBars();
     this.search = q(".pv-search");
-    this.table = new PerfTable(q(".pv-coll"), [
+    this.table = new PerfTable(q(".pv-coll"), collColumns(colls).concat([
       { key: "name", label: "Name", cls: "name" },
       { key: "calls", label: "Calls", num: true, width: 90, fmt: (v) => groupDigits(v) },
       { key: "bytes", label: "Bytes", num: true, width: 110, fmt: (v) => (v == null ? "–" : fmtBytes(v)) },
@@ -175,8 +194,8 @@ export class DistributedView {
       { key: "mean_ns", label: "Mean", num: true, width: 110, fmt: pvNs },
       { key: "bw", label: "Bandwidth", title: "bytes over total time", num: true, width: 120, get: (r) => (r.bytes && r.total_ns ? r.bytes / (r.total_ns / 1e9) : null),
         fmt: (v) => (v == null ? "–" : fmtBytes(v) + "/s") },
-    ], { sort: "total_ns", dir: -1, empty: "No collective operations in this rank." });
-    this.table.setRows((d && d.collectives) || []);
+    ]), { sort: "total_ns", dir: -1, empty: "No collective operations in this rank." });
+    this.table.setRows(colls);
     let tm = 0;
     for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => { clearTimeout(tm); tm = setTimeout(() => this.table.setFilter(this.search.value), 150); });
     q(".pv-copy").addEventListener("click", async (e) => pvFlash(e.target, await ptCopy(this.table.exportText("tsv"))));

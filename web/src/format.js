@@ -68,15 +68,6 @@ export function fmtDur(ns) {
 // "1 band", "2 bands", "1,024 allocations".
 export function plural(n, one, many = one + "s") { return groupDigits(n) + " " + (n === 1 ? one : many); }
 
-// A stream as people read it: a pointer (a decimal number above 0xffff, as
-// Ascend's CSV writes it) in hex; a small stream number as is.  As the C
-// side's ml_fmt_stream (src/output/format.c).
-export function streamText(s) {
-  if (!/^[0-9]+$/.test(s || "")) return s || "";
-  const v = BigInt(s);
-  return v > 0xffffn ? "0x" + v.toString(16) : s;
-}
-
 // An operator or frame name for a narrow label: known prefixes shortened
 // ("autograd::engine::evaluate_function: MmBackward0" -> "MmBackward0 (backward)").
 export function shortOpName(s) {
@@ -96,6 +87,43 @@ export function middleEllipsis(s, width, measure) {
   const cut = (k) => s.slice(0, Math.ceil(k / 2)) + "…" + s.slice(s.length - Math.floor(k / 2));
   while (lo < hi) { const m = (lo + hi + 1) >> 1; if (measure(cut(m)) <= width) lo = m; else hi = m - 1; }
   return lo ? cut(lo) : "…";
+}
+
+// A lane label cut to width (measure(text) -> px) where people can still
+// read it: the part that tells lanes apart is kept whole, the file:line of
+// "forward (transformer.py:22)", the "(backward)" of a backward op, the op of
+// "(no Python frame: BmmBackward0)", and the name before it is cut after a
+// whole part of it ("scaled_dot…", "CompiledFunction…": at "_", "::", ".",
+// " ", "/" or a lowercase-to-capital step), never mid-word; middleEllipsis
+// when not even that fits.  The full name goes in the label's tooltip.
+// Where each part of a name after the first starts: after "_", ".", "/",
+// " ", ":" or "-", and at a lowercase-to-capital step ("Compiled|Function").
+function partStarts(name) {
+  const out = [];
+  for (let k = 1; k < name.length; k++) {
+    const a = name[k - 1], b = name[k];
+    if ("_./ :-".includes(a) && !"_./ :-".includes(b)) out.push(k);
+    else if (/[a-z0-9]/.test(a) && /[A-Z]/.test(b)) out.push(k);
+  }
+  return out;
+}
+
+export function laneLabel(s, width, measure) {
+  if (measure(s) <= width) return s;
+  let m = /^(.+?)( \([^()]*\))$/.exec(s), head, tail;
+  if (m) { head = m[1]; tail = m[2]; }
+  else if ((m = /^(\(.*?)(: [^:]+\))$/.exec(s))) { head = m[1]; tail = m[2]; }
+  else { head = s; tail = ""; }
+  const cuts = partStarts(head); // the places head may be cut: after each whole part of it
+  for (let j = cuts.length - 1; j >= 0; j--) {
+    const t = head.slice(0, cuts[j]).replace(/[_./ :-]+$/, "") + "…" + tail;
+    if (measure(t) <= width) return t;
+  }
+  if (tail && measure("…" + tail.trimStart()) <= width) return "…" + tail.trimStart();
+  // "(no Python frame: LinalgVectorNormBackward0)" narrower still: the op's last whole parts
+  const op = /^: (.+)\)$/.exec(tail);
+  if (op) for (const k of partStarts(op[1])) { const t = "(…" + op[1].slice(k) + ")"; if (measure(t) <= width) return t; }
+  return middleEllipsis(s, width, measure);
 }
 
 function pad(n, w) { return String(n).padStart(w, "0"); }

@@ -40,10 +40,12 @@ export const OTHER_KEYS = [
 
 export function helpHtml() {
   const row = (s) => `<tr><td>${s.keys.map((k) => (k === "…" ? k : `<kbd>${k}</kbd>`)).join(" ")}</td><td>${s.what}</td></tr>`;
+  // one table, a section heading row each: the key columns line up across sections
+  const section = (title) => `<tr class="keys-sec"><th colspan="2" scope="colgroup"><h3>${title}</h3></th></tr>`;
   return '<div class="keys-box" role="dialog" aria-label="Keyboard shortcuts"><h2>Keyboard shortcuts</h2>' +
-    '<h3>Memory view</h3><table>' + SHORTCUTS.map(row).join("") + "</table>" +
-    "<h3>Everywhere else</h3><table>" + OTHER_KEYS.map(row).join("") +
-    '</table><p class="muted">Mouse: drag on a chart to zoom · double-click to reset · wheel to zoom · shift+wheel to pan · click the curve for what was live then.' +
+    "<table><tbody>" + section("Memory view") + SHORTCUTS.map(row).join("") + "</tbody>" +
+    "<tbody>" + section("Everywhere else") + OTHER_KEYS.map(row).join("") +
+    '</tbody></table><p class="muted">Mouse: drag on a chart to zoom · double-click to reset · wheel to zoom · shift+wheel to pan · click the curve for what was live then.' +
     " The time shortcuts act on the memory charts; they do nothing where the page has no time axis.</p>" +
     '<p><button id="keys-close">Close</button></p></div>';
 }

@@ -5,6 +5,7 @@
 
 import { escapeHtml, groupDigits } from "./format.js";
 import { pvNs, pvWhy, pvNoPerf } from "./perfview.js";
+import { VirtualRows } from "./perftable.js";
 
 // children lists and roots of the flat module list (parent index, -1 = root).
 export function moduleTree(mods) {
@@ -33,6 +34,8 @@ export function moduleRows(mods, tree, open, text) {
   for (const r of tree.roots) walk(r, 0);
   return out;
 }
+
+const MODULE_ROW_H = 26; // px, a row of the tree (one line: VirtualRows)
 
 export class ModulesView {
   constructor(el, app) {
@@ -68,6 +71,8 @@ export class ModulesView {
       <div class="table-wrap pv-tree"><table><thead><tr><th>Module</th><th class="n">Occurrences</th><th class="n">Operators</th><th class="n">Host time</th><th class="n">Device time</th><th>Device share of its root</th></tr></thead><tbody></tbody></table></div></section>`;
     const q = (s) => this.el.querySelector(s);
     this.search = q(".pv-search");
+    // a tree of thousands of modules: only the rows in sight are in the DOM
+    this.vr = new VirtualRows(q(".pv-tree"), q("tbody"), { rowHeight: MODULE_ROW_H, columns: 6, rowHtml: (j) => this.rowHtml(j) });
     let tm = 0;
     for (const ev of ["input", "search"]) this.search.addEventListener(ev, () => { clearTimeout(tm); tm = setTimeout(() => this.render(), 150); });
     q(".pv-expand").addEventListener("click", () => { mods.forEach((m, i) => this.open.add(i)); this.render(); });
@@ -87,18 +92,22 @@ export class ModulesView {
   rootOf(i) { let j = i, g = 0; while (this.mods[j].parent >= 0 && g++ < 1000) j = this.mods[j].parent; return j; }
 
   render() {
-    const mods = this.mods, rows = moduleRows(mods, this.tree, this.open, this.search.value);
-    const tb = this.el.querySelector("tbody");
-    tb.innerHTML = rows.map(({ i, depth }) => {
-      const m = mods[i], kids = this.tree.kids[i].length, root = mods[this.rootOf(i)];
-      const share = root.device_ns > 0 ? m.device_ns / root.device_ns : root.host_ns > 0 ? m.host_ns / root.host_ns : 0;
-      const tw = kids ? `<span class="tw">${this.open.has(i) || this.search.value ? "▾" : "▸"}</span>` : '<span class="tw none"></span>';
-      const short = depth && m.name.startsWith(mods[m.parent].name + ".") ? m.name.slice(mods[m.parent].name.length + 1) : m.name;
-      return `<tr data-i="${i}"${m.name === this.sel ? ' class="sel"' : ""}><td class="name" style="padding-left:${8 + depth * 16}px" title="${escapeHtml(m.name)}">${tw}${escapeHtml(short)}</td>` +
-        `<td class="n">${groupDigits(m.occurrences)}</td><td class="n">${groupDigits(m.operators)}</td><td class="n">${pvNs(m.host_ns)}</td><td class="n">${pvNs(m.device_ns)}</td>` +
-        `<td><span class="pv-share"><i style="width:${(share * 100).toFixed(1)}%"></i></span></td></tr>`;
-    }).join("");
-    this.el.querySelector(".pv-count").textContent = `${groupDigits(rows.length)} of ${groupDigits(mods.length)} modules shown`;
+    this.rows = moduleRows(this.mods, this.tree, this.open, this.search.value);
+    this.vr.setCount(this.rows.length);
+    this.el.querySelector(".pv-count").textContent = `${groupDigits(this.rows.length)} of ${groupDigits(this.mods.length)} modules shown`;
+  }
+
+  // The j-th row shown, as HTML.
+  rowHtml(j) {
+    const mods = this.mods, { i, depth } = this.rows[j];
+    const m = mods[i], kids = this.tree.kids[i].length, root = mods[this.rootOf(i)];
+    const share = root.device_ns > 0 ? m.device_ns / root.device_ns : root.host_ns > 0 ? m.host_ns / root.host_ns : 0;
+    const tw = kids ? `<span class="tw">${this.open.has(i) || this.search.value ? "▾" : "▸"}</span>` : '<span class="tw none"></span>';
+    const short = depth && m.name.startsWith(mods[m.parent].name + ".") ? m.name.slice(mods[m.parent].name.length + 1) : m.name;
+    const cls = (j & 1 ? "odd" : "") + (m.name === this.sel ? " sel" : "");
+    return `<tr data-i="${i}"${cls ? ` class="${cls.trim()}"` : ""} style="height:${MODULE_ROW_H}px"><td class="name" style="padding-left:${8 + depth * 16}px" title="${escapeHtml(m.name)}">${tw}${escapeHtml(short)}</td>` +
+      `<td class="n">${groupDigits(m.occurrences)}</td><td class="n">${groupDigits(m.operators)}</td><td class="n">${pvNs(m.host_ns)}</td><td class="n">${pvNs(m.device_ns)}</td>` +
+      `<td><span class="pv-share"><i style="width:${(share * 100).toFixed(1)}%"></i></span></td></tr>`;
   }
 
   focusSearch() { if (!this.search || !this.mods) return false; this.search.focus(); this.search.select(); return true; }
@@ -111,7 +120,7 @@ export class ModulesView {
     for (let j = this.mods[i].parent, g = 0; j >= 0 && g < 1000; j = this.mods[j].parent, g++) this.open.add(j);
     this.sel = sel;
     this.render();
-    const tr = this.el.querySelector(`tr[data-i="${i}"]`);
-    if (tr && tr.scrollIntoView) tr.scrollIntoView({ block: "nearest" });
+    const j = this.rows.findIndex((r) => r.i === i);
+    if (j >= 0) this.vr.scrollToRow(j, this.el.querySelector("thead").offsetHeight);
   }
 }

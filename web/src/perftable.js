@@ -9,6 +9,23 @@
 //              width?: px, cls?: class}]
 //   const t = new PerfTable(el, columns, {onSelect(row, i), rowKey(row) -> text, empty: text});
 //   t.setRows(rows); t.setFilter("mm"); t.sortBy("total_ns", -1); t.selectKey("aten::mm");
+//
+// VirtualRows is what PerfTable scrolls with, for a table of your own (a tree,
+// a custom header): only the rows in sight (and a few more) are in the tbody,
+// between two spacer rows that keep the scroll height; a scroll adds and
+// removes only the rows that come into sight or leave it, so that a frame
+// lays out a dozen rows, not every row in sight (under 16 ms a frame at
+// 100,000 rows: web/test-browser/perf.mjs measures it).  The scroller must
+// have a height (or max-height) and overflow: auto; rows one line each, of
+// rowHeight px (style them white-space: nowrap).
+//   const vr = new VirtualRows(scroller, tbody, {rowHeight: 24, columns: 6,
+//                              rowHtml: (j) => `<tr data-i="${j}">…</tr>`});
+//   vr.setCount(n);      // after the rows change: redraws what is in sight
+//   vr.scrollToRow(j);   // brings row j into sight
+//   vr.range             // [first, last): the rows in the DOM
+// A row's HTML is asked again each time it comes into sight: keep rowHtml
+// cheap and stripe rows with the "odd" class (rowHtml(j) gets j), not
+// :nth-child, which shifts as rows come and go.
 
 import { escapeHtml } from "./format.js";
 
@@ -90,6 +107,74 @@ export function ptDelimited(rows, idx, columns, sep = ",") {
   return lines.join("\n") + "\n";
 }
 
+// How to go from rows [pa, pb) in the DOM to rows [a, b): {rebuild} when they
+// share none, else how many rows to drop at the top and at the end, and the
+// ranges to add there ([from, to), possibly empty).
+export function vrPlan([pa, pb], [a, b]) {
+  if (b <= pa || a >= pb || pa === pb) return { rebuild: true };
+  return { dropTop: Math.max(0, a - pa), dropEnd: Math.max(0, pb - b), addTop: [a, Math.max(a, Math.min(pa, b))], addEnd: [Math.min(b, Math.max(pb, a)), b] };
+}
+
+// The rows of a long table, only those in sight in the DOM (module header).
+export class VirtualRows {
+  constructor(scroller, tbody, opts) {
+    this.scroller = scroller;
+    this.tbody = tbody;
+    this.rowH = opts.rowHeight || 24;
+    this.columns = opts.columns || 1;
+    this.rowHtml = opts.rowHtml;
+    this.over = opts.overscan ?? 8;
+    this.n = 0;
+    this.range = [0, 0];
+    this.padTop = this.padEnd = null;
+    // at once: the browser sends scroll events once a frame, before it draws
+    scroller.addEventListener("scroll", () => this.render());
+  }
+
+  // n rows now (their content may have changed too): redraw those in sight.
+  setCount(n) {
+    this.n = n;
+    // a scroller as tall as its rows (up to max-height) is as short as the rows in it
+    // at first: rows enough for its max-height, then
+    this.maxH = parseFloat(getComputedStyle(this.scroller).maxHeight) || 0;
+    this.scroller.scrollTop = Math.min(this.scroller.scrollTop, Math.max(0, n * this.rowH - this.scroller.clientHeight));
+    this.render(true);
+  }
+
+  // Puts the rows in sight in the DOM; force: all of them anew.
+  render(force) {
+    const n = this.n, h = Math.max(this.scroller.clientHeight, this.maxH || 0) || 480;
+    const [a, b] = ptVisible(this.scroller.scrollTop, h, this.rowH, n, this.over);
+    const [pa, pb] = this.range;
+    if (!force && this.padTop && a === pa && b === pb) return false;
+    this.range = [a, b];
+    const body = this.tbody, html = (x, y) => { let s = ""; for (let j = x; j < y; j++) s += this.rowHtml(j); return s; };
+    const plan = vrPlan([pa, pb], [a, b]);
+    if (force || !this.padTop || !this.padTop.isConnected || plan.rebuild) {
+      const pad = `<tr class="pt-pad" aria-hidden="true"><td colspan="${this.columns}"></td></tr>`;
+      body.innerHTML = pad + html(a, b) + pad;
+      this.padTop = body.firstElementChild;
+      this.padEnd = body.lastElementChild;
+    } else {
+      for (let k = 0; k < plan.dropTop; k++) this.padTop.nextElementSibling.remove();    // gone above
+      for (let k = 0; k < plan.dropEnd; k++) this.padEnd.previousElementSibling.remove(); // gone below
+      if (plan.addTop[1] > plan.addTop[0]) this.padTop.insertAdjacentHTML("afterend", html(...plan.addTop));
+      if (plan.addEnd[1] > plan.addEnd[0]) this.padEnd.insertAdjacentHTML("beforebegin", html(...plan.addEnd));
+    }
+    this.padTop.style.height = a * this.rowH + "px";
+    this.padEnd.style.height = (n - b) * this.rowH + "px";
+    return true;
+  }
+
+  // Scrolls so that row j is in sight (below a sticky header of head px).
+  scrollToRow(j, head = 0) {
+    const top = j * this.rowH, sc = this.scroller, h = sc.clientHeight;
+    if (top < sc.scrollTop) sc.scrollTop = top;
+    else if (top + this.rowH + head > sc.scrollTop + h) sc.scrollTop = top + this.rowH + head - h;
+    this.render();
+  }
+}
+
 export class PerfTable {
   constructor(el, columns, opts = {}) {
     this.el = el;
@@ -102,7 +187,6 @@ export class PerfTable {
     this.dir = opts.dir || -1;
     this.idx = new Uint32Array(0);
     this.selected = -1;               // index into rows
-    this.range = [0, 0];
     this.lastRenderMs = 0;
     el.classList.add("ptable");
     el.innerHTML = `<div class="pt-scroll" tabindex="0"><table class="pt"><colgroup>${columns.map((c) => `<col${c.width ? ` style="width:${c.width}px"` : ""}>`).join("")}</colgroup>` +
@@ -121,11 +205,7 @@ export class PerfTable {
       this.sortBy(c.key, this.sort === c.key ? -this.dir : c.num ? -1 : 1);
       if (this.opts.onSort) this.opts.onSort(this.sort, this.dir);
     });
-    let raf = 0;
-    this.scroller.addEventListener("scroll", () => {
-      if (raf) return;
-      raf = requestAnimationFrame(() => { raf = 0; this.renderRows(); });
-    });
+    this.vr = new VirtualRows(this.scroller, this.tbody, { rowHeight: this.rowH, columns: columns.length, rowHtml: (j) => this.rowHtml(j) });
     this.tbody.addEventListener("click", (e) => {
       const tr = e.target.closest("tr[data-r]");
       if (tr) this.select(+tr.dataset.r, true);
@@ -170,39 +250,36 @@ export class PerfTable {
     });
     // as tall as its rows, up to maxHeight (then it scrolls)
     this.scroller.style.height = Math.max(this.rowH * 4, Math.min(this.opts.maxHeight || 560, (this.idx.length + 1) * this.rowH + 4)) + "px";
-    this.scroller.scrollTop = Math.min(this.scroller.scrollTop, Math.max(0, this.idx.length * this.rowH - this.scroller.clientHeight));
-    this.range = [-1, -1];
     this.renderRows(true);
     this.lastRefreshMs = performance.now() - t;
     if (this.opts.onRefresh) this.opts.onRefresh(this);
   }
 
-  // Puts the visible rows in the DOM (two spacer rows keep the scroll height).
+  // The rows in sight ([first, last) of the filtered order) are in the DOM.
+  get range() { return this.vr.range; }
+
+  // Puts the rows in sight in the DOM (VirtualRows); force: anew (after a filter or sort).
   renderRows(force) {
-    const t = performance.now();
-    const n = this.idx.length;
-    const h = this.scroller.clientHeight || 480;
-    const [a, b] = ptVisible(this.scroller.scrollTop, h, this.rowH, n);
-    if (!force && a === this.range[0] && b === this.range[1]) return;
-    this.range = [a, b];
-    const cols = this.columns, nc = cols.length;
-    let html = a ? `<tr class="pt-pad" style="height:${a * this.rowH}px"><td colspan="${nc}"></td></tr>` : "";
-    for (let j = a; j < b; j++) {
-      const i = this.idx[j], r = this.rows[i];
-      html += `<tr data-r="${i}"${i === this.selected ? ' class="sel"' : ""} style="height:${this.rowH}px">`;
-      for (let k = 0; k < nc; k++) {
-        const c = cols[k], v = ptValue(c, r);
-        const text = c.fmt ? c.fmt(v, r) : v == null ? "–" : String(v);
-        const cls = (c.num ? "n" : "") + (c.cls ? " " + c.cls : "");
-        html += `<td${cls ? ` class="${cls}"` : ""}${c.num ? "" : ` title="${escapeHtml(v == null ? "" : String(v))}"`}>${c.html ? text : escapeHtml(text)}</td>`;
-      }
-      html += "</tr>";
-    }
-    if (b < n) html += `<tr class="pt-pad" style="height:${(n - b) * this.rowH}px"><td colspan="${nc}"></td></tr>`;
-    this.tbody.innerHTML = html;
+    const t = performance.now(), n = this.idx.length;
+    if (force) this.vr.setCount(n);
+    else if (!this.vr.render()) return;
     this.emptyEl.hidden = n > 0;
     this.emptyEl.textContent = n ? "" : this.rows.length ? `No row matches “${this.text}”.` : (this.opts.empty || "No rows.");
     this.lastRenderMs = performance.now() - t;
+  }
+
+  // The row at position j of the filtered order, as HTML (stripes by position).
+  rowHtml(j) {
+    const cols = this.columns, nc = cols.length, i = this.idx[j], r = this.rows[i];
+    const cls = (j & 1 ? "odd" : "") + (i === this.selected ? " sel" : "");
+    let html = `<tr data-r="${i}"${cls ? ` class="${cls.trim()}"` : ""} style="height:${this.rowH}px">`;
+    for (let k = 0; k < nc; k++) {
+      const c = cols[k], v = ptValue(c, r);
+      const text = c.fmt ? c.fmt(v, r) : v == null ? "–" : String(v);
+      const cc = (c.num ? "n" : "") + (c.cls ? " " + c.cls : "");
+      html += `<td${cc ? ` class="${cc.trim()}"` : ""}${c.num ? "" : ` title="${escapeHtml(v == null ? "" : String(v))}"`}>${c.html ? text : escapeHtml(text)}</td>`;
+    }
+    return html + "</tr>";
   }
 
   posOf(i) {
@@ -211,12 +288,7 @@ export class PerfTable {
     return -1;
   }
 
-  scrollToPos(j) {
-    const top = j * this.rowH, h = this.scroller.clientHeight, head = this.thead.offsetHeight || this.rowH;
-    if (top < this.scroller.scrollTop) this.scroller.scrollTop = top;
-    else if (top + this.rowH + head > this.scroller.scrollTop + h) this.scroller.scrollTop = top + this.rowH + head - h;
-    this.renderRows();
-  }
+  scrollToPos(j) { this.vr.scrollToRow(j, this.thead.offsetHeight || this.rowH); }
 
   // Selects row i (index into rows; -1 none); user: from a click or a key.
   select(i, user) {

@@ -87,8 +87,11 @@ export function pvHistogram(hist, opts = {}) {
   if (!total) return "";
   let lo = bins[0].b, hi = bins[bins.length - 1].b;
   for (let k = 0; hi - lo + 1 < 8; k++) { if (k % 2 && lo > 0) lo--; else hi++; } // at least 8 bins wide
-  const nb = hi - lo + 1, W = 320, H = 118, L = 34, R = 20, T = 10, B = 34, pw = W - L - R, ph = H - T - B;
-  const bw = pw / nb, max = Math.max(...bins.map((x) => x.n));
+  const max = Math.max(...bins.map((x) => x.n));
+  // the left margin as wide as the y labels (the count at the top, "calls"): ~6 px a character at 11 px
+  const L = Math.max(34, 8 + 6.2 * Math.max(groupDigits(max).length, 5));
+  const nb = hi - lo + 1, W = 320, H = 118, R = 20, T = 10, B = 34, pw = W - L - R, ph = H - T - B;
+  const bw = pw / nb;
   const X = (b) => L + (b - lo) * bw;
   // a duration's place on the axis: its bin, then linearly within it
   const xOf = (ns) => { const b = pvBinOf(ns), a = pvBinLower(b), z = pvBinLower(b + 1); return X(b + Math.min(1, Math.max(0, (ns - a) / (z - a)))); };
@@ -163,6 +166,9 @@ export function pvFlash(btn, text) {
   btn._t = setTimeout(() => { btn.textContent = old; }, 1200);
 }
 
+// The detail panel's width beside a table (px; style.css .pv-body.open).
+const DETAIL_W = 400;
+
 // The frame of a table view.  cfg: {title, groups: [{id, label}], columns(group) -> columns,
 // rows(perf, group) -> rows, rowKey(row, group) -> text, metric: {key, label} (chart default),
 // detail(row, perf, group) -> html, placeholder, file, empty, others(perf, group) -> the
@@ -216,6 +222,8 @@ export class PerfTableView {
       ptDownload(this.table.exportText("csv"), `memlens-${cfg.file}-${this.group}-rank${this.rank}.csv`);
     });
     q(".pv-close").addEventListener("click", () => this.closeDetail());
+    // a narrower window may not hold the detail beside the table any more
+    if (typeof ResizeObserver !== "undefined") new ResizeObserver(() => { if (!this.detailEl.hidden) this.placeDetail(); }).observe(q(".pv-body"));
   }
 
   async show(rank) {
@@ -301,13 +309,25 @@ export class PerfTableView {
     this.chart.querySelectorAll(".pv-bar").forEach((b, k) => b.addEventListener("click", () => { const j = t.posOf(top[k]); t.scrollToPos(j); t.select(top[k], true); }));
   }
 
+  // The detail beside the table when the table keeps the width its columns
+  // need, else under it (at full width): it never squeezes the table.
+  placeDetail() {
+    const body = this.el.querySelector(".pv-body"), t = this.el.querySelector("table.pt");
+    if (!body || !t) return;
+    const need = (parseFloat(t.style.minWidth) || 0) + DETAIL_W + 14;
+    body.classList.toggle("below", body.clientWidth < need);
+  }
+
   onSelect(row, user) {
     this.sel = row ? this.cfg.rowKey(row, this.group) : null;
     if (!row) { this.detailEl.hidden = true; this.el.querySelector(".pv-body").classList.remove("open"); }
     else {
       this.detailEl.hidden = false;
       this.el.querySelector(".pv-body").classList.add("open");
-      this.el.querySelector(".pv-dtitle").textContent = this.cfg.label ? this.cfg.label(row, this.group) : row.name;
+      this.placeDetail();
+      const dt = this.el.querySelector(".pv-dtitle");
+      dt.textContent = this.cfg.label ? this.cfg.label(row, this.group) : row.name;
+      dt.title = row.name; // cut to the panel's width: the whole name on hover
       this.el.querySelector(".pv-dbody").innerHTML = this.cfg.detail(row, this.perf, this.group) +
         (this.app.tabs && this.app.tabs.shown.includes("trace")
           ? `<p><a class="pv-find" href="#" title="the Trace view (key 4) with its search set to this name">Find “${escapeHtml(row.name.length > 48 ? row.name.slice(0, 47) + "…" : row.name)}” in the Trace</a></p>` : "");
@@ -326,6 +346,9 @@ export class PerfTableView {
       });
       const find = this.el.querySelector(".pv-dbody a.pv-find");
       if (find) find.addEventListener("click", (e) => { e.preventDefault(); pvFindInTrace(this.app, row.name); });
+      // under the table: brought into sight when a click opened it
+      if (user && this.el.querySelector(".pv-body").classList.contains("below") && this.detailEl.scrollIntoView)
+        this.detailEl.scrollIntoView({ block: "nearest" });
     }
     if (user !== false && this.app.tabs) this.app.tabs.writeHash();
   }

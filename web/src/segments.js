@@ -9,14 +9,16 @@
 //    is seen building up; a hover tells a block's size, address and stack.
 //  * Allocated Memory (incl. Private Pools): the allocated bytes over the
 //    trace's allocator events, and with the segments of private pools.
-//  * Active Cached Segment Timeline: the segments over the trace, stacked,
+//  * Active Cached Segment Timeline: the segments over the trace (on its
+//    clock when the events have times), stacked,
 //    private pools (CUDA graphs: segment_pool_id other than (0, 0)) apart.
 //  * Allocator Settings: the whole settings dictionary.
 // The model (replay) is segmodel.js.
 
 import { fmtBytes, fmtBytesExact, groupDigits, escapeHtml, plural, LANE_COLOURS, isDark, byteAxis } from "./format.js";
-import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, allocatedSeries, EV_NAMES } from "./segmodel.js";
-import { visibleFrames } from "./frames.js";
+import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, allocatedSeries, EV_NAMES, stateColumns, reservedByState, bandRaster } from "./segmodel.js";
+import { visibleFrames, stackHtml, shortFrameName, packagePath } from "./frames.js";
+import { placeTip } from "./tip.js";
 
 const LINE_H = 18, LINE_GAP = 6, TARGET_LINES = 26;
 const DEFAULT_POOL = "(0, 0)";
@@ -109,7 +111,7 @@ export class SegmentsView {
     // (the one at index i is number from + i + 1 of total: evNo).
     this.from = this.sv.events_from || 0;
     this.total = this.sv.events_total ?? this.sv.events.k.length;
-    this.model = null; this.lives = null; this.layout = null; this.series = null;
+    this.model = null; this.lives = null; this.resv = null; this.layout = null; this.series = null;
     this.k = this.sv.events.k.length; // the end: what the snapshot holds
     const sl = document.getElementById("sg-slider");
     sl.max = String(this.k); sl.value = String(this.k);
@@ -239,14 +241,15 @@ export class SegmentsView {
         const frames = await this.framesOf(b.stack);
         if (this.hoverKey !== key) return;
         if (frames === null) html += '<div class="muted">(its stack: in the report written by memlens report)</div>';
-        else if (frames.length) html += '<div class="sg-stack">' + frames.slice(0, 8).map((f) => `<div>${escapeHtml(f.name)}${f.file ? ` <span class="muted">${escapeHtml(f.file.split("/").slice(-2).join("/"))}${f.line >= 0 ? ":" + f.line : ""}</span>` : ""}</div>`).join("") + "</div>";
+        else if (frames.length) // the Python frames first, the C++ frames they ran counted (frames.js)
+          html += '<div class="sg-stack">' + stackHtml(frames, escapeHtml, { fileText: (f) => (packagePath(f) !== f ? packagePath(f) : f.split("/").slice(-2).join("/")), nameText: shortFrameName, maxPy: 6, fold: false }) + "</div>";
         else html += '<div class="muted">(no stack recorded)</div>';
       } else html = `free (cached) at <code>${hex(h.addr)}</code><br>${segLine}`;
     }
-    tip.innerHTML = html; tip.hidden = false;
-    const w = tip.parentElement.clientWidth;
-    tip.style.left = Math.max(0, Math.min(e.offsetX + 14, w - tip.offsetWidth - 4)) + "px";
-    tip.style.top = e.offsetY + 16 + "px";
+    tip.innerHTML = html;
+    // beside the pointer, off the line of segments it describes, inside the window (tip.js)
+    const ln = Math.floor((e.offsetY - 2) / (LINE_H + LINE_GAP));
+    placeTip(tip, e, e.target, { x: 0, y: ln * (LINE_H + LINE_GAP) + 2, w: this.layout.W, h: LINE_H });
   }
 
   // A stack's frames as the detail panel shows them (capture and allocator frames hidden).
@@ -260,20 +263,25 @@ export class SegmentsView {
   // ---- segment timeline ----
 
   // The segment timeline ("timeline": the segments stacked, the allocated
-  // lines over them) or the allocated memory alone ("allocated": the lines).
+  // lines over them) or the allocated memory alone ("allocated": the lines),
+  // on the snapshot's clock when its events have times (as every other chart
+  // of the page), else over its events.  The bands are drawn as pixels
+  // (bandRaster), each segment over the columns of its lives only.
   drawTimeline() {
-    const m = this.ensureModel(), bands = this.tab !== "allocated";
-    if (!this.lives) this.lives = segmentLives(m);
+    const m = this.ensureModel(), bands = this.tab !== "allocated", n = m.n, ev = m.ev;
+    if (!this.lives) { this.lives = segmentLives(m); this.resv = reservedByState(this.lives, n); }
     const c = document.getElementById("sg-tcanvas"), dpr = devicePixelRatio;
     const cw = Math.max(300, c.parentElement.clientWidth - 4), H = 320, AX = 70, W = cw - AX - 10, top = 8, h = H - 30;
     if (c.width !== Math.round(cw * dpr)) { c.width = Math.round(cw * dpr); c.height = Math.round(H * dpr); c.style.width = cw + "px"; c.style.height = H + "px"; }
     const ctx = c.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0); ctx.clearRect(0, 0, cw, H);
-    const n = m.n, col = (x) => Math.floor((x / W) * (n + 1));
-    // per column: the segments alive at its event, stacked in slot order (private pools on top)
+    // the axis: the events' times when they have them (the state at each column's end)
+    const clock = this.app.clock, T0 = n ? ev.t[0] : 0, T1 = n ? ev.t[n - 1] : 0;
+    const timed = !!clock && clock.mode !== "order" && T1 > T0;
+    const kx = stateColumns(ev.t, n, timed ? T0 : 0, timed ? T1 : 0, W); // per CSS px column
     const order = [...m.slots].sort((a, b) => (isPrivatePool(a.pool) - isPrivatePool(b.pool)) || 0);
     const tot = new Float64Array(W);
-    for (const s of order) for (const [f, t, size] of this.lives.get(s.addr)) for (let x = 0; x < W; x++) { const k = col(x); if (k >= f && k < t) tot[x] += size; }
+    for (let x = 0; x < W; x++) tot[x] = this.resv[kx[x]];
     if (!this.series) this.series = allocatedSeries(m, isPrivatePool);
     let top1 = 1;
     if (bands) for (const v of tot) top1 = Math.max(top1, v);
@@ -283,40 +291,57 @@ export class SegmentsView {
     ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "middle"; ctx.textAlign = "right";
     for (const v of ax.ticks) { ctx.fillStyle = css("--muted"); ctx.fillText(ax.label(v), AX - 6, y(v)); ctx.fillStyle = css("--grid"); ctx.fillRect(AX, Math.round(y(v)), W, 1); }
     ctx.textAlign = "left";
-    const cum = new Float64Array(W);
-    if (bands) order.forEach((s, j) => {
-      const colr = isPrivatePool(s.pool) ? "#AA4499" : LANE_COLOURS[j % LANE_COLOURS.length];
-      ctx.fillStyle = colr;
-      for (const [f, t, size] of this.lives.get(s.addr))
-        for (let x = 0; x < W; x++) { const k = col(x); if (k < f || k >= t) continue; ctx.fillRect(AX + x, y(cum[x] + size), 1, Math.max(0.5, y(cum[x]) - y(cum[x] + size))); cum[x] += size; }
-    });
+    if (bands) { // at device pixels, drawn over the grid
+      const wd = Math.max(1, Math.round(W * dpr)), hd = Math.max(1, Math.round(h * dpr));
+      const kd = dpr === 1 ? kx : stateColumns(ev.t, n, timed ? T0 : 0, timed ? T1 : 0, wd);
+      const rgba = (hexc) => { const v = parseInt(hexc.slice(1), 16); return (0xff000000 | ((v & 0xff) << 16) | (v & 0xff00) | (v >> 16)) >>> 0; };
+      const cols = LANE_COLOURS.map(rgba), privC = rgba("#AA4499");
+      const px = bandRaster(order, this.lives, kd, hd, ymax, (j, sl) => (isPrivatePool(sl.pool) ? privC : cols[j % cols.length]));
+      const off = document.createElement("canvas");
+      off.width = wd; off.height = hd;
+      off.getContext("2d").putImageData(new ImageData(new Uint8ClampedArray(px.buffer), wd, hd), 0, 0);
+      ctx.drawImage(off, AX, top, W, h);
+    }
     // MemoryViz's "Active Memory Timeline" and "Allocated Memory (incl. Private Pools)" over the segments
     const line = (arr, colour, dash) => {
       ctx.strokeStyle = colour; ctx.lineWidth = 1.5; ctx.setLineDash(dash);
       ctx.beginPath();
-      for (let x = 0; x < W; x++) { const k = Math.min(n, col(x)), yy = y(arr[k]); if (x) ctx.lineTo(AX + x, yy); else ctx.moveTo(AX + x, yy); }
+      for (let x = 0; x < W; x++) { const yy = y(arr[kx[x]]); if (x) ctx.lineTo(AX + x, yy); else ctx.moveTo(AX + x, yy); }
       ctx.stroke(); ctx.setLineDash([]);
     };
     const priv = m.slots.some((s) => isPrivatePool(s.pool));
     if (priv) line(this.series.withPrivate, "#AA4499", [6, 3]);
     line(this.series.active, css("--fg"), []);
-    // the event shown in the history
-    const hx = AX + (this.k / (n + 1)) * W;
+    // the event shown in the history: at its time, or its place among the events
+    const xOfState = (k) => (timed ? ((k ? ev.t[k - 1] : T0) - T0) / (T1 - T0) : k / (n + 1)) * W;
+    const hx = AX + xOfState(this.k);
     ctx.strokeStyle = css("--accent"); ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(hx + 0.5, top); ctx.lineTo(hx + 0.5, top + h); ctx.stroke(); ctx.setLineDash([]);
     ctx.fillStyle = css("--muted"); ctx.textBaseline = "top";
-    for (let q = 0; q <= 4; q++) { const k = Math.round((q / 4) * n); ctx.textAlign = q === 0 ? "left" : q === 4 ? "right" : "center"; ctx.fillText("event " + this.evNo(k), AX + (q / 4) * W, top + h + 6); }
+    const labels = [];
+    if (timed) { // wall-clock ticks, as the memory charts
+      const tk = clock.ticks(T0, T1, W), digits = clock.digitsFor(tk.step);
+      for (const t of tk.ticks) labels.push([((t - T0) / (T1 - T0)) * W, clock.fmt(t, digits)]);
+    } else for (let q = 0; q <= 4; q++) { const k = Math.round((q / 4) * n); labels.push([(q / 4) * W, "event " + this.evNo(k)]); }
+    for (const [x, text] of labels) {
+      const w = ctx.measureText(text).width;
+      ctx.textAlign = x - w / 2 < 0 ? "left" : x + w / 2 > W ? "right" : "center";
+      ctx.fillRect(AX + Math.round(x), top + h, 1, 4);
+      ctx.fillText(text, AX + x, top + h + 6);
+    }
     ctx.textAlign = "left";
-    this.tl = { AX, W, n, tot };
+    this.tl = { AX, W, n, tot, kx, timed };
+    const over = timed ? "over the trace's time" : "over the trace's allocator events";
     document.getElementById("sg-tlegend").innerHTML = `<span class="lg"><i style="background:${css("--fg")}"></i>allocated (active blocks)</span>` +
-      (priv ? '<span class="lg"><i style="border-top:2px dashed #AA4499;height:0"></i>allocated incl. private pools (their segments counted whole, as the graphs keep them)</span>' : "") + (bands ? `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, over the trace's allocator events; click for the allocator's state at that event.</span>`
-        : `<span class="lg muted">The bytes allocated over the trace's allocator events (the segments of private pools counted whole); click for the allocator's state at that event.</span>`) +
+      (priv ? '<span class="lg"><i style="border-top:2px dashed #AA4499;height:0"></i>allocated incl. private pools (their segments counted whole, as the graphs keep them)</span>' : "") + (bands ? `<span class="lg muted">Each band a segment (cudaMalloc'd memory the allocator caches), stacked, ${over}; click for the allocator's state then.</span>`
+        : `<span class="lg muted">The bytes allocated ${over} (the segments of private pools counted whole); click for the allocator's state then.</span>`) +
       (!bands ? (priv ? "" : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot: the two are the same</span>') : priv ? '<span class="lg"><i style="background:#AA4499"></i>segments of private pools (CUDA graphs), apart on top</span>' : '<span class="lg muted">no private pools (CUDA graphs) in this snapshot</span>');
   }
 
+  // The state (events applied) the timeline shows at x, or null off the plot.
   timelineEventAt(x) {
     const t = this.tl;
     if (!t || x < t.AX || x >= t.AX + t.W) return null;
-    return Math.min(t.n, Math.floor(((x - t.AX) / t.W) * (t.n + 1)));
+    return t.kx[Math.floor(x - t.AX)];
   }
 
   hoverTimeline(e) {
@@ -327,8 +352,7 @@ export class SegmentsView {
     tip.innerHTML = `event ${this.evNo(k)}${this.model.n ? ` · ${escapeHtml(this.app.clock ? this.app.clock.fmt(ev.t[i], 6, true) : "")}` : ""}<br>reserved <b>${fmtBytes(this.tl.tot[e.offsetX - this.tl.AX] || 0)}</b>` +
       (se ? ` · allocated ${fmtBytes(se.active[kk])}${se.withPrivate[kk] !== se.active[kk] ? ` · incl. private pools ${fmtBytes(se.withPrivate[kk])}` : ""}` : "") +
       `<br><span class="muted">click: the allocator's state then</span>`;
-    tip.hidden = false;
-    tip.style.left = Math.min(e.offsetX + 14, e.target.clientWidth - tip.offsetWidth - 4) + "px"; tip.style.top = e.offsetY + 14 + "px";
+    placeTip(tip, e, null, null);
   }
 
   // ---- settings ----

@@ -140,21 +140,20 @@ export function stateStats(s) {
 // for the segment timeline.
 export function segmentLives(model) {
   const lives = new Map(model.slots.map((s) => [s.addr, []]));
+  // address -> [the state it was reserved from, its size then]: a slot's size
+  // is the largest segment ever at its address, not the one open now
   const first = model.checkpoints[0], open = new Map();
-  for (const a of first.keys()) open.set(a, 0);
+  for (const [a, g] of first) open.set(a, [0, g.size]);
   const ev = model.ev;
   for (let i = 0; i < model.n; i++) {
     const k = ev.k[i], a = ev.a[i];
-    if ((k === EV.SEG_ALLOC || k === EV.MAP) && !open.has(a)) open.set(a, i + 1);
+    if ((k === EV.SEG_ALLOC || k === EV.MAP) && !open.has(a)) open.set(a, [i + 1, ev.s[i]]);
     else if ((k === EV.SEG_FREE || k === EV.UNMAP) && open.has(a)) {
-      lives.get(a).push([open.get(a), i + 1, ev.s[i]]);
+      lives.get(a).push([open.get(a)[0], i + 1, ev.s[i]]);
       open.delete(a);
     }
   }
-  for (const [a, from] of open) {
-    const sl = model.slots.find((x) => x.addr === a);
-    lives.get(a).push([from, model.n + 1, sl ? sl.size : 0]);
-  }
+  for (const [a, [from, size]] of open) lives.get(a).push([from, model.n + 1, size]);
   return lives;
 }
 
@@ -223,4 +222,54 @@ export function allocatedSeries(model, isPrivate) {
     A[i + 1] = active; P[i + 1] = active - privBlocks + privSegs;
   }
   return { active: A, withPrivate: P };
+}
+
+// ---- the segment timeline's columns (segments.js drawTimeline) ----
+
+// The state each of `cols` columns shows (k: events applied, 0..n): on a time
+// axis [T0, T1] (the events' times t, sorted), the state at the column's end;
+// without times (T1 <= T0), the events spread evenly.  Uint32Array(cols).
+export function stateColumns(t, n, T0, T1, cols) {
+  const out = new Uint32Array(cols);
+  if (!(T1 > T0)) { for (let c = 0; c < cols; c++) out[c] = Math.min(n, Math.floor((c / cols) * (n + 1))); return out; }
+  let k = 0;
+  for (let c = 0; c < cols; c++) {
+    const end = c === cols - 1 ? T1 : T0 + ((c + 1) * (T1 - T0)) / cols;
+    while (k < n && t[k] <= end) k++;
+    out[c] = k;
+  }
+  return out;
+}
+
+// The bytes the segments reserve in each state 0..n, from their lives
+// ([from, to, size]: reserved in states from .. to-1; segmentLives).
+export function reservedByState(lives, n) {
+  const d = new Float64Array(n + 2);
+  for (const ls of lives.values()) for (const [f, t, size] of ls) { d[Math.min(f, n + 1)] += size; d[Math.min(t, n + 1)] -= size; }
+  const out = new Float64Array(n + 1);
+  let r = 0;
+  for (let k = 0; k <= n; k++) { r += d[k]; out[k] = r; }
+  return out;
+}
+
+// The segments stacked per column, as pixels: order (slots, bottom first),
+// lives, kcol (stateColumns), a raster cols x rows with ymax bytes at its
+// top, colour(j) -> 0xAABBGGRR (ImageData's byte order read as a little-endian
+// Uint32).  Each segment is walked over the columns of its lives only (the
+// columns' states rise with them: a life is one run of columns).
+export function bandRaster(order, lives, kcol, rows, ymax, colour) {
+  const cols = kcol.length, px = new Uint32Array(cols * rows), cum = new Float64Array(cols);
+  const firstCol = (k) => { let lo = 0, hi = cols; while (lo < hi) { const m = (lo + hi) >> 1; if (kcol[m] < k) lo = m + 1; else hi = m; } return lo; };
+  const yOf = (b) => rows - Math.round((b / ymax) * rows);
+  order.forEach((s, j) => {
+    const c32 = colour(j, s);
+    for (const [f, t, size] of lives.get(s.addr) || []) {
+      for (let c = firstCol(f), end = firstCol(t); c < end; c++) {
+        const ya = Math.max(0, yOf(cum[c] + size)), yb = Math.min(rows, yOf(cum[c]));
+        for (let y = ya; y < Math.max(yb, ya + 1) && y < rows; y++) px[y * cols + c] = c32;
+        cum[c] += size;
+      }
+    }
+  });
+  return px;
 }

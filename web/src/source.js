@@ -37,6 +37,13 @@ import { filterAllocs, sortAllocs, pageOf, exportAllocs, shownBeforeTrace } from
 import { makeClock, BEFORE_TRACE, plural } from "./format.js";
 import { embeddedGetTrace, embeddedSliceDetail, embeddedTraceJson, embeddedFindSlice, httpGetTrace, httpSliceDetail, httpTraceJsonUrl, httpFindSlice } from "./tracesource.js";
 
+
+// Whether a component curve's label is the allocator's kind (report.h
+// ml_report_curve_label: "PTA allocated", or MindStudio Insight's "PTA
+// Allocated" for Ascend), not a driver module's of the same component ("GE module").
+const INSIGHT_KIND = { allocated: "Allocated", reserved: "Reserved", active: "Activated" };
+export function isComponentCurve(label, comp, kind) { return label === comp + " " + kind || label === comp + " " + INSIGHT_KIND[kind]; }
+
 export class EmbeddedSource {
   // meta: the parsed JSON; blobText(b): the base64 text of blob b; perfText(k):
   // the JSON text of rank k's perf object (<script id="ml-perf-K">), or null.
@@ -171,7 +178,7 @@ export class EmbeddedSource {
             const k = d.curves.findIndex((c) => c.group === "overall" && c.kind === kind);
             if (k >= 0) totals[kind] = await this.curveData(rank, dev, k);
             for (const comp of ["PTA", "GE"]) {
-              const j = d.curves.findIndex((c) => c.group === "component" && c.of === comp && c.kind === kind && c.label === comp + " " + kind);
+              const j = d.curves.findIndex((c) => c.group === "component" && c.of === comp && c.kind === kind && isComponentCurve(c.label, comp, kind));
               if (j >= 0) (totals.comp[comp] || (totals.comp[comp] = {}))[kind] = await this.curveData(rank, dev, j);
             }
           }

@@ -8,6 +8,7 @@
 // total: [[node, bytes]], rows: [[name, start, end (-1 = to the end), bytes]]}.
 
 import { fmtBytes, groupDigits, escapeHtml, plural, byteAxis, OKABE_ITO } from "./format.js";
+import { VirtualRows } from "./perftable.js";
 
 // The live operator memory of a graph by node index: an operator holds its
 // bytes from its start node to its end node, both included (-1: to the last
@@ -246,16 +247,21 @@ export class StaticView {
       return (col.num ? (x === y ? 0 : x < y ? -1 : 1) : String(x).localeCompare(String(y))) * dir || a - b;
     });
     thead.innerHTML = "<tr>" + COLS.map((x) => `<th data-k="${x.k}" class="${x.num ? "num" : ""}" title="sort">${x.label}${x.k === this.sort.k ? (dir > 0 ? " ▲" : " ▼") : ""}</th>`).join("") + "</tr>";
-    const shown = idx.slice(0, 2000);
-    tbody.innerHTML = shown.map((k) => {
-      const r = g.rows[k];
-      return `<tr data-r="${k}"><td class="name" title="${escapeHtml(r[0])}">${escapeHtml(r[0])}</td><td class="num">#${r[1]}</td><td class="num">${r[2] < 0 ? '<span class="muted" title="held to the end of the graph (4294967295 in the export)">to the end</span>' : "#" + r[2]}</td>` +
-        `<td class="num">${groupDigits(COLS[3].get(r, last))}</td><td class="num" title="${groupDigits(r[3])} bytes">${fmtBytes(r[3])}</td></tr>`;
-    }).join("");
+    // every row, only those in sight in the DOM (VirtualRows)
+    if (!this.vr) this.vr = new VirtualRows($("st-table").parentElement, tbody, { rowHeight: 24, columns: COLS.length, rowHtml: (j) => this.rowHtml(j) });
+    this.shown = { g, idx, last };
+    this.vr.setCount(idx.length);
     const sum = idx.reduce((s, k) => s + g.rows[k][3], 0);
     $("st-ops-title").textContent = this.node != null ? `Operators live at node #${this.node}` : `Operators of graph ${g.graph}`;
     $("st-all").hidden = this.node == null;
-    $("st-count").textContent = `${plural(idx.length, "operator row")}, ${fmtBytes(sum)}${shown.length < idx.length ? ` (first ${groupDigits(shown.length)} shown)` : ""}`;
+    $("st-count").textContent = `${plural(idx.length, "operator row")}, ${fmtBytes(sum)}`;
+  }
+
+  // The j-th row of the table, as HTML.
+  rowHtml(j) {
+    const { g, idx, last } = this.shown, k = idx[j], r = g.rows[k];
+    return `<tr data-r="${k}"${j & 1 ? ' class="odd"' : ""} style="height:24px"><td class="name" title="${escapeHtml(r[0])}">${escapeHtml(r[0])}</td><td class="num">#${r[1]}</td><td class="num">${r[2] < 0 ? '<span class="muted" title="held to the end of the graph (4294967295 in the export)">to the end</span>' : "#" + r[2]}</td>` +
+      `<td class="num">${groupDigits(COLS[3].get(r, last))}</td><td class="num" title="${groupDigits(r[3])} bytes">${fmtBytes(r[3])}</td></tr>`;
   }
 
   resize() { if (this.u && this.el && !this.el.hidden) this.u.setSize({ width: document.getElementById("st-chart").clientWidth, height: 300 }); }

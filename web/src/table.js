@@ -1,7 +1,7 @@
 // table.js — the allocations and operators tables as pure functions:
 // filter, sort, page, and export as TSV (clipboard) or CSV (download).
 
-import { streamText, BEFORE_TRACE } from "./format.js";
+import { BEFORE_TRACE } from "./format.js";
 
 // allocs: decoded columns + groups/strings; q: {text, minSize, maxSize, cat, t0, t1, inWindow}
 // (cat: a category code, src/analysis/categories.h; -1 or absent = all)
@@ -176,6 +176,6 @@ export function exportAllocs(a, idx, exact, sep) {
   const rows = Array.from(idx, (i) => [
     a.groups[a.group[i]], a.strings[a.op[i]] || "", a.size[i],
     a.flags[i] & 1 ? "before trace" : exact(a.ta[i]), a.flags[i] & 2 ? "not released" : exact(a.tf[i]),
-    a.tf[i] - a.ta[i], categoryOf(a, i) || "Unknown", streamText(a.strings[a.stream[i]] || ""), allocAddr(a, i), reasonOf(a, i)]);
+    a.tf[i] - a.ta[i], categoryOf(a, i) || "Unknown", a.strings[a.stream[i]] || "", allocAddr(a, i), reasonOf(a, i)]);
   return toDelimited(header, rows, sep);
 }

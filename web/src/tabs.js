@@ -1,7 +1,8 @@
 // tabs.js — the profiler's navigation: one tab per view, the number keys,
 // Ctrl+F (the current view's search box), Esc (closes its detail panel) and
-// the address: `#view=operators&rank=0&sel=...` keeps the view, the rank and
-// the selection, so that a copied link reopens the same state.
+// the address: `#view=operators&rank=0&sel=...` keeps the view, the rank (its
+// own number, as the header names it: rankNumbers) and the selection, so
+// that a copied link reopens the same state.
 //
 // A view is an object with (all optional but show):
 //   show(rank)            draws the view for a rank (called when it becomes visible or the rank changes)
@@ -51,6 +52,21 @@ export function formatTabHash(state) {
     parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(String(v)));
   }
   return "#" + parts.join("&");
+}
+
+// The number the address gives each rank (meta.ranks): its own rank, as the
+// header says it ("rank 1 of 2"), when every rank knows its own and none
+// repeats; else its place in the input (0, 1, ...), which always tells them apart.
+export function rankNumbers(ranks) {
+  const own = (ranks || []).map((r) => (r && Number.isInteger(r.rank) ? r.rank : -1));
+  return own.every((v) => v >= 0) && new Set(own).size === own.length ? own : own.map((v, k) => k);
+}
+
+// The rank (index into meta.ranks) an address's rank= number names, or null.
+export function rankOfNumber(ranks, n) {
+  if (n == null) return null;
+  const k = rankNumbers(ranks).indexOf(n);
+  return k < 0 ? null : k;
 }
 
 // Which tab a key press asks for ("1".."9"), or null; only the tabs shown count.
@@ -153,7 +169,8 @@ export class TabRouter {
   // The address for the current state.
   hash() {
     const v = this.views[this.current];
-    const st = Object.assign({ view: this.current, rank: this.rank }, v && v.hashExtra ? v.hashExtra() : {});
+    const nums = this.opts.ranks ? rankNumbers(this.opts.ranks()) : null;
+    const st = Object.assign({ view: this.current, rank: nums && nums[this.rank] != null ? nums[this.rank] : this.rank }, v && v.hashExtra ? v.hashExtra() : {});
     return formatTabHash(st);
   }
 
@@ -169,6 +186,7 @@ export class TabRouter {
   // Opens the state an address names (a pasted link, or back/forward).
   async fromHash(hash) {
     const p = parseTabHash(hash);
+    if (this.opts.ranks) p.rank = rankOfNumber(this.opts.ranks(), p.rank); // the rank's own number -> its index
     if (p.rank != null && p.rank !== this.rank && this.opts.onRank) await this.opts.onRank(p.rank);
     if (p.rank != null) this.rank = p.rank;
     const id = p.view && this.shown.includes(p.view) ? p.view : this.current;

@@ -12,7 +12,7 @@
 // draws the rank's critical path over it (critpath.js, from the perf object).
 // "Download trace" saves the trace as Chrome JSON and "Open in
 // Perfetto" hands it to ui.perfetto.dev by its postMessage protocol, only
-// when clicked.
+// when clicked (offline: says that it could not be reached, offers the download).
 //
 //   mountTrace(el, source, state) -> {setRank(k), redraw(), destroy(), view}
 // source: getTrace / getSliceDetail / getTraceJson (| traceJsonUrl), and
@@ -29,6 +29,16 @@ import { cpOverlay, cpDraw, cpSummary, CP_COLOURS, CP_LABELS } from "./critpath.
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
 
+// Whether ui.perfetto.dev answers (within ms): a request whose answer is not
+// read (no-cors), failing only when nothing answers.
+export async function perfettoReachable(ms = 8000) {
+  const ctl = typeof AbortController !== "undefined" ? new AbortController() : null;
+  const timer = setTimeout(() => ctl && ctl.abort(), ms);
+  try { await fetch(PERFETTO + "/", { mode: "no-cors", cache: "no-store", signal: ctl && ctl.signal }); return true; }
+  catch { return false; }
+  finally { clearTimeout(timer); }
+}
+
 const CSS = `
 .tr-root { display: flex; flex-direction: column; gap: 6px; outline: none; min-width: 0; }
 .tr-bar { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; }
@@ -38,6 +48,8 @@ const CSS = `
 .tr-cpnote { font-size: var(--fs-sm); display: flex; gap: 10px; flex-wrap: wrap; align-items: center; }
 .tr-cpnote .tr-cpstep { color: var(--muted); }
 .tr-cp.on { background: var(--accent); color: #fff; }
+.tr-offline { font-size: var(--fs-sm); border-left: 3px solid var(--peak); padding: 4px 8px; background: var(--panel); }
+.tr-offline[hidden] { display: none; }
 .tr-body[hidden] { display: none; }
 .tr-body { display: grid; grid-template-columns: minmax(0, 1fr); gap: 10px; }
 .tr-body.has-detail { grid-template-columns: minmax(0, 1fr) 380px; }
@@ -57,9 +69,10 @@ const CSS = `
 .tr-tip { position: absolute; pointer-events: none; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 4px 7px; font-size: var(--fs-sm); max-width: 520px; box-shadow: 0 2px 8px rgba(0,0,0,.15); z-index: 5; }
 .tr-detail { border: 1px solid var(--line); border-radius: 6px; background: var(--panel); padding: 10px 12px; max-height: max(${420 + AXIS_H}px, calc(100vh - 224px)); overflow: auto; font-size: var(--fs-sm); }
 .tr-detail h3 { margin: 0 0 6px; font-size: var(--fs-lg); word-break: break-all; }
-.tr-detail table { border-collapse: collapse; width: 100%; }
-.tr-detail td { padding: 2px 6px 2px 0; vertical-align: top; word-break: break-word; }
-.tr-detail td:first-child { color: var(--muted); white-space: nowrap; width: 1%; }
+.tr-detail table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+.tr-detail td { padding: 2px 6px 2px 0; vertical-align: top; overflow-wrap: anywhere; white-space: normal; }
+.tr-detail td:first-child { color: var(--muted); width: 92px; }
+.tr-detail ol li { overflow-wrap: anywhere; }
 .tr-detail .tr-sec { margin: 10px 0 4px; font-weight: 600; }
 .tr-detail ol { margin: 0; padding-left: 20px; font-family: ui-monospace, monospace; font-size: var(--fs-xs); }
 .tr-detail a { color: var(--accent); cursor: pointer; text-decoration: underline; }
@@ -125,6 +138,7 @@ class TraceView {
       </div>
       <div class="tr-note"></div>
       <div class="tr-cpnote" hidden></div>
+      <div class="tr-offline" role="alert" hidden></div>
       <div class="tr-empty" hidden>No slices in this rank: its input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>
       <div class="tr-body">
         <div class="tr-main">
@@ -768,7 +782,7 @@ class TraceView {
     const tr = this.tracks.find((t) => t.id === s.track);
     const link = (j) => {
       const b = s.related[j];
-      return `<a data-id="${j}">${escapeHtml(b ? b.name : "#" + j)}</a>${b ? ` <span class="muted">${fmtDur(b.dur)}</span>` : ""}`;
+      return `<a data-id="${j}" title="${escapeHtml(b ? b.name : "#" + j)}">${escapeHtml(b ? b.name : "#" + j)}</a>${b ? ` <span class="muted">${fmtDur(b.dur)}</span>` : ""}`;
     };
     const rows = [
       ["kind", escapeHtml(s.kind)],
@@ -823,14 +837,31 @@ class TraceView {
 
   // ui.perfetto.dev's documented protocol: open it, send "PING" until it
   // answers "PONG", then post {perfetto: {buffer, title}}.  Nothing is sent
-  // or fetched before the click.
+  // or fetched before the click.  The window opens at once (a pop-up blocker
+  // allows it only in the click) on a blank page; ui.perfetto.dev goes into
+  // it only when it answers (a request that reads nothing back), so that
+  // offline the page says so and offers the download instead of a browser
+  // error page.
   async openPerfetto() {
-    const win = window.open(PERFETTO + "/#!/");
-    if (!win) { this.noteEl.textContent = "The browser blocked the Perfetto window: allow pop-ups for this page."; return; }
+    const win = window.open("", "_blank");
+    if (!win) { this.offline("The browser blocked the Perfetto window: allow pop-ups for this page."); return; }
+    this.offline(null);
+    try { win.document.title = "Opening Perfetto…"; win.document.body.textContent = "Opening ui.perfetto.dev…"; } catch { /* not ours to write */ }
     const bufP = this.source.getTraceJson(this.state.rank).then((t) => new TextEncoder().encode(t).buffer);
+    if (!(await perfettoReachable())) {
+      try { win.close(); } catch { /* already closed */ }
+      this.offline("Perfetto (ui.perfetto.dev) could not be reached: this machine seems to be offline.", true);
+      return;
+    }
+    win.location.href = PERFETTO + "/#!/";
     let tries = 0;
     const timer = setInterval(() => {
-      if (++tries > 600 || win.closed) { clearInterval(timer); window.removeEventListener("message", onMsg); return; }
+      if (win.closed) { clearInterval(timer); window.removeEventListener("message", onMsg); return; }
+      if (++tries > 300) { // 30 s without an answer
+        clearInterval(timer); window.removeEventListener("message", onMsg);
+        this.offline("Perfetto (ui.perfetto.dev) opened but did not answer within 30 s.", true);
+        return;
+      }
       try { win.postMessage("PING", PERFETTO); } catch { /* not loaded yet */ }
     }, 100);
     const onMsg = async (e) => {
@@ -841,6 +872,17 @@ class TraceView {
       win.postMessage({ perfetto: { buffer, title: this.title(), keepApiOpen: false } }, PERFETTO);
     };
     window.addEventListener("message", onMsg);
+  }
+
+  // Says why Perfetto did not open (null: nothing), with the trace's download when asked.
+  offline(text, offerDownload) {
+    const el = this.el.querySelector(".tr-offline");
+    if (!el) return;
+    el.hidden = !text;
+    if (!text) { el.innerHTML = ""; return; }
+    el.innerHTML = escapeHtml(text) + (offerDownload ? ' <button class="tr-offline-dl">Download the trace</button> <span class="muted">and open it in Perfetto (or chrome://tracing) later.</span>' : "");
+    const b = el.querySelector(".tr-offline-dl");
+    if (b) b.addEventListener("click", () => this.download());
   }
 
   destroy() {

@@ -2,12 +2,13 @@
 // reads data only through the source (source.js) and the shared state, and
 // redraws on request; app.js wires them together.
 
-import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark, byteAxis, plural, streamText, shortOpName, middleEllipsis } from "./format.js";
+import { fmtBytes, fmtBytesExact, fmtDur, groupDigits, escapeHtml, parseBytes, OKABE_ITO, LANE_COLOURS, categoryColour, BEFORE_TRACE, isDark, byteAxis, plural, shortOpName, laneLabel } from "./format.js";
 import { layoutLanes, placeLanes, visibleBars, hitBar, stackedRects, stackRaster, stackAt, freeOrderOf } from "./lanes.js";
 import { upperBound } from "./decode.js";
-import { aliveAt, lanesInView, viewHeight } from "./alive.js";
+import { aliveAt, laneWindow, viewHeight } from "./alive.js";
 import { ALLOC_COLUMNS, filterRows, sortRows, toDelimited, categoryOf, reasonOf, allocAddr, shownBeforeTrace, allocValue } from "./table.js";
-import { visibleFrames } from "./frames.js";
+import { visibleFrames, stackHtml, packagePath } from "./frames.js";
+import { placeTip } from "./tip.js";
 import { unmatchedPeakHtml, unmatchedBars, unmatchedTable } from "./unmatched.js";
 import { CURVE_COLOURS, TOTAL_COLOUR, markerDash, NOT_A_SIZE, noRowsHtml, packRows } from "./present.js";
 
@@ -77,9 +78,9 @@ export class CurveView {
     if (group === "op") out = primary.filter((x) => x.c.kind === "allocated").slice(0, 1)
       .concat((dev.op_curves || []).map((c, k) => ({ c, id: "op:" + k })));
     else if (group === "overall") out = primary.concat(all.filter((x) => x.c.group === "tracked"));
-    else {
+    else { // per stream or component, and the whole process's APP reserved beside them, as MindStudio Insight
       const g = all.filter((x) => x.c.group === group);
-      out = g.length ? g : primary;
+      out = g.length ? g.concat(primary.filter((x) => x.c.kind === "app reserved")) : primary;
     }
     return out.slice(0, MAX_CURVES);
   }
@@ -98,7 +99,7 @@ export class CurveView {
     const ofs = [], pairs = new Set();
     return shown.map((s, k) => {
       if (group === "op" && k === 0) return { colour: TOTAL_COLOUR, dash: undefined }; // not the first operator's colour
-      if (group === "overall") return { colour: kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)], dash: s.c.group === "tracked" ? [4, 3] : undefined };
+      if (group === "overall" || s.c.group === "overall") return { colour: kindColour[s.c.kind] || OKABE_ITO[4 + (k % 4)], dash: s.c.group === "tracked" ? [4, 3] : group === "overall" ? undefined : kindDash[s.c.kind] };
       if (s.c.of != null) {
         // a colour per component; a second curve of the same component and kind
         // (Ascend's "GE module" beside "GE reserved") gets a colour of its own
@@ -283,8 +284,8 @@ export class TimelineView {
 
   // Lanes mode with more lanes than fit: the lanes scroll.
   scrolls() { return this.app.state.mode !== "stacked" && !!this.layout && this.layout.height > LANES_VIEW_H && this.hasAllocs(); }
-  // The lanes' scroll offset (px), 0 in stacked mode.
-  sy() { return this.scrolls() ? Math.max(0, Math.min(this.scrollY, this.layout.height - LANES_VIEW_H)) : 0; }
+  // The lanes' scroll offset (px), at the start of a lane (laneWindow); 0 in stacked mode.
+  sy() { return this.scrolls() ? laneWindow(this.layout.lanes, this.scrollY, LANES_VIEW_H).sy : 0; }
 
   x0() { return this.app.curve.plotLeft(); }
   W() { return Math.max(1, Math.round(this.app.curve.plotWidth())); }
@@ -392,8 +393,10 @@ export class TimelineView {
     const fg = cssVar("--fg"), stripe = cssVar("--stripe"), band = cssVar("--band");
     const byCat = st.colourBy === "category";
     // Virtualised: only the lanes in the view are drawn, shifted by the scroll.
-    const sy = this.sy(), viewH = viewHeight(L.height, LANES_VIEW_H);
-    const shown = lanesInView(L.lanes, sy, sy + viewH), inView = new Uint8Array(L.lanes.length);
+    // whole lanes only: none cut at the bottom of the view (laneWindow)
+    const viewH = viewHeight(L.height, LANES_VIEW_H);
+    const { sy, shown } = this.scrolls() ? laneWindow(L.lanes, this.scrollY, LANES_VIEW_H) : { sy: 0, shown: L.lanes.map((x, k) => k) };
+    const inView = new Uint8Array(L.lanes.length);
     for (const k of shown) inView[k] = 1;
     ctx.save();
     ctx.beginPath(); ctx.rect(0, 0, x0 + W + PAD_RIGHT, viewH); ctx.clip();
@@ -404,7 +407,7 @@ export class TimelineView {
       ctx.fillStyle = byCat ? band : laneColour(k);
       ctx.fillRect(2, ln.y, 4, ln.h);
       ctx.fillStyle = fg;
-      ctx.fillText(middleEllipsis(shortOpName(ln.label), x0 - 16, (t) => ctx.measureText(t).width), 10, ln.y + ln.h / 2);
+      ctx.fillText(laneLabel(shortOpName(ln.label), x0 - 16, (t) => ctx.measureText(t).width), 10, ln.y + ln.h / 2); // the full name: its tooltip
     }
     ctx.beginPath(); ctx.rect(x0, sy, W, viewH); ctx.clip();
     // Narrower than a pixel: a shaded band per lane, darker where there are more.
@@ -582,6 +585,16 @@ export class TimelineView {
     }
   }
 
+  // The box (over-canvas px) the hover outline of allocation i takes, lanes
+  // mode; null in stacked mode (its bands can fill the chart).
+  barBox(i) {
+    const st = this.app.state, a = this.allocs, L = this.layout;
+    if (st.mode === "stacked" || !L) return null;
+    const k = this.W() / (st.t1 - st.t0), x0 = this.x0(), ln = L.lanes[L.lane[i]];
+    const xa = x0 + Math.max(-3, (a.ta[i] - st.t0) * k), xb = x0 + Math.min(this.W() + 3, (a.tf[i] - st.t0) * k);
+    return { x: xa - 2, y: ln.y + L.row[i] * L.rowH - this.sy() - 3, w: Math.max(3, xb - xa + 2) + 4, h: L.rowH + 6 };
+  }
+
   pick(x, y) {
     const a = this.allocs;
     if (!a) return -1;
@@ -609,19 +622,15 @@ export class TimelineView {
 
   onMove(e) {
     if (this.drag) { this.drag.x1 = e.offsetX; this.drawOver(); return; }
-    const a = this.allocs, app = this.app, w = this.canvas.parentElement.clientWidth;
-    // beside the pointer, inside the view (the lanes' scroller clips what goes beyond)
-    const place = () => {
-      const tw = this.tip.offsetWidth, th = this.tip.offsetHeight, h = this.over.clientHeight;
-      this.tip.style.left = Math.max(0, Math.min(e.offsetX + 14, w - tw - 4)) + "px";
-      this.tip.style.top = Math.max(0, e.offsetY + 14 + th > h ? e.offsetY - 10 - th : e.offsetY + 14) + "px";
-    };
+    const a = this.allocs, app = this.app;
+    // beside the pointer, inside the window, off the box it describes (tip.js)
+    const place = (box) => placeTip(this.tip, e, this.over, box);
     if (e.offsetX < this.x0()) { // the lane labels: the full name
       const k = this.laneAt(e.offsetY), ln = k >= 0 ? this.layout.lanes[k] : null;
       if (ln) {
         this.tip.hidden = false;
-        this.tip.innerHTML = `<b>${escapeHtml(ln.label)}</b><br><span class="muted">${plural(ln.count, "allocation")}, ${fmtBytes(ln.bytes)} allocated</span>`;
-        place();
+        this.tip.innerHTML = `<b>${escapeHtml(shortOpName(ln.label))}</b>${fullNameLine(ln.label)}<br><span class="muted">${plural(ln.count, "allocation")}, ${fmtBytes(ln.bytes)} allocated</span>`;
+        place({ x: 0, y: ln.y - 2 - this.sy(), w: this.x0(), h: ln.h + 4 });
       } else this.tip.hidden = true;
       if (app.state.hover >= 0 && this.hoverFromTl) app.setHover(-1);
       return;
@@ -631,10 +640,10 @@ export class TimelineView {
     this.hoverT = a && a.n && e.offsetX < this.x0() + this.W() ? t : null;
     let html = "";
     if (i >= 0)
-      html = `<b>${escapeHtml(fmtBytes(a.size[i]))}</b> · ${escapeHtml(a.groups[a.group[i]])}<br>` +
+      html = `<b>${escapeHtml(fmtBytes(a.size[i]))}</b> · ${escapeHtml(shortOpName(a.groups[a.group[i]]))}${fullNameLine(a.groups[a.group[i]])}<br>` +
         `<span class="muted">${a.flags[i] & 1 ? "before the trace" : escapeHtml(app.clock.fmt(a.ta[i]))} → ${a.flags[i] & 2 ? "not released" : escapeHtml(app.clock.fmt(a.tf[i]))} (${escapeHtml(fmtDur(a.tf[i] - a.ta[i]))})</span>`;
     if (this.hoverT != null) html += (html ? '<hr class="tip-sep">' : "") + aliveTip(app, a, t);
-    if (html) { this.tip.hidden = false; this.tip.innerHTML = html; place(); } else this.tip.hidden = true;
+    if (html) { this.tip.innerHTML = html; place(i >= 0 ? this.barBox(i) : null); } else this.tip.hidden = true;
     this.drawOver();
     if (i !== app.state.hover) { this.hoverFromTl = true; app.setHover(i); }
   }
@@ -712,6 +721,13 @@ function labelBand(ctx, x0, base, y, label, colour) {
 
 // ---- detail panel --------------------------------------------------------
 
+// The full name under the short one the lanes show (shortOpName), when they
+// differ, on a line of its own: the lane, its tooltip and the detail all
+// lead with the same name.  "" when the short name is the name.
+export function fullNameLine(name) {
+  return shortOpName(name) === name ? "" : `<br><span class="muted full-name">${escapeHtml(name)}</span>`;
+}
+
 export async function renderDetail(el, app, i, atTime) {
   if (i < 0) { el.innerHTML = '<p class="muted">Click a bar in the timeline, or a row in the table.</p>'; return; }
   const st = app.state, d = await app.source.getDetail(st.rank, st.dev, i);
@@ -726,18 +742,17 @@ export async function renderDetail(el, app, i, atTime) {
   const byFrame = a.groupBy === "frame";
   // The stack as MemoryViz shows it: capture, allocator and interpreter frames hidden unless asked.
   const vf = visibleFrames(d.stack, app.showAllFrames);
-  const stack = d.stack.length
-    ? vf.frames.map((f) => `<div>${escapeHtml(f.name)}${f.file ? ` <span class="muted">${escapeHtml(f.file)}${f.line >= 0 ? ":" + f.line : ""}</span>` : ""}</div>`).join("")
-    : '<div class="muted">(no stack recorded)</div>';
+  // Python frames lead, the C++ frames each ran folded under it (frames.js)
+  const stack = d.stack.length ? stackHtml(vf.frames, escapeHtml, { fileText: packagePath }) : '<div class="muted">(no stack recorded)</div>';
   const toggle = vf.hidden ? ` <a class="frames" id="detail-frames">show all ${plural(d.stack.length, "frame")} (${plural(vf.hidden, "allocator, capture or interpreter frame")} hidden)</a>`
     : app.showAllFrames && d.stack.length && visibleFrames(d.stack, false).hidden ? ' <a class="frames" id="detail-frames">hide allocator, capture and interpreter frames</a>' : "";
   const when = (j, tt) => (a.flags[j] & 1 ? "before trace" : escapeHtml(clock.fmt(tt, 6)));
   el.innerHTML = `<dl>
     ${row("size", `<b id="detail-size">${fmtBytes(d.size)}</b> <span class="muted">(${fmtBytesExact(d.size)})</span>`)}
-    ${row(byFrame ? "user frame" : "operator", escapeHtml(d.group))}
+    ${row(byFrame ? "user frame" : "operator", `<span id="detail-group">${escapeHtml(shortOpName(d.group))}</span>${fullNameLine(d.group)}`)}
     ${d.categoryName ? row("category", `<span id="detail-category">${escapeHtml(d.categoryName)}</span>` + (d.reason ? ` <span class="muted">— ${escapeHtml(d.reason)}</span>` : "")) : ""}
     ${d.op && d.op !== d.group ? row("allocated in", escapeHtml(d.op)) : ""}
-    ${row("device", escapeHtml(d.device) + (d.stream ? " · stream " + escapeHtml(streamText(d.stream)) : ""))}
+    ${row("device", escapeHtml(d.device) + (d.stream ? " · stream " + escapeHtml(d.stream) : ""))}
     ${d.addr ? row("address", `<code>${d.addr}</code>`) : ""}
     ${row("allocated", d.beforeTrace ? "before the trace began" : escapeHtml(clock.fmt(d.ta, 6, true)))}
     ${row("released", d.neverFreed ? "not within the trace" : escapeHtml(clock.fmt(d.tf, 6, true)))}
@@ -881,7 +896,7 @@ export class TablesView {
       adur: (i) => `<td class="n">${a.flags[i] & 2 ? "–" : fmtDur(a.tr[i] - a.ta[i])}</td>`,
       ...Object.fromEntries(["aA", "aR", "aC", "rA", "rR", "rC"].map((k) => [k, (i) => { const v = allocValue(a, i, k); return `<td class="n" ${v != null ? `title="${fmtBytesExact(v)}"` : ""}>${v == null ? "–" : fmtBytes(v)}</td>`; }])),
       cat: (i) => { const c = categoryOf(a, i); return `<td class="cat"><i ${c === BEFORE_TRACE ? 'class="before"' : `style="background:${categoryColour(c)}"`}></i>${escapeHtml(c)}</td>`; },
-      stream: (i) => `<td>${escapeHtml(streamText(a.strings[a.stream[i]] || ""))}</td>`,
+      stream: (i) => `<td>${escapeHtml(a.strings[a.stream[i]] || "")}</td>`,
       addr: (i) => `<td><code>${allocAddr(a, i)}</code></td>`,
       reason: (i) => { const r = escapeHtml(reasonOf(a, i)); return `<td class="reason" title="${r}"><span class="clip">${r}</span></td>`; },
     };

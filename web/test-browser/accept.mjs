@@ -147,7 +147,7 @@ try {
     const mem = await page.evaluate(() => ({ grid: !document.querySelector("#v-memory main.grid").hidden, plots: document.querySelectorAll("#v-memory .uplot").length }));
     ok("Memory: the memory views, with charts", mem.grid && mem.plots > 0, JSON.stringify(mem));
     await press("6", "modules");
-    const mo = await page.evaluate(() => ({ rows: document.querySelectorAll("#v-modules .pv-tree tbody tr").length, why: (document.querySelector("#v-modules .pv-why") || { innerText: "" }).innerText }));
+    const mo = await page.evaluate(() => ({ rows: document.querySelectorAll("#v-modules .pv-tree tbody tr[data-i]").length, why: (document.querySelector("#v-modules .pv-why") || { innerText: "" }).innerText }));
     ok("Modules: a tree, or why there is none", mo.rows > 0 || mo.why.length > 20, JSON.stringify(mo));
 
     // ---- looks ----
@@ -289,6 +289,16 @@ try {
     console.log("# " + slow);
     const [, want = ""] = String(arg).split(":");
     ok("Distributed names the slowest rank" + (want ? " (rank " + want + ")" : ""), slow && (!want || new RegExp("rank:? " + want + "\\b").test(slow)), slow || d.text.slice(0, 300));
+    // the collectives table: no two rows alike; several ranks' rows carry their rank
+    const coll = await page.evaluate(() => {
+      const t = window.__memlens.app.views.distributed.table;
+      if (!t) return null;
+      const keyCols = t.columns.filter((c) => ["rank", "group_size", "name"].includes(c.key)).map((c) => c.key);
+      const keys = t.rows.map((r) => keyCols.map((k) => r[k]).join(" | "));
+      return { keyCols, rows: t.rows.length, distinct: new Set(keys).size, ranks: new Set(t.rows.map((r) => r.rank)).size, title: document.querySelector("#v-distributed .pv-main h2").textContent };
+    });
+    ok("the collectives table tells its rows apart (rank, process group size)", coll && coll.rows > 0 && coll.distinct === coll.rows &&
+      (coll.ranks < 2 || (coll.keyCols.includes("rank") && /ranks\)/.test(coll.title))), JSON.stringify(coll));
     await shot("distributed");
     ok("no errors on Distributed", errors.length === 0, errors.join("; "));
   }

@@ -9,7 +9,7 @@
 // served-snapshot=URL, served-ascend=URL: the same checks on a `memlens serve`
 // page (http://127.0.0.1:PORT/), its Insight's columns and state-history stacks
 // compared with the report's (pass the report's page first).
-import { checks, launch, ok } from "./lib.mjs";
+import { checks, launch, ok, scrollFrames } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -44,7 +44,7 @@ try {
         grid: document.querySelector("main.grid").hidden,
         peak: document.getElementById("st-peak").textContent,
         graphs: document.getElementById("st-graph").options.length,
-        rows: document.querySelectorAll("#st-table tbody tr").length,
+        rows: document.querySelectorAll("#st-table tbody tr[data-r]").length,
         meta: document.getElementById("hdr-meta").textContent,
         canvas: !!document.querySelector("#st-chart canvas"),
       }));
@@ -54,16 +54,28 @@ try {
       ok("static: node indices are not shown as times", !/\bns\b|device cpu/.test(t.meta + t.peak), t.meta);
       const other = await page.evaluate(() => { const s = document.getElementById("st-graph"); return [...s.options].find((o) => o.value !== s.value).value; });
       await page.selectOption("#st-graph", other);
-      const t2 = await page.evaluate(() => [document.getElementById("st-peak").textContent, document.querySelectorAll("#st-table tbody tr").length]);
+      const t2 = await page.evaluate(() => [document.getElementById("st-peak").textContent, document.querySelectorAll("#st-table tbody tr[data-r]").length]);
       ok("static: the other graph: its peak (6.01 MiB at node #27)", /6\.01 MiB/.test(t2[0]) && /#27/.test(t2[0]), t2[0]);
       const over = await page.$("#st-chart .u-over"), b = await over.boundingBox();
       await page.mouse.click(b.x + b.width * 0.5, b.y + b.height / 2);
-      const t3 = await page.evaluate(() => [document.getElementById("st-ops-title").textContent, document.querySelectorAll("#st-table tbody tr").length]);
+      const t3 = await page.evaluate(() => [document.getElementById("st-ops-title").textContent, document.querySelectorAll("#st-table tbody tr[data-r]").length]);
       ok("static: a click on a node lists the operators live there", /live at node #\d+/.test(t3[0]) && t3[1] > 0 && t3[1] < 27, JSON.stringify(t3));
       await page.click('#st-table th[data-k="start"]');
       const starts = await page.evaluate(() => [...document.querySelectorAll("#st-table tbody tr td:nth-child(2)")].map((td) => +td.textContent.slice(1)));
       ok("static: sort by start node", starts.every((v, k) => !k || starts[k - 1] <= v), starts.join(","));
       await page.screenshot({ path: path.join(shots, "memviews-static-node.png"), fullPage: true });
+      // 100,000 operator rows in a graph: every one listed, only those in sight in the DOM
+      const big = await page.evaluate(() => {
+        const sv = window.__memlens.app.staticView, g = sv.current();
+        sv.node = null;
+        g.rows = Array.from({ length: 100000 }, (x, k) => ["op" + k, k % 500, (k % 500) + 3, 1024 * (1 + (k % 97))]);
+        sv.table();
+        return { count: document.getElementById("st-count").textContent, dom: document.querySelectorAll("#st-table tbody tr[data-r]").length };
+      });
+      const sf = await scrollFrames(page, "#p-static-ops .table-wrap");
+      console.log(`time static100k_scroll_median_ms ${sf.median.toFixed(2)}`);
+      ok("static, 100k operator rows: all listed, only those in sight in the DOM", /^100,000 operator rows/.test(big.count) && !/first/.test(big.count) && big.dom > 10 && big.dom < 80, JSON.stringify(big));
+      ok("static, 100k: a wheel notch's frame (script, style, layout) under 16 ms, adding only the rows it brings into sight", sf.n === 60 && sf.median < 16 && sf.added > 0 && sf.added <= 16, JSON.stringify(sf));
     }
 
     if (kind === "noaddr") {

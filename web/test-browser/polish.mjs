@@ -2,13 +2,19 @@
 // legends tell series apart, tables say when nothing matches and when a size
 // is not one, rows stay one line, counts are pluralised, byte ticks whole,
 // important notes open; a report and `memlens serve` of one input draw the
-// same bars.
+// same bars.  And the views' polish of issue 28: tooltips inside the window,
+// off the bar they describe, nothing cut (an element whose content is wider
+// than its box); Python frames leading a stack; the segment timeline on the
+// clock; Ascend's curves by MindStudio Insight's names; lane labels, tooltip
+// and detail by the same name; the address's rank as the header's; the
+// shortcuts' key columns aligned; "Open in Perfetto" offline.
 //
 //   node web/test-browser/polish.mjs SHOT_DIR KIND=URL-OR-FILE ...
 //
 // KIND: kineto | ascend | snapshot | tiny | served-kineto (compared with
 // kineto).  Prints "ok NAME" / "FAIL NAME: why".
-import { checks, launch, ok } from "./lib.mjs";
+import { checks, launch, ok, scrollFrames, overflowing } from "./lib.mjs";
+import { shortOpName } from "../src/format.js";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -68,7 +74,7 @@ try {
         const mk = e.querySelector(".u-marker"), lab = e.querySelector(".u-label");
         return mk && lab ? [lab.textContent, getComputedStyle(mk).borderTopStyle, getComputedStyle(mk).borderTopColor] : null;
       }).filter(Boolean));
-      const alloc = m.find((x) => / allocated/.test(x[0])), resv = m.find((x) => / reserved/.test(x[0]));
+      const alloc = m.find((x) => / allocated/i.test(x[0])), resv = m.find((x) => / reserved/i.test(x[0]));
       const lg = await page.$(".u-legend");
       if (lg) await lg.screenshot({ path: path.join(shots, `${kind}-legend.png`) });
       ok("ascend: allocated and reserved swatches differ (solid vs dashed)", alloc && resv && alloc[1] !== resv[1], JSON.stringify(m.slice(0, 4)));
@@ -111,6 +117,9 @@ try {
       const glued = all.match(/\b1 (allocations|events|frees|rows|bars|bands|lanes|notes)\b/g);
       ok("tiny: no '1 allocations'", !glued, String(glued));
     }
+    if (kind === "kineto") await kinetoPolish(page, shots);
+    if (kind === "snapshot") await snapshotPolish(page, shots);
+    if (kind === "ascend" || kind === "served-ascend") await ascendNames(page, kind, shots);
     console.log(`# ${kind}: ${seen.join(" | ")}`);
     const base = kind.replace(/^served-/, "");
     if (base !== kind && notes[base])
@@ -121,3 +130,182 @@ try {
   await browser.close();
 }
 process.exit(checks.failed ? 1 : 0);
+
+// The hovered timeline bar's tooltip: inside the window, nothing cut, not over
+// the bar's outline; its name the lane's.  {tip, bar, title} or null.
+async function hoverBar(page) {
+  await page.evaluate(() => document.getElementById("p-timeline").scrollIntoView());
+  const c = await page.$("#tl-over"), bb = await c.boundingBox();
+  for (let y = 8; y < Math.min(bb.height - 30, 200); y += 5)
+    for (let x = 240; x < bb.width - 40; x += 37) {
+      await page.mouse.move(bb.x + x, bb.y + y);
+      const i = await page.evaluate(() => window.__memlens.app.state.hover);
+      if (i >= 0) return page.evaluate(([ox, oy]) => {
+        const app = window.__memlens.app, tv = app.timeline, i = app.state.hover, t = document.getElementById("tl-tip");
+        const r = t.getBoundingClientRect(), o = tv.over.getBoundingClientRect(), st = app.state, a = app.allocs, L = tv.layout;
+        // the box of its outline (views.js drawOver: lanes mode)
+        const k = tv.W() / (st.t1 - st.t0), xa = tv.x0() + Math.max(-3, (a.ta[i] - st.t0) * k), xb = tv.x0() + Math.min(tv.W() + 3, (a.tf[i] - st.t0) * k);
+        const b = { x: xa - 2, y: L.lanes[L.lane[i]].y + L.row[i] * L.rowH - tv.sy() - 3, w: Math.max(3, xb - xa + 2) + 4, h: L.rowH + 6 };
+        return { i, group: app.allocs.groups[app.allocs.group[i]], tip: { x: r.left, y: r.top, w: r.width, h: r.height, sw: t.scrollWidth, cw: t.clientWidth },
+          bar: b && { x: o.left + b.x, y: o.top + b.y, w: b.w, h: b.h }, title: (t.querySelector("b") || {}).nextSibling ? t.innerText.split("\n")[0] : "",
+          vw: innerWidth, vh: innerHeight, bg: getComputedStyle(t).backgroundColor };
+      }, [x, y]);
+    }
+  return null;
+}
+
+function boxesMeet(a, b) { return a && b && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h; }
+function insideWindow(t, vw, vh) { return t.x >= 0 && t.y >= 0 && t.x + t.w <= vw + 0.5 && t.y + t.h <= vh + 0.5; }
+
+async function kinetoPolish(page, shots) {
+  // the address's rank is the header's ("rank 1 of 2" and rank=1, not its place 0)
+  const rk = await page.evaluate(() => ({ hash: location.hash, hdr: document.getElementById("hdr-meta").textContent }));
+  const hr = /rank=(\d+)/.exec(rk.hash), hd = /rank (\d+) of/.exec(rk.hdr);
+  ok("kineto: the address's rank is the one the header names", hr && hd && hr[1] === hd[1], JSON.stringify(rk));
+  // hover a bar: the tooltip in the window, its title whole, off the bar; its name the lane's
+  const h = await hoverBar(page);
+  await page.screenshot({ path: path.join(shots, "kineto-hover.png") });
+  ok("kineto: a bar's tooltip: inside the window, nothing cut, not over the bar's outline",
+    h && insideWindow(h.tip, h.vw, h.vh) && h.tip.sw <= h.tip.cw && !boxesMeet(h.tip, h.bar), JSON.stringify(h));
+  if (h) {
+    const lane = shortOpName(h.group);
+    ok("kineto: the tooltip names the bar as its lane does", h.title.includes(" · " + lane), `${h.title} vs lane "${lane}"`);
+    await page.mouse.down(); await page.mouse.up();
+    await page.waitForTimeout(400);
+    const det = await page.evaluate(() => (document.getElementById("detail-group") || {}).textContent || document.getElementById("detail").innerText.slice(0, 200));
+    ok("kineto: the detail names it as the lane does, the full name beneath", det === lane, `${det} vs "${lane}"`);
+  }
+  // the shortcuts: one table, the key column as wide in both sections
+  await page.keyboard.press("?");
+  const keys = await page.evaluate(() => [...document.querySelectorAll("#keys-help tr:not(.keys-sec) td:last-child")].map((td) => Math.round(td.getBoundingClientRect().left)));
+  await page.screenshot({ path: path.join(shots, "kineto-keys.png") });
+  ok("kineto: the shortcuts' key columns line up across sections", keys.length > 8 && new Set(keys).size === 1, keys.join(","));
+  await page.keyboard.press("Escape");
+  // the Trace view: a slice inside a long-named one: its links whole (wrapped), nothing cut
+  await page.keyboard.press("4");
+  await page.waitForFunction(() => window.__memlens.app.tabs.current === "trace", null, { timeout: 5000 }).catch(() => {});
+  const picked = await page.evaluate(async () => {
+    const h = window.__memlens.app.traceHandle; await h.ready;
+    const v = h.view; v.setWindow(v.lo, v.hi); await new Promise((r) => setTimeout(r, 600));
+    const d = v.data, S = d.slices;
+    let p = -1;
+    for (let i = 0; i < S.id.length && p < 0; i++) if (/evaluate_function: CompiledFunctionBackward/.test(d.strings[S.name[i]] || "")) p = i;
+    if (p < 0) return "no long-named slice";
+    v.setWindow(S.ts[p], S.ts[p] + S.dur[p]); await new Promise((r) => setTimeout(r, 800));
+    const d2 = v.data, S2 = d2.slices;
+    for (let i = 0; i < S2.id.length; i++)
+      if (S2.depth[i] > 0 && S2.track[i] === S.track[p] && !/evaluate_function/.test(d2.strings[S2.name[i]] || "")) { await v.select(S2.id[i], false); return d2.strings[S2.name[i]]; }
+    return "no child";
+  });
+  await page.waitForTimeout(300);
+  const cut = await overflowing(page, ".tr-detail");
+  const links = await page.evaluate(() => { const box = document.querySelector(".tr-detail").getBoundingClientRect(); return [...document.querySelectorAll(".tr-detail a")].map((a) => { const r = a.getBoundingClientRect(); return { text: a.textContent, right: r.right, box: box.right }; }); });
+  await page.locator(".tr-detail").screenshot({ path: path.join(shots, "kineto-trace-detail.png") });
+  ok("kineto: Trace detail of " + picked + ": its operator and parent links whole, nothing cut",
+    links.length > 0 && links.every((l) => l.right <= l.box + 0.5) && links.some((l) => /evaluate_function/.test(l.text)) && !cut.length, JSON.stringify({ cut, links }));
+  // "Open in Perfetto" offline: said so, the download offered (ui.perfetto.dev unreachable)
+  await page.context().route("https://ui.perfetto.dev/**", (r) => r.abort("internetdisconnected"));
+  const popup = page.context().waitForEvent("page", { timeout: 5000 }).catch(() => null);
+  await page.click(".tr-perfetto");
+  const pop = await popup;
+  await page.waitForTimeout(1500);
+  const popupLeft = !!pop && !pop.isClosed(); // a browser error page, offline
+  await page.waitForFunction(() => { const e = document.querySelector(".tr-offline"); return e && !e.hidden; }, null, { timeout: 15000 }).catch(() => {});
+  const off = await page.evaluate(() => { const e = document.querySelector(".tr-offline"); return e ? { shown: !e.hidden, text: e.textContent, dl: !!e.querySelector("button") } : { shown: false }; });
+  if (pop && !pop.isClosed()) await pop.close();
+  await page.screenshot({ path: path.join(shots, "kineto-perfetto-offline.png") });
+  ok("kineto: Open in Perfetto offline: says Perfetto could not be reached, offers the download, no error page left open",
+    off.shown && /could not be reached/.test(off.text) && off.dl && popupLeft === false, JSON.stringify({ off, popupLeft }));
+  await page.context().unroute("https://ui.perfetto.dev/**");
+  await page.keyboard.press("5");
+  await page.waitForTimeout(300);
+}
+
+async function snapshotPolish(page, shots) {
+  const sgTab = (t) => page.evaluate((t) => window.__memlens.app.segments.setTab(t), t);
+  // Allocator State History: a block's tooltip, its stack inside it, the Python frame first
+  await sgTab("history");
+  await page.evaluate(() => document.getElementById("p-segments").scrollIntoView());
+  const c = await page.$("#sg-canvas"), bb = await c.boundingBox();
+  let tip = null;
+  for (let y = 10; y < 120 && !tip; y += 24)
+    for (let x = 20; x < bb.width && !tip; x += 37) {
+      await page.mouse.move(bb.x + x, bb.y + y);
+      await page.waitForTimeout(30);
+      tip = await page.evaluate(() => { const t = document.getElementById("sg-tip"); return !t.hidden && t.querySelector(".sg-stack .fr-py") ? 1 : null; });
+    }
+  const st = await page.evaluate(() => {
+    const t = document.getElementById("sg-tip"), r = t.getBoundingClientRect(), s = t.querySelector(".sg-stack");
+    return { x: r.left, y: r.top, w: r.width, h: r.height, sw: t.scrollWidth, cw: t.clientWidth, first: s && s.firstElementChild ? s.firstElementChild.className : "", bg: getComputedStyle(t).backgroundColor, vw: innerWidth, vh: innerHeight };
+  });
+  await page.screenshot({ path: path.join(shots, "snapshot-history-tip.png") });
+  ok("snapshot: a block's tooltip: the stack inside its box, on a background, in the window, the Python frame first",
+    tip && st.sw <= st.cw && insideWindow(st, st.vw, st.vh) && /^rgb\(/.test(st.bg) && st.first === "fr-py" && (await overflowing(page, "#sg-tip")).length === 0, JSON.stringify(st));
+  await page.mouse.move(5, 5);
+  // a bar of the forward (transformer.py:22) lane: the call stack, Python first, lines wrapped
+  await page.evaluate(async () => { const app = window.__memlens.app, a = app.allocs; const g = a.groups.findIndex((x) => /transformer\.py:22\)$/.test(x)); let i = 0; while (i < a.n && a.group[i] !== g) i++; await app.select(i); });
+  await page.waitForTimeout(300);
+  const ds = await page.evaluate(() => { const s = document.getElementById("detail-stack"); return { first: s.firstElementChild.className, text: s.firstElementChild.textContent, folded: s.querySelectorAll("details.fr-fold").length }; });
+  const dcut = await overflowing(page, "#p-detail");
+  await page.evaluate(() => document.getElementById("p-detail").scrollIntoView());
+  await page.locator("#p-detail").screenshot({ path: path.join(shots, "snapshot-detail-stack.png") });
+  ok("snapshot: forward (transformer.py:22)'s stack: a Python frame first, the C++ frames folded, nothing cut",
+    ds.first === "fr-py" && ds.folded > 0 && !dcut.length, JSON.stringify({ ds, dcut }));
+  // the lanes: whole lanes only (no lane cut at the bottom of the view), at the top and scrolled
+  for (const top of [0, 250]) {
+    await page.evaluate((top) => { const w = document.getElementById("tl-wrap"); w.scrollTop = top; w.dispatchEvent(new Event("scroll")); }, top);
+    await page.waitForTimeout(200);
+    const lanes = await page.evaluate(() => {
+      const tv = window.__memlens.app.timeline, cv = document.getElementById("timeline"), dpr = devicePixelRatio;
+      // the lane markers (x 2-6): where x 3 differs from x 1 (the stripe behind them)
+      const ctx = cv.getContext("2d"), hh = Math.round(460 * dpr);
+      const m = ctx.getImageData(Math.round(3 * dpr), 0, 1, hh).data, b = ctx.getImageData(Math.round(1 * dpr), 0, 1, hh).data;
+      const runs = []; let a = -1;
+      for (let y = 0; y <= hh; y++) {
+        const on = y < hh && m[y * 4 + 3] > 200 && (m[y * 4] !== b[y * 4] || m[y * 4 + 1] !== b[y * 4 + 1] || m[y * 4 + 2] !== b[y * 4 + 2]);
+        if (on && a < 0) a = y;
+        if (!on && a >= 0) { runs.push([a, y]); a = -1; }
+      }
+      return { runs: runs.map(([p, q]) => (q - p) / dpr), heights: [...new Set(tv.layout.lanes.map((l) => l.h))] };
+    });
+    ok(`snapshot: lanes scrolled ${top} px: every lane drawn whole (none cut by the view's bottom)`,
+      lanes.runs.length > 3 && lanes.runs.every((h) => lanes.heights.some((x) => Math.abs(x - h) <= 1)), JSON.stringify(lanes));
+  }
+  await page.evaluate(() => document.getElementById("p-timeline").scrollIntoView());
+  await page.screenshot({ path: path.join(shots, "snapshot-lanes.png") });
+  // Active Cached Segment Timeline: quick to switch to, on the clock, reserving what the history says
+  await sgTab("timeline"); await sgTab("history");
+  const sw = await page.evaluate(() => { const t0 = performance.now(); window.__memlens.app.segments.setTab("timeline"); return performance.now() - t0; });
+  const tl = await page.evaluate(() => {
+    const sg = window.__memlens.app.segments;
+    return { timed: sg.tl.timed, legend: document.getElementById("sg-tlegend").textContent, end: sg.tl.tot[sg.tl.W - 1], stats: document.getElementById("sg-stats").textContent };
+  });
+  const { fmtBytes } = await import("../src/format.js");
+  console.log(`time segment_timeline_switch_ms ${sw.toFixed(1)}`);
+  await page.evaluate(() => document.getElementById("p-segments").scrollIntoView());
+  await page.locator("#p-segments").screenshot({ path: path.join(shots, "snapshot-segment-timeline.png") });
+  ok("snapshot: Active Cached Segment Timeline: drawn in under 500 ms", sw < 500, sw.toFixed(1) + " ms");
+  ok("snapshot: Active Cached Segment Timeline: over the trace's time, as every other chart", tl.timed && /over the trace's time/.test(tl.legend), JSON.stringify(tl));
+  ok("snapshot: the timeline's segments at the end reserve what the history's last state does", tl.stats.includes("reserved " + fmtBytes(tl.end)), `${fmtBytes(tl.end)} vs ${tl.stats}`);
+  await sgTab("history");
+  // the allocations table, 500 rows a page: scrolls within a frame's budget
+  await page.selectOption("#pg-size", "500");
+  await page.waitForTimeout(500);
+  const f = await scrollFrames(page, "#p-tables .table-wrap", 40);
+  console.log(`time alloc_table500_scroll_median_ms ${f.median.toFixed(2)}`);
+  ok("snapshot: the allocations table (500 rows a page) scrolls in under 16 ms a frame", f.n > 10 && f.median < 16, JSON.stringify(f));
+  await page.selectOption("#pg-size", "100");
+}
+
+async function ascendNames(page, kind, shots) {
+  const labels = () => page.evaluate(() => [...document.querySelectorAll("#p-curves .u-legend .u-label")].map((e) => e.textContent));
+  await page.selectOption("#sel-group", "overall"); await page.waitForTimeout(500);
+  const all = await labels();
+  ok(`${kind}: the curves by MindStudio Insight's names`, ["Operator Allocated", "Operator Reserved", "Operator Activated", "APP Reserved"].every((x) => all.includes(x)), all.join(", "));
+  await page.selectOption("#sel-group", "stream"); await page.waitForTimeout(700);
+  const by = await labels();
+  await page.locator("#p-curves").screenshot({ path: path.join(shots, `${kind}-streams.png`) });
+  ok(`${kind}: by stream: each stream's Allocated, Reserved and Activated, named as the profiler writes it, APP Reserved kept`,
+    by.includes("Allocated of 897357296") && by.includes("Reserved of 897357296") && by.includes("Activated of 897357296") && by.includes("APP Reserved") && !by.some((x) => /0x/.test(x)), by.join(", "));
+  await page.selectOption("#sel-group", "overall"); await page.waitForTimeout(300);
+}

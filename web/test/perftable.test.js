@@ -1,8 +1,8 @@
 // The profiler views' virtualised table: filter, sort, visible range, export; 100k rows.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { ptFilter, ptSort, ptVisible, ptDelimited } from "../src/perftable.js";
-import { parseTabHash, formatTabHash, tabForKey } from "../src/tabs.js";
+import { ptFilter, ptSort, ptVisible, ptDelimited, vrPlan } from "../src/perftable.js";
+import { parseTabHash, formatTabHash, tabForKey, rankNumbers, rankOfNumber } from "../src/tabs.js";
 import { makePerf } from "./perf_fixture.js";
 
 const COLS = [
@@ -38,6 +38,20 @@ test("visible range with overscan, clamped", () => {
   assert.deepEqual(ptVisible(24 * 5000, 480, 24, 100000, 8), [4992, 5028]);
   assert.deepEqual(ptVisible(24 * 99990, 480, 24, 100000, 8), [99982, 100000]);
   assert.deepEqual(ptVisible(0, 480, 24, 0, 8), [0, 0]);
+});
+
+test("virtual rows: a scroll keeps the rows still in sight, adds and drops only the others", () => {
+  // down 12 rows: 12 dropped above, rows 40-52 added below, 28 kept
+  assert.deepEqual(vrPlan([0, 40], [12, 52]), { dropTop: 12, dropEnd: 0, addTop: [12, 12], addEnd: [40, 52] });
+  // up 5 rows
+  assert.deepEqual(vrPlan([20, 60], [15, 55]), { dropTop: 0, dropEnd: 5, addTop: [15, 20], addEnd: [55, 55] });
+  // the range grows at both ends (a taller pane), and shrinks
+  assert.deepEqual(vrPlan([10, 20], [5, 30]), { dropTop: 0, dropEnd: 0, addTop: [5, 10], addEnd: [20, 30] });
+  assert.deepEqual(vrPlan([5, 30], [10, 20]), { dropTop: 5, dropEnd: 10, addTop: [10, 10], addEnd: [20, 20] });
+  // a jump past every row in the DOM, or from none: drawn anew
+  assert.deepEqual(vrPlan([0, 40], [2400, 2440]), { rebuild: true });
+  assert.deepEqual(vrPlan([0, 40], [40, 80]), { rebuild: true });
+  assert.deepEqual(vrPlan([0, 0], [0, 30]), { rebuild: true });
 });
 
 test("CSV quotes what needs it; TSV flattens tabs; raw values", () => {
@@ -80,4 +94,18 @@ test("the fixture has the DATA.md shape", () => {
   for (const k of ["span", "counts", "devices", "steps", "step_average", "recommendations", "operators", "kernels", "modules", "distributed"]) assert.ok(k in p, k);
   assert.ok(p.operators.by_shape.length > p.operators.by_name.length);
   for (const r of p.operators.by_name) for (const k of r.kernels) assert.ok(p.kernels.by_name[k]);
+});
+
+test("the address names a rank by its own number, as the header does; by its place when that cannot tell them apart", () => {
+  // one file of rank 1 of a two-rank job: rank=1 in the address, the header's "rank 1 of 2"
+  assert.deepEqual(rankNumbers([{ rank: 1 }]), [1]);
+  assert.equal(rankOfNumber([{ rank: 1 }], 1), 0);
+  assert.equal(rankOfNumber([{ rank: 1 }], 0), null);          // no rank 0 here
+  assert.deepEqual(rankNumbers([{ rank: 3 }, { rank: 1 }]), [3, 1]);
+  assert.equal(rankOfNumber([{ rank: 3 }, { rank: 1 }], 1), 1);
+  // unknown (-1) or repeated (two runs of rank 0): by place
+  assert.deepEqual(rankNumbers([{ rank: -1 }, { rank: 5 }]), [0, 1]);
+  assert.deepEqual(rankNumbers([{ rank: 0 }, { rank: 0 }]), [0, 1]);
+  assert.equal(rankOfNumber([{ rank: 0 }, { rank: 0 }], 1), 1);
+  assert.equal(rankOfNumber([], null), null);
 });

@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { moduleTree, moduleRows } from "../src/modules.js";
-import { distByRank, distFromSteps } from "../src/distributed.js";
+import { distByRank, distFromSteps, collColumns, collTitle } from "../src/distributed.js";
 import { shortKernel, operatorColumns } from "../src/operators.js";
 import { kernelColumns } from "../src/kernels.js";
 import { ovStepBars, ovDonut, ovGauge, STEP_PARTS } from "../src/overview.js";
@@ -114,4 +114,15 @@ test("distributed segments add up to the step: the overlap counted once", async 
   assert.deepEqual(seg.map((x) => x.v), [50, 10, 20, 20]);
   assert.equal(seg.reduce((a, x) => a + x.v, 0), 100);
   assert.deepEqual(distSegments({ computation_ns: 5, communication_ns: 2, overlap_ns: null, other_ns: 1 }).map((x) => x.v), [5, 0, 2, 1]);
+});
+
+test("collectives: rows of several ranks carry a rank column, sizes of process groups a column of their own", () => {
+  const two = [{ rank: 0, name: "nccl:all_to_all", group_size: null }, { rank: 1, name: "nccl:all_to_all", group_size: null }];
+  assert.deepEqual(collColumns(two).map((c) => c.key), ["rank"]);
+  assert.equal(collTitle(two, 0), " (2 ranks)");
+  const groups = [{ rank: 0, name: "nccl:all_reduce", group_size: 8 }, { rank: 0, name: "nccl:all_reduce", group_size: 2 }];
+  assert.deepEqual(collColumns(groups).map((c) => c.key), ["group_size"]);
+  assert.equal(collTitle(groups, 0), " (rank 0)");
+  assert.deepEqual(collColumns([{ rank: 3, name: "x", group_size: null }]), []);
+  assert.equal(collTitle([], 5), " (rank 5)");
 });

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, allocatedSeries, EV } from "../src/segmodel.js";
+import { buildModel, stateAt, stateStats, segmentLives, parsePyRepr, allocatedSeries, EV, stateColumns, reservedByState, bandRaster } from "../src/segmodel.js";
 
 // One segment 0x1000 of 1000 bytes; events: alloc A(0x1000,100), alloc B(0x1100,200),
 // free_req A, free A, alloc C(0x1000,50), segment_alloc 0x9000 (500), alloc D in it.
@@ -41,6 +41,30 @@ test("the state walks back from the final segments and forward to any event", ()
   assert.deepEqual(lives.get(0x1000), [[0, m.n + 1, 1000]]);
   assert.deepEqual(lives.get(0x9000), [[6, m.n + 1, 500]]);
   assert.equal(m.slots.find((x) => x.addr === 0x9000).pool, "(1, 2)");
+});
+
+test("the segment timeline: a segment's size is its own, not its address's largest; columns on the clock", () => {
+  // 0x9000 reserved with 800 bytes, freed, then reserved again with 500 (the snapshot's final segment)
+  const base = sv(), E = [[EV.SEG_ALLOC, 0x9000, 800], [EV.SEG_FREE, 0x9000, 800], [EV.SEG_ALLOC, 0x9000, 500], [EV.ALLOC, 0x9000, 64]];
+  const m = buildModel({ ...base, events: { t: [0, 100, 200, 1000], k: E.map((e) => e[0]), a: E.map((e) => e[1]), s: E.map((e) => e[2]), st: E.map(() => 0), str: E.map(() => 0) } });
+  const lives = segmentLives(m);
+  assert.deepEqual(lives.get(0x9000), [[1, 2, 800], [3, m.n + 1, 500]]);
+  const resv = reservedByState(lives, m.n);
+  // the reserved bytes of every state are the replayed state's
+  for (let k = 0; k <= m.n; k++) assert.equal(resv[k], stateStats(stateAt(m, k)).reserved, "state " + k);
+  assert.deepEqual(Array.from(resv), [1000, 1800, 1000, 1500, 1500]);
+  // 10 columns over 0..1000 ns: the state at each column's end (events at 0, 100, 200, 1000)
+  assert.deepEqual(Array.from(stateColumns([0, 100, 200, 1000], 4, 0, 1000, 10)), [2, 3, 3, 3, 3, 3, 3, 3, 3, 4]);
+  // no times: the events spread over the columns
+  assert.deepEqual(Array.from(stateColumns([0, 0, 0, 0], 4, 0, 0, 5)), [0, 1, 2, 3, 4]);
+  // the bands as pixels: 5 columns, 10 rows, 2000 bytes at the top; the first segment (1000 B) the
+  // bottom half wherever it lives, the second one (800, then 500 B) over it where it lives
+  const kcol = Uint32Array.from([0, 1, 2, 3, 4]), px = bandRaster(m.slots, lives, kcol, 10, 2000, (j) => j + 1);
+  const col = (c) => Array.from({ length: 10 }, (_, y) => px[y * 5 + c]).join("");
+  assert.equal(col(0), "0000011111");   // state 0: 1000 B
+  assert.equal(col(1), "0222211111");   // state 1: + 800 B, 4 rows of 200 B
+  assert.equal(col(2), "0000011111");   // state 2: freed
+  assert.equal(col(3), "0022211111");   // state 3: + 500 B, 1000-1500 B: rows 5 down to 10 - round(7.5) = 2
 });
 
 test("allocated memory, and with private pools counted whole", () => {

@@ -3,9 +3,9 @@
 // stacked raster, exports.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { fmtBytes, byteAxis, plural, streamText, shortOpName, middleEllipsis, makeClock } from "../src/format.js";
+import { fmtBytes, byteAxis, plural, shortOpName, middleEllipsis, makeClock, laneLabel } from "../src/format.js";
 import { clampWindow } from "../src/zoom.js";
-import { visibleFrames, isNoiseFrame } from "../src/frames.js";
+import { visibleFrames, isNoiseFrame, stackGroups, stackHtml, shortFrameName } from "../src/frames.js";
 import { placePeakLabel, opCell, CurveView } from "../src/views.js";
 import { layoutLanes, placeLanes, visibleBars, stackRaster, stackAt, freeOrderOf } from "../src/lanes.js";
 import { exportAllocs, sortAllocs } from "../src/table.js";
@@ -30,13 +30,10 @@ test("byte axes: one unit, round steps of it, about 40 px apart", () => {
   assert.deepEqual(c.ticks.map(c.label), ["0", "200 B", "400 B", "600 B", "800 B"]);
 });
 
-test("plurals, stream pointers in hex, short operator names", () => {
+test("plurals, short operator names", () => {
   assert.equal(plural(1, "band"), "1 band");
   assert.equal(plural(0, "band"), "0 bands");
   assert.equal(plural(1234, "allocation"), "1,234 allocations");
-  assert.equal(streamText("897357296"), "0x357c95f0");
-  assert.equal(streamText("7"), "7");
-  assert.equal(streamText(""), "");
   assert.equal(shortOpName("autograd::engine::evaluate_function: MmBackward0"), "MmBackward0 (backward)");
   assert.equal(shortOpName("forward (/home/u/cs336_basics/transformer.py:39)"), "forward (transformer.py:39)");
   assert.equal(shortOpName("aten::mm"), "aten::mm");
@@ -74,6 +71,38 @@ test("the detail panel hides capture, allocator and interpreter frames, as Memor
   assert.ok(isNoiseFrame({ name: "x", file: "/pytorch/aten/src/ATen/core/boxing/impl.h" }));
 });
 
+test("a stack: Python frames lead, the C++ frames each ran folded under it", () => {
+  const F = (name, file, line = 1) => ({ name, file, line });
+  const stack = [ // innermost first, as a snapshot records it (allocator frames already hidden)
+    F("at::detail::empty_cuda(c10::ArrayRef<long>)", "EmptyTensor.cpp"),
+    F("at::_ops::bmm::call(at::Tensor const&, at::Tensor const&)", "Operators_0.cpp"),
+    F("torch::autograd::THPVariable_einsum(_object*, _object*, _object*)", "python_torch_functions_0.cpp"),
+    F("einsum", "/env/site-packages/torch/functional.py", 407),
+    F("forward", "/home/u/cs336_basics/transformer.py", 22),
+    F("_call_impl", "/env/site-packages/torch/nn/modules/module.py", 1750),
+    F("main", "??", 0),
+  ];
+  const g = stackGroups(stack);
+  assert.deepEqual(g.map((x) => [x.py && x.py.name, x.native.length]), [["einsum", 3], ["forward", 0], ["_call_impl", 0], [null, 1]]);
+  const h = stackHtml(stack, (x) => x);
+  // the first line is the innermost Python frame; its 3 C++ frames folded after it
+  assert.match(h, /^<div class="fr-py">einsum <span class="muted">\/env\/site-packages\/torch\/functional.py:407<\/span><\/div><details class="fr-fold"><summary class="muted">3 C\+\+ frames inside it<\/summary><div class="fr-cpp">at::detail::empty_cuda/);
+  assert.ok(h.indexOf("forward") < h.indexOf("_call_impl") && h.indexOf("_call_impl") < h.indexOf("1 C++ frame outside the Python frames"));
+  // a tooltip: Python frames only up to maxPy, C++ frames counted
+  const tip = stackHtml(stack, (x) => x, { maxPy: 2, fold: false });
+  assert.ok(!/details|empty_cuda|_call_impl/.test(tip), tip);
+  assert.match(tip, /3 C\+\+ frames inside it<\/div><div class="fr-py">forward .*… 1 more Python frame<\/div>$/);
+  // no Python frame at all (a backward op's stack): the C++ frames as they are, nothing folded
+  const cpp = stackHtml(stack.slice(0, 3), (x) => x);
+  assert.equal((cpp.match(/class="fr-cpp"/g) || []).length, 3);
+  assert.ok(!/details/.test(cpp));
+  // ... in a tooltip: the first maxPy, the rest counted; names without their arguments
+  const cppTip = stackHtml(stack.slice(0, 3), (x) => x, { maxPy: 2, fold: false, nameText: shortFrameName });
+  assert.match(cppTip, /^<div class="fr-cpp">at::detail::empty_cuda\(…\) .*<div class="fr-cpp">at::_ops::bmm::call\(…\) .*<div class="muted">… 1 more C\+\+ frame<\/div>$/);
+  assert.equal(shortFrameName("void at::meta::f<at::S>(at::S&, std::optional<at::Tensor> const&) [clone .constprop.0]"), "void at::meta::f<at::S>(…)");
+  assert.equal(shortFrameName("forward"), "forward");
+});
+
 test("the peak label stays inside the plot: beside the marker, flipped at the right edge, below at the top", () => {
   const box = { left: 100, top: 10, width: 500, height: 200 };
   assert.deepEqual(placePeakLabel(300, 100, 80, 18, box, 7), { x: 307, y: 75 });
@@ -104,6 +133,22 @@ test("group-by choices and curve styles: per component a colour, per kind a dash
   assert.deepEqual(st[1].dash, [6, 3]);
   assert.equal(CurveView.curvesFor(dev, "stream").length, 16);
   assert.equal(CurveView.curvesFor(dev, "op")[0].c.group, "overall"); // none: the primary curves
+});
+
+test("group by stream (Ascend): each stream's allocated, reserved and activated, and APP reserved kept", () => {
+  const c = (group, kind, of, label) => ({ group, kind, of, label });
+  const dev = { curves: [c("overall", "allocated", undefined, "Operator Allocated"), c("overall", "reserved", undefined, "Operator Reserved"),
+    c("overall", "active", undefined, "Operator Activated"), c("overall", "app reserved", undefined, "APP Reserved"),
+    c("stream", "allocated", "897357296", "Allocated of 897357296"), c("stream", "reserved", "897357296", "Reserved of 897357296"),
+    c("stream", "active", "897357296", "Activated of 897357296"), c("stream", "allocated", "904703504", "Allocated of 904703504")], op_curves: [] };
+  const shown = CurveView.curvesFor(dev, "stream");
+  assert.deepEqual(shown.map((x) => x.c.label), ["Allocated of 897357296", "Reserved of 897357296", "Activated of 897357296",
+    "Allocated of 904703504", "APP Reserved"]);
+  const st = CurveView.styles(shown, "stream");
+  assert.equal(st[0].colour, st[2].colour);            // one stream, one colour; its kinds dashed apart
+  assert.deepEqual([st[0].dash, st[1].dash, st[2].dash], [undefined, [6, 3], [2, 2]]);
+  assert.notEqual(st[3].colour, st[0].colour);
+  assert.deepEqual(st[4].dash, [8, 3, 2, 3]);         // APP reserved: its own dash, as in the overall view
 });
 
 function allocs(rows, extra = {}) { // rows: [ta, tf, size, group]
@@ -182,7 +227,33 @@ test("exports: every row, exact values, the same text as the server's /api/expor
   assert.equal(csv,
     "operator,allocating op,size_bytes,allocated,released,duration_ns,category,stream,address,reason\n" +
     "(allocated before trace),,1048576,before trace,2022-11-30 04:48:07.384674000,5000,PARAMETER_OR_STATE,,,allocated before the trace and alive to its end\n" +
-    "aten::linear,aten::mm,512,2022-11-30 04:48:07.384669100,2022-11-30 04:48:07.384669150,50,TEMPORARY,0x357c95f0,0x1000,freed inside the top-level op that allocated it\n" +
+    "aten::linear,aten::mm,512,2022-11-30 04:48:07.384669100,2022-11-30 04:48:07.384669150,50,TEMPORARY,897357296,0x1000,freed inside the top-level op that allocated it\n" +
     '(no operator),"a,""b""",64,2022-11-30 04:48:07.384669200,not released,50,Unknown,,0x100000010,not categorised\n');
   assert.equal(exportAllocs(a, [1], makeClock(0n, "rel").exact, "\t").split("\n")[1].split("\t").slice(3, 5).join(" "), "100 150");
+});
+
+test("lane labels are cut at name boundaries, the part that tells lanes apart kept whole", () => {
+  const px = (t) => t.length * 6; // a monospace measure: 6 px a character
+  // fits: as it is
+  assert.equal(laneLabel("aten::mm", 120, px), "aten::mm");
+  // the file:line kept, the name cut after a whole part of it
+  assert.equal(laneLabel("scaled_dot_product_attention (transformer.py:151)", 30 * 6, px), "scaled… (transformer.py:151)");
+  assert.equal(laneLabel("scaled_dot_product_attention (transformer.py:151)", 32 * 6, px), "scaled_dot… (transformer.py:151)");
+  assert.equal(laneLabel("CompiledFunctionBackward (backward)", 28 * 6, px), "CompiledFunction… (backward)");
+  assert.equal(laneLabel("CompiledFunctionBackward (backward)", 20 * 6, px), "Compiled… (backward)");
+  // a whole parenthesised label: the op after the colon kept
+  assert.equal(laneLabel("(no Python frame: BmmBackward0)", 28 * 6, px), "(no Python…: BmmBackward0)");
+  // narrower than "…: op)": the op's last whole parts
+  assert.equal(laneLabel("(no Python frame: LinalgVectorNormBackward0)", 24 * 6, px), "(…VectorNormBackward0)");
+  assert.equal(laneLabel("(no Python frame: LinalgVectorNormBackward0)", 16 * 6, px), "(…NormBackward0)");
+  assert.equal(laneLabel("(no Python frame: LinalgVectorNormBackward0)", 12 * 6, px), "(…Backward0)");
+  // no part fits before the kept end: only the end; nothing fits: cut in the middle
+  assert.equal(laneLabel("verylongname (transformer.py:151)", 22 * 6, px), "…(transformer.py:151)");
+  assert.equal(laneLabel("abcdefghijklmnopqrstuvwxyz", 10 * 6, px), middleEllipsis("abcdefghijklmnopqrstuvwxyz", 60, px));
+  // never cut mid-word when a boundary fits
+  for (const w of [14, 18, 24, 30, 40]) {
+    const t = laneLabel("autograd_engine_evaluate (module.py:1102)", w * 6, px);
+    assert.ok(px(t) <= w * 6 || w < 17, t);
+    if (t.includes("… (")) assert.match(t, /^(autograd|autograd_engine)… \(module.py:1102\)$/, t);
+  }
 });

@@ -244,7 +244,11 @@ void ml_perf_json_distributed(jw *w, const ml_distributed *d)
     for (size_t i = 0; i < d->n_collectives; i++) {
         const ml_collective *c = &d->collectives[i];
         jw_obj(w);
+        jw_key(w, "rank"); jw_i64(w, c->rank);
         jw_key(w, "name"); jw_str(w, c->name ? c->name : "");
+        jw_key(w, "group_size");
+        if (c->group_size > 0) jw_i64(w, c->group_size);
+        else jw_null(w);
         jw_key(w, "calls"); jw_i64(w, (int64_t)c->calls);
         jw_key(w, "bytes");
         if (c->bytes >= 0) jw_i64(w, c->bytes);

@@ -246,6 +246,9 @@ void ml_perf_run_distributed(jw *w, const ml_distributed *d)
         jw_obj(w);
         jw_key(w, "rank"); jw_i64(w, c->rank);
         jw_key(w, "name"); jw_str(w, c->name ? c->name : "");
+        jw_key(w, "group_size");
+        if (c->group_size > 0) jw_i64(w, c->group_size);
+        else jw_null(w);
         jw_key(w, "calls"); jw_i64(w, (int64_t)c->calls);
         jw_key(w, "bytes");
         if (c->bytes >= 0) jw_i64(w, c->bytes);

@@ -57,6 +57,15 @@ bool ml_report_perf_json(const ml_profile *p, ml_buf *out);
  * rank's own, alone.  top: rows of each table (perf.h; 0 = the default). */
 bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, int top, ml_buf *out);
 
+/* The label of a curve (web/DATA.md curves' "label"): kind "allocated",
+ * "reserved", "active" or "app reserved", of the whole device (comp and
+ * stream NULL), of an allocator component or of a stream.  insight (Ascend
+ * inputs): as MindStudio Insight names them, so that its users recognise
+ * them: "Operator Allocated", "Operator Reserved", "Operator Activated",
+ * "APP Reserved", "PTA Activated", "Allocated of 897357296"; else
+ * "allocated", "PTA allocated", "stream 7 allocated". */
+void ml_report_curve_label(char *buf, size_t cap, bool insight, const char *kind, const char *comp, const char *stream);
+
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
 

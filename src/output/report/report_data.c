@@ -49,6 +49,23 @@ static const char *series_kind_name(int k)
     }
 }
 
+void ml_report_curve_label(char *buf, size_t cap, bool insight, const char *kind, const char *comp, const char *stream)
+{
+    static const char *const kinds[][2] = {
+        {"allocated", "Allocated"}, {"reserved", "Reserved"}, {"active", "Activated"}, {"app reserved", "APP Reserved"}};
+    const char *name = kind;
+    for (size_t k = 0; insight && k < sizeof kinds / sizeof *kinds; k++)
+        if (!strcmp(kind, kinds[k][0])) name = kinds[k][1];
+    if (stream && insight) snprintf(buf, cap, "%s of %s", name, stream);
+    else if (stream) snprintf(buf, cap, "stream %s %s", stream, kind);
+    else if (comp) snprintf(buf, cap, "%s %s", comp, name);
+    else if (insight && strcmp(kind, "app reserved")) snprintf(buf, cap, "Operator %s", name);
+    else snprintf(buf, cap, "%s", name);
+}
+
+/* Whether a profile's curves go by MindStudio Insight's names (Ascend inputs). */
+static bool insight_names(const ml_profile *p) { return p->format && !strncmp(p->format, "ascend", 6); }
+
 /* ---- per-rank context -------------------------------------------------- */
 
 typedef struct rank_ctx {
@@ -370,11 +387,13 @@ static void sum_series(const group_curve *g, size_t n, curve *out)
     free(cur);
 }
 
-/* group "stream": the headline component's allocated and reserved totals
- * sampled at each stream's records; group "component": each allocator
- * component's allocated and reserved, then the driver modules
+/* group "stream": the headline component's allocated, reserved and active
+ * totals sampled at each stream's records; group "component": each allocator
+ * component's allocated, reserved and active, then the driver modules
  * (npu_module_mem) over zero by peak, the smallest summed into one curve so
- * that the legend stays readable.  Curves that stay 0 are left out. */
+ * that the legend stays readable.  Curves that stay 0 are left out.  Streams
+ * are named as the input writes them (Ascend: the decimal "Stream Ptr"),
+ * curves as MindStudio Insight names them for Ascend (ml_report_curve_label). */
 static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
 {
     const ml_profile *p = c->p;
@@ -384,7 +403,8 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
     for (size_t i = 0; i < p->series.len; i++) {
         const ml_series *s = &p->series.v[i];
         if (s->device != dev || !s->ts.len || (!s->component && !s->stream)) continue;
-        if (s->kind != ML_SERIES_ALLOCATED && s->kind != ML_SERIES_RESERVED && s->kind != ML_SERIES_OTHER) continue;
+        if (s->kind != ML_SERIES_ALLOCATED && s->kind != ML_SERIES_RESERVED && s->kind != ML_SERIES_ACTIVE &&
+            s->kind != ML_SERIES_OTHER) continue;
         if (s->stream && s->component != head) continue;
         int64_t pk = 0;
         for (size_t k = 0; k < s->ts.len; k++) if (s->value.v[k] > pk) pk = s->value.v[k];
@@ -395,9 +415,8 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
         g->kind = series_kind_name(s->kind);
         const char *comp = s->component ? ml_s(p, s->component) : "";
         if (s->stream) {
-            char hex[40];
             g->label = "stream";
-            snprintf(g->text, sizeof g->text, "stream %s %s", ml_fmt_stream(ml_s(p, s->stream), hex, sizeof hex), g->kind);
+            ml_report_curve_label(g->text, sizeof g->text, insight_names(p), g->kind, NULL, ml_s(p, s->stream));
         } else if (s->kind == ML_SERIES_OTHER) {
             g->label = "module";
             g->kind = "reserved";
@@ -405,7 +424,7 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
             else snprintf(g->text, sizeof g->text, "%s module", comp);
         } else {
             g->label = "component";
-            snprintf(g->text, sizeof g->text, "%s %s", comp, g->kind);
+            ml_report_curve_label(g->text, sizeof g->text, insight_names(p), g->kind, comp, NULL);
         }
     }
     for (size_t k = 0; k < n; k++)
@@ -423,10 +442,8 @@ static void put_series_curves(rank_ctx *c, uint16_t dev, size_t *ncurves)
             if (module && modules >= REPORT_MODULE_CURVES) continue;
             modules += module;
             const char *of = gc[k].s->stream ? ml_s(p, gc[k].s->stream) : ml_s(p, gc[k].s->component);
-            char hex[40];
             ml_buf_puts(c->meta, (*ncurves)++ ? "," : "");
-            put_curve_of(c, gc[k].kind, gc[k].s->stream ? "stream" : "component", gc[k].text,
-                         gc[k].s->stream ? ml_fmt_stream(of, hex, sizeof hex) : of,
+            put_curve_of(c, gc[k].kind, gc[k].s->stream ? "stream" : "component", gc[k].text, of,
                          gc[k].s->ts.v, gc[k].s->value.v, gc[k].s->ts.len);
         }
     }
@@ -641,8 +658,9 @@ static void put_device(rank_ctx *c, uint16_t dev)
         ml_curve cv;
         if (!ml_curve_get(p, dev, kinds[k], &cv)) continue;
         if (!cv.n) { ml_curve_free(&cv); continue; }
-        char label[64];
-        snprintf(label, sizeof label, "%s%s", series_kind_name(kinds[k]), cv.replayed ? " (replayed from events)" : "");
+        char name[48], label[80];
+        ml_report_curve_label(name, sizeof name, insight_names(p), series_kind_name(kinds[k]), NULL, NULL);
+        snprintf(label, sizeof label, "%s%s", name, cv.replayed ? " (replayed from events)" : "");
         ml_buf_puts(m, ncurves++ ? "," : "");
         c->save_tdesc = kinds[k] == ML_SERIES_ALLOCATED;
         put_curve(c, series_kind_name(kinds[k]), "overall", label, cv.ts, cv.value, cv.n);
