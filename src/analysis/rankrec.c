@@ -282,6 +282,7 @@ void ml_rankrec_dist_free(ml_distributed *d) { ml_distributed_free(d); }
 
 static void put(ml_bytes *b, const void *x, size_t n)
 {
+    if (!n) return; /* (x may be NULL then: memcpy may not be given it) */
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 4096;
         while (cap < b->len + n) cap *= 2;
