@@ -151,6 +151,12 @@ for r in 2 3; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world
 bad "mismatched ranks" "mismatched ranks" "$tmp/r1" --base "$tmp/r0" --max-peak-growth 5%
 bad "a rule the run has no figure for" "--max-step-time 1s cannot be checked" "$tmp/s.pickle" --max-step-time 1s
 bad "an unwritable JUnit file" "$tmp/none/j.xml" "$B" --max-peak 1GiB --junit "$tmp/none/j.xml"
+# a group named with bytes a terminal acts on: the FAIL line shows it escaped
+printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"op\033[2Jx\r\nFAKE","pid":1,"tid":1,"ts":10,"dur":20},{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}}]}' >"$tmp/h.json"
+out=$($MEMLENS check "$tmp/h.json" --max-peak 50B)
+t_eq "escaped: exit" "$?" 1
+t_eq "escaped: no control character but LF" "$(printf '%s' "$out" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+t_contains "escaped: the contributor's name" "$out" 'op\e[2Jx\r\nFAKE 100 B'
 # directories: every rank checked, the worst decides (rank 0 and 1 of the same run: 220 B)
 check "directory" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 0 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/r0" --max-peak 200B
 t_done

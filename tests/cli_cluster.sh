@@ -60,6 +60,10 @@ for args in "summary" "summary --json" "perf" "perf --json" "summary --all"; do
     "$MEMLENS" $args -j 2 "$tmp/job" >"$tmp/j2" 2>&1
     if cmp -s "$tmp/j1" "$tmp/j2"; then t_pass; else t_fail "-j 1 and -j 2 differ: $args"; fi
 done
+# the report: the same page (but for the time it was made at) whatever the threads
+"$MEMLENS" report -j 1 "$tmp/job" -o "$tmp/r1.html" --budget 3 && "$MEMLENS" report -j 2 "$tmp/job" -o "$tmp/r2.html" --budget 3
+sed 's/"created":"[^"]*"//' "$tmp/r1.html" >"$tmp/r1.x"; sed 's/"created":"[^"]*"//' "$tmp/r2.html" >"$tmp/r2.x"
+if cmp -s "$tmp/r1.x" "$tmp/r2.x"; then t_pass; else t_fail "report: -j 1 and -j 2 differ"; fi
 t_contains "bad -j" "$("$MEMLENS" summary -j 0 "$tmp/job" 2>&1)" "memlens: -j 0: expected a number of threads"
 
 # Tiny ranks, as a hostile input would give: what is written grows with the
@@ -106,6 +110,9 @@ if [ -x "$MPI_BIN" ] && command -v mpirun >/dev/null 2>&1; then
             else t_fail "mpirun -n 3 differs: $args $in (exit $rc1 / $rc2): $(head -c 300 "$tmp/mpi.err")"; fi
         done
     done
+    mpi report "$tmp/job" -o "$tmp/rm.html" --budget 3 >/dev/null 2>&1
+    sed 's/"created":"[^"]*"//' "$tmp/rm.html" >"$tmp/rm.x"
+    if cmp -s "$tmp/r1.x" "$tmp/rm.x"; then t_pass; else t_fail "mpirun -n 3 report differs"; fi
     # a bad rank: the same one-line error from process 0, exit 2
     cp -r "$tmp/job" "$tmp/bad" && head -c 3000 "$tmp/job/rank5.pt.trace.json" >"$tmp/bad/rank5.pt.trace.json"
     "$MEMLENS" summary "$tmp/bad" >/dev/null 2>"$tmp/one.err"; rc1=$?

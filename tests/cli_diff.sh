@@ -305,6 +305,12 @@ bad "nothing in common" "nothing in common" "$tmp/a.pickle" "$tmp/nomem.json"
 bad "one input" "two inputs" "$tmp/mem_a.json"
 bad "bad --by" "--by" --by nothing "$tmp/mem_a.json" "$tmp/mem_b.json"
 
+# ---- J. names from the input reach the terminal escaped (ESC, BEL, CR, LF) --------
+printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","cat":"cpu_op","name":"esc\033[31mred\a\r\nFAKE","pid":1,"tid":1,"ts":1,"dur":5}]}' >"$tmp/hostile.json"
+out=$($MEMLENS diff "$tmp/hostile.json" "$tmp/tree_a.json")
+t_eq "J: no control character but LF" "$(printf '%s' "$out" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+t_contains "J: the name escaped" "$out" 'esc\e[31mred\a\r\nFAKE'
+
 # ---- I. the report with its Compare view (browser checks: cli_diff_browser.sh) ---
 $MEMLENS diff "$tmp/mem_a.json" "$tmp/mem_b.json" -o "$tmp/cmp.html"
 t_eq "I: -o writes the report" "$?" 0

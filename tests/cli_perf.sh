@@ -27,7 +27,7 @@ t_eq "json top-level keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(list(d), sorted(d["runs"][0]), d["inputs"] == [d["runs"][0]["path"]])')" \
-    "['memlens', 'inputs', 'runs', 'meta', 'ranks', 'distributed'] ['comm_comp_overlap_pct', 'distributed', 'format', 'gpus', 'group_by', 'idle_by_stream', 'kernel_types', 'kernels', 'launches', 'memory_bw', 'modules', 'notes', 'operators', 'path', 'queue_length', 'rank', 'recommendations', 'steps', 'temporal'] True"
+    "['memlens', 'inputs', 'runs', 'meta', 'ranks', 'distributed'] ['comm_comp_overlap_pct', 'critical_path', 'cupti_counters', 'distributed', 'format', 'gpus', 'group_by', 'idle_by_stream', 'kernel_sequences', 'kernel_types', 'kernels', 'launches', 'memory_bw', 'modules', 'notes', 'operators', 'path', 'queue_length', 'rank', 'recommendations', 'steps', 'temporal'] True"
 # runs: the same figures in µs and 0-100 % (ns / 1000; 100 x ratio)
 t_eq "runs figures" "$(printf '%s' "$json" | python3 -c '
 import json, sys
@@ -47,7 +47,45 @@ print(s["name"], s["total_ns"], s["kernel_ns"], s["runtime_ns"], s["cpu_exec_ns"
 t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
-print(sorted(r))')" "['counts', 'devices', 'distributed', 'gputime', 'kernels', 'modules', 'modules_hint', 'notes', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+print(sorted(r))')" "['counts', 'critical_path', 'cupti', 'devices', 'distributed', 'gputime', 'kernel_sequences', 'kernels', 'modules', 'modules_hint', 'notes', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+# The critical path of step 1 (src/analysis/critpath.h): aten::mm's start -> the launch's
+# start 10 (CPU) -> the kernel's start 10 (launch delay: the stream was idle) -> its end 100.
+# The host alone (10 + 5 + 25 = 40) is shorter.  No kernel sequence: aten::mm launched one kernel.
+t_eq "runs critical path" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]; c = r["critical_path"][0]
+print(c["step"], c["ok"], c["path_us"], c["cpu_us"], c["launch_us"], c["gpu_compute_us"], c["kernel_kernel_us"],
+      c["top"][0]["name"], c["top"][0]["kind"], r["kernel_sequences"], r["cupti_counters"])')" \
+    "1 True 120 10 10 100 0 volta_sgemm_64x64_nn gpu_compute [] None"
+t_eq "perf object critical path legs" "$(printf '%s' "$json" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["ranks"][0]["critical_path"]; s = c["steps"][0]; l = s["legs"]
+print(s["name"], s["path_ns"], s["begin"], s["end"], [c["kinds"][k] for k in l["kind"]], l["w"], l["from_t"], l["to_t"])')" \
+    "ProfilerStep#1 120000 0 100000 ['cpu', 'launch', 'gpu_compute'] [10000, 10000, 100000] [10000, 20000, 30000] [20000, 30000, 130000]"
+out=$($MEMLENS perf --view critical-path "$tmp/t.json"); t_eq "critical-path view exit" $? 0
+t_contains "critical-path view" "$out" "  1               120.000 us   10.000 us  100.000 us        0 ns   10.000 us        0 ns"
+t_contains "critical-path view: no syncs recorded" "$out" "the trace has no cuda_sync events"
+t_contains "default text points to the critical path" "$($MEMLENS perf "$tmp/t.json")" "Critical path per step: memlens perf --view critical-path"
+
+# CUPTI profiler mode: kernels are cuda_profiler_range events with hardware counters, the
+# i-th (in time) launched by the i-th cudaLaunchKernel; FLOPs = 2 x 10 ffma + 3 fadd = 23.
+cat >"$tmp/cupti.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::conv2d","pid":1,"tid":1,"ts":0,"dur":100},
+{"ph":"X","cat":"cpu_op","name":"aten::cudnn_convolution","pid":1,"tid":1,"ts":10,"dur":70},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5,"args":{"correlation":1}},
+{"ph":"X","cat":"cuda_profiler_range","name":"conv_kernel","pid":0,"tid":0,"ts":1000,"dur":100,
+ "args":{"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum":10,"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum":3}}]}
+JSON
+out=$($MEMLENS perf --view kernels "$tmp/cupti.json"); t_eq "cupti exit" $? 0
+t_contains "cupti: not 'no GPU kernels'" "$out" "Kernels: no kernel times (the trace was recorded in CUPTI profiler mode"
+t_contains "cupti row" "$out" "      1           23  aten::conv2d ▸ aten::cudnn_convolution  conv_kernel"
+t_eq "cupti json" "$($MEMLENS perf --json "$tmp/cupti.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); c = d["runs"][0]["cupti_counters"]; r = c["rows"][0]; w = d["ranks"][0]["cupti"]
+print(c["kernels"], c["paired"], r["kernel"], r["op_stack"], r["flops"], sorted(r["values"].values()), w["rows"][0]["values"],
+      [n for n in d["runs"][0]["notes"] if "CUPTI" in n] != [])')" \
+    "1 True conv_kernel ['aten::conv2d', 'aten::cudnn_convolution'] 23 [3, 10] [10, 3] True"
 G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 if [ -f "$G" ]; then
     t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '
@@ -143,6 +181,17 @@ print(len(d), x["backend"], x["world_size"], [sorted({s["rank"] for s in z["step
       all(s["computation_ns"] > 0 and s["communication_ns"] > 0 for s in x["steps"] + y["steps"]))')" \
         "2 nccl 128 [[0], [1]] True [0, 1] True [True, True] True"
     t_contains "distributed text" "$($MEMLENS perf "$r0" "$r1")" "Distributed (nccl, world size 128"
+    # HTA's get_potential_stragglers on these two files: step 551's SendRecv, normalized starts
+    # 0.442700 and 0.712708, both ranks named (two candidates)
+    # (cross-rank: in the job's distributed object, not in each run's)
+    t_eq "stragglers" "$($MEMLENS perf --json "$r0" "$r1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["distributed"]["stragglers"]
+print(s["kernel"][:26], s["stream"], s["ranks"], [(x["rank"], x["step"], x["normalized_start"]) for x in s["rows"]],
+      [("stragglers" in r["distributed"]) for r in d["runs"]])')" \
+        "ncclKernel_SendRecv_RING_S 84 [0, 1] [(0, 551, 0.4427), (1, 551, 0.712708)] [False, False]"
+    t_contains "stragglers text" "$($MEMLENS perf --view distributed "$r0" "$r1")" "Potential stragglers (ranks that start the collective late, HTA's rule): 0, 1"
 else t_skip "hta_sampled_rank-* absent"; fi
 
 # nn.Module rows from a generated trace (python_function "nn.Module: X" slices).

@@ -148,6 +148,16 @@ TEST(pack_and_unpack)
     ml_rr_device dv = {"cuda:1", 12345, 99, -1, true};
     VEC_PUSH(&r->devices, dv);
     r->mark[1] = 42;
+    /* the stragglers' part: steps and communication kernels, names owned by the record */
+    r->strag.rank = 9;
+    r->strag.first = 100;
+    r->strag.last = 900;
+    r->strag.n_steps = 2;
+    r->strag.steps = ml_malloc(2 * sizeof *r->strag.steps);
+    r->strag.steps[0] = 7, r->strag.steps[1] = 8;
+    r->strag.n_kernels = 1;
+    r->strag.kernels = ml_malloc(sizeof *r->strag.kernels);
+    r->strag.kernels[0] = (ml_straggler_kernel){8, 20, 500, 40, ml_strdup("ncclDevKernel_AllReduce")};
     ml_spool *s = ml_spool_new(), *s2 = ml_spool_new();
     CHECK(s && s2);
     r->piece[2] = ml_spool_put(s, "{\"piece\": 2}", 12);
@@ -171,6 +181,19 @@ TEST(pack_and_unpack)
         CHECK_EQ_I64(back->devices.len, 1);
         CHECK(!strcmp(back->devices.v[0].id, "cuda:1"));
         CHECK_EQ_I64(back->mark[1], 42);
+        CHECK_EQ_I64(back->strag.rank, 9);
+        CHECK_EQ_I64(back->strag.first, 100);
+        CHECK_EQ_I64(back->strag.last, 900);
+        CHECK_EQ_I64(back->strag.n_steps, 2);
+        if (back->strag.n_steps == 2) CHECK_EQ_I64(back->strag.steps[1], 8);
+        CHECK_EQ_I64(back->strag.n_kernels, 1);
+        if (back->strag.n_kernels == 1) {
+            CHECK(!strcmp(back->strag.kernels[0].name, "ncclDevKernel_AllReduce"));
+            CHECK_EQ_I64(back->strag.kernels[0].step, 8);
+            CHECK_EQ_I64(back->strag.kernels[0].stream, 20);
+            CHECK_EQ_I64(back->strag.kernels[0].ts, 500);
+            CHECK_EQ_I64(back->strag.kernels[0].dur, 40);
+        }
         CHECK_EQ_I64(back->piece[0].len, 0);
         char *p = ml_spool_get(s2, back->piece[2]);
         CHECK(!strcmp(p, "{\"piece\": 2}"));

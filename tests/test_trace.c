@@ -682,6 +682,8 @@ static const expected real[] = {
     {"kineto/hta_sampled_rank-1.json.gz", {2302, 63, 0, 1154, 0, 1104, 40, 10, 0, 2, 1}, 8, 5, 1154, 0, 0, 0, 0},
     {"kineto/tbplugin_resnet50_w0.pt.trace.json.gz", {23640, 0, 0, 11923, 0, 8772, 12, 312, 0, 6, 1}, 6, 1, 9096, 9096, 9096, 2, 0},
     {"kineto/param_linear_kineto.json.gz", {36998, 80, 0, 14515, 0, 8716, 0, 1640, 0, 0, 1}, 6, 1, 10356, 14515, 10356, 2, 0},
+    /* cuda_sync events, launched like GPU work */
+    {"kineto/hta_alexnet.json.gz", {359, 8, 0, 361, 0, 79, 16, 3, 0, 0, 1, 41, 0}, 7, 2, 139, 383, 117, 2, 0},
     /* the directory: its trace_view.json */
     {"ascend/text_level1/rank0_ascend_pt", {859, 0, 1282, 707, 0, 511, 24, 0, 0, 1, 1000}, 31, 4, 533, 645, 572, 0, 7183},
 };

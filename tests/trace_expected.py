@@ -13,7 +13,7 @@ of memlens, and prints per file:
                    ProfilerStep#N (any host cat), other
   tracks           distinct (pid, tid) of slices, counters, instants, flow points
   stream tracks    tracks holding GPU work (kernel, memcpy, memset, gpu annotation)
-  launched         GPU work whose correlation equals a runtime/driver call's
+  launched         GPU work and cuda_sync events whose correlation equals a runtime/driver call's
   flows            one per "t"/"f" point, and one per "s" nothing follows in
                    its (cat, id) chain; bound = both ends inside a slice
   instants         "i" events other than [memory]/[OutOfMemory]
@@ -30,12 +30,12 @@ import os
 import sys
 
 FILES = ["hta_nccl_data.json.gz", "hta_sampled_rank-0.json.gz", "hta_sampled_rank-1.json.gz",
-         "tbplugin_resnet50_w0.pt.trace.json.gz", "param_linear_kineto.json.gz"]
+         "tbplugin_resnet50_w0.pt.trace.json.gz", "param_linear_kineto.json.gz", "hta_alexnet.json.gz"]
 KINDS = ["cpu_op", "user_annotation", "python", "runtime", "driver", "kernel", "memcpy", "memset",
-         "gpu_annotation", "profiler_step", "other"]
+         "gpu_annotation", "profiler_step", "other", "cuda_sync", "cuda_profiler_range"]
 CAT = {"cpu_op": 0, "Operator": 0, "user_annotation": 1, "python_function": 2, "cuda_runtime": 3,
        "Runtime": 3, "cuda_driver": 4, "kernel": 5, "Kernel": 5, "gpu_memcpy": 6, "Memcpy": 6,
-       "gpu_memset": 7, "Memset": 7, "gpu_user_annotation": 8}
+       "gpu_memset": 7, "Memset": 7, "gpu_user_annotation": 8, "cuda_sync": 11, "cuda_profiler_range": 12}
 
 
 def kind_of(e):
@@ -114,7 +114,7 @@ def report(f, ev, kind_of, is_stream_track):
             tracks.add(s[0])
         streams = {s[0] for s in slices if s[3] in (5, 6, 7, 8)} | {tr for tr in tracks if is_stream_track(tr)}
         launch_corr = {s[4] for s in slices if s[3] in (3, 4) and s[4] is not None}
-        launched = sum(1 for s in slices if s[3] in (5, 6, 7) and s[4] is not None and s[4] in launch_corr)
+        launched = sum(1 for s in slices if s[3] in (5, 6, 7, 11) and s[4] is not None and s[4] in launch_corr)
         # binding: per track, slices by start with a running max of ends
         per = collections.defaultdict(list)
         for s in slices:

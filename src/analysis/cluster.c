@@ -190,8 +190,13 @@ ml_cluster *ml_cluster_compute(ml_rankrec *const *v, size_t n)
             continue;
         }
         if (d->n < ML_CLUSTER_MIN_RANKS) continue;
+        /* a part of a step (compute, communication, idle) also against the step: a
+         * rank 15 us more idle in a 480 ms step is no outlier, however alike the others */
+        const ml_digest *step = &c->digest[ML_CM_STEP_TIME];
+        bool part = m == ML_CM_COMPUTE || m == ML_CM_COMMUNICATION || m == ML_CM_IDLE;
         double floor = m == ML_CM_GROWTH ? fmax(0.0005 * (peak->n ? peak->median : 0), 1048576.0)
                                          : 0.01 * fabs(d->median);
+        if (part && step->n) floor = fmax(floor, 0.005 * fabs(step->median));
         for (size_t i = 0; i < n; i++) {
             const ml_cluster_rank *r = &c->ranks[i];
             if (!r->has[m] || (m == ML_CM_GROWTH && r->value[m] <= 0)) continue;

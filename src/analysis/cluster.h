@@ -25,9 +25,10 @@
  * above 3.5, on the high side (nothing is an outlier for being small),
  * among at least ML_CLUSTER_MIN_RANKS ranks that have the metric.  The floor
  * keeps ranks that all agree (MAD 0) from making a tiny difference an
- * outlier: 1% of the median for peaks and times, so that a rank must be
- * about 5% above the median; for memory growth, 0.05% of the median peak
- * allocated (at least 1 MiB) per step.  Memory growth must also be above 0.
+ * outlier: 1% of the median for peaks and step time, so that a rank must be
+ * about 5% above the median; for the parts of a step (compute,
+ * communication, idle), also at least 0.5% of the median step time; for memory growth,
+ * 0.05% of the median peak allocated (at least 1 MiB) per step.  Memory growth must also be above 0.
  * Every rank with an out-of-memory event is an outlier of oom_events, with
  * no score.
  *

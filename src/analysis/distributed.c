@@ -245,6 +245,7 @@ bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out)
     out->n_steps = steps.len;
     out->collectives = colls.v;
     out->n_collectives = colls.len;
+    ml_straggler_record_of(p, rank, &out->stragglers);
     return true;
 }
 
@@ -252,6 +253,7 @@ void ml_dist_part_free(ml_dist_part *part)
 {
     free(part->steps);
     free(part->collectives);
+    ml_straggler_record_free(&part->stragglers);
     memset(part, 0, sizeof *part);
 }
 
@@ -287,6 +289,11 @@ ml_distributed *ml_distributed_join(const ml_dist_part *parts, size_t n, size_t 
             memcpy(d->collectives + d->n_collectives, parts[r].collectives, parts[r].n_collectives * sizeof *d->collectives);
         d->n_collectives += parts[r].n_collectives;
     }
+    /* the stragglers, from each rank's record of its communication kernels */
+    ml_straggler_record *recs = ml_malloc(n * sizeof *recs);
+    for (size_t r = 0; r < n; r++) recs[r] = parts[r].stragglers;
+    d->stragglers = ml_stragglers_find(recs, n, ML_STRAGGLER_CANDIDATES, &d->stragglers_why);
+    free(recs);
     return d;
 }
 
@@ -309,5 +316,6 @@ void ml_distributed_free(ml_distributed *d)
     if (!d) return;
     free(d->steps);
     free(d->collectives);
+    ml_stragglers_free(d->stragglers);
     free(d);
 }

@@ -34,6 +34,8 @@
  *   mean_ns    total_ns / calls
  * slowest_rank: the straggler, the rank with the most computation per step
  * (the others wait for it inside their collectives); -1 without steps.
+ * stragglers: HTA's potential stragglers, the ranks that start a collective
+ * late (stragglers.h).
  *
  * Strings point into the profiles' string pools, or are static: valid while
  * the profiles live.
@@ -45,6 +47,7 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "stragglers.h"
 
 typedef struct ml_dist_step {
     int rank;               /* the profile's rank, or its index in the input when unknown */
@@ -70,6 +73,8 @@ typedef struct ml_distributed {
     ml_collective *collectives; /* by rank, then total_ns descending */
     size_t n_collectives;
     int slowest_rank;
+    ml_stragglers *stragglers; /* ranks whose collectives start late (stragglers.h); NULL: */
+    const char *stragglers_why; /* why none can be named */
 } ml_distributed;
 
 /* NULL when no rank is part of a distributed run: none has a time side, or
@@ -90,6 +95,7 @@ typedef struct ml_dist_part {
     size_t n_steps;
     ml_collective *collectives;
     size_t n_collectives;
+    ml_straggler_record stragglers; /* its communication kernels by step (stragglers.h) */
 } ml_dist_part;
 /* False (an empty part) when p has no time side.  Strings point into p. */
 bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out);

@@ -180,7 +180,7 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_gpu_timeline *out)
                 e.stream = t->kernel_info.v[info].stream;
                 e.work = 1;
                 e.launcher = s->launcher.v[i];
-            } else if (k == ML_SL_OTHER) {
+            } else if (k == ML_SL_OTHER || k == ML_SL_CUDA_SYNC) { /* cuda_sync events have a kind of their own */
                 e.stream = track->stream;
                 if (out->last_step_cut && s->corr.v[i] >= 0) {
                     if (!have_map) host_calls_by_corr(s, &by_corr), have_map = true;

@@ -36,6 +36,9 @@ static void step_side(void *arg)
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
     ml_gputime_compute(j->p, &j->out->gputime);
+    ml_kseq_opts ko = ML_KSEQ_DEFAULTS;
+    ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
+    ml_cupti_compute(j->p, &j->out->cupti);
 }
 
 static void operator_side(void *arg)
@@ -124,4 +127,16 @@ void ml_perf_free(ml_perf *perf)
     perf->modules = NULL;
     for (size_t i = 0; i < perf->notes.len; i++) free(perf->notes.v[i]);
     VEC_FREE(&perf->notes);
+    ml_kseqs_free(&perf->kseqs);
+    ml_cupti_free(&perf->cupti);
+    if (perf->has_critpath) ml_critpath_free(&perf->critpath);
+    perf->has_critpath = false;
+}
+
+void ml_perf_want_critical_path(const ml_profile *p, ml_perf *perf)
+{
+    if (perf->has_critpath) return;
+    ml_critpath_compute(p, &perf->critpath);
+    perf->has_critpath = true;
+    ml_phase("critical path");
 }

@@ -4,7 +4,11 @@
  * (steps.h), GPU metrics (gpumetrics.h), operator trees (optree.h), the
  * operator and kernel tables (operators.h, kernels.h), recommendations
  * (recommend.h), the nn.Module tree (modules.h) and HTA's GPU-time analyses
- * (gputime.h: idle time, kernel types, launches, queues, bandwidth).  The distributed view
+ * (gputime.h: idle time, kernel types, launches, queues, bandwidth); also
+ * from HolisticTraceAnalysis, the frequent kernel sequences (kernel_seqs.h),
+ * CUPTI counters (cupti.h) and, only when asked (ml_perf_want_critical_path:
+ * it costs more than the rest together on CPU-heavy traces), the critical
+ * path (critpath.h).  The distributed view
  * (distributed.h) spans ranks, so callers compute it once for all of them.
  * output/perf.h writes it as text or as the perf object of web/DATA.md.
  */
@@ -13,8 +17,11 @@
 
 #include <stdbool.h>
 
+#include "critpath.h"
+#include "cupti.h"
 #include "gpumetrics.h"
 #include "gputime.h"
+#include "kernel_seqs.h"
 #include "kernels.h"
 #include "modules.h"
 #include "operators.h"
@@ -36,6 +43,10 @@ typedef struct ml_perf {
      * cut, kernel args dropped, correlation ids shared, steps dropped):
      * shown with the views (text, --json, the page). */
     VEC(char *) notes;
+    ml_kseqs kseqs;
+    ml_cupti cupti;         /* n = 0 without cuda_profiler_range events */
+    ml_critpath critpath;   /* after ml_perf_want_critical_path() */
+    bool has_critpath;
 } ml_perf;
 
 /* Why the profile has no time side (a snapshot, a memory timeline, an Ascend
@@ -45,5 +56,8 @@ const char *ml_perf_unavailable(const ml_profile *p);
 /* Computes everything; false (and *out empty) when ml_perf_unavailable(p). */
 bool ml_perf_compute(const ml_profile *p, ml_perf *out);
 void ml_perf_free(ml_perf *perf);
+
+/* Computes perf->critpath unless done already (every output that shows it calls this). */
+void ml_perf_want_critical_path(const ml_profile *p, ml_perf *perf);
 
 #endif

@@ -133,6 +133,26 @@ static void annotated_steps(const ml_profile *p, ml_rankrec *r)
     if (r->steps.len > 1) qsort(r->steps.v, r->steps.len, sizeof *r->steps.v, by_begin);
 }
 
+/* A copy of a straggler record; own: its kernel names copied too (else
+ * shared with from). */
+static void strag_copy(ml_straggler_record *to, const ml_straggler_record *from, bool own)
+{
+    *to = *from;
+    to->steps = ml_malloc((from->n_steps ? from->n_steps : 1) * sizeof *to->steps);
+    if (from->n_steps) memcpy(to->steps, from->steps, from->n_steps * sizeof *to->steps);
+    to->kernels = ml_malloc((from->n_kernels ? from->n_kernels : 1) * sizeof *to->kernels);
+    for (size_t i = 0; i < from->n_kernels; i++) {
+        to->kernels[i] = from->kernels[i];
+        if (own) to->kernels[i].name = ml_strdup(from->kernels[i].name ? from->kernels[i].name : "");
+    }
+}
+
+static void strag_free_owned(ml_straggler_record *r)
+{
+    for (size_t i = 0; i < r->n_kernels; i++) free((char *)r->kernels[i].name);
+    ml_straggler_record_free(r);
+}
+
 ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t bytes)
 {
     ml_rankrec *r = ml_calloc(1, sizeof *r);
@@ -169,6 +189,7 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t by
             ml_rr_coll x = {ml_strdup(c->name ? c->name : ""), c->calls, c->bytes, c->total_ns, c->mean_ns, c->group_size};
             VEC_PUSH(&r->colls, x);
         }
+        strag_copy(&r->strag, &part.stragglers, true);
         ml_dist_part_free(&part);
     } else {
         annotated_steps(p, r);
@@ -190,6 +211,7 @@ void ml_rankrec_free(ml_rankrec *r)
     VEC_FREE(&r->steps);
     VEC_FREE(&r->colls);
     VEC_FREE(&r->devices);
+    strag_free_owned(&r->strag);
     free(r);
 }
 
@@ -238,6 +260,8 @@ void ml_rankrec_dist_part(const ml_rankrec *r, int rank, ml_dist_part *out)
         const ml_rr_coll *c = &r->colls.v[i];
         out->collectives[i] = (ml_collective){rank, c->name, c->group_size, c->calls, c->bytes, c->total_ns, c->mean_ns};
     }
+    strag_copy(&out->stragglers, &r->strag, false); /* its names stay the record's */
+    out->stragglers.rank = rank;
 }
 
 ml_distributed *ml_rankrec_distributed(ml_rankrec *const *v, size_t n)
@@ -322,6 +346,17 @@ void ml_rankrec_pack(const ml_rankrec *r, ml_spool *s, ml_bytes *out)
         put_str(out, c->name);
         int64_t v[5] = {(int64_t)c->calls, c->bytes, c->total_ns, c->mean_ns, c->group_size};
         put(out, v, sizeof v);
+    }
+    const ml_straggler_record *sg = &r->strag;
+    int64_t sv[4] = {sg->rank, (int64_t)sg->n_steps, sg->first, sg->last};
+    put(out, sv, sizeof sv);
+    put(out, sg->steps, sg->n_steps * sizeof *sg->steps);
+    put_i64(out, (int64_t)sg->n_kernels);
+    for (size_t i = 0; i < sg->n_kernels; i++) {
+        const ml_straggler_kernel *x = &sg->kernels[i];
+        int64_t v[4] = {x->step, x->stream, x->ts, x->dur};
+        put(out, v, sizeof v);
+        put_str(out, x->name);
     }
     put(out, r->mark, sizeof r->mark);
     put_i64(out, r->flags);
@@ -434,6 +469,39 @@ size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
         c.group_size = w[4] > 0 && w[4] <= INT32_MAX ? (int)w[4] : -1;
         VEC_PUSH(&r->colls, c);
     }
+    ml_straggler_record *sg = &r->strag;
+    const int64_t *sv = take(&d, 4 * sizeof(int64_t));
+    if (sv) {
+        int64_t w[4];
+        memcpy(w, sv, sizeof w);
+        sg->rank = (int)w[0];
+        sg->first = w[2];
+        sg->last = w[3];
+        const void *st = w[1] >= 0 && (uint64_t)w[1] < n ? take(&d, (size_t)w[1] * sizeof *sg->steps) : NULL;
+        if (st && w[1]) {
+            sg->steps = ml_malloc((size_t)w[1] * sizeof *sg->steps);
+            memcpy(sg->steps, st, (size_t)w[1] * sizeof *sg->steps);
+            sg->n_steps = (size_t)w[1];
+        } else if (w[1]) d.bad = true;
+    }
+    int64_t nk = get_i64(&d);
+    if (nk < 0 || (uint64_t)nk > n) d.bad = true;
+    VEC(ml_straggler_kernel) ks = {0};
+    for (int64_t i = 0; i < nk && !d.bad; i++) {
+        const int64_t *v = take(&d, 4 * sizeof(int64_t));
+        char *name = v ? get_str(&d) : NULL;
+        if (!v || !name) {
+            free(name);
+            d.bad = true;
+            break;
+        }
+        int64_t w[4];
+        memcpy(w, v, sizeof w);
+        ml_straggler_kernel x = {w[0], w[1], w[2], w[3], name};
+        VEC_PUSH(&ks, x);
+    }
+    sg->kernels = ks.v;
+    sg->n_kernels = ks.len;
     const void *mk = take(&d, sizeof r->mark);
     if (mk) memcpy(r->mark, mk, sizeof r->mark);
     r->flags = (uint32_t)get_i64(&d);

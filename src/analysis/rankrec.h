@@ -19,7 +19,9 @@
  *     allocated within it and its allocated bytes at its end, and when the
  *     time side is loaded, its computation, communication and overlap
  *     (distributed.h's figures);
- *   - its collectives (distributed.h);
+ *   - its collectives (distributed.h), and its communication kernels per
+ *     step for the stragglers (stragglers.h: a record whose kernel names
+ *     the rank record owns);
  *   - and the pieces of output the command wrote about the rank while it was
  *     loaded (its text section, its JSON objects), kept in a spool
  *     (spool.h), with marks: byte offsets in a piece where a cross-rank
@@ -84,6 +86,7 @@ typedef struct ml_rankrec {
     double comp_per_step;
     VEC(ml_rr_step) steps;
     VEC(ml_rr_coll) colls;
+    ml_straggler_record strag; /* its kernels' names are owned here */
     char *perf_why;         /* why the rank has no profiler views, NULL if it has them */
     ml_piece piece[ML_RR_PIECES];
     int64_t mark[ML_RR_MARKS];

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "phase.h"
 #include "runpair.h"
+#include "textwidth.h"
 
 static void usage_to(FILE *f)
 {
@@ -112,7 +113,7 @@ int ml_cmd_check(int argc, char **argv)
         else if (!res[i].passed) failed = true;
     }
     ml_phase("check: rules");
-    for (size_t i = 0; i < rp.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", rp.unmatched.v[i]);
+    for (size_t i = 0; i < rp.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(rp.unmatched.v[i]));
     ml_check_run run = {base, input, res, nrules};
     if (json) ml_check_json(stdout, &run);
     else ml_check_text(stdout, &run);
@@ -124,7 +125,7 @@ int ml_cmd_check(int argc, char **argv)
     if (junit) {
         ml_err e = {{0}};
         if (ml_check_junit(junit, &run, &e) != 0) {
-            fprintf(stderr, "memlens: %s\n", e.msg);
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             rc = 2;
         }
     }

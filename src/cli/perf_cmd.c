@@ -20,13 +20,15 @@
 
 static void usage_to(FILE *f)
 {
-    fprintf(f, "usage: memlens perf [--json] [--view overview|operators|kernels|distributed|modules]\n"
+    fprintf(f, "usage: memlens perf [--json] [--view overview|operators|kernels|distributed|modules|critical-path|all]\n"
                "                    [--group-by name|shape] [--top N] [--rank N] [--all] [-j N] INPUT...\n"
                "Where the time went, as TensorBoard's PyTorch profiler plugin shows it: the step time\n"
                "breakdown (kernel, memcpy, communication, runtime, DataLoader, CPU...), GPU utilization,\n"
-               "recommendations, and the operators and kernels.\n"
+               "recommendations, and the operators and kernels; from HolisticTraceAnalysis, frequent kernel\n"
+               "sequences, CUPTI counters, stragglers and (--view critical-path) the critical path per step.\n"
                "INPUT: a Kineto trace (.json/.json.gz), an Ascend profiler folder, - for stdin, or a directory\n"
-               "--view V: print only these views (repeat, or V,V); default: every view, tables cut to 10 rows\n"
+               "--view V: print only these views (repeat, or V,V); default: every view but the critical path,\n"
+               "          tables cut to 10 rows; all: every view\n"
                "--group-by: operators by name (default) or by name and input shape\n"
                "--top N: rows of each table, the rest added up in an \"others\" line (text: 10 without\n"
                "         --view, 1000 with it; --json: 1000)\n"
@@ -88,6 +90,8 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool 
     const perf_args *a = arg;
     ml_perf perf;
     bool ok = ml_perf_compute(p, &perf);
+    /* the critical path costs more than the other views together: only when shown */
+    if (ok && (a->json || (a->view.views & ML_VIEW_CRITPATH))) ml_perf_want_critical_path(p, &perf);
     mem_piece m;
     if (!a->json) {
         FILE *f = piece_open(&m);
@@ -143,6 +147,8 @@ static const ml_distributed *dist_of_rank(dist_cut *c, const ml_distributed *all
 {
     if (!all) return NULL;
     c->one = *all;
+    c->one.stragglers = NULL; /* cross-rank: in the job's distributed object only */
+    c->one.stragglers_why = NULL;
     size_t ns = r->has_time ? r->steps.len : 0, nc = r->has_time ? r->colls.len : 0;
     c->one.steps = all->steps + c->step_at;
     c->one.n_steps = ns;
@@ -231,6 +237,7 @@ static void write_text(const ml_job *job, const perf_args *a, bool all, const ml
         if (r + 1 == job->n && !job->recs[r]->perf_why) ml_perf_views_distributed(stdout, dist, o);
     }
     if (job->n > ML_PERF_DETAIL_RANKS) {
+        if (detail) fputc('\n', stdout);
         ml_cluster *c = ml_cluster_compute(job->recs, job->n);
         ml_cluster_text(stdout, c, "perf");
         ml_cluster_free(c);
@@ -268,7 +275,7 @@ int ml_cmd_perf(int argc, char **argv)
             snprintf(list, sizeof list, "%s", argv[++i]);
             for (char *save = NULL, *v = strtok_r(list, ",", &save); v && rc < 0; v = strtok_r(NULL, ",", &save)) {
                 unsigned bit = ml_perf_view_parse(v);
-                if (!bit) rc = fail_usage("--view takes overview, operators, kernels, distributed or modules, not ", v);
+                if (!bit) rc = fail_usage("--view takes overview, operators, kernels, distributed, modules, critical-path or all, not ", v);
                 views |= bit;
             }
             if (!views && rc < 0) rc = fail_usage("--view needs a view name", "");
@@ -288,7 +295,8 @@ int ml_cmd_perf(int argc, char **argv)
                              .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(stdout)}};
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them */
-    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs, .fn = rank_pieces, .arg = &pa};
+    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs,
+                      .fn = rank_pieces, .arg = &pa};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     if (rc != 0) {

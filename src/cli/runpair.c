@@ -165,15 +165,6 @@ ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k)
     return (ml_diff_side){rs->ps.items.v[k], rs->has_time[k] ? &rs->time[k] : NULL};
 }
 
-const char *ml_runpair_label(const ml_runpair *rp, size_t pair, char *buf, size_t cap)
-{
-    const ml_profile *a = rp->side[rp->single ? 1 : 0].ps.items.v[rp->pairs.v[pair].item[0]];
-    const ml_profile *b = rp->side[1].ps.items.v[rp->pairs.v[pair].item[1]];
-    if (a->rank >= 0 && a->rank == b->rank) snprintf(buf, cap, "rank %d", a->rank);
-    else snprintf(buf, cap, "%s", "");
-    return buf;
-}
-
 void ml_runpair_free(ml_runpair *rp)
 {
     for (int s = 0; s < 2; s++) {

@@ -46,8 +46,6 @@ typedef struct ml_runpair {
 int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out);
 /* The diff side of profile k of side s. */
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
-/* "rank N" or the file's name, for headings. */
-const char *ml_runpair_label(const ml_runpair *rp, size_t pair, char *buf, size_t cap);
 void ml_runpair_free(ml_runpair *rp);
 
 #endif

@@ -69,6 +69,7 @@ typedef struct trace_args {
     float blocks_per_sm, occupancy, membw;
     ml_str dims, types, stack, name; /* name: an M event's args "name" */
     ml_comm_args comm;
+    int64_t wait_stream, wait_corr; /* cuda_sync's */
 } trace_args;
 
 typedef struct counter_val {
@@ -260,7 +261,7 @@ static bool is_memory_name(const kineto *k)
 
 static const trace_args TA_NONE = {
     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0.0f, 0, 0, 0, 0,
-    {0, 0, -1, -1, -1}};
+    {0, 0, -1, -1, -1}, -1, -1};
 
 static void json_put(kineto *k, const char *s, size_t n)
 {
@@ -770,7 +771,7 @@ static inline uint64_t odd_prefix(uint64_t x)
  * the quotes' odd prefix, and only the brackets outside them visited, their
  * kinds kept as a stack of bits (64 levels; deeper, or a backslash, and the
  * bytes are read one by one).  The index after it, or 0. */
-static size_t skip_container(const char *p, size_t i, size_t n)
+static size_t skip_container_sse2(const char *p, size_t i, size_t n)
 {
 #ifdef __SSE2__
     uint64_t kinds = 0, inside = 0; /* kinds: bit set = '['; inside: the block before ended in a string */
@@ -806,6 +807,64 @@ static size_t skip_container(const char *p, size_t i, size_t n)
 #else
     return skip_bytewise(p, i, n);
 #endif
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+/* The same with AVX2 (two 32-byte loads a block, where the CPU has it). */
+__attribute__((target("avx2"))) static inline uint64_t eq64_avx2(const char *b, char c, char fold)
+{
+    const __m256i want = _mm256_set1_epi8(c), or_ = _mm256_set1_epi8(fold);
+    __m256i lo = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)b), or_);
+    __m256i hi = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(b + 32)), or_);
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, want)) |
+           (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, want)) << 32;
+}
+
+__attribute__((target("avx2"))) static size_t skip_container_avx2(const char *p, size_t i, size_t n)
+{
+    uint64_t kinds = 0, inside = 0;
+    unsigned depth = 0;
+    char last[64];
+    for (size_t j = i; j < n; j += 64) {
+        const char *b = p + j;
+        if (n - j < 64) {
+            memset(last, 0, sizeof last);
+            memcpy(last, b, n - j);
+            b = last;
+        }
+        if (eq64_avx2(b, '\\', 0)) return skip_bytewise(p, i, n);
+        uint64_t str = odd_prefix(eq64_avx2(b, '"', 0)) ^ inside;
+        inside = (uint64_t)((int64_t)str >> 63);
+        uint64_t br = (eq64_avx2(b, '{', 0x20) | eq64_avx2(b, '}', 0x20)) & ~str;
+        while (br) {
+            unsigned k = (unsigned)__builtin_ctzll(br);
+            br &= br - 1;
+            char c = b[k];
+            if (c == '{' || c == '[') {
+                if (depth == 64) return skip_bytewise(p, i, n);
+                kinds = kinds << 1 | (c == '[');
+                depth++;
+            } else {
+                if ((kinds & 1) != (c == ']')) return 0;
+                kinds >>= 1;
+                if (--depth == 0) return j + k + 1;
+            }
+        }
+    }
+    return 0;
+}
+#define HAVE_AVX2_SKIP 1
+#endif
+
+static size_t skip_container(const char *p, size_t i, size_t n)
+{
+#ifdef HAVE_AVX2_SKIP
+    static int avx2 = -1;
+    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") != 0;
+    if (avx2) return skip_container_avx2(p, i, n);
+#endif
+    return skip_container_sse2(p, i, n);
 }
 
 /* Any value at p[i], skipped as js_skip() does (containers: brackets must
@@ -1130,6 +1189,46 @@ static bool whole_bytes(kineto *k)
     return ml_parse_integral(s, n, &v) == 0;
 }
 
+/* The args of the two kinds of slice whose args are their own (read_event
+ * routes them here, out of the hot path: each is one event per sync call or
+ * per measured kernel, and Kineto writes "cat" before "args"): a CUPTI
+ * profiler range's numbers are its hardware counters (as a "C" event's are
+ * its values); a cuda_sync event's are its stream, device, correlation and
+ * External id, and the CUDA event it waits for (wait_on_*). */
+static __attribute__((noinline)) int read_own_args(kineto *k, event_fields *f)
+{
+    js_tok t = js_next(k->js);
+    if (t == JS_ERROR) return -1;
+    if (t != JS_OBJECT) return t == JS_ARRAY ? js_skip_rest(k->js) : 0;
+    for (;;) {
+        const char *key;
+        size_t n;
+        int more = js_key(k->js, &key, &n);
+        if (more <= 0) return more;
+        int r;
+        if (f->skind == ML_SL_PROFILER_RANGE) {
+            double v;
+            r = read_double(k, &v);
+            if (r > 0) {
+                counter_val c = {ml_intern(k->p->strings, key, n), v};
+                VEC_PUSH(&k->cvals, c);
+            }
+        } else {
+            trace_args *a = &k->ta;
+            int64_t *dst = KEY_IS(key, n, "stream") ? &a->stream
+                         : KEY_IS(key, n, "device") ? &a->device
+                         : KEY_IS(key, n, "correlation") ? &a->corr
+                         : KEY_IS(key, n, "External id") ? &a->ext
+                         : KEY_IS(key, n, "wait_on_stream") ? &a->wait_stream
+                         : KEY_IS(key, n, "wait_on_cuda_event_record_corr_id") ? &a->wait_corr : NULL;
+            int64_t v;
+            if (!dst) r = skip_arg(k) < 0 ? -1 : 0;
+            else if ((r = read_int(k, &v)) > 0) *dst = v;
+        }
+        if (r < 0) return -1;
+    }
+}
+
 /* The args memory events need; a value of the wrong type or out of range is
  * remembered, and reported only if the event turns out to be a memory event. */
 static int read_args(kineto *k, event_fields *f)
@@ -1207,6 +1306,7 @@ static uint8_t slice_kind_of_cat(const char *s, size_t n)
         break;
     case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
     case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
+    case 9: if (KEY_IS(s, n, "cuda_sync")) return ML_SL_CUDA_SYNC; break;
     case 10:
         if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
         if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
@@ -1217,7 +1317,10 @@ static uint8_t slice_kind_of_cat(const char *s, size_t n)
         if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
         if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
         break;
-    case 19: if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION; break;
+    case 19:
+        if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION;
+        if (KEY_IS(s, n, "cuda_profiler_range")) return ML_SL_PROFILER_RANGE;
+        break;
     }
     return ML_SL_OTHER;
 }
@@ -1415,6 +1518,27 @@ static uint32_t work_track(kineto *k, const event_fields *f, uint8_t kind)
     return track;
 }
 
+/* The args row of a cuda_sync slice or a profiler range (their own tables). */
+static __attribute__((noinline)) uint32_t own_info(kineto *k, uint8_t kind)
+{
+    const trace_args *a = &k->ta;
+    if (kind == ML_SL_CUDA_SYNC) {
+        ml_sync_info si = {a->device >= INT32_MIN && a->device <= INT32_MAX ? (int32_t)a->device : -1, a->stream,
+                           a->wait_stream, a->wait_corr};
+        return ml_sync_info_push(k->t, &si);
+    }
+    VEC(ml_str) keys = {0};
+    VEC(double) vals = {0};
+    for (size_t i = 0; i < k->cvals.len; i++) {
+        VEC_PUSH(&keys, k->cvals.v[i].key);
+        VEC_PUSH(&vals, k->cvals.v[i].value);
+    }
+    uint32_t row = ml_range_info_push(k->t, keys.v, vals.v, keys.len);
+    VEC_FREE(&keys);
+    VEC_FREE(&vals);
+    return row;
+}
+
 /* The args row of a slice of that kind, or ML_NONE32. */
 static uint32_t slice_info(kineto *k, uint8_t kind)
 {
@@ -1436,7 +1560,7 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
         return ml_kernel_info_push(k->t, &ki);
     }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
-        return ML_NONE32;
+        return kind >= ML_SL_CUDA_SYNC ? own_info(k, kind) : ML_NONE32;
     if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
     bool comm = a->comm.collective || a->comm.dtype || a->comm.in_nelems != -1 || a->comm.out_nelems != -1 ||
@@ -1809,6 +1933,8 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
                 shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
             } else if (KEQ("args")) {
                 bool memory = f.has_name && is_memory_name(k);
+                /* cuda_sync and profiler ranges: read_event's own reader (no shape learned) */
+                if (__builtin_expect(k->t && f.skind >= ML_SL_CUDA_SYNC, 0)) return 0;
                 if (f.has_name && !memory && !k->t) {
                     if ((end = plain_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
                 } else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !memory) {
@@ -1993,6 +2119,8 @@ static int read_event(kineto *k)
             } else if (!memcmp(key, "args", 4)) {
                 /* Only memory events need their args decoded (and the time side's). */
                 if (f.has_name && !is_memory_name(k) && !k->t) r = js_skip(js);
+                /* rare (one per sync call or measured kernel): not to weigh on the branches around */
+                else if (__builtin_expect(k->t && f.skind >= ML_SL_CUDA_SYNC, 0)) r = read_own_args(k, &f);
                 else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !is_memory_name(k) &&
                          fast_trace_args(k))
                     r = 1;

@@ -139,7 +139,7 @@ static void *worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&pl->mu);
         size_t u = SIZE_MAX;
-        while (pl->next < pl->n) {
+        while (pl->next < pl->n && !(pl->o->stop && *pl->o->stop)) {
             size_t c = pl->order[pl->next++];
             if (c < pl->failed) { /* a unit after one that failed: its error would not be told */
                 u = c;

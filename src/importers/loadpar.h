@@ -57,6 +57,7 @@ typedef struct ml_each_opts {
     int jobs;               /* threads; 0 = one per core */
     const size_t *only;     /* load only these units; NULL = all */
     size_t n_only;
+    const volatile int *stop; /* when it becomes non-zero, no more units are begun (NULL: never) */
 } ml_each_opts;
 
 /* What loading the units found besides profiles. */

@@ -609,19 +609,20 @@ typedef struct append_job {
     ml_profile *dst, *src;
     const ml_str *smap;
     const uint32_t *dmap, *tmap, *kmap;
+    uint32_t ev_base;               /* dst's events before the append: src's event i becomes ev_base + i */
 } append_job;
 
-/* The memory side's tables, from src to dst. */
-static void append_memory_tables(void *arg)
+/* The memory side's tables, from src to dst, in two parts that share
+ * nothing (each on a core when there is no time side to append beside):
+ * the events; the ops, series, allocs and the rest.  The big tables move
+ * column by column, each source column freed as soon as it is copied, so
+ * that the two halves of a large file never need twice their memory at once. */
+static void append_events(void *arg)
 {
     const append_job *job = arg;
     ml_profile *dst = job->dst, *src = job->src;
     const ml_str *smap = job->smap;
     const uint32_t *dmap = job->dmap, *tmap = job->tmap, *kmap = job->kmap;
-    /* The big tables move column by column, each source column freed as soon
-     * as it is copied, so that the two halves of a large file never need
-     * twice their memory at once. */
-    uint32_t ev_base = (uint32_t)dst->events.ts.len;
     ml_events *ev = &src->events, *dev = &dst->events;
     for (size_t i = 0; i < ev->aux.len; i++)
         if (ev->kind.v[i] == ML_EV_ANNOTATE) ev->aux.v[i] = smap[ev->aux.v[i]]; /* aux holds interned text there */
@@ -655,7 +656,15 @@ static void append_memory_tables(void *arg)
         COL_MOVE(&dev->stream, &ev->stream, smap[x]);
     }
     dst->index->ev_sparse_fresh = ev_zeroed;
+}
 
+static void append_the_others(void *arg)
+{
+    const append_job *job = arg;
+    ml_profile *dst = job->dst, *src = job->src;
+    const ml_str *smap = job->smap;
+    const uint32_t *dmap = job->dmap, *tmap = job->tmap, *kmap = job->kmap;
+    uint32_t ev_base = job->ev_base;
     ml_ops *op = &src->ops, *dop = &dst->ops;
     COL_MOVE(&dop->ts, &op->ts, x);
     COL_MOVE(&dop->dur, &op->dur, x);
@@ -724,6 +733,12 @@ static void append_memory_tables(void *arg)
     for (size_t i = 0; i < src->notes.len; i++) ml_note(dst, "%s", ml_s(src, src->notes.v[i]));
 }
 
+static void append_memory_tables(void *arg)
+{
+    append_events(arg);
+    append_the_others(arg);
+}
+
 /* The time side (after the devices: stream tracks name theirs). */
 static void append_trace(void *arg)
 {
@@ -772,9 +787,9 @@ void ml_profile_append(ml_profile *dst, ml_profile *src)
 
     if (src->trace && !dst->trace) dst->trace = ml_trace_new();
     /* The two sides share nothing from here on (src's strings are mapped). */
-    append_job job = {dst, src, smap, dmap, tmap, kmap};
+    append_job job = {dst, src, smap, dmap, tmap, kmap, (uint32_t)dst->events.ts.len};
     if (src->trace) ml_par2(append_memory_tables, &job, append_trace, &job);
-    else append_memory_tables(&job);
+    else ml_par2(append_events, &job, append_the_others, &job);
     dst->has_addresses |= src->has_addresses;
     if (dst->rank < 0) dst->rank = src->rank;
     if (dst->world_size < 0) dst->world_size = src->world_size;

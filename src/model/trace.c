@@ -65,6 +65,10 @@ void ml_trace_free(ml_trace *t)
     VEC_FREE(&t->op_info);
     VEC_FREE(&t->op_comm);
     VEC_FREE(&t->kernel_info);
+    VEC_FREE(&t->sync_info);
+    VEC_FREE(&t->range_info);
+    VEC_FREE(&t->range_key);
+    VEC_FREE(&t->range_value);
     VEC_FREE(&t->flows);
     VEC_FREE(&t->counters.ts); VEC_FREE(&t->counters.value); VEC_FREE(&t->counters.name);
     VEC_FREE(&t->counters.key); VEC_FREE(&t->counters.track);
@@ -201,6 +205,23 @@ uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
     return (uint32_t)t->kernel_info.len - 1;
 }
 
+uint32_t ml_sync_info_push(ml_trace *t, const ml_sync_info *info)
+{
+    VEC_PUSH(&t->sync_info, *info);
+    return (uint32_t)t->sync_info.len - 1;
+}
+
+uint32_t ml_range_info_push(ml_trace *t, const ml_str *keys, const double *values, size_t n)
+{
+    ml_range_info r = {(uint32_t)t->range_key.len, (uint32_t)n};
+    for (size_t i = 0; i < n; i++) {
+        VEC_PUSH(&t->range_key, keys[i]);
+        VEC_PUSH(&t->range_value, values[i]);
+    }
+    VEC_PUSH(&t->range_info, r);
+    return (uint32_t)t->range_info.len - 1;
+}
+
 void ml_flow_point(ml_trace *t, int64_t id, ml_str cat, char ph, bool bind_enclosing, uint32_t track, int64_t ts)
 {
     flow_point fp = {id, ts, cat, track, ph, bind_enclosing};
@@ -261,7 +282,8 @@ const char *ml_slice_kind_name(unsigned kind)
 {
     static const char *const names[ML_SL__COUNT] = {
         "cpu_op", "user_annotation", "python_function", "cuda_runtime", "cuda_driver", "kernel",
-        "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "profiler_step", "other",
+        "gpu_memcpy", "gpu_memset", "gpu_user_annotation", "profiler_step", "other", "cuda_sync",
+        "cuda_profiler_range",
     };
     return names[kind < ML_SL__COUNT ? kind : ML_SL_OTHER];
 }
@@ -272,7 +294,7 @@ typedef struct trace_append_job {
     ml_trace *dst, *src;
     const ml_str *smap;
     const uint32_t *tmap;  /* src track -> dst track */
-    uint32_t op_base, k_base, comm_base;
+    uint32_t op_base, k_base, comm_base, sync_base, range_base;
     size_t at, n;          /* the slices go to dst rows [at, at + n) */
 } trace_append_job;
 
@@ -298,6 +320,15 @@ static void append_wide_columns(void *arg)
 
 static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
 
+/* Where the second half's info rows of a slice of that kind start in dst's tables. */
+static uint32_t info_base(const trace_append_job *j, uint8_t kind)
+{
+    if (is_gpu_work(kind)) return j->k_base;
+    if (kind == ML_SL_CUDA_SYNC) return j->sync_base;
+    if (kind == ML_SL_PROFILER_RANGE) return j->range_base;
+    return j->op_base;
+}
+
 /* The narrow slice columns, then the op and kernel args, flows, metadata,
  * counters and instants. */
 static void append_the_rest(void *arg)
@@ -307,7 +338,7 @@ static void append_the_rest(void *arg)
     ml_slices *s = &src->slices, *d = &dst->slices;
     APPEND_COL(name, MAP_STR(s->name.v[i]));
     APPEND_COL(track, j->tmap[s->track.v[i]]);
-    APPEND_COL(info, s->info.v[i] == ML_NONE32 ? ML_NONE32 : s->info.v[i] + (is_gpu_work(s->kind.v[i]) ? j->k_base : j->op_base));
+    APPEND_COL(info, s->info.v[i] == ML_NONE32 ? ML_NONE32 : s->info.v[i] + info_base(j, s->kind.v[i]));
     APPEND_COL(kind, s->kind.v[i]); /* after info, which reads it */
     for (size_t i = 0; i < src->op_comm.len; i++) {
         ml_comm_args c = src->op_comm.v[i];
@@ -334,6 +365,21 @@ static void append_the_rest(void *arg)
         VEC_PUSH(&dst->kernel_info, ki);
     }
     VEC_FREE(&src->kernel_info);
+    for (size_t i = 0; i < src->sync_info.len; i++) VEC_PUSH(&dst->sync_info, src->sync_info.v[i]);
+    VEC_FREE(&src->sync_info);
+    uint32_t key_base = (uint32_t)dst->range_key.len;
+    for (size_t i = 0; i < src->range_info.len; i++) {
+        ml_range_info r = src->range_info.v[i];
+        r.first += key_base;
+        VEC_PUSH(&dst->range_info, r);
+    }
+    for (size_t i = 0; i < src->range_key.len; i++) {
+        VEC_PUSH(&dst->range_key, MAP_STR(src->range_key.v[i]));
+        VEC_PUSH(&dst->range_value, src->range_value.v[i]);
+    }
+    VEC_FREE(&src->range_info);
+    VEC_FREE(&src->range_key);
+    VEC_FREE(&src->range_value);
     const flow_point *from = src->index->points.v;
     size_t np = src->index->points.len, at = dst->index->points.len;
     VEC_RESERVE(&dst->index->points, at + np);
@@ -380,7 +426,8 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         tmap[i] = id;
     }
     trace_append_job job = {dst, src, smap, tmap, (uint32_t)dst->op_info.len, (uint32_t)dst->kernel_info.len,
-                            (uint32_t)dst->op_comm.len, dst->slices.ts.len, src->slices.ts.len};
+                            (uint32_t)dst->op_comm.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len,
+                            dst->slices.ts.len, src->slices.ts.len};
     ml_slices *d = &dst->slices;
     size_t total = job.at + job.n;
     VEC_RESERVE(&d->ts, total); VEC_RESERVE(&d->dur, total); VEC_RESERVE(&d->corr, total);
@@ -548,7 +595,7 @@ static uint32_t nearest_launch(const shared_launch *sh, size_t lo, size_t hi, in
     return sh[a > lo ? a - 1 : lo].slice;
 }
 
-/* GPU work -> the runtime/driver call with the same correlation id. */
+/* GPU work and cuda_sync slices -> the runtime/driver call with the same correlation id. */
 static void link_launchers(ml_trace *t)
 {
     ml_slices *s = &t->slices;
@@ -608,7 +655,7 @@ static void link_launchers(ml_trace *t)
         }
     }
     for (size_t i = 0; i < n; i++) {
-        if (!is_gpu_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
+        if ((!is_gpu_work(s->kind.v[i]) && s->kind.v[i] != ML_SL_CUDA_SYNC) || s->corr.v[i] < 0) continue;
         for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) {
                 s->launcher.v[i] = vals[j] - 1;

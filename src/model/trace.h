@@ -73,7 +73,12 @@ typedef enum {
     ML_SL_MEMSET,           /* gpu_memset; old traces: Memset */
     ML_SL_GPU_ANNOTATION,   /* gpu_user_annotation (a user range drawn on a stream) */
     ML_SL_PROFILER_STEP,    /* ProfilerStep#N, whatever its cat (a user_annotation in 1.9+) */
-    ML_SL_OTHER,            /* any other cat (cuda_sync, python_function-less trace_view tasks ...) */
+    ML_SL_OTHER,            /* any other cat (python_function-less trace_view tasks ...) */
+    /* (the two below have args of their own: the importer tests kind >= ML_SL_CUDA_SYNC) */
+    ML_SL_CUDA_SYNC,        /* cuda_sync: a synchronisation seen from the GPU ("Stream Sync", "Context Sync",
+                             * "Event Sync", "Stream Wait Event"), linked to its runtime call like GPU work */
+    ML_SL_PROFILER_RANGE,   /* cuda_profiler_range: one kernel measured in CUPTI profiler mode (hardware
+                             * counters in its args; its times are the profiler's, not the kernel's) */
     ML_SL__COUNT
 } ml_slice_kind;
 
@@ -90,11 +95,13 @@ typedef struct ml_slices {
     VEC(int64_t) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
     VEC(int64_t) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
     VEC(uint32_t) info;     /* CPU_OP/USER_ANNOTATION/PYTHON/PROFILER_STEP: index into op_info;
-                             * KERNEL/MEMCPY/MEMSET: index into kernel_info; ML_NONE32 if none */
+                             * KERNEL/MEMCPY/MEMSET: index into kernel_info; CUDA_SYNC: into sync_info;
+                             * PROFILER_RANGE: into range_info; ML_NONE32 if none */
     /* Filled by ml_trace_finish(): */
     VEC(uint32_t) parent;   /* innermost slice on the same track containing this one, ML_NONE32 */
     VEC(uint16_t) depth;    /* 0 = top of its track */
-    VEC(uint32_t) launcher; /* GPU work: the runtime/driver slice with the same correlation, ML_NONE32 */
+    VEC(uint32_t) launcher; /* GPU work and cuda_sync: the runtime/driver slice with the same correlation,
+                             * ML_NONE32 */
 } ml_slices;
 
 /* Args of a collective (record_param_comms ops, and NCCL kernels since
@@ -134,6 +141,21 @@ typedef struct ml_kernel_info {
     ml_comm_args comm;      /* NCCL kernels */
 } ml_kernel_info;
 
+/* Args of a cuda_sync slice (Kineto writes them since PyTorch 2.1).  -1 if absent. */
+typedef struct ml_sync_info {
+    int32_t device;         /* args "device" */
+    int64_t stream;         /* args "stream": the stream synchronised (-1 / 2^32-1 for a whole context) */
+    int64_t wait_stream;    /* "Stream Wait Event" / "Event Sync": args "wait_on_stream", the stream the
+                             * awaited CUDA event was recorded on */
+    int64_t wait_corr;      /* args "wait_on_cuda_event_record_corr_id": the cudaEventRecord call's correlation */
+} ml_sync_info;
+
+/* The hardware counters of a cuda_profiler_range slice: its numeric args,
+ * rows [first, first + n) of ml_trace.range_key / range_value. */
+typedef struct ml_range_info {
+    uint32_t first, n;
+} ml_range_info;
+
 /* ---- flows, counters, instants ---------------------------------------- */
 
 typedef struct ml_flow {
@@ -164,6 +186,10 @@ typedef struct ml_trace {
     VEC(ml_op_info) op_info;
     VEC(ml_comm_args) op_comm; /* the few ops with collective args (most have none: kept apart) */
     VEC(ml_kernel_info) kernel_info;
+    VEC(ml_sync_info) sync_info;
+    VEC(ml_range_info) range_info;
+    VEC(ml_str) range_key;  /* counter names ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum") */
+    VEC(double) range_value;
     VEC(ml_flow) flows;
     ml_counters counters;
     ml_instants instants;
@@ -210,6 +236,9 @@ const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info);
  * 65535 by 65535 blocks), registers per thread outside 0..65536, negative
  * shared memory, grid or block sizes below 1. */
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info);
+uint32_t ml_sync_info_push(ml_trace *t, const ml_sync_info *info);
+/* A profiler range's counters (n names and values): its range_info row. */
+uint32_t ml_range_info_push(ml_trace *t, const ml_str *keys, const double *values, size_t n);
 
 /* A flow endpoint as the trace gives it; bound to slices by ml_trace_finish():
  * "s" to the slice enclosing ts on its track, "f"/"t" to the slice that
@@ -246,7 +275,7 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
  * malformed or clock-skewed traces) is nested under it anyway, as Perfetto
  * nests by start time: lanes never overlap at one depth; the child keeps its
  * true end (counted in partial_overlaps; analyses that sum child time clamp).
- * Launchers: a GPU work slice's corr matched to a runtime/driver slice's (a
+ * Launchers: a GPU work or cuda_sync slice's corr matched to a runtime/driver slice's (a
  * driver call inside the runtime call of the same id is that same launch:
  * the outer one is kept).  Where separate launches share an id (counted in
  * shared_corr_ids and shared_corr_calls), the work goes to the one that

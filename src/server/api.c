@@ -1014,6 +1014,14 @@ static int route(req *q, ml_ranks *rs, const char *path)
         ml_ranks_status_json(rs, q->out);
         return 0;
     }
+    if (!strcmp(path, "/api/cluster")) {
+        int64_t wait;
+        if (arg_int(q, "wait", 0, 10000, 0, &wait)) return -1;
+        ml_sv_cluster *c = ml_ranks_cluster(rs);
+        if (!c) return fail(q, 404, "not a job: the Cluster view compares two ranks or more, listed at the start");
+        q->status = ml_sv_cluster_json(c, (int)wait, q->out);
+        return 0;
+    }
     if (!strcmp(path, "/api/rank")) {
         int64_t k, wait;
         size_t n = ml_ranks_count(rs);

@@ -31,6 +31,10 @@
  *   /api/peak?rank&dev, /api/ops?rank&dev   the peak and its live set; per-operator stats
  *   /api/live?rank&dev&t&by      the live set at any time t, grouped by op|frame|stack|
  *                                innermost|size|category
+ *   /api/cluster?wait            the Cluster view's data (cluster_view.h): every rank listed at the
+ *                                start read once in the background for its record; 200 + the data,
+ *                                202 + {"state":"reading","done","total"} until then (waits up to
+ *                                `wait` ms), 404 with fewer than two ranks
  *   /api/compare?base&new        two loaded runs compared as `memlens diff` compares them:
  *                                {base_rank, new_rank, diff} (web/DATA.md "Compare")
  *   /api/perf?rank[&top=N]       the rank's perf object (web/DATA.md "Profiler views"), its

@@ -23,6 +23,8 @@ typedef struct slot {
     ml_sv_rank *view;
     char *error;
     int64_t bytes;              /* input size on disk, -1 if unknown */
+    bool listed;                /* found by listing a directory input (loadpar.h) */
+    size_t input;               /* the input it came from */
     double started, took;       /* seconds (monotonic); took: import + build */
 } slot;
 
@@ -41,6 +43,7 @@ struct ml_ranks {
     size_t dist_key;            /* ready slots the latest view covers; 0: none computed */
     ml_distributed *dist;       /* the latest (NULL: not a distributed run) */
     VEC(ml_distributed *) old_dists; /* earlier views, kept for callers still writing them */
+    ml_sv_cluster *cluster;     /* the Cluster view of the slots listed at start (two or more), or NULL */
 };
 
 static double now_s(void)
@@ -210,12 +213,19 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
                 ml_ranks_free(rs);
                 return NULL;
             }
-            for (size_t j = 0; j < u.paths.len; j++) VEC_PUSH(&rs->slots, slot_new(u.paths.v[j]));
+            for (size_t j = 0; j < u.paths.len; j++) {
+                slot *x = slot_new(u.paths.v[j]);
+                x->listed = strcmp(u.paths.v[j], inputs[i]) != 0;
+                x->input = i;
+                VEC_PUSH(&rs->slots, x);
+            }
             for (size_t j = 0; j < u.skipped.len; j++) VEC_PUSH(&rs->skipped, u.skipped.v[j]);
             u.skipped.len = 0;
             ml_units_free(&u);
         } else {
-            VEC_PUSH(&rs->slots, slot_new(inputs[i]));
+            slot *x = slot_new(inputs[i]);
+            x->input = i;
+            VEC_PUSH(&rs->slots, x);
         }
     }
     if (threads <= 0) {
@@ -234,12 +244,26 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
         ml_ranks_free(rs);
         return NULL;
     }
+    /* a job: its Cluster view, every rank read once in the background (not stdin: read once only) */
+    bool stdin_in = false;
+    for (size_t i = 0; i < rs->slots.len; i++) stdin_in |= !strcmp(rs->slots.v[i]->path, "-");
+    if (rs->slots.len >= 2 && !stdin_in) {
+        ml_unit_list l = {0};
+        for (size_t i = 0; i < rs->slots.len; i++) {
+            const slot *x = rs->slots.v[i];
+            ml_unit u = {x->path, x->bytes, x->listed, x->input};
+            VEC_PUSH(&l.units, u);
+        }
+        rs->cluster = ml_sv_cluster_start(&l, threads > 1 ? threads - 1 : 1);
+        VEC_FREE(&l.units); /* the paths are the slots' (copied) */
+    }
     return rs;
 }
 
 void ml_ranks_free(ml_ranks *rs)
 {
     if (!rs) return;
+    ml_sv_cluster_free(rs->cluster);
     pthread_mutex_lock(&rs->mu);
     rs->stop = 1;
     pthread_cond_broadcast(&rs->work);
@@ -268,6 +292,8 @@ void ml_ranks_free(ml_ranks *rs)
     pthread_mutex_destroy(&rs->mu);
     free(rs);
 }
+
+ml_sv_cluster *ml_ranks_cluster(ml_ranks *rs) { return rs->cluster; }
 
 size_t ml_ranks_count(ml_ranks *rs)
 {
@@ -394,7 +420,7 @@ void ml_ranks_status_json(ml_ranks *rs, ml_buf *out)
         if (i) ml_buf_puts(out, ",");
         ml_json_str(out, rs->skipped.v[i]);
     }
-    ml_buf_puts(out, "],\"ranks\":[");
+    ml_buf_puts(out, rs->cluster ? "],\"cluster\":true,\"ranks\":[" : "],\"ranks\":[");
     for (size_t k = 0; k < rs->slots.len; k++) {
         if (k) ml_buf_puts(out, ",");
         slot_json(rs, k, out);

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "cluster_bg.h"
 #include "err.h"
 #include "report_enc.h"
 #include "source.h"
@@ -55,7 +56,11 @@ long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_inp
  * kept until ml_ranks_free, so a pointer returned stays valid. */
 const ml_distributed *ml_ranks_distributed(ml_ranks *rs, size_t *key);
 
-/* {"inputs":[...],"skipped":[...],"ranks":[{index, path, state, ...}]} */
+/* The Cluster view of the slots listed at start (cluster_bg.h), being read
+ * from the start; NULL with fewer than two. */
+ml_sv_cluster *ml_ranks_cluster(ml_ranks *rs);
+
+/* {"inputs":[...],"skipped":[...],"cluster":true (only when there is one),"ranks":[{index, path, state, ...}]} */
 void ml_ranks_status_json(ml_ranks *rs, ml_buf *out);
 /* One slot's status object. */
 void ml_ranks_slot_json(ml_ranks *rs, size_t k, ml_buf *out);

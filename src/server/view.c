@@ -475,9 +475,24 @@ bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, int top, 
         r->perf_state = 0;
     }
     if (!r->perf_state) {
-        r->perf_state = ml_report_perf_json_with(r->p, dist, top, &r->perf) ? 1 : -1;
+        /* the job's backend, world size and slowest rank with this rank's own
+         * steps and collectives (every rank's in each grew with the ranks squared) */
+        ml_dist_part part;
+        ml_distributed one;
+        const ml_distributed *d = dist;
+        bool has_part = dist && ml_distributed_part(r->p, r->p->rank, &part);
+        if (has_part) {
+            one = *dist;
+            one.steps = part.steps;
+            one.n_steps = part.n_steps;
+            one.collectives = part.collectives;
+            one.n_collectives = part.n_collectives;
+            d = &one;
+        }
+        r->perf_state = ml_report_perf_json_with(r->p, d, top, &r->perf) ? 1 : -1;
         r->perf_key = key;
         r->perf_top = top;
+        if (has_part) ml_dist_part_free(&part);
     }
     bool ok = r->perf_state > 0;
     if (ok) ml_buf_put(out, r->perf.p, r->perf.len);

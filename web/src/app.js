@@ -14,6 +14,7 @@ import { OperatorsView } from "./operators.js";
 import { KernelsView } from "./kernels.js";
 import { ModulesView } from "./modules.js";
 import { DistributedView } from "./distributed.js";
+import { ClusterView } from "./cluster.js";
 import { CompareView } from "./compare.js";
 import { mountTrace } from "./trace.js";
 import { StaticView } from "./staticview.js";
@@ -48,10 +49,13 @@ class App {
     const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
     // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
     let best = [0, 0], bestV = -1;
-    this.meta.ranks.forEach((r, ri) => (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } }));
+    this.meta.ranks.forEach((r, ri) => {
+      if (r.lazy != null) { if (r.best_peak > bestV) { bestV = r.best_peak; best = [ri, 0]; } return; } // a job's rank: not parsed for this
+      (r.devices || []).forEach((d, di) => { if (d.peak && d.peak.v > bestV) { bestV = d.peak.v; best = [ri, di]; } });
+    });
     const named = rankOfNumber(this.meta.ranks, hash.rank); // the address names a rank by its own number
     const rank = named != null ? named : best[0];
-    this.bestDev = new Map([[best[0], best[1]]]);
+    this.bestDev = new Map((this.meta.ranks[best[0]] || {}).lazy != null ? [] : [[best[0], best[1]]]);
     if (this.source.ensureRank) await this.loadRank(rank); // served: ranks are imported when first viewed
     this.setupTabs(rank);
     // The view: the address's; else Overview when the rank has a time side (not a memory format), else Memory.
@@ -60,6 +64,7 @@ class App {
     $("sel-rank").value = String(rank);
     if (hash.view && this.tabs.shown.includes(hash.view)) await this.tabs.fromHash(location.hash);
     else if (this.source.comparePairs && this.source.comparePairs().length) await this.tabs.go("compare"); // `memlens diff -o`: the comparison first
+    else if (this.tabs.shown.includes("cluster") && this.meta.ranks.length > 8) await this.tabs.go("cluster"); // a job: its ranks side by side
     else {
       // a snapshot, a memory timeline or an Ascend export is about memory: it opens there
       const r = this.meta.ranks[rank] || {}, memFirst = /snapshot|timeline|ascend/i.test(r.format || "") && (r.devices || []).length > 0;
@@ -84,7 +89,7 @@ class App {
   // The tabs and the views behind them (tabs.js).
   setupTabs() {
     const $ = (id) => document.getElementById(id), st = this.state;
-    const ids = ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed", "compare"];
+    const ids = ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed", "compare", "cluster"];
     const panes = {};
     for (const id of ids) panes[id] = $("v-" + id);
     const app = this;
@@ -107,7 +112,7 @@ class App {
         if (!perf && !(app.meta.ranks[rank] || {}).trace) { // the Trace view needs slices, not the perf object
           if (app.traceHandle && app.traceHandle.destroy) app.traceHandle.destroy();
           app.traceHandle = null;
-          pvWhy(el, "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
+          pvWhy(el, (app.meta.ranks[rank] || {}).summarised ? "A summarised rank" : "No trace in this input", pvNoPerf(app.meta.ranks[rank]));
           return;
         }
         if (typeof mountTrace !== "function") { pvWhy(el, "Trace", "This build of memlens has no trace view (web/src/trace.js)."); return; } // eslint-disable-line no-undef
@@ -145,6 +150,7 @@ class App {
       overview: new OverviewView(panes.overview, this), operators: new OperatorsView(panes.operators, this),
       kernels: new KernelsView(panes.kernels, this), trace, memory, modules: new ModulesView(panes.modules, this),
       distributed: new DistributedView(panes.distributed, this), compare: new CompareView(panes.compare, this),
+      cluster: new ClusterView(panes.cluster, this),
     };
     this.tabs = new TabRouter($("vtabs"), panes, this.views, {
       onRank: (k) => this.switchRank(k, true),
@@ -154,8 +160,31 @@ class App {
     // Compare: a report of `memlens diff -o` (its pairs), or any served page (two runs, or a hint to add one)
     const pairs = this.source.comparePairs ? this.source.comparePairs() : null;
     this.tabs.setShown(ids.filter((id) => (id !== "distributed" || this.meta.ranks.length > 1 ||
-      this.meta.ranks.some((r) => r.world_size > 1)) && (id !== "compare" || (pairs ? pairs.length > 0 : !!this.source.ensureRank))));
+      this.meta.ranks.some((r) => r.world_size > 1)) && (id !== "compare" || (pairs ? pairs.length > 0 : !!this.source.ensureRank)) &&
+      (id !== "cluster" || this.meta.cluster)));
     this.tabs.bind(window);
+  }
+
+  // From the Cluster view: rank k in view ("memory" or "trace"), zoomed to
+  // winFn() ([t0, t1) in the rank's time base, asked once the rank is
+  // loaded) unless null; a rank without that view opens where it has
+  // something (Memory, else Overview).
+  async openRankAt(k, view, winFn) {
+    if (this.source.ensureRank) await this.loadRank(k);
+    const r = this.meta.ranks[k] || {};
+    document.getElementById("sel-rank").value = String(k);
+    this.tabs.rank = k;
+    const perf = await this.perfOf(k, true);
+    const hasMem = (r.devices || []).length > 0, hasTrace = !!(perf || r.trace);
+    const go = view === "memory" ? (hasMem ? "memory" : hasTrace ? "trace" : "overview") : hasTrace ? "trace" : hasMem ? "memory" : "overview";
+    await this.tabs.go(go);
+    const win = winFn ? winFn() : null;
+    if (!win) return;
+    if (go === "memory" && this.dev()) await this.setWindow(win[0], win[1]);
+    else if (go === "trace" && this.traceHandle && this.traceHandle.view && this.traceHandle.view.setWindow) {
+      this.traceHandle.view.setWindow(win[0], win[1]);
+    }
+    this.tabs.writeHash();
   }
 
   // The rank switcher: loads the rank (served), then the current view shows it.
@@ -206,6 +235,11 @@ class App {
     const notes = (r.notes || []).concat(m.skipped || []);
     const el = $("mem-why");
     el.hidden = false;
+    if (r.summarised) { // a report of a job beyond its size budget
+      el.innerHTML = "<b>A summarised rank.</b><div class=\"why\">" + escapeHtml(r.perfWhy.charAt(0).toUpperCase() + r.perfWhy.slice(1)) +
+        ". Its peaks and step figures are in the Cluster view (key 9).</div>";
+      return;
+    }
     el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" +
       '<div class="why">Record the memory with <code>torch.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True)</code>: ' +
       "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>" +

@@ -2,12 +2,13 @@
 // computation, communication, their overlap and other (perf.distributed,
 // web/DATA.md; the steps of every rank loaded, averaged or for one step),
 // each rank's communication/computation overlap as HolisticTraceAnalysis
-// measures it (perf.gputime), and the collective operations table of the
-// rank shown.
+// measures it (perf.gputime), the ranks that start their collectives late
+// (stragglers.js), and the collective operations table of the rank shown.
 
 import { escapeHtml, groupDigits, fmtBytes } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf, pvFlash } from "./perfview.js";
 import { PerfTable, ptCopy, ptDownload } from "./perftable.js";
+import { sgPanel } from "./stragglers.js";
 
 // The parts of a step as the analyses count them (distributed.h): computation and
 // communication each include their overlap; other = step + overlap - both.
@@ -168,6 +169,7 @@ export class DistributedView {
         <span class="spacer"></span>${DIST_PARTS.map((p) => `<span class="lg"><i style="background:${p.colour}"></i>${p.label}</span>`).join(" ")}</div>
         <div class="pv-distbars"></div>
         <div class="hint muted">${derived ? "From each rank's step breakdown: computation is kernels, memcpy and memset; communication the collective time not hidden behind them; the overlap is not separated. " : "Computation and communication are drawn without their overlap (communication that ran while a kernel computed), drawn once between them; the tooltips give each in all. "}${slowest != null ? `▲ slowest rank: ${slowest}.` : ""}</div>${distOverlapTable(overlaps)}</section>
+      ${sgPanel(perf.distributed)}
       <section class="panel pv-main"><div class="bar"><h2>Collective operations${collTitle(colls, rankNo)}</h2>
         <input type="search" class="pv-search" placeholder="search collectives" size="24"><span class="spacer"></span>
         <button class="pv-copy">Copy TSV</button><button class="pv-csv">Download CSV</button></div><div class="pv-table pv-coll"></div></section>`;

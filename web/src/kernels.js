@@ -6,11 +6,13 @@
 // its calls' durations, with the slowest calls linked to the Trace view.
 // Below the table, HTA's GPU-time panels (gputime.js): idle time by cause,
 // kernel types with overlaps, launch statistics with the launch-delay
-// histogram and the outliers (linked to the Trace view), queues, bandwidth.
+// histogram and the outliers (linked to the Trace view), queues, bandwidth;
+// and HTA's frequent kernel sequences and CUPTI counters (htakernels.js).
 
 import { escapeHtml, groupDigits, OKABE_ITO } from "./format.js";
 import { PerfTableView, pvNs, pvInt, pvPct, pvPerCall } from "./perfview.js";
 import { gtIdle, gtKernelTypes, gtLaunches, gtQueues, gtBind } from "./gputime.js";
+import { hkPanels } from "./htakernels.js";
 
 export function kernelColumns(group, perf) {
   let tot = 0;
@@ -90,9 +92,23 @@ export class KernelsView extends PerfTableView {
   }
 
   async show(rank) {
+    // a trace in CUPTI profiler mode has counters but no kernel times: the table says so
+    const p = await this.app.perfOf(rank);
+    this.cfg.empty = p && p.cupti && !p.kernels.by_name.length
+      ? "No kernel times: the trace was recorded in CUPTI profiler mode. Its kernels' hardware counters are below."
+      : "This trace has no GPU kernels (a CPU-only profile).";
     await super.show(rank);
     const g = this.perf && this.perf.gputime;
-    if (this.gtOf === g) return;
+    if (this.gtOf !== g) this.showGputime(rank, g);
+    const perf = this.perf;
+    if (!this.hta) { this.hta = document.createElement("div"); this.hta.className = "hk-mount"; this.el.appendChild(this.hta); }
+    if (this.htaFor === perf) return;
+    this.htaFor = perf;
+    this.cuptiTable = perf ? hkPanels(this.hta, this.app, rank, perf) : (this.hta.innerHTML = "", null);
+  }
+
+  // HTA's GPU-time panels of perf.gputime g (gputime.js).
+  showGputime(rank, g) {
     this.gtOf = g;
     this.gt.hidden = !g;
     if (!g) { this.gt.innerHTML = ""; return; }

@@ -28,7 +28,7 @@ export function shortcutOf(key) { return SHORTCUTS.find((s) => s.match.includes(
 // The keys the tab router (tabs.js), the Trace view (trace.js), the snapshot
 // views (segments.js) and the tables handle themselves, listed for the overlay.
 export const OTHER_KEYS = [
-  { keys: ["1", "…", "8"], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed, Compare (those the input has)" },
+  { keys: ["1", "…", "9"], what: "switch view: Overview, Operators, Kernels, Trace, Memory, Modules, Distributed, Compare, Cluster (those the input has)" },
   { keys: ["Ctrl", "F"], what: "search in the view (where it has a search field)" },
   { keys: ["W", "S"], what: "Trace: zoom in / out at the pointer" },
   { keys: ["A", "D"], what: "Trace: pan left / right" },

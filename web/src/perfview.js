@@ -21,6 +21,7 @@ export function pvWhy(el, title, why, hint) {
 // The reason a rank has no time side (the meta's perfWhy), in words.
 export function pvNoPerf(rank) {
   const r = rank || {}, f = r.format || "";
+  if (r.summarised) return r.perfWhy.charAt(0).toUpperCase() + r.perfWhy.slice(1) + ".";
   // the formats that never have a time side say so in their own words; else the analyses' reason
   if (/snapshot/i.test(f)) return "A memory snapshot (torch.cuda.memory._snapshot) holds the allocator's events only: it has no operators, kernels or step times. Profile with torch.profiler for those.";
   if (/timeline/i.test(f)) return "A memory timeline (export_memory_timeline) holds memory only: it has no operators, kernels or step times.";

@@ -19,6 +19,7 @@
 //   findSlice(rank, q, after, dir)             the search's next (previous) match
 //   getTraceJson(rank)                         the slices as Chrome trace JSON text (tracesource.js)
 //   getPerf(rank)                              the profiler views' perf object (web/DATA.md), or null
+//   getCluster(progress)                       the Cluster view's data (cluster.js), or null: not a job
 //   setPerfTop(n)                              (HttpSource) rows per perf table from now on
 //
 // `curve` is an index into device.curves, or "op:K" for device.op_curves[K].
@@ -104,6 +105,18 @@ export class EmbeddedSource {
   }
 
   async getMeta() { return this.meta; }
+
+  // The Cluster view's data: the matrices decoded, the --json cluster object as it is.
+  async getCluster() {
+    const c = this.meta.cluster;
+    if (!c) return null;
+    if (!this.clusterP) {
+      this.clusterP = Promise.all([this.col(c.step_begin), this.col(c.step_time), this.col(c.step_peak), this.col(c.step_comm)])
+        .then(([begin, time, peak, comm]) => clusterData(c, this.meta.ranks.map((r) => r.rank), begin, time, peak, comm,
+          c.embedded, this.meta.embedded && this.meta.embedded.budget_bytes));
+    }
+    return this.clusterP;
+  }
 
   async curveData(rank, dev, curve) {
     const { d } = this.device(rank, dev);
@@ -353,8 +366,24 @@ export class HttpSource {
   async fetchMeta() {
     const m = await this.get("meta");
     this.meta = { version: 1, generator: "memlens serve", origin_ns: "0", inputs: m.inputs, skipped: m.skipped,
-      ranks: m.ranks.map((s) => this.slotRank(s)) };
+      ranks: m.ranks.map((s) => this.slotRank(s)), cluster: !!m.cluster };
     return this.meta;
+  }
+
+  // The Cluster view's data: the server reads every rank once for its record
+  // (in the background, from its start); progress({done, total}) meanwhile.
+  async getCluster(progress) {
+    for (;;) {
+      const j = await this.get("cluster", { wait: 1000 }, [200, 202, 404]);
+      if (j._status === 404) return null;
+      if (j._status === 200) {
+        const slotOf = j.slots, meta = this.meta;
+        const shift = (k) => { const r = meta.ranks[k]; return r && r.origin_ns ? Number(BigInt(j.origin_ns) - BigInt(r.origin_ns)) : 0; };
+        const f = (a) => (a ? Float64Array.from(a) : null);
+        return clusterData(j, j.rank_no, f(j.step_begin), f(j.step_time), f(j.step_peak), f(j.step_comm), null, 0, slotOf, shift);
+      }
+      if (progress) progress(j);
+    }
   }
 
   // Loads rank k (the server imports it on first request); progress(slot) while it loads.
@@ -573,6 +602,34 @@ export class HttpSource {
   }
 }
 
+// A job's report keeps an embedded rank's object in <script id="ml-rank-K">
+// (web/DATA.md "lazy"): the meta has the few fields read of every rank at
+// the start; its columns and devices are parsed the first time one is read.
+const LAZY_KEYS = new Set(["devices", "stack_start", "stack_frames", "frame_name", "frame_file", "frame_line",
+  "strings", "categories", "category_order", "reasons", "trace"]);
+function lazyRank(stub, doc) {
+  let full = false;
+  return new Proxy(stub, {
+    get(t, k) {
+      if (!full && LAZY_KEYS.has(k)) {
+        full = true;
+        const el = doc.getElementById("ml-rank-" + t.lazy);
+        if (el) Object.assign(t, JSON.parse(el.textContent));
+      }
+      return t[k];
+    },
+  });
+}
+
+// The Cluster view's data, from a report's meta or the server's answer (web/DATA.md "cluster").
+function clusterData(c, rankNo, begin, time, peak, comm, embedded, budget, slotOf, shift) {
+  const { steps, n_ranks: nRanks, n_steps: nSteps } = c;
+  const summary = { ranks: c.ranks, world_size: c.world_size, ranks_per_node: c.ranks_per_node, metrics: c.metrics,
+    per_rank: c.per_rank, outliers: c.outliers };
+  return { steps, nRanks, nSteps, rankNo, begin, time, peak, comm, embedded: embedded || null, budget, summary,
+    slotOf: slotOf || null, shift: shift || null };
+}
+
 function clampPx(px) { return Math.max(1, Math.min(20000, Math.round(px))); }
 
 // The source of a report page: meta from <script id="ml-meta">, blobs from <script id="ml-bN">.
@@ -582,6 +639,7 @@ export function pageSource(doc) {
     return new HttpSource(cfg.api || "/api/");
   }
   const meta = JSON.parse(doc.getElementById("ml-meta").textContent);
+  meta.ranks = meta.ranks.map((r) => (r.lazy != null ? lazyRank(r, doc) : r));
   return new EmbeddedSource(meta, (b) => {
     const el = doc.getElementById("ml-b" + b);
     if (!el) throw new Error("memlens: missing data block " + b);

@@ -22,6 +22,7 @@ export const TAB_VIEWS = [
   { id: "modules", label: "Modules", key: "6" },
   { id: "distributed", label: "Distributed", key: "7" },
   { id: "compare", label: "Compare", key: "8" },
+  { id: "cluster", label: "Cluster", key: "9" },
 ];
 
 // "#view=kernels&rank=1&sel=aten%3A%3Amm" -> {view: "kernels", rank: 1, sel: "aten::mm"} (+ any other keys, as text)
@@ -68,7 +69,7 @@ export function rankOfNumber(ranks, n) {
   return k < 0 ? null : k;
 }
 
-// Which tab a key press asks for ("1".."8"), or null; only the tabs shown count.
+// Which tab a key press asks for ("1".."9"), or null; only the tabs shown count.
 export function tabForKey(key, shown) {
   const v = TAB_VIEWS.find((t) => t.key === key);
   return v && shown.includes(v.id) ? v.id : null;

@@ -8,7 +8,9 @@
 // detail (args, stack, launcher or launched kernels, operator) and draws
 // its flows; the memory curve of the rank's devices is a track on the same
 // time axis, and so are HTA's counters (perf.gputime, gputime.js): the launch
-// queue of each stream and the bandwidth of each kind of copy.  "Download trace" saves the trace as Chrome JSON and "Open in
+// queue of each stream and the bandwidth of each kind of copy; "Critical path"
+// draws the rank's critical path over it (critpath.js, from the perf object).
+// "Download trace" saves the trace as Chrome JSON and "Open in
 // Perfetto" hands it to ui.perfetto.dev by its postMessage protocol, only
 // when clicked (offline: says that it could not be reached, offers the download).
 //
@@ -22,6 +24,7 @@ import { layoutTracks } from "./tracedata.js";
 import { upperBound } from "./decode.js";
 import { m4Points } from "./m4.js";
 import { gtCounterTracks } from "./gputime.js";
+import { cpOverlay, cpDraw, cpSummary, CP_COLOURS, CP_LABELS } from "./critpath.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -42,6 +45,9 @@ const CSS = `
 .tr-bar input[type=search] { width: 260px; }
 .tr-bar .tr-hits { color: var(--muted); min-width: 90px; }
 .tr-note { color: var(--muted); font-size: var(--fs-sm); }
+.tr-cpnote { font-size: var(--fs-sm); display: flex; gap: 10px; flex-wrap: wrap; align-items: center; }
+.tr-cpnote .tr-cpstep { color: var(--muted); }
+.tr-cp.on { background: var(--accent); color: #fff; }
 .tr-offline { font-size: var(--fs-sm); border-left: 3px solid var(--peak); padding: 4px 8px; background: var(--panel); }
 .tr-offline[hidden] { display: none; }
 .tr-body[hidden] { display: none; }
@@ -125,11 +131,13 @@ class TraceView {
         <span class="tr-hits"></span>
         <button class="tr-axismode" title="time axis: wall clock or relative to the trace's start">time: absolute</button>
         <button class="tr-reset" title="show the whole trace (key 0)">Reset zoom</button>
+        <button class="tr-cp" hidden aria-pressed="false" title="draw each step's critical path: the longest chain of dependent work (HTA's critical path analysis)">Critical path</button>
         <span class="spacer" style="flex:1"></span>
         <button class="tr-download" title="save the trace as Chrome trace JSON">Download trace</button>
         <button class="tr-perfetto" title="open the trace in ui.perfetto.dev (sends it there; needs a network connection)">Open in Perfetto</button>
       </div>
       <div class="tr-note"></div>
+      <div class="tr-cpnote" hidden></div>
       <div class="tr-offline" role="alert" hidden></div>
       <div class="tr-empty" hidden>No slices in this rank: its input has no time side (a snapshot, a memory timeline, or a trace without events with durations).</div>
       <div class="tr-body">
@@ -150,6 +158,8 @@ class TraceView {
     this.detailEl = q(".tr-detail");
     this.body = q(".tr-body");
     this.noteEl = q(".tr-note");
+    this.cpNote = q(".tr-cpnote");
+    this.cpBtn = q(".tr-cp");
     this.emptyEl = q(".tr-empty");
     this.hitsEl = q(".tr-hits");
     this.corner = q(".tr-corner");
@@ -201,8 +211,23 @@ class TraceView {
     this.noteEl.innerHTML = notes.join(" ");
     this.capNote = this.noteEl.textContent;
     this.corner.textContent = "";
+    this.cp = null;
+    this.cpBtn.hidden = true;
+    this.cpNote.hidden = true;
     this.layoutLabels(null);
     this.redraw();
+    this.cpReady = this.loadCp(rank, tr.begin);   // not awaited: the slices need not wait for it
+  }
+
+  // The critical path, when the rank's perf object has one (the Trace view works without it).
+  async loadCp(rank, begin) {
+    const app = this.state.app;
+    let perf = null;
+    try { perf = app && app.perfOf ? await app.perfOf(rank, true) : null; } catch { perf = null; }
+    if (this.state.rank !== rank) return;   // another rank was asked for meanwhile
+    this.cp = cpOverlay(perf, begin);
+    this.cpBtn.hidden = !this.cp;
+    this.showCp(this.cpOn && !!this.cp);
   }
 
   // Lanes: one row per depth (the track's "depths", or the deepest seen so far).
@@ -333,6 +358,7 @@ class TraceView {
       this.draw();
     });
     q(".tr-reset").addEventListener("click", () => this.setWindow(this.lo, this.hi));
+    q(".tr-cp").addEventListener("click", () => this.showCp(!this.cpOn));
     q(".tr-download").addEventListener("click", () => this.download());
     q(".tr-perfetto").addEventListener("click", () => this.openPerfetto());
     this.labels.addEventListener("click", (e) => {
@@ -347,6 +373,15 @@ class TraceView {
       const a = e.target.closest("a[data-id]");
       if (a) { e.preventDefault(); this.select(+a.dataset.id, true); }
     });
+  }
+
+  // The critical path overlay on or off: the button's state, the legend and the step's figures.
+  showCp(on) {
+    this.cpOn = on;
+    this.cpBtn.setAttribute("aria-pressed", on ? "true" : "false");
+    this.cpBtn.classList.toggle("on", on);
+    this.cpNote.hidden = !on;
+    this.draw();
   }
 
   setWindow(a, b) {
@@ -496,6 +531,15 @@ class TraceView {
         ctx.fillText(name, x0 + 3, y + ROW / 2);
       }
       ctx.globalAlpha = 1;
+    }
+    if (this.cpOn && this.cp) {
+      cpDraw(ctx, this.cp, X, (tr, dp) => { const y = this.lay.yOf(tr, dp); return y < 0 ? null : y - sy; }, ROW, w, h, this.dark);
+      const text = cpSummary(this.cp, (t0 + t1) / 2);
+      if (this.cpNote.dataset.text !== text) {
+        this.cpNote.dataset.text = text;
+        this.cpNote.innerHTML = CP_LABELS.map((l, k) => `<span class="lg"><i style="background:${CP_COLOURS[k]}"></i>${l}</span>`).join(" ") +
+          ` <span class="tr-cpstep">${escapeHtml(text)}</span>`;
+      }
     }
     this.drawSelection(ctx, w, h, X, fg);
     this.drawAxis(tk);

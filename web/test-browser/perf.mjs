@@ -268,7 +268,8 @@ try {
     await page.keyboard.press("4");
     await page.waitForFunction(() => window.__memlens.app.tabs.current === "trace", null, { timeout: 5000 }).catch(() => {});
     await page.keyboard.press("0");   // the whole trace
-    await page.waitForFunction(() => { const v = window.__memlens.app.traceHandle.view; return v.mem.filter((m) => m.counter).every((m) => m.data); }, null, { timeout: 10000 }).catch(() => {});
+    // the whole window's answer, not the zoomed one's still in place while it comes
+    await page.waitForFunction(() => { const v = window.__memlens.app.traceHandle.view; return v.t0 === v.lo && v.t1 === v.hi && !v.inflight && !v.pending && v.mem.filter((m) => m.counter).every((m) => m.data); }, null, { timeout: 10000 }).catch(() => {});
     const tr = await page.evaluate(() => {
       const v = window.__memlens.app.traceHandle.view;
       return { labels: [...document.querySelectorAll("#trace-mount .tr-lab.mem")].map((l) => l.firstChild.textContent),

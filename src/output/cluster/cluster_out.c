@@ -41,7 +41,7 @@ static void five(FILE *f, const ml_cluster *c, ml_cluster_metric m, const size_t
 void ml_cluster_text(FILE *f, const ml_cluster *c, const char *what)
 {
     char a[48], b[48], d[48], e[48], ra[64], rb[64];
-    fprintf(f, "\ncluster: %zu ranks, world size %d, %d rank%s per node\n", c->n, c->world_size, c->ranks_per_node,
+    fprintf(f, "cluster: %zu ranks, world size %d, %d rank%s per node\n", c->n, c->world_size, c->ranks_per_node,
             c->ranks_per_node == 1 ? "" : "s");
     fprintf(f, "  (one rank's own %s: --rank N; every rank's: --all)\n", what);
     fprintf(f, "  %-15s %6s  %-22s %-12s %-12s %s\n", "", "ranks", "min (rank)", "p50", "p90", "max (rank)");

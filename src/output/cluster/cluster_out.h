@@ -33,8 +33,8 @@
 
 #define ML_CLUSTER_TEXT_OUTLIERS 20
 
-/* The digest as text; what: "summary" or "perf" (which command to run for
- * one rank's own view). */
+/* The digest as text (the caller puts a blank line before it when something
+ * came before); what: "summary" or "perf" (the command of one rank's own view). */
 void ml_cluster_text(FILE *f, const ml_cluster *c, const char *what);
 /* "cluster": {...} (the key and the object). */
 void ml_cluster_json(jw *w, const ml_cluster *c);

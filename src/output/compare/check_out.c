@@ -11,6 +11,7 @@
 #include "jsonw.h"
 #include "outfile.h"
 #include "summary.h" /* MEMLENS_VERSION */
+#include "textwidth.h"
 
 static const char *unit_name(ml_rule_unit u)
 {
@@ -94,12 +95,13 @@ void ml_check_text(FILE *f, const ml_check_run *c)
     char line[2048];
     for (size_t i = 0; i < c->n; i++) {
         ml_check_line(&c->results[i], line, sizeof line);
-        fprintf(f, "%s\n", line);
+        ml_put_text(f, line); /* names from the input may hold bytes a terminal acts on */
+        fputc('\n', f);
         if (!c->results[i].evaluated) errors++;
         else if (!c->results[i].passed) failed++;
     }
-    if (!failed && !errors) fprintf(f, "memlens check: %zu rule%s hold%s for %s\n", c->n, c->n == 1 ? "" : "s", c->n == 1 ? "s" : "", c->input);
-    else fprintf(f, "memlens check: %zu of %zu rule%s broken for %s\n", failed + errors, c->n, c->n == 1 ? "" : "s", c->input);
+    if (!failed && !errors) fprintf(f, "memlens check: %zu rule%s hold%s for %s\n", c->n, c->n == 1 ? "" : "s", c->n == 1 ? "s" : "", ML_TEXT_SAFE(c->input));
+    else fprintf(f, "memlens check: %zu of %zu rule%s broken for %s\n", failed + errors, c->n, c->n == 1 ? "" : "s", ML_TEXT_SAFE(c->input));
 }
 
 static void num(jw *w, const char *key, double v, ml_rule_unit u)

@@ -49,8 +49,5 @@ void ml_compare_page_pair(const ml_diff *d, size_t base_rank, size_t new_rank, m
  * set on failure. */
 int ml_compare_report_write(const ml_compare *c, const char *path, ml_err *e);
 
-/* A number with its delta as people read it: "+5.4%" (or "new" / "" when the
- * base is 0).  Used by `check` too. */
-const char *ml_fmt_pct_change(int64_t base, int64_t nw, char *buf, size_t cap);
 
 #endif

@@ -17,7 +17,8 @@
 
 #define TOP_DEFAULT 10
 
-const char *ml_fmt_pct_change(int64_t base, int64_t nw, char *buf, size_t cap)
+/* The change as people read it: "+5.4%", "0%", "new" (from 0), "" (0 to 0). */
+static const char *pct_change(int64_t base, int64_t nw, char *buf, size_t cap)
 {
     if (base == nw) snprintf(buf, cap, "%s", base ? "0%" : "");
     else if (base == 0) snprintf(buf, cap, "new");
@@ -61,7 +62,7 @@ static void figure_line(FILE *f, const char *label, unit u, int64_t a, bool ka, 
     if (kb) ys = u == U_BYTES ? ml_fmt_bytes(b, y, sizeof y) : ml_fmt_count(b, y, sizeof y);
     if (ka && kb) {
         zs = u == U_BYTES ? sbytes(b - a, z, sizeof z) : scount(b - a, z, sizeof z);
-        ml_fmt_pct_change(a, b, p, sizeof p);
+        pct_change(a, b, p, sizeof p);
         if (*p && a) {
             char q[36];
             snprintf(q, sizeof q, "(%s)", p);
@@ -136,7 +137,7 @@ static void segments_text(FILE *f, const ml_diff *d, int top)
             const ml_segment *g = &p->segments.v[sd->only[i].segment];
             fprintf(f, "    only in %-4s %-8s 0x%016" PRIx64 " %12s  pool %s, stream %s%s\n", s ? "new" : "base",
                     p->devices.v[g->device].id, g->address, ml_fmt_bytes(g->total_size, a, sizeof a),
-                    g->pool_id ? ml_s(p, g->pool_id) : "?", g->stream ? ml_s(p, g->stream) : "?",
+                    g->pool_id ? ML_TEXT_SAFE(ml_s(p, g->pool_id)) : "?", g->stream ? ML_TEXT_SAFE(ml_s(p, g->stream)) : "?",
                     g->is_expandable ? ", expandable" : "");
         }
         if (k > (size_t)top) fprintf(f, "    (%zu more only in %s: --json lists them)\n", only[s] - (size_t)top, s ? "new" : "base");
@@ -149,7 +150,9 @@ static void segments_text(FILE *f, const ml_diff *d, int top)
     fprintf(f, "  allocator settings that differ:\n");
     for (size_t i = 0; i < sd->n_settings; i++) {
         const ml_setting_diff *x = &sd->settings[i];
-        fprintf(f, "    %s: %.200s -> %.200s\n", x->key, x->value[0] ? x->value[0] : "(not set)", x->value[1] ? x->value[1] : "(not set)");
+        char a0[240], a1[240];
+        fprintf(f, "    %s: %s -> %s\n", ML_TEXT_SAFE(x->key), ml_fit(x->value[0] ? x->value[0] : "(not set)", 200, 0, a0, sizeof a0),
+                ml_fit(x->value[1] ? x->value[1] : "(not set)", 200, 0, a1, sizeof a1));
     }
 }
 
@@ -248,7 +251,7 @@ static void tree_text(FILE *f, const ml_difftree *t, int top, int width)
 
 static void run_line(FILE *f, const char *what, const ml_profile *p)
 {
-    fprintf(f, "%-5s %s  [%s", what, p->path, p->format);
+    fprintf(f, "%-5s %s  [%s", what, ML_TEXT_SAFE(p->path), p->format);
     if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
     if (p->world_size > 0) fprintf(f, " of %d", p->world_size);
     fprintf(f, "]\n");
@@ -270,7 +273,7 @@ void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
             if (d->tree) tree_text(f, d->tree, top, o->width);
         }
         if (d->notes.len) fprintf(f, "\n");
-        for (size_t k = 0; k < d->notes.len; k++) fprintf(f, "note: %s\n", d->notes.v[k]);
+        for (size_t k = 0; k < d->notes.len; k++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(d->notes.v[k]));
     }
-    for (size_t i = 0; i < c->n_unmatched; i++) fprintf(f, "%snote: %s (not compared)\n", i ? "" : "\n", c->unmatched[i]);
+    for (size_t i = 0; i < c->n_unmatched; i++) fprintf(f, "%snote: %s (not compared)\n", i ? "" : "\n", ML_TEXT_SAFE(c->unmatched[i]));
 }

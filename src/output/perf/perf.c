@@ -10,6 +10,7 @@
 #include "csvout.h"
 #include "format.h"
 #include "perf_gputime.h"
+#include "perf_hta.h"
 
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
                                                       "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};
@@ -260,6 +261,7 @@ void ml_perf_json_distributed(jw *w, const ml_distributed *d)
     jw_key(w, "slowest_rank");
     if (d->slowest_rank >= 0) jw_i64(w, d->slowest_rank);
     else jw_null(w);
+    ml_perf_stragglers_json(w, d);
     jw_end(w);
 }
 
@@ -392,6 +394,7 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
     jw_arr(w);
     for (size_t i = 0; i < perf->notes.len; i++) jw_str(w, perf->notes.v[i]);
     jw_end(w);
+    ml_perf_hta_json(w, p, perf, top);
     jw_end(w);
 }
 
@@ -402,6 +405,7 @@ void ml_perf_json_rank_with(jw *w, const ml_profile *p, int top, const ml_distri
         jw_null(w);
         return;
     }
+    ml_perf_want_critical_path(p, &perf);
     ml_perf_json_write(w, p, &perf, top, dist);
     ml_perf_free(&perf);
 }

@@ -4,6 +4,7 @@
 #include "perf_runs.h"
 #include "perf.h"
 #include "perf_gputime.h"
+#include "perf_hta.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -257,6 +258,7 @@ void ml_perf_run_distributed(jw *w, const ml_distributed *d)
         jw_end(w);
     }
     jw_end(w);
+    ml_perf_stragglers_run_json(w, d);
     jw_end(w);
 }
 
@@ -293,6 +295,7 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
     } else ml_perf_run_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
     ml_gputime_runs_json(w, p, perf ? &perf->gputime : NULL);
+    ml_perf_hta_run_json(w, p, perf, top);
 
     /* what is empty and why, in words */
     jw_key(w, "notes");
@@ -301,7 +304,10 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
     else {
         if (perf->steps.whole_trace) jw_str(w, "no ProfilerStep#: the whole trace is one step, \"(whole trace)\"");
         if (!perf->ops.by_name.len) jw_str(w, "no operators: the trace has no CPU operators");
-        if (!perf->kernels.kernels) jw_str(w, "no kernels: the trace has no GPU kernels");
+        if (!perf->kernels.kernels)
+            jw_str(w, perf->cupti.n ? "no kernel times: the trace was recorded in CUPTI profiler mode; its kernels' "
+                                      "hardware counters are in cupti_counters"
+                                    : "no kernels: the trace has no GPU kernels");
         if (perf->gputime.last_step_cut)
             jw_str(w, "GPU time (temporal ... memory_bw): work launched from the last ProfilerStep# on is left out, as HTA does");
         if (perf->modules && !perf->modules->n && perf->modules->hint) {
@@ -314,3 +320,6 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
     jw_end(w);
     jw_end(w);
 }
+
+void ml_perf_json_us(jw *w, const char *key, int64_t ns) { us(w, key, ns); }
+void ml_perf_json_num(jw *w, const char *key, double v, int digits) { num(w, key, v, digits); }

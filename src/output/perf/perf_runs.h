@@ -31,6 +31,11 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
                          const ml_distributed *dist, long *dist_at);
 void ml_perf_run_distributed(jw *w, const ml_distributed *d);
 
+/* A time in µs exact to the ns ("98598.123"), and a number with at most
+ * `digits` decimals (null when < 0 or not finite), as every runs field. */
+void ml_perf_json_us(jw *w, const char *key, int64_t ns);
+void ml_perf_json_num(jw *w, const char *key, double v, int digits);
+
 /* The step name of the runs array: "5" for "ProfilerStep#5", the name
  * itself for any other, "(whole trace)" for NULL. */
 const char *ml_perf_step_label(const char *name);

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "perf_gputime.h"
 #include "perf.h"
+#include "perf_hta.h"
 #include "perf_runs.h"
 #include "textwidth.h"
 
@@ -17,7 +18,8 @@ unsigned ml_perf_view_parse(const char *name)
 {
     static const struct { const char *name; unsigned bit; } views[] = {
         {"overview", ML_VIEW_OVERVIEW}, {"operators", ML_VIEW_OPERATORS}, {"kernels", ML_VIEW_KERNELS},
-        {"distributed", ML_VIEW_DISTRIBUTED}, {"modules", ML_VIEW_MODULES}, {"all", ML_VIEW_ALL}};
+        {"distributed", ML_VIEW_DISTRIBUTED}, {"modules", ML_VIEW_MODULES}, {"critical-path", ML_VIEW_CRITPATH},
+        {"all", ML_VIEW_ALL | ML_VIEW_CRITPATH}};
     for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
         if (!strcmp(name, views[i].name)) return views[i].bit;
     return 0;
@@ -189,7 +191,10 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
 {
     const ml_kernel_table *kt = &perf->kernels;
     if (!kt->by_name.len) {
-        fprintf(f, "\nKernels: none (the trace has no GPU kernels)\n");
+        if (perf->cupti.n)
+            fprintf(f, "\nKernels: no kernel times (the trace was recorded in CUPTI profiler mode: its %zu kernels' "
+                       "hardware counters are below)\n", perf->cupti.n);
+        else fprintf(f, "\nKernels: none (the trace has no GPU kernels)\n");
         return;
     }
     size_t n = limit(kt->by_name.len, o->top);
@@ -268,6 +273,7 @@ static void text_distributed(FILE *f, const ml_distributed *d, const ml_perf_vie
             fputc('\n', f);
         }
     }
+    ml_perf_stragglers_text(f, d, o->width);
 }
 
 void ml_perf_distributed_text(FILE *f, const ml_distributed *d, const ml_perf_view_opts *o)
@@ -283,7 +289,7 @@ void ml_perf_views_distributed(FILE *f, const ml_distributed *d, const ml_perf_v
 void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o,
                         const ml_distributed *dist)
 {
-    bool all = o->views == ML_VIEW_ALL;
+    bool all = (o->views & ML_VIEW_ALL) == ML_VIEW_ALL;
     for (size_t i = 0; i < perf->notes.len; i++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(perf->notes.v[i]));
     if (o->views & ML_VIEW_OVERVIEW) {
         text_steps(f, p, &perf->steps);
@@ -295,7 +301,12 @@ void ml_perf_views_text(FILE *f, const ml_profile *p, const ml_perf *perf, const
     if (o->views & ML_VIEW_KERNELS) {
         text_kernels(f, p, perf, o);
         ml_gputime_text_kernels(f, p, &perf->gputime, o->top, o->width);
+        ml_perf_kseqs_text(f, p, perf, o->top, o->width);
+        ml_perf_cupti_text(f, p, perf, o->top, o->width);
     }
     if (o->views & ML_VIEW_MODULES) text_modules(f, perf->modules, o, !all);
     if ((o->views & ML_VIEW_DISTRIBUTED) && !o->dist_elsewhere) text_distributed(f, dist, o, !all);
+    if ((o->views & ML_VIEW_CRITPATH) && perf->has_critpath) ml_perf_critpath_text(f, p, perf, o->top, o->width);
+    else if (o->views == ML_VIEW_ALL)
+        fprintf(f, "\nCritical path per step: memlens perf --view critical-path (computed only when asked for)\n");
 }

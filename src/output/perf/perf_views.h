@@ -1,7 +1,8 @@
 /*
  * perf_views.h — the text of `memlens perf`: the views a user picks with
- * --view (overview: steps, GPUs and recommendations; operators; kernels;
- * distributed; modules), each table fitted to a width in columns (names,
+ * --view (overview: steps, GPUs and recommendations; operators; kernels,
+ * with the frequent kernel sequences and CUPTI counters; distributed, with
+ * the stragglers; modules; critical-path), each table fitted to a width in columns (names,
  * the last column, cut with an ellipsis so that numbers stay aligned).
  */
 #ifndef ML_PERF_VIEWS_H
@@ -20,14 +21,16 @@ enum {
     ML_VIEW_KERNELS = 4,
     ML_VIEW_DISTRIBUTED = 8,
     ML_VIEW_MODULES = 16,
-    ML_VIEW_ALL = 31,
+    ML_VIEW_ALL = 31,           /* every view but the critical path: what perf prints without --view */
+    ML_VIEW_CRITPATH = 32,      /* computed only when asked for ("critical-path", or "all") */
 };
 
 /* A job of more ranks than this gets the cluster digest instead of each
  * rank's views (perf --all: both). */
 #define ML_PERF_DETAIL_RANKS 8
 
-/* "overview" -> ML_VIEW_OVERVIEW ...; 0 for an unknown name. */
+/* "overview" -> ML_VIEW_OVERVIEW ...; "all" -> every view, the critical
+ * path's included; 0 for an unknown name. */
 unsigned ml_perf_view_parse(const char *name);
 
 typedef struct ml_perf_view_opts {

@@ -16,6 +16,7 @@
 #include "distributed.h"
 #include "err.h"
 #include "importer.h"
+#include "rankrec.h"
 #include "report_enc.h"
 
 #define ML_REPORT_MAX_ALLOCS 2000000  /* per device, default budget of drawn allocations */
@@ -67,5 +68,28 @@ void ml_report_curve_label(char *buf, size_t cap, bool insight, const char *kind
 
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
+
+/* The page around its parts: the meta JSON, more elements (extra, as
+ * ml_report_opts.extra_html), the perf objects' <script> elements, the
+ * blobs' (html); title: an input's name. */
+int ml_report_page(const char *path, const char *title, const ml_buf *meta, const char *extra, size_t extra_len,
+                   const ml_buf *perf, const ml_buf *html, ml_err *e);
+
+/* A job of many ranks (report_job.c), from the records of its ranks
+ * (cli/job.h): the Cluster view of every rank, and the full data of the
+ * ranks that matter, loaded again one at a time, within a size budget; the
+ * others summarised (web/DATA.md: "cluster", "embedded", a rank's
+ * "summarised"). */
+#define ML_REPORT_BUDGET ((int64_t)50 * 1000 * 1000) /* bytes of page, default */
+typedef struct ml_report_job_opts {
+    ml_report_opts base;     /* max_allocs, max_history, zlevel, inputs */
+    int64_t budget;          /* bytes; 0 = ML_REPORT_BUDGET */
+    /* the rank's profile with everything the report shows (NULL and e set
+     * when it cannot be read), and giving it back */
+    ml_profile *(*load)(void *arg, const ml_rankrec *r, ml_err *e);
+    void (*unload)(void *arg, ml_profile *p);
+    void *load_arg;
+} ml_report_job_opts;
+int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const char *path, ml_err *e);
 
 #endif

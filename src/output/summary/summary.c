@@ -171,6 +171,7 @@ void ml_summary_text(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
         ml_summary_ranks_text(f, rs, o);
     }
     if (rs->n > ML_SUMMARY_DETAIL_RANKS) {
+        if (detailed(rs, o)) fputc('\n', f);
         ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
         ml_cluster_text(f, c, "summary");
         ml_cluster_free(c);

@@ -1,0 +1,1 @@
+build-dev/gen/web_assets.o: build-dev/gen/web_assets.c

@@ -1,0 +1,14 @@
+build-dev/src/cli/cli.o: src/cli/cli.c src/output/textwidth.h \
+ src/cli/cli.h src/importers/importer.h src/common/err.h \
+ src/model/profile.h src/model/strpool.h src/model/trace.h \
+ src/common/vec.h src/common/err.h src/readers/source.h
+src/output/textwidth.h:
+src/cli/cli.h:
+src/importers/importer.h:
+src/common/err.h:
+src/model/profile.h:
+src/model/strpool.h:
+src/model/trace.h:
+src/common/vec.h:
+src/common/err.h:
+src/readers/source.h:

@@ -1,0 +1,65 @@
+build-dev/src/cli/perf_cmd.o: src/cli/perf_cmd.c src/common/phase.h \
+ src/cli/cli.h src/importers/importer.h src/common/err.h \
+ src/model/profile.h src/model/strpool.h src/model/trace.h \
+ src/common/vec.h src/common/err.h src/readers/source.h \
+ src/output/cluster/cluster_out.h src/analysis/cluster.h \
+ src/analysis/rankrec.h src/analysis/distributed.h src/common/spool.h \
+ src/output/jsonw.h src/cli/job.h src/importers/loadpar.h \
+ src/importers/importer.h src/analysis/rankrec.h src/output/perf/perf.h \
+ src/analysis/distributed.h src/analysis/perfdata.h \
+ src/analysis/gpumetrics.h src/analysis/steps.h src/analysis/ranges.h \
+ src/analysis/gputime.h src/analysis/gpu_idle.h \
+ src/analysis/gputimeline.h src/analysis/kernel_types.h \
+ src/analysis/launch_queue.h src/analysis/launches.h \
+ src/analysis/durhist.h src/analysis/membw.h src/analysis/kernels.h \
+ src/analysis/optree.h src/analysis/modules.h src/analysis/operators.h \
+ src/analysis/recommend.h src/output/perf/perf_runs.h \
+ src/output/perf/perf.h src/output/perf/perf_views.h \
+ src/output/summary/summary.h src/analysis/breakdown.h \
+ src/analysis/curve.h src/output/textwidth.h
+src/common/phase.h:
+src/cli/cli.h:
+src/importers/importer.h:
+src/common/err.h:
+src/model/profile.h:
+src/model/strpool.h:
+src/model/trace.h:
+src/common/vec.h:
+src/common/err.h:
+src/readers/source.h:
+src/output/cluster/cluster_out.h:
+src/analysis/cluster.h:
+src/analysis/rankrec.h:
+src/analysis/distributed.h:
+src/common/spool.h:
+src/output/jsonw.h:
+src/cli/job.h:
+src/importers/loadpar.h:
+src/importers/importer.h:
+src/analysis/rankrec.h:
+src/output/perf/perf.h:
+src/analysis/distributed.h:
+src/analysis/perfdata.h:
+src/analysis/gpumetrics.h:
+src/analysis/steps.h:
+src/analysis/ranges.h:
+src/analysis/gputime.h:
+src/analysis/gpu_idle.h:
+src/analysis/gputimeline.h:
+src/analysis/kernel_types.h:
+src/analysis/launch_queue.h:
+src/analysis/launches.h:
+src/analysis/durhist.h:
+src/analysis/membw.h:
+src/analysis/kernels.h:
+src/analysis/optree.h:
+src/analysis/modules.h:
+src/analysis/operators.h:
+src/analysis/recommend.h:
+src/output/perf/perf_runs.h:
+src/output/perf/perf.h:
+src/output/perf/perf_views.h:
+src/output/summary/summary.h:
+src/analysis/breakdown.h:
+src/analysis/curve.h:
+src/output/textwidth.h:

@@ -1,0 +1,2 @@
+build-dev/src/common/par.o: src/common/par.c src/common/par.h
+src/common/par.h:

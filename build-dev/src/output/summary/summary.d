@@ -1,0 +1,34 @@
+build-dev/src/output/summary/summary.o: src/output/summary/summary.c \
+ src/output/summary/summary.h src/analysis/breakdown.h \
+ src/analysis/curve.h src/model/profile.h src/model/strpool.h \
+ src/model/trace.h src/common/vec.h src/common/err.h \
+ src/importers/importer.h src/common/err.h src/readers/source.h \
+ src/output/jsonw.h src/analysis/rankrec.h src/analysis/distributed.h \
+ src/common/spool.h src/output/textwidth.h src/output/format.h \
+ src/analysis/stats.h src/analysis/breakdown.h src/analysis/categories.h \
+ src/output/summary/summary_ascend.h src/output/cluster/cluster_out.h \
+ src/analysis/cluster.h src/analysis/rankrec.h
+src/output/summary/summary.h:
+src/analysis/breakdown.h:
+src/analysis/curve.h:
+src/model/profile.h:
+src/model/strpool.h:
+src/model/trace.h:
+src/common/vec.h:
+src/common/err.h:
+src/importers/importer.h:
+src/common/err.h:
+src/readers/source.h:
+src/output/jsonw.h:
+src/analysis/rankrec.h:
+src/analysis/distributed.h:
+src/common/spool.h:
+src/output/textwidth.h:
+src/output/format.h:
+src/analysis/stats.h:
+src/analysis/breakdown.h:
+src/analysis/categories.h:
+src/output/summary/summary_ascend.h:
+src/output/cluster/cluster_out.h:
+src/analysis/cluster.h:
+src/analysis/rankrec.h:

@@ -1,0 +1,25 @@
+build-dev/src/output/summary/summary_ranks.o: \
+ src/output/summary/summary_ranks.c src/output/format.h \
+ src/output/summary/summary.h src/analysis/breakdown.h \
+ src/analysis/curve.h src/model/profile.h src/model/strpool.h \
+ src/model/trace.h src/common/vec.h src/common/err.h \
+ src/importers/importer.h src/common/err.h src/readers/source.h \
+ src/output/jsonw.h src/analysis/rankrec.h src/analysis/distributed.h \
+ src/common/spool.h src/output/summary/summary_ascend.h
+src/output/format.h:
+src/output/summary/summary.h:
+src/analysis/breakdown.h:
+src/analysis/curve.h:
+src/model/profile.h:
+src/model/strpool.h:
+src/model/trace.h:
+src/common/vec.h:
+src/common/err.h:
+src/importers/importer.h:
+src/common/err.h:
+src/readers/source.h:
+src/output/jsonw.h:
+src/analysis/rankrec.h:
+src/analysis/distributed.h:
+src/common/spool.h:
+src/output/summary/summary_ascend.h:

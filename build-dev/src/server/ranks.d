@@ -1,0 +1,20 @@
+build-dev/src/server/ranks.o: src/server/ranks.c src/server/ranks.h \
+ src/common/err.h src/output/report/report_enc.h src/common/vec.h \
+ src/common/err.h src/readers/source.h src/server/view.h \
+ src/analysis/distributed.h src/model/profile.h src/model/strpool.h \
+ src/model/trace.h src/readers/pyvalue.h src/model/strpool.h \
+ src/importers/importer.h
+src/server/ranks.h:
+src/common/err.h:
+src/output/report/report_enc.h:
+src/common/vec.h:
+src/common/err.h:
+src/readers/source.h:
+src/server/view.h:
+src/analysis/distributed.h:
+src/model/profile.h:
+src/model/strpool.h:
+src/model/trace.h:
+src/readers/pyvalue.h:
+src/model/strpool.h:
+src/importers/importer.h:

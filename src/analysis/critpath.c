@@ -1,0 +1,873 @@
+/*
+ * critpath.c — the critical path of each step (critpath.h).
+ *
+ * Once per rank: the names that matter (lock, blocking, launch calls ...),
+ * the GPU events with their launching call in launch order, and the queue
+ * flags of each (HTA's queue length at its launch and at its start).  Then
+ * per step: the step's events from binary searches of the sorted tracks and
+ * of the launch-ordered GPU list, the edges in three passes (host call
+ * stacks, the runtime lock, the GPU streams), a topological order (Kahn)
+ * with the longest distance to each node, and the path walked back.
+ */
+#include "critpath.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sortperm.h"
+#include "steps.h"
+#include "u64map.h"
+
+const char *ml_cp_kind_name(ml_cp_kind k)
+{
+    static const char *const names[ML_CP__COUNT] = {"cpu", "gpu_compute", "gpu_communication", "launch",
+                                                    "kernel_kernel", "none"};
+    return k < ML_CP__COUNT ? names[k] : "none";
+}
+
+/* ---- names ---- */
+
+enum {
+    N_KNOWN = 1,
+    N_LOCK = 2,             /* holds the CUDA runtime lock */
+    N_BLOCKING = 4,         /* waits for the GPU */
+    N_LAUNCH = 8,           /* enqueues GPU work (HTA's runtime launch events) */
+    N_RECORD = 16,          /* cudaEventRecord */
+    N_FORWARD = 32,         /* "forward" in it */
+    N_AUTOGRAD = 64,        /* "autograd" in it */
+    N_COMM = 128,           /* a communication kernel */
+    N_CTX_SYNC = 256, N_STREAM_SYNC = 512, N_EVENT_SYNC = 1024, N_STREAM_WAIT = 2048,
+};
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(s, list[i])) return true;
+    return false;
+}
+
+static uint16_t classify(const char *s)
+{
+    static const char *const lock[] = {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"};
+    static const char *const blocking[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
+                                           "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyAsync"};
+    static const char *const launch[] = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
+                                         "cuLaunchKernelEx", "cudaMemcpyAsync", "cudaMemsetAsync",
+                                         "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
+                                         "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync",
+                                         "hipMemcpyWithStream"};
+    uint16_t f = N_KNOWN;
+    if (in_list(s, lock, sizeof lock / sizeof *lock)) f |= N_LOCK;
+    if (in_list(s, blocking, sizeof blocking / sizeof *blocking)) f |= N_BLOCKING;
+    if (in_list(s, launch, sizeof launch / sizeof *launch)) f |= N_LAUNCH;
+    if (!strcmp(s, "cudaEventRecord")) f |= N_RECORD;
+    if (strstr(s, "forward")) f |= N_FORWARD;
+    if (strstr(s, "autograd")) f |= N_AUTOGRAD;
+    /* HTA's communication kernels: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*) */
+    if (!strncmp(s, "nccl", 4) || !strncmp(s, "hip", 3) || !strncmp(s, "hccl", 4) || strstr(s, "ncclKernel"))
+        f |= N_COMM;
+    if (!strcmp(s, "Context Sync")) f |= N_CTX_SYNC;
+    if (!strcmp(s, "Stream Sync")) f |= N_STREAM_SYNC;
+    if (!strcmp(s, "Event Sync")) f |= N_EVENT_SYNC;
+    if (!strcmp(s, "Stream Wait Event")) f |= N_STREAM_WAIT;
+    return f;
+}
+
+/* ---- the rank's context ---- */
+
+typedef struct launch_list { /* GPU-list positions of one key's launches, in launch order */
+    VEC(uint32_t) at;
+} launch_list;
+
+typedef struct cp_ctx {
+    const ml_profile *p;
+    const ml_trace *t;
+    const ml_slices *s;
+    size_t n;
+    uint16_t *names;        /* per string id, 0 = not yet classified */
+    size_t nstr;
+    uint32_t *gpu;          /* GPU work and cuda_sync slices with a launching call, in launch order */
+    size_t n_gpu;
+    uint8_t *queue_ok;      /* per slice: 1 = queue length 1 at its launch and 0 at its start */
+    uint32_t *ev_of;        /* per slice: its event in the current step, ML_NONE32 */
+    /* for event syncs, built when the trace has any */
+    bool have_waits;
+    ml_u64map record_of;    /* cudaEventRecord correlation -> 1 + slice */
+    ml_u64map by_dev_stream; /* (device, stream) -> 1 + list */
+    ml_u64map by_thread_stream; /* (launching track, stream) -> 1 + list */
+    VEC(launch_list) lists;
+} cp_ctx;
+
+static uint16_t name_flags(cp_ctx *c, ml_str id)
+{
+    if (id >= c->nstr) return classify(ml_s(c->p, id));
+    if (!c->names[id]) c->names[id] = classify(ml_s(c->p, id));
+    return c->names[id];
+}
+
+static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + s->dur.v[i]; }
+
+/* A GPU event's stream number (args), or -1. */
+static int64_t stream_of(const ml_trace *t, uint32_t i)
+{
+    uint32_t info = t->slices.info.v[i];
+    if (info == ML_NONE32) return -1;
+    if (t->slices.kind.v[i] == ML_SL_CUDA_SYNC) return info < t->sync_info.len ? t->sync_info.v[info].stream : -1;
+    return info < t->kernel_info.len ? t->kernel_info.v[info].stream : -1;
+}
+
+static int32_t device_of(const ml_trace *t, uint32_t i)
+{
+    uint32_t info = t->slices.info.v[i];
+    if (info == ML_NONE32) return -1;
+    if (t->slices.kind.v[i] == ML_SL_CUDA_SYNC) return info < t->sync_info.len ? t->sync_info.v[info].device : -1;
+    return info < t->kernel_info.len ? t->kernel_info.v[info].device : -1;
+}
+
+#define BY_LAUNCH(c, x, y)                                                                                   \
+    ((c)->s->ts.v[(c)->s->launcher.v[x]] != (c)->s->ts.v[(c)->s->launcher.v[y]]                             \
+         ? (c)->s->ts.v[(c)->s->launcher.v[x]] < (c)->s->ts.v[(c)->s->launcher.v[y]]                         \
+         : (x) < (y))
+ML_RUNSORT_INPLACE_DEFINE(sort_by_launch, uint32_t, const cp_ctx *, BY_LAUNCH)
+
+static launch_list *list_for(cp_ctx *c, ml_u64map *m, uint64_t key, bool make)
+{
+    if (!make) {
+        uint32_t *v = ml_u64map_get(m, key);
+        return v ? &c->lists.v[*v - 1] : NULL;
+    }
+    bool fresh;
+    uint32_t *v = ml_u64map_put(m, key, &fresh);
+    if (fresh) {
+        launch_list l = {{0}};
+        VEC_PUSH(&c->lists, l);
+        *v = (uint32_t)c->lists.len;
+    }
+    return &c->lists.v[*v - 1];
+}
+
+static uint64_t pair_key(int64_t a, int64_t b) { return ml_mix64((uint64_t)a * 0x9e3779b97f4a7c15ull ^ (uint64_t)b); }
+
+/* HTA's queue length, per stream track: +1 at each launch (launch calls
+ * only), -1 at each start of the work it launched, launches first on ties. */
+static void queue_flags(cp_ctx *c)
+{
+    const ml_slices *s = c->s;
+    const ml_trace *t = c->t;
+    size_t ntr = t->tracks.len;
+    uint32_t *count = ml_calloc(ntr + 1, sizeof *count);
+    for (size_t k = 0; k < c->n_gpu; k++) {
+        uint32_t g = c->gpu[k];
+        if (s->kind.v[g] != ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[s->launcher.v[g]]) & N_LAUNCH))
+            count[s->track.v[g] + 1]++;
+    }
+    for (size_t k = 0; k < ntr; k++) count[k + 1] += count[k];
+    uint32_t *launched = ml_malloc((count[ntr] ? count[ntr] : 1) * sizeof *launched);
+    uint32_t *fill = ml_malloc((ntr + 1) * sizeof *fill);
+    memcpy(fill, count, (ntr + 1) * sizeof *fill);
+    for (size_t k = 0; k < c->n_gpu; k++) {
+        uint32_t g = c->gpu[k];
+        if (s->kind.v[g] != ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[s->launcher.v[g]]) & N_LAUNCH))
+            launched[fill[s->track.v[g]]++] = g;
+    }
+    uint8_t *at_launch = ml_calloc(c->n, 1); /* queue length after the launch == 1 */
+    for (uint32_t tr = 0; tr < ntr; tr++) {
+        if (count[tr] == count[tr + 1]) continue;
+        size_t first, n;
+        ml_track_slices(t, tr, &first, &n);
+        size_t i = count[tr], iend = count[tr + 1], j = first, jend = first + n;
+        int64_t q = 0;
+        for (;;) {
+            while (j < jend && !(ml_slice_is_gpu(s->kind.v[j]) && s->launcher.v[j] != ML_NONE32 &&
+                                 (name_flags(c, s->name.v[s->launcher.v[j]]) & N_LAUNCH)))
+                j++;
+            if (i >= iend && j >= jend) break;
+            if (i < iend && (j >= jend || s->ts.v[s->launcher.v[launched[i]]] <= s->ts.v[j])) {
+                q++;
+                if (q == 1) at_launch[launched[i]] = 1;
+                i++;
+            } else {
+                q--;
+                if (q == 0 && at_launch[j]) c->queue_ok[j] = 1;
+                j++;
+            }
+        }
+    }
+    free(at_launch);
+    free(count);
+    free(fill);
+    free(launched);
+}
+
+static void ctx_init(cp_ctx *c, const ml_profile *p)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->t = p->trace;
+    c->s = &c->t->slices;
+    c->n = c->s->ts.len;
+    c->nstr = ml_strpool_count(p->strings);
+    c->names = ml_calloc(c->nstr ? c->nstr : 1, sizeof *c->names);
+    const ml_slices *s = c->s;
+    VEC(uint32_t) gpu = {0};
+    for (size_t i = 0; i < c->n; i++) {
+        uint8_t k = s->kind.v[i];
+        uint32_t l = s->launcher.v[i];
+        if ((ml_slice_is_gpu(k) || k == ML_SL_CUDA_SYNC) && l != ML_NONE32) VEC_PUSH(&gpu, (uint32_t)i);
+        if (k == ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[i]) & (N_STREAM_WAIT | N_EVENT_SYNC))) c->have_waits = true;
+    }
+    sort_by_launch(gpu.v, gpu.len, c);
+    c->gpu = gpu.v;
+    c->n_gpu = gpu.len;
+    c->queue_ok = ml_calloc(c->n ? c->n : 1, 1);
+    queue_flags(c);
+    c->ev_of = ml_malloc((c->n ? c->n : 1) * sizeof *c->ev_of);
+    for (size_t i = 0; i < c->n; i++) c->ev_of[i] = ML_NONE32;
+    ml_u64map_init(&c->record_of);
+    ml_u64map_init(&c->by_dev_stream);
+    ml_u64map_init(&c->by_thread_stream);
+    if (!c->have_waits) return;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!ml_slice_is_runtime(s->kind.v[i]) || s->corr.v[i] < 0 || !(name_flags(c, s->name.v[i]) & N_RECORD)) continue;
+        bool fresh;
+        uint32_t *v = ml_u64map_put(&c->record_of, (uint64_t)s->corr.v[i], &fresh);
+        if (fresh) *v = (uint32_t)i + 1;
+    }
+    for (size_t k = 0; k < c->n_gpu; k++) { /* launches of GPU work, by where they go and where from */
+        uint32_t g = c->gpu[k], l = s->launcher.v[g];
+        if (s->kind.v[g] == ML_SL_CUDA_SYNC || !(name_flags(c, s->name.v[l]) & N_LAUNCH)) continue;
+        int64_t st = stream_of(c->t, g);
+        VEC_PUSH(&list_for(c, &c->by_dev_stream, pair_key(device_of(c->t, g), st), true)->at, (uint32_t)k);
+        VEC_PUSH(&list_for(c, &c->by_thread_stream, pair_key(s->track.v[l], st), true)->at, (uint32_t)k);
+    }
+}
+
+static void ctx_free(cp_ctx *c)
+{
+    free(c->names);
+    free(c->gpu);
+    free(c->queue_ok);
+    free(c->ev_of);
+    ml_u64map_free(&c->record_of);
+    ml_u64map_free(&c->by_dev_stream);
+    ml_u64map_free(&c->by_thread_stream);
+    for (size_t i = 0; i < c->lists.len; i++) VEC_FREE(&c->lists.v[i].at);
+    VEC_FREE(&c->lists);
+}
+
+/* The GPU event launched last on list l at or before ts (ML_NONE32 if none). */
+static uint32_t last_launch_upto(const cp_ctx *c, const launch_list *l, int64_t ts)
+{
+    if (!l) return ML_NONE32;
+    size_t lo = 0, hi = l->at.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->s->ts.v[c->s->launcher.v[c->gpu[l->at.v[mid]]]] <= ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo ? c->gpu[l->at.v[lo - 1]] : ML_NONE32;
+}
+
+/* The GPU event launched first on list l at or after ts. */
+static uint32_t first_launch_from(const cp_ctx *c, const launch_list *l, int64_t ts)
+{
+    if (!l) return ML_NONE32;
+    size_t lo = 0, hi = l->at.len;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c->s->ts.v[c->s->launcher.v[c->gpu[l->at.v[mid]]]] < ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < l->at.len ? c->gpu[l->at.v[lo]] : ML_NONE32;
+}
+
+/* ---- one step's graph ---- */
+
+enum { E_OPK, E_DEP, E_LAUNCH, E_KK, E_SYNC };
+enum { V_LOCK = 1, V_BLOCKING = 2, V_GPU = 4, V_SYNC = 8 };
+
+typedef struct ev {
+    uint32_t slice;
+    uint32_t group;         /* host: its call stack (a track); GPU: ML_NONE32 */
+    int64_t ts, end;
+    uint8_t flags;
+} ev;
+
+typedef struct edge {
+    uint32_t from, to;      /* nodes: 2 × event (+1 for its end) */
+    int64_t w;
+    uint32_t owner;         /* the event (or, as the slice + n_ev, the enclosing slice) its time is charged to */
+    uint8_t type;
+} edge;
+
+typedef struct lnode {
+    int64_t ts;
+    uint32_t slice, node;
+} lnode;
+
+typedef struct stream_last {
+    int64_t stream;
+    uint32_t node;
+} stream_last;
+
+/* One step's graph; its vectors (and the scratch of the passes) are kept
+ * from step to step, so that a step allocates nothing once they are grown. */
+typedef struct graph {
+    cp_ctx *c;
+    VEC(ev) evs;
+    VEC(edge) edges;
+    VEC(uint32_t) stack, order, starts, path;
+    VEC(lnode) lnodes;
+    VEC(stream_last) last;
+    VEC(uint32_t) first, indeg, out, via, queue; /* the longest path's (nodes + 1, edges) */
+    VEC(int64_t) dist;
+} graph;
+
+static void graph_free(graph *g)
+{
+    VEC_FREE(&g->evs); VEC_FREE(&g->edges); VEC_FREE(&g->stack); VEC_FREE(&g->order); VEC_FREE(&g->starts);
+    VEC_FREE(&g->path); VEC_FREE(&g->lnodes); VEC_FREE(&g->last); VEC_FREE(&g->first); VEC_FREE(&g->indeg);
+    VEC_FREE(&g->out); VEC_FREE(&g->via); VEC_FREE(&g->queue); VEC_FREE(&g->dist);
+}
+
+static int64_t node_ts(const graph *g, uint32_t node)
+{
+    const ev *e = &g->evs.v[node >> 1];
+    return node & 1 ? e->end : e->ts;
+}
+
+/* owner: an event index, or ML_NONE32 (not charged) */
+static inline void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
+{
+    if (from == to) return;
+    int64_t w = type == E_DEP || type == E_SYNC || zero ? 0 : node_ts(g, to) - node_ts(g, from);
+    edge e = {from, to, w < 0 ? 0 : w, owner, type};
+    VEC_PUSH(&g->edges, e);
+}
+
+/* The slice enclosing event e's slice, charged for a gap between two of its children. */
+#define OWNER_PARENT 0x80000000u
+
+static bool is_lock_node(const graph *g, uint32_t node) { return g->evs.v[node >> 1].flags & V_LOCK; }
+
+/* HTA's _shares_cuda_runtime_lock: both lock calls, and not (end, start). */
+static bool shares_lock(const graph *g, uint32_t a, uint32_t b)
+{
+    return is_lock_node(g, a) && is_lock_node(g, b) && (!(a & 1) || (b & 1));
+}
+
+/* Host event x before y on a merged call stack: earlier, longer, then slice
+ * order (the order of a track's slices: each track's events come so). */
+#define EV_BEFORE(g, x, y)                                                                                   \
+    ((g)->evs.v[x].ts != (g)->evs.v[y].ts     ? (g)->evs.v[x].ts < (g)->evs.v[y].ts                          \
+     : (g)->evs.v[x].end != (g)->evs.v[y].end ? (g)->evs.v[x].end > (g)->evs.v[y].end                        \
+                                              : (g)->evs.v[x].slice < (g)->evs.v[y].slice)
+
+/* The call stack of one group: enter and leave each call in depth-first
+ * order, linking each node to the one before (critical_path_analysis.py,
+ * _construct_graph_from_call_stack). */
+static void stack_edges(graph *g, const uint32_t *order, size_t n)
+{
+    g->stack.len = 0;
+    uint32_t last = ML_NONE32;
+    for (size_t k = 0; k <= n; k++) {
+        /* leave the calls that ended by this one's start (all of them at the end) */
+        while (g->stack.len && (k == n || g->evs.v[g->stack.v[g->stack.len - 1]].end <= g->evs.v[order[k]].ts)) {
+            uint32_t e = g->stack.v[--g->stack.len], node = 2 * e + 1;
+            if (last != ML_NONE32 && !shares_lock(g, last, node)) {
+                uint32_t owner = last & 1 ? e : last >> 1; /* (start, end): the started one; (end, end): this */
+                add_edge(g, last, node, E_OPK, g->evs.v[e].flags & V_BLOCKING, owner);
+            }
+            last = node;
+        }
+        if (k == n) break;
+        uint32_t e = order[k], node = 2 * e;
+        if (last != ML_NONE32 && !shares_lock(g, last, node)) {
+            /* (start, start): the outer one; (end, start): the call around both */
+            uint32_t owner = last & 1 ? (last >> 1) | OWNER_PARENT : last >> 1;
+            add_edge(g, last, node, g->stack.len ? E_OPK : E_DEP, false, owner);
+        }
+        last = node;
+        VEC_PUSH(&g->stack, e);
+    }
+}
+
+#define LNODE_LT(ctx, x, y) \
+    ((x).ts != (y).ts ? (x).ts < (y).ts : (x).slice != (y).slice ? (x).slice < (y).slice : (x).node < (y).node)
+ML_RUNSORT_INPLACE_DEFINE(sort_lnodes, lnode, void *, LNODE_LT)
+
+/* The CUDA runtime lock across threads (_construct_graph_from_cuda_runtime_events). */
+static void lock_edges(graph *g)
+{
+    g->lnodes.len = 0;
+    for (size_t e = 0; e < g->evs.len; e++) {
+        const ev *x = &g->evs.v[e];
+        if (!(x->flags & V_LOCK)) continue;
+        lnode a = {x->ts, x->slice, 2 * (uint32_t)e}, b = {x->end, x->slice, 2 * (uint32_t)e + 1};
+        VEC_PUSH(&g->lnodes, a);
+        VEC_PUSH(&g->lnodes, b);
+    }
+    sort_lnodes(g->lnodes.v, g->lnodes.len, NULL);
+    g->starts.len = 0;
+    uint32_t last = ML_NONE32;
+    for (size_t k = 0; k < g->lnodes.len; k++) {
+        uint32_t node = g->lnodes.v[k].node;
+        if (!(node & 1)) VEC_PUSH(&g->starts, node);
+        else {
+            while (g->starts.len) {
+                uint32_t prev = g->starts.v[--g->starts.len];
+                if ((prev >> 1) == (node >> 1)) add_edge(g, prev, node, E_OPK, false, node >> 1);
+                else add_edge(g, prev, node, E_DEP, false, ML_NONE32);
+            }
+            if (last != ML_NONE32 && (last & 1)) add_edge(g, last, node, E_DEP, false, ML_NONE32);
+        }
+        last = node;
+    }
+}
+
+/* GPU events in HTA's order: by start, cuda_sync events by their end. */
+static int64_t gpu_key(const graph *g, uint32_t e)
+{
+    const ev *x = &g->evs.v[e];
+    return x->flags & V_SYNC ? x->end : x->ts;
+}
+#define GPU_BEFORE(g, x, y) \
+    (gpu_key(g, x) != gpu_key(g, y) ? gpu_key(g, x) < gpu_key(g, y) : (g)->evs.v[x].slice < (g)->evs.v[y].slice)
+ML_RUNSORT_INPLACE_DEFINE(sort_gpu, uint32_t, const graph *, GPU_BEFORE)
+
+typedef VEC(ml_cp_leg) leg_vec;
+
+#define KERNEL_KERNEL_MAX_NS 1500000 /* HTA's KERNEL_KERNEL_DELAY_THRESHOLD_US */
+
+/* The GPU event that the CUDA event awaited by sync slice y followed: the
+ * last launch on the recording stream before cudaEventRecord. */
+static uint32_t event_source(cp_ctx *c, uint32_t y)
+{
+    const ml_sync_info *si = &c->t->sync_info.v[c->s->info.v[y]];
+    if (si->wait_corr < 0 || si->wait_stream < 0) return ML_NONE32;
+    uint32_t *r = ml_u64map_get(&c->record_of, (uint64_t)si->wait_corr);
+    if (!r) return ML_NONE32;
+    return last_launch_upto(c, list_for(c, &c->by_dev_stream, pair_key(si->device, si->wait_stream), false),
+                            c->s->ts.v[*r - 1]);
+}
+
+/* Kernels, launches, gaps and syncs, stream by stream (_construct_graph_from_kernels). */
+static void gpu_edges(graph *g, uint32_t *order, size_t n)
+{
+    cp_ctx *c = g->c;
+    const ml_slices *s = c->s;
+    sort_gpu(order, n, g);
+    g->last.len = 0;
+    ml_u64map waits; /* GPU slice that must wait -> 1 + the slice it waits for */
+    ml_u64map_init(&waits);
+    for (size_t k = 0; k < n; k++) {
+        uint32_t e = order[k];
+        ev *x = &g->evs.v[e];
+        uint32_t y = x->slice, runtime = c->ev_of[s->launcher.v[y]];
+        if (x->flags & V_SYNC) {
+            uint16_t f = name_flags(c, s->name.v[y]);
+            if (f & (N_STREAM_WAIT | N_EVENT_SYNC)) {
+                uint32_t src = s->info.v[y] < c->t->sync_info.len ? event_source(c, y) : ML_NONE32;
+                if (src == ML_NONE32) continue;
+                if (f & N_STREAM_WAIT) {
+                    /* the next launch from the waiting thread onto the waiting stream */
+                    uint32_t l = s->launcher.v[y];
+                    uint32_t dest = first_launch_from(
+                        c, list_for(c, &c->by_thread_stream, pair_key(s->track.v[l], stream_of(c->t, y)), false),
+                        s->ts.v[l]);
+                    if (dest == ML_NONE32) continue;
+                    bool fresh;
+                    *ml_u64map_put(&waits, dest, &fresh) = src + 1;
+                } else if (c->ev_of[src] != ML_NONE32)
+                    add_edge(g, 2 * c->ev_of[src] + 1, 2 * runtime + 1, E_SYNC, true, ML_NONE32);
+                continue;
+            }
+            if (!(f & (N_STREAM_SYNC | N_CTX_SYNC))) continue;
+            int64_t st = stream_of(c->t, y);
+            for (size_t j = 0; j < g->last.len; j++)
+                if ((f & N_CTX_SYNC) || g->last.v[j].stream == st)
+                    add_edge(g, g->last.v[j].node, 2 * runtime + 1, E_SYNC, true, ML_NONE32);
+            continue;
+        }
+        uint32_t start = 2 * e, end = start + 1;
+        add_edge(g, start, end, E_OPK, false, e);
+        int64_t st = stream_of(c->t, y);
+        stream_last *prev = NULL;
+        for (size_t j = 0; j < g->last.len && !prev; j++)
+            if (g->last.v[j].stream == st) prev = &g->last.v[j];
+        /* a wait on another GPU event (its end node, if that event is in this step) */
+        uint32_t *w = ml_u64map_get(&waits, y);
+        uint32_t sync_end = ML_NONE32;
+        bool had_sync = false;
+        if (w && *w) {
+            uint32_t src = *w - 1;
+            had_sync = true;
+            if (c->ev_of[src] != ML_NONE32) {
+                sync_end = 2 * c->ev_of[src] + 1;
+                add_edge(g, sync_end, start, E_SYNC, true, ML_NONE32);
+            }
+            *w = 0;
+        }
+        if (had_sync && sync_end == ML_NONE32) had_sync = false; /* out of the step: as if none */
+        int64_t launch_ts = g->evs.v[runtime].ts;
+        if (c->queue_ok[y] && (!prev || node_ts(g, prev->node) < launch_ts) &&
+            (!had_sync || node_ts(g, sync_end) < launch_ts))
+            add_edge(g, 2 * runtime, start, E_LAUNCH, false, ML_NONE32);
+        else if (prev && x->ts - node_ts(g, prev->node) < KERNEL_KERNEL_MAX_NS &&
+                 (!had_sync || node_ts(g, sync_end) < node_ts(g, prev->node)))
+            add_edge(g, prev->node, start, E_KK, false, prev->node >> 1);
+        if (prev) prev->node = end;
+        else {
+            stream_last sl = {st, end};
+            VEC_PUSH(&g->last, sl);
+        }
+    }
+    ml_u64map_free(&waits);
+}
+
+/* ---- the longest path ---- */
+
+/* The kind an edge's time counts as. */
+static uint8_t edge_kind(const graph *g, const edge *e, uint32_t *slice_out)
+{
+    *slice_out = ML_NONE32;
+    if (e->type == E_DEP || e->type == E_SYNC || e->owner == ML_NONE32) return e->type == E_LAUNCH ? ML_CP_LAUNCH : ML_CP_NONE;
+    const cp_ctx *c = g->c;
+    uint32_t slice;
+    if (e->owner & OWNER_PARENT) {
+        slice = c->s->parent.v[g->evs.v[e->owner & ~OWNER_PARENT].slice];
+        if (slice == ML_NONE32) slice = g->evs.v[e->owner & ~OWNER_PARENT].slice;
+    } else slice = g->evs.v[e->owner].slice;
+    *slice_out = slice;
+    if (e->type == E_KK) return ML_CP_KERNEL_KERNEL;
+    uint8_t k = c->s->kind.v[slice];
+    if (!ml_slice_is_gpu(k)) return ML_CP_CPU;
+    return (name_flags(g->c, c->s->name.v[slice]) & N_COMM) ? ML_CP_GPU_COMM : ML_CP_GPU_COMPUTE;
+}
+
+typedef struct top_acc {
+    ml_str name;
+    uint8_t kind;
+    uint32_t slice;
+    int64_t ns;
+} top_acc;
+
+static int cmp_top(const void *x, const void *y)
+{
+    const top_acc *a = x, *b = y;
+    if (a->ns != b->ns) return a->ns > b->ns ? -1 : 1;
+    if (a->name != b->name) return a->name < b->name ? -1 : 1;
+    return (a->kind > b->kind) - (a->kind < b->kind);
+}
+
+typedef VEC(top_acc) top_vec;
+
+/* Time on the path by (name, kind): a row per pair met, found through a
+ * table indexed by name id and kind (its pages are touched only where used). */
+typedef struct top_table {
+    uint32_t *at;           /* name × ML_CP__COUNT + kind -> 1 + row of v, 0 none */
+    size_t cap;
+    top_vec v;
+} top_table;
+
+static void top_init(top_table *tt, size_t nstr)
+{
+    tt->cap = (nstr ? nstr : 1) * ML_CP__COUNT;
+    tt->at = ml_calloc(tt->cap, sizeof *tt->at);
+    tt->v.len = 0;
+}
+
+static void top_free(top_table *tt)
+{
+    free(tt->at);
+    VEC_FREE(&tt->v);
+}
+
+
+static void top_add(top_table *tt, const ml_slices *s, uint32_t slice, uint8_t kind, int64_t ns)
+{
+    size_t key = (size_t)s->name.v[slice] * ML_CP__COUNT + kind;
+    if (key >= tt->cap) return; /* a name the pool did not have when the table was made */
+    if (!tt->at[key]) {
+        top_acc a = {s->name.v[slice], kind, slice, 0};
+        VEC_PUSH(&tt->v, a);
+        tt->at[key] = (uint32_t)tt->v.len;
+    }
+    tt->v.v[tt->at[key] - 1].ns += ns;
+}
+
+/* The n largest of a table, into out (ML_CP_TOP places); the table is left
+ * empty (its index cleared where its rows were, not all of it). */
+static size_t top_take(top_table *tt, ml_cp_top *out)
+{
+    for (size_t i = 0; i < tt->v.len; i++) tt->at[(size_t)tt->v.v[i].name * ML_CP__COUNT + tt->v.v[i].kind] = 0;
+    if (tt->v.len > 1) qsort(tt->v.v, tt->v.len, sizeof *tt->v.v, cmp_top);
+    size_t n = tt->v.len < ML_CP_TOP ? tt->v.len : ML_CP_TOP;
+    for (size_t k = 0; k < n; k++) out[k] = (ml_cp_top){tt->v.v[k].slice, tt->v.v[k].name, tt->v.v[k].kind, tt->v.v[k].ns};
+    tt->v.len = 0;
+    return n;
+}
+
+static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
+{
+    const ml_slices *s = g->c->s;
+    size_t nn = 2 * g->evs.len, ne = g->edges.len;
+    VEC_RESERVE(&g->first, 2 * nn + 2);
+    VEC_RESERVE(&g->indeg, nn + 1);
+    VEC_RESERVE(&g->out, ne + 1);
+    VEC_RESERVE(&g->via, nn + 1);
+    VEC_RESERVE(&g->queue, nn + 1);
+    VEC_RESERVE(&g->dist, nn + 1);
+    uint32_t *first = g->first.v, *fill = g->first.v + nn + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
+             *queue = g->queue.v;
+    int64_t *dist = g->dist.v;
+    memset(first, 0, (nn + 1) * sizeof *first);
+    memset(indeg, 0, nn * sizeof *indeg);
+    for (size_t i = 0; i < ne; i++) {
+        first[g->edges.v[i].from + 1]++;
+        indeg[g->edges.v[i].to]++;
+    }
+    for (size_t i = 0; i < nn; i++) first[i + 1] += first[i];
+    memcpy(fill, first, (nn + 1) * sizeof *fill);
+    for (size_t i = 0; i < ne; i++) out[fill[g->edges.v[i].from]++] = (uint32_t)i;
+    /* Kahn's order; each node's longest distance and the edge it came by */
+    size_t qh = 0, qt = 0;
+    for (size_t v = 0; v < nn; v++) {
+        via[v] = ML_NONE32;
+        dist[v] = 0;
+        if (!indeg[v]) queue[qt++] = (uint32_t)v;
+    }
+    while (qh < qt) {
+        uint32_t u = queue[qh++];
+        for (uint32_t k = first[u]; k < first[u + 1]; k++) {
+            const edge *e = &g->edges.v[out[k]];
+            uint32_t v = e->to;
+            int64_t d = dist[u] + e->w;
+            /* ties: the later predecessor, as networkx's max over (length, node) */
+            if (via[v] == ML_NONE32 || d > dist[v] ||
+                (d == dist[v] && node_ts(g, u) > node_ts(g, g->edges.v[via[v]].from))) {
+                dist[v] = d;
+                via[v] = out[k];
+            }
+            if (!--indeg[v]) queue[qt++] = v;
+        }
+    }
+    st->ok = qt == nn && nn > 0;
+    if (st->ok) {
+        uint32_t best = queue[0];
+        for (size_t k = 0; k < nn; k++)
+            if (dist[queue[k]] > dist[best]) best = queue[k];
+        /* the path's edges, last first */
+        g->path.len = 0;
+        for (uint32_t v = best; via[v] != ML_NONE32; v = g->edges.v[via[v]].from) VEC_PUSH(&g->path, via[v]);
+        const uint32_t *pv = g->path.v;
+        size_t plen = g->path.len;
+        st->path_ns = dist[best];
+        st->nodes_on_path = plen + 1;
+        uint32_t start_node = plen ? g->edges.v[pv[plen - 1]].from : best;
+        st->path_begin = node_ts(g, start_node);
+        st->path_end = node_ts(g, best);
+        st->first_leg = legs->len;
+        ml_cp_leg leg = {0};
+        bool open = false;
+        int64_t leg_kind_ns[ML_CP__COUNT] = {0};
+        for (size_t k = plen; k-- > 0;) {
+            const edge *e = &g->edges.v[pv[k]];
+            uint32_t slice;
+            uint8_t kind = edge_kind(g, e, &slice);
+            if (e->w > 0) st->by_kind[kind] += e->w;
+            if (slice != ML_NONE32 && e->w > 0) {
+                top_add(tops, s, slice, kind, e->w);
+                top_add(rank_top, s, slice, kind, e->w);
+            }
+            /* legs: runs on one track; an edge between tracks is a leg of its own */
+            const ev *a = &g->evs.v[e->from >> 1], *b = &g->evs.v[e->to >> 1];
+            uint32_t ta = s->track.v[a->slice], tb = s->track.v[b->slice];
+            bool cross = ta != tb;
+            if (open && (cross || leg.to_track != ta)) {
+                uint8_t dom = ML_CP_NONE;
+                for (int q = 0; q < ML_CP__COUNT; q++)
+                    if (leg_kind_ns[q] > 0 && (dom == ML_CP_NONE || leg_kind_ns[q] > leg_kind_ns[dom])) dom = (uint8_t)q;
+                leg.kind = dom;
+                VEC_PUSH(legs, leg);
+                open = false;
+            }
+            if (!open) {
+                memset(&leg, 0, sizeof leg);
+                memset(leg_kind_ns, 0, sizeof leg_kind_ns);
+                leg.from_slice = a->slice;
+                leg.from_track = ta;
+                leg.from_ts = node_ts(g, e->from);
+                open = true;
+            }
+            leg.to_slice = b->slice;
+            leg.to_track = tb;
+            leg.to_ts = node_ts(g, e->to);
+            leg.weight_ns += e->w;
+            leg_kind_ns[kind] += e->w;
+            if (cross) { /* closed at once */
+                leg.kind = kind;
+                VEC_PUSH(legs, leg);
+                open = false;
+            }
+        }
+        if (open) {
+            uint8_t dom = ML_CP_NONE;
+            for (int q = 0; q < ML_CP__COUNT; q++)
+                if (leg_kind_ns[q] > 0 && (dom == ML_CP_NONE || leg_kind_ns[q] > leg_kind_ns[dom])) dom = (uint8_t)q;
+            leg.kind = dom;
+            VEC_PUSH(legs, leg);
+        }
+        st->n_legs = legs->len - st->first_leg;
+        st->n_top = top_take(tops, st->top);
+    }
+}
+
+/* ---- per step ---- */
+
+static size_t lower_bound_ts(const ml_slices *s, size_t first, size_t n, int64_t ts)
+{
+    size_t lo = first, hi = first + n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->ts.v[mid] < ts) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
+{
+    cp_ctx *c = gr->c;
+    graph *g = gr;
+    const ml_trace *t = c->t;
+    const ml_slices *s = c->s;
+    int64_t ws = st->begin, we = st->end;
+    g->evs.len = g->edges.len = 0;
+    size_t ntr = t->tracks.len;
+    uint32_t *ev_first = ml_malloc((ntr + 1) * sizeof *ev_first); /* host events of each track */
+    uint32_t fwd = ML_NONE32, bwd = ML_NONE32;
+    int nfwd = 0, nbwd = 0;
+    for (uint32_t tr = 0; tr < ntr; tr++) {
+        ev_first[tr] = (uint32_t)g->evs.len;
+        if (t->tracks.v[tr].kind == ML_TRACK_STREAM) continue;
+        size_t first, n;
+        ml_track_slices(t, tr, &first, &n);
+        bool is_fwd = false, is_bwd = false;
+        for (size_t i = lower_bound_ts(s, first, n, ws); i < first + n && s->ts.v[i] <= we; i++) {
+            uint8_t k = s->kind.v[i];
+            if (s->dur.v[i] <= 0) continue;
+            if (k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP) {
+                uint16_t f = name_flags(c, s->name.v[i]);
+                is_fwd |= (f & N_FORWARD) != 0;
+                is_bwd |= (f & N_AUTOGRAD) != 0;
+            }
+            if (k != ML_SL_CPU_OP && !ml_slice_is_runtime(k)) continue;
+            uint16_t f = name_flags(c, s->name.v[i]);
+            ev x = {(uint32_t)i, tr, s->ts.v[i], end_of(s, (uint32_t)i),
+                    (uint8_t)((ml_slice_is_runtime(k) && (f & N_LOCK) ? V_LOCK : 0) |
+                              (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0))};
+            c->ev_of[i] = (uint32_t)g->evs.len;
+            VEC_PUSH(&g->evs, x);
+        }
+        if (is_fwd) fwd = tr, nfwd++;
+        if (is_bwd) bwd = tr, nbwd++;
+    }
+    ev_first[ntr] = (uint32_t)g->evs.len;
+    size_t n_host = g->evs.len;
+    /* the GPU events launched in the step: a range of the launch-ordered list */
+    size_t lo = 0, hi = c->n_gpu;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->ts.v[s->launcher.v[c->gpu[mid]]] < ws) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t k = lo; k < c->n_gpu && s->ts.v[s->launcher.v[c->gpu[k]]] <= we; k++) {
+        uint32_t y = c->gpu[k];
+        if (c->ev_of[s->launcher.v[y]] == ML_NONE32) continue; /* launched from outside the step's calls */
+        ev x = {y, ML_NONE32, s->ts.v[y], end_of(s, y), (uint8_t)(s->kind.v[y] == ML_SL_CUDA_SYNC ? V_SYNC : V_GPU)};
+        c->ev_of[y] = (uint32_t)g->evs.len;
+        VEC_PUSH(&g->evs, x);
+    }
+    st->events = g->evs.len;
+
+    /* host call stacks: each track, the backward one walked with the forward one */
+    bool merge = nfwd == 1 && nbwd == 1 && fwd != bwd;
+    for (uint32_t tr = 0; tr < ntr; tr++) {
+        if (ev_first[tr] == ev_first[tr + 1] || (merge && tr == bwd)) continue;
+        g->order.len = 0;
+        if (merge && tr == fwd) { /* two tracks' calls, each in order: merged */
+            uint32_t a = ev_first[fwd], ae = ev_first[fwd + 1], b = ev_first[bwd], be = ev_first[bwd + 1];
+            while (a < ae || b < be) VEC_PUSH(&g->order, b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++);
+        } else
+            for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) VEC_PUSH(&g->order, e);
+        stack_edges(g, g->order.v, g->order.len);
+    }
+    lock_edges(g);
+    g->order.len = 0;
+    for (size_t e = n_host; e < g->evs.len; e++) VEC_PUSH(&g->order, (uint32_t)e);
+    gpu_edges(g, g->order.v, g->order.len);
+    st->edges = g->edges.len;
+    longest_path(g, st, legs, tops, rank_top);
+    for (size_t e = 0; e < g->evs.len; e++) c->ev_of[g->evs.v[e].slice] = ML_NONE32;
+    free(ev_first);
+}
+
+void ml_critpath_compute(const ml_profile *p, ml_critpath *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_trace *t = p->trace;
+    if (!t || !t->slices.ts.len) return;
+    const ml_slices *s = &t->slices;
+    /* the windows: each ProfilerStep# in time order, else the whole trace */
+    VEC(ml_cp_step) steps = {0};
+    for (size_t i = 0; i < s->ts.len; i++) {
+        if (s->kind.v[i] == ML_SL_CUDA_SYNC) out->has_sync = true;
+        if (s->kind.v[i] != ML_SL_PROFILER_STEP) continue;
+        ml_cp_step st = {0};
+        st.name = s->name.v[i];
+        st.begin = s->ts.v[i];
+        st.end = end_of(s, (uint32_t)i);
+        VEC_PUSH(&steps, st);
+    }
+    if (!steps.len) {
+        ml_cp_step st = {0};
+        st.begin = t->span_begin;
+        st.end = t->span_end;
+        VEC_PUSH(&steps, st);
+    }
+    for (size_t a = 1; a < steps.len; a++) /* insertion sort: steps come nearly in order */
+        for (size_t b = a; b > 0 && steps.v[b].begin < steps.v[b - 1].begin; b--) {
+            ml_cp_step x = steps.v[b];
+            steps.v[b] = steps.v[b - 1];
+            steps.v[b - 1] = x;
+        }
+    cp_ctx c;
+    ctx_init(&c, p);
+    leg_vec legs = {0};
+    top_table rank_top, step_top;
+    memset(&rank_top, 0, sizeof rank_top);
+    memset(&step_top, 0, sizeof step_top);
+    top_init(&rank_top, c.nstr);
+    top_init(&step_top, c.nstr);
+    graph g;
+    memset(&g, 0, sizeof g);
+    g.c = &c;
+    for (size_t k = 0; k < steps.len; k++) one_step(&g, &steps.v[k], &legs, &step_top, &rank_top);
+    graph_free(&g);
+    out->n_top = top_take(&rank_top, out->top);
+    top_free(&rank_top);
+    top_free(&step_top);
+    ctx_free(&c);
+    out->steps = steps.v;
+    out->n_steps = steps.len;
+    out->legs = legs.v;
+    out->n_legs = legs.len;
+}
+
+void ml_critpath_free(ml_critpath *c)
+{
+    free(c->steps);
+    free(c->legs);
+    memset(c, 0, sizeof *c);
+}

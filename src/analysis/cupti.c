@@ -1,0 +1,129 @@
+/*
+ * cupti.c — CUPTI profiler ranges paired with their launches (cupti.h).
+ */
+#include "cupti.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sortperm.h"
+
+/* Slice x before slice y in time (ties: slice order). */
+#define BY_TIME(s, x, y) ((s)->ts.v[x] < (s)->ts.v[y] || ((s)->ts.v[x] == (s)->ts.v[y] && (x) < (y)))
+ML_RUNSORT_INPLACE_DEFINE(sort_by_time, uint32_t, const ml_slices *, BY_TIME)
+
+/* The FLOPs one executed instruction counted by this counter does (0: not a FLOP counter). */
+static int flops_per_count(const char *name)
+{
+    static const char prefix[] = "smsp__sass_thread_inst_executed_op_", suffix[] = "_pred_on.sum";
+    static const char *const ops[] = {"ffma", "fmul", "fadd", "hfma", "hmul", "hadd", "dfma", "dmul", "dadd"};
+    if (strncmp(name, prefix, sizeof prefix - 1)) return 0;
+    const char *op = name + sizeof prefix - 1;
+    if (strlen(op) != 4 + sizeof suffix - 1 || strcmp(op + 4, suffix)) return 0;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strncmp(op, ops[i], 4)) return op[1] == 'f' && op[2] == 'm' ? 2 : 1;
+    return 0;
+}
+
+bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
+{
+    memset(out, 0, sizeof *out);
+    const ml_trace *t = p->trace;
+    if (!t) return false;
+    const ml_slices *s = &t->slices;
+    if (!t->range_info.len) return false; /* no profiler range has come in */
+    VEC(uint32_t) ranges = {0};
+    VEC(uint32_t) launches = {0};
+    for (size_t i = 0; i < s->ts.len; i++) {
+        uint8_t k = s->kind.v[i];
+        if (k == ML_SL_PROFILER_RANGE) VEC_PUSH(&ranges, (uint32_t)i);
+        else if (k == ML_SL_RUNTIME && !strncmp(ml_s(p, s->name.v[i]), "cudaLaunchKernel", 16))
+            VEC_PUSH(&launches, (uint32_t)i);
+    }
+    if (!ranges.len) {
+        VEC_FREE(&launches);
+        return false;
+    }
+    sort_by_time(ranges.v, ranges.len, s);
+    sort_by_time(launches.v, launches.len, s);
+    out->n = ranges.len;
+    out->launches = launches.len;
+    out->paired = launches.len == ranges.len;
+
+    /* counter names: each distinct key, in first-seen order */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint32_t *col = ml_malloc((nstr ? nstr : 1) * sizeof *col);
+    for (size_t i = 0; i < nstr; i++) col[i] = ML_NONE32;
+    VEC(ml_str) names = {0};
+    for (size_t r = 0; r < ranges.len; r++) {
+        uint32_t info = s->info.v[ranges.v[r]];
+        if (info == ML_NONE32 || info >= t->range_info.len) continue;
+        const ml_range_info *ri = &t->range_info.v[info];
+        for (uint32_t j = 0; j < ri->n; j++) {
+            ml_str key = t->range_key.v[ri->first + j];
+            if (key < nstr && col[key] == ML_NONE32) {
+                col[key] = (uint32_t)names.len;
+                VEC_PUSH(&names, key);
+            }
+        }
+    }
+    out->n_counters = names.len;
+    out->counters = names.v;
+    size_t cells = out->n * (names.len ? names.len : 1);
+    out->values = ml_malloc(cells * sizeof *out->values);
+    for (size_t i = 0; i < cells; i++) out->values[i] = NAN;
+    int *weight = ml_calloc(names.len ? names.len : 1, sizeof *weight);
+    for (size_t c = 0; c < names.len; c++)
+        if ((weight[c] = flops_per_count(ml_s(p, names.v[c])))) out->has_flops = true;
+
+    out->rows = ml_calloc(out->n, sizeof *out->rows);
+    VEC(uint32_t) stack = {0};
+    VEC(uint32_t) up = {0};
+    for (size_t r = 0; r < out->n; r++) {
+        ml_cupti_row *row = &out->rows[r];
+        row->slice = ranges.v[r];
+        row->launch = ML_NONE32;
+        row->stack_first = (uint32_t)stack.len;
+        uint32_t info = s->info.v[row->slice];
+        if (info != ML_NONE32 && info < t->range_info.len) {
+            const ml_range_info *ri = &t->range_info.v[info];
+            for (uint32_t j = 0; j < ri->n; j++) {
+                ml_str key = t->range_key.v[ri->first + j];
+                if (key < nstr && col[key] != ML_NONE32) out->values[r * names.len + col[key]] = t->range_value.v[ri->first + j];
+            }
+        }
+        row->flops = -1;
+        if (out->has_flops) {
+            double f = 0;
+            for (size_t c = 0; c < names.len; c++) {
+                double v = out->values[r * names.len + c];
+                if (weight[c] && !isnan(v)) f += weight[c] * v;
+            }
+            row->flops = f;
+        }
+        if (!out->paired) continue;
+        row->launch = launches.v[r];
+        up.len = 0;
+        for (uint32_t a = s->parent.v[row->launch]; a != ML_NONE32; a = s->parent.v[a])
+            if (s->kind.v[a] == ML_SL_CPU_OP) VEC_PUSH(&up, a);
+        for (size_t j = up.len; j-- > 0;) VEC_PUSH(&stack, up.v[j]);
+        row->stack_n = (uint32_t)(stack.len - row->stack_first);
+    }
+    out->stack = stack.v;
+    free(weight);
+    free(col);
+    VEC_FREE(&up);
+    VEC_FREE(&ranges);
+    VEC_FREE(&launches);
+    return true;
+}
+
+void ml_cupti_free(ml_cupti *c)
+{
+    free(c->rows);
+    free(c->stack);
+    free(c->counters);
+    free(c->values);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,61 @@
+/*
+ * cupti.h — per-kernel hardware counters of a trace recorded in CUPTI
+ * profiler mode (torch.profiler's experimental_config with
+ * profiler_metrics), with the operators that launched each kernel: HTA's
+ * get_cupti_counter_data_with_operators (cupti_counter_analysis.py).
+ *
+ * In that mode Kineto writes no "kernel" events: each kernel is a
+ * "cuda_profiler_range" event (ML_SL_PROFILER_RANGE) named after it, whose
+ * args are the counters ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum":
+ * 38731776) and whose times are the profiler's replay, not the kernel's.  The
+ * ranges carry no correlation id, so, as HTA does, the i-th range in time
+ * order is the kernel of the i-th cudaLaunchKernel* runtime call in time
+ * order (any thread).  When the two counts differ the pairing is unknown:
+ * HTA then gives nothing; memlens keeps the counters and leaves the
+ * operator stacks empty (paired = false).
+ *
+ * The operator stack of a kernel is the cpu_op slices enclosing its launch
+ * on the launching thread, outermost first (HTA's op_stack; top_level_op is
+ * the first, bottom_level_op the last).
+ *
+ * FLOPs: where the SASS instruction counters HTA names
+ * (CUDA_SASS_INSTRUCTION_COUNTER_FLOPS: smsp__sass_thread_inst_executed_op_
+ * {ffma,fmul,fadd,hfma,hmul,hadd,dfma,dmul,dadd}_pred_on.sum) are present,
+ * flops = Σ count × (2 for an fma, else 1).
+ */
+#ifndef ML_CUPTI_H
+#define ML_CUPTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+typedef struct ml_cupti_row {
+    uint32_t slice;         /* the cuda_profiler_range slice (its name is the kernel's) */
+    uint32_t launch;        /* the paired cudaLaunchKernel* slice, ML_NONE32 when unpaired */
+    uint32_t stack_first, stack_n; /* its operator stack: ml_cupti.stack[first, first + n) */
+    double flops;           /* < 0 when the trace has none of the SASS counters */
+} ml_cupti_row;
+
+typedef struct ml_cupti {
+    size_t n;               /* kernels measured (ranges) */
+    ml_cupti_row *rows;     /* in time order */
+    uint32_t *stack;        /* the rows' cpu_op slices, outermost first */
+    size_t n_counters;
+    ml_str *counters;       /* counter names, in the order the trace first gives them */
+    double *values;         /* n x n_counters (row-major); NaN where a range lacks that counter */
+    size_t launches;        /* cudaLaunchKernel* calls in the trace */
+    bool paired;            /* launches == n: rows have their launch and operator stack */
+    bool has_flops;
+} ml_cupti;
+
+/* False (and *out empty) when the trace has no cuda_profiler_range events. */
+bool ml_cupti_compute(const ml_profile *p, ml_cupti *out);
+void ml_cupti_free(ml_cupti *c);
+
+/* A row's value of counter k (NaN when absent). */
+static inline double ml_cupti_value(const ml_cupti *c, size_t row, size_t k) { return c->values[row * c->n_counters + k]; }
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * report_job.c — the report of a job of many ranks; see report.h
+ * (ml_report_job_write).
+ *
+ * The ranks were read once for their records (cli/job.h).  The ranks that
+ * matter come first: those that ran out of memory, the other outliers by
+ * score, the one with the highest peak, then the rest in rank order; each
+ * is loaded again, one at a time, and embedded whole (its memory side, its
+ * trace, its profiler views) while the page stays within the budget.  The
+ * others are summarised: their records stand in the Cluster view, and their
+ * rank objects in the meta say so ("summarised": true).  Blob numbers run on
+ * across the ranks in the order they were embedded, so the page is the same
+ * bytes for the same inputs and options.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cluster.h"
+#include "cluster_out.h"
+#include "cluster_view.h"
+#include "jsonw.h"
+#include "outfile.h"
+#include "perfdata.h"
+#include "phase.h"
+#include "web_assets.h"
+
+/* The Cluster view's data (web/DATA.md "cluster", cluster_view.h): its
+ * matrices as typed columns, which ranks are embedded, the cluster object. */
+static void cluster_data(const ml_rankset *rs, const ml_cluster *c, int64_t origin, const bool *embedded,
+                         ml_blobs *bl, ml_buf *m)
+{
+    ml_cluster_matrix x;
+    ml_cluster_matrix_of(rs->recs, rs->n, origin, &x);
+    size_t cells = x.n_ranks * x.n_steps;
+    ml_buf_puts(m, ",\"cluster\":{\"steps\":[");
+    for (size_t k = 0; k < x.n_steps; k++) {
+        ml_buf_puts(m, k ? "," : "");
+        ml_json_str(m, x.labels[k]);
+    }
+    ml_buf_printf(m, "],\"n_ranks\":%zu,\"n_steps\":%zu,\"step_begin\":", x.n_ranks, x.n_steps);
+    ml_col_i64(bl, m, x.begin, cells, 0);
+    ml_buf_puts(m, ",\"step_time\":");
+    ml_col_i64(bl, m, x.time, cells, 0);
+    ml_buf_puts(m, ",\"step_peak\":");
+    ml_col_i64(bl, m, x.peak, cells, 0);
+    ml_buf_puts(m, ",\"step_comm\":");
+    if (x.any_comm) ml_col_i64(bl, m, x.comm, cells, 0);
+    else ml_buf_puts(m, "null");
+    ml_buf_puts(m, ",\"embedded\":[");
+    for (size_t i = 0; i < rs->n; i++) ml_buf_puts(m, i ? (embedded[i] ? ",1" : ",0") : (embedded[i] ? "1" : "0"));
+    ml_buf_puts(m, "],");
+    ml_cluster_members_json(m, c);
+    ml_buf_puts(m, "}");
+    ml_cluster_matrix_free(&x);
+}
+
+/* A rank that is not embedded: who it is, and why the views have nothing. */
+static void stub(ml_buf *m, const ml_rankrec *r, size_t n_embedded, size_t n, int64_t budget)
+{
+    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", r->rank, r->world_size);
+    ml_json_str(m, r->path);
+    ml_buf_puts(m, ",\"format\":");
+    ml_json_str(m, r->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, r->host ? r->host : "");
+    ml_buf_printf(m, ",\"time\":\"%s\",\"notes\":[],\"perf\":false,\"perfWhy\":", r->time_is_absolute ? "abs" : "rel");
+    char why[400];
+    snprintf(why, sizeof why,
+             "this rank is summarised: the report embeds the full data of %zu of the %zu ranks (those that "
+             "matter first) within its budget of %.0f MB; memlens serve has every rank, and memlens report "
+             "--rank %d writes this one's",
+             n_embedded, n, (double)budget / 1e6, r->rank);
+    ml_json_str(m, why);
+    ml_buf_puts(m, ",\"summarised\":true,\"devices\":[]}");
+}
+
+/* The order ranks are embedded in: out of memory, the other outliers by
+ * score, the highest peak, then rank order. */
+static size_t *importance(const ml_rankset *rs, const ml_cluster *c)
+{
+    size_t n = rs->n, k = 0;
+    size_t *order = ml_malloc((n ? n : 1) * sizeof *order);
+    bool *seen = ml_calloc(n ? n : 1, sizeof *seen);
+#define TAKE(i) do { size_t i_ = (i); if (i_ < n && !seen[i_]) { seen[i_] = true; order[k++] = i_; } } while (0)
+    for (size_t i = 0; i < c->n_outliers; i++)
+        if (!c->outliers[i].scored) TAKE(c->outliers[i].at);
+    size_t *sc = ml_malloc((c->n_outliers ? c->n_outliers : 1) * sizeof *sc), nsc = 0;
+    for (size_t i = 0; i < c->n_outliers; i++)
+        if (c->outliers[i].scored) sc[nsc++] = i;
+    for (size_t i = 1; i < nsc; i++) { /* by score, highest first (stable) */
+        size_t x = sc[i], j = i;
+        while (j > 0 && c->outliers[sc[j - 1]].score < c->outliers[x].score) sc[j] = sc[j - 1], j--;
+        sc[j] = x;
+    }
+    for (size_t i = 0; i < nsc; i++) TAKE(c->outliers[sc[i]].at);
+    free(sc);
+    if (c->digest[ML_CM_PEAK_ALLOCATED].n) TAKE(c->digest[ML_CM_PEAK_ALLOCATED].max_at);
+    for (size_t i = 0; i < n; i++) TAKE(i);
+#undef TAKE
+    free(seen);
+    return order;
+}
+
+/* One rank embedded: its meta object, its blobs, its perf object, and
+ * the few fields the page reads of every rank at its start (lazy). */
+typedef struct embed {
+    ml_buf meta, html, perf, lazy;
+} embed;
+
+/* Beyond this many ranks, an embedded rank's object is parsed when needed
+ * (few ranks: in the meta, as in the report of one input). */
+#define LAZY_FROM 8
+
+/* The rank object of an embedded rank in the meta: who it is, and where its
+ * full object is (`<script id="ml-rank-K">`, parsed when the page first
+ * needs one of its columns: parsing every embedded rank's up front was most
+ * of the start of a 4,096-rank page, source.js). */
+static void lazy_stub(ml_buf *m, const ml_profile *p, const ml_rankrec *r, size_t k)
+{
+    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
+    ml_json_str(m, p->path);
+    ml_buf_puts(m, ",\"format\":");
+    ml_json_str(m, p->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
+    ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    ml_buf_puts(m, ",\"notes\":[");
+    for (size_t i = 0; i < p->notes.len; i++) {
+        ml_buf_puts(m, i ? "," : "");
+        ml_json_str(m, ml_s(p, p->notes.v[i]));
+    }
+    const char *why = ml_perf_unavailable(p);
+    ml_buf_printf(m, "],\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
+    if (why) ml_json_str(m, why);
+    else ml_buf_puts(m, "null");
+    ml_buf_printf(m, ",\"lazy\":%zu,\"best_peak\":%lld}", k, (long long)r->peak_allocated);
+}
+
+int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const char *path, ml_err *e)
+{
+    if (!rs->n) return ml_fail(e, "report: no profile to show");
+    int64_t budget = o->budget > 0 ? o->budget : ML_REPORT_BUDGET;
+    size_t max_allocs = o->base.max_allocs ? o->base.max_allocs : ML_REPORT_MAX_ALLOCS;
+    int64_t origin = INT64_MAX;
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->recs[i]->first_time_ns < origin) origin = rs->recs[i]->first_time_ns;
+    if (origin == INT64_MAX) origin = 0;
+    ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
+    ml_distributed *dist = ml_rankrec_distributed(rs->recs, rs->n);
+    size_t *step_at = ml_calloc(rs->n + 1, sizeof *step_at), *coll_at = ml_calloc(rs->n + 1, sizeof *coll_at);
+    for (size_t i = 0; i < rs->n; i++) { /* where each rank's rows are in the job's distributed view */
+        const ml_rankrec *r = rs->recs[i];
+        step_at[i + 1] = step_at[i] + (r->has_time ? r->steps.len : 0);
+        coll_at[i + 1] = coll_at[i] + (r->has_time ? r->colls.len : 0);
+    }
+
+    /* what the page holds whatever is embedded: the UI, a stub per rank, the cluster data */
+    int64_t fixed = (int64_t)(ml_asset_uplot_js_len + ml_asset_uplot_css_len + ml_asset_style_len + ml_asset_body_len +
+                              ml_asset_app_len) + 4096;
+    for (size_t i = 0; i < rs->n; i++) {
+        ml_buf s = {0};
+        stub(&s, rs->recs[i], rs->n, rs->n, budget);
+        fixed += (int64_t)s.len + 1;
+        ml_buf_free(&s);
+    }
+    ml_blobs cbl = {0};
+    ml_buf cmeta = {0};
+    bool *embedded = ml_calloc(rs->n + 1, sizeof *embedded);
+    cluster_data(rs, c, origin, embedded, &cbl, &cmeta); /* its size (the embedded flags change no length) */
+    fixed += (int64_t)(cmeta.len + cbl.html.len);
+    ml_buf_free(&cmeta);
+    unsigned next_id = cbl.count;
+    ml_blobs_free(&cbl);
+    ml_phase("report: records, cluster");
+
+    /* the ranks that matter, loaded again one at a time, while they fit */
+    embed *em = ml_calloc(rs->n, sizeof *em);
+    size_t *order = importance(rs, c), n_embedded = 0;
+    int64_t used = fixed;
+    double ratio = 0; /* the most page bytes an input byte made so far */
+    for (size_t oi = 0; oi < rs->n && used < budget; oi++) {
+        size_t i = order[oi];
+        const ml_rankrec *r = rs->recs[i];
+        if (n_embedded && ratio > 0 && r->input_bytes > 0 && (double)r->input_bytes * ratio > (double)(budget - used))
+            continue; /* it would not fit: not worth reading */
+        ml_profile *p = o->load(o->load_arg, r, e);
+        if (!p) {
+            for (size_t k = 0; k < rs->n; k++)
+                ml_buf_free(&em[k].meta), ml_buf_free(&em[k].html), ml_buf_free(&em[k].perf), ml_buf_free(&em[k].lazy);
+            free(em), free(order), free(embedded), free(step_at), free(coll_at);
+            if (dist) ml_rankrec_dist_free(dist);
+            ml_cluster_free(c);
+            return -1;
+        }
+        embed x = {0};
+        ml_blobs bl = {0};
+        bl.count = next_id;
+        if (o->base.zlevel) bl.level = o->base.zlevel;
+        ml_blobs_async(&bl);
+        ml_report_rank(p, origin, max_allocs, o->base.max_history, &x.meta, &bl);
+        ml_blobs_finish(&bl, &x.meta);
+        ml_distributed one;
+        const ml_distributed *d = NULL;
+        if (dist) {
+            one = *dist;
+            one.steps = dist->steps + step_at[i];
+            one.n_steps = step_at[i + 1] - step_at[i];
+            one.collectives = dist->collectives + coll_at[i];
+            one.n_collectives = coll_at[i + 1] - coll_at[i];
+            d = &one;
+        }
+        lazy_stub(&x.lazy, p, r, i);
+        ml_buf_printf(&x.perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", i);
+        if (ml_report_perf_json_with(p, d, o->base.top, &x.perf)) ml_buf_puts(&x.perf, "</script>\n");
+        else x.perf.len = 0;
+        o->unload(o->load_arg, p);
+        x.html = bl.html;
+        bl.html = (ml_buf){0};
+        int64_t size = (int64_t)(x.meta.len + x.html.len + x.perf.len + x.lazy.len + 64);
+        if (r->input_bytes > 0 && (double)size / (double)r->input_bytes > ratio) ratio = (double)size / (double)r->input_bytes;
+        if (!n_embedded || used + size <= budget) { /* the most important one goes in whatever its size */
+            em[i] = x;
+            embedded[i] = true;
+            used += size;
+            n_embedded++;
+            next_id = bl.count;
+        } else {
+            ml_buf_free(&x.meta);
+            ml_buf_free(&x.html);
+            ml_buf_free(&x.perf);
+            ml_buf_free(&x.lazy);
+        }
+        ml_blobs_free(&bl);
+    }
+    free(order);
+    ml_phase("report: ranks embedded");
+
+    /* the meta: the ranks in rank order (embedded, or their stubs), the cluster data */
+    ml_buf meta = {0}, html = {0}, perf = {0};
+    char created[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ml_buf_puts(&meta, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
+    ml_json_str(&meta, created);
+    ml_buf_printf(&meta, ",\"origin_ns\":\"%" PRId64 "\",\"inputs\":[", origin);
+    for (size_t i = 0; i < o->base.n_inputs; i++) {
+        ml_buf_puts(&meta, i ? "," : "");
+        ml_json_str(&meta, o->base.inputs[i]);
+    }
+    ml_buf_puts(&meta, "],\"skipped\":[");
+    for (size_t i = 0; i < rs->n_skipped; i++) {
+        ml_buf_puts(&meta, i ? "," : "");
+        ml_json_str(&meta, rs->skipped[i]);
+    }
+    ml_buf_puts(&meta, "],\"ranks\":[");
+    for (size_t i = 0; i < rs->n; i++) {
+        ml_buf_puts(&meta, i ? "," : "");
+        if (embedded[i] && rs->n <= LAZY_FROM) ml_buf_put(&meta, em[i].meta.p, em[i].meta.len);
+        else if (embedded[i]) {
+            ml_buf_put(&meta, em[i].lazy.p, em[i].lazy.len);
+            ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-rank-%zu\">", i);
+            ml_buf_put(&perf, em[i].meta.p, em[i].meta.len);
+            ml_buf_puts(&perf, "</script>\n");
+        }
+        if (embedded[i]) {
+            ml_buf_put(&perf, em[i].perf.p ? em[i].perf.p : "", em[i].perf.len);
+        } else stub(&meta, rs->recs[i], n_embedded, rs->n, budget);
+    }
+    ml_buf_puts(&meta, "]");
+    for (size_t i = 0; i < rs->n; i++) { /* blobs in the order they were numbered: rank importance */
+        ml_buf_put(&html, em[i].html.p ? em[i].html.p : "", em[i].html.len);
+        ml_buf_free(&em[i].meta);
+        ml_buf_free(&em[i].html);
+        ml_buf_free(&em[i].perf);
+        ml_buf_free(&em[i].lazy);
+    }
+    free(em);
+    ml_blobs cb2 = {0};
+    cluster_data(rs, c, origin, embedded, &cb2, &meta);
+    ml_buf_printf(&meta, ",\"embedded\":{\"ranks\":%zu,\"of\":%zu,\"budget_bytes\":%" PRId64 "}}", n_embedded, rs->n,
+                  budget);
+    ml_buf_put(&html, cb2.html.p ? cb2.html.p : "", cb2.html.len);
+    ml_blobs_free(&cb2);
+    free(embedded);
+    free(step_at);
+    free(coll_at);
+    if (dist) ml_rankrec_dist_free(dist);
+    ml_cluster_free(c);
+
+    const char *title = o->base.n_inputs ? o->base.inputs[0] : rs->recs[0]->path;
+    int rc = ml_report_page(path, title, &meta, o->base.extra_html, o->base.extra_len, &perf, &html, e);
+    ml_buf_free(&meta);
+    ml_buf_free(&perf);
+    ml_buf_free(&html);
+    return rc;
+}

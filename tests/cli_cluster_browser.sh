@@ -1,0 +1,48 @@
+# The Cluster view (key 9) in headless Chromium (web/test-browser/cluster.mjs):
+# a generated job of 16 ranks with planted problems, as a report whose size
+# budget keeps some ranks summarised, and served by `memlens serve`.  The page
+# opens on the Cluster view, the heatmap is drawn, the outliers beside it are
+# exactly the planted ranks, the metric and the rows by node round-trip
+# through the address, a click on a cell opens that rank's memory at that
+# step, a summarised rank says so.  Screenshots go to build/screenshots/cluster-*/.
+. tests/lib.sh
+tmp=$(mktemp -d)
+spid=""
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+chromium=${CHROMIUM:-/usr/bin/chromium}
+shots=${BUILD:-build}/screenshots
+GEN=${BUILD:-build}/tools/gen_trace
+run_page() { # NAME PAGE SCHEME
+    node web/test-browser/cluster.mjs "$2" "$shots/cluster-$1" "$tmp/planted.json" "$3" >"$tmp/log" 2>&1
+    t_log "$tmp/log" "$1"
+    t_log_ran "$tmp/log" $?
+    grep '^time ' "$tmp/log" | sed "s/^/$1 /"
+}
+if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
+    t_skip "no chromium or node (run scripts/setup)"
+elif [ ! -d web/node_modules/playwright-core ]; then
+    t_skip "web/node_modules missing (run scripts/setup)"
+else
+    "$GEN" --world-size 16 --out "$tmp/job" --plant --layers 1 --steps 3 --no-stack --expect "$tmp/planted.json" >/dev/null 2>&1
+    # about 190 kB a rank: a 2 MB page holds some of them, the planted ones first
+    $MEMLENS report "$tmp/job" -o "$tmp/job.html" --budget 2
+    t_eq "report exit" $? 0
+    t_eq "some ranks summarised" "$(python3 -c '
+import json, re, sys
+s = open(sys.argv[1]).read()
+m = json.loads(re.search(r"<script type=\"application/json\" id=\"ml-meta\">(.*?)</script>", s, re.S).group(1))
+p = json.load(open(sys.argv[2]))
+e = m["embedded"]
+emb = {r["rank"] for r in m["ranks"] if not r.get("summarised")}
+planted = set(p["slow_ranks"]) | {p["leak_rank"], p["oom_rank"]}
+print(0 < e["ranks"] < e["of"] == 16, planted <= emb, len(s) <= 2000000)' "$tmp/job.html" "$tmp/planted.json")" "True True True"
+    if t_file_page report "$tmp/job.html"; then run_page report "$tmp/job.html" light; fi
+    : >"$tmp/sout"
+    "$MEMLENS" serve --port 0 "$tmp/job" >"$tmp/sout" 2>&1 &
+    spid=$!
+    url=$(t_serve_url "$tmp/sout")
+    if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" dark; fi
+    kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
+    spid=""
+fi
+t_done
