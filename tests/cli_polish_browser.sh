@@ -2,7 +2,11 @@
 # (web/test-browser/polish.mjs): legend swatches and colours, the tables'
 # size filter, no-rows row and one-line rows, whole-byte ticks and plurals on
 # a few-byte trace, important notes open; and a report and `memlens serve` of
-# the same input drawing the same bars and narrow counts in five states.
+# the same input drawing the same bars and narrow counts in five states; and
+# issue 28's views: tooltips inside the window and off their bar, stacks with
+# their Python frames first, whole lane labels and lanes, the segment timeline
+# on the clock, Ascend's curves by MindStudio Insight's names, the address's
+# rank as the header's, aligned shortcuts, Trace links whole, Perfetto offline.
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
 tmp=$(mktemp -d)
