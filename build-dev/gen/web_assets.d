@@ -1,1 +1,0 @@
-build-dev/gen/web_assets.o: build-dev/gen/web_assets.c

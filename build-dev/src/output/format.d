@@ -1,2 +1,0 @@
-build-dev/src/output/format.o: src/output/format.c src/output/format.h
-src/output/format.h:
