@@ -63,6 +63,7 @@ void ml_profile_free(ml_profile *p)
 {
     if (!p) return;
     free_index(p);
+    free(p->peak_memo);
     free(p->path);
     ml_strpool_free(p->strings);
     VEC_FREE(&p->devices);

@@ -275,6 +275,8 @@ typedef struct ml_profile {
                                  * come from the trace */
 
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
+    struct ml_peak_memo *peak_memo; /* private to analysis/curve.c: the peaks found so far (one
+                                 * block, freed with the profile) */
 } ml_profile;
 
 /* Whether every event and allocation of p is device d's, the only one:
