@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
 #include "distributed.h"
 #include "profile.h"
 #include "spool.h"
@@ -125,12 +126,7 @@ typedef struct ml_rankset {
 /* Records as bytes: appended to out (pieces read from s), and back (pieces
  * put into s).  _unpack returns the bytes used, 0 when they are not a
  * record. */
-typedef struct ml_bytes {
-    char *p;
-    size_t len, cap;
-} ml_bytes;
 void ml_rankrec_pack(const ml_rankrec *r, ml_spool *s, ml_bytes *out);
 size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out);
-void ml_bytes_free(ml_bytes *b);
 
 #endif
