@@ -28,21 +28,6 @@ int64_t ml_step_number(const char *name)
     return v;
 }
 
-static int64_t first_time(const ml_profile *p)
-{
-    int64_t t = INT64_MAX;
-    if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
-    if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
-    if (p->trace && p->trace->slices.ts.len && p->trace->span_begin < t) t = p->trace->span_begin;
-    for (size_t s = 0; s < p->series.len; s++)
-        if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
-    for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
-        if (!(p->allocs.flags.v[i] & ML_ALLOC_BEFORE_TRACE) && p->allocs.t_alloc.v[i] < t) t = p->allocs.t_alloc.v[i];
-        if (!(p->allocs.flags.v[i] & ML_ALLOC_NEVER_FREED) && p->allocs.t_free.v[i] < t) t = p->allocs.t_free.v[i];
-    }
-    return t;
-}
-
 /* The peaks of each accelerator device (the cross-rank table's rows), and
  * the main device: the one with the highest allocated peak. */
 static void devices(const ml_profile *p, ml_rankrec *r)
@@ -164,7 +149,7 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t by
     r->format = ml_strdup(p->format);
     r->host = p->host ? ml_strdup(ml_s(p, p->host)) : NULL;
     r->input_bytes = bytes;
-    r->first_time_ns = first_time(p);
+    r->first_time_ns = ml_profile_first_time(p);
     r->time_is_absolute = p->time_is_absolute;
     r->main_index = -1;
     r->peak_allocated = r->peak_reserved = r->total_memory = -1;

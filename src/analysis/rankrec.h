@@ -75,7 +75,7 @@ typedef struct ml_rankrec {
     int rank, world_size;   /* -1 if unknown */
     char *path, *format, *host, *backend; /* host, backend: NULL if unknown */
     int64_t input_bytes;    /* the unit's size on disk, -1 if unknown */
-    int64_t first_time_ns;  /* its earliest time (ml_report_first_time), INT64_MAX if none */
+    int64_t first_time_ns;  /* its earliest time (ml_profile_first_time), INT64_MAX if none */
     bool time_is_absolute;
     VEC(ml_rr_device) devices; /* accelerators with an allocated peak, in device order */
     char main_device[32];   /* "" when the rank has no device */
