@@ -42,6 +42,25 @@ check_outliers "summary names the planted ranks" "$tmp/s.json" 0
 "$MEMLENS" perf --json "$tmp/job" >"$tmp/p.json"; t_eq "perf exit" $? 0
 check_outliers "perf names the planted ranks" "$tmp/p.json" 1
 
+# The text's outlier lines ("  KIND  rank N  ...") name the same planted ranks:
+# stragglers (perf only: summary reads no kernels' time), the leak, the OOM,
+# and memory skew of the OOM rank (the leaking rank may reserve more too).
+check_text() { # NAME TEXT WITH_TIME
+    t_eq "$1" "$(printf '%s\n' "$2" | python3 -c '
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+by = {}
+for line in sys.stdin:
+    m = re.match(r"    (straggler|memory skew|leak|out of memory|slow step|skewed) +rank (\d+) ", line)
+    if m: by.setdefault(m.group(1), set()).add(int(m.group(2)))
+want = {"leak": {p["leak_rank"]}, "out of memory": {p["oom_rank"]}}
+if sys.argv[2] == "1": want["straggler"] = set(p["slow_ranks"])
+skew = by.pop("memory skew", set())
+print(by == want, p["oom_rank"] in skew <= {p["oom_rank"], p["leak_rank"]})' "$tmp/planted.json" "$3")" "True True"
+}
+check_text "summary text names the planted ranks" "$("$MEMLENS" summary "$tmp/job")" 0
+check_text "perf text names the planted ranks" "$("$MEMLENS" perf "$tmp/job")" 1
+
 # The text: the digest instead of 32 sections; --all gives both.
 leak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["leak_rank"])' "$tmp/planted.json")
 out=$("$MEMLENS" summary "$tmp/job")
