@@ -143,7 +143,7 @@ static void spans_free(spans *sp)
 /* ---- what the trace shows ----------------------------------------------- */
 
 enum { PH_NONE, PH_DATA, PH_FORWARD, PH_FWD_NOBW, PH_BACKWARD, PH_POSTBW, PH_OPTIMIZER, PH_OUTSIDE };
-enum { SIG_NONE, SIG_FORWARD, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER }; /* stack signals, weakest first */
+enum { SIG_NONE, SIG_FORWARD, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER, SIG_UNKNOWN = 255 }; /* stack signals, weakest first */
 
 typedef struct step_info {
     int64_t s, e;
@@ -357,7 +357,8 @@ static void build_phases(ctx *c)
 static bool name_has(const ml_profile *p, const ml_frame *f, const char *text) { return strstr(ml_s(p, f->name), text) != NULL; }
 
 /*
- * What a stack says about the phase: the strongest signal among its frames.
+ * What a frame says about the phase (a stack: the strongest signal among its
+ * frames, stack_signal).
  *   optimizer  torch/optim frames (but zero_grad)
  *   data       torch/utils/data frames
  *   backward   the autograd engine: its native frames (Engine::evaluate_function,
@@ -368,29 +369,37 @@ static bool name_has(const ml_profile *p, const ml_frame *f, const char *text) {
  *              forward pass, unless a stronger signal (checkpoint recomputation
  *              under the engine is backward) says otherwise
  */
-static uint8_t stack_signal(const ml_profile *p, uint32_t stack)
+static uint8_t frame_signal(const ml_profile *p, const ml_frame *f)
+{
+    const char *fn = frame_func(p, f);
+    uint8_t s = SIG_NONE;
+    if (frame_in(p, f, "torch/optim/")) s = strstr(fn, "zero_grad") ? SIG_NONE : SIG_OPTIMIZER;
+    else if (frame_in(p, f, "torch/utils/data/")) s = SIG_DATA;
+    else if ((frame_in(p, f, "torch/autograd/") || frame_in(p, f, "torch/_tensor.py")) &&
+             (strstr(fn, "backward") || strstr(fn, "run_backward")))
+        s = SIG_BACKWARD;
+    else if (name_has(p, f, "torch::autograd::Engine::evaluate_function") ||
+             name_has(p, f, "torch::autograd::Engine::thread_main") || name_has(p, f, "torch::autograd::Node::operator()"))
+        s = SIG_BACKWARD;
+    else if (frame_in(p, f, "torch/nn/modules/module.py") &&
+             (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
+        s = SIG_MODULE;
+    else if (frame_in(p, f, "torch/nn/modules/module.py") && (!strcmp(fn, "_call_impl") || !strcmp(fn, "_wrapped_call_impl")))
+        s = SIG_FORWARD;
+    return s;
+}
+
+/* The strongest signal among the stack's frames; each frame's is worked out
+ * once (frame_sig: SIG_UNKNOWN until then): stacks share most of their frames. */
+static uint8_t stack_signal(const ml_profile *p, uint32_t stack, uint8_t *frame_sig)
 {
     size_t depth = ml_stack_depth(p, stack);
     const uint32_t *fr = ml_stack_frames(p, stack);
     uint8_t sig = SIG_NONE;
     for (size_t i = 0; i < depth; i++) {
-        const ml_frame *f = &p->frames.v[fr[i]];
-        const char *fn = frame_func(p, f);
-        uint8_t s = SIG_NONE;
-        if (frame_in(p, f, "torch/optim/")) s = strstr(fn, "zero_grad") ? SIG_NONE : SIG_OPTIMIZER;
-        else if (frame_in(p, f, "torch/utils/data/")) s = SIG_DATA;
-        else if ((frame_in(p, f, "torch/autograd/") || frame_in(p, f, "torch/_tensor.py")) &&
-                 (strstr(fn, "backward") || strstr(fn, "run_backward")))
-            s = SIG_BACKWARD;
-        else if (name_has(p, f, "torch::autograd::Engine::evaluate_function") ||
-                 name_has(p, f, "torch::autograd::Engine::thread_main") || name_has(p, f, "torch::autograd::Node::operator()"))
-            s = SIG_BACKWARD;
-        else if (frame_in(p, f, "torch/nn/modules/module.py") &&
-                 (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
-            s = SIG_MODULE;
-        else if (frame_in(p, f, "torch/nn/modules/module.py") && (!strcmp(fn, "_call_impl") || !strcmp(fn, "_wrapped_call_impl")))
-            s = SIG_FORWARD;
-        if (s > sig) sig = s;
+        uint8_t *s = &frame_sig[fr[i]];
+        if (*s == SIG_UNKNOWN) *s = frame_signal(p, &p->frames.v[fr[i]]);
+        if (*s > sig) sig = *s;
     }
     return sig;
 }
@@ -588,7 +597,10 @@ void ml_categorize(ml_profile *p)
     size_t nstacks = p->stack_start.len - 1;
     if (p->frames.len) {
         c.stack_sig = ml_malloc(nstacks ? nstacks : 1);
-        for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s);
+        uint8_t *frame_sig = ml_malloc(p->frames.len);
+        memset(frame_sig, SIG_UNKNOWN, p->frames.len);
+        for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s, frame_sig);
+        free(frame_sig);
     }
     build_tops(&c);
     build_backward(&c);
