@@ -1,5 +1,6 @@
 /* categories.c — phases, lifetimes and frames to memory categories; see categories.h. */
 #include "categories.h"
+#include "par.h"
 #include "sortperm.h"
 
 #include <stdlib.h>
@@ -585,6 +586,23 @@ static void phases_from_stacks(ctx *c, bool opt_only)
     VEC_FREE(&step_start);
 }
 
+/* Allocations [from, to) classified: classify() writes allocation i's
+ * category and reason only, and reads nothing another part writes. */
+typedef struct classify_part {
+    const ctx *c;
+    size_t from, to;
+} classify_part;
+
+#define CLASSIFY_SPLIT 65536 /* allocations from which two threads pay */
+
+static void classify_run(void *arg)
+{
+    const classify_part *part = arg;
+    const ml_allocs *a = &part->c->p->allocs;
+    for (size_t i = part->from; i < part->to; i++)
+        if (a->category_reason.v[i] == ML_REASON_NONE) classify(part->c, i);
+}
+
 void ml_categorize(ml_profile *p)
 {
     ml_allocs *a = &p->allocs;
@@ -607,8 +625,10 @@ void ml_categorize(ml_profile *p)
     if (c.stack_sig && !c.has_ops) phases_from_stacks(&c, false);
     build_phases(&c);
     if (c.stack_sig && c.has_ops && !c.opt.s.len) phases_from_stacks(&c, true);
-    for (size_t i = 0; i < n; i++)
-        if (a->category_reason.v[i] == ML_REASON_NONE) classify(&c, i);
+    /* each allocation on its own: a gigabyte snapshot's millions in two halves, one per core */
+    classify_part lo = {&c, 0, n >= CLASSIFY_SPLIT ? n / 2 : n}, hi = {&c, lo.to, n};
+    if (hi.from < n) ml_par2(classify_run, &lo, classify_run, &hi);
+    else classify_run(&lo);
     free(c.top_start);
     free(c.top_ts);
     free(c.top_end);
