@@ -3,37 +3,18 @@
 # biggest contributors of a broken rule, --json, JUnit XML read back by
 # Python's xml.etree, and bad input (exit 2, one line).
 . tests/lib.sh
+. tests/difflib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 command -v python3 >/dev/null 2>&1 || { t_skip "python3 absent"; t_done; exit; }
 
+# The runs of t_mem_pair (tests/difflib.sh).
 # base: peak allocated 150 B (aten::linear 100 + aten::relu 50), reserved 1 KiB, one
 #   100 µs step, no out-of-memory event.
 # new: peak 220 B at 45 µs: aten::linear 150, memory from before the trace 40, aten::gelu
 #   30; reserved 2 KiB from 15 µs, when 190 B were allocated (unused 1858 / 2048 =
 #   90.72 %); one out-of-memory event asking 4 KiB; one 100 µs step: CPU Exec 40, Other 60.
-cat >"$tmp/a.json" <<'JSON'
-{"traceEvents":[
-{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}},
-{"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":40,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":45,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":50,"Total Allocated":150,"Total Reserved":1024}},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":55,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":-100,"Total Allocated":50,"Total Reserved":1024}},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":70,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":-50,"Total Allocated":0,"Total Reserved":1024}}
-]}
-JSON
-cat >"$tmp/b.json" <<'JSON'
-{"traceEvents":[
-{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":150,"Total Allocated":190,"Total Reserved":2048}},
-{"ph":"X","cat":"cpu_op","name":"aten::gelu","pid":1,"tid":1,"ts":40,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":45,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":30,"Total Allocated":220,"Total Reserved":2048}},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":47,"args":{"Device Type":1,"Device Id":0,"Addr":12288,"Bytes":-40,"Total Allocated":180,"Total Reserved":2048}},
-{"ph":"i","cat":"[OutOfMemory]","s":"t","name":"[OutOfMemory]","pid":1,"tid":1,"ts":50,"args":{"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":180,"Total Reserved":2048}}
-]}
-JSON
+t_mem_pair "$tmp/a.json" "$tmp/b.json"
 # Step time: 1000 µs -> 1200 µs (+20 %).  Per step, aten::linear 190 -> 340 µs (+150),
 # aten::mm 360 -> 480 (+120), aten::sub 0 -> 50 (+50): the three that grew most.
 cat >"$tmp/s1.json" <<'JSON'
@@ -130,10 +111,7 @@ import xml.etree.ElementTree as ET; r = ET.parse('$tmp/ok.xml').getroot(); print
 # Bad input: exit 2 and one line on stderr.
 bad() { # NAME EXPECTED-TEXT ARGS...
     name=$1 want=$2; shift 2
-    $MEMLENS check "$@" >/dev/null 2>"$tmp/e"
-    t_eq "bad: $name: exit 2" "$?" 2
-    t_eq "bad: $name: one line" "$(wc -l <"$tmp/e" | tr -d ' ')" 1
-    t_contains "bad: $name: says why" "$(cat "$tmp/e")" "$want"
+    t_rejects "bad: $name" "$want" $MEMLENS check "$@"
 }
 bad "a size without a unit" "--max-peak 30: expected a size with a unit" "$B" --max-peak 30
 bad "an unknown size unit" "--max-peak 30G: expected a size" "$B" --max-peak 30G
@@ -146,8 +124,8 @@ bad "an unreadable run" "nope.json" "$tmp/nope.json" --no-oom
 printf 'garbage' >"$tmp/g.json"
 bad "an unreadable base" "g.json" "$B" --base "$tmp/g.json" --max-peak-growth 5%
 mkdir -p "$tmp/r0" "$tmp/r1"
-for r in 0 1; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world_size\":4},\"traceEvents\"/" "$B" >"$tmp/r0/x$r.json"; done
-for r in 2 3; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world_size\":4},\"traceEvents\"/" "$B" >"$tmp/r1/x$r.json"; done
+for r in 0 1; do t_ranked "$B" $r 4 "$tmp/r0/x$r.json"; done
+for r in 2 3; do t_ranked "$B" $r 4 "$tmp/r1/x$r.json"; done
 bad "mismatched ranks" "mismatched ranks" "$tmp/r1" --base "$tmp/r0" --max-peak-growth 5%
 bad "a rule the run has no figure for" "--max-step-time 1s cannot be checked" "$tmp/s.pickle" --max-step-time 1s
 bad "an unwritable JUnit file" "$tmp/none/j.xml" "$B" --max-peak 1GiB --junit "$tmp/none/j.xml"

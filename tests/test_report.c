@@ -230,7 +230,7 @@ TEST(no_profiles_is_an_error)
 static void report_of(ml_profile *p, ml_buf *meta, ml_blobs *bl)
 {
     bl->capture = 1;
-    ml_report_rank(p, ml_report_first_time(p), SIZE_MAX, 0, meta, bl);
+    ml_report_rank(p, ml_profile_first_time(p), SIZE_MAX, 0, meta, bl);
     ml_buf_puts(meta, ""); /* NUL-terminated */
 }
 

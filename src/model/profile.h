@@ -368,6 +368,11 @@ void ml_profile_append(ml_profile *dst, ml_profile *src);
  * Importers may still add allocs, frames and stacks afterwards. */
 void ml_profile_finish(ml_profile *p);
 
+/* The earliest time in a finished profile: its events, ops, trace slices,
+ * series points and allocations (INT64_MAX if none).  A rank's origin in
+ * the report, and the start of a job's ranks. */
+int64_t ml_profile_first_time(const ml_profile *p);
+
 static inline const char *ml_s(const ml_profile *p, ml_str id) { return ml_strget(p->strings, id); }
 
 #endif

@@ -120,6 +120,37 @@ void jw_raw(jw *w, const char *json)
     fputs(json, w->f);
 }
 
+void jw_us(jw *w, int64_t ns)
+{
+    char buf[40];
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
+    unsigned frac = (unsigned)(a % 1000);
+    if (frac) {
+        snprintf(buf + n, sizeof buf - (size_t)n, ".%03u", frac);
+        size_t len = strlen(buf);
+        while (buf[len - 1] == '0') buf[--len] = 0;
+    }
+    jw_raw(w, buf);
+}
+
+void jw_fixed(jw *w, double v, int decimals)
+{
+    if (!isfinite(v)) {
+        jw_null(w);
+        return;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    if (strchr(buf, '.')) {
+        size_t len = strlen(buf);
+        while (buf[len - 1] == '0') buf[--len] = 0;
+        if (buf[len - 1] == '.') buf[--len] = 0;
+    }
+    if (!strcmp(buf, "-0")) strcpy(buf, "0");
+    jw_raw(w, buf);
+}
+
 void jw_bool(jw *w, bool v)
 {
     before_value(w);
