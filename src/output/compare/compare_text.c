@@ -70,7 +70,8 @@ static void figure_line(FILE *f, const char *label, unit u, int64_t a, bool ka, 
         }
         ps = p;
     }
-    fprintf(f, "  %-24s %14s %14s %14s  %s\n", label, xs, ys, zs, ps);
+    if (*ps) fprintf(f, "  %-24s %14s %14s %14s  %s\n", label, xs, ys, zs, ps);
+    else fprintf(f, "  %-24s %14s %14s %14s\n", label, xs, ys, zs);
 }
 
 static size_t shown(size_t n, int top) { return (size_t)top < n ? (size_t)top : n; }
@@ -162,7 +163,7 @@ static void time_line(FILE *f, const char *label, double a, double b)
     ml_fmt_duration((int64_t)llround(a), x, sizeof x);
     ml_fmt_duration((int64_t)llround(b), y, sizeof y);
     if (a > 0) snprintf(p, sizeof p, "(%+.1f%%)", 100.0 * (b - a) / a);
-    fprintf(f, "  %-24s %14s %14s %14s  %s\n", label, x, y, sdur(b - a, z, sizeof z), p);
+    fprintf(f, "  %-24s %14s %14s %14s%s%s\n", label, x, y, sdur(b - a, z, sizeof z), *p ? "  " : "", p);
 }
 
 static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int top)
@@ -193,7 +194,8 @@ static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int t
         fprintf(f, "    %-8s %10" PRId64 " %10" PRId64 " %12s %12s %12s  %-9s  %s\n", ml_opkind_name(r->kind), r->calls[0],
                 r->calls[1], ml_fmt_duration(r->ns[0], x, sizeof x), ml_fmt_duration(r->ns[1], y, sizeof y),
                 sdur((double)(r->ns[1] - r->ns[0]), z, sizeof z), ml_change_name(r->change),
-                ml_fit(r->name, namecols > 10 ? namecols : 0, r->kind == ML_OPK_KERNEL, cutbuf, sizeof cutbuf));
+                r->kind == ML_OPK_KERNEL ? ml_fit_symbol(r->name, namecols > 10 ? namecols : 0, cutbuf, sizeof cutbuf)
+                                         : ml_fit(r->name, namecols > 10 ? namecols : 0, 0, cutbuf, sizeof cutbuf));
     }
     if (d->n_ops > shown(d->n_ops, top)) fprintf(f, "    (%zu more: --top N, or --json)\n", d->n_ops - shown(d->n_ops, top));
     fprintf(f, "  by calls: %zu added, %zu deleted, %zu increased, %zu decreased, %zu unchanged\n", counts[ML_CHANGE_ADDED],
@@ -257,6 +259,14 @@ static void run_line(FILE *f, const char *what, const ml_profile *p)
     fprintf(f, "]\n");
 }
 
+/* Whether a note of the pair begins with what ("memory", "time"). */
+static bool has_note(const ml_diff *d, const char *what)
+{
+    for (size_t k = 0; k < d->notes.len; k++)
+        if (!strncmp(d->notes.v[k], what, strlen(what))) return true;
+    return false;
+}
+
 void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
 {
     int top = o->top > 0 ? o->top : TOP_DEFAULT;
@@ -267,6 +277,8 @@ void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
         run_line(f, "base", d->side[0].p);
         run_line(f, "new", d->side[1].p);
         for (size_t k = 0; k < d->n_devices; k++) device_text(f, d, &d->devices[k], o, top);
+        if (!d->n_devices && !has_note(d, "memory"))
+            fprintf(f, "\nMemory: not compared: neither run has memory data (record with profile_memory=True, or take a memory snapshot)\n");
         if (d->snapshots) segments_text(f, d, top);
         if (d->time) {
             time_text(f, d, o, top);
