@@ -117,6 +117,55 @@ static void device_text(FILE *f, const ml_diff *d, const ml_diff_device *dd, con
         fprintf(f, "    (%zu more groups: --top N, or --json)\n", dd->n_groups - shown(dd->n_groups, top));
 }
 
+static int by_size_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+typedef struct { int64_t size; size_t count; } size_run;
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+    const size_run *x = a, *y = b;
+    double bx = (double)x->size * (double)x->count, by = (double)y->size * (double)y->count;
+    return bx < by ? 1 : bx > by ? -1 : by_size_desc(&x->size, &y->size);
+}
+
+/* The segments only side s has, by size: "506 × 20.00 MiB, 10 × 2.00 MiB",
+ * the 5 sizes holding the most bytes (two processes' segments seldom share
+ * an address: their sizes are what compares). */
+static void segment_sizes_line(FILE *f, const ml_diff *d, int s)
+{
+    const ml_segdiff *sd = &d->segs;
+    const ml_profile *p = d->side[s].p;
+    size_t n = 0, nr = 0;
+    int64_t *sz = malloc((sd->n_only ? sd->n_only : 1) * sizeof *sz);
+    size_run *run = malloc((sd->n_only ? sd->n_only : 1) * sizeof *run);
+    if (!sz || !run) goto done;
+    for (size_t i = 0; i < sd->n_only; i++)
+        if (sd->only[i].side == s) sz[n++] = p->segments.v[sd->only[i].segment].total_size;
+    if (!n) goto done;
+    qsort(sz, n, sizeof *sz, by_size_desc);
+    for (size_t i = 0; i < n; i++) {
+        if (nr && run[nr - 1].size == sz[i]) run[nr - 1].count++;
+        else run[nr++] = (size_run){sz[i], 1};
+    }
+    qsort(run, nr, sizeof *run, by_bytes_desc);
+    fprintf(f, "    only in %-4s by size:", s ? "new" : "base");
+    size_t listed = 0;
+    for (size_t k = 0; k < nr && k < 5; k++) {
+        char b[32];
+        fprintf(f, "%s %zu × %s", k ? "," : "", run[k].count, ml_fmt_bytes(run[k].size, b, sizeof b));
+        listed += run[k].count;
+    }
+    if (listed < n) fprintf(f, ", %zu more", n - listed);
+    fputc('\n', f);
+done:
+    free(sz);
+    free(run);
+}
+
 static void segments_text(FILE *f, const ml_diff *d, int top)
 {
     const ml_segdiff *sd = &d->segs;
@@ -129,6 +178,7 @@ static void segments_text(FILE *f, const ml_diff *d, int top)
     fprintf(f, "  segments in both (same address and size): %zu; only in base: %zu (%s); only in new: %zu (%s)\n",
             sd->common, only[0], ml_fmt_bytes(sd->only_bytes[0], a, sizeof a), only[1],
             ml_fmt_bytes(sd->only_bytes[1], b, sizeof b));
+    for (int s = 0; s < 2; s++) segment_sizes_line(f, d, s);
     for (int s = 0; s < 2; s++) {
         size_t k = 0;
         for (size_t i = 0; i < sd->n_only; i++) {
