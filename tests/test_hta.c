@@ -260,6 +260,38 @@ TEST(kernel_sequences_count_patterns_under_outermost_ops)
     ml_profile_free(p);
 }
 
+/* HTA's loader drops the last of two or more ProfilerStep#: a linear in step 1
+ * [0,200) and the same one in step 2 [200,400) give one call, not two.  An
+ * "Event Sync" of stream -1 launched under a linear is a host event to HTA,
+ * not part of the pattern; a "Stream Wait Event" on stream 7 is. */
+TEST(kernel_sequences_leave_out_the_last_step_and_host_syncs)
+{
+    const char *two_steps = "{\"traceEvents\":["
+        H("user_annotation", "ProfilerStep#1", 0, 200, "") H("user_annotation", "ProfilerStep#2", 200, 200, "")
+        H("cpu_op", "aten::linear", 10, 100, "")
+        LAUNCH(20, 5, 11) LAUNCH(30, 5, 12) LAUNCH(40, 5, 13)
+        H("cuda_runtime", "cudaEventSynchronize", 50, 5, "\"correlation\":14")
+        H("cuda_runtime", "cudaStreamWaitEvent", 60, 5, "\"correlation\":15")
+        K("gemm", 7, 120, 10, 11) K("bias", 7, 131, 2, 12) K("relu", 7, 134, 2, 13)
+        SYNC("Event Sync", 7, 140, 1, "\"correlation\":14,\"stream\":-1,\"device\":0")
+        SYNC("Stream Wait Event", 7, 150, 1, "\"correlation\":15,\"stream\":7,\"device\":0")
+        H("cpu_op", "aten::linear", 210, 100, "")
+        LAUNCH(220, 5, 21) LAUNCH(230, 5, 22) LAUNCH(240, 5, 23)
+        K("gemm", 7, 320, 10, 21) K("bias", 7, 331, 2, 22) K("relu", 7, 334, 2, 23)
+        "{}]}";
+    ml_profile *p = import_trace(two_steps);
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_kseqs k;
+    ml_kseq_opts o = ML_KSEQ_DEFAULTS;
+    ml_kseqs_compute(p, &o, &k);
+    CHECK_EQ_I64(k.n, 1);
+    static const char *const seq[] = {"gemm", "bias", "relu", "Stream Wait Event", NULL};
+    check_seq(p, &k, 0, "aten::linear", seq, 1, 15, 100);
+    ml_kseqs_free(&k);
+    ml_profile_free(p);
+}
+
 /* ---- the critical path ---- */
 
 static ml_critpath cp_of(const char *json, ml_profile **pp)
@@ -640,6 +672,7 @@ int main(void)
     RUN(sync_events_and_profiler_ranges_are_kept);
     RUN(cupti_ranges_pair_with_launches_in_time_order);
     RUN(kernel_sequences_count_patterns_under_outermost_ops);
+    RUN(kernel_sequences_leave_out_the_last_step_and_host_syncs);
     RUN(critical_path_of_nested_host_calls);
     RUN(critical_path_through_a_launch_and_a_stream_sync);
     RUN(critical_path_with_a_kernel_gap_and_communication);

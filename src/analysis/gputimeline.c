@@ -88,7 +88,16 @@ static double file_us(int64_t ns)
 
 void ml_gpu_grid_of(const ml_profile *p, int64_t ts_ns, int64_t dur_ns, int64_t *start, int64_t *end)
 {
-    double ts = file_us(ts_ns - (p->trace ? p->trace->base_ns : 0)), dur = file_us(dur_ns);
+    int64_t rel = ts_ns - (p->trace ? p->trace->base_ns : 0);
+    const int64_t exact = INT64_C(1) << 51; /* µs below it, and their sum, are exact in float64 */
+    if (rel % 1000 == 0 && dur_ns % 1000 == 0 && rel / 1000 < exact && rel / 1000 > -exact && dur_ns / 1000 < exact &&
+        dur_ns / 1000 > -exact) {
+        /* whole µs (a µs-resolution trace): nothing to round, and no float64 to go through */
+        *start = rel / 1000;
+        *end = *start + dur_ns / 1000;
+        return;
+    }
+    double ts = file_us(rel), dur = file_us(dur_ns);
     *start = (int64_t)ceil(ts);
     *end = (int64_t)floor(ts + dur);
 }
@@ -115,8 +124,7 @@ static uint8_t memo_get(name_memo *m, ml_str name)
 /* "ProfilerStep#" and a digit: HTA's ^ProfilerStep#(\d+) */
 static bool is_step_name(const char *s) { return starts(s, "ProfilerStep#") && s[13] >= '0' && s[13] <= '9'; }
 
-/* Whether HTA leaves the last step out, and where it begins on the grid. */
-static bool last_step_start(const ml_profile *p, int64_t *start)
+bool ml_gpu_last_step_cut(const ml_profile *p, int64_t *start)
 {
     const ml_slices *s = &p->trace->slices;
     ml_str names[2] = {0, 0};
@@ -160,7 +168,7 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_gpu_timeline *out)
     if (!t || !t->slices.ts.len) return;
     const ml_slices *s = &t->slices;
     int64_t cut = 0;
-    out->last_step_cut = last_step_start(p, &cut);
+    out->last_step_cut = ml_gpu_last_step_cut(p, &cut);
     name_memo memo = {p, NULL, ml_strpool_count(p->strings)};
     memo.bits = ml_calloc(memo.n ? memo.n : 1, 1);
     ml_u64map by_corr = {0};

@@ -81,6 +81,11 @@ static inline int64_t ml_gpu_grid_ns(const ml_gpu_timeline *tl, int64_t t) { ret
 /* The slice's start and end on the grid (as HTA rounds them). */
 void ml_gpu_grid_of(const ml_profile *p, int64_t ts_ns, int64_t dur_ns, int64_t *start, int64_t *end);
 
+/* Whether HTA's loader leaves the last step out of p (two or more distinct
+ * ProfilerStep#N names), and then where that step begins on the grid: host
+ * events from *start on are dropped, and the GPU work they launched. */
+bool ml_gpu_last_step_cut(const ml_profile *p, int64_t *start);
+
 /* HTA's merge_kernel_intervals(), fed intervals in start order: an interval
  * joins the open group when it starts at or before the group's end (touching
  * ones merge), else the group closes.  ml_gpu_merge_add() returns true when

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gputimeline.h"
 #include "sortperm.h"
 #include "steps.h"
 #include "u64map.h"
@@ -56,6 +57,33 @@ static bool is_host_slice(const ml_trace *t, uint32_t i)
     return t->tracks.v[t->slices.track.v[i]].kind != ML_TRACK_STREAM && !ml_slice_is_gpu(t->slices.kind.v[i]);
 }
 
+/* Whether HTA counts slice i as GPU work: kernels, memcpys, memsets, and
+ * cuda_sync events on a stream ("Stream Wait Event"; an "Event Sync" or a
+ * "Context Sync" of stream -1 is a host event to HTA). */
+static bool is_gpu_work(const ml_trace *t, uint32_t i)
+{
+    uint8_t k = t->slices.kind.v[i];
+    if (ml_slice_is_gpu(k)) return true;
+    if (k != ML_SL_CUDA_SYNC) return false;
+    uint32_t info = t->slices.info.v[i];
+    return info < t->sync_info.len && t->sync_info.v[info].stream != -1;
+}
+
+/* The slice's start on HTA's µs grid (gputimeline.h). */
+static int64_t grid_start(const ml_profile *p, uint32_t i)
+{
+    int64_t b, e;
+    ml_gpu_grid_of(p, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], &b, &e);
+    return b;
+}
+
+static int64_t grid_dur_ns(const ml_profile *p, uint32_t i)
+{
+    int64_t b, e;
+    ml_gpu_grid_of(p, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], &b, &e);
+    return (e - b) * 1000;
+}
+
 void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
 {
     memset(out, 0, sizeof *out);
@@ -63,6 +91,10 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     if (!t) return;
     const ml_slices *s = &t->slices;
     size_t n = s->ts.len, nstr = ml_strpool_count(p->strings);
+
+    /* HTA's loader: with two or more steps, nothing from the last one on */
+    int64_t cut = 0;
+    bool cutting = ml_gpu_last_step_cut(p, &cut);
 
     /* with a filter: which names contain it (1 no, 2 yes), and the smallest depth of a call of one */
     uint8_t *match = NULL;
@@ -72,6 +104,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         for (size_t i = 0; i < n; i++) {
             ml_str nm = s->name.v[i];
             if (nm >= nstr || !is_host_slice(t, (uint32_t)i)) continue;
+            if (cutting && grid_start(p, (uint32_t)i) >= cut) continue;
             if (!match[nm]) match[nm] = strstr(ml_s(p, nm), o->op_filter) ? 2 : 1;
             if (match[nm] == 2 && (min_depth < 0 || s->depth.v[i] < min_depth)) min_depth = s->depth.v[i];
         }
@@ -88,7 +121,8 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     for (int m = 0; m < MEMO; m++) memo_key[m] = ML_NONE32;
     for (size_t i = 0; i < n; i++) {
         uint32_t l = s->launcher.v[i];
-        if ((!ml_slice_is_gpu(s->kind.v[i]) && s->kind.v[i] != ML_SL_CUDA_SYNC) || l == ML_NONE32) continue;
+        if (l == ML_NONE32 || !is_gpu_work(t, (uint32_t)i)) continue;
+        if (cutting && grid_start(p, l) >= cut) continue;
         uint32_t caller = s->parent.v[l], slot = (caller * 2654435761u) >> 24, root;
         if (caller != ML_NONE32 && memo_key[slot] == caller) root = memo_root[slot];
         else {
@@ -97,7 +131,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
             memo_root[slot] = root;
         }
         if (root == ML_NONE32) continue;
-        pair pr = {root, (uint32_t)i, s->ts.v[i]};
+        pair pr = {root, (uint32_t)i, grid_start(p, (uint32_t)i)};
         VEC_PUSH(&pairs, pr);
     }
     sort_pairs(pairs.v, pairs.len, NULL);
@@ -115,7 +149,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         int64_t gpu_ns = 0;
         for (size_t j = a; j < b; j++) {
             h = ml_mix64(h ^ s->name.v[pairs.v[j].gpu]) + j - a;
-            gpu_ns += s->dur.v[pairs.v[j].gpu];
+            gpu_ns += grid_dur_ns(p, pairs.v[j].gpu);
         }
         /* the pattern with this hash and these names (hash collisions: step to the next key) */
         pat *hit = NULL;
@@ -140,7 +174,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         }
         hit->q.count++;
         hit->q.gpu_ns += gpu_ns;
-        hit->q.cpu_ns += s->dur.v[root];
+        hit->q.cpu_ns += grid_dur_ns(p, root);
     }
     ml_u64map_free(&by_hash);
     VEC_FREE(&pairs);

@@ -7,12 +7,18 @@
  * names of the GPU events launched from inside it (by runtime calls in its
  * subtree on its thread), in start order: kernels, memcpys, memsets and, as
  * HTA counts everything on a stream with a launching call, the cuda_sync
- * events of the synchronising calls ("Stream Wait Event").  Roots
- * with fewer than min_len (3) such events are left out.  Patterns are
- * counted over all roots; each keeps the sum of its roots' GPU time (the
- * events' durations, HTA's kernel_dur_sum) and CPU time (the roots'
- * durations).  Sorted by count, then by the pattern's text ("op|k1|k2…",
- * HTA's order); the first top are kept.
+ * events of the synchronising calls that carry a stream ("Stream Wait
+ * Event"; not an "Event Sync" or "Context Sync" of stream -1, which HTA
+ * takes for host events).  Roots with fewer than min_len (3) such events
+ * are left out.  Patterns are counted over all roots; each keeps the sum of
+ * its roots' GPU time (the events' durations, HTA's kernel_dur_sum) and CPU
+ * time (the roots' durations).  Sorted by count, then by the pattern's text
+ * ("op|k1|k2…", HTA's order); the first top are kept.
+ *
+ * As HTA's loader, with two or more ProfilerStep# nothing from the last
+ * step's start on counts (roots, and work launched then); times are on
+ * HTA's µs grid (each event rounded inward: gputimeline.h), so that an
+ * ns-resolution trace gives HTA's sums.
  *
  * Which operator calls are roots: HTA asks for an operator name and takes
  * the calls whose name contains it, at the smallest depth any of them has

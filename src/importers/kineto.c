@@ -17,6 +17,7 @@
  */
 #include "importer.h"
 #include "decimal.h"
+#include "byteblock.h"
 #include "jsonscan.h"
 
 #include <fcntl.h>
@@ -27,9 +28,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <unistd.h>
 
 enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER };
@@ -658,6 +656,20 @@ static inline size_t plain_string(const char *p, size_t i, size_t n)
     return j < n && p[j] == '"' ? j + 1 : 0;
 }
 
+/* The key of an object member at p[i] == '"' (a plain string), then its
+ * colon: the key in *key, *kn, and the index of the value, or 0. */
+static inline size_t member_at(const char *p, size_t i, size_t n, const char **key, size_t *kn)
+{
+    if (p[i] != '"') return 0;
+    size_t kend = plain_string(p, i, n);
+    if (!kend) return 0;
+    *key = p + i + 1;
+    *kn = kend - i - 2;
+    i = ws_at(p, kend);
+    if (i >= n || p[i] != ':') return 0;
+    return ws_at(p, i + 1);
+}
+
 /* The run of decimal digits at p (8 bytes at a time: p is followed by at
  * least 8 readable bytes past any digit, as the scanner's NUL and padding
  * ensure): its length, up to 24 (more are not looked at), and, when it is at
@@ -738,42 +750,19 @@ static size_t skip_bytewise(const char *p, size_t i, size_t n)
     return 0;
 }
 
+
 #ifdef __SSE2__
-/* Bit k of the result: whether byte k of the 64 at b is c (with fold 0x20:
- * c with bit 5 either way, so that '{' finds '[' too, and '}' ']'). */
-static inline uint64_t bytes_eq64(const char *b, char c, char fold)
-{
-    const __m128i want = _mm_set1_epi8(c), or_ = _mm_set1_epi8(fold);
-    uint64_t m = 0;
-    for (int k = 0; k < 4; k++) {
-        __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(b + 16 * k)), or_);
-        m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * k);
-    }
-    return m;
-}
-
-/* Bit k: whether an odd number of bits 0..k of x are set. */
-static inline uint64_t odd_prefix(uint64_t x)
-{
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
-#endif
-
 /* The container at p[i] ('{' or '['), skipped as js_skip() does (every
  * closing bracket must match its opening one; strings are passed over), 64
- * bytes at a time: quotes and brackets as bit masks, strings masked out by
- * the quotes' odd prefix, and only the brackets outside them visited, their
+ * bytes at a time: quotes and brackets as bit masks (eq64: bit k = whether
+ * byte k of the block is c, see byteblock.h), strings masked out by the
+ * quotes' odd prefix, and only the brackets outside them visited, their
  * kinds kept as a stack of bits (64 levels; deeper, or a backslash, and the
- * bytes are read one by one).  The index after it, or 0. */
-static size_t skip_container_sse2(const char *p, size_t i, size_t n)
+ * bytes are read one by one).  The index after it, or 0.  Inlined into one
+ * function per instruction set, each with its own eq64. */
+typedef uint64_t block_eq_fn(const char *b, char c, char fold);
+static inline __attribute__((always_inline)) size_t skip_blocks(const char *p, size_t i, size_t n, block_eq_fn *eq64)
 {
-#ifdef __SSE2__
     uint64_t kinds = 0, inside = 0; /* kinds: bit set = '['; inside: the block before ended in a string */
     unsigned depth = 0;
     char last[64];
@@ -784,10 +773,10 @@ static size_t skip_container_sse2(const char *p, size_t i, size_t n)
             memcpy(last, b, n - j);
             b = last;
         }
-        if (bytes_eq64(b, '\\', 0)) return skip_bytewise(p, i, n);
-        uint64_t str = odd_prefix(bytes_eq64(b, '"', 0)) ^ inside;
+        if (eq64(b, '\\', 0)) return skip_bytewise(p, i, n);
+        uint64_t str = ml_block_odd_prefix(eq64(b, '"', 0)) ^ inside;
         inside = (uint64_t)((int64_t)str >> 63);
-        uint64_t br = (bytes_eq64(b, '{', 0x20) | bytes_eq64(b, '}', 0x20)) & ~str;
+        uint64_t br = (eq64(b, '{', 0x20) | eq64(b, '}', 0x20)) & ~str;
         while (br) {
             unsigned k = (unsigned)__builtin_ctzll(br);
             br &= br - 1;
@@ -804,62 +793,28 @@ static size_t skip_container_sse2(const char *p, size_t i, size_t n)
         }
     }
     return 0;
+}
+#endif
+
+static size_t skip_container_sse2(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    return skip_blocks(p, i, n, ml_block_eq);
 #else
     return skip_bytewise(p, i, n);
 #endif
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-/* The same with AVX2 (two 32-byte loads a block, where the CPU has it). */
-__attribute__((target("avx2"))) static inline uint64_t eq64_avx2(const char *b, char c, char fold)
-{
-    const __m256i want = _mm256_set1_epi8(c), or_ = _mm256_set1_epi8(fold);
-    __m256i lo = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)b), or_);
-    __m256i hi = _mm256_or_si256(_mm256_loadu_si256((const __m256i *)(const void *)(b + 32)), or_);
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, want)) |
-           (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, want)) << 32;
-}
-
+#ifdef ML_HAVE_BLOCK_AVX2
 __attribute__((target("avx2"))) static size_t skip_container_avx2(const char *p, size_t i, size_t n)
 {
-    uint64_t kinds = 0, inside = 0;
-    unsigned depth = 0;
-    char last[64];
-    for (size_t j = i; j < n; j += 64) {
-        const char *b = p + j;
-        if (n - j < 64) {
-            memset(last, 0, sizeof last);
-            memcpy(last, b, n - j);
-            b = last;
-        }
-        if (eq64_avx2(b, '\\', 0)) return skip_bytewise(p, i, n);
-        uint64_t str = odd_prefix(eq64_avx2(b, '"', 0)) ^ inside;
-        inside = (uint64_t)((int64_t)str >> 63);
-        uint64_t br = (eq64_avx2(b, '{', 0x20) | eq64_avx2(b, '}', 0x20)) & ~str;
-        while (br) {
-            unsigned k = (unsigned)__builtin_ctzll(br);
-            br &= br - 1;
-            char c = b[k];
-            if (c == '{' || c == '[') {
-                if (depth == 64) return skip_bytewise(p, i, n);
-                kinds = kinds << 1 | (c == '[');
-                depth++;
-            } else {
-                if ((kinds & 1) != (c == ']')) return 0;
-                kinds >>= 1;
-                if (--depth == 0) return j + k + 1;
-            }
-        }
-    }
-    return 0;
+    return skip_blocks(p, i, n, ml_block_eq_avx2);
 }
-#define HAVE_AVX2_SKIP 1
 #endif
 
 static size_t skip_container(const char *p, size_t i, size_t n)
 {
-#ifdef HAVE_AVX2_SKIP
+#ifdef ML_HAVE_BLOCK_AVX2
     static int avx2 = -1;
     if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") != 0;
     if (avx2) return skip_container_avx2(p, i, n);
@@ -1143,14 +1098,9 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
     if (i >= n) return 0;
     if (p[i] == '}') return i + 1;
     for (;;) {
-        if (p[i] != '"') return 0;
-        size_t kend = plain_string(p, i, n);
-        if (!kend) return 0;
-        const char *key = p + i + 1;
-        size_t kn = kend - i - 2;
-        i = ws_at(p, kend);
-        if (i >= n || p[i] != ':') return 0;
-        i = ws_at(p, i + 1);
+        const char *key;
+        size_t kn;
+        if (!(i = member_at(p, i, n, &key, &kn))) return 0;
         size_t off, end;
         int kind = trace_arg_kind(key, kn, &off);
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
@@ -1808,14 +1758,9 @@ static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t a
     if (i >= n) return 0;
     if (p[i] == '}') return i + 1;
     for (;;) {
-        if (p[i] != '"') return 0;
-        size_t kend = plain_string(p, i, n);
-        if (!kend) return 0;
-        const char *key = p + i + 1;
-        size_t kn = kend - i - 2;
-        i = ws_at(p, kend);
-        if (i >= n || p[i] != ':') return 0;
-        i = ws_at(p, i + 1);
+        const char *key;
+        size_t kn;
+        if (!(i = member_at(p, i, n, &key, &kn))) return 0;
         int64_t *dst = NULL;
         bool *has = NULL, addr = false;
         switch (kn) {
@@ -1868,14 +1813,9 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
     size_t i = ws_at(p, 1);
     if (i >= n) return 0;
     while (p[i] != '}') {
-        if (p[i] != '"') return 0;
-        size_t kend = plain_string(p, i, n);
-        if (!kend) return 0;
-        const char *key = p + i + 1;
-        size_t kn = kend - i - 2;
-        i = ws_at(p, kend);
-        if (i >= n || p[i] != ':') return 0;
-        i = ws_at(p, i + 1);
+        const char *key;
+        size_t kn;
+        if (!(i = member_at(p, i, n, &key, &kn))) return 0;
         size_t end = 0;
         const char *v;
         size_t m;

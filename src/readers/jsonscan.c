@@ -1,5 +1,6 @@
 /* jsonscan.c — streaming JSON tokenizer; see jsonscan.h. */
 #include "jsonscan.h"
+#include "byteblock.h"
 #include "decimal.h"
 
 #include <pthread.h>
@@ -7,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* The buffer starts small (a fuzzer or a small file opens thousands of
  * scanners) and grows to BUF_STREAM once the input has filled it: then each
@@ -589,32 +587,6 @@ js_tok js_next(js_scanner *s)
 }
 
 #ifdef __SSE2__
-/* Bit k of the result is set when byte k of the 64 at p equals c (or, with
- * fold 0x20, equals c with bit 5 either way: '{' and '[', '}' and ']'). */
-static inline uint64_t block_eq(const char *p, char c, char fold)
-{
-    const __m128i want = _mm_set1_epi8(c), or_ = _mm_set1_epi8(fold);
-    uint64_t m = 0;
-    for (int k = 0; k < 4; k++) {
-        __m128i v = _mm_or_si128(_mm_loadu_si128((const __m128i *)(p + 16 * k)), or_);
-        m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, want)) << (16 * k);
-    }
-    return m;
-}
-
-/* Bit k: whether an odd number of bits 0..k of x are set (inside a string,
- * for x the quotes; the opening quote counts as inside, the closing one not). */
-static inline uint64_t prefix_xor(uint64_t x)
-{
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    return x;
-}
-
 /* skip_nested()'s inner loop 64 bytes at a time while a whole block is
  * buffered: quotes, backslashes and brackets as bit masks, strings masked out
  * by a prefix XOR of the quotes, and only the brackets outside strings
@@ -629,12 +601,12 @@ static int skip_blocks(js_scanner *s, char *closer, int *depth_io)
     size_t i = s->pos;
     while (i + 64 <= s->end) {
         const char *b = s->buf + i;
-        uint64_t bs = block_eq(b, '\\', 0);
+        uint64_t bs = ml_block_eq(b, '\\', 0);
         unsigned limit = bs ? (unsigned)__builtin_ctzll(bs) : 64;
         uint64_t valid = limit == 64 ? ~0ull : (1ull << limit) - 1;
-        uint64_t quotes = block_eq(b, '"', 0) & valid;
-        uint64_t outside = ~prefix_xor(quotes);
-        uint64_t br = (block_eq(b, '{', 0x20) | block_eq(b, '}', 0x20)) & outside & valid;
+        uint64_t quotes = ml_block_eq(b, '"', 0) & valid;
+        uint64_t outside = ~ml_block_odd_prefix(quotes);
+        uint64_t br = (ml_block_eq(b, '{', 0x20) | ml_block_eq(b, '}', 0x20)) & outside & valid;
         while (br) {
             unsigned k = (unsigned)__builtin_ctzll(br);
             br &= br - 1;

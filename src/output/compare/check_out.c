@@ -112,24 +112,13 @@ void ml_check_text(FILE *f, const ml_check_run *c)
                  errors, ML_TEXT_SAFE(c->input));
 }
 
+/* A rule's figure in its unit: bytes and counts whole, times in µs (3 decimals), shares to 4. */
 static void num(jw *w, const char *key, double v, ml_rule_unit u)
 {
     jw_key(w, key);
-    if (!isfinite(v)) {
-        jw_null(w);
-        return;
-    }
-    char buf[64];
-    if (u == ML_UNIT_BYTES || u == ML_UNIT_COUNT) snprintf(buf, sizeof buf, "%.0f", v);
-    else if (u == ML_UNIT_NS) snprintf(buf, sizeof buf, "%.3f", v / 1000.0);
-    else snprintf(buf, sizeof buf, "%.4f", v);
-    if (strchr(buf, '.')) {
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
-        if (buf[len - 1] == '.') buf[--len] = 0;
-    }
-    if (!strcmp(buf, "-0")) strcpy(buf, "0");
-    jw_raw(w, buf);
+    if (u == ML_UNIT_BYTES || u == ML_UNIT_COUNT) jw_fixed(w, v, 0);
+    else if (u == ML_UNIT_NS) jw_fixed(w, v / 1000.0, 3);
+    else jw_fixed(w, v, 4);
 }
 
 void ml_check_json(FILE *f, const ml_check_run *c)
