@@ -55,6 +55,16 @@ check "max-step-time holds" 0 "PASS --max-step-time 100us: average step time 100
 check "max-step-time broken" 1 "FAIL --max-step-time 0.099ms: average step time 100.000 us on b.json > 99.000 us; largest parts: Other 60.000 us, CPU Exec 40.000 us" "$B" --max-step-time 0.099ms
 check "max-step-time-growth holds" 0 "PASS --max-step-time-growth 20%: average step time grew 20% (1.000 ms -> 1.200 ms) on s2.json <= 20%" "$tmp/s2.json" --base "$tmp/s1.json" --max-step-time-growth 20%
 check "max-step-time-growth broken" 1 "FAIL --max-step-time-growth 19.5%: average step time grew 20% (1.000 ms -> 1.200 ms) on s2.json > 19.5%; grew most per step: operator aten::linear +150.000 us, operator aten::mm +120.000 us, operator aten::sub +50.000 us" "$tmp/s2.json" --base "$tmp/s1.json" --max-step-time-growth 19.5%
+# A kernel that grew, its C++ name longer than 100 columns, is named without its
+# parameters: gemm 100 -> 300 µs in a step of 1000 -> 1200 µs (+20 %).
+kernel_run() { # OUT KERNEL-US STEP-US
+    printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":%s},
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":1}},
+{"ph":"X","cat":"kernel","name":"void gemm_kernel<float, 128, at::Accessor<float, 2ul, at::RestrictPtrTraits, long>>(at::Accessor<float, 2ul, at::RestrictPtrTraits, long>, float*, int)","pid":0,"tid":7,"ts":20,"dur":%s,"args":{"device":0,"stream":7,"correlation":1}}]}' "$3" "$2" >"$1"
+}
+kernel_run "$tmp/k1.json" 100 1000
+kernel_run "$tmp/k2.json" 300 1200
+check "max-step-time-growth: a kernel's name" 1 "FAIL --max-step-time-growth 10%: average step time grew 20% (1.000 ms -> 1.200 ms) on k2.json > 10%; grew most per step: kernel gemm_kernel<float, 128, at::Accessor<float, 2ul, at::RestrictPtrTraits, long>>(…) +200.000 us" "$tmp/k2.json" --base "$tmp/k1.json" --max-step-time-growth 10%
 check "no-oom holds" 0 "PASS --no-oom: out-of-memory events 0, expected none" "$tmp/a.json" --no-oom
 check "no-oom broken" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of b.json, expected none; first: requested 4.00 KiB" "$B" --no-oom
 check "max-unused-reserved holds" 0 "PASS --max-unused-reserved 91%: reserved but not allocated at the reserved peak 90.7% (190 B allocated of 2.00 KiB reserved) on cuda:0 of b.json <= 91%" "$B" --max-unused-reserved 91%
@@ -128,6 +138,8 @@ for r in 0 1; do t_ranked "$B" $r 4 "$tmp/r0/x$r.json"; done
 for r in 2 3; do t_ranked "$B" $r 4 "$tmp/r1/x$r.json"; done
 bad "mismatched ranks" "mismatched ranks" "$tmp/r1" --base "$tmp/r0" --max-peak-growth 5%
 bad "a rule the run has no figure for" "--max-step-time 1s cannot be checked" "$tmp/s.pickle" --max-step-time 1s
+t_eq "bad: a rule the run has no figure for: the lines" "$T_STDOUT" "ERROR --max-step-time 1s: cannot be checked: the run has no time side (operators, steps)
+memlens check: 0 of 1 rule broken, 1 could not be checked, for $tmp/s.pickle"
 bad "an unwritable JUnit file" "$tmp/none/j.xml" "$B" --max-peak 1GiB --junit "$tmp/none/j.xml"
 # a group named with bytes a terminal acts on: the FAIL line shows it escaped
 printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"op\033[2Jx\r\nFAKE","pid":1,"tid":1,"ts":10,"dur":20},{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}}]}' >"$tmp/h.json"

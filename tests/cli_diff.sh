@@ -244,7 +244,11 @@ t_eq "E: segments only in one" "$(q "$tmp/snap.json" "[(s['address'], s['total_s
 t_eq "E: allocator settings that differ" "$(q "$tmp/snap.json" "d['allocator_settings']")" \
     "[{'key': 'max_split_size', 'base': '-1', 'new': '134217728'}, {'key': 'garbage_collection_threshold', 'base': None, 'new': '0.8'}]"
 t_eq "E: no time side, said" "$(q "$tmp/snap.json" "d['steps'], d['operators'], d['tree']")" "(None, [], None)"
-t_contains "E: text" "$($MEMLENS diff "$tmp/a.pickle" "$tmp/b.pickle")" "max_split_size: -1 -> 134217728"
+$MEMLENS diff "$tmp/a.pickle" "$tmp/b.pickle" >"$tmp/snap.txt"
+t_contains "E: text" "$(cat "$tmp/snap.txt")" "max_split_size: -1 -> 134217728"
+# by size, the sizes with the most bytes first: base B 20 MiB; new B 4 MiB, C 2 MiB
+t_eq "E: text: the segments only in one, by size" "$(grep 'by size' "$tmp/snap.txt")" "    only in base by size: 1 × 20.00 MiB
+    only in new  by size: 1 × 4.00 MiB, 1 × 2.00 MiB"
 
 # ---- F. kinds that share only part: a snapshot against a trace ------------------
 $MEMLENS diff --json "$tmp/a.pickle" "$tmp/mem_b.json" >"$tmp/mixed.json"

@@ -178,6 +178,22 @@ async function checkPage(browser, arg) {
     ok("key 8 comes back to Compare", (await current()) === "compare", await current());
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(shots, `compare-${scheme}.png`), fullPage: true });
+    if (served && expect) {
+      // "compare with…": the second run as the base, the first compared with it (/api/compare?base=1&new=0)
+      await page.selectOption("#v-compare .cmp-base", "1");
+      await page.selectOption("#v-compare .cmp-new", "0");
+      await until(() => { const p = window.__memlens.app.views.compare.pair; return p && p.base_rank === 1 && p.new_rank === 0; });
+      const sw = await page.evaluate(() => { const p = window.__memlens.app.views.compare.pair; return [p.base_rank, p.new_rank, p.diff.devices[0].peak_allocated_bytes]; });
+      const want = expect.devices[0].peak_allocated_bytes;
+      ok("compare with…: the runs swapped, their peaks too", sw[0] === 1 && sw[1] === 0 && sw[2].base === want.new && sw[2].new === want.base && sw[2].delta === -want.delta,
+        JSON.stringify([sw, want]));
+      await until(() => { const u = window.__memlens.app.views.compare.u; return u && document.querySelector("#v-compare .cmp-chart canvas") && u.data.slice(1).every((d) => d.some((v) => v != null)); });
+      const drawn = await page.evaluate(() => { const v = window.__memlens.app.views.compare, u = v.u; return [!!document.querySelector("#v-compare .cmp-chart canvas"), u ? u.data.slice(1).map((d) => d.filter((x) => x != null).length) : null, v.peaks]; });
+      ok("compare with…: both curves drawn again, both peaks marked", drawn[0] && drawn[1] && drawn[1].length >= 2 && drawn[1].every((n) => n > 0) && drawn[2].filter(Boolean).length === 2, JSON.stringify(drawn));
+      const head = await page.textContent("#v-compare .cmp-head");
+      ok("compare with…: the header names g2 the base", /base\s*g2\.json/.test(head) && /new\s*g1\.json/.test(head), head.slice(0, 200));
+      await page.screenshot({ path: path.join(shots, `compare-with-${scheme}.png`), fullPage: true });
+    }
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
   } catch (e) {
     ok("the script ran to its end", false, String(e && e.stack || e));
