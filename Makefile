@@ -6,13 +6,15 @@
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
 #   make sample     build/sample/: a small generated trace for the README demo
-#   make MPI=1      also build/memlens-mpi (Open MPI: libopenmpi-dev), for
-#                   `mpirun -n K build/memlens-mpi summary|perf|report DIR`
+#   make MPI=0      without build/memlens-mpi: it is built (with its tests) by
+#                   default wherever mpicc is found (Open MPI: libopenmpi-dev),
+#                   for `mpirun -n K build/memlens-mpi summary|perf|check|report DIR`
 
 CC      ?= cc
 SAN     ?= 0
-MPI     ?= 0
 MPICC   ?= mpicc
+# MPI=1 where mpicc is found, unless the command line says MPI=0
+MPI     ?= $(if $(shell command -v $(MPICC) 2>/dev/null),1,0)
 BUILD   ?= build
 ifeq ($(SAN),1)
 BUILD   := build-san

@@ -2,7 +2,7 @@
 # leaking rank, one that runs out of memory); the cluster analysis of summary
 # and perf names exactly the planted ranks (the generator's --expect says
 # which).  -j 1 and -j 2 write the same bytes, and so does memlens-mpi under
-# mpirun (skipped where it is not built or mpirun is absent).  Outputs grow
+# mpirun, and check under it (skipped where it is not built or mpirun is absent).  Outputs grow
 # with the ranks, not with their square.
 . tests/lib.sh
 GEN=${BUILD:-build}/tools/gen_trace
@@ -41,6 +41,25 @@ EOF
 check_outliers "summary names the planted ranks" "$tmp/s.json" 0
 "$MEMLENS" perf --json "$tmp/job" >"$tmp/p.json"; t_eq "perf exit" $? 0
 check_outliers "perf names the planted ranks" "$tmp/p.json" 1
+
+# The text's outlier lines ("  KIND  rank N  ...") name the same planted ranks:
+# stragglers (perf only: summary reads no kernels' time), the leak, the OOM,
+# and memory skew of the OOM rank (the leaking rank may reserve more too).
+check_text() { # NAME TEXT WITH_TIME
+    t_eq "$1" "$(printf '%s\n' "$2" | python3 -c '
+import json, re, sys
+p = json.load(open(sys.argv[1]))
+by = {}
+for line in sys.stdin:
+    m = re.match(r"    (straggler|memory skew|leak|out of memory|slow step|skewed) +rank (\d+) ", line)
+    if m: by.setdefault(m.group(1), set()).add(int(m.group(2)))
+want = {"leak": {p["leak_rank"]}, "out of memory": {p["oom_rank"]}}
+if sys.argv[2] == "1": want["straggler"] = set(p["slow_ranks"])
+skew = by.pop("memory skew", set())
+print(by == want, p["oom_rank"] in skew <= {p["oom_rank"], p["leak_rank"]})' "$tmp/planted.json" "$3")" "True True"
+}
+check_text "summary text names the planted ranks" "$("$MEMLENS" summary "$tmp/job")" 0
+check_text "perf text names the planted ranks" "$("$MEMLENS" perf "$tmp/job")" 1
 
 # The text: the digest instead of 32 sections; --all gives both.
 leak=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["leak_rank"])' "$tmp/planted.json")
@@ -89,7 +108,11 @@ done
 
 # memlens-mpi: each process reads its share, process 0 writes what one process would.
 if [ -x "$MPI_BIN" ] && command -v mpirun >/dev/null 2>&1; then
-    mpi() { mpirun --oversubscribe --allow-run-as-root -n 3 "$MPI_BIN" "$@"; }
+    # under SAN=1, no leak check in these: Open MPI's own allocations (its
+    # plugins, unloaded at exit) are never freed; ASan and UBSan still watch
+    # every access, and memlens's own frees are leak-checked in the runs above
+    mpi() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        mpirun --oversubscribe --allow-run-as-root -n 3 "$MPI_BIN" "$@"; }
     hta=$DATA/kineto/hta_sampled_rank-0.json.gz
     inputs="$tmp/job"
     if [ -f "$hta" ]; then
@@ -110,6 +133,24 @@ if [ -x "$MPI_BIN" ] && command -v mpirun >/dev/null 2>&1; then
             else t_fail "mpirun -n 3 differs: $args $in (exit $rc1 / $rc2): $(head -c 300 "$tmp/mpi.err")"; fi
         done
     done
+    # check (process 0 alone): a broken rule (exit 1, the OOM rank named) and
+    # one that holds on one rank (exit 0), text, --json and --junit
+    oom=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["oom_rank"])' "$tmp/planted.json")
+    for args in "--no-oom --max-peak 100GiB" "--json --max-peak 100GiB --rank $(((oom + 1) % 32))"; do
+        # shellcheck disable=SC2086
+        "$MEMLENS" check "$tmp/job" $args --junit "$tmp/one.xml" >"$tmp/one" 2>"$tmp/one.err"; rc1=$?
+        # shellcheck disable=SC2086
+        mpi check "$tmp/job" $args --junit "$tmp/mpi.xml" >"$tmp/mpi" 2>"$tmp/mpi.err"; rc2=$?
+        if [ $rc1 = $rc2 ] && cmp -s "$tmp/one" "$tmp/mpi" && [ "$(cat "$tmp/one.err")" = "$(grep "^memlens" "$tmp/mpi.err")" ] &&
+            cmp -s "$tmp/one.xml" "$tmp/mpi.xml"
+        then t_pass; else t_fail "mpirun -n 3 check differs: $args (exit $rc1 / $rc2): $(head -c 300 "$tmp/mpi.err")"; fi
+        case $args in
+        --no-oom*)
+            t_eq "mpi check --no-oom exit" $rc2 1
+            t_contains "mpi check names the OOM rank" "$(head -1 "$tmp/mpi")" "FAIL --no-oom: out-of-memory events 1 on cuda:$((oom % 8)) of rank $oom, expected none" ;;
+        *) t_eq "mpi check one rank exit" $rc2 0 ;;
+        esac
+    done
     mpi report "$tmp/job" -o "$tmp/rm.html" --budget 3 >/dev/null 2>&1
     sed 's/"created":"[^"]*"//' "$tmp/rm.html" >"$tmp/rm.x"
     if cmp -s "$tmp/r1.x" "$tmp/rm.x"; then t_pass; else t_fail "mpirun -n 3 report differs"; fi
@@ -120,6 +161,6 @@ if [ -x "$MPI_BIN" ] && command -v mpirun >/dev/null 2>&1; then
     t_eq "mpi bad rank exit" "$rc1 $rc2" "2 2"
     t_eq "mpi bad rank error" "$(head -1 "$tmp/mpi.err")" "$(cat "$tmp/one.err")" # then mpirun's own words
 else
-    t_skip "memlens-mpi not built (make MPI=1) or mpirun absent"
+    t_skip "memlens-mpi: not built (no mpicc: install libopenmpi-dev; or make MPI=0) or no mpirun"
 fi
 t_done

@@ -230,7 +230,7 @@ TEST(no_profiles_is_an_error)
 static void report_of(ml_profile *p, ml_buf *meta, ml_blobs *bl)
 {
     bl->capture = 1;
-    ml_report_rank(p, ml_report_first_time(p), SIZE_MAX, 0, meta, bl);
+    ml_report_rank(p, ml_profile_first_time(p), SIZE_MAX, 0, meta, bl);
     ml_buf_puts(meta, ""); /* NUL-terminated */
 }
 
@@ -492,6 +492,48 @@ TEST(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole)
     ml_profile_free(p);
 }
 
+TEST(a_peak_found_again_is_the_same_and_follows_new_events)
+{
+    /* The peak of each (device, kind) is kept with the profile: asked again,
+     * the same answer for each device; once the events change, found anew.
+     * Device 0: 300 then 100 allocated (peak 300 at T+1); device 1: 50. */
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    uint16_t d0 = ml_device_get(p, ML_DEV_CUDA, 0), d1 = ml_device_get(p, ML_DEV_CUDA, 1);
+    const int64_t T = 1000;
+    ml_event ev = {.ts = T + 1, .size = 300, .thread = ML_NONE32, .device = d0, .kind = ML_EV_ALLOC};
+    ml_event_push(p, &ev);
+    ev = (ml_event){.ts = T + 2, .size = 200, .thread = ML_NONE32, .device = d0, .kind = ML_EV_FREE};
+    ml_event_push(p, &ev);
+    ev = (ml_event){.ts = T + 3, .size = 50, .thread = ML_NONE32, .device = d1, .kind = ML_EV_ALLOC};
+    ml_event_push(p, &ev);
+    ml_profile_finish(p);
+    for (int round = 0; round < 2; round++) {
+        ml_peak pk;
+        int64_t span[2];
+        bool replayed;
+        CHECK(ml_curve_find_peak(p, d0, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+        CHECK_EQ_I64(pk.value, 300);
+        CHECK_EQ_I64(pk.at.ts, T + 1);
+        CHECK_EQ_I64(span[0], T + 1);
+        CHECK_EQ_I64(span[1], T + 2);
+        CHECK(ml_curve_find_peak(p, d1, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+        CHECK_EQ_I64(pk.value, 50);
+        CHECK_EQ_I64(pk.at.ts, T + 3);
+        CHECK(!ml_curve_find_peak(p, d0, ML_SERIES_RESERVED, &pk, span, &replayed));
+    }
+    /* one more alloc on device 0 (a later event): 100 + 400 = 500 at T+4 */
+    ev = (ml_event){.ts = T + 4, .size = 400, .thread = ML_NONE32, .device = d0, .kind = ML_EV_ALLOC};
+    ml_event_push(p, &ev);
+    ml_peak pk;
+    int64_t span[2];
+    bool replayed;
+    CHECK(ml_curve_find_peak(p, d0, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+    CHECK_EQ_I64(pk.value, 500);
+    CHECK_EQ_I64(pk.at.ts, T + 4);
+    CHECK_EQ_I64(span[1], T + 4);
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
@@ -502,6 +544,7 @@ int main(void)
     RUN(replayed_curve_starts_at_the_devices_first_event);
     RUN(replayed_peak_in_two_halves_is_the_walk_of_the_whole);
     RUN(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole);
+    RUN(a_peak_found_again_is_the_same_and_follows_new_events);
     RUN(category_base_follows_the_recorded_curve);
     RUN(curve_labels);
     RUN(component_and_stream_curves);

@@ -28,21 +28,6 @@ int64_t ml_step_number(const char *name)
     return v;
 }
 
-static int64_t first_time(const ml_profile *p)
-{
-    int64_t t = INT64_MAX;
-    if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
-    if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
-    if (p->trace && p->trace->slices.ts.len && p->trace->span_begin < t) t = p->trace->span_begin;
-    for (size_t s = 0; s < p->series.len; s++)
-        if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
-    for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
-        if (!(p->allocs.flags.v[i] & ML_ALLOC_BEFORE_TRACE) && p->allocs.t_alloc.v[i] < t) t = p->allocs.t_alloc.v[i];
-        if (!(p->allocs.flags.v[i] & ML_ALLOC_NEVER_FREED) && p->allocs.t_free.v[i] < t) t = p->allocs.t_free.v[i];
-    }
-    return t;
-}
-
 /* The peaks of each accelerator device (the cross-rank table's rows), and
  * the main device: the one with the highest allocated peak. */
 static void devices(const ml_profile *p, ml_rankrec *r)
@@ -164,7 +149,7 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t by
     r->format = ml_strdup(p->format);
     r->host = p->host ? ml_strdup(ml_s(p, p->host)) : NULL;
     r->input_bytes = bytes;
-    r->first_time_ns = first_time(p);
+    r->first_time_ns = ml_profile_first_time(p);
     r->time_is_absolute = p->time_is_absolute;
     r->main_index = -1;
     r->peak_allocated = r->peak_reserved = r->total_memory = -1;
@@ -280,169 +265,114 @@ void ml_rankrec_dist_free(ml_distributed *d) { ml_distributed_free(d); }
 
 /* ---- as bytes ------------------------------------------------------------ */
 
-static void put(ml_bytes *b, const void *x, size_t n)
-{
-    if (!n) return; /* (x may be NULL then: memcpy may not be given it) */
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n) cap *= 2;
-        b->p = ml_realloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, x, n);
-    b->len += n;
-}
-static void put_i64(ml_bytes *b, int64_t v) { put(b, &v, sizeof v); }
-static void put_str(ml_bytes *b, const char *s)
-{
-    put_i64(b, s ? (int64_t)strlen(s) : -1);
-    if (s) put(b, s, strlen(s));
-}
-
-void ml_bytes_free(ml_bytes *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
 
 #define RR_MAGIC 0x31524b4e414b524dLL /* "MRKANKR1" */
 
 void ml_rankrec_pack(const ml_rankrec *r, ml_spool *s, ml_bytes *out)
 {
-    put_i64(out, RR_MAGIC);
-    put_i64(out, (int64_t)r->unit);
-    put_i64(out, (int64_t)r->unit_k);
-    put_i64(out, r->rank);
-    put_i64(out, r->world_size);
-    put_str(out, r->path);
-    put_str(out, r->format);
-    put_str(out, r->host);
-    put_str(out, r->backend);
-    put_str(out, r->perf_why);
-    put_i64(out, r->input_bytes);
-    put_i64(out, r->first_time_ns);
-    put_i64(out, r->time_is_absolute);
-    put_i64(out, (int64_t)r->devices.len);
-    put(out, r->devices.v, r->devices.len * sizeof *r->devices.v);
-    put(out, r->main_device, sizeof r->main_device);
-    put_i64(out, r->main_index);
-    put_i64(out, r->peak_allocated);
-    put_i64(out, r->peak_reserved);
-    put_i64(out, r->total_memory);
-    put_i64(out, r->oom_events);
-    put_i64(out, r->has_time);
-    put_i64(out, r->any_comm);
-    put(out, &r->comp_per_step, sizeof r->comp_per_step);
-    put_i64(out, (int64_t)r->steps.len);
+    ml_bytes_put_i64(out, RR_MAGIC);
+    ml_bytes_put_i64(out, (int64_t)r->unit);
+    ml_bytes_put_i64(out, (int64_t)r->unit_k);
+    ml_bytes_put_i64(out, r->rank);
+    ml_bytes_put_i64(out, r->world_size);
+    ml_bytes_put_str(out, r->path);
+    ml_bytes_put_str(out, r->format);
+    ml_bytes_put_str(out, r->host);
+    ml_bytes_put_str(out, r->backend);
+    ml_bytes_put_str(out, r->perf_why);
+    ml_bytes_put_i64(out, r->input_bytes);
+    ml_bytes_put_i64(out, r->first_time_ns);
+    ml_bytes_put_i64(out, r->time_is_absolute);
+    ml_bytes_put_i64(out, (int64_t)r->devices.len);
+    ml_bytes_put(out, r->devices.v, r->devices.len * sizeof *r->devices.v);
+    ml_bytes_put(out, r->main_device, sizeof r->main_device);
+    ml_bytes_put_i64(out, r->main_index);
+    ml_bytes_put_i64(out, r->peak_allocated);
+    ml_bytes_put_i64(out, r->peak_reserved);
+    ml_bytes_put_i64(out, r->total_memory);
+    ml_bytes_put_i64(out, r->oom_events);
+    ml_bytes_put_i64(out, r->has_time);
+    ml_bytes_put_i64(out, r->any_comm);
+    ml_bytes_put(out, &r->comp_per_step, sizeof r->comp_per_step);
+    ml_bytes_put_i64(out, (int64_t)r->steps.len);
     for (size_t i = 0; i < r->steps.len; i++) {
         const ml_rr_step *st = &r->steps.v[i];
-        put_str(out, st->name);
+        ml_bytes_put_str(out, st->name);
         int64_t v[8] = {st->begin_ns, st->end_ns, st->peak_bytes, st->end_bytes,
                         st->comp_ns, st->comm_ns, st->overlap_ns, st->other_ns};
-        put(out, v, sizeof v);
+        ml_bytes_put(out, v, sizeof v);
     }
-    put_i64(out, (int64_t)r->colls.len);
+    ml_bytes_put_i64(out, (int64_t)r->colls.len);
     for (size_t i = 0; i < r->colls.len; i++) {
         const ml_rr_coll *c = &r->colls.v[i];
-        put_str(out, c->name);
+        ml_bytes_put_str(out, c->name);
         int64_t v[5] = {(int64_t)c->calls, c->bytes, c->total_ns, c->mean_ns, c->group_size};
-        put(out, v, sizeof v);
+        ml_bytes_put(out, v, sizeof v);
     }
     const ml_straggler_record *sg = &r->strag;
     int64_t sv[4] = {sg->rank, (int64_t)sg->n_steps, sg->first, sg->last};
-    put(out, sv, sizeof sv);
-    put(out, sg->steps, sg->n_steps * sizeof *sg->steps);
-    put_i64(out, (int64_t)sg->n_kernels);
+    ml_bytes_put(out, sv, sizeof sv);
+    ml_bytes_put(out, sg->steps, sg->n_steps * sizeof *sg->steps);
+    ml_bytes_put_i64(out, (int64_t)sg->n_kernels);
     for (size_t i = 0; i < sg->n_kernels; i++) {
         const ml_straggler_kernel *x = &sg->kernels[i];
         int64_t v[4] = {x->step, x->stream, x->ts, x->dur};
-        put(out, v, sizeof v);
-        put_str(out, x->name);
+        ml_bytes_put(out, v, sizeof v);
+        ml_bytes_put_str(out, x->name);
     }
-    put(out, r->mark, sizeof r->mark);
-    put_i64(out, r->flags);
+    ml_bytes_put(out, r->mark, sizeof r->mark);
+    ml_bytes_put_i64(out, r->flags);
     for (int k = 0; k < ML_RR_PIECES; k++) {
-        put_i64(out, (int64_t)r->piece[k].len);
+        ml_bytes_put_i64(out, (int64_t)r->piece[k].len);
         if (!r->piece[k].len) continue;
         char *bytes = ml_spool_get(s, r->piece[k]);
-        put(out, bytes, (size_t)r->piece[k].len);
+        ml_bytes_put(out, bytes, (size_t)r->piece[k].len);
         free(bytes);
     }
 }
 
-typedef struct rd {
-    const char *p;
-    size_t n, at;
-    bool bad;
-} rd;
-
-static const void *take(rd *d, size_t n)
-{
-    if (d->bad || n > d->n - d->at) {
-        d->bad = true;
-        return NULL;
-    }
-    const void *x = d->p + d->at;
-    d->at += n;
-    return x;
-}
-static int64_t get_i64(rd *d)
-{
-    const void *x = take(d, 8);
-    int64_t v = 0;
-    if (x) memcpy(&v, x, 8);
-    return v;
-}
-static char *get_str(rd *d)
-{
-    int64_t n = get_i64(d);
-    if (n < 0 || d->bad) return NULL;
-    const char *x = take(d, (size_t)n);
-    return x ? ml_strndup(x, (size_t)n) : NULL;
-}
-
 size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
 {
-    rd d = {p, n, 0, false};
+    ml_bytes_reader d = {p, n, 0, false};
     *out = NULL;
-    if (get_i64(&d) != RR_MAGIC) return 0;
+    if (ml_bytes_get_i64(&d) != RR_MAGIC) return 0;
     ml_rankrec *r = ml_calloc(1, sizeof *r);
-    r->unit = (size_t)get_i64(&d);
-    r->unit_k = (size_t)get_i64(&d);
-    r->rank = (int)get_i64(&d);
-    r->world_size = (int)get_i64(&d);
-    r->path = get_str(&d);
-    r->format = get_str(&d);
-    r->host = get_str(&d);
-    r->backend = get_str(&d);
-    r->perf_why = get_str(&d);
-    r->input_bytes = get_i64(&d);
-    r->first_time_ns = get_i64(&d);
-    r->time_is_absolute = get_i64(&d) != 0;
-    int64_t nd = get_i64(&d);
-    const void *dv = nd >= 0 && (uint64_t)nd < n ? take(&d, (size_t)nd * sizeof(ml_rr_device)) : NULL;
+    r->unit = (size_t)ml_bytes_get_i64(&d);
+    r->unit_k = (size_t)ml_bytes_get_i64(&d);
+    r->rank = (int)ml_bytes_get_i64(&d);
+    r->world_size = (int)ml_bytes_get_i64(&d);
+    r->path = ml_bytes_get_str(&d);
+    r->format = ml_bytes_get_str(&d);
+    r->host = ml_bytes_get_str(&d);
+    r->backend = ml_bytes_get_str(&d);
+    r->perf_why = ml_bytes_get_str(&d);
+    r->input_bytes = ml_bytes_get_i64(&d);
+    r->first_time_ns = ml_bytes_get_i64(&d);
+    r->time_is_absolute = ml_bytes_get_i64(&d) != 0;
+    int64_t nd = ml_bytes_get_i64(&d);
+    const void *dv = nd >= 0 && (uint64_t)nd < n ? ml_bytes_take(&d, (size_t)nd * sizeof(ml_rr_device)) : NULL;
     if (dv && nd) {
         VEC_RESERVE(&r->devices, (size_t)nd);
         memcpy(r->devices.v, dv, (size_t)nd * sizeof(ml_rr_device));
         r->devices.len = (size_t)nd;
     }
-    const void *md = take(&d, sizeof r->main_device);
+    const void *md = ml_bytes_take(&d, sizeof r->main_device);
     if (md) memcpy(r->main_device, md, sizeof r->main_device);
     r->main_device[sizeof r->main_device - 1] = 0;
-    r->main_index = (int)get_i64(&d);
-    r->peak_allocated = get_i64(&d);
-    r->peak_reserved = get_i64(&d);
-    r->total_memory = get_i64(&d);
-    r->oom_events = get_i64(&d);
-    r->has_time = get_i64(&d) != 0;
-    r->any_comm = get_i64(&d) != 0;
-    const void *cp = take(&d, sizeof r->comp_per_step);
+    r->main_index = (int)ml_bytes_get_i64(&d);
+    r->peak_allocated = ml_bytes_get_i64(&d);
+    r->peak_reserved = ml_bytes_get_i64(&d);
+    r->total_memory = ml_bytes_get_i64(&d);
+    r->oom_events = ml_bytes_get_i64(&d);
+    r->has_time = ml_bytes_get_i64(&d) != 0;
+    r->any_comm = ml_bytes_get_i64(&d) != 0;
+    const void *cp = ml_bytes_take(&d, sizeof r->comp_per_step);
     if (cp) memcpy(&r->comp_per_step, cp, sizeof r->comp_per_step);
-    int64_t ns = get_i64(&d);
+    int64_t ns = ml_bytes_get_i64(&d);
     for (int64_t i = 0; i < ns && !d.bad; i++) {
         ml_rr_step st = {0};
-        st.name = get_str(&d);
-        const int64_t *v = take(&d, 8 * sizeof(int64_t));
+        st.name = ml_bytes_get_str(&d);
+        const int64_t *v = ml_bytes_take(&d, 8 * sizeof(int64_t));
         if (!v || !st.name) {
             free(st.name);
             d.bad = true;
@@ -454,11 +384,11 @@ size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
         st.comp_ns = w[4], st.comm_ns = w[5], st.overlap_ns = w[6], st.other_ns = w[7];
         VEC_PUSH(&r->steps, st);
     }
-    int64_t nc = get_i64(&d);
+    int64_t nc = ml_bytes_get_i64(&d);
     for (int64_t i = 0; i < nc && !d.bad; i++) {
         ml_rr_coll c = {0};
-        c.name = get_str(&d);
-        const int64_t *v = take(&d, 5 * sizeof(int64_t));
+        c.name = ml_bytes_get_str(&d);
+        const int64_t *v = ml_bytes_take(&d, 5 * sizeof(int64_t));
         if (!v || !c.name) {
             free(c.name);
             d.bad = true;
@@ -471,26 +401,26 @@ size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
         VEC_PUSH(&r->colls, c);
     }
     ml_straggler_record *sg = &r->strag;
-    const int64_t *sv = take(&d, 4 * sizeof(int64_t));
+    const int64_t *sv = ml_bytes_take(&d, 4 * sizeof(int64_t));
     if (sv) {
         int64_t w[4];
         memcpy(w, sv, sizeof w);
         sg->rank = (int)w[0];
         sg->first = w[2];
         sg->last = w[3];
-        const void *st = w[1] >= 0 && (uint64_t)w[1] < n ? take(&d, (size_t)w[1] * sizeof *sg->steps) : NULL;
+        const void *st = w[1] >= 0 && (uint64_t)w[1] < n ? ml_bytes_take(&d, (size_t)w[1] * sizeof *sg->steps) : NULL;
         if (st && w[1]) {
             sg->steps = ml_malloc((size_t)w[1] * sizeof *sg->steps);
             memcpy(sg->steps, st, (size_t)w[1] * sizeof *sg->steps);
             sg->n_steps = (size_t)w[1];
         } else if (w[1]) d.bad = true;
     }
-    int64_t nk = get_i64(&d);
+    int64_t nk = ml_bytes_get_i64(&d);
     if (nk < 0 || (uint64_t)nk > n) d.bad = true;
     VEC(ml_straggler_kernel) ks = {0};
     for (int64_t i = 0; i < nk && !d.bad; i++) {
-        const int64_t *v = take(&d, 4 * sizeof(int64_t));
-        char *name = v ? get_str(&d) : NULL;
+        const int64_t *v = ml_bytes_take(&d, 4 * sizeof(int64_t));
+        char *name = v ? ml_bytes_get_str(&d) : NULL;
         if (!v || !name) {
             free(name);
             d.bad = true;
@@ -503,13 +433,13 @@ size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
     }
     sg->kernels = ks.v;
     sg->n_kernels = ks.len;
-    const void *mk = take(&d, sizeof r->mark);
+    const void *mk = ml_bytes_take(&d, sizeof r->mark);
     if (mk) memcpy(r->mark, mk, sizeof r->mark);
-    r->flags = (uint32_t)get_i64(&d);
+    r->flags = (uint32_t)ml_bytes_get_i64(&d);
     for (int k = 0; k < ML_RR_PIECES && !d.bad; k++) {
-        int64_t len = get_i64(&d);
+        int64_t len = ml_bytes_get_i64(&d);
         if (len < 0) d.bad = true;
-        const void *bytes = len > 0 ? take(&d, (size_t)len) : NULL;
+        const void *bytes = len > 0 ? ml_bytes_take(&d, (size_t)len) : NULL;
         if (len > 0 && bytes) r->piece[k] = ml_spool_put(s, bytes, (size_t)len);
     }
     if (d.bad || !r->path || !r->format) {

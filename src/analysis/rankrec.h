@@ -37,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
 #include "distributed.h"
 #include "profile.h"
 #include "spool.h"
@@ -74,7 +75,7 @@ typedef struct ml_rankrec {
     int rank, world_size;   /* -1 if unknown */
     char *path, *format, *host, *backend; /* host, backend: NULL if unknown */
     int64_t input_bytes;    /* the unit's size on disk, -1 if unknown */
-    int64_t first_time_ns;  /* its earliest time (ml_report_first_time), INT64_MAX if none */
+    int64_t first_time_ns;  /* its earliest time (ml_profile_first_time), INT64_MAX if none */
     bool time_is_absolute;
     VEC(ml_rr_device) devices; /* accelerators with an allocated peak, in device order */
     char main_device[32];   /* "" when the rank has no device */
@@ -125,12 +126,7 @@ typedef struct ml_rankset {
 /* Records as bytes: appended to out (pieces read from s), and back (pieces
  * put into s).  _unpack returns the bytes used, 0 when they are not a
  * record. */
-typedef struct ml_bytes {
-    char *p;
-    size_t len, cap;
-} ml_bytes;
 void ml_rankrec_pack(const ml_rankrec *r, ml_spool *s, ml_bytes *out);
 size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out);
-void ml_bytes_free(ml_bytes *b);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "par.h"
 #include "transport.h"
 
 const ml_transport *ml_transport_now;
@@ -22,11 +23,43 @@ typedef struct collect {
     VEC(ml_rankrec *) recs;
 } collect;
 
+/* The record and the command's pieces of one rank, at once (fn_pieces_only). */
+typedef struct rank_task {
+    collect *c;
+    const ml_profile *p;
+    size_t unit, k;
+    ml_rankrec *r;              /* rec_run: the record made; fn_run: where the pieces go */
+} rank_task;
+
+static void rec_run(void *arg)
+{
+    rank_task *t = arg;
+    t->r = ml_rankrec_of(t->p, t->unit, t->k, t->c->l->units.v[t->unit].bytes);
+}
+
+static void fn_run(void *arg)
+{
+    rank_task *t = arg;
+    t->c->o->fn(t->c->o->arg, t->p, t->r, t->c->spool);
+}
+
 static void take_rank(void *arg, size_t unit, size_t k, ml_profile *p)
 {
     collect *c = arg;
-    ml_rankrec *r = ml_rankrec_of(p, unit, k, c->l->units.v[unit].bytes);
-    if (c->o->fn) c->o->fn(c->o->arg, p, r, c->spool);
+    ml_rankrec *r;
+    if (c->o->fn && c->o->fn_pieces_only) {
+        ml_rankrec pieces = {0};
+        for (int i = 0; i < ML_RR_MARKS; i++) pieces.mark[i] = -1; /* as ml_rankrec_of begins them */
+        rank_task rec = {c, p, unit, k, NULL}, fn = {c, p, unit, k, &pieces};
+        ml_par2(fn_run, &fn, rec_run, &rec); /* (fn's own analyses take two threads more) */
+        r = rec.r;
+        memcpy(r->piece, pieces.piece, sizeof r->piece);
+        memcpy(r->mark, pieces.mark, sizeof r->mark);
+        r->flags = pieces.flags;
+    } else {
+        r = ml_rankrec_of(p, unit, k, c->l->units.v[unit].bytes);
+        if (c->o->fn) c->o->fn(c->o->arg, p, r, c->spool);
+    }
     pthread_mutex_lock(&c->mu);
     VEC_PUSH(&c->recs, r);
     pthread_mutex_unlock(&c->mu);
@@ -70,53 +103,6 @@ static int skip_cmp(const void *x, const void *y)
 
 /* ---- bytes between processes --------------------------------------------- */
 
-static void put(ml_bytes *b, const void *x, size_t n)
-{
-    if (!n) return; /* (x may be NULL then: memcpy may not be given it) */
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n) cap *= 2;
-        b->p = ml_realloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, x, n);
-    b->len += n;
-}
-static void put_i64(ml_bytes *b, int64_t v) { put(b, &v, sizeof v); }
-static void put_str(ml_bytes *b, const char *s)
-{
-    put_i64(b, (int64_t)strlen(s));
-    put(b, s, strlen(s));
-}
-
-typedef struct rd {
-    const char *p;
-    size_t n, at;
-    bool bad;
-} rd;
-static int64_t get_i64(rd *d)
-{
-    int64_t v = 0;
-    if (d->bad || d->n - d->at < 8) {
-        d->bad = true;
-        return 0;
-    }
-    memcpy(&v, d->p + d->at, 8);
-    d->at += 8;
-    return v;
-}
-static char *get_str(rd *d)
-{
-    int64_t n = get_i64(d);
-    if (d->bad || n < 0 || (uint64_t)n > d->n - d->at) {
-        d->bad = true;
-        return ml_strdup("");
-    }
-    char *s = ml_strndup(d->p + d->at, (size_t)n);
-    d->at += (size_t)n;
-    return s;
-}
-
 /* What one process found: its failure, its units' profile counts, what it
  * skipped, its records. */
 typedef struct share {
@@ -131,26 +117,26 @@ typedef struct share {
 static void pack_share(const share *sh, const size_t *mine, size_t n_mine, ml_rankrec **recs, size_t n_recs,
                        ml_spool *s, ml_bytes *out)
 {
-    put_i64(out, JOB_MAGIC);
-    put_i64(out, sh->failed);
-    put_str(out, sh->err.msg);
-    put_i64(out, (int64_t)n_mine);
+    ml_bytes_put_i64(out, JOB_MAGIC);
+    ml_bytes_put_i64(out, sh->failed);
+    ml_bytes_put_str(out, sh->err.msg);
+    ml_bytes_put_i64(out, (int64_t)n_mine);
     for (size_t i = 0; i < n_mine; i++) {
-        put_i64(out, (int64_t)mine[i]);
-        put_i64(out, (int64_t)sh->profiles[mine[i]]);
+        ml_bytes_put_i64(out, (int64_t)mine[i]);
+        ml_bytes_put_i64(out, (int64_t)sh->profiles[mine[i]]);
     }
-    put_i64(out, (int64_t)sh->skipped.len);
+    ml_bytes_put_i64(out, (int64_t)sh->skipped.len);
     for (size_t i = 0; i < sh->skipped.len; i++) {
-        put_i64(out, (int64_t)sh->skipped.v[i].unit);
-        put_str(out, sh->skipped.v[i].text);
+        ml_bytes_put_i64(out, (int64_t)sh->skipped.v[i].unit);
+        ml_bytes_put_str(out, sh->skipped.v[i].text);
     }
-    put_i64(out, (int64_t)n_recs);
+    ml_bytes_put_i64(out, (int64_t)n_recs);
     ml_bytes rb = {0};
     for (size_t i = 0; i < n_recs; i++) {
         rb.len = 0;
         ml_rankrec_pack(recs[i], s, &rb);
-        put_i64(out, (int64_t)rb.len);
-        put(out, rb.p, rb.len);
+        ml_bytes_put_i64(out, (int64_t)rb.len);
+        ml_bytes_put(out, rb.p, rb.len);
     }
     ml_bytes_free(&rb);
 }
@@ -158,29 +144,31 @@ static void pack_share(const share *sh, const size_t *mine, size_t n_mine, ml_ra
 /* Adds another process's share to ours (process 0); false if the bytes are bad. */
 static bool unpack_share(const char *p, size_t n, size_t n_units, share *sh, collect *c)
 {
-    rd d = {p, n, 0, false};
-    if (get_i64(&d) != JOB_MAGIC) return false;
-    int64_t failed = get_i64(&d);
-    char *msg = get_str(&d);
+    ml_bytes_reader d = {p, n, 0, false};
+    if (ml_bytes_get_i64(&d) != JOB_MAGIC) return false;
+    int64_t failed = ml_bytes_get_i64(&d);
+    char *msg = ml_bytes_get_str(&d);
+    if (!msg) return false;
     if (failed >= 0 && (sh->failed < 0 || failed < sh->failed)) {
         sh->failed = failed;
         snprintf(sh->err.msg, sizeof sh->err.msg, "%s", msg);
     }
     free(msg);
-    int64_t nm = get_i64(&d);
+    int64_t nm = ml_bytes_get_i64(&d);
     for (int64_t i = 0; i < nm && !d.bad; i++) {
-        int64_t u = get_i64(&d), k = get_i64(&d);
+        int64_t u = ml_bytes_get_i64(&d), k = ml_bytes_get_i64(&d);
         if (u >= 0 && (size_t)u < n_units) sh->profiles[u] = (size_t)k;
     }
-    int64_t ns = get_i64(&d);
+    int64_t ns = ml_bytes_get_i64(&d);
     for (int64_t i = 0; i < ns && !d.bad; i++) {
-        int64_t u = get_i64(&d);
-        char *t = get_str(&d);
+        int64_t u = ml_bytes_get_i64(&d);
+        char *t = ml_bytes_get_str(&d);
+        if (!t) return false;
         VEC_PUSH(&sh->skipped, ((ml_unit_skip){(size_t)u, t}));
     }
-    int64_t nr = get_i64(&d);
+    int64_t nr = ml_bytes_get_i64(&d);
     for (int64_t i = 0; i < nr && !d.bad; i++) {
-        int64_t len = get_i64(&d);
+        int64_t len = ml_bytes_get_i64(&d);
         if (d.bad || len < 0 || (uint64_t)len > d.n - d.at) return false;
         ml_rankrec *r;
         if (!ml_rankrec_unpack(d.p + d.at, (size_t)len, c->spool, &r)) return false;

@@ -56,33 +56,6 @@ typedef struct perf_args {
 enum { PIECE_TEXT, PIECE_RUN, PIECE_META, PIECE_RANK };
 enum { MARK_RUN_DIST, MARK_RANK_DIST };
 
-/* A piece written into memory, then put into the spool. */
-typedef struct mem_piece {
-    char *p;
-    size_t n;
-    FILE *f;
-} mem_piece;
-
-static FILE *piece_open(mem_piece *m)
-{
-    m->p = NULL;
-    m->n = 0;
-    m->f = open_memstream(&m->p, &m->n);
-    if (!m->f) {
-        fprintf(stderr, "memlens: out of memory\n");
-        exit(1);
-    }
-    return m->f;
-}
-
-static ml_piece piece_put(mem_piece *m, ml_spool *s)
-{
-    fclose(m->f);
-    ml_piece pc = ml_spool_put(s, m->p, m->n);
-    free(m->p);
-    return pc;
-}
-
 /* One rank, while it is loaded: its views (text), or its run, meta and
  * perf objects (--json) with a placeholder for "distributed". */
 static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
@@ -92,9 +65,9 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool 
     bool ok = ml_perf_compute(p, &perf);
     /* the critical path costs more than the other views together: only when shown */
     if (ok && (a->json || (a->view.views & ML_VIEW_CRITPATH))) ml_perf_want_critical_path(p, &perf);
-    mem_piece m;
+    ml_spool_writer m;
     if (!a->json) {
-        FILE *f = piece_open(&m);
+        FILE *f = ml_spool_begin(&m);
         fprintf(f, "== %s", ML_TEXT_SAFE(p->path));
         if (p->rank >= 0) fprintf(f, " (rank %d)", p->rank);
         fprintf(f, "\n");
@@ -104,15 +77,15 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool 
             ro.dist_elsewhere = true;
             ml_perf_views_text(f, p, &perf, &ro, NULL);
         }
-        r->piece[PIECE_TEXT] = piece_put(&m, s);
+        r->piece[PIECE_TEXT] = ml_spool_end(&m, s);
     } else {
         jw w;
         long at = -1;
-        jw_init_in(&w, piece_open(&m), true, 2, false);
+        jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
         ml_perf_run_json_at(&w, p, ok ? &perf : NULL, a->group, a->top, NULL, &at);
         r->mark[MARK_RUN_DIST] = at;
-        r->piece[PIECE_RUN] = piece_put(&m, s);
-        jw_init_in(&w, piece_open(&m), true, 2, false);
+        r->piece[PIECE_RUN] = ml_spool_end(&m, s);
+        jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
         const char *why = ml_perf_unavailable(p);
         jw_obj(&w);
         jw_key(&w, "path"); jw_str(&w, p->path);
@@ -124,13 +97,13 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool 
         if (why) jw_str(&w, why);
         else jw_null(&w);
         jw_end(&w);
-        r->piece[PIECE_META] = piece_put(&m, s);
-        jw_init_in(&w, piece_open(&m), true, 2, false);
+        r->piece[PIECE_META] = ml_spool_end(&m, s);
+        jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
         at = -1;
         if (ok) ml_perf_json_write_at(&w, p, &perf, a->top, NULL, &at);
         else jw_null(&w);
         r->mark[MARK_RANK_DIST] = at;
-        r->piece[PIECE_RANK] = piece_put(&m, s);
+        r->piece[PIECE_RANK] = ml_spool_end(&m, s);
     }
     if (ok) ml_perf_free(&perf);
 }
@@ -296,7 +269,7 @@ int ml_cmd_perf(int argc, char **argv)
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them */
     ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs,
-                      .fn = rank_pieces, .arg = &pa};
+                      .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     if (rc != 0) {

@@ -106,3 +106,23 @@ char *ml_spool_get(ml_spool *s, ml_piece piece)
     buf[piece.len] = 0;
     return buf;
 }
+
+FILE *ml_spool_begin(ml_spool_writer *w)
+{
+    w->p = NULL;
+    w->n = 0;
+    w->f = open_memstream(&w->p, &w->n);
+    if (!w->f) {
+        fprintf(stderr, "memlens: out of memory\n");
+        exit(1);
+    }
+    return w->f;
+}
+
+ml_piece ml_spool_end(ml_spool_writer *w, ml_spool *s)
+{
+    fclose(w->f);
+    ml_piece pc = ml_spool_put(s, w->p, w->n);
+    free(w->p);
+    return pc;
+}

@@ -36,4 +36,17 @@ int ml_spool_copy(ml_spool *s, ml_piece piece, FILE *f);
 /* A piece's bytes in a new buffer (free()), NUL-terminated after len. */
 char *ml_spool_get(ml_spool *s, ml_piece piece);
 
+/* A piece written with stdio, in memory, before it goes into the spool:
+ * FILE *f = ml_spool_begin(&w); fprintf(f, …); piece = ml_spool_end(&w, s). */
+typedef struct ml_spool_writer {
+    char *p;
+    size_t n;
+    FILE *f;
+} ml_spool_writer;
+
+/* The stream to write the piece to (exits, as ml_malloc does, without memory). */
+FILE *ml_spool_begin(ml_spool_writer *w);
+/* Puts what was written into s and frees it. */
+ml_piece ml_spool_end(ml_spool_writer *w, ml_spool *s);
+
 #endif

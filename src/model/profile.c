@@ -63,6 +63,7 @@ void ml_profile_free(ml_profile *p)
 {
     if (!p) return;
     free_index(p);
+    free(p->peak_memo);
     free(p->path);
     ml_strpool_free(p->strings);
     VEC_FREE(&p->devices);
@@ -929,4 +930,19 @@ void ml_profile_finish(ml_profile *p)
     if (p->trace) ml_par2(finish_trace, &job, finish_memory_side, p);
     else finish_memory_side(p);
     ml_phase("profile finish");
+}
+
+int64_t ml_profile_first_time(const ml_profile *p)
+{
+    int64_t t = INT64_MAX;
+    if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
+    if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
+    if (p->trace && p->trace->slices.ts.len && p->trace->span_begin < t) t = p->trace->span_begin;
+    for (size_t s = 0; s < p->series.len; s++)
+        if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
+    for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
+        if (!(p->allocs.flags.v[i] & ML_ALLOC_BEFORE_TRACE) && p->allocs.t_alloc.v[i] < t) t = p->allocs.t_alloc.v[i];
+        if (!(p->allocs.flags.v[i] & ML_ALLOC_NEVER_FREED) && p->allocs.t_free.v[i] < t) t = p->allocs.t_free.v[i];
+    }
+    return t;
 }

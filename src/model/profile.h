@@ -275,6 +275,8 @@ typedef struct ml_profile {
                                  * come from the trace */
 
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
+    struct ml_peak_memo *peak_memo; /* private to analysis/curve.c: the peaks found so far (one
+                                 * block, freed with the profile) */
 } ml_profile;
 
 /* Whether every event and allocation of p is device d's, the only one:
@@ -365,6 +367,11 @@ void ml_profile_append(ml_profile *dst, ml_profile *src);
  * (unless allocs_matched: an importer matched them as it read).
  * Importers may still add allocs, frames and stacks afterwards. */
 void ml_profile_finish(ml_profile *p);
+
+/* The earliest time in a finished profile: its events, ops, trace slices,
+ * series points and allocations (INT64_MAX if none).  A rank's origin in
+ * the report, and the start of a job's ranks. */
+int64_t ml_profile_first_time(const ml_profile *p);
 
 static inline const char *ml_s(const ml_profile *p, ml_str id) { return ml_strget(p->strings, id); }
 

@@ -38,6 +38,12 @@ void jw_null(jw *w);
 /* A value the caller has already written as JSON text (a number formatted
  * exactly, e.g. "98598.123"); written as is. */
 void jw_raw(jw *w, const char *json);
+/* ns as exact µs, trailing zeros cut: 98598123 -> 98598.123, 5000 -> 5,
+ * -1500 -> -1.5. */
+void jw_us(jw *w, int64_t ns);
+/* v with at most `decimals` decimals, trailing zeros (and a bare point) cut,
+ * "-0" written 0; null when v is not finite. */
+void jw_fixed(jw *w, double v, int decimals);
 
 /* Pieces of one document written apart (a job's ranks, each on the thread
  * that loaded it) and put together later, byte for byte as one writer would

@@ -1,9 +1,9 @@
 /*
- * mpi.c — memlens across machines: build/memlens-mpi (`make MPI=1`, Open
- * MPI from Debian).  The one module that calls MPI: it is the transport of
- * transport.h and the program's main.
+ * mpi.c — memlens across machines: build/memlens-mpi (built by `make` where
+ * mpicc is found, Open MPI from Debian).  The one module that calls MPI: it is
+ * the transport of transport.h and the program's main.
  *
- *     mpirun -n K build/memlens-mpi summary|perf|report ARGS...
+ *     mpirun -n K build/memlens-mpi summary|perf|check|report ARGS...
  *     srun --ntasks=K build/memlens-mpi summary /shared/job/
  *
  * Every process lists the job's ranks alike; each reads its share (job.h);

@@ -388,7 +388,7 @@ ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
     ml_sv_rank *r = ml_calloc(1, sizeof *r);
     pthread_mutex_init(&r->perf_mu, NULL);
     r->p = p;
-    r->origin = ml_report_first_time(p);
+    r->origin = ml_profile_first_time(p);
     if (r->origin == INT64_MAX) r->origin = 0;
     r->bl.capture = 1;
     ml_buf m = {0};

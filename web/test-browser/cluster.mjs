@@ -8,8 +8,9 @@
 // metric, the rows by node and the address round-trip; a hover names a rank
 // and a step; a click on a cell opens that rank's Memory view zoomed to that
 // step (or, for a rank the report summarised, says so).  Prints "ok NAME" /
-// "FAIL NAME: why" and "time NAME MS" (ready: the page interactive, from the
-// navigation's start); screenshots of each state.
+// "FAIL NAME: why" and "time NAME MS" (ready: the heatmap drawn, from the
+// navigation's start; click: from a click on a cell to that rank's view
+// drawn); screenshots of each state.
 import { checks, launch, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -104,8 +105,11 @@ try {
     const rank = +(/rank (\d+)/.exec(named) || [])[1];
     const want = await page.evaluate((rk) => { const d = window.__memlens.app.views.cluster.data, i = d.rankNo.indexOf(rk); return { dur: d.time[i * d.nSteps], emb: !d.embedded || d.embedded[i] }; }, rank);
     const before = await page.evaluate(() => window.__memlens.app.views.cluster.opened || 0);
+    const tc = Date.now();
     await page.mouse.click(x, y);
     await page.waitForFunction((n) => (window.__memlens.app.views.cluster.opened || 0) > n || document.querySelector("#v-cluster .cl-msg").textContent, before, { timeout: 15000 }).catch(() => {});
+    // a click answered: that rank's view drawn (or the message for a summarised rank)
+    console.log("time click " + (Date.now() - tc));
     const st = await page.evaluate(() => { const a = window.__memlens.app; return { view: a.tabs.current, rank: a.meta.ranks[a.tabs.rank].rank, span: a.state.t1 - a.state.t0 }; });
     if (want.emb) {
       ok("a click opens that rank's memory at that step", st.view === "memory" && st.rank === rank && Math.abs(st.span - want.dur) <= Math.max(2, want.dur * 0.01),

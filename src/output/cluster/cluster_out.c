@@ -97,43 +97,10 @@ void ml_cluster_text(FILE *f, const ml_cluster *c, const char *what)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* ns as µs, exact: "98598.123". */
-static void put_us(jw *w, int64_t ns)
-{
-    char buf[40];
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
-    unsigned frac = (unsigned)(a % 1000);
-    if (frac) {
-        snprintf(buf + n, sizeof buf - (size_t)n, ".%03u", frac);
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
-    }
-    jw_raw(w, buf);
-}
-
 void ml_cluster_json_value(jw *w, ml_cluster_metric m, int64_t v)
 {
-    if (ml_cluster_metric_unit(m) == ML_UNIT_NS) put_us(w, v);
+    if (ml_cluster_metric_unit(m) == ML_UNIT_NS) jw_us(w, v);
     else jw_i64(w, v);
-}
-
-/* A real number with up to `decimals` decimals, trailing zeros cut. */
-static void put_fixed(jw *w, double v, int decimals)
-{
-    char buf[64];
-    if (!isfinite(v)) {
-        jw_null(w);
-        return;
-    }
-    snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    if (strchr(buf, '.')) {
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
-        if (buf[len - 1] == '.') buf[--len] = 0;
-    }
-    if (!strcmp(buf, "-0")) strcpy(buf, "0");
-    jw_raw(w, buf);
 }
 
 static void put_rank(jw *w, const ml_cluster_rank *r)
@@ -182,8 +149,8 @@ void ml_cluster_json(jw *w, const ml_cluster *c)
             jw_key(w, "p90"); ml_cluster_json_value(w, (ml_cluster_metric)m, g->p90);
             jw_key(w, "max"); ml_cluster_json_value(w, (ml_cluster_metric)m, g->max);
             jw_key(w, "max_rank"); put_rank(w, &c->ranks[g->max_at]);
-            jw_key(w, "median"); put_fixed(w, us ? g->median / 1000 : g->median, 3);
-            jw_key(w, "mad"); put_fixed(w, us ? g->mad / 1000 : g->mad, 3);
+            jw_key(w, "median"); jw_fixed(w, us ? g->median / 1000 : g->median, 3);
+            jw_key(w, "mad"); jw_fixed(w, us ? g->mad / 1000 : g->mad, 3);
             jw_key(w, "highest"); rank_list(w, c, (ml_cluster_metric)m, g->top, g->n_top);
             jw_key(w, "lowest"); rank_list(w, c, (ml_cluster_metric)m, g->bottom, g->n_top);
         }
@@ -217,7 +184,7 @@ void ml_cluster_json(jw *w, const ml_cluster *c)
         jw_key(w, "metric"); jw_str(w, ml_cluster_metric_key(o->metric));
         jw_key(w, "value"); ml_cluster_json_value(w, o->metric, o->value);
         jw_key(w, "score");
-        if (o->scored) put_fixed(w, o->score, 2);
+        if (o->scored) jw_fixed(w, o->score, 2);
         else jw_null(w);
         jw_key(w, "category"); jw_str(w, ml_cluster_metric_category(o->metric));
         jw_key(w, "path"); jw_str(w, r->path);

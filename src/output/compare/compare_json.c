@@ -16,25 +16,10 @@
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel", "memcpy", "memset", "communication",
                                                       "runtime", "dataloader", "cpu_exec", "other"};
 
-/* ns as exact µs: 98598123 -> "98598.123", 5000 -> "5", -1500 -> "-1.5". */
-static void us_raw(jw *w, int64_t ns)
-{
-    char buf[40];
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
-    unsigned frac = (unsigned)(a % 1000);
-    if (frac) {
-        snprintf(buf + n, sizeof buf - (size_t)n, ".%03u", frac);
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
-    }
-    jw_raw(w, buf);
-}
-
 static void us(jw *w, const char *key, int64_t ns)
 {
     jw_key(w, key);
-    us_raw(w, ns);
+    jw_us(w, ns);
 }
 
 /* A double of ns as µs with three decimals at most. */
@@ -45,7 +30,7 @@ static void us_dbl(jw *w, const char *key, double ns)
         jw_null(w);
         return;
     }
-    us_raw(w, (int64_t)llround(ns));
+    jw_us(w, (int64_t)llround(ns));
 }
 
 /* 100 * (b - a) / a to 4 decimals; null when a is 0 or either is unknown. */
@@ -56,13 +41,7 @@ static void pct(jw *w, const char *key, double a, double b, bool known)
         jw_null(w);
         return;
     }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.4f", 100.0 * (b - a) / a);
-    size_t len = strlen(buf);
-    while (buf[len - 1] == '0') buf[--len] = 0;
-    if (buf[len - 1] == '.') buf[--len] = 0;
-    if (!strcmp(buf, "-0")) strcpy(buf, "0");
-    jw_raw(w, buf);
+    jw_fixed(w, 100.0 * (b - a) / a, 4);
 }
 
 static void i64_or_null(jw *w, int64_t v, bool known)

@@ -17,17 +17,8 @@ static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_us",  "memcpy_us",
 /* ns as exact µs: 98598123 -> "98598.123", 5000 -> "5", -1500 -> "-1.5". */
 static void us(jw *w, const char *key, int64_t ns)
 {
-    char buf[40];
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
-    unsigned frac = (unsigned)(a % 1000);
-    if (frac) {
-        snprintf(buf + n, sizeof buf - (size_t)n, ".%03u", frac);
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
-    }
     jw_key(w, key);
-    jw_raw(w, buf);
+    jw_us(w, ns);
 }
 
 /* A double with at most `digits` decimals, trailing zeros dropped; null when
@@ -35,19 +26,8 @@ static void us(jw *w, const char *key, int64_t ns)
 static void num(jw *w, const char *key, double v, int digits)
 {
     jw_key(w, key);
-    if (v < 0 || !isfinite(v)) {
-        jw_null(w);
-        return;
-    }
-    char buf[64];
-    snprintf(buf, sizeof buf, "%.*f", digits, v);
-    if (strchr(buf, '.')) {
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
-        if (buf[len - 1] == '.') buf[--len] = 0;
-    }
-    if (!strcmp(buf, "-0")) strcpy(buf, "0");
-    jw_raw(w, buf);
+    if (v < 0) jw_null(w);
+    else jw_fixed(w, v, digits);
 }
 
 /* Mean of total_ns over calls, in µs to the ns. */

@@ -39,12 +39,14 @@ typedef struct ml_report_opts {
 int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
                    ml_blobs *bl, ml_err *e);
 
+/* The start of a rank's object of the meta: `{"rank", "world_size", "path",
+ * "format", "host", "time", "notes", "perf", "perfWhy"` (left open for the
+ * rest). */
+void ml_report_rank_head(const ml_profile *p, ml_buf *m);
 /* One rank's object of the meta ("ranks" items), times relative to origin
  * (`memlens serve` builds each rank alone, with bl->capture set). */
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
                     ml_blobs *bl);
-/* The earliest time in a profile (INT64_MAX if none): the origin of one rank. */
-int64_t ml_report_first_time(const ml_profile *p);
 
 /* The perf object of a rank (web/DATA.md "Profiler views"; output/perf.h) as
  * JSON appended to out, with every '<' written \u003c so that it can sit in a

@@ -964,17 +964,8 @@ static bool device_shown(const ml_profile *p, uint16_t dev)
 
 /* ---- one rank ---------------------------------------------------------- */
 
-void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *m, ml_blobs *bl)
+void ml_report_rank_head(const ml_profile *p, ml_buf *m)
 {
-    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs, .max_history = max_history };
-    c.nstr = ml_strpool_count(p->strings);
-    c.local = ml_malloc((c.nstr ? c.nstr : 1) * sizeof *c.local);
-    memset(c.local, 0xff, (c.nstr ? c.nstr : 1) * sizeof *c.local);
-    c.calls = ml_calloc(c.nstr ? c.nstr : 1, sizeof *c.calls);
-    str_local(&c, 0);
-    for (size_t i = 0; i < p->ops.name.len; i++)
-        if (p->ops.kind.v[i] == ML_OP_CPU && p->ops.name.v[i] < c.nstr) c.calls[p->ops.name.v[i]]++;
-
     ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
     ml_json_str(m, p->path);
     ml_buf_puts(m, ",\"format\":");
@@ -993,6 +984,20 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size
     ml_buf_printf(m, ",\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
     if (why) ml_json_str(m, why);
     else ml_buf_puts(m, "null");
+}
+
+void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *m, ml_blobs *bl)
+{
+    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs, .max_history = max_history };
+    c.nstr = ml_strpool_count(p->strings);
+    c.local = ml_malloc((c.nstr ? c.nstr : 1) * sizeof *c.local);
+    memset(c.local, 0xff, (c.nstr ? c.nstr : 1) * sizeof *c.local);
+    c.calls = ml_calloc(c.nstr ? c.nstr : 1, sizeof *c.calls);
+    str_local(&c, 0);
+    for (size_t i = 0; i < p->ops.name.len; i++)
+        if (p->ops.kind.v[i] == ML_OP_CPU && p->ops.name.v[i] < c.nstr) c.calls[p->ops.name.v[i]]++;
+
+    ml_report_rank_head(p, m);
     ml_buf_puts(m, ",\"devices\":[");
     size_t shown = 0;
     for (size_t d = 0; d < p->devices.len; d++) {
@@ -1056,27 +1061,12 @@ void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size
     free(c.calls);
 }
 
-int64_t ml_report_first_time(const ml_profile *p)
-{
-    int64_t t = INT64_MAX;
-    if (p->events.ts.len && p->events.ts.v[0] != ML_TIME_NONE && p->events.ts.v[0] < t) t = p->events.ts.v[0];
-    if (p->ops.ts.len && p->ops.ts.v[0] < t) t = p->ops.ts.v[0];
-    if (p->trace && p->trace->slices.ts.len && p->trace->span_begin < t) t = p->trace->span_begin;
-    for (size_t s = 0; s < p->series.len; s++)
-        if (p->series.v[s].ts.len && p->series.v[s].ts.v[0] < t) t = p->series.v[s].ts.v[0];
-    for (size_t i = 0; i < p->allocs.t_alloc.len; i++) {
-        if (!(p->allocs.flags.v[i] & ML_ALLOC_BEFORE_TRACE) && p->allocs.t_alloc.v[i] < t) t = p->allocs.t_alloc.v[i];
-        if (!(p->allocs.flags.v[i] & ML_ALLOC_NEVER_FREED) && p->allocs.t_free.v[i] < t) t = p->allocs.t_free.v[i];
-    }
-    return t;
-}
-
 int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml_blobs *bl, ml_err *e)
 {
     if (!ps->items.len) return ml_fail(e, "report: no profile to show");
     int64_t origin = INT64_MAX;
     for (size_t r = 0; r < ps->items.len; r++) {
-        int64_t t = ml_report_first_time(ps->items.v[r]);
+        int64_t t = ml_profile_first_time(ps->items.v[r]);
         if (t < origin) origin = t;
     }
     if (origin == INT64_MAX) origin = 0;

@@ -122,22 +122,7 @@ typedef struct embed {
  * of the start of a 4,096-rank page, source.js). */
 static void lazy_stub(ml_buf *m, const ml_profile *p, const ml_rankrec *r, size_t k)
 {
-    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
-    ml_json_str(m, p->path);
-    ml_buf_puts(m, ",\"format\":");
-    ml_json_str(m, p->format);
-    ml_buf_puts(m, ",\"host\":");
-    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
-    ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
-    ml_buf_puts(m, ",\"notes\":[");
-    for (size_t i = 0; i < p->notes.len; i++) {
-        ml_buf_puts(m, i ? "," : "");
-        ml_json_str(m, ml_s(p, p->notes.v[i]));
-    }
-    const char *why = ml_perf_unavailable(p);
-    ml_buf_printf(m, "],\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
-    if (why) ml_json_str(m, why);
-    else ml_buf_puts(m, "null");
+    ml_report_rank_head(p, m);
     ml_buf_printf(m, ",\"lazy\":%zu,\"best_peak\":%lld}", k, (long long)r->peak_allocated);
 }
 

@@ -330,46 +330,19 @@ void ml_summary_json(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
     jw_end(&w);
 }
 
-/* A piece written into memory, then put into the spool. */
-typedef struct mem_piece {
-    char *p;
-    size_t n;
-    FILE *f;
-} mem_piece;
-
-static FILE *piece_open(mem_piece *m)
-{
-    m->p = NULL;
-    m->n = 0;
-    m->f = open_memstream(&m->p, &m->n);
-    if (!m->f) {
-        fprintf(stderr, "memlens: out of memory\n");
-        exit(1);
-    }
-    return m->f;
-}
-
-static ml_piece piece_put(mem_piece *m, ml_spool *s)
-{
-    fclose(m->f);
-    ml_piece pc = ml_spool_put(s, m->p, m->n);
-    free(m->p);
-    return pc;
-}
-
 void ml_summary_rank_pieces(const ml_profile *p, ml_rankrec *r, ml_spool *s, const ml_summary_opts *o)
 {
-    mem_piece m;
+    ml_spool_writer m;
     if (!o->json) {
-        ml_summary_rank_text(piece_open(&m), p, o);
-        r->piece[ML_SUMMARY_PIECE_TEXT] = piece_put(&m, s);
+        ml_summary_rank_text(ml_spool_begin(&m), p, o);
+        r->piece[ML_SUMMARY_PIECE_TEXT] = ml_spool_end(&m, s);
         return;
     }
     jw w;
-    jw_init_in(&w, piece_open(&m), true, 2, false);
+    jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
     ml_summary_rank_json_input(&w, p);
-    r->piece[ML_SUMMARY_PIECE_INPUT] = piece_put(&m, s);
-    jw_init_in(&w, piece_open(&m), true, 2, false);
+    r->piece[ML_SUMMARY_PIECE_INPUT] = ml_spool_end(&m, s);
+    jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
     ml_summary_rank_json_devices(&w, p, o);
-    r->piece[ML_SUMMARY_PIECE_DEVICES] = piece_put(&m, s);
+    r->piece[ML_SUMMARY_PIECE_DEVICES] = ml_spool_end(&m, s);
 }
