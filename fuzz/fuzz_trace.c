@@ -21,7 +21,7 @@
 static void trace_view(const ml_profile *p)
 {
     if (!p->trace) return;
-    int64_t origin = ml_report_first_time(p);
+    int64_t origin = ml_profile_first_time(p);
     if (origin == INT64_MAX) origin = 0;
     ml_buf m = {0}, j = {0};
     ml_blobs bl = {0};

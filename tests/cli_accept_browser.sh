@@ -20,39 +20,31 @@
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
 tmp=$(mktemp -d)
-spid=""
-trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+spids=""
+trap 'for p in $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 K="$DATA/kineto"
-# known failures, "MODE:check name" prefixes: reported, not counted (none now:
-# the type scale, the gauge's tooltip, the served slowest rank and the
-# MemoryViz names were fixed on branch fixes)
-known_fail() {
-    return 1
+# page NAME MODE TARGET [SCHEME [ARG]]: one page for accept.mjs, all of them
+# checked in one browser at the end (the servers started before, stopped after)
+page() {
+    case $3 in http*) ;; *) t_file_page "$1" "$3" || return 0 ;; esac
+    case $1 in *-light|*-dark) t_dir=${1%-*} ;; *) t_dir=$1 ;; esac # both schemes' screenshots in one folder
+    t_page "$tmp/pages" "$1" "$2" "$3" "$shots/accept-$t_dir" "${4:-light}" "${5:-}"
 }
-# run_page NAME MODE TARGET [SCHEME [ARG]]
-run_page() {
-    case $3 in http*) ;; *) t_file_page "$1${4:+-$4}" "$3" || return 0 ;; esac
-    node web/test-browser/accept.mjs "$2" "$3" "$shots/accept-$1" "${4:-light}" "${5:-}" >"$tmp/log" 2>&1
-    while IFS= read -r line; do
-        case "$line" in
-            ok\ *) t_pass ;;
-            FAIL\ *) if known_fail "$1: ${line#FAIL }"; then t_skip "$1: known failure (disabled): ${line#FAIL }"; else t_fail "$1: ${line#FAIL }"; fi ;;
-            \#*) echo "$1 $line" ;;
-        esac
-    done <"$tmp/log"
-    grep -q '^ok the page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
-}
-# start_server ARGS...: sets spid and url
+# start_server ARGS...: adds to spids, sets url
 start_server() {
     : >"$tmp/sout" # emptied here: the background job's own truncation could come after the first read (the previous server's URL)
     "$MEMLENS" serve --port 0 "$@" >"$tmp/sout" 2>&1 &
     spid=$!
+    spids="$spids $spid"
     url=$(t_serve_url "$tmp/sout")
     [ -n "$url" ] || t_fail "server did not start: $(cat "$tmp/sout")"
 }
-stop_server() { kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0; spid=""; }
+stop_server() { # PID
+    kill -INT "$1"; wait "$1"; t_eq "server stops cleanly" $? 0
+    spids=$(echo " $spids " | sed "s/ $1 / /")
+}
 
 if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
     t_skip "no chromium, node or python3 (run scripts/setup)"
@@ -69,8 +61,8 @@ else
     ms=$((($(date +%s%N) - t0) / 1000000))
     echo "report of resnet50: $ms ms"
     [ "$ms" -lt 10000 ] && t_pass || t_fail "report of resnet50 took $ms ms (bar here: 10 s)"
-    run_page resnet50 resnet "$tmp/resnet.html" light "$gpu"
-    run_page resnet50 resnet "$tmp/resnet.html" dark "$gpu"
+    page resnet50-light resnet "$tmp/resnet.html" light "$gpu"
+    page resnet50-dark resnet "$tmp/resnet.html" dark "$gpu"
     # every trace in shared/data without memory events
     for f in param_linear_kineto.json.gz hta_alexnet.json.gz hta_nccl_data.json.gz hta_sampled_rank-0.json.gz \
         hta_amd_mi250.json.gz hta_triton_example.json.gz hta_cpu_only.pt.trace.json.gz; do
@@ -78,12 +70,11 @@ else
         n=$(python3 -c 'import gzip,json,sys; print(sum(1 for e in json.load(gzip.open(sys.argv[1]))["traceEvents"] if e.get("name") == "[memory]"))' "$K/$f")
         t_eq "$f has no memory events" "$n" 0
         name=${f%%.*}
-        if $MEMLENS report "$K/$f" -o "$tmp/$name.html"; then run_page "$name" trace "$tmp/$name.html"; else t_fail "report of $f"; fi
+        if $MEMLENS report "$K/$f" -o "$tmp/$name.html"; then page "$name" trace "$tmp/$name.html"; else t_fail "report of $f"; fi
     done
     # serve with no input: upload resnet50 through the file input
     start_server
-    [ -n "$url" ] && run_page upload upload "$url" light "$resnet"
-    stop_server
+    [ -n "$url" ] && page upload upload "$url" light "$resnet"
     # two ranks: the report, then the server
     r0="$K/hta_sampled_rank-0.json.gz" r1="$K/hta_sampled_rank-1.json.gz"
     if [ -f "$r0" ] && [ -f "$r1" ]; then
@@ -100,7 +91,7 @@ for k in (0, 1):
 print(" | ".join(out))
 EOF
 )" "[0] slowest=1 | [1] slowest=1"
-        run_page dist-report dist "$tmp/two.html" light 2:1
+        page dist-report dist "$tmp/two.html" light 2:1
         mkdir -p "$tmp/ranks" && ln -s "$(cd "$(dirname "$r0")" && pwd)/$(basename "$r0")" "$(cd "$(dirname "$r1")" && pwd)/$(basename "$r1")" "$tmp/ranks/"
         $MEMLENS report "$tmp/ranks" -o "$tmp/dir.html"
         t_eq "a directory of two ranks: each rank's own rows, the job's slowest rank" "$(python3 - "$tmp/dir.html" <<'EOF2'
@@ -139,27 +130,28 @@ EOF2
             for k in 0 1; do
                 t_eq "serve: /api/perf?rank=$k once both are loaded: its own rows, the slowest of both" "$(dist_of $k)" "[$k] slowest=1"
             done
-            stop_server
+            stop_server "$spid"
             # a fresh server and page: the page asks for rank 0 alone, then "Load the other 1 rank"
             start_server "$r0" "$r1"
-            [ -n "$url" ] && run_page dist-serve dist "$url" light 2:1
+            [ -n "$url" ] && page dist-serve dist "$url" light 2:1
         fi
-        stop_server
     else
         t_skip "hta_sampled ranks absent"
     fi
     # the page parts of "Memory views": the static report (Ascend static graphs) draws and switches graphs
     if [ -d "$DATA/ascend/static" ]; then
-        $MEMLENS report "$DATA/ascend/static" -o "$tmp/static.html" && run_page static memstatic "$tmp/static.html"
+        $MEMLENS report "$DATA/ascend/static" -o "$tmp/static.html" && page static memstatic "$tmp/static.html"
     else
         t_skip "ascend/static absent"
     fi
     # a snapshot: the MemoryViz views by name, the state history steps through events
     snap="$DATA/snapshot/cs336_memory_ctx128_forward.pickle"
     if [ -f "$snap" ]; then
-        $MEMLENS report "$snap" -o "$tmp/snap.html" && run_page snapshot snapshot "$tmp/snap.html"
+        $MEMLENS report "$snap" -o "$tmp/snap.html" && page snapshot snapshot "$tmp/snap.html"
     else
         t_skip "snapshot absent"
     fi
+    t_browse web/test-browser/accept.mjs "$tmp/pages" "$tmp/log" "the page starts"
 fi
+for p in $spids; do stop_server "$p"; done
 t_done

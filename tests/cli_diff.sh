@@ -4,6 +4,7 @@
 # segments and allocator settings on small hand-written inputs whose expected
 # values are worked out in the comments, rank pairing, and bad input.
 . tests/lib.sh
+. tests/difflib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 command -v python3 >/dev/null 2>&1 || { t_skip "python3 absent"; t_done; exit; }
@@ -188,7 +189,7 @@ t_eq "C2: the operators under the backward node" \
     "$(q "$tmp/bw.json" "sorted((o['name'], o['base_calls'], o['base_host_us'], o['new_host_us']) for o in d['tree']['children'][1]['ops'])" 2>&1)" \
     "[('AddmmBackward0', 2, 106, 146), ('ReluBackward0', 1, 18, 18), ('autograd::engine::evaluate_function: AddmmBackward0', 2, 110, 150), ('autograd::engine::evaluate_function: ReluBackward0', 1, 20, 20), ('autograd::engine::evaluate_function: torch::autograd::AccumulateGrad', 1, 4, 4)]"
 
-# ---- D. memory on hand-written traces -------------------------------------------
+# ---- D. memory on hand-written traces (t_mem_pair, tests/difflib.sh) -------------
 # base: aten::linear allocates 100 B (Total Allocated 100, Reserved 1024), aten::relu
 #   50 B (150: the peak), frees.  new: 40 B from before the trace (freed at 47 µs without
 #   an alloc), aten::linear 150 B (190, Reserved 2048), aten::gelu 30 B (220: the peak),
@@ -197,28 +198,7 @@ t_eq "C2: the operators under the backward node" \
 #   only), before trace -> 40 (new only), gelu -> 30 (new only); sorted by |delta|, ties by
 #   the larger side: linear, relu, before, gelu.
 # unused at the reserved peak (first reached at 15 µs): 1024 - 100 = 924; 2048 - 190 = 1858
-cat >"$tmp/mem_a.json" <<'JSON'
-{"traceEvents":[
-{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}},
-{"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":40,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":45,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":50,"Total Allocated":150,"Total Reserved":1024}},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":55,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":-100,"Total Allocated":50,"Total Reserved":1024}},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":70,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":-50,"Total Allocated":0,"Total Reserved":1024}}
-]}
-JSON
-cat >"$tmp/mem_b.json" <<'JSON'
-{"traceEvents":[
-{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":100},
-{"ph":"X","cat":"cpu_op","name":"aten::linear","pid":1,"tid":1,"ts":10,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":15,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":150,"Total Allocated":190,"Total Reserved":2048}},
-{"ph":"X","cat":"cpu_op","name":"aten::gelu","pid":1,"tid":1,"ts":40,"dur":20},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":45,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":30,"Total Allocated":220,"Total Reserved":2048}},
-{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":47,"args":{"Device Type":1,"Device Id":0,"Addr":12288,"Bytes":-40,"Total Allocated":180,"Total Reserved":2048}},
-{"ph":"i","cat":"[OutOfMemory]","s":"t","name":"[OutOfMemory]","pid":1,"tid":1,"ts":50,"args":{"Device Type":1,"Device Id":0,"Bytes":4096,"Total Allocated":180,"Total Reserved":2048}}
-]}
-JSON
+t_mem_pair "$tmp/mem_a.json" "$tmp/mem_b.json"
 $MEMLENS diff --json "$tmp/mem_a.json" "$tmp/mem_b.json" >"$tmp/mem.json"
 t_eq "D: exit status" "$?" 0
 DEV='x = d["devices"][0]; f = lambda k: (x[k]["base"], x[k]["new"], x[k]["delta"], x[k]["delta_pct"])'
@@ -264,7 +244,11 @@ t_eq "E: segments only in one" "$(q "$tmp/snap.json" "[(s['address'], s['total_s
 t_eq "E: allocator settings that differ" "$(q "$tmp/snap.json" "d['allocator_settings']")" \
     "[{'key': 'max_split_size', 'base': '-1', 'new': '134217728'}, {'key': 'garbage_collection_threshold', 'base': None, 'new': '0.8'}]"
 t_eq "E: no time side, said" "$(q "$tmp/snap.json" "d['steps'], d['operators'], d['tree']")" "(None, [], None)"
-t_contains "E: text" "$($MEMLENS diff "$tmp/a.pickle" "$tmp/b.pickle")" "max_split_size: -1 -> 134217728"
+$MEMLENS diff "$tmp/a.pickle" "$tmp/b.pickle" >"$tmp/snap.txt"
+t_contains "E: text" "$(cat "$tmp/snap.txt")" "max_split_size: -1 -> 134217728"
+# by size, the sizes with the most bytes first: base B 20 MiB; new B 4 MiB, C 2 MiB
+t_eq "E: text: the segments only in one, by size" "$(grep 'by size' "$tmp/snap.txt")" "    only in base by size: 1 × 20.00 MiB
+    only in new  by size: 1 × 4.00 MiB, 1 × 2.00 MiB"
 
 # ---- F. kinds that share only part: a snapshot against a trace ------------------
 $MEMLENS diff --json "$tmp/a.pickle" "$tmp/mem_b.json" >"$tmp/mixed.json"
@@ -273,8 +257,8 @@ t_eq "F: what was left out is said" "$(q "$tmp/mixed.json" "len(d['devices']), d
 
 # ---- G. directories: ranks paired by rank number ---------------------------------
 mkdir -p "$tmp/d0" "$tmp/d1"
-for r in 0 1; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world_size\":4},\"traceEvents\"/" "$tmp/mem_a.json" >"$tmp/d0/r$r.json"; done
-for r in 1 2; do sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":$r,\"world_size\":4},\"traceEvents\"/" "$tmp/mem_b.json" >"$tmp/d1/r$r.json"; done
+for r in 0 1; do t_ranked "$tmp/mem_a.json" $r 4 "$tmp/d0/r$r.json"; done
+for r in 1 2; do t_ranked "$tmp/mem_b.json" $r 4 "$tmp/d1/r$r.json"; done
 $MEMLENS diff --json "$tmp/d0" "$tmp/d1" >"$tmp/dirs.json"
 t_eq "G: directories: rank 1 paired, the others listed" "$(python3 -c "
 import json; j = json.load(open('$tmp/dirs.json'))
@@ -285,19 +269,15 @@ t_eq "G: --rank 1" "$($MEMLENS diff --json --rank 1 "$tmp/d0" "$tmp/d1" | python
 # ---- H. bad input: one line, exit 2 ----------------------------------------------
 bad() { # NAME EXPECTED-TEXT ARGS...: exit 2, one line on stderr holding the text, nothing on stdout
     name=$1 want=$2; shift 2
-    $MEMLENS diff "$@" >"$tmp/o" 2>"$tmp/e"
-    rc=$?
-    t_eq "H: $name: exit 2" "$rc" 2
-    t_eq "H: $name: one line" "$(wc -l <"$tmp/e" | tr -d ' ')" 1
-    t_contains "H: $name: says why" "$(cat "$tmp/e")" "$want"
-    t_eq "H: $name: no output" "$(wc -c <"$tmp/o" | tr -d ' ')" 0
+    t_rejects "H: $name" "$want" $MEMLENS diff "$@"
+    t_eq "H: $name: no output" "${#T_STDOUT}" 0
 }
 bad "missing side" "nope.json: No such file or directory" "$tmp/mem_a.json" "$tmp/nope.json"
 printf '{"traceEvents": [{"ph": "X", "ts": 1,' >"$tmp/cut.json"
 bad "unreadable side" "cut.json" "$tmp/cut.json" "$tmp/mem_b.json"
 mkdir -p "$tmp/d2"
-sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":5,\"world_size\":8},\"traceEvents\"/" "$tmp/mem_a.json" >"$tmp/d2/r5.json"
-sed "s/\"traceEvents\"/\"distributedInfo\":{\"rank\":6,\"world_size\":8},\"traceEvents\"/" "$tmp/mem_a.json" >"$tmp/d2/r6.json"
+t_ranked "$tmp/mem_a.json" 5 8 "$tmp/d2/r5.json"
+t_ranked "$tmp/mem_a.json" 6 8 "$tmp/d2/r6.json"
 bad "mismatched ranks" "mismatched ranks" "$tmp/d0" "$tmp/d2"
 bad "no such rank" "--rank 7" --rank 7 "$tmp/d0" "$tmp/d1"
 printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":5}]}' >"$tmp/nomem.json"

@@ -13,21 +13,15 @@ trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
 gen=${BUILD:-build}/tools/gen_trace
-# page NAME PAGE MODE SCHEME [EXPECT]
-page() {
-    case $2 in http*) ;; *) t_file_page "$1" "$2" || return 0 ;; esac
-    node web/test-browser/compare.mjs "$2" "$shots/compare-$1" "$3" "$4" ${5:+"$5"} >"$tmp/log" 2>&1
-    st=$?
-    t_log "$tmp/log" "$1"
-    t_log_ran "$tmp/log" "$st"
-}
-# pair NAME MODE BASE NEW: the report and --json of the pair, its page light and dark
+# pair NAME MODE BASE NEW: the report and --json of the pair; its page, light
+# and dark, joins the pages that one Chromium checks at the end
+pages=""
 pair() {
     name=$1 mode=$2 base=$3 new=$4
     $MEMLENS diff --json "$base" "$new" >"$tmp/$name.json" || { t_fail "$name: memlens diff --json failed"; return; }
     $MEMLENS diff "$base" "$new" -o "$tmp/$name.html" || { t_fail "$name: memlens diff -o failed"; return; }
-    page "$name" "$tmp/$name.html" "$mode" light "$tmp/$name.json"
-    page "$name" "$tmp/$name.html" "$mode" dark "$tmp/$name.json"
+    t_file_page "$name" "$tmp/$name.html" || return 0
+    pages="$pages $name|$mode|light|$tmp/$name.json|$tmp/$name.html $name|$mode|dark|$tmp/$name.json|$tmp/$name.html"
 }
 if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
     t_skip "no chromium or node (run scripts/setup)"
@@ -50,8 +44,14 @@ else
     spid=$!
     url=$(t_serve_url "$tmp/sout")
     if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"
-    else
-        page served "$url" trace light "$tmp/traces.json"
+    else pages="$pages served|trace|light|$tmp/traces.json|$url"; fi
+    # every page in one Chromium, one after the other
+    node web/test-browser/compare.mjs "$shots" $pages >"$tmp/log" 2>&1
+    st=$?
+    t_log "$tmp/log"
+    [ -z "${VERBOSE:-}" ] || grep '^# ' "$tmp/log" # how long each page took
+    t_log_ran "$tmp/log" "$st"
+    if [ -n "$url" ]; then
         # the API's answer is the pair object of the page (web/DATA.md "Compare")
         curl -s "${url%/}/api/rank?rank=0&wait=10000" >/dev/null; curl -s "${url%/}/api/rank?rank=1&wait=10000" >/dev/null
         t_eq "served: /api/compare is memlens diff --json's pair" "$(curl -s "${url%/}/api/compare?base=0&new=1" | python3 -c "
@@ -60,8 +60,8 @@ a = json.load(sys.stdin); b = json.load(open('$tmp/traces.json'))['pairs'][0]
 strip = lambda d: {k: v for k, v in d.items() if k not in ('base', 'new')}
 print(a['base_rank'], a['new_rank'], strip(a['diff']) == strip(b))")" "0 1 True"
         t_contains "served: a rank not loaded" "$(curl -s "${url%/}/api/compare?base=0&new=7")" "error"
-        kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
     fi
+    kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
     spid=""
 fi
 t_done

@@ -23,21 +23,14 @@ awk 'BEGIN {
 }' >"$tmp/wide.json"
 note="1 step begins before the step before it ends"
 $MEMLENS report "$tmp/wide.json" -o "$tmp/wide.html" || t_fail "report of the trace"
-if t_file_page wide "$tmp/wide.html"; then
-    node web/test-browser/hostile.mjs "$tmp/wide.html" "$shots/report" "$note" 1500 1000 >"$tmp/log" 2>&1
-    st=$?
-    t_log "$tmp/log" report
-    t_log_ran "$tmp/log" "$st"
-fi
+# both pages in one browser (t_page, t_browse in tests/lib.sh)
+if t_file_page wide "$tmp/wide.html"; then t_page "$tmp/pages" report "$tmp/wide.html" "$shots/report" "$note" 1500 1000; fi
 "$MEMLENS" serve --port 0 "$tmp/wide.json" >"$tmp/sout" 2>&1 &
 pid=$!
 url=$(t_serve_url "$tmp/sout")
-if [ -n "$url" ]; then
-    node web/test-browser/hostile.mjs "$url" "$shots/served" "$note" 1500 1000 >"$tmp/log" 2>&1
-    st=$?
-    t_log "$tmp/log" served
-    t_log_ran "$tmp/log" "$st"
+if [ -n "$url" ]; then t_page "$tmp/pages" served "$url" "$shots/served" "$note" 1500 1000
 else t_fail "served: the server did not start: $(cat "$tmp/sout")"; fi
+t_browse web/test-browser/hostile.mjs "$tmp/pages" "$tmp/log" "page starts"
 kill -INT "$pid"; wait "$pid"; t_eq "the server stops cleanly" $? 0
 pid=""
 t_done

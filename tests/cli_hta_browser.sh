@@ -11,12 +11,10 @@ spid=""
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
+# one browser for all the pages (t_page, t_browse in tests/lib.sh): the server started before, stopped after
 run_page() { # NAME PAGE MODE SCHEME EXPECT
     case $2 in http*) ;; *) t_file_page "$1" "$2" || return 0 ;; esac
-    node web/test-browser/hta.mjs "$2" "$shots/hta-$1" "$3" "$4" "$5" >"$tmp/log" 2>&1
-    st=$?
-    t_log "$tmp/log" "$1"
-    t_log_ran "$tmp/log" $st
+    t_page "$tmp/pages" "$1" "$2" "$shots/hta-$1" "$3" "$4" "$5"
 }
 if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
     t_skip "no chromium or node (run scripts/setup)"
@@ -70,10 +68,10 @@ PY
         spid=$!
         url=$(t_serve_url "$tmp/sout")
         if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" critpath light "6|aten::conv2d"; fi
-        kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
-        spid=""
     else
         t_skip "alexnet trace absent ($alex)"
     fi
+    t_browse web/test-browser/hta.mjs "$tmp/pages" "$tmp/log" "page starts"
 fi
+if [ -n "$spid" ]; then kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0; spid=""; fi
 t_done

@@ -14,8 +14,10 @@ fi
 add() { # KIND INPUT
     if [ -e "$DATA/$2" ]; then
         if ! $MEMLENS report "$DATA/$2" -o "$tmp/$1.html" 2>"$tmp/err"; then t_fail "report $2: $(cat "$tmp/err")"
-        # (the served pages are compared with these two reports' pages: both run in both passes)
-        elif case $1 in snapshot|ascend) true ;; *) t_file_page "$1" "$tmp/$1.html" ;; esac; then pages="$pages $1=$tmp/$1.html"; fi
+        # (the served pages are compared with the snapshot's and Ascend's report pages where
+        # both run: the normal pass; under SAN=1 the served pages run alone, the server's C
+        # under the sanitizers, the page's JavaScript the same as in the normal pass)
+        elif t_file_page "$1" "$tmp/$1.html"; then pages="$pages $1=$tmp/$1.html"; fi
     else t_skip "$2 absent"; fi
 }
 pages=""
@@ -36,7 +38,7 @@ fi
 # Ascend's Insight's columns as the report's pages above show them
 spids=""
 serve() { # KIND INPUT
-    case " $pages" in *" $1="*) ;; *) return ;; esac # only beside its report's page
+    [ -e "$DATA/$2" ] || return 0
     : >"$tmp/sout-$1"
     "$MEMLENS" serve --port 0 "$DATA/$2" >"$tmp/sout-$1" 2>&1 &
     spids="$spids $!"

@@ -11,19 +11,12 @@
 tmp=$(mktemp -d)
 spid=""
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+# one browser for all the pages (t_page, t_browse in tests/lib.sh): the server started before, stopped after
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
-run_page() { # NAME PAGE MODE SCHEME
+run_page() { # NAME PAGE MODE SCHEME [FIXTURE]
     case $2 in http*) ;; *) t_file_page "$1" "$2" || return 0 ;; esac
-    node web/test-browser/perf.mjs "$2" "$shots/perf-$1" "$3" "$4" >"$tmp/log" 2>&1
-    while IFS= read -r line; do
-        case "$line" in
-            ok\ *) t_pass ;;
-            FAIL\ *) t_fail "$1: ${line#FAIL }" ;;
-            time\ *) echo "$1 $line" ;;
-        esac
-    done <"$tmp/log"
-    grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
+    t_page "$tmp/pages" "$1" "$2" "$shots/perf-$1" "$3" "$4" "${5:-}"
 }
 if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
     t_skip "no chromium or node (run scripts/setup)"
@@ -37,10 +30,7 @@ else
         run_page trace-light "$tmp/nccl.html" trace light
         run_page trace-dark "$tmp/nccl.html" trace dark
         # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
-        if t_file_page fixture "$tmp/nccl.html"; then
-            node web/test-browser/perf.mjs "$tmp/nccl.html" "$shots/perf-fixture" trace light web/test/perf_fixture.json >"$tmp/log" 2>&1
-            t_log "$tmp/log" "fixture"
-        fi
+        run_page fixture "$tmp/nccl.html" trace light web/test/perf_fixture.json
         # emptied here, not by the background job's redirection, which may come after the first
         # read below: the previous server's URL (a closed port) was read then
         : >"$tmp/sout"
@@ -48,8 +38,6 @@ else
         spid=$!
         url=$(t_serve_url "$tmp/sout")
         if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" trace light; fi
-        kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
-        spid=""
     else
         t_skip "distributed trace absent ($nccl)"
     fi
@@ -67,5 +55,7 @@ else
     else
         t_skip "ascend data absent"
     fi
+    t_browse web/test-browser/perf.mjs "$tmp/pages" "$tmp/log" "page starts"
 fi
+if [ -n "$spid" ]; then kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0; spid=""; fi
 t_done

@@ -2,29 +2,23 @@
 # from ../shared/data, peak label = summary's peak, drag-zoom, click a bar,
 # switch device and rank.  Screenshots go to build/screenshots/.  SKIPs when
 # chromium, node or web/node_modules (scripts/setup) or the data are absent.
-# The same scenario runs against `memlens serve` (port 0, killed at the end).
+# The same scenario runs against `memlens serve` (port 0, stopped at the end).
+# One browser for every page: the servers are started first, side by side.
 . tests/lib.sh
 tmp=$(mktemp -d)
-spid=""
-trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+spids=""
+trap 'for p in $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 chromium=${CHROMIUM:-/usr/bin/chromium}
 shots=${BUILD:-build}/screenshots
-run_page() { # NAME REPORT EXPECTED-PEAK SCHEME
-    case $2 in http*) ;; *) t_file_page "$1" "$2" || return 0 ;; esac
-    node web/test-browser/report.mjs "$2" "$3" "$shots/$1" "$4" >"$tmp/log" 2>&1
-    t_log "$tmp/log" "$1"
-    grep -q '^ok page starts' "$tmp/log" || t_fail "$1: the page did not start: $(tail -5 "$tmp/log")"
+add_page() { # NAME REPORT EXPECTED-PEAK SCHEME
+    t_file_page "$1" "$2" || return 0
+    t_page "$tmp/pages" "$1" "$2" "$3" "$shots/$1" "$4"
 }
-run_served() { # NAME INPUT EXPECTED-PEAK SCHEME
-    # emptied here, not by the background job's redirection, which may come after the first
-    # read below: the previous server's URL (a closed port) was read then
-    : >"$tmp/sout"
-    "$MEMLENS" serve --port 0 "$2" >"$tmp/sout" 2>&1 &
-    spid=$!
-    url=$(t_serve_url "$tmp/sout")
-    if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/sout")"; else run_page "$1" "$url" "$3" "$4"; fi
-    kill -INT "$spid"; wait "$spid"; t_eq "$1: server stops cleanly" $? 0
-    spid=""
+add_served() { # NAME INPUT EXPECTED-PEAK SCHEME
+    "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
+    spids="$spids $!"
+    url=$(t_serve_url "$tmp/$1.sout")
+    if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/$1.sout")"; else t_page "$tmp/pages" "$1" "$url" "$3" "$shots/$1" "$4"; fi
 }
 if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
     t_skip "no chromium or node (run scripts/setup)"
@@ -36,42 +30,47 @@ else
         $MEMLENS report "$real" -o "$tmp/kineto.html"
         peak=$($MEMLENS summary --json "$real" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(x["peak_allocated_bytes"] for x in d["devices"]))')
         t_eq "summary peak" "$peak" 6629508096
-        run_page kineto-light "$tmp/kineto.html" "$peak" light
-        run_page kineto-dark "$tmp/kineto.html" "$peak" dark
-        run_served served-kineto "$real" "$peak" light
-        # the same rows, the same text: the page's export and the server's
-        if ! t_file_page kineto-export=served-export; then :
-        elif cmp -s "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv"; then t_pass
-        else t_fail "the report's and the server's CSV exports differ: $(diff "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" | head -4)"; fi
+        add_page kineto-light "$tmp/kineto.html" "$peak" light
+        add_page kineto-dark "$tmp/kineto.html" "$peak" dark
+        add_served served-kineto "$real" "$peak" light
     else
         t_skip "real kineto data absent ($real)"
     fi
     if [ -d "$DATA/ascend/text_level1" ]; then
-        $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && run_page ascend "$tmp/ascend.html" "" light
-        run_served served-ascend "$DATA/ascend/text_level1" "" light
+        $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && add_page ascend "$tmp/ascend.html" "" light
+        add_served served-ascend "$DATA/ascend/text_level1" "" light
     else
         t_skip "ascend data absent"
     fi
     snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
     if [ -f "$snap" ]; then
-        $MEMLENS report "$snap" -o "$tmp/snap.html" && run_page snapshot "$tmp/snap.html" "" light
-        run_served served-snapshot "$snap" "" light
+        $MEMLENS report "$snap" -o "$tmp/snap.html" && add_page snapshot "$tmp/snap.html" "" light
+        add_served served-snapshot "$snap" "" light
     else
         t_skip "snapshot data absent"
     fi
     # inputs the page cannot chart: a trace without memory events; one without addresses
     nomem="$DATA/kineto/param_linear_kineto.json.gz"
     if [ -f "$nomem" ]; then
-        $MEMLENS report "$nomem" -o "$tmp/nomem.html" && run_page nomem "$tmp/nomem.html" "" light
-        run_served served-nomem "$nomem" "" light
+        $MEMLENS report "$nomem" -o "$tmp/nomem.html" && add_page nomem "$tmp/nomem.html" "" light
+        add_served served-nomem "$nomem" "" light
     else
         t_skip "trace without memory events absent"
     fi
     old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
     if [ -f "$old" ]; then
-        $MEMLENS report "$old" -o "$tmp/old.html" && run_page old "$tmp/old.html" 2791636480 light
+        $MEMLENS report "$old" -o "$tmp/old.html" && add_page old "$tmp/old.html" 2791636480 light
     else
         t_skip "old-format trace absent"
     fi
+    rm -f "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" # none left from an earlier run
+    t_browse web/test-browser/report.mjs "$tmp/pages" "$tmp/log" "page starts"
+    # the same rows, the same text: the page's export and the server's
+    if [ -f "$real" ] && t_file_page kineto-export=served-export; then
+        if cmp -s "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv"; then t_pass
+        else t_fail "the report's and the server's CSV exports differ: $(diff "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" | head -4)"; fi
+    fi
 fi
+for p in $spids; do kill -INT "$p"; wait "$p"; t_eq "a server stops cleanly" $? 0; done
+spids=""
 t_done

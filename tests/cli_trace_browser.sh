@@ -9,19 +9,12 @@ tmp=$(mktemp -d)
 spid=""
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
 shots=${BUILD:-build}/screenshots
+# one browser for all the pages (t_page, t_browse in tests/lib.sh): the server started before, stopped after
 run_view() { # NAME PAGE [ARGS]
     name=$1 page=$2
     shift 2
     case $page in http*) ;; *) t_file_page "$name" "$page" || return 0 ;; esac
-    node web/test-browser/trace.mjs "$page" "$shots/trace-$name" "$@" >"$tmp/log" 2>&1
-    while IFS= read -r line; do
-        case "$line" in
-            ok\ *) t_pass ;;
-            FAIL\ *) t_fail "$name: ${line#FAIL }" ;;
-            time\ *) echo "$name: $line" ;;
-        esac
-    done <"$tmp/log"
-    grep -q '^ok trace view starts' "$tmp/log" || t_fail "$name: the view did not start: $(tail -5 "$tmp/log")"
+    t_page "$tmp/pages" "$name" "$page" "$shots/trace-$name" "$@"
 }
 if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || ! command -v node >/dev/null 2>&1 || [ ! -d web/node_modules/playwright-core ]; then
     t_skip "no chromium, node or web/node_modules (run scripts/setup)"
@@ -35,7 +28,6 @@ else
         spid=$!
         url=$(t_serve_url "$tmp/sout")
         if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_view served-nccl "$url"; fi
-        kill -INT "$spid"; wait "$spid"; spid=""
     else
         t_skip "real kineto data absent ($real)"
     fi
@@ -43,5 +35,7 @@ else
     "${BUILD:-build}/tools/gen_trace" --steps 6 --seed 3 --out "$tmp/gen.json" >/dev/null 2>&1
     $MEMLENS report "$tmp/gen.json" -o "$tmp/gen.html"
     run_view gen "$tmp/gen.html" --timing
+    t_browse web/test-browser/trace.mjs "$tmp/pages" "$tmp/log" "trace view starts"
 fi
+if [ -n "$spid" ]; then kill -INT "$spid"; wait "$spid"; spid=""; fi
 t_done

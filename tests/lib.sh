@@ -26,6 +26,36 @@ t_log_ran() {
     grep -q '^ok ' "$1" || t_fail "the pages did not run: $(tail -5 "$1")"
     [ "$2" = 0 ] || grep -q '^FAIL ' "$1" || t_fail "the browser script stopped: $(grep -v '^ok ' "$1" | head -8)"
 }
+# One browser for a script's pages (web/test-browser/lib.mjs's eachPage): each
+# page is a line of a list, t_page LIST NAME ARG...; then t_browse SCRIPT LIST
+# LOG START runs them all in one node (and one Chromium), counts the checks
+# ("ok NAME: CHECK" and "FAIL NAME: CHECK: why"), echoes the other lines that
+# start with "time " or "#" after the page's name, and fails every page whose
+# START check (the first one: the page loaded) did not pass, and a script
+# that passed nothing or stopped early (t_log_ran).
+T_TAB=$(printf '\t')
+t_page() {
+    t_list=$1; shift
+    (IFS=$T_TAB; printf '%s\n' "$*") >>"$t_list"
+}
+t_browse() {
+    [ -s "$2" ] || return 0
+    node "$1" --pages "$2" >"$3" 2>&1
+    t_st=$?
+    t_cur=""
+    while IFS= read -r t_line; do
+        case "$t_line" in
+            ok\ *) t_pass ;;
+            FAIL\ *) t_fail "${t_line#FAIL }" ;;
+            page\ *) t_cur=${t_line#page } ;;
+            time\ *|\#*) echo "$t_cur $t_line" ;;
+        esac
+    done <"$3"
+    t_log_ran "$3" "$t_st"
+    while IFS="$T_TAB" read -r t_n t_rest; do
+        grep -q "^ok $t_n: $4" "$3" || t_fail "$t_n: the page did not start: $(grep -F "$t_n: " "$3" | grep -v '^ok ' | head -3)"
+    done <"$2"
+}
 # t_serve_url OUT [TRIES]: the URL `memlens serve` printed into OUT, read every 0.1 s
 # up to TRIES times (default 100: 10 s); empty when it printed none.
 t_serve_url() {

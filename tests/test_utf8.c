@@ -85,10 +85,30 @@ TEST(terminal_text_is_escaped)
     CHECK_EQ_STR(ml_fit("ab\ncdefgh", 5, 0, buf, sizeof buf), "ab\\n\xE2\x80\xA6");
 }
 
+/* jw_i64 writes its digits by hand: the extremes, zero and signs, in an
+ * array with separators, as printf's %lld would. */
+TEST(json_integers_are_written_exactly)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    jw w;
+    jw_init(&w, f, false);
+    jw_arr(&w);
+    const int64_t v[] = {0, 7, -7, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) jw_i64(&w, v[i]);
+    jw_end(&w);
+    fclose(f);
+    CHECK_EQ_STR(buf, "[0,7,-7,10,-10,1234567890123,9223372036854775807,-9223372036854775808,"
+                      "-9223372036854775807]");
+    free(buf);
+}
+
 int main(void)
 {
     RUN(sequences_valid_and_not);
     RUN(json_writers_put_the_replacement_character);
     RUN(terminal_text_is_escaped);
+    RUN(json_integers_are_written_exactly);
     return check_report();
 }

@@ -1,5 +1,6 @@
 /* categories.c — phases, lifetimes and frames to memory categories; see categories.h. */
 #include "categories.h"
+#include "par.h"
 #include "sortperm.h"
 
 #include <stdlib.h>
@@ -143,7 +144,7 @@ static void spans_free(spans *sp)
 /* ---- what the trace shows ----------------------------------------------- */
 
 enum { PH_NONE, PH_DATA, PH_FORWARD, PH_FWD_NOBW, PH_BACKWARD, PH_POSTBW, PH_OPTIMIZER, PH_OUTSIDE };
-enum { SIG_NONE, SIG_FORWARD, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER }; /* stack signals, weakest first */
+enum { SIG_NONE, SIG_FORWARD, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER, SIG_UNKNOWN = 255 }; /* stack signals, weakest first */
 
 typedef struct step_info {
     int64_t s, e;
@@ -357,7 +358,8 @@ static void build_phases(ctx *c)
 static bool name_has(const ml_profile *p, const ml_frame *f, const char *text) { return strstr(ml_s(p, f->name), text) != NULL; }
 
 /*
- * What a stack says about the phase: the strongest signal among its frames.
+ * What a frame says about the phase (a stack: the strongest signal among its
+ * frames, stack_signal).
  *   optimizer  torch/optim frames (but zero_grad)
  *   data       torch/utils/data frames
  *   backward   the autograd engine: its native frames (Engine::evaluate_function,
@@ -368,29 +370,37 @@ static bool name_has(const ml_profile *p, const ml_frame *f, const char *text) {
  *              forward pass, unless a stronger signal (checkpoint recomputation
  *              under the engine is backward) says otherwise
  */
-static uint8_t stack_signal(const ml_profile *p, uint32_t stack)
+static uint8_t frame_signal(const ml_profile *p, const ml_frame *f)
+{
+    const char *fn = frame_func(p, f);
+    uint8_t s = SIG_NONE;
+    if (frame_in(p, f, "torch/optim/")) s = strstr(fn, "zero_grad") ? SIG_NONE : SIG_OPTIMIZER;
+    else if (frame_in(p, f, "torch/utils/data/")) s = SIG_DATA;
+    else if ((frame_in(p, f, "torch/autograd/") || frame_in(p, f, "torch/_tensor.py")) &&
+             (strstr(fn, "backward") || strstr(fn, "run_backward")))
+        s = SIG_BACKWARD;
+    else if (name_has(p, f, "torch::autograd::Engine::evaluate_function") ||
+             name_has(p, f, "torch::autograd::Engine::thread_main") || name_has(p, f, "torch::autograd::Node::operator()"))
+        s = SIG_BACKWARD;
+    else if (frame_in(p, f, "torch/nn/modules/module.py") &&
+             (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
+        s = SIG_MODULE;
+    else if (frame_in(p, f, "torch/nn/modules/module.py") && (!strcmp(fn, "_call_impl") || !strcmp(fn, "_wrapped_call_impl")))
+        s = SIG_FORWARD;
+    return s;
+}
+
+/* The strongest signal among the stack's frames; each frame's is worked out
+ * once (frame_sig: SIG_UNKNOWN until then): stacks share most of their frames. */
+static uint8_t stack_signal(const ml_profile *p, uint32_t stack, uint8_t *frame_sig)
 {
     size_t depth = ml_stack_depth(p, stack);
     const uint32_t *fr = ml_stack_frames(p, stack);
     uint8_t sig = SIG_NONE;
     for (size_t i = 0; i < depth; i++) {
-        const ml_frame *f = &p->frames.v[fr[i]];
-        const char *fn = frame_func(p, f);
-        uint8_t s = SIG_NONE;
-        if (frame_in(p, f, "torch/optim/")) s = strstr(fn, "zero_grad") ? SIG_NONE : SIG_OPTIMIZER;
-        else if (frame_in(p, f, "torch/utils/data/")) s = SIG_DATA;
-        else if ((frame_in(p, f, "torch/autograd/") || frame_in(p, f, "torch/_tensor.py")) &&
-                 (strstr(fn, "backward") || strstr(fn, "run_backward")))
-            s = SIG_BACKWARD;
-        else if (name_has(p, f, "torch::autograd::Engine::evaluate_function") ||
-                 name_has(p, f, "torch::autograd::Engine::thread_main") || name_has(p, f, "torch::autograd::Node::operator()"))
-            s = SIG_BACKWARD;
-        else if (frame_in(p, f, "torch/nn/modules/module.py") &&
-                 (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
-            s = SIG_MODULE;
-        else if (frame_in(p, f, "torch/nn/modules/module.py") && (!strcmp(fn, "_call_impl") || !strcmp(fn, "_wrapped_call_impl")))
-            s = SIG_FORWARD;
-        if (s > sig) sig = s;
+        uint8_t *s = &frame_sig[fr[i]];
+        if (*s == SIG_UNKNOWN) *s = frame_signal(p, &p->frames.v[fr[i]]);
+        if (*s > sig) sig = *s;
     }
     return sig;
 }
@@ -576,6 +586,23 @@ static void phases_from_stacks(ctx *c, bool opt_only)
     VEC_FREE(&step_start);
 }
 
+/* Allocations [from, to) classified: classify() writes allocation i's
+ * category and reason only, and reads nothing another part writes. */
+typedef struct classify_part {
+    const ctx *c;
+    size_t from, to;
+} classify_part;
+
+#define CLASSIFY_SPLIT 65536 /* allocations from which two threads pay */
+
+static void classify_run(void *arg)
+{
+    const classify_part *part = arg;
+    const ml_allocs *a = &part->c->p->allocs;
+    for (size_t i = part->from; i < part->to; i++)
+        if (a->category_reason.v[i] == ML_REASON_NONE) classify(part->c, i);
+}
+
 void ml_categorize(ml_profile *p)
 {
     ml_allocs *a = &p->allocs;
@@ -588,15 +615,20 @@ void ml_categorize(ml_profile *p)
     size_t nstacks = p->stack_start.len - 1;
     if (p->frames.len) {
         c.stack_sig = ml_malloc(nstacks ? nstacks : 1);
-        for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s);
+        uint8_t *frame_sig = ml_malloc(p->frames.len);
+        memset(frame_sig, SIG_UNKNOWN, p->frames.len);
+        for (size_t s = 0; s < nstacks; s++) c.stack_sig[s] = stack_signal(p, (uint32_t)s, frame_sig);
+        free(frame_sig);
     }
     build_tops(&c);
     build_backward(&c);
     if (c.stack_sig && !c.has_ops) phases_from_stacks(&c, false);
     build_phases(&c);
     if (c.stack_sig && c.has_ops && !c.opt.s.len) phases_from_stacks(&c, true);
-    for (size_t i = 0; i < n; i++)
-        if (a->category_reason.v[i] == ML_REASON_NONE) classify(&c, i);
+    /* each allocation on its own: a gigabyte snapshot's millions in two halves, one per core */
+    classify_part lo = {&c, 0, n >= CLASSIFY_SPLIT ? n / 2 : n}, hi = {&c, lo.to, n};
+    if (hi.from < n) ml_par2(classify_run, &lo, classify_run, &hi);
+    else classify_run(&lo);
     free(c.top_start);
     free(c.top_ts);
     free(c.top_end);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "par.h"
 #include "transport.h"
 
 const ml_transport *ml_transport_now;
@@ -22,11 +23,43 @@ typedef struct collect {
     VEC(ml_rankrec *) recs;
 } collect;
 
+/* The record and the command's pieces of one rank, at once (fn_pieces_only). */
+typedef struct rank_task {
+    collect *c;
+    const ml_profile *p;
+    size_t unit, k;
+    ml_rankrec *r;              /* rec_run: the record made; fn_run: where the pieces go */
+} rank_task;
+
+static void rec_run(void *arg)
+{
+    rank_task *t = arg;
+    t->r = ml_rankrec_of(t->p, t->unit, t->k, t->c->l->units.v[t->unit].bytes);
+}
+
+static void fn_run(void *arg)
+{
+    rank_task *t = arg;
+    t->c->o->fn(t->c->o->arg, t->p, t->r, t->c->spool);
+}
+
 static void take_rank(void *arg, size_t unit, size_t k, ml_profile *p)
 {
     collect *c = arg;
-    ml_rankrec *r = ml_rankrec_of(p, unit, k, c->l->units.v[unit].bytes);
-    if (c->o->fn) c->o->fn(c->o->arg, p, r, c->spool);
+    ml_rankrec *r;
+    if (c->o->fn && c->o->fn_pieces_only) {
+        ml_rankrec pieces = {0};
+        for (int i = 0; i < ML_RR_MARKS; i++) pieces.mark[i] = -1; /* as ml_rankrec_of begins them */
+        rank_task rec = {c, p, unit, k, NULL}, fn = {c, p, unit, k, &pieces};
+        ml_par2(fn_run, &fn, rec_run, &rec); /* (fn's own analyses take two threads more) */
+        r = rec.r;
+        memcpy(r->piece, pieces.piece, sizeof r->piece);
+        memcpy(r->mark, pieces.mark, sizeof r->mark);
+        r->flags = pieces.flags;
+    } else {
+        r = ml_rankrec_of(p, unit, k, c->l->units.v[unit].bytes);
+        if (c->o->fn) c->o->fn(c->o->arg, p, r, c->spool);
+    }
     pthread_mutex_lock(&c->mu);
     VEC_PUSH(&c->recs, r);
     pthread_mutex_unlock(&c->mu);

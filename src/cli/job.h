@@ -31,6 +31,8 @@ typedef struct ml_job_opts {
     int jobs;                   /* -j: threads per process; 0 = one per core */
     ml_job_fn fn;               /* NULL: records only */
     void *arg;
+    bool fn_pieces_only;        /* fn reads nothing of r and writes only its piece, mark and
+                                 * flags: it runs beside ml_rankrec_of, on the other core */
 } ml_job_opts;
 
 typedef struct ml_job {

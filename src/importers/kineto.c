@@ -656,6 +656,20 @@ static inline size_t plain_string(const char *p, size_t i, size_t n)
     return j < n && p[j] == '"' ? j + 1 : 0;
 }
 
+/* The key of an object member at p[i] == '"' (a plain string), then its
+ * colon: the key in *key, *kn, and the index of the value, or 0. */
+static inline size_t member_at(const char *p, size_t i, size_t n, const char **key, size_t *kn)
+{
+    if (p[i] != '"') return 0;
+    size_t kend = plain_string(p, i, n);
+    if (!kend) return 0;
+    *key = p + i + 1;
+    *kn = kend - i - 2;
+    i = ws_at(p, kend);
+    if (i >= n || p[i] != ':') return 0;
+    return ws_at(p, i + 1);
+}
+
 /* The run of decimal digits at p (8 bytes at a time: p is followed by at
  * least 8 readable bytes past any digit, as the scanner's NUL and padding
  * ensure): its length, up to 24 (more are not looked at), and, when it is at
@@ -1084,14 +1098,9 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
     if (i >= n) return 0;
     if (p[i] == '}') return i + 1;
     for (;;) {
-        if (p[i] != '"') return 0;
-        size_t kend = plain_string(p, i, n);
-        if (!kend) return 0;
-        const char *key = p + i + 1;
-        size_t kn = kend - i - 2;
-        i = ws_at(p, kend);
-        if (i >= n || p[i] != ':') return 0;
-        i = ws_at(p, i + 1);
+        const char *key;
+        size_t kn;
+        if (!(i = member_at(p, i, n, &key, &kn))) return 0;
         size_t off, end;
         int kind = trace_arg_kind(key, kn, &off);
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
@@ -1749,14 +1758,9 @@ static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t a
     if (i >= n) return 0;
     if (p[i] == '}') return i + 1;
     for (;;) {
-        if (p[i] != '"') return 0;
-        size_t kend = plain_string(p, i, n);
-        if (!kend) return 0;
-        const char *key = p + i + 1;
-        size_t kn = kend - i - 2;
-        i = ws_at(p, kend);
-        if (i >= n || p[i] != ':') return 0;
-        i = ws_at(p, i + 1);
+        const char *key;
+        size_t kn;
+        if (!(i = member_at(p, i, n, &key, &kn))) return 0;
         int64_t *dst = NULL;
         bool *has = NULL, addr = false;
         switch (kn) {
@@ -1809,14 +1813,9 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
     size_t i = ws_at(p, 1);
     if (i >= n) return 0;
     while (p[i] != '}') {
-        if (p[i] != '"') return 0;
-        size_t kend = plain_string(p, i, n);
-        if (!kend) return 0;
-        const char *key = p + i + 1;
-        size_t kn = kend - i - 2;
-        i = ws_at(p, kend);
-        if (i >= n || p[i] != ':') return 0;
-        i = ws_at(p, i + 1);
+        const char *key;
+        size_t kn;
+        if (!(i = member_at(p, i, n, &key, &kn))) return 0;
         size_t end = 0;
         const char *v;
         size_t m;

@@ -3,6 +3,7 @@
  */
 #include "textwidth.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,5 +166,58 @@ const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap)
         fit = buf;
     }
     free(esc);
+    return fit;
+}
+
+/* s, a C++ function name, shorter: its return type "void " dropped, its
+ * parameter list written "(…)" and, unless keep_templates, each template
+ * argument list "<…>".  "(anonymous namespace)" in the qualified name stays.
+ * A name cut short inside a template argument list is closed.  out holds
+ * 3 * strlen(s) + 16 bytes ("<>" becomes "<…>", 5 bytes for 2). */
+static void symbol_short(const char *s, int keep_templates, char *out)
+{
+    size_t n = 0;
+    int depth = 0; /* of <> */
+    if (!strncmp(s, "void ", 5)) s += 5;
+    for (const char *p = s; *p; p++) {
+        if (*p == '<') {
+            if (keep_templates || !depth) out[n++] = '<';
+            if (!keep_templates && !depth) { memcpy(out + n, "\xE2\x80\xA6", 3); n += 3; }
+            depth++;
+            continue;
+        }
+        if (*p == '>' && depth) {
+            depth--;
+            if (keep_templates || !depth) out[n++] = '>';
+            continue;
+        }
+        if (depth && !keep_templates) continue;
+        /* a parameter list follows the name at once ("f(", "f<…>("): not
+         * "HtoD (Pinned" nor "::(anonymous namespace)" */
+        if (*p == '(' && !depth && p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '>')) {
+            memcpy(out + n, "(\xE2\x80\xA6)", 5);
+            n += 5;
+            break;
+        }
+        out[n++] = *p;
+    }
+    if (depth && !keep_templates) out[n++] = '>';
+    out[n] = 0;
+}
+
+const char *ml_fit_symbol(const char *s, int cols, char *buf, size_t cap)
+{
+    if (cols <= 0 || ml_text_cols(s) <= cols) return ml_fit(s, cols, 0, buf, cap);
+    char *t = malloc(3 * strlen(s) + 16);
+    if (!t) return ml_fit(s, cols, 1, buf, cap);
+    symbol_short(s, 1, t);
+    if (ml_text_cols(t) > cols) symbol_short(s, 0, t);
+    /* still too wide: cut in the middle, where two kernels of one family differ less */
+    const char *fit = ml_fit(t, cols, strcmp(t, s) != 0, buf, cap);
+    if (fit == t) { /* it fits as it is */
+        snprintf(buf, cap, "%s", t);
+        fit = buf;
+    }
+    free(t);
     return fit;
 }

@@ -40,4 +40,11 @@ int ml_text_cols(const char *s);
  * bytes always suffices. */
 const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap);
 
+/* ml_fit for a C++ function name, a kernel's: one that does not fit loses
+ * first its return type "void " and its parameter list, written "(…)", then
+ * its template arguments, "<…>", before it is cut in the middle:
+ * "split_embedding_codegen_forward_unweighted_kernel<…>(…)".  Other text as
+ * ml_fit (cut at the end). */
+const char *ml_fit_symbol(const char *s, int cols, char *buf, size_t cap);
+
 #endif

@@ -346,7 +346,8 @@ export class CompareView {
     const [a, b] = this.window || [x0, x1];
     this.full = [x0, x1];
     const key = series.map((x) => x.label).join("/") + "/" + this.dev;
-    if (this.chartKey !== key || !this.u) this.buildChart(el, series, key);
+    // built anew for other series, or when the view was drawn again (another pair): the old chart is in no page
+    if (this.chartKey !== key || !this.u || !el.contains(this.u.root)) this.buildChart(el, series, key);
     const px = Math.max(1, Math.round(this.plotWidth() * devicePixelRatio));
     const parts = await Promise.all(series.map(async (x) => {
       const c = await this.app.source.getCurve(x.sd.rank, x.sd.di, x.curve, a + x.sd.off, b + x.sd.off, px);

@@ -2,6 +2,7 @@
 // and "Memory views", checked on a memlens page in headless Chromium.
 //
 //   node web/test-browser/accept.mjs MODE TARGET SHOT_DIR [light|dark] [ARG]
+//   node web/test-browser/accept.mjs --pages LIST   (one browser, many pages: lib.mjs's eachPage)
 //
 // MODE "trace": a report (file) or a served page (URL) of a trace: no page
 //   error; keys 1 to 6 each open their tab, and each shows content or says
@@ -23,25 +24,19 @@
 //   the state-history view steps through events.  MODE "memstatic": a
 //   report (Ascend static graph) draws with no page error and switches graphs.
 // Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
-import { launch } from "./lib.mjs";
+import { eachPage, ok as ok0 } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
-const [mode, target, shots = "build/screenshots/accept", scheme = "light", arg = ""] = process.argv.slice(2);
-fs.mkdirSync(shots, { recursive: true });
-let failed = 0;
-const ok = (name, cond, why = "") => {
-  if (cond) console.log("ok " + name);
-  else { failed++; console.log("FAIL " + name + (why ? ": " + String(why).slice(0, 400) : "")); }
-};
-const served = /^http:\/\//.test(target);
-const url = served ? target : pathToFileURL(path.resolve(target)).href;
+const ok = (name, cond, why = "") => ok0(name, cond, why ? String(why).slice(0, 400) : "");
 const TABS = [["1", "overview"], ["2", "operators"], ["3", "kernels"], ["4", "trace"], ["5", "memory"], ["6", "modules"]];
 
-const browser = await launch();
-const errors = [];
-try {
+await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept", scheme = "light", arg = ""]) => {
+  fs.mkdirSync(shots, { recursive: true });
+  const served = /^http:\/\//.test(target);
+  const url = served ? target : pathToFileURL(path.resolve(target)).href;
+  const errors = [];
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
   page.on("pageerror", (e) => errors.push(String(e)));
   // /api/perf of a rank without a time side answers 404 by design
@@ -349,10 +344,4 @@ try {
     await shot("static");
     ok("no errors on the static report", errors.length === 0, errors.join("; "));
   }
-} catch (e) {
-  failed++;
-  console.log("FAIL " + String(e).split("\n")[0]);
-} finally {
-  await browser.close();
-}
-process.exit(failed ? 1 : 0);
+});

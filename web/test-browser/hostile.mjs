@@ -7,18 +7,16 @@
 //
 // NOTE: a note the Overview must show; ROWS: the operators in the trace;
 // SHOWN: the rows the table lists at first.  Prints "ok NAME" / "FAIL NAME: why".
-import { checks, launch, ok } from "./lib.mjs";
+import { eachPage, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
-const [file, shots, note, rowsText, shownText] = process.argv.slice(2);
-const rows = +rowsText, shown = +shownText;
-fs.mkdirSync(shots, { recursive: true });
-const served = /^http:\/\//.test(file);
-const browser = await launch();
-const errors = [];
-try {
+await eachPage(async (browser, [file, shots, note, rowsText, shownText]) => {
+  const rows = +rowsText, shown = +shownText;
+  fs.mkdirSync(shots, { recursive: true });
+  const served = /^http:\/\//.test(file);
+  const errors = [];
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
@@ -49,9 +47,4 @@ try {
     ok("a report says how to list more", s.others.includes("memlens report --top N"), s.others);
   }
   ok("no errors while using the page", errors.length === 0, errors.join("; "));
-} catch (e) {
-  ok("the page runs", false, String(e && e.stack || e));
-} finally {
-  await browser.close();
-}
-process.exit(checks.failed ? 1 : 0);
+});

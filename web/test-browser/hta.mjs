@@ -14,18 +14,16 @@
 // MODE "stragglers": the Distributed view names the stragglers (EXPECT:
 // "rank 1, rank 2|bars|late bars").
 // Prints "ok NAME" / "FAIL NAME: why"; screenshots into SHOT_DIR.
-import { checks, launch, ok } from "./lib.mjs";
+import { eachPage, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
-const [file, shots = "build/screenshots/hta", mode = "critpath", scheme = "light", expect = ""] = process.argv.slice(2);
-fs.mkdirSync(shots, { recursive: true });
-const served = /^http:\/\//.test(file);
+await eachPage(async (browser, [file, shots = "build/screenshots/hta", mode = "critpath", scheme = "light", expect = ""]) => {
+  fs.mkdirSync(shots, { recursive: true });
+  const served = /^http:\/\//.test(file);
 
-const browser = await launch();
-const errors = [];
-try {
+  const errors = [];
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 }, colorScheme: scheme });
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
@@ -113,9 +111,4 @@ try {
     await shot("distributed", true);
   }
   ok("no errors while using the page", errors.length === 0, errors.join("; "));
-} catch (e) {
-  ok("the checks ran", false, String(e && e.stack || e));
-} finally {
-  await browser.close();
-}
-process.exit(checks.failed ? 1 : 0);
+});

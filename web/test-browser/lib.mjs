@@ -2,13 +2,15 @@
 // lines they print (the tests/cli_*_browser.sh scripts count them) and the
 // headless Chromium they drive ($CHROMIUM, else /usr/bin/chromium).
 import { chromium } from "playwright-core";
+import fs from "node:fs";
 
-// checks.failed: how many checks failed so far (each script is its own process).
-export const checks = { failed: 0 };
+// checks.failed: how many checks failed so far (each script is its own
+// process); checks.prefix: "PAGE: " while eachPage runs a page's checks.
+export const checks = { failed: 0, prefix: "" };
 
 export function ok(name, cond, why = "") {
-  if (cond) console.log("ok " + name);
-  else { checks.failed++; console.log("FAIL " + name + (why ? ": " + why : "")); }
+  if (cond) console.log("ok " + checks.prefix + name);
+  else { checks.failed++; console.log("FAIL " + checks.prefix + name + (why ? ": " + why : "")); }
 }
 
 export function launch() {
@@ -87,4 +89,109 @@ export async function overflowing(page, sel) {
     }
     return out;
   }, sel);
+}
+
+// Waiting for the page to be done instead of sleeping a fixed time.  track()
+// (once per browser context, before its pages open) makes every page count
+// its pending work: fetches and the reading of their bodies (a report's
+// blobs are inflated through a Response too), timers of at most 1 s (the
+// views' debounces: a filter's 150 ms, a resize's 100 ms), animation-frame
+// callbacks.  settle(page) then waits until none is pending for two looks in
+// a row, 16 ms apart, at most `limit` ms (a page that keeps animating is
+// left as it is then; nothing fails).  What a page does after it settled
+// (a click's handler) has begun by the time the action that caused it
+// returned: settle after an action sees it.
+function busyCounter() {
+  if (window.__busy) return;
+  let n = 0;
+  const done = (p) => { n++; const f = () => { n--; }; p.then(f, f); return p; };
+  const fetch0 = window.fetch;
+  if (fetch0) window.fetch = function (...a) { return done(fetch0.apply(this, a)); };
+  for (const m of ["json", "text", "arrayBuffer", "blob"]) {
+    const f0 = Response.prototype[m];
+    Response.prototype[m] = function (...a) { return done(f0.apply(this, a)); };
+  }
+  const timers = new Set(), st0 = window.setTimeout, ct0 = window.clearTimeout;
+  window.setTimeout = function (f, ms, ...a) {
+    if (!(ms <= 1000) || typeof f !== "function") return st0.call(window, f, ms, ...a);
+    const id = st0.call(window, (...x) => { timers.delete(id); f(...x); }, ms, ...a);
+    timers.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { timers.delete(id); return ct0.call(window, id); };
+  const frames = new Set(), raf0 = window.requestAnimationFrame, caf0 = window.cancelAnimationFrame;
+  window.requestAnimationFrame = function (f) {
+    const id = raf0.call(window, (t) => { frames.delete(id); f(t); });
+    frames.add(id);
+    return id;
+  };
+  window.cancelAnimationFrame = function (id) { frames.delete(id); return caf0.call(window, id); };
+  window.__busy = { count: () => n + timers.size + frames.size, wait: st0 };
+}
+
+export function track(context) { return context.addInitScript(busyCounter); }
+
+export async function settle(page, limit = 10000) {
+  return page.evaluate((limit) => new Promise((resolve) => {
+    const b = window.__busy;
+    if (!b) { resolve(false); return; }
+    const t0 = performance.now();
+    let quiet = 0;
+    const look = () => {
+      quiet = b.count() ? 0 : quiet + 1;
+      if (quiet >= 2 || performance.now() - t0 > limit) resolve(quiet >= 2);
+      else b.wait.call(window, look, 16);
+    };
+    look();
+  }), limit);
+}
+
+// A page with the counter, its errors collected (uncaught exceptions and
+// console errors) in page.errors.
+export async function newPage(browser, opts = {}) {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 }, ...opts });
+  await track(context);
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") page.errors.push(m.text()); });
+  return page;
+}
+
+// eachPage(run): one browser for every page a script checks (starting
+// Chromium costs seconds on a loaded CI core; a script used to start one per
+// page).  The script's arguments are one page's (run(browser, args) as
+// before), or "--pages LIST": a file of one page a line, NAME then that
+// page's arguments, separated by tabs (tests/lib.sh's t_page writes them).
+// For each page a line "page NAME", then its checks named "NAME: CHECK".
+// Pages run one after the other, each in contexts of its own, closed after
+// it (nothing carries over: storage, viewport, colour scheme).  A page that
+// throws fails "NAME: the page ran to its end" and the next one runs; a
+// browser that died is started again.  Exits 1 when a check failed.
+export async function eachPage(run) {
+  const argv = process.argv.slice(2);
+  const list = argv[0] !== "--pages" ? [{ name: "", args: argv }]
+    : fs.readFileSync(argv[1], "utf8").split("\n").filter((l) => l).map((l) => {
+      const [name, ...args] = l.split("\t");
+      return { name, args };
+    });
+  let browser = await launch();
+  try {
+    for (const { name, args } of list) {
+      if (name) console.log("page " + name);
+      checks.prefix = name ? name + ": " : "";
+      if (!browser.isConnected()) browser = await launch();
+      try {
+        await run(browser, args);
+      } catch (e) {
+        ok("the page ran to its end", false, String((e && e.stack) || e).split("\n").filter((l) => !/\x1b/.test(l)).slice(0, 6).join(" | "));
+      } finally {
+        for (const c of browser.contexts()) await c.close().catch(() => {});
+        checks.prefix = "";
+      }
+    }
+  } finally {
+    await browser.close().catch(() => {});
+  }
+  process.exit(checks.failed ? 1 : 0);
 }

@@ -12,31 +12,29 @@
 // a perf object (web/test/perf_fixture.json) put into the page as rank 0's
 // when the page has none (a report made before the C analyses).
 // Prints "ok NAME" / "FAIL NAME: why" and "time NAME MS"; screenshots per tab.
-import { checks, launch, ok, scrollFrames } from "./lib.mjs";
+import { eachPage, ok, scrollFrames } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 import os from "node:os";
 
-const [file, shots = "build/screenshots/perf", mode = "trace", scheme = "light", fixture = ""] = process.argv.slice(2);
-fs.mkdirSync(shots, { recursive: true });
+await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "trace", scheme = "light", fixture = ""]) => {
+  fs.mkdirSync(shots, { recursive: true });
 
-const served = /^http:\/\//.test(file);
-let target = served ? file : path.resolve(file);
-if (!served && fixture) {
-  // the fixture replaces rank 0's perf object (it has modules and a distributed split, which real traces may lack)
-  const html = fs.readFileSync(target, "utf8").replace(/<script type="application\/json" id="ml-perf-0">[^]*?<\/script>\n?/, "");
-  const tag = `<script type="application/json" id="ml-perf-0">${fs.readFileSync(fixture, "utf8").replace(/</g, "\\u003c")}</script>\n`;
-  const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ml-perf-")), "page.html");
-  fs.writeFileSync(tmp, html.replace('<script type="application/json" id="ml-meta">', tag + '<script type="application/json" id="ml-meta">')
-    .replace(/"perf":false,"perfWhy":"[^"]*"/, '"perf":true,"perfWhy":null'));
-  target = tmp;
-  console.log("# rank 0's perf object: the fixture " + fixture);
-}
+  const served = /^http:\/\//.test(file);
+  let target = served ? file : path.resolve(file);
+  if (!served && fixture) {
+    // the fixture replaces rank 0's perf object (it has modules and a distributed split, which real traces may lack)
+    const html = fs.readFileSync(target, "utf8").replace(/<script type="application\/json" id="ml-perf-0">[^]*?<\/script>\n?/, "");
+    const tag = `<script type="application/json" id="ml-perf-0">${fs.readFileSync(fixture, "utf8").replace(/</g, "\\u003c")}</script>\n`;
+    const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ml-perf-")), "page.html");
+    fs.writeFileSync(tmp, html.replace('<script type="application/json" id="ml-meta">', tag + '<script type="application/json" id="ml-meta">')
+      .replace(/"perf":false,"perfWhy":"[^"]*"/, '"perf":true,"perfWhy":null'));
+    target = tmp;
+    console.log("# rank 0's perf object: the fixture " + fixture);
+  }
 
-const browser = await launch();
-const errors = [];
-try {
+  const errors = [];
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
@@ -63,8 +61,7 @@ try {
       if (id === "overview") await shot(id);
     }
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
-    await browser.close();
-    process.exit(checks.failed ? 1 : 0);
+    return;
   }
 
   // ---- a trace ----
@@ -370,10 +367,4 @@ try {
     }
   }
   ok("no errors while using the page", errors.length === 0, errors.join("; "));
-} catch (e) {
-  checks.failed++;
-  console.log("FAIL exception: " + (e && e.stack || e));
-} finally {
-  await browser.close();
-}
-process.exit(checks.failed ? 1 : 0);
+});

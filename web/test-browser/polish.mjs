@@ -212,6 +212,7 @@ async function kinetoPolish(page, shots) {
   await page.locator(".tr-detail").screenshot({ path: path.join(shots, "kineto-trace-detail.png") });
   ok("kineto: Trace detail of " + picked + ": its operator and parent links whole, nothing cut",
     links.length > 0 && links.every((l) => l.right <= l.box + 0.5) && links.some((l) => /evaluate_function/.test(l.text)) && !cut.length, JSON.stringify({ cut, links }));
+  await operatorsDetail(page, shots);
   // "Open in Perfetto" offline: said so, the download offered (ui.perfetto.dev unreachable)
   await page.context().route("https://ui.perfetto.dev/**", (r) => r.abort("internetdisconnected"));
   const popup = page.context().waitForEvent("page", { timeout: 5000 }).catch(() => null);
@@ -230,7 +231,49 @@ async function kinetoPolish(page, shots) {
   await page.waitForTimeout(300);
 }
 
+// Operators, a row clicked: the detail beside the table only where the table
+// keeps its columns (none cut off the right edge: its scroller no wider than
+// its box), else under it: the table as wide as with the detail closed (at
+// 1280 px its columns need a horizontal scroll either way); nothing in the
+// detail cut, the histogram's labels inside it.  At 1600 px and 1280 px wide.
+async function operatorsDetail(page, shots) {
+  await page.keyboard.press("2");
+  await page.waitForFunction(() => window.__memlens.app.tabs.current === "operators", null, { timeout: 5000 }).catch(() => {});
+  for (const w of [1600, 1280]) {
+    await page.setViewportSize({ width: w, height: 1000 });
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(300);
+    const cw0 = await page.$eval("#v-operators .pt-scroll", (e) => e.clientWidth);
+    // the row with the most calls: the one with a histogram
+    await page.evaluate(() => { const t = window.__memlens.app.views.operators.table; let b = t.idx[0]; for (const i of t.idx) if (t.rows[i].calls > t.rows[b].calls) b = i; t.select(b, true); });
+    await page.waitForTimeout(400);
+    const g = await page.evaluate(() => {
+      const v = document.getElementById("v-operators"), sc = v.querySelector(".pt-scroll"), d = v.querySelector(".pv-detail"), svg = d.querySelector("svg.pv-hist");
+      const sr = svg ? svg.getBoundingClientRect() : null;
+      const out = svg ? [...svg.querySelectorAll("text")].filter((t) => { const r = t.getBoundingClientRect(); return r.width && (r.left < sr.left - 0.5 || r.right > sr.right + 0.5 || r.top < sr.top - 0.5 || r.bottom > sr.bottom + 0.5); }).map((t) => t.textContent) : [];
+      return { shown: !d.hidden, below: v.querySelector(".pv-body").classList.contains("below"), sw: sc.scrollWidth, cw: sc.clientWidth, hist: !!svg, out };
+    });
+    const cut = await overflowing(page, "#v-operators .pv-detail");
+    await page.screenshot({ path: path.join(shots, `kineto-operators-detail-${w}.png`) });
+    ok(`kineto: Operators at ${w} px, a row's detail open: the table as wide as with it closed (its columns whole where they fit), nothing in the detail cut, the histogram's labels inside it`,
+      g.shown && (g.sw <= g.cw + 1 || g.cw >= cw0 - 1) && !cut.length && g.hist && !g.out.length, JSON.stringify({ g, cw0, cut }));
+  }
+  await page.keyboard.press("Escape");
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  await page.keyboard.press("4");
+  await page.waitForTimeout(300);
+}
+
 async function snapshotPolish(page, shots) {
+  // a bar's tooltip: its title whole (a long stack frame's file name), in the window, off the bar
+  {
+    const h = await hoverBar(page);
+    const cut = h ? await overflowing(page, "#tl-tip") : [];
+    await page.screenshot({ path: path.join(shots, "snapshot-hover.png") });
+    ok("snapshot: a bar's tooltip: inside the window, its title whole, not over the bar's outline",
+      h && insideWindow(h.tip, h.vw, h.vh) && h.tip.sw <= h.tip.cw && !cut.length && !boxesMeet(h.tip, h.bar), JSON.stringify({ h, cut }));
+    await page.mouse.move(5, 5);
+  }
   const sgTab = (t) => page.evaluate((t) => window.__memlens.app.segments.setTab(t), t);
   // Allocator State History: a block's tooltip, its stack inside it, the Python frame first
   await sgTab("history");
@@ -294,6 +337,24 @@ async function snapshotPolish(page, shots) {
   }
   await page.evaluate(() => document.getElementById("p-timeline").scrollIntoView());
   await page.screenshot({ path: path.join(shots, "snapshot-lanes.png") });
+  // a lane label cut to fit: the pointer on it shows the lane's whole name (issue 28, item 9)
+  {
+    const at = await page.evaluate(() => {
+      const tv = window.__memlens.app.timeline, L = tv.layout, o = tv.over.getBoundingClientRect(), ctx = document.getElementById("timeline").getContext("2d");
+      ctx.font = "11px system-ui, sans-serif";
+      for (const ln of L.lanes) {
+        const y = ln.y + ln.h / 2 - tv.sy();
+        if (y > 8 && y < 400 && ctx.measureText(ln.label).width > tv.x0() - 16) return { x: o.left + 30, y: o.top + y, label: ln.label };
+      }
+      return null;
+    });
+    if (at) await page.mouse.move(at.x, at.y);
+    const tip = await page.evaluate(() => { const t = document.getElementById("tl-tip"); return t.hidden ? "" : t.innerText; });
+    const cut = at ? await overflowing(page, "#tl-tip") : [];
+    await page.screenshot({ path: path.join(shots, "snapshot-lane-label-tip.png") });
+    ok("snapshot: a lane label cut to fit: its whole name on hover, nothing cut", at && tip.replace(/\s+/g, " ").includes(at.label.replace(/\s+/g, " ")) && !cut.length, JSON.stringify({ at, tip: tip.slice(0, 300), cut }));
+    await page.mouse.move(5, 5);
+  }
   // Active Cached Segment Timeline: quick to switch to, on the clock, reserving what the history says
   await sgTab("timeline"); await sgTab("history");
   // its cost: the time (noisy on a shared CI core: printed) and the canvas calls it makes (not noisy:

@@ -1,25 +1,23 @@
-// report.mjs — drives a memlens HTML report in headless Chromium.
+// report.mjs — drives memlens HTML reports and served pages in headless Chromium.
 //
-//   node web/test-browser/report.mjs REPORT.html EXPECTED_PEAK_BYTES SHOT_DIR [light|dark]
-//   node web/test-browser/report.mjs http://127.0.0.1:PORT/ ...   (a `memlens serve` page)
+//   node web/test-browser/report.mjs PAGE EXPECTED_PEAK_BYTES SHOT_DIR [light|dark]
+//   node web/test-browser/report.mjs --pages LIST   (one browser, many pages: lib.mjs's eachPage)
 //
-// Prints "ok NAME" or "FAIL NAME: why" per check (tests/cli_report_browser.sh
-// counts them), saves screenshots into SHOT_DIR, and prints timing lines
-// "time NAME MS" for the benchmark.
-import { checks, launch, ok } from "./lib.mjs";
+// PAGE: a report file or a `memlens serve` URL (http://127.0.0.1:PORT/);
+// EXPECTED_PEAK_BYTES may be empty.  Prints "ok NAME" or "FAIL NAME: why"
+// per check (tests/cli_report_browser.sh counts them), saves screenshots
+// into SHOT_DIR, and prints timing lines "time NAME MS" for the benchmark.
+import { eachPage, ok, settle, newPage } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
-const [file, expectPeak, shots = "build/screenshots", scheme = "light"] = process.argv.slice(2);
-fs.mkdirSync(shots, { recursive: true });
+await eachPage((browser, [file, expectPeak, shots = "build/screenshots", scheme = "light"]) => runPage(browser, file, expectPeak, shots, scheme));
 
-const browser = await launch();
-try {
-  const page = await browser.newPage({ viewport: { width: 1500, height: 1000 }, colorScheme: scheme });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+async function runPage(browser, file, expectPeak, shots, scheme) {
+  fs.mkdirSync(shots, { recursive: true });
+  const page = await newPage(browser, { viewport: { width: 1500, height: 1000 }, colorScheme: scheme });
+  const errors = page.errors;
   const served = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\//.test(file);
   const origin = served ? new URL(file).origin : "";
   // A report makes no request at all; a served page only to its own server.
@@ -39,15 +37,15 @@ try {
   if (await page.evaluate(() => window.__memlens.app.tabs.current !== "memory")) {
     await page.keyboard.press("5");
     await page.waitForFunction(() => window.__memlens.app.tabs.current === "memory", null, { timeout: 10000 });
-    await page.waitForTimeout(200);
+    await settle(page);
   }
   if (await page.evaluate(() => document.querySelector("main.grid").hidden)) {
     const text = await page.textContent("#mem-why");
     ok("an input without memory data says so, how to record it, with its notes", /Nothing to show/.test(text) && /profile_memory=True/.test(text) && (await page.$$("#mem-why .why")).length > 1, text);
     await page.screenshot({ path: path.join(shots, `report-${scheme}.png`), fullPage: true });
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
-    await browser.close();
-    process.exit(checks.failed ? 1 : 0);
+    await page.context().close();
+    return;
   }
   // The header states the device's name and capacity, or that they are unknown.
   const hdr = await page.textContent("#hdr-meta");
@@ -98,7 +96,7 @@ try {
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.40, box.y + box.height / 2, { steps: 5 });
   await page.mouse.up();
-  await page.waitForTimeout(300);
+  await settle(page);
   const after = await xr();
   ok("drag-zoom changes the x range", after[1] - after[0] < (before[1] - before[0]) * 0.2, JSON.stringify([before, after]));
   // the table follows the zoom once it settles (served: after the server answers; a loaded machine is slow)
@@ -119,12 +117,12 @@ try {
       ok(`group-by ${g} offered only when the input has such curves`, disabled === !has[g], JSON.stringify({ g, disabled, has: has[g] }));
       if (disabled) continue;
       await page.selectOption("#sel-group", g);
-      await page.waitForTimeout(400);
+      await settle(page);
       const n = await page.$$eval("#curve .u-legend .u-series", (l) => l.length - 1);
       ok(`group-by ${g} draws its curves`, n >= 1 && n <= 16 && errors.length === 0, `${n} curves; ${errors.join("; ")}`);
     }
     await page.selectOption("#sel-group", "overall");
-    await page.waitForTimeout(300);
+    await settle(page);
   }
 
   // Panning past the start keeps the window's span (it is shifted, not cut).
@@ -154,12 +152,13 @@ try {
 
   // Zoom to the peak, click a bar: the detail panel shows its size and stack.
   await page.click("#btn-peak");
-  await page.waitForTimeout(200);
+  await settle(page);
   await page.$eval("#p-timeline", (e) => e.scrollIntoView({ block: "center" })); // mouse events need it in the viewport
   const target = await page.evaluate(() => {
     // The largest bar whose centre shows that bar (not one drawn over it).
     const tl = window.__memlens.app.timeline, a = tl.allocs, L = tl.layout, v = tl.vis;
     const st = window.__memlens.app.state, x0 = tl.x0(), W = tl.W();
+    if (!v) return null; // nothing drawn: no lifetimes (a trace without addresses)
     const bars = Array.from(v.bars).sort((p, q) => a.size[q] - a.size[p]);
     for (const i of bars) {
       const xa = Math.max(0, (a.ta[i] - st.t0) * v.k), xb = Math.min(W, (a.tf[i] - st.t0) * v.k);
@@ -174,7 +173,7 @@ try {
   if (hasAllocs) ok("a bar is visible at the peak", !!target);
   if (target) {
     await page.mouse.click(target.x, target.y);
-    await page.waitForTimeout(200);
+    await settle(page);
     const sel = await page.evaluate(() => window.__memlens.app.state.selected);
     const size = await page.textContent("#detail-size").catch(() => "");
     const stack = await page.textContent("#detail-stack").catch(() => "");
@@ -211,15 +210,17 @@ try {
   }
 
   // The allocations table filtered by a category: fewer rows, all of it.
-  if (cat.has) {
+  // (A trace without addresses has categories but no allocations table.)
+  const table = await page.isVisible("#f-win");
+  if (cat.has && table) {
     await page.uncheck("#f-win");
-    await page.waitForTimeout(300);
+    await settle(page);
     const all = await page.evaluate(() => window.__memlens.app.tables.last.total);
     const opts = await page.$$eval("#f-cat option", (o) => o.map((x) => [x.value, x.textContent]).filter((x) => x[0] !== ""));
     let narrowed = false, why = "", nonEmpty = 0;
     for (const [v, name] of opts) {
       await page.selectOption("#f-cat", v);
-      await page.waitForTimeout(300);
+      await settle(page);
       const r = await page.evaluate(() => ({ total: window.__memlens.app.tables.last.total,
         cats: [...document.querySelectorAll("#table tbody td.cat")].map((td) => td.textContent) }));
       why += `${name}: ${r.total} of ${all}; `;
@@ -231,38 +232,38 @@ try {
     else console.log("note category filter: one category only: " + why);
     await page.selectOption("#f-cat", "");
     await page.check("#f-win");
-    await page.waitForTimeout(200);
+    await settle(page);
   }
 
   // A size filter that is not a size marks its field, and filters nothing.
-  {
+  if (table) {
     await page.fill("#f-min", "garbage");
-    await page.waitForTimeout(400);
+    await settle(page);
     const bad = await page.evaluate(() => [document.getElementById("f-min").classList.contains("invalid"), window.__memlens.app.tables.q.minSize]);
     ok("an unparsable size filter is marked invalid", bad[0] && bad[1] === null, JSON.stringify(bad));
     await page.fill("#f-min", "1 KiB");
-    await page.waitForTimeout(400);
+    await settle(page);
     ok("a size filter clears the mark", !(await page.evaluate(() => document.getElementById("f-min").classList.contains("invalid"))));
     await page.fill("#f-min", "");
-    await page.waitForTimeout(300);
+    await settle(page);
   }
 
   // The exports hold every row the filter keeps (not the page): the same text
   // for the report and the server (tests/cli_report_browser.sh compares them).
-  {
+  if (table) {
     await page.uncheck("#f-win");
-    await page.waitForTimeout(400);
+    await settle(page);
     const e = await page.evaluate(async () => ({ csv: await window.__memlens.app.tables.exportText("csv"), total: window.__memlens.app.tables.last.total }));
     ok("the CSV export holds every filtered row", e.csv.split("\n").length === e.total + 2, `${e.csv.split("\n").length - 2} rows, table ${e.total}`);
     fs.writeFileSync(path.join(shots, "export.csv"), e.csv);
     await page.check("#f-win");
-    await page.waitForTimeout(200);
+    await settle(page);
   }
 
   // Stacked mode draws, its outline at the peak is the peak (the memory
   // allocated before the trace is the base band).
   await page.click('#seg-mode button[data-mode="stacked"]');
-  await page.waitForTimeout(400);
+  await settle(page);
   const note = await page.textContent("#tl-note");
   if (hasAllocs) ok("stacked mode draws bands", /bands/.test(note) && (await page.evaluate(() => window.__memlens.app.timeline.stack.drawn)) > 0, note);
   const stk = await page.evaluate(() => {
@@ -281,12 +282,12 @@ try {
 
   // Colour by category: bars take the category colours, with a legend.
   await page.click('#seg-colour button[data-colour="category"]');
-  await page.waitForTimeout(200);
+  await settle(page);
   const legend = await page.$$eval("#tl-legend .lg", (l) => l.map((x) => x.textContent));
-  if (cat.has) ok("colour by category shows the category legend", legend.length >= 1 && !/\(allocated before trace\)/.test(legend[0]), legend.join(", "));
+  if (cat.has && hasAllocs) ok("colour by category shows the category legend", legend.length >= 1 && !/\(allocated before trace\)/.test(legend[0]), legend.join(", "));
   await page.screenshot({ path: path.join(shots, `report-categories-${scheme}.png`), fullPage: true });
   await page.click('#seg-mode button[data-mode="lanes"]');
-  await page.waitForTimeout(200);
+  await settle(page);
   await page.screenshot({ path: path.join(shots, `report-lanes-category-${scheme}.png`), fullPage: true });
 
   // Switch device (and rank when there are several).
@@ -295,20 +296,20 @@ try {
     const cur = await page.$eval("#sel-dev", (s) => s.value);
     const other = devs.find((v) => v !== cur);
     await page.selectOption("#sel-dev", other);
-    await page.waitForTimeout(300);
+    await settle(page);
     const st = await page.evaluate(() => [window.__memlens.app.state.dev, document.getElementById("peak-label").textContent]);
     ok("switching device shows the other device", String(st[0]) === other && st[1].length > 0, JSON.stringify(st));
   }
   const ranks = await page.$$eval("#sel-rank option", (o) => o.map((x) => x.value));
   if (ranks.length > 1) {
     await page.selectOption("#sel-rank", ranks[1]);
-    await page.waitForTimeout(300);
+    await settle(page);
     const r = await page.evaluate(() => window.__memlens.app.state.rank);
     ok("switching rank shows the other rank", String(r) === ranks[1], "rank " + r);
   }
   // Narrow windows: one column, the charts keep their width.
   await page.setViewportSize({ width: 1024, height: 900 });
-  await page.waitForTimeout(500);
+  await settle(page);
   const narrow = await page.evaluate(() => {
     const r = (s) => document.querySelector(s).getBoundingClientRect();
     return { below: r(".right").top >= r(".left").bottom - 1, plot: window.__memlens.app.curve.plotWidth() };
@@ -316,7 +317,5 @@ try {
   ok("below 1200 px the side panels go under the charts", narrow.below && narrow.plot > 650, JSON.stringify(narrow));
   await page.screenshot({ path: path.join(shots, `report-narrow-${scheme}.png`), fullPage: true });
   ok("no errors while using the page", errors.length === 0, errors.join("; "));
-} finally {
-  await browser.close();
+  await page.context().close();
 }
-process.exit(checks.failed ? 1 : 0);

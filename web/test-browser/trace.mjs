@@ -8,19 +8,17 @@
 // highlights matches, W/A/S/D move the window, and the page makes no request.
 // --timing: the median and 95th percentile of the draw time of pan and zoom
 // frames ("time trace_pan_ms X", "time trace_zoom_ms X").
-import { checks, launch, ok } from "./lib.mjs";
+import { eachPage, ok } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
-const args = process.argv.slice(2);
-const [file, shots = "build/screenshots/trace"] = args.filter((a) => !a.startsWith("--"));
-const timing = args.includes("--timing");
-const scheme = args.includes("--dark") ? "dark" : "light";
-fs.mkdirSync(shots, { recursive: true });
+await eachPage(async (browser, args) => {
+  const [file, shots = "build/screenshots/trace"] = args.filter((a) => !a.startsWith("--"));
+  const timing = args.includes("--timing");
+  const scheme = args.includes("--dark") ? "dark" : "light";
+  fs.mkdirSync(shots, { recursive: true });
 
-const browser = await launch();
-try {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
@@ -202,7 +200,4 @@ try {
     await page.screenshot({ path: path.join(shots, `trace-big-${scheme}.png`) });
   }
   ok("no errors while using the view", errors.length === 0, errors.join("; "));
-} finally {
-  await browser.close();
-}
-process.exit(checks.failed ? 1 : 0);
+});

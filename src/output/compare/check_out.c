@@ -83,7 +83,13 @@ void ml_check_line(const ml_rule_result *r, char *buf, size_t cap)
         PUT("; %s:", contributors_label(rule->kind));
         for (int k = 0; k < r->n_top; k++) {
             bool plus = rule->kind == ML_RULE_MAX_PEAK_GROWTH || rule->kind == ML_RULE_MAX_STEP_TIME_GROWTH;
-            PUT("%s %s %s%s", k ? "," : "", r->top_name[k], plus ? "+" : "", fig(r->top_value[k], r->top_unit, a, sizeof a));
+            /* a kernel's C++ name without its parameters (and, when long, its template arguments) */
+            const char *nm = r->top_name[k];
+            char sym[4 * 100 + 8];
+            if (rule->kind == ML_RULE_MAX_STEP_TIME_GROWTH && !strncmp(nm, "kernel ", 7))
+                PUT("%s kernel %s %s%s", k ? "," : "", ml_fit_symbol(nm + 7, 100, sym, sizeof sym), plus ? "+" : "",
+                    fig(r->top_value[k], r->top_unit, a, sizeof a));
+            else PUT("%s %s %s%s", k ? "," : "", nm, plus ? "+" : "", fig(r->top_value[k], r->top_unit, a, sizeof a));
         }
     }
 #undef PUT
@@ -101,7 +107,9 @@ void ml_check_text(FILE *f, const ml_check_run *c)
         else if (!c->results[i].passed) failed++;
     }
     if (!failed && !errors) fprintf(f, "memlens check: %zu rule%s hold%s for %s\n", c->n, c->n == 1 ? "" : "s", c->n == 1 ? "s" : "", ML_TEXT_SAFE(c->input));
-    else fprintf(f, "memlens check: %zu of %zu rule%s broken for %s\n", failed + errors, c->n, c->n == 1 ? "" : "s", ML_TEXT_SAFE(c->input));
+    else if (!errors) fprintf(f, "memlens check: %zu of %zu rule%s broken for %s\n", failed, c->n, c->n == 1 ? "" : "s", ML_TEXT_SAFE(c->input));
+    else fprintf(f, "memlens check: %zu of %zu rule%s broken, %zu could not be checked, for %s\n", failed, c->n, c->n == 1 ? "" : "s",
+                 errors, ML_TEXT_SAFE(c->input));
 }
 
 /* A rule's figure in its unit: bytes and counts whole, times in µs (3 decimals), shares to 4. */

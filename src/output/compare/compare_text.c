@@ -70,7 +70,8 @@ static void figure_line(FILE *f, const char *label, unit u, int64_t a, bool ka, 
         }
         ps = p;
     }
-    fprintf(f, "  %-24s %14s %14s %14s  %s\n", label, xs, ys, zs, ps);
+    if (*ps) fprintf(f, "  %-24s %14s %14s %14s  %s\n", label, xs, ys, zs, ps);
+    else fprintf(f, "  %-24s %14s %14s %14s\n", label, xs, ys, zs);
 }
 
 static size_t shown(size_t n, int top) { return (size_t)top < n ? (size_t)top : n; }
@@ -116,6 +117,55 @@ static void device_text(FILE *f, const ml_diff *d, const ml_diff_device *dd, con
         fprintf(f, "    (%zu more groups: --top N, or --json)\n", dd->n_groups - shown(dd->n_groups, top));
 }
 
+static int by_size_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+typedef struct { int64_t size; size_t count; } size_run;
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+    const size_run *x = a, *y = b;
+    double bx = (double)x->size * (double)x->count, by = (double)y->size * (double)y->count;
+    return bx < by ? 1 : bx > by ? -1 : by_size_desc(&x->size, &y->size);
+}
+
+/* The segments only side s has, by size: "506 × 20.00 MiB, 10 × 2.00 MiB",
+ * the 5 sizes holding the most bytes (two processes' segments seldom share
+ * an address: their sizes are what compares). */
+static void segment_sizes_line(FILE *f, const ml_diff *d, int s)
+{
+    const ml_segdiff *sd = &d->segs;
+    const ml_profile *p = d->side[s].p;
+    size_t n = 0, nr = 0;
+    int64_t *sz = malloc((sd->n_only ? sd->n_only : 1) * sizeof *sz);
+    size_run *run = malloc((sd->n_only ? sd->n_only : 1) * sizeof *run);
+    if (!sz || !run) goto done;
+    for (size_t i = 0; i < sd->n_only; i++)
+        if (sd->only[i].side == s) sz[n++] = p->segments.v[sd->only[i].segment].total_size;
+    if (!n) goto done;
+    qsort(sz, n, sizeof *sz, by_size_desc);
+    for (size_t i = 0; i < n; i++) {
+        if (nr && run[nr - 1].size == sz[i]) run[nr - 1].count++;
+        else run[nr++] = (size_run){sz[i], 1};
+    }
+    qsort(run, nr, sizeof *run, by_bytes_desc);
+    fprintf(f, "    only in %-4s by size:", s ? "new" : "base");
+    size_t listed = 0;
+    for (size_t k = 0; k < nr && k < 5; k++) {
+        char b[32];
+        fprintf(f, "%s %zu × %s", k ? "," : "", run[k].count, ml_fmt_bytes(run[k].size, b, sizeof b));
+        listed += run[k].count;
+    }
+    if (listed < n) fprintf(f, ", %zu more", n - listed);
+    fputc('\n', f);
+done:
+    free(sz);
+    free(run);
+}
+
 static void segments_text(FILE *f, const ml_diff *d, int top)
 {
     const ml_segdiff *sd = &d->segs;
@@ -128,6 +178,7 @@ static void segments_text(FILE *f, const ml_diff *d, int top)
     fprintf(f, "  segments in both (same address and size): %zu; only in base: %zu (%s); only in new: %zu (%s)\n",
             sd->common, only[0], ml_fmt_bytes(sd->only_bytes[0], a, sizeof a), only[1],
             ml_fmt_bytes(sd->only_bytes[1], b, sizeof b));
+    for (int s = 0; s < 2; s++) segment_sizes_line(f, d, s);
     for (int s = 0; s < 2; s++) {
         size_t k = 0;
         for (size_t i = 0; i < sd->n_only; i++) {
@@ -162,7 +213,7 @@ static void time_line(FILE *f, const char *label, double a, double b)
     ml_fmt_duration((int64_t)llround(a), x, sizeof x);
     ml_fmt_duration((int64_t)llround(b), y, sizeof y);
     if (a > 0) snprintf(p, sizeof p, "(%+.1f%%)", 100.0 * (b - a) / a);
-    fprintf(f, "  %-24s %14s %14s %14s  %s\n", label, x, y, sdur(b - a, z, sizeof z), p);
+    fprintf(f, "  %-24s %14s %14s %14s%s%s\n", label, x, y, sdur(b - a, z, sizeof z), *p ? "  " : "", p);
 }
 
 static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int top)
@@ -193,7 +244,8 @@ static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int t
         fprintf(f, "    %-8s %10" PRId64 " %10" PRId64 " %12s %12s %12s  %-9s  %s\n", ml_opkind_name(r->kind), r->calls[0],
                 r->calls[1], ml_fmt_duration(r->ns[0], x, sizeof x), ml_fmt_duration(r->ns[1], y, sizeof y),
                 sdur((double)(r->ns[1] - r->ns[0]), z, sizeof z), ml_change_name(r->change),
-                ml_fit(r->name, namecols > 10 ? namecols : 0, r->kind == ML_OPK_KERNEL, cutbuf, sizeof cutbuf));
+                r->kind == ML_OPK_KERNEL ? ml_fit_symbol(r->name, namecols > 10 ? namecols : 0, cutbuf, sizeof cutbuf)
+                                         : ml_fit(r->name, namecols > 10 ? namecols : 0, 0, cutbuf, sizeof cutbuf));
     }
     if (d->n_ops > shown(d->n_ops, top)) fprintf(f, "    (%zu more: --top N, or --json)\n", d->n_ops - shown(d->n_ops, top));
     fprintf(f, "  by calls: %zu added, %zu deleted, %zu increased, %zu decreased, %zu unchanged\n", counts[ML_CHANGE_ADDED],
@@ -257,6 +309,14 @@ static void run_line(FILE *f, const char *what, const ml_profile *p)
     fprintf(f, "]\n");
 }
 
+/* Whether a note of the pair begins with what ("memory", "time"). */
+static bool has_note(const ml_diff *d, const char *what)
+{
+    for (size_t k = 0; k < d->notes.len; k++)
+        if (!strncmp(d->notes.v[k], what, strlen(what))) return true;
+    return false;
+}
+
 void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
 {
     int top = o->top > 0 ? o->top : TOP_DEFAULT;
@@ -267,6 +327,8 @@ void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
         run_line(f, "base", d->side[0].p);
         run_line(f, "new", d->side[1].p);
         for (size_t k = 0; k < d->n_devices; k++) device_text(f, d, &d->devices[k], o, top);
+        if (!d->n_devices && !has_note(d, "memory"))
+            fprintf(f, "\nMemory: not compared: neither run has memory data (record with profile_memory=True, or take a memory snapshot)\n");
         if (d->snapshots) segments_text(f, d, top);
         if (d->time) {
             time_text(f, d, o, top);

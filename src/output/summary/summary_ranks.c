@@ -15,12 +15,19 @@ typedef struct rank_row {
     const ml_rr_device *d;
 } rank_row;
 
+/* The (rank, device) rows, when there are two or more to compare (else 0
+ * and nothing to free). */
 static size_t rank_rows(const ml_rankset *rs, rank_row **out)
 {
     VEC(rank_row) rows = {0};
     for (size_t i = 0; i < rs->n; i++)
         for (size_t d = 0; d < rs->recs[i]->devices.len; d++)
             VEC_PUSH(&rows, ((rank_row){rs->recs[i], &rs->recs[i]->devices.v[d]}));
+    if (rows.len < 2) {
+        VEC_FREE(&rows);
+        *out = NULL;
+        return 0;
+    }
     *out = rows.v;
     return rows.len;
 }
@@ -44,10 +51,7 @@ void ml_summary_ranks_text(FILE *f, const ml_rankset *rs, const ml_summary_opts 
     if (rs->n < 2) return;
     rank_row *rows;
     size_t n = rank_rows(rs, &rows);
-    if (n < 2) {
-        free(rows);
-        return;
-    }
+    if (!n) return;
     char a[32], b[32], c[48];
     fprintf(f, "\nranks: peak allocated per rank and device\n");
     fprintf(f, "    rank  device      peak allocated   peak reserved  at\n");
@@ -74,10 +78,7 @@ void ml_summary_ranks_json(jw *w, const ml_rankset *rs, const ml_summary_opts *o
     if (rs->n < 2) return;
     rank_row *rows;
     size_t n = rank_rows(rs, &rows);
-    if (n < 2) {
-        free(rows);
-        return;
-    }
+    if (!n) return;
     int64_t mn, mx;
     size_t h = highest(rows, n, &mn, &mx);
     jw_key(w, "ranks");
