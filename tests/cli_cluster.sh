@@ -130,7 +130,7 @@ if [ -x "$MPI_BIN" ] && command -v mpirun >/dev/null 2>&1; then
             # shellcheck disable=SC2086
             mpi $args "$in" >"$tmp/mpi" 2>"$tmp/mpi.err"; rc2=$?
             if [ $rc1 = $rc2 ] && cmp -s "$tmp/one" "$tmp/mpi"; then t_pass
-            else t_fail "mpirun -n 3 differs: $args $in (exit $rc1 / $rc2): $(head -c 300 "$tmp/mpi.err")"; fi
+            else t_fail "mpirun -n 3 differs: $args $in (exit $rc1 / $rc2): $(cmp "$tmp/one" "$tmp/mpi" 2>&1 | head -1); stderr: $(head -c 300 "$tmp/mpi.err")"; fi
         done
     done
     # check (process 0 alone): a broken rule (exit 1, the OOM rank named) and
