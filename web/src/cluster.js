@@ -17,6 +17,7 @@
 
 import { fmtBytes, groupDigits, escapeHtml } from "./format.js";
 import { pvWhy } from "./perfview.js";
+import { placeTip } from "./tip.js";
 
 export const CLUSTER_METRICS = [
   { id: "time", label: "Step time", key: "time", unit: "ns", what: "each step's duration (its ProfilerStep#)", view: "trace" },
@@ -79,6 +80,10 @@ export class ClusterView {
     this.byNode = false;
     this.perNode = 0;
     this.data = null;
+    // the hover tip: one for the view, kept across renders (placeTip moves it to the body)
+    this.tip = document.createElement("div");
+    this.tip.className = "tip cl-tip";
+    this.tip.hidden = true;
   }
 
   async show() {
@@ -106,7 +111,7 @@ export class ClusterView {
         <label class="sel">rows <select class="cl-rows"><option value="rank">by rank</option><option value="node"${this.byNode ? " selected" : ""}>by node</option></select></label>
         <label class="sel" title="global rank / ranks per node = node">ranks per node <input class="cl-per" type="number" min="1" max="1024" value="${this.perNode}" size="4"></label>
       </div>${emb && nEmb < d.nRanks ? `<div class="hint muted">This report embeds the full data of ${groupDigits(nEmb)} of the ${groupDigits(d.nRanks)} ranks (the outliers and the highest peak first, within its size budget${d.budget ? " of " + Math.round(d.budget / 1e6) + " MB" : ""}); the others are summarised: their figures are all here, their events are not. <code>memlens serve</code> has every rank.</div>` : ""}</section>
-      <div class="cl-main"><section class="panel cl-mapp"><div class="cl-legend"></div><div class="cl-wrap"><canvas class="cl-map"></canvas><div class="tip cl-tip" hidden></div></div>
+      <div class="cl-main"><section class="panel cl-mapp"><div class="cl-legend"></div><div class="cl-wrap"><canvas class="cl-map"></canvas></div>
         <div class="hint muted cl-hint">Each cell a rank and a step; a pixel row holding several ranks (or nodes) shows the highest of their values. Click a cell to open that rank at that step.</div><div class="cl-msg"></div>
         <h2>Digests</h2><div class="cl-dig"></div></section>
         <aside class="panel cl-side"><h2>Outliers</h2><div class="cl-out"></div></aside></div>`;
@@ -118,7 +123,7 @@ export class ClusterView {
     this.draw();
     const c = q(".cl-map");
     c.addEventListener("mousemove", (e) => this.hover(e));
-    c.addEventListener("mouseleave", () => { q(".cl-tip").hidden = true; });
+    c.addEventListener("mouseleave", () => { this.tip.hidden = true; });
     c.addEventListener("click", (e) => this.click(e));
   }
 
@@ -260,17 +265,15 @@ export class ClusterView {
   }
 
   hover(e) {
-    const h = this.at(e), tip = this.el.querySelector(".cl-tip");
+    const h = this.at(e), tip = this.tip;
     if (!h) { tip.hidden = true; return; }
     const d = this.data, L = this.L, unit = CLUSTER_METRICS.find((x) => x.id === this.metric).unit;
     const rk = h.who >= 0 ? d.rankNo[h.who] : null, emb = d.embedded ? d.embedded[h.who] : 1;
     const rowsText = h.z - h.a > 1 ? `${groupDigits(h.z - h.a)} ${this.byNode ? "nodes" : "ranks"} (${L.rows.label(h.a)} – ${L.rows.label(h.z - 1)}): the highest is ` : "";
     tip.innerHTML = `${rowsText}<b>rank ${rk}</b>${this.byNode && h.z - h.a === 1 ? " of " + escapeHtml(L.rows.label(h.a)) : ""} · step ${escapeHtml(String(d.steps[h.s]))}<br>${escapeHtml(CLUSTER_METRICS.find((x) => x.id === this.metric).label)}: <b>${clusterValueText(unit, h.v)}</b>` +
       `${emb ? "" : '<br><span class="muted">summarised in this report</span>'}`;
-    tip.hidden = false;
-    const wrap = this.el.querySelector(".cl-wrap");
-    tip.style.left = Math.min(e.offsetX + 14, Math.max(0, wrap.clientWidth - 260)) + "px";
-    tip.style.top = (e.offsetY + 14) + "px";
+    // beside the pointer, inside the window, off the hovered cell (tip.js)
+    placeTip(tip, e, e.target, { x: L.labW + h.s * L.colW, y: L.top + h.b * L.binH, w: L.colW, h: L.binH });
   }
 
   click(e) {

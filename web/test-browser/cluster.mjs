@@ -64,8 +64,29 @@ try {
   // hover a cell: its rank and step
   const box = await page.$eval("#v-cluster canvas.cl-map", (c) => { const r = c.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; });
   await page.mouse.move(box.x + 84 + 10, box.y + 22 + 3);
-  const tip = await page.$eval("#v-cluster .cl-tip", (t) => (t.hidden ? "" : t.textContent));
+  const tip = await page.$eval(".cl-tip", (t) => (t.hidden ? "" : t.textContent));
   ok("a hover names a rank and a step", /rank \d+/.test(tip) && /step /.test(tip), tip);
+
+  // the bottom-right cell at the window's bottom edge (the window made just
+  // tall enough to show it): its tip is wholly inside the window and off
+  // the cell it describes
+  const cellAt = () => page.evaluate(() => {
+    const L = window.__memlens.app.views.cluster.L, r = document.querySelector("#v-cluster canvas.cl-map").getBoundingClientRect();
+    const s = Math.floor(L.plotW / L.colW) - 1, left = r.x + L.labW + s * L.colW, top = r.y + L.top + (L.bins - 1) * L.binH;
+    return { left, top, right: left + L.colW, bottom: top + L.binH, vw: innerWidth, vh: innerHeight };
+  });
+  await page.setViewportSize({ width: 1600, height: Math.ceil((await cellAt()).bottom) + 3 });
+  const edge = await cellAt();
+  await page.mouse.move((edge.left + edge.right) / 2, (edge.top + edge.bottom) / 2);
+  const tipBox = await page.$eval(".cl-tip", (t) => { const r = t.getBoundingClientRect(); return { hidden: t.hidden, left: r.left, top: r.top, right: r.right, bottom: r.bottom }; });
+  await shot("tip-edge");
+  const inside = !tipBox.hidden && tipBox.left >= 0 && tipBox.top >= 0 && tipBox.right <= edge.vw && tipBox.bottom <= edge.vh;
+  const covers = tipBox.left < edge.right && tipBox.right > edge.left && tipBox.top < edge.bottom && tipBox.bottom > edge.top;
+  ok("the hovered cell is at the window's bottom edge", edge.bottom <= edge.vh && edge.bottom > edge.vh - 40, JSON.stringify(edge));
+  ok("a tip at the window's edge is inside the window, off its cell", inside && !covers, JSON.stringify({ tip: tipBox, cell: edge }));
+  await page.mouse.move(0, 0);
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  await page.evaluate(() => window.scrollTo(0, 0));
 
   // the metrics and the rows by node, kept in the address
   await page.click('#v-cluster .cl-metric button[data-m="peak"]');
@@ -101,7 +122,7 @@ try {
     const L = await page.evaluate(() => { const L = window.__memlens.app.views.cluster.L; return { binH: L.binH, colW: L.colW, labW: L.labW, top: L.top }; });
     const x = box.x + L.labW + L.colW / 2, y = box.y + L.top + (target.b + 0.5) * L.binH;
     await page.mouse.move(x, y);
-    const named = await page.$eval("#v-cluster .cl-tip", (t) => t.textContent);
+    const named = await page.$eval(".cl-tip", (t) => t.textContent);
     const rank = +(/rank (\d+)/.exec(named) || [])[1];
     const want = await page.evaluate((rk) => { const d = window.__memlens.app.views.cluster.data, i = d.rankNo.indexOf(rk); return { dur: d.time[i * d.nSteps], emb: !d.embedded || d.embedded[i] }; }, rank);
     const before = await page.evaluate(() => window.__memlens.app.views.cluster.opened || 0);
