@@ -58,9 +58,10 @@ export function parseBytes(text) {
 export function fmtDur(ns) {
   if (ns == null || !isFinite(ns)) return "–";
   const a = Math.abs(ns);
-  if (a < 1e3) return ns.toFixed(0) + " ns";
-  if (a < 1e6) return (ns / 1e3).toPrecision(3) + " µs";
-  if (a < 1e9) return (ns / 1e6).toPrecision(3) + " ms";
+  // the unit by the rounded figure: 999.97 µs is "1.00 ms", not "1.00e+3 µs"
+  if (Math.round(a) < 1e3) return ns.toFixed(0) + " ns";
+  if (+(a / 1e3).toPrecision(3) < 1e3) return (ns / 1e3).toPrecision(3) + " µs";
+  if (+(a / 1e6).toPrecision(3) < 1e3) return (ns / 1e6).toPrecision(3) + " ms";
   if (a < 600e9) return (ns / 1e9).toPrecision(3) + " s";
   return (ns / 60e9).toFixed(1) + " min";
 }

@@ -3,7 +3,7 @@
 // stacked raster, exports.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { fmtBytes, byteAxis, plural, shortOpName, middleEllipsis, makeClock, laneLabel } from "../src/format.js";
+import { fmtBytes, fmtDur, byteAxis, plural, shortOpName, middleEllipsis, makeClock, laneLabel } from "../src/format.js";
 import { clampWindow } from "../src/zoom.js";
 import { visibleFrames, isNoiseFrame, stackGroups, stackHtml, shortFrameName } from "../src/frames.js";
 import { placePeakLabel, opCell, CurveView } from "../src/views.js";
@@ -18,6 +18,17 @@ test("fmtBytes moves to the next unit from 1000 of one, three significant digits
   assert.equal(fmtBytes(99.96 * 2 ** 20), "100 MiB");
   assert.equal(fmtBytes(9.996 * 2 ** 30), "10.0 GiB");
   assert.equal(fmtBytes(-1536), "−1.50 KiB");
+});
+
+test("fmtDur: three significant digits, the next unit once a figure rounds to 1000 of one", () => {
+  assert.equal(fmtDur(999.4), "999 ns");
+  assert.equal(fmtDur(999.6), "1.00 µs");
+  assert.equal(fmtDur(1234), "1.23 µs");
+  assert.equal(fmtDur(999.96e3), "1.00 ms");
+  assert.equal(fmtDur(999.97e6), "1.00 s");
+  assert.equal(fmtDur(-2.5e6), "-2.50 ms");
+  assert.equal(fmtDur(90e9), "90.0 s");
+  assert.equal(fmtDur(900e9), "15.0 min");
 });
 
 test("byte axes: one unit, round steps of it, about 40 px apart", () => {
