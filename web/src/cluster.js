@@ -15,7 +15,7 @@
 //
 // Data: source.getCluster() (web/DATA.md "cluster").
 
-import { fmtBytes, groupDigits, escapeHtml } from "./format.js";
+import { fmtBytes, fmtDur, groupDigits, escapeHtml } from "./format.js";
 import { pvWhy } from "./perfview.js";
 import { placeTip } from "./tip.js";
 
@@ -37,13 +37,10 @@ const RAMP = (() => {
   return out;
 })();
 
+// A cell's value as the rest of the page writes it (three significant digits).
 export function clusterValueText(unit, v) {
   if (v == null || !(v >= 0)) return "–";
-  if (unit === "bytes") return fmtBytes(v);
-  if (v >= 1e9) return (v / 1e9).toFixed(3) + " s";
-  if (v >= 1e6) return (v / 1e6).toFixed(3) + " ms";
-  if (v >= 1e3) return (v / 1e3).toFixed(3) + " µs";
-  return Math.round(v) + " ns";
+  return unit === "bytes" ? fmtBytes(v) : fmtDur(v);
 }
 
 // The rows drawn: per rank, or per node (the highest of its ranks' values per
@@ -85,6 +82,11 @@ export class ClusterView {
     this.tip.className = "tip cl-tip";
     this.tip.hidden = true;
   }
+
+  // The metric shown: its id (the address's metric=), its CLUSTER_METRICS
+  // entry looked up once a change (this.def: unit, label, view).
+  get metric() { return this.def.id; }
+  set metric(id) { this.def = CLUSTER_METRICS.find((x) => x.id === id) || CLUSTER_METRICS[0]; }
 
   async show() {
     if (!this.data) {
@@ -161,7 +163,7 @@ export class ClusterView {
   // Layout: label column, one column per step, one row per rank (or node), rows under a pixel merged.
   layout() {
     const c = this.el.querySelector(".cl-map"), d = this.data;
-    const rows = clusterRows(d, this.metric, this.byNode, this.perNode);
+    const rows = clusterRows(d, this.def.key, this.byNode, this.perNode);
     const W = Math.max(320, (c.parentElement.clientWidth || 800) - 2), labW = 84, top = 22;
     const maxH = Math.max(240, Math.round((typeof innerHeight === "number" ? innerHeight : 900) * 0.7));
     const rowH = Math.max(1, Math.min(18, Math.floor((maxH - top) / Math.max(1, rows.n))));
@@ -194,7 +196,7 @@ export class ClusterView {
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const css = getComputedStyle(this.el), fg = css.getPropertyValue("--fg") || "#1d2330", muted = css.getPropertyValue("--muted") || "#5d6678", line = css.getPropertyValue("--line") || "#dde1e8";
     g.clearRect(0, 0, L.W, L.H);
-    const m = d[this.metric];
+    const m = d[this.def.key];
     let lo = Infinity, hi = -Infinity;
     if (m) for (const v of m) if (v >= 0) { if (v < lo) lo = v; if (v > hi) hi = v; }
     if (!(hi >= lo)) { lo = 0; hi = 1; }
@@ -202,7 +204,7 @@ export class ClusterView {
     // the cells, one pixel row bin at a time, by ImageData for speed
     const px0 = Math.round(L.labW * dpr), py0 = Math.round(L.top * dpr), pw = Math.max(1, c.width - px0), ph = Math.max(1, c.height - py0);
     const img = g.createImageData(pw, ph), data = img.data;
-    const unit = CLUSTER_METRICS.find((x) => x.id === this.metric).unit;
+    const unit = this.def.unit;
     for (let b = 0; b < L.bins; b++) {
       const y0 = Math.round(b * L.binH * dpr), y1 = Math.max(y0 + 1, Math.round((b + 1) * L.binH * dpr));
       for (let s = 0; s < d.nSteps; s++) {
@@ -247,7 +249,7 @@ export class ClusterView {
     }
     // the legend: the ramp from the lowest to the highest value
     const lg = this.el.querySelector(".cl-legend");
-    lg.innerHTML = `<span>${escapeHtml(CLUSTER_METRICS.find((x) => x.id === this.metric).label)}</span> <span class="muted">${clusterValueText(unit, lo)}</span>
+    lg.innerHTML = `<span>${escapeHtml(this.def.label)}</span> <span class="muted">${clusterValueText(unit, lo)}</span>
       <i class="cl-ramp" style="background:linear-gradient(to right,${VIRIDIS.join(",")})"></i> <span class="muted">${clusterValueText(unit, hi)}</span>
       ${hi > 0 && lo >= 0 ? `<span class="muted" title="the colours span this: small spreads look large">(a spread of ${((hi - lo) / hi * 100).toPrecision(2)}% of the highest)</span>` : ""}
       <span class="muted">· ${L.rows.n > L.bins ? `${groupDigits(L.rows.n)} ${this.byNode ? "nodes" : "ranks"} in ${groupDigits(L.bins)} pixel rows: each shows the highest` : `${groupDigits(L.rows.n)} ${this.byNode ? "nodes" : "ranks"}`}</span>
@@ -267,10 +269,10 @@ export class ClusterView {
   hover(e) {
     const h = this.at(e), tip = this.tip;
     if (!h) { tip.hidden = true; return; }
-    const d = this.data, L = this.L, unit = CLUSTER_METRICS.find((x) => x.id === this.metric).unit;
+    const d = this.data, L = this.L, unit = this.def.unit;
     const rk = h.who >= 0 ? d.rankNo[h.who] : null, emb = d.embedded ? d.embedded[h.who] : 1;
     const rowsText = h.z - h.a > 1 ? `${groupDigits(h.z - h.a)} ${this.byNode ? "nodes" : "ranks"} (${L.rows.label(h.a)} – ${L.rows.label(h.z - 1)}): the highest is ` : "";
-    tip.innerHTML = `${rowsText}<b>rank ${rk}</b>${this.byNode && h.z - h.a === 1 ? " of " + escapeHtml(L.rows.label(h.a)) : ""} · step ${escapeHtml(String(d.steps[h.s]))}<br>${escapeHtml(CLUSTER_METRICS.find((x) => x.id === this.metric).label)}: <b>${clusterValueText(unit, h.v)}</b>` +
+    tip.innerHTML = `${rowsText}<b>rank ${rk}</b>${this.byNode && h.z - h.a === 1 ? " of " + escapeHtml(L.rows.label(h.a)) : ""} · step ${escapeHtml(String(d.steps[h.s]))}<br>${escapeHtml(this.def.label)}: <b>${clusterValueText(unit, h.v)}</b>` +
       `${emb ? "" : '<br><span class="muted">summarised in this report</span>'}`;
     // beside the pointer, inside the window, off the hovered cell (tip.js)
     placeTip(tip, e, e.target, { x: L.labW + h.s * L.colW, y: L.top + h.b * L.binH, w: L.colW, h: L.binH });
@@ -291,11 +293,10 @@ export class ClusterView {
       return;
     }
     msg.innerHTML = "";
-    const metric = CLUSTER_METRICS.find((x) => x.id === this.metric);
     const begin = s >= 0 ? d.begin[i * d.nSteps + s] : -1, dur = s >= 0 ? d.time[i * d.nSteps + s] : -1;
     // the window in the rank's own time base (served ranks each have theirs: known once loaded)
     const win = () => (begin >= 0 && dur > 0 ? [begin + (d.shift ? d.shift(k) : 0), begin + dur + (d.shift ? d.shift(k) : 0)] : null);
-    await app.openRankAt(k, metric.view, win);
+    await app.openRankAt(k, this.def.view, win);
     this.opened = (this.opened || 0) + 1;   // (a test waits for it)
   }
 

@@ -9,6 +9,7 @@ import { visibleFrames, isNoiseFrame, stackGroups, stackHtml, shortFrameName } f
 import { placePeakLabel, opCell, CurveView } from "../src/views.js";
 import { layoutLanes, placeLanes, visibleBars, stackRaster, stackAt, freeOrderOf } from "../src/lanes.js";
 import { exportAllocs, sortAllocs } from "../src/table.js";
+import { clusterValueText } from "../src/cluster.js";
 
 test("fmtBytes moves to the next unit from 1000 of one, three significant digits", () => {
   assert.equal(fmtBytes(999), "999 B");
@@ -29,6 +30,16 @@ test("fmtDur: three significant digits, the next unit once a figure rounds to 10
   assert.equal(fmtDur(-2.5e6), "-2.50 ms");
   assert.equal(fmtDur(90e9), "90.0 s");
   assert.equal(fmtDur(900e9), "15.0 min");
+});
+
+test("the Cluster view writes a duration as the rest of the page does", () => {
+  assert.equal(clusterValueText("ns", 58000391), "58.0 ms");
+  assert.equal(clusterValueText("ns", 58000391), fmtDur(58000391));
+  assert.equal(clusterValueText("ns", 999.97e6), "1.00 s");
+  assert.equal(clusterValueText("ns", 412), "412 ns");
+  assert.equal(clusterValueText("bytes", 1.5 * 2 ** 30), "1.50 GiB");
+  assert.equal(clusterValueText("ns", -1), "–");
+  assert.equal(clusterValueText("ns", null), "–");
 });
 
 test("byte axes: one unit, round steps of it, about 40 px apart", () => {
