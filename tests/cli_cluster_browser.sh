@@ -4,7 +4,10 @@
 # opens on the Cluster view, the heatmap is drawn, the outliers beside it are
 # exactly the planted ranks, the metric and the rows by node round-trip
 # through the address, a click on a cell opens that rank's memory at that
-# step, a summarised rank says so.  Screenshots go to build/screenshots/cluster-*/.
+# step, a summarised rank says so.  Then the colour scale (clusterscale.mjs): a
+# job whose steps are within 0.05 % of each other is one colour band, and the
+# same job with one step of rank 5 made 10 % longer shows that step apart.
+# Screenshots go to build/screenshots/cluster-*/.
 . tests/lib.sh
 tmp=$(mktemp -d)
 spid=""
@@ -44,5 +47,22 @@ print(0 < e["ranks"] < e["of"] == 16, planted <= emb, len(s) <= 2000000)' "$tmp/
     if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" dark; fi
     kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
     spid=""
+    # the colour scale: gen_trace's unplanted job (steps within 0.05 %), and
+    # the same with rank 5's last step 10 % longer
+    "$GEN" --world-size 16 --out "$tmp/even" --layers 1 --steps 3 --no-stack >/dev/null 2>&1
+    cp -r "$tmp/even" "$tmp/slow"
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+last = max((e for e in d["traceEvents"] if str(e.get("name", "")).startswith("ProfilerStep#")), key=lambda e: e["ts"])
+last["dur"] *= 1.1
+json.dump(d, open(sys.argv[1], "w"))
+print(last["dur"])' "$tmp/slow/rank5.pt.trace.json" >"$tmp/slow.us"
+    for j in even:-1 slow:5; do
+        $MEMLENS report "$tmp/${j%:*}" -o "$tmp/${j%:*}.html"
+        t_eq "${j%:*} report exit" $? 0
+        if t_file_page "${j%:*}" "$tmp/${j%:*}.html"; then t_page "$tmp/pages" "${j%:*}" "$tmp/${j%:*}.html" "$shots/cluster-scale-${j%:*}" "${j#*:}" "$(cat "$tmp/slow.us")"; fi
+    done
+    t_browse web/test-browser/clusterscale.mjs "$tmp/pages" "$tmp/slog" "page starts"
 fi
 t_done

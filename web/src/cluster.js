@@ -6,6 +6,8 @@
 // Thousands of ranks do not fit in pixels: each pixel row then stands for a
 // run of ranks (or of nodes) and shows the highest of their values, so an
 // outlier is never averaged away, and the tooltip says how many it holds.
+// The colours span at least ±1 % of the median (clusterScale): noise is one
+// colour, not the whole ramp.
 // Rows may be grouped by node (global rank / ranks per node): one row per
 // node, its highest value, a click opens its rank with that value.
 // A click on a cell opens that rank's views at that step: Memory for peak
@@ -41,6 +43,23 @@ const RAMP = (() => {
 export function clusterValueText(unit, v) {
   if (v == null || !(v >= 0)) return "–";
   return unit === "bytes" ? fmtBytes(v) : fmtDur(v);
+}
+
+// The colour scale of metric values m (-1: none): the lowest to the highest
+// value, widened to at least ±CLUSTER_MIN_SPAN of their median, so that ranks
+// within noise of each other (a 0.02 % spread) read as one colour rather
+// than the whole ramp, while a rank a few per cent off still stands out.
+// Returns the values' {lo, hi, med} (null where there is none) and the
+// ramp's ends {from, to}.
+export const CLUSTER_MIN_SPAN = 0.01;
+export function clusterScale(m) {
+  const v = new Float64Array(m ? m.length : 0);
+  let n = 0;
+  if (m) for (const x of m) if (x >= 0) v[n++] = x;
+  if (!n) return { lo: null, hi: null, med: null, from: 0, to: 1 };
+  const s = v.subarray(0, n).sort(), lo = s[0], hi = s[n - 1];
+  const med = n % 2 ? s[n >> 1] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  return { lo, hi, med, from: Math.min(lo, med * (1 - CLUSTER_MIN_SPAN)), to: Math.max(hi, med * (1 + CLUSTER_MIN_SPAN)) };
 }
 
 // The rows drawn: per rank, or per node (the highest of its ranks' values per
@@ -196,11 +215,8 @@ export class ClusterView {
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     const css = getComputedStyle(this.el), fg = css.getPropertyValue("--fg") || "#1d2330", muted = css.getPropertyValue("--muted") || "#5d6678", line = css.getPropertyValue("--line") || "#dde1e8";
     g.clearRect(0, 0, L.W, L.H);
-    const m = d[this.def.key];
-    let lo = Infinity, hi = -Infinity;
-    if (m) for (const v of m) if (v >= 0) { if (v < lo) lo = v; if (v > hi) hi = v; }
-    if (!(hi >= lo)) { lo = 0; hi = 1; }
-    this.range = [lo, hi];
+    const sc = clusterScale(d[this.def.key]), lo = sc.from, hi = sc.to;
+    this.scale = sc;
     // the cells, one pixel row bin at a time, by ImageData for speed
     const px0 = Math.round(L.labW * dpr), py0 = Math.round(L.top * dpr), pw = Math.max(1, c.width - px0), ph = Math.max(1, c.height - py0);
     const img = g.createImageData(pw, ph), data = img.data;
@@ -247,13 +263,16 @@ export class ClusterView {
       }
       g.stroke();
     }
-    // the legend: the ramp from the lowest to the highest value
-    const lg = this.el.querySelector(".cl-legend");
-    lg.innerHTML = `<span>${escapeHtml(this.def.label)}</span> <span class="muted">${clusterValueText(unit, lo)}</span>
-      <i class="cl-ramp" style="background:linear-gradient(to right,${VIRIDIS.join(",")})"></i> <span class="muted">${clusterValueText(unit, hi)}</span>
-      ${hi > 0 && lo >= 0 ? `<span class="muted" title="the colours span this: small spreads look large">(a spread of ${((hi - lo) / hi * 100).toPrecision(2)}% of the highest)</span>` : ""}
+    // the legend: the ramp's ends, and a line that says what the colours span
+    const lg = this.el.querySelector(".cl-legend"), fmt = (v) => clusterValueText(unit, v);
+    const pct = sc.med > 0 ? `a spread of ${+((sc.hi - sc.lo) / sc.med * 100).toPrecision(2)}% of the median` : "";
+    const span = sc.med == null ? "" : sc.from < sc.lo || sc.to > sc.hi
+      ? `The colours span at least ±${CLUSTER_MIN_SPAN * 100}% of the median (${fmt(sc.med)}), so that noise reads as one colour; ${fmt(sc.lo) === fmt(sc.hi) ? `the values all read ${fmt(sc.lo)}` : `the values run from ${fmt(sc.lo)} to ${fmt(sc.hi)}`}${pct ? ", " + pct : ""}.`
+      : `The colours span the values, from the lowest to the highest${pct ? ` (${pct}, ${fmt(sc.med)})` : ""}.`;
+    lg.innerHTML = `<span>${escapeHtml(this.def.label)}</span> <span class="muted">${fmt(lo)}</span>
+      <i class="cl-ramp" style="background:linear-gradient(to right,${VIRIDIS.join(",")})"></i> <span class="muted">${fmt(hi)}</span>
       <span class="muted">· ${L.rows.n > L.bins ? `${groupDigits(L.rows.n)} ${this.byNode ? "nodes" : "ranks"} in ${groupDigits(L.bins)} pixel rows: each shows the highest` : `${groupDigits(L.rows.n)} ${this.byNode ? "nodes" : "ranks"}`}</span>
-      <span class="cl-missing" title="no such step or figure">no data</span>`;
+      <span class="cl-missing" title="no such step or figure">no data</span>${span ? `<span class="muted cl-span">${span}</span>` : ""}`;
   }
 
   at(e) {

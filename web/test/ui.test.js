@@ -9,7 +9,7 @@ import { visibleFrames, isNoiseFrame, stackGroups, stackHtml, shortFrameName } f
 import { placePeakLabel, opCell, CurveView } from "../src/views.js";
 import { layoutLanes, placeLanes, visibleBars, stackRaster, stackAt, freeOrderOf } from "../src/lanes.js";
 import { exportAllocs, sortAllocs } from "../src/table.js";
-import { clusterValueText } from "../src/cluster.js";
+import { clusterValueText, clusterScale } from "../src/cluster.js";
 
 test("fmtBytes moves to the next unit from 1000 of one, three significant digits", () => {
   assert.equal(fmtBytes(999), "999 B");
@@ -40,6 +40,17 @@ test("the Cluster view writes a duration as the rest of the page does", () => {
   assert.equal(clusterValueText("bytes", 1.5 * 2 ** 30), "1.50 GiB");
   assert.equal(clusterValueText("ns", -1), "–");
   assert.equal(clusterValueText("ns", null), "–");
+});
+
+test("the Cluster view's colours span at least ±1% of the median, else the values", () => {
+  // 100 ± 0.01: the ramp runs 99 to 101, the values sit in its middle
+  assert.deepEqual(clusterScale(new Float64Array([100, 100.01, -1, 99.99])), { lo: 99.99, hi: 100.01, med: 100, from: 99, to: 101 });
+  // stragglers at 150 and 200: the top is the highest value, the bottom the lowest (under the floor, 99.495)
+  assert.deepEqual(clusterScale(new Float64Array([100, 101, 150, 99, 100, 200])), { lo: 99, hi: 200, med: 100.5, from: 99, to: 200 });
+  const w = clusterScale(new Float64Array([10, 1000]));
+  assert.deepEqual([w.from, w.to], [10, 1000]);
+  assert.deepEqual(clusterScale(new Float64Array([-1, -1])), { lo: null, hi: null, med: null, from: 0, to: 1 });
+  assert.deepEqual(clusterScale(null).med, null);
 });
 
 test("byte axes: one unit, round steps of it, about 40 px apart", () => {
