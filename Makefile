@@ -52,7 +52,7 @@ FUZZ_SECONDS ?= 20
 # trace.js (the Trace view, mountTrace) is bundled when present.
 WEB_JS   := $(strip $(addprefix web/src/,format.js tip.js decode.js m4.js stack.js zoom.js tracedata.js tracesource.js table.js perftable.js source.js lanes.js alive.js frames.js present.js views.js catview.js staticview.js keys.js unmatched.js segmodel.js segments.js tablectl.js \
             tabs.js perfview.js gputime.js overview.js operators.js htakernels.js kernels.js modules.js stragglers.js distributed.js compare.js cluster.js) \
-            web/src/critpath.js web/src/trace.js web/src/upload.js web/src/app.js)
+            web/src/arrow.js web/src/critpath.js web/src/trace.js web/src/upload.js web/src/app.js)
 WEB_GEN  := $(BUILD)/gen/web_assets.c
 UPLOT    := web/node_modules/uplot/dist
 LIB_OBJ  += $(BUILD)/gen/web_assets.o

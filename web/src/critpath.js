@@ -8,10 +8,11 @@
 //   cpOverlay(perf, begin) -> null | {n, ft, fd, fx, tt, td, tx, kind, w, steps, kinds}
 //       flat arrays of the legs, times on the Trace view's clock (begin is
 //       the trace's begin, span.begin_ns's place on it)
-//   cpDraw(ctx, ov, X, yOf, row, w, h, dark)   draws the legs in the window
+//   cpDraw(ctx, ov, X, yOf, row, w, h)   draws the legs in the window
 //   cpSummary(ov, t) -> text                   the step at time t: its path and parts
 
 import { fmtDur } from "./format.js";
+import { arrowhead } from "./arrow.js";
 
 // Colour-blind safe (Okabe–Ito), by kind: cpu, gpu_compute, gpu_communication, launch, kernel_kernel, none.
 export const CP_COLOURS = ["#0072B2", "#009E73", "#CC79A7", "#E69F00", "#D55E00", "#999999"];
@@ -41,7 +42,7 @@ export function cpOverlay(perf, begin) {
 }
 
 // yOf(track, depth): the row's top in canvas pixels, or null when the track is not laid out.
-export function cpDraw(ctx, ov, X, yOf, row, w, h, dark) {
+export function cpDraw(ctx, ov, X, yOf, row, w, h) {
   if (!ov) return;
   ctx.save();
   ctx.lineCap = "round";
@@ -71,13 +72,7 @@ export function cpDraw(ctx, ov, X, yOf, row, w, h, dark) {
       ctx.lineTo(x1, by);
       ctx.stroke();
       ctx.setLineDash([]);
-      const ang = Math.atan2(by - ay, x1 - x0 || 0.001);
-      ctx.beginPath();
-      ctx.moveTo(x1, by);
-      ctx.lineTo(x1 - 9 * Math.cos(ang - 0.45), by - 9 * Math.sin(ang - 0.45));
-      ctx.lineTo(x1 - 9 * Math.cos(ang + 0.45), by - 9 * Math.sin(ang + 0.45));
-      ctx.closePath();
-      ctx.fill();
+      arrowhead(ctx, x1, by, Math.atan2(by - ay, x1 - x0 || 0.001), 9, 0.45);
     }
   }
   ctx.restore();

@@ -25,6 +25,7 @@ import { upperBound } from "./decode.js";
 import { m4Points } from "./m4.js";
 import { gtCounterTracks } from "./gputime.js";
 import { cpOverlay, cpDraw, cpSummary, CP_COLOURS, CP_LABELS } from "./critpath.js";
+import { arrowhead } from "./arrow.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -533,7 +534,7 @@ class TraceView {
       ctx.globalAlpha = 1;
     }
     if (this.cpOn && this.cp) {
-      cpDraw(ctx, this.cp, X, (tr, dp) => { const y = this.lay.yOf(tr, dp); return y < 0 ? null : y - sy; }, ROW, w, h, this.dark);
+      cpDraw(ctx, this.cp, X, (tr, dp) => { const y = this.lay.yOf(tr, dp); return y < 0 ? null : y - sy; }, ROW, w, h);
       const text = cpSummary(this.cp, (t0 + t1) / 2);
       if (this.cpNote.dataset.text !== text) {
         this.cpNote.dataset.text = text;
@@ -624,13 +625,7 @@ class TraceView {
       const mx = (ax + bx) / 2;
       ctx.bezierCurveTo(mx, ay, mx, by, bx, by);
       ctx.stroke();
-      const ang = Math.atan2(by - ay, bx - mx || 1);
-      ctx.beginPath();
-      ctx.moveTo(bx, by);
-      ctx.lineTo(bx - 8 * Math.cos(ang - 0.4), by - 8 * Math.sin(ang - 0.4));
-      ctx.lineTo(bx - 8 * Math.cos(ang + 0.4), by - 8 * Math.sin(ang + 0.4));
-      ctx.closePath();
-      ctx.fill();
+      arrowhead(ctx, bx, by, Math.atan2(by - ay, bx - mx || 1), 8, 0.4);
     }
     if (me) {
       ctx.strokeStyle = fg;
