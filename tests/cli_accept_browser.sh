@@ -19,11 +19,7 @@
 #    bench/run's, on 400 MB traces).
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
-tmp=$(mktemp -d)
-spids=""
-trap 'for p in $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-chromium=${CHROMIUM:-/usr/bin/chromium}
-shots=${BUILD:-build}/screenshots
+t_browser_setup python3
 K="$DATA/kineto"
 # page NAME MODE TARGET [SCHEME [ARG]]: one page for accept.mjs, all of them
 # checked in one browser at the end (the servers started before, stopped after)
@@ -46,11 +42,7 @@ stop_server() { # PID
     spids=$(echo " $spids " | sed "s/ $1 / /")
 }
 
-if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
-    t_skip "no chromium, node or python3 (run scripts/setup)"
-elif [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "web/node_modules missing (run scripts/setup)"
-elif [ ! -f "$K/tbplugin_resnet50_w0.pt.trace.json.gz" ]; then
+if [ ! -f "$K/tbplugin_resnet50_w0.pt.trace.json.gz" ]; then
     t_skip "the shared data is absent ($DATA)"
 else
     resnet="$K/tbplugin_resnet50_w0.pt.trace.json.gz"

@@ -5,13 +5,7 @@
 # no shared data needed.  The report's page runs in the normal pass, the
 # served page in both.  SKIPs when chromium, node or web/node_modules are absent.
 . tests/lib.sh
-tmp=$(mktemp -d)
-pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || ! command -v node >/dev/null 2>&1 || [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "no chromium, node or web/node_modules (run scripts/setup)"
-    t_done; exit
-fi
+t_browser_setup
 shots=${BUILD:-build}/screenshots/hostile
 awk 'BEGIN {
     printf "{\"traceEvents\":[\n"
@@ -26,11 +20,11 @@ $MEMLENS report "$tmp/wide.json" -o "$tmp/wide.html" || t_fail "report of the tr
 # both pages in one browser (t_page, t_browse in tests/lib.sh)
 if t_file_page wide "$tmp/wide.html"; then t_page "$tmp/pages" report "$tmp/wide.html" "$shots/report" "$note" 1500 1000; fi
 "$MEMLENS" serve --port 0 "$tmp/wide.json" >"$tmp/sout" 2>&1 &
-pid=$!
+spid=$!
 url=$(t_serve_url "$tmp/sout")
 if [ -n "$url" ]; then t_page "$tmp/pages" served "$url" "$shots/served" "$note" 1500 1000
 else t_fail "served: the server did not start: $(cat "$tmp/sout")"; fi
 t_browse web/test-browser/hostile.mjs "$tmp/pages" "$tmp/log" "page starts"
-kill -INT "$pid"; wait "$pid"; t_eq "the server stops cleanly" $? 0
-pid=""
+kill -INT "$spid"; wait "$spid"; t_eq "the server stops cleanly" $? 0
+spid=""
 t_done

@@ -4,13 +4,7 @@
 # state-history stacks and Ascend's Insight's columns as the report shows them.  Real data from ../shared/data;
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-chromium=${CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1 || [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "no chromium, node or web/node_modules (run scripts/setup)"
-    t_done; exit
-fi
+t_browser_setup
 add() { # KIND INPUT
     if [ -e "$DATA/$2" ]; then
         if ! $MEMLENS report "$DATA/$2" -o "$tmp/$1.html" 2>"$tmp/err"; then t_fail "report $2: $(cat "$tmp/err")"
@@ -36,7 +30,6 @@ if [ -e "$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle" ]; then
 fi
 # served (memlens serve, port 0, stopped at the end): the snapshot's state-history stacks and
 # Ascend's Insight's columns as the report's pages above show them
-spids=""
 serve() { # KIND INPUT
     [ -e "$DATA/$2" ] || return 0
     : >"$tmp/sout-$1"

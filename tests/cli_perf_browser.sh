@@ -8,43 +8,34 @@
 # tab, light and dark, go to build/screenshots/perf-*/.  SKIPs when chromium,
 # node, web/node_modules or the data are absent.
 . tests/lib.sh
-tmp=$(mktemp -d)
-spid=""
-trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT
+t_browser_setup
 # one browser for all the pages (t_page, t_browse in tests/lib.sh): the server started before, stopped after
-chromium=${CHROMIUM:-/usr/bin/chromium}
-shots=${BUILD:-build}/screenshots
 run_page() { # NAME PAGE MODE SCHEME [FIXTURE]
     case $2 in http*) ;; *) t_file_page "$1" "$2" || return 0 ;; esac
     t_page "$tmp/pages" "$1" "$2" "$shots/perf-$1" "$3" "$4" "${5:-}"
 }
-if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
-    t_skip "no chromium or node (run scripts/setup)"
-elif [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "web/node_modules missing (run scripts/setup)"
+nccl="$DATA/kineto/hta_nccl_data.json.gz"
+if [ -f "$nccl" ]; then
+    $MEMLENS report "$nccl" -o "$tmp/nccl.html"
+    t_eq "the report embeds rank 0's perf object" "$(grep -c '<script type="application/json" id="ml-perf-0">' "$tmp/nccl.html")" 1
+    run_page trace-light "$tmp/nccl.html" trace light
+    run_page trace-dark "$tmp/nccl.html" trace dark
+    # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
+    run_page fixture "$tmp/nccl.html" trace light web/test/perf_fixture.json
+    # emptied here, not by the background job's redirection, which may come after the first
+    # read below: the previous server's URL (a closed port) was read then
+    : >"$tmp/sout"
+    "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
+    spid=$!
+    url=$(t_serve_url "$tmp/sout")
+    if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" trace light; fi
 else
-    nccl="$DATA/kineto/hta_nccl_data.json.gz"
-    if [ -f "$nccl" ]; then
-        $MEMLENS report "$nccl" -o "$tmp/nccl.html"
-        t_eq "the report embeds rank 0's perf object" "$(grep -c '<script type="application/json" id="ml-perf-0">' "$tmp/nccl.html")" 1
-        run_page trace-light "$tmp/nccl.html" trace light
-        run_page trace-dark "$tmp/nccl.html" trace dark
-        # the fixture's perf object (web/test/perf_fixture.json): modules and a distributed split
-        run_page fixture "$tmp/nccl.html" trace light web/test/perf_fixture.json
-        # emptied here, not by the background job's redirection, which may come after the first
-        # read below: the previous server's URL (a closed port) was read then
-        : >"$tmp/sout"
-        "$MEMLENS" serve --port 0 "$nccl" >"$tmp/sout" 2>&1 &
-        spid=$!
-        url=$(t_serve_url "$tmp/sout")
-        if [ -z "$url" ]; then t_fail "server did not start: $(cat "$tmp/sout")"; else run_page served "$url" trace light; fi
-    else
-        t_skip "distributed trace absent ($nccl)"
-    fi
-    snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
-    if [ -f "$snap" ]; then
-        $MEMLENS report "$snap" -o "$tmp/snap.html"
-        t_eq "a snapshot's report has no perf object" "$(grep -c '<script type="application/json" id="ml-perf-' "$tmp/snap.html")" 0
+    t_skip "distributed trace absent ($nccl)"
+fi
+snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
+if [ -f "$snap" ]; then
+    $MEMLENS report "$snap" -o "$tmp/snap.html"
+    t_eq "a snapshot's report has no perf object" "$(grep -c '<script type="application/json" id="ml-perf-' "$tmp/snap.html")" 0
         run_page snapshot "$tmp/snap.html" snapshot light
     else
         t_skip "snapshot data absent"
@@ -56,6 +47,5 @@ else
         t_skip "ascend data absent"
     fi
     t_browse web/test-browser/perf.mjs "$tmp/pages" "$tmp/log" "page starts"
-fi
 if [ -n "$spid" ]; then kill -INT "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0; spid=""; fi
 t_done

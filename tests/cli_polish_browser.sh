@@ -9,14 +9,7 @@
 # rank as the header's, aligned shortcuts, Trace links whole, Perfetto offline.
 # SKIPs when chromium, node, web/node_modules or the data are absent.
 . tests/lib.sh
-tmp=$(mktemp -d)
-spids=""
-trap 'for p in $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-chromium=${CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1 || [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "no chromium, node or web/node_modules (run scripts/setup)"
-    t_done; exit
-fi
+t_browser_setup
 # a trace of a few bytes: 3 B and 2 B allocated, 3 B freed
 cat >"$tmp/tiny.json" <<'JSON'
 {"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::empty","pid":1,"tid":1,"ts":10,"dur":50},

@@ -5,11 +5,7 @@
 # The same scenario runs against `memlens serve` (port 0, stopped at the end).
 # One browser for every page: the servers are started first, side by side.
 . tests/lib.sh
-tmp=$(mktemp -d)
-spids=""
-trap 'for p in $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-chromium=${CHROMIUM:-/usr/bin/chromium}
-shots=${BUILD:-build}/screenshots
+t_browser_setup
 add_page() { # NAME REPORT EXPECTED-PEAK SCHEME
     t_file_page "$1" "$2" || return 0
     t_page "$tmp/pages" "$1" "$2" "$3" "$shots/$1" "$4"
@@ -20,56 +16,50 @@ add_served() { # NAME INPUT EXPECTED-PEAK SCHEME
     url=$(t_serve_url "$tmp/$1.sout")
     if [ -z "$url" ]; then t_fail "$1: server did not start: $(cat "$tmp/$1.sout")"; else t_page "$tmp/pages" "$1" "$url" "$3" "$shots/$1" "$4"; fi
 }
-if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
-    t_skip "no chromium or node (run scripts/setup)"
-elif [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "web/node_modules missing (run scripts/setup)"
+real="$DATA/kineto/hta_df_index_resolver.json.gz"
+if [ -f "$real" ]; then
+    $MEMLENS report "$real" -o "$tmp/kineto.html"
+    peak=$($MEMLENS summary --json "$real" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(x["peak_allocated_bytes"] for x in d["devices"]))')
+    t_eq "summary peak" "$peak" 6629508096
+    add_page kineto-light "$tmp/kineto.html" "$peak" light
+    add_page kineto-dark "$tmp/kineto.html" "$peak" dark
+    add_served served-kineto "$real" "$peak" light
 else
-    real="$DATA/kineto/hta_df_index_resolver.json.gz"
-    if [ -f "$real" ]; then
-        $MEMLENS report "$real" -o "$tmp/kineto.html"
-        peak=$($MEMLENS summary --json "$real" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(x["peak_allocated_bytes"] for x in d["devices"]))')
-        t_eq "summary peak" "$peak" 6629508096
-        add_page kineto-light "$tmp/kineto.html" "$peak" light
-        add_page kineto-dark "$tmp/kineto.html" "$peak" dark
-        add_served served-kineto "$real" "$peak" light
-    else
-        t_skip "real kineto data absent ($real)"
-    fi
-    if [ -d "$DATA/ascend/text_level1" ]; then
-        $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && add_page ascend "$tmp/ascend.html" "" light
-        add_served served-ascend "$DATA/ascend/text_level1" "" light
-    else
-        t_skip "ascend data absent"
-    fi
-    snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
-    if [ -f "$snap" ]; then
-        $MEMLENS report "$snap" -o "$tmp/snap.html" && add_page snapshot "$tmp/snap.html" "" light
-        add_served served-snapshot "$snap" "" light
-    else
-        t_skip "snapshot data absent"
-    fi
-    # inputs the page cannot chart: a trace without memory events; one without addresses
-    nomem="$DATA/kineto/param_linear_kineto.json.gz"
-    if [ -f "$nomem" ]; then
-        $MEMLENS report "$nomem" -o "$tmp/nomem.html" && add_page nomem "$tmp/nomem.html" "" light
-        add_served served-nomem "$nomem" "" light
-    else
-        t_skip "trace without memory events absent"
-    fi
-    old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
-    if [ -f "$old" ]; then
-        $MEMLENS report "$old" -o "$tmp/old.html" && add_page old "$tmp/old.html" 2791636480 light
-    else
-        t_skip "old-format trace absent"
-    fi
-    rm -f "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" # none left from an earlier run
-    t_browse web/test-browser/report.mjs "$tmp/pages" "$tmp/log" "page starts"
-    # the same rows, the same text: the page's export and the server's
-    if [ -f "$real" ] && t_file_page kineto-export=served-export; then
-        if cmp -s "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv"; then t_pass
-        else t_fail "the report's and the server's CSV exports differ: $(diff "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" | head -4)"; fi
-    fi
+    t_skip "real kineto data absent ($real)"
+fi
+if [ -d "$DATA/ascend/text_level1" ]; then
+    $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && add_page ascend "$tmp/ascend.html" "" light
+    add_served served-ascend "$DATA/ascend/text_level1" "" light
+else
+    t_skip "ascend data absent"
+fi
+snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
+if [ -f "$snap" ]; then
+    $MEMLENS report "$snap" -o "$tmp/snap.html" && add_page snapshot "$tmp/snap.html" "" light
+    add_served served-snapshot "$snap" "" light
+else
+    t_skip "snapshot data absent"
+fi
+# inputs the page cannot chart: a trace without memory events; one without addresses
+nomem="$DATA/kineto/param_linear_kineto.json.gz"
+if [ -f "$nomem" ]; then
+    $MEMLENS report "$nomem" -o "$tmp/nomem.html" && add_page nomem "$tmp/nomem.html" "" light
+    add_served served-nomem "$nomem" "" light
+else
+    t_skip "trace without memory events absent"
+fi
+old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
+if [ -f "$old" ]; then
+    $MEMLENS report "$old" -o "$tmp/old.html" && add_page old "$tmp/old.html" 2791636480 light
+else
+    t_skip "old-format trace absent"
+fi
+rm -f "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" # none left from an earlier run
+t_browse web/test-browser/report.mjs "$tmp/pages" "$tmp/log" "page starts"
+# the same rows, the same text: the page's export and the server's
+if [ -f "$real" ] && t_file_page kineto-export=served-export; then
+    if cmp -s "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv"; then t_pass
+    else t_fail "the report's and the server's CSV exports differ: $(diff "$shots/kineto-light/export.csv" "$shots/served-kineto/export.csv" | head -4)"; fi
 fi
 for p in $spids; do kill -INT "$p"; wait "$p"; t_eq "a server stops cleanly" $? 0; done
 spids=""

@@ -5,16 +5,9 @@
 # Screenshots go to build/screenshots/upload/.  SKIPs without chromium, node
 # or web/node_modules (scripts/setup).
 . tests/lib.sh
-tmp=$(mktemp -d)
-pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-chromium=${CHROMIUM:-/usr/bin/chromium}
+t_browser_setup
 gen=${BUILD:-build}/tools/gen_trace
-if [ ! -x "$chromium" ] || ! command -v node >/dev/null 2>&1; then
-    t_skip "no chromium or node (run scripts/setup)"
-elif [ ! -d web/node_modules/playwright-core ]; then
-    t_skip "web/node_modules missing (run scripts/setup)"
-elif [ ! -x "$gen" ]; then
+if [ ! -x "$gen" ]; then
     t_skip "$gen not built"
 else
     "$gen" --steps 1 --seed 5 --gzip --out "$tmp/train.pt.trace.json.gz" >/dev/null 2>&1
@@ -26,7 +19,7 @@ else
     mkdir -p "$tmp/serve"
     : >"$tmp/out"
     TMPDIR="$tmp/serve" "$MEMLENS" serve --port 0 >"$tmp/out" 2>&1 &
-    pid=$!
+    spid=$!
     url=$(t_serve_url "$tmp/out")
     if [ -z "$url" ]; then
         t_fail "server did not start: $(cat "$tmp/out")"
@@ -35,8 +28,8 @@ else
             "${BUILD:-build}/screenshots/upload" >"$tmp/log" 2>&1
         t_log "$tmp/log"
         grep -q '^ok empty page starts' "$tmp/log" || t_fail "the page did not start: $(tail -5 "$tmp/log")"
-        kill -TERM "$pid"; wait "$pid"; t_eq "server stops cleanly" $? 0
-        pid=""
+        kill -TERM "$spid"; wait "$spid"; t_eq "server stops cleanly" $? 0
+        spid=""
         t_eq "uploads folder removed" "$(ls -A "$tmp/serve")" ""
     fi
 fi

@@ -26,6 +26,26 @@ t_log_ran() {
     grep -q '^ok ' "$1" || t_fail "the pages did not run: $(tail -5 "$1")"
     [ "$2" = 0 ] || grep -q '^FAIL ' "$1" || t_fail "the browser script stopped: $(grep -v '^ok ' "$1" | head -8)"
 }
+# t_browser_setup [COMMAND...]: what every browser script (tests/cli_*_browser.sh)
+# starts with.  A function, not a subshell, so that what it sets is the
+# script's own: tmp, a temporary folder; spid (one server) and spids (several),
+# the servers the script starts, killed on exit and tmp removed (the EXIT
+# trap); shots, where screenshots go.  Without chromium ($CHROMIUM), node,
+# web/node_modules (scripts/setup) or a COMMAND it needs besides, it counts one
+# skip and ends the script there (t_done; exit).
+t_browser_setup() {
+    tmp=$(mktemp -d)
+    spid="" spids=""
+    trap 'for p in $spid $spids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+    shots=${BUILD:-build}/screenshots
+    t_miss=""
+    [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || t_miss="$t_miss ${CHROMIUM:-/usr/bin/chromium}"
+    for t_cmd in node "$@"; do command -v "$t_cmd" >/dev/null 2>&1 || t_miss="$t_miss $t_cmd"; done
+    [ -d web/node_modules/playwright-core ] || t_miss="$t_miss web/node_modules"
+    [ -n "$t_miss" ] || return 0
+    t_skip "missing:$t_miss (run scripts/setup)"
+    t_done; exit
+}
 # One browser for a script's pages (web/test-browser/lib.mjs's eachPage): each
 # page is a line of a list, t_page LIST NAME ARG...; then t_browse SCRIPT LIST
 # LOG START runs them all in one node (and one Chromium), counts the checks
