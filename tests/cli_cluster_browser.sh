@@ -4,15 +4,16 @@
 # opens on the Cluster view, the heatmap is drawn, the outliers beside it are
 # exactly the planted ranks, the metric and the rows by node round-trip
 # through the address, a click on a cell opens that rank's memory at that
-# step, a summarised rank says so.  Then the colour scale (clusterscale.mjs): a
-# job whose steps are within 0.05 % of each other is one colour band, and the
-# same job with one step of rank 5 made 10 % longer shows that step apart.
+# step, a summarised rank says so; the same for a report of 256 ranks.  Then
+# the colour scale (clusterscale.mjs): a job whose steps are within 0.05 % of
+# each other is one colour band, and the same job with one step of rank 5
+# made 10 % longer shows that step apart.
 # Screenshots go to build/screenshots/cluster-*/.
 . tests/lib.sh
 t_browser_setup
 GEN=${BUILD:-build}/tools/gen_trace
-run_page() { # NAME PAGE SCHEME
-    node web/test-browser/cluster.mjs "$2" "$shots/cluster-$1" "$tmp/planted.json" "$3" >"$tmp/log" 2>&1
+run_page() { # NAME PAGE SCHEME [PLANTED]
+    node web/test-browser/cluster.mjs "$2" "$shots/cluster-$1" "${4:-$tmp/planted.json}" "$3" >"$tmp/log" 2>&1
     t_log "$tmp/log" "$1"
     t_log_ran "$tmp/log" $?
     grep '^time ' "$tmp/log" | sed "s/^/$1 /"
@@ -31,6 +32,13 @@ emb = {r["rank"] for r in m["ranks"] if not r.get("summarised")}
 planted = set(p["slow_ranks"]) | {p["leak_rank"], p["oom_rank"]}
 print(0 < e["ranks"] < e["of"] == 16, planted <= emb, len(s) <= 2000000)' "$tmp/job.html" "$tmp/planted.json")" "True True True"
 if t_file_page report "$tmp/job.html"; then run_page report "$tmp/job.html" light; fi
+# a larger job, 256 ranks of two steps (2 px a rank): the same checks, the
+# hover at the window's bottom edge among them
+"$GEN" --world-size 256 --out "$tmp/big" --plant --layers 1 --steps 2 --no-stack --expect "$tmp/big.json" >/dev/null 2>&1
+$MEMLENS report "$tmp/big" -o "$tmp/big.html" --budget 2
+t_eq "256-rank report exit" $? 0
+rm -rf "$tmp/big"
+if t_file_page big "$tmp/big.html"; then run_page big "$tmp/big.html" light "$tmp/big.json"; fi
 : >"$tmp/sout"
 "$MEMLENS" serve --port 0 "$tmp/job" >"$tmp/sout" 2>&1 &
 spid=$!
