@@ -12,6 +12,7 @@
 #include "check.h"
 #include "check_out.h"
 #include "cli.h"
+#include "job.h"
 #include "phase.h"
 #include "runpair.h"
 #include "textwidth.h"
@@ -54,6 +55,25 @@ static void *judge_pair(void *arg, const ml_diff_side *base, const ml_diff_side 
     ml_rule_result *res = ml_calloc(c->nrules, sizeof *res);
     for (size_t i = 0; i < c->nrules; i++) ml_check_eval(&c->rules[i], &d, 1, c->has_base, &res[i]);
     ml_diff_free(d);
+    return res;
+}
+
+/* Between processes of one binary (MPI): the results' bytes as they are,
+ * each rule pointer made this process's again on the way back. */
+static void pack_results(void *arg, const void *res, ml_bytes *out)
+{
+    const judge_ctx *c = arg;
+    ml_bytes_put(out, res, c->nrules * sizeof(ml_rule_result));
+}
+
+static void *unpack_results(void *arg, ml_bytes_reader *in)
+{
+    const judge_ctx *c = arg;
+    const void *p = ml_bytes_take(in, c->nrules * sizeof(ml_rule_result));
+    if (!p) return NULL;
+    ml_rule_result *res = ml_malloc(c->nrules * sizeof *res);
+    memcpy(res, p, c->nrules * sizeof *res);
+    for (size_t i = 0; i < c->nrules; i++) res[i].rule = &c->rules[i];
     return res;
 }
 
@@ -112,10 +132,12 @@ int ml_cmd_check(int argc, char **argv)
     }
 
     judge_ctx ctx = {rules, nrules, base != NULL};
+    ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx};
     ml_runpair_results pr;
-    if (ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, rank, judge_pair, &ctx, free, &pr) < 0) {
+    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, rank, &judge, &pr);
+    if (got != 0) { /* 1: another process of memlens-mpi, which writes nothing */
         free(rules);
-        return 2;
+        return ml_job_exit(got < 0 ? 2 : 0);
     }
     ml_rule_result *res = ml_calloc(nrules, sizeof *res);
     bool failed = false, errors = false;
@@ -145,5 +167,5 @@ int ml_cmd_check(int argc, char **argv)
     free(rules);
     ml_runpair_results_free(&pr, free);
     if (fflush(stdout) != 0 && rc == 0) rc = 1;
-    return rc;
+    return ml_job_exit(rc);
 }

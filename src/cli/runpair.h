@@ -18,6 +18,7 @@
 
 #include "diff.h"
 #include "diffops.h"
+#include "bytes.h"
 #include "importer.h"
 #include "loadpar.h"
 
@@ -52,24 +53,38 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
 
-/* What fn made of each pair (ml_runpair_each), in pair order. */
-typedef void *(*ml_runpair_fn)(void *arg, const ml_diff_side *base, const ml_diff_side *nw);
+/* How ml_runpair_each judges a pair: fn's result (non-NULL), freed by
+ * free_result; under MPI (transport.h) a result travels to process 0 as
+ * bytes: pack appends it, unpack reads it back (NULL and the reader bad
+ * when it cannot). */
+typedef struct ml_pair_judge {
+    void *(*fn)(void *arg, const ml_diff_side *base, const ml_diff_side *nw);
+    void (*free_result)(void *result);
+    void (*pack)(void *arg, const void *result, ml_bytes *out);
+    void *(*unpack)(void *arg, ml_bytes_reader *in);
+    void *arg;
+} ml_pair_judge;
+
+/* What the judge made of each pair, in pair order. */
 typedef struct ml_runpair_results {
     size_t n;
-    void **v;               /* fn's result per pair */
+    void **v;
     ml_notes unmatched;     /* "rank 3 only in NEW" */
 } ml_runpair_results;
 
-/* The pairs of ml_runpair_load, each handed to fn (base == nw without a
- * base), with the same errors.  For a job (an input of more than one
- * profile file or folder) the pairs are loaded one at a time on every core
- * instead of every rank at once: first a lean pass over both sides for
- * their ranks (none without a base), then each NEW rank with its base
- * rank, freed once fn returns; fn may run on several threads at once and
- * must write nothing shared.  Memory: a pair per core, not the job.  -1
- * with the error printed (exit status 2). */
-int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, ml_runpair_fn fn, void *arg,
-                    void (*free_result)(void *), ml_runpair_results *out);
+/* The pairs of ml_runpair_load, each judged (base == nw without a base),
+ * with the same errors.  For a job (an input of more than one profile file
+ * or folder) the pairs are loaded one at a time on every core instead of
+ * every rank at once: with a base, first a lean pass over both sides for
+ * their ranks, then each NEW rank with its base rank, both freed once
+ * judged; fn may run on several threads at once and must write nothing
+ * shared.  Memory: a pair per core, not the job.  Under MPI each process
+ * takes a share of the units (the first pass) and of the pairs; process 0
+ * gets every result.  Returns 0 (out filled, on process 0), 1 (another
+ * process: nothing to write), or -1 with the error printed (exit status 2).
+ * Every process then ends with ml_job_exit() (job.h). */
+int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
+                    ml_runpair_results *out);
 void ml_runpair_results_free(ml_runpair_results *r, void (*free_result)(void *));
 
 #endif
