@@ -9,6 +9,10 @@
  * paired by rank number, and the ranks only one side has are listed; a side
  * with several profiles of unknown rank, or no rank number in common, is an
  * error ("mismatched ranks").  --rank N keeps that rank on both sides.
+ *
+ * ml_runpair_load holds both inputs whole (diff, whose outputs read every
+ * pair at once); ml_runpair_each (runpair_each.c) hands the pairs to a
+ * judge one at a time (check), a pair per core in memory.
  */
 #ifndef ML_CLI_RUNPAIR_H
 #define ML_CLI_RUNPAIR_H
@@ -52,6 +56,15 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
 /* The diff side of profile k of side s. */
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
+
+/* Shared with runpair_each.c.  Pairs the profiles of two sides, their ranks
+ * r[s][0..n[s]) in rank order (-1: unknown), as said above; -1 with the
+ * error printed. */
+int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
+                  ml_notes *unmatched);
+/* Frees what a comparison does not read of a loaded profile (its copy of
+ * the operator intervals, once attributed). */
+void ml_runpair_drop_ops(ml_profile *p);
 
 /* How ml_runpair_each judges a pair: fn's result (non-NULL), freed by
  * free_result; under MPI (transport.h) a result travels to process 0 as
