@@ -56,6 +56,8 @@ typedef struct stream {
     ml_unit_list units[2];
     entries side[2];        /* in rank order once sorted */
     size_t *pair_of_new;    /* per entry of side 1: its pair + 1, 0 if none */
+    size_t *unit_first;     /* side 1's entries by unit: those of unit u are */
+    size_t *by_unit;        /* by_unit[unit_first[u] .. unit_first[u + 1]) */
     ml_run_pairs pairs;
     pthread_mutex_t mu;
     failures f;
@@ -121,8 +123,8 @@ static void judge_one(void *arg, size_t unit, size_t k, ml_profile *p)
         return;
     }
     size_t at = SIZE_MAX; /* this profile's entry */
-    for (size_t i = 0; i < st->side[1].len && at == SIZE_MAX; i++)
-        if (st->side[1].v[i].unit == unit && st->side[1].v[i].k == k) at = i;
+    for (size_t i = st->unit_first[unit]; i < st->unit_first[unit + 1] && at == SIZE_MAX; i++)
+        if (st->side[1].v[st->by_unit[i]].k == k) at = st->by_unit[i];
     if (at == SIZE_MAX || !st->pair_of_new[at]) return;
     size_t pair = st->pair_of_new[at] - 1;
     const entry *b = &st->side[0].v[st->pairs.v[pair].item[0]];
@@ -204,8 +206,9 @@ static void pack_entries(const stream *st, const entries *es, ml_bytes *b)
     }
 }
 
-static void unpack_entries(const stream *st, ml_bytes_reader *d, entries *es)
+static void unpack_entries(stream *st, ml_bytes_reader *d, int s)
 {
+    entries *es = &st->side[s];
     int64_t n = ml_bytes_get_i64(d);
     for (int64_t i = 0; i < n && !d->bad; i++) {
         entry x = {0};
@@ -214,7 +217,7 @@ static void unpack_entries(const stream *st, ml_bytes_reader *d, entries *es)
         x.unit = (size_t)ml_bytes_get_i64(d);
         x.k = (size_t)ml_bytes_get_i64(d);
         if (ml_bytes_get_i64(d)) x.result = st->judge->unpack(st->judge->arg, d);
-        if (!x.path) {
+        if (!x.path || x.unit >= st->units[s].units.len) {
             if (x.result) st->judge->free_result(x.result);
             d->bad = true;
             break;
@@ -243,7 +246,7 @@ static void pack_lists(stream *st, ml_bytes *b)
 static void unpack_lists(stream *st, ml_bytes_reader *d)
 {
     unpack_failures(d, &st->f);
-    for (int s = 0; s < 2; s++) unpack_entries(st, d, &st->side[s]);
+    for (int s = 0; s < 2; s++) unpack_entries(st, d, s);
 }
 
 /* After judging: its failures and what it judged (without a base, its
@@ -268,7 +271,7 @@ static void unpack_judged(stream *st, ml_bytes_reader *d)
 {
     unpack_failures(d, &st->f);
     if (st->single) {
-        unpack_entries(st, d, &st->side[1]);
+        unpack_entries(st, d, 1);
         return;
     }
     for (int64_t i; (i = ml_bytes_get_i64(d)) >= 0 && !d->bad;) {
@@ -396,6 +399,15 @@ static int pair_sides(stream *st, ml_notes *unmatched)
     if (rc < 0) return -1;
     st->pair_of_new = ml_calloc(n[1] ? n[1] : 1, sizeof *st->pair_of_new);
     for (size_t i = 0; i < st->pairs.len; i++) st->pair_of_new[st->pairs.v[i].item[1]] = i + 1;
+    size_t nu = st->units[1].units.len; /* a counting sort of side 1's entries by unit */
+    st->unit_first = ml_calloc(nu + 1, sizeof *st->unit_first);
+    st->by_unit = ml_malloc((n[1] ? n[1] : 1) * sizeof *st->by_unit);
+    for (size_t i = 0; i < n[1]; i++) st->unit_first[st->side[1].v[i].unit + 1]++;
+    for (size_t u = 0; u < nu; u++) st->unit_first[u + 1] += st->unit_first[u];
+    size_t *fill = ml_malloc((nu ? nu : 1) * sizeof *fill);
+    memcpy(fill, st->unit_first, nu * sizeof *fill);
+    for (size_t i = 0; i < n[1]; i++) st->by_unit[fill[st->side[1].v[i].unit]++] = i;
+    free(fill);
     return 0;
 }
 
@@ -430,9 +442,6 @@ static size_t *units_to_judge(stream *st, size_t *n_out)
  * writer (its results went to process 0); -1: failed, the error printed. */
 static int stream_pairs(stream *st, ml_runpair_results *out)
 {
-    ml_err e = {{0}};
-    for (int s = st->single ? 1 : 0; s < 2; s++)
-        if (ml_units_list(&st->input[s], 1, &st->units[s], &e) < 0) return load_error(&e);
     if (!st->single && pair_sides(st, &out->unmatched) < 0) return -1;
     size_t n_units = 0, *units = units_to_judge(st, &n_units);
     bool share_of_nothing = units && !n_units;
@@ -468,28 +477,25 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
     return 0;
 }
 
-/* Whether either input is a job (more units than one): then streamed. */
-static bool is_job(const char *base, const char *nw)
-{
-    const char *in[2] = {base, nw};
-    for (int s = 0; s < 2; s++) {
-        if (!in[s]) continue;
-        ml_unit_list l = {0};
-        ml_err e = {{0}};
-        bool many = ml_units_list(&in[s], 1, &l, &e) == 0 && l.units.len > 1;
-        ml_unit_list_free(&l);
-        if (many) return true;
-    }
-    return false;
-}
-
 int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
                     ml_runpair_results *out)
 {
     memset(out, 0, sizeof *out);
     const ml_transport *t = ml_transport_now;
-    if (!is_job(base, nw)) { /* both at once, on process 0 alone */
-        if (t && t->me != 0) return 1;
+    /* A job: an input of more than one unit (one that cannot be listed is
+     * not: the whole-load path says why, as before). */
+    const char *in[2] = {base, nw};
+    ml_unit_list units[2];
+    memset(units, 0, sizeof units);
+    bool listed = true, job = false;
+    for (int s = base ? 0 : 1; s < 2; s++) {
+        ml_err e = {{0}};
+        listed &= ml_units_list(&in[s], 1, &units[s], &e) == 0;
+        job |= units[s].units.len > 1;
+    }
+    if (!listed || !job) {
+        for (int s = 0; s < 2; s++) ml_unit_list_free(&units[s]);
+        if (t && t->me != 0) return 1; /* both at once, on process 0 alone */
         ml_runpair rp;
         if (ml_runpair_load(base, nw, want, rank, &rp) < 0) return -1;
         out->n = rp.pairs.len;
@@ -505,7 +511,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         return 0;
     }
     stream st = {.input = {base, nw}, .want = want, .rank = rank, .single = base == NULL, .judge = judge,
-                 .t = t, .f = {.unit = {-1, -1}, .pair = SIZE_MAX}};
+                 .t = t, .units = {units[0], units[1]}, .f = {.unit = {-1, -1}, .pair = SIZE_MAX}};
     pthread_mutex_init(&st.mu, NULL);
     int rc = stream_pairs(&st, out);
     for (int s = 0; s < 2; s++) {
@@ -514,6 +520,8 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         ml_unit_list_free(&st.units[s]);
     }
     free(st.pair_of_new);
+    free(st.unit_first);
+    free(st.by_unit);
     VEC_FREE(&st.pairs);
     pthread_mutex_destroy(&st.mu);
     if (rc != 0) ml_runpair_results_free(out, judge->free_result);
