@@ -317,25 +317,29 @@ static bool has_note(const ml_diff *d, const char *what)
     return false;
 }
 
-void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
+void ml_compare_pair_text(FILE *f, const ml_diff *d, const ml_compare_opts *o)
 {
     int top = o->top > 0 ? o->top : TOP_DEFAULT;
+    run_line(f, "base", d->side[0].p);
+    run_line(f, "new", d->side[1].p);
+    for (size_t k = 0; k < d->n_devices; k++) device_text(f, d, &d->devices[k], o, top);
+    if (!d->n_devices && !has_note(d, "memory"))
+        fprintf(f, "\nMemory: not compared: neither run has memory data (record with profile_memory=True, or take a memory snapshot)\n");
+    if (d->snapshots) segments_text(f, d, top);
+    if (d->time) {
+        time_text(f, d, o, top);
+        if (d->tree) tree_text(f, d->tree, top, o->width);
+    }
+    if (d->notes.len) fprintf(f, "\n");
+    for (size_t k = 0; k < d->notes.len; k++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(d->notes.v[k]));
+}
+
+void ml_compare_text(FILE *f, const ml_compare_doc *c)
+{
     for (size_t i = 0; i < c->n; i++) {
-        const ml_diff *d = c->pairs[i];
         if (i) fprintf(f, "\n");
-        if (c->n > 1) fprintf(f, "== rank %d\n", d->side[0].p->rank);
-        run_line(f, "base", d->side[0].p);
-        run_line(f, "new", d->side[1].p);
-        for (size_t k = 0; k < d->n_devices; k++) device_text(f, d, &d->devices[k], o, top);
-        if (!d->n_devices && !has_note(d, "memory"))
-            fprintf(f, "\nMemory: not compared: neither run has memory data (record with profile_memory=True, or take a memory snapshot)\n");
-        if (d->snapshots) segments_text(f, d, top);
-        if (d->time) {
-            time_text(f, d, o, top);
-            if (d->tree) tree_text(f, d->tree, top, o->width);
-        }
-        if (d->notes.len) fprintf(f, "\n");
-        for (size_t k = 0; k < d->notes.len; k++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(d->notes.v[k]));
+        if (c->n > 1) fprintf(f, "== rank %d\n", c->pieces[i].rank);
+        fwrite(c->pieces[i].text, 1, c->pieces[i].len, f);
     }
     for (size_t i = 0; i < c->n_unmatched; i++) fprintf(f, "%snote: %s (not compared)\n", i ? "" : "\n", ML_TEXT_SAFE(c->unmatched[i]));
 }
