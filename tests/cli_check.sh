@@ -127,6 +127,17 @@ bad "a size without a unit" "--max-peak 30: expected a size with a unit" "$B" --
 bad "an unknown size unit" "--max-peak 30G: expected a size" "$B" --max-peak 30G
 bad "a percentage without %" "--max-peak-growth 5: expected a percentage" "$B" --base "$tmp/a.json" --max-peak-growth 5
 bad "a duration without a unit" "--max-step-time 250: expected a duration" "$B" --max-step-time 250
+# limits out of range: a size or duration of 2^63 bytes or ns or more (int64 figures),
+# a share of reserved memory above 100 %, a growth above 1000000 %
+bad "a size too large" "--max-peak 8388608TiB: out of range: a size below 8 EiB" "$B" --max-peak 8388608TiB
+bad "a size that overflows" "--max-reserved 99999999999999999999GB: out of range" "$B" --max-reserved 99999999999999999999GB
+bad "a duration too large" "--max-step-time 9223372037s: out of range: a duration below 9223372036s" "$B" --max-step-time 9223372037s
+bad "a growth that overflows" "--max-step-time-growth 99999999999999999999%: out of range: a percentage from 0% to 1000000%" \
+    "$tmp/s2.json" --base "$tmp/s1.json" --max-step-time-growth 99999999999999999999%
+bad "a peak growth too large" "--max-peak-growth 1000000.5%: out of range" "$B" --base "$tmp/a.json" --max-peak-growth 1000000.5%
+bad "a share above 100 %" "--max-unused-reserved 200%: out of range: a percentage from 0% to 100%" "$B" --max-unused-reserved 200%
+check "the largest limits" 0 "PASS --max-unused-reserved 100%: reserved but not allocated at the reserved peak 90.7% (190 B allocated of 2.00 KiB reserved) on cuda:0 of b.json <= 100%" \
+    "$B" --base "$tmp/a.json" --max-unused-reserved 100% --max-peak-growth 1000000% --max-peak 8388607TiB --max-step-time 9223372035s
 bad "an unknown rule" "unknown option or rule --max-peek" "$B" --max-peek 30GiB
 bad "no rule" "no rule given" "$B"
 bad "growth without a base" "give --base BASE" "$B" --max-peak-growth 5%

@@ -64,6 +64,9 @@ static const struct {
     {"kB", 1e3}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
 }, time_units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
 
+/* 2^63: the figures are int64 bytes and nanoseconds. */
+#define INT64_LIMIT 9223372036854775808.0
+
 int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *out, ml_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -79,6 +82,7 @@ int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *
         for (size_t i = 0; ok && i < sizeof size_units / sizeof *size_units; i++)
             if (!strcmp(rest, size_units[i].name)) {
                 out->limit = v * size_units[i].mul;
+                if (out->limit >= INT64_LIMIT) return ml_fail(e, "%s %s: out of range: a size below 8 EiB (8388608 TiB)", option, arg);
                 return 0;
             }
         return ml_fail(e, "%s %s: expected a size with a unit, like 30GiB (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB)", option,
@@ -87,12 +91,17 @@ int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *
         for (size_t i = 0; ok && i < sizeof time_units / sizeof *time_units; i++)
             if (!strcmp(rest, time_units[i].name)) {
                 out->limit = v * time_units[i].mul;
+                if (out->limit >= INT64_LIMIT) return ml_fail(e, "%s %s: out of range: a duration below 9223372036s", option, arg);
                 return 0;
             }
         return ml_fail(e, "%s %s: expected a duration with a unit, like 250ms (ns, us, ms, s)", option, arg ? arg : "");
     case ML_UNIT_PCT:
         if (ok && !strcmp(rest, "%")) {
+            /* a share of the reserved memory cannot pass 100 %; a growth
+             * beyond 10000 times (1000000 %) is no limit but a typo */
+            double most = k == ML_RULE_MAX_UNUSED_RESERVED ? 100 : ML_MAX_GROWTH_PCT;
             out->limit = v;
+            if (v > most) return ml_fail(e, "%s %s: out of range: a percentage from 0%% to %.0f%%", option, arg, most);
             return 0;
         }
         return ml_fail(e, "%s %s: expected a percentage, like 5%%", option, arg ? arg : "");
