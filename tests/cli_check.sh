@@ -140,6 +140,8 @@ check "the largest limits" 0 "PASS --max-unused-reserved 100%: reserved but not 
     "$B" --base "$tmp/a.json" --max-unused-reserved 100% --max-peak-growth 1000000% --max-peak 8388607TiB --max-step-time 9223372035s
 bad "an unknown rule" "unknown option or rule --max-peek" "$B" --max-peek 30GiB
 bad "no rule" "no rule given" "$B"
+bad "--rank not a number" "--rank one: expected a rank number" "$B" --no-oom --rank one
+bad "--top (check has none)" "unknown option or rule --top" "$B" --no-oom --top 5
 bad "growth without a base" "give --base BASE" "$B" --max-peak-growth 5%
 bad "an unreadable run" "nope.json" "$tmp/nope.json" --no-oom
 printf 'garbage' >"$tmp/g.json"

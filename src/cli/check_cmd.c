@@ -41,24 +41,22 @@ static int fail_usage(const char *msg, const char *arg)
 
 int ml_cmd_check(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1;
+    ml_runpair_opts po = {.rank = -1}; /* no --top: a broken rule names ML_CHECK_TOP contributors */
     const char *base = NULL, *input = NULL, *junit = NULL;
     ml_rule *rules = ml_calloc((size_t)argc + 1, sizeof *rules);
     size_t nrules = 0;
     int rc = -1;
     for (int i = 0; i < argc && rc < 0; i++) {
         const char *a = argv[i];
-        int k;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int k, shared = ml_runpair_opt(argc, argv, &i, &po);
+        if (shared < 0) rc = 2;
+        else if (po.help) {
             usage_to(stdout);
             rc = 0;
-        } else if (!strcmp(a, "--json")) json = true;
+        } else if (shared) continue;
         else if (!strcmp(a, "--base") && i + 1 < argc) base = argv[++i];
         else if (!strcmp(a, "--junit") && i + 1 < argc) junit = argv[++i];
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) rc = 2;
-        } else if ((k = ml_rule_lookup(a)) >= 0) {
+        else if ((k = ml_rule_lookup(a)) >= 0) {
             const char *arg = NULL;
             if (ml_rule_takes_arg((ml_rule_kind)k)) {
                 if (i + 1 >= argc) {
@@ -94,7 +92,7 @@ int ml_cmd_check(int argc, char **argv)
     }
 
     ml_runpair rp;
-    if (ml_runpair_load(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, rank, &rp) < 0) {
+    if (ml_runpair_load(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &rp) < 0) {
         free(rules);
         return 2;
     }
@@ -115,7 +113,7 @@ int ml_cmd_check(int argc, char **argv)
     ml_phase("check: rules");
     for (size_t i = 0; i < rp.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(rp.unmatched.v[i]));
     ml_check_run run = {base, input, res, nrules};
-    if (json) ml_check_json(stdout, &run);
+    if (po.json) ml_check_json(stdout, &run);
     else ml_check_text(stdout, &run);
     rc = errors ? 2 : failed ? 1 : 0;
     for (size_t i = 0; i < nrules; i++)

@@ -36,22 +36,21 @@ static int fail_usage(const char *msg, const char *arg)
 
 int ml_cmd_diff(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1, top = 0;
+    int top = 0;
+    ml_runpair_opts po = {.rank = -1, .top = &top};
     ml_diff_opts dopt = {0};
     const char *out = NULL, *in[2] = {NULL, NULL};
     int nin = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int shared = ml_runpair_opt(argc, argv, &i, &po);
+        if (shared < 0) return 2;
+        if (po.help) {
             usage_to(stdout);
             return 0;
-        } else if (!strcmp(a, "--json")) json = true;
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
-        } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) return 2;
-        } else if (!strcmp(a, "--by") && i + 1 < argc) {
+        }
+        if (shared) continue;
+        if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
             if (by < 0) {
                 fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
@@ -65,14 +64,14 @@ int ml_cmd_diff(int argc, char **argv)
         else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
     }
     if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
-    if (out && json) return fail_usage("--json and -o: choose one", "");
+    if (out && po.json) return fail_usage("--json and -o: choose one", "");
 
     /* The memory side as `summary --json` reads it (categories only for
      * --by category, or for the report); the time side as far as needed. */
     unsigned want = ML_WANT_TRACE;
     if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
     ml_runpair rp;
-    if (ml_runpair_load(in[0], in[1], want, rank, &rp) < 0) return 2;
+    if (ml_runpair_load(in[0], in[1], want, po.rank, &rp) < 0) return 2;
 
     size_t n = rp.pairs.len;
     ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
@@ -98,14 +97,14 @@ int ml_cmd_diff(int argc, char **argv)
         rc = 2;
     } else {
         ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
-        ml_compare_opts o = {.top = top, .width = json ? 0 : ml_term_width(stdout)};
+        ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(stdout)};
         if (out) {
             ml_err e = {{0}};
             if (ml_compare_report_write(&c, out, &e) != 0) {
                 fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
                 rc = 2;
             }
-        } else if (json) ml_compare_json(stdout, &c, &o);
+        } else if (po.json) ml_compare_json(stdout, &c, &o);
         else ml_compare_text(stdout, &c, &o);
         ml_phase("output");
     }
