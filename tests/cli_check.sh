@@ -79,11 +79,33 @@ def seg(addr, size, alloc):
             'requested_size': alloc, 'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0), 'is_expandable': False,
             'frames': [], 'blocks': [{'address': addr, 'size': alloc, 'requested_size': alloc, 'state': 'active_allocated', 'frames': []},
                                      {'address': addr + alloc, 'size': size - alloc, 'requested_size': 0, 'state': 'inactive', 'frames': []}]}
-pickle.dump({'segments': [seg(0x7f0000000000, 2 * MiB, MiB), seg(0x7f0000200000, 20 * MiB, 16 * MiB)], 'device_traces': [[]]},
-            open(sys.argv[1], 'wb'), protocol=4)
+A, B = seg(0x7f0000000000, 2 * MiB, MiB), seg(0x7f0000200000, 20 * MiB, 16 * MiB)
+trace = []
+if sys.argv[2:] == ['traced']: # segment C released at 1 ms, B reserved at 2 ms, 16 MiB allocated in it at 3 ms
+    ev = lambda action, addr, size, t: {'action': action, 'addr': addr, 'size': size, 'stream': 0, 'time_us': t, 'frames': []}
+    trace = [ev('segment_free', 0x7f0001600000, 40 * MiB, 1000), ev('segment_alloc', B['address'], 20 * MiB, 2000),
+             ev('alloc', B['address'], 16 * MiB, 3000)]
+pickle.dump({'segments': [A, B], 'device_traces': [trace]}, open(sys.argv[1], 'wb'), protocol=4)
 EOF
 python3 "$tmp/mksnap.py" "$tmp/s.pickle"
 check "max-unused-reserved on a snapshot" 1 "FAIL --max-unused-reserved 20%: reserved but not allocated at the reserved peak 22.7% (17.00 MiB allocated of 22.00 MiB reserved) on cuda:0 of s.pickle > 20%; most unallocated: segment 0x7f0000200000 (20.00 MiB) 4.00 MiB, segment 0x7f0000000000 (2.00 MiB) 1.00 MiB" "$tmp/s.pickle" --max-unused-reserved 20%
+# With a trace the rule and its segments speak of one moment, the reserved peak.  Segment C
+# (40 MiB, nothing in it) is released at the trace's first event (t0 = 1 ms), B (20 MiB) reserved
+# at 2 ms and 16 MiB allocated in it at 3 ms; A as above.  Reserved before the trace: the final
+# 22 MiB - (20 reserved - 40 released) = 42 MiB (A + C), the peak, at t0; allocated then: A's
+# 1 MiB from before the trace.  Unused 41 / 42 = 97.6 %: C 40 MiB and A 1 MiB (at the end of the
+# trace it would be B 4 MiB and A 1 MiB, but B was not there yet).
+python3 "$tmp/mksnap.py" "$tmp/s2.pickle" traced
+check "max-unused-reserved: the segments at the reserved peak" 1 "FAIL --max-unused-reserved 20%: reserved but not allocated at the reserved peak 97.6% (1.00 MiB allocated of 42.00 MiB reserved) on cuda:0 of s2.pickle > 20%; most unallocated: segment 0x7f0001600000 (40.00 MiB) 40.00 MiB, segment 0x7f0000000000 (2.00 MiB) 1.00 MiB" "$tmp/s2.pickle" --max-unused-reserved 20%
+# The same on a real snapshot (../shared/data), worked out by replaying its pickle in Python:
+# 56.91 GiB reserved when the trace begins (780 segments released at its start, 791 reserved
+# later), 12.76 GiB allocated then; the segment with the most unallocated then is 0x7fe6ec000000,
+# 126 of its 158 MiB (at the end of the trace the first named was a 100 MiB segment).
+FULL=../shared/data/snapshot/cs336_memory_ctx256_fullstep_.pickle
+if [ -f "$FULL" ]; then
+    out=$($MEMLENS check "$FULL" --max-unused-reserved 50%)
+    t_contains "max-unused-reserved on a real snapshot" "$out" "reserved but not allocated at the reserved peak 77.6% (12.76 GiB allocated of 56.91 GiB reserved) on cuda:0 of cs336_memory_ctx256_fullstep_.pickle > 50%; most unallocated: segment 0x7fe6ec000000 (158.00 MiB) 126.00 MiB, "
+else t_skip "max-unused-reserved on a real snapshot: ../shared/data absent"; fi
 
 # Several rules: one line each, then a summary; exit 1 when one is broken.
 out=$($MEMLENS check "$B" --base "$tmp/a.json" --max-peak 1GiB --no-oom --max-peak-growth 50% --max-step-time 1s)

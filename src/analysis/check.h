@@ -21,7 +21,8 @@
  * Without a base the run is compared with itself (diff.h): the rules read
  * its new side.  A broken rule names its three biggest contributors: the
  * largest groups live at the peak, the groups or operators that grew most,
- * the first out-of-memory events.
+ * the first out-of-memory events, the segments with the most unallocated
+ * memory at the reserved peak (the moment --max-unused-reserved measures).
  */
 #ifndef ML_CHECK_H
 #define ML_CHECK_H
