@@ -184,4 +184,21 @@ t_eq "escaped: no control character but LF" "$(printf '%s' "$out" | tr -d '\n' |
 t_contains "escaped: the contributor's name" "$out" 'op\e[2Jx\r\nFAKE 100 B'
 # directories: every rank checked, the worst decides (rank 0 and 1 of the same run: 220 B)
 check "directory" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 0 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/r0" --max-peak 200B
+# A job (ranks judged one pair at a time, runpair.c): ranks 0, 1 and 4 of the base run
+# (peak 150 B, no OOM), 2 and 3 of the new one (220 B, one OOM each).  The worst rank
+# decides, the first of a tie (2 before 3); OOM events are summed over ranks and named
+# from the first rank that has one; rank 4 has no base rank: a note, not compared.
+mkdir -p "$tmp/jb" "$tmp/jn"
+for r in 0 1 2 3; do t_ranked "$tmp/a.json" $r 5 "$tmp/jb/x$r.json"; done
+for r in 0 1 4; do t_ranked "$tmp/a.json" $r 5 "$tmp/jn/x$r.json"; done
+for r in 2 3; do t_ranked "$B" $r 5 "$tmp/jn/x$r.json"; done
+check "job: max-peak, the first of a tie" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 2 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/jn" --max-peak 200B
+check "job: OOM events summed" 1 "FAIL --no-oom: out-of-memory events 2 on cuda:0 of rank 2, expected none; first: requested 4.00 KiB" "$tmp/jn" --no-oom
+check "job: --rank 3" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of rank 3, expected none; first: requested 4.00 KiB" "$tmp/jn" --no-oom --rank 3
+check "job against a base job" 1 "FAIL --max-peak-growth 40%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of rank 2 > 40%; grew most: aten::linear +50 B, (allocated before trace) +40 B, aten::gelu +30 B" "$tmp/jn" --base "$tmp/jb" --max-peak-growth 40%
+t_eq "job against a base job: the rank only in NEW" "$(cat "$tmp/err")" "memlens: check: note: rank 4 only in $tmp/jn (not compared)"
+check "job: every rank within the limit" 0 "PASS --max-peak-growth 47%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of rank 2 <= 47%" "$tmp/jn" --base "$tmp/jb" --max-peak-growth 47%
+t_rejects "job: --rank of no rank" "$tmp/jn: --rank 7: no such rank (loaded: 0, 1, 2, 3, 4; -1 = unknown)" $MEMLENS check "$tmp/jn" --rank 7 --no-oom
+printf '{"traceEvents": [{"ph": "X", "name": 5' >"$tmp/jn/x5.json"
+t_rejects "job: a rank cut short" "x5.json: byte" $MEMLENS check "$tmp/jn" --base "$tmp/jb" --max-peak-growth 5%
 t_done

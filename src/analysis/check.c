@@ -413,3 +413,24 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
     default: break;
     }
 }
+
+void ml_check_fold(ml_rule_result *acc, const ml_rule_result *next, bool first)
+{
+    if (first) {
+        *acc = *next;
+        return;
+    }
+    if (!next->evaluated) return;
+    if (!acc->evaluated) {
+        *acc = *next;
+        return;
+    }
+    if (acc->rule->kind == ML_RULE_NO_OOM) {
+        double total = acc->measured + next->measured;
+        if (acc->measured == 0 && next->measured > 0) *acc = *next; /* the first pair with an OOM names it */
+        acc->measured = total;
+        acc->passed = total == 0;
+        return;
+    }
+    if (next->measured > acc->measured) *acc = *next;
+}

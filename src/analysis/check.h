@@ -81,5 +81,11 @@ typedef struct ml_rule_result {
 /* Judges rule r on the comparisons pairs[0..n) (has_base: the base side is
  * a real base, not the run itself). */
 void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_base, ml_rule_result *out);
+/* Folds the result of the next pair, judged alone, into acc (the result of
+ * the pairs before it; first: none yet): acc becomes what ml_check_eval
+ * would give on all of those pairs at once, so that a job's pairs can be
+ * judged one at a time and freed (the worst pair, the first one on a tie;
+ * out-of-memory events summed, named from the first pair that has any). */
+void ml_check_fold(ml_rule_result *acc, const ml_rule_result *next, bool first);
 
 #endif

@@ -39,6 +39,24 @@ static int fail_usage(const char *msg, const char *arg)
     return 2;
 }
 
+/* Every rule judged on one pair of ranks (on a loading thread): the
+ * results are folded in rank order afterwards (ml_check_fold). */
+typedef struct judge_ctx {
+    const ml_rule *rules;
+    size_t nrules;
+    bool has_base;
+} judge_ctx;
+
+static void *judge_pair(void *arg, const ml_diff_side *base, const ml_diff_side *nw)
+{
+    const judge_ctx *c = arg;
+    ml_diff *d = ml_diff_compute(base, nw, NULL);
+    ml_rule_result *res = ml_calloc(c->nrules, sizeof *res);
+    for (size_t i = 0; i < c->nrules; i++) ml_check_eval(&c->rules[i], &d, 1, c->has_base, &res[i]);
+    ml_diff_free(d);
+    return res;
+}
+
 int ml_cmd_check(int argc, char **argv)
 {
     ml_runpair_opts po = {.rank = -1}; /* no --top: a broken rule names ML_CHECK_TOP contributors */
@@ -91,27 +109,21 @@ int ml_cmd_check(int argc, char **argv)
         return rc;
     }
 
-    ml_runpair rp;
-    if (ml_runpair_load(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &rp) < 0) {
+    judge_ctx ctx = {rules, nrules, base != NULL};
+    ml_runpair_results pr;
+    if (ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, judge_pair, &ctx, free, &pr) < 0) {
         free(rules);
         return 2;
-    }
-    size_t n = rp.pairs.len;
-    ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
-    for (size_t i = 0; i < n; i++) {
-        ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
-        ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
-        pairs[i] = ml_diff_compute(&a, &b, NULL);
     }
     ml_rule_result *res = ml_calloc(nrules, sizeof *res);
     bool failed = false, errors = false;
     for (size_t i = 0; i < nrules; i++) {
-        ml_check_eval(&rules[i], pairs, n, base != NULL, &res[i]);
+        for (size_t k = 0; k < pr.n; k++) ml_check_fold(&res[i], &((ml_rule_result *)pr.v[k])[i], k == 0);
         if (!res[i].evaluated) errors = true;
         else if (!res[i].passed) failed = true;
     }
     ml_phase("check: rules");
-    for (size_t i = 0; i < rp.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(rp.unmatched.v[i]));
+    for (size_t i = 0; i < pr.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(pr.unmatched.v[i]));
     ml_check_run run = {base, input, res, nrules};
     if (po.json) ml_check_json(stdout, &run);
     else ml_check_text(stdout, &run);
@@ -127,11 +139,9 @@ int ml_cmd_check(int argc, char **argv)
             rc = 2;
         }
     }
-    for (size_t i = 0; i < n; i++) ml_diff_free(pairs[i]);
-    free(pairs);
     free(res);
     free(rules);
-    ml_runpair_free(&rp);
+    ml_runpair_results_free(&pr, free);
     if (fflush(stdout) != 0 && rc == 0) rc = 1;
     return rc;
 }

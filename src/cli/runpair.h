@@ -19,6 +19,7 @@
 #include "diff.h"
 #include "diffops.h"
 #include "importer.h"
+#include "loadpar.h"
 
 /* One side: its input and what was loaded from it. */
 typedef struct ml_run_side {
@@ -32,11 +33,14 @@ typedef struct ml_run_pair {
     size_t item[2];         /* the profile of each side (index into side[s].ps.items) */
 } ml_run_pair;
 
+typedef VEC(ml_run_pair) ml_run_pairs;
+typedef VEC(char *) ml_notes;
+
 typedef struct ml_runpair {
     ml_run_side side[2];
     bool single;            /* no base: side[1] alone, each profile paired with itself */
-    VEC(ml_run_pair) pairs;
-    VEC(char *) unmatched;  /* "rank 3 only in NEW" */
+    ml_run_pairs pairs;
+    ml_notes unmatched;     /* "rank 3 only in NEW" */
 } ml_runpair;
 
 /* The options `diff` and `check` share.  top NULL: the command has no --top. */
@@ -59,5 +63,25 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
 /* The diff side of profile k of side s. */
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
+
+/* What fn made of each pair (ml_runpair_each), in pair order. */
+typedef void *(*ml_runpair_fn)(void *arg, const ml_diff_side *base, const ml_diff_side *nw);
+typedef struct ml_runpair_results {
+    size_t n;
+    void **v;               /* fn's result per pair */
+    ml_notes unmatched;     /* "rank 3 only in NEW" */
+} ml_runpair_results;
+
+/* The pairs of ml_runpair_load, each handed to fn (base == nw without a
+ * base), with the same errors.  For a job (an input of more than one
+ * profile file or folder) the pairs are loaded one at a time on every core
+ * instead of every rank at once: first a lean pass over both sides for
+ * their ranks (none without a base), then each NEW rank with its base
+ * rank, freed once fn returns; fn may run on several threads at once and
+ * must write nothing shared.  Memory: a pair per core, not the job.  -1
+ * with the error printed (exit status 2). */
+int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, ml_runpair_fn fn, void *arg,
+                    void (*free_result)(void *), ml_runpair_results *out);
+void ml_runpair_results_free(ml_runpair_results *r, void (*free_result)(void *));
 
 #endif
