@@ -10,6 +10,7 @@
 
 #include "curve.h"
 #include "format.h"
+#include "u64map.h"
 
 static const struct {
     const char *option;
@@ -223,25 +224,39 @@ static ptrdiff_t segments_at(const ml_profile *p, int dev, ml_instant at, seg_at
     if (p->lean || ev->addr.len != ev->ts.len || a->addr.len != a->t_alloc.len) return -1;
     bool all = ml_only_device(p, dev);
     VEC(seg_at) segs = {0};
+    ml_u64map at_addr; /* address -> the segment there now (one at a time, walking back) */
+    ml_u64map_init(&at_addr);
+    bool fresh;
     for (size_t i = 0; i < p->segments.len; i++) {
         const ml_segment *g = &p->segments.v[i];
-        if (g->device == dev) VEC_PUSH(&segs, ((seg_at){g->address, g->total_size, 0}));
+        if (g->device != dev) continue;
+        *ml_u64map_put(&at_addr, g->address, &fresh) = (uint32_t)segs.len;
+        VEC_PUSH(&segs, ((seg_at){g->address, g->total_size, 0}));
     }
     for (size_t i = ev->ts.len; i-- > 0 && after(p, i, at);) {
         if (!all && ev->device.v[i] != dev) continue;
         uint8_t k = ev->kind.v[i];
-        if (k == ML_EV_SEGMENT_FREE) VEC_PUSH(&segs, ((seg_at){ev->addr.v[i], ev->size.v[i], 0}));
-        else if (k == ML_EV_SEGMENT_ALLOC || k == ML_EV_SEGMENT_MAP || k == ML_EV_SEGMENT_UNMAP) {
-            for (size_t j = segs.len; j-- > 0;) {
-                seg_at *g = &segs.v[j];
-                if (k == ML_EV_SEGMENT_ALLOC ? g->addr != ev->addr.v[i] : ev->addr.v[i] - g->addr >= (uint64_t)g->total)
-                    continue;
-                if (k == ML_EV_SEGMENT_ALLOC) segs.v[j] = segs.v[--segs.len];
-                else g->total += k == ML_EV_SEGMENT_MAP ? -ev->size.v[i] : ev->size.v[i]; /* expandable: mapped later */
-                break;
-            }
+        uint64_t addr = ev->addr.v[i];
+        uint32_t *j;
+        if (k == ML_EV_SEGMENT_FREE) {
+            *ml_u64map_put(&at_addr, addr, &fresh) = (uint32_t)segs.len;
+            VEC_PUSH(&segs, ((seg_at){addr, ev->size.v[i], 0}));
+        } else if (k == ML_EV_SEGMENT_ALLOC && (j = ml_u64map_get(&at_addr, addr)) && *j != ML_NONE32) {
+            segs.v[*j].total = 0; /* not reserved yet: dropped below */
+            *j = ML_NONE32;
+        } else if (k == ML_EV_SEGMENT_MAP || k == ML_EV_SEGMENT_UNMAP) { /* expandable: mapped later, or unmapped */
+            for (size_t m = 0; m < segs.len; m++)
+                if (segs.v[m].total && addr - segs.v[m].addr < (uint64_t)segs.v[m].total) {
+                    segs.v[m].total += k == ML_EV_SEGMENT_MAP ? -ev->size.v[i] : ev->size.v[i];
+                    break;
+                }
         }
     }
+    ml_u64map_free(&at_addr);
+    size_t kept = 0;
+    for (size_t i = 0; i < segs.len; i++)
+        if (segs.v[i].total > 0) segs.v[kept++] = segs.v[i];
+    segs.len = kept;
     if (segs.len > 1) qsort(segs.v, segs.len, sizeof *segs.v, by_addr);
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (!all && a->device.v[i] != dev) continue;
