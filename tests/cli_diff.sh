@@ -284,6 +284,9 @@ printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid"
 bad "nothing in common" "nothing in common" "$tmp/a.pickle" "$tmp/nomem.json"
 bad "one input" "two inputs" "$tmp/mem_a.json"
 bad "bad --by" "--by" --by nothing "$tmp/mem_a.json" "$tmp/mem_b.json"
+bad "--top 0" "--top 0: expected a number of rows (1 or more)" --top 0 "$tmp/mem_a.json" "$tmp/mem_b.json"
+bad "--top not a number" "--top 5x: expected a number of rows" "$tmp/mem_a.json" "$tmp/mem_b.json" --top 5x
+bad "--rank not a number" "--rank one: expected a rank number" "$tmp/mem_a.json" "$tmp/mem_b.json" --rank one
 
 # ---- J. names from the input reach the terminal escaped (ESC, BEL, CR, LF) --------
 printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","cat":"cpu_op","name":"esc\033[31mred\a\r\nFAKE","pid":1,"tid":1,"ts":1,"dur":5}]}' >"$tmp/hostile.json"

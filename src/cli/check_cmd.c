@@ -79,24 +79,22 @@ static void *unpack_results(void *arg, ml_bytes_reader *in)
 
 int ml_cmd_check(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1;
+    ml_runpair_opts po = {.rank = -1}; /* no --top: a broken rule names ML_CHECK_TOP contributors */
     const char *base = NULL, *input = NULL, *junit = NULL;
     ml_rule *rules = ml_calloc((size_t)argc + 1, sizeof *rules);
     size_t nrules = 0;
     int rc = -1;
     for (int i = 0; i < argc && rc < 0; i++) {
         const char *a = argv[i];
-        int k;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int k, shared = ml_runpair_opt(argc, argv, &i, &po);
+        if (shared < 0) rc = 2;
+        else if (po.help) {
             usage_to(stdout);
             rc = 0;
-        } else if (!strcmp(a, "--json")) json = true;
+        } else if (shared) continue;
         else if (!strcmp(a, "--base") && i + 1 < argc) base = argv[++i];
         else if (!strcmp(a, "--junit") && i + 1 < argc) junit = argv[++i];
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) rc = 2;
-        } else if ((k = ml_rule_lookup(a)) >= 0) {
+        else if ((k = ml_rule_lookup(a)) >= 0) {
             const char *arg = NULL;
             if (ml_rule_takes_arg((ml_rule_kind)k)) {
                 if (i + 1 >= argc) {
@@ -134,7 +132,7 @@ int ml_cmd_check(int argc, char **argv)
     judge_ctx ctx = {rules, nrules, base != NULL};
     ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx};
     ml_runpair_results pr;
-    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, rank, &judge, &pr);
+    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &judge, &pr);
     if (got != 0) { /* 1: another process of memlens-mpi, which writes nothing */
         free(rules);
         return ml_job_exit(got < 0 ? 2 : 0);
@@ -149,7 +147,7 @@ int ml_cmd_check(int argc, char **argv)
     ml_phase("check: rules");
     for (size_t i = 0; i < pr.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(pr.unmatched.v[i]));
     ml_check_run run = {base, input, res, nrules};
-    if (json) ml_check_json(stdout, &run);
+    if (po.json) ml_check_json(stdout, &run);
     else ml_check_text(stdout, &run);
     rc = errors ? 2 : failed ? 1 : 0;
     for (size_t i = 0; i < nrules; i++)

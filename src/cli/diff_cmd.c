@@ -160,22 +160,21 @@ static int write_pieces(const char *const in[2], unsigned want, int rank, const 
 
 int ml_cmd_diff(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1, top = 0;
+    int top = 0;
+    ml_runpair_opts po = {.rank = -1, .top = &top};
     ml_diff_opts dopt = {0};
     const char *out = NULL, *in[2] = {NULL, NULL};
     int nin = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int shared = ml_runpair_opt(argc, argv, &i, &po);
+        if (shared < 0) return 2;
+        if (po.help) {
             usage_to(stdout);
             return 0;
-        } else if (!strcmp(a, "--json")) json = true;
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
-        } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) return 2;
-        } else if (!strcmp(a, "--by") && i + 1 < argc) {
+        }
+        if (shared) continue;
+        if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
             if (by < 0) {
                 fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
@@ -189,14 +188,14 @@ int ml_cmd_diff(int argc, char **argv)
         else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
     }
     if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
-    if (out && json) return fail_usage("--json and -o: choose one", "");
+    if (out && po.json) return fail_usage("--json and -o: choose one", "");
 
     /* The memory side as `summary --json` reads it (categories only for
      * --by category, or for the report); the time side as far as needed. */
     unsigned want = ML_WANT_TRACE;
     if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
-    ml_compare_opts o = {.top = top, .width = json ? 0 : ml_term_width(stdout)};
-    int rc = out ? write_report(in, want, rank, &dopt, out) : write_pieces(in, want, rank, &dopt, &o, json);
+    ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(stdout)};
+    int rc = out ? write_report(in, want, po.rank, &dopt, out) : write_pieces(in, want, po.rank, &dopt, &o, po.json);
     ml_phase("output");
     if (rc) return rc;
     return fflush(stdout) == 0 ? 0 : 1;

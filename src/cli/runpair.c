@@ -8,8 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "par.h"
 #include "phase.h"
+
+int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o)
+{
+    const char *a = argv[*i];
+    bool value = *i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) o->help = true;
+    else if (!strcmp(a, "--json")) o->json = true;
+    else if (!strcmp(a, "--rank") && value) return ml_cli_rank(argv[++*i], &o->rank) < 0 ? -1 : 1;
+    else if (!strcmp(a, "--top") && value && o->top)
+        return ml_cli_count("--top", argv[++*i], 1, 1000000, "a number of rows (1 or more)", o->top) < 0 ? -1 : 1;
+    else return 0;
+    return 1;
+}
 
 typedef struct load_job {
     ml_run_side *side;

@@ -48,6 +48,18 @@ typedef struct ml_runpair {
     ml_notes unmatched;     /* "rank 3 only in NEW" */
 } ml_runpair;
 
+/* The options `diff` and `check` share.  top NULL: the command has no --top. */
+typedef struct ml_runpair_opts {
+    bool help, json;
+    int rank;               /* -1: every rank */
+    int *top;               /* --top N: 1 .. 1000000 rows */
+} ml_runpair_opts;
+
+/* Reads the shared option at argv[*i] (--help/-h, --json, --rank N, --top N)
+ * and steps *i past its value: 1 when it was one, 0 when not (an option
+ * without its value is not), -1 on a bad value (the one-line error printed). */
+int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o);
+
 /* Loads both inputs (want: ML_WANT_* for ml_profiles.want), keeps `rank`
  * (>= 0) on both sides, pairs the ranks.  base NULL: only nw, each of its
  * profiles paired with itself (`check` without --base).  On failure prints the one-line
