@@ -122,6 +122,14 @@ EOF
             row "$label, report" "$wall" "$cpu" "$rss" "$((size / 1000000)) MB (<= 50 MB: $(pass $([ "$size" -le 50000000 ] && echo 1))); <= 10 s: $(wall_ok "$wall" 10)"
         }
     fi
+    # check, a CI gate on a job: every rank judged (against itself, then against
+    # the job as its own base), a pair of ranks per core in memory at a time
+    if [ "$n" -ge 1024 ]; then
+        measure "$MEMLENS" check "$d" --max-peak 1TiB --max-step-time 3600s && [ "$rss" -le 300 ] && rok=1 || rok=
+        row "$label, check" "$wall" "$cpu" "$rss" "RSS <= 300 MiB: $(pass $rok)"
+        measure "$MEMLENS" check "$d" --base "$d" --max-peak-growth 5% --max-step-time-growth 5% && [ "$rss" -le 300 ] && rok=1 || rok=
+        row "$label, check --base itself" "$wall" "$cpu" "$rss" "RSS <= 300 MiB: $(pass $rok)"
+    fi
     if [ "$n" -ge 4096 ] && [ -x /usr/bin/chromium ] && [ -d web/node_modules/playwright-core ]; then
         "$MEMLENS" report "$d" -o "$tmp/big.html" 2>/dev/null &&
         node web/test-browser/cluster.mjs "$tmp/big.html" "$BENCH_DIR/screenshots-cluster-$n" "$d.planted.json" light >"$tmp/b.txt" 2>&1

@@ -79,11 +79,33 @@ def seg(addr, size, alloc):
             'requested_size': alloc, 'stream': 0, 'segment_type': 'large', 'segment_pool_id': (0, 0), 'is_expandable': False,
             'frames': [], 'blocks': [{'address': addr, 'size': alloc, 'requested_size': alloc, 'state': 'active_allocated', 'frames': []},
                                      {'address': addr + alloc, 'size': size - alloc, 'requested_size': 0, 'state': 'inactive', 'frames': []}]}
-pickle.dump({'segments': [seg(0x7f0000000000, 2 * MiB, MiB), seg(0x7f0000200000, 20 * MiB, 16 * MiB)], 'device_traces': [[]]},
-            open(sys.argv[1], 'wb'), protocol=4)
+A, B = seg(0x7f0000000000, 2 * MiB, MiB), seg(0x7f0000200000, 20 * MiB, 16 * MiB)
+trace = []
+if sys.argv[2:] == ['traced']: # segment C released at 1 ms, B reserved at 2 ms, 16 MiB allocated in it at 3 ms
+    ev = lambda action, addr, size, t: {'action': action, 'addr': addr, 'size': size, 'stream': 0, 'time_us': t, 'frames': []}
+    trace = [ev('segment_free', 0x7f0001600000, 40 * MiB, 1000), ev('segment_alloc', B['address'], 20 * MiB, 2000),
+             ev('alloc', B['address'], 16 * MiB, 3000)]
+pickle.dump({'segments': [A, B], 'device_traces': [trace]}, open(sys.argv[1], 'wb'), protocol=4)
 EOF
 python3 "$tmp/mksnap.py" "$tmp/s.pickle"
 check "max-unused-reserved on a snapshot" 1 "FAIL --max-unused-reserved 20%: reserved but not allocated at the reserved peak 22.7% (17.00 MiB allocated of 22.00 MiB reserved) on cuda:0 of s.pickle > 20%; most unallocated: segment 0x7f0000200000 (20.00 MiB) 4.00 MiB, segment 0x7f0000000000 (2.00 MiB) 1.00 MiB" "$tmp/s.pickle" --max-unused-reserved 20%
+# With a trace the rule and its segments speak of one moment, the reserved peak.  Segment C
+# (40 MiB, nothing in it) is released at the trace's first event (t0 = 1 ms), B (20 MiB) reserved
+# at 2 ms and 16 MiB allocated in it at 3 ms; A as above.  Reserved before the trace: the final
+# 22 MiB - (20 reserved - 40 released) = 42 MiB (A + C), the peak, at t0; allocated then: A's
+# 1 MiB from before the trace.  Unused 41 / 42 = 97.6 %: C 40 MiB and A 1 MiB (at the end of the
+# trace it would be B 4 MiB and A 1 MiB, but B was not there yet).
+python3 "$tmp/mksnap.py" "$tmp/s2.pickle" traced
+check "max-unused-reserved: the segments at the reserved peak" 1 "FAIL --max-unused-reserved 20%: reserved but not allocated at the reserved peak 97.6% (1.00 MiB allocated of 42.00 MiB reserved) on cuda:0 of s2.pickle > 20%; most unallocated: segment 0x7f0001600000 (40.00 MiB) 40.00 MiB, segment 0x7f0000000000 (2.00 MiB) 1.00 MiB" "$tmp/s2.pickle" --max-unused-reserved 20%
+# The same on a real snapshot (../shared/data), worked out by replaying its pickle in Python:
+# 56.91 GiB reserved when the trace begins (780 segments released at its start, 791 reserved
+# later), 12.76 GiB allocated then; the segment with the most unallocated then is 0x7fe6ec000000,
+# 126 of its 158 MiB (at the end of the trace the first named was a 100 MiB segment).
+FULL=../shared/data/snapshot/cs336_memory_ctx256_fullstep_.pickle
+if [ -f "$FULL" ]; then
+    out=$($MEMLENS check "$FULL" --max-unused-reserved 50%)
+    t_contains "max-unused-reserved on a real snapshot" "$out" "reserved but not allocated at the reserved peak 77.6% (12.76 GiB allocated of 56.91 GiB reserved) on cuda:0 of cs336_memory_ctx256_fullstep_.pickle > 50%; most unallocated: segment 0x7fe6ec000000 (158.00 MiB) 126.00 MiB, "
+else t_skip "max-unused-reserved on a real snapshot: ../shared/data absent"; fi
 
 # Several rules: one line each, then a summary; exit 1 when one is broken.
 out=$($MEMLENS check "$B" --base "$tmp/a.json" --max-peak 1GiB --no-oom --max-peak-growth 50% --max-step-time 1s)
@@ -127,8 +149,21 @@ bad "a size without a unit" "--max-peak 30: expected a size with a unit" "$B" --
 bad "an unknown size unit" "--max-peak 30G: expected a size" "$B" --max-peak 30G
 bad "a percentage without %" "--max-peak-growth 5: expected a percentage" "$B" --base "$tmp/a.json" --max-peak-growth 5
 bad "a duration without a unit" "--max-step-time 250: expected a duration" "$B" --max-step-time 250
+# limits out of range: a size or duration of 2^63 bytes or ns or more (int64 figures),
+# a share of reserved memory above 100 %, a growth above 1000000 %
+bad "a size too large" "--max-peak 8388608TiB: out of range: a size below 8 EiB" "$B" --max-peak 8388608TiB
+bad "a size that overflows" "--max-reserved 99999999999999999999GB: out of range" "$B" --max-reserved 99999999999999999999GB
+bad "a duration too large" "--max-step-time 9223372037s: out of range: a duration below 9223372036s" "$B" --max-step-time 9223372037s
+bad "a growth that overflows" "--max-step-time-growth 99999999999999999999%: out of range: a percentage from 0% to 1000000%" \
+    "$tmp/s2.json" --base "$tmp/s1.json" --max-step-time-growth 99999999999999999999%
+bad "a peak growth too large" "--max-peak-growth 1000000.5%: out of range" "$B" --base "$tmp/a.json" --max-peak-growth 1000000.5%
+bad "a share above 100 %" "--max-unused-reserved 200%: out of range: a percentage from 0% to 100%" "$B" --max-unused-reserved 200%
+check "the largest limits" 0 "PASS --max-unused-reserved 100%: reserved but not allocated at the reserved peak 90.7% (190 B allocated of 2.00 KiB reserved) on cuda:0 of b.json <= 100%" \
+    "$B" --base "$tmp/a.json" --max-unused-reserved 100% --max-peak-growth 1000000% --max-peak 8388607TiB --max-step-time 9223372035s
 bad "an unknown rule" "unknown option or rule --max-peek" "$B" --max-peek 30GiB
 bad "no rule" "no rule given" "$B"
+bad "--rank not a number" "--rank one: expected a rank number" "$B" --no-oom --rank one
+bad "--top (check has none)" "unknown option or rule --top" "$B" --no-oom --top 5
 bad "growth without a base" "give --base BASE" "$B" --max-peak-growth 5%
 bad "an unreadable run" "nope.json" "$tmp/nope.json" --no-oom
 printf 'garbage' >"$tmp/g.json"
@@ -149,4 +184,21 @@ t_eq "escaped: no control character but LF" "$(printf '%s' "$out" | tr -d '\n' |
 t_contains "escaped: the contributor's name" "$out" 'op\e[2Jx\r\nFAKE 100 B'
 # directories: every rank checked, the worst decides (rank 0 and 1 of the same run: 220 B)
 check "directory" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 0 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/r0" --max-peak 200B
+# A job (ranks judged one pair at a time, runpair.c): ranks 0, 1 and 4 of the base run
+# (peak 150 B, no OOM), 2 and 3 of the new one (220 B, one OOM each).  The worst rank
+# decides, the first of a tie (2 before 3); OOM events are summed over ranks and named
+# from the first rank that has one; rank 4 has no base rank: a note, not compared.
+mkdir -p "$tmp/jb" "$tmp/jn"
+for r in 0 1 2 3; do t_ranked "$tmp/a.json" $r 5 "$tmp/jb/x$r.json"; done
+for r in 0 1 4; do t_ranked "$tmp/a.json" $r 5 "$tmp/jn/x$r.json"; done
+for r in 2 3; do t_ranked "$B" $r 5 "$tmp/jn/x$r.json"; done
+check "job: max-peak, the first of a tie" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 2 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/jn" --max-peak 200B
+check "job: OOM events summed" 1 "FAIL --no-oom: out-of-memory events 2 on cuda:0 of rank 2, expected none; first: requested 4.00 KiB" "$tmp/jn" --no-oom
+check "job: --rank 3" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of rank 3, expected none; first: requested 4.00 KiB" "$tmp/jn" --no-oom --rank 3
+check "job against a base job" 1 "FAIL --max-peak-growth 40%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of rank 2 > 40%; grew most: aten::linear +50 B, (allocated before trace) +40 B, aten::gelu +30 B" "$tmp/jn" --base "$tmp/jb" --max-peak-growth 40%
+t_eq "job against a base job: the rank only in NEW" "$(cat "$tmp/err")" "memlens: check: note: rank 4 only in $tmp/jn (not compared)"
+check "job: every rank within the limit" 0 "PASS --max-peak-growth 47%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of rank 2 <= 47%" "$tmp/jn" --base "$tmp/jb" --max-peak-growth 47%
+t_rejects "job: --rank of no rank" "$tmp/jn: --rank 7: no such rank (loaded: 0, 1, 2, 3, 4; -1 = unknown)" $MEMLENS check "$tmp/jn" --rank 7 --no-oom
+printf '{"traceEvents": [{"ph": "X", "name": 5' >"$tmp/jn/x5.json"
+t_rejects "job: a rank cut short" "x5.json: byte" $MEMLENS check "$tmp/jn" --base "$tmp/jb" --max-peak-growth 5%
 t_done

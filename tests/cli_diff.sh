@@ -284,6 +284,9 @@ printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid"
 bad "nothing in common" "nothing in common" "$tmp/a.pickle" "$tmp/nomem.json"
 bad "one input" "two inputs" "$tmp/mem_a.json"
 bad "bad --by" "--by" --by nothing "$tmp/mem_a.json" "$tmp/mem_b.json"
+bad "--top 0" "--top 0: expected a number of rows (1 or more)" --top 0 "$tmp/mem_a.json" "$tmp/mem_b.json"
+bad "--top not a number" "--top 5x: expected a number of rows" "$tmp/mem_a.json" "$tmp/mem_b.json" --top 5x
+bad "--rank not a number" "--rank one: expected a rank number" "$tmp/mem_a.json" "$tmp/mem_b.json" --rank one
 
 # ---- J. names from the input reach the terminal escaped (ESC, BEL, CR, LF) --------
 printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","cat":"cpu_op","name":"esc\033[31mred\a\r\nFAKE","pid":1,"tid":1,"ts":1,"dur":5}]}' >"$tmp/hostile.json"
@@ -302,4 +305,26 @@ c = json.loads(re.search(r'<script type=\"application/json\" id=\"ml-compare\">(
 m = json.loads(re.search(r'<script type=\"application/json\" id=\"ml-meta\">(.*?)</script>', h, re.S).group(1))
 p = c['pairs'][0]
 print(len(m['ranks']), p['base_rank'], p['new_rank'], p['diff']['devices'][0]['peak_allocated_bytes']['new'])")" "2 0 1 220"
+# A job's pairs are compared one at a time (runpair_each.c): its text is each
+# rank's own comparison under "== rank N", and its --json "pairs" each rank's own.
+mkdir -p "$tmp/j0" "$tmp/j1"
+for r in 0 1 2; do t_ranked "$tmp/mem_a.json" $r 3 "$tmp/j0/r$r.json"; done
+for r in 0 1; do t_ranked "$tmp/mem_b.json" $r 3 "$tmp/j1/r$r.json"; done
+t_ranked "$tmp/mem_a.json" 2 3 "$tmp/j1/r2.json"
+: >"$tmp/jwant"
+for r in 0 1 2; do
+    [ $r -gt 0 ] && echo >>"$tmp/jwant"
+    echo "== rank $r" >>"$tmp/jwant"
+    $MEMLENS diff "$tmp/j0/r$r.json" "$tmp/j1/r$r.json" >>"$tmp/jwant"
+done
+$MEMLENS diff "$tmp/j0" "$tmp/j1" >"$tmp/jgot"
+if cmp -s "$tmp/jwant" "$tmp/jgot"; then t_pass; else t_fail "a job's text is not its ranks' own comparisons: $(diff "$tmp/jwant" "$tmp/jgot" | head -3)"; fi
+for r in 0 1 2; do $MEMLENS diff --json "$tmp/j0/r$r.json" "$tmp/j1/r$r.json" >"$tmp/jr$r.json"; done
+$MEMLENS diff --json "$tmp/j0" "$tmp/j1" >"$tmp/jall.json"
+t_eq "a job's --json pairs are its ranks' own" "$(python3 -c "
+import json, sys
+a = json.load(open(sys.argv[1]))
+own = [json.load(open(f))['pairs'][0] for f in sys.argv[2:]]
+print(len(a['pairs']), a['pairs'] == own, [p['devices'][0]['peak_allocated_bytes']['new'] for p in a['pairs']])" \
+    "$tmp/jall.json" "$tmp/jr0.json" "$tmp/jr1.json" "$tmp/jr2.json")" "3 True [220, 220, 150]"
 t_done

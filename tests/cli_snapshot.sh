@@ -76,7 +76,7 @@ t_contains "oom text" "$out" "  out of memory    1 events
                    at 1970-01-01 00:00:00.000150 UTC: requested 1.00 GiB, device free 12.06 KiB"
 t_contains "oom text, no device_free" "$out" "requested 4.88 KiB, device free not recorded"
 t_contains "reserved at end" "$out" "  reserved at end  8.00 KiB"
-t_contains "pending free note" "$out" "note: 1 block (512 bytes) at the end freed but waiting for their streams (active_pending_free)"
+t_contains "pending free note" "$out" "note: 1 block (512 B) at the end freed but waiting for their streams (active_pending_free)"
 out=$($MEMLENS snapshot trace "$tmp/two.json")
 t_contains "trace segment_map" "$out" "+0.000110 s      cuda:1  segment_map     0x000000101000    8.00 KiB"
 t_contains "trace oom" "$out" "+0.000050 s      cuda:0  oom             requested 1.00 GiB, device free 12.06 KiB"
@@ -100,7 +100,7 @@ END
 out=$($MEMLENS summary "$tmp/old.json")
 t_contains "event order peak" "$out" "  peak allocated   1.03 KiB     at entry #0  (replayed from events)"
 t_contains "event order note" "$out" "note: 3 of 3 trace entries have no time_us (an older PyTorch): times are entry numbers"
-t_contains "history: real_size" "$out" "note: 1 block allocated at the end (900 bytes requested) never allocated in the trace"
+t_contains "history: real_size" "$out" "note: 1 block allocated at the end (900 B requested) never allocated in the trace"
 out=$($MEMLENS summary --json "$tmp/old.json" | tr -d ' \n')
 t_contains "event order flag" "$out" '"time_is_absolute":false,"time_is_event_order":true,'
 out=$($MEMLENS snapshot trace --from 1 "$tmp/old.json"); rc=$?
@@ -170,6 +170,8 @@ t_contains "fullstep oom" "$out" '"oom_events": 0,
 
 out=$($MEMLENS summary --by frame "$SNAP/cs336_memory_ctx256_fullstep_.pickle")
 t_contains "summary text" "$out" "[torch-snapshot]"
+# 326 blocks that the trace never allocated, 13696976896 bytes requested: / 2^30 = 12.756 GiB
+t_contains "the note's size in binary units" "$out" "note: 326 blocks allocated at the end (12.76 GiB requested) never allocated in the trace"
 t_contains "by frame: user frame" "$out" "step (/home/c-kaitwang/assignment1/cs336_basics/optimizers.py:82)"
 t_contains "by frame: before trace" "$out" "(allocated before trace)"
 # A snapshot has no operators: the default grouping is by frame.

@@ -351,7 +351,7 @@ TEST(memoryviz_replay_two_devices)
     ml_device_stats_free(&st);
     int pending_note = 0;
     for (size_t i = 0; i < p->notes.len; i++)
-        if (strstr(ml_s(p, p->notes.v[i]), "1 block (512 bytes) at the end freed but waiting for their streams"))
+        if (strstr(ml_s(p, p->notes.v[i]), "1 block (512 B) at the end freed but waiting for their streams"))
             pending_note = 1;
     CHECK(pending_note);
     ml_profile_free(p);

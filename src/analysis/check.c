@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve.h"
 #include "format.h"
+#include "u64map.h"
 
 static const struct {
     const char *option;
@@ -64,6 +66,9 @@ static const struct {
     {"kB", 1e3}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
 }, time_units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
 
+/* 2^63: the figures are int64 bytes and nanoseconds. */
+#define INT64_LIMIT 9223372036854775808.0
+
 int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *out, ml_err *e)
 {
     memset(out, 0, sizeof *out);
@@ -79,6 +84,7 @@ int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *
         for (size_t i = 0; ok && i < sizeof size_units / sizeof *size_units; i++)
             if (!strcmp(rest, size_units[i].name)) {
                 out->limit = v * size_units[i].mul;
+                if (out->limit >= INT64_LIMIT) return ml_fail(e, "%s %s: out of range: a size below 8 EiB (8388608 TiB)", option, arg);
                 return 0;
             }
         return ml_fail(e, "%s %s: expected a size with a unit, like 30GiB (B, KiB, MiB, GiB, TiB; KB, MB, GB, TB)", option,
@@ -87,12 +93,17 @@ int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *
         for (size_t i = 0; ok && i < sizeof time_units / sizeof *time_units; i++)
             if (!strcmp(rest, time_units[i].name)) {
                 out->limit = v * time_units[i].mul;
+                if (out->limit >= INT64_LIMIT) return ml_fail(e, "%s %s: out of range: a duration below 9223372036s", option, arg);
                 return 0;
             }
         return ml_fail(e, "%s %s: expected a duration with a unit, like 250ms (ns, us, ms, s)", option, arg ? arg : "");
     case ML_UNIT_PCT:
         if (ok && !strcmp(rest, "%")) {
+            /* a share of the reserved memory cannot pass 100 %; a growth
+             * beyond 10000 times (1000000 %) is no limit but a typo */
+            double most = k == ML_RULE_MAX_UNUSED_RESERVED ? 100 : ML_MAX_GROWTH_PCT;
             out->limit = v;
+            if (v > most) return ml_fail(e, "%s %s: out of range: a percentage from 0%% to %.0f%%", option, arg, most);
             return 0;
         }
         return ml_fail(e, "%s %s: expected a percentage, like 5%%", option, arg ? arg : "");
@@ -167,24 +178,114 @@ static void keep_top(size_t *idx, double *val, int *n, size_t i, double v)
     idx[at] = i, val[at] = v;
 }
 
-/* The segments with the most reserved memory not allocated (snapshots). */
+/* A segment at the reserved peak: its address, size and bytes allocated then. */
+typedef struct seg_at {
+    uint64_t addr;
+    int64_t total, allocated;
+} seg_at;
+
+static int by_addr(const void *x, const void *y)
+{
+    const seg_at *a = x, *b = y;
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The segment of segs[0..n) (sorted by address) holding addr, or NULL. */
+static seg_at *segment_holding(seg_at *segs, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (segs[mid].addr <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!lo || addr - segs[lo - 1].addr >= (uint64_t)segs[lo - 1].total) return NULL;
+    return &segs[lo - 1];
+}
+
+/* Whether event i comes after instant at.  The reserved series' first point
+ * has no event (ML_NONE32): the level before the events at its time, so those
+ * come after it too (the snapshot importer's reserved_series()). */
+static bool after(const ml_profile *p, size_t i, ml_instant at)
+{
+    if (at.event != ML_NONE32) return i > at.event;
+    return p->events.ts.v[i] >= at.ts;
+}
+
+/* The device's segments at instant at, each with the bytes allocated in it
+ * then: the final segments, the segment events after at undone (a segment
+ * reserved later was not there yet, one released later was), and the
+ * allocations live at at placed by address.  -1: the addresses are not kept. */
+static ptrdiff_t segments_at(const ml_profile *p, int dev, ml_instant at, seg_at **out)
+{
+    const ml_events *ev = &p->events;
+    const ml_allocs *a = &p->allocs;
+    *out = NULL;
+    if (p->lean || ev->addr.len != ev->ts.len || a->addr.len != a->t_alloc.len) return -1;
+    bool all = ml_only_device(p, dev);
+    VEC(seg_at) segs = {0};
+    ml_u64map at_addr; /* address -> the segment there now (one at a time, walking back) */
+    ml_u64map_init(&at_addr);
+    bool fresh;
+    for (size_t i = 0; i < p->segments.len; i++) {
+        const ml_segment *g = &p->segments.v[i];
+        if (g->device != dev) continue;
+        *ml_u64map_put(&at_addr, g->address, &fresh) = (uint32_t)segs.len;
+        VEC_PUSH(&segs, ((seg_at){g->address, g->total_size, 0}));
+    }
+    for (size_t i = ev->ts.len; i-- > 0 && after(p, i, at);) {
+        if (!all && ev->device.v[i] != dev) continue;
+        uint8_t k = ev->kind.v[i];
+        uint64_t addr = ev->addr.v[i];
+        uint32_t *j;
+        if (k == ML_EV_SEGMENT_FREE) {
+            *ml_u64map_put(&at_addr, addr, &fresh) = (uint32_t)segs.len;
+            VEC_PUSH(&segs, ((seg_at){addr, ev->size.v[i], 0}));
+        } else if (k == ML_EV_SEGMENT_ALLOC && (j = ml_u64map_get(&at_addr, addr)) && *j != ML_NONE32) {
+            segs.v[*j].total = 0; /* not reserved yet: dropped below */
+            *j = ML_NONE32;
+        } else if (k == ML_EV_SEGMENT_MAP || k == ML_EV_SEGMENT_UNMAP) { /* expandable: mapped later, or unmapped */
+            for (size_t m = 0; m < segs.len; m++)
+                if (segs.v[m].total && addr - segs.v[m].addr < (uint64_t)segs.v[m].total) {
+                    segs.v[m].total += k == ML_EV_SEGMENT_MAP ? -ev->size.v[i] : ev->size.v[i];
+                    break;
+                }
+        }
+    }
+    ml_u64map_free(&at_addr);
+    size_t kept = 0;
+    for (size_t i = 0; i < segs.len; i++)
+        if (segs.v[i].total > 0) segs.v[kept++] = segs.v[i];
+    segs.len = kept;
+    if (segs.len > 1) qsort(segs.v, segs.len, sizeof *segs.v, by_addr);
+    for (size_t i = 0; i < a->t_alloc.len; i++) {
+        if (!all && a->device.v[i] != dev) continue;
+        seg_at *g;
+        if (ml_alloc_live_at(p, i, at) && (g = segment_holding(segs.v, segs.len, a->addr.v[i]))) g->allocated += a->size.v[i];
+    }
+    *out = segs.v;
+    return (ptrdiff_t)segs.len;
+}
+
+/* The segments with the most reserved memory not allocated (snapshots), at
+ * the reserved peak, the moment the rule measures. */
 static void top_free_segments(ml_rule_result *o, const ml_diff *d, const ml_diff_device *dd)
 {
     const ml_profile *p = d->side[1].p;
+    seg_at *segs;
+    ptrdiff_t n_segs = segments_at(p, dd->dev[1], dd->st[1].peak_reserved.at, &segs);
     size_t best[ML_CHECK_TOP];
     double val[ML_CHECK_TOP];
     int n = 0;
-    for (size_t i = 0; i < p->segments.len; i++) {
-        const ml_segment *g = &p->segments.v[i];
-        if (g->device == dd->dev[1] && g->total_size > g->allocated_size)
-            keep_top(best, val, &n, i, (double)(g->total_size - g->allocated_size));
-    }
+    for (ptrdiff_t i = 0; i < n_segs; i++)
+        if (segs[i].total > segs[i].allocated) keep_top(best, val, &n, (size_t)i, (double)(segs[i].total - segs[i].allocated));
     for (int k = 0; k < n; k++) {
-        const ml_segment *g = &p->segments.v[best[k]];
+        const seg_at *g = &segs[best[k]];
         char name[200], b[32];
-        snprintf(name, sizeof name, "segment 0x%llx (%s)", (unsigned long long)g->address, ml_fmt_bytes(g->total_size, b, sizeof b));
+        snprintf(name, sizeof name, "segment 0x%llx (%s)", (unsigned long long)g->addr, ml_fmt_bytes(g->total, b, sizeof b));
         add_top(o, name, val[k]);
     }
+    free(segs);
     o->top_unit = ML_UNIT_BYTES;
 }
 
@@ -326,4 +427,25 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
     case ML_RULE_MAX_UNUSED_RESERVED: top_free_segments(o, wd, wdev); break;
     default: break;
     }
+}
+
+void ml_check_fold(ml_rule_result *acc, const ml_rule_result *next, bool first)
+{
+    if (first) {
+        *acc = *next;
+        return;
+    }
+    if (!next->evaluated) return;
+    if (!acc->evaluated) {
+        *acc = *next;
+        return;
+    }
+    if (acc->rule->kind == ML_RULE_NO_OOM) {
+        double total = acc->measured + next->measured;
+        if (acc->measured == 0 && next->measured > 0) *acc = *next; /* the first pair with an OOM names it */
+        acc->measured = total;
+        acc->passed = total == 0;
+        return;
+    }
+    if (next->measured > acc->measured) *acc = *next;
 }

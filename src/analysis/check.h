@@ -15,12 +15,14 @@
  *
  * SIZE is a number with a unit: B, KiB, MiB, GiB, TiB (powers of 1024) or
  * KB, MB, GB, TB (powers of 1000), "30GiB" or "1.5 GiB".  PCT is a number
- * and "%".  DURATION a number and ns, us, ms or s.
+ * and "%" (at most 100 % for --max-unused-reserved, 1000000 % for a
+ * growth).  DURATION a number and ns, us, ms or s.
  *
  * Without a base the run is compared with itself (diff.h): the rules read
  * its new side.  A broken rule names its three biggest contributors: the
  * largest groups live at the peak, the groups or operators that grew most,
- * the first out-of-memory events.
+ * the first out-of-memory events, the segments with the most unallocated
+ * memory at the reserved peak (the moment --max-unused-reserved measures).
  */
 #ifndef ML_CHECK_H
 #define ML_CHECK_H
@@ -53,7 +55,11 @@ int ml_rule_lookup(const char *option);
 bool ml_rule_takes_arg(ml_rule_kind k);
 bool ml_rule_needs_base(ml_rule_kind k);
 ml_rule_unit ml_rule_unit_of(ml_rule_kind k);
-/* Parses the limit of a rule; fails with "OPTION ARG: expected ..." (a bad unit). */
+/* Parses the limit of a rule; fails with "OPTION ARG: expected ..." (a bad
+ * unit) or "OPTION ARG: out of range: ..." (a size or duration of 2^63 bytes
+ * or ns or more, --max-unused-reserved above 100 %, a growth above
+ * ML_MAX_GROWTH_PCT). */
+#define ML_MAX_GROWTH_PCT 1000000.0
 int ml_rule_parse(ml_rule_kind k, const char *option, const char *arg, ml_rule *out, ml_err *e);
 
 #define ML_CHECK_TOP 3
@@ -75,5 +81,11 @@ typedef struct ml_rule_result {
 /* Judges rule r on the comparisons pairs[0..n) (has_base: the base side is
  * a real base, not the run itself). */
 void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_base, ml_rule_result *out);
+/* Folds the result of the next pair, judged alone, into acc (the result of
+ * the pairs before it; first: none yet): acc becomes what ml_check_eval
+ * would give on all of those pairs at once, so that a job's pairs can be
+ * judged one at a time and freed (the worst pair, the first one on a tie;
+ * out-of-memory events summed, named from the first pair that has any). */
+void ml_check_fold(ml_rule_result *acc, const ml_rule_result *next, bool first);
 
 #endif

@@ -18,7 +18,7 @@
 
 typedef struct pair {
     uint32_t root, gpu;
-    int64_t ts;
+    int64_t ts, dur_ns;     /* the GPU event's start (µs) and duration (ns) on HTA's grid */
 } pair;
 
 #define PAIR_LT(ctx, x, y) \
@@ -69,18 +69,23 @@ static bool is_gpu_work(const ml_trace *t, uint32_t i)
     return info < t->sync_info.len && t->sync_info.v[info].stream != -1;
 }
 
-/* The slice's start on HTA's µs grid (gputimeline.h). */
+/* The slice's start and end on HTA's µs grid (gputimeline.h). */
+static void grid(const ml_profile *p, uint32_t i, int64_t *b, int64_t *e)
+{
+    ml_gpu_grid_of(p, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], b, e);
+}
+
 static int64_t grid_start(const ml_profile *p, uint32_t i)
 {
     int64_t b, e;
-    ml_gpu_grid_of(p, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], &b, &e);
+    grid(p, i, &b, &e);
     return b;
 }
 
 static int64_t grid_dur_ns(const ml_profile *p, uint32_t i)
 {
     int64_t b, e;
-    ml_gpu_grid_of(p, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], &b, &e);
+    grid(p, i, &b, &e);
     return (e - b) * 1000;
 }
 
@@ -131,7 +136,9 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
             memo_root[slot] = root;
         }
         if (root == ML_NONE32) continue;
-        pair pr = {root, (uint32_t)i, grid_start(p, (uint32_t)i)};
+        int64_t gb, ge; /* once per event: its start orders it, its length adds up */
+        grid(p, (uint32_t)i, &gb, &ge);
+        pair pr = {root, (uint32_t)i, gb, (ge - gb) * 1000};
         VEC_PUSH(&pairs, pr);
     }
     sort_pairs(pairs.v, pairs.len, NULL);
@@ -149,7 +156,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         int64_t gpu_ns = 0;
         for (size_t j = a; j < b; j++) {
             h = ml_mix64(h ^ s->name.v[pairs.v[j].gpu]) + j - a;
-            gpu_ns += grid_dur_ns(p, pairs.v[j].gpu);
+            gpu_ns += pairs.v[j].dur_ns;
         }
         /* the pattern with this hash and these names (hash collisions: step to the next key) */
         pat *hit = NULL;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "check_out.h"
 #include "cli.h"
+#include "job.h"
 #include "phase.h"
 #include "runpair.h"
 #include "textwidth.h"
@@ -39,26 +40,61 @@ static int fail_usage(const char *msg, const char *arg)
     return 2;
 }
 
+/* Every rule judged on one pair of ranks (on a loading thread): the
+ * results are folded in rank order afterwards (ml_check_fold). */
+typedef struct judge_ctx {
+    const ml_rule *rules;
+    size_t nrules;
+    bool has_base;
+} judge_ctx;
+
+static void *judge_pair(void *arg, const ml_diff_side *base, const ml_diff_side *nw)
+{
+    const judge_ctx *c = arg;
+    ml_diff *d = ml_diff_compute(base, nw, NULL);
+    ml_rule_result *res = ml_calloc(c->nrules, sizeof *res);
+    for (size_t i = 0; i < c->nrules; i++) ml_check_eval(&c->rules[i], &d, 1, c->has_base, &res[i]);
+    ml_diff_free(d);
+    return res;
+}
+
+/* Between processes of one binary (MPI): the results' bytes as they are,
+ * each rule pointer made this process's again on the way back. */
+static void pack_results(void *arg, const void *res, ml_bytes *out)
+{
+    const judge_ctx *c = arg;
+    ml_bytes_put(out, res, c->nrules * sizeof(ml_rule_result));
+}
+
+static void *unpack_results(void *arg, ml_bytes_reader *in)
+{
+    const judge_ctx *c = arg;
+    const void *p = ml_bytes_take(in, c->nrules * sizeof(ml_rule_result));
+    if (!p) return NULL;
+    ml_rule_result *res = ml_malloc(c->nrules * sizeof *res);
+    memcpy(res, p, c->nrules * sizeof *res);
+    for (size_t i = 0; i < c->nrules; i++) res[i].rule = &c->rules[i];
+    return res;
+}
+
 int ml_cmd_check(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1;
+    ml_runpair_opts po = {.rank = -1}; /* no --top: a broken rule names ML_CHECK_TOP contributors */
     const char *base = NULL, *input = NULL, *junit = NULL;
     ml_rule *rules = ml_calloc((size_t)argc + 1, sizeof *rules);
     size_t nrules = 0;
     int rc = -1;
     for (int i = 0; i < argc && rc < 0; i++) {
         const char *a = argv[i];
-        int k;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int k, shared = ml_runpair_opt(argc, argv, &i, &po);
+        if (shared < 0) rc = 2;
+        else if (po.help) {
             usage_to(stdout);
             rc = 0;
-        } else if (!strcmp(a, "--json")) json = true;
+        } else if (shared) continue;
         else if (!strcmp(a, "--base") && i + 1 < argc) base = argv[++i];
         else if (!strcmp(a, "--junit") && i + 1 < argc) junit = argv[++i];
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) rc = 2;
-        } else if ((k = ml_rule_lookup(a)) >= 0) {
+        else if ((k = ml_rule_lookup(a)) >= 0) {
             const char *arg = NULL;
             if (ml_rule_takes_arg((ml_rule_kind)k)) {
                 if (i + 1 >= argc) {
@@ -93,29 +129,25 @@ int ml_cmd_check(int argc, char **argv)
         return rc;
     }
 
-    ml_runpair rp;
-    if (ml_runpair_load(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, rank, &rp) < 0) {
+    judge_ctx ctx = {rules, nrules, base != NULL};
+    ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx};
+    ml_runpair_results pr;
+    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &judge, &pr);
+    if (got != 0) { /* 1: another process of memlens-mpi, which writes nothing */
         free(rules);
-        return 2;
-    }
-    size_t n = rp.pairs.len;
-    ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
-    for (size_t i = 0; i < n; i++) {
-        ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
-        ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
-        pairs[i] = ml_diff_compute(&a, &b, NULL);
+        return ml_job_exit(got < 0 ? 2 : 0);
     }
     ml_rule_result *res = ml_calloc(nrules, sizeof *res);
     bool failed = false, errors = false;
     for (size_t i = 0; i < nrules; i++) {
-        ml_check_eval(&rules[i], pairs, n, base != NULL, &res[i]);
+        for (size_t k = 0; k < pr.n; k++) ml_check_fold(&res[i], &((ml_rule_result *)pr.v[k])[i], k == 0);
         if (!res[i].evaluated) errors = true;
         else if (!res[i].passed) failed = true;
     }
     ml_phase("check: rules");
-    for (size_t i = 0; i < rp.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(rp.unmatched.v[i]));
+    for (size_t i = 0; i < pr.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(pr.unmatched.v[i]));
     ml_check_run run = {base, input, res, nrules};
-    if (json) ml_check_json(stdout, &run);
+    if (po.json) ml_check_json(stdout, &run);
     else ml_check_text(stdout, &run);
     rc = errors ? 2 : failed ? 1 : 0;
     for (size_t i = 0; i < nrules; i++)
@@ -129,11 +161,9 @@ int ml_cmd_check(int argc, char **argv)
             rc = 2;
         }
     }
-    for (size_t i = 0; i < n; i++) ml_diff_free(pairs[i]);
-    free(pairs);
     free(res);
     free(rules);
-    ml_runpair_free(&rp);
+    ml_runpair_results_free(&pr, free);
     if (fflush(stdout) != 0 && rc == 0) rc = 1;
-    return rc;
+    return ml_job_exit(rc);
 }

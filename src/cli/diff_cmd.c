@@ -34,24 +34,147 @@ static int fail_usage(const char *msg, const char *arg)
     return 2;
 }
 
+/* What a side has, for the error of two runs with nothing in common. */
+static void what_side_has(const ml_diff_side *x, char *buf, size_t cap)
+{
+    bool mem = ml_diff_has_memory(x->p);
+    snprintf(buf, cap, "%s", mem && x->time ? "memory and time data" : mem ? "memory data only"
+                             : x->time ? "time data only (no memory events)" : "neither memory nor time data");
+}
+
+static int nothing_in_common(const char *const in[2], char why[2][64])
+{
+    fprintf(stderr, "memlens: %s and %s have nothing in common to compare: the first has %s, the second %s\n", in[0],
+            in[1], why[0], why[1]);
+    return 2;
+}
+
+/* -o FILE.html: the report reads every run, so both inputs are loaded whole. */
+static int write_report(const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt, const char *out)
+{
+    ml_runpair rp;
+    if (ml_runpair_load(in[0], in[1], want, rank, &rp) < 0) return 2;
+    size_t n = rp.pairs.len;
+    ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
+        ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
+        pairs[i] = ml_diff_compute(&a, &b, dopt);
+        any |= !ml_diff_empty(pairs[i]);
+    }
+    ml_phase("diff: compare");
+    int rc = 0;
+    if (!any) {
+        char why[2][64];
+        for (int s = 0; s < 2; s++) what_side_has(&pairs[0]->side[s], why[s], sizeof why[s]);
+        rc = nothing_in_common(in, why);
+    } else {
+        ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
+        ml_err e = {{0}};
+        if (ml_compare_report_write(&c, out, &e) != 0) {
+            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+            rc = 2;
+        }
+    }
+    for (size_t i = 0; i < n; i++) ml_diff_free(pairs[i]);
+    free(pairs);
+    ml_runpair_free(&rp);
+    return rc;
+}
+
+/* Text and --json: each pair compared and written on a loading thread,
+ * then freed (a job: a pair per core in memory, runpair_each.c). */
+typedef struct piece_ctx {
+    const ml_diff_opts *dopt;
+    const ml_compare_opts *o;
+    bool json;
+} piece_ctx;
+
+typedef struct diff_piece {
+    ml_compare_piece piece;
+    bool empty;             /* nothing compared (ml_diff_empty) */
+    char why[2][64];        /* what each side has, then */
+} diff_piece;
+
+static void *compare_pair(void *arg, const ml_diff_side *a, const ml_diff_side *b)
+{
+    const piece_ctx *c = arg;
+    ml_diff *d = ml_diff_compute(a, b, c->dopt);
+    diff_piece *r = ml_calloc(1, sizeof *r);
+    r->empty = ml_diff_empty(d);
+    for (int s = 0; s < 2; s++) what_side_has(&d->side[s], r->why[s], sizeof r->why[s]);
+    r->piece.rank = d->side[0].p->rank;
+    FILE *f = open_memstream(&r->piece.text, &r->piece.len);
+    if (!f) {
+        fprintf(stderr, "memlens: out of memory (a comparison's text)\n");
+        exit(3);
+    }
+    if (c->json) {
+        jw w;
+        jw_init_in(&w, f, true, 2, false);
+        ml_compare_pair_json(&w, d, c->o);
+    } else ml_compare_pair_text(f, d, c->o);
+    fclose(f);
+    ml_diff_free(d);
+    return r;
+}
+
+static void free_piece(void *p)
+{
+    diff_piece *r = p;
+    free(r->piece.text);
+    free(r);
+}
+
+static int write_pieces(const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt,
+                        const ml_compare_opts *o, bool json)
+{
+    piece_ctx ctx = {dopt, o, json};
+    ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx}; /* diff runs on one process */
+    ml_runpair_results pr;
+    if (ml_runpair_each(in[0], in[1], want, rank, &judge, &pr) != 0) return 2;
+    ml_phase("diff: compare");
+    bool any = false;
+    ml_compare_piece *pieces = ml_calloc(pr.n ? pr.n : 1, sizeof *pieces);
+    for (size_t i = 0; i < pr.n; i++) {
+        const diff_piece *r = pr.v[i];
+        any |= !r->empty;
+        pieces[i] = r->piece;
+    }
+    int rc = 0;
+    if (!any) {
+        const diff_piece *first = pr.v[0];
+        char why[2][64];
+        memcpy(why, first->why, sizeof why);
+        rc = nothing_in_common(in, why);
+    } else {
+        ml_compare_doc doc = {{in[0], in[1]}, pieces, pr.n, (const char *const *)pr.unmatched.v, pr.unmatched.len};
+        if (json) ml_compare_json(stdout, &doc);
+        else ml_compare_text(stdout, &doc);
+    }
+    free(pieces);
+    ml_runpair_results_free(&pr, free_piece);
+    return rc;
+}
+
 int ml_cmd_diff(int argc, char **argv)
 {
-    bool json = false;
-    int rank = -1, top = 0;
+    int top = 0;
+    ml_runpair_opts po = {.rank = -1, .top = &top};
     ml_diff_opts dopt = {0};
     const char *out = NULL, *in[2] = {NULL, NULL};
     int nin = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        int shared = ml_runpair_opt(argc, argv, &i, &po);
+        if (shared < 0) return 2;
+        if (po.help) {
             usage_to(stdout);
             return 0;
-        } else if (!strcmp(a, "--json")) json = true;
-        else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
-        } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) return 2;
-        } else if (!strcmp(a, "--by") && i + 1 < argc) {
+        }
+        if (shared) continue;
+        if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
             if (by < 0) {
                 fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
@@ -65,54 +188,15 @@ int ml_cmd_diff(int argc, char **argv)
         else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
     }
     if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
-    if (out && json) return fail_usage("--json and -o: choose one", "");
+    if (out && po.json) return fail_usage("--json and -o: choose one", "");
 
     /* The memory side as `summary --json` reads it (categories only for
      * --by category, or for the report); the time side as far as needed. */
     unsigned want = ML_WANT_TRACE;
     if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
-    ml_runpair rp;
-    if (ml_runpair_load(in[0], in[1], want, rank, &rp) < 0) return 2;
-
-    size_t n = rp.pairs.len;
-    ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
-    for (size_t i = 0; i < n; i++) {
-        ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
-        ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
-        pairs[i] = ml_diff_compute(&a, &b, &dopt);
-    }
-    ml_phase("diff: compare");
-    int rc = 0;
-    bool any = false;
-    for (size_t i = 0; i < n; i++) any |= !ml_diff_empty(pairs[i]);
-    if (!any) {
-        char why[2][64];
-        for (int s = 0; s < 2; s++) {
-            const ml_diff_side *x = &pairs[0]->side[s];
-            bool mem = ml_diff_has_memory(x->p);
-            snprintf(why[s], sizeof why[s], "%s", mem && x->time ? "memory and time data" : mem ? "memory data only"
-                                                   : x->time ? "time data only (no memory events)" : "neither memory nor time data");
-        }
-        fprintf(stderr, "memlens: %s and %s have nothing in common to compare: the first has %s, the second %s\n",
-                in[0], in[1], why[0], why[1]);
-        rc = 2;
-    } else {
-        ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
-        ml_compare_opts o = {.top = top, .width = json ? 0 : ml_term_width(stdout)};
-        if (out) {
-            ml_err e = {{0}};
-            if (ml_compare_report_write(&c, out, &e) != 0) {
-                fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
-                rc = 2;
-            }
-        } else if (json) ml_compare_json(stdout, &c, &o);
-        else ml_compare_text(stdout, &c, &o);
-        ml_phase("output");
-    }
-    for (size_t i = 0; i < n; i++) ml_diff_free(pairs[i]);
-    free(pairs);
-    ml_runpair_free(&rp);
-    ml_phase("free");
+    ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(stdout)};
+    int rc = out ? write_report(in, want, po.rank, &dopt, out) : write_pieces(in, want, po.rank, &dopt, &o, po.json);
+    ml_phase("output");
     if (rc) return rc;
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -180,28 +180,25 @@ static bool unpack_share(const char *p, size_t n, size_t n_units, share *sh, col
 
 /* ---- the share of each process ------------------------------------------- */
 
-/* The units process `me` of `size` reads: each unit (largest first) to the
- * process with the fewest bytes so far (the lowest number among equals);
- * standard input to process 0, which alone can read it. */
-static size_t *share_of(const ml_unit_list *l, int size, int me, size_t *n_out)
+size_t *ml_job_share(const int64_t *bytes, const bool *only_first, size_t n_items, int size, int me, size_t *n_out)
 {
-    size_t nu = l->units.len, n = 0;
-    size_t *order = ml_malloc((nu ? nu : 1) * sizeof *order), *mine = ml_malloc((nu ? nu : 1) * sizeof *mine);
-    for (size_t i = 0; i < nu; i++) order[i] = i;
-    for (size_t i = 1; i < nu; i++) { /* insertion sort: bytes descending, then list order */
+    size_t n = 0;
+    size_t *order = ml_malloc((n_items ? n_items : 1) * sizeof *order), *mine = ml_malloc((n_items ? n_items : 1) * sizeof *mine);
+    for (size_t i = 0; i < n_items; i++) order[i] = i;
+    for (size_t i = 1; i < n_items; i++) { /* insertion sort: bytes descending, then list order */
         size_t x = order[i], j = i;
-        while (j > 0 && l->units.v[order[j - 1]].bytes < l->units.v[x].bytes) order[j] = order[j - 1], j--;
+        while (j > 0 && bytes[order[j - 1]] < bytes[x]) order[j] = order[j - 1], j--;
         order[j] = x;
     }
     int64_t *load = ml_calloc((size_t)size, sizeof *load);
-    for (size_t i = 0; i < nu; i++) {
-        const ml_unit *u = &l->units.v[order[i]];
+    for (size_t i = 0; i < n_items; i++) {
+        size_t x = order[i];
         int to = 0;
-        if (strcmp(u->path, "-") != 0)
+        if (!only_first || !only_first[x])
             for (int p = 1; p < size; p++)
                 if (load[p] < load[to]) to = p;
-        load[to] += u->bytes > 0 ? u->bytes : 1;
-        if (to == me) mine[n++] = order[i];
+        load[to] += bytes[x] > 0 ? bytes[x] : 1;
+        if (to == me) mine[n++] = x;
     }
     free(load);
     free(order);
@@ -211,6 +208,21 @@ static size_t *share_of(const ml_unit_list *l, int size, int me, size_t *n_out)
         mine[j] = x;
     }
     *n_out = n;
+    return mine;
+}
+
+size_t *ml_job_units_share(const ml_unit_list *l, int size, int me, size_t *n_out)
+{
+    size_t nu = l->units.len;
+    int64_t *bytes = ml_malloc((nu ? nu : 1) * sizeof *bytes);
+    bool *stdin_unit = ml_malloc((nu ? nu : 1) * sizeof *stdin_unit);
+    for (size_t i = 0; i < nu; i++) {
+        bytes[i] = l->units.v[i].bytes;
+        stdin_unit[i] = strcmp(l->units.v[i].path, "-") == 0; /* process 0 alone can read it */
+    }
+    size_t *mine = ml_job_share(bytes, stdin_unit, nu, size, me, n_out);
+    free(bytes);
+    free(stdin_unit);
     return mine;
 }
 
@@ -234,7 +246,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     const ml_unit_list *l = &job->units;
     size_t nu = l->units.len, n_mine = nu;
     size_t *mine = NULL;
-    if (t && t->size > 1) mine = share_of(l, t->size, t->me, &n_mine);
+    if (t && t->size > 1) mine = ml_job_units_share(l, t->size, t->me, &n_mine);
 
     collect c = {.o = o, .l = l, .spool = job->spool};
     pthread_mutex_init(&c.mu, NULL);
@@ -335,25 +347,20 @@ void ml_job_free(ml_job *job)
 
 int ml_job_keep_rank(ml_job *job, int rank)
 {
-    size_t kept = 0;
-    char have[200] = "";
-    size_t used = 0;
-    for (size_t i = 0; i < job->n; i++) {
+    size_t kept = 0, had = job->n;
+    int *loaded = ml_malloc((had ? had : 1) * sizeof *loaded);
+    for (size_t i = 0; i < had; i++) {
         ml_rankrec *r = job->recs[i];
-        if (r->rank == rank) {
-            job->recs[kept++] = r;
-            continue;
-        }
-        if (used + 16 < sizeof have)
-            used += (size_t)snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", r->rank);
-        ml_rankrec_free(r);
+        loaded[i] = r->rank;
+        if (r->rank == rank) job->recs[kept++] = r;
+        else ml_rankrec_free(r);
     }
-    size_t had = job->n;
     job->n = kept;
-    if (kept) return 0;
-    if (!had) fprintf(stderr, "memlens: --rank %d: no profiles loaded\n", rank);
-    else fprintf(stderr, "memlens: --rank %d: no such rank (loaded: %s; -1 = unknown)\n", rank, have);
-    return -1;
+    ml_err e = {{0}};
+    int rc = kept ? 0 : ml_rank_missing_error(rank, loaded, had, &e);
+    free(loaded);
+    if (rc < 0) fprintf(stderr, "memlens: %s\n", e.msg);
+    return rc;
 }
 
 int ml_job_parse_jobs(const char *text, int *out)

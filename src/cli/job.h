@@ -57,6 +57,14 @@ void ml_job_free(ml_job *job);
  * ("--rank N: no such rank (loaded: ...)") when there is none. */
 int ml_job_keep_rank(ml_job *job, int rank);
 
+/* The items process `me` of `size` takes (n_out of them, in list order):
+ * each item (largest first) to the process with the fewest bytes so far,
+ * the lowest number among equals; only_first[i] (may be NULL): item i to
+ * process 0.  The share of a job's units: every unit's bytes, standard
+ * input to process 0, which alone can read it. */
+size_t *ml_job_share(const int64_t *bytes, const bool *only_first, size_t n_items, int size, int me, size_t *n_out);
+size_t *ml_job_units_share(const ml_unit_list *l, int size, int me, size_t *n_out);
+
 /* -j N: 1 .. 4096 threads; prints the error and returns -1 otherwise. */
 int ml_job_parse_jobs(const char *text, int *out);
 

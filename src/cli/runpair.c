@@ -8,8 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "par.h"
 #include "phase.h"
+
+int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o)
+{
+    const char *a = argv[*i];
+    bool value = *i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) o->help = true;
+    else if (!strcmp(a, "--json")) o->json = true;
+    else if (!strcmp(a, "--rank") && value) return ml_cli_rank(argv[++*i], &o->rank) < 0 ? -1 : 1;
+    else if (!strcmp(a, "--top") && value && o->top)
+        return ml_cli_count("--top", argv[++*i], 1, 1000000, "a number of rows (1 or more)", o->top) < 0 ? -1 : 1;
+    else return 0;
+    return 1;
+}
 
 typedef struct load_job {
     ml_run_side *side;
@@ -24,7 +38,7 @@ typedef struct load_job {
  * loads; after that a comparison reads only what they wrote in allocs (and,
  * for traces without addresses, unmatched.c reads them again: kept then).
  * Dropped, they make two 400 MB traces cost 2x the memory of one. */
-static void drop_ops(ml_profile *p)
+void ml_runpair_drop_ops(ml_profile *p)
 {
     if (!p->has_addresses) return;
     VEC_FREE(&p->ops.ts);
@@ -47,77 +61,93 @@ static void load_side(void *arg)
     if (j->rc < 0) return;
     ml_profiles_sort(&s->ps);
     if (j->rank >= 0 && ml_profiles_keep_rank(&s->ps, j->rank, &j->e) < 0) {
-        ml_prefix(&j->e, "%s: ", s->input);
+        ml_prefix(&j->e, "%s", s->input); /* "INPUT: --rank N: ..." */
         j->rc = -1;
         return;
     }
     size_t n = s->ps.items.len;
     if (!j->keep_ops)
-        for (size_t k = 0; k < n; k++) drop_ops(s->ps.items.v[k]);
+        for (size_t k = 0; k < n; k++) ml_runpair_drop_ops(s->ps.items.v[k]);
     s->time = ml_calloc(n ? n : 1, sizeof *s->time);
     s->has_time = ml_calloc(n ? n : 1, sizeof *s->has_time);
     for (size_t k = 0; k < n; k++) s->has_time[k] = ml_diff_time_compute(s->ps.items.v[k], &s->time[k]);
 }
 
-static bool all_ranked(const ml_profiles *ps)
+static bool all_ranked(const int *r, size_t n)
 {
-    for (size_t i = 0; i < ps->items.len; i++)
-        if (ps->items.v[i]->rank < 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (r[i] < 0) return false;
     return true;
 }
 
-static void ranks_text(const ml_profiles *ps, char *buf, size_t cap)
+static void ranks_text(const int *r, size_t n, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = 0;
-    for (size_t i = 0; i < ps->items.len && used + 16 < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%d", i ? ", " : "", ps->items.v[i]->rank);
+    for (size_t i = 0; i < n && used + 16 < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%d", i ? ", " : "", r[i]);
 }
 
-static int pair_ranks(ml_runpair *rp)
+int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
+                      ml_notes *unmatched)
 {
-    const ml_profiles *ps[2] = {&rp->side[0].ps, &rp->side[1].ps};
-    size_t n[2] = {ps[0]->items.len, ps[1]->items.len};
-    const char *in[2] = {rp->side[0].input, rp->side[1].input};
     for (int s = 0; s < 2; s++)
         if (!n[s]) {
             fprintf(stderr, "memlens: %s: no profile found\n", in[s]);
             return -1;
         }
     if (n[0] == 1 && n[1] == 1) {
-        VEC_PUSH(&rp->pairs, ((ml_run_pair){{0, 0}}));
+        VEC_PUSH(pairs, ((ml_run_pair){{0, 0}}));
         return 0;
     }
     for (int s = 0; s < 2; s++)
-        if (!all_ranked(ps[s])) {
+        if (!all_ranked(r[s], n[s])) {
             fprintf(stderr, "memlens: mismatched ranks: %s holds %zu profiles, some without a rank number, "
                             "so they cannot be paired with %s's (--rank N picks one)\n", in[s], n[s], in[!s]);
             return -1;
         }
     size_t i = 0, j = 0; /* both sorted by rank */
     while (i < n[0] || j < n[1]) {
-        int r0 = i < n[0] ? ps[0]->items.v[i]->rank : -1, r1 = j < n[1] ? ps[1]->items.v[j]->rank : -1;
+        int r0 = i < n[0] ? r[0][i] : -1, r1 = j < n[1] ? r[1][j] : -1;
         if (i < n[0] && j < n[1] && r0 == r1) {
-            VEC_PUSH(&rp->pairs, ((ml_run_pair){{i, j}}));
+            VEC_PUSH(pairs, ((ml_run_pair){{i, j}}));
             i++, j++;
             continue;
         }
         char buf[256];
         bool base_only = j >= n[1] || (i < n[0] && r0 < r1);
         snprintf(buf, sizeof buf, "rank %d only in %s", base_only ? r0 : r1, in[!base_only]);
-        VEC_PUSH(&rp->unmatched, ml_strdup(buf));
+        VEC_PUSH(unmatched, ml_strdup(buf));
         if (base_only) i++;
         else j++;
     }
-    if (!rp->pairs.len) {
+    if (!pairs->len) {
         char a[200], b[200];
-        ranks_text(ps[0], a, sizeof a);
-        ranks_text(ps[1], b, sizeof b);
+        ranks_text(r[0], n[0], a, sizeof a);
+        ranks_text(r[1], n[1], b, sizeof b);
         fprintf(stderr, "memlens: mismatched ranks: %s has rank%s %s, %s has rank%s %s: none in common\n", in[0],
                 n[0] > 1 ? "s" : "", a, in[1], n[1] > 1 ? "s" : "", b);
         return -1;
     }
     return 0;
+}
+
+static int *ranks_of(const ml_profiles *ps)
+{
+    int *r = ml_malloc((ps->items.len ? ps->items.len : 1) * sizeof *r);
+    for (size_t i = 0; i < ps->items.len; i++) r[i] = ps->items.v[i]->rank;
+    return r;
+}
+
+static int pair_profiles(ml_runpair *rp)
+{
+    const int *r[2] = {ranks_of(&rp->side[0].ps), ranks_of(&rp->side[1].ps)};
+    const size_t n[2] = {rp->side[0].ps.items.len, rp->side[1].ps.items.len};
+    const char *const in[2] = {rp->side[0].input, rp->side[1].input};
+    int rc = ml_pair_ranks(r, n, in, &rp->pairs, &rp->unmatched);
+    free((void *)r[0]);
+    free((void *)r[1]);
+    return rc;
 }
 
 int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out)
@@ -152,7 +182,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
             ml_runpair_free(out);
             return -1;
         }
-    if (pair_ranks(out) < 0) {
+    if (pair_profiles(out) < 0) {
         ml_runpair_free(out);
         return -1;
     }

@@ -9,6 +9,10 @@
  * paired by rank number, and the ranks only one side has are listed; a side
  * with several profiles of unknown rank, or no rank number in common, is an
  * error ("mismatched ranks").  --rank N keeps that rank on both sides.
+ *
+ * ml_runpair_load holds both inputs whole (diff, whose outputs read every
+ * pair at once); ml_runpair_each (runpair_each.c) hands the pairs to a
+ * judge one at a time (check), a pair per core in memory.
  */
 #ifndef ML_CLI_RUNPAIR_H
 #define ML_CLI_RUNPAIR_H
@@ -18,7 +22,9 @@
 
 #include "diff.h"
 #include "diffops.h"
+#include "bytes.h"
 #include "importer.h"
+#include "loadpar.h"
 
 /* One side: its input and what was loaded from it. */
 typedef struct ml_run_side {
@@ -32,12 +38,27 @@ typedef struct ml_run_pair {
     size_t item[2];         /* the profile of each side (index into side[s].ps.items) */
 } ml_run_pair;
 
+typedef VEC(ml_run_pair) ml_run_pairs;
+typedef VEC(char *) ml_notes;
+
 typedef struct ml_runpair {
     ml_run_side side[2];
     bool single;            /* no base: side[1] alone, each profile paired with itself */
-    VEC(ml_run_pair) pairs;
-    VEC(char *) unmatched;  /* "rank 3 only in NEW" */
+    ml_run_pairs pairs;
+    ml_notes unmatched;     /* "rank 3 only in NEW" */
 } ml_runpair;
+
+/* The options `diff` and `check` share.  top NULL: the command has no --top. */
+typedef struct ml_runpair_opts {
+    bool help, json;
+    int rank;               /* -1: every rank */
+    int *top;               /* --top N: 1 .. 1000000 rows */
+} ml_runpair_opts;
+
+/* Reads the shared option at argv[*i] (--help/-h, --json, --rank N, --top N)
+ * and steps *i past its value: 1 when it was one, 0 when not (an option
+ * without its value is not), -1 on a bad value (the one-line error printed). */
+int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o);
 
 /* Loads both inputs (want: ML_WANT_* for ml_profiles.want), keeps `rank`
  * (>= 0) on both sides, pairs the ranks.  base NULL: only nw, each of its
@@ -47,5 +68,48 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
 /* The diff side of profile k of side s. */
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
+
+/* Shared with runpair_each.c.  Pairs the profiles of two sides, their ranks
+ * r[s][0..n[s]) in rank order (-1: unknown), as said above; -1 with the
+ * error printed. */
+int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
+                  ml_notes *unmatched);
+/* Frees what a comparison does not read of a loaded profile (its copy of
+ * the operator intervals, once attributed). */
+void ml_runpair_drop_ops(ml_profile *p);
+
+/* How ml_runpair_each judges a pair: fn's result (non-NULL), freed by
+ * free_result; under MPI (transport.h) a result travels to process 0 as
+ * bytes: pack appends it, unpack reads it back (NULL and the reader bad
+ * when it cannot). */
+typedef struct ml_pair_judge {
+    void *(*fn)(void *arg, const ml_diff_side *base, const ml_diff_side *nw);
+    void (*free_result)(void *result);
+    void (*pack)(void *arg, const void *result, ml_bytes *out);
+    void *(*unpack)(void *arg, ml_bytes_reader *in);
+    void *arg;
+} ml_pair_judge;
+
+/* What the judge made of each pair, in pair order. */
+typedef struct ml_runpair_results {
+    size_t n;
+    void **v;
+    ml_notes unmatched;     /* "rank 3 only in NEW" */
+} ml_runpair_results;
+
+/* The pairs of ml_runpair_load, each judged (base == nw without a base),
+ * with the same errors.  For a job (an input of more than one profile file
+ * or folder) the pairs are loaded one at a time on every core instead of
+ * every rank at once: with a base, first a lean pass over both sides for
+ * their ranks, then each NEW rank with its base rank, both freed once
+ * judged; fn may run on several threads at once and must write nothing
+ * shared.  Memory: a pair per core, not the job.  Under MPI each process
+ * takes a share of the units (the first pass) and of the pairs; process 0
+ * gets every result.  Returns 0 (out filled, on process 0), 1 (another
+ * process: nothing to write), or -1 with the error printed (exit status 2).
+ * Every process then ends with ml_job_exit() (job.h). */
+int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
+                    ml_runpair_results *out);
+void ml_runpair_results_free(ml_runpair_results *r, void (*free_result)(void *));
 
 #endif

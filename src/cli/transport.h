@@ -5,7 +5,8 @@
  * A job (job.h) asks the transport three things: how many processes there
  * are and which one this is, to gather every process's bytes on process 0,
  * and to tell every process one number that process 0 decides (the exit
- * status).  Nothing else in memlens knows that there may be several
+ * status); `check` (runpair.c) also has process 0 tell every process the
+ * ranks of a job, to pair them alike.  Nothing else in memlens knows that there may be several
  * processes: the analyses and outputs run on process 0, on records.
  */
 #ifndef ML_TRANSPORT_H
@@ -23,6 +24,9 @@ typedef struct ml_transport {
     int (*gather)(const void *mine, size_t n, char **all, uint64_t **lens);
     /* Process 0's v, on every process. */
     int64_t (*bcast)(int64_t v);
+    /* Process 0's bytes (*p, n there) on every process: elsewhere *p becomes a
+     * malloc'd copy and *n its length.  0 or -1. */
+    int (*bcast_bytes)(char **p, size_t *n);
 } ml_transport;
 
 /* NULL: one process (the default). */

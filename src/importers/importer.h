@@ -121,6 +121,9 @@ int ml_load_unit(const char *path, bool listed, ml_profiles *out, ml_err *e);
 int ml_no_profiles_error(const char *dir, char *const *skipped, size_t n, ml_err *e);
 /* Keeps only the profiles of that rank (--rank); fails naming the ranks loaded. */
 int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e);
+/* Its error when no profile has that rank: loaded[0..n) the ranks there
+ * are, in rank order. */
+int ml_rank_missing_error(int rank, const int *loaded, size_t n, ml_err *e);
 /* Sorts by rank (unknown last, then by path). */
 void ml_profiles_sort(ml_profiles *ps);
 void ml_profiles_free(ml_profiles *ps);

@@ -39,6 +39,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "bytesize.h"
 #include "evpipe.h"
 #include "importer.h"
 #include "phase.h"
@@ -804,13 +805,14 @@ static void blocks_before_trace(imp *im)
     }
     free(keys);
     free(used);
+    char size[32];
     if (added)
-        ml_note(p, "%zu block%s allocated at the end (%" PRId64 " bytes requested) never allocated in the trace: "
-                   "counted as allocated before it began", added, added == 1 ? "" : "s", bytes);
+        ml_note(p, "%zu block%s allocated at the end (%s requested) never allocated in the trace: "
+                   "counted as allocated before it began", added, added == 1 ? "" : "s", ml_fmt_bytes(bytes, size, sizeof size));
     if (pending)
-        ml_note(p, "%zu block%s (%" PRId64 " bytes) at the end freed but waiting for their streams "
+        ml_note(p, "%zu block%s (%s) at the end freed but waiting for their streams "
                    "(active_pending_free): not counted as allocated, as in MemoryViz", pending, pending == 1 ? "" : "s",
-                pending_bytes);
+                ml_fmt_bytes(pending_bytes, size, sizeof size));
 }
 
 static void settings_notes(imp *im, ml_pv top)

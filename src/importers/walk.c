@@ -225,24 +225,29 @@ void ml_units_free(ml_units *u)
     VEC_FREE(&u->skipped);
 }
 
-int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e)
+int ml_rank_missing_error(int rank, const int *loaded, size_t n, ml_err *e)
 {
-    size_t kept = 0;
     char have[200] = "";
     size_t used = 0;
-    for (size_t i = 0; i < ps->items.len; i++) {
-        ml_profile *p = ps->items.v[i];
-        if (p->rank == rank) {
-            ps->items.v[kept++] = p;
-            continue;
-        }
-        if (used + 16 < sizeof have)
-            used += (size_t)snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", p->rank);
-        ml_profile_free(p);
-    }
-    size_t had = ps->items.len;
-    ps->items.len = kept;
-    if (kept) return 0;
-    if (!had) return ml_fail(e, "--rank %d: no profiles loaded", rank);
+    for (size_t i = 0; i < n; i++)
+        if (loaded[i] != rank && used + 16 < sizeof have)
+            used += (size_t)snprintf(have + used, sizeof have - used, "%s%d", used ? ", " : "", loaded[i]);
+    if (!n) return ml_fail(e, "--rank %d: no profiles loaded", rank);
     return ml_fail(e, "--rank %d: no such rank (loaded: %s; -1 = unknown)", rank, have);
+}
+
+int ml_profiles_keep_rank(ml_profiles *ps, int rank, ml_err *e)
+{
+    size_t kept = 0, had = ps->items.len;
+    int *loaded = ml_malloc((had ? had : 1) * sizeof *loaded);
+    for (size_t i = 0; i < had; i++) {
+        ml_profile *p = ps->items.v[i];
+        loaded[i] = p->rank;
+        if (p->rank == rank) ps->items.v[kept++] = p;
+        else ml_profile_free(p);
+    }
+    ps->items.len = kept;
+    int rc = kept ? 0 : ml_rank_missing_error(rank, loaded, had, e);
+    free(loaded);
+    return rc;
 }

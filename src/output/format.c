@@ -6,17 +6,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-char *ml_fmt_bytes(int64_t bytes, char *buf, size_t cap)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)(bytes < 0 ? -bytes : bytes);
-    int u = 0;
-    while (v >= 1024 && u < 5) v /= 1024, u++;
-    if (u == 0) snprintf(buf, cap, "%s%" PRId64 " B", bytes < 0 ? "-" : "", bytes < 0 ? -bytes : bytes);
-    else snprintf(buf, cap, "%s%.2f %s", bytes < 0 ? "-" : "", v, units[u]);
-    return buf;
-}
-
 char *ml_fmt_count(int64_t n, char *buf, size_t cap)
 {
     char digits[32];

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "6.17 GiB", "512 B", "-1.50 MiB". */
-char *ml_fmt_bytes(int64_t bytes, char *buf, size_t cap);
+#include "bytesize.h" /* ml_fmt_bytes: "6.17 GiB", "512 B", "-1.50 MiB" */
+
 /* "13,385" */
 char *ml_fmt_count(int64_t n, char *buf, size_t cap);
 /* Absolute: "2022-11-30 04:48:07.464300 UTC" (ns digits when present);

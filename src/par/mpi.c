@@ -9,7 +9,8 @@
  * Every process lists the job's ranks alike; each reads its share (job.h);
  * process 0 gathers the records and writes exactly what one process would.
  * The other processes write nothing to standard output or error (process 0
- * reports their failures).  Other commands run on process 0 alone.
+ * reports their failures).  `check` judges each process's share of the
+ * pairs of ranks (runpair.c).  Other commands run on process 0 alone.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -73,11 +74,31 @@ static int64_t bcast(int64_t v)
     return v;
 }
 
-/* The commands that read a job on every process (job.h). */
+static int bcast_bytes(char **p, size_t *n)
+{
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    uint64_t len = me == 0 ? *n : 0;
+    if (MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+    if (me != 0) {
+        *p = malloc(len ? len : 1);
+        if (!*p) {
+            fprintf(stderr, "memlens: out of memory (asked for %llu bytes)\n", (unsigned long long)len);
+            exit(1);
+        }
+        *n = len;
+    }
+    for (uint64_t at = 0; at < len; at += CHUNK) {
+        size_t k = len - at < CHUNK ? (size_t)(len - at) : CHUNK;
+        if (MPI_Bcast(*p + at, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+    }
+    return 0;
+}
+
+/* The commands that read a job on every process (job.h; check: runpair.c). */
 static int shared_command(const char *name)
 {
-    /* check (cli/runpair.c) loads both runs whole, not as a job: on process 0 alone */
-    static const char *const names[] = {"summary", "perf", "report"};
+    static const char *const names[] = {"summary", "perf", "report", "check"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (name && !strcmp(name, names[i])) return 1;
     return 0;
@@ -90,7 +111,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     static ml_transport t;
-    t = (ml_transport){"mpi", size, me, gather, bcast};
+    t = (ml_transport){"mpi", size, me, gather, bcast, bcast_bytes};
     int rc = 0;
     if (!shared_command(argc > 1 ? argv[1] : NULL)) {
         if (me == 0) rc = ml_cli_main(argc, argv); /* one process is enough */

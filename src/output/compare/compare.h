@@ -31,11 +31,34 @@ typedef struct ml_compare_opts {
     int width;              /* text: terminal columns (0: unlimited) */
 } ml_compare_opts;
 
-void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o);
-/* The whole --json document. */
-void ml_compare_json(FILE *f, const ml_compare *c, const ml_compare_opts *o);
-/* One pair's object (an element of "pairs"). */
+/* `memlens diff` text and --json are written a pair at a time: each pair's
+ * piece on its own (a job's pairs are compared one at a time on every core,
+ * cli/runpair_each.c, and freed), then the document put together byte for
+ * byte as one writer would write it. */
+
+/* One pair's text section (what follows a job's "== rank N" line). */
+void ml_compare_pair_text(FILE *f, const ml_diff *d, const ml_compare_opts *o);
+/* One pair's object (an element of "pairs"); a piece of the --json document
+ * when w was begun with jw_init_in(w, f, true, 2, false). */
 void ml_compare_pair_json(jw *w, const ml_diff *d, const ml_compare_opts *o);
+
+typedef struct ml_compare_piece {
+    int rank;               /* the base run's rank, for "== rank N" */
+    char *text;             /* the pair's section, or its --json element */
+    size_t len;
+} ml_compare_piece;
+
+/* The document of the pieces, in pair order. */
+typedef struct ml_compare_doc {
+    const char *input[2];
+    const ml_compare_piece *pieces;
+    size_t n;
+    const char *const *unmatched;
+    size_t n_unmatched;
+} ml_compare_doc;
+
+void ml_compare_text(FILE *f, const ml_compare_doc *c);
+void ml_compare_json(FILE *f, const ml_compare_doc *c);
 
 /* The page's compare object (web/DATA.md "Compare") for the pairs of c, whose
  * runs are the page's ranks rank_of[2 * i] (base) and rank_of[2 * i + 1]

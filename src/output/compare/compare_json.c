@@ -400,7 +400,7 @@ void ml_compare_pair_json(jw *w, const ml_diff *d, const ml_compare_opts *o)
     jw_end(w);
 }
 
-void ml_compare_json(FILE *f, const ml_compare *c, const ml_compare_opts *o)
+void ml_compare_json(FILE *f, const ml_compare_doc *c)
 {
     jw w;
     jw_init(&w, f, true);
@@ -410,7 +410,7 @@ void ml_compare_json(FILE *f, const ml_compare *c, const ml_compare_opts *o)
     jw_key(&w, "new"); jw_str(&w, c->input[1]);
     jw_key(&w, "pairs");
     jw_arr(&w);
-    for (size_t i = 0; i < c->n; i++) ml_compare_pair_json(&w, c->pairs[i], o);
+    for (size_t i = 0; i < c->n; i++) jw_paste(&w, c->pieces[i].text, c->pieces[i].len);
     jw_end(&w);
     jw_key(&w, "unmatched");
     jw_arr(&w);

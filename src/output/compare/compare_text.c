@@ -26,27 +26,12 @@ static const char *pct_change(int64_t base, int64_t nw, char *buf, size_t cap)
     return buf;
 }
 
-static const char *sbytes(int64_t v, char *buf, size_t cap)
+/* A change with its sign, "+1.50 MiB", "-3", "0 ns": fmt (ml_fmt_bytes,
+ * ml_fmt_count, ml_fmt_duration) writes its size. */
+static const char *signed_fig(int64_t v, char *(*fmt)(int64_t, char *, size_t), char *buf, size_t cap)
 {
     char t[32];
-    ml_fmt_bytes(v < 0 ? -v : v, t, sizeof t);
-    snprintf(buf, cap, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", t);
-    return buf;
-}
-
-static const char *sdur(double ns, char *buf, size_t cap)
-{
-    char t[32];
-    int64_t v = (int64_t)llround(ns);
-    ml_fmt_duration(v < 0 ? -v : v, t, sizeof t);
-    snprintf(buf, cap, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", t);
-    return buf;
-}
-
-static const char *scount(int64_t v, char *buf, size_t cap)
-{
-    char t[32];
-    ml_fmt_count(v < 0 ? -v : v, t, sizeof t);
+    fmt(v < 0 ? -v : v, t, sizeof t);
     snprintf(buf, cap, "%s%s", v > 0 ? "+" : v < 0 ? "-" : "", t);
     return buf;
 }
@@ -61,7 +46,7 @@ static void figure_line(FILE *f, const char *label, unit u, int64_t a, bool ka, 
     if (ka) xs = u == U_BYTES ? ml_fmt_bytes(a, x, sizeof x) : ml_fmt_count(a, x, sizeof x);
     if (kb) ys = u == U_BYTES ? ml_fmt_bytes(b, y, sizeof y) : ml_fmt_count(b, y, sizeof y);
     if (ka && kb) {
-        zs = u == U_BYTES ? sbytes(b - a, z, sizeof z) : scount(b - a, z, sizeof z);
+        zs = signed_fig(b - a, u == U_BYTES ? ml_fmt_bytes : ml_fmt_count, z, sizeof z);
         pct_change(a, b, p, sizeof p);
         if (*p && a) {
             char q[36];
@@ -110,7 +95,7 @@ static void device_text(FILE *f, const ml_diff *d, const ml_diff_device *dd, con
         const char *as = g->only == ML_ONLY_NEW ? "-" : ml_fmt_bytes(g->bytes[0], a, sizeof a);
         const char *bs = g->only == ML_ONLY_BASE ? "-" : ml_fmt_bytes(g->bytes[1], b, sizeof b);
         const char *tag = g->only == ML_ONLY_NEW ? "  (new only)" : g->only == ML_ONLY_BASE ? "  (base only)" : "";
-        fprintf(f, "    %12s %12s %14s  %s%s\n", as, bs, sbytes(g->bytes[1] - g->bytes[0], c, sizeof c),
+        fprintf(f, "    %12s %12s %14s  %s%s\n", as, bs, signed_fig(g->bytes[1] - g->bytes[0], ml_fmt_bytes, c, sizeof c),
                 ml_fit(g->label, namecols > 10 ? namecols : 0, 0, cutbuf, sizeof cutbuf), tag);
     }
     if (dd->n_groups > shown(dd->n_groups, top))
@@ -213,7 +198,7 @@ static void time_line(FILE *f, const char *label, double a, double b)
     ml_fmt_duration((int64_t)llround(a), x, sizeof x);
     ml_fmt_duration((int64_t)llround(b), y, sizeof y);
     if (a > 0) snprintf(p, sizeof p, "(%+.1f%%)", 100.0 * (b - a) / a);
-    fprintf(f, "  %-24s %14s %14s %14s%s%s\n", label, x, y, sdur(b - a, z, sizeof z), *p ? "  " : "", p);
+    fprintf(f, "  %-24s %14s %14s %14s%s%s\n", label, x, y, signed_fig((int64_t)llround(b - a), ml_fmt_duration, z, sizeof z), *p ? "  " : "", p);
 }
 
 static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int top)
@@ -223,7 +208,7 @@ static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int t
     char a[32], b[32], c[32];
     fprintf(f, "  %-24s %14s %14s %14s\n", "steps", st->whole_trace[0] ? "(whole trace)" : ml_fmt_count((int64_t)st->count[0], a, sizeof a),
             st->whole_trace[1] ? "(whole trace)" : ml_fmt_count((int64_t)st->count[1], b, sizeof b),
-            st->whole_trace[0] || st->whole_trace[1] ? "" : scount((int64_t)st->count[1] - (int64_t)st->count[0], c, sizeof c));
+            st->whole_trace[0] || st->whole_trace[1] ? "" : signed_fig((int64_t)st->count[1] - (int64_t)st->count[0], ml_fmt_count, c, sizeof c));
     time_line(f, "step time (average)", st->avg_total[0], st->avg_total[1]);
     for (int r = 0; r < ML_ROLE__COUNT; r++) {
         if (st->avg[0][r] == 0 && st->avg[1][r] == 0) continue;
@@ -243,7 +228,7 @@ static void time_text(FILE *f, const ml_diff *d, const ml_compare_opts *o, int t
         char x[32], y[32], z[32], cutbuf[512];
         fprintf(f, "    %-8s %10" PRId64 " %10" PRId64 " %12s %12s %12s  %-9s  %s\n", ml_opkind_name(r->kind), r->calls[0],
                 r->calls[1], ml_fmt_duration(r->ns[0], x, sizeof x), ml_fmt_duration(r->ns[1], y, sizeof y),
-                sdur((double)(r->ns[1] - r->ns[0]), z, sizeof z), ml_change_name(r->change),
+                signed_fig(r->ns[1] - r->ns[0], ml_fmt_duration, z, sizeof z), ml_change_name(r->change),
                 r->kind == ML_OPK_KERNEL ? ml_fit_symbol(r->name, namecols > 10 ? namecols : 0, cutbuf, sizeof cutbuf)
                                          : ml_fit(r->name, namecols > 10 ? namecols : 0, 0, cutbuf, sizeof cutbuf));
     }
@@ -277,7 +262,7 @@ static void tree_lines(FILE *f, const ml_difftree *t, uint32_t id, int depth, in
         int cols = width > 0 ? width - 50 - 2 * depth : 0;
         fprintf(f, "    %12s %12s %12s  %*s%s\n", s[0].nodes ? ml_fmt_duration(s[0].total_ns, a, sizeof a) : "-",
                 s[1].nodes ? ml_fmt_duration(s[1].total_ns, b, sizeof b) : "-",
-                sdur((double)(s[1].total_ns - s[0].total_ns), z, sizeof z), 2 * depth, "",
+                signed_fig(s[1].total_ns - s[0].total_ns, ml_fmt_duration, z, sizeof z), 2 * depth, "",
                 ml_fit(line, cols > 10 ? cols : 0, 0, cutbuf, sizeof cutbuf));
         (*budget)--;
         if (depth < 2) tree_lines(f, t, k, depth + 1, budget, width);
@@ -317,25 +302,29 @@ static bool has_note(const ml_diff *d, const char *what)
     return false;
 }
 
-void ml_compare_text(FILE *f, const ml_compare *c, const ml_compare_opts *o)
+void ml_compare_pair_text(FILE *f, const ml_diff *d, const ml_compare_opts *o)
 {
     int top = o->top > 0 ? o->top : TOP_DEFAULT;
+    run_line(f, "base", d->side[0].p);
+    run_line(f, "new", d->side[1].p);
+    for (size_t k = 0; k < d->n_devices; k++) device_text(f, d, &d->devices[k], o, top);
+    if (!d->n_devices && !has_note(d, "memory"))
+        fprintf(f, "\nMemory: not compared: neither run has memory data (record with profile_memory=True, or take a memory snapshot)\n");
+    if (d->snapshots) segments_text(f, d, top);
+    if (d->time) {
+        time_text(f, d, o, top);
+        if (d->tree) tree_text(f, d->tree, top, o->width);
+    }
+    if (d->notes.len) fprintf(f, "\n");
+    for (size_t k = 0; k < d->notes.len; k++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(d->notes.v[k]));
+}
+
+void ml_compare_text(FILE *f, const ml_compare_doc *c)
+{
     for (size_t i = 0; i < c->n; i++) {
-        const ml_diff *d = c->pairs[i];
         if (i) fprintf(f, "\n");
-        if (c->n > 1) fprintf(f, "== rank %d\n", d->side[0].p->rank);
-        run_line(f, "base", d->side[0].p);
-        run_line(f, "new", d->side[1].p);
-        for (size_t k = 0; k < d->n_devices; k++) device_text(f, d, &d->devices[k], o, top);
-        if (!d->n_devices && !has_note(d, "memory"))
-            fprintf(f, "\nMemory: not compared: neither run has memory data (record with profile_memory=True, or take a memory snapshot)\n");
-        if (d->snapshots) segments_text(f, d, top);
-        if (d->time) {
-            time_text(f, d, o, top);
-            if (d->tree) tree_text(f, d->tree, top, o->width);
-        }
-        if (d->notes.len) fprintf(f, "\n");
-        for (size_t k = 0; k < d->notes.len; k++) fprintf(f, "note: %s\n", ML_TEXT_SAFE(d->notes.v[k]));
+        if (c->n > 1) fprintf(f, "== rank %d\n", c->pieces[i].rank);
+        fwrite(c->pieces[i].text, 1, c->pieces[i].len, f);
     }
     for (size_t i = 0; i < c->n_unmatched; i++) fprintf(f, "%snote: %s (not compared)\n", i ? "" : "\n", ML_TEXT_SAFE(c->unmatched[i]));
 }

@@ -16,6 +16,34 @@ static size_t limit(size_t n, int top) { return top > 0 && (size_t)top < n ? (si
 static const char *dur(int64_t ns, char *buf, size_t cap) { return ml_fmt_duration(ns, buf, cap); }
 static const char *slice_name(const ml_profile *p, uint32_t i) { return ml_s(p, p->trace->slices.name.v[i]); }
 
+/* The CUPTI counter table's header, in both JSON shapes (--hta and the
+ * report's): the object opened, its counts and counter names, and its "rows"
+ * array opened for the caller.  with_flops: the report's "flops" flag. */
+static void cupti_head(jw *w, const ml_profile *p, const ml_cupti *cu, bool with_flops)
+{
+    jw_obj(w);
+    jw_key(w, "kernels"); jw_i64(w, (int64_t)cu->n);
+    jw_key(w, "launches"); jw_i64(w, (int64_t)cu->launches);
+    jw_key(w, "paired"); jw_bool(w, cu->paired);
+    if (with_flops) {
+        jw_key(w, "flops"); jw_bool(w, cu->has_flops);
+    }
+    jw_key(w, "counters");
+    jw_arr(w);
+    for (size_t c = 0; c < cu->n_counters; c++) jw_str(w, ml_s(p, cu->counters[c]));
+    jw_end(w);
+    jw_key(w, "rows");
+    jw_arr(w);
+}
+
+/* A CUPTI row's operator stack, outermost first, as an array of names. */
+static void op_stack(jw *w, const ml_profile *p, const ml_cupti *cu, const ml_cupti_row *row)
+{
+    jw_arr(w);
+    for (uint32_t j = 0; j < row->stack_n; j++) jw_str(w, slice_name(p, cu->stack[row->stack_first + j]));
+    jw_end(w);
+}
+
 /* s cut to cols columns (0: as is), then a newline. */
 static void put_line(FILE *f, const char *s, int cols, int middle)
 {
@@ -216,16 +244,7 @@ void ml_perf_hta_run_json(jw *w, const ml_profile *p, const ml_perf *perf, int t
     const ml_cupti *cu = perf ? &perf->cupti : NULL;
     if (!cu || !cu->n) jw_null(w);
     else {
-        jw_obj(w);
-        jw_key(w, "kernels"); jw_i64(w, (int64_t)cu->n);
-        jw_key(w, "launches"); jw_i64(w, (int64_t)cu->launches);
-        jw_key(w, "paired"); jw_bool(w, cu->paired);
-        jw_key(w, "counters");
-        jw_arr(w);
-        for (size_t c = 0; c < cu->n_counters; c++) jw_str(w, ml_s(p, cu->counters[c]));
-        jw_end(w);
-        jw_key(w, "rows");
-        jw_arr(w);
+        cupti_head(w, p, cu, false);
         for (size_t r = 0; r < limit(cu->n, top); r++) {
             const ml_cupti_row *row = &cu->rows[r];
             jw_obj(w);
@@ -237,9 +256,7 @@ void ml_perf_hta_run_json(jw *w, const ml_profile *p, const ml_perf *perf, int t
             if (row->stack_n) jw_str(w, slice_name(p, cu->stack[row->stack_first + row->stack_n - 1]));
             else jw_null(w);
             jw_key(w, "op_stack");
-            jw_arr(w);
-            for (uint32_t j = 0; j < row->stack_n; j++) jw_str(w, slice_name(p, cu->stack[row->stack_first + j]));
-            jw_end(w);
+            op_stack(w, p, cu, row);
             jw_key(w, "values");
             jw_obj(w);
             for (size_t c = 0; c < cu->n_counters; c++) {
@@ -388,25 +405,13 @@ void ml_perf_hta_json(jw *w, const ml_profile *p, const ml_perf *perf, int top)
     jw_key(w, "cupti");
     if (!cu->n) jw_null(w);
     else {
-        jw_obj(w);
-        jw_key(w, "kernels"); jw_i64(w, (int64_t)cu->n);
-        jw_key(w, "launches"); jw_i64(w, (int64_t)cu->launches);
-        jw_key(w, "paired"); jw_bool(w, cu->paired);
-        jw_key(w, "flops"); jw_bool(w, cu->has_flops);
-        jw_key(w, "counters");
-        jw_arr(w);
-        for (size_t c = 0; c < cu->n_counters; c++) jw_str(w, ml_s(p, cu->counters[c]));
-        jw_end(w);
-        jw_key(w, "rows");
-        jw_arr(w);
+        cupti_head(w, p, cu, true);
         for (size_t r = 0; r < limit(cu->n, top); r++) {
             const ml_cupti_row *row = &cu->rows[r];
             jw_obj(w);
             jw_key(w, "name"); jw_str(w, slice_name(p, row->slice));
             jw_key(w, "stack");
-            jw_arr(w);
-            for (uint32_t j = 0; j < row->stack_n; j++) jw_str(w, slice_name(p, cu->stack[row->stack_first + j]));
-            jw_end(w);
+            op_stack(w, p, cu, row);
             jw_key(w, "values");
             jw_arr(w);
             for (size_t c = 0; c < cu->n_counters; c++) {

@@ -1,0 +1,16 @@
+/* bytesize.c — a number of bytes in binary units; see bytesize.h. */
+#include "bytesize.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+char *ml_fmt_bytes(int64_t bytes, char *buf, size_t cap)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)(bytes < 0 ? -bytes : bytes);
+    int u = 0;
+    while (v >= 1024 && u < 5) v /= 1024, u++;
+    if (u == 0) snprintf(buf, cap, "%s%" PRId64 " B", bytes < 0 ? "-" : "", bytes < 0 ? -bytes : bytes);
+    else snprintf(buf, cap, "%s%.2f %s", bytes < 0 ? "-" : "", v, units[u]);
+    return buf;
+}
