@@ -279,7 +279,9 @@ export class ClusterView {
     const L = this.L;
     if (!L) return null;
     const x = e.offsetX - L.labW, y = e.offsetY - L.top;
-    if (x < 0 || y < 0 || x >= L.plotW || y >= L.plotH) return null;
+    // the far edges belong to the last cell: offsetX/Y are rounded, and with
+    // a pixel row a rank the last row's lower half read as outside the plot
+    if (x < 0 || y < 0 || x > L.plotW || y > L.plotH) return null;
     const s = Math.min(this.data.nSteps - 1, Math.floor(x / L.colW)), b = Math.min(L.bins - 1, Math.floor(y / L.binH));
     const [v, who] = this.binCell(L, b, s), [a, z] = this.binRows(L, b);
     return { s, b, v, who, a, z };
