@@ -58,10 +58,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < 2; i++) s[i] = (ml_diff_side){p[i], has[i] ? &t[i] : NULL};
         ml_diff *d = ml_diff_compute(&s[0], &s[1], NULL);
         ml_diff *pairs[1] = {d};
-        ml_compare c = {{"a", "b"}, pairs, 1, NULL, 0};
         ml_compare_opts o = {.top = 3, .width = 80};
-        ml_compare_text(null, &c, &o);
-        ml_compare_json(null, &c, &o);
+        /* the pair's text section and its --json element, then each document (diff_cmd.c) */
+        ml_compare_piece piece[2] = {{0}, {0}};
+        FILE *f = open_memstream(&piece[0].text, &piece[0].len);
+        if (f) ml_compare_pair_text(f, d, &o), fclose(f);
+        f = open_memstream(&piece[1].text, &piece[1].len);
+        if (f) {
+            jw w;
+            jw_init_in(&w, f, true, 2, false);
+            ml_compare_pair_json(&w, d, &o);
+            fclose(f);
+        }
+        for (int k = 0; k < 2; k++) {
+            ml_compare_doc doc = {{"a", "b"}, &piece[k], piece[k].text ? 1 : 0, NULL, 0};
+            if (k == 0) ml_compare_text(null, &doc);
+            else ml_compare_json(null, &doc);
+            free(piece[k].text);
+        }
         for (int k = 0; k < ML_RULE__COUNT; k++) {
             ml_rule r = {.kind = (ml_rule_kind)k, .option = "--rule", .arg = "1", .limit = 1};
             ml_rule_result res;
