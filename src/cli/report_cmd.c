@@ -92,10 +92,7 @@ int ml_cmd_report(int argc, char **argv)
         } else if (!strcmp(a, "-j") && i + 1 < argc) {
             if (ml_job_parse_jobs(argv[++i], &jobs) < 0) { free(inputs); return 2; }
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            char *end;
-            long long v = strtoll(argv[++i], &end, 10);
-            if (*end || v <= 0 || v > 100000000) { fprintf(stderr, "memlens report: --top wants a number of rows (1 or more)\n"); free(inputs); return 2; }
-            o.top = (int)v;
+            if (ml_cli_count("--top", argv[++i], 1, 100000000, "a number of rows (1 or more)", &o.top) < 0) { free(inputs); return 2; }
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "memlens report: unknown option %s\n", a); usage(stderr); free(inputs); return 2; }
         else inputs[n++] = a;

@@ -7,10 +7,12 @@
 char *ml_fmt_bytes(int64_t bytes, char *buf, size_t cap)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)(bytes < 0 ? -bytes : bytes);
+    /* the magnitude unsigned: -INT64_MIN does not fit an int64_t */
+    uint64_t m = bytes < 0 ? (uint64_t)0 - (uint64_t)bytes : (uint64_t)bytes;
+    double v = (double)m;
     int u = 0;
     while (v >= 1024 && u < 5) v /= 1024, u++;
-    if (u == 0) snprintf(buf, cap, "%s%" PRId64 " B", bytes < 0 ? "-" : "", bytes < 0 ? -bytes : bytes);
+    if (u == 0) snprintf(buf, cap, "%s%" PRIu64 " B", bytes < 0 ? "-" : "", m);
     else snprintf(buf, cap, "%s%.2f %s", bytes < 0 ? "-" : "", v, units[u]);
     return buf;
 }
