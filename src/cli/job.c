@@ -178,6 +178,37 @@ static bool unpack_share(const char *p, size_t n, size_t n_units, share *sh, col
     return !d.bad;
 }
 
+typedef struct share_in {
+    size_t n_units;
+    share *sh;
+    collect *c;
+} share_in;
+
+static bool unpack_share_in(void *arg, const char *p, size_t n)
+{
+    share_in *in = arg;
+    return unpack_share(p, n, in->n_units, in->sh, in->c);
+}
+
+int ml_job_gather(const ml_transport *t, const ml_bytes *mine, bool (*unpack)(void *arg, const char *p, size_t n),
+                  void *arg)
+{
+    char *all = NULL;
+    uint64_t *lens = NULL;
+    int rc = t->gather(mine->p, mine->len, &all, &lens);
+    if (rc == 0 && t->me == 0) {
+        size_t at = lens[0];
+        for (int p = 1; p < t->size && rc == 0; p++) {
+            if (!unpack(arg, all + at, lens[p])) rc = -1;
+            at += lens[p];
+        }
+        if (rc < 0) fprintf(stderr, "memlens: bad records from another process\n");
+    }
+    free(all);
+    free(lens);
+    return rc;
+}
+
 /* ---- the share of each process ------------------------------------------- */
 
 size_t *ml_job_share(const int64_t *bytes, const bool *only_first, size_t n_items, int size, int me, size_t *n_out)
@@ -266,20 +297,9 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     if (t && t->size > 1) {
         ml_bytes b = {0};
         if (!writer) pack_share(&sh, mine, n_mine, c.recs.v, c.recs.len, job->spool, &b);
-        char *all = NULL;
-        uint64_t *lens = NULL;
-        if (t->gather(b.p, b.len, &all, &lens) < 0) status = -1;
+        share_in in = {nu, &sh, &c};
+        status = ml_job_gather(t, &b, unpack_share_in, &in);
         ml_bytes_free(&b);
-        if (writer && status == 0) {
-            size_t at = lens[0];
-            for (int p = 1; p < t->size && status == 0; p++) {
-                if (!unpack_share(all + at, lens[p], nu, &sh, &c)) status = -1;
-                at += lens[p];
-            }
-            if (status < 0) fprintf(stderr, "memlens: bad records from another process\n");
-        }
-        free(all);
-        free(lens);
     }
     free(mine);
     if (writer && status == 0 && sh.failed >= 0) {

@@ -21,6 +21,8 @@
 #include "loadpar.h"
 #include "rankrec.h"
 #include "spool.h"
+#include "transport.h"
+#include "bytes.h"
 
 /* Called on the loading thread for each rank: add the rank's pieces to r
  * (ml_spool_put into s).  Must not write anything else shared. */
@@ -64,6 +66,13 @@ int ml_job_keep_rank(ml_job *job, int rank);
  * input to process 0, which alone can read it. */
 size_t *ml_job_share(const int64_t *bytes, const bool *only_first, size_t n_items, int size, int me, size_t *n_out);
 size_t *ml_job_units_share(const ml_unit_list *l, int size, int me, size_t *n_out);
+
+/* Every other process's bytes (mine: this process's; process 0 sends none)
+ * handed to unpack on process 0, in process order.  0, or -1: the transport
+ * failed, or unpack found the bytes bad ("bad records from another
+ * process", said on process 0). */
+int ml_job_gather(const ml_transport *t, const ml_bytes *mine, bool (*unpack)(void *arg, const char *p, size_t n),
+                  void *arg);
 
 /* -j N: 1 .. 4096 threads; prints the error and returns -1 otherwise. */
 int ml_job_parse_jobs(const char *text, int *out);

@@ -28,7 +28,6 @@ int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o)
 typedef struct load_job {
     ml_run_side *side;
     int rank;
-    bool keep_ops;
     int rc;
     ml_err e;
 } load_job;
@@ -37,8 +36,9 @@ typedef struct load_job {
  * host slices) are read by ml_attribute() and ml_categorize() as the profile
  * loads; after that a comparison reads only what they wrote in allocs (and,
  * for traces without addresses, unmatched.c reads them again: kept then).
- * Dropped, they make two 400 MB traces cost 2x the memory of one. */
-void ml_runpair_drop_ops(ml_profile *p)
+ * Dropped, they make two 400 MB traces cost 2x the memory of one.  The
+ * report reads them (and --by category keeps them: harmless). */
+static void drop_ops(ml_profile *p)
 {
     if (!p->has_addresses) return;
     VEC_FREE(&p->ops.ts);
@@ -46,6 +46,12 @@ void ml_runpair_drop_ops(ml_profile *p)
     VEC_FREE(&p->ops.name);
     VEC_FREE(&p->ops.thread);
     VEC_FREE(&p->ops.kind);
+}
+
+bool ml_runpair_prepare(ml_profile *p, unsigned want, ml_diff_time *t)
+{
+    if (want & ML_SKIP_CATEGORIES) drop_ops(p);
+    return ml_diff_time_compute(p, t);
 }
 
 /* One side, on its own thread: load, keep the rank, analyse each profile.
@@ -66,11 +72,9 @@ static void load_side(void *arg)
         return;
     }
     size_t n = s->ps.items.len;
-    if (!j->keep_ops)
-        for (size_t k = 0; k < n; k++) ml_runpair_drop_ops(s->ps.items.v[k]);
     s->time = ml_calloc(n ? n : 1, sizeof *s->time);
     s->has_time = ml_calloc(n ? n : 1, sizeof *s->has_time);
-    for (size_t k = 0; k < n; k++) s->has_time[k] = ml_diff_time_compute(s->ps.items.v[k], &s->time[k]);
+    for (size_t k = 0; k < n; k++) s->has_time[k] = ml_runpair_prepare(s->ps.items.v[k], s->ps.want, &s->time[k]);
 }
 
 static bool all_ranked(const int *r, size_t n)
@@ -156,8 +160,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
     out->side[0].input = base;
     out->side[1].input = nw;
     out->side[0].ps.want = out->side[1].ps.want = want;
-    bool keep = (want & ML_SKIP_CATEGORIES) == 0; /* the report reads them (and --by category keeps them: harmless) */
-    load_job jobs[2] = {{&out->side[0], rank, keep, 0, {{0}}}, {&out->side[1], rank, keep, 0, {{0}}}};
+    load_job jobs[2] = {{&out->side[0], rank, 0, {{0}}}, {&out->side[1], rank, 0, {{0}}}};
     if (!base) {
         out->single = true;
         load_side(&jobs[1]);

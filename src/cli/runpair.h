@@ -74,9 +74,10 @@ void ml_runpair_free(ml_runpair *rp);
  * error printed. */
 int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
                   ml_notes *unmatched);
-/* Frees what a comparison does not read of a loaded profile (its copy of
- * the operator intervals, once attributed). */
-void ml_runpair_drop_ops(ml_profile *p);
+/* A loaded profile made ready for a comparison (want: its ML_WANT_*): what
+ * a comparison does not read freed, its time side analysed (ml_diff_time,
+ * false when it has none). */
+bool ml_runpair_prepare(ml_profile *p, unsigned want, ml_diff_time *t);
 
 /* How ml_runpair_each judges a pair: fn's result (non-NULL), freed by
  * free_result; under MPI (transport.h) a result travels to process 0 as

@@ -25,6 +25,7 @@
 #include "job.h"
 #include "textwidth.h"
 #include "transport.h"
+#include "u64map.h"
 
 /* A profile of a side: where it is, its rank, what the judge made of it. */
 typedef struct entry {
@@ -56,12 +57,13 @@ typedef struct stream {
     ml_unit_list units[2];
     entries side[2];        /* in rank order once sorted */
     size_t *pair_of_new;    /* per entry of side 1: its pair + 1, 0 if none */
-    size_t *unit_first;     /* side 1's entries by unit: those of unit u are */
-    size_t *by_unit;        /* by_unit[unit_first[u] .. unit_first[u + 1]) */
+    ml_u64map entry_at;     /* side 1's entries by (unit, k): entry_key() */
     ml_run_pairs pairs;
     pthread_mutex_t mu;
     failures f;
 } stream;
+
+static uint64_t entry_key(size_t unit, size_t k) { return (uint64_t)unit << 32 | (uint32_t)k; }
 
 static bool several(const stream *st) { return st->t && st->t->size > 1; }
 static bool writer(const stream *st) { return !st->t || st->t->me == 0; }
@@ -94,18 +96,10 @@ static void list_one(void *arg, size_t unit, size_t k, ml_profile *p)
     note_entry(j->st, j->s, unit, k, p, NULL);
 }
 
-/* A profile's diff side, as load_side makes it. */
-static bool side_of(ml_profile *p, bool keep_ops, ml_diff_time *t)
-{
-    if (!keep_ops) ml_runpair_drop_ops(p);
-    return ml_diff_time_compute(p, t);
-}
-
 static void *judge(stream *st, ml_profile *a, ml_profile *b)
 {
-    bool keep = (st->want & ML_SKIP_CATEGORIES) == 0;
     ml_diff_time ta, tb;
-    bool has_a = side_of(a, keep, &ta), has_b = b == a ? has_a : side_of(b, keep, &tb);
+    bool has_a = ml_runpair_prepare(a, st->want, &ta), has_b = b == a ? has_a : ml_runpair_prepare(b, st->want, &tb);
     ml_diff_side da = {a, has_a ? &ta : NULL}, db = {b, has_b ? (b == a ? &ta : &tb) : NULL};
     void *r = st->judge->fn(st->judge->arg, &da, &db);
     ml_diff_time_free(&ta);
@@ -122,10 +116,9 @@ static void judge_one(void *arg, size_t unit, size_t k, ml_profile *p)
         note_entry(st, 1, unit, k, p, st->rank < 0 || p->rank == st->rank ? judge(st, p, p) : NULL);
         return;
     }
-    size_t at = SIZE_MAX; /* this profile's entry */
-    for (size_t i = st->unit_first[unit]; i < st->unit_first[unit + 1] && at == SIZE_MAX; i++)
-        if (st->side[1].v[st->by_unit[i]].k == k) at = st->by_unit[i];
-    if (at == SIZE_MAX || !st->pair_of_new[at]) return;
+    const uint32_t *found = ml_u64map_get(&st->entry_at, entry_key(unit, k)); /* this profile's entry */
+    if (!found || !st->pair_of_new[*found]) return;
+    size_t at = *found;
     size_t pair = st->pair_of_new[at] - 1;
     const entry *b = &st->side[0].v[st->pairs.v[pair].item[0]];
     const ml_unit *bu = &st->units[0].units.v[b->unit];
@@ -285,29 +278,27 @@ static void unpack_judged(stream *st, ml_bytes_reader *d)
     }
 }
 
-/* Every other process's pack() unpacked on process 0.  0, or -1 (the
- * transport failed, or bad bytes: said on process 0). */
+typedef struct unpack_in {
+    stream *st;
+    void (*unpack)(stream *, ml_bytes_reader *);
+} unpack_in;
+
+static bool unpack_one(void *arg, const char *p, size_t n)
+{
+    unpack_in *in = arg;
+    ml_bytes_reader d = {p, n, 0, false};
+    in->unpack(in->st, &d);
+    return !d.bad;
+}
+
+/* Every other process's pack() unpacked on process 0 (ml_job_gather). */
 static int gather(stream *st, void (*pack)(stream *, ml_bytes *), void (*unpack)(stream *, ml_bytes_reader *))
 {
-    const ml_transport *t = st->t;
     ml_bytes b = {0};
     if (!writer(st)) pack(st, &b);
-    char *all = NULL;
-    uint64_t *lens = NULL;
-    int rc = t->gather(b.p, b.len, &all, &lens);
+    unpack_in in = {st, unpack};
+    int rc = ml_job_gather(st->t, &b, unpack_one, &in);
     ml_bytes_free(&b);
-    if (rc == 0 && writer(st)) {
-        size_t at = lens[0];
-        for (int p = 1; p < t->size && rc == 0; p++) {
-            ml_bytes_reader d = {all + at, lens[p], 0, false};
-            unpack(st, &d);
-            if (d.bad) rc = -1;
-            at += lens[p];
-        }
-        if (rc < 0) fprintf(stderr, "memlens: bad records from another process\n");
-    }
-    free(all);
-    free(lens);
     return rc;
 }
 
@@ -399,15 +390,9 @@ static int pair_sides(stream *st, ml_notes *unmatched)
     if (rc < 0) return -1;
     st->pair_of_new = ml_calloc(n[1] ? n[1] : 1, sizeof *st->pair_of_new);
     for (size_t i = 0; i < st->pairs.len; i++) st->pair_of_new[st->pairs.v[i].item[1]] = i + 1;
-    size_t nu = st->units[1].units.len; /* a counting sort of side 1's entries by unit */
-    st->unit_first = ml_calloc(nu + 1, sizeof *st->unit_first);
-    st->by_unit = ml_malloc((n[1] ? n[1] : 1) * sizeof *st->by_unit);
-    for (size_t i = 0; i < n[1]; i++) st->unit_first[st->side[1].v[i].unit + 1]++;
-    for (size_t u = 0; u < nu; u++) st->unit_first[u + 1] += st->unit_first[u];
-    size_t *fill = ml_malloc((nu ? nu : 1) * sizeof *fill);
-    memcpy(fill, st->unit_first, nu * sizeof *fill);
-    for (size_t i = 0; i < n[1]; i++) st->by_unit[fill[st->side[1].v[i].unit]++] = i;
-    free(fill);
+    bool fresh;
+    for (size_t i = 0; i < n[1]; i++)
+        *ml_u64map_put(&st->entry_at, entry_key(st->side[1].v[i].unit, st->side[1].v[i].k), &fresh) = (uint32_t)i;
     return 0;
 }
 
@@ -427,13 +412,14 @@ static size_t *units_to_judge(stream *st, size_t *n_out)
         mine = ml_job_share(bytes, NULL, np, st->t->size, st->t->me, &n_mine);
         free(bytes);
     }
+    size_t nu = st->units[1].units.len;
     size_t *units = ml_malloc((n_mine ? n_mine : 1) * sizeof *units);
+    bool *taken = ml_calloc(nu ? nu : 1, sizeof *taken); /* a unit of two ranks is loaded once */
     for (size_t i = 0; i < n_mine; i++) {
         size_t u = st->side[1].v[st->pairs.v[mine ? mine[i] : i].item[1]].unit;
-        bool seen = false;
-        for (size_t k = 0; k < *n_out && !seen; k++) seen = units[k] == u;
-        if (!seen) units[(*n_out)++] = u;
+        if (!taken[u]) taken[u] = true, units[(*n_out)++] = u;
     }
+    free(taken);
     free(mine);
     return units;
 }
@@ -513,6 +499,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
     stream st = {.input = {base, nw}, .want = want, .rank = rank, .single = base == NULL, .judge = judge,
                  .t = t, .units = {units[0], units[1]}, .f = {.unit = {-1, -1}, .pair = SIZE_MAX}};
     pthread_mutex_init(&st.mu, NULL);
+    ml_u64map_init(&st.entry_at);
     int rc = stream_pairs(&st, out);
     for (int s = 0; s < 2; s++) {
         entries_clear(&st, &st.side[s]); /* and the results that did not make it into out */
@@ -520,8 +507,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         ml_unit_list_free(&st.units[s]);
     }
     free(st.pair_of_new);
-    free(st.unit_first);
-    free(st.by_unit);
+    ml_u64map_free(&st.entry_at);
     VEC_FREE(&st.pairs);
     pthread_mutex_destroy(&st.mu);
     if (rc != 0) ml_runpair_results_free(out, judge->free_result);
