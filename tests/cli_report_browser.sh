@@ -27,27 +27,20 @@ if [ -f "$real" ]; then
 else
     t_skip "real kineto data absent ($real)"
 fi
-if [ -d "$DATA/ascend/text_level1" ]; then
-    $MEMLENS report "$DATA/ascend/text_level1" -o "$tmp/ascend.html" && add_page ascend "$tmp/ascend.html" "" light
-    add_served served-ascend "$DATA/ascend/text_level1" "" light
-else
-    t_skip "ascend data absent"
-fi
-snap="$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle"
-if [ -f "$snap" ]; then
-    $MEMLENS report "$snap" -o "$tmp/snap.html" && add_page snapshot "$tmp/snap.html" "" light
-    add_served served-snapshot "$snap" "" light
-else
-    t_skip "snapshot data absent"
-fi
+# report_both NAME INPUT PEAK: INPUT's report file and its served page, or a
+# skip when the data is absent
+report_both() {
+    if [ -e "$2" ]; then
+        $MEMLENS report "$2" -o "$tmp/$1.html" && add_page "$1" "$tmp/$1.html" "$3" light
+        add_served "served-$1" "$2" "$3" light
+    else
+        t_skip "$1 data absent ($2)"
+    fi
+}
+report_both ascend "$DATA/ascend/text_level1" ""
+report_both snapshot "$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle" ""
 # inputs the page cannot chart: a trace without memory events; one without addresses
-nomem="$DATA/kineto/param_linear_kineto.json.gz"
-if [ -f "$nomem" ]; then
-    $MEMLENS report "$nomem" -o "$tmp/nomem.html" && add_page nomem "$tmp/nomem.html" "" light
-    add_served served-nomem "$nomem" "" light
-else
-    t_skip "trace without memory events absent"
-fi
+report_both nomem "$DATA/kineto/param_linear_kineto.json.gz" ""
 old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
 if [ -f "$old" ]; then
     $MEMLENS report "$old" -o "$tmp/old.html" && add_page old "$tmp/old.html" 2791636480 light
