@@ -1,0 +1,26 @@
+# The pytest tests (tests/py/test_*.py): the Python package and its API, and
+# memlens held to real PyTorch (fixtures written at test time by torch 2.13,
+# torch's own answers as the oracle).  They run in .venv/ (scripts/setup makes
+# it with python/requirements-test.txt); without it, one skip.
+. tests/lib.sh
+PY=${MEMLENS_PYTHON:-.venv/bin/python}
+if [ ! -x "$PY" ] || ! "$PY" -c 'import pytest' 2>/dev/null; then
+    t_skip "$PY with pytest absent (run scripts/setup)"; t_done; exit
+fi
+if ! ls tests/py/test_*.py >/dev/null 2>&1; then
+    t_skip "no tests in tests/py"; t_done; exit
+fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+MEMLENS=$MEMLENS "$PY" -m pytest -q -rs -p no:cacheprovider tests/py >"$log" 2>&1
+rc=$?
+# pytest's closing line, e.g. "3 failed, 40 passed, 2 skipped in 9.1s"
+last=$(grep -E '[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)
+n() { printf '%s' "$last" | grep -oE "[0-9]+ $1" | grep -oE '[0-9]+' || echo 0; }
+T_PASS=$(n passed); T_FAIL=$(($(n failed) + $(n error))); T_SKIP=$(n skipped)
+grep -E '^(FAILED|ERROR|SKIPPED)' "$log" | sed 's/^/FAIL-or-SKIP pytest: /' | sed 's/^FAIL-or-SKIP pytest: SKIPPED/SKIP cli_python.sh:/; s/^FAIL-or-SKIP pytest: /FAIL cli_python.sh: /'
+if [ "$rc" -ne 0 ] && [ "$T_FAIL" -eq 0 ]; then
+    # pytest exit 5: no test collected; anything else: it stopped before counting
+    [ "$rc" -eq 5 ] && t_skip "pytest collected no test" || { T_FAIL=1; tail -20 "$log"; }
+fi
+t_done
