@@ -131,7 +131,7 @@ static int write_pieces(const char *const in[2], unsigned want, int rank, const 
                         const ml_compare_opts *o, bool json)
 {
     piece_ctx ctx = {dopt, o, json};
-    ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx}; /* diff runs on one process */
+    ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx, false}; /* diff runs on one process */
     ml_runpair_results pr;
     if (ml_runpair_each(in[0], in[1], want, rank, &judge, &pr) != 0) return 2;
     ml_phase("diff: compare");
