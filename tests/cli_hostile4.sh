@@ -3,13 +3,63 @@
 # 2, naming the file and the position), never a silent wrong figure.
 #    3 a ProfilerStep whose dur is negative, NaN, Infinity, a string, null, a
 #      list or an object: left out with a note, not a 0 ns step
+#    4 Ascend CSV and db: a negative time or a size of 2^62 bytes or more is an
+#      error naming the line or row (not "1677-09-21", "4096.00 PiB"); memory
+#      timeline rows of 2^62 bytes, or adding up to it, an error (no wrapped sum)
 . tests/lib.sh
 . tests/difflib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! command -v python3 >/dev/null 2>&1; then
     t_skip "python3 not installed"
-    t_done
+    
+# ---- 4: Ascend times and sizes that cannot be real --------------------------
+MRH='Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type'
+mkdir -p "$tmp/asc"
+printf '%s\nPTA,-1000,1,2,,1,NPU:0\n' "$MRH" >"$tmp/asc/memory_record.csv"
+t_rejects "csv: a negative time" "memory_record.csv: line 2: column 'Timestamp(us)': '-1000' is out of range: a negative time (before 1970) cannot be real" \
+    "$MEMLENS" summary "$tmp/asc/memory_record.csv"
+printf '%s\nPTA,1000,4398046511104,2,,1,NPU:0\n' "$MRH" >"$tmp/asc/memory_record.csv"
+t_rejects "csv: 2^62 bytes allocated" "memory_record.csv: line 2: column 'Total Allocated(MB)': '4398046511104' is out of range: a size of 2^62 bytes or more cannot be real" \
+    "$MEMLENS" summary "$tmp/asc/memory_record.csv"
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    db() { # FILE TIMESTAMP TOTAL-ALLOCATED
+        python3 - "$@" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""
+CREATE TABLE STRING_IDS(id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO STRING_IDS VALUES(1,'PTA');
+CREATE TABLE MEMORY_RECORD(component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER,
+  totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);
+""")
+c.execute("INSERT INTO MEMORY_RECORD VALUES(1, 1000, 1024, 4096, NULL, 9, 0)")
+c.execute("INSERT INTO MEMORY_RECORD VALUES(1, ?, ?, 4096, NULL, 9, 0)", (int(sys.argv[2]), int(sys.argv[3])))
+c.commit()
+PY
+    }
+    db "$tmp/t.db" -9223372036854775807 2048
+    t_rejects "db: a negative time" "t.db: table MEMORY_RECORD: row 2: column timestamp: -9223372036854775807 is out of range: a negative time (before 1970) cannot be real" \
+        "$MEMLENS" summary "$tmp/t.db"
+    db "$tmp/s.db" 2000 4611686018427387904
+    t_rejects "db: 2^62 bytes allocated" "s.db: table MEMORY_RECORD: row 2: column totalAllocated: 4611686018427387904 is out of range: a size of 2^62 bytes or more cannot be real" \
+        "$MEMLENS" summary "$tmp/s.db"
+    db "$tmp/ok.db" 2000 2048
+    t_contains "db: real values still read" "$("$MEMLENS" summary "$tmp/ok.db")" "peak allocated   2.00 KiB"
+else
+    t_skip "python3 sqlite3 absent: the Ascend db cases"
+fi
+# memory timelines: two rows of 2^62 bytes made a peak of 4096 PiB and 8192 PiB never freed
+python3 -c 'import gzip, json, sys; gzip.open(sys.argv[1], "wt").write(json.dumps([[1000, 2, 1 << 62, 4], [2000, 2, 1 << 62, 4]]))' "$tmp/a.raw.json.gz"
+t_rejects "timeline: a row of 2^62 bytes" "a.raw.json.gz: uncompressed byte 68: row 1: size 4611686018427387904 out of range (2^62 bytes or more cannot be real)" \
+    "$MEMLENS" summary "$tmp/a.raw.json.gz"
+python3 -c 'import gzip, json, sys; gzip.open(sys.argv[1], "wt").write(json.dumps([[1000, 2, 1 << 61, 4], [1500, 4, -(1 << 61), 4], [2000, 2, 1 << 61, 4]]))' "$tmp/b.raw.json.gz"
+t_rejects "timeline: rows adding up to 2^62 bytes" "b.raw.json.gz: uncompressed byte 104: row 3: the rows allocate 2^62 bytes or more in all (not a real memory timeline)" \
+    "$MEMLENS" summary "$tmp/b.raw.json.gz"
+python3 -c 'import json, sys; json.dump([[1, 2], [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 1 << 61, 0, 0, 0, 1 << 61, 0, 0, 0]]], open(sys.argv[1], "w"))' "$tmp/c.json"
+t_rejects "timeline: totals adding up to 2^62 bytes" "entry 1: total 2305843009213693952 out of range (the totals reach 2^62 bytes or more)" \
+    "$MEMLENS" summary "$tmp/c.json"
+t_done
     exit
 fi
 
@@ -33,4 +83,51 @@ print(len(d["ranks"][0]["steps"]), [n for n in d["runs"][0]["notes"] if "complet
 done
 t_contains "the importer's note names the first" "$("$MEMLENS" summary "$tmp/step.json")" \
     'note: 1 complete event ("ph": "X") dropped: its "dur" is negative or not a number (the first at byte 211: ProfilerStep#3)'
+
+# ---- 4: Ascend times and sizes that cannot be real --------------------------
+MRH='Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type'
+mkdir -p "$tmp/asc"
+printf '%s\nPTA,-1000,1,2,,1,NPU:0\n' "$MRH" >"$tmp/asc/memory_record.csv"
+t_rejects "csv: a negative time" "memory_record.csv: line 2: column 'Timestamp(us)': '-1000' is out of range: a negative time (before 1970) cannot be real" \
+    "$MEMLENS" summary "$tmp/asc/memory_record.csv"
+printf '%s\nPTA,1000,4398046511104,2,,1,NPU:0\n' "$MRH" >"$tmp/asc/memory_record.csv"
+t_rejects "csv: 2^62 bytes allocated" "memory_record.csv: line 2: column 'Total Allocated(MB)': '4398046511104' is out of range: a size of 2^62 bytes or more cannot be real" \
+    "$MEMLENS" summary "$tmp/asc/memory_record.csv"
+if python3 -c 'import sqlite3' 2>/dev/null; then
+    db() { # FILE TIMESTAMP TOTAL-ALLOCATED
+        python3 - "$@" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""
+CREATE TABLE STRING_IDS(id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO STRING_IDS VALUES(1,'PTA');
+CREATE TABLE MEMORY_RECORD(component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER,
+  totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);
+""")
+c.execute("INSERT INTO MEMORY_RECORD VALUES(1, 1000, 1024, 4096, NULL, 9, 0)")
+c.execute("INSERT INTO MEMORY_RECORD VALUES(1, ?, ?, 4096, NULL, 9, 0)", (int(sys.argv[2]), int(sys.argv[3])))
+c.commit()
+PY
+    }
+    db "$tmp/t.db" -9223372036854775807 2048
+    t_rejects "db: a negative time" "t.db: table MEMORY_RECORD: row 2: column timestamp: -9223372036854775807 is out of range: a negative time (before 1970) cannot be real" \
+        "$MEMLENS" summary "$tmp/t.db"
+    db "$tmp/s.db" 2000 4611686018427387904
+    t_rejects "db: 2^62 bytes allocated" "s.db: table MEMORY_RECORD: row 2: column totalAllocated: 4611686018427387904 is out of range: a size of 2^62 bytes or more cannot be real" \
+        "$MEMLENS" summary "$tmp/s.db"
+    db "$tmp/ok.db" 2000 2048
+    t_contains "db: real values still read" "$("$MEMLENS" summary "$tmp/ok.db")" "peak allocated   2.00 KiB"
+else
+    t_skip "python3 sqlite3 absent: the Ascend db cases"
+fi
+# memory timelines: two rows of 2^62 bytes made a peak of 4096 PiB and 8192 PiB never freed
+python3 -c 'import gzip, json, sys; gzip.open(sys.argv[1], "wt").write(json.dumps([[1000, 2, 1 << 62, 4], [2000, 2, 1 << 62, 4]]))' "$tmp/a.raw.json.gz"
+t_rejects "timeline: a row of 2^62 bytes" "a.raw.json.gz: uncompressed byte 68: row 1: size 4611686018427387904 out of range (2^62 bytes or more cannot be real)" \
+    "$MEMLENS" summary "$tmp/a.raw.json.gz"
+python3 -c 'import gzip, json, sys; gzip.open(sys.argv[1], "wt").write(json.dumps([[1000, 2, 1 << 61, 4], [1500, 4, -(1 << 61), 4], [2000, 2, 1 << 61, 4]]))' "$tmp/b.raw.json.gz"
+t_rejects "timeline: rows adding up to 2^62 bytes" "b.raw.json.gz: uncompressed byte 104: row 3: the rows allocate 2^62 bytes or more in all (not a real memory timeline)" \
+    "$MEMLENS" summary "$tmp/b.raw.json.gz"
+python3 -c 'import json, sys; json.dump([[1, 2], [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 1 << 61, 0, 0, 0, 1 << 61, 0, 0, 0]]], open(sys.argv[1], "w"))' "$tmp/c.json"
+t_rejects "timeline: totals adding up to 2^62 bytes" "entry 1: total 2305843009213693952 out of range (the totals reach 2^62 bytes or more)" \
+    "$MEMLENS" summary "$tmp/c.json"
 t_done
