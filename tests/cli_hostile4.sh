@@ -6,6 +6,8 @@
 #    4 Ascend CSV and db: a negative time or a size of 2^62 bytes or more is an
 #      error naming the line or row (not "1677-09-21", "4096.00 PiB"); memory
 #      timeline rows of 2^62 bytes, or adding up to it, an error (no wrapped sum)
+#    5 a NUL inside a name (JSON \u0000, a NUL byte in CSV): the name kept whole,
+#      the NUL shown as U+2400, two names that differ after it stay two
 . tests/lib.sh
 . tests/difflib.sh
 tmp=$(mktemp -d)
@@ -59,6 +61,24 @@ t_rejects "timeline: rows adding up to 2^62 bytes" "b.raw.json.gz: uncompressed 
 python3 -c 'import json, sys; json.dump([[1, 2], [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 1 << 61, 0, 0, 0, 1 << 61, 0, 0, 0]]], open(sys.argv[1], "w"))' "$tmp/c.json"
 t_rejects "timeline: totals adding up to 2^62 bytes" "entry 1: total 2305843009213693952 out of range (the totals reach 2^62 bytes or more)" \
     "$MEMLENS" summary "$tmp/c.json"
+
+# ---- 5: NUL inside a name ---------------------------------------------------
+printf '{"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::sl\\u0000ice","pid":1,"tid":1,"ts":0,"dur":50},
+{"ph":"X","cat":"cpu_op","name":"aten::sl\\u0000ow","pid":1,"tid":1,"ts":100,"dur":30},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":10,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":110,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":200,"Total Allocated":300,"Total Reserved":1024}}]}\n' >"$tmp/nul.json"
+t_eq "NUL in JSON names: perf keeps both" "$("$MEMLENS" perf "$tmp/nul.json" | grep -o 'aten::.*' | sort)" "aten::sl␀ice
+aten::sl␀ow"
+t_eq "NUL in JSON names: summary --json groups apart" "$("$MEMLENS" summary --json "$tmp/nul.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["devices"][0]
+print(sorted((g["group"], g["bytes"]) for g in d["top_at_peak"]))')" "[('aten::sl␀ice', 100), ('aten::sl␀ow', 200)]"
+OMH='Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Stream Ptr,Device Type'
+printf '%s\naten::sl\000ice,1024,1.000,,,1,NPU:0\naten::sl\000ow,4,2.500,,,1,NPU:0\n' "$OMH" >"$tmp/asc/operator_memory.csv"
+t_eq "NUL in CSV names: both kept whole" "$("$MEMLENS" export "$tmp/asc/operator_memory.csv" -o - --format csv | cut -d, -f6,11)" "op,size_bytes
+aten::sl␀ice,1048576
+aten::sl␀ow,4096"
 t_done
     exit
 fi
@@ -130,4 +150,22 @@ t_rejects "timeline: rows adding up to 2^62 bytes" "b.raw.json.gz: uncompressed 
 python3 -c 'import json, sys; json.dump([[1, 2], [[0, 0, 0, 0, 0, 0, 0, 0, 0], [0, 1 << 61, 0, 0, 0, 1 << 61, 0, 0, 0]]], open(sys.argv[1], "w"))' "$tmp/c.json"
 t_rejects "timeline: totals adding up to 2^62 bytes" "entry 1: total 2305843009213693952 out of range (the totals reach 2^62 bytes or more)" \
     "$MEMLENS" summary "$tmp/c.json"
+
+# ---- 5: NUL inside a name ---------------------------------------------------
+printf '{"traceEvents":[
+{"ph":"X","cat":"cpu_op","name":"aten::sl\\u0000ice","pid":1,"tid":1,"ts":0,"dur":50},
+{"ph":"X","cat":"cpu_op","name":"aten::sl\\u0000ow","pid":1,"tid":1,"ts":100,"dur":30},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":10,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":110,"args":{"Device Type":1,"Device Id":0,"Addr":8192,"Bytes":200,"Total Allocated":300,"Total Reserved":1024}}]}\n' >"$tmp/nul.json"
+t_eq "NUL in JSON names: perf keeps both" "$("$MEMLENS" perf "$tmp/nul.json" | grep -o 'aten::.*' | sort)" "aten::sl␀ice
+aten::sl␀ow"
+t_eq "NUL in JSON names: summary --json groups apart" "$("$MEMLENS" summary --json "$tmp/nul.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["devices"][0]
+print(sorted((g["group"], g["bytes"]) for g in d["top_at_peak"]))')" "[('aten::sl␀ice', 100), ('aten::sl␀ow', 200)]"
+OMH='Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Stream Ptr,Device Type'
+printf '%s\naten::sl\000ice,1024,1.000,,,1,NPU:0\naten::sl\000ow,4,2.500,,,1,NPU:0\n' "$OMH" >"$tmp/asc/operator_memory.csv"
+t_eq "NUL in CSV names: both kept whole" "$("$MEMLENS" export "$tmp/asc/operator_memory.csv" -o - --format csv | cut -d, -f6,11)" "op,size_bytes
+aten::sl␀ice,1048576
+aten::sl␀ow,4096"
 t_done
