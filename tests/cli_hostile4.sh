@@ -8,6 +8,7 @@
 #      timeline rows of 2^62 bytes, or adding up to it, an error (no wrapped sum)
 #    5 a NUL inside a name (JSON \u0000, a NUL byte in CSV): the name kept whole,
 #      the NUL shown as U+2400, two names that differ after it stay two
+#    6 diff - - and check - --base -: standard input twice, refused at once
 . tests/lib.sh
 . tests/difflib.sh
 tmp=$(mktemp -d)
@@ -79,6 +80,13 @@ printf '%s\naten::sl\000ice,1024,1.000,,,1,NPU:0\naten::sl\000ow,4,2.500,,,1,NPU
 t_eq "NUL in CSV names: both kept whole" "$("$MEMLENS" export "$tmp/asc/operator_memory.csv" -o - --format csv | cut -d, -f6,11)" "op,size_bytes
 aten::sl␀ice,1048576
 aten::sl␀ow,4096"
+
+# ---- 6: standard input on both sides -----------------------------------------
+t_rejects "diff - -" "memlens: diff: BASE and NEW are both standard input (-): one side at most can read it" \
+    sh -c '"$1" diff - - <"$2"' sh "$MEMLENS" "$tmp/nul.json"
+t_rejects "check - --base -" "memlens: check: NEW and --base BASE are both standard input (-): one side at most can read it" \
+    sh -c '"$1" check - --base - --no-oom <"$2"' sh "$MEMLENS" "$tmp/nul.json"
+t_eq "diff - FILE still reads standard input once" "$("$MEMLENS" diff - "$tmp/nul.json" <"$tmp/nul.json" >/dev/null 2>&1; echo $?)" 0
 t_done
     exit
 fi
@@ -168,4 +176,11 @@ printf '%s\naten::sl\000ice,1024,1.000,,,1,NPU:0\naten::sl\000ow,4,2.500,,,1,NPU
 t_eq "NUL in CSV names: both kept whole" "$("$MEMLENS" export "$tmp/asc/operator_memory.csv" -o - --format csv | cut -d, -f6,11)" "op,size_bytes
 aten::sl␀ice,1048576
 aten::sl␀ow,4096"
+
+# ---- 6: standard input on both sides -----------------------------------------
+t_rejects "diff - -" "memlens: diff: BASE and NEW are both standard input (-): one side at most can read it" \
+    sh -c '"$1" diff - - <"$2"' sh "$MEMLENS" "$tmp/nul.json"
+t_rejects "check - --base -" "memlens: check: NEW and --base BASE are both standard input (-): one side at most can read it" \
+    sh -c '"$1" check - --base - --no-oom <"$2"' sh "$MEMLENS" "$tmp/nul.json"
+t_eq "diff - FILE still reads standard input once" "$("$MEMLENS" diff - "$tmp/nul.json" <"$tmp/nul.json" >/dev/null 2>&1; echo $?)" 0
 t_done

@@ -128,6 +128,9 @@ int ml_cmd_check(int argc, char **argv)
         }
     }
     if (rc < 0 && !input) rc = fail_usage("expected the input to check (memlens check NEW [--base BASE] RULE...)", "");
+    /* both sides load at once: two readers of one pipe would each get part of it */
+    if (rc < 0 && base && !strcmp(base, "-") && !strcmp(input, "-"))
+        rc = fail_usage("NEW and --base BASE are both standard input (-): one side at most can read it", "");
     if (rc < 0 && !nrules) rc = fail_usage("no rule given (e.g. --max-peak 30GiB; memlens check --help lists them)", "");
     for (size_t i = 0; rc < 0 && i < nrules; i++)
         if (ml_rule_needs_base(rules[i].kind) && !base) {

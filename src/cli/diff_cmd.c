@@ -188,6 +188,9 @@ int ml_cmd_diff(int argc, char **argv)
         else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
     }
     if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
+    /* both sides load at once: two readers of one pipe would each get part of it */
+    if (!strcmp(in[0], "-") && !strcmp(in[1], "-"))
+        return fail_usage("BASE and NEW are both standard input (-): one side at most can read it", "");
     if (out && po.json) return fail_usage("--json and -o: choose one", "");
 
     /* The memory side as `summary --json` reads it (categories only for
