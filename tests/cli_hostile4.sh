@@ -9,6 +9,8 @@
 #    5 a NUL inside a name (JSON \u0000, a NUL byte in CSV): the name kept whole,
 #      the NUL shown as U+2400, two names that differ after it stay two
 #    6 diff - - and check - --base -: standard input twice, refused at once
+#    8 diff -o --budget MB: the page of a job against a job within its budget,
+#      the pairs that changed most embedded whole, the others summarised
 . tests/lib.sh
 . tests/difflib.sh
 tmp=$(mktemp -d)
@@ -87,6 +89,28 @@ t_rejects "diff - -" "memlens: diff: BASE and NEW are both standard input (-): o
 t_rejects "check - --base -" "memlens: check: NEW and --base BASE are both standard input (-): one side at most can read it" \
     sh -c '"$1" check - --base - --no-oom <"$2"' sh "$MEMLENS" "$tmp/nul.json"
 t_eq "diff - FILE still reads standard input once" "$("$MEMLENS" diff - "$tmp/nul.json" <"$tmp/nul.json" >/dev/null 2>&1; echo $?)" 0
+
+# ---- 8: diff -o --budget ------------------------------------------------------
+# 16 ranks against themselves: 32 runs of about 0.25 MB of page each; within 3 MB
+# the pairs that fit go in whole (4 runs), the others are summarised, and the Compare
+# object still has all 16 pairs.  Without --budget (50 MB) every run is embedded.
+"${BUILD:-build}/tools/gen_trace" --world-size 16 --out "$tmp/j16" --plant --layers 1 --steps 3 --no-stack >/dev/null 2>&1
+page() { # FILE.html: its size, then how many runs are embedded and summarised, then the pairs compared
+    python3 - "$1" <<'PY'
+import json, os, re, sys
+s = open(sys.argv[1]).read()
+meta = json.loads(re.search(r'<script type="application/json" id="ml-meta">(.*?)</script>', s, re.S).group(1))
+cmp = json.loads(re.search(r'<script type="application/json" id="ml-compare">(.*?)</script>', s, re.S).group(1))
+summ = sum(1 for r in meta["ranks"] if r.get("summarised"))
+print(os.path.getsize(sys.argv[1]) <= 3000000, len(meta["ranks"]) - summ, summ, len(cmp["pairs"]))
+PY
+}
+"$MEMLENS" diff "$tmp/j16" "$tmp/j16" -o "$tmp/b3.html" --budget 3; t_eq "diff -o --budget 3: exit" $? 0
+t_eq "diff -o --budget 3: within it, 4 runs whole, 28 summarised, 16 pairs" "$(page "$tmp/b3.html")" "True 4 28 16"
+"$MEMLENS" diff "$tmp/j16" "$tmp/j16" -o "$tmp/b50.html"; t_eq "diff -o: exit" $? 0
+t_eq "diff -o (50 MB): every run whole" "$(page "$tmp/b50.html" | cut -d' ' -f2-)" "32 0 16"
+t_rejects "diff --budget without -o" "memlens: diff: --budget sizes the page of -o FILE.html: give -o" \
+    "$MEMLENS" diff "$tmp/j16" "$tmp/j16" --budget 3
 t_done
     exit
 fi
@@ -183,4 +207,26 @@ t_rejects "diff - -" "memlens: diff: BASE and NEW are both standard input (-): o
 t_rejects "check - --base -" "memlens: check: NEW and --base BASE are both standard input (-): one side at most can read it" \
     sh -c '"$1" check - --base - --no-oom <"$2"' sh "$MEMLENS" "$tmp/nul.json"
 t_eq "diff - FILE still reads standard input once" "$("$MEMLENS" diff - "$tmp/nul.json" <"$tmp/nul.json" >/dev/null 2>&1; echo $?)" 0
+
+# ---- 8: diff -o --budget ------------------------------------------------------
+# 16 ranks against themselves: 32 runs of about 0.25 MB of page each; within 3 MB
+# the pairs that fit go in whole (4 runs), the others are summarised, and the Compare
+# object still has all 16 pairs.  Without --budget (50 MB) every run is embedded.
+"${BUILD:-build}/tools/gen_trace" --world-size 16 --out "$tmp/j16" --plant --layers 1 --steps 3 --no-stack >/dev/null 2>&1
+page() { # FILE.html: its size, then how many runs are embedded and summarised, then the pairs compared
+    python3 - "$1" <<'PY'
+import json, os, re, sys
+s = open(sys.argv[1]).read()
+meta = json.loads(re.search(r'<script type="application/json" id="ml-meta">(.*?)</script>', s, re.S).group(1))
+cmp = json.loads(re.search(r'<script type="application/json" id="ml-compare">(.*?)</script>', s, re.S).group(1))
+summ = sum(1 for r in meta["ranks"] if r.get("summarised"))
+print(os.path.getsize(sys.argv[1]) <= 3000000, len(meta["ranks"]) - summ, summ, len(cmp["pairs"]))
+PY
+}
+"$MEMLENS" diff "$tmp/j16" "$tmp/j16" -o "$tmp/b3.html" --budget 3; t_eq "diff -o --budget 3: exit" $? 0
+t_eq "diff -o --budget 3: within it, 4 runs whole, 28 summarised, 16 pairs" "$(page "$tmp/b3.html")" "True 4 28 16"
+"$MEMLENS" diff "$tmp/j16" "$tmp/j16" -o "$tmp/b50.html"; t_eq "diff -o: exit" $? 0
+t_eq "diff -o (50 MB): every run whole" "$(page "$tmp/b50.html" | cut -d' ' -f2-)" "32 0 16"
+t_rejects "diff --budget without -o" "memlens: diff: --budget sizes the page of -o FILE.html: give -o" \
+    "$MEMLENS" diff "$tmp/j16" "$tmp/j16" --budget 3
 t_done
