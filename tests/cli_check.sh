@@ -196,7 +196,28 @@ check "job: max-peak, the first of a tie" 1 "FAIL --max-peak 200B: peak allocate
 check "job: OOM events summed" 1 "FAIL --no-oom: out-of-memory events 2 on cuda:0 of rank 2, expected none; first: requested 4.00 KiB" "$tmp/jn" --no-oom
 check "job: --rank 3" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of rank 3, expected none; first: requested 4.00 KiB" "$tmp/jn" --no-oom --rank 3
 check "job against a base job" 1 "FAIL --max-peak-growth 40%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of rank 2 > 40%; grew most: aten::linear +50 B, (allocated before trace) +40 B, aten::gelu +30 B" "$tmp/jn" --base "$tmp/jb" --max-peak-growth 40%
-t_eq "job against a base job: the rank only in NEW" "$(cat "$tmp/err")" "memlens: check: note: rank 4 only in $tmp/jn (not compared)"
+t_eq "job against a base job: the rank only in NEW" "$(printf '%s\n' "$out" | grep '^note:')" "note: rank 4 only in $tmp/jn: judged by the rules that need no base"
+# A NEW rank without a partner in BASE is still judged by every rule that needs no
+# base (issue 33): ranks 0 and 1 of NEW (a.json: 150 B, no OOM) match BASE's; rank 5
+# (b.json: 220 B, one OOM) is only in NEW, and a second rank 1 (b.json again) repeats.
+# Before, neither was judged: --no-oom passed, --max-peak named rank 0 at 150 B.
+mkdir -p "$tmp/ub" "$tmp/un"
+for r in 0 1; do t_ranked "$tmp/a.json" $r 6 "$tmp/ub/x$r.json"; t_ranked "$tmp/a.json" $r 6 "$tmp/un/x$r.json"; done
+t_ranked "$B" 5 6 "$tmp/un/x5.json"
+check "unmatched NEW rank: --no-oom" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of rank 5, expected none; first: requested 4.00 KiB" "$tmp/un" --base "$tmp/ub" --no-oom
+t_eq "unmatched NEW rank: listed" "$(printf '%s\n' "$out" | grep '^note:')" "note: rank 5 only in $tmp/un: judged by the rules that need no base"
+check "unmatched NEW rank: --max-peak names the highest" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 5 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/un" --base "$tmp/ub" --max-peak 200B
+check "unmatched NEW rank: a growth rule judges the pairs only" 0 "PASS --max-peak-growth 0%: peak allocated grew 0% (150 B -> 150 B) on cuda:0 of rank 0 <= 0%" "$tmp/un" --base "$tmp/ub" --max-peak-growth 0%
+$MEMLENS check "$tmp/un" --base "$tmp/ub" --no-oom --max-peak-growth 0% --json --junit "$tmp/u.xml" >"$tmp/u.json" 2>"$tmp/err"
+t_eq "unmatched NEW rank: --json exit" "$?" 1
+t_eq "unmatched NEW rank: --json" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["passed"], [r["passed"] for r in d["rules"]], d["unmatched"])' "$tmp/u.json")" \
+    "False [False, True] ['rank 5 only in $tmp/un: judged by the rules that need no base']"
+t_eq "unmatched NEW rank: JUnit" "$(python3 -c 'import sys, xml.etree.ElementTree as E; s=E.parse(sys.argv[1]).getroot()[0]; print(s.get("failures"), [p.get("value") for p in s.iter("property")], s[1].find("failure") is not None)' "$tmp/u.xml")" \
+    "1 ['rank 5 only in $tmp/un: judged by the rules that need no base'] True"
+t_ranked "$B" 1 6 "$tmp/un/x1b.json"
+rm "$tmp/un/x5.json"
+check "a repeated NEW rank: judged" 1 "FAIL --no-oom: out-of-memory events 1 on cuda:0 of rank 1, expected none; first: requested 4.00 KiB" "$tmp/un" --base "$tmp/ub" --no-oom
+t_eq "a repeated NEW rank: listed" "$(printf '%s\n' "$out" | grep '^note:')" "note: rank 1 twice in $tmp/un: judged by the rules that need no base"
 check "job: every rank within the limit" 0 "PASS --max-peak-growth 47%: peak allocated grew 46.7% (150 B -> 220 B) on cuda:0 of rank 2 <= 47%" "$tmp/jn" --base "$tmp/jb" --max-peak-growth 47%
 t_rejects "job: --rank of no rank" "$tmp/jn: --rank 7: no such rank (loaded: 0, 1, 2, 3, 4; -1 = unknown)" $MEMLENS check "$tmp/jn" --rank 7 --no-oom
 printf '{"traceEvents": [{"ph": "X", "name": 5' >"$tmp/jn/x5.json"

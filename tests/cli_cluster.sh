@@ -154,6 +154,14 @@ if [ -x "$MPI_BIN" ] && command -v mpirun >/dev/null 2>&1; then
         *) t_eq "mpi check against itself exit" $rc2 0 ;;
         esac
     done
+    # against a base that lacks the OOM rank: that rank is still judged by --no-oom
+    # (issue 33: it passed before), alike on one process and on three
+    mkdir -p "$tmp/base_less" && cp "$tmp"/job/rank*.pt.trace.json "$tmp/base_less/" && rm "$tmp/base_less/rank$oom.pt.trace.json"
+    "$MEMLENS" check "$tmp/job" --base "$tmp/base_less" --no-oom >"$tmp/one" 2>"$tmp/one.err"; rc1=$?
+    mpi check "$tmp/job" --base "$tmp/base_less" --no-oom >"$tmp/mpi" 2>"$tmp/mpi.err"; rc2=$?
+    t_eq "mpi check, the OOM rank not in BASE: exit" "$rc1 $rc2" "1 1"
+    t_contains "mpi check, the OOM rank not in BASE: named" "$(head -1 "$tmp/mpi")" "FAIL --no-oom: out-of-memory events 1 on cuda:$((oom % 8)) of rank $oom, expected none"
+    if cmp -s "$tmp/one" "$tmp/mpi"; then t_pass; else t_fail "mpirun -n 3 check (a rank not in BASE) differs: $(head -c 300 "$tmp/mpi.err")"; fi
     mpi report "$tmp/job" -o "$tmp/rm.html" --budget 3 >/dev/null 2>&1
     sed 's/"created":"[^"]*"//' "$tmp/rm.html" >"$tmp/rm.x"
     if cmp -s "$tmp/r1.x" "$tmp/rm.x"; then t_pass; else t_fail "mpirun -n 3 report differs"; fi

@@ -85,7 +85,27 @@ import json, sys
 d = json.load(sys.stdin); c = d["runs"][0]["cupti_counters"]; r = c["rows"][0]; w = d["ranks"][0]["cupti"]
 print(c["kernels"], c["paired"], r["kernel"], r["op_stack"], r["flops"], sorted(r["values"].values()), w["rows"][0]["values"],
       [n for n in d["runs"][0]["notes"] if "CUPTI" in n] != [])')" \
-    "1 True conv_kernel ['aten::conv2d', 'aten::cudnn_convolution'] 23 [3, 10] [10, 3] True"
+    "1 True conv_kernel ['aten::conv2d', 'aten::cudnn_convolution'] 23 [3, 10] {'0': 10, '1': 3} True"
+# Counters stored and written sparse (issue 33): 200 kernels with 50 counter names of
+# their own each (10,000 names) are 10,000 values, not a 200 x 10,000 matrix of nulls
+# (before: 2 million cells, the JSON 90 times the input).
+python3 - "$tmp/own.json" <<'PY'
+import json, sys
+ev = []
+for i in range(200):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20 * i, "dur": 5})
+    ev.append({"ph": "X", "cat": "cuda_profiler_range", "name": "k%d" % i, "pid": 0, "tid": 7, "ts": 20 * i + 10, "dur": 5,
+               "args": {"c%d_%d" % (i, j): i * 100 + j for j in range(50)}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+$MEMLENS perf --json "$tmp/own.json" >"$tmp/own.out"; t_eq "sparse cupti: exit" $? 0
+t_eq "sparse cupti: the values present, each where it belongs" "$(python3 -c '
+import json, os, sys
+d = json.load(open(sys.argv[1])); w = d["ranks"][0]["cupti"]; h = d["runs"][0]["cupti_counters"]
+cells = [(w["counters"][int(k)], v) for r in w["rows"] for k, v in r["values"].items()]
+ok = all(int(n[1:].split("_")[0]) * 100 + int(n.split("_")[1]) == v for n, v in cells)
+print(len(w["counters"]), len(cells), ok, sum(len(r["values"]) for r in h["rows"]), os.path.getsize(sys.argv[1]) < 20 * os.path.getsize(sys.argv[2]))
+' "$tmp/own.out" "$tmp/own.json")" "10000 10000 True 10000 True"
 G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 if [ -f "$G" ]; then
     t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '

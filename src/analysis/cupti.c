@@ -26,6 +26,24 @@ static int flops_per_count(const char *name)
     return 0;
 }
 
+static int by_counter(const void *x, const void *y)
+{
+    const ml_cupti_cell *a = x, *b = y;
+    return (a->counter > b->counter) - (a->counter < b->counter);
+}
+
+double ml_cupti_value(const ml_cupti *c, size_t row, size_t k)
+{
+    const ml_cupti_cell *v = c->cells + c->rows[row].cell_first;
+    size_t lo = 0, hi = c->rows[row].cell_n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].counter < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < c->rows[row].cell_n && v[lo].counter == k ? v[lo].value : NAN;
+}
+
 bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
 {
     memset(out, 0, sizeof *out);
@@ -70,14 +88,17 @@ bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
     }
     out->n_counters = names.len;
     out->counters = names.v;
-    size_t cells = out->n * (names.len ? names.len : 1);
-    out->values = ml_malloc(cells * sizeof *out->values);
-    for (size_t i = 0; i < cells; i++) out->values[i] = NAN;
     int *weight = ml_calloc(names.len ? names.len : 1, sizeof *weight);
     for (size_t c = 0; c < names.len; c++)
         if ((weight[c] = flops_per_count(ml_s(p, names.v[c])))) out->has_flops = true;
+    /* where counter c's cell is in the row being read (a range naming a
+     * counter twice keeps the last value, as a JSON object does) */
+    size_t *cell_at = ml_malloc((names.len ? names.len : 1) * sizeof *cell_at);
+    size_t *seen_in = ml_malloc((names.len ? names.len : 1) * sizeof *seen_in); /* row + 1, 0: none yet */
+    memset(seen_in, 0, (names.len ? names.len : 1) * sizeof *seen_in);
 
     out->rows = ml_calloc(out->n, sizeof *out->rows);
+    VEC(ml_cupti_cell) cells = {0};
     VEC(uint32_t) stack = {0};
     VEC(uint32_t) up = {0};
     for (size_t r = 0; r < out->n; r++) {
@@ -85,21 +106,29 @@ bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
         row->slice = ranges.v[r];
         row->launch = ML_NONE32;
         row->stack_first = (uint32_t)stack.len;
+        row->cell_first = cells.len;
         uint32_t info = s->info.v[row->slice];
         if (info != ML_NONE32 && info < t->range_info.len) {
             const ml_range_info *ri = &t->range_info.v[info];
             for (uint32_t j = 0; j < ri->n; j++) {
                 ml_str key = t->range_key.v[ri->first + j];
-                if (key < nstr && col[key] != ML_NONE32) out->values[r * names.len + col[key]] = t->range_value.v[ri->first + j];
+                if (key >= nstr || col[key] == ML_NONE32) continue;
+                uint32_t c = col[key];
+                double v = t->range_value.v[ri->first + j];
+                if (seen_in[c] == r + 1) cells.v[cell_at[c]].value = v;
+                else {
+                    seen_in[c] = r + 1, cell_at[c] = cells.len;
+                    VEC_PUSH(&cells, ((ml_cupti_cell){c, v}));
+                }
             }
         }
+        row->cell_n = (uint32_t)(cells.len - row->cell_first);
+        if (row->cell_n > 1) qsort(cells.v + row->cell_first, row->cell_n, sizeof *cells.v, by_counter);
         row->flops = -1;
         if (out->has_flops) {
             double f = 0;
-            for (size_t c = 0; c < names.len; c++) {
-                double v = out->values[r * names.len + c];
-                if (weight[c] && !isnan(v)) f += weight[c] * v;
-            }
+            for (size_t k = row->cell_first; k < cells.len; k++)
+                if (weight[cells.v[k].counter] && !isnan(cells.v[k].value)) f += weight[cells.v[k].counter] * cells.v[k].value;
             row->flops = f;
         }
         if (!out->paired) continue;
@@ -111,6 +140,10 @@ bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
         row->stack_n = (uint32_t)(stack.len - row->stack_first);
     }
     out->stack = stack.v;
+    out->cells = cells.v;
+    out->n_cells = cells.len;
+    free(cell_at);
+    free(seen_in);
     free(weight);
     free(col);
     VEC_FREE(&up);
@@ -124,6 +157,6 @@ void ml_cupti_free(ml_cupti *c)
     free(c->rows);
     free(c->stack);
     free(c->counters);
-    free(c->values);
+    free(c->cells);
     memset(c, 0, sizeof *c);
 }

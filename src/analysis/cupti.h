@@ -22,6 +22,12 @@
  * (CUDA_SASS_INSTRUCTION_COUNTER_FLOPS: smsp__sass_thread_inst_executed_op_
  * {ffma,fmul,fadd,hfma,hmul,hadd,dfma,dmul,dadd}_pred_on.sum) are present,
  * flops = Σ count × (2 for an fma, else 1).
+ *
+ * The values are stored as they come, sparse: each row's (counter, value)
+ * cells, not a kernels × counters matrix, since a trace may give every
+ * kernel its own counter names (1,000 kernels × 100 names of their own made
+ * a 10^8-cell matrix of 800 MB and 2 GB of JSON nulls).  Memory and output
+ * grow with the values present.
  */
 #ifndef ML_CUPTI_H
 #define ML_CUPTI_H
@@ -36,8 +42,16 @@ typedef struct ml_cupti_row {
     uint32_t slice;         /* the cuda_profiler_range slice (its name is the kernel's) */
     uint32_t launch;        /* the paired cudaLaunchKernel* slice, ML_NONE32 when unpaired */
     uint32_t stack_first, stack_n; /* its operator stack: ml_cupti.stack[first, first + n) */
+    size_t cell_first;      /* its values: ml_cupti.cells[first, first + n), by counter */
+    uint32_t cell_n;
     double flops;           /* < 0 when the trace has none of the SASS counters */
 } ml_cupti_row;
+
+/* One value a range gives: the counter (index into ml_cupti.counters) and its value. */
+typedef struct ml_cupti_cell {
+    uint32_t counter;
+    double value;
+} ml_cupti_cell;
 
 typedef struct ml_cupti {
     size_t n;               /* kernels measured (ranges) */
@@ -45,7 +59,9 @@ typedef struct ml_cupti {
     uint32_t *stack;        /* the rows' cpu_op slices, outermost first */
     size_t n_counters;
     ml_str *counters;       /* counter names, in the order the trace first gives them */
-    double *values;         /* n x n_counters (row-major); NaN where a range lacks that counter */
+    ml_cupti_cell *cells;   /* the rows' values, each row's by counter index (the last one
+                             * a range gives for a counter it names twice) */
+    size_t n_cells;
     size_t launches;        /* cudaLaunchKernel* calls in the trace */
     bool paired;            /* launches == n: rows have their launch and operator stack */
     bool has_flops;
@@ -55,7 +71,7 @@ typedef struct ml_cupti {
 bool ml_cupti_compute(const ml_profile *p, ml_cupti *out);
 void ml_cupti_free(ml_cupti *c);
 
-/* A row's value of counter k (NaN when absent). */
-static inline double ml_cupti_value(const ml_cupti *c, size_t row, size_t k) { return c->values[row * c->n_counters + k]; }
+/* A row's value of counter k (NaN when absent); a binary search of its cells. */
+double ml_cupti_value(const ml_cupti *c, size_t row, size_t k);
 
 #endif

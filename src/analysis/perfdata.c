@@ -82,6 +82,11 @@ static void make_notes(const ml_profile *p, ml_perf *perf)
                    "negative or not finite, sizes below 0 or 1) dropped: shown as unknown",
              t->kernel_args_dropped, plural(t->kernel_args_dropped, "", "s"),
              plural(t->kernel_args_dropped, "its", "their"));
+    if (t->bad_dur_dropped)
+        note(perf, "%zu complete event%s (\"ph\": \"X\") left out: %s \"dur\" is negative or not a number "
+                   "(NaN, Infinity, a string, null, a list): %s no length, not a 0 ns one",
+             t->bad_dur_dropped, plural(t->bad_dur_dropped, "", "s"), plural(t->bad_dur_dropped, "its", "their"),
+             plural(t->bad_dur_dropped, "it has", "they have"));
     if (t->shared_corr_ids)
         note(perf, "%zu correlation id%s repeat%s across %zu separate launches: GPU work with such an id is "
                    "given to the launch that began last before it",

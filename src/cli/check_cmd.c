@@ -41,7 +41,11 @@ static int fail_usage(const char *msg, const char *arg)
 }
 
 /* Every rule judged on one pair of ranks (on a loading thread): the
- * results are folded in rank order afterwards (ml_check_fold). */
+ * results are folded in rank order afterwards (ml_check_fold).  A NEW rank
+ * without a base partner (base NULL) is judged against itself by every rule
+ * that needs no base: a rank BASE lacks can still run out of memory.  The
+ * rules that need one are left unevaluated with no reason, so that the
+ * fold keeps the reason of a real pair (the pairs come first). */
 typedef struct judge_ctx {
     const ml_rule *rules;
     size_t nrules;
@@ -51,9 +55,15 @@ typedef struct judge_ctx {
 static void *judge_pair(void *arg, const ml_diff_side *base, const ml_diff_side *nw)
 {
     const judge_ctx *c = arg;
-    ml_diff *d = ml_diff_compute(base, nw, NULL);
+    ml_diff *d = ml_diff_compute(base ? base : nw, nw, NULL);
     ml_rule_result *res = ml_calloc(c->nrules, sizeof *res);
-    for (size_t i = 0; i < c->nrules; i++) ml_check_eval(&c->rules[i], &d, 1, c->has_base, &res[i]);
+    for (size_t i = 0; i < c->nrules; i++) {
+        if (!base && ml_rule_needs_base(c->rules[i].kind)) {
+            res[i].rule = &c->rules[i];
+            continue;
+        }
+        ml_check_eval(&c->rules[i], &d, 1, c->has_base && base, &res[i]);
+    }
     ml_diff_free(d);
     return res;
 }
@@ -118,6 +128,9 @@ int ml_cmd_check(int argc, char **argv)
         }
     }
     if (rc < 0 && !input) rc = fail_usage("expected the input to check (memlens check NEW [--base BASE] RULE...)", "");
+    /* both sides load at once: two readers of one pipe would each get part of it */
+    if (rc < 0 && base && !strcmp(base, "-") && !strcmp(input, "-"))
+        rc = fail_usage("NEW and --base BASE are both standard input (-): one side at most can read it", "");
     if (rc < 0 && !nrules) rc = fail_usage("no rule given (e.g. --max-peak 30GiB; memlens check --help lists them)", "");
     for (size_t i = 0; rc < 0 && i < nrules; i++)
         if (ml_rule_needs_base(rules[i].kind) && !base) {
@@ -130,7 +143,7 @@ int ml_cmd_check(int argc, char **argv)
     }
 
     judge_ctx ctx = {rules, nrules, base != NULL};
-    ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx};
+    ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx, .alone = true};
     ml_runpair_results pr;
     int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &judge, &pr);
     if (got != 0) { /* 1: another process of memlens-mpi, which writes nothing */
@@ -145,8 +158,7 @@ int ml_cmd_check(int argc, char **argv)
         else if (!res[i].passed) failed = true;
     }
     ml_phase("check: rules");
-    for (size_t i = 0; i < pr.unmatched.len; i++) fprintf(stderr, "memlens: check: note: %s (not compared)\n", ML_TEXT_SAFE(pr.unmatched.v[i]));
-    ml_check_run run = {base, input, res, nrules};
+    ml_check_run run = {base, input, res, nrules, (const char *const *)pr.unmatched.v, pr.unmatched.len};
     if (po.json) ml_check_json(stdout, &run);
     else ml_check_text(stdout, &run);
     rc = errors ? 2 : failed ? 1 : 0;

@@ -11,13 +11,14 @@
 #include "cli.h"
 #include "compare.h"
 #include "phase.h"
+#include "report.h"
 #include "runpair.h"
 #include "textwidth.h"
 
 static void usage_to(FILE *f)
 {
     fprintf(f, "usage: memlens diff BASE NEW [--json] [--by toplevel|innermost|stack|frame|size|category]\n"
-               "                    [--top N] [--rank N] [-o FILE.html]\n"
+               "                    [--top N] [--rank N] [-o FILE.html [--budget MB]]\n"
                "Compares two runs: memory per device (peaks, reserved, the live set at the peak by group),\n"
                "the allocator state of two snapshots (segments only in one, settings that differ), and\n"
                "time (steps, the step breakdown, operators, runtime calls, kernels, memcpys and memsets by\n"
@@ -25,7 +26,10 @@ static void usage_to(FILE *f)
                "reads; two directories are compared rank by rank.\n"
                "--json: {\"memlens\", \"base\", \"new\", \"pairs\": [...], \"unmatched\"} (README, memlens diff)\n"
                "--top N: rows of each table (text: 10; --json: all unless given)\n"
-               "-o FILE.html: the report of both runs with its Compare view (key 8)\n");
+               "-o FILE.html: the report of both runs with its Compare view (key 8)\n"
+               "--budget MB: with -o and several pairs of ranks, the page's size (default %d MB): the pairs\n"
+               "  that changed most are embedded whole, the others summarised (the Compare view has all)\n",
+            (int)(ML_REPORT_BUDGET / 1000000));
 }
 
 static int fail_usage(const char *msg, const char *arg)
@@ -50,7 +54,8 @@ static int nothing_in_common(const char *const in[2], char why[2][64])
 }
 
 /* -o FILE.html: the report reads every run, so both inputs are loaded whole. */
-static int write_report(const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt, const char *out)
+static int write_report(const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt, const char *out,
+                        int64_t budget)
 {
     ml_runpair rp;
     if (ml_runpair_load(in[0], in[1], want, rank, &rp) < 0) return 2;
@@ -72,7 +77,7 @@ static int write_report(const char *const in[2], unsigned want, int rank, const 
     } else {
         ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
         ml_err e = {{0}};
-        if (ml_compare_report_write(&c, out, &e) != 0) {
+        if (ml_compare_report_write(&c, budget, out, &e) != 0) {
             fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             rc = 2;
         }
@@ -131,7 +136,7 @@ static int write_pieces(const char *const in[2], unsigned want, int rank, const 
                         const ml_compare_opts *o, bool json)
 {
     piece_ctx ctx = {dopt, o, json};
-    ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx}; /* diff runs on one process */
+    ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx, false}; /* diff runs on one process */
     ml_runpair_results pr;
     if (ml_runpair_each(in[0], in[1], want, rank, &judge, &pr) != 0) return 2;
     ml_phase("diff: compare");
@@ -164,7 +169,7 @@ int ml_cmd_diff(int argc, char **argv)
     ml_runpair_opts po = {.rank = -1, .top = &top};
     ml_diff_opts dopt = {0};
     const char *out = NULL, *in[2] = {NULL, NULL};
-    int nin = 0;
+    int nin = 0, budget_mb = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         int shared = ml_runpair_opt(argc, argv, &i, &po);
@@ -183,19 +188,26 @@ int ml_cmd_diff(int argc, char **argv)
             dopt.by = (ml_group_by)by;
             dopt.by_given = true;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
+        else if (!strcmp(a, "--budget") && i + 1 < argc) {
+            if (ml_cli_count("--budget", argv[++i], 1, 1000000, "a size in MB (1 or more)", &budget_mb) < 0) return 2;
+        }
         else if (a[0] == '-' && a[1]) return fail_usage("unknown option ", a);
         else if (nin < 2) in[nin++] = a;
         else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
     }
     if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
+    /* both sides load at once: two readers of one pipe would each get part of it */
+    if (!strcmp(in[0], "-") && !strcmp(in[1], "-"))
+        return fail_usage("BASE and NEW are both standard input (-): one side at most can read it", "");
     if (out && po.json) return fail_usage("--json and -o: choose one", "");
+    if (budget_mb && !out) return fail_usage("--budget sizes the page of -o FILE.html: give -o", "");
 
     /* The memory side as `summary --json` reads it (categories only for
      * --by category, or for the report); the time side as far as needed. */
     unsigned want = ML_WANT_TRACE;
     if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
     ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(stdout)};
-    int rc = out ? write_report(in, want, po.rank, &dopt, out) : write_pieces(in, want, po.rank, &dopt, &o, po.json);
+    int rc = out ? write_report(in, want, po.rank, &dopt, out, (int64_t)budget_mb * 1000000) : write_pieces(in, want, po.rank, &dopt, &o, po.json);
     ml_phase("output");
     if (rc) return rc;
     return fflush(stdout) == 0 ? 0 : 1;

@@ -93,7 +93,7 @@ static void ranks_text(const int *r, size_t n, char *buf, size_t cap)
 }
 
 int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
-                      ml_notes *unmatched)
+                  ml_run_pairs *alone, ml_notes *unmatched)
 {
     for (int s = 0; s < 2; s++)
         if (!n[s]) {
@@ -120,8 +120,13 @@ int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in
         }
         char buf[256];
         bool base_only = j >= n[1] || (i < n[0] && r0 < r1);
-        snprintf(buf, sizeof buf, "rank %d only in %s", base_only ? r0 : r1, in[!base_only]);
+        /* a rank number a side holds twice: its second profile has no partner */
+        bool again = base_only ? i > 0 && r[0][i - 1] == r0 : j > 0 && r[1][j - 1] == r1;
+        /* with `alone` (check) a NEW rank is judged all the same, a BASE one is not */
+        const char *then = !alone ? "" : base_only ? ": not judged" : ": judged by the rules that need no base";
+        snprintf(buf, sizeof buf, "rank %d %s in %s%s", base_only ? r0 : r1, again ? "twice" : "only", in[!base_only], then);
         VEC_PUSH(unmatched, ml_strdup(buf));
+        if (!base_only && alone) VEC_PUSH(alone, ((ml_run_pair){{ML_NO_BASE, j}}));
         if (base_only) i++;
         else j++;
     }
@@ -148,7 +153,7 @@ static int pair_profiles(ml_runpair *rp)
     const int *r[2] = {ranks_of(&rp->side[0].ps), ranks_of(&rp->side[1].ps)};
     const size_t n[2] = {rp->side[0].ps.items.len, rp->side[1].ps.items.len};
     const char *const in[2] = {rp->side[0].input, rp->side[1].input};
-    int rc = ml_pair_ranks(r, n, in, &rp->pairs, &rp->unmatched);
+    int rc = ml_pair_ranks(r, n, in, &rp->pairs, &rp->alone, &rp->unmatched);
     free((void *)r[0]);
     free((void *)r[1]);
     return rc;
@@ -195,6 +200,7 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k)
 {
     const ml_run_side *rs = &rp->side[rp->single ? 1 : s];
+    if (k == ML_NO_BASE) return (ml_diff_side){NULL, NULL};
     return (ml_diff_side){rs->ps.items.v[k], rs->has_time[k] ? &rs->time[k] : NULL};
 }
 
@@ -208,6 +214,7 @@ void ml_runpair_free(ml_runpair *rp)
         ml_profiles_free(&rs->ps);
     }
     VEC_FREE(&rp->pairs);
+    VEC_FREE(&rp->alone);
     for (size_t i = 0; i < rp->unmatched.len; i++) free(rp->unmatched.v[i]);
     VEC_FREE(&rp->unmatched);
     memset(rp, 0, sizeof *rp);

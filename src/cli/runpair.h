@@ -6,7 +6,9 @@
  *
  * Pairing: one profile on each side is one pair, whatever their rank
  * numbers (rank 0 of a run against rank 1 of it).  Otherwise ranks are
- * paired by rank number, and the ranks only one side has are listed; a side
+ * paired by rank number, and the ranks only one side has are listed (a NEW
+ * rank BASE lacks, or the second NEW profile of a rank number, is also kept
+ * "alone": `check` judges it by the rules that need no base); a side
  * with several profiles of unknown rank, or no rank number in common, is an
  * error ("mismatched ranks").  --rank N keeps that rank on both sides.
  *
@@ -19,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "diff.h"
 #include "diffops.h"
@@ -35,8 +38,11 @@ typedef struct ml_run_side {
 } ml_run_side;
 
 typedef struct ml_run_pair {
-    size_t item[2];         /* the profile of each side (index into side[s].ps.items) */
+    size_t item[2];         /* the profile of each side (index into side[s].ps.items);
+                             * item[0] ML_NO_BASE: a NEW profile without a base partner */
 } ml_run_pair;
+
+#define ML_NO_BASE SIZE_MAX
 
 typedef VEC(ml_run_pair) ml_run_pairs;
 typedef VEC(char *) ml_notes;
@@ -45,6 +51,7 @@ typedef struct ml_runpair {
     ml_run_side side[2];
     bool single;            /* no base: side[1] alone, each profile paired with itself */
     ml_run_pairs pairs;
+    ml_run_pairs alone;     /* NEW profiles without a partner in BASE (item[0] ML_NO_BASE) */
     ml_notes unmatched;     /* "rank 3 only in NEW" */
 } ml_runpair;
 
@@ -70,10 +77,10 @@ ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
 
 /* Shared with runpair_each.c.  Pairs the profiles of two sides, their ranks
- * r[s][0..n[s]) in rank order (-1: unknown), as said above; -1 with the
- * error printed. */
+ * r[s][0..n[s]) in rank order (-1: unknown), as said above (alone: the NEW
+ * profiles without a partner); -1 with the error printed. */
 int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
-                  ml_notes *unmatched);
+                  ml_run_pairs *alone, ml_notes *unmatched);
 /* A loaded profile made ready for a comparison (want: its ML_WANT_*): what
  * a comparison does not read freed, its time side analysed (ml_diff_time,
  * false when it has none). */
@@ -82,18 +89,22 @@ bool ml_runpair_prepare(ml_profile *p, unsigned want, ml_diff_time *t);
 /* How ml_runpair_each judges a pair: fn's result (non-NULL), freed by
  * free_result; under MPI (transport.h) a result travels to process 0 as
  * bytes: pack appends it, unpack reads it back (NULL and the reader bad
- * when it cannot). */
+ * when it cannot).  alone: the NEW profiles without a base partner are
+ * judged too, fn called with base NULL (`check`: a rank BASE lacks is still
+ * held to --no-oom, --max-peak, ...). */
 typedef struct ml_pair_judge {
     void *(*fn)(void *arg, const ml_diff_side *base, const ml_diff_side *nw);
     void (*free_result)(void *result);
     void (*pack)(void *arg, const void *result, ml_bytes *out);
     void *(*unpack)(void *arg, ml_bytes_reader *in);
     void *arg;
+    bool alone;
 } ml_pair_judge;
 
-/* What the judge made of each pair, in pair order. */
+/* What the judge made of each pair, in pair order, then of each NEW
+ * profile judged alone (the last n_alone of v). */
 typedef struct ml_runpair_results {
-    size_t n;
+    size_t n, n_alone;
     void **v;
     ml_notes unmatched;     /* "rank 3 only in NEW" */
 } ml_runpair_results;

@@ -8,7 +8,8 @@
  * every process, and every process pairs them alike (ml_pair_ranks).  Then
  * each process loads its share of the pairs, NEW's rank on a loading thread
  * (loadpar.h) and its base rank beside it, hands both to the judge and frees
- * them; process 0 gathers the results.  Without a base each NEW profile is
+ * them; process 0 gathers the results (with judge->alone, the NEW ranks
+ * without a base partner are judged too, alone).  Without a base each NEW profile is
  * judged against itself in one pass.  What failed is told the same whatever
  * the threads or processes: the first unit of a side in list order, then
  * the lowest pair whose base rank changed between the passes.
@@ -58,7 +59,8 @@ typedef struct stream {
     entries side[2];        /* in rank order once sorted */
     size_t *pair_of_new;    /* per entry of side 1: its pair + 1, 0 if none */
     ml_u64map entry_at;     /* side 1's entries by (unit, k): entry_key() */
-    ml_run_pairs pairs;
+    ml_run_pairs pairs;     /* then, with judge->alone, the NEW entries without a partner */
+    size_t n_alone;
     pthread_mutex_t mu;
     failures f;
 } stream;
@@ -96,9 +98,17 @@ static void list_one(void *arg, size_t unit, size_t k, ml_profile *p)
     note_entry(j->st, j->s, unit, k, p, NULL);
 }
 
+/* a NULL: b has no base partner (judged alone). */
 static void *judge(stream *st, ml_profile *a, ml_profile *b)
 {
     ml_diff_time ta, tb;
+    if (!a) {
+        bool has_b = ml_runpair_prepare(b, st->want, &tb);
+        ml_diff_side db = {b, has_b ? &tb : NULL};
+        void *r = st->judge->fn(st->judge->arg, NULL, &db);
+        ml_diff_time_free(&tb);
+        return r;
+    }
     bool has_a = ml_runpair_prepare(a, st->want, &ta), has_b = b == a ? has_a : ml_runpair_prepare(b, st->want, &tb);
     ml_diff_side da = {a, has_a ? &ta : NULL}, db = {b, has_b ? (b == a ? &ta : &tb) : NULL};
     void *r = st->judge->fn(st->judge->arg, &da, &db);
@@ -120,6 +130,10 @@ static void judge_one(void *arg, size_t unit, size_t k, ml_profile *p)
     if (!found || !st->pair_of_new[*found]) return;
     size_t at = *found;
     size_t pair = st->pair_of_new[at] - 1;
+    if (st->pairs.v[pair].item[0] == ML_NO_BASE) {
+        st->side[1].v[at].result = judge(st, NULL, p);
+        return;
+    }
     const entry *b = &st->side[0].v[st->pairs.v[pair].item[0]];
     const ml_unit *bu = &st->units[0].units.v[b->unit];
     ml_profiles ps = {.want = st->want};
@@ -384,9 +398,13 @@ static int pair_sides(stream *st, ml_notes *unmatched)
     int *r[2] = {entry_ranks(&st->side[0]), entry_ranks(&st->side[1])};
     const int *cr[2] = {r[0], r[1]};
     const size_t n[2] = {st->side[0].len, st->side[1].len};
-    int rc = ml_pair_ranks(cr, n, st->input, &st->pairs, unmatched);
+    ml_run_pairs alone = {0};
+    int rc = ml_pair_ranks(cr, n, st->input, &st->pairs, st->judge->alone ? &alone : NULL, unmatched);
     free(r[0]);
     free(r[1]);
+    for (size_t i = 0; i < alone.len; i++) VEC_PUSH(&st->pairs, alone.v[i]);
+    st->n_alone = alone.len;
+    VEC_FREE(&alone);
     if (rc < 0) return -1;
     st->pair_of_new = ml_calloc(n[1] ? n[1] : 1, sizeof *st->pair_of_new);
     for (size_t i = 0; i < st->pairs.len; i++) st->pair_of_new[st->pairs.v[i].item[1]] = i + 1;
@@ -406,9 +424,11 @@ static size_t *units_to_judge(stream *st, size_t *n_out)
     size_t np = st->pairs.len, n_mine = np, *mine = NULL;
     if (several(st)) {
         int64_t *bytes = ml_malloc((np ? np : 1) * sizeof *bytes);
-        for (size_t i = 0; i < np; i++)
-            bytes[i] = st->units[0].units.v[st->side[0].v[st->pairs.v[i].item[0]].unit].bytes +
+        for (size_t i = 0; i < np; i++) {
+            size_t b = st->pairs.v[i].item[0];
+            bytes[i] = (b == ML_NO_BASE ? 0 : st->units[0].units.v[st->side[0].v[b].unit].bytes) +
                        st->units[1].units.v[st->side[1].v[st->pairs.v[i].item[1]].unit].bytes;
+        }
         mine = ml_job_share(bytes, NULL, np, st->t->size, st->t->me, &n_mine);
         free(bytes);
     }
@@ -450,6 +470,7 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
         for (size_t i = 0; i < nw->len; i++) VEC_PUSH(&st->pairs, ((ml_run_pair){{i, i}}));
     }
     out->n = st->pairs.len;
+    out->n_alone = st->n_alone;
     out->v = ml_calloc(out->n ? out->n : 1, sizeof *out->v);
     for (size_t i = 0; i < out->n; i++) {
         entry *n = &nw->v[st->pairs.v[i].item[1]];
@@ -484,12 +505,14 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         if (t && t->me != 0) return 1; /* both at once, on process 0 alone */
         ml_runpair rp;
         if (ml_runpair_load(base, nw, want, rank, &rp) < 0) return -1;
-        out->n = rp.pairs.len;
+        out->n_alone = judge->alone ? rp.alone.len : 0;
+        out->n = rp.pairs.len + out->n_alone;
         out->v = ml_calloc(out->n ? out->n : 1, sizeof *out->v);
         for (size_t i = 0; i < out->n; i++) {
-            ml_diff_side a = ml_runpair_side(&rp, 0, rp.pairs.v[i].item[0]);
-            ml_diff_side b = ml_runpair_side(&rp, 1, rp.pairs.v[i].item[1]);
-            out->v[i] = judge->fn(judge->arg, &a, &b);
+            const ml_run_pair *pr = i < rp.pairs.len ? &rp.pairs.v[i] : &rp.alone.v[i - rp.pairs.len];
+            ml_diff_side a = ml_runpair_side(&rp, 0, pr->item[0]);
+            ml_diff_side b = ml_runpair_side(&rp, 1, pr->item[1]);
+            out->v[i] = judge->fn(judge->arg, a.p ? &a : NULL, &b);
         }
         out->unmatched = rp.unmatched;
         rp.unmatched = (ml_notes){0};

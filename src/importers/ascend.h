@@ -83,6 +83,12 @@ typedef struct ml_ascend_bad_sizes {
     char first[96];
 } ml_ascend_bad_sizes;
 bool ml_ascend_size_ok(int64_t bytes);
+/* The other times and sizes of both readers are checked alike, a bad one an
+ * error naming the line or row: a time (epoch ns) or size must be >= 0 and
+ * below 2^62, a module level (may be negative) below 2^62 in magnitude.
+ * Why v cannot be real, or NULL when it can. */
+typedef enum { ML_ASCEND_TIME, ML_ASCEND_SIZE, ML_ASCEND_LEVEL } ml_ascend_value;
+const char *ml_ascend_bad_value(int64_t v, ml_ascend_value kind);
 void ml_ascend_note_bad_sizes(ml_profile *p, const char *what, const ml_ascend_bad_sizes *b);
 
 ml_ascend_file ml_ascend_file_kind(const unsigned char *head, size_t n);

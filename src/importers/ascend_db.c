@@ -89,6 +89,17 @@ static int col_i64(db_ctx *d, sqlite3_stmt *st, const char *table, int col, int6
                    rowid, name, (const char *)sqlite3_column_text(st, col));
 }
 
+/* col_i64, then the value must be real (ml_ascend_bad_value), as in the CSV reader. */
+static int col_value(db_ctx *d, sqlite3_stmt *st, const char *table, int col, int64_t *out, bool *null,
+                     ml_ascend_value kind)
+{
+    if (col_i64(d, st, table, col, out, null)) return -1;
+    const char *why = null && *null ? NULL : ml_ascend_bad_value(*out, kind);
+    if (!why) return 0;
+    return ml_fail(d->e, "%s: table %s: row %lld: column %s: %lld is out of range: %s", d->path, table,
+                   (long long)sqlite3_column_int64(st, 0), sqlite3_column_name(st, col), (long long)*out, why);
+}
+
 static ml_str col_str(db_ctx *d, sqlite3_stmt *st, int col)
 {
     const char *s = (const char *)sqlite3_column_text(st, col);
@@ -138,8 +149,8 @@ static int memory_record_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     int64_t t, a, r, x, stream;
     bool na, nr, nx, ns;
     uint16_t dev;
-    if (col_i64(d, st, table, 2, &t, NULL) || col_i64(d, st, table, 3, &a, &na) ||
-        col_i64(d, st, table, 4, &r, &nr) || col_i64(d, st, table, 5, &x, &nx) ||
+    if (col_value(d, st, table, 2, &t, NULL, ML_ASCEND_TIME) || col_value(d, st, table, 3, &a, &na, ML_ASCEND_SIZE) ||
+        col_value(d, st, table, 4, &r, &nr, ML_ASCEND_SIZE) || col_value(d, st, table, 5, &x, &nx, ML_ASCEND_SIZE) ||
         col_i64(d, st, table, 6, &stream, &ns) || device_of(d, table, st, 7, &dev))
         return -1;
     ml_str comp = col_str(d, st, 1);
@@ -179,8 +190,9 @@ static int op_memory_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     memset(&row, 0, sizeof row);
     int64_t tact, stream;
     bool nrel, nact, ns;
-    if (col_i64(d, st, table, 2, &row.size, NULL) || col_i64(d, st, table, 3, &row.t_alloc, NULL) ||
-        col_i64(d, st, table, 4, &row.t_free, &nrel) || col_i64(d, st, table, 5, &tact, &nact) ||
+    if (col_i64(d, st, table, 2, &row.size, NULL) || col_value(d, st, table, 3, &row.t_alloc, NULL, ML_ASCEND_TIME) ||
+        col_value(d, st, table, 4, &row.t_free, &nrel, ML_ASCEND_TIME) ||
+        col_value(d, st, table, 5, &tact, &nact, ML_ASCEND_TIME) ||
         col_i64(d, st, table, 6, &stream, &ns) || device_of(d, table, st, 7, &row.device))
         return -1;
     if (!ml_ascend_size_ok(row.size)) {
@@ -216,11 +228,14 @@ static int npu_mem_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     int64_t t, hbm, ddr;
     bool nh, nd;
     uint16_t dev;
-    if (col_i64(d, st, table, 2, &t, NULL) || col_i64(d, st, table, 3, &hbm, &nh) ||
-        col_i64(d, st, table, 4, &ddr, &nd) || device_of(d, table, st, 5, &dev))
+    if (col_value(d, st, table, 2, &t, NULL, ML_ASCEND_TIME) || col_value(d, st, table, 3, &hbm, &nh, ML_ASCEND_SIZE) ||
+        col_value(d, st, table, 4, &ddr, &nd, ML_ASCEND_SIZE) || device_of(d, table, st, 5, &dev))
         return -1;
     const char *type = (const char *)sqlite3_column_text(st, 1);
-    int64_t v = hbm + ddr;
+    int64_t v = hbm + ddr; /* each below 2^62: no overflow */
+    if (ml_ascend_bad_value(v, ML_ASCEND_SIZE))
+        return ml_fail(d->e, "%s: table %s: row %lld: hbm + ddr is out of range: %s", d->path, table,
+                       (long long)sqlite3_column_int64(st, 0), ml_ascend_bad_value(v, ML_ASCEND_SIZE));
     if (nh && nd) return 0;
     if (type && strcmp(type, "app") == 0) {
         ml_series_push(ml_series_get(d->p, dev, ML_SERIES_APP_RESERVED, 0, 0), t, v);
@@ -236,8 +251,8 @@ static int module_mem_row(db_ctx *d, const char *table, sqlite3_stmt *st)
     int64_t t, v, id;
     bool nv;
     uint16_t dev;
-    if (col_i64(d, st, table, 2, &id, NULL) || col_i64(d, st, table, 3, &t, NULL) ||
-        col_i64(d, st, table, 4, &v, &nv) || device_of(d, table, st, 5, &dev))
+    if (col_i64(d, st, table, 2, &id, NULL) || col_value(d, st, table, 3, &t, NULL, ML_ASCEND_TIME) ||
+        col_value(d, st, table, 4, &v, &nv, ML_ASCEND_LEVEL) || device_of(d, table, st, 5, &dev))
         return -1;
     if (nv) return 0;
     if (ml_ascend_only_frees(v, 1)) { /* -1, as bytes or as -1 KB: skipped as the CSV reader does */

@@ -102,6 +102,18 @@ static int device_cell(ml_csv *c, int col, ml_profile *p, uint16_t *dev, ml_err 
     return 0;
 }
 
+/* A time or size cell (ml_csv_scaled) that must also be real (ml_ascend_bad_value). */
+static int value_cell(ml_csv *c, int col, int64_t mul, int64_t *out, bool *blank, ml_ascend_value kind, ml_err *e)
+{
+    if (ml_csv_scaled(c, col, mul, out, blank, e)) return -1;
+    const char *why = blank && *blank ? NULL : ml_ascend_bad_value(*out, kind);
+    if (!why) return 0;
+    size_t n;
+    const char *s = ml_csv_cell(c, col, &n);
+    return ml_fail(e, "%s: line %llu: column '%s': '%.*s' is out of range: %s", ml_csv_name(c),
+                   (unsigned long long)ml_csv_line(c), ml_csv_header(c, col), (int)(n > 40 ? 40 : n), s, why);
+}
+
 static ml_str str_cell(ml_csv *c, int col, ml_profile *p)
 {
     size_t n;
@@ -223,9 +235,10 @@ static int64_t read_memory_record(ml_csv *c, ml_profile *p, ml_err *e)
         int64_t t, a, res, act;
         bool ba, br, bx;
         uint16_t dev;
-        if (need_text(c, ccomp, e) || ml_csv_scaled(c, cts, ML_US_TO_NS, &t, NULL, e) ||
-            device_cell(c, cdev, p, &dev, e) || ml_csv_scaled(c, calloc, ualloc, &a, &ba, e) ||
-            ml_csv_scaled(c, cres, ures, &res, &br, e) || ml_csv_scaled(c, cact, uact, &act, &bx, e))
+        if (need_text(c, ccomp, e) || value_cell(c, cts, ML_US_TO_NS, &t, NULL, ML_ASCEND_TIME, e) ||
+            device_cell(c, cdev, p, &dev, e) || value_cell(c, calloc, ualloc, &a, &ba, ML_ASCEND_SIZE, e) ||
+            value_cell(c, cres, ures, &res, &br, ML_ASCEND_SIZE, e) ||
+            value_cell(c, cact, uact, &act, &bx, ML_ASCEND_SIZE, e))
             return -1;
         ml_ascend_record(p, dev, str_cell(c, ccomp, p), str_cell(c, cstream, p), t, ba ? NULL : &a,
                          br ? NULL : &res, bx ? NULL : &act);
@@ -253,9 +266,9 @@ static int64_t read_operator_memory(ml_csv *c, ml_profile *p, ml_err *e)
         bool brel, bact;
         int64_t tact;
         if (ml_csv_scaled(c, csize, ML_KIB, &row.size, NULL, e) ||
-            ml_csv_scaled(c, calloc, ML_US_TO_NS, &row.t_alloc, NULL, e) ||
-            ml_csv_scaled(c, crel, ML_US_TO_NS, &row.t_free, &brel, e) ||
-            ml_csv_scaled(c, cactrel, ML_US_TO_NS, &tact, &bact, e) ||
+            value_cell(c, calloc, ML_US_TO_NS, &row.t_alloc, NULL, ML_ASCEND_TIME, e) ||
+            value_cell(c, crel, ML_US_TO_NS, &row.t_free, &brel, ML_ASCEND_TIME, e) ||
+            value_cell(c, cactrel, ML_US_TO_NS, &tact, &bact, ML_ASCEND_TIME, e) ||
             device_cell(c, cdev, p, &row.device, e))
             return -1;
         rows++;
@@ -296,8 +309,8 @@ static int64_t read_module_mem(ml_csv *c, ml_profile *p, ml_err *e)
         int64_t t, v;
         bool bv;
         uint16_t dev;
-        if (need_text(c, ccomp, e) || ml_csv_scaled(c, cts, ML_US_TO_NS, &t, NULL, e) ||
-            ml_csv_scaled(c, cres, unit, &v, &bv, e) || device_cell(c, cdev, p, &dev, e))
+        if (need_text(c, ccomp, e) || value_cell(c, cts, ML_US_TO_NS, &t, NULL, ML_ASCEND_TIME, e) ||
+            value_cell(c, cres, unit, &v, &bv, ML_ASCEND_LEVEL, e) || device_cell(c, cdev, p, &dev, e))
             return -1;
         rows++;
         if (bv) continue;
@@ -343,7 +356,7 @@ static int64_t read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
         rows++;
         int64_t start, end, size;
         if (need_text(c, cname, e) || node_cell(c, cstart, &start, e) || node_cell(c, cend, &end, e) ||
-            ml_csv_scaled(c, csize, ML_KIB, &size, NULL, e))
+            value_cell(c, csize, ML_KIB, &size, NULL, ML_ASCEND_SIZE, e))
             return -1;
         size_t n;
         const char *d = ml_csv_cell(c, cdev, &n);
@@ -384,6 +397,15 @@ static int64_t read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
 /* ---- entry points ---- */
 
 bool ml_ascend_size_ok(int64_t bytes) { return bytes >= 0 && bytes < ML_VALUE_LIMIT; }
+
+const char *ml_ascend_bad_value(int64_t v, ml_ascend_value kind)
+{
+    if (kind == ML_ASCEND_TIME && v < 0) return "a negative time (before 1970) cannot be real";
+    if (kind == ML_ASCEND_SIZE && v < 0) return "a negative size cannot be real";
+    if (!ml_value_ok(v)) return kind == ML_ASCEND_TIME ? "a time of 2^62 ns or more cannot be real"
+                                                       : "a size of 2^62 bytes or more cannot be real";
+    return NULL;
+}
 
 void ml_ascend_note_bad_sizes(ml_profile *p, const char *what, const ml_ascend_bad_sizes *b)
 {

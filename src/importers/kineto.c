@@ -44,6 +44,7 @@ typedef struct event_fields {
     char ph;
     uint8_t cat;
     bool has_name, has_ts, has_dur;
+    bool bad_dur;                  /* a "dur" that is no number (NaN, Infinity, a string, null, a list) */
     int64_t ts, dur;
     char pid[ID_MAX], tid[ID_MAX];
     size_t pid_len, tid_len;
@@ -134,6 +135,9 @@ typedef struct kineto {
     } tracks[TRACK_MEMO];
     unsigned tracks_next;          /* the entry to replace next */
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
+    size_t bad_durs;               /* "X" events dropped: their dur negative or not a number */
+    uint64_t bad_dur_off;          /* the first one's byte */
+    char bad_dur_name[64];         /* and its name */
     ml_str name_id;                /* the current event's name interned, once (event_name) */
     bool name_interned;
     struct { uint8_t len; char text[CAT_CACHE_LEN]; ml_str id; } cats[CAT_CACHE]; /* cat_of()'s cache */
@@ -1632,6 +1636,21 @@ static void note_times(kineto *k, int64_t first, int64_t last)
 /* One event's fields, all read (the object at ev_off): into the profile. */
 static int event_done(kineto *k, event_fields *f, uint64_t ev_off)
 {
+    /* A complete event whose duration is negative or not a number has no
+     * length to give: read as 0 ns it made a ProfilerStep of 0 ns, which
+     * pulled the average step down and let --max-step-time pass.  Dropped,
+     * and counted in a note (the fast paths fall back here for non-numbers;
+     * a negative number reaches here from any path). */
+    if (f->ph == 'X' && (f->bad_dur || (f->has_dur && f->dur < 0))) {
+        if (!k->bad_durs++) {
+            k->bad_dur_off = ev_off;
+            size_t n = f->has_name ? k->name_len : 0;
+            if (n >= sizeof k->bad_dur_name) n = sizeof k->bad_dur_name - 1;
+            memcpy(k->bad_dur_name, k->name, n);
+            k->bad_dur_name[n] = 0;
+        }
+        return 0;
+    }
     if (f->has_ts) note_times(k, f->ts, f->has_dur && f->dur > 0 ? f->ts + f->dur : f->ts);
     if (f->has_name && is_memory_name(k) && !k->trace_only) return add_memory_event(k, f, ev_off, k->name[1] == 'O');
     if (k->t && f->ph != 'B' && f->ph != 'E') trace_event(k, f);
@@ -2050,6 +2069,7 @@ static int read_event(kineto *k)
             else if (!memcmp(key, "dur", 3)) {
                 r = read_bounded(k, 3, "dur", &f.dur);
                 f.has_dur = r > 0;
+                f.bad_dur = r == 0; /* another type than a number */
             } else r = js_skip(js);
             break;
         case 4:
@@ -2271,6 +2291,7 @@ static int finish(kineto *k, bool truncated)
     if (k->t) {
         if (k->has_times) ml_trace_span(k->t, k->min_ts, k->max_end);
         k->t->unpaired_ends += k->orphan_ends;
+        k->t->bad_dur_dropped += k->bad_durs;
         if (k->orphan_ends)
             ml_note(p, "%zu \"E\" event%s had no \"B\" open on %s thread: %s ignored", k->orphan_ends,
                     k->orphan_ends == 1 ? "" : "s", k->orphan_ends == 1 ? "its" : "their", k->orphan_ends == 1 ? "it was" : "they were");
@@ -2278,6 +2299,10 @@ static int finish(kineto *k, bool truncated)
             ml_note(p, "%zu slice%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end of "
                        "the trace", k->unclosed_slices, k->unclosed_slices == 1 ? "" : "s", k->unclosed_slices == 1 ? "it was" : "they were");
     }
+    if (k->bad_durs)
+        ml_note(p, "%zu complete event%s (\"ph\": \"X\") dropped: %s \"dur\" is negative or not a number (the first "
+                   "at byte %llu: %s)", k->bad_durs, k->bad_durs == 1 ? "" : "s", k->bad_durs == 1 ? "its" : "their",
+                (unsigned long long)k->bad_dur_off, k->bad_dur_name[0] ? k->bad_dur_name : "no name");
     if (k->unclosed)
         ml_note(p, "%zu operator%s began (\"ph\": \"B\") without an end (\"E\"): %s closed at the end of the "
                    "trace", k->unclosed, k->unclosed == 1 ? "" : "s", k->unclosed == 1 ? "it was" : "they were");

@@ -345,19 +345,31 @@ typedef struct raw_row {
     int8_t action, cat;
 } raw_row;
 
-/* Checks one [t, action, bytes, category] row and appends it. */
-static int add_raw_row(reader *r, void *rows_, const int64_t *q)
+typedef struct raw_rows {
+    VEC(raw_row) v;
+    int64_t created;        /* the bytes of every row that allocates, summed */
+} raw_rows;
+
+/* Checks one [t, action, bytes, category] row and appends it.  A size of
+ * 2^62 bytes or more, or allocations that add up to that (whatever is freed
+ * in between), cannot be real: an error, so that no running sum can wrap (two
+ * rows of 2^62 made a peak of 4096 PiB and 8192 PiB never freed). */
+static int add_raw_row(reader *r, raw_rows *rows, const int64_t *q)
 {
-    VEC(raw_row) *rows = rows_;
     int64_t ts = q[0], action = q[1], bytes = q[2];
     if (action < 1 || action > 4) return js_fail(r->js, r->e, "unknown action %lld (1..4)", (long long)action);
     int c = ml_category_from_torch(q[3]);
     if (c < 0) return js_fail(r->js, r->e, "unknown category %lld (0..7)", (long long)q[3]);
     if (ts < -1) return js_fail(r->js, r->e, "time %lld before -1", (long long)ts);
-    if (bytes == INT64_MIN) return js_fail(r->js, r->e, "size out of range");
+    if (ts >= ML_VALUE_LIMIT) return js_fail(r->js, r->e, "time %lld out of range (2^62 ns or more)", (long long)ts);
+    if (!ml_value_ok(bytes)) return js_fail(r->js, r->e, "row %zu: size %lld out of range (2^62 bytes or more cannot be real)", rows->v.len + 1,
+                       (long long)bytes);
+    if (bytes > 0 && (rows->created += bytes) >= ML_VALUE_LIMIT)
+        return js_fail(r->js, r->e, "row %zu: the rows allocate 2^62 bytes or more in all (not a real memory timeline)",
+                       rows->v.len + 1);
     if (ts == -1 && bytes < 0) return js_fail(r->js, r->e, "a release at time -1 (before the timeline)");
     raw_row x = {ts, bytes, (int8_t)action, (int8_t)c};
-    VEC_PUSH(rows, x);
+    VEC_PUSH(&rows->v, x);
     return 0;
 }
 
@@ -365,11 +377,11 @@ static int add_raw_row(reader *r, void *rows_, const int64_t *q)
  * `more`, the scanner is inside the top-level array and more rows follow. */
 static int import_raw(reader *r, ml_profile *p, const int64_t *prefix, size_t nprefix, bool more)
 {
-    VEC(raw_row) rows = {0};
+    raw_rows all = {{0}, 0};
     VEC(int64_t) cur = {0};
     int rc = -1;
     for (size_t i = 0; i + 4 <= nprefix; i += 4)
-        if (add_raw_row(r, &rows, prefix + i) < 0) goto done;
+        if (add_raw_row(r, &all, prefix + i) < 0) goto done;
     for (js_tok t; more;) {
         t = js_next(r->js);
         if (t == JS_ARRAY_END || t == JS_END || t == JS_ERROR) {
@@ -380,34 +392,34 @@ static int import_raw(reader *r, ml_profile *p, const int64_t *prefix, size_t np
         cur.len = 0;
         if (read_ints(r, &cur) < 0) goto done;
         if (cur.len != 4) { js_fail(r->js, r->e, "a raw memory timeline row has 4 numbers, not %zu", cur.len); goto done; }
-        if (add_raw_row(r, &rows, cur.v) < 0) goto done;
+        if (add_raw_row(r, &all, cur.v) < 0) goto done;
     }
     /* Rows in time order (stable; PREEXISTING -1 first). */
-    int64_t *key = ml_malloc((rows.len ? rows.len : 1) * sizeof *key);
-    for (size_t i = 0; i < rows.len; i++) key[i] = rows.v[i].t;
-    uint32_t *perm = ml_sort_perm_i64(key, rows.len);
-    if (perm) ml_permute(rows.v, sizeof *rows.v, perm, rows.len);
+    int64_t *key = ml_malloc((all.v.len ? all.v.len : 1) * sizeof *key);
+    for (size_t i = 0; i < all.v.len; i++) key[i] = all.v.v[i].t;
+    uint32_t *perm = ml_sort_perm_i64(key, all.v.len);
+    if (perm) ml_permute(all.v.v, sizeof *all.v.v, perm, all.v.len);
     free(perm);
     free(key);
     uint16_t dev = timeline_device(p);
     raw_open o;
     memset(&o, 0, sizeof o);
-    for (size_t i = 0; i < rows.len; i++) {
-        const raw_row *x = &rows.v[i];
+    for (size_t i = 0; i < all.v.len; i++) {
+        const raw_row *x = &all.v.v[i];
         int64_t t = x->t == -1 ? ML_TIME_NONE : x->t;
         if (x->bytes < 0 || (x->bytes == 0 && x->action == ACT_DESTROY)) release(&o, p, dev, t, -x->bytes, x->cat);
         else open_push(&o, p, (uint32_t)new_alloc(p, dev, t, x->bytes, x->cat));
     }
     raw_open_free(&o);
-    for (size_t i = 0; i < rows.len; i++)
-        if (rows.v[i].t >= 0) {
-            p->time_is_absolute = rows.v[i].t > 100000000000000000LL; /* after 1973 in ns: epoch times */
+    for (size_t i = 0; i < all.v.len; i++)
+        if (all.v.v[i].t >= 0) {
+            p->time_is_absolute = all.v.v[i].t > 100000000000000000LL; /* after 1973 in ns: epoch times */
             break;
         }
     total_series(p, dev);
     rc = 0;
 done:
-    VEC_FREE(&rows);
+    VEC_FREE(&all.v);
     VEC_FREE(&cur);
     return rc;
 }
@@ -445,11 +457,14 @@ static int import_coalesced(reader *r, ml_profile *p, const int64_t *times, size
             goto fail;
         }
         if (i && times[i] < times[i - 1]) { js_fail(r->js, r->e, "times go backwards at entry %zu", i); goto fail; }
-        for (int k = 1; k < 9; k++)
-            if (sizes.v[i * 9 + k] < 0 || sizes.v[i * 9 + k] > INT64_MAX / 16) {
-                js_fail(r->js, r->e, "entry %zu: total %lld out of range", i, (long long)sizes.v[i * 9 + k]);
+        int64_t sum = 0; /* each below 2^62, and so their sum (the ALLOCATED curve) */
+        for (int k = 1; k < 9; k++) {
+            if (sizes.v[i * 9 + k] < 0 || sizes.v[i * 9 + k] >= ML_VALUE_LIMIT || (sum += sizes.v[i * 9 + k]) >= ML_VALUE_LIMIT) {
+                js_fail(r->js, r->e, "entry %zu: total %lld out of range (the totals reach 2^62 bytes or more)", i,
+                        (long long)sizes.v[i * 9 + k]);
                 goto fail;
             }
+        }
     }
     uint16_t dev = timeline_device(p);
     VEC(uint32_t) open[8];

@@ -67,8 +67,32 @@ void ml_strpool_free(ml_strpool *sp)
     free(sp);
 }
 
+/* A NUL byte inside a name (JSON's \u0000, a NUL in a CSV cell or a pickle
+ * string) is kept as U+2400 SYMBOL FOR NULL ("\xE2\x90\x80"): every output
+ * reads names as C strings, where the NUL cut them ("aten::sl\u0000ice" and
+ * "aten::sl\u0000ow" both showed as "aten::sl", though interned apart).  With
+ * the visible symbol in its place every byte after it is kept and shown, and
+ * names that differ stay apart (but for one that has U+2400 itself where the
+ * other has a NUL: no real profiler writes either).  Done here, once, for
+ * every reader. */
+static ml_str intern_with_nul(ml_strpool *sp, const char *s, size_t n)
+{
+    size_t nuls = 0;
+    for (size_t i = 0; i < n; i++) nuls += s[i] == 0;
+    char *buf = ml_malloc(n + 2 * nuls + 1);
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i]) buf[w++] = s[i];
+        else memcpy(buf + w, "\xE2\x90\x80", 3), w += 3;
+    }
+    ml_str id = ml_intern(sp, buf, w);
+    free(buf);
+    return id;
+}
+
 ml_str ml_intern(ml_strpool *sp, const char *s, size_t n)
 {
+    if (n && memchr(s, 0, n)) return intern_with_nul(sp, s, n);
     uint32_t h = hash_bytes(s, n);
     size_t j = h & sp->mask;
     uint64_t short_len = n < 0xFFFFFF ? n : 0xFFFFFF;

@@ -18,7 +18,8 @@ typedef struct ml_strpool ml_strpool;
 ml_strpool *ml_strpool_new(void);
 void ml_strpool_free(ml_strpool *sp);
 
-/* Returns the id of the string s[0..n), adding it if new.  s need not be NUL-terminated. */
+/* Returns the id of the string s[0..n), adding it if new.  s need not be
+ * NUL-terminated; a NUL byte inside it is stored as U+2400 (strpool.c says why). */
 ml_str ml_intern(ml_strpool *sp, const char *s, size_t n);
 ml_str ml_intern_cstr(ml_strpool *sp, const char *s);
 

@@ -200,6 +200,7 @@ typedef struct ml_trace {
     size_t partial_overlaps; /* slices that start inside their parent but end after it (see ml_trace_finish) */
     size_t unpaired_ends;   /* importers: "E" events with no "B" open on their track (dropped) */
     size_t kernel_args_dropped; /* kernel args outside their physical range, left out (ml_kernel_info_push) */
+    size_t bad_dur_dropped; /* importers: complete events whose dur is negative or not a number (dropped) */
     size_t shared_corr_ids; /* correlation ids that more than one launch carries (ml_trace_finish) ... */
     size_t shared_corr_calls; /* ... and those launches */
     struct ml_trace_index *index; /* private */

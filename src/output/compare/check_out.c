@@ -106,6 +106,11 @@ void ml_check_text(FILE *f, const ml_check_run *c)
         if (!c->results[i].evaluated) errors++;
         else if (!c->results[i].passed) failed++;
     }
+    for (size_t i = 0; i < c->n_unmatched; i++) {
+        fputs("note: ", f);
+        ml_put_text(f, c->unmatched[i]);
+        fputc('\n', f);
+    }
     if (!failed && !errors) fprintf(f, "memlens check: %zu rule%s hold%s for %s\n", c->n, c->n == 1 ? "" : "s", c->n == 1 ? "s" : "", ML_TEXT_SAFE(c->input));
     else if (!errors) fprintf(f, "memlens check: %zu of %zu rule%s broken for %s\n", failed, c->n, c->n == 1 ? "" : "s", ML_TEXT_SAFE(c->input));
     else fprintf(f, "memlens check: %zu of %zu rule%s broken, %zu could not be checked, for %s\n", failed, c->n, c->n == 1 ? "" : "s",
@@ -162,6 +167,10 @@ void ml_check_json(FILE *f, const ml_check_run *c)
         jw_end(&w);
     }
     jw_end(&w);
+    jw_key(&w, "unmatched");
+    jw_arr(&w);
+    for (size_t i = 0; i < c->n_unmatched; i++) jw_str(&w, c->unmatched[i]);
+    jw_end(&w);
     jw_end(&w);
     fputc('\n', f);
 }
@@ -204,6 +213,15 @@ int ml_check_junit(const char *path, const ml_check_run *c, ml_err *e)
         xml_text(f, c->base);
     }
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", c->n, failures, errors);
+    if (c->n_unmatched) {
+        fputs("    <properties>\n", f);
+        for (size_t i = 0; i < c->n_unmatched; i++) {
+            fputs("      <property name=\"unmatched\" value=\"", f);
+            xml_text(f, c->unmatched[i]);
+            fputs("\"/>\n", f);
+        }
+        fputs("    </properties>\n", f);
+    }
     for (size_t i = 0; i < c->n; i++) {
         const ml_rule_result *r = &c->results[i];
         char name[128], line[2048];

@@ -3,7 +3,9 @@
  * out: one line per rule for people (FAIL lines name the rule, the measured
  * figure, the limit and the three biggest contributors), --json for
  * programs, and JUnit XML (--junit FILE) for CI systems, one test case per
- * rule, written whole or not at all (outfile.h).
+ * rule, written whole or not at all (outfile.h).  The ranks without a
+ * partner are listed in each (text: a note line each; JSON: "unmatched";
+ * JUnit: a property each of the test suite).
  */
 #ifndef ML_CHECK_OUT_H
 #define ML_CHECK_OUT_H
@@ -19,6 +21,9 @@ typedef struct ml_check_run {
     const char *input;      /* NEW */
     const ml_rule_result *results;
     size_t n;
+    const char *const *unmatched; /* "rank 4 only in NEW": such a NEW rank was judged
+                                   * by the rules that need no base */
+    size_t n_unmatched;
 } ml_check_run;
 
 /* One line for a result: "FAIL --max-peak 30GiB: peak allocated 31.20 GiB

@@ -68,9 +68,12 @@ void ml_compare_page_json(const ml_compare *c, const size_t *rank_of, ml_buf *ou
 void ml_compare_page_pair(const ml_diff *d, size_t base_rank, size_t new_rank, ml_buf *out);
 
 /* `memlens diff -o FILE.html`: the report of the pairs' runs (ranks base0,
- * new0, base1, ...) with the compare object.  Written atomically; -1 with e
- * set on failure. */
-int ml_compare_report_write(const ml_compare *c, const char *path, ml_err *e);
+ * new0, base1, ...) with the compare object.  Several pairs: within budget
+ * bytes (0: ML_REPORT_BUDGET), the pairs that changed most embedded whole
+ * first (a new run out of memory, then the largest change of peak
+ * allocated), the others summarised; the compare object has every pair.
+ * Written atomically; -1 with e set on failure. */
+int ml_compare_report_write(const ml_compare *c, int64_t budget, const char *path, ml_err *e);
 
 
 #endif

@@ -131,15 +131,14 @@ void ml_perf_cupti_text(FILE *f, const ml_profile *p, const ml_perf *perf, int t
     }
     if (n < cu->n) fprintf(f, "  (%zu more kernels: --top N, or --json for every value)\n", cu->n - n);
     fprintf(f, "  counter totals over the kernels:\n");
+    double *sum = ml_calloc(cu->n_counters ? cu->n_counters : 1, sizeof *sum);
+    for (size_t k = 0; k < cu->n_cells; k++)
+        if (!isnan(cu->cells[k].value)) sum[cu->cells[k].counter] += cu->cells[k].value;
     for (size_t c = 0; c < cu->n_counters; c++) {
-        double sum = 0;
-        for (size_t r = 0; r < cu->n; r++) {
-            double v = ml_cupti_value(cu, r, c);
-            if (!isnan(v)) sum += v;
-        }
-        fprintf(f, "  %14s  ", si(sum, b, sizeof b));
+        fprintf(f, "  %14s  ", si(sum[c], b, sizeof b));
         put_line(f, ml_s(p, cu->counters[c]), rest(width, 18), 0);
     }
+    free(sum);
 }
 
 static const char *const kind_heads[ML_CP__COUNT] = {"CPU", "GPU compute", "GPU comm", "Launch", "Kernel gaps", ""};
@@ -259,10 +258,10 @@ void ml_perf_hta_run_json(jw *w, const ml_profile *p, const ml_perf *perf, int t
             op_stack(w, p, cu, row);
             jw_key(w, "values");
             jw_obj(w);
-            for (size_t c = 0; c < cu->n_counters; c++) {
-                double v = ml_cupti_value(cu, r, c);
+            for (size_t k = row->cell_first; k < row->cell_first + row->cell_n; k++) {
+                double v = cu->cells[k].value;
                 if (isnan(v)) continue;
-                ml_perf_json_num(w, ml_s(p, cu->counters[c]), v, 6);
+                ml_perf_json_num(w, ml_s(p, cu->counters[cu->cells[k].counter]), v, 6);
             }
             jw_end(w);
             ml_perf_json_num(w, "flops", cu->has_flops ? row->flops : -1, 3);
@@ -412,12 +411,14 @@ void ml_perf_hta_json(jw *w, const ml_profile *p, const ml_perf *perf, int top)
             jw_key(w, "name"); jw_str(w, slice_name(p, row->slice));
             jw_key(w, "stack");
             op_stack(w, p, cu, row);
-            jw_key(w, "values");
-            jw_arr(w);
-            for (size_t c = 0; c < cu->n_counters; c++) {
-                double v = ml_cupti_value(cu, r, c);
-                if (isnan(v)) jw_null(w);
-                else jw_dbl(w, v);
+            jw_key(w, "values"); /* sparse: {"counter index": value}, the counters it has */
+            jw_obj(w);
+            for (size_t c = row->cell_first; c < row->cell_first + row->cell_n; c++) {
+                char key[16];
+                snprintf(key, sizeof key, "%u", cu->cells[c].counter);
+                jw_key(w, key);
+                if (isnan(cu->cells[c].value)) jw_null(w);
+                else jw_dbl(w, cu->cells[c].value);
             }
             jw_end(w);
             jw_key(w, "flops");

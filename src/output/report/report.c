@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "outfile.h"
 #include "phase.h"
@@ -14,8 +15,131 @@
 
 static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f) == n ? 0 : -1; }
 
+/* A rank left out by the budget: who it is, and why its views are empty. */
+static void summarised_stub(const ml_profile *p, size_t n_embedded, size_t n, int64_t budget, ml_buf *m)
+{
+    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
+    ml_json_str(m, p->path);
+    ml_buf_puts(m, ",\"format\":");
+    ml_json_str(m, p->format);
+    ml_buf_puts(m, ",\"host\":");
+    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
+    ml_buf_printf(m, ",\"time\":\"%s\",\"notes\":[],\"perf\":false,\"perfWhy\":",
+                  p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    char why[400];
+    snprintf(why, sizeof why,
+             "this run is summarised: the page embeds the full data of %zu of the %zu runs (the pairs that changed "
+             "most first) within its budget of %.0f MB (--budget MB); the Compare view has every pair",
+             n_embedded, n, (double)budget / 1e6);
+    ml_json_str(m, why);
+    ml_buf_puts(m, ",\"summarised\":true,\"devices\":[]}");
+}
+
+/* One rank made for the page on its own: its meta object, blobs, perf element. */
+typedef struct rank_part {
+    ml_buf meta, html, perf;
+} rank_part;
+
+/* ml_report_write within o->budget (see report.h): each unit's ranks made
+ * one at a time, kept while they fit.  Blob numbers run on in the order the
+ * ranks were kept, so the page is the same bytes for the same inputs. */
+static int write_within_budget(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e)
+{
+    size_t n = ps->items.len, unit = o->unit ? o->unit : 1, n_units = (n + unit - 1) / unit;
+    if (!n) return ml_fail(e, "report: no profile to show");
+    int64_t origin = INT64_MAX;
+    for (size_t r = 0; r < n; r++) {
+        int64_t t = ml_profile_first_time(ps->items.v[r]);
+        if (t < origin) origin = t;
+    }
+    if (origin == INT64_MAX) origin = 0;
+    size_t max_allocs = o->max_allocs ? o->max_allocs : ML_REPORT_MAX_ALLOCS;
+    rank_part *parts = ml_calloc(n, sizeof *parts);
+    bool *kept = ml_calloc(n, sizeof *kept);
+    int64_t used = (int64_t)(ml_asset_uplot_js_len + ml_asset_uplot_css_len + ml_asset_style_len + ml_asset_body_len +
+                             ml_asset_app_len + o->extra_len) + 4096;
+    unsigned next_id = 0;
+    size_t n_kept = 0;
+    for (size_t ui = 0; ui < n_units; ui++) {
+        size_t u = o->order ? o->order[ui] : ui, size = 0;
+        unsigned id = next_id;
+        for (size_t r = u * unit; r < n && r < (u + 1) * unit; r++) {
+            const ml_profile *p = ps->items.v[r];
+            rank_part *x = &parts[r];
+            ml_blobs bl = {0};
+            bl.count = id;
+            if (o->zlevel) bl.level = o->zlevel;
+            ml_blobs_async(&bl);
+            ml_report_rank(p, origin, max_allocs, o->max_history, &x->meta, &bl);
+            ml_blobs_finish(&bl, &x->meta);
+            id = bl.count;
+            x->html = bl.html;
+            bl.html = (ml_buf){0};
+            ml_blobs_free(&bl);
+            ml_buf_printf(&x->perf, "<script type=\"application/json\" id=\"ml-perf-%zu\">", r);
+            if (ml_report_perf_json_with(p, NULL, o->top, &x->perf)) ml_buf_puts(&x->perf, "</script>\n");
+            else x->perf.len = 0;
+            size += x->meta.len + x->html.len + x->perf.len + 1;
+        }
+        bool fits = !n_kept || used + (int64_t)size <= o->budget; /* the most important unit whatever its size */
+        for (size_t r = u * unit; r < n && r < (u + 1) * unit; r++) {
+            if (fits) {
+                kept[r] = true;
+                n_kept++;
+                continue;
+            }
+            ml_buf_free(&parts[r].meta), ml_buf_free(&parts[r].html), ml_buf_free(&parts[r].perf);
+        }
+        if (fits) used += (int64_t)size, next_id = id;
+    }
+    ml_phase("report: runs within the budget");
+
+    ml_buf meta = {0}, perf = {0}, html = {0};
+    char created[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ml_buf_puts(&meta, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
+    ml_json_str(&meta, created);
+    ml_buf_printf(&meta, ",\"origin_ns\":\"%lld\",\"inputs\":[", (long long)origin);
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        ml_buf_puts(&meta, i ? "," : "");
+        ml_json_str(&meta, o->inputs[i]);
+    }
+    ml_buf_puts(&meta, "],\"skipped\":[");
+    for (size_t i = 0; i < ps->skipped.len; i++) {
+        ml_buf_puts(&meta, i ? "," : "");
+        ml_json_str(&meta, ps->skipped.v[i]);
+    }
+    ml_buf_puts(&meta, "],\"ranks\":[");
+    for (size_t r = 0; r < n; r++) {
+        ml_buf_puts(&meta, r ? "," : "");
+        if (!kept[r]) {
+            summarised_stub(ps->items.v[r], n_kept, n, o->budget, &meta);
+            continue;
+        }
+        ml_buf_put(&meta, parts[r].meta.p, parts[r].meta.len);
+        if (parts[r].perf.len) ml_buf_put(&perf, parts[r].perf.p, parts[r].perf.len);
+    }
+    ml_buf_puts(&meta, "]}");
+    for (size_t ui = 0; ui < n_units; ui++) { /* the blobs in the order they were numbered */
+        size_t u = o->order ? o->order[ui] : ui;
+        for (size_t r = u * unit; r < n && r < (u + 1) * unit; r++)
+            if (kept[r] && parts[r].html.len) ml_buf_put(&html, parts[r].html.p, parts[r].html.len);
+    }
+    for (size_t r = 0; r < n; r++) ml_buf_free(&parts[r].meta), ml_buf_free(&parts[r].html), ml_buf_free(&parts[r].perf);
+    free(parts);
+    free(kept);
+    int rc = ml_report_page(path, ps->items.v[0]->path, &meta, o->extra_html, o->extra_len, &perf, &html, e);
+    ml_buf_free(&meta);
+    ml_buf_free(&perf);
+    ml_buf_free(&html);
+    return rc;
+}
+
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e)
 {
+    if (o && o->budget > 0) return write_within_budget(ps, o, path, e);
     ml_buf meta = {0};
     ml_blobs bl = {0};
     /* The blobs deflate on a second thread until ml_blobs_finish: through

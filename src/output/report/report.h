@@ -33,6 +33,15 @@ typedef struct ml_report_opts {
     const char *extra_html;
     size_t extra_len;
     bool no_distributed;
+    /* `memlens diff -o --budget MB`: the page's size.  The ranks go in units
+     * of `unit` ranks (2: a pair's base and new runs, side by side in ps),
+     * the units in `order` (most important first; NULL: as listed); each unit
+     * is embedded whole while the page stays within the budget (the first
+     * whatever its size), the others summarised ("summarised": true, as the
+     * report of a job does).  0: every rank embedded. */
+    int64_t budget;
+    size_t unit;
+    const size_t *order;
 } ml_report_opts;
 
 /* Fills meta (one JSON object) and the blobs for all ranks of ps. */
