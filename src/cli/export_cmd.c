@@ -225,7 +225,10 @@ int ml_cmd_export(int argc, char **argv)
             return 2;
         }
     }
-    if (!input || !out) return usage();
+    if (!input || !out) {
+        fprintf(stderr, "memlens: export: %s\n", !input ? "no INPUT given" : "no output file: give -o FILE (or -o - with --format)");
+        return usage();
+    }
     if (table) return export_table(input, out, format, rank, table, group);
     if (group) {
         fprintf(stderr, "memlens: export: --group-by goes with --table\n");
