@@ -5,7 +5,9 @@
 #   make SAN=1 test the same under ASan + UBSan (build-san/)
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
-#   make sample     build/sample/: a small generated trace for the README demo
+#   make sample     build/sample/: a generated input of each kind (trace, snapshot, Ascend) for the README
+#   make install    PREFIX=/usr/local (DESTDIR too): the binary, memlens.1, bash and zsh completion
+#   make uninstall  removes what make install put there
 #   make MPI=0      without build/memlens-mpi: it is built (with its tests) by
 #                   default wherever mpicc is found (Open MPI: libopenmpi-dev),
 #                   for `mpirun -n K build/memlens-mpi summary|perf|check|report DIR`
@@ -60,7 +62,7 @@ ml_comma := ,
 ml_empty :=
 ml_space := $(ml_empty) $(ml_empty)
 
-.PHONY: all tests test check fuzz bench sample clean web
+.PHONY: all tests test check fuzz bench sample clean web man install uninstall
 all: $(BUILD)/memlens $(TOOL_BIN) $(MPI_BIN)
 
 $(BUILD)/%.o: %.c
@@ -153,6 +155,30 @@ $(SAMPLE): $(BUILD)/tools/gen_trace
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --gzip --out $@ \
 	    --expect $(BUILD)/sample/expect.json --truth $(BUILD)/sample/truth.csv
+
+# The man page and the completions are made from the program's own --help
+# texts (tools/man.sh), so they cannot drift from what memlens prints.
+man: $(BUILD)/memlens.1
+$(BUILD)/memlens.bash $(BUILD)/_memlens: $(BUILD)/memlens.1
+$(BUILD)/memlens.1: $(BUILD)/memlens tools/man.sh
+	sh tools/man.sh man $(BUILD)/memlens >$(BUILD)/memlens.1.tmp && mv $(BUILD)/memlens.1.tmp $(BUILD)/memlens.1
+	sh tools/man.sh bash $(BUILD)/memlens >$(BUILD)/memlens.bash.tmp && mv $(BUILD)/memlens.bash.tmp $(BUILD)/memlens.bash
+	sh tools/man.sh zsh $(BUILD)/memlens >$(BUILD)/_memlens.tmp && mv $(BUILD)/_memlens.tmp $(BUILD)/_memlens
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+install: $(BUILD)/memlens $(MPI_BIN) $(BUILD)/memlens.1 $(BUILD)/memlens.bash $(BUILD)/_memlens
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(BUILD)/memlens $(MPI_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(BUILD)/memlens.1 $(DESTDIR)$(MANDIR)/man1/memlens.1
+	install -m 644 $(BUILD)/memlens.bash $(DESTDIR)$(BASHCOMPDIR)/memlens
+	install -m 644 $(BUILD)/_memlens $(DESTDIR)$(ZSHCOMPDIR)/_memlens
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/memlens $(DESTDIR)$(BINDIR)/memlens-mpi $(DESTDIR)$(MANDIR)/man1/memlens.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/memlens $(DESTDIR)$(ZSHCOMPDIR)/_memlens
 
 clean:
 	rm -rf build build-san build-fuzz
