@@ -26,6 +26,11 @@ t_contains "--top= message" "$(cat "$tmp/err")" "--top : expected a number"
 # after --, nothing is split
 $MEMLENS summary -- --top=3 >/dev/null 2>&1; t_eq "after -- not an option" $? 2
 
+# one of a thing is not "1 more groups"
+t_contains "(1 more group)" "$($MEMLENS summary --top=10 "$S")" "(1 more group)
+"
+t_eq "no (1 more groups)" "$($MEMLENS summary --top=10 "$S" | grep -c '(1 more groups)')" 0
+
 # -h, --help, help CMD: the same text on stdout, nothing on stderr, status 0
 for c in $CMDS; do
     $MEMLENS "$c" --help >"$tmp/help" 2>"$tmp/err"; t_eq "$c --help exit" $? 0
