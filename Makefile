@@ -148,13 +148,35 @@ fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 bench: $(BUILD)/memlens $(TOOL_BIN)
 	@BUILD=$(BUILD) sh bench/run
 
-# Demo data made by the project itself: two training steps of a GPT-like model.
+# Demo data made by the project itself, one of each input kind memlens reads
+# (the README's examples run on them): two training steps of a GPT-like model
+# (train), the same model with 16 layers instead of 12 (train16: for diff and
+# check), a job of 4 ranks, one slow and one leaking (job/), a CUDA allocator
+# snapshot, a torch_npu text export of 2 ranks (ascend/) and the memory
+# timeline PyTorch's export_memory_timeline writes, made from train.
 SAMPLE := $(BUILD)/sample/train.pt.trace.json.gz
-sample: $(SAMPLE)
+SAMPLES := $(SAMPLE) $(BUILD)/sample/train16.pt.trace.json.gz $(BUILD)/sample/job/rank3.pt.trace.json.gz \
+           $(BUILD)/sample/snapshot.pickle $(BUILD)/sample/ascend/rank1_ascend_pt/profiler_info_1.json \
+           $(BUILD)/sample/timeline.raw.json.gz
+sample: $(SAMPLES)
 $(SAMPLE): $(BUILD)/tools/gen_trace
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --gzip --out $@ \
 	    --expect $(BUILD)/sample/expect.json --truth $(BUILD)/sample/truth.csv
+$(BUILD)/sample/train16.pt.trace.json.gz: $(BUILD)/tools/gen_trace
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --layers 16 --gzip --out $@
+$(BUILD)/sample/job/rank3.pt.trace.json.gz: $(BUILD)/tools/gen_trace
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --gzip --world-size 4 --slow-ranks 1 --leak-rank 2 --out $(dir $@)
+$(BUILD)/sample/snapshot.pickle: $(BUILD)/tools/gen_snapshot
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_snapshot --size-mb 2 --seed 1 $@
+$(BUILD)/sample/ascend/rank1_ascend_pt/profiler_info_1.json: $(BUILD)/tools/gen_ascend
+	@mkdir -p $(BUILD)/sample/ascend
+	$(BUILD)/tools/gen_ascend --ranks 2 --steps 2 --seed 1 $(BUILD)/sample/ascend
+$(BUILD)/sample/timeline.raw.json.gz: $(SAMPLE) $(BUILD)/memlens
+	$(BUILD)/memlens export $(SAMPLE) -o $@
 
 # The man page and the completions are made from the program's own --help
 # texts (tools/man.sh), so they cannot drift from what memlens prints.
