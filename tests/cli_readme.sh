@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 BUILD=${BUILD:-build}
 README=${README:-README.md}
 
-make -s sample BUILD="$BUILD" >"$tmp/sample.log" 2>&1
+make -s sample BUILD="$BUILD" SAN="${SAN:-0}" >"$tmp/sample.log" 2>&1
 rc=$?
 t_eq "make sample" "$rc" 0
 [ "$rc" = 0 ] || tail -5 "$tmp/sample.log"

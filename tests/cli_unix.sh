@@ -31,6 +31,13 @@ t_contains "(1 more group)" "$($MEMLENS summary --top=10 "$S")" "(1 more group)
 "
 t_eq "no (1 more groups)" "$($MEMLENS summary --top=10 "$S" | grep -c '(1 more groups)')" 0
 
+# binary units: the recommendation as the summary (GiB), the timeline plot's axis
+t_contains "perf recommendation in GiB" "$($MEMLENS perf --view overview "$S")" "of the 11.84 GiB reserved (3.05 GiB) held no tensor"
+t_contains "summary's reserved peak, the same figure" "$($MEMLENS summary "$S")" "peak reserved    11.84 GiB"
+$MEMLENS export "$S" -o "$tmp/plot.html"
+t_eq "export .html axis in GiB" "$(grep -c 'Memory (GiB)' "$tmp/plot.html")" 1
+t_eq "export .html: no GB" "$(grep -cE '[0-9] GB|\(GB\)' "$tmp/plot.html")" 0
+
 # -h, --help, help CMD: the same text on stdout, nothing on stderr, status 0
 for c in $CMDS; do
     $MEMLENS "$c" --help >"$tmp/help" 2>"$tmp/err"; t_eq "$c --help exit" $? 0
