@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "utf8.h"
 
 int ml_term_width(FILE *f)
@@ -274,8 +275,7 @@ static char *fit_showing(const char *s, int cols, const int *at, int nat)
         to[nseg++] = t;
         left -= t - f;
     }
-    char *out = malloc(strlen(s) + 3 * (size_t)(nat + 1) + 1);
-    if (!out) return NULL;
+    char *out = ml_malloc(strlen(s) + 3 * (size_t)(nat + 1) + 1);
     size_t n = 0;
     int shown = 0;
     for (int k = 0; k < nseg; k++) {
@@ -298,28 +298,18 @@ static char *fit_showing(const char *s, int cols, const int *at, int nat)
 
 char **ml_fit_apart(const char *const *names, size_t n, int cols, int middle)
 {
-    char **out = calloc(n ? n : 1, sizeof *out);
-    apart *a = calloc(n ? n : 1, sizeof *a);
-    apart **order = calloc(n ? n : 1, sizeof *order);
-    if (!out || !a || !order) {
-        free(a);
-        free(order);
-        return out; /* NULL, or (calloc of the others failed) empty texts: see ml_fit_apart_free */
-    }
+    char **out = ml_calloc(n ? n : 1, sizeof *out);
+    apart *a = ml_calloc(n ? n : 1, sizeof *a);
+    apart **order = ml_calloc(n ? n : 1, sizeof *order);
     for (size_t i = 0; i < n; i++) {
         size_t cap = 4 * strlen(names[i]) + 1;
-        char *esc = malloc(cap);
-        a[i].name = esc ? strdup(ml_text_safe(names[i], esc, cap)) : NULL; /* names[i] itself when safe */
+        char *esc = ml_malloc(cap);
+        a[i].name = ml_strdup(ml_text_safe(names[i], esc, cap)); /* names[i] itself when safe */
         free(esc);
         size_t fcap = 4 * (cols > 0 ? (size_t)cols : strlen(names[i])) + 8;
-        char *fb = malloc(fcap);
-        const char *fit = a[i].name && fb ? fit_safe(a[i].name, cols, middle, fb, fcap) : "?";
-        a[i].fit = strdup(fit);
+        char *fb = ml_malloc(fcap);
+        a[i].fit = ml_strdup(fit_safe(a[i].name, cols, middle, fb, fcap));
         free(fb);
-        if (!a[i].name || !a[i].fit) {
-            free(a[i].name);
-            a[i].name = strdup("");
-        }
         a[i].at = a[i].first = -1;
         order[i] = &a[i];
     }
@@ -353,7 +343,6 @@ char **ml_fit_apart(const char *const *names, size_t n, int cols, int middle)
                 int places[2] = {lo, hi}, np = hi - lo > 4 ? 2 : 1;
                 if (np == 1) places[0] = hi;
                 char *t = fit_showing(x->name, cols, places, np);
-                if (!t) continue;
                 free(x->fit);
                 x->fit = t;
                 x->first = lo;
@@ -376,8 +365,7 @@ char **ml_fit_apart(const char *const *names, size_t n, int cols, int middle)
             char *x = order[j]->fit;
             int have = cols_of(x), keep = have - tl > 1 ? have - tl : 1;
             size_t kb = head_bytes(x, keep);
-            char *t = malloc(kb + (size_t)tl + 1);
-            if (!t) continue;
+            char *t = ml_malloc(kb + (size_t)tl + 1);
             memcpy(t, x, kb);
             memcpy(t + kb, tag, (size_t)tl + 1);
             free(x);
@@ -385,7 +373,7 @@ char **ml_fit_apart(const char *const *names, size_t n, int cols, int middle)
         }
     }
     for (size_t i = 0; i < n; i++) {
-        out[i] = a[i].fit ? a[i].fit : strdup("?");
+        out[i] = a[i].fit;
         free(a[i].name);
     }
     free(a);

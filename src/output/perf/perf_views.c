@@ -166,17 +166,18 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
             shape ? "name, input shape" : "name");
     char b[32], c[32], x[32], y[32];
     char **fitted = NULL; /* by name alone: two operators never print alike */
-    const char **names = shape ? NULL : malloc((n ? n : 1) * sizeof *names);
-    for (size_t i = 0; names && i < n; i++) names[i] = ml_s(p, ops->v[i].name);
-    if (names) fitted = ml_fit_apart(names, n, cols, 0);
-    free(names);
+    if (!shape) {
+        const char **names = ml_malloc((n ? n : 1) * sizeof *names);
+        for (size_t i = 0; i < n; i++) names[i] = ml_s(p, ops->v[i].name);
+        fitted = ml_fit_apart(names, n, cols, 0);
+        free(names);
+    }
     for (size_t i = 0; i < n; i++) {
         const ml_op_row *r = &ops->v[i];
         fprintf(f, "  %8lld %11s %11s %11s %11s %2s  ", (long long)r->calls, dur(r->device_self_ns, b, sizeof b),
                 dur(r->device_total_ns, c, sizeof c), dur(r->host_self_ns, x, sizeof x),
                 dur(r->host_total_ns, y, sizeof y), r->tc_eligible ? "E" : "");
         if (fitted) fputs(fitted[i], f);
-        else if (!shape) put_name(f, ml_s(p, r->name), cols, 0);
         else {
             const char *nm = ml_s(p, r->name);
             size_t cap = 4 * (namew > 0 ? (size_t)namew : strlen(nm)) + 8;
@@ -212,9 +213,9 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
     int cols = name_cols(o->width, fixed);
     fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %", "TC", "name");
     char b[32], c[32];
-    const char **names = malloc((n ? n : 1) * sizeof *names);
-    for (size_t i = 0; names && i < n; i++) names[i] = ml_s(p, kt->by_name.v[i].name);
-    char **fit = names ? ml_fit_apart(names, n, cols, 1) : NULL; /* two kernels never print alike */
+    const char **names = ml_malloc((n ? n : 1) * sizeof *names);
+    for (size_t i = 0; i < n; i++) names[i] = ml_s(p, kt->by_name.v[i].name);
+    char **fit = ml_fit_apart(names, n, cols, 1); /* two kernels never print alike */
     free(names);
     for (size_t i = 0; i < n; i++) {
         const ml_kernel_row *r = &kt->by_name.v[i];
@@ -225,8 +226,7 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
         else snprintf(y, sizeof y, "%.2f", r->occupancy);
         fprintf(f, "  %8lld %11s %11s %8s %8s %2s  ", (long long)r->calls, dur(r->total_ns, b, sizeof b),
                 dur(r->calls ? r->total_ns / r->calls : 0, c, sizeof c), x, y, r->tensor_cores ? "Y" : "");
-        if (fit) fputs(fit[i], f);
-        else put_name(f, ml_s(p, r->name), cols, 1);
+        fputs(fit[i], f);
         fputc('\n', f);
     }
     ml_fit_apart_free(fit, n);
