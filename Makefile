@@ -5,7 +5,9 @@
 #   make SAN=1 test the same under ASan + UBSan (build-san/)
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
-#   make sample     build/sample/: a small generated trace for the README demo
+#   make sample     build/sample/: a generated input of each kind (trace, snapshot, Ascend) for the README
+#   make install    PREFIX=/usr/local (DESTDIR too): the binary, memlens.1, bash and zsh completion
+#   make uninstall  removes what make install put there
 #   make MPI=0      without build/memlens-mpi: it is built (with its tests) by
 #                   default wherever mpicc is found (Open MPI: libopenmpi-dev),
 #                   for `mpirun -n K build/memlens-mpi summary|perf|check|report DIR`
@@ -60,7 +62,7 @@ ml_comma := ,
 ml_empty :=
 ml_space := $(ml_empty) $(ml_empty)
 
-.PHONY: all tests test check fuzz bench sample clean web
+.PHONY: all tests test check fuzz bench sample clean web man install uninstall
 all: $(BUILD)/memlens $(TOOL_BIN) $(MPI_BIN)
 
 $(BUILD)/%.o: %.c
@@ -146,13 +148,59 @@ fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 bench: $(BUILD)/memlens $(TOOL_BIN)
 	@BUILD=$(BUILD) sh bench/run
 
-# Demo data made by the project itself: two training steps of a GPT-like model.
+# Demo data made by the project itself, one of each input kind memlens reads
+# (the README's examples run on them): two training steps of a GPT-like model
+# (train), the same model with 16 layers instead of 12 (train16: for diff and
+# check), a job of 4 ranks, one slow and one leaking (job/), a CUDA allocator
+# snapshot, a torch_npu text export of 2 ranks (ascend/) and the memory
+# timeline PyTorch's export_memory_timeline writes, made from train.
 SAMPLE := $(BUILD)/sample/train.pt.trace.json.gz
-sample: $(SAMPLE)
+SAMPLES := $(SAMPLE) $(BUILD)/sample/train16.pt.trace.json.gz $(BUILD)/sample/job/rank3.pt.trace.json.gz \
+           $(BUILD)/sample/snapshot.pickle $(BUILD)/sample/ascend/rank1_ascend_pt/profiler_info_1.json \
+           $(BUILD)/sample/timeline.raw.json.gz
+sample: $(SAMPLES)
 $(SAMPLE): $(BUILD)/tools/gen_trace
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --gzip --out $@ \
 	    --expect $(BUILD)/sample/expect.json --truth $(BUILD)/sample/truth.csv
+$(BUILD)/sample/train16.pt.trace.json.gz: $(BUILD)/tools/gen_trace
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --layers 16 --gzip --out $@
+$(BUILD)/sample/job/rank3.pt.trace.json.gz: $(BUILD)/tools/gen_trace
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_trace --steps 2 --seed 1 --gzip --world-size 4 --slow-ranks 1 --leak-rank 2 --out $(dir $@)
+$(BUILD)/sample/snapshot.pickle: $(BUILD)/tools/gen_snapshot
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/gen_snapshot --size-mb 2 --seed 1 $@
+$(BUILD)/sample/ascend/rank1_ascend_pt/profiler_info_1.json: $(BUILD)/tools/gen_ascend
+	@mkdir -p $(BUILD)/sample/ascend
+	$(BUILD)/tools/gen_ascend --ranks 2 --steps 2 --seed 1 $(BUILD)/sample/ascend
+$(BUILD)/sample/timeline.raw.json.gz: $(SAMPLE) $(BUILD)/memlens
+	$(BUILD)/memlens export $(SAMPLE) -o $@
+
+# The man page and the completions are made from the program's own --help
+# texts (tools/man.sh), so they cannot drift from what memlens prints.
+man: $(BUILD)/memlens.1
+$(BUILD)/memlens.bash $(BUILD)/_memlens: $(BUILD)/memlens.1
+$(BUILD)/memlens.1: $(BUILD)/memlens tools/man.sh
+	sh tools/man.sh man $(BUILD)/memlens >$(BUILD)/memlens.1.tmp && mv $(BUILD)/memlens.1.tmp $(BUILD)/memlens.1
+	sh tools/man.sh bash $(BUILD)/memlens >$(BUILD)/memlens.bash.tmp && mv $(BUILD)/memlens.bash.tmp $(BUILD)/memlens.bash
+	sh tools/man.sh zsh $(BUILD)/memlens >$(BUILD)/_memlens.tmp && mv $(BUILD)/_memlens.tmp $(BUILD)/_memlens
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+install: $(BUILD)/memlens $(MPI_BIN) $(BUILD)/memlens.1 $(BUILD)/memlens.bash $(BUILD)/_memlens
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(BUILD)/memlens $(MPI_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(BUILD)/memlens.1 $(DESTDIR)$(MANDIR)/man1/memlens.1
+	install -m 644 $(BUILD)/memlens.bash $(DESTDIR)$(BASHCOMPDIR)/memlens
+	install -m 644 $(BUILD)/_memlens $(DESTDIR)$(ZSHCOMPDIR)/_memlens
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/memlens $(DESTDIR)$(BINDIR)/memlens-mpi $(DESTDIR)$(MANDIR)/man1/memlens.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/memlens $(DESTDIR)$(ZSHCOMPDIR)/_memlens
 
 clean:
 	rm -rf build build-san build-fuzz

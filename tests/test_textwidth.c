@@ -98,6 +98,45 @@ TEST(fit_symbol_drops_parameters_then_templates)
     CHECK_EQ_STR(ml_fit_symbol("Memcpy HtoD (Pinned -> Device)", 12, buf, sizeof buf), want);
 }
 
+TEST(fit_apart_keeps_different_names_different)
+{
+    /* four cuBLAS kernels that ml_fit cuts to the same 23 columns in pairs
+     * ("volta_sgemm…liced1x4_tn"), as the kernel table at 80 columns did */
+    const char *names[] = {"volta_sgemm_64x32_sliced1x4_tn", "volta_sgemm_32x32_sliced1x4_tn",
+                           "volta_sgemm_64x32_sliced1x4_nt", "volta_sgemm_32x32_sliced1x4_nt",
+                           "volta_sgemm_128x32_nn", "volta_sgemm_64x32_sliced1x4_tn"};
+    char a[128], b[128];
+    CHECK_EQ_STR(ml_fit(names[0], 23, 1, a, sizeof a), ml_fit(names[1], 23, 1, b, sizeof b));
+    char **fit = ml_fit_apart(names, 6, 23, 1);
+    CHECK(fit != NULL);
+    if (!fit) return;
+    for (int i = 0; i < 4; i++) {
+        CHECK(ml_text_cols(fit[i]) <= 23);
+        for (int j = 0; j < i; j++) CHECK(strcmp(fit[i], fit[j]) != 0);
+    }
+    CHECK_EQ_STR(fit[4], "volta_sgemm_128x32_nn"); /* it fits: as it is */
+    CHECK_EQ_STR(fit[5], fit[0]);                  /* the same name: the same text */
+    /* each shows where it parts from the others: its size and its layout */
+    CHECK_CONTAINS(fit[0], "64x32");
+    CHECK_CONTAINS(fit[0], "_tn");
+    CHECK_CONTAINS(fit[3], "32x32");
+    CHECK_CONTAINS(fit[3], "_nt");
+    ml_fit_apart_free(fit, 6);
+    /* names that fit, or no width: unchanged */
+    const char *two[] = {"aten::mm", "aten::addmm"};
+    fit = ml_fit_apart(two, 2, 0, 0);
+    CHECK_EQ_STR(fit[0], "aten::mm");
+    CHECK_EQ_STR(fit[1], "aten::addmm");
+    ml_fit_apart_free(fit, 2);
+    /* cut at the end, as the operator table does: two backward functions */
+    const char *ops[] = {"autograd::engine::evaluate_function: AddmmBackward0",
+                         "autograd::engine::evaluate_function: MmBackward0"};
+    fit = ml_fit_apart(ops, 2, 30, 0);
+    CHECK(strcmp(fit[0], fit[1]) != 0);
+    CHECK(ml_text_cols(fit[0]) <= 30 && ml_text_cols(fit[1]) <= 30);
+    ml_fit_apart_free(fit, 2);
+}
+
 int main(void)
 {
     RUN(fit_unchanged_when_it_fits);
@@ -105,5 +144,6 @@ int main(void)
     RUN(fit_never_splits_utf8);
     RUN(width_from_columns_when_not_a_terminal);
     RUN(fit_symbol_drops_parameters_then_templates);
+    RUN(fit_apart_keeps_different_names_different);
     return check_report();
 }

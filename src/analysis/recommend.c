@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytesize.h"
 #include "curve.h"
 
 static ml_rec *add(ml_recs *out, const char *id, double value, double threshold)
@@ -60,11 +61,13 @@ static void fragmentation(const ml_profile *p, ml_recs *out)
         double share = (double)(pk.value - alloc) / (double)pk.value;
         if (share <= ML_REC_FRAGMENTATION) continue;
         ml_rec *r = add(out, "fragmentation", share, ML_REC_FRAGMENTATION);
+        char reserved[32], idle[32]; /* binary units, as every other size memlens prints */
         snprintf(r->text, sizeof r->text,
-                 "At the reserved peak of %s, %.1f%% of the %.2f GB reserved (%.2f GB) held no tensor: the caching "
+                 "At the reserved peak of %s, %.1f%% of the %s reserved (%s) held no tensor: the caching "
                  "allocator's cached blocks did not fit the requests. Setting "
                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, or allocating fewer distinct sizes, may help.",
-                 p->devices.v[d].id, share * 100, (double)pk.value / 1e9, (double)(pk.value - alloc) / 1e9);
+                 p->devices.v[d].id, share * 100, ml_fmt_bytes(pk.value, reserved, sizeof reserved),
+                 ml_fmt_bytes(pk.value - alloc, idle, sizeof idle));
     }
     free(order);
 }

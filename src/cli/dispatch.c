@@ -4,6 +4,7 @@
  */
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -37,7 +38,72 @@ static void usage(FILE *f)
                "a PyTorch memory timeline (.json, .raw.json.gz), Ascend profiler output (CSV or .db),\n"
                "- for stdin, or a directory: every profile below it (e.g. *_ascend_pt folders) is\n"
                "loaded as a rank.  The format is told by content, plain or gzip.\n"
-               "Run 'memlens COMMAND --help' for a command's options.\n");
+               "Options take their value as '--top 3' or '--top=3'.\n"
+               "Run 'memlens help COMMAND' (or 'memlens COMMAND --help') for a command's options.\n"
+               "\nExit status:\n"
+               "  0  done; also when the reader of standard output stops early (| head)\n"
+               "  1  a check rule is broken, or standard output could not be written\n"
+               "  2  bad options or input, or an output file (-o) that could not be written\n"
+               "  3  out of memory\n");
+}
+
+/* Long options that take no value: "--json=yes" is refused instead of
+ * becoming "--json" and an input named "yes". */
+static const char *const flags[] = {"--json", "--all", "--open", "--no-oom", "--help", "--version"};
+
+/* "--opt=value" as "--opt" "value", the form every command parses, up to a
+ * "--" (after which nothing is an option).  Returns the new argument vector
+ * (its strings point into argv or into one block, freed with it in *block),
+ * or NULL after printing why a flag was given a value. */
+static char **split_values(int argc, char **argv, int *out_argc, char **block)
+{
+    size_t len = 0;
+    int extra = 0;
+    for (int i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *eq = strncmp(argv[i], "--", 2) ? NULL : strchr(argv[i], '=');
+        if (!eq) continue;
+        for (size_t f = 0; f < sizeof flags / sizeof *flags; f++)
+            if (strlen(flags[f]) == (size_t)(eq - argv[i]) && !strncmp(argv[i], flags[f], (size_t)(eq - argv[i]))) {
+                fprintf(stderr, "memlens: %s takes no value (%s)\n", flags[f], argv[i]);
+                return NULL;
+            }
+        extra++;
+        len += strlen(argv[i]) + 1;
+    }
+    char **v = calloc((size_t)(argc + extra + 1), sizeof *v);
+    char *b = malloc(len + 1);
+    if (!v || !b) {
+        free(v);
+        free(b);
+        fprintf(stderr, "memlens: out of memory\n");
+        return NULL;
+    }
+    int n = 0, literal = 0;
+    char *w = b;
+    for (int i = 0; i < argc; i++) {
+        const char *eq = literal || strncmp(argv[i], "--", 2) ? NULL : strchr(argv[i], '=');
+        if (!strcmp(argv[i], "--")) literal = 1;
+        if (!eq) {
+            v[n++] = argv[i];
+            continue;
+        }
+        size_t k = strlen(argv[i]) + 1;
+        memcpy(w, argv[i], k);
+        w[eq - argv[i]] = '\0';
+        v[n++] = w;
+        v[n++] = w + (eq - argv[i]) + 1;
+        w += k;
+    }
+    *out_argc = n;
+    *block = b;
+    return v;
+}
+
+static const command *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(name, commands[i].name)) return &commands[i];
+    return NULL;
 }
 
 int ml_cli_main(int argc, char **argv)
@@ -50,17 +116,40 @@ int ml_cli_main(int argc, char **argv)
      * resident: 155 MiB instead of 127 MiB peak RSS on a 400 MB trace. */
     ml_phase("start");
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    /* memlens help [COMMAND]: that command's --help, or this list */
+    if (!strcmp(argv[1], "help") && argc > 2) {
+        const command *c = find(argv[2]);
+        if (!c) {
+            fprintf(stderr, "memlens: help %s: no such command\n", argv[2]);
+            usage(stderr);
+            return 2;
+        }
+        char help[] = "--help", *hv[] = {help, NULL};
+        return c->run(1, hv);
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return ferror(stdout) || fflush(stdout) ? 1 : 0;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("memlens %s\n", MEMLENS_VERSION);
         return 0;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "memlens: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return 2;
+    const command *c = find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "memlens: unknown command '%s'\n", argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    int n;
+    char *block = NULL, **v = split_values(argc - 2, argv + 2, &n, &block);
+    if (!v) return 2;
+    int rc = c->run(n, v);
+    free(v);
+    free(block);
+    return rc;
 }

@@ -21,9 +21,9 @@ static bool wanted(const ml_profile *p, size_t d, const char *device)
 
 /* ---- the command ------------------------------------------------------- */
 
-static int usage(void)
+static int usage_to(FILE *f)
 {
-    fprintf(stderr, "usage: memlens export INPUT -o FILE [--format F] [--device ID] [--rank N]\n"
+    fprintf(f, "usage: memlens export INPUT -o FILE [--format F] [--device ID] [--rank N]\n"
                     "FILE's extension, or --format F (F: the extension without its dot, needed\n"
                     "with -o -, which writes to standard output), picks the format:\n"
                     "  .json, .json.gz          PyTorch memory timeline [times_us, sizes by category]\n"
@@ -39,6 +39,8 @@ static int usage(void)
                     "(name, or op: name and launching operator) of `memlens perf`, as CSV (times in ns).\n");
     return 2;
 }
+
+static int usage(void) { return usage_to(stderr); }
 
 /* Whether device d shows memory: allocations, or allocator events (a trace
  * without addresses has events but no allocations). */
@@ -214,7 +216,7 @@ int ml_cmd_export(int argc, char **argv)
         else if (!strcmp(a, "--rank") && i + 1 < argc) {
             if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
+            usage_to(stdout);
             return 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "memlens: export: unknown option %s\n", a);
@@ -225,7 +227,10 @@ int ml_cmd_export(int argc, char **argv)
             return 2;
         }
     }
-    if (!input || !out) return usage();
+    if (!input || !out) {
+        fprintf(stderr, "memlens: export: %s\n", !input ? "no INPUT given" : "no output file: give -o FILE (or -o - with --format)");
+        return usage();
+    }
     if (table) return export_table(input, out, format, rank, table, group);
     if (group) {
         fprintf(stderr, "memlens: export: --group-by goes with --table\n");

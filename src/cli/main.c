@@ -1,6 +1,43 @@
 /*
  * main.c — the memlens program: the command line of dispatch.c.
+ *
+ * The program, not the library, decides what a broken pipe means: when the
+ * reader of standard output goes away (`memlens perf --json big | head`),
+ * memlens stops at once, quietly, with status 0 — the reader had all it
+ * wanted.  A broken pipe on any other descriptor (a FIFO given to -o) stays
+ * an error the command reports.  Output to standard output that could not
+ * be written (a full disk) fails the run with status 1, whichever command
+ * wrote it.
  */
 #include "cli.h"
 
-int main(int argc, char **argv) { return ml_cli_main(argc, argv); }
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void on_sigpipe(int sig)
+{
+    (void)sig;
+    struct pollfd p = {.fd = 1, .events = 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP))) _exit(0);
+    /* not stdout: the write returns EPIPE and its caller reports it */
+}
+
+int main(int argc, char **argv)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigpipe;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
+    int rc = ml_cli_main(argc, argv);
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "memlens: standard output: write failed%s%s\n", errno ? ": " : "", errno ? strerror(errno) : "");
+        rc = 1;
+    }
+    return rc;
+}

@@ -97,7 +97,12 @@ int ml_cmd_report(int argc, char **argv)
         else if (a[0] == '-' && a[1]) { fprintf(stderr, "memlens report: unknown option %s\n", a); usage(stderr); free(inputs); return 2; }
         else inputs[n++] = a;
     }
-    if (!n || !out) { usage(stderr); free(inputs); return 2; }
+    if (!n || !out) {
+        fprintf(stderr, "memlens report: %s\n", !n ? "no INPUT given" : "no output file: give -o FILE.html (or -o - for standard output)");
+        usage(stderr);
+        free(inputs);
+        return 2;
+    }
     o.inputs = inputs;
     o.n_inputs = n;
     ml_err e = {{0}};

@@ -209,6 +209,13 @@ static void ignore_sigpipe(ml_outfile *o)
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
+    o->sigpipe_saved = sigaction(SIGPIPE, NULL, &o->old_pipe) == 0;
+    /* a handler the program installed (memlens's main: a closed stdout is a
+     * quiet exit) decides for itself; only the default, death, is replaced */
+    if (o->sigpipe_saved && o->old_pipe.sa_handler != SIG_DFL) {
+        o->sigpipe_saved = false;
+        return;
+    }
     o->sigpipe_saved = sigaction(SIGPIPE, &ign, &o->old_pipe) == 0;
 }
 

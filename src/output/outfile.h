@@ -21,7 +21,8 @@
  *
  * Content is gzip-compressed when the target name ends in .gz (or when asked).
  * Every write error (ENOSPC on /dev/full, EPIPE on a closed pipe: SIGPIPE is
- * ignored while such a target is open) is reported naming the target.
+ * ignored while such a target is open, unless the program installed its own
+ * handler) is reported naming the target.
  */
 #ifndef ML_OUTFILE_H
 #define ML_OUTFILE_H

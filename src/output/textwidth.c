@@ -4,12 +4,14 @@
 #include "textwidth.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "utf8.h"
 
 int ml_term_width(FILE *f)
@@ -220,4 +222,168 @@ const char *ml_fit_symbol(const char *s, int cols, char *buf, size_t cap)
     }
     free(t);
     return fit;
+}
+
+/* ---- ml_fit_apart ------------------------------------------------------- */
+
+typedef struct apart {
+    char *name; /* escaped */
+    char *fit;
+    int first;  /* the places its fit shows (code points): where the names it */
+    int at;     /* was cut alike with first part, and its nearest; -1: plain cut */
+} apart;
+
+static int by_fit_then_name(const void *a, const void *b)
+{
+    const apart *x = *(const apart *const *)a, *y = *(const apart *const *)b;
+    int c = strcmp(x->fit, y->fit);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* Code points two texts (valid UTF-8) share at their start. */
+static int common_head(const char *a, const char *b)
+{
+    int k = 0;
+    for (size_t i = 0; a[i] && b[i];) {
+        unsigned char c = (unsigned char)a[i];
+        size_t len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (strncmp(a + i, b + i, len)) break;
+        i += len;
+        k++;
+    }
+    return k;
+}
+
+/* s (needing no escape, more than cols code points) in at most cols
+ * columns, showing a short head and then the code points from each of the
+ * nat (1 or 2, ascending) places at on, each window after a "…", and "…"
+ * when the last window ends before s does. */
+static char *fit_showing(const char *s, int cols, const int *at, int nat)
+{
+    int have = cols_of(s);
+    if (cols < 8) cols = 8;
+    int room = cols - nat - 1; /* code points shown: the "…"s take the rest */
+    int head = room / (2 * (nat + 1));
+    if (head > at[0]) head = at[0];
+    if (head < 1) head = 1;
+    int from[3] = {0}, to[3] = {head}, nseg = 1, left = room - head;
+    for (int k = 0; k < nat; k++) {
+        int w = left / (nat - k), f = at[k] - 1 > to[nseg - 1] ? at[k] - 1 : to[nseg - 1];
+        if (f + w > have) f = have - w > to[nseg - 1] ? have - w : to[nseg - 1]; /* the tail, whole */
+        int t = f + w < have ? f + w : have;
+        from[nseg] = f;
+        to[nseg++] = t;
+        left -= t - f;
+    }
+    char *out = ml_malloc(strlen(s) + 3 * (size_t)(nat + 1) + 1);
+    size_t n = 0;
+    int shown = 0;
+    for (int k = 0; k < nseg; k++) {
+        if (from[k] > shown) {
+            memcpy(out + n, "\xE2\x80\xA6", 3);
+            n += 3;
+        }
+        size_t a = head_bytes(s, from[k]), b = head_bytes(s, to[k]);
+        memcpy(out + n, s + a, b - a);
+        n += b - a;
+        if (to[k] > shown) shown = to[k];
+    }
+    if (shown < have) {
+        memcpy(out + n, "\xE2\x80\xA6", 3);
+        n += 3;
+    }
+    out[n] = 0;
+    return out;
+}
+
+char **ml_fit_apart(const char *const *names, size_t n, int cols, int middle)
+{
+    char **out = ml_calloc(n ? n : 1, sizeof *out);
+    apart *a = ml_calloc(n ? n : 1, sizeof *a);
+    apart **order = ml_calloc(n ? n : 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) {
+        size_t cap = 4 * strlen(names[i]) + 1;
+        char *esc = ml_malloc(cap);
+        a[i].name = ml_strdup(ml_text_safe(names[i], esc, cap)); /* names[i] itself when safe */
+        free(esc);
+        size_t fcap = 4 * (cols > 0 ? (size_t)cols : strlen(names[i])) + 8;
+        char *fb = ml_malloc(fcap);
+        a[i].fit = ml_strdup(fit_safe(a[i].name, cols, middle, fb, fcap));
+        free(fb);
+        a[i].at = a[i].first = -1;
+        order[i] = &a[i];
+    }
+    /* In each run of one fitted text, the sorted names' neighbours are the
+     * ones they share most with: the place to show is just past that.  A name
+     * shown from a new place may now read as another's: a few rounds more,
+     * each moving a name's place only further on. */
+    for (int round = 0; round < 6; round++) {
+        qsort(order, n, sizeof *order, by_fit_then_name);
+        bool moved = false;
+        for (size_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && !strcmp(order[j]->fit, order[i]->fit); j++) {}
+            /* the run's names sorted: the first and the last share the least */
+            int first = j - i > 1 ? common_head(order[i]->name, order[j - 1]->name) : 0;
+            for (size_t k = i; j - i > 1 && k < j; k++) {
+                apart *x = order[k];
+                int at = -1; /* its nearest different names: before and after its own copies */
+                size_t b = k, e = k;
+                while (b > i && !strcmp(order[b - 1]->name, x->name)) b--;
+                while (e + 1 < j && !strcmp(order[e + 1]->name, x->name)) e++;
+                if (b > i) at = common_head(order[b - 1]->name, x->name);
+                if (e + 1 < j) {
+                    int c = common_head(order[e + 1]->name, x->name);
+                    if (c > at) at = c;
+                }
+                /* the same name twice, or one that fits whole: nothing to show */
+                if (at < 0 || cols <= 0 || cols_of(x->name) <= cols) continue;
+                /* where its runs first part, and where it parts from its nearest */
+                int lo = x->first >= 0 && x->first < first ? x->first : first, hi = at > x->at ? at : x->at;
+                if (lo == x->first && hi == x->at) continue;
+                int places[2] = {lo, hi}, np = hi - lo > 4 ? 2 : 1;
+                if (np == 1) places[0] = hi;
+                char *t = fit_showing(x->name, cols, places, np);
+                free(x->fit);
+                x->fit = t;
+                x->first = lo;
+                x->at = hi;
+                moved = true;
+            }
+        }
+        if (!moved) break;
+    }
+    /* names that part in more places than a window can show: the second,
+     * third ... of a run end in "[2]", "[3]" instead of their last columns */
+    qsort(order, n, sizeof *order, by_fit_then_name);
+    for (size_t i = 0, j; i < n; i = j) {
+        int nth = 1;
+        for (j = i + 1; j < n && !strcmp(order[j]->fit, order[i]->fit); j++) {
+            if (strcmp(order[j]->name, order[j - 1]->name)) nth++;
+            if (nth < 2) continue; /* copies of the run's first name */
+            char tag[24];
+            int tl = snprintf(tag, sizeof tag, "[%d]", nth);
+            char *x = order[j]->fit;
+            int have = cols_of(x), keep = have - tl > 1 ? have - tl : 1;
+            size_t kb = head_bytes(x, keep);
+            char *t = ml_malloc(kb + (size_t)tl + 1);
+            memcpy(t, x, kb);
+            memcpy(t + kb, tag, (size_t)tl + 1);
+            free(x);
+            order[j]->fit = t;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i] = a[i].fit;
+        free(a[i].name);
+    }
+    free(a);
+    free(order);
+    return out;
+}
+
+void ml_fit_apart_free(char **fitted, size_t n)
+{
+    if (!fitted) return;
+    for (size_t i = 0; i < n; i++) free(fitted[i]);
+    free(fitted);
 }

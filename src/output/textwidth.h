@@ -47,4 +47,13 @@ const char *ml_fit(const char *s, int cols, int middle, char *buf, size_t cap);
  * ml_fit (cut at the end). */
 const char *ml_fit_symbol(const char *s, int cols, char *buf, size_t cap);
 
+/* The n names of a table's rows, each fitted in cols columns as ml_fit does
+ * (escaped, cut in the middle or at the end), but two different names never
+ * read the same: names whose cuts would be one text keep, after a short head
+ * and "…", the place where they differ ("volta_s…mm_128x64_slic…" and
+ * "volta_s…mm_32x32_slice…", not "volta_sgemm…liced1x4_tn" twice).  Returns
+ * n malloc'd strings, freed with ml_fit_apart_free. */
+char **ml_fit_apart(const char *const *names, size_t n, int cols, int middle);
+void ml_fit_apart_free(char **fitted, size_t n);
+
 #endif

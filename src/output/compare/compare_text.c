@@ -99,7 +99,8 @@ static void device_text(FILE *f, const ml_diff *d, const ml_diff_device *dd, con
                 ml_fit(g->label, namecols > 10 ? namecols : 0, 0, cutbuf, sizeof cutbuf), tag);
     }
     if (dd->n_groups > shown(dd->n_groups, top))
-        fprintf(f, "    (%zu more groups: --top N, or --json)\n", dd->n_groups - shown(dd->n_groups, top));
+        fprintf(f, "    (%zu more group%s: --top N, or --json)\n", dd->n_groups - shown(dd->n_groups, top),
+                dd->n_groups - shown(dd->n_groups, top) == 1 ? "" : "s");
 }
 
 static int by_size_desc(const void *a, const void *b)

@@ -2,8 +2,9 @@
  * export_html.c — `memlens export INPUT -o FILE.html`: what torch.profiler's
  * export_memory_timeline writes for .html — the stacked plot of one device's
  * memory by category over time (the .json timeline: PyTorch's categories in
- * its order and colours, time in ms from the first point, memory in GB as
- * PyTorch labels GiB), titled with the maximum memory allocated and
+ * its order and colours, time in ms from the first point, memory in GiB,
+ * which PyTorch's plot holds but labels "GB": memlens names its units
+ * alike everywhere), titled with the maximum memory allocated and
  * reserved — as one self-contained page: an inline SVG instead of
  * matplotlib's PNG, so it needs nothing and stays sharp.
  */
@@ -159,7 +160,7 @@ int ml_export_html(FILE *f, const ml_profile *p, int device)
         fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#000\"/>\n",
                 X(v), PT + H + 22, round(v * 1e6) / 1e6, X(v), X(v), PT + H, PT + H + 5);
     fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"16\">Time (ms)</text>\n", PL + W / 2, FIG_H - 30);
-    fprintf(f, "<text transform=\"translate(40 %d) rotate(-90)\" text-anchor=\"middle\" font-size=\"16\">Memory (GB)</text>\n", PT + H / 2);
+    fprintf(f, "<text transform=\"translate(40 %d) rotate(-90)\" text-anchor=\"middle\" font-size=\"16\">Memory (GiB)</text>\n", PT + H / 2);
     fputs("</g>\n", f);
     /* the legend, as PyTorch's: every category, in its order */
     fprintf(f, "<g font-size=\"14\"><rect x=\"%d\" y=\"%d\" width=\"200\" height=\"%d\" fill=\"#fff\" stroke=\"#ccc\"/>\n",

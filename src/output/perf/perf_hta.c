@@ -129,7 +129,7 @@ void ml_perf_cupti_text(FILE *f, const ml_profile *p, const ml_perf *perf, int t
         fprintf(f, "  %5zu %12s  %s%*s  ", r + 1, cu->has_flops ? si(row->flops, b, sizeof b) : "", o, pad > 0 ? pad : 0, "");
         put_line(f, slice_name(p, row->slice), rest(width, 2 + 5 + 13 + 2 + opw + 2), 1);
     }
-    if (n < cu->n) fprintf(f, "  (%zu more kernels: --top N, or --json for every value)\n", cu->n - n);
+    if (n < cu->n) fprintf(f, "  (%zu more kernel%s: --top N, or --json for every value)\n", cu->n - n, cu->n - n == 1 ? "" : "s");
     fprintf(f, "  counter totals over the kernels:\n");
     double *sum = ml_calloc(cu->n_counters ? cu->n_counters : 1, sizeof *sum);
     for (size_t k = 0; k < cu->n_cells; k++)

@@ -51,12 +51,13 @@ static void text_rest(FILE *f, ml_rows_rest o, bool ops, const char *what)
     char a[32], b[32], c[32], d[32], cnt[32];
     ml_fmt_count((int64_t)o.rows, cnt, sizeof cnt);
     if (ops)
-        fprintf(f, "  %8lld %11s %11s %11s %11s %2s  (others: %s more %ss)\n", (long long)o.calls,
+        fprintf(f, "  %8lld %11s %11s %11s %11s %2s  (others: %s more %s%s)\n", (long long)o.calls,
                 dur(o.device_self_ns, a, sizeof a), dur(o.device_total_ns, b, sizeof b), dur(o.host_self_ns, c, sizeof c),
-                dur(o.host_total_ns, d, sizeof d), "", cnt, what);
+                dur(o.host_total_ns, d, sizeof d), "", cnt, what, o.rows == 1 ? "" : "s");
     else
-        fprintf(f, "  %8lld %11s %11s %8s %8s %2s  (others: %s more %ss)\n", (long long)o.calls,
-                dur(o.total_ns, a, sizeof a), dur(o.calls ? o.total_ns / o.calls : 0, b, sizeof b), "", "", "", cnt, what);
+        fprintf(f, "  %8lld %11s %11s %8s %8s %2s  (others: %s more %s%s)\n", (long long)o.calls,
+                dur(o.total_ns, a, sizeof a), dur(o.calls ? o.total_ns / o.calls : 0, b, sizeof b), "", "", "", cnt, what,
+                o.rows == 1 ? "" : "s");
 }
 
 static void text_steps(FILE *f, const ml_profile *p, const ml_steps *st)
@@ -164,12 +165,19 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
     fprintf(f, "  %8s %11s %11s %11s %11s %2s  %s\n", "calls", "dev self", "dev total", "host self", "host total", "TC",
             shape ? "name, input shape" : "name");
     char b[32], c[32], x[32], y[32];
+    char **fitted = NULL; /* by name alone: two operators never print alike */
+    if (!shape) {
+        const char **names = ml_malloc((n ? n : 1) * sizeof *names);
+        for (size_t i = 0; i < n; i++) names[i] = ml_s(p, ops->v[i].name);
+        fitted = ml_fit_apart(names, n, cols, 0);
+        free(names);
+    }
     for (size_t i = 0; i < n; i++) {
         const ml_op_row *r = &ops->v[i];
         fprintf(f, "  %8lld %11s %11s %11s %11s %2s  ", (long long)r->calls, dur(r->device_self_ns, b, sizeof b),
                 dur(r->device_total_ns, c, sizeof c), dur(r->host_self_ns, x, sizeof x),
                 dur(r->host_total_ns, y, sizeof y), r->tc_eligible ? "E" : "");
-        if (!shape) put_name(f, ml_s(p, r->name), cols, 0);
+        if (fitted) fputs(fitted[i], f);
         else {
             const char *nm = ml_s(p, r->name);
             size_t cap = 4 * (namew > 0 ? (size_t)namew : strlen(nm)) + 8;
@@ -183,6 +191,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
         }
         fputc('\n', f);
     }
+    ml_fit_apart_free(fitted, n);
     text_rest(f, ml_op_rows_rest(ops, o->top), true, "operator");
     fprintf(f, "  (TC: E = Tensor Core eligible)\n");
 }
@@ -204,6 +213,10 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
     int cols = name_cols(o->width, fixed);
     fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %", "TC", "name");
     char b[32], c[32];
+    const char **names = ml_malloc((n ? n : 1) * sizeof *names);
+    for (size_t i = 0; i < n; i++) names[i] = ml_s(p, kt->by_name.v[i].name);
+    char **fit = ml_fit_apart(names, n, cols, 1); /* two kernels never print alike */
+    free(names);
     for (size_t i = 0; i < n; i++) {
         const ml_kernel_row *r = &kt->by_name.v[i];
         char x[16], y[16];
@@ -213,9 +226,10 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
         else snprintf(y, sizeof y, "%.2f", r->occupancy);
         fprintf(f, "  %8lld %11s %11s %8s %8s %2s  ", (long long)r->calls, dur(r->total_ns, b, sizeof b),
                 dur(r->calls ? r->total_ns / r->calls : 0, c, sizeof c), x, y, r->tensor_cores ? "Y" : "");
-        put_name(f, ml_s(p, r->name), cols, 1);
+        fputs(fit[i], f);
         fputc('\n', f);
     }
+    ml_fit_apart_free(fit, n);
     text_rest(f, ml_kernel_rows_rest(kt->by_name.v, kt->by_name.len, o->top), false, "kernel");
     fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
 }

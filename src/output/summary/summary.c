@@ -132,8 +132,8 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
             rest_count += bd->groups[i].count;
         }
         if (rest_count)
-            fprintf(f, "    %12s  %8s  (%zu more groups)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
-                    ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)o->top);
+            fprintf(f, "    %12s  %8s  (%zu more group%s)\n", ml_fmt_bytes(rest_bytes, a, sizeof a),
+                    ml_fmt_count(rest_count, b, sizeof b), bd->n - (size_t)o->top, bd->n - (size_t)o->top == 1 ? "" : "s");
     }
     ml_summary_ascend_text(f, p, d, o);
     ml_device_stats_free(&st);
