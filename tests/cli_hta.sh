@@ -179,9 +179,23 @@ t_eq "cpu: empty GPU time" "$(fields 'print(r["temporal"], r["idle_by_stream"], 
     "None [] [] None None [] []"
 t_eq "cpu: perf object" "$(printf '%s' "$json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranks"][0]["gputime"])')" "None"
 
+# Trace E: an Intel XPU trace (xpu_runtime calls of Unified Runtime, kernels):
+# urEnqueueKernelLaunch [0,1.5) -> K1 [3,7.25); urEnqueueUSMMemcpy [2,2.5) -> a copy [8,9).
+# Launch delays 1.5 and 5.5; the copy is MEMORY (non-compute 1 µs).
+cat >"$tmp/e.json" <<'JSON'
+{"traceEvents":[
+{"ph":"X","cat":"xpu_runtime","name":"urEnqueueKernelLaunch","pid":1,"tid":1,"ts":100,"dur":1.5,"args":{"correlation":1}},
+{"ph":"X","cat":"xpu_runtime","name":"urEnqueueUSMMemcpy","pid":1,"tid":1,"ts":102,"dur":0.5,"args":{"correlation":2}},
+{"ph":"X","cat":"kernel","name":"gemm_xmx","pid":2,"tid":5,"ts":103,"dur":4.25,"args":{"device":0,"stream":5,"correlation":1}},
+{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Host -> Device)","pid":2,"tid":5,"ts":108,"dur":1,"args":{"device":0,"stream":5,"correlation":2}}]}
+JSON
+json=$($MEMLENS perf --json "$tmp/e.json"); t_eq "E: xpu json exit" $? 0
+t_eq "E: XPU launches count" "$(fields 'l = r["launches"]; print(r["temporal"], l["count"], l["cpu_us"], l["delay_us"])')" \
+    "{'span_us': 6, 'idle_us': 0.75, 'compute_us': 4.25, 'non_compute_us': 1} 2 2 7"
+
 # the same answers from the rules written again in Python (tests/hta_rules.py),
 # under HTA's rules and exact
-t_eq "A-D: memlens equals tests/hta_rules.py, HTA's rules and exact" "$(python3 - "$MEMLENS" "$tmp/a.json" "$tmp/b.json" "$tmp/c.json" "$tmp/d.json" <<'PY'
+t_eq "A-D: memlens equals tests/hta_rules.py, HTA's rules and exact" "$(python3 - "$MEMLENS" "$tmp/a.json" "$tmp/b.json" "$tmp/c.json" "$tmp/d.json" "$tmp/e.json" <<'PY'
 import sys
 sys.path.insert(0, "tests")
 import hta_agree, hta_rules
@@ -194,7 +208,7 @@ for path in sys.argv[2:]:
     exact = set(ours) == set(rules) and all(hta_agree.same_exact(f, ours[f], rules[f]) for f in ours)
     print(hta, exact, end=" ")
 PY
-)" "True True True True True True True True "
+)" "True True True True True True True True True True "
 
 # No negative idle: the Ascend text_level1 run has kernels that overlap on
 # stream 4 (HTA's rule, each gap from the previous kernel's end, gave a

@@ -23,7 +23,8 @@ memlens's:
     Kineto) are not GPU time
   - at one µs, the end of a copy comes before the start of the next in the
     bandwidth sum, and a launch before a kernel start in the queue
-  - ROCm's launches (hipLaunchKernel ...) count in the launch statistics
+  - ROCm's launches (hipLaunchKernel ...) and XPU's (urEnqueueKernelLaunch ...)
+    count in the launch statistics
   - kernels that overlap on one stream are one busy stretch before the idle
     gaps are measured (HTA measures from the previous kernel's end and goes
     negative): no idle time is negative
@@ -46,7 +47,8 @@ NOT_COMPUTE = re.compile(
 TYPES = ["COMPUTATION", "COMMUNICATION", "MEMORY"]
 LAUNCH_STATS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync", "hipLaunchKernel",
                 "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream",
-                "runFunction - job_prep_and_submit_for_execution"}
+                "runFunction - job_prep_and_submit_for_execution",
+                "urEnqueueKernelLaunch", "urEnqueueUSMMemcpy", "urEnqueueUSMFill"}
 LAUNCH_QUEUE = LAUNCH_STATS | {"cuLaunchKernel", "cuLaunchKernelEx"}
 GPU_WORK_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset", "mtia_ccp_events"}
 HOST_CALL_CATS = {"cuda_runtime", "Runtime", "cuda_driver", "mtia_runtime", "xpu_runtime", "xpu_driver",

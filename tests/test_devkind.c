@@ -24,6 +24,17 @@ TEST(words_per_kind)
     for (int k = 0; k < ML_DK__COUNT; k++) CHECK(ml_devkind_words_of((ml_devkind)k)->device != NULL);
 }
 
+TEST(launching_calls_of_every_kind)
+{
+    CHECK_EQ_I64(ml_devkind_launch_call("cudaLaunchKernel"), 2);
+    CHECK_EQ_I64(ml_devkind_launch_call("hipExtModuleLaunchKernel"), 2);
+    CHECK_EQ_I64(ml_devkind_launch_call("runFunction - job_prep_and_submit_for_execution"), 2); /* MTIA */
+    CHECK_EQ_I64(ml_devkind_launch_call("urEnqueueKernelLaunch"), 2);                            /* XPU */
+    CHECK_EQ_I64(ml_devkind_launch_call("cuLaunchKernel"), 1); /* HTA's queue counts it, its statistics do not */
+    CHECK_EQ_I64(ml_devkind_launch_call("cudaMalloc"), 0);
+    CHECK_EQ_I64(ml_devkind_launch_call(NULL), 0);
+}
+
 TEST(mtia_trace_is_mtia)
 {
     ml_profile *p = import_trace(
@@ -100,6 +111,7 @@ TEST(plain_cuda_and_ascend)
 int main(void)
 {
     RUN(words_per_kind);
+    RUN(launching_calls_of_every_kind);
     RUN(mtia_trace_is_mtia);
     RUN(rocm_trace_is_hip);
     RUN(xpu_and_privateuse1_calls);

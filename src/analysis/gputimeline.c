@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devkind.h"
 #include "sortperm.h"
 #include "u64map.h"
 
@@ -56,24 +57,15 @@ const char *ml_kernel_type_name(ml_kernel_type t)
     return (unsigned)t < ML_KT__COUNT ? names[t] : "OTHER";
 }
 
-/* The launching calls HTA counts: the queue length's (get_runtime_launch_events_mask)
- * and the launch statistics' (cuda_kernel_launch_stats, which lists fewer: not
- * cuLaunchKernel).  memlens also counts ROCm's launches in the statistics, where
- * HTA gives none (README). */
+/* The launching calls HTA counts, of every accelerator (devkind.h): the
+ * queue length's (get_runtime_launch_events_mask) and the launch statistics'
+ * (cuda_kernel_launch_stats, which lists fewer: not cuLaunchKernel).
+ * memlens also counts ROCm's and XPU's launches in the statistics, where HTA
+ * gives none (README). */
 static uint8_t launch_kind_of(const char *n)
 {
-    static const char *const stats[] = {"cudaLaunchKernel",    "cudaLaunchKernelExC",
-                                        "cudaMemcpyAsync",     "cudaMemsetAsync",
-                                        "hipLaunchKernel",     "hipExtModuleLaunchKernel",
-                                        "hipMemcpyAsync",      "hipMemsetAsync",
-                                        "hipMemcpyWithStream", "runFunction - job_prep_and_submit_for_execution"};
-    static const char *const queue[] = {"cuLaunchKernel", "cuLaunchKernelEx"};
-    if (!n) return ML_LAUNCH_NONE;
-    for (size_t i = 0; i < sizeof stats / sizeof *stats; i++)
-        if (!strcmp(n, stats[i])) return ML_LAUNCH_STATS;
-    for (size_t i = 0; i < sizeof queue / sizeof *queue; i++)
-        if (!strcmp(n, queue[i])) return ML_LAUNCH_QUEUE;
-    return ML_LAUNCH_NONE;
+    int k = ml_devkind_launch_call(n);
+    return k == 2 ? ML_LAUNCH_STATS : k == 1 ? ML_LAUNCH_QUEUE : ML_LAUNCH_NONE;
 }
 
 /* ---- the µs grid ----------------------------------------------------------- */

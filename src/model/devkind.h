@@ -37,7 +37,16 @@ typedef struct ml_devkind_words {
     const char *alloc_env;  /* the caching allocator's settings variable, NULL when it has none known */
     const char *matrix_units; /* "Tensor Cores" (CUDA); NULL where the device has none the trace can show */
     const char *comm_lib;   /* the collective library: "NCCL", "RCCL", "HCCL" ...; NULL if unknown */
+    /* The runtime calls that put work on a stream (NULL-terminated): launches
+     * are those HTA's launch statistics count (and ROCm's, XPU's, which it
+     * leaves out); enqueues_too the others its queue length counts. */
+    const char *const *launches;
+    const char *const *enqueues_too;
 } ml_devkind_words;
+
+/* 2 when a runtime call of that name is a launch (words.launches) of some
+ * kind, 1 when it only enqueues (words.enqueues_too), else 0. */
+int ml_devkind_launch_call(const char *name);
 
 /* The words of a kind (an out-of-range kind gets CUDA's). */
 const ml_devkind_words *ml_devkind_words_of(ml_devkind k);
