@@ -7,7 +7,9 @@
 #include "check.h"
 #include "gputime.h"
 #include "jsonw.h"
+#include "kineto_json.h"
 #include "perf_gputime.h"
+#include "trace.h"
 
 #define US 1000 /* timeline times are ns */
 
@@ -75,6 +77,37 @@ TEST(grid_rounding)
     CHECK_EQ_I64(b, INT64_C(1695835572943623100));
     CHECK_EQ_I64(e, INT64_C(1695835572943625100));
     ml_profile_free(p);
+}
+
+/* The importer keeps every digit of ts and dur down to the ns, on both
+ * Kineto clocks: baseTimeNanoseconds + relative µs (0.4 -> base + 400 ns),
+ * and absolute epoch µs with three decimals (19 digits: more than a double
+ * holds, 1695835572943623.123 -> ...623123 ns, not ...623125); dur 3.444 is
+ * 3444 ns, a string dur "2.5" 2500.  Exact timeline times are these. */
+TEST(ts_text_kept_exact_in_ns)
+{
+    ml_profile *p = import_trace("{\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\":["
+                                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0.4,"
+                                 "\"dur\":3.444,\"args\":{\"stream\":7}}]}");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_I64(p->trace->slices.ts.v[0], INT64_C(1700000000000000400));
+        CHECK_EQ_I64(p->trace->slices.dur.v[0], 3444);
+        int64_t b, e;
+        ml_gpu_grid_of(p, ML_TIME_EXACT, p->trace->slices.ts.v[0], p->trace->slices.dur.v[0], &b, &e);
+        CHECK_EQ_I64(b, 400);
+        CHECK_EQ_I64(e, 3844);
+        ml_profile_free(p);
+    }
+    p = import_trace("{\"traceEvents\":["
+                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+                     "\"ts\":1695835572943623.123,\"dur\":\"2.5\",\"args\":{\"stream\":7}}]}");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_I64(p->trace->slices.ts.v[0], INT64_C(1695835572943623123));
+        CHECK_EQ_I64(p->trace->slices.dur.v[0], 2500);
+        ml_profile_free(p);
+    }
 }
 
 /* Merging as HTA's merge_kernel_intervals: touching intervals merge; an
@@ -233,6 +266,7 @@ int main(void)
 {
     RUN(kernel_type_names);
     RUN(grid_rounding);
+    RUN(ts_text_kept_exact_in_ns);
     RUN(temporal_merges_as_hta);
     RUN(idle_causes);
     RUN(idle_overlapping_kernels_never_negative);
