@@ -5,7 +5,8 @@ and against memlens's rules worked out again in Python (tests/hta_rules.py).
 
 usage: hta_agree.py MEMLENS DIR [DIR...]
 For each DIR/NAME.hta.json with a trace DIR/NAME(.pt.trace).json[.gz] beside
-it, runs MEMLENS perf --json on the trace and compares its runs[0]:
+it, runs MEMLENS perf --json --hta-rules on the trace (times on HTA's
+whole-µs grid) and compares its runs[0]:
  1. with hta_rules.expected(trace): equal (integers exactly, floats within
     1e-6: memlens keeps bandwidth args as float32);
  2. with the gold, with the issue's tolerances:
@@ -18,14 +19,20 @@ it, runs MEMLENS perf --json on the trace and compares its runs[0]:
   queue_length[].mean      within 2 % (HTA's unstable sort orders a launch
                            and a kernel start in the same µs either way)
   memory_bw[].max_gbps     within 1 %
+Then runs MEMLENS perf --json (exact, the default) and compares it
+ 3. with hta_rules.expected(trace, exact=True): the *_us durations equal to
+    the ns (exact Decimals), the rest as in 1; and on a trace whose times
+    are all whole µs, with the --hta-rules answer: equal (nothing to round).
 A value out of tolerance that memlens differs on on purpose (README, "Where
 memlens differs from HTA"; DELIBERATE below, with the reason) counts as
 deliberate when memlens equals its rules there; any other is off.
 Prints per trace the largest deviation from HTA of each field, then
-"hta_agree: N traces, V values: A agree, D deliberate, F off; R rules values, X off"
+"hta_agree: N traces, V values: A agree, D deliberate, F off; R rules values, X off; E exact values, Y off"
 and exits 1 if any value is off.  Without a DIR holding *.hta.json: "SKIP", exit 0.
 """
+import decimal
 import glob
+import gzip
 import json
 import math
 import os
@@ -51,7 +58,7 @@ DELIBERATE = {
     ("trace_diff_test", "memory_bw[Memcpy DtoD].max_gbps"): TOUCHING,
 }
 
-counts = {"agree": 0, "deliberate": 0, "off": 0, "rules": 0, "rules_off": 0}
+counts = {"agree": 0, "deliberate": 0, "off": 0, "rules": 0, "rules_off": 0, "exact": 0, "exact_off": 0}
 
 
 def trace_of(gold):
@@ -123,6 +130,30 @@ def same(a, b):
     return abs(a - b) <= 1e-6 * max(1.0, abs(b))
 
 
+def same_exact(field, a, b):
+    """Durations (µs fields, counts) equal to the ns; ratios and bandwidths as same()."""
+    if a is None or b is None:
+        return a is None and b is None
+    if field.endswith("_us") or field.endswith(".max") or field.startswith(("kernel_types.", "launches.count")):
+        return decimal.Decimal(str(a)) == decimal.Decimal(str(b))
+    return same(float(a), float(b))
+
+
+def whole_us(path):
+    """Whether every ts and dur of the trace's events is a whole number of µs."""
+    f = gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+    doc = json.load(f, parse_float=decimal.Decimal)
+    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return all(decimal.Decimal(str(e[k])) % 1 == 0 for e in evs if isinstance(e, dict) for k in ("ts", "dur") if k in e)
+
+
+def perf_run(memlens, path, *opts):
+    out = subprocess.run([memlens, "perf", "--json", *opts, path], capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip()[:200]
+    return json.loads(out.stdout, parse_float=decimal.Decimal)["runs"][0], None
+
+
 def short(name):
     """The trace name as DELIBERATE keys it (held-out names lose HTA's run ids)."""
     return name.split("_benchmark_result")[0].split("_test_test")[0] + ("_test" if name.endswith("_test_test") else "")
@@ -133,12 +164,13 @@ def check_trace(memlens, gold_path):
     key = short(name)
     path = trace_of(gold_path)
     gold = json.load(open(gold_path))
-    out = subprocess.run([memlens, "perf", "--json", path], capture_output=True, text=True)
-    if out.returncode != 0:
+    run, err = perf_run(memlens, path, "--hta-rules")
+    exact_run, err2 = perf_run(memlens, path)
+    if err or err2:
         counts["off"] += 1
-        print(f"  OFF {name}: memlens failed: {out.stderr.strip()[:200]}")
+        print(f"  OFF {name}: memlens failed: {err or err2}")
         return
-    ours = flat(json.loads(out.stdout)["runs"][0])
+    ours = {k: (float(v) if isinstance(v, decimal.Decimal) else v) for k, v in flat(run).items()}
     rules = flat(hta_rules.expected(path))
     theirs = flat(gold)
     offs, worst = [], {}
@@ -170,6 +202,17 @@ def check_trace(memlens, gold_path):
         else:
             counts["off"] += 1
             offs.append(f"{f}: memlens {o}, HTA {t}")
+    # 3. the exact default against the exact rules; on a whole-µs trace, against the HTA-rules answer too
+    exact, exact_rules = flat(exact_run), flat(hta_rules.expected(path, exact=True))
+    against = [(exact_rules, "its exact rules")]
+    if whole_us(path):
+        against.append((flat(run), "--hta-rules (a whole-µs trace)"))
+    for other, what in against:
+        for f in sorted(set(exact) | set(other)):
+            counts["exact"] += 1
+            if not same_exact(f, exact.get(f), other.get(f)):
+                counts["exact_off"] += 1
+                offs.append(f"{f}: memlens exact {exact.get(f)}, {what} {other.get(f)}")
     print(f"{name}: " + ", ".join(f"{k} {v[0]}" for k, v in sorted(worst.items())))
     for o in offs:
         print(f"  OFF {name}: {o}")
@@ -185,8 +228,9 @@ def main():
         check_trace(memlens, g)
     print(f"hta_agree: {len(golds)} traces, {counts['agree'] + counts['deliberate'] + counts['off']} values: "
           f"{counts['agree']} agree, {counts['deliberate']} deliberate, {counts['off']} off; "
-          f"{counts['rules']} rules values, {counts['rules_off']} off")
-    return 1 if counts["off"] or counts["rules_off"] else 0
+          f"{counts['rules']} rules values, {counts['rules_off']} off; "
+          f"{counts['exact']} exact values, {counts['exact_off']} off")
+    return 1 if counts["off"] or counts["rules_off"] or counts["exact_off"] else 0
 
 
 if __name__ == "__main__":

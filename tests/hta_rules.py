@@ -4,9 +4,15 @@ src/analysis/gputimeline.h and the headers it names) in plain Python, worked
 out from HolisticTraceAnalysis's source, not from memlens's C: what
 `memlens perf --json` should write in runs[0] for a Kineto trace.
 
-usage: hta_rules.py TRACE.json[.gz]   prints the expected fields as JSON
-As a module: expected(path) -> dict with temporal, idle_by_stream,
-kernel_types, comm_comp_overlap_pct, launches, queue_length, memory_bw.
+usage: hta_rules.py [--exact] TRACE.json[.gz]   prints the expected fields as JSON
+As a module: expected(path, exact=False) -> dict with temporal,
+idle_by_stream, kernel_types, comm_comp_overlap_pct, launches,
+queue_length, memory_bw: what `memlens perf --json --hta-rules` writes.
+
+exact=True: what `memlens perf --json` (the default, exact) writes: the
+same rules on the times as the trace's text writes them, in integer ns
+(the number read as a Decimal, times 1000, truncated: no float64, no
+rounding to whole µs); the *_us fields are then exact Decimals (ns / 1000).
 
 Where HTA and memlens part (tests/hta_agree.py lists them), these rules are
 memlens's:
@@ -17,9 +23,16 @@ memlens's:
     Kineto) are not GPU time
   - at one µs, the end of a copy comes before the start of the next in the
     bandwidth sum, and a launch before a kernel start in the queue
-  - ROCm's launches (hipLaunchKernel ...) count in the launch statistics
+  - ROCm's launches (hipLaunchKernel ...) and XPU's (urEnqueueKernelLaunch ...)
+    count in the launch statistics
+  - kernels that overlap on one stream are one busy stretch before the idle
+    gaps are measured (HTA measures from the previous kernel's end and goes
+    negative): no idle time is negative
+  - every accelerator's cats Kineto writes are device work: mtia_ccp_events
+    kernels, mtia_/xpu_/privateuse1_ runtime calls
 """
 import collections
+import decimal
 import gzip
 import json
 import math
@@ -34,12 +47,13 @@ NOT_COMPUTE = re.compile(
 TYPES = ["COMPUTATION", "COMMUNICATION", "MEMORY"]
 LAUNCH_STATS = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync", "hipLaunchKernel",
                 "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream",
-                "runFunction - job_prep_and_submit_for_execution"}
+                "runFunction - job_prep_and_submit_for_execution",
+                "urEnqueueKernelLaunch", "urEnqueueUSMMemcpy", "urEnqueueUSMFill"}
 LAUNCH_QUEUE = LAUNCH_STATS | {"cuLaunchKernel", "cuLaunchKernelEx"}
-GPU_WORK_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
-HOST_CALL_CATS = {"cuda_runtime", "Runtime", "cuda_driver"}
-NOT_OTHER = {"cpu_op", "Operator", "user_annotation", "python_function", "cuda_runtime", "Runtime", "cuda_driver",
-             "gpu_user_annotation"}
+GPU_WORK_CATS = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset", "mtia_ccp_events"}
+HOST_CALL_CATS = {"cuda_runtime", "Runtime", "cuda_driver", "mtia_runtime", "xpu_runtime", "xpu_driver",
+                  "privateuse1_runtime", "privateuse1_driver", "hpu_op"}
+NOT_OTHER = {"cpu_op", "Operator", "user_annotation", "python_function", "gpu_user_annotation"} | HOST_CALL_CATS
 
 
 def ktype(name):
@@ -63,7 +77,9 @@ def number(v, default=-1):
 
 
 def load(path):
-    doc = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+    """The events, their numbers read as Decimal (float64 is only what HTA's grid goes through)."""
+    f = gzip.open(path, "rt") if path.endswith(".gz") else open(path)
+    doc = json.load(f, parse_float=decimal.Decimal)
     return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
@@ -71,6 +87,16 @@ def on_grid(e):
     """HTA's round_down_time_stamps: start up, end down, to whole µs, in float64."""
     ts, dur = float(e["ts"]), float(e.get("dur", 0))
     return math.ceil(ts), math.floor(ts + dur)
+
+
+def ns_of(v):
+    """µs as the text writes them -> integer ns, truncated past the ns (memlens's importer)."""
+    return int(decimal.Decimal(str(v)) * 1000)
+
+
+def exact_interval(e):
+    start = ns_of(e["ts"])
+    return start, start + max(0, ns_of(e.get("dur", 0)))
 
 
 def merge(intervals):
@@ -84,7 +110,9 @@ def merge(intervals):
     return out
 
 
-def expected(path):
+def expected(path, exact=False):
+    interval = exact_interval if exact else on_grid
+    unit = 1000 if exact else 1  # one µs in the unit of interval()
     events = [e for e in load(path) if e.get("ph") == "X" and "ts" in e]
     # the stream tracks: (pid, tid) with GPU work, numbered by its first event's args stream
     track_stream = {}
@@ -106,7 +134,7 @@ def expected(path):
              and e.get("cat") not in GPU_WORK_CATS]
     cut = None
     if len({e["name"] for e in steps}) >= 2:
-        cut = max(on_grid(e)[0] for e in steps)
+        cut = max(interval(e)[0] for e in steps)
 
     gpu = []
     for e in events:
@@ -123,11 +151,11 @@ def expected(path):
             continue
         corr = number(a.get("correlation", -1))
         launcher = host.get(corr) if corr >= 0 else None
-        start, end = on_grid(e)
+        start, end = interval(e)
         ev = dict(name=e.get("name", ""), start=start, end=end, stream=stream, work=work, corr=corr,
                   type=ktype(e.get("name", "")), bw=float(a.get("memory bandwidth (GB/s)", 0) or 0), launcher=None)
         if launcher is not None:
-            ls, le = on_grid(launcher)
+            ls, le = interval(launcher)
             ev["launcher"] = dict(name=launcher.get("name", ""), start=ls, end=le)
         if cut is not None and (ev["launcher"] is None or ev["launcher"]["start"] >= cut):
             continue
@@ -147,14 +175,20 @@ def expected(path):
     for stream in sorted({g["stream"] for g in gpu if g["work"]}):
         row = dict(stream=stream, host_wait_us=0, kernel_wait_us=0, other_us=0)
         ks = sorted((g for g in gpu if g["work"] and g["stream"] == stream), key=lambda g: g["start"])
-        for prev, g in zip(ks, ks[1:]):
-            gap = g["start"] - prev["end"]
-            if g["launcher"] is not None and g["launcher"]["start"] > prev["end"]:
-                row["host_wait_us"] += gap
-            elif gap < 30:
-                row["kernel_wait_us"] += gap
-            else:
-                row["other_us"] += gap
+        prev_end = None
+        for g in ks:
+            if prev_end is not None and g["start"] < prev_end:  # overlaps: one busy stretch, no gap
+                prev_end = max(prev_end, g["end"])
+                continue
+            if prev_end is not None:
+                gap = g["start"] - prev_end
+                if g["launcher"] is not None and g["launcher"]["start"] > prev_end:
+                    row["host_wait_us"] += gap
+                elif gap < 30 * unit:
+                    row["kernel_wait_us"] += gap
+                else:
+                    row["other_us"] += gap
+            prev_end = g["end"]
         idle_rows.append(row)
     out["idle_by_stream"] = idle_rows
 
@@ -206,7 +240,7 @@ def expected(path):
             continue
         n = g["name"]
         kind = "Memset" if n[:6] == "Memset" else ("Memcpy Unknown" if n[:6] != "Memcpy" else n[:11])
-        d = (g["end"] - g["start"]) or 1
+        d = (g["end"] - g["start"]) or unit  # a 0 µs copy runs for 1 µs (HTA's fix)
         bw[kind] += [(g["start"], 1, g["bw"]), (g["start"] + d, 0, -g["bw"])]
     out["memory_bw"] = []
     for kind in sorted(bw):
@@ -216,8 +250,21 @@ def expected(path):
             best = max(best, level)
         if best > 0:
             out["memory_bw"].append(dict(kind=kind, max_gbps=best))
-    return out
+    return in_us(out) if exact else out
+
+
+def in_us(out):
+    """The *_us fields of an exact answer, from ns to exact Decimal µs."""
+    def conv(x):
+        if isinstance(x, dict):
+            return {k: (decimal.Decimal(v) / 1000 if k.endswith("_us") and isinstance(v, int) else conv(v))
+                    for k, v in x.items()}
+        if isinstance(x, list):
+            return [conv(v) for v in x]
+        return x
+    return conv(out)
 
 
 if __name__ == "__main__":
-    print(json.dumps(expected(sys.argv[1]), indent=1))
+    exact = sys.argv[1] == "--exact"
+    print(json.dumps(expected(sys.argv[-1], exact), indent=1, default=str))

@@ -1,22 +1,27 @@
 /* HTA's GPU-time analyses (gputime.h) on timelines built by hand, whose
- * answers are worked out in the comments (µs on HTA's grid), and HTA's µs
- * grid itself (gputimeline.h). tests/cli_hta.sh checks whole traces. */
+ * answers are worked out in the comments (µs; the timelines hold ns, hence
+ * US), exact ns times and HTA's µs grid (gputimeline.h). tests/cli_hta.sh
+ * checks whole traces. */
 #include <math.h>
 
 #include "check.h"
 #include "gputime.h"
 #include "jsonw.h"
+#include "kineto_json.h"
 #include "perf_gputime.h"
+#include "trace.h"
+
+#define US 1000 /* timeline times are ns */
 
 static ml_gpu_event ev(int64_t start, int64_t end, int64_t stream, ml_kernel_type type)
 {
-    return (ml_gpu_event){.start = start, .end = end, .stream = stream, .type = (uint8_t)type, .work = 1,
+    return (ml_gpu_event){.start = start * US, .end = end * US, .stream = stream, .type = (uint8_t)type, .work = 1,
                           .launcher = ML_NONE32, .slice = 0};
 }
 
 static ml_gpu_event launched(ml_gpu_event e, int64_t launch, int64_t launch_end)
 {
-    e.launch = launch, e.launch_end = launch_end, e.launcher = 0, e.launch_kind = ML_LAUNCH_STATS;
+    e.launch = launch * US, e.launch_end = launch_end * US, e.launcher = 0, e.launch_kind = ML_LAUNCH_STATS;
     return e;
 }
 
@@ -38,31 +43,71 @@ TEST(kernel_type_names)
     CHECK(!strcmp(ml_kernel_mask_name(7), "COMPUTATION overlapping COMMUNICATION overlapping MEMORY"));
 }
 
-/* HTA's grid: start rounded up, end (in float64, start + dur) down.  Times
- * on the file's clock; the trace's base is what the importer added. */
+/* HTA's grid: start rounded up, end (in float64, start + dur) down; exact
+ * times as they are.  Times on the file's clock (ns after the trace's base,
+ * which is what the importer added). */
 TEST(grid_rounding)
 {
     ml_profile *p = ml_profile_new("t.json", "kineto");
     p->trace = ml_trace_new();
     p->trace->base_ns = 1000000000; /* baseTimeNanoseconds: the file's ts 60.5 µs is 1000060500 ns here */
     int64_t b, e;
-    ml_gpu_grid_of(p, 1000060500, 5200, &b, &e); /* [60.5, 65.7): [61, 65] */
-    CHECK_EQ_I64(b, 61);
-    CHECK_EQ_I64(e, 65);
-    ml_gpu_grid_of(p, 1000354200, 500, &b, &e); /* [354.2, 354.7): 355, 354: ends before it starts */
-    CHECK_EQ_I64(b, 355);
-    CHECK_EQ_I64(e, 354);
-    ml_gpu_grid_of(p, 1000010000, 20000, &b, &e); /* whole µs stay as they are */
-    CHECK_EQ_I64(b, 10);
-    CHECK_EQ_I64(e, 30);
+    ml_gpu_grid_of(p, ML_TIME_HTA, 1000060500, 5200, &b, &e); /* [60.5, 65.7): [61, 65] */
+    CHECK_EQ_I64(b, 61 * US);
+    CHECK_EQ_I64(e, 65 * US);
+    ml_gpu_grid_of(p, ML_TIME_EXACT, 1000060500, 5200, &b, &e);
+    CHECK_EQ_I64(b, 60500);
+    CHECK_EQ_I64(e, 65700);
+    ml_gpu_grid_of(p, ML_TIME_HTA, 1000354200, 500, &b, &e); /* [354.2, 354.7): 355, 354: ends before it starts */
+    CHECK_EQ_I64(b, 355 * US);
+    CHECK_EQ_I64(e, 354 * US);
+    ml_gpu_grid_of(p, ML_TIME_EXACT, 1000354200, 500, &b, &e); /* exact: 500 ns long */
+    CHECK_EQ_I64(e - b, 500);
+    ml_gpu_grid_of(p, ML_TIME_HTA, 1000010000, 20000, &b, &e); /* whole µs stay as they are */
+    CHECK_EQ_I64(b, 10 * US);
+    CHECK_EQ_I64(e, 30 * US);
     /* An epoch-µs ts: 1695835572943623.1 µs is not a double; the nearest is
      * ...623.0 (doubles there are 0.25 apart), whose ceiling is 623, as in
-     * Python, not 624; its end 623.0 + 2.0 = 625. */
+     * Python, not 624; its end 623.0 + 2.0 = 625.  Exact: the 100 ns stay. */
     p->trace->base_ns = 0;
-    ml_gpu_grid_of(p, INT64_C(1695835572943623100), 2000, &b, &e);
-    CHECK_EQ_I64(b, INT64_C(1695835572943623));
-    CHECK_EQ_I64(e, INT64_C(1695835572943625));
+    ml_gpu_grid_of(p, ML_TIME_HTA, INT64_C(1695835572943623100), 2000, &b, &e);
+    CHECK_EQ_I64(b, INT64_C(1695835572943623) * US);
+    CHECK_EQ_I64(e, INT64_C(1695835572943625) * US);
+    ml_gpu_grid_of(p, ML_TIME_EXACT, INT64_C(1695835572943623100), 2000, &b, &e);
+    CHECK_EQ_I64(b, INT64_C(1695835572943623100));
+    CHECK_EQ_I64(e, INT64_C(1695835572943625100));
     ml_profile_free(p);
+}
+
+/* The importer keeps every digit of ts and dur down to the ns, on both
+ * Kineto clocks: baseTimeNanoseconds + relative µs (0.4 -> base + 400 ns),
+ * and absolute epoch µs with three decimals (19 digits: more than a double
+ * holds, 1695835572943623.123 -> ...623123 ns, not ...623125); dur 3.444 is
+ * 3444 ns, a string dur "2.5" 2500.  Exact timeline times are these. */
+TEST(ts_text_kept_exact_in_ns)
+{
+    ml_profile *p = import_trace("{\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\":["
+                                 "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0.4,"
+                                 "\"dur\":3.444,\"args\":{\"stream\":7}}]}");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_I64(p->trace->slices.ts.v[0], INT64_C(1700000000000000400));
+        CHECK_EQ_I64(p->trace->slices.dur.v[0], 3444);
+        int64_t b, e;
+        ml_gpu_grid_of(p, ML_TIME_EXACT, p->trace->slices.ts.v[0], p->trace->slices.dur.v[0], &b, &e);
+        CHECK_EQ_I64(b, 400);
+        CHECK_EQ_I64(e, 3844);
+        ml_profile_free(p);
+    }
+    p = import_trace("{\"traceEvents\":["
+                     "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+                     "\"ts\":1695835572943623.123,\"dur\":\"2.5\",\"args\":{\"stream\":7}}]}");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_I64(p->trace->slices.ts.v[0], INT64_C(1695835572943623123));
+        CHECK_EQ_I64(p->trace->slices.dur.v[0], 2500);
+        ml_profile_free(p);
+    }
 }
 
 /* Merging as HTA's merge_kernel_intervals: touching intervals merge; an
@@ -80,10 +125,10 @@ TEST(temporal_merges_as_hta)
     ml_temporal t;
     ml_temporal_compute(&tl, &t);
     CHECK(t.known);
-    CHECK_EQ_I64(t.span, 40);
-    CHECK_EQ_I64(t.idle, 16);
-    CHECK_EQ_I64(t.compute, 25);
-    CHECK_EQ_I64(t.non_compute, -1);
+    CHECK_EQ_I64(t.span, 40 * US);
+    CHECK_EQ_I64(t.idle, 16 * US);
+    CHECK_EQ_I64(t.compute, 25 * US);
+    CHECK_EQ_I64(t.non_compute, -1 * US);
 }
 
 /* Idle gaps on stream 7: [0,10) -> [40,50): gap 30, launched at 5 (before
@@ -100,10 +145,31 @@ TEST(idle_causes)
     ml_idle_streams s = {0};
     ml_idle_by_stream_compute(&tl, &s);
     CHECK_EQ_I64(s.len, 1);
-    CHECK_EQ_I64(s.v[0].us[ML_IDLE_HOST_WAIT], 10);
-    CHECK_EQ_I64(s.v[0].us[ML_IDLE_KERNEL_WAIT], 5);
-    CHECK_EQ_I64(s.v[0].us[ML_IDLE_OTHER], 30);
+    CHECK_EQ_I64(s.v[0].ns[ML_IDLE_HOST_WAIT], 10 * US);
+    CHECK_EQ_I64(s.v[0].ns[ML_IDLE_KERNEL_WAIT], 5 * US);
+    CHECK_EQ_I64(s.v[0].ns[ML_IDLE_OTHER], 30 * US);
     CHECK_EQ_I64(s.v[0].gaps[ML_IDLE_OTHER], 1);
+    VEC_FREE(&s);
+}
+
+/* Kernels that overlap on one stream (an Ascend stream does this; HTA's
+ * rule, gap = start - the previous event's end, makes it negative):
+ * [0,100) [10,20) [30,40) [150,160) on stream 4.  The first three are one
+ * busy stretch to 100, so the only gap is 100 -> 150: other 50 µs, and no
+ * time is negative (HTA: 10-100 = -90, 30-20 = 10, 150-40 = 110). */
+TEST(idle_overlapping_kernels_never_negative)
+{
+    ml_gpu_event e[] = {ev(0, 100, 4, ML_KT_COMPUTATION), ev(10, 20, 4, ML_KT_COMPUTATION),
+                        ev(30, 40, 4, ML_KT_COMPUTATION), ev(150, 160, 4, ML_KT_COMPUTATION)};
+    ml_gpu_timeline tl = {.ev = e, .n = sizeof e / sizeof *e};
+    ml_idle_streams s = {0};
+    ml_idle_by_stream_compute(&tl, &s);
+    CHECK_EQ_I64(s.len, 1);
+    CHECK_EQ_I64(s.v[0].ns[ML_IDLE_KERNEL_WAIT], 0);
+    CHECK_EQ_I64(s.v[0].gaps[ML_IDLE_KERNEL_WAIT], 0);
+    CHECK_EQ_I64(s.v[0].ns[ML_IDLE_OTHER], 50 * US);
+    CHECK_EQ_I64(s.v[0].gaps[ML_IDLE_OTHER], 1);
+    CHECK_EQ_I64(s.v[0].ns[ML_IDLE_HOST_WAIT], 0);
     VEC_FREE(&s);
 }
 
@@ -117,13 +183,13 @@ TEST(kernel_types_sweep)
     ml_gpu_timeline tl = {.ev = e, .n = sizeof e / sizeof *e};
     ml_kernel_types k;
     ml_kernel_types_compute(&tl, &k);
-    CHECK_EQ_I64(k.us[1], 10);
-    CHECK_EQ_I64(k.us[2], 0);
-    CHECK_EQ_I64(k.us[3], 6);
-    CHECK_EQ_I64(k.us[4], 0);
-    CHECK_EQ_I64(k.us[6], 10);
-    CHECK_EQ_I64(k.us[7], 4);
-    CHECK_EQ_I64(k.comm_us, 20);
+    CHECK_EQ_I64(k.ns[1], 10 * US);
+    CHECK_EQ_I64(k.ns[2], 0);
+    CHECK_EQ_I64(k.ns[3], 6 * US);
+    CHECK_EQ_I64(k.ns[4], 0);
+    CHECK_EQ_I64(k.ns[6], 10 * US);
+    CHECK_EQ_I64(k.ns[7], 4 * US);
+    CHECK_EQ_I64(k.comm_ns, 20 * US);
     CHECK(fabs(k.comm_comp_overlap - 0.5) < 1e-12);
     ml_gpu_event none[] = {ev(0, 10, 1, ML_KT_COMPUTATION)};
     tl = (ml_gpu_timeline){.ev = none, .n = 1};
@@ -145,16 +211,16 @@ TEST(queue_length_and_full_queue)
         e[k] = launched(ev(2000 + k, 2000 + k + 1, 7, ML_KT_COMPUTATION), k, k + 1);
         e[k].launch_kind = k % 2 ? ML_LAUNCH_QUEUE : ML_LAUNCH_STATS;
     }
-    e[10].launch = 11, e[11].launch = 10; /* a launch earlier than the one before it */
+    e[10].launch = 11 * US, e[11].launch = 10 * US; /* a launch earlier than the one before it */
     ml_gpu_timeline tl = {.ev = e, .n = N};
     ml_queues q = {0};
     ml_queues_compute(&tl, &q);
     CHECK_EQ_I64(q.len, 1);
     CHECK_EQ_I64(q.v[0].max, N);
-    CHECK_EQ_I64(q.v[0].blocked, 1053);
+    CHECK_EQ_I64(q.v[0].blocked, 1053 * US);
     CHECK(fabs(q.v[0].mean - 550.0) < 1e-9);
     CHECK_EQ_I64(q.v[0].n, 2 * N);
-    CHECK_EQ_I64(q.v[0].t[10], 10);
+    CHECK_EQ_I64(q.v[0].t[10], 10 * US);
     CHECK_EQ_I64(q.v[0].q[N], N - 1);
     ml_launch_stats l;
     ml_launch_stats_compute(&tl, &l);
@@ -200,8 +266,10 @@ int main(void)
 {
     RUN(kernel_type_names);
     RUN(grid_rounding);
+    RUN(ts_text_kept_exact_in_ns);
     RUN(temporal_merges_as_hta);
     RUN(idle_causes);
+    RUN(idle_overlapping_kernels_never_negative);
     RUN(kernel_types_sweep);
     RUN(queue_length_and_full_queue);
     RUN(long_series_summarised);

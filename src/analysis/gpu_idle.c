@@ -60,12 +60,16 @@ void ml_idle_by_stream_compute(const ml_gpu_timeline *tl, ml_idle_streams *out)
             if (last == st.len) VEC_PUSH(&st, ((stream_state){.row = {.stream = e->stream}}));
         }
         stream_state *s = &st.v[last];
+        if (s->has_prev && e->start < s->prev_end) { /* overlaps what ran before: no gap, one busy stretch */
+            if (e->end > s->prev_end) s->prev_end = e->end;
+            continue;
+        }
         if (s->has_prev) {
             int64_t gap = e->start - s->prev_end;
             int cause = e->launcher != ML_NONE32 && e->launch > s->prev_end ? ML_IDLE_HOST_WAIT
-                      : gap < ML_KERNEL_WAIT_US                            ? ML_IDLE_KERNEL_WAIT
+                      : gap < ML_KERNEL_WAIT_NS                            ? ML_IDLE_KERNEL_WAIT
                                                                            : ML_IDLE_OTHER;
-            s->row.us[cause] += gap;
+            s->row.ns[cause] += gap;
             s->row.gaps[cause]++;
         }
         s->prev_end = e->end;

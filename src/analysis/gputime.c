@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ml_gputime_compute(const ml_profile *p, ml_gputime *out)
+void ml_gputime_compute(const ml_profile *p, ml_time_rules rules, ml_gputime *out)
 {
     memset(out, 0, sizeof *out);
     ml_gpu_timeline tl;
-    ml_gpu_timeline_build(p, &tl);
+    ml_gpu_timeline_build(p, rules, &tl);
+    out->rules = rules;
+    out->devkind = ml_devkind_of_profile(p);
     out->base_ns = tl.base_ns;
     out->last_step_cut = tl.last_step_cut;
     out->events = tl.n;

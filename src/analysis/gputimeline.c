@@ -1,6 +1,6 @@
 /*
- * gputimeline.c — a rank's GPU work as HTA selects and rounds it (see
- * gputimeline.h).
+ * gputimeline.c — a rank's device work as HTA selects it, in exact ns or on
+ * HTA's µs grid (see gputimeline.h).
  */
 #include "gputimeline.h"
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devkind.h"
 #include "sortperm.h"
 #include "u64map.h"
 
@@ -56,24 +57,15 @@ const char *ml_kernel_type_name(ml_kernel_type t)
     return (unsigned)t < ML_KT__COUNT ? names[t] : "OTHER";
 }
 
-/* The launching calls HTA counts: the queue length's (get_runtime_launch_events_mask)
- * and the launch statistics' (cuda_kernel_launch_stats, which lists fewer: not
- * cuLaunchKernel).  memlens also counts ROCm's launches in the statistics, where
- * HTA gives none (README). */
+/* The launching calls HTA counts, of every accelerator (devkind.h): the
+ * queue length's (get_runtime_launch_events_mask) and the launch statistics'
+ * (cuda_kernel_launch_stats, which lists fewer: not cuLaunchKernel).
+ * memlens also counts ROCm's and XPU's launches in the statistics, where HTA
+ * gives none (README). */
 static uint8_t launch_kind_of(const char *n)
 {
-    static const char *const stats[] = {"cudaLaunchKernel",    "cudaLaunchKernelExC",
-                                        "cudaMemcpyAsync",     "cudaMemsetAsync",
-                                        "hipLaunchKernel",     "hipExtModuleLaunchKernel",
-                                        "hipMemcpyAsync",      "hipMemsetAsync",
-                                        "hipMemcpyWithStream", "runFunction - job_prep_and_submit_for_execution"};
-    static const char *const queue[] = {"cuLaunchKernel", "cuLaunchKernelEx"};
-    if (!n) return ML_LAUNCH_NONE;
-    for (size_t i = 0; i < sizeof stats / sizeof *stats; i++)
-        if (!strcmp(n, stats[i])) return ML_LAUNCH_STATS;
-    for (size_t i = 0; i < sizeof queue / sizeof *queue; i++)
-        if (!strcmp(n, queue[i])) return ML_LAUNCH_QUEUE;
-    return ML_LAUNCH_NONE;
+    int k = ml_devkind_launch_call(n);
+    return k == 2 ? ML_LAUNCH_STATS : k == 1 ? ML_LAUNCH_QUEUE : ML_LAUNCH_NONE;
 }
 
 /* ---- the µs grid ----------------------------------------------------------- */
@@ -86,9 +78,9 @@ static double file_us(int64_t ns)
     return (double)((long double)ns / 1000.0L);
 }
 
-void ml_gpu_grid_of(const ml_profile *p, int64_t ts_ns, int64_t dur_ns, int64_t *start, int64_t *end)
+/* HTA's grid, in µs */
+static void hta_grid_us(int64_t rel, int64_t dur_ns, int64_t *start, int64_t *end)
 {
-    int64_t rel = ts_ns - (p->trace ? p->trace->base_ns : 0);
     const int64_t exact = INT64_C(1) << 51; /* µs below it, and their sum, are exact in float64 */
     if (rel % 1000 == 0 && dur_ns % 1000 == 0 && rel / 1000 < exact && rel / 1000 > -exact && dur_ns / 1000 < exact &&
         dur_ns / 1000 > -exact) {
@@ -100,6 +92,20 @@ void ml_gpu_grid_of(const ml_profile *p, int64_t ts_ns, int64_t dur_ns, int64_t 
     double ts = file_us(rel), dur = file_us(dur_ns);
     *start = (int64_t)ceil(ts);
     *end = (int64_t)floor(ts + dur);
+}
+
+void ml_gpu_grid_of(const ml_profile *p, ml_time_rules rules, int64_t ts_ns, int64_t dur_ns, int64_t *start,
+                    int64_t *end)
+{
+    int64_t rel = ts_ns - (p->trace ? p->trace->base_ns : 0); /* |times| < 2^62 (profile.h): no overflow */
+    if (rules == ML_TIME_EXACT) {
+        *start = rel;
+        *end = ml_add_sat(rel, dur_ns > 0 ? dur_ns : 0);
+        return;
+    }
+    hta_grid_us(rel, dur_ns, start, end);
+    *start *= 1000; /* from ns / 1000: fits */
+    *end *= 1000;
 }
 
 /* ---- building ---------------------------------------------------------------- */
@@ -124,7 +130,7 @@ static uint8_t memo_get(name_memo *m, ml_str name)
 /* "ProfilerStep#" and a digit: HTA's ^ProfilerStep#(\d+) */
 static bool is_step_name(const char *s) { return starts(s, "ProfilerStep#") && s[13] >= '0' && s[13] <= '9'; }
 
-bool ml_gpu_last_step_cut(const ml_profile *p, int64_t *start)
+bool ml_gpu_last_step_cut(const ml_profile *p, ml_time_rules rules, int64_t *start)
 {
     const ml_slices *s = &p->trace->slices;
     ml_str names[2] = {0, 0};
@@ -136,7 +142,7 @@ bool ml_gpu_last_step_cut(const ml_profile *p, int64_t *start)
         if (!names[0]) names[0] = s->name.v[i];
         else if (s->name.v[i] != names[0]) names[1] = s->name.v[i];
         int64_t b, e;
-        ml_gpu_grid_of(p, s->ts.v[i], s->dur.v[i], &b, &e);
+        ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &b, &e);
         if (!any || b > *start) *start = b;
         any = true;
     }
@@ -160,15 +166,16 @@ static void host_calls_by_corr(const ml_slices *s, ml_u64map *m)
     ((x).start < (y).start || ((x).start == (y).start && ((x).stream < (y).stream || ((x).stream == (y).stream && (x).slice < (y).slice))))
 ML_RUNSORT_INPLACE_DEFINE(sort_events, ml_gpu_event, void *, EV_LT)
 
-void ml_gpu_timeline_build(const ml_profile *p, ml_gpu_timeline *out)
+void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_timeline *out)
 {
     memset(out, 0, sizeof *out);
+    out->rules = rules;
     out->base_ns = p->trace ? p->trace->base_ns : 0;
     const ml_trace *t = p->trace;
     if (!t || !t->slices.ts.len) return;
     const ml_slices *s = &t->slices;
     int64_t cut = 0;
-    out->last_step_cut = ml_gpu_last_step_cut(p, &cut);
+    out->last_step_cut = ml_gpu_last_step_cut(p, rules, &cut);
     name_memo memo = {p, NULL, ml_strpool_count(p->strings)};
     memo.bits = ml_calloc(memo.n ? memo.n : 1, 1);
     ml_u64map by_corr = {0};
@@ -197,9 +204,9 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_gpu_timeline *out)
                 }
             } else continue;
             if (e.stream == -1) continue;
-            ml_gpu_grid_of(p, s->ts.v[i], s->dur.v[i], &e.start, &e.end);
+            ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &e.start, &e.end);
             if (e.launcher != ML_NONE32) {
-                ml_gpu_grid_of(p, s->ts.v[e.launcher], s->dur.v[e.launcher], &e.launch, &e.launch_end);
+                ml_gpu_grid_of(p, rules, s->ts.v[e.launcher], s->dur.v[e.launcher], &e.launch, &e.launch_end);
                 e.launch_kind = (uint8_t)(memo_get(&memo, s->name.v[e.launcher]) >> 3);
             }
             if (out->last_step_cut && (e.launcher == ML_NONE32 || e.launch >= cut)) continue;

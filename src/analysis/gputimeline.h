@@ -1,9 +1,10 @@
 /*
- * gputimeline.h — one rank's GPU work as HolisticTraceAnalysis (HTA) sees
- * it, for the analyses that follow HTA's definitions (gputime.h): which
- * events count, on which stream, of which kernel type, launched when, on
- * HTA's µs grid.  Built once per rank in a pass over the sorted slices; the
- * analyses then read this array and nothing else.
+ * gputimeline.h — one rank's device work (GPU, MTIA, XPU ...: every
+ * accelerator Kineto writes) as HolisticTraceAnalysis (HTA) selects it, for
+ * the analyses that follow HTA's definitions (gputime.h): which events
+ * count, on which stream, of which kernel type, launched when.  Built once
+ * per rank in a pass over the sorted slices; the analyses then read this
+ * array and nothing else.
  *
  * Which events: the slices HTA finds on a GPU stream (args "stream" other
  * than -1): kernels, memcpys and memsets, and the other slices drawn on a
@@ -19,12 +20,17 @@
  * last ProfilerStep# begins; work with no launching call is left out then.
  * With fewer steps, everything.
  *
- * The µs grid: HTA rounds each event inward to whole µs (start up, end down:
- * round_down_time_stamps(), so that ns-resolution events no longer overlap),
- * in float64 on the times as the file writes them (before any
- * baseTimeNanoseconds); an event under a µs can end before it starts.  Every
- * time here is on that grid (µs on the file's clock: ml_gpu_grid_ns() turns
- * one back into the profile's ns), so that the sums are HTA's.
+ * Times (ml_time_rules): by default exact, in integer ns as the trace's text
+ * writes them (the importer keeps every digit of ts and dur).  Under HTA's
+ * rules (ML_TIME_HTA, for the tests that hold memlens to HTA's own answers)
+ * each event is rounded inward to HTA's whole-µs grid (start up, end down:
+ * round_down_time_stamps(), so that ns-resolution events no longer
+ * overlap), in float64 on the times as the file writes them (before any
+ * baseTimeNanoseconds); an event under a µs can then end before it starts,
+ * and short kernels lose their time (README: exact against HTA's rules).
+ * Either way every time here is ns on the file's clock (relative to
+ * base_ns; ml_gpu_grid_ns() gives the profile's ns); under HTA's rules a
+ * whole number of µs.
  *
  * Kernel types are HTA's, by name (hta/common/types.py): COMMUNICATION
  * (nccl*, hip*, hccl*, *ncclKernel*), MEMORY (Memcpy*, Memset*, hipMemcpy*,
@@ -38,6 +44,9 @@
 #include <stdint.h>
 
 #include "profile.h"
+
+/* How times are taken: exact ns (the default), or rounded to whole µs as HTA does. */
+typedef enum { ML_TIME_EXACT, ML_TIME_HTA } ml_time_rules;
 
 typedef enum { ML_KT_COMPUTATION, ML_KT_COMMUNICATION, ML_KT_MEMORY, ML_KT_OTHER, ML_KT__COUNT } ml_kernel_type;
 
@@ -54,8 +63,8 @@ enum {
 };
 
 typedef struct ml_gpu_event {
-    int64_t start, end;     /* µs grid; end may be start - 1 */
-    int64_t launch, launch_end; /* the launching call's start and end on the grid (valid when launcher != ML_NONE32) */
+    int64_t start, end;     /* ns after base_ns; under HTA's rules end may be start - 1000 */
+    int64_t launch, launch_end; /* the launching call's start and end, the same way (valid when launcher != ML_NONE32) */
     int64_t stream;         /* args "stream" (the track's for syncs) */
     uint32_t slice;         /* p->trace->slices row */
     uint32_t launcher;      /* the launching call's row, ML_NONE32 */
@@ -68,30 +77,32 @@ typedef struct ml_gpu_timeline {
     ml_gpu_event *ev;       /* by start, then stream, then slice row */
     size_t n;
     bool last_step_cut;     /* the trace had 2+ ProfilerStep#: work launched from the last one on left out */
-    int64_t base_ns;        /* µs grid -> profile ns: base_ns + 1000 * t */
+    ml_time_rules rules;
+    int64_t base_ns;        /* timeline time -> profile ns: base_ns + t */
 } ml_gpu_timeline;
 
 /* Builds p's timeline (empty without a time side or without GPU work). */
-void ml_gpu_timeline_build(const ml_profile *p, ml_gpu_timeline *out);
+void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_timeline *out);
 void ml_gpu_timeline_free(ml_gpu_timeline *tl);
 
-/* A time on the grid as the profile's ns (for the views: what the Trace view draws at). */
-static inline int64_t ml_gpu_grid_ns(const ml_gpu_timeline *tl, int64_t t) { return tl->base_ns + 1000 * t; }
+/* A timeline time as the profile's ns (for the views: what the Trace view draws at). */
+static inline int64_t ml_gpu_grid_ns(const ml_gpu_timeline *tl, int64_t t) { return tl->base_ns + t; }
 
-/* The slice's start and end on the grid (as HTA rounds them). */
-void ml_gpu_grid_of(const ml_profile *p, int64_t ts_ns, int64_t dur_ns, int64_t *start, int64_t *end);
+/* The slice's start and end as timeline times under those rules. */
+void ml_gpu_grid_of(const ml_profile *p, ml_time_rules rules, int64_t ts_ns, int64_t dur_ns, int64_t *start,
+                    int64_t *end);
 
 /* Whether HTA's loader leaves the last step out of p (two or more distinct
- * ProfilerStep#N names), and then where that step begins on the grid: host
- * events from *start on are dropped, and the GPU work they launched. */
-bool ml_gpu_last_step_cut(const ml_profile *p, int64_t *start);
+ * ProfilerStep#N names), and then where that step begins (a timeline time):
+ * host events from *start on are dropped, and the GPU work they launched. */
+bool ml_gpu_last_step_cut(const ml_profile *p, ml_time_rules rules, int64_t *start);
 
 /* HTA's merge_kernel_intervals(), fed intervals in start order: an interval
  * joins the open group when it starts at or before the group's end (touching
  * ones merge), else the group closes.  ml_gpu_merge_add() returns true when
- * it closed a group, given in *gs, *ge; ml_gpu_merge_end() the last one.  A
- * group of one event under a µs may end before it starts (its length, -1,
- * counts as HTA counts it). */
+ * it closed a group, given in *gs, *ge; ml_gpu_merge_end() the last one.
+ * Under HTA's rules a group of one event under a µs may end before it
+ * starts (its length, -1 µs, counts as HTA counts it); exact times never. */
 typedef struct ml_gpu_merge {
     int64_t start, end;
     bool open;

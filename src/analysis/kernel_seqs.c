@@ -18,7 +18,7 @@
 
 typedef struct pair {
     uint32_t root, gpu;
-    int64_t ts, dur_ns;     /* the GPU event's start (µs) and duration (ns) on HTA's grid */
+    int64_t ts, dur_ns;     /* the GPU event's start and duration (timeline ns, gputimeline.h) */
 } pair;
 
 #define PAIR_LT(ctx, x, y) \
@@ -69,24 +69,24 @@ static bool is_gpu_work(const ml_trace *t, uint32_t i)
     return info < t->sync_info.len && t->sync_info.v[info].stream != -1;
 }
 
-/* The slice's start and end on HTA's µs grid (gputimeline.h). */
-static void grid(const ml_profile *p, uint32_t i, int64_t *b, int64_t *e)
+/* The slice's start and end as timeline times (gputimeline.h: exact, or on HTA's µs grid). */
+static void grid(const ml_profile *p, ml_time_rules rules, uint32_t i, int64_t *b, int64_t *e)
 {
-    ml_gpu_grid_of(p, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], b, e);
+    ml_gpu_grid_of(p, rules, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], b, e);
 }
 
-static int64_t grid_start(const ml_profile *p, uint32_t i)
+static int64_t grid_start(const ml_profile *p, ml_time_rules rules, uint32_t i)
 {
     int64_t b, e;
-    grid(p, i, &b, &e);
+    grid(p, rules, i, &b, &e);
     return b;
 }
 
-static int64_t grid_dur_ns(const ml_profile *p, uint32_t i)
+static int64_t grid_dur_ns(const ml_profile *p, ml_time_rules rules, uint32_t i)
 {
     int64_t b, e;
-    grid(p, i, &b, &e);
-    return (e - b) * 1000;
+    grid(p, rules, i, &b, &e);
+    return e - b;
 }
 
 void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
@@ -99,7 +99,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
 
     /* HTA's loader: with two or more steps, nothing from the last one on */
     int64_t cut = 0;
-    bool cutting = ml_gpu_last_step_cut(p, &cut);
+    bool cutting = ml_gpu_last_step_cut(p, o->rules, &cut);
 
     /* with a filter: which names contain it (1 no, 2 yes), and the smallest depth of a call of one */
     uint8_t *match = NULL;
@@ -109,7 +109,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         for (size_t i = 0; i < n; i++) {
             ml_str nm = s->name.v[i];
             if (nm >= nstr || !is_host_slice(t, (uint32_t)i)) continue;
-            if (cutting && grid_start(p, (uint32_t)i) >= cut) continue;
+            if (cutting && grid_start(p, o->rules, (uint32_t)i) >= cut) continue;
             if (!match[nm]) match[nm] = strstr(ml_s(p, nm), o->op_filter) ? 2 : 1;
             if (match[nm] == 2 && (min_depth < 0 || s->depth.v[i] < min_depth)) min_depth = s->depth.v[i];
         }
@@ -127,7 +127,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     for (size_t i = 0; i < n; i++) {
         uint32_t l = s->launcher.v[i];
         if (l == ML_NONE32 || !is_gpu_work(t, (uint32_t)i)) continue;
-        if (cutting && grid_start(p, l) >= cut) continue;
+        if (cutting && grid_start(p, o->rules, l) >= cut) continue;
         uint32_t caller = s->parent.v[l], slot = (caller * 2654435761u) >> 24, root;
         if (caller != ML_NONE32 && memo_key[slot] == caller) root = memo_root[slot];
         else {
@@ -137,8 +137,8 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         }
         if (root == ML_NONE32) continue;
         int64_t gb, ge; /* once per event: its start orders it, its length adds up */
-        grid(p, (uint32_t)i, &gb, &ge);
-        pair pr = {root, (uint32_t)i, gb, (ge - gb) * 1000};
+        grid(p, o->rules, (uint32_t)i, &gb, &ge);
+        pair pr = {root, (uint32_t)i, gb, ge - gb};
         VEC_PUSH(&pairs, pr);
     }
     sort_pairs(pairs.v, pairs.len, NULL);
@@ -181,7 +181,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         }
         hit->q.count++;
         hit->q.gpu_ns += gpu_ns;
-        hit->q.cpu_ns += grid_dur_ns(p, root);
+        hit->q.cpu_ns += grid_dur_ns(p, o->rules, root);
     }
     ml_u64map_free(&by_hash);
     VEC_FREE(&pairs);

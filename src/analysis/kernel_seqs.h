@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gputimeline.h"
 #include "profile.h"
 
 typedef struct ml_kseq {
@@ -57,9 +58,10 @@ typedef struct ml_kseq_opts {
     const char *op_filter;  /* NULL: outermost cpu_ops; else names containing it, at their smallest depth */
     int min_len;            /* GPU events a root needs (HTA's min_pattern_len: 3) */
     int top;                /* patterns kept (HTA's top_k: 5) */
+    ml_time_rules rules;    /* exact ns, or HTA's µs grid (gputimeline.h) */
 } ml_kseq_opts;
 
-#define ML_KSEQ_DEFAULTS ((ml_kseq_opts){NULL, 3, 5})
+#define ML_KSEQ_DEFAULTS ((ml_kseq_opts){NULL, 3, 5, ML_TIME_EXACT})
 
 void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out);
 void ml_kseqs_free(ml_kseqs *k);

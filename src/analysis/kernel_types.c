@@ -62,7 +62,7 @@ void ml_kernel_types_compute(const ml_gpu_timeline *tl, ml_kernel_types *out)
     for (int k = 0; k < 3; k++) {
         if (ml_gpu_merge_end(&m[k], &gs, &ge)) VEC_PUSH(&busy[k], ((span){gs, ge}));
         if (k == ML_KT_COMMUNICATION)
-            for (size_t j = 0; j < busy[k].len; j++) out->comm_us += busy[k].v[j].e - busy[k].v[j].b;
+            for (size_t j = 0; j < busy[k].len; j++) out->comm_ns += busy[k].v[j].e - busy[k].v[j].b;
         /* an interval that ends where it starts, or before (under a µs), adds no time to the sweep */
         size_t w = 0;
         for (size_t j = 0; j < busy[k].len; j++)
@@ -83,7 +83,7 @@ void ml_kernel_types_compute(const ml_gpu_timeline *tl, ml_kernel_types *out)
             if (pick < 0 || t < best || (t == best && c[k].inside && !c[pick].inside)) pick = k, best = t;
         }
         if (pick < 0) break;
-        if (mask) out->us[mask] += best - prev;
+        if (mask) out->ns[mask] += best - prev;
         prev = best;
         if (c[pick].inside) {
             mask &= ~(1u << pick);
@@ -95,5 +95,5 @@ void ml_kernel_types_compute(const ml_gpu_timeline *tl, ml_kernel_types *out)
         }
     }
     for (int k = 0; k < 3; k++) VEC_FREE(&busy[k]);
-    if (out->comm_us > 0) out->comm_comp_overlap = (double)(out->us[3] + out->us[7]) / (double)out->comm_us;
+    if (out->comm_ns > 0) out->comm_comp_overlap = (double)(out->ns[3] + out->ns[7]) / (double)out->comm_ns;
 }

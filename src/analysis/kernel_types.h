@@ -1,7 +1,7 @@
 /*
  * kernel_types.h — GPU time by kernel type, overlaps included, and how much
  * of the communication ran under computation, by HolisticTraceAnalysis's
- * definitions over the GPU timeline (gputimeline.h, µs grid):
+ * definitions over the GPU timeline (gputimeline.h, ns):
  *
  *   get_gpu_kernel_breakdown (kernel type table, memory kernels included):
  *     the events of each type (COMPUTATION, COMMUNICATION, MEMORY) merged
@@ -24,8 +24,8 @@
 #define ML_KT_MASKS 8
 
 typedef struct ml_kernel_types {
-    int64_t us[ML_KT_MASKS];    /* µs with exactly that combination busy (us[0] unused) */
-    int64_t comm_us;            /* all communication time (merged) */
+    int64_t ns[ML_KT_MASKS];    /* time with exactly that combination busy (ns[0] unused) */
+    int64_t comm_ns;            /* all communication time (merged) */
     double comm_comp_overlap;   /* 0-1; NaN without communication */
 } ml_kernel_types;
 

@@ -1,12 +1,12 @@
 /*
  * launch_queue.h — the launch queue of each GPU stream, by
  * HolisticTraceAnalysis's get_queue_length_* (hta/analyzers/trace_counters.py),
- * over the GPU timeline (gputimeline.h, µs grid): the number of launched
+ * over the GPU timeline (gputimeline.h, ns): the number of launched
  * events not started yet, +1 at each launching call (cudaLaunchKernel,
  * cuLaunchKernel, cudaMemcpyAsync, … and ROCm's), −1 when the event starts.
  *
  *   max, mean   over the change points, as HTA's describe() of its series
- *               (a launch and a start in the same µs: the launch first, the
+ *               (a launch and a start at one time: the launch first, the
  *               order HTA's sort keeps for small traces; it does not for
  *               large ones, so its mean can differ by about 1 %)
  *   blocked     get_time_spent_blocked_on_full_queue: the time the queue
@@ -27,10 +27,10 @@
 
 typedef struct ml_stream_queue {
     int64_t stream;
-    int64_t max, blocked;   /* blocked: µs at ML_QUEUE_FULL or more */
+    int64_t max, blocked;   /* blocked: ns at ML_QUEUE_FULL or more */
     double mean;
     size_t n;               /* change points */
-    int64_t *t;             /* their times (µs grid) */
+    int64_t *t;             /* their times (timeline ns) */
     int32_t *q;             /* the queue length from then on */
 } ml_stream_queue;
 

@@ -41,12 +41,12 @@ void ml_launch_stats_compute(const ml_gpu_timeline *tl, ml_launch_stats *out)
         out->gpu += l.gpu;
         out->delay += l.delay;
         if (l.delay > out->delay_max) out->delay_max = l.delay;
-        ml_durhist_add(&out->delay_hist, ml_gpu_grid_ns(tl, e->start), l.delay * 1000);
-        if (l.cpu <= ML_LAUNCH_RUNTIME_CUTOFF_US && l.gpu < l.cpu)
+        ml_durhist_add(&out->delay_hist, ml_gpu_grid_ns(tl, e->start), l.delay);
+        if (l.cpu <= ML_LAUNCH_RUNTIME_CUTOFF_NS && l.gpu < l.cpu)
             keep_top(&out->outliers[ML_OUTLIER_SHORT], scores[ML_OUTLIER_SHORT], &l, l.cpu - l.gpu);
-        if (l.cpu > ML_LAUNCH_RUNTIME_CUTOFF_US)
+        if (l.cpu > ML_LAUNCH_RUNTIME_CUTOFF_NS)
             keep_top(&out->outliers[ML_OUTLIER_RUNTIME], scores[ML_OUTLIER_RUNTIME], &l, l.cpu);
-        if (l.delay > ML_LAUNCH_DELAY_CUTOFF_US)
+        if (l.delay > ML_LAUNCH_DELAY_CUTOFF_NS)
             keep_top(&out->outliers[ML_OUTLIER_DELAY], scores[ML_OUTLIER_DELAY], &l, l.delay);
     }
 }

@@ -1,13 +1,15 @@
 /*
  * launches.h — kernel launch statistics, by HolisticTraceAnalysis's
  * get_cuda_kernel_launch_stats (hta/analyzers/cuda_kernel_analysis.py), over
- * the GPU timeline (gputimeline.h, µs grid): each GPU event paired with the
+ * the GPU timeline (gputimeline.h, ns): each GPU event paired with the
  * call that launched it (same correlation id; the calls HTA lists:
  * cudaLaunchKernel, cudaLaunchKernelExC, cudaMemcpyAsync, cudaMemsetAsync,
- * and ROCm's hip* equivalents, which HTA leaves out), with
+ * MTIA's runFunction - job_prep_and_submit_for_execution, and ROCm's hip*
+ * equivalents, which HTA leaves out), with
  *
  *   cpu     the call's duration
- *   gpu     the event's duration
+ *   gpu     the event's duration (under HTA's rules −1 µs for some events
+ *           under a µs, as HTA counts them; never negative when exact)
  *   delay   the event's start − the call's end, 0 if negative
  *
  * and the outliers HTA draws with its default cutoffs: short kernels (the
@@ -24,13 +26,13 @@
 #include "durhist.h"
 #include "gputimeline.h"
 
-#define ML_LAUNCH_RUNTIME_CUTOFF_US 50
-#define ML_LAUNCH_DELAY_CUTOFF_US 100
+#define ML_LAUNCH_RUNTIME_CUTOFF_NS 50000 /* 50 µs */
+#define ML_LAUNCH_DELAY_CUTOFF_NS 100000 /* 100 µs */
 #define ML_LAUNCH_TOP 10
 
 typedef struct ml_launch {
     uint32_t kernel, launcher;  /* slice rows */
-    int64_t cpu, gpu, delay;    /* µs */
+    int64_t cpu, gpu, delay;    /* ns */
 } ml_launch;
 
 typedef struct ml_launch_outliers {
@@ -42,8 +44,8 @@ typedef struct ml_launch_outliers {
 enum { ML_OUTLIER_SHORT, ML_OUTLIER_RUNTIME, ML_OUTLIER_DELAY, ML_OUTLIER__COUNT };
 
 typedef struct ml_launch_stats {
-    int64_t count, cpu, gpu, delay, delay_max; /* µs sums, the largest delay */
-    ml_durhist delay_hist;      /* the delays in ns (× 1000), slowest with the kernel's start (ns) */
+    int64_t count, cpu, gpu, delay, delay_max; /* ns sums, the largest delay */
+    ml_durhist delay_hist;      /* the delays, slowest with the kernel's start (ns) */
     ml_launch_outliers outliers[ML_OUTLIER__COUNT];
 } ml_launch_stats;
 

@@ -62,7 +62,7 @@ void ml_membw_compute(const ml_profile *p, const ml_gpu_timeline *tl, ml_membws 
         uint32_t info = s->info.v[e->slice];
         double gbps = info != ML_NONE32 && info < t->kernel_info.len ? t->kernel_info.v[info].membw : 0;
         int64_t dur = e->end - e->start;
-        if (dur == 0) dur = 1; /* HTA's fix for 0 µs copies (its issue #20) */
+        if (dur <= 0) dur = 1000; /* HTA's fix for 0 µs copies (its issue #20): 1 µs */
         VEC_PUSH(&edges, ((edge){e->start, gbps, last_kind, 1}));
         VEC_PUSH(&edges, ((edge){e->start + dur, -gbps, last_kind, 0}));
     }

@@ -1,7 +1,7 @@
 /*
  * membw.h — memory bandwidth of memcpys and memsets over time, by
  * HolisticTraceAnalysis's get_memory_bw_* (hta/analyzers/trace_counters.py),
- * over the GPU timeline (gputimeline.h, µs grid): the MEMORY events of each
+ * over the GPU timeline (gputimeline.h, ns): the MEMORY events of each
  * kind ("Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memset", … : the
  * name's first 11 characters, "Memset", or "Memcpy Unknown" for other
  * names) add their "memory bandwidth (GB/s)" arg while they run (one of
@@ -24,7 +24,7 @@ typedef struct ml_membw {
     char kind[16];
     double max;             /* GB/s; 0 when no event of the kind has a bandwidth */
     size_t n;               /* change points */
-    int64_t *t;             /* their times (µs grid) */
+    int64_t *t;             /* their times (timeline ns) */
     double *gbps;           /* the bandwidth from then on */
 } ml_membw;
 

@@ -24,6 +24,7 @@ const char *ml_perf_unavailable(const ml_profile *p)
 
 typedef struct perf_job {
     const ml_profile *p;
+    ml_time_rules rules;
     ml_perf *out;
 } perf_job;
 
@@ -35,8 +36,9 @@ static void step_side(void *arg)
     ml_steps_compute(j->p, &j->out->steps);
     ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     j->out->modules = ml_modules_compute(j->p);
-    ml_gputime_compute(j->p, &j->out->gputime);
+    ml_gputime_compute(j->p, j->rules, &j->out->gputime);
     ml_kseq_opts ko = ML_KSEQ_DEFAULTS;
+    ko.rules = j->rules;
     ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
     ml_cupti_compute(j->p, &j->out->cupti);
 }
@@ -107,11 +109,13 @@ static void make_notes(const ml_profile *p, ml_perf *perf)
              st->dropped, plural(st->dropped, "", "s"), st->dropped_idle, st->dropped - st->dropped_idle);
 }
 
-bool ml_perf_compute(const ml_profile *p, ml_perf *out)
+bool ml_perf_compute(const ml_profile *p, ml_perf *out) { return ml_perf_compute_rules(p, ML_TIME_EXACT, out); }
+
+bool ml_perf_compute_rules(const ml_profile *p, ml_time_rules rules, ml_perf *out)
 {
     memset(out, 0, sizeof *out);
     if (ml_perf_unavailable(p)) return false;
-    perf_job job = {p, out};
+    perf_job job = {p, rules, out};
     ml_par2(operator_side, &job, step_side, &job);
     ml_phase("perf analyses");
     ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);

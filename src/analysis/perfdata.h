@@ -53,8 +53,11 @@ typedef struct ml_perf {
  * run without trace_view.json, a trace with no slices), or NULL if it has one. */
 const char *ml_perf_unavailable(const ml_profile *p);
 
-/* Computes everything; false (and *out empty) when ml_perf_unavailable(p). */
+/* Computes everything; false (and *out empty) when ml_perf_unavailable(p).
+ * Device time is exact (ns from the trace's text); _rules can ask for HTA's
+ * µs grid instead (gputimeline.h), which only the tests against HTA use. */
 bool ml_perf_compute(const ml_profile *p, ml_perf *out);
+bool ml_perf_compute_rules(const ml_profile *p, ml_time_rules rules, ml_perf *out);
 void ml_perf_free(ml_perf *perf);
 
 /* Computes perf->critpath unless done already (every output that shows it calls this). */

@@ -21,7 +21,7 @@
 static void usage_to(FILE *f)
 {
     fprintf(f, "usage: memlens perf [--json] [--view overview|operators|kernels|distributed|modules|critical-path|all]\n"
-               "                    [--group-by name|shape] [--top N] [--rank N] [--all] [-j N] INPUT...\n"
+               "                    [--group-by name|shape] [--top N] [--rank N] [--all] [--hta-rules] [-j N] INPUT...\n"
                "Where the time went, as TensorBoard's PyTorch profiler plugin shows it: the step time\n"
                "breakdown (kernel, memcpy, communication, runtime, DataLoader, CPU...), GPU utilization,\n"
                "recommendations, and the operators and kernels; from HolisticTraceAnalysis, frequent kernel\n"
@@ -33,6 +33,8 @@ static void usage_to(FILE *f)
                "--top N: rows of each table, the rest added up in an \"others\" line (text: 10 without\n"
                "         --view, 1000 with it; --json: 1000)\n"
                "--all: every rank's views (a job of more than %d ranks gets the cluster digest instead)\n"
+               "--hta-rules: device times rounded inward to whole us as HolisticTraceAnalysis does (to compare\n"
+               "             with it); default: exact, in ns as the trace writes them\n"
                "-j N: ranks read at once (default: one per core)\n"
                "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\", \"distributed\", \"cluster\"}\n"
                "        (README, memlens perf)\n", ML_PERF_DETAIL_RANKS);
@@ -48,6 +50,7 @@ static int fail_usage(const char *msg, const char *arg)
 /* What each rank's views need, and what the command prints. */
 typedef struct perf_args {
     bool json;
+    ml_time_rules rules;
     int top;
     ml_perf_group group;
     ml_perf_view_opts view;
@@ -62,7 +65,7 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool 
 {
     const perf_args *a = arg;
     ml_perf perf;
-    bool ok = ml_perf_compute(p, &perf);
+    bool ok = ml_perf_compute_rules(p, a->rules, &perf);
     /* the critical path costs more than the other views together: only when shown */
     if (ok && (a->json || (a->view.views & ML_VIEW_CRITPATH))) ml_perf_want_critical_path(p, &perf);
     ml_spool_writer m;
@@ -219,7 +222,7 @@ static void write_text(const ml_job *job, const perf_args *a, bool all, const ml
 
 int ml_cmd_perf(int argc, char **argv)
 {
-    bool json = false, all = false;
+    bool json = false, all = false, hta_rules = false;
     int rank = -1, top = -1, jobs = 0;
     unsigned views = 0;
     ml_perf_group group = ML_PERF_BY_NAME;
@@ -232,6 +235,7 @@ int ml_cmd_perf(int argc, char **argv)
             rc = 0;
         } else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--all")) all = true;
+        else if (!strcmp(a, "--hta-rules")) hta_rules = true;
         else if (!strcmp(a, "-j") && i + 1 < argc) {
             if (ml_job_parse_jobs(argv[++i], &jobs) < 0) rc = 2;
         } else if (!strcmp(a, "--rank") && i + 1 < argc) {
@@ -263,7 +267,7 @@ int ml_cmd_perf(int argc, char **argv)
         VEC_FREE(&inputs);
         return rc;
     }
-    perf_args pa = {.json = json, .top = top > 0 ? top : ML_PERF_TOP_DEFAULT, .group = group,
+    perf_args pa = {.json = json, .rules = hta_rules ? ML_TIME_HTA : ML_TIME_EXACT, .top = top > 0 ? top : ML_PERF_TOP_DEFAULT, .group = group,
                     .view = {.views = views ? views : ML_VIEW_ALL, .group = group,
                              .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(stdout)}};
     /* perf shows no memory categories or attribution, and of the memory side reads only the

@@ -56,6 +56,7 @@ typedef struct event_fields {
     const char *bad_arg, *bad_arg_why;
     /* the time side (only read when k->t) */
     uint8_t skind;                 /* ml_slice_kind from cat */
+    uint8_t dev_kind;              /* ml_dev_kind the cat names (mtia_*, xpu_*, hpu_op, privateuse1_*), else CUDA */
     bool bind_enclosing, has_id;   /* flows: "bp": "e"; "id" */
     ml_str cat_id;                 /* the cat, interned */
     int64_t id;
@@ -1246,8 +1247,11 @@ static uint8_t classify_cat(const char *s, size_t n)
 
 static bool is_op_cat(uint8_t cat) { return cat == CAT_CPU_OP || cat == CAT_ANNOTATION || cat == CAT_PYTHON; }
 
-/* The slice kind of a cat: Kineto's names, and PyTorch 1.8/1.9's (Operator,
- * Runtime, Kernel, Memcpy, Memset). */
+/* The slice kind of a cat: Kineto's names (libkineto ActivityType.cpp, every
+ * accelerator: CUDA/HIP's, MTIA's mtia_ccp_events kernels and mtia_runtime
+ * calls, xpu_/privateuse1_ runtime and driver calls, hpu_op, HPU's host-side
+ * runtime events), and PyTorch 1.8/1.9's (Operator, Runtime, Kernel, Memcpy,
+ * Memset). */
 static uint8_t slice_kind_of_cat(const char *s, size_t n)
 {
     switch (n) {
@@ -1257,6 +1261,7 @@ static uint8_t slice_kind_of_cat(const char *s, size_t n)
         if (KEY_IS(s, n, "kernel") || KEY_IS(s, n, "Kernel")) return ML_SL_KERNEL;
         if (KEY_IS(s, n, "Memcpy")) return ML_SL_MEMCPY;
         if (KEY_IS(s, n, "Memset")) return ML_SL_MEMSET;
+        if (KEY_IS(s, n, "hpu_op")) return ML_SL_RUNTIME;
         break;
     case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
     case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
@@ -1264,19 +1269,40 @@ static uint8_t slice_kind_of_cat(const char *s, size_t n)
     case 10:
         if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
         if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
+        if (KEY_IS(s, n, "xpu_driver")) return ML_SL_DRIVER;
         break;
-    case 11: if (KEY_IS(s, n, "cuda_driver")) return ML_SL_DRIVER; break;
-    case 12: if (KEY_IS(s, n, "cuda_runtime")) return ML_SL_RUNTIME; break;
+    case 11:
+        if (KEY_IS(s, n, "cuda_driver")) return ML_SL_DRIVER;
+        if (KEY_IS(s, n, "xpu_runtime")) return ML_SL_RUNTIME;
+        break;
+    case 12:
+        if (KEY_IS(s, n, "cuda_runtime")) return ML_SL_RUNTIME;
+        if (KEY_IS(s, n, "mtia_runtime")) return ML_SL_RUNTIME;
+        break;
     case 15:
         if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
         if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
+        if (KEY_IS(s, n, "mtia_ccp_events")) return ML_SL_KERNEL;
         break;
+    case 18: if (KEY_IS(s, n, "privateuse1_driver")) return ML_SL_DRIVER; break;
     case 19:
         if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION;
         if (KEY_IS(s, n, "cuda_profiler_range")) return ML_SL_PROFILER_RANGE;
+        if (KEY_IS(s, n, "privateuse1_runtime")) return ML_SL_RUNTIME;
         break;
     }
     return ML_SL_OTHER;
+}
+
+/* The device kind a cat names (PrivateUse1 is ML_DEV_NPU's number, 20);
+ * CUDA for the rest (ROCm's traces name their devices cuda:N too). */
+static uint8_t dev_kind_of_cat(const char *s, size_t n)
+{
+    if (n > 5 && !memcmp(s, "mtia_", 5)) return ML_DEV_MTIA;
+    if (n > 4 && !memcmp(s, "xpu_", 4)) return ML_DEV_XPU;
+    if (KEY_IS(s, n, "hpu_op")) return ML_DEV_HPU;
+    if (n > 12 && !memcmp(s, "privateuse1_", 12)) return ML_DEV_NPU;
+    return ML_DEV_CUDA;
 }
 
 static bool is_gpu_kind(uint8_t kind)
@@ -1466,7 +1492,7 @@ static uint32_t work_track(kineto *k, const event_fields *f, uint8_t kind)
     if (is_gpu_kind(kind) && k->t->tracks.v[track].kind != ML_TRACK_STREAM) {
         int64_t dev = k->ta.device >= 0 ? k->ta.device : trailing_number(f->pid, f->pid_len);
         int64_t stream = k->ta.stream >= 0 ? k->ta.stream : trailing_number(f->tid, f->tid_len);
-        int32_t d = dev >= 0 && dev < 1 << 16 ? ml_device_get(k->p, ML_DEV_CUDA, (int)dev) : -1;
+        int32_t d = dev >= 0 && dev < 1 << 16 ? ml_device_get(k->p, (ml_dev_kind)f->dev_kind, (int)dev) : -1;
         ml_track_set_stream(k->t, track, d, stream);
     }
     return track;
@@ -1671,6 +1697,7 @@ static void event_begin(kineto *k, event_fields *f)
 {
     memset(f, 0, sizeof *f);
     f->skind = ML_SL_OTHER;
+    f->dev_kind = ML_DEV_CUDA;
     k->name_len = 0;
     k->name_interned = false;
     if (k->t) {
@@ -1863,6 +1890,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
                 f.cat = classify_cat(v, m);
                 if (k->t) {
                     f.skind = slice_kind_of_cat(v, m);
+                    f.dev_kind = dev_kind_of_cat(v, m);
                     f.cat_id = cat_of(k, v, m);
                 }
             } else if (KEQ("pid") || KEQ("tid")) {
@@ -1920,6 +1948,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         rec->proto.ph = f.ph;
         rec->proto.cat = f.cat;
         rec->proto.skind = f.skind;
+        rec->proto.dev_kind = f.dev_kind;
         rec->proto.cat_id = f.cat_id;
         rec->proto.bind_enclosing = f.bind_enclosing;
     }
@@ -2062,6 +2091,7 @@ static int read_event(kineto *k)
                 if (r > 0) f.cat = classify_cat(v, m);
                 if (r > 0 && k->t) {
                     f.skind = slice_kind_of_cat(v, m);
+                    f.dev_kind = dev_kind_of_cat(v, m);
                     f.cat_id = cat_of(k, v, m);
                 }
             } else if (!memcmp(key, "pid", 3)) r = read_id(k, f.pid, &f.pid_len);

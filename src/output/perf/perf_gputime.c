@@ -18,9 +18,9 @@ static int type_order(const ml_kernel_types *kt, unsigned order[ML_KT_MASKS])
 {
     int n = 0;
     for (unsigned m = 1; m < ML_KT_MASKS; m++)
-        if (kt->us[m] > 0) order[n++] = m;
+        if (kt->ns[m] > 0) order[n++] = m;
     for (int i = 1; i < n; i++) /* insertion sort: 7 at most */
-        for (int j = i; j > 0 && kt->us[order[j]] > kt->us[order[j - 1]]; j--) {
+        for (int j = i; j > 0 && kt->ns[order[j]] > kt->ns[order[j - 1]]; j--) {
             unsigned x = order[j];
             order[j] = order[j - 1];
             order[j - 1] = x;
@@ -29,13 +29,20 @@ static int type_order(const ml_kernel_types *kt, unsigned order[ML_KT_MASKS])
 }
 
 static const char *const idle_keys[ML_IDLE__COUNT] = {"host_wait", "kernel_wait", "other"};
-static const int64_t outlier_cutoff_us[ML_OUTLIER__COUNT] = {ML_LAUNCH_RUNTIME_CUTOFF_US, ML_LAUNCH_RUNTIME_CUTOFF_US,
-                                                             ML_LAUNCH_DELAY_CUTOFF_US};
+static const int64_t outlier_cutoff_ns[ML_OUTLIER__COUNT] = {ML_LAUNCH_RUNTIME_CUTOFF_NS, ML_LAUNCH_RUNTIME_CUTOFF_NS,
+                                                             ML_LAUNCH_DELAY_CUTOFF_NS};
 
 static void key_i64(jw *w, const char *k, int64_t v)
 {
     jw_key(w, k);
     jw_i64(w, v);
+}
+
+/* ns as µs: a whole number when it is one, else its exact decimals ("10771.7") */
+static void key_us(jw *w, const char *k, int64_t ns)
+{
+    jw_key(w, k);
+    jw_us(w, ns);
 }
 
 static void key_dbl(jw *w, const char *k, double v)
@@ -51,7 +58,7 @@ static void key_str(jw *w, const char *k, const char *s)
     jw_str(w, s ? s : "");
 }
 
-/* ---- runs (µs) ---------------------------------------------------------------- */
+/* ---- runs (µs, exact decimals) ---------------------------------------------------------------- */
 
 void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
 {
@@ -59,10 +66,10 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
     jw_key(w, "temporal");
     if (g && g->temporal.known) {
         jw_obj(w);
-        key_i64(w, "span_us", g->temporal.span);
-        key_i64(w, "idle_us", g->temporal.idle);
-        key_i64(w, "compute_us", g->temporal.compute);
-        key_i64(w, "non_compute_us", g->temporal.non_compute);
+        key_us(w, "span_us", g->temporal.span);
+        key_us(w, "idle_us", g->temporal.idle);
+        key_us(w, "compute_us", g->temporal.compute);
+        key_us(w, "non_compute_us", g->temporal.non_compute);
         jw_end(w);
     } else jw_null(w);
 
@@ -72,9 +79,9 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
         const ml_stream_idle *r = &g->idle.v[i];
         jw_obj(w);
         key_i64(w, "stream", r->stream);
-        key_i64(w, "host_wait_us", r->us[ML_IDLE_HOST_WAIT]);
-        key_i64(w, "kernel_wait_us", r->us[ML_IDLE_KERNEL_WAIT]);
-        key_i64(w, "other_us", r->us[ML_IDLE_OTHER]);
+        key_us(w, "host_wait_us", r->ns[ML_IDLE_HOST_WAIT]);
+        key_us(w, "kernel_wait_us", r->ns[ML_IDLE_KERNEL_WAIT]);
+        key_us(w, "other_us", r->ns[ML_IDLE_OTHER]);
         jw_end(w);
     }
     jw_end(w);
@@ -86,7 +93,7 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
     for (int i = 0; i < nt; i++) {
         jw_obj(w);
         key_str(w, "type", ml_kernel_mask_name(order[i]));
-        key_i64(w, "total_us", g->types.us[order[i]]);
+        key_us(w, "total_us", g->types.ns[order[i]]);
         jw_end(w);
     }
     jw_end(w);
@@ -97,15 +104,15 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
         const ml_launch_stats *l = &g->launches;
         jw_obj(w);
         key_i64(w, "count", l->count);
-        key_i64(w, "cpu_us", l->cpu);
-        key_i64(w, "gpu_us", l->gpu);
-        key_i64(w, "delay_us", l->delay);
-        key_i64(w, "delay_max_us", l->delay_max);
+        key_us(w, "cpu_us", l->cpu);
+        key_us(w, "gpu_us", l->gpu);
+        key_us(w, "delay_us", l->delay);
+        key_us(w, "delay_max_us", l->delay_max);
         for (int k = 0; k < ML_OUTLIER__COUNT; k++) {
             const ml_launch_outliers *o = &l->outliers[k];
             jw_key(w, ml_launch_outlier_key(k));
             jw_obj(w);
-            key_i64(w, "cutoff_us", outlier_cutoff_us[k]);
+            key_us(w, "cutoff_us", outlier_cutoff_ns[k]);
             key_i64(w, "count", o->count);
             jw_key(w, "top");
             jw_arr(w);
@@ -115,9 +122,9 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
                 key_str(w, "kernel", ml_s(p, s->name.v[x->kernel]));
                 key_str(w, "launcher", ml_s(p, s->name.v[x->launcher]));
                 key_i64(w, "correlation", s->corr.v[x->kernel]);
-                key_i64(w, "cpu_us", x->cpu);
-                key_i64(w, "gpu_us", x->gpu);
-                key_i64(w, "delay_us", x->delay);
+                key_us(w, "cpu_us", x->cpu);
+                key_us(w, "gpu_us", x->gpu);
+                key_us(w, "delay_us", x->delay);
                 jw_end(w);
             }
             jw_end(w);
@@ -134,7 +141,7 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
         key_i64(w, "stream", q->stream);
         key_i64(w, "max", q->max);
         key_dbl(w, "mean", q->mean);
-        key_i64(w, "blocked_us", q->blocked);
+        key_us(w, "blocked_us", q->blocked);
         jw_end(w);
     }
     jw_end(w);
@@ -152,7 +159,7 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
 
 /* ---- text ---------------------------------------------------------------------- */
 
-static const char *dur_us(int64_t us, char *buf, size_t cap) { return ml_fmt_duration(us * 1000, buf, cap); }
+static const char *dur_ns(int64_t ns, char *buf, size_t cap) { return ml_fmt_duration(ns, buf, cap); }
 
 static double share(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0; }
 
@@ -161,25 +168,27 @@ void ml_gputime_text_overview(FILE *f, const ml_gputime *g)
     if (!g || !g->temporal.known) return;
     const ml_temporal *t = &g->temporal;
     char a[32], b[32], c[32], d[32];
-    fprintf(f, "\nGPU time (HTA's temporal breakdown%s)\n",
+    const char *dev = ml_devkind_words_of(g->devkind)->device;
+    fprintf(f, "\n%s time (HTA's temporal breakdown, %s%s)\n", dev,
+            g->rules == ML_TIME_HTA ? "times rounded inward to whole us as HTA does" : "exact ns",
             g->last_step_cut ? "; work launched from the last ProfilerStep# on left out, as HTA does" : "");
     fprintf(f, "  span %s: compute %s (%.1f %%), non-compute %s (%.1f %%), idle %s (%.1f %%)\n",
-            dur_us(t->span, a, sizeof a), dur_us(t->compute, b, sizeof b), share(t->compute, t->span),
-            dur_us(t->non_compute, c, sizeof c), share(t->non_compute, t->span), dur_us(t->idle, d, sizeof d),
+            dur_ns(t->span, a, sizeof a), dur_ns(t->compute, b, sizeof b), share(t->compute, t->span),
+            dur_ns(t->non_compute, c, sizeof c), share(t->non_compute, t->span), dur_ns(t->idle, d, sizeof d),
             share(t->idle, t->span));
     if (g->idle.len) {
-        fprintf(f, "  GPU idle by cause (gaps between a stream's kernels; kernel wait: under %d us)\n",
-                ML_KERNEL_WAIT_US);
+        fprintf(f, "  %s idle by cause (gaps between a stream's merged kernels; kernel wait: under %d us)\n", dev,
+                ML_KERNEL_WAIT_NS / 1000);
         fprintf(f, "  %10s %11s %11s %11s\n", "stream", "host wait", "kernel wait", "other");
         for (size_t i = 0; i < g->idle.len; i++) {
             const ml_stream_idle *r = &g->idle.v[i];
-            fprintf(f, "  %10lld %11s %11s %11s\n", (long long)r->stream, dur_us(r->us[0], a, sizeof a),
-                    dur_us(r->us[1], b, sizeof b), dur_us(r->us[2], c, sizeof c));
+            fprintf(f, "  %10lld %11s %11s %11s\n", (long long)r->stream, dur_ns(r->ns[0], a, sizeof a),
+                    dur_ns(r->ns[1], b, sizeof b), dur_ns(r->ns[2], c, sizeof c));
         }
     }
     if (isfinite(g->types.comm_comp_overlap))
         fprintf(f, "  communication under computation: %.2f %% of %s of communication\n",
-                100 * g->types.comm_comp_overlap, dur_us(g->types.comm_us, a, sizeof a));
+                100 * g->types.comm_comp_overlap, dur_ns(g->types.comm_ns, a, sizeof a));
 }
 
 void ml_gputime_text_kernels(FILE *f, const ml_profile *p, const ml_gputime *g, int top, int width)
@@ -189,18 +198,18 @@ void ml_gputime_text_kernels(FILE *f, const ml_profile *p, const ml_gputime *g, 
     unsigned order[ML_KT_MASKS];
     int nt = type_order(&g->types, order);
     int64_t all = 0;
-    for (int i = 0; i < nt; i++) all += g->types.us[order[i]];
+    for (int i = 0; i < nt; i++) all += g->types.ns[order[i]];
     if (nt) {
         fprintf(f, "\nKernel types (time with each busy, overlaps apart)\n");
         for (int i = 0; i < nt; i++)
-            fprintf(f, "  %11s %6.1f %%  %s\n", dur_us(g->types.us[order[i]], a, sizeof a),
-                    share(g->types.us[order[i]], all), ml_kernel_mask_name(order[i]));
+            fprintf(f, "  %11s %6.1f %%  %s\n", dur_ns(g->types.ns[order[i]], a, sizeof a),
+                    share(g->types.ns[order[i]], all), ml_kernel_mask_name(order[i]));
     }
     const ml_launch_stats *l = &g->launches;
     if (l->count) {
         fprintf(f, "\nKernel launches: %s (calls %s, kernels %s; launch delay %s in all, %s at most)\n",
-                ml_fmt_count(l->count, a, sizeof a), dur_us(l->cpu, b, sizeof b), dur_us(l->gpu, c, sizeof c),
-                dur_us(l->delay, d, sizeof d), dur_us(l->delay_max, e, sizeof e));
+                ml_fmt_count(l->count, a, sizeof a), dur_ns(l->cpu, b, sizeof b), dur_ns(l->gpu, c, sizeof c),
+                dur_ns(l->delay, d, sizeof d), dur_ns(l->delay_max, e, sizeof e));
         static const char *const what[ML_OUTLIER__COUNT] = {
             "short kernels (call at most 50 us, kernel shorter than the call)", "runtime outliers (call over 50 us)",
             "launch-delay outliers (delay over 100 us)"};
@@ -212,8 +221,8 @@ void ml_gputime_text_kernels(FILE *f, const ml_profile *p, const ml_gputime *g, 
             if (n > 3 && top <= 0) n = 3;
             for (uint32_t j = 0; j < n; j++) {
                 const ml_launch *x = &o->top[j];
-                fprintf(f, "    call %9s  kernel %9s  delay %9s  ", dur_us(x->cpu, a, sizeof a),
-                        dur_us(x->gpu, b, sizeof b), dur_us(x->delay, c, sizeof c));
+                fprintf(f, "    call %9s  kernel %9s  delay %9s  ", dur_ns(x->cpu, a, sizeof a),
+                        dur_ns(x->gpu, b, sizeof b), dur_ns(x->delay, c, sizeof c));
                 const char *nm = ml_s(p, s->name.v[x->kernel]);
                 int cols = width > 0 ? (width - 54 > 12 ? width - 54 : 12) : 0;
                 size_t cap = 4 * (size_t)(cols > 0 ? cols : 1) + 8;
@@ -230,7 +239,7 @@ void ml_gputime_text_kernels(FILE *f, const ml_profile *p, const ml_gputime *g, 
         for (size_t i = 0; i < g->queues.len; i++) {
             const ml_stream_queue *q = &g->queues.v[i];
             fprintf(f, "  %10lld %6lld %9.2f %11s\n", (long long)q->stream, (long long)q->max, q->mean,
-                    dur_us(q->blocked, a, sizeof a));
+                    dur_ns(q->blocked, a, sizeof a));
         }
     }
     if (g->membw.len) {
@@ -279,7 +288,7 @@ static void write_series(jw *w, const ml_gputime *g, int64_t origin, const int64
     jw_arr(w);
     for (size_t k = 0; k < nk; k++) {
         size_t i = keep ? keep[k] : k, prev = k ? (keep ? keep[k - 1] : k - 1) : i;
-        jw_i64(w, t[i] - t[prev]);
+        jw_us(w, t[i] - t[prev]);
     }
     jw_end(w);
     jw_key(w, "v");
@@ -309,13 +318,15 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
     key_i64(w, "events", (int64_t)g->events);
     jw_key(w, "last_step_cut");
     jw_bool(w, g->last_step_cut);
-    key_i64(w, "kernel_wait_ns", ML_KERNEL_WAIT_US * 1000);
+    key_i64(w, "kernel_wait_ns", ML_KERNEL_WAIT_NS);
+    key_str(w, "time_rules", g->rules == ML_TIME_HTA ? "hta" : "exact");
+    key_str(w, "device_word", ml_devkind_words_of(g->devkind)->device);
     jw_key(w, "temporal");
     jw_obj(w);
-    key_i64(w, "span_ns", g->temporal.span * 1000);
-    key_i64(w, "idle_ns", g->temporal.idle * 1000);
-    key_i64(w, "compute_ns", g->temporal.compute * 1000);
-    key_i64(w, "non_compute_ns", g->temporal.non_compute * 1000);
+    key_i64(w, "span_ns", g->temporal.span);
+    key_i64(w, "idle_ns", g->temporal.idle);
+    key_i64(w, "compute_ns", g->temporal.compute);
+    key_i64(w, "non_compute_ns", g->temporal.non_compute);
     jw_end(w);
 
     jw_key(w, "idle_by_stream");
@@ -327,7 +338,7 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
         for (int k = 0; k < ML_IDLE__COUNT; k++) {
             char key[32];
             snprintf(key, sizeof key, "%s_ns", idle_keys[k]);
-            key_i64(w, key, r->us[k] * 1000);
+            key_i64(w, key, r->ns[k]);
         }
         jw_key(w, "gaps");
         jw_arr(w);
@@ -344,22 +355,22 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
     for (int i = 0; i < nt; i++) {
         jw_obj(w);
         key_str(w, "type", ml_kernel_mask_name(order[i]));
-        key_i64(w, "ns", g->types.us[order[i]] * 1000);
+        key_i64(w, "ns", g->types.ns[order[i]]);
         jw_end(w);
     }
     jw_end(w);
     key_dbl(w, "comm_comp_overlap", g->types.comm_comp_overlap);
-    key_i64(w, "comm_ns", g->types.comm_us * 1000);
+    key_i64(w, "comm_ns", g->types.comm_ns);
 
     jw_key(w, "launches");
     const ml_launch_stats *l = &g->launches;
     if (l->count) {
         jw_obj(w);
         key_i64(w, "count", l->count);
-        key_i64(w, "cpu_ns", l->cpu * 1000);
-        key_i64(w, "gpu_ns", l->gpu * 1000);
-        key_i64(w, "delay_ns", l->delay * 1000);
-        key_i64(w, "delay_max_ns", l->delay_max * 1000);
+        key_i64(w, "cpu_ns", l->cpu);
+        key_i64(w, "gpu_ns", l->gpu);
+        key_i64(w, "delay_ns", l->delay);
+        key_i64(w, "delay_max_ns", l->delay_max);
         int lo = 0, hi = -1;
         for (int b = 0; b < ML_DURHIST_BINS; b++)
             if (l->delay_hist.counts[b]) {
@@ -380,7 +391,7 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
             const ml_launch_outliers *o = &l->outliers[k];
             jw_key(w, ml_launch_outlier_key(k));
             jw_obj(w);
-            key_i64(w, "cutoff_ns", outlier_cutoff_us[k] * 1000);
+            key_i64(w, "cutoff_ns", outlier_cutoff_ns[k]);
             key_i64(w, "count", o->count);
             jw_key(w, "top");
             jw_arr(w);
@@ -393,9 +404,9 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
                 key_i64(w, "dur_ns", s->dur.v[x->kernel]);
                 key_i64(w, "launch_start_ns", s->ts.v[x->launcher] - origin);
                 key_i64(w, "launch_dur_ns", s->dur.v[x->launcher]);
-                key_i64(w, "cpu_ns", x->cpu * 1000);
-                key_i64(w, "gpu_ns", x->gpu * 1000);
-                key_i64(w, "delay_ns", x->delay * 1000);
+                key_i64(w, "cpu_ns", x->cpu);
+                key_i64(w, "gpu_ns", x->gpu);
+                key_i64(w, "delay_ns", x->delay);
                 jw_end(w);
             }
             jw_end(w);
@@ -413,7 +424,7 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
         key_i64(w, "stream", q->stream);
         key_i64(w, "max", q->max);
         key_dbl(w, "mean", q->mean);
-        key_i64(w, "blocked_ns", q->blocked * 1000);
+        key_i64(w, "blocked_ns", q->blocked);
         write_series(w, g, origin, q->t, q->q, NULL, q->n);
         jw_end(w);
     }
