@@ -251,7 +251,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
         ml_unit_list l = {0};
         for (size_t i = 0; i < rs->slots.len; i++) {
             const slot *x = rs->slots.v[i];
-            ml_unit u = {x->path, x->bytes, x->listed, x->input};
+            ml_unit u = {x->path, x->bytes, x->listed, x->input, {0}};
             VEC_PUSH(&l.units, u);
         }
         rs->cluster = ml_sv_cluster_start(&l, threads > 1 ? threads - 1 : 1);
