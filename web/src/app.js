@@ -317,7 +317,7 @@ class App {
     for (const p of (this.source.comparePairs ? this.source.comparePairs() : null) || []) { role.set(p.base_rank, "base "); role.set(p.new_rank, "new "); }
     // a TensorBoard logdir (`memlens serve LOGDIR`): its runs beside the ranks, the ranks of the run shown
     const runs = [...new Set(m.ranks.map((r) => runPlace(r)).filter(Boolean).map((p) => p.run))];
-    const cur = runPlace(m.ranks[this.state.rank] || {}), run = cur ? cur.run : runs[0];
+    const cur = runPlace(m.ranks[this.tabs ? this.tabs.rank : this.state.rank] || {}), run = cur ? cur.run : runs[0];
     $("lab-run").hidden = !runs.length;
     $("sel-run").innerHTML = runs.map((x) => `<option value="${escapeHtml(x)}">${escapeHtml(x)}</option>`).join("");
     if (runs.length) $("sel-run").value = run;
