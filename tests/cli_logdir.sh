@@ -66,6 +66,20 @@ t_eq "no such span: status" $? 2
 t_contains "no such span" "$err" "no span 3 in $tmp/lg/run_a (a span is a number from 1 to 2"
 out=$($MEMLENS summary "$tmp/lg")
 t_contains "GPU logdir listed" "$out" "cuda:0 peak"
+# the report of a logdir: each rank's run and span, for the page's run picker
+$MEMLENS report "$tmp/lg" -o "$tmp/lg.html"
+t_eq "report: runs and spans of the ranks" "$(grep -o '"run":"[^"]*","worker":"[^"]*","span":[0-9]*,"spans":[0-9]*' "$tmp/lg.html" | tr '\n' ' ')" \
+    '"run":"run_a","worker":"host_7","span":1,"spans":2 "run":"run_a","worker":"host_7","span":2,"spans":2 "run":"run_b","worker":"host_9","span":1,"spans":1 '
+# serve lists them the same way (its own listing is ml_units_list too)
+if command -v curl >/dev/null 2>&1; then
+    : >"$tmp/out"
+    $MEMLENS serve --port 0 --no-follow "$tmp/lg" >"$tmp/out" 2>&1 &
+    spid=$!
+    url=$(t_serve_url "$tmp/out")
+    t_eq "serve: runs and spans of the ranks" "$(curl -s -m 10 "${url}api/meta" | python3 -c 'import json,sys; print([(r["run"], r["worker"], r["span"]) for r in json.load(sys.stdin)["ranks"]])')" \
+        "[('run_a', 'host_7', 1), ('run_a', 'host_7', 2), ('run_b', 'host_9', 1)]"
+    kill -INT $spid; wait $spid
+fi
 
 # ---- one job stays a job ----
 mkdir -p "$tmp/job" "$tmp/job2"

@@ -1,20 +1,21 @@
 // follow.mjs — a `memlens serve LOGDIR` page beside a training run, in
 // headless Chromium.
 //
-//   node web/test-browser/follow.mjs URL NEW_TRACE LOGDIR SHOT_DIR
+//   node web/test-browser/follow.mjs URL NEW_TRACE LOGDIR SHOT_DIR [REPORT]
 //
 // LOGDIR holds run_a (two spans) and run_b: the page shows a run picker
 // beside the rank picker, the rank picker shows the chosen run's ranks with
 // their span, and the notice says the folder is followed.  Then this script
 // writes NEW_TRACE into LOGDIR/run_c (a new run, written while the page is
 // open): it appears in the run picker without a reload, the notice counts it,
-// and choosing it opens its rank.  Prints "ok NAME" or "FAIL NAME: why"
+// and choosing it opens its rank.  REPORT (`memlens report LOGDIR -o` of the
+// same two runs): its page has the run picker too.  Prints "ok NAME" or "FAIL NAME: why"
 // (tests/cli_serve_follow_browser.sh counts them); screenshots into SHOT_DIR.
 import { checks, launch, ok } from "./lib.mjs";
 import path from "node:path";
 import fs from "node:fs";
 
-const [url, newTrace, logdir, shots = "build/screenshots/follow"] = process.argv.slice(2);
+const [url, newTrace, logdir, shots = "build/screenshots/follow", report] = process.argv.slice(2);
 fs.mkdirSync(shots, { recursive: true });
 
 const browser = await launch();
@@ -52,6 +53,19 @@ try {
   ok("the rank picker shows run_c's rank only", c.length === 1 && c[0].includes("host_5.1700000000900"), JSON.stringify(c));
   await page.screenshot({ path: path.join(shots, "follow-new-run.png") });
   ok("no page errors", errors.length === 0, errors.join("; "));
+
+  if (report) { // the report file of the logdir: the same pickers, from the ranks' run and span
+    const rp = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await rp.goto("file://" + path.resolve(report));
+    await rp.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 60000 });
+    ok("report: a run picker", JSON.stringify(await rp.$$eval("#sel-run option", (os) => os.map((o) => o.value))) === '["run_a","run_b"]');
+    ok("report: no follow notice", await rp.isHidden("#follow-note"));
+    await rp.selectOption("#sel-run", "run_b");
+    await rp.waitForFunction(() => window.__memlens.app.tabs.rank === 2, null, { timeout: 30000 }).catch(() => {});
+    const b = await rp.$$eval("#sel-rank option", (os) => os.filter((o) => !o.hidden).map((o) => o.textContent));
+    ok("report: run_b's rank shown when chosen", b.length === 1 && b[0].includes("host_9.1700000000300"), JSON.stringify(b));
+    await rp.screenshot({ path: path.join(shots, "follow-report.png") });
+  }
 } catch (e) {
   checks.failed++;
   console.log("FAIL " + String(e).split("\n")[0]);
