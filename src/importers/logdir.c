@@ -14,7 +14,7 @@
 /* The name's worker and timestamp, as the plugin's WORKER_PATTERN reads it:
  * `^(.*?)(\.\d+)?\.pt\.trace\.json(\.gz)?$`.  False when the name is not a
  * trace's. */
-static bool parse_name(const char *base, char **worker, char **stamp)
+bool ml_logdir_parse_name(const char *base, char **worker, char **stamp)
 {
     size_t n = strlen(base);
     const char *sfx[] = {".pt.trace.json.gz", ".pt.trace.json"};
@@ -38,8 +38,27 @@ static bool parse_name(const char *base, char **worker, char **stamp)
     return true;
 }
 
-/* The rank a trace's distributedInfo names in its first 64 KiB (Kineto
- * writes it before the events), or -1. */
+int ml_logdir_rank_in(const unsigned char *head, size_t n)
+{
+    const char *key = "\"distributedInfo\"";
+    size_t kl = strlen(key);
+    for (size_t i = 0; i + kl < n; i++) {
+        if (memcmp(head + i, key, kl)) continue;
+        for (size_t j = i + kl; j + 6 < n && head[j] != '}'; j++) {
+            if (memcmp(head + j, "\"rank\"", 6)) continue;
+            size_t k = j + 6;
+            while (k < n && (head[k] == ' ' || head[k] == ':' || head[k] == '\n' || head[k] == '\r' || head[k] == '\t')) k++;
+            long v = 0;
+            bool digits = false;
+            while (k < n && head[k] >= '0' && head[k] <= '9' && v < 100000000) v = v * 10 + (head[k++] - '0'), digits = true;
+            return digits ? (int)v : -1;
+        }
+        return -1;
+    }
+    return -1;
+}
+
+/* The rank of a trace's distributedInfo in its first 64 KiB, or -1. */
 static int sniff_rank(const char *path)
 {
     ml_source *src;
@@ -47,23 +66,7 @@ static int sniff_rank(const char *path)
     if (ml_source_open(path, &src, &e)) return -1;
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, 64 * 1024, &e);
-    int rank = -1;
-    const char *key = "\"distributedInfo\"";
-    size_t kl = strlen(key);
-    for (size_t i = 0; i + kl < n && rank < 0; i++) {
-        if (memcmp(head + i, key, kl)) continue;
-        for (size_t j = i + kl; j + 6 < n && head[j] != '}'; j++) {
-            if (memcmp(head + j, "\"rank\"", 6)) continue;
-            size_t k = j + 6;
-            while (k < n && (head[k] == ' ' || head[k] == ':' || head[k] == '\n' || head[k] == '\t')) k++;
-            long v = 0;
-            bool digits = false;
-            while (k < n && head[k] >= '0' && head[k] <= '9' && v < 100000000) v = v * 10 + (head[k++] - '0'), digits = true;
-            if (digits) rank = (int)v;
-            break;
-        }
-        break;
-    }
+    int rank = ml_logdir_rank_in(head, n);
     ml_source_close(src);
     return rank;
 }
@@ -124,7 +127,7 @@ bool ml_logdir_classify(const char *dir, char *const *paths, size_t n, ml_logdir
     for (size_t i = 0; i < n; i++) {
         const char *base = strrchr(paths[i], '/');
         base = base ? base + 1 : paths[i];
-        if (!parse_name(base, &place[i].worker, &place[i].stamp)) {
+        if (!ml_logdir_parse_name(base, &place[i].worker, &place[i].stamp)) {
             for (size_t k = 0; k <= i; k++) ml_logdir_place_free(&place[k]);
             return false; /* another kind of file: a set of files, as before */
         }

@@ -53,6 +53,14 @@ void ml_logdir_place_free(ml_logdir_place *p);
  * input).  False otherwise. */
 bool ml_logdir_split(const char *input, char **dir, const char **span);
 
+/* A file name's worker and timestamp (malloc'd; stamp "" when none), as the
+ * plugin's WORKER_PATTERN reads `WORKER[.DIGITS].pt.trace.json[.gz]`; false
+ * (nothing set) for another name. */
+bool ml_logdir_parse_name(const char *base, char **worker, char **stamp);
+/* The rank of the first `"distributedInfo"` object in head[0..n) (Kineto
+ * writes it before the events), or -1. */
+int ml_logdir_rank_in(const unsigned char *head, size_t n);
+
 /* Whether place matches SPAN: its span number, or its timestamp. */
 bool ml_logdir_span_is(const ml_logdir_place *place, const char *span);
 
