@@ -22,7 +22,8 @@ static void usage_to(FILE *f)
                "the allocator state of two snapshots (segments only in one, settings that differ), and\n"
                "time (steps, the step breakdown, operators, runtime calls, kernels, memcpys and memsets by\n"
                "name over all profiler steps, the operator-tree diff).  BASE and NEW are any inputs memlens\n"
-               "reads; two directories are compared rank by rank.\n"
+               "reads; two directories are compared rank by rank.  In a TensorBoard logdir, name a run\n"
+               "(LOGDIR/RUN) or one span of it (LOGDIR/RUN@N, N from 1, or @TIMESTAMP from the file names).\n"
                "--json: {\"memlens\", \"base\", \"new\", \"pairs\": [...], \"unmatched\"} (README, memlens diff)\n"
                "--top N: rows of each table (text: 10; --json: all unless given)\n"
                "-o FILE.html: the report of both runs with its Compare view (key 8)\n");

@@ -64,7 +64,7 @@ void ml_logdir_list_text(FILE *f, const ml_unit_list *l, const char *input, ml_r
     item *v = items_of(l, recs, n_recs, &n);
     size_t runs = 0;
     for (size_t i = 0; i < n; i++) runs += new_run(v, i);
-    fprintf(f, "%s: a TensorBoard logdir of %zu run%s: runs, their workers (ranks), each worker's spans (profiling windows)\n",
+    fprintf(f, "%s: a TensorBoard logdir of %zu run%s (run > worker, a rank > span, a profiling window)\n",
             ML_TEXT_SAFE(input), runs, runs == 1 ? "" : "s");
     char path[4096], first[4096] = "", b1[32], b2[32], t[64];
     int most = 0;
@@ -85,10 +85,10 @@ void ml_logdir_list_text(FILE *f, const ml_unit_list *l, const char *input, ml_r
         if (r && r->main_device[0] && r->peak_allocated >= 0)
             fprintf(f, " %s peak %s allocated", r->main_device, ml_fmt_bytes(r->peak_allocated, b1, sizeof b1));
         else if (r) fprintf(f, " no device memory");
-        if (r && r->peak_reserved >= 0) fprintf(f, ", %s reserved", ml_fmt_bytes(r->peak_reserved, b2, sizeof b2));
+        if (r && r->peak_reserved > 0) fprintf(f, ", %s reserved", ml_fmt_bytes(r->peak_reserved, b2, sizeof b2));
         if (r && r->steps.len) fprintf(f, ", %zu step%s", r->steps.len, r->steps.len == 1 ? "" : "s");
         if (r && r->first_time_ns != INT64_MAX && r->time_is_absolute)
-            fprintf(f, ", from %s", ml_fmt_time(r->first_time_ns, true, t, sizeof t));
+            fprintf(f, ", %.23s UTC", ml_fmt_utc(r->first_time_ns, 6, t, sizeof t)); /* to the ms */
         const char *base = strrchr(u->path, '/');
         fprintf(f, "  %s\n", ML_TEXT_SAFE(base ? base + 1 : u->path));
     }
