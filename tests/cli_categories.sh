@@ -46,6 +46,21 @@ if [ -x "$GEN" ]; then
         [ "$rc" -eq 0 ] || printf '%s\n' "$res"
         # The Perfetto trace: valid, counters per device and category, adding up to the peak
         t_contains "trace counters" "$(python3 tests/trace_export_check.py "$tmp/g.trace.json" "$tmp/summary.json")" "ok"
+        # ... on the slices' clock: the counters and the slices both in absolute µs
+        t_eq "trace: counters and slices on one clock" "$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["traceEvents"]
+x=[v["ts"] for v in e if v["ph"]=="X"]; c=[v["ts"] for v in e if v["ph"]=="C"]
+print(bool(x) and bool(c) and abs(min(x)-min(c)) < 1e6 and min(c) > 1e15)' "$tmp/g.trace.json")" True
+        # ... and memlens reads its own export back: the same peaks, at the same times
+        t_eq "export read back: the peaks" "$("$MEMLENS" summary --json "$tmp/g.trace.json" | json '[(x["id"], x["peak_allocated_bytes"], x["peak_allocated_time_ns"], x["peak_reserved_bytes"]) for x in d["devices"]]')" \
+            "$(json '[(x["id"], x["peak_allocated_bytes"], x["peak_allocated_time_ns"], x["peak_reserved_bytes"]) for x in d["devices"]]' <"$tmp/summary.json")"
+        # .json alone is both PyTorch exports' name: --format says which
+        err=$("$MEMLENS" export "$tmp/g.json" -o "$tmp/amb.json" 2>&1)
+        t_eq "plain .json: refused" $? 2
+        t_contains "plain .json: asks for --format" "$err" "say which with --format timeline or --format trace"
+        "$MEMLENS" export "$tmp/g.json" -o "$tmp/amb.json" --format trace && \
+            t_eq "--format trace: a Chrome trace" "$(head -c 40 "$tmp/amb.json")" '{"displayTimeUnit":"ns","otherData":{"pr'
+        "$MEMLENS" export "$tmp/g.json" -o "$tmp/amb2.json" --format timeline && \
+            t_eq "--format timeline: the timeline" "$(cmp "$tmp/amb2.json" "$tmp/g.timeline.json" && echo same)" same
         # The PyTorch timeline holds the same bytes as the summary at the peak
         res=$(python3 - "$tmp/g.timeline.json" "$tmp/summary.json" <<'PY'
 import json, sys
@@ -79,7 +94,7 @@ PY
     t_eq "csv --device rows" "$(tail -n +2 "$tmp/d.csv" | cut -d, -f2 | sort -u)" "cuda:0"
     "$MEMLENS" export "$tmp/g.json" -o "$tmp/d.trace.json" --device cpu
     t_eq "trace --device" "$(grep -c '"process_name"' "$tmp/d.trace.json") $(grep -c 'cuda' "$tmp/d.trace.json")" "1 0"
-    for f in d.csv d.trace.json d.json; do
+    for f in d.csv d.trace.json d.timeline.json; do
         "$MEMLENS" export "$tmp/g.json" -o "$tmp/x$f" --device cuda:3 2>"$tmp/err"
         t_eq "unknown device $f exit" "$?" 2
         t_contains "unknown device $f message" "$(cat "$tmp/err")" "no device cuda:3 (it has: cpu, cuda:0)"
@@ -108,8 +123,8 @@ if [ -f "$R" ]; then
     b=$(printf '%s\n' "$j" | grep -A10 categories_at_peak)
     t_eq "real round trip categories_at_peak" "$a" "$b"
     if [ -n "$PY" ]; then
-        "$MEMLENS" export "$R" -o "$tmp/r.json"
-        t_contains "real json = coalesce(the original file)" "$(python3 tests/torch_timeline.py check "$R" "$tmp/r.json")" "ok: 7718 entries"
+        "$MEMLENS" export "$R" -o "$tmp/r.timeline.json"
+        t_contains "real json = coalesce(the original file)" "$(python3 tests/torch_timeline.py check "$R" "$tmp/r.timeline.json")" "ok: 7718 entries"
         t_contains "real raw: same state per time" "$(python3 tests/torch_timeline.py same-levels "$R" "$tmp/r.raw.json")" "ok"
     fi
 else
@@ -119,7 +134,7 @@ fi
 # A trace without addresses: its curve exported as Unknown (a note says so); no CSV of no allocations
 O="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
 if [ -f "$O" ] && [ -n "$PY" ]; then
-    "$MEMLENS" export "$O" -o "$tmp/o.json" 2>"$tmp/err"
+    "$MEMLENS" export "$O" -o "$tmp/o.json" --format timeline 2>"$tmp/err"
     t_eq "no addresses: export exit" "$?" 0
     t_contains "no addresses: note" "$(cat "$tmp/err")" "exported as Unknown"
     peak=$("$MEMLENS" summary --json "$O" | json '[x for x in d["devices"] if x["id"] == "cuda:0"][0]["peak_allocated_bytes"]')

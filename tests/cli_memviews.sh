@@ -55,7 +55,7 @@ if [ -f "$f" ]; then
     t_contains "export .html: the maxima in the title" "$h" "Max memory allocated: 6.17 GiB"
     t_contains "export .html: PyTorch's axis labels" "$h" "Time (ms)"
     t_eq "export .html: self-contained (no URL but the SVG namespace)" "$(grep -o 'https\?://[^"]*' "$tmp/t.html" | sort -u)" "http://www.w3.org/2000/svg"
-    $MEMLENS export "$f" -o "$tmp/t.json"
+    $MEMLENS export "$f" -o "$tmp/t.json" --format timeline
     t_eq "export .html: a band per category the .json timeline has" \
         "$(grep -o 'data-category="[A-Z_a-z]*"' "$tmp/t.html" | tr '\n' ' ')" \
         "$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); n=["PARAMETER","OPTIMIZER_STATE","INPUT","TEMPORARY","ACTIVATION","GRADIENT","AUTOGRAD_DETAIL","Unknown"]; print(" ".join("data-category=\"%s\"" % n[k] for k in range(8) if any(r[k+1] for r in t[1])) + " ")' "$tmp/t.json")"

@@ -24,9 +24,9 @@ t_eq "report -o - same as a file" "$(same "$tmp/file.html" "$tmp/stdout.html")" 
 $MEMLENS export "$T" -o - --format csv >"$tmp/stdout.csv" 2>"$tmp/err"; t_eq "export -o - exit" $? 0
 $MEMLENS export "$T" -o "$tmp/file.csv"
 t_eq "export -o - same as a file" "$(cmp "$tmp/file.csv" "$tmp/stdout.csv" && echo same)" same
-$MEMLENS export "$T" -o - --format json.gz | gzip -dc >"$tmp/stdout.json"; t_eq "export -o - gz" $? 0
-$MEMLENS export "$T" -o "$tmp/file.json"
-t_eq "export -o - json.gz same as .json" "$(cmp "$tmp/file.json" "$tmp/stdout.json" && echo same)" same
+$MEMLENS export "$T" -o - --format timeline.gz | gzip -dc >"$tmp/stdout.json"; t_eq "export -o - gz" $? 0
+$MEMLENS export "$T" -o "$tmp/file.timeline.json"
+t_eq "export -o - json.gz same as .json" "$(cmp "$tmp/file.timeline.json" "$tmp/stdout.json" && echo same)" same
 $MEMLENS export "$T" -o - 2>"$tmp/err" >/dev/null; t_eq "export -o - without --format exit" $? 2
 t_contains "export -o - without --format says so" "$(cat "$tmp/err")" "needs --format"
 $MEMLENS export "$T" -o - --format xml 2>"$tmp/err" >/dev/null; t_eq "export bad --format exit" $? 2
@@ -86,7 +86,7 @@ if mknod "$tmp/null" c 1 3 2>/dev/null && mknod "$tmp/full" c 1 7 2>/dev/null; t
     $MEMLENS report "$T" -o "$tmp/full" 2>"$tmp/err"; t_eq "full device exit" $? 2
     t_eq "full device message" "$(cat "$tmp/err")" "memlens: $tmp/full: write failed: No space left on device"
     t_eq "full device stays a device" "$(test -c "$tmp/full" && echo dev)" dev
-    $MEMLENS export "$T" -o "$tmp/full" --format json.gz 2>"$tmp/err"; t_eq "full device gz exit" $? 2
+    $MEMLENS export "$T" -o "$tmp/full" --format timeline.gz 2>"$tmp/err"; t_eq "full device gz exit" $? 2
     t_eq "full device gz message" "$(cat "$tmp/err")" "memlens: $tmp/full: write failed: No space left on device"
     ln -s full "$tmp/full-link"
     $MEMLENS export "$T" -o "$tmp/full-link" --format csv 2>"$tmp/err"; t_eq "link to device exit" $? 2

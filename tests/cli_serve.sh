@@ -225,6 +225,13 @@ perf_rows() { "$MEMLENS" perf --json "$1" | json '[(o["name"], o["calls"], o["de
 t_eq "trace.json reads back to the same tables" "$(perf_rows "$tmp/dl.json")" "$(perf_rows "$tmp/k.json")"
 t_eq "trace.json of a rank that is not there" "$(status "${URL}api/trace.json?rank=3")" 400
 stop_server INT
+# ... with the memory counters of each device on the slices' clock (Open in Perfetto shows them)
+start_server "$tmp/t.json"
+get "/api/rank?rank=0&wait=10000" >/dev/null
+curl -s -m 10 -o "$tmp/dm.json" "${URL}api/trace.json?rank=0"
+t_eq "trace.json: memory counters beside the slices" "$(json '[(e["ph"], e["name"], e["ts"], e.get("args", {}).get("bytes")) for e in d["traceEvents"] if e["ph"] in "XC"]' <"$tmp/dm.json")" \
+    "[('X', 'aten::linear', 10.0, None), ('C', 'allocated', 20.0, 3145728), ('C', 'allocated', 40.0, 2097152), ('C', 'reserved', 20.0, 4194304), ('C', 'bytes by category', 20.0, None), ('C', 'bytes by category', 40.0, None)]"
+stop_server INT
 
 # Under valgrind: requests of every kind, then SIGINT: no errors, no leaks.
 if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then

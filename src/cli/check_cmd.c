@@ -22,6 +22,7 @@ static void usage_to(FILE *f)
     fprintf(f, "usage: memlens check NEW [--base BASE] RULE... [--json] [--junit FILE] [--rank N]\n"
                "A CI gate: exit 0 when every rule holds, 1 when one is broken (one FAIL line each, with\n"
                "the measured figure, the limit and the three biggest contributors), 2 on bad input.\n"
+               "NEW and BASE may be a TensorBoard logdir's run (LOGDIR/RUN) or span (RUN@N, RUN@TIMESTAMP).\n"
                "Rules:\n"
                "  --max-peak SIZE              peak allocated memory of any accelerator (30GiB, 512MiB, 40GB)\n"
                "  --max-reserved SIZE          peak reserved memory of any accelerator\n"

@@ -24,19 +24,21 @@ static bool wanted(const ml_profile *p, size_t d, const char *device)
 static int usage_to(FILE *f)
 {
     fprintf(f, "usage: memlens export INPUT -o FILE [--format F] [--device ID] [--rank N]\n"
-                    "FILE's extension, or --format F (F: the extension without its dot, needed\n"
-                    "with -o -, which writes to standard output), picks the format:\n"
-                    "  .json, .json.gz          PyTorch memory timeline [times_us, sizes by category]\n"
-                    "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
-                    "  .trace.json[.gz]         Chrome/Perfetto trace with memory counters per device and category\n"
-                    "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
-                    "  .html                    the stacked category plot of one device, as export_memory_timeline writes it\n"
-                    "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
-                    "memory) of one rank (--rank); with --device the others hold only that device.\n"
-                    "\n"
-                    "       memlens export INPUT --table operators|kernels [--group-by name|shape|op] -o FILE.csv [--rank N]\n"
-                    "The operator table (--group-by name or shape: name and input shape) or the kernel table\n"
-                    "(name, or op: name and launching operator) of `memlens perf`, as CSV (times in ns).\n");
+                "FILE's extension, or --format F (timeline, raw, trace, csv, html, with .gz for gzip;\n"
+                "needed with -o -, which writes to standard output, and for a plain .json), picks the format:\n"
+                "  .timeline.json[.gz]      PyTorch memory timeline [times_us, sizes by category]\n"
+                "  .raw.json.gz, .raw.json  PyTorch raw memory timeline [t_ns, action, bytes, category]\n"
+                "  .trace.json[.gz]         Chrome/Perfetto trace: the slices, and memory counters (allocated,\n"
+                "                           reserved, by category) per device on their clock; memlens reads it back\n"
+                "  .json, .json.gz          both of PyTorch's exports write it: --format timeline or trace\n"
+                "  .csv                     one row per allocation (device, op, stack top, category, reason, times, size)\n"
+                "  .html                    the stacked category plot of one device, as export_memory_timeline writes it\n"
+                "The PyTorch formats hold one device (--device, default: the first accelerator with\n"
+                "memory) of one rank (--rank); with --device the others hold only that device.\n"
+                "\n"
+                "       memlens export INPUT --table operators|kernels [--group-by name|shape|op] -o FILE.csv [--rank N]\n"
+                "The operator table (--group-by name or shape: name and input shape) or the kernel table\n"
+                "(name, or op: name and launching operator) of `memlens perf`, as CSV (times in ns).\n");
     return 2;
 }
 
@@ -236,24 +238,29 @@ int ml_cmd_export(int argc, char **argv)
         fprintf(stderr, "memlens: export: --group-by goes with --table\n");
         return 2;
     }
-    /* The format: --format's name as an extension, else the output's own. */
-    char named[64];
-    if (format) snprintf(named, sizeof named, ".%s", format);
+    /* The format: --format's, else the output's extension; .json alone is
+     * ambiguous (both torch.profiler exports write it): --format says which. */
     if (!format && !strcmp(out, "-")) {
-        fprintf(stderr, "memlens: export: -o - (standard output) needs --format (json, json.gz, raw.json, "
-                        "raw.json.gz, trace.json, trace.json.gz or csv)\n");
+        fprintf(stderr, "memlens: export: -o - (standard output) needs --format (timeline, raw, trace, csv; "
+                        ".gz added for gzip: trace.gz)\n");
         return 2;
     }
-    const char *fmt_name = format ? named : out;
-    int kind = format && strlen(format) > 40 ? -1 : ml_export_kind_for(fmt_name);
+    int kind = format ? ml_export_kind_named(format) : ml_export_kind_for(out);
+    if (kind == ML_EXPORT_AMBIGUOUS) {
+        fprintf(stderr, "memlens: %s: .json is both PyTorch's memory timeline (export_memory_timeline) and a Chrome "
+                        "trace (export_chrome_trace): say which with --format timeline or --format trace (or name it "
+                        "*.timeline.json or *.trace.json)\n", format ? format : out);
+        return 2;
+    }
     if (kind < 0) {
-        fprintf(stderr, "memlens: %s: unknown export format; use .json, .json.gz, .raw.json.gz, .trace.json, .csv or .html\n",
-                format ? format : out);
+        fprintf(stderr, "memlens: %s: unknown export format; use .timeline.json, .raw.json.gz, .trace.json, .csv or .html "
+                        "(or --format timeline, raw, trace, csv, html)\n", format ? format : out);
         return 2;
     }
-    size_t fl = strlen(fmt_name);
-    bool gz = fl >= 3 && !strcmp(fmt_name + fl - 3, ".gz");
-    ml_profiles ps = {0};
+    size_t fl = strlen(format ? format : out);
+    bool gz = fl >= 3 && !strcmp((format ? format : out) + fl - 3, ".gz");
+    if (format && strcmp(out, "-") != 0 && strlen(out) >= 3 && !strcmp(out + strlen(out) - 3, ".gz")) gz = true;
+    ml_profiles ps = {.want = kind == ML_EXPORT_TRACE ? ML_WANT_TRACE : 0}; /* a trace: its slices too */
     ml_err e = {{0}};
     if (ml_load(input, &ps, &e) < 0) goto fail;
     ml_profiles_sort(&ps);

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cluster_out.h"
 #include "job.h"
+#include "logdir_list.h"
 #include "perf.h"
 #include "perf_runs.h"
 #include "perf_views.h"
@@ -285,6 +286,14 @@ int ml_cmd_perf(int argc, char **argv)
         VEC_FREE(&inputs);
         ml_job_free(&job);
         return ml_job_exit(2);
+    }
+    if (job.units.logdir >= 0) { /* a logdir of several runs or spans: list them (logdir_list.h) */
+        const char *logdir = inputs.v[job.units.logdir];
+        if (json) ml_logdir_list_json(stdout, &job.units, logdir, job.recs, job.n, "perf");
+        else ml_logdir_list_text(stdout, &job.units, logdir, job.recs, job.n, "perf");
+        VEC_FREE(&inputs);
+        ml_job_free(&job);
+        return ml_job_exit(fflush(stdout) == 0 ? 0 : 1);
     }
     ml_distributed *dist = ml_rankrec_distributed(job.recs, job.n); /* NULL unless distributed */
     if (json) write_json(&job, inputs.v, inputs.len, dist);

@@ -141,7 +141,7 @@ int ml_cmd_report(int argc, char **argv)
     }
     ml_rankset rs = {job.recs, job.n, job.spool, job.skipped.v, job.skipped.len};
     ml_report_job_opts jro = {.base = o, .budget = (int64_t)budget_mb * 1000000, .load = load_rank,
-                              .unload = unload_rank, .load_arg = &job};
+                              .unload = unload_rank, .load_arg = &job, .units = &job.units};
     rc = ml_report_job_write(&rs, &jro, out, &e);
     if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_job_free(&job);

@@ -499,6 +499,12 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         ml_err e = {{0}};
         listed &= ml_units_list(&in[s], 1, &units[s], &e) == 0;
         job |= units[s].units.len > 1;
+        if (listed && units[s].logdir >= 0) { /* several runs or spans: which one? */
+            ml_units_logdir_error(&units[s], in[s], &e);
+            if (!t || t->me == 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+            for (int k = 0; k < 2; k++) ml_unit_list_free(&units[k]);
+            return -1;
+        }
     }
     if (!listed || !job) {
         for (int s = 0; s < 2; s++) ml_unit_list_free(&units[s]);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "textwidth.h"
+#include "follow.h"
 #include "ranks.h"
 #include "cli.h"
 #include "server.h"
@@ -24,7 +25,7 @@ extern char **environ;
 static void usage(FILE *f)
 {
     fprintf(f, "usage: memlens serve [INPUT...|DIR] [--host ADDR] [--port N] [--open] [--threads N]\n"
-               "                     [--max-upload SIZE] [--max-imports N]\n"
+               "                     [--max-upload SIZE] [--max-imports N] [--no-follow]\n"
                "  Serves the report's UI live from memory, with an HTTP/JSON API that answers\n"
                "  each view for exactly the window and width asked (see README).\n"
                "  --host ADDR   address to listen on (default 127.0.0.1: this machine only)\n"
@@ -35,7 +36,12 @@ static void usage(FILE *f)
                "                suffix K, M, G); larger uploads are answered 413\n"
                "  --max-imports N  uploads imported at once (default 2); 8 more may wait,\n"
                "                past that an upload is answered 503\n"
-               "  Ranks of a directory are imported the first time they are viewed.\n"
+               "  --no-follow   do not watch the directories served\n"
+               "  Ranks of a directory are imported the first time they are viewed.  A directory\n"
+               "  is followed: traces written below it later (a file once it has stopped growing)\n"
+               "  are new ranks, runs or spans of the page, within seconds (inotify, else polling).\n"
+               "  A TensorBoard logdir (LOGDIR/RUN/WORKER.TIMESTAMP.pt.trace.json) is shown as runs,\n"
+               "  each with its workers' spans.\n"
                "  Without INPUT the page opens empty, to upload files to (drop or Browse);\n"
                "  uploads are kept in a temporary folder, removed when the server stops.\n");
 }
@@ -83,7 +89,7 @@ static void open_browser(const char *url)
 int ml_cmd_serve(int argc, char **argv)
 {
     const char *host = "127.0.0.1";
-    int port = 8000, open = 0, threads = 0;
+    int port = 8000, open = 0, threads = 0, follow = 1;
     ml_server_opts opts = {0};
     const char **inputs = ml_calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;
@@ -115,6 +121,7 @@ int ml_cmd_serve(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(a, "--open")) open = 1;
+        else if (!strcmp(a, "--no-follow")) follow = 0;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "memlens serve: unknown option %s\n", a);
@@ -137,12 +144,16 @@ int ml_cmd_serve(int argc, char **argv)
                         : strrchr(inputs[0], '/') && strrchr(inputs[0], '/')[1] ? strrchr(inputs[0], '/') + 1 : inputs[0];
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
+    if (!rs) { free(inputs); fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
+    /* the directories served are followed: traces written there later are new ranks (follow.h) */
+    ml_follow_opts fo = {.no_inotify = getenv("MEMLENS_FOLLOW_POLL") != NULL};
+    ml_follow *fw = follow ? ml_follow_start(rs, (const char *const *)inputs, n, &fo) : NULL;
     free(inputs);
-    if (!rs) { fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
     ml_ranks_request(rs, 0); /* the page opens on it: start now */
     ml_server *s = ml_server_start(rs, host, port, title, &opts, &e);
     if (!s) {
         fprintf(stderr, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
+        ml_follow_stop(fw);
         ml_ranks_free(rs);
         return 2;
     }
@@ -150,6 +161,7 @@ int ml_cmd_serve(int argc, char **argv)
     if (!n) printf("memlens serve: ready: no input yet: upload files in the page; Ctrl-C to stop\n");
     else printf("memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
                 ml_ranks_count(rs), ml_ranks_count(rs) == 1 ? "" : "s");
+    if (fw) printf("memlens serve: following the directories (%s): traces written there are picked up\n", ml_follow_mode(fw));
     fflush(stdout);
     if (open) open_browser(ml_server_url(s));
 
@@ -157,6 +169,7 @@ int ml_cmd_serve(int argc, char **argv)
     sigwait(&sigs, &sig);
     fprintf(stderr, "memlens serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
     ml_server_stop(s);
+    ml_follow_stop(fw);
     ml_ranks_free(rs);
     while (waitpid(-1, NULL, WNOHANG) > 0) {} /* reap xdg-open */
     return 0;

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "job.h"
+#include "logdir_list.h"
 #include "phase.h"
 #include "summary.h"
 #include "summary_ascend.h"
@@ -119,6 +120,7 @@ int ml_cmd_summary(int argc, char **argv)
     ml_job_opts jo = {.want = want, .jobs = jobs, .fn = rank_pieces, .arg = &o};
     ml_job job;
     int rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
+    const char *logdir = rc == 0 && job.units.logdir >= 0 ? inputs.v[job.units.logdir] : NULL; /* argv's */
     VEC_FREE(&inputs);
     if (rc != 0) {
         ml_job_free(&job);
@@ -130,7 +132,9 @@ int ml_cmd_summary(int argc, char **argv)
         return ml_job_exit(2);
     }
     ml_rankset rs = {job.recs, job.n, job.spool, job.skipped.v, job.skipped.len};
-    if (o.json) ml_summary_json(stdout, &rs, &o);
+    if (logdir && o.json) ml_logdir_list_json(stdout, &job.units, logdir, job.recs, job.n, "summary");
+    else if (logdir) ml_logdir_list_text(stdout, &job.units, logdir, job.recs, job.n, "summary"); /* its runs */
+    else if (o.json) ml_summary_json(stdout, &rs, &o);
     else ml_summary_text(stdout, &rs, &o);
     ml_phase("output");
     ml_job_free(&job);

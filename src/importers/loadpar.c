@@ -50,40 +50,112 @@ static void add_unit(ml_unit_list *out, const char *path, bool listed, size_t in
     int64_t bytes = -1;
     if (strcmp(path, "-") != 0 && stat(path, &st) == 0)
         bytes = S_ISDIR(st.st_mode) ? tree_bytes(path, 0) : (int64_t)st.st_size;
-    ml_unit u = {ml_strdup(path), bytes, listed, input};
+    ml_unit u = {ml_strdup(path), bytes, listed, input, {0}};
     VEC_PUSH(&out->units, u);
+}
+
+/* The units of directory input i (dir; span: the part after '@', or NULL),
+ * from its listing: classified, and cut to the span asked for. */
+static int add_dir(ml_unit_list *out, const char *input, const char *dir, const char *span, size_t i, ml_units *u,
+                   ml_err *e)
+{
+    size_t n = u->paths.len, runs = 0;
+    int max_spans = 0;
+    ml_logdir_place *place = ml_calloc(n ? n : 1, sizeof *place);
+    bool runs_view = ml_logdir_classify(dir, u->paths.v, n, place, &runs, &max_spans);
+    if (span && !runs) {
+        free(place);
+        return ml_fail(e, "%s: %s holds no spans (files named WORKER.TIMESTAMP.pt.trace.json, as "
+                          "tensorboard_trace_handler names them)", input, dir);
+    }
+    size_t kept = 0;
+    VEC(char *) kept_runs = {0};
+    for (size_t j = 0; j < n; j++) {
+        if (span && !ml_logdir_span_is(&place[j], span)) {
+            ml_logdir_place_free(&place[j]);
+            continue;
+        }
+        /* a folder named itself (an Ascend rank) is loaded as named: unreadable, it is an error */
+        add_unit(out, u->paths.v[j], strcmp(u->paths.v[j], dir) != 0, i);
+        bool seen = false;
+        for (size_t r = 0; r < kept_runs.len && place[j].run; r++) seen |= !strcmp(kept_runs.v[r], place[j].run);
+        if (place[j].run && !seen) VEC_PUSH(&kept_runs, place[j].run);
+        if (runs_view || span) out->units.v[out->units.len - 1].place = place[j];
+        else ml_logdir_place_free(&place[j]);
+        kept++;
+    }
+    free(place);
+    bool several_runs = kept_runs.len > 1;
+    VEC_FREE(&kept_runs);
+    if (span && !kept)
+        return ml_fail(e, "%s: no span %s in %s (a span is a number from 1 to %d, or a timestamp of a file's name)",
+                       input, span, dir, max_spans);
+    if (out->logdir < 0 && (span ? several_runs : runs_view)) out->logdir = (int)i;
+    return 0;
 }
 
 int ml_units_list(const char *const *inputs, size_t n, ml_unit_list *out, ml_err *e)
 {
+    out->logdir = -1;
     for (size_t i = 0; i < n; i++) {
-        const char *in = inputs[i];
+        const char *in = inputs[i], *span = NULL;
+        char *dir = NULL;
         struct stat st;
-        if (strcmp(in, "-") != 0 && stat(in, &st) < 0) return ml_fail(e, "%s: %s", in, strerror(errno));
-        if (strcmp(in, "-") == 0 || !S_ISDIR(st.st_mode)) {
+        if (ml_logdir_split(in, &dir, &span)) st.st_mode = S_IFDIR;
+        else if (strcmp(in, "-") != 0 && stat(in, &st) < 0) return ml_fail(e, "%s: %s", in, strerror(errno));
+        if (!dir && (strcmp(in, "-") == 0 || !S_ISDIR(st.st_mode))) {
             add_unit(out, in, false, i);
             continue;
         }
         ml_units u = {0};
-        if (ml_list_dir(in, &u, e) != 0) {
-            ml_units_free(&u);
-            return -1;
-        }
-        /* a folder named itself (an Ascend rank) is loaded as named: unreadable, it is an error */
-        for (size_t j = 0; j < u.paths.len; j++) add_unit(out, u.paths.v[j], strcmp(u.paths.v[j], in) != 0, i);
+        int rc = ml_list_dir(dir ? dir : in, &u, e);
+        if (rc == 0) rc = add_dir(out, in, dir ? dir : in, span, i, &u, e);
         for (size_t j = 0; j < u.skipped.len; j++) VEC_PUSH(&out->skipped, u.skipped.v[j]);
         u.skipped.len = 0;
         ml_units_free(&u);
+        free(dir);
+        if (rc != 0) return -1;
     }
     return 0;
 }
 
 void ml_unit_list_free(ml_unit_list *l)
 {
-    for (size_t i = 0; i < l->units.len; i++) free(l->units.v[i].path);
+    for (size_t i = 0; i < l->units.len; i++) {
+        free(l->units.v[i].path);
+        ml_logdir_place_free(&l->units.v[i].place);
+    }
     VEC_FREE(&l->units);
     for (size_t i = 0; i < l->skipped.len; i++) free(l->skipped.v[i]);
     VEC_FREE(&l->skipped);
+}
+
+int ml_units_logdir_error(const ml_unit_list *l, const char *input, ml_err *e)
+{
+    char names[300] = "";
+    size_t used = 0, runs = 0;
+    int spans = 0;
+    const ml_unit *one = NULL;
+    for (size_t i = 0; i < l->units.len; i++) {
+        const ml_unit *u = &l->units.v[i];
+        if ((int)u->input != l->logdir || !u->place.run) continue;
+        if (u->place.spans > spans) spans = u->place.spans, one = u;
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = (int)l->units.v[k].input == l->logdir && l->units.v[k].place.run &&
+                   !strcmp(l->units.v[k].place.run, u->place.run);
+        if (seen) continue;
+        if (runs < 8 && used + strlen(u->place.run) + 4 < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", runs ? ", " : "", u->place.run);
+        runs++;
+    }
+    if (runs > 1)
+        return ml_fail(e, "%s: a TensorBoard logdir of %zu runs (%s%s): name one, as %s/RUN (and RUN@SPAN for one "
+                          "of its spans); `memlens summary %s` lists them", input, runs, names, runs > 8 ? ", ..." : "",
+                       input, input);
+    return ml_fail(e, "%s: run %s has %d spans (profiling windows) per worker: name one, as %s@N (N from 1 to %d) "
+                      "or %s@TIMESTAMP; `memlens summary %s` lists them", input, one ? one->place.run : "?", spans,
+                   input, spans, input, input);
 }
 
 /* ---- the pool ----------------------------------------------------------- */

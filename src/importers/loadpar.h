@@ -26,6 +26,7 @@
 
 #include "err.h"
 #include "importer.h"
+#include "logdir.h"
 
 #define ML_LOADPAR_BIG ((int64_t)32 << 20)
 
@@ -34,18 +35,30 @@ typedef struct ml_unit {
     int64_t bytes;          /* on disk (a folder: all of its files), -1 if unknown (stdin) */
     bool listed;            /* found by walking a directory input */
     size_t input;           /* index of the input it came from */
+    ml_logdir_place place;  /* its run, worker and span when its input is a logdir (logdir.h); run NULL else */
 } ml_unit;
 
 typedef struct ml_unit_list {
     VEC(ml_unit) units;     /* inputs in the order given, each directory walked in name order */
     VEC(char *) skipped;    /* "path: why", what the walks passed over */
+    int logdir;             /* the first input that is a logdir of several runs or spans, -1: none */
 } ml_unit_list;
 
 /* Lists the units of the inputs (a file or "-" is one; a directory is
- * walked, ml_list_dir).  Fails as ml_load would: an input that does not
- * exist, a directory with nothing in it memlens reads. */
+ * walked, ml_list_dir), and classifies each directory (logdir.h): a job, a
+ * set of files, or a TensorBoard logdir, whose units get their places.
+ * DIR@SPAN (a directory DIR, and no path of that name) keeps the units of
+ * that span of DIR's runs.  The one listing every loader of directories
+ * (job.h, runpair.h, the server's ranks) starts from.  Fails as ml_load
+ * would: an input that does not exist, a directory with nothing in it
+ * memlens reads; and on a span that DIR does not have. */
 int ml_units_list(const char *const *inputs, size_t n, ml_unit_list *out, ml_err *e);
 void ml_unit_list_free(ml_unit_list *l);
+
+/* The error of a command that reads one run (diff, check) given the
+ * logdir l->logdir (inputs[l->logdir]): it names the runs, or the spans of
+ * its one run, and how to pick one. */
+int ml_units_logdir_error(const ml_unit_list *l, const char *input, ml_err *e);
 
 /* Called once per profile loaded, on the loading thread; p is freed when it
  * returns.  unit: the index in the list; k: the profile's number within its

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "importer.h"
+#include "loadpar.h"
 
 typedef VEC(ml_sv_rank *) ml_sv_rank_vec;
 typedef VEC(char *) ml_str_vec;
@@ -26,6 +27,8 @@ typedef struct slot {
     bool listed;                /* found by listing a directory input (loadpar.h) */
     size_t input;               /* the input it came from */
     double started, took;       /* seconds (monotonic); took: import + build */
+    ml_logdir_place place;      /* its run, worker and span in a logdir (logdir.h); run NULL: none */
+    bool added;                 /* found after the start (follow.h) */
 } slot;
 
 struct ml_ranks {
@@ -44,6 +47,7 @@ struct ml_ranks {
     ml_distributed *dist;       /* the latest (NULL: not a distributed run) */
     VEC(ml_distributed *) old_dists; /* earlier views, kept for callers still writing them */
     ml_sv_cluster *cluster;     /* the Cluster view of the slots listed at start (two or more), or NULL */
+    const char *follow;         /* "inotify" or "polling" while follow.h adds slots; NULL: not */
 };
 
 static double now_s(void)
@@ -198,36 +202,26 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
     pthread_mutex_init(&rs->dist_mu, NULL);
     pthread_cond_init(&rs->work, NULL);
     pthread_cond_init(&rs->done, NULL);
-    for (size_t i = 0; i < n; i++) {
-        VEC_PUSH(&rs->inputs, ml_strdup(inputs[i]));
-        struct stat st;
-        if (strcmp(inputs[i], "-") != 0 && stat(inputs[i], &st) != 0) {
-            ml_fail(e, "%s: %s", inputs[i], strerror(errno));
-            ml_ranks_free(rs);
-            return NULL;
-        }
-        if (strcmp(inputs[i], "-") != 0 && S_ISDIR(st.st_mode)) {
-            ml_units u = {0};
-            if (ml_list_dir(inputs[i], &u, e) != 0) {
-                ml_units_free(&u);
-                ml_ranks_free(rs);
-                return NULL;
-            }
-            for (size_t j = 0; j < u.paths.len; j++) {
-                slot *x = slot_new(u.paths.v[j]);
-                x->listed = strcmp(u.paths.v[j], inputs[i]) != 0;
-                x->input = i;
-                VEC_PUSH(&rs->slots, x);
-            }
-            for (size_t j = 0; j < u.skipped.len; j++) VEC_PUSH(&rs->skipped, u.skipped.v[j]);
-            u.skipped.len = 0;
-            ml_units_free(&u);
-        } else {
-            slot *x = slot_new(inputs[i]);
-            x->input = i;
-            VEC_PUSH(&rs->slots, x);
-        }
+    /* the one listing of inputs every loader shares (loadpar.h): a logdir's units get their places */
+    ml_unit_list listed = {0};
+    for (size_t i = 0; i < n; i++) VEC_PUSH(&rs->inputs, ml_strdup(inputs[i]));
+    if (ml_units_list(inputs, n, &listed, e) != 0) {
+        ml_unit_list_free(&listed);
+        ml_ranks_free(rs);
+        return NULL;
     }
+    for (size_t j = 0; j < listed.units.len; j++) {
+        ml_unit *u = &listed.units.v[j];
+        slot *x = slot_new(u->path);
+        x->listed = u->listed;
+        x->input = u->input;
+        x->place = u->place;
+        u->place = (ml_logdir_place){0};
+        VEC_PUSH(&rs->slots, x);
+    }
+    for (size_t j = 0; j < listed.skipped.len; j++) VEC_PUSH(&rs->skipped, listed.skipped.v[j]);
+    listed.skipped.len = 0;
+    ml_unit_list_free(&listed);
     if (threads <= 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         threads = c > 0 ? (int)c : 1;
@@ -251,7 +245,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
         ml_unit_list l = {0};
         for (size_t i = 0; i < rs->slots.len; i++) {
             const slot *x = rs->slots.v[i];
-            ml_unit u = {x->path, x->bytes, x->listed, x->input};
+            ml_unit u = {x->path, x->bytes, x->listed, x->input, {0}};
             VEC_PUSH(&l.units, u);
         }
         rs->cluster = ml_sv_cluster_start(&l, threads > 1 ? threads - 1 : 1);
@@ -275,6 +269,7 @@ void ml_ranks_free(ml_ranks *rs)
         ml_sv_rank_free(s->view);
         free(s->path);
         free(s->error);
+        ml_logdir_place_free(&s->place);
         free(s);
     }
     VEC_FREE(&rs->slots);
@@ -390,6 +385,14 @@ static void slot_json(ml_ranks *rs, size_t k, ml_buf *out) /* lock held */
         ml_buf_puts(out, ",\"error\":");
         ml_json_str(out, s->error);
     }
+    if (s->place.run) { /* a logdir's run, worker and span */
+        ml_buf_puts(out, ",\"run\":");
+        ml_json_str(out, s->place.run);
+        ml_buf_puts(out, ",\"worker\":");
+        ml_json_str(out, s->place.worker);
+        ml_buf_printf(out, ",\"span\":%d,\"spans\":%d", s->place.span, s->place.spans);
+    }
+    if (s->added) ml_buf_puts(out, ",\"added\":true");
     if (s->view) {
         const ml_profile *p = s->view->p;
         ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d,\"format\":", p->rank, p->world_size);
@@ -420,11 +423,66 @@ void ml_ranks_status_json(ml_ranks *rs, ml_buf *out)
         if (i) ml_buf_puts(out, ",");
         ml_json_str(out, rs->skipped.v[i]);
     }
-    ml_buf_puts(out, rs->cluster ? "],\"cluster\":true,\"ranks\":[" : "],\"ranks\":[");
+    ml_buf_puts(out, rs->cluster ? "],\"cluster\":true" : "]");
+    if (rs->follow) ml_buf_printf(out, ",\"follow\":\"%s\"", rs->follow);
+    ml_buf_puts(out, ",\"ranks\":[");
     for (size_t k = 0; k < rs->slots.len; k++) {
         if (k) ml_buf_puts(out, ",");
         slot_json(rs, k, out);
     }
     ml_buf_puts(out, "]}");
+    pthread_mutex_unlock(&rs->mu);
+}
+
+bool ml_ranks_has(ml_ranks *rs, const char *path)
+{
+    pthread_mutex_lock(&rs->mu);
+    bool has = false;
+    for (size_t i = 0; i < rs->slots.len && !has; i++) has = !strcmp(rs->slots.v[i]->path, path);
+    pthread_mutex_unlock(&rs->mu);
+    return has;
+}
+
+static bool same_place(const ml_logdir_place *a, const ml_logdir_place *b)
+{
+    if (!a->run || !b->run) return !a->run && !b->run;
+    return !strcmp(a->run, b->run) && !strcmp(a->worker, b->worker) && a->span == b->span && a->spans == b->spans;
+}
+
+static void copy_place(ml_logdir_place *to, const ml_logdir_place *from)
+{
+    ml_logdir_place_free(to);
+    if (!from->run) return;
+    *to = (ml_logdir_place){ml_strdup(from->run), ml_strdup(from->worker), ml_strdup(from->stamp), from->span, from->spans};
+}
+
+size_t ml_ranks_sync(ml_ranks *rs, const ml_unit_list *l)
+{
+    size_t added = 0;
+    pthread_mutex_lock(&rs->mu);
+    for (size_t j = 0; j < l->units.len; j++) {
+        const ml_unit *u = &l->units.v[j];
+        slot *x = NULL;
+        for (size_t i = 0; i < rs->slots.len && !x; i++)
+            if (!strcmp(rs->slots.v[i]->path, u->path)) x = rs->slots.v[i];
+        if (!x) {
+            x = slot_new(u->path);
+            x->listed = u->listed;
+            x->input = u->input;
+            x->added = true;
+            VEC_PUSH(&rs->slots, x);
+            added++;
+        }
+        if (!same_place(&x->place, &u->place)) copy_place(&x->place, &u->place);
+    }
+    if (added) pthread_cond_broadcast(&rs->done);
+    pthread_mutex_unlock(&rs->mu);
+    return added;
+}
+
+void ml_ranks_set_follow(ml_ranks *rs, const char *mode)
+{
+    pthread_mutex_lock(&rs->mu);
+    rs->follow = mode;
     pthread_mutex_unlock(&rs->mu);
 }

@@ -17,6 +17,7 @@
 
 #include "cluster_bg.h"
 #include "err.h"
+#include "loadpar.h"
 #include "report_enc.h"
 #include "source.h"
 #include "view.h"
@@ -60,7 +61,19 @@ const ml_distributed *ml_ranks_distributed(ml_ranks *rs, size_t *key);
  * from the start; NULL with fewer than two. */
 ml_sv_cluster *ml_ranks_cluster(ml_ranks *rs);
 
-/* {"inputs":[...],"skipped":[...],"cluster":true (only when there is one),"ranks":[{index, path, state, ...}]} */
+/* Whether a slot has this path. */
+bool ml_ranks_has(ml_ranks *rs, const char *path);
+/* The units of a new listing of the inputs (follow.h): those no slot has
+ * become pending slots at the end (their input: unit.input), and every
+ * slot's place (run, worker, span) becomes its unit's, a new span changing
+ * the others' numbers.  Returns the number of slots added. */
+size_t ml_ranks_sync(ml_ranks *rs, const ml_unit_list *l);
+/* Says in the status that the directories are followed (mode: "inotify",
+ * "polling", a static string), or not (NULL). */
+void ml_ranks_set_follow(ml_ranks *rs, const char *mode);
+
+/* {"inputs":[...],"skipped":[...],"cluster":true (only when there is one),"follow":"inotify"|"polling"
+ * (while followed),"ranks":[{index, path, state, ..., run, worker, span, spans (a logdir's), added}]} */
 void ml_ranks_status_json(ml_ranks *rs, ml_buf *out);
 /* One slot's status object. */
 void ml_ranks_slot_json(ml_ranks *rs, size_t k, ml_buf *out);

@@ -45,6 +45,7 @@ class App {
     this.tables = new TablesView(this);
     this.header();
     this.bind();
+    this.follow();
     this.upload = mountUpload(this); // served pages: drop zone, "Add a run" (upload.js)
     const hash = parseTabHash(typeof location !== "undefined" ? location.hash : "");
     // The rank: the address's, else the one with the highest memory peak (that is the question), else the first.
@@ -294,6 +295,17 @@ class App {
     this.header();
   }
 
+  // `memlens serve DIR` follows DIR: traces written there become ranks (new runs or spans) here
+  follow() {
+    const el = document.getElementById("follow-note");
+    if (!this.source.followRanks || !this.meta.follow) return;
+    let added = 0;
+    const say = () => { el.textContent = `following the served folder (${this.meta.follow})` + (added ? ` · ${added} new trace${added > 1 ? "s" : ""} since this page opened` : ": new traces appear here"); };
+    el.hidden = false;
+    say();
+    this.source.followRanks((n) => { added += n; say(); this.header(); });
+  }
+
   header() {
     const m = this.meta, $ = (id) => document.getElementById(id);
     const names = m.inputs && m.inputs.length ? m.inputs : m.ranks.map((r) => r.path);
@@ -303,7 +315,14 @@ class App {
     // a report of `memlens diff -o`: each rank is a base or a new run (the same file names often)
     const role = new Map();
     for (const p of (this.source.comparePairs ? this.source.comparePairs() : null) || []) { role.set(p.base_rank, "base "); role.set(p.new_rank, "new "); }
-    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}">${role.get(k) || ""}${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
+    // a TensorBoard logdir (`memlens serve LOGDIR`): its runs beside the ranks, the ranks of the run shown
+    const runs = [...new Set(m.ranks.map((r) => runPlace(r)).filter(Boolean).map((p) => p.run))];
+    const cur = runPlace(m.ranks[this.tabs ? this.tabs.rank : this.state.rank] || {}), run = cur ? cur.run : runs[0];
+    $("lab-run").hidden = !runs.length;
+    $("sel-run").innerHTML = runs.map((x) => `<option value="${escapeHtml(x)}">${escapeHtml(x)}</option>`).join("");
+    if (runs.length) $("sel-run").value = run;
+    const span = (r) => { const p = runPlace(r); return p && p.spans > 1 ? `span ${p.span} · ` : ""; };
+    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}"${runs.length && (runPlace(r) || {}).run !== run ? " hidden" : ""}>${role.get(k) || ""}${span(r)}${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
     rs.value = String(this.tabs ? this.tabs.rank : this.state.rank);   // the options were made again: keep the rank shown
   }
@@ -521,6 +540,10 @@ class App {
   bind() {
     const $ = (id) => document.getElementById(id), st = this.state;
     $("sel-rank").addEventListener("change", (e) => this.switchRank(+e.target.value));
+    $("sel-run").addEventListener("change", (e) => { // the run's first rank
+      const k = this.meta.ranks.findIndex((r) => (runPlace(r) || {}).run === e.target.value);
+      if (k >= 0) this.switchRank(k).then(() => this.header());
+    });
     $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value).then(() => this.tabs && this.tabs.writeHash()));
     $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); });
     $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
@@ -619,6 +642,13 @@ class App {
     q.page = Math.max(0, Math.min((this.tables.pages || 1) - 1, q.page + d));
     this.tables.render();
   }
+}
+
+// A rank's place in a TensorBoard logdir ({run, worker, span, spans}: the server's slot, or
+// the report's rank), or null.
+function runPlace(r) {
+  const p = r.slot && r.slot.run ? r.slot : r;
+  return p && p.run ? p : null;
 }
 
 function fmtDurShort(ns) {

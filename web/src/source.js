@@ -366,8 +366,23 @@ export class HttpSource {
   async fetchMeta() {
     const m = await this.get("meta");
     this.meta = { version: 1, generator: "memlens serve", origin_ns: "0", inputs: m.inputs, skipped: m.skipped,
-      ranks: m.ranks.map((s) => this.slotRank(s)), cluster: !!m.cluster };
+      ranks: m.ranks.map((s) => this.slotRank(s)), cluster: !!m.cluster, follow: m.follow || null };
     return this.meta;
+  }
+
+  // The server follows its folders (meta.follow, src/server/follow.h): every few seconds the
+  // ranks it lists now; the new ones are added, every rank's place (run, span) brought up to
+  // date, and onChange(number added) told.
+  followRanks(onChange, everyMs = 3000) {
+    if (!this.meta || !this.meta.follow || this.followTimer) return;
+    this.followTimer = setInterval(async () => {
+      let m;
+      try { m = await this.get("meta"); } catch (e) { return; } // the server stopped: try again later
+      let added = 0;
+      for (let i = this.meta.ranks.length; i < m.ranks.length; i++, added++) this.meta.ranks.push(this.slotRank(m.ranks[i]));
+      m.ranks.forEach((s, i) => { this.meta.ranks[i].slot = s; });
+      onChange(added);
+    }, everyMs);
   }
 
   // The Cluster view's data: the server reads every rank once for its record

@@ -205,6 +205,20 @@ export async function embeddedTraceJson(src, rank) {
     put(`{"ph":"s","id":${f + 1},"cat":${cat},"name":${cat},${pt(c.track[a])},"ts":${us(c.ts[a])}}`);
     put(`{"ph":"f","id":${f + 1},"cat":${cat},"name":${cat},${pt(c.track[b])},"ts":${us(c.ts[b])},"bp":"e"}`);
   }
+  // The memory beside the slices, on their clock, as `memlens serve` sends it (chrome_json.c):
+  // each device's overall allocated and reserved curves as counters (M4 points: every extreme
+  // kept), one process per device.
+  const devs = (src.getCurve && r.devices) || [];
+  for (let di = 0; di < devs.length; di++) {
+    const d = devs[di], pid = 2000000000 + (r.rank >= 0 ? r.rank : 0) * 64 + di;
+    const ks = (d.curves || []).map((cv, k) => [cv, k]).filter(([cv]) => cv.group === "overall" && (cv.kind === "allocated" || cv.kind === "reserved"));
+    if (!ks.length) continue;
+    put(`{"ph":"M","name":"process_name","pid":${pid},"tid":0,"args":{"name":${JSON.stringify((r.rank >= 0 ? `rank ${r.rank} ` : "") + d.id + " memory")}}}`);
+    for (const [cv, k] of ks) {
+      const m = await src.getCurve(rank, di, k, d.t0, d.t1 + 1, 20000);
+      for (let i = 0; i < m.t.length; i++) put(`{"ph":"C","name":"${cv.kind}","pid":${pid},"tid":0,"ts":${us(m.t[i])},"args":{"bytes":${m.v[i]}}}`);
+    }
+  }
   out.push("\n]}\n");
   return out.join("");
 }

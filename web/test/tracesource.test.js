@@ -68,3 +68,23 @@ test("the Chrome JSON back: absolute microseconds, names, flows", async () => {
   assert.equal(x[2].name, "gemm");
   assert.equal(j.traceEvents.filter((e) => e.ph === "s" || e.ph === "f").length, 2);
 });
+
+test("the Chrome JSON back carries the memory counters on the slices' clock", async () => {
+  const src = source(trace);
+  src.meta.ranks[0].rank = 3;
+  src.meta.ranks[0].devices = [{ id: "cuda:0", t0: 0, t1: 2e9, curves: [
+    { kind: "allocated", group: "overall" }, { kind: "active", group: "overall" }, { kind: "reserved", group: "overall" }] }];
+  const asked = [];
+  src.getCurve = async (rank, dev, k, t0, t1, px) => {
+    asked.push(k);
+    return k === 0 ? { t: Float64Array.of(0, 1e9 + 5), v: Float64Array.of(100, 12680999424) } : { t: Float64Array.of(0), v: Float64Array.of(4096) };
+  };
+  const j = JSON.parse(await embeddedTraceJson(src, 0));
+  assert.deepEqual(asked, [0, 2]); // allocated and reserved, not active
+  const c = j.traceEvents.filter((e) => e.ph === "C");
+  assert.deepEqual(c.map((e) => [e.name, e.ts, e.args.bytes]),
+    [["allocated", 1700000000000000, 100], ["allocated", 1700000001000000.005, 12680999424], ["reserved", 1700000000000000, 4096]]);
+  assert.equal(new Set(c.map((e) => e.pid)).size, 1);
+  const pname = j.traceEvents.find((e) => e.ph === "M" && e.pid === c[0].pid);
+  assert.equal(pname.args.name, "rank 3 cuda:0 memory");
+});

@@ -8,16 +8,22 @@
 #include "chrome_json.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "categories.h"
+#include "curve.h"
 #include "report_trace.h" /* track labels */
 
 enum { BATCH = 2048 };
-enum stage { TRACKS, SLICES, FLOWS, CLOSING, DONE };
+enum stage { TRACKS, SLICES, FLOWS, MEMORY, CLOSING, DONE };
 
 struct ml_chrome_json {
     const ml_profile *p;
+    unsigned flags;
+    int input;
+    int only;               /* the one device whose memory is written, -1: all */
     enum stage stage;
     size_t next;            /* index in the current stage */
     bool first;             /* no event written yet (no comma before it) */
@@ -147,15 +153,104 @@ static void put_flow(ml_chrome_json *c, size_t i)
     }
 }
 
-ml_chrome_json *ml_chrome_json_open(const ml_profile *p)
+/* ---- memory ------------------------------------------------------------- */
+
+static void put_counter(ml_chrome_json *c, int64_t pid, const char *name, int64_t ts)
+{
+    ml_buf_printf(&c->out, "%s{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":",
+                  c->first ? "" : ",\n", name, pid);
+    c->first = false;
+    put_us(&c->out, ts);
+}
+
+/* The bytes of a curve at each allocator event of device d, as Kineto's Total Allocated / Reserved. */
+static int64_t curve_at(const ml_curve *cv, bool have, int64_t ts, uint32_t ev)
+{
+    return have ? ml_curve_value_at(cv, (ml_instant){ts, ev}) : 0;
+}
+
+/* Device d's counters (and allocator events): one process per device,
+ * numbered apart from the trace's own pids. */
+static void put_memory(ml_chrome_json *c, size_t d)
+{
+    const ml_profile *p = c->p;
+    ml_category_curves cc;
+    ml_curve ca, cr;
+    bool have_cc = ml_category_curves_get(p, (int)d, &cc);
+    bool have_a = ml_curve_get(p, (int)d, ML_SERIES_ALLOCATED, &ca), have_r = ml_curve_get(p, (int)d, ML_SERIES_RESERVED, &cr);
+    if (!have_cc && !have_a) {
+        if (have_r) ml_curve_free(&cr);
+        return;
+    }
+    int64_t pid = INT64_C(2000000000) + (int64_t)(p->rank >= 0 ? p->rank : c->input > 0 ? c->input : 0) * 64 + (int64_t)d;
+    char name[160];
+    const char *id = p->devices.v[d].id;
+    if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, id);
+    else if (c->input >= 0) snprintf(name, sizeof name, "input %d %s memory", c->input, id);
+    else snprintf(name, sizeof name, "%s memory", id);
+    ml_buf_printf(&c->out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"tid\":0,\"args\":{\"name\":",
+                  c->first ? "" : ",\n", pid);
+    c->first = false;
+    ml_json_str(&c->out, name);
+    ml_buf_puts(&c->out, "}}");
+    for (int k = 0; k < 2; k++) {
+        const ml_curve *cv = k ? &cr : &ca;
+        if (!(k ? have_r : have_a)) continue;
+        for (size_t i = 0; i < cv->n; i++) {
+            put_counter(c, pid, k ? "reserved" : "allocated", cv->ts[i]);
+            ml_buf_printf(&c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", cv->value[i]);
+        }
+    }
+    for (size_t i = 0; have_cc && i < cc.n; i++) {
+        put_counter(c, pid, "bytes by category", cc.ts[i]);
+        ml_buf_puts(&c->out, ",\"args\":{");
+        bool any = false;
+        for (int j = 0; j < ML_CAT__COUNT; j++) {
+            int k = ml_category_order[j];
+            if (cc.peak[k] <= 0) continue;
+            ml_buf_printf(&c->out, "%s\"%s\":%" PRId64, any ? "," : "", ml_category_name(k), cc.value[k][i]);
+            any = true;
+        }
+        ml_buf_puts(&c->out, "}}");
+    }
+    const ml_events *ev = &p->events;
+    for (size_t i = 0; (c->flags & ML_CJ_MEMORY_EVENTS) && i < ev->ts.len; i++) {
+        uint8_t kd = ev->kind.v[i];
+        if (ev->device.v[i] != d || (kd != ML_EV_ALLOC && kd != ML_EV_FREE)) continue;
+        int64_t bytes = ev->size.v[i] < 0 ? -ev->size.v[i] : ev->size.v[i];
+        ml_buf_printf(&c->out, ",\n{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
+                               "\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", pid);
+        put_us(&c->out, ev->ts.v[i]);
+        ml_buf_printf(&c->out, ",\"args\":{\"Device Type\":%d,\"Device Id\":%d,\"Addr\":%" PRIu64 ",\"Bytes\":%" PRId64
+                               ",\"Total Allocated\":%" PRId64 ",\"Total Reserved\":%" PRId64 "}}",
+                      p->devices.v[d].type, p->devices.v[d].index, ev->addr.len > i ? ev->addr.v[i] : 0,
+                      kd == ML_EV_FREE ? -bytes : bytes, curve_at(&ca, have_a, ev->ts.v[i], (uint32_t)i),
+                      curve_at(&cr, have_r, ev->ts.v[i], (uint32_t)i));
+    }
+    if (have_cc) ml_category_curves_free(&cc);
+    if (have_a) ml_curve_free(&ca);
+    if (have_r) ml_curve_free(&cr);
+}
+
+ml_chrome_json *ml_chrome_json_open_as(const ml_profile *p, unsigned flags, bool after, int input)
 {
     ml_chrome_json *c = ml_calloc(1, sizeof *c);
     c->p = p;
-    c->first = true;
-    c->stage = p->trace ? TRACKS : CLOSING;
-    ml_buf_puts(&c->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"memlens\"},\"traceEvents\":[\n");
+    c->flags = flags;
+    c->input = input;
+    c->first = !after;
+    c->only = -1;
+    c->stage = p->trace && !(flags & ML_CJ_NO_SLICES) ? TRACKS : MEMORY;
+    if (!(flags & ML_CJ_BARE))
+        ml_buf_puts(&c->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"memlens\"},\"traceEvents\":[\n");
     return c;
 }
+
+ml_chrome_json *ml_chrome_json_open(const ml_profile *p) { return ml_chrome_json_open_as(p, ML_CJ_MEMORY, false, -1); }
+
+bool ml_chrome_json_wrote(const ml_chrome_json *c) { return !c->first; }
+
+void ml_chrome_json_only_device(ml_chrome_json *c, int d) { c->only = d; }
 
 /* Appends the next batch to c->out; false once everything is written. */
 static bool next_batch(ml_chrome_json *c)
@@ -173,10 +268,18 @@ static bool next_batch(ml_chrome_json *c)
             break;
         case FLOWS:
             if (c->next < t->flows.len) put_flow(c, c->next++), n++;
+            else c->stage = MEMORY, c->next = 0;
+            break;
+        case MEMORY: /* a device at a time */
+            if ((c->flags & (ML_CJ_MEMORY | ML_CJ_MEMORY_EVENTS)) && c->next < c->p->devices.len)
+            {
+                if (c->only == -1 || (c->only >= 0 && (size_t)c->only == c->next)) put_memory(c, c->next);
+                c->next++, n += BATCH / 4;
+            }
             else c->stage = CLOSING;
             break;
         case CLOSING:
-            ml_buf_puts(&c->out, "\n]}\n");
+            if (!(c->flags & ML_CJ_BARE)) ml_buf_puts(&c->out, "\n]}\n");
             c->stage = DONE;
             return true;
         case DONE:

@@ -2,6 +2,7 @@
 #include "export.h"
 #include "breakdown.h"
 #include "categories.h"
+#include "chrome_json.h"
 #include "csvout.h"
 #include "outfile.h"
 #include "utf8.h"
@@ -20,10 +21,29 @@ int ml_export_kind_for(const char *path)
 {
     if (ends_with(path, ".trace.json") || ends_with(path, ".trace.json.gz")) return ML_EXPORT_TRACE;
     if (ends_with(path, ".raw.json.gz") || ends_with(path, ".raw.json")) return ML_EXPORT_RAW;
-    if (ends_with(path, ".json.gz") || ends_with(path, ".json")) return ML_EXPORT_TIMELINE;
+    if (ends_with(path, ".timeline.json.gz") || ends_with(path, ".timeline.json")) return ML_EXPORT_TIMELINE;
+    if (ends_with(path, ".json.gz") || ends_with(path, ".json")) return ML_EXPORT_AMBIGUOUS;
     if (ends_with(path, ".csv")) return ML_EXPORT_CSV;
     if (ends_with(path, ".html") || ends_with(path, ".htm")) return ML_EXPORT_HTML;
     return -1;
+}
+
+int ml_export_kind_named(const char *format)
+{
+    static const struct { const char *name; int kind; } words[] = {
+        {"timeline", ML_EXPORT_TIMELINE}, {"raw", ML_EXPORT_RAW}, {"trace", ML_EXPORT_TRACE},
+        {"csv", ML_EXPORT_CSV}, {"html", ML_EXPORT_HTML},
+    };
+    char word[48];
+    size_t n = strlen(format);
+    if (n >= sizeof word - 1) return -1;
+    snprintf(word, sizeof word, "%s", format);
+    if (ends_with(word, ".gz")) word[n - 3] = 0; /* trace.gz, timeline.gz: gzip'd */
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (!strcmp(word, words[i].name)) return words[i].kind;
+    char ext[52];
+    snprintf(ext, sizeof ext, ".%s", format);
+    return ml_export_kind_for(ext);
 }
 
 /* ---- PyTorch memory timeline rows ---------------------------------------- */
@@ -172,88 +192,29 @@ int ml_export_torch(FILE *f, const ml_profile *p, int device, ml_export_kind kin
 
 /* ---- Chrome / Perfetto trace ---------------------------------------------- */
 
-static void put_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else if (ch < 0x80) fputc(ch, f);
-        else { /* JSON is UTF-8: a byte that begins no valid sequence becomes U+FFFD */
-            size_t k = ml_utf8_seq((const unsigned char *)s, 4);
-            if (!k) fputs(ML_UTF8_REPLACEMENT, f);
-            else fwrite(s, 1, k, f), s += k - 1;
-        }
-    }
-    fputc('"', f);
-}
-
-/* Relative µs with the ns as 3 decimals: exact, unlike a double of epoch µs. */
-static void put_us(FILE *f, int64_t ns)
-{
-    if (ns < 0) {
-        fputc('-', f);
-        ns = -ns;
-    }
-    fprintf(f, "%" PRId64 ".%03d", ns / 1000, (int)(ns % 1000));
-}
-
 /* Whether device d of p is to be written: all, or the one named. */
 static bool wanted(const ml_profile *p, size_t d, const char *device)
 {
     return !device || ml_device_find(p, device) == (int)d;
 }
 
+/* Every profile's slices and memory (chrome_json.h), in one traceEvents
+ * array: the memory counters on the slices' clock, and the allocator events
+ * that memlens reads back.  With device: that device's memory only. */
 static void write_trace(FILE *f, const ml_profiles *ps, const char *device)
 {
-    /* Base time: the earliest point of any device, so that ts stay small. */
-    int64_t base = INT64_MAX;
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"memlens\"},\"traceEvents\":[\n", f);
+    bool after = false;
+    char chunk[64 * 1024];
     for (size_t r = 0; r < ps->items.len; r++) {
         const ml_profile *p = ps->items.v[r];
-        for (size_t d = 0; d < p->devices.len; d++) {
-            ml_category_curves cc;
-            if (!wanted(p, d, device) || !ml_category_curves_get(p, (int)d, &cc)) continue;
-            if (cc.ts[0] < base) base = cc.ts[0];
-            ml_category_curves_free(&cc);
-        }
-    }
-    if (base == INT64_MAX) base = 0;
-    fprintf(f, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"producer\": \"memlens\", \"base_time_ns\": %" PRId64 "},\n"
-               " \"traceEvents\": [", base);
-    bool first = true;
-    for (size_t r = 0; r < ps->items.len; r++) {
-        const ml_profile *p = ps->items.v[r];
-        for (size_t d = 0; d < p->devices.len; d++) {
-            ml_category_curves cc;
-            if (!wanted(p, d, device) || !ml_category_curves_get(p, (int)d, &cc)) continue;
-            int pid = (int)((p->rank >= 0 ? (size_t)p->rank : r) * 1000 + d);
-            char name[160];
-            if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, p->devices.v[d].id);
-            else if (ps->items.len > 1) snprintf(name, sizeof name, "input %zu %s memory", r, p->devices.v[d].id);
-            else snprintf(name, sizeof name, "%s memory", p->devices.v[d].id);
-            fprintf(f, "%s\n  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": ",
-                    first ? "" : ",", pid);
-            put_json_str(f, name);
-            fputs("}}", f);
-            first = false;
-            bool used[ML_CAT__COUNT] = {false};
-            for (int k = 0; k < ML_CAT__COUNT; k++) used[k] = cc.peak[k] > 0;
-            for (size_t i = 0; i < cc.n; i++) {
-                fprintf(f, ",\n  {\"ph\": \"C\", \"name\": \"bytes by category\", \"pid\": %d, \"tid\": 0, \"ts\": ", pid);
-                put_us(f, cc.ts[i] - base);
-                fputs(", \"args\": {", f);
-                bool any = false;
-                for (int j = 0; j < ML_CAT__COUNT; j++) {
-                    int k = ml_category_order[j];
-                    if (!used[k]) continue;
-                    fprintf(f, "%s\"%s\": %" PRId64, any ? ", " : "", ml_category_name(k), cc.value[k][i]);
-                    any = true;
-                }
-                fputs("}}", f);
-            }
-            ml_category_curves_free(&cc);
-        }
+        unsigned flags = ML_CJ_MEMORY | ML_CJ_MEMORY_EVENTS | ML_CJ_BARE | (device ? ML_CJ_NO_SLICES : 0);
+        ml_chrome_json *c = ml_chrome_json_open_as(p, flags, after, p->rank < 0 && ps->items.len > 1 ? (int)r : -1);
+        if (device) ml_chrome_json_only_device(c, ml_device_find(p, device) >= 0 ? ml_device_find(p, device) : -2);
+        size_t n;
+        while ((n = ml_chrome_json_read(c, chunk, sizeof chunk)) > 0) fwrite(chunk, 1, n, f);
+        after |= ml_chrome_json_wrote(c);
+        ml_chrome_json_close(c);
     }
     fputs("\n]}\n", f);
 }

@@ -5,11 +5,15 @@
  *   .raw.json.gz, .raw.json  PyTorch memory timeline, raw: [[t_ns, action, bytes, category], ...]
  *                            (action 1 PREEXISTING, 2 CREATE, 4 DESTROY; category 0..7 in
  *                            PyTorch's order, PARAMETER_OR_STATE written as 7 = Unknown)
- *   .json.gz, .json          PyTorch memory timeline: [times_us, sizes], sizes[i] = 9 running
+ *   .timeline.json[.gz]      PyTorch memory timeline: [times_us, sizes], sizes[i] = 9 running
  *                            totals (index 0 unused, then the 8 categories), coalesced per µs
  *                            exactly as torch.profiler's export_memory_timeline does
- *   .trace.json[.gz]         Chrome/Perfetto trace: one "ph":"C" counter per device with a
- *                            track per category
+ *   .trace.json[.gz]         Chrome/Perfetto trace (chrome_json.h): the slices, and per device
+ *                            the counters allocated, reserved and bytes by category on the
+ *                            slices' clock (absolute µs), with the allocator events as Kineto
+ *                            writes them, so that memlens reads the file back
+ *   .json, .json.gz          ambiguous (export_memory_timeline("x.json") and
+ *                            export_chrome_trace("x.json") both write it): --format says which
  *   .html                    what torch.profiler's export_memory_timeline writes for .html:
  *                            the stacked category plot of one device (the .json timeline),
  *                            with the maximum allocated and reserved, as a self-contained
@@ -37,8 +41,13 @@
 
 typedef enum { ML_EXPORT_RAW, ML_EXPORT_TIMELINE, ML_EXPORT_TRACE, ML_EXPORT_CSV, ML_EXPORT_HTML } ml_export_kind;
 
-/* The format for a file name by its extension, or -1. */
+/* The format for a file name by its extension, ML_EXPORT_AMBIGUOUS (.json,
+ * .json.gz), or -1. */
+#define ML_EXPORT_AMBIGUOUS (-2)
 int ml_export_kind_for(const char *path);
+/* The format --format names: timeline, raw, trace, csv, html, or an
+ * extension without its dot (trace.json.gz); -1 if none. */
+int ml_export_kind_named(const char *format);
 
 /* A time in ns as PyTorch's memory timeline writes it in µs: int(t / 1000)
  * with Python's float division, which rounds before it truncates. */

@@ -16,6 +16,7 @@
 #include "distributed.h"
 #include "err.h"
 #include "importer.h"
+#include "loadpar.h"
 #include "rankrec.h"
 #include "report_enc.h"
 
@@ -100,6 +101,8 @@ typedef struct ml_report_job_opts {
     ml_profile *(*load)(void *arg, const ml_rankrec *r, ml_err *e);
     void (*unload)(void *arg, ml_profile *p);
     void *load_arg;
+    const ml_unit_list *units; /* the units the records came from (their unit): a logdir's runs and
+                                * spans go in each rank's object as run, worker, span, spans; NULL: none */
 } ml_report_job_opts;
 int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const char *path, ml_err *e);
 

@@ -126,6 +126,21 @@ static void lazy_stub(ml_buf *m, const ml_profile *p, const ml_rankrec *r, size_
     ml_buf_printf(m, ",\"lazy\":%zu,\"best_peak\":%lld}", k, (long long)r->peak_allocated);
 }
 
+/* The rank object just written into m (it ends with its '}') gets the
+ * rank's place in a logdir: run, worker, span, spans (the page's run picker). */
+static void put_place(ml_buf *m, const ml_report_job_opts *o, const ml_rankrec *r)
+{
+    if (!o->units || r->unit >= o->units->units.len || !m->len || m->p[m->len - 1] != '}') return;
+    const ml_logdir_place *pl = &o->units->units.v[r->unit].place;
+    if (!pl->run) return;
+    m->len--;
+    ml_buf_puts(m, ",\"run\":");
+    ml_json_str(m, pl->run);
+    ml_buf_puts(m, ",\"worker\":");
+    ml_json_str(m, pl->worker);
+    ml_buf_printf(m, ",\"span\":%d,\"spans\":%d}", pl->span, pl->spans);
+}
+
 int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const char *path, ml_err *e)
 {
     if (!rs->n) return ml_fail(e, "report: no profile to show");
@@ -256,6 +271,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
         if (embedded[i]) {
             ml_buf_put(&perf, em[i].perf.p ? em[i].perf.p : "", em[i].perf.len);
         } else stub(&meta, rs->recs[i], n_embedded, rs->n, budget);
+        put_place(&meta, o, rs->recs[i]);
     }
     ml_buf_puts(&meta, "]");
     for (size_t i = 0; i < rs->n; i++) { /* blobs in the order they were numbered: rank importance */
