@@ -156,19 +156,19 @@ static const char *dur_us(int64_t us, char *buf, size_t cap) { return ml_fmt_dur
 
 static double share(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (double)part / (double)whole : 0; }
 
-void ml_gputime_text_overview(FILE *f, const ml_gputime *g)
+void ml_gputime_text_overview(FILE *f, const ml_gputime *g, const char *device)
 {
     if (!g || !g->temporal.known) return;
     const ml_temporal *t = &g->temporal;
     char a[32], b[32], c[32], d[32];
-    fprintf(f, "\nGPU time (HTA's temporal breakdown%s)\n",
+    fprintf(f, "\n%s time (HTA's temporal breakdown%s)\n", device,
             g->last_step_cut ? "; work launched from the last ProfilerStep# on left out, as HTA does" : "");
     fprintf(f, "  span %s: compute %s (%.1f %%), non-compute %s (%.1f %%), idle %s (%.1f %%)\n",
             dur_us(t->span, a, sizeof a), dur_us(t->compute, b, sizeof b), share(t->compute, t->span),
             dur_us(t->non_compute, c, sizeof c), share(t->non_compute, t->span), dur_us(t->idle, d, sizeof d),
             share(t->idle, t->span));
     if (g->idle.len) {
-        fprintf(f, "  GPU idle by cause (gaps between a stream's kernels; kernel wait: under %d us)\n",
+        fprintf(f, "  %s idle by cause (gaps between a stream's kernels; kernel wait: under %d us)\n", device,
                 ML_KERNEL_WAIT_US);
         fprintf(f, "  %10s %11s %11s %11s\n", "stream", "host wait", "kernel wait", "other");
         for (size_t i = 0; i < g->idle.len; i++) {

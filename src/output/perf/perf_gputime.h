@@ -21,7 +21,8 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g);
  * Kernels view's (kernel types, launches and their outliers, queues,
  * bandwidth); nothing when the rank has no GPU events.  top: rows of the
  * outlier lists (0: all kept). */
-void ml_gputime_text_overview(FILE *f, const ml_gputime *g);
+/* device: what one device is called ("GPU", "NPU": accel_words.h). */
+void ml_gputime_text_overview(FILE *f, const ml_gputime *g, const char *device);
 void ml_gputime_text_kernels(FILE *f, const ml_profile *p, const ml_gputime *g, int top, int width);
 
 /* "gputime": {...} in the open perf object. */
