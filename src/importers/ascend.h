@@ -179,5 +179,8 @@ int ml_ascend_db_open(const char *path, struct sqlite3 **db);
  * COMMUNICATION_TASK_INFO, COMMUNICATION_OP and STEP_TIME into p->trace
  * (nothing without one): ascend_db_time.c. */
 int ml_ascend_db_time(const char *path, ml_profile *p, ml_err *e);
+/* Whether the db has a memory table (a time-only export has none: its
+ * memory reader is then skipped when the time side is wanted). */
+bool ml_ascend_db_has_memory(const char *path);
 
 #endif

@@ -52,6 +52,21 @@ int ml_ascend_db_open(const char *path, sqlite3 **out)
     return 0;
 }
 
+bool ml_ascend_db_has_memory(const char *path)
+{
+    sqlite3 *db;
+    if (ml_ascend_db_open(path, &db) < 0) return true; /* the memory reader says why it cannot open it */
+    sqlite3_stmt *st = NULL;
+    bool yes = true;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                               "('MEMORY_RECORD', 'OP_MEMORY', 'NPU_MEM')", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        yes = sqlite3_column_int64(st, 0) > 0;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return yes;
+}
+
 typedef struct dbt {
     sqlite3 *db;
     const char *path;

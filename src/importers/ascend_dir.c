@@ -387,8 +387,13 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
     }
     if (!db) return 0;
     p->format = "ascend-db";
-    if ((rc = present(db, &here, e)) == 0) rc = ml_ascend_db_add(db, p, e);
-    if (rc == 0) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
+    bool memory = true;
+    if ((rc = present(db, &here, e)) == 0 && (want & ML_WANT_TRACE) && !ml_ascend_db_has_memory(db)) {
+        memory = false;
+        ml_note(p, "%s: no memory tables (MEMORY_RECORD, OP_MEMORY, NPU_MEM): only its time side", base_name(db));
+    }
+    if (rc == 0 && memory) rc = ml_ascend_db_add(db, p, e);
+    if (rc == 0 && memory) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
     if (rc == 0 && (want & ML_WANT_TRACE)) {
         if (!p->trace) p->trace = ml_trace_new();
         rc = ml_ascend_db_time(db, p, e); /* ascend_db_time.c */
