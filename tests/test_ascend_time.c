@@ -21,6 +21,8 @@
 #include "gputime.h"
 #include "importer.h"
 #include "kernels.h"
+#include "operators.h"
+#include "optree.h"
 #include "recommend.h"
 #include "steps.h"
 
@@ -274,6 +276,8 @@ TEST(db_only_dir)
         "CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,connectionId INTEGER PRIMARY KEY,"
         " name INTEGER,depth INTEGER);"
         "INSERT INTO CANN_API VALUES (999999999999999950,1000000000000000010,20000,38654705671,5,8,0);"
+        "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER);" /* aten::mm queued the task of connection 5 */
+        "INSERT INTO CONNECTION_IDS VALUES (0,5);"
         "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER);"
         "INSERT INTO STEP_TIME VALUES (7,999999999999999000,1000000000000010000);");
     sqlite3_close(db);
@@ -308,6 +312,23 @@ TEST(db_only_dir)
         CHECK_EQ_I64(st.steps.len, 1);
         CHECK_EQ_I64(ml_ranges_sum(&st.busy[ML_ROLE_COMMUNICATION]), 3000 + 4000);
         ml_steps_free(&st);
+        /* the operator's device time: the task it queued (CONNECTION_IDS), 250 ns */
+        ml_optree tree;
+        ml_optree_build(p, &tree);
+        ml_kernel_table kt;
+        ml_kernels_compute(p, &tree, &kt);
+        ml_op_table ot;
+        ml_operators_compute(p, &tree, &kt, &ot);
+        bool seen = false;
+        for (size_t i = 0; i < ot.by_name.len; i++)
+            if (!strcmp(ml_s(p, ot.by_name.v[i].name), "aten::mm")) {
+                seen = true;
+                CHECK_EQ_I64(ot.by_name.v[i].device_self_ns, 250);
+            }
+        CHECK(seen);
+        ml_operators_free(&ot);
+        ml_kernels_free(&kt);
+        ml_optree_free(&tree);
         ml_gputime g;
         ml_gputime_compute(p, &g);
         CHECK(g.types.comm_us > 0); /* HTA's kernel types see the communication */

@@ -17,6 +17,9 @@
  *                 collectives (hcom_allReduce_...)
  *   STEP_TIME     ProfilerStep#id on the main host lane, where PYTORCH_API
  *                 has no ProfilerStep#
+ *   CONNECTION_IDS  an async_npu flow from each operator to each task it
+ *                 queued (its connectionId lists theirs), as trace_view.json
+ *                 draws them: the operator views' device time
  * Names come from STRING_IDS.  Times are integer ns already (PYTORCH_API
  * writes them as text: read exactly).  A table that is missing or cannot be
  * read is left out with a note naming it. */
@@ -75,6 +78,12 @@ typedef struct dbt {
     ml_str host_pid, cann_pid, npu_pid, hccl_pid;
     uint32_t main_track;     /* the host lane of the first ProfilerStep / operator, ML_NONE32 */
     bool have_step;
+    /* connectionId -> the operator that queued its tasks (PYTORCH_API through
+     * CONNECTION_IDS): a row of queued */
+    ml_u64map queued_by;
+    VEC(struct queued { int64_t ts; uint32_t track; }) queued;
+    ml_str flow_cat;
+    int64_t flows;
 } dbt;
 
 static const char *base_name(const char *path)
@@ -165,6 +174,29 @@ static void host_side(dbt *d)
         push(d, b, e, name, track, kind, -1, info);
     }
     sqlite3_finalize(st);
+
+    /* Which operator queued which tasks: an operator's connectionId is a key of
+     * CONNECTION_IDS, whose rows are the connectionIds of its tasks (how
+     * trace_view.json draws its async_npu flows).  An older export without
+     * the table links tasks to their CANN call only. */
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(d->db, "SELECT a.startNs, a.globalTid, c.connectionId FROM PYTORCH_API a "
+                                  "JOIN CONNECTION_IDS c ON c.id = a.connectionId "
+                                  "JOIN ENUM_API_TYPE e ON e.id = a.type WHERE e.name = 'op'",
+                           -1, &q, NULL) == SQLITE_OK) {
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            int64_t ts, gtid, conn;
+            if (!col_i64(q, 0, &ts) || !ml_value_ok(ts) || !col_i64(q, 2, &conn) || conn < 0) continue;
+            if (!col_i64(q, 1, &gtid)) gtid = 0;
+            bool fresh;
+            uint32_t *row = ml_u64map_put(&d->queued_by, (uint64_t)conn, &fresh);
+            if (!fresh) continue; /* the first (outermost) operator that names it */
+            *row = (uint32_t)d->queued.len;
+            struct queued x = {ts, lane(d, d->host_pid, gtid & 0xffffffff)};
+            VEC_PUSH(&d->queued, x);
+        }
+    }
+    sqlite3_finalize(q);
 
     if ((st = prep(d, "CANN_API", "SELECT a.startNs, a.endNs, a.globalTid, a.connectionId, s.value "
                                   "FROM CANN_API a LEFT JOIN STRING_IDS s ON s.id = a.name"))) {
@@ -277,6 +309,12 @@ static void tasks(dbt *d)
                        : !strncmp(ttype, "MEMCPY", 6) && !op ? ML_SL_MEMCPY : ML_SL_KERNEL;
         push(d, r->b, r->e, r->name ? ml_s(d->p, r->name) : ttype, track, kind, r->corr,
              kind == ML_SL_OTHER ? ML_NONE32 : ml_kernel_info_push(d->t, &ki));
+        const uint32_t *by = kind != ML_SL_OTHER && r->corr >= 0 ? ml_u64map_get(&d->queued_by, (uint64_t)r->corr) : NULL;
+        if (by) { /* one flow per task, from the operator that queued it */
+            int64_t id = ++d->flows;
+            ml_flow_point(d->t, id, d->flow_cat, 's', true, d->queued.v[*by].track, d->queued.v[*by].ts);
+            ml_flow_point(d->t, id, d->flow_cat, 'f', false, track, r->b);
+        }
     }
     VEC_FREE(&rows);
 }
@@ -325,6 +363,8 @@ int ml_ascend_db_time(const char *path, ml_profile *p, ml_err *e)
     (void)e; /* what cannot be read is left out with a note: the memory side has opened this db already */
     if (!p->trace) return 0;
     dbt d = {.path = path, .p = p, .t = p->trace, .main_track = ML_NONE32};
+    ml_u64map_init(&d.queued_by);
+    d.flow_cat = ml_intern_cstr(p->strings, "async_npu");
     if (ml_ascend_db_open(path, &d.db) < 0) {
         ml_note(p, "%s: cannot be opened for its time side", base_name(path));
         return 0;
@@ -340,6 +380,8 @@ int ml_ascend_db_time(const char *path, ml_profile *p, ml_err *e)
     host_side(&d);
     npu_side(&d);
     steps(&d);
+    ml_u64map_free(&d.queued_by);
+    VEC_FREE(&d.queued);
     sqlite3_close(d.db);
     p->time_is_absolute = true;
     return 0;
