@@ -143,6 +143,34 @@ TEST(old_trace_view_alone)
     free(d);
 }
 
+TEST(kernel_details_beside_trace_view)
+{
+    char *d = tmpdir(), path[700];
+    snprintf(path, sizeof path, "%s/b_ascend_pt", d);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/b_ascend_pt/ASCEND_PROFILER_OUTPUT", d);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/b_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", d);
+    write_file(path, old_trace_view);
+    snprintf(path, sizeof path, "%s/b_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", d);
+    write_file(path, "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Stream ID\n"
+                     "1,aclnnAdd_AddAiCore_Add,Add,MIX_AIV,1704161511420400.123,1.35,3\n"
+                     "1,Other9,Add,AI_CPU,1704161511429999.000,1,3\n");
+    snprintf(path, sizeof path, "%s/b_ascend_pt", d);
+    ml_profiles ps;
+    const ml_profile *p = load1(path, &ps);
+    if (p) { /* the tasks stay trace_view.json's; the core is kernel_details.csv's */
+        CHECK_EQ_I64(ml_trace_count_kind(p->trace, ML_SL_KERNEL), 2);
+        size_t k = slice_named(p, "aclnnAdd_AddAiCore_Add");
+        CHECK(k != SIZE_MAX);
+        if (k != SIZE_MAX) CHECK_EQ_STR(ml_s(p, kinfo(p, k)->core), "MIX_AIV");
+        CHECK(slice_named(p, "Other9") == SIZE_MAX);
+    }
+    ml_profiles_free(&ps);
+    rm_rf(d);
+    free(d);
+}
+
 /* ---- kernel_details.csv alone in its folder ---- */
 
 TEST(kernel_details_only_dir)
@@ -431,6 +459,7 @@ int main(void)
 {
     RUN(old_trace_view_alone);
     RUN(kernel_details_only_dir);
+    RUN(kernel_details_beside_trace_view);
     RUN(step_trace_time_alone);
     RUN(db_only_dir);
     RUN(html_memory_timeline_says_what_it_is);

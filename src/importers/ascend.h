@@ -172,6 +172,9 @@ int ml_ascend_trace_view_tasks(ml_source *src, ml_profile *p, ml_err *e);
 /* kernel_details.csv / step_trace_time.csv into p (ascend_kernels.c). */
 int ml_ascend_kernel_details_add(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_step_trace_add(ml_source *src, ml_profile *p, ml_err *e);
+/* kernel_details.csv beside a trace_view.json: the Accelerator Core (and
+ * HCCL work) of the tasks already in p->trace of the same start and name. */
+int ml_ascend_kernel_details_cores(ml_source *src, ml_profile *p, ml_err *e);
 /* The db, read-only and immutable (0, or -1 and *db NULL). */
 struct sqlite3;
 int ml_ascend_db_open(const char *path, struct sqlite3 **db);

@@ -342,6 +342,8 @@ static int load_kernel_files(ml_profile *p, const char *odir, bool tv_here, bool
         if (!p->trace) p->trace = ml_trace_new();
         rc = add_file(kd, p, ml_ascend_kernel_details_add, e);
         *kd_here = rc == 0;
+    } else if (rc == 0 && here && p->trace) { /* the trace_view's tasks: their cores */
+        rc = add_file(kd, p, ml_ascend_kernel_details_cores, e);
     }
     if (rc == 0 && (rc = present(st, &here, e)) == 0 && here) rc = add_file(st, p, ml_ascend_step_trace_add, e);
     free(kd);

@@ -16,6 +16,11 @@
  * from its first task's start to its last task's end (the file has no host
  * side).  Times are µs text read exactly into ns (ml_csv_scaled).
  *
+ * Beside a trace_view.json (which has the tasks already, but names some
+ * vintages' cores coarsely: "AI_CORE" for vector tasks, "Other"), the file
+ * only gives each task of the same start time and name its Accelerator Core
+ * (ml_ascend_kernel_details_cores).
+ *
  * step_trace_time.csv holds per step, in µs, Computing, Communication(Not
  * Overlapped), Overlapped, Communication, Free, ... (no start times): each
  * step becomes a note with those figures, as the file gives them.
@@ -151,6 +156,70 @@ int ml_ascend_kernel_details_add(ml_source *src, ml_profile *p, ml_err *e)
         if (!rows) ml_note(p, "%s: no tasks", ml_csv_name(c));
     }
     VEC_FREE(&steps);
+    ml_csv_close(c);
+    return rc;
+}
+
+typedef struct task_core {
+    int64_t ts;
+    ml_str name, core;
+    bool hccl;
+} task_core;
+
+static int by_ts_name(const void *x, const void *y)
+{
+    const task_core *a = x, *b = y;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    return (a->name > b->name) - (a->name < b->name);
+}
+
+int ml_ascend_kernel_details_cores(ml_source *src, ml_profile *p, ml_err *e)
+{
+    ml_trace *t = p->trace;
+    if (!t) return 0;
+    ml_csv *c;
+    if (ml_csv_open(src, &c, e)) return -1;
+    int cname, cstart;
+    static const char *const core_cols[] = {"Accelerator Core", "Task Type", NULL};
+    int ccore = col_any(c, core_cols), ctype = ml_csv_col(c, "Type");
+    if (ml_csv_need(c, "Name", &cname, e) || ml_csv_need(c, "Start Time(us)", &cstart, e)) {
+        ml_csv_close(c);
+        return -1;
+    }
+    VEC(task_core) rows = {0};
+    int r, rc = 0;
+    while ((r = ml_csv_next(c, e)) > 0) {
+        task_core x;
+        if (ml_csv_scaled(c, cstart, ML_US_TO_NS, &x.ts, NULL, e)) {
+            rc = -1;
+            break;
+        }
+        const char *core = ml_csv_cell(c, ccore, NULL), *type = ml_csv_cell(c, ctype, NULL);
+        x.name = ml_intern_cstr(p->strings, ml_csv_cell(c, cname, NULL));
+        x.hccl = !strcmp(core, "HCCL") || !strncmp(type, "hcom_", 5);
+        x.core = *core ? ml_intern_cstr(p->strings, x.hccl ? (*type ? type : core) : core) : 0;
+        VEC_PUSH(&rows, x);
+    }
+    if (r < 0) rc = -1;
+    if (rc == 0 && rows.len) {
+        qsort(rows.v, rows.len, sizeof *rows.v, by_ts_name);
+        int64_t matched = 0;
+        ml_slices *s = &t->slices;
+        for (size_t i = 0; i < s->ts.len; i++) {
+            uint32_t info = s->info.v[i];
+            if (s->kind.v[i] != ML_SL_KERNEL || info >= t->kernel_info.len) continue;
+            task_core key = {s->ts.v[i], s->name.v[i], 0, false};
+            const task_core *hit = bsearch(&key, rows.v, rows.len, sizeof *rows.v, by_ts_name);
+            if (!hit || !hit->core) continue;
+            ml_kernel_info *ki = &t->kernel_info.v[info];
+            if (hit->hccl) ml_ascend_task_kind(p, ki, "HCCL", ml_s(p, hit->core));
+            else ki->core = hit->core;
+            matched++;
+        }
+        ml_note(p, "kernel_details.csv: the Accelerator Core of %lld of trace_view.json's tasks (%zu rows)",
+                (long long)matched, rows.len);
+    }
+    VEC_FREE(&rows);
     ml_csv_close(c);
     return rc;
 }
