@@ -2,7 +2,8 @@
  * alone (importers/ascend_time.c, ascend_kernels.c): any bytes as
  * trace_view.json (events, Task Types, NPU MEM counters, operator stacks),
  * kernel_details.csv or step_trace_time.csv, then the time analyses that
- * read what they give (kernels by Accelerator Core, steps, HTA's GPU time);
+ * read what they give (kernels by Accelerator Core, steps, HTA's GPU time)
+ * and kernel_details.csv's cores read onto those tasks;
  * a profile or one error naming the file, never a crash.  The first byte
  * picks the header put before the rest, so that the CSV readers are reached. */
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascend.h"
 #include "gputime.h"
 #include "importer.h"
 #include "kernels.h"
@@ -36,6 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p->trace = ml_trace_new();
     ml_err e;
     if (ml_ascend_time_import(src, p, &e) == 0) {
+        ml_source *again = ml_source_from_memory("fuzz_ascend", buf, n); /* the cores beside the tasks */
+        ml_ascend_kernel_details_cores(again, p, &e);
+        ml_source_close(again);
         ml_kernel_table kt;
         ml_kernels_compute(p, NULL, &kt);
         ml_kernels_free(&kt);
