@@ -47,7 +47,7 @@ print(s["name"], s["total_ns"], s["kernel_ns"], s["runtime_ns"], s["cpu_exec_ns"
 t_eq "json keys" "$(printf '%s' "$json" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["ranks"][0]
-print(sorted(r))')" "['counts', 'critical_path', 'cupti', 'devices', 'distributed', 'gputime', 'kernel_sequences', 'kernels', 'modules', 'modules_hint', 'notes', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
+print(sorted(r))')" "['accelerator', 'counts', 'critical_path', 'cupti', 'devices', 'distributed', 'gputime', 'kernel_sequences', 'kernels', 'modules', 'modules_hint', 'notes', 'operators', 'recommendations', 'span', 'step_average', 'steps']"
 # The critical path of step 1 (src/analysis/critpath.h): aten::mm's start -> the launch's
 # start 10 (CPU) -> the kernel's start 10 (launch delay: the stream was idle) -> its end 100.
 # The host alone (10 + 5 + 25 = 40) is shorter.  No kernel sequence: aten::mm launched one kernel.

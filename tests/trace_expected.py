@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Expected time-side figures of the real Kineto traces in ../shared/data, and
 of the Ascend rank0 trace_view.json (lanes typed by process name: Ascend
-Hardware tasks are kernels, MEMCPY* memcpys; CANN calls runtime, linked by
-connection_id), for test_trace.c (real_traces_match_trace_expected_py).  Reads each trace with gzip + json, independently
+Hardware tasks are kernels, MEMCPY* memcpys, and those whose args "Task Type"
+is a stream sync (EVENT_WAIT_SQE, EVENT_RECORD_SQE, PLACE_HOLDER_SQE) other;
+CANN calls runtime, linked by connection_id), for test_trace.c (real_traces_match_trace_expected_py).  Reads each trace with gzip + json, independently
 of memlens, and prints per file:
 
   slices per kind  X events, and B/E pairs matched per (pid, tid) by Chrome's
@@ -50,11 +51,16 @@ def us(v):
     return int(decimal.Decimal(str(v).strip()) * 1000)
 
 
+ASCEND_SYNCS = {"EVENT_WAIT", "EVENT_RECORD", "EVENT_WAIT_SQE", "EVENT_RECORD_SQE", "PLACE_HOLDER_SQE", "STARS_COMMON"}
+
+
 def ascend_kind_of(pnames):
     """torch_npu's trace_view.json: lanes by their process name (see ascend.h)."""
     def kind(e):
         p = pnames.get(e.get("pid"))
         if p == "Ascend Hardware":
+            if (e.get("args") or {}).get("Task Type") in ASCEND_SYNCS:
+                return 10
             return 6 if str(e.get("name", "")).startswith("MEMCPY") else 5
         if p == "CANN":
             return 3

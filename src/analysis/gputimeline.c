@@ -184,6 +184,8 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
     for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
         const ml_track *track = &t->tracks.v[tr];
         if (track->kind != ML_TRACK_STREAM) continue;
+        bool npu_stream = track->device >= 0 && (size_t)track->device < p->devices.len &&
+                          p->devices.v[track->device].kind == ML_DEV_NPU;
         size_t first, n;
         ml_track_slices(t, tr, &first, &n);
         for (size_t i = first; i < first + n; i++) {
@@ -212,6 +214,8 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
             if (out->last_step_cut && (e.launcher == ML_NONE32 || e.launch >= cut)) continue;
             uint8_t b = memo_get(&memo, s->name.v[i]);
             e.type = (uint8_t)(b ? (b & 7) - 1 : ML_KT_OTHER);
+            if (e.work && ml_kernel_info_is_comm(&t->kernel_info.v[s->info.v[i]])) e.type = ML_KT_COMMUNICATION; /* HCCL tasks */
+            if (!e.work && npu_stream) e.type = ML_KT_OTHER; /* Ascend's EVENT_WAIT / EVENT_RECORD: syncs, not compute */
             VEC_PUSH(&ev, e);
         }
     }

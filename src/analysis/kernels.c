@@ -50,6 +50,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
     const ml_slices *s = &t->slices;
     VEC(kacc) by_name = {0};
     VEC(kacc) by_op = {0};
+    VEC(kacc) by_core = {0};
     ml_u64map op_rows; /* (name, op) -> row of by_op */
     ml_u64map_init(&op_rows);
     bool have_bps = false, have_occ = false;
@@ -82,6 +83,12 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             VEC_PUSH(&by_op, a);
         }
         add(named, s->ts.v[i], s->dur.v[i], ki);
+        if (ki && ki->core) {
+            size_t c = 0;
+            while (c < by_core.len && by_core.v[c].r.name != ki->core) c++; /* a handful of cores */
+            if (c == by_core.len) VEC_PUSH(&by_core, ((kacc){.r = {.name = ki->core}}));
+            add(&by_core.v[c], s->ts.v[i], s->dur.v[i], ki);
+        }
         add(&by_op.v[*row], s->ts.v[i], s->dur.v[i], ki);
         out->kernels++;
     }
@@ -97,6 +104,12 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
         VEC_PUSH(&out->by_name, by_name.v[j].r);
     }
     VEC_FREE(&by_name);
+    for (size_t j = 0; j < by_core.len; j++) {
+        finish(&by_core.v[j], have_bps, have_occ);
+        VEC_PUSH(&out->by_core, by_core.v[j].r);
+    }
+    VEC_FREE(&by_core);
+    if (out->by_core.len) qsort(out->by_core.v, out->by_core.len, sizeof *out->by_core.v, cmp_row);
     if (out->by_name.len) qsort(out->by_name.v, out->by_name.len, sizeof *out->by_name.v, cmp_row);
     for (size_t j = 0; j < out->by_name.len; j++) out->row_of_name[out->by_name.v[j].name] = (uint32_t)j;
     if (out->by_op.len) qsort(out->by_op.v, out->by_op.len, sizeof *out->by_op.v, cmp_row);
@@ -106,6 +119,7 @@ void ml_kernels_free(ml_kernel_table *k)
 {
     VEC_FREE(&k->by_name);
     VEC_FREE(&k->by_op);
+    VEC_FREE(&k->by_core);
     free(k->row_of_name);
     memset(k, 0, sizeof *k);
 }

@@ -11,6 +11,10 @@
  * duration, a call that lacks the figure counting as 0 (the plugin's
  * fillna(0)); they are unknown (< 0) when no kernel of the trace has them.
  * Each row also keeps its calls' duration histogram and slowest calls (durhist.h).
+ *
+ * by_core groups NPU tasks by their Accelerator Core (AI_CORE, AI_VECTOR_CORE,
+ * AI_CPU, MIX_AIV, HCCL ...; kernel_info.core), as MindStudio Insight's
+ * operator view does: a row's name is the core.  Empty when no task names one.
  */
 #ifndef ML_KERNELS_H
 #define ML_KERNELS_H
@@ -35,6 +39,7 @@ typedef struct ml_kernel_row {
 typedef struct ml_kernel_table {
     VEC(ml_kernel_row) by_name; /* total time descending */
     VEC(ml_kernel_row) by_op;   /* total time descending */
+    VEC(ml_kernel_row) by_core; /* total time descending; name = the Accelerator Core */
     int64_t kernels;            /* kernel slices */
     /* string id of a kernel name -> its row in by_name (ML_NONE32 if not a kernel name) */
     uint32_t *row_of_name;

@@ -14,7 +14,7 @@ const char *ml_perf_unavailable(const ml_profile *p)
 {
     if (!p->trace) {
         const char *f = p->format ? p->format : "";
-        if (!strncmp(f, "ascend", 6)) return "this Ascend run has no trace_view.json: no operators or kernels with times";
+        if (!strncmp(f, "ascend", 6)) return "this Ascend run has no time data (trace_view.json, kernel_details.csv, or the db's TASK table): no operators or kernels with times";
         if (!strcmp(f, "kineto")) return "the trace was loaded without its time side";
         return "this input records memory only (no operators or kernels with times)";
     }

@@ -156,4 +156,40 @@ int ml_ascend_trace_view_events(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_trace_view_ops(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_db_ops(const char *path, ml_profile *p, ml_err *e);
 
+/* ---- the time side of every export (ascend_time.c, ascend_kernels.c,
+ * ascend_db_time.c) ---- */
+
+/* The lane of HCCL tasks that name no stream (kernel_details.csv's "N/A"). */
+#define ML_ASCEND_HCCL_STREAM 65535
+/* A task's Task Type / Accelerator Core: an HCCL task on a compute stream
+ * (Notify Wait, Write Value, SDMA ...), or a compute unit (AI_CORE,
+ * AI_VECTOR_CORE, AI_CPU, MIX_AIC/MIX_AIV, DSA_SQE). */
+bool ml_ascend_task_type_is_comm(const char *type);
+bool ml_ascend_task_type_is_core(const char *type);
+/* Stream synchronisation (EVENT_WAIT, EVENT_RECORD, their _SQE forms ...):
+ * drawn on the stream, but not device work (ML_SL_OTHER). */
+bool ml_ascend_task_type_is_sync(const char *type);
+/* Sets ki->core from a task's type, and for communication (an HCCL type, or
+ * op given: the collective it belongs to) ki->comm.collective. */
+void ml_ascend_task_kind(ml_profile *p, ml_kernel_info *ki, const char *type, const char *op);
+/* trace_view.json's "Task Type" of the NPU tasks already in p->trace (by
+ * ml_ascend_trace_view_events from the same bytes): their core and HCCL work. */
+int ml_ascend_trace_view_tasks(ml_source *src, ml_profile *p, ml_err *e);
+/* kernel_details.csv / step_trace_time.csv into p (ascend_kernels.c). */
+int ml_ascend_kernel_details_add(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_step_trace_add(ml_source *src, ml_profile *p, ml_err *e);
+/* kernel_details.csv beside a trace_view.json: the Accelerator Core (and
+ * HCCL work) of the tasks already in p->trace of the same start and name. */
+int ml_ascend_kernel_details_cores(ml_source *src, ml_profile *p, ml_err *e);
+/* The db, read-only and immutable (0, or -1 and *db NULL). */
+struct sqlite3;
+int ml_ascend_db_open(const char *path, struct sqlite3 **db);
+/* The db's TASK, PYTORCH_API, CANN_API, COMPUTE_TASK_INFO,
+ * COMMUNICATION_TASK_INFO, COMMUNICATION_OP and STEP_TIME into p->trace
+ * (nothing without one): ascend_db_time.c. */
+int ml_ascend_db_time(const char *path, ml_profile *p, ml_err *e);
+/* Whether the db has a memory table (a time-only export has none: its
+ * memory reader is then skipped when the time side is wanted). */
+bool ml_ascend_db_has_memory(const char *path);
+
 #endif

@@ -430,7 +430,9 @@ int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e)
     if (ml_source_is_gzip(src))
         return ml_fail(e, "%s: a gzipped SQLite file cannot be read in place; gunzip it first",
                        ml_source_name(src));
-    if (ml_ascend_db_add(ml_source_name(src), p, e)) return -1;
+    if ((!p->trace || ml_ascend_db_has_memory(ml_source_name(src))) && ml_ascend_db_add(ml_source_name(src), p, e))
+        return -1;
+    if (ml_ascend_db_time(ml_source_name(src), p, e)) return -1; /* ascend_db_time.c */
     ml_ascend_overall(p);
     ml_profile_finish(p);
     return 0;

@@ -331,6 +331,26 @@ static int present(const char *path, bool *yes, ml_err *e)
     return 0;
 }
 
+/* kernel_details.csv (the tasks, when there is no trace_view.json to give
+ * them) and step_trace_time.csv (per-step figures) into the time side. */
+static int load_kernel_files(ml_profile *p, const char *odir, bool tv_here, bool *kd_here, ml_err *e)
+{
+    int rc = 0;
+    char *kd = join(odir, "kernel_details.csv"), *st = join(odir, "step_trace_time.csv");
+    bool here;
+    if ((rc = present(kd, &here, e)) == 0 && here && !tv_here) {
+        if (!p->trace) p->trace = ml_trace_new();
+        rc = add_file(kd, p, ml_ascend_kernel_details_add, e);
+        *kd_here = rc == 0;
+    } else if (rc == 0 && here && p->trace) { /* the trace_view's tasks: their cores */
+        rc = add_file(kd, p, ml_ascend_kernel_details_cores, e);
+    }
+    if (rc == 0 && (rc = present(st, &here, e)) == 0 && here) rc = add_file(st, p, ml_ascend_step_trace_add, e);
+    free(kd);
+    free(st);
+    return rc;
+}
+
 static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e)
 {
     static const char *csvs[] = {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv"};
@@ -351,21 +371,35 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
         /* the time side: a second pass over the file (the counters below are the memory model's) */
         if (!p->trace) p->trace = ml_trace_new();
         rc = add_file(tv, p, ml_ascend_trace_view_events, e);
+        if (rc == 0) rc = add_file(tv, p, ml_ascend_trace_view_tasks, e); /* ascend_time.c: cores, HCCL */
     }
+    bool kd_here = false;
+    if (rc == 0 && (want & ML_WANT_TRACE)) rc = load_kernel_files(p, odir, tv_here, &kd_here, e);
     if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_add, e);
     if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_ops, e); /* ascend_ops.c: operator stacks */
     free(tv);
     if (rc) return rc;
     if (any) return 1;
     char *db = find_named(odir, "ascend_pytorch_profiler", ".db");
-    if (!db && tv_here && p->trace) {
-        ml_note(p, "no memory files (memory_record.csv, operator_memory.csv ...): only the time side of trace_view.json");
+    if (!db && (tv_here || kd_here) && p->trace) {
+        ml_note(p, "no memory files (memory_record.csv, operator_memory.csv ...): only the time side of %s",
+                tv_here ? "trace_view.json" : "kernel_details.csv");
+        p->time_is_absolute = true;
         return 1;
     }
     if (!db) return 0;
     p->format = "ascend-db";
-    if ((rc = present(db, &here, e)) == 0) rc = ml_ascend_db_add(db, p, e);
-    if (rc == 0) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
+    bool memory = true;
+    if ((rc = present(db, &here, e)) == 0 && (want & ML_WANT_TRACE) && !ml_ascend_db_has_memory(db)) {
+        memory = false;
+        ml_note(p, "%s: no memory tables (MEMORY_RECORD, OP_MEMORY, NPU_MEM): only its time side", base_name(db));
+    }
+    if (rc == 0 && memory) rc = ml_ascend_db_add(db, p, e);
+    if (rc == 0 && memory) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
+    if (rc == 0 && (want & ML_WANT_TRACE)) {
+        if (!p->trace) p->trace = ml_trace_new();
+        rc = ml_ascend_db_time(db, p, e); /* ascend_db_time.c */
+    }
     free(db);
     return rc ? rc : 1;
 }

@@ -369,22 +369,7 @@ int ml_ascend_db_ops(const char *path, ml_profile *p, ml_err *e)
 {
     (void)e; /* the tables read here are optional: what cannot be read is left out */
     sqlite3 *db = NULL;
-    size_t n = strlen(path) + 64;
-    char *uri = ml_malloc(n * 3 + 64), *w = uri;
-    w += sprintf(w, "file:%s", path[0] == '/' ? "//" : "");
-    for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
-        if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("-._~/", *s))
-            *w++ = (char)*s;
-        else
-            w += sprintf(w, "%%%02X", *s);
-    }
-    strcpy(w, "?mode=ro&immutable=1");
-    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    free(uri);
-    if (rc != SQLITE_OK) {
-        sqlite3_close(db);
-        return 0;
-    }
+    if (ml_ascend_db_open(path, &db) < 0) return 0; /* ascend_db_time.c */
     sqlite3_stmt *st;
     /* NPU models: NPU_INFO (id, name) -> the name of npu:id */
     if ((st = prep(db, "SELECT id, name FROM NPU_INFO"))) {

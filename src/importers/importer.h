@@ -47,6 +47,13 @@ int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);
 int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e);
+/* An Ascend time file alone: trace_view.json (any vintage), kernel_details.csv,
+ * step_trace_time.csv (ascend_time.c). */
+int ml_ascend_time_sniff(const char *path, const unsigned char *head, size_t n);
+int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e);
+/* What an input memlens cannot read is, when it is a known kind of page
+ * (PyTorch's .html memory timeline ...): one sentence, or NULL (memtimeline_html.c). */
+const char *ml_html_page_what(const unsigned char *head, size_t n);
 /* PyTorch memory timelines (export_memory_timeline .json/.json.gz/.raw.json.gz). */
 int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);

@@ -20,6 +20,7 @@ static const ml_importer importers[] = {
     {"torch-snapshot", ml_snapshot_sniff, ml_snapshot_import},
     {"ascend-text", ml_ascend_text_sniff, ml_ascend_text_import},
     {"ascend-db", ml_ascend_db_sniff, ml_ascend_db_import},
+    {"ascend-text", ml_ascend_time_sniff, ml_ascend_time_import}, /* trace_view.json, kernel_details.csv alone */
     {"torch-memory-timeline", ml_memtimeline_sniff, ml_memtimeline_import},
 };
 
@@ -65,6 +66,12 @@ again:;
     }
     const ml_importer *imp = ml_detect_format(path, head, n);
     if (!imp && ml_kineto_may_be(head, n)) imp = &importers[0]; /* its errors say what the JSON lacks */
+    const char *page = imp ? NULL : ml_html_page_what(head, n);
+    if (page) {
+        ml_fail(e, "%s: byte 0: %s", name, page);
+        ml_source_close(src);
+        return -1;
+    }
     if (!imp) {
         char what[80];
         describe_head(head, n, what, sizeof what);

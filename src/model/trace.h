@@ -138,8 +138,14 @@ typedef struct ml_kernel_info {
     float occupancy;        /* "est. achieved occupancy %" (0-100) */
     float membw;            /* memcpy/memset "memory bandwidth (GB/s)", 0 if none (HTA's default) */
     int64_t bytes;          /* memcpy/memset "bytes", -1 */
-    ml_comm_args comm;      /* NCCL kernels */
+    ml_comm_args comm;      /* NCCL kernels; Ascend HCCL tasks: collective = their op
+                             * (hcom_allReduce_...): a collective set makes the work communication */
+    ml_str core;            /* Ascend: the Accelerator Core (AI_CORE, AI_VECTOR_CORE, AI_CPU, HCCL ...), 0 if none */
 } ml_kernel_info;
+
+/* Whether GPU/NPU work is communication by what its importer knows (a
+ * collective's args), whatever its name says. */
+static inline bool ml_kernel_info_is_comm(const ml_kernel_info *ki) { return ki && ki->comm.collective != 0; }
 
 /* Args of a cuda_sync slice (Kineto writes them since PyTorch 2.1).  -1 if absent. */
 typedef struct ml_sync_info {

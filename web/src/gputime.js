@@ -46,12 +46,13 @@ export function gtTemporal(g) {
 }
 
 // Idle time by cause, a bar per stream on a common scale.
-export function gtIdle(g) {
+// dev: what one device is called ("GPU", "NPU": perf.accelerator.device).
+export function gtIdle(g, dev = "GPU") {
   const rows = (g && g.idle_by_stream) || [];
   if (!rows.length) return "";
   const tot = (r) => GT_IDLE.reduce((a, p) => a + Math.max(0, r[p.key] || 0), 0);
   const max = Math.max(1, ...rows.map(tot));
-  return `<div class="gt-idle"><div class="muted gt-cap">GPU idle by cause, per stream (kernel wait: gaps under ${pvNs(g.kernel_wait_ns || 30000)}) · ${gtLegend(GT_IDLE)}</div>` +
+  return `<div class="gt-idle"><div class="muted gt-cap">${escapeHtml(dev)} idle by cause, per stream (kernel wait: gaps under ${pvNs(g.kernel_wait_ns || 30000)}) · ${gtLegend(GT_IDLE)}</div>` +
     rows.map((r) => `<div class="gt-row" data-stream="${r.stream}"><span class="gt-lab">stream ${escapeHtml(String(r.stream))}</span>` +
       `<div class="gt-track"><div style="width:${(100 * tot(r) / max).toFixed(2)}%">${gtStackBar(GT_IDLE.map((p) => ({ ...p, v: Math.max(0, r[p.key] || 0) })))}</div></div>` +
       `<span class="gt-num">${pvNs(tot(r))}</span></div>`).join("") + "</div>";

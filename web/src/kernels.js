@@ -18,7 +18,8 @@ export function kernelColumns(group, perf) {
   let tot = 0;
   for (const k of perf.kernels.by_name) tot += k.total_ns || 0;
   tot = tot || 1;
-  const cols = [{ key: "name", label: "Name", minWidth: 340, cls: "name" }];
+  const cols = [{ key: "name", label: group === "core" ? "Accelerator Core" : "Name", minWidth: 340, cls: "name" }];
+  const tc = (perf.accelerator || {}).tensor_cores !== false; // an NPU has AI Cores, not Tensor Cores
   if (group === "op") cols.push({ key: "op", label: "Operator", width: 200, cls: "name", fmt: (v) => v == null ? "(no operator)" : v });
   cols.push(
     { key: "calls", label: "Calls", num: true, width: 76, fmt: pvInt },
@@ -30,6 +31,8 @@ export function kernelColumns(group, perf) {
     { key: "max_ns", label: "Max", num: true, width: 86, fmt: pvNs },
     { key: "blocks_per_sm", label: "Blocks/SM", title: "mean blocks per SM (grid size over the SM count)", num: true, width: 96, fmt: (v) => (v == null ? "–" : (+v).toFixed(2)) },
     { key: "occupancy", label: "Occupancy", title: "mean estimated achieved occupancy, %", num: true, width: 104, fmt: (v) => (v == null ? "–" : (+v).toFixed(1) + " %") },
+  );
+  if (tc) cols.push(
     { key: "tensor_cores", label: "Tensor Cores", title: "whether the kernel uses Tensor Cores", num: true, width: 116, chart: false,
       get: (r) => (r.tensor_cores ? 1 : 0), fmt: (v) => (v ? "yes" : "no"), csv: (r) => (r.tensor_cores ? "yes" : "no") },
   );
@@ -57,10 +60,11 @@ export function kernelDetail(r, perf, group) {
     `<dt>Per call</dt><dd>mean ${pvNs(r.mean_ns)}, min ${pvNs(r.min_ns)}, max ${pvNs(r.max_ns)}</dd>` +
     `<dt>Blocks/SM</dt><dd>${r.blocks_per_sm == null ? '<span class="unknown">not in the trace</span>' : (+r.blocks_per_sm).toFixed(2)}</dd>` +
     `<dt>Occupancy</dt><dd>${r.occupancy == null ? '<span class="unknown">not in the trace</span>' : (+r.occupancy).toFixed(1) + " %"}</dd>` +
-    `<dt>Tensor Cores</dt><dd>${r.tensor_cores ? "yes" : "no"}</dd></dl>`;
+    ((perf.accelerator || {}).tensor_cores === false ? "" : `<dt>Tensor Cores</dt><dd>${r.tensor_cores ? "yes" : "no"}</dd>`) + "</dl>";
   // the histogram of the calls' durations and the slowest calls (older perf objects: the min–max range)
   h += r.hist ? pvPerCall(r, { mean: r.mean_ns, title: "Duration per call" })
     : `<h3>Duration per call <span class="lg"><i style="background:${OKABE_ITO[4]};opacity:.55"></i>min–max</span> <span class="lg"><i style="background:${OKABE_ITO[5]}"></i>mean</span></h3>` + kernelRange(r);
+  if (group === "core") return h; // a core runs the tasks of many operators: the names' rows say which
   const ops = perf.kernels.by_op.filter((x) => x.name === r.name);
   h += `<h3>Launched by (${ops.length} operator${ops.length === 1 ? "" : "s"})</h3>`;
   if (!perf._opNames) perf._opNames = new Set(perf.operators.by_name.map((o) => o.name));
@@ -75,11 +79,11 @@ export class KernelsView extends PerfTableView {
   constructor(el, app) {
     super(el, app, {
       title: "Kernels", file: "kernels",
-      groups: [{ id: "name", label: "name" }, { id: "op", label: "name + operator" }],
+      groups: [{ id: "name", label: "name" }, { id: "op", label: "name + operator" }, { id: "core", label: "Accelerator Core" }],
       placeholder: "search kernels (e.g. gemm)",
       metric: { key: "total_ns", label: "Total" },
       columns: kernelColumns,
-      rows: (perf, g) => (g === "op" ? perf.kernels.by_op : perf.kernels.by_name),
+      rows: (perf, g) => (g === "op" ? perf.kernels.by_op : g === "core" ? perf.kernels.by_core || [] : perf.kernels.by_name),
       rowKey: kernelRowKey,
       label: (r, g) => String(r.name).replace(/^void /, "") + (g === "op" && r.op ? " · " + r.op : ""),
       detail: kernelDetail,
@@ -98,6 +102,9 @@ export class KernelsView extends PerfTableView {
       ? "No kernel times: the trace was recorded in CUPTI profiler mode. Its kernels' hardware counters are below."
       : "This trace has no GPU kernels (a CPU-only profile).";
     await super.show(rank);
+    // NPU tasks by Accelerator Core (AI_CORE, AI_VECTOR_CORE, AI_CPU, HCCL), as MindStudio Insight's operator view
+    const core = this.el.querySelector('.pv-group option[value="core"]');
+    if (core) core.hidden = !(this.perf && (this.perf.kernels.by_core || []).length);
     const g = this.perf && this.perf.gputime;
     if (this.gtOf !== g) this.showGputime(rank, g);
     const perf = this.perf;
@@ -115,7 +122,7 @@ export class KernelsView extends PerfTableView {
     const note = g.last_step_cut ? '<span class="muted">the last ProfilerStep# left out, as HTA does</span>' : "";
     const queues = gtQueues(g);
     this.gt.innerHTML =
-      `<section class="panel gt-kt" id="kn-types"><div class="bar"><h2>Kernel types</h2><span class="muted">time with each combination busy, overlaps apart (HolisticTraceAnalysis)</span></div>${gtKernelTypes(g) || '<p class="muted">No computation, communication or memory kernels.</p>'}${gtIdle(g)}` +
+      `<section class="panel gt-kt" id="kn-types"><div class="bar"><h2>Kernel types</h2><span class="muted">time with each combination busy, overlaps apart (HolisticTraceAnalysis)</span></div>${gtKernelTypes(g) || '<p class="muted">No computation, communication or memory kernels.</p>'}${gtIdle(g, (this.perf && this.perf.accelerator || {}).device)}` +
       (queues ? `<h3 id="kn-queues">Launch queue and bandwidth</h3>${queues}` : "") + "</section>" +
       `<section class="panel gt-launch" id="kn-launches"><div class="bar"><h2>Kernel launches</h2>${note}</div>${gtLaunches(g)}</section>`;
     gtBind(this.gt, this.app, rank);

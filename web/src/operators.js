@@ -21,15 +21,18 @@ function opShareOf(perf) {
 export function operatorColumns(group, perf) {
   const tot = opShareOf(perf);
   const cols = [{ key: "name", label: "Name", minWidth: 300, cls: "name" }];
+  const acc = perf.accelerator || {}, dev = acc.device || "GPU"; // Ascend: NPU words, no Tensor Cores
   if (group === "shape") cols.push({ key: "input_shape", label: "Input shape", width: 200, cls: "name", fmt: (v) => v == null ? "–" : v });
   cols.push(
     { key: "calls", label: "Calls", num: true, width: 80, fmt: pvInt },
     { key: "host_self_ns", label: "Host self", title: "host time in the operator itself", num: true, width: 104, fmt: pvNs },
     { key: "host_total_ns", label: "Host total", title: "host time including the operators it called", num: true, width: 104, fmt: pvNs },
-    { key: "device_self_ns", label: "Device self", title: "GPU time of the kernels the operator itself launched", num: true, width: 108, fmt: pvNs },
-    { key: "device_total_ns", label: "Device total", title: "GPU time including that of the operators it called", num: true, width: 112, fmt: pvNs },
-    { key: "device_share", label: "CUDA time share", title: "device self time over all operators' device self time", num: true, width: 150,
+    { key: "device_self_ns", label: "Device self", title: `${dev} time of the kernels the operator itself launched`, num: true, width: 108, fmt: pvNs },
+    { key: "device_total_ns", label: "Device total", title: `${dev} time including that of the operators it called`, num: true, width: 112, fmt: pvNs },
+    { key: "device_share", label: `${dev === "GPU" ? "CUDA" : dev} time share`, title: "device self time over all operators' device self time", num: true, width: 150,
       get: (r) => (r.device_self_ns || 0) / tot, fmt: (v) => pvPct(v), csv: (r) => ((r.device_self_ns || 0) / tot).toFixed(6) },
+  );
+  if (acc.tensor_cores !== false) cols.push(
     { key: "tc_eligible", label: "TC eligible", title: "whether the operator can run on Tensor Cores", num: true, width: 100, chart: false,
       get: (r) => (r.tc_eligible ? 1 : 0), fmt: (v) => (v ? "yes" : "no"), csv: (r) => (r.tc_eligible ? "yes" : "no") },
     { key: "tc_self_ratio", label: "TC self", title: "share of the device self time on Tensor Cores", num: true, width: 80, fmt: (v) => pvPct(v, 0) },

@@ -149,12 +149,13 @@ export class OverviewView {
     for (const d of devs) {
       h += `<div class="pv-gpu"><div class="pv-gpuinfo"><div class="name">${escapeHtml(d.id)} · ${d.name ? escapeHtml(d.name) : '<span class="unknown">name unknown</span>'}</div>` +
         `<dl><dt>Memory</dt><dd>${d.total_memory_bytes > 0 ? fmtBytes(d.total_memory_bytes) : '<span class="unknown">unknown</span>'}</dd>` +
-        `<dt>Compute capability</dt><dd>${d.compute_capability ? escapeHtml(d.compute_capability) : '<span class="unknown">unknown</span>'}</dd>` +
-        `<dt>SMs</dt><dd>${d.sm_count ? groupDigits(d.sm_count) : '<span class="unknown">unknown</span>'}</dd>` +
+        (acc === "NPU" ? "" // CUDA's compute capability, SMs and Tensor Cores: an NPU has AI Cores (Kernels view, by Accelerator Core)
+          : `<dt>Compute capability</dt><dd>${d.compute_capability ? escapeHtml(d.compute_capability) : '<span class="unknown">unknown</span>'}</dd>` +
+            `<dt>SMs</dt><dd>${d.sm_count ? groupDigits(d.sm_count) : '<span class="unknown">unknown</span>'}</dd>`) +
         `<dt>Kernel time</dt><dd>${pvNs(d.kernel_ns)}</dd></dl>` +
-        ovMeter("SM efficiency", d.sm_efficiency, "share of the SMs busy while kernels ran (blocks per SM, capped at 1, time-weighted)") +
-        ovMeter("Occupancy", d.occupancy == null ? null : d.occupancy / 100, "estimated achieved occupancy, time-weighted") +
-        ovMeter("Tensor Cores", d.tensor_core_share, "share of the kernel time in kernels that use Tensor Cores") +
+        (acc === "NPU" ? "" : ovMeter("SM efficiency", d.sm_efficiency, "share of the SMs busy while kernels ran (blocks per SM, capped at 1, time-weighted)") +
+          ovMeter("Occupancy", d.occupancy == null ? null : d.occupancy / 100, "estimated achieved occupancy, time-weighted") +
+          ovMeter("Tensor Cores", d.tensor_core_share, "share of the kernel time in kernels that use Tensor Cores")) +
         `</div>${ovGauge(d.utilization, acc + " utilization")}</div>`;
     }
     h += "</section>";
@@ -167,7 +168,7 @@ export class OverviewView {
     // GPU time as HTA measures it
     const g = p.gputime;
     if (g) h += `<section class="panel pv-gputime" id="ov-gputime"><div class="bar"><h2>${acc} time</h2><span class="muted">HolisticTraceAnalysis's temporal breakdown${g.last_step_cut ? " · the last ProfilerStep# left out, as HTA does" : ""}</span><span class="spacer"></span>` +
-      GT_TEMPORAL.map((x) => `<span class="lg"><i style="background:${x.colour}"></i>${x.label}</span>`).join(" ") + `</div><div class="gt-cols">${gtTemporal(g)}${gtIdle(g)}</div>` +
+      GT_TEMPORAL.map((x) => `<span class="lg"><i style="background:${x.colour}"></i>${x.label}</span>`).join(" ") + `</div><div class="gt-cols">${gtTemporal(g)}${gtIdle(g, acc)}</div>` +
       `<p class="muted">Kernel types, launches, the launch queue and bandwidth: the <a href="#view=kernels&amp;rank=${this.rank}">Kernels view</a> (key 3).</p></section>`;
     // Recommendations
     const recs = p.recommendations || [];

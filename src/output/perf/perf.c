@@ -1,6 +1,7 @@
 /*
  * perf.c — text and JSON output of the time-side analyses.
  */
+#include "accel_words.h"
 #include "perf.h"
 
 #include <math.h>
@@ -282,6 +283,16 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
     jw_key(w, "end_ns"); jw_i64(w, t->span_end);
     jw_end(w);
 
+    /* the accelerator's words (accel_words.h), for outputs that label what they show */
+    const ml_accel_words *words = ml_accel_words_of(p);
+    jw_key(w, "accelerator");
+    jw_obj(w);
+    jw_key(w, "device"); jw_str(w, words->device);
+    jw_key(w, "runtime"); jw_str(w, words->runtime);
+    jw_key(w, "alloc_env"); jw_str(w, words->alloc_env);
+    jw_key(w, "tensor_cores"); jw_bool(w, words->matrix_units != NULL);
+    jw_end(w);
+
     jw_key(w, "counts");
     jw_obj(w);
     jw_key(w, "events");
@@ -376,6 +387,8 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
     jw_obj(w);
     jw_key(w, "by_name"); write_kernels(w, p, perf->kernels.by_name.v, perf->kernels.by_name.len, false, top);
     jw_key(w, "by_op"); write_kernels(w, p, perf->kernels.by_op.v, perf->kernels.by_op.len, true, top);
+    /* NPU tasks by Accelerator Core (AI_CORE, AI_VECTOR_CORE, AI_CPU, HCCL ...): every core, no cut */
+    jw_key(w, "by_core"); write_kernels(w, p, perf->kernels.by_core.v, perf->kernels.by_core.len, false, -1);
     jw_key(w, "others");
     jw_obj(w);
     write_rest(w, "by_name", ml_kernel_rows_rest(perf->kernels.by_name.v, perf->kernels.by_name.len, top), true);

@@ -1,6 +1,7 @@
 /*
  * perf_views.c — the text views of `memlens perf` (perf_views.h).
  */
+#include "accel_words.h"
 #include "perf_views.h"
 
 #include <math.h>
@@ -110,17 +111,19 @@ static void text_gpus(FILE *f, const ml_profile *p, const ml_perf *perf)
     for (size_t i = 0; i < perf->gpus.len; i++) {
         const ml_gpu_metrics *g = &perf->gpus.v[i];
         const ml_device *d = g->device >= 0 && (size_t)g->device < p->devices.len ? &p->devices.v[g->device] : NULL;
-        bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP;
+        bool gpu = !d || d->kind == ML_DEV_CUDA || d->kind == ML_DEV_HIP, npu = d && d->kind == ML_DEV_NPU;
         const char *id = d ? d->id : g->gpu >= 0 ? (snprintf(b, sizeof b, "cuda:%d", g->gpu), b) : "gpu";
-        fprintf(f, "\n%s %s", gpu ? "GPU" : "Device", id);
+        fprintf(f, "\n%s %s", gpu ? "GPU" : npu ? "NPU" : "Device", id);
         if (d && d->name) fprintf(f, "  %s", ML_TEXT_SAFE(ml_s(p, d->name)));
         if (d && d->total_memory >= 0) fprintf(f, "  %s", ml_fmt_bytes(d->total_memory, c, sizeof c));
         if (d && d->cc_major >= 0) fprintf(f, "  compute capability %d.%d", d->cc_major, d->cc_minor);
         fputc('\n', f);
-        pct(f, gpu ? "GPU utilization" : "utilization", g->utilization < 0 ? -1 : 100 * g->utilization);
-        pct(f, "est. SM efficiency", g->sm_efficiency < 0 ? -1 : 100 * g->sm_efficiency);
-        pct(f, "est. achieved occupancy", g->occupancy);
-        pct(f, "kernel time on Tensor Cores", g->tc_share < 0 ? -1 : 100 * g->tc_share);
+        pct(f, gpu ? "GPU utilization" : npu ? "NPU utilization" : "utilization", g->utilization < 0 ? -1 : 100 * g->utilization);
+        if (!npu) { /* CUDA's SMs and Tensor Cores: an NPU has AI Cores (the kernels by Accelerator Core) */
+            pct(f, "est. SM efficiency", g->sm_efficiency < 0 ? -1 : 100 * g->sm_efficiency);
+            pct(f, "est. achieved occupancy", g->occupancy);
+            pct(f, "kernel time on Tensor Cores", g->tc_share < 0 ? -1 : 100 * g->tc_share);
+        }
         fprintf(f, "    %-28s %s in %s kernels\n", "kernel time", dur(g->kernel_ns, b, sizeof b),
                 ml_fmt_count(g->kernels, c, sizeof c));
     }
@@ -138,7 +141,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
 {
     bool shape = o->group == ML_PERF_BY_SHAPE;
     const ml_op_rows *ops = shape ? &perf->ops.by_shape : &perf->ops.by_name;
-    bool gpu = perf->kernels.kernels > 0;
+    bool gpu = perf->kernels.kernels > 0, tc = ml_accel_words_of(p)->matrix_units != NULL;
     size_t n = limit(ops->len, o->top);
     if (!ops->len) {
         fprintf(f, "\nOperators: none (the trace has no CPU operators)\n");
@@ -176,7 +179,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
         const ml_op_row *r = &ops->v[i];
         fprintf(f, "  %8lld %11s %11s %11s %11s %2s  ", (long long)r->calls, dur(r->device_self_ns, b, sizeof b),
                 dur(r->device_total_ns, c, sizeof c), dur(r->host_self_ns, x, sizeof x),
-                dur(r->host_total_ns, y, sizeof y), r->tc_eligible ? "E" : "");
+                dur(r->host_total_ns, y, sizeof y), r->tc_eligible && tc ? "E" : "");
         if (fitted) fputs(fitted[i], f);
         else {
             const char *nm = ml_s(p, r->name);
@@ -193,7 +196,23 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
     }
     ml_fit_apart_free(fitted, n);
     text_rest(f, ml_op_rows_rest(ops, o->top), true, "operator");
-    fprintf(f, "  (TC: E = Tensor Core eligible)\n");
+    if (tc) fprintf(f, "  (TC: E = Tensor Core eligible)\n");
+}
+
+/* NPU tasks by Accelerator Core (AI_CORE, AI_VECTOR_CORE, AI_CPU, HCCL ...), as Insight's operator view. */
+static void text_cores(FILE *f, const ml_profile *p, const ml_kernel_table *kt)
+{
+    if (!kt->by_core.len) return;
+    int64_t all = 0;
+    for (size_t i = 0; i < kt->by_core.len; i++) all += kt->by_core.v[i].total_ns;
+    fprintf(f, "\nKernels by Accelerator Core\n  %8s %11s %7s %11s  %s\n", "calls", "total", "share", "mean", "core");
+    char b[32], c[32];
+    for (size_t i = 0; i < kt->by_core.len; i++) {
+        const ml_kernel_row *r = &kt->by_core.v[i];
+        fprintf(f, "  %8lld %11s %6.1f%% %11s  %s\n", (long long)r->calls, dur(r->total_ns, b, sizeof b),
+                all > 0 ? 100.0 * (double)r->total_ns / (double)all : 0.0,
+                dur(r->calls ? r->total_ns / r->calls : 0, c, sizeof c), ML_TEXT_SAFE(ml_s(p, r->name)));
+    }
 }
 
 static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, const ml_perf_view_opts *o)
@@ -231,7 +250,8 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
     }
     ml_fit_apart_free(fit, n);
     text_rest(f, ml_kernel_rows_rest(kt->by_name.v, kt->by_name.len, o->top), false, "kernel");
-    fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
+    if (ml_accel_words_of(p)->matrix_units) fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
+    text_cores(f, p, kt);
 }
 
 static void text_modules(FILE *f, const ml_modules *m, const ml_perf_view_opts *o, bool asked)
