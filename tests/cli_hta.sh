@@ -260,6 +260,30 @@ else
     t_skip "no $tv"
 fi
 
+# No negative duration or idle time anywhere in perf's JSON (runs and the
+# perf object), on the sub-µs shared traces and the Ascend run.
+neg=""
+for f in "$DATA/ascend/text_level1" "$DATA/kineto/TraceLens_mi300_resnet_act_checkpoint.json.gz" \
+         "$DATA/kineto/hta_amd_mi250.json.gz" "$DATA/kineto/particle_transformer_A100_fwd_bs128_profile_memory.pt.trace.json"; do
+    [ -e "$f" ] || continue
+    neg="$neg$($MEMLENS perf --json "$f" | python3 -c '
+import json, sys
+bad = []
+def walk(x, path):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            walk(v, path + "." + k)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v, path + "[]")
+    elif isinstance(x, (int, float)) and not isinstance(x, bool) and x < 0:
+        k = path.split(".")[-1]
+        if any(w in k for w in ("_ns", "_us", "dur", "idle", "wait")) and not any(w in k for w in ("start", "t0", "begin")):
+            bad.append(path)
+print(" ".join(sorted(set(bad))[:3]), end="")')"
+done
+t_eq "no negative duration or idle in perf --json (sub-µs and Ascend traces)" "$neg" ""
+
 # Every real trace against HTA's own answers (../shared/data/kineto/*.hta.json).
 if [ -d "$DATA/kineto" ] && ls "$DATA"/kineto/*.hta.json >/dev/null 2>&1; then
     res=$(python3 tests/hta_agree.py "$MEMLENS" "$DATA/kineto"); rc=$?

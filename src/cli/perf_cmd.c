@@ -34,8 +34,9 @@ static void usage_to(FILE *f)
                "--top N: rows of each table, the rest added up in an \"others\" line (text: 10 without\n"
                "         --view, 1000 with it; --json: 1000)\n"
                "--all: every rank's views (a job of more than %d ranks gets the cluster digest instead)\n"
-               "--hta-rules: device times rounded inward to whole us as HolisticTraceAnalysis does (to compare\n"
-               "             with it); default: exact, in ns as the trace writes them\n"
+               "--hta-rules: device times rounded inward to whole us as HolisticTraceAnalysis does, to compare\n"
+               "             with it, its defects included (a kernel under 1 us can count -1 us); default:\n"
+               "             exact, in ns as the trace writes them, never negative\n"
                "-j N: ranks read at once (default: one per core)\n"
                "--json: {\"memlens\", \"inputs\", \"runs\": [...], \"meta\", \"ranks\", \"distributed\", \"cluster\"}\n"
                "        (README, memlens perf)\n", ML_PERF_DETAIL_RANKS);
