@@ -49,6 +49,9 @@ done
 $MEMLENS help nosuch >/dev/null 2>"$tmp/err"; t_eq "help nosuch exit" $? 2
 t_contains "help nosuch message" "$(cat "$tmp/err")" "memlens: help nosuch: no such command"
 $MEMLENS help >/dev/null; t_eq "help alone" $? 0
+esc=$(printf 'x\033[31m')
+t_eq "help NAME escapes it" "$($MEMLENS help "$esc" 2>&1 >/dev/null | head -1)" 'memlens: help x\e[31m: no such command'
+t_eq "unknown command escaped" "$($MEMLENS "$esc" 2>&1 >/dev/null | head -1)" "memlens: unknown command 'x\e[31m'"
 
 # a missing -o is named
 $MEMLENS report "$S" >/dev/null 2>"$tmp/err"; t_eq "report without -o exit" $? 2
