@@ -104,6 +104,10 @@ if command -v bash >/dev/null 2>&1; then
     t_eq "bash completes a command" "$got" "summary"
     got=$(bash -c ". '$tmp/memlens.bash'; COMP_WORDS=(memlens check x --max-peak-g); COMP_CWORD=3; _memlens; echo \${COMPREPLY[*]}")
     t_eq "bash completes an option" "$got" "--max-peak-growth"
+    got=$(bash -c ". '$tmp/memlens.bash'; COMP_WORDS=(memlens perf --view cr); COMP_CWORD=3; _memlens; echo \${COMPREPLY[*]}")
+    t_eq "bash completes an option's value" "$got" "critical-path"
+    got=$(bash -c ". '$tmp/memlens.bash'; COMP_WORDS=(memlens snapshot s); COMP_CWORD=2; _memlens; echo \${COMPREPLY[*]}")
+    t_eq "bash completes snapshot's subcommand" "$got" "segments"
 fi
 sh tools/man.sh zsh "$MEMLENS" >"$tmp/_memlens"; t_eq "man.sh zsh" $? 0
 t_eq "zsh #compdef" "$(head -1 "$tmp/_memlens")" "#compdef memlens"
