@@ -5,12 +5,13 @@
 #   make SAN=1 test the same under ASan + UBSan (build-san/)
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
-#   make sample     build/sample/: a generated input of each kind (trace, snapshot, Ascend) for the README
-#   make install    PREFIX=/usr/local (DESTDIR too): the binary, memlens.1, bash and zsh completion
-#   make uninstall  removes what make install put there
+#   make sample     build/sample/: a small generated trace for the README demo
 #   make MPI=0      without build/memlens-mpi: it is built (with its tests) by
 #                   default wherever mpicc is found (Open MPI: libopenmpi-dev),
 #                   for `mpirun -n K build/memlens-mpi summary|perf|check|report DIR`
+#   make install    PREFIX=/usr/local (DESTDIR too): the binary, memlens.1, bash and zsh
+#                   completion; make uninstall removes them.  make sample also writes a
+#                   snapshot, an Ascend export, a job and a memory timeline (the README's inputs)
 
 CC      ?= cc
 SAN     ?= 0
@@ -62,7 +63,7 @@ ml_comma := ,
 ml_empty :=
 ml_space := $(ml_empty) $(ml_empty)
 
-.PHONY: all tests test check fuzz bench sample clean web man install uninstall
+.PHONY: all tests test check fuzz bench sample clean web
 all: $(BUILD)/memlens $(TOOL_BIN) $(MPI_BIN)
 
 $(BUILD)/%.o: %.c
@@ -180,6 +181,7 @@ $(BUILD)/sample/timeline.raw.json.gz: $(SAMPLE) $(BUILD)/memlens
 
 # The man page and the completions are made from the program's own --help
 # texts (tools/man.sh), so they cannot drift from what memlens prints.
+.PHONY: man install uninstall
 man: $(BUILD)/memlens.1
 $(BUILD)/memlens.bash $(BUILD)/_memlens: $(BUILD)/memlens.1
 $(BUILD)/memlens.1: $(BUILD)/memlens tools/man.sh

@@ -49,6 +49,9 @@ done
 $MEMLENS help nosuch >/dev/null 2>"$tmp/err"; t_eq "help nosuch exit" $? 2
 t_contains "help nosuch message" "$(cat "$tmp/err")" "memlens: help nosuch: no such command"
 $MEMLENS help >/dev/null; t_eq "help alone" $? 0
+esc=$(printf 'x\033[31m')
+t_eq "help NAME escapes it" "$($MEMLENS help "$esc" 2>&1 >/dev/null | head -1)" 'memlens: help x\e[31m: no such command'
+t_eq "unknown command escaped" "$($MEMLENS "$esc" 2>&1 >/dev/null | head -1)" "memlens: unknown command 'x\e[31m'"
 
 # a missing -o is named
 $MEMLENS report "$S" >/dev/null 2>"$tmp/err"; t_eq "report without -o exit" $? 2
@@ -101,6 +104,10 @@ if command -v bash >/dev/null 2>&1; then
     t_eq "bash completes a command" "$got" "summary"
     got=$(bash -c ". '$tmp/memlens.bash'; COMP_WORDS=(memlens check x --max-peak-g); COMP_CWORD=3; _memlens; echo \${COMPREPLY[*]}")
     t_eq "bash completes an option" "$got" "--max-peak-growth"
+    got=$(bash -c ". '$tmp/memlens.bash'; COMP_WORDS=(memlens perf --view cr); COMP_CWORD=3; _memlens; echo \${COMPREPLY[*]}")
+    t_eq "bash completes an option's value" "$got" "critical-path"
+    got=$(bash -c ". '$tmp/memlens.bash'; COMP_WORDS=(memlens snapshot s); COMP_CWORD=2; _memlens; echo \${COMPREPLY[*]}")
+    t_eq "bash completes snapshot's subcommand" "$got" "segments"
 fi
 sh tools/man.sh zsh "$MEMLENS" >"$tmp/_memlens"; t_eq "man.sh zsh" $? 0
 t_eq "zsh #compdef" "$(head -1 "$tmp/_memlens")" "#compdef memlens"

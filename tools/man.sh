@@ -16,6 +16,10 @@ options() {
     { "$bin" "$1" --help | grep -o -- '\(^\|[][ (|,]\)-\(-[a-z][a-z0-9-]*\|[a-zA-Z]\)\b' |
         sed 's/^[][ (|,]//'; echo --help; } | sort -u
 }
+# a command's options with their choices, "--by toplevel innermost ...", one a line
+choices() {
+    "$bin" "$1" --help | grep -o -- '--[a-z][a-z-]* [a-z][a-z-]*\(|[a-z][a-z-]*\)\+' | sort -u | tr '|' ' '
+}
 # roff: backslashes doubled, a leading . or ' escaped, - as \-
 roff() { sed -e 's/\\/\\e/g' -e 's/^\([.'"'"']\)/\\\&\1/' -e 's/-/\\-/g'; }
 
@@ -71,6 +75,16 @@ bash)
     echo "    if [ \"\$COMP_CWORD\" -eq 1 ]; then"
     echo "        COMPREPLY=(\$(compgen -W \"$(commands | tr '\n' ' ')help --help --version\" -- \"\$cur\")); return"
     echo "    fi"
+    echo "    if [ \"\$cmd\" = snapshot ] && [ \"\$COMP_CWORD\" -eq 2 ]; then"
+    echo "        COMPREPLY=(\$(compgen -W \"segments trace\" -- \"\$cur\")); return"
+    echo "    fi"
+    echo "    case \"\$cmd \${COMP_WORDS[COMP_CWORD-1]}\" in"
+    for c in $(commands); do
+        choices "$c" | while read -r opt vals; do
+            echo "    \"$c $opt\") COMPREPLY=(\$(compgen -W \"$vals\" -- \"\$cur\")); return ;;"
+        done
+    done
+    echo "    esac"
     echo "    case \$cmd in"
     for c in $(commands); do echo "    $c) opts=\"$(options "$c" | tr '\n' ' ' | sed 's/ $//')\" ;;"; done
     echo "    help) COMPREPLY=(\$(compgen -W \"$(commands | tr '\n' ' ')\" -- \"\$cur\")); return ;;"
@@ -91,6 +105,12 @@ zsh)
     "$bin" --help | sed -n 's/^  \([a-z][a-z]*\)  *\(.*\)$/\1:\2/p' | sed "s/'/'\\\\''/g; s/^/        '/; s/\$/'/"
     echo "    )"
     echo "    if (( CURRENT == 2 )); then _describe command commands; return; fi"
+    echo "    if [[ \$words[2] == snapshot ]] && (( CURRENT == 3 )); then compadd segments trace; return; fi"
+    echo "    case \"\$words[2] \$words[CURRENT-1]\" in"
+    for c in $(commands); do
+        choices "$c" | while read -r opt vals; do echo "    \"$c $opt\") compadd $vals; return ;;"; done
+    done
+    echo "    esac"
     echo "    local -a opts"
     echo "    case \$words[2] in"
     for c in $(commands); do echo "    $c) opts=($(options "$c" | tr '\n' ' ' | sed 's/ $//')) ;;"; done

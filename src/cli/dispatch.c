@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "err.h"
 #include "phase.h"
+#include "textwidth.h" /* ML_TEXT_SAFE: names as typed, control bytes escaped */
 #include "summary.h" /* MEMLENS_VERSION */
 
 typedef struct command {
@@ -64,20 +66,14 @@ static char **split_values(int argc, char **argv, int *out_argc, char **block)
         if (!eq) continue;
         for (size_t f = 0; f < sizeof flags / sizeof *flags; f++)
             if (strlen(flags[f]) == (size_t)(eq - argv[i]) && !strncmp(argv[i], flags[f], (size_t)(eq - argv[i]))) {
-                fprintf(stderr, "memlens: %s takes no value (%s)\n", flags[f], argv[i]);
+                fprintf(stderr, "memlens: %s takes no value (%s)\n", flags[f], ML_TEXT_SAFE(argv[i]));
                 return NULL;
             }
         extra++;
         len += strlen(argv[i]) + 1;
     }
-    char **v = calloc((size_t)(argc + extra + 1), sizeof *v);
-    char *b = malloc(len + 1);
-    if (!v || !b) {
-        free(v);
-        free(b);
-        fprintf(stderr, "memlens: out of memory\n");
-        return NULL;
-    }
+    char **v = ml_calloc((size_t)(argc + extra + 1), sizeof *v);
+    char *b = ml_malloc(len + 1);
     int n = 0, literal = 0;
     char *w = b;
     for (int i = 0; i < argc; i++) {
@@ -124,7 +120,7 @@ int ml_cli_main(int argc, char **argv)
     if (!strcmp(argv[1], "help") && argc > 2) {
         const command *c = find(argv[2]);
         if (!c) {
-            fprintf(stderr, "memlens: help %s: no such command\n", argv[2]);
+            fprintf(stderr, "memlens: help %s: no such command\n", ML_TEXT_SAFE(argv[2]));
             usage(stderr);
             return 2;
         }
@@ -133,7 +129,7 @@ int ml_cli_main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
-        return ferror(stdout) || fflush(stdout) ? 1 : 0;
+        return 0;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("memlens %s\n", MEMLENS_VERSION);
@@ -141,7 +137,7 @@ int ml_cli_main(int argc, char **argv)
     }
     const command *c = find(argv[1]);
     if (!c) {
-        fprintf(stderr, "memlens: unknown command '%s'\n", argv[1]);
+        fprintf(stderr, "memlens: unknown command '%s'\n", ML_TEXT_SAFE(argv[1]));
         usage(stderr);
         return 2;
     }
