@@ -9,6 +9,8 @@
 #    5 a NUL inside a name (JSON \u0000, a NUL byte in CSV): the name kept whole,
 #      the NUL shown as U+2400, two names that differ after it stay two
 #    6 diff - - and check - --base -: standard input twice, refused at once
+#    7 serve: uploads bounded in number and bytes (--keep-uploads, --keep-upload-bytes),
+#      the least recently viewed evicted, said in the upload's answer and its status
 #    8 diff -o --budget MB: the page of a job against a job within its budget,
 #      the pairs that changed most embedded whole, the others summarised
 #    9 a counter of 1e308 written as a JSON number (not a 63-digit integer);
@@ -161,6 +163,38 @@ if command -v curl >/dev/null 2>&1; then
     kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 else
     t_skip "curl absent: the served case"
+fi
+
+# ---- 7: uploads held by serve are bounded ----------------------------------------
+if command -v curl >/dev/null 2>&1; then
+    mkdir -p "$tmp/upd"
+    TMPDIR="$tmp/upd" "$MEMLENS" serve --port 0 --keep-uploads 2 --keep-upload-bytes 1M >"$tmp/out" 2>"$tmp/serr" &
+    spid=$!
+    URL=$(t_serve_url "$tmp/out")
+    put() { curl -s -m 30 -o "$tmp/body" -w '%{http_code}' -T "$2" "${URL}api/upload?name=$1"; printf ' '; cat "$tmp/body"; }
+    get() { curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "${URL%/}$1"; printf ' '; cat "$tmp/body"; }
+    if [ -n "$URL" ]; then
+        a=$(put one.json "$tmp/nul.json"); b=$(put two.json "$tmp/step.json")
+        t_eq "uploads within the bounds: nothing evicted" "$(printf '%s' "${b#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[]"
+        get "/api/rank?rank=0" >/dev/null # one.json viewed after two.json: two.json is the least recently viewed
+        c=$(put three.json "$tmp/r1.json")
+        t_eq "a third upload past --keep-uploads 2: the least recently viewed evicted, said so" "$(printf '%s' "${c#* }" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print(d["index"], d["evicted"], d["message"])')" \
+            "2 [1] 1 earlier upload evicted (the least recently viewed): the server keeps at most 2 uploads and 1 MB of them (memlens serve --keep-uploads N, --keep-upload-bytes SIZE)"
+        t_eq "its status says evicted" "$(get /api/meta | cut -d' ' -f2- | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print([(r["path"], r["state"]) for r in d["ranks"]], d["ranks"][1]["error"][:8])')" \
+            "[('one.json', 'ready'), ('two.json', 'evicted'), ('three.json', 'ready')] evicted:"
+        t_eq "its views answer 410" "$(get '/api/rank?rank=1' | cut -c1-3)" 410
+        t_eq "its file is gone from disk, the others kept" "$(find "$tmp/upd" -type f -name '*.json' | sed 's|.*/||' | sort | tr '\n' ' ')" "one.json three.json "
+        python3 -c 'import json, sys; json.dump({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op%d" % i, "pid": 1, "tid": 1, "ts": i, "dur": 1} for i in range(20000)]}, open(sys.argv[1], "w"))' "$tmp/big.json"
+        d=$(put big.json "$tmp/big.json")
+        t_eq "past --keep-upload-bytes 1M: the older ones evicted, the newest kept whatever its size" "$(printf '%s' "${d#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[0, 2]"
+    else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
+    kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+    t_skip "curl absent: the upload bounds"
 fi
 t_done
     exit
@@ -327,5 +361,37 @@ if command -v curl >/dev/null 2>&1; then
     kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 else
     t_skip "curl absent: the served case"
+fi
+
+# ---- 7: uploads held by serve are bounded ----------------------------------------
+if command -v curl >/dev/null 2>&1; then
+    mkdir -p "$tmp/upd"
+    TMPDIR="$tmp/upd" "$MEMLENS" serve --port 0 --keep-uploads 2 --keep-upload-bytes 1M >"$tmp/out" 2>"$tmp/serr" &
+    spid=$!
+    URL=$(t_serve_url "$tmp/out")
+    put() { curl -s -m 30 -o "$tmp/body" -w '%{http_code}' -T "$2" "${URL}api/upload?name=$1"; printf ' '; cat "$tmp/body"; }
+    get() { curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "${URL%/}$1"; printf ' '; cat "$tmp/body"; }
+    if [ -n "$URL" ]; then
+        a=$(put one.json "$tmp/nul.json"); b=$(put two.json "$tmp/step.json")
+        t_eq "uploads within the bounds: nothing evicted" "$(printf '%s' "${b#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[]"
+        get "/api/rank?rank=0" >/dev/null # one.json viewed after two.json: two.json is the least recently viewed
+        c=$(put three.json "$tmp/r1.json")
+        t_eq "a third upload past --keep-uploads 2: the least recently viewed evicted, said so" "$(printf '%s' "${c#* }" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print(d["index"], d["evicted"], d["message"])')" \
+            "2 [1] 1 earlier upload evicted (the least recently viewed): the server keeps at most 2 uploads and 1 MB of them (memlens serve --keep-uploads N, --keep-upload-bytes SIZE)"
+        t_eq "its status says evicted" "$(get /api/meta | cut -d' ' -f2- | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print([(r["path"], r["state"]) for r in d["ranks"]], d["ranks"][1]["error"][:8])')" \
+            "[('one.json', 'ready'), ('two.json', 'evicted'), ('three.json', 'ready')] evicted:"
+        t_eq "its views answer 410" "$(get '/api/rank?rank=1' | cut -c1-3)" 410
+        t_eq "its file is gone from disk, the others kept" "$(find "$tmp/upd" -type f -name '*.json' | sed 's|.*/||' | sort | tr '\n' ' ')" "one.json three.json "
+        python3 -c 'import json, sys; json.dump({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op%d" % i, "pid": 1, "tid": 1, "ts": i, "dur": 1} for i in range(20000)]}, open(sys.argv[1], "w"))' "$tmp/big.json"
+        d=$(put big.json "$tmp/big.json")
+        t_eq "past --keep-upload-bytes 1M: the older ones evicted, the newest kept whatever its size" "$(printf '%s' "${d#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[0, 2]"
+    else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
+    kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+    t_skip "curl absent: the upload bounds"
 fi
 t_done
