@@ -9,8 +9,13 @@
 #    5 a NUL inside a name (JSON \u0000, a NUL byte in CSV): the name kept whole,
 #      the NUL shown as U+2400, two names that differ after it stay two
 #    6 diff - - and check - --base -: standard input twice, refused at once
+#    7 serve: uploads bounded in number and bytes (--keep-uploads, --keep-upload-bytes),
+#      the least recently viewed evicted, said in the upload's answer and its status
 #    8 diff -o --budget MB: the page of a job against a job within its budget,
 #      the pairs that changed most embedded whole, the others summarised
+#    9 a counter of 1e308 written as a JSON number (not a 63-digit integer);
+#      rank 1.5 and rank 7 of world size 2 refused; a symlink loop called so;
+#      inputs that are not one job (no rank, a rank twice) are no cluster
 . tests/lib.sh
 . tests/difflib.sh
 tmp=$(mktemp -d)
@@ -111,6 +116,86 @@ t_eq "diff -o --budget 3: within it, 4 runs whole, 28 summarised, 16 pairs" "$(p
 t_eq "diff -o (50 MB): every run whole" "$(page "$tmp/b50.html" | cut -d' ' -f2-)" "32 0 16"
 t_rejects "diff --budget without -o" "memlens: diff: --budget sizes the page of -o FILE.html: give -o" \
     "$MEMLENS" diff "$tmp/j16" "$tmp/j16" --budget 3
+
+# ---- 9: a huge counter, ranks that cannot be, links, unrelated inputs ----------
+printf '{"traceEvents":[
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5},
+{"ph":"X","cat":"cuda_profiler_range","name":"k","pid":0,"tid":0,"ts":1000,"dur":100,"args":{"big":1e308,"small":2.5}}]}\n' >"$tmp/c308.json"
+t_eq "a counter of 1e308: the same number in perf --json" "$("$MEMLENS" perf --json "$tmp/c308.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); v = d["runs"][0]["cupti_counters"]["rows"][0]["values"]
+print(v["big"] == 1e308, v["small"], d["ranks"][0]["cupti"]["rows"][0]["values"]["0"] == 1e308)')" "True 2.5 True"
+ranked() { # FILE DISTRIBUTED-INFO-FIELDS
+    printf '{"distributedInfo":{%s},"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":5},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":2,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}}]}\n' "$2" >"$1"
+}
+ranked "$tmp/r15.json" '"rank":1.5,"world_size":4'
+t_rejects "rank 1.5" "r15.json: byte 27: distributedInfo: \"rank\" must be a whole number below 2^30" "$MEMLENS" summary "$tmp/r15.json"
+ranked "$tmp/r7.json" '"rank":7,"world_size":2'
+t_rejects "rank 7 of 2" "r7.json: byte 43: distributedInfo: rank 7 of world_size 2: a rank is below the world size" "$MEMLENS" summary "$tmp/r7.json"
+ranked "$tmp/w0.json" '"world_size":2.5,"rank":1'
+t_rejects "world size 2.5" "distributedInfo: \"world_size\" must be a whole number from 1 to 2^30" "$MEMLENS" summary "$tmp/w0.json"
+ranked "$tmp/r1.json" '"world_size":2,"rank":1'
+t_contains "rank 1 of 2, keys in either order" "$("$MEMLENS" summary "$tmp/r1.json")" "[kineto, rank 1 of 2]"
+mkdir -p "$tmp/links" && cp "$tmp/r1.json" "$tmp/links/a.json"
+ln -s loop2 "$tmp/links/loop1" && ln -s loop1 "$tmp/links/loop2" && ln -s nowhere "$tmp/links/gone"
+"$MEMLENS" summary "$tmp/links" >/dev/null 2>"$tmp/err"
+t_eq "a symlink loop is called so, a dangling link broken" "$(cat "$tmp/err")" "memlens: skipped $tmp/links/gone: broken link
+memlens: skipped $tmp/links/loop1: symlink loop
+memlens: skipped $tmp/links/loop2: symlink loop"
+has_cluster() { "$MEMLENS" "$@" | python3 -c 'import json, sys; print("cluster" in json.load(sys.stdin))'; }
+ranked "$tmp/r0.json" '"rank":0,"world_size":2'
+t_eq "two ranks of one job: a cluster" "$(has_cluster summary --json "$tmp/r0.json" "$tmp/r1.json")" True
+t_eq "two unrelated traces: no cluster (summary)" "$(has_cluster summary --json "$tmp/nul.json" "$tmp/step.json")" False
+t_eq "two unrelated traces: no cluster (perf)" "$(has_cluster perf --json "$tmp/nul.json" "$tmp/step.json")" False
+t_eq "rank 1 twice: no cluster" "$(has_cluster summary --json "$tmp/r1.json" "$tmp/links/a.json")" False
+"$MEMLENS" report "$tmp/nul.json" "$tmp/step.json" -o "$tmp/two.html"
+t_eq "two unrelated traces: the report has no Cluster view" "$(grep -c '"cluster":{' "$tmp/two.html")" 0
+if command -v curl >/dev/null 2>&1; then
+    "$MEMLENS" serve --port 0 "$tmp/nul.json" "$tmp/step.json" >"$tmp/out" 2>"$tmp/serr" &
+    spid=$!
+    URL=$(t_serve_url "$tmp/out")
+    if [ -n "$URL" ]; then
+        code=$(curl -s -m 20 -o "$tmp/body" -w '%{http_code}' "${URL}api/cluster?wait=10000")
+        t_eq "serve, two unrelated traces: /api/cluster says they are not one job" "$code $(cat "$tmp/body")" \
+            "422 {\"error\":\"$tmp/nul.json has no rank number (no distributedInfo): the inputs are not one job\"}"
+    else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
+    kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+    t_skip "curl absent: the served case"
+fi
+
+# ---- 7: uploads held by serve are bounded ----------------------------------------
+if command -v curl >/dev/null 2>&1; then
+    mkdir -p "$tmp/upd"
+    TMPDIR="$tmp/upd" "$MEMLENS" serve --port 0 --keep-uploads 2 --keep-upload-bytes 1M >"$tmp/out" 2>"$tmp/serr" &
+    spid=$!
+    URL=$(t_serve_url "$tmp/out")
+    put() { curl -s -m 30 -o "$tmp/body" -w '%{http_code}' -T "$2" "${URL}api/upload?name=$1"; printf ' '; cat "$tmp/body"; }
+    get() { curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "${URL%/}$1"; printf ' '; cat "$tmp/body"; }
+    if [ -n "$URL" ]; then
+        a=$(put one.json "$tmp/nul.json"); b=$(put two.json "$tmp/step.json")
+        t_eq "uploads within the bounds: nothing evicted" "$(printf '%s' "${b#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[]"
+        get "/api/rank?rank=0" >/dev/null # one.json viewed after two.json: two.json is the least recently viewed
+        c=$(put three.json "$tmp/r1.json")
+        t_eq "a third upload past --keep-uploads 2: the least recently viewed evicted, said so" "$(printf '%s' "${c#* }" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print(d["index"], d["evicted"], d["message"])')" \
+            "2 [1] 1 earlier upload evicted (the least recently viewed): the server keeps at most 2 uploads and 1 MB of them (memlens serve --keep-uploads N, --keep-upload-bytes SIZE)"
+        t_eq "its status says evicted" "$(get /api/meta | cut -d' ' -f2- | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print([(r["path"], r["state"]) for r in d["ranks"]], d["ranks"][1]["error"][:8])')" \
+            "[('one.json', 'ready'), ('two.json', 'evicted'), ('three.json', 'ready')] evicted:"
+        t_eq "its views answer 410" "$(get '/api/rank?rank=1' | cut -c1-3)" 410
+        t_eq "its file is gone from disk, the others kept" "$(find "$tmp/upd" -type f -name '*.json' | sed 's|.*/||' | sort | tr '\n' ' ')" "one.json three.json "
+        python3 -c 'import json, sys; json.dump({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op%d" % i, "pid": 1, "tid": 1, "ts": i, "dur": 1} for i in range(20000)]}, open(sys.argv[1], "w"))' "$tmp/big.json"
+        d=$(put big.json "$tmp/big.json")
+        t_eq "past --keep-upload-bytes 1M: the older ones evicted, the newest kept whatever its size" "$(printf '%s' "${d#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[0, 2]"
+    else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
+    kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+    t_skip "curl absent: the upload bounds"
+fi
 t_done
     exit
 fi
@@ -229,4 +314,84 @@ t_eq "diff -o --budget 3: within it, 4 runs whole, 28 summarised, 16 pairs" "$(p
 t_eq "diff -o (50 MB): every run whole" "$(page "$tmp/b50.html" | cut -d' ' -f2-)" "32 0 16"
 t_rejects "diff --budget without -o" "memlens: diff: --budget sizes the page of -o FILE.html: give -o" \
     "$MEMLENS" diff "$tmp/j16" "$tmp/j16" --budget 3
+
+# ---- 9: a huge counter, ranks that cannot be, links, unrelated inputs ----------
+printf '{"traceEvents":[
+{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":20,"dur":5},
+{"ph":"X","cat":"cuda_profiler_range","name":"k","pid":0,"tid":0,"ts":1000,"dur":100,"args":{"big":1e308,"small":2.5}}]}\n' >"$tmp/c308.json"
+t_eq "a counter of 1e308: the same number in perf --json" "$("$MEMLENS" perf --json "$tmp/c308.json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); v = d["runs"][0]["cupti_counters"]["rows"][0]["values"]
+print(v["big"] == 1e308, v["small"], d["ranks"][0]["cupti"]["rows"][0]["values"]["0"] == 1e308)')" "True 2.5 True"
+ranked() { # FILE DISTRIBUTED-INFO-FIELDS
+    printf '{"distributedInfo":{%s},"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":5},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":2,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":100,"Total Allocated":100,"Total Reserved":1024}}]}\n' "$2" >"$1"
+}
+ranked "$tmp/r15.json" '"rank":1.5,"world_size":4'
+t_rejects "rank 1.5" "r15.json: byte 27: distributedInfo: \"rank\" must be a whole number below 2^30" "$MEMLENS" summary "$tmp/r15.json"
+ranked "$tmp/r7.json" '"rank":7,"world_size":2'
+t_rejects "rank 7 of 2" "r7.json: byte 43: distributedInfo: rank 7 of world_size 2: a rank is below the world size" "$MEMLENS" summary "$tmp/r7.json"
+ranked "$tmp/w0.json" '"world_size":2.5,"rank":1'
+t_rejects "world size 2.5" "distributedInfo: \"world_size\" must be a whole number from 1 to 2^30" "$MEMLENS" summary "$tmp/w0.json"
+ranked "$tmp/r1.json" '"world_size":2,"rank":1'
+t_contains "rank 1 of 2, keys in either order" "$("$MEMLENS" summary "$tmp/r1.json")" "[kineto, rank 1 of 2]"
+mkdir -p "$tmp/links" && cp "$tmp/r1.json" "$tmp/links/a.json"
+ln -s loop2 "$tmp/links/loop1" && ln -s loop1 "$tmp/links/loop2" && ln -s nowhere "$tmp/links/gone"
+"$MEMLENS" summary "$tmp/links" >/dev/null 2>"$tmp/err"
+t_eq "a symlink loop is called so, a dangling link broken" "$(cat "$tmp/err")" "memlens: skipped $tmp/links/gone: broken link
+memlens: skipped $tmp/links/loop1: symlink loop
+memlens: skipped $tmp/links/loop2: symlink loop"
+has_cluster() { "$MEMLENS" "$@" | python3 -c 'import json, sys; print("cluster" in json.load(sys.stdin))'; }
+ranked "$tmp/r0.json" '"rank":0,"world_size":2'
+t_eq "two ranks of one job: a cluster" "$(has_cluster summary --json "$tmp/r0.json" "$tmp/r1.json")" True
+t_eq "two unrelated traces: no cluster (summary)" "$(has_cluster summary --json "$tmp/nul.json" "$tmp/step.json")" False
+t_eq "two unrelated traces: no cluster (perf)" "$(has_cluster perf --json "$tmp/nul.json" "$tmp/step.json")" False
+t_eq "rank 1 twice: no cluster" "$(has_cluster summary --json "$tmp/r1.json" "$tmp/links/a.json")" False
+"$MEMLENS" report "$tmp/nul.json" "$tmp/step.json" -o "$tmp/two.html"
+t_eq "two unrelated traces: the report has no Cluster view" "$(grep -c '"cluster":{' "$tmp/two.html")" 0
+if command -v curl >/dev/null 2>&1; then
+    "$MEMLENS" serve --port 0 "$tmp/nul.json" "$tmp/step.json" >"$tmp/out" 2>"$tmp/serr" &
+    spid=$!
+    URL=$(t_serve_url "$tmp/out")
+    if [ -n "$URL" ]; then
+        code=$(curl -s -m 20 -o "$tmp/body" -w '%{http_code}' "${URL}api/cluster?wait=10000")
+        t_eq "serve, two unrelated traces: /api/cluster says they are not one job" "$code $(cat "$tmp/body")" \
+            "422 {\"error\":\"$tmp/nul.json has no rank number (no distributedInfo): the inputs are not one job\"}"
+    else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
+    kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+    t_skip "curl absent: the served case"
+fi
+
+# ---- 7: uploads held by serve are bounded ----------------------------------------
+if command -v curl >/dev/null 2>&1; then
+    mkdir -p "$tmp/upd"
+    TMPDIR="$tmp/upd" "$MEMLENS" serve --port 0 --keep-uploads 2 --keep-upload-bytes 1M >"$tmp/out" 2>"$tmp/serr" &
+    spid=$!
+    URL=$(t_serve_url "$tmp/out")
+    put() { curl -s -m 30 -o "$tmp/body" -w '%{http_code}' -T "$2" "${URL}api/upload?name=$1"; printf ' '; cat "$tmp/body"; }
+    get() { curl -s -m 10 -o "$tmp/body" -w '%{http_code}' "${URL%/}$1"; printf ' '; cat "$tmp/body"; }
+    if [ -n "$URL" ]; then
+        a=$(put one.json "$tmp/nul.json"); b=$(put two.json "$tmp/step.json")
+        t_eq "uploads within the bounds: nothing evicted" "$(printf '%s' "${b#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[]"
+        get "/api/rank?rank=0" >/dev/null # one.json viewed after two.json: two.json is the least recently viewed
+        c=$(put three.json "$tmp/r1.json")
+        t_eq "a third upload past --keep-uploads 2: the least recently viewed evicted, said so" "$(printf '%s' "${c#* }" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print(d["index"], d["evicted"], d["message"])')" \
+            "2 [1] 1 earlier upload evicted (the least recently viewed): the server keeps at most 2 uploads and 1 MB of them (memlens serve --keep-uploads N, --keep-upload-bytes SIZE)"
+        t_eq "its status says evicted" "$(get /api/meta | cut -d' ' -f2- | python3 -c '
+import json, sys
+d = json.load(sys.stdin); print([(r["path"], r["state"]) for r in d["ranks"]], d["ranks"][1]["error"][:8])')" \
+            "[('one.json', 'ready'), ('two.json', 'evicted'), ('three.json', 'ready')] evicted:"
+        t_eq "its views answer 410" "$(get '/api/rank?rank=1' | cut -c1-3)" 410
+        t_eq "its file is gone from disk, the others kept" "$(find "$tmp/upd" -type f -name '*.json' | sed 's|.*/||' | sort | tr '\n' ' ')" "one.json three.json "
+        python3 -c 'import json, sys; json.dump({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "op%d" % i, "pid": 1, "tid": 1, "ts": i, "dur": 1} for i in range(20000)]}, open(sys.argv[1], "w"))' "$tmp/big.json"
+        d=$(put big.json "$tmp/big.json")
+        t_eq "past --keep-upload-bytes 1M: the older ones evicted, the newest kept whatever its size" "$(printf '%s' "${d#* }" | python3 -c 'import json,sys; print(json.load(sys.stdin)["evicted"])')" "[0, 2]"
+    else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
+    kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+    t_skip "curl absent: the upload bounds"
+fi
 t_done

@@ -5,7 +5,38 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+bool ml_cluster_is_job(ml_rankrec *const *v, size_t n, char *why, size_t cap)
+{
+    char dummy[8];
+    if (!why) why = dummy, cap = sizeof dummy;
+    if (n < 2) return snprintf(why, cap, "one input"), false;
+    int world = v[0]->world_size;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i]->rank < 0)
+            return snprintf(why, cap, "%s has no rank number (no distributedInfo): the inputs are not one job", v[i]->path), false;
+        if ((v[i]->world_size > 0) != (world > 0) || (world > 0 && v[i]->world_size != world))
+            return snprintf(why, cap, "%s has world size %d, %s %d: the inputs are not one job", v[i]->path, v[i]->world_size,
+                            v[0]->path, world), false;
+    }
+    int *r = ml_malloc(n * sizeof *r);
+    for (size_t i = 0; i < n; i++) r[i] = v[i]->rank;
+    qsort(r, n, sizeof *r, by_int);
+    int twice = -1;
+    for (size_t i = 1; i < n && twice < 0; i++)
+        if (r[i] == r[i - 1]) twice = r[i];
+    free(r);
+    if (twice >= 0) return snprintf(why, cap, "rank %d is given twice: the inputs are not one job", twice), false;
+    return true;
+}
 
 static const struct {
     const char *key, *label, *category;

@@ -111,6 +111,13 @@ typedef struct ml_cluster {
 /* The cluster of records in rank order (ml_rankrecs_sort).  It points into
  * the records: they must outlive it. */
 ml_cluster *ml_cluster_compute(ml_rankrec *const *v, size_t n);
+
+/* Whether the records are the ranks of one job, which a cluster describes:
+ * two or more, each with its rank number (distributedInfo, an Ascend
+ * rank), no number twice, one world size for all (or none known).  Inputs
+ * given together that are not (two unrelated traces) are no 2-rank job.
+ * false: why (when not NULL) says so in a line. */
+bool ml_cluster_is_job(ml_rankrec *const *v, size_t n, char *why, size_t cap);
 void ml_cluster_free(ml_cluster *c);
 
 /* The digest and the outliers of values alone (tests: worked out by hand). */

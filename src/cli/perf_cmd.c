@@ -192,7 +192,7 @@ static void write_json(const ml_job *job, const char *const *inputs, size_t n_in
     /* the distributed view of the job, once (its runs each have their own rows) */
     jw_key(&w, "distributed");
     ml_perf_run_distributed(&w, dist);
-    if (job->n >= 2) {
+    if (ml_cluster_is_job(job->recs, job->n, NULL, 0)) { /* unrelated inputs are no job */
         ml_cluster *c = ml_cluster_compute(job->recs, job->n);
         ml_cluster_json(&w, c);
         ml_cluster_free(c);
@@ -214,7 +214,7 @@ static void write_text(const ml_job *job, const perf_args *a, bool all, const ml
         ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_TEXT], stdout);
         if (r + 1 == job->n && !job->recs[r]->perf_why) ml_perf_views_distributed(stdout, dist, o);
     }
-    if (job->n > ML_PERF_DETAIL_RANKS) {
+    if (job->n > ML_PERF_DETAIL_RANKS && ml_cluster_is_job(job->recs, job->n, NULL, 0)) {
         if (detail) fputc('\n', stdout);
         ml_cluster *c = ml_cluster_compute(job->recs, job->n);
         ml_cluster_text(stdout, c, "perf");

@@ -26,6 +26,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: memlens serve [INPUT...|DIR] [--host ADDR] [--port N] [--open] [--threads N]\n"
                "                     [--max-upload SIZE] [--max-imports N] [--no-follow]\n"
+               "                     [--keep-uploads N] [--keep-upload-bytes SIZE]\n"
                "  Serves the report's UI live from memory, with an HTTP/JSON API that answers\n"
                "  each view for exactly the window and width asked (see README).\n"
                "  --host ADDR   address to listen on (default 127.0.0.1: this machine only)\n"
@@ -37,6 +38,9 @@ static void usage(FILE *f)
                "  --max-imports N  uploads imported at once (default 2); 8 more may wait,\n"
                "                past that an upload is answered 503\n"
                "  --no-follow   do not watch the directories served\n"
+               "  --keep-uploads N, --keep-upload-bytes SIZE  uploads held at once (default 8,\n"
+               "                their files 2G): past either, the least recently viewed is evicted\n"
+               "                (the upload's answer and the rank's status say so)\n"
                "  Ranks of a directory are imported the first time they are viewed.  A directory\n"
                "  is followed: traces written below it later (a file once it has stopped growing)\n"
                "  are new ranks, runs or spans of the page, within seconds (inotify, else polling).\n"
@@ -120,6 +124,20 @@ int ml_cmd_serve(int argc, char **argv)
                 free(inputs);
                 return 2;
             }
+        } else if (!strcmp(a, "--keep-uploads") && i + 1 < argc) {
+            if (parse_int(argv[++i], 1, 100000, &opts.keep_uploads)) {
+                fprintf(stderr, "memlens serve: --keep-uploads wants a number in 1..100000\n");
+                free(inputs);
+                return 2;
+            }
+        } else if (!strcmp(a, "--keep-upload-bytes") && i + 1 < argc) {
+            uint64_t v;
+            if (parse_size(argv[++i], &v) || !v || v >= (uint64_t)1 << 62) {
+                fprintf(stderr, "memlens serve: --keep-upload-bytes wants a size in bytes (e.g. 512M, 2G)\n");
+                free(inputs);
+                return 2;
+            }
+            opts.keep_bytes = (int64_t)v;
         } else if (!strcmp(a, "--open")) open = 1;
         else if (!strcmp(a, "--no-follow")) follow = 0;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }

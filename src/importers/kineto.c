@@ -2223,15 +2223,19 @@ static int read_distributed_info(kineto *k)
     const char *key;
     size_t n;
     int more;
+    int64_t rank = -1, world = -1;
     while ((more = js_key(js, &key, &n)) > 0) {
         int64_t v;
         int r;
-        if (KEY_IS(key, n, "rank")) {
-            r = read_int(k, &v);
-            if (r > 0 && v >= 0 && v < 1 << 30) k->p->rank = (int)v;
-        } else if (KEY_IS(key, n, "world_size")) {
-            r = read_int(k, &v);
-            if (r > 0 && v > 0 && v < 1 << 30) k->p->world_size = (int)v;
+        if (KEY_IS(key, n, "rank") || KEY_IS(key, n, "world_size")) {
+            bool is_rank = key[0] == 'r';
+            /* read to the thousandth: 1.5 is no rank (it was read as 1) */
+            r = js_value_number(js, 3, &v);
+            if (r == JS_NUM_RANGE || (r > 0 && (v % 1000 || v / 1000 >= 1 << 30 || (!is_rank && v <= 0))))
+                return js_fail(js, k->e, "distributedInfo: \"%s\" must be a whole number %s", is_rank ? "rank" : "world_size",
+                               is_rank ? "below 2^30" : "from 1 to 2^30");
+            if (r > 0 && is_rank && v >= 0) rank = v / 1000; /* a negative rank: unknown, as before */
+            if (r > 0 && !is_rank) world = v / 1000;
         } else if (KEY_IS(key, n, "backend") && k->t) {
             const char *s;
             size_t m;
@@ -2240,7 +2244,13 @@ static int read_distributed_info(kineto *k)
         } else r = js_skip(js);
         if (r < 0) return scan_error(k);
     }
-    return more < 0 ? scan_error(k) : 0;
+    if (more < 0) return scan_error(k);
+    if (rank >= 0 && world > 0 && rank >= world)
+        return js_fail(js, k->e, "distributedInfo: rank %lld of world_size %lld: a rank is below the world size",
+                       (long long)rank, (long long)world);
+    if (rank >= 0) k->p->rank = (int)rank;
+    if (world > 0) k->p->world_size = (int)world;
+    return 0;
 }
 
 /* The keys of the top-level object, its '{' just read (or, for the second

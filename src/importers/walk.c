@@ -157,7 +157,8 @@ static int walk_dir(walk *w, const char *path, int depth)
         snprintf(child, len, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", names.v[i]);
         struct stat lst, st;
         if (lstat(child, &lst) < 0) skip_unreadable(w, child, strerror(errno));
-        else if (stat(child, &st) < 0) skip(w, child, S_ISLNK(lst.st_mode) ? "broken link" : strerror(errno));
+        else if (stat(child, &st) < 0) /* ELOOP: a link to itself, or round a cycle of links */
+            skip(w, child, !S_ISLNK(lst.st_mode) ? strerror(errno) : errno == ELOOP ? "symlink loop" : "broken link");
         else if (S_ISDIR(st.st_mode) && S_ISLNK(lst.st_mode)) skip(w, child, "link to a directory, not followed");
         else if (S_ISDIR(st.st_mode)) rc = walk_dir(w, child, depth + 1);
         else if (S_ISREG(st.st_mode)) rc = try_file(w, child);

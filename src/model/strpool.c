@@ -85,7 +85,7 @@ static ml_str intern_with_nul(ml_strpool *sp, const char *s, size_t n)
         if (s[i]) buf[w++] = s[i];
         else memcpy(buf + w, "\xE2\x90\x80", 3), w += 3;
     }
-    ml_str id = ml_intern(sp, buf, w);
+    ml_str id = ml_intern_bytes(sp, buf, w);
     free(buf);
     return id;
 }
@@ -93,6 +93,11 @@ static ml_str intern_with_nul(ml_strpool *sp, const char *s, size_t n)
 ml_str ml_intern(ml_strpool *sp, const char *s, size_t n)
 {
     if (n && memchr(s, 0, n)) return intern_with_nul(sp, s, n);
+    return ml_intern_bytes(sp, s, n);
+}
+
+ml_str ml_intern_bytes(ml_strpool *sp, const char *s, size_t n)
+{
     uint32_t h = hash_bytes(s, n);
     size_t j = h & sp->mask;
     uint64_t short_len = n < 0xFFFFFF ? n : 0xFFFFFF;

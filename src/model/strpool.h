@@ -22,6 +22,9 @@ void ml_strpool_free(ml_strpool *sp);
  * NUL-terminated; a NUL byte inside it is stored as U+2400 (strpool.c says why). */
 ml_str ml_intern(ml_strpool *sp, const char *s, size_t n);
 ml_str ml_intern_cstr(ml_strpool *sp, const char *s);
+/* The same for binary data kept in the pool (a pickle's bytes and big ints):
+ * every byte as it is, NUL included (read back with ml_strlen). */
+ml_str ml_intern_bytes(ml_strpool *sp, const char *s, size_t n);
 
 /* The NUL-terminated text of id; valid until the pool is freed. */
 const char *ml_strget(const ml_strpool *sp, ml_str id);

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -141,6 +142,17 @@ void jw_fixed(jw *w, double v, int decimals)
         return;
     }
     char buf[64];
+    /* From 2^63 on (beyond any int64 figure), %f spells out more digits than
+     * the buffer holds (1e308: 309 of them, cut to a wrong 63-digit integer):
+     * the shortest exponent form that reads back as v, a JSON number too. */
+    if (fabs(v) >= 9223372036854775808.0) {
+        for (int prec = 15; prec <= 17; prec++) {
+            snprintf(buf, sizeof buf, "%.*g", prec, v);
+            if (strtod(buf, NULL) == v) break;
+        }
+        jw_raw(w, buf);
+        return;
+    }
     snprintf(buf, sizeof buf, "%.*f", decimals, v);
     if (strchr(buf, '.')) {
         size_t len = strlen(buf);

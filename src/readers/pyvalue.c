@@ -263,7 +263,7 @@ ml_pv ml_pv_make_long(ml_pvs *st, const unsigned char *b, size_t n)
         }
         return ml_pv_make_int(st, (int64_t)u);
     }
-    return MK(TAG_BIGINT, ml_intern(st->strings, (const char *)b, m));
+    return MK(TAG_BIGINT, ml_intern_bytes(st->strings, (const char *)b, m));
 }
 
 ml_pv ml_pv_make_float(ml_pvs *st, double d)
@@ -320,7 +320,7 @@ ml_pv ml_pv_make_str(ml_pvs *st, const char *s, size_t n)
 
 ml_pv ml_pv_make_bytes(ml_pvs *st, const void *s, size_t n)
 {
-    return MK(TAG_BYTES, ml_intern(st->strings, s, n));
+    return MK(TAG_BYTES, ml_intern_bytes(st->strings, s, n));
 }
 
 ml_pv ml_pv_new(ml_pvs *st, ml_pv_type t)

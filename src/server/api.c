@@ -935,6 +935,8 @@ static int arg_rank_dev(req *q, ml_ranks *rs, ml_sv_rank **r, ml_sv_device **d)
     *r = ml_ranks_get(rs, (size_t)k, &st);
     if (!*r) {
         if (st == ML_SLOT_FAILED) return fail(q, 422, "rank %lld could not be loaded (see /api/meta)", (long long)k);
+        if (st == ML_SLOT_EVICTED)
+            return fail(q, 410, "rank %lld was evicted: the least recently viewed upload (upload it again to see it)", (long long)k);
         return fail(q, 409, "rank %lld is not loaded yet: ask /api/rank?rank=%lld&wait=MS", (long long)k, (long long)k);
     }
     if (!d) return 0;
@@ -1035,7 +1037,7 @@ static int route(req *q, ml_ranks *rs, const char *path)
             return 0;
         }
         ml_ranks_slot_json(rs, (size_t)k, q->out);
-        q->status = st == ML_SLOT_FAILED ? 422 : 202;
+        q->status = st == ML_SLOT_FAILED ? 422 : st == ML_SLOT_EVICTED ? 410 : 202;
         return 0;
     }
     if (!strcmp(path, "/api/curve") || !strcmp(path, "/api/curvemax")) {
@@ -1139,7 +1141,7 @@ static int route(req *q, ml_ranks *rs, const char *path)
         rb = ml_ranks_get(rs, (size_t)kb, &sb);
         rn = ml_ranks_get(rs, (size_t)kn, &sn);
         if (!rb || !rn)
-            return fail(q, sb == ML_SLOT_FAILED || sn == ML_SLOT_FAILED ? 422 : 409,
+            return fail(q, sb == ML_SLOT_FAILED || sn == ML_SLOT_FAILED || sb == ML_SLOT_EVICTED || sn == ML_SLOT_EVICTED ? 422 : 409,
                         "rank %lld is not loaded%s: ask /api/rank?rank=%lld&wait=MS", (long long)(rb ? kn : kb),
                         (rb ? sn : sb) == ML_SLOT_FAILED ? " (it failed, see /api/meta)" : " yet", (long long)(rb ? kn : kb));
         ml_api_compare(rb, (size_t)kb, rn, (size_t)kn, q->out);

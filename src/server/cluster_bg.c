@@ -46,8 +46,10 @@ static void *run(void *arg)
     int rc = ml_load_each(&c->units, &eo, take, c, &res, &e);
     ml_each_result_free(&res);
     ml_buf json = {0};
+    if (rc == 0 && !c->stop) ml_rankrecs_sort(c->recs.v, c->recs.len);
+    if (rc == 0 && !c->stop && !ml_cluster_is_job(c->recs.v, c->recs.len, e.msg, sizeof e.msg))
+        rc = -1; /* inputs served together that are not one job: no Cluster view (e.msg says why) */
     if (rc == 0 && !c->stop) {
-        ml_rankrecs_sort(c->recs.v, c->recs.len);
         int64_t origin = INT64_MAX;
         for (size_t i = 0; i < c->recs.len; i++)
             if (c->recs.v[i]->first_time_ns < origin) origin = c->recs.v[i]->first_time_ns;

@@ -29,6 +29,9 @@ typedef struct slot {
     double started, took;       /* seconds (monotonic); took: import + build */
     ml_logdir_place place;      /* its run, worker and span in a logdir (logdir.h); run NULL: none */
     bool added;                 /* found after the start (follow.h) */
+    char *upload_file;          /* an upload: where the server keeps its file (NULL: not an upload) */
+    long upload;                /* an upload: its number (the slots of one file share it), else -1 */
+    double viewed;              /* last asked for (ml_ranks_get), seconds (monotonic) */
 } slot;
 
 struct ml_ranks {
@@ -48,6 +51,10 @@ struct ml_ranks {
     VEC(ml_distributed *) old_dists; /* earlier views, kept for callers still writing them */
     ml_sv_cluster *cluster;     /* the Cluster view of the slots listed at start (two or more), or NULL */
     const char *follow;         /* "inotify" or "polling" while follow.h adds slots; NULL: not */
+    long uploads;               /* uploads added so far (their numbers) */
+    size_t gen;                 /* bumped when a slot turns ready or is evicted: names the ready set */
+    int busy;                   /* requests in flight (ml_ranks_enter/leave) */
+    ml_sv_rank_vec retired;     /* evicted views, freed when no request is in flight */
 };
 
 static double now_s(void)
@@ -69,6 +76,7 @@ static slot *slot_new(const char *path)
     slot *s = ml_calloc(1, sizeof *s);
     s->path = ml_strdup(path);
     s->bytes = size_of(path);
+    s->upload = -1;
     return s;
 }
 
@@ -128,6 +136,7 @@ static void import_slot(ml_ranks *rs, size_t k)
         s->state = ML_SLOT_FAILED;
         s->error = ml_strdup(e.msg);
     } else {
+        rs->gen++;
         s->view = views.v[0];
         s->state = ML_SLOT_READY;
         for (size_t i = 1; i < views.len; i++) { /* more profiles than slots: new slots at the end */
@@ -158,10 +167,15 @@ long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_inp
         return -1;
     }
     pthread_mutex_lock(&rs->mu);
-    long first = (long)rs->slots.len;
+    long first = (long)rs->slots.len, upload = rs->uploads++;
+    rs->gen++;
     VEC_PUSH(&rs->inputs, ml_strdup(name ? name : path));
     for (size_t i = 0; i < views.len; i++) {
         slot *x = slot_new(path);
+        x->upload = upload;
+        x->viewed = now_s();
+        if (!i) x->upload_file = ml_strdup(path); /* the first slot of the file removes it */
+        else x->bytes = 0;                        /* and counts its bytes */
         if (name) { /* the name the user gave, not where the server keeps the file */
             free(x->path);
             x->path = ml_strdup(name);
@@ -270,9 +284,12 @@ void ml_ranks_free(ml_ranks *rs)
         free(s->path);
         free(s->error);
         ml_logdir_place_free(&s->place);
+        free(s->upload_file);
         free(s);
     }
     VEC_FREE(&rs->slots);
+    for (size_t i = 0; i < rs->retired.len; i++) ml_sv_rank_free(rs->retired.v[i]);
+    VEC_FREE(&rs->retired);
     VEC_FREE(&rs->queue);
     for (size_t i = 0; i < rs->inputs.len; i++) free(rs->inputs.v[i]);
     VEC_FREE(&rs->inputs);
@@ -318,10 +335,89 @@ ml_sv_rank *ml_ranks_get(ml_ranks *rs, size_t k, ml_slot_state *state)
     if (k < rs->slots.len) {
         st = rs->slots.v[k]->state;
         v = rs->slots.v[k]->view;
+        rs->slots.v[k]->viewed = now_s();
     }
     pthread_mutex_unlock(&rs->mu);
     if (state) *state = st;
     return v;
+}
+
+/* The retired views freed, when no request is in flight (lock held). */
+static void free_retired(ml_ranks *rs)
+{
+    if (rs->busy) return;
+    for (size_t i = 0; i < rs->retired.len; i++) ml_sv_rank_free(rs->retired.v[i]);
+    rs->retired.len = 0;
+}
+
+void ml_ranks_enter(ml_ranks *rs)
+{
+    pthread_mutex_lock(&rs->mu);
+    rs->busy++;
+    pthread_mutex_unlock(&rs->mu);
+}
+
+void ml_ranks_leave(ml_ranks *rs)
+{
+    pthread_mutex_lock(&rs->mu);
+    rs->busy--;
+    free_retired(rs);
+    pthread_mutex_unlock(&rs->mu);
+}
+
+size_t ml_ranks_evict_uploads(ml_ranks *rs, size_t keep, int64_t keep_bytes, ml_buf *out)
+{
+    size_t evicted = 0;
+    bool any = false;
+    ml_buf_puts(out, "[");
+    pthread_mutex_lock(&rs->mu);
+    for (;;) {
+        size_t held = 0;
+        int64_t bytes = 0;
+        long oldest = -1, last = -1;
+        double oldest_t = 0;
+        for (size_t i = 0; i < rs->slots.len; i++) { /* uploads held, and their files' bytes */
+            const slot *x = rs->slots.v[i];
+            if (x->upload < 0 || x->state != ML_SLOT_READY) continue;
+            if (x->upload_file) held++, bytes += x->bytes > 0 ? x->bytes : 0;
+            if (x->upload > last) last = x->upload;
+        }
+        if (held <= keep && bytes <= keep_bytes) break;
+        for (size_t i = 0; i < rs->slots.len; i++) { /* the least recently viewed one (its slots' latest view) */
+            const slot *x = rs->slots.v[i];
+            if (x->upload < 0 || x->state != ML_SLOT_READY || x->upload == last) continue;
+            double t = x->viewed;
+            for (size_t j = 0; j < rs->slots.len; j++)
+                if (rs->slots.v[j]->upload == x->upload && rs->slots.v[j]->viewed > t) t = rs->slots.v[j]->viewed;
+            if (oldest < 0 || t < oldest_t) oldest = x->upload, oldest_t = t;
+        }
+        if (oldest < 0) break; /* only the newest is left: kept whatever its size */
+        for (size_t i = 0; i < rs->slots.len; i++) {
+            slot *x = rs->slots.v[i];
+            if (x->upload != oldest || x->state != ML_SLOT_READY) continue;
+            x->state = ML_SLOT_EVICTED;
+            VEC_PUSH(&rs->retired, x->view);
+            x->view = NULL;
+            free(x->error);
+            x->error = ml_strdup("evicted: the least recently viewed upload, to keep the server's uploads within their "
+                                 "bounds (memlens serve --keep-uploads N, --keep-upload-bytes SIZE); upload it again to see it");
+            if (x->upload_file) { /* its file and its folder "N/" */
+                unlink(x->upload_file);
+                char *slash = strrchr(x->upload_file, '/');
+                if (slash) *slash = 0, rmdir(x->upload_file);
+                free(x->upload_file);
+                x->upload_file = NULL;
+            }
+            ml_buf_printf(out, "%s%zu", any ? "," : "", i);
+            any = true;
+        }
+        rs->gen++;
+        evicted++;
+    }
+    free_retired(rs);
+    pthread_mutex_unlock(&rs->mu);
+    ml_buf_puts(out, "]");
+    return evicted;
 }
 
 ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms)
@@ -335,7 +431,7 @@ ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms)
     ml_slot_state st = ML_SLOT_FAILED;
     while (k < rs->slots.len) {
         st = rs->slots.v[k]->state;
-        if (st == ML_SLOT_READY || st == ML_SLOT_FAILED || st == ML_SLOT_PENDING) break;
+        if (st == ML_SLOT_READY || st == ML_SLOT_FAILED || st == ML_SLOT_PENDING || st == ML_SLOT_EVICTED) break;
         if (pthread_cond_timedwait(&rs->done, &rs->mu, &dl) == ETIMEDOUT) {
             st = rs->slots.v[k]->state;
             break;
@@ -354,10 +450,13 @@ const ml_distributed *ml_ranks_distributed(ml_ranks *rs, size_t *key)
     for (size_t i = 0; i < rs->slots.len; i++)
         if (rs->slots.v[i]->state == ML_SLOT_READY && rs->slots.v[i]->view) VEC_PUSH(&ps, rs->slots.v[i]->view->p);
     pthread_mutex_unlock(&rs->mu);
-    if (ps.len && ps.len != rs->dist_key) {
+    pthread_mutex_lock(&rs->mu);
+    size_t gen = rs->gen;
+    pthread_mutex_unlock(&rs->mu);
+    if (ps.len && gen != rs->dist_key) {
         if (rs->dist) VEC_PUSH(&rs->old_dists, rs->dist);
         rs->dist = ml_distributed_compute(ps.v, ps.len);
-        rs->dist_key = ps.len;
+        rs->dist_key = gen;
     }
     VEC_FREE(&ps);
     const ml_distributed *d = rs->dist;
@@ -368,7 +467,7 @@ const ml_distributed *ml_ranks_distributed(ml_ranks *rs, size_t *key)
 
 static const char *state_name(ml_slot_state s)
 {
-    static const char *const names[] = {"pending", "queued", "loading", "ready", "failed"};
+    static const char *const names[] = {"pending", "queued", "loading", "ready", "failed", "evicted"};
     return names[s];
 }
 

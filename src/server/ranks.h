@@ -22,7 +22,7 @@
 #include "source.h"
 #include "view.h"
 
-typedef enum { ML_SLOT_PENDING, ML_SLOT_QUEUED, ML_SLOT_LOADING, ML_SLOT_READY, ML_SLOT_FAILED } ml_slot_state;
+typedef enum { ML_SLOT_PENDING, ML_SLOT_QUEUED, ML_SLOT_LOADING, ML_SLOT_READY, ML_SLOT_FAILED, ML_SLOT_EVICTED } ml_slot_state;
 
 typedef struct ml_ranks ml_ranks;
 
@@ -48,6 +48,19 @@ ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
  * (source.h).  Returns the first new slot's number, or -1 with e set
  * (then nothing is added).  Safe alongside the workers' lazy imports. */
 long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e);
+
+/* Uploads are bounded: after an upload, while more than keep uploads are
+ * held, or their files hold more than keep_bytes on disk, the least recently
+ * viewed upload (ml_ranks_get counts as a view; the one added last is never
+ * chosen) is evicted: its slots turn ML_SLOT_EVICTED (their status says so
+ * and why), its file and folder are removed, and its views are freed once no
+ * request is in flight (ml_ranks_enter/leave), since a request may still be
+ * reading them.  The evicted slots' numbers go to out as a JSON array
+ * ("[3,4]"); returns how many uploads were evicted. */
+size_t ml_ranks_evict_uploads(ml_ranks *rs, size_t keep, int64_t keep_bytes, ml_buf *out);
+/* A request begins / ends (every request of the server calls both). */
+void ml_ranks_enter(ml_ranks *rs);
+void ml_ranks_leave(ml_ranks *rs);
 
 /* The distributed view (distributed.h) of the ranks loaded so far: ranks load
  * lazily, so it is computed over the slots that are ready when asked, and

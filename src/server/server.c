@@ -35,6 +35,8 @@ struct ml_server {
     ml_uploads *uploads;
     uint64_t max_upload;        /* ml_server_opts, defaults filled in */
     int max_imports;
+    int keep_uploads;
+    int64_t keep_bytes;
     pthread_mutex_t up_mu;      /* guards the two counts below */
     pthread_cond_t up_turn;     /* an import finished */
     int uploads_open;           /* uploads accepted and not yet answered */
@@ -47,6 +49,7 @@ struct ml_server {
  * would otherwise see the connection reset instead of the answer). */
 typedef struct req {
     int upload;
+    int entered;                /* counted in by ml_ranks_enter */
     int counted;                /* counted in uploads_open */
     ml_upload *f;
     char *name;
@@ -345,13 +348,26 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
     ml_upload_end(q->f, 0);
     q->f = NULL;
     size_t n = ml_ranks_count(s->rs);
-    ml_buf b = {0};
+    ml_buf b = {0}, gone = {0};
+    /* within the bounds again: the least recently viewed uploads go, and the answer says which */
+    size_t n_gone = ml_ranks_evict_uploads(s->rs, (size_t)s->keep_uploads, s->keep_bytes, &gone);
     ml_buf_printf(&b, "{\"index\":%ld,\"added\":%zu,\"ranks\":[", k, n - (size_t)k);
     for (size_t i = (size_t)k; i < n; i++) {
         if (i > (size_t)k) ml_buf_puts(&b, ",");
         ml_ranks_slot_json(s->rs, i, &b);
     }
-    ml_buf_puts(&b, "]}");
+    ml_buf_puts(&b, "],\"evicted\":");
+    ml_buf_put(&b, gone.p, gone.len);
+    if (n_gone) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%zu earlier upload%s evicted (the least recently viewed): the server keeps at most %d uploads "
+                                  "and %lld MB of them (memlens serve --keep-uploads N, --keep-upload-bytes SIZE)",
+                 n_gone, n_gone == 1 ? "" : "s", s->keep_uploads, (long long)(s->keep_bytes / 1000000));
+        ml_buf_puts(&b, ",\"message\":");
+        ml_json_str(&b, msg);
+    }
+    ml_buf_puts(&b, "}");
+    ml_buf_free(&gone);
     enum MHD_Result ok = reply(c, 200, "application/json; charset=utf-8", b.p, b.len, 1);
     ml_buf_free(&b);
     return ok;
@@ -453,6 +469,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)c, (void)why;
     req *q = *con_cls;
     if (!q) return;
+    if (q->entered) ml_ranks_leave(((ml_server *)cls)->rs);
     upload_uncount(cls, q);
     ml_upload_end(q->f, 1); /* an upload cut short: its partial file goes */
     free(q->name);
@@ -471,6 +488,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         if (!is_get && (!strcmp(method, "PUT") || !strcmp(method, "POST")) && !strcmp(url, "/api/upload"))
             q = upload_begin(s, c);
         else q = ml_calloc(1, sizeof *q);
+        ml_ranks_enter(s->rs); /* views it reads are not freed before it is done */
+        q->entered = 1;
         *con_cls = q;
         return MHD_YES;
     }
@@ -550,6 +569,8 @@ ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char 
     s->rs = rs;
     s->max_upload = o && o->max_upload ? o->max_upload : ML_UPLOAD_DEFAULT_MAX;
     s->max_imports = o && o->max_imports > 0 ? o->max_imports : ML_UPLOAD_DEFAULT_IMPORTS;
+    s->keep_uploads = o && o->keep_uploads > 0 ? o->keep_uploads : ML_UPLOAD_DEFAULT_KEEP;
+    s->keep_bytes = o && o->keep_bytes > 0 ? o->keep_bytes : ML_UPLOAD_DEFAULT_KEEP_BYTES;
     pthread_mutex_init(&s->up_mu, NULL);
     pthread_cond_init(&s->up_turn, NULL);
     s->loopback = is_loopback(&ss);

@@ -46,9 +46,16 @@ typedef struct ml_server ml_server;
 #define ML_UPLOAD_DEFAULT_IMPORTS 2
 #define ML_UPLOAD_WAITING 8
 #define ML_UPLOAD_MAX_VALUE ((size_t)16 << 20)
+/* Uploads held at once: at most this many, their files at most this many
+ * bytes (ml_ranks_evict_uploads: the least recently viewed go first). */
+#define ML_UPLOAD_DEFAULT_KEEP 8
+#define ML_UPLOAD_DEFAULT_KEEP_BYTES ((int64_t)2 << 30)
+
 typedef struct ml_server_opts {
     uint64_t max_upload;
     int max_imports;
+    int keep_uploads;       /* 0: ML_UPLOAD_DEFAULT_KEEP */
+    int64_t keep_bytes;     /* 0: ML_UPLOAD_DEFAULT_KEEP_BYTES */
 } ml_server_opts;
 
 /* Starts serving rs on host:port (port 0 = any free port); threads of its own.

@@ -10,6 +10,8 @@
  * sees the name as given (it tells formats by name: .json.gz, .pickle...).
  * The folder's path is printed on stdout when it is made ("memlens serve:
  * uploads are kept in DIR until exit").  Thread-safe: uploads run on the server's connection threads.
+ * How many are held is bounded by the server (ml_ranks_evict_uploads: the
+ * least recently viewed upload's file and views go).
  */
 #ifndef ML_SERVER_UPLOAD_H
 #define ML_SERVER_UPLOAD_H

@@ -151,6 +151,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
         if (rs->recs[i]->first_time_ns < origin) origin = rs->recs[i]->first_time_ns;
     if (origin == INT64_MAX) origin = 0;
     ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
+    bool job = ml_cluster_is_job(rs->recs, rs->n, NULL, 0); /* inputs that are not one job: no Cluster view */
     ml_distributed *dist = ml_rankrec_distributed(rs->recs, rs->n);
     size_t *step_at = ml_calloc(rs->n + 1, sizeof *step_at), *coll_at = ml_calloc(rs->n + 1, sizeof *coll_at);
     for (size_t i = 0; i < rs->n; i++) { /* where each rank's rows are in the job's distributed view */
@@ -171,7 +172,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     ml_blobs cbl = {0};
     ml_buf cmeta = {0};
     bool *embedded = ml_calloc(rs->n + 1, sizeof *embedded);
-    cluster_data(rs, c, origin, embedded, &cbl, &cmeta); /* its size (the embedded flags change no length) */
+    if (job) cluster_data(rs, c, origin, embedded, &cbl, &cmeta); /* its size (the embedded flags change no length) */
     fixed += (int64_t)(cmeta.len + cbl.html.len);
     ml_buf_free(&cmeta);
     unsigned next_id = cbl.count;
@@ -283,7 +284,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     }
     free(em);
     ml_blobs cb2 = {0};
-    cluster_data(rs, c, origin, embedded, &cb2, &meta);
+    if (job) cluster_data(rs, c, origin, embedded, &cb2, &meta);
     ml_buf_printf(&meta, ",\"embedded\":{\"ranks\":%zu,\"of\":%zu,\"budget_bytes\":%" PRId64 "}}", n_embedded, rs->n,
                   budget);
     ml_buf_put(&html, cb2.html.p ? cb2.html.p : "", cb2.html.len);

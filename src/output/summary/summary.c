@@ -170,7 +170,7 @@ void ml_summary_text(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
         }
         ml_summary_ranks_text(f, rs, o);
     }
-    if (rs->n > ML_SUMMARY_DETAIL_RANKS) {
+    if (rs->n > ML_SUMMARY_DETAIL_RANKS && ml_cluster_is_job(rs->recs, rs->n, NULL, 0)) {
         if (detailed(rs, o)) fputc('\n', f);
         ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
         ml_cluster_text(f, c, "summary");
@@ -322,7 +322,7 @@ void ml_summary_json(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
     paste_all(&w, rs, ML_SUMMARY_PIECE_DEVICES);
     jw_end(&w);
     ml_summary_ranks_json(&w, rs, o);
-    if (rs->n >= 2) {
+    if (ml_cluster_is_job(rs->recs, rs->n, NULL, 0)) { /* unrelated inputs are no job */
         ml_cluster *c = ml_cluster_compute(rs->recs, rs->n);
         ml_cluster_json(&w, c);
         ml_cluster_free(c);
