@@ -66,5 +66,7 @@ else
     t_contains "kernel_details only: AI_VECTOR_CORE (csv: 520, 33.092 ms)" "$out" "     520   33.092 ms"
     out=$("$MEMLENS" perf "$O/kernel_details.csv" 2>&1)
     t_contains "kernel_details alone" "$out" "in 591 kernels"
+    out=$("$MEMLENS" summary "$O/kernel_details.csv" 2>&1)
+    t_contains "kernel_details alone, summary: says where its data is" "$out" "kernel_details.csv holds NPU tasks, no memory: \`memlens perf\` shows them"
 fi
 t_done

@@ -258,8 +258,11 @@ int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e)
     const char *kind = csv_kind(head, n);
     p->time_is_absolute = true;
     int rc;
-    if (kind) {
-        if (!p->trace) p->trace = ml_trace_new(); /* the file has nothing but the time side */
+    if (kind && !p->trace && !strcmp(kind, "kernel_details")) {
+        /* a command without the time side (summary): the file has nothing else */
+        ml_note(p, "kernel_details.csv holds NPU tasks, no memory: `memlens perf` shows them");
+        rc = 0;
+    } else if (kind) {
         rc = !strcmp(kind, "kernel_details") ? ml_ascend_kernel_details_add(src, p, e)
                                              : ml_ascend_step_trace_add(src, p, e);
     } else {

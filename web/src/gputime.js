@@ -36,13 +36,13 @@ function gtStackBar(parts, total, cls) {
 }
 
 // The temporal breakdown: span = compute + non-compute + idle.
-export function gtTemporal(g) {
+export function gtTemporal(g, dev = "GPU") {
   const t = g && g.temporal;
   if (!t) return "";
   const parts = GT_TEMPORAL.map((p) => ({ ...p, v: t[p.key] || 0 }));
   return `<div class="gt-temporal">${gtStackBar(parts, t.span_ns, "gt-big")}` +
     `<table class="pv-legend gt-tlegend"><tbody>${parts.map((p) => `<tr data-key="${p.key}"><td><span class="lg" title="${escapeHtml(p.title)}"><i style="background:${p.colour}"></i>${p.label}</span></td><td class="n">${pvNs(p.v)}</td><td class="n">${pvPct(p.v / (t.span_ns || 1))}</td></tr>`).join("")}` +
-    `<tr><td class="muted">Span</td><td class="n">${pvNs(t.span_ns)}</td><td class="n muted">first GPU event to last</td></tr></tbody></table></div>`;
+    `<tr><td class="muted">Span</td><td class="n">${pvNs(t.span_ns)}</td><td class="n muted">first ${escapeHtml(dev)} event to last</td></tr></tbody></table></div>`;
 }
 
 // Idle time by cause, a bar per stream on a common scale.

@@ -30,12 +30,12 @@ function ovCard(label, value, sub, id) {
 
 // A half-circle gauge for a ratio 0-1 (null: unknown), its <title> the
 // value and what it means (the tooltip).
-export function ovGauge(ratio, label) {
+export function ovGauge(ratio, label, dev = "GPU") {
   const R = 52, cx = 64, cy = 62, a = Math.PI * (1 - Math.max(0, Math.min(1, ratio || 0)));
   const x = cx + R * Math.cos(a), y = cy - R * Math.sin(a);
   const arc = `M ${cx - R} ${cy} A ${R} ${R} 0 0 1 ${x.toFixed(2)} ${y.toFixed(2)}`;
   return `<svg class="pv-gauge" viewBox="0 0 128 76" width="150" height="89" role="img" aria-label="${escapeHtml(label)} ${pvPct(ratio)}">` +
-    `<title>${escapeHtml(label)}: ${ratio == null ? "unknown (no kernel activity recorded)" : pvPct(ratio) + " of the profiled time had at least one kernel running on the GPU (busy time / span; not how full the SMs were)"}</title>` +
+    `<title>${escapeHtml(label)}: ${ratio == null ? "unknown (no kernel activity recorded)" : pvPct(ratio) + ` of the profiled time had at least one kernel running on the ${escapeHtml(dev)} (busy time / span${dev === "GPU" ? "; not how full the SMs were" : ""})`}</title>` +
     `<path d="M ${cx - R} ${cy} A ${R} ${R} 0 0 1 ${cx + R} ${cy}" class="track"/>` +
     (ratio != null ? `<path d="${arc}" class="fill" style="stroke:${ratio < 0.5 ? "#D55E00" : ratio < 0.8 ? "#E69F00" : "#009E73"}"/>` : "") +
     `<text x="${cx}" y="${cy - 6}" text-anchor="middle" class="big">${ratio == null ? "–" : Math.round(ratio * 100) + "%"}</text>` +
@@ -156,7 +156,7 @@ export class OverviewView {
         (acc === "NPU" ? "" : ovMeter("SM efficiency", d.sm_efficiency, "share of the SMs busy while kernels ran (blocks per SM, capped at 1, time-weighted)") +
           ovMeter("Occupancy", d.occupancy == null ? null : d.occupancy / 100, "estimated achieved occupancy, time-weighted") +
           ovMeter("Tensor Cores", d.tensor_core_share, "share of the kernel time in kernels that use Tensor Cores")) +
-        `</div>${ovGauge(d.utilization, acc + " utilization")}</div>`;
+        `</div>${ovGauge(d.utilization, acc + " utilization", acc)}</div>`;
     }
     h += "</section>";
     // Step time
@@ -168,7 +168,7 @@ export class OverviewView {
     // GPU time as HTA measures it
     const g = p.gputime;
     if (g) h += `<section class="panel pv-gputime" id="ov-gputime"><div class="bar"><h2>${acc} time</h2><span class="muted">HolisticTraceAnalysis's temporal breakdown${g.last_step_cut ? " · the last ProfilerStep# left out, as HTA does" : ""}</span><span class="spacer"></span>` +
-      GT_TEMPORAL.map((x) => `<span class="lg"><i style="background:${x.colour}"></i>${x.label}</span>`).join(" ") + `</div><div class="gt-cols">${gtTemporal(g)}${gtIdle(g, acc)}</div>` +
+      GT_TEMPORAL.map((x) => `<span class="lg"><i style="background:${x.colour}"></i>${x.label}</span>`).join(" ") + `</div><div class="gt-cols">${gtTemporal(g, acc)}${gtIdle(g, acc)}</div>` +
       `<p class="muted">Kernel types, launches, the launch queue and bandwidth: the <a href="#view=kernels&amp;rank=${this.rank}">Kernels view</a> (key 3).</p></section>`;
     // Recommendations
     const recs = p.recommendations || [];

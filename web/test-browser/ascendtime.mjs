@@ -29,7 +29,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", c
     return page.textContent("#v-" + id);
   };
   const ov = await open("1", "overview");
-  ok("Overview: NPU words", /NPU utilization/.test(ov) && /NPU time/.test(ov) && !/Tensor Cores/.test(ov), ov.slice(0, 300));
+  ok("Overview: NPU words", /NPU utilization/.test(ov) && /NPU time/.test(ov) && /first NPU event/.test(ov) && !/Tensor Cores|SM efficiency|GPU/.test(ov), ov.slice(0, 300));
   await shot("overview");
   const ops = await open("2", "operators");
   ok("Operators: NPU time share, no Tensor Core columns", /NPU time share/.test(ops) && !/CUDA time share/.test(ops) && !/TC eligible/.test(ops), ops.slice(0, 300));

@@ -165,7 +165,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
             if (namew > room) namew = room;
         }
     }
-    fprintf(f, "  %8s %11s %11s %11s %11s %2s  %s\n", "calls", "dev self", "dev total", "host self", "host total", "TC",
+    fprintf(f, "  %8s %11s %11s %11s %11s %2s  %s\n", "calls", "dev self", "dev total", "host self", "host total", tc ? "TC" : "",
             shape ? "name, input shape" : "name");
     char b[32], c[32], x[32], y[32];
     char **fitted = NULL; /* by name alone: two operators never print alike */
@@ -230,7 +230,8 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
             kt->by_name.len);
     const int fixed = 2 + 8 + 2 * 12 + 2 * 9 + 3 + 2; /* "  calls total mean blk/SM occ TC  " */
     int cols = name_cols(o->width, fixed);
-    fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %", "TC", "name");
+    fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %",
+            ml_accel_words_of(p)->matrix_units ? "TC" : "", "name");
     char b[32], c[32];
     const char **names = ml_malloc((n ? n : 1) * sizeof *names);
     for (size_t i = 0; i < n; i++) names[i] = ml_s(p, kt->by_name.v[i].name);
