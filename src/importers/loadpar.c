@@ -79,13 +79,14 @@ static int add_dir(ml_unit_list *out, const char *input, const char *dir, const 
         add_unit(out, u->paths.v[j], strcmp(u->paths.v[j], dir) != 0, i);
         bool seen = false;
         for (size_t r = 0; r < kept_runs.len && place[j].run; r++) seen |= !strcmp(kept_runs.v[r], place[j].run);
-        if (place[j].run && !seen) VEC_PUSH(&kept_runs, place[j].run);
+        if (place[j].run && !seen) VEC_PUSH(&kept_runs, ml_strdup(place[j].run));
         if (runs_view || span) out->units.v[out->units.len - 1].place = place[j];
         else ml_logdir_place_free(&place[j]);
         kept++;
     }
     free(place);
     bool several_runs = kept_runs.len > 1;
+    for (size_t r = 0; r < kept_runs.len; r++) free(kept_runs.v[r]);
     VEC_FREE(&kept_runs);
     if (span && !kept)
         return ml_fail(e, "%s: no span %s in %s (a span is a number from 1 to %d, or a timestamp of a file's name)",
