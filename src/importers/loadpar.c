@@ -131,6 +131,18 @@ void ml_unit_list_free(ml_unit_list *l)
     VEC_FREE(&l->skipped);
 }
 
+int ml_units_load(const char *input, ml_profiles *ps, ml_err *e)
+{
+    ml_unit_list l = {0};
+    int rc = ml_units_list(&input, 1, &l, e);
+    if (rc == 0 && l.logdir >= 0) rc = ml_units_logdir_error(&l, input, e);
+    for (size_t i = 0; i < l.units.len && rc == 0; i++) rc = ml_load_unit(l.units.v[i].path, l.units.v[i].listed, ps, e);
+    for (size_t i = 0; i < l.skipped.len; i++) VEC_PUSH(&ps->skipped, l.skipped.v[i]);
+    l.skipped.len = 0;
+    ml_unit_list_free(&l);
+    return rc;
+}
+
 int ml_units_logdir_error(const ml_unit_list *l, const char *input, ml_err *e)
 {
     char names[300] = "";
