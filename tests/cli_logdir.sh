@@ -66,6 +66,14 @@ t_eq "no such span: status" $? 2
 t_contains "no such span" "$err" "no span 3 in $tmp/lg/run_a (a span is a number from 1 to 2"
 out=$($MEMLENS summary "$tmp/lg")
 t_contains "GPU logdir listed" "$out" "cuda:0 peak"
+# export and a report of one span: RUN@SPAN as anywhere else; a logdir of several runs is refused
+$MEMLENS export "$tmp/lg/run_a@2" -o "$tmp/a2.trace.json"
+t_eq "export RUN@SPAN: that span" "$($MEMLENS summary --json "$tmp/a2.trace.json" | sed -n 's/.*"peak_allocated_bytes": *\([0-9]*\).*/\1/p' | head -1)" "$peak"
+err=$($MEMLENS export "$tmp/lg" -o "$tmp/x.trace.json" 2>&1)
+t_eq "export of a logdir of runs: refused" $? 2
+t_contains "export of a logdir of runs: names them" "$err" "a TensorBoard logdir of 2 runs (run_a, run_b)"
+$MEMLENS report "$tmp/lg/run_a@1" -o "$tmp/a1.html"
+t_eq "report RUN@SPAN" $? 0
 # the report of a logdir: each rank's run and span, for the page's run picker
 $MEMLENS report "$tmp/lg" -o "$tmp/lg.html"
 t_eq "report: runs and spans of the ranks" "$(grep -o '"run":"[^"]*","worker":"[^"]*","span":[0-9]*,"spans":[0-9]*' "$tmp/lg.html" | tr '\n' ' ')" \

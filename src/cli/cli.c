@@ -3,6 +3,7 @@
  */
 #include "textwidth.h"
 #include "cli.h"
+#include "loadpar.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ int ml_cli_load(const char *const *inputs, size_t n, ml_profiles *ps)
 {
     ml_err e = {{0}};
     for (size_t i = 0; i < n; i++) {
-        if (ml_load(inputs[i], ps, &e) < 0) {
+        if (ml_units_load(inputs[i], ps, &e) < 0) { /* as every loader lists inputs: RUN@SPAN too */
             fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             ml_profiles_free(ps);
             return -1;

@@ -6,6 +6,7 @@
 #include "textwidth.h"
 #include "cli.h"
 #include "export.h"
+#include "loadpar.h"
 #include "outfile.h"
 #include "perf.h"
 
@@ -177,7 +178,7 @@ static int export_table(const char *input, const char *out, const char *format, 
     ml_err e = {{0}};
     ml_perf perf;
     bool computed = false;
-    if (ml_load(input, &ps, &e) < 0) goto fail;
+    if (ml_units_load(input, &ps, &e) < 0) goto fail; /* RUN@SPAN too */
     ml_profiles_sort(&ps);
     if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
     if (ps.items.len != 1) {
@@ -262,7 +263,7 @@ int ml_cmd_export(int argc, char **argv)
     if (format && strcmp(out, "-") != 0 && strlen(out) >= 3 && !strcmp(out + strlen(out) - 3, ".gz")) gz = true;
     ml_profiles ps = {.want = kind == ML_EXPORT_TRACE ? ML_WANT_TRACE : 0}; /* a trace: its slices too */
     ml_err e = {{0}};
-    if (ml_load(input, &ps, &e) < 0) goto fail;
+    if (ml_units_load(input, &ps, &e) < 0) goto fail; /* RUN@SPAN too */
     ml_profiles_sort(&ps);
     if (rank >= 0 && ml_profiles_keep_rank(&ps, rank, &e) < 0) goto fail;
     int dev = -1;

@@ -59,26 +59,11 @@ bool ml_runpair_prepare(ml_profile *p, unsigned want, ml_diff_time *t)
  * workers call it at once too): two at once were checked under
  * ThreadSanitizer with traces split across threads, gzip, snapshots and
  * Ascend CSV and SQLite folders (none reported). */
-/* The input's units (loadpar.h: one listing for every loader, RUN@SPAN
- * included), loaded; a logdir of several runs or spans is refused, naming
- * them: a comparison is of one run with another. */
-static int load_input(const char *input, ml_profiles *ps, ml_err *e)
-{
-    ml_unit_list l = {0};
-    int rc = ml_units_list(&input, 1, &l, e);
-    if (rc == 0 && l.logdir >= 0) rc = ml_units_logdir_error(&l, input, e);
-    for (size_t i = 0; i < l.units.len && rc == 0; i++) rc = ml_load_unit(l.units.v[i].path, l.units.v[i].listed, ps, e);
-    for (size_t i = 0; i < l.skipped.len; i++) VEC_PUSH(&ps->skipped, l.skipped.v[i]);
-    l.skipped.len = 0;
-    ml_unit_list_free(&l);
-    return rc;
-}
-
 static void load_side(void *arg)
 {
     load_job *j = arg;
     ml_run_side *s = j->side;
-    j->rc = load_input(s->input, &s->ps, &j->e);
+    j->rc = ml_units_load(s->input, &s->ps, &j->e); /* RUN@SPAN too; a logdir of several runs refused */
     if (j->rc < 0) return;
     ml_profiles_sort(&s->ps);
     if (j->rank >= 0 && ml_profiles_keep_rank(&s->ps, j->rank, &j->e) < 0) {

@@ -79,13 +79,14 @@ static int add_dir(ml_unit_list *out, const char *input, const char *dir, const 
         add_unit(out, u->paths.v[j], strcmp(u->paths.v[j], dir) != 0, i);
         bool seen = false;
         for (size_t r = 0; r < kept_runs.len && place[j].run; r++) seen |= !strcmp(kept_runs.v[r], place[j].run);
-        if (place[j].run && !seen) VEC_PUSH(&kept_runs, place[j].run);
+        if (place[j].run && !seen) VEC_PUSH(&kept_runs, ml_strdup(place[j].run));
         if (runs_view || span) out->units.v[out->units.len - 1].place = place[j];
         else ml_logdir_place_free(&place[j]);
         kept++;
     }
     free(place);
     bool several_runs = kept_runs.len > 1;
+    for (size_t r = 0; r < kept_runs.len; r++) free(kept_runs.v[r]);
     VEC_FREE(&kept_runs);
     if (span && !kept)
         return ml_fail(e, "%s: no span %s in %s (a span is a number from 1 to %d, or a timestamp of a file's name)",
@@ -128,6 +129,18 @@ void ml_unit_list_free(ml_unit_list *l)
     VEC_FREE(&l->units);
     for (size_t i = 0; i < l->skipped.len; i++) free(l->skipped.v[i]);
     VEC_FREE(&l->skipped);
+}
+
+int ml_units_load(const char *input, ml_profiles *ps, ml_err *e)
+{
+    ml_unit_list l = {0};
+    int rc = ml_units_list(&input, 1, &l, e);
+    if (rc == 0 && l.logdir >= 0) rc = ml_units_logdir_error(&l, input, e);
+    for (size_t i = 0; i < l.units.len && rc == 0; i++) rc = ml_load_unit(l.units.v[i].path, l.units.v[i].listed, ps, e);
+    for (size_t i = 0; i < l.skipped.len; i++) VEC_PUSH(&ps->skipped, l.skipped.v[i]);
+    l.skipped.len = 0;
+    ml_unit_list_free(&l);
+    return rc;
 }
 
 int ml_units_logdir_error(const ml_unit_list *l, const char *input, ml_err *e)

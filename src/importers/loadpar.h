@@ -55,6 +55,13 @@ typedef struct ml_unit_list {
 int ml_units_list(const char *const *inputs, size_t n, ml_unit_list *out, ml_err *e);
 void ml_unit_list_free(ml_unit_list *l);
 
+/* Loads one input as ml_load does, through its listing (RUN@SPAN, the
+ * logdir's classification), for a command that reads one run (diff, check,
+ * export, a report of one file): a logdir of several runs or spans is
+ * refused (ml_units_logdir_error).  Appends to ps (its want and limits
+ * apply); 0 or -1 with e set. */
+int ml_units_load(const char *input, ml_profiles *ps, ml_err *e);
+
 /* The error of a command that reads one run (diff, check) given the
  * logdir l->logdir (inputs[l->logdir]): it names the runs, or the spans of
  * its one run, and how to pick one. */

@@ -24,6 +24,12 @@ struct ml_chrome_json {
     unsigned flags;
     int input;
     int only;               /* the one device whose memory is written, -1: all */
+    int part;               /* MEMORY: what of device `next` is being written (enum part), and */
+    size_t at;              /* the point or event it is at */
+    int64_t pid;            /* its process */
+    ml_category_curves cc;  /* its curves */
+    ml_curve ca, cr;
+    bool have_cc, have_a, have_r;
     enum stage stage;
     size_t next;            /* index in the current stage */
     bool first;             /* no event written yet (no comma before it) */
@@ -155,81 +161,120 @@ static void put_flow(ml_chrome_json *c, size_t i)
 
 /* ---- memory ------------------------------------------------------------- */
 
-static void put_counter(ml_chrome_json *c, int64_t pid, const char *name, int64_t ts)
+
+/* The curves of the device being written (MEMORY), a point at a time. */
+enum part { P_OPEN, P_ALLOCATED, P_RESERVED, P_CATEGORIES, P_EVENTS, P_DONE };
+
+static void memory_close(ml_chrome_json *c)
 {
-    ml_buf_printf(&c->out, "%s{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":",
-                  c->first ? "" : ",\n", name, pid);
-    c->first = false;
-    put_us(&c->out, ts);
+    if (c->have_cc) ml_category_curves_free(&c->cc);
+    if (c->have_a) ml_curve_free(&c->ca);
+    if (c->have_r) ml_curve_free(&c->cr);
+    c->have_cc = c->have_a = c->have_r = false;
 }
 
-/* The bytes of a curve at each allocator event of device d, as Kineto's Total Allocated / Reserved. */
-static int64_t curve_at(const ml_curve *cv, bool have, int64_t ts, uint32_t ev)
-{
-    return have ? ml_curve_value_at(cv, (ml_instant){ts, ev}) : 0;
-}
-
-/* Device d's counters (and allocator events): one process per device,
- * numbered apart from the trace's own pids. */
-static void put_memory(ml_chrome_json *c, size_t d)
+/* Starts device d: its curves, its process; false when it shows no memory. */
+static bool memory_open(ml_chrome_json *c, size_t d)
 {
     const ml_profile *p = c->p;
-    ml_category_curves cc;
-    ml_curve ca, cr;
-    bool have_cc = ml_category_curves_get(p, (int)d, &cc);
-    bool have_a = ml_curve_get(p, (int)d, ML_SERIES_ALLOCATED, &ca), have_r = ml_curve_get(p, (int)d, ML_SERIES_RESERVED, &cr);
-    if (!have_cc && !have_a) {
-        if (have_r) ml_curve_free(&cr);
-        return;
+    c->have_cc = ml_category_curves_get(p, (int)d, &c->cc);
+    c->have_a = ml_curve_get(p, (int)d, ML_SERIES_ALLOCATED, &c->ca);
+    c->have_r = ml_curve_get(p, (int)d, ML_SERIES_RESERVED, &c->cr);
+    if (!c->have_cc && !c->have_a) {
+        memory_close(c);
+        return false;
     }
-    int64_t pid = INT64_C(2000000000) + (int64_t)(p->rank >= 0 ? p->rank : c->input > 0 ? c->input : 0) * 64 + (int64_t)d;
+    c->pid = INT64_C(2000000000) + (int64_t)(p->rank >= 0 ? p->rank : c->input > 0 ? c->input : 0) * 64 + (int64_t)d;
     char name[160];
     const char *id = p->devices.v[d].id;
     if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, id);
     else if (c->input >= 0) snprintf(name, sizeof name, "input %d %s memory", c->input, id);
     else snprintf(name, sizeof name, "%s memory", id);
     ml_buf_printf(&c->out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"tid\":0,\"args\":{\"name\":",
-                  c->first ? "" : ",\n", pid);
+                  c->first ? "" : ",\n", c->pid);
     c->first = false;
     ml_json_str(&c->out, name);
     ml_buf_puts(&c->out, "}}");
-    for (int k = 0; k < 2; k++) {
-        const ml_curve *cv = k ? &cr : &ca;
-        if (!(k ? have_r : have_a)) continue;
-        for (size_t i = 0; i < cv->n; i++) {
-            put_counter(c, pid, k ? "reserved" : "allocated", cv->ts[i]);
-            ml_buf_printf(&c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", cv->value[i]);
+    return true;
+}
+
+static void put_counter(ml_chrome_json *c, const char *name, int64_t ts)
+{
+    ml_buf_printf(&c->out, ",\n{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", name, c->pid);
+    put_us(&c->out, ts);
+}
+
+/* Event i of device d as Kineto writes an allocator event, with the totals
+ * the curves have after it (false: not an alloc or free of d). */
+static bool put_memory_event(ml_chrome_json *c, size_t d, size_t i)
+{
+    const ml_profile *p = c->p;
+    const ml_events *ev = &p->events;
+    uint8_t kd = ev->kind.v[i];
+    if (ev->device.v[i] != d || (kd != ML_EV_ALLOC && kd != ML_EV_FREE)) return false;
+    int64_t bytes = ev->size.v[i] < 0 ? -ev->size.v[i] : ev->size.v[i];
+    ml_instant at = {ev->ts.v[i], (uint32_t)i};
+    ml_buf_printf(&c->out, ",\n{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
+                           "\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", c->pid);
+    put_us(&c->out, ev->ts.v[i]);
+    ml_buf_printf(&c->out, ",\"args\":{\"Device Type\":%d,\"Device Id\":%d,\"Addr\":%" PRIu64 ",\"Bytes\":%" PRId64
+                           ",\"Total Allocated\":%" PRId64 ",\"Total Reserved\":%" PRId64 "}}",
+                  p->devices.v[d].type, p->devices.v[d].index, ev->addr.len > i ? ev->addr.v[i] : 0,
+                  kd == ML_EV_FREE ? -bytes : bytes, c->have_a ? ml_curve_value_at(&c->ca, at) : 0,
+                  c->have_r ? ml_curve_value_at(&c->cr, at) : 0);
+    return true;
+}
+
+/* The next piece of the memory of device c->next (a point, or an event);
+ * false once the device is done. */
+static bool memory_step(ml_chrome_json *c)
+{
+    size_t d = c->next;
+    switch (c->part) {
+    case P_OPEN:
+        c->part = memory_open(c, d) ? P_ALLOCATED : P_DONE;
+        c->at = 0;
+        return true;
+    case P_ALLOCATED:
+    case P_RESERVED: {
+        const ml_curve *cv = c->part == P_RESERVED ? &c->cr : &c->ca;
+        bool have = c->part == P_RESERVED ? c->have_r : c->have_a;
+        if (!have || c->at >= cv->n) {
+            c->part++, c->at = 0;
+            return true;
         }
+        put_counter(c, c->part == P_RESERVED ? "reserved" : "allocated", cv->ts[c->at]);
+        ml_buf_printf(&c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", cv->value[c->at++]);
+        return true;
     }
-    for (size_t i = 0; have_cc && i < cc.n; i++) {
-        put_counter(c, pid, "bytes by category", cc.ts[i]);
+    case P_CATEGORIES: {
+        if (!c->have_cc || c->at >= c->cc.n) {
+            c->part = c->flags & ML_CJ_MEMORY_EVENTS ? P_EVENTS : P_DONE, c->at = 0;
+            return true;
+        }
+        put_counter(c, "bytes by category", c->cc.ts[c->at]);
         ml_buf_puts(&c->out, ",\"args\":{");
         bool any = false;
         for (int j = 0; j < ML_CAT__COUNT; j++) {
             int k = ml_category_order[j];
-            if (cc.peak[k] <= 0) continue;
-            ml_buf_printf(&c->out, "%s\"%s\":%" PRId64, any ? "," : "", ml_category_name(k), cc.value[k][i]);
+            if (c->cc.peak[k] <= 0) continue;
+            ml_buf_printf(&c->out, "%s\"%s\":%" PRId64, any ? "," : "", ml_category_name(k), c->cc.value[k][c->at]);
             any = true;
         }
         ml_buf_puts(&c->out, "}}");
+        c->at++;
+        return true;
     }
-    const ml_events *ev = &p->events;
-    for (size_t i = 0; (c->flags & ML_CJ_MEMORY_EVENTS) && i < ev->ts.len; i++) {
-        uint8_t kd = ev->kind.v[i];
-        if (ev->device.v[i] != d || (kd != ML_EV_ALLOC && kd != ML_EV_FREE)) continue;
-        int64_t bytes = ev->size.v[i] < 0 ? -ev->size.v[i] : ev->size.v[i];
-        ml_buf_printf(&c->out, ",\n{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
-                               "\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", pid);
-        put_us(&c->out, ev->ts.v[i]);
-        ml_buf_printf(&c->out, ",\"args\":{\"Device Type\":%d,\"Device Id\":%d,\"Addr\":%" PRIu64 ",\"Bytes\":%" PRId64
-                               ",\"Total Allocated\":%" PRId64 ",\"Total Reserved\":%" PRId64 "}}",
-                      p->devices.v[d].type, p->devices.v[d].index, ev->addr.len > i ? ev->addr.v[i] : 0,
-                      kd == ML_EV_FREE ? -bytes : bytes, curve_at(&ca, have_a, ev->ts.v[i], (uint32_t)i),
-                      curve_at(&cr, have_r, ev->ts.v[i], (uint32_t)i));
+    case P_EVENTS:
+        while (c->at < c->p->events.ts.len && !put_memory_event(c, d, c->at)) c->at++;
+        if (c->at >= c->p->events.ts.len) c->part = P_DONE;
+        else c->at++;
+        return true;
+    case P_DONE:
+        memory_close(c);
+        return false;
     }
-    if (have_cc) ml_category_curves_free(&cc);
-    if (have_a) ml_curve_free(&ca);
-    if (have_r) ml_curve_free(&cr);
+    return false;
 }
 
 ml_chrome_json *ml_chrome_json_open_as(const ml_profile *p, unsigned flags, bool after, int input)
@@ -270,13 +315,10 @@ static bool next_batch(ml_chrome_json *c)
             if (c->next < t->flows.len) put_flow(c, c->next++), n++;
             else c->stage = MEMORY, c->next = 0;
             break;
-        case MEMORY: /* a device at a time */
-            if ((c->flags & (ML_CJ_MEMORY | ML_CJ_MEMORY_EVENTS)) && c->next < c->p->devices.len)
-            {
-                if (c->only == -1 || (c->only >= 0 && (size_t)c->only == c->next)) put_memory(c, c->next);
-                c->next++, n += BATCH / 4;
-            }
-            else c->stage = CLOSING;
+        case MEMORY: /* a device at a time, a point or event at a time */
+            if (!(c->flags & (ML_CJ_MEMORY | ML_CJ_MEMORY_EVENTS)) || c->next >= c->p->devices.len) c->stage = CLOSING;
+            else if ((c->only == -1 || (c->only >= 0 && (size_t)c->only == c->next)) && memory_step(c)) n++;
+            else c->next++, c->part = P_OPEN;
             break;
         case CLOSING:
             if (!(c->flags & ML_CJ_BARE)) ml_buf_puts(&c->out, "\n]}\n");
@@ -309,6 +351,7 @@ size_t ml_chrome_json_read(ml_chrome_json *c, char *buf, size_t max)
 void ml_chrome_json_close(ml_chrome_json *c)
 {
     if (!c) return;
+    memory_close(c);
     ml_buf_free(&c->out);
     ml_buf_free(&c->label);
     free(c);
