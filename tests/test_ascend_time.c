@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "accel_words.h"
+#include "devkind.h"
 #include "ascend.h"
 #include "gputime.h"
 #include "importer.h"
@@ -134,9 +134,9 @@ TEST(old_trace_view_alone)
         ml_steps_compute(p, &st);
         CHECK_EQ_I64(ml_ranges_sum(&st.busy[ML_ROLE_COMMUNICATION]), 100000);
         ml_steps_free(&st);
-        CHECK(ml_profile_is_npu(p));
-        CHECK_EQ_STR(ml_accel_words_of(p)->alloc_env, "PYTORCH_NPU_ALLOC_CONF");
-        CHECK(ml_accel_words_of(p)->matrix_units == NULL);
+        CHECK(ml_devkind_of_profile(p) == ML_DK_NPU);
+        CHECK_EQ_STR(ml_devkind_words_of(ml_devkind_of_profile(p))->alloc_env, "PYTORCH_NPU_ALLOC_CONF");
+        CHECK(ml_devkind_words_of(ml_devkind_of_profile(p))->matrix_units == NULL);
     }
     ml_profiles_free(&ps);
     rm_rf(d);

@@ -1,7 +1,7 @@
 /*
  * recommend.c — performance recommendations (see recommend.h).
  */
-#include "accel_words.h"
+#include "devkind.h"
 #include "recommend.h"
 
 #include <stdio.h>
@@ -68,7 +68,7 @@ static void fragmentation(const ml_profile *p, ml_recs *out)
                  "allocator's cached blocks did not fit the requests. Setting "
                  "%s=expandable_segments:True, or allocating fewer distinct sizes, may help.",
                  p->devices.v[d].id, share * 100, ml_fmt_bytes(pk.value, reserved, sizeof reserved),
-                 ml_fmt_bytes(pk.value - alloc, idle, sizeof idle), ml_accel_words_of(p)->alloc_env);
+                 ml_fmt_bytes(pk.value - alloc, idle, sizeof idle), ml_devkind_words_of(ml_devkind_of_profile(p))->alloc_env);
     }
     free(order);
 }
@@ -102,7 +102,7 @@ void ml_recommend(const ml_profile *p, const ml_steps *st, const ml_gpu_metrics_
         snprintf(add(out, "gpu_utilization", low, ML_REC_GPU_UTILIZATION)->text, sizeof out->v[0].text,
                  "%s %s %s low utilization (%.1f%%). You could try to increase batch size to improve. Note: "
                  "Increasing batch size may affect the speed and stability of model convergence.",
-                 ml_accel_words_of(p)->device, list, nlow > 1 ? "have" : "has", low * 100);
+                 ml_devkind_words_of(ml_devkind_of_profile(p))->device, list, nlow > 1 ? "have" : "has", low * 100);
     if (st->steps.len && st->avg_total > 0) {
         double c = st->avg[ML_ROLE_COMMUNICATION] / st->avg_total;
         if (c > ML_REC_COMMUNICATION)
@@ -119,7 +119,7 @@ void ml_recommend(const ml_profile *p, const ml_steps *st, const ml_gpu_metrics_
     for (size_t i = 0; i < kt->by_name.len; i++) {
         if (kt->by_name.v[i].tensor_cores) k_tc += kt->by_name.v[i].total_ns;
     }
-    if (major >= 7 && kt->kernels > 0 && k_tc == 0 && ml_accel_words_of(p)->matrix_units) {
+    if (major >= 7 && kt->kernels > 0 && k_tc == 0 && ml_devkind_words_of(ml_devkind_of_profile(p))->matrix_units) {
         double share = ml_tc_eligible_kernel_share(p, tree);
         if (share > 0)
             snprintf(add(out, "tensor_cores", share, 0)->text, sizeof out->v[0].text,

@@ -1,7 +1,7 @@
 /*
  * perf.c — text and JSON output of the time-side analyses.
  */
-#include "accel_words.h"
+#include "devkind.h"
 #include "perf.h"
 
 #include <math.h>
@@ -283,8 +283,8 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
     jw_key(w, "end_ns"); jw_i64(w, t->span_end);
     jw_end(w);
 
-    /* the accelerator's words (accel_words.h), for outputs that label what they show */
-    const ml_accel_words *words = ml_accel_words_of(p);
+    /* the accelerator's words (devkind.h), for outputs that label what they show */
+    const ml_devkind_words *words = ml_devkind_words_of(ml_devkind_of_profile(p));
     jw_key(w, "accelerator");
     jw_obj(w);
     jw_key(w, "device"); jw_str(w, words->device);

@@ -1,7 +1,7 @@
 /*
  * perf_views.c — the text views of `memlens perf` (perf_views.h).
  */
-#include "accel_words.h"
+#include "devkind.h"
 #include "perf_views.h"
 
 #include <math.h>
@@ -141,7 +141,7 @@ static void text_operators(FILE *f, const ml_profile *p, const ml_perf *perf, co
 {
     bool shape = o->group == ML_PERF_BY_SHAPE;
     const ml_op_rows *ops = shape ? &perf->ops.by_shape : &perf->ops.by_name;
-    bool gpu = perf->kernels.kernels > 0, tc = ml_accel_words_of(p)->matrix_units != NULL;
+    bool gpu = perf->kernels.kernels > 0, tc = ml_devkind_words_of(ml_devkind_of_profile(p))->matrix_units != NULL;
     size_t n = limit(ops->len, o->top);
     if (!ops->len) {
         fprintf(f, "\nOperators: none (the trace has no CPU operators)\n");
@@ -231,7 +231,7 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
     const int fixed = 2 + 8 + 2 * 12 + 2 * 9 + 3 + 2; /* "  calls total mean blk/SM occ TC  " */
     int cols = name_cols(o->width, fixed);
     fprintf(f, "  %8s %11s %11s %8s %8s %2s  %s\n", "calls", "total", "mean", "blk/SM", "occ %",
-            ml_accel_words_of(p)->matrix_units ? "TC" : "", "name");
+            ml_devkind_words_of(ml_devkind_of_profile(p))->matrix_units ? "TC" : "", "name");
     char b[32], c[32];
     const char **names = ml_malloc((n ? n : 1) * sizeof *names);
     for (size_t i = 0; i < n; i++) names[i] = ml_s(p, kt->by_name.v[i].name);
@@ -251,7 +251,7 @@ static void text_kernels(FILE *f, const ml_profile *p, const ml_perf *perf, cons
     }
     ml_fit_apart_free(fit, n);
     text_rest(f, ml_kernel_rows_rest(kt->by_name.v, kt->by_name.len, o->top), false, "kernel");
-    if (ml_accel_words_of(p)->matrix_units) fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
+    if (ml_devkind_words_of(ml_devkind_of_profile(p))->matrix_units) fprintf(f, "  (TC: Y = uses Tensor Cores)\n");
     text_cores(f, p, kt);
 }
 
