@@ -12,7 +12,7 @@
 
 typedef struct command {
     const char *name;
-    int (*run)(int argc, char **argv);
+    int (*run)(int argc, char **argv, const ml_cli_io *io);
     const char *help;
 } command;
 
@@ -42,6 +42,12 @@ static void usage(FILE *f)
 
 int ml_cli_main(int argc, char **argv)
 {
+    ml_cli_io io = {stdout, stderr};
+    return ml_cli_run(argc, argv, &io);
+}
+
+int ml_cli_run(int argc, char **argv, const ml_cli_io *io)
+{
     /* Columns grow to hundreds of MiB by doubling.  A fixed mmap threshold
      * keeps every large block in its own mapping, so realloc moves no bytes
      * (mremap) and free gives the pages back; glibc's default raises the
@@ -51,16 +57,16 @@ int ml_cli_main(int argc, char **argv)
     ml_phase("start");
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(argc < 2 ? stderr : stdout);
+        usage(argc < 2 ? io->err : io->out);
         return argc < 2 ? 2 : 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("memlens %s\n", MEMLENS_VERSION);
+        fprintf(io->out, "memlens %s\n", MEMLENS_VERSION);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 2, argv + 2);
-    fprintf(stderr, "memlens: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 2, argv + 2, io);
+    fprintf(io->err, "memlens: unknown command '%s'\n", argv[1]);
+    usage(io->err);
     return 2;
 }

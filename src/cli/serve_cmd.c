@@ -67,7 +67,7 @@ static int parse_size(const char *s, uint64_t *out)
 }
 
 /* Opens url with xdg-open if it is on PATH; never fatal. */
-static void open_browser(const char *url)
+static void open_browser(const ml_cli_io *io, const char *url)
 {
     char *argv[] = { "xdg-open", (char *)url, NULL };
     pid_t pid;
@@ -76,11 +76,11 @@ static void open_browser(const char *url)
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
-        fprintf(stderr, "memlens serve: --open: xdg-open not found; open %s yourself\n", url);
+        fprintf(io->err, "memlens serve: --open: xdg-open not found; open %s yourself\n", url);
     posix_spawn_file_actions_destroy(&fa);
 }
 
-int ml_cmd_serve(int argc, char **argv)
+int ml_cmd_serve(int argc, char **argv, const ml_cli_io *io)
 {
     const char *host = "127.0.0.1";
     int port = 8000, open = 0, threads = 0;
@@ -92,33 +92,33 @@ int ml_cmd_serve(int argc, char **argv)
         if (!strcmp(a, "--host") && i + 1 < argc) host = argv[++i];
         else if (!strcmp(a, "--port") && i + 1 < argc) {
             if (parse_int(argv[++i], 0, 65535, &port)) {
-                fprintf(stderr, "memlens serve: --port wants a number in 0..65535\n");
+                fprintf(io->err, "memlens serve: --port wants a number in 0..65535\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--threads") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 64, &threads)) {
-                fprintf(stderr, "memlens serve: --threads wants a number in 1..64\n");
+                fprintf(io->err, "memlens serve: --threads wants a number in 1..64\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--max-upload") && i + 1 < argc) {
             if (parse_size(argv[++i], &opts.max_upload)) {
-                fprintf(stderr, "memlens serve: --max-upload wants a size in bytes (e.g. 512M, 4G)\n");
+                fprintf(io->err, "memlens serve: --max-upload wants a size in bytes (e.g. 512M, 4G)\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--max-imports") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 64, &opts.max_imports)) {
-                fprintf(stderr, "memlens serve: --max-imports wants a number in 1..64\n");
+                fprintf(io->err, "memlens serve: --max-imports wants a number in 1..64\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--open")) open = 1;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(io->out); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "memlens serve: unknown option %s\n", a);
-            usage(stderr);
+            fprintf(io->err, "memlens serve: unknown option %s\n", a);
+            usage(io->err);
             free(inputs);
             return 2;
         } else inputs[n++] = a;
@@ -138,11 +138,11 @@ int ml_cmd_serve(int argc, char **argv)
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
     free(inputs);
-    if (!rs) { fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
+    if (!rs) { fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
     ml_ranks_request(rs, 0); /* the page opens on it: start now */
     ml_server *s = ml_server_start(rs, host, port, title, &opts, &e);
     if (!s) {
-        fprintf(stderr, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
+        fprintf(io->err, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
         ml_ranks_free(rs);
         return 2;
     }
@@ -150,12 +150,12 @@ int ml_cmd_serve(int argc, char **argv)
     if (!n) printf("memlens serve: ready: no input yet: upload files in the page; Ctrl-C to stop\n");
     else printf("memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
                 ml_ranks_count(rs), ml_ranks_count(rs) == 1 ? "" : "s");
-    fflush(stdout);
-    if (open) open_browser(ml_server_url(s));
+    fflush(io->out);
+    if (open) open_browser(io, ml_server_url(s));
 
     int sig = 0;
     sigwait(&sigs, &sig);
-    fprintf(stderr, "memlens serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
+    fprintf(io->err, "memlens serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
     ml_server_stop(s);
     ml_ranks_free(rs);
     while (waitpid(-1, NULL, WNOHANG) > 0) {} /* reap xdg-open */
