@@ -192,14 +192,35 @@ class Run:
         return self._table("live_at", int(t))
 
 
+_NA = -(2 ** 63)  # the C side's "absent" in an int64 column
+
+
 def _frame(cols):
-    """A DataFrame of the columns, or a list of row dicts without pandas."""
+    """A DataFrame of the columns (int64 columns as numpy arrays, nullable Int64 where a value
+    is absent), or a list of row dicts without pandas (absent values None)."""
     try:
+        import numpy
         import pandas
     except ImportError:
         names = list(cols)
-        return [dict(zip(names, row)) for row in zip(*(cols[n] for n in names))]
-    return pandas.DataFrame(cols)
+        lists = [_ints_list(cols[n]) if isinstance(cols[n], bytes) else cols[n] for n in names]
+        return [dict(zip(names, row)) for row in zip(*lists)]
+    data = {}
+    for name, col in cols.items():
+        if isinstance(col, bytes):
+            v = numpy.frombuffer(col, dtype=numpy.int64)
+            na = v == _NA
+            col = pandas.arrays.IntegerArray(v.copy(), na) if na.any() else v
+        data[name] = col
+    return pandas.DataFrame(data, copy=False)
+
+
+def _ints_list(raw):
+    import array
+
+    a = array.array("q")
+    a.frombytes(raw)
+    return [None if x == _NA else x for x in a]
 
 
 def load(path_or_dir, rank=None):

@@ -228,8 +228,11 @@ def test_no_pandas_gives_lists_of_dicts(monkeypatch):
         return real(name, *a, **k)
 
     monkeypatch.setattr(builtins, "__import__", no_pandas)
-    rows = memlens._frame({"a": [1, 2], "b": ["x", "y"]})
-    assert rows == [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]
+    import struct
+
+    ints = struct.pack("=3q", 7, -(2 ** 63), 2 ** 62)
+    rows = memlens._frame({"a": ints, "b": ["x", None, "z"]})
+    assert rows == [{"a": 7, "b": "x"}, {"a": None, "b": None}, {"a": 2 ** 62, "b": "z"}]
 
 
 def test_record_memory_without_cuda_says_so(tmp_path):
