@@ -96,7 +96,8 @@ $(WEB_GEN): $(BUILD)/embed $(WEB_JS) web/src/style.css web/src/body.html $(UPLOT
 	  style=web/src/style.css body=web/src/body.html mod:app=$(subst $(ml_space),$(ml_comma),$(WEB_JS))
 
 # The generated assets, kept where a tarball or an sdist carries them
-# (copied only when they changed: setup.py rebuilds the extension after it).
+# (copied only when they were made again: setup.py rebuilds the extension
+# whenever the copy is newer than it).
 web-dist: $(WEB_DIST)
 $(WEB_DIST): $(WEB_GEN)
 	@mkdir -p $(dir $@)
