@@ -6,6 +6,9 @@
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang)
 #   make bench      speed and memory benchmarks on generated inputs (bench/)
 #   make sample     build/sample/: a small generated trace for the README demo
+#   make web-dist   web/dist/web_assets.c: the generated web UI that a source
+#                   tarball or the Python sdist carries, so that building
+#                   from one needs no npm (used when web/node_modules is absent)
 #   make MPI=0      without build/memlens-mpi: it is built (with its tests) by
 #                   default wherever mpicc is found (Open MPI: libopenmpi-dev),
 #                   for `mpirun -n K build/memlens-mpi summary|perf|check|report DIR`
@@ -58,12 +61,24 @@ WEB_JS   := $(strip $(addprefix web/src/,format.js tip.js decode.js m4.js stack.
             web/src/arrow.js web/src/critpath.js web/src/trace.js web/src/upload.js web/src/app.js)
 WEB_GEN  := $(BUILD)/gen/web_assets.c
 UPLOT    := web/node_modules/uplot/dist
+# Prebuilt assets: web/dist/web_assets.c is the generated file an sdist or a
+# source tarball carries (`make web-dist` writes it; git ignores it).  Where
+# npm's uPlot is absent (no web/node_modules) and that file is there, the
+# build compiles it instead of generating one: building from a tarball needs
+# a C compiler and the -dev packages, not npm.
+WEB_DIST := web/dist/web_assets.c
+ifeq ($(wildcard $(UPLOT)/uPlot.iife.min.js),)
+ifneq ($(wildcard $(WEB_DIST)),)
+WEB_GEN  := $(WEB_DIST)
+WEB_PREBUILT := 1
+endif
+endif
 LIB_OBJ  += $(BUILD)/gen/web_assets.o
 ml_comma := ,
 ml_empty :=
 ml_space := $(ml_empty) $(ml_empty)
 
-.PHONY: all tests test check fuzz bench sample clean web
+.PHONY: all tests test check fuzz bench sample clean web web-dist
 all: $(BUILD)/memlens $(TOOL_BIN) $(MPI_BIN)
 
 $(BUILD)/%.o: %.c
@@ -77,12 +92,26 @@ $(BUILD)/embed: tools/embed/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
 
+ifneq ($(WEB_PREBUILT),1)
 $(WEB_GEN): $(BUILD)/embed $(WEB_JS) web/src/style.css web/src/body.html $(UPLOT)/uPlot.iife.min.js $(UPLOT)/uPlot.min.css
 	@mkdir -p $(dir $@)
 	$(BUILD)/embed $@ uplot_js=$(UPLOT)/uPlot.iife.min.js uplot_css=$(UPLOT)/uPlot.min.css \
 	  style=web/src/style.css body=web/src/body.html mod:app=$(subst $(ml_space),$(ml_comma),$(WEB_JS))
 
+# The generated assets, kept where a tarball or an sdist carries them
+# (copied only when they were made again: setup.py rebuilds the extension
+# whenever the copy is newer than it).
+web-dist: $(WEB_DIST)
+$(WEB_DIST): $(WEB_GEN)
+	@mkdir -p $(dir $@)
+	cp $(WEB_GEN) $@
+else
+web-dist:
+	@echo "web-dist: $(WEB_DIST) is prebuilt (no web/node_modules to make it from)"
+endif
+
 $(BUILD)/gen/web_assets.o: $(WEB_GEN)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libmemlens.a: $(LIB_OBJ)

@@ -1,7 +1,9 @@
 # The pytest tests (tests/py/test_*.py): the Python package and its API, and
 # memlens held to real PyTorch (fixtures written at test time by torch 2.13,
-# torch's own answers as the oracle).  They run in .venv/ (scripts/setup makes
-# it with python/requirements-test.txt); without it, one skip.
+# torch's own answers as the oracle).  The extension is built in place first
+# (setup.py build_ext --inplace) and python/ put on PYTHONPATH.  They run in
+# .venv/ (scripts/setup makes it with python/requirements-test.txt); without
+# it, one skip.
 . tests/lib.sh
 PY=${MEMLENS_PYTHON:-.venv/bin/python}
 if [ ! -x "$PY" ] || ! "$PY" -c 'import pytest' 2>/dev/null; then
@@ -12,6 +14,13 @@ if ! ls tests/py/test_*.py >/dev/null 2>&1; then
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# The package's extension (memlens._memlens), built in place into python/memlens/
+# from the sources build/ has (setup.py; again only when one is newer than it),
+# then python/ first on the path: the tests import the tree's memlens.
+if ! MEMLENS_BUILD_JOBS=${MEMLENS_BUILD_JOBS:-2} "$PY" setup.py -q build_ext --inplace >"$log" 2>&1; then
+    t_fail "setup.py build_ext --inplace failed: $(grep -E 'error|Error' "$log" | head -5)"
+fi
+export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 MEMLENS=$MEMLENS "$PY" -m pytest -q -rs -p no:cacheprovider tests/py >"$log" 2>&1
 rc=$?
 # pytest's closing line, e.g. "3 failed, 40 passed, 2 skipped in 9.1s"

@@ -35,9 +35,9 @@ static void usage_to(FILE *f)
                "--junit FILE: JUnit XML, one test case per rule\n");
 }
 
-static int fail_usage(const char *msg, const char *arg)
+static int fail_usage(const ml_cli_io *io, const char *msg, const char *arg)
 {
-    fprintf(stderr, "memlens: check: %s%s\n", msg, arg);
+    fprintf(io->err, "memlens: check: %s%s\n", msg, arg);
     return 2;
 }
 
@@ -88,7 +88,7 @@ static void *unpack_results(void *arg, ml_bytes_reader *in)
     return res;
 }
 
-int ml_cmd_check(int argc, char **argv)
+int ml_cmd_check(int argc, char **argv, const ml_cli_io *io)
 {
     ml_runpair_opts po = {.rank = -1}; /* no --top: a broken rule names ML_CHECK_TOP contributors */
     const char *base = NULL, *input = NULL, *junit = NULL;
@@ -97,10 +97,10 @@ int ml_cmd_check(int argc, char **argv)
     int rc = -1;
     for (int i = 0; i < argc && rc < 0; i++) {
         const char *a = argv[i];
-        int k, shared = ml_runpair_opt(argc, argv, &i, &po);
+        int k, shared = ml_runpair_opt(argc, argv, &i, &po, io->err);
         if (shared < 0) rc = 2;
         else if (po.help) {
-            usage_to(stdout);
+            usage_to(io->out);
             rc = 0;
         } else if (shared) continue;
         else if (!strcmp(a, "--base") && i + 1 < argc) base = argv[++i];
@@ -109,33 +109,33 @@ int ml_cmd_check(int argc, char **argv)
             const char *arg = NULL;
             if (ml_rule_takes_arg((ml_rule_kind)k)) {
                 if (i + 1 >= argc) {
-                    rc = fail_usage(a, ": expected a limit after it");
+                    rc = fail_usage(io, a, ": expected a limit after it");
                     break;
                 }
                 arg = argv[++i];
             }
             ml_err e = {{0}};
             if (ml_rule_parse((ml_rule_kind)k, a, arg, &rules[nrules], &e) < 0) {
-                fprintf(stderr, "memlens: check: %s\n", e.msg);
+                fprintf(io->err, "memlens: check: %s\n", e.msg);
                 rc = 2;
             } else nrules++;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "memlens: check: unknown option or rule %s (memlens check --help lists the rules)\n", a);
+            fprintf(io->err, "memlens: check: unknown option or rule %s (memlens check --help lists the rules)\n", a);
             rc = 2;
         } else if (!input) input = a;
         else {
-            fprintf(stderr, "memlens: check: one input to check, then --base BASE; one more: %s\n", a);
+            fprintf(io->err, "memlens: check: one input to check, then --base BASE; one more: %s\n", a);
             rc = 2;
         }
     }
-    if (rc < 0 && !input) rc = fail_usage("expected the input to check (memlens check NEW [--base BASE] RULE...)", "");
+    if (rc < 0 && !input) rc = fail_usage(io, "expected the input to check (memlens check NEW [--base BASE] RULE...)", "");
     /* both sides load at once: two readers of one pipe would each get part of it */
     if (rc < 0 && base && !strcmp(base, "-") && !strcmp(input, "-"))
-        rc = fail_usage("NEW and --base BASE are both standard input (-): one side at most can read it", "");
-    if (rc < 0 && !nrules) rc = fail_usage("no rule given (e.g. --max-peak 30GiB; memlens check --help lists them)", "");
+        rc = fail_usage(io, "NEW and --base BASE are both standard input (-): one side at most can read it", "");
+    if (rc < 0 && !nrules) rc = fail_usage(io, "no rule given (e.g. --max-peak 30GiB; memlens check --help lists them)", "");
     for (size_t i = 0; rc < 0 && i < nrules; i++)
         if (ml_rule_needs_base(rules[i].kind) && !base) {
-            fprintf(stderr, "memlens: check: %s %s compares with a base run: give --base BASE\n", rules[i].option, rules[i].arg);
+            fprintf(io->err, "memlens: check: %s %s compares with a base run: give --base BASE\n", rules[i].option, rules[i].arg);
             rc = 2;
         }
     if (rc >= 0) {
@@ -146,7 +146,7 @@ int ml_cmd_check(int argc, char **argv)
     judge_ctx ctx = {rules, nrules, base != NULL};
     ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx, .alone = true};
     ml_runpair_results pr;
-    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &judge, &pr);
+    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &judge, &pr, io->err);
     if (got != 0) { /* 1: another process of memlens-mpi, which writes nothing */
         free(rules);
         return ml_job_exit(got < 0 ? 2 : 0);
@@ -160,23 +160,23 @@ int ml_cmd_check(int argc, char **argv)
     }
     ml_phase("check: rules");
     ml_check_run run = {base, input, res, nrules, (const char *const *)pr.unmatched.v, pr.unmatched.len};
-    if (po.json) ml_check_json(stdout, &run);
-    else ml_check_text(stdout, &run);
+    if (po.json) ml_check_json(io->out, &run);
+    else ml_check_text(io->out, &run);
     rc = errors ? 2 : failed ? 1 : 0;
     for (size_t i = 0; i < nrules; i++)
         if (!res[i].evaluated)
-            fprintf(stderr, "memlens: check: %s%s%s cannot be checked on %s: %s\n", rules[i].option, rules[i].arg ? " " : "",
+            fprintf(io->err, "memlens: check: %s%s%s cannot be checked on %s: %s\n", rules[i].option, rules[i].arg ? " " : "",
                     rules[i].arg ? rules[i].arg : "", input, res[i].why);
     if (junit) {
         ml_err e = {{0}};
         if (ml_check_junit(junit, &run, &e) != 0) {
-            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+            fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             rc = 2;
         }
     }
     free(res);
     free(rules);
     ml_runpair_results_free(&pr, free);
-    if (fflush(stdout) != 0 && rc == 0) rc = 1;
+    if (fflush(io->out) != 0 && rc == 0) rc = 1;
     return ml_job_exit(rc);
 }

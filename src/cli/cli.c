@@ -8,29 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int ml_cli_count(const char *opt, const char *text, long lo, long hi, const char *what, int *out)
+int ml_cli_count(FILE *err, const char *opt, const char *text, long lo, long hi, const char *what, int *out)
 {
     char *end;
     long v = strtol(text, &end, 10);
     if (*end || end == text || v < lo || v > hi) {
-        fprintf(stderr, "memlens: %s %s: expected %s\n", opt, text, what);
+        fprintf(err, "memlens: %s %s: expected %s\n", opt, text, what);
         return -1;
     }
     *out = (int)v;
     return 0;
 }
 
-int ml_cli_rank(const char *text, int *out)
+int ml_cli_rank(FILE *err, const char *text, int *out)
 {
-    return ml_cli_count("--rank", text, 0, 1000000, "a rank number", out);
+    return ml_cli_count(err, "--rank", text, 0, 1000000, "a rank number", out);
 }
 
-int ml_cli_load(const char *const *inputs, size_t n, ml_profiles *ps)
+int ml_cli_load(const char *const *inputs, size_t n, ml_profiles *ps, FILE *err)
 {
     ml_err e = {{0}};
     for (size_t i = 0; i < n; i++) {
         if (ml_units_load(inputs[i], ps, &e) < 0) { /* as every loader lists inputs: RUN@SPAN too */
-            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+            fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             ml_profiles_free(ps);
             return -1;
         }

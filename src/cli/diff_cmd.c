@@ -33,9 +33,9 @@ static void usage_to(FILE *f)
             (int)(ML_REPORT_BUDGET / 1000000));
 }
 
-static int fail_usage(const char *msg, const char *arg)
+static int fail_usage(const ml_cli_io *io, const char *msg, const char *arg)
 {
-    fprintf(stderr, "memlens: diff: %s%s (memlens diff --help)\n", msg, arg);
+    fprintf(io->err, "memlens: diff: %s%s (memlens diff --help)\n", msg, arg);
     return 2;
 }
 
@@ -47,19 +47,19 @@ static void what_side_has(const ml_diff_side *x, char *buf, size_t cap)
                              : x->time ? "time data only (no memory events)" : "neither memory nor time data");
 }
 
-static int nothing_in_common(const char *const in[2], char why[2][64])
+static int nothing_in_common(const ml_cli_io *io, const char *const in[2], char why[2][64])
 {
-    fprintf(stderr, "memlens: %s and %s have nothing in common to compare: the first has %s, the second %s\n", in[0],
+    fprintf(io->err, "memlens: %s and %s have nothing in common to compare: the first has %s, the second %s\n", in[0],
             in[1], why[0], why[1]);
     return 2;
 }
 
 /* -o FILE.html: the report reads every run, so both inputs are loaded whole. */
-static int write_report(const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt, const char *out,
+static int write_report(const ml_cli_io *io, const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt, const char *out,
                         int64_t budget)
 {
     ml_runpair rp;
-    if (ml_runpair_load(in[0], in[1], want, rank, &rp) < 0) return 2;
+    if (ml_runpair_load(in[0], in[1], want, rank, &rp, io->err) < 0) return 2;
     size_t n = rp.pairs.len;
     ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
     bool any = false;
@@ -74,12 +74,12 @@ static int write_report(const char *const in[2], unsigned want, int rank, const 
     if (!any) {
         char why[2][64];
         for (int s = 0; s < 2; s++) what_side_has(&pairs[0]->side[s], why[s], sizeof why[s]);
-        rc = nothing_in_common(in, why);
+        rc = nothing_in_common(io, in, why);
     } else {
         ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
         ml_err e = {{0}};
         if (ml_compare_report_write(&c, budget, out, &e) != 0) {
-            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+            fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             rc = 2;
         }
     }
@@ -112,10 +112,7 @@ static void *compare_pair(void *arg, const ml_diff_side *a, const ml_diff_side *
     for (int s = 0; s < 2; s++) what_side_has(&d->side[s], r->why[s], sizeof r->why[s]);
     r->piece.rank = d->side[0].p->rank;
     FILE *f = open_memstream(&r->piece.text, &r->piece.len);
-    if (!f) {
-        fprintf(stderr, "memlens: out of memory (a comparison's text)\n");
-        exit(3);
-    }
+    if (!f) ml_fatal("out of memory (a comparison's text)");
     if (c->json) {
         jw w;
         jw_init_in(&w, f, true, 2, false);
@@ -133,13 +130,13 @@ static void free_piece(void *p)
     free(r);
 }
 
-static int write_pieces(const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt,
+static int write_pieces(const ml_cli_io *io, const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt,
                         const ml_compare_opts *o, bool json)
 {
     piece_ctx ctx = {dopt, o, json};
     ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx, false}; /* diff runs on one process */
     ml_runpair_results pr;
-    if (ml_runpair_each(in[0], in[1], want, rank, &judge, &pr) != 0) return 2;
+    if (ml_runpair_each(in[0], in[1], want, rank, &judge, &pr, io->err) != 0) return 2;
     ml_phase("diff: compare");
     bool any = false;
     ml_compare_piece *pieces = ml_calloc(pr.n ? pr.n : 1, sizeof *pieces);
@@ -153,18 +150,18 @@ static int write_pieces(const char *const in[2], unsigned want, int rank, const 
         const diff_piece *first = pr.v[0];
         char why[2][64];
         memcpy(why, first->why, sizeof why);
-        rc = nothing_in_common(in, why);
+        rc = nothing_in_common(io, in, why);
     } else {
         ml_compare_doc doc = {{in[0], in[1]}, pieces, pr.n, (const char *const *)pr.unmatched.v, pr.unmatched.len};
-        if (json) ml_compare_json(stdout, &doc);
-        else ml_compare_text(stdout, &doc);
+        if (json) ml_compare_json(io->out, &doc);
+        else ml_compare_text(io->out, &doc);
     }
     free(pieces);
     ml_runpair_results_free(&pr, free_piece);
     return rc;
 }
 
-int ml_cmd_diff(int argc, char **argv)
+int ml_cmd_diff(int argc, char **argv, const ml_cli_io *io)
 {
     int top = 0;
     ml_runpair_opts po = {.rank = -1, .top = &top};
@@ -173,43 +170,43 @@ int ml_cmd_diff(int argc, char **argv)
     int nin = 0, budget_mb = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        int shared = ml_runpair_opt(argc, argv, &i, &po);
+        int shared = ml_runpair_opt(argc, argv, &i, &po, io->err);
         if (shared < 0) return 2;
         if (po.help) {
-            usage_to(stdout);
+            usage_to(io->out);
             return 0;
         }
         if (shared) continue;
         if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
             if (by < 0) {
-                fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
+                fprintf(io->err, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
                 return 2;
             }
             dopt.by = (ml_group_by)by;
             dopt.by_given = true;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) out = argv[++i];
         else if (!strcmp(a, "--budget") && i + 1 < argc) {
-            if (ml_cli_count("--budget", argv[++i], 1, 1000000, "a size in MB (1 or more)", &budget_mb) < 0) return 2;
+            if (ml_cli_count(io->err, "--budget", argv[++i], 1, 1000000, "a size in MB (1 or more)", &budget_mb) < 0) return 2;
         }
-        else if (a[0] == '-' && a[1]) return fail_usage("unknown option ", a);
+        else if (a[0] == '-' && a[1]) return fail_usage(io, "unknown option ", a);
         else if (nin < 2) in[nin++] = a;
-        else return fail_usage("expected two inputs, BASE and NEW; one more: ", a);
+        else return fail_usage(io, "expected two inputs, BASE and NEW; one more: ", a);
     }
-    if (nin < 2) return fail_usage("expected two inputs, BASE and NEW", "");
+    if (nin < 2) return fail_usage(io, "expected two inputs, BASE and NEW", "");
     /* both sides load at once: two readers of one pipe would each get part of it */
     if (!strcmp(in[0], "-") && !strcmp(in[1], "-"))
-        return fail_usage("BASE and NEW are both standard input (-): one side at most can read it", "");
-    if (out && po.json) return fail_usage("--json and -o: choose one", "");
-    if (budget_mb && !out) return fail_usage("--budget sizes the page of -o FILE.html: give -o", "");
+        return fail_usage(io, "BASE and NEW are both standard input (-): one side at most can read it", "");
+    if (out && po.json) return fail_usage(io, "--json and -o: choose one", "");
+    if (budget_mb && !out) return fail_usage(io, "--budget sizes the page of -o FILE.html: give -o", "");
 
     /* The memory side as `summary --json` reads it (categories only for
      * --by category, or for the report); the time side as far as needed. */
     unsigned want = ML_WANT_TRACE;
     if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
-    ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(stdout)};
-    int rc = out ? write_report(in, want, po.rank, &dopt, out, (int64_t)budget_mb * 1000000) : write_pieces(in, want, po.rank, &dopt, &o, po.json);
+    ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(io->out)};
+    int rc = out ? write_report(io, in, want, po.rank, &dopt, out, (int64_t)budget_mb * 1000000) : write_pieces(io, in, want, po.rank, &dopt, &o, po.json);
     ml_phase("output");
     if (rc) return rc;
-    return fflush(stdout) == 0 ? 0 : 1;
+    return fflush(io->out) == 0 ? 0 : 1;
 }

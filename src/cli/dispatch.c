@@ -15,7 +15,7 @@
 
 typedef struct command {
     const char *name;
-    int (*run)(int argc, char **argv);
+    int (*run)(int argc, char **argv, const ml_cli_io *io);
     const char *help;
 } command;
 
@@ -57,7 +57,7 @@ static const char *const flags[] = {"--json", "--all", "--open", "--no-oom", "--
  * "--" (after which nothing is an option).  Returns the new argument vector
  * (its strings point into argv or into one block, freed with it in *block),
  * or NULL after printing why a flag was given a value. */
-static char **split_values(int argc, char **argv, int *out_argc, char **block)
+static char **split_values(FILE *err, int argc, char **argv, int *out_argc, char **block)
 {
     size_t len = 0;
     int extra = 0;
@@ -66,7 +66,7 @@ static char **split_values(int argc, char **argv, int *out_argc, char **block)
         if (!eq) continue;
         for (size_t f = 0; f < sizeof flags / sizeof *flags; f++)
             if (strlen(flags[f]) == (size_t)(eq - argv[i]) && !strncmp(argv[i], flags[f], (size_t)(eq - argv[i]))) {
-                fprintf(stderr, "memlens: %s takes no value (%s)\n", flags[f], ML_TEXT_SAFE(argv[i]));
+                fprintf(err, "memlens: %s takes no value (%s)\n", flags[f], ML_TEXT_SAFE(argv[i]));
                 return NULL;
             }
         extra++;
@@ -109,42 +109,50 @@ int ml_cli_main(int argc, char **argv)
      * (mremap) and free gives the pages back; glibc's default raises the
      * threshold after the first such free, after which freed columns (the
      * second half of a file, read on its own thread and arena) stay
-     * resident: 155 MiB instead of 127 MiB peak RSS on a 400 MB trace. */
-    ml_phase("start");
+     * resident: 155 MiB instead of 127 MiB peak RSS on a 400 MB trace.
+     * The program's choice for its process: ml_cli_run, which an embedder
+     * calls, leaves the embedding process's allocator as it is. */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    ml_cli_io io = {stdout, stderr};
+    return ml_cli_run(argc, argv, &io);
+}
+
+int ml_cli_run(int argc, char **argv, const ml_cli_io *io)
+{
+    ml_phase("start");
     if (argc < 2) {
-        usage(stderr);
+        usage(io->err);
         return 2;
     }
     /* memlens help [COMMAND]: that command's --help, or this list */
     if (!strcmp(argv[1], "help") && argc > 2) {
         const command *c = find(argv[2]);
         if (!c) {
-            fprintf(stderr, "memlens: help %s: no such command\n", ML_TEXT_SAFE(argv[2]));
-            usage(stderr);
+            fprintf(io->err, "memlens: help %s: no such command\n", ML_TEXT_SAFE(argv[2]));
+            usage(io->err);
             return 2;
         }
         char help[] = "--help", *hv[] = {help, NULL};
-        return c->run(1, hv);
+        return c->run(1, hv, io);
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(stdout);
+        usage(io->out);
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("memlens %s\n", MEMLENS_VERSION);
+        fprintf(io->out, "memlens %s\n", MEMLENS_VERSION);
         return 0;
     }
     const command *c = find(argv[1]);
     if (!c) {
-        fprintf(stderr, "memlens: unknown command '%s'\n", ML_TEXT_SAFE(argv[1]));
-        usage(stderr);
+        fprintf(io->err, "memlens: unknown command '%s'\n", ML_TEXT_SAFE(argv[1]));
+        usage(io->err);
         return 2;
     }
     int n;
-    char *block = NULL, **v = split_values(argc - 2, argv + 2, &n, &block);
+    char *block = NULL, **v = split_values(io->err, argc - 2, argv + 2, &n, &block);
     if (!v) return 2;
-    int rc = c->run(n, v);
+    int rc = c->run(n, v, io);
     free(v);
     free(block);
     return rc;

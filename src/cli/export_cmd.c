@@ -43,7 +43,7 @@ static int usage_to(FILE *f)
     return 2;
 }
 
-static int usage(void) { return usage_to(stderr); }
+static int usage(const ml_cli_io *io) { return usage_to(io->err); }
 
 /* Whether device d shows memory: allocations, or allocator events (a trace
  * without addresses has events but no allocations). */
@@ -132,7 +132,7 @@ static int check_selection(const ml_profiles *ps, const char *input, const char 
 
 /* A device with memory events but no allocations (no addresses) is exported
  * as one Unknown curve, the running sum of Bytes: say so. */
-static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
+static void note_unmatched(const ml_cli_io *io, const ml_profiles *ps, int dev, const char *device)
 {
     for (size_t r = 0; r < ps->items.len; r++) {
         const ml_profile *p = ps->items.v[r];
@@ -141,14 +141,14 @@ static void note_unmatched(const ml_profiles *ps, int dev, const char *device)
             bool allocs = false;
             for (size_t i = 0; i < p->allocs.device.len && !allocs; i++) allocs = p->allocs.device.v[i] == d;
             if (!allocs && has_memory(p, (int)d))
-                fprintf(stderr, "memlens: note: %s %s: memory events without addresses: exported as Unknown, "
+                fprintf(io->err, "memlens: note: %s %s: memory events without addresses: exported as Unknown, "
                                 "the running sum of their Bytes\n", p->path, p->devices.v[d].id);
         }
     }
 }
 
 /* `export --table`: one table of `perf` for one rank, as CSV. */
-static int export_table(const char *input, const char *out, const char *format, int rank, const char *table,
+static int export_table(const ml_cli_io *io, const char *input, const char *out, const char *format, int rank, const char *table,
                         const char *group)
 {
     ml_perf_table tb;
@@ -156,20 +156,20 @@ static int export_table(const char *input, const char *out, const char *format, 
     if (!strcmp(table, "operators")) tb = ML_PERF_TABLE_OPERATORS;
     else if (!strcmp(table, "kernels")) tb = ML_PERF_TABLE_KERNELS;
     else {
-        fprintf(stderr, "memlens: --table %s: expected operators or kernels\n", table);
+        fprintf(io->err, "memlens: --table %s: expected operators or kernels\n", table);
         return 2;
     }
     if (group && !strcmp(group, "shape") && tb == ML_PERF_TABLE_OPERATORS) gb = ML_PERF_BY_SHAPE;
     else if (group && !strcmp(group, "op") && tb == ML_PERF_TABLE_KERNELS) gb = ML_PERF_BY_OP;
     else if (group && strcmp(group, "name") != 0) {
-        fprintf(stderr, "memlens: --group-by %s: expected %s\n", group,
+        fprintf(io->err, "memlens: --group-by %s: expected %s\n", group,
                 tb == ML_PERF_TABLE_OPERATORS ? "name or shape" : "name or op");
         return 2;
     }
     size_t ol = strlen(out);
     bool csv = format ? !strcmp(format, "csv") : ol >= 4 && !strcmp(out + ol - 4, ".csv");
     if (!csv) {
-        fprintf(stderr, "memlens: %s: --table writes CSV: name the output FILE.csv (or --format csv)\n",
+        fprintf(io->err, "memlens: %s: --table writes CSV: name the output FILE.csv (or --format csv)\n",
                 format ? format : out);
         return 2;
     }
@@ -199,13 +199,13 @@ static int export_table(const char *input, const char *out, const char *format, 
     ml_profiles_free(&ps);
     return 0;
 fail:
-    fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+    fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     if (computed) ml_perf_free(&perf);
     ml_profiles_free(&ps);
     return 2;
 }
 
-int ml_cmd_export(int argc, char **argv)
+int ml_cmd_export(int argc, char **argv, const ml_cli_io *io)
 {
     const char *input = NULL, *out = NULL, *device = NULL, *format = NULL, *table = NULL, *group = NULL;
     int rank = -1;
@@ -217,44 +217,44 @@ int ml_cmd_export(int argc, char **argv)
         else if (!strcmp(a, "--table") && i + 1 < argc) table = argv[++i];
         else if (!strcmp(a, "--group-by") && i + 1 < argc) group = argv[++i];
         else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) return 2;
+            if (ml_cli_rank(io->err, argv[++i], &rank) < 0) return 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage_to(stdout);
+            usage_to(io->out);
             return 0;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "memlens: export: unknown option %s\n", a);
-            return usage();
+            fprintf(io->err, "memlens: export: unknown option %s\n", a);
+            return usage(io);
         } else if (!input) input = a;
         else {
-            fprintf(stderr, "memlens: export: one INPUT at a time (got %s and %s)\n", input, a);
+            fprintf(io->err, "memlens: export: one INPUT at a time (got %s and %s)\n", input, a);
             return 2;
         }
     }
     if (!input || !out) {
-        fprintf(stderr, "memlens: export: %s\n", !input ? "no INPUT given" : "no output file: give -o FILE (or -o - with --format)");
-        return usage();
+        fprintf(io->err, "memlens: export: %s\n", !input ? "no INPUT given" : "no output file: give -o FILE (or -o - with --format)");
+        return usage(io);
     }
-    if (table) return export_table(input, out, format, rank, table, group);
+    if (table) return export_table(io, input, out, format, rank, table, group);
     if (group) {
-        fprintf(stderr, "memlens: export: --group-by goes with --table\n");
+        fprintf(io->err, "memlens: export: --group-by goes with --table\n");
         return 2;
     }
     /* The format: --format's, else the output's extension; .json alone is
      * ambiguous (both torch.profiler exports write it): --format says which. */
     if (!format && !strcmp(out, "-")) {
-        fprintf(stderr, "memlens: export: -o - (standard output) needs --format (timeline, raw, trace, csv; "
+        fprintf(io->err, "memlens: export: -o - (standard output) needs --format (timeline, raw, trace, csv; "
                         ".gz added for gzip: trace.gz)\n");
         return 2;
     }
     int kind = format ? ml_export_kind_named(format) : ml_export_kind_for(out);
     if (kind == ML_EXPORT_AMBIGUOUS) {
-        fprintf(stderr, "memlens: %s: .json is both PyTorch's memory timeline (export_memory_timeline) and a Chrome "
+        fprintf(io->err, "memlens: %s: .json is both PyTorch's memory timeline (export_memory_timeline) and a Chrome "
                         "trace (export_chrome_trace): say which with --format timeline or --format trace (or name it "
                         "*.timeline.json or *.trace.json)\n", format ? format : out);
         return 2;
     }
     if (kind < 0) {
-        fprintf(stderr, "memlens: %s: unknown export format; use .timeline.json, .raw.json.gz, .trace.json, .csv or .html "
+        fprintf(io->err, "memlens: %s: unknown export format; use .timeline.json, .raw.json.gz, .trace.json, .csv or .html "
                         "(or --format timeline, raw, trace, csv, html)\n", format ? format : out);
         return 2;
     }
@@ -277,7 +277,7 @@ int ml_cmd_export(int argc, char **argv)
     } else if (check_selection(&ps, input, device, (ml_export_kind)kind, &e) < 0) {
         goto fail;
     }
-    note_unmatched(&ps, dev, device);
+    note_unmatched(io, &ps, dev, device);
     ml_outfile o;
     if (ml_outfile_open_as(&o, out, gz, &e) < 0) goto fail;
     int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
@@ -286,7 +286,7 @@ int ml_cmd_export(int argc, char **argv)
     ml_profiles_free(&ps);
     return 0;
 fail: /* bad input, options or output: one line, status 2 */
-    fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+    fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_profiles_free(&ps);
     return 2;
 }

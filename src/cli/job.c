@@ -191,7 +191,7 @@ static bool unpack_share_in(void *arg, const char *p, size_t n)
 }
 
 int ml_job_gather(const ml_transport *t, const ml_bytes *mine, bool (*unpack)(void *arg, const char *p, size_t n),
-                  void *arg)
+                  void *arg, FILE *err)
 {
     char *all = NULL;
     uint64_t *lens = NULL;
@@ -202,7 +202,7 @@ int ml_job_gather(const ml_transport *t, const ml_bytes *mine, bool (*unpack)(vo
             if (!unpack(arg, all + at, lens[p])) rc = -1;
             at += lens[p];
         }
-        if (rc < 0) fprintf(stderr, "memlens: bad records from another process\n");
+        if (rc < 0) fprintf(err, "memlens: bad records from another process\n");
     }
     free(all);
     free(lens);
@@ -264,14 +264,15 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     memset(job, 0, sizeof *job);
     const ml_transport *t = ml_transport_now;
     bool writer = !t || t->me == 0;
+    FILE *err = o->err;
     ml_err e = {{0}};
     if (ml_units_list(inputs, n, &job->units, &e) < 0) {
-        if (writer) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+        if (writer) fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         return -1;
     }
     job->spool = ml_spool_new();
     if (!job->spool) {
-        if (writer) fprintf(stderr, "memlens: cannot make a temporary file (TMPDIR)\n");
+        if (writer) fprintf(err, "memlens: cannot make a temporary file (TMPDIR)\n");
         return -1;
     }
     const ml_unit_list *l = &job->units;
@@ -298,12 +299,16 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
         ml_bytes b = {0};
         if (!writer) pack_share(&sh, mine, n_mine, c.recs.v, c.recs.len, job->spool, &b);
         share_in in = {nu, &sh, &c};
-        status = ml_job_gather(t, &b, unpack_share_in, &in);
+        status = ml_job_gather(t, &b, unpack_share_in, &in, o->err);
         ml_bytes_free(&b);
     }
     free(mine);
     if (writer && status == 0 && sh.failed >= 0) {
-        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(sh.err.msg));
+        fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(sh.err.msg));
+        status = -1;
+    }
+    if (writer && status == 0 && ml_spool_error(job->spool, &e) < 0) { /* a full TMPDIR */
+        fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         status = -1;
     }
 
@@ -330,7 +335,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
         for (size_t i = 0; i < sk.len; i++)
             if (sk.v[i].input == in) VEC_PUSH(&mine_sk, sk.v[i].text);
         ml_no_profiles_error(inputs[in], mine_sk.v, mine_sk.len, &e);
-        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+        fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         VEC_FREE(&mine_sk);
         status = -1;
     }
@@ -365,7 +370,7 @@ void ml_job_free(ml_job *job)
     memset(job, 0, sizeof *job);
 }
 
-int ml_job_keep_rank(ml_job *job, int rank)
+int ml_job_keep_rank(ml_job *job, int rank, FILE *err)
 {
     size_t kept = 0, had = job->n;
     int *loaded = ml_malloc((had ? had : 1) * sizeof *loaded);
@@ -379,11 +384,11 @@ int ml_job_keep_rank(ml_job *job, int rank)
     ml_err e = {{0}};
     int rc = kept ? 0 : ml_rank_missing_error(rank, loaded, had, &e);
     free(loaded);
-    if (rc < 0) fprintf(stderr, "memlens: %s\n", e.msg);
+    if (rc < 0) fprintf(err, "memlens: %s\n", e.msg);
     return rc;
 }
 
-int ml_job_parse_jobs(const char *text, int *out)
+int ml_job_parse_jobs(FILE *err, const char *text, int *out)
 {
-    return ml_cli_count("-j", text, 1, 4096, "a number of threads (1 or more)", out);
+    return ml_cli_count(err, "-j", text, 1, 4096, "a number of threads (1 or more)", out);
 }

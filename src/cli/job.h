@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "loadpar.h"
 #include "rankrec.h"
@@ -35,6 +36,7 @@ typedef struct ml_job_opts {
     void *arg;
     bool fn_pieces_only;        /* fn reads nothing of r and writes only its piece, mark and
                                  * flags: it runs beside ml_rankrec_of, on the other core */
+    FILE *err;                  /* where the one-line errors go (the writer's) */
 } ml_job_opts;
 
 typedef struct ml_job {
@@ -57,7 +59,7 @@ void ml_job_free(ml_job *job);
 
 /* Keeps only the records of that rank (--rank); -1 with the error printed
  * ("--rank N: no such rank (loaded: ...)") when there is none. */
-int ml_job_keep_rank(ml_job *job, int rank);
+int ml_job_keep_rank(ml_job *job, int rank, FILE *err);
 
 /* The items process `me` of `size` takes (n_out of them, in list order):
  * each item (largest first) to the process with the fewest bytes so far,
@@ -72,9 +74,9 @@ size_t *ml_job_units_share(const ml_unit_list *l, int size, int me, size_t *n_ou
  * failed, or unpack found the bytes bad ("bad records from another
  * process", said on process 0). */
 int ml_job_gather(const ml_transport *t, const ml_bytes *mine, bool (*unpack)(void *arg, const char *p, size_t n),
-                  void *arg);
+                  void *arg, FILE *err);
 
-/* -j N: 1 .. 4096 threads; prints the error and returns -1 otherwise. */
-int ml_job_parse_jobs(const char *text, int *out);
+/* -j N: 1 .. 4096 threads; writes the error to err and returns -1 otherwise. */
+int ml_job_parse_jobs(FILE *err, const char *text, int *out);
 
 #endif

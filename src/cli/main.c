@@ -1,5 +1,6 @@
 /*
- * main.c — the memlens program: the command line of dispatch.c.
+ * main.c — the memlens program: the command line of dispatch.c, on stdout
+ * and stderr, with the program's answer to a fatal error (print, exit 3).
  *
  * The program, not the library, decides what a broken pipe means: when the
  * reader of standard output goes away (`memlens perf --json big | head`),
@@ -9,14 +10,16 @@
  * be written (a full disk) fails the run with status 1, whichever command
  * wrote it.
  */
-#include "cli.h"
-
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "cli.h"
+#include "err.h"
 
 static void on_sigpipe(int sig)
 {
@@ -26,8 +29,15 @@ static void on_sigpipe(int sig)
     /* not stdout: the write returns EPIPE and its caller reports it */
 }
 
+static void fatal_exit(const char *msg)
+{
+    fprintf(stderr, "memlens: %s\n", msg);
+    exit(3);
+}
+
 int main(int argc, char **argv)
 {
+    ml_set_fatal_handler(fatal_exit);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigpipe;

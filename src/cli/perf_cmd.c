@@ -42,10 +42,10 @@ static void usage_to(FILE *f)
                "        (README, memlens perf)\n", ML_PERF_DETAIL_RANKS);
 }
 
-static int fail_usage(const char *msg, const char *arg)
+static int fail_usage(const ml_cli_io *io, const char *msg, const char *arg)
 {
-    fprintf(stderr, "memlens: perf: %s%s\n", msg, arg);
-    usage_to(stderr);
+    fprintf(io->err, "memlens: perf: %s%s\n", msg, arg);
+    usage_to(io->err);
     return 2;
 }
 
@@ -157,10 +157,10 @@ static void paste_marked(jw *w, ml_spool *s, ml_piece pc, int64_t mark, const ml
     ml_spool_copy(s, (ml_piece){pc.off + (uint64_t)mark + 4, pc.len - (uint64_t)mark - 4}, w->f); /* past "null" */
 }
 
-static void write_json(const ml_job *job, const char *const *inputs, size_t n_inputs, const ml_distributed *dist)
+static void write_json(const ml_cli_io *io, const ml_job *job, const char *const *inputs, size_t n_inputs, const ml_distributed *dist)
 {
     jw w;
-    jw_init(&w, stdout, true);
+    jw_init(&w, io->out, true);
     jw_obj(&w);
     jw_key(&w, "memlens"); jw_str(&w, MEMLENS_VERSION);
     jw_key(&w, "inputs");
@@ -178,7 +178,7 @@ static void write_json(const ml_job *job, const char *const *inputs, size_t n_in
     jw_end(&w);
     jw_key(&w, "meta");
     jw_arr(&w);
-    for (size_t r = 0; r < job->n; r++) jw_paste_begin(&w), fflush(stdout), ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_META], stdout);
+    for (size_t r = 0; r < job->n; r++) jw_paste_begin(&w), fflush(io->out), ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_META], io->out);
     jw_end(&w);
     jw_key(&w, "ranks");
     jw_arr(&w);
@@ -198,31 +198,31 @@ static void write_json(const ml_job *job, const char *const *inputs, size_t n_in
         ml_cluster_free(c);
     }
     jw_end(&w);
-    fputc('\n', stdout);
+    fputc('\n', io->out);
 }
 
-static void write_text(const ml_job *job, const perf_args *a, bool all, const ml_distributed *dist)
+static void write_text(const ml_cli_io *io, const ml_job *job, const perf_args *a, bool all, const ml_distributed *dist)
 {
     const ml_perf_view_opts *o = &a->view;
     bool detail = job->n <= ML_PERF_DETAIL_RANKS || all;
     /* the distributed view alone spans the ranks: no per-rank headings */
     bool dist_only = o->views == ML_VIEW_DISTRIBUTED;
-    if (dist_only && detail) ml_perf_distributed_text(stdout, dist, o);
+    if (dist_only && detail) ml_perf_distributed_text(io->out, dist, o);
     for (size_t r = 0; r < job->n && !dist_only && detail; r++) {
-        if (r) fputc('\n', stdout);
-        fflush(stdout);
-        ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_TEXT], stdout);
-        if (r + 1 == job->n && !job->recs[r]->perf_why) ml_perf_views_distributed(stdout, dist, o);
+        if (r) fputc('\n', io->out);
+        fflush(io->out);
+        ml_spool_copy(job->spool, job->recs[r]->piece[PIECE_TEXT], io->out);
+        if (r + 1 == job->n && !job->recs[r]->perf_why) ml_perf_views_distributed(io->out, dist, o);
     }
     if (job->n > ML_PERF_DETAIL_RANKS && ml_cluster_is_job(job->recs, job->n, NULL, 0)) {
-        if (detail) fputc('\n', stdout);
+        if (detail) fputc('\n', io->out);
         ml_cluster *c = ml_cluster_compute(job->recs, job->n);
-        ml_cluster_text(stdout, c, "perf");
+        ml_cluster_text(io->out, c, "perf");
         ml_cluster_free(c);
     }
 }
 
-int ml_cmd_perf(int argc, char **argv)
+int ml_cmd_perf(int argc, char **argv, const ml_cli_io *io)
 {
     bool json = false, all = false, hta_rules = false;
     int rank = -1, top = -1, jobs = 0;
@@ -233,36 +233,36 @@ int ml_cmd_perf(int argc, char **argv)
     for (int i = 0; i < argc && rc < 0; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage_to(stdout);
+            usage_to(io->out);
             rc = 0;
         } else if (!strcmp(a, "--json")) json = true;
         else if (!strcmp(a, "--all")) all = true;
         else if (!strcmp(a, "--hta-rules")) hta_rules = true;
         else if (!strcmp(a, "-j") && i + 1 < argc) {
-            if (ml_job_parse_jobs(argv[++i], &jobs) < 0) rc = 2;
+            if (ml_job_parse_jobs(io->err, argv[++i], &jobs) < 0) rc = 2;
         } else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) rc = 2;
+            if (ml_cli_rank(io->err, argv[++i], &rank) < 0) rc = 2;
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) rc = 2;
+            if (ml_cli_count(io->err, "--top", argv[++i], 1, 1000000, "a number of rows (1 or more)", &top) < 0) rc = 2;
         } else if (!strcmp(a, "--group-by") && i + 1 < argc) {
             const char *g = argv[++i];
             if (!strcmp(g, "name")) group = ML_PERF_BY_NAME;
             else if (!strcmp(g, "shape")) group = ML_PERF_BY_SHAPE;
-            else rc = fail_usage("--group-by takes name or shape, not ", g);
+            else rc = fail_usage(io, "--group-by takes name or shape, not ", g);
         } else if (!strcmp(a, "--view") && i + 1 < argc) {
             char list[256];
             snprintf(list, sizeof list, "%s", argv[++i]);
             for (char *save = NULL, *v = strtok_r(list, ",", &save); v && rc < 0; v = strtok_r(NULL, ",", &save)) {
                 unsigned bit = ml_perf_view_parse(v);
-                if (!bit) rc = fail_usage("--view takes overview, operators, kernels, distributed, modules, critical-path or all, not ", v);
+                if (!bit) rc = fail_usage(io, "--view takes overview, operators, kernels, distributed, modules, critical-path or all, not ", v);
                 views |= bit;
             }
-            if (!views && rc < 0) rc = fail_usage("--view needs a view name", "");
-        } else if (a[0] == '-' && a[1]) rc = fail_usage("unknown option ", a);
+            if (!views && rc < 0) rc = fail_usage(io, "--view needs a view name", "");
+        } else if (a[0] == '-' && a[1]) rc = fail_usage(io, "unknown option ", a);
         else VEC_PUSH(&inputs, a);
     }
     if (rc < 0 && !inputs.len) {
-        usage_to(stderr);
+        usage_to(io->err);
         rc = 2;
     }
     if (rc >= 0) {
@@ -271,10 +271,10 @@ int ml_cmd_perf(int argc, char **argv)
     }
     perf_args pa = {.json = json, .rules = hta_rules ? ML_TIME_HTA : ML_TIME_EXACT, .top = top > 0 ? top : ML_PERF_TOP_DEFAULT, .group = group,
                     .view = {.views = views ? views : ML_VIEW_ALL, .group = group,
-                             .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(stdout)}};
+                             .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(io->out)}};
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them */
-    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs,
+    ml_job_opts jo = {.err = io->err, .want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs,
                       .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
@@ -283,26 +283,26 @@ int ml_cmd_perf(int argc, char **argv)
         ml_job_free(&job);
         return ml_job_exit(rc < 0 ? 2 : 0);
     }
-    if (rank >= 0 && ml_job_keep_rank(&job, rank) < 0) {
+    if (rank >= 0 && ml_job_keep_rank(&job, rank, io->err) < 0) {
         VEC_FREE(&inputs);
         ml_job_free(&job);
         return ml_job_exit(2);
     }
     if (job.units.logdir >= 0) { /* a logdir of several runs or spans: list them (logdir_list.h) */
         const char *logdir = inputs.v[job.units.logdir];
-        if (json) ml_logdir_list_json(stdout, &job.units, logdir, job.recs, job.n, "perf");
-        else ml_logdir_list_text(stdout, &job.units, logdir, job.recs, job.n, "perf");
+        if (json) ml_logdir_list_json(io->out, &job.units, logdir, job.recs, job.n, "perf");
+        else ml_logdir_list_text(io->out, &job.units, logdir, job.recs, job.n, "perf");
         VEC_FREE(&inputs);
         ml_job_free(&job);
-        return ml_job_exit(fflush(stdout) == 0 ? 0 : 1);
+        return ml_job_exit(fflush(io->out) == 0 ? 0 : 1);
     }
     ml_distributed *dist = ml_rankrec_distributed(job.recs, job.n); /* NULL unless distributed */
-    if (json) write_json(&job, inputs.v, inputs.len, dist);
-    else write_text(&job, &pa, all, dist);
+    if (json) write_json(io, &job, inputs.v, inputs.len, dist);
+    else write_text(io, &job, &pa, all, dist);
     ml_phase("output");
     VEC_FREE(&inputs);
     if (dist) ml_rankrec_dist_free(dist);
     ml_job_free(&job);
     ml_phase("free");
-    return ml_job_exit(fflush(stdout) == 0 ? 0 : 1);
+    return ml_job_exit(fflush(io->out) == 0 ? 0 : 1);
 }

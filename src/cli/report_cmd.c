@@ -65,7 +65,7 @@ static void usage(FILE *f)
             ML_REPORT_MAX_ALLOCS, ML_REPORT_MAX_HISTORY, ML_PERF_TOP_DEFAULT, (int)(ML_REPORT_BUDGET / 1000000));
 }
 
-int ml_cmd_report(int argc, char **argv)
+int ml_cmd_report(int argc, char **argv, const ml_cli_io *io)
 {
     const char *out = NULL;
     ml_report_opts o = {0};
@@ -78,28 +78,28 @@ int ml_cmd_report(int argc, char **argv)
         else if (!strcmp(a, "--max-allocs") && i + 1 < argc) {
             char *end;
             long long v = strtoll(argv[++i], &end, 10);
-            if (*end || v <= 0) { fprintf(stderr, "memlens report: --max-allocs wants a positive number\n"); free(inputs); return 2; }
+            if (*end || v <= 0) { fprintf(io->err, "memlens report: --max-allocs wants a positive number\n"); free(inputs); return 2; }
             o.max_allocs = (size_t)v;
         } else if (!strcmp(a, "--max-history") && i + 1 < argc) {
             char *end;
             long long v = strtoll(argv[++i], &end, 10);
-            if (*end || v <= 0) { fprintf(stderr, "memlens report: --max-history wants a positive number\n"); free(inputs); return 2; }
+            if (*end || v <= 0) { fprintf(io->err, "memlens report: --max-history wants a positive number\n"); free(inputs); return 2; }
             o.max_history = (size_t)v;
         } else if (!strcmp(a, "--budget") && i + 1 < argc) {
-            if (ml_cli_count("--budget", argv[++i], 1, 1000000, "a size in MB (1 or more)", &budget_mb) < 0) { free(inputs); return 2; }
+            if (ml_cli_count(io->err, "--budget", argv[++i], 1, 1000000, "a size in MB (1 or more)", &budget_mb) < 0) { free(inputs); return 2; }
         } else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &rank) < 0) { free(inputs); return 2; }
+            if (ml_cli_rank(io->err, argv[++i], &rank) < 0) { free(inputs); return 2; }
         } else if (!strcmp(a, "-j") && i + 1 < argc) {
-            if (ml_job_parse_jobs(argv[++i], &jobs) < 0) { free(inputs); return 2; }
+            if (ml_job_parse_jobs(io->err, argv[++i], &jobs) < 0) { free(inputs); return 2; }
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (ml_cli_count("--top", argv[++i], 1, 100000000, "a number of rows (1 or more)", &o.top) < 0) { free(inputs); return 2; }
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
-        else if (a[0] == '-' && a[1]) { fprintf(stderr, "memlens report: unknown option %s\n", a); usage(stderr); free(inputs); return 2; }
+            if (ml_cli_count(io->err, "--top", argv[++i], 1, 100000000, "a number of rows (1 or more)", &o.top) < 0) { free(inputs); return 2; }
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(io->out); free(inputs); return 0; }
+        else if (a[0] == '-' && a[1]) { fprintf(io->err, "memlens report: unknown option %s\n", a); usage(io->err); free(inputs); return 2; }
         else inputs[n++] = a;
     }
     if (!n || !out) {
-        fprintf(stderr, "memlens report: %s\n", !n ? "no INPUT given" : "no output file: give -o FILE.html (or -o - for standard output)");
-        usage(stderr);
+        fprintf(io->err, "memlens report: %s\n", !n ? "no INPUT given" : "no output file: give -o FILE.html (or -o - for standard output)");
+        usage(io->err);
         free(inputs);
         return 2;
     }
@@ -113,12 +113,12 @@ int ml_cmd_report(int argc, char **argv)
     ml_unit_list_free(&ul);
     if (one) {
         ml_profiles ps = {.want = ML_WANT_TRACE}; /* the Trace view and the perf object of each rank read p->trace */
-        if (ml_cli_load(inputs, n, &ps) < 0) {
+        if (ml_cli_load(inputs, n, &ps, io->err) < 0) {
             free(inputs);
             return 2;
         }
         int rc = ml_report_write(&ps, &o, out, &e);
-        if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+        if (rc != 0) fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         ml_profiles_free(&ps);
         free(inputs);
         return rc ? 2 : 0;
@@ -127,14 +127,14 @@ int ml_cmd_report(int argc, char **argv)
     /* a job: every rank's record (on every process, under MPI), then the
      * report from process 0, the ranks that matter read again */
     ml_job job;
-    ml_job_opts jo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS, .jobs = jobs};
+    ml_job_opts jo = {.err = io->err, .want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS, .jobs = jobs};
     int rc = ml_job_run(inputs, n, &jo, &job);
     if (rc != 0) {
         ml_job_free(&job);
         free(inputs);
         return ml_job_exit(rc < 0 ? 2 : 0);
     }
-    if (rank >= 0 && ml_job_keep_rank(&job, rank) < 0) {
+    if (rank >= 0 && ml_job_keep_rank(&job, rank, io->err) < 0) {
         ml_job_free(&job);
         free(inputs);
         return ml_job_exit(2);
@@ -143,7 +143,7 @@ int ml_cmd_report(int argc, char **argv)
     ml_report_job_opts jro = {.base = o, .budget = (int64_t)budget_mb * 1000000, .load = load_rank,
                               .unload = unload_rank, .load_arg = &job, .units = &job.units};
     rc = ml_report_job_write(&rs, &jro, out, &e);
-    if (rc != 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+    if (rc != 0) fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
     ml_job_free(&job);
     free(inputs);
     return ml_job_exit(rc ? 2 : 0);

@@ -12,15 +12,15 @@
 #include "par.h"
 #include "phase.h"
 
-int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o)
+int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o, FILE *err)
 {
     const char *a = argv[*i];
     bool value = *i + 1 < argc;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) o->help = true;
     else if (!strcmp(a, "--json")) o->json = true;
-    else if (!strcmp(a, "--rank") && value) return ml_cli_rank(argv[++*i], &o->rank) < 0 ? -1 : 1;
+    else if (!strcmp(a, "--rank") && value) return ml_cli_rank(err, argv[++*i], &o->rank) < 0 ? -1 : 1;
     else if (!strcmp(a, "--top") && value && o->top)
-        return ml_cli_count("--top", argv[++*i], 1, 1000000, "a number of rows (1 or more)", o->top) < 0 ? -1 : 1;
+        return ml_cli_count(err, "--top", argv[++*i], 1, 1000000, "a number of rows (1 or more)", o->top) < 0 ? -1 : 1;
     else return 0;
     return 1;
 }
@@ -93,11 +93,11 @@ static void ranks_text(const int *r, size_t n, char *buf, size_t cap)
 }
 
 int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
-                  ml_run_pairs *alone, ml_notes *unmatched)
+                  ml_run_pairs *alone, ml_notes *unmatched, FILE *err)
 {
     for (int s = 0; s < 2; s++)
         if (!n[s]) {
-            fprintf(stderr, "memlens: %s: no profile found\n", in[s]);
+            fprintf(err, "memlens: %s: no profile found\n", in[s]);
             return -1;
         }
     if (n[0] == 1 && n[1] == 1) {
@@ -106,7 +106,7 @@ int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in
     }
     for (int s = 0; s < 2; s++)
         if (!all_ranked(r[s], n[s])) {
-            fprintf(stderr, "memlens: mismatched ranks: %s holds %zu profiles, some without a rank number, "
+            fprintf(err, "memlens: mismatched ranks: %s holds %zu profiles, some without a rank number, "
                             "so they cannot be paired with %s's (--rank N picks one)\n", in[s], n[s], in[!s]);
             return -1;
         }
@@ -134,7 +134,7 @@ int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in
         char a[200], b[200];
         ranks_text(r[0], n[0], a, sizeof a);
         ranks_text(r[1], n[1], b, sizeof b);
-        fprintf(stderr, "memlens: mismatched ranks: %s has rank%s %s, %s has rank%s %s: none in common\n", in[0],
+        fprintf(err, "memlens: mismatched ranks: %s has rank%s %s, %s has rank%s %s: none in common\n", in[0],
                 n[0] > 1 ? "s" : "", a, in[1], n[1] > 1 ? "s" : "", b);
         return -1;
     }
@@ -148,18 +148,18 @@ static int *ranks_of(const ml_profiles *ps)
     return r;
 }
 
-static int pair_profiles(ml_runpair *rp)
+static int pair_profiles(ml_runpair *rp, FILE *err)
 {
     const int *r[2] = {ranks_of(&rp->side[0].ps), ranks_of(&rp->side[1].ps)};
     const size_t n[2] = {rp->side[0].ps.items.len, rp->side[1].ps.items.len};
     const char *const in[2] = {rp->side[0].input, rp->side[1].input};
-    int rc = ml_pair_ranks(r, n, in, &rp->pairs, &rp->alone, &rp->unmatched);
+    int rc = ml_pair_ranks(r, n, in, &rp->pairs, &rp->alone, &rp->unmatched, err);
     free((void *)r[0]);
     free((void *)r[1]);
     return rc;
 }
 
-int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out)
+int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out, FILE *err)
 {
     memset(out, 0, sizeof *out);
     out->side[0].input = base;
@@ -170,13 +170,13 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
         out->single = true;
         load_side(&jobs[1]);
         if (jobs[1].rc < 0) {
-            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[1].e.msg));
+            fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(jobs[1].e.msg));
             ml_runpair_free(out);
             return -1;
         }
         for (size_t k = 0; k < out->side[1].ps.items.len; k++) VEC_PUSH(&out->pairs, ((ml_run_pair){{k, k}}));
         if (!out->pairs.len) {
-            fprintf(stderr, "memlens: %s: no profile found\n", nw);
+            fprintf(err, "memlens: %s: no profile found\n", nw);
             ml_runpair_free(out);
             return -1;
         }
@@ -186,11 +186,11 @@ int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, m
     ml_phase("diff: load both");
     for (int s = 0; s < 2; s++)
         if (jobs[s].rc < 0) {
-            fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(jobs[s].e.msg));
+            fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(jobs[s].e.msg));
             ml_runpair_free(out);
             return -1;
         }
-    if (pair_profiles(out) < 0) {
+    if (pair_profiles(out, err) < 0) {
         ml_runpair_free(out);
         return -1;
     }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "diff.h"
 #include "diffops.h"
@@ -64,14 +65,14 @@ typedef struct ml_runpair_opts {
 
 /* Reads the shared option at argv[*i] (--help/-h, --json, --rank N, --top N)
  * and steps *i past its value: 1 when it was one, 0 when not (an option
- * without its value is not), -1 on a bad value (the one-line error printed). */
-int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o);
+ * without its value is not), -1 on a bad value (the one-line error written to err). */
+int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o, FILE *err);
 
 /* Loads both inputs (want: ML_WANT_* for ml_profiles.want), keeps `rank`
  * (>= 0) on both sides, pairs the ranks.  base NULL: only nw, each of its
- * profiles paired with itself (`check` without --base).  On failure prints the one-line
- * error ("memlens: ...") and returns -1 (exit status 2). */
-int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out);
+ * profiles paired with itself (`check` without --base).  On failure writes the one-line
+ * error to err ("memlens: ...") and returns -1 (exit status 2). */
+int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out, FILE *err);
 /* The diff side of profile k of side s. */
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
@@ -80,7 +81,7 @@ void ml_runpair_free(ml_runpair *rp);
  * r[s][0..n[s]) in rank order (-1: unknown), as said above (alone: the NEW
  * profiles without a partner); -1 with the error printed. */
 int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
-                  ml_run_pairs *alone, ml_notes *unmatched);
+                  ml_run_pairs *alone, ml_notes *unmatched, FILE *err);
 /* A loaded profile made ready for a comparison (want: its ML_WANT_*): what
  * a comparison does not read freed, its time side analysed (ml_diff_time,
  * false when it has none). */
@@ -121,7 +122,7 @@ typedef struct ml_runpair_results {
  * process: nothing to write), or -1 with the error printed (exit status 2).
  * Every process then ends with ml_job_exit() (job.h). */
 int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
-                    ml_runpair_results *out);
+                    ml_runpair_results *out, FILE *err);
 void ml_runpair_results_free(ml_runpair_results *r, void (*free_result)(void *));
 
 #endif

@@ -63,6 +63,7 @@ typedef struct stream {
     size_t n_alone;
     pthread_mutex_t mu;
     failures f;
+    FILE *err;              /* where the one-line errors go */
 } stream;
 
 static uint64_t entry_key(size_t unit, size_t k) { return (uint64_t)unit << 32 | (uint32_t)k; }
@@ -311,7 +312,7 @@ static int gather(stream *st, void (*pack)(stream *, ml_bytes *), void (*unpack)
     ml_bytes b = {0};
     if (!writer(st)) pack(st, &b);
     unpack_in in = {st, unpack};
-    int rc = ml_job_gather(st->t, &b, unpack_one, &in);
+    int rc = ml_job_gather(st->t, &b, unpack_one, &in, st->err);
     ml_bytes_free(&b);
     return rc;
 }
@@ -344,9 +345,9 @@ static int share_lists(stream *st)
 
 /* ---- the passes ---------------------------------------------------------- */
 
-static int load_error(const ml_err *e)
+static int load_error(const stream *st, const ml_err *e)
 {
-    fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e->msg));
+    fprintf(st->err, "memlens: %s\n", ML_TEXT_SAFE(e->msg));
     return -1;
 }
 
@@ -368,7 +369,7 @@ static int keep_rank(stream *st, int s)
     ml_err e = {{0}};
     int rc = kept ? 0 : ml_rank_missing_error(st->rank, loaded, had, &e);
     free(loaded);
-    if (rc < 0) fprintf(stderr, "memlens: %s: %s\n", st->input[s], ML_TEXT_SAFE(e.msg));
+    if (rc < 0) fprintf(st->err, "memlens: %s: %s\n", st->input[s], ML_TEXT_SAFE(e.msg));
     return rc;
 }
 
@@ -391,7 +392,7 @@ static int pair_sides(stream *st, ml_notes *unmatched)
     }
     if (several(st) && share_lists(st) < 0) return -1;
     for (int s = 0; s < 2; s++) {
-        if (st->f.unit[s] >= 0) return load_error(&st->f.err[s]);
+        if (st->f.unit[s] >= 0) return load_error(st, &st->f.err[s]);
         qsort(st->side[s].v, st->side[s].len, sizeof *st->side[s].v, by_rank_then_path);
         if (st->rank >= 0 && keep_rank(st, s) < 0) return -1;
     }
@@ -399,7 +400,7 @@ static int pair_sides(stream *st, ml_notes *unmatched)
     const int *cr[2] = {r[0], r[1]};
     const size_t n[2] = {st->side[0].len, st->side[1].len};
     ml_run_pairs alone = {0};
-    int rc = ml_pair_ranks(cr, n, st->input, &st->pairs, st->judge->alone ? &alone : NULL, unmatched);
+    int rc = ml_pair_ranks(cr, n, st->input, &st->pairs, st->judge->alone ? &alone : NULL, unmatched, st->err);
     free(r[0]);
     free(r[1]);
     for (size_t i = 0; i < alone.len; i++) VEC_PUSH(&st->pairs, alone.v[i]);
@@ -457,14 +458,14 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
         if (gather(st, pack_judged, unpack_judged) < 0) return -1;
         if (!writer(st)) return 1;
     }
-    if (st->f.unit[1] >= 0) return load_error(&st->f.err[1]);
-    if (st->f.pair != SIZE_MAX) return load_error(&st->f.pair_err);
+    if (st->f.unit[1] >= 0) return load_error(st, &st->f.err[1]);
+    if (st->f.pair != SIZE_MAX) return load_error(st, &st->f.pair_err);
     entries *nw = &st->side[1];
     if (st->single) {
         qsort(nw->v, nw->len, sizeof *nw->v, by_rank_then_path);
         if (st->rank >= 0 && keep_rank(st, 1) < 0) return -1;
         if (!nw->len) {
-            fprintf(stderr, "memlens: %s: no profile found\n", st->input[1]);
+            fprintf(st->err, "memlens: %s: no profile found\n", st->input[1]);
             return -1;
         }
         for (size_t i = 0; i < nw->len; i++) VEC_PUSH(&st->pairs, ((ml_run_pair){{i, i}}));
@@ -475,7 +476,7 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
     for (size_t i = 0; i < out->n; i++) {
         entry *n = &nw->v[st->pairs.v[i].item[1]];
         if (!n->result) { /* read twice: it changed in between */
-            fprintf(stderr, "memlens: %s: changed while memlens read it (rank %d)\n", n->path, n->rank);
+            fprintf(st->err, "memlens: %s: changed while memlens read it (rank %d)\n", n->path, n->rank);
             return -1;
         }
         out->v[i] = n->result;
@@ -485,7 +486,7 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
 }
 
 int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
-                    ml_runpair_results *out)
+                    ml_runpair_results *out, FILE *err)
 {
     memset(out, 0, sizeof *out);
     const ml_transport *t = ml_transport_now;
@@ -501,7 +502,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         job |= units[s].units.len > 1;
         if (listed && units[s].logdir >= 0) { /* several runs or spans: which one? */
             ml_units_logdir_error(&units[s], in[s], &e);
-            if (!t || t->me == 0) fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+            if (!t || t->me == 0) fprintf(err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             for (int k = 0; k < 2; k++) ml_unit_list_free(&units[k]);
             return -1;
         }
@@ -510,7 +511,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         for (int s = 0; s < 2; s++) ml_unit_list_free(&units[s]);
         if (t && t->me != 0) return 1; /* both at once, on process 0 alone */
         ml_runpair rp;
-        if (ml_runpair_load(base, nw, want, rank, &rp) < 0) return -1;
+        if (ml_runpair_load(base, nw, want, rank, &rp, err) < 0) return -1;
         out->n_alone = judge->alone ? rp.alone.len : 0;
         out->n = rp.pairs.len + out->n_alone;
         out->v = ml_calloc(out->n ? out->n : 1, sizeof *out->v);
@@ -526,7 +527,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         return 0;
     }
     stream st = {.input = {base, nw}, .want = want, .rank = rank, .single = base == NULL, .judge = judge,
-                 .t = t, .units = {units[0], units[1]}, .f = {.unit = {-1, -1}, .pair = SIZE_MAX}};
+                 .t = t, .units = {units[0], units[1]}, .f = {.unit = {-1, -1}, .pair = SIZE_MAX}, .err = err};
     pthread_mutex_init(&st.mu, NULL);
     ml_u64map_init(&st.entry_at);
     int rc = stream_pairs(&st, out);

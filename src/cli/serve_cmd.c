@@ -77,7 +77,7 @@ static int parse_size(const char *s, uint64_t *out)
 }
 
 /* Opens url with xdg-open if it is on PATH; never fatal. */
-static void open_browser(const char *url)
+static void open_browser(const ml_cli_io *io, const char *url)
 {
     char *argv[] = { "xdg-open", (char *)url, NULL };
     pid_t pid;
@@ -86,11 +86,11 @@ static void open_browser(const char *url)
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     if (posix_spawnp(&pid, "xdg-open", &fa, NULL, argv, environ) != 0)
-        fprintf(stderr, "memlens serve: --open: xdg-open not found; open %s yourself\n", url);
+        fprintf(io->err, "memlens serve: --open: xdg-open not found; open %s yourself\n", url);
     posix_spawn_file_actions_destroy(&fa);
 }
 
-int ml_cmd_serve(int argc, char **argv)
+int ml_cmd_serve(int argc, char **argv, const ml_cli_io *io)
 {
     const char *host = "127.0.0.1";
     int port = 8000, open = 0, threads = 0, follow = 1;
@@ -102,48 +102,48 @@ int ml_cmd_serve(int argc, char **argv)
         if (!strcmp(a, "--host") && i + 1 < argc) host = argv[++i];
         else if (!strcmp(a, "--port") && i + 1 < argc) {
             if (parse_int(argv[++i], 0, 65535, &port)) {
-                fprintf(stderr, "memlens serve: --port wants a number in 0..65535\n");
+                fprintf(io->err, "memlens serve: --port wants a number in 0..65535\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--threads") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 64, &threads)) {
-                fprintf(stderr, "memlens serve: --threads wants a number in 1..64\n");
+                fprintf(io->err, "memlens serve: --threads wants a number in 1..64\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--max-upload") && i + 1 < argc) {
             if (parse_size(argv[++i], &opts.max_upload)) {
-                fprintf(stderr, "memlens serve: --max-upload wants a size in bytes (e.g. 512M, 4G)\n");
+                fprintf(io->err, "memlens serve: --max-upload wants a size in bytes (e.g. 512M, 4G)\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--max-imports") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 64, &opts.max_imports)) {
-                fprintf(stderr, "memlens serve: --max-imports wants a number in 1..64\n");
+                fprintf(io->err, "memlens serve: --max-imports wants a number in 1..64\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--keep-uploads") && i + 1 < argc) {
             if (parse_int(argv[++i], 1, 100000, &opts.keep_uploads)) {
-                fprintf(stderr, "memlens serve: --keep-uploads wants a number in 1..100000\n");
+                fprintf(io->err, "memlens serve: --keep-uploads wants a number in 1..100000\n");
                 free(inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--keep-upload-bytes") && i + 1 < argc) {
             uint64_t v;
             if (parse_size(argv[++i], &v) || !v || v >= (uint64_t)1 << 62) {
-                fprintf(stderr, "memlens serve: --keep-upload-bytes wants a size in bytes (e.g. 512M, 2G)\n");
+                fprintf(io->err, "memlens serve: --keep-upload-bytes wants a size in bytes (e.g. 512M, 2G)\n");
                 free(inputs);
                 return 2;
             }
             opts.keep_bytes = (int64_t)v;
         } else if (!strcmp(a, "--open")) open = 1;
         else if (!strcmp(a, "--no-follow")) follow = 0;
-        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); free(inputs); return 0; }
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(io->out); free(inputs); return 0; }
         else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "memlens serve: unknown option %s\n", a);
-            usage(stderr);
+            fprintf(io->err, "memlens serve: unknown option %s\n", a);
+            usage(io->err);
             free(inputs);
             return 2;
         } else inputs[n++] = a;
@@ -162,7 +162,7 @@ int ml_cmd_serve(int argc, char **argv)
                         : strrchr(inputs[0], '/') && strrchr(inputs[0], '/')[1] ? strrchr(inputs[0], '/') + 1 : inputs[0];
     ml_err e = {{0}};
     ml_ranks *rs = ml_ranks_open(inputs, n, threads, &e);
-    if (!rs) { free(inputs); fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
+    if (!rs) { free(inputs); fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg)); return 2; }
     /* the directories served are followed: traces written there later are new ranks (follow.h) */
     ml_follow_opts fo = {.no_inotify = getenv("MEMLENS_FOLLOW_POLL") != NULL};
     ml_follow *fw = follow ? ml_follow_start(rs, (const char *const *)inputs, n, &fo) : NULL;
@@ -170,22 +170,22 @@ int ml_cmd_serve(int argc, char **argv)
     ml_ranks_request(rs, 0); /* the page opens on it: start now */
     ml_server *s = ml_server_start(rs, host, port, title, &opts, &e);
     if (!s) {
-        fprintf(stderr, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
+        fprintf(io->err, "memlens serve: %s\n", ML_TEXT_SAFE(e.msg));
         ml_follow_stop(fw);
         ml_ranks_free(rs);
         return 2;
     }
-    printf("memlens serve: %s\n", ml_server_url(s));
-    if (!n) printf("memlens serve: ready: no input yet: upload files in the page; Ctrl-C to stop\n");
-    else printf("memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
+    fprintf(io->out, "memlens serve: %s\n", ml_server_url(s));
+    if (!n) fprintf(io->out, "memlens serve: ready: no input yet: upload files in the page; Ctrl-C to stop\n");
+    else fprintf(io->out, "memlens serve: ready: %zu rank%s (imported when first viewed); Ctrl-C to stop\n",
                 ml_ranks_count(rs), ml_ranks_count(rs) == 1 ? "" : "s");
-    if (fw) printf("memlens serve: following the directories (%s): traces written there are picked up\n", ml_follow_mode(fw));
-    fflush(stdout);
-    if (open) open_browser(ml_server_url(s));
+    if (fw) fprintf(io->out, "memlens serve: following the directories (%s): traces written there are picked up\n", ml_follow_mode(fw));
+    fflush(io->out);
+    if (open) open_browser(io, ml_server_url(s));
 
     int sig = 0;
     sigwait(&sigs, &sig);
-    fprintf(stderr, "memlens serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
+    fprintf(io->err, "memlens serve: %s: stopping\n", sig == SIGINT ? "interrupted" : "terminated");
     ml_server_stop(s);
     ml_follow_stop(fw);
     ml_ranks_free(rs);

@@ -33,9 +33,9 @@ static void usage_to(FILE *f)
             "  for snapshots without times (older PyTorch) it is an entry number, without a unit.\n");
 }
 
-static int usage(void)
+static int usage(const ml_cli_io *io)
 {
-    usage_to(stderr);
+    usage_to(io->err);
     return 2;
 }
 
@@ -79,17 +79,17 @@ static bool time_text_ok(const char *t)
 
 /* --from/--to for one snapshot: times from its first entry, or entry numbers
  * when it has no times.  Prints the error and returns -1 if T does not fit. */
-static int window(const ml_profile *p, const char *opt, const char *t, int64_t *out)
+static int window(const ml_cli_io *io, const ml_profile *p, const char *opt, const char *t, int64_t *out)
 {
     if (!t) return 0;
     if (p->time_is_event_order) {
         if (parse_entry(t, out) == 0) return 0;
-        fprintf(stderr, "memlens: snapshot: %s %s: %s has no times (an older PyTorch): %s takes an entry number, "
+        fprintf(io->err, "memlens: snapshot: %s %s: %s has no times (an older PyTorch): %s takes an entry number, "
                         "without a unit\n", opt, t, p->path, opt);
         return -1;
     }
     if (parse_offset(t, out) == 0) return 0;
-    fprintf(stderr, "memlens: snapshot: %s %s: expected a time from the first entry, e.g. 1.5, 250ms, 40us, 1200ns\n",
+    fprintf(io->err, "memlens: snapshot: %s %s: expected a time from the first entry, e.g. 1.5, 250ms, 40us, 1200ns\n",
             opt, t);
     return -1;
 }
@@ -168,15 +168,15 @@ static const char *action_name(uint8_t kind)
 
 /* Prints one trace line without trailing blanks (escaped: it holds names
  * from the input). */
-static void put_line(char *line, size_t len)
+static void put_line(const ml_cli_io *io, char *line, size_t len)
 {
     while (len && line[len - 1] == ' ') len--;
     line[len] = 0;
-    ml_put_text(stdout, line);
+    ml_put_text(io->out, line);
     putchar('\n');
 }
 
-static void print_trace(const ml_profile *p, int want, int64_t from, int64_t to)
+static void print_trace(const ml_cli_io *io, const ml_profile *p, int want, int64_t from, int64_t to)
 {
     const ml_events *ev = &p->events;
     size_t n = ev->ts.len, shown = 0;
@@ -211,19 +211,19 @@ static void print_trace(const ml_profile *p, int want, int64_t from, int64_t to)
             }
         }
 #undef PUT
-        put_line(line, w);
+        put_line(io, line, w);
         shown++;
     }
     printf("%zu of %zu entries shown\n", shown, n);
 }
 
-int ml_cmd_snapshot(int argc, char **argv)
+int ml_cmd_snapshot(int argc, char **argv, const ml_cli_io *io)
 {
     if (argc >= 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
-        usage_to(stdout);
+        usage_to(io->out);
         return 0;
     }
-    if (argc < 1 || (strcmp(argv[0], "segments") && strcmp(argv[0], "trace"))) return usage();
+    if (argc < 1 || (strcmp(argv[0], "segments") && strcmp(argv[0], "trace"))) return usage(io);
     int trace = !strcmp(argv[0], "trace");
     int device = -1;
     const char *from_text = NULL, *to_text = NULL, *input = NULL;
@@ -232,33 +232,33 @@ int ml_cmd_snapshot(int argc, char **argv)
         if (!strcmp(a, "--device") && i + 1 < argc) {
             char *end;
             long d = strtol(argv[++i], &end, 10);
-            if (*end || d < 0 || d > 65535) { fprintf(stderr, "memlens: snapshot: bad --device %s\n", argv[i]); return 2; }
+            if (*end || d < 0 || d > 65535) { fprintf(io->err, "memlens: snapshot: bad --device %s\n", argv[i]); return 2; }
             device = (int)d;
         } else if (trace && !strcmp(a, "--from") && i + 1 < argc) {
             from_text = argv[++i];
         } else if (trace && !strcmp(a, "--to") && i + 1 < argc) {
             to_text = argv[++i];
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage_to(stdout);
+            usage_to(io->out);
             return 0;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "memlens: snapshot: unknown option %s\n", a);
-            return usage();
+            fprintf(io->err, "memlens: snapshot: unknown option %s\n", a);
+            return usage(io);
         } else if (!input) input = a;
-        else return usage();
+        else return usage(io);
     }
-    if (!input) return usage();
+    if (!input) return usage(io);
     /* A malformed time is an error before anything is read (a valid one is
      * checked against each snapshot: entry numbers for those without times). */
     const char *bad = !time_text_ok(from_text) ? from_text : !time_text_ok(to_text) ? to_text : NULL;
     if (bad) {
-        fprintf(stderr, "memlens: snapshot: bad time %s (examples: 1.5, 250ms, 40us, 1200ns)\n", bad);
+        fprintf(io->err, "memlens: snapshot: bad time %s (examples: 1.5, 250ms, 40us, 1200ns)\n", bad);
         return 2;
     }
     ml_profiles ps = {0};
     ml_err e = {{0}};
     if (ml_load(input, &ps, &e) < 0) {
-        fprintf(stderr, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
+        fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         ml_profiles_free(&ps);
         return 2;
     }
@@ -266,7 +266,7 @@ int ml_cmd_snapshot(int argc, char **argv)
     for (size_t i = 0; i < ps.items.len; i++) {
         const ml_profile *p = ps.items.v[i];
         if (!p->format || strcmp(p->format, "torch-snapshot") != 0) {
-            fprintf(stderr, "memlens: %s: not a CUDA allocator snapshot (format %s)\n", p->path,
+            fprintf(io->err, "memlens: %s: not a CUDA allocator snapshot (format %s)\n", p->path,
                     p->format ? p->format : "unknown");
             rc = 2;
             continue;
@@ -276,13 +276,13 @@ int ml_cmd_snapshot(int argc, char **argv)
             continue;
         }
         int64_t from = 0, to = -1;
-        if (window(p, "--from", from_text, &from) < 0 || window(p, "--to", to_text, &to) < 0) {
+        if (window(io, p, "--from", from_text, &from) < 0 || window(io, p, "--to", to_text, &to) < 0) {
             rc = 2;
             continue;
         }
-        print_trace(p, device, from, to);
+        print_trace(io, p, device, from, to);
     }
     ml_profiles_free(&ps);
-    if (fflush(stdout) != 0) return 1;
+    if (fflush(io->out) != 0) return 1;
     return rc;
 }

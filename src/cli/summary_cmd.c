@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SKIPPED_SHOWN 10 /* skipped paths listed on stderr before "and N more" */
+#define SKIPPED_SHOWN 10 /* skipped paths listed on io->err before "and N more" */
 
-/* What directory walks passed over, on stderr: every path that could not be
+/* What directory walks passed over, on io->err: every path that could not be
  * read as a warning (a rank may be missing because of it), the others one line
  * each up to a cap; --json lists them all under "skipped". */
 static void warn_skipped(FILE *f, const ml_job *job)
@@ -52,13 +52,13 @@ static void usage_to(FILE *f)
             ML_SUMMARY_DETAIL_RANKS);
 }
 
-static int usage(void)
+static int usage(const ml_cli_io *io)
 {
-    usage_to(stderr);
+    usage_to(io->err);
     return 2;
 }
 
-int ml_cmd_summary(int argc, char **argv)
+int ml_cmd_summary(int argc, char **argv, const ml_cli_io *io)
 {
     ml_summary_opts o = {.by = ML_BY_TOPLEVEL, .top = 10, .curves_by = ML_CURVES_COMPONENT, .rank = -1};
     int jobs = 0;
@@ -66,13 +66,13 @@ int ml_cmd_summary(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage_to(stdout);
+            usage_to(io->out);
             VEC_FREE(&inputs);
             return 0;
         }
         if (!strcmp(a, "--json")) o.json = true;
         else if (!strcmp(a, "-j") && i + 1 < argc) {
-            if (ml_job_parse_jobs(argv[++i], &jobs) < 0) {
+            if (ml_job_parse_jobs(io->err, argv[++i], &jobs) < 0) {
                 VEC_FREE(&inputs);
                 return 2;
             }
@@ -81,7 +81,7 @@ int ml_cmd_summary(int argc, char **argv)
         else if (!strcmp(a, "--by") && i + 1 < argc) {
             int by = ml_group_by_parse(argv[++i]);
             if (by < 0) {
-                fprintf(stderr, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
+                fprintf(io->err, "memlens: --by %s: expected toplevel, innermost, stack, frame, size or category\n", argv[i]);
                 VEC_FREE(&inputs);
                 return 2;
             }
@@ -90,34 +90,34 @@ int ml_cmd_summary(int argc, char **argv)
         } else if (!strcmp(a, "--group-by") && i + 1 < argc) {
             o.curves_by = ml_curves_by_parse(argv[++i]);
             if (o.curves_by < 0) {
-                fprintf(stderr, "memlens: --group-by %s: expected component, stream or overall\n", argv[i]);
+                fprintf(io->err, "memlens: --group-by %s: expected component, stream or overall\n", argv[i]);
                 VEC_FREE(&inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--rank") && i + 1 < argc) {
-            if (ml_cli_rank(argv[++i], &o.rank) < 0) {
+            if (ml_cli_rank(io->err, argv[++i], &o.rank) < 0) {
                 VEC_FREE(&inputs);
                 return 2;
             }
         } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (ml_cli_count("--top", argv[++i], 1, 1000000, "a number of groups (1 or more)", &o.top) < 0) {
+            if (ml_cli_count(io->err, "--top", argv[++i], 1, 1000000, "a number of groups (1 or more)", &o.top) < 0) {
                 VEC_FREE(&inputs);
                 return 2;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "memlens: summary: unknown option %s\n", a);
+            fprintf(io->err, "memlens: summary: unknown option %s\n", a);
             VEC_FREE(&inputs);
-            return usage();
+            return usage(io);
         } else VEC_PUSH(&inputs, a);
     }
     if (!inputs.len) {
         VEC_FREE(&inputs);
-        return usage();
+        return usage(io);
     }
     /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time.
      * Either way the summary reads only what lean storage keeps (and ml_categorize() with it). */
     unsigned want = ML_LEAN | (!o.json && o.by != ML_BY_CATEGORY ? ML_SKIP_CATEGORIES : 0);
-    ml_job_opts jo = {.want = want, .jobs = jobs, .fn = rank_pieces, .arg = &o};
+    ml_job_opts jo = {.err = io->err, .want = want, .jobs = jobs, .fn = rank_pieces, .arg = &o};
     ml_job job;
     int rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     const char *logdir = rc == 0 && job.units.logdir >= 0 ? inputs.v[job.units.logdir] : NULL; /* argv's */
@@ -126,18 +126,18 @@ int ml_cmd_summary(int argc, char **argv)
         ml_job_free(&job);
         return ml_job_exit(rc < 0 ? 2 : 0);
     }
-    warn_skipped(stderr, &job);
-    if (o.rank >= 0 && ml_job_keep_rank(&job, o.rank) < 0) {
+    warn_skipped(io->err, &job);
+    if (o.rank >= 0 && ml_job_keep_rank(&job, o.rank, io->err) < 0) {
         ml_job_free(&job);
         return ml_job_exit(2);
     }
     ml_rankset rs = {job.recs, job.n, job.spool, job.skipped.v, job.skipped.len};
-    if (logdir && o.json) ml_logdir_list_json(stdout, &job.units, logdir, job.recs, job.n, "summary");
-    else if (logdir) ml_logdir_list_text(stdout, &job.units, logdir, job.recs, job.n, "summary"); /* its runs */
-    else if (o.json) ml_summary_json(stdout, &rs, &o);
-    else ml_summary_text(stdout, &rs, &o);
+    if (logdir && o.json) ml_logdir_list_json(io->out, &job.units, logdir, job.recs, job.n, "summary");
+    else if (logdir) ml_logdir_list_text(io->out, &job.units, logdir, job.recs, job.n, "summary"); /* its runs */
+    else if (o.json) ml_summary_json(io->out, &rs, &o);
+    else ml_summary_text(io->out, &rs, &o);
     ml_phase("output");
     ml_job_free(&job);
     ml_phase("free");
-    return ml_job_exit(fflush(stdout) == 0 ? 0 : 1);
+    return ml_job_exit(fflush(io->out) == 0 ? 0 : 1);
 }

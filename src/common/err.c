@@ -1,6 +1,7 @@
 /* err.c — error messages and checked allocation; see err.h. */
 #include "err.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +34,23 @@ int ml_prefix(ml_err *e, const char *fmt, ...)
     return -1;
 }
 
-static void out_of_memory(size_t n)
+static _Atomic(ml_fatal_fn) fatal_handler;
+
+void ml_set_fatal_handler(ml_fatal_fn fn) { atomic_store(&fatal_handler, fn); }
+
+_Noreturn void ml_fatal(const char *fmt, ...)
 {
-    fprintf(stderr, "memlens: out of memory (asked for %zu bytes)\n", n);
-    exit(3);
+    char msg[ML_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ml_fatal_fn fn = atomic_load(&fatal_handler);
+    if (fn) fn(msg);
+    abort();
 }
+
+static void out_of_memory(size_t n) { ml_fatal("out of memory (asked for %zu bytes)", n); }
 
 void *ml_malloc(size_t n)
 {

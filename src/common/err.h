@@ -25,7 +25,18 @@ int ml_vfail(ml_err *e, const char *fmt, va_list ap);
 /* Prefixes an existing message, e.g. with the file name: "path: <old msg>". */
 int ml_prefix(ml_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Allocation that never returns NULL: memlens aborts cleanly on out-of-memory. */
+/* What cannot be returned as an error (out of memory, a broken internal
+ * invariant): ml_fatal formats "out of memory (asked for 12 bytes)", hands
+ * it to the handler the embedder set, and aborts should the handler return.
+ * The library prints nothing itself: the program (src/cli/main.c) sets a
+ * handler that prints "memlens: MSG" and exits with status 3; the Python
+ * extension one that writes it to the interpreter's stderr.  The handler is
+ * set once, before any call (it is configuration, not state). */
+typedef void (*ml_fatal_fn)(const char *msg);
+void ml_set_fatal_handler(ml_fatal_fn fn);
+_Noreturn void ml_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that never returns NULL: out of memory is ml_fatal(). */
 void *ml_malloc(size_t n);
 void *ml_calloc(size_t n, size_t size);
 void *ml_realloc(void *p, size_t n);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,7 +18,17 @@ struct ml_spool {
     int fd;
     uint64_t end;
     pthread_mutex_t mu;
+    int failed_errno;           /* the first write or read that failed (ml_spool_error), 0: none */
+    bool failed_read;
 };
+
+/* The first failure sticks (under the lock: writers run on several threads). */
+static void fail(ml_spool *s, int err, bool reading)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->failed_errno) s->failed_errno = err ? err : ENOSPC, s->failed_read = reading;
+    pthread_mutex_unlock(&s->mu);
+}
 
 static int temp_fd(void)
 {
@@ -65,9 +76,8 @@ ml_piece ml_spool_put(ml_spool *s, const void *bytes, size_t n)
         ssize_t w = pwrite(s->fd, b + done, n - done, (off_t)(p.off + done));
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-            fprintf(stderr, "memlens: cannot write a temporary file in %s: %s\n",
-                    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", w < 0 ? strerror(errno) : "no space");
-            exit(2);
+            fail(s, w < 0 ? errno : ENOSPC, false);
+            break;
         }
         done += (size_t)w;
     }
@@ -100,11 +110,23 @@ char *ml_spool_get(ml_spool *s, ml_piece piece)
 {
     char *buf = ml_malloc((size_t)piece.len + 1);
     if (read_at(s, buf, (size_t)piece.len, piece.off) < 0) {
-        fprintf(stderr, "memlens: cannot read back a temporary file: %s\n", strerror(errno));
-        exit(2);
+        fail(s, errno, true);
+        memset(buf, 0, (size_t)piece.len);
     }
     buf[piece.len] = 0;
     return buf;
+}
+
+int ml_spool_error(ml_spool *s, ml_err *e)
+{
+    pthread_mutex_lock(&s->mu);
+    int err = s->failed_errno;
+    bool reading = s->failed_read;
+    pthread_mutex_unlock(&s->mu);
+    if (!err) return 0;
+    if (reading) return ml_fail(e, "cannot read back a temporary file: %s", strerror(err));
+    const char *dir = getenv("TMPDIR");
+    return ml_fail(e, "cannot write a temporary file in %s: %s", dir && *dir ? dir : "/tmp", strerror(err));
 }
 
 FILE *ml_spool_begin(ml_spool_writer *w)
@@ -112,10 +134,7 @@ FILE *ml_spool_begin(ml_spool_writer *w)
     w->p = NULL;
     w->n = 0;
     w->f = open_memstream(&w->p, &w->n);
-    if (!w->f) {
-        fprintf(stderr, "memlens: out of memory\n");
-        exit(1);
-    }
+    if (!w->f) ml_fatal("out of memory (a spool piece)");
     return w->f;
 }
 

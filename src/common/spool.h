@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "err.h"
+
 typedef struct ml_spool ml_spool;
 
 /* A piece of the spool: bytes [off, off + len). */
@@ -28,13 +30,19 @@ typedef struct ml_piece {
 ml_spool *ml_spool_new(void);
 void ml_spool_free(ml_spool *s);
 
-/* Appends n bytes; returns where they are.  Exits the program, as ml_malloc
- * does, when the temporary file cannot be written (a full disk). */
+/* Appends n bytes; returns where they are.  When the temporary file cannot
+ * be written (a full disk) the piece is short and the spool failed: see
+ * ml_spool_error. */
 ml_piece ml_spool_put(ml_spool *s, const void *bytes, size_t n);
 /* Copies a piece to f; 0, or -1 when f cannot be written (or the spool read). */
 int ml_spool_copy(ml_spool *s, ml_piece piece, FILE *f);
-/* A piece's bytes in a new buffer (free()), NUL-terminated after len. */
+/* A piece's bytes in a new buffer (free()), NUL-terminated after len (zeros,
+ * and the spool failed, when it cannot be read back). */
 char *ml_spool_get(ml_spool *s, ml_piece piece);
+/* 0, or -1 with the first failure of a put or get ("cannot write a temporary
+ * file in /tmp: No space left on device"): what was written from the spool
+ * since is not to be trusted. */
+int ml_spool_error(ml_spool *s, ml_err *e);
 
 /* A piece written with stdio, in memory, before it goes into the spool:
  * FILE *f = ml_spool_begin(&w); fprintf(f, …); piece = ml_spool_end(&w, s). */
@@ -44,7 +52,7 @@ typedef struct ml_spool_writer {
     FILE *f;
 } ml_spool_writer;
 
-/* The stream to write the piece to (exits, as ml_malloc does, without memory). */
+/* The stream to write the piece to (out of memory: ml_fatal, as ml_malloc). */
 FILE *ml_spool_begin(ml_spool_writer *w);
 /* Puts what was written into s and frees it. */
 ml_piece ml_spool_end(ml_spool_writer *w, ml_spool *s);

@@ -184,8 +184,7 @@ static void give_back(void *v, size_t from, size_t to)
 void ml_match(ml_profile *p)
 {
     if (p->lean) { /* its events have no addresses: the importer matches as it reads, or reads again */
-        fprintf(stderr, "memlens: internal error: ml_match on a lean profile\n");
-        abort();
+        ml_fatal("internal error: ml_match on a lean profile");
     }
     ml_allocs_clear(p);
     const ml_events *ev = &p->events;

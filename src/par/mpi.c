@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "err.h"
 #include "transport.h"
 
 /* Bytes per message: MPI counts are ints. */
@@ -104,8 +105,17 @@ static int shared_command(const char *name)
     return 0;
 }
 
+/* Out of memory on one process ends the job: the message, then MPI_Abort. */
+static void fatal_abort(const char *msg)
+{
+    fprintf(stderr, "memlens: %s\n", msg);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3);
+}
+
 int main(int argc, char **argv)
 {
+    ml_set_fatal_handler(fatal_abort);
     MPI_Init(&argc, &argv);
     int size, me;
     MPI_Comm_size(MPI_COMM_WORLD, &size);

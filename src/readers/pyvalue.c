@@ -357,10 +357,7 @@ void ml_pv_append(ml_pvs *st, ml_pv v, const ml_pv *items, size_t n)
     cont *c = get_cont(st, v);
     if (!c || (c->gen_kind & 15) == ML_PV_EXT || n == 0) return;
     size_t need = (size_t)c->len + n;
-    if (need > UINT32_MAX) {
-        fprintf(stderr, "memlens: container of more than 4G items\n");
-        exit(3);
-    }
+    if (need > UINT32_MAX) ml_fatal("out of memory (a container of more than 4G items)");
     if (need > c->cap) {
         if (c->cap > CLASS_MAX_ITEMS) { /* large: grow in place */
             size_t cap = c->cap;

@@ -25,12 +25,6 @@ struct ml_upload {
     int64_t bytes;
 };
 
-/* The folders to remove at exit, should the process not reach ml_uploads_free. */
-#define ML_UPLOAD_DIRS 8
-static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *g_dirs[ML_UPLOAD_DIRS];
-static int g_atexit;
-
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)ftw;
@@ -40,25 +34,6 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 }
 
 static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
-
-static void remove_at_exit(void)
-{
-    pthread_mutex_lock(&g_mu);
-    for (int i = 0; i < ML_UPLOAD_DIRS; i++)
-        if (g_dirs[i]) rm_tree(g_dirs[i]);
-    pthread_mutex_unlock(&g_mu);
-}
-
-static void registry(const char *dir, int add)
-{
-    pthread_mutex_lock(&g_mu);
-    if (add && !g_atexit) g_atexit = atexit(remove_at_exit) == 0;
-    for (int i = 0; i < ML_UPLOAD_DIRS; i++) {
-        if (add && !g_dirs[i]) { g_dirs[i] = (char *)dir; break; }
-        if (!add && g_dirs[i] == dir) { g_dirs[i] = NULL; break; }
-    }
-    pthread_mutex_unlock(&g_mu);
-}
 
 ml_uploads *ml_uploads_new(void)
 {
@@ -72,7 +47,6 @@ void ml_uploads_free(ml_uploads *u)
 {
     if (!u) return;
     if (u->dir) {
-        registry(u->dir, 0);
         rm_tree(u->dir);
         free(u->dir);
     }
@@ -116,7 +90,6 @@ ml_upload *ml_upload_begin(ml_uploads *u, const char *name, ml_err *e)
             return NULL;
         }
         u->dir = ml_strdup(templ);
-        registry(u->dir, 1);
         printf("memlens serve: uploads are kept in %s until exit\n", u->dir);
         fflush(stdout);
     }

@@ -4,8 +4,9 @@
  * streamed to disk as it arrives (never held in memory, no size cap).
  *
  * The folder is made (mkdtemp under $TMPDIR, else /tmp) at the first upload
- * and removed with everything in it by ml_uploads_free, or at exit (atexit)
- * if the process ends another way.  Each upload gets a subfolder of its own
+ * and removed with everything in it by ml_uploads_free (serve calls it when
+ * it stops, on SIGINT/SIGTERM; no atexit hook: the library keeps no state
+ * beyond its handles).  Each upload gets a subfolder of its own
  * ("N/NAME"), so two uploads of the same name never meet, and the importer
  * sees the name as given (it tells formats by name: .json.gz, .pickle...).
  * The folder's path is printed on stdout when it is made ("memlens serve:

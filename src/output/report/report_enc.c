@@ -265,8 +265,7 @@ void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
         char *after;
         unsigned long id = strtoul(m + 1, &after, 10);
         if (after >= end || *after != ZMARK || id < bl->q_first || id - bl->q_first >= nz) {
-            fprintf(stderr, "memlens: internal error: a column descriptor's mark is broken\n");
-            abort(); /* a bug: the page would not parse */
+            ml_fatal("internal error: a column descriptor's mark is broken"); /* a bug: the page would not parse */
         }
         if (z[id - bl->q_first]) ml_buf_puts(&out, ",\"z\":1");
         s = after + 1;

@@ -1,0 +1,4 @@
+"""python -m memlens: the memlens command."""
+from ._cli import main
+
+main()

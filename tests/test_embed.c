@@ -1,0 +1,112 @@
+/*
+ * test_embed.c — the library as an embedder (the Python extension) sees it:
+ * a command runs on the caller's streams and its error comes back there,
+ * nothing on the process's own; a fatal error (out of memory) reaches the
+ * handler the embedder set, with its message, and the library exits nowhere.
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cli.h"
+#include "err.h"
+#include "summary.h"
+
+typedef struct captured {
+    char *out, *err;
+    size_t n_out, n_err;
+    int rc;
+} captured;
+
+static captured run(int argc, char **argv)
+{
+    captured c = {0};
+    FILE *fo = open_memstream(&c.out, &c.n_out), *fe = open_memstream(&c.err, &c.n_err);
+    ml_cli_io io = {fo, fe};
+    c.rc = ml_cli_run(argc, argv, &io);
+    fclose(fo);
+    fclose(fe);
+    return c;
+}
+
+static void captured_free(captured *c)
+{
+    free(c->out);
+    free(c->err);
+}
+
+TEST(a_command_writes_to_the_callers_streams)
+{
+    char *argv[] = {"memlens", "--version", NULL};
+    captured c = run(2, argv);
+    CHECK_EQ_I64(c.rc, 0);
+    CHECK_EQ_STR(c.out, "memlens " MEMLENS_VERSION "\n");
+    CHECK_EQ_STR(c.err, "");
+    captured_free(&c);
+}
+
+TEST(an_error_comes_back_on_the_callers_err_stream)
+{
+    char path[] = "/tmp/memlens-test-embed-XXXXXX";
+    int fd = mkstemp(path);
+    static const char bad[] = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": }]}";
+    CHECK(fd >= 0 && write(fd, bad, sizeof bad - 1) == (ssize_t)(sizeof bad - 1));
+    close(fd);
+    char *argv[] = {"memlens", "summary", "--json", path, NULL};
+    captured c = run(4, argv);
+    CHECK_EQ_I64(c.rc, 2);
+    CHECK_EQ_STR(c.out, "");
+    char want[256];
+    snprintf(want, sizeof want, "memlens: %s: byte 58: unexpected character '}'\n", path);
+    CHECK_EQ_STR(c.err, want);
+    captured_free(&c);
+    /* and again: nothing of the first call is left to change the second */
+    c = run(4, argv);
+    CHECK_EQ_I64(c.rc, 2);
+    CHECK_EQ_STR(c.err, want);
+    captured_free(&c);
+    char *unknown[] = {"memlens", "summary", "--bogus", path, NULL};
+    c = run(4, unknown);
+    CHECK_EQ_I64(c.rc, 2);
+    CHECK_EQ_STR(c.out, "");
+    CHECK_CONTAINS(c.err, "memlens: summary: unknown option --bogus\nusage: memlens summary");
+    captured_free(&c);
+    unlink(path);
+}
+
+static jmp_buf fatal_jump;
+static char fatal_msg[ML_ERR_MAX];
+
+static void fatal_handler(const char *msg)
+{
+    snprintf(fatal_msg, sizeof fatal_msg, "%s", msg);
+    longjmp(fatal_jump, 1);
+}
+
+TEST(a_fatal_error_reaches_the_embedders_handler)
+{
+    ml_set_fatal_handler(fatal_handler);
+    fatal_msg[0] = 0;
+    if (!setjmp(fatal_jump)) ml_fatal("internal error: %s %d", "test", 7);
+    CHECK_EQ_STR(fatal_msg, "internal error: test 7");
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan reports a too-large allocation itself (allocator_may_return_null=0) */
+#else
+    fatal_msg[0] = 0;
+    volatile size_t huge = SIZE_MAX / 2;
+    if (!setjmp(fatal_jump)) free(ml_malloc(huge));
+    char want[96];
+    snprintf(want, sizeof want, "out of memory (asked for %zu bytes)", (size_t)huge);
+    CHECK_EQ_STR(fatal_msg, want);
+#endif
+    ml_set_fatal_handler(NULL);
+}
+
+int main(void)
+{
+    RUN(a_command_writes_to_the_callers_streams);
+    RUN(an_error_comes_back_on_the_callers_err_stream);
+    RUN(a_fatal_error_reaches_the_embedders_handler);
+    return check_report();
+}
