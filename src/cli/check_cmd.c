@@ -31,7 +31,9 @@ static void usage_to(FILE *f)
                "  --max-step-time-growth PCT   average step time against BASE (3%%)\n"
                "  --no-oom                     no out-of-memory event\n"
                "  --max-unused-reserved PCT    memory reserved but not allocated at the reserved peak (20%%)\n"
-               "--json: {\"memlens\", \"input\", \"base\", \"passed\", \"rules\": [...]} (README, memlens check)\n"
+               "With --base, a NEW rank BASE lacks (or a rank number NEW holds twice) is still judged by\n"
+               "the rules that need no base, and listed (a note line; --json \"unmatched\"; JUnit properties).\n"
+               "--json: {\"memlens\", \"input\", \"base\", \"passed\", \"rules\": [...], \"unmatched\"} (README, memlens check)\n"
                "--junit FILE: JUnit XML, one test case per rule\n");
 }
 
