@@ -86,6 +86,7 @@ if command -v curl >/dev/null 2>&1; then
     url=$(t_serve_url "$tmp/out")
     t_eq "serve: runs and spans of the ranks" "$(curl -s -m 10 "${url}api/meta" | python3 -c 'import json,sys; print([(r["run"], r["worker"], r["span"]) for r in json.load(sys.stdin)["ranks"]])')" \
         "[('run_a', 'host_7', 1), ('run_a', 'host_7', 2), ('run_b', 'host_9', 1)]"
+    t_eq "serve: no Cluster view of a logdir's runs and spans" "$(curl -s -m 10 "${url}api/meta" | python3 -c 'import json,sys; print("cluster" in json.load(sys.stdin))')" False
     kill -INT $spid; wait $spid
 fi
 

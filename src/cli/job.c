@@ -280,6 +280,9 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     size_t *mine = NULL;
     if (t && t->size > 1) mine = ml_job_units_share(l, t->size, t->me, &n_mine);
 
+    ml_job_opts records_only = *o; /* a logdir the command lists: its figures come from the records */
+    records_only.fn = NULL;
+    if (o->lists_logdir && l->logdir >= 0) o = &records_only;
     collect c = {.o = o, .l = l, .spool = job->spool};
     pthread_mutex_init(&c.mu, NULL);
     ml_each_opts eo = {.want = o->want, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};

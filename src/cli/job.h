@@ -37,6 +37,8 @@ typedef struct ml_job_opts {
     bool fn_pieces_only;        /* fn reads nothing of r and writes only its piece, mark and
                                  * flags: it runs beside ml_rankrec_of, on the other core */
     FILE *err;                  /* where the one-line errors go (the writer's) */
+    bool lists_logdir;          /* the command lists a logdir of several runs or spans (units.logdir,
+                                 * logdir_list.h) instead of its output: then fn is not called */
 } ml_job_opts;
 
 typedef struct ml_job {

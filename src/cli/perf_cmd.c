@@ -275,7 +275,7 @@ int ml_cmd_perf(int argc, char **argv, const ml_cli_io *io)
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them */
     ml_job_opts jo = {.err = io->err, .want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs,
-                      .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true};
+                      .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true, .lists_logdir = true};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     if (rc != 0) {

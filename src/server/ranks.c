@@ -235,6 +235,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
     }
     for (size_t j = 0; j < listed.skipped.len; j++) VEC_PUSH(&rs->skipped, listed.skipped.v[j]);
     listed.skipped.len = 0;
+    bool logdir = listed.logdir >= 0; /* runs and spans, not the ranks of one job */
     ml_unit_list_free(&listed);
     if (threads <= 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -252,10 +253,11 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
         ml_ranks_free(rs);
         return NULL;
     }
-    /* a job: its Cluster view, every rank read once in the background (not stdin: read once only) */
+    /* a job: its Cluster view, every rank read once in the background (not stdin: read once only;
+     * not a logdir's runs and spans, which are no job's ranks) */
     bool stdin_in = false;
     for (size_t i = 0; i < rs->slots.len; i++) stdin_in |= !strcmp(rs->slots.v[i]->path, "-");
-    if (rs->slots.len >= 2 && !stdin_in) {
+    if (rs->slots.len >= 2 && !stdin_in && !logdir) {
         ml_unit_list l = {0};
         for (size_t i = 0; i < rs->slots.len; i++) {
             const slot *x = rs->slots.v[i];
