@@ -21,7 +21,7 @@ if ! MEMLENS_BUILD_JOBS=${MEMLENS_BUILD_JOBS:-2} "$PY" setup.py -q build_ext --i
     t_fail "setup.py build_ext --inplace failed: $(grep -E 'error|Error' "$log" | head -5)"
 fi
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-MEMLENS=$MEMLENS "$PY" -m pytest -q -rs -p no:cacheprovider tests/py >"$log" 2>&1
+MEMLENS=$MEMLENS "$PY" -m pytest -q -rfEs -p no:cacheprovider tests/py >"$log" 2>&1
 rc=$?
 # pytest's closing line, e.g. "3 failed, 40 passed, 2 skipped in 9.1s"
 last=$(grep -E '[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)

@@ -85,7 +85,13 @@ void jw_strn(jw *w, const char *s, size_t n)
     fputc('"', w->f);
 }
 
-void jw_str(jw *w, const char *s) { jw_strn(w, s, strlen(s)); }
+/* NULL is JSON's null: a field whose text is unknown (an accelerator's
+ * allocator variable where it has none) */
+void jw_str(jw *w, const char *s)
+{
+    if (s) jw_strn(w, s, strlen(s));
+    else jw_null(w);
+}
 
 void jw_key(jw *w, const char *k)
 {

@@ -29,7 +29,7 @@ void jw_obj(jw *w);
 void jw_arr(jw *w);
 void jw_end(jw *w);            /* closes the innermost object or array */
 void jw_key(jw *w, const char *k);
-void jw_str(jw *w, const char *s);
+void jw_str(jw *w, const char *s); /* NULL: null */
 void jw_strn(jw *w, const char *s, size_t n);
 void jw_i64(jw *w, int64_t v);
 void jw_dbl(jw *w, double v);
