@@ -1,0 +1,54 @@
+"""pytest fixtures shared by tests/py: the memlens binary, and the PyTorch
+fixtures (tests/py/torch_fixtures.py) generated once per session."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def memlens_path():
+    return os.path.join(ROOT, os.environ.get("MEMLENS") or "build/memlens")
+
+
+@pytest.fixture(scope="session")
+def memlens():
+    """run(*args) -> stdout of the CLI; json(*args) -> its --json document."""
+    exe = memlens_path()
+    if not os.access(exe, os.X_OK):
+        pytest.skip("%s not built" % exe)
+
+    class Cli:
+        path = exe
+
+        def run(self, *args, check=True):
+            r = subprocess.run([exe] + [str(a) for a in args], capture_output=True, text=True)
+            if check and r.returncode != 0:
+                raise AssertionError("memlens %s: exit %d: %s" % (" ".join(map(str, args)), r.returncode,
+                                                                   r.stderr.strip()))
+            return r
+
+        def json(self, *args):
+            return json.loads(self.run(*(args + ("--json",))).stdout)
+
+    return Cli()
+
+
+@pytest.fixture(scope="session")
+def torch_fx(tmp_path_factory):
+    """The folder torch_fixtures.generate() wrote (skips without torch)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, HERE)
+    import torch_fixtures
+    out = tmp_path_factory.mktemp("torch_fixtures")
+    torch_fixtures.generate(str(out))
+    return out
+
+
+def oracle(fx, name):
+    with open(os.path.join(fx, name)) as f:
+        return json.load(f)
