@@ -280,8 +280,10 @@ def run_mlp_cold(out):
         for i in range(3):
             train_step(model, opt, batches[i % 2])
             prof.step()
-    # PyTorch's answers before the export (key_averages after export_chrome_trace
-    # read freed memory as event names once: a UnicodeDecodeError)
+    # PyTorch's answers before the export.  Read after the profiler's exit (no
+    # schedule), key_averages meets freed memory as an event name in about one
+    # run of three (UnicodeDecodeError in torch/autograd/profiler.py:625, torch
+    # 2.13 CPU); generate() runs this part again when it does.
     oracle = dict(ops=op_table(prof), peak=timeline_peak(prof), optimizer="SGD")
     prof.export_chrome_trace(os.path.join(d, "trace.json"))
     prof.export_memory_timeline(os.path.join(d, "timeline.raw.json.gz"), device="cpu")
@@ -415,7 +417,14 @@ def generate(out, compile_model=None, only=None):
         if only and name not in only:
             continue
         c0 = cpu_seconds()
-        fn()
+        for attempt in range(3):
+            try:
+                fn()
+                break
+            except UnicodeDecodeError:   # PyTorch's own (see run_mlp_cold)
+                if attempt == 2:
+                    raise
+                timing[name + " retried"] = attempt + 1
         timing[name] = round(cpu_seconds() - c0, 3)
     with open(os.path.join(out, "timing.json"), "w") as f:
         json.dump(timing, f)
