@@ -40,8 +40,12 @@ def memlens():
 
 @pytest.fixture(scope="session")
 def torch_fx(tmp_path_factory):
-    """The folder torch_fixtures.generate() wrote (skips without torch)."""
+    """The folder torch_fixtures.generate() wrote (skips without torch).
+    MEMLENS_TORCH_FIXTURES=DIR reuses a folder `torch_fixtures.py DIR` wrote."""
     pytest.importorskip("torch")
+    from pathlib import Path
+    if os.environ.get("MEMLENS_TORCH_FIXTURES"):
+        return Path(os.environ["MEMLENS_TORCH_FIXTURES"])
     sys.path.insert(0, HERE)
     import torch_fixtures
     out = tmp_path_factory.mktemp("torch_fixtures")
