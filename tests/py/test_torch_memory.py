@@ -176,3 +176,20 @@ def test_memory_per_operator(torch_fx, memlens, tmp_path):
         if none[0]:
             want[""] = none
         assert got == want, run
+
+
+def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens):
+    """export_memory_timeline's .json, .json.gz and .raw.json.gz (device="cpu")
+    read as inputs: the peak and its bytes per category equal
+    MemoryProfileTimeline's.  (The files name no device; memlens calls it
+    cuda:0, PyTorch's default when CUDA exists.  .html needs matplotlib, which
+    the test environment lacks: PyTorch then prints a line and writes nothing.)"""
+    o = oracle(torch_fx, "mlp_adam/oracle.json")["peak"]
+    want = {k: v for k, v in o["by_category"].items() if v}
+    for name in ("timeline.json", "timeline.json.gz", "timeline.raw.json.gz"):
+        doc = memlens.json("summary", torch_fx / "mlp_adam" / name)
+        assert doc["inputs"][0]["format"] == "torch-memory-timeline"
+        dev = doc["devices"][0]
+        assert dev["peak_allocated_bytes"] == o["total_bytes"], name
+        assert dev["peak_allocated_time_ns"] // 1000 == o["time_us"], name
+        assert {k: v for k, v in dev["categories_at_peak"].items() if v} == want, name

@@ -6,6 +6,8 @@ import gzip
 import json
 import os
 
+import pytest
+
 from conftest import oracle
 
 RUNS = [("mlp_adam/oracle.json", "mlp_adam/trace.json"), ("oracle_cnn_sgd.json", None),
@@ -138,3 +140,19 @@ def test_check_and_diff_of_two_jobs(torch_fx, memlens):
         assert dev["peak_allocated_bytes"]["base"] > 0 and dev["peak_allocated_bytes"]["new"] > 0
     r = memlens.run("diff", a, b)
     assert "rank 2 only in" in r.stdout + r.stderr and "step time (average)" in r.stdout
+
+
+def test_compiled_model_operators(torch_fx, memlens):
+    """torch.compile (inductor) on the CPU, written only with MEMLENS_TORCH_COMPILE=1
+    (its compile costs ~35 CPU seconds): the compiled regions
+    (Torch-Compiled Region: 0/0, CompiledFunction, CompiledFunctionBackward)
+    are operators with PyTorch's calls."""
+    if not (torch_fx / "compile/trace.json").exists():
+        pytest.skip("no torch.compile fixture (MEMLENS_TORCH_COMPILE=1 writes it)")
+    o = oracle(torch_fx, "compile/oracle.json")
+    path = str(torch_fx / "compile/trace.json")
+    ops = cpu_op_names(path)
+    want = {r["name"]: r["count"] for r in o["ops"] if r["name"] in ops}
+    got = {r["name"]: r["calls"] for r in memlens.json("perf", path)["ranks"][0]["operators"]["by_name"]}
+    assert got == want
+    assert got.get("Torch-Compiled Region: 0/0") == 2 and "CompiledFunctionBackward" in got

@@ -18,7 +18,8 @@ with_modules — and writes every export PyTorch offers on a CPU build:
     mlp_adam/timeline.json(.gz), timeline.raw.json.gz, timeline.html
                                   export_memory_timeline(device="cpu")
     mlp_cold/trace.json, timeline.raw.json.gz, oracle.json: profiled from
-                                  before the model exists (no schedule)
+                                  before the model exists (no schedule), first
+                                  of the runs in this process
     mlp_adam/oracle.json          key_averages (plain and by input shape), the
                                   module tree with call counts, and
                                   MemoryProfileTimeline's categories at its peak
@@ -27,12 +28,20 @@ with_modules — and writes every export PyTorch offers on a CPU build:
     (each run folder has its oracle in OUTDIR/oracle_<run>.json, outside the logdir)
     ddp2/, ddp4/                  a 2- and a 4-process DDP job on gloo (fork), one
                                   tensorboard_trace_handler trace per rank, with
-                                  an all_to_all_single after each step
-    compile/trace.json            a torch.compile'd model (when inductor works)
+                                  an all_to_all_single after each step;
+                                  oracle_ddpN.json: world size, parameter bytes
+    compile/trace.json, oracle.json  a torch.compile'd model, only with
+                                  MEMLENS_TORCH_COMPILE=1: inductor's first
+                                  compile costs ~35 CPU seconds here (5 minutes
+                                  of wall time on 2 shared cores)
     timing.json                   CPU seconds per part
 
-Every model is seeded, single-threaded (torch.set_num_threads(1)), and tiny:
-the whole generator costs a few CPU seconds beyond importing torch.
+Every model is seeded, single-threaded (torch.set_num_threads(1)), and tiny.
+CPU cost beyond importing torch, measured here: the single-process runs ~6 s
+(most of it PyTorch's own _memory_profile and the Python tracer), each DDP
+rank ~1.5 s (9 s for the six; timing.json has the figures of a run).
+export_memory_timeline's .html needs matplotlib: without it PyTorch prints a
+line and writes nothing, so no timeline.html is there.
 """
 import gzip
 import json
@@ -354,6 +363,9 @@ def run_ddp(out, name, world, seed=0):
     children share the parent's imported torch, so they cost no import)."""
     import multiprocessing as mp
     import socket
+
+    import torch.distributed  # noqa: F401  imported once here, not in each child
+    import torch.nn.parallel  # noqa: F401
     job = os.path.join(out, name)
     os.makedirs(job, exist_ok=True)
     with socket.socket() as s:
@@ -381,7 +393,10 @@ def run_compile(out):
     with profile(**PROFILE_ARGS) as prof:
         for _ in range(2):
             cmodel(x).sum().backward()
+    ops = op_table(prof)
     prof.export_chrome_trace(os.path.join(d, "trace.json"))
+    with open(os.path.join(d, "oracle.json"), "w") as f:
+        json.dump({"ops": ops}, f)
 
 
 def cpu_seconds():
