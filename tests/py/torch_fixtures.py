@@ -283,19 +283,25 @@ def run_mlp_cold(out):
     os.makedirs(d, exist_ok=True)
     torch.manual_seed(3)
     batches = [mlp_batch() for _ in range(2)]
-    with profile(**PROFILE_ARGS) as prof:
+    oracle = {"optimizer": "SGD"}
+
+    def ready(prof):
+        # PyTorch's answers inside on_trace_ready (called by the profiler's stop
+        # even without a schedule) and before the export.  In this run (the
+        # model built while recording) key_averages meets freed memory as an
+        # event name in about one run of two, here or after the profiler's
+        # exit alike (UnicodeDecodeError in torch/autograd/profiler.py:625,
+        # torch 2.13 CPU): generate() tries again in a new child (TRIES).
+        oracle.update(ops=op_table(prof), peak=timeline_peak(prof))
+        prof.export_chrome_trace(os.path.join(d, "trace.json"))
+        prof.export_memory_timeline(os.path.join(d, "timeline.raw.json.gz"), device="cpu")
+
+    with profile(on_trace_ready=ready, **PROFILE_ARGS) as prof:
         model = MLP(width=48)
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         for i in range(3):
             train_step(model, opt, batches[i % 2])
             prof.step()
-    # PyTorch's answers before the export.  Read after the profiler's exit (no
-    # schedule), key_averages meets freed memory as an event name in about one
-    # run of three (UnicodeDecodeError in torch/autograd/profiler.py:625, torch
-    # 2.13 CPU); generate() runs this part again, in a new child, when it does.
-    oracle = dict(ops=op_table(prof), peak=timeline_peak(prof), optimizer="SGD")
-    prof.export_chrome_trace(os.path.join(d, "trace.json"))
-    prof.export_memory_timeline(os.path.join(d, "timeline.raw.json.gz"), device="cpu")
     oracle["memory_by_op"] = memory_by_op(os.path.join(d, "trace.json"), oracle["ops"])
     with open(os.path.join(d, "oracle.json"), "w") as f:
         json.dump(oracle, f)
@@ -420,6 +426,11 @@ def run_compile(out):
         json.dump({"ops": ops}, f)
 
 
+# Tries of a part that PyTorch's freed-name defect fails (measured: 6 of 13
+# cold runs, so 8 tries leave about 1 in 400 sessions failing).
+TRIES = 8
+
+
 def cpu_seconds():
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
@@ -453,12 +464,12 @@ def generate(out, compile_model=None, only=None):
         if only and name not in only:
             continue
         c0 = cpu_seconds()
-        for attempt in range(3):
+        for attempt in range(TRIES):
             try:
                 fn()
                 break
             except UnicodeDecodeError:   # PyTorch's own (see run_mlp_cold)
-                if attempt == 2:
+                if attempt == TRIES - 1:
                     raise
                 timing[name + " retried"] = attempt + 1
         timing[name] = round(cpu_seconds() - c0, 3)
