@@ -193,3 +193,14 @@ def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens):
         assert dev["peak_allocated_bytes"] == o["total_bytes"], name
         assert dev["peak_allocated_time_ns"] // 1000 == o["time_us"], name
         assert {k: v for k, v in dev["categories_at_peak"].items() if v} == want, name
+
+
+def test_cpu_total_carried_between_recording_windows_is_noted(torch_fx, memlens):
+    """The scheduled run's second cycle starts with Total Allocated at what the
+    first left (its gradients, freed during the un-recorded wait step): PyTorch
+    counts CPU memory per process only while recording.  memlens says so; the
+    first cycle starts at zero and has no such note."""
+    def notes(path):
+        return " ".join(memlens.json("summary", path)["inputs"][0]["notes"])
+    assert "cpu: Total Allocated is already" in notes(torch_fx / "mlp_adam/trace2.json.gz")
+    assert "cpu: Total Allocated is already" not in notes(torch_fx / "mlp_adam/trace.json")
