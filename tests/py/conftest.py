@@ -1,5 +1,6 @@
 """pytest fixtures shared by tests/py: the memlens binary, and the PyTorch
-fixtures (tests/py/torch_fixtures.py) generated once per session."""
+fixtures (tests/py/torch_fixtures.py) generated once per session, in a
+process of their own."""
 import json
 import os
 import subprocess
@@ -16,7 +17,7 @@ def memlens_path():
 
 
 @pytest.fixture(scope="session")
-def memlens():
+def memlens_cli():
     """run(*args) -> stdout of the CLI; json(*args) -> its --json document."""
     exe = memlens_path()
     if not os.access(exe, os.X_OK):
@@ -40,16 +41,22 @@ def memlens():
 
 @pytest.fixture(scope="session")
 def torch_fx(tmp_path_factory):
-    """The folder torch_fixtures.generate() wrote (skips without torch).
-    MEMLENS_TORCH_FIXTURES=DIR reuses a folder `torch_fixtures.py DIR` wrote."""
-    pytest.importorskip("torch")
+    """The folder `torch_fixtures.py DIR` wrote (skips without torch).
+    MEMLENS_TORCH_FIXTURES=DIR reuses a folder it wrote before."""
+    import importlib.util
     from pathlib import Path
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed")
     if os.environ.get("MEMLENS_TORCH_FIXTURES"):
         return Path(os.environ["MEMLENS_TORCH_FIXTURES"])
-    sys.path.insert(0, HERE)
-    import torch_fixtures
     out = tmp_path_factory.mktemp("torch_fixtures")
-    torch_fixtures.generate(str(out))
+    # A process of its own: PyTorch's CPU memory count is per process and keeps
+    # what any earlier profiling in it left (another test's), which would show
+    # in these traces' Total Allocated.
+    r = subprocess.run([sys.executable, os.path.join(HERE, "torch_fixtures.py"), str(out)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("torch_fixtures.py failed (exit %d):\n%s" % (r.returncode, r.stderr[-3000:]))
     return out
 
 

@@ -35,9 +35,9 @@ def load_trace(path):
         return json.load(f)
 
 
-def export_rows(memlens, trace, tmp_path):
+def export_rows(memlens_cli, trace, tmp_path):
     out = tmp_path / (os.path.basename(os.path.dirname(trace)) + ".csv")
-    memlens.run("export", trace, "-o", out)
+    memlens_cli.run("export", trace, "-o", out)
     with open(out, newline="") as f:
         return list(csv.DictReader(f))
 
@@ -91,13 +91,13 @@ def agreement(pairs, spans=()):
     return ok, total, excluded
 
 
-def test_categories_cold_run_summary(torch_fx, memlens):
+def test_categories_cold_run_summary(torch_fx, memlens_cli):
     """The run profiled from before the model exists: every category is in the
     trace.  summary --by category at the same instant holds >= 95% of PyTorch's
     peak bytes in the same category (measured: 98.4%; the rest is the INPUT
     batch made before the profiler started, 4352 B)."""
     o = oracle(torch_fx, "mlp_cold/oracle.json")["peak"]
-    doc = memlens.json("summary", "--by", "category", torch_fx / "mlp_cold/trace.json")
+    doc = memlens_cli.json("summary", "--by", "category", torch_fx / "mlp_cold/trace.json")
     dev = [d for d in doc["devices"] if d["id"] == "cpu"][0]
     # the same instant: PyTorch's coalesced timeline is in whole µs (int(t / 1000)
     # in floating point: one µs either way at epoch times)
@@ -118,10 +118,10 @@ def test_categories_cold_run_summary(torch_fx, memlens):
     assert o["total_bytes"] - dev["peak_allocated_bytes"] == pt["INPUT"]
 
 
-def test_categories_cold_run_per_tensor(torch_fx, memlens, tmp_path):
+def test_categories_cold_run_per_tensor(torch_fx, memlens_cli, tmp_path):
     """Tensor by tensor (matched by address alive at the peak): >= 95% of bytes."""
     o = oracle(torch_fx, "mlp_cold/oracle.json")["peak"]
-    pairs = match_at_peak(o, export_rows(memlens, str(torch_fx / "mlp_cold/trace.json"), tmp_path))
+    pairs = match_at_peak(o, export_rows(memlens_cli, str(torch_fx / "mlp_cold/trace.json"), tmp_path))
     ok, total, excluded = agreement(pairs)
     assert ok / (total + sum(excluded.values())) >= 0.95, (ok, total, excluded)
     # the parameters, made inside the trace by the modules' __init__
@@ -129,13 +129,13 @@ def test_categories_cold_run_per_tensor(torch_fx, memlens, tmp_path):
     assert params and all(r and r["category"] == "PARAMETER" and r["reason"] == "module_init" for t, r in params)
 
 
-def test_categories_scheduled_run(torch_fx, memlens, tmp_path):
+def test_categories_scheduled_run(torch_fx, memlens_cli, tmp_path):
     """The scheduled Adam run (model and Adam state from before the trace): every
     byte the trace holds at PyTorch's peak agrees once PyTorch's optimizer-step
     temporaries are called temporaries; without that rule 68% agree."""
     o = oracle(torch_fx, "mlp_adam/oracle.json")["peak"]
     trace = str(torch_fx / "mlp_adam/trace.json")
-    pairs = match_at_peak(o, export_rows(memlens, trace, tmp_path))
+    pairs = match_at_peak(o, export_rows(memlens_cli, trace, tmp_path))
     ok, total, excluded = agreement(pairs, optimizer_spans(load_trace(trace)))
     assert total > 0 and ok / total >= 0.95, (ok, total, excluded)
     # what PyTorch alone could see: parameters and Adam's state of the live model
@@ -144,7 +144,7 @@ def test_categories_scheduled_run(torch_fx, memlens, tmp_path):
     assert any(k.startswith("optimizer-step temporary") for k in excluded)
 
 
-def test_memory_per_operator(torch_fx, memlens, tmp_path):
+def test_memory_per_operator(torch_fx, memlens_cli, tmp_path):
     """Allocations and bytes per innermost operator = PyTorch's attribution of
     each [memory] record; records PyTorch puts under a Python function or no
     event are memlens' (no operator) row."""
@@ -158,7 +158,7 @@ def test_memory_per_operator(torch_fx, memlens, tmp_path):
         # PyTorch's own consistency: the net per name is key_averages' self CPU memory
         assert all(v["net"] == v["key_averages_self"] for v in by_op.values())
         got = {}
-        for r in export_rows(memlens, str(torch_fx / trace), tmp_path):
+        for r in export_rows(memlens_cli, str(torch_fx / trace), tmp_path):
             if r["alloc_time_ns"]:
                 g = got.setdefault(r["op"], [0, 0])
                 g[0] += 1
@@ -178,7 +178,7 @@ def test_memory_per_operator(torch_fx, memlens, tmp_path):
         assert got == want, run
 
 
-def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens):
+def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens_cli):
     """export_memory_timeline's .json, .json.gz and .raw.json.gz (device="cpu")
     read as inputs: the peak and its bytes per category equal
     MemoryProfileTimeline's.  (The files name no device; memlens calls it
@@ -187,7 +187,7 @@ def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens):
     o = oracle(torch_fx, "mlp_adam/oracle.json")["peak"]
     want = {k: v for k, v in o["by_category"].items() if v}
     for name in ("timeline.json", "timeline.json.gz", "timeline.raw.json.gz"):
-        doc = memlens.json("summary", torch_fx / "mlp_adam" / name)
+        doc = memlens_cli.json("summary", torch_fx / "mlp_adam" / name)
         assert doc["inputs"][0]["format"] == "torch-memory-timeline"
         dev = doc["devices"][0]
         assert dev["peak_allocated_bytes"] == o["total_bytes"], name
@@ -195,12 +195,12 @@ def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens):
         assert {k: v for k, v in dev["categories_at_peak"].items() if v} == want, name
 
 
-def test_cpu_total_carried_between_recording_windows_is_noted(torch_fx, memlens):
+def test_cpu_total_carried_between_recording_windows_is_noted(torch_fx, memlens_cli):
     """The scheduled run's second cycle starts with Total Allocated at what the
     first left (its gradients, freed during the un-recorded wait step): PyTorch
     counts CPU memory per process only while recording.  memlens says so; the
     first cycle starts at zero and has no such note."""
     def notes(path):
-        return " ".join(memlens.json("summary", path)["inputs"][0]["notes"])
+        return " ".join(memlens_cli.json("summary", path)["inputs"][0]["notes"])
     assert "cpu: Total Allocated is already" in notes(torch_fx / "mlp_adam/trace2.json.gz")
     assert "cpu: Total Allocated is already" not in notes(torch_fx / "mlp_adam/trace.json")

@@ -43,7 +43,7 @@ def folded(text, with_seg=True):
             yield None, parts[1], int(size)
 
 
-def test_segments_equal_memory_viz(viz, memlens):
+def test_segments_equal_memory_viz(viz, memlens_cli):
     """Every segment's total, allocated and active bytes and its block count, as
     memlens diff --json reports them (no segment is in both: all are listed),
     equal what _memory_viz.segments() draws for it."""
@@ -56,7 +56,7 @@ def test_segments_equal_memory_viz(viz, memlens):
         blocks = {s["address"]: len(s["blocks"]) for s in snap["segments"]}
         # against another snapshot (no segment in common), every segment is "only in new"
         path = os.path.join(DATA, name)
-        doc = memlens.json("diff", os.path.join(DATA, FILES[0] if name != FILES[0] else FILES[1]), path)
+        doc = memlens_cli.json("diff", os.path.join(DATA, FILES[0] if name != FILES[0] else FILES[1]), path)
         rows = doc["pairs"][0]["segments"]["only_new"]
         common = doc["pairs"][0]["segments"]["common"]
         got = {int(r["address"], 16): r for r in rows}
@@ -69,7 +69,7 @@ def test_segments_equal_memory_viz(viz, memlens):
             assert r["blocks"] == blocks[addr]
 
 
-def test_memory_totals_equal_memory_viz(viz, memlens):
+def test_memory_totals_equal_memory_viz(viz, memlens_cli):
     """memory(): bytes by state; memlens snapshot segments' header says the
     same reserved and allocated (in its 2-decimal binary units)."""
     for name in FILES:
@@ -77,7 +77,7 @@ def test_memory_totals_equal_memory_viz(viz, memlens):
         by_state = {}
         for _seg, state, size in folded(viz.memory(snap, format_flamegraph=lambda s: s), with_seg=False):
             by_state[state] = by_state.get(state, 0) + size
-        out = memlens.run("snapshot", "segments", os.path.join(DATA, name)).stdout
+        out = memlens_cli.run("snapshot", "segments", os.path.join(DATA, name)).stdout
         head = out.splitlines()[0]
         n = len(snap["segments"])
         reserved = sum(by_state.values())
@@ -92,7 +92,7 @@ def test_memory_totals_equal_memory_viz(viz, memlens):
             (name, head)
 
 
-def test_compare_equals_memory_viz(viz, memlens):
+def test_compare_equals_memory_viz(viz, memlens_cli):
     """compare(before, after): the segments only before and only after = diff's."""
     a, b = os.path.join(DATA, FILES[0]), os.path.join(DATA, FILES[1])
     buf = io.StringIO()
@@ -101,12 +101,12 @@ def test_compare_equals_memory_viz(viz, memlens):
     text = buf.getvalue()
     only_before = set(map(int, re.search(r"only_before = \[(.*?)\]", text).group(1).replace(" ", "").split(",")))
     only_after = set(map(int, re.search(r"only_after = \[(.*?)\]", text).group(1).replace(" ", "").split(",")))
-    seg = memlens.json("diff", a, b)["pairs"][0]["segments"]
+    seg = memlens_cli.json("diff", a, b)["pairs"][0]["segments"]
     assert {int(r["address"], 16) for r in seg["only_base"]} == only_before
     assert {int(r["address"], 16) for r in seg["only_new"]} == only_after
 
 
-def test_trace_equals_memory_viz(viz, memlens):
+def test_trace_equals_memory_viz(viz, memlens_cli):
     """trace(): per device the entries, and in order the cudaMalloc / alloc /
     del / free-completed / cudaFree lines = memlens snapshot trace's
     segment_alloc / alloc / free_requested / free_completed / segment_free."""
@@ -121,7 +121,7 @@ def test_trace_equals_memory_viz(viz, memlens):
                 continue
             kind = next((k for p, k in kinds if p in line), "alloc" if re.match(r"\w+ = \w+\[", line) else line)
             want.append(kind)
-        out = memlens.run("snapshot", "trace", os.path.join(DATA, name)).stdout.splitlines()
+        out = memlens_cli.run("snapshot", "trace", os.path.join(DATA, name)).stdout.splitlines()
         got = []
         for line in out:
             words = line.split()

@@ -12,8 +12,8 @@ import tempfile
 
 import pytest
 
-import torch_fixtures as fixtures
 from conftest import oracle
+from test_torch_memory import load_trace
 
 RUNS = ("oracle_cnn_sgd.json", "oracle_mlp_adamw.json")
 
@@ -43,7 +43,7 @@ def union_us(spans, lo, hi):
     return total + (cur[1] - cur[0] if cur else 0)
 
 
-def test_steps_equal_the_plugin_overview(plugin_runs, memlens):
+def test_steps_equal_the_plugin_overview(plugin_runs, memlens_cli):
     """Step names and totals, DataLoader: equal.  CPU Exec: the plugin drops CPU
     user annotations (Optimizer.step#SGD.step, Optimizer.zero_grad#...: its
     trace.py keeps a user_annotation only for ProfilerStep# and gloo/nccl
@@ -53,9 +53,9 @@ def test_steps_equal_the_plugin_overview(plugin_runs, memlens):
     for run, (path, prof) in plugin_runs.items():
         cols = [c.get("name") for c in prof.overview["steps"]["columns"]]
         rows = prof.overview["steps"]["rows"]
-        ours = memlens.json("perf", path)["runs"][0]["steps"]
+        ours = memlens_cli.json("perf", path)["runs"][0]["steps"]
         assert [r[0] for r in rows] == [s["name"] for s in ours], run
-        evs = fixtures.load(path)["traceEvents"]
+        evs = load_trace(path)["traceEvents"]
         ops = [(e["ts"], e["ts"] + e["dur"]) for e in evs if e.get("ph") == "X" and e.get("cat") == "cpu_op"]
         notes = [(e["ts"], e["ts"] + e["dur"]) for e in evs if e.get("ph") == "X" and e.get("cat") == "user_annotation"
                  and not e["name"].startswith("ProfilerStep#")]
@@ -73,10 +73,10 @@ def test_steps_equal_the_plugin_overview(plugin_runs, memlens):
             assert abs(s["total_us"] - (hi - lo)) < 0.002
 
 
-def test_operators_equal_the_plugin_table(plugin_runs, memlens):
+def test_operators_equal_the_plugin_table(plugin_runs, memlens_cli):
     for run, (path, prof) in plugin_runs.items():
         table = {r["name"]: r for r in prof.operation_table_by_name["data"]}
-        ours = {r["name"]: r for r in memlens.json("perf", path)["ranks"][0]["operators"]["by_name"]}
+        ours = {r["name"]: r for r in memlens_cli.json("perf", path)["ranks"][0]["operators"]["by_name"]}
         assert set(table) == set(ours), (run, set(table) ^ set(ours))
         for name, r in table.items():
             m = ours[name]
@@ -86,13 +86,13 @@ def test_operators_equal_the_plugin_table(plugin_runs, memlens):
                 assert abs(ns / 1000 - us) <= r["calls"] + 1, (run, name, ns, us)
 
 
-def test_memory_per_operator_equals_the_plugin(plugin_runs, memlens, tmp_path):
+def test_memory_per_operator_equals_the_plugin(plugin_runs, memlens_cli, tmp_path):
     """The plugin's self allocation count and size per operator = memlens'
     allocations by innermost operator (export's op column)."""
     for run, (path, prof) in plugin_runs.items():
         stats = prof.memory_snapshot.get_memory_statistics(prof.tid2tree)["CPU"]
         out = tmp_path / "m.csv"
-        memlens.run("export", path, "-o", out)
+        memlens_cli.run("export", path, "-o", out)
         got = {}
         with open(out, newline="") as f:
             for r in csv.DictReader(f):
@@ -104,7 +104,7 @@ def test_memory_per_operator_equals_the_plugin(plugin_runs, memlens, tmp_path):
         assert got == want, run
 
 
-def test_modules_equal_the_plugin(plugin_runs, memlens):
+def test_modules_equal_the_plugin(plugin_runs, memlens_cli):
     """The plugin's module view (name, occurrences, children) = perf's modules."""
     for run, (path, prof) in plugin_runs.items():
         def flat(nodes, depth, acc):
@@ -113,5 +113,5 @@ def test_modules_equal_the_plugin(plugin_runs, memlens):
                 flat(n[9], depth + 1, acc)
             return acc
         want = flat(prof.module_stats, 0, [])
-        got = [(m["name"], m["depth"], m["occurrences"]) for m in memlens.json("perf", path)["ranks"][0]["modules"]]
+        got = [(m["name"], m["depth"], m["occurrences"]) for m in memlens_cli.json("perf", path)["ranks"][0]["modules"]]
         assert got == want, run
