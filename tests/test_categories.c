@@ -317,6 +317,42 @@ TEST(rules_for_module_seed_autograd_thread_postbw_unbounded_and_inference)
     ml_profile_free(p);
 }
 
+/*
+ * A model built while the profiler records (torch 2.13, profile() entered
+ * before the model exists): ProfilerStep#0 holds nn.Linear.__init__ (its
+ * aten::empty weight, never freed), then the forward, backward and step.
+ *   110  under torch/nn/modules/linear.py __init__, never freed   -> PARAMETER (module_init)
+ *   305  aten::linear in forward, freed in backward               -> ACTIVATION
+ *   500  under __init__ but freed (an init temporary)             -> not module_init
+ */
+TEST(parameters_made_by_module_init_inside_the_trace)
+{
+    tr_len = 0;
+    tr_total = 0;
+    add("{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#0\",\"pid\":1,\"tid\":7,\"ts\":50,\"dur\":950}");
+    py(100, 50, 7, "torch/nn/modules/linear.py(106): __init__");
+    op(105, 10, 7, "cpu_op", "aten::empty");
+    py(490, 30, 7, "torch/nn/modules/linear.py(106): __init__");
+    op(495, 20, 7, "cpu_op", "aten::empty");
+    op(300, 20, 7, "cpu_op", "aten::linear");
+    py(400, 80, 7, "torch/_tensor.py(522): backward");
+    op(410, 30, 8, "cpu_op", "autograd::engine::evaluate_function: AddmmBackward0");
+    op(445, 30, 8, "cpu_op", "autograd::engine::evaluate_function: TBackward0");
+    mem(110, 7, 301, 4096);
+    mem(305, 7, 302, 64);
+    mem(420, 8, 302, -64);
+    mem(500, 7, 303, 16);
+    mem(900, 7, 303, -16);
+    ml_profile *p = import_trace();
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK_CAT(p, 301, ML_CAT_PARAMETER, ML_REASON_MODULE_INIT);
+    CHECK_CAT(p, 302, ML_CAT_ACTIVATION, ML_REASON_FWD_FREED_IN_BWD);
+    int i = find(p, 303);
+    CHECK(i >= 0 && p->allocs.category_reason.v[i] != ML_REASON_MODULE_INIT);
+    ml_profile_free(p);
+}
+
 /* ---- snapshots: phases from the allocations' stacks --------------------- */
 
 static ml_profile *import_snapshot(const char *json)
@@ -1079,6 +1115,7 @@ int main(void)
     RUN(categories_at_peak_add_up_with_memory_from_before_the_trace);
     RUN(optimizer_frames_without_annotation_and_no_ops_at_all);
     RUN(rules_for_module_seed_autograd_thread_postbw_unbounded_and_inference);
+    RUN(parameters_made_by_module_init_inside_the_trace);
     RUN(snapshot_phases_from_frames);
     RUN(snapshot_without_module_calls);
     RUN(category_stack_is_the_allocated_curve);

@@ -132,11 +132,14 @@ TEST(collectives_apart_by_process_group_size)
 
 TEST(cpu_only_rank_and_whole_trace_step)
 {
-    /* gloo: no kernels, so cpu ops are the computation and the collective ops the communication */
+    /* gloo: no kernels, so cpu ops are the computation and the collective ops the
+     * communication; the backend's own span (as torch 2.13 writes it, with the
+     * bucket's Input Dims / Input type) is one call of the collectives table */
     ml_profile *p = import_trace(
         "{\"distributedInfo\":{\"backend\":\"gloo\",\"rank\":3,\"world_size\":4},\"traceEvents\":["
         H("cpu_op", "aten::add", 0, 50, "")
-        H("user_annotation", "gloo:all_reduce", 10, 10, "")
+        H("user_annotation", "gloo:all_reduce", 10, 10,
+          "\"Input type\":[\"float\"],\"Input Strides\":[[1]],\"Input Dims\":[[5642]]")
         "{}]}");
     CHECK(p != NULL);
     if (!p) return;
@@ -154,7 +157,16 @@ TEST(cpu_only_rank_and_whole_trace_step)
         CHECK_EQ_I64(s->communication_ns, 10000);
         CHECK_EQ_I64(s->overlap_ns, 10000);
         CHECK_EQ_I64(s->other_ns, 0);
-        CHECK_EQ_I64(d->n_collectives, 0);
+        CHECK_EQ_I64(d->n_collectives, 1);
+        if (d->n_collectives == 1) {
+            const ml_collective *c = &d->collectives[0];
+            CHECK_EQ_STR(c->name, "gloo:all_reduce");
+            CHECK_EQ_I64(c->rank, 3);
+            CHECK_EQ_I64(c->calls, 1);
+            CHECK_EQ_I64(c->bytes, 5642 * 4);
+            CHECK_EQ_I64(c->total_ns, 10000);
+            CHECK_EQ_I64(c->group_size, -1);
+        }
         ml_distributed_free(d);
     }
     ml_profile_free(p);

@@ -218,6 +218,33 @@ static bool has_note(const ml_profile *p, const char *text)
     return false;
 }
 
+/* torch 2.13's CPU Total Allocated is one per-process count that moves only
+ * while a profiler records: a second recording window starts where the first
+ * left it (tests/py/torch_fixtures.py writes such a trace: mlp_adam/trace2). */
+#define CPUMEM(ts, addr, bytes, total) \
+    "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+    ",\"args\":{\"Device Type\":0,\"Device Id\":-1,\"Addr\":" #addr ",\"Bytes\":" #bytes \
+    ",\"Total Allocated\":" #total ",\"Total Reserved\":0}}"
+TEST(cpu_total_carried_from_an_earlier_recording_window_is_noted)
+{
+    ml_profile *p = import_str("[" CPUMEM(1, 100, 64, 144744) "," CPUMEM(2, 100, -64, 144680) "]");
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(has_note(p, "cpu: Total Allocated is already 144680 B at the first memory event"));
+    ml_profile_free(p);
+    /* a first window starts at zero: nothing to say (a free first: 64 before it) */
+    p = import_str("[" CPUMEM(1, 100, 64, 64) "," CPUMEM(2, 100, -64, 0) "]");
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(!has_note(p, "cpu: Total Allocated is already"));
+    ml_profile_free(p);
+    p = import_str("[" CPUMEM(1, 100, -64, 0) "]");
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(has_note(p, "cpu: Total Allocated is already 64 B"));
+    ml_profile_free(p);
+}
+
 /* The op named `name` (ts and dur in ns), or -1. */
 static int find_op(const ml_profile *p, const char *name, int64_t *ts, int64_t *dur)
 {
@@ -793,6 +820,7 @@ TEST(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order)
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
+    RUN(cpu_total_carried_from_an_earlier_recording_window_is_noted);
     RUN(repeated_totals_are_dropped_without_changing_the_curve);
     RUN(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order);
     RUN(equal_timestamps_keep_file_order_for_the_peak);

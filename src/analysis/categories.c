@@ -68,6 +68,7 @@ static const struct { const char *id, *text; } reasons[ML_REASON__COUNT] = {
     [ML_REASON_POSTBW_FREED] = {"postbw_freed", "allocated after backward (outside the optimizer) and freed in the same step"},
     [ML_REASON_POSTBW_KEPT] = {"postbw_kept", "allocated after backward outside the optimizer step and kept past the step"},
     [ML_REASON_MODULE_TO] = {"module_to", "allocated by nn.Module.to/_apply/cuda and never freed"},
+    [ML_REASON_MODULE_INIT] = {"module_init", "allocated while a torch.nn module was constructed (its __init__) and never freed: a parameter or buffer"},
     [ML_REASON_BEFORE_TRACE_KEPT] = {"before_trace_kept", "allocated before the trace and alive to its end"},
     [ML_REASON_BEFORE_STEPS_KEPT] = {"before_steps_kept", "allocated before the first step and never freed"},
     [ML_REASON_BEFORE_TRACE_FREED_BWD] = {"before_trace_freed_in_bwd", "allocated before the trace, freed in backward"},
@@ -144,7 +145,7 @@ static void spans_free(spans *sp)
 /* ---- what the trace shows ----------------------------------------------- */
 
 enum { PH_NONE, PH_DATA, PH_FORWARD, PH_FWD_NOBW, PH_BACKWARD, PH_POSTBW, PH_OPTIMIZER, PH_OUTSIDE };
-enum { SIG_NONE, SIG_FORWARD, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER, SIG_UNKNOWN = 255 }; /* stack signals, weakest first */
+enum { SIG_NONE, SIG_FORWARD, SIG_MODULE_INIT, SIG_MODULE, SIG_BACKWARD, SIG_DATA, SIG_OPTIMIZER, SIG_UNKNOWN = 255 }; /* stack signals, weakest first */
 
 typedef struct step_info {
     int64_t s, e;
@@ -366,6 +367,8 @@ static bool name_has(const ml_profile *p, const ml_frame *f, const char *text) {
  *              Engine::thread_main, Node::operator() — allocator snapshots record
  *              them) or Python backward frames of torch/autograd, torch/_tensor.py
  *   module     nn.Module.to/_apply/cuda/convert (moving parameters)
+ *   module init  the __init__ of a torch/nn/modules class (creating parameters
+ *              and buffers: a model built while the profiler records)
  *   forward    nn.Module calls (module.py _call_impl / _wrapped_call_impl): the
  *              forward pass, unless a stronger signal (checkpoint recomputation
  *              under the engine is backward) says otherwise
@@ -385,6 +388,8 @@ static uint8_t frame_signal(const ml_profile *p, const ml_frame *f)
     else if (frame_in(p, f, "torch/nn/modules/module.py") &&
              (!strcmp(fn, "_apply") || !strcmp(fn, "to") || !strcmp(fn, "cuda") || !strcmp(fn, "convert")))
         s = SIG_MODULE;
+    else if (frame_in(p, f, "torch/nn/modules/") && !strcmp(fn, "__init__"))
+        s = SIG_MODULE_INIT;
     else if (frame_in(p, f, "torch/nn/modules/module.py") && (!strcmp(fn, "_call_impl") || !strcmp(fn, "_wrapped_call_impl")))
         s = SIG_FORWARD;
     return s;
@@ -457,8 +462,8 @@ static void classify(const ctx *c, size_t i)
         return;
     }
     uint8_t sig = c->stack_sig ? c->stack_sig[a->stack.v[i]] : SIG_NONE;
-    if (sig == SIG_MODULE && !freed) {
-        set(a, i, ML_CAT_PARAMETER, ML_REASON_MODULE_TO);
+    if ((sig == SIG_MODULE || sig == SIG_MODULE_INIT) && !freed) {
+        set(a, i, ML_CAT_PARAMETER, sig == SIG_MODULE ? ML_REASON_MODULE_TO : ML_REASON_MODULE_INIT);
         return;
     }
     int pa = phase_at(c, ta, th);

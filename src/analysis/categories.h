@@ -86,6 +86,7 @@ typedef enum {
     ML_REASON_POSTBW_FREED,         /* TEMPORARY: allocated after backward, freed in the same step */
     ML_REASON_POSTBW_KEPT,          /* Unknown: allocated after backward outside the optimizer, kept */
     ML_REASON_MODULE_TO,            /* PARAMETER: allocated by nn.Module.to/_apply/cuda, never freed */
+    ML_REASON_MODULE_INIT,          /* PARAMETER: allocated while a torch.nn module was constructed, never freed */
     ML_REASON_BEFORE_TRACE_KEPT,    /* PARAMETER_OR_STATE: allocated before the trace, alive to its end */
     ML_REASON_BEFORE_STEPS_KEPT,    /* PARAMETER_OR_STATE: allocated before the first step, never freed */
     ML_REASON_BEFORE_TRACE_FREED_BWD, /* ACTIVATION: allocated before the trace, freed in backward */

@@ -55,6 +55,8 @@ typedef struct coll_acc {  /* one (rank, name, group size) row being built */
     ml_ranges kernels;
 } coll_acc;
 
+typedef VEC(coll_acc) coll_vec_acc;
+
 static int64_t call_bytes(const ml_profile *p, const ml_comm_args *c)
 {
     if (!c) return -1;
@@ -117,6 +119,34 @@ static int by_begin(const void *a, const void *b)
     return x->begin_ns < y->begin_ns ? -1 : x->begin_ns > y->begin_ns;
 }
 
+/* Counts one kernel (or host span) sp of collective cname: a new call when
+ * its op differs from the row's last (one call launches several kernels). */
+static void coll_count(const ml_profile *p, coll_vec_acc *acc, const char *cname, int gsize, uint32_t op,
+                       const ml_comm_args *cargs, ml_range sp)
+{
+    const ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    coll_acc *a = NULL;
+    for (size_t k = 0; k < acc->len && !a; k++)
+        if (!strcmp(acc->v[k].name, cname) && acc->v[k].group_size == gsize) a = &acc->v[k];
+    if (!a) {
+        coll_acc z = {cname, gsize, 0, -1, ML_NONE32, {0}};
+        VEC_PUSH(acc, z);
+        a = &acc->v[acc->len - 1];
+    }
+    if (op == ML_NONE32 || op != a->last_op) { /* a new call */
+        a->calls++;
+        a->last_op = op;
+        int64_t b = call_bytes(p, cargs);
+        uint32_t oi = op != ML_NONE32 ? s->info.v[op] : ML_NONE32;
+        if (b < 0 && oi != ML_NONE32 && oi < t->op_info.len)
+            b = dims_bytes(t->op_info.v[oi].input_dims ? ml_s(p, t->op_info.v[oi].input_dims) : NULL,
+                           t->op_info.v[oi].input_types ? ml_s(p, t->op_info.v[oi].input_types) : NULL);
+        if (b >= 0) a->bytes = (a->bytes < 0 ? 0 : a->bytes) + b;
+    }
+    VEC_PUSH(&a->kernels, sp);
+}
+
 /* One rank: its steps and collectives, appended to d.  Returns whether it has
  * any communication. */
 static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *colls, double *comp_per_step)
@@ -125,7 +155,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     const ml_slices *s = &t->slices;
     size_t n = s->ts.len;
     ml_ranges comp = {0}, comm = {0}, both = {0};
-    VEC(coll_acc) acc = {0};
+    coll_vec_acc acc = {0};
     bool any_kernel = false;
     for (size_t i = 0; i < n && !any_kernel; i++) any_kernel = s->kind.v[i] == ML_SL_KERNEL;
     for (size_t i = 0; i < n; i++) {
@@ -136,6 +166,10 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
             if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION) continue;
             if (is_collective_op(name)) VEC_PUSH(&comm, sp);
             else if (kind == ML_SL_CPU_OP) VEC_PUSH(&comp, sp);
+            /* No device: the backend's own span (gloo:all_reduce, on its worker
+             * thread, with the tensors' Input Dims / Input type) is the call. */
+            if (!strncmp(name, "gloo:", 5) || !strncmp(name, "nccl:", 5))
+                coll_count(p, &acc, name, -1, (uint32_t)i, NULL, sp);
             continue;
         }
         if (kind != ML_SL_KERNEL) continue;
@@ -164,25 +198,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         const char *cname = op != ML_NONE32 ? ml_s(p, s->name.v[op])
                           : cargs && cargs->collective ? ml_s(p, cargs->collective) : name;
         int gsize = cargs && cargs->group_size > 0 ? cargs->group_size : -1;
-        coll_acc *a = NULL;
-        for (size_t k = 0; k < acc.len && !a; k++)
-            if (!strcmp(acc.v[k].name, cname) && acc.v[k].group_size == gsize) a = &acc.v[k];
-        if (!a) {
-            coll_acc z = {cname, gsize, 0, -1, ML_NONE32, {0}};
-            VEC_PUSH(&acc, z);
-            a = &acc.v[acc.len - 1];
-        }
-        if (op == ML_NONE32 || op != a->last_op) { /* a new call */
-            a->calls++;
-            a->last_op = op;
-            int64_t b = call_bytes(p, cargs);
-            uint32_t oi = op != ML_NONE32 ? s->info.v[op] : ML_NONE32;
-            if (b < 0 && oi != ML_NONE32 && oi < t->op_info.len)
-                b = dims_bytes(t->op_info.v[oi].input_dims ? ml_s(p, t->op_info.v[oi].input_dims) : NULL,
-                               t->op_info.v[oi].input_types ? ml_s(p, t->op_info.v[oi].input_types) : NULL);
-            if (b >= 0) a->bytes = (a->bytes < 0 ? 0 : a->bytes) + b;
-        }
-        VEC_PUSH(&a->kernels, sp);
+        coll_count(p, &acc, cname, gsize, op, cargs, sp);
     }
     bool any_comm = comm.len > 0; /* before the merge drops empty intervals */
     ml_ranges_merge(&comp);

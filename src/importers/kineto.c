@@ -124,6 +124,9 @@ typedef struct kineto {
     char last_pid[ID_MAX], last_tid[ID_MAX];
     size_t last_pid_len, last_tid_len;
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
+    /* the CPU's Total Allocated before its first memory event (see the note at the end) */
+    bool cpu_total_seen;
+    int64_t cpu_total_before;
     /* the time side: NULL unless the command wants it */
     ml_trace *t;
     trace_args ta;
@@ -1365,6 +1368,10 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
         if (!f->has_addr) k->memory_without_addr++;
         else p->has_addresses = true;
         if (!f->has_total_alloc) k->memory_without_totals++;
+        if (type == ML_DEV_CPU && f->has_total_alloc && !k->cpu_total_seen) {
+            k->cpu_total_seen = true;
+            k->cpu_total_before = f->total_alloc - f->bytes;
+        }
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
@@ -2360,6 +2367,17 @@ static int finish(kineto *k, bool truncated)
                    "trace is unknown, and reserved memory is not shown");
     if (!k->memory_events)
         ml_note(p, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)");
+    /* PyTorch's CPU total (c10's ProfiledCPUMemoryReporter) is one count per
+     * process that moves only while a profiler records: what an earlier
+     * recording window allocated stays in it, even when freed while none
+     * recorded (seen with torch 2.13: a second schedule cycle, a second
+     * profile() in one process). */
+    if (k->cpu_total_before > 0)
+        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event; PyTorch counts CPU memory "
+                   "per process and only while a profiler records, so this is what earlier recording windows "
+                   "allocated and were not seen to free (frees while none records are not counted): memory "
+                   "allocated before the trace on the CPU includes bytes that may no longer exist",
+                (long long)k->cpu_total_before);
     ml_profile_finish(p);
     return 0;
 }
