@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "headrank.h"
 #include "importer.h"
 
 typedef VEC(ml_sv_rank *) ml_sv_rank_vec;
@@ -26,6 +27,7 @@ typedef struct slot {
     bool listed;                /* found by listing a directory input (loadpar.h) */
     size_t input;               /* the input it came from */
     double started, took;       /* seconds (monotonic); took: import + build */
+    int head_rank, head_world;  /* what the file's head says of it before it loads (headrank.h), or -1 */
 } slot;
 
 struct ml_ranks {
@@ -65,6 +67,7 @@ static slot *slot_new(const char *path)
     slot *s = ml_calloc(1, sizeof *s);
     s->path = ml_strdup(path);
     s->bytes = size_of(path);
+    s->head_rank = s->head_world = -1;
     return s;
 }
 
@@ -215,6 +218,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
             }
             for (size_t j = 0; j < u.paths.len; j++) {
                 slot *x = slot_new(u.paths.v[j]);
+                ml_head_rank_file(x->path, &x->head_rank, &x->head_world); /* the page names it so before it loads */
                 x->listed = strcmp(u.paths.v[j], inputs[i]) != 0;
                 x->input = i;
                 VEC_PUSH(&rs->slots, x);
@@ -224,6 +228,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
             ml_units_free(&u);
         } else {
             slot *x = slot_new(inputs[i]);
+            if (strcmp(inputs[i], "-") != 0) ml_head_rank_file(x->path, &x->head_rank, &x->head_world);
             x->input = i;
             VEC_PUSH(&rs->slots, x);
         }
@@ -395,7 +400,8 @@ static void slot_json(ml_ranks *rs, size_t k, ml_buf *out) /* lock held */
         ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d,\"format\":", p->rank, p->world_size);
         ml_json_str(out, p->format);
         ml_buf_printf(out, ",\"devices\":%zu", s->view->ndev);
-    }
+    } else if (s->head_rank >= 0) /* not loaded yet: the rank its head names */
+        ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d", s->head_rank, s->head_world);
     ml_buf_puts(out, "}");
 }
 
