@@ -7,6 +7,7 @@
 // notes on what the analyses had to adjust in the input (perf object,
 // web/DATA.md).
 
+import { defaultDevice } from "./devorder.js";
 import { escapeHtml, fmtBytes, groupDigits } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf } from "./perfview.js";
 import { notesHtml } from "./present.js";
@@ -148,7 +149,8 @@ export class OverviewView {
     const c = p.counts || {}, span = p.span || {};
     const acc = (p.devices || []).length && (p.devices || []).every((d) => /^npu/i.test(d.id)) ? "NPU" : "GPU";   // Ascend: NPUs
     const peaks = (r.devices || []).filter((d) => d.peak);
-    const peak = peaks.length ? peaks.reduce((a, d) => (d.peak.v > a.peak.v ? d : a)) : null;
+    // the accelerator with the highest peak (a cpu's larger host peak is not the one that runs out)
+    const peak = peaks.length ? peaks[defaultDevice(peaks.map((d) => ({ id: d.id, peak: d.peak.v })))] : null;
     const memCard = peak
       ? ovCard("Peak memory", fmtBytes(peak.peak.v), `${escapeHtml(peak.id)} · <a href="#view=memory&amp;rank=${this.rank}">Memory view</a>`, "ov-peak")
       : ovCard("Peak memory", '<span class="unknown">not recorded</span>', "record with profile_memory=True", "ov-peak");

@@ -410,14 +410,16 @@ export class TimelineView {
       ctx.fillText(laneLabel(shortOpName(ln.label), x0 - 16, (t) => ctx.measureText(t).width), 10, ln.y + ln.h / 2); // the full name: its tooltip
     }
     ctx.beginPath(); ctx.rect(x0, sy, W, viewH); ctx.clip();
-    // Narrower than a pixel: a shaded band per lane, darker where there are more.
+    // Narrower than a pixel: a shaded band per lane, darker where there are more
+    // (a peak row of an operator clicked: the other lanes' faded).
     ctx.fillStyle = band;
+    const fade = st.focus && st.focus.by === "by_op";
     for (const k of shown) {
       const ln = L.lanes[k];
       for (let x = 0; x < W; x++) {
         const c = vis.small[k * W + x];
         if (!c) continue;
-        ctx.globalAlpha = Math.min(1, 0.25 + 0.15 * Math.log2(c + 1));
+        ctx.globalAlpha = Math.min(1, 0.25 + 0.15 * Math.log2(c + 1)) * (fade && ln.label !== st.focus.name ? 0.12 : 1);
         ctx.fillRect(x0 + x, ln.y, 1, ln.h);
       }
     }
@@ -797,8 +799,12 @@ export function renderPeak(sumEl, listEl, app, by) {
     listEl.addEventListener("click", (e) => {
       const row = e.target.closest(".row[data-name]");
       if (!row) return;
-      const f = app.state.focus, name = row.dataset.name, rb = row.dataset.by;
-      app.state.focus = f && f.name === name && f.by === rb ? null : { by: rb, name };
+      const f = app.state.focus, name = row.dataset.name, rb = row.dataset.by, a = app.allocs;
+      const want = f && f.name === name && f.by === rb ? null : { by: rb, name };
+      let n = 0;
+      for (let i = 0; want && a && i < a.n && !n; i++) if (inFocus(a, i, want)) n = 1;
+      if (want && !n) { row.title = name + ": no allocation of the trace in this view (memory allocated before it, say)"; return; }
+      app.state.focus = want;
       listEl.querySelectorAll(".row[data-name]").forEach((x) => x.classList.toggle("on", !!app.state.focus && x.dataset.name === app.state.focus.name));
       app.timeline.draw();
     });
@@ -818,10 +824,12 @@ export function inFocus(a, i, focus) {
 // labels are (the peak list's grouping: its rows can be clicked), focus: the row clicked.
 function barRows(rows, by, focus) {
   const max = rows.reduce((m, r) => Math.max(m, r[1]), 1);
-  const clickable = by === "by_op" || by === "by_category";
-  return rows.slice(0, 40).map((r) => `<div class="row${clickable && focus && focus.by === by && focus.name === r[0] ? " on" : ""}"${clickable ? ` data-by="${by}" data-name="${escapeHtml(r[0])}"` : ""} title="${escapeHtml(r[0])} · ${plural(r[2], "allocation")}${clickable ? " · click: only these in the timeline" : ""}">
+  return rows.slice(0, 40).map((r) => {
+    const clickable = by === "by_op" || by === "by_category";
+    return `<div class="row${clickable && focus && focus.by === by && focus.name === r[0] ? " on" : ""}"${clickable ? ` data-by="${by}" data-name="${escapeHtml(r[0])}"` : ""} title="${escapeHtml(r[0])} · ${plural(r[2], "allocation")}${clickable ? " · click: only these in the timeline" : ""}">
       <span class="name">${escapeHtml(shortOpName(r[0]))}</span><span class="num">${fmtBytes(r[1])}</span>
-      <div class="barbg"><div class="barfg" style="width:${((100 * r[1]) / max).toFixed(1)}%"></div></div></div>`).join("") +
+      <div class="barbg"><div class="barfg" style="width:${((100 * r[1]) / max).toFixed(1)}%"></div></div></div>`;
+  }).join("") +
     (rows.length > 40 ? `<div class="muted">… ${rows.length - 40} more</div>` : "");
 }
 

@@ -274,7 +274,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "
     await page.waitForFunction(() => { const v = window.__memlens.app.traceHandle.view; return v.t0 === v.lo && v.t1 === v.hi && !v.inflight && !v.pending && v.mem.filter((m) => m.counter).every((m) => m.data); }, null, { timeout: 10000 }).catch(() => {});
     const tr = await page.evaluate(() => {
       const v = window.__memlens.app.traceHandle.view;
-      return { labels: [...document.querySelectorAll("#trace-mount .tr-lab.mem")].map((l) => l.firstChild.textContent),
+      return { labels: [...document.querySelectorAll("#trace-mount .tr-lab.mem")].map((l) => [...l.childNodes].find((n) => n.nodeType === 3).textContent), // the name, after the fold toggle
         max: v.mem.filter((m) => m.counter).map((m) => (m.data ? Math.max(...m.data.v) : null)) };
     });
     const wantLabels = g.queues.slice(0, 8).map((q) => `queue length, stream ${q.stream}`).concat(g.membw.slice(0, 4).map((b) => `bandwidth, ${b.kind}`));
