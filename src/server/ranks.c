@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "headrank.h"
 #include "importer.h"
 #include "loadpar.h"
 
@@ -32,6 +33,7 @@ typedef struct slot {
     char *upload_file;          /* an upload: where the server keeps its file (NULL: not an upload) */
     long upload;                /* an upload: its number (the slots of one file share it), else -1 */
     double viewed;              /* last asked for (ml_ranks_get), seconds (monotonic) */
+    int head_rank, head_world;  /* what the file's head says of it before it loads (headrank.h), or -1 */
 } slot;
 
 struct ml_ranks {
@@ -77,6 +79,8 @@ static slot *slot_new(const char *path)
     s->path = ml_strdup(path);
     s->bytes = size_of(path);
     s->upload = -1;
+    s->head_rank = s->head_world = -1;
+    if (strcmp(path, "-") != 0) ml_head_rank_file(s->path, &s->head_rank, &s->head_world); /* the page names it so before it loads */
     return s;
 }
 
@@ -499,7 +503,8 @@ static void slot_json(ml_ranks *rs, size_t k, ml_buf *out) /* lock held */
         ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d,\"format\":", p->rank, p->world_size);
         ml_json_str(out, p->format);
         ml_buf_printf(out, ",\"devices\":%zu", s->view->ndev);
-    }
+    } else if (s->head_rank >= 0) /* not loaded yet: the rank its head names */
+        ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d", s->head_rank, s->head_world);
     ml_buf_puts(out, "}");
 }
 

@@ -7,7 +7,7 @@ import { clampWindow } from "./zoom.js";
 import { pageSource } from "./source.js";
 import { CurveView, TimelineView, TablesView, renderDetail, renderPeak, renderLive } from "./views.js";
 import { CategoryView } from "./catview.js";
-import { TabRouter, parseTabHash, rankOfNumber } from "./tabs.js";
+import { TabRouter, parseTabHash, rankOfNumber, rankOrder, memoryOnly, memStateOf, TIME_VIEWS } from "./tabs.js";
 import { pvWhy, pvNoPerf } from "./perfview.js";
 import { OverviewView } from "./overview.js";
 import { OperatorsView } from "./operators.js";
@@ -24,6 +24,7 @@ import { SegmentsView } from "./segments.js";
 import { nextSort, mountPager } from "./tablectl.js";
 import { mountUpload } from "./upload.js";
 import { allocsFit, notesHtml } from "./present.js";
+import { deviceOrder, defaultDevice } from "./devorder.js";
 
 class App {
   constructor(source) {
@@ -99,9 +100,10 @@ class App {
       hide: () => { $("lab-dev").hidden = true; },
       focusSearch: () => { if ($("v-memory").querySelector("main.grid").hidden) return false; $("f-text").focus(); $("f-text").select(); return true; },
       closeDetail: () => false,    // Esc keeps its meaning there: reset the zoom
-      hashExtra: () => ({ sel: st.selected >= 0 && this.allocs ? String(this.idOf(st.selected)) : null, dev: st.dev || null }),
-      restore: (p) => { this.wantDev = p.dev != null ? +p.dev : null; },
+      hashExtra: () => Object.assign({ sel: st.selected >= 0 && this.allocs ? String(this.idOf(st.selected)) : null, dev: st.dev || null }, this.memHash()),
+      restore: (p) => { this.wantDev = p.dev != null ? +p.dev : null; this.wantMem = memStateOf(p); },
       select: (sel) => this.selectId(+sel),
+      unselect: () => (st.selected >= 0 && this.allocs ? this.select(-1) : null),
     };
     // The Trace view is web/src/trace.js (bundled when present): mountTrace(el, source, state) ->
     // {view, ready, setRank(k), redraw(), destroy()}; this adapts its handle to the tab's methods.
@@ -160,10 +162,63 @@ class App {
     });
     // Compare: a report of `memlens diff -o` (its pairs), or any served page (two runs, or a hint to add one)
     const pairs = this.source.comparePairs ? this.source.comparePairs() : null;
-    this.tabs.setShown(ids.filter((id) => (id !== "distributed" || this.meta.ranks.length > 1 ||
-      this.meta.ranks.some((r) => r.world_size > 1)) && (id !== "compare" || (pairs ? pairs.length > 0 : !!this.source.ensureRank)) &&
-      (id !== "cluster" || this.meta.cluster)));
+    this.tabs.setShown(this.shownViews());
     this.tabs.bind(window);
+  }
+
+  // The tabs this input can fill: Distributed with several ranks, Compare with
+  // two runs (or a served page, which can add one), Cluster for a job; the
+  // time views not for inputs that hold only memory (snapshots, timelines).
+  shownViews() {
+    const m = this.meta, pairs = this.source.comparePairs ? this.source.comparePairs() : null, memOnly = memoryOnly(m.ranks);
+    return ["overview", "operators", "kernels", "trace", "memory", "modules", "distributed", "compare", "cluster"].filter((id) =>
+      (id !== "distributed" || m.ranks.length > 1 || m.ranks.some((r) => r.world_size > 1)) &&
+      (id !== "compare" || (pairs ? pairs.length > 0 : !!this.source.ensureRank)) &&
+      (id !== "cluster" || m.cluster) && !(memOnly && TIME_VIEWS.includes(id)));
+  }
+
+  // The Memory view's state in the address (when not its default): the zoom
+  // window (t0, t1: ns in the device's time base), the curve's grouping, the
+  // timeline's mode and colouring.
+  memHash() {
+    const st = this.state, d = this.tabs && this.tabs.current === "memory" && this.memRank >= 0 ? this.dev() : null;
+    if (!d || d.static) return {};
+    const full = st.t0 <= d.t0 && st.t1 >= (d.t1 > d.t0 ? d.t1 : d.t0 + 1);
+    return { t0: full ? null : Math.round(st.t0), t1: full ? null : Math.round(st.t1), group: st.group !== "overall" ? st.group : null,
+      mode: st.mode !== "lanes" ? st.mode : null, colour: st.colourBy !== "op" ? st.colourBy : null };
+  }
+
+  // Applies a Memory state read from an address (memStateOf); whatever it
+  // leaves out is the default (an address of before a zoom, Back to it).
+  async applyMem(w) {
+    const st = this.state, $ = (id) => document.getElementById(id), d = this.dev();
+    if (!d || d.static) return;
+    const g = [...$("sel-group").options].find((o) => o.value === w.group && !o.disabled) ? w.group : "overall";
+    st.group = g; $("sel-group").value = g;
+    this.setMode(w.mode === "stacked" ? "stacked" : "lanes", true);
+    this.setColour(w.colour === "category" ? "category" : "op", true);
+    const end = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
+    if (w.t0 != null && w.t1 != null && w.t1 > w.t0) await this.setWindow(w.t0, w.t1);
+    else if (st.t0 !== d.t0 || st.t1 !== end) await this.setWindow(d.t0, end);
+    else await this.redraw();
+  }
+
+  // The timeline's mode (lanes or stacked) and colouring (op or category).
+  setMode(m, quiet) {
+    const $ = (id) => document.getElementById(id);
+    this.state.mode = m;
+    $("seg-mode").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.mode === m));
+    if (quiet) return null;
+    if (this.tabs) this.tabs.writeHash();
+    return (m === "stacked" ? this.refreshStackBase() : Promise.resolve()).then(() => this.timeline.draw());
+  }
+
+  setColour(c, quiet) {
+    this.state.colourBy = c;
+    document.getElementById("seg-colour").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.colour === c));
+    if (quiet) return;
+    if (this.tabs) this.tabs.writeHash();
+    this.timeline.draw();
   }
 
   // From the Cluster view: rank k in view ("memory" or "trace"), zoomed to
@@ -207,19 +262,19 @@ class App {
     let dev = this.wantDev != null && this.wantDev < r.devices.length ? this.wantDev : null;
     this.wantDev = null;
     if (dev == null && this.memRank === rank) dev = this.state.dev;
-    if (dev == null) {
-      let bv = -1;
-      dev = 0;
-      r.devices.forEach((d, di) => { if (d.peak && d.peak.v > bv) { bv = d.peak.v; dev = di; } });
-    }
+    if (dev == null) dev = defaultDevice(r.devices.map((d) => ({ id: d.id, peak: d.peak ? d.peak.v : null }))); // the accelerator with the highest peak
+    const want = this.wantMem;
+    this.wantMem = null;
     if (this.memRank !== rank || this.state.dev !== dev) {
       this.memRank = rank;
       await this.openDevice(rank, dev);
+      if (want) await this.applyMem(want);
     } else {
       this.metaLine();
       if (this.showStatic(this.dev())) return; // static graphs: their own view again
       this.curve.resize(); this.cats.resize();
-      await this.redraw();
+      if (want) await this.applyMem(want);
+      else await this.redraw();
     }
   }
 
@@ -322,14 +377,14 @@ class App {
     $("sel-run").innerHTML = runs.map((x) => `<option value="${escapeHtml(x)}">${escapeHtml(x)}</option>`).join("");
     if (runs.length) $("sel-run").value = run;
     const span = (r) => { const p = runPlace(r); return p && p.spans > 1 ? `span ${p.span} · ` : ""; };
-    rs.innerHTML = m.ranks.map((r, k) => `<option value="${k}"${runs.length && (runPlace(r) || {}).run !== run ? " hidden" : ""}>${role.get(k) || ""}${span(r)}${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
+    rs.innerHTML = rankOrder(m.ranks).map((k) => [m.ranks[k], k]).map(([r, k]) => `<option value="${k}"${runs.length && (runPlace(r) || {}).run !== run ? " hidden" : ""}>${role.get(k) || ""}${span(r)}${r.rank >= 0 ? "rank " + r.rank : "#" + k} · ${escapeHtml(r.path.split("/").pop())}${r.loaded === false ? " (not loaded)" : ""}</option>`).join("");
     rs.disabled = m.ranks.length < 2;
     rs.value = String(this.tabs ? this.tabs.rank : this.state.rank);   // the options were made again: keep the rank shown
   }
 
   deviceOptions() {
     const r = this.meta.ranks[this.state.rank], ds = document.getElementById("sel-dev");
-    ds.innerHTML = r.devices.map((d, k) => `<option value="${k}">${d.static ? `static graphs (${d.static.graphs.length})` : escapeHtml(d.id)}${d.static ? "" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
+    ds.innerHTML = deviceOrder(r.devices.map((d) => d.id)).map((k) => [r.devices[k], k]).map(([d, k]) => `<option value="${k}">${d.static ? `static graphs (${d.static.graphs.length})` : escapeHtml(d.id)}${d.static ? "" : d.peak && (d.peak.v > 0 || d.curves.length) ? " · peak " + fmtBytes(d.peak.v) : ""}</option>`).join("");
     ds.value = String(this.state.dev);
     document.getElementById("sel-rank").value = String(this.state.rank);
   }
@@ -354,7 +409,7 @@ class App {
     if (this.source.ensureRank) await this.loadRank(rank);
     if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
     this.memRank = rank;
-    st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1; st.liveT = null;
+    st.rank = rank; st.dev = dev; st.selected = -1; st.hover = -1; st.hoverLane = -1; st.liveT = null; st.focus = null;
     const r = this.meta.ranks[rank], d = this.dev();
     this.clock = makeClock(BigInt(r.origin_ns || this.meta.origin_ns), r.time);
     st.t0 = d.t0; st.t1 = d.t1 > d.t0 ? d.t1 : d.t0 + 1;
@@ -497,6 +552,8 @@ class App {
     if (!w) return;
     [st.t0, st.t1] = w;
     this.tables.q.page = 0;
+    clearTimeout(this.hashTimer); // the address follows once the zoom settles (a wheel zooms many times a second)
+    this.hashTimer = setTimeout(() => this.tabs && this.tabs.current === "memory" && this.tabs.writeHash(), 200);
     return this.redraw();
   }
 
@@ -545,7 +602,7 @@ class App {
       if (k >= 0) this.switchRank(k).then(() => this.header());
     });
     $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value).then(() => this.tabs && this.tabs.writeHash()));
-    $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); });
+    $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); this.tabs.writeHash(); });
     $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
     if (!this.source.windowed) $("sel-live-by").querySelector('option[value="frame"]').remove(); // needs the server
     $("sel-live-by").addEventListener("change", (e) => { st.liveBy = e.target.value; renderLive(this); });
@@ -561,18 +618,13 @@ class App {
     $("btn-reset").addEventListener("click", () => this.resetWindow());
     $("seg-mode").addEventListener("click", (e) => {
       const m = e.target.dataset && e.target.dataset.mode;
-      if (!m) return;
-      st.mode = m;
-      $("seg-mode").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.mode === m));
-      (m === "stacked" ? this.refreshStackBase() : Promise.resolve()).then(() => this.timeline.draw());
+      if (m) this.setMode(m);
     });
     $("seg-colour").addEventListener("click", (e) => {
       const c = e.target.dataset && e.target.dataset.colour;
       if (!c) return;
       e.preventDefault();
-      st.colourBy = c;
-      $("seg-colour").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.colour === c));
-      this.timeline.draw();
+      this.setColour(c);
     });
     document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => { this.tables.tab = b.dataset.tab; this.tables.render(); }));
     let ft;

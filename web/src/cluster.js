@@ -21,6 +21,13 @@ import { fmtBytes, fmtDur, groupDigits, escapeHtml } from "./format.js";
 import { pvWhy } from "./perfview.js";
 import { placeTip } from "./tip.js";
 
+// The view an outlier opens in: its memory for a memory figure (a peak, a
+// growth, an out-of-memory), else its time (a straggler's slow steps, its
+// communication): the Trace view, whatever metric the heatmap shows.
+export function outlierView(o) {
+  return /bytes|oom|memory/i.test(String((o && o.metric) || "") + " " + String((o && o.category) || "")) ? "memory" : "trace";
+}
+
 export const CLUSTER_METRICS = [
   { id: "time", label: "Step time", key: "time", unit: "ns", what: "each step's duration (its ProfilerStep#)", view: "trace" },
   { id: "peak", label: "Peak memory", key: "peak", unit: "bytes", what: "the highest allocated memory of the rank's main device within the step", view: "memory" },
@@ -100,6 +107,11 @@ export class ClusterView {
     this.tip = document.createElement("div");
     this.tip.className = "tip cl-tip";
     this.tip.hidden = true;
+    // the heatmap takes the window's width: drawn again when it changes (while shown)
+    if (typeof window !== "undefined") {
+      let t;
+      window.addEventListener("resize", () => { clearTimeout(t); t = setTimeout(() => { if (this.data && !this.el.hidden && this.el.querySelector(".cl-map")) this.draw(); }, 100); });
+    }
   }
 
   // The metric shown: its id (the address's metric=), its CLUSTER_METRICS
@@ -169,7 +181,7 @@ export class ClusterView {
       const tr = e.target.closest("tr[data-k]");
       if (!tr) return;
       const o = outs[+tr.dataset.k], i = d.rankNo.indexOf(o.rank);
-      if (i >= 0) this.openRank(i, -1);
+      if (i >= 0) this.openRank(i, -1, outlierView(o));
     });
     const mets = s.metrics || {};
     const five = (k, list) => (list || []).map((x) => `${x.rank == null ? "?" : x.rank}: ${fmt(k, x.value)}`).join(", ");
@@ -305,8 +317,9 @@ export class ClusterView {
     this.openRank(h.who, h.s);
   }
 
-  // Opens rank i (an index into the data's ranks) at step s (-1: as it is).
-  async openRank(i, s) {
+  // Opens rank i (an index into the data's ranks) at step s (-1: as it is),
+  // in view (default: the metric's).
+  async openRank(i, s, view) {
     const d = this.data, app = this.app, msg = this.el.querySelector(".cl-msg");
     const k = d.slotOf ? d.slotOf[i] : i;
     if (d.embedded && !d.embedded[i]) {
@@ -317,7 +330,7 @@ export class ClusterView {
     const begin = s >= 0 ? d.begin[i * d.nSteps + s] : -1, dur = s >= 0 ? d.time[i * d.nSteps + s] : -1;
     // the window in the rank's own time base (served ranks each have theirs: known once loaded)
     const win = () => (begin >= 0 && dur > 0 ? [begin + (d.shift ? d.shift(k) : 0), begin + dur + (d.shift ? d.shift(k) : 0)] : null);
-    await app.openRankAt(k, this.def.view, win);
+    await app.openRankAt(k, view || this.def.view, win);
     this.opened = (this.opened || 0) + 1;   // (a test waits for it)
   }
 

@@ -16,12 +16,27 @@ import { pvWhy, pvFlash } from "./perfview.js";
 import { cssVar, byteAxisOpts, PAD_RIGHT } from "./views.js";
 import { markerDash } from "./present.js";
 import { STEP_PARTS } from "./overview.js";
+import { deviceOrder, defaultCompareDevice } from "./devorder.js";
 
 export const BASE_COLOUR = OKABE_ITO[0], NEW_COLOUR = OKABE_ITO[5];
 
 // ---- pure helpers (web/test/compare.test.mjs) ------------------------------
 
 // (b - a) / a in percent; null when a is 0 or either is unknown.
+// The verdict on an operator's summed time (base_us, new_us), as HTA's on
+// its calls reads: added / deleted (run on one side only), increased /
+// decreased by TIME_VERDICT_PCT % or more, else unchanged.
+export const TIME_VERDICT_PCT = 5;
+export function timeVerdict(r) {
+  const a = r.base_calls > 0 ? r.base_us || 0 : null, b = r.new_calls > 0 ? r.new_us || 0 : null;
+  if (a == null && b == null) return "unchanged";
+  if (a == null) return "added";
+  if (b == null) return "deleted";
+  if (a === 0) return b > 0 ? "increased" : "unchanged";
+  const pct = (100 * (b - a)) / a;
+  return pct >= TIME_VERDICT_PCT ? "increased" : pct <= -TIME_VERDICT_PCT ? "decreased" : "unchanged";
+}
+
 export function deltaPct(a, b) { return a == null || b == null || !a ? null : (100 * (b - a)) / a; }
 export function fmtPct(p) { return p == null || !isFinite(p) ? "–" : (p > 0 ? "+" : "") + p.toFixed(Math.abs(p) < 10 ? 1 : 0) + " %"; }
 export function fmtSignedBytes(v) { return v == null ? "–" : v === 0 ? "0 B" : (v > 0 ? "+" : "−") + fmtBytes(Math.abs(v)); }
@@ -113,7 +128,7 @@ const TABLES = {
     label: "Operators & kernels", file: "operators",
     columns: [
       { key: "kind", label: "Kind", width: 84 },
-      { key: "name", label: "Name", minWidth: 320, cls: "name" },
+      { key: "name", label: "Name", minWidth: 230, cls: "name" },
       { key: "base_calls", label: "Base calls", width: 92, ...num(groupDigits) },
       { key: "new_calls", label: "New calls", width: 92, ...num(groupDigits) },
       { key: "dcalls", label: "Δ calls", width: 84, get: (r) => r.new_calls - r.base_calls, ...num((v) => (v > 0 ? "+" : "") + groupDigits(v)) },
@@ -121,7 +136,8 @@ const TABLES = {
       { key: "new_us", label: "New time", width: 100, ...num(fmtUs) },
       { key: "dus", label: "Δ time", width: 104, get: (r) => r.new_us - r.base_us, ...num(fmtSignedUs) },
       { key: "pct", label: "Δ %", width: 80, get: (r) => deltaPct(r.base_us, r.new_us), ...num(fmtPct) },
-      { key: "change", label: "Change", width: 92, title: "HolisticTraceAnalysis' verdict, by calls" },
+      { key: "change", label: "By calls", width: 98, title: "HolisticTraceAnalysis' verdict, by the number of calls: unchanged when both ran it as often, whatever the time" },
+      { key: "tchange", label: "By time", width: 98, get: timeVerdict, title: `the verdict by the summed time: increased or decreased by ${TIME_VERDICT_PCT} % or more, else unchanged` },
     ],
     sort: null, empty: "No operator, runtime call or kernel in the profiler steps of either run.",
   },
@@ -235,7 +251,8 @@ export class CompareView {
       return;
     }
     this.key = key;
-    this.dev = 0; this.window = null; this.open = new Set(); this.selPath = null;
+    this.dev = defaultCompareDevice(this.pair.diff.devices); // the accelerator with the highest peak, not the cpu listed first
+    this.window = null; this.open = new Set(); this.selPath = null;
     this.align = this.stepCount(0) && this.stepCount(1) ? 0 : -1;
     this.render();
     this.applyPending();
@@ -292,7 +309,7 @@ export class CompareView {
       el.innerHTML = `<div class="bar"><h2>Memory</h2></div><p class="muted cmp-empty">Not compared: ${escapeHtml(why)}</p>`;
       return;
     }
-    const devs = d.devices.map((x, i) => `<option value="${i}"${i === this.dev ? " selected" : ""}>${escapeHtml(x.base_id && x.new_id && x.base_id !== x.new_id ? x.base_id + " vs " + x.new_id : x.id)}${x.only ? " (only in " + x.only + ")" : ""}</option>`).join("");
+    const devs = deviceOrder(d.devices.map((x) => x.base_id || x.new_id || x.id)).map((i) => [d.devices[i], i]).map(([x, i]) => `<option value="${i}"${i === this.dev ? " selected" : ""}>${escapeHtml(x.base_id && x.new_id && x.base_id !== x.new_id ? x.base_id + " vs " + x.new_id : x.id)}${x.only ? " (only in " + x.only + ")" : ""}</option>`).join("");
     const steps = Math.min(this.stepCount(0), this.stepCount(1));
     const alignOpts = (steps ? Array.from({ length: Math.min(steps, 200) }, (_, k) => `<option value="${k}"${k === this.align ? " selected" : ""}>${k ? "step " + (k + 1) : "the first step"}</option>`).join("") : "") +
       `<option value="-1"${this.align < 0 ? " selected" : ""}>each trace's start</option>`;
@@ -498,7 +515,7 @@ export class CompareView {
     if (!this.tabs[this.tab]) this.tab = ids[0];
     el.innerHTML = `<div class="bar"><h2>Changes</h2><div class="seg cmp-tabs">${ids.map((id) => `<button data-t="${id}"${id === this.tab ? ' class="on"' : ""}>${TABLES[id].label}</button>`).join("")}</div>` +
       '<select class="cmp-kind" title="kind"><option value="">all kinds</option><option>operator</option><option>runtime</option><option>kernel</option><option>memcpy</option><option>memset</option></select>' +
-      '<select class="cmp-change" title="HolisticTraceAnalysis verdict, by calls"><option value="">every change</option><option>added</option><option>deleted</option><option>increased</option><option>decreased</option><option>unchanged</option></select>' +
+      '<select class="cmp-change" title="HolisticTraceAnalysis verdict, by calls"><option value="">every change by calls</option><option>added</option><option>deleted</option><option>increased</option><option>decreased</option><option>unchanged</option></select>' +
       '<input type="search" class="cmp-search" placeholder="search by name" size="24" title="filter as you type (Ctrl+F)"><span class="muted cmp-count"></span><span class="spacer"></span>' +
       '<button class="cmp-copy" title="copy the rows shown as tab-separated text">Copy TSV</button><button class="cmp-csv" title="download the rows shown as CSV">Download CSV</button></div><div class="cmp-table"></div>';
     const q = (s) => el.querySelector(s);

@@ -17,6 +17,10 @@ import { arrowhead } from "./arrow.js";
 // Colour-blind safe (Okabe–Ito), by kind: cpu, gpu_compute, gpu_communication, launch, kernel_kernel, none.
 export const CP_COLOURS = ["#0072B2", "#009E73", "#CC79A7", "#E69F00", "#D55E00", "#999999"];
 export const CP_LABELS = ["CPU", "GPU compute", "GPU communication", "launch delay", "kernel gaps", "wait"];
+// The Trace view's search highlight, by theme: the page's foreground contrast
+// (black on light, white on dark), none of the critical path's colours (the
+// vermillion it used was the kernel gaps' one).
+export const SEARCH_COLOUR = { light: "#000000", dark: "#FFFFFF" };
 
 export function cpOverlay(perf, begin) {
   const cp = perf && perf.critical_path;

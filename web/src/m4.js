@@ -147,3 +147,18 @@ export function m4Points(curve, t0, t1, px) {
   const { t, close } = edgeTimes(curve.t, idx, t0, t1);
   return { t, v: edgeValues(curve.v, idx, close), idx };
 }
+
+// The highest value a step curve holds inside [t0, t1): point i holds v[i]
+// from t[i] to t[i + 1] (the last one on), so a point before t0 counts while
+// it holds into the window, and one at or past t1 does not (M4's points go one
+// beyond the window's end, so that the line reaches it: 339 GB/s of a copy
+// after the window is not "max in view").  0 without a point in it.
+export function stepMaxIn(t, v, t0, t1) {
+  let max = 0;
+  for (let i = 0; i < t.length; i++) {
+    if (t[i] >= t1) break;
+    if (i + 1 < t.length && t[i + 1] <= t0) continue;
+    if (v[i] > max) max = v[i];
+  }
+  return max;
+}

@@ -70,7 +70,8 @@ export function operatorDetail(r, perf, group) {
   h += ks.length ? '<div class="ov">' + ks.sort((a, b) => b.total_ns - a.total_ns).map((k) =>
     `<a data-go="kernels" data-sel="${escapeHtml(k.name)}" title="${escapeHtml(k.name)}">${escapeHtml(shortKernel(k.name))} · ${groupDigits(k.calls)}× · ${pvNs(k.total_ns)}</a>`).join("") + "</div>"
     : '<p class="muted">None: the operator ran on the host only (or its kernels were launched by the operators it called).</p>';
-  h += "<h3>Call stack</h3>";
+  // one call's: the first call's stack the trace records for this row (its other calls may come from elsewhere)
+  h += r.stack && r.stack.length ? `<h3>Call stack <span class="muted">of one call (the first recorded${r.calls > 1 ? `; the other ${groupDigits(r.calls - 1)} may differ` : ""})</span></h3>` : "<h3>Call stack</h3>";
   h += r.stack && r.stack.length ? '<div class="stack">' + r.stack.map((f) => `<div title="${escapeHtml(f)}">${escapeHtml(opFrameText(f))}</div>`).join("") + "</div>"
     : '<p class="muted">No call stack: record with <code>torch.profiler.profile(with_stack=True)</code>.</p>';
   return h;

@@ -7,6 +7,7 @@
 // notes on what the analyses had to adjust in the input (perf object,
 // web/DATA.md).
 
+import { defaultDevice } from "./devorder.js";
 import { escapeHtml, fmtBytes, groupDigits } from "./format.js";
 import { pvNs, pvPct, pvWhy, pvNoPerf } from "./perfview.js";
 import { notesHtml } from "./present.js";
@@ -47,8 +48,11 @@ function ovMeter(label, ratio, title) {
 }
 
 // Stacked bars, one per step (SVG; a <title> per segment for the numbers).
-export function ovStepBars(steps) {
-  const W = 900, H = 250, L = 64, B = 40, T = 10, n = steps.length;
+// W: the width it is shown at (px): drawn at its size, not scaled, its labels
+// stay the page's size (a 900-wide drawing in 300 px wrote them 5 px tall).
+export function ovStepBars(steps, W = 900) {
+  W = Math.max(240, Math.round(W));
+  const H = 250, L = 64, B = 40, T = 10, n = steps.length;
   const max = Math.max(1, ...steps.map((s) => s.total_ns || STEP_PARTS.reduce((a, p) => a + (s[p.key] || 0), 0)));
   const gap = n > 40 ? 1 : 6, bw = Math.max(2, (W - L - 8) / n - gap);
   const y = (v) => T + (H - T - B) * (1 - v / max);
@@ -67,13 +71,14 @@ export function ovStepBars(steps) {
       g += `<rect x="${x.toFixed(1)}" y="${y1.toFixed(1)}" width="${bw.toFixed(1)}" height="${Math.max(0.5, y0 - y1).toFixed(1)}" fill="${p.colour}"><title>${escapeHtml(s.name)} · ${p.label}: ${pvNs(v)} (${pvPct(v / (s.total_ns || 1))})</title></rect>`;
       acc += v;
     }
-    if (n <= 24 || i % Math.ceil(n / 24) === 0) {
+    const most = Math.max(2, Math.floor((W - L) / 44)); // labels 44 px apart at least
+    if (n <= most || i % Math.ceil(n / most) === 0) {
       const lab = String(s.name).replace(/^ProfilerStep/, "");
       g += `<text x="${(x + bw / 2).toFixed(1)}" y="${H - B + 16}" text-anchor="middle" class="lab">${escapeHtml(lab)}</text>`;
     }
   });
   g += `<text x="${L + 4}" y="${H - 6}" class="lab">step (total ${pvNs(max)} at most)</text>`;
-  return `<svg class="pv-steps" viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="time per step by kind">${g}</svg>`;
+  return `<svg class="pv-steps" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="time per step by kind">${g}</svg>`;
 }
 
 // The average step as a donut with its legend.
@@ -111,7 +116,7 @@ export class OverviewView {
 
   async show(rank) {
     const perf = await this.app.perfOf(rank);
-    if (rank === this.rank && perf === this.perf && this.el.childElementCount) return;
+    if (rank === this.rank && perf === this.perf && this.el.childElementCount) { this.fitSteps(); return; } // resized while hidden
     this.rank = rank;
     this.perf = perf;
     const r = this.app.meta.ranks[rank] || {};
@@ -122,13 +127,30 @@ export class OverviewView {
       return;
     }
     this.el.innerHTML = this.html(perf, r);
+    this.fitSteps();
+    if (!this.onResize && typeof window !== "undefined") {
+      let t;
+      this.onResize = () => { clearTimeout(t); t = setTimeout(() => { if (!this.el.hidden) this.fitSteps(); }, 100); };
+      window.addEventListener("resize", this.onResize);
+    }
+  }
+
+  // The step bars drawn again at the width their column has (the donut beside them).
+  fitSteps() {
+    const wrap = this.el.querySelector(".pv-stepwrap"), steps = (this.perf && this.perf.steps) || [];
+    if (!wrap || !steps.length) return;
+    const old = wrap.querySelector("svg.pv-steps"), donut = wrap.querySelector(".pv-donut");
+    const w = wrap.clientWidth - (donut ? donut.getBoundingClientRect().width + 16 : 0);
+    if (!(w > 0) || Math.abs(w - old.getAttribute("width")) < 2) return;
+    old.outerHTML = ovStepBars(steps, w);
   }
 
   html(p, r) {
     const c = p.counts || {}, span = p.span || {};
     const acc = (p.devices || []).length && (p.devices || []).every((d) => /^npu/i.test(d.id)) ? "NPU" : "GPU";   // Ascend: NPUs
     const peaks = (r.devices || []).filter((d) => d.peak);
-    const peak = peaks.length ? peaks.reduce((a, d) => (d.peak.v > a.peak.v ? d : a)) : null;
+    // the accelerator with the highest peak (a cpu's larger host peak is not the one that runs out)
+    const peak = peaks.length ? peaks[defaultDevice(peaks.map((d) => ({ id: d.id, peak: d.peak.v })))] : null;
     const memCard = peak
       ? ovCard("Peak memory", fmtBytes(peak.peak.v), `${escapeHtml(peak.id)} · <a href="#view=memory&amp;rank=${this.rank}">Memory view</a>`, "ov-peak")
       : ovCard("Peak memory", '<span class="unknown">not recorded</span>', "record with profile_memory=True", "ov-peak");

@@ -2,7 +2,9 @@
 // Ctrl+F (the current view's search box), Esc (closes its detail panel) and
 // the address: `#view=operators&rank=0&sel=...` keeps the view, the rank (its
 // own number, as the header names it: rankNumbers) and the selection, so
-// that a copied link reopens the same state.
+// that a copied link reopens the same state.  A change of view, rank or
+// selection is a new history entry (Back returns to it: isNavigation); the
+// rest of a view's state (sort, zoom) only rewrites the current one.
 //
 // A view is an object with (all optional but show):
 //   show(rank)            draws the view for a rank (called when it becomes visible or the rank changes)
@@ -10,6 +12,7 @@
 //   focusSearch() -> bool focuses its search box (Ctrl+F)
 //   closeDetail() -> bool closes its detail panel (Esc); false when none was open
 //   select(sel)           restores a selection from the address
+//   unselect()            drops it (an address without one); else closeDetail(true) does
 //   hashExtra() -> {k: v} more of its state for the address (sort, grouping ...)
 //   restore(params)       the same, read back
 
@@ -69,6 +72,37 @@ export function rankOfNumber(ranks, n) {
   return k < 0 ? null : k;
 }
 
+// The ranks' indices in the order their numbers go (the rank picker's order:
+// rank 0, 1, 2 ... 10, not the files' rank0, rank1, rank10 ...).
+export function rankOrder(ranks) {
+  const nums = rankNumbers(ranks);
+  return nums.map((n, k) => k).sort((a, b) => nums[a] - nums[b] || a - b);
+}
+
+// Whether going from address a to address b is a step of its own in the
+// history (another view, rank or selection), not a refinement of the same
+// one (a sort, a zoom, a filter: those rewrite the entry they are on).
+export function isNavigation(a, b) {
+  const x = parseTabHash(a), y = parseTabHash(b);
+  return (x.view || "") !== (y.view || "") || (x.rank ?? 0) !== (y.rank ?? 0) || (x.sel || "") !== (y.sel || "");
+}
+
+// The views that only a time side fills: hidden for inputs that can have
+// none (allocator snapshots, memory timelines), their keys keeping their numbers.
+export const TIME_VIEWS = ["overview", "operators", "kernels", "trace", "modules"];
+
+// Whether every rank is of a memory-only format (known: a served rank not
+// loaded yet has no format, and may be a trace).
+export function memoryOnly(ranks) {
+  return !!ranks && ranks.length > 0 && ranks.every((r) => r && /snapshot|memory-timeline/i.test(r.format || "") && !r.trace);
+}
+
+// The Memory state an address names (app.js memHash writes it).
+export function memStateOf(p) {
+  const num = (v) => (v != null && v !== "" && Number.isFinite(+v) ? +v : null);
+  return { t0: num(p.t0), t1: num(p.t1), group: p.group || null, mode: p.mode || null, colour: p.colour || null };
+}
+
 // Which tab a key press asks for ("1".."9"), or null; only the tabs shown count.
 export function tabForKey(key, shown) {
   const v = TAB_VIEWS.find((t) => t.key === key);
@@ -88,6 +122,8 @@ export class TabRouter {
     this.rank = 0;
     this.params = {};       // the other keys of the address
     this.writing = false;
+    this.restoring = 0;     // > 0 while an address is being opened: its writes rewrite it, push nothing
+    this.lastHash = null;   // the address last written or opened
   }
 
   // Which tabs exist (Distributed only with several ranks); renders the buttons.
@@ -115,7 +151,11 @@ export class TabRouter {
       if (b) this.go(b.dataset.view);
     });
     win.addEventListener("keydown", (e) => this.key(e), true);
-    win.addEventListener("hashchange", () => { if (!this.writing) this.fromHash(win.location.hash); });
+    // Back / Forward (popstate), or an address typed or pasted (hashchange): both
+    // may come for one step, so an address already shown is not opened again
+    const nav = () => { if (!this.writing && win.location.hash !== this.lastHash) this.fromHash(win.location.hash); };
+    win.addEventListener("hashchange", nav);
+    win.addEventListener("popstate", nav);
     this.win = win;
   }
 
@@ -152,7 +192,11 @@ export class TabRouter {
     const v = this.views[id];
     if (v) {
       await v.show(this.rank);
-      if (sel != null && v.select) await v.select(sel);
+      if (sel != null && sel !== "" && v.select) await v.select(sel);
+      else if (this.restoring) { // an address without a selection (Back to before one was made): none
+        if (v.unselect) await v.unselect();
+        else if (v.closeDetail) v.closeDetail(true);
+      }
     }
     this.writeHash();
     if (this.opts.onChange) this.opts.onChange(id);
@@ -174,17 +218,30 @@ export class TabRouter {
     return formatTabHash(st);
   }
 
+  // Writes the address: a new history entry for a step of navigation (another
+  // view, rank or selection), else the current entry rewritten; the first
+  // write of the page (its opening state) and those of an address being
+  // opened (Back) push nothing.
   writeHash() {
     if (!this.win) return;
-    const h = this.hash();
-    if (this.win.location.hash === h) return;
+    const h = this.hash(), cur = this.win.location.hash;
+    this.lastHash = h;
+    if (cur === h) return;
+    const push = this.wrote && !this.restoring && isNavigation(cur, h);
+    this.wrote = true;
     this.writing = true;
-    try { this.win.history.replaceState(null, "", h); } catch { this.win.location.hash = h; }
+    try { this.win.history[push ? "pushState" : "replaceState"](null, "", h); } catch { this.win.location.hash = h; }
     this.writing = false;
   }
 
   // Opens the state an address names (a pasted link, or back/forward).
   async fromHash(hash) {
+    this.restoring++;
+    this.lastHash = hash;
+    try { return await this.openHash(hash); } finally { this.restoring--; }
+  }
+
+  async openHash(hash) {
     const p = parseTabHash(hash);
     if (this.opts.ranks) p.rank = rankOfNumber(this.opts.ranks(), p.rank); // the rank's own number -> its index
     if (p.rank != null && p.rank !== this.rank && this.opts.onRank) await this.opts.onRank(p.rank);

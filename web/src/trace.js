@@ -22,10 +22,11 @@
 import { makeClock, fmtDur, fmtBytes, escapeHtml, groupDigits, isDark } from "./format.js";
 import { layoutTracks } from "./tracedata.js";
 import { upperBound } from "./decode.js";
-import { m4Points } from "./m4.js";
+import { m4Points, stepMaxIn } from "./m4.js";
 import { gtCounterTracks } from "./gputime.js";
-import { cpOverlay, cpDraw, cpSummary, CP_COLOURS, CP_LABELS } from "./critpath.js";
+import { cpOverlay, cpDraw, cpSummary, CP_COLOURS, CP_LABELS, SEARCH_COLOUR } from "./critpath.js";
 import { arrowhead } from "./arrow.js";
+import { deviceOrder } from "./devorder.js";
 
 const ROW = 18, GAP = 8, MEM_H = 64, AXIS_H = 26, LABEL_W = 230;
 const PERFETTO = "https://ui.perfetto.dev";
@@ -161,6 +162,7 @@ class TraceView {
     this.noteEl = q(".tr-note");
     this.cpNote = q(".tr-cpnote");
     this.cpBtn = q(".tr-cp");
+    this.cpOn = false;          // off until pressed (a toggle of undefined would press it)
     this.emptyEl = q(".tr-empty");
     this.hitsEl = q(".tr-hits");
     this.corner = q(".tr-corner");
@@ -182,6 +184,7 @@ class TraceView {
     this.scrollY = 0;
     this.depths = new Map();     // track ids are the rank's own
     this.collapsed = new Set();
+    this.memShut = new Set();    // the memory and counter tracks shown as one thin row (their label clicked)
     this.noteEl.textContent = "";
     const tr = r && r.trace;
     this.body.hidden = !tr;
@@ -191,7 +194,8 @@ class TraceView {
     if (r.time !== "abs") this.axisMode = "rel";
     this.tracks = tr.tracks.filter((t) => t.slices > 0);
     // memory tracks: each device's headline curve (the peak's), on the same clock
-    this.mem = (r.devices || []).filter((d) => d.curves && d.curves.length).slice(0, 4).map((d, k) => {
+    const devs = r.devices || [];
+    this.mem = deviceOrder(devs.map((d) => d.id)).map((i) => devs[i]).filter((d) => d.curves && d.curves.length).slice(0, 4).map((d, k) => { // accelerators first
       const ci = d.peak && d.peak.curve >= 0 ? d.peak.curve : 0;
       return { dev: r.devices.indexOf(d), curve: ci, label: `memory ${d.id}`, sub: d.curves[ci].label || d.curves[ci].kind, max: d.curves[ci].max, data: null, k, fmt: fmtBytes };
     });
@@ -202,6 +206,12 @@ class TraceView {
     for (const c of gtCounterTracks(perf && perf.gputime, tr.begin))
       this.mem.push({ local: c.curve, label: c.label, sub: c.sub, max: 0, data: null, k: this.mem.length, counter: true,
         fmt: (v) => (c.unit ? `${(+v).toFixed(1)} ${c.unit}` : groupDigits(Math.round(v))) });
+    // the counter tracks (then the memory ones past the first) shut while they would take more
+    // than half the view: the first thread lanes stay in sight at 1280 x 720
+    const budget = this.viewH() / 2;
+    const heightOf = () => this.mem.reduce((a, m) => a + (this.memShut.has(m.k) ? ROW : MEM_H) + GAP, 0);
+    for (const m of this.mem.filter((x) => x.counter).reverse().concat(this.mem.filter((x) => !x.counter).slice(1).reverse()))
+      if (heightOf() > budget) this.memShut.add(m.k);
     this.lo = Math.min(tr.begin, ...(r.devices || []).map((d) => d.t0));
     this.hi = Math.max(tr.end, ...(r.devices || []).map((d) => d.t1));
     if (!(this.hi > this.lo)) this.hi = this.lo + 1;
@@ -243,12 +253,14 @@ class TraceView {
     this.dirtyLayout = false;
     const collapsed = this.collapsed || (this.collapsed = new Set());
     const laneOf = new Map(this.tracks.map((t) => [t.id, { length: collapsed.has(t.id) ? 1 : Math.max(1, t.depths || 1, depths.get(t.id) || 1) }]));
-    this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: MEM_H, mem: m })), 30);
+    const shut = this.memShut || (this.memShut = new Set());
+    this.lay = layoutTracks(this.tracks, laneOf, ROW, GAP, this.mem.map((m, k) => ({ track: -1 - k, h: shut.has(m.k) ? ROW : MEM_H, mem: m })), 30);
     const html = [];
     for (const row of this.lay.rows) {
       if (row.extra) {
         const m = row.extra.mem;
-        html.push(`<div class="tr-lab mem" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}">${escapeHtml(m.label)}<span class="p">${escapeHtml(m.sub)}</span></div>`);
+        const shutM = this.memShut.has(m.k);
+        html.push(`<div class="tr-lab mem deep${shutM ? " shut" : ""}" style="top:${row.y}px;height:${row.h}px" data-y="${row.y}" data-mem="${m.k}" title="${escapeHtml(m.label + " · " + m.sub)} (click to ${shutM ? "expand" : "collapse"})"><span class="tr-tog">${shutM ? "▸" : "▾"}</span>${escapeHtml(m.label)}${shutM ? "" : `<span class="p">${escapeHtml(m.sub)}</span>`}</div>`);
       } else {
         const t = row.t;
         const deep = Math.max(t.depths || 1, depths.get(t.id) || 1) > 1, shut = this.collapsed.has(t.id);
@@ -365,8 +377,8 @@ class TraceView {
     this.labels.addEventListener("click", (e) => {
       const l = e.target.closest(".tr-lab.deep");
       if (!l) return;
-      const id = +l.dataset.track;
-      if (this.collapsed.has(id)) this.collapsed.delete(id); else this.collapsed.add(id);
+      const set = l.dataset.mem != null ? this.memShut : this.collapsed, id = l.dataset.mem != null ? +l.dataset.mem : +l.dataset.track;
+      if (set.has(id)) set.delete(id); else set.add(id);
       this.layoutLabels(null);
       this.draw();
     });
@@ -378,6 +390,7 @@ class TraceView {
 
   // The critical path overlay on or off: the button's state, the legend and the step's figures.
   showCp(on) {
+    on = !!on;
     this.cpOn = on;
     this.cpBtn.setAttribute("aria-pressed", on ? "true" : "false");
     this.cpBtn.classList.toggle("on", on);
@@ -490,7 +503,7 @@ class TraceView {
       const hitStr = q ? this.hitStrings(d) : null;
       // merged runs
       const mergedFill = dark ? "rgba(154,163,178,0.55)" : "rgba(93,102,120,0.45)";
-      const mergedHit = dark ? "#F0A050" : "#D55E00";
+      const mergedHit = dark ? SEARCH_COLOUR.dark : SEARCH_COLOUR.light; // not a critical-path colour
       for (let i = 0; i < M.track.length; i++) {
         const y0 = this.lay.yOf(M.track[i], M.depth[i]), y = y0 - sy;
         if (y0 < 0) continue;
@@ -517,7 +530,7 @@ class TraceView {
         ctx.globalAlpha = hit ? 1 : 0.22;
         ctx.fillStyle = nameColour(name, dark);
         ctx.fillRect(x0, y + 1, Math.max(1, x1 - x0), ROW - 2);
-        if (q && hit) { ctx.strokeStyle = dark ? "#F0A050" : "#D55E00"; ctx.lineWidth = 2; ctx.strokeRect(x0 + 1, y + 2, Math.max(1, x1 - x0 - 2), ROW - 4); }
+        if (q && hit) { ctx.strokeStyle = dark ? SEARCH_COLOUR.dark : SEARCH_COLOUR.light; ctx.lineWidth = 2; ctx.strokeRect(x0 + 1, y + 2, Math.max(1, x1 - x0 - 2), ROW - 4); }
         if (x1 - x0 > 28) texts.push(i, x0, x1, y, hit ? 1 : 0.35);
       }
       ctx.globalAlpha = 1;
@@ -563,11 +576,12 @@ class TraceView {
       if (!row.extra) continue;
       const m = row.extra.mem, y = row.y - this.scrollY;
       if (y > h || y + row.h < 0 || !m.data || !m.data.t.length) continue;
-      const { t, v } = m.data;
-      let max = 0;
-      for (let i = 0; i < v.length; i++) if (v[i] > max) max = v[i];
+      const { t, v } = m.data, thin = row.h < MEM_H;
+      // the highest value held inside the window (the points M4 adds beyond its end do not count)
+      let max = stepMaxIn(t, v, this.t0, this.t1);
+      const shown = max;
       if (!(max > 0)) max = 1;
-      const Y = (val) => y + row.h - 2 - (val / max) * (row.h - 14);
+      const Y = (val) => y + row.h - 2 - (val / max) * (row.h - (thin ? 4 : 14));
       ctx.beginPath();
       ctx.moveTo(Math.max(-1, X(t[0])), y + row.h - 2);
       for (let i = 0; i < t.length; i++) {
@@ -592,7 +606,8 @@ class TraceView {
       ctx.fillStyle = muted;
       ctx.font = "10.5px system-ui, sans-serif";
       ctx.textBaseline = "top";
-      ctx.fillText("max in view " + (m.fmt || fmtBytes)(max), 4, y + 1);
+      if (!thin) ctx.fillText("max in view " + (m.fmt || fmtBytes)(shown > 0 ? shown : 0), 4, y + 1);
+      m.maxShown = shown > 0 ? shown : 0;   // (a test reads it)
     }
   }
 

@@ -193,8 +193,7 @@ class Uploader {
     meta.inputs = m.inputs;
     app.header();
     const tabs = app.tabs, k = added[added.length - 1].index;
-    if (tabs && this.shown) { tabs.setShown(this.shown); this.shown = null; }
-    if (tabs && meta.ranks.length > 1 && !tabs.shown.includes("distributed")) tabs.setShown(tabs.shown.concat("distributed"));
+    if (tabs) { tabs.setShown(app.shownViews()); this.shown = null; } // what the runs in can fill (a second rank: Distributed)
     if (!this.drop || !tabs) { await app.switchRank(k); return; }
     // the first run of an empty page
     this.drop.remove();

@@ -410,14 +410,16 @@ export class TimelineView {
       ctx.fillText(laneLabel(shortOpName(ln.label), x0 - 16, (t) => ctx.measureText(t).width), 10, ln.y + ln.h / 2); // the full name: its tooltip
     }
     ctx.beginPath(); ctx.rect(x0, sy, W, viewH); ctx.clip();
-    // Narrower than a pixel: a shaded band per lane, darker where there are more.
+    // Narrower than a pixel: a shaded band per lane, darker where there are more
+    // (a peak row of an operator clicked: the other lanes' faded).
     ctx.fillStyle = band;
+    const fade = st.focus && st.focus.by === "by_op";
     for (const k of shown) {
       const ln = L.lanes[k];
       for (let x = 0; x < W; x++) {
         const c = vis.small[k * W + x];
         if (!c) continue;
-        ctx.globalAlpha = Math.min(1, 0.25 + 0.15 * Math.log2(c + 1));
+        ctx.globalAlpha = Math.min(1, 0.25 + 0.15 * Math.log2(c + 1)) * (fade && ln.label !== st.focus.name ? 0.12 : 1);
         ctx.fillRect(x0 + x, ln.y, 1, ln.h);
       }
     }
@@ -428,8 +430,10 @@ export class TimelineView {
       const ln = L.lanes[k];
       const xa = Math.max(-2, (a.ta[i] - st.t0) * vis.k), xb = Math.min(W + 2, (a.tf[i] - st.t0) * vis.k);
       ctx.fillStyle = this.colourOf(i, k);
+      ctx.globalAlpha = st.focus && !inFocus(a, i, st.focus) ? 0.12 : 1; // a peak row clicked: the others faded
       ctx.fillRect(x0 + xa, ln.y + L.row[i] * L.rowH, Math.max(1, xb - xa), L.rowH - 1);
     }
+    ctx.globalAlpha = 1;
     ctx.restore();
     const parts = [plural(vis.bars.length, "bar")];
     if (L.height > LANES_VIEW_H) parts.unshift(`${plural(L.lanes.length, "lane")} (lanes ${shown.length ? shown[0] + 1 : 0}–${shown.length ? shown[shown.length - 1] + 1 : 0} in view: scroll, or wheel over the labels)`);
@@ -450,6 +454,14 @@ export class TimelineView {
   // palette; its lane's (or category's) colour in one of three shades, by
   // allocation, so that neighbouring bands of one lane stay apart.
   palette() {
+    const p = this.paletteOf(), st = this.app.state, a = this.allocs;
+    if (!st.focus) return p;
+    // a peak row clicked: the other allocations one faint grey
+    const g = p.palette.length, grey = this.dark ? [64, 68, 76] : [214, 217, 223];
+    return { palette: p.palette.concat([grey]), colour: (i) => (inFocus(a, i, st.focus) ? p.colour(i) : g) };
+  }
+
+  paletteOf() {
     const st = this.app.state, a = this.allocs, L = this.layout;
     const shades = (rgb) => [0.84, 1, 1.14].map((f) => rgb.map((c) => Math.min(255, Math.round(f < 1 ? c * f : c + (255 - c) * (f - 1)))));
     if (st.colourBy === "category") {
@@ -642,7 +654,10 @@ export class TimelineView {
     if (i >= 0)
       html = `<b>${escapeHtml(fmtBytes(a.size[i]))}</b> · ${escapeHtml(shortOpName(a.groups[a.group[i]]))}${fullNameLine(a.groups[a.group[i]])}<br>` +
         `<span class="muted">${a.flags[i] & 1 ? "before the trace" : escapeHtml(app.clock.fmt(a.ta[i]))} → ${a.flags[i] & 2 ? "not released" : escapeHtml(app.clock.fmt(a.tf[i]))} (${escapeHtml(fmtDur(a.tf[i] - a.ta[i]))})</span>`;
-    if (this.hoverT != null) html += (html ? '<hr class="tip-sep">' : "") + aliveTip(app, a, t);
+    // stacked: the column shows the live set at its highest instant (s.at), so its tip says that one, not the pointer's
+    const s = st.mode === "stacked" ? this.stack : null, col = Math.floor(e.offsetX - this.x0());
+    const colT = s && s.at && col >= 0 && col < s.at.length ? s.at[col] : null;
+    if (this.hoverT != null) html += (html ? '<hr class="tip-sep">' : "") + aliveTip(app, a, colT != null ? colT : t, colT != null);
     if (html) { this.tip.innerHTML = html; place(i >= 0 ? this.barBox(i) : null); } else this.tip.hidden = true;
     this.drawOver();
     if (i !== app.state.hover) { this.hoverFromTl = true; app.setHover(i); }
@@ -671,14 +686,15 @@ export class TimelineView {
 
 // The timeline's hover: the allocations alive at time t, largest first, with
 // their sizes and operators.
-function aliveTip(app, a, t) {
+// column: t is the stacked column's highest instant (what it draws), said so.
+function aliveTip(app, a, t, column) {
   const r = aliveAt(a, t, 8);
   const partial = a.summarised || a.small ? ' <span class="muted">(of those in this report; zoom in for all)</span>' : "";
   const rows = r.top.map((j) => {
     const g = a.groups[a.group[j]], op = a.strings && a.op ? a.strings[a.op[j]] || "" : "";
     return `<div class="tip-row"><span class="num">${escapeHtml(fmtBytes(a.size[j]))}</span> ${escapeHtml(shortOpName(g))}${op && op !== g ? ` <span class="muted">(${escapeHtml(shortOpName(op))})</span>` : ""}</div>`;
   }).join("");
-  return `<div class="tip-alive"><b>alive at ${escapeHtml(app.clock.fmt(t, 6))}</b>: ${plural(r.count, "allocation")}, ${escapeHtml(fmtBytes(r.bytes))}${partial}</div>${rows}` +
+  return `<div class="tip-alive"><b>${column ? "this column, at its highest instant" : "alive at"} ${escapeHtml(app.clock.fmt(t, 6))}</b>: ${plural(r.count, "allocation")}, ${escapeHtml(fmtBytes(r.bytes))}${partial}</div>${rows}` +
     (r.count > r.top.length ? `<div class="muted">… ${groupDigits(r.count - r.top.length)} smaller</div>` : "");
 }
 
@@ -777,15 +793,43 @@ export function renderPeak(sumEl, listEl, app, by) {
     <div>${fmtBytesExact(pk.v)} at <b>${escapeHtml(clock.fmt(pk.t, 6, true))}</b>${clock.mode === "abs" ? " UTC" : ""}</div>` +
     (dev.unmatched ? unmatchedPeakHtml(dev.unmatched)
       : `<div class="muted">${plural(pk.live_count, "allocation")} of the trace live (${fmtBytes(pk.live_tracked)})${pk.untracked ? `; ${fmtBytes(pk.untracked)} allocated before the trace` : ""}</div>`);
-  listEl.innerHTML = barRows(dev.unmatched ? unmatchedBars(dev.unmatched) : pk[by] || []);
+  listEl.innerHTML = barRows(dev.unmatched ? unmatchedBars(dev.unmatched) : pk[by] || [], dev.unmatched ? null : by, app.state.focus);
+  if (!listEl.dataset.bound) { // a click on a row shows only its allocations in the timeline; again, all of them
+    listEl.dataset.bound = "1";
+    listEl.addEventListener("click", (e) => {
+      const row = e.target.closest(".row[data-name]");
+      if (!row) return;
+      const f = app.state.focus, name = row.dataset.name, rb = row.dataset.by, a = app.allocs;
+      const want = f && f.name === name && f.by === rb ? null : { by: rb, name };
+      let n = 0;
+      for (let i = 0; want && a && i < a.n && !n; i++) if (inFocus(a, i, want)) n = 1;
+      if (want && !n) { row.title = name + ": no allocation of the trace in this view (memory allocated before it, say)"; return; }
+      app.state.focus = want;
+      listEl.querySelectorAll(".row[data-name]").forEach((x) => x.classList.toggle("on", !!app.state.focus && x.dataset.name === app.state.focus.name));
+      app.timeline.draw();
+    });
+  }
 }
 
-// [[label, bytes, count]] as labelled bars, the largest first.
-function barRows(rows) {
+// Whether allocation i of a is one the peak list's row focus names ({by, name}):
+// its top-level operator (or user frame) or its category; every one without a focus.
+export function inFocus(a, i, focus) {
+  if (!focus) return true;
+  if (focus.by === "by_category") return !!a.categories && !!a.categories[a.cat[i]] && a.categories[a.cat[i]].name === focus.name;
+  if (focus.by === "by_op") return a.groups[a.group[i]] === focus.name;
+  return true; // a frame of the stack: the page does not hold every allocation's frames
+}
+
+// [[label, bytes, count]] as labelled bars, the largest first; by: what the
+// labels are (the peak list's grouping: its rows can be clicked), focus: the row clicked.
+function barRows(rows, by, focus) {
   const max = rows.reduce((m, r) => Math.max(m, r[1]), 1);
-  return rows.slice(0, 40).map((r) => `<div class="row" title="${escapeHtml(r[0])} · ${plural(r[2], "allocation")}">
+  return rows.slice(0, 40).map((r) => {
+    const clickable = by === "by_op" || by === "by_category";
+    return `<div class="row${clickable && focus && focus.by === by && focus.name === r[0] ? " on" : ""}"${clickable ? ` data-by="${by}" data-name="${escapeHtml(r[0])}"` : ""} title="${escapeHtml(r[0])} · ${plural(r[2], "allocation")}${clickable ? " · click: only these in the timeline" : ""}">
       <span class="name">${escapeHtml(shortOpName(r[0]))}</span><span class="num">${fmtBytes(r[1])}</span>
-      <div class="barbg"><div class="barfg" style="width:${((100 * r[1]) / max).toFixed(1)}%"></div></div></div>`).join("") +
+      <div class="barbg"><div class="barfg" style="width:${((100 * r[1]) / max).toFixed(1)}%"></div></div></div>`;
+  }).join("") +
     (rows.length > 40 ? `<div class="muted">… ${rows.length - 40} more</div>` : "");
 }
 

@@ -1,0 +1,25 @@
+/*
+ * headrank.h — the rank a Kineto trace names itself, read from the head of
+ * its file without parsing the rest: `memlens serve DIR` lists a job's ranks
+ * by their own numbers before it imports them (the import takes seconds a
+ * rank; the head is the first kilobytes).
+ */
+#ifndef ML_HEADRANK_H
+#define ML_HEADRANK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Scans head[0..n) (the first bytes of a file, maybe cut anywhere) for the
+ * top-level "distributedInfo" object of a Kineto trace and its own "rank"
+ * and "world_size" keys (those of the object itself, not of pg_config's
+ * objects inside it).  true with *rank (and *world, -1 where absent) when
+ * a whole non-negative integer rank was found; false otherwise (no such
+ * object in the head, a rank that is not an integer, cut before it). */
+bool ml_head_rank(const char *head, size_t n, int *rank, int *world);
+
+/* The same for a file: reads its first 64 KiB (a gzip file, whose head is
+ * compressed, and one that cannot be read answer false). */
+bool ml_head_rank_file(const char *path, int *rank, int *world);
+
+#endif

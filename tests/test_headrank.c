@@ -1,0 +1,56 @@
+/*
+ * test_headrank.c — importers/headrank.h: the rank a Kineto trace names
+ * itself in its head (`serve DIR` lists ranks by it before they load).
+ */
+#include <string.h>
+
+#include "check.h"
+#include "headrank.h"
+
+static bool scan(const char *s, int *r, int *w) { return ml_head_rank(s, strlen(s), r, w); }
+
+TEST(gen_trace_head)
+{
+    /* as tools/gen_trace and PyTorch write it: pg_config's objects carry "ranks", not "rank" */
+    const char *s = "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [{\"id\": 0, \"name\": \"A100\"}],\n"
+                    "  \"distributedInfo\": {\"backend\": \"nccl\", \"pg_config\": [{\"pg_name\": \"0\", \"rank\": 99, "
+                    "\"ranks\": [0, 1]}], \"rank\": 7, \"world_size\": 16, \"nccl_version\": \"2.21.5\"},\n"
+                    "  \"traceEvents\": [";
+    int r = -1, w = -1;
+    CHECK(scan(s, &r, &w));
+    CHECK_EQ_I64(r, 7);
+    CHECK_EQ_I64(w, 16);
+}
+
+TEST(only_the_top_level_object)
+{
+    int r = -1, w = -1;
+    /* a "distributedInfo" inside an event's args, or a string that says it, is not the trace's */
+    CHECK(!scan("{\"traceEvents\": [{\"args\": {\"distributedInfo\": {\"rank\": 3}}}]}", &r, &w));
+    CHECK(!scan("{\"name\": \"\\\"distributedInfo\\\": {\\\"rank\\\": 3}\"}", &r, &w));
+    CHECK(scan("{\"a\": {\"b\": 1}, \"distributedInfo\": {\"rank\": 0}}", &r, &w));
+    CHECK_EQ_I64(r, 0);
+    CHECK_EQ_I64(w, -1);
+}
+
+TEST(refused)
+{
+    int r = 5, w = 5;
+    CHECK(!scan("{\"distributedInfo\": {\"rank\": 1.5, \"world_size\": 2}}", &r, &w));
+    CHECK(!scan("{\"distributedInfo\": {\"rank\": -1}}", &r, &w));
+    CHECK(!scan("{\"distributedInfo\": {\"rank\": \"7\"}}", &r, &w));
+    CHECK(!scan("{\"distributedInfo\": {\"rank\": 99999999999}}", &r, &w));
+    CHECK(!scan("{\"distributedInfo\": {\"backend\": \"nccl\", \"ra", &r, &w)); /* cut before the rank */
+    CHECK(!scan("{\"distributedInfo\": {\"rank\": 12", &r, &w));              /* cut inside it: 12 or 123? */
+    CHECK(!scan("", &r, &w));
+    CHECK(!ml_head_rank_file("/nonexistent/x.json", &r, &w));
+    CHECK_EQ_I64(r, 5);                                                           /* untouched */
+}
+
+int main(void)
+{
+    RUN(gen_trace_head);
+    RUN(only_the_top_level_object);
+    RUN(refused);
+    return check_report();
+}
