@@ -243,7 +243,8 @@ def load(path_or_dir, rank=None):
     else:
         inputs = [os.fspath(path_or_dir)]
     for p in inputs:
-        if not os.path.exists(p):
+        # RUN@SPAN: one profiling window of a TensorBoard logdir's run (docs/logdirs.md)
+        if not os.path.exists(p) and not ("@" in p and os.path.isdir(p.rsplit("@", 1)[0])):
             raise Error("%s: no such file or directory" % p, p)
     return Run(inputs, rank, tmp)
 

@@ -56,9 +56,14 @@ def test_trace_handler_writes_what_torch_writes_and_memlens_reads_it(tmp_path, c
     assert got["aten::relu"] == 2  # one forward relu per step, one step per active cycle, two cycles
     allocs = run.allocations()
     assert len(allocs) > 0 and set(allocs.device) == {"cpu"}
+    # two profiling windows of one worker: a TensorBoard logdir, whose summary lists its spans
     doc = run.summary()
-    assert [d["id"] for d in doc["devices"]] == ["cpu", "cpu"]
-    assert all(d["alloc_events"] > 0 for d in doc["devices"])
+    spans = doc["runs"][0]["workers"][0]["spans"]
+    assert [s["span"] for s in spans] == [1, 2] and [os.path.basename(s["path"]) for s in spans] == names
+    assert all(s["device"] == "cpu" and s["peak_allocated_bytes"] > 0 for s in spans)
+    doc = memlens.load(str(ours) + "@2").summary()  # one span of it
+    assert [d["id"] for d in doc["devices"]] == ["cpu"]
+    assert doc["devices"][0]["alloc_events"] > 0
 
 
 def test_trace_handler_gzip_summary_and_report(tmp_path, capsys):
