@@ -64,7 +64,7 @@ static void fragmentation(const ml_profile *p, ml_recs *out)
         ml_rec *r = add(out, "fragmentation", share, ML_REC_FRAGMENTATION);
         char reserved[32], idle[32]; /* binary units, as every other size memlens prints */
         const char *env = ml_devkind_words_of(ml_devkind_of_profile(p))->alloc_env; /* NULL: none known */
-        char setting[96] = "Allocating fewer distinct sizes may help.";
+        char setting[160] = "Allocating fewer distinct sizes may help.";
         if (env) snprintf(setting, sizeof setting, "Setting %s=expandable_segments:True, or allocating fewer distinct sizes, may help.", env);
         snprintf(r->text, sizeof r->text,
                  "At the reserved peak of %s, %.1f%% of the %s reserved (%s) held no tensor: the caching "
