@@ -2373,10 +2373,9 @@ static int finish(kineto *k, bool truncated)
      * recorded (seen with torch 2.13: a second schedule cycle, a second
      * profile() in one process). */
     if (k->cpu_total_before > 0)
-        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event; PyTorch counts CPU memory "
-                   "per process and only while a profiler records, so this is what earlier recording windows "
-                   "allocated and were not seen to free (frees while none records are not counted): memory "
-                   "allocated before the trace on the CPU includes bytes that may no longer exist",
+        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event: PyTorch counts CPU memory "
+                   "only while a profiler records, so part of the memory from before the trace may be an earlier "
+                   "window's, freed since",
                 (long long)k->cpu_total_before);
     ml_profile_finish(p);
     return 0;

@@ -49,6 +49,9 @@ try {
   await page.selectOption("#sel-run", "run_c");
   await page.waitForFunction(() => window.__memlens.app.tabs.rank === 3, null, { timeout: 30000 }).catch(() => {});
   ok("choosing it opens its rank", await page.evaluate(() => window.__memlens.app.tabs.rank) === 3);
+  // the picker is redrawn once the rank has opened (after tabs.rank is set): wait for it
+  await page.waitForFunction(() => [...document.querySelectorAll("#sel-rank option")].filter((o) => !o.hidden).length === 1,
+    null, { timeout: 15000 }).catch(() => {});
   const c = await shownRanks();
   ok("the rank picker shows run_c's rank only", c.length === 1 && c[0].includes("host_5.1700000000900"), JSON.stringify(c));
   await page.screenshot({ path: path.join(shots, "follow-new-run.png") });
