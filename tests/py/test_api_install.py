@@ -20,11 +20,10 @@ DATA = os.environ.get("MEMLENS_DATA") or os.path.join(ROOT, "..", "shared", "dat
 CLI = os.path.join(ROOT, os.environ.get("MEMLENS") or "build/memlens")
 UPLOT = os.path.join(ROOT, "web", "node_modules", "uplot", "dist", "uPlot.iife.min.js")
 
-
-
 # make SAN=1 test runs the C under the sanitizers; this test compiles the
 # package again without them and would check nothing new there
 pytestmark = pytest.mark.skipif(os.environ.get("SAN") == "1", reason="pip install . is checked in the normal pass (SAN=1)")
+
 
 def sh(*args, **kw):
     r = subprocess.run(args, capture_output=True, text=True, **kw)
