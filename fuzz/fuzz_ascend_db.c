@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ml_steps_compute(p, &st);
         ml_steps_free(&st);
         ml_gputime g;
-        ml_gputime_compute(p, &g);
+        ml_gputime_compute(p, ML_TIME_EXACT, &g);
         ml_gputime_free(&g);
     }
     ml_profile_free(p);

@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ml_steps_compute(p, &st);
         ml_steps_free(&st);
         ml_gputime g;
-        ml_gputime_compute(p, &g);
+        ml_gputime_compute(p, ML_TIME_EXACT, &g);
         ml_gputime_free(&g);
     } else if (!strstr(e.msg, "fuzz_ascend")) {
         fprintf(stderr, "error message does not name the file: %s\n", e.msg);
