@@ -46,6 +46,10 @@ print(len(d["ranks"][0]["steps"]), [n for n in d["runs"][0]["notes"] if "complet
 done
 t_contains "the importer's note names the first" "$("$MEMLENS" summary "$tmp/step.json")" \
     'note: 1 complete event ("ph": "X") dropped: its "dur" is negative or not a number (the first at byte 211: ProfilerStep#3)'
+# the first bad event has no "name" at all (the fuzzer found its copy of no name)
+printf '{"traceEvents":[{"ph":"X","ts":1,"dur":-1}]}' >"$tmp/noname.json"
+t_contains "a bad dur on an event with no name" "$("$MEMLENS" summary "$tmp/noname.json" 2>&1)" \
+    'note: 1 complete event ("ph": "X") dropped: its "dur" is negative or not a number (the first at byte 16: no name)'
 
 # ---- 4: Ascend times and sizes that cannot be real --------------------------
 MRH='Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type'

@@ -1679,7 +1679,7 @@ static int event_done(kineto *k, event_fields *f, uint64_t ev_off)
             k->bad_dur_off = ev_off;
             size_t n = f->has_name ? k->name_len : 0;
             if (n >= sizeof k->bad_dur_name) n = sizeof k->bad_dur_name - 1;
-            memcpy(k->bad_dur_name, k->name, n);
+            if (n) memcpy(k->bad_dur_name, k->name, n); /* k->name may be NULL */
             k->bad_dur_name[n] = 0;
         }
         return 0;
