@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "perf_runs.h"
+#include "perf_fields.h"
 #include "textwidth.h"
 
 static size_t limit(size_t n, int top) { return top > 0 && (size_t)top < n ? (size_t)top : n; }

@@ -14,42 +14,18 @@
 static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_us",  "memcpy_us",     "memset_us",   "communication_us",
                                                       "runtime_us", "dataloader_us", "cpu_exec_us", "other_us"};
 
-/* ns as exact µs: 98598123 -> "98598.123", 5000 -> "5", -1500 -> "-1.5". */
-static void us(jw *w, const char *key, int64_t ns)
-{
-    jw_key(w, key);
-    jw_us(w, ns);
-}
-
-/* A double with at most `digits` decimals, trailing zeros dropped; null when
- * unknown (< 0) or not finite. */
-static void num(jw *w, const char *key, double v, int digits)
-{
-    jw_key(w, key);
-    if (v < 0) jw_null(w);
-    else jw_fixed(w, v, digits);
-}
-
 /* Mean of total_ns over calls, in µs to the ns. */
 static void mean_us(jw *w, const char *key, int64_t total_ns, int64_t calls)
 {
-    num(w, key, calls > 0 ? (double)total_ns / (double)calls / 1000.0 : 0, 3);
+    ml_perf_json_num(w, key, calls > 0 ? (double)total_ns / (double)calls / 1000.0 : 0, 3);
 }
 
 static void pct_of(jw *w, const char *key, int64_t part, int64_t whole)
 {
-    num(w, key, whole > 0 ? 100.0 * (double)part / (double)whole : 0, 4);
+    ml_perf_json_num(w, key, whole > 0 ? 100.0 * (double)part / (double)whole : 0, 4);
 }
 
 static size_t limit(size_t n, int top) { return top > 0 && (size_t)top < n ? (size_t)top : n; }
-
-const char *ml_perf_step_label(const char *name)
-{
-    if (!name) return "(whole trace)";
-    static const char prefix[] = "ProfilerStep#";
-    if (!strncmp(name, prefix, sizeof prefix - 1) && name[sizeof prefix - 1]) return name + sizeof prefix - 1;
-    return name;
-}
 
 static void write_steps(jw *w, const ml_profile *p, const ml_steps *st)
 {
@@ -59,8 +35,8 @@ static void write_steps(jw *w, const ml_profile *p, const ml_steps *st)
         const ml_step *s = &st->steps.v[k];
         jw_obj(w);
         jw_key(w, "name"); jw_str(w, ml_perf_step_label(s->name ? ml_s(p, s->name) : NULL));
-        for (int r = 0; r < ML_ROLE__COUNT; r++) us(w, role_keys[r], s->cost[r]);
-        us(w, "total_us", s->end - s->begin);
+        for (int r = 0; r < ML_ROLE__COUNT; r++) ml_perf_json_us(w, role_keys[r], s->cost[r]);
+        ml_perf_json_us(w, "total_us", s->end - s->begin);
         jw_end(w);
     }
     jw_end(w);
@@ -92,12 +68,12 @@ static void write_gpus(jw *w, const ml_profile *p, const ml_gpu_metrics_list *gp
             snprintf(buf, sizeof buf, "%d.%d", d->cc_major, d->cc_minor);
             jw_str(w, buf);
         } else jw_null(w);
-        num(w, "utilization_pct", g->utilization < 0 ? -1 : 100 * g->utilization, 4);
-        num(w, "sm_efficiency_pct", g->sm_efficiency < 0 ? -1 : 100 * g->sm_efficiency, 4);
-        num(w, "achieved_occupancy_pct", g->occupancy, 4);
-        num(w, "tensor_core_kernel_pct", g->tc_share < 0 ? -1 : 100 * g->tc_share, 4);
+        ml_perf_json_num(w, "utilization_pct", g->utilization < 0 ? -1 : 100 * g->utilization, 4);
+        ml_perf_json_num(w, "sm_efficiency_pct", g->sm_efficiency < 0 ? -1 : 100 * g->sm_efficiency, 4);
+        ml_perf_json_num(w, "achieved_occupancy_pct", g->occupancy, 4);
+        ml_perf_json_num(w, "tensor_core_kernel_pct", g->tc_share < 0 ? -1 : 100 * g->tc_share, 4);
         jw_key(w, "kernels"); jw_i64(w, g->kernels);
-        us(w, "kernel_us", g->kernel_ns);
+        ml_perf_json_us(w, "kernel_us", g->kernel_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -117,10 +93,10 @@ static void write_operators(jw *w, const ml_profile *p, const ml_op_table *ops, 
         if (shape) jw_str(w, r->shape ? ml_s(p, r->shape) : "");
         else jw_null(w);
         jw_key(w, "calls"); jw_i64(w, r->calls);
-        us(w, "host_self_us", r->host_self_ns);
-        us(w, "host_total_us", r->host_total_ns);
-        us(w, "device_self_us", r->device_self_ns);
-        us(w, "device_total_us", r->device_total_ns);
+        ml_perf_json_us(w, "host_self_us", r->host_self_ns);
+        ml_perf_json_us(w, "host_total_us", r->host_total_ns);
+        ml_perf_json_us(w, "device_self_us", r->device_self_ns);
+        ml_perf_json_us(w, "device_total_us", r->device_total_ns);
         jw_key(w, "tc_eligible"); jw_bool(w, r->tc_eligible);
         pct_of(w, "tc_self_pct", r->tc_self_ns, r->device_self_ns);
         pct_of(w, "tc_total_pct", r->tc_total_ns, r->device_total_ns);
@@ -132,10 +108,10 @@ static void write_operators(jw *w, const ml_profile *p, const ml_op_table *ops, 
         jw_key(w, "name"); jw_str(w, "(others)");
         jw_key(w, "others"); jw_i64(w, (int64_t)o.rows);
         jw_key(w, "calls"); jw_i64(w, o.calls);
-        us(w, "host_self_us", o.host_self_ns);
-        us(w, "host_total_us", o.host_total_ns);
-        us(w, "device_self_us", o.device_self_ns);
-        us(w, "device_total_us", o.device_total_ns);
+        ml_perf_json_us(w, "host_self_us", o.host_self_ns);
+        ml_perf_json_us(w, "host_total_us", o.host_total_ns);
+        ml_perf_json_us(w, "device_self_us", o.device_self_ns);
+        ml_perf_json_us(w, "device_total_us", o.device_total_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -150,12 +126,12 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_table *kt,
         jw_obj(w);
         jw_key(w, "name"); jw_str(w, ml_s(p, r->name));
         jw_key(w, "calls"); jw_i64(w, r->calls);
-        us(w, "total_us", r->total_ns);
+        ml_perf_json_us(w, "total_us", r->total_ns);
         mean_us(w, "mean_us", r->total_ns, r->calls);
-        us(w, "min_us", r->min_ns);
-        us(w, "max_us", r->max_ns);
-        num(w, "blocks_per_sm", r->blocks_per_sm, 4);
-        num(w, "achieved_occupancy_pct", r->occupancy, 4);
+        ml_perf_json_us(w, "min_us", r->min_ns);
+        ml_perf_json_us(w, "max_us", r->max_ns);
+        ml_perf_json_num(w, "blocks_per_sm", r->blocks_per_sm, 4);
+        ml_perf_json_num(w, "achieved_occupancy_pct", r->occupancy, 4);
         jw_key(w, "tensor_cores_used"); jw_bool(w, r->tensor_cores);
         jw_end(w);
     }
@@ -165,7 +141,7 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_table *kt,
         jw_key(w, "name"); jw_str(w, "(others)");
         jw_key(w, "others"); jw_i64(w, (int64_t)o.rows);
         jw_key(w, "calls"); jw_i64(w, o.calls);
-        us(w, "total_us", o.total_ns);
+        ml_perf_json_us(w, "total_us", o.total_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -184,8 +160,8 @@ static void write_modules(jw *w, const ml_modules *m, int top)
         jw_key(w, "depth"); jw_i64(w, r->depth);
         jw_key(w, "occurrences"); jw_i64(w, (int64_t)r->occurrences);
         jw_key(w, "operators"); jw_i64(w, (int64_t)r->operators);
-        us(w, "host_us", r->host_ns);
-        us(w, "device_us", r->device_ns);
+        ml_perf_json_us(w, "host_us", r->host_ns);
+        ml_perf_json_us(w, "device_us", r->device_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -212,10 +188,10 @@ void ml_perf_run_distributed(jw *w, const ml_distributed *d)
         jw_obj(w);
         jw_key(w, "rank"); jw_i64(w, s->rank);
         jw_key(w, "step"); jw_str(w, ml_perf_step_label(s->step && strcmp(s->step, "(whole trace)") ? s->step : NULL));
-        us(w, "computation_us", s->computation_ns);
-        us(w, "communication_us", s->communication_ns);
-        us(w, "overlap_us", s->overlap_ns);
-        us(w, "other_us", s->other_ns);
+        ml_perf_json_us(w, "computation_us", s->computation_ns);
+        ml_perf_json_us(w, "communication_us", s->communication_ns);
+        ml_perf_json_us(w, "overlap_us", s->overlap_ns);
+        ml_perf_json_us(w, "other_us", s->other_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -233,8 +209,8 @@ void ml_perf_run_distributed(jw *w, const ml_distributed *d)
         jw_key(w, "bytes");
         if (c->bytes >= 0) jw_i64(w, c->bytes);
         else jw_null(w);
-        us(w, "total_us", c->total_ns);
-        us(w, "mean_us", c->mean_ns);
+        ml_perf_json_us(w, "total_us", c->total_ns);
+        ml_perf_json_us(w, "mean_us", c->mean_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -301,5 +277,3 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
     jw_end(w);
 }
 
-void ml_perf_json_us(jw *w, const char *key, int64_t ns) { us(w, key, ns); }
-void ml_perf_json_num(jw *w, const char *key, double v, int digits) { num(w, key, v, digits); }

@@ -14,6 +14,7 @@
 #include "distributed.h"
 #include "jsonw.h"
 #include "perf.h"
+#include "perf_fields.h"
 #include "perfdata.h"
 #include "profile.h"
 
@@ -30,14 +31,5 @@ void ml_perf_run_json(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_g
 void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_perf_group group, int top,
                          const ml_distributed *dist, long *dist_at);
 void ml_perf_run_distributed(jw *w, const ml_distributed *d);
-
-/* A time in µs exact to the ns ("98598.123"), and a number with at most
- * `digits` decimals (null when < 0 or not finite), as every runs field. */
-void ml_perf_json_us(jw *w, const char *key, int64_t ns);
-void ml_perf_json_num(jw *w, const char *key, double v, int digits);
-
-/* The step name of the runs array: "5" for "ProfilerStep#5", the name
- * itself for any other, "(whole trace)" for NULL. */
-const char *ml_perf_step_label(const char *name);
 
 #endif

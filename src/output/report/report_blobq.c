@@ -5,6 +5,7 @@
  * encoded on the main thread.
  */
 #include "report_blobq.h"
+#include "report_blob.h"
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report_enc.h"
+#include "textbuf.h"
 
 typedef struct ml_blobq ml_blobq;
 

@@ -1,7 +1,6 @@
 /*
- * report_enc.h — how the HTML report carries data: a growable text buffer
- * with JSON helpers, and typed columns stored as base64 blobs (deflated when
- * that pays off).  The page decodes them with web/src/decode.js; the
+ * report_enc.h — how the HTML report carries data: typed columns stored as
+ * base64 blobs (deflated when that pays off), written with textbuf.h.  The page decodes them with web/src/decode.js; the
  * contract is written down in web/DATA.md.
  *
  * A column is described in the meta JSON as
@@ -17,28 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "textbuf.h"
 #include "vec.h"
-
-typedef struct ml_buf {
-    char *p;
-    size_t len, cap;
-} ml_buf;
-
-void ml_buf_put(ml_buf *b, const void *s, size_t n);
-void ml_buf_puts(ml_buf *b, const char *s);
-void ml_buf_printf(ml_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ml_buf_free(ml_buf *b);
-
-/* JSON string literal (quoted, escaped; "</" written as "<\/" so that it is
- * safe inside a <script> element). */
-void ml_json_str(ml_buf *b, const char *s);
-/* JSON text taken from the input (an arg kept as compact JSON), copied with
- * every byte that begins no valid UTF-8 sequence as U+FFFD and raw control
- * bytes (which compact JSON has only inside strings) escaped: valid JSON
- * whatever bytes the input's strings held. */
-void ml_json_verbatim(ml_buf *b, const char *json);
-/* An int64 as a JSON number when a double holds it exactly, else as a string. */
-void ml_json_i64(ml_buf *b, int64_t v);
 
 /* A column kept as raw values instead of encoded (capture mode, for `memlens
  * serve`, which answers queries from the arrays themselves). */
@@ -79,11 +58,6 @@ void ml_blobs_async(ml_blobs *bl);
  * holds every descriptor written since ml_blobs_async (copies included).
  * The result is byte for byte that of encoding them serially. */
 void ml_blobs_finish(ml_blobs *bl, ml_buf *meta);
-
-/* Blob `id` as its <script> element appended to html: the bytes deflated
- * at `level` when that saves at least a tenth (returns 1), else as they are
- * (returns 0); base64 either way. */
-int ml_blob_encode(ml_buf *html, unsigned id, int level, const void *bytes, size_t nbytes);
 
 /* Frees the blobs (waiting for a worker still running). */
 void ml_blobs_free(ml_blobs *bl);

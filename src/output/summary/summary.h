@@ -13,21 +13,9 @@
 #include "importer.h"
 #include "jsonw.h"
 #include "rankrec.h"
+#include "summary_opts.h"
 
 #define MEMLENS_VERSION "0.1.0"
-
-/* --group-by: which curves the summary (and later the report) breaks out. */
-enum { ML_CURVES_COMPONENT, ML_CURVES_STREAM, ML_CURVES_OVERALL };
-
-typedef struct ml_summary_opts {
-    bool json;
-    ml_group_by by;      /* --by, when by_given; else each profile's default (ml_group_by_default) */
-    bool by_given;
-    int top;             /* groups listed at the peak (default 10) */
-    bool all;            /* show everything: every rank's section, small components */
-    int curves_by;       /* --group-by: ML_CURVES_COMPONENT (default), _STREAM, _OVERALL */
-    int rank;            /* --rank N: only that rank; -1 = all */
-} ml_summary_opts;
 
 /* A job's ranks are summarised one at a time, while each is loaded: its
  * pieces (its text section; its "inputs" and "devices" elements) go to the

@@ -10,7 +10,9 @@
 #include <stdio.h>
 
 #include "jsonw.h"
-#include "summary.h"
+#include "profile.h"
+#include "rankrec.h"
+#include "summary_opts.h"
 
 /* Components under this peak are hidden from the text table unless --all. */
 #define ML_SMALL_COMPONENT (100LL << 20)
