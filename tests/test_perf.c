@@ -20,8 +20,8 @@ static fix fix_new(void)
     fix f;
     f.p = ml_profile_new("t.json", "kineto");
     f.t = f.p->trace = ml_trace_new();
-    f.thread = ml_track_get(f.t, f.p, "100", 3, "100", 3);
-    f.stream = ml_track_get(f.t, f.p, "0", 1, "stream 7", 8);
+    f.thread = ml_track_get(f.t, f.p->strings, "100", 3, "100", 3);
+    f.stream = ml_track_get(f.t, f.p->strings, "0", 1, "stream 7", 8);
     uint16_t d = ml_device_get(f.p, ML_DEV_CUDA, 0);
     ml_device *dev = &f.p->devices.v[d];
     dev->name = ml_intern_cstr(f.p->strings, "Toy GPU");

@@ -408,8 +408,8 @@ TEST(store_sorts_nests_and_counts_partial_overlaps)
 {
     ml_profile *p = ml_profile_new("x", "test");
     ml_trace *t = p->trace = ml_trace_new();
-    uint32_t a = ml_track_get(t, p, "1", 1, "1", 1), b = ml_track_get(t, p, "1", 1, "2", 1);
-    CHECK_EQ_I64(ml_track_get(t, p, "1", 1, "1", 1), a);
+    uint32_t a = ml_track_get(t, p->strings, "1", 1, "1", 1), b = ml_track_get(t, p->strings, "1", 1, "2", 1);
+    CHECK_EQ_I64(ml_track_get(t, p->strings, "1", 1, "1", 1), a);
     ml_str n = ml_intern_cstr(p->strings, "s");
     /* pushed out of order, on two tracks */
     ml_slice_row rows[] = {
@@ -451,7 +451,7 @@ TEST(store_binds_flow_chains)
 {
     ml_profile *p = ml_profile_new("x", "test");
     ml_trace *t = p->trace = ml_trace_new();
-    uint32_t a = ml_track_get(t, p, "1", 1, "1", 1), b = ml_track_get(t, p, "1", 1, "2", 1);
+    uint32_t a = ml_track_get(t, p->strings, "1", 1, "1", 1), b = ml_track_get(t, p->strings, "1", 1, "2", 1);
     ml_str n = ml_intern_cstr(p->strings, "s"), cat = ml_intern_cstr(p->strings, "fwdbwd"),
            other = ml_intern_cstr(p->strings, "other");
     ml_slice_row rows[] = {
@@ -523,8 +523,8 @@ TEST(flow_binding_search_agrees_with_brute_force)
      * flow's ends are the slices a scan of the whole track picks. */
     ml_profile *p = ml_profile_new("x", "test");
     ml_trace *t = p->trace = ml_trace_new();
-    uint32_t tr[3] = {ml_track_get(t, p, "1", 1, "1", 1), ml_track_get(t, p, "1", 1, "2", 1),
-                      ml_track_get(t, p, "0", 1, "7", 1)};
+    uint32_t tr[3] = {ml_track_get(t, p->strings, "1", 1, "1", 1), ml_track_get(t, p->strings, "1", 1, "2", 1),
+                      ml_track_get(t, p->strings, "0", 1, "7", 1)};
     ml_str n = ml_intern_cstr(p->strings, "s"), cat = ml_intern_cstr(p->strings, "ac2g");
     uint64_t rng = 12345;
 #define RND(m) ((rng = rng * 6364136223846793005ull + 1442695040888963407ull), (int64_t)((rng >> 33) % (m)))

@@ -130,7 +130,7 @@ static uint32_t lane(dbt *d, ml_str pid, int64_t tid)
     char s[32];
     snprintf(s, sizeof s, "%lld", (long long)tid);
     const char *ps = ml_s(d->p, pid);
-    return ml_track_get(d->t, d->p, ps, strlen(ps), s, strlen(s));
+    return ml_track_get(d->t, d->p->strings, ps, strlen(ps), s, strlen(s));
 }
 
 static void push(dbt *d, int64_t b, int64_t e, const char *name, uint32_t track, uint8_t kind, int64_t corr,
@@ -292,7 +292,7 @@ static void tasks(dbt *d)
         char tid[48];
         snprintf(tid, sizeof tid, "%lld", (long long)(r->dev << 32 | r->stream));
         const char *pid = ml_s(d->p, d->npu_pid);
-        uint32_t track = ml_track_get(d->t, d->p, pid, strlen(pid), tid, strlen(tid));
+        uint32_t track = ml_track_get(d->t, d->p->strings, pid, strlen(pid), tid, strlen(tid));
         if (d->t->tracks.v[track].kind != ML_TRACK_STREAM) {
             ml_track_set_stream(d->t, track, npu, r->stream);
             char label[48];
@@ -333,7 +333,7 @@ static void npu_side(dbt *d)
             char tid[160];
             snprintf(tid, sizeof tid, "Group %.120s Communication", col_text(st, 3));
             const char *pid = ml_s(d->p, d->hccl_pid);
-            uint32_t track = ml_track_get(d->t, d->p, pid, strlen(pid), tid, strlen(tid));
+            uint32_t track = ml_track_get(d->t, d->p->strings, pid, strlen(pid), tid, strlen(tid));
             d->t->tracks.v[track].kind = ML_TRACK_OTHER;
             push(d, b, e, col_text(st, 2), track, ML_SL_OTHER, -1, ML_NONE32);
         }

@@ -114,7 +114,7 @@ int ml_ascend_kernel_details_add(ml_source *src, ml_profile *p, ml_err *e)
         char tid[32];
         if (stream == ML_ASCEND_HCCL_STREAM) snprintf(tid, sizeof tid, "HCCL");
         else snprintf(tid, sizeof tid, "%lld", (long long)stream);
-        uint32_t track = ml_track_get(t, p, "npu", 3, tid, strlen(tid));
+        uint32_t track = ml_track_get(t, p->strings, "npu", 3, tid, strlen(tid));
         if (t->tracks.v[track].kind != ML_TRACK_STREAM) {
             ml_track_set_stream(t, track, npu, stream);
             char label[40];
@@ -142,7 +142,7 @@ int ml_ascend_kernel_details_add(ml_source *src, ml_profile *p, ml_err *e)
     }
     if (r < 0) rc = -1;
     if (rc == 0) {
-        uint32_t ht = ml_track_get(t, p, "host", 4, "steps", 5);
+        uint32_t ht = ml_track_get(t, p->strings, "host", 4, "steps", 5);
         for (size_t k = 0; k < steps.len; k++) {
             char nm[40];
             snprintf(nm, sizeof nm, "ProfilerStep#%lld", (long long)steps.v[k].id);

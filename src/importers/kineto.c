@@ -1471,7 +1471,7 @@ static uint32_t track_of(kineto *k, const event_fields *f)
             return m->track;
     }
     struct track_memo *m = &k->tracks[k->tracks_next++ % TRACK_MEMO];
-    m->track = ml_track_get(k->t, k->p, f->pid, f->pid_len, f->tid, f->tid_len);
+    m->track = ml_track_get(k->t, k->p->strings, f->pid, f->pid_len, f->tid, f->tid_len);
     memset(m->pid, 0, sizeof m->pid);
     memset(m->tid, 0, sizeof m->tid);
     memcpy(m->pid, f->pid, f->pid_len);

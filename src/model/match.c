@@ -82,18 +82,6 @@ static void map_del(open_map *m, size_t j)
     }
 }
 
-void ml_allocs_clear(ml_profile *p)
-{
-    ml_allocs *a = &p->allocs;
-    VEC_FREE(&a->t_alloc); VEC_FREE(&a->t_free); VEC_FREE(&a->t_free_req);
-    VEC_FREE(&a->ev_alloc); VEC_FREE(&a->ev_free); VEC_FREE(&a->size); VEC_FREE(&a->addr);
-    VEC_FREE(&a->device); VEC_FREE(&a->thread); VEC_FREE(&a->stack); VEC_FREE(&a->stream);
-    VEC_FREE(&a->op); VEC_FREE(&a->op_top); VEC_FREE(&a->category); VEC_FREE(&a->category_reason);
-    VEC_FREE(&a->flags);
-    p->allocs_matched = false;
-    p->allocs_reused = 0;
-}
-
 /* The walk's state: the open allocations by (device, address). */
 struct ml_matcher {
     open_map m;

@@ -34,7 +34,5 @@ size_t ml_matcher_end(ml_matcher *m, ml_profile *p);
 void ml_matcher_drop(ml_matcher *m);
 /* Counts for one device (or all when device < 0), from the allocs table. */
 ml_match_stats ml_match_stats_for(const ml_profile *p, int device);
-/* Empties p->allocs. */
-void ml_allocs_clear(ml_profile *p);
 
 #endif

@@ -36,21 +36,8 @@
 
 #include "strpool.h"
 #include "trace.h"
+#include "units.h"
 #include "vec.h"
-
-#define ML_TIME_NONE INT64_MIN  /* "no time": e.g. allocated before the trace */
-#define ML_TIME_END  INT64_MAX  /* "never freed within the trace" */
-#define ML_NONE32    UINT32_MAX /* absent index in a uint32 column */
-
-#define ML_VALUE_LIMIT ((int64_t)1 << 62) /* |time ns| and |bytes| stay below this (4.6e18) */
-static inline bool ml_value_ok(int64_t v) { return v > -ML_VALUE_LIMIT && v < ML_VALUE_LIMIT; }
-/* a + b, clamped to int64's range. */
-static inline int64_t ml_add_sat(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (!__builtin_add_overflow(a, b, &r)) return r;
-    return b > 0 ? INT64_MAX : INT64_MIN;
-}
 
 /* ---- devices ---------------------------------------------------------- */
 
@@ -349,6 +336,8 @@ typedef struct ml_alloc_row {
     uint8_t category, category_reason, flags;
 } ml_alloc_row;
 size_t ml_alloc_push(ml_profile *p, const ml_alloc_row *row);
+/* Empties p->allocs. */
+void ml_allocs_clear(ml_profile *p);
 size_t ml_allocs_count(const ml_profile *p);
 
 void ml_note(ml_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

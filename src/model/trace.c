@@ -7,7 +7,6 @@
  * callback; then one stack walk per track for parent/depth, a hash of
  * correlation ids for launchers, and a binary search per flow endpoint. */
 #include "trace.h"
-#include "profile.h"
 #include "sortperm.h"
 #include "par.h"
 #include "phase.h"
@@ -137,10 +136,10 @@ uint32_t ml_track_get_ids(ml_trace *t, ml_str pid, ml_str tid)
     return id;
 }
 
-uint32_t ml_track_get(ml_trace *t, struct ml_profile *p, const char *pid, size_t pid_len, const char *tid,
+uint32_t ml_track_get(ml_trace *t, ml_strpool *strings, const char *pid, size_t pid_len, const char *tid,
                       size_t tid_len)
 {
-    return ml_track_get_ids(t, ml_intern(p->strings, pid, pid_len), ml_intern(p->strings, tid, tid_len));
+    return ml_track_get_ids(t, ml_intern(strings, pid, pid_len), ml_intern(strings, tid, tid_len));
 }
 
 /* ---- pushing ---- */
@@ -406,8 +405,7 @@ static void append_the_rest(void *arg)
 #undef APPEND_COL
 #undef MAP_STR
 
-void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src,
-                     const ml_str *smap)
+void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uint32_t *dmap, size_t n_src_devices)
 {
 #define MAP_STR(id) ((id) ? smap[id] : 0)
     uint32_t *tmap = ml_malloc((src->tracks.len + 1) * sizeof *tmap);
@@ -420,8 +418,7 @@ void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, con
         if (d->process_sort == INT64_MAX) d->process_sort = s->process_sort;
         if (d->thread_sort == INT64_MAX) d->thread_sort = s->thread_sort;
         if (s->kind != ML_TRACK_THREAD) d->kind = s->kind;
-        if (s->device >= 0 && s->device < (int32_t)p_src->devices.len)
-            d->device = ml_device_find(p_dst, p_src->devices.v[s->device].id);
+        if (s->device >= 0 && (size_t)s->device < n_src_devices) d->device = (int32_t)dmap[s->device];
         if (s->stream >= 0) d->stream = s->stream;
         tmap[i] = id;
     }

@@ -38,9 +38,9 @@
 #include <stdint.h>
 
 #include "strpool.h"
+#include "units.h"
 #include "vec.h"
 
-struct ml_profile;
 
 /* ---- tracks ------------------------------------------------------------- */
 
@@ -216,7 +216,7 @@ ml_trace *ml_trace_new(void);
 void ml_trace_free(ml_trace *t);
 
 /* Track for (pid, tid) text, created if new. */
-uint32_t ml_track_get(ml_trace *t, struct ml_profile *p, const char *pid, size_t pid_len, const char *tid,
+uint32_t ml_track_get(ml_trace *t, ml_strpool *strings, const char *pid, size_t pid_len, const char *tid,
                       size_t tid_len);
 /* The same for interned text; ml_track_find() creates nothing (ML_NONE32 if absent). */
 uint32_t ml_track_get_ids(ml_trace *t, ml_str pid, ml_str tid);
@@ -266,11 +266,11 @@ ml_str ml_trace_process_name(const ml_trace *t, ml_str pid);
  * ml_trace_finish() widens it further by everything stored. */
 void ml_trace_span(ml_trace *t, int64_t begin, int64_t end);
 
-/* Appends src (the second half of a split file) to dst; track and string ids
- * are mapped through p_src -> p_dst (smap: every string id of p_src's pool
- * to p_dst's, as ml_profile_append() interns them). */
-void ml_trace_append(ml_trace *dst, struct ml_profile *p_dst, ml_trace *src, const struct ml_profile *p_src,
-                     const ml_str *smap);
+/* Appends src (the second half of a split file) to dst, as
+ * ml_profile_append() merges the two profiles: smap maps every string id of
+ * src's pool to dst's, dmap each of src's n_src_devices device indexes to
+ * dst's. */
+void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uint32_t *dmap, size_t n_src_devices);
 
 /* Called from ml_profile_finish(): adds `base_ns` to relative times, sorts
  * slices by (track, ts, dur descending), fills parent/depth/launcher and
