@@ -5,10 +5,11 @@
  * collective library.  One table, so that an NPU run is never described in
  * CUDA words or given CUDA advice (DESIGN.md §12).
  *
- * The kind of a profile (ml_devkind_of_profile): an Ascend export is an NPU;
- * otherwise the first accelerator among its devices (mtia:N, xpu:N, hpu:N;
- * Kineto's PrivateUse1 devices are named "npu:N" by profile.h and count as
- * PrivateUse1 in a Kineto trace); a cuda:N device is ROCm's HIP when the
+ * The kind of a profile (ml_devkind_of_profile): the one its importer names
+ * (p->caps.devkind: an Ascend export is an NPU); otherwise the first
+ * accelerator among its devices (mtia:N, xpu:N, hpu:N; Kineto's PrivateUse1
+ * devices are named "npu:N" by profile.h and count as PrivateUse1 in a
+ * Kineto trace); a cuda:N device is ROCm's HIP when the
  * trace's runtime calls are hip* (PyTorch on ROCm names its devices cuda:N).
  * CUDA when nothing says otherwise.
  */

@@ -70,8 +70,15 @@ test("overview pieces: a bar segment per non-zero part, donut and gauge", () => 
 });
 
 test("why a rank has no time views", () => {
-  assert.match(pvNoPerf({ format: "torch-snapshot", perfWhy: "the trace has no events with a duration" }), /snapshot/);
-  assert.equal(pvNoPerf({ format: "ascend-text", perfWhy: "this Ascend run has no trace_view.json" }), "This Ascend run has no trace_view.json.");
+  const snapshot = { device: "cuda", allocator_state: true, memory_record: true, memory_first: true };
+  const ascend = { device: "npu", device_word: "NPU", insight_names: true, memory_first: true };
+  assert.match(pvNoPerf({ format: "torch-snapshot", caps: snapshot, perfWhy: "the trace has no events with a duration" }), /^A memory snapshot \(torch\.cuda\.memory\._snapshot\)/);
+  assert.match(pvNoPerf({ format: "torch-memory-timeline", caps: { memory_record: true, memory_first: true } }), /^A memory timeline \(export_memory_timeline\)/);
+  assert.equal(pvNoPerf({ format: "ascend-text", caps: ascend, perfWhy: "this Ascend run has no trace_view.json" }), "This Ascend run has no trace_view.json.");
+  assert.equal(pvNoPerf({ format: "ascend-text", caps: ascend }), "This Ascend export has no trace_view.json: it holds memory records only.");
+  // the caps decide, not the format's name (a label)
+  assert.equal(pvNoPerf({ format: "my-snapshot-like-name", caps: {} }), "This input has no operator or kernel events.");
+  assert.equal(pvNoPerf({ format: "ascend-text" }), "This input has no operator or kernel events.");
 });
 
 test("served: getMeta answers one meta object for the page's life (a view asking again keeps the loaded ranks)", async () => {
