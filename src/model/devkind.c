@@ -27,7 +27,7 @@ static const ml_devkind_words words[ML_DK__COUNT] = {
     [ML_DK_XPU] = {"xpu", "GPU", "SYCL", NULL, NULL, "oneCCL", xpu_launches, none},
     [ML_DK_HPU] = {"hpu", "HPU", "SynapseAI", NULL, NULL, "HCCL", none, none},
     [ML_DK_PRIVATEUSE1] = {"privateuse1", "device", "PrivateUse1", NULL, NULL, NULL, none, none},
-    [ML_DK_NPU] = {"npu", "NPU", "CANN", "PYTORCH_NPU_ALLOC_CONF", NULL, "HCCL", none, none},
+    [ML_DK_NPU] = {"npu", "NPU", "CANN", "PYTORCH_NPU_ALLOC_CONF", NULL, "HCCL", none, none, true},
 };
 
 static bool listed(const char *const *list, const char *name)

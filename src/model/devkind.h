@@ -43,6 +43,12 @@ typedef struct ml_devkind_words {
      * leaves out); enqueues_too the others its queue length counts. */
     const char *const *launches;
     const char *const *enqueues_too;
+    /* Every runtime call the trace links to device work launched it, whatever
+     * its name: CANN's connection id ties each call to the tasks it put on a
+     * stream (trace_view.json's "connection_id", the db's connectionId), and
+     * the calls that do are named by the export ("Node@launch", "launch",
+     * "AscendCL@aclnnAdd", "aclrtMemcpyAsync" ...), not by a fixed list. */
+    bool linked_calls_launch;
 } ml_devkind_words;
 
 /* 2 when a runtime call of that name is a launch (words.launches) of some
