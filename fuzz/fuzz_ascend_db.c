@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
     sqlite3_close(db);
     ml_profile *p = ml_profile_new(path, "ascend-db");
+    ml_ascend_caps(p); /* as the db importer does: an NPU, its launches by connectionId */
     p->trace = ml_trace_new();
     ml_err e;
     if (ml_ascend_db_time(path, p, &e) == 0) {

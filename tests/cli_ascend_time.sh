@@ -38,6 +38,27 @@ print(a["device"], a["alloc_env"], a["tensor_cores"], [c["name"] for c in r["ker
     t_eq "json words" "$j" "NPU PYTORCH_NPU_ALLOC_CONF False ['HCCL', 'AI_CORE']"
     out=$("$MEMLENS" perf "$T/ASCEND_PROFILER_OUTPUT/trace_view.json" 2>&1)
     t_contains "trace_view alone: NPU tasks" "$out" "483 kernels"
+    # NPU launches: every CANN call linked to a task by connection_id launched it (Python on the file:
+    # 533 tasks carry a CANN call's connection_id; 26 of them are syncs, EVENT_RECORD/EVENT_WAIT/PLACE_HOLDER)
+    out=$("$MEMLENS" perf --view kernels "$T" 2>&1)
+    t_contains "NPU launches" "$out" "Kernel launches: 507 (calls 205.308 ms, kernels 149.839 ms;"
+    t_contains "NPU launch queue" "$out" "Launch queue per stream (launched, not started)"
+    j=$("$MEMLENS" perf --json "$T" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]
+l = r["launches"]
+print(l["count"], l["launch_delay_outliers"]["top"][0]["launcher"] if "top" in l["launch_delay_outliers"] else "")' 2>&1)
+    t_contains "NPU launches in --json" "$j" "507"
+    # the critical path in NPU words (its JSON keys stay gpu_*)
+    out=$("$MEMLENS" perf --view critical-path "$T" 2>&1)
+    t_contains "critical path: NPU columns" "$out" "CPU NPU compute    NPU comm      Launch Kernel gaps"
+    t_contains "critical path: NPU sync note" "$out" "(the export has no synchronisation events: waits of the host for the NPU are not on the path)"
+    for w in "GPU" "cuda_sync"; do t_lacks "critical path: no '$w'" "$out" "$w"; done
+    j=$("$MEMLENS" perf --view critical-path --json "$T" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]
+print(sorted(k for k in r["critical_path"][0] if k.endswith("_us")))')
+    t_eq "critical path: json keys stable" "$j" "['cpu_us', 'gpu_communication_us', 'gpu_compute_us', 'kernel_kernel_us', 'launch_us', 'path_us']"
 fi
 
 D=$DATA/ascend/db_level1/rank0_ascend_pt
@@ -49,6 +70,7 @@ else
     t_contains "db: step 50" "$out" "  50              151.889 ms"
     t_contains "db: tasks (sqlite3: 481)" "$out" "184.981 ms in 481 kernels"
     t_contains "db: HCCL (sqlite3: 296 tasks, 176.083 ms)" "$out" "     296  176.083 ms"
+    t_contains "db: NPU launches (CANN_API by connectionId)" "$out" "Kernel launches: 505 ("
 fi
 
 O=$DATA/ascend_older/trace_view_2024
@@ -58,6 +80,8 @@ else
     out=$("$MEMLENS" perf "$O/trace_view.json" 2>&1)
     t_contains "old trace_view alone: NPU tasks" "$out" "in 274 kernels"
     t_lacks "old trace_view alone: not a GPU-less trace" "$out" "GPU: none"
+    # its CANN calls' connection_ids name no task (the two sides are numbered apart): no launches to pair
+    t_lacks "old trace_view alone: no launches" "$out" "Kernel launches:"
     mkdir -p "$tmp/kd_ascend_pt/ASCEND_PROFILER_OUTPUT"
     cp "$O/kernel_details.csv" "$tmp/kd_ascend_pt/ASCEND_PROFILER_OUTPUT/"
     out=$("$MEMLENS" perf "$tmp/kd_ascend_pt" 2>&1); rc=$?

@@ -49,6 +49,10 @@ r=$(get "/api/rank?rank=0&wait=5000"); t_eq "rank 200" "${r%% *}" 200
 t_eq "rank meta" "$(echo "${r#* }" | json 'd["loaded"], d["devices"][0]["id"], d["devices"][0]["peak"]["v"]')" "True cuda:0 3145728"
 r=$(get /api/meta); t_eq "meta 200" "${r%% *}" 200
 t_eq "meta ranks" "$(echo "${r#* }" | json 'len(d["ranks"]), d["ranks"][0]["state"]')" "1 ready"
+# what the page decides its views from (web/DATA.md caps): in the rank's object and its slot
+t_eq "meta slot caps" "$(echo "${r#* }" | json 'd["ranks"][0]["format"], d["ranks"][0]["caps"]["device_word"], d["ranks"][0]["caps"]["memory_record"], d["ranks"][0]["caps"]["memory_first"]')" "kineto GPU False False"
+r=$(get "/api/rank?rank=0&wait=5000")
+t_eq "rank caps" "$(echo "${r#* }" | json 'sorted(d["caps"].items())')" "[('allocator_state', False), ('device', 'cuda'), ('device_word', 'GPU'), ('insight_names', False), ('memory_first', False), ('memory_record', False), ('static_graph', False)]"
 r=$(get "/api/curve?rank=0&dev=0&curve=0&px=100"); t_eq "curve 200" "${r%% *}" 200
 t_eq "curve points and max" "$(echo "${r#* }" | json 'max(d["v"]), d["max"], len(d["t"]) == len(d["v"])')" "3145728 3145728 True"
 r=$(get "/api/allocs?rank=0&dev=0&px=1000"); t_eq "allocs 200" "${r%% *}" 200

@@ -21,6 +21,7 @@
 #include "gputime.h"
 #include "importer.h"
 #include "kernels.h"
+#include "launches.h"
 #include "operators.h"
 #include "optree.h"
 #include "recommend.h"
@@ -137,6 +138,17 @@ TEST(old_trace_view_alone)
         CHECK(ml_devkind_of_profile(p) == ML_DK_NPU);
         CHECK_EQ_STR(ml_devkind_words_of(ml_devkind_of_profile(p))->alloc_env, "PYTORCH_NPU_ALLOC_CONF");
         CHECK(ml_devkind_words_of(ml_devkind_of_profile(p))->matrix_units == NULL);
+        /* the CANN call linked to the task launched it (devkind.h linked_calls_launch), whatever its name:
+         * call 307.000 + 5.5 us, task 400.123 + 1.35 us */
+        ml_gpu_timeline tl;
+        ml_gpu_timeline_build(p, ML_TIME_EXACT, &tl);
+        ml_launch_stats ls;
+        ml_launch_stats_compute(&tl, &ls);
+        CHECK_EQ_I64(ls.count, 1);
+        CHECK_EQ_I64(ls.cpu, 5500);
+        CHECK_EQ_I64(ls.gpu, 1350);
+        CHECK_EQ_I64(ls.delay, 400123 - 312500);
+        ml_gpu_timeline_free(&tl);
     }
     ml_profiles_free(&ps);
     rm_rf(d);

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "ascend.h"
 #include "devkind.h"
+#include "importer.h"
 #include "kineto_json.h"
 #include "trace.h"
 
@@ -98,6 +100,8 @@ TEST(plain_cuda_and_ascend)
     CHECK_EQ_I64(ml_devkind_of_profile(p), ML_DK_CUDA);
     ml_profile_free(p);
     p = ml_profile_new("x", "ascend-text");
+    CHECK_EQ_I64(ml_devkind_of_profile(p), ML_DK_CUDA); /* the format's name is a label: the caps decide */
+    ml_ascend_caps(p);                                   /* as every Ascend importer does */
     CHECK_EQ_I64(ml_devkind_of_profile(p), ML_DK_NPU);
     ml_device_get(p, ML_DEV_NPU, 0);
     CHECK_EQ_I64(ml_devkind_of_device(p, &p->devices.v[0]), ML_DK_NPU);
@@ -108,6 +112,41 @@ TEST(plain_cuda_and_ascend)
     ml_profile_free(p);
 }
 
+/* What each importer says its input can show (profile.h ml_caps), on the shared data. */
+static void caps_of(const char *rel, bool npu, bool insight, bool stat, bool alloc_state, bool record, bool first)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", check_data_dir(), rel);
+    ml_profiles ps;
+    memset(&ps, 0, sizeof ps);
+    ml_err e = {{0}};
+    CHECK_EQ_I64(ml_load(path, &ps, &e), 0);
+    CHECK(ps.items.len >= 1);
+    for (size_t i = 0; i < ps.items.len; i++) {
+        const ml_profile *p = ps.items.v[i];
+        CHECK_EQ_I64(p->caps.devkind, npu ? ML_DK_NPU : -1);
+        CHECK_EQ_I64(ml_devkind_of_profile(p) == ML_DK_NPU, npu);
+        CHECK_EQ_I64(p->caps.insight_names, insight);
+        CHECK_EQ_I64(p->caps.static_graph, stat);
+        CHECK_EQ_I64(p->caps.allocator_state, alloc_state);
+        CHECK_EQ_I64(p->caps.memory_record, record);
+        CHECK_EQ_I64(p->caps.memory_first, first);
+    }
+    ml_profiles_free(&ps);
+}
+
+TEST(caps_set_by_importers)
+{
+    /*      input                                                 npu    insight static alloc  record first */
+    caps_of("kineto/hta_cpu_only.pt.trace.json.gz",                false, false, false, false, false, false);
+    caps_of("snapshot/silmont_mem_snapshot.pickle",                false, false, false, true,  true,  true);
+    caps_of("memory_timeline/hta_memory_timeline.raw.json.gz",     false, false, false, false, true,  true);
+    caps_of("ascend/text_level1/rank0_ascend_pt",                  true,  true,  false, false, false, true);
+    caps_of("ascend/db_level1/rank1_ascend_pt",                    true,  true,  false, false, false, true);
+    caps_of("ascend/static",                                       true,  true,  true,  false, false, true);
+    caps_of("ascend_older/trace_view_2024/trace_view.json",        true,  true,  false, false, false, true);
+}
+
 int main(void)
 {
     RUN(words_per_kind);
@@ -116,5 +155,6 @@ int main(void)
     RUN(rocm_trace_is_hip);
     RUN(xpu_and_privateuse1_calls);
     RUN(plain_cuda_and_ascend);
+    RUN(caps_set_by_importers);
     return check_report();
 }

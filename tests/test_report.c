@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ascend.h"
 #include "check.h"
 #include "curve.h"
 #include "m4.h"
@@ -251,6 +252,7 @@ TEST(replayed_curve_starts_at_the_devices_first_event)
     /* An allocator snapshot's shape: a segment is reserved at T, the first
      * block allocated at T+100 and freed at T+200; no recorded totals. */
     ml_profile *p = ml_profile_new("snap.pickle", "torch-snapshot");
+    p->caps.allocator_state = p->caps.memory_record = p->caps.memory_first = true; /* as the importer sets them */
     uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
     const int64_t T = 1700000000000000000LL;
     ml_event ev = { .ts = T, .size = 2 << 20, .thread = ML_NONE32, .device = d, .kind = ML_EV_SEGMENT_ALLOC };
@@ -348,6 +350,7 @@ TEST(curve_labels)
 TEST(component_and_stream_curves)
 {
     ml_profile *p = ml_profile_new("rank0_ascend_pt", "ascend-text");
+    ml_ascend_caps(p); /* as every Ascend importer does */
     uint16_t d = ml_device_get(p, ML_DEV_NPU, 0);
     ml_str head = ml_intern_cstr(p->strings, "PTA+GE"), st = ml_intern_cstr(p->strings, "897357296");
     const int64_t T = 1700000000000000000LL;
@@ -381,6 +384,10 @@ TEST(component_and_stream_curves)
     CHECK_CONTAINS(m.p, "\"group\":\"component\",\"label\":\"PTA+GE Activated\",\"of\":\"PTA+GE\"");
     CHECK_CONTAINS(m.p, "\"label\":\"M6 module\"");
     CHECK(!strstr(m.p, "\"label\":\"M7 module\"") && !strstr(m.p, "SLOG"));
+    /* what the page decides its views from (web/DATA.md caps), after the format's label */
+    CHECK_CONTAINS(m.p, "\"format\":\"ascend-text\",\"caps\":{\"device\":\"npu\",\"device_word\":\"NPU\","
+                        "\"insight_names\":true,\"static_graph\":false,\"allocator_state\":false,"
+                        "\"memory_record\":false,\"memory_first\":true},\"host\":");
     size_t n;
     const int64_t *v = raw_col(&m, &bl, "\"label\":\"2 other modules\"", "\"v\":", &n);
     CHECK(v && n == 3);  /* M7 and M8 summed on the union of their times T+7, T+8, T+20 */
@@ -397,6 +404,7 @@ TEST(component_and_stream_curves)
 TEST(without_operators_allocations_group_by_first_user_frame)
 {
     ml_profile *p = ml_profile_new("snap.pickle", "torch-snapshot");
+    p->caps.allocator_state = p->caps.memory_record = p->caps.memory_first = true; /* as the importer sets them */
     p->time_is_absolute = true;
     uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
     uint32_t f[3] = {

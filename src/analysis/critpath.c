@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devkind.h"
 #include "sortperm.h"
 #include "steps.h"
 #include "u64map.h"
@@ -51,15 +52,10 @@ static uint16_t classify(const char *s)
     static const char *const lock[] = {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"};
     static const char *const blocking[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
                                            "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyAsync"};
-    static const char *const launch[] = {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel",
-                                         "cuLaunchKernelEx", "cudaMemcpyAsync", "cudaMemsetAsync",
-                                         "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
-                                         "hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync",
-                                         "hipMemcpyWithStream"};
     uint16_t f = N_KNOWN;
     if (in_list(s, lock, sizeof lock / sizeof *lock)) f |= N_LOCK;
     if (in_list(s, blocking, sizeof blocking / sizeof *blocking)) f |= N_BLOCKING;
-    if (in_list(s, launch, sizeof launch / sizeof *launch)) f |= N_LAUNCH;
+    if (ml_devkind_launch_call(s)) f |= N_LAUNCH; /* every accelerator's launching calls (devkind.h) */
     if (!strcmp(s, "cudaEventRecord")) f |= N_RECORD;
     if (strstr(s, "forward")) f |= N_FORWARD;
     if (strstr(s, "autograd")) f |= N_AUTOGRAD;

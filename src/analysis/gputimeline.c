@@ -178,6 +178,7 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
     out->last_step_cut = ml_gpu_last_step_cut(p, rules, &cut);
     name_memo memo = {p, NULL, ml_strpool_count(p->strings)};
     memo.bits = ml_calloc(memo.n ? memo.n : 1, 1);
+    bool linked_launch = ml_devkind_words_of(ml_devkind_of_profile(p))->linked_calls_launch; /* (an NPU's) */
     ml_u64map by_corr = {0};
     bool have_map = false;
     VEC(ml_gpu_event) ev = {0};
@@ -209,7 +210,8 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
             ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &e.start, &e.end);
             if (e.launcher != ML_NONE32) {
                 ml_gpu_grid_of(p, rules, s->ts.v[e.launcher], s->dur.v[e.launcher], &e.launch, &e.launch_end);
-                e.launch_kind = (uint8_t)(memo_get(&memo, s->name.v[e.launcher]) >> 3);
+                e.launch_kind = e.work && linked_launch ? ML_LAUNCH_STATS
+                                                        : (uint8_t)(memo_get(&memo, s->name.v[e.launcher]) >> 3);
             }
             if (out->last_step_cut && (e.launcher == ML_NONE32 || e.launch >= cut)) continue;
             uint8_t b = memo_get(&memo, s->name.v[i]);

@@ -55,7 +55,8 @@ ml_kernel_type ml_kernel_type_of(const char *name);
 /* "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER" */
 const char *ml_kernel_type_name(ml_kernel_type t);
 
-/* How the launching call is counted (by its name). */
+/* How the launching call is counted (by its name; on an NPU, every call linked
+ * to a task: devkind.h linked_calls_launch). */
 enum {
     ML_LAUNCH_NONE = 0,     /* no launching call, or one of another name */
     ML_LAUNCH_QUEUE = 1,    /* enqueues on a stream: counts for the queue length (cuLaunchKernel ...) */

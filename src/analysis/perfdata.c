@@ -2,6 +2,7 @@
  * perfdata.c — runs the time-side analyses of one rank in order.
  */
 #include "perfdata.h"
+#include "devkind.h"
 #include "par.h"
 #include "phase.h"
 
@@ -13,9 +14,9 @@
 const char *ml_perf_unavailable(const ml_profile *p)
 {
     if (!p->trace) {
-        const char *f = p->format ? p->format : "";
-        if (!strncmp(f, "ascend", 6)) return "this Ascend run has no time data (trace_view.json, kernel_details.csv, or the db's TASK table): no operators or kernels with times";
-        if (!strcmp(f, "kineto")) return "the trace was loaded without its time side";
+        if (ml_devkind_of_profile(p) == ML_DK_NPU) /* (an Ascend export: its importer says so) */
+            return "this Ascend run has no time data (trace_view.json, kernel_details.csv, or the db's TASK table): no operators or kernels with times";
+        if (!p->caps.memory_record) return "the trace was loaded without its time side";
         return "this input records memory only (no operators or kernels with times)";
     }
     if (!p->trace->slices.ts.len) return "the trace has no events with a duration";

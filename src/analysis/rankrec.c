@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "curve.h"
+#include "devkind.h"
 #include "perfdata.h"
 
 /* ---- from a profile ------------------------------------------------------ */
@@ -147,6 +148,8 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t by
     r->world_size = p->world_size;
     r->path = ml_strdup(p->path);
     r->format = ml_strdup(p->format);
+    r->caps = p->caps;
+    r->caps.devkind = (int8_t)ml_devkind_of_profile(p);
     r->host = p->host ? ml_strdup(ml_s(p, p->host)) : NULL;
     r->input_bytes = bytes;
     r->first_time_ns = ml_profile_first_time(p);
@@ -277,6 +280,7 @@ void ml_rankrec_pack(const ml_rankrec *r, ml_spool *s, ml_bytes *out)
     ml_bytes_put_i64(out, r->world_size);
     ml_bytes_put_str(out, r->path);
     ml_bytes_put_str(out, r->format);
+    ml_bytes_put(out, &r->caps, sizeof r->caps);
     ml_bytes_put_str(out, r->host);
     ml_bytes_put_str(out, r->backend);
     ml_bytes_put_str(out, r->perf_why);
@@ -343,6 +347,8 @@ size_t ml_rankrec_unpack(const char *p, size_t n, ml_spool *s, ml_rankrec **out)
     r->world_size = (int)ml_bytes_get_i64(&d);
     r->path = ml_bytes_get_str(&d);
     r->format = ml_bytes_get_str(&d);
+    const void *caps = ml_bytes_take(&d, sizeof r->caps);
+    if (caps) memcpy(&r->caps, caps, sizeof r->caps);
     r->host = ml_bytes_get_str(&d);
     r->backend = ml_bytes_get_str(&d);
     r->perf_why = ml_bytes_get_str(&d);

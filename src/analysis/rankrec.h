@@ -10,7 +10,8 @@
  * MPI processes.
  *
  * A record holds:
- *   - who the rank is: rank, world size, path, format, host;
+ *   - who the rank is: rank, world size, path, format, what it can show
+ *     (caps), host;
  *   - its memory: the peak allocated and reserved of each accelerator
  *     device, and of the main device (the accelerator with the highest
  *     peak; cpu when there is none), its out-of-memory events;
@@ -74,6 +75,7 @@ typedef struct ml_rankrec {
     size_t unit_k;          /* the last keys of the rank order */
     int rank, world_size;   /* -1 if unknown */
     char *path, *format, *host, *backend; /* host, backend: NULL if unknown */
+    ml_caps caps;           /* the profile's (profile.h), devkind resolved (ml_devkind_of_profile) */
     int64_t input_bytes;    /* the unit's size on disk, -1 if unknown */
     int64_t first_time_ns;  /* its earliest time (ml_profile_first_time), INT64_MAX if none */
     bool time_is_absolute;

@@ -265,7 +265,7 @@ int ml_cmd_snapshot(int argc, char **argv, const ml_cli_io *io)
     int rc = 0;
     for (size_t i = 0; i < ps.items.len; i++) {
         const ml_profile *p = ps.items.v[i];
-        if (!p->format || strcmp(p->format, "torch-snapshot") != 0) {
+        if (!p->caps.allocator_state) {
             fprintf(io->err, "memlens: %s: not a CUDA allocator snapshot (format %s)\n", p->path,
                     p->format ? p->format : "unknown");
             rc = 2;

@@ -117,6 +117,10 @@ bool ml_ascend_has_app(const ml_profile *p);
 bool ml_ascend_only_frees(int64_t bytes, int64_t unit);
 /* The note for n such samples (nothing for 0). */
 void ml_ascend_note_only_frees(ml_profile *p, int64_t n);
+/* What an Ascend export can show (profile.h ml_caps): an NPU, in MindStudio
+ * Insight's words, memory first.  Every Ascend importer calls it on the
+ * profiles it makes; a static graph's adds static_graph. */
+void ml_ascend_caps(ml_profile *p);
 /* Copies the headline component (PTA+GE, else PTA) of each device into the
  * component-0 series; call once after all files, before ml_profile_finish. */
 void ml_ascend_overall(ml_profile *p);

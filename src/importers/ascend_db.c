@@ -425,6 +425,7 @@ int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n)
 
 int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e)
 {
+    ml_ascend_caps(p);
     if (strcmp(ml_source_name(src), "<stdin>") == 0)
         return ml_fail(e, "<stdin>: an Ascend SQLite export must be read from a file, not stdin");
     if (ml_source_is_gzip(src))

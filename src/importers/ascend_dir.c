@@ -432,6 +432,7 @@ int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, si
     closedir(d);
 
     p = ml_profile_new(dir, "ascend-text");
+    ml_ascend_caps(p);
     p->rank = rank;
     if ((rc = load_memory(p, odir, want, e)) < 0) goto fail;
     if (rc) {
@@ -446,7 +447,7 @@ int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, si
     char *f = join(odir, "static_op_mem.csv");
     bool here;
     if ((rc = present(f, &here, e)) == 0 && here) {
-        p = ml_profile_new(dir, "ascend-static");
+        p = ml_profile_new(dir, "ascend-static"); /* (ml_ascend_csv_add sets its caps) */
         p->rank = rank;
         if ((rc = add_file(f, p, ml_ascend_csv_add, e)) == 0) {
             ml_profile_finish(p);

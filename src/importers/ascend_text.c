@@ -3,6 +3,7 @@
 #include "ascend.h"
 #include "csv.h"
 #include "decimal.h"
+#include "devkind.h"
 #include "importer.h"
 
 #include <stdio.h>
@@ -176,6 +177,13 @@ void ml_ascend_record(ml_profile *p, uint16_t dev, ml_str comp, ml_str stream, i
     if (active) push_point(p, dev, ML_SERIES_ACTIVE, comp, stream, t, *active);
 }
 
+void ml_ascend_caps(ml_profile *p)
+{
+    p->caps.devkind = ML_DK_NPU;
+    p->caps.insight_names = true;
+    p->caps.memory_first = true;
+}
+
 void ml_ascend_overall(ml_profile *p)
 {
     if (ml_allocs_count(p) && !p->time_is_event_order)
@@ -347,6 +355,8 @@ static int64_t read_static_op_mem(ml_csv *c, ml_profile *p, ml_err *e)
         ml_csv_need(c, "Size(KB)", &csize, e))
         return -1;
     p->format = "ascend-static";
+    ml_ascend_caps(p);
+    p->caps.static_graph = true;
     p->time_is_event_order = true;
     p->time_is_absolute = false;
     int r;
@@ -465,6 +475,7 @@ int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n)
 
 int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e)
 {
+    ml_ascend_caps(p);
     if (ml_ascend_csv_add(src, p, e)) return -1;
     ml_ascend_overall(p);
     ml_profile_finish(p);

@@ -253,6 +253,7 @@ static int pass(const char *name, const char *buf, size_t len, ml_profile *p,
 
 int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e)
 {
+    ml_ascend_caps(p);
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, 4096, e);
     const char *kind = csv_kind(head, n);

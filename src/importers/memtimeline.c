@@ -513,6 +513,8 @@ fail:
 
 int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
 {
+    p->caps.memory_record = true;
+    p->caps.memory_first = true;
     reader r = {js_open(src), e};
     VEC(int64_t) first = {0};
     VEC(int64_t) second = {0};

@@ -993,6 +993,9 @@ out:
 
 int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
 {
+    p->caps.allocator_state = true;
+    p->caps.memory_record = true;
+    p->caps.memory_first = true;
     imp im = {.p = p, .name = ml_source_name(src), .last_stream = INT64_MIN};
     im.st = ml_pvs_new(p->strings);
     memset(im.key_code, K__COUNT, sizeof im.key_code);

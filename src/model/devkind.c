@@ -27,7 +27,7 @@ static const ml_devkind_words words[ML_DK__COUNT] = {
     [ML_DK_XPU] = {"xpu", "GPU", "SYCL", NULL, NULL, "oneCCL", xpu_launches, none},
     [ML_DK_HPU] = {"hpu", "HPU", "SynapseAI", NULL, NULL, "HCCL", none, none},
     [ML_DK_PRIVATEUSE1] = {"privateuse1", "device", "PrivateUse1", NULL, NULL, NULL, none, none},
-    [ML_DK_NPU] = {"npu", "NPU", "CANN", "PYTORCH_NPU_ALLOC_CONF", NULL, "HCCL", none, none},
+    [ML_DK_NPU] = {"npu", "NPU", "CANN", "PYTORCH_NPU_ALLOC_CONF", NULL, "HCCL", none, none, true},
 };
 
 static bool listed(const char *const *list, const char *name)
@@ -52,7 +52,8 @@ const ml_devkind_words *ml_devkind_words_of(ml_devkind k)
     return &words[(unsigned)k < ML_DK__COUNT ? k : ML_DK_CUDA];
 }
 
-static bool is_ascend(const ml_profile *p) { return p->format && !strncmp(p->format, "ascend", 6); }
+/* Whether the importer says the producer is Ascend's (profile.h ml_caps). */
+static bool is_ascend(const ml_profile *p) { return p->caps.devkind == ML_DK_NPU; }
 
 /* Whether the trace's first runtime call is ROCm's (hipLaunchKernel ...). */
 static bool runtime_is_hip(const ml_profile *p)
@@ -80,7 +81,7 @@ ml_devkind ml_devkind_of_device(const ml_profile *p, const ml_device *d)
 
 ml_devkind ml_devkind_of_profile(const ml_profile *p)
 {
-    if (is_ascend(p)) return ML_DK_NPU;
+    if (p->caps.devkind >= 0 && p->caps.devkind < ML_DK__COUNT) return (ml_devkind)p->caps.devkind;
     for (size_t i = 0; i < p->devices.len; i++) {
         const ml_device *d = &p->devices.v[i];
         if (d->kind == ML_DEV_CPU || d->kind == ML_DEV_OTHER || d->kind == ML_DEV_META) continue;

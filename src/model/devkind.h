@@ -5,10 +5,11 @@
  * collective library.  One table, so that an NPU run is never described in
  * CUDA words or given CUDA advice (DESIGN.md §12).
  *
- * The kind of a profile (ml_devkind_of_profile): an Ascend export is an NPU;
- * otherwise the first accelerator among its devices (mtia:N, xpu:N, hpu:N;
- * Kineto's PrivateUse1 devices are named "npu:N" by profile.h and count as
- * PrivateUse1 in a Kineto trace); a cuda:N device is ROCm's HIP when the
+ * The kind of a profile (ml_devkind_of_profile): the one its importer names
+ * (p->caps.devkind: an Ascend export is an NPU); otherwise the first
+ * accelerator among its devices (mtia:N, xpu:N, hpu:N; Kineto's PrivateUse1
+ * devices are named "npu:N" by profile.h and count as PrivateUse1 in a
+ * Kineto trace); a cuda:N device is ROCm's HIP when the
  * trace's runtime calls are hip* (PyTorch on ROCm names its devices cuda:N).
  * CUDA when nothing says otherwise.
  */
@@ -42,6 +43,12 @@ typedef struct ml_devkind_words {
      * leaves out); enqueues_too the others its queue length counts. */
     const char *const *launches;
     const char *const *enqueues_too;
+    /* Every runtime call the trace links to device work launched it, whatever
+     * its name: CANN's connection id ties each call to the tasks it put on a
+     * stream (trace_view.json's "connection_id", the db's connectionId), and
+     * the calls that do are named by the export ("Node@launch", "launch",
+     * "AscendCL@aclnnAdd", "aclrtMemcpyAsync" ...), not by a fixed list. */
+    bool linked_calls_launch;
 } ml_devkind_words;
 
 /* 2 when a runtime call of that name is a launch (words.launches) of some

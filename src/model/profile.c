@@ -38,6 +38,7 @@ ml_profile *ml_profile_new(const char *path, const char *format)
     ml_profile *p = ml_calloc(1, sizeof *p);
     p->path = ml_strdup(path ? path : "");
     p->format = format;
+    p->caps.devkind = -1; /* the devices tell */
     p->rank = -1;
     p->world_size = -1;
     p->strings = ml_strpool_new();

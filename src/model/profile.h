@@ -212,11 +212,34 @@ typedef struct ml_block {
     uint32_t segment;
 } ml_block;
 
+/* ---- what the input can show ------------------------------------------ */
+
+/* Set by the importer that read the input (never inferred from the format's
+ * name, which is a label): the outputs, `memlens snapshot` and the web UI
+ * (the report's "caps", web/DATA.md) read these.  All false and devkind -1
+ * for a Kineto trace, whose devices and runtime calls tell the rest. */
+typedef struct ml_caps {
+    int8_t devkind;             /* the accelerator the producer is made for (ml_devkind, devkind.h:
+                                 * ML_DK_NPU for an Ascend export); -1: the devices and runtime calls tell */
+    bool insight_names;         /* memory curves and columns in MindStudio Insight's words ("PTA
+                                 * Allocated"): the producer's own viewer (Ascend exports) */
+    bool static_graph;          /* memory by a static graph's node index, no times (Ascend's
+                                 * static_op_mem.csv): report_static.c's view */
+    bool allocator_state;       /* the caching allocator's segments and blocks and its event history
+                                 * (a CUDA allocator snapshot): `memlens snapshot`, the segment views */
+    bool memory_record;         /* a record of memory alone that never has operators, kernels or
+                                 * steps (allocator snapshots, memory timelines) */
+    bool memory_first;          /* the producer records memory first (snapshots, memory timelines,
+                                 * Ascend's memory files): the page opens on its Memory view */
+} ml_caps;
+
 /* ---- the profile ------------------------------------------------------ */
 
 typedef struct ml_profile {
     char *path;                 /* input it came from (file or directory) */
-    const char *format;         /* "kineto", "torch-snapshot", "ascend-text", ... (static string) */
+    const char *format;         /* "kineto", "torch-snapshot", "ascend-text", ... (static string): a
+                                 * label for outputs; what the input can show is in caps */
+    ml_caps caps;
     int rank;                   /* -1 if unknown */
     int world_size;             /* -1 if unknown */
     ml_str host;                /* the host's name where the input says it (Ascend HOST_INFO), 0 if unknown */

@@ -15,6 +15,7 @@
 #include "headrank.h"
 #include "importer.h"
 #include "loadpar.h"
+#include "report_caps.h"
 
 typedef VEC(ml_sv_rank *) ml_sv_rank_vec;
 typedef VEC(char *) ml_str_vec;
@@ -502,6 +503,7 @@ static void slot_json(ml_ranks *rs, size_t k, ml_buf *out) /* lock held */
         const ml_profile *p = s->view->p;
         ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d,\"format\":", p->rank, p->world_size);
         ml_json_str(out, p->format);
+        ml_report_caps_json(out, &p->caps, ml_devkind_of_profile(p));
         ml_buf_printf(out, ",\"devices\":%zu", s->view->ndev);
     } else if (s->head_rank >= 0) /* not loaded yet: the rank its head names */
         ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d", s->head_rank, s->head_world);

@@ -68,8 +68,8 @@ class App {
     else if (this.source.comparePairs && this.source.comparePairs().length) await this.tabs.go("compare"); // `memlens diff -o`: the comparison first
     else if (this.tabs.shown.includes("cluster") && this.meta.ranks.length > 8) await this.tabs.go("cluster"); // a job: its ranks side by side
     else {
-      // a snapshot, a memory timeline or an Ascend export is about memory: it opens there
-      const r = this.meta.ranks[rank] || {}, memFirst = /snapshot|timeline|ascend/i.test(r.format || "") && (r.devices || []).length > 0;
+      // an input that records memory first (a snapshot, a memory timeline, an Ascend export: its caps) opens there
+      const r = this.meta.ranks[rank] || {}, memFirst = !!(r.caps && r.caps.memory_first) && (r.devices || []).length > 0;
       await this.tabs.go(perf && !memFirst ? "overview" : "memory");
     }
     $("loading").remove();

@@ -1,7 +1,7 @@
 // critpath.js — the critical path over the Trace view (perf.critical_path,
 // web/DATA.md; src/analysis/critpath.h): each step's path as legs, a leg on
 // one track drawn as a thick bar over the track's top edge (coloured by
-// what its time is: CPU, GPU compute, GPU communication, launch delay, gaps
+// what its time is: CPU, GPU (NPU ...) compute, communication, launch delay, gaps
 // between kernels), a leg between tracks (a launch, a sync, a wait) as an
 // arrow.  The Trace view's "Critical path" button turns it on and off.
 //
@@ -17,6 +17,12 @@ import { arrowhead } from "./arrow.js";
 // Colour-blind safe (Okabe–Ito), by kind: cpu, gpu_compute, gpu_communication, launch, kernel_kernel, none.
 export const CP_COLOURS = ["#0072B2", "#009E73", "#CC79A7", "#E69F00", "#D55E00", "#999999"];
 export const CP_LABELS = ["CPU", "GPU compute", "GPU communication", "launch delay", "kernel gaps", "wait"];
+// The labels in the words of the rank's accelerator (perf.accelerator.device: "GPU", "NPU" ...); the
+// kinds' keys (gpu_compute ...) stay as they are.
+export function cpLabels(dev) {
+  const d = dev || "GPU";
+  return ["CPU", `${d} compute`, `${d} communication`, "launch delay", "kernel gaps", "wait"];
+}
 // The Trace view's search highlight, by theme: the page's foreground contrast
 // (black on light, white on dark), none of the critical path's colours (the
 // vermillion it used was the kernel gaps' one).
@@ -30,6 +36,7 @@ export function cpOverlay(perf, begin) {
   const ov = {
     n, ft: new Int32Array(n), fd: new Int32Array(n), fx: new Float64Array(n), tt: new Int32Array(n), td: new Int32Array(n),
     tx: new Float64Array(n), kind: new Uint8Array(n), w: new Float64Array(n), kinds: cp.kinds || [], has_sync: cp.has_sync,
+    dev: (perf.accelerator || {}).device || "GPU", labels: cpLabels((perf.accelerator || {}).device),
     steps: cp.steps.map((s) => ({ name: s.name, t0: begin + s.begin, t1: begin + s.end, ok: s.ok, path_ns: s.path_ns, by_kind: s.by_kind })),
   };
   let k = 0;
@@ -90,8 +97,10 @@ export function cpSummary(ov, t) {
   const parts = [];
   for (let k = 0; k < 5; k++) {
     const v = s.by_kind[k] || 0;
-    if (v > 0) parts.push(`${CP_LABELS[k]} ${fmtDur(v)} (${(100 * v / (s.path_ns || 1)).toFixed(1)} %)`);
+    if (v > 0) parts.push(`${(ov.labels || CP_LABELS)[k]} ${fmtDur(v)} (${(100 * v / (s.path_ns || 1)).toFixed(1)} %)`);
   }
+  const dev = ov.dev || "GPU";
   return `${s.name}: critical path ${fmtDur(s.path_ns)} — ${parts.join(" · ")}` +
-    (ov.has_sync ? "" : " · the trace has no cuda_sync events, so host waits for the GPU are not on it");
+    (ov.has_sync ? "" : dev === "NPU" ? " · the export has no synchronisation events, so host waits for the NPU are not on it"
+      : ` · the trace has no cuda_sync events, so host waits for the ${dev} are not on it`);
 }

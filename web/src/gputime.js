@@ -74,8 +74,10 @@ export function gtKernelTypes(g) {
 }
 
 // The launch statistics: totals, the delay histogram, the outlier lists (links to the Trace view).
-export function gtLaunches(g) {
+// dev: what one device is called (perf.accelerator.device): an NPU's launches are its CANN calls.
+export function gtLaunches(g, dev) {
   const l = g && g.launches;
+  if (!l && dev === "NPU") return '<p class="muted">No kernel launches to pair (no CANN call linked to a task by its connection id).</p>';
   if (!l) return '<p class="muted">No kernel launches to pair (no cudaLaunchKernel, cudaMemcpyAsync, cudaMemsetAsync or hip* call with a kernel of the same correlation id).</p>';
   let h = `<dl class="gt-dl"><dt>Launches</dt><dd>${groupDigits(l.count)}</dd><dt>Launching calls</dt><dd>${pvNs(l.cpu_ns)}</dd>` +
     `<dt>Kernels</dt><dd>${pvNs(l.gpu_ns)}</dd><dt>Launch delay</dt><dd>${pvNs(l.delay_ns)} in all, ${pvNs(l.delay_ns / l.count)} per launch, ${pvNs(l.delay_max_ns)} at most</dd></dl>`;

@@ -124,7 +124,7 @@ export class KernelsView extends PerfTableView {
     this.gt.innerHTML =
       `<section class="panel gt-kt" id="kn-types"><div class="bar"><h2>Kernel types</h2><span class="muted">time with each combination busy, overlaps apart (HolisticTraceAnalysis)</span></div>${gtKernelTypes(g) || '<p class="muted">No computation, communication or memory kernels.</p>'}${gtIdle(g, (this.perf && this.perf.accelerator || {}).device)}` +
       (queues ? `<h3 id="kn-queues">Launch queue and bandwidth</h3>${queues}` : "") + "</section>" +
-      `<section class="panel gt-launch" id="kn-launches"><div class="bar"><h2>Kernel launches</h2>${note}</div>${gtLaunches(g)}</section>`;
+      `<section class="panel gt-launch" id="kn-launches"><div class="bar"><h2>Kernel launches</h2>${note}</div>${gtLaunches(g, (this.perf && this.perf.accelerator || {}).device)}</section>`;
     gtBind(this.gt, this.app, rank);
   }
 }

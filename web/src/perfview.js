@@ -20,13 +20,13 @@ export function pvWhy(el, title, why, hint) {
 
 // The reason a rank has no time side (the meta's perfWhy), in words.
 export function pvNoPerf(rank) {
-  const r = rank || {}, f = r.format || "";
+  const r = rank || {}, c = r.caps || {};
   if (r.summarised) return r.perfWhy.charAt(0).toUpperCase() + r.perfWhy.slice(1) + ".";
-  // the formats that never have a time side say so in their own words; else the analyses' reason
-  if (/snapshot/i.test(f)) return "A memory snapshot (torch.cuda.memory._snapshot) holds the allocator's events only: it has no operators, kernels or step times. Profile with torch.profiler for those.";
-  if (/timeline/i.test(f)) return "A memory timeline (export_memory_timeline) holds memory only: it has no operators, kernels or step times.";
+  // the inputs that never have a time side say so in their own words (their caps); else the analyses' reason
+  if (c.allocator_state) return "A memory snapshot (torch.cuda.memory._snapshot) holds the allocator's events only: it has no operators, kernels or step times. Profile with torch.profiler for those.";
+  if (c.memory_record) return "A memory timeline (export_memory_timeline) holds memory only: it has no operators, kernels or step times.";
   if (r.perfWhy) return r.perfWhy.charAt(0).toUpperCase() + r.perfWhy.slice(1) + ".";
-  if (/ascend/i.test(f)) return "This Ascend export has no trace_view.json: it holds memory records only.";
+  if (c.insight_names) return "This Ascend export has no trace_view.json: it holds memory records only.";
   return "This input has no operator or kernel events.";
 }
 

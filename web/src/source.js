@@ -350,7 +350,7 @@ export class HttpSource {
   }
 
   slotRank(s) {
-    return { rank: s.rank ?? -1, world_size: s.world_size ?? -1, path: s.path, format: s.format || "", time: "abs",
+    return { rank: s.rank ?? -1, world_size: s.world_size ?? -1, path: s.path, format: s.format || "", caps: s.caps || null, time: "abs",
       notes: [], devices: [], strings: [], loaded: false, slot: s };
   }
 

@@ -91,10 +91,10 @@ export function isNavigation(a, b) {
 // none (allocator snapshots, memory timelines), their keys keeping their numbers.
 export const TIME_VIEWS = ["overview", "operators", "kernels", "trace", "modules"];
 
-// Whether every rank is of a memory-only format (known: a served rank not
-// loaded yet has no format, and may be a trace).
+// Whether every rank is a record of memory alone (its caps.memory_record: known only
+// once loaded; a served rank not loaded yet has no caps, and may be a trace).
 export function memoryOnly(ranks) {
-  return !!ranks && ranks.length > 0 && ranks.every((r) => r && /snapshot|memory-timeline/i.test(r.format || "") && !r.trace);
+  return !!ranks && ranks.length > 0 && ranks.every((r) => r && r.caps && r.caps.memory_record && !r.trace);
 }
 
 // The Memory state an address names (app.js memHash writes it).

@@ -551,7 +551,7 @@ class TraceView {
       const text = cpSummary(this.cp, (t0 + t1) / 2);
       if (this.cpNote.dataset.text !== text) {
         this.cpNote.dataset.text = text;
-        this.cpNote.innerHTML = CP_LABELS.map((l, k) => `<span class="lg"><i style="background:${CP_COLOURS[k]}"></i>${l}</span>`).join(" ") +
+        this.cpNote.innerHTML = (this.cp.labels || CP_LABELS).map((l, k) => `<span class="lg"><i style="background:${CP_COLOURS[k]}"></i>${l}</span>`).join(" ") +
           ` <span class="tr-cpstep">${escapeHtml(text)}</span>`;
       }
     }

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
 
-await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", cores = "HCCL,AI_CORE"]) => {
+await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", cores = "HCCL,AI_CORE", launches = ""]) => {
   fs.mkdirSync(shots, { recursive: true });
   const errors = [];
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
@@ -39,6 +39,10 @@ await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", c
   ok("Kernels: COMMUNICATION among the kernel types", /COMMUNICATION/.test(kn), kn.slice(0, 300));
   const hasCore = await page.evaluate(() => { const o = document.querySelector('#v-kernels .pv-group option[value="core"]'); return !!o && !o.hidden; });
   ok("Kernels: group by Accelerator Core is offered", hasCore);
+  // NPU launches: the CANN calls linked to tasks (cli_ascend_time.sh has the figures); none without a trace_view
+  const kl = await page.textContent("#kn-launches").catch(() => "");
+  if (launches) ok(`Kernels: ${launches} NPU launches`, new RegExp(`Launches\\s*${launches.replace(",", ",?")}`).test(kl), kl.slice(0, 300));
+  else ok("Kernels: no launches to pair, in CANN's words", /no CANN call linked to a task/.test(kl) || !kl, kl.slice(0, 300));
   await shot("kernels");
   await page.selectOption("#v-kernels .pv-group", "core");
   await page.waitForTimeout(400);

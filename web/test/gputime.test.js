@@ -43,5 +43,6 @@ test("panels: the figures of the perf object, the outliers linked by name and st
   const l = gtLaunches(g);
   assert.match(l, /<a class="gt-call" href="#" data-ts="60000" data-dur="10000" data-name="gemm&lt;a&amp;b&gt;"/);
   assert.match(l, /the 1 worst of 3/);
-  assert.match(gtLaunches({ launches: null }), /No kernel launches to pair/);
+  assert.match(gtLaunches({ launches: null }), /No kernel launches to pair \(no cudaLaunchKernel/);
+  assert.match(gtLaunches({ launches: null }, "NPU"), /No kernel launches to pair \(no CANN call linked to a task by its connection id\)/);
 });

@@ -3,6 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { moduleTree, moduleRows } from "../src/modules.js";
+import { cpOverlay, cpSummary, cpLabels, CP_LABELS } from "../src/critpath.js";
 import { distByRank, distFromSteps, collColumns, collTitle } from "../src/distributed.js";
 import { shortKernel, operatorColumns } from "../src/operators.js";
 import { kernelColumns } from "../src/kernels.js";
@@ -70,8 +71,15 @@ test("overview pieces: a bar segment per non-zero part, donut and gauge", () => 
 });
 
 test("why a rank has no time views", () => {
-  assert.match(pvNoPerf({ format: "torch-snapshot", perfWhy: "the trace has no events with a duration" }), /snapshot/);
-  assert.equal(pvNoPerf({ format: "ascend-text", perfWhy: "this Ascend run has no trace_view.json" }), "This Ascend run has no trace_view.json.");
+  const snapshot = { device: "cuda", allocator_state: true, memory_record: true, memory_first: true };
+  const ascend = { device: "npu", device_word: "NPU", insight_names: true, memory_first: true };
+  assert.match(pvNoPerf({ format: "torch-snapshot", caps: snapshot, perfWhy: "the trace has no events with a duration" }), /^A memory snapshot \(torch\.cuda\.memory\._snapshot\)/);
+  assert.match(pvNoPerf({ format: "torch-memory-timeline", caps: { memory_record: true, memory_first: true } }), /^A memory timeline \(export_memory_timeline\)/);
+  assert.equal(pvNoPerf({ format: "ascend-text", caps: ascend, perfWhy: "this Ascend run has no trace_view.json" }), "This Ascend run has no trace_view.json.");
+  assert.equal(pvNoPerf({ format: "ascend-text", caps: ascend }), "This Ascend export has no trace_view.json: it holds memory records only.");
+  // the caps decide, not the format's name (a label)
+  assert.equal(pvNoPerf({ format: "my-snapshot-like-name", caps: {} }), "This input has no operator or kernel events.");
+  assert.equal(pvNoPerf({ format: "ascend-text" }), "This input has no operator or kernel events.");
 });
 
 test("served: getMeta answers one meta object for the page's life (a view asking again keeps the loaded ranks)", async () => {
@@ -125,4 +133,16 @@ test("collectives: rows of several ranks carry a rank column, sizes of process g
   assert.equal(collTitle(groups, 0), " (rank 0)");
   assert.deepEqual(collColumns([{ rank: 3, name: "x", group_size: null }]), []);
   assert.equal(collTitle([], 5), " (rank 5)");
+});
+
+test("the critical path speaks the accelerator's words (perf.accelerator.device), its kinds' keys unchanged", () => {
+  assert.deepEqual(cpLabels("NPU"), ["CPU", "NPU compute", "NPU communication", "launch delay", "kernel gaps", "wait"]);
+  assert.deepEqual(cpLabels(undefined), CP_LABELS);
+  const cp = { has_sync: false, kinds: ["cpu", "gpu_compute", "gpu_communication", "launch", "kernel_kernel", "none"],
+    steps: [{ name: "50", begin: 0, end: 100, ok: true, path_ns: 100, by_kind: [60, 40, 0, 0, 0] }] };
+  const npu = cpOverlay({ critical_path: cp, accelerator: { device: "NPU" } }, 0);
+  assert.deepEqual(npu.labels, cpLabels("NPU"));
+  assert.equal(cpSummary(npu, 50), "50: critical path 100 ns — CPU 60 ns (60.0 %) · NPU compute 40 ns (40.0 %) · the export has no synchronisation events, so host waits for the NPU are not on it");
+  const gpu = cpOverlay({ critical_path: cp }, 0); // a perf object without accelerator words: CUDA's
+  assert.equal(cpSummary(gpu, 50), "50: critical path 100 ns — CPU 60 ns (60.0 %) · GPU compute 40 ns (40.0 %) · the trace has no cuda_sync events, so host waits for the GPU are not on it");
 });

@@ -30,10 +30,13 @@ test("the rank picker goes by rank number, not by file order", () => {
 });
 
 test("snapshots and memory timelines hide the time views, the keys keep their numbers", () => {
-  assert.equal(memoryOnly([{ format: "torch-snapshot" }]), true);
-  assert.equal(memoryOnly([{ format: "torch-memory-timeline" }, { format: "torch-snapshot" }]), true);
-  assert.equal(memoryOnly([{ format: "kineto" }]), false);
-  assert.equal(memoryOnly([{ format: "torch-snapshot" }, { format: "kineto" }]), false);
+  const record = { memory_record: true, memory_first: true }, trace = { memory_record: false, memory_first: false };
+  assert.equal(memoryOnly([{ format: "torch-snapshot", caps: { ...record, allocator_state: true } }]), true);
+  assert.equal(memoryOnly([{ format: "torch-memory-timeline", caps: record }, { format: "torch-snapshot", caps: record }]), true);
+  assert.equal(memoryOnly([{ format: "kineto", caps: trace }]), false);
+  assert.equal(memoryOnly([{ format: "torch-snapshot", caps: record }, { format: "kineto", caps: trace }]), false);
+  assert.equal(memoryOnly([{ format: "torch-snapshot", caps: record, trace: {} }]), false); // a snapshot with a trace
+  assert.equal(memoryOnly([{ format: "torch-snapshot" }]), false); // the caps decide, not the name
   assert.equal(memoryOnly([{ format: "" }]), false);             // a served rank not loaded yet
   assert.equal(memoryOnly([]), false);
   assert.deepEqual(TIME_VIEWS, ["overview", "operators", "kernels", "trace", "modules"]);

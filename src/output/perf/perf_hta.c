@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devkind.h"
 #include "format.h"
 #include "perf_fields.h"
 #include "textwidth.h"
@@ -141,14 +142,25 @@ void ml_perf_cupti_text(FILE *f, const ml_profile *p, const ml_perf *perf, int t
     free(sum);
 }
 
-static const char *const kind_heads[ML_CP__COUNT] = {"CPU", "GPU compute", "GPU comm", "Launch", "Kernel gaps", ""};
+/* The columns' heads, in the words of the run's accelerator ("GPU compute", "NPU compute"). */
+static void kind_heads_of(const char *dev, char heads[ML_CP__COUNT][24])
+{
+    static const char *const fixed[ML_CP__COUNT] = {"CPU", NULL, NULL, "Launch", "Kernel gaps", ""};
+    for (int k = 0; k < ML_CP__COUNT; k++) snprintf(heads[k], sizeof heads[k], "%s", fixed[k] ? fixed[k] : "");
+    snprintf(heads[ML_CP_GPU_COMPUTE], sizeof heads[0], "%.12s compute", dev);
+    snprintf(heads[ML_CP_GPU_COMM], sizeof heads[0], "%.12s comm", dev);
+}
 
 void ml_perf_critpath_text(FILE *f, const ml_profile *p, const ml_perf *perf, int top, int width)
 {
     const ml_critpath *cp = &perf->critpath;
+    ml_devkind kind = ml_devkind_of_profile(p);
+    const char *dev = ml_devkind_words_of(kind)->device;
+    char kind_heads[ML_CP__COUNT][24];
+    kind_heads_of(dev, kind_heads);
     fprintf(f, "\nCritical path per step (the longest chain of dependent work: host calls, launches, kernels, syncs)\n");
     if (!cp->n_steps) {
-        fprintf(f, "  none: the trace has no host calls or GPU work\n");
+        fprintf(f, "  none: the trace has no host calls or %s work\n", dev);
         return;
     }
     fprintf(f, "  %-14s %11s", "step", "path");
@@ -191,9 +203,11 @@ void ml_perf_critpath_text(FILE *f, const ml_profile *p, const ml_perf *perf, in
             put_line(f, ml_s(p, t->name), rest(width, 2 + 11 + 2 + 11 + 2), 1);
         }
     }
-    if (!cp->has_sync)
-        fprintf(f, "  (the trace has no cuda_sync events: waits of the host for the GPU are not on the path; "
-                   "PyTorch 2.1+ records them)\n");
+    if (!cp->has_sync && kind == ML_DK_NPU) /* torch_npu writes no sync events */
+        fprintf(f, "  (the export has no synchronisation events: waits of the host for the NPU are not on the path)\n");
+    else if (!cp->has_sync)
+        fprintf(f, "  (the trace has no cuda_sync events: waits of the host for the %s are not on the path; "
+                   "PyTorch 2.1+ records them)\n", dev);
 }
 
 void ml_perf_stragglers_text(FILE *f, const ml_distributed *d, int width)

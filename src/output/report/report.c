@@ -11,6 +11,7 @@
 
 #include "outfile.h"
 #include "phase.h"
+#include "report_caps.h"
 #include "web_assets.h"
 
 static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f) == n ? 0 : -1; }
@@ -22,6 +23,7 @@ static void summarised_stub(const ml_profile *p, size_t n_embedded, size_t n, in
     ml_json_str(m, p->path);
     ml_buf_puts(m, ",\"format\":");
     ml_json_str(m, p->format);
+    ml_report_caps_json(m, &p->caps, ml_devkind_of_profile(p));
     ml_buf_puts(m, ",\"host\":");
     ml_json_str(m, p->host ? ml_s(p, p->host) : "");
     ml_buf_printf(m, ",\"time\":\"%s\",\"notes\":[],\"perf\":false,\"perfWhy\":",

@@ -20,6 +20,7 @@
 #include "curve.h"
 #include "m4.h"
 #include "report.h"
+#include "report_caps.h"
 #include "stats.h"
 #include "perf.h"
 #include "categories.h"
@@ -63,8 +64,8 @@ void ml_report_curve_label(char *buf, size_t cap, bool insight, const char *kind
     else snprintf(buf, cap, "%s", name);
 }
 
-/* Whether a profile's curves go by MindStudio Insight's names (Ascend inputs). */
-static bool insight_names(const ml_profile *p) { return p->format && !strncmp(p->format, "ascend", 6); }
+/* Whether a profile's curves go by MindStudio Insight's names (its importer says: Ascend inputs). */
+static bool insight_names(const ml_profile *p) { return p->caps.insight_names; }
 
 /* ---- per-rank context -------------------------------------------------- */
 
@@ -970,6 +971,7 @@ void ml_report_rank_head(const ml_profile *p, ml_buf *m)
     ml_json_str(m, p->path);
     ml_buf_puts(m, ",\"format\":");
     ml_json_str(m, p->format);
+    ml_report_caps_json(m, &p->caps, ml_devkind_of_profile(p));
     ml_buf_puts(m, ",\"host\":");
     ml_json_str(m, p->host ? ml_s(p, p->host) : "");
     ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");

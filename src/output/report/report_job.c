@@ -24,6 +24,7 @@
 #include "cluster_out.h"
 #include "cluster_view.h"
 #include "jsonw.h"
+#include "report_caps.h"
 #include "outfile.h"
 #include "perfdata.h"
 #include "phase.h"
@@ -66,6 +67,7 @@ static void stub(ml_buf *m, const ml_rankrec *r, size_t n_embedded, size_t n, in
     ml_json_str(m, r->path);
     ml_buf_puts(m, ",\"format\":");
     ml_json_str(m, r->format);
+    ml_report_caps_json(m, &r->caps, (ml_devkind)r->caps.devkind);
     ml_buf_puts(m, ",\"host\":");
     ml_json_str(m, r->host ? r->host : "");
     ml_buf_printf(m, ",\"time\":\"%s\",\"notes\":[],\"perf\":false,\"perfWhy\":", r->time_is_absolute ? "abs" : "rel");

@@ -16,7 +16,7 @@
 
 bool ml_report_has_segments(const ml_profile *p)
 {
-    return p->format && strcmp(p->format, "torch-snapshot") == 0;
+    return p->caps.allocator_state;
 }
 
 /* event kinds as the page numbers them */

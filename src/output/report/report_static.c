@@ -28,7 +28,7 @@ static void split_label(const char *label, char *model, size_t mcap, char *graph
     snprintf(graph, gcap, "%s", g + 7);
 }
 
-bool ml_report_is_static(const ml_profile *p) { return p->format && strcmp(p->format, "ascend-static") == 0; }
+bool ml_report_is_static(const ml_profile *p) { return p->caps.static_graph; }
 
 void ml_report_static(const ml_profile *p, uint16_t dev, ml_buf *m)
 {
