@@ -643,6 +643,7 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
     k->last_thread = ML_NONE32;
     k->t = p->trace;
     for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].track = ML_NONE32;
+    ka_index_build(&k->keys);
 }
 
 void kt_free(kineto *k)

@@ -26,33 +26,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the fields of an event, for every path ----
+ * Each path finds a value its own way (tokens, or plain bytes); what the
+ * value is, and where it goes, is decided here once. */
+
+/* A pid/tid text into its field (cut at ID_MAX bytes). */
+static inline void set_id(char *buf, size_t *len, const char *s, size_t n)
+{
+    if (n > ID_MAX) n = ID_MAX;
+    memcpy(buf, s, n);
+    *len = n;
+}
+
+/* The event's name, copied out of the scanner's buffer. */
+static inline void set_name(kineto *k, event_fields *f, const char *s, size_t n)
+{
+    if (n + 1 > k->name_cap) {
+        k->name_cap = n + 64;
+        k->name = ml_realloc(k->name, k->name_cap);
+    }
+    memcpy(k->name, s, n);
+    k->name[n] = 0;
+    k->name_len = n;
+    f->has_name = true;
+}
+
 /* A pid/tid (number or string) as text. */
 static int read_id(kineto *k, char *buf, size_t *len)
 {
     const char *s;
     size_t n;
     int r = js_value_scalar_text(k->js, &s, &n);
-    if (r <= 0) return r;
-    if (n > ID_MAX) n = ID_MAX;
-    memcpy(buf, s, n);
-    *len = n;
-    return 1;
-}
-
-static int read_string_copy(kineto *k, char **buf, size_t *len, size_t *cap)
-{
-    const char *s;
-    size_t n;
-    int r = js_value_string(k->js, &s, &n);
-    if (r <= 0) return r;
-    if (n + 1 > *cap) {
-        *cap = n + 64;
-        *buf = ml_realloc(*buf, *cap);
-    }
-    memcpy(*buf, s, n);
-    (*buf)[n] = 0;
-    *len = n;
-    return 1;
+    if (r > 0) set_id(buf, len, s, n);
+    return r;
 }
 
 /* ---- the time side's args ---- */
@@ -203,10 +209,21 @@ static int read_float(kineto *k, float *out)
     return r;
 }
 
-/* One arg of a non-memory event (the key just read). */
-static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n)
+/* The field of trace_args a row names. */
+static inline char *ta_field(kineto *k, const ka_key *row) { return (char *)&k->ta + row->off; }
+
+/* The row of a key as an arg of an event's own args object (KA_SYNC rows
+ * belong to cuda_sync events' only: read_own_args), or NULL. */
+static inline const ka_key *arg_row(const kineto *k, const char *key, size_t n)
 {
-    trace_args *a = &k->ta;
+    const ka_key *row = ka_find(&k->keys, key, n);
+    return row && row->where != KA_SYNC ? row : NULL;
+}
+
+/* One arg of a non-memory event (the key just read; row: its row, NULL if
+ * none, never a memory arg's). */
+static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n, const ka_key *row)
+{
     if (f->ph == 'C') { /* every number is a value of the counter */
         double v;
         int r = read_double(k, &v);
@@ -220,73 +237,19 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     const char *s;
     size_t m;
     int r;
-    switch (n) {
-    case 4:
-        if (KEY_IS(key, n, "grid")) return read_dim3(k, a->grid);
-        if (KEY_IS(key, n, "name") && (f->ph == 'M' || !f->ph)) {
-            r = js_value_string(k->js, &s, &m);
-            if (r > 0) a->name = ml_intern(k->p->strings, s, m);
-            return r;
-        }
-        break;
-    case 5:
-        if (KEY_IS(key, n, "block")) return read_dim3(k, a->block);
-        if (KEY_IS(key, n, "bytes")) dst = &a->bytes;
-        else if (KEY_IS(key, n, "dtype")) {
-            r = js_value_string(k->js, &s, &m);
-            if (r > 0) a->comm.dtype = ml_intern(k->p->strings, s, m);
-            return r;
-        }
-        break;
-    case 6:
-        if (KEY_IS(key, n, "device")) dst = &a->device;
-        else if (KEY_IS(key, n, "stream")) dst = &a->stream;
-        break;
-    case 10:
-        if (KEY_IS(key, n, "Input Dims") || KEY_IS(key, n, "Input dims")) return read_compact(k, &a->dims);
-        if (KEY_IS(key, n, "Input type")) return read_compact(k, &a->types);
-        if (KEY_IS(key, n, "sort_index")) dst = &a->sort_index;
-        else if (KEY_IS(key, n, "Group size")) dst = &group;
-        else if (KEY_IS(key, n, "Call stack")) {
-            r = js_value_string(k->js, &s, &m);
-            if (r > 0) a->stack = ml_intern(k->p->strings, s, m);
-            return r;
-        }
-        break;
-    case 11:
-        if (KEY_IS(key, n, "correlation")) dst = &a->corr;
-        else if (KEY_IS(key, n, "External id") || KEY_IS(key, n, "external id")) dst = &a->ext;
-        break;
-    case 13:
-        if (KEY_IS(key, n, "connection_id")) dst = &a->corr; /* Ascend: CANN call <-> device task */
-        else if (KEY_IS(key, n, "In msg nelems")) dst = &a->comm.in_nelems;
-        else if (KEY_IS(key, n, "Fwd thread id")) dst = &a->fwd;
-        else if (KEY_IS(key, n, "shared memory")) dst = &a->smem;
-        else if (KEY_IS(key, n, "blocks per SM")) return read_float(k, &a->blocks_per_sm);
-        break;
-    case 14:
-        if (KEY_IS(key, n, "Out msg nelems")) dst = &a->comm.out_nelems;
-        break;
-    case 15:
-        if (KEY_IS(key, n, "Sequence number")) dst = &a->seq;
-        else if (KEY_IS(key, n, "Collective name")) {
-            r = js_value_string(k->js, &s, &m);
-            if (r > 0) a->comm.collective = ml_intern(k->p->strings, s, m);
-            return r;
-        }
-        break;
-    case 16:
-        if (KEY_IS(key, n, "Python module id")) dst = &a->py_module;
-        break;
-    case 20:
-        if (KEY_IS(key, n, "registers per thread")) dst = &a->regs;
-        break;
-    case 23:
-        if (KEY_IS(key, n, "memory bandwidth (GB/s)")) return read_float(k, &a->membw);
-        break;
-    case 25:
-        if (KEY_IS(key, n, "est. achieved occupancy %")) return read_float(k, &a->occupancy);
-        break;
+    switch (row ? row->kind : KA_SKIP) {
+    case KA_DIM3: return read_dim3(k, (int32_t *)(void *)ta_field(k, row));
+    case KA_COMPACT: return read_compact(k, (ml_str *)(void *)ta_field(k, row));
+    case KA_FLOAT: return read_float(k, (float *)(void *)ta_field(k, row));
+    case KA_NAME:
+        if (f->ph != 'M' && f->ph) break; /* (then skipped: ph is known, and no counter) */
+        /* fall through */
+    case KA_STRING:
+        r = js_value_string(k->js, &s, &m);
+        if (r > 0) *(ml_str *)(void *)ta_field(k, row) = ml_intern(k->p->strings, s, m);
+        return r;
+    case KA_INT: dst = (int64_t *)(void *)ta_field(k, row); break;
+    case KA_GROUP: dst = &group; break;
     }
     /* "ph" may come after "args" (torch_npu writes it last): until it is
      * known, numbers are also kept as possible counter values. */
@@ -303,7 +266,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         counter_val c = {ml_intern(k->p->strings, key, n), d};
         VEC_PUSH(&k->cvals, c);
     }
-    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) a->comm.group_size = (int32_t)group;
+    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) k->ta.comm.group_size = (int32_t)group;
     return r;
 }
 
@@ -313,10 +276,6 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
  * are interned in the same order), and gives up on anything else (an escape,
  * a value of an unusual form, a memory event's keys, an object not wholly
  * buffered): the token path then reads it all again, to the same effect. */
-
-/* The key is lit (kn known to match by the switch; a constant size lets the
- * compiler compare inline). */
-#define KEQ(lit) (memcmp(key, lit, sizeof lit - 1) == 0)
 
 /* ---- event shapes ----
  * The events of one kind are written alike: the same keys in the same
@@ -330,9 +289,8 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
  * not, as it was in the event the shape was learned from (what is read of
  * the args depends on it). */
 enum {
-    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP, SH_ADDR,
-    SH_BYTES, SH_DEV_TYPE, SH_DEV_ID, SH_TOTAL_ALLOC, SH_TOTAL_RESERVED,
-    SH_TA /* + a TA_* kind: an arg of the time side, at shape.at in k->ta */
+    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP,
+    SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
 };
 #define SHAPE_SLOTS 32
 #define SHAPE_TEXT 1024
@@ -344,13 +302,13 @@ typedef struct shape {
     uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
                                        * literal nslots ends the event */
     uint8_t slot[SHAPE_SLOTS];
-    uint16_t at[SHAPE_SLOTS];         /* SH_TA slots: the field's offset in trace_args */
+    uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args */
     event_fields proto;               /* the constant fields */
     char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
 } shape;
 
 /* While recording: the literal up to p[at], then a slot that ends at p[end]
- * (its field at offset `off` of trace_args, for SH_TA slots). */
+ * (its field at offset `off` of trace_args, for SH_ARG slots). */
 static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int kind, size_t off)
 {
     if (!sh || !sh->ok) return;
@@ -370,77 +328,6 @@ static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind
 {
     shape_slot_at(sh, p, at, end, kind, 0);
 }
-
-/* What trace_args_at() does with an arg of the time side, by its key: a
- * TA_* kind, and the field's offset in trace_args. */
-enum { TA_SKIP, TA_INT, TA_GROUP, TA_DIM3, TA_COMPACT, TA_STRING, TA_FLOAT, TA_REFUSE };
-#define TA(kind_, field) (*off = offsetof(trace_args, field), (kind_))
-
-static int trace_arg_kind(const char *key, size_t kn, size_t *off)
-{
-    *off = 0;
-    switch (kn) {
-    case 4:
-        if (KEQ("grid")) return TA(TA_DIM3, grid);
-        if (KEQ("Addr")) return TA_REFUSE;
-        break;
-    case 5:
-        if (KEQ("block")) return TA(TA_DIM3, block);
-        if (KEQ("bytes")) return TA(TA_INT, bytes);
-        if (KEQ("dtype")) return TA(TA_STRING, comm.dtype);
-        if (KEQ("Bytes")) return TA_REFUSE;
-        break;
-    case 6:
-        if (KEQ("device")) return TA(TA_INT, device);
-        if (KEQ("stream")) return TA(TA_INT, stream);
-        break;
-    case 9:
-        if (KEQ("Device Id")) return TA_REFUSE;
-        break;
-    case 10:
-        if (KEQ("Input Dims") || KEQ("Input dims")) return TA(TA_COMPACT, dims);
-        if (KEQ("Input type")) return TA(TA_COMPACT, types);
-        if (KEQ("sort_index")) return TA(TA_INT, sort_index);
-        if (KEQ("Group size")) return TA_GROUP;
-        if (KEQ("Call stack")) return TA(TA_STRING, stack);
-        break;
-    case 11:
-        if (KEQ("correlation")) return TA(TA_INT, corr);
-        if (KEQ("External id") || KEQ("external id")) return TA(TA_INT, ext);
-        if (KEQ("Device Type")) return TA_REFUSE;
-        break;
-    case 13:
-        if (KEQ("connection_id")) return TA(TA_INT, corr);
-        if (KEQ("In msg nelems")) return TA(TA_INT, comm.in_nelems);
-        if (KEQ("Fwd thread id")) return TA(TA_INT, fwd);
-        if (KEQ("shared memory")) return TA(TA_INT, smem);
-        if (KEQ("blocks per SM")) return TA(TA_FLOAT, blocks_per_sm);
-        break;
-    case 14:
-        if (KEQ("Out msg nelems")) return TA(TA_INT, comm.out_nelems);
-        if (KEQ("Total Reserved")) return TA_REFUSE;
-        break;
-    case 15:
-        if (KEQ("Sequence number")) return TA(TA_INT, seq);
-        if (KEQ("Collective name")) return TA(TA_STRING, comm.collective);
-        if (KEQ("Total Allocated")) return TA_REFUSE;
-        break;
-    case 16:
-        if (KEQ("Python module id")) return TA(TA_INT, py_module);
-        break;
-    case 20:
-        if (KEQ("registers per thread")) return TA(TA_INT, regs);
-        break;
-    case 23:
-        if (KEQ("memory bandwidth (GB/s)")) return TA(TA_FLOAT, membw);
-        break;
-    case 25:
-        if (KEQ("est. achieved occupancy %")) return TA(TA_FLOAT, occupancy);
-        break;
-    }
-    return TA_SKIP;
-}
-#undef TA
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
  * as written when jp_compact_span() finds it so, interned.  The same text
@@ -467,44 +354,44 @@ static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str
     return end;
 }
 
-/* An arg's value at p[i], of kind `kind`, into k->ta at offset off: the
- * index after it, or 0. */
+/* An arg's value at p[i], of kind `kind` (a time side's: KA_INT ..
+ * KA_FLOAT, or KA_SKIP), into k->ta at offset off: the index after it, or 0. */
 static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
 {
     char *a = (char *)&k->ta;
     size_t end;
     switch (kind) {
-    case TA_INT: {
+    case KA_INT: {
         int64_t v;
         if (!(end = jp_int(p, i, n, &v))) return 0;
         memcpy(a + off, &v, sizeof v);
         return end;
     }
-    case TA_GROUP: {
+    case KA_GROUP: {
         int64_t v;
         if (!(end = jp_int(p, i, n, &v))) return 0;
         if (v >= 0 && v <= INT32_MAX) k->ta.comm.group_size = (int32_t)v;
         return end;
     }
-    case TA_DIM3: {
+    case KA_DIM3: {
         int32_t d3[3];
         if (i + 48 >= n || !(end = plain_dim3(p + i, d3))) return 0; /* (it reads 40 bytes) */
         memcpy(a + off, d3, sizeof d3);
         return end + i;
     }
-    case TA_COMPACT: {
+    case KA_COMPACT: {
         ml_str id;
         if (!(end = compact_value(k, p, i, n, &id))) return 0;
         memcpy(a + off, &id, sizeof id);
         return end;
     }
-    case TA_STRING: {
+    case KA_STRING: {
         if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
         ml_str id = ml_intern(k->p->strings, p + i + 1, end - i - 2);
         memcpy(a + off, &id, sizeof id);
         return end;
     }
-    case TA_FLOAT: {
+    case KA_FLOAT: {
         double d;
         if (!(end = jp_number(p, i, n))) return 0;
         if (ml_parse_double(p + i, end - i, &d) == 0) {
@@ -513,9 +400,9 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
         }
         return end;
     }
-    case TA_SKIP: return jp_skip(p, i, n);
+    case KA_SKIP: return jp_skip(p, i, n);
     }
-    return 0; /* TA_REFUSE: a memory event's arg */
+    return 0; /* a memory event's arg: the token path reads it */
 }
 
 /* The args object at p[at] == '{' read into k->ta: the index after it, or
@@ -530,10 +417,12 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         const char *key;
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
-        size_t off, end;
-        int kind = trace_arg_kind(key, kn, &off);
+        /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped) */
+        const ka_key *row = arg_row(k, key, kn);
+        int kind = row && row->kind != KA_NAME ? row->kind : KA_SKIP;
+        size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
-        shape_slot_at(rec, p, i, end, kind == TA_SKIP ? SH_SKIP : SH_TA + kind, off);
+        shape_slot_at(rec, p, i, end, kind == KA_SKIP ? SH_SKIP : SH_ARG + kind, off);
         i = jp_ws(p, end);
         if (i >= n) return 0;
         if (p[i] == '}') break;
@@ -593,19 +482,30 @@ static __attribute__((noinline)) int read_own_args(kineto *k, event_fields *f)
                 VEC_PUSH(&k->cvals, c);
             }
         } else {
-            trace_args *a = &k->ta;
-            int64_t *dst = KEY_IS(key, n, "stream") ? &a->stream
-                         : KEY_IS(key, n, "device") ? &a->device
-                         : KEY_IS(key, n, "correlation") ? &a->corr
-                         : KEY_IS(key, n, "External id") ? &a->ext
-                         : KEY_IS(key, n, "wait_on_stream") ? &a->wait_stream
-                         : KEY_IS(key, n, "wait_on_cuda_event_record_corr_id") ? &a->wait_corr : NULL;
+            /* the rows that are also (or only) a cuda_sync event's */
+            const ka_key *row = ka_find(&k->keys, key, n);
+            int64_t *dst = row && row->where != KA_ALL && row->kind == KA_INT ? (int64_t *)(void *)ta_field(k, row) : NULL;
             int64_t v;
             if (!dst) r = skip_arg(k) < 0 ? -1 : 0;
             else if ((r = read_int(k, &v)) > 0) *dst = v;
         }
         if (r < 0) return -1;
     }
+}
+
+/* The field of a memory arg's kind (KA_ADDR .. KA_TOTAL_RESERVED), and its
+ * has_ flag; NULL for KA_ADDR (an unsigned address, read as text). */
+static inline int64_t *memory_field(event_fields *f, int kind, bool **has)
+{
+    switch (kind) {
+    case KA_BYTES: *has = &f->has_bytes; return &f->bytes;
+    case KA_DEV_TYPE: *has = &f->has_dev_type; return &f->dev_type;
+    case KA_DEV_ID: *has = &f->has_dev_id; return &f->dev_id;
+    case KA_TOTAL_ALLOC: *has = &f->has_total_alloc; return &f->total_alloc;
+    case KA_TOTAL_RESERVED: *has = &f->has_total_reserved; return &f->total_reserved;
+    }
+    *has = &f->has_addr;
+    return NULL;
 }
 
 /* The args memory events need; a value of the wrong type or out of range is
@@ -620,19 +520,14 @@ static int read_args(kineto *k, event_fields *f)
         size_t n;
         int more = js_key(k->js, &key, &n);
         if (more <= 0) return more;
-        int64_t *dst = NULL;
-        bool *has = NULL;
-        const char *label = NULL;
-        if (KEY_IS(key, n, "Bytes")) dst = &f->bytes, has = &f->has_bytes, label = "Bytes";
-        else if (KEY_IS(key, n, "Addr")) label = "Addr";
-        else if (KEY_IS(key, n, "Device Type")) dst = &f->dev_type, has = &f->has_dev_type, label = "Device Type";
-        else if (KEY_IS(key, n, "Device Id")) dst = &f->dev_id, has = &f->has_dev_id, label = "Device Id";
-        else if (KEY_IS(key, n, "Total Allocated")) dst = &f->total_alloc, has = &f->has_total_alloc, label = "Total Allocated";
-        else if (KEY_IS(key, n, "Total Reserved")) dst = &f->total_reserved, has = &f->has_total_reserved, label = "Total Reserved";
-        if (!label) {
-            if (k->t ? read_trace_arg(k, f, key, n) < 0 : js_skip(k->js) < 0) return -1;
+        const ka_key *row = arg_row(k, key, n);
+        if (!row || row->kind < KA_ADDR) {
+            if (k->t ? read_trace_arg(k, f, key, n, row) < 0 : js_skip(k->js) < 0) return -1;
             continue;
         }
+        const char *label = row->key;
+        bool *has;
+        int64_t *dst = memory_field(f, row->kind, &has);
         uint64_t off = js_offset(k->js); /* the key: messages name it */
         const char *why = NULL;
         if (!dst) {
@@ -778,6 +673,58 @@ static void event_begin(kineto *k, event_fields *f)
     }
 }
 
+/* What a key of an event object is (id and bp only matter to the time side). */
+enum { EK_OTHER, EK_PH, EK_TS, EK_ID, EK_BP, EK_CAT, EK_PID, EK_TID, EK_DUR, EK_NAME, EK_ARGS };
+static inline int event_key(const kineto *k, const char *key, size_t n)
+{
+    switch (n) {
+    case 2:
+        if (key[0] == 'p' && key[1] == 'h') return EK_PH;
+        if (key[0] == 't' && key[1] == 's') return EK_TS;
+        if (k->t && key[0] == 'i' && key[1] == 'd') return EK_ID;
+        if (k->t && key[0] == 'b' && key[1] == 'p') return EK_BP;
+        break;
+    case 3:
+        if (!memcmp(key, "cat", 3)) return EK_CAT;
+        if (!memcmp(key, "pid", 3)) return EK_PID;
+        if (!memcmp(key, "tid", 3)) return EK_TID;
+        if (!memcmp(key, "dur", 3)) return EK_DUR;
+        break;
+    case 4:
+        if (!memcmp(key, "name", 4)) return EK_NAME;
+        if (!memcmp(key, "args", 4)) return EK_ARGS;
+        break;
+    }
+    return EK_OTHER;
+}
+
+/* The cat's fields. */
+static inline void set_cat(kineto *k, event_fields *f, const char *v, size_t m)
+{
+    f->cat = classify_cat(v, m);
+    if (k->t) {
+        f->skind = slice_kind_of_cat(v, m);
+        f->dev_kind = dev_kind_of_cat(v, m);
+        f->cat_id = cat_of(k, v, m);
+    }
+}
+
+/* How an event's args are read, by what came before them: skipped (no
+ * memory event, no time side), by read_own_args (cuda_sync, profiler
+ * ranges), as the time side's (trace_args_at, read_trace_arg), or as a
+ * memory event's (memory_args_at, read_args: also any event whose name or
+ * ph is not known yet). */
+enum { ARGS_SKIP, ARGS_OWN, ARGS_TRACE, ARGS_MEMORY };
+static inline int args_route(const kineto *k, const event_fields *f)
+{
+    bool memory = f->has_name && is_memory_name(k);
+    if (f->has_name && !memory && !k->t) return ARGS_SKIP;
+    /* rare (one per sync call or measured kernel): not to weigh on the branches around */
+    if (__builtin_expect(k->t && f->skind >= ML_SL_CUDA_SYNC, 0)) return ARGS_OWN;
+    if (k->t && f->has_name && f->ph && f->ph != 'C' && f->ph != 'M' && !memory) return ARGS_TRACE;
+    return ARGS_MEMORY;
+}
+
 /* ---- whole events straight from the buffer ----
  * Kineto writes its events plainly: fast_event() reads one such event
  * object as read_event() would (the same fields, read in the same order, so
@@ -787,27 +734,58 @@ static void event_begin(kineto *k, event_fields *f)
  * way, an object not wholly buffered): read_event() then reads the event
  * again from its start, to the same effect, and reports what is wrong. */
 
-/* Whether read_trace_arg() does more with this arg of a non-counter event
- * than skip it. */
-static bool is_trace_arg_key(const char *key, size_t n)
+/* The plain value at p[i] of slot kind `slot` (SH_*; SH_ARG + a KA_* kind:
+ * its field at offset off of trace_args for the time side's) into its field:
+ * the index after it, or 0 when it is not of the plain form the token path
+ * reads the same way.  The one decoder of both fast paths: fast_event()
+ * calls it for the key it found, shape_event() for the slot it expects. */
+static inline size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off, const char *p, size_t i, size_t n)
 {
-    switch (n) {
-    case 4: return KEQ("grid") || KEQ("name");
-    case 5: return KEQ("block") || KEQ("bytes") || KEQ("dtype");
-    case 6: return KEQ("device") || KEQ("stream");
-    case 10: return KEQ("Input Dims") || KEQ("Input dims") || KEQ("Input type") || KEQ("sort_index") ||
-                    KEQ("Group size") || KEQ("Call stack");
-    case 11: return KEQ("correlation") || KEQ("External id") || KEQ("external id");
-    case 13: return KEQ("connection_id") || KEQ("In msg nelems") || KEQ("Fwd thread id") || KEQ("shared memory") ||
-                    KEQ("blocks per SM");
-    case 14: return KEQ("Out msg nelems");
-    case 15: return KEQ("Sequence number") || KEQ("Collective name");
-    case 16: return KEQ("Python module id");
-    case 20: return KEQ("registers per thread");
-    case 23: return KEQ("memory bandwidth (GB/s)");
-    case 25: return KEQ("est. achieved occupancy %");
+    size_t end;
+    const char *v;
+    size_t m;
+    switch (slot) {
+    case SH_TS:
+        if (!(end = jp_scaled(p, i, 3, &f->ts)) || !ml_value_ok(f->ts)) return 0;
+        f->has_ts = true;
+        return end;
+    case SH_DUR:
+        if (!(end = jp_scaled(p, i, 3, &f->dur)) || !ml_value_ok(f->dur)) return 0;
+        f->has_dur = true;
+        return end;
+    case SH_PID:
+    case SH_TID:
+        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
+        if (slot == SH_PID) set_id(f->pid, &f->pid_len, v, m);
+        else set_id(f->tid, &f->tid_len, v, m);
+        return end;
+    case SH_NAME_MEMORY:
+    case SH_NAME_OTHER:
+        if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+        set_name(k, f, p + i + 1, end - i - 2);
+        return end;
+    case SH_ID:
+        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
+        f->id = flow_id(v, m), f->has_id = true;
+        return end;
+    case SH_SKIP: return jp_skip(p, i, n);
+    case SH_ARG + KA_ADDR:
+        if (!(end = jp_uint(p, i, &f->addr))) return 0;
+        f->has_addr = true;
+        return end;
+    case SH_ARG + KA_BYTES:
+    case SH_ARG + KA_DEV_TYPE:
+    case SH_ARG + KA_DEV_ID:
+    case SH_ARG + KA_TOTAL_ALLOC:
+    case SH_ARG + KA_TOTAL_RESERVED: {
+        bool *has;
+        int64_t *dst = memory_field(f, slot - SH_ARG, &has);
+        if (!(end = jp_int(p, i, n, dst))) return 0;
+        *has = true;
+        return end;
     }
-    return false;
+    }
+    return trace_arg_value(k, slot - SH_ARG, off, p, i, n); /* SH_ARG + a time side's kind */
 }
 
 /* The args object at p[at] as read_args() reads it (a memory event's, or
@@ -824,32 +802,13 @@ static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t a
         const char *key;
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
-        int64_t *dst = NULL;
-        bool *has = NULL, addr = false;
-        switch (kn) {
-        case 4: addr = KEQ("Addr"); break;
-        case 5: if (KEQ("Bytes")) dst = &f->bytes, has = &f->has_bytes; break;
-        case 9: if (KEQ("Device Id")) dst = &f->dev_id, has = &f->has_dev_id; break;
-        case 11: if (KEQ("Device Type")) dst = &f->dev_type, has = &f->has_dev_type; break;
-        case 14: if (KEQ("Total Reserved")) dst = &f->total_reserved, has = &f->has_total_reserved; break;
-        case 15: if (KEQ("Total Allocated")) dst = &f->total_alloc, has = &f->has_total_alloc; break;
-        }
-        size_t end;
-        if (addr) {
-            if (!(end = jp_uint(p, i, &f->addr))) return 0;
-            f->has_addr = true;
-            shape_slot(rec, p, i, end, SH_ADDR);
-        } else if (dst) {
-            if (!(end = jp_int(p, i, n, dst))) return 0;
-            *has = true;
-            shape_slot(rec, p, i, end, dst == &f->bytes ? SH_BYTES : dst == &f->dev_type ? SH_DEV_TYPE
-                                       : dst == &f->dev_id ? SH_DEV_ID : dst == &f->total_alloc ? SH_TOTAL_ALLOC
-                                       : SH_TOTAL_RESERVED);
-        } else {
-            if (k->t && is_trace_arg_key(key, kn)) return 0;
-            if (!(end = jp_skip(p, i, n))) return 0;
-            shape_slot(rec, p, i, end, SH_SKIP);
-        }
+        const ka_key *row = arg_row(k, key, kn);
+        int slot = row && row->kind >= KA_ADDR ? SH_ARG + row->kind : SH_SKIP;
+        /* an arg the time side reads: read_trace_arg's way (the token path) */
+        if (slot == SH_SKIP && row && k->t) return 0;
+        size_t end = plain_slot(k, f, slot, 0, p, i, n);
+        if (!end) return 0;
+        shape_slot(rec, p, i, end, slot);
         i = jp_ws(p, end);
         if (i >= n) return 0;
         if (p[i] == '}') break;
@@ -880,74 +839,41 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
         size_t end = 0;
-        const char *v;
-        size_t m;
-        switch (kn) {
-        case 2:
-            if (key[0] == 'p' && key[1] == 'h') {
-                if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-                if (end - i > 2) f.ph = p[i + 1];
-            } else if (key[0] == 't' && key[1] == 's') {
-                if (!(end = jp_scaled(p, i, 3, &f.ts)) || !ml_value_ok(f.ts)) return 0;
-                f.has_ts = true;
-                shape_slot(rec, p, i, end, SH_TS);
-            } else if (k->t && key[0] == 'i' && key[1] == 'd') {
-                if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
-                f.id = flow_id(v, m), f.has_id = true;
-                shape_slot(rec, p, i, end, SH_ID);
-            } else if (k->t && key[0] == 'b' && key[1] == 'p') {
-                if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-                f.bind_enclosing = end - i == 3 && p[i + 1] == 'e';
-            } else if ((end = jp_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+        int slot = SH_SKIP;
+        switch (event_key(k, key, kn)) {
+        case EK_PH: /* ph, cat and bp: literals of the shape */
+            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+            if (end - i > 2) f.ph = p[i + 1];
             break;
-        case 3:
-            if (KEQ("cat")) {
-                if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-                v = p + i + 1, m = end - i - 2;
-                f.cat = classify_cat(v, m);
-                if (k->t) {
-                    f.skind = slice_kind_of_cat(v, m);
-                    f.dev_kind = dev_kind_of_cat(v, m);
-                    f.cat_id = cat_of(k, v, m);
-                }
-            } else if (KEQ("pid") || KEQ("tid")) {
-                if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
-                if (m > ID_MAX) m = ID_MAX;
-                memcpy(key[0] == 'p' ? f.pid : f.tid, v, m);
-                *(key[0] == 'p' ? &f.pid_len : &f.tid_len) = m;
-                shape_slot(rec, p, i, end, key[0] == 'p' ? SH_PID : SH_TID);
-            } else if (KEQ("dur")) {
-                if (!(end = jp_scaled(p, i, 3, &f.dur)) || !ml_value_ok(f.dur)) return 0;
-                f.has_dur = true;
-                shape_slot(rec, p, i, end, SH_DUR);
-            } else if ((end = jp_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+        case EK_BP:
+            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+            f.bind_enclosing = end - i == 3 && p[i + 1] == 'e';
             break;
-        case 4:
-            if (KEQ("name")) {
-                if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-                m = end - i - 2;
-                if (m + 1 > k->name_cap) {
-                    k->name_cap = m + 64;
-                    k->name = ml_realloc(k->name, k->name_cap);
-                }
-                memcpy(k->name, p + i + 1, m);
-                k->name[m] = 0;
-                k->name_len = m;
-                f.has_name = true;
-                shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
-            } else if (KEQ("args")) {
-                bool memory = f.has_name && is_memory_name(k);
-                /* cuda_sync and profiler ranges: read_event's own reader (no shape learned) */
-                if (__builtin_expect(k->t && f.skind >= ML_SL_CUDA_SYNC, 0)) return 0;
-                if (f.has_name && !memory && !k->t) {
-                    if ((end = jp_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
-                } else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !memory) {
-                    end = p[i] == '{' ? trace_args_at(k, p, i, n, rec) : 0;
-                } else end = memory_args_at(k, &f, p, i, n, rec);
-            } else if ((end = jp_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+        case EK_CAT:
+            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+            set_cat(k, &f, p + i + 1, end - i - 2);
+            break;
+        case EK_TS: slot = SH_TS; goto value;
+        case EK_DUR: slot = SH_DUR; goto value;
+        case EK_PID: slot = SH_PID; goto value;
+        case EK_TID: slot = SH_TID; goto value;
+        case EK_ID: slot = SH_ID; goto value;
+        case EK_NAME:
+            if (!(end = plain_slot(k, &f, SH_NAME_OTHER, 0, p, i, n))) return 0;
+            shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
+            break;
+        case EK_ARGS:
+            switch (args_route(k, &f)) {
+            case ARGS_SKIP: goto value;
+            case ARGS_OWN: return 0; /* read_event's own reader (no shape learned) */
+            case ARGS_TRACE: end = p[i] == '{' ? trace_args_at(k, p, i, n, rec) : 0; break;
+            default: end = memory_args_at(k, &f, p, i, n, rec);
+            }
             break;
         default:
-            if ((end = jp_skip(p, i, n))) shape_slot(rec, p, i, end, SH_SKIP);
+        value:
+            if (!(end = plain_slot(k, &f, slot, 0, p, i, n))) return 0;
+            shape_slot(rec, p, i, end, slot);
         }
         if (!end) return 0;
         i = jp_ws(p, end);
@@ -961,7 +887,6 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         shape_slot(rec, p, i + 1, i + 1, SH_SKIP);
         rec->nslots--;
         memset(&rec->proto, 0, sizeof rec->proto);
-        rec->proto.skind = ML_SL_OTHER;
         rec->proto.ph = f.ph;
         rec->proto.cat = f.cat;
         rec->proto.skind = f.skind;
@@ -991,56 +916,11 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
         i += len;
         from = sh->lit_end[s];
         if (s == sh->nslots) break;
-        size_t end = 0;
-        const char *v;
-        size_t m;
-        switch (sh->slot[s]) {
-        case SH_TS:
-            if ((end = jp_scaled(p, i, 3, &f.ts)) && !ml_value_ok(f.ts)) end = 0;
-            f.has_ts = true;
-            break;
-        case SH_DUR:
-            if ((end = jp_scaled(p, i, 3, &f.dur)) && !ml_value_ok(f.dur)) end = 0;
-            f.has_dur = true;
-            break;
-        case SH_PID:
-        case SH_TID:
-            if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
-            if (m > ID_MAX) m = ID_MAX;
-            memcpy(sh->slot[s] == SH_PID ? f.pid : f.tid, v, m);
-            *(sh->slot[s] == SH_PID ? &f.pid_len : &f.tid_len) = m;
-            break;
-        case SH_NAME_MEMORY:
-        case SH_NAME_OTHER:
-            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-            m = end - i - 2;
-            if (m + 1 > k->name_cap) {
-                k->name_cap = m + 64;
-                k->name = ml_realloc(k->name, k->name_cap);
-            }
-            memcpy(k->name, p + i + 1, m);
-            k->name[m] = 0;
-            k->name_len = m;
-            f.has_name = true;
-            if (is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY)) return 0;
-            break;
-        case SH_ID:
-            if ((end = jp_scalar_text(p, i, n, &v, &m))) f.id = flow_id(v, m), f.has_id = true;
-            break;
-        case SH_SKIP: end = jp_skip(p, i, n); break;
-        case SH_ADDR:
-            if ((end = jp_uint(p, i, &f.addr))) f.has_addr = true;
-            break;
-        case SH_BYTES: if ((end = jp_int(p, i, n, &f.bytes))) f.has_bytes = true; break;
-        case SH_DEV_TYPE: if ((end = jp_int(p, i, n, &f.dev_type))) f.has_dev_type = true; break;
-        case SH_DEV_ID: if ((end = jp_int(p, i, n, &f.dev_id))) f.has_dev_id = true; break;
-        case SH_TOTAL_ALLOC: if ((end = jp_int(p, i, n, &f.total_alloc))) f.has_total_alloc = true; break;
-        case SH_TOTAL_RESERVED:
-            if ((end = jp_int(p, i, n, &f.total_reserved))) f.has_total_reserved = true;
-            break;
-        default: end = trace_arg_value(k, sh->slot[s] - SH_TA, sh->at[s], p, i, n); /* SH_TA + a TA_* kind */
-        }
+        size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
         if (!end) return 0;
+        if ((sh->slot[s] == SH_NAME_MEMORY || sh->slot[s] == SH_NAME_OTHER) &&
+            is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY))
+            return 0;
         i = end;
     }
     js_consume_element(k->js, i);
@@ -1086,53 +966,50 @@ static int read_event(kineto *k)
         int r;
         const char *v;
         size_t m;
-        switch (n) {
-        case 2:
-            if (key[0] == 'p' && key[1] == 'h') {
-                r = js_value_string(js, &v, &m);
-                if (r > 0 && m) f.ph = v[0];
-            } else if (key[0] == 't' && key[1] == 's') {
-                r = read_bounded(k, 3, "ts", &f.ts);
-                f.has_ts = r > 0;
-            } else if (k->t && key[0] == 'i' && key[1] == 'd') {
-                r = js_value_scalar_text(js, &v, &m);
-                if (r > 0) f.id = flow_id(v, m), f.has_id = true;
-            } else if (k->t && key[0] == 'b' && key[1] == 'p') {
-                r = js_value_string(js, &v, &m);
-                if (r > 0) f.bind_enclosing = m == 1 && v[0] == 'e';
-            } else r = js_skip(js);
+        switch (event_key(k, key, n)) {
+        case EK_PH:
+            r = js_value_string(js, &v, &m);
+            if (r > 0 && m) f.ph = v[0];
             break;
-        case 3:
-            if (!memcmp(key, "cat", 3)) {
-                r = js_value_string(js, &v, &m);
-                if (r > 0) f.cat = classify_cat(v, m);
-                if (r > 0 && k->t) {
-                    f.skind = slice_kind_of_cat(v, m);
-                    f.dev_kind = dev_kind_of_cat(v, m);
-                    f.cat_id = cat_of(k, v, m);
-                }
-            } else if (!memcmp(key, "pid", 3)) r = read_id(k, f.pid, &f.pid_len);
-            else if (!memcmp(key, "tid", 3)) r = read_id(k, f.tid, &f.tid_len);
-            else if (!memcmp(key, "dur", 3)) {
-                r = read_bounded(k, 3, "dur", &f.dur);
-                f.has_dur = r > 0;
-                f.bad_dur = r == 0; /* another type than a number */
-            } else r = js_skip(js);
+        case EK_TS:
+            r = read_bounded(k, 3, "ts", &f.ts);
+            f.has_ts = r > 0;
             break;
-        case 4:
-            if (!memcmp(key, "name", 4)) {
-                r = read_string_copy(k, &k->name, &k->name_len, &k->name_cap);
-                if (r > 0) f.has_name = true;
-            } else if (!memcmp(key, "args", 4)) {
-                /* Only memory events need their args decoded (and the time side's). */
-                if (f.has_name && !is_memory_name(k) && !k->t) r = js_skip(js);
-                /* rare (one per sync call or measured kernel): not to weigh on the branches around */
-                else if (__builtin_expect(k->t && f.skind >= ML_SL_CUDA_SYNC, 0)) r = read_own_args(k, &f);
-                else if (k->t && f.has_name && f.ph && f.ph != 'C' && f.ph != 'M' && !is_memory_name(k) &&
-                         fast_trace_args(k))
+        case EK_ID:
+            r = js_value_scalar_text(js, &v, &m);
+            if (r > 0) f.id = flow_id(v, m), f.has_id = true;
+            break;
+        case EK_BP:
+            r = js_value_string(js, &v, &m);
+            if (r > 0) f.bind_enclosing = m == 1 && v[0] == 'e';
+            break;
+        case EK_CAT:
+            r = js_value_string(js, &v, &m);
+            if (r > 0) set_cat(k, &f, v, m);
+            break;
+        case EK_PID: r = read_id(k, f.pid, &f.pid_len); break;
+        case EK_TID: r = read_id(k, f.tid, &f.tid_len); break;
+        case EK_DUR:
+            r = read_bounded(k, 3, "dur", &f.dur);
+            f.has_dur = r > 0;
+            f.bad_dur = r == 0; /* another type than a number */
+            break;
+        case EK_NAME:
+            r = js_value_string(js, &v, &m);
+            if (r > 0) set_name(k, &f, v, m);
+            break;
+        case EK_ARGS:
+            switch (args_route(k, &f)) {
+            case ARGS_SKIP: r = js_skip(js); break;
+            case ARGS_OWN: r = read_own_args(k, &f); break;
+            case ARGS_TRACE:
+                if (fast_trace_args(k)) {
                     r = 1;
-                else r = read_args(k, &f);
-            } else r = js_skip(js);
+                    break;
+                }
+                /* fall through */
+            default: r = read_args(k, &f);
+            }
             break;
         default:
             r = js_skip(js);
@@ -1180,3 +1057,4 @@ int kt_read_events(kineto *k)
         if (read_event(k) < 0) return -1;
     }
 }
+
