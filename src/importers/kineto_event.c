@@ -734,12 +734,21 @@ static inline int args_route(const kineto *k, const event_fields *f)
  * way, an object not wholly buffered): read_event() then reads the event
  * again from its start, to the same effect, and reports what is wrong. */
 
+/* A memory event's integer arg (read_args: js_value_number, scale 0). */
+static inline size_t plain_memory_int(const char *p, size_t i, size_t n, int64_t *dst, bool *has)
+{
+    size_t end = jp_int(p, i, n, dst);
+    if (end) *has = true;
+    return end;
+}
+
 /* The plain value at p[i] of slot kind `slot` (SH_*; SH_ARG + a KA_* kind:
  * its field at offset off of trace_args for the time side's) into its field:
  * the index after it, or 0 when it is not of the plain form the token path
  * reads the same way.  The one decoder of both fast paths: fast_event()
- * calls it for the key it found, shape_event() for the slot it expects. */
-static inline size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off, const char *p, size_t i, size_t n)
+ * calls it for the key it found, shape_event() for the slot it expects
+ * (inlined: shape_event() runs it for every value of most events). */
+static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off, const char *p, size_t i, size_t n)
 {
     size_t end;
     const char *v;
@@ -773,17 +782,11 @@ static inline size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off
         if (!(end = jp_uint(p, i, &f->addr))) return 0;
         f->has_addr = true;
         return end;
-    case SH_ARG + KA_BYTES:
-    case SH_ARG + KA_DEV_TYPE:
-    case SH_ARG + KA_DEV_ID:
-    case SH_ARG + KA_TOTAL_ALLOC:
-    case SH_ARG + KA_TOTAL_RESERVED: {
-        bool *has;
-        int64_t *dst = memory_field(f, slot - SH_ARG, &has);
-        if (!(end = jp_int(p, i, n, dst))) return 0;
-        *has = true;
-        return end;
-    }
+    case SH_ARG + KA_BYTES: return plain_memory_int(p, i, n, &f->bytes, &f->has_bytes);
+    case SH_ARG + KA_DEV_TYPE: return plain_memory_int(p, i, n, &f->dev_type, &f->has_dev_type);
+    case SH_ARG + KA_DEV_ID: return plain_memory_int(p, i, n, &f->dev_id, &f->has_dev_id);
+    case SH_ARG + KA_TOTAL_ALLOC: return plain_memory_int(p, i, n, &f->total_alloc, &f->has_total_alloc);
+    case SH_ARG + KA_TOTAL_RESERVED: return plain_memory_int(p, i, n, &f->total_reserved, &f->has_total_reserved);
     }
     return trace_arg_value(k, slot - SH_ARG, off, p, i, n); /* SH_ARG + a time side's kind */
 }

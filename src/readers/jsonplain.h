@@ -315,7 +315,7 @@ static inline size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
 /* A pid, tid or flow id at p[i], as js_value_scalar_text() gives it: a
  * string's raw text (without backslashes here) or a number's bytes.  The
  * index after the value, or 0. */
-static inline size_t jp_scalar_text(const char *p, size_t i, size_t n, const char **text, size_t *len)
+static inline __attribute__((always_inline)) size_t jp_scalar_text(const char *p, size_t i, size_t n, const char **text, size_t *len)
 {
     size_t end = p[i] == '"' ? jp_string(p, i, n) : jp_number(p, i, n);
     if (!end) return 0;
