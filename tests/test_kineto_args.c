@@ -21,6 +21,10 @@ TEST(rows_sorted_by_length_and_each_found)
     }
     CHECK(ka_find(&x, "External ic", 11) == NULL);
     CHECK(ka_find(&x, "gri", 3) == NULL);
+    CHECK(ka_find(&x, "memory bXndwidth (GB/s)", 23) == NULL); /* the middle of a long key */
+    CHECK(ka_find(&x, "memory bandwidth (GB/x)", 23) == NULL);
+    CHECK(ka_find(&x, "Sequence numbeR", 15) == NULL);
+    CHECK(ka_find(&x, "devicE", 6) == NULL);
     CHECK(ka_find(&x, "", 0) == NULL);
     char longer[64];
     memset(longer, 'x', sizeof longer);

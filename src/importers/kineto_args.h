@@ -89,10 +89,13 @@ static const ka_key ka_keys[] = {ML_KINETO_ARGS(KA_ROW_ARG, KA_ROW_MEM)};
 #undef KA_ROW_MEM
 enum { KA_NKEYS = sizeof ka_keys / sizeof ka_keys[0], KA_MAXLEN = 33 };
 
-/* Where the rows of each key length begin: built once per reader
- * (ka_index_build), so that ka_find compares the keys of one length only. */
+/* Where the rows of each key length begin, and their first and last 8
+ * bytes as words: built once per reader (ka_index_build), so that ka_find
+ * compares two words with each row of the key's length only (near what the
+ * switch on the length and compares of constant size cost before). */
 typedef struct ka_index {
     uint8_t first[KA_MAXLEN + 2]; /* rows of length n: first[n] .. first[n + 1] - 1 */
+    uint64_t head[KA_NKEYS], tail[KA_NKEYS]; /* keys of 8 bytes or more */
 } ka_index;
 
 static inline void ka_index_build(ka_index *x)
@@ -102,14 +105,35 @@ static inline void ka_index_build(ka_index *x)
         while (i < KA_NKEYS && ka_keys[i].len < n) i++;
         x->first[n] = (uint8_t)i;
     }
+    for (i = 0; i < KA_NKEYS; i++) {
+        x->head[i] = x->tail[i] = 0;
+        if (ka_keys[i].len >= 8) {
+            memcpy(&x->head[i], ka_keys[i].key, 8);
+            memcpy(&x->tail[i], ka_keys[i].key + ka_keys[i].len - 8, 8);
+        }
+    }
 }
 
 /* The row of an arg's key, or NULL. */
 static inline const ka_key *ka_find(const ka_index *x, const char *key, size_t n)
 {
-    if (n > KA_MAXLEN) return NULL;
-    for (int i = x->first[n]; i < x->first[n + 1]; i++)
-        if (memcmp(key, ka_keys[i].key, n) == 0) return &ka_keys[i];
+    if (n == 0 || n > KA_MAXLEN) return NULL;
+    int i = x->first[n], end = x->first[n + 1];
+    if (n < 8) { /* grid, name, Addr, Bytes, block, bytes, dtype, device, stream */
+        for (; i < end; i++) {
+            const char *r = ka_keys[i].key;
+            size_t j = 0;
+            while (j < n && key[j] == r[j]) j++;
+            if (j == n) return &ka_keys[i];
+        }
+        return NULL;
+    }
+    uint64_t head, tail;
+    memcpy(&head, key, 8);
+    memcpy(&tail, key + n - 8, 8);
+    for (; i < end; i++)
+        if (x->head[i] == head && x->tail[i] == tail && (n <= 16 || memcmp(key + 8, ka_keys[i].key + 8, n - 16) == 0))
+            return &ka_keys[i];
     return NULL;
 }
 
