@@ -1,4 +1,4 @@
-# Big plain traces are parsed in two halves on two threads (kineto.c): the
+# Big plain traces are parsed in two halves on two threads (kineto_split.c): the
 # result must be exactly the one-pass result, whatever the split point finds.
 . tests/lib.sh
 tmp=$(mktemp -d)

@@ -585,7 +585,7 @@ TEST(repeated_totals_are_dropped_without_changing_the_curve)
 
 
 /* Events as Kineto writes them are read straight from the scanner's buffer
- * (kineto.c: fast_event); anything unusual in an event sends the whole event
+ * (kineto_event.c: fast_event); anything unusual in an event sends the whole event
  * to the token path.  The same events, each made unusual by an escaped first
  * value, must give the same profile, field for field: numbers of every
  * length (the digits are read 8 at a time), times cut at 3 decimals,

@@ -1,6 +1,6 @@
 /* byteblock.h — 64 bytes of JSON at a time as bit masks, for the scanners
- * that skip containers without looking at every byte (jsonscan.c,
- * importers/kineto.c).  Bit k of a mask stands for byte k of the block.
+ * that skip containers without looking at every byte (jsonscan.c: js_skip
+ * and js_plain_skip_container).  Bit k of a mask stands for byte k of the block.
  * Header only: each is small and must inline into its caller's loop. */
 #ifndef ML_BYTEBLOCK_H
 #define ML_BYTEBLOCK_H

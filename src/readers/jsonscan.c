@@ -1,6 +1,7 @@
 /* jsonscan.c — streaming JSON tokenizer; see jsonscan.h. */
 #include "jsonscan.h"
 #include "byteblock.h"
+#include "jsonplain.h"
 #include "decimal.h"
 
 #include <pthread.h>
@@ -53,7 +54,8 @@ struct js_scanner {
     size_t value_max;         /* the buffer never grows past this for one value: TOKEN_MAX or the source's limit */
 };
 
-static const unsigned char is_ws[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+/* The blanks and the number bytes, shared with the plain readers (jsonplain.h). */
+const unsigned char js_wsch[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
 
 /* Scanning helpers: the index of the first byte in [i, end) that matters, or
  * `end`.  With SSE2 they test 16 bytes at a time; the buffer has PAD bytes
@@ -81,12 +83,8 @@ static inline size_t find_quote_or_backslash(const char *b, size_t i, size_t end
 /* First byte that is not a space, tab, CR or LF. */
 static inline size_t find_non_ws(const char *b, size_t i, size_t end)
 {
-    const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
     for (; i < end; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(b + i));
-        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-                                  _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
-        unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+        unsigned m = ~jp_ws_mask16(b + i) & 0xFFFFu;
         if (m) return clamp_hit(i, m, end);
     }
     return end;
@@ -116,7 +114,7 @@ static inline size_t find_quote_or_backslash(const char *b, size_t i, size_t end
 
 static inline size_t find_non_ws(const char *b, size_t i, size_t end)
 {
-    while (i < end && is_ws[(unsigned char)b[i]]) i++;
+    while (i < end && js_wsch[(unsigned char)b[i]]) i++;
     return i;
 }
 
@@ -296,9 +294,9 @@ static inline int peek_nonws(js_scanner *s)
     for (;;) {
         if (s->pos < s->end) {
             unsigned char c = (unsigned char)s->buf[s->pos];
-            if (!is_ws[c]) return c;
+            if (!js_wsch[c]) return c;
             c = (unsigned char)s->buf[s->pos + 1]; /* a single space is the usual case */
-            if (!is_ws[c] && s->pos + 1 < s->end) return (unsigned char)s->buf[++s->pos];
+            if (!js_wsch[c] && s->pos + 1 < s->end) return (unsigned char)s->buf[++s->pos];
             s->pos = find_non_ws(s->buf, s->pos + 1, s->end);
             if (s->pos < s->end) return (unsigned char)s->buf[s->pos];
         }
@@ -338,7 +336,7 @@ static int lex_string(js_scanner *s)
     return 0;
 }
 
-static const unsigned char is_numch[256] = {
+const unsigned char js_numch[256] = {
     ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
     ['8'] = 1, ['9'] = 1, ['-'] = 1, ['+'] = 1, ['.'] = 1, ['e'] = 1, ['E'] = 1,
     /* NaN, Infinity (Python's json writes them) */
@@ -350,14 +348,8 @@ static inline uint64_t eight_digits(const char *p)
 {
     uint64_t x;
     memcpy(&x, p, 8);
-    if ((x & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-        ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
-        return UINT64_MAX;
-    x -= 0x3030303030303030ull;
-    x = (x * 10) + (x >> 8);
-    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
-    return x;
+    if (jp_swar_nondigits(x)) return UINT64_MAX;
+    return jp_swar_value8(x - 0x3030303030303030ull);
 }
 
 /* Lexes a number, decoding the common shape -?digits[.digits] on the way so
@@ -379,8 +371,8 @@ static int lex_number(js_scanner *s)
             i++;
             while ((unsigned)(b[i] - '0') < 10) v = v * 10 + (uint64_t)(b[i++] - '0'), ndig++, frac++;
         }
-        bool simple = ndig > 0 && ndig <= 18 && !is_numch[(unsigned char)b[i]];
-        while (i < s->end && is_numch[(unsigned char)b[i]]) i++;
+        bool simple = ndig > 0 && ndig <= 18 && !js_numch[(unsigned char)b[i]];
+        while (i < s->end && js_numch[(unsigned char)b[i]]) i++;
         if (i < s->end || s->eof) {
             s->num_simple = simple;
             s->num_neg = neg;
@@ -536,7 +528,7 @@ js_tok js_next(js_scanner *s)
                 if (lex_string(s) < 0) return JS_ERROR;
                 /* The colon; keep the key text in the buffer while looking for it. */
                 for (;;) {
-                    while (s->pos < s->end && is_ws[(unsigned char)s->buf[s->pos]]) s->pos++;
+                    while (s->pos < s->end && js_wsch[(unsigned char)s->buf[s->pos]]) s->pos++;
                     if (s->pos < s->end) break;
                     size_t keep = s->tok_start - 1;
                     ssize_t r = more(s, keep);
@@ -717,31 +709,22 @@ int js_skip(js_scanner *s)
  * They handle the common case straight from the buffer when enough bytes are
  * buffered (so no token can be cut off), and otherwise defer to js_next(),
  * which knows every rule.  The sentinel byte at buf[end] stops the
- * whitespace loops. */
+ * whitespace loops (jp_ws, jsonplain.h). */
 #define FAST_WINDOW 256
-
-static inline size_t skip_ws_inline(const char *b, size_t p)
-{
-    if (!is_ws[(unsigned char)b[p]]) return p;
-    if (!is_ws[(unsigned char)b[p + 1]]) return p + 1;
-    /* A newline and indentation: 16 bytes at a time.  The sentinel at end is
-     * not whitespace, so the scan stops there at the latest. */
-    return find_non_ws(b, p + 2, (size_t)-1 >> 1);
-}
 
 int js_key(js_scanner *s, const char **key, size_t *len)
 {
     if ((s->state == S_AFTER || s->state == S_KEY) && s->end - s->pos >= FAST_WINDOW) {
         const char *b = s->buf;
-        size_t p = skip_ws_inline(b, s->pos);
+        size_t p = jp_ws(b, s->pos);
         if (s->state == S_AFTER) {
             if (b[p] != ',') goto slow;
-            p = skip_ws_inline(b, p + 1);
+            p = jp_ws(b, p + 1);
         }
         if (b[p] != '"') goto slow;
         size_t q = find_quote_or_backslash(b, p + 1, s->end);
         if (q >= s->end || b[q] != '"') goto slow;
-        size_t r = skip_ws_inline(b, q + 1);
+        size_t r = jp_ws(b, q + 1);
         if (r >= s->end || b[r] != ':') goto slow;
         s->tok_start = p + 1;
         s->tok_len = q - p - 1;
@@ -768,7 +751,7 @@ slow:;
 static inline int fast_value_start(js_scanner *s)
 {
     if (s->state != S_VALUE || s->end - s->pos < FAST_WINDOW) return -1;
-    s->pos = skip_ws_inline(s->buf, s->pos);
+    s->pos = jp_ws(s->buf, s->pos);
     return s->pos < s->end ? (unsigned char)s->buf[s->pos] : -1;
 }
 
@@ -1003,4 +986,107 @@ int js_fail_at(js_scanner *s, ml_err *e, uint64_t off, const char *fmt, ...)
     int rc = fail_into(s, e, off, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+/* ---- the plain readers' container skip (jsonplain.h) ----
+ * js_skip() works on the refillable buffer and reports what is wrong; this
+ * one works on a value wholly in a buffer (js_peek_value) and only says
+ * whether it is well formed, leaving errors to js_skip(). */
+
+/* The container at p[i] ('{' or '['), skipped byte by byte: the index
+ * after it, or 0. */
+static size_t plain_bytewise(const char *p, size_t i, size_t n)
+{
+    char c = p[i];
+    char closer[64];
+    int depth = 0;
+    closer[depth++] = (char)(c + 2);
+    for (i++; i < n; i++) {
+        i = jp_find_stop(p, i, true);
+        if (i >= n) return 0;
+        c = p[i];
+        if (c == '"') {
+            while ((i = jp_find_stop(p, i + 1, false)) < n && p[i] == '\\') i++; /* past each escaped byte */
+            if (i >= n) return 0;
+        } else if (c == '[' || c == '{') {
+            if (depth == (int)sizeof closer) return 0;
+            closer[depth++] = (char)(c + 2);
+        } else if (c == ']' || c == '}') {
+            if (c != closer[--depth]) return 0;
+            if (depth == 0) return i + 1;
+        }
+    }
+    return 0;
+}
+
+
+#ifdef __SSE2__
+/* The container at p[i] ('{' or '['), skipped as js_skip() does (every
+ * closing bracket must match its opening one; strings are passed over), 64
+ * bytes at a time: quotes and brackets as bit masks (eq64: bit k = whether
+ * byte k of the block is c, see byteblock.h), strings masked out by the
+ * quotes' odd prefix, and only the brackets outside them visited, their
+ * kinds kept as a stack of bits (64 levels; deeper, or a backslash, and the
+ * bytes are read one by one).  The index after it, or 0.  Inlined into one
+ * function per instruction set, each with its own eq64. */
+typedef uint64_t block_eq_fn(const char *b, char c, char fold);
+static inline __attribute__((always_inline)) size_t plain_blocks(const char *p, size_t i, size_t n, block_eq_fn *eq64)
+{
+    uint64_t kinds = 0, inside = 0; /* kinds: bit set = '['; inside: the block before ended in a string */
+    unsigned depth = 0;
+    char last[64];
+    for (size_t j = i; j < n; j += 64) {
+        const char *b = p + j;
+        if (n - j < 64) { /* the end of the buffer: its bytes, then NULs */
+            memset(last, 0, sizeof last);
+            memcpy(last, b, n - j);
+            b = last;
+        }
+        if (eq64(b, '\\', 0)) return plain_bytewise(p, i, n);
+        uint64_t str = ml_block_odd_prefix(eq64(b, '"', 0)) ^ inside;
+        inside = (uint64_t)((int64_t)str >> 63);
+        uint64_t br = (eq64(b, '{', 0x20) | eq64(b, '}', 0x20)) & ~str;
+        while (br) {
+            unsigned k = (unsigned)__builtin_ctzll(br);
+            br &= br - 1;
+            char c = b[k];
+            if (c == '{' || c == '[') {
+                if (depth == 64) return plain_bytewise(p, i, n);
+                kinds = kinds << 1 | (c == '[');
+                depth++;
+            } else {
+                if ((kinds & 1) != (c == ']')) return 0;
+                kinds >>= 1;
+                if (--depth == 0) return j + k + 1;
+            }
+        }
+    }
+    return 0;
+}
+#endif
+
+static size_t plain_container_sse2(const char *p, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    return plain_blocks(p, i, n, ml_block_eq);
+#else
+    return plain_bytewise(p, i, n);
+#endif
+}
+
+#ifdef ML_HAVE_BLOCK_AVX2
+__attribute__((target("avx2"))) static size_t plain_container_avx2(const char *p, size_t i, size_t n)
+{
+    return plain_blocks(p, i, n, ml_block_eq_avx2);
+}
+#endif
+
+size_t js_plain_skip_container(const char *p, size_t i, size_t n)
+{
+#ifdef ML_HAVE_BLOCK_AVX2
+    static int avx2 = -1;
+    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") != 0;
+    if (avx2) return plain_container_avx2(p, i, n);
+#endif
+    return plain_container_sse2(p, i, n);
 }

@@ -1,0 +1,1063 @@
+/*
+ * kineto_event.c — reads one event of a Kineto trace's event list into an
+ * event_fields (kineto_int.h), the args the time side wants into k->ta, and
+ * hands it to kt_event_done() (kineto.c), which fills the profile.
+ *
+ * Three ways to one result, tried in this order for each event:
+ *   shape_event  an event written like one seen before (the same keys,
+ *                blanks, ph and cat): only its varying values are read,
+ *                at the places its shape says;
+ *   fast_event   any event written plainly, read straight from the
+ *                scanner's buffer (jsonplain.h), its shape learned;
+ *   read_event   the token path (jsonscan.h), which reads everything
+ *                (escapes, odd forms, values split across refills) and
+ *                reports what is wrong.
+ * The fast paths give up (0) on anything they do not read exactly as the
+ * token path would.  What decides their agreement is shared: event_key()
+ * names the fields of an event, args_route() decides how its args are read,
+ * kineto_args.h's table says what each arg is for every path, and
+ * plain_slot() decodes every plain value for both fast paths.
+ */
+#include "kineto_int.h"
+#include "decimal.h"
+#include "jsonplain.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the fields of an event, for every path ----
+ * Each path finds a value its own way (tokens, or plain bytes); what the
+ * value is, and where it goes, is decided here once. */
+
+/* A pid/tid text into its field (cut at ID_MAX bytes). */
+static inline void set_id(char *buf, size_t *len, const char *s, size_t n)
+{
+    if (n > ID_MAX) n = ID_MAX;
+    memcpy(buf, s, n);
+    *len = n;
+}
+
+/* The event's name, copied out of the scanner's buffer. */
+static inline void set_name(kineto *k, event_fields *f, const char *s, size_t n)
+{
+    if (n + 1 > k->name_cap) {
+        k->name_cap = n + 64;
+        k->name = ml_realloc(k->name, k->name_cap);
+    }
+    memcpy(k->name, s, n);
+    k->name[n] = 0;
+    k->name_len = n;
+    f->has_name = true;
+}
+
+/* A pid/tid (number or string) as text. */
+static int read_id(kineto *k, char *buf, size_t *len)
+{
+    const char *s;
+    size_t n;
+    int r = js_value_scalar_text(k->js, &s, &n);
+    if (r > 0) set_id(buf, len, s, n);
+    return r;
+}
+
+/* ---- the time side's args ---- */
+
+static const trace_args TA_NONE = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0.0f, 0, 0, 0, 0,
+    {0, 0, -1, -1, -1}, -1, -1};
+
+static void json_put(kineto *k, const char *s, size_t n)
+{
+    VEC_RESERVE(&k->json, k->json.len + n);
+    memcpy(k->json.v + k->json.len, s, n);
+    k->json.len += n;
+}
+
+/* The next value as compact JSON text, interned: "[[32, 3], []]" (PyTorch's
+ * own spelling of shapes, ", " between elements).  Strings inside keep their
+ * escapes; a value that is one string (torch_npu writes "Input Dims" as
+ * "2,3;\r\n4") is kept as its decoded text. */
+static int read_compact(kineto *k, ml_str *out)
+{
+    js_scanner *js = k->js;
+    size_t avail, len;
+    const char *raw = js_peek_value(js, &avail);
+    if (raw && (len = jp_compact_span(raw, avail)) > 0) {
+        *out = ml_intern(k->p->strings, raw, len);
+        js_consume_value(js, len);
+        return 1;
+    }
+    k->json.len = 0;
+    int depth = 0;
+    bool comma = false;
+    do {
+        js_tok t = js_next(js);
+        const char *txt;
+        size_t n;
+        if (t == JS_ERROR) return -1;
+        if (t == JS_END) return js_fail(js, k->e, "the file ends inside an args value");
+        if (t == JS_STRING && depth == 0) {
+            txt = js_has_escape(js) ? js_unescape(js, &n) : js_text(js, &n);
+            *out = ml_intern(k->p->strings, txt, n);
+            return 1;
+        }
+        if (comma && t != JS_OBJECT_END && t != JS_ARRAY_END) json_put(k, ", ", 2);
+        comma = true;
+        switch (t) {
+        case JS_OBJECT: json_put(k, "{", 1), depth++, comma = false; break;
+        case JS_ARRAY: json_put(k, "[", 1), depth++, comma = false; break;
+        case JS_OBJECT_END: json_put(k, "}", 1), depth--; break;
+        case JS_ARRAY_END: json_put(k, "]", 1), depth--; break;
+        case JS_KEY:
+        case JS_STRING:
+            txt = js_text(js, &n);
+            json_put(k, "\"", 1), json_put(k, txt, n), json_put(k, "\"", 1);
+            if (t == JS_KEY) json_put(k, ": ", 2), comma = false;
+            break;
+        case JS_NUMBER: txt = js_text(js, &n), json_put(k, txt, n); break;
+        case JS_TRUE: json_put(k, "true", 4); break;
+        case JS_FALSE: json_put(k, "false", 5); break;
+        default: json_put(k, "null", 4); break;
+        }
+        if (t == JS_KEY) continue; /* its value follows */
+    } while (depth > 0);
+    *out = ml_intern(k->p->strings, k->json.v, k->json.len);
+    return 1;
+}
+
+/* Skips an arg's value; a plain number straight from the buffer (as
+ * js_skip() would lex it: the run of number bytes). */
+static int skip_arg(kineto *k)
+{
+    size_t avail;
+    const char *p = js_peek_value(k->js, &avail);
+    if (p && ((p[0] >= '0' && p[0] <= '9') || (p[0] == '-' && p[1] >= '0' && p[1] <= '9'))) {
+        size_t i = 1;
+        while (i < avail && js_numch[(unsigned char)p[i]]) i++;
+        if (i < avail) {
+            js_consume_value(k->js, i);
+            return 0;
+        }
+    }
+    return js_skip(k->js);
+}
+
+/* grid / block: [x, y, z] */
+/* "[x, y, z]" of small non-negative numbers at p (40 bytes readable), as
+ * Kineto writes grid and block: its length, or 0 when it is not so. */
+static size_t plain_dim3(const char *p, int32_t *out)
+{
+    if (p[0] != '[') return 0;
+    int32_t v[3];
+    size_t i = 1;
+    int got = 0;
+    for (; got < 3; got++) {
+        size_t d = i;
+        int32_t x = 0;
+        while (i - d < 9 && p[i] >= '0' && p[i] <= '9') x = x * 10 + (p[i++] - '0');
+        if (i == d || js_numch[(unsigned char)p[i]]) break;
+        v[got] = x;
+        if (got < 2 && p[i] == ',' && p[i + 1] == ' ') i += 2;
+        else {
+            got++;
+            break;
+        }
+    }
+    if (got != 3 || p[i] != ']') return 0;
+    memcpy(out, v, sizeof v);
+    return i + 1;
+}
+
+static int read_dim3(kineto *k, int32_t *out)
+{
+    js_scanner *js = k->js;
+    size_t avail, len;
+    const char *p = js_peek_value(js, &avail);
+    if (p && avail >= 40 && (len = plain_dim3(p, out)) > 0) {
+        js_consume_value(js, len);
+        return 1;
+    }
+    js_tok t = js_next(js);
+    if (t == JS_ERROR) return -1;
+    if (t == JS_OBJECT) return js_skip_rest(js);
+    if (t != JS_ARRAY) return 0;
+    for (int i = 0;; i++) {
+        t = js_next(js);
+        if (t == JS_ARRAY_END) return 1;
+        if (t == JS_ERROR || t == JS_END) return -1;
+        int64_t v;
+        if (t == JS_NUMBER && i < 3 && js_number(js, 0, &v) == 0 && v >= INT32_MIN && v <= INT32_MAX) out[i] = (int32_t)v;
+        else if ((t == JS_OBJECT || t == JS_ARRAY) && js_skip_rest(js) < 0) return -1;
+    }
+}
+
+static int read_double(kineto *k, double *out)
+{
+    const char *txt;
+    size_t n;
+    int r = js_value_scalar_text(k->js, &txt, &n);
+    if (r <= 0) return r;
+    return ml_parse_double(txt, n, out) == 0 ? 1 : 0;
+}
+
+static int read_float(kineto *k, float *out)
+{
+    double d;
+    int r = read_double(k, &d);
+    if (r > 0) *out = (float)d;
+    return r;
+}
+
+/* The field of trace_args a row names. */
+static inline char *ta_field(kineto *k, const ka_key *row) { return (char *)&k->ta + row->off; }
+
+/* The row of a key as an arg of an event's own args object (KA_SYNC rows
+ * belong to cuda_sync events' only: read_own_args), or NULL. */
+static inline const ka_key *arg_row(const kineto *k, const char *key, size_t n)
+{
+    const ka_key *row = ka_find(&k->keys, key, n);
+    return row && row->where != KA_SYNC ? row : NULL;
+}
+
+/* One arg of a non-memory event (the key just read; row: its row, NULL if
+ * none, never a memory arg's). */
+static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n, const ka_key *row)
+{
+    if (f->ph == 'C') { /* every number is a value of the counter */
+        double v;
+        int r = read_double(k, &v);
+        if (r > 0) {
+            counter_val c = {ml_intern(k->p->strings, key, n), v};
+            VEC_PUSH(&k->cvals, c);
+        }
+        return r;
+    }
+    int64_t *dst = NULL, group = -1;
+    const char *s;
+    size_t m;
+    int r;
+    switch (row ? row->kind : KA_SKIP) {
+    case KA_DIM3: return read_dim3(k, (int32_t *)(void *)ta_field(k, row));
+    case KA_COMPACT: return read_compact(k, (ml_str *)(void *)ta_field(k, row));
+    case KA_FLOAT: return read_float(k, (float *)(void *)ta_field(k, row));
+    case KA_NAME:
+        if (f->ph != 'M' && f->ph) break; /* (then skipped: ph is known, and no counter) */
+        /* fall through */
+    case KA_STRING:
+        r = js_value_string(k->js, &s, &m);
+        if (r > 0) *(ml_str *)(void *)ta_field(k, row) = ml_intern(k->p->strings, s, m);
+        return r;
+    case KA_INT: dst = (int64_t *)(void *)ta_field(k, row); break;
+    case KA_GROUP: dst = &group; break;
+    }
+    /* "ph" may come after "args" (torch_npu writes it last): until it is
+     * known, numbers are also kept as possible counter values. */
+    bool maybe_counter = !f->ph;
+    if (!dst && !maybe_counter) return skip_arg(k) < 0 ? -1 : 0;
+    double d;
+    if (!dst) r = read_double(k, &d);
+    else {
+        int64_t v;
+        r = read_int(k, &v);
+        if (r > 0) *dst = v, d = (double)v;
+    }
+    if (r > 0 && maybe_counter) {
+        counter_val c = {ml_intern(k->p->strings, key, n), d};
+        VEC_PUSH(&k->cvals, c);
+    }
+    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) k->ta.comm.group_size = (int32_t)group;
+    return r;
+}
+
+/* ---- the args of a non-memory event, straight from the buffer ----
+ * Kineto writes them plainly; fast_trace_args() reads such an object as
+ * read_args() would (same keys, same values, in the same order, so strings
+ * are interned in the same order), and gives up on anything else (an escape,
+ * a value of an unusual form, a memory event's keys, an object not wholly
+ * buffered): the token path then reads it all again, to the same effect. */
+
+/* ---- event shapes ----
+ * The events of one kind are written alike: the same keys in the same
+ * order, the same blanks, the same ph and cat; only the other values vary.
+ * fast_event() records such a shape of the events it reads: the text
+ * between the values that vary (literals), and what each of those values is
+ * (slots).  An event that matches a shape, literal for literal, has its
+ * values read straight into their fields (shape_event): no key is looked
+ * at.  A literal covers the constant values (ph, cat, bp), whose fields the
+ * shape keeps; a name slot requires the name to be a memory event's, or
+ * not, as it was in the event the shape was learned from (what is read of
+ * the args depends on it). */
+enum {
+    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP,
+    SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
+};
+#define SHAPE_SLOTS 32
+#define SHAPE_TEXT 1024
+
+typedef struct shape {
+    unsigned nslots;
+    bool ok;                          /* while recording: the event fits a shape */
+    size_t from;                      /* while recording: where the current literal began in the event */
+    uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
+                                       * literal nslots ends the event */
+    uint8_t slot[SHAPE_SLOTS];
+    uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args */
+    event_fields proto;               /* the constant fields */
+    char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
+} shape;
+
+/* While recording: the literal up to p[at], then a slot that ends at p[end]
+ * (its field at offset `off` of trace_args, for SH_ARG slots). */
+static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int kind, size_t off)
+{
+    if (!sh || !sh->ok) return;
+    size_t have = sh->nslots ? sh->lit_end[sh->nslots - 1] : 0, len = at - sh->from;
+    if (sh->nslots == SHAPE_SLOTS || have + len > SHAPE_TEXT) {
+        sh->ok = false;
+        return;
+    }
+    memcpy(sh->text + have, p + sh->from, len);
+    sh->lit_end[sh->nslots] = (uint16_t)(have + len);
+    sh->at[sh->nslots] = (uint16_t)off;
+    sh->slot[sh->nslots++] = (uint8_t)kind;
+    sh->from = end;
+}
+
+static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind)
+{
+    shape_slot_at(sh, p, at, end, kind, 0);
+}
+
+/* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
+ * as written when jp_compact_span() finds it so, interned.  The same text
+ * comes back again and again: a memo of the last ones (their interned
+ * text, found by a hash of the bytes) saves the check and the interning.
+ * The index after the value, or 0. */
+static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str *out)
+{
+    if (p[i] != '[' && p[i] != '{') return 0;
+    size_t end = js_plain_skip_container(p, i, n);
+    if (!end) return 0;
+    size_t len = end - i;
+    uint64_t h = jp_hash(p + i, len);
+    struct compact_memo *c = &k->compact[h & (COMPACT_MEMO - 1)];
+    if (c->len == len && c->hash == h && !memcmp(ml_s(k->p, c->id), p + i, len)) {
+        *out = c->id;
+        return end;
+    }
+    if (jp_compact_span(p + i, n - i) != len) return 0;
+    *out = ml_intern(k->p->strings, p + i, len);
+    c->hash = h;
+    c->len = len;
+    c->id = *out;
+    return end;
+}
+
+/* An arg's value at p[i], of kind `kind` (a time side's: KA_INT ..
+ * KA_FLOAT, or KA_SKIP), into k->ta at offset off: the index after it, or 0. */
+static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
+{
+    char *a = (char *)&k->ta;
+    size_t end;
+    switch (kind) {
+    case KA_INT: {
+        int64_t v;
+        if (!(end = jp_int(p, i, n, &v))) return 0;
+        memcpy(a + off, &v, sizeof v);
+        return end;
+    }
+    case KA_GROUP: {
+        int64_t v;
+        if (!(end = jp_int(p, i, n, &v))) return 0;
+        if (v >= 0 && v <= INT32_MAX) k->ta.comm.group_size = (int32_t)v;
+        return end;
+    }
+    case KA_DIM3: {
+        int32_t d3[3];
+        if (i + 48 >= n || !(end = plain_dim3(p + i, d3))) return 0; /* (it reads 40 bytes) */
+        memcpy(a + off, d3, sizeof d3);
+        return end + i;
+    }
+    case KA_COMPACT: {
+        ml_str id;
+        if (!(end = compact_value(k, p, i, n, &id))) return 0;
+        memcpy(a + off, &id, sizeof id);
+        return end;
+    }
+    case KA_STRING: {
+        if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+        ml_str id = ml_intern(k->p->strings, p + i + 1, end - i - 2);
+        memcpy(a + off, &id, sizeof id);
+        return end;
+    }
+    case KA_FLOAT: {
+        double d;
+        if (!(end = jp_number(p, i, n))) return 0;
+        if (ml_parse_double(p + i, end - i, &d) == 0) {
+            float f = (float)d;
+            memcpy(a + off, &f, sizeof f);
+        }
+        return end;
+    }
+    case KA_SKIP: return jp_skip(p, i, n);
+    }
+    return 0; /* a memory event's arg: the token path reads it */
+}
+
+/* The args object at p[at] == '{' read into k->ta: the index after it, or
+ * 0 if the token path must read it.  Its shape goes on into *rec (if not
+ * NULL): the keys are literals, each value a slot. */
+static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape *rec)
+{
+    size_t i = jp_ws(p, at + 1);
+    if (i >= n) return 0;
+    if (p[i] == '}') return i + 1;
+    for (;;) {
+        const char *key;
+        size_t kn;
+        if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
+        /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped) */
+        const ka_key *row = arg_row(k, key, kn);
+        int kind = row && row->kind != KA_NAME ? row->kind : KA_SKIP;
+        size_t off = row ? row->off : 0, end;
+        if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
+        shape_slot_at(rec, p, i, end, kind == KA_SKIP ? SH_SKIP : SH_ARG + kind, off);
+        i = jp_ws(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = jp_ws(p, i + 1);
+        if (i >= n) return 0;
+        if (p[i] == '}') break; /* a trailing comma, as the scanner allows */
+    }
+    return i + 1;
+}
+
+/* 1 if the args object was read (and consumed), 0 if the token path must read it. */
+static int fast_trace_args(kineto *k)
+{
+    size_t n, end;
+    const char *p = js_peek_value(k->js, &n);
+    if (!p || p[0] != '{' || !(end = trace_args_at(k, p, 0, n, NULL))) return 0;
+    js_consume_value(k->js, end);
+    return 1;
+}
+
+/* Whether the number just read is integral ("4096", "4096.0", "4.096e3"; not
+ * "1.5", which js_value_number truncates): byte counts are whole. */
+static bool whole_bytes(kineto *k)
+{
+    size_t n;
+    const char *s = js_text(k->js, &n);
+    if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n)) return true;
+    while (n && (s[n - 1] == '\t' || s[n - 1] == ' ')) n--;
+    while (n && (s[0] == '\t' || s[0] == ' ')) s++, n--;
+    int64_t v;
+    return ml_parse_integral(s, n, &v) == 0;
+}
+
+/* The args of the two kinds of slice whose args are their own (read_event
+ * routes them here, out of the hot path: each is one event per sync call or
+ * per measured kernel, and Kineto writes "cat" before "args"): a CUPTI
+ * profiler range's numbers are its hardware counters (as a "C" event's are
+ * its values); a cuda_sync event's are its stream, device, correlation and
+ * External id, and the CUDA event it waits for (wait_on_*). */
+static __attribute__((noinline)) int read_own_args(kineto *k, event_fields *f)
+{
+    js_tok t = js_next(k->js);
+    if (t == JS_ERROR) return -1;
+    if (t != JS_OBJECT) return t == JS_ARRAY ? js_skip_rest(k->js) : 0;
+    for (;;) {
+        const char *key;
+        size_t n;
+        int more = js_key(k->js, &key, &n);
+        if (more <= 0) return more;
+        int r;
+        if (f->skind == ML_SL_PROFILER_RANGE) {
+            double v;
+            r = read_double(k, &v);
+            if (r > 0) {
+                counter_val c = {ml_intern(k->p->strings, key, n), v};
+                VEC_PUSH(&k->cvals, c);
+            }
+        } else {
+            /* the rows that are also (or only) a cuda_sync event's */
+            const ka_key *row = ka_find(&k->keys, key, n);
+            int64_t *dst = row && row->where != KA_ALL && row->kind == KA_INT ? (int64_t *)(void *)ta_field(k, row) : NULL;
+            int64_t v;
+            if (!dst) r = skip_arg(k) < 0 ? -1 : 0;
+            else if ((r = read_int(k, &v)) > 0) *dst = v;
+        }
+        if (r < 0) return -1;
+    }
+}
+
+/* The field of a memory arg's kind (KA_ADDR .. KA_TOTAL_RESERVED), and its
+ * has_ flag; NULL for KA_ADDR (an unsigned address, read as text). */
+static inline int64_t *memory_field(event_fields *f, int kind, bool **has)
+{
+    switch (kind) {
+    case KA_BYTES: *has = &f->has_bytes; return &f->bytes;
+    case KA_DEV_TYPE: *has = &f->has_dev_type; return &f->dev_type;
+    case KA_DEV_ID: *has = &f->has_dev_id; return &f->dev_id;
+    case KA_TOTAL_ALLOC: *has = &f->has_total_alloc; return &f->total_alloc;
+    case KA_TOTAL_RESERVED: *has = &f->has_total_reserved; return &f->total_reserved;
+    }
+    *has = &f->has_addr;
+    return NULL;
+}
+
+/* The args memory events need; a value of the wrong type or out of range is
+ * remembered, and reported only if the event turns out to be a memory event. */
+static int read_args(kineto *k, event_fields *f)
+{
+    js_tok t = js_next(k->js);
+    if (t == JS_ERROR) return -1;
+    if (t != JS_OBJECT) return t == JS_ARRAY ? js_skip_rest(k->js) : 0;
+    for (;;) {
+        const char *key;
+        size_t n;
+        int more = js_key(k->js, &key, &n);
+        if (more <= 0) return more;
+        const ka_key *row = arg_row(k, key, n);
+        if (!row || row->kind < KA_ADDR) {
+            if (k->t ? read_trace_arg(k, f, key, n, row) < 0 : js_skip(k->js) < 0) return -1;
+            continue;
+        }
+        const char *label = row->key;
+        bool *has;
+        int64_t *dst = memory_field(f, row->kind, &has);
+        uint64_t off = js_offset(k->js); /* the key: messages name it */
+        const char *why = NULL;
+        if (!dst) {
+            /* Addresses are unsigned 64-bit: read them as text. */
+            const char *s;
+            size_t m;
+            int r = js_value_scalar_text(k->js, &s, &m);
+            if (r < 0) return -1;
+            uint64_t a = 0;
+            bool ok = r > 0 && m > 0;
+            for (size_t i = 0; ok && i < m; i++) {
+                if (s[i] < '0' || s[i] > '9' || a > (UINT64_MAX - 9) / 10) ok = false;
+                else a = a * 10 + (uint64_t)(s[i] - '0');
+            }
+            if (ok) f->addr = a, f->has_addr = true;
+            else why = "is not a number";
+        } else {
+            int r = js_value_number(k->js, 0, dst);
+            if (r == 1) *has = true; /* ranges: see add_memory_event() */
+            else if (r < 0) return -1;
+            else why = r == 0 ? "is not a number" : "is out of range";
+            if (r == 1 && dst != &f->dev_type && dst != &f->dev_id && !whole_bytes(k)) why = "is not a whole number of bytes";
+        }
+        if (why && !f->bad_arg) f->bad_arg = label, f->bad_arg_why = why, f->bad_arg_off = off;
+    }
+}
+
+static uint8_t classify_cat(const char *s, size_t n)
+{
+    if (KEY_IS(s, n, "cpu_op") || KEY_IS(s, n, "Operator")) return CAT_CPU_OP;
+    if (KEY_IS(s, n, "user_annotation")) return CAT_ANNOTATION;
+    if (KEY_IS(s, n, "python_function")) return CAT_PYTHON;
+    if (KEY_IS(s, n, "cpu_instant_event")) return CAT_INSTANT;
+    return CAT_OTHER;
+}
+
+/* The slice kind of a cat: Kineto's names (libkineto ActivityType.cpp, every
+ * accelerator: CUDA/HIP's, MTIA's mtia_ccp_events kernels and mtia_runtime
+ * calls, xpu_/privateuse1_ runtime and driver calls, hpu_op, HPU's host-side
+ * runtime events), and PyTorch 1.8/1.9's (Operator, Runtime, Kernel, Memcpy,
+ * Memset). */
+static uint8_t slice_kind_of_cat(const char *s, size_t n)
+{
+    switch (n) {
+    case 4: if (KEY_IS(s, n, "Trace")) return ML_SL_OTHER; break;
+    case 6:
+        if (KEY_IS(s, n, "cpu_op")) return ML_SL_CPU_OP;
+        if (KEY_IS(s, n, "kernel") || KEY_IS(s, n, "Kernel")) return ML_SL_KERNEL;
+        if (KEY_IS(s, n, "Memcpy")) return ML_SL_MEMCPY;
+        if (KEY_IS(s, n, "Memset")) return ML_SL_MEMSET;
+        if (KEY_IS(s, n, "hpu_op")) return ML_SL_RUNTIME;
+        break;
+    case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
+    case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
+    case 9: if (KEY_IS(s, n, "cuda_sync")) return ML_SL_CUDA_SYNC; break;
+    case 10:
+        if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
+        if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
+        if (KEY_IS(s, n, "xpu_driver")) return ML_SL_DRIVER;
+        break;
+    case 11:
+        if (KEY_IS(s, n, "cuda_driver")) return ML_SL_DRIVER;
+        if (KEY_IS(s, n, "xpu_runtime")) return ML_SL_RUNTIME;
+        break;
+    case 12:
+        if (KEY_IS(s, n, "cuda_runtime")) return ML_SL_RUNTIME;
+        if (KEY_IS(s, n, "mtia_runtime")) return ML_SL_RUNTIME;
+        break;
+    case 15:
+        if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
+        if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
+        if (KEY_IS(s, n, "mtia_ccp_events")) return ML_SL_KERNEL;
+        break;
+    case 18: if (KEY_IS(s, n, "privateuse1_driver")) return ML_SL_DRIVER; break;
+    case 19:
+        if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION;
+        if (KEY_IS(s, n, "cuda_profiler_range")) return ML_SL_PROFILER_RANGE;
+        if (KEY_IS(s, n, "privateuse1_runtime")) return ML_SL_RUNTIME;
+        break;
+    }
+    return ML_SL_OTHER;
+}
+
+/* The device kind a cat names (PrivateUse1 is ML_DEV_NPU's number, 20);
+ * CUDA for the rest (ROCm's traces name their devices cuda:N too). */
+static uint8_t dev_kind_of_cat(const char *s, size_t n)
+{
+    if (n > 5 && !memcmp(s, "mtia_", 5)) return ML_DEV_MTIA;
+    if (n > 4 && !memcmp(s, "xpu_", 4)) return ML_DEV_XPU;
+    if (KEY_IS(s, n, "hpu_op")) return ML_DEV_HPU;
+    if (n > 12 && !memcmp(s, "privateuse1_", 12)) return ML_DEV_NPU;
+    return ML_DEV_CUDA;
+}
+
+/* ---- the time side ---- */
+
+/* A flow id: a number, "0x..." hex, or any other text (hashed). */
+static int64_t flow_id(const char *s, size_t n)
+{
+    int64_t v;
+    if (ml_parse_i64(s, n, &v) == 0) return v;
+    uint64_t h = 0;
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        size_t i = 2;
+        for (; i < n && i < 18; i++) {
+            char c = s[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) break;
+            h = h << 4 | (uint64_t)d;
+        }
+        if (i == n) return (int64_t)(h & INT64_MAX);
+    }
+    h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return (int64_t)(h & INT64_MAX);
+}
+
+/* The cat interned: a trace has a handful, remembered here. */
+static ml_str cat_of(kineto *k, const char *s, size_t n)
+{
+    if (n > CAT_CACHE_LEN) return ml_intern(k->p->strings, s, n);
+    for (unsigned i = 0; i < CAT_CACHE; i++)
+        if (k->cats[i].len == n && k->cats[i].id && !memcmp(k->cats[i].text, s, n)) return k->cats[i].id;
+    ml_str id = ml_intern(k->p->strings, s, n);
+    unsigned i = k->cats_next++ % CAT_CACHE;
+    k->cats[i].len = (uint8_t)n;
+    memcpy(k->cats[i].text, s, n);
+    k->cats[i].id = id;
+    return id;
+}
+
+/* Starts an event: its fields empty, no name yet. */
+static void event_begin(kineto *k, event_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->skind = ML_SL_OTHER;
+    f->dev_kind = ML_DEV_CUDA;
+    k->name_len = 0;
+    k->name_interned = false;
+    if (k->t) {
+        k->ta = TA_NONE;
+        k->cvals.len = 0;
+    }
+}
+
+/* What a key of an event object is (id and bp only matter to the time side). */
+enum { EK_OTHER, EK_PH, EK_TS, EK_ID, EK_BP, EK_CAT, EK_PID, EK_TID, EK_DUR, EK_NAME, EK_ARGS };
+static inline int event_key(const kineto *k, const char *key, size_t n)
+{
+    switch (n) {
+    case 2:
+        if (key[0] == 'p' && key[1] == 'h') return EK_PH;
+        if (key[0] == 't' && key[1] == 's') return EK_TS;
+        if (k->t && key[0] == 'i' && key[1] == 'd') return EK_ID;
+        if (k->t && key[0] == 'b' && key[1] == 'p') return EK_BP;
+        break;
+    case 3:
+        if (!memcmp(key, "cat", 3)) return EK_CAT;
+        if (!memcmp(key, "pid", 3)) return EK_PID;
+        if (!memcmp(key, "tid", 3)) return EK_TID;
+        if (!memcmp(key, "dur", 3)) return EK_DUR;
+        break;
+    case 4:
+        if (!memcmp(key, "name", 4)) return EK_NAME;
+        if (!memcmp(key, "args", 4)) return EK_ARGS;
+        break;
+    }
+    return EK_OTHER;
+}
+
+/* The cat's fields. */
+static inline void set_cat(kineto *k, event_fields *f, const char *v, size_t m)
+{
+    f->cat = classify_cat(v, m);
+    if (k->t) {
+        f->skind = slice_kind_of_cat(v, m);
+        f->dev_kind = dev_kind_of_cat(v, m);
+        f->cat_id = cat_of(k, v, m);
+    }
+}
+
+/* How an event's args are read, by what came before them: skipped (no
+ * memory event, no time side), by read_own_args (cuda_sync, profiler
+ * ranges), as the time side's (trace_args_at, read_trace_arg), or as a
+ * memory event's (memory_args_at, read_args: also any event whose name or
+ * ph is not known yet). */
+enum { ARGS_SKIP, ARGS_OWN, ARGS_TRACE, ARGS_MEMORY };
+static inline int args_route(const kineto *k, const event_fields *f)
+{
+    bool memory = f->has_name && is_memory_name(k);
+    if (f->has_name && !memory && !k->t) return ARGS_SKIP;
+    /* rare (one per sync call or measured kernel): not to weigh on the branches around */
+    if (__builtin_expect(k->t && f->skind >= ML_SL_CUDA_SYNC, 0)) return ARGS_OWN;
+    if (k->t && f->has_name && f->ph && f->ph != 'C' && f->ph != 'M' && !memory) return ARGS_TRACE;
+    return ARGS_MEMORY;
+}
+
+/* ---- whole events straight from the buffer ----
+ * Kineto writes its events plainly: fast_event() reads one such event
+ * object as read_event() would (the same fields, read in the same order, so
+ * strings are interned in the same order), from the scanner's buffer
+ * without tokenizing it, and gives up on anything else (an escape, a value
+ * of an unusual form or out of range, args the token path reads another
+ * way, an object not wholly buffered): read_event() then reads the event
+ * again from its start, to the same effect, and reports what is wrong. */
+
+/* A memory event's integer arg (read_args: js_value_number, scale 0). */
+static inline size_t plain_memory_int(const char *p, size_t i, size_t n, int64_t *dst, bool *has)
+{
+    size_t end = jp_int(p, i, n, dst);
+    if (end) *has = true;
+    return end;
+}
+
+/* The plain value at p[i] of slot kind `slot` (SH_*; SH_ARG + a KA_* kind:
+ * its field at offset off of trace_args for the time side's) into its field:
+ * the index after it, or 0 when it is not of the plain form the token path
+ * reads the same way.  The one decoder of both fast paths: fast_event()
+ * calls it for the key it found, shape_event() for the slot it expects
+ * (inlined: shape_event() runs it for every value of most events). */
+static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off, const char *p, size_t i, size_t n)
+{
+    size_t end;
+    const char *v;
+    size_t m;
+    switch (slot) {
+    case SH_TS:
+        if (!(end = jp_scaled(p, i, 3, &f->ts)) || !ml_value_ok(f->ts)) return 0;
+        f->has_ts = true;
+        return end;
+    case SH_DUR:
+        if (!(end = jp_scaled(p, i, 3, &f->dur)) || !ml_value_ok(f->dur)) return 0;
+        f->has_dur = true;
+        return end;
+    case SH_PID:
+    case SH_TID:
+        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
+        if (slot == SH_PID) set_id(f->pid, &f->pid_len, v, m);
+        else set_id(f->tid, &f->tid_len, v, m);
+        return end;
+    case SH_NAME_MEMORY:
+    case SH_NAME_OTHER:
+        if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+        set_name(k, f, p + i + 1, end - i - 2);
+        return end;
+    case SH_ID:
+        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
+        f->id = flow_id(v, m), f->has_id = true;
+        return end;
+    case SH_SKIP: return jp_skip(p, i, n);
+    case SH_ARG + KA_ADDR:
+        if (!(end = jp_uint(p, i, &f->addr))) return 0;
+        f->has_addr = true;
+        return end;
+    case SH_ARG + KA_BYTES: return plain_memory_int(p, i, n, &f->bytes, &f->has_bytes);
+    case SH_ARG + KA_DEV_TYPE: return plain_memory_int(p, i, n, &f->dev_type, &f->has_dev_type);
+    case SH_ARG + KA_DEV_ID: return plain_memory_int(p, i, n, &f->dev_id, &f->has_dev_id);
+    case SH_ARG + KA_TOTAL_ALLOC: return plain_memory_int(p, i, n, &f->total_alloc, &f->has_total_alloc);
+    case SH_ARG + KA_TOTAL_RESERVED: return plain_memory_int(p, i, n, &f->total_reserved, &f->has_total_reserved);
+    }
+    return trace_arg_value(k, slot - SH_ARG, off, p, i, n); /* SH_ARG + a time side's kind */
+}
+
+/* The args object at p[at] as read_args() reads it (a memory event's, or
+ * any event's whose name is not known yet): the index after it, or 0. */
+static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t at, size_t n, shape *rec)
+{
+    if (p[at] != '{') return 0;
+    /* the time side reads a counter's args, and args before "ph", another way */
+    if (k->t && (!f->ph || f->ph == 'C' || f->ph == 'M')) return 0;
+    size_t i = jp_ws(p, at + 1);
+    if (i >= n) return 0;
+    if (p[i] == '}') return i + 1;
+    for (;;) {
+        const char *key;
+        size_t kn;
+        if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
+        const ka_key *row = arg_row(k, key, kn);
+        int slot = row && row->kind >= KA_ADDR ? SH_ARG + row->kind : SH_SKIP;
+        /* an arg the time side reads: read_trace_arg's way (the token path) */
+        if (slot == SH_SKIP && row && k->t) return 0;
+        size_t end = plain_slot(k, f, slot, 0, p, i, n);
+        if (!end) return 0;
+        shape_slot(rec, p, i, end, slot);
+        i = jp_ws(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = jp_ws(p, i + 1);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+    }
+    return i + 1;
+}
+
+/* The event object at p[0] == '{' (n bytes buffered): 1 if it was read
+ * and consumed, 0 if read_event() must read it, -1 on error.  Its shape
+ * goes into *rec (if not NULL; rec->ok says whether it fits one). */
+static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
+{
+    event_fields f;
+    event_begin(k, &f);
+    if (rec) {
+        rec->nslots = 0;
+        rec->ok = true;
+        rec->from = 0;
+    }
+    size_t i = jp_ws(p, 1);
+    if (i >= n) return 0;
+    while (p[i] != '}') {
+        const char *key;
+        size_t kn;
+        if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
+        size_t end = 0;
+        int slot = SH_SKIP;
+        switch (event_key(k, key, kn)) {
+        case EK_PH: /* ph, cat and bp: literals of the shape */
+            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+            if (end - i > 2) f.ph = p[i + 1];
+            break;
+        case EK_BP:
+            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+            f.bind_enclosing = end - i == 3 && p[i + 1] == 'e';
+            break;
+        case EK_CAT:
+            if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
+            set_cat(k, &f, p + i + 1, end - i - 2);
+            break;
+        case EK_TS: slot = SH_TS; goto value;
+        case EK_DUR: slot = SH_DUR; goto value;
+        case EK_PID: slot = SH_PID; goto value;
+        case EK_TID: slot = SH_TID; goto value;
+        case EK_ID: slot = SH_ID; goto value;
+        case EK_NAME:
+            if (!(end = plain_slot(k, &f, SH_NAME_OTHER, 0, p, i, n))) return 0;
+            shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
+            break;
+        case EK_ARGS:
+            switch (args_route(k, &f)) {
+            case ARGS_SKIP: goto value;
+            case ARGS_OWN: return 0; /* read_event's own reader (no shape learned) */
+            case ARGS_TRACE: end = p[i] == '{' ? trace_args_at(k, p, i, n, rec) : 0; break;
+            default: end = memory_args_at(k, &f, p, i, n, rec);
+            }
+            break;
+        default:
+        value:
+            if (!(end = plain_slot(k, &f, slot, 0, p, i, n))) return 0;
+            shape_slot(rec, p, i, end, slot);
+        }
+        if (!end) return 0;
+        i = jp_ws(p, end);
+        if (i >= n) return 0;
+        if (p[i] == '}') break;
+        if (p[i] != ',') return 0;
+        i = jp_ws(p, i + 1);
+        if (i >= n) return 0;
+    }
+    if (rec && rec->ok) { /* the last literal, to the closing brace; the constant fields */
+        shape_slot(rec, p, i + 1, i + 1, SH_SKIP);
+        rec->nslots--;
+        memset(&rec->proto, 0, sizeof rec->proto);
+        rec->proto.ph = f.ph;
+        rec->proto.cat = f.cat;
+        rec->proto.skind = f.skind;
+        rec->proto.dev_kind = f.dev_kind;
+        rec->proto.cat_id = f.cat_id;
+        rec->proto.bind_enclosing = f.bind_enclosing;
+    }
+    js_consume_element(k->js, i + 1);
+    return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
+}
+
+/* The event at p[0] if it has shape sh: 1 if it was read and consumed, 0 if
+ * it has not, -1 on error. */
+static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
+{
+    event_fields f = sh->proto;
+    k->name_len = 0;
+    k->name_interned = false;
+    if (k->t) {
+        k->ta = TA_NONE;
+        k->cvals.len = 0;
+    }
+    size_t i = 0, from = 0;
+    for (unsigned s = 0;; s++) {
+        size_t len = sh->lit_end[s] - from;
+        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
+        i += len;
+        from = sh->lit_end[s];
+        if (s == sh->nslots) break;
+        size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
+        if (!end) return 0;
+        if ((sh->slot[s] == SH_NAME_MEMORY || sh->slot[s] == SH_NAME_OTHER) &&
+            is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY))
+            return 0;
+        i = end;
+    }
+    js_consume_element(k->js, i);
+    return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
+}
+
+/* The event at p[0] == '{': by a shape it has (moved to the front), else by
+ * fast_event() (and its shape learned), else 0 (read_event() must read it). */
+static int shaped_event(kineto *k, const char *p, size_t n)
+{
+    for (unsigned i = 0; i < k->nshapes; i++) {
+        shape *sh = k->shapes[i];
+        int r = shape_event(k, sh, p, n);
+        if (r == 0) continue;
+        memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
+        k->shapes[0] = sh;
+        return r;
+    }
+    if (!k->spare) k->spare = ml_malloc(sizeof *k->spare);
+    shape *rec = k->spare;
+    int r = fast_event(k, p, n, rec);
+    if (r > 0 && rec->ok) { /* learned: in front, the least recently used one out */
+        k->spare = k->nshapes == SHAPES ? k->shapes[SHAPES - 1] : NULL;
+        if (k->nshapes < SHAPES) k->nshapes++;
+        memmove(k->shapes + 1, k->shapes, (k->nshapes - 1) * sizeof *k->shapes);
+        k->shapes[0] = rec;
+    }
+    return r;
+}
+
+static int read_event(kineto *k)
+{
+    js_scanner *js = k->js;
+    uint64_t ev_off = js_offset(js);
+    event_fields f;
+    event_begin(k, &f);
+    for (;;) {
+        const char *key;
+        size_t n;
+        int more = js_key(js, &key, &n);
+        if (more == 0) break;
+        if (more < 0) return scan_error(k);
+        int r;
+        const char *v;
+        size_t m;
+        switch (event_key(k, key, n)) {
+        case EK_PH:
+            r = js_value_string(js, &v, &m);
+            if (r > 0 && m) f.ph = v[0];
+            break;
+        case EK_TS:
+            r = read_bounded(k, 3, "ts", &f.ts);
+            f.has_ts = r > 0;
+            break;
+        case EK_ID:
+            r = js_value_scalar_text(js, &v, &m);
+            if (r > 0) f.id = flow_id(v, m), f.has_id = true;
+            break;
+        case EK_BP:
+            r = js_value_string(js, &v, &m);
+            if (r > 0) f.bind_enclosing = m == 1 && v[0] == 'e';
+            break;
+        case EK_CAT:
+            r = js_value_string(js, &v, &m);
+            if (r > 0) set_cat(k, &f, v, m);
+            break;
+        case EK_PID: r = read_id(k, f.pid, &f.pid_len); break;
+        case EK_TID: r = read_id(k, f.tid, &f.tid_len); break;
+        case EK_DUR:
+            r = read_bounded(k, 3, "dur", &f.dur);
+            f.has_dur = r > 0;
+            f.bad_dur = r == 0; /* another type than a number */
+            break;
+        case EK_NAME:
+            r = js_value_string(js, &v, &m);
+            if (r > 0) set_name(k, &f, v, m);
+            break;
+        case EK_ARGS:
+            switch (args_route(k, &f)) {
+            case ARGS_SKIP: r = js_skip(js); break;
+            case ARGS_OWN: r = read_own_args(k, &f); break;
+            case ARGS_TRACE:
+                if (fast_trace_args(k)) {
+                    r = 1;
+                    break;
+                }
+                /* fall through */
+            default: r = read_args(k, &f);
+            }
+            break;
+        default:
+            r = js_skip(js);
+        }
+        if (r < 0) return scan_error(k);
+    }
+    return kt_event_done(k, &f, ev_off);
+}
+
+/* ---- the trace ---- */
+
+/* The event list, its '[' just read.  The file may end anywhere between its
+ * events, or right after its ']'. */
+int kt_read_events(kineto *k)
+{
+    if (!k->saw_event_list) k->list_off = js_offset(k->js);
+    k->saw_event_list = true;
+    k->events_open = true;
+    js_allow_cut(k->js);
+    for (;;) {
+        size_t avail;
+        const char *p = js_peek_element(k->js, &avail);
+        if (p && p[0] == '{') {
+            int r = shaped_event(k, p, avail);
+            if (r < 0) return -1;
+            if (r > 0) {
+                k->list_objects++;
+                continue;
+            }
+        }
+        js_tok t = js_next(k->js);
+        if (t == JS_END) return 0; /* the file ended inside the list: events_open stays set */
+        if (t == JS_ARRAY_END) {
+            k->events_open = false;
+            return 0;
+        }
+        if (t == JS_ERROR) return scan_error(k);
+        if (t != JS_OBJECT) {
+            /* a stray value in the event list: nothing to import */
+            k->list_others++;
+            if (t == JS_ARRAY && js_skip_rest(k->js) < 0) return scan_error(k);
+            continue;
+        }
+        k->list_objects++;
+        if (read_event(k) < 0) return -1;
+    }
+}
+

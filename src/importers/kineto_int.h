@@ -1,0 +1,223 @@
+/*
+ * kineto_int.h — what the parts of the Kineto importer share (not for other
+ * modules).  The importer is three parts over one state (struct kineto):
+ *   kineto_event.c  reads each event of the list into an event_fields (and
+ *                   the time side's args into k->ta): the token path, and
+ *                   the fast paths straight from the scanner's buffer
+ *                   (jsonplain.h), which decode every field the same way;
+ *   kineto.c        fills the profile from each event read (kt_event_done:
+ *                   memory events, ops, the trace store), reads the
+ *                   document around the event list, and finishes;
+ *   kineto_split.c  reads a big plain file as two halves on two threads.
+ * The args read are declared once, in kineto_args.h.
+ */
+#ifndef ML_KINETO_INT_H
+#define ML_KINETO_INT_H
+
+#include "importer.h"
+#include "jsonscan.h"
+
+#include <stddef.h>
+#include <string.h>
+
+enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER };
+
+#define ID_MAX 64
+/* A trace alternates between a few tracks (the main thread, the autograd
+ * thread, a stream or two): one remembered track missed a quarter of the time. */
+#define TRACK_MEMO 4
+#define TOTALS_CACHE 64
+#define NOT_AN_OP 0xFF             /* open_b.kind of a "B" whose interval memlens does not keep */
+
+/* The fields of one trace event that memlens needs, collected in any key order. */
+typedef struct event_fields {
+    char ph;
+    uint8_t cat;
+    bool has_name, has_ts, has_dur;
+    bool bad_dur;                  /* a "dur" that is no number (NaN, Infinity, a string, null, a list) */
+    int64_t ts, dur;
+    char pid[ID_MAX], tid[ID_MAX];
+    size_t pid_len, tid_len;
+    /* args of memory events */
+    bool has_dev_type, has_dev_id, has_addr, has_bytes, has_total_alloc, has_total_reserved;
+    int64_t dev_type, dev_id, bytes, total_alloc, total_reserved;
+    uint64_t addr;
+    uint64_t bad_arg_off;          /* first arg of the wrong type or out of range, reported only for memory events */
+    const char *bad_arg, *bad_arg_why;
+    /* the time side (only read when k->t) */
+    uint8_t skind;                 /* ml_slice_kind from cat */
+    uint8_t dev_kind;              /* ml_dev_kind the cat names (mtia_*, xpu_*, hpu_op, privateuse1_*), else CUDA */
+    bool bind_enclosing, has_id;   /* flows: "bp": "e"; "id" */
+    ml_str cat_id;                 /* the cat, interned */
+    int64_t id;
+} event_fields;
+
+/* Args of the time side, -1 / 0 when absent (trace.h says what each is). */
+typedef struct trace_args {
+    int64_t corr, ext, seq, fwd, py_module, device, stream, regs, smem, bytes, sort_index;
+    int32_t grid[3], block[3];
+    float blocks_per_sm, occupancy, membw;
+    ml_str dims, types, stack, name; /* name: an M event's args "name" */
+    ml_comm_args comm;
+    int64_t wait_stream, wait_corr; /* cuda_sync's */
+} trace_args;
+
+#include "kineto_args.h" /* (its rows name trace_args fields) */
+
+typedef struct counter_val {
+    ml_str key;
+    double value;
+} counter_val;
+
+typedef struct device_prop {
+    int64_t id, total;
+    ml_str name;
+    int64_t cc_major, cc_minor, num_sms, max_threads_per_sm, max_threads_per_block, regs_per_block, regs_per_sm,
+        warp_size, shared_mem_per_block, shared_mem_per_sm;
+} device_prop;
+
+typedef struct open_b {             /* a "B" event waiting for its "E" */
+    uint32_t thread;
+    int64_t ts;
+    ml_str name;
+    uint8_t kind;                   /* ml_op_kind, or NOT_AN_OP */
+    /* the slice it makes (k->t only) */
+    ml_str slice_name;
+    uint32_t track, info;
+    int64_t corr, ext;
+    uint8_t skind;
+} open_b;
+
+enum { CAT_CACHE = 8, CAT_CACHE_LEN = 31 };
+enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace has about 20) */
+enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts remembered */
+
+typedef struct kineto {
+    js_scanner *js;
+    ml_profile *p;
+    ml_err *e;
+    char *name;                    /* the current event's name (copied out of the scanner buffer) */
+    size_t name_len, name_cap;
+    VEC(device_prop) props;
+    VEC(open_b) open;
+    bool saw_base_time;
+    uint64_t base_time_off;        /* where baseTimeNanoseconds was read */
+    bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
+    bool events_open;              /* inside the event list (where a split may fall) */
+    size_t list_objects, list_others; /* elements of the event list: objects, and anything else */
+    uint64_t list_off;             /* where the event list begins */
+    size_t orphan_ends;            /* "E" events with no open "B" on their thread */
+    size_t unclosed;               /* "B" ops closed at the end of the trace for want of an "E" */
+    bool has_times;                /* min_ts / max_end are set */
+    int64_t min_ts, max_end;       /* earliest ts and latest ts + dur of all events (before the base is added) */
+    int64_t bytes_moved;           /* sum of |Bytes| of allocs and frees: kept below ML_VALUE_LIMIT */
+    uint32_t last_thread;          /* thread_of()'s one-entry cache */
+    uint32_t totals[TOTALS_CACHE][2]; /* device -> series index + 1 of its allocated / reserved totals */
+    char last_pid[ID_MAX], last_tid[ID_MAX];
+    size_t last_pid_len, last_tid_len;
+    size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
+    /* the CPU's Total Allocated before its first memory event (see the note at the end) */
+    bool cpu_total_seen;
+    int64_t cpu_total_before;
+    /* the time side: NULL unless the command wants it */
+    ml_trace *t;
+    trace_args ta;
+    VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
+    VEC(char) json;                /* compact JSON text of an arg being read */
+    struct track_memo {            /* track_of()'s cache of recent (pid, tid) texts */
+        uint32_t track;            /* ML_NONE32: unused */
+        uint8_t pid_len, tid_len;
+        char pid[ID_MAX], tid[ID_MAX];
+    } tracks[TRACK_MEMO];
+    unsigned tracks_next;          /* the entry to replace next */
+    size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
+    size_t bad_durs;               /* "X" events dropped: their dur negative or not a number */
+    uint64_t bad_dur_off;          /* the first one's byte */
+    char bad_dur_name[64];         /* and its name */
+    ml_str name_id;                /* the current event's name interned, once (event_name) */
+    bool name_interned;
+    struct { uint8_t len; char text[CAT_CACHE_LEN]; ml_str id; } cats[CAT_CACHE]; /* cat_of()'s cache */
+    unsigned cats_next;
+    bool trace_only;               /* ml_kineto_trace_add: the time side only, no ops or memory */
+    struct shape *shapes[SHAPES];  /* event shapes learned (fast_event), most recently used first */
+    unsigned nshapes;
+    struct shape *spare;           /* where the next one is recorded */
+    ka_index keys;                 /* kineto_args.h's rows by key length */
+    struct compact_memo {          /* compact_value()'s memo of args text, by a hash of its bytes */
+        uint64_t hash;
+        size_t len;                /* 0: unused */
+        ml_str id;
+    } compact[COMPACT_MEMO];
+} kineto;
+
+static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
+{
+    return n == lit_len && memcmp(k, lit, n) == 0;
+}
+#define KEY_IS(k, n, lit) key_is(k, n, lit, sizeof lit - 1)
+
+/* The scanner's error (or the one js_fail() gave it) as the import's. */
+static inline int scan_error(kineto *k) { return ml_fail(k->e, "%s", js_error(k->js)); }
+
+/* Value readers: 1 if the value was read, 0 if it had another type or did
+ * not fit (skipped), -1 on error. */
+static inline int read_int(kineto *k, int64_t *out)
+{
+    int r = js_value_number(k->js, 0, out);
+    return r == JS_NUM_RANGE ? 0 : r;
+}
+
+/* A number that must stay within ML_VALUE_LIMIT (a time in ns, a size):
+ * one out of range is bad input.  `scale`: 3 reads µs (number or string,
+ * 3 decimals kept exactly) as ns. */
+static inline int read_bounded(kineto *k, int scale, const char *what, int64_t *out)
+{
+    int r = js_value_number(k->js, scale, out);
+    if (r == JS_NUM_RANGE || (r == 1 && !ml_value_ok(*out)))
+        return js_fail(k->js, k->e, "\"%s\" is out of range (a time or size of 2^62 or more cannot be real)", what);
+    return r < 0 ? scan_error(k) : r; /* a scanner error: the caller may not report it (baseTimeNanoseconds) */
+}
+
+/* Whether the current event is a [memory] or [OutOfMemory] event. */
+static inline bool is_memory_name(const kineto *k)
+{
+    return KEY_IS(k->name, k->name_len, "[memory]") || KEY_IS(k->name, k->name_len, "[OutOfMemory]");
+}
+
+static inline bool is_op_cat(uint8_t cat) { return cat == CAT_CPU_OP || cat == CAT_ANNOTATION || cat == CAT_PYTHON; }
+
+/* ---- kineto_event.c ---- */
+
+/* The event list, its '[' just read, up to its ']' (or where the file
+ * ends inside it). */
+int kt_read_events(kineto *k);
+
+/* ---- kineto.c ---- */
+
+/* One event read: into the profile (and the trace store).  ev_off: its
+ * first byte, for messages.  0, or -1 on bad input. */
+int kt_event_done(kineto *k, event_fields *f, uint64_t ev_off);
+void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e);
+void kt_free(kineto *k);
+/* The whole document from its first token (or, for the first half of a
+ * split file, up to where that half ends). */
+int kt_read_document(kineto *k);
+/* The keys of the top-level object, its '{' just read (or, for the second
+ * half of a split file, the keys after the event list). */
+int kt_read_top_object(kineto *k);
+/* After the document: the notes, the device properties, ml_profile_finish. */
+int kt_finish(kineto *k, bool truncated);
+void kt_note_times(kineto *k, int64_t first, int64_t last);
+/* "B" ops still open at `end` closed there. */
+void kt_close_open_ops(kineto *k, int64_t end);
+
+/* ---- kineto_split.c ---- */
+
+#define KT_SPLIT_MIN_BYTES ((int64_t)32 << 20)
+enum { KT_SPLIT_RETRY = 1 };
+/* The plain file at path (size bytes) read as two halves on two threads:
+ * 0, -1 on error, or KT_SPLIT_RETRY when it must be read in one pass (p is
+ * then empty again). */
+int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e);
+
+#endif

@@ -1,0 +1,56 @@
+# The Kineto importer reads an event three ways (kineto_event.c): by a shape
+# learned from events written alike, straight from the buffer (fast_event),
+# and by tokens (read_event, with its own readers of the args).  The three
+# must agree on every field: the same trace, its events forced onto the
+# token path, or only their args onto the token readers, must give exactly
+# the same summary and perf results.  An escaped string ("\n") anywhere in
+# an event, or in its args, is what makes the fast paths give up.
+. tests/lib.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+GEN=${BUILD:-build}/tools/gen_trace
+mkdir -p "$tmp/plain" "$tmp/tokens" "$tmp/args"
+
+# variants FILE: FILE as $tmp/plain/t.json, every event with an escaped
+# string first (the token path for all), and every args object with one
+# (fast_trace_args and memory_args_at give up: read_args, read_trace_arg).
+variants() {
+    case "$1" in
+        *.gz) zcat "$1" >"$tmp/plain/t.json" ;;
+        *) cp "$1" "$tmp/plain/t.json" ;;
+    esac
+    sed 's/"ph": /"z": "\\n", "ph": /g' "$tmp/plain/t.json" >"$tmp/tokens/t.json"
+    sed 's/"args": {/"args": {"z": "\\n", /g' "$tmp/plain/t.json" >"$tmp/args/t.json"
+}
+
+# same NAME: each command's output on the three variants is the same (and not empty).
+same() {
+    for c in "summary --json" "summary --by category --json" "perf --json"; do
+        want=$(cd "$tmp/plain" && MEMLENS_ONE_THREAD=1 "$ml" $c t.json 2>&1)
+        t_contains "$1: $c reads the trace" "$want" '"rank"'
+        for v in tokens args; do
+            got=$(cd "$tmp/$v" && MEMLENS_ONE_THREAD=1 "$ml" $c t.json 2>&1)
+            t_eq "$1: $c, $v path" "$got" "$want"
+        done
+    done
+}
+
+ml=$(cd "$(dirname "$MEMLENS")" && pwd)/$(basename "$MEMLENS")
+
+$GEN --steps 3 --seed 7 --out "$tmp/g.json" >/dev/null 2>&1
+t_eq "generated" $? 0
+variants "$tmp/g.json"
+t_eq "every event forced onto the token path" "$(grep -c '"z": "\\n", "ph"' "$tmp/tokens/t.json")" \
+    "$(grep -c '"ph": ' "$tmp/plain/t.json")"
+same "generated"
+
+# Real traces: NCCL collectives' args, and a profile_memory trace's memory events.
+for f in "$DATA/kineto/hta_nccl_data.json.gz" "$DATA/kineto/particle_transformer_A100_fwd_bs128_profile_memory.pt.trace.json"; do
+    if [ -f "$f" ]; then
+        variants "$f"
+        same "$(basename "$f")"
+    else
+        t_skip "no $f"
+    fi
+done
+t_done
