@@ -2248,6 +2248,9 @@ static int read_distributed_info(kineto *k)
             size_t m;
             r = js_value_string(js, &s, &m);
             if (r > 0) k->t->backend = ml_intern(k->p->strings, s, m);
+        } else if (KEY_IS(key, n, "pg_count") && k->t) {
+            r = js_value_number(js, 3, &v); /* not a whole count from 1 to 2^30: unknown */
+            if (r == 1 && v > 0 && v % 1000 == 0 && v / 1000 <= 1 << 30) k->t->pg_count = (int32_t)(v / 1000);
         } else r = js_skip(js);
         if (r < 0) return scan_error(k);
     }
