@@ -2376,9 +2376,10 @@ static int finish(kineto *k, bool truncated)
      * recorded (seen with torch 2.13: a second schedule cycle, a second
      * profile() in one process). */
     if (k->cpu_total_before > 0)
-        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event: PyTorch counts CPU memory "
-                   "only while a profiler records, so part of the memory from before the trace may be an earlier "
-                   "window's, freed since",
+        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event: PyTorch's CPU count moves "
+                   "only while a profiler records memory, so this is what earlier recording windows of the process "
+                   "allocated and it did not see freed (a free while none recorded stays in it); memory allocated "
+                   "before any recording is not in it",
                 (long long)k->cpu_total_before);
     ml_profile_finish(p);
     return 0;
