@@ -23,6 +23,8 @@ import gzip
 import json
 import os
 
+import pytest
+
 from conftest import oracle
 
 MIXED = "PARAMETER_OR_STATE"
@@ -216,8 +218,11 @@ def test_memory_timeline_html_export(torch_fx, memlens_cli, tmp_path):
     """export_memory_timeline(".html") (matplotlib, pinned in
     requirements-test.txt): a page around one PNG picture of the plot, no data.
     memlens says so in one line and names the exports it reads (exit 2)."""
+    import importlib.util
     page = torch_fx / "mlp_adam" / "timeline.html"
-    assert page.exists(), "export_memory_timeline wrote no .html: is matplotlib installed?"
+    if not page.exists() and importlib.util.find_spec("matplotlib") is None:
+        pytest.skip("matplotlib is not installed (python/requirements-test.txt pins it)")
+    assert page.exists(), "export_memory_timeline wrote no .html, with matplotlib installed"
     text = page.read_text()
     assert text.startswith("<html>") and "<title>GPU Memory Timeline HTML</title>" in text
     assert text.count("data:image/png;base64,") == 1
