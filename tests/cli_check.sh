@@ -182,6 +182,27 @@ out=$($MEMLENS check "$tmp/h.json" --max-peak 50B)
 t_eq "escaped: exit" "$?" 1
 t_eq "escaped: no control character but LF" "$(printf '%s' "$out" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
 t_contains "escaped: the contributor's name" "$out" 'op\e[2Jx\r\nFAKE 100 B'
+# A CPU-only run (PyTorch's CPU profiler: [memory] of Device Type 0 only): --max-peak and
+# --max-peak-growth judge the CPU peak, and say so.  c1: aten::add 100 B + aten::mul 50 B
+# live at 30 µs, peak 150 B; c2: aten::add 120 B + aten::mul 60 B, peak 180 B (+20 %).
+cpu_run() { # OUT ADD-BYTES MUL-BYTES
+    printf '{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":10,"dur":5},
+{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":30,"dur":5},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":12,"args":{"Device Type":0,"Device Id":-1,"Addr":4096,"Bytes":%s,"Total Allocated":%s,"Total Reserved":0}},
+{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":32,"args":{"Device Type":0,"Device Id":-1,"Addr":8192,"Bytes":%s,"Total Allocated":%s,"Total Reserved":0}}]}' \
+        "$2" "$2" "$3" $(($2 + $3)) >"$1"
+}
+cpu_run "$tmp/c1.json" 100 50
+cpu_run "$tmp/c2.json" 120 60
+check "cpu only: max-peak holds" 0 "PASS --max-peak 150B: peak allocated 150 B on cpu of c1.json (no accelerator memory in the run: the CPU's peak) <= 150 B" "$tmp/c1.json" --max-peak 150B
+check "cpu only: max-peak broken" 1 "FAIL --max-peak 149B: peak allocated 150 B on cpu of c1.json (no accelerator memory in the run: the CPU's peak) > 149 B; largest at the peak: aten::add 100 B, aten::mul 50 B" "$tmp/c1.json" --max-peak 149B
+check "cpu only: max-peak-growth" 1 "FAIL --max-peak-growth 19%: peak allocated grew 20% (150 B -> 180 B) on cpu of c2.json (no accelerator memory in the runs: the CPU's peak) > 19%; grew most: aten::add +20 B, aten::mul +10 B" "$tmp/c2.json" --base "$tmp/c1.json" --max-peak-growth 19%
+check "cpu only: max-reserved still accelerators only" 2 "ERROR --max-reserved 1GiB: cannot be checked: the run records no reserved memory for an accelerator" "$tmp/c1.json" --max-reserved 1GiB
+# an accelerator and a bigger CPU peak: the accelerator's is judged, as before
+python3 -c 'import json, sys; a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2])); a["traceEvents"] += [e for e in b["traceEvents"] if e["ph"] == "i"]; json.dump(a, open(sys.argv[3], "w"))' "$B" "$tmp/c2.json" "$tmp/bc.json"
+check "cuda and cpu: cuda judged" 0 "PASS --max-peak 220B: peak allocated 220 B on cuda:0 of bc.json <= 220 B" "$tmp/bc.json" --max-peak 220B
+# no memory at all
+check "no memory data" 2 "ERROR --max-peak 1GiB: cannot be checked: the run has no memory data (no accelerator, no CPU memory events)" "$tmp/s1.json" --max-peak 1GiB
 # directories: every rank checked, the worst decides (rank 0 and 1 of the same run: 220 B)
 check "directory" 1 "FAIL --max-peak 200B: peak allocated 220 B on cuda:0 of rank 0 > 200 B; largest at the peak: aten::linear 150 B, (allocated before trace) 40 B, aten::gelu 30 B" "$tmp/r0" --max-peak 200B
 # A job (ranks judged one pair at a time, runpair.c): ranks 0, 1 and 4 of the base run

@@ -172,6 +172,36 @@ TEST(cpu_only_rank_and_whole_trace_step)
     ml_profile_free(p);
 }
 
+/* The group size of the one gloo collective of a 4-rank trace whose
+ * distributedInfo has the extra keys given; -2 when there is no such row. */
+static int gloo_group_size(const char *extra)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"distributedInfo\":{\"backend\":\"gloo\",\"rank\":3,\"world_size\":4%s},\"traceEvents\":["
+             H("cpu_op", "aten::add", 0, 50, "") H("user_annotation", "gloo:all_reduce", 10, 10, "") "{}]}",
+             extra);
+    ml_profile *p = import_trace(json);
+    if (!p) return -3;
+    ml_distributed *d = ml_distributed_compute(&p, 1);
+    int g = d && d->n_collectives == 1 ? d->collectives[0].group_size : -2;
+    ml_distributed_free(d);
+    ml_profile_free(p);
+    return g;
+}
+
+TEST(group_size_from_one_process_group)
+{
+    /* torch 2.13 CPU traces: no record_param_comms, no "Group size"; with one
+     * process group (pg_count 1), every collective is the world's */
+    CHECK_EQ_I64(gloo_group_size(""), -1);
+    CHECK_EQ_I64(gloo_group_size(",\"pg_count\":1,\"pg_config\":[{\"pg_name\":\"0\",\"pg_size\":4,\"ranks\":[0,1,2,3]}]"), 4);
+    CHECK_EQ_I64(gloo_group_size(",\"pg_count\":2"), -1); /* which group: not said */
+    CHECK_EQ_I64(gloo_group_size(",\"pg_count\":1.5"), -1);
+    CHECK_EQ_I64(gloo_group_size(",\"pg_count\":\"x\""), -1);
+    CHECK_EQ_I64(gloo_group_size(",\"pg_count\":1e30"), -1);
+}
+
 TEST(single_rank_without_communication_is_not_distributed)
 {
     ml_profile *p = import_trace("{\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":0,\"world_size\":1},"
@@ -298,6 +328,7 @@ int main(void)
     RUN(two_ranks_by_hand);
     RUN(collectives_apart_by_process_group_size);
     RUN(cpu_only_rank_and_whole_trace_step);
+    RUN(group_size_from_one_process_group);
     RUN(single_rank_without_communication_is_not_distributed);
     RUN(dtype_sizes);
     RUN(real_nccl_traces_match_distributed_expected_py);

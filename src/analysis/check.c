@@ -143,6 +143,11 @@ static bool accel(const ml_diff *d, const ml_diff_device *dd, int s)
     return dd->dev[s] >= 0 && d->side[s].p->devices.v[dd->dev[s]].kind != ML_DEV_CPU;
 }
 
+static bool is_cpu(const ml_diff *d, const ml_diff_device *dd, int s)
+{
+    return dd->dev[s] >= 0 && d->side[s].p->devices.v[dd->dev[s]].kind == ML_DEV_CPU;
+}
+
 /* The largest groups live at a side's peak. */
 static void top_groups(ml_rule_result *o, const ml_diff_device *dd, int s)
 {
@@ -333,6 +338,11 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
     const ml_diff *wd = NULL;          /* the worst pair */
     const ml_diff_device *wdev = NULL; /* and device */
     if (ml_rule_needs_base(r->kind) && !has_base) n = 0; /* a run against itself has not grown */
+    /* --max-peak and --max-peak-growth judge the accelerators; a run with
+     * none that has memory data (a CPU-only run) has its CPU peak judged
+     * instead, on a second pass, and `where` names cpu. */
+    bool cpu_pass = false;
+again:
     for (size_t i = 0; i < n; i++) {
         const ml_diff *d = pairs[i];
         switch (r->kind) {
@@ -345,7 +355,7 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
                 const ml_diff_device *dd = &d->devices[k];
                 const ml_device_stats *st = &dd->st[1];
                 double v;
-                if (!accel(d, dd, 1)) continue;
+                if (cpu_pass ? !is_cpu(d, dd, 1) : !accel(d, dd, 1)) continue;
                 if (r->kind == ML_RULE_MAX_PEAK) {
                     if (!st->peak_allocated.found) continue;
                     v = (double)st->peak_allocated.value;
@@ -362,7 +372,7 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
                     if (dd->unused_at_reserved_peak[1] < 0 || !st->peak_reserved.value) continue;
                     v = 100.0 * (double)dd->unused_at_reserved_peak[1] / (double)st->peak_reserved.value;
                 } else {
-                    if (!accel(d, dd, 0) || !dd->st[0].peak_allocated.found || !st->peak_allocated.found ||
+                    if ((cpu_pass ? !is_cpu(d, dd, 0) : !accel(d, dd, 0)) || !dd->st[0].peak_allocated.found || !st->peak_allocated.found ||
                         !dd->st[0].peak_allocated.value)
                         continue;
                     v = 100.0 * ((double)st->peak_allocated.value - (double)dd->st[0].peak_allocated.value) /
@@ -396,13 +406,19 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
         default: break;
         }
     }
+    if (!o->evaluated && !cpu_pass && (r->kind == ML_RULE_MAX_PEAK || r->kind == ML_RULE_MAX_PEAK_GROWTH)) {
+        cpu_pass = true;
+        goto again;
+    }
     if (!o->evaluated) {
         bool mem = r->kind != ML_RULE_MAX_STEP_TIME && r->kind != ML_RULE_MAX_STEP_TIME_GROWTH;
         if (ml_rule_needs_base(r->kind) && !has_base) snprintf(o->why, sizeof o->why, "needs --base BASE");
         else if (mem && r->kind == ML_RULE_MAX_PEAK_GROWTH)
-            snprintf(o->why, sizeof o->why, "no accelerator with memory data in both runs");
+            snprintf(o->why, sizeof o->why, "no device with memory data in both runs (an accelerator, else the CPU)");
         else if (mem && (r->kind == ML_RULE_MAX_RESERVED || r->kind == ML_RULE_MAX_UNUSED_RESERVED))
             snprintf(o->why, sizeof o->why, "the run records no reserved memory for an accelerator");
+        else if (mem && r->kind == ML_RULE_MAX_PEAK)
+            snprintf(o->why, sizeof o->why, "the run has no memory data (no accelerator, no CPU memory events)");
         else if (mem) snprintf(o->why, sizeof o->why, "the run has no accelerator with memory data");
         else snprintf(o->why, sizeof o->why, "%s", has_base ? "the runs do not both have a time side (operators, steps)"
                                                                : "the run has no time side (operators, steps)");
@@ -411,6 +427,11 @@ void ml_check_eval(const ml_rule *r, ml_diff *const *pairs, size_t n, bool has_b
     o->passed = o->measured <= r->limit;
     if (r->kind == ML_RULE_NO_OOM) o->passed = o->measured == 0;
     if (wd) where(o->where, sizeof o->where, wd, wdev ? wdev->id[1] : NULL);
+    if (wd && cpu_pass) {
+        size_t len = strlen(o->where);
+        snprintf(o->where + len, sizeof o->where - len, " (no accelerator memory in the run%s: the CPU's peak)",
+                 r->kind == ML_RULE_MAX_PEAK_GROWTH ? "s" : "");
+    }
     if (o->passed || !wd) return;
     switch (r->kind) {
     case ML_RULE_MAX_PEAK:

@@ -4,9 +4,10 @@
  * on the comparison (diff.h) of every pair of ranks, the worst pair and
  * device deciding.
  *
- *   --max-peak SIZE              peak allocated memory of any accelerator
+ *   --max-peak SIZE              peak allocated memory of any accelerator; a run
+ *                                without accelerator memory (CPU only): the CPU's
+ *   --max-peak-growth PCT        the same, new against base (needs a base)
  *   --max-reserved SIZE          peak reserved memory of any accelerator
- *   --max-peak-growth PCT        peak allocated, new against base (needs a base)
  *   --max-step-time DURATION     average step time
  *   --max-step-time-growth PCT   average step time, new against base (needs a base)
  *   --no-oom                     no out-of-memory event

@@ -158,6 +158,11 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     coll_vec_acc acc = {0};
     bool any_kernel = false;
     for (size_t i = 0; i < n && !any_kernel; i++) any_kernel = s->kind.v[i] == ML_SL_KERNEL;
+    /* A job with one process group (distributedInfo pg_count 1): every
+     * collective is the world's, of world_size ranks, where its own args
+     * do not say (gloo's spans never do; PyTorch 2.x CPU traces have no
+     * record_param_comms). */
+    int one_group = t->pg_count == 1 && p->world_size > 0 ? p->world_size : -1;
     for (size_t i = 0; i < n; i++) {
         uint8_t kind = s->kind.v[i];
         ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
@@ -169,7 +174,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
             /* No device: the backend's own span (gloo:all_reduce, on its worker
              * thread, with the tensors' Input Dims / Input type) is the call. */
             if (!strncmp(name, "gloo:", 5) || !strncmp(name, "nccl:", 5))
-                coll_count(p, &acc, name, -1, (uint32_t)i, NULL, sp);
+                coll_count(p, &acc, name, one_group, (uint32_t)i, NULL, sp);
             continue;
         }
         if (kind != ML_SL_KERNEL) continue;
@@ -197,7 +202,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         if (op == ML_NONE32) op = c10d;
         const char *cname = op != ML_NONE32 ? ml_s(p, s->name.v[op])
                           : cargs && cargs->collective ? ml_s(p, cargs->collective) : name;
-        int gsize = cargs && cargs->group_size > 0 ? cargs->group_size : -1;
+        int gsize = cargs && cargs->group_size > 0 ? cargs->group_size : one_group;
         coll_count(p, &acc, cname, gsize, op, cargs, sp);
     }
     bool any_comm = comm.len > 0; /* before the merge drops empty intervals */

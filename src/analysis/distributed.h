@@ -23,7 +23,8 @@
  * the innermost "nccl:*" / "gloo:*" annotation, else a "c10d::*" op, else the
  * kernel's args "Collective name", else the kernel's own name.
  *   group_size the process group's size (args "Group size" of the kernel or of
- *              the record_param_comms op around its launch), -1 when not
+ *              the record_param_comms op around its launch; else world_size
+ *              when distributedInfo's pg_count is 1), -1 when not
  *              recorded: the same collective in two process groups is two rows
  *   calls      distinct collective ops (kernels when no op was found)
  *   bytes      "In msg nelems" (else "Out msg nelems") x the dtype's size,

@@ -501,6 +501,9 @@ static int read_distributed_info(kineto *k)
             size_t m;
             r = js_value_string(js, &s, &m);
             if (r > 0) k->t->backend = ml_intern(k->p->strings, s, m);
+        } else if (KEY_IS(key, n, "pg_count") && k->t) {
+            r = js_value_number(js, 3, &v); /* not a whole count from 1 to 2^30: unknown */
+            if (r == 1 && v > 0 && v % 1000 == 0 && v / 1000 <= 1 << 30) k->t->pg_count = (int32_t)(v / 1000);
         } else r = js_skip(js);
         if (r < 0) return scan_error(k);
     }
@@ -626,9 +629,10 @@ int kt_finish(kineto *k, bool truncated)
      * recorded (seen with torch 2.13: a second schedule cycle, a second
      * profile() in one process). */
     if (k->cpu_total_before > 0)
-        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event: PyTorch counts CPU memory "
-                   "only while a profiler records, so part of the memory from before the trace may be an earlier "
-                   "window's, freed since",
+        ml_note(p, "cpu: Total Allocated is already %lld B at the first memory event: PyTorch's CPU count moves "
+                   "only while a profiler records memory, so this is what earlier recording windows of the process "
+                   "allocated and it did not see freed (a free while none recorded stays in it); memory allocated "
+                   "before any recording is not in it",
                 (long long)k->cpu_total_before);
     ml_profile_finish(p);
     return 0;

@@ -10,8 +10,8 @@
  *   coalesced  [[t_us, ...], [[0, c0, ..., c7], ...]]  (.json/.json.gz): per time,
  *              the running total of each category.
  *
- * How they map onto the model (one device; the files do not say which, so it
- * is shown as cuda:0, with a note):
+ * How they map onto the model (one device; the files do not say which: the
+ * one a token of the file name says, "cpu" or "cuda1", else cuda:0 with a note):
  *   - allocs: raw rows carry no tensor identity, so a release is paired with the
  *     latest open allocation of the same category and size (LIFO); one that
  *     pairs with none releases the latest open allocations of its category,
@@ -41,8 +41,10 @@
 #include "jsonscan.h"
 #include "sortperm.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- sniffing ---------------------------------------------------------- */
 
@@ -228,9 +230,49 @@ static void ol_free(open_lists *o)
     VEC_FREE(&o->link);
 }
 
+/* The device a name token of the file's base name says ("cpu", "cuda",
+ * "cuda1", "cuda:1"; tokens split at anything but letters, digits and ':'),
+ * as *kind and *index; false when no token says. */
+static bool device_from_name(const char *path, ml_dev_kind *kind, int *index)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    for (const char *s = b; *s;) {
+        size_t n = 0;
+        while (s[n] && (isalnum((unsigned char)s[n]) || s[n] == ':')) n++;
+        if (n == 3 && !strncasecmp(s, "cpu", 3)) {
+            *kind = ML_DEV_CPU, *index = -1;
+            return true;
+        }
+        if (n >= 4 && !strncasecmp(s, "cuda", 4)) {
+            size_t i = 4 + (n > 4 && s[4] == ':');
+            int v = 0;
+            bool digits = i < n;
+            for (size_t j = i; j < n && digits; j++) {
+                digits = isdigit((unsigned char)s[j]) && v < 100000;
+                v = v * 10 + (s[j] - '0');
+            }
+            if (n == 4 || digits) {
+                *kind = ML_DEV_CUDA, *index = n == 4 ? 0 : v;
+                return true;
+            }
+        }
+        s += n ? n : 1;
+    }
+    return false;
+}
+
+/* The file names no device (export_memory_timeline(path, device) writes the
+ * device's curve only): its file name may say it ("timeline_cpu.json.gz"),
+ * else it is shown as cuda:0, export_memory_timeline's default on a machine
+ * with CUDA, and a note says so. */
 static uint16_t timeline_device(ml_profile *p)
 {
-    ml_note(p, "a PyTorch memory timeline does not name its device: shown as cuda:0");
+    ml_dev_kind kind;
+    int index;
+    if (device_from_name(p->path ? p->path : "", &kind, &index)) return ml_device_get(p, kind, index);
+    ml_note(p, "a PyTorch memory timeline does not name its device: shown as cuda:0, export_memory_timeline's "
+               "default where CUDA is; a file name with cpu or cuda1 in it (timeline_cpu.json.gz) names it");
     return ml_device_get(p, ML_DEV_CUDA, 0);
 }
 

@@ -433,6 +433,7 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
     ml_par2(append_wide_columns, &job, append_the_rest, &job);
     free_slices(&src->slices);
     if (!dst->backend) dst->backend = MAP_STR(src->backend);
+    if (!dst->pg_count) dst->pg_count = src->pg_count;
     if (src->index->has_span) ml_trace_span(dst, src->index->span_begin, src->index->span_end);
     dst->unpaired_ends += src->unpaired_ends;
     dst->kernel_args_dropped += src->kernel_args_dropped;

@@ -201,6 +201,7 @@ typedef struct ml_trace {
     ml_instants instants;
     /* distributedInfo beyond rank/world_size (profile.h has those) */
     ml_str backend;         /* "nccl", 0 if none */
+    int32_t pg_count;       /* process groups ("pg_count"; 1: every collective is the world's), 0 if unknown */
     int64_t span_begin, span_end; /* first ts and last ts+dur of all events, ns; 0/0 if none */
     int64_t base_ns;        /* what ml_trace_finish() added to the file's times (baseTimeNanoseconds) */
     size_t partial_overlaps; /* slices that start inside their parent but end after it (see ml_trace_finish) */

@@ -23,6 +23,8 @@ import gzip
 import json
 import os
 
+import pytest
+
 from conftest import oracle
 
 MIXED = "PARAMETER_OR_STATE"
@@ -178,12 +180,12 @@ def test_memory_per_operator(torch_fx, memlens_cli, tmp_path):
         assert got == want, run
 
 
-def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens_cli):
+def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens_cli, tmp_path):
     """export_memory_timeline's .json, .json.gz and .raw.json.gz (device="cpu")
     read as inputs: the peak and its bytes per category equal
-    MemoryProfileTimeline's.  (The files name no device; memlens calls it
-    cuda:0, PyTorch's default when CUDA exists.  .html needs matplotlib, which
-    the test environment lacks: PyTorch then prints a line and writes nothing.)"""
+    MemoryProfileTimeline's.  The files name no device: memlens shows cuda:0
+    (export_memory_timeline's default where CUDA is) with a note saying how to
+    name it, or the device a token of the file name says ("cpu", "cuda1")."""
     o = oracle(torch_fx, "mlp_adam/oracle.json")["peak"]
     want = {k: v for k, v in o["by_category"].items() if v}
     for name in ("timeline.json", "timeline.json.gz", "timeline.raw.json.gz"):
@@ -201,6 +203,45 @@ def test_memory_timeline_exports_read_as_pytorch_wrote_them(torch_fx, memlens_cl
         else:
             assert ns // 1000 == o["time_us"], name
         assert {k: v for k, v in dev["categories_at_peak"].items() if v} == want, name
+        assert [d["id"] for d in doc["devices"]] == ["cuda:0"]
+        assert any(n.startswith("a PyTorch memory timeline does not name its device: shown as cuda:0")
+                   and "timeline_cpu.json.gz" in n for n in doc["inputs"][0]["notes"]), doc["inputs"][0]["notes"]
+    src = (torch_fx / "mlp_adam" / "timeline.raw.json.gz").read_bytes()
+    for name, dev_id in (("timeline_cpu.raw.json.gz", "cpu"), ("mem-CPU.json.gz", None),
+                         ("rank0.cuda1.raw.json.gz", "cuda:1"), ("cuda:2_timeline.raw.json.gz", "cuda:2"),
+                         ("cpus.raw.json.gz", "cuda:0"), ("cudagraph.raw.json.gz", "cuda:0")):
+        if dev_id is None:   # the coalesced file under a name that says cpu in capitals
+            (tmp_path / name).write_bytes((torch_fx / "mlp_adam" / "timeline.json.gz").read_bytes())
+            dev_id = "cpu"
+        else:
+            (tmp_path / name).write_bytes(src)
+        doc = memlens_cli.json("summary", tmp_path / name)
+        assert [d["id"] for d in doc["devices"]] == [dev_id], name
+        assert doc["devices"][0]["peak_allocated_bytes"] == o["total_bytes"], name
+        named = not any("does not name its device" in n for n in doc["inputs"][0]["notes"])
+        assert named == (dev_id != "cuda:0"), name
+
+
+def test_memory_timeline_html_export(torch_fx, memlens_cli, tmp_path):
+    """export_memory_timeline(".html") (matplotlib, pinned in
+    requirements-test.txt): a page around one PNG picture of the plot, no data.
+    memlens says so in one line and names the exports it reads (exit 2)."""
+    import importlib.util
+    page = torch_fx / "mlp_adam" / "timeline.html"
+    if not page.exists() and importlib.util.find_spec("matplotlib") is None:
+        pytest.skip("matplotlib is not installed (python/requirements-test.txt pins it)")
+    assert page.exists(), "export_memory_timeline wrote no .html, with matplotlib installed"
+    text = page.read_text()
+    assert text.startswith("<html>") and "<title>GPU Memory Timeline HTML</title>" in text
+    assert text.count("data:image/png;base64,") == 1
+    for cmd in (("summary",), ("perf",), ("report", "-o", tmp_path / "r.html"), ("export", "-o", tmp_path / "e.csv")):
+        r = memlens_cli.run(cmd[0], page, *cmd[1:], check=False)
+        assert r.returncode == 2, (cmd, r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1, (cmd, r.stderr)
+        assert str(page) in lines[0] and "a PyTorch memory timeline exported as HTML" in lines[0], lines[0]
+        assert "export it to .json.gz or .raw.json.gz instead" in lines[0], lines[0]
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "e.csv").exists()
 
 
 def test_cpu_total_carried_between_recording_windows_is_noted(torch_fx, memlens_cli):

@@ -4,6 +4,7 @@ by input shape), the Modules view against the model's nn.Module tree and the
 forward calls a hook counted, and the Distributed view of gloo DDP jobs."""
 import gzip
 import json
+import os
 
 import pytest
 
@@ -97,8 +98,11 @@ def job(fx, name):
 def test_distributed_ddp_jobs(torch_fx, memlens_cli):
     """Both jobs read as their ranks with world size and backend; the gloo
     collectives have PyTorch's sizes (all_reduce: one DDP bucket of every
-    parameter per step; all_to_all: world x 16 floats); every step's overlap
-    is within both its computation and its communication."""
+    parameter per step; all_to_all: world x 16 floats) and their group size,
+    the world's (torch 2.13's CPU traces have no record_param_comms and gloo's
+    spans no "Group size": distributedInfo's pg_count 1 and pg_config[0].pg_size
+    say it); every step's overlap is within both its computation and its
+    communication."""
     for name in ("ddp2", "ddp4"):
         o = oracle(torch_fx, "oracle_%s.json" % name)
         world = o["world_size"]
@@ -106,6 +110,11 @@ def test_distributed_ddp_jobs(torch_fx, memlens_cli):
         assert sorted(r["rank"] for r in doc["runs"]) == list(range(world))
         d = doc["distributed"]
         assert d["backend"] == "gloo" and d["world_size"] == world
+        rank0 = sorted(f for f in os.listdir(job(torch_fx, name)) if f.startswith("rank0."))[0]
+        with open(os.path.join(job(torch_fx, name), rank0)) as f:
+            info = json.load(f)["distributedInfo"]
+        assert info["pg_count"] == 1 and info["pg_config"][0]["pg_size"] == world, info
+        assert {c["group_size"] for c in d["collectives"]} == {world}
         rows = {(c["rank"], c["name"]): c for c in d["collectives"]}
         for rank in range(world):
             ar = rows[(rank, "gloo:all_reduce")]
@@ -122,16 +131,29 @@ def test_distributed_ddp_jobs(torch_fx, memlens_cli):
 
 
 def test_check_and_diff_of_two_jobs(torch_fx, memlens_cli):
-    """check of the 4-rank job against the 2-rank one (step-time rules: a CPU job
-    has no accelerator memory for --max-peak, which check reports as 'cannot
-    be checked', exit 2), and diff: ranks paired by number, the extra ranks noted."""
+    """check of the 4-rank job against the 2-rank one (step-time rules; memory
+    rules on a CPU job judge the CPU peak: every rank's summary peak, the worst
+    deciding), and diff: ranks paired by number, the extra ranks noted."""
     a, b = job(torch_fx, "ddp2"), job(torch_fx, "ddp4")
     r = memlens_cli.run("check", b, "--base", a, "--max-step-time-growth", "100000%", check=False)
     assert r.returncode == 0 and r.stdout.startswith("PASS --max-step-time-growth"), (r.stdout, r.stderr)
     r = memlens_cli.run("check", b, "--max-step-time", "1us", check=False)
     assert r.returncode == 1 and "FAIL --max-step-time 1us" in r.stdout, (r.stdout, r.stderr)
+    peaks = {}
+    for name in ("ddp2", "ddp4"):
+        for dev in memlens_cli.json("summary", job(torch_fx, name))["devices"]:
+            assert dev["id"] == "cpu"
+            peaks.setdefault(name, {})[dev["rank"]] = dev["peak_allocated_bytes"]
+    worst = max(peaks["ddp2"], key=lambda k: (peaks["ddp2"][k], -k))
     r = memlens_cli.run("check", a, "--max-peak", "1GiB", check=False)
-    assert r.returncode == 2 and "cannot be checked" in r.stdout
+    assert r.returncode == 0 and r.stdout.startswith("PASS --max-peak 1GiB"), (r.stdout, r.stderr)
+    assert "on cpu of rank %d (no accelerator memory in the run: the CPU's peak)" % worst in r.stdout, r.stdout
+    doc = json.loads(memlens_cli.run("check", a, "--max-peak", "%dB" % (peaks["ddp2"][worst] - 1), "--json",
+                                     check=False).stdout)
+    rule = doc["rules"][0]
+    assert not rule["passed"] and rule["measured"] == peaks["ddp2"][worst], rule
+    r = memlens_cli.run("check", b, "--base", a, "--max-peak-growth", "1000%", check=False)
+    assert r.returncode == 0 and "on cpu of rank" in r.stdout, (r.stdout, r.stderr)
     d = memlens_cli.json("diff", a, b)
     assert [(p["base"]["rank"], p["new"]["rank"]) for p in d["pairs"]] == [(0, 0), (1, 1)]
     for p in d["pairs"]:
