@@ -27,22 +27,14 @@
 #include "report.h"
 
 
+/* The allocation columns the API serves: memview.h's table, those marked for it. */
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
 {
     ml_cb_col_u32(cb, "id", idx, NULL, n);
-    ml_cb_col_i64(cb, "ta", d->ta, idx, n);
-    ml_cb_col_i64(cb, "tf", d->tf, idx, n);
-    ml_cb_col_i64(cb, "size", d->size, idx, n);
-    ml_cb_col_u32(cb, "addr_hi", d->addr_hi, idx, n);
-    ml_cb_col_u32(cb, "addr_lo", d->addr_lo, idx, n);
-    ml_cb_col_u32(cb, "group", d->group, idx, n);
-    ml_cb_col_u32(cb, "op", d->op, idx, n);
-    ml_cb_col_u32(cb, "stream", d->stream, idx, n);
-    ml_cb_col_u32(cb, "stack", d->stack, idx, n);
-    ml_cb_col_u32(cb, "src", d->src, idx, n);
-    ml_cb_col_u8(cb, "flags", d->flags, idx, n);
-    ml_cb_col_u8(cb, "cat", d->cat, idx, n);
-    if (d->reason) ml_cb_col_u8(cb, "reason", d->reason, idx, n);
+#define PUT_COL(name, type, enc, delta, opt, api) \
+    if (api && d->view->name) ml_cb_col_##enc(cb, #name, d->view->name, idx, n);
+    ML_MV_COLUMNS(PUT_COL)
+#undef PUT_COL
 }
 
 /* ---- curves: M4 for a window (web/src/m4.js m4Select, in C) ------------- */
@@ -478,7 +470,7 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
     ml_buf_puts(out, ",\"tf\":");
     ml_json_i64(out, d->tf[i]);
     ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"categoryName\":",
-                  d->flags[i] & 1 ? "true" : "false", d->flags[i] & 2 ? "true" : "false", d->cat[i]);
+                  d->flags[i] & ML_MV_BEFORE_TRACE ? "true" : "false", d->flags[i] & ML_MV_NEVER_FREED ? "true" : "false", d->cat[i]);
     ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
     ml_buf_puts(out, ",\"reason\":");
     ml_json_str(out, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
@@ -656,8 +648,8 @@ static void export_row(ml_export *x, uint32_t i)
     put_cell(b, r->strings[d->op[i]], x->tsv, 0);
     snprintf(t, sizeof t, "%lld", (long long)d->size[i]);
     put_cell(b, t, x->tsv, 0);
-    put_cell(b, d->flags[i] & 1 ? "before trace" : export_time(r, d->ta[i], t, sizeof t), x->tsv, 0);
-    put_cell(b, d->flags[i] & 2 ? "not released" : export_time(r, d->tf[i], t, sizeof t), x->tsv, 0);
+    put_cell(b, d->flags[i] & ML_MV_BEFORE_TRACE ? "before trace" : export_time(r, d->ta[i], t, sizeof t), x->tsv, 0);
+    put_cell(b, d->flags[i] & ML_MV_NEVER_FREED ? "not released" : export_time(r, d->tf[i], t, sizeof t), x->tsv, 0);
     snprintf(t, sizeof t, "%lld", (long long)(d->tf[i] - d->ta[i]));
     put_cell(b, t, x->tsv, 0);
     put_cell(b, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0), x->tsv, 0);
@@ -779,39 +771,18 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_buf_puts(out, ",\"by\":");
     ml_json_str(out, by);
     if (!strcmp(by, "category")) {
-        /* By category, from the columns (ml_breakdown has no category key), as
-         * the report's peak: memory from before the trace in its category,
-         * except what is "(allocated before trace)" (beforetrace.h). */
-        int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0;
-        int64_t bt = 0, btn = 0; /* "(allocated before trace)": beforetrace.h */
-        size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
-        for (size_t i = 0; i < hi; i++) {
-            if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
-            int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
-            if (ml_shown_before_trace(d->flags[i], d->cat[i])) {
-                bt += d->size[i];
-                btn++;
-            } else {
-                cb[c] += d->size[i];
-                cn[c]++;
-            }
-            if (d->flags[i] & 1) {
-                known_before += d->size[i];
-            } else {
-                tracked += d->size[i];
-                count++;
-            }
-        }
-        int64_t before = known_before;
-        if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
-        if (total >= 0 && total - tracked - known_before > 0) bt += total - tracked - known_before;
+        /* By category, from the view's columns (ml_breakdown has no category
+         * key), as the report's peak: memory from before the trace in its
+         * category, except what is "(allocated before trace)" (beforetrace.h). */
+        ml_mv_live lv;
+        ml_memview_live_at(d->view, ti, total, &lv);
         ml_buf_puts(out, ",\"tracked\":");
-        ml_json_i64(out, tracked);
-        ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
-        ml_json_i64(out, before);
+        ml_json_i64(out, lv.tracked);
+        ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)lv.count);
+        ml_json_i64(out, lv.before);
         row rows[ML_CAT__COUNT + 1];
-        for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
-        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, bt, btn };
+        for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), lv.by_cat[c], lv.n_cat[c] };
+        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, lv.shown_before, lv.shown_before_n };
         put_rows(out, rows, ML_CAT__COUNT + 1);
         return;
     }
@@ -1116,7 +1087,8 @@ static int route(req *q, ml_ranks *rs, const char *path)
     }
     if (!strcmp(path, "/api/peak") || !strcmp(path, "/api/ops")) {
         if (arg_rank_dev(q, rs, &r, &d)) return -1;
-        ml_sv_put_value(q->out, r->pvs, !strcmp(path, "/api/peak") ? d->peak : d->ops);
+        if (!strcmp(path, "/api/peak")) ml_report_put_peak(d->view, q->out);
+        else ml_report_put_ops(d->view, q->out);
         return 0;
     }
     if (!strcmp(path, "/api/perf")) {
