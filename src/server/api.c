@@ -37,7 +37,7 @@ static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *id
 #undef PUT_COL
 }
 
-/* ---- curves: M4 for a window (web/src/m4.js m4Select, in C) ------------- */
+/* ---- curves: M4 for a window (analysis/m4.h ml_m4_select) -------------- */
 
 static size_t lower_bound_i64(const int64_t *a, size_t n, double x)
 {
@@ -59,90 +59,6 @@ static size_t upper_bound_i64(const int64_t *a, size_t n, double x)
         else hi = m;
     }
     return lo;
-}
-
-typedef struct m4q {
-    const ml_sv_curve *c;
-    size_t i0, i1;
-    double t0, dt;
-    size_t span[ML_SV_MAX_LEVELS + 1];
-    VEC(uint32_t) out;
-} m4q;
-
-static void m4_visit(m4q *q, size_t l, size_t j)
-{
-    const ml_sv_curve *c = q->c;
-    size_t a = j * q->span[l];
-    if (a > q->i1) return;
-    size_t b = (a + q->span[l] < c->n ? a + q->span[l] : c->n) - 1;
-    if (b < q->i0) return;
-    if (l == 0) { VEC_PUSH(&q->out, (uint32_t)a); return; }
-    /* A node goes out whole only inside one pixel column, so that every
-     * column gets its own first/min/max/last (exact M4). */
-    if (a >= q->i0 && b <= q->i1 &&
-        floor(((double)c->t[a] - q->t0) / q->dt) == floor(((double)c->t[b] - q->t0) / q->dt)) {
-        size_t k = c->lvl_off[l - 1] + j;
-        uint32_t p[4] = { (uint32_t)a, c->mn[k], c->mx[k], (uint32_t)b };
-        for (int x = 1; x < 4; x++) /* sort 4 */
-            for (int y = x; y > 0 && p[y - 1] > p[y]; y--) { uint32_t s = p[y]; p[y] = p[y - 1]; p[y - 1] = s; }
-        for (int x = 0; x < 4; x++)
-            if (x == 0 || p[x] != p[x - 1]) VEC_PUSH(&q->out, p[x]);
-        return;
-    }
-    size_t c0 = j * (size_t)c->fan, cn = l - 1 == 0 ? c->n : c->lvl_size[l - 2];
-    for (size_t ch = c0; ch < c0 + (size_t)c->fan && ch < cn; ch++) m4_visit(q, l - 1, ch);
-}
-
-static void m4_select(const ml_sv_curve *c, double t0, double t1, int px, m4q *q)
-{
-    memset(q, 0, sizeof *q);
-    q->c = c;
-    if (!c->n) return;
-    q->t0 = t0;
-    q->dt = (t1 - t0) / (px > 1 ? px : 1);
-    if (!(q->dt > 0)) q->dt = 1e-9;
-    size_t lb0 = lower_bound_i64(c->t, c->n, t0), lb1 = lower_bound_i64(c->t, c->n, t1);
-    q->i0 = lb0 ? lb0 - 1 : 0;                  /* the step in force at t0 */
-    q->i1 = lb1 < c->n - 1 ? lb1 : c->n - 1;    /* the first point at or after t1 */
-    q->span[0] = 1;
-    for (size_t l = 1; l <= c->levels; l++) q->span[l] = q->span[l - 1] * (size_t)c->fan;
-    if (c->levels == 0) VEC_PUSH(&q->out, 0);
-    else m4_visit(q, c->levels, 0);
-}
-
-/* Keeps of the picked points idx[0..n) (ascending) only what M4 draws: per
- * pixel column the first and last point and, for each of the nv value
- * arrays, the point of its minimum and of its maximum; returns the new n.
- * The picks hold every column's extremes, so nothing drawn is lost, and the
- * answer is at most (2 + 2 nv) points per column. */
-static size_t m4_compact(const int64_t *t, const int64_t *const *vs, size_t nv, uint32_t *idx, size_t n, double t0,
-                         double dt)
-{
-    size_t out = 0;
-    uint32_t keep[2 + 2 * 16];
-    for (size_t a = 0; a < n;) {
-        double col = floor(((double)t[idx[a]] - t0) / dt);
-        size_t b = a + 1;
-        while (b < n && floor(((double)t[idx[b]] - t0) / dt) == col) b++;
-        size_t nk = 0;
-        keep[nk++] = idx[a];
-        keep[nk++] = idx[b - 1];
-        for (size_t k = 0; k < nv; k++) {
-            uint32_t mn = idx[a], mx = idx[a];
-            for (size_t j = a + 1; j < b; j++) {
-                if (vs[k][idx[j]] < vs[k][mn]) mn = idx[j];
-                if (vs[k][idx[j]] > vs[k][mx]) mx = idx[j];
-            }
-            keep[nk++] = mn;
-            keep[nk++] = mx;
-        }
-        for (size_t x = 1; x < nk; x++) /* sort the few kept, then drop repeats */
-            for (size_t y = x; y > 0 && keep[y - 1] > keep[y]; y--) { uint32_t sw = keep[y]; keep[y] = keep[y - 1]; keep[y - 1] = sw; }
-        for (size_t x = 0; x < nk; x++)
-            if (!x || keep[x] != keep[x - 1]) idx[out++] = keep[x];
-        a = b;
-    }
-    return out;
 }
 
 /* The times of the drawn points idx[0..n) of a window, edged: the step in
@@ -172,10 +88,10 @@ static void edge_values(const int64_t *cv, const uint32_t *idx, size_t n, int cl
 /* One curve's drawn points for a window into cb, as columns tKEY and vKEY. */
 static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, double t1, int px, const char *suffix)
 {
-    m4q q;
-    m4_select(c, t0, t1, px, &q);
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, px, &q);
     const int64_t *vs[1] = { c->v };
-    q.out.len = m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
+    q.out.len = ml_m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
     int64_t *t = ml_malloc((q.out.len + 1) * sizeof *t), *v = ml_malloc((q.out.len + 1) * sizeof *v);
     int close;
     size_t n = edge_times(c->t, q.out.v, q.out.len, t0, t1, t, &close);
@@ -226,8 +142,8 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
      * all band tops, and every top read at those points. */
     VEC(uint32_t) all = {0};
     for (size_t k = 0; k < d->ncat; k++) {
-        m4q q;
-        m4_select(&d->cat_top[k], t0, t1, px, &q);
+        ml_m4_pick q;
+        ml_m4_select(&d->cat_top[k], t0, t1, px, &q);
         for (size_t j = 0; j < q.out.len; j++) VEC_PUSH(&all, q.out.v[j]);
         VEC_FREE(&q.out);
     }
@@ -238,7 +154,7 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
     all.len = u;
     if (d->ncat) {
         double dt = (t1 - t0) / (px > 1 ? px : 1);
-        all.len = m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
+        all.len = ml_m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
                              dt > 0 ? dt : 1e-9);
     }
     ml_buf codes = {0};
@@ -281,8 +197,8 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
             *base = ml_calloc(n ? n : 1, sizeof *base);
     if (n) {
         const ml_sv_curve *c = &d->curves[d->peak_curve];
-        m4q q;
-        m4_select(c, t0, t1, px, &q);
+        ml_m4_pick q;
+        ml_m4_select(c, t0, t1, px, &q);
         double dt = (t1 - t0) / px;
         size_t j = 0;
         int64_t cur = 0;
@@ -319,8 +235,8 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
 
 int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
 {
-    m4q q;
-    m4_select(c, t0, t1, 1, &q);
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, 1, &q);
     int64_t m = 0;
     for (size_t k = 0; k < q.out.len; k++) if (c->v[q.out.v[k]] > m) m = c->v[q.out.v[k]];
     VEC_FREE(&q.out);

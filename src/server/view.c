@@ -15,26 +15,11 @@
 #include "memview.h"
 #include "report.h"
 
-/* The level sizes and offsets of an M4 pyramid of c->n points with fan-out
- * c->fan; returns its node count. */
-static size_t pyramid_levels(ml_sv_curve *c)
-{
-    size_t off = 0;
-    c->levels = 0;
-    for (size_t m = c->n; m > 1 && c->levels < ML_SV_MAX_LEVELS;) {
-        m = (m + (size_t)c->fan - 1) / (size_t)c->fan;
-        c->lvl_off[c->levels] = off;
-        c->lvl_size[c->levels++] = m;
-        off += m;
-    }
-    return off;
-}
-
 /* A curve of the view (memview.h) with its pyramid. */
 static ml_sv_curve view_curve(const ml_mv_curve *vc)
 {
     ml_sv_curve c = { .n = vc->n, .fan = ML_M4_FAN, .t = vc->t, .v = vc->v, .mn = vc->py.argmin, .mx = vc->py.argmax };
-    pyramid_levels(&c);
+    ml_m4_curve_levels(&c);
     return c;
 }
 
@@ -206,7 +191,7 @@ static void category_stack(const ml_memview *v, ml_sv_device *d)
         c.mn = py.argmin;
         c.mx = py.argmax;
         c.fan = ML_M4_FAN;
-        pyramid_levels(&c);
+        ml_m4_curve_levels(&c);
         d->cat_code[k] = b->cat;
         d->cat_top[k] = c;
         d->cat_top_v[k] = top;

@@ -21,20 +21,14 @@
 #include "distributed.h"
 #include "err.h"
 #include "profile.h"
+#include "m4.h"
 #include "memview.h"
 #include "report_enc.h"
 
-#define ML_SV_MAX_LEVELS 48
+#define ML_SV_MAX_LEVELS ML_M4_MAX_LEVELS
 
 /* A step curve with its M4 pyramid (m4.h). */
-typedef struct ml_sv_curve {
-    size_t n;
-    int fan;
-    const int64_t *t, *v;
-    const uint32_t *mn, *mx;
-    size_t levels;
-    size_t lvl_size[ML_SV_MAX_LEVELS], lvl_off[ML_SV_MAX_LEVELS];
-} ml_sv_curve;
+typedef ml_m4_curve ml_sv_curve;
 
 /* Table sort keys (web/src/table.js ALLOC_COLUMNS). */
 typedef enum {
