@@ -314,7 +314,6 @@ void ml_sv_rank_free(ml_sv_rank *r)
         ml_sv_device *d = &r->dev[k];
         free(d->curves);
         free(d->op_curves);
-        free(d->groups);
         free(d->tf_sorted);
         free(d->bytes_ta);
         free(d->bytes_tf);
