@@ -129,7 +129,10 @@ TEST(a_tiny_profile_s_view)
     if (v->tr) CHECK_EQ_I64(v->tr[1], 400);
     CHECK_EQ_I64(v->flags[0] & (ML_MV_BEFORE_TRACE | ML_MV_NEVER_FREED), 0);
     /* the category bands share the allocated curve's times */
-    CHECK(v->cat_any && v->cat_t_shared);
+    CHECK(v->cat_job != NULL);                           /* still being made */
+    ml_memview_categories(v);
+    CHECK(v->cat_any && v->cat_t_shared && !v->cat_t_own);
+    CHECK(v->cat_t == v->curves.v[0].t);
     CHECK_EQ_I64(v->ncat_t, 4);
 
     /* Live at +150 ns: both; with the recorded total, 1 GiB from before the trace. */

@@ -180,11 +180,13 @@ static void build_index(ml_sv_device *d)
 /* The category chart: the view's bands summed bottom up into band tops (view.h). */
 static void category_stack(const ml_memview *v, ml_sv_device *d)
 {
+    /* (the report's writer has made the bands: ml_memview_categories) */
     for (size_t k = 0; k < v->bands.len && k < sizeof d->cat_code / sizeof *d->cat_code; k++) {
         const ml_mv_band *b = &v->bands.v[k];
         ml_sv_curve c = { .n = v->ncat_t, .t = v->cat_t };
         int64_t *top = ml_malloc((c.n ? c.n : 1) * sizeof *top);
-        for (size_t i = 0; i < c.n; i++) top[i] = b->v[i] + (k ? d->cat_top_v[k - 1][i] : 0);
+        ml_memview_band_values(v, k, top);
+        for (size_t i = 0; k && i < c.n; i++) top[i] += d->cat_top_v[k - 1][i];
         ml_m4 py;
         ml_m4_build(top, c.n, &py);
         c.v = top;

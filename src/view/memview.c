@@ -77,28 +77,43 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* A curve of the view from absolute points (copied), with its maximum and pyramid. */
-static void add_curve(ml_memview *mv, bool op, const char *kind, const char *group, const char *label, const char *of,
-                      const int64_t *t, const int64_t *v, size_t n)
+/* A curve of the view: times made relative (in place when t_own, else
+ * copied), values borrowed from the profile (v_own NULL) or owned. */
+static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *group, const char *label, const char *of,
+                         int64_t *t_own, const int64_t *t, int64_t *v_own, const int64_t *v, size_t n)
 {
-    ml_mv_curve c = { .kind = kind, .group = group, .of = of, .label = dup_str(label), .n = n };
+    ml_mv_curve c = { .kind = kind, .group = group, .of = of, .label = dup_str(label), .n = n, .v = v, .own_v = v_own };
     size_t imax = 0;
     for (size_t i = 1; i < n; i++) if (v[i] > v[imax]) imax = i;
     c.max = n ? v[imax] : 0;
     c.tmax = n ? t[imax] - mv->origin : 0;
-    c.t = ml_malloc((n ? n : 1) * sizeof *c.t);
-    c.v = ml_malloc((n ? n : 1) * sizeof *c.v);
+    c.t = t_own ? t_own : ml_malloc((n ? n : 1) * sizeof *c.t);
     for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
-    if (n) memcpy(c.v, v, n * sizeof *c.v);
     ml_m4_build(v, n, &c.py);
     if (op) VEC_PUSH(&mv->op_curves, c);
     else VEC_PUSH(&mv->curves, c);
+}
+
+/* A curve of points the profile holds (its times copied, its values borrowed). */
+static void add_curve(ml_memview *mv, const char *kind, const char *group, const char *label, const char *of,
+                      const int64_t *t, const int64_t *v, size_t n)
+{
+    add_curve_of(mv, false, kind, group, label, of, NULL, t, NULL, v, n);
 }
 
 typedef struct curve {
     VEC(int64_t) t;
     VEC(int64_t) v;
 } curve;
+
+/* A curve made here: the view takes its buffers. */
+static void add_made_curve(ml_memview *mv, bool op, const char *kind, const char *group, const char *label,
+                           const char *of, curve *c)
+{
+    if (!c->t.len) { VEC_FREE(&c->t); VEC_FREE(&c->v); } /* (an empty VEC may hold no buffer) */
+    add_curve_of(mv, op, kind, group, label, of, c->t.v, c->t.v, c->v.v, c->v.v, c->t.len);
+    memset(c, 0, sizeof *c);
+}
 
 /* One change of the live bytes: at t, the event `order` (or the allocation's
  * index when it has no event), listed at `pos`.  Ordered by (t, order, pos):
@@ -344,7 +359,7 @@ static void series_curves(ml_memview *mv, bool insight)
             if (module && modules >= MODULE_CURVES) continue;
             modules += module;
             const char *of = gc[k].s->stream ? ml_s(p, gc[k].s->stream) : ml_s(p, gc[k].s->component);
-            add_curve(mv, false, gc[k].kind, gc[k].s->stream ? "stream" : "component", gc[k].text, of,
+            add_curve(mv, gc[k].kind, gc[k].s->stream ? "stream" : "component", gc[k].text, of,
                       gc[k].s->ts.v, gc[k].s->value.v, gc[k].s->ts.len);
         }
     }
@@ -358,9 +373,7 @@ static void series_curves(ml_memview *mv, bool insight)
         sum_series(rest, nrest, &sum);
         char text[64];
         snprintf(text, sizeof text, "%zu other modules", nrest);
-        add_curve(mv, false, "reserved", "component", text, "other modules", sum.t.v, sum.v.v, sum.t.len);
-        VEC_FREE(&sum.t);
-        VEC_FREE(&sum.v);
+        add_made_curve(mv, false, "reserved", "component", text, "other modules", &sum);
     }
     free(rest);
     free(gc);
@@ -425,7 +438,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     size_t n = ts.len;
     /* Each band at the union's times: step functions, read by a cursor. */
-    int64_t *base = ml_calloc(n, sizeof *base), base_peak = 0;
+    int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
     int64_t peak[ML_CAT__COUNT] = {0};
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
@@ -446,31 +459,55 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts.v[x];
     mv->ncat_t = n;
     mv->cat_t_shared = same;
-    if (same) mv->cat_t = mv->curves.v[mv->alloc_curve].t;
-    else {
+    if (same && mv->curves.v[mv->alloc_curve].t) mv->cat_t = mv->curves.v[mv->alloc_curve].t;
+    else { /* (a copy also when a writer has released the curve's) */
+        mv->cat_t_own = true;
         mv->cat_t = ml_malloc(n * sizeof *mv->cat_t);
         for (size_t x = 0; x < n; x++) mv->cat_t[x] = ts.v[x] - mv->origin;
     }
+    mv->cc = cc;              /* the bands' values come from it (ml_memview_band_values) */
+    mv->cat_base = base;
+    int64_t *val = ml_malloc(n * sizeof *val);
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
         if (k < 0 ? !base_peak : !peak[k]) continue;
-        int64_t *v = k < 0 ? base : ml_malloc(n * sizeof *v);
-        if (k < 0) base = NULL; /* the band owns it */
-        else
-            for (size_t x = 0, at = 0; x < n; x++) {
-                while (at < cc.n && cc.ts[at] <= ts.v[x]) at++;
-                v[x] = at ? cc.value[k][at - 1] : cc.initial[k];
-            }
-        size_t imax = 0;
-        for (size_t x = 1; x < n; x++) if (v[x] > v[imax]) imax = x;
-        ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), v, v[imax], ts.v[imax] - mv->origin };
+        ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), 0, 0 };
         VEC_PUSH(&mv->bands, b);
+        ml_memview_band_values(mv, mv->bands.len - 1, val);
+        size_t imax = 0;
+        for (size_t x = 1; x < n; x++) if (val[x] > val[imax]) imax = x;
+        mv->bands.v[mv->bands.len - 1].max = val[imax];
+        mv->bands.v[mv->bands.len - 1].tmax = ts.v[imax] - mv->origin;
     }
-    free(base);
+    free(val);
     VEC_FREE(&ts);
     ml_curve_free(&cv);
-    ml_category_curves_free(&cc);
 }
+
+void ml_memview_categories(ml_memview *mv)
+{
+    if (!mv->cat_job) return;
+    cat_job *cj = mv->cat_job;
+    ml_par_join(mv->cat_run);
+    mv->cat_job = NULL;
+    mv->cat_run = NULL;
+    mv->cat_any = cj->any;
+    if (cj->any) category_bands(mv, cj);
+    free(cj);
+}
+
+void ml_memview_band_values(const ml_memview *mv, size_t band, int64_t *out)
+{
+    int k = mv->bands.v[band].cat;
+    size_t n = mv->ncat_t;
+    if (k < 0) { memcpy(out, mv->cat_base, n * sizeof *out); return; }
+    const ml_category_curves *cc = &mv->cc;
+    for (size_t x = 0, at = 0; x < n; x++) {
+        while (at < cc->n && cc->ts[at] <= mv->cat_t[x] + mv->origin) at++;
+        out[x] = at ? cc->value[k][at - 1] : cc->initial[k];
+    }
+}
+
 
 /* ---- one device ---------------------------------------------------------- */
 
@@ -537,7 +574,10 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         char name[48], label[80];
         ml_report_curve_label(name, sizeof name, o->insight_names, series_kind_name(kinds[k]), NULL, NULL);
         snprintf(label, sizeof label, "%s%s", name, cv.replayed ? " (replayed from events)" : "");
-        add_curve(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, cv.ts, cv.value, cv.n);
+        /* recorded: the series' own values; replayed: the view takes them */
+        int64_t *own = cv.owned_value;
+        if (own) cv.owned_value = NULL;
+        add_curve_of(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, NULL, cv.ts, own, cv.value, cv.n);
         if (kinds[k] == ML_SERIES_ALLOCATED) {
             mv->alloc_curve = mv->primary = (int)mv->curves.len - 1;
             recorded_allocated = !cv.replayed;
@@ -548,14 +588,15 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     if (idx.len && recorded_allocated) {
         curve all = {0};
         alloc_curve(p, idx.v, idx.len, grp, -1, t0, &all);
-        add_curve(mv, false, "allocated", "tracked", "live allocations seen in the trace", NULL, all.t.v, all.v.v, all.t.len);
-        VEC_FREE(&all.t);
-        VEC_FREE(&all.v);
+        add_made_curve(mv, false, "allocated", "tracked", "live allocations seen in the trace", NULL, &all);
     }
     /* The category bands' data meanwhile, on the second core: from here on
      * only p is read. */
-    cat_job cj = { .p = p, .dev = dev };
-    ml_par_job *cat_run = ml_par_start(cat_job_run, &cj);
+    cat_job *cj = ml_calloc(1, sizeof *cj);
+    cj->p = p;
+    cj->dev = dev;
+    mv->cat_job = cj;
+    mv->cat_run = ml_par_start(cat_job_run, cj);
 
     ml_peak pk = ds.peak_allocated;
     if (!pk.found && ds.peak_reserved.found) { pk = ds.peak_reserved; mv->primary = 0; }
@@ -712,13 +753,8 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         if (!gs[g].allocs || !mv->peak_by_op[r].bytes) continue;
         curve oc = {0};
         alloc_curve(p, idx.v, idx.len, grp, (int64_t)g, t0, &oc);
-        add_curve(mv, true, "allocated", "op", mv->peak_by_op[r].label, NULL, oc.t.v, oc.v.v, oc.t.len);
-        VEC_FREE(&oc.t);
-        VEC_FREE(&oc.v);
+        add_made_curve(mv, true, "allocated", "op", mv->peak_by_op[r].label, NULL, &oc);
     }
-    ml_par_join(cat_run);
-    mv->cat_any = cj.any;
-    if (cj.any) category_bands(mv, &cj);
 
     ml_device_stats_free(&ds);
     free(keep);
@@ -731,20 +767,32 @@ static void curve_free(ml_mv_curve *c)
 {
     free(c->label);
     free(c->t);
-    free(c->v);
+    free(c->own_v);
+    ml_m4_free(&c->py);
+}
+
+void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
+{
+    if (c->t != mv->cat_t) free(c->t); /* (the bands' times may be this curve's) */
+    c->t = NULL;
+    free(c->own_v);
+    c->own_v = NULL;
+    c->v = NULL;
     ml_m4_free(&c->py);
 }
 
 void ml_memview_free(ml_memview *mv)
 {
     if (!mv) return;
+    ml_memview_categories(mv); /* (a job still running must end first) */
     for (size_t k = 0; k < mv->curves.len; k++) curve_free(&mv->curves.v[k]);
     for (size_t k = 0; k < mv->op_curves.len; k++) curve_free(&mv->op_curves.v[k]);
     VEC_FREE(&mv->curves);
     VEC_FREE(&mv->op_curves);
-    for (size_t k = 0; k < mv->bands.len; k++) free(mv->bands.v[k].v);
     VEC_FREE(&mv->bands);
-    if (!mv->cat_t_shared) free(mv->cat_t);
+    free(mv->cat_base);
+    if (mv->cat_any) ml_category_curves_free(&mv->cc);
+    if (mv->cat_t_own) free(mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);
     if (mv->frames) ml_strpool_free(mv->frames);

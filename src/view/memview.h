@@ -78,17 +78,20 @@ typedef struct ml_mv_curve {
     const char *kind, *group, *of; /* of: the component or stream (the page's colour), or NULL */
     char *label;              /* owned */
     size_t n;
-    int64_t *t, *v;           /* owned */
+    int64_t *t;               /* owned */
+    const int64_t *v;         /* the profile's series (recorded) or own_v */
+    int64_t *own_v;
     int64_t max, tmax;        /* tmax relative */
     ml_m4 py;
 } ml_mv_curve;
 
 /* A band of the category chart: PyTorch's category cat (-1: memory from
- * before the trace), its values on the bands' shared times. */
+ * before the trace); its values on the bands' shared times come from
+ * ml_memview_band_values (made when asked: a copy of each would double
+ * what the report holds). */
 typedef struct ml_mv_band {
     int cat;
     const char *label;
-    int64_t *v;               /* owned */
     int64_t max, tmax;
 } ml_mv_band;
 
@@ -140,13 +143,19 @@ typedef struct ml_memview {
     /* Per-group curves ("group by op"), the largest at the peak first. */
     VEC(ml_mv_curve) op_curves;
 
-    /* The category chart: bands on shared times (cat_t, relative; the
-     * allocated curve's own column when cat_t_shared). */
+    /* The category chart (once ml_memview_categories has run): bands on
+     * shared times (cat_t, relative; the allocated curve's own column when
+     * cat_t_shared). */
+    void *cat_job;            /* the category curves being computed on the second core, or NULL */
+    struct ml_par_job *cat_run;
     size_t ncat_t;
     int64_t *cat_t;           /* owned unless cat_t_shared */
-    bool cat_t_shared;
+    bool cat_t_shared;        /* the times are the allocated curve's (its column is written once) */
+    bool cat_t_own;           /* cat_t is the view's own copy */
     bool cat_any;             /* the device has category curves (their time column is written) */
     VEC(ml_mv_band) bands;
+    ml_category_curves cc;    /* the categories' curves (less the base band's part) */
+    int64_t *cat_base;        /* the base band (cat -1) on cat_t */
 
     /* The allocations drawn (all, or within the budget those live at the
      * peak, then the largest), sorted by allocation time. */
@@ -165,14 +174,26 @@ typedef struct ml_mv_opts {
     const uint32_t *calls;    /* profile string id -> cpu ops of that name (NULL: unknown) */
 } ml_mv_opts;
 
-/* Builds device dev's view; strings takes the op and stream names in column order. */
+/* Builds device dev's view; strings takes the op and stream names in
+ * column order.  The category chart is computed meanwhile on the second
+ * core (a writer writes the rest first): ml_memview_categories waits for
+ * it and makes the bands; call it before reading them. */
 ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, const ml_mv_opts *o,
                              ml_mv_strings *strings);
+void ml_memview_categories(ml_memview *v);
 void ml_memview_free(ml_memview *v);
+
+/* Frees a curve's points and pyramid once written (a writer that does not
+ * keep the view: what it has handed on need not be held twice); the
+ * category bands' times stay. */
+void ml_memview_release_curve(ml_memview *v, ml_mv_curve *c);
 
 /* Whether a device has anything to show: a curve (recorded, or replayed from
  * events even when nothing matches) or an allocation. */
 bool ml_memview_device_shown(const ml_profile *p, uint16_t dev);
+
+/* Band `band`'s values on cat_t (ncat_t of them) into out. */
+void ml_memview_band_values(const ml_memview *v, size_t band, int64_t *out);
 
 /* Live at relative time t by category (allocs.cat), over the view's columns,
  * as the report's peak counts it; total: the curve's value when it is

@@ -174,12 +174,14 @@ static void col_u8(ml_blobs *bl, ml_buf *m, const uint8_t *v, size_t n, int delt
  * (written once; the allocated curve's own when the times are its).  They
  * need no M4 pyramid of their own: the page and the server build one per
  * band top. */
-static void put_category_curves(rank_ctx *c, const ml_memview *v)
+static void put_category_curves(rank_ctx *c, ml_memview *v)
 {
+    ml_memview_categories(v);
     if (!v->cat_any) return;
     ml_buf tcol = {0};
     if (v->cat_t_shared) ml_buf_put(&tcol, c->alloc_tdesc.p, c->alloc_tdesc.len);
     else ml_col_i64(c->bl, &tcol, v->cat_t, v->ncat_t, 1);
+    int64_t *val = ml_malloc((v->ncat_t ? v->ncat_t : 1) * sizeof *val);
     for (size_t k = 0; k < v->bands.len; k++) {
         const ml_mv_band *b = &v->bands.v[k];
         ml_buf_printf(c->meta, "%s{\"cat\":%d,\"curve\":{\"kind\":\"allocated\",\"group\":\"category\",\"label\":",
@@ -192,15 +194,19 @@ static void put_category_curves(rank_ctx *c, const ml_memview *v)
         ml_buf_puts(c->meta, ",\"t\":");
         ml_buf_put(c->meta, tcol.p, tcol.len);
         ml_buf_puts(c->meta, ",\"v\":");
-        ml_col_i64(c->bl, c->meta, b->v, v->ncat_t, 1);
+        ml_memview_band_values(v, k, val);
+        ml_col_i64(c->bl, c->meta, val, v->ncat_t, 1);
         ml_buf_puts(c->meta, "}}");
     }
+    free(val);
     ml_buf_free(&tcol);
 }
 
 /* ---- one device -------------------------------------------------------- */
 
-static ml_memview *put_device(rank_ctx *c, uint16_t dev)
+/* Writes device dev's view; keep: return it whole, else what has been
+ * written is freed as it goes (NULL returned). */
+static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 {
     const ml_profile *p = c->p;
     ml_buf *m = c->meta;
@@ -225,6 +231,7 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev)
     for (size_t k = 0; k < v->curves.len; k++) {
         ml_buf_puts(m, k ? "," : "");
         put_curve(c, &v->curves.v[k], (int)k == v->alloc_curve);
+        if (!keep) ml_memview_release_curve(v, &v->curves.v[k]);
     }
     ml_buf_puts(m, "],\"peak\":");
     ml_report_put_peak(v, m);
@@ -274,8 +281,12 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev)
     for (size_t g = 0; g < ngroups; g++) ml_buf_printf(m, "%s%" PRId64, g ? "," : "", v->gs[g].allocs);
     ml_buf_puts(m, "]");
     /* the columns, as memview.h's table declares them (an optional one only when the view has it) */
-#define PUT_COL(name, type, enc, delta, opt, api) \
-    if (v->name) { ml_buf_puts(m, ",\"" #name "\":"); col_##enc(c->bl, m, v->name, v->n, delta); }
+#define PUT_COL(name, type, enc, delta, opt, api)                                    \
+    if (v->name) {                                                                  \
+        ml_buf_puts(m, ",\"" #name "\":");                                          \
+        col_##enc(c->bl, m, v->name, v->n, delta);                                  \
+        if (!keep) { free(v->name); v->name = NULL; }                               \
+    }
     ML_MV_COLUMNS(PUT_COL)
 #undef PUT_COL
     ml_buf_puts(m, "}");
@@ -285,6 +296,7 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev)
     for (size_t k = 0; k < v->op_curves.len; k++) {
         ml_buf_puts(m, k ? "," : "");
         put_curve(c, &v->op_curves.v[k], false);
+        if (!keep) ml_memview_release_curve(v, &v->op_curves.v[k]);
     }
     ml_buf_puts(m, "],\"category_curves\":[");
     put_category_curves(c, v);
@@ -292,7 +304,9 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev)
     if (ml_report_is_static(p)) ml_report_static(p, dev, m);
     if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, c->max_history, m);
     ml_buf_puts(m, "}");
-    return v;
+    if (keep) return v;
+    ml_memview_free(v);
+    return NULL;
 }
 
 /* ---- one rank ---------------------------------------------------------- */
@@ -340,9 +354,8 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
     for (size_t d = 0; d < p->devices.len; d++) {
         if (!ml_memview_device_shown(p, (uint16_t)d)) continue;
         ml_buf_puts(m, shown++ ? "," : "");
-        ml_memview *v = put_device(&c, (uint16_t)d);
+        ml_memview *v = put_device(&c, (uint16_t)d, keep);
         if (keep) (*views)[(*nviews)++] = v;
-        else ml_memview_free(v);
     }
     ml_buf_puts(m, "]");
     ml_phase("report: devices (memory side)");
