@@ -203,7 +203,7 @@ static void category_stack(const ml_memview *v, ml_sv_device *d)
     }
 }
 
-static void view_device(ml_sv_rank *r, const ml_memview *v, ml_sv_device *d)
+static void view_device(ml_sv_rank *r, ml_memview *v, ml_sv_device *d)
 {
     pthread_mutex_init(&d->mu, NULL);
     d->view = v;
@@ -221,6 +221,7 @@ static void view_device(ml_sv_rank *r, const ml_memview *v, ml_sv_device *d)
     for (size_t k = 0; k < d->ncurves; k++)
         if (!strcmp(v->curves.v[k].group, "tracked")) d->tracked_curve = (int)k;
     category_stack(v, d);
+    ml_memview_release_bands(v); /* the tops are all the server reads of them */
     d->peak_curve = -1;
     if (d->ncurves) {
         int pc = v->peak_curve;

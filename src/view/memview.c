@@ -781,6 +781,16 @@ void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
     ml_m4_free(&c->py);
 }
 
+void ml_memview_release_bands(ml_memview *mv)
+{
+    ml_memview_categories(mv);
+    free(mv->cat_base);
+    mv->cat_base = NULL;
+    if (mv->cat_any) ml_category_curves_free(&mv->cc);
+    memset(&mv->cc, 0, sizeof mv->cc);
+    mv->bands_released = true;
+}
+
 void ml_memview_free(ml_memview *mv)
 {
     if (!mv) return;
@@ -791,7 +801,7 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->op_curves);
     VEC_FREE(&mv->bands);
     free(mv->cat_base);
-    if (mv->cat_any) ml_category_curves_free(&mv->cc);
+    if (mv->cat_any && !mv->bands_released) ml_category_curves_free(&mv->cc);
     if (mv->cat_t_own) free(mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);

@@ -156,6 +156,7 @@ typedef struct ml_memview {
     VEC(ml_mv_band) bands;
     ml_category_curves cc;    /* the categories' curves (less the base band's part) */
     int64_t *cat_base;        /* the base band (cat -1) on cat_t */
+    bool bands_released;      /* ml_memview_release_bands: no band values any more */
 
     /* The allocations drawn (all, or within the budget those live at the
      * peak, then the largest), sorted by allocation time. */
@@ -191,6 +192,11 @@ void ml_memview_release_curve(ml_memview *v, ml_mv_curve *c);
 /* Whether a device has anything to show: a curve (recorded, or replayed from
  * events even when nothing matches) or an allocation. */
 bool ml_memview_device_shown(const ml_profile *p, uint16_t dev);
+
+/* Frees what the bands' values are made from, for a holder that has taken
+ * what it needs of them (the server keeps the band tops); ml_memview_band_values
+ * must not be called after it. */
+void ml_memview_release_bands(ml_memview *v);
 
 /* Band `band`'s values on cat_t (ncat_t of them) into out. */
 void ml_memview_band_values(const ml_memview *v, size_t band, int64_t *out);
