@@ -1,10 +1,14 @@
 /*
  * m4.c — builds the min/max pyramid described in m4.h, level by level from
- * the one below: O(n) time, n/(F-1) nodes.
+ * the one below: O(n) time, n/(F-1) nodes; and picks from it the points a
+ * window of px columns draws (web/src/m4.js m4Select does the same in the
+ * page).
  */
 #include "m4.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "err.h"
 
@@ -68,3 +72,101 @@ void ml_m4_free(ml_m4 *m)
     free(m->argmax);
     *m = (ml_m4){0};
 }
+
+/* ---- selection ----------------------------------------------------------- */
+
+size_t ml_m4_curve_levels(ml_m4_curve *c)
+{
+    size_t off = 0;
+    c->levels = 0;
+    for (size_t m = c->n; m > 1 && c->levels < ML_M4_MAX_LEVELS;) {
+        m = (m + (size_t)c->fan - 1) / (size_t)c->fan;
+        c->lvl_off[c->levels] = off;
+        c->lvl_size[c->levels++] = m;
+        off += m;
+    }
+    return off;
+}
+
+static size_t lower_bound_d(const int64_t *a, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if ((double)a[m] < x) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+static void visit(ml_m4_pick *q, size_t l, size_t j)
+{
+    const ml_m4_curve *c = q->c;
+    size_t a = j * q->span[l];
+    if (a > q->i1) return;
+    size_t b = (a + q->span[l] < c->n ? a + q->span[l] : c->n) - 1;
+    if (b < q->i0) return;
+    if (l == 0) { VEC_PUSH(&q->out, (uint32_t)a); return; }
+    /* A node goes out whole only inside one pixel column, so that every
+     * column gets its own first/min/max/last (exact M4). */
+    if (a >= q->i0 && b <= q->i1 &&
+        floor(((double)c->t[a] - q->t0) / q->dt) == floor(((double)c->t[b] - q->t0) / q->dt)) {
+        size_t k = c->lvl_off[l - 1] + j;
+        uint32_t p[4] = { (uint32_t)a, c->mn[k], c->mx[k], (uint32_t)b };
+        for (int x = 1; x < 4; x++) /* sort 4 */
+            for (int y = x; y > 0 && p[y - 1] > p[y]; y--) { uint32_t s = p[y]; p[y] = p[y - 1]; p[y - 1] = s; }
+        for (int x = 0; x < 4; x++)
+            if (x == 0 || p[x] != p[x - 1]) VEC_PUSH(&q->out, p[x]);
+        return;
+    }
+    size_t c0 = j * (size_t)c->fan, cn = l - 1 == 0 ? c->n : c->lvl_size[l - 2];
+    for (size_t ch = c0; ch < c0 + (size_t)c->fan && ch < cn; ch++) visit(q, l - 1, ch);
+}
+
+void ml_m4_select(const ml_m4_curve *c, double t0, double t1, int px, ml_m4_pick *q)
+{
+    memset(q, 0, sizeof *q);
+    q->c = c;
+    if (!c->n) return;
+    q->t0 = t0;
+    q->dt = (t1 - t0) / (px > 1 ? px : 1);
+    if (!(q->dt > 0)) q->dt = 1e-9;
+    size_t lb0 = lower_bound_d(c->t, c->n, t0), lb1 = lower_bound_d(c->t, c->n, t1);
+    q->i0 = lb0 ? lb0 - 1 : 0;                  /* the step in force at t0 */
+    q->i1 = lb1 < c->n - 1 ? lb1 : c->n - 1;    /* the first point at or after t1 */
+    q->span[0] = 1;
+    for (size_t l = 1; l <= c->levels; l++) q->span[l] = q->span[l - 1] * (size_t)c->fan;
+    if (c->levels == 0) VEC_PUSH(&q->out, 0);
+    else visit(q, c->levels, 0);
+}
+
+size_t ml_m4_compact(const int64_t *t, const int64_t *const *vs, size_t nv, uint32_t *idx, size_t n, double t0,
+                     double dt)
+{
+    size_t out = 0;
+    uint32_t keep[2 + 2 * 16];
+    for (size_t a = 0; a < n;) {
+        double col = floor(((double)t[idx[a]] - t0) / dt);
+        size_t b = a + 1;
+        while (b < n && floor(((double)t[idx[b]] - t0) / dt) == col) b++;
+        size_t nk = 0;
+        keep[nk++] = idx[a];
+        keep[nk++] = idx[b - 1];
+        for (size_t k = 0; k < nv; k++) {
+            uint32_t mn = idx[a], mx = idx[a];
+            for (size_t j = a + 1; j < b; j++) {
+                if (vs[k][idx[j]] < vs[k][mn]) mn = idx[j];
+                if (vs[k][idx[j]] > vs[k][mx]) mx = idx[j];
+            }
+            keep[nk++] = mn;
+            keep[nk++] = mx;
+        }
+        for (size_t x = 1; x < nk; x++) /* sort the few kept, then drop repeats */
+            for (size_t y = x; y > 0 && keep[y - 1] > keep[y]; y--) { uint32_t sw = keep[y]; keep[y] = keep[y - 1]; keep[y - 1] = sw; }
+        for (size_t x = 0; x < nk; x++)
+            if (!x || keep[x] != keep[x - 1]) idx[out++] = keep[x];
+        a = b;
+    }
+    return out;
+}
+

@@ -27,25 +27,17 @@
 #include "report.h"
 
 
+/* The allocation columns the API serves: memview.h's table, those marked for it. */
 static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *idx, size_t n)
 {
     ml_cb_col_u32(cb, "id", idx, NULL, n);
-    ml_cb_col_i64(cb, "ta", d->ta, idx, n);
-    ml_cb_col_i64(cb, "tf", d->tf, idx, n);
-    ml_cb_col_i64(cb, "size", d->size, idx, n);
-    ml_cb_col_u32(cb, "addr_hi", d->addr_hi, idx, n);
-    ml_cb_col_u32(cb, "addr_lo", d->addr_lo, idx, n);
-    ml_cb_col_u32(cb, "group", d->group, idx, n);
-    ml_cb_col_u32(cb, "op", d->op, idx, n);
-    ml_cb_col_u32(cb, "stream", d->stream, idx, n);
-    ml_cb_col_u32(cb, "stack", d->stack, idx, n);
-    ml_cb_col_u32(cb, "src", d->src, idx, n);
-    ml_cb_col_u8(cb, "flags", d->flags, idx, n);
-    ml_cb_col_u8(cb, "cat", d->cat, idx, n);
-    if (d->reason) ml_cb_col_u8(cb, "reason", d->reason, idx, n);
+#define PUT_COL(name, type, enc, delta, opt, api) \
+    if (api && d->view->name) ml_cb_col_##enc(cb, #name, d->view->name, idx, n);
+    ML_MV_COLUMNS(PUT_COL)
+#undef PUT_COL
 }
 
-/* ---- curves: M4 for a window (web/src/m4.js m4Select, in C) ------------- */
+/* ---- curves: M4 for a window (analysis/m4.h ml_m4_select) -------------- */
 
 static size_t lower_bound_i64(const int64_t *a, size_t n, double x)
 {
@@ -67,90 +59,6 @@ static size_t upper_bound_i64(const int64_t *a, size_t n, double x)
         else hi = m;
     }
     return lo;
-}
-
-typedef struct m4q {
-    const ml_sv_curve *c;
-    size_t i0, i1;
-    double t0, dt;
-    size_t span[ML_SV_MAX_LEVELS + 1];
-    VEC(uint32_t) out;
-} m4q;
-
-static void m4_visit(m4q *q, size_t l, size_t j)
-{
-    const ml_sv_curve *c = q->c;
-    size_t a = j * q->span[l];
-    if (a > q->i1) return;
-    size_t b = (a + q->span[l] < c->n ? a + q->span[l] : c->n) - 1;
-    if (b < q->i0) return;
-    if (l == 0) { VEC_PUSH(&q->out, (uint32_t)a); return; }
-    /* A node goes out whole only inside one pixel column, so that every
-     * column gets its own first/min/max/last (exact M4). */
-    if (a >= q->i0 && b <= q->i1 &&
-        floor(((double)c->t[a] - q->t0) / q->dt) == floor(((double)c->t[b] - q->t0) / q->dt)) {
-        size_t k = c->lvl_off[l - 1] + j;
-        uint32_t p[4] = { (uint32_t)a, c->mn[k], c->mx[k], (uint32_t)b };
-        for (int x = 1; x < 4; x++) /* sort 4 */
-            for (int y = x; y > 0 && p[y - 1] > p[y]; y--) { uint32_t s = p[y]; p[y] = p[y - 1]; p[y - 1] = s; }
-        for (int x = 0; x < 4; x++)
-            if (x == 0 || p[x] != p[x - 1]) VEC_PUSH(&q->out, p[x]);
-        return;
-    }
-    size_t c0 = j * (size_t)c->fan, cn = l - 1 == 0 ? c->n : c->lvl_size[l - 2];
-    for (size_t ch = c0; ch < c0 + (size_t)c->fan && ch < cn; ch++) m4_visit(q, l - 1, ch);
-}
-
-static void m4_select(const ml_sv_curve *c, double t0, double t1, int px, m4q *q)
-{
-    memset(q, 0, sizeof *q);
-    q->c = c;
-    if (!c->n) return;
-    q->t0 = t0;
-    q->dt = (t1 - t0) / (px > 1 ? px : 1);
-    if (!(q->dt > 0)) q->dt = 1e-9;
-    size_t lb0 = lower_bound_i64(c->t, c->n, t0), lb1 = lower_bound_i64(c->t, c->n, t1);
-    q->i0 = lb0 ? lb0 - 1 : 0;                  /* the step in force at t0 */
-    q->i1 = lb1 < c->n - 1 ? lb1 : c->n - 1;    /* the first point at or after t1 */
-    q->span[0] = 1;
-    for (size_t l = 1; l <= c->levels; l++) q->span[l] = q->span[l - 1] * (size_t)c->fan;
-    if (c->levels == 0) VEC_PUSH(&q->out, 0);
-    else m4_visit(q, c->levels, 0);
-}
-
-/* Keeps of the picked points idx[0..n) (ascending) only what M4 draws: per
- * pixel column the first and last point and, for each of the nv value
- * arrays, the point of its minimum and of its maximum; returns the new n.
- * The picks hold every column's extremes, so nothing drawn is lost, and the
- * answer is at most (2 + 2 nv) points per column. */
-static size_t m4_compact(const int64_t *t, const int64_t *const *vs, size_t nv, uint32_t *idx, size_t n, double t0,
-                         double dt)
-{
-    size_t out = 0;
-    uint32_t keep[2 + 2 * 16];
-    for (size_t a = 0; a < n;) {
-        double col = floor(((double)t[idx[a]] - t0) / dt);
-        size_t b = a + 1;
-        while (b < n && floor(((double)t[idx[b]] - t0) / dt) == col) b++;
-        size_t nk = 0;
-        keep[nk++] = idx[a];
-        keep[nk++] = idx[b - 1];
-        for (size_t k = 0; k < nv; k++) {
-            uint32_t mn = idx[a], mx = idx[a];
-            for (size_t j = a + 1; j < b; j++) {
-                if (vs[k][idx[j]] < vs[k][mn]) mn = idx[j];
-                if (vs[k][idx[j]] > vs[k][mx]) mx = idx[j];
-            }
-            keep[nk++] = mn;
-            keep[nk++] = mx;
-        }
-        for (size_t x = 1; x < nk; x++) /* sort the few kept, then drop repeats */
-            for (size_t y = x; y > 0 && keep[y - 1] > keep[y]; y--) { uint32_t sw = keep[y]; keep[y] = keep[y - 1]; keep[y - 1] = sw; }
-        for (size_t x = 0; x < nk; x++)
-            if (!x || keep[x] != keep[x - 1]) idx[out++] = keep[x];
-        a = b;
-    }
-    return out;
 }
 
 /* The times of the drawn points idx[0..n) of a window, edged: the step in
@@ -180,10 +88,10 @@ static void edge_values(const int64_t *cv, const uint32_t *idx, size_t n, int cl
 /* One curve's drawn points for a window into cb, as columns tKEY and vKEY. */
 static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, double t1, int px, const char *suffix)
 {
-    m4q q;
-    m4_select(c, t0, t1, px, &q);
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, px, &q);
     const int64_t *vs[1] = { c->v };
-    q.out.len = m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
+    q.out.len = ml_m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
     int64_t *t = ml_malloc((q.out.len + 1) * sizeof *t), *v = ml_malloc((q.out.len + 1) * sizeof *v);
     int close;
     size_t n = edge_times(c->t, q.out.v, q.out.len, t0, t1, t, &close);
@@ -234,8 +142,8 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
      * all band tops, and every top read at those points. */
     VEC(uint32_t) all = {0};
     for (size_t k = 0; k < d->ncat; k++) {
-        m4q q;
-        m4_select(&d->cat_top[k], t0, t1, px, &q);
+        ml_m4_pick q;
+        ml_m4_select(&d->cat_top[k], t0, t1, px, &q);
         for (size_t j = 0; j < q.out.len; j++) VEC_PUSH(&all, q.out.v[j]);
         VEC_FREE(&q.out);
     }
@@ -246,7 +154,7 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
     all.len = u;
     if (d->ncat) {
         double dt = (t1 - t0) / (px > 1 ? px : 1);
-        all.len = m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
+        all.len = ml_m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
                              dt > 0 ? dt : 1e-9);
     }
     ml_buf codes = {0};
@@ -289,8 +197,8 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
             *base = ml_calloc(n ? n : 1, sizeof *base);
     if (n) {
         const ml_sv_curve *c = &d->curves[d->peak_curve];
-        m4q q;
-        m4_select(c, t0, t1, px, &q);
+        ml_m4_pick q;
+        ml_m4_select(c, t0, t1, px, &q);
         double dt = (t1 - t0) / px;
         size_t j = 0;
         int64_t cur = 0;
@@ -327,8 +235,8 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
 
 int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
 {
-    m4q q;
-    m4_select(c, t0, t1, 1, &q);
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, 1, &q);
     int64_t m = 0;
     for (size_t k = 0; k < q.out.len; k++) if (c->v[q.out.v[k]] > m) m = c->v[q.out.v[k]];
     VEC_FREE(&q.out);
@@ -478,7 +386,7 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf 
     ml_buf_puts(out, ",\"tf\":");
     ml_json_i64(out, d->tf[i]);
     ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"categoryName\":",
-                  d->flags[i] & 1 ? "true" : "false", d->flags[i] & 2 ? "true" : "false", d->cat[i]);
+                  d->flags[i] & ML_MV_BEFORE_TRACE ? "true" : "false", d->flags[i] & ML_MV_NEVER_FREED ? "true" : "false", d->cat[i]);
     ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
     ml_buf_puts(out, ",\"reason\":");
     ml_json_str(out, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
@@ -656,8 +564,8 @@ static void export_row(ml_export *x, uint32_t i)
     put_cell(b, r->strings[d->op[i]], x->tsv, 0);
     snprintf(t, sizeof t, "%lld", (long long)d->size[i]);
     put_cell(b, t, x->tsv, 0);
-    put_cell(b, d->flags[i] & 1 ? "before trace" : export_time(r, d->ta[i], t, sizeof t), x->tsv, 0);
-    put_cell(b, d->flags[i] & 2 ? "not released" : export_time(r, d->tf[i], t, sizeof t), x->tsv, 0);
+    put_cell(b, d->flags[i] & ML_MV_BEFORE_TRACE ? "before trace" : export_time(r, d->ta[i], t, sizeof t), x->tsv, 0);
+    put_cell(b, d->flags[i] & ML_MV_NEVER_FREED ? "not released" : export_time(r, d->tf[i], t, sizeof t), x->tsv, 0);
     snprintf(t, sizeof t, "%lld", (long long)(d->tf[i] - d->ta[i]));
     put_cell(b, t, x->tsv, 0);
     put_cell(b, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0), x->tsv, 0);
@@ -779,39 +687,18 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     ml_buf_puts(out, ",\"by\":");
     ml_json_str(out, by);
     if (!strcmp(by, "category")) {
-        /* By category, from the columns (ml_breakdown has no category key), as
-         * the report's peak: memory from before the trace in its category,
-         * except what is "(allocated before trace)" (beforetrace.h). */
-        int64_t cb[ML_CAT__COUNT] = {0}, cn[ML_CAT__COUNT] = {0}, tracked = 0, count = 0, known_before = 0;
-        int64_t bt = 0, btn = 0; /* "(allocated before trace)": beforetrace.h */
-        size_t hi = upper_bound_i64(d->ta, d->n, (double)ti);
-        for (size_t i = 0; i < hi; i++) {
-            if (d->tf[i] <= ti && !(d->flags[i] & 2)) continue;
-            int c = d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0;
-            if (ml_shown_before_trace(d->flags[i], d->cat[i])) {
-                bt += d->size[i];
-                btn++;
-            } else {
-                cb[c] += d->size[i];
-                cn[c]++;
-            }
-            if (d->flags[i] & 1) {
-                known_before += d->size[i];
-            } else {
-                tracked += d->size[i];
-                count++;
-            }
-        }
-        int64_t before = known_before;
-        if (total >= 0) before = total - tracked > 0 ? total - tracked : 0;
-        if (total >= 0 && total - tracked - known_before > 0) bt += total - tracked - known_before;
+        /* By category, from the view's columns (ml_breakdown has no category
+         * key), as the report's peak: memory from before the trace in its
+         * category, except what is "(allocated before trace)" (beforetrace.h). */
+        ml_mv_live lv;
+        ml_memview_live_at(d->view, ti, total, &lv);
         ml_buf_puts(out, ",\"tracked\":");
-        ml_json_i64(out, tracked);
-        ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)count);
-        ml_json_i64(out, before);
+        ml_json_i64(out, lv.tracked);
+        ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)lv.count);
+        ml_json_i64(out, lv.before);
         row rows[ML_CAT__COUNT + 1];
-        for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), cb[c], cn[c] };
-        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, bt, btn };
+        for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), lv.by_cat[c], lv.n_cat[c] };
+        rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, lv.shown_before, lv.shown_before_n };
         put_rows(out, rows, ML_CAT__COUNT + 1);
         return;
     }
@@ -1116,7 +1003,8 @@ static int route(req *q, ml_ranks *rs, const char *path)
     }
     if (!strcmp(path, "/api/peak") || !strcmp(path, "/api/ops")) {
         if (arg_rank_dev(q, rs, &r, &d)) return -1;
-        ml_sv_put_value(q->out, r->pvs, !strcmp(path, "/api/peak") ? d->peak : d->ops);
+        if (!strcmp(path, "/api/peak")) ml_report_put_peak(d->view, q->out);
+        else ml_report_put_ops(d->view, q->out);
         return 0;
     }
     if (!strcmp(path, "/api/perf")) {

@@ -1,7 +1,7 @@
 /*
- * view.c — builds the server's view of one rank from the report's data
- * (see view.h): runs report_data.c on the rank with the blobs in capture
- * mode, parses the rank's meta back, and points into the captured columns.
+ * view.c — builds the server's view of one rank (see view.h): runs
+ * report_data.c on the rank for its meta (columns described, not encoded),
+ * keeps the memory views it wrote from (memview.h) and points into them.
  */
 #include "view.h"
 #include "api_trace.h"
@@ -11,97 +11,16 @@
 #include <string.h>
 
 #include "categories.h"
-#include "jsonvalue.h"
 #include "m4.h"
+#include "memview.h"
 #include "report.h"
-#include "source.h"
 
-/* ---- reading the meta back -------------------------------------------- */
-
-typedef struct rd {
-    ml_sv_rank *r;
-    ml_err *e;
-    int bad;
-} rd;
-
-static ml_pv get(rd *x, ml_pv dict, const char *key)
+/* A curve of the view (memview.h) with its pyramid. */
+static ml_sv_curve view_curve(const ml_mv_curve *vc)
 {
-    ml_pv out;
-    ml_str k = ml_intern_cstr(ml_pvs_strings(x->r->pvs), key);
-    if (ml_pv_type_of(x->r->pvs, dict) != ML_PV_DICT || ml_pv_dict_get(x->r->pvs, dict, k, &out) != 0)
-        return ML_PV_NONE_V;
-    return out;
-}
-
-static int64_t get_i64(rd *x, ml_pv dict, const char *key)
-{
-    int64_t v = 0;
-    ml_pv p = get(x, dict, key);
-    if (ml_pv_int(x->r->pvs, p, &v) == 0) return v;
-    ml_str s;
-    if (ml_pv_str(x->r->pvs, p, &s) == 0) return strtoll(ml_strget(ml_pvs_strings(x->r->pvs), s), NULL, 10);
-    return 0;
-}
-
-static const char *get_str(rd *x, ml_pv v)
-{
-    ml_str s;
-    if (ml_pv_str(x->r->pvs, v, &s) != 0) return "";
-    return ml_strget(ml_pvs_strings(x->r->pvs), s);
-}
-
-/* A captured column from its descriptor; NULL (and x->bad) if it is not one of type dt. */
-static const void *col(rd *x, ml_pv dict, const char *key, char dt, size_t *n)
-{
-    ml_pv d = get(x, dict, key);
-    int64_t b;
-    if (ml_pv_int(x->r->pvs, get(x, d, "b"), &b) != 0 || b < 0 || (size_t)b >= x->r->bl.raw.len ||
-        x->r->bl.raw.v[b].dt != dt) {
-        x->bad = 1;
-        if (n) *n = 0;
-        return NULL;
-    }
-    if (n) *n = x->r->bl.raw.v[b].n;
-    return x->r->bl.raw.v[b].v;
-}
-
-/* A curve's points (t, v). */
-static void read_points(rd *x, ml_pv c, ml_sv_curve *out)
-{
-    size_t nt, nv;
-    out->t = col(x, c, "t", 'i', &nt);
-    out->v = col(x, c, "v", 'i', &nv);
-    out->n = nt;
-    if (nv != nt) x->bad = 1;
-}
-
-/* The level sizes and offsets of an M4 pyramid of c->n points with fan-out
- * c->fan; returns its node count. */
-static size_t pyramid_levels(ml_sv_curve *c)
-{
-    size_t off = 0;
-    c->levels = 0;
-    for (size_t m = c->n; m > 1 && c->levels < ML_SV_MAX_LEVELS;) {
-        m = (m + (size_t)c->fan - 1) / (size_t)c->fan;
-        c->lvl_off[c->levels] = off;
-        c->lvl_size[c->levels++] = m;
-        off += m;
-    }
-    return off;
-}
-
-static void read_curve(rd *x, ml_pv c, ml_sv_curve *out)
-{
-    size_t nmn, nmx;
-    read_points(x, c, out);
-    out->mn = col(x, c, "mn", 'u', &nmn);
-    out->mx = col(x, c, "mx", 'u', &nmx);
-    out->fan = (int)get_i64(x, c, "fan");
-    if (out->fan < 2) out->fan = 4;
-    if (nmn != nmx || pyramid_levels(out) != nmn) x->bad = 1;
-    /* Every index in the pyramid must name a point. */
-    for (size_t k = 0; k < nmn && !x->bad; k++)
-        if (out->mn[k] >= out->n || out->mx[k] >= out->n) x->bad = 1;
+    ml_sv_curve c = { .n = vc->n, .fan = ML_M4_FAN, .t = vc->t, .v = vc->v, .mn = vc->py.argmin, .mx = vc->py.argmax };
+    ml_m4_curve_levels(&c);
+    return c;
 }
 
 /* ---- sorting ------------------------------------------------------------ */
@@ -169,7 +88,7 @@ int64_t ml_sv_total_at(const ml_sv_rank *r, const ml_sv_device *d, int k, int re
 {
     int c = d->comp_curve[strncmp(r->strings[d->op[i]], "cann::", 6) ? 0 : 1][k];
     if (c < 0) c = d->tot_curve[k];
-    if (c < 0 || (rel && d->flags[i] & 2)) return -1;
+    if (c < 0 || (rel && d->flags[i] & ML_MV_NEVER_FREED)) return -1;
     const ml_sv_curve *cv = &d->curves[c];
     size_t j = upper_bound_t(cv->t, cv->n, rel ? d->tf[i] : d->ta[i]);
     return j ? cv->v[j - 1] : -1;
@@ -258,27 +177,24 @@ static void build_index(ml_sv_device *d)
     }
 }
 
-/* The category curves, summed bottom up into band tops (view.h). */
-static void read_category_stack(rd *x, ml_pv list, ml_sv_device *d)
+/* The category chart: the view's bands summed bottom up into band tops (view.h). */
+static void category_stack(const ml_memview *v, ml_sv_device *d)
 {
-    size_t n = ml_pv_len(x->r->pvs, list);
-    if (n > sizeof d->cat_code / sizeof *d->cat_code) { x->bad = 1; return; }
-    for (size_t k = 0; k < n && !x->bad; k++) {
-        ml_pv e = ml_pv_item(x->r->pvs, list, k);
-        ml_sv_curve c = {0};
-        read_points(x, get(x, e, "curve"), &c);  /* the bands share their times and have no pyramid */
-        if (x->bad) return;
-        if (k && (c.n != d->cat_top[0].n || (c.t != d->cat_top[0].t && memcmp(c.t, d->cat_top[0].t, c.n * sizeof *c.t)))) { x->bad = 1; return; }
+    /* (the report's writer has made the bands: ml_memview_categories) */
+    for (size_t k = 0; k < v->bands.len && k < sizeof d->cat_code / sizeof *d->cat_code; k++) {
+        const ml_mv_band *b = &v->bands.v[k];
+        ml_sv_curve c = { .n = v->ncat_t, .t = v->cat_t };
         int64_t *top = ml_malloc((c.n ? c.n : 1) * sizeof *top);
-        for (size_t i = 0; i < c.n; i++) top[i] = c.v[i] + (k ? d->cat_top_v[k - 1][i] : 0);
+        ml_memview_band_values(v, k, top);
+        for (size_t i = 0; k && i < c.n; i++) top[i] += d->cat_top_v[k - 1][i];
         ml_m4 py;
         ml_m4_build(top, c.n, &py);
         c.v = top;
         c.mn = py.argmin;
         c.mx = py.argmax;
         c.fan = ML_M4_FAN;
-        pyramid_levels(&c);
-        d->cat_code[k] = (int)get_i64(x, e, "cat");
+        ml_m4_curve_levels(&c);
+        d->cat_code[k] = b->cat;
         d->cat_top[k] = c;
         d->cat_top_v[k] = top;
         d->cat_mn[k] = py.argmin;
@@ -287,99 +203,69 @@ static void read_category_stack(rd *x, ml_pv list, ml_sv_device *d)
     }
 }
 
-static void read_device(rd *x, ml_pv dv, ml_sv_device *d)
+static void view_device(ml_sv_rank *r, ml_memview *v, ml_sv_device *d)
 {
-    ml_sv_rank *r = x->r;
     pthread_mutex_init(&d->mu, NULL);
-    d->id = get_str(x, get(x, dv, "id"));
-    d->pdev = ml_device_find(r->p, d->id);
-    if (d->pdev < 0) x->bad = 1;
-    d->t0 = get_i64(x, dv, "t0");
-    d->t1 = get_i64(x, dv, "t1");
-    ml_pv cs = get(x, dv, "curves"), os = get(x, dv, "op_curves");
-    d->ncurves = ml_pv_len(r->pvs, cs);
-    d->nop = ml_pv_len(r->pvs, os);
+    d->view = v;
+    d->pdev = v->dev;
+    d->id = r->p->devices.v[v->dev].id;
+    d->t0 = v->t0 - r->origin;
+    d->t1 = v->t1 - r->origin;
+    d->ncurves = v->curves.len;
+    d->nop = v->op_curves.len;
     d->curves = ml_calloc(d->ncurves + 1, sizeof *d->curves);
     d->op_curves = ml_calloc(d->nop + 1, sizeof *d->op_curves);
-    for (size_t k = 0; k < d->ncurves; k++) read_curve(x, ml_pv_item(r->pvs, cs, k), &d->curves[k]);
-    for (size_t k = 0; k < d->nop; k++) read_curve(x, ml_pv_item(r->pvs, os, k), &d->op_curves[k]);
+    for (size_t k = 0; k < d->ncurves; k++) d->curves[k] = view_curve(&v->curves.v[k]);
+    for (size_t k = 0; k < d->nop; k++) d->op_curves[k] = view_curve(&v->op_curves.v[k]);
     d->tracked_curve = -1;
     for (size_t k = 0; k < d->ncurves; k++)
-        if (!strcmp(get_str(x, get(x, ml_pv_item(r->pvs, cs, k), "group")), "tracked")) d->tracked_curve = (int)k;
-    read_category_stack(x, get(x, dv, "category_curves"), d);
-    d->peak = get(x, dv, "peak");
-    d->ops = get(x, dv, "ops");
+        if (!strcmp(v->curves.v[k].group, "tracked")) d->tracked_curve = (int)k;
+    category_stack(v, d);
+    ml_memview_release_bands(v); /* the tops are all the server reads of them */
     d->peak_curve = -1;
-    if (ml_pv_type_of(r->pvs, d->peak) == ML_PV_DICT && d->ncurves) {
-        int64_t pc = get_i64(x, d->peak, "curve");
-        d->peak_curve = pc >= 0 && (size_t)pc < d->ncurves ? (int)pc : 0;
+    if (d->ncurves) {
+        int pc = v->peak_curve;
+        d->peak_curve = pc >= 0 && (size_t)pc < d->ncurves ? pc : 0;
         /* As the report: the gap between the curve and the live set is memory
          * allocated before the trace only when the curve is recorded totals. */
-        const char *kind = get_str(x, get(x, d->peak, "kind"));
-        const char *label = get_str(x, get(x, ml_pv_item(r->pvs, cs, (size_t)d->peak_curve), "label"));
-        d->total_known = !strcmp(kind, "allocated") && !strstr(label, "replayed");
+        d->total_known = !strcmp(v->peak_kind, "allocated") && !strstr(v->curves.v[d->peak_curve].label, "replayed");
     }
-    ml_pv a = get(x, dv, "allocs");
-    size_t n;
-    d->ta = col(x, a, "ta", 'i', &n);
-    d->n = n;
-    size_t m;
-#define COL(field, key, dt) do { d->field = col(x, a, key, dt, &m); if (m != n) x->bad = 1; } while (0)
-    COL(tf, "tf", 'i');
-    COL(size, "size", 'i');
-    COL(addr_hi, "addr_hi", 'u');
-    COL(addr_lo, "addr_lo", 'u');
-    COL(group, "group", 'u');
-    COL(op, "op", 'u');
-    COL(stream, "stream", 'u');
-    COL(stack, "stack", 'u');
-    COL(src, "src", 'u');
-    COL(flags, "flags", 'b');
-    COL(cat, "cat", 'b');
-#undef COL
-    if (ml_pv_type_of(r->pvs, get(x, a, "reason")) == ML_PV_DICT) { /* newer data: why each category */
-        d->reason = col(x, a, "reason", 'b', &m);
-        if (m != n) x->bad = 1;
-    }
-    d->tr = NULL;
-    if (ml_pv_type_of(r->pvs, get(x, a, "tr")) == ML_PV_DICT) { /* Ascend: active release times */
-        d->tr = col(x, a, "tr", 'i', &m);
-        if (m != n) x->bad = 1;
-    }
+    d->n = v->n;
+    d->ta = v->ta;
+    d->tf = v->tf;
+    d->size = v->size;
+    d->addr_hi = v->addr_hi;
+    d->addr_lo = v->addr_lo;
+    d->group = v->group;
+    d->op = v->op;
+    d->stream = v->stream;
+    d->stack = v->stack;
+    d->src = v->src;
+    d->flags = v->flags;
+    d->cat = v->cat;
+    d->reason = v->reason;
+    d->tr = v->tr;
     {
         static const char *const kinds[] = {"allocated", "reserved", "active"}, *const comps[] = {"PTA", "GE"};
         for (int k = 0; k < 3; k++) {
             d->tot_curve[k] = d->comp_curve[0][k] = d->comp_curve[1][k] = -1;
             for (size_t c = d->ncurves; c-- > 0;) {
-                ml_pv cv = ml_pv_item(r->pvs, cs, c);
-                const char *g = get_str(x, get(x, cv, "group"));
-                if (strcmp(get_str(x, get(x, cv, "kind")), kinds[k])) continue;
-                if (!strcmp(g, "overall")) d->tot_curve[k] = (int)c; /* the first, as the page */
-                for (int o = 0; o < 2 && !strcmp(g, "component"); o++) {
+                const ml_mv_curve *cv = &v->curves.v[c];
+                if (strcmp(cv->kind, kinds[k])) continue;
+                if (!strcmp(cv->group, "overall")) d->tot_curve[k] = (int)c; /* the first, as the page */
+                for (int o = 0; o < 2 && !strcmp(cv->group, "component"); o++) {
                     char plain[48], insight[48]; /* the writer's names (report.h), not a module's curve */
                     ml_report_curve_label(plain, sizeof plain, false, kinds[k], comps[o], NULL);
                     ml_report_curve_label(insight, sizeof insight, true, kinds[k], comps[o], NULL);
-                    const char *label = get_str(x, get(x, cv, "label"));
-                    if (!strcmp(get_str(x, get(x, cv, "of")), comps[o]) && (!strcmp(label, plain) || !strcmp(label, insight)))
+                    if (cv->of && !strcmp(cv->of, comps[o]) && (!strcmp(cv->label, plain) || !strcmp(cv->label, insight)))
                         d->comp_curve[o][k] = (int)c;
                 }
             }
         }
     }
-    d->group_by_frame = !strcmp(get_str(x, get(x, a, "group_by")), "frame");
-    ml_pv gs = get(x, a, "groups");
-    d->ngroups = ml_pv_len(r->pvs, gs);
-    d->groups = ml_calloc(d->ngroups + 1, sizeof *d->groups);
-    for (size_t g = 0; g < d->ngroups; g++) d->groups[g] = get_str(x, ml_pv_item(r->pvs, gs, g));
-    if (x->bad) return;
-    for (size_t i = 0; i < n; i++) {
-        /* Queries index groups and strings by these: check them once here. */
-        if (d->group[i] >= d->ngroups || d->op[i] >= r->nstrings || d->stream[i] >= r->nstrings ||
-            (i && d->ta[i] < d->ta[i - 1]) || d->tf[i] < d->ta[i]) {
-            x->bad = 1;
-            return;
-        }
-    }
+    d->group_by_frame = v->by_frame;
+    d->ngroups = v->group_label.len;
+    d->groups = v->group_label.v;
     build_index(d);
 }
 
@@ -390,49 +276,36 @@ ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
     r->p = p;
     r->origin = ml_profile_first_time(p);
     if (r->origin == INT64_MAX) r->origin = 0;
-    r->bl.capture = 1;
+    r->bl.capture = ML_BLOBS_DESCRIBE; /* the columns are the views' own */
     ml_buf m = {0};
-    ml_report_rank(p, r->origin, SIZE_MAX, 0, &m, &r->bl); /* (the state history: the report's default) */
+    ml_memview **views = NULL;
+    ml_report_rank_keep(p, r->origin, SIZE_MAX, 0, &m, &r->bl, &r->strs, &views, &r->ndev); /* (the state history: the report's default) */
+    r->views = views;
     ml_buf_printf(&r->meta, "{\"origin_ns\":\"%lld\",\"loaded\":true,", (long long)r->origin);
     ml_buf_put(&r->meta, m.p + 1, m.len - 1);
-
-    r->pvs = ml_pvs_new(NULL);
-    ml_source *src = ml_source_from_memory("rank meta", m.p, m.len);
-    ml_pv top;
-    int rc = ml_jsonvalue_read(src, r->pvs, NULL, NULL, &top, e);
-    ml_source_close(src);
     ml_buf_free(&m);
-    if (rc != 0) {
-        ml_sv_rank_free(r);
-        return NULL;
-    }
-    rd x = { r, e, 0 };
-    ml_pv strs = get(&x, top, "strings");
-    r->nstrings = ml_pv_len(r->pvs, strs);
+
+    r->nstrings = r->strs.ids.len;
     r->strings = ml_calloc(r->nstrings + 1, sizeof *r->strings);
-    for (size_t i = 0; i < r->nstrings; i++) r->strings[i] = get_str(&x, ml_pv_item(r->pvs, strs, i));
-    r->stack_start = col(&x, top, "stack_start", 'u', &r->nstacks);
-    r->stack_frames = col(&x, top, "stack_frames", 'u', &r->nstack_frames);
-    r->frame_name = col(&x, top, "frame_name", 'u', &r->nframes);
-    size_t nf1, nf2;
-    r->frame_file = col(&x, top, "frame_file", 'u', &nf1);
-    r->frame_line = col(&x, top, "frame_line", 'i', &nf2);
-    if (nf1 != r->nframes || nf2 != r->nframes) x.bad = 1;
-    for (size_t i = 0; i < r->nframes && !x.bad; i++)
-        if (r->frame_name[i] >= r->nstrings || r->frame_file[i] >= r->nstrings) x.bad = 1;
-    for (size_t i = 0; i < r->nstack_frames && !x.bad; i++)
-        if (r->stack_frames[i] >= r->nframes) x.bad = 1;
-    for (size_t i = 0; i < r->nstacks && !x.bad; i++)
-        if (r->stack_start[i] > r->nstack_frames) x.bad = 1;
-    ml_pv devs = get(&x, top, "devices");
-    r->ndev = ml_pv_len(r->pvs, devs);
-    r->dev = ml_calloc(r->ndev + 1, sizeof *r->dev);
-    for (size_t k = 0; k < r->ndev && !x.bad; k++) read_device(&x, ml_pv_item(r->pvs, devs, k), &r->dev[k]);
-    if (x.bad) {
-        ml_fail(e, "%s: internal error: the report data of this rank is inconsistent", p->path);
-        ml_sv_rank_free(r);
-        return NULL;
+    for (size_t i = 0; i < r->nstrings; i++) r->strings[i] = ml_s(p, r->strs.ids.v[i]);
+    r->nstacks = p->stack_start.len;
+    r->stack_start = p->stack_start.v;
+    r->nstack_frames = p->stack_frames.len;
+    r->stack_frames = p->stack_frames.v;
+    r->nframes = p->frames.len;
+    uint32_t *fname = ml_malloc((r->nframes + 1) * sizeof *fname), *ffile = ml_malloc((r->nframes + 1) * sizeof *ffile);
+    int64_t *fline = ml_malloc((r->nframes + 1) * sizeof *fline);
+    for (size_t i = 0; i < r->nframes; i++) { /* the report wrote them: in the strings already */
+        fname[i] = ml_mv_str(&r->strs, p->frames.v[i].name);
+        ffile[i] = ml_mv_str(&r->strs, p->frames.v[i].file);
+        fline[i] = p->frames.v[i].line;
     }
+    r->frame_name = r->own_frame_name = fname;
+    r->frame_file = r->own_frame_file = ffile;
+    r->frame_line = r->own_frame_line = fline;
+    r->dev = ml_calloc(r->ndev + 1, sizeof *r->dev);
+    for (size_t k = 0; k < r->ndev; k++) view_device(r, r->views[k], &r->dev[k]);
+    (void)e;
     r->trace = ml_sv_trace_build(p, r->origin);
     return r;
 }
@@ -444,7 +317,6 @@ void ml_sv_rank_free(ml_sv_rank *r)
         ml_sv_device *d = &r->dev[k];
         free(d->curves);
         free(d->op_curves);
-        free(d->groups);
         free(d->tf_sorted);
         free(d->bytes_ta);
         free(d->bytes_tf);
@@ -455,9 +327,14 @@ void ml_sv_rank_free(ml_sv_rank *r)
         pthread_mutex_destroy(&d->mu);
     }
     free(r->dev);
+    for (size_t k = 0; k < r->ndev && r->views; k++) ml_memview_free(r->views[k]);
+    free(r->views);
+    ml_mv_strings_free(&r->strs);
     free(r->strings);
+    free(r->own_frame_name);
+    free(r->own_frame_file);
+    free(r->own_frame_line);
     ml_sv_trace_free(r->trace);
-    if (r->pvs) ml_pvs_free(r->pvs);
     ml_blobs_free(&r->bl);
     ml_buf_free(&r->meta);
     ml_buf_free(&r->perf);
@@ -498,41 +375,4 @@ bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, int top, 
     if (ok) ml_buf_put(out, r->perf.p, r->perf.len);
     pthread_mutex_unlock(&r->perf_mu);
     return ok;
-}
-
-/* ---- values as JSON ----------------------------------------------------- */
-
-void ml_sv_put_value(ml_buf *b, const ml_pvs *st, ml_pv v)
-{
-    int64_t i;
-    double f;
-    ml_str s;
-    switch (ml_pv_type_of(st, v)) {
-    case ML_PV_BOOL: ml_pv_int(st, v, &i); ml_buf_puts(b, i ? "true" : "false"); return;
-    case ML_PV_INT: ml_pv_int(st, v, &i); ml_json_i64(b, i); return;
-    case ML_PV_FLOAT: ml_pv_num(st, v, &f); ml_buf_printf(b, "%.17g", f); return;
-    case ML_PV_STR: ml_pv_str(st, v, &s); ml_json_str(b, ml_strget(ml_pvs_strings(st), s)); return;
-    case ML_PV_LIST:
-    case ML_PV_TUPLE: {
-        ml_buf_puts(b, "[");
-        for (size_t k = 0, n = ml_pv_len(st, v); k < n; k++) {
-            if (k) ml_buf_puts(b, ",");
-            ml_sv_put_value(b, st, ml_pv_item(st, v, k));
-        }
-        ml_buf_puts(b, "]");
-        return;
-    }
-    case ML_PV_DICT: {
-        ml_buf_puts(b, "{");
-        for (size_t k = 0, n = ml_pv_len(st, v); k < n; k++) {
-            if (k) ml_buf_puts(b, ",");
-            ml_sv_put_value(b, st, ml_pv_item(st, v, k));
-            ml_buf_puts(b, ":");
-            ml_sv_put_value(b, st, ml_pv_dict_value(st, v, k));
-        }
-        ml_buf_puts(b, "}");
-        return;
-    }
-    default: ml_buf_puts(b, "null"); return;
-    }
 }

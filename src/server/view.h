@@ -1,9 +1,9 @@
 /*
  * view.h — what `memlens serve` keeps of one loaded rank.
  *
- * The report's data of that rank (report_data.c, run with the blobs in
- * capture mode: raw columns instead of base64), read back into arrays that
- * queries use directly, plus indexes for window queries.  Built once, after
+ * The memory view of each of its devices (view/memview.h), which the
+ * rank's report data (report_data.c) was written from, kept: queries read
+ * its arrays directly; plus indexes for window queries.  Built once, after
  * the rank's import, then read-only (except the table orders, built on first
  * use under a lock), so any number of request threads may read it at once.
  *
@@ -21,20 +21,14 @@
 #include "distributed.h"
 #include "err.h"
 #include "profile.h"
-#include "pyvalue.h"
+#include "m4.h"
+#include "memview.h"
 #include "report_enc.h"
 
-#define ML_SV_MAX_LEVELS 48
+#define ML_SV_MAX_LEVELS ML_M4_MAX_LEVELS
 
 /* A step curve with its M4 pyramid (m4.h). */
-typedef struct ml_sv_curve {
-    size_t n;
-    int fan;
-    const int64_t *t, *v;
-    const uint32_t *mn, *mx;
-    size_t levels;
-    size_t lvl_size[ML_SV_MAX_LEVELS], lvl_off[ML_SV_MAX_LEVELS];
-} ml_sv_curve;
+typedef ml_m4_curve ml_sv_curve;
 
 /* Table sort keys (web/src/table.js ALLOC_COLUMNS). */
 typedef enum {
@@ -63,13 +57,13 @@ typedef struct ml_sv_device {
     ml_sv_curve cat_top[16];
     int64_t *cat_top_v[16];     /* owned */
     uint32_t *cat_mn[16], *cat_mx[16]; /* owned */
-    ml_pv peak, ops;            /* in the rank's value store */
+    const ml_memview *view;     /* what it points into (the rank's) */
 
     /* Allocations, sorted by allocation time (index = the id the API uses). */
     size_t n;
     const int64_t *ta, *tf, *size;
     const uint32_t *addr_hi, *addr_lo, *group, *op, *stream, *stack, *src;
-    const uint8_t *flags, *cat, *reason; /* reason: NULL if the data has none */
+    const uint8_t *flags, *cat, *reason; /* flags: ML_MV_BEFORE_TRACE, ML_MV_NEVER_FREED */
     size_t ngroups;
     const char **groups;
     bool group_by_frame;        /* groups are first user frames (inputs without operators) */
@@ -99,15 +93,18 @@ typedef struct ml_sv_rank {
     ml_profile *p;
     int64_t origin;
     ml_buf meta;                /* the rank object, JSON */
-    ml_blobs bl;                /* the captured columns */
-    ml_pvs *pvs;                /* the meta, parsed */
+    ml_blobs bl;                /* (columns described only) */
     size_t ndev;
     ml_sv_device *dev;
+    ml_memview **views;         /* per device, owned */
+    ml_mv_strings strs;         /* the rank's strings (meta "strings") */
     size_t nstrings;
     const char **strings;
     size_t nstacks, nstack_frames, nframes;
     const uint32_t *stack_start, *stack_frames, *frame_name, *frame_file;
     const int64_t *frame_line;
+    uint32_t *own_frame_name, *own_frame_file;
+    int64_t *own_frame_line;
     struct ml_sv_trace *trace;  /* the Trace view's lanes (api_trace.h); NULL without slices */
     pthread_mutex_t perf_mu;    /* guards perf, perf_state */
     int perf_state;             /* 0 not made yet, 1 made, -1 the rank has none */
@@ -139,8 +136,5 @@ const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key ke
 
 /* A category's position in the display order (categories.h ml_category_order). */
 uint32_t ml_sv_cat_rank(unsigned cat);
-
-/* Writes a value of the store as JSON. */
-void ml_sv_put_value(ml_buf *b, const ml_pvs *st, ml_pv v);
 
 #endif

@@ -57,6 +57,17 @@ void ml_report_rank_head(const ml_profile *p, ml_buf *m);
  * (`memlens serve` builds each rank alone, with bl->capture set). */
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
                     ml_blobs *bl);
+/* The same, keeping what it wrote from (`memlens serve` answers from it):
+ * the memory view of each device shown, in order (*views, *nviews: an
+ * array of them, the caller's to free with ml_memview_free), and the
+ * rank's strings (*strings, the caller's, memview.h). */
+struct ml_memview;
+struct ml_mv_strings;
+void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
+                         ml_blobs *bl, struct ml_mv_strings *strings, struct ml_memview ***views, size_t *nviews);
+/* A device view's "peak" object and "ops" list (web/DATA.md), as the report writes them. */
+void ml_report_put_peak(const struct ml_memview *v, ml_buf *m);
+void ml_report_put_ops(const struct ml_memview *v, ml_buf *m);
 
 /* The perf object of a rank (web/DATA.md "Profiler views"; output/perf.h) as
  * JSON appended to out, with every '<' written \u003c so that it can sit in a

@@ -85,11 +85,12 @@ void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
 /* Capture mode: keeps a copy of the values as they are. */
 static void capture(ml_blobs *bl, ml_buf *meta, char dt, const void *v, size_t n, size_t width)
 {
-    ml_col_raw c = { dt, n, ml_malloc(n ? n * width : 1) };
-    if (n) memcpy(c.v, v, n * width);
     ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu}", bl->count++,
                   dt == 'i' ? "i64" : dt == 'u' ? "u32" : "u8", n);
     bl->raw_bytes += n * width;
+    if (bl->capture == ML_BLOBS_DESCRIBE) return;
+    ml_col_raw c = { dt, n, ml_malloc(n ? n * width : 1) };
+    if (n) memcpy(c.v, v, n * width);
     VEC_PUSH(&bl->raw, c);
 }
 

@@ -31,7 +31,9 @@ typedef struct ml_blobq ml_blobq; /* report_blobq.h */
 
 /* The blobs of one report: base64 text, each wrapped in its <script> tag.
  * With `capture` set, columns are not encoded: each is kept in `raw` (blob N
- * = raw.v[N]) and described as {"b":N,"dt":"i64|u32|u8","n":COUNT}. */
+ * = raw.v[N]) and described as {"b":N,"dt":"i64|u32|u8","n":COUNT}; with
+ * capture ML_BLOBS_DESCRIBE only described (the caller keeps the values). */
+#define ML_BLOBS_DESCRIBE 2
 typedef struct ml_blobs {
     ml_buf html;          /* <script type="application/x-memlens" id="ml-bN">...</script> */
     unsigned count;

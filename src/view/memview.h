@@ -1,0 +1,215 @@
+/*
+ * memview.h — the memory side of one device, computed once from the profile:
+ * the curves with their M4 pyramids, the groups the timeline and tables use,
+ * the per-group curves ("group by op"), the category bands, the peak with
+ * its breakdowns, the per-operator statistics and the allocations' columns.
+ *
+ * The report serialises it (report_data.c, web/DATA.md is the contract) and
+ * `memlens serve` keeps it and answers its queries from it (server/view.c,
+ * api.c).  Built once, then read-only.  Times are ns relative to the rank's
+ * origin, as written.
+ *
+ * The allocations' columns are declared once, in ML_MV_COLUMNS: the report's
+ * writer, the server's table and window answers and tests/test_memview.c
+ * (which checks web/DATA.md's list against it) all go by that table.
+ */
+#ifndef ML_VIEW_MEMVIEW_H
+#define ML_VIEW_MEMVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "breakdown.h"
+#include "categories.h"
+#include "m4.h"
+#include "profile.h"
+#include "vec.h"
+
+/* The columns of allocs, in the order the report writes them:
+ * X(name, C type, encoder (report_enc.h ml_col_*), delta-coded, optional, served by the API). */
+#define ML_MV_COLUMNS(X)                     \
+    X(ta,      int64_t,  i64, 1, 0, 1)       \
+    X(tf,      int64_t,  i64, 0, 0, 1)       \
+    X(size,    int64_t,  i64, 0, 0, 1)       \
+    X(tr,      int64_t,  i64, 0, 1, 0)       \
+    X(addr_hi, uint32_t, u32, 0, 0, 1)       \
+    X(addr_lo, uint32_t, u32, 0, 0, 1)       \
+    X(group,   uint32_t, u32, 0, 0, 1)       \
+    X(op,      uint32_t, u32, 0, 0, 1)       \
+    X(stream,  uint32_t, u32, 0, 0, 1)       \
+    X(stack,   uint32_t, u32, 0, 0, 1)       \
+    X(src,     uint32_t, u32, 0, 0, 1)       \
+    X(flags,   uint8_t,  u8,  0, 0, 1)       \
+    X(cat,     uint8_t,  u8,  0, 0, 1)       \
+    X(reason,  uint8_t,  u8,  0, 0, 1)
+
+/* The bits of allocs.flags (web/DATA.md): the profile's own (profile.h). */
+enum {
+    ML_MV_BEFORE_TRACE = ML_ALLOC_BEFORE_TRACE, /* ta is the device's t0 */
+    ML_MV_NEVER_FREED = ML_ALLOC_NEVER_FREED,   /* tf is the device's t1 */
+};
+
+/* The column table as data (name, whether optional), for tests and tools. */
+typedef struct ml_mv_column_info {
+    const char *name;
+    bool optional;
+} ml_mv_column_info;
+extern const ml_mv_column_info ml_mv_columns[];
+extern const size_t ml_mv_ncolumns;
+
+/* Group key of an allocation: before the trace, none, then top-level ops or frames. */
+enum { ML_MV_GROUP_BEFORE = 0, ML_MV_GROUP_NONE = 1, ML_MV_GROUP_FIRST_OP = 2 };
+
+/* A rank's string table: profile string ids in the order first used (the
+ * report's "strings"; op and stream columns index it). */
+typedef struct ml_mv_strings {
+    size_t nstr;              /* strings in the profile's pool */
+    uint32_t *local;          /* profile id -> index, or ML_NONE32 */
+    VEC(ml_str) ids;          /* index -> profile id */
+} ml_mv_strings;
+
+void ml_mv_strings_init(ml_mv_strings *s, const ml_profile *p);
+uint32_t ml_mv_str(ml_mv_strings *s, ml_str id);
+void ml_mv_strings_free(ml_mv_strings *s);
+
+/* A step curve: points (times relative), its maximum and its M4 pyramid. */
+typedef struct ml_mv_curve {
+    const char *kind, *group, *of; /* of: the component or stream (the page's colour), or NULL */
+    char *label;              /* owned */
+    size_t n;
+    int64_t *t;               /* owned */
+    const int64_t *v;         /* the profile's series (recorded) or own_v */
+    int64_t *own_v;
+    int64_t max, tmax;        /* tmax relative */
+    ml_m4 py;
+} ml_mv_curve;
+
+/* A band of the category chart: PyTorch's category cat (-1: memory from
+ * before the trace); its values on the bands' shared times come from
+ * ml_memview_band_values (made when asked: a copy of each would double
+ * what the report holds). */
+typedef struct ml_mv_band {
+    int cat;
+    const char *label;
+    int64_t max, tmax;
+} ml_mv_band;
+
+/* A row of a breakdown: a label with bytes and count; key: what it sums. */
+typedef struct ml_mv_sum {
+    const char *label;
+    int64_t bytes, count;
+    size_t key;
+} ml_mv_sum;
+
+typedef struct ml_mv_group_stat {
+    int64_t allocs, bytes, net, peak, peak_count;
+} ml_mv_group_stat;
+
+typedef struct ml_memview {
+    const ml_profile *p;
+    uint16_t dev;
+    int64_t origin;
+    int64_t t0, t1;           /* absolute: the device's time range */
+
+    /* Curves: overall (allocated, reserved, active, app reserved), per
+     * component / stream, then "tracked" (the trace's allocations). */
+    VEC(ml_mv_curve) curves;
+    int alloc_curve;          /* the overall allocated curve; -1 if none */
+    int primary;              /* the peak's curve; -1 if none */
+
+    /* The groups (allocs.groups) and their statistics. */
+    VEC(const char *) group_label;
+    VEC(ml_str) group_op;     /* the operator's name; 0 for frame groups */
+    bool by_frame;
+    ml_strpool *frames;       /* frame group labels */
+    ml_mv_group_stat *gs;
+    int64_t *calls;           /* per group: cpu ops of its name; -1 unknown (JSON null) */
+
+    /* The peak (as `memlens summary`) and its live set's breakdowns,
+     * each sorted by bytes (largest first). */
+    bool peak_found;
+    int peak_curve;
+    int64_t peak_v, peak_t;   /* peak_t absolute */
+    int64_t peak_event;       /* -1 if none */
+    const char *peak_kind;
+    int64_t live_tracked, live_count, untracked;
+    ml_mv_sum *peak_by_op;         /* ngroups rows */
+    ml_mv_sum *peak_by_frame;      /* npeak_by_frame rows */
+    size_t npeak_by_frame;
+    ml_mv_sum peak_by_cat[ML_CAT__COUNT + 1];
+    ml_breakdown bf;          /* holds by_frame's labels */
+
+    /* Per-group curves ("group by op"), the largest at the peak first. */
+    VEC(ml_mv_curve) op_curves;
+
+    /* The category chart (once ml_memview_categories has run): bands on
+     * shared times (cat_t, relative; the allocated curve's own column when
+     * cat_t_shared). */
+    void *cat_job;            /* the category curves being computed on the second core, or NULL */
+    struct ml_par_job *cat_run;
+    size_t ncat_t;
+    int64_t *cat_t;           /* owned unless cat_t_shared */
+    bool cat_t_shared;        /* the times are the allocated curve's (its column is written once) */
+    bool cat_t_own;           /* cat_t is the view's own copy */
+    bool cat_any;             /* the device has category curves (their time column is written) */
+    VEC(ml_mv_band) bands;
+    ml_category_curves cc;    /* the categories' curves (less the base band's part) */
+    int64_t *cat_base;        /* the base band (cat -1) on cat_t */
+    bool bands_released;      /* ml_memview_release_bands: no band values any more */
+
+    /* The allocations drawn (all, or within the budget those live at the
+     * peak, then the largest), sorted by allocation time. */
+    size_t n, total, summarised;
+    int64_t summarised_bytes;
+    bool has_op, has_stream, has_addr;
+#define ML_MV_FIELD(name, type, enc, delta, opt, api) type *name;
+    ML_MV_COLUMNS(ML_MV_FIELD)  /* tr: NULL when no active release differs */
+#undef ML_MV_FIELD
+} ml_memview;
+
+/* Options: budget of allocations drawn; curve labels by MindStudio Insight's names. */
+typedef struct ml_mv_opts {
+    size_t max_allocs;
+    bool insight_names;
+    const uint32_t *calls;    /* profile string id -> cpu ops of that name (NULL: unknown) */
+} ml_mv_opts;
+
+/* Builds device dev's view; strings takes the op and stream names in
+ * column order.  The category chart is computed meanwhile on the second
+ * core (a writer writes the rest first): ml_memview_categories waits for
+ * it and makes the bands; call it before reading them. */
+ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, const ml_mv_opts *o,
+                             ml_mv_strings *strings);
+void ml_memview_categories(ml_memview *v);
+void ml_memview_free(ml_memview *v);
+
+/* Frees a curve's points and pyramid once written (a writer that does not
+ * keep the view: what it has handed on need not be held twice); the
+ * category bands' times stay. */
+void ml_memview_release_curve(ml_memview *v, ml_mv_curve *c);
+
+/* Whether a device has anything to show: a curve (recorded, or replayed from
+ * events even when nothing matches) or an allocation. */
+bool ml_memview_device_shown(const ml_profile *p, uint16_t dev);
+
+/* Frees what the bands' values are made from, for a holder that has taken
+ * what it needs of them (the server keeps the band tops); ml_memview_band_values
+ * must not be called after it. */
+void ml_memview_release_bands(ml_memview *v);
+
+/* Band `band`'s values on cat_t (ncat_t of them) into out. */
+void ml_memview_band_values(const ml_memview *v, size_t band, int64_t *out);
+
+/* Live at relative time t by category (allocs.cat), over the view's columns,
+ * as the report's peak counts it; total: the curve's value when it is
+ * recorded totals (else -1), whose gap to the live allocations is memory
+ * from before the trace. */
+typedef struct ml_mv_live {
+    int64_t by_cat[ML_CAT__COUNT], n_cat[ML_CAT__COUNT];
+    int64_t shown_before, shown_before_n; /* "(allocated before trace)" (beforetrace.h) */
+    int64_t tracked, count, before;
+} ml_mv_live;
+void ml_memview_live_at(const ml_memview *v, int64_t t, int64_t total, ml_mv_live *out);
+
+#endif

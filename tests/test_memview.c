@@ -1,0 +1,197 @@
+/* test_memview.c — the memory view of a device (src/view/memview.h): its
+ * column table against web/DATA.md (the contract the page reads), what it
+ * computes for a tiny hand-written profile, its live-set query, and the
+ * shared M4 window selection (analysis/m4.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "m4.h"
+#include "memview.h"
+
+/* web/DATA.md's list of allocs columns: the words after "group_count:
+ * [count]," up to the closing "} }" of the allocs object, "name?" for an
+ * optional one.  Returns the count, or -1 if the list is not found. */
+static int data_md_columns(char names[][32], bool *optional, int max)
+{
+    FILE *f = fopen("web/DATA.md", "r");
+    if (!f) return -1;
+    char line[1024], text[4096] = "";
+    bool in = false;
+    while (fgets(line, sizeof line, f)) {
+        if (!in && strstr(line, "allocs: { n, total,")) in = true;
+        if (!in) continue;
+        if (strlen(text) + strlen(line) + 1 < sizeof text) strcat(text, line);
+        if (strstr(line, "} }")) break;
+    }
+    fclose(f);
+    const char *from = strstr(text, "group_count: [count],");
+    char *to = strstr(text, "} }");
+    if (!from || !to || to < from) return -1;
+    *to = 0;
+    from += strlen("group_count: [count],");
+    int n = 0;
+    for (const char *p = from; *p && n < max;) {
+        while (*p == ' ' || *p == '\n' || *p == ',') p++;
+        if (!*p) break;
+        size_t k = strcspn(p, ", \n");
+        if (k >= 32) return -1;
+        memcpy(names[n], p, k);
+        names[n][k] = 0;
+        optional[n] = k && names[n][k - 1] == '?';
+        if (optional[n]) names[n][k - 1] = 0;
+        n++;
+        p += k;
+    }
+    return n;
+}
+
+TEST(the_column_table_is_data_md_s_list)
+{
+    char names[32][32];
+    bool optional[32];
+    int n = data_md_columns(names, optional, 32);
+    CHECK_EQ_I64(n, (int64_t)ml_mv_ncolumns);
+    for (int i = 0; i < n && (size_t)i < ml_mv_ncolumns; i++) {
+        CHECK_EQ_STR(names[i], ml_mv_columns[i].name);
+        CHECK_EQ_I64(optional[i], ml_mv_columns[i].optional);
+    }
+    /* the first and the optional one, by name, so that a wrong parse cannot pass */
+    CHECK_EQ_STR(ml_mv_columns[0].name, "ta");
+    CHECK_EQ_STR(ml_mv_columns[3].name, "tr");
+    CHECK(ml_mv_columns[3].optional);
+}
+
+/* cuda:0: 1 GiB before the trace (recorded total), then two allocations
+ * (as test_report.c's tiny profile). */
+static const int64_t T = 1700000000000000000LL, G = 1LL << 30;
+static ml_profile *tiny(void)
+{
+    ml_profile *p = ml_profile_new("tiny.json", "kineto");
+    p->time_is_absolute = true;
+    uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+    ml_str lin = ml_intern_cstr(p->strings, "aten::linear"), relu = ml_intern_cstr(p->strings, "aten::relu");
+    ml_alloc_row r = { .t_alloc = T + 100, .t_free = T + 500, .t_free_req = T + 500, .size = 256 << 20,
+                       .addr = 0x7f0000000000ULL, .ev_alloc = ML_NONE32, .ev_free = ML_NONE32,
+                       .thread = ML_NONE32, .device = d, .op = lin, .op_top = lin };
+    ml_alloc_push(p, &r);
+    r.t_alloc = T + 200; r.t_free = T + 300; r.size = 64 << 20; r.addr += 1 << 28; r.op = r.op_top = relu;
+    ml_alloc_push(p, &r);
+    ml_series *s = ml_series_get(p, d, ML_SERIES_ALLOCATED, 0, 0);
+    int64_t pts[][2] = {{T + 100, G + (256 << 20)}, {T + 200, G + (320 << 20)}, {T + 300, G + (256 << 20)}, {T + 500, G}};
+    for (size_t i = 0; i < 4; i++) ml_series_push(s, pts[i][0], pts[i][1]);
+    ml_profile_finish(p);
+    return p;
+}
+
+TEST(a_tiny_profile_s_view)
+{
+    ml_profile *p = tiny();
+    ml_mv_strings st;
+    ml_mv_strings_init(&st, p);
+    ml_mv_opts o = { .max_allocs = 100 };
+    const int64_t origin = T + 100;
+    CHECK(ml_memview_device_shown(p, 0));
+    ml_memview *v = ml_memview_build(p, 0, origin, &o, &st);
+    /* the recorded allocated curve, then the trace's own allocations */
+    CHECK_EQ_I64(v->curves.len, 2);
+    CHECK_EQ_I64(v->alloc_curve, 0);
+    CHECK_EQ_STR(v->curves.v[0].label, "allocated");
+    CHECK_EQ_STR(v->curves.v[1].group, "tracked");
+    CHECK_EQ_I64(v->curves.v[0].n, 4);
+    CHECK_EQ_I64(v->curves.v[0].t[1], 100);              /* relative to the origin */
+    CHECK_EQ_I64(v->curves.v[0].max, G + (320 << 20));
+    CHECK_EQ_I64(v->curves.v[0].py.total, 1);            /* 4 points: one node */
+    /* the peak and its breakdowns, largest first */
+    CHECK(v->peak_found);
+    CHECK_EQ_I64(v->peak_v, G + (320 << 20));
+    CHECK_EQ_I64(v->peak_t - origin, 100);
+    CHECK_EQ_I64(v->untracked, G);
+    CHECK_EQ_STR(v->peak_by_op[0].label, "(allocated before trace)");
+    CHECK_EQ_STR(v->peak_by_op[1].label, "aten::linear");
+    CHECK_EQ_I64(v->peak_by_op[1].bytes, 256 << 20);
+    CHECK_EQ_I64(v->calls[2], -1);                       /* no CPU operators: unknown */
+    /* groups: before, none, then the two top-level ops */
+    CHECK_EQ_I64(v->group_label.len, 4);
+    CHECK_EQ_I64(v->gs[3].bytes, 64 << 20);
+    /* the columns: relative times, local strings (0 is "") */
+    CHECK_EQ_I64(v->n, 2);
+    CHECK_EQ_I64(v->ta[0], 0);
+    CHECK_EQ_I64(v->tf[0], 400);
+    CHECK_EQ_I64(v->ta[1], 100);
+    CHECK_EQ_I64(v->size[1], 64 << 20);
+    CHECK_EQ_I64(v->addr_hi[0], 0x7f00);
+    CHECK_EQ_I64(v->op[0], 1);
+    CHECK_EQ_I64(v->op[1], 2);
+    CHECK_EQ_I64(st.ids.len, 3);
+    CHECK(v->tr != NULL);                                /* the second's release was asked for later */
+    if (v->tr) CHECK_EQ_I64(v->tr[1], 400);
+    CHECK_EQ_I64(v->flags[0] & (ML_MV_BEFORE_TRACE | ML_MV_NEVER_FREED), 0);
+    /* the category bands share the allocated curve's times */
+    CHECK(v->cat_job != NULL);                           /* still being made */
+    ml_memview_categories(v);
+    CHECK(v->cat_any && v->cat_t_shared && !v->cat_t_own);
+    CHECK(v->cat_t == v->curves.v[0].t);
+    CHECK_EQ_I64(v->ncat_t, 4);
+
+    /* Live at +150 ns: both; with the recorded total, 1 GiB from before the trace. */
+    ml_mv_live lv;
+    ml_memview_live_at(v, 150, G + (320 << 20), &lv);
+    CHECK_EQ_I64(lv.tracked, 320 << 20);
+    CHECK_EQ_I64(lv.count, 2);
+    CHECK_EQ_I64(lv.before, G);
+    CHECK_EQ_I64(lv.shown_before, G);
+    /* at +250 the second is gone; without a total nothing is known before */
+    ml_memview_live_at(v, 250, -1, &lv);
+    CHECK_EQ_I64(lv.tracked, 256 << 20);
+    CHECK_EQ_I64(lv.count, 1);
+    CHECK_EQ_I64(lv.before, 0);
+    ml_memview_free(v);
+    ml_mv_strings_free(&st);
+    ml_profile_free(p);
+}
+
+TEST(m4_select_keeps_every_column_s_extremes)
+{
+    /* 16 points, value i except a spike at 9 and a dip at 4 */
+    int64_t t[16], v[16];
+    for (int i = 0; i < 16; i++) { t[i] = i * 10; v[i] = i; }
+    v[9] = 100;
+    v[4] = -5;
+    ml_m4 py;
+    ml_m4_build(v, 16, &py);
+    ml_m4_curve c = { .n = 16, .fan = ML_M4_FAN, .t = t, .v = v, .mn = py.argmin, .mx = py.argmax };
+    CHECK_EQ_I64(ml_m4_curve_levels(&c), py.total);
+    CHECK_EQ_I64(c.levels, 2);
+    /* one column over everything: first, min, max, last */
+    ml_m4_pick q;
+    ml_m4_select(&c, 0, 160, 1, &q);
+    CHECK_EQ_I64(q.out.len, 4);
+    if (q.out.len == 4) {
+        CHECK_EQ_I64(q.out.v[0], 0);
+        CHECK_EQ_I64(q.out.v[1], 4);
+        CHECK_EQ_I64(q.out.v[2], 9);
+        CHECK_EQ_I64(q.out.v[3], 15);
+    }
+    VEC_FREE(&q.out);
+    /* a window inside: the step in force at its start comes first */
+    ml_m4_select(&c, 55, 95, 2, &q);
+    CHECK(q.out.len >= 2);
+    if (q.out.len) CHECK_EQ_I64(q.out.v[0], 5);
+    const int64_t *vs[1] = { v };
+    size_t n = ml_m4_compact(t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
+    bool spike = false;
+    for (size_t k = 0; k < n; k++) spike |= q.out.v[k] == 9;
+    CHECK(spike);
+    VEC_FREE(&q.out);
+    ml_m4_free(&py);
+}
+
+int main(void)
+{
+    RUN(the_column_table_is_data_md_s_list);
+    RUN(a_tiny_profile_s_view);
+    RUN(m4_select_keeps_every_column_s_extremes);
+    return check_report();
+}
