@@ -70,12 +70,14 @@ static void *read_second_half(void *arg)
     return NULL;
 }
 
-/* Empties p (keeping its path and format), for a fresh start. */
+/* Empties p (keeping its path, format, capabilities and what the command
+ * asked of it), for a fresh start. */
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
     bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted,
          categories_wanted = p->categories_wanted;
+    ml_caps caps = p->caps;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
@@ -84,6 +86,7 @@ static void profile_reset(ml_profile *p)
     p->ops_first_only = ops_first_only;
     p->lean_wanted = lean_wanted;
     p->categories_wanted = categories_wanted;
+    p->caps = caps;
 }
 
 int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
