@@ -26,4 +26,7 @@ t_eq "a file of 1,501 lines is named, one of 1,500 is not" "$rc $(printf '%s\n' 
 out=$(python3 tests/structure.py cycles); rc=$?
 t_eq "src/: no include cycle" "$rc" 0
 [ "$rc" = 0 ] || t_fail "$out"
+out=$(python3 tests/structure.py lines); rc=$?
+t_eq "src/: no C file over 1,500 lines" "$rc" 0
+[ "$rc" = 0 ] || t_fail "$out"
 t_done

@@ -2,7 +2,7 @@
  * par.h — two pieces of work at once, for the phases after parsing.
  *
  * memlens targets two-core machines: parsing a big file already uses both
- * cores (kineto.c splits it in halves), but what follows (sorting the
+ * cores (kineto_split.c reads it in halves), but what follows (sorting the
  * slices, the perf analyses, encoding the report) was one thread.  ml_par2()
  * runs `b` on a new thread and `a` on this one and returns when both are
  * done.  The two tasks must not write anything the other reads.
