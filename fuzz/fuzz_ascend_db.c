@@ -12,9 +12,7 @@
 #include <unistd.h>
 
 #include "ascend.h"
-#include "gputime.h"
-#include "kernels.h"
-#include "steps.h"
+#include "fuzz_common.h"
 
 static const char *const schema =
     "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT);"
@@ -88,15 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ml_err e;
     if (ml_ascend_db_time(path, p, &e) == 0) {
         ml_profile_finish(p);
-        ml_kernel_table kt;
-        ml_kernels_compute(p, NULL, &kt);
-        ml_kernels_free(&kt);
-        ml_steps st;
-        ml_steps_compute(p, &st);
-        ml_steps_free(&st);
-        ml_gputime g;
-        ml_gputime_compute(p, ML_TIME_EXACT, &g);
-        ml_gputime_free(&g);
+        fuzz_time_analyses(p);
     }
     ml_profile_free(p);
     unlink(path);

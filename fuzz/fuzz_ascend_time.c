@@ -12,10 +12,7 @@
 #include <string.h>
 
 #include "ascend.h"
-#include "gputime.h"
-#include "importer.h"
-#include "kernels.h"
-#include "steps.h"
+#include "fuzz_common.h"
 
 static const char *const heads[] = {
     "",
@@ -41,15 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ml_source *again = ml_source_from_memory("fuzz_ascend", buf, n); /* the cores beside the tasks */
         ml_ascend_kernel_details_cores(again, p, &e);
         ml_source_close(again);
-        ml_kernel_table kt;
-        ml_kernels_compute(p, NULL, &kt);
-        ml_kernels_free(&kt);
-        ml_steps st;
-        ml_steps_compute(p, &st);
-        ml_steps_free(&st);
-        ml_gputime g;
-        ml_gputime_compute(p, ML_TIME_EXACT, &g);
-        ml_gputime_free(&g);
+        fuzz_time_analyses(p);
     } else if (!strstr(e.msg, "fuzz_ascend")) {
         fprintf(stderr, "error message does not name the file: %s\n", e.msg);
         __builtin_trap();

@@ -7,27 +7,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "importer.h"
+#include "fuzz_common.h"
 #include "perf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static FILE *null;
-    if (!null) null = fopen("/dev/null", "w");
-    ml_source *src = ml_source_from_memory("fuzz.json", data, size);
-    ml_profile *p = ml_profile_new("fuzz.json", "kineto");
-    p->trace = ml_trace_new();
-    ml_err e;
-    if (ml_kineto_import(src, p, &e) == 0) {
-        ml_perf perf;
-        if (ml_perf_compute(p, &perf)) {
-            jw w;
-            jw_init(&w, null, false);
-            ml_perf_json_write(&w, p, &perf, 0, NULL);
-            ml_perf_csv(null, p, &perf, ML_PERF_TABLE_OPERATORS, ML_PERF_BY_SHAPE);
-            ml_perf_csv(null, p, &perf, ML_PERF_TABLE_KERNELS, ML_PERF_BY_OP);
-            ml_perf_free(&perf);
-        }
+    FILE *null = fuzz_null();
+    ml_source *src;
+    ml_profile *p = fuzz_kineto(data, size, &src);
+    if (!p) return 0;
+    ml_perf perf;
+    if (ml_perf_compute(p, &perf)) {
+        jw w;
+        jw_init(&w, null, false);
+        ml_perf_json_write(&w, p, &perf, 0, NULL);
+        ml_perf_csv(null, p, &perf, ML_PERF_TABLE_OPERATORS, ML_PERF_BY_SHAPE);
+        ml_perf_csv(null, p, &perf, ML_PERF_TABLE_KERNELS, ML_PERF_BY_OP);
+        ml_perf_free(&perf);
     }
     ml_profile_free(p);
     ml_source_close(src);

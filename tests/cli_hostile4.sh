@@ -184,11 +184,26 @@ if command -v curl >/dev/null 2>&1; then
     spid=$!
     URL=$(t_serve_url "$tmp/out")
     if [ -n "$URL" ]; then
+        # their heads name no rank: /api/meta says no cluster from the first answer (it said true until the ranks were read)
+        t_eq "serve, two unrelated traces: meta has no cluster from the start" \
+            "$(curl -s -m 20 "${URL}api/meta" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("cluster"))')" None
         code=$(curl -s -m 20 -o "$tmp/body" -w '%{http_code}' "${URL}api/cluster?wait=10000")
         t_eq "serve, two unrelated traces: /api/cluster says they are not one job" "$code $(cat "$tmp/body")" \
             "422 {\"error\":\"$tmp/nul.json has no rank number (no distributedInfo): the inputs are not one job\"}"
     else t_fail "server did not print its URL: $(cat "$tmp/serr")"; fi
     kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+    for pair in "r0.json r1.json True" "r1.json links/a.json None"; do
+        set -- $pair
+        "$MEMLENS" serve --port 0 --no-follow "$tmp/$1" "$tmp/$2" >"$tmp/out" 2>"$tmp/serr" &
+        spid=$!
+        URL=$(t_serve_url "$tmp/out")
+        t_eq "serve $1 $2: meta.cluster from the start" \
+            "$(curl -s -m 20 "${URL}api/meta" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("cluster"))')" "$3"
+        [ "$3" = None ] && t_eq "serve $1 $2: /api/cluster says why at once" \
+            "$(curl -s -m 20 -w ' %{http_code}' "${URL}api/cluster")" \
+            '{"error":"rank 1 is given twice: the inputs are not one job"} 422'
+        kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+    done
 else
     t_skip "curl absent: the served case"
 fi

@@ -107,6 +107,31 @@ cells = [(w["counters"][int(k)], v) for r in w["rows"] for k, v in r["values"].i
 ok = all(int(n[1:].split("_")[0]) * 100 + int(n.split("_")[1]) == v for n, v in cells)
 print(len(w["counters"]), len(cells), ok, sum(len(r["values"]) for r in h["rows"]), os.path.getsize(sys.argv[1]) < 20 * os.path.getsize(sys.argv[2]))
 ' "$tmp/own.out" "$tmp/own.json")" "10000 10000 True 10000 True"
+# The text lists at most 8 counters: those on the most kernels (ties: the first given), in
+# the trace's order; it says how many more and where they are (before: all 10,000 lines).
+python3 - "$tmp/cap.json" <<'PY'
+import json, sys
+ev = []
+for i in range(4):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20 * i, "dur": 5})
+    a = {"all": 1}
+    if i >= 2: a["pair"] = 5
+    a.update({"k%d_%s" % (i, c): 100 * i + j for j, c in enumerate("abc")})
+    ev.append({"ph": "X", "cat": "cuda_profiler_range", "name": "k%d" % i, "pid": 0, "tid": 7, "ts": 20 * i + 10, "dur": 5, "args": a})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+t_eq "cupti text: 8 of 14 counters, the rest named" "$($MEMLENS perf --view kernels "$tmp/cap.json" | sed -n '/counter totals/,$p')" \
+"  counter totals over the kernels:
+               4  all
+               0  k0_a
+               1  k0_b
+               2  k0_c
+             100  k1_a
+             101  k1_b
+             102  k1_c
+              10  pair
+  (6 more counters, on fewer kernels: --json for every counter)"
+t_eq "cupti text of 10,000 counters: 9 lines" "$($MEMLENS perf --view kernels "$tmp/own.json" | sed -n '/counter totals/,$p' | sed 1d | wc -l | tr -d ' ')" 9
 G=$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz
 if [ -f "$G" ]; then
     t_eq "--top: kernel indices stay within the kernel rows" "$($MEMLENS perf --json --top 3 "$G" | python3 -c '

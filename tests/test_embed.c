@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "err.h"
 #include "summary.h"
+#include "snapshot_tiny.h"
 
 typedef struct captured {
     char *out, *err;
@@ -75,6 +76,48 @@ TEST(an_error_comes_back_on_the_callers_err_stream)
     unlink(path);
 }
 
+/* `snapshot segments` and `snapshot trace` print on the caller's out (they
+ * once used printf: the text reached the process's stdout, and the caller's
+ * stream got only the escaped names). tiny_pickle: snapshot_tiny.h. */
+TEST(snapshot_writes_to_the_callers_streams)
+{
+    char path[] = "/tmp/memlens-test-embed-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, tiny_pickle, sizeof tiny_pickle) == (ssize_t)sizeof tiny_pickle);
+    close(fd);
+    fflush(stdout);
+    off_t before = lseek(1, 0, SEEK_CUR);
+    char *seg[] = {"memlens", "snapshot", "segments", path, NULL};
+    captured c = run(4, seg);
+    CHECK_EQ_I64(c.rc, 0);
+    CHECK_EQ_STR(c.err, "");
+    CHECK_EQ_STR(c.out,
+                 "cuda:1: 1 segments, reserved 2.00 KiB, allocated 512 B (25.0%), free 1.50 KiB in 1 holes, largest hole 1.50 KiB\n"
+                 "  fragmentation 0.0% (1 - largest hole / free)\n"
+                 "\n"
+                 "  address                   size pool     stream  type   expand  fill                 largest hole blocks\n"
+                 "  0x0000000000001000    2.00 KiB (0, 0)   0       small  no      [###.......]  25.0%      1.50 KiB      2\n"
+                 "\n");
+    captured_free(&c);
+    char *trace[] = {"memlens", "snapshot", "trace", path, NULL};
+    c = run(4, trace);
+    CHECK_EQ_I64(c.rc, 0);
+    CHECK_EQ_STR(c.err, "");
+    CHECK_EQ_STR(c.out,
+                 "no times in this snapshot: the first column is the entry number\n"
+                 "#0               cuda:1  segment_alloc   0x000000001000    2.00 KiB  f (a.py:3)\n"
+                 "#1               cuda:1  alloc           0x000000002000       256 B  f (a.py:3)\n"
+                 "#2               cuda:1  free_requested  0x000000002328       128 B  f (a.py:3)\n"
+                 "#3               cuda:1  free_completed  0x000000002328       128 B  f (a.py:3)\n"
+                 "#4               cuda:1  oom             requested 1.00 TiB, device free 777 B\n"
+                 "5 of 5 entries shown\n");
+    captured_free(&c);
+    /* nothing reached the process's stdout (where it is a file, it did not grow) */
+    fflush(stdout);
+    if (before >= 0) CHECK_EQ_I64(lseek(1, 0, SEEK_CUR), before);
+    unlink(path);
+}
+
 static jmp_buf fatal_jump;
 static char fatal_msg[ML_ERR_MAX];
 
@@ -107,6 +150,7 @@ int main(void)
 {
     RUN(a_command_writes_to_the_callers_streams);
     RUN(an_error_comes_back_on_the_callers_err_stream);
+    RUN(snapshot_writes_to_the_callers_streams);
     RUN(a_fatal_error_reaches_the_embedders_handler);
     return check_report();
 }

@@ -2,7 +2,10 @@
  * test_headrank.c — importers/headrank.h: the rank a Kineto trace names
  * itself in its head (`serve DIR` lists ranks by it before they load).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "headrank.h"
@@ -47,10 +50,59 @@ TEST(refused)
     CHECK_EQ_I64(r, 5);                                                           /* untouched */
 }
 
+static void write_file(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    fwrite(text, 1, n, f);
+    fclose(f);
+}
+
+/* A short plain file read whole names no rank: 0 ("none"); a rank: 1; a
+ * longer one, a gzip one or a rank the import must judge: -1 ("cannot tell"). */
+TEST(none_or_cannot_tell)
+{
+    char path[] = "/tmp/memlens-test-headrank-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    int r = 5, w = 6;
+    const char *none = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}]}";
+    write_file(path, none, strlen(none));
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), 0);
+    CHECK_EQ_I64(r, 5);
+    const char *ranked = "{\"distributedInfo\": {\"rank\": 3, \"world_size\": 4}, \"traceEvents\": []}";
+    write_file(path, ranked, strlen(ranked));
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), 1);
+    CHECK_EQ_I64(r, 3);
+    CHECK_EQ_I64(w, 4);
+    const char *odd = "{\"distributedInfo\": {\"rank\": 1.5}, \"traceEvents\": []}";
+    write_file(path, odd, strlen(odd));
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), -1);
+    write_file(path, "\x1f\x8b\x08\x00", 4);
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), -1);
+    /* one byte past the head: not read whole, so no rank in it says nothing */
+    size_t big = ML_HEAD_RANK_BYTES + 1;
+    char *buf = malloc(big);
+    memset(buf, ' ', big);
+    buf[0] = '{';
+    write_file(path, buf, big);
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), -1);
+    write_file(path, buf, big - 1);
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), 0);
+    free(buf);
+    CHECK_EQ_I64(ml_head_rank_file_known("/nonexistent/x.json", &r, &w), -1);
+    CHECK_EQ_I64(ml_head_rank_file_known("/tmp", &r, &w), -1);
+    CHECK_EQ_I64(r, 3);
+    unlink(path);
+}
+
 int main(void)
 {
     RUN(gen_trace_head);
     RUN(only_the_top_level_object);
     RUN(refused);
+    RUN(none_or_cannot_tell);
     return check_report();
 }

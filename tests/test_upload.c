@@ -44,7 +44,10 @@ TEST(names_that_are_paths_are_refused)
 
 TEST(chunks_arrive_whole_and_the_folder_goes)
 {
-    ml_uploads *u = ml_uploads_new();
+    char *logtext = NULL;
+    size_t loglen = 0;
+    FILE *log = open_memstream(&logtext, &loglen); /* the caller's stream: the folder is announced there, not on stdout */
+    ml_uploads *u = ml_uploads_new(log);
     CHECK(ml_uploads_dir(u) == NULL); /* nothing made before the first upload */
     ml_err e = {{0}};
     CHECK(ml_upload_begin(u, "x/../../evil.json", &e) == NULL);
@@ -57,6 +60,11 @@ TEST(chunks_arrive_whole_and_the_folder_goes)
     if (!a || !b) { ml_uploads_free(u); return; }
     char *dir = ml_strdup(ml_uploads_dir(u));
     CHECK(!strncmp(dir, tmpdir, strlen(tmpdir)));
+    fclose(log);
+    char want[4200];
+    snprintf(want, sizeof want, "memlens serve: uploads are kept in %s until exit\n", dir);
+    CHECK_EQ_STR(logtext, want); /* once, for two uploads */
+    free(logtext);
     CHECK(strcmp(ml_upload_path(a), ml_upload_path(b)) != 0);
     CHECK(!strncmp(ml_upload_path(a), ml_upload_prefix(a), strlen(ml_upload_prefix(a))));
     CHECK_EQ_STR(ml_upload_path(a) + strlen(ml_upload_prefix(a)), "t.json");
@@ -111,7 +119,7 @@ TEST(an_upload_becomes_a_loaded_rank)
     if (!rs) return;
     ml_ranks_request(rs, 0); /* a lazy import running while the upload is added */
 
-    ml_uploads *u = ml_uploads_new();
+    ml_uploads *u = ml_uploads_new(NULL);
     ml_upload *up = ml_upload_begin(u, "up.json", &e);
     CHECK(up != NULL);
     if (!up) { ml_uploads_free(u); ml_ranks_free(rs); return; }

@@ -44,6 +44,33 @@ double ml_cupti_value(const ml_cupti *c, size_t row, size_t k)
     return lo < c->rows[row].cell_n && v[lo].counter == k ? v[lo].value : NAN;
 }
 
+size_t ml_cupti_shown(const ml_cupti *c, size_t cap, uint32_t *out)
+{
+    size_t n = c->n_counters;
+    if (n <= cap) {
+        for (size_t k = 0; k < n; k++) out[k] = (uint32_t)k;
+        return n;
+    }
+    size_t *kernels = ml_calloc(n, sizeof *kernels); /* kernels that give counter k */
+    for (size_t i = 0; i < c->n_cells; i++) {
+        /* a counter a range names twice is one cell (ml_cupti.cells): one kernel */
+        kernels[c->cells[i].counter]++;
+    }
+    bool *pick = ml_calloc(n, sizeof *pick);
+    for (size_t m = 0; m < cap; m++) { /* cap is small (a table's columns): cap passes */
+        size_t best = n;
+        for (size_t k = 0; k < n; k++)
+            if (!pick[k] && (best == n || kernels[k] > kernels[best])) best = k;
+        pick[best] = true;
+    }
+    size_t w = 0;
+    for (size_t k = 0; k < n; k++)
+        if (pick[k]) out[w++] = (uint32_t)k;
+    free(pick);
+    free(kernels);
+    return w;
+}
+
 bool ml_cupti_compute(const ml_profile *p, ml_cupti *out)
 {
     memset(out, 0, sizeof *out);

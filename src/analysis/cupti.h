@@ -74,4 +74,12 @@ void ml_cupti_free(ml_cupti *c);
 /* A row's value of counter k (NaN when absent); a binary search of its cells. */
 double ml_cupti_value(const ml_cupti *c, size_t row, size_t k);
 
+/* The counters a table shows as its own columns or lines: at most cap of
+ * them, those present on the most kernels (ties: the one the trace gives
+ * first), written to out in counter order; returns how many.  A trace may
+ * give each kernel counter names of its own, so a table of every name would
+ * grow as kernels × names; the rest are in perf --json. */
+#define ML_CUPTI_SHOWN 8
+size_t ml_cupti_shown(const ml_cupti *c, size_t cap, uint32_t *out);
+
 #endif

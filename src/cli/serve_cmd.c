@@ -94,7 +94,7 @@ int ml_cmd_serve(int argc, char **argv, const ml_cli_io *io)
 {
     const char *host = "127.0.0.1";
     int port = 8000, open = 0, threads = 0, follow = 1;
-    ml_server_opts opts = {0};
+    ml_server_opts opts = {.log = io->out};
     const char **inputs = ml_calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;
     for (int i = 0; i < argc; i++) {

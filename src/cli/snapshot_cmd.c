@@ -99,7 +99,7 @@ static int device_wanted(const ml_profile *p, uint16_t dev, int want)
     return want < 0 || (p->devices.v[dev].kind == ML_DEV_CUDA && p->devices.v[dev].index == want);
 }
 
-static void print_segments(const ml_profile *p, int want)
+static void print_segments(FILE *out, const ml_profile *p, int want)
 {
     char a[32], b[32], c[32], d[32];
     for (uint16_t dev = 0; dev < p->devices.len; dev++) {
@@ -121,14 +121,14 @@ static void print_segments(const ml_profile *p, int want)
             }
         }
         if (!nseg) continue;
-        printf("%s: %zu segments, reserved %s, allocated %s (%.1f%%), free %s in %" PRId64 " holes, largest hole %s\n",
+        fprintf(out, "%s: %zu segments, reserved %s, allocated %s (%.1f%%), free %s in %" PRId64 " holes, largest hole %s\n",
                p->devices.v[dev].id, nseg, ml_fmt_bytes(total, a, sizeof a), ml_fmt_bytes(allocated, b, sizeof b),
                total ? 100.0 * (double)allocated / (double)total : 0.0, ml_fmt_bytes(free_bytes, c, sizeof c), holes,
                ml_fmt_bytes(largest, d, sizeof d));
         /* Fragmentation: how much of the free memory a single large request could not use. */
-        printf("  fragmentation %.1f%% (1 - largest hole / free)\n\n",
+        fprintf(out, "  fragmentation %.1f%% (1 - largest hole / free)\n\n",
                free_bytes ? 100.0 * (1.0 - (double)largest / (double)free_bytes) : 0.0);
-        printf("  %-18s %11s %-8s %-7s %-6s %-6s  %-12s %6s %13s %6s\n", "address", "size", "pool", "stream", "type",
+        fprintf(out, "  %-18s %11s %-8s %-7s %-6s %-6s  %-12s %6s %13s %6s\n", "address", "size", "pool", "stream", "type",
                "expand", "fill", "", "largest hole", "blocks");
         for (size_t i = 0; i < p->segments.len; i++) {
             const ml_segment *s = &p->segments.v[i];
@@ -145,13 +145,13 @@ static void print_segments(const ml_profile *p, int want)
             for (int k = 0; k < 10; k++) bar[1 + k] = k < filled ? '#' : '.';
             bar[11] = ']';
             bar[12] = 0;
-            printf("  0x%016" PRIx64 " %11s %-8s %-7s %-6s %-6s  %s %5.1f%% %13s %6u\n", s->address,
+            fprintf(out, "  0x%016" PRIx64 " %11s %-8s %-7s %-6s %-6s  %s %5.1f%% %13s %6u\n", s->address,
                    ml_fmt_bytes(s->total_size, a, sizeof a), ML_TEXT_SAFE(ml_s(p, s->pool_id)),
                    ML_TEXT_SAFE(ml_s(p, s->stream)), ML_TEXT_SAFE(ml_s(p, s->segment_type)),
                    s->is_expandable ? "yes" : "no", bar, 100 * fill,
                    ml_fmt_bytes(hole, b, sizeof b), s->n_blocks);
         }
-        printf("\n");
+        fprintf(out, "\n");
     }
 }
 
@@ -173,18 +173,18 @@ static void put_line(const ml_cli_io *io, char *line, size_t len)
     while (len && line[len - 1] == ' ') len--;
     line[len] = 0;
     ml_put_text(io->out, line);
-    putchar('\n');
+    fputc('\n', io->out);
 }
 
 static void print_trace(const ml_cli_io *io, const ml_profile *p, int want, int64_t from, int64_t to)
 {
     const ml_events *ev = &p->events;
     size_t n = ev->ts.len, shown = 0;
-    if (!n) { printf("(the snapshot has no trace entries)\n"); return; }
+    if (!n) { fprintf(io->out, "(the snapshot has no trace entries)\n"); return; }
     int64_t t0 = ev->ts.v[0];
     char a[48], b[32], c[32], frame[512], line[1024];
-    if (p->time_is_event_order) printf("no times in this snapshot: the first column is the entry number\n");
-    else printf("times from the first entry, %s\n", ml_fmt_time(t0, p->time_is_absolute, a, sizeof a));
+    if (p->time_is_event_order) fprintf(io->out, "no times in this snapshot: the first column is the entry number\n");
+    else fprintf(io->out, "times from the first entry, %s\n", ml_fmt_time(t0, p->time_is_absolute, a, sizeof a));
     for (size_t i = 0; i < n; i++) {
         int64_t off = ev->ts.v[i] - t0;
         if (!device_wanted(p, ev->device.v[i], want) || off < from || (to >= 0 && off > to)) continue;
@@ -214,7 +214,7 @@ static void print_trace(const ml_cli_io *io, const ml_profile *p, int want, int6
         put_line(io, line, w);
         shown++;
     }
-    printf("%zu of %zu entries shown\n", shown, n);
+    fprintf(io->out, "%zu of %zu entries shown\n", shown, n);
 }
 
 int ml_cmd_snapshot(int argc, char **argv, const ml_cli_io *io)
@@ -272,7 +272,7 @@ int ml_cmd_snapshot(int argc, char **argv, const ml_cli_io *io)
             continue;
         }
         if (!trace) {
-            print_segments(p, device);
+            print_segments(io->out, p, device);
             continue;
         }
         int64_t from = 0, to = -1;

@@ -3,6 +3,7 @@
  * (CSV and trace_view.json, or the SQLite export), and the "NPU MEM" counters
  * of trace_view.json.  The mapping onto the model is in ascend.h. */
 #include "ascend.h"
+#include "ascend_tv.h"
 #include "decimal.h"
 #include "importer.h"
 #include "jsonscan.h"
@@ -65,91 +66,24 @@ typedef struct counter {
     uint8_t what;   /* 1 = APP/Memory, 2 = Device/Memory */
 } counter;
 
-/* Copies the raw text of the value the scanner just returned (number or string). */
-static void value_text(js_scanner *js, js_tok t, char *out, size_t cap)
-{
-    out[0] = 0;
-    if (t != JS_STRING && t != JS_NUMBER) return;
-    size_t n;
-    const char *s = js_text(js, &n);
-    if (n >= cap) n = cap - 1;
-    memcpy(out, s, n);
-    out[n] = 0;
-}
-
-static bool key_is(js_scanner *js, const char *k)
-{
-    size_t n;
-    const char *s = js_text(js, &n);
-    return n == strlen(k) && memcmp(s, k, n) == 0;
-}
-
 int ml_ascend_trace_view_add(ml_source *src, ml_profile *p, ml_err *e)
 {
-    js_scanner *js = js_open(src);
+    char ph[8], name[32], pid[24], ts[40], kb[40], label[32];
+    const ml_tv_field top[] = {{"ph", ph, sizeof ph}, {"name", name, sizeof name}, {"pid", pid, sizeof pid},
+                               {"ts", ts, sizeof ts}};
+    const ml_tv_field args[] = {{"KB", kb, sizeof kb}, {"name", label, sizeof label}};
+    ml_tv_scan tv;
     VEC(counter) cs = {0};
     char mem_pid[24] = "";
-    int rc = -1;
-    js_tok t = js_next(js);
-    if (t == JS_OBJECT) { /* {"traceEvents": [...]} */
-        while ((t = js_next(js)) == JS_KEY && !key_is(js, "traceEvents"))
-            if (js_skip(js) < 0) goto fail_js;
-        if (t == JS_KEY) t = js_next(js);
-    }
-    if (t == JS_ERROR) goto fail_js;
-    if (t != JS_ARRAY) {
+    int rc = -1, got = ml_tv_open(&tv, src, top, 4, args, 2);
+    if (got < 0 || (!got && tv.tok == JS_ERROR)) goto fail_js;
+    if (!got) {
         ml_fail(e, "%s: byte %llu: expected an array of trace events", ml_source_name(src),
-                (unsigned long long)js_offset(js));
+                (unsigned long long)js_offset(tv.js));
         goto out;
     }
-    for (;;) {
-        t = js_next(js);
-        if (t == JS_ARRAY_END || t == JS_END) break;
-        if (t == JS_ERROR) goto fail_js;
-        if (t != JS_OBJECT) {
-            if ((t == JS_ARRAY) && js_skip_rest(js) < 0) goto fail_js;
-            continue;
-        }
-        char ph[8] = "", name[32] = "", pid[24] = "", ts[40] = "", kb[40] = "", label[32] = "";
-        while ((t = js_next(js)) == JS_KEY) {
-            char *dst = NULL;
-            size_t cap = 0;
-            if (key_is(js, "ph")) dst = ph, cap = sizeof ph;
-            else if (key_is(js, "name")) dst = name, cap = sizeof name;
-            else if (key_is(js, "pid")) dst = pid, cap = sizeof pid;
-            else if (key_is(js, "ts")) dst = ts, cap = sizeof ts;
-            else if (key_is(js, "args")) {
-                js_tok v = js_next(js);
-                if (v == JS_ERROR) goto fail_js;
-                if (v != JS_OBJECT) {
-                    if (v == JS_ARRAY && js_skip_rest(js) < 0) goto fail_js;
-                    continue;
-                }
-                while ((v = js_next(js)) == JS_KEY) {
-                    char *adst = key_is(js, "KB") ? kb : key_is(js, "name") ? label : NULL;
-                    size_t acap = adst == kb ? sizeof kb : sizeof label;
-                    if (!adst) {
-                        if (js_skip(js) < 0) goto fail_js;
-                        continue;
-                    }
-                    js_tok w = js_next(js);
-                    if (w == JS_ERROR) goto fail_js;
-                    if ((w == JS_OBJECT || w == JS_ARRAY) && js_skip_rest(js) < 0) goto fail_js;
-                    value_text(js, w, adst, acap);
-                }
-                if (v != JS_OBJECT_END) goto fail_js;
-                continue;
-            }
-            if (!dst) {
-                if (js_skip(js) < 0) goto fail_js;
-                continue;
-            }
-            js_tok v = js_next(js);
-            if (v == JS_ERROR) goto fail_js;
-            if ((v == JS_OBJECT || v == JS_ARRAY) && js_skip_rest(js) < 0) goto fail_js;
-            value_text(js, v, dst, cap);
-        }
-        if (t != JS_OBJECT_END) goto fail_js;
+    while ((got = ml_tv_next(&tv)) != 0) {
+        if (got < 0) goto fail_js;
         if (!strcmp(ph, "M") && !strcmp(name, "process_name") && !strcmp(label, "NPU MEM"))
             snprintf(mem_pid, sizeof mem_pid, "%s", pid);
         uint8_t what = !strcmp(name, "APP/Memory") ? 1 : !strcmp(name, "Device/Memory") ? 2 : 0;
@@ -158,7 +92,7 @@ int ml_ascend_trace_view_add(ml_source *src, ml_profile *p, ml_err *e)
         snprintf(c.pid, sizeof c.pid, "%s", pid);
         if (ml_parse_scaled(ts, strlen(ts), 3, &c.ts) < 0 || ml_parse_units(kb, strlen(kb), 1024, &c.kib) < 0) {
             ml_fail(e, "%s: byte %llu: counter %s: ts '%.40s' or args.KB '%.40s' is not a number",
-                    ml_source_name(src), (unsigned long long)js_offset(js), name, ts, kb);
+                    ml_source_name(src), (unsigned long long)js_offset(tv.js), name, ts, kb);
             goto out;
         }
         VEC_PUSH(&cs, c);
@@ -182,11 +116,11 @@ int ml_ascend_trace_view_add(ml_source *src, ml_profile *p, ml_err *e)
     rc = 0;
     goto out;
 fail_js:
-    ml_fail(e, "%s", t == JS_ERROR ? js_error(js) : "malformed trace event");
-    if (t != JS_ERROR) ml_prefix(e, "%s: byte %llu", ml_source_name(src), (unsigned long long)js_offset(js));
+    ml_fail(e, "%s", tv.tok == JS_ERROR ? js_error(tv.js) : "malformed trace event");
+    if (tv.tok != JS_ERROR) ml_prefix(e, "%s: byte %llu", ml_source_name(src), (unsigned long long)js_offset(tv.js));
 out:
     VEC_FREE(&cs);
-    js_close(js);
+    ml_tv_close(&tv);
     return rc;
 }
 

@@ -9,6 +9,7 @@
  * operator stacks), so a file given alone is read into memory once and each
  * pass runs over that copy: stdin and .gz work the same as a plain file. */
 #include "ascend.h"
+#include "ascend_tv.h"
 #include "decimal.h"
 #include "importer.h"
 #include "jsonscan.h"
@@ -72,80 +73,20 @@ static int by_key(const void *x, const void *y)
     return (a->ts > b->ts) - (a->ts < b->ts);
 }
 
-static bool key_is(js_scanner *js, const char *k)
-{
-    size_t n;
-    const char *s = js_text(js, &n);
-    return n == strlen(k) && memcmp(s, k, n) == 0;
-}
-
-/* The scalar the scanner just returned as text (strings and numbers). */
-static void scalar(js_scanner *js, js_tok t, char *out, size_t cap)
-{
-    out[0] = 0;
-    if (t != JS_STRING && t != JS_NUMBER) return;
-    size_t n;
-    const char *s = js_text(js, &n);
-    if (n >= cap) n = cap - 1;
-    memcpy(out, s, n);
-    out[n] = 0;
-}
-
 int ml_ascend_trace_view_tasks(ml_source *src, ml_profile *p, ml_err *e)
 {
     ml_trace *t = p->trace;
     if (!t) return 0;
-    js_scanner *js = js_open(src);
+    char pid[32], tid[32], ts[48], type[48];
+    const ml_tv_field top[] = {{"pid", pid, sizeof pid}, {"tid", tid, sizeof tid}, {"ts", ts, sizeof ts}};
+    const ml_tv_field args[] = {{"Task Type", type, sizeof type}};
+    ml_tv_scan tv;
     VEC(task_type) tt = {0};
-    int rc = -1;
-    js_tok k = js_next(js);
-    if (k == JS_OBJECT) {
-        while ((k = js_next(js)) == JS_KEY && !key_is(js, "traceEvents"))
-            if (js_skip(js) < 0) goto fail;
-        if (k == JS_KEY) k = js_next(js);
-    }
-    if (k != JS_ARRAY) goto done; /* the events pass has said what is wrong */
-    for (;;) {
-        k = js_next(js);
-        if (k == JS_ARRAY_END || k == JS_END) break;
-        if (k == JS_ERROR) goto fail;
-        if (k != JS_OBJECT) {
-            if (k == JS_ARRAY && js_skip_rest(js) < 0) goto fail;
-            continue;
-        }
-        char pid[32] = "", tid[32] = "", ts[48] = "", type[48] = "";
-        while ((k = js_next(js)) == JS_KEY) {
-            char *dst = key_is(js, "pid") ? pid : key_is(js, "tid") ? tid : key_is(js, "ts") ? ts : NULL;
-            if (!dst && key_is(js, "args")) {
-                js_tok v = js_next(js);
-                if (v == JS_ERROR) goto fail;
-                if (v != JS_OBJECT) {
-                    if (v == JS_ARRAY && js_skip_rest(js) < 0) goto fail;
-                    continue;
-                }
-                while ((v = js_next(js)) == JS_KEY) {
-                    if (!key_is(js, "Task Type")) {
-                        if (js_skip(js) < 0) goto fail;
-                        continue;
-                    }
-                    js_tok w = js_next(js);
-                    if (w == JS_ERROR) goto fail;
-                    if ((w == JS_OBJECT || w == JS_ARRAY) && js_skip_rest(js) < 0) goto fail;
-                    scalar(js, w, type, sizeof type);
-                }
-                if (v != JS_OBJECT_END) goto fail;
-                continue;
-            }
-            if (!dst) {
-                if (js_skip(js) < 0) goto fail;
-                continue;
-            }
-            js_tok v = js_next(js);
-            if (v == JS_ERROR) goto fail;
-            if ((v == JS_OBJECT || v == JS_ARRAY) && js_skip_rest(js) < 0) goto fail;
-            scalar(js, v, dst, dst == ts ? sizeof ts : sizeof pid);
-        }
-        if (k != JS_OBJECT_END) goto fail;
+    int rc = -1, got = ml_tv_open(&tv, src, top, 3, args, 1);
+    if (got < 0) goto fail;
+    if (!got) goto done; /* the events pass has said what is wrong */
+    while ((got = ml_tv_next(&tv)) != 0) {
+        if (got < 0) goto fail;
         task_type x;
         if (!type[0] || ml_parse_scaled(ts, strlen(ts), 3, &x.ts) < 0) continue;
         x.pid = ml_intern_cstr(p->strings, pid);
@@ -174,11 +115,11 @@ done:
     rc = 0;
     goto out;
 fail:
-    ml_fail(e, "%s: byte %llu: %s", ml_source_name(src), (unsigned long long)js_offset(js),
-            k == JS_ERROR ? js_error(js) : "malformed trace event");
+    ml_fail(e, "%s: byte %llu: %s", ml_source_name(src), (unsigned long long)js_offset(tv.js),
+            tv.tok == JS_ERROR ? js_error(tv.js) : "malformed trace event");
 out:
     VEC_FREE(&tt);
-    js_close(js);
+    ml_tv_close(&tv);
     return rc;
 }
 

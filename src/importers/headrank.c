@@ -94,16 +94,32 @@ bool ml_head_rank(const char *head, size_t n, int *rank, int *world)
     return true;
 }
 
+int ml_head_rank_file_known(const char *path, int *rank, int *world)
+{
+    static const size_t cap = ML_HEAD_RANK_BYTES;
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char *buf = ml_malloc(cap + 1);
+    size_t n = fread(buf, 1, cap + 1, f); /* one byte more: whether the file ends within the head */
+    bool whole = n <= cap && !ferror(f);
+    fclose(f);
+    if (n > cap) n = cap;
+    bool gz = n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b; /* its head is compressed */
+    int r, w, known = -1;
+    if (!gz && ml_head_rank(buf, n, &r, &w)) {
+        *rank = r;
+        *world = w;
+        known = 1;
+    } else if (!gz && whole) {
+        static const char key[] = "\"distributedInfo\"";
+        /* read whole and no rank: none, unless a distributedInfo is there whose rank the import must judge */
+        known = memmem(buf, n, key, sizeof key - 1) ? -1 : 0;
+    }
+    free(buf);
+    return known;
+}
+
 bool ml_head_rank_file(const char *path, int *rank, int *world)
 {
-    static const size_t cap = 64 * 1024;
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char *buf = ml_malloc(cap);
-    size_t n = fread(buf, 1, cap, f);
-    fclose(f);
-    bool gz = n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b; /* its head is compressed */
-    bool ok = !gz && ml_head_rank(buf, n, rank, world);
-    free(buf);
-    return ok;
+    return ml_head_rank_file_known(path, rank, world) == 1;
 }

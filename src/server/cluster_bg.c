@@ -92,6 +92,24 @@ ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, int jobs)
     return c;
 }
 
+ml_sv_cluster *ml_sv_cluster_refused(const char *why)
+{
+    ml_sv_cluster *c = ml_calloc(1, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->done_cv, NULL);
+    c->state = -1;
+    c->error = ml_strdup(why);
+    return c;
+}
+
+bool ml_sv_cluster_failed(ml_sv_cluster *c)
+{
+    pthread_mutex_lock(&c->mu);
+    bool failed = c->state < 0;
+    pthread_mutex_unlock(&c->mu);
+    return failed;
+}
+
 void ml_sv_cluster_free(ml_sv_cluster *c)
 {
     if (!c) return;

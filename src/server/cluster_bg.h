@@ -8,6 +8,8 @@
 #ifndef ML_SERVER_CLUSTER_BG_H
 #define ML_SERVER_CLUSTER_BG_H
 
+#include <stdbool.h>
+
 #include "loadpar.h"
 #include "report_enc.h"
 
@@ -15,6 +17,12 @@ typedef struct ml_sv_cluster ml_sv_cluster;
 
 /* Starts reading the units (copied; unit u is slot u of the server) on `jobs` threads. */
 ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, int jobs);
+/* One that reads nothing: the inputs are known from the start to be no job
+ * (their heads, headrank.h); /api/cluster answers 422 with why. */
+ml_sv_cluster *ml_sv_cluster_refused(const char *why);
+/* Whether it is known to have no view (refused, or the ranks read are no
+ * job, or one failed to load): /api/meta then says "cluster" no more. */
+bool ml_sv_cluster_failed(ml_sv_cluster *c);
 /* Stops it (no more ranks begun; the ones being read are finished) and frees it. */
 void ml_sv_cluster_free(ml_sv_cluster *c);
 /* Waits up to wait_ms for it; returns 200 with the view's JSON in out, 202

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "headrank.h"
 #include "importer.h"
 #include "loadpar.h"
@@ -35,6 +36,7 @@ typedef struct slot {
     long upload;                /* an upload: its number (the slots of one file share it), else -1 */
     double viewed;              /* last asked for (ml_ranks_get), seconds (monotonic) */
     int head_rank, head_world;  /* what the file's head says of it before it loads (headrank.h), or -1 */
+    int head_known;             /* ml_head_rank_file_known: 1 a rank, 0 none, -1 cannot tell */
 } slot;
 
 struct ml_ranks {
@@ -81,7 +83,9 @@ static slot *slot_new(const char *path)
     s->bytes = size_of(path);
     s->upload = -1;
     s->head_rank = s->head_world = -1;
-    if (strcmp(path, "-") != 0) ml_head_rank_file(s->path, &s->head_rank, &s->head_world); /* the page names it so before it loads */
+    s->head_known = -1;
+    if (strcmp(path, "-") != 0) /* the page names it so before it loads */
+        s->head_known = ml_head_rank_file_known(s->path, &s->head_rank, &s->head_world);
     return s;
 }
 
@@ -214,6 +218,31 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Whether the heads of the slots already show that they are no job, by the
+ * rule the CLI applies to the loaded ranks (ml_cluster_is_job): among the
+ * slots whose head tells (a rank, or none in a file read whole) a rank
+ * missing, a world size that differs or a rank given twice is so for the
+ * whole set too.  Then why says it as /api/cluster would once all are read,
+ * and no rank is read for a view that cannot be. */
+static bool heads_not_a_job(const ml_ranks *rs, char *why, size_t cap)
+{
+    size_t n = rs->slots.len, k = 0;
+    ml_rankrec *recs = ml_calloc(n ? n : 1, sizeof *recs);
+    ml_rankrec **v = ml_calloc(n ? n : 1, sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        const slot *x = rs->slots.v[i];
+        if (x->head_known < 0) continue;
+        recs[k] = (ml_rankrec){.unit = i, .rank = x->head_rank, .world_size = x->head_world, .path = x->path};
+        v[k] = &recs[k];
+        k++;
+    }
+    ml_rankrecs_sort(v, k);
+    bool no = k >= 2 && !ml_cluster_is_job(v, k, why, cap);
+    free(v);
+    free(recs);
+    return no;
+}
+
 ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err *e)
 {
     ml_ranks *rs = ml_calloc(1, sizeof *rs);
@@ -269,7 +298,9 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
             ml_unit u = {x->path, x->bytes, x->listed, x->input, {0}};
             VEC_PUSH(&l.units, u);
         }
-        rs->cluster = ml_sv_cluster_start(&l, threads > 1 ? threads - 1 : 1);
+        char why[ML_ERR_MAX];
+        rs->cluster = heads_not_a_job(rs, why, sizeof why) ? ml_sv_cluster_refused(why)
+                                                            : ml_sv_cluster_start(&l, threads > 1 ? threads - 1 : 1);
         VEC_FREE(&l.units); /* the paths are the slots' (copied) */
     }
     return rs;
@@ -531,7 +562,8 @@ void ml_ranks_status_json(ml_ranks *rs, ml_buf *out)
         if (i) ml_buf_puts(out, ",");
         ml_json_str(out, rs->skipped.v[i]);
     }
-    ml_buf_puts(out, rs->cluster ? "],\"cluster\":true" : "]");
+    /* a Cluster view: two ranks or more listed at the start, not known to be no job */
+    ml_buf_puts(out, rs->cluster && !ml_sv_cluster_failed(rs->cluster) ? "],\"cluster\":true" : "]");
     if (rs->follow) ml_buf_printf(out, ",\"follow\":\"%s\"", rs->follow);
     ml_buf_puts(out, ",\"ranks\":[");
     for (size_t k = 0; k < rs->slots.len; k++) {

@@ -576,7 +576,7 @@ ml_server *ml_server_start(ml_ranks *rs, const char *host, int port, const char 
     s->loopback = is_loopback(&ss);
     snprintf(s->host, sizeof s->host, "%s", host);
     build_page(&s->page, title ? title : "memlens serve");
-    s->uploads = ml_uploads_new();
+    s->uploads = ml_uploads_new(o ? o->log : NULL);
     /* One thread per connection: a request that waits for a rank to load
      * (/api/rank?wait=) or imports an upload never holds up another, nor
      * does a client that is slow to send.  poll(), not select(): connections

@@ -28,6 +28,7 @@
 #define ML_SERVER_SERVER_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "err.h"
 #include "ranks.h"
@@ -56,6 +57,7 @@ typedef struct ml_server_opts {
     int max_imports;
     int keep_uploads;       /* 0: ML_UPLOAD_DEFAULT_KEEP */
     int64_t keep_bytes;     /* 0: ML_UPLOAD_DEFAULT_KEEP_BYTES */
+    FILE *log;              /* the caller's stream for status lines (the uploads' folder); NULL: none */
 } ml_server_opts;
 
 /* Starts serving rs on host:port (port 0 = any free port); threads of its own.

@@ -17,6 +17,7 @@ struct ml_uploads {
     pthread_mutex_t mu;
     char *dir;                  /* NULL until the first upload */
     unsigned next;              /* the next subfolder's number */
+    FILE *log;                  /* the caller's stream for the folder's name, or NULL */
 };
 
 struct ml_upload {
@@ -35,9 +36,10 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 static void rm_tree(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
 
-ml_uploads *ml_uploads_new(void)
+ml_uploads *ml_uploads_new(FILE *log)
 {
     ml_uploads *u = ml_calloc(1, sizeof *u);
+    u->log = log;
     pthread_mutex_init(&u->mu, NULL);
     u->next = 1;
     return u;
@@ -90,8 +92,10 @@ ml_upload *ml_upload_begin(ml_uploads *u, const char *name, ml_err *e)
             return NULL;
         }
         u->dir = ml_strdup(templ);
-        printf("memlens serve: uploads are kept in %s until exit\n", u->dir);
-        fflush(stdout);
+        if (u->log) {
+            fprintf(u->log, "memlens serve: uploads are kept in %s until exit\n", u->dir);
+            fflush(u->log);
+        }
     }
     unsigned k = u->next++;
     char sub[4200];

@@ -19,13 +19,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "err.h"
 
 typedef struct ml_uploads ml_uploads;
 typedef struct ml_upload ml_upload;
 
-ml_uploads *ml_uploads_new(void);
+/* log: where the folder is announced when the first upload makes it (serve
+ * passes its io->out; NULL: nowhere). */
+ml_uploads *ml_uploads_new(FILE *log);
 /* Removes the folder and everything in it; frees. */
 void ml_uploads_free(ml_uploads *u);
 /* The folder, or NULL while nothing was uploaded. */

@@ -43,11 +43,29 @@ function hkSeqHtml(ks) {
     <table class="hk-table"><thead><tr><th class="num">Count</th><th class="num" title="the GPU events' durations, summed over the calls">GPU time</th><th class="num" title="the operator calls' durations, summed">CPU time</th><th>Operator and its GPU work in launch order</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
+// The counters the table shows as columns: at most HK_CUPTI_SHOWN, those on
+// the most kernels (ties: the first the trace gives), in the trace's order, as
+// perf's text lists them (cupti.h ml_cupti_shown): a trace may give each kernel
+// counter names of its own, and a column a name would not fit.  The rest are in
+// `memlens perf --json`.
+const HK_CUPTI_SHOWN = 8;
+export function hkCuptiShown(cu) {
+  const n = cu.counters.length;
+  const all = [...Array(n).keys()];
+  if (n <= HK_CUPTI_SHOWN) return all;
+  const kernels = new Array(n).fill(0);
+  for (const r of cu.rows) for (const k of Object.keys(r.values)) kernels[+k]++;
+  const pick = all.slice().sort((a, b) => kernels[b] - kernels[a] || a - b).slice(0, HK_CUPTI_SHOWN);
+  return pick.sort((a, b) => a - b);
+}
+
 function hkCuptiHtml(cu) {
   if (!cu || !cu.rows) return "";
+  const shown = hkCuptiShown(cu).length, more = cu.counters.length - shown;
+  const left = more ? `; the ${shown} on the most kernels shown, ${groupDigits(more)} more in <code>memlens perf --json</code>` : "";
   const note = cu.paired ? "" : ` <span class="warn">${groupDigits(cu.launches)} cudaLaunchKernel calls for ${groupDigits(cu.kernels)} kernels: which operator launched each is unknown.</span>`;
   return `<section class="panel hk-cupti"><div class="bar"><h2>CUPTI counters</h2>
-      <span class="muted">${groupDigits(cu.kernels)} kernels measured in CUPTI profiler mode, ${groupDigits(cu.counters.length)} counters${cu.flops ? "; FLOPs from the SASS instruction counters (an fma counts 2)" : ""}</span>${note}
+      <span class="muted">${groupDigits(cu.kernels)} kernels measured in CUPTI profiler mode, ${groupDigits(cu.counters.length)} counters${left}${cu.flops ? "; FLOPs from the SASS instruction counters (an fma counts 2)" : ""}</span>${note}
       <input type="search" class="hk-search" placeholder="search kernels or operators" size="26"><span class="spacer"></span>
       <button class="hk-copy">Copy TSV</button><button class="hk-csv">Download CSV</button></div>
     <div class="pv-table hk-ctable"></div></section>`;
@@ -90,8 +108,11 @@ export function hkPanels(el, app, rank, perf) {
     { key: "bottom", label: "Bottom operator", width: 190, cls: "name", get: (r) => (r.stack.length ? r.stack[r.stack.length - 1] : null), fmt: (v) => (v == null ? "–" : v) },
   ];
   if (cu.flops) cols.push({ key: "flops", label: "FLOPs", num: true, width: 92, fmt: hkSi });
-  cu.counters.forEach((c, k) => cols.push({ key: "c" + k, label: hkCounterLabel(c), title: c, num: true, width: 84,
-    get: (r) => r.values[k], fmt: hkSi, csv: (r) => (r.values[k] == null ? "" : r.values[k]) }));
+  for (const k of hkCuptiShown(cu)) {
+    const c = cu.counters[k];
+    cols.push({ key: "c" + k, label: hkCounterLabel(c), title: c, num: true, width: 84,
+      get: (r) => r.values[k], fmt: hkSi, csv: (r) => (r.values[k] == null ? "" : r.values[k]) });
+  }
   const rows = cu.rows.map((r, i) => ({ ...r, i: i + 1 }));
   const table = new PerfTable(el.querySelector(".hk-ctable"), cols, { sort: "i", dir: 1, rowHeight: 24, maxHeight: 420, empty: "No kernels.",
     rowKey: (r) => String(r.i) });

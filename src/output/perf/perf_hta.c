@@ -135,10 +135,15 @@ void ml_perf_cupti_text(FILE *f, const ml_profile *p, const ml_perf *perf, int t
     double *sum = ml_calloc(cu->n_counters ? cu->n_counters : 1, sizeof *sum);
     for (size_t k = 0; k < cu->n_cells; k++)
         if (!isnan(cu->cells[k].value)) sum[cu->cells[k].counter] += cu->cells[k].value;
-    for (size_t c = 0; c < cu->n_counters; c++) {
-        fprintf(f, "  %14s  ", si(sum[c], b, sizeof b));
-        put_line(f, ml_s(p, cu->counters[c]), rest(width, 18), 0);
+    uint32_t shown[ML_CUPTI_SHOWN];
+    size_t ns = ml_cupti_shown(cu, ML_CUPTI_SHOWN, shown);
+    for (size_t s = 0; s < ns; s++) {
+        fprintf(f, "  %14s  ", si(sum[shown[s]], b, sizeof b));
+        put_line(f, ml_s(p, cu->counters[shown[s]]), rest(width, 18), 0);
     }
+    if (ns < cu->n_counters)
+        fprintf(f, "  (%zu more counter%s, on fewer kernels: --json for every counter)\n", cu->n_counters - ns,
+                cu->n_counters - ns == 1 ? "" : "s");
     free(sum);
 }
 

@@ -45,6 +45,28 @@ typedef struct rank_part {
 /* ml_report_write within o->budget (see report.h): each unit's ranks made
  * one at a time, kept while they fit.  Blob numbers run on in the order the
  * ranks were kept, so the page is the same bytes for the same inputs. */
+void ml_report_meta_open(ml_buf *meta, int64_t origin, const char *const *inputs, size_t n_inputs,
+                         char *const *skipped, size_t n_skipped)
+{
+    char created[32] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ml_buf_puts(meta, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
+    ml_json_str(meta, created);
+    ml_buf_printf(meta, ",\"origin_ns\":\"%lld\",\"inputs\":[", (long long)origin);
+    for (size_t i = 0; i < n_inputs; i++) {
+        ml_buf_puts(meta, i ? "," : "");
+        ml_json_str(meta, inputs[i]);
+    }
+    ml_buf_puts(meta, "],\"skipped\":[");
+    for (size_t i = 0; i < n_skipped; i++) {
+        ml_buf_puts(meta, i ? "," : "");
+        ml_json_str(meta, skipped[i]);
+    }
+    ml_buf_puts(meta, "],\"ranks\":[");
+}
+
 static int write_within_budget(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e)
 {
     size_t n = ps->items.len, unit = o->unit ? o->unit : 1, n_units = (n + unit - 1) / unit;
@@ -97,23 +119,7 @@ static int write_within_budget(const ml_profiles *ps, const ml_report_opts *o, c
     ml_phase("report: runs within the budget");
 
     ml_buf meta = {0}, perf = {0}, html = {0};
-    char created[32] = "";
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    ml_buf_puts(&meta, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
-    ml_json_str(&meta, created);
-    ml_buf_printf(&meta, ",\"origin_ns\":\"%lld\",\"inputs\":[", (long long)origin);
-    for (size_t i = 0; i < o->n_inputs; i++) {
-        ml_buf_puts(&meta, i ? "," : "");
-        ml_json_str(&meta, o->inputs[i]);
-    }
-    ml_buf_puts(&meta, "],\"skipped\":[");
-    for (size_t i = 0; i < ps->skipped.len; i++) {
-        ml_buf_puts(&meta, i ? "," : "");
-        ml_json_str(&meta, ps->skipped.v[i]);
-    }
-    ml_buf_puts(&meta, "],\"ranks\":[");
+    ml_report_meta_open(&meta, origin, o->inputs, o->n_inputs, ps->skipped.v, ps->skipped.len);
     for (size_t r = 0; r < n; r++) {
         ml_buf_puts(&meta, r ? "," : "");
         if (!kept[r]) {

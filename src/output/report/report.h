@@ -89,6 +89,11 @@ bool ml_report_perf_json_with(const ml_profile *p, const ml_distributed *dist, i
  * "allocated", "PTA allocated", "stream 7 allocated". */
 void ml_report_curve_label(char *buf, size_t cap, bool insight, const char *kind, const char *comp, const char *stream);
 
+/* The page's meta up to its ranks: {"version", "generator", "created" (now,
+ * UTC), "origin_ns", "inputs", "skipped", and "ranks":[ left open for the
+ * caller (report.c's runs, report_job.c's ranks). */
+void ml_report_meta_open(ml_buf *meta, int64_t origin, const char *const *inputs, size_t n_inputs,
+                         char *const *skipped, size_t n_skipped);
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);
 

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cluster.h"
 #include "cluster_out.h"
@@ -245,23 +244,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
 
     /* the meta: the ranks in rank order (embedded, or their stubs), the cluster data */
     ml_buf meta = {0}, html = {0}, perf = {0};
-    char created[32] = "";
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    ml_buf_puts(&meta, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
-    ml_json_str(&meta, created);
-    ml_buf_printf(&meta, ",\"origin_ns\":\"%" PRId64 "\",\"inputs\":[", origin);
-    for (size_t i = 0; i < o->base.n_inputs; i++) {
-        ml_buf_puts(&meta, i ? "," : "");
-        ml_json_str(&meta, o->base.inputs[i]);
-    }
-    ml_buf_puts(&meta, "],\"skipped\":[");
-    for (size_t i = 0; i < rs->n_skipped; i++) {
-        ml_buf_puts(&meta, i ? "," : "");
-        ml_json_str(&meta, rs->skipped[i]);
-    }
-    ml_buf_puts(&meta, "],\"ranks\":[");
+    ml_report_meta_open(&meta, origin, o->base.inputs, o->base.n_inputs, rs->skipped, rs->n_skipped);
     for (size_t i = 0; i < rs->n; i++) {
         ml_buf_puts(&meta, i ? "," : "");
         if (embedded[i] && rs->n <= LAZY_FROM) ml_buf_put(&meta, em[i].meta.p, em[i].meta.len);
