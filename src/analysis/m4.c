@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "search.h"
 
 size_t ml_m4_level_size(size_t n, size_t l)
 {
@@ -88,17 +89,6 @@ size_t ml_m4_curve_levels(ml_m4_curve *c)
     return off;
 }
 
-static size_t lower_bound_d(const int64_t *a, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if ((double)a[m] < x) lo = m + 1;
-        else hi = m;
-    }
-    return lo;
-}
-
 static void visit(ml_m4_pick *q, size_t l, size_t j)
 {
     const ml_m4_curve *c = q->c;
@@ -131,7 +121,7 @@ void ml_m4_select(const ml_m4_curve *c, double t0, double t1, int px, ml_m4_pick
     q->t0 = t0;
     q->dt = (t1 - t0) / (px > 1 ? px : 1);
     if (!(q->dt > 0)) q->dt = 1e-9;
-    size_t lb0 = lower_bound_d(c->t, c->n, t0), lb1 = lower_bound_d(c->t, c->n, t1);
+    size_t lb0 = ml_lower_bound_f(c->t, c->n, t0), lb1 = ml_lower_bound_f(c->t, c->n, t1);
     q->i0 = lb0 ? lb0 - 1 : 0;                  /* the step in force at t0 */
     q->i1 = lb1 < c->n - 1 ? lb1 : c->n - 1;    /* the first point at or after t1 */
     q->span[0] = 1;

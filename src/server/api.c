@@ -25,6 +25,7 @@
 #include "perfdata.h"
 #include "api_compare.h"
 #include "report.h"
+#include "search.h"
 
 
 /* The allocation columns the API serves: memview.h's table, those marked for it. */
@@ -38,28 +39,6 @@ static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *id
 }
 
 /* ---- curves: M4 for a window (analysis/m4.h ml_m4_select) -------------- */
-
-static size_t lower_bound_i64(const int64_t *a, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if ((double)a[m] < x) lo = m + 1;
-        else hi = m;
-    }
-    return lo;
-}
-
-static size_t upper_bound_i64(const int64_t *a, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if ((double)a[m] <= x) lo = m + 1;
-        else hi = m;
-    }
-    return lo;
-}
 
 /* The times of the drawn points idx[0..n) of a window, edged: the step in
  * force at t0 starts at t0 (not at its own earlier time) and, when the last
@@ -218,7 +197,7 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
         if (d->total_known && d->tracked_curve >= 0) {
             const ml_sv_curve *tr = &d->curves[d->tracked_curve];
             for (size_t x = 0; x < n; x++) {
-                size_t k = upper_bound_i64(tr->t, tr->n, (double)ts[x]);
+                size_t k = ml_upper_bound_f(tr->t, tr->n, (double)ts[x]);
                 int64_t live = k ? tr->v[k - 1] : 0;
                 base[x] = vs[x] > live ? vs[x] - live : 0;
             }
@@ -267,14 +246,14 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
      * counted per pixel column and group (the page shades them). */
     double k = px / (t1 - t0 > 1e-9 ? t1 - t0 : 1e-9);
     double min_dur = 1.0 / k;
-    size_t hi = upper_bound_i64(d->ta, d->n, t1);            /* ta <= t1 */
-    size_t gone = lower_bound_i64(d->tf_sorted, d->n, t0);   /* tf < t0: all before hi */
+    size_t hi = ml_upper_bound_f(d->ta, d->n, t1);            /* ta <= t1 */
+    size_t gone = ml_lower_bound_f(d->tf_sorted, d->n, t0);   /* tf < t0: all before hi */
     size_t in_window = hi > gone ? hi - gone : 0;
     int64_t in_bytes = d->bytes_ta[hi] - d->bytes_tf[gone < hi ? gone : hi];
     /* Before `near` (allocated more than a pixel before t0) whatever reaches
      * the window is at least a pixel wide: only blocks that can hold such
      * bars are read.  From `near` on every allocation is read. */
-    size_t near = lower_bound_i64(d->ta, d->n, t0 - min_dur);
+    size_t near = ml_lower_bound_f(d->ta, d->n, t0 - min_dur);
     if (near > hi) near = hi;
     VEC(uint32_t) big = {0};
     VEC(uint32_t) sx = {0};
@@ -672,7 +651,7 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
     int64_t total = -1;
     if (d->peak_curve >= 0) {
         const ml_sv_curve *c = &d->curves[d->peak_curve];
-        size_t k = upper_bound_i64(c->t, c->n, (double)ti);
+        size_t k = ml_upper_bound_f(c->t, c->n, (double)ti);
         int64_t v = k ? c->v[k - 1] : 0;
         ml_buf_puts(out, "{\"t\":");
         ml_json_i64(out, ti);

@@ -14,6 +14,7 @@
 #include "m4.h"
 #include "memview.h"
 #include "report.h"
+#include "search.h"
 
 /* A curve of the view (memview.h) with its pyramid. */
 static ml_sv_curve view_curve(const ml_mv_curve *vc)
@@ -73,24 +74,13 @@ uint32_t ml_sv_cat_rank(unsigned cat)
     return ML_CAT__COUNT;
 }
 
-static size_t upper_bound_t(const int64_t *a, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if (a[m] <= x) lo = m + 1;
-        else hi = m;
-    }
-    return lo;
-}
-
 int64_t ml_sv_total_at(const ml_sv_rank *r, const ml_sv_device *d, int k, int rel, uint32_t i)
 {
     int c = d->comp_curve[strncmp(r->strings[d->op[i]], "cann::", 6) ? 0 : 1][k];
     if (c < 0) c = d->tot_curve[k];
     if (c < 0 || (rel && d->flags[i] & ML_MV_NEVER_FREED)) return -1;
     const ml_sv_curve *cv = &d->curves[c];
-    size_t j = upper_bound_t(cv->t, cv->n, rel ? d->tf[i] : d->ta[i]);
+    size_t j = ml_upper_bound_i64(cv->t, cv->n, rel ? d->tf[i] : d->ta[i]);
     return j ? cv->v[j - 1] : -1;
 }
 

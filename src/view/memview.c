@@ -17,6 +17,7 @@
 #include "report.h"
 #include "sortperm.h"
 #include "stats.h"
+#include "search.h"
 
 /* Driver modules (Ascend npu_module_mem) drawn one by one; the rest are summed. */
 #define MODULE_CURVES 6
@@ -831,22 +832,11 @@ bool ml_memview_device_shown(const ml_profile *p, uint16_t dev)
 
 /* ---- queries ------------------------------------------------------------- */
 
-static size_t upper_bound(const int64_t *a, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if (a[m] <= x) lo = m + 1;
-        else hi = m;
-    }
-    return lo;
-}
-
 void ml_memview_live_at(const ml_memview *v, int64_t t, int64_t total, ml_mv_live *out)
 {
     memset(out, 0, sizeof *out);
     int64_t known_before = 0;
-    size_t hi = upper_bound(v->ta, v->n, t);
+    size_t hi = ml_upper_bound_i64(v->ta, v->n, t);
     for (size_t i = 0; i < hi; i++) {
         if (v->tf[i] <= t && !(v->flags[i] & ML_MV_NEVER_FREED)) continue;
         int c = v->cat[i] < ML_CAT__COUNT ? v->cat[i] : 0;

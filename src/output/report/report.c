@@ -42,9 +42,6 @@ typedef struct rank_part {
     ml_buf meta, html, perf;
 } rank_part;
 
-/* ml_report_write within o->budget (see report.h): each unit's ranks made
- * one at a time, kept while they fit.  Blob numbers run on in the order the
- * ranks were kept, so the page is the same bytes for the same inputs. */
 void ml_report_meta_open(ml_buf *meta, int64_t origin, const char *const *inputs, size_t n_inputs,
                          char *const *skipped, size_t n_skipped)
 {
@@ -67,6 +64,9 @@ void ml_report_meta_open(ml_buf *meta, int64_t origin, const char *const *inputs
     ml_buf_puts(meta, "],\"ranks\":[");
 }
 
+/* ml_report_write within o->budget (see report.h): each unit's ranks made
+ * one at a time, kept while they fit.  Blob numbers run on in the order the
+ * ranks were kept, so the page is the same bytes for the same inputs. */
 static int write_within_budget(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e)
 {
     size_t n = ps->items.len, unit = o->unit ? o->unit : 1, n_units = (n + unit - 1) / unit;

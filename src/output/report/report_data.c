@@ -432,23 +432,8 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     size_t max_allocs = o && o->max_allocs ? o->max_allocs : ML_REPORT_MAX_ALLOCS;
     if (o && o->zlevel) bl->level = o->zlevel;
 
-    char created[32] = "";
-    time_t now = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    ml_buf_puts(m, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
-    ml_json_str(m, created);
-    ml_buf_printf(m, ",\"origin_ns\":\"%" PRId64 "\",\"inputs\":[", origin);
-    for (size_t i = 0; o && i < o->n_inputs; i++) {
-        ml_buf_puts(m, i ? "," : "");
-        ml_json_str(m, o->inputs[i]);
-    }
-    ml_buf_puts(m, "],\"skipped\":[");
-    for (size_t i = 0; i < ps->skipped.len; i++) {
-        ml_buf_puts(m, i ? "," : "");
-        ml_json_str(m, ps->skipped.v[i]);
-    }
-    ml_buf_puts(m, "],\"ranks\":[");
+    ml_report_meta_open(m, origin, o ? (const char *const *)o->inputs : NULL, o ? o->n_inputs : 0, ps->skipped.v,
+                        ps->skipped.len);
     /* Blobs deflate on a second thread; a caller that started that itself
      * (ml_report_write) waits for it when it needs the page. */
     bool mine = !bl->q;
