@@ -42,6 +42,23 @@ def clean_copy(dest):
     os.symlink(os.path.realpath(os.path.join(ROOT, "web", "node_modules")), os.path.join(dest, "web", "node_modules"))
 
 
+def can_build_wheels():
+    """Whether this interpreter's setuptools makes wheels offline: setuptools
+    70.1 and later has bdist_wheel, older ones need the wheel package
+    (python/requirements-test.txt pins both; a bare venv has neither)."""
+    try:
+        from setuptools.command import bdist_wheel  # noqa: F401
+        return True
+    except ImportError:
+        try:
+            import wheel  # noqa: F401
+            return True
+        except ImportError:
+            return False
+
+
+@pytest.mark.skipif(not can_build_wheels(), reason="this interpreter's setuptools cannot build wheels offline "
+                    "(install python/requirements-test.txt: setuptools, wheel)")
 @pytest.mark.skipif(not os.path.exists(UPLOT), reason="web/node_modules is absent (scripts/setup): a clone cannot build the report")
 @pytest.mark.skipif(shutil.which("git") is None or not os.path.isdir(os.path.join(ROOT, ".git")) and
                     not os.path.isfile(os.path.join(ROOT, ".git")), reason="not a git checkout")
