@@ -224,14 +224,6 @@ int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
 
 /* ---- allocations in a window -------------------------------------------- */
 
-static int by_size_desc_ctx(const void *x, const void *y, void *ctx)
-{
-    const int64_t *size = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    if (size[a] != size[b]) return size[a] > size[b] ? -1 : 1;
-    return (a > b) - (a < b);
-}
-
 static int by_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -241,101 +233,24 @@ static int by_u32(const void *x, const void *y)
 void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, int binary,
                    ml_buf *out)
 {
-    /* Bars as the page draws them (web/src/lanes.js visibleBars): those that
-     * intersect [t0, t1] and are at least one pixel wide; the narrower ones
-     * counted per pixel column and group (the page shades them). */
-    double k = px / (t1 - t0 > 1e-9 ? t1 - t0 : 1e-9);
-    double min_dur = 1.0 / k;
-    size_t hi = ml_upper_bound_f(d->ta, d->n, t1);            /* ta <= t1 */
-    size_t gone = ml_lower_bound_f(d->tf_sorted, d->n, t0);   /* tf < t0: all before hi */
-    size_t in_window = hi > gone ? hi - gone : 0;
-    int64_t in_bytes = d->bytes_ta[hi] - d->bytes_tf[gone < hi ? gone : hi];
-    /* Before `near` (allocated more than a pixel before t0) whatever reaches
-     * the window is at least a pixel wide: only blocks that can hold such
-     * bars are read.  From `near` on every allocation is read. */
-    size_t near = ml_lower_bound_f(d->ta, d->n, t0 - min_dur);
-    if (near > hi) near = hi;
-    VEC(uint32_t) big = {0};
-    VEC(uint32_t) sx = {0};
-    VEC(uint32_t) sg = {0};
-    VEC(uint32_t) sn = {0};
-    int64_t big_bytes = 0;
-    for (size_t b = 0; b * ML_SV_BLOCK < near; b++) {
-        if ((double)d->blk_max_tf[b] < t0 || (double)d->blk_max_dur[b] < min_dur) continue;
-        size_t e = (b + 1) * ML_SV_BLOCK < near ? (b + 1) * ML_SV_BLOCK : near;
-        for (size_t i = b * ML_SV_BLOCK; i < e; i++) {
-            if ((double)d->tf[i] < t0) continue;
-            VEC_PUSH(&big, (uint32_t)i);
-            big_bytes += d->size[i];
-        }
-    }
-    /* Per column, the groups of its narrow allocations (ta is sorted, so the
-     * columns come in order): counts in cnt[], the groups seen in touched. */
-    uint32_t *cnt = ml_calloc(d->ngroups + 1, sizeof *cnt);
-    VEC(uint32_t) touched = {0};
-    int64_t col = -1;
-#define FLUSH_COLUMN() do { \
-        for (size_t q = 0; q < touched.len; q++) { \
-            VEC_PUSH(&sx, (uint32_t)col); VEC_PUSH(&sg, touched.v[q]); VEC_PUSH(&sn, cnt[touched.v[q]]); \
-            cnt[touched.v[q]] = 0; \
-        } \
-        touched.len = 0; \
-    } while (0)
-    for (size_t i = near; i < hi; i++) {
-        if ((double)d->tf[i] < t0) continue;
-        double xa = ((double)d->ta[i] - t0) * k, xf = ((double)d->tf[i] - t0) * k;
-        if (xf - xa >= 1) {
-            VEC_PUSH(&big, (uint32_t)i);
-            big_bytes += d->size[i];
-            continue;
-        }
-        int64_t x = xa < 0 ? 0 : xa >= px ? px - 1 : (int64_t)xa;
-        if (x != col) { FLUSH_COLUMN(); col = x; }
-        uint32_t g = d->group[i];
-        if (!cnt[g]++) VEC_PUSH(&touched, g);
-    }
-    FLUSH_COLUMN();
-#undef FLUSH_COLUMN
-    free(cnt);
-    VEC_FREE(&touched);
-    size_t nbig = big.len;
-    int limited = 0;
-    if (big.len > limit) { /* keep the largest */
-        qsort_r(big.v, big.len, sizeof *big.v, by_size_desc_ctx, (void *)d->size);
-        big.len = limit;
-        qsort(big.v, big.len, sizeof *big.v, by_u32);
-        limited = 1;
-        big_bytes = 0;
-        for (size_t j = 0; j < big.len; j++) big_bytes += d->size[big.v[j]];
-    }
-    if (keep >= 0 && (size_t)keep < d->n) { /* the selected allocation stays, whatever its width */
-        size_t j = 0;
-        while (j < big.len && big.v[j] < (uint32_t)keep) j++;
-        if (j == big.len || big.v[j] != (uint32_t)keep) {
-            VEC_PUSH(&big, 0);
-            memmove(big.v + j + 1, big.v + j, (big.len - 1 - j) * sizeof *big.v);
-            big.v[j] = (uint32_t)keep;
-        }
-    }
+    ml_mv_window w;
+    ml_memview_window(d->view, &d->ix, t0, t1, px, limit, keep, &w);
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
-    ml_cb_i64(&cb, "n", (int64_t)big.len);
+    ml_cb_i64(&cb, "n", (int64_t)w.ids.len);
     ml_cb_i64(&cb, "total", (int64_t)d->n);
-    ml_cb_i64(&cb, "in_window", (int64_t)in_window);
-    ml_cb_i64(&cb, "in_window_bytes", in_bytes);
-    ml_cb_i64(&cb, "wide", (int64_t)nbig);
-    ml_cb_bool(&cb, "limited", limited);
-    ml_cb_i64(&cb, "summarised", (int64_t)(in_window - (limited ? limit : nbig)));
-    ml_cb_i64(&cb, "summarised_bytes", in_bytes - big_bytes);
-    put_columns(&cb, d, big.v, big.len);
-    ml_cb_col_u32(&cb, "small_x", sx.v, NULL, sx.len);
-    ml_cb_col_u32(&cb, "small_group", sg.v, NULL, sg.len);
-    ml_cb_col_u32(&cb, "small_n", sn.v, NULL, sn.len);
+    ml_cb_i64(&cb, "in_window", (int64_t)w.in_window);
+    ml_cb_i64(&cb, "in_window_bytes", w.in_bytes);
+    ml_cb_i64(&cb, "wide", (int64_t)w.wide);
+    ml_cb_bool(&cb, "limited", w.limited);
+    ml_cb_i64(&cb, "summarised", (int64_t)w.summarised);
+    ml_cb_i64(&cb, "summarised_bytes", w.summarised_bytes);
+    put_columns(&cb, d, w.ids.v, w.ids.len);
+    ml_cb_col_u32(&cb, "small_x", w.small_x.v, NULL, w.small_x.len);
+    ml_cb_col_u32(&cb, "small_group", w.small_group.v, NULL, w.small_group.len);
+    ml_cb_col_u32(&cb, "small_n", w.small_n.v, NULL, w.small_n.len);
     ml_cb_finish(&cb);
-    VEC_FREE(&big);
-    VEC_FREE(&sx);
-    VEC_FREE(&sg);
-    VEC_FREE(&sn);
+    ml_mv_window_free(&w);
 }
 
 /* ---- one allocation ----------------------------------------------------- */
@@ -403,41 +318,6 @@ void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
 
 /* ---- the allocations table ---------------------------------------------- */
 
-/* The table's filter (text, sizes, window, category), as web/src/table.js filterAllocs. */
-typedef struct table_filter {
-    const ml_table_query *q;
-    uint8_t *gok, *sok;         /* groups, strings that contain the text; NULL without text */
-} table_filter;
-
-static void filter_init(table_filter *f, const ml_sv_rank *r, const ml_sv_device *d, const ml_table_query *q)
-{
-    f->q = q;
-    f->gok = f->sok = NULL;
-    if (!q->text || !q->text[0]) return;
-    f->gok = ml_malloc(d->ngroups + 1);
-    f->sok = ml_malloc(r->nstrings + 1);
-    size_t tl = strlen(q->text);
-    for (size_t g = 0; g < d->ngroups; g++) f->gok[g] = (uint8_t)ml_contains_ci(d->groups[g], q->text, tl);
-    for (size_t s = 0; s < r->nstrings; s++) f->sok[s] = (uint8_t)ml_contains_ci(r->strings[s], q->text, tl);
-}
-
-static int filter_keeps(const table_filter *f, const ml_sv_device *d, uint32_t i)
-{
-    const ml_table_query *q = f->q;
-    if (q->min_size >= 0 && d->size[i] < q->min_size) return 0;
-    if (q->max_size >= 0 && d->size[i] > q->max_size) return 0;
-    if (q->in_window && ((double)d->ta[i] > q->t1 || (double)d->tf[i] < q->t0)) return 0;
-    if (f->gok && !f->gok[d->group[i]] && !f->sok[d->op[i]]) return 0;
-    if (q->cat >= 0 && d->cat[i] != q->cat) return 0;
-    return 1;
-}
-
-static void filter_free(table_filter *f)
-{
-    free(f->gok);
-    free(f->sok);
-}
-
 /* Ascend (MindStudio Insight's columns): the rows' active release times "tr" and the
  * totals at allocation and release "aA" "aR" "aC" "rA" "rR" "rC" (-1: unknown), for
  * the kinds the device has an overall curve of; nothing without active release times. */
@@ -449,8 +329,8 @@ static void put_insight(ml_colbuf *cb, const ml_sv_rank *r, const ml_sv_device *
     int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
     for (int rel = 0; rel < 2; rel++)
         for (int k = 0; k < 3; k++) {
-            if (d->tot_curve[k] < 0) continue;
-            for (size_t j = 0; j < n; j++) v[j] = ml_sv_total_at(r, d, k, rel, rows[j]);
+            if (d->totals.overall[k] < 0) continue;
+            for (size_t j = 0; j < n; j++) v[j] = ml_memview_total_at(d->view, &d->totals, &r->names, k, rel, rows[j]);
             ml_cb_col_i64(cb, keys[rel][k], v, NULL, n);
         }
     free(v);
@@ -458,35 +338,21 @@ static void put_insight(ml_colbuf *cb, const ml_sv_rank *r, const ml_sv_device *
 
 void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out)
 {
-    table_filter f;
-    filter_init(&f, r, d, q);
-    const uint32_t *order = ml_sv_order(d, r, q->sort);
-    size_t want0 = q->page * q->page_size, total = 0;
-    VEC(uint32_t) rows = {0};
-    for (int pass = 0; pass < 2; pass++) {
-        total = 0;
-        for (size_t j = 0; j < d->n; j++) {
-            uint32_t i = order[q->dir < 0 ? d->n - 1 - j : j];
-            if (!filter_keeps(&f, d, i)) continue;
-            if (total >= want0 && total < want0 + q->page_size) VEC_PUSH(&rows, i);
-            total++;
-        }
-        size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
-        if (want0 < total || !total || pass) break;
-        want0 = (pages - 1) * q->page_size; /* past the end: the last page */
-    }
-    size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
+    ml_mv_filter f;
+    ml_mv_filter_init(&f, d->view, &r->names, q);
+    ml_mv_page pg;
+    ml_memview_table(d->view, &f, ml_sv_order(d, r, q->sort), &pg);
     ml_buf_printf(out, "{\"total\":%zu,\"page\":%zu,\"pages\":%zu,\"n\":%zu,\"rows\":",
-                  total, want0 / q->page_size, pages, d->n);
+                  pg.total, pg.page, pg.pages, d->n);
     ml_colbuf cb;
     ml_cb_begin(&cb, out, 0);
-    ml_cb_i64(&cb, "count", (int64_t)rows.len);
-    put_columns(&cb, d, rows.v, rows.len);
-    put_insight(&cb, r, d, rows.v, rows.len);
+    ml_cb_i64(&cb, "count", (int64_t)pg.rows.len);
+    put_columns(&cb, d, pg.rows.v, pg.rows.len);
+    put_insight(&cb, r, d, pg.rows.v, pg.rows.len);
     ml_cb_finish(&cb);
     ml_buf_puts(out, "}");
-    VEC_FREE(&rows);
-    filter_free(&f);
+    VEC_FREE(&pg.rows);
+    ml_mv_filter_free(&f);
 }
 
 /* ---- the table as CSV / TSV, streamed -------------------------------------- */
@@ -496,7 +362,7 @@ struct ml_export {
     ml_sv_device *d;
     ml_table_query q;
     char *text;                 /* q.text, owned */
-    table_filter f;
+    ml_mv_filter f;
     const uint32_t *order;
     size_t next;                /* position in order */
     int tsv, header_done;
@@ -566,7 +432,7 @@ static ml_export *export_new(const ml_sv_rank *r, ml_sv_device *d, const ml_tabl
     x->text = strdup(q->text ? q->text : "");
     x->q.text = x->text;
     x->tsv = tsv;
-    filter_init(&x->f, r, d, &x->q);
+    ml_mv_filter_init(&x->f, d->view, &r->names, &x->q);
     x->order = ml_sv_order(d, r, q->sort);
     return x;
 }
@@ -589,7 +455,7 @@ size_t ml_api_export_read(ml_export *x, char *buf, size_t max)
                 while (x->next < d->n && x->row.len < 65536) {
                     size_t j = x->next++;
                     uint32_t i = x->order[x->q.dir < 0 ? d->n - 1 - j : j];
-                    if (filter_keeps(&x->f, d, i)) export_row(x, i);
+                    if (ml_mv_filter_keeps(&x->f, d->view, i)) export_row(x, i);
                 }
                 if (!x->row.len) break;  /* the end */
             }
@@ -605,7 +471,7 @@ size_t ml_api_export_read(ml_export *x, char *buf, size_t max)
 void ml_api_export_free(ml_export *x)
 {
     if (!x) return;
-    filter_free(&x->f);
+    ml_mv_filter_free(&x->f);
     ml_buf_free(&x->row);
     free(x->text);
     free(x);
@@ -852,7 +718,7 @@ static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
     memset(tq, 0, sizeof *tq);
     if (arg_window(q, d, &tq->t0, &tq->t1) ||
         arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
-        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, ML_SORT__COUNT, ML_SORT_SIZE, &sort) ||
+        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, ML_MV_SORT__COUNT, ML_MV_SORT_SIZE, &sort) ||
         arg_int(q, "cat", -1, ML_CAT__COUNT - 1, -1, &cat) ||
         arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
         arg_int(q, "size", 1, 1000, 100, &size))
@@ -863,7 +729,7 @@ static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
     if (tq->text && strlen(tq->text) > 200) return fail(q, 400, "parameter 'text' is longer than 200 bytes");
     tq->in_window = (int)inwin;
     tq->cat = (int)cat;
-    tq->sort = (ml_sort_key)sort;
+    tq->sort = (ml_mv_sort)sort;
     tq->dir = dir ? -1 : 1;
     tq->page = (size_t)page;
     tq->page_size = (size_t)size;
