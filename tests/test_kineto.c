@@ -412,6 +412,17 @@ TEST(bad_input_errors_name_file_and_byte)
 {
     CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": \"lots\"}}]}") == NULL);
     CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Bytes\" is not a number");
+    /* a negative or too large address is a number: the message says what is wrong with it */
+    CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": -1, \"Bytes\": 8}}]}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Addr\" is negative (an address is unsigned)");
+    CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": 18446744073709551616, \"Bytes\": 8}}]}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Addr\" is out of range (above 2^64 - 1)");
+    ml_profile *top = import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": 18446744073709551615, \"Bytes\": 8}}]}");
+    CHECK(top != NULL);                                  /* the largest address is one */
+    if (top && top->events.addr.len) CHECK(top->events.addr.v[0] == UINT64_MAX);
+    ml_profile_free(top);
+    CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": \"0x10\", \"Bytes\": 8}}]}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Addr\" is not a number");
     CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"args\": {\"Bytes\": 4}}]}") == NULL);
     CHECK_CONTAINS(err.msg, "without a usable \"ts\"");
     CHECK(import_str("{\"traceEvents\": 5}") == NULL);
