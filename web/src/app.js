@@ -373,7 +373,7 @@ class App {
     // a TensorBoard logdir (`memlens serve LOGDIR`): its runs beside the ranks, the ranks of the run shown
     const runs = [...new Set(m.ranks.map((r) => runPlace(r)).filter(Boolean).map((p) => p.run))];
     const cur = runPlace(m.ranks[this.tabs ? this.tabs.rank : this.state.rank] || {}), run = cur ? cur.run : runs[0];
-    $("lab-run").hidden = !runs.length;
+    $("lab-run").hidden = runs.length < 2;   // one run (or none): nothing to pick
     $("sel-run").innerHTML = runs.map((x) => `<option value="${escapeHtml(x)}">${escapeHtml(x)}</option>`).join("");
     if (runs.length) $("sel-run").value = run;
     const span = (r) => { const p = runPlace(r); return p && p.spans > 1 ? `span ${p.span} · ` : ""; };
