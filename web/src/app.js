@@ -296,9 +296,12 @@ class App {
         ". Its peaks and step figures are in the Cluster view (key 9).</div>";
       return;
     }
-    el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" +
+    // a trace recorded with profile_memory on that allocated nothing: its note (kineto.c) says so, and
+    // the advice to turn it on would be wrong
+    const profiled = notes.some((n) => n.startsWith("memory profiling was on"));
+    el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" + (profiled ? "" :
       '<div class="why">Record the memory with <code>torch.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True)</code>: ' +
-      "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>" +
+      "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>") +
       notes.map((n) => '<div class="why">' + escapeHtml(n) + "</div>").join("");
   }
 
