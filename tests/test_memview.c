@@ -1,7 +1,7 @@
 /* test_memview.c — the memory view of a device (src/view/memview.h): its
  * column table against web/DATA.md (the contract the page reads), what it
  * computes for a tiny hand-written profile, its queries (live set, window,
- * table, orders, Ascend's totals), and the shared M4 window selection
+ * table, orders, Ascend's totals, the curves' windows), and the shared M4 window selection
  * (analysis/m4.h). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +363,96 @@ TEST(totals_at_an_allocation_and_its_release)
     ml_profile_free(p);
 }
 
+/* A step curve of n points with its pyramid (the view's curves are such). */
+typedef struct test_curve {
+    ml_m4 py;
+    ml_m4_curve c;
+} test_curve;
+
+static void test_curve_make(test_curve *tc, const int64_t *t, const int64_t *v, size_t n)
+{
+    ml_m4_build(v, n, &tc->py);
+    tc->c = (ml_m4_curve){ .n = n, .fan = ML_M4_FAN, .t = t, .v = v, .mn = tc->py.argmin, .mx = tc->py.argmax };
+    ml_m4_curve_levels(&tc->c);
+}
+
+static const char *i64_list(const int64_t *a, size_t n)
+{
+    static char buf[256];
+    size_t w = 0;
+    buf[0] = 0;
+    for (size_t k = 0; k < n && w < sizeof buf - 24; k++) w += (size_t)snprintf(buf + w, sizeof buf - w, "%s%lld", k ? "," : "", (long long)a[k]);
+    return buf;
+}
+
+TEST(the_curves_windows_draw_extremes_edges_and_column_peaks)
+{
+    /* 5 at 0, 7 at 100, 3 at 200 */
+    static const int64_t t[] = {0, 100, 200}, v[] = {5, 7, 3};
+    test_curve a;
+    test_curve_make(&a, t, v, 3);
+    /* the window's max: the step in force at t0 counts */
+    CHECK_EQ_I64(ml_mv_curve_max(&a.c, 0, 300), 7);
+    CHECK_EQ_I64(ml_mv_curve_max(&a.c, 150, 300), 7);
+    CHECK_EQ_I64(ml_mv_curve_max(&a.c, 210, 300), 3);
+    /* the points: every one, closed at t1 with the value in force */
+    ml_mv_points pts;
+    ml_mv_curve_window(&a.c, 0, 300, 300, &pts);
+    CHECK_EQ_STR(i64_list(pts.t, pts.n), "0,100,200,300");
+    CHECK_EQ_STR(i64_list(pts.v, pts.n), "5,7,3,3");
+    ml_mv_points_free(&pts);
+    /* inside: the step in force at t0 starts at t0 */
+    ml_mv_curve_window(&a.c, 50, 150, 100, &pts);
+    CHECK(pts.n >= 2);
+    if (pts.n >= 2) {
+        CHECK_EQ_I64(pts.t[0], 50);
+        CHECK_EQ_I64(pts.v[0], 5);
+        CHECK_EQ_I64(pts.t[1], 100);
+        CHECK_EQ_I64(pts.v[1], 7);
+    }
+    ml_mv_points_free(&pts);
+    /* per column of 100 ns: the highest value and when; the part the tracked curve (1, then 2 from 150) leaves */
+    static const int64_t tt[] = {0, 150}, tv[] = {1, 2};
+    test_curve tr;
+    test_curve_make(&tr, tt, tv, 2);
+    ml_mv_peak_columns cp;
+    ml_mv_column_peaks(&a.c, &tr.c, 0, 300, 3, &cp);
+    CHECK_EQ_I64(cp.n, 3);
+    CHECK_EQ_STR(i64_list(cp.t, cp.n), "0,100,200");
+    CHECK_EQ_STR(i64_list(cp.v, cp.n), "5,7,3");
+    CHECK_EQ_STR(i64_list(cp.base, cp.n), "4,6,1");
+    ml_mv_peak_columns_free(&cp);
+    /* shifted by 50: a column whose value in force beats what changes in it says so at its first ns */
+    ml_mv_column_peaks(&a.c, NULL, 50, 350, 3, &cp);
+    CHECK_EQ_STR(i64_list(cp.t, cp.n), "100,150,250");
+    CHECK_EQ_STR(i64_list(cp.v, cp.n), "7,7,3");
+    CHECK_EQ_STR(i64_list(cp.base, cp.n), "0,0,0");    /* no tracked curve: nothing known */
+    ml_mv_peak_columns_free(&cp);
+    ml_mv_column_peaks(NULL, NULL, 0, 300, 3, &cp);      /* no curve: no column */
+    CHECK_EQ_I64(cp.n, 0);
+    ml_mv_peak_columns_free(&cp);
+    /* two band tops on shared times: read at the union of their points, closed at t1 */
+    static const int64_t b0[] = {1, 2, 1}, b1[] = {3, 5, 2};
+    test_curve tops[2];
+    test_curve_make(&tops[0], t, b0, 3);
+    test_curve_make(&tops[1], t, b1, 3);
+    ml_m4_curve tc[2] = { tops[0].c, tops[1].c };
+    ml_mv_band_points bp;
+    ml_mv_bands_window(tc, 2, 0, 300, 300, &bp);
+    CHECK_EQ_I64(bp.nbands, 2);
+    CHECK_EQ_STR(i64_list(bp.t, bp.n), "0,100,200,300");
+    CHECK_EQ_STR(i64_list(bp.v[0], bp.n), "1,2,1,1");
+    CHECK_EQ_STR(i64_list(bp.v[1], bp.n), "3,5,2,2");
+    ml_mv_band_points_free(&bp);
+    ml_mv_bands_window(tc, 0, 0, 300, 300, &bp);         /* no band: nothing */
+    CHECK_EQ_I64(bp.n, 0);
+    ml_mv_band_points_free(&bp);
+    ml_m4_free(&a.py);
+    ml_m4_free(&tr.py);
+    ml_m4_free(&tops[0].py);
+    ml_m4_free(&tops[1].py);
+}
+
 TEST(m4_select_keeps_every_column_s_extremes)
 {
     /* 16 points, value i except a spike at 9 and a dip at 4 */
@@ -406,6 +496,7 @@ int main(void)
     RUN(the_window_query_draws_bars_a_pixel_wide_and_counts_the_rest);
     RUN(the_table_query_filters_sorts_and_pages);
     RUN(totals_at_an_allocation_and_its_release);
+    RUN(the_curves_windows_draw_extremes_edges_and_column_peaks);
     RUN(m4_select_keeps_every_column_s_extremes);
     return check_report();
 }

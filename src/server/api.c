@@ -38,51 +38,19 @@ static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *id
 #undef PUT_COL
 }
 
-/* ---- curves: M4 for a window (analysis/m4.h ml_m4_select) -------------- */
-
-/* The times of the drawn points idx[0..n) of a window, edged: the step in
- * force at t0 starts at t0 (not at its own earlier time) and, when the last
- * point lies before t1, the line is closed by a point at t1 with the value
- * then in force (*close set), so that a flat stretch is drawn across the
- * window.  t: n + 1 slots. */
-static size_t edge_times(const int64_t *ct, const uint32_t *idx, size_t n, double t0, double t1, int64_t *t,
-                         int *close)
-{
-    for (size_t k = 0; k < n; k++) t[k] = ct[idx[k]];
-    *close = 0;
-    if (!n) return 0;
-    int64_t a = (int64_t)ceil(t0), b = (int64_t)floor(t1);
-    if ((double)t[0] < t0 && (n == 1 || t[1] > a)) t[0] = a;   /* (a point at t0 itself needs no carry) */
-    if (t[n - 1] < b) { t[n] = b; *close = 1; return n + 1; }
-    return n;
-}
-
-/* Values at the points of edge_times: idx's, the last repeated when closed. */
-static void edge_values(const int64_t *cv, const uint32_t *idx, size_t n, int close, int64_t *v)
-{
-    for (size_t k = 0; k < n; k++) v[k] = cv[idx[k]];
-    if (close && n) v[n] = v[n - 1];
-}
+/* ---- curves: the view's window queries (memview.h) ---------------------- */
 
 /* One curve's drawn points for a window into cb, as columns tKEY and vKEY. */
 static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, double t1, int px, const char *suffix)
 {
-    ml_m4_pick q;
-    ml_m4_select(c, t0, t1, px, &q);
-    const int64_t *vs[1] = { c->v };
-    q.out.len = ml_m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
-    int64_t *t = ml_malloc((q.out.len + 1) * sizeof *t), *v = ml_malloc((q.out.len + 1) * sizeof *v);
-    int close;
-    size_t n = edge_times(c->t, q.out.v, q.out.len, t0, t1, t, &close);
-    edge_values(c->v, q.out.v, q.out.len, close, v);
+    ml_mv_points pts;
+    ml_mv_curve_window(c, t0, t1, px, &pts);
     char key[24];
     snprintf(key, sizeof key, "t%s", suffix);
-    ml_cb_col_i64(cb, key, t, NULL, n);
+    ml_cb_col_i64(cb, key, pts.t, NULL, pts.n);
     snprintf(key, sizeof key, "v%s", suffix);
-    ml_cb_col_i64(cb, key, v, NULL, n);
-    free(t);
-    free(v);
-    VEC_FREE(&q.out);
+    ml_cb_col_i64(cb, key, pts.v, NULL, pts.n);
+    ml_mv_points_free(&pts);
 }
 
 void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, int binary, ml_buf *out)
@@ -113,29 +81,10 @@ void ml_api_curves(const ml_sv_curve *const *cs, size_t n, double t0, double t1,
     ml_buf_free(&maxes);
 }
 
-static int by_u32(const void *x, const void *y);
-
 void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
 {
-    /* Every band's edge keeps its own M4 points: the union of the picks of
-     * all band tops, and every top read at those points. */
-    VEC(uint32_t) all = {0};
-    for (size_t k = 0; k < d->ncat; k++) {
-        ml_m4_pick q;
-        ml_m4_select(&d->cat_top[k], t0, t1, px, &q);
-        for (size_t j = 0; j < q.out.len; j++) VEC_PUSH(&all, q.out.v[j]);
-        VEC_FREE(&q.out);
-    }
-    if (all.len) qsort(all.v, all.len, sizeof *all.v, by_u32);
-    size_t u = 0;
-    for (size_t j = 0; j < all.len; j++)
-        if (!u || all.v[j] != all.v[u - 1]) all.v[u++] = all.v[j];
-    all.len = u;
-    if (d->ncat) {
-        double dt = (t1 - t0) / (px > 1 ? px : 1);
-        all.len = ml_m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
-                             dt > 0 ? dt : 1e-9);
-    }
+    ml_mv_band_points w;
+    ml_mv_bands_window(d->cat_top, d->ncat, t0, t1, px, &w);
     ml_buf codes = {0};
     ml_buf_puts(&codes, "[");
     for (size_t k = 0; k < d->ncat; k++) ml_buf_printf(&codes, "%s%d", k ? "," : "", d->cat_code[k]);
@@ -144,91 +93,39 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
     ml_cb_begin(&cb, out, binary);
     ml_cb_json(&cb, "cats", codes.p);
     ml_cb_i64(&cb, "max", d->ncat ? ml_api_curve_max(&d->cat_top[d->ncat - 1], t0, t1) : 0);
-    int64_t *t = ml_malloc((all.len + 1) * sizeof *t), *v = ml_malloc((all.len + 1) * sizeof *v);
-    int close = 0;
-    size_t n = d->ncat ? edge_times(d->cat_top[0].t, all.v, all.len, t0, t1, t, &close) : 0;
-    ml_cb_col_i64(&cb, "t", t, NULL, n);
+    ml_cb_col_i64(&cb, "t", w.t, NULL, w.n);
     for (size_t k = 0; k < d->ncat; k++) {
         char key[16];
         snprintf(key, sizeof key, "v%zu", k);
-        edge_values(d->cat_top_v[k], all.v, all.len, close, v);
-        ml_cb_col_i64(&cb, key, v, NULL, n);
+        ml_cb_col_i64(&cb, key, w.v[k], NULL, w.n);
     }
-    free(t);
-    free(v);
     ml_cb_finish(&cb);
     ml_buf_free(&codes);
-    VEC_FREE(&all);
+    ml_mv_band_points_free(&w);
 }
 
 void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
 {
-    /* Per pixel column: the instant of the curve's highest value in it
-     * (its first whole ns when the value in force there is the highest), that
-     * value, and the part of it no allocation of the trace accounts for.
-     * As web/src/stack.js columnPeaks. */
+    /* As the report: the part no allocation accounts for is known only when
+     * the curve is recorded totals and the trace's allocations have a curve. */
+    bool before_known = d->total_known && d->tracked_curve >= 0;
+    ml_mv_peak_columns cp;
+    ml_mv_column_peaks(d->peak_curve >= 0 ? &d->curves[d->peak_curve] : NULL,
+                       before_known ? &d->curves[d->tracked_curve] : NULL, t0, t1, px, &cp);
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
     ml_cb_i64(&cb, "curve", d->peak_curve);
-    ml_cb_bool(&cb, "before_known", d->total_known && d->tracked_curve >= 0);
-    size_t n = d->peak_curve >= 0 ? (size_t)px : 0;
-    int64_t *ts = ml_malloc((n ? n : 1) * sizeof *ts), *vs = ml_malloc((n ? n : 1) * sizeof *vs),
-            *base = ml_calloc(n ? n : 1, sizeof *base);
-    if (n) {
-        const ml_sv_curve *c = &d->curves[d->peak_curve];
-        ml_m4_pick q;
-        ml_m4_select(c, t0, t1, px, &q);
-        double dt = (t1 - t0) / px;
-        size_t j = 0;
-        int64_t cur = 0;
-        for (size_t x = 0; x < n; x++) {
-            double cs = t0 + (double)x * dt, ce = t0 + (double)(x + 1) * dt;
-            while (j < q.out.len && (double)c->t[q.out.v[j]] < cs) cur = c->v[q.out.v[j++]];
-            int64_t bt = (int64_t)ceil(cs);   /* the column's first whole ns: the value in force there */
-            int64_t best = j < q.out.len && c->t[q.out.v[j]] == bt ? INT64_MIN : cur;
-            for (; j < q.out.len && (double)c->t[q.out.v[j]] < ce; j++) {
-                cur = c->v[q.out.v[j]];
-                if (cur > best) { best = cur; bt = c->t[q.out.v[j]]; }
-            }
-            ts[x] = bt;
-            vs[x] = best;
-        }
-        VEC_FREE(&q.out);
-        if (d->total_known && d->tracked_curve >= 0) {
-            const ml_sv_curve *tr = &d->curves[d->tracked_curve];
-            for (size_t x = 0; x < n; x++) {
-                size_t k = ml_upper_bound_f(tr->t, tr->n, (double)ts[x]);
-                int64_t live = k ? tr->v[k - 1] : 0;
-                base[x] = vs[x] > live ? vs[x] - live : 0;
-            }
-        }
-    }
-    ml_cb_col_i64(&cb, "t", ts, NULL, n);
-    ml_cb_col_i64(&cb, "v", vs, NULL, n);
-    ml_cb_col_i64(&cb, "base", base, NULL, n);
+    ml_cb_bool(&cb, "before_known", before_known);
+    ml_cb_col_i64(&cb, "t", cp.t, NULL, cp.n);
+    ml_cb_col_i64(&cb, "v", cp.v, NULL, cp.n);
+    ml_cb_col_i64(&cb, "base", cp.base, NULL, cp.n);
     ml_cb_finish(&cb);
-    free(ts);
-    free(vs);
-    free(base);
+    ml_mv_peak_columns_free(&cp);
 }
 
-int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
-{
-    ml_m4_pick q;
-    ml_m4_select(c, t0, t1, 1, &q);
-    int64_t m = 0;
-    for (size_t k = 0; k < q.out.len; k++) if (c->v[q.out.v[k]] > m) m = c->v[q.out.v[k]];
-    VEC_FREE(&q.out);
-    return m;
-}
+int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1) { return ml_mv_curve_max(c, t0, t1); }
 
 /* ---- allocations in a window -------------------------------------------- */
-
-static int by_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
 
 void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, int binary,
                    ml_buf *out)

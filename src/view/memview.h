@@ -319,4 +319,47 @@ typedef struct ml_mv_page {
 } ml_mv_page;
 void ml_memview_table(const ml_memview *v, const ml_mv_filter *f, const uint32_t *order, ml_mv_page *out);
 
+/* ---- the curves' windows ----------------------------------------------------
+ * Curves as analysis/m4.h reads them (points and pyramid: the view's curves
+ * and band tops); a window [t0, t1] (relative ns) drawn px columns wide. */
+
+/* The points a window draws of a curve (exact M4: every column's extremes),
+ * edged: the step in force at t0 starts at t0 (not at its own earlier time)
+ * and, when the last point lies before t1, a point at t1 with the value then
+ * in force closes the line, so that a flat stretch is drawn across it. */
+typedef struct ml_mv_points {
+    size_t n;
+    int64_t *t, *v;           /* malloc'd, n each */
+} ml_mv_points;
+void ml_mv_curve_window(const ml_m4_curve *c, double t0, double t1, int px, ml_mv_points *out);
+void ml_mv_points_free(ml_mv_points *p);
+
+/* The highest value of a curve within [t0, t1] (the step in force at t0
+ * included); 0 when none is above 0. */
+int64_t ml_mv_curve_max(const ml_m4_curve *c, double t0, double t1);
+
+/* The category chart's window: the band tops (bottom first, on shared
+ * times) read at the union of every top's M4 points, so that each band edge
+ * keeps its extremes; edged as ml_mv_curve_window.  t: n times; v[k]: band
+ * k's n values (nbands of them). */
+typedef struct ml_mv_band_points {
+    size_t n, nbands;
+    int64_t *t, **v;          /* malloc'd */
+} ml_mv_band_points;
+void ml_mv_bands_window(const ml_m4_curve *tops, size_t nbands, double t0, double t1, int px, ml_mv_band_points *out);
+void ml_mv_band_points_free(ml_mv_band_points *w);
+
+/* Per pixel column, for the stacked timeline (web/src/stack.js columnPeaks):
+ * the instant of the curve's highest value in it (its first whole ns when
+ * the value in force there is the highest), that value, and the part of it
+ * no allocation of the trace accounts for (the value less the tracked
+ * curve's, when tracked is given; else 0).  n = px columns. */
+typedef struct ml_mv_peak_columns {
+    size_t n;
+    int64_t *t, *v, *base;    /* malloc'd */
+} ml_mv_peak_columns;
+void ml_mv_column_peaks(const ml_m4_curve *c, const ml_m4_curve *tracked, double t0, double t1, int px,
+                        ml_mv_peak_columns *out);
+void ml_mv_peak_columns_free(ml_mv_peak_columns *p);
+
 #endif

@@ -1,12 +1,15 @@
 /*
- * memview_query.c — the memory view's queries (memview.h "queries"): the
- * allocations a window draws, the table's sort orders, filter and page, and
- * Ascend's totals at an allocation.  Pure functions of the view's columns
- * (and the index they build), so that any number of threads may ask at once;
- * the server formats what they return (server/api.c).
+ * memview_query.c — the memory view's queries (memview.h "queries", "the
+ * curves' windows"): the allocations a window draws, the table's sort
+ * orders, filter and page, Ascend's totals at an allocation, and what a
+ * window draws of the curves and the category chart.  Pure functions of the
+ * view's columns and curves (and the index they build), so that any number
+ * of threads may ask at once; the server formats what they return
+ * (server/api.c).
  */
 #include "memview.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -343,4 +346,143 @@ void ml_memview_table(const ml_memview *v, const ml_mv_filter *f, const uint32_t
     out->total = total;
     out->page = want0 / q->page_size;
     out->pages = total ? (total + q->page_size - 1) / q->page_size : 1;
+}
+
+/* ---- the curves' windows ------------------------------------------------- */
+
+/* The times of the drawn points idx[0..n) of a window, edged (ml_mv_points):
+ * *close set when a point at t1 was added.  t: n + 1 slots. */
+static size_t edge_times(const int64_t *ct, const uint32_t *idx, size_t n, double t0, double t1, int64_t *t,
+                         int *close)
+{
+    for (size_t k = 0; k < n; k++) t[k] = ct[idx[k]];
+    *close = 0;
+    if (!n) return 0;
+    int64_t a = (int64_t)ceil(t0), b = (int64_t)floor(t1);
+    if ((double)t[0] < t0 && (n == 1 || t[1] > a)) t[0] = a;   /* (a point at t0 itself needs no carry) */
+    if (t[n - 1] < b) { t[n] = b; *close = 1; return n + 1; }
+    return n;
+}
+
+/* Values at the points of edge_times: idx's, the last repeated when closed. */
+static void edge_values(const int64_t *cv, const uint32_t *idx, size_t n, int close, int64_t *v)
+{
+    for (size_t k = 0; k < n; k++) v[k] = cv[idx[k]];
+    if (close && n) v[n] = v[n - 1];
+}
+
+void ml_mv_curve_window(const ml_m4_curve *c, double t0, double t1, int px, ml_mv_points *out)
+{
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, px, &q);
+    const int64_t *vs[1] = { c->v };
+    q.out.len = ml_m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
+    out->t = ml_malloc((q.out.len + 1) * sizeof *out->t);
+    out->v = ml_malloc((q.out.len + 1) * sizeof *out->v);
+    int close;
+    out->n = edge_times(c->t, q.out.v, q.out.len, t0, t1, out->t, &close);
+    edge_values(c->v, q.out.v, q.out.len, close, out->v);
+    VEC_FREE(&q.out);
+}
+
+void ml_mv_points_free(ml_mv_points *p)
+{
+    free(p->t);
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}
+
+int64_t ml_mv_curve_max(const ml_m4_curve *c, double t0, double t1)
+{
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, 1, &q);
+    int64_t m = 0;
+    for (size_t k = 0; k < q.out.len; k++) if (c->v[q.out.v[k]] > m) m = c->v[q.out.v[k]];
+    VEC_FREE(&q.out);
+    return m;
+}
+
+void ml_mv_bands_window(const ml_m4_curve *tops, size_t nbands, double t0, double t1, int px, ml_mv_band_points *out)
+{
+    /* Every band's edge keeps its own M4 points: the union of the picks of
+     * all band tops, and every top read at those points. */
+    VEC(uint32_t) all = {0};
+    for (size_t k = 0; k < nbands; k++) {
+        ml_m4_pick q;
+        ml_m4_select(&tops[k], t0, t1, px, &q);
+        for (size_t j = 0; j < q.out.len; j++) VEC_PUSH(&all, q.out.v[j]);
+        VEC_FREE(&q.out);
+    }
+    if (all.len) qsort(all.v, all.len, sizeof *all.v, by_u32);
+    size_t u = 0;
+    for (size_t j = 0; j < all.len; j++)
+        if (!u || all.v[j] != all.v[u - 1]) all.v[u++] = all.v[j];
+    all.len = u;
+    const int64_t **vs = ml_malloc((nbands ? nbands : 1) * sizeof *vs);
+    for (size_t k = 0; k < nbands; k++) vs[k] = tops[k].v;
+    if (nbands) {
+        double dt = (t1 - t0) / (px > 1 ? px : 1);
+        all.len = ml_m4_compact(tops[0].t, (const int64_t *const *)vs, nbands, all.v, all.len, t0, dt > 0 ? dt : 1e-9);
+    }
+    out->nbands = nbands;
+    out->t = ml_malloc((all.len + 1) * sizeof *out->t);
+    out->v = ml_malloc((nbands ? nbands : 1) * sizeof *out->v);
+    int close = 0;
+    out->n = nbands ? edge_times(tops[0].t, all.v, all.len, t0, t1, out->t, &close) : 0;
+    for (size_t k = 0; k < nbands; k++) {
+        out->v[k] = ml_malloc((all.len + 1) * sizeof *out->v[k]);
+        edge_values(vs[k], all.v, all.len, close, out->v[k]);
+    }
+    free(vs);
+    VEC_FREE(&all);
+}
+
+void ml_mv_band_points_free(ml_mv_band_points *w)
+{
+    for (size_t k = 0; k < w->nbands; k++) free(w->v[k]);
+    free(w->v);
+    free(w->t);
+    memset(w, 0, sizeof *w);
+}
+
+void ml_mv_column_peaks(const ml_m4_curve *c, const ml_m4_curve *tracked, double t0, double t1, int px,
+                        ml_mv_peak_columns *out)
+{
+    size_t n = c ? (size_t)px : 0;
+    out->n = n;
+    out->t = ml_malloc((n ? n : 1) * sizeof *out->t);
+    out->v = ml_malloc((n ? n : 1) * sizeof *out->v);
+    out->base = ml_calloc(n ? n : 1, sizeof *out->base);
+    if (!n) return;
+    ml_m4_pick q;
+    ml_m4_select(c, t0, t1, px, &q);
+    double dt = (t1 - t0) / px;
+    size_t j = 0;
+    int64_t cur = 0;
+    for (size_t x = 0; x < n; x++) {
+        double cs = t0 + (double)x * dt, ce = t0 + (double)(x + 1) * dt;
+        while (j < q.out.len && (double)c->t[q.out.v[j]] < cs) cur = c->v[q.out.v[j++]];
+        int64_t bt = (int64_t)ceil(cs);   /* the column's first whole ns: the value in force there */
+        int64_t best = j < q.out.len && c->t[q.out.v[j]] == bt ? INT64_MIN : cur;
+        for (; j < q.out.len && (double)c->t[q.out.v[j]] < ce; j++) {
+            cur = c->v[q.out.v[j]];
+            if (cur > best) { best = cur; bt = c->t[q.out.v[j]]; }
+        }
+        out->t[x] = bt;
+        out->v[x] = best;
+    }
+    VEC_FREE(&q.out);
+    for (size_t x = 0; tracked && x < n; x++) {
+        size_t k = ml_upper_bound_f(tracked->t, tracked->n, (double)out->t[x]);
+        int64_t live = k ? tracked->v[k - 1] : 0;
+        out->base[x] = out->v[x] > live ? out->v[x] - live : 0;
+    }
+}
+
+void ml_mv_peak_columns_free(ml_mv_peak_columns *p)
+{
+    free(p->t);
+    free(p->v);
+    free(p->base);
+    memset(p, 0, sizeof *p);
 }
