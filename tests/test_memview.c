@@ -86,6 +86,16 @@ static ml_profile *tiny(void)
     return p;
 }
 
+/* a[0..n) as "1,2,3" */
+static const char *i64_list(const int64_t *a, size_t n)
+{
+    static char buf[256];
+    size_t w = 0;
+    buf[0] = 0;
+    for (size_t k = 0; k < n && w < sizeof buf - 24; k++) w += (size_t)snprintf(buf + w, sizeof buf - w, "%s%lld", k ? "," : "", (long long)a[k]);
+    return buf;
+}
+
 TEST(a_tiny_profile_s_view)
 {
     ml_profile *p = tiny();
@@ -135,6 +145,18 @@ TEST(a_tiny_profile_s_view)
     CHECK(v->cat_any && v->cat_t_shared && !v->cat_t_own);
     CHECK(v->cat_t == v->curves.v[0].t);
     CHECK_EQ_I64(v->ncat_t, 4);
+    /* the band tops: bottom first, the top one the whole allocated curve (1 GiB from before the trace under the rest) */
+    ml_mv_band_top tops[16];
+    size_t ntops = ml_memview_band_tops(v, tops, 16);
+    CHECK_EQ_I64(ntops, v->bands.len);
+    CHECK(ntops >= 2);
+    if (ntops >= 2) {
+        CHECK_EQ_I64(tops[0].cat, -1);
+        CHECK_EQ_STR(i64_list(tops[0].v, 4), "1073741824,1073741824,1073741824,1073741824");
+        CHECK_EQ_STR(i64_list(tops[ntops - 1].v, 4), "1342177280,1409286144,1342177280,1073741824");
+        CHECK_EQ_I64(tops[ntops - 1].py.n, 4);
+    }
+    for (size_t k = 0; k < ntops; k++) { free(tops[k].v); ml_m4_free(&tops[k].py); }
 
     /* Live at +150 ns: both; with the recorded total, 1 GiB from before the trace. */
     ml_mv_live lv;
@@ -376,14 +398,6 @@ static void test_curve_make(test_curve *tc, const int64_t *t, const int64_t *v, 
     ml_m4_curve_levels(&tc->c);
 }
 
-static const char *i64_list(const int64_t *a, size_t n)
-{
-    static char buf[256];
-    size_t w = 0;
-    buf[0] = 0;
-    for (size_t k = 0; k < n && w < sizeof buf - 24; k++) w += (size_t)snprintf(buf + w, sizeof buf - w, "%s%lld", k ? "," : "", (long long)a[k]);
-    return buf;
-}
 
 TEST(the_curves_windows_draw_extremes_edges_and_column_peaks)
 {

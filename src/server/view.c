@@ -37,29 +37,21 @@ const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_mv_sort key
 
 /* ---- building ----------------------------------------------------------- */
 
-/* The category chart: the view's bands summed bottom up into band tops (view.h). */
+/* The category chart: the view's band tops (memview.h), as curves. */
 static void category_stack(const ml_memview *v, ml_sv_device *d)
 {
     /* (the report's writer has made the bands: ml_memview_categories) */
-    for (size_t k = 0; k < v->bands.len && k < sizeof d->cat_code / sizeof *d->cat_code; k++) {
-        const ml_mv_band *b = &v->bands.v[k];
-        ml_sv_curve c = { .n = v->ncat_t, .t = v->cat_t };
-        int64_t *top = ml_malloc((c.n ? c.n : 1) * sizeof *top);
-        ml_memview_band_values(v, k, top);
-        for (size_t i = 0; k && i < c.n; i++) top[i] += d->cat_top_v[k - 1][i];
-        ml_m4 py;
-        ml_m4_build(top, c.n, &py);
-        c.v = top;
-        c.mn = py.argmin;
-        c.mx = py.argmax;
-        c.fan = ML_M4_FAN;
+    ml_mv_band_top tops[sizeof d->cat_code / sizeof *d->cat_code];
+    d->ncat = ml_memview_band_tops(v, tops, sizeof tops / sizeof *tops);
+    for (size_t k = 0; k < d->ncat; k++) {
+        ml_sv_curve c = { .n = v->ncat_t, .t = v->cat_t, .v = tops[k].v, .mn = tops[k].py.argmin,
+                          .mx = tops[k].py.argmax, .fan = ML_M4_FAN };
         ml_m4_curve_levels(&c);
-        d->cat_code[k] = b->cat;
+        d->cat_code[k] = tops[k].cat;
         d->cat_top[k] = c;
-        d->cat_top_v[k] = top;
-        d->cat_mn[k] = py.argmin;
-        d->cat_mx[k] = py.argmax;
-        d->ncat = k + 1;
+        d->cat_top_v[k] = tops[k].v;
+        d->cat_mn[k] = tops[k].py.argmin;
+        d->cat_mx[k] = tops[k].py.argmax;
     }
 }
 

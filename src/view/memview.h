@@ -319,6 +319,18 @@ typedef struct ml_mv_page {
 } ml_mv_page;
 void ml_memview_table(const ml_memview *v, const ml_mv_filter *f, const uint32_t *order, ml_mv_page *out);
 
+/* The category chart's band tops (what its window queries read): band k's
+ * values plus those of the bands below it, on the bands' shared times
+ * (v->cat_t, v->ncat_t of them), each with its M4 pyramid; at most max,
+ * bottom first.  Reads the bands' values: after ml_memview_categories,
+ * before ml_memview_release_bands.  Returns how many were made. */
+typedef struct ml_mv_band_top {
+    int cat;                  /* the band's category (ml_mv_band.cat) */
+    int64_t *v;               /* malloc'd */
+    ml_m4 py;
+} ml_mv_band_top;
+size_t ml_memview_band_tops(const ml_memview *v, ml_mv_band_top *out, size_t max);
+
 /* ---- the curves' windows ----------------------------------------------------
  * Curves as analysis/m4.h reads them (points and pyramid: the view's curves
  * and band tops); a window [t0, t1] (relative ns) drawn px columns wide. */

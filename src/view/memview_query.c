@@ -348,6 +348,22 @@ void ml_memview_table(const ml_memview *v, const ml_mv_filter *f, const uint32_t
     out->pages = total ? (total + q->page_size - 1) / q->page_size : 1;
 }
 
+/* ---- the category chart's band tops -------------------------------------- */
+
+size_t ml_memview_band_tops(const ml_memview *v, ml_mv_band_top *out, size_t max)
+{
+    size_t k = 0, n = v->ncat_t;
+    for (; k < v->bands.len && k < max; k++) {
+        int64_t *top = ml_malloc((n ? n : 1) * sizeof *top);
+        ml_memview_band_values(v, k, top);
+        for (size_t i = 0; k && i < n; i++) top[i] += out[k - 1].v[i];
+        out[k].cat = v->bands.v[k].cat;
+        out[k].v = top;
+        ml_m4_build(top, n, &out[k].py);
+    }
+    return k;
+}
+
 /* ---- the curves' windows ------------------------------------------------- */
 
 /* The times of the drawn points idx[0..n) of a window, edged (ml_mv_points):
