@@ -41,6 +41,9 @@ report_both ascend "$DATA/ascend/text_level1" ""
 report_both snapshot "$DATA/snapshot/cs336_memory_ctx256_fullstep_.pickle" ""
 # inputs the page cannot chart: a trace without memory events; one without addresses
 report_both nomem "$DATA/kineto/param_linear_kineto.json.gz" ""
+# recorded with profile_memory on (torch 2.13's header) around code that allocated nothing
+printf '{"schemaVersion":1,"profile_memory":1,"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::add_","pid":1,"tid":1,"ts":10,"dur":5}]}' >"$tmp/pmnone.json"
+report_both pmnone "$tmp/pmnone.json" ""
 old="$DATA/kineto/tbplugin_resnet50_w0.pt.trace.json.gz"
 if [ -f "$old" ]; then
     $MEMLENS report "$old" -o "$tmp/old.html" && add_page old "$tmp/old.html" 2791636480 light

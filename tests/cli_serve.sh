@@ -270,6 +270,13 @@ fi
 "$MEMLENS" serve --port >/dev/null 2>"$tmp/err"; t_eq "option without value exit" $? 2
 "$MEMLENS" serve "$tmp/missing.json" --port 0 >/dev/null 2>"$tmp/err"; t_eq "missing input exit" $? 2
 t_eq "missing input one line" "$(wc -l <"$tmp/err" | tr -d ' ')" 1
+# PyTorch's .html memory timeline (a picture, no data): refused at once, as summary refuses it
+printf '<html>\n<head><meta charset="utf-8" /><title>GPU Memory Timeline HTML</title></head>\n<body>\n  <img src=%sdata:image/png;base64,iVBORw0KGgo=%s>\n</body>\n</html>' "'" "'" >"$tmp/mem.html"
+timeout 10 "$MEMLENS" serve "$tmp/t.json" "$tmp/mem.html" --port 0 >"$tmp/out" 2>"$tmp/err"; t_eq "html timeline exit" $? 2
+t_eq "html timeline: no server" "$(cat "$tmp/out")" ""
+"$MEMLENS" summary "$tmp/mem.html" >/dev/null 2>"$tmp/err2"
+t_eq "html timeline: summary's one line" "$(cat "$tmp/err")" "$(cat "$tmp/err2")"
+t_contains "html timeline: says what it is" "$(cat "$tmp/err")" "mem.html: byte 0: a PyTorch memory timeline exported as HTML"
 "$MEMLENS" serve "$tmp/t.json" --port 70000 >/dev/null 2>"$tmp/err"; t_eq "bad port exit" $? 2
 "$MEMLENS" serve "$tmp/t.json" --host 203.0.113.9 --port 0 >/dev/null 2>"$tmp/err"; t_eq "foreign address exit" $? 2
 t_done

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "cli.h"
@@ -118,6 +119,64 @@ TEST(snapshot_writes_to_the_callers_streams)
     unlink(path);
 }
 
+/* gzip data[0..n) inflated into out (cap bytes, NUL-ended); its length, or -1. */
+static long gunzip(const char *data, size_t n, char *out, size_t cap)
+{
+    z_stream zs = {0};
+    if (inflateInit2(&zs, 15 + 16) != Z_OK) return -1;
+    zs.next_in = (unsigned char *)data;
+    zs.avail_in = (uInt)n;
+    zs.next_out = (unsigned char *)out;
+    zs.avail_out = (uInt)(cap - 1);
+    int r = inflate(&zs, Z_FINISH);
+    long len = r == Z_STREAM_END ? (long)zs.total_out : -1;
+    inflateEnd(&zs);
+    if (len >= 0) out[len] = 0;
+    return len;
+}
+
+/* `report -o -` and `export -o -` write the page or file to the caller's out
+ * (they once wrote to descriptor 1: from Python the page reached the
+ * process's stdout and the caller got nothing), gzip included. */
+TEST(output_to_dash_goes_to_the_callers_stream)
+{
+    char path[] = "/tmp/memlens-test-embed-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, tiny_pickle, sizeof tiny_pickle) == (ssize_t)sizeof tiny_pickle);
+    close(fd);
+    fflush(stdout);
+    off_t before = lseek(1, 0, SEEK_CUR);
+    char *report[] = {"memlens", "report", path, "-o", "-", NULL};
+    captured c = run(5, report);
+    CHECK_EQ_I64(c.rc, 0);
+    CHECK_EQ_STR(c.err, "");
+    CHECK(c.n_out > 1000);
+    CHECK(!strncmp(c.out, "<!doctype html>\n", 16));
+    CHECK(c.n_out >= 8 && !strcmp(c.out + c.n_out - 8, "</html>\n"));
+    captured_free(&c);
+    char *csv[] = {"memlens", "export", path, "-o", "-", "--format", "csv", NULL};
+    c = run(7, csv);
+    CHECK_EQ_I64(c.rc, 0);
+    CHECK_EQ_STR(c.err, "");
+    CHECK(!strncmp(c.out, "rank,device,addr,", 17));
+    CHECK_CONTAINS(c.out, "\n,cuda:1,8192,");
+    captured_free(&c);
+    char *gz[] = {"memlens", "export", path, "-o", "-", "--format", "trace.gz", NULL};
+    c = run(7, gz);
+    CHECK_EQ_I64(c.rc, 0);
+    CHECK_EQ_STR(c.err, "");
+    CHECK(c.n_out > 2 && (unsigned char)c.out[0] == 0x1f && (unsigned char)c.out[1] == 0x8b);
+    static char plain[1 << 20];
+    long n = gunzip(c.out, c.n_out, plain, sizeof plain);
+    CHECK(n > 10);
+    if (n > 0) CHECK_CONTAINS(plain, "\"traceEvents\"");
+    captured_free(&c);
+    /* nothing reached the process's stdout (where it is a file, it did not grow) */
+    fflush(stdout);
+    if (before >= 0) CHECK_EQ_I64(lseek(1, 0, SEEK_CUR), before);
+    unlink(path);
+}
+
 static jmp_buf fatal_jump;
 static char fatal_msg[ML_ERR_MAX];
 
@@ -151,6 +210,7 @@ int main(void)
     RUN(a_command_writes_to_the_callers_streams);
     RUN(an_error_comes_back_on_the_callers_err_stream);
     RUN(snapshot_writes_to_the_callers_streams);
+    RUN(output_to_dash_goes_to_the_callers_stream);
     RUN(a_fatal_error_reaches_the_embedders_handler);
     return check_report();
 }

@@ -218,6 +218,34 @@ static bool has_note(const ml_profile *p, const char *text)
     return false;
 }
 
+/* torch 2.13 writes "profile_memory": 1 in the header when memory profiling
+ * is on (absent when off); a window that allocated nothing then has no
+ * [memory] event, and the advice to turn it on would be wrong. */
+TEST(no_memory_events_with_memory_profiling_on_says_so)
+{
+    static const char op[] = "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add_\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5}";
+    char json[512];
+    snprintf(json, sizeof json, "{\"schemaVersion\":1,\"profile_memory\":1,\"traceEvents\":[%s]}", op);
+    ml_profile *p = import_str(json);
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(has_note(p, "memory profiling was on (\"profile_memory\": 1 in the trace's header) but recorded no allocations"));
+    CHECK(!has_note(p, "record it with torch.profiler.profile(profile_memory=True)"));
+    ml_profile_free(p);
+    /* off (absent, or 0): the advice stands */
+    const char *off[] = {"{\"schemaVersion\":1,\"traceEvents\":[%s]}", "{\"profile_memory\":0,\"traceEvents\":[%s]}",
+                         "{\"traceEvents\":[%s],\"profile_memory\":\"no\"}"};
+    for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+        snprintf(json, sizeof json, off[i], op);
+        p = import_str(json);
+        CHECK(p != NULL);
+        if (!p) return;
+        CHECK(has_note(p, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)"));
+        CHECK(!has_note(p, "memory profiling was on"));
+        ml_profile_free(p);
+    }
+}
+
 /* torch 2.13's CPU Total Allocated is one per-process count that moves only
  * while a profiler records: a second recording window starts where the first
  * left it (tests/py/torch_fixtures.py writes such a trace: mlp_adam/trace2). */
@@ -412,6 +440,17 @@ TEST(bad_input_errors_name_file_and_byte)
 {
     CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Bytes\": \"lots\"}}]}") == NULL);
     CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Bytes\" is not a number");
+    /* a negative or too large address is a number: the message says what is wrong with it */
+    CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": -1, \"Bytes\": 8}}]}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Addr\" is negative (an address is unsigned)");
+    CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": 18446744073709551616, \"Bytes\": 8}}]}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Addr\" is out of range (above 2^64 - 1)");
+    ml_profile *top = import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": 18446744073709551615, \"Bytes\": 8}}]}");
+    CHECK(top != NULL);                                  /* the largest address is one */
+    if (top && top->events.addr.len) CHECK(top->events.addr.v[0] == UINT64_MAX);
+    ml_profile_free(top);
+    CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"ts\": 1, \"args\": {\"Addr\": \"0x10\", \"Bytes\": 8}}]}") == NULL);
+    CHECK_EQ_STR(err.msg, "t.json: byte 56: [memory] event: args \"Addr\" is not a number");
     CHECK(import_str("{\"traceEvents\": [{\"name\": \"[memory]\", \"args\": {\"Bytes\": 4}}]}") == NULL);
     CHECK_CONTAINS(err.msg, "without a usable \"ts\"");
     CHECK(import_str("{\"traceEvents\": 5}") == NULL);
@@ -840,5 +879,6 @@ int main(void)
     RUN(real_hta_df_index_resolver);
     RUN(real_old_format_resnet50);
     RUN(real_traces_without_memory_load_cleanly);
+    RUN(no_memory_events_with_memory_profiling_on_says_so);
     return check_report();
 }

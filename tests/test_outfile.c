@@ -66,7 +66,7 @@ static int killed_mid_write(bool no_tmpfile)
         ml_outfile_no_tmpfile = no_tmpfile;
         ml_outfile o;
         ml_err e = {{0}};
-        if (ml_outfile_open(&o, target, &e) != 0) _exit(3);
+        if (ml_outfile_open(&o, target, NULL, &e) != 0) _exit(3);
         for (int i = 0; i < 100000; i++) fputs("<p>half a page</p>\n", o.f);
         fflush(o.f);
         raise(SIGKILL);
@@ -118,7 +118,7 @@ TEST(fallback_names_its_temp_and_renames)
     ml_outfile_no_tmpfile = true;
     ml_outfile o;
     ml_err e = {{0}};
-    CHECK_EQ_I64(ml_outfile_open(&o, target, &e), 0);
+    CHECK_EQ_I64(ml_outfile_open(&o, target, NULL, &e), 0);
     CHECK(o.tmp != NULL && strstr(o.tmp, "/out.csv.tmp.") != NULL);
     fputs("a,b\n", o.f);
     CHECK_EQ_I64(entries(), 1); /* the temporary file, named */
@@ -136,7 +136,7 @@ TEST(unnamed_until_closed)
     snprintf(target, sizeof target, "%s/out.json", dir);
     ml_outfile o;
     ml_err e = {{0}};
-    CHECK_EQ_I64(ml_outfile_open(&o, target, &e), 0);
+    CHECK_EQ_I64(ml_outfile_open(&o, target, NULL, &e), 0);
     fputs("{}\n", o.f);
     if (!o.anon) {
         ml_outfile_close(&o, false, &e);
@@ -162,7 +162,7 @@ TEST(caller_failure_keeps_old_file)
         ml_outfile_no_tmpfile = fb;
         ml_outfile o;
         ml_err e = {{0}};
-        CHECK_EQ_I64(ml_outfile_open(&o, target, &e), 0);
+        CHECK_EQ_I64(ml_outfile_open(&o, target, NULL, &e), 0);
         fputs("new\n", o.f);
         ml_fail(&e, "the caller's reason");
         CHECK_EQ_I64(ml_outfile_close(&o, false, &e), -1);

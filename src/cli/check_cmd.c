@@ -172,7 +172,7 @@ int ml_cmd_check(int argc, char **argv, const ml_cli_io *io)
                     rules[i].arg ? rules[i].arg : "", input, res[i].why);
     if (junit) {
         ml_err e = {{0}};
-        if (ml_check_junit(junit, &run, &e) != 0) {
+        if (ml_check_junit(junit, &run, io->out, &e) != 0) {
             fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             rc = 2;
         }

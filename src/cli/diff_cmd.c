@@ -78,7 +78,7 @@ static int write_report(const ml_cli_io *io, const char *const in[2], unsigned w
     } else {
         ml_compare c = {{in[0], in[1]}, pairs, n, (const char *const *)rp.unmatched.v, rp.unmatched.len};
         ml_err e = {{0}};
-        if (ml_compare_report_write(&c, budget, out, &e) != 0) {
+        if (ml_compare_report_write(&c, budget, out, io->out, &e) != 0) {
             fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
             rc = 2;
         }

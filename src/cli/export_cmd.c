@@ -192,7 +192,7 @@ static int export_table(const ml_cli_io *io, const char *input, const char *out,
     }
     computed = true;
     ml_outfile o;
-    if (ml_outfile_open_as(&o, out, false, &e) < 0) goto fail;
+    if (ml_outfile_open_as(&o, out, false, io->out, &e) < 0) goto fail;
     int w = ml_perf_csv(o.f, p, &perf, tb, gb);
     if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;
     ml_perf_free(&perf);
@@ -279,7 +279,7 @@ int ml_cmd_export(int argc, char **argv, const ml_cli_io *io)
     }
     note_unmatched(io, &ps, dev, device);
     ml_outfile o;
-    if (ml_outfile_open_as(&o, out, gz, &e) < 0) goto fail;
+    if (ml_outfile_open_as(&o, out, gz, io->out, &e) < 0) goto fail;
     int w = dev >= 0 ? ml_export_torch(o.f, ps.items.v[0], dev, (ml_export_kind)kind)
                      : ml_export_all(o.f, &ps, (ml_export_kind)kind, device);
     if (ml_outfile_close(&o, w == 0, &e) < 0) goto fail;

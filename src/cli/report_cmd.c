@@ -68,7 +68,7 @@ static void usage(FILE *f)
 int ml_cmd_report(int argc, char **argv, const ml_cli_io *io)
 {
     const char *out = NULL;
-    ml_report_opts o = {0};
+    ml_report_opts o = {.std_out = io->out};
     int jobs = 0, rank = -1, budget_mb = 0;
     const char **inputs = ml_calloc((size_t)argc + 1, sizeof *inputs);
     size_t n = 0;

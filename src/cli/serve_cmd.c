@@ -149,6 +149,17 @@ int ml_cmd_serve(int argc, char **argv, const ml_cli_io *io)
         } else inputs[n++] = a;
     }
 
+    /* Ranks are imported when first viewed; an input that is no profiler
+     * data at all (PyTorch's .html timeline) is refused now, as summary does. */
+    for (size_t k = 0; k < n; k++) {
+        ml_err page = {{0}};
+        if (ml_html_page_refuse(inputs[k], &page)) {
+            free(inputs);
+            fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(page.msg));
+            return 2;
+        }
+    }
+
     /* SIGINT/SIGTERM are taken by sigwait below: block them before any thread starts. */
     sigset_t sigs;
     sigemptyset(&sigs);

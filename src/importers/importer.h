@@ -54,6 +54,10 @@ int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e);
 /* What an input memlens cannot read is, when it is a known kind of page
  * (PyTorch's .html memory timeline ...): one sentence, or NULL (memtimeline_html.c). */
 const char *ml_html_page_what(const unsigned char *head, size_t n);
+/* Whether the regular file at path is such a page (not a format memlens
+ * reads); then e holds the error loading it gives ("PATH: byte 0: ...").
+ * Anything else, unreadable files included, is left to the loader: 0. */
+int ml_html_page_refuse(const char *path, ml_err *e);
 /* PyTorch memory timelines (export_memory_timeline .json/.json.gz/.raw.json.gz). */
 int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
 int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);

@@ -536,6 +536,11 @@ int kt_read_top_object(kineto *k)
             r = read_device_properties(k);
         } else if (KEY_IS(key, n, "distributedInfo")) {
             r = read_distributed_info(k);
+        } else if (KEY_IS(key, n, "profile_memory")) { /* 1 when on; absent when off */
+            int64_t on;
+            int got = js_value_number(js, 0, &on);
+            if (got < 0) return scan_error(k);
+            k->memory_profiled |= got == 1 && on != 0;
         } else if (KEY_IS(key, n, "baseTimeNanoseconds")) {
             int64_t base;
             r = read_bounded(k, 0, "baseTimeNanoseconds", &base);
@@ -621,7 +626,10 @@ int kt_finish(kineto *k, bool truncated)
     if (k->memory_events && k->memory_without_totals == k->memory_events)
         ml_note(p, "memory events carry no Total Allocated / Total Reserved: memory allocated before the "
                    "trace is unknown, and reserved memory is not shown");
-    if (!k->memory_events)
+    if (!k->memory_events && k->memory_profiled)
+        ml_note(p, "memory profiling was on (\"profile_memory\": 1 in the trace's header) but recorded no "
+                   "allocations: nothing was allocated or freed while the profiler was recording");
+    else if (!k->memory_events)
         ml_note(p, "the trace has no [memory] events: record it with torch.profiler.profile(profile_memory=True)");
     /* PyTorch's CPU total (c10's ProfiledCPUMemoryReporter) is one count per
      * process that moves only while a profiler records: what an earlier

@@ -537,13 +537,16 @@ static int read_args(kineto *k, event_fields *f)
             int r = js_value_scalar_text(k->js, &s, &m);
             if (r < 0) return -1;
             uint64_t a = 0;
-            bool ok = r > 0 && m > 0;
+            bool ok = r > 0 && m > 0, digits = ok, big = false;
             for (size_t i = 0; ok && i < m; i++) {
-                if (s[i] < '0' || s[i] > '9' || a > (UINT64_MAX - 9) / 10) ok = false;
+                if (s[i] < '0' || s[i] > '9') ok = digits = false;
+                else if (a > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10) ok = false, big = true;
                 else a = a * 10 + (uint64_t)(s[i] - '0');
             }
             if (ok) f->addr = a, f->has_addr = true;
-            else why = "is not a number";
+            /* a number all the same (-1 is one): say what is wrong with it */
+            else if (r > 0 && m > 1 && s[0] == '-' && s[1] >= '0' && s[1] <= '9') why = "is negative (an address is unsigned)";
+            else why = big && digits ? "is out of range (above 2^64 - 1)" : "is not a number";
         } else {
             int r = js_value_number(k->js, 0, dst);
             if (r == 1) *has = true; /* ranges: see add_memory_event() */

@@ -102,6 +102,7 @@ typedef struct kineto {
     VEC(open_b) open;
     bool saw_base_time;
     uint64_t base_time_off;        /* where baseTimeNanoseconds was read */
+    bool memory_profiled;          /* the header says "profile_memory": 1 (PyTorch writes it when on) */
     bool saw_event_list;           /* a "traceEvents" list, or a bare array of events */
     bool events_open;              /* inside the event list (where a split may fall) */
     size_t list_objects, list_others; /* elements of the event list: objects, and anything else */

@@ -141,6 +141,7 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_e
         first.orphan_ends += k2->orphan_ends;
         first.unclosed_slices += k2->unclosed_slices;
         first.bytes_moved += k2->bytes_moved;
+        first.memory_profiled |= k2->memory_profiled;
         if (k2->saw_base_time) {
             first.saw_base_time = true;
             first.base_time_off = k2->base_time_off;

@@ -1,12 +1,16 @@
 /* memtimeline_html.c — inputs that are HTML pages, which memlens cannot
  * read, told apart so that the error says what the file is and what to give
- * instead: PyTorch's memory timeline exported to .html
+ * instead (load.c on every import; `memlens serve` before it starts, since
+ * it imports later): PyTorch's memory timeline exported to .html
  * (export_memory_timeline("x.html"): a page around one base64 PNG picture,
  * no data), or any other page. */
 #include "importer.h"
 
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+
+#include "source.h"
 
 const char *ml_html_page_what(const unsigned char *head, size_t n)
 {
@@ -22,4 +26,20 @@ const char *ml_html_page_what(const unsigned char *head, size_t n)
                "with profile_memory=True";
     return "an HTML page, not profiler data; memlens reads Kineto/PyTorch traces, CUDA allocator snapshots, "
            "memory timelines (.json.gz, .raw.json.gz) and Ascend profiler output";
+}
+
+int ml_html_page_refuse(const char *path, ml_err *e)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0; /* a directory, a pipe: the loader's */
+    ml_source *src;
+    ml_err quiet = {{0}};
+    if (ml_source_open(path, &src, &quiet) < 0) return 0;
+    const unsigned char *head;
+    size_t n = ml_source_peek(src, &head, 4096, &quiet);
+    /* as load.c: a page is what no importer takes, not even Kineto's on a guess */
+    const char *page = n && !ml_detect_format(path, head, n) && !ml_kineto_may_be(head, n) ? ml_html_page_what(head, n) : NULL;
+    if (page) ml_fail(e, "%s: byte 0: %s", ml_source_name(src), page);
+    ml_source_close(src);
+    return page != NULL;
 }

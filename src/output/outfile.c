@@ -15,6 +15,8 @@ bool ml_outfile_no_tmpfile = false;
 struct ml_outfile_sink {
     int fd;                     /* plain writes go here */
     gzFile gz;                  /* or through gzip (on a dup of fd) */
+    FILE *to;                   /* or, for "-" on a stream without a descriptor, here */
+    z_stream *zs;               /* (through gzip: deflating into `to`) */
     int err;                    /* the first write error's errno */
 };
 
@@ -27,6 +29,43 @@ static bool is_gz(const char *path)
 /* The name messages give the target. */
 static const char *shown(const char *path) { return strcmp(path, "-") == 0 ? "<stdout>" : path; }
 
+/* Deflates in[0..n) into s->to (flush: Z_NO_FLUSH or Z_FINISH); 0, or -1 with s->err set. */
+static int deflate_to(ml_outfile_sink *s, const char *in, size_t n, int flush)
+{
+    unsigned char out[16384];
+    s->zs->next_in = (unsigned char *)in;
+    s->zs->avail_in = (uInt)n;
+    int r;
+    do {
+        s->zs->next_out = out;
+        s->zs->avail_out = sizeof out;
+        r = deflate(s->zs, flush);
+        if (r == Z_STREAM_ERROR) { s->err = EIO; return -1; }
+        size_t have = sizeof out - s->zs->avail_out;
+        if (have && fwrite(out, 1, have, s->to) != have) { s->err = errno ? errno : EIO; return -1; }
+    } while (s->zs->avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+    return 0;
+}
+
+/* A write to the caller's stream (s->to), plain or through gzip. */
+static ssize_t stream_write(ml_outfile_sink *s, const char *buf, size_t n)
+{
+    if (s->zs) {
+        for (size_t done = 0; done < n;) { /* avail_in is 32 bits */
+            size_t k = n - done < (1u << 30) ? n - done : (1u << 30);
+            if (deflate_to(s, buf + done, k, Z_NO_FLUSH) < 0) { errno = s->err; return -1; }
+            done += k;
+        }
+        return (ssize_t)n;
+    }
+    if (fwrite(buf, 1, n, s->to) != n) {
+        s->err = errno ? errno : EIO;
+        errno = s->err;
+        return -1;
+    }
+    return (ssize_t)n;
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
     ml_outfile_sink *s = cookie;
@@ -35,6 +74,7 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
         return -1;
     }
     if (!n) return 0;
+    if (s->to) return stream_write(s, buf, n);
     if (s->gz) {
         int w = gzwrite(s->gz, buf, (unsigned)n);
         if (w > 0) return w;
@@ -61,6 +101,13 @@ static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 static int sink_close(void *cookie)
 {
     ml_outfile_sink *s = cookie;
+    if (s->zs) {
+        if (!s->err) deflate_to(s, NULL, 0, Z_FINISH);
+        deflateEnd(s->zs);
+        free(s->zs);
+        s->zs = NULL;
+    }
+    if (s->to && !s->err && fflush(s->to) != 0) s->err = errno ? errno : EIO;
     if (s->gz) {
         errno = 0;
         int r = gzclose(s->gz); /* flushes the rest; closes the dup */
@@ -181,12 +228,20 @@ static char *tmp_name(const char *final)
     return t;
 }
 
-/* Wraps fd in o->f (and gzip when gz). */
-static int make_stream(ml_outfile *o, bool gz, ml_err *e)
+/* Wraps fd, or the stream `to` when given, in o->f (and gzip when gz). */
+static int make_stream(ml_outfile *o, bool gz, FILE *to, ml_err *e)
 {
     o->sink = ml_calloc(1, sizeof *o->sink);
     o->sink->fd = o->fd;
-    if (gz) {
+    o->sink->to = to;
+    if (gz && to) {
+        o->sink->zs = ml_calloc(1, sizeof *o->sink->zs);
+        if (deflateInit2(o->sink->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) { /* +16: a gzip header */
+            free(o->sink->zs);
+            o->sink->zs = NULL;
+            return ml_fail(e, "%s: cannot open for writing: %s", shown(o->path), strerror(ENOMEM));
+        }
+    } else if (gz) {
         int d = dup(o->fd);
         o->sink->gz = d >= 0 ? gzdopen(d, "wb6") : NULL;
         if (!o->sink->gz) {
@@ -198,6 +253,7 @@ static int make_stream(ml_outfile *o, bool gz, ml_err *e)
     o->f = fopencookie(o->sink, "w", io);
     if (!o->f) {
         if (o->sink->gz) gzclose(o->sink->gz);
+        if (o->sink->zs) { deflateEnd(o->sink->zs); free(o->sink->zs); }
         return ml_fail(e, "%s: cannot open for writing: %s", shown(o->path), strerror(errno));
     }
     return 0;
@@ -224,7 +280,7 @@ static void cleanup(ml_outfile *o)
 {
     if (o->sigpipe_saved) sigaction(SIGPIPE, &o->old_pipe, NULL);
     if (o->tmp) unlink(o->tmp);
-    if (o->fd > 2) close(o->fd);
+    if (o->fd >= 0 && !o->borrowed) close(o->fd);
     free(o->sink);
     free(o->tmp);
     free(o->final);
@@ -233,21 +289,30 @@ static void cleanup(ml_outfile *o)
     o->fd = -1;
 }
 
-int ml_outfile_open_as(ml_outfile *o, const char *path, int gz_want, ml_err *e)
+int ml_outfile_open_as(ml_outfile *o, const char *path, int gz_want, FILE *std, ml_err *e)
 {
     memset(o, 0, sizeof *o);
     o->fd = -1;
     o->path = ml_strdup(path);
     bool gz = gz_want < 0 ? is_gz(path) : gz_want > 0;
     if (strcmp(path, "-") == 0) {
-        fflush(stdout);
-        if (fcntl(1, F_GETFL) < 0) {
+        /* The command's output: its descriptor written through when it has
+         * one (the program's stdout, a file), else the stream itself (an
+         * embedder's open_memstream). */
+        if (!std) {
+            ml_fail(e, "<stdout>: no output stream given");
+            goto fail;
+        }
+        fflush(std);
+        int fd = fileno(std);
+        if (fd >= 0 && fcntl(fd, F_GETFL) < 0) {
             ml_fail(e, "<stdout>: standard output is closed");
             goto fail;
         }
-        o->fd = 1;
+        o->fd = fd;
+        o->borrowed = true;
         ignore_sigpipe(o);
-        if (make_stream(o, gz, e) < 0) goto fail;
+        if (make_stream(o, gz, fd >= 0 ? NULL : std, e) < 0) goto fail;
         return 0;
     }
     struct stat st;
@@ -273,7 +338,7 @@ int ml_outfile_open_as(ml_outfile *o, const char *path, int gz_want, ml_err *e)
         }
         free(o->final);
         o->final = NULL;
-        if (make_stream(o, gz, e) < 0) goto fail;
+        if (make_stream(o, gz, NULL, e) < 0) goto fail;
         return 0;
     }
     if (exists && !S_ISREG(st.st_mode)) {
@@ -299,14 +364,17 @@ int ml_outfile_open_as(ml_outfile *o, const char *path, int gz_want, ml_err *e)
         ml_fail(e, "%s: cannot set the file's mode: %s", path, strerror(errno));
         goto fail;
     }
-    if (make_stream(o, gz, e) < 0) goto fail;
+    if (make_stream(o, gz, NULL, e) < 0) goto fail;
     return 0;
 fail:
     cleanup(o);
     return -1;
 }
 
-int ml_outfile_open(ml_outfile *o, const char *path, ml_err *e) { return ml_outfile_open_as(o, path, -1, e); }
+int ml_outfile_open(ml_outfile *o, const char *path, FILE *std, ml_err *e)
+{
+    return ml_outfile_open_as(o, path, -1, std, e);
+}
 
 /* Gives the unnamed file a name beside the final target. */
 static int link_anon(ml_outfile *o, ml_err *e)
@@ -338,7 +406,7 @@ int ml_outfile_close(ml_outfile *o, bool ok, ml_err *e)
     }
     if (!ok && rc == 0) rc = -1; /* the caller's own failure, already in e */
     if (rc == 0 && o->anon) rc = link_anon(o, e); /* needs the descriptor still open */
-    if (o->fd > 2) { /* a file, FIFO or device: close reports delayed errors (NFS, devices) */
+    if (o->fd >= 0 && !o->borrowed) { /* a file, FIFO or device: close reports delayed errors (NFS, devices) */
         int c = close(o->fd);
         int en = errno;
         o->fd = -1;

@@ -2,7 +2,10 @@
  * outfile.h — writing an output file (`-o`) whole or not at all, the way Unix
  * tools treat their destination.  Used by `report` and `export`.
  *
- *   "-"                   standard output, written straight through.
+ *   "-"                   the command's output (the stream the caller gives:
+ *                         the program's stdout, an embedder's own), written
+ *                         straight through: to its descriptor when it has
+ *                         one, else into the stream.
  *   a regular file, or    the content goes to a temporary file in the same
  *   no file yet           directory (so a rename stays on one file system),
  *                         which is renamed over the target only once complete:
@@ -39,7 +42,8 @@ typedef struct ml_outfile {
     char *path;                 /* the target as given: messages name it */
     char *final;                /* the file renamed onto (the link's target); NULL when written through */
     char *tmp;                  /* the named temporary file, once it has a name */
-    int fd;                     /* the file written: temporary, device, FIFO or 1 */
+    int fd;                     /* the file written: temporary, device, FIFO or the stream's; -1 for none */
+    bool borrowed;              /* fd is the caller's stream's: never closed here */
     bool anon;                  /* fd is an unnamed O_TMPFILE not linked yet */
     bool sigpipe_saved;         /* old_pipe holds SIGPIPE's disposition to restore */
     struct sigaction old_pipe;
@@ -47,12 +51,13 @@ typedef struct ml_outfile {
     FILE *f;                    /* write here */
 } ml_outfile;
 
-/* Opens the destination.  On failure the error names path. */
-int ml_outfile_open(ml_outfile *o, const char *path, ml_err *e);
+/* Opens the destination; std is where "-" writes (the command's output,
+ * cli.h ml_cli_io.out; NULL where "-" is refused).  On failure the error names path. */
+int ml_outfile_open(ml_outfile *o, const char *path, FILE *std, ml_err *e);
 
 /* The same, gzip-compressing when gz > 0, not when gz == 0, and by the name's
  * .gz when gz < 0 (for "-", whose name says nothing). */
-int ml_outfile_open_as(ml_outfile *o, const char *path, int gz, ml_err *e);
+int ml_outfile_open_as(ml_outfile *o, const char *path, int gz, FILE *std, ml_err *e);
 
 /* Flushes and closes the file and, if ok and every write succeeded, puts it in
  * place (rename onto the target); otherwise removes the temporary file.

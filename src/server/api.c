@@ -38,51 +38,19 @@ static void put_columns(ml_colbuf *cb, const ml_sv_device *d, const uint32_t *id
 #undef PUT_COL
 }
 
-/* ---- curves: M4 for a window (analysis/m4.h ml_m4_select) -------------- */
-
-/* The times of the drawn points idx[0..n) of a window, edged: the step in
- * force at t0 starts at t0 (not at its own earlier time) and, when the last
- * point lies before t1, the line is closed by a point at t1 with the value
- * then in force (*close set), so that a flat stretch is drawn across the
- * window.  t: n + 1 slots. */
-static size_t edge_times(const int64_t *ct, const uint32_t *idx, size_t n, double t0, double t1, int64_t *t,
-                         int *close)
-{
-    for (size_t k = 0; k < n; k++) t[k] = ct[idx[k]];
-    *close = 0;
-    if (!n) return 0;
-    int64_t a = (int64_t)ceil(t0), b = (int64_t)floor(t1);
-    if ((double)t[0] < t0 && (n == 1 || t[1] > a)) t[0] = a;   /* (a point at t0 itself needs no carry) */
-    if (t[n - 1] < b) { t[n] = b; *close = 1; return n + 1; }
-    return n;
-}
-
-/* Values at the points of edge_times: idx's, the last repeated when closed. */
-static void edge_values(const int64_t *cv, const uint32_t *idx, size_t n, int close, int64_t *v)
-{
-    for (size_t k = 0; k < n; k++) v[k] = cv[idx[k]];
-    if (close && n) v[n] = v[n - 1];
-}
+/* ---- curves: the view's window queries (memview.h) ---------------------- */
 
 /* One curve's drawn points for a window into cb, as columns tKEY and vKEY. */
 static void put_curve_cols(ml_colbuf *cb, const ml_sv_curve *c, double t0, double t1, int px, const char *suffix)
 {
-    ml_m4_pick q;
-    ml_m4_select(c, t0, t1, px, &q);
-    const int64_t *vs[1] = { c->v };
-    q.out.len = ml_m4_compact(c->t, vs, 1, q.out.v, q.out.len, q.t0, q.dt);
-    int64_t *t = ml_malloc((q.out.len + 1) * sizeof *t), *v = ml_malloc((q.out.len + 1) * sizeof *v);
-    int close;
-    size_t n = edge_times(c->t, q.out.v, q.out.len, t0, t1, t, &close);
-    edge_values(c->v, q.out.v, q.out.len, close, v);
+    ml_mv_points pts;
+    ml_mv_curve_window(c, t0, t1, px, &pts);
     char key[24];
     snprintf(key, sizeof key, "t%s", suffix);
-    ml_cb_col_i64(cb, key, t, NULL, n);
+    ml_cb_col_i64(cb, key, pts.t, NULL, pts.n);
     snprintf(key, sizeof key, "v%s", suffix);
-    ml_cb_col_i64(cb, key, v, NULL, n);
-    free(t);
-    free(v);
-    VEC_FREE(&q.out);
+    ml_cb_col_i64(cb, key, pts.v, NULL, pts.n);
+    ml_mv_points_free(&pts);
 }
 
 void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, int binary, ml_buf *out)
@@ -113,29 +81,10 @@ void ml_api_curves(const ml_sv_curve *const *cs, size_t n, double t0, double t1,
     ml_buf_free(&maxes);
 }
 
-static int by_u32(const void *x, const void *y);
-
 void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
 {
-    /* Every band's edge keeps its own M4 points: the union of the picks of
-     * all band tops, and every top read at those points. */
-    VEC(uint32_t) all = {0};
-    for (size_t k = 0; k < d->ncat; k++) {
-        ml_m4_pick q;
-        ml_m4_select(&d->cat_top[k], t0, t1, px, &q);
-        for (size_t j = 0; j < q.out.len; j++) VEC_PUSH(&all, q.out.v[j]);
-        VEC_FREE(&q.out);
-    }
-    if (all.len) qsort(all.v, all.len, sizeof *all.v, by_u32);
-    size_t u = 0;
-    for (size_t j = 0; j < all.len; j++)
-        if (!u || all.v[j] != all.v[u - 1]) all.v[u++] = all.v[j];
-    all.len = u;
-    if (d->ncat) {
-        double dt = (t1 - t0) / (px > 1 ? px : 1);
-        all.len = ml_m4_compact(d->cat_top[0].t, (const int64_t *const *)d->cat_top_v, d->ncat, all.v, all.len, t0,
-                             dt > 0 ? dt : 1e-9);
-    }
+    ml_mv_band_points w;
+    ml_mv_bands_window(d->cat_top, d->ncat, t0, t1, px, &w);
     ml_buf codes = {0};
     ml_buf_puts(&codes, "[");
     for (size_t k = 0; k < d->ncat; k++) ml_buf_printf(&codes, "%s%d", k ? "," : "", d->cat_code[k]);
@@ -144,198 +93,61 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
     ml_cb_begin(&cb, out, binary);
     ml_cb_json(&cb, "cats", codes.p);
     ml_cb_i64(&cb, "max", d->ncat ? ml_api_curve_max(&d->cat_top[d->ncat - 1], t0, t1) : 0);
-    int64_t *t = ml_malloc((all.len + 1) * sizeof *t), *v = ml_malloc((all.len + 1) * sizeof *v);
-    int close = 0;
-    size_t n = d->ncat ? edge_times(d->cat_top[0].t, all.v, all.len, t0, t1, t, &close) : 0;
-    ml_cb_col_i64(&cb, "t", t, NULL, n);
+    ml_cb_col_i64(&cb, "t", w.t, NULL, w.n);
     for (size_t k = 0; k < d->ncat; k++) {
         char key[16];
         snprintf(key, sizeof key, "v%zu", k);
-        edge_values(d->cat_top_v[k], all.v, all.len, close, v);
-        ml_cb_col_i64(&cb, key, v, NULL, n);
+        ml_cb_col_i64(&cb, key, w.v[k], NULL, w.n);
     }
-    free(t);
-    free(v);
     ml_cb_finish(&cb);
     ml_buf_free(&codes);
-    VEC_FREE(&all);
+    ml_mv_band_points_free(&w);
 }
 
 void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
 {
-    /* Per pixel column: the instant of the curve's highest value in it
-     * (its first whole ns when the value in force there is the highest), that
-     * value, and the part of it no allocation of the trace accounts for.
-     * As web/src/stack.js columnPeaks. */
+    /* As the report: the part no allocation accounts for is known only when
+     * the curve is recorded totals and the trace's allocations have a curve. */
+    bool before_known = d->total_known && d->tracked_curve >= 0;
+    ml_mv_peak_columns cp;
+    ml_mv_column_peaks(d->peak_curve >= 0 ? &d->curves[d->peak_curve] : NULL,
+                       before_known ? &d->curves[d->tracked_curve] : NULL, t0, t1, px, &cp);
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
     ml_cb_i64(&cb, "curve", d->peak_curve);
-    ml_cb_bool(&cb, "before_known", d->total_known && d->tracked_curve >= 0);
-    size_t n = d->peak_curve >= 0 ? (size_t)px : 0;
-    int64_t *ts = ml_malloc((n ? n : 1) * sizeof *ts), *vs = ml_malloc((n ? n : 1) * sizeof *vs),
-            *base = ml_calloc(n ? n : 1, sizeof *base);
-    if (n) {
-        const ml_sv_curve *c = &d->curves[d->peak_curve];
-        ml_m4_pick q;
-        ml_m4_select(c, t0, t1, px, &q);
-        double dt = (t1 - t0) / px;
-        size_t j = 0;
-        int64_t cur = 0;
-        for (size_t x = 0; x < n; x++) {
-            double cs = t0 + (double)x * dt, ce = t0 + (double)(x + 1) * dt;
-            while (j < q.out.len && (double)c->t[q.out.v[j]] < cs) cur = c->v[q.out.v[j++]];
-            int64_t bt = (int64_t)ceil(cs);   /* the column's first whole ns: the value in force there */
-            int64_t best = j < q.out.len && c->t[q.out.v[j]] == bt ? INT64_MIN : cur;
-            for (; j < q.out.len && (double)c->t[q.out.v[j]] < ce; j++) {
-                cur = c->v[q.out.v[j]];
-                if (cur > best) { best = cur; bt = c->t[q.out.v[j]]; }
-            }
-            ts[x] = bt;
-            vs[x] = best;
-        }
-        VEC_FREE(&q.out);
-        if (d->total_known && d->tracked_curve >= 0) {
-            const ml_sv_curve *tr = &d->curves[d->tracked_curve];
-            for (size_t x = 0; x < n; x++) {
-                size_t k = ml_upper_bound_f(tr->t, tr->n, (double)ts[x]);
-                int64_t live = k ? tr->v[k - 1] : 0;
-                base[x] = vs[x] > live ? vs[x] - live : 0;
-            }
-        }
-    }
-    ml_cb_col_i64(&cb, "t", ts, NULL, n);
-    ml_cb_col_i64(&cb, "v", vs, NULL, n);
-    ml_cb_col_i64(&cb, "base", base, NULL, n);
+    ml_cb_bool(&cb, "before_known", before_known);
+    ml_cb_col_i64(&cb, "t", cp.t, NULL, cp.n);
+    ml_cb_col_i64(&cb, "v", cp.v, NULL, cp.n);
+    ml_cb_col_i64(&cb, "base", cp.base, NULL, cp.n);
     ml_cb_finish(&cb);
-    free(ts);
-    free(vs);
-    free(base);
+    ml_mv_peak_columns_free(&cp);
 }
 
-int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1)
-{
-    ml_m4_pick q;
-    ml_m4_select(c, t0, t1, 1, &q);
-    int64_t m = 0;
-    for (size_t k = 0; k < q.out.len; k++) if (c->v[q.out.v[k]] > m) m = c->v[q.out.v[k]];
-    VEC_FREE(&q.out);
-    return m;
-}
+int64_t ml_api_curve_max(const ml_sv_curve *c, double t0, double t1) { return ml_mv_curve_max(c, t0, t1); }
 
 /* ---- allocations in a window -------------------------------------------- */
-
-static int by_size_desc_ctx(const void *x, const void *y, void *ctx)
-{
-    const int64_t *size = ctx;
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    if (size[a] != size[b]) return size[a] > size[b] ? -1 : 1;
-    return (a > b) - (a < b);
-}
-
-static int by_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
 
 void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t limit, int64_t keep, int binary,
                    ml_buf *out)
 {
-    /* Bars as the page draws them (web/src/lanes.js visibleBars): those that
-     * intersect [t0, t1] and are at least one pixel wide; the narrower ones
-     * counted per pixel column and group (the page shades them). */
-    double k = px / (t1 - t0 > 1e-9 ? t1 - t0 : 1e-9);
-    double min_dur = 1.0 / k;
-    size_t hi = ml_upper_bound_f(d->ta, d->n, t1);            /* ta <= t1 */
-    size_t gone = ml_lower_bound_f(d->tf_sorted, d->n, t0);   /* tf < t0: all before hi */
-    size_t in_window = hi > gone ? hi - gone : 0;
-    int64_t in_bytes = d->bytes_ta[hi] - d->bytes_tf[gone < hi ? gone : hi];
-    /* Before `near` (allocated more than a pixel before t0) whatever reaches
-     * the window is at least a pixel wide: only blocks that can hold such
-     * bars are read.  From `near` on every allocation is read. */
-    size_t near = ml_lower_bound_f(d->ta, d->n, t0 - min_dur);
-    if (near > hi) near = hi;
-    VEC(uint32_t) big = {0};
-    VEC(uint32_t) sx = {0};
-    VEC(uint32_t) sg = {0};
-    VEC(uint32_t) sn = {0};
-    int64_t big_bytes = 0;
-    for (size_t b = 0; b * ML_SV_BLOCK < near; b++) {
-        if ((double)d->blk_max_tf[b] < t0 || (double)d->blk_max_dur[b] < min_dur) continue;
-        size_t e = (b + 1) * ML_SV_BLOCK < near ? (b + 1) * ML_SV_BLOCK : near;
-        for (size_t i = b * ML_SV_BLOCK; i < e; i++) {
-            if ((double)d->tf[i] < t0) continue;
-            VEC_PUSH(&big, (uint32_t)i);
-            big_bytes += d->size[i];
-        }
-    }
-    /* Per column, the groups of its narrow allocations (ta is sorted, so the
-     * columns come in order): counts in cnt[], the groups seen in touched. */
-    uint32_t *cnt = ml_calloc(d->ngroups + 1, sizeof *cnt);
-    VEC(uint32_t) touched = {0};
-    int64_t col = -1;
-#define FLUSH_COLUMN() do { \
-        for (size_t q = 0; q < touched.len; q++) { \
-            VEC_PUSH(&sx, (uint32_t)col); VEC_PUSH(&sg, touched.v[q]); VEC_PUSH(&sn, cnt[touched.v[q]]); \
-            cnt[touched.v[q]] = 0; \
-        } \
-        touched.len = 0; \
-    } while (0)
-    for (size_t i = near; i < hi; i++) {
-        if ((double)d->tf[i] < t0) continue;
-        double xa = ((double)d->ta[i] - t0) * k, xf = ((double)d->tf[i] - t0) * k;
-        if (xf - xa >= 1) {
-            VEC_PUSH(&big, (uint32_t)i);
-            big_bytes += d->size[i];
-            continue;
-        }
-        int64_t x = xa < 0 ? 0 : xa >= px ? px - 1 : (int64_t)xa;
-        if (x != col) { FLUSH_COLUMN(); col = x; }
-        uint32_t g = d->group[i];
-        if (!cnt[g]++) VEC_PUSH(&touched, g);
-    }
-    FLUSH_COLUMN();
-#undef FLUSH_COLUMN
-    free(cnt);
-    VEC_FREE(&touched);
-    size_t nbig = big.len;
-    int limited = 0;
-    if (big.len > limit) { /* keep the largest */
-        qsort_r(big.v, big.len, sizeof *big.v, by_size_desc_ctx, (void *)d->size);
-        big.len = limit;
-        qsort(big.v, big.len, sizeof *big.v, by_u32);
-        limited = 1;
-        big_bytes = 0;
-        for (size_t j = 0; j < big.len; j++) big_bytes += d->size[big.v[j]];
-    }
-    if (keep >= 0 && (size_t)keep < d->n) { /* the selected allocation stays, whatever its width */
-        size_t j = 0;
-        while (j < big.len && big.v[j] < (uint32_t)keep) j++;
-        if (j == big.len || big.v[j] != (uint32_t)keep) {
-            VEC_PUSH(&big, 0);
-            memmove(big.v + j + 1, big.v + j, (big.len - 1 - j) * sizeof *big.v);
-            big.v[j] = (uint32_t)keep;
-        }
-    }
+    ml_mv_window w;
+    ml_memview_window(d->view, &d->ix, t0, t1, px, limit, keep, &w);
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
-    ml_cb_i64(&cb, "n", (int64_t)big.len);
+    ml_cb_i64(&cb, "n", (int64_t)w.ids.len);
     ml_cb_i64(&cb, "total", (int64_t)d->n);
-    ml_cb_i64(&cb, "in_window", (int64_t)in_window);
-    ml_cb_i64(&cb, "in_window_bytes", in_bytes);
-    ml_cb_i64(&cb, "wide", (int64_t)nbig);
-    ml_cb_bool(&cb, "limited", limited);
-    ml_cb_i64(&cb, "summarised", (int64_t)(in_window - (limited ? limit : nbig)));
-    ml_cb_i64(&cb, "summarised_bytes", in_bytes - big_bytes);
-    put_columns(&cb, d, big.v, big.len);
-    ml_cb_col_u32(&cb, "small_x", sx.v, NULL, sx.len);
-    ml_cb_col_u32(&cb, "small_group", sg.v, NULL, sg.len);
-    ml_cb_col_u32(&cb, "small_n", sn.v, NULL, sn.len);
+    ml_cb_i64(&cb, "in_window", (int64_t)w.in_window);
+    ml_cb_i64(&cb, "in_window_bytes", w.in_bytes);
+    ml_cb_i64(&cb, "wide", (int64_t)w.wide);
+    ml_cb_bool(&cb, "limited", w.limited);
+    ml_cb_i64(&cb, "summarised", (int64_t)w.summarised);
+    ml_cb_i64(&cb, "summarised_bytes", w.summarised_bytes);
+    put_columns(&cb, d, w.ids.v, w.ids.len);
+    ml_cb_col_u32(&cb, "small_x", w.small_x.v, NULL, w.small_x.len);
+    ml_cb_col_u32(&cb, "small_group", w.small_group.v, NULL, w.small_group.len);
+    ml_cb_col_u32(&cb, "small_n", w.small_n.v, NULL, w.small_n.len);
     ml_cb_finish(&cb);
-    VEC_FREE(&big);
-    VEC_FREE(&sx);
-    VEC_FREE(&sg);
-    VEC_FREE(&sn);
+    ml_mv_window_free(&w);
 }
 
 /* ---- one allocation ----------------------------------------------------- */
@@ -403,41 +215,6 @@ void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
 
 /* ---- the allocations table ---------------------------------------------- */
 
-/* The table's filter (text, sizes, window, category), as web/src/table.js filterAllocs. */
-typedef struct table_filter {
-    const ml_table_query *q;
-    uint8_t *gok, *sok;         /* groups, strings that contain the text; NULL without text */
-} table_filter;
-
-static void filter_init(table_filter *f, const ml_sv_rank *r, const ml_sv_device *d, const ml_table_query *q)
-{
-    f->q = q;
-    f->gok = f->sok = NULL;
-    if (!q->text || !q->text[0]) return;
-    f->gok = ml_malloc(d->ngroups + 1);
-    f->sok = ml_malloc(r->nstrings + 1);
-    size_t tl = strlen(q->text);
-    for (size_t g = 0; g < d->ngroups; g++) f->gok[g] = (uint8_t)ml_contains_ci(d->groups[g], q->text, tl);
-    for (size_t s = 0; s < r->nstrings; s++) f->sok[s] = (uint8_t)ml_contains_ci(r->strings[s], q->text, tl);
-}
-
-static int filter_keeps(const table_filter *f, const ml_sv_device *d, uint32_t i)
-{
-    const ml_table_query *q = f->q;
-    if (q->min_size >= 0 && d->size[i] < q->min_size) return 0;
-    if (q->max_size >= 0 && d->size[i] > q->max_size) return 0;
-    if (q->in_window && ((double)d->ta[i] > q->t1 || (double)d->tf[i] < q->t0)) return 0;
-    if (f->gok && !f->gok[d->group[i]] && !f->sok[d->op[i]]) return 0;
-    if (q->cat >= 0 && d->cat[i] != q->cat) return 0;
-    return 1;
-}
-
-static void filter_free(table_filter *f)
-{
-    free(f->gok);
-    free(f->sok);
-}
-
 /* Ascend (MindStudio Insight's columns): the rows' active release times "tr" and the
  * totals at allocation and release "aA" "aR" "aC" "rA" "rR" "rC" (-1: unknown), for
  * the kinds the device has an overall curve of; nothing without active release times. */
@@ -449,8 +226,8 @@ static void put_insight(ml_colbuf *cb, const ml_sv_rank *r, const ml_sv_device *
     int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
     for (int rel = 0; rel < 2; rel++)
         for (int k = 0; k < 3; k++) {
-            if (d->tot_curve[k] < 0) continue;
-            for (size_t j = 0; j < n; j++) v[j] = ml_sv_total_at(r, d, k, rel, rows[j]);
+            if (d->totals.overall[k] < 0) continue;
+            for (size_t j = 0; j < n; j++) v[j] = ml_memview_total_at(d->view, &d->totals, &r->names, k, rel, rows[j]);
             ml_cb_col_i64(cb, keys[rel][k], v, NULL, n);
         }
     free(v);
@@ -458,35 +235,21 @@ static void put_insight(ml_colbuf *cb, const ml_sv_rank *r, const ml_sv_device *
 
 void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out)
 {
-    table_filter f;
-    filter_init(&f, r, d, q);
-    const uint32_t *order = ml_sv_order(d, r, q->sort);
-    size_t want0 = q->page * q->page_size, total = 0;
-    VEC(uint32_t) rows = {0};
-    for (int pass = 0; pass < 2; pass++) {
-        total = 0;
-        for (size_t j = 0; j < d->n; j++) {
-            uint32_t i = order[q->dir < 0 ? d->n - 1 - j : j];
-            if (!filter_keeps(&f, d, i)) continue;
-            if (total >= want0 && total < want0 + q->page_size) VEC_PUSH(&rows, i);
-            total++;
-        }
-        size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
-        if (want0 < total || !total || pass) break;
-        want0 = (pages - 1) * q->page_size; /* past the end: the last page */
-    }
-    size_t pages = total ? (total + q->page_size - 1) / q->page_size : 1;
+    ml_mv_filter f;
+    ml_mv_filter_init(&f, d->view, &r->names, q);
+    ml_mv_page pg;
+    ml_memview_table(d->view, &f, ml_sv_order(d, r, q->sort), &pg);
     ml_buf_printf(out, "{\"total\":%zu,\"page\":%zu,\"pages\":%zu,\"n\":%zu,\"rows\":",
-                  total, want0 / q->page_size, pages, d->n);
+                  pg.total, pg.page, pg.pages, d->n);
     ml_colbuf cb;
     ml_cb_begin(&cb, out, 0);
-    ml_cb_i64(&cb, "count", (int64_t)rows.len);
-    put_columns(&cb, d, rows.v, rows.len);
-    put_insight(&cb, r, d, rows.v, rows.len);
+    ml_cb_i64(&cb, "count", (int64_t)pg.rows.len);
+    put_columns(&cb, d, pg.rows.v, pg.rows.len);
+    put_insight(&cb, r, d, pg.rows.v, pg.rows.len);
     ml_cb_finish(&cb);
     ml_buf_puts(out, "}");
-    VEC_FREE(&rows);
-    filter_free(&f);
+    VEC_FREE(&pg.rows);
+    ml_mv_filter_free(&f);
 }
 
 /* ---- the table as CSV / TSV, streamed -------------------------------------- */
@@ -496,7 +259,7 @@ struct ml_export {
     ml_sv_device *d;
     ml_table_query q;
     char *text;                 /* q.text, owned */
-    table_filter f;
+    ml_mv_filter f;
     const uint32_t *order;
     size_t next;                /* position in order */
     int tsv, header_done;
@@ -566,7 +329,7 @@ static ml_export *export_new(const ml_sv_rank *r, ml_sv_device *d, const ml_tabl
     x->text = strdup(q->text ? q->text : "");
     x->q.text = x->text;
     x->tsv = tsv;
-    filter_init(&x->f, r, d, &x->q);
+    ml_mv_filter_init(&x->f, d->view, &r->names, &x->q);
     x->order = ml_sv_order(d, r, q->sort);
     return x;
 }
@@ -589,7 +352,7 @@ size_t ml_api_export_read(ml_export *x, char *buf, size_t max)
                 while (x->next < d->n && x->row.len < 65536) {
                     size_t j = x->next++;
                     uint32_t i = x->order[x->q.dir < 0 ? d->n - 1 - j : j];
-                    if (filter_keeps(&x->f, d, i)) export_row(x, i);
+                    if (ml_mv_filter_keeps(&x->f, d->view, i)) export_row(x, i);
                 }
                 if (!x->row.len) break;  /* the end */
             }
@@ -605,7 +368,7 @@ size_t ml_api_export_read(ml_export *x, char *buf, size_t max)
 void ml_api_export_free(ml_export *x)
 {
     if (!x) return;
-    filter_free(&x->f);
+    ml_mv_filter_free(&x->f);
     ml_buf_free(&x->row);
     free(x->text);
     free(x);
@@ -852,7 +615,7 @@ static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
     memset(tq, 0, sizeof *tq);
     if (arg_window(q, d, &tq->t0, &tq->t1) ||
         arg_int(q, "min", 0, INT64_MAX, 0, &mn) || arg_int(q, "max", 0, INT64_MAX, 0, &mx) ||
-        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, ML_SORT__COUNT, ML_SORT_SIZE, &sort) ||
+        arg_int(q, "inwin", 0, 1, 0, &inwin) || arg_enum(q, "sort", sort_names, ML_MV_SORT__COUNT, ML_MV_SORT_SIZE, &sort) ||
         arg_int(q, "cat", -1, ML_CAT__COUNT - 1, -1, &cat) ||
         arg_enum(q, "dir", dirs, 2, 1, &dir) || arg_int(q, "page", 0, 1000000000, 0, &page) ||
         arg_int(q, "size", 1, 1000, 100, &size))
@@ -863,7 +626,7 @@ static int arg_table(req *q, const ml_sv_device *d, ml_table_query *tq)
     if (tq->text && strlen(tq->text) > 200) return fail(q, 400, "parameter 'text' is longer than 200 bytes");
     tq->in_window = (int)inwin;
     tq->cat = (int)cat;
-    tq->sort = (ml_sort_key)sort;
+    tq->sort = (ml_mv_sort)sort;
     tq->dir = dir ? -1 : 1;
     tq->page = (size_t)page;
     tq->page_size = (size_t)size;

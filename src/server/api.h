@@ -79,16 +79,8 @@ void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t id, ml_buf
  * events), {"id", "stack": [{name, file, line}, ...]}. */
 void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out);
 
-typedef struct ml_table_query {
-    const char *text;           /* operator name contains (case-insensitive), "" = all */
-    int64_t min_size, max_size; /* -1 = no bound */
-    int cat;                    /* only this category (categories.h); -1 = all */
-    int in_window;
-    double t0, t1;
-    ml_sort_key sort;
-    int dir;                    /* 1 ascending, -1 descending */
-    size_t page, page_size;
-} ml_table_query;
+/* The table's query: its filter, sort and page (memview.h). */
+typedef ml_mv_table_query ml_table_query;
 void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_buf *out);
 
 /* /api/export?rank&dev&text&min&max&cat&inwin&t0&t1&sort&dir&fmt=csv|tsv: every row of the

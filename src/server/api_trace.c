@@ -10,7 +10,6 @@
  */
 #include "api_trace.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include "colbuf.h"
 #include "report_trace.h"
 #include "trace.h"
+#include "textmatch.h"
 
 struct ml_sv_trace {
     size_t n, nlanes;
@@ -149,17 +149,6 @@ static size_t lb(const int64_t *a, size_t lo, size_t hi, double v)
         else hi = m;
     }
     return lo;
-}
-
-int ml_contains_ci(const char *hay, const char *needle, size_t nlen)
-{
-    if (!nlen) return 1;
-    for (; *hay; hay++) {
-        size_t k = 0;
-        while (k < nlen && hay[k] && tolower((unsigned char)hay[k]) == tolower((unsigned char)needle[k])) k++;
-        if (k == nlen) return 1;
-    }
-    return 0;
 }
 
 typedef struct win {

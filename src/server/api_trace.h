@@ -32,10 +32,6 @@ void ml_sv_trace_free(ml_sv_trace *x);
 void ml_sv_trace_span(const ml_sv_trace *x, int64_t *t0, int64_t *t1);
 size_t ml_sv_trace_count(const ml_sv_trace *x);
 
-/* Whether hay contains needle[0..nlen) ignoring ASCII case (true for nlen 0);
- * the name filters of the trace and the allocations table. */
-int ml_contains_ci(const char *hay, const char *needle, size_t nlen);
-
 /* q: a name substring (case-insensitive) or NULL. */
 void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t1, int px, const char *q, int binary,
                   ml_buf *out);

@@ -2,8 +2,9 @@
  * view.h — what `memlens serve` keeps of one loaded rank.
  *
  * The memory view of each of its devices (view/memview.h), which the
- * rank's report data (report_data.c) was written from, kept: queries read
- * its arrays directly; plus indexes for window queries.  Built once, after
+ * rank's report data (report_data.c) was written from, kept: the API asks
+ * the view's queries (window, table, live set) and formats their answers;
+ * plus the index window queries read and the table's orders.  Built once, after
  * the rank's import, then read-only (except the table orders, built on first
  * use under a lock), so any number of request threads may read it at once.
  *
@@ -29,15 +30,6 @@
 
 /* A step curve with its M4 pyramid (m4.h). */
 typedef ml_m4_curve ml_sv_curve;
-
-/* Table sort keys (web/src/table.js ALLOC_COLUMNS). */
-typedef enum {
-    ML_SORT_GROUP, ML_SORT_OP, ML_SORT_SIZE, ML_SORT_TA, ML_SORT_TF, ML_SORT_DUR, ML_SORT_STREAM,
-    ML_SORT_ADDR, ML_SORT_CAT, ML_SORT_REASON,
-    /* Ascend (Insight's columns): active release, active duration, totals at allocation, release */
-    ML_SORT_TR, ML_SORT_ADUR, ML_SORT_AA, ML_SORT_AR, ML_SORT_AC, ML_SORT_RA, ML_SORT_RR, ML_SORT_RC,
-    ML_SORT__COUNT
-} ml_sort_key;
 
 typedef struct ml_sv_device {
     const char *id;
@@ -68,26 +60,17 @@ typedef struct ml_sv_device {
     const char **groups;
     bool group_by_frame;        /* groups are first user frames (inputs without operators) */
 
-    /* Window index: free times sorted, byte prefix sums in alloc and free
-     * order (counts and bytes of what intersects a window, in O(log n)),
-     * and per block of allocations the latest free and the longest life
-     * (blocks with nothing in the window or nothing >= 1 px are skipped). */
-    int64_t *tf_sorted, *bytes_ta, *bytes_tf;
-    int64_t *blk_max_tf, *blk_max_dur;
-    size_t nblk;
+    ml_mv_index ix;             /* what the view's window query reads (memview.h) */
 
     pthread_mutex_t mu;         /* guards order[] */
-    uint32_t *order[ML_SORT__COUNT];
+    uint32_t *order[ML_MV_SORT__COUNT];
 
     /* Ascend (MindStudio Insight's columns, web/src/table.js): the active
      * release time of each allocation (NULL when the data has none), and the
-     * curves the totals at allocation and release are read off: overall, and
-     * per allocator component (PTA, GE), of allocated, reserved, active (-1: none). */
+     * curves the totals at allocation and release are read off (memview.h). */
     const int64_t *tr;
-    int tot_curve[3], comp_curve[2][3];
+    ml_mv_totals totals;
 } ml_sv_device;
-
-#define ML_SV_BLOCK 256
 
 typedef struct ml_sv_rank {
     ml_profile *p;
@@ -100,6 +83,7 @@ typedef struct ml_sv_rank {
     ml_mv_strings strs;         /* the rank's strings (meta "strings") */
     size_t nstrings;
     const char **strings;
+    ml_mv_names names;          /* the same, as the view's queries take them */
     size_t nstacks, nstack_frames, nframes;
     const uint32_t *stack_start, *stack_frames, *frame_name, *frame_file;
     const int64_t *frame_line;
@@ -125,16 +109,8 @@ bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, int top, 
 ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e);
 void ml_sv_rank_free(ml_sv_rank *r);
 
-/* Ascend: the device's total of kind k (0 allocated, 1 reserved, 2 active) at allocation
- * i's allocation (rel 0) or release (rel 1), after the events at that time, as
- * web/src/table.js totalAt: its allocator component's curve (GE for the cann::
- * operators, else PTA) or the overall one; -1 when unknown. */
-int64_t ml_sv_total_at(const ml_sv_rank *r, const ml_sv_device *d, int k, int rel, uint32_t i);
-
-/* The order of d's allocations by a key, ascending (ties by id); built once. */
-const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_sort_key key);
-
-/* A category's position in the display order (categories.h ml_category_order). */
-uint32_t ml_sv_cat_rank(unsigned cat);
+/* The order of d's allocations by a key (memview.h ml_memview_order); made
+ * on first use and kept. */
+const uint32_t *ml_sv_order(ml_sv_device *d, const ml_sv_rank *r, ml_mv_sort key);
 
 #endif

@@ -212,4 +212,166 @@ typedef struct ml_mv_live {
 } ml_mv_live;
 void ml_memview_live_at(const ml_memview *v, int64_t t, int64_t total, ml_mv_live *out);
 
+/* ---- queries over the columns (view/memview_query.c) ----------------------
+ * What `memlens serve` answers (server/api.c formats their results) and the
+ * page computes for itself from a static report (web/src): the allocations a
+ * window draws, the table's filtered, sorted page.  Names (op, stream) are
+ * the rank's strings by local index (ml_mv_strings order), given as text. */
+
+/* The rank's strings as text, local index -> name (ml_mv_strings' ids). */
+typedef struct ml_mv_names {
+    const char *const *s;
+    size_t n;
+} ml_mv_names;
+
+/* What window queries read besides the columns, built once per view
+ * (ml_memview_index): free times sorted, byte prefix sums in allocation and
+ * free order (counts and bytes of what intersects a window, in O(log n)),
+ * and per block of ML_MV_BLOCK allocations the latest free and the longest
+ * life (blocks with nothing in the window or nothing >= 1 px are skipped). */
+#define ML_MV_BLOCK 256
+typedef struct ml_mv_index {
+    int64_t *tf_sorted, *bytes_ta, *bytes_tf;
+    int64_t *blk_max_tf, *blk_max_dur;
+    size_t nblk;
+} ml_mv_index;
+void ml_memview_index(const ml_memview *v, ml_mv_index *ix);
+void ml_mv_index_free(ml_mv_index *ix);
+
+/* The allocations window [t0, t1] at px pixels draws (web/src/lanes.js
+ * visibleBars): ids, the bars at least one pixel wide (the largest `limit`
+ * of them when more, `keep` >= 0 always), sorted; the narrower ones counted
+ * per pixel column and group (small_*, columns in order). */
+typedef struct ml_mv_window {
+    VEC(uint32_t) ids;
+    VEC(uint32_t) small_x, small_group, small_n;
+    size_t in_window;         /* allocations that intersect the window */
+    int64_t in_bytes;         /* and their bytes */
+    size_t wide;              /* of them at least one pixel wide */
+    bool limited;             /* more wide than limit: ids holds the largest */
+    size_t summarised;        /* in the window, not drawn as bars (keep aside) */
+    int64_t summarised_bytes;
+} ml_mv_window;
+void ml_memview_window(const ml_memview *v, const ml_mv_index *ix, double t0, double t1, int px, size_t limit,
+                       int64_t keep, ml_mv_window *w);
+void ml_mv_window_free(ml_mv_window *w);
+
+/* Ascend (MindStudio Insight's columns): the curves the totals at an
+ * allocation and its release are read off, by kind (0 allocated, 1
+ * reserved, 2 active): overall, and per allocator component (PTA, GE);
+ * -1 where the view has none. */
+typedef struct ml_mv_totals {
+    int overall[3], comp[2][3];
+} ml_mv_totals;
+void ml_memview_totals(const ml_memview *v, ml_mv_totals *tc);
+/* The device's total of kind k at allocation i's allocation (rel 0) or
+ * release (rel 1), after the events at that time, as web/src/table.js
+ * totalAt: its component's curve (GE for the cann:: operators, else PTA) or
+ * the overall one; -1 when unknown. */
+int64_t ml_memview_total_at(const ml_memview *v, const ml_mv_totals *tc, const ml_mv_names *names, int k, int rel,
+                            uint32_t i);
+
+/* The table's sort keys (web/src/table.js ALLOC_COLUMNS). */
+typedef enum {
+    ML_MV_SORT_GROUP, ML_MV_SORT_OP, ML_MV_SORT_SIZE, ML_MV_SORT_TA, ML_MV_SORT_TF, ML_MV_SORT_DUR,
+    ML_MV_SORT_STREAM, ML_MV_SORT_ADDR, ML_MV_SORT_CAT, ML_MV_SORT_REASON,
+    /* Ascend (Insight's columns): active release, active duration, totals at allocation, release */
+    ML_MV_SORT_TR, ML_MV_SORT_ADUR, ML_MV_SORT_AA, ML_MV_SORT_AR, ML_MV_SORT_AC, ML_MV_SORT_RA, ML_MV_SORT_RR,
+    ML_MV_SORT_RC,
+    ML_MV_SORT__COUNT
+} ml_mv_sort;
+
+/* The ids of the view's allocations ordered by key, ascending, ties by id
+ * (names sort by their bytes, categories in display order, reasons by their
+ * text, an unknown Ascend value as 0); v->n of them, malloc'd. */
+uint32_t *ml_memview_order(const ml_memview *v, const ml_mv_names *names, const ml_mv_totals *tc, ml_mv_sort key);
+
+/* A category's position in the display order (categories.h ml_category_order). */
+uint32_t ml_mv_cat_rank(unsigned cat);
+
+/* The table's filter, sort and page (web/src/table.js filterAllocs). */
+typedef struct ml_mv_table_query {
+    const char *text;           /* group or operator name contains (case-insensitive); NULL or "" = all */
+    int64_t min_size, max_size; /* -1 = no bound */
+    int cat;                    /* only this category (categories.h); -1 = all */
+    int in_window;              /* only what intersects [t0, t1] */
+    double t0, t1;
+    ml_mv_sort sort;
+    int dir;                    /* 1 ascending, -1 descending */
+    size_t page, page_size;
+} ml_mv_table_query;
+
+/* The filter made ready for a view: which groups and names hold the text. */
+typedef struct ml_mv_filter {
+    const ml_mv_table_query *q;
+    uint8_t *gok, *sok;         /* NULL without text */
+} ml_mv_filter;
+void ml_mv_filter_init(ml_mv_filter *f, const ml_memview *v, const ml_mv_names *names, const ml_mv_table_query *q);
+bool ml_mv_filter_keeps(const ml_mv_filter *f, const ml_memview *v, uint32_t i);
+void ml_mv_filter_free(ml_mv_filter *f);
+
+/* One page of the table: the rows the filter keeps, in order (an order of
+ * the key f->q->sort, ml_memview_order), read descending for dir -1; a
+ * page past the end is the last one. */
+typedef struct ml_mv_page {
+    VEC(uint32_t) rows;
+    size_t total, page, pages;  /* rows kept, the page given, pages (1 when none) */
+} ml_mv_page;
+void ml_memview_table(const ml_memview *v, const ml_mv_filter *f, const uint32_t *order, ml_mv_page *out);
+
+/* The category chart's band tops (what its window queries read): band k's
+ * values plus those of the bands below it, on the bands' shared times
+ * (v->cat_t, v->ncat_t of them), each with its M4 pyramid; at most max,
+ * bottom first.  Reads the bands' values: after ml_memview_categories,
+ * before ml_memview_release_bands.  Returns how many were made. */
+typedef struct ml_mv_band_top {
+    int cat;                  /* the band's category (ml_mv_band.cat) */
+    int64_t *v;               /* malloc'd */
+    ml_m4 py;
+} ml_mv_band_top;
+size_t ml_memview_band_tops(const ml_memview *v, ml_mv_band_top *out, size_t max);
+
+/* ---- the curves' windows ----------------------------------------------------
+ * Curves as analysis/m4.h reads them (points and pyramid: the view's curves
+ * and band tops); a window [t0, t1] (relative ns) drawn px columns wide. */
+
+/* The points a window draws of a curve (exact M4: every column's extremes),
+ * edged: the step in force at t0 starts at t0 (not at its own earlier time)
+ * and, when the last point lies before t1, a point at t1 with the value then
+ * in force closes the line, so that a flat stretch is drawn across it. */
+typedef struct ml_mv_points {
+    size_t n;
+    int64_t *t, *v;           /* malloc'd, n each */
+} ml_mv_points;
+void ml_mv_curve_window(const ml_m4_curve *c, double t0, double t1, int px, ml_mv_points *out);
+void ml_mv_points_free(ml_mv_points *p);
+
+/* The highest value of a curve within [t0, t1] (the step in force at t0
+ * included); 0 when none is above 0. */
+int64_t ml_mv_curve_max(const ml_m4_curve *c, double t0, double t1);
+
+/* The category chart's window: the band tops (bottom first, on shared
+ * times) read at the union of every top's M4 points, so that each band edge
+ * keeps its extremes; edged as ml_mv_curve_window.  t: n times; v[k]: band
+ * k's n values (nbands of them). */
+typedef struct ml_mv_band_points {
+    size_t n, nbands;
+    int64_t *t, **v;          /* malloc'd */
+} ml_mv_band_points;
+void ml_mv_bands_window(const ml_m4_curve *tops, size_t nbands, double t0, double t1, int px, ml_mv_band_points *out);
+void ml_mv_band_points_free(ml_mv_band_points *w);
+
+/* Per pixel column, for the stacked timeline (web/src/stack.js columnPeaks):
+ * the instant of the curve's highest value in it (its first whole ns when
+ * the value in force there is the highest), that value, and the part of it
+ * no allocation of the trace accounts for (the value less the tracked
+ * curve's, when tracked is given; else 0).  n = px columns. */
+typedef struct ml_mv_peak_columns {
+    size_t n;
+    int64_t *t, *v, *base;    /* malloc'd */
+} ml_mv_peak_columns;
+void ml_mv_column_peaks(const ml_m4_curve *c, const ml_m4_curve *tracked, double t0, double t1, int px,
+                        ml_mv_peak_columns *out);
+void ml_mv_peak_columns_free(ml_mv_peak_columns *p);
+
 #endif

@@ -191,6 +191,22 @@ def test_report_and_repr_html(tmp_path):
     assert h.unescape(frame.split('srcdoc="', 1)[1].rsplit('"></iframe>', 1)[0]) == page
 
 
+def test_output_to_dash_comes_back_on_the_callers_stream(tmp_path, capfd):
+    # `report -o -` / `export -o -` wrote to descriptor 1: the page reached the
+    # process's stdout and the caller got nothing back
+    trace = tmp_path / "t.json"
+    trace.write_text('{"traceEvents":[{"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":20,"args":{"Device Type":1,'
+                     '"Device Id":0,"Addr":99,"Bytes":1024,"Total Allocated":1024,"Total Reserved":2048}}]}')
+    rc, out, err = memlens._memlens.run(["report", "-o", "-", str(trace)])
+    assert (rc, err) == (0, b"")
+    assert out.startswith(b"<!doctype html>") and out.endswith(b"</html>\n")
+    rc, out, err = memlens._memlens.run(["export", str(trace), "-o", "-", "--format", "trace.gz"])
+    assert (rc, err) == (0, b"")
+    assert b'"traceEvents"' in gzip.decompress(out)
+    printed, warned = capfd.readouterr()
+    assert printed == "" and warned == ""
+
+
 def rss_kib():
     with open("/proc/self/status") as f:
         for line in f:

@@ -296,9 +296,12 @@ class App {
         ". Its peaks and step figures are in the Cluster view (key 9).</div>";
       return;
     }
-    el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" +
+    // a trace recorded with profile_memory on that allocated nothing: its note (kineto.c) says so, and
+    // the advice to turn it on would be wrong
+    const profiled = notes.some((n) => n.startsWith("memory profiling was on"));
+    el.innerHTML = "<b>Nothing to show: no memory data in this input.</b>" + (profiled ? "" :
       '<div class="why">Record the memory with <code>torch.profiler.profile(profile_memory=True, record_shapes=True, with_stack=True)</code>: ' +
-      "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>" +
+      "the trace then holds a [memory] event per allocation and free. A memory snapshot (<code>torch.cuda.memory._record_memory_history()</code>, then <code>_dump_snapshot()</code>) works too.</div>") +
       notes.map((n) => '<div class="why">' + escapeHtml(n) + "</div>").join("");
   }
 
@@ -373,7 +376,7 @@ class App {
     // a TensorBoard logdir (`memlens serve LOGDIR`): its runs beside the ranks, the ranks of the run shown
     const runs = [...new Set(m.ranks.map((r) => runPlace(r)).filter(Boolean).map((p) => p.run))];
     const cur = runPlace(m.ranks[this.tabs ? this.tabs.rank : this.state.rank] || {}), run = cur ? cur.run : runs[0];
-    $("lab-run").hidden = !runs.length;
+    $("lab-run").hidden = runs.length < 2;   // one run (or none): nothing to pick
     $("sel-run").innerHTML = runs.map((x) => `<option value="${escapeHtml(x)}">${escapeHtml(x)}</option>`).join("");
     if (runs.length) $("sel-run").value = run;
     const span = (r) => { const p = runPlace(r); return p && p.spans > 1 ? `span ${p.span} · ` : ""; };

@@ -153,7 +153,8 @@ export class OverviewView {
     const peak = peaks.length ? peaks[defaultDevice(peaks.map((d) => ({ id: d.id, peak: d.peak.v })))] : null;
     const memCard = peak
       ? ovCard("Peak memory", fmtBytes(peak.peak.v), `${escapeHtml(peak.id)} · <a href="#view=memory&amp;rank=${this.rank}">Memory view</a>`, "ov-peak")
-      : ovCard("Peak memory", '<span class="unknown">not recorded</span>', "record with profile_memory=True", "ov-peak");
+      : ovCard("Peak memory", '<span class="unknown">not recorded</span>',
+        (r.notes || []).some((n) => n.startsWith("memory profiling was on")) ? "memory profiling was on: nothing allocated" : "record with profile_memory=True", "ov-peak");
     let h = '<div class="pv-cards">' +
       ovCard("Duration", pvNs(span.end_ns - span.begin_ns), "", "ov-duration") +
       ovCard("Steps", c.steps ? groupDigits(c.steps) : "–", c.steps ? "" : "no ProfilerStep# marks: one step, the whole trace", "ov-steps") +

@@ -1,7 +1,7 @@
 // follow.mjs — a `memlens serve LOGDIR` page beside a training run, in
 // headless Chromium.
 //
-//   node web/test-browser/follow.mjs URL NEW_TRACE LOGDIR SHOT_DIR [REPORT]
+//   node web/test-browser/follow.mjs URL NEW_TRACE LOGDIR SHOT_DIR [REPORT [ONE...]]
 //
 // LOGDIR holds run_a (two spans) and run_b: the page shows a run picker
 // beside the rank picker, the rank picker shows the chosen run's ranks with
@@ -9,13 +9,14 @@
 // writes NEW_TRACE into LOGDIR/run_c (a new run, written while the page is
 // open): it appears in the run picker without a reload, the notice counts it,
 // and choosing it opens its rank.  REPORT (`memlens report LOGDIR -o` of the
-// same two runs): its page has the run picker too.  Prints "ok NAME" or "FAIL NAME: why"
+// same two runs): its page has the run picker too.  ONE: reports of a single
+// run (a trace, a logdir of one run): no run picker shown.  Prints "ok NAME" or "FAIL NAME: why"
 // (tests/cli_serve_follow_browser.sh counts them); screenshots into SHOT_DIR.
 import { checks, launch, ok } from "./lib.mjs";
 import path from "node:path";
 import fs from "node:fs";
 
-const [url, newTrace, logdir, shots = "build/screenshots/follow", report] = process.argv.slice(2);
+const [url, newTrace, logdir, shots = "build/screenshots/follow", report, ...single] = process.argv.slice(2);
 fs.mkdirSync(shots, { recursive: true });
 
 const browser = await launch();
@@ -68,6 +69,15 @@ try {
     const b = await rp.$$eval("#sel-rank option", (os) => os.filter((o) => !o.hidden).map((o) => o.textContent));
     ok("report: run_b's rank shown when chosen", b.length === 1 && b[0].includes("host_9.1700000000300"), JSON.stringify(b));
     await rp.screenshot({ path: path.join(shots, "follow-report.png") });
+  }
+  for (const one of single) { // one run: the picker would hold one choice, or none (it once showed empty)
+    const sp = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await sp.goto("file://" + path.resolve(one));
+    await sp.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 60000 });
+    const name = path.basename(one);
+    ok(`${name}: no run picker`, await sp.isHidden("#lab-run"), `${await sp.$$eval("#sel-run option", (os) => os.length)} options`);
+    ok(`${name}: the rank picker shown`, await sp.isVisible("#sel-rank"));
+    await sp.screenshot({ path: path.join(shots, `follow-${name}.png`) });
   }
 } catch (e) {
   checks.failed++;

@@ -41,7 +41,17 @@ async function runPage(browser, file, expectPeak, shots, scheme) {
   }
   if (await page.evaluate(() => document.querySelector("main.grid").hidden)) {
     const text = await page.textContent("#mem-why");
-    ok("an input without memory data says so, how to record it, with its notes", /Nothing to show/.test(text) && /profile_memory=True/.test(text) && (await page.$$("#mem-why .why")).length > 1, text);
+    if (/memory profiling was on/.test(text)) // recorded with profile_memory on, nothing allocated: no advice to turn it on
+    { // (and the Overview's peak card, key 1)
+      ok("an input recorded with memory profiling on but no allocation says so, not to turn it on", /Nothing to show/.test(text) && !/Record the memory with/.test(text) && /recorded no allocations/.test(text), text);
+      await page.keyboard.press("1");
+      await page.waitForFunction(() => window.__memlens.app.tabs.current === "overview", null, { timeout: 10000 });
+      await page.waitForSelector("#ov-peak", { timeout: 10000 });
+      const card = await page.textContent("#ov-peak");
+      ok("its Overview's peak card says memory profiling was on", /memory profiling was on/.test(card) && !/record with/.test(card), card);
+    }
+    else
+      ok("an input without memory data says so, how to record it, with its notes", /Nothing to show/.test(text) && /profile_memory=True/.test(text) && (await page.$$("#mem-why .why")).length > 1, text);
     await page.screenshot({ path: path.join(shots, `report-${scheme}.png`), fullPage: true });
     ok("no errors while using the page", errors.length === 0, errors.join("; "));
     await page.context().close();

@@ -194,10 +194,10 @@ static void xml_text(FILE *f, const char *s)
     }
 }
 
-int ml_check_junit(const char *path, const ml_check_run *c, ml_err *e)
+int ml_check_junit(const char *path, const ml_check_run *c, FILE *std_out, ml_err *e)
 {
     ml_outfile out;
-    if (ml_outfile_open_as(&out, path, 0, e) != 0) return -1;
+    if (ml_outfile_open_as(&out, path, 0, std_out, e) != 0) return -1;
     FILE *f = out.f;
     size_t failures = 0, errors = 0;
     for (size_t i = 0; i < c->n; i++) {

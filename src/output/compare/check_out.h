@@ -33,6 +33,6 @@ void ml_check_line(const ml_rule_result *r, char *buf, size_t cap);
 void ml_check_text(FILE *f, const ml_check_run *c);
 void ml_check_json(FILE *f, const ml_check_run *c);
 /* Writes the JUnit file; -1 with e set on failure. */
-int ml_check_junit(const char *path, const ml_check_run *c, ml_err *e);
+int ml_check_junit(const char *path, const ml_check_run *c, FILE *std_out, ml_err *e);
 
 #endif

@@ -73,7 +73,7 @@ void ml_compare_page_pair(const ml_diff *d, size_t base_rank, size_t new_rank, m
  * first (a new run out of memory, then the largest change of peak
  * allocated), the others summarised; the compare object has every pair.
  * Written atomically; -1 with e set on failure. */
-int ml_compare_report_write(const ml_compare *c, int64_t budget, const char *path, ml_err *e);
+int ml_compare_report_write(const ml_compare *c, int64_t budget, const char *path, FILE *std_out, ml_err *e);
 
 
 #endif

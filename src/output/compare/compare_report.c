@@ -42,7 +42,7 @@ static size_t *pair_order(const ml_compare *c)
     return order;
 }
 
-int ml_compare_report_write(const ml_compare *c, int64_t budget, const char *path, ml_err *e)
+int ml_compare_report_write(const ml_compare *c, int64_t budget, const char *path, FILE *std_out, ml_err *e)
 {
     /* The page's ranks: base and new of each pair, in turn (borrowed). */
     ml_profiles ps = {0};
@@ -56,7 +56,8 @@ int ml_compare_report_write(const ml_compare *c, int64_t budget, const char *pat
     ml_buf_puts(&page, "<script type=\"application/json\" id=\"ml-compare\">");
     ml_compare_page_json(c, rank_of, &page);
     ml_buf_puts(&page, "</script>\n");
-    ml_report_opts o = {.inputs = c->input, .n_inputs = 2, .extra_html = page.p, .extra_len = page.len, .no_distributed = true};
+    ml_report_opts o = {.inputs = c->input, .n_inputs = 2, .extra_html = page.p, .extra_len = page.len, .no_distributed = true,
+                        .std_out = std_out};
     size_t *order = NULL;
     if (c->n > 1) { /* one pair: all of it, as ever */
         order = pair_order(c);

@@ -138,7 +138,7 @@ static int write_within_budget(const ml_profiles *ps, const ml_report_opts *o, c
     for (size_t r = 0; r < n; r++) ml_buf_free(&parts[r].meta), ml_buf_free(&parts[r].html), ml_buf_free(&parts[r].perf);
     free(parts);
     free(kept);
-    int rc = ml_report_page(path, ps->items.v[0]->path, &meta, o->extra_html, o->extra_len, &perf, &html, e);
+    int rc = ml_report_page(path, ps->items.v[0]->path, &meta, o->extra_html, o->extra_len, &perf, &html, o->std_out, e);
     ml_buf_free(&meta);
     ml_buf_free(&perf);
     ml_buf_free(&html);
@@ -201,7 +201,8 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     ml_phase("report: wait for the blobs");
 
     const char *title = ps->items.len ? ps->items.v[0]->path : "memlens";
-    int rc = ml_report_page(path, title, &meta, o ? o->extra_html : NULL, o ? o->extra_len : 0, &perf, &bl.html, e);
+    int rc = ml_report_page(path, title, &meta, o ? o->extra_html : NULL, o ? o->extra_len : 0, &perf, &bl.html,
+                            o ? o->std_out : NULL, e);
     ml_buf_free(&perf);
     ml_buf_free(&meta);
     ml_blobs_free(&bl);
@@ -209,10 +210,10 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
 }
 
 int ml_report_page(const char *path, const char *title, const ml_buf *meta, const char *extra, size_t extra_len,
-                   const ml_buf *perf, const ml_buf *html, ml_err *e)
+                   const ml_buf *perf, const ml_buf *html, FILE *std_out, ml_err *e)
 {
     ml_outfile out;
-    if (ml_outfile_open(&out, path, e) != 0) return -1;
+    if (ml_outfile_open(&out, path, std_out, e) != 0) return -1;
     FILE *f = out.f;
     const char *slash = title ? strrchr(title, '/') : NULL;
     if (slash && slash[1]) title = slash + 1;

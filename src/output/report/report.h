@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "distributed.h"
 #include "err.h"
@@ -43,6 +44,9 @@ typedef struct ml_report_opts {
     int64_t budget;
     size_t unit;
     const size_t *order;
+    /* Where a path of "-" writes: the command's output (cli.h ml_cli_io.out);
+     * NULL refuses "-". */
+    FILE *std_out;
 } ml_report_opts;
 
 /* Fills meta (one JSON object) and the blobs for all ranks of ps. */
@@ -101,7 +105,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
  * ml_report_opts.extra_html), the perf objects' <script> elements, the
  * blobs' (html); title: an input's name. */
 int ml_report_page(const char *path, const char *title, const ml_buf *meta, const char *extra, size_t extra_len,
-                   const ml_buf *perf, const ml_buf *html, ml_err *e);
+                   const ml_buf *perf, const ml_buf *html, FILE *std_out, ml_err *e);
 
 /* A job of many ranks (report_job.c), from the records of its ranks
  * (cli/job.h): the Cluster view of every rank, and the full data of the

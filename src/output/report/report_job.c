@@ -281,7 +281,7 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     ml_cluster_free(c);
 
     const char *title = o->base.n_inputs ? o->base.inputs[0] : rs->recs[0]->path;
-    int rc = ml_report_page(path, title, &meta, o->base.extra_html, o->base.extra_len, &perf, &html, e);
+    int rc = ml_report_page(path, title, &meta, o->base.extra_html, o->base.extra_len, &perf, &html, o->base.std_out, e);
     ml_buf_free(&meta);
     ml_buf_free(&perf);
     ml_buf_free(&html);
