@@ -330,27 +330,38 @@ static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind
 }
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
- * as written when jp_compact_span() finds it so, interned.  The same text
- * comes back again and again: a memo of the last ones (their interned
- * text, found by a hash of the bytes) saves the check and the interning.
- * The index after the value, or 0. */
+ * as written when jp_compact_span() finds it so, interned.  The same few
+ * texts come back again and again (the layers of every step), so a memo of
+ * the last ones answers before the value is scanned: it is looked up by a
+ * hash of the first COMPACT_KEY bytes at p[i], and bytes that begin with a
+ * whole container remembered are that container (its closing bracket is
+ * where the remembered one's is), so one compare gives the value and its
+ * end.  A miss scans and checks the value and remembers it in front of its
+ * set (the least recently used one out).  The index after the value, or 0. */
 static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str *out)
 {
     if (p[i] != '[' && p[i] != '{') return 0;
+    struct compact_memo *set = NULL;
+    if (n - i >= COMPACT_KEY) {
+        set = k->compact[jp_hash(p + i, COMPACT_KEY) & (COMPACT_SETS - 1)];
+        for (unsigned w = 0; w < COMPACT_WAYS && set[w].len; w++) {
+            struct compact_memo c = set[w];
+            if (c.len > n - i || memcmp(ml_s(k->p, c.id), p + i, c.len) != 0) continue;
+            for (; w > 0; w--) set[w] = set[w - 1];
+            set[0] = c;
+            *out = c.id;
+            return i + c.len;
+        }
+    }
     size_t end = js_plain_skip_container(p, i, n);
     if (!end) return 0;
     size_t len = end - i;
-    uint64_t h = jp_hash(p + i, len);
-    struct compact_memo *c = &k->compact[h & (COMPACT_MEMO - 1)];
-    if (c->len == len && c->hash == h && !memcmp(ml_s(k->p, c->id), p + i, len)) {
-        *out = c->id;
-        return end;
-    }
     if (jp_compact_span(p + i, n - i) != len) return 0;
     *out = ml_intern(k->p->strings, p + i, len);
-    c->hash = h;
-    c->len = len;
-    c->id = *out;
+    if (set) {
+        for (unsigned w = COMPACT_WAYS - 1; w > 0; w--) set[w] = set[w - 1];
+        set[0] = (struct compact_memo){len, *out};
+    }
     return end;
 }
 

@@ -90,7 +90,10 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
 
 enum { CAT_CACHE = 8, CAT_CACHE_LEN = 31 };
 enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace has about 20) */
-enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts remembered */
+/* "Input Dims" and "Input type" texts remembered (compact_value): sets of a
+ * few, chosen by the first bytes of the text (a realistic trace has a few
+ * dozen such texts, several of them alike in their first 16 bytes) */
+enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
 
 typedef struct kineto {
     js_scanner *js;
@@ -143,11 +146,10 @@ typedef struct kineto {
     unsigned nshapes;
     struct shape *spare;           /* where the next one is recorded */
     ka_index keys;                 /* kineto_args.h's rows by key length */
-    struct compact_memo {          /* compact_value()'s memo of args text, by a hash of its bytes */
-        uint64_t hash;
+    struct compact_memo {          /* compact_value()'s memo of args text */
         size_t len;                /* 0: unused */
         ml_str id;
-    } compact[COMPACT_MEMO];
+    } compact[COMPACT_SETS][COMPACT_WAYS];
 } kineto;
 
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
