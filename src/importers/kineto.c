@@ -23,6 +23,7 @@
 
 #include <limits.h>
 #include "par.h"
+#include "u64map.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,11 +165,32 @@ static int64_t trailing_number(const char *s, size_t n)
     return v;
 }
 
+/* k->name interned.  Names repeat (the same kernels and ops every step), so
+ * a memo of the last ones, found by the length and the first and last 8
+ * bytes, spares ml_intern() its hash of the whole name: the bytes between
+ * are compared (none below 17 bytes, which those words cover).  Only names
+ * interned as they are written go in (a NUL inside is interned otherwise). */
+static ml_str intern_name(kineto *k)
+{
+    const char *s = k->name;
+    size_t n = k->name_len, w = n < 8 ? n : 8;
+    uint64_t head = 0, tail = 0;
+    memcpy(&head, s, w);
+    memcpy(&tail, s + n - w, w);
+    struct name_memo *m = &k->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 1)];
+    if (m->len == n && m->head == head && m->tail == tail && (n <= 16 || !memcmp(ml_s(k->p, m->id) + 8, s + 8, n - 16)))
+        return m->id;
+    ml_str id = ml_intern(k->p->strings, s, n);
+    if (ml_strlen(k->p->strings, id) == n && !memcmp(ml_s(k->p, id), s, n))
+        *m = (struct name_memo){n, head, tail, id};
+    return id;
+}
+
 /* The current event's name, interned (0 when it has none: k->name may be NULL). */
 static ml_str event_name(kineto *k)
 {
     if (!k->name_interned) {
-        k->name_id = k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0;
+        k->name_id = k->name_len ? intern_name(k) : 0;
         k->name_interned = true;
     }
     return k->name_id;

@@ -93,6 +93,7 @@ enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace
 /* "Input Dims" and "Input type" texts remembered (compact_value): sets of a
  * few, chosen by the first bytes of the text (a realistic trace has a few
  * dozen such texts, several of them alike in their first 16 bytes) */
+enum { NAME_MEMO = 1024 };         /* event names remembered (a realistic trace has a few hundred) */
 enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
 
 typedef struct kineto {
@@ -150,6 +151,11 @@ typedef struct kineto {
         size_t len;                /* 0: unused */
         ml_str id;
     } compact[COMPACT_SETS][COMPACT_WAYS];
+    struct name_memo {             /* intern_name()'s memo of event names */
+        size_t len;                /* 0: unused */
+        uint64_t head, tail;       /* the first and last 8 bytes (all of a shorter name) */
+        ml_str id;
+    } names[NAME_MEMO];
 } kineto;
 
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
