@@ -817,8 +817,9 @@ TEST(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order)
     }
 }
 
-/* The importer's memos of names and of "Input Dims" (kineto.c intern_name,
- * kineto_event.c compact_value) find candidates by a few bytes only: names
+/* The importer's memos of names, of "Input Dims" and of args not read
+ * (kineto.c intern_name, kineto_event.c compact_value, skip_unread_arg:
+ * "Concrete Inputs") find candidates by a few bytes only: names
  * of one length with the same first and last 8 bytes, and dims alike in
  * their first 16 bytes (more of them than a memo set holds, one a prefix of
  * another as text), each event must still get its own text. */
@@ -838,8 +839,8 @@ TEST(names_and_dims_alike_in_their_first_bytes_keep_their_own_text)
     fputs("{\"traceEvents\": [\n", f);
     for (int i = 0; i < NEV; i++)
         fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1, \"tid\": 2, \"ts\": %d, "
-                   "\"dur\": 1, \"args\": {\"Input Dims\": %s, \"Ev Idx\": %d}}",
-                i ? ",\n" : "", names[i % NN], 10 * i, dims[i % ND], i);
+                   "\"dur\": 1, \"args\": {\"Concrete Inputs\": %s, \"Input Dims\": %s, \"Ev Idx\": %d}}",
+                i ? ",\n" : "", names[i % NN], 10 * i, dims[(i + 1) % ND], dims[i % ND], i);
     fputs("\n]}\n", f);
     fclose(f);
     ml_source *src = ml_source_from_memory("t.json", json, len);

@@ -365,6 +365,37 @@ static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str
     return end;
 }
 
+/* The value at p[i] of an arg of the time side that is not read (its row
+ * says KA_SKIP): the index after it, or 0.  Most such values are small
+ * containers that come back again and again ("Concrete Inputs": ["", "1"],
+ * "Input Strides": [[1048576, 1024, 1], []]), so a memo of their bytes,
+ * found as compact_value()'s is, knows where one ends without scanning it
+ * (bytes that begin with a whole container remembered are that container).
+ * Not for the memory side, whose shapes skip whole args objects, which
+ * rarely repeat. */
+static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
+{
+    if ((p[i] != '[' && p[i] != '{') || n - i < COMPACT_KEY) return jp_skip(p, i, n);
+    struct skip_memo *set = k->skips[jp_hash(p + i, COMPACT_KEY) & (SKIP_SETS - 1)];
+    for (unsigned w = 0; w < SKIP_WAYS && set[w].len; w++) {
+        if (set[w].len > n - i || memcmp(set[w].text, p + i, set[w].len) != 0) continue;
+        size_t len = set[w].len;
+        if (w) { /* to the front */
+            struct skip_memo c = set[w];
+            for (; w > 0; w--) set[w] = set[w - 1];
+            set[0] = c;
+        }
+        return i + len;
+    }
+    size_t end = js_plain_skip_container(p, i, n);
+    if (end && end - i <= SKIP_TEXT) {
+        for (unsigned w = SKIP_WAYS - 1; w > 0; w--) set[w] = set[w - 1];
+        set[0].len = (uint8_t)(end - i);
+        memcpy(set[0].text, p + i, end - i);
+    }
+    return end;
+}
+
 /* An arg's value at p[i], of kind `kind` (a time side's: KA_INT ..
  * KA_FLOAT, or KA_SKIP), into k->ta at offset off: the index after it, or 0. */
 static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
@@ -411,7 +442,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
         }
         return end;
     }
-    case KA_SKIP: return jp_skip(p, i, n);
+    case KA_SKIP: return skip_unread_arg(k, p, i, n);
     }
     return 0; /* a memory event's arg: the token path reads it */
 }
@@ -433,7 +464,7 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         int kind = row && row->kind != KA_NAME ? row->kind : KA_SKIP;
         size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
-        shape_slot_at(rec, p, i, end, kind == KA_SKIP ? SH_SKIP : SH_ARG + kind, off);
+        shape_slot_at(rec, p, i, end, SH_ARG + kind, off); /* (SH_ARG + KA_SKIP: skip_unread_arg) */
         i = jp_ws(p, end);
         if (i >= n) return 0;
         if (p[i] == '}') break;

@@ -94,6 +94,8 @@ enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace
  * few, chosen by the first bytes of the text (a realistic trace has a few
  * dozen such texts, several of them alike in their first 16 bytes) */
 enum { NAME_MEMO = 1024 };         /* event names remembered (a realistic trace has a few hundred) */
+/* containers of args not read, remembered up to SKIP_TEXT bytes (skip_unread_arg), as compact_value's */
+enum { SKIP_SETS = 64, SKIP_WAYS = 8, SKIP_TEXT = 95 };
 enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
 
 typedef struct kineto {
@@ -151,6 +153,10 @@ typedef struct kineto {
         size_t len;                /* 0: unused */
         ml_str id;
     } compact[COMPACT_SETS][COMPACT_WAYS];
+    struct skip_memo {             /* skip_unread_arg()'s memo of args values not read */
+        uint8_t len;               /* 0: unused */
+        char text[SKIP_TEXT];
+    } skips[SKIP_SETS][SKIP_WAYS];
     struct name_memo {             /* intern_name()'s memo of event names */
         size_t len;                /* 0: unused */
         uint64_t head, tail;       /* the first and last 8 bytes (all of a shorter name) */
