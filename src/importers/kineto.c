@@ -177,7 +177,7 @@ static ml_str intern_name(kineto *k)
     uint64_t head = 0, tail = 0;
     memcpy(&head, s, w);
     memcpy(&tail, s + n - w, w);
-    struct name_memo *m = &k->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 1)];
+    struct name_memo *m = &k->memo->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 1)];
     if (m->len == n && m->head == head && m->tail == tail && (n <= 16 || !memcmp(ml_s(k->p, m->id) + 8, s + 8, n - 16)))
         return m->id;
     ml_str id = ml_intern(k->p->strings, s, n);
@@ -670,6 +670,7 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
     k->t = p->trace;
     for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].track = ML_NONE32;
     ka_index_build(&k->keys);
+    k->memo = ml_calloc(1, sizeof *k->memo);
 }
 
 void kt_free(kineto *k)
@@ -682,6 +683,7 @@ void kt_free(kineto *k)
     VEC_FREE(&k->open);
     VEC_FREE(&k->cvals);
     VEC_FREE(&k->json);
+    free(k->memo);
 }
 
 /* The whole document from its first token (or, for the first half of a

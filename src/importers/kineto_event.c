@@ -343,7 +343,7 @@ static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str
     if (p[i] != '[' && p[i] != '{') return 0;
     struct compact_memo *set = NULL;
     if (n - i >= COMPACT_KEY) {
-        set = k->compact[jp_hash(p + i, COMPACT_KEY) & (COMPACT_SETS - 1)];
+        set = k->memo->compact[jp_hash(p + i, COMPACT_KEY) & (COMPACT_SETS - 1)];
         for (unsigned w = 0; w < COMPACT_WAYS && set[w].len; w++) {
             struct compact_memo c = set[w];
             if (c.len > n - i || memcmp(ml_s(k->p, c.id), p + i, c.len) != 0) continue;
@@ -376,7 +376,7 @@ static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str
 static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
 {
     if ((p[i] != '[' && p[i] != '{') || n - i < COMPACT_KEY) return jp_skip(p, i, n);
-    struct skip_memo *set = k->skips[jp_hash(p + i, COMPACT_KEY) & (SKIP_SETS - 1)];
+    struct skip_memo *set = k->memo->skips[jp_hash(p + i, COMPACT_KEY) & (SKIP_SETS - 1)];
     for (unsigned w = 0; w < SKIP_WAYS && set[w].len; w++) {
         if (set[w].len > n - i || memcmp(set[w].text, p + i, set[w].len) != 0) continue;
         size_t len = set[w].len;

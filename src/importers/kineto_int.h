@@ -98,6 +98,24 @@ enum { NAME_MEMO = 1024 };         /* event names remembered (a realistic trace 
 enum { SKIP_SETS = 64, SKIP_WAYS = 8, SKIP_TEXT = 95 };
 enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
 
+/* What the readers remember of text that comes back again and again (on
+ * the heap: struct kineto lives on the stack, and these are ~90 KB). */
+struct kt_memo {
+    struct compact_memo {          /* compact_value()'s memo of args text */
+        size_t len;                /* 0: unused */
+        ml_str id;
+    } compact[COMPACT_SETS][COMPACT_WAYS];
+    struct skip_memo {             /* skip_unread_arg()'s memo of args values not read */
+        uint8_t len;               /* 0: unused */
+        char text[SKIP_TEXT];
+    } skips[SKIP_SETS][SKIP_WAYS];
+    struct name_memo {             /* intern_name()'s memo of event names */
+        size_t len;                /* 0: unused */
+        uint64_t head, tail;       /* the first and last 8 bytes (all of a shorter name) */
+        ml_str id;
+    } names[NAME_MEMO];
+};
+
 typedef struct kineto {
     js_scanner *js;
     ml_profile *p;
@@ -149,19 +167,7 @@ typedef struct kineto {
     unsigned nshapes;
     struct shape *spare;           /* where the next one is recorded */
     ka_index keys;                 /* kineto_args.h's rows by key length */
-    struct compact_memo {          /* compact_value()'s memo of args text */
-        size_t len;                /* 0: unused */
-        ml_str id;
-    } compact[COMPACT_SETS][COMPACT_WAYS];
-    struct skip_memo {             /* skip_unread_arg()'s memo of args values not read */
-        uint8_t len;               /* 0: unused */
-        char text[SKIP_TEXT];
-    } skips[SKIP_SETS][SKIP_WAYS];
-    struct name_memo {             /* intern_name()'s memo of event names */
-        size_t len;                /* 0: unused */
-        uint64_t head, tail;       /* the first and last 8 bytes (all of a shorter name) */
-        ml_str id;
-    } names[NAME_MEMO];
+    struct kt_memo *memo;          /* the reader's memos of repeated text (kt_init allocates them) */
 } kineto;
 
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
