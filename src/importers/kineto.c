@@ -54,19 +54,62 @@ bool ml_kineto_may_be(const unsigned char *head, size_t n)
 
 /* ---- small value readers ---- */
 
-/* The thread of (pid, tid), remembering the last one: consecutive events
- * are nearly always on the same thread. */
+/* Whether an id text equals a remembered one: both are NUL-padded to ID_MAX
+ * (event_fields is zeroed per event), so a short one is two word compares. */
+static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    if (a_len != b_len) return false;
+    if (a_len > 16) return memcmp(a, b, a_len) == 0;
+    uint64_t x[2], y[2];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    return x[0] == y[0] && x[1] == y[1];
+}
+
+/* memo[TRACK_MEMO] remembers the last (pid, tid) texts seen and what they
+ * map to (a thread, a track): the entry of f's, or NULL. */
+static inline const struct id_memo *id_memo_find(const struct id_memo *memo, const event_fields *f)
+{
+    for (unsigned i = 0; i < TRACK_MEMO; i++) {
+        const struct id_memo *m = &memo[i];
+        if (m->id != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
+            same_id(f->pid, f->pid_len, m->pid, m->pid_len))
+            return m;
+    }
+    return NULL;
+}
+
+/* Remembers f's (pid, tid) as id, in place of the oldest entry. */
+static void id_memo_put(struct id_memo *memo, unsigned *next, const event_fields *f, uint32_t id)
+{
+    struct id_memo *m = &memo[(*next)++ % TRACK_MEMO];
+    m->id = id;
+    memset(m->pid, 0, sizeof m->pid);
+    memset(m->tid, 0, sizeof m->tid);
+    memcpy(m->pid, f->pid, f->pid_len);
+    memcpy(m->tid, f->tid, f->tid_len);
+    m->pid_len = (uint8_t)f->pid_len;
+    m->tid_len = (uint8_t)f->tid_len;
+}
+
+/* The profile's thread of (pid, tid). */
 static uint32_t thread_of(kineto *k, const event_fields *f)
 {
-    if (k->last_thread != ML_NONE32 && f->pid_len == k->last_pid_len && f->tid_len == k->last_tid_len &&
-        !memcmp(f->pid, k->last_pid, f->pid_len) && !memcmp(f->tid, k->last_tid, f->tid_len))
-        return k->last_thread;
-    k->last_thread = ml_thread_get(k->p, f->pid, f->pid_len, f->tid, f->tid_len);
-    memcpy(k->last_pid, f->pid, f->pid_len);
-    memcpy(k->last_tid, f->tid, f->tid_len);
-    k->last_pid_len = f->pid_len;
-    k->last_tid_len = f->tid_len;
-    return k->last_thread;
+    const struct id_memo *m = id_memo_find(k->threads, f);
+    if (m) return m->id;
+    uint32_t thread = ml_thread_get(k->p, f->pid, f->pid_len, f->tid, f->tid_len);
+    id_memo_put(k->threads, &k->threads_next, f, thread);
+    return thread;
+}
+
+/* The trace track of (pid, tid). */
+static uint32_t track_of(kineto *k, const event_fields *f)
+{
+    const struct id_memo *m = id_memo_find(k->tracks, f);
+    if (m) return m->id;
+    uint32_t track = ml_track_get(k->t, k->p->strings, f->pid, f->pid_len, f->tid, f->tid_len);
+    id_memo_put(k->tracks, &k->tracks_next, f, track);
+    return track;
 }
 
 /* The device's Total Allocated / Total Reserved series, remembered by index
@@ -194,38 +237,6 @@ static ml_str event_name(kineto *k)
         k->name_interned = true;
     }
     return k->name_id;
-}
-
-/* Whether an id text equals a remembered one: both are NUL-padded to ID_MAX
- * (event_fields is zeroed per event), so a short one is two word compares. */
-static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_len)
-{
-    if (a_len != b_len) return false;
-    if (a_len > 16) return memcmp(a, b, a_len) == 0;
-    uint64_t x[2], y[2];
-    memcpy(x, a, 16);
-    memcpy(y, b, 16);
-    return x[0] == y[0] && x[1] == y[1];
-}
-
-/* The trace track of (pid, tid), remembering the last few. */
-static uint32_t track_of(kineto *k, const event_fields *f)
-{
-    for (unsigned i = 0; i < TRACK_MEMO; i++) {
-        const struct track_memo *m = &k->tracks[i];
-        if (m->track != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
-            same_id(f->pid, f->pid_len, m->pid, m->pid_len))
-            return m->track;
-    }
-    struct track_memo *m = &k->tracks[k->tracks_next++ % TRACK_MEMO];
-    m->track = ml_track_get(k->t, k->p->strings, f->pid, f->pid_len, f->tid, f->tid_len);
-    memset(m->pid, 0, sizeof m->pid);
-    memset(m->tid, 0, sizeof m->tid);
-    memcpy(m->pid, f->pid, f->pid_len);
-    memcpy(m->tid, f->tid, f->tid_len);
-    m->pid_len = (uint8_t)f->pid_len;
-    m->tid_len = (uint8_t)f->tid_len;
-    return m->track;
 }
 
 /* The slice kind: the cat's, except that ProfilerStep#N is a step whatever
@@ -666,9 +677,8 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
     k->js = js;
     k->p = p;
     k->e = e;
-    k->last_thread = ML_NONE32;
     k->t = p->trace;
-    for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].track = ML_NONE32;
+    for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].id = k->threads[i].id = ML_NONE32;
     ka_index_build(&k->keys);
     k->memo = ml_calloc(1, sizeof *k->memo);
 }

@@ -24,7 +24,8 @@ enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER 
 
 #define ID_MAX 64
 /* A trace alternates between a few tracks (the main thread, the autograd
- * thread, a stream or two): one remembered track missed a quarter of the time. */
+ * thread, a stream or two): one remembered track (or thread) missed a
+ * quarter of the time. */
 #define TRACK_MEMO 4
 #define TOTALS_CACHE 64
 #define NOT_AN_OP 0xFF             /* open_b.kind of a "B" whose interval memlens does not keep */
@@ -135,10 +136,7 @@ typedef struct kineto {
     bool has_times;                /* min_ts / max_end are set */
     int64_t min_ts, max_end;       /* earliest ts and latest ts + dur of all events (before the base is added) */
     int64_t bytes_moved;           /* sum of |Bytes| of allocs and frees: kept below ML_VALUE_LIMIT */
-    uint32_t last_thread;          /* thread_of()'s one-entry cache */
     uint32_t totals[TOTALS_CACHE][2]; /* device -> series index + 1 of its allocated / reserved totals */
-    char last_pid[ID_MAX], last_tid[ID_MAX];
-    size_t last_pid_len, last_tid_len;
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
     /* the CPU's Total Allocated before its first memory event (see the note at the end) */
     bool cpu_total_seen;
@@ -148,12 +146,12 @@ typedef struct kineto {
     trace_args ta;
     VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
     VEC(char) json;                /* compact JSON text of an arg being read */
-    struct track_memo {            /* track_of()'s cache of recent (pid, tid) texts */
-        uint32_t track;            /* ML_NONE32: unused */
+    struct id_memo {               /* recent (pid, tid) texts: track_of()'s tracks, thread_of()'s threads */
+        uint32_t id;               /* the track or thread; ML_NONE32: unused */
         uint8_t pid_len, tid_len;
         char pid[ID_MAX], tid[ID_MAX];
-    } tracks[TRACK_MEMO];
-    unsigned tracks_next;          /* the entry to replace next */
+    } tracks[TRACK_MEMO], threads[TRACK_MEMO];
+    unsigned tracks_next, threads_next; /* the entries to replace next */
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
     size_t bad_durs;               /* "X" events dropped: their dur negative or not a number */
     uint64_t bad_dur_off;          /* the first one's byte */
