@@ -947,6 +947,10 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
  * it has not, -1 on error. */
 static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
 {
+    /* The first literal (up to the first value: "ph" and "cat" are in it)
+     * before anything is set up: most of the shapes tried fail there. */
+    size_t i = sh->lit_end[0], from = i;
+    if (n < i || !jp_same_bytes(p, sh->text, i)) return 0;
     event_fields f = sh->proto;
     k->name_len = 0;
     k->name_interned = false;
@@ -954,19 +958,17 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
         k->ta = TA_NONE;
         k->cvals.len = 0;
     }
-    size_t i = 0, from = 0;
-    for (unsigned s = 0;; s++) {
-        size_t len = sh->lit_end[s] - from;
-        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
-        i += len;
-        from = sh->lit_end[s];
-        if (s == sh->nslots) break;
+    for (unsigned s = 0; s < sh->nslots; s++) { /* slot s, then the literal after it */
         size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
         if (!end) return 0;
         if ((sh->slot[s] == SH_NAME_MEMORY || sh->slot[s] == SH_NAME_OTHER) &&
             is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY))
             return 0;
         i = end;
+        size_t len = sh->lit_end[s + 1] - from;
+        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
+        i += len;
+        from = sh->lit_end[s + 1];
     }
     js_consume_element(k->js, i);
     return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
