@@ -9,7 +9,9 @@
  *                   memory events, ops, the trace store), reads the
  *                   document around the event list, and finishes;
  *   kineto_split.c  reads a big plain file as two halves on two threads.
- * The args read are declared once, in kineto_args.h.
+ * The args read are declared once, in kineto_args.h.  Text that repeats
+ * (names, args values, pid/tid) goes through memos (struct kt_memo,
+ * struct id_memo): found by a few bytes, checked by one compare.
  */
 #ifndef ML_KINETO_INT_H
 #define ML_KINETO_INT_H
