@@ -216,10 +216,15 @@ static int64_t trailing_number(const char *s, size_t n)
 static ml_str intern_name(kineto *k)
 {
     const char *s = k->name;
-    size_t n = k->name_len, w = n < 8 ? n : 8;
-    uint64_t head = 0, tail = 0;
-    memcpy(&head, s, w);
-    memcpy(&tail, s + n - w, w);
+    size_t n = k->name_len;
+    uint64_t head = 0, tail;
+    if (n >= 8) { /* (copies of a constant size: two loads) */
+        memcpy(&head, s, 8);
+        memcpy(&tail, s + n - 8, 8);
+    } else {
+        memcpy(&head, s, n);
+        tail = head;
+    }
     struct name_memo *m = &k->memo->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 1)];
     if (m->len == n && m->head == head && m->tail == tail && (n <= 16 || !memcmp(ml_s(k->p, m->id) + 8, s + 8, n - 16)))
         return m->id;
