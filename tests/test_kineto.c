@@ -856,6 +856,50 @@ TEST(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order)
     }
 }
 
+/* The importer's memos of names, of "Input Dims" and of args not read
+ * (kineto.c intern_name, kineto_event.c compact_value, skip_unread_arg:
+ * "Concrete Inputs") find candidates by a few bytes only: names
+ * of one length with the same first and last 8 bytes, and dims alike in
+ * their first 16 bytes (more of them than a memo set holds, one a prefix of
+ * another as text), each event must still get its own text. */
+TEST(names_and_dims_alike_in_their_first_bytes_keep_their_own_text)
+{
+    static const char *const names[] = {"aten::linear_AAAA_backward_mm", "aten::linear_BBBB_backward_mm",
+                                        "aten::linear_AAAB_backward_mm", "aten::mm", "aten::mn"};
+    static const char *const dims[] = {
+        "[[8, 1024, 1024], [1]]", "[[8, 1024, 1024], [2]]", "[[8, 1024, 1024], []]", "[[8, 1024, 1024], [], []]",
+        "[[8, 1024, 1024], [8, 1024, 1024]]", "[[8, 1024, 1024], [3]]", "[[8, 1024, 1024], [4]]",
+        "[[8, 1024, 1024], [5]]", "[[8, 1024, 1024], [6]]", "[[8, 1024, 1024], [7]]", "[[8, 1024, 1024], [8]]",
+        "[[8, 1024, 1024]]", "[[], []]"};
+    enum { NN = sizeof names / sizeof *names, ND = sizeof dims / sizeof *dims, NEV = 3 * NN * ND };
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    fputs("{\"traceEvents\": [\n", f);
+    for (int i = 0; i < NEV; i++)
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1, \"tid\": 2, \"ts\": %d, "
+                   "\"dur\": 1, \"args\": {\"Concrete Inputs\": %s, \"Input Dims\": %s, \"Ev Idx\": %d}}",
+                i ? ",\n" : "", names[i % NN], 10 * i, dims[(i + 1) % ND], dims[i % ND], i);
+    fputs("\n]}\n", f);
+    fclose(f);
+    ml_source *src = ml_source_from_memory("t.json", json, len);
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    p->trace = ml_trace_new();
+    int rc = ml_kineto_import(src, p, &err);
+    ml_source_close(src);
+    free(json);
+    CHECK_EQ_I64(rc, 0);
+    const ml_slices *s = &p->trace->slices;
+    CHECK_EQ_I64(s->ts.len, NEV);
+    for (size_t i = 0; rc == 0 && i < s->ts.len && i < NEV; i++) { /* one track: in time order */
+        size_t ev = (size_t)((s->ts.v[i] - s->ts.v[0]) / 10000);
+        CHECK_EQ_STR(ml_s(p, s->name.v[i]), names[ev % NN]);
+        CHECK(s->info.v[i] != ML_NONE32);
+        if (s->info.v[i] != ML_NONE32) CHECK_EQ_STR(ml_s(p, p->trace->op_info.v[s->info.v[i]].input_dims), dims[ev % ND]);
+    }
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
@@ -874,6 +918,7 @@ int main(void)
     RUN(a_second_alloc_at_a_live_address_closes_the_first);
     RUN(a_trace_read_in_tiny_pieces_gives_the_same_profile);
     RUN(events_read_from_the_buffer_equal_the_token_path);
+    RUN(names_and_dims_alike_in_their_first_bytes_keep_their_own_text);
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
     RUN(real_hta_df_index_resolver);

@@ -163,9 +163,14 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
      * do not say (gloo's spans never do; PyTorch 2.x CPU traces have no
      * record_param_comms). */
     int one_group = t->pg_count == 1 && p->world_size > 0 ? p->world_size : -1;
+    /* Whether each kernel name is NCCL's, found once a name: 0 not yet known, 1 no, 2 yes
+     * (a trace runs a few thousand kernels a few hundred thousand times). */
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *nccl_name = any_kernel ? ml_calloc(nstr ? nstr : 1, 1) : NULL;
     for (size_t i = 0; i < n; i++) {
         uint8_t kind = s->kind.v[i];
         ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
+        if (any_kernel && kind != ML_SL_KERNEL) continue;
         const char *name = ml_s(p, s->name.v[i]);
         if (!any_kernel) {
             if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION) continue;
@@ -177,8 +182,10 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
                 coll_count(p, &acc, name, one_group, (uint32_t)i, NULL, sp);
             continue;
         }
-        if (kind != ML_SL_KERNEL) continue;
-        if (!contains_nccl(name)) {
+        ml_str nm = s->name.v[i];
+        uint8_t *known = nm < nstr ? &nccl_name[nm] : NULL;
+        if (known && !*known) *known = contains_nccl(name) ? 2 : 1;
+        if (known ? *known == 1 : !contains_nccl(name)) {
             VEC_PUSH(&comp, sp);
             continue;
         }
@@ -205,6 +212,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         int gsize = cargs && cargs->group_size > 0 ? cargs->group_size : one_group;
         coll_count(p, &acc, cname, gsize, op, cargs, sp);
     }
+    free(nccl_name);
     bool any_comm = comm.len > 0; /* before the merge drops empty intervals */
     ml_ranges_merge(&comp);
     ml_ranges_merge(&comm);

@@ -50,9 +50,13 @@ static int cmp_kernel(const void *x, const void *y)
     return (a->stream > b->stream) - (a->stream < b->stream);
 }
 
-/* The step whose [ts, end) holds t (the last such in start order), or -1. */
-static int64_t step_at(const step_span *sp, size_t n, int64_t t)
+/* The step whose [ts, end) holds t (the last such in start order), or -1.
+ * *last: the span of the answer before, tried first (a thread's slices come
+ * in time order, so most fall in the step of the one before). */
+static int64_t step_at(const step_span *sp, size_t n, int64_t t, size_t *last)
 {
+    size_t f = *last;
+    if (f < n && sp[f].ts <= t && t < sp[f].end && (f + 1 == n || sp[f + 1].ts > t)) return sp[f].n;
     size_t lo = 0, hi = n; /* first span starting after t */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -60,7 +64,10 @@ static int64_t step_at(const step_span *sp, size_t n, int64_t t)
         else hi = mid;
     }
     for (size_t k = lo; k-- > 0;)
-        if (t < sp[k].end) return sp[k].n;
+        if (t < sp[k].end) {
+            *last = k;
+            return sp[k].n;
+        }
     return -1;
 }
 
@@ -98,13 +105,14 @@ void ml_straggler_record_of(const ml_profile *p, int rank, ml_straggler_record *
         if (!out->n_steps || out->steps[out->n_steps - 1] != out->steps[k]) out->steps[out->n_steps++] = out->steps[k];
     VEC(ml_straggler_kernel) ks = {0};
     bool any = false;
+    size_t last_span = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
         bool stream = t->tracks.v[s->track.v[i]].kind == ML_TRACK_STREAM || k == ML_SL_CUDA_SYNC;
         int64_t step = -1, host_ts = -1;
         if (!stream && !ml_slice_is_gpu(k)) host_ts = s->ts.v[i];
         else if (s->launcher.v[i] != ML_NONE32) host_ts = s->ts.v[s->launcher.v[i]];
-        if (host_ts >= 0 && host_ts < cut) step = step_at(spans.v, spans.len, host_ts);
+        if (host_ts >= 0 && host_ts < cut) step = step_at(spans.v, spans.len, host_ts, &last_span);
         if (step < 0) continue;
         int64_t b = s->ts.v[i], e = b + s->dur.v[i];
         if (!any || b < out->first) out->first = b;

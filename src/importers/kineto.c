@@ -23,6 +23,7 @@
 
 #include <limits.h>
 #include "par.h"
+#include "u64map.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,19 +54,62 @@ bool ml_kineto_may_be(const unsigned char *head, size_t n)
 
 /* ---- small value readers ---- */
 
-/* The thread of (pid, tid), remembering the last one: consecutive events
- * are nearly always on the same thread. */
+/* Whether an id text equals a remembered one: both are NUL-padded to ID_MAX
+ * (event_fields is zeroed per event), so a short one is two word compares. */
+static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    if (a_len != b_len) return false;
+    if (a_len > 16) return memcmp(a, b, a_len) == 0;
+    uint64_t x[2], y[2];
+    memcpy(x, a, 16);
+    memcpy(y, b, 16);
+    return x[0] == y[0] && x[1] == y[1];
+}
+
+/* memo[TRACK_MEMO] remembers the last (pid, tid) texts seen and what they
+ * map to (a thread, a track): the entry of f's, or NULL. */
+static inline const struct id_memo *id_memo_find(const struct id_memo *memo, const event_fields *f)
+{
+    for (unsigned i = 0; i < TRACK_MEMO; i++) {
+        const struct id_memo *m = &memo[i];
+        if (m->id != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
+            same_id(f->pid, f->pid_len, m->pid, m->pid_len))
+            return m;
+    }
+    return NULL;
+}
+
+/* Remembers f's (pid, tid) as id, in place of the oldest entry. */
+static void id_memo_put(struct id_memo *memo, unsigned *next, const event_fields *f, uint32_t id)
+{
+    struct id_memo *m = &memo[(*next)++ % TRACK_MEMO];
+    m->id = id;
+    memset(m->pid, 0, sizeof m->pid);
+    memset(m->tid, 0, sizeof m->tid);
+    memcpy(m->pid, f->pid, f->pid_len);
+    memcpy(m->tid, f->tid, f->tid_len);
+    m->pid_len = (uint8_t)f->pid_len;
+    m->tid_len = (uint8_t)f->tid_len;
+}
+
+/* The profile's thread of (pid, tid). */
 static uint32_t thread_of(kineto *k, const event_fields *f)
 {
-    if (k->last_thread != ML_NONE32 && f->pid_len == k->last_pid_len && f->tid_len == k->last_tid_len &&
-        !memcmp(f->pid, k->last_pid, f->pid_len) && !memcmp(f->tid, k->last_tid, f->tid_len))
-        return k->last_thread;
-    k->last_thread = ml_thread_get(k->p, f->pid, f->pid_len, f->tid, f->tid_len);
-    memcpy(k->last_pid, f->pid, f->pid_len);
-    memcpy(k->last_tid, f->tid, f->tid_len);
-    k->last_pid_len = f->pid_len;
-    k->last_tid_len = f->tid_len;
-    return k->last_thread;
+    const struct id_memo *m = id_memo_find(k->threads, f);
+    if (m) return m->id;
+    uint32_t thread = ml_thread_get(k->p, f->pid, f->pid_len, f->tid, f->tid_len);
+    id_memo_put(k->threads, &k->threads_next, f, thread);
+    return thread;
+}
+
+/* The trace track of (pid, tid). */
+static uint32_t track_of(kineto *k, const event_fields *f)
+{
+    const struct id_memo *m = id_memo_find(k->tracks, f);
+    if (m) return m->id;
+    uint32_t track = ml_track_get(k->t, k->p->strings, f->pid, f->pid_len, f->tid, f->tid_len);
+    id_memo_put(k->tracks, &k->tracks_next, f, track);
+    return track;
 }
 
 /* The device's Total Allocated / Total Reserved series, remembered by index
@@ -164,46 +208,40 @@ static int64_t trailing_number(const char *s, size_t n)
     return v;
 }
 
+/* k->name interned.  Names repeat (the same kernels and ops every step), so
+ * a memo of the last ones, found by the length and the first and last 8
+ * bytes, spares ml_intern() its hash of the whole name: the bytes between
+ * are compared (none below 17 bytes, which those words cover).  Only names
+ * interned as they are written go in (a NUL inside is interned otherwise). */
+static ml_str intern_name(kineto *k)
+{
+    const char *s = k->name;
+    size_t n = k->name_len;
+    uint64_t head = 0, tail;
+    if (n >= 8) { /* (copies of a constant size: two loads) */
+        memcpy(&head, s, 8);
+        memcpy(&tail, s + n - 8, 8);
+    } else {
+        memcpy(&head, s, n);
+        tail = head;
+    }
+    struct name_memo *m = &k->memo->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 1)];
+    if (m->len == n && m->head == head && m->tail == tail && (n <= 16 || !memcmp(ml_s(k->p, m->id) + 8, s + 8, n - 16)))
+        return m->id;
+    ml_str id = ml_intern(k->p->strings, s, n);
+    if (ml_strlen(k->p->strings, id) == n && !memcmp(ml_s(k->p, id), s, n))
+        *m = (struct name_memo){n, head, tail, id};
+    return id;
+}
+
 /* The current event's name, interned (0 when it has none: k->name may be NULL). */
 static ml_str event_name(kineto *k)
 {
     if (!k->name_interned) {
-        k->name_id = k->name_len ? ml_intern(k->p->strings, k->name, k->name_len) : 0;
+        k->name_id = k->name_len ? intern_name(k) : 0;
         k->name_interned = true;
     }
     return k->name_id;
-}
-
-/* Whether an id text equals a remembered one: both are NUL-padded to ID_MAX
- * (event_fields is zeroed per event), so a short one is two word compares. */
-static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_len)
-{
-    if (a_len != b_len) return false;
-    if (a_len > 16) return memcmp(a, b, a_len) == 0;
-    uint64_t x[2], y[2];
-    memcpy(x, a, 16);
-    memcpy(y, b, 16);
-    return x[0] == y[0] && x[1] == y[1];
-}
-
-/* The trace track of (pid, tid), remembering the last few. */
-static uint32_t track_of(kineto *k, const event_fields *f)
-{
-    for (unsigned i = 0; i < TRACK_MEMO; i++) {
-        const struct track_memo *m = &k->tracks[i];
-        if (m->track != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
-            same_id(f->pid, f->pid_len, m->pid, m->pid_len))
-            return m->track;
-    }
-    struct track_memo *m = &k->tracks[k->tracks_next++ % TRACK_MEMO];
-    m->track = ml_track_get(k->t, k->p->strings, f->pid, f->pid_len, f->tid, f->tid_len);
-    memset(m->pid, 0, sizeof m->pid);
-    memset(m->tid, 0, sizeof m->tid);
-    memcpy(m->pid, f->pid, f->pid_len);
-    memcpy(m->tid, f->tid, f->tid_len);
-    m->pid_len = (uint8_t)f->pid_len;
-    m->tid_len = (uint8_t)f->tid_len;
-    return m->track;
 }
 
 /* The slice kind: the cat's, except that ProfilerStep#N is a step whatever
@@ -652,10 +690,10 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
     k->js = js;
     k->p = p;
     k->e = e;
-    k->last_thread = ML_NONE32;
     k->t = p->trace;
-    for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].track = ML_NONE32;
+    for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].id = k->threads[i].id = ML_NONE32;
     ka_index_build(&k->keys);
+    k->memo = ml_calloc(1, sizeof *k->memo);
 }
 
 void kt_free(kineto *k)
@@ -668,6 +706,7 @@ void kt_free(kineto *k)
     VEC_FREE(&k->open);
     VEC_FREE(&k->cvals);
     VEC_FREE(&k->json);
+    free(k->memo);
 }
 
 /* The whole document from its first token (or, for the first half of a

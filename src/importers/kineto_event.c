@@ -330,27 +330,69 @@ static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind
 }
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
- * as written when jp_compact_span() finds it so, interned.  The same text
- * comes back again and again: a memo of the last ones (their interned
- * text, found by a hash of the bytes) saves the check and the interning.
- * The index after the value, or 0. */
+ * as written when jp_compact_span() finds it so, interned.  The same few
+ * texts come back again and again (the layers of every step), so a memo of
+ * the last ones answers before the value is scanned: it is looked up by a
+ * hash of the first COMPACT_KEY bytes at p[i], and bytes that begin with a
+ * whole container remembered are that container (its closing bracket is
+ * where the remembered one's is), so one compare gives the value and its
+ * end.  A miss scans and checks the value and remembers it in front of its
+ * set (the least recently used one out).  The index after the value, or 0. */
 static size_t compact_value(kineto *k, const char *p, size_t i, size_t n, ml_str *out)
 {
     if (p[i] != '[' && p[i] != '{') return 0;
+    struct compact_memo *set = NULL;
+    if (n - i >= COMPACT_KEY) {
+        set = k->memo->compact[jp_hash(p + i, COMPACT_KEY) & (COMPACT_SETS - 1)];
+        for (unsigned w = 0; w < COMPACT_WAYS && set[w].len; w++) {
+            struct compact_memo c = set[w];
+            if (c.len > n - i || memcmp(ml_s(k->p, c.id), p + i, c.len) != 0) continue;
+            for (; w > 0; w--) set[w] = set[w - 1];
+            set[0] = c;
+            *out = c.id;
+            return i + c.len;
+        }
+    }
     size_t end = js_plain_skip_container(p, i, n);
     if (!end) return 0;
     size_t len = end - i;
-    uint64_t h = jp_hash(p + i, len);
-    struct compact_memo *c = &k->compact[h & (COMPACT_MEMO - 1)];
-    if (c->len == len && c->hash == h && !memcmp(ml_s(k->p, c->id), p + i, len)) {
-        *out = c->id;
-        return end;
-    }
     if (jp_compact_span(p + i, n - i) != len) return 0;
     *out = ml_intern(k->p->strings, p + i, len);
-    c->hash = h;
-    c->len = len;
-    c->id = *out;
+    if (set) {
+        for (unsigned w = COMPACT_WAYS - 1; w > 0; w--) set[w] = set[w - 1];
+        set[0] = (struct compact_memo){len, *out};
+    }
+    return end;
+}
+
+/* The value at p[i] of an arg of the time side that is not read (its row
+ * says KA_SKIP): the index after it, or 0.  Most such values are small
+ * containers that come back again and again ("Concrete Inputs": ["", "1"],
+ * "Input Strides": [[1048576, 1024, 1], []]), so a memo of their bytes,
+ * found as compact_value()'s is, knows where one ends without scanning it
+ * (bytes that begin with a whole container remembered are that container).
+ * Not for the memory side, whose shapes skip whole args objects, which
+ * rarely repeat. */
+static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
+{
+    if ((p[i] != '[' && p[i] != '{') || n - i < COMPACT_KEY) return jp_skip(p, i, n);
+    struct skip_memo *set = k->memo->skips[jp_hash(p + i, COMPACT_KEY) & (SKIP_SETS - 1)];
+    for (unsigned w = 0; w < SKIP_WAYS && set[w].len; w++) {
+        if (set[w].len > n - i || memcmp(set[w].text, p + i, set[w].len) != 0) continue;
+        size_t len = set[w].len;
+        if (w) { /* to the front */
+            struct skip_memo c = set[w];
+            for (; w > 0; w--) set[w] = set[w - 1];
+            set[0] = c;
+        }
+        return i + len;
+    }
+    size_t end = js_plain_skip_container(p, i, n);
+    if (end && end - i <= SKIP_TEXT) {
+        for (unsigned w = SKIP_WAYS - 1; w > 0; w--) set[w] = set[w - 1];
+        set[0].len = (uint8_t)(end - i);
+        memcpy(set[0].text, p + i, end - i);
+    }
     return end;
 }
 
@@ -400,7 +442,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
         }
         return end;
     }
-    case KA_SKIP: return jp_skip(p, i, n);
+    case KA_SKIP: return skip_unread_arg(k, p, i, n);
     }
     return 0; /* a memory event's arg: the token path reads it */
 }
@@ -422,7 +464,7 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         int kind = row && row->kind != KA_NAME ? row->kind : KA_SKIP;
         size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
-        shape_slot_at(rec, p, i, end, kind == KA_SKIP ? SH_SKIP : SH_ARG + kind, off);
+        shape_slot_at(rec, p, i, end, SH_ARG + kind, off); /* (SH_ARG + KA_SKIP: skip_unread_arg) */
         i = jp_ws(p, end);
         if (i >= n) return 0;
         if (p[i] == '}') break;
@@ -908,6 +950,10 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
  * it has not, -1 on error. */
 static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
 {
+    /* The first literal (up to the first value: "ph" and "cat" are in it)
+     * before anything is set up: most of the shapes tried fail there. */
+    size_t i = sh->lit_end[0], from = i;
+    if (n < i || !jp_same_bytes(p, sh->text, i)) return 0;
     event_fields f = sh->proto;
     k->name_len = 0;
     k->name_interned = false;
@@ -915,19 +961,17 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
         k->ta = TA_NONE;
         k->cvals.len = 0;
     }
-    size_t i = 0, from = 0;
-    for (unsigned s = 0;; s++) {
-        size_t len = sh->lit_end[s] - from;
-        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
-        i += len;
-        from = sh->lit_end[s];
-        if (s == sh->nslots) break;
+    for (unsigned s = 0; s < sh->nslots; s++) { /* slot s, then the literal after it */
         size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
         if (!end) return 0;
         if ((sh->slot[s] == SH_NAME_MEMORY || sh->slot[s] == SH_NAME_OTHER) &&
             is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY))
             return 0;
         i = end;
+        size_t len = sh->lit_end[s + 1] - from;
+        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
+        i += len;
+        from = sh->lit_end[s + 1];
     }
     js_consume_element(k->js, i);
     return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;

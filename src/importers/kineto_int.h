@@ -9,7 +9,9 @@
  *                   memory events, ops, the trace store), reads the
  *                   document around the event list, and finishes;
  *   kineto_split.c  reads a big plain file as two halves on two threads.
- * The args read are declared once, in kineto_args.h.
+ * The args read are declared once, in kineto_args.h.  Text that repeats
+ * (names, args values, pid/tid) goes through memos (struct kt_memo,
+ * struct id_memo): found by a few bytes, checked by one compare.
  */
 #ifndef ML_KINETO_INT_H
 #define ML_KINETO_INT_H
@@ -24,7 +26,8 @@ enum { CAT_NONE, CAT_CPU_OP, CAT_ANNOTATION, CAT_PYTHON, CAT_INSTANT, CAT_OTHER 
 
 #define ID_MAX 64
 /* A trace alternates between a few tracks (the main thread, the autograd
- * thread, a stream or two): one remembered track missed a quarter of the time. */
+ * thread, a stream or two): one remembered track (or thread) missed a
+ * quarter of the time. */
 #define TRACK_MEMO 4
 #define TOTALS_CACHE 64
 #define NOT_AN_OP 0xFF             /* open_b.kind of a "B" whose interval memlens does not keep */
@@ -90,7 +93,31 @@ typedef struct open_b {             /* a "B" event waiting for its "E" */
 
 enum { CAT_CACHE = 8, CAT_CACHE_LEN = 31 };
 enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace has about 20) */
-enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts remembered */
+/* "Input Dims" and "Input type" texts remembered (compact_value): sets of a
+ * few, chosen by the first bytes of the text (a realistic trace has a few
+ * dozen such texts, several of them alike in their first 16 bytes) */
+enum { NAME_MEMO = 1024 };         /* event names remembered (a realistic trace has a few hundred) */
+/* containers of args not read, remembered up to SKIP_TEXT bytes (skip_unread_arg), as compact_value's */
+enum { SKIP_SETS = 64, SKIP_WAYS = 8, SKIP_TEXT = 95 };
+enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
+
+/* What the readers remember of text that comes back again and again (on
+ * the heap: struct kineto lives on the stack, and these are ~90 KB). */
+struct kt_memo {
+    struct compact_memo {          /* compact_value()'s memo of args text */
+        size_t len;                /* 0: unused */
+        ml_str id;
+    } compact[COMPACT_SETS][COMPACT_WAYS];
+    struct skip_memo {             /* skip_unread_arg()'s memo of args values not read */
+        uint8_t len;               /* 0: unused */
+        char text[SKIP_TEXT];
+    } skips[SKIP_SETS][SKIP_WAYS];
+    struct name_memo {             /* intern_name()'s memo of event names */
+        size_t len;                /* 0: unused */
+        uint64_t head, tail;       /* the first and last 8 bytes (all of a shorter name) */
+        ml_str id;
+    } names[NAME_MEMO];
+};
 
 typedef struct kineto {
     js_scanner *js;
@@ -112,10 +139,7 @@ typedef struct kineto {
     bool has_times;                /* min_ts / max_end are set */
     int64_t min_ts, max_end;       /* earliest ts and latest ts + dur of all events (before the base is added) */
     int64_t bytes_moved;           /* sum of |Bytes| of allocs and frees: kept below ML_VALUE_LIMIT */
-    uint32_t last_thread;          /* thread_of()'s one-entry cache */
     uint32_t totals[TOTALS_CACHE][2]; /* device -> series index + 1 of its allocated / reserved totals */
-    char last_pid[ID_MAX], last_tid[ID_MAX];
-    size_t last_pid_len, last_tid_len;
     size_t memory_events, memory_without_addr, memory_without_totals, oom_events;
     /* the CPU's Total Allocated before its first memory event (see the note at the end) */
     bool cpu_total_seen;
@@ -125,12 +149,12 @@ typedef struct kineto {
     trace_args ta;
     VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
     VEC(char) json;                /* compact JSON text of an arg being read */
-    struct track_memo {            /* track_of()'s cache of recent (pid, tid) texts */
-        uint32_t track;            /* ML_NONE32: unused */
+    struct id_memo {               /* recent (pid, tid) texts: track_of()'s tracks, thread_of()'s threads */
+        uint32_t id;               /* the track or thread; ML_NONE32: unused */
         uint8_t pid_len, tid_len;
         char pid[ID_MAX], tid[ID_MAX];
-    } tracks[TRACK_MEMO];
-    unsigned tracks_next;          /* the entry to replace next */
+    } tracks[TRACK_MEMO], threads[TRACK_MEMO];
+    unsigned tracks_next, threads_next; /* the entries to replace next */
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
     size_t bad_durs;               /* "X" events dropped: their dur negative or not a number */
     uint64_t bad_dur_off;          /* the first one's byte */
@@ -144,11 +168,7 @@ typedef struct kineto {
     unsigned nshapes;
     struct shape *spare;           /* where the next one is recorded */
     ka_index keys;                 /* kineto_args.h's rows by key length */
-    struct compact_memo {          /* compact_value()'s memo of args text, by a hash of its bytes */
-        uint64_t hash;
-        size_t len;                /* 0: unused */
-        ml_str id;
-    } compact[COMPACT_MEMO];
+    struct kt_memo *memo;          /* the reader's memos of repeated text (kt_init allocates them) */
 } kineto;
 
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
