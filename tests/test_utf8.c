@@ -104,8 +104,70 @@ TEST(json_integers_are_written_exactly)
     free(buf);
 }
 
+/* The same calls into a FILE and into an ml_buf write the same bytes; the
+ * buffer's writer is script_safe ("</" as "<\/"), the FILE's is not. */
+static void write_sample(jw *w)
+{
+    jw_obj(w);
+    jw_key(w, "name");
+    jw_str(w, "a\"b\\c</script>\t\x01\xFF\xC3\xA9");
+    jw_key(w, "list");
+    jw_arr(w);
+    jw_i64(w, -42);
+    jw_i64_js(w, ((int64_t)1 << 53) + 1);
+    jw_i64_js(w, -((int64_t)1 << 53));
+    jw_bool(w, true);
+    jw_null(w);
+    jw_us(w, 98598123);
+    jw_fixed(w, 2.50, 2);
+    jw_dbl(w, 0.1);
+    jw_verbatim(w, "[\"t\x01\xFF\"]");
+    jw_obj(w);
+    jw_end(w);
+    jw_end(w);
+    jw_key(w, "s");
+    jw_str(w, NULL);
+    jw_end(w);
+}
+
+TEST(json_writer_into_a_buffer)
+{
+    const char *want = "{\"name\":\"a\\\"b\\\\c<%sscript>\\t\\u0001\xEF\xBF\xBD\xC3\xA9\","
+                       "\"list\":[-42,\"9007199254740993\",-9007199254740992,true,null,98598.123,2.5,"
+                       "0.10000000000000001,[\"t\\u0001\xEF\xBF\xBD\"],{}],\"s\":null}";
+    char plain[256], safe[256];
+    snprintf(plain, sizeof plain, want, "/");
+    snprintf(safe, sizeof safe, want, "\\/");
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    jw w;
+    jw_init(&w, f, false);
+    write_sample(&w);
+    fclose(f);
+    CHECK_EQ_STR(mem, plain);
+    free(mem);
+    ml_buf b = {0};
+    ml_buf_puts(&b, "x"); /* appends after what the buffer holds */
+    jw_init_buf(&w, &b, false);
+    write_sample(&w);
+    CHECK_EQ_I64((int64_t)b.len, (int64_t)strlen(safe) + 1);
+    CHECK_EQ_STR(b.p + 1, safe);
+    /* pretty, and a piece pasted: as one writer would have written it */
+    b.len = 0;
+    jw_init_buf(&w, &b, true);
+    jw_arr(&w);
+    jw_i64(&w, 1);
+    jw_paste(&w, "2", 1);
+    jw_paste(&w, "", 0);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "[\n  1,2\n]\n");
+    ml_buf_free(&b);
+}
+
 int main(void)
 {
+    RUN(json_writer_into_a_buffer);
     RUN(sequences_valid_and_not);
     RUN(json_writers_put_the_replacement_character);
     RUN(terminal_text_is_escaped);
