@@ -21,13 +21,15 @@
 
 #include <stdint.h>
 
+#include "jsonw.h"
 #include "report_enc.h"
 
 typedef struct ml_colbuf {
     int binary;
-    ml_buf *out;        /* JSON: the answer itself */
+    ml_buf *out;        /* the answer */
     ml_buf head, cols, data;  /* binary: the header fields, the column descriptors, the columns */
-    int nfields, ncols;
+    jw w;               /* the fields: into out (JSON) or head (binary) */
+    jw cw;              /* binary: the column descriptors, into cols */
 } ml_colbuf;
 
 /* Starts an answer into out (appended to it at ml_cb_finish in binary mode). */
