@@ -135,6 +135,8 @@ void jw_str(jw *w, const char *s)
     else jw_null(w);
 }
 
+void jw_text(jw *w, const char *s) { jw_strn(w, s ? s : "", s ? strlen(s) : 0); }
+
 void jw_key(jw *w, const char *k)
 {
     jw_str(w, k);

@@ -42,6 +42,8 @@ void jw_end(jw *w);            /* closes the innermost object or array */
 void jw_key(jw *w, const char *k);
 void jw_str(jw *w, const char *s); /* NULL: null */
 void jw_strn(jw *w, const char *s, size_t n);
+/* Text that is never null: NULL written as "". */
+void jw_text(jw *w, const char *s);
 void jw_i64(jw *w, int64_t v);
 /* An int64 as a JSON number when a double holds it exactly (|v| <= 2^53),
  * else as a string of its digits: for the page, whose numbers are doubles. */

@@ -271,26 +271,18 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
         }
         free(in);
     }
-    ml_buf js = {0};
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
     ml_cb_i64(&cb, "n", (int64_t)x->n);
     ml_cb_i64(&cb, "hits", hits);
-    ml_buf_puts(&js, "[");
-    for (size_t k = 0; k < strs.len; k++) {
-        ml_buf_puts(&js, k ? "," : "");
-        ml_json_str(&js, k ? ml_s(p, strs.v[k]) : "");
-    }
-    ml_buf_puts(&js, "]");
-    ml_cb_json(&cb, "strings", js.p);
-    js.len = 0;
-    ml_buf_puts(&js, "[");
-    for (size_t c = 0; c < ncats; c++) {
-        ml_buf_puts(&js, c ? "," : "");
-        ml_json_str(&js, ml_s(p, cats[c]));
-    }
-    ml_buf_puts(&js, "]");
-    ml_cb_json(&cb, "cats", js.p);
+    jw *js = ml_cb_key(&cb, "strings");
+    jw_arr(js);
+    for (size_t k = 0; k < strs.len; k++) jw_text(js, k ? ml_s(p, strs.v[k]) : "");
+    jw_end(js);
+    js = ml_cb_key(&cb, "cats");
+    jw_arr(js);
+    for (size_t c = 0; c < ncats; c++) jw_text(js, ml_s(p, cats[c]));
+    jw_end(js);
     ml_cb_col_u32(&cb, "id", w.sl.v, NULL, n);
     ml_cb_col_u32(&cb, "track", track, NULL, n);
     ml_cb_col_i64(&cb, "ts", ts, NULL, n);
@@ -309,7 +301,6 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
     ml_cb_col_u32(&cb, "f_to", ft.v, NULL, ft.len);
     ml_cb_col_u8(&cb, "f_cat", fc.v, NULL, fc.len);
     ml_cb_finish(&cb);
-    ml_buf_free(&js);
     VEC_FREE(&ff);
     VEC_FREE(&ft);
     VEC_FREE(&fc);

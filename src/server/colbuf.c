@@ -28,7 +28,11 @@ void ml_cb_begin(ml_colbuf *cb, ml_buf *out, int binary)
 
 void ml_cb_i64(ml_colbuf *cb, const char *k, int64_t v) { jw_key(&cb->w, k), jw_i64_js(&cb->w, v); }
 void ml_cb_bool(ml_colbuf *cb, const char *k, int v) { jw_key(&cb->w, k), jw_bool(&cb->w, v); }
-void ml_cb_json(ml_colbuf *cb, const char *k, const char *json) { jw_key(&cb->w, k), jw_raw(&cb->w, json); }
+jw *ml_cb_key(ml_colbuf *cb, const char *k)
+{
+    jw_key(&cb->w, k);
+    return &cb->w;
+}
 
 /* Binary: the column's descriptor, and room for its bytes at the next
  * multiple of 8 of the data section. */

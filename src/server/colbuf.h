@@ -37,8 +37,9 @@ void ml_cb_begin(ml_colbuf *cb, ml_buf *out, int binary);
 /* Scalar fields. */
 void ml_cb_i64(ml_colbuf *cb, const char *key, int64_t v);
 void ml_cb_bool(ml_colbuf *cb, const char *key, int v);
-/* A raw JSON value (a list of codes, a string); written as is in both modes. */
-void ml_cb_json(ml_colbuf *cb, const char *key, const char *json);
+/* Any other value (a list of codes, of strings): the writer, with the key
+ * written; the caller writes one value with it, the same in both modes. */
+jw *ml_cb_key(ml_colbuf *cb, const char *key);
 /* Columns: col[idx[k]] for k < n, or col[k] when idx is NULL. */
 void ml_cb_col_i64(ml_colbuf *cb, const char *key, const int64_t *col, const uint32_t *idx, size_t n);
 void ml_cb_col_u32(ml_colbuf *cb, const char *key, const uint32_t *col, const uint32_t *idx, size_t n);
