@@ -164,6 +164,16 @@ static void put_int(jw *w, int64_t v, bool quoted)
 
 void jw_i64(jw *w, int64_t v) { put_int(w, v, false); }
 
+void jw_u64(jw *w, uint64_t v)
+{
+    before_value(w);
+    char tmp[24];
+    int k = sizeof tmp;
+    do tmp[--k] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    put(w, tmp + k, sizeof tmp - (size_t)k);
+}
+
 void jw_i64_js(jw *w, int64_t v)
 {
     const int64_t exact = (int64_t)1 << 53;
@@ -282,6 +292,24 @@ void jw_enter(jw *w, int depth, bool after_key)
     w->after_key = after_key;
 }
 
+void jw_resume(jw *w, int depth)
+{
+    jw_enter(w, depth, false);
+    w->first[w->depth] = false;
+}
+
+bool jw_reopen(jw *w, ml_buf *b)
+{
+    if (!b->len || b->p[b->len - 1] != '}') return false;
+    bool empty = b->len >= 2 && b->p[b->len - 2] == '{';
+    b->p[--b->len] = 0;
+    jw_init_buf(w, b, false);
+    w->depth = 1;
+    w->first[1] = empty;
+    w->closer[1] = '}';
+    return true;
+}
+
 void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key)
 {
     jw_init(w, f, pretty);
@@ -293,6 +321,8 @@ void jw_paste_begin(jw *w)
     if (!w->first[w->depth]) put1(w, ',');
     w->first[w->depth] = false;
 }
+
+void jw_value_begin(jw *w) { before_value(w); }
 
 void jw_paste(jw *w, const char *piece, size_t n)
 {

@@ -45,6 +45,7 @@ void jw_strn(jw *w, const char *s, size_t n);
 /* Text that is never null: NULL written as "". */
 void jw_text(jw *w, const char *s);
 void jw_i64(jw *w, int64_t v);
+void jw_u64(jw *w, uint64_t v); /* an address, written exactly */
 /* An int64 as a JSON number when a double holds it exactly (|v| <= 2^53),
  * else as a string of its digits: for the page, whose numbers are doubles. */
 void jw_i64_js(jw *w, int64_t v);
@@ -76,9 +77,20 @@ void jw_fixed(jw *w, double v, int decimals);
  * container, with the comma between elements.  An empty piece adds nothing. */
 void jw_enter(jw *w, int depth, bool after_key);
 void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key); /* jw_init, jw_enter */
+/* Places a writer just made after elements already written at `depth` (by
+ * another writer into the same sink): the next element gets its comma. */
+void jw_resume(jw *w, int depth);
+/* A writer into the object that ends b, reopened (its '}' taken back) to
+ * add members; jw_end closes it again.  False (w unset) when b does not end
+ * with an object. */
+bool jw_reopen(jw *w, ml_buf *b);
 void jw_paste(jw *w, const char *piece, size_t n);
 /* That a piece will be pasted: the comma before it, now (the piece is then
  * copied by the caller). */
 void jw_paste_begin(jw *w);
+/* That a value (an element, or the value of a key just written) will be
+ * written into w's sink by other code (an encoder's column descriptor):
+ * its comma, now. */
+void jw_value_begin(jw *w);
 
 #endif

@@ -3,6 +3,7 @@
  * validates the query, reads the rank's view, writes JSON.
  */
 #include "api.h"
+#include "jsonw.h"
 #include "perf.h"
 
 #include <ctype.h>
@@ -985,8 +986,10 @@ static int route(req *q, ml_ranks *rs, const char *path)
     }
     if (!strcmp(path, "/api/peak") || !strcmp(path, "/api/ops")) {
         if (arg_rank_dev(q, rs, &r, &d)) return -1;
-        if (!strcmp(path, "/api/peak")) ml_report_put_peak(d->view, q->out);
-        else ml_report_put_ops(d->view, q->out);
+        jw w;
+        jw_init_buf(&w, q->out, false);
+        if (!strcmp(path, "/api/peak")) ml_report_put_peak(d->view, &w);
+        else ml_report_put_ops(d->view, &w);
         return 0;
     }
     if (!strcmp(path, "/api/perf")) {

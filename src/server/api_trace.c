@@ -9,6 +9,7 @@
  * web/src/tracedata.js mergeLane does.
  */
 #include "api_trace.h"
+#include "jsonw.h"
 
 #include <ctype.h>
 #include <math.h>
