@@ -1,7 +1,7 @@
 /*
  * test_utf8.c — names with any bytes in them, as a hostile trace writes them:
- * common/utf8.h tells valid UTF-8; every JSON writer (jsonw.h, ml_json_str,
- * ml_json_verbatim) puts U+FFFD for a byte that begins no valid sequence;
+ * common/utf8.h tells valid UTF-8; the JSON writer (jsonw.h, into a FILE or
+ * a buffer, jw_verbatim too) puts U+FFFD for a byte that begins no valid sequence;
  * the terminal (textwidth.h) gets control characters and such bytes escaped.
  * The expected bytes are worked out by hand from the UTF-8 rules (RFC 3629).
  */
@@ -52,8 +52,9 @@ TEST(json_writers_put_the_replacement_character)
     CHECK_EQ_STR(got, want);
     free(got);
     ml_buf b = {0};
-    ml_json_str(&b, in);
-    ml_buf_put(&b, "", 1);
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_str(&w, in);
     CHECK_EQ_STR(b.p, want);
     ml_buf_free(&b);
     /* a cut sequence at the very end */
@@ -61,8 +62,8 @@ TEST(json_writers_put_the_replacement_character)
     CHECK_EQ_STR(got, "\"x\xEF\xBF\xBD\xEF\xBF\xBD\"");
     free(got);
     /* JSON text kept from the input: strings inside it made valid too */
-    ml_json_verbatim(&b, "[[\"\xFF\"],[\"t\x01\"],[2,3]]");
-    ml_buf_put(&b, "", 1);
+    jw_init_buf(&w, &b, false);
+    jw_verbatim(&w, "[[\"\xFF\"],[\"t\x01\"],[2,3]]");
     CHECK_EQ_STR(b.p, "[[\"\xEF\xBF\xBD\"],[\"t\\u0001\"],[2,3]]");
     ml_buf_free(&b);
 }
