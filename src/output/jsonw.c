@@ -283,6 +283,19 @@ void jw_null(jw *w)
     put(w, "null", 4);
 }
 
+void jw_put_in_script(ml_buf *out, const char *json, size_t n)
+{
+    if (!n) return;
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (json[i] != '<') continue;
+        ml_buf_put(out, json + from, i - from);
+        ml_buf_puts(out, "\\u003c");
+        from = i + 1;
+    }
+    ml_buf_put(out, json + from, n - from);
+}
+
 void jw_enter(jw *w, int depth, bool after_key)
 {
     if (depth < 0) depth = 0;

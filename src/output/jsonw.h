@@ -34,7 +34,8 @@ typedef struct jw {
 } jw;
 
 void jw_init(jw *w, FILE *f, bool pretty);
-/* A writer that appends to b (script_safe set: see above). */
+/* A writer that appends to b, script_safe (see above): clear it for text
+ * that is no page's (a --json piece built in memory). */
 void jw_init_buf(jw *w, ml_buf *b, bool pretty);
 void jw_obj(jw *w);
 void jw_arr(jw *w);
@@ -67,6 +68,11 @@ void jw_us(jw *w, int64_t ns);
 /* v with at most `decimals` decimals, trailing zeros (and a bare point) cut,
  * "-0" written 0; null when v is not finite. */
 void jw_fixed(jw *w, double v, int decimals);
+
+/* JSON text written by a writer that was not script_safe, appended to out
+ * with every '<' as \u003c, so that it may sit inside a <script> element
+ * whatever its strings hold (the report's perf and compare objects). */
+void jw_put_in_script(ml_buf *out, const char *json, size_t n);
 
 /* Pieces of one document written apart (a job's ranks, each on the thread
  * that loaded it) and put together later, byte for byte as one writer would

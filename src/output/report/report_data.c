@@ -440,29 +440,16 @@ static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist,
 {
     if (top <= 0) top = ML_PERF_TOP_DEFAULT;
     if (ml_perf_unavailable(p)) return false;
-    /* written apart, then copied with every '<' as \u003c (the object sits
-     * in a <script> element) */
     ml_buf mem = {0};
     jw w;
     jw_init_buf(&w, &mem, false);
-    w.script_safe = false;
+    w.script_safe = false; /* every '<' escaped below instead */
     if (own) ml_perf_json_rank(&w, p, top);
     else ml_perf_json_rank_with(&w, p, top, dist);
-    size_t n = mem.len;
-    if (!mem.p || n < 2 || !strncmp(mem.p, "null", 4)) {
-        ml_buf_free(&mem);
-        return false;
-    }
-    size_t from = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (mem.p[i] != '<') continue;
-        ml_buf_put(out, mem.p + from, i - from);
-        ml_buf_puts(out, "\\u003c");
-        from = i + 1;
-    }
-    ml_buf_put(out, mem.p + from, n - from);
+    bool some = mem.p && mem.len >= 2 && strncmp(mem.p, "null", 4);
+    if (some) jw_put_in_script(out, mem.p, mem.len);
     ml_buf_free(&mem);
-    return true;
+    return some;
 }
 
 bool ml_report_perf_json(const ml_profile *p, ml_buf *out) { return perf_json(p, true, NULL, 0, out); }
