@@ -166,8 +166,49 @@ TEST(json_writer_into_a_buffer)
     ml_buf_free(&b);
 }
 
+/* Pieces of a buffer written by other code: a value placed by its comma
+ * (jw_value_begin), elements after another writer's (jw_resume), an object
+ * reopened (jw_reopen), a piece made safe for <script> (jw_put_in_script). */
+TEST(json_writer_pieces_in_a_buffer)
+{
+    ml_buf b = {0};
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_obj(&w);
+    jw_key(&w, "a");
+    jw_value_begin(&w);
+    ml_buf_puts(&b, "{\"b\":1}"); /* as an encoder writes its descriptor */
+    jw_key(&w, "u"), jw_u64(&w, UINT64_MAX);
+    jw_key(&w, "t"), jw_text(&w, NULL);
+    jw_key(&w, "r"), jw_rawn(&w, "[1,2]xyz", 5);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "{\"a\":{\"b\":1},\"u\":18446744073709551615,\"t\":\"\",\"r\":[1,2]}");
+    CHECK(jw_reopen(&w, &b));
+    jw_key(&w, "run"), jw_str(&w, "x");
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "{\"a\":{\"b\":1},\"u\":18446744073709551615,\"t\":\"\",\"r\":[1,2],\"run\":\"x\"}");
+    b.len = 0;
+    ml_buf_puts(&b, "{}");
+    CHECK(jw_reopen(&w, &b)); /* an empty object: its first member has no comma */
+    jw_key(&w, "k"), jw_i64(&w, 1);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "{\"k\":1}");
+    b.len = 0;
+    ml_buf_puts(&b, "[1");
+    CHECK(!jw_reopen(&w, &b));
+    jw_init_buf(&w, &b, false);
+    jw_resume(&w, 1); /* after the 1 another writer put there */
+    jw_i64(&w, 2);
+    CHECK_EQ_STR(b.p, "[1,2");
+    b.len = 0;
+    jw_put_in_script(&b, "{\"s\":\"a</b<c\"}", 14);
+    CHECK_EQ_STR(b.p, "{\"s\":\"a\\u003c/b\\u003cc\"}");
+    ml_buf_free(&b);
+}
+
 int main(void)
 {
+    RUN(json_writer_pieces_in_a_buffer);
     RUN(json_writer_into_a_buffer);
     RUN(sequences_valid_and_not);
     RUN(json_writers_put_the_replacement_character);
