@@ -201,6 +201,13 @@ TEST(json_writer_pieces_in_a_buffer)
     jw_i64(&w, 2);
     CHECK_EQ_STR(b.p, "[1,2");
     b.len = 0;
+    jw_init_buf(&w, &b, false); /* µs by hand, into a buffer */
+    jw_arr(&w);
+    const int64_t us[] = {0, 1, 1010, -1234560, INT64_MIN};
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) jw_us(&w, us[i]);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "[0,0.001,1.01,-1234.56,-9223372036854775.808]");
+    b.len = 0;
     jw_put_in_script(&b, "{\"s\":\"a</b<c\"}", 14);
     CHECK_EQ_STR(b.p, "{\"s\":\"a\\u003c/b\\u003cc\"}");
     ml_buf_free(&b);
