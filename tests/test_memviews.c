@@ -85,9 +85,12 @@ TEST(static_graph_data)
     ml_profile_finish(p);
     CHECK(ml_report_is_static(p));
     ml_buf m = {0};
-    ml_report_static(p, d, &m);
-    ml_buf_put(&m, "", 1);
-    CHECK_CONTAINS(m.p, ",\"static\":{\"graphs\":[{\"label\":\"model m one graph 7\",\"model\":\"m one\",\"graph\":\"7\"");
+    jw w; /* the device's object, open */
+    jw_init_buf(&w, &m, false);
+    jw_obj(&w);
+    ml_report_static(p, d, &w);
+    jw_end(&w);
+    CHECK_CONTAINS(m.p, "{\"static\":{\"graphs\":[{\"label\":\"model m one graph 7\",\"model\":\"m one\",\"graph\":\"7\"");
     CHECK_CONTAINS(m.p, "\"total\":[[1,4096]]");
     CHECK_CONTAINS(m.p, "[\"add_01\",3,5,1024]");      /* end node = t_free - 1 */
     CHECK_CONTAINS(m.p, "[\"w\\\"q\",1,-1,8]");          /* to the end: -1 */

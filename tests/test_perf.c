@@ -4,6 +4,7 @@
 #include "check.h"
 #include "durhist.h"
 #include "perf.h"
+#include "perf_fields.h"
 #include "perfdata.h"
 #include "ranges.h"
 
@@ -536,8 +537,33 @@ TEST(rows_keep_per_call_histograms)
     ml_profile_free(f.p);
 }
 
+/* The time fields both perf documents share: one stem each, the unit the
+ * document's (the web's perf object ns, the runs exact µs); the step roles
+ * are the fields of their index. */
+TEST(perf_time_fields_declared_once)
+{
+    ml_buf b = {0};
+    jw w;
+    for (int u = 0; u < 2; u++) {
+        b.len = 0;
+        jw_init_buf(&w, &b, false);
+        jw_obj(&w);
+        ml_perf_json_time(&w, (ml_perf_units)u, (ml_perf_time_field)ML_ROLE_CPU_EXEC, 1500);
+        ml_perf_json_time(&w, (ml_perf_units)u, ML_PT_TOTAL, -98598123);
+        ml_perf_json_op_times(&w, (ml_perf_units)u, 1, 2000, 3, 4);
+        jw_end(&w);
+        CHECK_EQ_STR(b.p, u == ML_PERF_NS
+                              ? "{\"cpu_exec_ns\":1500,\"total_ns\":-98598123,\"host_self_ns\":1,\"host_total_ns\":2000,"
+                                "\"device_self_ns\":3,\"device_total_ns\":4}"
+                              : "{\"cpu_exec_us\":1.5,\"total_us\":-98598.123,\"host_self_us\":0.001,\"host_total_us\":2,"
+                                "\"device_self_us\":0.003,\"device_total_us\":0.004}");
+    }
+    ml_buf_free(&b);
+}
+
 int main(void)
 {
+    RUN(perf_time_fields_declared_once);
     RUN(ranges_arithmetic);
     RUN(steps_extend_to_gpu_work_and_split_by_role);
     RUN(operator_and_kernel_tables);

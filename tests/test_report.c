@@ -49,7 +49,9 @@ TEST(columns_pick_the_smallest_exact_form)
     CHECK_EQ_I64(bl.count, 3);
     CHECK_CONTAINS(bl.html.p, "<script type=\"application/x-memlens\" id=\"ml-b2\">AQAAAHARAQA=</script>");
     meta.len = 0;
-    ml_json_str(&meta, "a\"b</script>\n");
+    jw w; /* the meta's writer: strings safe inside the page's <script> */
+    jw_init_buf(&w, &meta, false);
+    jw_str(&w, "a\"b</script>\n");
     CHECK_EQ_STR(meta.p, "\"a\\\"b<\\/script>\\n\"");
     ml_buf_free(&meta);
     ml_blobs_free(&bl);

@@ -45,6 +45,16 @@ static char *write_trace(void)
     return path;
 }
 
+/* The rank's "trace" member (report_trace.h), in an object of its own. */
+static void trace_into(const ml_profile *p, size_t max_slices, ml_buf *m, ml_blobs *bl)
+{
+    jw w;
+    jw_init_buf(&w, m, false);
+    jw_obj(&w);
+    ml_report_trace(p, ml_profile_first_time(p), max_slices, &w, bl);
+    jw_end(&w);
+}
+
 TEST(report_embeds_the_slices)
 {
     char *path = write_trace();
@@ -56,7 +66,8 @@ TEST(report_embeds_the_slices)
     CHECK(p->trace && p->trace->slices.ts.len == 103);
     ml_buf m = {0};
     ml_blobs bl = {0};
-    ml_report_trace(p, ml_profile_first_time(p), 0, &m, &bl);
+    trace_into(p, 0, &m, &bl);
+    CHECK(!strncmp(m.p, "{\"trace\":{\"kinds\":[", 19));
     CHECK(strstr(m.p, "\"total\":103"));
     CHECK(strstr(m.p, "\"n\":103,\"cut_ns\":-1"));
     CHECK(strstr(m.p, "\"label\":\"thread 5555 (python)\""));
@@ -68,13 +79,13 @@ TEST(report_embeds_the_slices)
     /* the cap keeps the longest */
     ml_buf m2 = {0};
     ml_blobs bl2 = {0};
-    ml_report_trace(p, ml_profile_first_time(p), 3, &m2, &bl2);
+    trace_into(p, 3, &m2, &bl2);
     CHECK(strstr(m2.p, "\"n\":3,\"cut_ns\":10000"));
     if (getenv("TRACE_VIEW_DEBUG")) printf("%.300s\n", strstr(m2.p, "\"n\":"));
     /* served: the tracks only */
     ml_buf m3 = {0};
     ml_blobs bl3 = { .capture = 1 };
-    ml_report_trace(p, ml_profile_first_time(p), 0, &m3, &bl3);
+    trace_into(p, 0, &m3, &bl3);
     CHECK(strstr(m3.p, "\"served\":true") && bl3.count == 0);
     /* Chrome JSON back */
     ml_buf j = {0};

@@ -1,7 +1,7 @@
 /*
  * test_utf8.c — names with any bytes in them, as a hostile trace writes them:
- * common/utf8.h tells valid UTF-8; every JSON writer (jsonw.h, ml_json_str,
- * ml_json_verbatim) puts U+FFFD for a byte that begins no valid sequence;
+ * common/utf8.h tells valid UTF-8; the JSON writer (jsonw.h, into a FILE or
+ * a buffer, jw_verbatim too) puts U+FFFD for a byte that begins no valid sequence;
  * the terminal (textwidth.h) gets control characters and such bytes escaped.
  * The expected bytes are worked out by hand from the UTF-8 rules (RFC 3629).
  */
@@ -52,8 +52,9 @@ TEST(json_writers_put_the_replacement_character)
     CHECK_EQ_STR(got, want);
     free(got);
     ml_buf b = {0};
-    ml_json_str(&b, in);
-    ml_buf_put(&b, "", 1);
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_str(&w, in);
     CHECK_EQ_STR(b.p, want);
     ml_buf_free(&b);
     /* a cut sequence at the very end */
@@ -61,8 +62,8 @@ TEST(json_writers_put_the_replacement_character)
     CHECK_EQ_STR(got, "\"x\xEF\xBF\xBD\xEF\xBF\xBD\"");
     free(got);
     /* JSON text kept from the input: strings inside it made valid too */
-    ml_json_verbatim(&b, "[[\"\xFF\"],[\"t\x01\"],[2,3]]");
-    ml_buf_put(&b, "", 1);
+    jw_init_buf(&w, &b, false);
+    jw_verbatim(&w, "[[\"\xFF\"],[\"t\x01\"],[2,3]]");
     CHECK_EQ_STR(b.p, "[[\"\xEF\xBF\xBD\"],[\"t\\u0001\"],[2,3]]");
     ml_buf_free(&b);
 }
@@ -104,8 +105,118 @@ TEST(json_integers_are_written_exactly)
     free(buf);
 }
 
+/* The same calls into a FILE and into an ml_buf write the same bytes; the
+ * buffer's writer is script_safe ("</" as "<\/"), the FILE's is not. */
+static void write_sample(jw *w)
+{
+    jw_obj(w);
+    jw_key(w, "name");
+    jw_str(w, "a\"b\\c</script>\t\x01\xFF\xC3\xA9");
+    jw_key(w, "list");
+    jw_arr(w);
+    jw_i64(w, -42);
+    jw_i64_js(w, ((int64_t)1 << 53) + 1);
+    jw_i64_js(w, -((int64_t)1 << 53));
+    jw_bool(w, true);
+    jw_null(w);
+    jw_us(w, 98598123);
+    jw_fixed(w, 2.50, 2);
+    jw_dbl(w, 0.1);
+    jw_verbatim(w, "[\"t\x01\xFF\"]");
+    jw_obj(w);
+    jw_end(w);
+    jw_end(w);
+    jw_key(w, "s");
+    jw_str(w, NULL);
+    jw_end(w);
+}
+
+TEST(json_writer_into_a_buffer)
+{
+    const char *want = "{\"name\":\"a\\\"b\\\\c<%sscript>\\t\\u0001\xEF\xBF\xBD\xC3\xA9\","
+                       "\"list\":[-42,\"9007199254740993\",-9007199254740992,true,null,98598.123,2.5,"
+                       "0.10000000000000001,[\"t\\u0001\xEF\xBF\xBD\"],{}],\"s\":null}";
+    char plain[256], safe[256];
+    snprintf(plain, sizeof plain, want, "/");
+    snprintf(safe, sizeof safe, want, "\\/");
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    jw w;
+    jw_init(&w, f, false);
+    write_sample(&w);
+    fclose(f);
+    CHECK_EQ_STR(mem, plain);
+    free(mem);
+    ml_buf b = {0};
+    ml_buf_puts(&b, "x"); /* appends after what the buffer holds */
+    jw_init_buf(&w, &b, false);
+    write_sample(&w);
+    CHECK_EQ_I64((int64_t)b.len, (int64_t)strlen(safe) + 1);
+    CHECK_EQ_STR(b.p + 1, safe);
+    /* pretty, and a piece pasted: as one writer would have written it */
+    b.len = 0;
+    jw_init_buf(&w, &b, true);
+    jw_arr(&w);
+    jw_i64(&w, 1);
+    jw_paste(&w, "2", 1);
+    jw_paste(&w, "", 0);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "[\n  1,2\n]\n");
+    ml_buf_free(&b);
+}
+
+/* Pieces of a buffer written by other code: a value placed by its comma
+ * (jw_value_begin), elements after another writer's (jw_resume), an object
+ * reopened (jw_reopen), a piece made safe for <script> (jw_put_in_script). */
+TEST(json_writer_pieces_in_a_buffer)
+{
+    ml_buf b = {0};
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_obj(&w);
+    jw_key(&w, "a");
+    jw_value_begin(&w);
+    ml_buf_puts(&b, "{\"b\":1}"); /* as an encoder writes its descriptor */
+    jw_key(&w, "u"), jw_u64(&w, UINT64_MAX);
+    jw_key(&w, "t"), jw_text(&w, NULL);
+    jw_key(&w, "r"), jw_rawn(&w, "[1,2]xyz", 5);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "{\"a\":{\"b\":1},\"u\":18446744073709551615,\"t\":\"\",\"r\":[1,2]}");
+    CHECK(jw_reopen(&w, &b));
+    jw_key(&w, "run"), jw_str(&w, "x");
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "{\"a\":{\"b\":1},\"u\":18446744073709551615,\"t\":\"\",\"r\":[1,2],\"run\":\"x\"}");
+    b.len = 0;
+    ml_buf_puts(&b, "{}");
+    CHECK(jw_reopen(&w, &b)); /* an empty object: its first member has no comma */
+    jw_key(&w, "k"), jw_i64(&w, 1);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "{\"k\":1}");
+    b.len = 0;
+    ml_buf_puts(&b, "[1");
+    CHECK(!jw_reopen(&w, &b));
+    jw_init_buf(&w, &b, false);
+    jw_resume(&w, 1); /* after the 1 another writer put there */
+    jw_i64(&w, 2);
+    CHECK_EQ_STR(b.p, "[1,2");
+    b.len = 0;
+    jw_init_buf(&w, &b, false); /* µs by hand, into a buffer */
+    jw_arr(&w);
+    const int64_t us[] = {0, 1, 1010, -1234560, INT64_MIN};
+    for (size_t i = 0; i < sizeof us / sizeof us[0]; i++) jw_us(&w, us[i]);
+    jw_end(&w);
+    CHECK_EQ_STR(b.p, "[0,0.001,1.01,-1234.56,-9223372036854775.808]");
+    b.len = 0;
+    jw_put_in_script(&b, "{\"s\":\"a</b<c\"}", 14);
+    CHECK_EQ_STR(b.p, "{\"s\":\"a\\u003c/b\\u003cc\"}");
+    ml_buf_free(&b);
+}
+
 int main(void)
 {
+    RUN(json_writer_pieces_in_a_buffer);
+    RUN(json_writer_into_a_buffer);
     RUN(sequences_valid_and_not);
     RUN(json_writers_put_the_replacement_character);
     RUN(terminal_text_is_escaped);

@@ -111,14 +111,21 @@ static void *compare_pair(void *arg, const ml_diff_side *a, const ml_diff_side *
     r->empty = ml_diff_empty(d);
     for (int s = 0; s < 2; s++) what_side_has(&d->side[s], r->why[s], sizeof r->why[s]);
     r->piece.rank = d->side[0].p->rank;
-    FILE *f = open_memstream(&r->piece.text, &r->piece.len);
-    if (!f) ml_fatal("out of memory (a comparison's text)");
-    if (c->json) {
+    if (c->json) { /* a piece of the document's "pairs" */
+        ml_buf text = {0};
+        ml_buf_put(&text, "", 0); /* a text even when empty, as a stream's */
         jw w;
-        jw_init_in(&w, f, true, 2, false);
+        jw_init_buf(&w, &text, true);
+        w.script_safe = false; /* standard output's, no page's */
+        jw_enter(&w, 2, false);
         ml_compare_pair_json(&w, d, c->o);
-    } else ml_compare_pair_text(f, d, c->o);
-    fclose(f);
+        r->piece.text = text.p, r->piece.len = text.len;
+    } else {
+        FILE *f = open_memstream(&r->piece.text, &r->piece.len);
+        if (!f) ml_fatal("out of memory (a comparison's text)");
+        ml_compare_pair_text(f, d, c->o);
+        fclose(f);
+    }
     ml_diff_free(d);
     return r;
 }

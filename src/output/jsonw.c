@@ -8,6 +8,32 @@
 
 #include "utf8.h"
 
+/* The sink: every byte goes through these three.  The FILE branch is the
+ * CLI's (stdio buffers it); the buffer's appends one byte in place while
+ * there is room. */
+static inline void put(jw *w, const char *s, size_t n)
+{
+    if (w->f) fwrite(s, 1, n, w->f);
+    else ml_buf_put(w->buf, s, n);
+}
+
+static inline void put1(jw *w, char c)
+{
+    if (w->f) {
+        fputc(c, w->f);
+        return;
+    }
+    ml_buf *b = w->buf;
+    if (b->len + 2 <= b->cap) b->p[b->len++] = c, b->p[b->len] = 0;
+    else ml_buf_put(b, &c, 1);
+}
+
+static inline void puts_(jw *w, const char *s)
+{
+    if (w->f) fputs(s, w->f);
+    else ml_buf_puts(w->buf, s);
+}
+
 void jw_init(jw *w, FILE *f, bool pretty)
 {
     memset(w, 0, sizeof *w);
@@ -16,11 +42,18 @@ void jw_init(jw *w, FILE *f, bool pretty)
     w->first[0] = true;
 }
 
+void jw_init_buf(jw *w, ml_buf *b, bool pretty)
+{
+    jw_init(w, NULL, pretty);
+    w->buf = b;
+    w->script_safe = true;
+}
+
 static void newline(jw *w)
 {
     if (!w->pretty) return;
-    fputc('\n', w->f);
-    for (int i = 0; i < w->depth; i++) fputs("  ", w->f);
+    put1(w, '\n');
+    for (int i = 0; i < w->depth; i++) put(w, "  ", 2);
 }
 
 /* Separator before a value (or key) at the current depth. */
@@ -30,7 +63,7 @@ static void before_value(jw *w)
         w->after_key = false;
         return;
     }
-    if (!w->first[w->depth]) fputc(',', w->f);
+    if (!w->first[w->depth]) put1(w, ',');
     w->first[w->depth] = false;
     if (w->depth) newline(w);
 }
@@ -38,7 +71,7 @@ static void before_value(jw *w)
 static void open_container(jw *w, char open, char close)
 {
     before_value(w);
-    fputc(open, w->f);
+    put1(w, open);
     if (w->depth < JW_MAX_DEPTH - 1) w->depth++;
     w->first[w->depth] = true;
     w->closer[w->depth] = close;
@@ -53,36 +86,45 @@ void jw_end(jw *w)
     bool empty = w->first[w->depth];
     if (w->depth) w->depth--;
     if (!empty) newline(w);
-    fputc(close, w->f);
-    if (w->depth == 0 && w->pretty) fputc('\n', w->f);
+    put1(w, close);
+    if (w->depth == 0 && w->pretty) put1(w, '\n');
 }
 
 /* JSON is UTF-8: a byte that does not begin a valid sequence is written as
- * U+FFFD (names come from the input, which may hold any bytes). */
+ * U+FFFD (names come from the input, which may hold any bytes).  Bytes that
+ * need nothing are copied in runs. */
 void jw_strn(jw *w, const char *s, size_t n)
 {
     before_value(w);
-    fputc('"', w->f);
+    put1(w, '"');
     const unsigned char *u = (const unsigned char *)s;
+    size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = u[i];
-        switch (c) {
-        case '"': fputs("\\\"", w->f); break;
-        case '\\': fputs("\\\\", w->f); break;
-        case '\n': fputs("\\n", w->f); break;
-        case '\r': fputs("\\r", w->f); break;
-        case '\t': fputs("\\t", w->f); break;
-        default:
-            if (c < 0x20) fprintf(w->f, "\\u%04x", c);
-            else if (c < 0x80) fputc(c, w->f);
-            else {
-                size_t k = ml_utf8_seq(u + i, n - i);
-                if (!k) fputs(ML_UTF8_REPLACEMENT, w->f);
-                else fwrite(u + i, 1, k, w->f), i += k - 1;
+        const char *esc;
+        char tmp[8];
+        if (c >= 0x80) {
+            size_t k = ml_utf8_seq(u + i, n - i);
+            if (k) {
+                i += k - 1;
+                continue;
             }
-        }
+            esc = ML_UTF8_REPLACEMENT;
+        } else if (c >= 0x20 && c != '"' && c != '\\') {
+            if (c != '/' || !w->script_safe || !i || u[i - 1] != '<') continue;
+            esc = "\\/";
+        } else if (c == '"') esc = "\\\"";
+        else if (c == '\\') esc = "\\\\";
+        else if (c == '\n') esc = "\\n";
+        else if (c == '\r') esc = "\\r";
+        else if (c == '\t') esc = "\\t";
+        else snprintf(tmp, sizeof tmp, "\\u%04x", c), esc = tmp;
+        if (i > run) put(w, s + run, i - run);
+        puts_(w, esc);
+        run = i + 1;
     }
-    fputc('"', w->f);
+    if (n > run) put(w, s + run, n - run);
+    put1(w, '"');
 }
 
 /* NULL is JSON's null: a field whose text is unknown (an accelerator's
@@ -93,52 +135,118 @@ void jw_str(jw *w, const char *s)
     else jw_null(w);
 }
 
+void jw_text(jw *w, const char *s) { jw_strn(w, s ? s : "", s ? strlen(s) : 0); }
+
 void jw_key(jw *w, const char *k)
 {
     jw_str(w, k);
-    fputs(w->pretty ? ": " : ":", w->f);
+    if (w->pretty) put(w, ": ", 2);
+    else put1(w, ':');
     w->after_key = true;
 }
 
-void jw_i64(jw *w, int64_t v)
+/* Digits by hand and one write: fprintf's format parsing was most of the
+ * cost of a report's perf object (its GPU-time series), and a window of
+ * allocations writes ~10^6 numbers.  quoted: the digits as a string. */
+static void put_int(jw *w, int64_t v, bool quoted)
 {
-    /* digits by hand and one fwrite: fprintf's format parsing was most of
-     * the cost of a report's perf object (its GPU-time series) */
     before_value(w);
     char tmp[24];
     int k = sizeof tmp;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (quoted) tmp[--k] = '"';
     do tmp[--k] = (char)('0' + u % 10), u /= 10;
     while (u);
     if (v < 0) tmp[--k] = '-';
-    fwrite(tmp + k, 1, sizeof tmp - (size_t)k, w->f);
+    if (quoted) tmp[--k] = '"';
+    put(w, tmp + k, sizeof tmp - (size_t)k);
+}
+
+void jw_i64(jw *w, int64_t v) { put_int(w, v, false); }
+
+void jw_u64(jw *w, uint64_t v)
+{
+    before_value(w);
+    char tmp[24];
+    int k = sizeof tmp;
+    do tmp[--k] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    put(w, tmp + k, sizeof tmp - (size_t)k);
+}
+
+void jw_i64_js(jw *w, int64_t v)
+{
+    const int64_t exact = (int64_t)1 << 53;
+    put_int(w, v, v < -exact || v > exact);
 }
 
 void jw_dbl(jw *w, double v)
 {
     before_value(w);
-    if (isfinite(v)) fprintf(w->f, "%.17g", v);
-    else fputs("null", w->f);
+    if (!isfinite(v)) {
+        put(w, "null", 4);
+        return;
+    }
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%.17g", v);
+    put(w, buf, (size_t)n);
 }
 
 void jw_raw(jw *w, const char *json)
 {
     before_value(w);
-    fputs(json, w->f);
+    puts_(w, json);
+}
+
+void jw_rawn(jw *w, const char *json, size_t n)
+{
+    before_value(w);
+    put(w, json, n);
+}
+
+void jw_verbatim(jw *w, const char *json)
+{
+    before_value(w);
+    const unsigned char *u = (const unsigned char *)json, *run = u;
+    for (; *u; u++) {
+        char tmp[8];
+        const char *esc;
+        if (*u < 0x20) snprintf(tmp, sizeof tmp, "\\u%04x", *u), esc = tmp;
+        else if (*u < 0x80) continue;
+        else {
+            size_t k = ml_utf8_seq(u, 4);
+            if (k) {
+                u += k - 1;
+                continue;
+            }
+            esc = ML_UTF8_REPLACEMENT;
+        }
+        put(w, (const char *)run, (size_t)(u - run));
+        puts_(w, esc);
+        run = u + 1;
+    }
+    put(w, (const char *)run, (size_t)(u - run));
 }
 
 void jw_us(jw *w, int64_t ns)
 {
-    char buf[40];
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    int n = snprintf(buf, sizeof buf, "%s%" PRIu64, ns < 0 ? "-" : "", a / 1000);
-    unsigned frac = (unsigned)(a % 1000);
-    if (frac) {
-        snprintf(buf + n, sizeof buf - (size_t)n, ".%03u", frac);
-        size_t len = strlen(buf);
-        while (buf[len - 1] == '0') buf[--len] = 0;
+    /* digits by hand, as jw_i64: its two snprintf were four fifths of the
+     * cost of a report's perf object (its GPU-time series, ~1,900
+     * instructions a value) */
+    before_value(w);
+    char tmp[32];
+    int k = sizeof tmp;
+    uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns, whole = a / 1000;
+    unsigned frac = (unsigned)(a % 1000), digits = 3;
+    if (frac) { /* ".123", ".12", ".1": no trailing zeros */
+        while (frac % 10 == 0) frac /= 10, digits--;
+        while (digits--) tmp[--k] = (char)('0' + frac % 10), frac /= 10;
+        tmp[--k] = '.';
     }
-    jw_raw(w, buf);
+    do tmp[--k] = (char)('0' + whole % 10), whole /= 10;
+    while (whole);
+    if (ns < 0) tmp[--k] = '-';
+    put(w, tmp + k, sizeof tmp - (size_t)k);
 }
 
 void jw_fixed(jw *w, double v, int decimals)
@@ -172,18 +280,31 @@ void jw_fixed(jw *w, double v, int decimals)
 void jw_bool(jw *w, bool v)
 {
     before_value(w);
-    fputs(v ? "true" : "false", w->f);
+    if (v) put(w, "true", 4);
+    else put(w, "false", 5);
 }
 
 void jw_null(jw *w)
 {
     before_value(w);
-    fputs("null", w->f);
+    put(w, "null", 4);
 }
 
-void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key)
+void jw_put_in_script(ml_buf *out, const char *json, size_t n)
 {
-    jw_init(w, f, pretty);
+    if (!n) return;
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (json[i] != '<') continue;
+        ml_buf_put(out, json + from, i - from);
+        ml_buf_puts(out, "\\u003c");
+        from = i + 1;
+    }
+    ml_buf_put(out, json + from, n - from);
+}
+
+void jw_enter(jw *w, int depth, bool after_key)
+{
     if (depth < 0) depth = 0;
     if (depth > JW_MAX_DEPTH - 1) depth = JW_MAX_DEPTH - 1;
     w->depth = depth;
@@ -191,15 +312,41 @@ void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key)
     w->after_key = after_key;
 }
 
-void jw_paste_begin(jw *w)
+void jw_resume(jw *w, int depth)
 {
-    if (!w->first[w->depth]) fputc(',', w->f);
+    jw_enter(w, depth, false);
     w->first[w->depth] = false;
 }
+
+bool jw_reopen(jw *w, ml_buf *b)
+{
+    if (!b->len || b->p[b->len - 1] != '}') return false;
+    bool empty = b->len >= 2 && b->p[b->len - 2] == '{';
+    b->p[--b->len] = 0;
+    jw_init_buf(w, b, false);
+    w->depth = 1;
+    w->first[1] = empty;
+    w->closer[1] = '}';
+    return true;
+}
+
+void jw_init_in(jw *w, FILE *f, bool pretty, int depth, bool after_key)
+{
+    jw_init(w, f, pretty);
+    jw_enter(w, depth, after_key);
+}
+
+void jw_paste_begin(jw *w)
+{
+    if (!w->first[w->depth]) put1(w, ',');
+    w->first[w->depth] = false;
+}
+
+void jw_value_begin(jw *w) { before_value(w); }
 
 void jw_paste(jw *w, const char *piece, size_t n)
 {
     if (!n) return;
     jw_paste_begin(w);
-    fwrite(piece, 1, n, w->f);
+    put(w, piece, n);
 }

@@ -1,5 +1,5 @@
 /*
- * textbuf.c — the growable text buffer and its JSON helpers (textbuf.h).
+ * textbuf.c — the growable byte buffer (textbuf.h).
  */
 #include "textbuf.h"
 
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "err.h"
-#include "utf8.h"
 
 void ml_buf_put(ml_buf *b, const void *s, size_t n)
 {
@@ -47,68 +46,4 @@ void ml_buf_free(ml_buf *b)
 {
     free(b->p);
     *b = (ml_buf){0};
-}
-
-void ml_json_str(ml_buf *b, const char *s)
-{
-    ml_buf_put(b, "\"", 1);
-    const unsigned char *u = (const unsigned char *)(s ? s : "");
-    const unsigned char *run = u;
-    for (; *u; u++) {
-        const char *esc = NULL;
-        char tmp[8];
-        if (*u == '"') esc = "\\\"";
-        else if (*u == '\\') esc = "\\\\";
-        else if (*u == '\n') esc = "\\n";
-        else if (*u == '\t') esc = "\\t";
-        else if (*u == '\r') esc = "\\r";
-        else if (*u == '/' && u > (const unsigned char *)s && u[-1] == '<') esc = "\\/";
-        else if (*u < 0x20) { snprintf(tmp, sizeof tmp, "\\u%04x", *u); esc = tmp; }
-        else if (*u >= 0x80) { /* JSON is UTF-8: a byte that begins no valid sequence becomes U+FFFD */
-            size_t k = ml_utf8_seq(u, 4);
-            if (k) { u += k - 1; continue; }
-            esc = ML_UTF8_REPLACEMENT;
-        }
-        if (!esc) continue;
-        ml_buf_put(b, run, (size_t)(u - run));
-        ml_buf_puts(b, esc);
-        run = u + 1;
-    }
-    ml_buf_put(b, run, (size_t)(u - run));
-    ml_buf_put(b, "\"", 1);
-}
-
-void ml_json_verbatim(ml_buf *b, const char *json)
-{
-    const unsigned char *u = (const unsigned char *)json, *run = u;
-    for (; *u; u++) {
-        char tmp[8];
-        const char *esc;
-        if (*u < 0x20) snprintf(tmp, sizeof tmp, "\\u%04x", *u), esc = tmp;
-        else if (*u < 0x80) continue;
-        else {
-            size_t k = ml_utf8_seq(u, 4);
-            if (k) { u += k - 1; continue; }
-            esc = ML_UTF8_REPLACEMENT;
-        }
-        ml_buf_put(b, run, (size_t)(u - run));
-        ml_buf_puts(b, esc);
-        run = u + 1;
-    }
-    ml_buf_put(b, run, (size_t)(u - run));
-}
-
-void ml_json_i64(ml_buf *b, int64_t v)
-{
-    /* Digits by hand, not printf: a window of allocations writes ~10^6 numbers. */
-    const int64_t exact = (int64_t)1 << 53;
-    bool quoted = v < -exact || v > exact; /* a string: a double cannot hold it */
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    char tmp[24];
-    int k = 24;
-    if (quoted) tmp[--k] = '"';
-    do { tmp[--k] = (char)('0' + u % 10); u /= 10; } while (u);
-    if (v < 0) tmp[--k] = '-';
-    if (quoted) tmp[--k] = '"';
-    ml_buf_put(b, tmp + k, (size_t)(24 - k));
 }

@@ -3,6 +3,7 @@
  * validates the query, reads the rank's view, writes JSON.
  */
 #include "api.h"
+#include "jsonw.h"
 #include "perf.h"
 
 #include <ctype.h>
@@ -64,34 +65,31 @@ void ml_api_curve(const ml_sv_curve *c, double t0, double t1, int px, int binary
 
 void ml_api_curves(const ml_sv_curve *const *cs, size_t n, double t0, double t1, int px, int binary, ml_buf *out)
 {
-    ml_buf maxes = {0};
-    ml_buf_puts(&maxes, "[");
-    for (size_t k = 0; k < n; k++) ml_buf_printf(&maxes, "%s%lld", k ? "," : "", (long long)ml_api_curve_max(cs[k], t0, t1));
-    ml_buf_puts(&maxes, "]");
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
     ml_cb_i64(&cb, "n", (int64_t)n);
-    ml_cb_json(&cb, "max", maxes.p);
+    jw *maxes = ml_cb_key(&cb, "max");
+    jw_arr(maxes);
+    for (size_t k = 0; k < n; k++) jw_i64(maxes, ml_api_curve_max(cs[k], t0, t1));
+    jw_end(maxes);
     for (size_t k = 0; k < n; k++) {
         char suffix[16];
         snprintf(suffix, sizeof suffix, "%zu", k);
         put_curve_cols(&cb, cs[k], t0, t1, px, suffix);
     }
     ml_cb_finish(&cb);
-    ml_buf_free(&maxes);
 }
 
 void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int binary, ml_buf *out)
 {
     ml_mv_band_points w;
     ml_mv_bands_window(d->cat_top, d->ncat, t0, t1, px, &w);
-    ml_buf codes = {0};
-    ml_buf_puts(&codes, "[");
-    for (size_t k = 0; k < d->ncat; k++) ml_buf_printf(&codes, "%s%d", k ? "," : "", d->cat_code[k]);
-    ml_buf_puts(&codes, "]");
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
-    ml_cb_json(&cb, "cats", codes.p);
+    jw *codes = ml_cb_key(&cb, "cats");
+    jw_arr(codes);
+    for (size_t k = 0; k < d->ncat; k++) jw_i64(codes, d->cat_code[k]);
+    jw_end(codes);
     ml_cb_i64(&cb, "max", d->ncat ? ml_api_curve_max(&d->cat_top[d->ncat - 1], t0, t1) : 0);
     ml_cb_col_i64(&cb, "t", w.t, NULL, w.n);
     for (size_t k = 0; k < d->ncat; k++) {
@@ -100,7 +98,6 @@ void ml_api_catcurve(const ml_sv_device *d, double t0, double t1, int px, int bi
         ml_cb_col_i64(&cb, key, w.v[k], NULL, w.n);
     }
     ml_cb_finish(&cb);
-    ml_buf_free(&codes);
     ml_mv_band_points_free(&w);
 }
 
@@ -152,65 +149,63 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
 
 /* ---- one allocation ----------------------------------------------------- */
 
-static void put_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out);
+static void put_stack(const ml_sv_rank *r, uint32_t s, jw *w);
 
 
 void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf *out)
 {
-    ml_buf_printf(out, "{\"id\":%zu,\"device\":", i);
-    ml_json_str(out, d->id);
-    ml_buf_puts(out, ",\"size\":");
-    ml_json_i64(out, d->size[i]);
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_obj(&w);
+    jw_key(&w, "id"), jw_i64(&w, (int64_t)i);
+    jw_key(&w, "device"), jw_text(&w, d->id);
+    jw_key(&w, "size"), jw_i64_js(&w, d->size[i]);
     char addr[32] = "";
     uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
     if (a) snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)a);
-    ml_buf_puts(out, ",\"addr\":");
-    ml_json_str(out, addr);
-    ml_buf_puts(out, ",\"stream\":");
-    ml_json_str(out, r->strings[d->stream[i]]);
-    ml_buf_puts(out, ",\"group\":");
-    ml_json_str(out, d->groups[d->group[i]]);
-    ml_buf_puts(out, ",\"op\":");
-    ml_json_str(out, r->strings[d->op[i]]);
-    ml_buf_puts(out, ",\"ta\":");
-    ml_json_i64(out, d->ta[i]);
-    ml_buf_puts(out, ",\"tf\":");
-    ml_json_i64(out, d->tf[i]);
-    ml_buf_printf(out, ",\"beforeTrace\":%s,\"neverFreed\":%s,\"category\":%u,\"categoryName\":",
-                  d->flags[i] & ML_MV_BEFORE_TRACE ? "true" : "false", d->flags[i] & ML_MV_NEVER_FREED ? "true" : "false", d->cat[i]);
-    ml_json_str(out, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
-    ml_buf_puts(out, ",\"reason\":");
-    ml_json_str(out, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
-    ml_buf_printf(out, ",\"src\":%u,\"stack\":", d->src[i]);
-    put_stack(r, d->stack[i], out);
-    ml_buf_puts(out, "}");
+    jw_key(&w, "addr"), jw_str(&w, addr);
+    jw_key(&w, "stream"), jw_text(&w, r->strings[d->stream[i]]);
+    jw_key(&w, "group"), jw_text(&w, d->groups[d->group[i]]);
+    jw_key(&w, "op"), jw_text(&w, r->strings[d->op[i]]);
+    jw_key(&w, "ta"), jw_i64_js(&w, d->ta[i]);
+    jw_key(&w, "tf"), jw_i64_js(&w, d->tf[i]);
+    jw_key(&w, "beforeTrace"), jw_bool(&w, d->flags[i] & ML_MV_BEFORE_TRACE);
+    jw_key(&w, "neverFreed"), jw_bool(&w, d->flags[i] & ML_MV_NEVER_FREED);
+    jw_key(&w, "category"), jw_i64(&w, d->cat[i]);
+    jw_key(&w, "categoryName"), jw_text(&w, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
+    jw_key(&w, "reason");
+    jw_text(&w, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
+    jw_key(&w, "src"), jw_i64(&w, d->src[i]);
+    jw_key(&w, "stack"), put_stack(r, d->stack[i], &w);
+    jw_end(&w);
 }
 
 /* Stack s of the rank's stack table as [{name, file, line}, ...] ([] for 0 or none). */
-static void put_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
+static void put_stack(const ml_sv_rank *r, uint32_t s, jw *w)
 {
-    ml_buf_puts(out, "[");
+    jw_arr(w);
     if (s && s < r->nstacks) {
         size_t b = r->stack_start[s], e = s + 1 < r->nstacks ? r->stack_start[s + 1] : r->nstack_frames;
         for (size_t k = b; k < e && k < r->nstack_frames; k++) {
             uint32_t f = r->stack_frames[k];
-            ml_buf_puts(out, k > b ? ",{\"name\":" : "{\"name\":");
-            ml_json_str(out, r->strings[r->frame_name[f]]);
-            ml_buf_puts(out, ",\"file\":");
-            ml_json_str(out, r->strings[r->frame_file[f]]);
-            ml_buf_puts(out, ",\"line\":");
-            ml_json_i64(out, r->frame_line[f]);
-            ml_buf_puts(out, "}");
+            jw_obj(w);
+            jw_key(w, "name"), jw_text(w, r->strings[r->frame_name[f]]);
+            jw_key(w, "file"), jw_text(w, r->strings[r->frame_file[f]]);
+            jw_key(w, "line"), jw_i64_js(w, r->frame_line[f]);
+            jw_end(w);
         }
     }
-    ml_buf_puts(out, "]");
+    jw_end(w);
 }
 
 void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
 {
-    ml_buf_printf(out, "{\"id\":%u,\"stack\":", s);
-    put_stack(r, s, out);
-    ml_buf_puts(out, "}");
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_obj(&w);
+    jw_key(&w, "id"), jw_i64(&w, s);
+    jw_key(&w, "stack"), put_stack(r, s, &w);
+    jw_end(&w);
 }
 
 /* ---- the allocations table ---------------------------------------------- */
@@ -239,15 +234,21 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
     ml_mv_filter_init(&f, d->view, &r->names, q);
     ml_mv_page pg;
     ml_memview_table(d->view, &f, ml_sv_order(d, r, q->sort), &pg);
-    ml_buf_printf(out, "{\"total\":%zu,\"page\":%zu,\"pages\":%zu,\"n\":%zu,\"rows\":",
-                  pg.total, pg.page, pg.pages, d->n);
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_obj(&w);
+    jw_key(&w, "total"), jw_i64(&w, (int64_t)pg.total);
+    jw_key(&w, "page"), jw_i64(&w, (int64_t)pg.page);
+    jw_key(&w, "pages"), jw_i64(&w, (int64_t)pg.pages);
+    jw_key(&w, "n"), jw_i64(&w, (int64_t)d->n);
+    jw_key(&w, "rows"); /* its value: an answer of columns, written after w's key */
     ml_colbuf cb;
     ml_cb_begin(&cb, out, 0);
     ml_cb_i64(&cb, "count", (int64_t)pg.rows.len);
     put_columns(&cb, d, pg.rows.v, pg.rows.len);
     put_insight(&cb, r, d, pg.rows.v, pg.rows.len);
     ml_cb_finish(&cb);
-    ml_buf_puts(out, "}");
+    jw_end(&w);
     VEC_FREE(&pg.rows);
     ml_mv_filter_free(&f);
 }
@@ -387,74 +388,72 @@ static int row_cmp(const void *x, const void *y)
     return strcmp(a->label, b->label);
 }
 
-static void put_rows(ml_buf *out, row *rows, size_t n)
+/* The rows' part of a live answer, and its end. */
+static void put_rows(jw *w, row *rows, size_t n)
 {
     qsort(rows, n, sizeof *rows, row_cmp);
     size_t groups = 0;
     for (size_t k = 0; k < n; k++) groups += rows[k].bytes || rows[k].count;
-    ml_buf_puts(out, ",\"groups\":");
-    ml_buf_printf(out, "%zu,\"rows\":[", groups);
+    jw_key(w, "groups"), jw_i64(w, (int64_t)groups);
+    jw_key(w, "rows"), jw_arr(w);
     size_t shown = 0;
     for (size_t k = 0; k < n && shown < 500; k++) {
         if (!rows[k].bytes && !rows[k].count) continue;
-        ml_buf_puts(out, shown++ ? ",[" : "[");
-        ml_json_str(out, rows[k].label);
-        ml_buf_puts(out, ",");
-        ml_json_i64(out, rows[k].bytes);
-        ml_buf_puts(out, ",");
-        ml_json_i64(out, rows[k].count);
-        ml_buf_puts(out, "]");
+        shown++;
+        jw_arr(w);
+        jw_text(w, rows[k].label);
+        jw_i64_js(w, rows[k].bytes);
+        jw_i64_js(w, rows[k].count);
+        jw_end(w);
     }
-    ml_buf_puts(out, "]}");
+    jw_end(w);
+    jw_end(w);
 }
 
 void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const char *by, ml_buf *out)
 {
     int64_t ti = (int64_t)floor(t);
     int64_t total = -1;
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_obj(&w);
+    jw_key(&w, "t"), jw_i64_js(&w, ti);
+    jw_key(&w, "curve_value");
     if (d->peak_curve >= 0) {
         const ml_sv_curve *c = &d->curves[d->peak_curve];
         size_t k = ml_upper_bound_f(c->t, c->n, (double)ti);
         int64_t v = k ? c->v[k - 1] : 0;
-        ml_buf_puts(out, "{\"t\":");
-        ml_json_i64(out, ti);
-        ml_buf_puts(out, ",\"curve_value\":");
-        ml_json_i64(out, v);
+        jw_i64_js(&w, v);
         if (d->total_known) total = v;
     } else {
-        ml_buf_puts(out, "{\"t\":");
-        ml_json_i64(out, ti);
-        ml_buf_puts(out, ",\"curve_value\":null");
+        jw_null(&w);
     }
-    ml_buf_puts(out, ",\"by\":");
-    ml_json_str(out, by);
+    jw_key(&w, "by"), jw_text(&w, by);
     if (!strcmp(by, "category")) {
         /* By category, from the view's columns (ml_breakdown has no category
          * key), as the report's peak: memory from before the trace in its
          * category, except what is "(allocated before trace)" (beforetrace.h). */
         ml_mv_live lv;
         ml_memview_live_at(d->view, ti, total, &lv);
-        ml_buf_puts(out, ",\"tracked\":");
-        ml_json_i64(out, lv.tracked);
-        ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)lv.count);
-        ml_json_i64(out, lv.before);
+        jw_key(&w, "tracked"), jw_i64_js(&w, lv.tracked);
+        jw_key(&w, "count"), jw_i64(&w, lv.count);
+        jw_key(&w, "before"), jw_i64_js(&w, lv.before);
         row rows[ML_CAT__COUNT + 1];
         for (int c = 0; c < ML_CAT__COUNT; c++) rows[c] = (row){ ml_category_name(c), lv.by_cat[c], lv.n_cat[c] };
         rows[ML_CAT__COUNT] = (row){ ML_BEFORE_TRACE_GROUP, lv.shown_before, lv.shown_before_n };
-        put_rows(out, rows, ML_CAT__COUNT + 1);
+        put_rows(&w, rows, ML_CAT__COUNT + 1);
         return;
     }
     ml_group_by g = !strcmp(by, "op") ? ML_BY_TOPLEVEL : (ml_group_by)ml_group_by_parse(by);
     ml_breakdown bd;
     ml_breakdown_at(r->p, d->pdev, (ml_instant){ r->origin + ti, ML_NONE32 }, total, g, &bd);
-    ml_buf_puts(out, ",\"tracked\":");
-    ml_json_i64(out, bd.traced_bytes);
-    ml_buf_printf(out, ",\"count\":%lld,\"before\":", (long long)bd.traced_count);
-    ml_json_i64(out, bd.before_bytes);
+    jw_key(&w, "tracked"), jw_i64_js(&w, bd.traced_bytes);
+    jw_key(&w, "count"), jw_i64(&w, bd.traced_count);
+    jw_key(&w, "before"), jw_i64_js(&w, bd.before_bytes);
     row *rows = ml_malloc((bd.n + 1) * sizeof *rows);
     for (size_t k = 0; k < bd.n; k++) rows[k] = (row){ bd.groups[k].label, bd.groups[k].bytes, bd.groups[k].count };
     rows[bd.n] = (row){ ML_BEFORE_TRACE_GROUP, bd.before_bytes, bd.before_count };
-    put_rows(out, rows, bd.n + 1);
+    put_rows(&w, rows, bd.n + 1);
     free(rows);
     ml_breakdown_free(&bd);
 }
@@ -477,9 +476,12 @@ static int fail(req *q, int status, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     q->out->len = 0;
-    ml_buf_printf(q->out, "{\"error\":");
-    ml_json_str(q->out, msg);
-    ml_buf_printf(q->out, ",\"status\":%d}", status);
+    jw w;
+    jw_init_buf(&w, q->out, false);
+    jw_obj(&w);
+    jw_key(&w, "error"), jw_str(&w, msg);
+    jw_key(&w, "status"), jw_i64(&w, status);
+    jw_end(&w);
     q->status = status;
     return -1;
 }
@@ -677,9 +679,11 @@ static int route(req *q, ml_ranks *rs, const char *path)
         if (!c) return fail(q, 400, "missing parameter 'curve'");
         if (!(cv = curve_of(d, c, strlen(c)))) return bad_curve(q, "curve", d);
         if (!strcmp(path, "/api/curvemax")) {
-            ml_buf_puts(q->out, "{\"max\":");
-            ml_json_i64(q->out, ml_api_curve_max(cv, t0, t1));
-            ml_buf_puts(q->out, "}");
+            jw w;
+            jw_init_buf(&w, q->out, false);
+            jw_obj(&w);
+            jw_key(&w, "max"), jw_i64_js(&w, ml_api_curve_max(cv, t0, t1));
+            jw_end(&w);
             return 0;
         }
         int fmt;
@@ -745,8 +749,10 @@ static int route(req *q, ml_ranks *rs, const char *path)
     }
     if (!strcmp(path, "/api/peak") || !strcmp(path, "/api/ops")) {
         if (arg_rank_dev(q, rs, &r, &d)) return -1;
-        if (!strcmp(path, "/api/peak")) ml_report_put_peak(d->view, q->out);
-        else ml_report_put_ops(d->view, q->out);
+        jw w;
+        jw_init_buf(&w, q->out, false);
+        if (!strcmp(path, "/api/peak")) ml_report_put_peak(d->view, &w);
+        else ml_report_put_ops(d->view, &w);
         return 0;
     }
     if (!strcmp(path, "/api/perf")) {

@@ -9,6 +9,7 @@
  * web/src/tracedata.js mergeLane does.
  */
 #include "api_trace.h"
+#include "jsonw.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -260,26 +261,18 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
         }
         free(in);
     }
-    ml_buf js = {0};
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
     ml_cb_i64(&cb, "n", (int64_t)x->n);
     ml_cb_i64(&cb, "hits", hits);
-    ml_buf_puts(&js, "[");
-    for (size_t k = 0; k < strs.len; k++) {
-        ml_buf_puts(&js, k ? "," : "");
-        ml_json_str(&js, k ? ml_s(p, strs.v[k]) : "");
-    }
-    ml_buf_puts(&js, "]");
-    ml_cb_json(&cb, "strings", js.p);
-    js.len = 0;
-    ml_buf_puts(&js, "[");
-    for (size_t c = 0; c < ncats; c++) {
-        ml_buf_puts(&js, c ? "," : "");
-        ml_json_str(&js, ml_s(p, cats[c]));
-    }
-    ml_buf_puts(&js, "]");
-    ml_cb_json(&cb, "cats", js.p);
+    jw *js = ml_cb_key(&cb, "strings");
+    jw_arr(js);
+    for (size_t k = 0; k < strs.len; k++) jw_text(js, k ? ml_s(p, strs.v[k]) : "");
+    jw_end(js);
+    js = ml_cb_key(&cb, "cats");
+    jw_arr(js);
+    for (size_t c = 0; c < ncats; c++) jw_text(js, ml_s(p, cats[c]));
+    jw_end(js);
     ml_cb_col_u32(&cb, "id", w.sl.v, NULL, n);
     ml_cb_col_u32(&cb, "track", track, NULL, n);
     ml_cb_col_i64(&cb, "ts", ts, NULL, n);
@@ -298,7 +291,6 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
     ml_cb_col_u32(&cb, "f_to", ft.v, NULL, ft.len);
     ml_cb_col_u8(&cb, "f_cat", fc.v, NULL, fc.len);
     ml_cb_finish(&cb);
-    ml_buf_free(&js);
     VEC_FREE(&ff);
     VEC_FREE(&ft);
     VEC_FREE(&fc);
@@ -324,22 +316,32 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
 
 static int gpu_kind(uint8_t k) { return k == ML_SL_KERNEL || k == ML_SL_MEMCPY || k == ML_SL_MEMSET; }
 
-static void put_brief(ml_buf *b, const ml_sv_trace *x, const ml_profile *p, uint32_t i)
+static void put_brief(jw *w, const ml_sv_trace *x, const ml_profile *p, uint32_t i, bool open)
 {
     const ml_slices *s = &p->trace->slices;
-    ml_buf_printf(b, "{\"id\":%u,\"track\":%u,\"depth\":%u,\"ts\":", i, s->track.v[i], (unsigned)s->depth.v[i]);
-    ml_json_i64(b, s->ts.v[i] - x->origin);
-    ml_buf_puts(b, ",\"dur\":");
-    ml_json_i64(b, s->dur.v[i]);
-    ml_buf_puts(b, ",\"name\":");
-    ml_json_str(b, ml_s(p, s->name.v[i]));
-    ml_buf_printf(b, ",\"kind\":\"%s\"}", ml_slice_kind_name(s->kind.v[i]));
+    jw_obj(w);
+    jw_key(w, "id"), jw_i64(w, i);
+    jw_key(w, "track"), jw_i64(w, s->track.v[i]);
+    jw_key(w, "depth"), jw_i64(w, s->depth.v[i]);
+    jw_key(w, "ts"), jw_i64_js(w, s->ts.v[i] - x->origin);
+    jw_key(w, "dur"), jw_i64_js(w, s->dur.v[i]);
+    jw_key(w, "name"), jw_text(w, ml_s(p, s->name.v[i]));
+    jw_key(w, "kind"), jw_str(w, ml_slice_kind_name(s->kind.v[i]));
+    if (!open) jw_end(w);
 }
 
-static void put_idx(ml_buf *b, uint32_t v)
+static void put_idx(jw *w, uint32_t v)
 {
-    if (v == ML_NONE32) ml_buf_puts(b, "null");
-    else ml_buf_printf(b, "%u", v);
+    if (v == ML_NONE32) jw_null(w);
+    else jw_i64(w, v);
+}
+
+/* A figure with three decimals, as printf's %.3f. */
+static void put_3f(jw *w, double v)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", v);
+    jw_raw(w, buf);
 }
 
 void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *out)
@@ -348,62 +350,59 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
     const ml_slices *s = &t->slices;
     uint32_t i = (uint32_t)id;
     uint8_t kd = s->kind.v[i];
+    jw w;
+    jw_init_buf(&w, out, false);
     /* the body as the brief, extended */
-    put_brief(out, x, p, i);
-    out->len--; /* reopen the object */
-    ml_buf_puts(out, ",\"args\":{");
-    int na = 0;
-#define ARG(...) do { ml_buf_puts(out, na++ ? "," : ""); ml_buf_printf(out, __VA_ARGS__); } while (0)
-    if (s->corr.v[i] >= 0) ARG("\"correlation\":%lld", (long long)s->corr.v[i]);
-    if (s->ext_id.v[i] >= 0) ARG("\"External id\":%lld", (long long)s->ext_id.v[i]);
+    put_brief(&w, x, p, i, true);
+    jw_key(&w, "args"), jw_obj(&w);
+    if (s->corr.v[i] >= 0) jw_key(&w, "correlation"), jw_i64(&w, s->corr.v[i]);
+    if (s->ext_id.v[i] >= 0) jw_key(&w, "External id"), jw_i64(&w, s->ext_id.v[i]);
     uint32_t inf = s->info.v[i];
     const char *stack = NULL;
     if (inf != ML_NONE32 && gpu_kind(kd) && inf < t->kernel_info.len) {
         const ml_kernel_info *k = &t->kernel_info.v[inf];
-        if (k->grid[0] >= 0) ARG("\"grid\":[%d,%d,%d]", k->grid[0], k->grid[1], k->grid[2]);
-        if (k->block[0] >= 0) ARG("\"block\":[%d,%d,%d]", k->block[0], k->block[1], k->block[2]);
-        if (k->registers >= 0) ARG("\"registers per thread\":%d", k->registers);
-        if (k->shared_memory >= 0) ARG("\"shared memory\":%lld", (long long)k->shared_memory);
-        if (k->blocks_per_sm >= 0) ARG("\"blocks per SM\":%.3f", k->blocks_per_sm);
-        if (k->occupancy >= 0) ARG("\"est. achieved occupancy %%\":%.3f", k->occupancy);
-        if (k->bytes >= 0) ARG("\"bytes\":%lld", (long long)k->bytes);
-        if (k->device >= 0) ARG("\"device\":%d", k->device);
-        if (k->stream >= 0) ARG("\"stream\":%lld", (long long)k->stream);
+        if (k->grid[0] >= 0) {
+            jw_key(&w, "grid"), jw_arr(&w);
+            for (int j = 0; j < 3; j++) jw_i64(&w, k->grid[j]);
+            jw_end(&w);
+        }
+        if (k->block[0] >= 0) {
+            jw_key(&w, "block"), jw_arr(&w);
+            for (int j = 0; j < 3; j++) jw_i64(&w, k->block[j]);
+            jw_end(&w);
+        }
+        if (k->registers >= 0) jw_key(&w, "registers per thread"), jw_i64(&w, k->registers);
+        if (k->shared_memory >= 0) jw_key(&w, "shared memory"), jw_i64(&w, k->shared_memory);
+        if (k->blocks_per_sm >= 0) jw_key(&w, "blocks per SM"), put_3f(&w, k->blocks_per_sm);
+        if (k->occupancy >= 0) jw_key(&w, "est. achieved occupancy %"), put_3f(&w, k->occupancy);
+        if (k->bytes >= 0) jw_key(&w, "bytes"), jw_i64(&w, k->bytes);
+        if (k->device >= 0) jw_key(&w, "device"), jw_i64(&w, k->device);
+        if (k->stream >= 0) jw_key(&w, "stream"), jw_i64(&w, k->stream);
     } else if (inf != ML_NONE32 && inf < t->op_info.len) {
         const ml_op_info *o = &t->op_info.v[inf];
-        if (o->input_dims) { ARG("\"Input Dims\":"); ml_json_str(out, ml_s(p, o->input_dims)); }
-        if (o->input_types) { ARG("\"Input type\":"); ml_json_str(out, ml_s(p, o->input_types)); }
-        if (o->seq >= 0) ARG("\"Sequence number\":%lld", (long long)o->seq);
-        if (o->fwd_thread >= 0) ARG("\"Fwd thread id\":%lld", (long long)o->fwd_thread);
+        if (o->input_dims) jw_key(&w, "Input Dims"), jw_text(&w, ml_s(p, o->input_dims));
+        if (o->input_types) jw_key(&w, "Input type"), jw_text(&w, ml_s(p, o->input_types));
+        if (o->seq >= 0) jw_key(&w, "Sequence number"), jw_i64(&w, o->seq);
+        if (o->fwd_thread >= 0) jw_key(&w, "Fwd thread id"), jw_i64(&w, o->fwd_thread);
         if (o->call_stack) stack = ml_s(p, o->call_stack);
     }
-#undef ARG
-    ml_buf_puts(out, "},\"stack\":[");
+    jw_end(&w);
+    jw_key(&w, "stack"), jw_arr(&w);
     VEC(uint32_t) rel = {0};
     uint32_t parent = s->parent.len ? s->parent.v[i] : ML_NONE32;
     if (stack && *stack) { /* "a;b;c" or lines */
-        int first = 1;
         for (const char *a = stack; *a;) {
             const char *e = a;
             while (*e && *e != ';' && *e != '\n') e++;
-            if (e > a) {
-                char *f = ml_malloc((size_t)(e - a) + 1);
-                memcpy(f, a, (size_t)(e - a));
-                f[e - a] = 0;
-                ml_buf_puts(out, first ? "" : ",");
-                ml_json_str(out, f);
-                free(f);
-                first = 0;
-            }
+            if (e > a) jw_strn(&w, a, (size_t)(e - a));
             a = *e ? e + 1 : e;
         }
     } else {
         int k = 0;
-        for (uint32_t a = parent; a != ML_NONE32 && a < x->n && k < 200; a = s->parent.v[a], k++) {
-            ml_buf_puts(out, k ? "," : "");
-            ml_json_str(out, ml_s(p, s->name.v[a]));
-        }
+        for (uint32_t a = parent; a != ML_NONE32 && a < x->n && k < 200; a = s->parent.v[a], k++)
+            jw_text(&w, ml_s(p, s->name.v[a]));
     }
+    jw_end(&w);
     uint32_t launcher = s->launcher.len ? s->launcher.v[i] : ML_NONE32;
     if (launcher >= x->n) launcher = ML_NONE32;
     /* the operator: the innermost cpu_op around the slice, or around its launch */
@@ -411,42 +410,42 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
     if (host != i && s->kind.v[host] == ML_SL_CPU_OP) op = host;
     for (uint32_t a = s->parent.len ? s->parent.v[host] : ML_NONE32; op == ML_NONE32 && a < x->n; a = s->parent.v[a])
         if (s->kind.v[a] == ML_SL_CPU_OP) op = a;
-    ml_buf_puts(out, "],\"parent\":");
-    put_idx(out, parent < x->n ? parent : ML_NONE32);
-    ml_buf_puts(out, ",\"launcher\":");
-    put_idx(out, launcher);
-    ml_buf_puts(out, ",\"op\":");
-    put_idx(out, op);
+    jw_key(&w, "parent"), put_idx(&w, parent < x->n ? parent : ML_NONE32);
+    jw_key(&w, "launcher"), put_idx(&w, launcher);
+    jw_key(&w, "op"), put_idx(&w, op);
     if (parent < x->n) VEC_PUSH(&rel, parent);
     if (launcher != ML_NONE32) VEC_PUSH(&rel, launcher);
     if (op != ML_NONE32) VEC_PUSH(&rel, op);
-    ml_buf_puts(out, ",\"launched\":[");
+    jw_key(&w, "launched"), jw_arr(&w);
     for (uint32_t e = x->launched_start[i]; e < x->launched_start[i + 1]; e++) {
-        ml_buf_printf(out, "%s%u", e > x->launched_start[i] ? "," : "", x->launched[e]);
+        jw_i64(&w, x->launched[e]);
         if (e - x->launched_start[i] < 500) VEC_PUSH(&rel, x->launched[e]);
     }
-    ml_buf_puts(out, "],\"flows\":[");
+    jw_end(&w);
+    jw_key(&w, "flows"), jw_arr(&w);
     for (uint32_t e = x->flow_start[i]; e < x->flow_start[i + 1]; e++) {
         const ml_flow *f = &t->flows.v[x->flow_items[e]];
-        ml_buf_puts(out, e > x->flow_start[i] ? ",{\"from\":" : "{\"from\":");
-        put_idx(out, f->from);
-        ml_buf_puts(out, ",\"to\":");
-        put_idx(out, f->to);
-        ml_buf_puts(out, ",\"cat\":");
-        ml_json_str(out, ml_s(p, f->cat));
-        ml_buf_puts(out, "}");
+        jw_obj(&w);
+        jw_key(&w, "from"), put_idx(&w, f->from);
+        jw_key(&w, "to"), put_idx(&w, f->to);
+        jw_key(&w, "cat"), jw_text(&w, ml_s(p, f->cat));
+        jw_end(&w);
         if (f->from < x->n) VEC_PUSH(&rel, f->from);
         if (f->to < x->n) VEC_PUSH(&rel, f->to);
     }
-    ml_buf_puts(out, "],\"related\":{");
-    for (size_t k = 0, w = 0; k < rel.len; k++) {
+    jw_end(&w);
+    jw_key(&w, "related"), jw_obj(&w);
+    for (size_t k = 0; k < rel.len; k++) {
         size_t d = 0;
         while (d < k && rel.v[d] != rel.v[k]) d++;
         if (d < k) continue; /* named twice */
-        ml_buf_printf(out, "%s\"%u\":", w++ ? "," : "", rel.v[k]);
-        put_brief(out, x, p, rel.v[k]);
+        char key[16];
+        snprintf(key, sizeof key, "%u", rel.v[k]);
+        jw_key(&w, key);
+        put_brief(&w, x, p, rel.v[k], false);
     }
-    ml_buf_puts(out, "}}");
+    jw_end(&w);
+    jw_end(&w);
     VEC_FREE(&rel);
 }
 
@@ -469,12 +468,12 @@ void ml_api_findslice(const ml_sv_trace *x, const ml_profile *p, const char *q, 
             if (best == ML_NONE32 || (dir > 0 ? s->ts.v[i] < s->ts.v[best] : s->ts.v[i] > s->ts.v[best])) best = (uint32_t)i;
     }
     if (best == ML_NONE32) best = wrap;
-    if (best == ML_NONE32) ml_buf_puts(out, "{\"found\":false}");
-    else {
-        ml_buf_puts(out, "{\"found\":true,\"slice\":");
-        put_brief(out, x, p, best);
-        ml_buf_puts(out, "}");
-    }
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_obj(&w);
+    jw_key(&w, "found"), jw_bool(&w, best != ML_NONE32);
+    if (best != ML_NONE32) jw_key(&w, "slice"), put_brief(&w, x, p, best, false);
+    jw_end(&w);
     free(hit);
     free(seen);
 }

@@ -2,6 +2,7 @@
  * cluster_bg.c — see cluster_bg.h.
  */
 #include "cluster_bg.h"
+#include "jsonw.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -141,12 +142,20 @@ int ml_sv_cluster_json(ml_sv_cluster *c, int wait_ms, ml_buf *out)
         ml_buf_put(out, c->json.p, c->json.len);
         status = 200;
     } else if (c->state < 0) {
-        ml_buf_puts(out, "{\"error\":");
-        ml_json_str(out, c->error ? c->error : "cannot read the ranks");
-        ml_buf_puts(out, "}");
+        jw w;
+        jw_init_buf(&w, out, false);
+        jw_obj(&w);
+        jw_key(&w, "error"), jw_str(&w, c->error ? c->error : "cannot read the ranks");
+        jw_end(&w);
         status = 422;
     } else {
-        ml_buf_printf(out, "{\"state\":\"reading\",\"done\":%zu,\"total\":%zu}", c->done, c->units.units.len);
+        jw w;
+        jw_init_buf(&w, out, false);
+        jw_obj(&w);
+        jw_key(&w, "state"), jw_str(&w, "reading");
+        jw_key(&w, "done"), jw_i64(&w, (int64_t)c->done);
+        jw_key(&w, "total"), jw_i64(&w, (int64_t)c->units.units.len);
+        jw_end(&w);
         status = 202;
     }
     pthread_mutex_unlock(&c->mu);

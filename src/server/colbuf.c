@@ -13,21 +13,26 @@ void ml_cb_begin(ml_colbuf *cb, ml_buf *out, int binary)
     memset(cb, 0, sizeof *cb);
     cb->out = out;
     cb->binary = binary;
-    if (!binary) ml_buf_puts(out, "{");
+    if (!binary) {
+        jw_init_buf(&cb->w, out, false);
+        jw_obj(&cb->w);
+        return;
+    }
+    /* the header's fields and column descriptors are pieces of the header
+     * object that ml_cb_finish writes around them */
+    jw_init_buf(&cb->w, &cb->head, false);
+    jw_enter(&cb->w, 1, false);
+    jw_init_buf(&cb->cw, &cb->cols, false);
+    jw_enter(&cb->cw, 1, false);
 }
 
-static ml_buf *key(ml_colbuf *cb, const char *k)
+void ml_cb_i64(ml_colbuf *cb, const char *k, int64_t v) { jw_key(&cb->w, k), jw_i64_js(&cb->w, v); }
+void ml_cb_bool(ml_colbuf *cb, const char *k, int v) { jw_key(&cb->w, k), jw_bool(&cb->w, v); }
+jw *ml_cb_key(ml_colbuf *cb, const char *k)
 {
-    ml_buf *b = cb->binary ? &cb->head : cb->out;
-    if (cb->nfields++) ml_buf_puts(b, ",");
-    ml_json_str(b, k);
-    ml_buf_puts(b, ":");
-    return b;
+    jw_key(&cb->w, k);
+    return &cb->w;
 }
-
-void ml_cb_i64(ml_colbuf *cb, const char *k, int64_t v) { ml_json_i64(key(cb, k), v); }
-void ml_cb_bool(ml_colbuf *cb, const char *k, int v) { ml_buf_puts(key(cb, k), v ? "true" : "false"); }
-void ml_cb_json(ml_colbuf *cb, const char *k, const char *json) { ml_buf_puts(key(cb, k), json); }
 
 /* Binary: the column's descriptor, and room for its bytes at the next
  * multiple of 8 of the data section. */
@@ -43,9 +48,13 @@ static char *bin_col(ml_colbuf *cb, const char *k, const char *dt, size_t n, siz
     }
     memset(d->p + d->len, 0, need - d->len);
     d->len = at + n * width;
-    ml_buf_puts(&cb->cols, cb->ncols++ ? ",{\"k\":" : "{\"k\":");
-    ml_json_str(&cb->cols, k);
-    ml_buf_printf(&cb->cols, ",\"dt\":\"%s\",\"n\":%zu,\"o\":%zu}", dt, n, at);
+    jw *w = &cb->cw;
+    jw_obj(w);
+    jw_key(w, "k"), jw_str(w, k);
+    jw_key(w, "dt"), jw_str(w, dt);
+    jw_key(w, "n"), jw_i64(w, (int64_t)n);
+    jw_key(w, "o"), jw_i64(w, (int64_t)at);
+    jw_end(w);
     return d->p + at;
 }
 
@@ -59,42 +68,43 @@ static char *bin_col(ml_colbuf *cb, const char *k, const char *dt, size_t n, siz
             }                                                                      \
             return;                                                                \
         }                                                                          \
-        ml_buf *b = key(cb, k);                                                    \
-        ml_buf_put(b, "[", 1);                                                     \
-        for (size_t j = 0; j < n; j++) {                                           \
-            if (j) ml_buf_put(b, ",", 1);                                          \
-            CONV(b, col[idx ? idx[j] : j]);                                        \
-        }                                                                          \
-        ml_buf_put(b, "]", 1);                                                     \
+        jw_key(&cb->w, k);                                                         \
+        jw_arr(&cb->w);                                                            \
+        for (size_t j = 0; j < n; j++) CONV(&cb->w, (int64_t)col[idx ? idx[j] : j]); \
+        jw_end(&cb->w);                                                            \
     } while (0)
 
 void ml_cb_col_i64(ml_colbuf *cb, const char *k, const int64_t *col, const uint32_t *idx, size_t n)
 {
-    COL_BODY(double, "f64", ml_json_i64);
+    COL_BODY(double, "f64", jw_i64_js);
 }
 
 void ml_cb_col_u32(ml_colbuf *cb, const char *k, const uint32_t *col, const uint32_t *idx, size_t n)
 {
-    COL_BODY(uint32_t, "u32", ml_json_i64);
+    COL_BODY(uint32_t, "u32", jw_i64_js);
 }
 
 void ml_cb_col_u8(ml_colbuf *cb, const char *k, const uint8_t *col, const uint32_t *idx, size_t n)
 {
-    COL_BODY(uint8_t, "u8", ml_json_i64);
+    COL_BODY(uint8_t, "u8", jw_i64_js);
 }
 
 void ml_cb_finish(ml_colbuf *cb)
 {
     if (!cb->binary) {
-        ml_buf_puts(cb->out, "}");
+        jw_end(&cb->w);
         return;
     }
     ml_buf h = {0};
-    ml_buf_puts(&h, "{");
-    if (cb->head.len) { ml_buf_put(&h, cb->head.p, cb->head.len); ml_buf_puts(&h, ","); }
-    ml_buf_puts(&h, "\"cols\":[");
-    if (cb->cols.len) ml_buf_put(&h, cb->cols.p, cb->cols.len);
-    ml_buf_puts(&h, "]}");
+    jw w;
+    jw_init_buf(&w, &h, false);
+    jw_obj(&w);
+    jw_paste(&w, cb->head.p, cb->head.len);
+    jw_key(&w, "cols");
+    jw_arr(&w);
+    jw_paste(&w, cb->cols.p, cb->cols.len);
+    jw_end(&w);
+    jw_end(&w);
     uint8_t pre[8] = { 'M', 'L', 'B', '1', (uint8_t)h.len, (uint8_t)(h.len >> 8), (uint8_t)(h.len >> 16),
                        (uint8_t)(h.len >> 24) };
     static const char zero[8] = {0};

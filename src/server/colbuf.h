@@ -21,13 +21,15 @@
 
 #include <stdint.h>
 
+#include "jsonw.h"
 #include "report_enc.h"
 
 typedef struct ml_colbuf {
     int binary;
-    ml_buf *out;        /* JSON: the answer itself */
+    ml_buf *out;        /* the answer */
     ml_buf head, cols, data;  /* binary: the header fields, the column descriptors, the columns */
-    int nfields, ncols;
+    jw w;               /* the fields: into out (JSON) or head (binary) */
+    jw cw;              /* binary: the column descriptors, into cols */
 } ml_colbuf;
 
 /* Starts an answer into out (appended to it at ml_cb_finish in binary mode). */
@@ -35,8 +37,9 @@ void ml_cb_begin(ml_colbuf *cb, ml_buf *out, int binary);
 /* Scalar fields. */
 void ml_cb_i64(ml_colbuf *cb, const char *key, int64_t v);
 void ml_cb_bool(ml_colbuf *cb, const char *key, int v);
-/* A raw JSON value (a list of codes, a string); written as is in both modes. */
-void ml_cb_json(ml_colbuf *cb, const char *key, const char *json);
+/* Any other value (a list of codes, of strings): the writer, with the key
+ * written; the caller writes one value with it, the same in both modes. */
+jw *ml_cb_key(ml_colbuf *cb, const char *key);
 /* Columns: col[idx[k]] for k < n, or col[k] when idx is NULL. */
 void ml_cb_col_i64(ml_colbuf *cb, const char *key, const int64_t *col, const uint32_t *idx, size_t n);
 void ml_cb_col_u32(ml_colbuf *cb, const char *key, const uint32_t *col, const uint32_t *idx, size_t n);

@@ -2,6 +2,7 @@
  * ranks.c — lazy import of ranks on a pool of worker threads; see ranks.h.
  */
 #include "ranks.h"
+#include "jsonw.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -406,8 +407,9 @@ void ml_ranks_leave(ml_ranks *rs)
 size_t ml_ranks_evict_uploads(ml_ranks *rs, size_t keep, int64_t keep_bytes, ml_buf *out)
 {
     size_t evicted = 0;
-    bool any = false;
-    ml_buf_puts(out, "[");
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_arr(&w);
     pthread_mutex_lock(&rs->mu);
     for (;;) {
         size_t held = 0;
@@ -446,15 +448,14 @@ size_t ml_ranks_evict_uploads(ml_ranks *rs, size_t keep, int64_t keep_bytes, ml_
                 free(x->upload_file);
                 x->upload_file = NULL;
             }
-            ml_buf_printf(out, "%s%zu", any ? "," : "", i);
-            any = true;
+            jw_i64(&w, (int64_t)i);
         }
         rs->gen++;
         evicted++;
     }
     free_retired(rs);
     pthread_mutex_unlock(&rs->mu);
-    ml_buf_puts(out, "]");
+    jw_end(&w);
     return evicted;
 }
 
@@ -509,68 +510,70 @@ static const char *state_name(ml_slot_state s)
     return names[s];
 }
 
-static void slot_json(ml_ranks *rs, size_t k, ml_buf *out) /* lock held */
+static void slot_json(ml_ranks *rs, size_t k, jw *w) /* lock held */
 {
     slot *s = rs->slots.v[k];
-    ml_buf_printf(out, "{\"index\":%zu,\"path\":", k);
-    ml_json_str(out, s->path);
-    ml_buf_printf(out, ",\"state\":\"%s\",\"bytes\":%lld", state_name(s->state), (long long)s->bytes);
+    jw_obj(w);
+    jw_key(w, "index"), jw_i64(w, (int64_t)k);
+    jw_key(w, "path"), jw_text(w, s->path);
+    jw_key(w, "state"), jw_str(w, state_name(s->state));
+    jw_key(w, "bytes"), jw_i64(w, s->bytes);
     double secs = s->state == ML_SLOT_READY || s->state == ML_SLOT_FAILED ? s->took
                   : s->state == ML_SLOT_PENDING ? 0 : now_s() - s->started;
-    ml_buf_printf(out, ",\"seconds\":%.3f", secs);
-    if (s->error) {
-        ml_buf_puts(out, ",\"error\":");
-        ml_json_str(out, s->error);
-    }
+    char num[64];
+    snprintf(num, sizeof num, "%.3f", secs);
+    jw_key(w, "seconds"), jw_raw(w, num);
+    if (s->error) jw_key(w, "error"), jw_str(w, s->error);
     if (s->place.run) { /* a logdir's run, worker and span */
-        ml_buf_puts(out, ",\"run\":");
-        ml_json_str(out, s->place.run);
-        ml_buf_puts(out, ",\"worker\":");
-        ml_json_str(out, s->place.worker);
-        ml_buf_printf(out, ",\"span\":%d,\"spans\":%d", s->place.span, s->place.spans);
+        jw_key(w, "run"), jw_str(w, s->place.run);
+        jw_key(w, "worker"), jw_text(w, s->place.worker);
+        jw_key(w, "span"), jw_i64(w, s->place.span);
+        jw_key(w, "spans"), jw_i64(w, s->place.spans);
     }
-    if (s->added) ml_buf_puts(out, ",\"added\":true");
+    if (s->added) jw_key(w, "added"), jw_bool(w, true);
     if (s->view) {
         const ml_profile *p = s->view->p;
-        ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d,\"format\":", p->rank, p->world_size);
-        ml_json_str(out, p->format);
-        ml_report_caps_json(out, &p->caps, ml_devkind_of_profile(p));
-        ml_buf_printf(out, ",\"devices\":%zu", s->view->ndev);
-    } else if (s->head_rank >= 0) /* not loaded yet: the rank its head names */
-        ml_buf_printf(out, ",\"rank\":%d,\"world_size\":%d", s->head_rank, s->head_world);
-    ml_buf_puts(out, "}");
+        jw_key(w, "rank"), jw_i64(w, p->rank);
+        jw_key(w, "world_size"), jw_i64(w, p->world_size);
+        jw_key(w, "format"), jw_text(w, p->format);
+        ml_report_caps_json(w, &p->caps, ml_devkind_of_profile(p));
+        jw_key(w, "devices"), jw_i64(w, (int64_t)s->view->ndev);
+    } else if (s->head_rank >= 0) { /* not loaded yet: the rank its head names */
+        jw_key(w, "rank"), jw_i64(w, s->head_rank);
+        jw_key(w, "world_size"), jw_i64(w, s->head_world);
+    }
+    jw_end(w);
 }
 
 void ml_ranks_slot_json(ml_ranks *rs, size_t k, ml_buf *out)
 {
+    jw w;
+    jw_init_buf(&w, out, false);
     pthread_mutex_lock(&rs->mu);
-    if (k < rs->slots.len) slot_json(rs, k, out);
-    else ml_buf_puts(out, "null");
+    if (k < rs->slots.len) slot_json(rs, k, &w);
+    else jw_null(&w);
     pthread_mutex_unlock(&rs->mu);
 }
 
 void ml_ranks_status_json(ml_ranks *rs, ml_buf *out)
 {
+    jw w;
+    jw_init_buf(&w, out, false);
     pthread_mutex_lock(&rs->mu);
-    ml_buf_puts(out, "{\"inputs\":[");
-    for (size_t i = 0; i < rs->inputs.len; i++) {
-        if (i) ml_buf_puts(out, ",");
-        ml_json_str(out, rs->inputs.v[i]);
-    }
-    ml_buf_puts(out, "],\"skipped\":[");
-    for (size_t i = 0; i < rs->skipped.len; i++) {
-        if (i) ml_buf_puts(out, ",");
-        ml_json_str(out, rs->skipped.v[i]);
-    }
+    jw_obj(&w);
+    jw_key(&w, "inputs"), jw_arr(&w);
+    for (size_t i = 0; i < rs->inputs.len; i++) jw_text(&w, rs->inputs.v[i]);
+    jw_end(&w);
+    jw_key(&w, "skipped"), jw_arr(&w);
+    for (size_t i = 0; i < rs->skipped.len; i++) jw_text(&w, rs->skipped.v[i]);
+    jw_end(&w);
     /* a Cluster view: two ranks or more listed at the start, not known to be no job */
-    ml_buf_puts(out, rs->cluster && !ml_sv_cluster_failed(rs->cluster) ? "],\"cluster\":true" : "]");
-    if (rs->follow) ml_buf_printf(out, ",\"follow\":\"%s\"", rs->follow);
-    ml_buf_puts(out, ",\"ranks\":[");
-    for (size_t k = 0; k < rs->slots.len; k++) {
-        if (k) ml_buf_puts(out, ",");
-        slot_json(rs, k, out);
-    }
-    ml_buf_puts(out, "]}");
+    if (rs->cluster && !ml_sv_cluster_failed(rs->cluster)) jw_key(&w, "cluster"), jw_bool(&w, true);
+    if (rs->follow) jw_key(&w, "follow"), jw_str(&w, rs->follow);
+    jw_key(&w, "ranks"), jw_arr(&w);
+    for (size_t k = 0; k < rs->slots.len; k++) slot_json(rs, k, &w);
+    jw_end(&w);
+    jw_end(&w);
     pthread_mutex_unlock(&rs->mu);
 }
 

@@ -3,6 +3,7 @@
  * check, the page, JSON responses; see server.h.  The API itself is api.c.
  */
 #include "server.h"
+#include "jsonw.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -99,9 +100,12 @@ static enum MHD_Result reply(struct MHD_Connection *c, int status, const char *c
 static enum MHD_Result reply_error(struct MHD_Connection *c, int status, const char *msg)
 {
     ml_buf b = {0};
-    ml_buf_puts(&b, "{\"error\":");
-    ml_json_str(&b, msg);
-    ml_buf_printf(&b, ",\"status\":%d}", status);
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_obj(&w);
+    jw_key(&w, "error"), jw_str(&w, msg);
+    jw_key(&w, "status"), jw_i64(&w, status);
+    jw_end(&w);
     enum MHD_Result ok = MHD_NO;
     struct MHD_Response *r = MHD_create_response_from_buffer(b.len, b.p, MHD_RESPMEM_MUST_COPY);
     if (r) {
@@ -351,22 +355,26 @@ static enum MHD_Result upload_step(ml_server *s, struct MHD_Connection *c, req *
     ml_buf b = {0}, gone = {0};
     /* within the bounds again: the least recently viewed uploads go, and the answer says which */
     size_t n_gone = ml_ranks_evict_uploads(s->rs, (size_t)s->keep_uploads, s->keep_bytes, &gone);
-    ml_buf_printf(&b, "{\"index\":%ld,\"added\":%zu,\"ranks\":[", k, n - (size_t)k);
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_obj(&w);
+    jw_key(&w, "index"), jw_i64(&w, k);
+    jw_key(&w, "added"), jw_i64(&w, (int64_t)(n - (size_t)k));
+    jw_key(&w, "ranks"), jw_arr(&w);
     for (size_t i = (size_t)k; i < n; i++) {
-        if (i > (size_t)k) ml_buf_puts(&b, ",");
+        jw_paste_begin(&w); /* each slot's object, written by ranks.c */
         ml_ranks_slot_json(s->rs, i, &b);
     }
-    ml_buf_puts(&b, "],\"evicted\":");
-    ml_buf_put(&b, gone.p, gone.len);
+    jw_end(&w);
+    jw_key(&w, "evicted"), jw_rawn(&w, gone.p, gone.len);
     if (n_gone) {
         char msg[300];
         snprintf(msg, sizeof msg, "%zu earlier upload%s evicted (the least recently viewed): the server keeps at most %d uploads "
                                   "and %lld MB of them (memlens serve --keep-uploads N, --keep-upload-bytes SIZE)",
                  n_gone, n_gone == 1 ? "" : "s", s->keep_uploads, (long long)(s->keep_bytes / 1000000));
-        ml_buf_puts(&b, ",\"message\":");
-        ml_json_str(&b, msg);
+        jw_key(&w, "message"), jw_str(&w, msg);
     }
-    ml_buf_puts(&b, "}");
+    jw_end(&w);
     ml_buf_free(&gone);
     enum MHD_Result ok = reply(c, 200, "application/json; charset=utf-8", b.p, b.len, 1);
     ml_buf_free(&b);

@@ -126,6 +126,12 @@ void ml_cluster_json(jw *w, const ml_cluster *c)
 {
     jw_key(w, "cluster");
     jw_obj(w);
+    ml_cluster_json_members(w, c);
+    jw_end(w);
+}
+
+void ml_cluster_json_members(jw *w, const ml_cluster *c)
+{
     jw_key(w, "ranks"); jw_i64(w, (int64_t)c->n);
     jw_key(w, "world_size"); jw_i64(w, c->world_size);
     jw_key(w, "ranks_per_node"); jw_i64(w, c->ranks_per_node);
@@ -190,6 +196,5 @@ void ml_cluster_json(jw *w, const ml_cluster *c)
         jw_key(w, "path"); jw_str(w, r->path);
         jw_end(w);
     }
-    jw_end(w);
     jw_end(w);
 }

@@ -38,6 +38,9 @@
 void ml_cluster_text(FILE *f, const ml_cluster *c, const char *what);
 /* "cluster": {...} (the key and the object). */
 void ml_cluster_json(jw *w, const ml_cluster *c);
+/* The cluster object's members only ("ranks", "metrics", "per_rank",
+ * "outliers"), into an object open in w (the page's cluster data). */
+void ml_cluster_json_members(jw *w, const ml_cluster *c);
 
 /* A value of metric m as JSON (µs for times), for other writers. */
 void ml_cluster_json_value(jw *w, ml_cluster_metric m, int64_t v);

@@ -87,61 +87,44 @@ void ml_cluster_matrix_free(ml_cluster_matrix *m)
     memset(m, 0, sizeof *m);
 }
 
-void ml_cluster_members_json(ml_buf *out, const ml_cluster *c)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) {
-        ml_buf_puts(out, "\"ranks\":0");
-        return;
-    }
-    jw w;
-    jw_init_in(&w, f, false, 1, false);
-    ml_cluster_json(&w, c); /* "cluster":{...} */
-    fclose(f);
-    const char *open = text ? strchr(text, '{') : NULL;
-    if (open && len >= 2 && text[len - 1] == '}') ml_buf_put(out, open + 1, len - (size_t)(open + 1 - text) - 1);
-    else ml_buf_puts(out, "\"ranks\":0");
-    free(text);
-}
-
-static void put_array(ml_buf *out, const int64_t *v, size_t n)
-{
-    ml_buf_puts(out, "[");
-    for (size_t i = 0; i < n; i++) ml_buf_printf(out, i ? ",%" PRId64 : "%" PRId64, v[i]);
-    ml_buf_puts(out, "]");
-}
-
 void ml_cluster_view_json(ml_buf *out, ml_rankrec *const *v, size_t n, int64_t origin, const long *slot_of_unit,
                           size_t n_units)
 {
     ml_cluster *c = ml_cluster_compute(v, n);
     ml_cluster_matrix m;
     ml_cluster_matrix_of(v, n, origin, &m);
-    ml_buf_printf(out, "{\"origin_ns\":\"%" PRId64 "\",\"steps\":[", origin);
-    for (size_t k = 0; k < m.n_steps; k++) {
-        ml_buf_puts(out, k ? "," : "");
-        ml_json_str(out, m.labels[k]);
-    }
-    ml_buf_printf(out, "],\"n_ranks\":%zu,\"n_steps\":%zu,\"rank_no\":[", n, m.n_steps);
-    for (size_t i = 0; i < n; i++) ml_buf_printf(out, i ? ",%d" : "%d", v[i]->rank);
-    ml_buf_puts(out, "],\"slots\":[");
-    for (size_t i = 0; i < n; i++)
-        ml_buf_printf(out, i ? ",%ld" : "%ld", v[i]->unit < n_units ? slot_of_unit[v[i]->unit] : -1L);
+    jw w;
+    jw_init_buf(&w, out, false);
+    jw_obj(&w);
+    char num[24];
+    snprintf(num, sizeof num, "%" PRId64, origin);
+    jw_key(&w, "origin_ns"), jw_str(&w, num);
+    jw_key(&w, "steps"), jw_arr(&w);
+    for (size_t k = 0; k < m.n_steps; k++) jw_text(&w, m.labels[k]);
+    jw_end(&w);
+    jw_key(&w, "n_ranks"), jw_i64(&w, (int64_t)n);
+    jw_key(&w, "n_steps"), jw_i64(&w, (int64_t)m.n_steps);
+    jw_key(&w, "rank_no"), jw_arr(&w);
+    for (size_t i = 0; i < n; i++) jw_i64(&w, v[i]->rank);
+    jw_end(&w);
+    jw_key(&w, "slots"), jw_arr(&w);
+    for (size_t i = 0; i < n; i++) jw_i64(&w, v[i]->unit < n_units ? slot_of_unit[v[i]->unit] : -1L);
+    jw_end(&w);
     size_t cells = n * m.n_steps;
-    ml_buf_puts(out, "],\"step_begin\":");
-    put_array(out, m.begin, cells);
-    ml_buf_puts(out, ",\"step_time\":");
-    put_array(out, m.time, cells);
-    ml_buf_puts(out, ",\"step_peak\":");
-    put_array(out, m.peak, cells);
-    ml_buf_puts(out, ",\"step_comm\":");
-    if (m.any_comm) put_array(out, m.comm, cells);
-    else ml_buf_puts(out, "null");
-    ml_buf_puts(out, ",");
-    ml_cluster_members_json(out, c);
-    ml_buf_puts(out, "}");
+    const char *keys[] = {"step_begin", "step_time", "step_peak", "step_comm"};
+    const int64_t *cols[] = {m.begin, m.time, m.peak, m.any_comm ? m.comm : NULL};
+    for (int k = 0; k < 4; k++) {
+        jw_key(&w, keys[k]);
+        if (!cols[k]) {
+            jw_null(&w);
+            continue;
+        }
+        jw_arr(&w);
+        for (size_t i = 0; i < cells; i++) jw_i64(&w, cols[k][i]);
+        jw_end(&w);
+    }
+    ml_cluster_json_members(&w, c);
+    jw_end(&w);
     ml_cluster_matrix_free(&m);
     ml_cluster_free(c);
 }

@@ -30,10 +30,6 @@ typedef struct ml_cluster_matrix {
 void ml_cluster_matrix_of(ml_rankrec *const *v, size_t n, int64_t origin, ml_cluster_matrix *out);
 void ml_cluster_matrix_free(ml_cluster_matrix *m);
 
-/* The members of the cluster object of --json (cluster_out.h), appended to
- * out without their braces: `"ranks":N, ... "outliers":[...]`. */
-void ml_cluster_members_json(ml_buf *out, const ml_cluster *c);
-
 /* /api/cluster's answer: {"origin_ns", "steps", "n_ranks", "n_steps",
  * "rank_no" (per row), "slots" (per row: slot[i] of the record's unit, or
  * -1), "step_begin", "step_time", "step_peak", "step_comm" (null without

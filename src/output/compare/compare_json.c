@@ -434,26 +434,13 @@ static void page_pair(jw *w, const ml_diff *d, size_t kb, size_t kn)
 /* What fn writes, appended to out with every '<' as \u003c (safe in <script>). */
 static void to_buf(ml_buf *out, void (*fn)(jw *, const void *), const void *arg)
 {
-    char *mem = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&mem, &n);
-    if (!f) return;
+    ml_buf mem = {0};
     jw w;
-    jw_init(&w, f, false);
+    jw_init_buf(&w, &mem, false);
+    w.script_safe = false; /* every '<' escaped below instead */
     fn(&w, arg);
-    if (fclose(f) != 0 || !mem) {
-        free(mem);
-        return;
-    }
-    size_t from = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (mem[i] != '<') continue;
-        ml_buf_put(out, mem + from, i - from);
-        ml_buf_puts(out, "\\u003c");
-        from = i + 1;
-    }
-    ml_buf_put(out, mem + from, n - from);
-    free(mem);
+    jw_put_in_script(out, mem.p, mem.len);
+    ml_buf_free(&mem);
 }
 
 typedef struct page_arg {

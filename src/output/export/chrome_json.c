@@ -14,6 +14,7 @@
 
 #include "categories.h"
 #include "curve.h"
+#include "jsonw.h"
 #include "report_trace.h" /* track labels */
 
 enum { BATCH = 2048 };
@@ -34,60 +35,91 @@ struct ml_chrome_json {
     size_t next;            /* index in the current stage */
     bool first;             /* no event written yet (no comma before it) */
     ml_buf out, label;
+    jw w;                   /* the event being written, into out */
     size_t off;             /* of out, already read */
 };
 
+/* The writer of the next event: the events are a document's array, one a
+ * line; each is an object of its own writer. */
+static jw *event(ml_chrome_json *c)
+{
+    if (!c->first) ml_buf_puts(&c->out, ",\n");
+    c->first = false;
+    jw_init_buf(&c->w, &c->out, false);
+    jw_obj(&c->w);
+    return &c->w;
+}
+
 /* A pid/tid for JSON: the number when the text is one, else a stand-in. */
-static void put_idnum(ml_buf *b, const char *s, uint32_t fallback)
+static void put_idnum(jw *w, const char *s, uint32_t fallback)
 {
     char *e;
     long long x = strtoll(s, &e, 10);
-    if (*s && !*e) ml_buf_printf(b, "%lld", x);
-    else ml_buf_printf(b, "%u", 1000000000u + fallback);
+    if (*s && !*e) jw_i64(w, x);
+    else jw_i64(w, 1000000000LL + fallback);
 }
 
-static void put_us(ml_buf *b, int64_t ns)
+/* ns as µs with three decimals, always (Kineto's "ts"). */
+static void put_us(jw *w, int64_t ns)
 {
     int neg = ns < 0;
     uint64_t u = neg ? 0 - (uint64_t)ns : (uint64_t)ns;
-    ml_buf_printf(b, "%s%" PRIu64 ".%03u", neg ? "-" : "", u / 1000, (unsigned)(u % 1000));
+    char buf[40];
+    snprintf(buf, sizeof buf, "%s%" PRIu64 ".%03u", neg ? "-" : "", u / 1000, (unsigned)(u % 1000));
+    jw_raw(w, buf);
 }
 
-static void put_pid_tid(ml_buf *b, const ml_profile *p, uint32_t track)
+static void put_pid_tid(jw *w, const ml_profile *p, uint32_t track)
 {
     const ml_track *k = &p->trace->tracks.v[track];
-    ml_buf_puts(b, "\"pid\":");
-    put_idnum(b, ml_s(p, k->pid), track);
-    ml_buf_puts(b, ",\"tid\":");
-    put_idnum(b, ml_s(p, k->tid), track);
+    jw_key(w, "pid"), put_idnum(w, ml_s(p, k->pid), track);
+    jw_key(w, "tid"), put_idnum(w, ml_s(p, k->tid), track);
+}
+
+/* A metadata event of track i: {"ph":"M","name":NAME,pid,tid,"args":{ (left open) */
+static jw *meta_event(ml_chrome_json *c, uint32_t i, const char *name)
+{
+    jw *w = event(c);
+    jw_key(w, "ph"), jw_str(w, "M");
+    jw_key(w, "name"), jw_str(w, name);
+    put_pid_tid(w, c->p, i);
+    jw_key(w, "args"), jw_obj(w);
+    return w;
 }
 
 static void put_track(ml_chrome_json *c, uint32_t i)
 {
     const ml_profile *p = c->p;
     const ml_track *k = &p->trace->tracks.v[i];
-    ml_buf *out = &c->out;
-    ml_buf_puts(out, c->first ? "" : ",\n");
-    c->first = false;
-    ml_buf_puts(out, "{\"ph\":\"M\",\"name\":\"thread_name\",");
-    put_pid_tid(out, p, i);
     c->label.len = 0;
     ml_trace_track_label(p, i, &c->label);
-    ml_buf_puts(out, ",\"args\":{\"name\":");
-    ml_json_str(out, c->label.p ? c->label.p : "");
-    ml_buf_puts(out, "}}");
+    jw *w = meta_event(c, i, "thread_name");
+    jw_key(w, "name"), jw_text(w, c->label.p);
+    jw_end(w), jw_end(w);
     if (k->process_name) {
-        ml_buf_puts(out, ",\n{\"ph\":\"M\",\"name\":\"process_name\",");
-        put_pid_tid(out, p, i);
-        ml_buf_puts(out, ",\"args\":{\"name\":");
-        ml_json_str(out, ml_s(p, k->process_name));
-        ml_buf_puts(out, "}}");
+        w = meta_event(c, i, "process_name");
+        jw_key(w, "name"), jw_text(w, ml_s(p, k->process_name));
+        jw_end(w), jw_end(w);
     }
     if (k->thread_sort != INT64_MAX) {
-        ml_buf_puts(out, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",");
-        put_pid_tid(out, p, i);
-        ml_buf_printf(out, ",\"args\":{\"sort_index\":%" PRId64 "}}", k->thread_sort);
+        w = meta_event(c, i, "thread_sort_index");
+        jw_key(w, "sort_index"), jw_i64(w, k->thread_sort);
+        jw_end(w), jw_end(w);
     }
+}
+
+/* The key of the next arg, with "args":{ before the first. */
+static void arg(jw *w, int *args, const char *key)
+{
+    if (!(*args)++) jw_key(w, "args"), jw_obj(w);
+    jw_key(w, key);
+}
+
+static void put_triple(jw *w, const int *v)
+{
+    jw_arr(w);
+    for (int j = 0; j < 3; j++) jw_i64(w, v[j]);
+    jw_end(w);
 }
 
 static void put_slice(ml_chrome_json *c, size_t i)
@@ -95,46 +127,36 @@ static void put_slice(ml_chrome_json *c, size_t i)
     const ml_profile *p = c->p;
     const ml_trace *t = p->trace;
     const ml_slices *s = &t->slices;
-    ml_buf *out = &c->out;
-    ml_buf_puts(out, c->first ? "" : ",\n");
-    c->first = false;
-    ml_buf_puts(out, "{\"ph\":\"X\",\"cat\":");
+    jw *w = event(c);
+    jw_key(w, "ph"), jw_str(w, "X");
     uint8_t kd = s->kind.v[i] < ML_SL__COUNT ? s->kind.v[i] : ML_SL_OTHER;
-    ml_json_str(out, kd == ML_SL_PROFILER_STEP ? "user_annotation" : ml_slice_kind_name(kd));
-    ml_buf_puts(out, ",\"name\":");
-    ml_json_str(out, ml_s(p, s->name.v[i]));
-    ml_buf_puts(out, ",");
-    put_pid_tid(out, p, s->track.v[i]);
-    ml_buf_puts(out, ",\"ts\":");
-    put_us(out, s->ts.v[i]);
-    ml_buf_puts(out, ",\"dur\":");
-    put_us(out, s->dur.v[i]);
+    jw_key(w, "cat"), jw_text(w, kd == ML_SL_PROFILER_STEP ? "user_annotation" : ml_slice_kind_name(kd));
+    jw_key(w, "name"), jw_text(w, ml_s(p, s->name.v[i]));
+    put_pid_tid(w, p, s->track.v[i]);
+    jw_key(w, "ts"), put_us(w, s->ts.v[i]);
+    jw_key(w, "dur"), put_us(w, s->dur.v[i]);
     int args = 0;
-#define ARG(...) do { ml_buf_puts(out, args++ ? "," : ",\"args\":{"); ml_buf_printf(out, __VA_ARGS__); } while (0)
-    if (s->corr.v[i] >= 0) ARG("\"correlation\":%" PRId64, s->corr.v[i]);
-    if (s->ext_id.v[i] >= 0) ARG("\"External id\":%" PRId64, s->ext_id.v[i]);
+    if (s->corr.v[i] >= 0) arg(w, &args, "correlation"), jw_i64(w, s->corr.v[i]);
+    if (s->ext_id.v[i] >= 0) arg(w, &args, "External id"), jw_i64(w, s->ext_id.v[i]);
     uint32_t inf = s->info.v[i];
     if (inf != ML_NONE32 && (kd == ML_SL_KERNEL || kd == ML_SL_MEMCPY || kd == ML_SL_MEMSET) && inf < t->kernel_info.len) {
         const ml_kernel_info *k = &t->kernel_info.v[inf];
-        if (k->device >= 0) ARG("\"device\":%d", k->device);
-        if (k->stream >= 0) ARG("\"stream\":%" PRId64, k->stream);
-        if (k->grid[0] >= 0) ARG("\"grid\":[%d,%d,%d]", k->grid[0], k->grid[1], k->grid[2]);
-        if (k->block[0] >= 0) ARG("\"block\":[%d,%d,%d]", k->block[0], k->block[1], k->block[2]);
-        if (k->registers >= 0) ARG("\"registers per thread\":%d", k->registers);
-        if (k->shared_memory >= 0) ARG("\"shared memory\":%" PRId64, k->shared_memory);
-        if (k->bytes >= 0) ARG("\"bytes\":%" PRId64, k->bytes);
+        if (k->device >= 0) arg(w, &args, "device"), jw_i64(w, k->device);
+        if (k->stream >= 0) arg(w, &args, "stream"), jw_i64(w, k->stream);
+        if (k->grid[0] >= 0) arg(w, &args, "grid"), put_triple(w, k->grid);
+        if (k->block[0] >= 0) arg(w, &args, "block"), put_triple(w, k->block);
+        if (k->registers >= 0) arg(w, &args, "registers per thread"), jw_i64(w, k->registers);
+        if (k->shared_memory >= 0) arg(w, &args, "shared memory"), jw_i64(w, k->shared_memory);
+        if (k->bytes >= 0) arg(w, &args, "bytes"), jw_i64(w, k->bytes);
     } else if (inf != ML_NONE32 && inf < t->op_info.len) {
         const ml_op_info *o = &t->op_info.v[inf];
-        if (o->input_dims) { ARG("\"Input Dims\":"); ml_json_verbatim(out, ml_s(p, o->input_dims)); }
-        if (o->input_types) { ARG("\"Input type\":"); ml_json_verbatim(out, ml_s(p, o->input_types)); }
-        if (o->seq >= 0) ARG("\"Sequence number\":%" PRId64, o->seq);
-        if (o->call_stack) {
-            ARG("\"Call stack\":");
-            ml_json_str(out, ml_s(p, o->call_stack));
-        }
+        if (o->input_dims) arg(w, &args, "Input Dims"), jw_verbatim(w, ml_s(p, o->input_dims));
+        if (o->input_types) arg(w, &args, "Input type"), jw_verbatim(w, ml_s(p, o->input_types));
+        if (o->seq >= 0) arg(w, &args, "Sequence number"), jw_i64(w, o->seq);
+        if (o->call_stack) arg(w, &args, "Call stack"), jw_text(w, ml_s(p, o->call_stack));
     }
-#undef ARG
-    ml_buf_puts(out, args ? "}}" : "}");
+    if (args) jw_end(w);
+    jw_end(w);
 }
 
 static void put_flow(ml_chrome_json *c, size_t i)
@@ -142,20 +164,18 @@ static void put_flow(ml_chrome_json *c, size_t i)
     const ml_profile *p = c->p;
     const ml_slices *s = &p->trace->slices;
     const ml_flow *f = &p->trace->flows.v[i];
-    ml_buf *out = &c->out;
     if (f->from >= s->ts.len || f->to >= s->ts.len) return;
     for (int e = 0; e < 2; e++) {
         uint32_t sl = e ? f->to : f->from;
-        ml_buf_printf(out, "%s{\"ph\":\"%s\",\"id\":%" PRId64 ",\"cat\":", c->first ? "" : ",\n", e ? "f" : "s", f->id);
-        c->first = false;
-        ml_json_str(out, ml_s(p, f->cat));
-        ml_buf_puts(out, ",\"name\":");
-        ml_json_str(out, ml_s(p, f->cat));
-        ml_buf_puts(out, ",");
-        put_pid_tid(out, p, s->track.v[sl]);
-        ml_buf_puts(out, ",\"ts\":");
-        put_us(out, s->ts.v[sl]);
-        ml_buf_puts(out, e ? ",\"bp\":\"e\"}" : "}");
+        jw *w = event(c);
+        jw_key(w, "ph"), jw_str(w, e ? "f" : "s");
+        jw_key(w, "id"), jw_i64(w, f->id);
+        jw_key(w, "cat"), jw_text(w, ml_s(p, f->cat));
+        jw_key(w, "name"), jw_text(w, ml_s(p, f->cat));
+        put_pid_tid(w, p, s->track.v[sl]);
+        jw_key(w, "ts"), put_us(w, s->ts.v[sl]);
+        if (e) jw_key(w, "bp"), jw_str(w, "e");
+        jw_end(w);
     }
 }
 
@@ -190,18 +210,27 @@ static bool memory_open(ml_chrome_json *c, size_t d)
     if (p->rank >= 0) snprintf(name, sizeof name, "rank %d %s memory", p->rank, id);
     else if (c->input >= 0) snprintf(name, sizeof name, "input %d %s memory", c->input, id);
     else snprintf(name, sizeof name, "%s memory", id);
-    ml_buf_printf(&c->out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"tid\":0,\"args\":{\"name\":",
-                  c->first ? "" : ",\n", c->pid);
-    c->first = false;
-    ml_json_str(&c->out, name);
-    ml_buf_puts(&c->out, "}}");
+    jw *w = event(c);
+    jw_key(w, "ph"), jw_str(w, "M");
+    jw_key(w, "name"), jw_str(w, "process_name");
+    jw_key(w, "pid"), jw_i64(w, c->pid);
+    jw_key(w, "tid"), jw_i64(w, 0);
+    jw_key(w, "args"), jw_obj(w);
+    jw_key(w, "name"), jw_str(w, name);
+    jw_end(w), jw_end(w);
     return true;
 }
 
-static void put_counter(ml_chrome_json *c, const char *name, int64_t ts)
+/* A counter event of the device's process at ts, left open for its "args". */
+static jw *put_counter(ml_chrome_json *c, const char *name, int64_t ts)
 {
-    ml_buf_printf(&c->out, ",\n{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", name, c->pid);
-    put_us(&c->out, ts);
+    jw *w = event(c);
+    jw_key(w, "ph"), jw_str(w, "C");
+    jw_key(w, "name"), jw_str(w, name);
+    jw_key(w, "pid"), jw_i64(w, c->pid);
+    jw_key(w, "tid"), jw_i64(w, 0);
+    jw_key(w, "ts"), put_us(w, ts);
+    return w;
 }
 
 /* Event i of device d as Kineto writes an allocator event, with the totals
@@ -214,14 +243,22 @@ static bool put_memory_event(ml_chrome_json *c, size_t d, size_t i)
     if (ev->device.v[i] != d || (kd != ML_EV_ALLOC && kd != ML_EV_FREE)) return false;
     int64_t bytes = ev->size.v[i] < 0 ? -ev->size.v[i] : ev->size.v[i];
     ml_instant at = {ev->ts.v[i], (uint32_t)i};
-    ml_buf_printf(&c->out, ",\n{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\","
-                           "\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", c->pid);
-    put_us(&c->out, ev->ts.v[i]);
-    ml_buf_printf(&c->out, ",\"args\":{\"Device Type\":%d,\"Device Id\":%d,\"Addr\":%" PRIu64 ",\"Bytes\":%" PRId64
-                           ",\"Total Allocated\":%" PRId64 ",\"Total Reserved\":%" PRId64 "}}",
-                  p->devices.v[d].type, p->devices.v[d].index, ev->addr.len > i ? ev->addr.v[i] : 0,
-                  kd == ML_EV_FREE ? -bytes : bytes, c->have_a ? ml_curve_value_at(&c->ca, at) : 0,
-                  c->have_r ? ml_curve_value_at(&c->cr, at) : 0);
+    jw *w = event(c);
+    jw_key(w, "ph"), jw_str(w, "i");
+    jw_key(w, "cat"), jw_str(w, "cpu_instant_event");
+    jw_key(w, "s"), jw_str(w, "t");
+    jw_key(w, "name"), jw_str(w, "[memory]");
+    jw_key(w, "pid"), jw_i64(w, c->pid);
+    jw_key(w, "tid"), jw_i64(w, 0);
+    jw_key(w, "ts"), put_us(w, ev->ts.v[i]);
+    jw_key(w, "args"), jw_obj(w);
+    jw_key(w, "Device Type"), jw_i64(w, p->devices.v[d].type);
+    jw_key(w, "Device Id"), jw_i64(w, p->devices.v[d].index);
+    jw_key(w, "Addr"), jw_u64(w, ev->addr.len > i ? ev->addr.v[i] : 0);
+    jw_key(w, "Bytes"), jw_i64(w, kd == ML_EV_FREE ? -bytes : bytes);
+    jw_key(w, "Total Allocated"), jw_i64(w, c->have_a ? ml_curve_value_at(&c->ca, at) : 0);
+    jw_key(w, "Total Reserved"), jw_i64(w, c->have_r ? ml_curve_value_at(&c->cr, at) : 0);
+    jw_end(w), jw_end(w);
     return true;
 }
 
@@ -243,8 +280,10 @@ static bool memory_step(ml_chrome_json *c)
             c->part++, c->at = 0;
             return true;
         }
-        put_counter(c, c->part == P_RESERVED ? "reserved" : "allocated", cv->ts[c->at]);
-        ml_buf_printf(&c->out, ",\"args\":{\"bytes\":%" PRId64 "}}", cv->value[c->at++]);
+        jw *w = put_counter(c, c->part == P_RESERVED ? "reserved" : "allocated", cv->ts[c->at]);
+        jw_key(w, "args"), jw_obj(w);
+        jw_key(w, "bytes"), jw_i64(w, cv->value[c->at++]);
+        jw_end(w), jw_end(w);
         return true;
     }
     case P_CATEGORIES: {
@@ -252,16 +291,13 @@ static bool memory_step(ml_chrome_json *c)
             c->part = c->flags & ML_CJ_MEMORY_EVENTS ? P_EVENTS : P_DONE, c->at = 0;
             return true;
         }
-        put_counter(c, "bytes by category", c->cc.ts[c->at]);
-        ml_buf_puts(&c->out, ",\"args\":{");
-        bool any = false;
+        jw *w = put_counter(c, "bytes by category", c->cc.ts[c->at]);
+        jw_key(w, "args"), jw_obj(w);
         for (int j = 0; j < ML_CAT__COUNT; j++) {
             int k = ml_category_order[j];
-            if (c->cc.peak[k] <= 0) continue;
-            ml_buf_printf(&c->out, "%s\"%s\":%" PRId64, any ? "," : "", ml_category_name(k), c->cc.value[k][c->at]);
-            any = true;
+            if (c->cc.peak[k] > 0) jw_key(w, ml_category_name(k)), jw_i64(w, c->cc.value[k][c->at]);
         }
-        ml_buf_puts(&c->out, "}}");
+        jw_end(w), jw_end(w);
         c->at++;
         return true;
     }

@@ -10,11 +10,13 @@
 
 #include "csvout.h"
 #include "format.h"
+#include "perf_fields.h"
 #include "perf_gputime.h"
 #include "perf_hta.h"
 
-static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_ns",  "memcpy_ns",     "memset_ns",   "communication_ns",
-                                                      "runtime_ns", "dataloader_ns", "cpu_exec_ns", "other_ns"};
+/* The web's perf object: times in integer ns (web/DATA.md); the fields it
+ * shares with the runs are perf_fields.h's. */
+#define NS ML_PERF_NS
 
 static void opt_dbl(jw *w, const char *key, double v)
 {
@@ -120,12 +122,9 @@ static void write_rest(jw *w, const char *key, ml_rows_rest o, bool kernels)
     jw_key(w, "rows"); jw_i64(w, (int64_t)o.rows);
     jw_key(w, "calls"); jw_i64(w, o.calls);
     if (kernels) {
-        jw_key(w, "total_ns"); jw_i64(w, o.total_ns);
+        ml_perf_json_time(w, NS, ML_PT_TOTAL, o.total_ns);
     } else {
-        jw_key(w, "host_self_ns"); jw_i64(w, o.host_self_ns);
-        jw_key(w, "host_total_ns"); jw_i64(w, o.host_total_ns);
-        jw_key(w, "device_self_ns"); jw_i64(w, o.device_self_ns);
-        jw_key(w, "device_total_ns"); jw_i64(w, o.device_total_ns);
+        ml_perf_json_op_times(w, NS, o.host_self_ns, o.host_total_ns, o.device_self_ns, o.device_total_ns);
     }
     jw_end(w);
 }
@@ -141,10 +140,7 @@ static void write_ops(jw *w, const ml_profile *p, const ml_op_rows *rows, bool s
         if (shape && r->shape) jw_str(w, ml_s(p, r->shape));
         else jw_null(w);
         jw_key(w, "calls"); jw_i64(w, r->calls);
-        jw_key(w, "host_self_ns"); jw_i64(w, r->host_self_ns);
-        jw_key(w, "host_total_ns"); jw_i64(w, r->host_total_ns);
-        jw_key(w, "device_self_ns"); jw_i64(w, r->device_self_ns);
-        jw_key(w, "device_total_ns"); jw_i64(w, r->device_total_ns);
+        ml_perf_json_op_times(w, NS, r->host_self_ns, r->host_total_ns, r->device_self_ns, r->device_total_ns);
         jw_key(w, "tc_eligible"); jw_bool(w, r->tc_eligible);
         jw_key(w, "tc_self_ratio"); jw_dbl(w, r->device_self_ns > 0 ? (double)r->tc_self_ns / (double)r->device_self_ns : 0);
         jw_key(w, "tc_total_ratio");
@@ -180,10 +176,10 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_row *rows,
             else jw_null(w);
         }
         jw_key(w, "calls"); jw_i64(w, r->calls);
-        jw_key(w, "total_ns"); jw_i64(w, r->total_ns);
-        jw_key(w, "mean_ns"); jw_i64(w, r->calls ? llround((double)r->total_ns / (double)r->calls) : 0);
-        jw_key(w, "min_ns"); jw_i64(w, r->min_ns);
-        jw_key(w, "max_ns"); jw_i64(w, r->max_ns);
+        ml_perf_json_time(w, NS, ML_PT_TOTAL, r->total_ns);
+        ml_perf_json_time(w, NS, ML_PT_MEAN, r->calls ? llround((double)r->total_ns / (double)r->calls) : 0);
+        ml_perf_json_time(w, NS, ML_PT_MIN, r->min_ns);
+        ml_perf_json_time(w, NS, ML_PT_MAX, r->max_ns);
         opt_dbl(w, "blocks_per_sm", r->blocks_per_sm);
         opt_dbl(w, "occupancy", r->occupancy);
         jw_key(w, "tensor_cores"); jw_bool(w, r->tensor_cores);
@@ -205,8 +201,8 @@ static void write_modules(jw *w, const ml_modules *m)
         jw_key(w, "depth"); jw_i64(w, r->depth);
         jw_key(w, "occurrences"); jw_i64(w, (int64_t)r->occurrences);
         jw_key(w, "operators"); jw_i64(w, (int64_t)r->operators);
-        jw_key(w, "host_ns"); jw_i64(w, r->host_ns);
-        jw_key(w, "device_ns"); jw_i64(w, r->device_ns);
+        ml_perf_json_time(w, NS, ML_PT_HOST, r->host_ns);
+        ml_perf_json_time(w, NS, ML_PT_DEVICE, r->device_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -233,10 +229,10 @@ void ml_perf_json_distributed(jw *w, const ml_distributed *d)
         jw_obj(w);
         jw_key(w, "rank"); jw_i64(w, s->rank);
         jw_key(w, "step"); jw_str(w, s->step ? s->step : "");
-        jw_key(w, "computation_ns"); jw_i64(w, s->computation_ns);
-        jw_key(w, "communication_ns"); jw_i64(w, s->communication_ns);
-        jw_key(w, "overlap_ns"); jw_i64(w, s->overlap_ns);
-        jw_key(w, "other_ns"); jw_i64(w, s->other_ns);
+        ml_perf_json_time(w, NS, ML_PT_COMPUTATION, s->computation_ns);
+        ml_perf_json_time(w, NS, ML_PT_COMMUNICATION, s->communication_ns);
+        ml_perf_json_time(w, NS, ML_PT_OVERLAP, s->overlap_ns);
+        ml_perf_json_time(w, NS, ML_PT_OTHER, s->other_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -254,8 +250,8 @@ void ml_perf_json_distributed(jw *w, const ml_distributed *d)
         jw_key(w, "bytes");
         if (c->bytes >= 0) jw_i64(w, c->bytes);
         else jw_null(w);
-        jw_key(w, "total_ns"); jw_i64(w, c->total_ns);
-        jw_key(w, "mean_ns"); jw_i64(w, c->mean_ns);
+        ml_perf_json_time(w, NS, ML_PT_TOTAL, c->total_ns);
+        ml_perf_json_time(w, NS, ML_PT_MEAN, c->mean_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -328,7 +324,7 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
         opt_dbl(w, "sm_efficiency", g->sm_efficiency);
         opt_dbl(w, "occupancy", g->occupancy);
         opt_dbl(w, "tensor_core_share", g->tc_share);
-        jw_key(w, "kernel_ns"); jw_i64(w, g->kernel_ns);
+        ml_perf_json_time(w, NS, ML_PT_KERNEL, g->kernel_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -341,22 +337,16 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
         jw_key(w, "name"); jw_str(w, s->name ? ml_s(p, s->name) : "(whole trace)");
         jw_key(w, "begin_ns"); jw_i64(w, s->begin);
         jw_key(w, "end_ns"); jw_i64(w, s->end);
-        jw_key(w, "total_ns"); jw_i64(w, s->end - s->begin);
-        for (int r = 0; r < ML_ROLE__COUNT; r++) {
-            jw_key(w, role_keys[r]);
-            jw_i64(w, s->cost[r]);
-        }
+        ml_perf_json_time(w, NS, ML_PT_TOTAL, s->end - s->begin);
+        for (int r = 0; r < ML_ROLE__COUNT; r++) ml_perf_json_time(w, NS, (ml_perf_time_field)r, s->cost[r]);
         jw_end(w);
     }
     jw_end(w);
     jw_key(w, "step_average");
     if (st->steps.len) {
         jw_obj(w);
-        jw_key(w, "total_ns"); jw_i64(w, llround(st->avg_total));
-        for (int r = 0; r < ML_ROLE__COUNT; r++) {
-            jw_key(w, role_keys[r]);
-            jw_i64(w, llround(st->avg[r]));
-        }
+        ml_perf_json_time(w, NS, ML_PT_TOTAL, llround(st->avg_total));
+        for (int r = 0; r < ML_ROLE__COUNT; r++) ml_perf_json_time(w, NS, (ml_perf_time_field)r, llround(st->avg[r]));
         jw_end(w);
     } else jw_null(w);
 

@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const role_keys[ML_ROLE__COUNT] = {"kernel_us",  "memcpy_us",     "memset_us",   "communication_us",
-                                                      "runtime_us", "dataloader_us", "cpu_exec_us", "other_us"};
+/* The runs: times in exact µs (README); the fields they share with the
+ * web's perf object are perf_fields.h's. */
+#define US ML_PERF_US
 
 /* Mean of total_ns over calls, in µs to the ns. */
 static void mean_us(jw *w, const char *key, int64_t total_ns, int64_t calls)
@@ -35,8 +36,8 @@ static void write_steps(jw *w, const ml_profile *p, const ml_steps *st)
         const ml_step *s = &st->steps.v[k];
         jw_obj(w);
         jw_key(w, "name"); jw_str(w, ml_perf_step_label(s->name ? ml_s(p, s->name) : NULL));
-        for (int r = 0; r < ML_ROLE__COUNT; r++) ml_perf_json_us(w, role_keys[r], s->cost[r]);
-        ml_perf_json_us(w, "total_us", s->end - s->begin);
+        for (int r = 0; r < ML_ROLE__COUNT; r++) ml_perf_json_time(w, US, (ml_perf_time_field)r, s->cost[r]);
+        ml_perf_json_time(w, US, ML_PT_TOTAL, s->end - s->begin);
         jw_end(w);
     }
     jw_end(w);
@@ -73,7 +74,7 @@ static void write_gpus(jw *w, const ml_profile *p, const ml_gpu_metrics_list *gp
         ml_perf_json_num(w, "achieved_occupancy_pct", g->occupancy, 4);
         ml_perf_json_num(w, "tensor_core_kernel_pct", g->tc_share < 0 ? -1 : 100 * g->tc_share, 4);
         jw_key(w, "kernels"); jw_i64(w, g->kernels);
-        ml_perf_json_us(w, "kernel_us", g->kernel_ns);
+        ml_perf_json_time(w, US, ML_PT_KERNEL, g->kernel_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -93,10 +94,7 @@ static void write_operators(jw *w, const ml_profile *p, const ml_op_table *ops, 
         if (shape) jw_str(w, r->shape ? ml_s(p, r->shape) : "");
         else jw_null(w);
         jw_key(w, "calls"); jw_i64(w, r->calls);
-        ml_perf_json_us(w, "host_self_us", r->host_self_ns);
-        ml_perf_json_us(w, "host_total_us", r->host_total_ns);
-        ml_perf_json_us(w, "device_self_us", r->device_self_ns);
-        ml_perf_json_us(w, "device_total_us", r->device_total_ns);
+        ml_perf_json_op_times(w, US, r->host_self_ns, r->host_total_ns, r->device_self_ns, r->device_total_ns);
         jw_key(w, "tc_eligible"); jw_bool(w, r->tc_eligible);
         pct_of(w, "tc_self_pct", r->tc_self_ns, r->device_self_ns);
         pct_of(w, "tc_total_pct", r->tc_total_ns, r->device_total_ns);
@@ -108,10 +106,7 @@ static void write_operators(jw *w, const ml_profile *p, const ml_op_table *ops, 
         jw_key(w, "name"); jw_str(w, "(others)");
         jw_key(w, "others"); jw_i64(w, (int64_t)o.rows);
         jw_key(w, "calls"); jw_i64(w, o.calls);
-        ml_perf_json_us(w, "host_self_us", o.host_self_ns);
-        ml_perf_json_us(w, "host_total_us", o.host_total_ns);
-        ml_perf_json_us(w, "device_self_us", o.device_self_ns);
-        ml_perf_json_us(w, "device_total_us", o.device_total_ns);
+        ml_perf_json_op_times(w, US, o.host_self_ns, o.host_total_ns, o.device_self_ns, o.device_total_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -126,10 +121,10 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_table *kt,
         jw_obj(w);
         jw_key(w, "name"); jw_str(w, ml_s(p, r->name));
         jw_key(w, "calls"); jw_i64(w, r->calls);
-        ml_perf_json_us(w, "total_us", r->total_ns);
-        mean_us(w, "mean_us", r->total_ns, r->calls);
-        ml_perf_json_us(w, "min_us", r->min_ns);
-        ml_perf_json_us(w, "max_us", r->max_ns);
+        ml_perf_json_time(w, US, ML_PT_TOTAL, r->total_ns);
+        mean_us(w, "mean_us", r->total_ns, r->calls); /* the mean of doubles, not the perf object's rounded ns */
+        ml_perf_json_time(w, US, ML_PT_MIN, r->min_ns);
+        ml_perf_json_time(w, US, ML_PT_MAX, r->max_ns);
         ml_perf_json_num(w, "blocks_per_sm", r->blocks_per_sm, 4);
         ml_perf_json_num(w, "achieved_occupancy_pct", r->occupancy, 4);
         jw_key(w, "tensor_cores_used"); jw_bool(w, r->tensor_cores);
@@ -141,7 +136,7 @@ static void write_kernels(jw *w, const ml_profile *p, const ml_kernel_table *kt,
         jw_key(w, "name"); jw_str(w, "(others)");
         jw_key(w, "others"); jw_i64(w, (int64_t)o.rows);
         jw_key(w, "calls"); jw_i64(w, o.calls);
-        ml_perf_json_us(w, "total_us", o.total_ns);
+        ml_perf_json_time(w, US, ML_PT_TOTAL, o.total_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -160,8 +155,8 @@ static void write_modules(jw *w, const ml_modules *m, int top)
         jw_key(w, "depth"); jw_i64(w, r->depth);
         jw_key(w, "occurrences"); jw_i64(w, (int64_t)r->occurrences);
         jw_key(w, "operators"); jw_i64(w, (int64_t)r->operators);
-        ml_perf_json_us(w, "host_us", r->host_ns);
-        ml_perf_json_us(w, "device_us", r->device_ns);
+        ml_perf_json_time(w, US, ML_PT_HOST, r->host_ns);
+        ml_perf_json_time(w, US, ML_PT_DEVICE, r->device_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -188,10 +183,10 @@ void ml_perf_run_distributed(jw *w, const ml_distributed *d)
         jw_obj(w);
         jw_key(w, "rank"); jw_i64(w, s->rank);
         jw_key(w, "step"); jw_str(w, ml_perf_step_label(s->step && strcmp(s->step, "(whole trace)") ? s->step : NULL));
-        ml_perf_json_us(w, "computation_us", s->computation_ns);
-        ml_perf_json_us(w, "communication_us", s->communication_ns);
-        ml_perf_json_us(w, "overlap_us", s->overlap_ns);
-        ml_perf_json_us(w, "other_us", s->other_ns);
+        ml_perf_json_time(w, US, ML_PT_COMPUTATION, s->computation_ns);
+        ml_perf_json_time(w, US, ML_PT_COMMUNICATION, s->communication_ns);
+        ml_perf_json_time(w, US, ML_PT_OVERLAP, s->overlap_ns);
+        ml_perf_json_time(w, US, ML_PT_OTHER, s->other_ns);
         jw_end(w);
     }
     jw_end(w);
@@ -209,8 +204,8 @@ void ml_perf_run_distributed(jw *w, const ml_distributed *d)
         jw_key(w, "bytes");
         if (c->bytes >= 0) jw_i64(w, c->bytes);
         else jw_null(w);
-        ml_perf_json_us(w, "total_us", c->total_ns);
-        ml_perf_json_us(w, "mean_us", c->mean_ns);
+        ml_perf_json_time(w, US, ML_PT_TOTAL, c->total_ns);
+        ml_perf_json_time(w, US, ML_PT_MEAN, c->mean_ns);
         jw_end(w);
     }
     jw_end(w);

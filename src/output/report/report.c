@@ -17,24 +17,27 @@
 static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f) == n ? 0 : -1; }
 
 /* A rank left out by the budget: who it is, and why its views are empty. */
-static void summarised_stub(const ml_profile *p, size_t n_embedded, size_t n, int64_t budget, ml_buf *m)
+static void summarised_stub(const ml_profile *p, size_t n_embedded, size_t n, int64_t budget, jw *w)
 {
-    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
-    ml_json_str(m, p->path);
-    ml_buf_puts(m, ",\"format\":");
-    ml_json_str(m, p->format);
-    ml_report_caps_json(m, &p->caps, ml_devkind_of_profile(p));
-    ml_buf_puts(m, ",\"host\":");
-    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
-    ml_buf_printf(m, ",\"time\":\"%s\",\"notes\":[],\"perf\":false,\"perfWhy\":",
-                  p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    jw_obj(w);
+    jw_key(w, "rank"), jw_i64(w, p->rank);
+    jw_key(w, "world_size"), jw_i64(w, p->world_size);
+    jw_key(w, "path"), jw_text(w, p->path);
+    jw_key(w, "format"), jw_text(w, p->format);
+    ml_report_caps_json(w, &p->caps, ml_devkind_of_profile(p));
+    jw_key(w, "host"), jw_text(w, p->host ? ml_s(p, p->host) : "");
+    jw_key(w, "time"), jw_str(w, p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    jw_key(w, "notes"), jw_arr(w), jw_end(w);
+    jw_key(w, "perf"), jw_bool(w, false);
     char why[400];
     snprintf(why, sizeof why,
              "this run is summarised: the page embeds the full data of %zu of the %zu runs (the pairs that changed "
              "most first) within its budget of %.0f MB (--budget MB); the Compare view has every pair",
              n_embedded, n, (double)budget / 1e6);
-    ml_json_str(m, why);
-    ml_buf_puts(m, ",\"summarised\":true,\"devices\":[]}");
+    jw_key(w, "perfWhy"), jw_str(w, why);
+    jw_key(w, "summarised"), jw_bool(w, true);
+    jw_key(w, "devices"), jw_arr(w), jw_end(w);
+    jw_end(w);
 }
 
 /* One rank made for the page on its own: its meta object, blobs, perf element. */
@@ -42,26 +45,27 @@ typedef struct rank_part {
     ml_buf meta, html, perf;
 } rank_part;
 
-void ml_report_meta_open(ml_buf *meta, int64_t origin, const char *const *inputs, size_t n_inputs,
-                         char *const *skipped, size_t n_skipped)
+void ml_report_meta_open(jw *w, int64_t origin, const char *const *inputs, size_t n_inputs, char *const *skipped,
+                         size_t n_skipped)
 {
     char created[32] = "";
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    ml_buf_puts(meta, "{\"version\":1,\"generator\":\"memlens\",\"created\":");
-    ml_json_str(meta, created);
-    ml_buf_printf(meta, ",\"origin_ns\":\"%lld\",\"inputs\":[", (long long)origin);
-    for (size_t i = 0; i < n_inputs; i++) {
-        ml_buf_puts(meta, i ? "," : "");
-        ml_json_str(meta, inputs[i]);
-    }
-    ml_buf_puts(meta, "],\"skipped\":[");
-    for (size_t i = 0; i < n_skipped; i++) {
-        ml_buf_puts(meta, i ? "," : "");
-        ml_json_str(meta, skipped[i]);
-    }
-    ml_buf_puts(meta, "],\"ranks\":[");
+    jw_obj(w);
+    jw_key(w, "version"), jw_i64(w, 1);
+    jw_key(w, "generator"), jw_str(w, "memlens");
+    jw_key(w, "created"), jw_str(w, created);
+    char num[24];
+    snprintf(num, sizeof num, "%lld", (long long)origin);
+    jw_key(w, "origin_ns"), jw_str(w, num); /* a string: beyond a double's exact integers */
+    jw_key(w, "inputs"), jw_arr(w);
+    for (size_t i = 0; i < n_inputs; i++) jw_text(w, inputs[i]);
+    jw_end(w);
+    jw_key(w, "skipped"), jw_arr(w);
+    for (size_t i = 0; i < n_skipped; i++) jw_text(w, skipped[i]);
+    jw_end(w);
+    jw_key(w, "ranks"), jw_arr(w);
 }
 
 /* ml_report_write within o->budget (see report.h): each unit's ranks made
@@ -119,17 +123,19 @@ static int write_within_budget(const ml_profiles *ps, const ml_report_opts *o, c
     ml_phase("report: runs within the budget");
 
     ml_buf meta = {0}, perf = {0}, html = {0};
-    ml_report_meta_open(&meta, origin, o->inputs, o->n_inputs, ps->skipped.v, ps->skipped.len);
+    jw w;
+    jw_init_buf(&w, &meta, false);
+    ml_report_meta_open(&w, origin, o->inputs, o->n_inputs, ps->skipped.v, ps->skipped.len);
     for (size_t r = 0; r < n; r++) {
-        ml_buf_puts(&meta, r ? "," : "");
         if (!kept[r]) {
-            summarised_stub(ps->items.v[r], n_kept, n, o->budget, &meta);
+            summarised_stub(ps->items.v[r], n_kept, n, o->budget, &w);
             continue;
         }
-        ml_buf_put(&meta, parts[r].meta.p, parts[r].meta.len);
+        jw_paste(&w, parts[r].meta.p, parts[r].meta.len);
         if (parts[r].perf.len) ml_buf_put(&perf, parts[r].perf.p, parts[r].perf.len);
     }
-    ml_buf_puts(&meta, "]}");
+    jw_end(&w);
+    jw_end(&w);
     for (size_t ui = 0; ui < n_units; ui++) { /* the blobs in the order they were numbered */
         size_t u = o->order ? o->order[ui] : ui;
         for (size_t r = u * unit; r < n && r < (u + 1) * unit; r++)

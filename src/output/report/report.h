@@ -17,6 +17,7 @@
 #include "distributed.h"
 #include "err.h"
 #include "importer.h"
+#include "jsonw.h"
 #include "loadpar.h"
 #include "rankrec.h"
 #include "report_enc.h"
@@ -55,8 +56,8 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
 
 /* The start of a rank's object of the meta: `{"rank", "world_size", "path",
  * "format", "host", "time", "notes", "perf", "perfWhy"` (left open for the
- * rest). */
-void ml_report_rank_head(const ml_profile *p, ml_buf *m);
+ * rest) by w. */
+void ml_report_rank_head(const ml_profile *p, jw *w);
 /* One rank's object of the meta ("ranks" items), times relative to origin
  * (`memlens serve` builds each rank alone, with bl->capture set). */
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
@@ -70,8 +71,8 @@ struct ml_mv_strings;
 void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
                          ml_blobs *bl, struct ml_mv_strings *strings, struct ml_memview ***views, size_t *nviews);
 /* A device view's "peak" object and "ops" list (web/DATA.md), as the report writes them. */
-void ml_report_put_peak(const struct ml_memview *v, ml_buf *m);
-void ml_report_put_ops(const struct ml_memview *v, ml_buf *m);
+void ml_report_put_peak(const struct ml_memview *v, jw *w);
+void ml_report_put_ops(const struct ml_memview *v, jw *w);
 
 /* The perf object of a rank (web/DATA.md "Profiler views"; output/perf.h) as
  * JSON appended to out, with every '<' written \u003c so that it can sit in a
@@ -95,8 +96,8 @@ void ml_report_curve_label(char *buf, size_t cap, bool insight, const char *kind
 
 /* The page's meta up to its ranks: {"version", "generator", "created" (now,
  * UTC), "origin_ns", "inputs", "skipped", and "ranks":[ left open for the
- * caller (report.c's runs, report_job.c's ranks). */
-void ml_report_meta_open(ml_buf *meta, int64_t origin, const char *const *inputs, size_t n_inputs,
+ * caller (report.c's runs, report_job.c's ranks) at w's depth 2. */
+void ml_report_meta_open(jw *w, int64_t origin, const char *const *inputs, size_t n_inputs,
                          char *const *skipped, size_t n_skipped);
 /* Writes the whole HTML page to path (temp file in the same directory, then rename). */
 int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *path, ml_err *e);

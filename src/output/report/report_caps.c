@@ -3,16 +3,17 @@
  */
 #include "report_caps.h"
 
-void ml_report_caps_json(ml_buf *m, const ml_caps *c, ml_devkind kind)
+void ml_report_caps_json(jw *j, const ml_caps *c, ml_devkind kind)
 {
     const ml_devkind_words *w = ml_devkind_words_of(kind);
-    ml_buf_puts(m, ",\"caps\":{\"device\":");
-    ml_json_str(m, w->id);
-    ml_buf_puts(m, ",\"device_word\":");
-    ml_json_str(m, w->device);
-    ml_buf_printf(m, ",\"insight_names\":%s,\"static_graph\":%s,\"allocator_state\":%s,\"memory_record\":%s,"
-                     "\"memory_first\":%s}",
-                  c->insight_names ? "true" : "false", c->static_graph ? "true" : "false",
-                  c->allocator_state ? "true" : "false", c->memory_record ? "true" : "false",
-                  c->memory_first ? "true" : "false");
+    jw_key(j, "caps");
+    jw_obj(j);
+    jw_key(j, "device"), jw_text(j, w->id);
+    jw_key(j, "device_word"), jw_text(j, w->device);
+    jw_key(j, "insight_names"), jw_bool(j, c->insight_names);
+    jw_key(j, "static_graph"), jw_bool(j, c->static_graph);
+    jw_key(j, "allocator_state"), jw_bool(j, c->allocator_state);
+    jw_key(j, "memory_record"), jw_bool(j, c->memory_record);
+    jw_key(j, "memory_first"), jw_bool(j, c->memory_first);
+    jw_end(j);
 }

@@ -9,10 +9,10 @@
 #define ML_REPORT_CAPS_H
 
 #include "devkind.h"
+#include "jsonw.h"
 #include "profile.h"
-#include "report_enc.h"
 
-/* Appends ,"caps":{...} to the rank object in m. */
-void ml_report_caps_json(ml_buf *m, const ml_caps *c, ml_devkind kind);
+/* Writes the key "caps" and its object into the rank object open in w. */
+void ml_report_caps_json(jw *w, const ml_caps *c, ml_devkind kind);
 
 #endif

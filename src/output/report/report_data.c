@@ -60,6 +60,7 @@ typedef struct rank_ctx {
     int64_t origin;
     ml_blobs *bl;
     ml_buf *meta;
+    jw *w;                    /* the writer of meta */
     ml_mv_strings str;        /* the rank's "strings" (memview.h) */
     uint32_t *calls;          /* profile string id -> number of cpu ops with that name */
     size_t max_allocs;
@@ -74,96 +75,90 @@ static int64_t rel(const rank_ctx *c, int64_t t) { return t - c->origin; }
 
 /* ---- writing a device's view ------------------------------------------- */
 
+/* The key of a column and its place: the encoder (report_enc.h) writes its
+ * descriptor into meta. */
+static ml_buf *col_at(rank_ctx *c, const char *key)
+{
+    jw_key(c->w, key);
+    jw_value_begin(c->w);
+    return c->meta;
+}
+
 /* One curve into meta: points, pyramid, maximum; save_t: copy the times'
  * descriptor into alloc_tdesc. */
 static void put_curve(rank_ctx *c, const ml_mv_curve *cv, bool save_t)
 {
-    ml_buf *m = c->meta;
-    ml_buf_puts(m, "{\"kind\":");
-    ml_json_str(m, cv->kind);
-    ml_buf_puts(m, ",\"group\":");
-    ml_json_str(m, cv->group);
-    ml_buf_puts(m, ",\"label\":");
-    ml_json_str(m, cv->label);
-    if (cv->of) {
-        ml_buf_puts(m, ",\"of\":");
-        ml_json_str(m, cv->of);
-    }
-    ml_buf_printf(m, ",\"n\":%zu,\"fan\":%d,\"max\":", cv->n, ML_M4_FAN);
-    ml_json_i64(m, cv->max);
-    ml_buf_puts(m, ",\"tmax\":");
-    ml_json_i64(m, cv->tmax);
-    ml_buf_puts(m, ",\"t\":");
+    jw *w = c->w;
+    jw_obj(w);
+    jw_key(w, "kind"), jw_text(w, cv->kind);
+    jw_key(w, "group"), jw_text(w, cv->group);
+    jw_key(w, "label"), jw_text(w, cv->label);
+    if (cv->of) jw_key(w, "of"), jw_text(w, cv->of);
+    jw_key(w, "n"), jw_i64(w, (int64_t)cv->n);
+    jw_key(w, "fan"), jw_i64(w, ML_M4_FAN);
+    jw_key(w, "max"), jw_i64_js(w, cv->max);
+    jw_key(w, "tmax"), jw_i64_js(w, cv->tmax);
+    ml_buf *m = col_at(c, "t");
     size_t at = m->len;
     ml_col_i64(c->bl, m, cv->t, cv->n, 1);
     if (save_t) {
         c->alloc_tdesc.len = 0;
         ml_buf_put(&c->alloc_tdesc, m->p + at, m->len - at);
     }
-    ml_buf_puts(m, ",\"v\":");
-    ml_col_i64(c->bl, m, cv->v, cv->n, 1);
-    ml_buf_puts(m, ",\"mn\":");
-    ml_col_u32(c->bl, m, cv->py.argmin, cv->py.total);
-    ml_buf_puts(m, ",\"mx\":");
-    ml_col_u32(c->bl, m, cv->py.argmax, cv->py.total);
-    ml_buf_puts(m, "}");
+    ml_col_i64(c->bl, col_at(c, "v"), cv->v, cv->n, 1);
+    ml_col_u32(c->bl, col_at(c, "mn"), cv->py.argmin, cv->py.total);
+    ml_col_u32(c->bl, col_at(c, "mx"), cv->py.argmax, cv->py.total);
+    jw_end(w);
 }
 
-static void put_label_sums(ml_buf *m, const ml_mv_sum *ls, size_t n)
+static void put_label_sums(jw *w, const ml_mv_sum *ls, size_t n)
 {
-    ml_buf_puts(m, "[");
-    size_t shown = 0;
+    jw_arr(w);
     for (size_t i = 0; i < n; i++) {
         if (!ls[i].bytes && !ls[i].count) continue;
-        ml_buf_puts(m, shown++ ? "," : "");
-        ml_buf_puts(m, "[");
-        ml_json_str(m, ls[i].label);
-        ml_buf_puts(m, ",");
-        ml_json_i64(m, ls[i].bytes);
-        ml_buf_printf(m, ",%" PRId64 "]", ls[i].count);
+        jw_arr(w);
+        jw_text(w, ls[i].label);
+        jw_i64_js(w, ls[i].bytes);
+        jw_i64(w, ls[i].count);
+        jw_end(w);
     }
-    ml_buf_puts(m, "]");
+    jw_end(w);
 }
 
-void ml_report_put_peak(const ml_memview *v, ml_buf *m)
+void ml_report_put_peak(const ml_memview *v, jw *w)
 {
-    ml_buf_printf(m, "{\"curve\":%d,\"v\":", v->peak_curve);
-    ml_json_i64(m, v->peak_v);
-    ml_buf_puts(m, ",\"t\":");
-    ml_json_i64(m, v->peak_t - v->origin);
-    ml_buf_printf(m, ",\"event\":%" PRId64 ",\"kind\":\"%s\",\"live_tracked\":", v->peak_event, v->peak_kind);
-    ml_json_i64(m, v->live_tracked);
-    ml_buf_printf(m, ",\"live_count\":%" PRId64 ",\"untracked\":", v->live_count);
-    ml_json_i64(m, v->untracked);
-    ml_buf_puts(m, ",\"by_op\":");
-    put_label_sums(m, v->peak_by_op, v->group_label.len);
-    ml_buf_puts(m, ",\"by_frame\":");
-    put_label_sums(m, v->peak_by_frame, v->npeak_by_frame);
-    ml_buf_puts(m, ",\"by_category\":");
-    put_label_sums(m, v->peak_by_cat, ML_CAT__COUNT + 1);
-    ml_buf_puts(m, "}");
+    jw_obj(w);
+    jw_key(w, "curve"), jw_i64(w, v->peak_curve);
+    jw_key(w, "v"), jw_i64_js(w, v->peak_v);
+    jw_key(w, "t"), jw_i64_js(w, v->peak_t - v->origin);
+    jw_key(w, "event"), jw_i64(w, v->peak_event);
+    jw_key(w, "kind"), jw_str(w, v->peak_kind);
+    jw_key(w, "live_tracked"), jw_i64_js(w, v->live_tracked);
+    jw_key(w, "live_count"), jw_i64(w, v->live_count);
+    jw_key(w, "untracked"), jw_i64_js(w, v->untracked);
+    jw_key(w, "by_op"), put_label_sums(w, v->peak_by_op, v->group_label.len);
+    jw_key(w, "by_frame"), put_label_sums(w, v->peak_by_frame, v->npeak_by_frame);
+    jw_key(w, "by_category"), put_label_sums(w, v->peak_by_cat, ML_CAT__COUNT + 1);
+    jw_end(w);
 }
 
-void ml_report_put_ops(const ml_memview *v, ml_buf *m)
+void ml_report_put_ops(const ml_memview *v, jw *w)
 {
-    ml_buf_puts(m, "[");
-    size_t nops = 0;
+    jw_arr(w);
     for (size_t g = 0; g < v->group_label.len; g++) {
         const ml_mv_group_stat *gs = &v->gs[g];
         if (!gs->allocs && !gs->peak) continue;
-        ml_buf_puts(m, nops++ ? ",[" : "[");
-        ml_json_str(m, v->group_label.v[g]);
-        if (v->calls[g] >= 0) ml_buf_printf(m, ",%" PRId64 ",", v->calls[g]);
-        else ml_buf_puts(m, ",null,");
-        ml_buf_printf(m, "%" PRId64 ",", gs->allocs);
-        ml_json_i64(m, gs->bytes);
-        ml_buf_puts(m, ",");
-        ml_json_i64(m, gs->net);
-        ml_buf_puts(m, ",");
-        ml_json_i64(m, gs->peak);
-        ml_buf_puts(m, "]");
+        jw_arr(w);
+        jw_text(w, v->group_label.v[g]);
+        if (v->calls[g] >= 0) jw_i64(w, v->calls[g]);
+        else jw_null(w);
+        jw_i64(w, gs->allocs);
+        jw_i64_js(w, gs->bytes);
+        jw_i64_js(w, gs->net);
+        jw_i64_js(w, gs->peak);
+        jw_end(w);
     }
-    ml_buf_puts(m, "]");
+    jw_end(w);
 }
 
 /* The column encoders by the table's name for them (memview.h ML_MV_COLUMNS). */
@@ -183,21 +178,23 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
     if (v->cat_t_shared) ml_buf_put(&tcol, c->alloc_tdesc.p, c->alloc_tdesc.len);
     else ml_col_i64(c->bl, &tcol, v->cat_t, v->ncat_t, 1);
     int64_t *val = ml_malloc((v->ncat_t ? v->ncat_t : 1) * sizeof *val);
+    jw *w = c->w;
     for (size_t k = 0; k < v->bands.len; k++) {
         const ml_mv_band *b = &v->bands.v[k];
-        ml_buf_printf(c->meta, "%s{\"cat\":%d,\"curve\":{\"kind\":\"allocated\",\"group\":\"category\",\"label\":",
-                      k ? "," : "", b->cat);
-        ml_json_str(c->meta, b->label);
-        ml_buf_printf(c->meta, ",\"n\":%zu,\"max\":", v->ncat_t);
-        ml_json_i64(c->meta, b->max);
-        ml_buf_puts(c->meta, ",\"tmax\":");
-        ml_json_i64(c->meta, b->tmax);
-        ml_buf_puts(c->meta, ",\"t\":");
-        ml_buf_put(c->meta, tcol.p, tcol.len);
-        ml_buf_puts(c->meta, ",\"v\":");
+        jw_obj(w);
+        jw_key(w, "cat"), jw_i64(w, b->cat);
+        jw_key(w, "curve"), jw_obj(w);
+        jw_key(w, "kind"), jw_str(w, "allocated");
+        jw_key(w, "group"), jw_str(w, "category");
+        jw_key(w, "label"), jw_text(w, b->label);
+        jw_key(w, "n"), jw_i64(w, (int64_t)v->ncat_t);
+        jw_key(w, "max"), jw_i64_js(w, b->max);
+        jw_key(w, "tmax"), jw_i64_js(w, b->tmax);
+        ml_buf_put(col_at(c, "t"), tcol.p, tcol.len);
         ml_memview_band_values(v, k, val);
-        ml_col_i64(c->bl, c->meta, val, v->ncat_t, 1);
-        ml_buf_puts(c->meta, "}}");
+        ml_col_i64(c->bl, col_at(c, "v"), val, v->ncat_t, 1);
+        jw_end(w);
+        jw_end(w);
     }
     free(val);
     ml_buf_free(&tcol);
@@ -210,101 +207,102 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
 static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 {
     const ml_profile *p = c->p;
-    ml_buf *m = c->meta;
     const ml_device *d = &p->devices.v[dev];
     ml_mv_opts o = { .max_allocs = c->max_allocs, .insight_names = insight_names(p), .calls = c->calls };
     ml_memview *v = ml_memview_build(p, dev, c->origin, &o, &c->str);
 
-    ml_buf_puts(m, "{\"id\":");
-    ml_json_str(m, d->id);
-    ml_buf_puts(m, ",\"name\":");
-    ml_json_str(m, d->name ? ml_s(p, d->name) : "");
-    ml_buf_puts(m, ",\"total\":");
-    ml_json_i64(m, d->total_memory);
-    ml_buf_puts(m, ",\"t0\":");
-    ml_json_i64(m, rel(c, v->t0));
-    ml_buf_puts(m, ",\"t1\":");
-    ml_json_i64(m, rel(c, v->t1));
+    jw *w = c->w;
+    jw_obj(w);
+    jw_key(w, "id"), jw_text(w, d->id);
+    jw_key(w, "name"), jw_text(w, d->name ? ml_s(p, d->name) : "");
+    jw_key(w, "total"), jw_i64_js(w, d->total_memory);
+    jw_key(w, "t0"), jw_i64_js(w, rel(c, v->t0));
+    jw_key(w, "t1"), jw_i64_js(w, rel(c, v->t1));
 
     /* Curves: overall, per component / stream, then the trace's allocations. */
-    ml_buf_puts(m, ",\"curves\":[");
+    jw_key(w, "curves"), jw_arr(w);
     c->alloc_tdesc.len = 0;
     for (size_t k = 0; k < v->curves.len; k++) {
-        ml_buf_puts(m, k ? "," : "");
         put_curve(c, &v->curves.v[k], (int)k == v->alloc_curve);
         if (!keep) ml_memview_release_curve(v, &v->curves.v[k]);
     }
-    ml_buf_puts(m, "],\"peak\":");
-    ml_report_put_peak(v, m);
+    jw_end(w);
+    jw_key(w, "peak"), ml_report_put_peak(v, w);
 
     /* A trace without addresses: its memory events by top-level operator,
      * and their nets until the peak (which add up to the replayed curve there). */
     if (ml_unmatched_applies(p, dev)) {
         ml_unmatched um;
         ml_unmatched_by_op(p, dev, v->peak_found ? v->peak_t : INT64_MAX, &um);
-        ml_buf_printf(m, ",\"unmatched\":{\"why\":\"the trace's memory events carry no addresses (PyTorch before 1.10): "
-                         "a free cannot be told from which allocation it frees\",\"allocs\":%" PRId64 ",\"frees\":%" PRId64
-                         ",\"by_op\":[", um.allocs, um.frees);
+        jw_key(w, "unmatched"), jw_obj(w);
+        jw_key(w, "why");
+        jw_str(w, "the trace's memory events carry no addresses (PyTorch before 1.10): "
+                  "a free cannot be told from which allocation it frees");
+        jw_key(w, "allocs"), jw_i64(w, um.allocs);
+        jw_key(w, "frees"), jw_i64(w, um.frees);
+        jw_key(w, "by_op"), jw_arr(w);
         for (size_t k = 0; k < um.n; k++) {
             const ml_unmatched_row *r = &um.rows[k];
-            ml_buf_puts(m, k ? ",[" : "[");
-            ml_json_str(m, r->op ? ml_s(p, r->op) : ML_UNMATCHED_NO_OP);
-            ml_buf_printf(m, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", r->allocs, r->alloc_bytes,
-                          r->frees, r->free_bytes, r->net_at);
+            jw_arr(w);
+            jw_text(w, r->op ? ml_s(p, r->op) : ML_UNMATCHED_NO_OP);
+            jw_i64(w, r->allocs), jw_i64(w, r->alloc_bytes), jw_i64(w, r->frees), jw_i64(w, r->free_bytes);
+            jw_i64(w, r->net_at);
+            jw_end(w);
         }
-        ml_buf_puts(m, "]}");
+        jw_end(w);
+        jw_end(w);
         ml_unmatched_free(&um);
     }
 
     /* Per-operator statistics over all allocations (not only the drawn ones). */
-    ml_buf_puts(m, ",\"ops\":");
-    ml_report_put_ops(v, m);
+    jw_key(w, "ops"), ml_report_put_ops(v, w);
 
     size_t ngroups = v->group_label.len;
-    ml_buf_printf(m, ",\"allocs\":{\"n\":%zu,\"total\":%zu,\"summarised\":%zu,\"summarised_bytes\":",
-                  v->n, v->total, v->summarised);
-    ml_json_i64(m, v->summarised_bytes);
+    jw_key(w, "allocs"), jw_obj(w);
+    jw_key(w, "n"), jw_i64(w, (int64_t)v->n);
+    jw_key(w, "total"), jw_i64(w, (int64_t)v->total);
+    jw_key(w, "summarised"), jw_i64(w, (int64_t)v->summarised);
+    jw_key(w, "summarised_bytes"), jw_i64_js(w, v->summarised_bytes);
     /* which columns the device's allocations fill (the table leaves out the others) */
-    ml_buf_printf(m, ",\"has\":{\"op\":%s,\"stream\":%s,\"addr\":%s}", v->has_op ? "true" : "false",
-                  v->has_stream ? "true" : "false", v->has_addr ? "true" : "false");
-    ml_buf_printf(m, ",\"group_by\":\"%s\",\"groups\":[", v->by_frame ? "frame" : "op");
-    for (size_t g = 0; g < ngroups; g++) {
-        ml_buf_puts(m, g ? "," : "");
-        ml_json_str(m, v->group_label.v[g]);
-    }
+    jw_key(w, "has"), jw_obj(w);
+    jw_key(w, "op"), jw_bool(w, v->has_op);
+    jw_key(w, "stream"), jw_bool(w, v->has_stream);
+    jw_key(w, "addr"), jw_bool(w, v->has_addr);
+    jw_end(w);
+    jw_key(w, "group_by"), jw_str(w, v->by_frame ? "frame" : "op");
+    jw_key(w, "groups"), jw_arr(w);
+    for (size_t g = 0; g < ngroups; g++) jw_text(w, v->group_label.v[g]);
+    jw_end(w);
     /* each group's allocations and bytes (all of them, embedded or not): the lane order */
-    ml_buf_puts(m, "],\"group_bytes\":[");
-    for (size_t g = 0; g < ngroups; g++) {
-        ml_buf_puts(m, g ? "," : "");
-        ml_json_i64(m, v->gs[g].bytes);
-    }
-    ml_buf_puts(m, "],\"group_count\":[");
-    for (size_t g = 0; g < ngroups; g++) ml_buf_printf(m, "%s%" PRId64, g ? "," : "", v->gs[g].allocs);
-    ml_buf_puts(m, "]");
+    jw_key(w, "group_bytes"), jw_arr(w);
+    for (size_t g = 0; g < ngroups; g++) jw_i64_js(w, v->gs[g].bytes);
+    jw_end(w);
+    jw_key(w, "group_count"), jw_arr(w);
+    for (size_t g = 0; g < ngroups; g++) jw_i64(w, v->gs[g].allocs);
+    jw_end(w);
     /* the columns, as memview.h's table declares them (an optional one only when the view has it) */
 #define PUT_COL(name, type, enc, delta, opt, api)                                    \
     if (v->name) {                                                                  \
-        ml_buf_puts(m, ",\"" #name "\":");                                          \
-        col_##enc(c->bl, m, v->name, v->n, delta);                                  \
+        col_##enc(c->bl, col_at(c, #name), v->name, v->n, delta);                   \
         if (!keep) { free(v->name); v->name = NULL; }                               \
     }
     ML_MV_COLUMNS(PUT_COL)
 #undef PUT_COL
-    ml_buf_puts(m, "}");
+    jw_end(w);
 
     /* Curves per group (largest at the peak first), for "group by op". */
-    ml_buf_puts(m, ",\"op_curves\":[");
+    jw_key(w, "op_curves"), jw_arr(w);
     for (size_t k = 0; k < v->op_curves.len; k++) {
-        ml_buf_puts(m, k ? "," : "");
         put_curve(c, &v->op_curves.v[k], false);
         if (!keep) ml_memview_release_curve(v, &v->op_curves.v[k]);
     }
-    ml_buf_puts(m, "],\"category_curves\":[");
+    jw_end(w);
+    jw_key(w, "category_curves"), jw_arr(w);
     put_category_curves(c, v);
-    ml_buf_puts(m, "]");
-    if (ml_report_is_static(p)) ml_report_static(p, dev, m);
-    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, c->max_history, m);
-    ml_buf_puts(m, "}");
+    jw_end(w);
+    if (ml_report_is_static(p)) ml_report_static(p, dev, w);
+    if (ml_report_has_segments(p)) ml_report_segments(p, dev, c->origin, c->max_history, w);
+    jw_end(w);
     if (keep) return v;
     ml_memview_free(v);
     return NULL;
@@ -312,27 +310,23 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 
 /* ---- one rank ---------------------------------------------------------- */
 
-void ml_report_rank_head(const ml_profile *p, ml_buf *m)
+void ml_report_rank_head(const ml_profile *p, jw *w)
 {
-    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", p->rank, p->world_size);
-    ml_json_str(m, p->path);
-    ml_buf_puts(m, ",\"format\":");
-    ml_json_str(m, p->format);
-    ml_report_caps_json(m, &p->caps, ml_devkind_of_profile(p));
-    ml_buf_puts(m, ",\"host\":");
-    ml_json_str(m, p->host ? ml_s(p, p->host) : "");
-    ml_buf_printf(m, ",\"time\":\"%s\"", p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
-    ml_buf_puts(m, ",\"notes\":[");
-    for (size_t i = 0; i < p->notes.len; i++) {
-        ml_buf_puts(m, i ? "," : "");
-        ml_json_str(m, ml_s(p, p->notes.v[i]));
-    }
-    ml_buf_puts(m, "]");
+    jw_obj(w);
+    jw_key(w, "rank"), jw_i64(w, p->rank);
+    jw_key(w, "world_size"), jw_i64(w, p->world_size);
+    jw_key(w, "path"), jw_text(w, p->path);
+    jw_key(w, "format"), jw_text(w, p->format);
+    ml_report_caps_json(w, &p->caps, ml_devkind_of_profile(p));
+    jw_key(w, "host"), jw_text(w, p->host ? ml_s(p, p->host) : "");
+    jw_key(w, "time"), jw_str(w, p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    jw_key(w, "notes"), jw_arr(w);
+    for (size_t i = 0; i < p->notes.len; i++) jw_text(w, ml_s(p, p->notes.v[i]));
+    jw_end(w);
     /* The time side (Overview, Operators ... views): whether the rank has one, else why not. */
     const char *why = ml_perf_unavailable(p);
-    ml_buf_printf(m, ",\"perf\":%s,\"perfWhy\":", why ? "false" : "true");
-    if (why) ml_json_str(m, why);
-    else ml_buf_puts(m, "null");
+    jw_key(w, "perf"), jw_bool(w, !why);
+    jw_key(w, "perfWhy"), jw_str(w, why);
 }
 
 void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *m,
@@ -343,72 +337,64 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
         *views = ml_calloc(p->devices.len + 1, sizeof **views);
         *nviews = 0;
     }
-    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .max_allocs = max_allocs, .max_history = max_history };
+    jw w;
+    jw_init_buf(&w, m, false);
+    rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .w = &w, .max_allocs = max_allocs,
+                   .max_history = max_history };
     ml_mv_strings_init(&c.str, p);
     size_t nstr = c.str.nstr;
     c.calls = ml_calloc(nstr ? nstr : 1, sizeof *c.calls);
     for (size_t i = 0; i < p->ops.name.len; i++)
         if (p->ops.kind.v[i] == ML_OP_CPU && p->ops.name.v[i] < nstr) c.calls[p->ops.name.v[i]]++;
 
-    ml_report_rank_head(p, m);
-    ml_buf_puts(m, ",\"devices\":[");
-    size_t shown = 0;
+    ml_report_rank_head(p, &w);
+    jw_key(&w, "devices"), jw_arr(&w);
     for (size_t d = 0; d < p->devices.len; d++) {
         if (!ml_memview_device_shown(p, (uint16_t)d)) continue;
-        ml_buf_puts(m, shown++ ? "," : "");
         ml_memview *v = put_device(&c, (uint16_t)d, keep);
         if (keep) (*views)[(*nviews)++] = v;
     }
-    ml_buf_puts(m, "]");
+    jw_end(&w);
     ml_phase("report: devices (memory side)");
 
     /* Stacks and frames (the whole pool of the rank: they are deduplicated). */
     size_t nst = p->stack_start.len;
     uint32_t *u = ml_malloc((p->frames.len + nst + p->stack_frames.len + 1) * sizeof *u);
     for (size_t i = 0; i < nst; i++) u[i] = p->stack_start.v[i];
-    ml_buf_puts(m, ",\"stack_start\":");
-    ml_col_u32(bl, m, u, nst);
-    ml_buf_puts(m, ",\"stack_frames\":");
-    ml_col_u32(bl, m, p->stack_frames.v, p->stack_frames.len);
+    ml_col_u32(bl, col_at(&c, "stack_start"), u, nst);
+    ml_col_u32(bl, col_at(&c, "stack_frames"), p->stack_frames.v, p->stack_frames.len);
     for (size_t i = 0; i < p->frames.len; i++) u[i] = ml_mv_str(&c.str, p->frames.v[i].name);
-    ml_buf_puts(m, ",\"frame_name\":");
-    ml_col_u32(bl, m, u, p->frames.len);
+    ml_col_u32(bl, col_at(&c, "frame_name"), u, p->frames.len);
     for (size_t i = 0; i < p->frames.len; i++) u[i] = ml_mv_str(&c.str, p->frames.v[i].file);
-    ml_buf_puts(m, ",\"frame_file\":");
-    ml_col_u32(bl, m, u, p->frames.len);
+    ml_col_u32(bl, col_at(&c, "frame_file"), u, p->frames.len);
     int64_t *ln = ml_malloc((p->frames.len + 1) * sizeof *ln);
     for (size_t i = 0; i < p->frames.len; i++) ln[i] = p->frames.v[i].line;
-    ml_buf_puts(m, ",\"frame_line\":");
-    ml_col_i64(bl, m, ln, p->frames.len, 0);
+    ml_col_i64(bl, col_at(&c, "frame_line"), ln, p->frames.len, 0);
     free(ln);
     free(u);
 
     /* Memory categories: names and colours by code, reasons by code (categories.h). */
-    ml_buf_puts(m, ",\"categories\":[");
+    jw_key(&w, "categories"), jw_arr(&w);
     for (int k = 0; k < ML_CAT__COUNT; k++) {
-        ml_buf_puts(m, k ? ",{\"name\":" : "{\"name\":");
-        ml_json_str(m, ml_category_name(k));
-        ml_buf_puts(m, ",\"color\":");
-        ml_json_str(m, ml_category_color(k));
-        ml_buf_puts(m, "}");
+        jw_obj(&w);
+        jw_key(&w, "name"), jw_text(&w, ml_category_name(k));
+        jw_key(&w, "color"), jw_text(&w, ml_category_color(k));
+        jw_end(&w);
     }
-    ml_buf_puts(m, "],\"category_order\":[");
-    for (int j = 0; j < ML_CAT__COUNT; j++) ml_buf_printf(m, "%s%d", j ? "," : "", ml_category_order[j]);
-    ml_buf_puts(m, "],\"reasons\":[");
-    for (int k = 0; k < ML_REASON__COUNT; k++) {
-        ml_buf_puts(m, k ? "," : "");
-        ml_json_str(m, ml_category_reason_text(k));
-    }
-    ml_buf_puts(m, "]");
+    jw_end(&w);
+    jw_key(&w, "category_order"), jw_arr(&w);
+    for (int j = 0; j < ML_CAT__COUNT; j++) jw_i64(&w, ml_category_order[j]);
+    jw_end(&w);
+    jw_key(&w, "reasons"), jw_arr(&w);
+    for (int k = 0; k < ML_REASON__COUNT; k++) jw_text(&w, ml_category_reason_text(k));
+    jw_end(&w);
     ml_phase("report: stacks, frames");
-    ml_report_trace(p, origin, ML_REPORT_MAX_SLICES, m, bl); /* the Trace view's slices (report_trace.h) */
+    ml_report_trace(p, origin, ML_REPORT_MAX_SLICES, &w, bl); /* the Trace view's slices (report_trace.h) */
     ml_phase("report: trace slices");
-    ml_buf_puts(m, ",\"strings\":[");
-    for (size_t i = 0; i < c.str.ids.len; i++) {
-        ml_buf_puts(m, i ? "," : "");
-        ml_json_str(m, ml_s(p, c.str.ids.v[i]));
-    }
-    ml_buf_puts(m, "]}");
+    jw_key(&w, "strings"), jw_arr(&w);
+    for (size_t i = 0; i < c.str.ids.len; i++) jw_text(&w, ml_s(p, c.str.ids.v[i]));
+    jw_end(&w);
+    jw_end(&w);
     if (keep && strings) *strings = c.str;
     else ml_mv_strings_free(&c.str);
     ml_buf_free(&c.alloc_tdesc);
@@ -432,17 +418,20 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     size_t max_allocs = o && o->max_allocs ? o->max_allocs : ML_REPORT_MAX_ALLOCS;
     if (o && o->zlevel) bl->level = o->zlevel;
 
-    ml_report_meta_open(m, origin, o ? (const char *const *)o->inputs : NULL, o ? o->n_inputs : 0, ps->skipped.v,
+    jw w;
+    jw_init_buf(&w, m, false);
+    ml_report_meta_open(&w, origin, o ? (const char *const *)o->inputs : NULL, o ? o->n_inputs : 0, ps->skipped.v,
                         ps->skipped.len);
     /* Blobs deflate on a second thread; a caller that started that itself
      * (ml_report_write) waits for it when it needs the page. */
     bool mine = !bl->q;
     if (mine) ml_blobs_async(bl);
     for (size_t r = 0; r < ps->items.len; r++) {
-        ml_buf_puts(m, r ? "," : "");
+        jw_value_begin(&w); /* the rank's object, by its own writer */
         ml_report_rank(ps->items.v[r], origin, max_allocs, o ? o->max_history : 0, m, bl);
     }
-    ml_buf_puts(m, "]}");
+    jw_end(&w);
+    jw_end(&w);
     if (mine) ml_blobs_finish(bl, m);
     return 0;
 }
@@ -451,28 +440,16 @@ static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist,
 {
     if (top <= 0) top = ML_PERF_TOP_DEFAULT;
     if (ml_perf_unavailable(p)) return false;
-    char *mem = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&mem, &n);
-    if (!f) return false;
+    ml_buf mem = {0};
     jw w;
-    jw_init(&w, f, false);
+    jw_init_buf(&w, &mem, false);
+    w.script_safe = false; /* every '<' escaped below instead */
     if (own) ml_perf_json_rank(&w, p, top);
     else ml_perf_json_rank_with(&w, p, top, dist);
-    if (fclose(f) != 0 || !mem || n < 2 || !strncmp(mem, "null", 4)) {
-        free(mem);
-        return false;
-    }
-    size_t from = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (mem[i] != '<') continue;
-        ml_buf_put(out, mem + from, i - from);
-        ml_buf_puts(out, "\\u003c");
-        from = i + 1;
-    }
-    ml_buf_put(out, mem + from, n - from);
-    free(mem);
-    return true;
+    bool some = mem.p && mem.len >= 2 && strncmp(mem.p, "null", 4);
+    if (some) jw_put_in_script(out, mem.p, mem.len);
+    ml_buf_free(&mem);
+    return some;
 }
 
 bool ml_report_perf_json(const ml_profile *p, ml_buf *out) { return perf_json(p, true, NULL, 0, out); }

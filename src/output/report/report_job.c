@@ -32,52 +32,55 @@
 /* The Cluster view's data (web/DATA.md "cluster", cluster_view.h): its
  * matrices as typed columns, which ranks are embedded, the cluster object. */
 static void cluster_data(const ml_rankset *rs, const ml_cluster *c, int64_t origin, const bool *embedded,
-                         ml_blobs *bl, ml_buf *m)
+                         ml_blobs *bl, jw *w)
 {
     ml_cluster_matrix x;
     ml_cluster_matrix_of(rs->recs, rs->n, origin, &x);
     size_t cells = x.n_ranks * x.n_steps;
-    ml_buf_puts(m, ",\"cluster\":{\"steps\":[");
-    for (size_t k = 0; k < x.n_steps; k++) {
-        ml_buf_puts(m, k ? "," : "");
-        ml_json_str(m, x.labels[k]);
+    jw_key(w, "cluster"), jw_obj(w);
+    jw_key(w, "steps"), jw_arr(w);
+    for (size_t k = 0; k < x.n_steps; k++) jw_text(w, x.labels[k]);
+    jw_end(w);
+    jw_key(w, "n_ranks"), jw_i64(w, (int64_t)x.n_ranks);
+    jw_key(w, "n_steps"), jw_i64(w, (int64_t)x.n_steps);
+    const char *keys[] = {"step_begin", "step_time", "step_peak", "step_comm"};
+    const int64_t *cols[] = {x.begin, x.time, x.peak, x.any_comm ? x.comm : NULL};
+    for (int k = 0; k < 4; k++) {
+        jw_key(w, keys[k]);
+        if (!cols[k]) jw_null(w);
+        else jw_value_begin(w), ml_col_i64(bl, w->buf, cols[k], cells, 0); /* the encoder writes the descriptor */
     }
-    ml_buf_printf(m, "],\"n_ranks\":%zu,\"n_steps\":%zu,\"step_begin\":", x.n_ranks, x.n_steps);
-    ml_col_i64(bl, m, x.begin, cells, 0);
-    ml_buf_puts(m, ",\"step_time\":");
-    ml_col_i64(bl, m, x.time, cells, 0);
-    ml_buf_puts(m, ",\"step_peak\":");
-    ml_col_i64(bl, m, x.peak, cells, 0);
-    ml_buf_puts(m, ",\"step_comm\":");
-    if (x.any_comm) ml_col_i64(bl, m, x.comm, cells, 0);
-    else ml_buf_puts(m, "null");
-    ml_buf_puts(m, ",\"embedded\":[");
-    for (size_t i = 0; i < rs->n; i++) ml_buf_puts(m, i ? (embedded[i] ? ",1" : ",0") : (embedded[i] ? "1" : "0"));
-    ml_buf_puts(m, "],");
-    ml_cluster_members_json(m, c);
-    ml_buf_puts(m, "}");
+    jw_key(w, "embedded"), jw_arr(w);
+    for (size_t i = 0; i < rs->n; i++) jw_i64(w, embedded[i] ? 1 : 0);
+    jw_end(w);
+    ml_cluster_json_members(w, c);
+    jw_end(w);
     ml_cluster_matrix_free(&x);
 }
 
 /* A rank that is not embedded: who it is, and why the views have nothing. */
-static void stub(ml_buf *m, const ml_rankrec *r, size_t n_embedded, size_t n, int64_t budget)
+static void stub(jw *w, const ml_rankrec *r, size_t n_embedded, size_t n, int64_t budget)
 {
-    ml_buf_printf(m, "{\"rank\":%d,\"world_size\":%d,\"path\":", r->rank, r->world_size);
-    ml_json_str(m, r->path);
-    ml_buf_puts(m, ",\"format\":");
-    ml_json_str(m, r->format);
-    ml_report_caps_json(m, &r->caps, (ml_devkind)r->caps.devkind);
-    ml_buf_puts(m, ",\"host\":");
-    ml_json_str(m, r->host ? r->host : "");
-    ml_buf_printf(m, ",\"time\":\"%s\",\"notes\":[],\"perf\":false,\"perfWhy\":", r->time_is_absolute ? "abs" : "rel");
+    jw_obj(w);
+    jw_key(w, "rank"), jw_i64(w, r->rank);
+    jw_key(w, "world_size"), jw_i64(w, r->world_size);
+    jw_key(w, "path"), jw_text(w, r->path);
+    jw_key(w, "format"), jw_text(w, r->format);
+    ml_report_caps_json(w, &r->caps, (ml_devkind)r->caps.devkind);
+    jw_key(w, "host"), jw_text(w, r->host ? r->host : "");
+    jw_key(w, "time"), jw_str(w, r->time_is_absolute ? "abs" : "rel");
+    jw_key(w, "notes"), jw_arr(w), jw_end(w);
+    jw_key(w, "perf"), jw_bool(w, false);
     char why[400];
     snprintf(why, sizeof why,
              "this rank is summarised: the report embeds the full data of %zu of the %zu ranks (those that "
              "matter first) within its budget of %.0f MB; memlens serve has every rank, and memlens report "
              "--rank %d writes this one's",
              n_embedded, n, (double)budget / 1e6, r->rank);
-    ml_json_str(m, why);
-    ml_buf_puts(m, ",\"summarised\":true,\"devices\":[]}");
+    jw_key(w, "perfWhy"), jw_str(w, why);
+    jw_key(w, "summarised"), jw_bool(w, true);
+    jw_key(w, "devices"), jw_arr(w), jw_end(w);
+    jw_end(w);
 }
 
 /* The order ranks are embedded in: out of memory, the other outliers by
@@ -123,23 +126,27 @@ typedef struct embed {
  * of the start of a 4,096-rank page, source.js). */
 static void lazy_stub(ml_buf *m, const ml_profile *p, const ml_rankrec *r, size_t k)
 {
-    ml_report_rank_head(p, m);
-    ml_buf_printf(m, ",\"lazy\":%zu,\"best_peak\":%lld}", k, (long long)r->peak_allocated);
+    jw w;
+    jw_init_buf(&w, m, false);
+    ml_report_rank_head(p, &w);
+    jw_key(&w, "lazy"), jw_i64(&w, (int64_t)k);
+    jw_key(&w, "best_peak"), jw_i64(&w, r->peak_allocated);
+    jw_end(&w);
 }
 
 /* The rank object just written into m (it ends with its '}') gets the
  * rank's place in a logdir: run, worker, span, spans (the page's run picker). */
 static void put_place(ml_buf *m, const ml_report_job_opts *o, const ml_rankrec *r)
 {
-    if (!o->units || r->unit >= o->units->units.len || !m->len || m->p[m->len - 1] != '}') return;
+    if (!o->units || r->unit >= o->units->units.len) return;
     const ml_logdir_place *pl = &o->units->units.v[r->unit].place;
-    if (!pl->run) return;
-    m->len--;
-    ml_buf_puts(m, ",\"run\":");
-    ml_json_str(m, pl->run);
-    ml_buf_puts(m, ",\"worker\":");
-    ml_json_str(m, pl->worker);
-    ml_buf_printf(m, ",\"span\":%d,\"spans\":%d}", pl->span, pl->spans);
+    jw w;
+    if (!pl->run || !jw_reopen(&w, m)) return;
+    jw_key(&w, "run"), jw_text(&w, pl->run);
+    jw_key(&w, "worker"), jw_text(&w, pl->worker);
+    jw_key(&w, "span"), jw_i64(&w, pl->span);
+    jw_key(&w, "spans"), jw_i64(&w, pl->spans);
+    jw_end(&w);
 }
 
 int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const char *path, ml_err *e)
@@ -166,14 +173,19 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
                               ml_asset_app_len) + 4096;
     for (size_t i = 0; i < rs->n; i++) {
         ml_buf s = {0};
-        stub(&s, rs->recs[i], rs->n, rs->n, budget);
+        jw sw;
+        jw_init_buf(&sw, &s, false);
+        stub(&sw, rs->recs[i], rs->n, rs->n, budget);
         fixed += (int64_t)s.len + 1;
         ml_buf_free(&s);
     }
     ml_blobs cbl = {0};
     ml_buf cmeta = {0};
     bool *embedded = ml_calloc(rs->n + 1, sizeof *embedded);
-    if (job) cluster_data(rs, c, origin, embedded, &cbl, &cmeta); /* its size (the embedded flags change no length) */
+    jw cw;
+    jw_init_buf(&cw, &cmeta, false);
+    jw_resume(&cw, 1); /* after the ranks, as in the meta */
+    if (job) cluster_data(rs, c, origin, embedded, &cbl, &cw); /* its size (the embedded flags change no length) */
     fixed += (int64_t)(cmeta.len + cbl.html.len);
     ml_buf_free(&cmeta);
     unsigned next_id = cbl.count;
@@ -244,22 +256,23 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
 
     /* the meta: the ranks in rank order (embedded, or their stubs), the cluster data */
     ml_buf meta = {0}, html = {0}, perf = {0};
-    ml_report_meta_open(&meta, origin, o->base.inputs, o->base.n_inputs, rs->skipped, rs->n_skipped);
+    jw w;
+    jw_init_buf(&w, &meta, false);
+    ml_report_meta_open(&w, origin, o->base.inputs, o->base.n_inputs, rs->skipped, rs->n_skipped);
     for (size_t i = 0; i < rs->n; i++) {
-        ml_buf_puts(&meta, i ? "," : "");
-        if (embedded[i] && rs->n <= LAZY_FROM) ml_buf_put(&meta, em[i].meta.p, em[i].meta.len);
+        if (embedded[i] && rs->n <= LAZY_FROM) jw_paste(&w, em[i].meta.p, em[i].meta.len);
         else if (embedded[i]) {
-            ml_buf_put(&meta, em[i].lazy.p, em[i].lazy.len);
+            jw_paste(&w, em[i].lazy.p, em[i].lazy.len);
             ml_buf_printf(&perf, "<script type=\"application/json\" id=\"ml-rank-%zu\">", i);
             ml_buf_put(&perf, em[i].meta.p, em[i].meta.len);
             ml_buf_puts(&perf, "</script>\n");
         }
         if (embedded[i]) {
             ml_buf_put(&perf, em[i].perf.p ? em[i].perf.p : "", em[i].perf.len);
-        } else stub(&meta, rs->recs[i], n_embedded, rs->n, budget);
+        } else stub(&w, rs->recs[i], n_embedded, rs->n, budget);
         put_place(&meta, o, rs->recs[i]);
     }
-    ml_buf_puts(&meta, "]");
+    jw_end(&w);
     for (size_t i = 0; i < rs->n; i++) { /* blobs in the order they were numbered: rank importance */
         ml_buf_put(&html, em[i].html.p ? em[i].html.p : "", em[i].html.len);
         ml_buf_free(&em[i].meta);
@@ -269,9 +282,13 @@ int ml_report_job_write(const ml_rankset *rs, const ml_report_job_opts *o, const
     }
     free(em);
     ml_blobs cb2 = {0};
-    if (job) cluster_data(rs, c, origin, embedded, &cb2, &meta);
-    ml_buf_printf(&meta, ",\"embedded\":{\"ranks\":%zu,\"of\":%zu,\"budget_bytes\":%" PRId64 "}}", n_embedded, rs->n,
-                  budget);
+    if (job) cluster_data(rs, c, origin, embedded, &cb2, &w);
+    jw_key(&w, "embedded"), jw_obj(&w);
+    jw_key(&w, "ranks"), jw_i64(&w, (int64_t)n_embedded);
+    jw_key(&w, "of"), jw_i64(&w, (int64_t)rs->n);
+    jw_key(&w, "budget_bytes"), jw_i64(&w, budget);
+    jw_end(&w);
+    jw_end(&w);
     ml_buf_put(&html, cb2.html.p ? cb2.html.p : "", cb2.html.len);
     ml_blobs_free(&cb2);
     free(embedded);

@@ -34,31 +34,31 @@ static int kind_code(int k)
     }
 }
 
-static void put_str(ml_buf *m, const ml_profile *p, ml_str s) { ml_json_str(m, s ? ml_s(p, s) : ""); }
+static void put_str(jw *w, const ml_profile *p, ml_str s) { jw_text(w, s ? ml_s(p, s) : ""); }
 
-void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_t max_events, ml_buf *m)
+void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_t max_events, jw *w)
 {
-    ml_buf_puts(m, ",\"segview\":{\"settings\":");
-    put_str(m, p, p->allocator_settings);
-    ml_buf_puts(m, ",\"segments\":[");
-    size_t n = 0;
+    jw_key(w, "segview"), jw_obj(w);
+    jw_key(w, "settings"), put_str(w, p, p->allocator_settings);
+    jw_key(w, "segments"), jw_arr(w);
     for (size_t i = 0; i < p->segments.len; i++) {
         const ml_segment *s = &p->segments.v[i];
         if (s->device != dev) continue;
-        ml_buf_printf(m, "%s[%" PRIu64 ",%" PRId64 ",", n++ ? "," : "", s->address, s->total_size);
-        put_str(m, p, s->stream);
-        ml_buf_puts(m, ",");
-        put_str(m, p, s->pool_id);
-        ml_buf_puts(m, ",");
-        put_str(m, p, s->segment_type);
-        ml_buf_printf(m, ",%d,[", s->is_expandable ? 1 : 0);
+        jw_arr(w);
+        jw_u64(w, s->address), jw_i64(w, s->total_size);
+        put_str(w, p, s->stream), put_str(w, p, s->pool_id), put_str(w, p, s->segment_type);
+        jw_i64(w, s->is_expandable ? 1 : 0);
+        jw_arr(w);
         for (uint32_t b = 0; b < s->n_blocks && s->first_block + b < p->blocks.len; b++) {
             const ml_block *k = &p->blocks.v[s->first_block + b];
-            ml_buf_printf(m, "%s[%" PRIu64 ",%" PRId64 ",%d,%" PRIu32 "]", b ? "," : "", k->address, k->size,
-                          (int)k->state, k->stack);
+            jw_arr(w);
+            jw_u64(w, k->address), jw_i64(w, k->size), jw_i64(w, (int)k->state), jw_i64(w, k->stack);
+            jw_end(w);
         }
-        ml_buf_puts(m, "]]");
+        jw_end(w);
+        jw_end(w);
     }
+    jw_end(w);
     /* events, columns: t (relative ns or event number), k (kind code), a (address), s (size),
      * st (stack id), str (stream: index into streams) */
     /* (only the last max_events: the page replays back from the final
@@ -73,33 +73,41 @@ void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_
     for (size_t i = 0, j = 0; i < ev->kind.len; i++)
         if (ev->device.v[i] == dev && kind_code(ev->kind.v[i]) >= 0 && j++ >= from) VEC_PUSH(&idx, (uint32_t)i);
     VEC(ml_str) streams = {0};
-    ml_buf_puts(m, "],\"events\":{\"t\":[");
+    jw_key(w, "events"), jw_obj(w);
+    jw_key(w, "t"), jw_arr(w);
     for (size_t j = 0; j < idx.len; j++) {
         int64_t t = ev->ts.v[idx.v[j]];
-        ml_buf_printf(m, "%s%" PRId64, j ? "," : "", t == ML_TIME_NONE ? (int64_t)(from + j) : t - origin);
+        jw_i64(w, t == ML_TIME_NONE ? (int64_t)(from + j) : t - origin);
     }
-    ml_buf_puts(m, "],\"k\":[");
-    for (size_t j = 0; j < idx.len; j++) ml_buf_printf(m, "%s%d", j ? "," : "", kind_code(ev->kind.v[idx.v[j]]));
-    ml_buf_puts(m, "],\"a\":[");
-    for (size_t j = 0; j < idx.len; j++) ml_buf_printf(m, "%s%" PRIu64, j ? "," : "", ev->addr.v[idx.v[j]]);
-    ml_buf_puts(m, "],\"s\":[");
-    for (size_t j = 0; j < idx.len; j++) ml_buf_printf(m, "%s%" PRId64, j ? "," : "", ev->size.v[idx.v[j]]);
-    ml_buf_puts(m, "],\"st\":[");
-    for (size_t j = 0; j < idx.len; j++) ml_buf_printf(m, "%s%" PRIu32, j ? "," : "", ev->stack.v[idx.v[j]]);
-    ml_buf_puts(m, "],\"str\":[");
+    jw_end(w);
+    jw_key(w, "k"), jw_arr(w);
+    for (size_t j = 0; j < idx.len; j++) jw_i64(w, kind_code(ev->kind.v[idx.v[j]]));
+    jw_end(w);
+    jw_key(w, "a"), jw_arr(w);
+    for (size_t j = 0; j < idx.len; j++) jw_u64(w, ev->addr.v[idx.v[j]]);
+    jw_end(w);
+    jw_key(w, "s"), jw_arr(w);
+    for (size_t j = 0; j < idx.len; j++) jw_i64(w, ev->size.v[idx.v[j]]);
+    jw_end(w);
+    jw_key(w, "st"), jw_arr(w);
+    for (size_t j = 0; j < idx.len; j++) jw_i64(w, ev->stack.v[idx.v[j]]);
+    jw_end(w);
+    jw_key(w, "str"), jw_arr(w);
     for (size_t j = 0; j < idx.len; j++) {
         ml_str s = ev->stream.v[idx.v[j]];
         size_t k = 0;
         while (k < streams.len && streams.v[k] != s) k++;
         if (k == streams.len && k < 64) VEC_PUSH(&streams, s);
-        ml_buf_printf(m, "%s%zu", j ? "," : "", k < 64 ? k : (size_t)0);
+        jw_i64(w, (int64_t)(k < 64 ? k : 0));
     }
-    ml_buf_printf(m, "]},\"events_total\":%zu,\"events_from\":%zu,\"streams\":[", total, from);
-    for (size_t k = 0; k < streams.len; k++) {
-        ml_buf_puts(m, k ? "," : "");
-        put_str(m, p, streams.v[k]);
-    }
-    ml_buf_puts(m, "]}");
+    jw_end(w);
+    jw_end(w);
+    jw_key(w, "events_total"), jw_i64(w, (int64_t)total);
+    jw_key(w, "events_from"), jw_i64(w, (int64_t)from);
+    jw_key(w, "streams"), jw_arr(w);
+    for (size_t k = 0; k < streams.len; k++) put_str(w, p, streams.v[k]);
+    jw_end(w);
+    jw_end(w);
     VEC_FREE(&streams);
     VEC_FREE(&idx);
 }

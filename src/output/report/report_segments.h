@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "jsonw.h"
 #include "profile.h"
 #include "report_enc.h"
 
@@ -18,10 +19,10 @@
 
 /* Whether the profile is a CUDA allocator snapshot (the page's snapshot views). */
 bool ml_report_has_segments(const ml_profile *p);
-/* Appends ,"segview":{settings, segments, events, events_total, events_from,
+/* Writes "segview":{settings, segments, events, events_total, events_from,
  * streams} for device `dev`, with the last max_events of its allocator
  * events (0: ML_REPORT_MAX_HISTORY); times relative to origin (ns), or event
  * numbers for snapshots without times. */
-void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_t max_events, ml_buf *m);
+void ml_report_segments(const ml_profile *p, uint16_t dev, int64_t origin, size_t max_events, jw *w);
 
 #endif

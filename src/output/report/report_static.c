@@ -30,7 +30,7 @@ static void split_label(const char *label, char *model, size_t mcap, char *graph
 
 bool ml_report_is_static(const ml_profile *p) { return p->caps.static_graph; }
 
-void ml_report_static(const ml_profile *p, uint16_t dev, ml_buf *m)
+void ml_report_static(const ml_profile *p, uint16_t dev, jw *w)
 {
     const ml_allocs *a = &p->allocs;
     /* graphs in first-seen order */
@@ -50,34 +50,39 @@ void ml_report_static(const ml_profile *p, uint16_t dev, ml_buf *m)
         while (k > 0 && graphs.v[k - 1] != se->component) k--;
         if (!k) VEC_PUSH(&graphs, se->component);
     }
-    ml_buf_puts(m, ",\"static\":{\"graphs\":[");
+    jw_key(w, "static"), jw_obj(w);
+    jw_key(w, "graphs"), jw_arr(w);
     for (size_t g = 0; g < graphs.len; g++) {
         const char *label = ml_s(p, graphs.v[g]);
         char model[256], graph[256];
         split_label(label, model, sizeof model, graph, sizeof graph);
-        ml_buf_puts(m, g ? ",{\"label\":" : "{\"label\":");
-        ml_json_str(m, label);
-        ml_buf_puts(m, ",\"model\":");
-        ml_json_str(m, model);
-        ml_buf_puts(m, ",\"graph\":");
-        ml_json_str(m, graph);
+        jw_obj(w);
+        jw_key(w, "label"), jw_text(w, label);
+        jw_key(w, "model"), jw_text(w, model);
+        jw_key(w, "graph"), jw_text(w, graph);
         /* TOTAL rows: [node, bytes] */
-        ml_buf_puts(m, ",\"total\":[");
+        jw_key(w, "total"), jw_arr(w);
         const ml_series *tot = ml_series_find(p, dev, ML_SERIES_RESERVED, label, 0);
-        for (size_t j = 0; tot && j < tot->ts.len; j++)
-            ml_buf_printf(m, "%s[%lld,%lld]", j ? "," : "", (long long)tot->ts.v[j], (long long)tot->value.v[j]);
+        for (size_t j = 0; tot && j < tot->ts.len; j++) {
+            jw_arr(w);
+            jw_i64(w, tot->ts.v[j]), jw_i64(w, tot->value.v[j]);
+            jw_end(w);
+        }
+        jw_end(w);
         /* operator rows: [name, start, end (-1: to the graph's end), bytes] */
-        ml_buf_puts(m, "],\"rows\":[");
-        size_t n = 0;
+        jw_key(w, "rows"), jw_arr(w);
         for (size_t i = 0; i < a->size.len; i++) {
             if (a->device.v[i] != dev || a->op_top.v[i] != graphs.v[g]) continue;
-            ml_buf_puts(m, n++ ? ",[" : "[");
-            ml_json_str(m, a->op.v[i] ? ml_s(p, a->op.v[i]) : "");
+            jw_arr(w);
+            jw_text(w, a->op.v[i] ? ml_s(p, a->op.v[i]) : "");
             int64_t end = a->t_free.v[i] == ML_TIME_END ? -1 : a->t_free.v[i] - 1;
-            ml_buf_printf(m, ",%lld,%lld,%lld]", (long long)a->t_alloc.v[i], (long long)end, (long long)a->size.v[i]);
+            jw_i64(w, a->t_alloc.v[i]), jw_i64(w, end), jw_i64(w, a->size.v[i]);
+            jw_end(w);
         }
-        ml_buf_puts(m, "]}");
+        jw_end(w);
+        jw_end(w);
     }
-    ml_buf_puts(m, "]}");
+    jw_end(w);
+    jw_end(w);
     VEC_FREE(&graphs);
 }

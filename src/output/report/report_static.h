@@ -5,12 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "jsonw.h"
 #include "profile.h"
 #include "report_enc.h"
 
 /* Whether the profile is a static-graph export (Ascend static_op_mem). */
 bool ml_report_is_static(const ml_profile *p);
-/* Appends ,"static":{"graphs":[...]} for device `dev` to the device object in m. */
-void ml_report_static(const ml_profile *p, uint16_t dev, ml_buf *m);
+/* Writes "static":{"graphs":[...]} for device `dev` into the device object open in w. */
+void ml_report_static(const ml_profile *p, uint16_t dev, jw *w);
 
 #endif

@@ -79,34 +79,34 @@ void ml_trace_process_label(const ml_profile *p, uint32_t track, ml_buf *b)
     else ml_buf_printf(b, "process %s", ml_s(p, k->pid));
 }
 
-static void put_tracks(const ml_profile *p, const uint32_t *has, const uint16_t *depths, ml_buf *m)
+static void put_tracks(const ml_profile *p, const uint32_t *has, const uint16_t *depths, jw *w)
 {
     uint32_t *order;
     size_t n = ml_trace_track_order(p, &order);
     ml_buf lab = {0};
-    ml_buf_puts(m, "\"tracks\":[");
-    size_t w = 0;
+    jw_key(w, "tracks"), jw_arr(w);
     for (size_t k = 0; k < n; k++) {
         uint32_t i = order[k];
         if (has && !has[i]) continue;
         const ml_track *t = &p->trace->tracks.v[i];
-        ml_buf_printf(m, "%s{\"id\":%u,\"pid\":", w++ ? "," : "", i);
-        ml_json_str(m, ml_s(p, t->pid));
-        ml_buf_puts(m, ",\"tid\":");
-        ml_json_str(m, ml_s(p, t->tid));
-        ml_buf_printf(m, ",\"kind\":\"%s\",\"label\":",
-                      t->kind == ML_TRACK_THREAD ? "thread" : t->kind == ML_TRACK_STREAM ? "stream" : "other");
+        jw_obj(w);
+        jw_key(w, "id"), jw_i64(w, i);
+        jw_key(w, "pid"), jw_text(w, ml_s(p, t->pid));
+        jw_key(w, "tid"), jw_text(w, ml_s(p, t->tid));
+        jw_key(w, "kind"), jw_str(w, t->kind == ML_TRACK_THREAD ? "thread" : t->kind == ML_TRACK_STREAM ? "stream" : "other");
         lab.len = 0;
         ml_trace_track_label(p, i, &lab);
-        ml_json_str(m, lab.p ? lab.p : "");
-        ml_buf_puts(m, ",\"process\":");
+        jw_key(w, "label"), jw_text(w, lab.p);
         lab.len = 0;
         ml_trace_process_label(p, i, &lab);
-        ml_json_str(m, lab.p ? lab.p : "");
-        ml_buf_printf(m, ",\"device\":%d,\"stream\":%" PRId64 ",\"slices\":%u,\"depths\":%u}", t->device, t->stream,
-                      has ? has[i] : 0, depths ? (unsigned)depths[i] + 1 : 1);
+        jw_key(w, "process"), jw_text(w, lab.p);
+        jw_key(w, "device"), jw_i64(w, t->device);
+        jw_key(w, "stream"), jw_i64(w, t->stream);
+        jw_key(w, "slices"), jw_i64(w, has ? has[i] : 0);
+        jw_key(w, "depths"), jw_i64(w, depths ? (unsigned)depths[i] + 1 : 1);
+        jw_end(w);
     }
-    ml_buf_puts(m, "]");
+    jw_end(w);
     ml_buf_free(&lab);
     free(order);
 }
@@ -136,26 +136,35 @@ static int cmp_i64_desc(const void *x, const void *y)
     return (a < b) - (a > b);
 }
 
+/* The key of a column and its place: the encoder (report_enc.h) writes its
+ * descriptor into w's buffer. */
+static ml_buf *col_at(jw *w, const char *key)
+{
+    jw_key(w, key);
+    jw_value_begin(w);
+    return w->buf;
+}
+
 /* u32 values with the few that do not fit listed apart as [[i, v], ...]. */
-static void put_u32_big(ml_blobs *bl, ml_buf *m, const char *key, const int64_t *v, size_t n)
+static void put_u32_big(ml_blobs *bl, jw *w, const char *key, const int64_t *v, size_t n)
 {
     uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
-    ml_buf big = {0};
+    for (size_t i = 0; i < n; i++) u[i] = v[i] >= 0 && v[i] < (int64_t)UINT32_MAX ? (uint32_t)v[i] : UINT32_MAX;
+    ml_col_u32(bl, col_at(w, key), u, n);
+    char big[32];
+    snprintf(big, sizeof big, "%s_big", key);
+    jw_key(w, big), jw_arr(w);
     for (size_t i = 0; i < n; i++) {
-        if (v[i] >= 0 && v[i] < (int64_t)UINT32_MAX) { u[i] = (uint32_t)v[i]; continue; }
-        u[i] = UINT32_MAX;
-        ml_buf_printf(&big, "%s[%zu,", big.len ? "," : "", i);
-        ml_json_i64(&big, v[i]);
-        ml_buf_puts(&big, "]");
+        if (u[i] != UINT32_MAX) continue;
+        jw_arr(w);
+        jw_i64(w, (int64_t)i), jw_i64_js(w, v[i]);
+        jw_end(w);
     }
-    ml_buf_printf(m, ",\"%s\":", key);
-    ml_col_u32(bl, m, u, n);
-    ml_buf_printf(m, ",\"%s_big\":[%s]", key, big.p ? big.p : "");
-    ml_buf_free(&big);
+    jw_end(w);
     free(u);
 }
 
-void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_buf *m, ml_blobs *bl)
+void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw *w, ml_blobs *bl)
 {
     const ml_trace *t = p->trace;
     if (!t || !t->slices.ts.len) return;
@@ -170,18 +179,20 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
         if (s->depth.v[i] > depths[k]) depths[k] = s->depth.v[i];
     }
 
-    ml_buf_puts(m, ",\"trace\":{\"kinds\":[");
-    for (int k = 0; k < ML_SL__COUNT; k++) ml_buf_printf(m, "%s\"%s\"", k ? "," : "", ml_slice_kind_name((unsigned)k));
-    ml_buf_printf(m, "],\"total\":%zu,\"begin\":", total);
-    ml_json_i64(m, t->span_begin - origin);
-    ml_buf_puts(m, ",\"end\":");
-    ml_json_i64(m, t->span_end - origin);
-    ml_buf_puts(m, ",");
-    put_tracks(p, per_track, depths, m);
+    jw_key(w, "trace"), jw_obj(w);
+    jw_key(w, "kinds"), jw_arr(w);
+    for (int k = 0; k < ML_SL__COUNT; k++) jw_str(w, ml_slice_kind_name((unsigned)k));
+    jw_end(w);
+    jw_key(w, "total"), jw_i64(w, (int64_t)total);
+    jw_key(w, "begin"), jw_i64_js(w, t->span_begin - origin);
+    jw_key(w, "end"), jw_i64_js(w, t->span_end - origin);
+    put_tracks(p, per_track, depths, w);
     free(per_track);
     free(depths);
     if (bl->capture) { /* served: windows come from the store */
-        ml_buf_printf(m, ",\"served\":true,\"n\":%zu}", total);
+        jw_key(w, "served"), jw_bool(w, true);
+        jw_key(w, "n"), jw_i64(w, (int64_t)total);
+        jw_end(w);
         return;
     }
 
@@ -221,29 +232,26 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     strmap sm = { .p = p, .nstr = ml_strpool_count(p->strings) };
     sm.local = ml_calloc(sm.nstr ? sm.nstr : 1, sizeof *sm.local);
 
-    ml_buf_printf(m, ",\"n\":%zu,\"cut_ns\":", n);
-    ml_json_i64(m, cut);
-    ml_buf_puts(m, ",\"ts0\":");
-    ml_json_i64(m, n ? key[0] - origin : 0);
+    jw_key(w, "n"), jw_i64(w, (int64_t)n);
+    jw_key(w, "cut_ns"), jw_i64_js(w, cut);
+    jw_key(w, "ts0"), jw_i64_js(w, n ? key[0] - origin : 0);
     int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
     for (size_t k = 0; k < n; k++) v[k] = k ? key[k] - key[k - 1] : 0;
-    put_u32_big(bl, m, "ts", v, n);
+    put_u32_big(bl, w, "ts", v, n);
     for (size_t k = 0; k < n; k++) v[k] = s->dur.v[kept[k]];
-    put_u32_big(bl, m, "dur", v, n);
+    put_u32_big(bl, w, "dur", v, n);
     free(v);
     free(key);
 
     uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
     uint8_t *b = ml_malloc(n ? n : 1);
     for (size_t k = 0; k < n; k++) u[k] = s->track.v[kept[k]];
-    ml_buf_puts(m, ",\"track\":");
-    ml_col_u32(bl, m, u, n);
+    ml_col_u32(bl, col_at(w, "track"), u, n);
     for (size_t k = 0; k < n; k++) u[k] = str_local(&sm, s->name.v[kept[k]]);
-    ml_buf_puts(m, ",\"name\":");
-    ml_col_u32(bl, m, u, n);
+    ml_col_u32(bl, col_at(w, "name"), u, n);
     uint16_t dmax = 0;
     for (size_t k = 0; k < n; k++) if (s->depth.v[kept[k]] > dmax) dmax = s->depth.v[kept[k]];
-    ml_buf_puts(m, ",\"depth\":");
+    ml_buf *m = col_at(w, "depth");
     if (dmax < 256) {
         for (size_t k = 0; k < n; k++) b[k] = (uint8_t)s->depth.v[kept[k]];
         ml_col_u8(bl, m, b, n);
@@ -252,17 +260,14 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
         ml_col_u32(bl, m, u, n);
     }
     for (size_t k = 0; k < n; k++) b[k] = s->kind.v[kept[k]];
-    ml_buf_puts(m, ",\"kind\":");
-    ml_col_u8(bl, m, b, n);
+    ml_col_u8(bl, col_at(w, "kind"), b, n);
     for (size_t k = 0; k < n; k++) {
         uint32_t l = s->launcher.len ? s->launcher.v[kept[k]] : ML_NONE32;
         u[k] = l < total && newid[l] != ML_NONE32 ? newid[l] + 1 : 0;
     }
-    ml_buf_puts(m, ",\"launcher\":");
-    ml_col_u32(bl, m, u, n);
+    ml_col_u32(bl, col_at(w, "launcher"), u, n);
     for (size_t k = 0; k < n; k++) u[k] = s->info.v[kept[k]] == ML_NONE32 ? 0 : s->info.v[kept[k]] + 1;
-    ml_buf_puts(m, ",\"info\":");
-    ml_col_u32(bl, m, u, n);
+    ml_col_u32(bl, col_at(w, "info"), u, n);
     free(b);
 
     /* op args */
@@ -270,38 +275,34 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     size_t cap = (no > nk ? no : nk) * 3 + 1;
     uint32_t *ou = ml_malloc(cap * sizeof *ou);
     int64_t *oi = ml_malloc(cap * sizeof *oi);
-    ml_buf_printf(m, ",\"op\":{\"n\":%zu,\"dims\":", no);
+    jw_key(w, "op"), jw_obj(w);
+    jw_key(w, "n"), jw_i64(w, (int64_t)no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].input_dims);
-    ml_col_u32(bl, m, ou, no);
-    ml_buf_puts(m, ",\"types\":");
+    ml_col_u32(bl, col_at(w, "dims"), ou, no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].input_types);
-    ml_col_u32(bl, m, ou, no);
-    ml_buf_puts(m, ",\"stack\":");
+    ml_col_u32(bl, col_at(w, "types"), ou, no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
-    ml_col_u32(bl, m, ou, no);
-    ml_buf_puts(m, ",\"seq\":");
+    ml_col_u32(bl, col_at(w, "stack"), ou, no);
     for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
-    ml_col_i64(bl, m, oi, no, 0);
-    ml_buf_puts(m, "}");
+    ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
+    jw_end(w);
 
     /* kernel launch args */
-    ml_buf_printf(m, ",\"kern\":{\"n\":%zu", nk);
+    jw_key(w, "kern"), jw_obj(w);
+    jw_key(w, "n"), jw_i64(w, (int64_t)nk);
     const ml_kernel_info *ki = t->kernel_info.v;
 #define KCOL(name, expr) do { \
         for (size_t i = 0; i < nk; i++) oi[i] = (expr); \
-        ml_buf_puts(m, ",\"" name "\":"); \
-        ml_col_i64(bl, m, oi, nk, 0); \
+        ml_col_i64(bl, col_at(w, name), oi, nk, 0); \
     } while (0)
     for (int a = 0; a < 3; a++) {
         char nm[8];
         snprintf(nm, sizeof nm, "grid%d", a);
         for (size_t i = 0; i < nk; i++) oi[i] = ki[i].grid[a];
-        ml_buf_printf(m, ",\"%s\":", nm);
-        ml_col_i64(bl, m, oi, nk, 0);
+        ml_col_i64(bl, col_at(w, nm), oi, nk, 0);
         snprintf(nm, sizeof nm, "block%d", a);
         for (size_t i = 0; i < nk; i++) oi[i] = ki[i].block[a];
-        ml_buf_printf(m, ",\"%s\":", nm);
-        ml_col_i64(bl, m, oi, nk, 0);
+        ml_col_i64(bl, col_at(w, nm), oi, nk, 0);
     }
     KCOL("regs", ki[i].registers);
     KCOL("smem", ki[i].shared_memory);
@@ -311,7 +312,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
     KCOL("device", ki[i].device);
     KCOL("stream", ki[i].stream);
 #undef KCOL
-    ml_buf_puts(m, "}");
+    jw_end(w);
     free(ou);
     free(oi);
 
@@ -332,28 +333,24 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_
         ft[nf] = newid[f->to];
         fc[nf++] = (uint8_t)c;
     }
-    ml_buf_printf(m, ",\"flows\":{\"n\":%zu,\"cats\":[", nf);
-    for (size_t c = 0; c < ncats; c++) {
-        ml_buf_puts(m, c ? "," : "");
-        ml_json_str(m, ml_s(p, cats[c]));
-    }
-    ml_buf_puts(m, "],\"from\":");
-    ml_col_u32(bl, m, ff, nf);
-    ml_buf_puts(m, ",\"to\":");
-    ml_col_u32(bl, m, ft, nf);
-    ml_buf_puts(m, ",\"cat\":");
-    ml_col_u8(bl, m, fc, nf);
-    ml_buf_puts(m, "}");
+    jw_key(w, "flows"), jw_obj(w);
+    jw_key(w, "n"), jw_i64(w, (int64_t)nf);
+    jw_key(w, "cats"), jw_arr(w);
+    for (size_t c = 0; c < ncats; c++) jw_text(w, ml_s(p, cats[c]));
+    jw_end(w);
+    ml_col_u32(bl, col_at(w, "from"), ff, nf);
+    ml_col_u32(bl, col_at(w, "to"), ft, nf);
+    ml_col_u8(bl, col_at(w, "cat"), fc, nf);
+    jw_end(w);
     free(ff);
     free(ft);
     free(fc);
 
-    ml_buf_puts(m, ",\"strings\":[\"\"");
-    for (size_t i = 0; i < sm.strings.len; i++) {
-        ml_buf_puts(m, ",");
-        ml_json_str(m, ml_s(p, sm.strings.v[i]));
-    }
-    ml_buf_puts(m, "]}");
+    jw_key(w, "strings"), jw_arr(w);
+    jw_str(w, "");
+    for (size_t i = 0; i < sm.strings.len; i++) jw_text(w, ml_s(p, sm.strings.v[i]));
+    jw_end(w);
+    jw_end(w);
     VEC_FREE(&sm.strings);
     free(sm.local);
     free(u);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jsonw.h"
 #include "profile.h"
 #include "report_enc.h"
 #include "trace.h"
@@ -19,10 +20,10 @@
 /* Slices a report embeds per rank; beyond, the longest are kept (and the page says so). */
 #define ML_REPORT_MAX_SLICES 2000000
 
-/* Writes `,"trace":{...}` into meta (nothing when p has no slices).  With
+/* Writes "trace":{...} into the rank object open in w (nothing when p has no slices).  With
  * bl->capture set (`memlens serve`) only the tracks and counts are written:
  * the server answers windows from p->trace itself (src/server/api.c). */
-void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, ml_buf *meta, ml_blobs *bl);
+void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw *w, ml_blobs *bl);
 
 /* The tracks of t in display order (processes by sort index then pid,
  * threads by sort index then tid; streams after threads); returns the count
