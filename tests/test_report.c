@@ -10,6 +10,7 @@
 #include "curve.h"
 #include "m4.h"
 #include "report.h"
+#include "report_blob.h"
 
 TEST(m4_pyramid_keeps_extremes)
 {
@@ -52,6 +53,34 @@ TEST(columns_pick_the_smallest_exact_form)
     ml_json_str(&meta, "a\"b</script>\n");
     CHECK_EQ_STR(meta.p, "\"a\\\"b<\\/script>\\n\"");
     ml_buf_free(&meta);
+    ml_blobs_free(&bl);
+}
+
+TEST(blobs_hold_their_columns_byte_planes)
+{
+    enum { N = 300 };
+    uint32_t v[N];
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v[i] = (uint32_t)x & 0xffffff; /* a zero high byte: one plane of zeros */
+    }
+    unsigned char planes[N * 4];
+    for (size_t i = 0; i < N; i++)
+        for (size_t k = 0; k < 4; k++) planes[k * N + i] = (unsigned char)(v[i] >> (8 * k));
+    CHECK(ml_blob_shuffled(4, sizeof v));
+    CHECK(!ml_blob_shuffled(1, sizeof planes)); /* bytes are their own planes */
+    CHECK(!ml_blob_shuffled(4, ML_BLOB_MIN_DEFLATE - 4)); /* too small to pay */
+    ml_buf a = {0}, b = {0};
+    int za = ml_blob_encode(&a, 7, 0, 4, v, sizeof v), zb = ml_blob_encode(&b, 7, 0, 1, planes, sizeof planes);
+    CHECK_EQ_I64(za, zb);
+    CHECK_EQ_STR(a.p, b.p); /* the values' blob is their planes' */
+    ml_blobs bl = {0};
+    ml_buf meta = {0};
+    ml_col_u32(&bl, &meta, v, N);
+    CHECK_EQ_STR(meta.p, za ? "{\"b\":0,\"dt\":\"u32\",\"n\":300,\"s\":1,\"z\":1}" : "{\"b\":0,\"dt\":\"u32\",\"n\":300,\"s\":1}");
+    CHECK(za); /* the plane of zeros deflates */
+    ml_buf_free(&a), ml_buf_free(&b), ml_buf_free(&meta);
     ml_blobs_free(&bl);
 }
 
@@ -100,7 +129,7 @@ TEST(columns_on_a_second_thread_are_the_serial_ones)
     ml_buf sm = {0};
     some_columns(&s, &sm);
     CHECK_CONTAINS(sm.p, "\"z\":1");                 /* some deflate ... */
-    CHECK_CONTAINS(sm.p, "\"dt\":\"u32\",\"n\":5000}"); /* ... some do not */
+    CHECK_CONTAINS(sm.p, "\"dt\":\"u32\",\"n\":5000,\"s\":1}"); /* ... some do not */
     /* The default queue, and one that holds one blob at a time (each push waits). */
     for (size_t max = 0; max < 2; max++) {
         ml_blobs a = { .max_pending = max };
@@ -546,6 +575,7 @@ int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
     RUN(columns_pick_the_smallest_exact_form);
+    RUN(blobs_hold_their_columns_byte_planes);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);

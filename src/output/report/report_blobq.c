@@ -17,6 +17,7 @@
 typedef struct job {
     unsigned id;
     int level;
+    size_t width;             /* of a value, for ml_blob_encode */
     void *bytes;              /* freed once encoded */
     size_t nbytes;
     ml_buf out;               /* its <script> element, until appended to html */
@@ -51,7 +52,7 @@ static bool take_one(ml_blobq *q)
     job j = q->jobs.v[k]; /* a copy: a push may move the array meanwhile */
     pthread_mutex_unlock(&q->mu);
     ml_buf out = {0};
-    uint8_t z = (uint8_t)ml_blob_encode(&out, j.id, j.level, j.bytes, j.nbytes);
+    uint8_t z = (uint8_t)ml_blob_encode(&out, j.id, j.level, j.width, j.bytes, j.nbytes);
     free(j.bytes);
     pthread_mutex_lock(&q->mu);
     job *d = &q->jobs.v[k];
@@ -101,11 +102,11 @@ ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending)
     return q;
 }
 
-void ml_blobq_push(ml_blobq *q, unsigned id, int level, void *bytes, size_t nbytes)
+void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, void *bytes, size_t nbytes)
 {
     pthread_mutex_lock(&q->mu);
     while (q->pending && q->pending + nbytes > q->max_pending) pthread_cond_wait(&q->less, &q->mu);
-    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .bytes = bytes, .nbytes = nbytes }));
+    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .width = width, .bytes = bytes, .nbytes = nbytes }));
     q->pending += nbytes;
     pthread_cond_signal(&q->more);
     pthread_mutex_unlock(&q->mu);

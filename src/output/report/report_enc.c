@@ -20,15 +20,17 @@
  * strings escape control characters). */
 #define ZMARK '\001'
 
-/* Stores bytes as one blob.  `owned`: bytes were malloc'd for this blob
- * and are the callee's (the worker frees them when done); else they are
- * copied if they must outlive the call. */
-static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int delta,
-                     const void *bytes, size_t nbytes, void *owned, const char *extra)
+/* Stores n values `width` bytes wide as one blob.  `owned`: bytes were
+ * malloc'd for this blob and are the callee's (the worker frees them when
+ * done); else they are copied if they must outlive the call. */
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta,
+                     const void *bytes, void *owned, const char *extra)
 {
     unsigned id = bl->count++;
+    size_t nbytes = n * width;
     bl->raw_bytes += nbytes;
-    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s", id, dt, n, delta ? ",\"d\":1" : "");
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s", id, dt, n, delta ? ",\"d\":1" : "",
+                  ml_blob_shuffled(width, nbytes) ? ",\"s\":1" : "");
     if (bl->q) {
         ml_buf_printf(meta, "%c%u%c%s}", ZMARK, id, ZMARK, extra);
         void *own = owned;
@@ -36,10 +38,10 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int d
             own = ml_malloc(nbytes ? nbytes : 1);
             memcpy(own, bytes, nbytes);
         }
-        ml_blobq_push(bl->q, id, bl->level, own, nbytes);
+        ml_blobq_push(bl->q, id, bl->level, width, own, nbytes);
         return;
     }
-    int z = ml_blob_encode(&bl->html, id, bl->level, bytes, nbytes);
+    int z = ml_blob_encode(&bl->html, id, bl->level, width, bytes, nbytes);
     ml_buf_printf(meta, "%s%s}", z ? ",\"z\":1" : "", extra);
     free(owned);
 }
@@ -115,12 +117,12 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
             w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
         char extra[48] = "";
         if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
-        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w, w, extra);
+        put_blob(bl, meta, "i32", n, sizeof *w, delta_ok, w, w, extra);
         return;
     }
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
     for (size_t i = 0; i < n; i++) f[i] = (double)v[i];
-    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f, f, "");
+    put_blob(bl, meta, "f64", n, sizeof *f, 0, f, f, "");
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
@@ -131,16 +133,16 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
     if (mx <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w, w, "");
+        put_blob(bl, meta, "u16", n, sizeof *w, 0, w, w, "");
         return;
     }
-    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v, NULL, "");
+    put_blob(bl, meta, "u32", n, sizeof *v, 0, v, NULL, "");
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 0, v, n, NULL, "");
+    put_blob(bl, meta, "u8", n, 1, 0, v, NULL, "");
 }
 
 void ml_blobs_free(ml_blobs *bl)

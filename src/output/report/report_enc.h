@@ -4,8 +4,9 @@
  * contract is written down in web/DATA.md.
  *
  * A column is described in the meta JSON as
- *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"o":FIRST?,"z":1?}
- * where d = delta-coded (value i = o + the sum of the deltas up to i) and
+ *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"s":1?,"o":FIRST?,"z":1?}
+ * where d = delta-coded (value i = o + the sum of the deltas up to i),
+ * s = byte-shuffled (byte k of value i at k * COUNT + i: report_blob.h) and
  * z = zlib-deflated; the
  * bytes are little-endian and live in <script id="ml-bBLOB"> as base64.
  */
