@@ -90,19 +90,26 @@ bool ml_blob_shuffled(size_t width, size_t nbytes) { return width > 1 && nbytes 
  * numbers, each far more alike within itself than the values are (the high
  * bytes of small numbers are runs of zeros).  A 400 MB trace's report: its
  * blobs deflate to 4.5 MB, not 8.0, in a fifth less time. */
-#define SHUFFLE_AS(width, out, in, n) do { \
-        for (size_t i_ = 0; i_ < (n); i_++) \
-            for (size_t k_ = 0; k_ < (width); k_++) (out)[k_ * (n) + i_] = (in)[i_ * (width) + k_]; \
-    } while (0)
 static void shuffle(unsigned char *out, const unsigned char *in, size_t width, size_t n)
 {
-    /* the widths of the columns as constants, so that the loops unroll */
-    if (width == 2) SHUFFLE_AS(2, out, in, n);
-    else if (width == 4) SHUFFLE_AS(4, out, in, n);
-    else if (width == 8) SHUFFLE_AS(8, out, in, n);
-    else SHUFFLE_AS(width, out, in, n);
+    /* the columns' widths with a pointer a plane: one pass over the values */
+    unsigned char *o[8];
+    if (width == 2 || width == 4 || width == 8) {
+        for (size_t k = 0; k < width; k++) o[k] = out + k * n;
+        if (width == 2)
+            for (size_t i = 0; i < n; i++, in += 2) o[0][i] = in[0], o[1][i] = in[1];
+        else if (width == 4)
+            for (size_t i = 0; i < n; i++, in += 4) o[0][i] = in[0], o[1][i] = in[1], o[2][i] = in[2], o[3][i] = in[3];
+        else
+            for (size_t i = 0; i < n; i++, in += 8) {
+                o[0][i] = in[0], o[1][i] = in[1], o[2][i] = in[2], o[3][i] = in[3];
+                o[4][i] = in[4], o[5][i] = in[5], o[6][i] = in[6], o[7][i] = in[7];
+            }
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < width; k++) out[k * n + i] = in[i * width + k];
 }
-#undef SHUFFLE_AS
 
 int ml_blob_encode(ml_buf *html, unsigned id, int level, size_t width, const void *bytes, size_t nbytes)
 {
