@@ -71,10 +71,19 @@ TEST(blobs_hold_their_columns_byte_planes)
     CHECK(ml_blob_shuffled(4, sizeof v));
     CHECK(!ml_blob_shuffled(1, sizeof planes)); /* bytes are their own planes */
     CHECK(!ml_blob_shuffled(4, ML_BLOB_MIN_DEFLATE - 4)); /* too small to pay */
-    ml_buf a = {0}, b = {0};
-    int za = ml_blob_encode(&a, 7, 0, 4, v, sizeof v), zb = ml_blob_encode(&b, 7, 0, 1, planes, sizeof planes);
+    ml_buf a = {0}, b = {0}, c = {0};
+    ml_blob_scratch s = {0};
+    int za = ml_blob_encode(&s, &a, 7, 0, 4, v, sizeof v), zb = ml_blob_encode(&s, &b, 7, 0, 1, planes, sizeof planes);
     CHECK_EQ_I64(za, zb);
     CHECK_EQ_STR(a.p, b.p); /* the values' blob is their planes' */
+    /* the scratch reused for a smaller blob: as a fresh one writes it */
+    ml_buf d = {0};
+    ml_blob_scratch fresh = {0};
+    CHECK_EQ_I64(ml_blob_encode(&s, &c, 7, 0, 4, v, sizeof v / 2), ml_blob_encode(&fresh, &d, 7, 0, 4, v, sizeof v / 2));
+    CHECK(c.len < a.len);
+    CHECK_EQ_STR(c.p, d.p);
+    ml_blob_scratch_free(&s), ml_blob_scratch_free(&fresh);
+    ml_buf_free(&c), ml_buf_free(&d);
     ml_blobs bl = {0};
     ml_buf meta = {0};
     ml_col_u32(&bl, &meta, v, N);

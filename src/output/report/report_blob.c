@@ -111,27 +111,42 @@ static void shuffle(unsigned char *out, const unsigned char *in, size_t width, s
         for (size_t k = 0; k < width; k++) out[k * n + i] = in[i * width + k];
 }
 
-int ml_blob_encode(ml_buf *html, unsigned id, int level, size_t width, const void *bytes, size_t nbytes)
+/* At least n bytes of one of s's buffers (its contents not kept). */
+static unsigned char *room(unsigned char **buf, size_t *cap, size_t n)
+{
+    if (*cap < n) {
+        free(*buf);
+        *buf = ml_malloc(n);
+        *cap = n;
+    }
+    return *buf;
+}
+
+void ml_blob_scratch_free(ml_blob_scratch *s)
+{
+    free(s->planes);
+    free(s->z);
+    *s = (ml_blob_scratch){0};
+}
+
+int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, const void *bytes,
+                   size_t nbytes)
 {
     int z = 0;
-    unsigned char *zbuf = NULL, *planes = NULL;
     size_t zlen = 0;
     if (ml_blob_shuffled(width, nbytes)) {
-        planes = ml_malloc(nbytes);
+        unsigned char *planes = room(&s->planes, &s->planes_cap, nbytes);
         shuffle(planes, bytes, width, nbytes / width);
         bytes = planes;
     }
     if (nbytes >= ML_BLOB_MIN_DEFLATE) {
         size_t cap = compressBound(nbytes);
-        zbuf = ml_malloc(cap);
-        zlen = deflate_zlib(zbuf, cap, bytes, nbytes, level);
+        zlen = deflate_zlib(room(&s->z, &s->z_cap, cap), cap, bytes, nbytes, level);
         if (zlen && zlen < nbytes - nbytes / 10) z = 1;
     }
     ml_buf_printf(html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
-    if (z) put_base64(html, zbuf, zlen);
+    if (z) put_base64(html, s->z, zlen);
     else put_base64(html, bytes, nbytes);
     ml_buf_puts(html, "</script>\n");
-    free(zbuf);
-    free(planes);
     return z;
 }

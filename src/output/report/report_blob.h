@@ -22,10 +22,20 @@
  * that its descriptor can say so at once. */
 bool ml_blob_shuffled(size_t width, size_t nbytes);
 
+/* The buffers one encoder (a thread) reuses from blob to blob: a fresh
+ * one each time was a page fault every 4 KB of each (10 k of a 400 MB
+ * trace's report).  Zeroed: empty. */
+typedef struct ml_blob_scratch {
+    unsigned char *planes, *z;
+    size_t planes_cap, z_cap;
+} ml_blob_scratch;
+void ml_blob_scratch_free(ml_blob_scratch *s);
+
 /* Blob `id` as its <script> element appended to html: the bytes (values
  * `width` bytes wide) shuffled when ml_blob_shuffled says so, then deflated
  * at `level` when that saves at least a tenth (returns 1), else as they are
- * (returns 0); base64 either way. */
-int ml_blob_encode(ml_buf *html, unsigned id, int level, size_t width, const void *bytes, size_t nbytes);
+ * (returns 0); base64 either way.  s: the calling thread's own. */
+int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, const void *bytes,
+                   size_t nbytes);
 
 #endif

@@ -45,14 +45,14 @@ struct ml_blobq {
  * encoding); then appends to html every job done in order so far.  Two
  * threads may encode at once (the worker, and ml_blobq_finish's caller):
  * html still gets the blobs in push order.  False when no job was left. */
-static bool take_one(ml_blobq *q)
+static bool take_one(ml_blobq *q, ml_blob_scratch *scratch)
 {
     if (q->next_take == q->jobs.len) return false;
     size_t k = q->next_take++;
     job j = q->jobs.v[k]; /* a copy: a push may move the array meanwhile */
     pthread_mutex_unlock(&q->mu);
     ml_buf out = {0};
-    uint8_t z = (uint8_t)ml_blob_encode(&out, j.id, j.level, j.width, j.bytes, j.nbytes);
+    uint8_t z = (uint8_t)ml_blob_encode(scratch, &out, j.id, j.level, j.width, j.bytes, j.nbytes);
     free(j.bytes);
     pthread_mutex_lock(&q->mu);
     job *d = &q->jobs.v[k];
@@ -74,12 +74,14 @@ static bool take_one(ml_blobq *q)
 static void *worker(void *arg)
 {
     ml_blobq *q = arg;
+    ml_blob_scratch scratch = {0};
     pthread_mutex_lock(&q->mu);
     for (;;) {
         while (q->next_take == q->jobs.len && !q->closing) pthread_cond_wait(&q->more, &q->mu);
-        if (!take_one(q)) break;
+        if (!take_one(q, &scratch)) break;
     }
     pthread_mutex_unlock(&q->mu);
+    ml_blob_scratch_free(&scratch);
     return NULL;
 }
 
@@ -118,8 +120,10 @@ uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n)
     pthread_mutex_lock(&q->mu);
     q->closing = true;
     pthread_cond_signal(&q->more);
-    while (take_one(q)) {}
+    ml_blob_scratch scratch = {0};
+    while (take_one(q, &scratch)) {}
     pthread_mutex_unlock(&q->mu);
+    ml_blob_scratch_free(&scratch);
     pthread_join(q->th, NULL);
     pthread_cond_destroy(&q->less);
     pthread_cond_destroy(&q->more);

@@ -41,7 +41,7 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
         ml_blobq_push(bl->q, id, bl->level, width, own, nbytes);
         return;
     }
-    int z = ml_blob_encode(&bl->html, id, bl->level, width, bytes, nbytes);
+    int z = ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, bytes, nbytes);
     ml_buf_printf(meta, "%s%s}", z ? ",\"z\":1" : "", extra);
     free(owned);
 }
@@ -149,6 +149,7 @@ void ml_blobs_free(ml_blobs *bl)
 {
     ml_blobs_finish(bl, NULL);
     ml_buf_free(&bl->html);
+    ml_blob_scratch_free(&bl->scratch);
     for (size_t i = 0; i < bl->raw.len; i++) free(bl->raw.v[i].v);
     VEC_FREE(&bl->raw);
     *bl = (ml_blobs){0};

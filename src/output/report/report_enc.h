@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report_blob.h"
 #include "textbuf.h"
 #include "vec.h"
 
@@ -45,6 +46,7 @@ typedef struct ml_blobs {
     int level;            /* deflate level, 0 = the default (deflate_zlib): the report must be quick to write */
     int capture;
     VEC(ml_col_raw) raw;
+    ml_blob_scratch scratch; /* of encoding serially */
 } ml_blobs;
 
 /* Each writes the column's JSON descriptor into `meta` and its bytes into `bl`. */
