@@ -46,6 +46,28 @@ test("byte-shuffled columns of every width decode to their values, deflated or n
     assert.deepEqual(Array.from(plain), Array.from(v), dt);
     assert.deepEqual(Array.from(z), Array.from(v), dt + " deflated");
   }
+  // planes all zero left out ("zp"): u32 below 2^16 (high planes), i32 multiples of 256 (low),
+  // f64 of small integers (low planes), and a column of zeros (every plane: an empty blob)
+  const zcases = [
+    ["u32", Uint32Array.from({ length: n }, (_, i) => (i * 263) & 0xffff), 0b1100],
+    ["i32", Int32Array.from({ length: n }, (_, i) => (i % 2 ? -256 : 256) * i), 0b0001],
+    ["f64", Float64Array.from({ length: n }, (_, i) => i), 0b00011111],
+    ["u16", new Uint16Array(n), 0b11],
+  ];
+  for (const [dt, v, zp] of zcases) {
+    const planes = shuffled(v), kept = [];
+    for (let k = 0; k < v.BYTES_PER_ELEMENT; k++) {
+      const p = planes.subarray(k * n, (k + 1) * n);
+      if (zp >> k & 1) assert.ok(p.every((x) => x === 0), `${dt} plane ${k} is zero`);
+      else kept.push(...p);
+    }
+    const stored = Uint8Array.from(kept);
+    assert.deepEqual(Array.from(await decodeColumn({ b: 0, dt, n, s: 1, zp }, () => b64(stored))), Array.from(v), dt + " zp");
+    if (stored.length) {
+      const z = await decodeColumn({ b: 0, dt, n, s: 1, zp, z: 1 }, () => b64(deflateSync(Buffer.from(stored))));
+      assert.deepEqual(Array.from(z), Array.from(v), dt + " zp deflated");
+    }
+  }
   const d = Int32Array.from([0, 5, -3, 70000, 2]); // delta-coded and shuffled
   const col = await decodeColumn({ b: 0, dt: "i32", n: 5, d: 1, s: 1, o: 100 }, () => b64(shuffled(d)));
   assert.deepEqual(Array.from(col), [100, 105, 102, 70102, 70104]);

@@ -111,6 +111,24 @@ static void shuffle(unsigned char *out, const unsigned char *in, size_t width, s
         for (size_t k = 0; k < width; k++) out[k * n + i] = in[i * width + k];
 }
 
+/* The planes of n values but those in zero_planes (all zero, left out):
+ * into out, in order; returns their bytes. */
+static size_t planes_of(unsigned char *out, const unsigned char *in, size_t width, unsigned zero_planes, size_t n)
+{
+    if (!zero_planes) {
+        shuffle(out, in, width, n);
+        return width * n;
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < width; k++) {
+        if (zero_planes >> k & 1) continue;
+        unsigned char *o = out + kept++ * n;
+        const unsigned char *b = in + k;
+        for (size_t i = 0; i < n; i++, b += width) o[i] = *b;
+    }
+    return kept * n;
+}
+
 /* At least n bytes of one of s's buffers (its contents not kept). */
 static unsigned char *room(unsigned char **buf, size_t *cap, size_t n)
 {
@@ -129,14 +147,14 @@ void ml_blob_scratch_free(ml_blob_scratch *s)
     *s = (ml_blob_scratch){0};
 }
 
-int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, const void *bytes,
-                   size_t nbytes)
+int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, unsigned zero_planes,
+                   const void *bytes, size_t nbytes)
 {
     int z = 0;
     size_t zlen = 0;
     if (ml_blob_shuffled(width, nbytes)) {
         unsigned char *planes = room(&s->planes, &s->planes_cap, nbytes);
-        shuffle(planes, bytes, width, nbytes / width);
+        nbytes = planes_of(planes, bytes, width, zero_planes, nbytes / width);
         bytes = planes;
     }
     if (nbytes >= ML_BLOB_MIN_DEFLATE) {

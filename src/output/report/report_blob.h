@@ -32,10 +32,12 @@ typedef struct ml_blob_scratch {
 void ml_blob_scratch_free(ml_blob_scratch *s);
 
 /* Blob `id` as its <script> element appended to html: the bytes (values
- * `width` bytes wide) shuffled when ml_blob_shuffled says so, then deflated
- * at `level` when that saves at least a tenth (returns 1), else as they are
- * (returns 0); base64 either way.  s: the calling thread's own. */
-int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, const void *bytes,
-                   size_t nbytes);
+ * `width` bytes wide) shuffled when ml_blob_shuffled says so, without the
+ * planes of zero_planes (bit k: byte k is zero in every value, web/DATA.md's
+ * "zp"), then deflated at `level` when that saves at least a tenth (returns
+ * 1), else as they are (returns 0); base64 either way.  s: the calling
+ * thread's own. */
+int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, unsigned zero_planes,
+                   const void *bytes, size_t nbytes);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct job {
     unsigned id;
     int level;
     size_t width;             /* of a value, for ml_blob_encode */
+    unsigned zero_planes;     /* left out (ml_blob_encode) */
     void *bytes;              /* freed once encoded */
     size_t nbytes;
     ml_buf out;               /* its <script> element, until appended to html */
@@ -52,7 +53,7 @@ static bool take_one(ml_blobq *q, ml_blob_scratch *scratch)
     job j = q->jobs.v[k]; /* a copy: a push may move the array meanwhile */
     pthread_mutex_unlock(&q->mu);
     ml_buf out = {0};
-    uint8_t z = (uint8_t)ml_blob_encode(scratch, &out, j.id, j.level, j.width, j.bytes, j.nbytes);
+    uint8_t z = (uint8_t)ml_blob_encode(scratch, &out, j.id, j.level, j.width, j.zero_planes, j.bytes, j.nbytes);
     free(j.bytes);
     pthread_mutex_lock(&q->mu);
     job *d = &q->jobs.v[k];
@@ -104,11 +105,11 @@ ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending)
     return q;
 }
 
-void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, void *bytes, size_t nbytes)
+void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, unsigned zero_planes, void *bytes, size_t nbytes)
 {
     pthread_mutex_lock(&q->mu);
     while (q->pending && q->pending + nbytes > q->max_pending) pthread_cond_wait(&q->less, &q->mu);
-    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .width = width, .bytes = bytes, .nbytes = nbytes }));
+    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .width = width, .zero_planes = zero_planes, .bytes = bytes, .nbytes = nbytes }));
     q->pending += nbytes;
     pthread_cond_signal(&q->more);
     pthread_mutex_unlock(&q->mu);

@@ -20,17 +20,32 @@
  * strings escape control characters). */
 #define ZMARK '\001'
 
-/* Stores n values `width` bytes wide as one blob.  `owned`: bytes were
- * malloc'd for this blob and are the callee's (the worker frees them when
- * done); else they are copied if they must outlive the call. */
-static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta,
+/* The byte planes (of values `width` bytes wide) that are zero in every
+ * value: bit k for byte k, from `any`, the OR of all the values. */
+static unsigned zero_planes(uint64_t any, size_t width)
+{
+    unsigned zp = 0;
+    for (size_t k = 0; k < width; k++)
+        if (!((any >> (8 * k)) & 0xff)) zp |= 1u << k;
+    return zp;
+}
+
+/* Stores n values `width` bytes wide as one blob; `any`: the OR of the
+ * values (says which byte planes are zero throughout: those are left out of
+ * a shuffled blob, "zp").  `owned`: bytes were malloc'd for this blob and
+ * are the callee's (the worker frees them when done); else they are copied
+ * if they must outlive the call. */
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta, uint64_t any,
                      const void *bytes, void *owned, const char *extra)
 {
     unsigned id = bl->count++;
     size_t nbytes = n * width;
+    bool shuffled = ml_blob_shuffled(width, nbytes);
+    unsigned zp = shuffled ? zero_planes(any, width) : 0;
     bl->raw_bytes += nbytes;
     ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s", id, dt, n, delta ? ",\"d\":1" : "",
-                  ml_blob_shuffled(width, nbytes) ? ",\"s\":1" : "");
+                  shuffled ? ",\"s\":1" : "");
+    if (zp) ml_buf_printf(meta, ",\"zp\":%u", zp);
     if (bl->q) {
         ml_buf_printf(meta, "%c%u%c%s}", ZMARK, id, ZMARK, extra);
         void *own = owned;
@@ -38,10 +53,10 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
             own = ml_malloc(nbytes ? nbytes : 1);
             memcpy(own, bytes, nbytes);
         }
-        ml_blobq_push(bl->q, id, bl->level, width, own, nbytes);
+        ml_blobq_push(bl->q, id, bl->level, width, zp, own, nbytes);
         return;
     }
-    int z = ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, bytes, nbytes);
+    int z = ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, zp, bytes, nbytes);
     ml_buf_printf(meta, "%s%s}", z ? ",\"z\":1" : "", extra);
     free(owned);
 }
@@ -113,36 +128,45 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
     if (plain_ok) delta_ok = delta_ok && n > 1; /* deltas only help when they repeat */
     if (delta_ok || plain_ok) {
         int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
-        for (size_t i = 0; i < n; i++)
+        uint32_t any = 0;
+        for (size_t i = 0; i < n; i++) {
             w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
+            any |= (uint32_t)w[i];
+        }
         char extra[48] = "";
         if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
-        put_blob(bl, meta, "i32", n, sizeof *w, delta_ok, w, w, extra);
+        put_blob(bl, meta, "i32", n, sizeof *w, delta_ok, any, w, w, extra);
         return;
     }
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
-    for (size_t i = 0; i < n; i++) f[i] = (double)v[i];
-    put_blob(bl, meta, "f64", n, sizeof *f, 0, f, f, "");
+    uint64_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        f[i] = (double)v[i];
+        uint64_t bits;
+        memcpy(&bits, &f[i], sizeof bits);
+        any |= bits;
+    }
+    put_blob(bl, meta, "f64", n, sizeof *f, 0, any, f, f, "");
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); return; }
-    uint32_t mx = 0;
-    for (size_t i = 0; i < n; i++) if (v[i] > mx) mx = v[i];
-    if (mx <= UINT16_MAX) {
+    uint32_t any = 0; /* at most 0xffff when every value is */
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    if (any <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, sizeof *w, 0, w, w, "");
+        put_blob(bl, meta, "u16", n, sizeof *w, 0, any, w, w, "");
         return;
     }
-    put_blob(bl, meta, "u32", n, sizeof *v, 0, v, NULL, "");
+    put_blob(bl, meta, "u32", n, sizeof *v, 0, any, v, NULL, "");
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 1, 0, v, NULL, "");
+    put_blob(bl, meta, "u8", n, 1, 0, 0, v, NULL, "");
 }
 
 void ml_blobs_free(ml_blobs *bl)
