@@ -49,6 +49,18 @@ TEST(columns_pick_the_smallest_exact_form)
     CHECK_CONTAINS(meta.p, "\"dt\":\"u32\"");
     CHECK_EQ_I64(bl.count, 3);
     CHECK_CONTAINS(bl.html.p, "<script type=\"application/x-memlens\" id=\"ml-b2\">AQAAAHARAQA=</script>");
+    /* one value: as it is when it fits, else a delta of 0 from it */
+    meta.len = 0;
+    int64_t one = 7, one_big = 1LL << 40;
+    ml_col_i64(&bl, &meta, &one, 1, 1);
+    CHECK_EQ_STR(meta.p, "{\"b\":3,\"dt\":\"i32\",\"n\":1}");
+    meta.len = 0;
+    ml_col_i64(&bl, &meta, &one_big, 1, 1);
+    CHECK_EQ_STR(meta.p, "{\"b\":4,\"dt\":\"i32\",\"n\":1,\"d\":1,\"o\":1099511627776}");
+    meta.len = 0;
+    int64_t jump[3] = {0, 1LL << 40, 5}; /* deltas and values out of i32 */
+    ml_col_i64(&bl, &meta, jump, 3, 1);
+    CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":3}");
     meta.len = 0;
     ml_json_str(&meta, "a\"b</script>\n");
     CHECK_EQ_STR(meta.p, "\"a\\\"b<\\/script>\\n\"");

@@ -116,37 +116,42 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
     if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
     /* Smallest exact form: i32 deltas from the first value (sorted times,
      * running totals), i32 values, or f64 (exact below 2^53, which covers
-     * bytes and relative ns). */
-    int delta_ok = try_delta && n > 0, plain_ok = 1;
-    for (size_t i = 0; i < n && (delta_ok || plain_ok); i++) {
-        if (v[i] < INT32_MIN || v[i] > INT32_MAX) plain_ok = 0;
-        if (delta_ok && i) {
-            int64_t d = v[i] - v[i - 1];
-            if (d < INT32_MIN || d > INT32_MAX) delta_ok = 0;
-        }
+     * bytes and relative ns).  One pass writes the first form tried while
+     * checking that it fits; the next only when it does not. */
+    int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
+    uint32_t any = 0;
+    int delta = try_delta && n > 0, fits = 1;
+    for (size_t i = 0; i < n && fits; i++) {
+        int64_t x = delta ? (i ? v[i] - v[i - 1] : 0) : v[i];
+        fits = x >= INT32_MIN && x <= INT32_MAX;
+        w[i] = (int32_t)x;
+        any |= (uint32_t)w[i];
     }
-    if (plain_ok) delta_ok = delta_ok && n > 1; /* deltas only help when they repeat */
-    if (delta_ok || plain_ok) {
-        int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
-        uint32_t any = 0;
-        for (size_t i = 0; i < n; i++) {
-            w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
+    /* deltas only help when they repeat: one value that fits is kept as it is */
+    if (delta && (!fits || (n == 1 && v[0] >= INT32_MIN && v[0] <= INT32_MAX))) {
+        delta = 0, fits = 1, any = 0;
+        for (size_t i = 0; i < n && fits; i++) {
+            fits = v[i] >= INT32_MIN && v[i] <= INT32_MAX;
+            w[i] = (int32_t)v[i];
             any |= (uint32_t)w[i];
         }
+    }
+    if (fits) {
         char extra[48] = "";
-        if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
-        put_blob(bl, meta, "i32", n, sizeof *w, delta_ok, any, w, w, extra);
+        if (delta) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
+        put_blob(bl, meta, "i32", n, sizeof *w, delta, any, w, w, extra);
         return;
     }
+    free(w);
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
-    uint64_t any = 0;
+    uint64_t any_bits = 0;
     for (size_t i = 0; i < n; i++) {
         f[i] = (double)v[i];
         uint64_t bits;
         memcpy(&bits, &f[i], sizeof bits);
-        any |= bits;
+        any_bits |= bits;
     }
-    put_blob(bl, meta, "f64", n, sizeof *f, 0, any, f, f, "");
+    put_blob(bl, meta, "f64", n, sizeof *f, 0, any_bits, f, f, "");
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
