@@ -10,6 +10,7 @@
 #include "curve.h"
 #include "m4.h"
 #include "report.h"
+#include "report_blob.h"
 
 TEST(m4_pyramid_keeps_extremes)
 {
@@ -48,11 +49,74 @@ TEST(columns_pick_the_smallest_exact_form)
     CHECK_CONTAINS(meta.p, "\"dt\":\"u32\"");
     CHECK_EQ_I64(bl.count, 3);
     CHECK_CONTAINS(bl.html.p, "<script type=\"application/x-memlens\" id=\"ml-b2\">AQAAAHARAQA=</script>");
+    /* one value: as it is when it fits, else a delta of 0 from it */
+    meta.len = 0;
+    int64_t one = 7, one_big = 1LL << 40;
+    ml_col_i64(&bl, &meta, &one, 1, 1);
+    CHECK_EQ_STR(meta.p, "{\"b\":3,\"dt\":\"i32\",\"n\":1}");
+    meta.len = 0;
+    ml_col_i64(&bl, &meta, &one_big, 1, 1);
+    CHECK_EQ_STR(meta.p, "{\"b\":4,\"dt\":\"i32\",\"n\":1,\"d\":1,\"o\":1099511627776}");
+    meta.len = 0;
+    int64_t jump[3] = {0, 1LL << 40, 5}; /* deltas and values out of i32 */
+    ml_col_i64(&bl, &meta, jump, 3, 1);
+    CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":3}");
     meta.len = 0;
     jw w; /* the meta's writer: strings safe inside the page's <script> */
     jw_init_buf(&w, &meta, false);
     jw_str(&w, "a\"b</script>\n");
     CHECK_EQ_STR(meta.p, "\"a\\\"b<\\/script>\\n\"");
+    ml_buf_free(&meta);
+    ml_blobs_free(&bl);
+}
+
+TEST(blobs_hold_their_columns_byte_planes)
+{
+    enum { N = 300 };
+    uint32_t v[N];
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v[i] = (uint32_t)x & 0xffff00ff; /* byte 1 zero throughout: a plane of zeros */
+    }
+    unsigned char planes[N * 4];
+    for (size_t i = 0; i < N; i++)
+        for (size_t k = 0; k < 4; k++) planes[k * N + i] = (unsigned char)(v[i] >> (8 * k));
+    CHECK(ml_blob_shuffled(4, sizeof v));
+    CHECK(!ml_blob_shuffled(1, sizeof planes)); /* bytes are their own planes */
+    CHECK(!ml_blob_shuffled(4, ML_BLOB_MIN_DEFLATE - 4)); /* too small to pay */
+    ml_buf a = {0}, b = {0}, c = {0}, d = {0}, e = {0};
+    ml_blob_scratch s = {0}, fresh = {0};
+    /* all four planes, the zero one too: it deflates */
+    int za = ml_blob_encode(&s, &a, 7, 0, 4, 0, v, sizeof v), zb = ml_blob_encode(&s, &b, 7, 0, 1, 0, planes, sizeof planes);
+    CHECK_EQ_I64(za, zb);
+    CHECK(za);
+    CHECK_EQ_STR(a.p, b.p); /* the values' blob is their planes' */
+    /* the zero plane left out (zp bit 1): planes 0, 2, 3, which do not deflate */
+    memmove(planes + N, planes + 2 * N, 2 * N);
+    CHECK_EQ_I64(ml_blob_encode(&s, &c, 7, 0, 4, 1u << 1, v, sizeof v), 0);
+    CHECK_EQ_I64(ml_blob_encode(&s, &d, 7, 0, 1, 0, planes, 3 * N), 0);
+    CHECK_EQ_STR(c.p, d.p);
+    /* the scratch reused for a smaller blob: as a fresh one writes it */
+    ml_buf_free(&c), ml_buf_free(&d);
+    CHECK_EQ_I64(ml_blob_encode(&s, &c, 7, 0, 4, 0, v, sizeof v / 2), ml_blob_encode(&fresh, &d, 7, 0, 4, 0, v, sizeof v / 2));
+    CHECK(c.len < a.len);
+    CHECK_EQ_STR(c.p, d.p);
+    /* every plane zero: an empty blob */
+    CHECK_EQ_I64(ml_blob_encode(&s, &e, 3, 0, 4, 15, v, sizeof v), 0);
+    CHECK_EQ_STR(e.p, "<script type=\"application/x-memlens\" id=\"ml-b3\"></script>\n");
+    ml_blob_scratch_free(&s), ml_blob_scratch_free(&fresh);
+    ml_buf_free(&a), ml_buf_free(&b), ml_buf_free(&c), ml_buf_free(&d), ml_buf_free(&e);
+    /* the columns' descriptors say which planes were left out */
+    ml_blobs bl = {0};
+    ml_buf meta = {0};
+    ml_col_u32(&bl, &meta, v, N);
+    CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"u32\",\"n\":300,\"s\":1,\"zp\":2}");
+    meta.len = 0;
+    int64_t t[N];
+    for (size_t i = 0; i < N; i++) t[i] = 5000 + 256 * (int64_t)i; /* deltas of 256: planes 0, 2, 3 zero */
+    ml_col_i64(&bl, &meta, t, N, 1);
+    CHECK_EQ_STR(meta.p, "{\"b\":1,\"dt\":\"i32\",\"n\":300,\"d\":1,\"s\":1,\"zp\":13,\"z\":1,\"o\":5000}");
     ml_buf_free(&meta);
     ml_blobs_free(&bl);
 }
@@ -102,7 +166,7 @@ TEST(columns_on_a_second_thread_are_the_serial_ones)
     ml_buf sm = {0};
     some_columns(&s, &sm);
     CHECK_CONTAINS(sm.p, "\"z\":1");                 /* some deflate ... */
-    CHECK_CONTAINS(sm.p, "\"dt\":\"u32\",\"n\":5000}"); /* ... some do not */
+    CHECK_CONTAINS(sm.p, "\"dt\":\"u32\",\"n\":5000,\"s\":1}"); /* ... some do not */
     /* The default queue, and one that holds one blob at a time (each push waits). */
     for (size_t max = 0; max < 2; max++) {
         ml_blobs a = { .max_pending = max };
@@ -548,6 +612,7 @@ int main(void)
 {
     RUN(m4_pyramid_keeps_extremes);
     RUN(columns_pick_the_smallest_exact_form);
+    RUN(blobs_hold_their_columns_byte_planes);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);

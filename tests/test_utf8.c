@@ -213,6 +213,26 @@ TEST(json_writer_pieces_in_a_buffer)
     ml_buf_free(&b);
 }
 
+/* jw_us writes ns as microseconds by hand: at most three decimals, no
+ * trailing zeros, signs and the extremes, as the snprintf it replaced did. */
+TEST(json_microseconds_are_written_exactly)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    jw w;
+    jw_init(&w, f, false);
+    jw_arr(&w);
+    const int64_t v[] = {0, 1, 10, 100, 999, 1000, 1001, 1010, 1100, 12345678, -5, -1000, -1234560,
+                         INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) jw_us(&w, v[i]);
+    jw_end(&w);
+    fclose(f);
+    CHECK_EQ_STR(buf, "[0,0.001,0.01,0.1,0.999,1,1.001,1.01,1.1,12345.678,-0.005,-1,-1234.56,"
+                      "9223372036854775.807,-9223372036854775.808]");
+    free(buf);
+}
+
 int main(void)
 {
     RUN(json_writer_pieces_in_a_buffer);
@@ -221,5 +241,6 @@ int main(void)
     RUN(json_writers_put_the_replacement_character);
     RUN(terminal_text_is_escaped);
     RUN(json_integers_are_written_exactly);
+    RUN(json_microseconds_are_written_exactly);
     return check_report();
 }

@@ -25,12 +25,39 @@ export async function inflate(bytes) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-// One column from its descriptor {b, dt, n, d?, o?, z?}; blobText(b) gives the base64.
+const WIDTH = { u8: 1, u16: 2, u32: 4, i32: 4, f64: 8 };
+
+// The bytes of n values w bytes wide from their byte planes (the blob's "s":
+// byte k of value i at k * n + i), into a new, aligned buffer.  zp (the
+// blob's "zp"): bit k set = plane k is all zeros and was left out (the
+// planes stored are the others, in order).
+export function unshuffle(bytes, w, n, zp = 0) {
+  const out = new Uint8Array(n * w), at = [];
+  for (let k = 0, stored = 0; k < w; k++) at.push(zp >> k & 1 ? -1 : stored++);
+  const zeros = at.includes(-1) ? new Uint8Array(n) : null;
+  const plane = (k) => (at[k] < 0 ? zeros : bytes.subarray(at[k] * n, (at[k] + 1) * n));
+  if (w === 2) {
+    const b0 = plane(0), b1 = plane(1), v = new Uint16Array(out.buffer);
+    for (let i = 0; i < n; i++) v[i] = b0[i] | (b1[i] << 8);
+  } else if (w === 4 || w === 8) { // 32 bits at a time (little-endian, as the columns are)
+    const words = new Uint32Array(out.buffer), lanes = w / 4;
+    for (let h = 0; h < lanes; h++) {
+      const b0 = plane(4 * h), b1 = plane(4 * h + 1), b2 = plane(4 * h + 2), b3 = plane(4 * h + 3);
+      for (let i = 0; i < n; i++) words[i * lanes + h] = b0[i] | (b1[i] << 8) | (b2[i] << 16) | (b3[i] << 24);
+    }
+  } else {
+    for (let k = 0; k < w; k++) for (let i = 0; i < n; i++) out[i * w + k] = bytes[k * n + i];
+  }
+  return out;
+}
+
+// One column from its descriptor {b, dt, n, d?, s?, zp?, o?, z?}; blobText(b) gives the base64.
 // Numeric (i32, f64) columns come back as Float64Array: exact for |x| < 2^53.
 export async function decodeColumn(desc, blobText) {
   if (!desc) return null;
   let bytes = b64decode(blobText(desc.b));
   if (desc.z) bytes = await inflate(bytes);
+  if (desc.s && WIDTH[desc.dt] > 1) bytes = unshuffle(bytes, WIDTH[desc.dt], desc.n, desc.zp || 0);
   if (bytes.byteOffset % 8) bytes = bytes.slice();
   const buf = bytes.buffer, off = bytes.byteOffset, n = desc.n;
   switch (desc.dt) {

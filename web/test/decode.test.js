@@ -21,6 +21,58 @@ test("i32 delta column with an offset decodes to exact running values", async ()
   assert.deepEqual(Array.from(col), vals);
 });
 
+// The planes as report_blob.c writes them: byte k of value i at k * n + i.
+const shuffled = (arr) => {
+  const raw = new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), w = arr.BYTES_PER_ELEMENT, n = arr.length;
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < n; i++) for (let k = 0; k < w; k++) out[k * n + i] = raw[i * w + k];
+  return out;
+};
+
+test("byte-shuffled columns of every width decode to their values, deflated or not", async () => {
+  const n = 301; // odd: no plane starts aligned
+  const cases = [
+    ["u16", Uint16Array.from({ length: n }, (_, i) => (i * 263) & 0xffff)],
+    ["u32", Uint32Array.from({ length: n }, (_, i) => (i * 2654435761) >>> 0)],
+    ["i32", Int32Array.from({ length: n }, (_, i) => (i % 2 ? -1 : 1) * i * 40503)],
+    ["f64", Float64Array.from({ length: n }, (_, i) => i * 1e9 + 0.5 + (i % 3 ? 2 ** 52 : 0))],
+    ["u8", Uint8Array.from({ length: n }, (_, i) => i & 255)],
+  ];
+  for (const [dt, v] of cases) {
+    const planes = shuffled(v);
+    if (dt !== "u8") assert.notDeepEqual(planes, new Uint8Array(v.buffer), dt); // the test shuffles at all
+    const plain = await decodeColumn({ b: 0, dt, n, s: 1 }, () => b64(planes));
+    const z = await decodeColumn({ b: 0, dt, n, s: 1, z: 1 }, () => b64(deflateSync(Buffer.from(planes))));
+    assert.deepEqual(Array.from(plain), Array.from(v), dt);
+    assert.deepEqual(Array.from(z), Array.from(v), dt + " deflated");
+  }
+  // planes all zero left out ("zp"): u32 below 2^16 (high planes), i32 multiples of 256 (low),
+  // f64 of small integers (low planes), and a column of zeros (every plane: an empty blob)
+  const zcases = [
+    ["u32", Uint32Array.from({ length: n }, (_, i) => (i * 263) & 0xffff), 0b1100],
+    ["i32", Int32Array.from({ length: n }, (_, i) => (i % 2 ? -256 : 256) * i), 0b0001],
+    ["f64", Float64Array.from({ length: n }, (_, i) => i), 0b00011111],
+    ["u16", new Uint16Array(n), 0b11],
+  ];
+  for (const [dt, v, zp] of zcases) {
+    const planes = shuffled(v), kept = [];
+    for (let k = 0; k < v.BYTES_PER_ELEMENT; k++) {
+      const p = planes.subarray(k * n, (k + 1) * n);
+      if (zp >> k & 1) assert.ok(p.every((x) => x === 0), `${dt} plane ${k} is zero`);
+      else kept.push(...p);
+    }
+    const stored = Uint8Array.from(kept);
+    assert.deepEqual(Array.from(await decodeColumn({ b: 0, dt, n, s: 1, zp }, () => b64(stored))), Array.from(v), dt + " zp");
+    if (stored.length) {
+      const z = await decodeColumn({ b: 0, dt, n, s: 1, zp, z: 1 }, () => b64(deflateSync(Buffer.from(stored))));
+      assert.deepEqual(Array.from(z), Array.from(v), dt + " zp deflated");
+    }
+  }
+  const d = Int32Array.from([0, 5, -3, 70000, 2]); // delta-coded and shuffled
+  const col = await decodeColumn({ b: 0, dt: "i32", n: 5, d: 1, s: 1, o: 100 }, () => b64(shuffled(d)));
+  assert.deepEqual(Array.from(col), [100, 105, 102, 70102, 70104]);
+});
+
 test("deflated columns are inflated (zlib format, as compress2 writes)", async () => {
   const v = Uint32Array.from({ length: 1000 }, (_, i) => i % 7);
   const z = deflateSync(Buffer.from(v.buffer));

@@ -17,6 +17,8 @@
 typedef struct job {
     unsigned id;
     int level;
+    size_t width;             /* of a value, for ml_blob_encode */
+    unsigned zero_planes;     /* left out (ml_blob_encode) */
     void *bytes;              /* freed once encoded */
     size_t nbytes;
     ml_buf out;               /* its <script> element, until appended to html */
@@ -44,14 +46,14 @@ struct ml_blobq {
  * encoding); then appends to html every job done in order so far.  Two
  * threads may encode at once (the worker, and ml_blobq_finish's caller):
  * html still gets the blobs in push order.  False when no job was left. */
-static bool take_one(ml_blobq *q)
+static bool take_one(ml_blobq *q, ml_blob_scratch *scratch)
 {
     if (q->next_take == q->jobs.len) return false;
     size_t k = q->next_take++;
     job j = q->jobs.v[k]; /* a copy: a push may move the array meanwhile */
     pthread_mutex_unlock(&q->mu);
     ml_buf out = {0};
-    uint8_t z = (uint8_t)ml_blob_encode(&out, j.id, j.level, j.bytes, j.nbytes);
+    uint8_t z = (uint8_t)ml_blob_encode(scratch, &out, j.id, j.level, j.width, j.zero_planes, j.bytes, j.nbytes);
     free(j.bytes);
     pthread_mutex_lock(&q->mu);
     job *d = &q->jobs.v[k];
@@ -73,12 +75,14 @@ static bool take_one(ml_blobq *q)
 static void *worker(void *arg)
 {
     ml_blobq *q = arg;
+    ml_blob_scratch scratch = {0};
     pthread_mutex_lock(&q->mu);
     for (;;) {
         while (q->next_take == q->jobs.len && !q->closing) pthread_cond_wait(&q->more, &q->mu);
-        if (!take_one(q)) break;
+        if (!take_one(q, &scratch)) break;
     }
     pthread_mutex_unlock(&q->mu);
+    ml_blob_scratch_free(&scratch);
     return NULL;
 }
 
@@ -101,11 +105,11 @@ ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending)
     return q;
 }
 
-void ml_blobq_push(ml_blobq *q, unsigned id, int level, void *bytes, size_t nbytes)
+void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, unsigned zero_planes, void *bytes, size_t nbytes)
 {
     pthread_mutex_lock(&q->mu);
     while (q->pending && q->pending + nbytes > q->max_pending) pthread_cond_wait(&q->less, &q->mu);
-    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .bytes = bytes, .nbytes = nbytes }));
+    VEC_PUSH(&q->jobs, ((job){ .id = id, .level = level, .width = width, .zero_planes = zero_planes, .bytes = bytes, .nbytes = nbytes }));
     q->pending += nbytes;
     pthread_cond_signal(&q->more);
     pthread_mutex_unlock(&q->mu);
@@ -117,8 +121,10 @@ uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n)
     pthread_mutex_lock(&q->mu);
     q->closing = true;
     pthread_cond_signal(&q->more);
-    while (take_one(q)) {}
+    ml_blob_scratch scratch = {0};
+    while (take_one(q, &scratch)) {}
     pthread_mutex_unlock(&q->mu);
+    ml_blob_scratch_free(&scratch);
     pthread_join(q->th, NULL);
     pthread_cond_destroy(&q->less);
     pthread_cond_destroy(&q->more);

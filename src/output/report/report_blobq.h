@@ -25,9 +25,11 @@ typedef struct ml_blobq ml_blobq;
  * serially).  first_id: the id of the first blob to be pushed; max_pending:
  * the raw bytes queued at most (a push waits beyond; one blob always goes). */
 ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending);
-/* Queues blob `id` (the next id after the previous push): bytes is malloc'd
- * and becomes the queue's. */
-void ml_blobq_push(ml_blobq *q, unsigned id, int level, void *bytes, size_t nbytes);
+/* Queues blob `id` (the next id after the previous push), values `width`
+ * bytes wide with the byte planes zero_planes left out (ml_blob_encode):
+ * bytes is malloc'd and becomes the queue's. */
+void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, unsigned zero_planes, void *bytes,
+                   size_t nbytes);
 /* Encodes the blobs still waiting (alongside the worker), waits for the
  * rest and stops the worker; returns whether each was deflated (index
  * id - first_id; *n of them, malloc'd) and frees q. */

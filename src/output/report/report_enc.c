@@ -20,15 +20,32 @@
  * strings escape control characters). */
 #define ZMARK '\001'
 
-/* Stores bytes as one blob.  `owned`: bytes were malloc'd for this blob
- * and are the callee's (the worker frees them when done); else they are
- * copied if they must outlive the call. */
-static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int delta,
-                     const void *bytes, size_t nbytes, void *owned, const char *extra)
+/* The byte planes (of values `width` bytes wide) that are zero in every
+ * value: bit k for byte k, from `any`, the OR of all the values. */
+static unsigned zero_planes(uint64_t any, size_t width)
+{
+    unsigned zp = 0;
+    for (size_t k = 0; k < width; k++)
+        if (!((any >> (8 * k)) & 0xff)) zp |= 1u << k;
+    return zp;
+}
+
+/* Stores n values `width` bytes wide as one blob; `any`: the OR of the
+ * values (says which byte planes are zero throughout: those are left out of
+ * a shuffled blob, "zp").  `owned`: bytes were malloc'd for this blob and
+ * are the callee's (the worker frees them when done); else they are copied
+ * if they must outlive the call. */
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta, uint64_t any,
+                     const void *bytes, void *owned, const char *extra)
 {
     unsigned id = bl->count++;
+    size_t nbytes = n * width;
+    bool shuffled = ml_blob_shuffled(width, nbytes);
+    unsigned zp = shuffled ? zero_planes(any, width) : 0;
     bl->raw_bytes += nbytes;
-    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s", id, dt, n, delta ? ",\"d\":1" : "");
+    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s", id, dt, n, delta ? ",\"d\":1" : "",
+                  shuffled ? ",\"s\":1" : "");
+    if (zp) ml_buf_printf(meta, ",\"zp\":%u", zp);
     if (bl->q) {
         ml_buf_printf(meta, "%c%u%c%s}", ZMARK, id, ZMARK, extra);
         void *own = owned;
@@ -36,10 +53,10 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, int d
             own = ml_malloc(nbytes ? nbytes : 1);
             memcpy(own, bytes, nbytes);
         }
-        ml_blobq_push(bl->q, id, bl->level, own, nbytes);
+        ml_blobq_push(bl->q, id, bl->level, width, zp, own, nbytes);
         return;
     }
-    int z = ml_blob_encode(&bl->html, id, bl->level, bytes, nbytes);
+    int z = ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, zp, bytes, nbytes);
     ml_buf_printf(meta, "%s%s}", z ? ",\"z\":1" : "", extra);
     free(owned);
 }
@@ -99,54 +116,69 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
     if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
     /* Smallest exact form: i32 deltas from the first value (sorted times,
      * running totals), i32 values, or f64 (exact below 2^53, which covers
-     * bytes and relative ns). */
-    int delta_ok = try_delta && n > 0, plain_ok = 1;
-    for (size_t i = 0; i < n && (delta_ok || plain_ok); i++) {
-        if (v[i] < INT32_MIN || v[i] > INT32_MAX) plain_ok = 0;
-        if (delta_ok && i) {
-            int64_t d = v[i] - v[i - 1];
-            if (d < INT32_MIN || d > INT32_MAX) delta_ok = 0;
+     * bytes and relative ns).  One pass writes the first form tried while
+     * checking that it fits; the next only when it does not. */
+    int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
+    uint32_t any = 0;
+    int delta = try_delta && n > 0, fits = 1;
+    for (size_t i = 0; i < n && fits; i++) {
+        int64_t x = delta ? (i ? v[i] - v[i - 1] : 0) : v[i];
+        fits = x >= INT32_MIN && x <= INT32_MAX;
+        w[i] = (int32_t)x;
+        any |= (uint32_t)w[i];
+    }
+    /* deltas only help when they repeat: one value that fits is kept as it is */
+    if (delta && (!fits || (n == 1 && v[0] >= INT32_MIN && v[0] <= INT32_MAX))) {
+        delta = 0, fits = 1, any = 0;
+        for (size_t i = 0; i < n && fits; i++) {
+            fits = v[i] >= INT32_MIN && v[i] <= INT32_MAX;
+            w[i] = (int32_t)v[i];
+            any |= (uint32_t)w[i];
         }
     }
-    if (plain_ok) delta_ok = delta_ok && n > 1; /* deltas only help when they repeat */
-    if (delta_ok || plain_ok) {
-        int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
-        for (size_t i = 0; i < n; i++)
-            w[i] = (int32_t)(delta_ok ? (i ? v[i] - v[i - 1] : 0) : v[i]);
+    if (fits) {
         char extra[48] = "";
-        if (delta_ok) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
-        put_blob(bl, meta, "i32", n, delta_ok, w, n * sizeof *w, w, extra);
+        if (delta) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
+        put_blob(bl, meta, "i32", n, sizeof *w, delta, any, w, w, extra);
         return;
     }
+    free(w);
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
-    for (size_t i = 0; i < n; i++) f[i] = (double)v[i];
-    put_blob(bl, meta, "f64", n, 0, f, n * sizeof *f, f, "");
+    uint64_t any_bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        f[i] = (double)v[i];
+        uint64_t bits;
+        memcpy(&bits, &f[i], sizeof bits);
+        any_bits |= bits;
+    }
+    put_blob(bl, meta, "f64", n, sizeof *f, 0, any_bits, f, f, "");
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); return; }
-    uint32_t mx = 0;
-    for (size_t i = 0; i < n; i++) if (v[i] > mx) mx = v[i];
-    if (mx <= UINT16_MAX) {
+    uint32_t any = 0; /* at most 0xffff when every value is */
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    if (any <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, 0, w, n * sizeof *w, w, "");
+        put_blob(bl, meta, "u16", n, sizeof *w, 0, any, w, w, "");
         return;
     }
-    put_blob(bl, meta, "u32", n, 0, v, n * sizeof *v, NULL, "");
+    put_blob(bl, meta, "u32", n, sizeof *v, 0, any, v, NULL, "");
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 0, v, n, NULL, "");
+    put_blob(bl, meta, "u8", n, 1, 0, 0, v, NULL, "");
 }
 
 void ml_blobs_free(ml_blobs *bl)
 {
     ml_blobs_finish(bl, NULL);
     ml_buf_free(&bl->html);
+    ml_blob_scratch_free(&bl->scratch);
     for (size_t i = 0; i < bl->raw.len; i++) free(bl->raw.v[i].v);
     VEC_FREE(&bl->raw);
     *bl = (ml_blobs){0};

@@ -4,8 +4,10 @@
  * contract is written down in web/DATA.md.
  *
  * A column is described in the meta JSON as
- *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"o":FIRST?,"z":1?}
- * where d = delta-coded (value i = o + the sum of the deltas up to i) and
+ *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"s":1?,"zp":MASK?,"o":FIRST?,"z":1?}
+ * where d = delta-coded (value i = o + the sum of the deltas up to i),
+ * s = byte-shuffled (byte k of value i at k * COUNT + i: report_blob.h),
+ * zp = the planes left out, zero in every value (bit k: byte k) and
  * z = zlib-deflated; the
  * bytes are little-endian and live in <script id="ml-bBLOB"> as base64.
  */
@@ -16,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "report_blob.h"
 #include "textbuf.h"
 #include "vec.h"
 
@@ -44,6 +47,7 @@ typedef struct ml_blobs {
     int level;            /* deflate level, 0 = the default (deflate_zlib): the report must be quick to write */
     int capture;
     VEC(ml_col_raw) raw;
+    ml_blob_scratch scratch; /* of encoding serially */
 } ml_blobs;
 
 /* Each writes the column's JSON descriptor into `meta` and its bytes into `bl`. */
