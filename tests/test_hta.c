@@ -584,7 +584,7 @@ static ml_profile *load_real(const char *name)
     if (access(path, R_OK) != 0) return NULL;
     ml_profiles ps;
     memset(&ps, 0, sizeof ps);
-    ps.want = ML_WANT_TRACE;
+    ps.needs.time = true;
     if (ml_load(path, &ps, &err) < 0 || ps.items.len != 1) {
         CHECK_FAILED_("load %s: %s", path, err.msg);
         ml_profiles_free(&ps);

@@ -48,7 +48,7 @@ static char *write_trace(void)
 TEST(report_embeds_the_slices)
 {
     char *path = write_trace();
-    ml_profiles ps = { .want = ML_WANT_TRACE };
+    ml_profiles ps = {.needs = {.time = true}};
     ml_err e = {{0}};
     CHECK(ml_load(path, &ps, &e) == 0);
     if (!ps.items.len) { free(path); return; }

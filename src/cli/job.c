@@ -285,7 +285,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     if (o->lists_logdir && l->logdir >= 0) o = &records_only;
     collect c = {.o = o, .l = l, .spool = job->spool};
     pthread_mutex_init(&c.mu, NULL);
-    ml_each_opts eo = {.want = o->want, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};
+    ml_each_opts eo = {.needs = o->needs, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};
     ml_each_result res;
     share sh = {.failed = -1};
     if (mine && !n_mine) memset(&res, 0, sizeof res), res.profiles = ml_calloc(nu ? nu : 1, sizeof *res.profiles);

@@ -30,7 +30,7 @@
 typedef void (*ml_job_fn)(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s);
 
 typedef struct ml_job_opts {
-    unsigned want;              /* ML_WANT_* */
+    ml_needs needs;             /* what the command reads of each rank (needs.h) */
     int jobs;                   /* -j: threads per process; 0 = one per core */
     ml_job_fn fn;               /* NULL: records only */
     void *arg;

@@ -192,7 +192,7 @@ static int pass(const char *name, const char *buf, size_t len, ml_profile *p,
     return r;
 }
 
-int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_ascend_time_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     ml_ascend_caps(p);
     const unsigned char *head;

@@ -95,6 +95,7 @@ enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts rememb
 typedef struct kineto {
     js_scanner *js;
     ml_profile *p;
+    const ml_keep *keep;           /* what the import keeps (keep.h): every op? lean? */
     ml_err *e;
     char *name;                    /* the current event's name (copied out of the scanner buffer) */
     size_t name_len, name_cap;
@@ -197,7 +198,7 @@ int kt_read_events(kineto *k);
 /* One event read: into the profile (and the trace store).  ev_off: its
  * first byte, for messages.  0, or -1 on bad input. */
 int kt_event_done(kineto *k, event_fields *f, uint64_t ev_off);
-void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e);
+void kt_init(kineto *k, js_scanner *js, ml_profile *p, const ml_keep *keep, ml_err *e);
 void kt_free(kineto *k);
 /* The whole document from its first token (or, for the first half of a
  * split file, up to where that half ends). */
@@ -218,6 +219,6 @@ enum { KT_SPLIT_RETRY = 1 };
 /* The plain file at path (size bytes) read as two halves on two threads:
  * 0, -1 on error, or KT_SPLIT_RETRY when it must be read in one pass (p is
  * then empty again). */
-int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e);
+int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, const ml_keep *keep, ml_err *e);
 
 #endif

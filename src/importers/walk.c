@@ -107,7 +107,7 @@ static int load_ascend(walk *w, const char *path, int depth)
 {
     ml_profile *ps[2];
     size_t n;
-    int rc = ml_ascend_load_dir_want(path, w->out->want, ps, &n, w->e);
+    int rc = ml_ascend_load_dir_want(path, w->out->needs.time, ps, &n, w->e);
     if (rc == ML_ASCEND_UNREADABLE && depth > 0) { /* e is "path: cannot read (...)" */
         VEC_PUSH(&w->out->skipped, ml_strdup(w->e->msg));
         w->e->msg[0] = 0;
@@ -116,7 +116,7 @@ static int load_ascend(walk *w, const char *path, int depth)
     if (rc) return -1;
     for (size_t i = 0; i < n; i++) {
         ml_attribute(ps[i]);
-        if (!(w->out->want & ML_SKIP_CATEGORIES)) ml_categorize(ps[i]);
+        if (!w->out->needs.no_categories) ml_categorize(ps[i]);
         VEC_PUSH(&w->out->items, ps[i]);
     }
     w->found += n;

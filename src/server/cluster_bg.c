@@ -40,7 +40,7 @@ static void take(void *arg, size_t unit, size_t k, ml_profile *p)
 static void *run(void *arg)
 {
     ml_sv_cluster *c = arg;
-    ml_each_opts eo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS, .jobs = c->jobs, .stop = &c->stop};
+    ml_each_opts eo = {.needs = {.time = true, .no_categories = true, .no_op_memory = true}, .jobs = c->jobs, .stop = &c->stop};
     ml_each_result res;
     ml_err e = {{0}};
     int rc = ml_load_each(&c->units, &eo, take, c, &res, &e);

@@ -96,7 +96,7 @@ static slot *slot_new(const char *path)
 static int load_views(const char *path, const char *shown, const ml_input_limits *lim, ml_sv_rank_vec *views,
                       ml_str_vec *skipped, ml_err *e)
 {
-    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the profiler views (/api/perf, /api/trace) read p->trace */
+    ml_profiles ps = {.needs = {.time = true}}; /* the profiler views (/api/perf, /api/trace) read p->trace */
     if (lim) ps.limits = *lim;
     int rc = ml_load(path, &ps, e);
     if (rc == 0) {
