@@ -15,8 +15,6 @@
  * itself must be readable.
  */
 #include "ascend.h"
-#include "attribute.h"
-#include "categories.h"
 #include "importer.h"
 
 #include <dirent.h>
@@ -115,8 +113,7 @@ static int load_ascend(walk *w, const char *path, int depth)
     }
     if (rc) return -1;
     for (size_t i = 0; i < n; i++) {
-        ml_attribute(ps[i]);
-        if (!w->out->needs.no_categories) ml_categorize(ps[i]);
+        ml_prepare(ps[i], &w->out->needs); /* as load.c prepares a file's profile */
         VEC_PUSH(&w->out->items, ps[i]);
     }
     w->found += n;
