@@ -195,9 +195,10 @@ static int load_or_list(const char *dir, ml_profiles *out, ml_units *listing, ml
 
 int ml_load_unit(const char *path, bool listed, ml_profiles *out, ml_err *e)
 {
+    if (!listed) return ml_load(path, out, e);
     struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (!listed || !ml_ascend_is_profile_dir(path)) return ml_load_dir(path, out, e);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!ml_ascend_is_profile_dir(path)) return ml_load_dir(path, out, e);
         walk w = {out, e, 0, NULL};
         return load_ascend(&w, path, 1);
     }
