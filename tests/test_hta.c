@@ -556,7 +556,7 @@ TEST(stragglers_start_their_collective_late)
 
     /* the same from the ranks' records (a job read on many threads or machines, rankrec.h) */
     ml_rankrec *recs[3];
-    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], 0, (size_t)r, -1);
+    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], NULL, 0, (size_t)r, -1);
     ml_distributed *d = ml_rankrec_distributed(recs, 3);
     CHECK(d && d->stragglers);
     if (d && d->stragglers) {

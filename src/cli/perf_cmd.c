@@ -63,7 +63,7 @@ enum { MARK_RUN_DIST, MARK_RANK_DIST };
 
 /* One rank, while it is loaded: its views (text), or its run, meta and
  * perf objects (--json) with a placeholder for "distributed". */
-static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
+static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s)
 {
     const perf_args *a = arg;
     ml_perf perf;

@@ -35,9 +35,9 @@ static void warn_skipped(FILE *f, const ml_job *job)
     if (others > shown) fprintf(f, "memlens: and %zu more skipped (--json lists them)\n", others - shown);
 }
 
-static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
+static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s)
 {
-    ml_summary_rank_pieces(p, r, s, arg);
+    ml_summary_rank_pieces(p, memo, r, s, arg);
 }
 
 static void usage_to(FILE *f)

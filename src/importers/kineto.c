@@ -130,9 +130,9 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_sampled(k->keep, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
+        ml_series_push_sampled(k->keep.lean, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_sampled(k->keep, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
+        ml_series_push_sampled(k->keep.lean, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
 }
 
@@ -140,7 +140,7 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
  * clock op: keep.h) and has it. */
 static void op_push(kineto *k, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
 {
-    if (!ml_keep_every_op(k->keep) && k->p->ops.ts.len) return;
+    if (k->keep.first_op_only && k->p->ops.ts.len) return;
     ml_op_push(k->p, ts, dur, name, thread, kind);
 }
 
@@ -642,7 +642,7 @@ int kt_finish(kineto *k, bool truncated)
                    "allocated and it did not see freed (a free while none recorded stays in it); memory allocated "
                    "before any recording is not in it",
                 (long long)k->cpu_total_before);
-    ml_profile_finish_keep(p, k->keep);
+    ml_profile_finish_keep(p, &k->keep);
     return 0;
 }
 
@@ -651,7 +651,7 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, const ml_keep *keep, ml_e
     memset(k, 0, sizeof *k);
     k->js = js;
     k->p = p;
-    k->keep = keep;
+    if (keep) k->keep = *keep; /* (zeroed: keep everything) */
     k->e = e;
     k->last_thread = ML_NONE32;
     k->t = p->trace;

@@ -95,7 +95,7 @@ enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts rememb
 typedef struct kineto {
     js_scanner *js;
     ml_profile *p;
-    const ml_keep *keep;           /* what the import keeps (keep.h): every op? lean? */
+    ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
     ml_err *e;
     char *name;                    /* the current event's name (copied out of the scanner buffer) */
     size_t name_len, name_cap;

@@ -63,7 +63,6 @@ void ml_profile_free(ml_profile *p)
 {
     if (!p) return;
     free_index(p);
-    free(p->peak_memo);
     free(p->path);
     ml_strpool_free(p->strings);
     VEC_FREE(&p->devices);
@@ -437,12 +436,12 @@ void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t even
     VEC_PUSH(&s->event, event);
 }
 
-void ml_series_push_sampled(const ml_keep *keep, ml_series *s, int64_t ts, int64_t value, uint32_t event)
+void ml_series_push_sampled(bool drop_repeats, ml_series *s, int64_t ts, int64_t value, uint32_t event)
 {
     size_t n = s->ts.len;
     if (n && ts < s->last_ts) s->unsorted = true;
     s->last_ts = ts;
-    if (n && ml_keep_lean(keep) && !s->unsorted && value == s->value.v[n - 1]) {
+    if (n && drop_repeats && !s->unsorted && value == s->value.v[n - 1]) {
         s->dropped = true;
         return;
     }

@@ -275,8 +275,6 @@ typedef struct ml_profile {
                                  * not kept.  A gigabyte snapshot: 19 bytes an event, not 47 */
 
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
-    struct ml_peak_memo *peak_memo; /* private to analysis/curve.c: the peaks found so far (one
-                                 * block, freed with the profile) */
 } ml_profile;
 
 /* Whether every event and allocation of p is device d's, the only one:
@@ -329,14 +327,14 @@ ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml
 void ml_series_push(ml_series *s, int64_t ts, int64_t value);
 /* The same, for a point recorded with event number `event` (its index in p->events when pushed). */
 void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event);
-/* The same for a sampled series (s->sampled): when the import keeps lean
- * (ml_keep_lean(keep)), a point that repeats the value of the one before it is
+/* The same for a sampled series (s->sampled): with drop_repeats (an import
+ * that keeps lean, ml_keep_lean), a point that repeats the value of the one before it is
  * not even stored, as long as the points come in time order (the 20 bytes
  * of Kineto's Total Reserved at each memory event, which it hardly ever
  * changes); ml_profile_finish() would drop it anyway.  Points out of order
  * after one was dropped: ml_series_dropped_unsorted() says so, and the
  * importer answers ML_IMPORT_AGAIN (the file is read again, keeping all). */
-void ml_series_push_sampled(const ml_keep *keep, ml_series *s, int64_t ts, int64_t value, uint32_t event);
+void ml_series_push_sampled(bool drop_repeats, ml_series *s, int64_t ts, int64_t value, uint32_t event);
 bool ml_series_dropped_unsorted(const ml_profile *p);
 
 /* Appends one allocation row (importers with lifetimes only; Kineto/snapshot use ml_match). */
