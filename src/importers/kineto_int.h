@@ -95,7 +95,6 @@ enum { COMPACT_MEMO = 256 };       /* "Input Dims" and "Input type" texts rememb
 typedef struct kineto {
     js_scanner *js;
     ml_profile *p;
-    ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
     ml_err *e;
     char *name;                    /* the current event's name (copied out of the scanner buffer) */
     size_t name_len, name_cap;
@@ -149,6 +148,7 @@ typedef struct kineto {
         size_t len;                /* 0: unused */
         ml_str id;
     } compact[COMPACT_MEMO];
+    ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
 } kineto;
 
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
