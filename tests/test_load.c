@@ -142,9 +142,55 @@ TEST(file_and_directory_alike)
     rmdir(dir);
 }
 
+/* A lean load (summary's needs) keeps of the events what lean storage
+ * holds, in each format that has events (a Kineto trace: dropped once
+ * matched; a snapshot: never stored): no addr, stack or stream (nor threads,
+ * without categories); a full load keeps them all. */
+static void check_lean_columns(const char *path)
+{
+    ml_profiles lean = load_with(path, (ml_needs){.lean = true, .no_categories = true}), full = load_with(path, (ml_needs){0});
+    CHECK(lean.items.len >= 1 && full.items.len == lean.items.len);
+    for (size_t i = 0; i < lean.items.len && i < full.items.len; i++) {
+        const ml_events *l = &lean.items.v[i]->events, *f = &full.items.v[i]->events;
+        CHECK(f->ts.len > 0); /* something to drop */
+        CHECK_EQ_I64(l->ts.len, f->ts.len);
+        CHECK_EQ_I64(f->addr.len, f->ts.len);
+        if (l->addr.len || l->stack.len || l->stream.len || l->thread.len)
+            CHECK_FAILED_("%s: a lean load kept addr %zu, stack %zu, stream %zu, thread %zu of %zu events", path,
+                          l->addr.len, l->stack.len, l->stream.len, l->thread.len, l->ts.len);
+    }
+    ml_profiles_free(&lean);
+    ml_profiles_free(&full);
+}
+
+TEST(lean_loads_keep_the_lean_columns)
+{
+    char dir[] = "/tmp/memlens-test-load-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK_FAILED_("mkdtemp");
+        return;
+    }
+    char file[1100];
+    snprintf(file, sizeof file, "%s/r.pt.trace.json", dir);
+    FILE *f = fopen(file, "w");
+    CHECK(f && fputs(trace, f) >= 0);
+    if (f) fclose(f);
+    check_lean_columns(file);
+    unlink(file);
+    rmdir(dir);
+    const char *real[] = {"snapshot/cs336_memory_ctx128_forward.pickle", "snapshot/silmont_mem_snapshot.pickle"};
+    for (size_t k = 0; k < sizeof real / sizeof *real; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", check_data_dir(), real[k]);
+        if (access(path, R_OK) == 0) check_lean_columns(path);
+        else printf("SKIP %s: no %s\n", __func__, path);
+    }
+}
+
 int main(void)
 {
     RUN(ascend_dir_prepared_as_needed);
     RUN(file_and_directory_alike);
+    RUN(lean_loads_keep_the_lean_columns);
     return check_report();
 }

@@ -435,6 +435,6 @@ int ml_ascend_db_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_e
         return -1;
     if (ml_ascend_db_time(ml_source_name(src), p, e)) return -1; /* ascend_db_time.c */
     ml_ascend_overall(p);
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, keep);
     return 0;
 }

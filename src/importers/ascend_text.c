@@ -478,6 +478,6 @@ int ml_ascend_text_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml
     ml_ascend_caps(p);
     if (ml_ascend_csv_add(src, p, e)) return -1;
     ml_ascend_overall(p);
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, keep);
     return 0;
 }

@@ -225,6 +225,6 @@ int ml_ascend_time_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml
                        "`memlens perf` shows its time side");
     }
     if (rc < 0) return -1;
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, keep);
     return 0;
 }

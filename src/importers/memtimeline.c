@@ -607,6 +607,6 @@ done:
     VEC_FREE(&first);
     VEC_FREE(&second);
     js_close(r.js);
-    if (rc == 0) ml_profile_finish(p);
+    if (rc == 0) ml_profile_finish_keep(p, keep);
     return rc;
 }
