@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ml_profile *p = ml_profile_new("fuzz_ascend", "ascend-text");
     p->trace = ml_trace_new();
     ml_err e;
-    if (ml_ascend_time_import(src, p, &e) == 0) {
+    if (ml_ascend_time_import(src, p, NULL, &e) == 0) {
         ml_source *again = ml_source_from_memory("fuzz_ascend", buf, n); /* the cores beside the tasks */
         ml_ascend_kernel_details_cores(again, p, &e);
         ml_source_close(again);

@@ -30,7 +30,7 @@ static inline ml_profile *fuzz_kineto(const uint8_t *data, size_t size, ml_sourc
     ml_profile *p = ml_profile_new("fuzz.json", "kineto");
     p->trace = ml_trace_new();
     ml_err e;
-    if (ml_kineto_import(*src, p, &e) == 0) return p;
+    if (ml_kineto_import(*src, p, NULL, &e) == 0) return p;
     ml_profile_free(p);
     ml_source_close(*src);
     *src = NULL;

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *name = names[size ? data[0] % 5 : 0];
     src = ml_source_from_memory(name, data, size);
     ml_profile *p = ml_profile_new(name, "ascend-text");
-    ml_ascend_text_import(src, p, &e);
+    ml_ascend_text_import(src, p, NULL, &e);
     ml_profile_free(p);
     ml_source_close(src);
     return 0;

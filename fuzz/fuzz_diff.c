@@ -20,7 +20,7 @@ static ml_profile *load(const uint8_t *data, size_t size, ml_diff_time *t, bool 
     ml_profile *p = ml_profile_new("fuzz.json", "kineto");
     p->trace = ml_trace_new();
     ml_err e;
-    int rc = ml_kineto_import(src, p, &e);
+    int rc = ml_kineto_import(src, p, NULL, &e);
     ml_source_close(src);
     if (rc != 0) {
         ml_profile_free(p);

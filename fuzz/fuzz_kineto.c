@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ml_source *src = ml_source_from_memory("fuzz.json", data, size);
     ml_profile *p = ml_profile_new("fuzz.json", "kineto");
     ml_err e;
-    if (ml_kineto_import(src, p, &e) == 0) {
+    if (ml_kineto_import(src, p, NULL, &e) == 0) {
         ml_attribute(p);
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_device_stats st;

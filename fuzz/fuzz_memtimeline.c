@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = ml_source_peek(src, &head, 4096, &e);
     (void)ml_memtimeline_sniff("fuzz.json", head, n);
     ml_profile *p = ml_profile_new("fuzz.json", "torch-memory-timeline");
-    if (ml_memtimeline_import(src, p, &e) == 0) {
+    if (ml_memtimeline_import(src, p, NULL, &e) == 0) {
         ml_categorize(p);
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_device_stats st;

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * what `summary` computes from it (peaks, the live set grouped by stack). */
     ml_source *src = ml_source_from_memory("fuzz.pickle", data, size);
     ml_profile *p = ml_profile_new("fuzz.pickle", "torch-snapshot");
-    if (ml_snapshot_import(src, p, &e) == 0)
+    if (ml_snapshot_import(src, p, NULL, &e) == 0)
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_device_stats st;
             ml_device_stats_compute(p, (int)d, ML_BY_STACK, &st);

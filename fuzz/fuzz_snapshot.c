@@ -231,7 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ml_err e;
     ml_source *src = ml_source_from_memory("fuzz.pickle", in, n);
     ml_profile *p = ml_profile_new("fuzz.pickle", "torch-snapshot");
-    if (ml_snapshot_import(src, p, &e) == 0) {
+    if (ml_snapshot_import(src, p, NULL, &e) == 0) {
         check_figures(p);
         for (size_t d = 0; d < p->devices.len; d++) {
             ml_device_stats st;

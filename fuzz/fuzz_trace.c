@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ml_profile *p = ml_profile_new("fuzz.json", "kineto");
     p->trace = ml_trace_new();
     ml_err e;
-    if (ml_kineto_import(src, p, &e) == 0) {
+    if (ml_kineto_import(src, p, NULL, &e) == 0) {
         ml_modules_free(ml_modules_compute(p));
         ml_distributed_free(ml_distributed_compute(&p, 1));
         trace_view(p);

@@ -19,7 +19,7 @@ static ml_profile *import_trace(const char *json)
     ml_profile *p = ml_profile_new("t.json", "kineto");
     p->trace = ml_trace_new();
     err.msg[0] = 0;
-    int rc = ml_kineto_import(src, p, &err);
+    int rc = ml_kineto_import(src, p, NULL, &err);
     ml_source_close(src);
     if (rc < 0) {
         printf("import: %s\n", err.msg);

@@ -316,7 +316,7 @@ static int import_named(const char *name, const char *text, ml_profile **out, ml
 {
     ml_source *src = ml_source_from_memory(name, text, strlen(text));
     ml_profile *p = ml_profile_new(name, "ascend-text");
-    int r = ml_ascend_text_import(src, p, e);
+    int r = ml_ascend_text_import(src, p, NULL, e);
     ml_source_close(src);
     if (out) *out = p;
     else ml_profile_free(p);
@@ -637,7 +637,7 @@ TEST(bad_db)
     /* stdin is refused (SQLite needs a file) */
     ml_source *src = ml_source_from_memory("<stdin>", "SQLite format 3", 16);
     p = ml_profile_new("-", "ascend-db");
-    CHECK_EQ_I64(ml_ascend_db_import(src, p, &e), -1);
+    CHECK_EQ_I64(ml_ascend_db_import(src, p, NULL, &e), -1);
     CHECK_CONTAINS(e.msg, "must be read from a file");
     ml_source_close(src);
     ml_profile_free(p);

@@ -75,7 +75,7 @@ static const ml_kernel_row *core_row(const ml_profile *p, const ml_kernel_table 
 static const ml_profile *load1(const char *path, ml_profiles *ps)
 {
     memset(ps, 0, sizeof *ps);
-    ps->want = ML_WANT_TRACE;
+    ps->needs.time = true;
     err.msg[0] = 0;
     if (ml_load(path, ps, &err) < 0) {
         CHECK_FAILED_("load %s: %s", path, err.msg);

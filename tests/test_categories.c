@@ -49,13 +49,13 @@ static ml_profile *export_import(const ml_profile *p, ml_export_kind kind);
 /* Imports text with an importer (format: what the profile says it is),
  * then attributes and categorises it; NULL (and the error printed) if the
  * import fails. */
-static ml_profile *import_with(int (*import)(ml_source *, ml_profile *, ml_err *), const char *name,
+static ml_profile *import_with(int (*import)(ml_source *, ml_profile *, const ml_keep *, ml_err *), const char *name,
                                const char *format, const char *text)
 {
     ml_source *src = ml_source_from_memory(name, text, strlen(text));
     ml_profile *p = ml_profile_new(name, format);
     err.msg[0] = 0;
-    int rc = import(src, p, &err);
+    int rc = import(src, p, NULL, &err);
     ml_source_close(src);
     if (rc < 0) {
         printf("%s import failed: %s\n", format, err.msg);
@@ -679,14 +679,14 @@ TEST(groups_by_category_are_the_categories_at_the_peak)
 }
 
 
-/* `summary --json` reads lean storage (ML_LEAN without ML_SKIP_CATEGORIES):
+/* `summary --json` reads lean storage (needs.lean, with categories):
  * a snapshot keeps no threads, a Kineto trace's events keep theirs (the
  * phase at a free is its thread's); the categories are those of a full read. */
-/* The categories of a file loaded with `want`. */
-static ml_profiles load_file_with(const char *doc, unsigned want)
+/* The categories of a file loaded with `needs`. */
+static ml_profiles load_file_with(const char *doc, ml_needs needs)
 {
     char path[] = "/tmp/memlens-test-categories-XXXXXX";
-    ml_profiles ps = {.want = want};
+    ml_profiles ps = {.needs = needs};
     int fd = mkstemp(path);
     if (fd < 0 || write(fd, doc, strlen(doc)) != (ssize_t)strlen(doc)) {
         CHECK_FAILED_("cannot write %s", path);
@@ -713,7 +713,7 @@ TEST(lean_storage_gives_the_same_categories)
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::_foreach_norm\",\"pid\":1,\"tid\":7,\"ts\":1450,\"dur\":10},"
         "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":8,\"ts\":1455,"
         "\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":1,\"Bytes\":-64}}]";
-    ml_profiles lean_ps = load_file_with(doc, ML_LEAN), full_ps = load_file_with(doc, 0);
+    ml_profiles lean_ps = load_file_with(doc, (ml_needs){.lean = true}), full_ps = load_file_with(doc, (ml_needs){0});
     if (lean_ps.items.len == 1 && full_ps.items.len == 1) {
         const ml_allocs *a = &lean_ps.items.v[0]->allocs, *b = &full_ps.items.v[0]->allocs;
         CHECK_EQ_I64(a->t_alloc.len, 1);
@@ -738,7 +738,7 @@ TEST(lean_storage_gives_the_same_categories)
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", check_data_dir(), real[r]);
         if (access(path, R_OK) != 0) SKIP("shared data not present");
-        ml_profiles lean = {.want = ML_LEAN}, full = {0};
+        ml_profiles lean = {.needs = {.lean = true}}, full = {0};
         CHECK(ml_load(path, &lean, &err) == 0);
         CHECK(ml_load(path, &full, &err) == 0);
         if (lean.items.len == 1 && full.items.len == 1) {
@@ -780,7 +780,7 @@ static ml_profile *import_timeline(const char *text)
     if (ml_memtimeline_sniff("tl.json", head, n) < 50) printf("sniff did not recognise: %.60s\n", text);
     ml_profile *p = ml_profile_new("tl.json", "torch-memory-timeline");
     err.msg[0] = 0;
-    int rc = ml_memtimeline_import(src, p, &err);
+    int rc = ml_memtimeline_import(src, p, NULL, &err);
     ml_source_close(src);
     if (rc < 0) {
         ml_profile_free(p);

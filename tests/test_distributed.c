@@ -288,7 +288,7 @@ static void check_real(const char *const *files, size_t n, const char *expected,
 {
     ml_profiles ps;
     memset(&ps, 0, sizeof ps);
-    ps.want = ML_WANT_TRACE;
+    ps.needs.time = true;
     for (size_t i = 0; i < n; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/kineto/%s", check_data_dir(), files[i]);

@@ -556,7 +556,7 @@ TEST(stragglers_start_their_collective_late)
 
     /* the same from the ranks' records (a job read on many threads or machines, rankrec.h) */
     ml_rankrec *recs[3];
-    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], 0, (size_t)r, -1);
+    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], NULL, 0, (size_t)r, -1);
     ml_distributed *d = ml_rankrec_distributed(recs, 3);
     CHECK(d && d->stragglers);
     if (d && d->stragglers) {
@@ -584,7 +584,7 @@ static ml_profile *load_real(const char *name)
     if (access(path, R_OK) != 0) return NULL;
     ml_profiles ps;
     memset(&ps, 0, sizeof ps);
-    ps.want = ML_WANT_TRACE;
+    ps.needs.time = true;
     if (ml_load(path, &ps, &err) < 0 || ps.items.len != 1) {
         CHECK_FAILED_("load %s: %s", path, err.msg);
         ml_profiles_free(&ps);

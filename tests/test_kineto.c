@@ -16,7 +16,7 @@ static ml_profile *import_str(const char *json)
     ml_source *src = ml_source_from_memory("t.json", json, strlen(json));
     ml_profile *p = ml_profile_new("t.json", "kineto");
     err.msg[0] = 0;
-    int rc = ml_kineto_import(src, p, &err);
+    int rc = ml_kineto_import(src, p, NULL, &err);
     ml_source_close(src);
     if (rc < 0) {
         ml_profile_free(p);
@@ -418,7 +418,7 @@ TEST(a_trace_read_in_tiny_pieces_gives_the_same_profile)
     ml_source *src = ml_source_from_memory("t.json", toy, strlen(toy));
     ml_source_limit_reads(src, 3);
     ml_profile *split = ml_profile_new("t.json", "kineto");
-    CHECK_EQ_I64(ml_kineto_import(src, split, &err), 0);
+    CHECK_EQ_I64(ml_kineto_import(src, split, NULL, &err), 0);
     ml_source_close(src);
     CHECK(whole != NULL);
     if (whole) {
@@ -688,7 +688,7 @@ static ml_profile *import_events(bool token_path, bool trace)
     ml_source *src = ml_source_from_memory("t.json", json, len);
     ml_profile *p = ml_profile_new("t.json", "kineto");
     if (trace) p->trace = ml_trace_new();
-    int rc = ml_kineto_import(src, p, &err);
+    int rc = ml_kineto_import(src, p, NULL, &err);
     ml_source_close(src);
     free(json);
     if (rc < 0) {
@@ -800,7 +800,7 @@ static ml_profile *load_lean(const char *json, bool lean, ml_profiles *ps)
     }
     close(fd);
     memset(ps, 0, sizeof *ps);
-    ps->want = lean ? ML_LEAN | ML_SKIP_CATEGORIES : 0;
+    ps->needs = (ml_needs){.lean = lean, .no_categories = lean};
     int rc = ml_load(path, ps, &err);
     unlink(path);
     if (rc < 0 || ps->items.len != 1) {
@@ -885,7 +885,7 @@ TEST(names_and_dims_alike_in_their_first_bytes_keep_their_own_text)
     ml_source *src = ml_source_from_memory("t.json", json, len);
     ml_profile *p = ml_profile_new("t.json", "kineto");
     p->trace = ml_trace_new();
-    int rc = ml_kineto_import(src, p, &err);
+    int rc = ml_kineto_import(src, p, NULL, &err);
     ml_source_close(src);
     free(json);
     CHECK_EQ_I64(rc, 0);

@@ -150,7 +150,7 @@ TEST(generated_trace_matches_modules_expected_py)
     snprintf(path, sizeof path, "%s/t.json", dir);
     ml_profiles ps;
     memset(&ps, 0, sizeof ps);
-    ps.want = ML_WANT_TRACE;
+    ps.needs.time = true;
     if (ml_load(path, &ps, &err) < 0) {
         CHECK_FAILED_("load: %s", err.msg);
     } else {

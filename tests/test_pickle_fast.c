@@ -88,7 +88,7 @@ static ml_profile *import(const char *b, size_t n, ml_err *e)
 {
     ml_source *src = ml_source_from_memory("t.pickle", b, n);
     ml_profile *p = ml_profile_new("t.pickle", "torch-snapshot");
-    int rc = ml_snapshot_import(src, p, e);
+    int rc = ml_snapshot_import(src, p, NULL, e);
     ml_source_close(src);
     if (rc < 0) { ml_profile_free(p); return NULL; }
     return p;
@@ -278,7 +278,7 @@ static void import_both(const buf *b, ml_profile *p[2])
         ml_source *src = ml_source_from_memory("t.pickle", b->b, b->n);
         if (small) ml_source_limit_reads(src, 7);
         p[small] = ml_profile_new("t.pickle", "torch-snapshot");
-        CHECK_EQ_I64(ml_snapshot_import(src, p[small], &e), 0);
+        CHECK_EQ_I64(ml_snapshot_import(src, p[small], NULL, &e), 0);
         ml_source_close(src);
     }
 }

@@ -568,8 +568,10 @@ TEST(replayed_peak_past_2_62_saturates_as_the_walk_of_the_whole)
 
 TEST(a_peak_found_again_is_the_same_and_follows_new_events)
 {
-    /* The peak of each (device, kind) is kept with the profile: asked again,
-     * the same answer for each device; once the events change, found anew.
+    /* Through the caller's memo (curve.h), the peak of each (device, kind)
+     * is found once: asked again, the same answer from the memo's row, for
+     * each device; another profile starts the memo afresh, and without a
+     * memo a changed profile's peak is found anew.
      * Device 0: 300 then 100 allocated (peak 300 at T+1); device 1: 50. */
     ml_profile *p = ml_profile_new("t.json", "kineto");
     uint16_t d0 = ml_device_get(p, ML_DEV_CUDA, 0), d1 = ml_device_get(p, ML_DEV_CUDA, 1);
@@ -581,30 +583,48 @@ TEST(a_peak_found_again_is_the_same_and_follows_new_events)
     ev = (ml_event){.ts = T + 3, .size = 50, .thread = ML_NONE32, .device = d1, .kind = ML_EV_ALLOC};
     ml_event_push(p, &ev);
     ml_profile_finish(p);
+    ml_peak_memo memo = {0};
     for (int round = 0; round < 2; round++) {
         ml_peak pk;
         int64_t span[2];
         bool replayed;
-        CHECK(ml_curve_find_peak(p, d0, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+        CHECK(ml_curve_find_peak_memo(&memo, p, d0, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
         CHECK_EQ_I64(pk.value, 300);
         CHECK_EQ_I64(pk.at.ts, T + 1);
         CHECK_EQ_I64(span[0], T + 1);
         CHECK_EQ_I64(span[1], T + 2);
-        CHECK(ml_curve_find_peak(p, d1, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
+        CHECK(ml_curve_find_peak_memo(&memo, p, d1, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
         CHECK_EQ_I64(pk.value, 50);
         CHECK_EQ_I64(pk.at.ts, T + 3);
-        CHECK(!ml_curve_find_peak(p, d0, ML_SERIES_RESERVED, &pk, span, &replayed));
+        CHECK(!ml_curve_find_peak_memo(&memo, p, d0, ML_SERIES_RESERVED, &pk, span, &replayed));
+        /* three rows, in the order asked: the second round reads them */
+        CHECK(memo.of == p && memo.row[0].used && memo.row[1].used && memo.row[2].used && !memo.row[3].used);
+        CHECK_EQ_I64(memo.row[0].pk.value, 300);
+        CHECK_EQ_I64(memo.row[1].device, d1);
+        CHECK(!memo.row[2].ok);
     }
-    /* one more alloc on device 0 (a later event): 100 + 400 = 500 at T+4 */
-    ev = (ml_event){.ts = T + 4, .size = 400, .thread = ML_NONE32, .device = d0, .kind = ML_EV_ALLOC};
-    ml_event_push(p, &ev);
+    /* a row's answer is what the memo gives back: planted, it is read */
+    memo.row[1].pk.value = 51;
     ml_peak pk;
     int64_t span[2];
     bool replayed;
+    CHECK(ml_curve_find_peak_memo(&memo, p, d1, ML_SERIES_ALLOCATED, &pk, span, &replayed));
+    CHECK_EQ_I64(pk.value, 51);
+    /* one more alloc on device 0 (a later event): 100 + 400 = 500 at T+4,
+     * found without a memo, and through one given another profile first */
+    ev = (ml_event){.ts = T + 4, .size = 400, .thread = ML_NONE32, .device = d0, .kind = ML_EV_ALLOC};
+    ml_event_push(p, &ev);
     CHECK(ml_curve_find_peak(p, d0, ML_SERIES_ALLOCATED, &pk, span, &replayed) && replayed);
     CHECK_EQ_I64(pk.value, 500);
     CHECK_EQ_I64(pk.at.ts, T + 4);
     CHECK_EQ_I64(span[1], T + 4);
+    ml_profile *other = ml_profile_new("u.json", "kineto");
+    ml_profile_finish(other);
+    CHECK(!ml_curve_find_peak_memo(&memo, other, 0, ML_SERIES_ALLOCATED, &pk, span, &replayed));
+    CHECK(memo.of == other && memo.row[0].used && !memo.row[1].used);
+    CHECK(ml_curve_find_peak_memo(&memo, p, d0, ML_SERIES_ALLOCATED, &pk, span, &replayed));
+    CHECK_EQ_I64(pk.value, 500);
+    ml_profile_free(other);
     ml_profile_free(p);
 }
 

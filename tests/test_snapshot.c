@@ -34,7 +34,7 @@ static ml_profile *import_file(const char *path, ml_err *e)
     ml_source *src;
     if (ml_source_open(path, &src, e) < 0) return NULL;
     ml_profile *p = ml_profile_new(path, "torch-snapshot");
-    int rc = ml_snapshot_import(src, p, e);
+    int rc = ml_snapshot_import(src, p, NULL, e);
     ml_source_close(src);
     if (rc < 0) { ml_profile_free(p); return NULL; }
     return p;
@@ -44,7 +44,7 @@ static ml_profile *import_mem(const char *bytes, size_t n, ml_err *e)
 {
     ml_source *src = ml_source_from_memory("t.pickle", bytes, n);
     ml_profile *p = ml_profile_new("t.pickle", "torch-snapshot");
-    int rc = ml_snapshot_import(src, p, e);
+    int rc = ml_snapshot_import(src, p, NULL, e);
     ml_source_close(src);
     if (rc < 0) { ml_profile_free(p); return NULL; }
     return p;
@@ -68,7 +68,7 @@ static void rematch_same(ml_profile *p)
         ev[2 * i] = a->ev_alloc.v[i]; ev[2 * i + 1] = a->ev_free.v[i];
         fl[i] = a->flags.v[i];
     }
-    ml_match(p);
+    ml_match(p, NULL);
     CHECK(!p->allocs_matched);
     CHECK_EQ_I64(a->t_alloc.len, k);
     for (size_t i = 0; i < k && i < a->t_alloc.len; i++) {
@@ -476,7 +476,7 @@ TEST(sniff)
     CHECK_EQ_I64(ml_snapshot_sniff("x", (const unsigned char *)"{\"traceEvents\": []}", 19), 0);
 }
 
-/* Lean storage (profile.h, the plain summary's ML_LEAN): the columns it
+/* Lean storage (profile.h, the plain summary's needs.lean): the columns it
  * keeps are those of a full import; the others are empty, allocs' addr holds
  * those never freed; an input out of time order asks to be read again. */
 static ml_profile *import_lean(const char *path, int *rc, ml_err *e)
@@ -484,8 +484,7 @@ static ml_profile *import_lean(const char *path, int *rc, ml_err *e)
     ml_source *src;
     if (ml_source_open(path, &src, e) < 0) return NULL;
     ml_profile *p = ml_profile_new(path, "torch-snapshot");
-    p->lean_wanted = true;
-    *rc = ml_snapshot_import(src, p, e);
+    *rc = ml_snapshot_import(src, p, &(ml_keep){.lean = true}, e);
     ml_source_close(src);
     return p;
 }
@@ -577,13 +576,13 @@ TEST(lean_storage_out_of_order_reads_again)
         p = import_lean(path2, &rc, &e);
         CHECK_EQ_I64(rc, ML_IMPORT_AGAIN);
         ml_profile_free(p);
-        ml_profiles ps = {.want = ML_LEAN | ML_SKIP_CATEGORIES};
+        ml_profiles ps = {.needs = {.lean = true, .no_categories = true}};
         CHECK_EQ_I64(ml_load(path2, &ps, &e), 0);
         CHECK(ps.items.len == 1 && ps.items.v[0]->time_is_event_order && ps.items.v[0]->allocs.t_alloc.len == 1);
         ml_profiles_free(&ps);
         remove(path2);
     }
-    ml_profiles lean = {.want = ML_LEAN | ML_SKIP_CATEGORIES}, full = {.want = ML_SKIP_CATEGORIES};
+    ml_profiles lean = {.needs = {.lean = true, .no_categories = true}}, full = {.needs = {.no_categories = true}};
     CHECK_EQ_I64(ml_load(path, &lean, &e), 0);
     CHECK_EQ_I64(ml_load(path, &full, &e), 0);
     if (lean.items.len == 1 && full.items.len == 1) {

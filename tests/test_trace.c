@@ -320,7 +320,7 @@ TEST(without_the_want_no_store_is_built)
     const char *doc = "[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2}]";
     ml_source *src = ml_source_from_memory("t.json", doc, strlen(doc));
     ml_profile *p = ml_profile_new("t.json", "kineto");
-    CHECK_EQ_I64(ml_kineto_import(src, p, &err), 0);
+    CHECK_EQ_I64(ml_kineto_import(src, p, NULL, &err), 0);
     ml_source_close(src);
     CHECK(p->trace == NULL);
     CHECK_EQ_I64(p->devices.len, 0); /* kernels make no device without the time side */
@@ -590,7 +590,7 @@ static ml_profile *load_file(const char *path, const char *split_min)
     else setenv("MEMLENS_ONE_THREAD", "1", 1);
     ml_profiles ps;
     memset(&ps, 0, sizeof ps);
-    ps.want = ML_WANT_TRACE;
+    ps.needs.time = true;
     int rc = ml_load(path, &ps, &err);
     unsetenv("MEMLENS_SPLIT_MIN_BYTES");
     unsetenv("MEMLENS_ONE_THREAD");
@@ -699,7 +699,7 @@ TEST(real_traces_match_trace_expected_py)
         ran++;
         ml_profiles ps;
         memset(&ps, 0, sizeof ps);
-        ps.want = ML_WANT_TRACE;
+        ps.needs.time = true;
         if (ml_load(path, &ps, &err) < 0) {
             CHECK_FAILED_("load %s: %s", path, err.msg);
             continue;

@@ -58,7 +58,7 @@ static void trace_into(const ml_profile *p, size_t max_slices, ml_buf *m, ml_blo
 TEST(report_embeds_the_slices)
 {
     char *path = write_trace();
-    ml_profiles ps = { .want = ML_WANT_TRACE };
+    ml_profiles ps = {.needs = {.time = true}};
     ml_err e = {{0}};
     CHECK(ml_load(path, &ps, &e) == 0);
     if (!ps.items.len) { free(path); return; }

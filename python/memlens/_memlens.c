@@ -145,7 +145,7 @@ static PyObject *py_load(PyObject *self, PyObject *args)
         free_argv(argv, argc);
         return PyErr_NoMemory();
     }
-    ps->want = ML_WANT_TRACE;
+    ps->needs.time = true;
     ml_err e = {{0}};
     int rc = 0;
     Py_BEGIN_ALLOW_THREADS

@@ -1,7 +1,6 @@
 /* curve.c — curves from series or replayed events, and exact peaks; see curve.h. */
 #include "curve.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,83 +198,50 @@ static void replay_part_run(void *arg)
     r->moved = moved;
 }
 
-/* ---- the peaks found, kept with the profile ----
- * A command asks for the same peak from several places (the rank record of
- * the job runner, the summary's statistics, the recommendations): a
- * replayed one walks every event (a gigabyte snapshot's 9M), so each
- * (device, kind) is found once.  A profile is read-only once finished; the
- * counts of its events, series and allocations are kept with each row all
- * the same, and a row that no longer matches them is found again. */
-#define PEAK_MEMO_ROWS 8
-
-typedef struct peak_row {
-    bool used, ok, replayed;
-    int device;
-    ml_series_kind kind;
-    size_t n_events, n_series, n_allocs;
-    ml_peak pk;
-    int64_t span[2];
-} peak_row;
-
-struct ml_peak_memo {
-    peak_row row[PEAK_MEMO_ROWS];
-};
-
-static pthread_mutex_t peak_memo_mu = PTHREAD_MUTEX_INITIALIZER; /* (threads of one profile share it) */
-
-static bool row_matches(const peak_row *r, const ml_profile *p, int device, ml_series_kind kind)
-{
-    return r->used && r->device == device && r->kind == kind && r->n_events == p->events.ts.len &&
-           r->n_series == p->series.len && r->n_allocs == p->allocs.t_alloc.len;
-}
-
-static bool memo_get(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
-                     bool *replayed, bool *ok)
-{
-    bool hit = false;
-    pthread_mutex_lock(&peak_memo_mu);
-    for (int i = 0; p->peak_memo && i < PEAK_MEMO_ROWS && !hit; i++) {
-        const peak_row *r = &p->peak_memo->row[i];
-        if (!row_matches(r, p, device, kind)) continue;
-        *pk = r->pk;
-        span[0] = r->span[0];
-        span[1] = r->span[1];
-        *replayed = r->replayed;
-        *ok = r->ok;
-        hit = true;
-    }
-    pthread_mutex_unlock(&peak_memo_mu);
-    return hit;
-}
-
-static void memo_put(const ml_profile *p, int device, ml_series_kind kind, const ml_peak *pk, const int64_t span[2],
-                     bool replayed, bool ok)
-{
-    ml_profile *w = (ml_profile *)p; /* the memo only: what the profile holds is not changed */
-    pthread_mutex_lock(&peak_memo_mu);
-    if (!w->peak_memo) w->peak_memo = ml_calloc(1, sizeof *w->peak_memo);
-    peak_row *to = NULL;
-    for (int i = 0; i < PEAK_MEMO_ROWS && !to; i++) {
-        peak_row *r = &w->peak_memo->row[i];
-        if (!r->used || (r->device == device && r->kind == kind)) to = r;
-    }
-    if (to)
-        *to = (peak_row){true, ok, replayed, device, kind, p->events.ts.len, p->series.len, p->allocs.t_alloc.len,
-                         *pk, {span[0], span[1]}};
-    pthread_mutex_unlock(&peak_memo_mu);
-}
+/* ---- the peaks found, kept by the caller (ml_peak_memo) ---- */
 
 static bool find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
                       bool *replayed);
 
+static ml_peak_memo_row *memo_row(ml_peak_memo *m, const ml_profile *p, int device, ml_series_kind kind, bool *hit)
+{
+    if (m->of != p) { /* a memo serves one profile: another one starts it afresh */
+        memset(m, 0, sizeof *m);
+        m->of = p;
+    }
+    for (int i = 0; i < ML_PEAK_MEMO_ROWS; i++) {
+        ml_peak_memo_row *r = &m->row[i];
+        if (!r->used || (r->device == device && r->kind == kind)) {
+            *hit = r->used;
+            return r;
+        }
+    }
+    *hit = false;
+    return NULL; /* full: found, not kept */
+}
+
 bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
                         bool *replayed)
 {
-    bool ok;
-    if (memo_get(p, device, kind, pk, span, replayed, &ok)) return ok;
     span[0] = span[1] = 0;
-    ok = find_peak(p, device, kind, pk, span, replayed);
-    memo_put(p, device, kind, pk, span, *replayed, ok);
+    return find_peak(p, device, kind, pk, span, replayed);
+}
+
+bool ml_curve_find_peak_memo(ml_peak_memo *memo, const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk,
+                             int64_t span[2], bool *replayed)
+{
+    if (!memo) return ml_curve_find_peak(p, device, kind, pk, span, replayed);
+    bool hit;
+    ml_peak_memo_row *r = memo_row(memo, p, device, kind, &hit);
+    if (hit) {
+        *pk = r->pk;
+        span[0] = r->span[0];
+        span[1] = r->span[1];
+        *replayed = r->replayed;
+        return r->ok;
+    }
+    bool ok = ml_curve_find_peak(p, device, kind, pk, span, replayed);
+    if (r) *r = (ml_peak_memo_row){true, ok, *replayed, device, kind, *pk, {span[0], span[1]}};
     return ok;
 }
 

@@ -53,6 +53,29 @@ ml_peak ml_curve_peak(const ml_curve *c);
  * *replayed whether it was replayed.  False if there is no curve. */
 bool ml_curve_find_peak(const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk, int64_t span[2],
                         bool *replayed);
+
+/* The peaks found so far on one profile, kept by a caller that asks several
+ * analyses about it in turn (the job runner: a rank's record, then the
+ * command's pieces): a replayed peak walks every event (a gigabyte
+ * snapshot's 9M), so through one memo each (device, kind) is found once.
+ * Zero-initialised: empty.  The caller owns it (no lock: one thread at a
+ * time); it serves one finished profile, unchanged while it is used (given
+ * another, it starts afresh). */
+#define ML_PEAK_MEMO_ROWS 8
+typedef struct ml_peak_memo_row {
+    bool used, ok, replayed;
+    int device;
+    ml_series_kind kind;
+    ml_peak pk;
+    int64_t span[2];
+} ml_peak_memo_row;
+typedef struct ml_peak_memo {
+    const ml_profile *of;
+    ml_peak_memo_row row[ML_PEAK_MEMO_ROWS];
+} ml_peak_memo;
+/* ml_curve_find_peak through memo (NULL: none). */
+bool ml_curve_find_peak_memo(ml_peak_memo *memo, const ml_profile *p, int device, ml_series_kind kind, ml_peak *pk,
+                             int64_t span[2], bool *replayed);
 /* Value of the curve at an instant (after the event, if given); 0 before the first point. */
 int64_t ml_curve_value_at(const ml_curve *c, ml_instant at);
 

@@ -31,7 +31,7 @@ int64_t ml_step_number(const char *name)
 
 /* The peaks of each accelerator device (the cross-rank table's rows), and
  * the main device: the one with the highest allocated peak. */
-static void devices(const ml_profile *p, ml_rankrec *r)
+static void devices(const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r)
 {
     int main = -1;
     bool main_accel = false;
@@ -41,12 +41,12 @@ static void devices(const ml_profile *p, ml_rankrec *r)
         ml_peak pk;
         int64_t span[2];
         bool replayed;
-        if (!ml_curve_find_peak(p, (int)d, ML_SERIES_ALLOCATED, &pk, span, &replayed) || !pk.found) continue;
+        if (!ml_curve_find_peak_memo(memo, p, (int)d, ML_SERIES_ALLOCATED, &pk, span, &replayed) || !pk.found) continue;
         ml_rr_device row = {.peak_allocated = pk.value, .peak_time = pk.at.ts, .peak_reserved = -1,
                             .time_is_absolute = p->time_is_absolute};
         snprintf(row.id, sizeof row.id, "%s", dev->id);
         ml_peak rk;
-        if (ml_curve_find_peak(p, (int)d, ML_SERIES_RESERVED, &rk, span, &replayed) && rk.found)
+        if (ml_curve_find_peak_memo(memo, p, (int)d, ML_SERIES_RESERVED, &rk, span, &replayed) && rk.found)
             row.peak_reserved = rk.value;
         bool accel = dev->kind != ML_DEV_CPU;
         if (accel) VEC_PUSH(&r->devices, row);
@@ -139,7 +139,7 @@ static void strag_free_owned(ml_straggler_record *r)
     ml_straggler_record_free(r);
 }
 
-ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t bytes)
+ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, size_t unit, size_t k, int64_t bytes)
 {
     ml_rankrec *r = ml_calloc(1, sizeof *r);
     r->unit = unit;
@@ -157,7 +157,7 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t by
     r->main_index = -1;
     r->peak_allocated = r->peak_reserved = r->total_memory = -1;
     for (int i = 0; i < ML_RR_MARKS; i++) r->mark[i] = -1;
-    devices(p, r);
+    devices(p, memo, r);
     const char *why = ml_perf_unavailable(p);
     r->perf_why = dup_or_null(why);
     ml_dist_part part;

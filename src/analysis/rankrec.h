@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "bytes.h"
+#include "curve.h"
 #include "distributed.h"
 #include "profile.h"
 #include "spool.h"
@@ -97,8 +98,9 @@ typedef struct ml_rankrec {
 } ml_rankrec;
 
 /* The record of a loaded profile (a rank's own output pieces are the
- * caller's to add).  `unit`, `k`, `bytes`: where it came from. */
-ml_rankrec *ml_rankrec_of(const ml_profile *p, size_t unit, size_t k, int64_t bytes);
+ * caller's to add).  `unit`, `k`, `bytes`: where it came from; memo: the
+ * caller's peaks of p (curve.h; NULL: none). */
+ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, size_t unit, size_t k, int64_t bytes);
 void ml_rankrec_free(ml_rankrec *r);
 
 /* The order outputs list ranks in: rank (unknown last), path, then unit. */

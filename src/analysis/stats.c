@@ -77,6 +77,7 @@ static void count_events(void *arg)
  * (into its own struct: count_events() writes out meanwhile). */
 typedef struct peaks_job {
     const ml_profile *p;
+    ml_peak_memo *memo;          /* the caller's (NULL: none) */
     int device;
     ml_group_by by;
     ml_device_stats r;           /* peak_*, allocated_replayed, reserved_end, at_peak, categories_at_peak */
@@ -92,7 +93,7 @@ static void find_peaks(void *arg)
     int device = j->device;
     int64_t span[2];
     bool replayed;
-    if (ml_curve_find_peak(p, device, ML_SERIES_ALLOCATED, &out->peak_allocated, span, &replayed)) {
+    if (ml_curve_find_peak_memo(j->memo, p, device, ML_SERIES_ALLOCATED, &out->peak_allocated, span, &replayed)) {
         out->allocated_replayed = replayed;
         j->span[0] = span[0];
         j->span[1] = span[1];
@@ -100,7 +101,7 @@ static void find_peaks(void *arg)
     } else {
         memset(&out->peak_allocated, 0, sizeof out->peak_allocated);
     }
-    if (!ml_curve_find_peak(p, device, ML_SERIES_RESERVED, &out->peak_reserved, span, &replayed))
+    if (!ml_curve_find_peak_memo(j->memo, p, device, ML_SERIES_RESERVED, &out->peak_reserved, span, &replayed))
         memset(&out->peak_reserved, 0, sizeof out->peak_reserved);
     ml_curve reserved;
     out->reserved_end = -1;
@@ -130,12 +131,18 @@ static void find_peaks(void *arg)
  * snapshot's 9M events: ~30 ms each), one per core. */
 void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml_device_stats *out)
 {
+    ml_device_stats_compute_memo(p, NULL, device, by, out);
+}
+
+void ml_device_stats_compute_memo(const ml_profile *p, ml_peak_memo *memo, int device, ml_group_by by,
+                                  ml_device_stats *out)
+{
     memset(out, 0, sizeof *out);
     out->device = device;
     out->first_ts = out->last_ts = ML_TIME_NONE;
     out->matched = p->has_addresses;
     counts_job counts = {p, out};
-    peaks_job peaks = {.p = p, .device = device, .by = by};
+    peaks_job peaks = {.p = p, .memo = memo, .device = device, .by = by};
     ml_par2(count_events, &counts, find_peaks, &peaks);
     out->timeless = out->first_ts == ML_TIME_NONE;
     if (peaks.has_span && !out->timeless) {

@@ -39,6 +39,9 @@ typedef struct ml_device_stats {
 } ml_device_stats;
 
 void ml_device_stats_compute(const ml_profile *p, int device, ml_group_by by, ml_device_stats *out);
+/* The same, its peaks found through the caller's memo (curve.h; NULL: none). */
+void ml_device_stats_compute_memo(const ml_profile *p, ml_peak_memo *memo, int device, ml_group_by by,
+                                  ml_device_stats *out);
 void ml_device_stats_free(ml_device_stats *s);
 
 #endif

@@ -149,7 +149,7 @@ int ml_cmd_check(int argc, char **argv, const ml_cli_io *io)
     judge_ctx ctx = {rules, nrules, base != NULL};
     ml_pair_judge judge = {judge_pair, free, pack_results, unpack_results, &ctx, .alone = true};
     ml_runpair_results pr;
-    int got = ml_runpair_each(base, input, ML_WANT_TRACE | ML_SKIP_CATEGORIES, po.rank, &judge, &pr, io->err);
+    int got = ml_runpair_each(base, input, (ml_needs){.time = true, .no_categories = true}, po.rank, &judge, &pr, io->err);
     if (got != 0) { /* 1: another process of memlens-mpi, which writes nothing */
         free(rules);
         return ml_job_exit(got < 0 ? 2 : 0);

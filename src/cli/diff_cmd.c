@@ -55,11 +55,11 @@ static int nothing_in_common(const ml_cli_io *io, const char *const in[2], char 
 }
 
 /* -o FILE.html: the report reads every run, so both inputs are loaded whole. */
-static int write_report(const ml_cli_io *io, const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt, const char *out,
+static int write_report(const ml_cli_io *io, const char *const in[2], ml_needs needs, int rank, const ml_diff_opts *dopt, const char *out,
                         int64_t budget)
 {
     ml_runpair rp;
-    if (ml_runpair_load(in[0], in[1], want, rank, &rp, io->err) < 0) return 2;
+    if (ml_runpair_load(in[0], in[1], needs, rank, &rp, io->err) < 0) return 2;
     size_t n = rp.pairs.len;
     ml_diff **pairs = ml_calloc(n ? n : 1, sizeof *pairs);
     bool any = false;
@@ -137,13 +137,13 @@ static void free_piece(void *p)
     free(r);
 }
 
-static int write_pieces(const ml_cli_io *io, const char *const in[2], unsigned want, int rank, const ml_diff_opts *dopt,
+static int write_pieces(const ml_cli_io *io, const char *const in[2], ml_needs needs, int rank, const ml_diff_opts *dopt,
                         const ml_compare_opts *o, bool json)
 {
     piece_ctx ctx = {dopt, o, json};
     ml_pair_judge judge = {compare_pair, free_piece, NULL, NULL, &ctx, false}; /* diff runs on one process */
     ml_runpair_results pr;
-    if (ml_runpair_each(in[0], in[1], want, rank, &judge, &pr, io->err) != 0) return 2;
+    if (ml_runpair_each(in[0], in[1], needs, rank, &judge, &pr, io->err) != 0) return 2;
     ml_phase("diff: compare");
     bool any = false;
     ml_compare_piece *pieces = ml_calloc(pr.n ? pr.n : 1, sizeof *pieces);
@@ -209,10 +209,9 @@ int ml_cmd_diff(int argc, char **argv, const ml_cli_io *io)
 
     /* The memory side as `summary --json` reads it (categories only for
      * --by category, or for the report); the time side as far as needed. */
-    unsigned want = ML_WANT_TRACE;
-    if (!out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)) want |= ML_SKIP_CATEGORIES;
+    ml_needs needs = {.time = true, .no_categories = !out && !(dopt.by_given && dopt.by == ML_BY_CATEGORY)};
     ml_compare_opts o = {.top = top, .width = po.json ? 0 : ml_term_width(io->out)};
-    int rc = out ? write_report(io, in, want, po.rank, &dopt, out, (int64_t)budget_mb * 1000000) : write_pieces(io, in, want, po.rank, &dopt, &o, po.json);
+    int rc = out ? write_report(io, in, needs, po.rank, &dopt, out, (int64_t)budget_mb * 1000000) : write_pieces(io, in, needs, po.rank, &dopt, &o, po.json);
     ml_phase("output");
     if (rc) return rc;
     return fflush(io->out) == 0 ? 0 : 1;

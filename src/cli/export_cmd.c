@@ -174,7 +174,7 @@ static int export_table(const ml_cli_io *io, const char *input, const char *out,
         return 2;
     }
     ml_profiles ps = {0};
-    ps.want |= ML_WANT_TRACE;
+    ps.needs.time = true;
     ml_err e = {{0}};
     ml_perf perf;
     bool computed = false;
@@ -261,7 +261,7 @@ int ml_cmd_export(int argc, char **argv, const ml_cli_io *io)
     size_t fl = strlen(format ? format : out);
     bool gz = fl >= 3 && !strcmp((format ? format : out) + fl - 3, ".gz");
     if (format && strcmp(out, "-") != 0 && strlen(out) >= 3 && !strcmp(out + strlen(out) - 3, ".gz")) gz = true;
-    ml_profiles ps = {.want = kind == ML_EXPORT_TRACE ? ML_WANT_TRACE : 0}; /* a trace: its slices too */
+    ml_profiles ps = {.needs = {.time = kind == ML_EXPORT_TRACE}}; /* a trace: its slices too */
     ml_err e = {{0}};
     if (ml_units_load(input, &ps, &e) < 0) goto fail; /* RUN@SPAN too */
     ml_profiles_sort(&ps);

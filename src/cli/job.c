@@ -34,13 +34,13 @@ typedef struct rank_task {
 static void rec_run(void *arg)
 {
     rank_task *t = arg;
-    t->r = ml_rankrec_of(t->p, t->unit, t->k, t->c->l->units.v[t->unit].bytes);
+    t->r = ml_rankrec_of(t->p, NULL, t->unit, t->k, t->c->l->units.v[t->unit].bytes);
 }
 
 static void fn_run(void *arg)
 {
     rank_task *t = arg;
-    t->c->o->fn(t->c->o->arg, t->p, t->r, t->c->spool);
+    t->c->o->fn(t->c->o->arg, t->p, NULL, t->r, t->c->spool);
 }
 
 static void take_rank(void *arg, size_t unit, size_t k, ml_profile *p)
@@ -57,8 +57,9 @@ static void take_rank(void *arg, size_t unit, size_t k, ml_profile *p)
         memcpy(r->mark, pieces.mark, sizeof r->mark);
         r->flags = pieces.flags;
     } else {
-        r = ml_rankrec_of(p, unit, k, c->l->units.v[unit].bytes);
-        if (c->o->fn) c->o->fn(c->o->arg, p, r, c->spool);
+        ml_peak_memo peaks = {0}; /* the record's peaks, found again by the command's pieces */
+        r = ml_rankrec_of(p, &peaks, unit, k, c->l->units.v[unit].bytes);
+        if (c->o->fn) c->o->fn(c->o->arg, p, &peaks, r, c->spool);
     }
     pthread_mutex_lock(&c->mu);
     VEC_PUSH(&c->recs, r);
@@ -285,7 +286,7 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     if (o->lists_logdir && l->logdir >= 0) o = &records_only;
     collect c = {.o = o, .l = l, .spool = job->spool};
     pthread_mutex_init(&c.mu, NULL);
-    ml_each_opts eo = {.want = o->want, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};
+    ml_each_opts eo = {.needs = o->needs, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};
     ml_each_result res;
     share sh = {.failed = -1};
     if (mine && !n_mine) memset(&res, 0, sizeof res), res.profiles = ml_calloc(nu ? nu : 1, sizeof *res.profiles);

@@ -26,11 +26,14 @@
 #include "bytes.h"
 
 /* Called on the loading thread for each rank: add the rank's pieces to r
- * (ml_spool_put into s).  Must not write anything else shared. */
-typedef void (*ml_job_fn)(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s);
+ * (ml_spool_put into s).  Must not write anything else shared.  memo: the
+ * peaks of p the record was made through (curve.h), for the command's own
+ * analyses to find again; NULL when fn runs beside the record
+ * (fn_pieces_only). */
+typedef void (*ml_job_fn)(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s);
 
 typedef struct ml_job_opts {
-    unsigned want;              /* ML_WANT_* */
+    ml_needs needs;             /* what the command reads of each rank (needs.h) */
     int jobs;                   /* -j: threads per process; 0 = one per core */
     ml_job_fn fn;               /* NULL: records only */
     void *arg;

@@ -63,7 +63,7 @@ enum { MARK_RUN_DIST, MARK_RANK_DIST };
 
 /* One rank, while it is loaded: its views (text), or its run, meta and
  * perf objects (--json) with a placeholder for "distributed". */
-static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
+static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s)
 {
     const perf_args *a = arg;
     ml_perf perf;
@@ -274,7 +274,7 @@ int ml_cmd_perf(int argc, char **argv, const ml_cli_io *io)
                              .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(io->out)}};
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them */
-    ml_job_opts jo = {.err = io->err, .want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, .jobs = jobs,
+    ml_job_opts jo = {.err = io->err, .needs = {.time = true, .no_categories = true, .no_op_memory = true, .lean = true}, .jobs = jobs,
                       .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true, .lists_logdir = true};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);

@@ -15,12 +15,18 @@
 #include "report.h"
 #include "report_segments.h"
 
+/* What the report reads of a rank it shows: everything, the time side too
+ * (the Trace view and the perf object read p->trace).  The job's first
+ * pass, which only makes each rank's record, reads less. */
+static const ml_needs report_needs = {.time = true};
+static const ml_needs records_needs = {.time = true, .no_categories = true, .no_op_memory = true};
+
 /* A rank of the job loaded again, with all the report shows (report_job.c). */
 static ml_profile *load_rank(void *arg, const ml_rankrec *r, ml_err *e)
 {
     const ml_job *job = arg;
     const ml_unit *u = &job->units.units.v[r->unit];
-    ml_profiles ps = {.want = ML_WANT_TRACE};
+    ml_profiles ps = {.needs = report_needs};
     if (ml_load_unit(u->path, u->listed, &ps, e) != 0) return NULL;
     ml_profiles_sort(&ps);
     ml_profile *p = NULL;
@@ -112,7 +118,7 @@ int ml_cmd_report(int argc, char **argv, const ml_cli_io *io)
     bool one = !ml_transport_now && rank < 0 && ml_units_list(inputs, n, &ul, &e) == 0 && ul.units.len == 1;
     ml_unit_list_free(&ul);
     if (one) {
-        ml_profiles ps = {.want = ML_WANT_TRACE}; /* the Trace view and the perf object of each rank read p->trace */
+        ml_profiles ps = {.needs = report_needs};
         if (ml_cli_load(inputs, n, &ps, io->err) < 0) {
             free(inputs);
             return 2;
@@ -127,7 +133,7 @@ int ml_cmd_report(int argc, char **argv, const ml_cli_io *io)
     /* a job: every rank's record (on every process, under MPI), then the
      * report from process 0, the ranks that matter read again */
     ml_job job;
-    ml_job_opts jo = {.err = io->err, .want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS, .jobs = jobs};
+    ml_job_opts jo = {.err = io->err, .needs = records_needs, .jobs = jobs};
     int rc = ml_job_run(inputs, n, &jo, &job);
     if (rc != 0) {
         ml_job_free(&job);

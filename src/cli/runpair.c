@@ -48,9 +48,9 @@ static void drop_ops(ml_profile *p)
     VEC_FREE(&p->ops.kind);
 }
 
-bool ml_runpair_prepare(ml_profile *p, unsigned want, ml_diff_time *t)
+bool ml_runpair_prepare(ml_profile *p, const ml_needs *needs, ml_diff_time *t)
 {
-    if (want & ML_SKIP_CATEGORIES) drop_ops(p);
+    if (needs->no_categories) drop_ops(p);
     return ml_diff_time_compute(p, t);
 }
 
@@ -74,7 +74,7 @@ static void load_side(void *arg)
     size_t n = s->ps.items.len;
     s->time = ml_calloc(n ? n : 1, sizeof *s->time);
     s->has_time = ml_calloc(n ? n : 1, sizeof *s->has_time);
-    for (size_t k = 0; k < n; k++) s->has_time[k] = ml_runpair_prepare(s->ps.items.v[k], s->ps.want, &s->time[k]);
+    for (size_t k = 0; k < n; k++) s->has_time[k] = ml_runpair_prepare(s->ps.items.v[k], &s->ps.needs, &s->time[k]);
 }
 
 static bool all_ranked(const int *r, size_t n)
@@ -159,12 +159,12 @@ static int pair_profiles(ml_runpair *rp, FILE *err)
     return rc;
 }
 
-int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out, FILE *err)
+int ml_runpair_load(const char *base, const char *nw, ml_needs needs, int rank, ml_runpair *out, FILE *err)
 {
     memset(out, 0, sizeof *out);
     out->side[0].input = base;
     out->side[1].input = nw;
-    out->side[0].ps.want = out->side[1].ps.want = want;
+    out->side[0].ps.needs = out->side[1].ps.needs = needs;
     load_job jobs[2] = {{&out->side[0], rank, 0, {{0}}}, {&out->side[1], rank, 0, {{0}}}};
     if (!base) {
         out->single = true;

@@ -68,11 +68,11 @@ typedef struct ml_runpair_opts {
  * without its value is not), -1 on a bad value (the one-line error written to err). */
 int ml_runpair_opt(int argc, char **argv, int *i, ml_runpair_opts *o, FILE *err);
 
-/* Loads both inputs (want: ML_WANT_* for ml_profiles.want), keeps `rank`
+/* Loads both inputs (needs: what the command reads, ml_profiles.needs), keeps `rank`
  * (>= 0) on both sides, pairs the ranks.  base NULL: only nw, each of its
  * profiles paired with itself (`check` without --base).  On failure writes the one-line
  * error to err ("memlens: ...") and returns -1 (exit status 2). */
-int ml_runpair_load(const char *base, const char *nw, unsigned want, int rank, ml_runpair *out, FILE *err);
+int ml_runpair_load(const char *base, const char *nw, ml_needs needs, int rank, ml_runpair *out, FILE *err);
 /* The diff side of profile k of side s. */
 ml_diff_side ml_runpair_side(const ml_runpair *rp, int s, size_t k);
 void ml_runpair_free(ml_runpair *rp);
@@ -82,10 +82,10 @@ void ml_runpair_free(ml_runpair *rp);
  * profiles without a partner); -1 with the error printed. */
 int ml_pair_ranks(const int *const r[2], const size_t n[2], const char *const in[2], ml_run_pairs *pairs,
                   ml_run_pairs *alone, ml_notes *unmatched, FILE *err);
-/* A loaded profile made ready for a comparison (want: its ML_WANT_*): what
+/* A loaded profile made ready for a comparison (needs: what it was loaded for): what
  * a comparison does not read freed, its time side analysed (ml_diff_time,
  * false when it has none). */
-bool ml_runpair_prepare(ml_profile *p, unsigned want, ml_diff_time *t);
+bool ml_runpair_prepare(ml_profile *p, const ml_needs *needs, ml_diff_time *t);
 
 /* How ml_runpair_each judges a pair: fn's result (non-NULL), freed by
  * free_result; under MPI (transport.h) a result travels to process 0 as
@@ -121,7 +121,7 @@ typedef struct ml_runpair_results {
  * gets every result.  Returns 0 (out filled, on process 0), 1 (another
  * process: nothing to write), or -1 with the error printed (exit status 2).
  * Every process then ends with ml_job_exit() (job.h). */
-int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
+int ml_runpair_each(const char *base, const char *nw, ml_needs needs, int rank, const ml_pair_judge *judge,
                     ml_runpair_results *out, FILE *err);
 void ml_runpair_results_free(ml_runpair_results *r, void (*free_result)(void *));
 

@@ -50,7 +50,7 @@ typedef struct failures {
 
 typedef struct stream {
     const char *input[2];
-    unsigned want;
+    ml_needs needs;
     int rank;
     bool single;
     const ml_pair_judge *judge;
@@ -104,13 +104,13 @@ static void *judge(stream *st, ml_profile *a, ml_profile *b)
 {
     ml_diff_time ta, tb;
     if (!a) {
-        bool has_b = ml_runpair_prepare(b, st->want, &tb);
+        bool has_b = ml_runpair_prepare(b, &st->needs, &tb);
         ml_diff_side db = {b, has_b ? &tb : NULL};
         void *r = st->judge->fn(st->judge->arg, NULL, &db);
         ml_diff_time_free(&tb);
         return r;
     }
-    bool has_a = ml_runpair_prepare(a, st->want, &ta), has_b = b == a ? has_a : ml_runpair_prepare(b, st->want, &tb);
+    bool has_a = ml_runpair_prepare(a, &st->needs, &ta), has_b = b == a ? has_a : ml_runpair_prepare(b, &st->needs, &tb);
     ml_diff_side da = {a, has_a ? &ta : NULL}, db = {b, has_b ? (b == a ? &ta : &tb) : NULL};
     void *r = st->judge->fn(st->judge->arg, &da, &db);
     ml_diff_time_free(&ta);
@@ -137,7 +137,7 @@ static void judge_one(void *arg, size_t unit, size_t k, ml_profile *p)
     }
     const entry *b = &st->side[0].v[st->pairs.v[pair].item[0]];
     const ml_unit *bu = &st->units[0].units.v[b->unit];
-    ml_profiles ps = {.want = st->want};
+    ml_profiles ps = {.needs = st->needs};
     ml_err e = {{0}};
     void *r = NULL;
     if (ml_load_unit(bu->path, bu->listed, &ps, &e) == 0 && b->k < ps.items.len) {
@@ -154,10 +154,10 @@ static void judge_one(void *arg, size_t unit, size_t k, ml_profile *p)
 }
 
 /* Loads the units of side s (only: this process's share, NULL: all) with fn. */
-static void load_side_units(stream *st, int s, unsigned want, const size_t *only, size_t n_only, ml_each_fn fn,
+static void load_side_units(stream *st, int s, ml_needs needs, const size_t *only, size_t n_only, ml_each_fn fn,
                             void *arg)
 {
-    ml_each_opts o = {.want = want, .only = only, .n_only = n_only};
+    ml_each_opts o = {.needs = needs, .only = only, .n_only = n_only};
     ml_each_result res;
     ml_err e = {{0}};
     if (only && !n_only) return; /* a share of nothing */
@@ -387,7 +387,7 @@ static int pair_sides(stream *st, ml_notes *unmatched)
     for (int s = 0; s < 2; s++) {
         size_t n_mine = 0, *mine = several(st) ? ml_job_units_share(&st->units[s], st->t->size, st->t->me, &n_mine) : NULL;
         list_job j = {st, s};
-        load_side_units(st, s, ML_SKIP_CATEGORIES | ML_SKIP_OPS | ML_LEAN, mine, n_mine, list_one, &j);
+        load_side_units(st, s, (ml_needs){.no_categories = true, .no_op_memory = true, .lean = true}, mine, n_mine, list_one, &j);
         free(mine);
     }
     if (several(st) && share_lists(st) < 0) return -1;
@@ -452,7 +452,7 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
     if (!st->single && pair_sides(st, &out->unmatched) < 0) return -1;
     size_t n_units = 0, *units = units_to_judge(st, &n_units);
     bool share_of_nothing = units && !n_units;
-    if (!share_of_nothing) load_side_units(st, 1, st->want, units, n_units, judge_one, st);
+    if (!share_of_nothing) load_side_units(st, 1, st->needs, units, n_units, judge_one, st);
     free(units);
     if (several(st)) {
         if (gather(st, pack_judged, unpack_judged) < 0) return -1;
@@ -485,7 +485,7 @@ static int stream_pairs(stream *st, ml_runpair_results *out)
     return 0;
 }
 
-int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, const ml_pair_judge *judge,
+int ml_runpair_each(const char *base, const char *nw, ml_needs needs, int rank, const ml_pair_judge *judge,
                     ml_runpair_results *out, FILE *err)
 {
     memset(out, 0, sizeof *out);
@@ -511,7 +511,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         for (int s = 0; s < 2; s++) ml_unit_list_free(&units[s]);
         if (t && t->me != 0) return 1; /* both at once, on process 0 alone */
         ml_runpair rp;
-        if (ml_runpair_load(base, nw, want, rank, &rp, err) < 0) return -1;
+        if (ml_runpair_load(base, nw, needs, rank, &rp, err) < 0) return -1;
         out->n_alone = judge->alone ? rp.alone.len : 0;
         out->n = rp.pairs.len + out->n_alone;
         out->v = ml_calloc(out->n ? out->n : 1, sizeof *out->v);
@@ -526,7 +526,7 @@ int ml_runpair_each(const char *base, const char *nw, unsigned want, int rank, c
         ml_runpair_free(&rp);
         return 0;
     }
-    stream st = {.input = {base, nw}, .want = want, .rank = rank, .single = base == NULL, .judge = judge,
+    stream st = {.input = {base, nw}, .needs = needs, .rank = rank, .single = base == NULL, .judge = judge,
                  .t = t, .units = {units[0], units[1]}, .f = {.unit = {-1, -1}, .pair = SIZE_MAX}, .err = err};
     pthread_mutex_init(&st.mu, NULL);
     ml_u64map_init(&st.entry_at);

@@ -35,9 +35,9 @@ static void warn_skipped(FILE *f, const ml_job *job)
     if (others > shown) fprintf(f, "memlens: and %zu more skipped (--json lists them)\n", others - shown);
 }
 
-static void rank_pieces(void *arg, const ml_profile *p, ml_rankrec *r, ml_spool *s)
+static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s)
 {
-    ml_summary_rank_pieces(p, r, s, arg);
+    ml_summary_rank_pieces(p, memo, r, s, arg);
 }
 
 static void usage_to(FILE *f)
@@ -116,8 +116,8 @@ int ml_cmd_summary(int argc, char **argv, const ml_cli_io *io)
     }
     /* Plain text shows no categories (--json has categories_at_peak): ~5% of a trace's load time.
      * Either way the summary reads only what lean storage keeps (and ml_categorize() with it). */
-    unsigned want = ML_LEAN | (!o.json && o.by != ML_BY_CATEGORY ? ML_SKIP_CATEGORIES : 0);
-    ml_job_opts jo = {.err = io->err, .want = want, .jobs = jobs, .fn = rank_pieces, .arg = &o, .lists_logdir = true};
+    ml_needs needs = {.lean = true, .no_categories = !o.json && o.by != ML_BY_CATEGORY};
+    ml_job_opts jo = {.err = io->err, .needs = needs, .jobs = jobs, .fn = rank_pieces, .arg = &o, .lists_logdir = true};
     ml_job job;
     int rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     const char *logdir = rc == 0 && job.units.logdir >= 0 ? inputs.v[job.units.logdir] : NULL; /* argv's */

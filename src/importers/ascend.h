@@ -135,11 +135,11 @@ int ml_ascend_is_profile_dir(const char *dir);
  * e then is "path: cannot read (Permission denied)", a skipped-entry of walk.c. */
 #define ML_ASCEND_UNREADABLE (-2)
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e);
-/* The same for a command that wants more than memory (ML_WANT_* of
- * importer.h): with ML_WANT_TRACE, the events of trace_view.json also go into
- * p->trace (ml_ascend_trace_view_events), and a directory with a
- * trace_view.json but no memory files still gives a profile. */
-int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, size_t *n_out, ml_err *e);
+/* The same for a command that reads the time side too (time_side): the
+ * events of trace_view.json also go into p->trace
+ * (ml_ascend_trace_view_events), and a directory with a trace_view.json but
+ * no memory files still gives a profile. */
+int ml_ascend_load_dir_want(const char *dir, bool time_side, ml_profile **out, size_t *n_out, ml_err *e);
 
 /* trace_view.json (Chrome format, as torch_npu writes it) into p->trace:
  * host threads keep Kineto's cats (cpu_op, python_function; enqueue/dequeue

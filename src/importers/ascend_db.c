@@ -423,7 +423,7 @@ int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n)
     return n >= 16 && memcmp(head, "SQLite format 3", 16) == 0 ? 80 : 0;
 }
 
-int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_ascend_db_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     ml_ascend_caps(p);
     if (strcmp(ml_source_name(src), "<stdin>") == 0)
@@ -435,6 +435,6 @@ int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e)
         return -1;
     if (ml_ascend_db_time(ml_source_name(src), p, e)) return -1; /* ascend_db_time.c */
     ml_ascend_overall(p);
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, keep);
     return 0;
 }

@@ -285,7 +285,7 @@ static int load_kernel_files(ml_profile *p, const char *odir, bool tv_here, bool
     return rc;
 }
 
-static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e)
+static int load_memory(ml_profile *p, const char *odir, bool time_side, ml_err *e)
 {
     static const char *csvs[] = {"memory_record.csv", "operator_memory.csv", "npu_module_mem.csv"};
     bool any = false, here;
@@ -301,14 +301,14 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
     if (rc) return rc;
     char *tv = join(odir, "trace_view.json");
     bool tv_here = false;
-    if ((rc = present(tv, &tv_here, e)) == 0 && tv_here && (want & ML_WANT_TRACE)) {
+    if ((rc = present(tv, &tv_here, e)) == 0 && tv_here && time_side) {
         /* the time side: a second pass over the file (the counters below are the memory model's) */
         if (!p->trace) p->trace = ml_trace_new();
         rc = add_file(tv, p, ml_ascend_trace_view_events, e);
         if (rc == 0) rc = add_file(tv, p, ml_ascend_trace_view_tasks, e); /* ascend_time.c: cores, HCCL */
     }
     bool kd_here = false;
-    if (rc == 0 && (want & ML_WANT_TRACE)) rc = load_kernel_files(p, odir, tv_here, &kd_here, e);
+    if (rc == 0 && time_side) rc = load_kernel_files(p, odir, tv_here, &kd_here, e);
     if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_add, e);
     if (rc == 0 && any && tv_here) rc = add_file(tv, p, ml_ascend_trace_view_ops, e); /* ascend_ops.c: operator stacks */
     free(tv);
@@ -324,13 +324,13 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
     if (!db) return 0;
     p->format = "ascend-db";
     bool memory = true;
-    if ((rc = present(db, &here, e)) == 0 && (want & ML_WANT_TRACE) && !ml_ascend_db_has_memory(db)) {
+    if ((rc = present(db, &here, e)) == 0 && time_side && !ml_ascend_db_has_memory(db)) {
         memory = false;
         ml_note(p, "%s: no memory tables (MEMORY_RECORD, OP_MEMORY, NPU_MEM): only its time side", base_name(db));
     }
     if (rc == 0 && memory) rc = ml_ascend_db_add(db, p, e);
     if (rc == 0 && memory) rc = ml_ascend_db_ops(db, p, e); /* ascend_ops.c */
-    if (rc == 0 && (want & ML_WANT_TRACE)) {
+    if (rc == 0 && time_side) {
         if (!p->trace) p->trace = ml_trace_new();
         rc = ml_ascend_db_time(db, p, e); /* ascend_db_time.c */
     }
@@ -340,10 +340,10 @@ static int load_memory(ml_profile *p, const char *odir, unsigned want, ml_err *e
 
 int ml_ascend_load_dir(const char *dir, ml_profile **out, size_t *n_out, ml_err *e)
 {
-    return ml_ascend_load_dir_want(dir, 0, out, n_out, e);
+    return ml_ascend_load_dir_want(dir, false, out, n_out, e);
 }
 
-int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, size_t *n_out, ml_err *e)
+int ml_ascend_load_dir_want(const char *dir, bool time_side, ml_profile **out, size_t *n_out, ml_err *e)
 {
     *n_out = 0;
     char *odir = join(dir, OUTPUT_DIR), *root;
@@ -368,7 +368,7 @@ int ml_ascend_load_dir_want(const char *dir, unsigned want, ml_profile **out, si
     p = ml_profile_new(dir, "ascend-text");
     ml_ascend_caps(p);
     p->rank = rank;
-    if ((rc = load_memory(p, odir, want, e)) < 0) goto fail;
+    if ((rc = load_memory(p, odir, time_side, e)) < 0) goto fail;
     if (rc) {
         ml_ascend_overall(p);
         ml_profile_finish(p);

@@ -473,11 +473,11 @@ int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n)
     return 0;
 }
 
-int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_ascend_text_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     ml_ascend_caps(p);
     if (ml_ascend_csv_add(src, p, e)) return -1;
     ml_ascend_overall(p);
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, keep);
     return 0;
 }

@@ -192,7 +192,7 @@ static int pass(const char *name, const char *buf, size_t len, ml_profile *p,
     return r;
 }
 
-int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_ascend_time_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     ml_ascend_caps(p);
     const unsigned char *head;
@@ -225,6 +225,6 @@ int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e)
                        "`memlens perf` shows its time side");
     }
     if (rc < 0) return -1;
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, keep);
     return 0;
 }

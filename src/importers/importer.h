@@ -13,15 +13,18 @@
 #define ML_IMPORTER_H
 
 #include "err.h"
+#include "needs.h"
 #include "profile.h"
 #include "source.h"
 
 /* sniff: given the first decoded bytes of a file (up to 4 KiB) and its path,
  * returns how sure it is that the file is its format, 0 (no) .. 100 (certain). */
 typedef int (*ml_sniff_fn)(const char *path, const unsigned char *head, size_t n);
-/* import: reads the whole source into p (already created, path and format set)
- * and calls ml_profile_finish(p).  Errors name the file and the position. */
-typedef int (*ml_import_fn)(ml_source *src, ml_profile *p, ml_err *e);
+/* import: reads the whole source into p (already created, path and format
+ * set; p->trace created when the command reads the time side), keeping what
+ * keep asks (model/keep.h; NULL: everything), and finishes it
+ * (ml_profile_finish).  Errors name the file and the position. */
+typedef int (*ml_import_fn)(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 
 typedef struct ml_importer {
     const char *format;          /* "kineto", "torch-snapshot", ... (the --json "format") */
@@ -35,22 +38,22 @@ int ml_kineto_sniff(const char *path, const unsigned char *head, size_t n);
  * the loader tries the Kineto importer on such a file when no sniffer
  * recognised it, since a trace's first 4 KiB may hold no telling key. */
 bool ml_kineto_may_be(const unsigned char *head, size_t n);
-int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_kineto_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 /* Reads the events of a Chrome-format trace into p->trace only (no ops, no
  * memory events, no ml_profile_finish): for other producers' trace files
  * (Ascend trace_view.json).  Does nothing when p->trace is NULL. */
 int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e);
 int ml_snapshot_sniff(const char *path, const unsigned char *head, size_t n);
-int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_snapshot_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 /* Ascend (importers/ascend.h): one CSV file, or one SQLite export. */
 int ml_ascend_text_sniff(const char *path, const unsigned char *head, size_t n);
-int ml_ascend_text_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_text_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 int ml_ascend_db_sniff(const char *path, const unsigned char *head, size_t n);
-int ml_ascend_db_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_db_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 /* An Ascend time file alone: trace_view.json (any vintage), kernel_details.csv,
  * step_trace_time.csv (ascend_time.c). */
 int ml_ascend_time_sniff(const char *path, const unsigned char *head, size_t n);
-int ml_ascend_time_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_ascend_time_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 /* What an input memlens cannot read is, when it is a known kind of page
  * (PyTorch's .html memory timeline ...): one sentence, or NULL (memtimeline_html.c). */
 const char *ml_html_page_what(const unsigned char *head, size_t n);
@@ -60,33 +63,16 @@ const char *ml_html_page_what(const unsigned char *head, size_t n);
 int ml_html_page_refuse(const char *path, ml_err *e);
 /* PyTorch memory timelines (export_memory_timeline .json/.json.gz/.raw.json.gz). */
 int ml_memtimeline_sniff(const char *path, const unsigned char *head, size_t n);
-int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e);
+int ml_memtimeline_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e);
 
-/* A set of loaded profiles (ranks), in rank order after ml_load. */
-/* What a command needs beyond the memory model (ml_profiles.want). */
-enum {
-    ML_WANT_TRACE = 1,           /* the time side: p->trace (slices, flows, counters) */
-    ML_SKIP_CATEGORIES = 2,      /* the command shows no memory categories: ml_categorize() is not run
-                                    (allocations stay Unknown), e.g. the plain-text summary */
-    ML_SKIP_OPS = 4,             /* the command attributes no memory to operators (perf, whose
-                                    operators come from the trace): the memory side keeps only
-                                    the first operator (p->ops_first_only) and ml_attribute() is
-                                    not run */
-    ML_LEAN = 8,                 /* the command reads of events only their time, size, aux, device
-                                    and kind (and their threads, for ml_categorize, unless
-                                    ML_SKIP_CATEGORIES), and of allocs neither t_free_req, addr (but
-                                    for those never freed), thread (where the input has none) nor
-                                    stream (summary, --json too): an importer may store less
-                                    (p->lean; Kineto: see p->lean_wanted) */
-};
-
-/* An importer's answer when the lean storage it tried (p->lean) cannot
+/* An importer's answer when the lean storage it tried (ml_keep_lean) cannot
  * hold the input (a snapshot whose trace is out of time order): the loader
- * reads it again, into a fresh profile, without. */
+ * reads it again, into a fresh profile, without lean storage. */
 #define ML_IMPORT_AGAIN (-2)
 
+/* A set of loaded profiles (ranks), in rank order after ml_load. */
 typedef struct ml_profiles {
-    unsigned want;               /* ML_WANT_*: set before ml_load; importers read it */
+    ml_needs needs;              /* what the command reads (needs.h): set before ml_load */
     ml_input_limits limits;      /* applied to each file ml_load_file opens (source.h); zeros: none */
     VEC(ml_profile *) items;
     VEC(char *) skipped;         /* "path: why" for inputs a directory walk skipped */
@@ -102,10 +88,14 @@ size_t ml_skipped_path_len(const char *entry);
 bool ml_skipped_unreadable(const char *entry);
 
 /* Loads one input (file, "-", or directory) and appends its profiles.  Each
- * profile is imported, finished, attributed (ml_attribute, unless out->want
- * has ML_SKIP_OPS) and categorised (ml_categorize, unless out->want has
- * ML_SKIP_CATEGORIES) before it is added. */
+ * profile is imported, finished and prepared (ml_prepare) before it is added. */
 int ml_load(const char *path, ml_profiles *out, ml_err *e);
+/* What every loaded profile goes through after its import, as the command
+ * needs: attribution of memory to operators (ml_attribute, unless
+ * needs->no_op_memory), then categories (ml_categorize, which reads the
+ * top-level ops, unless needs->no_categories).  One step for files and for
+ * directories (load.c, walk.c), so that both give the same profile. */
+void ml_prepare(ml_profile *p, const ml_needs *needs);
 /* Loads one file (or "-"), detecting its format by content. */
 int ml_load_file(const char *path, ml_profiles *out, ml_err *e);
 /* The importer most sure that head (the first bytes of path) is its format, or NULL. */

@@ -9,7 +9,7 @@
  * become the device's curves), `cpu_op` / `user_annotation` /
  * `python_function` intervals become ops; everything else (kernels, runtime
  * calls, flows) is skipped without being decoded, unless the command wants
- * the time side (p->trace, ML_WANT_TRACE): then every slice (X, B/E), flow
+ * the time side (p->trace, needs.time): then every slice (X, B/E), flow
  * point (s/t/f), counter (C), instant (i, other than [memory]) and M name
  * goes into the trace store too, with the args the analyses read (see
  * trace_args in kineto_int.h, kineto_args.h).  Handles every vintage:
@@ -174,10 +174,18 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
     }
     ml_event_push(p, &ev);
     if (f->has_total_alloc)
-        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
+        ml_series_push_sampled(k->keep.lean, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
-        ml_series_push_sampled(p, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
+        ml_series_push_sampled(k->keep.lean, totals_series(k, dev, ML_SERIES_RESERVED), f->ts, f->total_reserved, ev_index);
     return 0;
+}
+
+/* An operator into the profile, unless the import keeps only the first (the
+ * clock op: keep.h) and has it. */
+static void op_push(kineto *k, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
+{
+    if (k->keep.first_op_only && k->p->ops.ts.len) return;
+    ml_op_push(k->p, ts, dur, name, thread, kind);
 }
 
 static ml_op_kind op_kind(uint8_t cat, const char *name, size_t n)
@@ -399,7 +407,7 @@ static void begin_or_end(kineto *k, const event_fields *f)
         open_b b = k->open.v[i];
         memmove(k->open.v + i, k->open.v + i + 1, (k->open.len - i - 1) * sizeof *k->open.v);
         k->open.len--;
-        if (b.kind != NOT_AN_OP) ml_op_push(k->p, b.ts, f->ts - b.ts, b.name, thread, (ml_op_kind)b.kind);
+        if (b.kind != NOT_AN_OP) op_push(k, b.ts, f->ts - b.ts, b.name, thread, (ml_op_kind)b.kind);
         if (k->t) push_slice(k, b.ts, f->ts - b.ts, b.slice_name, b.track, b.skind, b.info, b.corr, b.ext);
         return;
     }
@@ -416,7 +424,7 @@ void kt_close_open_ops(kineto *k, int64_t end)
             k->unclosed_slices++;
         }
         if (b->kind == NOT_AN_OP) continue;
-        ml_op_push(k->p, b->ts, end - b->ts, b->name, b->thread, (ml_op_kind)b->kind);
+        op_push(k, b->ts, end - b->ts, b->name, b->thread, (ml_op_kind)b->kind);
         k->unclosed++;
     }
     k->open.len = 0;
@@ -457,7 +465,7 @@ int kt_event_done(kineto *k, event_fields *f, uint64_t ev_off)
         return 0;
     }
     if (f->ph != 'X' || !f->has_name || !is_op_cat(f->cat)) return 0;
-    ml_op_push(k->p, f->ts, f->has_dur ? f->dur : 0, event_name(k), thread_of(k, f),
+    op_push(k, f->ts, f->has_dur ? f->dur : 0, event_name(k), thread_of(k, f),
                op_kind(f->cat, k->name, k->name_len));
     return 0;
 }
@@ -597,7 +605,7 @@ int kt_read_top_object(kineto *k)
 int kt_finish(kineto *k, bool truncated)
 {
     ml_profile *p = k->p;
-    if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when lean_wanted) */
+    if (ml_series_dropped_unsorted(p)) return ML_IMPORT_AGAIN; /* (only when the import keeps lean) */
     if (!k->list_objects) /* nothing to show: an error, not an empty run */
         return js_fail_at(k->js, k->e, k->list_off, "no events: the trace's event list is empty%s",
                           truncated ? " (and the file ends inside it)" : "");
@@ -680,15 +688,16 @@ int kt_finish(kineto *k, bool truncated)
                    "allocated and it did not see freed (a free while none recorded stays in it); memory allocated "
                    "before any recording is not in it",
                 (long long)k->cpu_total_before);
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, &k->keep);
     return 0;
 }
 
-void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e)
+void kt_init(kineto *k, js_scanner *js, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     memset(k, 0, sizeof *k);
     k->js = js;
     k->p = p;
+    if (keep) k->keep = *keep; /* (zeroed: keep everything) */
     k->e = e;
     k->t = p->trace;
     for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].id = k->threads[i].id = ML_NONE32;
@@ -729,10 +738,10 @@ int kt_read_document(kineto *k)
     return 0;
 }
 
-static int import_serial(ml_source *src, ml_profile *p, ml_err *e)
+static int import_serial(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     kineto k;
-    kt_init(&k, js_open(src), p, e);
+    kt_init(&k, js_open(src), p, keep, e);
     int rc = kt_read_document(&k);
     if (rc == 0) rc = kt_finish(&k, js_truncated(k.js));
     kt_free(&k);
@@ -743,7 +752,7 @@ int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e)
 {
     if (!p->trace) return 0;
     kineto k;
-    kt_init(&k, js_open(src), p, e);
+    kt_init(&k, js_open(src), p, NULL, e);
     k.trace_only = true;
     int rc = kt_read_document(&k);
     if (rc == 0) {
@@ -764,16 +773,16 @@ int ml_kineto_trace_add(ml_source *src, ml_profile *p, ml_err *e)
     return rc;
 }
 
-int ml_kineto_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_kineto_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     /* MEMLENS_SPLIT_MIN_BYTES lets tests split small files; MEMLENS_ONE_THREAD turns splitting off. */
     const char *min_env = getenv("MEMLENS_SPLIT_MIN_BYTES");
     int64_t min = min_env ? atoll(min_env) : KT_SPLIT_MIN_BYTES;
     int64_t size = ml_source_plain_size(src);
     if (size >= min && size > 0 && ml_par_allowed()) {
-        int rc = kt_import_in_two_halves(ml_source_name(src), (uint64_t)size, p, e);
+        int rc = kt_import_in_two_halves(ml_source_name(src), (uint64_t)size, p, keep, e);
         if (rc != KT_SPLIT_RETRY) return rc;
     }
-    return import_serial(src, p, e);
+    return import_serial(src, p, keep, e);
 }
 

@@ -169,6 +169,7 @@ typedef struct kineto {
     struct shape *spare;           /* where the next one is recorded */
     ka_index keys;                 /* kineto_args.h's rows by key length */
     struct kt_memo *memo;          /* the reader's memos of repeated text (kt_init allocates them) */
+    ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
 } kineto;
 
 static inline bool key_is(const char *k, size_t n, const char *lit, size_t lit_len)
@@ -218,7 +219,7 @@ int kt_read_events(kineto *k);
 /* One event read: into the profile (and the trace store).  ev_off: its
  * first byte, for messages.  0, or -1 on bad input. */
 int kt_event_done(kineto *k, event_fields *f, uint64_t ev_off);
-void kt_init(kineto *k, js_scanner *js, ml_profile *p, ml_err *e);
+void kt_init(kineto *k, js_scanner *js, ml_profile *p, const ml_keep *keep, ml_err *e);
 void kt_free(kineto *k);
 /* The whole document from its first token (or, for the first half of a
  * split file, up to where that half ends). */
@@ -239,6 +240,6 @@ enum { KT_SPLIT_RETRY = 1 };
 /* The plain file at path (size bytes) read as two halves on two threads:
  * 0, -1 on error, or KT_SPLIT_RETRY when it must be read in one pass (p is
  * then empty again). */
-int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e);
+int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, const ml_keep *keep, ml_err *e);
 
 #endif

@@ -70,26 +70,22 @@ static void *read_second_half(void *arg)
     return NULL;
 }
 
-/* Empties p (keeping its path, format, capabilities and what the command
- * asked of it), for a fresh start. */
+/* Empties p (keeping its path, format, capabilities and whether it has a
+ * time side), for a fresh start. */
 static void profile_reset(ml_profile *p)
 {
     ml_profile *fresh = ml_profile_new(p->path, p->format);
-    bool trace = p->trace != NULL, ops_first_only = p->ops_first_only, lean_wanted = p->lean_wanted,
-         categories_wanted = p->categories_wanted;
+    bool trace = p->trace != NULL;
     ml_caps caps = p->caps;
     ml_profile tmp = *p;
     *p = *fresh;
     *fresh = tmp;
     ml_profile_free(fresh);
     if (trace) p->trace = ml_trace_new();
-    p->ops_first_only = ops_first_only;
-    p->lean_wanted = lean_wanted;
-    p->categories_wanted = categories_wanted;
     p->caps = caps;
 }
 
-int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_err *e)
+int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     uint64_t at;
     const char *stack;
@@ -103,16 +99,14 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, ml_e
     half second;
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
-    second.p->ops_first_only = p->ops_first_only;
-    second.p->lean_wanted = p->lean_wanted;
     if (p->trace) second.p->trace = ml_trace_new();
     second.stack = stack;
-    kt_init(&second.k, js_open_inside(second_src, at, stack), second.p, &second.err);
+    kt_init(&second.k, js_open_inside(second_src, at, stack), second.p, keep, &second.err);
     pthread_t thread;
     bool threaded = pthread_create(&thread, NULL, read_second_half, &second) == 0;
 
     kineto first;
-    kt_init(&first, js_open(first_src), p, e);
+    kt_init(&first, js_open(first_src), p, keep, e);
     int rc = kt_read_document(&first);
     ml_phase("first half parsed");
     if (threaded) pthread_join(thread, NULL);

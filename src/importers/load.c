@@ -1,6 +1,7 @@
 /*
  * load.c — opening inputs, detecting their format by content, and running
- * the importer; then the analyses every consumer needs (attribution).
+ * the importer, keeping what the command needs (needs.h -> keep.h); then the
+ * preparation every loaded profile goes through (ml_prepare).
  */
 #include "phase.h"
 #include "importer.h"
@@ -46,15 +47,24 @@ static void describe_head(const unsigned char *head, size_t n, char *out, size_t
     out[w] = 0;
 }
 
-int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
+/* What an import of path keeps, for a command with these needs: lean
+ * storage only for what can be read again (ML_IMPORT_AGAIN), a regular file. */
+static ml_keep keep_for(const ml_needs *needs, const char *path)
 {
-    /* Lean storage only for what can be read again (ML_IMPORT_AGAIN). */
     struct stat st;
-    bool lean = (out->want & ML_LEAN) && strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-again:;
+    bool again = strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return (ml_keep){.lean = needs->lean && again,
+                     .threads_unread = needs->no_categories,
+                     .first_op_only = needs->no_op_memory};
+}
+
+/* One import of path: its format detected, then read into a new profile
+ * (*out), keeping what keep asks.  0, -1, or ML_IMPORT_AGAIN. */
+static int import_once(const char *path, const ml_profiles *ps, const ml_keep *keep, ml_profile **out, ml_err *e)
+{
     ml_source *src;
     if (ml_source_open(path, &src, e) < 0) return -1;
-    ml_source_set_limits(src, &out->limits);
+    ml_source_set_limits(src, &ps->limits);
     const unsigned char *head;
     size_t n = ml_source_peek(src, &head, SNIFF_BYTES, e);
     const char *name = ml_source_name(src);
@@ -81,26 +91,34 @@ again:;
         return -1;
     }
     ml_profile *p = ml_profile_new(name, imp->format);
-    if (out->want & ML_WANT_TRACE) p->trace = ml_trace_new(); /* importers that have a time side fill it */
-    p->ops_first_only = (out->want & ML_SKIP_OPS) != 0;
-    p->lean_wanted = lean;
-    p->categories_wanted = !(out->want & ML_SKIP_CATEGORIES);
-    int rc = imp->import(src, p, e);
-    if (rc < 0) {
-        ml_profile_free(p);
-        ml_source_close(src);
-        if (rc == ML_IMPORT_AGAIN && lean) { /* the lean storage could not hold it */
-            lean = false;
-            if (e) e->msg[0] = 0;
-            goto again;
-        }
-        return -1;
-    }
+    if (ps->needs.time) p->trace = ml_trace_new(); /* importers that have a time side fill it */
+    int rc = imp->import(src, p, keep, e);
     ml_source_close(src);
-    if (!p->ops_first_only) ml_attribute(p);
+    if (rc < 0) ml_profile_free(p);
+    else *out = p;
+    return rc;
+}
+
+void ml_prepare(ml_profile *p, const ml_needs *needs)
+{
+    if (!needs->no_op_memory) ml_attribute(p);
     ml_phase("attribute");
-    if (!(out->want & ML_SKIP_CATEGORIES)) ml_categorize(p); /* after attribution: it reads the top-level ops */
+    if (!needs->no_categories) ml_categorize(p); /* after attribution: it reads the top-level ops */
     ml_phase("categorize");
+}
+
+int ml_load_file(const char *path, ml_profiles *out, ml_err *e)
+{
+    ml_keep keep = keep_for(&out->needs, path);
+    ml_profile *p = NULL;
+    int rc = import_once(path, out, &keep, &p, e);
+    if (rc == ML_IMPORT_AGAIN && keep.lean) { /* the lean storage could not hold it: once more without */
+        keep.lean = false;
+        if (e) e->msg[0] = 0;
+        rc = import_once(path, out, &keep, &p, e);
+    }
+    if (rc < 0) return -1;
+    ml_prepare(p, &out->needs);
     VEC_PUSH(&out->items, p);
     return 0;
 }

@@ -193,7 +193,7 @@ static void load_one(pool *pl, size_t u)
 {
     const ml_unit *unit = &pl->l->units.v[u];
     ml_par_set_thread(pl->alone || unit->bytes >= ML_LOADPAR_BIG);
-    ml_profiles ps = {.want = pl->o->want};
+    ml_profiles ps = {.needs = pl->o->needs};
     ml_err e = {{0}};
     int rc = ml_load_unit(unit->path, unit->listed, &ps, &e);
     if (rc == 0) {

@@ -58,7 +58,7 @@ void ml_unit_list_free(ml_unit_list *l);
 /* Loads one input as ml_load does, through its listing (RUN@SPAN, the
  * logdir's classification), for a command that reads one run (diff, check,
  * export, a report of one file): a logdir of several runs or spans is
- * refused (ml_units_logdir_error).  Appends to ps (its want and limits
+ * refused (ml_units_logdir_error).  Appends to ps (its needs and limits
  * apply); 0 or -1 with e set. */
 int ml_units_load(const char *input, ml_profiles *ps, ml_err *e);
 
@@ -73,7 +73,7 @@ int ml_units_logdir_error(const ml_unit_list *l, const char *input, ml_err *e);
 typedef void (*ml_each_fn)(void *arg, size_t unit, size_t k, ml_profile *p);
 
 typedef struct ml_each_opts {
-    unsigned want;          /* ML_WANT_* for the importers */
+    ml_needs needs;         /* what the command reads (needs.h) */
     int jobs;               /* threads; 0 = one per core */
     const size_t *only;     /* load only these units; NULL = all */
     size_t n_only;

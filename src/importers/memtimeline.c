@@ -553,7 +553,7 @@ fail:
     return -1;
 }
 
-int ml_memtimeline_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_memtimeline_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     p->caps.memory_record = true;
     p->caps.memory_first = true;
@@ -607,6 +607,6 @@ done:
     VEC_FREE(&first);
     VEC_FREE(&second);
     js_close(r.js);
-    if (rc == 0) ml_profile_finish(p);
+    if (rc == 0) ml_profile_finish_keep(p, keep);
     return rc;
 }

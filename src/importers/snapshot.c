@@ -122,6 +122,7 @@ typedef struct imp {
     int64_t bytes_moved;             /* sum of the trace entries' sizes: kept below ML_VALUE_LIMIT */
     ml_evpipe *pipe;                 /* stores (and matches) the events on a second thread while reading */
     bool again;                      /* lean, and the pipe gave up: read again without (ML_IMPORT_AGAIN) */
+    const ml_keep *keep;             /* what the import keeps (keep.h) */
 } imp;
 
 static ml_str str_or0(imp *im, ml_pv v) { return ml_pv_str_or(v, 0); }
@@ -980,7 +981,7 @@ static int finish(imp *im, ml_pv top, ml_err *e)
     if (tt == ML_PV_DICT) settings_notes(im, top);
     p->has_addresses = true;
     ml_phase("snapshot: segments, reserved");
-    ml_profile_finish(p);
+    ml_profile_finish_keep(p, im->keep);
     blocks_before_trace(im);
     ml_phase("snapshot: blocks before the trace");
     rc = 0;
@@ -991,12 +992,12 @@ out:
     return rc;
 }
 
-int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
+int ml_snapshot_import(ml_source *src, ml_profile *p, const ml_keep *keep, ml_err *e)
 {
     p->caps.allocator_state = true;
     p->caps.memory_record = true;
     p->caps.memory_first = true;
-    imp im = {.p = p, .name = ml_source_name(src), .last_stream = INT64_MIN};
+    imp im = {.p = p, .name = ml_source_name(src), .last_stream = INT64_MIN, .keep = keep};
     im.st = ml_pvs_new(p->strings);
     memset(im.key_code, K__COUNT, sizeof im.key_code);
     memset(im.act_code, N_ACTIONS, sizeof im.act_code);
@@ -1017,7 +1018,7 @@ int ml_snapshot_import(ml_source *src, ml_profile *p, ml_err *e)
     /* Lean storage (profile.h) while the trace comes in time order, so that
      * the allocs are matched as read; if it does not (several devices' lists,
      * entries without times), the loader reads the file again without. */
-    p->lean = p->lean_wanted;
+    p->lean = ml_keep_lean(keep);
     im.pipe = ml_evpipe_start(p);
     if (ml_pickle_sniff(head, n)) rc = ml_pickle_read_hooks(src, im.st, &hooks, &top, e);
     else rc = ml_jsonvalue_read(src, im.st, on_entry_dict, &im, &top, e);

@@ -15,8 +15,6 @@
  * itself must be readable.
  */
 #include "ascend.h"
-#include "attribute.h"
-#include "categories.h"
 #include "importer.h"
 
 #include <dirent.h>
@@ -107,7 +105,7 @@ static int load_ascend(walk *w, const char *path, int depth)
 {
     ml_profile *ps[2];
     size_t n;
-    int rc = ml_ascend_load_dir_want(path, w->out->want, ps, &n, w->e);
+    int rc = ml_ascend_load_dir_want(path, w->out->needs.time, ps, &n, w->e);
     if (rc == ML_ASCEND_UNREADABLE && depth > 0) { /* e is "path: cannot read (...)" */
         VEC_PUSH(&w->out->skipped, ml_strdup(w->e->msg));
         w->e->msg[0] = 0;
@@ -115,8 +113,7 @@ static int load_ascend(walk *w, const char *path, int depth)
     }
     if (rc) return -1;
     for (size_t i = 0; i < n; i++) {
-        ml_attribute(ps[i]);
-        if (!(w->out->want & ML_SKIP_CATEGORIES)) ml_categorize(ps[i]);
+        ml_prepare(ps[i], &w->out->needs); /* as load.c prepares a file's profile */
         VEC_PUSH(&w->out->items, ps[i]);
     }
     w->found += n;
@@ -198,9 +195,10 @@ static int load_or_list(const char *dir, ml_profiles *out, ml_units *listing, ml
 
 int ml_load_unit(const char *path, bool listed, ml_profiles *out, ml_err *e)
 {
+    if (!listed) return ml_load(path, out, e);
     struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (!listed || !ml_ascend_is_profile_dir(path)) return ml_load_dir(path, out, e);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (!ml_ascend_is_profile_dir(path)) return ml_load_dir(path, out, e);
         walk w = {out, e, 0, NULL};
         return load_ascend(&w, path, 1);
     }

@@ -169,7 +169,7 @@ static void give_back(void *v, size_t from, size_t to)
 
 #define GIVE_BACK_EVERY ((size_t)1 << 18) /* events */
 
-void ml_match(ml_profile *p)
+void ml_match(ml_profile *p, const ml_keep *keep)
 {
     if (p->lean) { /* its events have no addresses: the importer matches as it reads, or reads again */
         ml_fatal("internal error: ml_match on a lean profile");
@@ -179,11 +179,11 @@ void ml_match(ml_profile *p)
     size_t n = ev->ts.len;
     ml_matcher mt;
     matcher_init(&mt);
-    /* With lean wanted, ml_profile_finish() drops the events' addresses (and
+    /* With a lean import, ml_profile_finish() drops the events' addresses (and
      * threads, unless categories are wanted) after the walk: their pages go
      * as it passes them, so that they and the allocs it builds are not all
      * in memory at once (a 400 MB trace's peak: 12 MB less). */
-    bool give = p->lean_wanted, threads_too = give && !p->categories_wanted;
+    bool give = ml_keep_lean(keep), threads_too = give && !ml_keep_event_threads(keep);
     size_t given = 0;
     for (size_t i = 0; i < n; i++) {
         if (give && i - given == GIVE_BACK_EVERY) {

@@ -17,8 +17,10 @@ typedef struct ml_match_stats {
     size_t allocs, frees, unmatched_frees, never_freed, reused_live_addr;
 } ml_match_stats;
 
-/* Rebuilds p->allocs from p->events. */
-void ml_match(ml_profile *p);
+/* Rebuilds p->allocs from p->events.  With a lean import (keep.h; NULL:
+ * keep all), the pages of the event columns ml_profile_finish() then drops
+ * are given back as the walk passes them. */
+void ml_match(ml_profile *p, const ml_keep *keep);
 /* The note ml_match() writes when `reused` allocations closed a live address. */
 void ml_match_note_reused(ml_profile *p, size_t reused);
 

@@ -63,7 +63,6 @@ void ml_profile_free(ml_profile *p)
 {
     if (!p) return;
     free_index(p);
-    free(p->peak_memo);
     free(p->path);
     ml_strpool_free(p->strings);
     VEC_FREE(&p->devices);
@@ -306,7 +305,6 @@ void ml_event_push(ml_profile *p, const ml_event *e)
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
 {
     ml_ops *op = &p->ops;
-    if (p->ops_first_only && op->ts.len) return;
     VEC_PUSH(&op->ts, ts);
     VEC_PUSH(&op->dur, dur < 0 ? 0 : dur);
     VEC_PUSH(&op->name, name);
@@ -438,12 +436,12 @@ void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t even
     VEC_PUSH(&s->event, event);
 }
 
-void ml_series_push_sampled(const ml_profile *p, ml_series *s, int64_t ts, int64_t value, uint32_t event)
+void ml_series_push_sampled(bool drop_repeats, ml_series *s, int64_t ts, int64_t value, uint32_t event)
 {
     size_t n = s->ts.len;
     if (n && ts < s->last_ts) s->unsorted = true;
     s->last_ts = ts;
-    if (n && p->lean_wanted && !s->unsorted && value == s->value.v[n - 1]) {
+    if (n && drop_repeats && !s->unsorted && value == s->value.v[n - 1]) {
         s->dropped = true;
         return;
     }

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "keep.h"
 #include "strpool.h"
 #include "trace.h"
 #include "units.h"
@@ -265,28 +266,15 @@ typedef struct ml_profile {
     VEC(ml_segment) segments;
     VEC(ml_block) blocks;
     VEC(ml_str) notes;          /* things the user should know ("no Addr: cannot match frees") */
-    ml_trace *trace;            /* slices, flows, counters (trace.h); NULL unless ML_WANT_TRACE */
-    bool lean_wanted;           /* the command reads of the memory side only what `lean` keeps
-                                 * (the plain summary: ML_LEAN), and the input can be read again
-                                 * (a regular file): an importer may store it lean, and
-                                 * ml_profile_finish() leaves the events' addr, thread (unless
-                                 * categories_wanted), stack and stream empty (len 0) once the
-                                 * allocs are matched */
-    bool categories_wanted;     /* ml_categorize() will run: the events' threads, which it reads at
-                                 * frees, stay (lean_wanted drops them only when not) */
+    ml_trace *trace;            /* slices, flows, counters (trace.h); NULL unless the command reads the time side */
     bool lean;                  /* lean storage (the snapshot importer, while it matches as it
                                  * reads): events keep ts, size, aux, device and kind (addr,
                                  * thread, stack and stream stay empty: len 0); allocs leave
                                  * t_free_req, thread and stream empty, and addr holds only the
                                  * allocations never freed (0 elsewhere).  Pushes skip what is
                                  * not kept.  A gigabyte snapshot: 19 bytes an event, not 47 */
-    bool ops_first_only;        /* ml_op_push keeps only the first operator (the one importers read
-                                 * the clock from): set by ML_SKIP_OPS, for commands whose operators
-                                 * come from the trace */
 
     struct ml_profile_index *index; /* private: keeps threads, frames, stacks unique */
-    struct ml_peak_memo *peak_memo; /* private to analysis/curve.c: the peaks found so far (one
-                                 * block, freed with the profile) */
 } ml_profile;
 
 /* Whether every event and allocation of p is device d's, the only one:
@@ -339,14 +327,14 @@ ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml
 void ml_series_push(ml_series *s, int64_t ts, int64_t value);
 /* The same, for a point recorded with event number `event` (its index in p->events when pushed). */
 void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event);
-/* The same for a sampled series (s->sampled): when the command reads lean
- * (p->lean_wanted), a point that repeats the value of the one before it is
+/* The same for a sampled series (s->sampled): with drop_repeats (an import
+ * that keeps lean, ml_keep_lean), a point that repeats the value of the one before it is
  * not even stored, as long as the points come in time order (the 20 bytes
  * of Kineto's Total Reserved at each memory event, which it hardly ever
  * changes); ml_profile_finish() would drop it anyway.  Points out of order
  * after one was dropped: ml_series_dropped_unsorted() says so, and the
  * importer answers ML_IMPORT_AGAIN (the file is read again, keeping all). */
-void ml_series_push_sampled(const ml_profile *p, ml_series *s, int64_t ts, int64_t value, uint32_t event);
+void ml_series_push_sampled(bool drop_repeats, ml_series *s, int64_t ts, int64_t value, uint32_t event);
 bool ml_series_dropped_unsorted(const ml_profile *p);
 
 /* Appends one allocation row (importers with lifetimes only; Kineto/snapshot use ml_match). */
@@ -379,6 +367,9 @@ void ml_profile_append(ml_profile *dst, ml_profile *src);
  * (unless allocs_matched: an importer matched them as it read).
  * Importers may still add allocs, frames and stacks afterwards. */
 void ml_profile_finish(ml_profile *p);
+/* The same for an import that keeps less (keep.h; NULL: everything): the
+ * event columns its reader no longer needs once matched go (a lean import). */
+void ml_profile_finish_keep(ml_profile *p, const ml_keep *keep);
 
 /* The earliest time in a finished profile: its events, ops, trace slices,
  * series points and allocations (INT64_MAX if none).  A rank's origin in

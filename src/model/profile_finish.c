@@ -92,10 +92,16 @@ static void finish_trace(void *arg)
     if (j->trace) ml_trace_finish(j->trace, j->base_ns);
 }
 
+typedef struct memory_finish_job {
+    ml_profile *p;
+    const ml_keep *keep;
+} memory_finish_job;
+
 /* The memory side: everything but p->trace. */
 static void finish_memory_side(void *arg)
 {
-    ml_profile *p = arg;
+    const memory_finish_job *j = arg;
+    ml_profile *p = j->p;
     if (p->base_time_ns) {
         shift_times(p->events.ts.v, p->events.ts.len, p->base_time_ns);
         shift_times(p->ops.ts.v, p->ops.ts.len, p->base_time_ns);
@@ -121,22 +127,25 @@ static void finish_memory_side(void *arg)
     for (size_t i = 0; i < p->series.len; i++) drop_repeated_points(&p->series.v[i]);
     ml_phase("sort events, series");
     if (p->has_addresses && p->allocs_matched) ml_match_note_reused(p, p->allocs_reused);
-    else if (p->has_addresses) ml_match(p);
-    if (p->lean_wanted && !p->lean) {
+    else if (p->has_addresses) ml_match(p, j->keep);
+    if (ml_keep_lean(j->keep) && !p->lean) {
         /* Matched: the command reads no more of the events than lean storage
          * keeps (a gigabyte trace's addresses and threads: 12 bytes an event). */
         ml_events *ev = &p->events;
         VEC_FREE(&ev->addr); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
-        if (!p->categories_wanted) VEC_FREE(&ev->thread);
+        if (!ml_keep_event_threads(j->keep)) VEC_FREE(&ev->thread);
     }
     ml_phase("match");
 }
 
+void ml_profile_finish(ml_profile *p) { ml_profile_finish_keep(p, NULL); }
+
 /* The time side and the memory side share nothing here: one thread each. */
-void ml_profile_finish(ml_profile *p)
+void ml_profile_finish_keep(ml_profile *p, const ml_keep *keep)
 {
     trace_finish_job job = {p->trace, p->base_time_ns};
-    if (p->trace) ml_par2(finish_trace, &job, finish_memory_side, p);
-    else finish_memory_side(p);
+    memory_finish_job memory = {p, keep};
+    if (p->trace) ml_par2(finish_trace, &job, finish_memory_side, &memory);
+    else finish_memory_side(&memory);
     ml_phase("profile finish");
 }

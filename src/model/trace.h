@@ -3,7 +3,7 @@
  * counters of a Chrome/Kineto trace (and of an Ascend trace_view.json).
  *
  * The memory analyses never need it, so it is built only when the command
- * asks for it (ml_profiles.want & ML_WANT_TRACE before ml_load): `summary`
+ * asks for it (ml_profiles.needs.time before ml_load): `summary`
  * keeps no slices and pays nothing for them.  When built, it hangs off the
  * profile as p->trace (NULL otherwise) and belongs to it.
  *

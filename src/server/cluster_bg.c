@@ -31,7 +31,7 @@ struct ml_sv_cluster {
 static void take(void *arg, size_t unit, size_t k, ml_profile *p)
 {
     ml_sv_cluster *c = arg;
-    ml_rankrec *r = ml_rankrec_of(p, unit, k, c->units.units.v[unit].bytes);
+    ml_rankrec *r = ml_rankrec_of(p, NULL, unit, k, c->units.units.v[unit].bytes);
     pthread_mutex_lock(&c->mu);
     VEC_PUSH(&c->recs, r);
     c->done++;
@@ -41,7 +41,7 @@ static void take(void *arg, size_t unit, size_t k, ml_profile *p)
 static void *run(void *arg)
 {
     ml_sv_cluster *c = arg;
-    ml_each_opts eo = {.want = ML_WANT_TRACE | ML_SKIP_CATEGORIES | ML_SKIP_OPS, .jobs = c->jobs, .stop = &c->stop};
+    ml_each_opts eo = {.needs = {.time = true, .no_categories = true, .no_op_memory = true}, .jobs = c->jobs, .stop = &c->stop};
     ml_each_result res;
     ml_err e = {{0}};
     int rc = ml_load_each(&c->units, &eo, take, c, &res, &e);

@@ -91,15 +91,17 @@ static slot *slot_new(const char *path)
 }
 
 /* Imports path into its views (more than one for a folder of several
- * profiles); the paths skipped go to skipped.  Without the lock.  With
+ * profiles); the paths skipped go to skipped.  Without the lock.  listed:
+ * the slot was found by listing a directory input, and is loaded as the
+ * CLI's job loads such a unit (ml_load_unit, as loadpar.c does).  With
  * shown (an upload), the profiles are named so, never by their path on the
  * server; lim: the upload's limits (NULL: none). */
-static int load_views(const char *path, const char *shown, const ml_input_limits *lim, ml_sv_rank_vec *views,
-                      ml_str_vec *skipped, ml_err *e)
+static int load_views(const char *path, bool listed, const char *shown, const ml_input_limits *lim,
+                      ml_sv_rank_vec *views, ml_str_vec *skipped, ml_err *e)
 {
-    ml_profiles ps = { .want = ML_WANT_TRACE }; /* the profiler views (/api/perf, /api/trace) read p->trace */
+    ml_profiles ps = {.needs = {.time = true}}; /* the profiler views (/api/perf, /api/trace) read p->trace */
     if (lim) ps.limits = *lim;
-    int rc = ml_load(path, &ps, e);
+    int rc = ml_load_unit(path, listed, &ps, e);
     if (rc == 0) {
         ml_profiles_sort(&ps);
         for (size_t i = 0; i < ps.items.len; i++) {
@@ -131,12 +133,13 @@ static void import_slot(ml_ranks *rs, size_t k)
     pthread_mutex_lock(&rs->mu);
     slot *s = rs->slots.v[k];
     char *path = ml_strdup(s->path);
+    bool listed = s->listed;
     pthread_mutex_unlock(&rs->mu);
 
     ml_err e = {{0}};
     ml_sv_rank_vec views = {0};
     ml_str_vec skipped = {0};
-    int rc = load_views(path, NULL, NULL, &views, &skipped, &e);
+    int rc = load_views(path, listed, NULL, NULL, &views, &skipped, &e);
     free(path);
 
     pthread_mutex_lock(&rs->mu);
@@ -169,7 +172,7 @@ long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_inp
     double t = now_s();
     ml_sv_rank_vec views = {0};
     ml_str_vec skipped = {0};
-    int rc = load_views(path, name, lim, &views, &skipped, e);
+    int rc = load_views(path, false, name, lim, &views, &skipped, e);
     for (size_t i = 0; i < skipped.len; i++) free(skipped.v[i]); /* an upload is one file: nothing to say */
     VEC_FREE(&skipped);
     if (rc != 0) {

@@ -75,11 +75,11 @@ static peak_row *peak_rows(const ml_breakdown *bd, int top, size_t *n)
     return rows;
 }
 
-static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_opts *o)
+static void text_device(FILE *f, const ml_profile *p, ml_peak_memo *memo, int d, const ml_summary_opts *o)
 {
     ml_group_by by = group_by(p, o);
     ml_device_stats st;
-    ml_device_stats_compute(p, d, by, &st);
+    ml_device_stats_compute_memo(p, memo, d, by, &st);
     char a[64], b[80], c[64], label[256];
     fprintf(f, "\n%s\n", ML_TEXT_SAFE(device_label(p, d, label, sizeof label)));
     if (st.peak_allocated.found) {
@@ -139,7 +139,7 @@ static void text_device(FILE *f, const ml_profile *p, int d, const ml_summary_op
     ml_device_stats_free(&st);
 }
 
-void ml_summary_rank_text(FILE *f, const ml_profile *p, const ml_summary_opts *o)
+void ml_summary_rank_text(FILE *f, const ml_profile *p, ml_peak_memo *memo, const ml_summary_opts *o)
 {
     fprintf(f, "%s  [%s", ML_TEXT_SAFE(p->path), p->format);
     if (p->rank >= 0) fprintf(f, ", rank %d", p->rank);
@@ -150,7 +150,7 @@ void ml_summary_rank_text(FILE *f, const ml_profile *p, const ml_summary_opts *o
     if (!p->devices.len) fprintf(f, "  no memory data\n");
     uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
     ml_device_order(p, order);
-    for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, order[d], o);
+    for (size_t d = 0; d < p->devices.len; d++) text_device(f, p, memo, order[d], o);
     free(order);
 }
 
@@ -187,12 +187,12 @@ static void json_peak_group(jw *w, const char *label, int64_t bytes, int64_t cou
     jw_end(w);
 }
 
-static void json_device(jw *w, const ml_profile *p, int d, const ml_summary_opts *o)
+static void json_device(jw *w, const ml_profile *p, ml_peak_memo *memo, int d, const ml_summary_opts *o)
 {
     const ml_device *dev = &p->devices.v[d];
     ml_group_by by = group_by(p, o);
     ml_device_stats st;
-    ml_device_stats_compute(p, d, by, &st);
+    ml_device_stats_compute_memo(p, memo, d, by, &st);
     jw_obj(w);
     jw_key(w, "rank");
     if (p->rank >= 0) jw_i64(w, p->rank); else jw_null(w);
@@ -273,11 +273,11 @@ void ml_summary_rank_json_input(jw *w, const ml_profile *p)
     jw_end(w);
 }
 
-void ml_summary_rank_json_devices(jw *w, const ml_profile *p, const ml_summary_opts *o)
+void ml_summary_rank_json_devices(jw *w, const ml_profile *p, ml_peak_memo *memo, const ml_summary_opts *o)
 {
     uint16_t *order = ml_malloc((p->devices.len + 1) * sizeof *order);
     ml_device_order(p, order);
-    for (size_t d = 0; d < p->devices.len; d++) json_device(w, p, order[d], o);
+    for (size_t d = 0; d < p->devices.len; d++) json_device(w, p, memo, order[d], o);
     free(order);
 }
 
@@ -330,11 +330,12 @@ void ml_summary_json(FILE *f, const ml_rankset *rs, const ml_summary_opts *o)
     jw_end(&w);
 }
 
-void ml_summary_rank_pieces(const ml_profile *p, ml_rankrec *r, ml_spool *s, const ml_summary_opts *o)
+void ml_summary_rank_pieces(const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s,
+                            const ml_summary_opts *o)
 {
     ml_spool_writer m;
     if (!o->json) {
-        ml_summary_rank_text(ml_spool_begin(&m), p, o);
+        ml_summary_rank_text(ml_spool_begin(&m), p, memo, o);
         r->piece[ML_SUMMARY_PIECE_TEXT] = ml_spool_end(&m, s);
         return;
     }
@@ -343,6 +344,6 @@ void ml_summary_rank_pieces(const ml_profile *p, ml_rankrec *r, ml_spool *s, con
     ml_summary_rank_json_input(&w, p);
     r->piece[ML_SUMMARY_PIECE_INPUT] = ml_spool_end(&m, s);
     jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
-    ml_summary_rank_json_devices(&w, p, o);
+    ml_summary_rank_json_devices(&w, p, memo, o);
     r->piece[ML_SUMMARY_PIECE_DEVICES] = ml_spool_end(&m, s);
 }

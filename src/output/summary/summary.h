@@ -27,13 +27,16 @@
 #define ML_SUMMARY_DETAIL_RANKS 8
 enum { ML_SUMMARY_PIECE_TEXT, ML_SUMMARY_PIECE_INPUT, ML_SUMMARY_PIECE_DEVICES };
 
-void ml_summary_rank_pieces(const ml_profile *p, ml_rankrec *r, ml_spool *s, const ml_summary_opts *o);
+/* memo: the peaks of p found so far (curve.h; the job runner's, which made r
+ * through it), or NULL. */
+void ml_summary_rank_pieces(const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s,
+                            const ml_summary_opts *o);
 void ml_summary_text(FILE *f, const ml_rankset *rs, const ml_summary_opts *o);
 void ml_summary_json(FILE *f, const ml_rankset *rs, const ml_summary_opts *o);
 
 /* One profile's parts (the pieces above). */
-void ml_summary_rank_text(FILE *f, const ml_profile *p, const ml_summary_opts *o);
+void ml_summary_rank_text(FILE *f, const ml_profile *p, ml_peak_memo *memo, const ml_summary_opts *o);
 void ml_summary_rank_json_input(jw *w, const ml_profile *p);
-void ml_summary_rank_json_devices(jw *w, const ml_profile *p, const ml_summary_opts *o);
+void ml_summary_rank_json_devices(jw *w, const ml_profile *p, ml_peak_memo *memo, const ml_summary_opts *o);
 
 #endif

@@ -1,0 +1,31 @@
+/*
+ * needs.h — what a command reads of the profiles it loads, so that the
+ * loader stores and computes no more.
+ *
+ * Each command builds its needs in one place and hands them to the loader
+ * (ml_profiles.needs); the loader turns them into what each import keeps
+ * (model/keep.h) and into the preparation after import (ml_prepare:
+ * attribution, categories).  Importers never see the needs, and the profile
+ * does not store them.  The zero value is the whole memory side without the
+ * time side: what a test or a library caller gets from {0}.
+ */
+#ifndef ML_NEEDS_H
+#define ML_NEEDS_H
+
+#include <stdbool.h>
+
+typedef struct ml_needs {
+    bool time;          /* the time side: p->trace (slices, flows, counters) */
+    bool no_categories; /* shows no memory categories: ml_categorize() is not run (allocations
+                         * stay Unknown), e.g. the plain-text summary */
+    bool no_op_memory;  /* attributes no memory to operators (perf, whose operators come from the
+                         * trace): ml_attribute() is not run, and the memory side may keep only the
+                         * first operator, the one the clock is read from */
+    bool lean;          /* reads of events only their time, size, aux, device and kind (and their
+                         * threads, for ml_categorize, unless no_categories), and of allocs
+                         * neither t_free_req, addr (but for those never freed), thread (where the
+                         * input has none) nor stream (summary, --json too): an import of a file
+                         * that can be read again may store less (keep.h) */
+} ml_needs;
+
+#endif
