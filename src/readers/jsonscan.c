@@ -1084,9 +1084,9 @@ __attribute__((target("avx2"))) static size_t plain_container_avx2(const char *p
 size_t js_plain_skip_container(const char *p, size_t i, size_t n)
 {
 #ifdef ML_HAVE_BLOCK_AVX2
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") != 0;
-    if (avx2) return plain_container_avx2(p, i, n);
+    /* asked each time (a read of libgcc's CPU model, set once at start-up):
+     * a cached answer would be state written by both parser threads */
+    if (__builtin_cpu_supports("avx2")) return plain_container_avx2(p, i, n);
 #endif
     return plain_container_sse2(p, i, n);
 }
