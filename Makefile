@@ -151,7 +151,9 @@ test check: tests
 # fuzz_NAME.  The targets run FUZZ_JOBS at a time (default 2), each
 # FUZZ_SECONDS on its own core; each one's log is printed when it fails.
 FUZZ_JOBS ?= 2
-FUZZ_FLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fno-sanitize-recover=undefined $(addprefix -I,$(SRC_DIRS))
+# (a target passing the wrong pointer type compiles with a warning only,
+# and then fails at run time: such warnings are errors here)
+FUZZ_FLAGS  := -std=gnu11 -g -O1 -D_GNU_SOURCE -pthread -fno-sanitize-recover=undefined -Werror=incompatible-pointer-types -Werror=int-conversion -Werror=implicit-function-declaration $(addprefix -I,$(SRC_DIRS))
 FUZZ_CFLAGS := $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined
 FUZZ_OBJ := $(LIB_SRC:%.c=build-fuzz/obj/%.o) build-fuzz/obj/web_assets.o
 build-fuzz/obj/%.o: %.c

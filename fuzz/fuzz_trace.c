@@ -14,6 +14,7 @@
 #include "api_trace.h"
 #include "report.h"
 #include "chrome_json.h"
+#include "jsonw.h"
 #include "report_trace.h"
 
 /* The Trace view's data of a loaded store: the report's columns (capped
@@ -25,7 +26,11 @@ static void trace_view(const ml_profile *p)
     if (origin == INT64_MAX) origin = 0;
     ml_buf m = {0}, j = {0};
     ml_blobs bl = {0};
-    ml_report_trace(p, origin, 7, &m, &bl);
+    jw w; /* the report writes the trace's keys into its meta object */
+    jw_init_buf(&w, &m, false);
+    jw_obj(&w);
+    ml_report_trace(p, origin, 7, &w, &bl);
+    jw_end(&w);
     ml_trace_chrome_json(p, &j);
     ml_sv_trace *x = ml_sv_trace_build(p, origin);
     if (x) {
