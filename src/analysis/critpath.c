@@ -38,6 +38,7 @@ enum {
     N_AUTOGRAD = 64,        /* "autograd" in it */
     N_COMM = 128,           /* a communication kernel */
     N_CTX_SYNC = 256, N_STREAM_SYNC = 512, N_EVENT_SYNC = 1024, N_STREAM_WAIT = 2048,
+    N_NPU_SYNC = 4096,      /* a CANN call that waits for the NPU (aclrtSynchronizeStream ...) */
 };
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -66,6 +67,14 @@ static uint16_t classify(const char *s)
     if (!strcmp(s, "Stream Sync")) f |= N_STREAM_SYNC;
     if (!strcmp(s, "Event Sync")) f |= N_EVENT_SYNC;
     if (!strcmp(s, "Stream Wait Event")) f |= N_STREAM_WAIT;
+    /* CANN's waits for the NPU, as trace_view.json ("AscendCL@aclrtMemcpy")
+     * and the db ("aclrtMemcpy") name them: blocking, and a sync on an NPU */
+    static const char *const npu_waits[] = {"aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout",
+                                            "aclrtSynchronizeDevice", "aclrtSynchronizeDeviceWithTimeout",
+                                            "aclrtSynchronizeEvent", "aclrtSynchronizeEventWithTimeout",
+                                            "aclrtMemcpy"};
+    const char *cann = !strncmp(s, "AscendCL@", 9) ? s + 9 : s;
+    if (in_list(cann, npu_waits, sizeof npu_waits / sizeof *npu_waits)) f |= N_BLOCKING | N_NPU_SYNC;
     return f;
 }
 
@@ -86,6 +95,7 @@ typedef struct cp_ctx {
     size_t n_gpu;
     uint8_t *queue_ok;      /* per slice: 1 = queue length 1 at its launch and 0 at its start */
     uint32_t *ev_of;        /* per slice: its event in the current step, ML_NONE32 */
+    bool linked_launch;     /* every call linked to device work launched it (an NPU's CANN calls: devkind.h) */
     /* for event syncs, built when the trace has any */
     bool have_waits;
     ml_u64map record_of;    /* cudaEventRecord correlation -> 1 + slice */
@@ -102,6 +112,17 @@ static uint16_t name_flags(cp_ctx *c, ml_str id)
 }
 
 static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + s->dur.v[i]; }
+
+/* Whether device work g (with a launcher) was put on its stream by a launch
+ * call, the calls HTA's queue length and launch edges count: by name
+ * (cudaLaunchKernel ...), or on an NPU every CANN call linked to a task
+ * ("Node@launch", "AscendCL@aclnnAdd", "aclrtMemcpyAsync" ...: the export
+ * names them, no fixed list does). */
+static bool launched_by_call(cp_ctx *c, uint32_t g)
+{
+    if (c->s->kind.v[g] == ML_SL_CUDA_SYNC) return false;
+    return c->linked_launch || (name_flags(c, c->s->name.v[c->s->launcher.v[g]]) & N_LAUNCH);
+}
 
 /* A GPU event's stream number (args), or -1. */
 static int64_t stream_of(const ml_trace *t, uint32_t i)
@@ -154,7 +175,7 @@ static void queue_flags(cp_ctx *c)
     uint32_t *count = ml_calloc(ntr + 1, sizeof *count);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (s->kind.v[g] != ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[s->launcher.v[g]]) & N_LAUNCH))
+        if (launched_by_call(c, g))
             count[s->track.v[g] + 1]++;
     }
     for (size_t k = 0; k < ntr; k++) count[k + 1] += count[k];
@@ -163,7 +184,7 @@ static void queue_flags(cp_ctx *c)
     memcpy(fill, count, (ntr + 1) * sizeof *fill);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (s->kind.v[g] != ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[s->launcher.v[g]]) & N_LAUNCH))
+        if (launched_by_call(c, g))
             launched[fill[s->track.v[g]]++] = g;
     }
     uint8_t *at_launch = ml_calloc(c->n, 1); /* queue length after the launch == 1 */
@@ -175,7 +196,7 @@ static void queue_flags(cp_ctx *c)
         int64_t q = 0;
         for (;;) {
             while (j < jend && !(ml_slice_is_gpu(s->kind.v[j]) && s->launcher.v[j] != ML_NONE32 &&
-                                 (name_flags(c, s->name.v[s->launcher.v[j]]) & N_LAUNCH)))
+                                 launched_by_call(c, (uint32_t)j)))
                 j++;
             if (i >= iend && j >= jend) break;
             if (i < iend && (j >= jend || s->ts.v[s->launcher.v[launched[i]]] <= s->ts.v[j])) {
@@ -204,6 +225,7 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     c->n = c->s->ts.len;
     c->nstr = ml_strpool_count(p->strings);
     c->names = ml_calloc(c->nstr ? c->nstr : 1, sizeof *c->names);
+    c->linked_launch = ml_devkind_words_of(ml_devkind_of_profile(p))->linked_calls_launch;
     const ml_slices *s = c->s;
     VEC(uint32_t) gpu = {0};
     for (size_t i = 0; i < c->n; i++) {
@@ -231,7 +253,7 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     }
     for (size_t k = 0; k < c->n_gpu; k++) { /* launches of GPU work, by where they go and where from */
         uint32_t g = c->gpu[k], l = s->launcher.v[g];
-        if (s->kind.v[g] == ML_SL_CUDA_SYNC || !(name_flags(c, s->name.v[l]) & N_LAUNCH)) continue;
+        if (!launched_by_call(c, g)) continue;
         int64_t st = stream_of(c->t, g);
         VEC_PUSH(&list_for(c, &c->by_dev_stream, pair_key(device_of(c->t, g), st), true)->at, (uint32_t)k);
         VEC_PUSH(&list_for(c, &c->by_thread_stream, pair_key(s->track.v[l], st), true)->at, (uint32_t)k);
@@ -280,7 +302,7 @@ static uint32_t first_launch_from(const cp_ctx *c, const launch_list *l, int64_t
 /* ---- one step's graph ---- */
 
 enum { E_OPK, E_DEP, E_LAUNCH, E_KK, E_SYNC };
-enum { V_LOCK = 1, V_BLOCKING = 2, V_GPU = 4, V_SYNC = 8 };
+enum { V_LOCK = 1, V_BLOCKING = 2, V_GPU = 4, V_SYNC = 8, V_NPU_SYNC = 16 /* a host call: N_NPU_SYNC */ };
 
 typedef struct ev {
     uint32_t slice;
@@ -425,7 +447,7 @@ static void lock_edges(graph *g)
 static int64_t gpu_key(const graph *g, uint32_t e)
 {
     const ev *x = &g->evs.v[e];
-    return x->flags & V_SYNC ? x->end : x->ts;
+    return x->flags & (V_SYNC | V_NPU_SYNC) ? x->end : x->ts;
 }
 #define GPU_BEFORE(g, x, y) \
     (gpu_key(g, x) != gpu_key(g, y) ? gpu_key(g, x) < gpu_key(g, y) : (g)->evs.v[x].slice < (g)->evs.v[y].slice)
@@ -459,6 +481,19 @@ static void gpu_edges(graph *g, uint32_t *order, size_t n)
     for (size_t k = 0; k < n; k++) {
         uint32_t e = order[k];
         ev *x = &g->evs.v[e];
+        if (x->flags & V_NPU_SYNC) {
+            /* A CANN call waiting for the NPU: the export names no stream, so
+             * (as a Context Sync) every stream's last task -> the call's end,
+             * where that task was launched before the call and ended by its
+             * end (a task launched later can start first on a clock that
+             * runs ahead: no edge back in time, no cycle). */
+            for (size_t j = 0; j < g->last.len; j++) {
+                uint32_t task = g->evs.v[g->last.v[j].node >> 1].slice;
+                if (node_ts(g, g->last.v[j].node) <= x->end && s->ts.v[s->launcher.v[task]] <= x->ts)
+                    add_edge(g, g->last.v[j].node, 2 * e + 1, E_SYNC, true, ML_NONE32);
+            }
+            continue;
+        }
         uint32_t y = x->slice, runtime = c->ev_of[s->launcher.v[y]];
         if (x->flags & V_SYNC) {
             uint16_t f = name_flags(c, s->name.v[y]);
@@ -762,7 +797,8 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
             uint16_t f = name_flags(c, s->name.v[i]);
             ev x = {(uint32_t)i, tr, s->ts.v[i], end_of(s, (uint32_t)i),
                     (uint8_t)((ml_slice_is_runtime(k) && (f & N_LOCK) ? V_LOCK : 0) |
-                              (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0))};
+                              (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0) |
+                              (ml_slice_is_runtime(k) && c->linked_launch && (f & N_NPU_SYNC) ? V_NPU_SYNC : 0))};
             c->ev_of[i] = (uint32_t)g->evs.len;
             VEC_PUSH(&g->evs, x);
         }
@@ -802,6 +838,8 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
     lock_edges(g);
     g->order.len = 0;
     for (size_t e = n_host; e < g->evs.len; e++) VEC_PUSH(&g->order, (uint32_t)e);
+    for (size_t e = 0; e < n_host; e++) /* an NPU's waiting calls: syncs among the device's events */
+        if (g->evs.v[e].flags & V_NPU_SYNC) VEC_PUSH(&g->order, (uint32_t)e);
     gpu_edges(g, g->order.v, g->order.len);
     st->edges = g->edges.len;
     longest_path(g, st, legs, tops, rank_top);
