@@ -97,6 +97,7 @@ typedef struct cp_ctx {
     uint32_t *ev_of;        /* per slice: its event in the current step, ML_NONE32 */
     bool linked_launch;     /* every call linked to device work launched it (an NPU's CANN calls: devkind.h) */
     uint32_t *walk_with;    /* NPU: per track, the host thread its CANN calls were made on, ML_NONE32 */
+    bool npu_waits;         /* some step has a CANN call waiting for the NPU (a sync: ml_critpath.has_sync) */
     /* for event syncs, built when the trace has any */
     bool have_waits;
     ml_u64map record_of;    /* cudaEventRecord correlation -> 1 + slice */
@@ -597,6 +598,7 @@ static void npu_sync_edges(graph *g, size_t n_host)
     for (size_t h = 0; h < n_host; h++) {
         const ev *x = &g->evs.v[h];
         if (!(x->flags & V_NPU_SYNC)) continue;
+        c->npu_waits = true;
         if (!sorted) {
             sort_lnodes(g->lnodes.v, g->lnodes.len, NULL);
             g->last.len = 0; /* (gpu_edges is done with it) */
@@ -973,6 +975,7 @@ void ml_critpath_compute(const ml_profile *p, ml_critpath *out)
     g.c = &c;
     for (size_t k = 0; k < steps.len; k++) one_step(&g, &steps.v[k], &legs, &step_top, &rank_top);
     graph_free(&g);
+    out->has_sync |= c.npu_waits;
     out->n_top = top_take(&rank_top, out->top);
     top_free(&rank_top);
     top_free(&step_top);

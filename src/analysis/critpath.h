@@ -124,7 +124,8 @@ typedef struct ml_critpath {
     size_t n_legs;
     ml_cp_top top[ML_CP_TOP]; /* over all the steps */
     size_t n_top;
-    bool has_sync;          /* the trace has cuda_sync events (without them no GPU -> CPU sync is known) */
+    bool has_sync;          /* the trace has cuda_sync events, or an NPU trace CANN calls that wait for the NPU
+                             * (without them no GPU -> CPU sync is known) */
 } ml_critpath;
 
 /* The critical path of each ProfilerStep# (the whole trace when there are
