@@ -60,6 +60,13 @@ import json, sys
 r = json.load(sys.stdin)["runs"][0]
 print(sorted(k for k in r["critical_path"][0] if k.endswith("_us")))')
     t_eq "critical path: json keys stable" "$j" "['cpu_us', 'gpu_communication_us', 'gpu_compute_us', 'kernel_kernel_us', 'launch_us', 'path_us']"
+    # the path by tests/ascend_critpath_expected.py: 89083298 ns, no launch on it (the HCCL stream's
+    # Notify Wait chain: the compute stream's EVENT_WAIT on it is not an edge, so the chain ends there)
+    j=$("$MEMLENS" perf --view critical-path --json "$T" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]["critical_path"][0]
+print(r["path_us"], r["launch_us"], r["gpu_communication_us"] + r["gpu_compute_us"], r["kernel_kernel_us"])')
+    t_eq "critical path: length, launch (Python)" "$j" "89083.298 0 89078.298 5"
 fi
 
 D=$DATA/ascend/db_level1/rank0_ascend_pt
@@ -88,6 +95,12 @@ else
     t_contains "old trace_view alone: launches by flow" "$out" "Kernel launches: 274 (calls 52.968 ms, kernels 1.788 ms;"
     out=$("$MEMLENS" perf --view critical-path "$O/trace_view.json" 2>&1)
     t_lacks "old trace_view alone: CANN waits are syncs" "$out" "the export has no synchronisation events"
+    # tests/ascend_critpath_expected.py: 10439725 ns, cpu 7072941, tasks 402632, launch 7248, gaps 2956904
+    j=$("$MEMLENS" perf --view critical-path --json "$O/trace_view.json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]["critical_path"][0]
+print(r["path_us"], r["cpu_us"], r["gpu_compute_us"] + r["gpu_communication_us"], r["launch_us"], r["kernel_kernel_us"])')
+    t_eq "old trace_view alone: critical path with launch edges (Python)" "$j" "10439.725 7072.941 402.632 7.248 2956.904"
     mkdir -p "$tmp/kd_ascend_pt/ASCEND_PROFILER_OUTPUT"
     cp "$O/kernel_details.csv" "$tmp/kd_ascend_pt/ASCEND_PROFILER_OUTPUT/"
     out=$("$MEMLENS" perf "$tmp/kd_ascend_pt" 2>&1); rc=$?
