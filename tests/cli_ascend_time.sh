@@ -52,13 +52,21 @@ print(l["count"], l["launch_delay_outliers"]["top"][0]["launcher"] if "top" in l
     # the critical path in NPU words (its JSON keys stay gpu_*)
     out=$("$MEMLENS" perf --view critical-path "$T" 2>&1)
     t_contains "critical path: NPU columns" "$out" "CPU NPU compute    NPU comm      Launch Kernel gaps"
-    t_contains "critical path: NPU sync note" "$out" "(the export has no synchronisation events: waits of the host for the NPU are not on the path)"
+    # CANN's waits (aclrtSynchronizeStreamWithTimeout ...) are the syncs: no note that there are none
+    t_lacks "critical path: CANN waits are syncs" "$out" "the export has no synchronisation events"
     for w in "GPU" "cuda_sync"; do t_lacks "critical path: no '$w'" "$out" "$w"; done
     j=$("$MEMLENS" perf --view critical-path --json "$T" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["runs"][0]
 print(sorted(k for k in r["critical_path"][0] if k.endswith("_us")))')
     t_eq "critical path: json keys stable" "$j" "['cpu_us', 'gpu_communication_us', 'gpu_compute_us', 'kernel_kernel_us', 'launch_us', 'path_us']"
+    # the path by tests/ascend_critpath_expected.py: 89083298 ns, no launch on it (the HCCL stream's
+    # Notify Wait chain: the compute stream's EVENT_WAIT on it is not an edge, so the chain ends there)
+    j=$("$MEMLENS" perf --view critical-path --json "$T" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]["critical_path"][0]
+print(r["path_us"], r["launch_us"], r["gpu_communication_us"] + r["gpu_compute_us"], r["kernel_kernel_us"])')
+    t_eq "critical path: length, launch (Python)" "$j" "89083.298 0 89078.298 5"
 fi
 
 D=$DATA/ascend/db_level1/rank0_ascend_pt
@@ -80,8 +88,19 @@ else
     out=$("$MEMLENS" perf "$O/trace_view.json" 2>&1)
     t_contains "old trace_view alone: NPU tasks" "$out" "in 274 kernels"
     t_lacks "old trace_view alone: not a GPU-less trace" "$out" "GPU: none"
-    # its CANN calls' connection_ids name no task (the two sides are numbered apart): no launches to pair
-    t_lacks "old trace_view alone: no launches" "$out" "Kernel launches:"
+    # its CANN calls' connection_ids name no task (a task's is its call's minus one), its HostToDevice
+    # flows join each call to its task (tests/ascend_older_launches.py: 274 launches, calls 52968111 ns,
+    # tasks 1788267 ns; 218 of the flows end before they start: the NPU clock runs ahead)
+    out=$("$MEMLENS" perf --view kernels "$O/trace_view.json" 2>&1)
+    t_contains "old trace_view alone: launches by flow" "$out" "Kernel launches: 274 (calls 52.968 ms, kernels 1.788 ms;"
+    out=$("$MEMLENS" perf --view critical-path "$O/trace_view.json" 2>&1)
+    t_lacks "old trace_view alone: CANN waits are syncs" "$out" "the export has no synchronisation events"
+    # tests/ascend_critpath_expected.py: 10439725 ns, cpu 7072941, tasks 402632, launch 7248, gaps 2956904
+    j=$("$MEMLENS" perf --view critical-path --json "$O/trace_view.json" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"][0]["critical_path"][0]
+print(r["path_us"], r["cpu_us"], r["gpu_compute_us"] + r["gpu_communication_us"], r["launch_us"], r["kernel_kernel_us"])')
+    t_eq "old trace_view alone: critical path with launch edges (Python)" "$j" "10439.725 7072.941 402.632 7.248 2956.904"
     mkdir -p "$tmp/kd_ascend_pt/ASCEND_PROFILER_OUTPUT"
     cp "$O/kernel_details.csv" "$tmp/kd_ascend_pt/ASCEND_PROFILER_OUTPUT/"
     out=$("$MEMLENS" perf "$tmp/kd_ascend_pt" 2>&1); rc=$?

@@ -21,6 +21,7 @@
 #include "gputime.h"
 #include "importer.h"
 #include "kernels.h"
+#include "critpath.h"
 #include "launches.h"
 #include "operators.h"
 #include "optree.h"
@@ -149,6 +150,103 @@ TEST(old_trace_view_alone)
         CHECK_EQ_I64(ls.gpu, 1350);
         CHECK_EQ_I64(ls.delay, 400123 - 312500);
         ml_gpu_timeline_free(&tl);
+    }
+    ml_profiles_free(&ps);
+    rm_rf(d);
+    free(d);
+}
+
+/* ---- launches by HostToDevice flow, the NPU critical path ---- */
+
+/* The older vintage: a CANN call's connection_id is one above its task's, so
+ * only the HostToDevice flow (s inside the call, f at the task) links them.
+ * By hand (µs after 420000): aten::add 100-150 makes aclnnAdd 110-120, which
+ * launches the task 130-270 (flow s at 115); aten::item 200-300 waits in
+ * aclrtSynchronizeStream 210-290.  Critical path: add.start -10 (cpu)->
+ * aclnnAdd.start -20 (launch: the stream idle)-> task.start -140 (compute)->
+ * task.end -0 (sync: the wait)-> sync.end -10 (cpu)-> item.end = 180 us;
+ * the host alone would be 10 + 10 + 30 + 10 + 10 (the wait weighs 0). */
+static const char *flow_trace_view =
+    "[{\"ph\": \"X\", \"name\": \"aten::add\", \"pid\": 7, \"tid\": 7, \"ts\": \"1704161511420100.000\", \"dur\": 50, \"cat\": \"cpu_op\", \"args\": {}},\n"
+    "{\"ph\": \"X\", \"name\": \"aten::item\", \"pid\": 7, \"tid\": 7, \"ts\": \"1704161511420200.000\", \"dur\": 100, \"cat\": \"cpu_op\", \"args\": {}},\n"
+    "{\"ph\": \"X\", \"name\": \"AscendCL@aclnnAdd\", \"pid\": 70, \"tid\": 7, \"ts\": \"1704161511420110.000\", \"dur\": 10,"
+    " \"args\": {\"Mode\": \"ACL_NN\", \"connection_id\": 9}},\n"
+    "{\"ph\": \"X\", \"name\": \"AscendCL@aclrtSynchronizeStream\", \"pid\": 70, \"tid\": 7, \"ts\": \"1704161511420210.000\", \"dur\": 80,"
+    " \"args\": {\"Mode\": \"ACL_RTS\", \"connection_id\": 20}},\n"
+    "{\"ph\": \"X\", \"name\": \"aclnnAdd_AddAiCore_Add\", \"pid\": 800, \"tid\": 3, \"ts\": \"1704161511420130.000\", \"dur\": 140,"
+    " \"args\": {\"Task Type\": \"AI_CORE\", \"Stream Id\": 3, \"Task Id\": 1, \"connection_id\": 8}},\n"
+    "{\"ph\": \"s\", \"cat\": \"HostToDevice\", \"name\": \"HostToDevice77\", \"id\": \"77\", \"pid\": 70, \"tid\": 7, \"ts\": \"1704161511420115.000\"},\n"
+    "{\"ph\": \"f\", \"cat\": \"HostToDevice\", \"name\": \"HostToDevice77\", \"id\": \"77\", \"pid\": 800, \"tid\": 3, \"ts\": \"1704161511420130.000\", \"bp\": \"e\"},\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 800, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 70, \"tid\": 0, \"args\": {\"name\": \"CANN\"}},\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 7, \"tid\": 0, \"args\": {\"name\": \"Python\"}}]\n";
+
+TEST(launch_by_flow_and_npu_critical_path)
+{
+    char *d = tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/trace_view.json", d);
+    write_file(path, flow_trace_view);
+    ml_profiles ps;
+    const ml_profile *p = load1(path, &ps);
+    if (p) {
+        size_t k = slice_named(p, "aclnnAdd_AddAiCore_Add"), call = slice_named(p, "AscendCL@aclnnAdd");
+        CHECK(k != SIZE_MAX && call != SIZE_MAX);
+        if (k != SIZE_MAX && call != SIZE_MAX) CHECK_EQ_I64(p->trace->slices.launcher.v[k], (int64_t)call);
+        ml_critpath cp;
+        ml_critpath_compute(p, &cp);
+        CHECK_EQ_I64(cp.n_steps, 1);
+        if (cp.n_steps == 1) {
+            const ml_cp_step *st = &cp.steps[0];
+            CHECK(st->ok);
+            CHECK_EQ_I64(st->path_ns, 180000);
+            CHECK_EQ_I64(st->by_kind[ML_CP_CPU], 20000);
+            CHECK_EQ_I64(st->by_kind[ML_CP_LAUNCH], 20000);
+            CHECK_EQ_I64(st->by_kind[ML_CP_GPU_COMPUTE], 140000);
+            CHECK_EQ_I64(st->by_kind[ML_CP_KERNEL_KERNEL], 0);
+            CHECK_EQ_I64(st->path_begin, INT64_C(1704161511420100000));
+            CHECK_EQ_I64(st->path_end, INT64_C(1704161511420300000));
+        }
+        CHECK(cp.has_sync); /* the CANN wait is a sync */
+        ml_critpath_free(&cp);
+    }
+    ml_profiles_free(&ps);
+    rm_rf(d);
+    free(d);
+}
+
+/* A task that starts before its call (the NPU clock ahead): its flow ends
+ * before it starts, bound as two halves, and the call launches it all the same. */
+static const char *skewed_flow_trace_view =
+    "[{\"ph\": \"X\", \"name\": \"AscendCL@aclnnMul\", \"pid\": 70, \"tid\": 7, \"ts\": \"1704161511420110.000\", \"dur\": 10,"
+    " \"args\": {\"connection_id\": 5}},\n"
+    "{\"ph\": \"X\", \"name\": \"aclnnMul_MulAiCore_Mul\", \"pid\": 800, \"tid\": 3, \"ts\": \"1704161511420112.000\", \"dur\": 1,"
+    " \"args\": {\"Task Type\": \"AI_CORE\", \"Stream Id\": 3, \"Task Id\": 1, \"connection_id\": 4}},\n"
+    "{\"ph\": \"f\", \"cat\": \"HostToDevice\", \"name\": \"HostToDevice9\", \"id\": \"9\", \"pid\": 800, \"tid\": 3, \"ts\": \"1704161511420112.000\", \"bp\": \"e\"},\n"
+    "{\"ph\": \"s\", \"cat\": \"HostToDevice\", \"name\": \"HostToDevice9\", \"id\": \"9\", \"pid\": 70, \"tid\": 7, \"ts\": \"1704161511420115.000\"},\n"
+    "{\"ph\": \"X\", \"name\": \"aclnnMul_MulAiCore_Mul\", \"pid\": 800, \"tid\": 3, \"ts\": \"1704161511420130.000\", \"dur\": 1,"
+    " \"args\": {\"Task Type\": \"AI_CORE\", \"Stream Id\": 3, \"Task Id\": 2, \"connection_id\": 6}},\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 800, \"tid\": 0, \"args\": {\"name\": \"Ascend Hardware\"}},\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 70, \"tid\": 0, \"args\": {\"name\": \"CANN\"}}]\n";
+
+TEST(launch_by_flow_that_ends_before_it_starts)
+{
+    char *d = tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/trace_view.json", d);
+    write_file(path, skewed_flow_trace_view);
+    ml_profiles ps;
+    const ml_profile *p = load1(path, &ps);
+    if (p) {
+        const ml_slices *s = &p->trace->slices;
+        size_t call = slice_named(p, "AscendCL@aclnnMul"), n = 0;
+        CHECK(call != SIZE_MAX);
+        for (size_t i = 0; i < s->ts.len; i++) {
+            if (s->kind.v[i] != ML_SL_KERNEL) continue;
+            n++;
+            /* the first task (its flow's) is the call's; the second has neither a flow nor a call of its id */
+            if (s->ts.v[i] == INT64_C(1704161511420112000)) CHECK_EQ_I64(s->launcher.v[i], (int64_t)call);
+            else CHECK_EQ_I64(s->launcher.v[i], ML_NONE32);
+        }
+        CHECK_EQ_I64(n, 2);
     }
     ml_profiles_free(&ps);
     rm_rf(d);
@@ -470,6 +568,8 @@ TEST(real_kernel_details_and_old_trace_view)
 int main(void)
 {
     RUN(old_trace_view_alone);
+    RUN(launch_by_flow_and_npu_critical_path);
+    RUN(launch_by_flow_that_ends_before_it_starts);
     RUN(kernel_details_only_dir);
     RUN(kernel_details_beside_trace_view);
     RUN(step_trace_time_alone);

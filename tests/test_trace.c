@@ -485,6 +485,45 @@ TEST(store_binds_flow_chains)
     ml_profile_free(p);
 }
 
+/* Device work that no correlation id links is launched by the runtime call
+ * its flow starts in (older torch_npu's HostToDevice flows, Kineto's ac2g),
+ * also where the flow ends before it starts (the device clock ahead: two
+ * halves); a correlation link stands, and a flow from an operator launches
+ * nothing. */
+TEST(store_links_launchers_by_flow)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t host = ml_track_get(t, p->strings, "1", 1, "1", 1), dev = ml_track_get(t, p->strings, "9", 1, "3", 1);
+    ml_str n = ml_intern_cstr(p->strings, "s"), h2d = ml_intern_cstr(p->strings, "HostToDevice");
+    ml_slice_row rows[] = {
+        {0, 10, -1, -1, n, host, ML_NONE32, ML_SL_RUNTIME},  /* 0: a call */
+        {20, 10, 5, -1, n, host, ML_NONE32, ML_SL_RUNTIME},  /* 1: a call with correlation 5 */
+        {40, 10, -1, -1, n, host, ML_NONE32, ML_SL_CPU_OP},  /* 2: an operator */
+        {60, 10, -1, -1, n, host, ML_NONE32, ML_SL_RUNTIME}, /* 3: a call whose task starts first */
+        {12, 2, -1, -1, n, dev, ML_NONE32, ML_SL_KERNEL},    /* 4: launched by 0 (flow 1) */
+        {32, 2, 5, -1, n, dev, ML_NONE32, ML_SL_KERNEL},     /* 5: by 1 (correlation; flow 2 says 0) */
+        {52, 2, -1, -1, n, dev, ML_NONE32, ML_SL_KERNEL},    /* 6: flow 3 from the operator: none */
+        {58, 1, -1, -1, n, dev, ML_NONE32, ML_SL_MEMCPY},    /* 7: by 3 (flow 4, f before s) */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) ml_slice_push(t, &rows[i]);
+    ml_flow_point(t, 1, h2d, 's', false, host, 5);
+    ml_flow_point(t, 1, h2d, 'f', true, dev, 12);
+    ml_flow_point(t, 2, h2d, 's', false, host, 6);
+    ml_flow_point(t, 2, h2d, 'f', true, dev, 32);
+    ml_flow_point(t, 3, h2d, 's', false, host, 45);
+    ml_flow_point(t, 3, h2d, 'f', true, dev, 52);
+    ml_flow_point(t, 4, h2d, 'f', true, dev, 58);
+    ml_flow_point(t, 4, h2d, 's', false, host, 65);
+    ml_trace_finish(t, 0);
+    const ml_slices *s = &t->slices; /* sorted: the host track's four, then the device's */
+    CHECK_EQ_I64(s->launcher.v[4], 0);
+    CHECK_EQ_I64(s->launcher.v[5], 1);
+    CHECK_EQ_I64(s->launcher.v[6], ML_NONE32);
+    CHECK_EQ_I64(s->launcher.v[7], 3);
+    ml_profile_free(p);
+}
+
 /* What a flow point binds to, by brute force over the finished store: the
  * innermost slice of the track containing ts (a zero-length one at ts too),
  * or the first slice starting at or after ts. */
@@ -832,6 +871,7 @@ int main(void)
     RUN(bad_input_errors_name_file_and_byte);
     RUN(store_sorts_nests_and_counts_partial_overlaps);
     RUN(store_binds_flow_chains);
+    RUN(store_links_launchers_by_flow);
     RUN(flow_binding_search_agrees_with_brute_force);
     RUN(split_file_gives_the_same_store);
     RUN(real_traces_match_trace_expected_py);

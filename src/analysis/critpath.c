@@ -38,6 +38,7 @@ enum {
     N_AUTOGRAD = 64,        /* "autograd" in it */
     N_COMM = 128,           /* a communication kernel */
     N_CTX_SYNC = 256, N_STREAM_SYNC = 512, N_EVENT_SYNC = 1024, N_STREAM_WAIT = 2048,
+    N_NPU_SYNC = 4096,      /* a CANN call that waits for the NPU (aclrtSynchronizeStream ...) */
 };
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -66,6 +67,14 @@ static uint16_t classify(const char *s)
     if (!strcmp(s, "Stream Sync")) f |= N_STREAM_SYNC;
     if (!strcmp(s, "Event Sync")) f |= N_EVENT_SYNC;
     if (!strcmp(s, "Stream Wait Event")) f |= N_STREAM_WAIT;
+    /* CANN's waits for the NPU, as trace_view.json ("AscendCL@aclrtMemcpy")
+     * and the db ("aclrtMemcpy") name them: blocking, and a sync on an NPU */
+    static const char *const npu_waits[] = {"aclrtSynchronizeStream", "aclrtSynchronizeStreamWithTimeout",
+                                            "aclrtSynchronizeDevice", "aclrtSynchronizeDeviceWithTimeout",
+                                            "aclrtSynchronizeEvent", "aclrtSynchronizeEventWithTimeout",
+                                            "aclrtMemcpy"};
+    const char *cann = !strncmp(s, "AscendCL@", 9) ? s + 9 : s;
+    if (in_list(cann, npu_waits, sizeof npu_waits / sizeof *npu_waits)) f |= N_BLOCKING | N_NPU_SYNC;
     return f;
 }
 
@@ -86,6 +95,9 @@ typedef struct cp_ctx {
     size_t n_gpu;
     uint8_t *queue_ok;      /* per slice: 1 = queue length 1 at its launch and 0 at its start */
     uint32_t *ev_of;        /* per slice: its event in the current step, ML_NONE32 */
+    bool linked_launch;     /* every call linked to device work launched it (an NPU's CANN calls: devkind.h) */
+    uint32_t *walk_with;    /* NPU: per track, the host thread its CANN calls were made on, ML_NONE32 */
+    bool npu_waits;         /* some step has a CANN call waiting for the NPU (a sync: ml_critpath.has_sync) */
     /* for event syncs, built when the trace has any */
     bool have_waits;
     ml_u64map record_of;    /* cudaEventRecord correlation -> 1 + slice */
@@ -102,6 +114,17 @@ static uint16_t name_flags(cp_ctx *c, ml_str id)
 }
 
 static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + s->dur.v[i]; }
+
+/* Whether device work g (with a launcher) was put on its stream by a launch
+ * call, the calls HTA's queue length and launch edges count: by name
+ * (cudaLaunchKernel ...), or on an NPU every CANN call linked to a task
+ * ("Node@launch", "AscendCL@aclnnAdd", "aclrtMemcpyAsync" ...: the export
+ * names them, no fixed list does). */
+static bool launched_by_call(cp_ctx *c, uint32_t g)
+{
+    if (c->s->kind.v[g] == ML_SL_CUDA_SYNC) return false;
+    return c->linked_launch || (name_flags(c, c->s->name.v[c->s->launcher.v[g]]) & N_LAUNCH);
+}
 
 /* A GPU event's stream number (args), or -1. */
 static int64_t stream_of(const ml_trace *t, uint32_t i)
@@ -154,7 +177,7 @@ static void queue_flags(cp_ctx *c)
     uint32_t *count = ml_calloc(ntr + 1, sizeof *count);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (s->kind.v[g] != ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[s->launcher.v[g]]) & N_LAUNCH))
+        if (launched_by_call(c, g))
             count[s->track.v[g] + 1]++;
     }
     for (size_t k = 0; k < ntr; k++) count[k + 1] += count[k];
@@ -163,7 +186,7 @@ static void queue_flags(cp_ctx *c)
     memcpy(fill, count, (ntr + 1) * sizeof *fill);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (s->kind.v[g] != ML_SL_CUDA_SYNC && (name_flags(c, s->name.v[s->launcher.v[g]]) & N_LAUNCH))
+        if (launched_by_call(c, g))
             launched[fill[s->track.v[g]]++] = g;
     }
     uint8_t *at_launch = ml_calloc(c->n, 1); /* queue length after the launch == 1 */
@@ -175,7 +198,7 @@ static void queue_flags(cp_ctx *c)
         int64_t q = 0;
         for (;;) {
             while (j < jend && !(ml_slice_is_gpu(s->kind.v[j]) && s->launcher.v[j] != ML_NONE32 &&
-                                 (name_flags(c, s->name.v[s->launcher.v[j]]) & N_LAUNCH)))
+                                 launched_by_call(c, (uint32_t)j)))
                 j++;
             if (i >= iend && j >= jend) break;
             if (i < iend && (j >= jend || s->ts.v[s->launcher.v[launched[i]]] <= s->ts.v[j])) {
@@ -195,6 +218,35 @@ static void queue_flags(cp_ctx *c)
     free(launched);
 }
 
+/* On an NPU the CANN calls have a lane of their own (process "CANN", the
+ * tid of the host thread that made them): a thread track of runtime calls
+ * only is walked with the thread track of the same tid that has operators,
+ * so that a call sits inside the operator that made it, as cudaLaunchKernel
+ * does on its thread. */
+static void npu_host_threads(cp_ctx *c)
+{
+    const ml_trace *t = c->t;
+    size_t ntr = t->tracks.len;
+    uint8_t *has = ml_calloc(ntr ? ntr : 1, 1); /* 1: operators, 2: runtime calls, 4: anything else */
+    for (size_t i = 0; i < c->n; i++) {
+        uint32_t tr = c->s->track.v[i];
+        uint8_t k = c->s->kind.v[i];
+        if (t->tracks.v[tr].kind == ML_TRACK_THREAD)
+            has[tr] |= k == ML_SL_CPU_OP ? 1 : ml_slice_is_runtime(k) ? 2 : 4;
+    }
+    c->walk_with = ml_malloc((ntr ? ntr : 1) * sizeof *c->walk_with);
+    for (size_t a = 0; a < ntr; a++) {
+        c->walk_with[a] = ML_NONE32;
+        if (has[a] != 2) continue;
+        for (size_t b = 0; b < ntr; b++)
+            if (b != a && (has[b] & 1) && t->tracks.v[b].tid == t->tracks.v[a].tid) {
+                c->walk_with[a] = (uint32_t)b;
+                break;
+            }
+    }
+    free(has);
+}
+
 static void ctx_init(cp_ctx *c, const ml_profile *p)
 {
     memset(c, 0, sizeof *c);
@@ -204,6 +256,8 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     c->n = c->s->ts.len;
     c->nstr = ml_strpool_count(p->strings);
     c->names = ml_calloc(c->nstr ? c->nstr : 1, sizeof *c->names);
+    c->linked_launch = ml_devkind_words_of(ml_devkind_of_profile(p))->linked_calls_launch;
+    if (c->linked_launch) npu_host_threads(c);
     const ml_slices *s = c->s;
     VEC(uint32_t) gpu = {0};
     for (size_t i = 0; i < c->n; i++) {
@@ -231,7 +285,7 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     }
     for (size_t k = 0; k < c->n_gpu; k++) { /* launches of GPU work, by where they go and where from */
         uint32_t g = c->gpu[k], l = s->launcher.v[g];
-        if (s->kind.v[g] == ML_SL_CUDA_SYNC || !(name_flags(c, s->name.v[l]) & N_LAUNCH)) continue;
+        if (!launched_by_call(c, g)) continue;
         int64_t st = stream_of(c->t, g);
         VEC_PUSH(&list_for(c, &c->by_dev_stream, pair_key(device_of(c->t, g), st), true)->at, (uint32_t)k);
         VEC_PUSH(&list_for(c, &c->by_thread_stream, pair_key(s->track.v[l], st), true)->at, (uint32_t)k);
@@ -244,6 +298,7 @@ static void ctx_free(cp_ctx *c)
     free(c->gpu);
     free(c->queue_ok);
     free(c->ev_of);
+    free(c->walk_with);
     ml_u64map_free(&c->record_of);
     ml_u64map_free(&c->by_dev_stream);
     ml_u64map_free(&c->by_thread_stream);
@@ -280,7 +335,7 @@ static uint32_t first_launch_from(const cp_ctx *c, const launch_list *l, int64_t
 /* ---- one step's graph ---- */
 
 enum { E_OPK, E_DEP, E_LAUNCH, E_KK, E_SYNC };
-enum { V_LOCK = 1, V_BLOCKING = 2, V_GPU = 4, V_SYNC = 8 };
+enum { V_LOCK = 1, V_BLOCKING = 2, V_GPU = 4, V_SYNC = 8, V_NPU_SYNC = 16 /* a host call: N_NPU_SYNC */ };
 
 typedef struct ev {
     uint32_t slice;
@@ -358,6 +413,7 @@ static bool shares_lock(const graph *g, uint32_t a, uint32_t b)
     ((g)->evs.v[x].ts != (g)->evs.v[y].ts     ? (g)->evs.v[x].ts < (g)->evs.v[y].ts                          \
      : (g)->evs.v[x].end != (g)->evs.v[y].end ? (g)->evs.v[x].end > (g)->evs.v[y].end                        \
                                               : (g)->evs.v[x].slice < (g)->evs.v[y].slice)
+ML_RUNSORT_INPLACE_DEFINE(sort_host_events, uint32_t, const graph *, EV_BEFORE)
 
 /* The call stack of one group: enter and leave each call in depth-first
  * order, linking each node to the one before (critical_path_analysis.py,
@@ -521,6 +577,60 @@ static void gpu_edges(graph *g, uint32_t *order, size_t n)
     ml_u64map_free(&waits);
 }
 
+/* An NPU's CANN calls that wait for it (aclrtSynchronizeStream ...): the
+ * export names no stream they wait on, so, as for a Context Sync, each
+ * stream's last task that ended by the call's end and was launched before
+ * the call began -> the call's end (weight 0; a task launched later can
+ * end first where the device's clock runs ahead: no edge back, no cycle). */
+static void npu_sync_edges(graph *g, size_t n_host)
+{
+    cp_ctx *c = g->c;
+    const ml_slices *s = c->s;
+    g->lnodes.len = 0; /* the step's tasks by end (lock_edges is done with it) */
+    for (size_t e = n_host; e < g->evs.len; e++)
+        if (g->evs.v[e].flags & V_GPU) {
+            lnode l = {g->evs.v[e].end, g->evs.v[e].slice, 2 * (uint32_t)e + 1};
+            VEC_PUSH(&g->lnodes, l);
+        }
+    if (!g->lnodes.len) return;
+    bool sorted = false;
+    size_t n_streams = 0;
+    for (size_t h = 0; h < n_host; h++) {
+        const ev *x = &g->evs.v[h];
+        if (!(x->flags & V_NPU_SYNC)) continue;
+        c->npu_waits = true;
+        if (!sorted) {
+            sort_lnodes(g->lnodes.v, g->lnodes.len, NULL);
+            g->last.len = 0; /* (gpu_edges is done with it) */
+            for (size_t k = 0; k < g->lnodes.len; k++) {
+                int64_t st = stream_of(c->t, g->lnodes.v[k].slice);
+                bool seen = false;
+                for (size_t j = 0; j < g->last.len && !seen; j++) seen = g->last.v[j].stream == st;
+                if (!seen) VEC_PUSH(&g->last, ((stream_last){st, 0}));
+            }
+            n_streams = g->last.len;
+            sorted = true;
+        }
+        size_t lo = 0, hi = g->lnodes.len;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (g->lnodes.v[mid].ts <= x->end) lo = mid + 1;
+            else hi = mid;
+        }
+        g->last.len = 0; /* the streams given an edge to this call */
+        for (size_t k = lo; k-- > 0 && g->last.len < n_streams;) {
+            uint32_t task = g->lnodes.v[k].slice;
+            if (s->ts.v[s->launcher.v[task]] > x->ts) continue;
+            int64_t st = stream_of(c->t, task);
+            bool seen = false;
+            for (size_t j = 0; j < g->last.len && !seen; j++) seen = g->last.v[j].stream == st;
+            if (seen) continue;
+            VEC_PUSH(&g->last, ((stream_last){st, g->lnodes.v[k].node}));
+            add_edge(g, g->lnodes.v[k].node, 2 * (uint32_t)h + 1, E_SYNC, true, ML_NONE32);
+        }
+    }
+}
+
 /* ---- the longest path ---- */
 
 /* The kind an edge's time counts as. */
@@ -538,6 +648,9 @@ static uint8_t edge_kind(const graph *g, const edge *e, uint32_t *slice_out)
     if (e->type == E_KK) return ML_CP_KERNEL_KERNEL;
     uint8_t k = c->s->kind.v[slice];
     if (!ml_slice_is_gpu(k)) return ML_CP_CPU;
+    uint32_t info = c->s->info.v[slice]; /* an NPU's HCCL tasks (Notify Wait, SDMA ...) by what the importer knows */
+    if (c->linked_launch && info < c->t->kernel_info.len && ml_kernel_info_is_comm(&c->t->kernel_info.v[info]))
+        return ML_CP_GPU_COMM;
     return (name_flags(g->c, c->s->name.v[slice]) & N_COMM) ? ML_CP_GPU_COMM : ML_CP_GPU_COMPUTE;
 }
 
@@ -762,7 +875,8 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
             uint16_t f = name_flags(c, s->name.v[i]);
             ev x = {(uint32_t)i, tr, s->ts.v[i], end_of(s, (uint32_t)i),
                     (uint8_t)((ml_slice_is_runtime(k) && (f & N_LOCK) ? V_LOCK : 0) |
-                              (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0))};
+                              (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0) |
+                              (ml_slice_is_runtime(k) && c->linked_launch && (f & N_NPU_SYNC) ? V_NPU_SYNC : 0))};
             c->ev_of[i] = (uint32_t)g->evs.len;
             VEC_PUSH(&g->evs, x);
         }
@@ -790,19 +904,29 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
     /* host call stacks: each track, the backward one walked with the forward one */
     bool merge = nfwd == 1 && nbwd == 1 && fwd != bwd;
     for (uint32_t tr = 0; tr < ntr; tr++) {
-        if (ev_first[tr] == ev_first[tr + 1] || (merge && tr == bwd)) continue;
+        if (merge && tr == bwd) continue;
+        if (c->walk_with && c->walk_with[tr] != ML_NONE32) continue; /* walked with its host thread */
         g->order.len = 0;
         if (merge && tr == fwd) { /* two tracks' calls, each in order: merged */
             uint32_t a = ev_first[fwd], ae = ev_first[fwd + 1], b = ev_first[bwd], be = ev_first[bwd + 1];
             while (a < ae || b < be) VEC_PUSH(&g->order, b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++);
         } else
             for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) VEC_PUSH(&g->order, e);
-        stack_edges(g, g->order.v, g->order.len);
+        bool joined = false; /* an NPU's CANN lanes of this thread */
+        for (uint32_t k = 0; c->walk_with && k < ntr; k++)
+            if (c->walk_with[k] == tr || (merge && tr == fwd && c->walk_with[k] == bwd))
+                for (uint32_t e = ev_first[k]; e < ev_first[k + 1]; e++) {
+                    VEC_PUSH(&g->order, e);
+                    joined = true;
+                }
+        if (joined) sort_host_events(g->order.v, g->order.len, g);
+        if (g->order.len) stack_edges(g, g->order.v, g->order.len);
     }
     lock_edges(g);
     g->order.len = 0;
     for (size_t e = n_host; e < g->evs.len; e++) VEC_PUSH(&g->order, (uint32_t)e);
     gpu_edges(g, g->order.v, g->order.len);
+    if (c->linked_launch) npu_sync_edges(g, n_host);
     st->edges = g->edges.len;
     longest_path(g, st, legs, tops, rank_top);
     for (size_t e = 0; e < g->evs.len; e++) c->ev_of[g->evs.v[e].slice] = ML_NONE32;
@@ -851,6 +975,7 @@ void ml_critpath_compute(const ml_profile *p, ml_critpath *out)
     g.c = &c;
     for (size_t k = 0; k < steps.len; k++) one_step(&g, &steps.v[k], &legs, &step_top, &rank_top);
     graph_free(&g);
+    out->has_sync |= c.npu_waits;
     out->n_top = top_take(&rank_top, out->top);
     top_free(&rank_top);
     top_free(&step_top);

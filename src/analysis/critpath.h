@@ -64,6 +64,17 @@
  * output asks for it (perf --json, the critical-path text view, the report,
  * the server's perf object), not by a plain `memlens perf`.
  *
+ * On an NPU (devkind.h linked_calls_launch), in the device's words: every
+ * CANN call linked to a task is a launch call (queue length, launch edges);
+ * a CANN lane (a thread track of runtime calls only) is walked with the
+ * thread track of its tid that has cpu_ops; CANN's waits (aclrtSynchronize*
+ * and aclrtMemcpy, with or without "AscendCL@") are blocking, and sync from
+ * each stream's last task that ended by the wait's end and was launched
+ * before it began -> its end (the export names no stream: as Context Sync);
+ * HCCL tasks (a collective in their kernel_info) are gpu_communication.
+ * A stream's EVENT_WAIT on another and the task queue's enqueue -> dequeue
+ * flows are not edges yet.
+ *
  * Where memlens departs from HTA: HTA takes every "Stream Wait Event" of the
  * trace into each step, memlens those the step launched; its queue lengths
  * are per stream number, memlens's per stream track (one device's stream);
@@ -124,7 +135,8 @@ typedef struct ml_critpath {
     size_t n_legs;
     ml_cp_top top[ML_CP_TOP]; /* over all the steps */
     size_t n_top;
-    bool has_sync;          /* the trace has cuda_sync events (without them no GPU -> CPU sync is known) */
+    bool has_sync;          /* the trace has cuda_sync events, or an NPU trace CANN calls that wait for the NPU
+                             * (without them no GPU -> CPU sync is known) */
 } ml_critpath;
 
 /* The critical path of each ProfilerStep# (the whole trace when there are

@@ -147,7 +147,8 @@ int ml_ascend_load_dir_want(const char *dir, bool time_side, ml_profile **out, s
  * lanes become stream tracks of the rank's NPU (tid = stream) whose tasks are
  * ML_SL_KERNEL (ML_SL_MEMCPY when named MEMCPY*), "CANN" API calls become
  * ML_SL_RUNTIME (args connection_id is their correlation with the tasks they
- * launch, so launchers link), and the other NPU lanes (HCCL, Overlap
+ * launch, so launchers link; the older vintage numbers the two sides apart,
+ * and its HostToDevice flows link them, ml_trace_finish), and the other NPU lanes (HCCL, Overlap
  * Analysis ...) ML_TRACK_OTHER tracks of ML_SL_OTHER slices.  Counters
  * (NPU MEM, HBM, AI Core Freq ...) and flows go in as they are.  Call before
  * ml_profile_finish. */

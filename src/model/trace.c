@@ -678,6 +678,36 @@ static void link_launchers(ml_trace *t)
     free(vals);
 }
 
+/* Device work that no correlation id linked, at the end of a flow whose
+ * start lies in a runtime or driver call, was launched by that call: Kineto's
+ * ac2g flows and Ascend's HostToDevice flows (older trace_view.json, whose
+ * CANN calls carry another connection id than their tasks) mean just that.
+ * The flows of one (cat, id) are consecutive in t->flows (bind_flows writes
+ * them group by group); the group's first call launches its work.  Where the
+ * device's clock runs ahead of the host's, a task starts before its call
+ * and the group is two halves (nowhere -> task, call -> nowhere): the same
+ * launch.  Runs after both nest_and_bind_flows and link_launchers. */
+static void link_launchers_by_flows(ml_trace *t)
+{
+    ml_slices *s = &t->slices;
+    const ml_flow *f = t->flows.v;
+    size_t nf = t->flows.len, b;
+    for (size_t a = 0; a < nf; a = b) {
+        uint32_t call = ML_NONE32;
+        for (b = a; b < nf && f[b].id == f[a].id && f[b].cat == f[a].cat; b++)
+            if (call == ML_NONE32 && f[b].from != ML_NONE32 &&
+                (s->kind.v[f[b].from] == ML_SL_RUNTIME || s->kind.v[f[b].from] == ML_SL_DRIVER))
+                call = f[b].from;
+        if (call == ML_NONE32) continue;
+        for (size_t k = a; k < b; k++) {
+            uint32_t w = f[k].to;
+            if (w != ML_NONE32 && (is_gpu_work(s->kind.v[w]) || s->kind.v[w] == ML_SL_CUDA_SYNC) &&
+                s->launcher.v[w] == ML_NONE32)
+                s->launcher.v[w] = call;
+        }
+    }
+}
+
 /* Where a track's search for a flow point begins: flow points come grouped
  * by (cat, id), and ids grow with time on each track (PyTorch's correlation
  * ids), so the next answer is usually next to the last one. */
@@ -879,6 +909,7 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     apply_meta(t);
     sort_slices(t);
     ml_par2(nest_and_bind_flows, t, link_launchers_and_sort_samples, t);
+    link_launchers_by_flows(t); /* reads the flows and the launchers both tasks wrote */
 }
 
 

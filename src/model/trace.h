@@ -101,7 +101,7 @@ typedef struct ml_slices {
     VEC(uint32_t) parent;   /* innermost slice on the same track containing this one, ML_NONE32 */
     VEC(uint16_t) depth;    /* 0 = top of its track */
     VEC(uint32_t) launcher; /* GPU work and cuda_sync: the runtime/driver slice with the same correlation,
-                             * ML_NONE32 */
+                             * else the one a flow to it starts in; ML_NONE32 */
 } ml_slices;
 
 /* Args of a collective (record_param_comms ops, and NCCL kernels since
@@ -287,7 +287,11 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
  * driver call inside the runtime call of the same id is that same launch:
  * the outer one is kept).  Where separate launches share an id (counted in
  * shared_corr_ids and shared_corr_calls), the work goes to the one that
- * began last before it started, else to the first one after it.
+ * began last before it started, else to the first one after it.  Work that
+ * no id links, at the end of a flow (ac2g, Ascend's HostToDevice) whose start
+ * binds to a runtime/driver call, is that call's: the first such call of the
+ * flow's (cat, id), so that a flow ending before it starts (a device clock
+ * ahead of the host's: two halves, from nowhere and to nowhere) links too.
  * Flows: endpoints grouped by (cat, id) in time order; "s", "t" and an "f"
  * with binding point "e" bind to the innermost slice enclosing ts on their
  * track, another "f" to the first slice starting at or after ts there. */
