@@ -3,9 +3,10 @@
  *
  * Each input is a slot; a directory is listed (ml_list_dir) into one slot
  * per profile found below it, without importing anything.  A slot is
- * imported the first time it is asked for, by a small pool of worker threads
- * (one per core, at most one per slot), so that several ranks load in
- * parallel: ranks are independent.  A slot that yields more than one profile
+ * imported the first time it is asked for, as a request to the server's
+ * loader (loadpar.h: a pool of threads, one per core, at most one per slot
+ * and 16), so that several ranks load in parallel and a rank asked for goes
+ * before the Cluster pass's background loads queued on the same threads.  A slot that yields more than one profile
  * (an Ascend folder with text and a static graph) adds the others as new
  * slots at the end, so slot numbers never change.  Uploads add slots at the
  * end too (ml_ranks_add); there may be no slot at all until then.
@@ -26,8 +27,9 @@ typedef enum { ML_SLOT_PENDING, ML_SLOT_QUEUED, ML_SLOT_LOADING, ML_SLOT_READY, 
 
 typedef struct ml_ranks ml_ranks;
 
-/* Lists the inputs (files, "-", directories) into slots and starts `threads`
- * workers (0 = one per core).  Fails if an input does not exist or a
+/* Lists the inputs (files, "-", directories) into slots and starts the
+ * loader's `threads` threads (0 = one per core; one more when a Cluster pass
+ * would otherwise have them all).  Fails if an input does not exist or a
  * directory holds no profile. */
 ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err *e);
 /* Stops the workers (a rank being imported is finished first) and frees all. */
