@@ -176,21 +176,54 @@ static void slot_loaded(void *arg, size_t k, ml_profiles *ps, int rc, const ml_e
     pthread_mutex_unlock(&rs->mu);
 }
 
+/* An upload's load, which its connection's thread waits for. */
+typedef struct upload_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const char *path, *name;
+    bool done;
+    int rc;
+    ml_err e;
+    ml_sv_rank_vec views;
+    ml_str_vec skipped;
+} upload_wait;
+
+static void upload_loaded(void *arg, size_t tag, ml_profiles *ps, int rc, const ml_err *load_err)
+{
+    upload_wait *u = arg;
+    ml_err e = {{0}};
+    if (!ps) rc = ml_fail(&e, "%s: not read: the server is stopping", u->name ? u->name : u->path);
+    else {
+        if (rc != 0) e = *load_err;
+        rc = views_of(ps, rc, u->path, u->name, &u->views, &u->skipped, &e);
+    }
+    pthread_mutex_lock(&u->mu);
+    u->rc = rc;
+    u->e = e;
+    u->done = true;
+    pthread_cond_signal(&u->cv);
+    pthread_mutex_unlock(&u->mu);
+}
+
 long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e)
 {
     double t = now_s();
-    ml_sv_rank_vec views = {0};
-    ml_str_vec skipped = {0};
-    /* in the calling thread: the connection waits for it, and its limits are the upload's */
-    ml_profiles ps = {.needs = slot_needs};
-    if (lim) ps.limits = *lim;
-    int rc = ml_load_unit(path, false, &ps, e);
-    if (rc == 0) ml_profiles_sort(&ps);
-    rc = views_of(&ps, rc, path, name, &views, &skipped, e);
-    ml_profiles_free(&ps);
-    for (size_t i = 0; i < skipped.len; i++) free(skipped.v[i]); /* an upload is one file: nothing to say */
-    VEC_FREE(&skipped);
-    if (rc != 0) {
+    /* a request to the loader like a slot's, with the upload's limits; the connection waits for it */
+    upload_wait u = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .path = path, .name = name};
+    ml_load_req r = {.path = path, .bytes = size_of(path), .needs = slot_needs, .prio = ML_LOAD_NOW,
+                     .done = upload_loaded, .arg = &u};
+    if (lim) r.limits = *lim;
+    ml_loader_submit(rs->ld, &r);
+    pthread_mutex_lock(&u.mu);
+    while (!u.done) pthread_cond_wait(&u.cv, &u.mu);
+    pthread_mutex_unlock(&u.mu);
+    pthread_cond_destroy(&u.cv);
+    pthread_mutex_destroy(&u.mu);
+    ml_sv_rank_vec views = u.views;
+    for (size_t i = 0; i < u.skipped.len; i++) free(u.skipped.v[i]); /* an upload is one file: nothing to say */
+    VEC_FREE(&u.skipped);
+    if (u.rc != 0) {
+        *e = u.e;
         VEC_FREE(&views);
         return -1;
     }

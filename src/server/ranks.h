@@ -43,12 +43,13 @@ ml_sv_rank *ml_ranks_get(ml_ranks *rs, size_t k, ml_slot_state *state);
 /* Waits up to timeout_ms for slot k to be loaded or to fail; returns its state. */
 ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
 
-/* Imports path now, in the calling thread (an upload: the server's connection
- * thread), and adds its profiles as loaded slots at the end, with name in
+/* Imports path now, as a request to the loader (an upload: the server's
+ * connection thread waits for it, so that uploads too load on no more
+ * threads than the ranks do), and adds its profiles as loaded slots at the end, with name in
  * the inputs list and as their path (the profiles' and the slots': the
  * server's own paths are never shown); lim (NULL: none) bounds the input
  * (source.h).  Returns the first new slot's number, or -1 with e set
- * (then nothing is added).  Safe alongside the workers' lazy imports. */
+ * (then nothing is added).  Safe alongside the lazy imports. */
 long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e);
 
 /* Uploads are bounded: after an upload, while more than keep uploads are
