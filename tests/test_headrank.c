@@ -10,6 +10,8 @@
 #include "check.h"
 #include "headrank.h"
 
+#include <zlib.h>
+
 static bool scan(const char *s, int *r, int *w) { return ml_head_rank(s, strlen(s), r, w); }
 
 TEST(gen_trace_head)
@@ -60,7 +62,7 @@ static void write_file(const char *path, const char *text, size_t n)
 }
 
 /* A short plain file read whole names no rank: 0 ("none"); a rank: 1; a
- * longer one, a gzip one or a rank the import must judge: -1 ("cannot tell"). */
+ * longer one, a cut gzip one or a rank the import must judge: -1 ("cannot tell"). */
 TEST(none_or_cannot_tell)
 {
     char path[] = "/tmp/memlens-test-headrank-XXXXXX";
@@ -98,11 +100,73 @@ TEST(none_or_cannot_tell)
     unlink(path);
 }
 
+/* path gzipped: the texts given, each its own gzip member. */
+static void write_gz(const char *path, const char *const *texts, size_t k)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    for (size_t i = 0; i < k; i++) {
+        uLong n = (uLong)strlen(texts[i]);
+        unsigned char *out = malloc(n + 1024);
+        z_stream z = {0};
+        deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        z.next_in = (unsigned char *)texts[i], z.avail_in = (uInt)n;
+        z.next_out = out, z.avail_out = (uInt)(n + 1024);
+        CHECK_EQ_I64(deflate(&z, Z_FINISH), Z_STREAM_END);
+        fwrite(out, 1, z.total_out, f);
+        deflateEnd(&z);
+        free(out);
+    }
+    fclose(f);
+}
+
+/* A gzip file is judged by what it decodes to: its rank, none when it
+ * decodes whole within the head, cannot tell past it or after a second
+ * member.  Before, every .gz answered -1, so `serve` of .gz inputs that
+ * are no job said "cluster" until every rank had loaded. */
+TEST(gzip_head_decoded)
+{
+    char path[] = "/tmp/memlens-test-headrank-gz-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    int r = 5, w = 6;
+    const char *ranked[] = {"{\"distributedInfo\": {\"rank\": 2, \"world_size\": 8}, \"traceEvents\": []}"};
+    write_gz(path, ranked, 1);
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), 1);
+    CHECK_EQ_I64(r, 2);
+    CHECK_EQ_I64(w, 8);
+    const char *none[] = {"{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}]}", "{}"};
+    write_gz(path, none, 1);
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), 0);
+    write_gz(path, none, 2); /* a second member: more than the first says */
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), -1);
+    /* the rank at the head of a long file, compressed far below the head's size */
+    size_t big = 4 * ML_HEAD_RANK_BYTES;
+    char *buf = malloc(big + 1);
+    memset(buf, ' ', big);
+    buf[big] = 0;
+    memcpy(buf, ranked[0], strlen(ranked[0]) - 1);
+    const char *long_ranked[] = {buf};
+    write_gz(path, long_ranked, 1);
+    r = w = -9;
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), 1);
+    CHECK_EQ_I64(r, 2);
+    memset(buf, ' ', big); /* no rank in its head, and longer than it: cannot tell */
+    memcpy(buf, "{\"traceEvents\": [", 17);
+    write_gz(path, long_ranked, 1);
+    CHECK_EQ_I64(ml_head_rank_file_known(path, &r, &w), -1);
+    free(buf);
+    unlink(path);
+}
+
 int main(void)
 {
     RUN(gen_trace_head);
     RUN(only_the_top_level_object);
     RUN(refused);
+    RUN(gzip_head_decoded);
     RUN(none_or_cannot_tell);
     return check_report();
 }

@@ -18,14 +18,16 @@
  * object in the head, a rank that is not an integer, cut before it). */
 bool ml_head_rank(const char *head, size_t n, int *rank, int *world);
 
-/* The same for a file: reads its first 64 KiB (a gzip file, whose head is
- * compressed, and one that cannot be read answer false). */
+/* The same for a file: reads its first 64 KiB (of a gzip file, the first
+ * 64 KiB it decodes to; one that cannot be read answers false). */
 bool ml_head_rank_file(const char *path, int *rank, int *world);
 /* The same, telling "none" from "cannot tell": 1 with *rank and *world as
- * above; 0 when the file names no rank (a plain file short enough to be read
- * whole, ML_HEAD_RANK_BYTES, with no distributedInfo rank in it); -1 when
- * its head cannot say (longer, gzip, unreadable, a rank that is not a whole
- * number).  serve uses it to know from the start that inputs are no job. */
+ * above; 0 when the file names no rank (a file short enough to be read
+ * whole, ML_HEAD_RANK_BYTES once decoded, with no distributedInfo rank in
+ * it); -1 when its head cannot say (longer, unreadable, a corrupt or cut
+ * gzip stream, a rank that is not a whole number).  A gzip file is judged
+ * by the bytes it decodes to, so that .gz ranks are told from the start
+ * too.  serve uses it to know from the start that inputs are no job. */
 #define ML_HEAD_RANK_BYTES (64 * 1024)
 int ml_head_rank_file_known(const char *path, int *rank, int *world);
 

@@ -171,70 +171,173 @@ int ml_units_logdir_error(const ml_unit_list *l, const char *input, ml_err *e)
                    input, spans, input, input);
 }
 
-/* ---- the pool ----------------------------------------------------------- */
+/* ---- the loader ---------------------------------------------------------- */
 
-typedef struct pool {
-    const ml_unit_list *l;
-    const ml_each_opts *o;
-    ml_each_fn fn;
-    void *arg;
-    size_t *order;          /* unit numbers, largest first */
-    size_t n;
-    bool alone;             /* one thread: each rank may use more */
+typedef struct queued {
+    ml_load_req r;          /* r.path owned */
+} queued;
+
+typedef VEC(queued) queued_vec;
+
+struct ml_loader {
     pthread_mutex_t mu;
-    size_t next;            /* the next place in order to take */
-    size_t failed;          /* the first failing unit so far; SIZE_MAX: none */
-    ml_err err;
-    size_t *profiles;       /* per unit */
-    VEC(char *) *skipped;   /* per unit */
-} pool;
+    pthread_cond_t work;
+    queued_vec q[2];        /* by priority: ML_LOAD_NOW, ML_LOAD_BACKGROUND */
+    size_t head[2];
+    int background_running, background_max;
+    int stop;
+    pthread_t *th;
+    int nth;
+};
 
-static void load_one(pool *pl, size_t u)
+static void load_queued(const ml_loader *ld, queued *it)
 {
-    const ml_unit *unit = &pl->l->units.v[u];
-    ml_par_set_thread(pl->alone || unit->bytes >= ML_LOADPAR_BIG);
-    ml_profiles ps = {.needs = pl->o->needs};
+    const ml_load_req *r = &it->r;
+    if (r->begin && !r->begin(r->arg, r->tag)) {
+        r->done(r->arg, r->tag, NULL, 0, NULL);
+        return;
+    }
+    /* a small rank among many stays on its thread (loadpar.h) */
+    ml_par_set_thread(ld->nth == 1 || r->prio == ML_LOAD_NOW || r->bytes >= ML_LOADPAR_BIG);
+    ml_profiles ps = {.needs = r->needs, .limits = r->limits};
     ml_err e = {{0}};
-    int rc = ml_load_unit(unit->path, unit->listed, &ps, &e);
-    if (rc == 0) {
-        ml_profiles_sort(&ps);
-        for (size_t k = 0; k < ps.items.len; k++) {
-            pl->fn(pl->arg, u, k, ps.items.v[k]);
-            ml_profile_free(ps.items.v[k]);
-            ps.items.v[k] = NULL;
-        }
-    }
-    pthread_mutex_lock(&pl->mu);
-    if (rc != 0 && u < pl->failed) {
-        pl->failed = u;
-        pl->err = e;
-    }
-    pl->profiles[u] = rc == 0 ? ps.items.len : 0;
-    for (size_t i = 0; i < ps.skipped.len; i++) VEC_PUSH(&pl->skipped[u], ps.skipped.v[i]);
-    pthread_mutex_unlock(&pl->mu);
-    VEC_FREE(&ps.skipped);
-    ps.items.len = 0;
+    int rc = ml_load_unit(r->path, r->listed, &ps, &e);
+    if (rc == 0) ml_profiles_sort(&ps);
+    r->done(r->arg, r->tag, &ps, rc, &e);
     ml_profiles_free(&ps);
     ml_par_set_thread(true);
 }
 
-static void *worker(void *arg)
+static void *loader_thread(void *arg)
 {
-    pool *pl = arg;
+    ml_loader *ld = arg;
+    pthread_mutex_lock(&ld->mu);
     for (;;) {
-        pthread_mutex_lock(&pl->mu);
-        size_t u = SIZE_MAX;
-        while (pl->next < pl->n && !(pl->o->stop && *pl->o->stop)) {
-            size_t c = pl->order[pl->next++];
-            if (c < pl->failed) { /* a unit after one that failed: its error would not be told */
-                u = c;
-                break;
-            }
+        int pick = -1;
+        while (!ld->stop) {
+            if (ld->head[ML_LOAD_NOW] < ld->q[ML_LOAD_NOW].len) pick = ML_LOAD_NOW;
+            else if (ld->head[ML_LOAD_BACKGROUND] < ld->q[ML_LOAD_BACKGROUND].len &&
+                     ld->background_running < ld->background_max)
+                pick = ML_LOAD_BACKGROUND;
+            if (pick >= 0) break;
+            pthread_cond_wait(&ld->work, &ld->mu);
         }
-        pthread_mutex_unlock(&pl->mu);
-        if (u == SIZE_MAX) return NULL;
-        load_one(pl, u);
+        if (ld->stop) break;
+        queued it = ld->q[pick].v[ld->head[pick]++];
+        if (pick == ML_LOAD_BACKGROUND) ld->background_running++;
+        pthread_mutex_unlock(&ld->mu);
+        load_queued(ld, &it);
+        free((char *)it.r.path);
+        pthread_mutex_lock(&ld->mu);
+        if (pick == ML_LOAD_BACKGROUND) {
+            ld->background_running--;
+            pthread_cond_signal(&ld->work); /* a background load may wait for this place */
+        }
     }
+    pthread_mutex_unlock(&ld->mu);
+    return NULL;
+}
+
+ml_loader *ml_loader_start(int jobs, int background_max, ml_err *e)
+{
+    ml_loader *ld = ml_calloc(1, sizeof *ld);
+    jobs = ml_loadpar_jobs(jobs);
+    ld->background_max = background_max > 0 && background_max < jobs ? background_max : jobs;
+    pthread_mutex_init(&ld->mu, NULL);
+    pthread_cond_init(&ld->work, NULL);
+    ld->th = ml_calloc((size_t)jobs, sizeof *ld->th);
+    for (int i = 0; i < jobs; i++)
+        if (pthread_create(&ld->th[ld->nth], NULL, loader_thread, ld) == 0) ld->nth++;
+    if (!ld->nth) {
+        ml_loader_stop(ld);
+        ml_fail(e, "cannot start a thread to load ranks");
+        return NULL;
+    }
+    return ld;
+}
+
+void ml_loader_submit(ml_loader *ld, const ml_load_req *r)
+{
+    queued it = {*r};
+    it.r.path = ml_strdup(r->path);
+    pthread_mutex_lock(&ld->mu);
+    VEC_PUSH(&ld->q[r->prio], it);
+    /* every thread: the one woken may not be allowed a background load */
+    pthread_cond_broadcast(&ld->work);
+    pthread_mutex_unlock(&ld->mu);
+}
+
+int ml_loader_threads(const ml_loader *ld) { return ld->nth; }
+
+void ml_loader_stop(ml_loader *ld)
+{
+    if (!ld) return;
+    pthread_mutex_lock(&ld->mu);
+    ld->stop = 1;
+    pthread_cond_broadcast(&ld->work);
+    pthread_mutex_unlock(&ld->mu);
+    for (int i = 0; i < ld->nth; i++) pthread_join(ld->th[i], NULL);
+    free(ld->th);
+    for (int p = 0; p < 2; p++) { /* not begun: told so, for whoever waits on them */
+        for (size_t i = ld->head[p]; i < ld->q[p].len; i++) {
+            ml_load_req *r = &ld->q[p].v[i].r;
+            r->done(r->arg, r->tag, NULL, 0, NULL);
+            free((char *)r->path);
+        }
+        VEC_FREE(&ld->q[p]);
+    }
+    pthread_cond_destroy(&ld->work);
+    pthread_mutex_destroy(&ld->mu);
+    free(ld);
+}
+
+/* ---- batches ---------------------------------------------------------- */
+
+struct ml_batch {
+    const ml_unit_list *l;
+    const ml_each_opts *o;
+    ml_each_fn fn;
+    void *arg;
+    pthread_mutex_t mu;
+    pthread_cond_t all_done;
+    size_t n, ended;        /* units queued, and loaded or skipped */
+    size_t failed;          /* the first failing unit so far; SIZE_MAX: none */
+    ml_err err;
+    size_t *profiles;       /* per unit */
+    VEC(char *) *skipped;   /* per unit */
+};
+
+/* A unit after one that failed is not begun: its error would not be told. */
+static bool batch_begin(void *arg, size_t u)
+{
+    ml_batch *b = arg;
+    pthread_mutex_lock(&b->mu);
+    bool go = u < b->failed && !(b->o->stop && *b->o->stop);
+    pthread_mutex_unlock(&b->mu);
+    return go;
+}
+
+static void batch_done(void *arg, size_t u, ml_profiles *ps, int rc, const ml_err *e)
+{
+    ml_batch *b = arg;
+    if (ps && rc == 0)
+        for (size_t k = 0; k < ps->items.len; k++) {
+            b->fn(b->arg, u, k, ps->items.v[k]);
+            ml_profile_free(ps->items.v[k]);
+            ps->items.v[k] = NULL;
+        }
+    pthread_mutex_lock(&b->mu);
+    if (ps && rc != 0 && u < b->failed) {
+        b->failed = u;
+        b->err = *e;
+    }
+    if (ps) {
+        b->profiles[u] = rc == 0 ? ps->items.len : 0;
+        for (size_t i = 0; i < ps->skipped.len; i++) VEC_PUSH(&b->skipped[u], ps->skipped.v[i]);
+        ps->skipped.len = 0;
+    }
+    if (++b->ended == b->n) pthread_cond_broadcast(&b->all_done);
+    pthread_mutex_unlock(&b->mu);
 }
 
 static const ml_unit_list *sort_list;
@@ -246,53 +349,87 @@ static int by_bytes_desc(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int ml_load_each(const ml_unit_list *l, const ml_each_opts *o, ml_each_fn fn, void *arg, ml_each_result *res,
-                 ml_err *e)
+/* The units to load, largest first (the big ones must not be left for the end). */
+static size_t *batch_order(const ml_unit_list *l, const ml_each_opts *o, size_t *n)
 {
     size_t nu = l->units.len;
-    pool pl = {.l = l, .o = o, .fn = fn, .arg = arg, .failed = SIZE_MAX};
-    pl.order = ml_malloc((nu ? nu : 1) * sizeof *pl.order);
+    size_t *order = ml_malloc((nu ? nu : 1) * sizeof *order);
+    *n = 0;
     if (o->only)
-        for (size_t i = 0; i < o->n_only; i++) pl.order[pl.n++] = o->only[i];
+        for (size_t i = 0; i < o->n_only; i++) order[(*n)++] = o->only[i];
     else
-        for (size_t i = 0; i < nu; i++) pl.order[pl.n++] = i;
-    /* largest first (qsort's comparator has no context argument: the list is
-     * a static, so one sort at a time) */
+        for (size_t i = 0; i < nu; i++) order[(*n)++] = i;
+    /* (qsort's comparator has no context argument: the list is a static, so one sort at a time) */
     static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&sort_mu);
     sort_list = l;
-    if (pl.n > 1) qsort(pl.order, pl.n, sizeof *pl.order, by_bytes_desc);
+    if (*n > 1) qsort(order, *n, sizeof *order, by_bytes_desc);
     pthread_mutex_unlock(&sort_mu);
-    pl.profiles = ml_calloc(nu ? nu : 1, sizeof *pl.profiles);
-    pl.skipped = ml_calloc(nu ? nu : 1, sizeof *pl.skipped);
-    pthread_mutex_init(&pl.mu, NULL);
+    return order;
+}
 
-    int jobs = ml_loadpar_jobs(o->jobs);
-    if ((size_t)jobs > pl.n) jobs = pl.n ? (int)pl.n : 1;
-    pl.alone = jobs == 1;
-    pthread_t *th = ml_calloc((size_t)jobs, sizeof *th);
-    int started = 0;
-    for (int i = 1; i < jobs; i++) /* this thread is the first worker */
-        if (pthread_create(&th[started], NULL, worker, &pl) == 0) started++;
-    worker(&pl);
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    free(th);
-    pthread_mutex_destroy(&pl.mu);
-
-    memset(res, 0, sizeof *res);
-    res->profiles = pl.profiles;
-    for (size_t u = 0; u < nu; u++) {
-        for (size_t i = 0; i < pl.skipped[u].len; i++) VEC_PUSH(&res->skipped, ((ml_unit_skip){u, pl.skipped[u].v[i]}));
-        VEC_FREE(&pl.skipped[u]);
+ml_batch *ml_batch_start(ml_loader *ld, const ml_unit_list *l, const ml_each_opts *o, ml_load_prio prio,
+                         ml_each_fn fn, void *arg)
+{
+    size_t nu = l->units.len;
+    ml_batch *b = ml_calloc(1, sizeof *b);
+    *b = (ml_batch){.l = l, .o = o, .fn = fn, .arg = arg, .failed = SIZE_MAX};
+    b->profiles = ml_calloc(nu ? nu : 1, sizeof *b->profiles);
+    b->skipped = ml_calloc(nu ? nu : 1, sizeof *b->skipped);
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->all_done, NULL);
+    size_t *order = batch_order(l, o, &b->n);
+    for (size_t i = 0; i < b->n; i++) {
+        const ml_unit *u = &l->units.v[order[i]];
+        ml_load_req r = {.path = u->path, .listed = u->listed, .bytes = u->bytes, .needs = o->needs, .prio = prio,
+                         .begin = batch_begin, .done = batch_done, .arg = b, .tag = order[i]};
+        ml_loader_submit(ld, &r);
     }
-    free(pl.skipped);
-    free(pl.order);
-    if (pl.failed != SIZE_MAX) {
-        res->failed_unit = pl.failed;
-        if (e) *e = pl.err;
+    free(order);
+    return b;
+}
+
+int ml_batch_wait(ml_batch *b, ml_each_result *res, ml_err *e)
+{
+    pthread_mutex_lock(&b->mu);
+    while (b->ended < b->n) pthread_cond_wait(&b->all_done, &b->mu);
+    pthread_mutex_unlock(&b->mu);
+    size_t nu = b->l->units.len;
+    memset(res, 0, sizeof *res);
+    res->profiles = b->profiles;
+    for (size_t u = 0; u < nu; u++) {
+        for (size_t i = 0; i < b->skipped[u].len; i++) VEC_PUSH(&res->skipped, ((ml_unit_skip){u, b->skipped[u].v[i]}));
+        VEC_FREE(&b->skipped[u]);
+    }
+    free(b->skipped);
+    int rc = 0;
+    if (b->failed != SIZE_MAX) {
+        res->failed_unit = b->failed;
+        if (e) *e = b->err;
+        rc = -1;
+    }
+    pthread_cond_destroy(&b->all_done);
+    pthread_mutex_destroy(&b->mu);
+    free(b);
+    return rc;
+}
+
+int ml_load_each(const ml_unit_list *l, const ml_each_opts *o, ml_each_fn fn, void *arg, ml_each_result *res,
+                 ml_err *e)
+{
+    size_t n = o->only ? o->n_only : l->units.len;
+    int jobs = ml_loadpar_jobs(o->jobs);
+    if ((size_t)jobs > n) jobs = n ? (int)n : 1;
+    ml_loader *ld = ml_loader_start(jobs, 0, e);
+    if (!ld) {
+        memset(res, 0, sizeof *res);
+        res->profiles = ml_calloc(l->units.len ? l->units.len : 1, sizeof *res->profiles);
         return -1;
     }
-    return 0;
+    ml_batch *b = ml_batch_start(ld, l, o, ML_LOAD_BACKGROUND, fn, arg);
+    int rc = ml_batch_wait(b, res, e);
+    ml_loader_stop(ld);
+    return rc;
 }
 
 void ml_each_result_free(ml_each_result *r)

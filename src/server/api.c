@@ -105,7 +105,7 @@ void ml_api_stackbase(const ml_sv_device *d, double t0, double t1, int px, int b
 {
     /* As the report: the part no allocation accounts for is known only when
      * the curve is recorded totals and the trace's allocations have a curve. */
-    bool before_known = d->total_known && d->tracked_curve >= 0;
+    bool before_known = d->view->peak_total_known && d->tracked_curve >= 0;
     ml_mv_peak_columns cp;
     ml_mv_column_peaks(d->peak_curve >= 0 ? &d->curves[d->peak_curve] : NULL,
                        before_known ? &d->curves[d->tracked_curve] : NULL, t0, t1, px, &cp);
@@ -132,7 +132,7 @@ void ml_api_allocs(const ml_sv_device *d, double t0, double t1, int px, size_t l
     ml_colbuf cb;
     ml_cb_begin(&cb, out, binary);
     ml_cb_i64(&cb, "n", (int64_t)w.ids.len);
-    ml_cb_i64(&cb, "total", (int64_t)d->n);
+    ml_cb_i64(&cb, "total", (int64_t)d->view->n);
     ml_cb_i64(&cb, "in_window", (int64_t)w.in_window);
     ml_cb_i64(&cb, "in_window_bytes", w.in_bytes);
     ml_cb_i64(&cb, "wide", (int64_t)w.wide);
@@ -154,29 +154,30 @@ static void put_stack(const ml_sv_rank *r, uint32_t s, jw *w);
 
 void ml_api_detail(const ml_sv_rank *r, const ml_sv_device *d, size_t i, ml_buf *out)
 {
+    const ml_memview *v = d->view; /* the columns */
     jw w;
     jw_init_buf(&w, out, false);
     jw_obj(&w);
     jw_key(&w, "id"), jw_i64(&w, (int64_t)i);
     jw_key(&w, "device"), jw_text(&w, d->id);
-    jw_key(&w, "size"), jw_i64_js(&w, d->size[i]);
+    jw_key(&w, "size"), jw_i64_js(&w, v->size[i]);
     char addr[32] = "";
-    uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
+    uint64_t a = (uint64_t)v->addr_hi[i] << 32 | v->addr_lo[i];
     if (a) snprintf(addr, sizeof addr, "0x%llx", (unsigned long long)a);
     jw_key(&w, "addr"), jw_str(&w, addr);
-    jw_key(&w, "stream"), jw_text(&w, r->strings[d->stream[i]]);
-    jw_key(&w, "group"), jw_text(&w, d->groups[d->group[i]]);
-    jw_key(&w, "op"), jw_text(&w, r->strings[d->op[i]]);
-    jw_key(&w, "ta"), jw_i64_js(&w, d->ta[i]);
-    jw_key(&w, "tf"), jw_i64_js(&w, d->tf[i]);
-    jw_key(&w, "beforeTrace"), jw_bool(&w, d->flags[i] & ML_MV_BEFORE_TRACE);
-    jw_key(&w, "neverFreed"), jw_bool(&w, d->flags[i] & ML_MV_NEVER_FREED);
-    jw_key(&w, "category"), jw_i64(&w, d->cat[i]);
-    jw_key(&w, "categoryName"), jw_text(&w, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0));
+    jw_key(&w, "stream"), jw_text(&w, r->strings[v->stream[i]]);
+    jw_key(&w, "group"), jw_text(&w, v->group_label.v[v->group[i]]);
+    jw_key(&w, "op"), jw_text(&w, r->strings[v->op[i]]);
+    jw_key(&w, "ta"), jw_i64_js(&w, v->ta[i]);
+    jw_key(&w, "tf"), jw_i64_js(&w, v->tf[i]);
+    jw_key(&w, "beforeTrace"), jw_bool(&w, v->flags[i] & ML_MV_BEFORE_TRACE);
+    jw_key(&w, "neverFreed"), jw_bool(&w, v->flags[i] & ML_MV_NEVER_FREED);
+    jw_key(&w, "category"), jw_i64(&w, v->cat[i]);
+    jw_key(&w, "categoryName"), jw_text(&w, ml_category_name(v->cat[i] < ML_CAT__COUNT ? v->cat[i] : 0));
     jw_key(&w, "reason");
-    jw_text(&w, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "");
-    jw_key(&w, "src"), jw_i64(&w, d->src[i]);
-    jw_key(&w, "stack"), put_stack(r, d->stack[i], &w);
+    jw_text(&w, v->reason && v->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(v->reason[i]) : "");
+    jw_key(&w, "src"), jw_i64(&w, v->src[i]);
+    jw_key(&w, "stack"), put_stack(r, v->stack[i], &w);
     jw_end(&w);
 }
 
@@ -215,8 +216,8 @@ void ml_api_stack(const ml_sv_rank *r, uint32_t s, ml_buf *out)
  * the kinds the device has an overall curve of; nothing without active release times. */
 static void put_insight(ml_colbuf *cb, const ml_sv_rank *r, const ml_sv_device *d, const uint32_t *rows, size_t n)
 {
-    if (!d->tr) return;
-    ml_cb_col_i64(cb, "tr", d->tr, rows, n);
+    if (!d->view->tr) return;
+    ml_cb_col_i64(cb, "tr", d->view->tr, rows, n);
     static const char *const keys[2][3] = {{"aA", "aR", "aC"}, {"rA", "rR", "rC"}};
     int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
     for (int rel = 0; rel < 2; rel++)
@@ -240,7 +241,7 @@ void ml_api_table(ml_sv_rank *r, ml_sv_device *d, const ml_table_query *q, ml_bu
     jw_key(&w, "total"), jw_i64(&w, (int64_t)pg.total);
     jw_key(&w, "page"), jw_i64(&w, (int64_t)pg.page);
     jw_key(&w, "pages"), jw_i64(&w, (int64_t)pg.pages);
-    jw_key(&w, "n"), jw_i64(&w, (int64_t)d->n);
+    jw_key(&w, "n"), jw_i64(&w, (int64_t)d->view->n);
     jw_key(&w, "rows"); /* its value: an answer of columns, written after w's key */
     ml_colbuf cb;
     ml_cb_begin(&cb, out, 0);
@@ -300,24 +301,24 @@ static const char *export_time(const ml_sv_rank *r, int64_t t, char *buf, size_t
 static void export_row(ml_export *x, uint32_t i)
 {
     const ml_sv_rank *r = x->r;
-    const ml_sv_device *d = x->d;
+    const ml_memview *v = x->d->view; /* the columns */
     ml_buf *b = &x->row;
     char t[64];
-    put_cell(b, d->groups[d->group[i]], x->tsv, 1);
-    put_cell(b, r->strings[d->op[i]], x->tsv, 0);
-    snprintf(t, sizeof t, "%lld", (long long)d->size[i]);
+    put_cell(b, v->group_label.v[v->group[i]], x->tsv, 1);
+    put_cell(b, r->strings[v->op[i]], x->tsv, 0);
+    snprintf(t, sizeof t, "%lld", (long long)v->size[i]);
     put_cell(b, t, x->tsv, 0);
-    put_cell(b, d->flags[i] & ML_MV_BEFORE_TRACE ? "before trace" : export_time(r, d->ta[i], t, sizeof t), x->tsv, 0);
-    put_cell(b, d->flags[i] & ML_MV_NEVER_FREED ? "not released" : export_time(r, d->tf[i], t, sizeof t), x->tsv, 0);
-    snprintf(t, sizeof t, "%lld", (long long)(d->tf[i] - d->ta[i]));
+    put_cell(b, v->flags[i] & ML_MV_BEFORE_TRACE ? "before trace" : export_time(r, v->ta[i], t, sizeof t), x->tsv, 0);
+    put_cell(b, v->flags[i] & ML_MV_NEVER_FREED ? "not released" : export_time(r, v->tf[i], t, sizeof t), x->tsv, 0);
+    snprintf(t, sizeof t, "%lld", (long long)(v->tf[i] - v->ta[i]));
     put_cell(b, t, x->tsv, 0);
-    put_cell(b, ml_category_name(d->cat[i] < ML_CAT__COUNT ? d->cat[i] : 0), x->tsv, 0);
-    put_cell(b, r->strings[d->stream[i]], x->tsv, 0); /* as the input writes it */
-    uint64_t a = (uint64_t)d->addr_hi[i] << 32 | d->addr_lo[i];
+    put_cell(b, ml_category_name(v->cat[i] < ML_CAT__COUNT ? v->cat[i] : 0), x->tsv, 0);
+    put_cell(b, r->strings[v->stream[i]], x->tsv, 0); /* as the input writes it */
+    uint64_t a = (uint64_t)v->addr_hi[i] << 32 | v->addr_lo[i];
     if (a) snprintf(t, sizeof t, "0x%llx", (unsigned long long)a);
     else t[0] = 0;
     put_cell(b, t, x->tsv, 0);
-    put_cell(b, d->reason && d->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(d->reason[i]) : "", x->tsv, 0);
+    put_cell(b, v->reason && v->reason[i] < ML_REASON__COUNT ? ml_category_reason_text(v->reason[i]) : "", x->tsv, 0);
     ml_buf_puts(b, "\n");
 }
 
@@ -344,15 +345,15 @@ size_t ml_api_export_read(ml_export *x, char *buf, size_t max)
             if (!x->header_done) {
                 static const char *const head[] = {"allocating op", "size_bytes", "allocated", "released", "duration_ns",
                                                    "category", "stream", "address", "reason"};
-                put_cell(&x->row, x->d->group_by_frame ? "user frame" : "operator", x->tsv, 1);
+                put_cell(&x->row, x->d->view->by_frame ? "user frame" : "operator", x->tsv, 1);
                 for (size_t k = 0; k < sizeof head / sizeof *head; k++) put_cell(&x->row, head[k], x->tsv, 0);
                 ml_buf_puts(&x->row, "\n");
                 x->header_done = 1;
             } else {
                 const ml_sv_device *d = x->d;
-                while (x->next < d->n && x->row.len < 65536) {
+                while (x->next < d->view->n && x->row.len < 65536) {
                     size_t j = x->next++;
-                    uint32_t i = x->order[x->q.dir < 0 ? d->n - 1 - j : j];
+                    uint32_t i = x->order[x->q.dir < 0 ? d->view->n - 1 - j : j];
                     if (ml_mv_filter_keeps(&x->f, d->view, i)) export_row(x, i);
                 }
                 if (!x->row.len) break;  /* the end */
@@ -424,7 +425,7 @@ void ml_api_live(const ml_sv_rank *r, const ml_sv_device *d, double t, const cha
         size_t k = ml_upper_bound_f(c->t, c->n, (double)ti);
         int64_t v = k ? c->v[k - 1] : 0;
         jw_i64_js(&w, v);
-        if (d->total_known) total = v;
+        if (d->view->peak_total_known) total = v;
     } else {
         jw_null(&w);
     }
@@ -718,7 +719,7 @@ static int route(req *q, ml_ranks *rs, const char *path)
         int64_t limit, keep;
         int fmt;
         if (arg_rank_dev(q, rs, &r, &d) || arg_window(q, d, &t0, &t1) || arg_int(q, "px", 1, 20000, -1, &v) ||
-            arg_int(q, "limit", 1, 2000000, 200000, &limit) || arg_int(q, "keep", -1, (int64_t)d->n - 1, -1, &keep) ||
+            arg_int(q, "limit", 1, 2000000, 200000, &limit) || arg_int(q, "keep", -1, (int64_t)d->view->n - 1, -1, &keep) ||
             arg_enum(q, "fmt", fmt_names, 2, 0, &fmt))
             return -1;
         ml_api_allocs(d, t0, t1, (int)v, (size_t)limit, keep, fmt, q->out);
@@ -736,8 +737,8 @@ static int route(req *q, ml_ranks *rs, const char *path)
     }
     if (!strcmp(path, "/api/detail")) {
         if (arg_rank_dev(q, rs, &r, &d)) return -1;
-        if (!d->n) return fail(q, 404, "device %s has no allocations", d->id);
-        if (arg_int(q, "id", 0, (int64_t)d->n - 1, -1, &v)) return -1;
+        if (!d->view->n) return fail(q, 404, "device %s has no allocations", d->id);
+        if (arg_int(q, "id", 0, (int64_t)d->view->n - 1, -1, &v)) return -1;
         ml_api_detail(r, d, (size_t)v, q->out);
         return 0;
     }

@@ -15,7 +15,7 @@
 
 struct ml_sv_cluster {
     ml_unit_list units;
-    int jobs;
+    ml_loader *ld;              /* the server's (ranks.h): the ranks read as background loads */
     pthread_t th;
     bool started;
     volatile int stop;
@@ -41,10 +41,10 @@ static void take(void *arg, size_t unit, size_t k, ml_profile *p)
 static void *run(void *arg)
 {
     ml_sv_cluster *c = arg;
-    ml_each_opts eo = {.needs = {.time = true, .no_categories = true, .no_op_memory = true}, .jobs = c->jobs, .stop = &c->stop};
+    ml_each_opts eo = {.needs = {.time = true, .no_categories = true, .no_op_memory = true}, .stop = &c->stop};
     ml_each_result res;
     ml_err e = {{0}};
-    int rc = ml_load_each(&c->units, &eo, take, c, &res, &e);
+    int rc = ml_batch_wait(ml_batch_start(c->ld, &c->units, &eo, ML_LOAD_BACKGROUND, take, c), &res, &e);
     ml_each_result_free(&res);
     ml_buf json = {0};
     if (rc == 0 && !c->stop) ml_rankrecs_sort(c->recs.v, c->recs.len);
@@ -74,7 +74,7 @@ static void *run(void *arg)
     return NULL;
 }
 
-ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, int jobs)
+ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, ml_loader *ld)
 {
     ml_sv_cluster *c = ml_calloc(1, sizeof *c);
     for (size_t i = 0; i < units->units.len; i++) {
@@ -82,7 +82,7 @@ ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, int jobs)
         u.path = ml_strdup(u.path);
         VEC_PUSH(&c->units.units, u);
     }
-    c->jobs = jobs > 0 ? jobs : 1;
+    c->ld = ld;
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->done_cv, NULL);
     c->started = pthread_create(&c->th, NULL, run, c) == 0;

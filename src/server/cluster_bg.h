@@ -1,8 +1,8 @@
 /*
  * cluster_bg.h — the Cluster view of `memlens serve`: every rank of the
  * job read once, in the background from the server's start, for its record
- * (rankrec.h), on a few threads beside the ranks the user opens (which are
- * loaded whole, ranks.h).  /api/cluster answers the view's data once all are
+ * (rankrec.h), as background loads on the server's loader (loadpar.h), so
+ * that a rank the user opens (loaded whole, ranks.h) goes before them.  /api/cluster answers the view's data once all are
  * read (cluster_view.h), and until then how far it got.
  */
 #ifndef ML_SERVER_CLUSTER_BG_H
@@ -15,8 +15,9 @@
 
 typedef struct ml_sv_cluster ml_sv_cluster;
 
-/* Starts reading the units (copied; unit u is slot u of the server) on `jobs` threads. */
-ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, int jobs);
+/* Starts reading the units (copied; unit u is slot u of the server) on ld,
+ * which must outlive it. */
+ml_sv_cluster *ml_sv_cluster_start(const ml_unit_list *units, ml_loader *ld);
 /* One that reads nothing: the inputs are known from the start to be no job
  * (their heads, headrank.h); /api/cluster answers 422 with why. */
 ml_sv_cluster *ml_sv_cluster_refused(const char *why);

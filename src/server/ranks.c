@@ -1,5 +1,5 @@
 /*
- * ranks.c — lazy import of ranks on a pool of worker threads; see ranks.h.
+ * ranks.c — lazy import of ranks as requests to the loader (loadpar.h); see ranks.h.
  */
 #include "ranks.h"
 #include "jsonw.h"
@@ -42,15 +42,11 @@ typedef struct slot {
 
 struct ml_ranks {
     pthread_mutex_t mu;
-    pthread_cond_t work, done;
+    pthread_cond_t done;
     VEC(slot *) slots;
-    VEC(size_t) queue;          /* slot numbers, FIFO */
-    size_t qhead;
     VEC(char *) inputs;
     VEC(char *) skipped;
-    pthread_t *threads;
-    int nthreads;
-    int stop;
+    ml_loader *ld;              /* the slots asked for (requests) and the Cluster pass (background) */
     pthread_mutex_t dist_mu;    /* guards the three below */
     size_t dist_key;            /* ready slots the latest view covers; 0: none computed */
     ml_distributed *dist;       /* the latest (NULL: not a distributed run) */
@@ -90,30 +86,24 @@ static slot *slot_new(const char *path)
     return s;
 }
 
-/* Imports path into its views (more than one for a folder of several
- * profiles); the paths skipped go to skipped.  Without the lock.  listed:
- * the slot was found by listing a directory input, and is loaded as the
- * CLI's job loads such a unit (ml_load_unit, as loadpar.c does).  With
- * shown (an upload), the profiles are named so, never by their path on the
- * server; lim: the upload's limits (NULL: none). */
-static int load_views(const char *path, bool listed, const char *shown, const ml_input_limits *lim,
-                      ml_sv_rank_vec *views, ml_str_vec *skipped, ml_err *e)
+/* The views of a unit's profiles ps (more than one for a folder of
+ * several), loaded with rc (0, or -1 with e set); the paths skipped go to
+ * skipped.  Without the lock.  With shown (an upload), the profiles are
+ * named so, never by their path on the server.  Takes ps's items. */
+static int views_of(ml_profiles *ps, int rc, const char *path, const char *shown, ml_sv_rank_vec *views,
+                    ml_str_vec *skipped, ml_err *e)
 {
-    ml_profiles ps = {.needs = {.time = true}}; /* the profiler views (/api/perf, /api/trace) read p->trace */
-    if (lim) ps.limits = *lim;
-    int rc = ml_load_unit(path, listed, &ps, e);
     if (rc == 0) {
-        ml_profiles_sort(&ps);
-        for (size_t i = 0; i < ps.items.len; i++) {
+        for (size_t i = 0; i < ps->items.len; i++) {
             if (shown) {
-                free(ps.items.v[i]->path);
-                ps.items.v[i]->path = ml_strdup(shown);
+                free(ps->items.v[i]->path);
+                ps->items.v[i]->path = ml_strdup(shown);
             }
-            ml_sv_rank *v = rc == 0 ? ml_sv_rank_build(ps.items.v[i], e) : NULL;
+            ml_sv_rank *v = rc == 0 ? ml_sv_rank_build(ps->items.v[i], e) : NULL;
             if (!v && rc == 0) rc = -1;
-            else if (!v) ml_profile_free(ps.items.v[i]);
+            else if (!v) ml_profile_free(ps->items.v[i]);
             else VEC_PUSH(views, v);
-            ps.items.v[i] = NULL;
+            ps->items.v[i] = NULL;
         }
         if (rc == 0 && !views->len) rc = ml_fail(e, "%s: no profile in it", path);
     }
@@ -121,29 +111,48 @@ static int load_views(const char *path, bool listed, const char *shown, const ml
         for (size_t i = 0; i < views->len; i++) ml_sv_rank_free(views->v[i]);
         views->len = 0;
     }
-    for (size_t i = 0; i < ps.skipped.len; i++) VEC_PUSH(skipped, ps.skipped.v[i]);
-    VEC_FREE(&ps.skipped);
-    VEC_FREE(&ps.items);
+    for (size_t i = 0; i < ps->skipped.len; i++) VEC_PUSH(skipped, ps->skipped.v[i]);
+    ps->skipped.len = 0;
     return rc;
 }
 
-/* Imports one slot (called on a worker, without the lock). */
-static void import_slot(ml_ranks *rs, size_t k)
+/* What a slot's load reads: the profiler views (/api/perf, /api/trace) read p->trace. */
+static const ml_needs slot_needs = {.time = true};
+
+/* A worker takes slot k's request (loadpar.h): it is loading from now. */
+static bool slot_begin(void *arg, size_t k)
 {
+    ml_ranks *rs = arg;
     pthread_mutex_lock(&rs->mu);
     slot *s = rs->slots.v[k];
-    char *path = ml_strdup(s->path);
-    bool listed = s->listed;
+    bool go = s->state == ML_SLOT_QUEUED;
+    if (go) {
+        s->state = ML_SLOT_LOADING;
+        s->started = now_s();
+    }
     pthread_mutex_unlock(&rs->mu);
+    return go;
+}
 
+/* Slot k's unit is loaded (on the loading thread, without the lock): its
+ * views are built and it is ready, or it failed.  ps NULL: never begun (the
+ * server is stopping). */
+static void slot_loaded(void *arg, size_t k, ml_profiles *ps, int rc, const ml_err *load_err)
+{
+    ml_ranks *rs = arg;
+    if (!ps) return;
     ml_err e = {{0}};
+    if (rc != 0) e = *load_err;
+    pthread_mutex_lock(&rs->mu);
+    char *path = ml_strdup(rs->slots.v[k]->path);
+    pthread_mutex_unlock(&rs->mu);
     ml_sv_rank_vec views = {0};
     ml_str_vec skipped = {0};
-    int rc = load_views(path, listed, NULL, NULL, &views, &skipped, &e);
+    rc = views_of(ps, rc, path, NULL, &views, &skipped, &e);
     free(path);
 
     pthread_mutex_lock(&rs->mu);
-    s = rs->slots.v[k];
+    slot *s = rs->slots.v[k];
     s->took = now_s() - s->started;
     if (rc != 0) {
         s->state = ML_SLOT_FAILED;
@@ -167,15 +176,54 @@ static void import_slot(ml_ranks *rs, size_t k)
     pthread_mutex_unlock(&rs->mu);
 }
 
+/* An upload's load, which its connection's thread waits for. */
+typedef struct upload_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const char *path, *name;
+    bool done;
+    int rc;
+    ml_err e;
+    ml_sv_rank_vec views;
+    ml_str_vec skipped;
+} upload_wait;
+
+static void upload_loaded(void *arg, size_t tag, ml_profiles *ps, int rc, const ml_err *load_err)
+{
+    upload_wait *u = arg;
+    ml_err e = {{0}};
+    if (!ps) rc = ml_fail(&e, "%s: not read: the server is stopping", u->name ? u->name : u->path);
+    else {
+        if (rc != 0) e = *load_err;
+        rc = views_of(ps, rc, u->path, u->name, &u->views, &u->skipped, &e);
+    }
+    pthread_mutex_lock(&u->mu);
+    u->rc = rc;
+    u->e = e;
+    u->done = true;
+    pthread_cond_signal(&u->cv);
+    pthread_mutex_unlock(&u->mu);
+}
+
 long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e)
 {
     double t = now_s();
-    ml_sv_rank_vec views = {0};
-    ml_str_vec skipped = {0};
-    int rc = load_views(path, false, name, lim, &views, &skipped, e);
-    for (size_t i = 0; i < skipped.len; i++) free(skipped.v[i]); /* an upload is one file: nothing to say */
-    VEC_FREE(&skipped);
-    if (rc != 0) {
+    /* a request to the loader like a slot's, with the upload's limits; the connection waits for it */
+    upload_wait u = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .path = path, .name = name};
+    ml_load_req r = {.path = path, .bytes = size_of(path), .needs = slot_needs, .prio = ML_LOAD_NOW,
+                     .done = upload_loaded, .arg = &u};
+    if (lim) r.limits = *lim;
+    ml_loader_submit(rs->ld, &r);
+    pthread_mutex_lock(&u.mu);
+    while (!u.done) pthread_cond_wait(&u.cv, &u.mu);
+    pthread_mutex_unlock(&u.mu);
+    pthread_cond_destroy(&u.cv);
+    pthread_mutex_destroy(&u.mu);
+    ml_sv_rank_vec views = u.views;
+    for (size_t i = 0; i < u.skipped.len; i++) free(u.skipped.v[i]); /* an upload is one file: nothing to say */
+    VEC_FREE(&u.skipped);
+    if (u.rc != 0) {
+        *e = u.e;
         VEC_FREE(&views);
         return -1;
     }
@@ -202,24 +250,6 @@ long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_inp
     pthread_mutex_unlock(&rs->mu);
     VEC_FREE(&views);
     return first;
-}
-
-static void *worker(void *arg)
-{
-    ml_ranks *rs = arg;
-    pthread_mutex_lock(&rs->mu);
-    for (;;) {
-        while (!rs->stop && rs->qhead == rs->queue.len) pthread_cond_wait(&rs->work, &rs->mu);
-        if (rs->stop) break;
-        size_t k = rs->queue.v[rs->qhead++];
-        rs->slots.v[k]->state = ML_SLOT_LOADING;
-        rs->slots.v[k]->started = now_s();
-        pthread_mutex_unlock(&rs->mu);
-        import_slot(rs, k);
-        pthread_mutex_lock(&rs->mu);
-    }
-    pthread_mutex_unlock(&rs->mu);
-    return NULL;
 }
 
 /* Whether the heads of the slots already show that they are no job, by the
@@ -252,7 +282,6 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
     ml_ranks *rs = ml_calloc(1, sizeof *rs);
     pthread_mutex_init(&rs->mu, NULL);
     pthread_mutex_init(&rs->dist_mu, NULL);
-    pthread_cond_init(&rs->work, NULL);
     pthread_cond_init(&rs->done, NULL);
     /* the one listing of inputs every loader shares (loadpar.h): a logdir's units get their places */
     ml_unit_list listed = {0};
@@ -281,21 +310,20 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
     }
     if (threads > 16) threads = 16;
     if ((size_t)threads > rs->slots.len) threads = rs->slots.len ? (int)rs->slots.len : 1;
-    rs->threads = ml_calloc((size_t)threads, sizeof *rs->threads);
-    for (int i = 0; i < threads; i++) {
-        if (pthread_create(&rs->threads[i], NULL, worker, rs) != 0) break;
-        rs->nthreads++;
-    }
-    if (!rs->nthreads) {
-        ml_fail(e, "cannot start a worker thread");
-        ml_ranks_free(rs);
-        return NULL;
-    }
     /* a job: its Cluster view, every rank read once in the background (not stdin: read once only;
      * not a logdir's runs and spans, which are no job's ranks) */
     bool stdin_in = false;
     for (size_t i = 0; i < rs->slots.len; i++) stdin_in |= !strcmp(rs->slots.v[i]->path, "-");
-    if (rs->slots.len >= 2 && !stdin_in && !logdir) {
+    bool job = rs->slots.len >= 2 && !stdin_in && !logdir;
+    /* The Cluster pass reads on threads-1 of them (one at least), and one
+     * thread is always left for the ranks the page asks for. */
+    int background = threads > 1 ? threads - 1 : 1;
+    rs->ld = ml_loader_start(job && threads <= background ? background + 1 : threads, background, e);
+    if (!rs->ld) {
+        ml_ranks_free(rs);
+        return NULL;
+    }
+    if (job) {
         ml_unit_list l = {0};
         for (size_t i = 0; i < rs->slots.len; i++) {
             const slot *x = rs->slots.v[i];
@@ -304,7 +332,7 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
         }
         char why[ML_ERR_MAX];
         rs->cluster = heads_not_a_job(rs, why, sizeof why) ? ml_sv_cluster_refused(why)
-                                                            : ml_sv_cluster_start(&l, threads > 1 ? threads - 1 : 1);
+                                                            : ml_sv_cluster_start(&l, rs->ld);
         VEC_FREE(&l.units); /* the paths are the slots' (copied) */
     }
     return rs;
@@ -313,13 +341,8 @@ ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err
 void ml_ranks_free(ml_ranks *rs)
 {
     if (!rs) return;
-    ml_sv_cluster_free(rs->cluster);
-    pthread_mutex_lock(&rs->mu);
-    rs->stop = 1;
-    pthread_cond_broadcast(&rs->work);
-    pthread_mutex_unlock(&rs->mu);
-    for (int i = 0; i < rs->nthreads; i++) pthread_join(rs->threads[i], NULL);
-    free(rs->threads);
+    ml_sv_cluster_free(rs->cluster); /* before the loader: its background loads are the loader's */
+    ml_loader_stop(rs->ld);
     for (size_t i = 0; i < rs->slots.len; i++) {
         slot *s = rs->slots.v[i];
         ml_sv_rank_free(s->view);
@@ -332,7 +355,6 @@ void ml_ranks_free(ml_ranks *rs)
     VEC_FREE(&rs->slots);
     for (size_t i = 0; i < rs->retired.len; i++) ml_sv_rank_free(rs->retired.v[i]);
     VEC_FREE(&rs->retired);
-    VEC_FREE(&rs->queue);
     for (size_t i = 0; i < rs->inputs.len; i++) free(rs->inputs.v[i]);
     VEC_FREE(&rs->inputs);
     for (size_t i = 0; i < rs->skipped.len; i++) free(rs->skipped.v[i]);
@@ -340,7 +362,6 @@ void ml_ranks_free(ml_ranks *rs)
     if (rs->dist) ml_distributed_free(rs->dist);
     for (size_t i = 0; i < rs->old_dists.len; i++) ml_distributed_free(rs->old_dists.v[i]);
     VEC_FREE(&rs->old_dists);
-    pthread_cond_destroy(&rs->work);
     pthread_cond_destroy(&rs->done);
     pthread_mutex_destroy(&rs->dist_mu);
     pthread_mutex_destroy(&rs->mu);
@@ -363,8 +384,10 @@ void ml_ranks_request(ml_ranks *rs, size_t k)
     if (k < rs->slots.len && rs->slots.v[k]->state == ML_SLOT_PENDING) {
         rs->slots.v[k]->state = ML_SLOT_QUEUED;
         rs->slots.v[k]->started = now_s();
-        VEC_PUSH(&rs->queue, k);
-        pthread_cond_signal(&rs->work);
+        ml_load_req r = {.path = rs->slots.v[k]->path, .listed = rs->slots.v[k]->listed,
+                         .bytes = rs->slots.v[k]->bytes, .needs = slot_needs, .prio = ML_LOAD_NOW,
+                         .begin = slot_begin, .done = slot_loaded, .arg = rs, .tag = k};
+        ml_loader_submit(rs->ld, &r); /* before the Cluster pass's queued loads (loadpar.h) */
     }
     pthread_mutex_unlock(&rs->mu);
 }

@@ -3,9 +3,10 @@
  *
  * Each input is a slot; a directory is listed (ml_list_dir) into one slot
  * per profile found below it, without importing anything.  A slot is
- * imported the first time it is asked for, by a small pool of worker threads
- * (one per core, at most one per slot), so that several ranks load in
- * parallel: ranks are independent.  A slot that yields more than one profile
+ * imported the first time it is asked for, as a request to the server's
+ * loader (loadpar.h: a pool of threads, one per core, at most one per slot
+ * and 16), so that several ranks load in parallel and a rank asked for goes
+ * before the Cluster pass's background loads queued on the same threads.  A slot that yields more than one profile
  * (an Ascend folder with text and a static graph) adds the others as new
  * slots at the end, so slot numbers never change.  Uploads add slots at the
  * end too (ml_ranks_add); there may be no slot at all until then.
@@ -26,8 +27,9 @@ typedef enum { ML_SLOT_PENDING, ML_SLOT_QUEUED, ML_SLOT_LOADING, ML_SLOT_READY, 
 
 typedef struct ml_ranks ml_ranks;
 
-/* Lists the inputs (files, "-", directories) into slots and starts `threads`
- * workers (0 = one per core).  Fails if an input does not exist or a
+/* Lists the inputs (files, "-", directories) into slots and starts the
+ * loader's `threads` threads (0 = one per core; one more when a Cluster pass
+ * would otherwise have them all).  Fails if an input does not exist or a
  * directory holds no profile. */
 ml_ranks *ml_ranks_open(const char *const *inputs, size_t n, int threads, ml_err *e);
 /* Stops the workers (a rank being imported is finished first) and frees all. */
@@ -41,12 +43,13 @@ ml_sv_rank *ml_ranks_get(ml_ranks *rs, size_t k, ml_slot_state *state);
 /* Waits up to timeout_ms for slot k to be loaded or to fail; returns its state. */
 ml_slot_state ml_ranks_wait(ml_ranks *rs, size_t k, int timeout_ms);
 
-/* Imports path now, in the calling thread (an upload: the server's connection
- * thread), and adds its profiles as loaded slots at the end, with name in
+/* Imports path now, as a request to the loader (an upload: the server's
+ * connection thread waits for it, so that uploads too load on no more
+ * threads than the ranks do), and adds its profiles as loaded slots at the end, with name in
  * the inputs list and as their path (the profiles' and the slots': the
  * server's own paths are never shown); lim (NULL: none) bounds the input
  * (source.h).  Returns the first new slot's number, or -1 with e set
- * (then nothing is added).  Safe alongside the workers' lazy imports. */
+ * (then nothing is added).  Safe alongside the lazy imports. */
 long ml_ranks_add(ml_ranks *rs, const char *path, const char *name, const ml_input_limits *lim, ml_err *e);
 
 /* Uploads are bounded: after an upload, while more than keep uploads are

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "categories.h"
+#include "jsonw.h"
 #include "m4.h"
 #include "memview.h"
 #include "report.h"
@@ -78,29 +79,8 @@ static void view_device(ml_sv_rank *r, ml_memview *v, ml_sv_device *d)
     if (d->ncurves) {
         int pc = v->peak_curve;
         d->peak_curve = pc >= 0 && (size_t)pc < d->ncurves ? pc : 0;
-        /* As the report: the gap between the curve and the live set is memory
-         * allocated before the trace only when the curve is recorded totals. */
-        d->total_known = !strcmp(v->peak_kind, "allocated") && !strstr(v->curves.v[d->peak_curve].label, "replayed");
     }
-    d->n = v->n;
-    d->ta = v->ta;
-    d->tf = v->tf;
-    d->size = v->size;
-    d->addr_hi = v->addr_hi;
-    d->addr_lo = v->addr_lo;
-    d->group = v->group;
-    d->op = v->op;
-    d->stream = v->stream;
-    d->stack = v->stack;
-    d->src = v->src;
-    d->flags = v->flags;
-    d->cat = v->cat;
-    d->reason = v->reason;
-    d->tr = v->tr;
     ml_memview_totals(v, &d->totals);
-    d->group_by_frame = v->by_frame;
-    d->ngroups = v->group_label.len;
-    d->groups = v->group_label.v;
     ml_memview_index(v, &d->ix);
 }
 
@@ -116,8 +96,16 @@ ml_sv_rank *ml_sv_rank_build(ml_profile *p, ml_err *e)
     ml_memview **views = NULL;
     ml_report_rank_keep(p, r->origin, SIZE_MAX, 0, &m, &r->bl, &r->strs, &views, &r->ndev); /* (the state history: the report's default) */
     r->views = views;
-    ml_buf_printf(&r->meta, "{\"origin_ns\":\"%lld\",\"loaded\":true,", (long long)r->origin);
-    ml_buf_put(&r->meta, m.p + 1, m.len - 1);
+    /* the rank object with its origin first: {"origin_ns":"…","loaded":true, then the report's members} */
+    jw w;
+    jw_init_buf(&w, &r->meta, false);
+    jw_obj(&w);
+    char origin[32];
+    snprintf(origin, sizeof origin, "%lld", (long long)r->origin);
+    jw_key(&w, "origin_ns"), jw_str(&w, origin);
+    jw_key(&w, "loaded"), jw_bool(&w, true);
+    if (m.len >= 2) jw_paste(&w, m.p + 1, m.len - 2); /* the members inside m's braces */
+    jw_end(&w);
     ml_buf_free(&m);
 
     r->nstrings = r->strs.ids.len;

@@ -38,7 +38,6 @@ typedef struct ml_sv_device {
     size_t ncurves, nop;
     ml_sv_curve *curves, *op_curves;
     int peak_curve;             /* curve of the peak; -1 if no peak */
-    bool total_known;           /* that curve is recorded totals: the gap to the live set is "before trace" */
     int tracked_curve;          /* the live bytes of the trace's allocations (group "tracked"); -1 if none */
 
     /* The category chart: per category (in category_order, bottom first) the
@@ -49,26 +48,19 @@ typedef struct ml_sv_device {
     ml_sv_curve cat_top[16];
     int64_t *cat_top_v[16];     /* owned */
     uint32_t *cat_mn[16], *cat_mx[16]; /* owned */
-    const ml_memview *view;     /* what it points into (the rank's) */
-
-    /* Allocations, sorted by allocation time (index = the id the API uses). */
-    size_t n;
-    const int64_t *ta, *tf, *size;
-    const uint32_t *addr_hi, *addr_lo, *group, *op, *stream, *stack, *src;
-    const uint8_t *flags, *cat, *reason; /* flags: ML_MV_BEFORE_TRACE, ML_MV_NEVER_FREED */
-    size_t ngroups;
-    const char **groups;
-    bool group_by_frame;        /* groups are first user frames (inputs without operators) */
+    /* The device's memory view (the rank's): its allocations' columns
+     * (view->n of them, sorted by allocation time: index = the id the API
+     * uses), groups, and peak facts (peak_total_known) are read from it. */
+    const ml_memview *view;
 
     ml_mv_index ix;             /* what the view's window query reads (memview.h) */
 
     pthread_mutex_t mu;         /* guards order[] */
     uint32_t *order[ML_MV_SORT__COUNT];
 
-    /* Ascend (MindStudio Insight's columns, web/src/table.js): the active
-     * release time of each allocation (NULL when the data has none), and the
-     * curves the totals at allocation and release are read off (memview.h). */
-    const int64_t *tr;
+    /* Ascend (MindStudio Insight's columns, web/src/table.js): the curves
+     * the totals at allocation and release are read off (memview.h; the
+     * active release times are the view's column tr). */
     ml_mv_totals totals;
 } ml_sv_device;
 

@@ -579,6 +579,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         int64_t *own = cv.owned_value;
         if (own) cv.owned_value = NULL;
         add_curve_of(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, NULL, cv.ts, own, cv.value, cv.n);
+        mv->curves.v[mv->curves.len - 1].replayed = cv.replayed;
         if (kinds[k] == ML_SERIES_ALLOCATED) {
             mv->alloc_curve = mv->primary = (int)mv->curves.len - 1;
             recorded_allocated = !cv.replayed;
@@ -608,6 +609,8 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     mv->peak_t = pk.found ? pk.at.ts : t0;
     mv->peak_event = peak_at.event == ML_NONE32 ? (int64_t)-1 : (int64_t)peak_at.event;
     mv->peak_kind = ds.peak_allocated.found ? "allocated" : "reserved";
+    mv->peak_total_known = mv->curves.len && (size_t)mv->peak_curve < mv->curves.len &&
+                           ds.peak_allocated.found && !mv->curves.v[mv->peak_curve].replayed;
     mv->live_tracked = ds.at_peak.traced_bytes;
     mv->live_count = ds.at_peak.traced_count;
 

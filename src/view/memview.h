@@ -82,6 +82,7 @@ typedef struct ml_mv_curve {
     const int64_t *v;         /* the profile's series (recorded) or own_v */
     int64_t *own_v;
     int64_t max, tmax;        /* tmax relative */
+    bool replayed;            /* an overall series replayed from events, not the allocator's recorded totals */
     ml_m4 py;
 } ml_mv_curve;
 
@@ -133,6 +134,8 @@ typedef struct ml_memview {
     int64_t peak_v, peak_t;   /* peak_t absolute */
     int64_t peak_event;       /* -1 if none */
     const char *peak_kind;
+    bool peak_total_known;    /* the peak's curve is recorded allocated totals: the gap between it and
+                               * the live set is memory allocated before the trace */
     int64_t live_tracked, live_count, untracked;
     ml_mv_sum *peak_by_op;         /* ngroups rows */
     ml_mv_sum *peak_by_frame;      /* npeak_by_frame rows */
