@@ -7,6 +7,7 @@
 #include "importer.h"
 #include "stats.h"
 
+#include <math.h>
 #include <unistd.h>
 
 static ml_err err;
@@ -489,6 +490,22 @@ TEST(decimal_parsing_is_exact)
     CHECK_EQ_I64(v, 0);
 }
 
+/* ml_parse_double's table of powers of ten gives what pow(10, k) gives,
+ * bit for bit, so that every number it reads keeps its value. */
+TEST(powers_of_ten_are_pow_bit_for_bit)
+{
+    for (int k = -30; k <= 30; k++) {
+        double a = ml_pow10(k), b = pow(10.0, k);
+        CHECK(memcmp(&a, &b, sizeof a) == 0);
+    }
+    double d;
+    CHECK_EQ_I64(ml_parse_double("0.3", 3, &d), 0);
+    CHECK(d == 3 * pow(10.0, -1)); /* 0.30000000000000004: the text's digits times 10^-1, as before */
+    CHECK_EQ_I64(ml_parse_double("-12.5e-3", 8, &d), 0);
+    CHECK(d == -125 * pow(10.0, -4));
+    CHECK_EQ_I64(ml_parse_double("1e400", 5, &d), -1);
+}
+
 /* ---- real traces (../shared/data), expected values from tests/kineto_expected.py ---- */
 
 /* Loads a real file: 1 when loaded, 0 when it is absent (the test skips),
@@ -921,6 +938,7 @@ int main(void)
     RUN(names_and_dims_alike_in_their_first_bytes_keep_their_own_text);
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
+    RUN(powers_of_ten_are_pow_bit_for_bit);
     RUN(real_hta_df_index_resolver);
     RUN(real_old_format_resnet50);
     RUN(real_traces_without_memory_load_cleanly);

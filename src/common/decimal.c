@@ -186,11 +186,28 @@ int ml_parse_integral(const char *s, size_t n, int64_t *out)
     return ml_parse_units(s, n, 1, out);
 }
 
+/* 10^k for |k| <= 22 as pow(10, k) gives it: the positive powers are exact
+ * doubles, the negative ones the nearest double to 10^k, which the
+ * compiler's decimal literals are as well (test_decimal checks every entry
+ * against pow bit for bit).  pow itself cost ~120 instructions a number. */
+enum { POW10_TABLE_MAX = 22 };
+static const double pow10_double[2 * POW10_TABLE_MAX + 1] = {
+    1e-22, 1e-21, 1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11,
+    1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+double ml_pow10(int k)
+{
+    return k >= -POW10_TABLE_MAX && k <= POW10_TABLE_MAX ? pow10_double[k + POW10_TABLE_MAX] : pow(10.0, k);
+}
+
 int ml_parse_double(const char *s, size_t n, double *out)
 {
     decimal d;
     if (split_decimal(s, n, &d) < 0) return -1;
-    double v = (double)d.mant * pow(10.0, d.exp);
+    double v = (double)d.mant * ml_pow10(d.exp);
     *out = d.neg ? -v : v;
     return isfinite(v) ? 0 : -1;
 }

@@ -42,5 +42,7 @@ int ml_parse_integral(const char *s, size_t n, int64_t *out);
 
 /* Any JSON-style number as a double (for values that are not exact anyway). */
 int ml_parse_double(const char *s, size_t n, double *out);
+/* 10^k, the value pow(10, k) gives (a table for |k| <= 22). */
+double ml_pow10(int k);
 
 #endif

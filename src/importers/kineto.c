@@ -465,7 +465,9 @@ int kt_event_done(kineto *k, event_fields *f, uint64_t ev_off)
         return 0;
     }
     if (f->ph != 'X' || !f->has_name || !is_op_cat(f->cat)) return 0;
-    op_push(k, f->ts, f->has_dur ? f->dur : 0, event_name(k), thread_of(k, f),
+    /* op_push()'s test, made before the thread is looked up (and so not made twice) */
+    if (k->keep.first_op_only && k->p->ops.ts.len) return 0;
+    ml_op_push(k->p, f->ts, f->has_dur ? f->dur : 0, event_name(k), thread_of(k, f),
                op_kind(f->cat, k->name, k->name_len));
     return 0;
 }

@@ -99,7 +99,11 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, cons
     half second;
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
-    if (p->trace) second.p->trace = ml_trace_new();
+    if (p->trace) {
+        second.p->trace = ml_trace_new();
+        ml_slices_reserve(second.p->trace, (size - at) / 400);
+        ml_slices_reserve(p->trace, size / 400);
+    }
     second.stack = stack;
     kt_init(&second.k, js_open_inside(second_src, at, stack), second.p, keep, &second.err);
     pthread_t thread;

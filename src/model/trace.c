@@ -144,6 +144,13 @@ uint32_t ml_track_get(ml_trace *t, ml_strpool *strings, const char *pid, size_t 
 
 /* ---- pushing ---- */
 
+void ml_slices_reserve(ml_trace *t, size_t n)
+{
+    ml_slices *s = &t->slices;
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
+}
+
 size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
 {
     ml_slices *s = &t->slices;

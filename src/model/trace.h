@@ -233,6 +233,10 @@ typedef struct ml_slice_row { /* one slice, for pushing */
     uint8_t kind;
 } ml_slice_row;
 size_t ml_slice_push(ml_trace *t, const ml_slice_row *row);
+/* Room for n slices in all, reserved at once (an importer's estimate from
+ * its input's size), so that the columns are not grown by doubling: each
+ * doubling copies a column into fresh pages. */
+void ml_slices_reserve(ml_trace *t, size_t n);
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
 /* A row of op_comm, for ml_op_info.comm (the value returned). */
 uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm);
