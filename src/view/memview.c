@@ -176,22 +176,23 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 
 /* ---- allocations --------------------------------------------------------- */
 
-static const ml_allocs *g_sort_allocs; /* qsort has no context argument */
-
-static int by_alloc_time(const void *a, const void *b)
+/* Comparators of allocation indices, for qsort_r with the allocations as
+ * context (no global state: two views may be built at once). */
+static int by_alloc_time(const void *a, const void *b, void *allocs)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const ml_allocs *al = g_sort_allocs;
+    const ml_allocs *al = allocs;
     int64_t tx = al->flags.v[x] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[x];
     int64_t ty = al->flags.v[y] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[y];
     if (tx != ty) return tx < ty ? -1 : 1;
     return (x > y) - (x < y);
 }
 
-static int by_size_desc(const void *a, const void *b)
+static int by_size_desc(const void *a, const void *b, void *allocs)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int64_t sx = g_sort_allocs->size.v[x], sy = g_sort_allocs->size.v[y];
+    const ml_allocs *al = allocs;
+    int64_t sx = al->size.v[x], sy = al->size.v[y];
     if (sx != sy) return sx > sy ? -1 : 1;
     return (x > y) - (x < y);
 }
@@ -526,11 +527,10 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     VEC(uint32_t) idx = {0};
     for (size_t i = 0; i < a->size.len; i++)
         if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
-    g_sort_allocs = a;
     int sorted = 1;
     for (size_t j = 1; j < idx.len && sorted; j++)
-        if (by_alloc_time(&idx.v[j - 1], &idx.v[j]) > 0) sorted = 0;
-    if (!sorted) qsort(idx.v, idx.len, sizeof *idx.v, by_alloc_time);
+        if (by_alloc_time(&idx.v[j - 1], &idx.v[j], (void *)a) > 0) sorted = 0;
+    if (!sorted) qsort_r(idx.v, idx.len, sizeof *idx.v, by_alloc_time, (void *)a);
 
     /* Time range of the device: its series and allocations. */
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -690,7 +690,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         }
         VEC(uint32_t) rest = {0};
         for (size_t j = 0; j < idx.len; j++) if (!keep[j]) VEC_PUSH(&rest, idx.v[j]);
-        qsort(rest.v, rest.len, sizeof *rest.v, by_size_desc);
+        qsort_r(rest.v, rest.len, sizeof *rest.v, by_size_desc, (void *)a);
         /* rest holds alloc indices; mark by position through a reverse map. */
         uint32_t *pos = ml_malloc(a->size.len * sizeof *pos);
         for (size_t j = 0; j < idx.len; j++) pos[idx.v[j]] = (uint32_t)j;
