@@ -440,8 +440,12 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     size_t n = ts.len;
     /* Each band at the union's times: step functions, read by a cursor. */
+    /* each band's peak and the first point at it (a band is drawn only
+     * when its peak is above 0, so the first maximum is the first point
+     * above all before it) */
     int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
     int64_t peak[ML_CAT__COUNT] = {0};
+    size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0;
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
         while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
@@ -449,12 +453,12 @@ static void category_bands(ml_memview *mv, cat_job *cj)
         int64_t sum = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) {
             int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
-            if (v > peak[k]) peak[k] = v;
+            if (v > peak[k]) peak[k] = v, at_peak[k] = x;
             sum += v;
         }
         if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
         base[x] += kept;
-        if (base[x] > base_peak) base_peak = base[x];
+        if (base[x] > base_peak) base_peak = base[x], base_at_peak = x;
     }
     /* The bands share one time column: the allocated curve's when the times are its. */
     bool same = mv->alloc_curve >= 0 && cv.n == n;
@@ -469,19 +473,14 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     mv->cc = cc;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
-    int64_t *val = ml_malloc(n * sizeof *val);
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
         if (k < 0 ? !base_peak : !peak[k]) continue;
-        ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), 0, 0 };
+        size_t imax = k < 0 ? base_at_peak : at_peak[k];
+        ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), k < 0 ? base_peak : peak[k],
+                         ts.v[imax] - mv->origin };
         VEC_PUSH(&mv->bands, b);
-        ml_memview_band_values(mv, mv->bands.len - 1, val);
-        size_t imax = 0;
-        for (size_t x = 1; x < n; x++) if (val[x] > val[imax]) imax = x;
-        mv->bands.v[mv->bands.len - 1].max = val[imax];
-        mv->bands.v[mv->bands.len - 1].tmax = ts.v[imax] - mv->origin;
     }
-    free(val);
     VEC_FREE(&ts);
     ml_curve_free(&cv);
 }
