@@ -176,26 +176,18 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 
 /* ---- allocations --------------------------------------------------------- */
 
-/* Comparators of allocation indices, for qsort_r with the allocations as
- * context (no global state: two views may be built at once). */
-static int by_alloc_time(const void *a, const void *b, void *allocs)
+/* Orders of allocation indices, total (ties by index), for ML_RUNSORT with
+ * the allocations as context (no global state: two views may be built at
+ * once); the merge sort inlines them and finds the runs the input has. */
+static inline int64_t alloc_time_key(const ml_allocs *al, uint32_t i)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const ml_allocs *al = allocs;
-    int64_t tx = al->flags.v[x] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[x];
-    int64_t ty = al->flags.v[y] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[y];
-    if (tx != ty) return tx < ty ? -1 : 1;
-    return (x > y) - (x < y);
+    return al->flags.v[i] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[i];
 }
-
-static int by_size_desc(const void *a, const void *b, void *allocs)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const ml_allocs *al = allocs;
-    int64_t sx = al->size.v[x], sy = al->size.v[y];
-    if (sx != sy) return sx > sy ? -1 : 1;
-    return (x > y) - (x < y);
-}
+#define ALLOC_TIME_LT(al, x, y) \
+    (alloc_time_key(al, x) != alloc_time_key(al, y) ? alloc_time_key(al, x) < alloc_time_key(al, y) : (x) < (y))
+ML_RUNSORT_INPLACE_DEFINE(sort_by_alloc_time, uint32_t, const ml_allocs *, ALLOC_TIME_LT)
+#define SIZE_DESC_LT(al, x, y) ((al)->size.v[x] != (al)->size.v[y] ? (al)->size.v[x] > (al)->size.v[y] : (x) < (y))
+ML_RUNSORT_INPLACE_DEFINE(sort_by_size_desc, uint32_t, const ml_allocs *, SIZE_DESC_LT)
 
 static int by_bytes_desc(const void *a, const void *b)
 {
@@ -526,10 +518,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     VEC(uint32_t) idx = {0};
     for (size_t i = 0; i < a->size.len; i++)
         if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
-    int sorted = 1;
-    for (size_t j = 1; j < idx.len && sorted; j++)
-        if (by_alloc_time(&idx.v[j - 1], &idx.v[j], (void *)a) > 0) sorted = 0;
-    if (!sorted) qsort_r(idx.v, idx.len, sizeof *idx.v, by_alloc_time, (void *)a);
+    sort_by_alloc_time(idx.v, idx.len, a); /* one pass when in order already */
 
     /* Time range of the device: its series and allocations. */
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -689,7 +678,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         }
         VEC(uint32_t) rest = {0};
         for (size_t j = 0; j < idx.len; j++) if (!keep[j]) VEC_PUSH(&rest, idx.v[j]);
-        qsort_r(rest.v, rest.len, sizeof *rest.v, by_size_desc, (void *)a);
+        sort_by_size_desc(rest.v, rest.len, a);
         /* rest holds alloc indices; mark by position through a reverse map. */
         uint32_t *pos = ml_malloc(a->size.len * sizeof *pos);
         for (size_t j = 0; j < idx.len; j++) pos[idx.v[j]] = (uint32_t)j;
