@@ -157,6 +157,19 @@ TEST(a_tiny_profile_s_view)
         CHECK_EQ_I64(tops[ntops - 1].py.n, 4);
     }
     for (size_t k = 0; k < ntops; k++) { free(tops[k].v); ml_m4_free(&tops[k].py); }
+    /* each band's peak and the first point at it: the 1 GiB before the trace
+     * is the same at every point (so its first), and every band agrees with
+     * its values */
+    CHECK_EQ_I64(v->bands.v[0].max, G);
+    CHECK_EQ_I64(v->bands.v[0].tmax, 0);            /* the first of its 4 equal points */
+    for (size_t k = 0; k < v->bands.len; k++) {
+        int64_t val[4];
+        ml_memview_band_values(v, k, val);
+        size_t at = 0;
+        for (size_t x = 1; x < 4; x++) if (val[x] > val[at]) at = x;
+        CHECK_EQ_I64(v->bands.v[k].max, val[at]);
+        CHECK_EQ_I64(v->bands.v[k].tmax, v->cat_t[at]);
+    }
 
     /* Live at +150 ns: both; with the recorded total, 1 GiB from before the trace. */
     ml_mv_live lv;

@@ -12,6 +12,7 @@
 #include "job.h"
 #include "transport.h"
 #include "perf.h"
+#include "phase.h"
 #include "report.h"
 #include "report_segments.h"
 
@@ -126,6 +127,7 @@ int ml_cmd_report(int argc, char **argv, const ml_cli_io *io)
         int rc = ml_report_write(&ps, &o, out, &e);
         if (rc != 0) fprintf(io->err, "memlens: %s\n", ML_TEXT_SAFE(e.msg));
         ml_profiles_free(&ps);
+        ml_phase("free");
         free(inputs);
         return rc ? 2 : 0;
     }

@@ -176,25 +176,18 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 
 /* ---- allocations --------------------------------------------------------- */
 
-static const ml_allocs *g_sort_allocs; /* qsort has no context argument */
-
-static int by_alloc_time(const void *a, const void *b)
+/* Orders of allocation indices, total (ties by index), for ML_RUNSORT with
+ * the allocations as context (no global state: two views may be built at
+ * once); the merge sort inlines them and finds the runs the input has. */
+static inline int64_t alloc_time_key(const ml_allocs *al, uint32_t i)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const ml_allocs *al = g_sort_allocs;
-    int64_t tx = al->flags.v[x] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[x];
-    int64_t ty = al->flags.v[y] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[y];
-    if (tx != ty) return tx < ty ? -1 : 1;
-    return (x > y) - (x < y);
+    return al->flags.v[i] & ML_ALLOC_BEFORE_TRACE ? INT64_MIN : al->t_alloc.v[i];
 }
-
-static int by_size_desc(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    int64_t sx = g_sort_allocs->size.v[x], sy = g_sort_allocs->size.v[y];
-    if (sx != sy) return sx > sy ? -1 : 1;
-    return (x > y) - (x < y);
-}
+#define ALLOC_TIME_LT(al, x, y) \
+    (alloc_time_key(al, x) != alloc_time_key(al, y) ? alloc_time_key(al, x) < alloc_time_key(al, y) : (x) < (y))
+ML_RUNSORT_INPLACE_DEFINE(sort_by_alloc_time, uint32_t, const ml_allocs *, ALLOC_TIME_LT)
+#define SIZE_DESC_LT(al, x, y) ((al)->size.v[x] != (al)->size.v[y] ? (al)->size.v[x] > (al)->size.v[y] : (x) < (y))
+ML_RUNSORT_INPLACE_DEFINE(sort_by_size_desc, uint32_t, const ml_allocs *, SIZE_DESC_LT)
 
 static int by_bytes_desc(const void *a, const void *b)
 {
@@ -439,8 +432,12 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     size_t n = ts.len;
     /* Each band at the union's times: step functions, read by a cursor. */
+    /* each band's peak and the first point at it (a band is drawn only
+     * when its peak is above 0, so the first maximum is the first point
+     * above all before it) */
     int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
     int64_t peak[ML_CAT__COUNT] = {0};
+    size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0;
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
         while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
@@ -448,12 +445,12 @@ static void category_bands(ml_memview *mv, cat_job *cj)
         int64_t sum = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) {
             int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
-            if (v > peak[k]) peak[k] = v;
+            if (v > peak[k]) peak[k] = v, at_peak[k] = x;
             sum += v;
         }
         if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
         base[x] += kept;
-        if (base[x] > base_peak) base_peak = base[x];
+        if (base[x] > base_peak) base_peak = base[x], base_at_peak = x;
     }
     /* The bands share one time column: the allocated curve's when the times are its. */
     bool same = mv->alloc_curve >= 0 && cv.n == n;
@@ -468,19 +465,14 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     mv->cc = cc;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
-    int64_t *val = ml_malloc(n * sizeof *val);
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
         if (k < 0 ? !base_peak : !peak[k]) continue;
-        ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), 0, 0 };
+        size_t imax = k < 0 ? base_at_peak : at_peak[k];
+        ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), k < 0 ? base_peak : peak[k],
+                         ts.v[imax] - mv->origin };
         VEC_PUSH(&mv->bands, b);
-        ml_memview_band_values(mv, mv->bands.len - 1, val);
-        size_t imax = 0;
-        for (size_t x = 1; x < n; x++) if (val[x] > val[imax]) imax = x;
-        mv->bands.v[mv->bands.len - 1].max = val[imax];
-        mv->bands.v[mv->bands.len - 1].tmax = ts.v[imax] - mv->origin;
     }
-    free(val);
     VEC_FREE(&ts);
     ml_curve_free(&cv);
 }
@@ -526,11 +518,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     VEC(uint32_t) idx = {0};
     for (size_t i = 0; i < a->size.len; i++)
         if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
-    g_sort_allocs = a;
-    int sorted = 1;
-    for (size_t j = 1; j < idx.len && sorted; j++)
-        if (by_alloc_time(&idx.v[j - 1], &idx.v[j]) > 0) sorted = 0;
-    if (!sorted) qsort(idx.v, idx.len, sizeof *idx.v, by_alloc_time);
+    sort_by_alloc_time(idx.v, idx.len, a); /* one pass when in order already */
 
     /* Time range of the device: its series and allocations. */
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
@@ -693,7 +681,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         }
         VEC(uint32_t) rest = {0};
         for (size_t j = 0; j < idx.len; j++) if (!keep[j]) VEC_PUSH(&rest, idx.v[j]);
-        qsort(rest.v, rest.len, sizeof *rest.v, by_size_desc);
+        sort_by_size_desc(rest.v, rest.len, a);
         /* rest holds alloc indices; mark by position through a reverse map. */
         uint32_t *pos = ml_malloc(a->size.len * sizeof *pos);
         for (size_t j = 0; j < idx.len; j++) pos[idx.v[j]] = (uint32_t)j;

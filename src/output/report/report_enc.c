@@ -4,12 +4,12 @@
  */
 #include "report_enc.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "err.h"
+#include "jsonw.h"
 #include "par.h"
 #include "report_blob.h"
 #include "report_blobq.h"
@@ -30,35 +30,53 @@ static unsigned zero_planes(uint64_t any, size_t width)
     return zp;
 }
 
+/* Opens a column's descriptor, {"b":ID,"dt":DT,"n":N, in meta (the caller
+ * has placed it: jw_value_begin); the caller adds its members and closes it. */
+static void descriptor_open(jw *w, ml_buf *meta, unsigned id, const char *dt, size_t n)
+{
+    jw_init_buf(w, meta, false);
+    jw_obj(w);
+    jw_key(w, "b"); jw_u64(w, id);
+    jw_key(w, "dt"); jw_str(w, dt);
+    jw_key(w, "n"); jw_u64(w, n);
+}
+
 /* Stores n values `width` bytes wide as one blob; `any`: the OR of the
  * values (says which byte planes are zero throughout: those are left out of
- * a shuffled blob, "zp").  `owned`: bytes were malloc'd for this blob and
- * are the callee's (the worker frees them when done); else they are copied
- * if they must outlive the call. */
-static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta, uint64_t any,
-                     const void *bytes, void *owned, const char *extra)
+ * a shuffled blob, "zp"); `first`: a delta-coded column's first value ("o").
+ * `owned`: bytes were malloc'd for this blob and are the callee's (the
+ * worker frees them when done); else they are copied if they must outlive
+ * the call. */
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta, int64_t first,
+                     uint64_t any, const void *bytes, void *owned)
 {
     unsigned id = bl->count++;
     size_t nbytes = n * width;
     bool shuffled = ml_blob_shuffled(width, nbytes);
     unsigned zp = shuffled ? zero_planes(any, width) : 0;
     bl->raw_bytes += nbytes;
-    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu%s%s", id, dt, n, delta ? ",\"d\":1" : "",
-                  shuffled ? ",\"s\":1" : "");
-    if (zp) ml_buf_printf(meta, ",\"zp\":%u", zp);
+    jw w;
+    descriptor_open(&w, meta, id, dt, n);
+    if (delta) { jw_key(&w, "d"); jw_i64(&w, 1); }
+    if (shuffled) { jw_key(&w, "s"); jw_i64(&w, 1); }
+    if (zp) { jw_key(&w, "zp"); jw_u64(&w, zp); }
     if (bl->q) {
-        ml_buf_printf(meta, "%c%u%c%s}", ZMARK, id, ZMARK, extra);
+        /* the mark sits between members: no JSON value, written as text */
+        ml_buf_printf(meta, "%c%u%c", ZMARK, id, ZMARK);
         void *own = owned;
         if (!own) {
             own = ml_malloc(nbytes ? nbytes : 1);
             memcpy(own, bytes, nbytes);
         }
         ml_blobq_push(bl->q, id, bl->level, width, zp, own, nbytes);
-        return;
+    } else {
+        if (ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, zp, bytes, nbytes)) {
+            jw_key(&w, "z"); jw_i64(&w, 1);
+        }
+        free(owned);
     }
-    int z = ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, zp, bytes, nbytes);
-    ml_buf_printf(meta, "%s%s}", z ? ",\"z\":1" : "", extra);
-    free(owned);
+    if (delta) { jw_key(&w, "o"); jw_i64(&w, first); }
+    jw_end(&w);
 }
 
 void ml_blobs_async(ml_blobs *bl)
@@ -102,8 +120,9 @@ void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
 /* Capture mode: keeps a copy of the values as they are. */
 static void capture(ml_blobs *bl, ml_buf *meta, char dt, const void *v, size_t n, size_t width)
 {
-    ml_buf_printf(meta, "{\"b\":%u,\"dt\":\"%s\",\"n\":%zu}", bl->count++,
-                  dt == 'i' ? "i64" : dt == 'u' ? "u32" : "u8", n);
+    jw w;
+    descriptor_open(&w, meta, bl->count++, dt == 'i' ? "i64" : dt == 'u' ? "u32" : "u8", n);
+    jw_end(&w);
     bl->raw_bytes += n * width;
     if (bl->capture == ML_BLOBS_DESCRIBE) return;
     ml_col_raw c = { dt, n, ml_malloc(n ? n * width : 1) };
@@ -137,9 +156,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         }
     }
     if (fits) {
-        char extra[48] = "";
-        if (delta) snprintf(extra, sizeof extra, ",\"o\":%lld", (long long)v[0]);
-        put_blob(bl, meta, "i32", n, sizeof *w, delta, any, w, w, extra);
+        put_blob(bl, meta, "i32", n, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
         return;
     }
     free(w);
@@ -151,7 +168,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         memcpy(&bits, &f[i], sizeof bits);
         any_bits |= bits;
     }
-    put_blob(bl, meta, "f64", n, sizeof *f, 0, any_bits, f, f, "");
+    put_blob(bl, meta, "f64", n, sizeof *f, 0, 0, any_bits, f, f);
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
@@ -162,16 +179,16 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
     if (any <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
         for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, sizeof *w, 0, any, w, w, "");
+        put_blob(bl, meta, "u16", n, sizeof *w, 0, 0, any, w, w);
         return;
     }
-    put_blob(bl, meta, "u32", n, sizeof *v, 0, any, v, NULL, "");
+    put_blob(bl, meta, "u32", n, sizeof *v, 0, 0, any, v, NULL);
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 1, 0, 0, v, NULL, "");
+    put_blob(bl, meta, "u8", n, 1, 0, 0, 0, v, NULL);
 }
 
 void ml_blobs_free(ml_blobs *bl)

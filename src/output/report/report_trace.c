@@ -23,8 +23,6 @@
 
 /* ---- tracks ------------------------------------------------------------- */
 
-static const ml_profile *g_order_p; /* qsort has no context argument */
-
 /* Text that is a (signed) integer compares as one. */
 static int cmp_idtext(const char *a, const char *b)
 {
@@ -36,9 +34,10 @@ static int cmp_idtext(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-static int track_cmp(const void *x, const void *y)
+/* For qsort_r, the profile as context. */
+static int track_cmp(const void *x, const void *y, void *profile)
 {
-    const ml_profile *p = g_order_p;
+    const ml_profile *p = profile;
     const ml_track *a = &p->trace->tracks.v[*(const uint32_t *)x], *b = &p->trace->tracks.v[*(const uint32_t *)y];
     if (a->process_sort != b->process_sort) return a->process_sort < b->process_sort ? -1 : 1;
     int c = cmp_idtext(ml_s(p, a->pid), ml_s(p, b->pid));
@@ -57,8 +56,7 @@ size_t ml_trace_track_order(const ml_profile *p, uint32_t **order)
     size_t n = t ? t->tracks.len : 0;
     *order = ml_malloc((n ? n : 1) * sizeof **order);
     for (size_t i = 0; i < n; i++) (*order)[i] = (uint32_t)i;
-    g_order_p = p;
-    if (n > 1) qsort(*order, n, sizeof **order, track_cmp);
+    if (n > 1) qsort_r(*order, n, sizeof **order, track_cmp, (void *)p);
     return n;
 }
 
