@@ -28,19 +28,25 @@ export async function launch() {
 // per method, "SCRIPT METHOD: S s in N calls", is appended to FILE.
 const PROFILED = ["goto", "waitForTimeout", "waitForFunction", "waitForSelector", "screenshot", "evaluate", "$eval", "$$eval",
   "click", "selectOption", "setViewportSize", "fill", "press", "hover", "reload", "setInputFiles", "check"];
+const spent = new Map();
+function spend(label, ms) { const s = spent.get(label) || [0, 0]; s[0] += ms; s[1]++; spent.set(label, s); }
 function profileBrowser(browser, file) {
-  const spent = new Map();
   const timed = (obj, m, label = m) => {
     const f = obj[m];
     if (typeof f !== "function") return;
     obj[m] = async function (...a) {
       const t0 = Date.now();
-      try { return await f.apply(this, a); } finally {
-        const s = spent.get(label) || [0, 0]; s[0] += Date.now() - t0; s[1]++; spent.set(label, s);
-      }
+      try { return await f.apply(this, a); } finally { spend(label, Date.now() - t0); }
     };
   };
-  const wrapPage = (page) => { for (const m of PROFILED) timed(page, m); timed(page.keyboard, "press", "keyboard.press"); timed(page.mouse, "move", "mouse.move"); return page; };
+  const wrapPage = (page) => { // once (browser.newPage makes its page through a context's newPage)
+    if (page.__profiled) return page;
+    page.__profiled = true;
+    for (const m of PROFILED) timed(page, m);
+    timed(page.keyboard, "press", "keyboard.press");
+    timed(page.mouse, "move", "mouse.move");
+    return page;
+  };
   const wrapContext = (ctx) => { const np = ctx.newPage; ctx.newPage = async (...a) => wrapPage(await np.apply(ctx, a)); return ctx; };
   const np = browser.newPage, nc = browser.newContext;
   browser.newPage = async (...a) => wrapPage(await np.apply(browser, a));
@@ -156,13 +162,14 @@ function busyCounter() {
     return id;
   };
   window.cancelAnimationFrame = function (id) { frames.delete(id); return caf0.call(window, id); };
-  window.__busy = { count: () => n + timers.size + frames.size, wait: st0 };
+  window.__busy = { count: () => n + timers.size + frames.size, wait: st0, frame: raf0 };
 }
 
 export function track(context) { return context.addInitScript(busyCounter); }
 
 export async function settle(page, limit = 10000) {
-  return page.evaluate((limit) => new Promise((resolve) => {
+  const t0 = Date.now();
+  const done = await page.evaluate((limit) => new Promise((resolve) => {
     const b = window.__busy;
     if (!b) { resolve(false); return; }
     const t0 = performance.now();
@@ -172,8 +179,12 @@ export async function settle(page, limit = 10000) {
       if (quiet >= 2 || performance.now() - t0 > limit) resolve(quiet >= 2);
       else b.wait.call(window, look, 16);
     };
-    look();
+    // the first look after the next frame: what the page does on a resize (its
+    // resize observers, a debounce they start) begins there, not at once
+    b.frame.call(window, () => look());
   }), limit);
+  spend(done ? "settle" : "settle, gave up at its limit", Date.now() - t0);
+  return done;
 }
 
 // A page with the counter, its errors collected (uncaught exceptions and

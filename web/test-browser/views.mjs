@@ -93,7 +93,7 @@ async function job(browser, base, dir) {
     await app.setWindow(a, b);
     return [Math.round(a), Math.round(b)];
   });
-  await page.waitForTimeout(400);
+  await settle(page);
   await settle(page);
   const hash = await page.evaluate(() => location.hash);
   const has = (k, v) => new RegExp(`[#&]${k}=${v}(&|$)`).test(hash);
@@ -137,12 +137,12 @@ async function job(browser, base, dir) {
   const cw = () => page.$eval("#v-cluster canvas.cl-map", (c) => c.getBoundingClientRect().width);
   const w1 = await cw();
   await page.setViewportSize({ width: 1400, height: 900 }); // still beside the outliers (one column below 1200 px)
-  await page.waitForTimeout(300);
+  await settle(page);
   await settle(page);
   const w2 = await cw();
   ok("the heatmap follows a window resize", w2 < w1 - 150, `${w1} -> ${w2} px`);
   await page.setViewportSize({ width: 1600, height: 1000 });
-  await page.waitForTimeout(300);
+  await settle(page);
   const strag = await page.$$eval(".cl-out tbody tr", (trs) => trs.findIndex((t) => /straggler/.test(t.textContent)));
   ok("the Cluster view lists a straggler", strag >= 0);
   if (strag >= 0) {
