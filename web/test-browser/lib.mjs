@@ -36,7 +36,8 @@ function profileBrowser(browser, file) {
     if (typeof f !== "function") return;
     obj[m] = async function (...a) {
       const t0 = Date.now();
-      try { return await f.apply(this, a); } finally { spend(label, Date.now() - t0); }
+      let threw = true; // a wait that ran out its timeout (and was caught) is time spent for nothing
+      try { const r = await f.apply(this, a); threw = false; return r; } finally { spend(threw ? label + ", threw" : label, Date.now() - t0); }
     };
   };
   const wrapPage = (page) => { // once (browser.newPage makes its page through a context's newPage)

@@ -43,14 +43,21 @@ async function open(browser, base, hash = "", opts = {}) {
 const cur = (page) => page.evaluate(() => window.__memlens.app.tabs.current);
 const waitView = (page, id) => page.waitForFunction((id) => window.__memlens.app.tabs.current === id, id, { timeout: 30000 }).then(() => true, () => false);
 
-// Screenshots of a view (an address) in both themes at both sizes.
+// Screenshots of a view (an address) in both themes at both sizes: one page
+// a theme (opened at the first size, then resized: a load costs seconds on a
+// CI core, a resize little).  before(page), what to do first (scroll, hover),
+// runs again at each size: it must leave the same state when run twice.
 async function shots(browser, base, hash, dir, name, before) {
   fs.mkdirSync(dir, { recursive: true });
-  for (const scheme of ["light", "dark"]) for (const [w, h] of SIZES) {
-    const page = await open(browser, base, hash, { viewport: { width: w, height: h }, colorScheme: scheme });
-    if (before) await before(page);
-    await settle(page);
-    await page.screenshot({ path: path.join(dir, `${name}-${w}x${h}-${scheme}.png`) });
+  for (const scheme of ["light", "dark"]) {
+    const [[w0, h0]] = SIZES;
+    const page = await open(browser, base, hash, { viewport: { width: w0, height: h0 }, colorScheme: scheme });
+    for (const [w, h] of SIZES) {
+      if (w !== w0 || h !== h0) { await page.setViewportSize({ width: w, height: h }); await settle(page); }
+      if (before) await before(page);
+      await settle(page);
+      await page.screenshot({ path: path.join(dir, `${name}-${w}x${h}-${scheme}.png`) });
+    }
     await page.context().close();
   }
 }
@@ -239,7 +246,7 @@ async function one(browser, base, dir) {
   await shots(browser, base, "#view=trace&rank=0", dir, "trace-search", async (p) => {
     await p.fill(".tr-search", "aten::mm").catch(() => {});
     await p.keyboard.press("Enter").catch(() => {});
-    await p.click(".tr-cp").catch(() => {});
+    if (!(await p.$(".tr-cp.on"))) await p.click(".tr-cp").catch(() => {}); // on, and left on at the next size
   });
 }
 
