@@ -24,7 +24,7 @@
 //   the state-history view steps through events.  MODE "memstatic": a
 //   report (Ascend static graph) draws with no page error and switches graphs.
 // Prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why".
-import { eachPage, ok as ok0 } from "./lib.mjs";
+import { eachPage, ok as ok0, settle, track } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -38,6 +38,7 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
   const url = served ? target : pathToFileURL(path.resolve(target)).href;
   const errors = [];
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
+  await track(page.context()); // settle(page): done when its fetches, short timers and frames are
   page.on("pageerror", (e) => errors.push(String(e)));
   // /api/perf of a rank without a time side answers 404 by design
   page.on("console", (m) => { if (m.type() === "error" && !/status of 404/.test(m.text())) errors.push(m.text()); });
@@ -66,7 +67,7 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
   const press = async (key, id) => {
     await page.keyboard.press(key);
     await page.waitForFunction((v) => window.__memlens.app.tabs.current === v, id, { timeout: 8000 }).catch(() => {});
-    await page.waitForTimeout(400);
+    await settle(page);
   };
   // what a view shows: its text, and the charts drawn in it
   const content = (id) => page.evaluate((id) => {
@@ -126,7 +127,7 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
     ok("Kernels: the Tensor Cores column", kh.some((h) => /tensor ?cores?|^TC\b/i.test(h)), kh.join("|"));
     await press("4", "trace");
     await page.waitForFunction(() => document.querySelectorAll(".tr-lab").length > 0, null, { timeout: 30000 }).catch(() => {});
-    await page.waitForTimeout(800);
+    await settle(page);
     const labels = await page.$$eval(".tr-lab", (els) => els.map((e) => e.textContent.trim()));
     ok("Trace: a lane named stream 7", labels.some((l) => /^stream 7(?!\d)/.test(l)), labels.join(" | "));
     ok("Trace: the python threads' lanes", labels.filter((l) => /thread \d+ \(python\)/.test(l)).length >= 2, labels.join(" | "));
@@ -189,7 +190,7 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
     // charts: every uPlot axis shows a unit (label or tick values), and has a legend; every SVG chart a legend or labels, and tooltips
     for (const [key, id] of [["1", "overview"], ["5", "memory"]]) {
       await press(key, id);
-      await page.waitForTimeout(800);
+      await settle(page);
       const axes = await page.evaluate((id) => (window.__plots || []).filter((u) => document.getElementById("v-" + id).contains(u.root) && u.root.getBoundingClientRect().width > 0)
         .map((u) => ({
           title: (u.root.closest(".panel, section, .card") || u.root.parentElement).querySelector("h2, h3")?.textContent || "",
@@ -218,9 +219,9 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
       const boxes = await page.$$eval(`#v-${id} .uplot .u-over`, (els) => els.map((e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }).filter((r) => r[2] > 0));
       for (const [x, y, w, h] of boxes) {
         await page.mouse.move(x + w * 0.3, y + h * 0.5);
-        await page.waitForTimeout(250);
+        await settle(page);
         await page.mouse.move(x + w * 0.31, y + h * 0.55);
-        await page.waitForTimeout(400);
+        await settle(page);
         const tip = await page.evaluate(() => [...document.querySelectorAll(".tip, [role=tooltip], .u-legend .u-value")].filter((t) => t.getBoundingClientRect().width > 0 && /\d/.test(t.textContent)).map((t) => t.textContent.trim()).slice(0, 3));
         ok(`${id}: hovering a chart shows a tooltip or the legend's values`, tip.length > 0, "nothing with a number shown on hover");
       }
@@ -264,14 +265,14 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
     const tabs = await page.$$eval(".vtab", (bs) => bs.map((b) => b.dataset.view));
     ok("the Distributed tab is offered", tabs.includes("distributed"), tabs.join(","));
     await press("7", "distributed");
-    await page.waitForTimeout(800);
+    await settle(page);
     // a served page loads the other ranks when asked (ranks load lazily)
     const more = page.locator("#v-distributed button", { hasText: /^Load the other/ }).first();
     if (await more.count()) {
       await more.click();
       await page.waitForFunction((n) => !/rank\(s\) with data/.test(document.getElementById("v-distributed").innerText) ||
         new RegExp(n + " rank\\(s\\) with data").test(document.getElementById("v-distributed").innerText), n, { timeout: 60000 }).catch(() => {});
-      await page.waitForTimeout(800);
+      await settle(page);
       console.log("# clicked: Load the other ranks");
     }
     const d = await page.evaluate(() => {
@@ -299,7 +300,7 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
   }
 
   if (mode === "snapshot") {
-    await page.waitForTimeout(1000);
+    await settle(page);
     const text = await page.innerText("#v-memory");
     // torch/utils/viz/MemoryViz.js's views, by their names there
     const views = ["Active Memory Timeline", "Allocated Memory (incl. Private Pools)", "Allocator State History", "Active Cached Segment Timeline", "Allocator Settings"];
@@ -310,14 +311,14 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
     const btn = page.locator("#v-memory button", { hasText: /state history/i }).first();
     if (await btn.count()) {
       await btn.click();
-      await page.waitForTimeout(800);
+      await settle(page);
       const at = async () => { const m = (await page.innerText("#v-memory")).match(/event ([\d,]+) of ([\d,]+)/); return m ? Number(m[1].replace(/,/g, "")) : -1; };
       const e0 = await at();
       await page.locator("#v-memory button", { hasText: /^‹$/ }).first().click().catch(() => {});
-      await page.waitForTimeout(500);
+      await settle(page);
       const e1 = await at();
       await page.locator("#v-memory button", { hasText: /^›$/ }).first().click().catch(() => {});
-      await page.waitForTimeout(500);
+      await settle(page);
       const e2 = await at();
       ok("the state-history view steps through events (‹ and ›)", e0 > 0 && e1 === e0 - 1 && e2 === e0, `${e0} -> ${e1} -> ${e2}`);
       await shot("snapshot-history");
@@ -335,7 +336,7 @@ await eachPage(async (browser, [mode, target, shots = "build/screenshots/accept"
       const t0 = await page.innerText("#v-memory");
       const cur = await s.evaluate((e) => e.value);
       await s.selectOption(opts.find((o) => o !== cur));
-      await page.waitForTimeout(800);
+      await settle(page);
       switched = (await page.innerText("#v-memory")) !== t0;
       why = "selecting another graph changed nothing";
       break;

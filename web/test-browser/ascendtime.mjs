@@ -5,7 +5,7 @@
 // AI_VECTOR_CORE / HCCL rows, as MindStudio Insight's operator view), the
 // Trace view's NPU streams.  Prints "ok NAME" / "FAIL NAME: why"; one
 // screenshot per view in SHOTS.
-import { eachPage, ok } from "./lib.mjs";
+import { eachPage, ok, settle, track } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -14,6 +14,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", c
   fs.mkdirSync(shots, { recursive: true });
   const errors = [];
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 } });
+  await track(page.context()); // settle(page): done when its fetches, short timers and frames are
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   await page.goto(pathToFileURL(path.resolve(file)).href, { timeout: 90000 });
@@ -25,7 +26,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", c
   const open = async (key, id) => {
     await page.keyboard.press(key);
     await page.waitForFunction((v) => window.__memlens.app.tabs.current === v, id, { timeout: 5000 }).catch(() => {});
-    await page.waitForTimeout(300);
+    await settle(page);
     return page.textContent("#v-" + id);
   };
   const ov = await open("1", "overview");
@@ -45,7 +46,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/ascend-time", c
   else ok("Kernels: no launches to pair, in CANN's words", /no CANN call linked to a task/.test(kl) || !kl, kl.slice(0, 300));
   await shot("kernels");
   await page.selectOption("#v-kernels .pv-group", "core");
-  await page.waitForTimeout(400);
+  await settle(page);
   const rows = await page.$$eval("#v-kernels table tbody tr", (trs) => trs.map((t) => t.textContent));
   for (const c of cores.split(",")) ok(`Kernels by Accelerator Core: a ${c} row`, rows.some((r) => r.includes(c)), rows.slice(0, 8).join(" | "));
   await shot("kernels-by-core");

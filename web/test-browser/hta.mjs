@@ -14,7 +14,7 @@
 // MODE "stragglers": the Distributed view names the stragglers (EXPECT:
 // "rank 1, rank 2|bars|late bars").
 // Prints "ok NAME" / "FAIL NAME: why"; screenshots into SHOT_DIR.
-import { eachPage, ok } from "./lib.mjs";
+import { eachPage, ok, settle, track } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -25,6 +25,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/hta", mode = "c
 
   const errors = [];
   const page = await browser.newPage({ viewport: { width: 1500, height: 950 }, colorScheme: scheme });
+  await track(page.context()); // settle(page): done when its fetches, short timers and frames are
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   await page.goto(served ? file : pathToFileURL(path.resolve(file)).href, { timeout: 90000 });
@@ -50,10 +51,10 @@ await eachPage(async (browser, [file, shots = "build/screenshots/hta", mode = "c
       for (let i = 0; i < d.length; i += 4) for (const [r, g, b] of cols) if (d[i] === r && d[i + 1] === g && d[i + 2] === b) { n++; break; }
       return n;
     });
-    await page.waitForTimeout(600);
+    await settle(page);
     const before = await count();
     await page.click(".tr-cp");
-    await page.waitForTimeout(600);
+    await settle(page);
     const after = await count();
     ok("the path is drawn over the slices", after > before + 200, `${before} -> ${after} overlay pixels`);
     const note = await page.$eval(".tr-cpnote", (e) => (e.hidden ? "" : e.textContent));
@@ -62,10 +63,10 @@ await eachPage(async (browser, [file, shots = "build/screenshots/hta", mode = "c
     await shot("trace");
     // zoomed in, the path still draws (legs are cut to the window, not dropped)
     await page.evaluate(() => { const v = window.__memlens.app.traceHandle.view; v.setWindow(v.lo + (v.hi - v.lo) * 0.9, v.hi); });
-    await page.waitForTimeout(500);
+    await settle(page);
     await shot("trace-zoom");
     await page.click(".tr-cp");
-    await page.waitForTimeout(400);
+    await settle(page);
     ok("off again, the legend goes", await page.$eval(".tr-cpnote", (e) => e.hidden));
     await go("kernels");
     await page.waitForSelector(".hk-seqs", { timeout: 10000 }).catch(() => {});
@@ -94,9 +95,9 @@ await eachPage(async (browser, [file, shots = "build/screenshots/hta", mode = "c
     ok("the table has a FLOPs column", !!flopsTh);
     if (flopsTh) {
       await flopsTh.click();
-      await page.waitForTimeout(200);
+      await settle(page);
       let first = await page.$eval(".hk-cupti tbody tr td:nth-child(5)", (e) => e.textContent.trim()).catch(() => "");
-      if (first !== top) { await flopsTh.click(); await page.waitForTimeout(200); first = await page.$eval(".hk-cupti tbody tr td:nth-child(5)", (e) => e.textContent.trim()).catch(() => ""); }
+      if (first !== top) { await flopsTh.click(); await settle(page); first = await page.$eval(".hk-cupti tbody tr td:nth-child(5)", (e) => e.textContent.trim()).catch(() => ""); }
       ok("sorted by FLOPs, the largest comes first", first === top, `${first} (expected ${top})`);
     }
     await shot("kernels", true);

@@ -13,11 +13,48 @@ export function ok(name, cond, why = "") {
   else { checks.failed++; console.log("FAIL " + checks.prefix + name + (why ? ": " + why : "")); }
 }
 
-export function launch() {
-  return chromium.launch({
+export async function launch() {
+  const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync"],
+  });
+  if (process.env.BROWSER_PROFILE) profileBrowser(browser, process.env.BROWSER_PROFILE);
+  return browser;
+}
+
+// BROWSER_PROFILE=FILE (a developer's tool, not the tests'): where a script's
+// time goes.  Every call of the page methods below is timed; at exit one line
+// per method, "SCRIPT METHOD: S s in N calls", is appended to FILE.
+const PROFILED = ["goto", "waitForTimeout", "waitForFunction", "waitForSelector", "screenshot", "evaluate", "$eval", "$$eval",
+  "click", "selectOption", "setViewportSize", "fill", "press", "hover", "reload", "setInputFiles", "check"];
+const spent = new Map();
+function spend(label, ms) { const s = spent.get(label) || [0, 0]; s[0] += ms; s[1]++; spent.set(label, s); }
+function profileBrowser(browser, file) {
+  const timed = (obj, m, label = m) => {
+    const f = obj[m];
+    if (typeof f !== "function") return;
+    obj[m] = async function (...a) {
+      const t0 = Date.now();
+      let threw = true; // a wait that ran out its timeout (and was caught) is time spent for nothing
+      try { const r = await f.apply(this, a); threw = false; return r; } finally { spend(threw ? label + ", threw" : label, Date.now() - t0); }
+    };
+  };
+  const wrapPage = (page) => { // once (browser.newPage makes its page through a context's newPage)
+    if (page.__profiled) return page;
+    page.__profiled = true;
+    for (const m of PROFILED) timed(page, m);
+    timed(page.keyboard, "press", "keyboard.press");
+    timed(page.mouse, "move", "mouse.move");
+    return page;
+  };
+  const wrapContext = (ctx) => { const np = ctx.newPage; ctx.newPage = async (...a) => wrapPage(await np.apply(ctx, a)); return ctx; };
+  const np = browser.newPage, nc = browser.newContext;
+  browser.newPage = async (...a) => wrapPage(await np.apply(browser, a));
+  browser.newContext = async (...a) => wrapContext(await nc.apply(browser, a));
+  process.on("exit", () => {
+    const who = process.argv[1].split("/").pop();
+    fs.appendFileSync(file, [...spent].sort((a, b) => b[1][0] - a[1][0]).map(([m, [ms, n]]) => `${who} ${m}: ${(ms / 1000).toFixed(1)} s in ${n} calls\n`).join(""));
   });
 }
 
@@ -126,13 +163,14 @@ function busyCounter() {
     return id;
   };
   window.cancelAnimationFrame = function (id) { frames.delete(id); return caf0.call(window, id); };
-  window.__busy = { count: () => n + timers.size + frames.size, wait: st0 };
+  window.__busy = { count: () => n + timers.size + frames.size, wait: st0, frame: raf0 };
 }
 
 export function track(context) { return context.addInitScript(busyCounter); }
 
 export async function settle(page, limit = 10000) {
-  return page.evaluate((limit) => new Promise((resolve) => {
+  const t0 = Date.now();
+  const done = await page.evaluate((limit) => new Promise((resolve) => {
     const b = window.__busy;
     if (!b) { resolve(false); return; }
     const t0 = performance.now();
@@ -142,8 +180,12 @@ export async function settle(page, limit = 10000) {
       if (quiet >= 2 || performance.now() - t0 > limit) resolve(quiet >= 2);
       else b.wait.call(window, look, 16);
     };
-    look();
+    // the first look after the next frame: what the page does on a resize (its
+    // resize observers, a debounce they start) begins there, not at once
+    b.frame.call(window, () => look());
   }), limit);
+  spend(done ? "settle" : "settle, gave up at its limit", Date.now() - t0);
+  return done;
 }
 
 // A page with the counter, its errors collected (uncaught exceptions and
@@ -163,7 +205,8 @@ export async function newPage(browser, opts = {}) {
 // page).  The script's arguments are one page's (run(browser, args) as
 // before), or "--pages LIST": a file of one page a line, NAME then that
 // page's arguments, separated by tabs (tests/lib.sh's t_page writes them).
-// For each page a line "page NAME", then its checks named "NAME: CHECK".
+// For each page a line "page NAME", then its checks named "NAME: CHECK",
+// then "time NAME: S s", the seconds it took.
 // Pages run one after the other, each in contexts of its own, closed after
 // it (nothing carries over: storage, viewport, colour scheme).  A page that
 // throws fails "NAME: the page ran to its end" and the next one runs; a
@@ -181,6 +224,7 @@ export async function eachPage(run) {
       if (name) console.log("page " + name);
       checks.prefix = name ? name + ": " : "";
       if (!browser.isConnected()) browser = await launch();
+      const t0 = Date.now();
       try {
         await run(browser, args);
       } catch (e) {
@@ -188,6 +232,8 @@ export async function eachPage(run) {
       } finally {
         for (const c of browser.contexts()) await c.close().catch(() => {});
         checks.prefix = "";
+        // where a part's time goes (tests/lib.sh's t_browse shows it after the page's name)
+        console.log(`time ${name || "page"}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       }
     }
   } finally {

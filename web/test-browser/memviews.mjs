@@ -9,7 +9,7 @@
 // served-snapshot=URL, served-ascend=URL: the same checks on a `memlens serve`
 // page (http://127.0.0.1:PORT/), its Insight's columns and state-history stacks
 // compared with the report's (pass the report's page first).
-import { checks, launch, ok, scrollFrames } from "./lib.mjs";
+import { checks, launch, ok, scrollFrames, settle, track } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -23,6 +23,7 @@ try {
     const [name, file] = arg.split(/=(.*)/s);
     const served = /^served-/.test(name), kind = name.replace(/^served-/, "");
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await track(page.context()); // settle(page): done when its fetches, short timers and frames are
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
@@ -34,7 +35,7 @@ try {
     // the memory views live in the Memory tab of the tab shell (when the page has tabs)
     if (await page.$('.vtab[data-view="memory"]')) {
       await page.click('.vtab[data-view="memory"]');
-      await page.waitForTimeout(400);
+      await settle(page);
     }
     await page.screenshot({ path: path.join(shots, `memviews-${kind}.png`), fullPage: true });
 
@@ -121,18 +122,18 @@ try {
       if (L.scrolls) {
         await page.mouse.move(b.x + 20, b.y + 60);
         await page.mouse.wheel(0, 400);
-        await page.waitForTimeout(300);
+        await settle(page);
         const sc = await page.evaluate(() => [document.getElementById("tl-wrap").scrollTop, document.getElementById("tl-note").textContent]);
         ok(`${name}: the lanes scroll (wheel over the labels)`, sc[0] > 0 && /in view/.test(sc[1]), JSON.stringify(sc));
       }
       // Hovering a time lists what was alive then, largest first.
       await page.mouse.move(b.x + b.width * 0.6, b.y + 30);
-      await page.waitForTimeout(150);
+      await settle(page);
       const tip = await page.evaluate(() => [...document.querySelectorAll("#tl-tip .tip-row .num")].map((x) => x.textContent).concat(document.getElementById("tl-tip").textContent));
       ok(`${name}: hovering a time lists the allocations alive then`, /alive at .*: [\d,]+ allocations?/.test(tip[tip.length - 1]) && tip.length > 1, tip.join(" | ").slice(0, 300));
       // Stacked: a click selects exactly the band the hover highlights.
       await page.click('#seg-mode button[data-mode="stacked"]');
-      await page.waitForTimeout(400);
+      await settle(page);
       const b2 = await (await page.$("#tl-over")).boundingBox();
       let n = 0, bad = [];
       for (let fx = 0.25; fx < 0.95; fx += 0.1) for (let fy = 0.15; fy < 0.9; fy += 0.12) {
@@ -145,7 +146,7 @@ try {
       }
       ok(`${name}: stacked, a click selects the band the hover highlights`, n > 3 && !bad.length, `${n} tried, ${JSON.stringify(bad)}`);
       await page.click('#seg-mode button[data-mode="lanes"]');
-      await page.waitForTimeout(200);
+      await settle(page);
     }
 
     if (kind === "snapshot") {
@@ -169,7 +170,7 @@ try {
       let any = "";
       for (const fx of [0.5, 0.3, 0.7, 0.1, 0.9]) for (let fy = 0.02; fy < 0.9 && !/\.py/.test(tip); fy += 0.03) {
         await page.mouse.move(c.x + c.width * fx, c.y + c.height * fy);
-        await page.waitForTimeout(served ? 150 : 60); // served: the stack comes from /api/stack
+        await settle(page); // served: the stack comes from /api/stack
         tip = await page.evaluate(() => document.getElementById("sg-tip").hidden ? "" : document.getElementById("sg-tip").textContent);
         if (!any && /allocated|pending free/.test(tip)) any = tip;
       }
@@ -213,10 +214,10 @@ try {
         first === `before event ${(from + 1).toLocaleString("en-US")}, where this history begins`, first);
       // the segment timeline's events, hovered, are numbered so too
       await page.click('#sg-tabs button[data-t="timeline"]');
-      await page.waitForTimeout(300);
+      await settle(page);
       const tc = await (await page.$("#sg-tcanvas")).boundingBox();
       await page.mouse.move(tc.x + tc.width / 2, tc.y + tc.height / 2);
-      await page.waitForTimeout(100);
+      await settle(page);
       const tip = await page.evaluate(() => document.getElementById("sg-ttip").textContent);
       const ev = /^event ([\d,]+)/.exec(tip), k = ev ? Number(ev[1].replace(/,/g, "")) : -1;
       ok("history: the timeline's events are the trace's numbers, past where the history begins", k > from && k <= from + 5000, tip.slice(0, 120));
@@ -226,7 +227,7 @@ try {
       // Insight's columns, exact to the CSV's row (aten::_foreach_add 147456.5 KB at 1736408883742690.540 on rank 0)
       const narrow = await page.$$eval("#table thead th", (l) => l.length);
       await page.check("#f-insight");
-      await page.waitForTimeout(200);
+      await settle(page);
       const th = await page.$$eval("#table thead th", (l) => l.map((x) => x.textContent));
       ok(`${name}: Insight's columns on request (the table fits its panel without them)`, th.length === narrow + 8, `${narrow} -> ${th.length}`);
       ok(`${name}: Insight's columns in the table`, ["active released", "active duration", "alloc: total allocated", "alloc: total reserved", "alloc: total active",
@@ -237,15 +238,15 @@ try {
       // the page's rows, with Insight's columns, and sorted by one of them: served as in the report
       const cells = () => page.evaluate(() => [...document.querySelectorAll("#table tbody tr")].slice(0, 20).map((tr) => [...tr.cells].map((c) => c.title || c.textContent).join("|")));
       const rows = await cells();
-      await page.click('#table th[data-k="rA"]'); await page.waitForTimeout(300);
+      await page.click('#table th[data-k="rA"]'); await settle(page);
       const byRA = await cells();
-      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(300);
+      await page.click('#table th[data-k="adur"]'); await settle(page);
       const byAdur = await cells();
-      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(150);
-      await page.click('#table th[data-k="adur"]'); await page.waitForTimeout(300); // back to no sort
-      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150);
-      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150);
-      await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(300); // the default order again
+      await page.click('#table th[data-k="adur"]'); await settle(page);
+      await page.click('#table th[data-k="adur"]'); await settle(page); // back to no sort
+      await page.click('#table th[data-k="ta"]'); await settle(page);
+      await page.click('#table th[data-k="ta"]'); await settle(page);
+      await page.click('#table th[data-k="ta"]'); await settle(page); // the default order again
       if (!served) seen.ascend = { rows, byRA, byAdur };
       else if (seen.ascend) {
         ok(`${name}: Insight's columns with the report's values`, JSON.stringify(rows) === JSON.stringify(seen.ascend.rows), JSON.stringify([rows[0], seen.ascend.rows[0]]));
@@ -256,13 +257,13 @@ try {
       const first = () => page.evaluate(() => document.querySelector("#table tbody tr td:nth-child(3)").textContent);
       const sorted = () => page.evaluate(() => [window.__memlens.app.tables.q.sort, window.__memlens.app.tables.q.dir]);
       const states = [];
-      for (let i = 0; i < 3; i++) { await page.click('#table th[data-k="ta"]'); await page.waitForTimeout(150); states.push(await sorted()); }
+      for (let i = 0; i < 3; i++) { await page.click('#table th[data-k="ta"]'); await settle(page); states.push(await sorted()); }
       ok(`${name}: a column's sort cycles ascending, descending, none`, JSON.stringify(states) === JSON.stringify([["ta", 1], ["ta", -1], [null, 1]]), JSON.stringify(states));
       await page.selectOption("#pg-size", "50");
-      await page.waitForTimeout(200);
+      await settle(page);
       const n50 = await page.evaluate(() => [document.querySelectorAll("#table tbody tr").length, document.getElementById("pg-label").textContent]);
       await page.fill("#pg-jump", "3"); await page.press("#pg-jump", "Enter");
-      await page.waitForTimeout(200);
+      await settle(page);
       const p3 = await page.evaluate(() => document.getElementById("pg-label").textContent);
       ok(`${name}: page size and jump to a page`, n50[0] === 50 && /of 4/.test(n50[1]) && /page 3 of 4/.test(p3), JSON.stringify([n50, p3]));
       void first;
@@ -275,7 +276,7 @@ try {
       await page.keyboard.press(k);
       await page.waitForTimeout(30);
     }
-    await page.waitForTimeout(200);
+    await settle(page);
     ok(`${name}: no shortcut throws`, !errors.length, errors.join("; "));
     await page.keyboard.press("?");
     const help = await page.evaluate(() => { const h = document.getElementById("keys-help"); return h && !h.hidden ? h.textContent : ""; });

@@ -12,7 +12,7 @@
 // a perf object (web/test/perf_fixture.json) put into the page as rank 0's
 // when the page has none (a report made before the C analyses).
 // Prints "ok NAME" / "FAIL NAME: why" and "time NAME MS"; screenshots per tab.
-import { eachPage, ok, scrollFrames } from "./lib.mjs";
+import { eachPage, ok, scrollFrames, settle, track } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -36,6 +36,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "
 
   const errors = [];
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
+  await track(page.context()); // settle(page): done when its fetches, short timers and frames are
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
   const url = served ? file : pathToFileURL(target).href;
@@ -99,7 +100,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "
       const t = await page.textContent("#mem-why");
       ok("Memory says how to record memory", /profile_memory=True/.test(t), t.slice(0, 200));
     }
-    await page.waitForTimeout(100);
+    await settle(page);
     await shot(id);
   }
 
@@ -167,7 +168,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "
         const kname = await page.evaluate(() => { const v = window.__memlens.app.views.kernels; return v.table.rows[v.table.selected].name; });
         await page.click("#v-kernels .pv-dbody a.pv-find");
         await page.waitForFunction(() => window.__memlens.app.tabs.current === "trace", null, { timeout: 5000 }).catch(() => {});
-        await page.waitForTimeout(300);
+        await settle(page);
         const q = await page.evaluate(() => (document.querySelector("#trace-mount input[type=search], #trace-mount .tr-search") || {}).value);
         ok("a kernel's Find in the Trace opens the Trace searching for it", (await current()) === "trace" && q === kname, `${await current()} ${q}`);
         await shot("trace-find");
@@ -202,7 +203,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "
           ok("a slowest call's link opens the Trace tab on that call, selected", (await current()) === "trace" && tv.sel && tv.sel.name === hs.name &&
             tv.sel.ts === tv.begin + ts && tv.sel.dur === dur, JSON.stringify({ tv, ts, dur }));
           ok("the Trace view is zoomed on the call", tv.t0 <= tv.begin + ts && tv.t1 >= tv.begin + ts + dur && tv.t1 - tv.t0 < 5 * dur + 4000, JSON.stringify(tv));
-          await page.waitForTimeout(300);
+          await settle(page);
           await shot("trace-call");
           await page.keyboard.press("3");
           await page.waitForFunction(() => window.__memlens.app.tabs.current === "kernels", null, { timeout: 5000 }).catch(() => {});
@@ -282,7 +283,7 @@ await eachPage(async (browser, [file, shots = "build/screenshots/perf", mode = "
     const wantMax = g.queues.slice(0, 8).map((q) => q.max).concat(g.membw.slice(0, 4).map((b) => b.max_gbps));
     ok("gputime: over the whole trace each track's highest point is the perf object's max", tr.max.length === wantMax.length && tr.max.every((m, i) => Math.abs(m - wantMax[i]) <= 1e-6 * Math.max(1, wantMax[i])),
       JSON.stringify({ got: tr.max, want: wantMax }));
-    await page.waitForTimeout(300);
+    await settle(page);
     await shot("trace-counters");
     if (tabs.includes("distributed") && g.comm_comp_overlap != null) {
       await page.keyboard.press("7");

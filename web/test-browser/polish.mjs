@@ -13,7 +13,7 @@
 //
 // KIND: kineto | ascend | snapshot | tiny | served-kineto (compared with
 // kineto).  Prints "ok NAME" / "FAIL NAME: why".
-import { checks, launch, ok, scrollFrames, overflowing } from "./lib.mjs";
+import { checks, launch, ok, scrollFrames, overflowing, settle, track } from "./lib.mjs";
 import { shortOpName } from "../src/format.js";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -28,6 +28,7 @@ try {
   for (const arg of pages) {
     const [kind, where] = arg.split(/=(.*)/s);
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await track(page.context()); // settle(page): done when its fetches, short timers and frames are
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     const allocPx = []; // the widths the served page asked the bars for
@@ -37,7 +38,7 @@ try {
     await page.goto(url + "#view=memory");
     await page.waitForFunction(() => window.__memlens && (window.__memlens.ready || window.__memlens.error), null, { timeout: 60000 });
     if (await page.$('.vtab[data-view="memory"]') && !(await page.isVisible("#tl-note"))) await page.click('.vtab[data-view="memory"]');
-    await page.waitForTimeout(800);
+    await settle(page);
     ok(`${kind}: page starts`, !errors.length, errors.join("; "));
     await page.screenshot({ path: path.join(shots, `${kind}.png`) });
     // the timeline's counts in a few states: opened, regrouped, narrower, zoomed to the peak
@@ -49,23 +50,23 @@ try {
     const counts = async () => (await text(page, "#tl-note")).trim() + ` · ${await page.evaluate(() => { const L = window.__memlens.app.timeline.layout; return L ? L.height : 0; })} px of lanes`;
     const seen = [await counts()];
     await page.selectOption("#sel-group", kind.includes("ascend") ? "component" : "op").catch(() => {});
-    await page.waitForTimeout(800);
+    await settle(page);
     await page.screenshot({ path: path.join(shots, `${kind}-group.png`) });
     seen.push(await counts());
     await page.setViewportSize({ width: 1280, height: 1000 });
-    await page.waitForTimeout(1200);
+    await settle(page);
     seen.push(await counts());
     await page.setViewportSize({ width: 1600, height: 1000 });
-    await page.waitForTimeout(1200);
+    await settle(page);
     await page.click("#btn-peak").catch(() => {});
-    await page.waitForTimeout(1200);
+    await settle(page);
     seen.push(await counts());
     // zooming fast: windows asked one after the other, answers in any order; the last one drawn
     await page.evaluate(() => {
       const app = window.__memlens.app, d = app.dev(), w = (a, b) => [d.t0 + a * (d.t1 - d.t0), d.t0 + b * (d.t1 - d.t0)];
       for (const [a, b] of [[0, 1], [0.1, 0.9], [0.2, 0.8], [0.25, 0.7], [0.3, 0.6]]) app.setWindow(...w(a, b));
     });
-    await page.waitForTimeout(2000);
+    await settle(page);
     seen.push(await counts());
     await page.screenshot({ path: path.join(shots, `${kind}-zoomed.png`) });
     notes[kind] = seen;
@@ -81,12 +82,12 @@ try {
     }
     if (kind === "kineto") { // the total beside the operators: not the first operator's colour
       await page.selectOption("#sel-group", "op");
-      await page.waitForTimeout(600);
+      await settle(page);
       const c = await page.evaluate(() => [...document.querySelectorAll(".u-legend")][0].querySelectorAll(".u-series .u-marker"));
       const cols = await page.evaluate(() => [...[...document.querySelectorAll(".u-legend")][0].querySelectorAll(".u-series .u-marker")].map((mk) => getComputedStyle(mk).borderTopColor));
       ok("kineto: group by op: the total's colour is no operator's", cols.length > 2 && !cols.slice(2).includes(cols[1]), cols.join(" "));
       // the tables: a size that is not one, accepted forms, nothing left
-      const fill = async (id, v) => { await page.fill(id, v); await page.press(id, "Enter"); await page.waitForTimeout(700); };
+      const fill = async (id, v) => { await page.fill(id, v); await page.press(id, "Enter"); await settle(page); };
       const field = (id) => page.evaluate((i) => { const e = document.querySelector(i); return { bad: e.classList.contains("invalid"), title: e.title }; }, id);
       await fill("#f-min", "lots");
       let f = await field("#f-min");
@@ -180,7 +181,7 @@ async function kinetoPolish(page, shots) {
     const lane = shortOpName(h.group);
     ok("kineto: the tooltip names the bar as its lane does", h.title.includes(" · " + lane), `${h.title} vs lane "${lane}"`);
     await page.mouse.down(); await page.mouse.up();
-    await page.waitForTimeout(400);
+    await settle(page);
     const det = await page.evaluate(() => (document.getElementById("detail-group") || {}).textContent || document.getElementById("detail").innerText.slice(0, 200));
     ok("kineto: the detail names it as the lane does, the full name beneath", det === lane, `${det} vs "${lane}"`);
   }
@@ -195,18 +196,20 @@ async function kinetoPolish(page, shots) {
   await page.waitForFunction(() => window.__memlens.app.tabs.current === "trace", null, { timeout: 5000 }).catch(() => {});
   const picked = await page.evaluate(async () => {
     const h = window.__memlens.app.traceHandle; await h.ready;
-    const v = h.view; v.setWindow(v.lo, v.hi); await new Promise((r) => setTimeout(r, 600));
+    // setWindow asks for the window's slices (trace.js fetchWindow): wait until none is asked for
+    const v = h.view, answered = async () => { for (const t = performance.now(); (v.inflight || v.pending) && performance.now() - t < 15000;) await new Promise((r) => requestAnimationFrame(r)); };
+    v.setWindow(v.lo, v.hi); await answered();
     const d = v.data, S = d.slices;
     let p = -1;
     for (let i = 0; i < S.id.length && p < 0; i++) if (/evaluate_function: CompiledFunctionBackward/.test(d.strings[S.name[i]] || "")) p = i;
     if (p < 0) return "no long-named slice";
-    v.setWindow(S.ts[p], S.ts[p] + S.dur[p]); await new Promise((r) => setTimeout(r, 800));
+    v.setWindow(S.ts[p], S.ts[p] + S.dur[p]); await answered();
     const d2 = v.data, S2 = d2.slices;
     for (let i = 0; i < S2.id.length; i++)
       if (S2.depth[i] > 0 && S2.track[i] === S.track[p] && !/evaluate_function/.test(d2.strings[S2.name[i]] || "")) { await v.select(S2.id[i], false); return d2.strings[S2.name[i]]; }
     return "no child";
   });
-  await page.waitForTimeout(300);
+  await settle(page);
   const cut = await overflowing(page, ".tr-detail");
   const links = await page.evaluate(() => { const box = document.querySelector(".tr-detail").getBoundingClientRect(); return [...document.querySelectorAll(".tr-detail a")].map((a) => { const r = a.getBoundingClientRect(); return { text: a.textContent, right: r.right, box: box.right }; }); });
   await page.locator(".tr-detail").screenshot({ path: path.join(shots, "kineto-trace-detail.png") });
@@ -218,7 +221,7 @@ async function kinetoPolish(page, shots) {
   const popup = page.context().waitForEvent("page", { timeout: 5000 }).catch(() => null);
   await page.click(".tr-perfetto");
   const pop = await popup;
-  await page.waitForTimeout(1500);
+  if (pop) await pop.waitForEvent("close", { timeout: 5000 }).catch(() => {}); // the page closes it when Perfetto cannot be reached
   const popupLeft = !!pop && !pop.isClosed(); // a browser error page, offline
   await page.waitForFunction(() => { const e = document.querySelector(".tr-offline"); return e && !e.hidden; }, null, { timeout: 15000 }).catch(() => {});
   const off = await page.evaluate(() => { const e = document.querySelector(".tr-offline"); return e ? { shown: !e.hidden, text: e.textContent, dl: !!e.querySelector("button") } : { shown: false }; });
@@ -228,7 +231,7 @@ async function kinetoPolish(page, shots) {
     off.shown && /could not be reached/.test(off.text) && off.dl && popupLeft === false, JSON.stringify({ off, popupLeft }));
   await page.context().unroute("https://ui.perfetto.dev/**");
   await page.keyboard.press("5");
-  await page.waitForTimeout(300);
+  await settle(page);
 }
 
 // Operators, a row clicked: the detail beside the table only where the table
@@ -242,11 +245,11 @@ async function operatorsDetail(page, shots) {
   for (const w of [1600, 1280]) {
     await page.setViewportSize({ width: w, height: 1000 });
     await page.keyboard.press("Escape");
-    await page.waitForTimeout(300);
+    await settle(page);
     const cw0 = await page.$eval("#v-operators .pt-scroll", (e) => e.clientWidth);
     // the row with the most calls: the one with a histogram
     await page.evaluate(() => { const t = window.__memlens.app.views.operators.table; let b = t.idx[0]; for (const i of t.idx) if (t.rows[i].calls > t.rows[b].calls) b = i; t.select(b, true); });
-    await page.waitForTimeout(400);
+    await settle(page);
     const g = await page.evaluate(() => {
       const v = document.getElementById("v-operators"), sc = v.querySelector(".pt-scroll"), d = v.querySelector(".pv-detail"), svg = d.querySelector("svg.pv-hist");
       const sr = svg ? svg.getBoundingClientRect() : null;
@@ -261,7 +264,7 @@ async function operatorsDetail(page, shots) {
   await page.keyboard.press("Escape");
   await page.setViewportSize({ width: 1600, height: 1000 });
   await page.keyboard.press("4");
-  await page.waitForTimeout(300);
+  await settle(page);
 }
 
 async function snapshotPolish(page, shots) {
@@ -308,7 +311,7 @@ async function snapshotPolish(page, shots) {
   await page.mouse.move(5, 5);
   // a bar of the forward (transformer.py:22) lane: the call stack, Python first, lines wrapped
   await page.evaluate(async () => { const app = window.__memlens.app, a = app.allocs; const g = a.groups.findIndex((x) => /transformer\.py:22\)$/.test(x)); let i = 0; while (i < a.n && a.group[i] !== g) i++; await app.select(i); });
-  await page.waitForTimeout(300);
+  await settle(page);
   const ds = await page.evaluate(() => { const s = document.getElementById("detail-stack"); return { first: s.firstElementChild.className, text: s.firstElementChild.textContent, folded: s.querySelectorAll("details.fr-fold").length }; });
   const dcut = await overflowing(page, "#p-detail");
   await page.evaluate(() => document.getElementById("p-detail").scrollIntoView());
@@ -318,7 +321,7 @@ async function snapshotPolish(page, shots) {
   // the lanes: whole lanes only (no lane cut at the bottom of the view), at the top and scrolled
   for (const top of [0, 250]) {
     await page.evaluate((top) => { const w = document.getElementById("tl-wrap"); w.scrollTop = top; w.dispatchEvent(new Event("scroll")); }, top);
-    await page.waitForTimeout(200);
+    await settle(page);
     const lanes = await page.evaluate(() => {
       const tv = window.__memlens.app.timeline, cv = document.getElementById("timeline"), dpr = devicePixelRatio;
       // the lane markers (x 2-6): where x 3 differs from x 1 (the stripe behind them)
@@ -381,7 +384,7 @@ async function snapshotPolish(page, shots) {
   await sgTab("history");
   // the allocations table, 500 rows a page: scrolls within a frame's budget
   await page.selectOption("#pg-size", "500");
-  await page.waitForTimeout(500);
+  await settle(page);
   const f = await scrollFrames(page, "#p-tables .table-wrap", 40);
   console.log(`time alloc_table500_scroll_median_ms ${f.median.toFixed(2)}`);
   ok("snapshot: the allocations table (500 rows a page) scrolls in under 16 ms a frame", f.n > 10 && f.median < 16, JSON.stringify(f));
@@ -390,13 +393,13 @@ async function snapshotPolish(page, shots) {
 
 async function ascendNames(page, kind, shots) {
   const labels = () => page.evaluate(() => [...document.querySelectorAll("#p-curves .u-legend .u-label")].map((e) => e.textContent));
-  await page.selectOption("#sel-group", "overall"); await page.waitForTimeout(500);
+  await page.selectOption("#sel-group", "overall"); await settle(page);
   const all = await labels();
   ok(`${kind}: the curves by MindStudio Insight's names`, ["Operator Allocated", "Operator Reserved", "Operator Activated", "APP Reserved"].every((x) => all.includes(x)), all.join(", "));
-  await page.selectOption("#sel-group", "stream"); await page.waitForTimeout(700);
+  await page.selectOption("#sel-group", "stream"); await settle(page);
   const by = await labels();
   await page.locator("#p-curves").screenshot({ path: path.join(shots, `${kind}-streams.png`) });
   ok(`${kind}: by stream: each stream's Allocated, Reserved and Activated, named as the profiler writes it, APP Reserved kept`,
     by.includes("Allocated of 897357296") && by.includes("Reserved of 897357296") && by.includes("Activated of 897357296") && by.includes("APP Reserved") && !by.some((x) => /0x/.test(x)), by.join(", "));
-  await page.selectOption("#sel-group", "overall"); await page.waitForTimeout(300);
+  await page.selectOption("#sel-group", "overall"); await settle(page);
 }

@@ -8,7 +8,7 @@
 // highlights matches, W/A/S/D move the window, and the page makes no request.
 // --timing: the median and 95th percentile of the draw time of pan and zoom
 // frames ("time trace_pan_ms X", "time trace_zoom_ms X").
-import { eachPage, ok } from "./lib.mjs";
+import { eachPage, ok, settle, track } from "./lib.mjs";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import fs from "node:fs";
@@ -20,6 +20,7 @@ await eachPage(async (browser, args) => {
   fs.mkdirSync(shots, { recursive: true });
 
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 }, colorScheme: scheme });
+  await track(page.context()); // settle(page): done when its fetches, short timers and frames are
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   // failed requests are judged by their answer below (the other views' routes may not exist yet: /api/perf)
@@ -74,7 +75,7 @@ await eachPage(async (browser, args) => {
   const before = await view();
   await page.mouse.move(b.x + b.width * 0.3, b.y + 40);
   for (let i = 0; i < 5; i++) await page.mouse.wheel(0, -300);
-  await page.waitForTimeout(300);
+  await settle(page);
   const after = await view();
   ok("the wheel zooms in and the axis changes", after.t1 - after.t0 < (before.t1 - before.t0) * 0.6 && after.axis !== before.axis, JSON.stringify([before, after]));
   // keys: D pans right, S zooms out
@@ -82,7 +83,7 @@ await eachPage(async (browser, args) => {
   const panned = await view();
   ok("D pans right", panned.t0 > after.t0, JSON.stringify([after.t0, panned.t0]));
   await page.keyboard.press("0");
-  await page.waitForTimeout(200);
+  await settle(page);
 
   // click a kernel: the detail names its launcher (zoomed into a stream's merged run until one is drawn whole)
   for (let tries = 0; tries < 25; tries++) {
@@ -196,7 +197,7 @@ await eachPage(async (browser, args) => {
     console.log(`time trace_zoom_ms ${res.zoom[0].toFixed(1)} p95 ${res.zoom[1].toFixed(1)}`);
     console.log(`info slices ${res.n} drawn ${res.slices} merged ${res.merged}; per frame: window ${res.get[0].toFixed(1)} ms (p95 ${res.get[1].toFixed(1)}), draw ${res.draw[0].toFixed(1)} ms (p95 ${res.draw[1].toFixed(1)})`);
     await page.evaluate(() => { const v = window.TV(); v.setWindow(v.lo, v.hi); });
-    await page.waitForTimeout(300);
+    await settle(page);
     await page.screenshot({ path: path.join(shots, `trace-big-${scheme}.png`) });
   }
   ok("no errors while using the view", errors.length === 0, errors.join("; "));

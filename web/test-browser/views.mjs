@@ -43,14 +43,21 @@ async function open(browser, base, hash = "", opts = {}) {
 const cur = (page) => page.evaluate(() => window.__memlens.app.tabs.current);
 const waitView = (page, id) => page.waitForFunction((id) => window.__memlens.app.tabs.current === id, id, { timeout: 30000 }).then(() => true, () => false);
 
-// Screenshots of a view (an address) in both themes at both sizes.
+// Screenshots of a view (an address) in both themes at both sizes: one page
+// a theme (opened at the first size, then resized: a load costs seconds on a
+// CI core, a resize little).  before(page), what to do first (scroll, hover),
+// runs again at each size: it must leave the same state when run twice.
 async function shots(browser, base, hash, dir, name, before) {
   fs.mkdirSync(dir, { recursive: true });
-  for (const scheme of ["light", "dark"]) for (const [w, h] of SIZES) {
-    const page = await open(browser, base, hash, { viewport: { width: w, height: h }, colorScheme: scheme });
-    if (before) await before(page);
-    await settle(page);
-    await page.screenshot({ path: path.join(dir, `${name}-${w}x${h}-${scheme}.png`) });
+  for (const scheme of ["light", "dark"]) {
+    const [[w0, h0]] = SIZES;
+    const page = await open(browser, base, hash, { viewport: { width: w0, height: h0 }, colorScheme: scheme });
+    for (const [w, h] of SIZES) {
+      if (w !== w0 || h !== h0) { await page.setViewportSize({ width: w, height: h }); await settle(page); }
+      if (before) await before(page);
+      await settle(page);
+      await page.screenshot({ path: path.join(dir, `${name}-${w}x${h}-${scheme}.png`) });
+    }
     await page.context().close();
   }
 }
@@ -93,7 +100,7 @@ async function job(browser, base, dir) {
     await app.setWindow(a, b);
     return [Math.round(a), Math.round(b)];
   });
-  await page.waitForTimeout(400);
+  await settle(page);
   await settle(page);
   const hash = await page.evaluate(() => location.hash);
   const has = (k, v) => new RegExp(`[#&]${k}=${v}(&|$)`).test(hash);
@@ -137,12 +144,12 @@ async function job(browser, base, dir) {
   const cw = () => page.$eval("#v-cluster canvas.cl-map", (c) => c.getBoundingClientRect().width);
   const w1 = await cw();
   await page.setViewportSize({ width: 1400, height: 900 }); // still beside the outliers (one column below 1200 px)
-  await page.waitForTimeout(300);
+  await settle(page);
   await settle(page);
   const w2 = await cw();
   ok("the heatmap follows a window resize", w2 < w1 - 150, `${w1} -> ${w2} px`);
   await page.setViewportSize({ width: 1600, height: 1000 });
-  await page.waitForTimeout(300);
+  await settle(page);
   const strag = await page.$$eval(".cl-out tbody tr", (trs) => trs.findIndex((t) => /straggler/.test(t.textContent)));
   ok("the Cluster view lists a straggler", strag >= 0);
   if (strag >= 0) {
@@ -239,7 +246,7 @@ async function one(browser, base, dir) {
   await shots(browser, base, "#view=trace&rank=0", dir, "trace-search", async (p) => {
     await p.fill(".tr-search", "aten::mm").catch(() => {});
     await p.keyboard.press("Enter").catch(() => {});
-    await p.click(".tr-cp").catch(() => {});
+    if (!(await p.$(".tr-cp.on"))) await p.click(".tr-cp").catch(() => {}); // on, and left on at the next size
   });
 }
 
