@@ -31,6 +31,7 @@ page() {
 # start_server ARGS...: adds to spids, sets url
 start_server() {
     : >"$tmp/sout" # emptied here: the background job's own truncation could come after the first read (the previous server's URL)
+    : >"$tmp/sout"  # emptied first: the URL of a server started before must not be read as this one's
     "$MEMLENS" serve --port 0 "$@" >"$tmp/sout" 2>&1 &
     spid=$!
     spids="$spids $spid"

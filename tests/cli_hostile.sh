@@ -47,6 +47,7 @@ trace() { # FILE: the events on stdin wrapped into a trace
 "$MEMLENS" summary --json "$tmp/bytes.json" >"$tmp/summary.json" 2>&1
 "$MEMLENS" export "$tmp/bytes.json" --table operators -o "$tmp/ops.csv" 2>&1
 "$MEMLENS" report "$tmp/bytes.json" -o "$tmp/bytes.html" 2>&1
+: >"$tmp/sout"  # emptied first: the URL of a server started before must not be read as this one's
 "$MEMLENS" serve --port 0 "$tmp/bytes.json" >"$tmp/sout" 2>&1 &
 pid=$!
 URL=$(t_serve_url "$tmp/sout")

@@ -180,6 +180,7 @@ t_eq "rank 1 twice: no cluster" "$(has_cluster summary --json "$tmp/r1.json" "$t
 "$MEMLENS" report "$tmp/nul.json" "$tmp/step.json" -o "$tmp/two.html"
 t_eq "two unrelated traces: the report has no Cluster view" "$(grep -c '"cluster":{' "$tmp/two.html")" 0
 if command -v curl >/dev/null 2>&1; then
+    : >"$tmp/out"  # emptied first: the URL of a server started before must not be read as this one's
     "$MEMLENS" serve --port 0 "$tmp/nul.json" "$tmp/step.json" >"$tmp/out" 2>"$tmp/serr" &
     spid=$!
     URL=$(t_serve_url "$tmp/out")
@@ -194,6 +195,7 @@ if command -v curl >/dev/null 2>&1; then
     kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
     for pair in "r0.json r1.json True" "r1.json links/a.json None"; do
         set -- $pair
+        : >"$tmp/out"  # emptied first: the URL of a server started before must not be read as this one's
         "$MEMLENS" serve --port 0 --no-follow "$tmp/$1" "$tmp/$2" >"$tmp/out" 2>"$tmp/serr" &
         spid=$!
         URL=$(t_serve_url "$tmp/out")
@@ -211,6 +213,7 @@ fi
 # ---- 7: uploads held by serve are bounded ----------------------------------------
 if command -v curl >/dev/null 2>&1; then
     mkdir -p "$tmp/upd"
+    : >"$tmp/out"  # emptied first: the URL of a server started before must not be read as this one's
     TMPDIR="$tmp/upd" "$MEMLENS" serve --port 0 --keep-uploads 2 --keep-upload-bytes 1M >"$tmp/out" 2>"$tmp/serr" &
     spid=$!
     URL=$(t_serve_url "$tmp/out")

@@ -19,6 +19,7 @@ note="1 step begins before the step before it ends"
 $MEMLENS report "$tmp/wide.json" -o "$tmp/wide.html" || t_fail "report of the trace"
 # both pages in one browser (t_page, t_browse in tests/lib.sh)
 if t_file_page wide "$tmp/wide.html"; then t_page "$tmp/pages" report "$tmp/wide.html" "$shots/report" "$note" 1500 1000; fi
+: >"$tmp/sout"  # emptied first: the URL of a server started before must not be read as this one's
 "$MEMLENS" serve --port 0 "$tmp/wide.json" >"$tmp/sout" 2>&1 &
 spid=$!
 url=$(t_serve_url "$tmp/sout")

@@ -22,6 +22,7 @@ pages=""
 $MEMLENS report "$tmp/tiny.json" -o "$tmp/tiny.html" || t_fail "report of the tiny trace"
 t_file_page tiny "$tmp/tiny.html" && pages="tiny=$tmp/tiny.html"
 serve() { # KIND INPUT: a server of INPUT, its URL added as served-KIND
+    : >"$tmp/$1.sout"  # emptied first: the URL of a server started before must not be read as this one's
     "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
     spids="$spids $!"
     url=$(t_serve_url "$tmp/$1.sout")

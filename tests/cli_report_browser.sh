@@ -11,6 +11,7 @@ add_page() { # NAME REPORT EXPECTED-PEAK SCHEME
     t_page "$tmp/pages" "$1" "$2" "$3" "$shots/$1" "$4"
 }
 add_served() { # NAME INPUT EXPECTED-PEAK SCHEME
+    : >"$tmp/$1.sout"  # emptied first: the URL of a server started before must not be read as this one's
     "$MEMLENS" serve --port 0 "$2" >"$tmp/$1.sout" 2>&1 &
     spids="$spids $!"
     url=$(t_serve_url "$tmp/$1.sout")

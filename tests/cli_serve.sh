@@ -241,6 +241,7 @@ stop_server INT
 if [ "${SAN:-0}" != 1 ] && command -v valgrind >/dev/null 2>&1; then
     : >"$tmp/out"
     valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        : >"$tmp/out"  # emptied first: the URL of a server started before must not be read as this one's
         "$MEMLENS" serve --port 0 "$tmp/t.json" >"$tmp/out" 2>"$tmp/vg" &
     pid=$!
     URL=$(t_serve_url "$tmp/out" 300)

@@ -18,6 +18,7 @@ if [ -f "$real" ]; then
     $MEMLENS report "$real" -o "$tmp/nccl.html"
     run_view nccl "$tmp/nccl.html"
     run_view nccl-dark "$tmp/nccl.html" --dark
+    : >"$tmp/sout"  # emptied first: the URL of a server started before must not be read as this one's
     "$MEMLENS" serve --port 0 "$real" >"$tmp/sout" 2>&1 &
     spid=$!
     url=$(t_serve_url "$tmp/sout")
