@@ -172,7 +172,7 @@ fuzz: $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 	  cp fuzz/seeds/$$n/* build-fuzz/corpus-$$n/ 2>/dev/null; \
 	  dict=fuzz/$${n#fuzz_}.dict; [ -f $$dict ] && dict=-dict=$$dict || dict=; \
 	  echo "fuzz $$n for $(FUZZ_SECONDS)s $$dict"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 $$dict \
+	  $$f -artifact_prefix=build-fuzz/$$n- -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 $$dict \
 	      -print_final_stats=1 build-fuzz/corpus-$$n >build-fuzz/$$n.log 2>&1 \
 	  || { echo "fuzz $$n failed:"; tail -40 build-fuzz/$$n.log; exit 1; }' sh \
 	  && echo "fuzz: all targets ran clean"
