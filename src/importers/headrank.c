@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "err.h"
+#include "source.h"
 
 /* The end of the JSON string that starts at s[i] == '"' (the index after its closing quote), or n. */
 static size_t skip_string(const char *s, size_t i, size_t n)
@@ -95,50 +95,20 @@ bool ml_head_rank(const char *head, size_t n, int *rank, int *world)
     return true;
 }
 
-/* The first cap + 1 decoded bytes of the gzip file f (read from its
- * start) into buf; *n their count.  False when the stream is corrupt or cut
- * within them (then nothing can be told).  *ended: the decoded data ends
- * within them (one member, nothing after it). */
-static bool gunzip_head(FILE *f, char *buf, size_t *n, size_t cap, bool *ended)
-{
-    unsigned char in[16384];
-    z_stream z = {0};
-    if (inflateInit2(&z, 15 + 16) != Z_OK) return false; /* 16: gzip's header and trailer */
-    z.next_out = (unsigned char *)buf;
-    z.avail_out = (uInt)(cap + 1);
-    int rc = Z_OK;
-    while (z.avail_out && rc == Z_OK) {
-        if (!z.avail_in) {
-            z.avail_in = (uInt)fread(in, 1, sizeof in, f);
-            z.next_in = in;
-            if (!z.avail_in) break; /* cut before the end of the stream */
-        }
-        rc = inflate(&z, Z_NO_FLUSH);
-    }
-    *n = cap + 1 - z.avail_out;
-    /* another member after this one (or trailing bytes): more data than the head says */
-    *ended = rc == Z_STREAM_END && !z.avail_in && fgetc(f) == EOF;
-    inflateEnd(&z);
-    return rc == Z_STREAM_END || (rc == Z_OK && !z.avail_out);
-}
-
 int ml_head_rank_file_known(const char *path, int *rank, int *world)
 {
     static const size_t cap = ML_HEAD_RANK_BYTES;
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    char *buf = ml_malloc(cap + 1);
-    size_t n = fread(buf, 1, cap + 1, f); /* one byte more: whether the file ends within the head */
-    bool whole = n <= cap && !ferror(f);
-    /* a gzip file: its first decoded bytes, as cheap to read as a plain file's head */
-    bool readable = true;
-    if (n >= 2 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b) {
-        rewind(f);
-        readable = gunzip_head(f, buf, &n, cap, &whole);
-        whole = whole && n <= cap;
-    }
-    fclose(f);
+    ml_source *src;
+    ml_err e = {{0}};
+    if (ml_source_open(path, &src, &e) < 0) return -1;
+    /* the first decoded bytes (a gzip file's too: ml_source inflates), one
+     * more than the head: whether the input ends within it */
+    const unsigned char *head;
+    size_t n = ml_source_peek(src, &head, cap + 1, &e);
+    bool readable = !e.msg[0]; /* a corrupt or cut stream: nothing can be told */
+    bool whole = n <= cap;
     if (n > cap) n = cap;
+    const char *buf = (const char *)head;
     int r, w, known = -1;
     if (readable && ml_head_rank(buf, n, &r, &w)) {
         *rank = r;
@@ -149,7 +119,7 @@ int ml_head_rank_file_known(const char *path, int *rank, int *world)
         /* read whole and no rank: none, unless a distributedInfo is there whose rank the import must judge */
         known = memmem(buf, n, key, sizeof key - 1) ? -1 : 0;
     }
-    free(buf);
+    ml_source_close(src);
     return known;
 }
 
