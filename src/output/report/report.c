@@ -20,13 +20,7 @@ static int put_all(FILE *f, const char *s, size_t n) { return fwrite(s, 1, n, f)
 static void summarised_stub(const ml_profile *p, size_t n_embedded, size_t n, int64_t budget, jw *w)
 {
     jw_obj(w);
-    jw_key(w, "rank"), jw_i64(w, p->rank);
-    jw_key(w, "world_size"), jw_i64(w, p->world_size);
-    jw_key(w, "path"), jw_text(w, p->path);
-    jw_key(w, "format"), jw_text(w, p->format);
-    ml_report_caps_json(w, &p->caps, ml_devkind_of_profile(p));
-    jw_key(w, "host"), jw_text(w, p->host ? ml_s(p, p->host) : "");
-    jw_key(w, "time"), jw_str(w, p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+    ml_report_rank_who(p, w);
     jw_key(w, "notes"), jw_arr(w), jw_end(w);
     jw_key(w, "perf"), jw_bool(w, false);
     char why[400];

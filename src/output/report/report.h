@@ -57,6 +57,9 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
 /* The start of a rank's object of the meta: `{"rank", "world_size", "path",
  * "format", "host", "time", "notes", "perf", "perfWhy"` (left open for the
  * rest) by w. */
+/* Who the rank is, the meta object's first members (rank, world_size, path,
+ * format, caps, host, time): the head's and a summarised rank's stub's. */
+void ml_report_rank_who(const ml_profile *p, jw *w);
 void ml_report_rank_head(const ml_profile *p, jw *w);
 /* One rank's object of the meta ("ranks" items), times relative to origin
  * (`memlens serve` builds each rank alone, with bl->capture set). */

@@ -310,9 +310,8 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 
 /* ---- one rank ---------------------------------------------------------- */
 
-void ml_report_rank_head(const ml_profile *p, jw *w)
+void ml_report_rank_who(const ml_profile *p, jw *w)
 {
-    jw_obj(w);
     jw_key(w, "rank"), jw_i64(w, p->rank);
     jw_key(w, "world_size"), jw_i64(w, p->world_size);
     jw_key(w, "path"), jw_text(w, p->path);
@@ -320,6 +319,12 @@ void ml_report_rank_head(const ml_profile *p, jw *w)
     ml_report_caps_json(w, &p->caps, ml_devkind_of_profile(p));
     jw_key(w, "host"), jw_text(w, p->host ? ml_s(p, p->host) : "");
     jw_key(w, "time"), jw_str(w, p->time_is_event_order ? "order" : p->time_is_absolute ? "abs" : "rel");
+}
+
+void ml_report_rank_head(const ml_profile *p, jw *w)
+{
+    jw_obj(w);
+    ml_report_rank_who(p, w);
     jw_key(w, "notes"), jw_arr(w);
     for (size_t i = 0; i < p->notes.len; i++) jw_text(w, ml_s(p, p->notes.v[i]));
     jw_end(w);
