@@ -524,6 +524,33 @@ TEST(store_links_launchers_by_flow)
     ml_profile_free(p);
 }
 
+/* A flow id used again (a broken producer): each flow launches from its own
+ * call, not every task from the group's first call (which made 3,000 tasks
+ * of one id launches of one call, 899 ms of delay that was not there). */
+TEST(store_links_launchers_by_flow_when_an_id_repeats)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    ml_trace *t = p->trace = ml_trace_new();
+    uint32_t host = ml_track_get(t, p->strings, "1", 1, "1", 1), dev = ml_track_get(t, p->strings, "9", 1, "3", 1);
+    ml_str n = ml_intern_cstr(p->strings, "s"), h2d = ml_intern_cstr(p->strings, "HostToDevice");
+    ml_slice_row rows[] = {
+        {0, 10, -1, -1, n, host, ML_NONE32, ML_SL_RUNTIME},   /* 0: a call */
+        {100, 10, -1, -1, n, host, ML_NONE32, ML_SL_RUNTIME}, /* 1: another */
+        {5, 2, -1, -1, n, dev, ML_NONE32, ML_SL_KERNEL},      /* 2: launched by 0 */
+        {105, 2, -1, -1, n, dev, ML_NONE32, ML_SL_KERNEL},    /* 3: by 1, with the same flow id */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) ml_slice_push(t, &rows[i]);
+    ml_flow_point(t, 7, h2d, 's', false, host, 2);
+    ml_flow_point(t, 7, h2d, 'f', true, dev, 5);
+    ml_flow_point(t, 7, h2d, 's', false, host, 102);
+    ml_flow_point(t, 7, h2d, 'f', true, dev, 105);
+    ml_trace_finish(t, 0);
+    const ml_slices *s = &t->slices;
+    CHECK_EQ_I64(s->launcher.v[2], 0);
+    CHECK_EQ_I64(s->launcher.v[3], 1);
+    ml_profile_free(p);
+}
+
 /* What a flow point binds to, by brute force over the finished store: the
  * innermost slice of the track containing ts (a zero-length one at ts too),
  * or the first slice starting at or after ts. */
@@ -873,6 +900,7 @@ int main(void)
     RUN(store_binds_flow_chains);
     RUN(store_links_launchers_by_flow);
     RUN(flow_binding_search_agrees_with_brute_force);
+    RUN(store_links_launchers_by_flow_when_an_id_repeats);
     RUN(split_file_gives_the_same_store);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);

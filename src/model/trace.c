@@ -689,28 +689,37 @@ static void link_launchers(ml_trace *t)
  * start lies in a runtime or driver call, was launched by that call: Kineto's
  * ac2g flows and Ascend's HostToDevice flows (older trace_view.json, whose
  * CANN calls carry another connection id than their tasks) mean just that.
- * The flows of one (cat, id) are consecutive in t->flows (bind_flows writes
- * them group by group); the group's first call launches its work.  Where the
- * device's clock runs ahead of the host's, a task starts before its call
- * and the group is two halves (nowhere -> task, call -> nowhere): the same
- * launch.  Runs after both nest_and_bind_flows and link_launchers. */
+ * Each flow row is one edge, from its call to its work.  Where the device's
+ * clock runs ahead of the host's, a task starts before its call and the flow
+ * is two halves in its (cat, id) group (nowhere -> task, call -> nowhere,
+ * consecutive in t->flows: bind_flows writes them group by group): the same
+ * launch, when the group is those two halves and nothing else.  A group of
+ * several flows (an id used again) links each edge to its own call and no
+ * halves, which could pair any call with any task.  Runs after both
+ * nest_and_bind_flows and link_launchers. */
+static bool is_launching_call(const ml_slices *s, uint32_t row)
+{
+    return row != ML_NONE32 && (s->kind.v[row] == ML_SL_RUNTIME || s->kind.v[row] == ML_SL_DRIVER);
+}
+
+static void launch_by_flow(ml_slices *s, uint32_t call, uint32_t work)
+{
+    if (work != ML_NONE32 && (is_gpu_work(s->kind.v[work]) || s->kind.v[work] == ML_SL_CUDA_SYNC) &&
+        s->launcher.v[work] == ML_NONE32 && is_launching_call(s, call))
+        s->launcher.v[work] = call;
+}
+
 static void link_launchers_by_flows(ml_trace *t)
 {
     ml_slices *s = &t->slices;
     const ml_flow *f = t->flows.v;
     size_t nf = t->flows.len, b;
     for (size_t a = 0; a < nf; a = b) {
-        uint32_t call = ML_NONE32;
         for (b = a; b < nf && f[b].id == f[a].id && f[b].cat == f[a].cat; b++)
-            if (call == ML_NONE32 && f[b].from != ML_NONE32 &&
-                (s->kind.v[f[b].from] == ML_SL_RUNTIME || s->kind.v[f[b].from] == ML_SL_DRIVER))
-                call = f[b].from;
-        if (call == ML_NONE32) continue;
-        for (size_t k = a; k < b; k++) {
-            uint32_t w = f[k].to;
-            if (w != ML_NONE32 && (is_gpu_work(s->kind.v[w]) || s->kind.v[w] == ML_SL_CUDA_SYNC) &&
-                s->launcher.v[w] == ML_NONE32)
-                s->launcher.v[w] = call;
+            if (f[b].from != ML_NONE32 && f[b].to != ML_NONE32) launch_by_flow(s, f[b].from, f[b].to);
+        if (b - a == 2 && (f[a].to == ML_NONE32) != (f[a + 1].to == ML_NONE32)) { /* two halves */
+            const ml_flow *start = f[a].to == ML_NONE32 ? &f[a] : &f[a + 1], *end = start == &f[a] ? &f[a + 1] : &f[a];
+            if (end->from == ML_NONE32) launch_by_flow(s, start->from, end->to);
         }
     }
 }
