@@ -158,7 +158,8 @@ class App {
     this.tabs = new TabRouter($("vtabs"), panes, this.views, {
       onRank: (k) => this.switchRank(k, true),
       ranks: () => this.meta.ranks,
-      onChange: (id) => { $("lab-dev").hidden = id !== "memory"; if (id !== "memory") this.rankLine(this.tabs.rank); },
+      // the device picker: in the Memory view, when the rank has a device to pick (else noMemory says why)
+      onChange: (id) => { $("lab-dev").hidden = id !== "memory" || !((this.meta.ranks[this.tabs.rank] || {}).devices || []).length; if (id !== "memory") this.rankLine(this.tabs.rank); },
     });
     // Compare: a report of `memlens diff -o` (its pairs), or any served page (two runs, or a hint to add one)
     const pairs = this.source.comparePairs ? this.source.comparePairs() : null;

@@ -41,6 +41,7 @@ async function runPage(browser, file, expectPeak, shots, scheme) {
   }
   if (await page.evaluate(() => document.querySelector("main.grid").hidden)) {
     const text = await page.textContent("#mem-why");
+    ok("an input without memory data shows no device picker (nothing to pick)", await page.isHidden("#lab-dev"), `${await page.$$eval("#sel-dev option", (os) => os.length)} options`);
     if (/memory profiling was on/.test(text)) // recorded with profile_memory on, nothing allocated: no advice to turn it on
     { // (and the Overview's peak card, key 1)
       ok("an input recorded with memory profiling on but no allocation says so, not to turn it on", /Nothing to show/.test(text) && !/Record the memory with/.test(text) && /recorded no allocations/.test(text), text);
