@@ -13,7 +13,9 @@ import pytest
 
 from conftest import ROOT
 
-DATA = os.path.join(ROOT, "..", "shared", "data", "snapshot")
+# MEMLENS_DATA names the shared data folder as for every other test (an installed
+# copy's tests run outside the checkout)
+DATA = os.path.join(os.environ.get("MEMLENS_DATA") or os.path.join(ROOT, "..", "shared", "data"), "snapshot")
 FILES = sorted(f for f in os.listdir(DATA) if f.endswith(".pickle")) if os.path.isdir(DATA) else []
 pytestmark = pytest.mark.skipif(not FILES, reason="../shared/data/snapshot absent")
 
