@@ -323,7 +323,7 @@ TEST(kernel_details_only_dir)
             CHECK_EQ_I64(p->trace->slices.dur.v[s3], INT64_C(1736408883694640000) - INT64_C(1736408883694624810));
         }
         ml_kernel_table kt;
-        ml_kernels_compute(p, NULL, &kt);
+        ml_kernels_compute(p, NULL, NULL, &kt);
         CHECK_EQ_I64(kt.by_core.len, 4);
         const ml_kernel_row *hc = core_row(p, &kt, "HCCL"), *cpu = core_row(p, &kt, "AI_CPU");
         CHECK(hc && hc->calls == 1 && hc->total_ns == 10000);
@@ -454,9 +454,9 @@ TEST(db_only_dir)
         ml_optree tree;
         ml_optree_build(p, &tree);
         ml_kernel_table kt;
-        ml_kernels_compute(p, &tree, &kt);
+        ml_kernels_compute(p, &tree, NULL, &kt);
         ml_op_table ot;
-        ml_operators_compute(p, &tree, &kt, &ot);
+        ml_operators_compute(p, &tree, &kt, NULL, &ot);
         bool seen = false;
         for (size_t i = 0; i < ot.by_name.len; i++)
             if (!strcmp(ml_s(p, ot.by_name.v[i].name), "aten::mm")) {
@@ -508,7 +508,7 @@ TEST(real_db_time_side)
     if (p) {
         /* sqlite3: TASK rows less PROFILING_*, EVENT_*, STARS_COMMON, MEMCPY*, and the 17 tasks drawn as sub-tasks */
         ml_kernel_table kt;
-        ml_kernels_compute(p, NULL, &kt);
+        ml_kernels_compute(p, NULL, NULL, &kt);
         CHECK_EQ_I64(kt.kernels, 481);
         int64_t total = 0;
         for (size_t i = 0; i < kt.by_name.len; i++) total += kt.by_name.v[i].total_ns;
@@ -539,7 +539,7 @@ TEST(real_kernel_details_and_old_trace_view)
     if (p) {
         /* Python's csv + Decimal on the file: rows and µs per Accelerator Core */
         ml_kernel_table kt;
-        ml_kernels_compute(p, NULL, &kt);
+        ml_kernels_compute(p, NULL, NULL, &kt);
         CHECK_EQ_I64(kt.kernels, 591);
         static const struct { const char *core; int64_t calls, ns; } want[] = {
             {"AI_VECTOR_CORE", 520, 33091800}, {"HCCL", 19, 346398740}, {"AI_CPU", 7, 785180},

@@ -13,9 +13,9 @@ typedef struct kacc {
     double bps, occ;        /* Σ value × duration */
 } kacc;
 
-static void add(kacc *a, int64_t ts, int64_t dur, const ml_kernel_info *ki)
+static void add(kacc *a, int64_t ts, int64_t dur, const ml_kernel_info *ki, bool hist)
 {
-    ml_durhist_add(&a->r.hist, ts, dur);
+    if (hist) ml_durhist_add(&a->r.hist, ts, dur);
     if (!a->r.calls || dur < a->r.min_ns) a->r.min_ns = dur;
     if (!a->r.calls || dur > a->r.max_ns) a->r.max_ns = dur;
     a->r.calls++;
@@ -39,9 +39,10 @@ static int cmp_row(const void *x, const void *y)
     return (a->op > b->op) - (a->op < b->op);
 }
 
-void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_table *out)
+void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_wants *w, ml_kernel_table *out)
 {
     memset(out, 0, sizeof *out);
+    bool want_op = !w || !w->no_by_op, hist = !w || !w->no_hists;
     out->n_names = ml_strpool_count(p->strings);
     out->row_of_name = ml_malloc((out->n_names ? out->n_names : 1) * sizeof *out->row_of_name);
     for (size_t i = 0; i < out->n_names; i++) out->row_of_name[i] = ML_NONE32;
@@ -72,6 +73,15 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
         /* by (name, op): the innermost operator over the launch (a row of the
          * operator table), 0 when none (launched from a root, a step or an
          * annotation outside every operator) */
+        add(named, s->ts.v[i], s->dur.v[i], ki, hist);
+        if (ki && ki->core) {
+            size_t c = 0;
+            while (c < by_core.len && by_core.v[c].r.name != ki->core) c++; /* a handful of cores */
+            if (c == by_core.len) VEC_PUSH(&by_core, ((kacc){.r = {.name = ki->core}}));
+            add(&by_core.v[c], s->ts.v[i], s->dur.v[i], ki, hist);
+        }
+        out->kernels++;
+        if (!want_op) continue;
         uint32_t o = tree && tree->owner ? tree->owner[i] : ML_NONE32;
         while (o != ML_NONE32 && !(tree->flags[o] & ML_NODE_OPERATOR)) o = tree->parent[o];
         ml_str op = o != ML_NONE32 ? s->name.v[tree->slice[o]] : 0;
@@ -82,15 +92,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_ta
             kacc a = {.r = {.name = nm, .op = op, .tensor_cores = named->r.tensor_cores}};
             VEC_PUSH(&by_op, a);
         }
-        add(named, s->ts.v[i], s->dur.v[i], ki);
-        if (ki && ki->core) {
-            size_t c = 0;
-            while (c < by_core.len && by_core.v[c].r.name != ki->core) c++; /* a handful of cores */
-            if (c == by_core.len) VEC_PUSH(&by_core, ((kacc){.r = {.name = ki->core}}));
-            add(&by_core.v[c], s->ts.v[i], s->dur.v[i], ki);
-        }
-        add(&by_op.v[*row], s->ts.v[i], s->dur.v[i], ki);
-        out->kernels++;
+        add(&by_op.v[*row], s->ts.v[i], s->dur.v[i], ki, hist);
     }
     ml_u64map_free(&op_rows);
     for (size_t j = 0; j < by_op.len; j++) {

@@ -46,7 +46,14 @@ typedef struct ml_kernel_table {
     size_t n_names;
 } ml_kernel_table;
 
-void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, ml_kernel_table *out);
+/* What of the tables the caller shows; zeroed (or NULL): all of them.
+ * Text views read only by_name and by_core, without the histograms. */
+typedef struct ml_kernel_wants {
+    bool no_by_op;          /* by_op left empty (the page's, perf --json's) */
+    bool no_hists;          /* every row's hist left empty (the page's) */
+} ml_kernel_wants;
+
+void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_wants *w, ml_kernel_table *out);
 void ml_kernels_free(ml_kernel_table *k);
 
 #endif

@@ -89,8 +89,9 @@ typedef struct grouping {
     const ml_optree *tree;
     const ml_kernel_table *kt;
     bool by_shape;             /* (name, input shape), else name */
+    bool kernels, hists;       /* each row's kernels and histogram wanted */
     ml_op_rows *rows;
-    ml_durhist **hists;        /* made here: the first ML_OP_HIST_ROWS rows' */
+    ml_durhist **hist_of;      /* made here: the first ML_OP_HIST_ROWS rows' */
 } grouping;
 
 /* One table: a row per name (or name and shape) with its calls, then the
@@ -144,10 +145,10 @@ static void group(void *arg)
     ml_u64map_init(&pairs);
     bool gpu = false, fresh;
     const ml_kernel_table *kt = g->kt;
-    for (size_t i = 0; i < s->ts.len; i++) {
+    for (size_t i = 0; i < s->ts.len && (g->kernels || !gpu); i++) {
         uint8_t k = s->kind.v[i];
         if (ml_slice_is_gpu(k)) gpu = true;
-        if (k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
+        if (!g->kernels || k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
         uint64_t kr = kt->row_of_name[s->name.v[i]];
         if (kr == ML_NONE32) continue;
         for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd])
@@ -157,26 +158,32 @@ static void group(void *arg)
     ml_u64map_free(&pairs);
 
     /* The calls' histograms, for the rows people see (the first ones). */
-    size_t nh = g->rows->len < ML_OP_HIST_ROWS ? g->rows->len : ML_OP_HIST_ROWS;
-    *g->hists = ml_calloc(nh ? nh : 1, sizeof **g->hists);
-    for (size_t r = 0; r < nh; r++) g->rows->v[r].hist = &(*g->hists)[r];
-    for (uint32_t nd = 0; nd < tree->n; nd++) {
+    size_t nh = !g->hists ? 0 : g->rows->len < ML_OP_HIST_ROWS ? g->rows->len : ML_OP_HIST_ROWS;
+    if (nh) *g->hist_of = ml_calloc(nh, sizeof **g->hist_of);
+    for (size_t r = 0; r < nh; r++) g->rows->v[r].hist = &(*g->hist_of)[r];
+    for (uint32_t nd = 0; nd < tree->n && nh; nd++) {
         if (row_of_node[nd] == ML_NONE32 || place[row_of_node[nd]] >= nh) continue;
         uint32_t si = tree->slice[nd];
-        ml_durhist_add(&(*g->hists)[place[row_of_node[nd]]], t->slices.ts.v[si], tree->host_total[nd]);
+        ml_durhist_add(&(*g->hist_of)[place[row_of_node[nd]]], t->slices.ts.v[si], tree->host_total[nd]);
     }
     free(place);
     free(row_of_node);
 }
 
-void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out)
+void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, const ml_op_wants *w,
+                          ml_op_table *out)
 {
     memset(out, 0, sizeof *out);
     if (!p->trace || !tree->n) return;
+    static const ml_op_wants all = {0};
+    if (!w) w = &all;
+    bool kernels = !w->no_kernels, hists = !w->no_hists;
+    grouping by_name = {p, tree, kt, false, kernels, hists, &out->by_name, &out->hists[0]},
+             by_shape = {p, tree, kt, true, kernels, hists, &out->by_shape, &out->hists[1]};
     /* The two tables share nothing but what they read: one thread each. */
-    grouping by_name = {p, tree, kt, false, &out->by_name, &out->hists[0]},
-             by_shape = {p, tree, kt, true, &out->by_shape, &out->hists[1]};
-    ml_par2(group, &by_name, group, &by_shape);
+    if (!w->no_by_name && !w->no_by_shape) ml_par2(group, &by_name, group, &by_shape);
+    else if (!w->no_by_name) group(&by_name);
+    else if (!w->no_by_shape) group(&by_shape);
 }
 
 static void free_rows(ml_op_rows *rows)

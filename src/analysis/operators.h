@@ -44,7 +44,17 @@ typedef struct ml_op_table {
     ml_durhist *hists[2];         /* the rows' histograms (by_name's, by_shape's) */
 } ml_op_table;
 
-void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, ml_op_table *out);
+/* What of the tables the caller shows; zeroed (or NULL): all of it.  A text
+ * view shows one table (by name, or by name and shape) and neither each
+ * row's kernels nor its histogram. */
+typedef struct ml_op_wants {
+    bool no_by_name, no_by_shape; /* that table left empty */
+    bool no_kernels;        /* rows without their kernels (n_kernels 0) */
+    bool no_hists;          /* rows without their histograms (hist NULL) */
+} ml_op_wants;
+
+void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, const ml_op_wants *w,
+                          ml_op_table *out);
 void ml_operators_free(ml_op_table *t);
 
 #endif

@@ -26,6 +26,7 @@ const char *ml_perf_unavailable(const ml_profile *p)
 typedef struct perf_job {
     const ml_profile *p;
     ml_time_rules rules;
+    const ml_perf_wants *w;
     ml_perf *out;
 } perf_job;
 
@@ -34,22 +35,25 @@ typedef struct perf_job {
 static void step_side(void *arg)
 {
     perf_job *j = arg;
+    const ml_perf_wants *w = j->w;
     ml_steps_compute(j->p, &j->out->steps);
-    ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
-    j->out->modules = ml_modules_compute(j->p);
-    ml_gputime_compute(j->p, j->rules, &j->out->gputime);
-    ml_kseq_opts ko = ML_KSEQ_DEFAULTS;
-    ko.rules = j->rules;
-    ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
-    ml_cupti_compute(j->p, &j->out->cupti);
+    if (!w->no_gpus) ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
+    if (!w->no_modules) j->out->modules = ml_modules_compute(j->p);
+    if (!w->no_gputime) ml_gputime_compute(j->p, j->rules, &j->out->gputime);
+    if (!w->no_kseqs) {
+        ml_kseq_opts ko = ML_KSEQ_DEFAULTS;
+        ko.rules = j->rules;
+        ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
+    }
+    if (!w->no_cupti) ml_cupti_compute(j->p, &j->out->cupti);
 }
 
 static void operator_side(void *arg)
 {
     perf_job *j = arg;
     ml_optree_build(j->p, &j->out->tree);
-    ml_kernels_compute(j->p, &j->out->tree, &j->out->kernels);
-    ml_operators_compute(j->p, &j->out->tree, &j->out->kernels, &j->out->ops);
+    ml_kernels_compute(j->p, &j->out->tree, &j->w->kernels, &j->out->kernels);
+    ml_operators_compute(j->p, &j->out->tree, &j->out->kernels, &j->w->ops, &j->out->ops);
 }
 
 static void note(ml_perf *perf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -110,16 +114,17 @@ static void make_notes(const ml_profile *p, ml_perf *perf)
              st->dropped, plural(st->dropped, "", "s"), st->dropped_idle, st->dropped - st->dropped_idle);
 }
 
-bool ml_perf_compute(const ml_profile *p, ml_perf *out) { return ml_perf_compute_rules(p, ML_TIME_EXACT, out); }
+bool ml_perf_compute(const ml_profile *p, ml_perf *out) { return ml_perf_compute_rules(p, ML_TIME_EXACT, NULL, out); }
 
-bool ml_perf_compute_rules(const ml_profile *p, ml_time_rules rules, ml_perf *out)
+bool ml_perf_compute_rules(const ml_profile *p, ml_time_rules rules, const ml_perf_wants *w, ml_perf *out)
 {
     memset(out, 0, sizeof *out);
     if (ml_perf_unavailable(p)) return false;
-    perf_job job = {p, rules, out};
+    static const ml_perf_wants all = {0};
+    perf_job job = {p, rules, w ? w : &all, out};
     ml_par2(operator_side, &job, step_side, &job);
     ml_phase("perf analyses");
-    ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);
+    if (!job.w->no_gpus) ml_recommend(p, &out->steps, &out->gpus, &out->tree, &out->kernels, &out->recs);
     make_notes(p, out);
     return true;
 }

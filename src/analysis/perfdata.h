@@ -37,7 +37,7 @@ typedef struct ml_perf {
     ml_kernel_table kernels;
     ml_op_table ops;
     ml_recs recs;
-    ml_modules *modules;    /* never NULL after ml_perf_compute() */
+    ml_modules *modules;    /* never NULL after ml_perf_compute(); NULL when not wanted */
     ml_gputime gputime;
     /* What the analyses adjusted or left out of the input, in words (times
      * cut, kernel args dropped, correlation ids shared, steps dropped):
@@ -53,11 +53,25 @@ typedef struct ml_perf {
  * run without trace_view.json, a trace with no slices), or NULL if it has one. */
 const char *ml_perf_unavailable(const ml_profile *p);
 
-/* Computes everything; false (and *out empty) when ml_perf_unavailable(p).
- * Device time is exact (ns from the trace's text); _rules can ask for HTA's
- * µs grid instead (gputimeline.h), which only the tests against HTA use. */
+/* What a command shows of one rank's analyses, so that only that is computed;
+ * zeroed: everything (the page, perf --json).  The steps, the operator trees
+ * and the kernels by name, which the notes and the recommendations read, are
+ * always computed; what is left out stays empty (modules: NULL). */
+typedef struct ml_perf_wants {
+    ml_op_wants ops;        /* the operator tables (operators.h) */
+    ml_kernel_wants kernels; /* the kernel tables (kernels.h) */
+    bool no_gpus;           /* GPU metrics and recommendations (the overview) */
+    bool no_modules;
+    bool no_gputime;        /* HTA's GPU-time analyses (gputime.h) */
+    bool no_kseqs, no_cupti;
+} ml_perf_wants;
+
+/* Computes what w wants (NULL: everything); false (and *out empty) when
+ * ml_perf_unavailable(p).  Device time is exact (ns from the trace's text);
+ * _rules can ask for HTA's µs grid instead (gputimeline.h), which only the
+ * tests against HTA use. */
 bool ml_perf_compute(const ml_profile *p, ml_perf *out);
-bool ml_perf_compute_rules(const ml_profile *p, ml_time_rules rules, ml_perf *out);
+bool ml_perf_compute_rules(const ml_profile *p, ml_time_rules rules, const ml_perf_wants *w, ml_perf *out);
 void ml_perf_free(ml_perf *perf);
 
 /* Computes perf->critpath unless done already (every output that shows it calls this). */

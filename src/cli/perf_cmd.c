@@ -61,13 +61,32 @@ typedef struct perf_args {
 enum { PIECE_TEXT, PIECE_RUN, PIECE_META, PIECE_RANK };
 enum { MARK_RUN_DIST, MARK_RANK_DIST };
 
+/* What the text views chosen read of the analyses (perf_views.c): one
+ * operator table, no row's kernels or histogram, no kernels by operator
+ * (the page's: --json writes its perf object, so it wants everything). */
+static ml_perf_wants wants_of(const perf_args *a)
+{
+    ml_perf_wants w = {0};
+    if (a->json) return w;
+    unsigned v = a->view.views;
+    bool ops = v & ML_VIEW_OPERATORS, shape = a->view.group == ML_PERF_BY_SHAPE;
+    w.ops = (ml_op_wants){.no_by_name = !ops || shape, .no_by_shape = !ops || !shape, .no_kernels = true, .no_hists = true};
+    w.kernels = (ml_kernel_wants){.no_by_op = true, .no_hists = true};
+    w.no_gpus = !(v & ML_VIEW_OVERVIEW);
+    w.no_gputime = !(v & (ML_VIEW_OVERVIEW | ML_VIEW_KERNELS));
+    w.no_kseqs = w.no_cupti = !(v & ML_VIEW_KERNELS);
+    w.no_modules = !(v & ML_VIEW_MODULES);
+    return w;
+}
+
 /* One rank, while it is loaded: its views (text), or its run, meta and
  * perf objects (--json) with a placeholder for "distributed". */
 static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s)
 {
     const perf_args *a = arg;
     ml_perf perf;
-    bool ok = ml_perf_compute_rules(p, a->rules, &perf);
+    ml_perf_wants wants = wants_of(a);
+    bool ok = ml_perf_compute_rules(p, a->rules, &wants, &perf);
     /* the critical path costs more than the other views together: only when shown */
     if (ok && (a->json || (a->view.views & ML_VIEW_CRITPATH))) ml_perf_want_critical_path(p, &perf);
     ml_spool_writer m;
