@@ -556,7 +556,7 @@ TEST(stragglers_start_their_collective_late)
 
     /* the same from the ranks' records (a job read on many threads or machines, rankrec.h) */
     ml_rankrec *recs[3];
-    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], NULL, 0, (size_t)r, -1);
+    for (int r = 0; r < 3; r++) recs[r] = ml_rankrec_of(ps[r], NULL, NULL, 0, (size_t)r, -1);
     ml_distributed *d = ml_rankrec_distributed(recs, 3);
     CHECK(d && d->stragglers);
     if (d && d->stragglers) {
@@ -566,6 +566,21 @@ TEST(stragglers_start_their_collective_late)
         if (d->stragglers->n_ranks == 2) CHECK(d->stragglers->ranks[0] == 1 && d->stragglers->ranks[1] == 2);
     }
     ml_rankrec_dist_free(d);
+
+    /* a job that shows no distributed view (or holds one rank) keeps no
+     * communication kernels: the same steps and collectives, no stragglers */
+    ml_rankrec_wants lean = {.no_stragglers = true};
+    ml_rankrec *bare = ml_rankrec_of(ps[1], NULL, &lean, 0, 1, -1);
+    CHECK(recs[1]->strag.n_kernels > 0);
+    CHECK_EQ_I64(bare->strag.n_kernels, 0);
+    CHECK_EQ_I64(bare->strag.n_steps, 0);
+    CHECK_EQ_I64(bare->steps.len, recs[1]->steps.len);
+    CHECK_EQ_I64(bare->colls.len, recs[1]->colls.len);
+    for (size_t i = 0; i < bare->steps.len && i < recs[1]->steps.len; i++) {
+        CHECK_EQ_I64(bare->steps.v[i].comm_ns, recs[1]->steps.v[i].comm_ns);
+        CHECK_EQ_I64(bare->steps.v[i].comp_ns, recs[1]->steps.v[i].comp_ns);
+    }
+    ml_rankrec_free(bare);
     for (int r = 0; r < 3; r++) ml_rankrec_free(recs[r]);
 
     /* one rank compares with nothing */

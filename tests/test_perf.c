@@ -245,6 +245,54 @@ TEST(operator_and_kernel_tables)
     ml_profile_free(f.p);
 }
 
+/* What a text view asks for (perf_cmd's wants): the same rows as the full
+ * tables, and nothing the view does not print. */
+TEST(wants_compute_only_what_is_shown)
+{
+    fix f = scenario("volta_h884gemm_64x64");
+    ml_perf full, text, shape;
+    CHECK(ml_perf_compute(f.p, &full));
+    ml_perf_wants w = {.ops = {.no_by_shape = true, .no_kernels = true, .no_hists = true},
+                       .kernels = {.no_by_op = true, .no_hists = true}, .no_modules = true, .no_kseqs = true};
+    CHECK(ml_perf_compute_rules(f.p, ML_TIME_EXACT, &w, &text));
+    const ml_op_rows *a = &full.ops.by_name, *b = &text.ops.by_name;
+    CHECK_EQ_I64(b->len, 4);
+    for (size_t i = 0; i < a->len && i < b->len; i++) { /* same order, same figures */
+        CHECK_EQ_STR(ml_s(f.p, b->v[i].name), ml_s(f.p, a->v[i].name));
+        CHECK_EQ_I64(b->v[i].calls, a->v[i].calls);
+        CHECK_EQ_I64(b->v[i].host_self_ns, a->v[i].host_self_ns);
+        CHECK_EQ_I64(b->v[i].device_total_ns, a->v[i].device_total_ns);
+        CHECK_EQ_I64(b->v[i].tc_total_ns, a->v[i].tc_total_ns);
+        CHECK(b->v[i].tc_eligible == a->v[i].tc_eligible);
+        CHECK(!b->v[i].hist);
+        CHECK_EQ_I64(b->v[i].n_kernels, 0);
+    }
+    CHECK_EQ_STR(ml_s(f.p, b->v[0].name), "aten::convolution"); /* by device self time (GPU work found) */
+    CHECK_EQ_I64(text.ops.by_shape.len, 0);
+    CHECK_EQ_I64(full.ops.by_shape.len, 5);
+    CHECK_EQ_I64(text.kernels.by_name.len, 2);
+    CHECK_EQ_I64(text.kernels.by_name.v[1].total_ns, 30 * US);
+    CHECK_EQ_I64(text.kernels.by_name.v[1].hist.counts[12], 0); /* no histogram */
+    CHECK_EQ_I64(text.kernels.by_op.len, 0);
+    CHECK(text.modules == NULL);
+    CHECK_EQ_I64(text.recs.len, full.recs.len);
+    CHECK_EQ_I64(text.gpus.len, 1);
+    ml_perf_free(&text);
+
+    ml_perf_wants ws = {.ops = {.no_by_name = true, .no_kernels = true, .no_hists = true}, .no_gpus = true};
+    CHECK(ml_perf_compute_rules(f.p, ML_TIME_EXACT, &ws, &shape));
+    CHECK_EQ_I64(shape.ops.by_name.len, 0);
+    CHECK_EQ_I64(shape.ops.by_shape.len, full.ops.by_shape.len);
+    const ml_op_row *a2 = find_op(f.p, &shape.ops.by_shape, "aten::add", "[[2]]");
+    CHECK(a2 && a2->calls == 2 && a2->device_self_ns == 30 * US);
+    CHECK_EQ_I64(shape.gpus.len, 0);
+    CHECK_EQ_I64(shape.recs.len, 0); /* the recommendations come with the overview */
+    CHECK_EQ_I64(shape.kernels.by_op.len, 2); /* asked for */
+    ml_perf_free(&shape);
+    ml_perf_free(&full);
+    ml_profile_free(f.p);
+}
+
 TEST(tensor_core_advice_when_eligible_ops_use_none)
 {
     /* The same run with a kernel off the allowlist: the lowest eligible
@@ -567,6 +615,7 @@ int main(void)
     RUN(ranges_arithmetic);
     RUN(steps_extend_to_gpu_work_and_split_by_role);
     RUN(operator_and_kernel_tables);
+    RUN(wants_compute_only_what_is_shown);
     RUN(tensor_core_advice_when_eligible_ops_use_none);
     RUN(same_named_child_is_merged);
     RUN(same_named_chain_is_merged_into_the_outermost);

@@ -260,7 +260,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     return any_comm;
 }
 
-bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out)
+bool ml_distributed_part(const ml_profile *p, int rank, bool stragglers, ml_dist_part *out)
 {
     memset(out, 0, sizeof *out);
     out->rank = rank;
@@ -274,7 +274,7 @@ bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out)
     out->n_steps = steps.len;
     out->collectives = colls.v;
     out->n_collectives = colls.len;
-    ml_straggler_record_of(p, rank, &out->stragglers);
+    if (stragglers) ml_straggler_record_of(p, rank, &out->stragglers);
     return true;
 }
 
@@ -332,7 +332,7 @@ ml_distributed *ml_distributed_compute(ml_profile *const *ranks, size_t n)
     size_t k = 0;
     for (size_t r = 0; r < n; r++) {
         const ml_profile *p = ranks[r];
-        if (ml_distributed_part(p, p->rank >= 0 ? p->rank : (int)r, &parts[k])) k++;
+        if (ml_distributed_part(p, p->rank >= 0 ? p->rank : (int)r, n > 1, &parts[k])) k++;
     }
     ml_distributed *d = ml_distributed_join(parts, k, n);
     for (size_t i = 0; i < k; i++) ml_dist_part_free(&parts[i]);

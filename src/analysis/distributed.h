@@ -98,8 +98,10 @@ typedef struct ml_dist_part {
     size_t n_collectives;
     ml_straggler_record stragglers; /* its communication kernels by step (stragglers.h) */
 } ml_dist_part;
-/* False (an empty part) when p has no time side.  Strings point into p. */
-bool ml_distributed_part(const ml_profile *p, int rank, ml_dist_part *out);
+/* False (an empty part) when p has no time side.  Strings point into p.
+ * stragglers: with its straggler record (else empty): the join names
+ * stragglers only from two ranks or more, so one rank's view needs none. */
+bool ml_distributed_part(const ml_profile *p, int rank, bool stragglers, ml_dist_part *out);
 void ml_dist_part_free(ml_dist_part *part);
 /* The view of the parts of the ranks that have a time side, in rank order;
  * n_given: all the ranks (the world size when no rank says).  NULL when not

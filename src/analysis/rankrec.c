@@ -139,7 +139,8 @@ static void strag_free_owned(ml_straggler_record *r)
     ml_straggler_record_free(r);
 }
 
-ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, size_t unit, size_t k, int64_t bytes)
+ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, const ml_rankrec_wants *w, size_t unit, size_t k,
+                          int64_t bytes)
 {
     ml_rankrec *r = ml_calloc(1, sizeof *r);
     r->unit = unit;
@@ -161,7 +162,7 @@ ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, size_t unit, 
     const char *why = ml_perf_unavailable(p);
     r->perf_why = dup_or_null(why);
     ml_dist_part part;
-    if (ml_distributed_part(p, p->rank, &part)) {
+    if (ml_distributed_part(p, p->rank, !w || !w->no_stragglers, &part)) {
         r->has_time = true;
         r->any_comm = part.any_comm;
         r->comp_per_step = part.comp_per_step;

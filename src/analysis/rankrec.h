@@ -97,10 +97,17 @@ typedef struct ml_rankrec {
     uint32_t flags;         /* free for the command's use */
 } ml_rankrec;
 
+/* What a job's outputs read of its records; zeroed (or NULL): all of it. */
+typedef struct ml_rankrec_wants {
+    bool no_stragglers;     /* strag left empty: the job holds one rank, or its
+                             * command shows no distributed view */
+} ml_rankrec_wants;
+
 /* The record of a loaded profile (a rank's own output pieces are the
  * caller's to add).  `unit`, `k`, `bytes`: where it came from; memo: the
  * caller's peaks of p (curve.h; NULL: none). */
-ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, size_t unit, size_t k, int64_t bytes);
+ml_rankrec *ml_rankrec_of(const ml_profile *p, ml_peak_memo *memo, const ml_rankrec_wants *w, size_t unit, size_t k,
+                          int64_t bytes);
 void ml_rankrec_free(ml_rankrec *r);
 
 /* The order outputs list ranks in: rank (unknown last), path, then unit. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "par.h"
@@ -17,6 +18,7 @@ const ml_transport *ml_transport_now;
 
 typedef struct collect {
     const ml_job_opts *o;
+    ml_rankrec_wants rec;       /* o's, and what the job's size rules out */
     const ml_unit_list *l;
     ml_spool *spool;
     pthread_mutex_t mu;
@@ -34,7 +36,7 @@ typedef struct rank_task {
 static void rec_run(void *arg)
 {
     rank_task *t = arg;
-    t->r = ml_rankrec_of(t->p, NULL, t->unit, t->k, t->c->l->units.v[t->unit].bytes);
+    t->r = ml_rankrec_of(t->p, NULL, &t->c->rec, t->unit, t->k, t->c->l->units.v[t->unit].bytes);
 }
 
 static void fn_run(void *arg)
@@ -58,7 +60,7 @@ static void take_rank(void *arg, size_t unit, size_t k, ml_profile *p)
         r->flags = pieces.flags;
     } else {
         ml_peak_memo peaks = {0}; /* the record's peaks, found again by the command's pieces */
-        r = ml_rankrec_of(p, &peaks, unit, k, c->l->units.v[unit].bytes);
+        r = ml_rankrec_of(p, &peaks, &c->rec, unit, k, c->l->units.v[unit].bytes);
         if (c->o->fn) c->o->fn(c->o->arg, p, &peaks, r, c->spool);
     }
     pthread_mutex_lock(&c->mu);
@@ -260,6 +262,18 @@ size_t *ml_job_units_share(const ml_unit_list *l, int size, int me, size_t *n_ou
 
 /* ---- the job ------------------------------------------------------------- */
 
+/* Whether the units may give two ranks or more: a file gives one profile
+ * (load.c), a folder (an Ascend run, a walk's unit) may give several.  The
+ * stragglers compare ranks: a job of one has no use for a rank's record of
+ * its communication kernels. */
+static bool may_hold_ranks(const ml_unit_list *l)
+{
+    if (l->units.len != 1) return l->units.len > 1;
+    const char *path = l->units.v[0].path;
+    struct stat st;
+    return strcmp(path, "-") != 0 && (stat(path, &st) != 0 || S_ISDIR(st.st_mode));
+}
+
 int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job *job)
 {
     memset(job, 0, sizeof *job);
@@ -284,7 +298,8 @@ int ml_job_run(const char *const *inputs, size_t n, const ml_job_opts *o, ml_job
     ml_job_opts records_only = *o; /* a logdir the command lists: its figures come from the records */
     records_only.fn = NULL;
     if (o->lists_logdir && l->logdir >= 0) o = &records_only;
-    collect c = {.o = o, .l = l, .spool = job->spool};
+    collect c = {.o = o, .rec = o->rec, .l = l, .spool = job->spool};
+    if (!may_hold_ranks(l)) c.rec.no_stragglers = true;
     pthread_mutex_init(&c.mu, NULL);
     ml_each_opts eo = {.needs = o->needs, .jobs = o->jobs, .only = mine, .n_only = mine ? n_mine : 0};
     ml_each_result res;

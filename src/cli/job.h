@@ -34,6 +34,8 @@ typedef void (*ml_job_fn)(void *arg, const ml_profile *p, ml_peak_memo *memo, ml
 
 typedef struct ml_job_opts {
     ml_needs needs;             /* what the command reads of each rank (needs.h) */
+    ml_rankrec_wants rec;       /* what its output reads of the records (a job of one
+                                 * rank adds no_stragglers itself) */
     int jobs;                   /* -j: threads per process; 0 = one per core */
     ml_job_fn fn;               /* NULL: records only */
     void *arg;

@@ -294,7 +294,8 @@ int ml_cmd_perf(int argc, char **argv, const ml_cli_io *io)
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them */
     ml_job_opts jo = {.err = io->err, .needs = {.time = true, .no_categories = true, .no_op_memory = true, .lean = true}, .jobs = jobs,
-                      .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true, .lists_logdir = true};
+                      .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true, .lists_logdir = true,
+                      .rec = {.no_stragglers = !json && !(pa.view.views & ML_VIEW_DISTRIBUTED)}};
     ml_job job;
     rc = ml_job_run(inputs.v, inputs.len, &jo, &job);
     if (rc != 0) {

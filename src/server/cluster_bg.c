@@ -31,7 +31,7 @@ struct ml_sv_cluster {
 static void take(void *arg, size_t unit, size_t k, ml_profile *p)
 {
     ml_sv_cluster *c = arg;
-    ml_rankrec *r = ml_rankrec_of(p, NULL, unit, k, c->units.units.v[unit].bytes);
+    ml_rankrec *r = ml_rankrec_of(p, NULL, NULL, unit, k, c->units.units.v[unit].bytes);
     pthread_mutex_lock(&c->mu);
     VEC_PUSH(&c->recs, r);
     c->done++;

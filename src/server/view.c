@@ -177,7 +177,7 @@ bool ml_sv_perf(ml_sv_rank *r, const ml_distributed *dist, size_t key, int top, 
         ml_dist_part part;
         ml_distributed one;
         const ml_distributed *d = dist;
-        bool has_part = dist && ml_distributed_part(r->p, r->p->rank, &part);
+        bool has_part = dist && ml_distributed_part(r->p, r->p->rank, false, &part); /* (its steps and collectives) */
         if (has_part) {
             one = *dist;
             one.steps = part.steps;

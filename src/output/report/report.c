@@ -171,7 +171,7 @@ int ml_report_write(const ml_profiles *ps, const ml_report_opts *o, const char *
     size_t k = 0;
     for (size_t r = 0; r < n; r++) {
         const ml_profile *p = ps->items.v[r];
-        if ((has[r] = ml_distributed_part(p, p->rank >= 0 ? p->rank : (int)r, &parts[k]))) k++;
+        if ((has[r] = ml_distributed_part(p, p->rank >= 0 ? p->rank : (int)r, n > 1, &parts[k]))) k++;
     }
     ml_distributed *dist = o && o->no_distributed ? NULL : ml_distributed_join(parts, k, n);
     size_t step_at = 0, coll_at = 0;
