@@ -765,6 +765,13 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
     const ml_allocs *a = &p->allocs;
     change_vec ch = {0};
     bool any_alloc = false;
+    /* The allocations in row order (their times nearly so), then the frees
+     * by event (so by time where the events are): sort_changes then finds two
+     * runs where alloc, free, alloc ... made one per allocation.  Its order
+     * is the same: by time, event, frees after allocations, and the rows'
+     * order where all of those are equal (never an alloc and a free). */
+    size_t n_ev = p->events.kind.len, n_free = 0;
+    uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ ML_NONE32 last), then their places */
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
         any_alloc = true;
@@ -775,10 +782,24 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
             VEC_PUSH(&ch, x);
         }
         if (a->t_free.v[i] != ML_TIME_END) {
-            ml_cat_change x = {a->t_free.v[i], -a->size.v[i], a->ev_free.v[i], (uint32_t)i, cat, true};
-            VEC_PUSH(&ch, x);
+            uint32_t e = a->ev_free.v[i];
+            at[(e < n_ev ? e : n_ev) + 1]++;
+            n_free++;
         }
     }
+    if (n_free) {
+        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+        size_t base = ch.len;
+        VEC_RESERVE(&ch, base + n_free);
+        for (size_t i = 0; i < a->t_alloc.len; i++) {
+            if (a->device.v[i] != device || a->t_free.v[i] == ML_TIME_END) continue;
+            uint32_t e = a->ev_free.v[i];
+            uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
+            ch.v[base + at[e < n_ev ? e : n_ev]++] = (ml_cat_change){a->t_free.v[i], -a->size.v[i], e, (uint32_t)i, cat, true};
+        }
+        ch.len = base + n_free;
+    }
+    free(at);
     if (!any_alloc) add_unmatched_events(p, device, &ch);
     sort_changes(ch.v, ch.len);
     add_gap_band(p, device, out, &ch);
