@@ -866,13 +866,14 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
         for (size_t i = lower_bound_ts(s, first, n, ws); i < first + n && s->ts.v[i] <= we; i++) {
             uint8_t k = s->kind.v[i];
             if (s->dur.v[i] <= 0) continue;
-            if (k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP) {
-                uint16_t f = name_flags(c, s->name.v[i]);
+            bool tree = k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP;
+            if (!tree && !ml_slice_is_runtime(k)) continue;
+            uint16_t f = name_flags(c, s->name.v[i]);
+            if (tree) {
                 is_fwd |= (f & N_FORWARD) != 0;
                 is_bwd |= (f & N_AUTOGRAD) != 0;
             }
             if (k != ML_SL_CPU_OP && !ml_slice_is_runtime(k)) continue;
-            uint16_t f = name_flags(c, s->name.v[i]);
             ev x = {(uint32_t)i, tr, s->ts.v[i], end_of(s, (uint32_t)i),
                     (uint8_t)((ml_slice_is_runtime(k) && (f & N_LOCK) ? V_LOCK : 0) |
                               (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0) |
