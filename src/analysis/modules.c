@@ -93,12 +93,27 @@ ml_modules *ml_modules_compute(const ml_profile *p)
      * opmod[i]: whether the nearest op-or-module enclosing i is a module (1) or an op (0), -1 none */
     int32_t *row_of = ml_malloc((n ? n : 1) * sizeof *row_of);
     int8_t *opmod = ml_malloc(n ? n : 1);
+    /* what each slice is (1 a module, 2 an op, 0 neither), for its children;
+     * whether a name is a module's, found once a name (0 not yet, 1 no, 2 yes) */
+    uint8_t *what = ml_malloc(n ? n : 1);
+    size_t nstr = ml_strpool_count(p->strings);
+    uint8_t *mod_name = ml_calloc(nstr ? nstr : 1, 1);
     for (size_t i = 0; i < n; i++) {
         uint32_t q = s->parent.v[i];
         int32_t up = q == ML_NONE32 ? -1 : row_of[q];
-        int8_t up_opmod = q == ML_NONE32 ? -1 : is_module(p, s, q) ? 1 : is_op(s->kind.v[q]) ? 0 : opmod[q];
+        int8_t up_opmod = q == ML_NONE32 ? -1 : what[q] == 1 ? 1 : what[q] == 2 ? 0 : opmod[q];
         opmod[i] = up_opmod;
-        if (is_module(p, s, i)) {
+        bool module = false;
+        if (s->kind.v[i] == ML_SL_PYTHON) {
+            ml_str nm = s->name.v[i];
+            if (nm >= nstr) module = is_module(p, s, i);
+            else {
+                if (!mod_name[nm]) mod_name[nm] = is_module(p, s, i) ? 2 : 1;
+                module = mod_name[nm] == 2;
+            }
+        }
+        what[i] = module ? 1 : is_op(s->kind.v[i]) ? 2 : 0;
+        if (module) {
             uint32_t info = s->info.v[i];
             int64_t id = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].python_module : -1;
             int32_t r = row_get(&b, p, up, s->name.v[i], id);
@@ -120,6 +135,8 @@ ml_modules *ml_modules_compute(const ml_profile *p)
     }
     free(row_of);
     free(opmod);
+    free(what);
+    free(mod_name);
     free(b.slots);
     VEC_FREE(&b.keys);
     m->rows = b.rows.v;
