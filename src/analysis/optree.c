@@ -79,14 +79,16 @@ typedef struct builder {
     VEC(int64_t) dur;           /* the node's duration, cut at its parent's end */
 } builder;
 
-static uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t track, uint8_t flags, int64_t dur)
+/* (the columns are reserved for every node there can be: no growing) */
+static inline uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t track, uint8_t flags, int64_t dur)
 {
     uint32_t id = (uint32_t)b->slice.len;
-    VEC_PUSH(&b->slice, slice);
-    VEC_PUSH(&b->parent, parent);
-    VEC_PUSH(&b->track, track);
-    VEC_PUSH(&b->flags, flags);
-    VEC_PUSH(&b->dur, dur);
+    b->slice.v[id] = slice;
+    b->parent.v[id] = parent;
+    b->track.v[id] = track;
+    b->flags.v[id] = flags;
+    b->dur.v[id] = dur;
+    b->slice.len = b->parent.len = b->track.len = b->flags.len = b->dur.len = id + 1;
     return id;
 }
 
@@ -165,10 +167,11 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* Merge a cpu_op with its only child of the same name (top down).  The
      * counts saturate: only "exactly one" matters. */
     uint8_t *nchild = ml_calloc(nn ? nn : 1, 1);
-    for (uint32_t i = 0; i < nn; i++)
-        if (b.parent.v[i] != ML_NONE32 && nchild[b.parent.v[i]] < 2) nchild[b.parent.v[i]]++;
     uint32_t *rt_from = ml_malloc((nn ? nn : 1) * sizeof *rt_from);
-    for (uint32_t i = 0; i < nn; i++) rt_from[i] = i;
+    for (uint32_t i = 0; i < nn; i++) {
+        if (b.parent.v[i] != ML_NONE32 && nchild[b.parent.v[i]] < 2) nchild[b.parent.v[i]]++;
+        rt_from[i] = i;
+    }
     for (uint32_t i = 0; i < nn; i++) {
         if (b.flags.v[i] & (ML_NODE_MERGED | ML_NODE_ROOT)) continue;
         uint32_t si = b.slice.v[i];
@@ -204,12 +207,12 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
 
     out->n = nn;
     out->host_total = b.dur.v;
-    out->host_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    out->host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
     out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    out->device_total = ml_calloc(nn ? nn : 1, sizeof(int64_t));
+    out->device_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
     out->tc_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    out->tc_total = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    for (uint32_t i = 0; i < nn; i++) out->host_self[i] = b.dur.v[i];
+    out->tc_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    if (nn) memcpy(out->host_self, b.dur.v, nn * sizeof(int64_t));
 
     /* Runtime calls to their nodes; External id -> node when needed. */
     VEC(ext_node) ext = {0};
@@ -296,7 +299,10 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     free(rt_to);
 
     /* Bottom up (children come after their parents). */
-    for (uint32_t i = 0; i < nn; i++) out->device_total[i] = out->device_self[i], out->tc_total[i] = out->tc_self[i];
+    if (nn) {
+        memcpy(out->device_total, out->device_self, nn * sizeof(int64_t));
+        memcpy(out->tc_total, out->tc_self, nn * sizeof(int64_t));
+    }
     for (uint32_t i = (uint32_t)nn; i-- > 0;) {
         if (b.flags.v[i] & ML_NODE_MERGED) continue;
         uint32_t si = b.slice.v[i];
