@@ -118,6 +118,53 @@ TEST(ranges_arithmetic)
     VEC_FREE(&o);
 }
 
+/* Intersections and differences against a bitmap of [0, 400), on merged
+ * lists of very different lengths (where both skip stretches of the other
+ * side), and of intervals that touch. */
+static void random_ranges(ml_ranges *r, unsigned *seed, int n, int maxlen)
+{
+    r->len = 0;
+    for (int k = 0; k < n; k++) {
+        int b = (int)(rand_r(seed) % 390), len = 1 + (int)(rand_r(seed) % (unsigned)maxlen);
+        ml_ranges_push(r, b, b + len > 400 ? 400 : b + len);
+    }
+    ml_ranges_merge(r);
+}
+
+static void ranges_bits(const ml_ranges *r, unsigned char *bits)
+{
+    memset(bits, 0, 400);
+    for (size_t i = 0; i < r->len; i++)
+        for (int64_t t = r->v[i].b; t < r->v[i].e; t++) bits[t] = 1;
+}
+
+TEST(ranges_against_a_bitmap)
+{
+    unsigned seed = 37;
+    ml_ranges a = {0}, b = {0}, o = {0};
+    unsigned char ba[400], bb[400], bo[400];
+    int bad = 0;
+    for (int round = 0; round < 400 && !bad; round++) {
+        random_ranges(&a, &seed, 1 + round % 60, round % 3 ? 4 : 40);
+        random_ranges(&b, &seed, 1 + (round * 7) % 5, round % 2 ? 3 : 60);
+        if (round % 4 == 1) { ml_ranges t = a; a = b; b = t; }
+        ranges_bits(&a, ba);
+        ranges_bits(&b, bb);
+        ml_ranges_intersect(&a, &b, &o);
+        ranges_bits(&o, bo);
+        for (int t = 0; t < 400; t++) bad += bo[t] != (ba[t] && bb[t]);
+        for (size_t i = 1; i < o.len; i++) bad += o.v[i].b < o.v[i - 1].e; /* sorted, disjoint */
+        ml_ranges_subtract(&a, &b, &o);
+        ranges_bits(&o, bo);
+        for (int t = 0; t < 400; t++) bad += bo[t] != (ba[t] && !bb[t]);
+        for (size_t i = 0; i < o.len; i++) bad += o.v[i].e <= o.v[i].b || (i && o.v[i].b < o.v[i - 1].e);
+    }
+    CHECK_EQ_I64(bad, 0);
+    VEC_FREE(&a);
+    VEC_FREE(&b);
+    VEC_FREE(&o);
+}
+
 TEST(steps_extend_to_gpu_work_and_split_by_role)
 {
     fix f = scenario("volta_h884gemm_64x64");
@@ -613,6 +660,7 @@ int main(void)
 {
     RUN(perf_time_fields_declared_once);
     RUN(ranges_arithmetic);
+    RUN(ranges_against_a_bitmap);
     RUN(steps_extend_to_gpu_work_and_split_by_role);
     RUN(operator_and_kernel_tables);
     RUN(wants_compute_only_what_is_shown);

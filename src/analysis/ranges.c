@@ -3,6 +3,8 @@
  */
 #include "ranges.h"
 
+#include <string.h>
+
 #include "sortperm.h"
 
 /* Ranges come as a few runs in begin order (one per track, each track's
@@ -25,11 +27,47 @@ void ml_ranges_merge(ml_ranges *r)
     r->len = n;
 }
 
+/* The first interval of r at or after `from` that ends after t (r merged:
+ * ends ascend).  A gallop: a step or two when nothing is skipped, a binary
+ * search over a long stretch (a few ranges against thousands: the step
+ * breakdown's memcpy and memset against what is left of the steps). */
+static size_t first_ending_after(const ml_ranges *r, size_t from, int64_t t)
+{
+    size_t n = r->len;
+    if (from >= n || r->v[from].e > t) return from;
+    size_t lo = from + 1, step = 1; /* r->v[lo - 1].e <= t */
+    while (lo + step - 1 < n && r->v[lo + step - 1].e <= t) lo += step, step *= 2;
+    size_t hi = lo + step - 1 < n ? lo + step - 1 : n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->v[mid].e <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static void append(ml_ranges *out, const ml_range *v, size_t n)
+{
+    if (!n) return;
+    VEC_RESERVE(out, out->len + n);
+    memcpy(out->v + out->len, v, n * sizeof *v);
+    out->len += n;
+}
+
 void ml_ranges_intersect(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 {
     out->len = 0;
     size_t i = 0, j = 0;
     while (i < a->len && j < b->len) {
+        /* intervals wholly before the other side's: nothing in common */
+        if (a->v[i].e <= b->v[j].b) {
+            i = first_ending_after(a, i, b->v[j].b);
+            continue;
+        }
+        if (b->v[j].e <= a->v[i].b) {
+            j = first_ending_after(b, j, a->v[i].b);
+            continue;
+        }
         int64_t lo = a->v[i].b > b->v[j].b ? a->v[i].b : b->v[j].b;
         int64_t hi = a->v[i].e < b->v[j].e ? a->v[i].e : b->v[j].e;
         if (hi > lo) VEC_PUSH(out, ((ml_range){lo, hi}));
@@ -45,6 +83,12 @@ void ml_ranges_subtract(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
     for (size_t i = 0; i < a->len; i++) {
         int64_t cur = a->v[i].b, end = a->v[i].e;
         while (j < b->len && b->v[j].e <= cur) j++;
+        if (j == b->len || b->v[j].b >= end) { /* untouched, with those after it up to b's next */
+            size_t k = j == b->len ? a->len : first_ending_after(a, i, b->v[j].b);
+            append(out, a->v + i, k - i);
+            i = k - 1;
+            continue;
+        }
         size_t k = j;
         while (k < b->len && b->v[k].b < end) {
             if (b->v[k].b > cur) VEC_PUSH(out, ((ml_range){cur, b->v[k].b}));
