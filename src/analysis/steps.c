@@ -43,9 +43,16 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static uint8_t name_class(const ml_profile *p, uint8_t *cls, size_t nstr, ml_str id)
+static uint8_t name_class_new(const ml_profile *p, uint8_t *cls, size_t nstr, ml_str id);
+
+/* (the known names inline: this runs twice for every cpu_op) */
+static inline uint8_t name_class(const ml_profile *p, uint8_t *cls, size_t nstr, ml_str id)
 {
-    if (id < nstr && cls[id]) return cls[id];
+    return id < nstr && cls[id] ? cls[id] : name_class_new(p, cls, nstr, id);
+}
+
+static uint8_t name_class_new(const ml_profile *p, uint8_t *cls, size_t nstr, ml_str id)
+{
     const char *name = ml_s(p, id);
     uint8_t c = 1 | (ml_name_is_dataloader(name) ? 2 : 0) | (ml_name_is_comm_op(name) ? 4 : 0) |
                 (ml_name_is_comm_kernel(name) ? 8 : 0);
