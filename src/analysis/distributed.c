@@ -157,7 +157,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     ml_ranges comp = {0}, comm = {0}, both = {0};
     coll_vec_acc acc = {0};
     bool any_kernel = false;
-    for (size_t i = 0; i < n && !any_kernel; i++) any_kernel = s->kind.v[i] == ML_SL_KERNEL;
+    for (size_t i = n; i-- > 0 && !any_kernel;) any_kernel = s->kind.v[i] == ML_SL_KERNEL; /* (streams' slices last) */
     /* A job with one process group (distributedInfo pg_count 1): every
      * collective is the world's, of world_size ranks, where its own args
      * do not say (gloo's spans never do; PyTorch 2.x CPU traces have no

@@ -145,10 +145,12 @@ static void group(void *arg)
     ml_u64map_init(&pairs);
     bool gpu = false, fresh;
     const ml_kernel_table *kt = g->kt;
-    for (size_t i = 0; i < s->ts.len && (g->kernels || !gpu); i++) {
+    /* (without them, only whether there is GPU work: the streams' slices come last) */
+    for (size_t i = s->ts.len; !g->kernels && !gpu && i-- > 0;) gpu = ml_slice_is_gpu(s->kind.v[i]);
+    for (size_t i = 0; i < s->ts.len && g->kernels; i++) {
         uint8_t k = s->kind.v[i];
         if (ml_slice_is_gpu(k)) gpu = true;
-        if (!g->kernels || k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
+        if (k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
         uint64_t kr = kt->row_of_name[s->name.v[i]];
         if (kr == ML_NONE32) continue;
         for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd])
