@@ -79,6 +79,17 @@ static ml_perf_wants wants_of(const perf_args *a)
     return w;
 }
 
+/* A --json piece, built in memory (a FILE's write for every value cost more
+ * than the values) at the depth of the document's arrays; a file's JSON,
+ * not a page's: not script_safe. */
+static void piece_begin(jw *w, ml_buf *b)
+{
+    b->len = 0;
+    jw_init_buf(w, b, true);
+    w->script_safe = false;
+    jw_enter(w, 2, false);
+}
+
 /* One rank, while it is loaded: its views (text), or its run, meta and
  * perf objects (--json) with a placeholder for "distributed". */
 static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_rankrec *r, ml_spool *s)
@@ -89,8 +100,8 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_r
     bool ok = ml_perf_compute_rules(p, a->rules, &wants, &perf);
     /* the critical path costs more than the other views together: only when shown */
     if (ok && (a->json || (a->view.views & ML_VIEW_CRITPATH))) ml_perf_want_critical_path(p, &perf);
-    ml_spool_writer m;
     if (!a->json) {
+        ml_spool_writer m;
         FILE *f = ml_spool_begin(&m);
         fprintf(f, "== %s", ML_TEXT_SAFE(p->path));
         if (p->rank >= 0) fprintf(f, " (rank %d)", p->rank);
@@ -105,11 +116,12 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_r
     } else {
         jw w;
         long at = -1;
-        jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
+        ml_buf b = {0};
+        piece_begin(&w, &b);
         ml_perf_run_json_at(&w, p, ok ? &perf : NULL, a->group, a->top, NULL, &at);
         r->mark[MARK_RUN_DIST] = at;
-        r->piece[PIECE_RUN] = ml_spool_end(&m, s);
-        jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
+        r->piece[PIECE_RUN] = ml_spool_put(s, b.p, b.len);
+        piece_begin(&w, &b);
         const char *why = ml_perf_unavailable(p);
         jw_obj(&w);
         jw_key(&w, "path"); jw_str(&w, p->path);
@@ -121,13 +133,14 @@ static void rank_pieces(void *arg, const ml_profile *p, ml_peak_memo *memo, ml_r
         if (why) jw_str(&w, why);
         else jw_null(&w);
         jw_end(&w);
-        r->piece[PIECE_META] = ml_spool_end(&m, s);
-        jw_init_in(&w, ml_spool_begin(&m), true, 2, false);
+        r->piece[PIECE_META] = ml_spool_put(s, b.p, b.len);
+        piece_begin(&w, &b);
         at = -1;
         if (ok) ml_perf_json_write_at(&w, p, &perf, a->top, NULL, &at);
         else jw_null(&w);
         r->mark[MARK_RANK_DIST] = at;
-        r->piece[PIECE_RANK] = ml_spool_end(&m, s);
+        r->piece[PIECE_RANK] = ml_spool_put(s, b.p, b.len);
+        ml_buf_free(&b);
     }
     if (ok) ml_perf_free(&perf);
 }

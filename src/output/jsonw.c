@@ -49,6 +49,13 @@ void jw_init_buf(jw *w, ml_buf *b, bool pretty)
     w->script_safe = true;
 }
 
+long jw_offset(jw *w)
+{
+    if (!w->f) return (long)w->buf->len;
+    fflush(w->f);
+    return ftell(w->f);
+}
+
 /* A newline and two spaces a level, after a comma where one is due, in one
  * write (a write a level was most of the cost of perf --json's pretty
  * arrays of numbers). */

@@ -37,6 +37,8 @@ void jw_init(jw *w, FILE *f, bool pretty);
 /* A writer that appends to b, script_safe (see above): clear it for text
  * that is no page's (a --json piece built in memory). */
 void jw_init_buf(jw *w, ml_buf *b, bool pretty);
+/* Where the next byte goes: the FILE's position (flushed), the buffer's length. */
+long jw_offset(jw *w);
 void jw_obj(jw *w);
 void jw_arr(jw *w);
 void jw_end(jw *w);            /* closes the innermost object or array */

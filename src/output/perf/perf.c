@@ -388,8 +388,7 @@ void ml_perf_json_write_at(jw *w, const ml_profile *p, const ml_perf *perf, int 
     write_modules(w, perf->modules);
     jw_key(w, "distributed");
     if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
-        fflush(w->f);
-        *dist_at = ftell(w->f);
+        *dist_at = jw_offset(w);
         jw_null(w);
     } else ml_perf_json_distributed(w, dist);
     ml_gputime_perf_json(w, p, &perf->gputime);

@@ -240,8 +240,7 @@ void ml_perf_run_json_at(jw *w, const ml_profile *p, const ml_perf *perf, ml_per
     write_kernels(w, p, perf ? &perf->kernels : NULL, top);
     jw_key(w, "distributed");
     if (dist_at) { /* a placeholder the caller replaces (rankrec.h: marks) */
-        fflush(w->f);
-        *dist_at = ftell(w->f);
+        *dist_at = jw_offset(w);
         jw_null(w);
     } else ml_perf_run_distributed(w, dist);
     write_modules(w, perf ? perf->modules : NULL, top);
