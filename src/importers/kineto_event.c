@@ -49,6 +49,7 @@ static inline void set_name(kineto *k, event_fields *f, const char *s, size_t n)
     k->name[n] = 0;
     k->name_len = n;
     f->has_name = true;
+    k->shapes_unread = !ml_keep_op_shapes(&k->keep, k->name);
 }
 
 /* A pid/tid (number or string) as text. */
@@ -237,7 +238,10 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     const char *s;
     size_t m;
     int r;
-    switch (row ? row->kind : KA_SKIP) {
+    int kind = row ? row->kind : KA_SKIP;
+    /* shapes not read: skipped, once ph is known (before, a number may be a counter's) */
+    if (kind == KA_COMPACT && k->shapes_unread && f->ph) kind = KA_SKIP;
+    switch (kind) {
     case KA_DIM3: return read_dim3(k, (int32_t *)(void *)ta_field(k, row));
     case KA_COMPACT: return read_compact(k, (ml_str *)(void *)ta_field(k, row));
     case KA_FLOAT: return read_float(k, (float *)(void *)ta_field(k, row));
@@ -285,13 +289,23 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
  * (slots).  An event that matches a shape, literal for literal, has its
  * values read straight into their fields (shape_event): no key is looked
  * at.  A literal covers the constant values (ph, cat, bp), whose fields the
- * shape keeps; a name slot requires the name to be a memory event's, or
- * not, as it was in the event the shape was learned from (what is read of
- * the args depends on it). */
+ * shape keeps; a name slot requires the name to be of the kind it was in the
+ * event the shape was learned from (what is read of the args depends on it):
+ * a memory event's, an op's whose shapes are not read (shapes_unread), or
+ * another. */
 enum {
-    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP,
+    SH_TS, SH_DUR, SH_PID, SH_TID,
+    SH_NAME,                       /* any name (fast_event, which learns its kind): */
+    SH_NAME_MEMORY, SH_NAME_OTHER, SH_NAME_NO_SHAPES, /* a name of this kind (name_slot) */
+    SH_ID, SH_SKIP,
     SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
 };
+/* The kind of name slot the current event's name (just read) fills. */
+static inline int name_slot(const kineto *k)
+{
+    return is_memory_name(k) ? SH_NAME_MEMORY : k->shapes_unread ? SH_NAME_NO_SHAPES : SH_NAME_OTHER;
+}
+
 #define SHAPE_SLOTS 32
 #define SHAPE_TEXT 1024
 
@@ -459,9 +473,10 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         const char *key;
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
-        /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped) */
+        /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped;
+         * so are shapes the command does not read) */
         const ka_key *row = arg_row(k, key, kn);
-        int kind = row && row->kind != KA_NAME ? row->kind : KA_SKIP;
+        int kind = row && row->kind != KA_NAME && !(row->kind == KA_COMPACT && k->shapes_unread) ? row->kind : KA_SKIP;
         size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
         shape_slot_at(rec, p, i, end, SH_ARG + kind, off); /* (SH_ARG + KA_SKIP: skip_unread_arg) */
@@ -712,6 +727,7 @@ static void event_begin(kineto *k, event_fields *f)
     f->dev_kind = ML_DEV_CUDA;
     k->name_len = 0;
     k->name_interned = false;
+    k->shapes_unread = false;
     if (k->t) {
         k->ta = TA_NONE;
         k->cvals.len = 0;
@@ -813,11 +829,13 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         if (slot == SH_PID) set_id(f->pid, &f->pid_len, v, m);
         else set_id(f->tid, &f->tid_len, v, m);
         return end;
+    case SH_NAME:
     case SH_NAME_MEMORY:
     case SH_NAME_OTHER:
+    case SH_NAME_NO_SHAPES:
         if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
         set_name(k, f, p + i + 1, end - i - 2);
-        return end;
+        return slot == SH_NAME || slot == name_slot(k) ? end : 0;
     case SH_ID:
         if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
         f->id = flow_id(v, m), f->has_id = true;
@@ -907,8 +925,8 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         case EK_TID: slot = SH_TID; goto value;
         case EK_ID: slot = SH_ID; goto value;
         case EK_NAME:
-            if (!(end = plain_slot(k, &f, SH_NAME_OTHER, 0, p, i, n))) return 0;
-            shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
+            if (!(end = plain_slot(k, &f, SH_NAME, 0, p, i, n))) return 0;
+            shape_slot(rec, p, i, end, name_slot(k));
             break;
         case EK_ARGS:
             switch (args_route(k, &f)) {
@@ -964,9 +982,6 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
     for (unsigned s = 0; s < sh->nslots; s++) { /* slot s, then the literal after it */
         size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
         if (!end) return 0;
-        if ((sh->slot[s] == SH_NAME_MEMORY || sh->slot[s] == SH_NAME_OTHER) &&
-            is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY))
-            return 0;
         i = end;
         size_t len = sh->lit_end[s + 1] - from;
         if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
