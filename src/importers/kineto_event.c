@@ -298,6 +298,8 @@ enum {
     SH_NAME,                       /* any name (fast_event, which learns its kind): */
     SH_NAME_MEMORY, SH_NAME_OTHER, SH_NAME_NO_SHAPES, /* a name of this kind (name_slot) */
     SH_ID, SH_SKIP,
+    SH_RUN, /* two or more args in a row that are not read (SH_ARG + KA_SKIP), skipped as one
+             * (skip_run): shape.run[at], which holds the literals between them (their keys) */
     SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
 };
 /* The kind of name slot the current event's name (just read) fills. */
@@ -308,6 +310,25 @@ static inline int name_slot(const kineto *k)
 
 #define SHAPE_SLOTS 32
 #define SHAPE_TEXT 1024
+#define SHAPE_RUNS 4
+enum { RUN_WAYS = 8, RUN_TEXT = 368 };
+
+/* A run of args not read: its values, and the literals between them. */
+typedef struct shape_run {
+    unsigned n;                       /* values (2 or more) */
+    uint16_t key_end[SHAPE_SLOTS];    /* literal j (after value j) ends at keys[key_end[j]], and begins
+                                       * where j - 1 ended (at 0 for j = 0) */
+} shape_run;
+
+/* What the first run of a shape remembers of its text (skip_run): the bytes
+ * from a value that is no number up to where the last one that is no number
+ * ends (or up to the value after the literal that follows it), seen before. */
+typedef struct run_memo {
+    uint16_t len;                     /* 0: unused */
+    uint8_t first, next;              /* the values from `first` (where the text begins) to `next`
+                                       * (where it ends: the run's end, or that value's start) */
+    char text[RUN_TEXT + 16];         /* (16 bytes that 16-byte compares may read) */
+} run_memo;
 
 typedef struct shape {
     unsigned nslots;
@@ -316,9 +337,15 @@ typedef struct shape {
     uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
                                        * literal nslots ends the event */
     uint8_t slot[SHAPE_SLOTS];
-    uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args */
+    uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args;
+                                       * SH_RUN: its run */
     event_fields proto;               /* the constant fields */
     char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
+    unsigned nruns;
+    shape_run run[SHAPE_RUNS];
+    char keys[SHAPE_TEXT + 16];       /* the runs' literals */
+    uint8_t memo_order[RUN_WAYS];     /* run 0's memo, most recently used first */
+    run_memo memo[RUN_WAYS];
 } shape;
 
 /* While recording: the literal up to p[at], then a slot that ends at p[end]
@@ -341,6 +368,49 @@ static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int k
 static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind)
 {
     shape_slot_at(sh, p, at, end, kind, 0);
+}
+
+/* A shape recorded: each run of two or more args not read in a row (up to
+ * SHAPE_RUNS runs) made one SH_RUN slot, the literals between its values
+ * moved into the run, so that shape_event() reads them in one step. */
+static void shape_runs(shape *sh)
+{
+    uint16_t lit_end[SHAPE_SLOTS + 1], at[SHAPE_SLOTS];
+    uint8_t slot[SHAPE_SLOTS];
+    char text[SHAPE_TEXT];
+    unsigned n = sh->nslots, ns = 0;
+    memcpy(lit_end, sh->lit_end, sizeof lit_end);
+    memcpy(at, sh->at, sizeof at);
+    memcpy(slot, sh->slot, sizeof slot);
+    memcpy(text, sh->text, lit_end[n]);
+    size_t w = 0, kw = 0;
+    sh->nruns = 0;
+    for (unsigned s = 0;;) { /* literal s, then slot s (and the slots of its run) */
+        size_t a = s ? lit_end[s - 1] : 0;
+        memcpy(sh->text + w, text + a, lit_end[s] - a);
+        w += lit_end[s] - a;
+        sh->lit_end[ns] = (uint16_t)w;
+        if (s == n) break;
+        unsigned e = s;
+        while (e < n && slot[e] == SH_ARG + KA_SKIP) e++;
+        if (e - s < 2 || sh->nruns == SHAPE_RUNS) {
+            sh->slot[ns] = slot[s], sh->at[ns++] = at[s];
+            s++;
+            continue;
+        }
+        shape_run *r = &sh->run[sh->nruns];
+        r->n = e - s;
+        for (unsigned j = 0; j + 1 < r->n; j++) { /* literal s + 1 + j: between values j and j + 1 */
+            size_t b = lit_end[s + j];
+            memcpy(sh->keys + kw, text + b, lit_end[s + j + 1] - b);
+            kw += lit_end[s + j + 1] - b;
+            r->key_end[j] = (uint16_t)kw;
+        }
+        sh->slot[ns] = SH_RUN, sh->at[ns++] = (uint16_t)sh->nruns++;
+        s = e;
+    }
+    sh->nslots = ns;
+    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].len = 0, sh->memo_order[w_] = (uint8_t)w_;
 }
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
@@ -408,6 +478,81 @@ static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
         memcpy(set[0].text, p + i, end - i);
     }
     return end;
+}
+
+/* Whether the value at p[i] is a number (it begins like one). */
+static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p[i] <= '9') || p[i] == '-'; }
+
+/* Run 0's memo: the values from `first` on remembered at p[i] (the bytes
+ * there begin with the text: they are those values, and the literals
+ * between them, as they were when remembered, keys included).  The value
+ * where they end (the index after them in *end), or 0. */
+static unsigned run_memo_find(shape *sh, unsigned first, const char *p, size_t i, size_t n, size_t *end)
+{
+    for (unsigned w = 0; w < RUN_WAYS; w++) {
+        run_memo *m = &sh->memo[sh->memo_order[w]];
+        if (!m->len) return 0;
+        if (m->first != first || m->len > n - i || !jp_same_bytes(p + i, m->text, m->len)) continue;
+        uint8_t o = sh->memo_order[w];
+        memmove(sh->memo_order + 1, sh->memo_order, w);
+        sh->memo_order[0] = o;
+        *end = i + m->len;
+        return m->next;
+    }
+    return 0;
+}
+
+static void run_memo_put(shape *sh, unsigned first, unsigned next, const char *text, size_t len)
+{
+    if (!len || len > RUN_TEXT) return;
+    uint8_t o = sh->memo_order[RUN_WAYS - 1]; /* the least recently used one out */
+    memmove(sh->memo_order + 1, sh->memo_order, RUN_WAYS - 1);
+    sh->memo_order[0] = o;
+    run_memo *m = &sh->memo[o];
+    m->len = (uint16_t)len, m->first = (uint8_t)first, m->next = (uint8_t)next;
+    memcpy(m->text, text, len);
+}
+
+/* Run r of shape sh (SH_RUN) at p[i]: each value skipped (a number here,
+ * any other as skip_unread_arg() skips it), each literal between two (the
+ * next key) the run's: the index after its last value, or 0.  Run 0 first
+ * looks its values up in its memo from the first that is no number (most
+ * runs come back: the same shapes and types, layer after layer), numbers
+ * before and after it (an index, an id, that change) read one by one; a miss
+ * remembers them. */
+static size_t skip_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i, size_t n)
+{
+    const shape_run *run = &sh->run[r];
+    bool memo = r == 0;
+    unsigned first = run->n, next = 0; /* what a miss remembers: values first .. next - 1 */
+    size_t from = 0, to = 0;           /* and their text */
+    for (unsigned j = 0;;) {
+        bool num = number_at(p, i);
+        if (!num && memo) {
+            memo = false;
+            size_t end;
+            unsigned after = run_memo_find(sh, j, p, i, n, &end);
+            if (after) {
+                i = end;
+                if ((j = after) == run->n) return i;
+                continue;
+            }
+            first = j, from = i;
+        }
+        if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) return 0;
+        bool last = j + 1 == run->n;
+        if (!num) next = j + 1, to = i;
+        if (!last) {
+            size_t a = j ? run->key_end[j - 1] : 0, len = run->key_end[j] - a;
+            if (n - i < len || !jp_same_bytes(p + i, sh->keys + a, len)) return 0;
+            i += len;
+            if (!num) to = i;
+        }
+        if (last) break;
+        j++;
+    }
+    if (first < run->n) run_memo_put(sh, first, next, p + from, to - from);
+    return i;
 }
 
 /* An arg's value at p[i], of kind `kind` (a time side's: KA_INT ..
@@ -809,7 +954,8 @@ static inline size_t plain_memory_int(const char *p, size_t i, size_t n, int64_t
  * reads the same way.  The one decoder of both fast paths: fast_event()
  * calls it for the key it found, shape_event() for the slot it expects
  * (inlined: shape_event() runs it for every value of most events). */
-static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off, const char *p, size_t i, size_t n)
+static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_fields *f, shape *sh, int slot, size_t off,
+                                                              const char *p, size_t i, size_t n)
 {
     size_t end;
     const char *v;
@@ -841,6 +987,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         f->id = flow_id(v, m), f->has_id = true;
         return end;
     case SH_SKIP: return jp_skip(p, i, n);
+    case SH_RUN: return skip_run(k, sh, (unsigned)off, p, i, n);
     case SH_ARG + KA_ADDR:
         if (!(end = jp_uint(p, i, &f->addr))) return 0;
         f->has_addr = true;
@@ -872,7 +1019,7 @@ static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t a
         int slot = row && row->kind >= KA_ADDR ? SH_ARG + row->kind : SH_SKIP;
         /* an arg the time side reads: read_trace_arg's way (the token path) */
         if (slot == SH_SKIP && row && k->t) return 0;
-        size_t end = plain_slot(k, f, slot, 0, p, i, n);
+        size_t end = plain_slot(k, f, NULL, slot, 0, p, i, n);
         if (!end) return 0;
         shape_slot(rec, p, i, end, slot);
         i = jp_ws(p, end);
@@ -925,7 +1072,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         case EK_TID: slot = SH_TID; goto value;
         case EK_ID: slot = SH_ID; goto value;
         case EK_NAME:
-            if (!(end = plain_slot(k, &f, SH_NAME, 0, p, i, n))) return 0;
+            if (!(end = plain_slot(k, &f, NULL, SH_NAME, 0, p, i, n))) return 0;
             shape_slot(rec, p, i, end, name_slot(k));
             break;
         case EK_ARGS:
@@ -938,7 +1085,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
             break;
         default:
         value:
-            if (!(end = plain_slot(k, &f, slot, 0, p, i, n))) return 0;
+            if (!(end = plain_slot(k, &f, NULL, slot, 0, p, i, n))) return 0;
             shape_slot(rec, p, i, end, slot);
         }
         if (!end) return 0;
@@ -959,6 +1106,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         rec->proto.dev_kind = f.dev_kind;
         rec->proto.cat_id = f.cat_id;
         rec->proto.bind_enclosing = f.bind_enclosing;
+        shape_runs(rec);
     }
     js_consume_element(k->js, i + 1);
     return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
@@ -966,7 +1114,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
 
 /* The event at p[0] if it has shape sh: 1 if it was read and consumed, 0 if
  * it has not, -1 on error. */
-static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
+static int shape_event(kineto *k, shape *sh, const char *p, size_t n)
 {
     /* The first literal (up to the first value: "ph" and "cat" are in it)
      * before anything is set up: most of the shapes tried fail there. */
@@ -980,7 +1128,7 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
         k->cvals.len = 0;
     }
     for (unsigned s = 0; s < sh->nslots; s++) { /* slot s, then the literal after it */
-        size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
+        size_t end = plain_slot(k, &f, sh, sh->slot[s], sh->at[s], p, i, n);
         if (!end) return 0;
         i = end;
         size_t len = sh->lit_end[s + 1] - from;
