@@ -311,7 +311,7 @@ static inline int name_slot(const kineto *k)
 #define SHAPE_SLOTS 32
 #define SHAPE_TEXT 1024
 #define SHAPE_RUNS 4
-enum { RUN_WAYS = 8, RUN_TEXT = 368 };
+enum { RUN_WAYS = 16, RUN_TEXT = 368 }; /* (a realistic trace's cpu_ops have some 20 runs, of 90 to 320 bytes) */
 
 /* A run of args not read: its values, and the literals between them. */
 typedef struct shape_run {
@@ -490,13 +490,17 @@ static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p
 static unsigned run_memo_find(shape *sh, unsigned first, const char *p, size_t i, size_t n, size_t *end)
 {
     for (unsigned w = 0; w < RUN_WAYS; w++) {
-        run_memo *m = &sh->memo[sh->memo_order[w]];
-        if (!m->len) return 0;
-        if (m->first != first || m->len > n - i || !jp_same_bytes(p + i, m->text, m->len)) continue;
         uint8_t o = sh->memo_order[w];
-        memmove(sh->memo_order + 1, sh->memo_order, w);
+        const run_memo *m = &sh->memo[o];
+        size_t len = m->len;
+        if (!len) return 0;
+        /* the last 16 bytes first: runs that begin alike (the same inputs) differ in their shapes, later */
+        if (m->first != first || len > n - i || !jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) ||
+            !jp_same_bytes(p + i, m->text, len - 16))
+            continue;
+        for (; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
         sh->memo_order[0] = o;
-        *end = i + m->len;
+        *end = i + len;
         return m->next;
     }
     return 0;
@@ -504,9 +508,9 @@ static unsigned run_memo_find(shape *sh, unsigned first, const char *p, size_t i
 
 static void run_memo_put(shape *sh, unsigned first, unsigned next, const char *text, size_t len)
 {
-    if (!len || len > RUN_TEXT) return;
+    if (len < 16 || len > RUN_TEXT) return;
     uint8_t o = sh->memo_order[RUN_WAYS - 1]; /* the least recently used one out */
-    memmove(sh->memo_order + 1, sh->memo_order, RUN_WAYS - 1);
+    for (unsigned w = RUN_WAYS - 1; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
     sh->memo_order[0] = o;
     run_memo *m = &sh->memo[o];
     m->len = (uint16_t)len, m->first = (uint8_t)first, m->next = (uint8_t)next;
@@ -601,7 +605,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
         }
         return end;
     }
-    case KA_SKIP: return skip_unread_arg(k, p, i, n);
+    case KA_SKIP: return number_at(p, i) ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n);
     }
     return 0; /* a memory event's arg: the token path reads it */
 }
