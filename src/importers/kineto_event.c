@@ -298,8 +298,9 @@ enum {
     SH_NAME,                       /* any name (fast_event, which learns its kind): */
     SH_NAME_MEMORY, SH_NAME_OTHER, SH_NAME_NO_SHAPES, /* a name of this kind (name_slot) */
     SH_ID, SH_SKIP,
-    SH_RUN, /* two or more args in a row that are not read (SH_ARG + KA_SKIP), skipped as one
-             * (skip_run): shape.run[at], which holds the literals between them (their keys) */
+    SH_RUN, /* two or more args in a row that are not read or are shapes (SH_ARG + KA_SKIP or
+             * KA_COMPACT), read as one (read_run): shape.run[at], which holds the literals between
+             * them (their keys) */
     SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
 };
 /* The kind of name slot the current event's name (just read) fills. */
@@ -312,21 +313,31 @@ static inline int name_slot(const kineto *k)
 #define SHAPE_TEXT 1024
 #define SHAPE_RUNS 4
 enum { RUN_WAYS = 16, RUN_TEXT = 368 }; /* (a realistic trace's cpu_ops have some 20 runs, of 90 to 320 bytes) */
+enum { RUN_SHAPES = 4 };                 /* shapes (KA_COMPACT args) in a run */
 
-/* A run of args not read: its values, and the literals between them. */
+/* A run of args not read, or shapes: its values, and the literals between them. */
 typedef struct shape_run {
     unsigned n;                       /* values (2 or more) */
     uint16_t key_end[SHAPE_SLOTS];    /* literal j (after value j) ends at keys[key_end[j]], and begins
                                        * where j - 1 ended (at 0 for j = 0) */
+    uint8_t kind[SHAPE_SLOTS];        /* each value's: KA_SKIP or KA_COMPACT */
+    uint16_t at[SHAPE_SLOTS];         /* KA_COMPACT: the field's offset in trace_args */
 } shape_run;
 
-/* What the first run of a shape remembers of its text (skip_run): the bytes
+/* What the first run of a shape remembers of its text (read_run): the bytes
  * from a value that is no number up to where the last one that is no number
- * ends (or up to the value after the literal that follows it), seen before. */
-typedef struct run_memo {
+ * ends (or up to the value after the literal that follows it), seen before,
+ * and the shapes among those values, as interned then. */
+typedef struct run_seen {
     uint16_t len;                     /* 0: unused */
     uint8_t first, next;              /* the values from `first` (where the text begins) to `next`
                                        * (where it ends: the run's end, or that value's start) */
+    uint8_t nshapes;
+    uint16_t at[RUN_SHAPES];          /* the shapes' fields in trace_args */
+    ml_str id[RUN_SHAPES];            /* and their texts */
+} run_seen;
+typedef struct run_memo {
+    run_seen seen;
     char text[RUN_TEXT + 16];         /* (16 bytes that 16-byte compares may read) */
 } run_memo;
 
@@ -370,9 +381,10 @@ static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind
     shape_slot_at(sh, p, at, end, kind, 0);
 }
 
-/* A shape recorded: each run of two or more args not read in a row (up to
- * SHAPE_RUNS runs) made one SH_RUN slot, the literals between its values
- * moved into the run, so that shape_event() reads them in one step. */
+/* A shape recorded: each run of two or more args in a row that are not read
+ * or are shapes (up to SHAPE_RUNS runs, of up to RUN_SHAPES shapes) made one
+ * SH_RUN slot, the literals between its values moved into the run, so that
+ * shape_event() reads them in one step. */
 static void shape_runs(shape *sh)
 {
     uint16_t lit_end[SHAPE_SLOTS + 1], at[SHAPE_SLOTS];
@@ -391,8 +403,9 @@ static void shape_runs(shape *sh)
         w += lit_end[s] - a;
         sh->lit_end[ns] = (uint16_t)w;
         if (s == n) break;
-        unsigned e = s;
-        while (e < n && slot[e] == SH_ARG + KA_SKIP) e++;
+        unsigned e = s, shapes = 0;
+        for (; e < n && (slot[e] == SH_ARG + KA_SKIP || slot[e] == SH_ARG + KA_COMPACT); e++)
+            if (slot[e] == SH_ARG + KA_COMPACT && shapes++ == RUN_SHAPES) break;
         if (e - s < 2 || sh->nruns == SHAPE_RUNS) {
             sh->slot[ns] = slot[s], sh->at[ns++] = at[s];
             s++;
@@ -400,6 +413,7 @@ static void shape_runs(shape *sh)
         }
         shape_run *r = &sh->run[sh->nruns];
         r->n = e - s;
+        for (unsigned j = 0; j < r->n; j++) r->kind[j] = (uint8_t)(slot[s + j] - SH_ARG), r->at[j] = at[s + j];
         for (unsigned j = 0; j + 1 < r->n; j++) { /* literal s + 1 + j: between values j and j + 1 */
             size_t b = lit_end[s + j];
             memcpy(sh->keys + kw, text + b, lit_end[s + j + 1] - b);
@@ -410,7 +424,7 @@ static void shape_runs(shape *sh)
         s = e;
     }
     sh->nslots = ns;
-    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].len = 0, sh->memo_order[w_] = (uint8_t)w_;
+    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].seen.len = 0, sh->memo_order[w_] = (uint8_t)w_;
 }
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
@@ -485,67 +499,76 @@ static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p
 
 /* Run 0's memo: the values from `first` on remembered at p[i] (the bytes
  * there begin with the text: they are those values, and the literals
- * between them, as they were when remembered, keys included).  The value
- * where they end (the index after them in *end), or 0. */
-static unsigned run_memo_find(shape *sh, unsigned first, const char *p, size_t i, size_t n, size_t *end)
+ * between them, as they were when remembered, keys included), or NULL. */
+static const run_seen *run_memo_find(shape *sh, unsigned first, const char *p, size_t i, size_t n)
 {
     for (unsigned w = 0; w < RUN_WAYS; w++) {
         uint8_t o = sh->memo_order[w];
         const run_memo *m = &sh->memo[o];
-        size_t len = m->len;
-        if (!len) return 0;
+        size_t len = m->seen.len;
+        if (!len) return NULL;
+        if (m->seen.first != first || len > n - i) continue;
         /* the last 16 bytes first: runs that begin alike (the same inputs) differ in their shapes, later */
-        if (m->first != first || len > n - i || !jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) ||
-            !jp_same_bytes(p + i, m->text, len - 16))
+        if (len >= 16 ? !jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) || !jp_same_bytes(p + i, m->text, len - 16)
+                      : !jp_same_bytes(p + i, m->text, len))
             continue;
         for (; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
         sh->memo_order[0] = o;
-        *end = i + len;
-        return m->next;
+        return &m->seen;
     }
-    return 0;
+    return NULL;
 }
 
-static void run_memo_put(shape *sh, unsigned first, unsigned next, const char *text, size_t len)
+/* A run's text remembered, in front (the least recently used one out). */
+static void run_memo_put(shape *sh, const run_seen *seen, const char *text)
 {
-    if (len < 16 || len > RUN_TEXT) return;
-    uint8_t o = sh->memo_order[RUN_WAYS - 1]; /* the least recently used one out */
+    if (!seen->len) return;
+    uint8_t o = sh->memo_order[RUN_WAYS - 1];
     for (unsigned w = RUN_WAYS - 1; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
     sh->memo_order[0] = o;
-    run_memo *m = &sh->memo[o];
-    m->len = (uint16_t)len, m->first = (uint8_t)first, m->next = (uint8_t)next;
-    memcpy(m->text, text, len);
+    sh->memo[o].seen = *seen;
+    memcpy(sh->memo[o].text, text, seen->len);
 }
 
 /* Run r of shape sh (SH_RUN) at p[i]: each value skipped (a number here,
- * any other as skip_unread_arg() skips it), each literal between two (the
- * next key) the run's: the index after its last value, or 0.  Run 0 first
- * looks its values up in its memo from the first that is no number (most
- * runs come back: the same shapes and types, layer after layer), numbers
- * before and after it (an index, an id, that change) read one by one; a miss
- * remembers them. */
-static size_t skip_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i, size_t n)
+ * any other as skip_unread_arg() skips it) or, a shape, read as
+ * compact_value() reads it; each literal between two (the next key) the
+ * run's: the index after its last value, or 0.  Run 0 first looks its
+ * values up in its memo from the first that is no number (most runs come
+ * back: the same shapes and types, layer after layer), numbers before and
+ * after it (an index, an id, that change) read one by one; a miss remembers
+ * them. */
+static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i, size_t n)
 {
     const shape_run *run = &sh->run[r];
+    char *ta = (char *)&k->ta;
     bool memo = r == 0;
-    unsigned first = run->n, next = 0; /* what a miss remembers: values first .. next - 1 */
-    size_t from = 0, to = 0;           /* and their text */
+    run_seen got;                              /* what a miss remembers: values first .. next - 1 */
+    got.first = (uint8_t)run->n, got.next = 0, got.nshapes = 0;
+    size_t from = 0, to = 0;                   /* and their text */
     for (unsigned j = 0;;) {
         bool num = number_at(p, i);
         if (!num && memo) {
             memo = false;
-            size_t end;
-            unsigned after = run_memo_find(sh, j, p, i, n, &end);
-            if (after) {
-                i = end;
-                if ((j = after) == run->n) return i;
+            const run_seen *m = run_memo_find(sh, j, p, i, n);
+            if (m) {
+                for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]);
+                i += m->len;
+                if ((j = m->next) == run->n) return i;
                 continue;
             }
-            first = j, from = i;
+            got.first = (uint8_t)j, from = i;
         }
-        if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) return 0;
+        if (run->kind[j] == KA_COMPACT) {
+            ml_str id;
+            if (!(i = compact_value(k, p, i, n, &id))) return 0;
+            memcpy(ta + run->at[j], &id, sizeof id);
+            if (got.first < run->n) got.at[got.nshapes] = run->at[j], got.id[got.nshapes++] = id;
+        } else if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) {
+            return 0;
+        }
         bool last = j + 1 == run->n;
-        if (!num) next = j + 1, to = i;
+        if (!num) got.next = (uint8_t)(j + 1), to = i;
         if (!last) {
             size_t a = j ? run->key_end[j - 1] : 0, len = run->key_end[j] - a;
             if (n - i < len || !jp_same_bytes(p + i, sh->keys + a, len)) return 0;
@@ -555,7 +578,10 @@ static size_t skip_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
         if (last) break;
         j++;
     }
-    if (first < run->n) run_memo_put(sh, first, next, p + from, to - from);
+    if (got.first < run->n && to - from <= RUN_TEXT) {
+        got.len = (uint16_t)(to - from);
+        run_memo_put(sh, &got, p + from);
+    }
     return i;
 }
 
@@ -991,7 +1017,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         f->id = flow_id(v, m), f->has_id = true;
         return end;
     case SH_SKIP: return jp_skip(p, i, n);
-    case SH_RUN: return skip_run(k, sh, (unsigned)off, p, i, n);
+    case SH_RUN: return read_run(k, sh, (unsigned)off, p, i, n);
     case SH_ARG + KA_ADDR:
         if (!(end = jp_uint(p, i, &f->addr))) return 0;
         f->has_addr = true;
