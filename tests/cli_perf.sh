@@ -252,6 +252,62 @@ print(len(m) > 1, m[0]["parent"], m[0]["depth"], all(x["parent"] < i for i, x in
         "True -1 0 True None"
 else t_skip "$gen not built"; fi
 
+# perf's text grouped by name leaves ops' "Input Dims" / "Input type" unread (needs.h
+# no_op_shapes), but for the collectives' ops the distributed view sizes by them
+# (trace.h ml_op_is_collective): a gloo rank's bytes from its gloo:all_reduce spans'
+# shapes (2 calls x 1000 floats = 8000 B), an NCCL rank's from the c10d::allreduce_ op
+# around each kernel's launch (2 x 256 bf16 = 1024 B).  The ops are written alike (one
+# event shape, but for the name), and --group-by shape, which reads every shape, shows
+# them, and the same distributed view.
+cat >"$tmp/gloo.json" <<'JSON'
+{"distributedInfo": {"backend": "gloo", "rank": 0, "world_size": 2}, "traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000, "args": {"External id": 1}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 50, "args": {"External id": 10, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[4, 4], [4, 4]], "Ev Idx": 0}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 110, "dur": 50, "args": {"External id": 11, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[8, 8], [8, 8]], "Ev Idx": 1}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 210, "dur": 50, "args": {"External id": 12, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[4, 4], [4, 4]], "Ev Idx": 2}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 310, "dur": 50, "args": {"External id": 13, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[8, 8], [8, 8]], "Ev Idx": 3}},
+{"ph": "X", "cat": "cpu_op", "name": "gloo:all_reduce", "pid": 1, "tid": 1, "ts": 410, "dur": 100, "args": {"External id": 20, "Record function id": 0, "Input type": ["float"], "Input Dims": [[1000]], "Ev Idx": 4}},
+{"ph": "X", "cat": "cpu_op", "name": "gloo:all_reduce", "pid": 1, "tid": 1, "ts": 560, "dur": 100, "args": {"External id": 21, "Record function id": 0, "Input type": ["float"], "Input Dims": [[1000]], "Ev Idx": 5}}
+]}
+JSON
+cat >"$tmp/nccl.json" <<'JSON'
+{"distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2}, "traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000, "args": {"External id": 1}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 50, "args": {"External id": 10, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[4, 4], [4, 4]], "Ev Idx": 0}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 20, "dur": 10, "args": {"External id": 10, "correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "volta_sgemm_64x64_nn", "pid": 0, "tid": 7, "ts": 40, "dur": 40, "args": {"External id": 10, "device": 0, "stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 110, "dur": 50, "args": {"External id": 11, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[8, 8], [8, 8]], "Ev Idx": 1}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 120, "dur": 10, "args": {"External id": 11, "correlation": 2}},
+{"ph": "X", "cat": "kernel", "name": "volta_sgemm_64x64_nn", "pid": 0, "tid": 7, "ts": 140, "dur": 40, "args": {"External id": 11, "device": 0, "stream": 7, "correlation": 2}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 210, "dur": 50, "args": {"External id": 12, "Record function id": 0, "Input type": ["float", "float"], "Input Dims": [[4, 4], [4, 4]], "Ev Idx": 2}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 220, "dur": 10, "args": {"External id": 12, "correlation": 3}},
+{"ph": "X", "cat": "kernel", "name": "volta_sgemm_64x64_nn", "pid": 0, "tid": 7, "ts": 240, "dur": 40, "args": {"External id": 12, "device": 0, "stream": 7, "correlation": 3}},
+{"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1, "tid": 1, "ts": 310, "dur": 100, "args": {"External id": 20, "Record function id": 0, "Input type": ["c10::BFloat16"], "Input Dims": [[256]], "Ev Idx": 4}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 320, "dur": 10, "args": {"External id": 20, "correlation": 4}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "pid": 0, "tid": 7, "ts": 340, "dur": 60, "args": {"External id": 20, "device": 0, "stream": 7, "correlation": 4}},
+{"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 1, "tid": 1, "ts": 460, "dur": 100, "args": {"External id": 21, "Record function id": 0, "Input type": ["c10::BFloat16"], "Input Dims": [[256]], "Ev Idx": 5}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 470, "dur": 10, "args": {"External id": 21, "correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "pid": 0, "tid": 7, "ts": 490, "dur": 60, "args": {"External id": 21, "device": 0, "stream": 7, "correlation": 5}}
+]}
+JSON
+dist_of() { printf '%s\n' "$1" | sed -n '/^Distributed/,$p'; }
+out=$($MEMLENS perf "$tmp/gloo.json"); t_eq "gloo: text exit" $? 0
+t_contains "gloo: ops by name" "$out" "         4        0 ns        0 ns  200.000 us  200.000 us  E  aten::mm"
+t_contains "gloo: bytes from the spans' shapes" "$out" "      0        2  200.000 us  100.000 us     7.81 KiB  gloo:all_reduce"
+shape=$($MEMLENS perf --view all --group-by shape "$tmp/gloo.json"); t_eq "gloo: by shape exit" $? 0
+t_contains "gloo: by shape, the collective" "$shape" "         2        0 ns        0 ns  200.000 us  200.000 us     gloo:all_reduce  [[1000]]"
+t_contains "gloo: by shape, one shape" "$shape" "         2        0 ns        0 ns  100.000 us  100.000 us  E  aten::mm         [[4, 4], [4, 4]]"
+t_contains "gloo: by shape, the other" "$shape" "         2        0 ns        0 ns  100.000 us  100.000 us  E  aten::mm         [[8, 8], [8, 8]]"
+t_eq "gloo: the same distributed view" "$(dist_of "$out")" "$(dist_of "$shape")"
+out=$($MEMLENS perf "$tmp/nccl.json"); t_eq "nccl: text exit" $? 0
+t_contains "nccl: ops by name" "$out" "         3  120.000 us  120.000 us  120.000 us  150.000 us  E  aten::mm"
+t_contains "nccl: bytes from c10d's shapes" "$out" "      0        2  120.000 us   60.000 us     1.00 KiB  c10d::allreduce_"
+shape=$($MEMLENS perf --view all --group-by shape "$tmp/nccl.json"); t_eq "nccl: by shape exit" $? 0
+t_contains "nccl: by shape, the collective" "$shape" "         2  120.000 us  120.000 us  180.000 us  200.000 us     c10d::allreduce_  [[256]]"
+t_contains "nccl: by shape, one shape" "$shape" "         2   80.000 us   80.000 us   80.000 us  100.000 us  E  aten::mm          [[4, 4], [4, 4]]"
+t_contains "nccl: by shape, the other" "$shape" "         1   40.000 us   40.000 us   40.000 us   50.000 us  E  aten::mm          [[8, 8], [8, 8]]"
+t_eq "nccl: the same distributed view" "$(dist_of "$out")" "$(dist_of "$shape")"
+
 # Sorting the slices and the analyses run on two threads (src/common/par.h):
 # the output is the same byte for byte as on one (MEMLENS_ONE_THREAD), on a
 # realistic generated trace split in halves and on the gold trace.

@@ -917,6 +917,73 @@ TEST(names_and_dims_alike_in_their_first_bytes_keep_their_own_text)
     ml_profile_free(p);
 }
 
+/* Args not read in a row are skipped as one run (kineto_event.c skip_run,
+ * with a memo of the runs seen), every key between them still checked: in
+ * events written alike (one shape), a key that is read where an unread one
+ * was ("Sequence number" and "In msg nelems", of the same lengths as the keys
+ * they replace, one after a value that is the same, so that the events
+ * differ past their first 16 bytes only; "Input Dims", of another) is read;
+ * values of other lengths, one whose text begins with one remembered, and
+ * numbers that change before and after the run (Record function id, Ev Idx)
+ * leave the arg read after the run ("Fwd thread id") right.  Shapes not read
+ * (keep no_op_shapes) join the run, but on a collective's op (gloo:), whose
+ * shapes are read. */
+TEST(runs_of_args_not_read_check_every_key)
+{
+    static const struct {
+        const char *name, *a, *b;
+        int64_t seq, nelems;
+        int dims; /* 1: read when shapes are, 2: always */
+    } v[] = {
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"1\"]", "\"Input Strides\": [[4, 1], []]", -1, -1, 0},
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"12345\"]", "\"Input Strides\": [[4096, 1], [1]]", -1, -1, 0},
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"1\"]", "\"Input Strides\": [[4, 1], [], []]", -1, -1, 0},
+        {"aten::mm", "\"Sequence number\": 42", "\"Input Strides\": [[4, 1], []]", 42, -1, 0},
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"1\"]", "\"In msg nelems\": 1024", -1, 1024, 0},
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"1\", \"2\", \"3\"]", "\"Input Strides\": 1024", -1, -1, 0},
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"1\", \"2\", \"3\"]", "\"In msg nelems\": 1024", -1, 1024, 0},
+        {"aten::mm", "\"Concrete Inputs\": [\"\", \"1\"]", "\"Input Dims\": [[4, 1], []]", -1, -1, 1},
+        {"gloo:all_reduce", "\"Concrete Inputs\": [\"\", \"1\"]", "\"Input Dims\": [[4, 1], []]", -1, -1, 2},
+    };
+    enum { NV = sizeof v / sizeof *v, NEV = 12 * NV };
+    char *json = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&json, &len);
+    fputs("{\"traceEvents\": [\n", f);
+    for (int i = 0; i < NEV; i++)
+        fprintf(f, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"%s\", \"pid\": 1, \"tid\": 2, \"ts\": %d, \"dur\": 1, "
+                   "\"args\": {\"External id\": %d, \"Record function id\": %d, %s, %s, \"Ev Idx\": %d, \"Fwd thread id\": %d}}",
+                i ? ",\n" : "", v[i % NV].name, 10 * i, i, i % 2 ? 1909 : 0, v[i % NV].a, v[i % NV].b, i, 3 * i);
+    fputs("\n]}\n", f);
+    fclose(f);
+    for (int shapes_unread = 0; shapes_unread < 2; shapes_unread++) {
+        ml_keep keep = {.no_op_shapes = shapes_unread};
+        ml_source *src = ml_source_from_memory("t.json", json, len);
+        ml_profile *p = ml_profile_new("t.json", "kineto");
+        p->trace = ml_trace_new();
+        int rc = ml_kineto_import(src, p, &keep, &err);
+        ml_source_close(src);
+        CHECK_EQ_I64(rc, 0);
+        const ml_trace *t = p->trace;
+        const ml_slices *s = &t->slices;
+        CHECK_EQ_I64(s->ts.len, NEV);
+        for (size_t i = 0; rc == 0 && i < s->ts.len && i < NEV; i++) {
+            size_t ev = (size_t)((s->ts.v[i] - s->ts.v[0]) / 10000), k = ev % NV;
+            CHECK(s->info.v[i] != ML_NONE32);
+            if (s->info.v[i] == ML_NONE32) continue;
+            const ml_op_info *oi = &t->op_info.v[s->info.v[i]];
+            CHECK_EQ_I64(oi->fwd_thread, (int64_t)(3 * ev));
+            CHECK_EQ_I64(oi->seq, v[k].seq);
+            const ml_comm_args *c = ml_op_comm(t, oi);
+            CHECK_EQ_I64(c ? c->in_nelems : -1, v[k].nelems);
+            bool dims = v[k].dims == 2 || (v[k].dims == 1 && !shapes_unread);
+            CHECK_EQ_STR(oi->input_dims ? ml_s(p, oi->input_dims) : "", dims ? "[[4, 1], []]" : "");
+        }
+        ml_profile_free(p);
+    }
+    free(json);
+}
+
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
@@ -936,6 +1003,7 @@ int main(void)
     RUN(a_trace_read_in_tiny_pieces_gives_the_same_profile);
     RUN(events_read_from_the_buffer_equal_the_token_path);
     RUN(names_and_dims_alike_in_their_first_bytes_keep_their_own_text);
+    RUN(runs_of_args_not_read_check_every_key);
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
     RUN(powers_of_ten_are_pow_bit_for_bit);

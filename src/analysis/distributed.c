@@ -42,8 +42,7 @@ static bool contains_nccl(const char *s)
 
 static bool is_collective_op(const char *name)
 {
-    return !strncmp(name, "nccl:", 5) || !strncmp(name, "gloo:", 5) || !strncmp(name, "c10d::", 6) ||
-           !strcmp(name, "record_param_comms");
+    return ml_op_is_collective(name) || !strcmp(name, "record_param_comms");
 }
 
 typedef struct coll_acc {  /* one (rank, name, group size) row being built */
@@ -178,7 +177,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
             else if (kind == ML_SL_CPU_OP) VEC_PUSH(&comp, sp);
             /* No device: the backend's own span (gloo:all_reduce, on its worker
              * thread, with the tensors' Input Dims / Input type) is the call. */
-            if (!strncmp(name, "gloo:", 5) || !strncmp(name, "nccl:", 5))
+            if (ml_op_is_backend_call(name))
                 coll_count(p, &acc, name, one_group, (uint32_t)i, NULL, sp);
             continue;
         }
@@ -200,8 +199,8 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         uint32_t op = ML_NONE32, c10d = ML_NONE32;
         for (uint32_t q = s->launcher.v[i]; q != ML_NONE32; q = s->parent.v[q]) {
             const char *qn = ml_s(p, s->name.v[q]);
-            if (op == ML_NONE32 && (!strncmp(qn, "nccl:", 5) || !strncmp(qn, "gloo:", 5))) op = q;
-            if (c10d == ML_NONE32 && !strncmp(qn, "c10d::", 6)) c10d = q;
+            if (op == ML_NONE32 && ml_op_is_backend_call(qn)) op = q;
+            if (c10d == ML_NONE32 && ml_op_is_c10d(qn)) c10d = q;
             uint32_t qi = s->info.v[q];
             if (!cargs && !strcmp(qn, "record_param_comms") && qi != ML_NONE32 && qi < t->op_info.len)
                 cargs = ml_op_comm(t, &t->op_info.v[qi]);

@@ -305,8 +305,11 @@ int ml_cmd_perf(int argc, char **argv, const ml_cli_io *io)
                     .view = {.views = views ? views : ML_VIEW_ALL, .group = group,
                              .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(io->out)}};
     /* perf shows no memory categories or attribution, and of the memory side reads only the
-     * curves (the recommendations): lean storage holds them */
-    ml_job_opts jo = {.err = io->err, .needs = {.time = true, .no_categories = true, .no_op_memory = true, .lean = true}, .jobs = jobs,
+     * curves (the recommendations): lean storage holds them.  Its text grouped by name shows no
+     * input shapes (but the distributed view's bytes, from its collectives' ops: needs.h) */
+    ml_needs needs = {.time = true, .no_categories = true, .no_op_memory = true, .lean = true,
+                      .no_op_shapes = !json && group == ML_PERF_BY_NAME};
+    ml_job_opts jo = {.err = io->err, .needs = needs, .jobs = jobs,
                       .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true, .lists_logdir = true,
                       .rec = {.no_stragglers = !json && !(pa.view.views & ML_VIEW_DISTRIBUTED)}};
     ml_job job;

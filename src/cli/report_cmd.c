@@ -18,9 +18,11 @@
 
 /* What the report reads of a rank it shows: everything, the time side too
  * (the Trace view and the perf object read p->trace).  The job's first
- * pass, which only makes each rank's record, reads less. */
+ * pass, which only makes each rank's record (rankrec.h: steps, collectives,
+ * memory peaks), reads less: no categories, no memory per op, no op shapes
+ * but its collectives'. */
 static const ml_needs report_needs = {.time = true};
-static const ml_needs records_needs = {.time = true, .no_categories = true, .no_op_memory = true};
+static const ml_needs records_needs = {.time = true, .no_categories = true, .no_op_memory = true, .no_op_shapes = true};
 
 /* A rank of the job loaded again, with all the report shows (report_job.c). */
 static ml_profile *load_rank(void *arg, const ml_rankrec *r, ml_err *e)

@@ -49,6 +49,7 @@ static inline void set_name(kineto *k, event_fields *f, const char *s, size_t n)
     k->name[n] = 0;
     k->name_len = n;
     f->has_name = true;
+    k->shapes_unread = !ml_keep_op_shapes(&k->keep, k->name);
 }
 
 /* A pid/tid (number or string) as text. */
@@ -237,7 +238,10 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     const char *s;
     size_t m;
     int r;
-    switch (row ? row->kind : KA_SKIP) {
+    int kind = row ? row->kind : KA_SKIP;
+    /* shapes not read: skipped, once ph is known (before, a number may be a counter's) */
+    if (kind == KA_COMPACT && k->shapes_unread && f->ph) kind = KA_SKIP;
+    switch (kind) {
     case KA_DIM3: return read_dim3(k, (int32_t *)(void *)ta_field(k, row));
     case KA_COMPACT: return read_compact(k, (ml_str *)(void *)ta_field(k, row));
     case KA_FLOAT: return read_float(k, (float *)(void *)ta_field(k, row));
@@ -285,15 +289,57 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
  * (slots).  An event that matches a shape, literal for literal, has its
  * values read straight into their fields (shape_event): no key is looked
  * at.  A literal covers the constant values (ph, cat, bp), whose fields the
- * shape keeps; a name slot requires the name to be a memory event's, or
- * not, as it was in the event the shape was learned from (what is read of
- * the args depends on it). */
+ * shape keeps; a name slot requires the name to be of the kind it was in the
+ * event the shape was learned from (what is read of the args depends on it):
+ * a memory event's, an op's whose shapes are not read (shapes_unread), or
+ * another. */
 enum {
-    SH_TS, SH_DUR, SH_PID, SH_TID, SH_NAME_MEMORY, SH_NAME_OTHER, SH_ID, SH_SKIP,
+    SH_TS, SH_DUR, SH_PID, SH_TID,
+    SH_NAME,                       /* any name (fast_event, which learns its kind): */
+    SH_NAME_MEMORY, SH_NAME_OTHER, SH_NAME_NO_SHAPES, /* a name of this kind (name_slot) */
+    SH_ID, SH_SKIP,
+    SH_RUN, /* two or more args in a row that are not read or are shapes (SH_ARG + KA_SKIP or
+             * KA_COMPACT), read as one (read_run): shape.run[at], which holds the literals between
+             * them (their keys) */
     SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
 };
+/* The kind of name slot the current event's name (just read) fills. */
+static inline int name_slot(const kineto *k)
+{
+    return is_memory_name(k) ? SH_NAME_MEMORY : k->shapes_unread ? SH_NAME_NO_SHAPES : SH_NAME_OTHER;
+}
+
 #define SHAPE_SLOTS 32
 #define SHAPE_TEXT 1024
+#define SHAPE_RUNS 4
+enum { RUN_WAYS = 16, RUN_TEXT = 368 }; /* (a realistic trace's cpu_ops have some 20 runs, of 90 to 320 bytes) */
+enum { RUN_SHAPES = 4 };                 /* shapes (KA_COMPACT args) in a run */
+
+/* A run of args not read, or shapes: its values, and the literals between them. */
+typedef struct shape_run {
+    unsigned n;                       /* values (2 or more) */
+    uint16_t key_end[SHAPE_SLOTS];    /* literal j (after value j) ends at keys[key_end[j]], and begins
+                                       * where j - 1 ended (at 0 for j = 0) */
+    uint8_t kind[SHAPE_SLOTS];        /* each value's: KA_SKIP or KA_COMPACT */
+    uint16_t at[SHAPE_SLOTS];         /* KA_COMPACT: the field's offset in trace_args */
+} shape_run;
+
+/* What the first run of a shape remembers of its text (read_run): the bytes
+ * from a value that is no number up to where the last one that is no number
+ * ends (or up to the value after the literal that follows it), seen before,
+ * and the shapes among those values, as interned then. */
+typedef struct run_seen {
+    uint16_t len;                     /* 0: unused */
+    uint8_t first, next;              /* the values from `first` (where the text begins) to `next`
+                                       * (where it ends: the run's end, or that value's start) */
+    uint8_t nshapes;
+    uint16_t at[RUN_SHAPES];          /* the shapes' fields in trace_args */
+    ml_str id[RUN_SHAPES];            /* and their texts */
+} run_seen;
+typedef struct run_memo {
+    run_seen seen;
+    char text[RUN_TEXT + 16];         /* (16 bytes that 16-byte compares may read) */
+} run_memo;
 
 typedef struct shape {
     unsigned nslots;
@@ -302,9 +348,15 @@ typedef struct shape {
     uint16_t lit_end[SHAPE_SLOTS + 1]; /* literal s ends at text[lit_end[s]] (and begins where s - 1 ended);
                                        * literal nslots ends the event */
     uint8_t slot[SHAPE_SLOTS];
-    uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args */
+    uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args;
+                                       * SH_RUN: its run */
     event_fields proto;               /* the constant fields */
     char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
+    unsigned nruns;
+    shape_run run[SHAPE_RUNS];
+    char keys[SHAPE_TEXT + 16];       /* the runs' literals */
+    uint8_t memo_order[RUN_WAYS];     /* run 0's memo, most recently used first */
+    run_memo memo[RUN_WAYS];
 } shape;
 
 /* While recording: the literal up to p[at], then a slot that ends at p[end]
@@ -327,6 +379,52 @@ static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int k
 static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind)
 {
     shape_slot_at(sh, p, at, end, kind, 0);
+}
+
+/* A shape recorded: each run of two or more args in a row that are not read
+ * or are shapes (up to SHAPE_RUNS runs, of up to RUN_SHAPES shapes) made one
+ * SH_RUN slot, the literals between its values moved into the run, so that
+ * shape_event() reads them in one step. */
+static void shape_runs(shape *sh)
+{
+    uint16_t lit_end[SHAPE_SLOTS + 1], at[SHAPE_SLOTS];
+    uint8_t slot[SHAPE_SLOTS];
+    char text[SHAPE_TEXT];
+    unsigned n = sh->nslots, ns = 0;
+    memcpy(lit_end, sh->lit_end, sizeof lit_end);
+    memcpy(at, sh->at, sizeof at);
+    memcpy(slot, sh->slot, sizeof slot);
+    memcpy(text, sh->text, lit_end[n]);
+    size_t w = 0, kw = 0;
+    sh->nruns = 0;
+    for (unsigned s = 0;;) { /* literal s, then slot s (and the slots of its run) */
+        size_t a = s ? lit_end[s - 1] : 0;
+        memcpy(sh->text + w, text + a, lit_end[s] - a);
+        w += lit_end[s] - a;
+        sh->lit_end[ns] = (uint16_t)w;
+        if (s == n) break;
+        unsigned e = s, shapes = 0;
+        for (; e < n && (slot[e] == SH_ARG + KA_SKIP || slot[e] == SH_ARG + KA_COMPACT); e++)
+            if (slot[e] == SH_ARG + KA_COMPACT && shapes++ == RUN_SHAPES) break;
+        if (e - s < 2 || sh->nruns == SHAPE_RUNS) {
+            sh->slot[ns] = slot[s], sh->at[ns++] = at[s];
+            s++;
+            continue;
+        }
+        shape_run *r = &sh->run[sh->nruns];
+        r->n = e - s;
+        for (unsigned j = 0; j < r->n; j++) r->kind[j] = (uint8_t)(slot[s + j] - SH_ARG), r->at[j] = at[s + j];
+        for (unsigned j = 0; j + 1 < r->n; j++) { /* literal s + 1 + j: between values j and j + 1 */
+            size_t b = lit_end[s + j];
+            memcpy(sh->keys + kw, text + b, lit_end[s + j + 1] - b);
+            kw += lit_end[s + j + 1] - b;
+            r->key_end[j] = (uint16_t)kw;
+        }
+        sh->slot[ns] = SH_RUN, sh->at[ns++] = (uint16_t)sh->nruns++;
+        s = e;
+    }
+    sh->nslots = ns;
+    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].seen.len = 0, sh->memo_order[w_] = (uint8_t)w_;
 }
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
@@ -396,6 +494,97 @@ static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
     return end;
 }
 
+/* Whether the value at p[i] is a number (it begins like one). */
+static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p[i] <= '9') || p[i] == '-'; }
+
+/* Run 0's memo: the values from `first` on remembered at p[i] (the bytes
+ * there begin with the text: they are those values, and the literals
+ * between them, as they were when remembered, keys included), or NULL. */
+static const run_seen *run_memo_find(shape *sh, unsigned first, const char *p, size_t i, size_t n)
+{
+    for (unsigned w = 0; w < RUN_WAYS; w++) {
+        uint8_t o = sh->memo_order[w];
+        const run_memo *m = &sh->memo[o];
+        size_t len = m->seen.len;
+        if (!len) return NULL;
+        if (m->seen.first != first || len > n - i) continue;
+        /* the last 16 bytes first: runs that begin alike (the same inputs) differ in their shapes, later */
+        if (len >= 16 ? !jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) || !jp_same_bytes(p + i, m->text, len - 16)
+                      : !jp_same_bytes(p + i, m->text, len))
+            continue;
+        for (; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
+        sh->memo_order[0] = o;
+        return &m->seen;
+    }
+    return NULL;
+}
+
+/* A run's text remembered, in front (the least recently used one out). */
+static void run_memo_put(shape *sh, const run_seen *seen, const char *text)
+{
+    if (!seen->len) return;
+    uint8_t o = sh->memo_order[RUN_WAYS - 1];
+    for (unsigned w = RUN_WAYS - 1; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
+    sh->memo_order[0] = o;
+    sh->memo[o].seen = *seen;
+    memcpy(sh->memo[o].text, text, seen->len);
+}
+
+/* Run r of shape sh (SH_RUN) at p[i]: each value skipped (a number here,
+ * any other as skip_unread_arg() skips it) or, a shape, read as
+ * compact_value() reads it; each literal between two (the next key) the
+ * run's: the index after its last value, or 0.  Run 0 first looks its
+ * values up in its memo from the first that is no number (most runs come
+ * back: the same shapes and types, layer after layer), numbers before and
+ * after it (an index, an id, that change) read one by one; a miss remembers
+ * them. */
+static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i, size_t n)
+{
+    const shape_run *run = &sh->run[r];
+    char *ta = (char *)&k->ta;
+    bool memo = r == 0;
+    run_seen got;                              /* what a miss remembers: values first .. next - 1 */
+    got.first = (uint8_t)run->n, got.next = 0, got.nshapes = 0;
+    size_t from = 0, to = 0;                   /* and their text */
+    for (unsigned j = 0;;) {
+        bool num = number_at(p, i);
+        if (!num && memo) {
+            memo = false;
+            const run_seen *m = run_memo_find(sh, j, p, i, n);
+            if (m) {
+                for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]);
+                i += m->len;
+                if ((j = m->next) == run->n) return i;
+                continue;
+            }
+            got.first = (uint8_t)j, from = i;
+        }
+        if (run->kind[j] == KA_COMPACT) {
+            ml_str id;
+            if (!(i = compact_value(k, p, i, n, &id))) return 0;
+            memcpy(ta + run->at[j], &id, sizeof id);
+            if (got.first < run->n) got.at[got.nshapes] = run->at[j], got.id[got.nshapes++] = id;
+        } else if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) {
+            return 0;
+        }
+        bool last = j + 1 == run->n;
+        if (!num) got.next = (uint8_t)(j + 1), to = i;
+        if (!last) {
+            size_t a = j ? run->key_end[j - 1] : 0, len = run->key_end[j] - a;
+            if (n - i < len || !jp_same_bytes(p + i, sh->keys + a, len)) return 0;
+            i += len;
+            if (!num) to = i;
+        }
+        if (last) break;
+        j++;
+    }
+    if (got.first < run->n && to - from <= RUN_TEXT) {
+        got.len = (uint16_t)(to - from);
+        run_memo_put(sh, &got, p + from);
+    }
+    return i;
+}
+
 /* An arg's value at p[i], of kind `kind` (a time side's: KA_INT ..
  * KA_FLOAT, or KA_SKIP), into k->ta at offset off: the index after it, or 0. */
 static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
@@ -442,7 +631,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
         }
         return end;
     }
-    case KA_SKIP: return skip_unread_arg(k, p, i, n);
+    case KA_SKIP: return number_at(p, i) ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n);
     }
     return 0; /* a memory event's arg: the token path reads it */
 }
@@ -459,9 +648,10 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         const char *key;
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
-        /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped) */
+        /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped;
+         * so are shapes the command does not read) */
         const ka_key *row = arg_row(k, key, kn);
-        int kind = row && row->kind != KA_NAME ? row->kind : KA_SKIP;
+        int kind = row && row->kind != KA_NAME && !(row->kind == KA_COMPACT && k->shapes_unread) ? row->kind : KA_SKIP;
         size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
         shape_slot_at(rec, p, i, end, SH_ARG + kind, off); /* (SH_ARG + KA_SKIP: skip_unread_arg) */
@@ -712,6 +902,7 @@ static void event_begin(kineto *k, event_fields *f)
     f->dev_kind = ML_DEV_CUDA;
     k->name_len = 0;
     k->name_interned = false;
+    k->shapes_unread = false;
     if (k->t) {
         k->ta = TA_NONE;
         k->cvals.len = 0;
@@ -793,7 +984,8 @@ static inline size_t plain_memory_int(const char *p, size_t i, size_t n, int64_t
  * reads the same way.  The one decoder of both fast paths: fast_event()
  * calls it for the key it found, shape_event() for the slot it expects
  * (inlined: shape_event() runs it for every value of most events). */
-static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_fields *f, int slot, size_t off, const char *p, size_t i, size_t n)
+static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_fields *f, shape *sh, int slot, size_t off,
+                                                              const char *p, size_t i, size_t n)
 {
     size_t end;
     const char *v;
@@ -813,16 +1005,19 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         if (slot == SH_PID) set_id(f->pid, &f->pid_len, v, m);
         else set_id(f->tid, &f->tid_len, v, m);
         return end;
+    case SH_NAME:
     case SH_NAME_MEMORY:
     case SH_NAME_OTHER:
+    case SH_NAME_NO_SHAPES:
         if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
         set_name(k, f, p + i + 1, end - i - 2);
-        return end;
+        return slot == SH_NAME || slot == name_slot(k) ? end : 0;
     case SH_ID:
         if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
         f->id = flow_id(v, m), f->has_id = true;
         return end;
     case SH_SKIP: return jp_skip(p, i, n);
+    case SH_RUN: return read_run(k, sh, (unsigned)off, p, i, n);
     case SH_ARG + KA_ADDR:
         if (!(end = jp_uint(p, i, &f->addr))) return 0;
         f->has_addr = true;
@@ -854,7 +1049,7 @@ static size_t memory_args_at(kineto *k, event_fields *f, const char *p, size_t a
         int slot = row && row->kind >= KA_ADDR ? SH_ARG + row->kind : SH_SKIP;
         /* an arg the time side reads: read_trace_arg's way (the token path) */
         if (slot == SH_SKIP && row && k->t) return 0;
-        size_t end = plain_slot(k, f, slot, 0, p, i, n);
+        size_t end = plain_slot(k, f, NULL, slot, 0, p, i, n);
         if (!end) return 0;
         shape_slot(rec, p, i, end, slot);
         i = jp_ws(p, end);
@@ -907,8 +1102,8 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         case EK_TID: slot = SH_TID; goto value;
         case EK_ID: slot = SH_ID; goto value;
         case EK_NAME:
-            if (!(end = plain_slot(k, &f, SH_NAME_OTHER, 0, p, i, n))) return 0;
-            shape_slot(rec, p, i, end, is_memory_name(k) ? SH_NAME_MEMORY : SH_NAME_OTHER);
+            if (!(end = plain_slot(k, &f, NULL, SH_NAME, 0, p, i, n))) return 0;
+            shape_slot(rec, p, i, end, name_slot(k));
             break;
         case EK_ARGS:
             switch (args_route(k, &f)) {
@@ -920,7 +1115,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
             break;
         default:
         value:
-            if (!(end = plain_slot(k, &f, slot, 0, p, i, n))) return 0;
+            if (!(end = plain_slot(k, &f, NULL, slot, 0, p, i, n))) return 0;
             shape_slot(rec, p, i, end, slot);
         }
         if (!end) return 0;
@@ -941,6 +1136,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         rec->proto.dev_kind = f.dev_kind;
         rec->proto.cat_id = f.cat_id;
         rec->proto.bind_enclosing = f.bind_enclosing;
+        shape_runs(rec);
     }
     js_consume_element(k->js, i + 1);
     return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
@@ -948,7 +1144,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
 
 /* The event at p[0] if it has shape sh: 1 if it was read and consumed, 0 if
  * it has not, -1 on error. */
-static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
+static int shape_event(kineto *k, shape *sh, const char *p, size_t n)
 {
     /* The first literal (up to the first value: "ph" and "cat" are in it)
      * before anything is set up: most of the shapes tried fail there. */
@@ -962,11 +1158,8 @@ static int shape_event(kineto *k, const shape *sh, const char *p, size_t n)
         k->cvals.len = 0;
     }
     for (unsigned s = 0; s < sh->nslots; s++) { /* slot s, then the literal after it */
-        size_t end = plain_slot(k, &f, sh->slot[s], sh->at[s], p, i, n);
+        size_t end = plain_slot(k, &f, sh, sh->slot[s], sh->at[s], p, i, n);
         if (!end) return 0;
-        if ((sh->slot[s] == SH_NAME_MEMORY || sh->slot[s] == SH_NAME_OTHER) &&
-            is_memory_name(k) != (sh->slot[s] == SH_NAME_MEMORY))
-            return 0;
         i = end;
         size_t len = sh->lit_end[s + 1] - from;
         if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
@@ -983,6 +1176,9 @@ static int shaped_event(kineto *k, const char *p, size_t n)
 {
     for (unsigned i = 0; i < k->nshapes; i++) {
         shape *sh = k->shapes[i];
+        /* most shapes tried differ from the event in their first bytes ("ph", "cat"): those
+         * looked at here, before the call (shape_event() compares them again) */
+        if (n >= 32 && sh->lit_end[0] >= 32 && !jp_same_bytes(p, sh->text, 32)) continue;
         int r = shape_event(k, sh, p, n);
         if (r == 0) continue;
         memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);

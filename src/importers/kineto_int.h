@@ -161,6 +161,8 @@ typedef struct kineto {
     char bad_dur_name[64];         /* and its name */
     ml_str name_id;                /* the current event's name interned, once (event_name) */
     bool name_interned;
+    bool shapes_unread;            /* the current event's name says its "Input Dims" / "Input type" are not
+                                    * read (keep.no_op_shapes, and not a collective's op) */
     struct { uint8_t len; char text[CAT_CACHE_LEN]; ml_str id; } cats[CAT_CACHE]; /* cat_of()'s cache */
     unsigned cats_next;
     bool trace_only;               /* ml_kineto_trace_add: the time side only, no ops or memory */

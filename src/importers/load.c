@@ -55,7 +55,8 @@ static ml_keep keep_for(const ml_needs *needs, const char *path)
     bool again = strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
     return (ml_keep){.lean = needs->lean && again,
                      .threads_unread = needs->no_categories,
-                     .first_op_only = needs->no_op_memory};
+                     .first_op_only = needs->no_op_memory,
+                     .no_op_shapes = needs->no_op_shapes};
 }
 
 /* One import of path: its format detected, then read into a new profile

@@ -26,6 +26,10 @@ typedef struct ml_needs {
                          * neither t_free_req, addr (but for those never freed), thread (where the
                          * input has none) nor stream (summary, --json too): an import of a file
                          * that can be read again may store less (keep.h) */
+    bool no_op_shapes;  /* shows no operator's input shapes or types ("Input Dims", "Input type":
+                         * perf's text grouped by name): an importer may leave them unread, but
+                         * on the ops whose shapes the distributed view reads (trace.h,
+                         * ml_op_is_collective) */
 } ml_needs;
 
 #endif

@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 
+#include "trace.h" /* ml_op_is_collective */
+
 typedef struct ml_keep {
     bool lean;           /* the reader wants of the memory side only what lean storage holds
                           * (profile.h, p->lean), and the input can be read again: an importer
@@ -27,11 +29,19 @@ typedef struct ml_keep {
     bool first_op_only;  /* nothing reads operators but the first, the one the clock is read
                           * from (the operators come from the trace instead): an importer may
                           * keep only that one */
+    bool no_op_shapes;   /* nothing reads operators' input shapes and types but the distributed
+                          * view, of its collectives' ops (ml_keep_op_shapes): an importer may
+                          * leave the others unread */
 } ml_keep;
 
 /* The questions, with NULL for "keep everything". */
 static inline bool ml_keep_lean(const ml_keep *k) { return k && k->lean; }
 static inline bool ml_keep_event_threads(const ml_keep *k) { return !k || !k->lean || !k->threads_unread; }
 static inline bool ml_keep_every_op(const ml_keep *k) { return !k || !k->first_op_only; }
+/* Whether the input shapes and types of an op named `name` (NUL-terminated) are read. */
+static inline bool ml_keep_op_shapes(const ml_keep *k, const char *name)
+{
+    return !k || !k->no_op_shapes || ml_op_is_collective(name);
+}
 
 #endif

@@ -36,6 +36,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "strpool.h"
 #include "units.h"
@@ -126,6 +127,21 @@ typedef struct ml_op_info {
      * python_function slice's parent is its enclosing slice); a row per
      * python_function slice for them cost 6 MB on a 400 MB trace. */
 } ml_op_info;
+
+/* The ops of a collective that the distributed view reads by name
+ * (distributed.c): a backend's own span ("nccl:all_reduce", "gloo:broadcast")
+ * and c10d's op ("c10d::allreduce_").  Their input shapes and types size the
+ * collective where no args say its bytes, and so an import that leaves other
+ * ops' shapes unread (keep.h) still reads theirs.  name: NUL-terminated. */
+static inline bool ml_op_is_backend_call(const char *name)
+{
+    return (name[0] == 'n' && !strncmp(name, "nccl:", 5)) || (name[0] == 'g' && !strncmp(name, "gloo:", 5));
+}
+static inline bool ml_op_is_c10d(const char *name) { return name[0] == 'c' && !strncmp(name, "c10d::", 6); }
+static inline bool ml_op_is_collective(const char *name)
+{
+    return ml_op_is_backend_call(name) || ml_op_is_c10d(name);
+}
 
 /* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f). */
 typedef struct ml_kernel_info {
