@@ -495,7 +495,7 @@ static inline bool skey_lt(const skey *x, const skey *y)
 
 #define SKEY_LT(ctx, x, y) skey_lt(&(x), &(y))
 /* Natural merge sort of keys: one pass when sorted, log2(runs) more otherwise. */
-ML_RUNSORT_INPLACE_DEFINE(sort_keys, skey, void *, SKEY_LT)
+ML_RUNSORT_DEFINE(sort_keys_into, skey, void *, SKEY_LT)
 
 /* The slices' sort keys in their one or two parts (the tail: see
  * ml_trace_index): with two, a row with ML_PART1 set is row
@@ -595,7 +595,7 @@ static void sort_slices(ml_trace *t, ml_bufpool *pool)
         if (n1) memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
     }
     free_slices(tl);
-    free(perm);
+    ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
 }
 
 static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
@@ -868,7 +868,7 @@ static const flow_point *point_at(const ml_trace_index *ix, size_t i)
     return i < at + n1 ? &ix->tail_points.v[i - at] : &ix->points.v[i - n1];
 }
 
-static void bind_flows(ml_trace *t, void *scratch)
+static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
 {
     const ml_trace_index *ix = t->index;
     size_t n = ix->points.len + ix->tail_points.len;
@@ -883,14 +883,12 @@ static void bind_flows(ml_trace *t, void *scratch)
     for (int g = 0; g < 3; g++)
         for (size_t k = 0; k < part_n[g]; k++) cursor[(part[g][k].track < nt ? part[g][k].track : nt) + 1]++;
     for (size_t k = 0; k <= nt; k++) cursor[k + 1] += cursor[k];
-    skey *keys = scratch;
     for (size_t g = 0, i = 0; g < 3; g++)
         for (size_t k = 0; k < part_n[g]; k++, i++) {
             const flow_point *p = &part[g][k];
             keys[cursor[p->track < nt ? p->track : nt]++] = (skey){p->id, p->ts, p->cat, (uint32_t)i};
         }
-    sort_keys(keys, n, NULL);
-    VEC_RESERVE(&t->flows, t->flows.len + n); /* a flow per point at most */
+    keys = sort_keys_into(keys, scratch, n, NULL);
     finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
     for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
@@ -955,7 +953,7 @@ static void apply_meta(ml_trace *t)
  * taken before they start. */
 typedef struct finish_task {
     ml_trace *t;
-    void *keys;             /* nest_and_bind_flows: bind_flows' sort keys */
+    skey *keys, *scratch;   /* nest_and_bind_flows: bind_flows' sort keys and the sort's scratch */
     ml_bufpool *pool;       /* link_launchers_and_sort_samples: its tables' */
 } finish_task;
 
@@ -963,7 +961,7 @@ static void nest_and_bind_flows(void *arg)
 {
     const finish_task *j = arg;
     nest(j->t);
-    bind_flows(j->t, j->keys); /* reads parent */
+    bind_flows(j->t, j->keys, j->scratch); /* reads parent */
 }
 
 /* Writes the launcher column and the counters and instants: nothing the
@@ -1025,20 +1023,23 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     ml_bufpool pool = {0};
     sort_slices(t, &pool);
     size_t n = s->ts.len, cap;
-#define TAKE_COLUMN(vec)                                                                   \
+#define TAKE_COLUMN(vec, count)                                                            \
     do {                                                                                   \
         VEC_FREE(&(vec));                                                                  \
-        (vec).v = ml_pool_take(&pool, n * sizeof *(vec).v, &cap);                          \
+        (vec).v = ml_pool_take(&pool, (count) * sizeof *(vec).v, &cap);                    \
         (vec).cap = cap / sizeof *(vec).v;                                                 \
     } while (0)
-    TAKE_COLUMN(s->parent);
-    TAKE_COLUMN(s->depth);
-    TAKE_COLUMN(s->launcher);
-#undef TAKE_COLUMN
+    TAKE_COLUMN(s->parent, n);
+    TAKE_COLUMN(s->depth, n);
+    TAKE_COLUMN(s->launcher, n);
     size_t np = ix->points.len + ix->tail_points.len;
-    finish_task nest_task = {t, ml_pool_take(&pool, np * sizeof(skey), &cap), NULL}, link_task = {t, NULL, &pool};
+    finish_task nest_task = {t, ml_pool_take(&pool, np * sizeof(skey), &cap), NULL, NULL}, link_task = {t, NULL, NULL, &pool};
+    TAKE_COLUMN(t->flows, np); /* a flow per point at most */
+    nest_task.scratch = ml_pool_take(&pool, np * sizeof(skey), &cap);
     ml_par2(nest_and_bind_flows, &nest_task, link_launchers_and_sort_samples, &link_task);
     free(nest_task.keys);
+    free(nest_task.scratch);
+#undef TAKE_COLUMN
     ml_pool_clear(&pool);
     link_launchers_by_flows(t); /* reads the flows and the launchers both tasks wrote */
 }
