@@ -5,7 +5,11 @@
  * merge sort of each track's (ts, -dur) keys, which are nearly sorted in real
  * traces, so a 2M-slice trace sorts in a few passes without a comparator
  * callback; then one stack walk per track for parent/depth, a hash of
- * correlation ids for launchers, and a binary search per flow endpoint. */
+ * correlation ids for launchers, and a binary search per flow endpoint.
+ * A split file's second half (ml_trace_append) waits beside the store as
+ * its tail until then: the sort gathers each column once from both, into
+ * the buffers the columns gathered before it left (a fresh buffer is a page
+ * fault per 4 KiB). */
 #include "trace.h"
 #include "sortperm.h"
 #include "par.h"
@@ -400,6 +404,11 @@ static void append_the_rest(void *arg)
         ml_trace_meta(dst, (ml_trace_meta_kind)m.what, MAP_STR(m.pid), MAP_STR(m.tid), MAP_STR(m.name), m.sort);
     }
     const ml_counters *c = &src->counters;
+    ml_counters *dc = &dst->counters;
+    size_t nc = dc->ts.len + c->ts.len, ni = dst->instants.ts.len + src->instants.ts.len;
+    VEC_RESERVE(&dc->ts, nc); VEC_RESERVE(&dc->value, nc); VEC_RESERVE(&dc->name, nc); VEC_RESERVE(&dc->key, nc);
+    VEC_RESERVE(&dc->track, nc);
+    VEC_RESERVE(&dst->instants.ts, ni); VEC_RESERVE(&dst->instants.name, ni); VEC_RESERVE(&dst->instants.track, ni);
     for (size_t i = 0; i < c->ts.len; i++)
         ml_counter_push(dst, c->ts.v[i], c->value.v[i], MAP_STR(c->name.v[i]), MAP_STR(c->key.v[i]),
                         j->tmap[c->track.v[i]]);
