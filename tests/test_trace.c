@@ -733,6 +733,137 @@ out:
     ml_profile_free(two);
 }
 
+/* ---- a second half appended (ml_trace_append) sorts as if pushed in one store ---- */
+
+/* Part `part` of a made-up trace, pushed into t: rows on three tracks (the
+ * tracks made in another order by odd parts), many with the start and
+ * length of rows of other parts, so that ties show their order; op args,
+ * kernel args and launches, flow points and counters. */
+static void push_part(ml_trace *t, ml_strpool *sp, int part)
+{
+    uint32_t tr[3];
+    for (int k = 0; k < 3; k++) {
+        static const char *const pid[3] = {"1", "1", "0"}, *const tid[3] = {"1", "2", "7"};
+        int at = part % 2 ? 2 - k : k;
+        tr[at] = ml_track_get(t, sp, pid[at], 1, tid[at], 1);
+    }
+    ml_track_set_stream(t, tr[2], 0, 7);
+    ml_str cat = ml_intern_cstr(sp, "ac2g");
+    uint64_t rng = 977 + (uint64_t)part * 7919;
+#define RND(m) ((rng = rng * 6364136223846793005ull + 1442695040888963407ull), (int64_t)((rng >> 33) % (m)))
+    for (int i = 0; i < 300; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "p%d.%d", part, i);
+        int64_t corr = part * 1000 + i, ts = RND(40) * 25, dur = RND(3) * 25;
+        ml_slice_row r = {ts, dur, -1, -1, ml_intern_cstr(sp, name), tr[RND(2)], ML_NONE32, ML_SL_CPU_OP};
+        switch (RND(3)) {
+        case 0: {
+            ml_op_info o = {ml_intern_cstr(sp, name), 0, 0, 0, i, -1, -1};
+            r.info = ml_op_info_push(t, &o);
+            break;
+        }
+        case 1:
+            r.kind = ML_SL_RUNTIME;
+            r.corr = corr;
+            ml_flow_point(t, corr, cat, 's', false, r.track, ts);
+            break;
+        default: {
+            ml_kernel_info k = {0, 7, {1, 1, 1}, {1, 1, 1}, -1, -1, -1, -1, 0, -1, {0, 0, -1, -1, -1}, 0};
+            k.bytes = corr;
+            r.kind = ML_SL_KERNEL;
+            r.track = tr[2];
+            r.corr = corr - RND(3); /* a launch of this part, or none */
+            r.info = ml_kernel_info_push(t, &k);
+            ml_flow_point(t, r.corr, cat, 'f', RND(2) == 0, r.track, ts);
+        }
+        }
+        ml_slice_push(t, &r);
+        if (i % 50 == 0) ml_counter_push(t, ts, i, cat, cat, tr[0]);
+    }
+#undef RND
+}
+
+/* The parts 0 .. nparts-1 pushed into one store, or (split) the odd ones
+ * each into a store of their own, appended to the store of the even ones
+ * once pushed; finished. */
+static ml_profile *parts_store(int nparts, bool split)
+{
+    ml_profile *p = ml_profile_new("x", "test");
+    p->trace = ml_trace_new();
+    for (int part = 0; part < nparts; part++) {
+        if (!split || part % 2 == 0) {
+            push_part(p->trace, p->strings, part);
+            continue;
+        }
+        ml_profile *half = ml_profile_new("y", "test");
+        half->trace = ml_trace_new();
+        ml_intern_cstr(half->strings, "only in the second half"); /* ids unlike the first's */
+        push_part(half->trace, half->strings, part);
+        size_t nstr = ml_strpool_count(half->strings);
+        ml_str *smap = malloc(nstr * sizeof *smap);
+        for (size_t i = 0; i < nstr; i++)
+            smap[i] = ml_intern(p->strings, ml_strget(half->strings, (ml_str)i), ml_strlen(half->strings, (ml_str)i));
+        uint32_t dmap[1] = {0};
+        ml_trace_append(p->trace, half->trace, smap, dmap, 1);
+        free(smap);
+        ml_profile_free(half);
+    }
+    ml_trace_finish(p->trace, 1000);
+    return p;
+}
+
+TEST(store_appended_half_sorts_as_one_store)
+{
+    for (int nparts = 2; nparts <= 5; nparts++) { /* 3: rows pushed after the append; 4, 5: a second append */
+        ml_profile *one = parts_store(nparts, false), *two = parts_store(nparts, true);
+        const ml_trace *a = one->trace, *b = two->trace;
+        const ml_slices *x = &a->slices, *y = &b->slices;
+        CHECK_EQ_I64(x->ts.len, 300 * nparts);
+        CHECK_EQ_I64(y->ts.len, x->ts.len);
+        size_t wrong = 0, launched = 0, nested = 0;
+        for (size_t i = 0; i < x->ts.len && i < y->ts.len; i++) {
+            bool same = x->ts.v[i] == y->ts.v[i] && x->dur.v[i] == y->dur.v[i] && x->track.v[i] == y->track.v[i] &&
+                        x->kind.v[i] == y->kind.v[i] && x->corr.v[i] == y->corr.v[i] &&
+                        x->ext_id.v[i] == y->ext_id.v[i] && x->info.v[i] == y->info.v[i] &&
+                        x->parent.v[i] == y->parent.v[i] && x->depth.v[i] == y->depth.v[i] &&
+                        x->launcher.v[i] == y->launcher.v[i] && !strcmp(ml_s(one, x->name.v[i]), ml_s(two, y->name.v[i]));
+            if (same && x->kind.v[i] == ML_SL_CPU_OP && x->info.v[i] != ML_NONE32)
+                same = !strcmp(ml_s(one, a->op_info.v[x->info.v[i]].input_dims), ml_s(two, b->op_info.v[y->info.v[i]].input_dims));
+            if (same && x->kind.v[i] == ML_SL_KERNEL)
+                same = a->kernel_info.v[x->info.v[i]].bytes == b->kernel_info.v[y->info.v[i]].bytes;
+            if (!same && !wrong++) CHECK_FAILED_("%d parts: slice %zu differs (%s, %s)", nparts, i, ml_s(one, x->name.v[i]), ml_s(two, y->name.v[i]));
+            launched += x->launcher.v[i] != ML_NONE32;
+            nested += x->parent.v[i] != ML_NONE32;
+        }
+        CHECK_EQ_I64(wrong, 0);
+        CHECK(launched > 0 && nested > 0); /* (the comparison saw launches and nesting) */
+        for (size_t k = 0; k + 1 < x->ts.len; k++) /* sorted: (track, ts, longer first) */
+            if (x->track.v[k] == x->track.v[k + 1])
+                CHECK(x->ts.v[k] < x->ts.v[k + 1] || (x->ts.v[k] == x->ts.v[k + 1] && x->dur.v[k] >= x->dur.v[k + 1]));
+        CHECK_EQ_I64(b->flows.len, a->flows.len);
+        for (size_t f = 0; f < a->flows.len && f < b->flows.len; f++) {
+            const ml_flow *fa = &a->flows.v[f], *fb = &b->flows.v[f];
+            if (fa->id != fb->id || fa->from != fb->from || fa->to != fb->to) {
+                CHECK_FAILED_("%d parts: flow %zu differs", nparts, f);
+                break;
+            }
+        }
+        for (uint32_t k = 0; k < a->tracks.len; k++) {
+            size_t f1, n1, f2, n2;
+            ml_track_slices(a, k, &f1, &n1);
+            ml_track_slices(b, k, &f2, &n2);
+            CHECK_EQ_I64(f2, f1);
+            CHECK_EQ_I64(n2, n1);
+        }
+        CHECK_EQ_I64(b->counters.ts.len, a->counters.ts.len);
+        CHECK_EQ_I64(b->span_begin, a->span_begin);
+        CHECK_EQ_I64(b->span_end, a->span_end);
+        CHECK_EQ_I64(a->span_begin, 1000);
+        ml_profile_free(one);
+        ml_profile_free(two);
+    }
+}
+
 /* ---- real traces (../shared/data), expected values from tests/trace_expected.py ---- */
 
 typedef struct expected {
@@ -902,6 +1033,7 @@ int main(void)
     RUN(flow_binding_search_agrees_with_brute_force);
     RUN(store_links_launchers_by_flow_when_an_id_repeats);
     RUN(split_file_gives_the_same_store);
+    RUN(store_appended_half_sorts_as_one_store);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);
     return check_report();

@@ -163,15 +163,20 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     VEC_FREE(&stack_end);
     free(cls);
     size_t nn = b.slice.len;
+    /* The scratch columns below live in output columns not yet written
+     * (each int64, holding counts or node ids): a column of its own would
+     * be fresh pages, a fault per 4 KiB. */
+    int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t)), *device_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t)),
+            *tc_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
 
     /* Merge a cpu_op with its only child of the same name (top down).  The
      * counts saturate: only "exactly one" matters. */
-    uint8_t *nchild = ml_calloc(nn ? nn : 1, 1);
-    uint32_t *rt_from = ml_malloc((nn ? nn : 1) * sizeof *rt_from);
-    for (uint32_t i = 0; i < nn; i++) {
+    int64_t *nchild = tc_total;
+    memset(nchild, 0, (nn ? nn : 1) * sizeof *nchild);
+    for (uint32_t i = 0; i < nn; i++)
         if (b.parent.v[i] != ML_NONE32 && nchild[b.parent.v[i]] < 2) nchild[b.parent.v[i]]++;
-        rt_from[i] = i;
-    }
+    int64_t *rt_from = host_self;
+    for (uint32_t i = 0; i < nn; i++) rt_from[i] = i;
     for (uint32_t i = 0; i < nn; i++) {
         if (b.flags.v[i] & (ML_NODE_MERGED | ML_NODE_ROOT)) continue;
         uint32_t si = b.slice.v[i];
@@ -186,7 +191,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         }
         nchild[i] = nchild[last];
     }
-    free(nchild);
     /* The children of a merged node belong to the node that absorbed it (a
      * parent comes before its children, so it is resolved first). */
     for (uint32_t i = 0; i < nn; i++) {
@@ -196,22 +200,21 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* Whose runtime calls each node ends up with: a merged child's go to the
      * node that absorbed it; the absorbing node's own are dropped (the plugin
      * replaces its list with the child's). */
-    uint32_t *rt_to = ml_malloc((nn ? nn : 1) * sizeof *rt_to);
+    int64_t *rt_to = device_total;
     for (uint32_t i = 0; i < nn; i++) rt_to[i] = (b.flags.v[i] & ML_NODE_MERGED) ? ML_NONE32 : i;
     for (uint32_t i = 0; i < nn; i++) {
         if (b.flags.v[i] & ML_NODE_MERGED || rt_from[i] == i) continue;
         rt_to[i] = ML_NONE32;
         rt_to[rt_from[i]] = i;
     }
-    free(rt_from);
 
     out->n = nn;
     out->host_total = b.dur.v;
-    out->host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    out->host_self = host_self; /* (rt_from's, done with) */
     out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    out->device_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    out->device_total = device_total; /* written once rt_to is done with */
     out->tc_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    out->tc_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    out->tc_total = tc_total;
     if (nn) memcpy(out->host_self, b.dur.v, nn * sizeof(int64_t));
 
     /* Runtime calls to their nodes; External id -> node when needed. */
@@ -243,7 +246,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             }
             if (lo < ext.len && ext.v[lo].ext == x) node = ext.v[lo].node;
         } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
-        if (node != ML_NONE32) node = rt_to[node];
+        if (node != ML_NONE32) node = (uint32_t)rt_to[node];
         out->owner[i] = node;
         if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
     }
@@ -280,7 +283,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             uint32_t *src = ml_u64map_get(&flow_src, i);
             for (uint32_t q = src ? *src : ML_NONE32; q != ML_NONE32 && q < n; q = s->parent.v[q])
                 if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
-                    node = rt_to[out->owner[q]];
+                    node = (uint32_t)rt_to[out->owner[q]];
                     break;
                 }
         }
@@ -296,7 +299,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     }
     free(tc_name);
     ml_u64map_free(&flow_src);
-    free(rt_to);
 
     /* Bottom up (children come after their parents). */
     if (nn) {

@@ -86,3 +86,139 @@ void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, 
     free(side);
     free(placed);
 }
+
+/* ---- pooled buffers, two-part gathers ---- */
+
+void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap)
+{
+    size_t best = pool->n;
+    for (size_t k = 0; k < pool->n; k++) {
+        if (pool->b[k].cap < bytes) continue;
+        if (best == pool->n) { best = k; continue; }
+        size_t in_k = pool->b[k].used < bytes ? pool->b[k].used : bytes;
+        size_t in_best = pool->b[best].used < bytes ? pool->b[best].used : bytes;
+        if (in_k > in_best || (in_k == in_best && pool->b[k].cap < pool->b[best].cap)) best = k;
+    }
+    if (best == pool->n) {
+        *cap = bytes;
+        return ml_malloc(bytes ? bytes : 1);
+    }
+    void *v = pool->b[best].v;
+    *cap = pool->b[best].cap;
+    pool->b[best] = pool->b[--pool->n];
+    return v;
+}
+
+void *ml_pool_take_zero(ml_bufpool *pool, size_t bytes, size_t *cap)
+{
+    size_t k = 0;
+    while (k < pool->n && pool->b[k].cap < bytes) k++;
+    if (k == pool->n) { /* nothing fits: calloc's fresh pages are zero already */
+        *cap = bytes;
+        return ml_calloc(bytes ? bytes : 1, 1);
+    }
+    void *v = ml_pool_take(pool, bytes, cap);
+    memset(v, 0, bytes);
+    return v;
+}
+
+void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used)
+{
+    if (!buf) return;
+    if (pool->n == ML_POOL_MAX) {
+        size_t small = 0;
+        for (size_t k = 1; k < pool->n; k++)
+            if (pool->b[k].cap < pool->b[small].cap) small = k;
+        if (pool->b[small].cap >= cap) {
+            free(buf);
+            return;
+        }
+        free(pool->b[small].v);
+        pool->b[small] = pool->b[--pool->n];
+    }
+    pool->b[pool->n].v = buf;
+    pool->b[pool->n].cap = cap;
+    pool->b[pool->n].used = used < cap ? used : cap;
+    pool->n++;
+}
+
+void ml_pool_clear(ml_bufpool *pool)
+{
+    for (size_t k = 0; k < pool->n; k++) free(pool->b[k].v);
+    pool->n = 0;
+}
+
+static void gather_col(ml_colparts *c, const uint32_t *perm, size_t n, ml_bufpool *pool)
+{
+    size_t e = c->elem_size, cap;
+    unsigned char *out = ml_pool_take(pool, n * e, &cap);
+    const unsigned char *part[2] = {c->part[0], c->part[1]};
+#define GATHER(E)                                                                                \
+    do {                                                                                         \
+        if (!part[1])                                                                            \
+            for (size_t i = 0; i < n; i++) memcpy(out + i * (E), part[0] + (size_t)perm[i] * (E), (E)); \
+        else                                                                                     \
+            for (size_t i = 0; i < n; i++)                                                       \
+                memcpy(out + i * (E), part[perm[i] >> 31] + (size_t)(perm[i] & ~ML_PART1) * (E), (E)); \
+    } while (0)
+    switch (e) {
+    case 8: GATHER(8); break;
+    case 4: GATHER(4); break;
+    case 2: GATHER(2); break;
+    case 1: GATHER(1); break;
+    default: GATHER(e);
+    }
+#undef GATHER
+    for (int k = 0; k < 2; k++) ml_pool_give(pool, c->part[k], c->cap[k] * e, c->len[k] * e);
+    c->part[0] = c->part[1] = NULL;
+    c->out = out;
+    c->out_cap = cap / e;
+}
+
+typedef struct gather_job {
+    ml_colparts *cols;
+    size_t ncols;
+    const bool *side;
+    bool which;
+    const uint32_t *perm;
+    size_t n;
+    ml_bufpool *pool;
+} gather_job;
+
+/* This side's columns, widest first: each goes into a buffer that a wider
+ * (or as wide) column left. */
+static void gather_some(void *arg)
+{
+    const gather_job *j = arg;
+    for (;;) {
+        size_t best = j->ncols;
+        for (size_t c = 0; c < j->ncols; c++)
+            if (j->side[c] == j->which && !j->cols[c].out &&
+                (best == j->ncols || j->cols[c].elem_size > j->cols[best].elem_size))
+                best = c;
+        if (best == j->ncols) return;
+        gather_col(&j->cols[best], j->perm, j->n, j->pool);
+    }
+}
+
+void ml_gather_cols(ml_colparts *cols, size_t ncols, const uint32_t *perm, size_t n, ml_bufpool *pool)
+{
+    /* Widest first, each to the side with fewer bytes so far. */
+    bool *side = ml_calloc(ncols ? ncols : 1, sizeof *side), *placed = ml_calloc(ncols ? ncols : 1, sizeof *placed);
+    size_t bytes[2] = {0, 0};
+    for (size_t k = 0; k < ncols; k++) {
+        size_t best = ncols;
+        for (size_t c = 0; c < ncols; c++)
+            if (!placed[c] && (best == ncols || cols[c].elem_size > cols[best].elem_size)) best = c;
+        placed[best] = true;
+        side[best] = bytes[1] < bytes[0];
+        bytes[side[best]] += cols[best].elem_size;
+        cols[best].out = NULL;
+    }
+    ml_bufpool other = {0};
+    gather_job a = {cols, ncols, side, false, perm, n, pool}, b = {cols, ncols, side, true, perm, n, &other};
+    ml_par2(gather_some, &a, gather_some, &b);
+    for (size_t k = 0; k < other.n; k++) ml_pool_give(pool, other.b[k].v, other.b[k].cap, other.b[k].used);
+    free(side);
+    free(placed);
+}

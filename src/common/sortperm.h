@@ -85,4 +85,47 @@ typedef struct ml_colref {
  * per 4 KiB, which on a 725k-slice trace was most of the sort's time. */
 void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, size_t n);
 
+/* Buffers that gathered columns left behind, kept for the next column that
+ * fits rather than freed: a fresh buffer costs a page fault per 4 KiB it is
+ * written, one already written none.  Sizes in bytes; `used` is how much of
+ * a buffer was written (its pages are in). */
+#define ML_POOL_MAX 32
+typedef struct ml_bufpool {
+    struct { void *v; size_t cap, used; } b[ML_POOL_MAX];
+    size_t n;
+} ml_bufpool;
+
+/* A buffer of at least `bytes` (its size in *cap): of the pooled ones that
+ * fit, the one with the most of those bytes written already (then the
+ * smallest), else a fresh one. */
+void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap);
+/* The same, zeroed. */
+void *ml_pool_take_zero(ml_bufpool *pool, size_t bytes, size_t *cap);
+/* Keeps buf (cap bytes, the first `used` written) for a later take; a full
+ * pool frees the smallest.  NULL is ignored. */
+void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used);
+/* Frees what the pool holds. */
+void ml_pool_clear(ml_bufpool *pool);
+
+/* A permutation of a table kept in two parts (part 1: rows appended to
+ * part 0 but not copied to it yet): an entry with ML_PART1 set is row
+ * (entry & ~ML_PART1) of part 1, else the row of part 0. */
+#define ML_PART1 0x80000000u
+
+/* One column for ml_gather_cols(): its two parts (part[1] NULL when the
+ * table is one part), each of cap[k] elements of which len[k] are rows. */
+typedef struct ml_colparts {
+    void *part[2];
+    size_t cap[2], len[2];
+    size_t elem_size;
+    void *out;              /* set by ml_gather_cols: out[i] = the row perm[i] names */
+    size_t out_cap;         /* out's capacity in elements */
+} ml_colparts;
+
+/* Gathers every column's rows into the order perm gives (n entries), the
+ * columns shared between two threads.  Each column's parts are given to the
+ * pool as soon as they are gathered, and each output is taken from it: a
+ * column gathered goes into the buffer of one gathered before it. */
+void ml_gather_cols(ml_colparts *cols, size_t ncols, const uint32_t *perm, size_t n, ml_bufpool *pool);
+
 #endif

@@ -102,6 +102,9 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, cons
     if (p->trace) {
         second.p->trace = ml_trace_new();
         ml_slices_reserve(second.p->trace, (size - at) / 400);
+        /* the first half's for the whole file: the sort gathers both
+         * halves' rows into the columns this half leaves (ml_bufpool), so
+         * that they hold every row with only the pages past its own fresh */
         ml_slices_reserve(p->trace, size / 400);
     }
     second.stack = stack;

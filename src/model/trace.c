@@ -5,7 +5,11 @@
  * merge sort of each track's (ts, -dur) keys, which are nearly sorted in real
  * traces, so a 2M-slice trace sorts in a few passes without a comparator
  * callback; then one stack walk per track for parent/depth, a hash of
- * correlation ids for launchers, and a binary search per flow endpoint. */
+ * correlation ids for launchers, and a binary search per flow endpoint.
+ * A split file's second half (ml_trace_append) waits beside the store as
+ * its tail until then: the sort gathers each column once from both, into
+ * the buffers the columns gathered before it left (a fresh buffer is a page
+ * fault per 4 KiB). */
 #include "trace.h"
 #include "sortperm.h"
 #include "par.h"
@@ -37,6 +41,15 @@ typedef struct ml_trace_index {
     VEC(flow_point) points;
     VEC(meta_row) meta;
     uint32_t *track_first;  /* after finish: tracks.len + 1 offsets into the slices */
+    /* The second half of a split file (ml_trace_append), its ids already
+     * this store's, kept apart until ml_trace_finish() gathers both into
+     * their sorted places: its slices go after this store's first tail_at
+     * rows, its flow points after the first tail_points_at. */
+    bool has_tail;
+    ml_slices tail;
+    size_t tail_at;
+    VEC(flow_point) tail_points;
+    size_t tail_points_at;
     bool has_span;
     int64_t span_begin, span_end; /* given by the importer (before the base) */
     bool finished;
@@ -76,6 +89,8 @@ void ml_trace_free(ml_trace *t)
         free(t->index->keys);
         free(t->index->vals);
         VEC_FREE(&t->index->points);
+        free_slices(&t->index->tail);
+        VEC_FREE(&t->index->tail_points);
         VEC_FREE(&t->index->meta);
         free(t->index->track_first);
         free(t->index);
@@ -296,33 +311,19 @@ const char *ml_slice_kind_name(unsigned kind)
 
 /* ---- appending the second half of a split file ---- */
 
+/* The second half's slices and flow points are not copied here: their ids
+ * are mapped to dst's in place, and ml_trace_finish() gathers both halves'
+ * rows into their sorted places, each column once (a copy here was a
+ * second write of every row, into pages of its own). */
+
 typedef struct trace_append_job {
     ml_trace *dst, *src;
     const ml_str *smap;
     const uint32_t *tmap;  /* src track -> dst track */
     uint32_t op_base, k_base, comm_base, sync_base, range_base;
-    size_t at, n;          /* the slices go to dst rows [at, at + n) */
 } trace_append_job;
 
 #define MAP_STR(id) ((id) ? j->smap[id] : 0)
-/* One slice column, as ml_slice_push() would add them; the source column
- * goes as soon as it is copied, so the peak stays low. */
-#define APPEND_COL(col, expr)                                                  \
-    do {                                                                       \
-        for (size_t i = 0; i < j->n; i++) d->col.v[j->at + i] = (expr);        \
-        d->col.len = j->at + j->n;                                             \
-        VEC_FREE(&s->col);                                                     \
-    } while (0)
-
-static void append_wide_columns(void *arg)
-{
-    const trace_append_job *j = arg;
-    ml_slices *s = &j->src->slices, *d = &j->dst->slices;
-    APPEND_COL(ts, s->ts.v[i]);
-    APPEND_COL(dur, s->dur.v[i] < 0 ? 0 : s->dur.v[i]);
-    APPEND_COL(corr, s->corr.v[i]);
-    APPEND_COL(ext_id, s->ext_id.v[i]);
-}
 
 static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
 
@@ -335,17 +336,24 @@ static uint32_t info_base(const trace_append_job *j, uint8_t kind)
     return j->op_base;
 }
 
-/* The narrow slice columns, then the op and kernel args, flows, metadata,
- * counters and instants. */
+/* The second half's slices: names, tracks and info rows, in place. */
+static void map_tail_slices(void *arg)
+{
+    const trace_append_job *j = arg;
+    ml_slices *s = &j->src->slices;
+    for (size_t i = 0; i < s->ts.len; i++) {
+        s->name.v[i] = MAP_STR(s->name.v[i]);
+        s->track.v[i] = j->tmap[s->track.v[i]];
+        if (s->info.v[i] != ML_NONE32) s->info.v[i] += info_base(j, s->kind.v[i]);
+    }
+}
+
+/* The op and kernel args (appended: slices index them), the flow points (in
+ * place), metadata, counters and instants. */
 static void append_the_rest(void *arg)
 {
     const trace_append_job *j = arg;
     ml_trace *dst = j->dst, *src = j->src;
-    ml_slices *s = &src->slices, *d = &dst->slices;
-    APPEND_COL(name, MAP_STR(s->name.v[i]));
-    APPEND_COL(track, j->tmap[s->track.v[i]]);
-    APPEND_COL(info, s->info.v[i] == ML_NONE32 ? ML_NONE32 : s->info.v[i] + info_base(j, s->kind.v[i]));
-    APPEND_COL(kind, s->kind.v[i]); /* after info, which reads it */
     for (size_t i = 0; i < src->op_comm.len; i++) {
         ml_comm_args c = src->op_comm.v[i];
         c.collective = MAP_STR(c.collective);
@@ -386,22 +394,21 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->range_info);
     VEC_FREE(&src->range_key);
     VEC_FREE(&src->range_value);
-    const flow_point *from = src->index->points.v;
-    size_t np = src->index->points.len, at = dst->index->points.len;
-    VEC_RESERVE(&dst->index->points, at + np);
-    flow_point *to = dst->index->points.v + at;
-    for (size_t i = 0; i < np; i++) {
-        to[i] = from[i];
-        to[i].cat = MAP_STR(from[i].cat);
-        to[i].track = j->tmap[from[i].track];
+    flow_point *pt = src->index->points.v;
+    for (size_t i = 0; i < src->index->points.len; i++) {
+        pt[i].cat = MAP_STR(pt[i].cat);
+        pt[i].track = j->tmap[pt[i].track];
     }
-    dst->index->points.len = at + np;
-    VEC_FREE(&src->index->points);
     for (size_t i = 0; i < src->index->meta.len; i++) {
         meta_row m = src->index->meta.v[i];
         ml_trace_meta(dst, (ml_trace_meta_kind)m.what, MAP_STR(m.pid), MAP_STR(m.tid), MAP_STR(m.name), m.sort);
     }
     const ml_counters *c = &src->counters;
+    ml_counters *dc = &dst->counters;
+    size_t nc = dc->ts.len + c->ts.len, ni = dst->instants.ts.len + src->instants.ts.len;
+    VEC_RESERVE(&dc->ts, nc); VEC_RESERVE(&dc->value, nc); VEC_RESERVE(&dc->name, nc); VEC_RESERVE(&dc->key, nc);
+    VEC_RESERVE(&dc->track, nc);
+    VEC_RESERVE(&dst->instants.ts, ni); VEC_RESERVE(&dst->instants.name, ni); VEC_RESERVE(&dst->instants.track, ni);
     for (size_t i = 0; i < c->ts.len; i++)
         ml_counter_push(dst, c->ts.v[i], c->value.v[i], MAP_STR(c->name.v[i]), MAP_STR(c->key.v[i]),
                         j->tmap[c->track.v[i]]);
@@ -409,12 +416,39 @@ static void append_the_rest(void *arg)
     for (size_t i = 0; i < in->ts.len; i++)
         ml_instant_push(dst, in->ts.v[i], MAP_STR(in->name.v[i]), j->tmap[in->track.v[i]]);
 }
-#undef APPEND_COL
 #undef MAP_STR
+
+/* Copies the tail into the store's own columns, where the append order puts
+ * it (after the first tail_at rows): only for a second append, or a half
+ * too large for ML_PART1 to mark its rows. */
+static void join_tail(ml_trace *t)
+{
+    ml_trace_index *ix = t->index;
+    if (!ix->has_tail) return;
+    ml_slices *s = &t->slices, *tl = &ix->tail;
+    size_t at = ix->tail_at, n0 = s->ts.len, n1 = tl->ts.len;
+#define JOIN(col, from, at_, n0_, n1_)                                                      \
+    do {                                                                                       \
+        VEC_RESERVE(&(col), (n0_) + (n1_));                                                    \
+        memmove((col).v + (at_) + (n1_), (col).v + (at_), ((n0_) - (at_)) * sizeof *(col).v);   \
+        memcpy((col).v + (at_), (from).v, (n1_) * sizeof *(col).v);                            \
+        (col).len = (n0_) + (n1_);                                                             \
+        VEC_FREE(&(from));                                                                     \
+    } while (0)
+    JOIN(s->ts, tl->ts, at, n0, n1); JOIN(s->dur, tl->dur, at, n0, n1); JOIN(s->name, tl->name, at, n0, n1);
+    JOIN(s->track, tl->track, at, n0, n1); JOIN(s->kind, tl->kind, at, n0, n1); JOIN(s->corr, tl->corr, at, n0, n1);
+    JOIN(s->ext_id, tl->ext_id, at, n0, n1); JOIN(s->info, tl->info, at, n0, n1);
+    JOIN(ix->points, ix->tail_points, ix->tail_points_at, ix->points.len, ix->tail_points.len);
+#undef JOIN
+    free_slices(tl);
+    ix->has_tail = false;
+}
 
 void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uint32_t *dmap, size_t n_src_devices)
 {
 #define MAP_STR(id) ((id) ? smap[id] : 0)
+    join_tail(dst); /* one tail at a time */
+    join_tail(src);
     uint32_t *tmap = ml_malloc((src->tracks.len + 1) * sizeof *tmap);
     for (size_t i = 0; i < src->tracks.len; i++) {
         const ml_track *s = &src->tracks.v[i];
@@ -430,15 +464,19 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
         tmap[i] = id;
     }
     trace_append_job job = {dst, src, smap, tmap, (uint32_t)dst->op_info.len, (uint32_t)dst->kernel_info.len,
-                            (uint32_t)dst->op_comm.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len,
-                            dst->slices.ts.len, src->slices.ts.len};
-    ml_slices *d = &dst->slices;
-    size_t total = job.at + job.n;
-    VEC_RESERVE(&d->ts, total); VEC_RESERVE(&d->dur, total); VEC_RESERVE(&d->corr, total);
-    VEC_RESERVE(&d->ext_id, total); VEC_RESERVE(&d->name, total); VEC_RESERVE(&d->track, total);
-    VEC_RESERVE(&d->info, total); VEC_RESERVE(&d->kind, total);
-    ml_par2(append_wide_columns, &job, append_the_rest, &job);
-    free_slices(&src->slices);
+                            (uint32_t)dst->op_comm.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len};
+    ml_par2(map_tail_slices, &job, append_the_rest, &job);
+    ml_trace_index *ix = dst->index;
+    ix->has_tail = true;
+    ix->tail = src->slices;
+    ix->tail_at = dst->slices.ts.len;
+    memset(&src->slices, 0, sizeof src->slices);
+    ix->tail_points.v = src->index->points.v;
+    ix->tail_points.len = src->index->points.len;
+    ix->tail_points.cap = src->index->points.cap;
+    ix->tail_points_at = ix->points.len;
+    memset(&src->index->points, 0, sizeof src->index->points);
+    if (ix->tail_at >= ML_PART1 || ix->tail.ts.len >= ML_PART1) join_tail(dst);
     if (!dst->backend) dst->backend = MAP_STR(src->backend);
     if (!dst->pg_count) dst->pg_count = src->pg_count;
     if (src->index->has_span) ml_trace_span(dst, src->index->span_begin, src->index->span_end);
@@ -466,22 +504,39 @@ static inline bool skey_lt(const skey *x, const skey *y)
 
 #define SKEY_LT(ctx, x, y) skey_lt(&(x), &(y))
 /* Natural merge sort of keys: one pass when sorted, log2(runs) more otherwise. */
-ML_RUNSORT_INPLACE_DEFINE(sort_keys, skey, void *, SKEY_LT)
+ML_RUNSORT_DEFINE(sort_keys_into, skey, void *, SKEY_LT)
 
-/* Slice x before slice y of the same track: earlier start, then longer,
- * then input order (stable). */
-static inline bool slice_before(const ml_slices *s, uint32_t x, uint32_t y)
+/* The slices' sort keys in their one or two parts (the tail: see
+ * ml_trace_index): with two, a row with ML_PART1 set is row
+ * (r & ~ML_PART1) of part 1. */
+typedef struct slice_keys {
+    const int64_t *ts[2], *dur[2];
+} slice_keys;
+
+/* Slice x before slice y of the same track: earlier start, then longer.
+ * The sort is stable and each track's rows enter it in the order they were
+ * pushed (the tail's where the append put them), so ties keep that order. */
+static inline bool slice_before(const slice_keys *k, uint32_t x, uint32_t y)
 {
-    if (s->ts.v[x] != s->ts.v[y]) return s->ts.v[x] < s->ts.v[y];
-    if (s->dur.v[x] != s->dur.v[y]) return s->dur.v[x] > s->dur.v[y];
-    return x < y;
+    if (k->ts[0][x] != k->ts[0][y]) return k->ts[0][x] < k->ts[0][y];
+    return k->dur[0][x] > k->dur[0][y];
 }
 
-#define SLICE_LT(s, x, y) slice_before(s, x, y)
-ML_RUNSORT_INPLACE_DEFINE(sort_rows, uint32_t, const ml_slices *, SLICE_LT)
+static inline bool slice_before2(const slice_keys *k, uint32_t x, uint32_t y)
+{
+    uint32_t px = x >> 31, py = y >> 31, rx = x & ~ML_PART1, ry = y & ~ML_PART1;
+    int64_t tx = k->ts[px][rx], ty = k->ts[py][ry];
+    if (tx != ty) return tx < ty;
+    return k->dur[px][rx] > k->dur[py][ry];
+}
+
+#define SLICE_LT(k, x, y) slice_before(k, x, y)
+ML_RUNSORT_INPLACE_DEFINE(sort_rows, uint32_t, const slice_keys *, SLICE_LT)
+#define SLICE_LT2(k, x, y) slice_before2(k, x, y)
+ML_RUNSORT_INPLACE_DEFINE(sort_rows2, uint32_t, const slice_keys *, SLICE_LT2)
 
 typedef struct track_sort {
-    const ml_slices *s;
+    const slice_keys *k;
     uint32_t *perm;         /* rows grouped by track */
     const uint32_t *first;
     size_t from, to;        /* tracks [from, to) */
@@ -493,40 +548,63 @@ static void sort_tracks(void *arg)
 {
     const track_sort *j = arg;
     for (size_t k = j->from; k < j->to; k++) {
-        sort_rows(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->s);
+        if (j->k->ts[1]) sort_rows2(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->k);
+        else sort_rows(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->k);
     }
 }
 
-/* Sorts the slices by (track, ts, dur descending), keeping the input order of
- * ties; fills track_first. */
-static void sort_slices(ml_trace *t)
+/* Sorts the slices by (track, ts, dur descending), keeping the push order
+ * of ties, and joins the tail: each column gathered once from both parts
+ * into a buffer of the pool, and its parts given to it; fills track_first. */
+static void sort_slices(ml_trace *t, ml_bufpool *pool)
 {
-    ml_slices *s = &t->slices;
-    size_t n = s->ts.len, nt = t->tracks.len;
+    ml_trace_index *ix = t->index;
+    ml_slices *s = &t->slices, *tl = &ix->tail;
+    size_t n0 = s->ts.len, n1 = tl->ts.len, n = n0 + n1, nt = t->tracks.len;
+    size_t at = ix->has_tail ? ix->tail_at : n0;
     uint32_t *first = ml_calloc(nt + 2, sizeof *first);
-    for (size_t i = 0; i < n; i++) first[s->track.v[i] + 1]++;
+    for (size_t i = 0; i < n0; i++) first[s->track.v[i] + 1]++;
+    for (size_t i = 0; i < n1; i++) first[tl->track.v[i] + 1]++;
     for (size_t k = 0; k < nt; k++) first[k + 1] += first[k];
-    t->index->track_first = first;
-    if (n == 0) return;
-    /* perm: the slices grouped by track, in input order within each */
-    uint32_t *at = ml_malloc((nt + 1) * sizeof *at);
-    memcpy(at, first, (nt + 1) * sizeof *at);
+    ix->track_first = first;
+    ix->has_tail = false;
+    if (n == 0) {
+        free_slices(tl);
+        return;
+    }
+    /* perm: the slices grouped by track, in push order within each (the
+     * tail after the first `at` rows) */
+    uint32_t *cur = ml_malloc((nt + 1) * sizeof *cur);
+    memcpy(cur, first, (nt + 1) * sizeof *cur);
     uint32_t *perm = ml_malloc(n * sizeof *perm);
-    for (size_t i = 0; i < n; i++) perm[at[s->track.v[i]]++] = (uint32_t)i;
-    free(at);
+    for (size_t i = 0; i < at; i++) perm[cur[s->track.v[i]]++] = (uint32_t)i;
+    for (size_t i = 0; i < n1; i++) perm[cur[tl->track.v[i]]++] = (uint32_t)i | ML_PART1;
+    for (size_t i = at; i < n0; i++) perm[cur[s->track.v[i]]++] = (uint32_t)i;
+    free(cur);
+    slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
     /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
     size_t split = 0;
     while (split < nt && first[split + 1] <= n / 2) split++;
-    track_sort lo = {s, perm, first, 0, split}, hi = {s, perm, first, split, nt};
+    track_sort lo = {&keys, perm, first, 0, split}, hi = {&keys, perm, first, split, nt};
     ml_par2(sort_tracks, &lo, sort_tracks, &hi);
-    bool identity = true;
+    bool identity = n1 == 0;
     for (size_t i = 0; i < n && identity; i++) identity = perm[i] == i;
     if (!identity) {
-        ml_colref cols[] = {{s->ts.v, 8}, {s->dur.v, 8}, {s->corr.v, 8}, {s->ext_id.v, 8},
-                            {s->name.v, 4}, {s->track.v, 4}, {s->info.v, 4}, {s->kind.v, 1}};
-        ml_permute_cols(cols, sizeof cols / sizeof *cols, perm, n);
+#define PARTS(col) {{s->col.v, n1 ? tl->col.v : NULL}, {s->col.cap, tl->col.cap}, {n0, n1}, sizeof *s->col.v, NULL, 0}
+        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id),
+                              PARTS(name), PARTS(track), PARTS(info), PARTS(kind)};
+#undef PARTS
+        if (!n1)
+            for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) cols[c].cap[1] = cols[c].len[1] = 0;
+        ml_gather_cols(cols, sizeof cols / sizeof *cols, perm, n, pool);
+        size_t c = 0;
+#define TAKE(col) (s->col.v = cols[c].out, s->col.cap = cols[c].out_cap, s->col.len = n, c++)
+        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(track); TAKE(info); TAKE(kind);
+#undef TAKE
+        if (n1) memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
     }
-    free(perm);
+    free_slices(tl);
+    ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
 }
 
 static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
@@ -601,7 +679,7 @@ static uint32_t nearest_launch(const shared_launch *sh, size_t lo, size_t hi, in
 }
 
 /* GPU work and cuda_sync slices -> the runtime/driver call with the same correlation id. */
-static void link_launchers(ml_trace *t)
+static void link_launchers(ml_trace *t, ml_bufpool *pool)
 {
     ml_slices *s = &t->slices;
     size_t n = s->ts.len, nl = 0;
@@ -614,8 +692,9 @@ static void link_launchers(ml_trace *t)
     if (!nl) return;
     size_t cap = 64;
     while (cap < nl * 2) cap *= 2;
-    int64_t *keys = ml_malloc(cap * sizeof *keys);
-    uint32_t *vals = ml_calloc(cap, sizeof *vals);
+    size_t got;
+    int64_t *keys = ml_pool_take(pool, cap * sizeof *keys, &got);
+    uint32_t *vals = ml_pool_take_zero(pool, cap * sizeof *vals, &got);
     uint8_t *shared = NULL; /* per table entry: another launch carries the id (made at the first) */
     for (size_t i = 0; i < n; i++) {
         if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
@@ -789,28 +868,42 @@ static uint32_t next_slice(finger *fg, uint32_t track, int64_t ts)
  * chain; every "t" or "f" after it ends one flow from the point before it (a
  * "t" goes on, an "f" closes the chain).  An "s" nothing follows is a flow to
  * nowhere, a "t"/"f" with no start one from nowhere (to = / from = ML_NONE32). */
-static void bind_flows(ml_trace *t)
+/* The flow point of push order i: the store's first tail_points_at, then
+ * the tail's, then the store's others. */
+static const flow_point *point_at(const ml_trace_index *ix, size_t i)
 {
-    flow_point *pts = t->index->points.v;
-    size_t n = t->index->points.len;
+    size_t at = ix->tail_points_at, n1 = ix->tail_points.len;
+    if (i < at) return &ix->points.v[i];
+    return i < at + n1 ? &ix->tail_points.v[i - at] : &ix->points.v[i - n1];
+}
+
+static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
+{
+    const ml_trace_index *ix = t->index;
+    size_t n = ix->points.len + ix->tail_points.len;
     if (!n) return;
     /* Keys grouped by track first: each track's points are nearly in (cat,
      * id) order already, so the merge sort finds a few long runs instead of
      * the many short ones that the tracks' interleaving makes. */
-    size_t nt = t->tracks.len;
+    size_t nt = t->tracks.len, tail_at = ix->tail_points_at;
+    const flow_point *part[3] = {ix->points.v, ix->tail_points.v, ix->points.v + tail_at}; /* in push order */
+    size_t part_n[3] = {tail_at, ix->tail_points.len, ix->points.len - tail_at};
     uint32_t *cursor = ml_calloc(nt + 2, sizeof *cursor);
-    for (size_t i = 0; i < n; i++) cursor[(pts[i].track < nt ? pts[i].track : nt) + 1]++;
+    for (int g = 0; g < 3; g++)
+        for (size_t k = 0; k < part_n[g]; k++) cursor[(part[g][k].track < nt ? part[g][k].track : nt) + 1]++;
     for (size_t k = 0; k <= nt; k++) cursor[k + 1] += cursor[k];
-    skey *keys = ml_malloc(n * sizeof *keys);
-    for (size_t i = 0; i < n; i++)
-        keys[cursor[pts[i].track < nt ? pts[i].track : nt]++] = (skey){pts[i].id, pts[i].ts, pts[i].cat, (uint32_t)i};
-    sort_keys(keys, n, NULL);
+    for (size_t g = 0, i = 0; g < 3; g++)
+        for (size_t k = 0; k < part_n[g]; k++, i++) {
+            const flow_point *p = &part[g][k];
+            keys[cursor[p->track < nt ? p->track : nt]++] = (skey){p->id, p->ts, p->cat, (uint32_t)i};
+        }
+    keys = sort_keys_into(keys, scratch, n, NULL);
     finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
     for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
     bool open = false, last_s = false;
     for (size_t i = 0; i < n; i++) {
-        const flow_point *fp = &pts[keys[i].idx];
+        const flow_point *fp = point_at(ix, keys[i].idx);
         if (i == 0 || keys[i].c != keys[i - 1].c || keys[i].a != keys[i - 1].a) {
             open = false;
             last_s = false;
@@ -828,16 +921,16 @@ static void bind_flows(ml_trace *t)
             last_s = false;
         }
         bool group_ends = i + 1 == n || keys[i + 1].c != keys[i].c || keys[i + 1].a != keys[i].a;
-        bool next_s = !group_ends && pts[keys[i + 1].idx].ph == 's';
+        bool next_s = !group_ends && point_at(ix, keys[i + 1].idx)->ph == 's';
         if (last_s && (group_ends || next_s)) {
             ml_flow f = {fp->id, fp->cat, prev, ML_NONE32};
             VEC_PUSH(&t->flows, f);
             open = last_s = false;
         }
     }
-    free(keys);
     free(cursor);
     VEC_FREE(&t->index->points);
+    VEC_FREE(&t->index->tail_points);
 }
 
 static void shift(int64_t *v, size_t n, int64_t by)
@@ -865,19 +958,28 @@ static void apply_meta(ml_trace *t)
     VEC_FREE(&t->index->meta);
 }
 
+/* The two tasks after the sort; each has its buffers from the sort's pool,
+ * taken before they start. */
+typedef struct finish_task {
+    ml_trace *t;
+    skey *keys, *scratch;   /* nest_and_bind_flows: bind_flows' sort keys and the sort's scratch */
+    ml_bufpool *pool;       /* link_launchers_and_sort_samples: its tables' */
+} finish_task;
+
 static void nest_and_bind_flows(void *arg)
 {
-    ml_trace *t = arg;
-    nest(t);
-    bind_flows(t); /* reads parent */
+    const finish_task *j = arg;
+    nest(j->t);
+    bind_flows(j->t, j->keys, j->scratch); /* reads parent */
 }
 
 /* Writes the launcher column and the counters and instants: nothing the
  * other task reads. */
 static void link_launchers_and_sort_samples(void *arg)
 {
-    ml_trace *t = arg;
-    link_launchers(t);
+    const finish_task *j = arg;
+    ml_trace *t = j->t;
+    link_launchers(t, j->pool);
     /* counters and instants by time (stable) */
     uint32_t *perm = ml_sort_perm_i64(t->counters.ts.v, t->counters.ts.len);
     if (perm) {
@@ -905,26 +1007,49 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     if (ix->finished) return;
     ix->finished = true;
     t->base_ns = base_ns;
-    ml_slices *s = &t->slices;
-    size_t n = s->ts.len;
-    shift(s->ts.v, n, base_ns);
+    ml_slices *s = &t->slices, *tl = &ix->tail;
+    shift(s->ts.v, s->ts.len, base_ns);
+    shift(tl->ts.v, tl->ts.len, base_ns);
     shift(t->counters.ts.v, t->counters.ts.len, base_ns);
     shift(t->instants.ts.v, t->instants.ts.len, base_ns);
     for (size_t i = 0; i < ix->points.len; i++) ix->points.v[i].ts += base_ns;
+    for (size_t i = 0; i < ix->tail_points.len; i++) ix->tail_points.v[i].ts += base_ns;
 
     /* span: what the importer saw, widened by everything stored */
     bool has = ix->has_span;
     int64_t b = ix->span_begin + base_ns, e = ix->span_end + base_ns;
 #define WIDEN(lo, hi) do { if (!has || (lo) < b) b = (lo); if (!has || (hi) > e) e = (hi); has = true; } while (0)
-    for (size_t i = 0; i < n; i++) WIDEN(s->ts.v[i], slice_end(s, i));
+    for (size_t i = 0; i < s->ts.len; i++) WIDEN(s->ts.v[i], slice_end(s, i));
+    for (size_t i = 0; i < tl->ts.len; i++) WIDEN(tl->ts.v[i], slice_end(tl, i));
     for (size_t i = 0; i < t->counters.ts.len; i++) WIDEN(t->counters.ts.v[i], t->counters.ts.v[i]);
     for (size_t i = 0; i < t->instants.ts.len; i++) WIDEN(t->instants.ts.v[i], t->instants.ts.v[i]);
 #undef WIDEN
     if (has) t->span_begin = b, t->span_end = e;
 
     apply_meta(t);
-    sort_slices(t);
-    ml_par2(nest_and_bind_flows, t, link_launchers_and_sort_samples, t);
+    /* The columns that the sort leaves behind make the next ones: no fresh
+     * pages for what follows it (a page fault per 4 KiB). */
+    ml_bufpool pool = {0};
+    sort_slices(t, &pool);
+    size_t n = s->ts.len, cap;
+#define TAKE_COLUMN(vec, count)                                                            \
+    do {                                                                                   \
+        VEC_FREE(&(vec));                                                                  \
+        (vec).v = ml_pool_take(&pool, (count) * sizeof *(vec).v, &cap);                    \
+        (vec).cap = cap / sizeof *(vec).v;                                                 \
+    } while (0)
+    TAKE_COLUMN(s->parent, n);
+    TAKE_COLUMN(s->depth, n);
+    TAKE_COLUMN(s->launcher, n);
+    size_t np = ix->points.len + ix->tail_points.len;
+    finish_task nest_task = {t, ml_pool_take(&pool, np * sizeof(skey), &cap), NULL, NULL}, link_task = {t, NULL, NULL, &pool};
+    TAKE_COLUMN(t->flows, np); /* a flow per point at most */
+    nest_task.scratch = ml_pool_take(&pool, np * sizeof(skey), &cap);
+    ml_par2(nest_and_bind_flows, &nest_task, link_launchers_and_sort_samples, &link_task);
+    free(nest_task.keys);
+    free(nest_task.scratch);
+#undef TAKE_COLUMN
+    ml_pool_clear(&pool);
     link_launchers_by_flows(t); /* reads the flows and the launchers both tasks wrote */
 }
 

@@ -290,7 +290,10 @@ void ml_trace_span(ml_trace *t, int64_t begin, int64_t end);
 /* Appends src (the second half of a split file) to dst, as
  * ml_profile_append() merges the two profiles: smap maps every string id of
  * src's pool to dst's, dmap each of src's n_src_devices device indexes to
- * dst's. */
+ * dst's.  src's slices and flow points are not copied but taken over (their
+ * ids mapped in place): ml_trace_finish() gathers them with dst's into
+ * their sorted places, as if pushed into dst at the append.  Until then
+ * dst's slice columns hold only its own rows (pushing more is fine). */
 void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uint32_t *dmap, size_t n_src_devices);
 
 /* Called from ml_profile_finish(): adds `base_ns` to relative times, sorts
