@@ -106,11 +106,16 @@ typedef struct cp_ctx {
     VEC(launch_list) lists;
 } cp_ctx;
 
-static uint16_t name_flags(cp_ctx *c, ml_str id)
+static uint16_t name_flags_new(cp_ctx *c, ml_str id)
 {
     if (id >= c->nstr) return classify(ml_s(c->p, id));
-    if (!c->names[id]) c->names[id] = classify(ml_s(c->p, id));
-    return c->names[id];
+    return c->names[id] = classify(ml_s(c->p, id));
+}
+
+/* (a name known already inline: this runs for every event of every step) */
+static inline uint16_t name_flags(cp_ctx *c, ml_str id)
+{
+    return id < c->nstr && c->names[id] ? c->names[id] : name_flags_new(c, id);
 }
 
 static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + s->dur.v[i]; }
@@ -746,8 +751,10 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
         dist[v] = 0;
         if (!indeg[v]) queue[qt++] = (uint32_t)v;
     }
+    uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
     while (qh < qt) {
         uint32_t u = queue[qh++];
+        if (dist[u] > dist[best]) best = u; /* (final: all its edges in are relaxed) */
         for (uint32_t k = first[u]; k < first[u + 1]; k++) {
             const edge *e = &g->edges.v[out[k]];
             uint32_t v = e->to;
@@ -763,9 +770,6 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     }
     st->ok = qt == nn && nn > 0;
     if (st->ok) {
-        uint32_t best = queue[0];
-        for (size_t k = 0; k < nn; k++)
-            if (dist[queue[k]] > dist[best]) best = queue[k];
         /* the path's edges, last first */
         g->path.len = 0;
         for (uint32_t v = best; via[v] != ML_NONE32; v = g->edges.v[via[v]].from) VEC_PUSH(&g->path, via[v]);
@@ -910,9 +914,14 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
         g->order.len = 0;
         if (merge && tr == fwd) { /* two tracks' calls, each in order: merged */
             uint32_t a = ev_first[fwd], ae = ev_first[fwd + 1], b = ev_first[bwd], be = ev_first[bwd + 1];
-            while (a < ae || b < be) VEC_PUSH(&g->order, b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++);
-        } else
-            for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) VEC_PUSH(&g->order, e);
+            VEC_RESERVE(&g->order, (size_t)(ae - a) + (be - b));
+            uint32_t *o = g->order.v;
+            while (a < ae || b < be) *o++ = b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++;
+            g->order.len = (size_t)(o - g->order.v);
+        } else {
+            VEC_RESERVE(&g->order, (size_t)(ev_first[tr + 1] - ev_first[tr]));
+            for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) g->order.v[g->order.len++] = e;
+        }
         bool joined = false; /* an NPU's CANN lanes of this thread */
         for (uint32_t k = 0; c->walk_with && k < ntr; k++)
             if (c->walk_with[k] == tr || (merge && tr == fwd && c->walk_with[k] == bwd))
