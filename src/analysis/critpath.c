@@ -392,25 +392,28 @@ static int64_t node_ts(const graph *g, uint32_t node)
     return node & 1 ? e->end : e->ts;
 }
 
-/* owner: an event index, or ML_NONE32 (not charged) */
-static inline void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
+/* An edge of weight w (the time from `from` to `to`, 0 for a dependency, a
+ * sync or a wait; never below 0).  owner: an event index, or ML_NONE32 (not
+ * charged). */
+static inline void push_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, int64_t w, uint32_t owner)
 {
     if (from == to) return;
-    int64_t w = type == E_DEP || type == E_SYNC || zero ? 0 : node_ts(g, to) - node_ts(g, from);
     edge e = {from, to, w < 0 ? 0 : w, owner, type};
     VEC_PUSH(&g->edges, e);
+}
+
+static inline void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
+{
+    int64_t w = type == E_DEP || type == E_SYNC || zero ? 0 : node_ts(g, to) - node_ts(g, from);
+    push_edge(g, from, to, type, w, owner);
 }
 
 /* The slice enclosing event e's slice, charged for a gap between two of its children. */
 #define OWNER_PARENT 0x80000000u
 
-static bool is_lock_node(const graph *g, uint32_t node) { return g->evs.v[node >> 1].flags & V_LOCK; }
-
-/* HTA's _shares_cuda_runtime_lock: both lock calls, and not (end, start). */
-static bool shares_lock(const graph *g, uint32_t a, uint32_t b)
-{
-    return is_lock_node(g, a) && is_lock_node(g, b) && (!(a & 1) || (b & 1));
-}
+/* HTA's _shares_cuda_runtime_lock(a, b): both calls hold the runtime lock,
+ * and not (a's end, b's start).  No edge of the call stack between such
+ * nodes: the lock's own edges order them (lock_edges). */
 
 /* Host event x before y on a merged call stack: earlier, longer, then slice
  * order (the order of a track's slices: each track's events come so). */
@@ -427,24 +430,31 @@ static void stack_edges(graph *g, const uint32_t *order, size_t n)
 {
     g->stack.len = 0;
     uint32_t last = ML_NONE32;
+    int64_t last_ts = 0;    /* the last node's time, and whether its call holds the runtime lock */
+    bool last_lock = false;
     for (size_t k = 0; k <= n; k++) {
         /* leave the calls that ended by this one's start (all of them at the end) */
         while (g->stack.len && (k == n || g->evs.v[g->stack.v[g->stack.len - 1]].end <= g->evs.v[order[k]].ts)) {
             uint32_t e = g->stack.v[--g->stack.len], node = 2 * e + 1;
-            if (last != ML_NONE32 && !shares_lock(g, last, node)) {
+            const ev *x = &g->evs.v[e];
+            bool lock = x->flags & V_LOCK;
+            if (last != ML_NONE32 && !(last_lock && lock)) { /* (they share the lock: no edge) */
                 uint32_t owner = last & 1 ? e : last >> 1; /* (start, end): the started one; (end, end): this */
-                add_edge(g, last, node, E_OPK, g->evs.v[e].flags & V_BLOCKING, owner);
+                push_edge(g, last, node, E_OPK, x->flags & V_BLOCKING ? 0 : x->end - last_ts, owner);
             }
-            last = node;
+            last = node, last_ts = x->end, last_lock = lock;
         }
         if (k == n) break;
         uint32_t e = order[k], node = 2 * e;
-        if (last != ML_NONE32 && !shares_lock(g, last, node)) {
+        const ev *x = &g->evs.v[e];
+        bool lock = x->flags & V_LOCK;
+        if (last != ML_NONE32 && !(last_lock && lock && !(last & 1))) { /* (they share the lock: no edge) */
             /* (start, start): the outer one; (end, start): the call around both */
             uint32_t owner = last & 1 ? (last >> 1) | OWNER_PARENT : last >> 1;
-            add_edge(g, last, node, g->stack.len ? E_OPK : E_DEP, false, owner);
+            if (g->stack.len) push_edge(g, last, node, E_OPK, x->ts - last_ts, owner);
+            else push_edge(g, last, node, E_DEP, 0, owner);
         }
-        last = node;
+        last = node, last_ts = x->ts, last_lock = lock;
         VEC_PUSH(&g->stack, e);
     }
 }
