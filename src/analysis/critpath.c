@@ -106,11 +106,16 @@ typedef struct cp_ctx {
     VEC(launch_list) lists;
 } cp_ctx;
 
-static uint16_t name_flags(cp_ctx *c, ml_str id)
+static uint16_t name_flags_new(cp_ctx *c, ml_str id)
 {
     if (id >= c->nstr) return classify(ml_s(c->p, id));
-    if (!c->names[id]) c->names[id] = classify(ml_s(c->p, id));
-    return c->names[id];
+    return c->names[id] = classify(ml_s(c->p, id));
+}
+
+/* (a name known already inline: this runs for every event of every step) */
+static inline uint16_t name_flags(cp_ctx *c, ml_str id)
+{
+    return id < c->nstr && c->names[id] ? c->names[id] : name_flags_new(c, id);
 }
 
 static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + s->dur.v[i]; }
@@ -387,25 +392,28 @@ static int64_t node_ts(const graph *g, uint32_t node)
     return node & 1 ? e->end : e->ts;
 }
 
-/* owner: an event index, or ML_NONE32 (not charged) */
-static inline void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
+/* An edge of weight w (the time from `from` to `to`, 0 for a dependency, a
+ * sync or a wait; never below 0).  owner: an event index, or ML_NONE32 (not
+ * charged). */
+static inline void push_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, int64_t w, uint32_t owner)
 {
     if (from == to) return;
-    int64_t w = type == E_DEP || type == E_SYNC || zero ? 0 : node_ts(g, to) - node_ts(g, from);
     edge e = {from, to, w < 0 ? 0 : w, owner, type};
     VEC_PUSH(&g->edges, e);
+}
+
+static inline void add_edge(graph *g, uint32_t from, uint32_t to, uint8_t type, bool zero, uint32_t owner)
+{
+    int64_t w = type == E_DEP || type == E_SYNC || zero ? 0 : node_ts(g, to) - node_ts(g, from);
+    push_edge(g, from, to, type, w, owner);
 }
 
 /* The slice enclosing event e's slice, charged for a gap between two of its children. */
 #define OWNER_PARENT 0x80000000u
 
-static bool is_lock_node(const graph *g, uint32_t node) { return g->evs.v[node >> 1].flags & V_LOCK; }
-
-/* HTA's _shares_cuda_runtime_lock: both lock calls, and not (end, start). */
-static bool shares_lock(const graph *g, uint32_t a, uint32_t b)
-{
-    return is_lock_node(g, a) && is_lock_node(g, b) && (!(a & 1) || (b & 1));
-}
+/* HTA's _shares_cuda_runtime_lock(a, b): both calls hold the runtime lock,
+ * and not (a's end, b's start).  No edge of the call stack between such
+ * nodes: the lock's own edges order them (lock_edges). */
 
 /* Host event x before y on a merged call stack: earlier, longer, then slice
  * order (the order of a track's slices: each track's events come so). */
@@ -422,24 +430,31 @@ static void stack_edges(graph *g, const uint32_t *order, size_t n)
 {
     g->stack.len = 0;
     uint32_t last = ML_NONE32;
+    int64_t last_ts = 0;    /* the last node's time, and whether its call holds the runtime lock */
+    bool last_lock = false;
     for (size_t k = 0; k <= n; k++) {
         /* leave the calls that ended by this one's start (all of them at the end) */
         while (g->stack.len && (k == n || g->evs.v[g->stack.v[g->stack.len - 1]].end <= g->evs.v[order[k]].ts)) {
             uint32_t e = g->stack.v[--g->stack.len], node = 2 * e + 1;
-            if (last != ML_NONE32 && !shares_lock(g, last, node)) {
+            const ev *x = &g->evs.v[e];
+            bool lock = x->flags & V_LOCK;
+            if (last != ML_NONE32 && !(last_lock && lock)) { /* (they share the lock: no edge) */
                 uint32_t owner = last & 1 ? e : last >> 1; /* (start, end): the started one; (end, end): this */
-                add_edge(g, last, node, E_OPK, g->evs.v[e].flags & V_BLOCKING, owner);
+                push_edge(g, last, node, E_OPK, x->flags & V_BLOCKING ? 0 : x->end - last_ts, owner);
             }
-            last = node;
+            last = node, last_ts = x->end, last_lock = lock;
         }
         if (k == n) break;
         uint32_t e = order[k], node = 2 * e;
-        if (last != ML_NONE32 && !shares_lock(g, last, node)) {
+        const ev *x = &g->evs.v[e];
+        bool lock = x->flags & V_LOCK;
+        if (last != ML_NONE32 && !(last_lock && lock && !(last & 1))) { /* (they share the lock: no edge) */
             /* (start, start): the outer one; (end, start): the call around both */
             uint32_t owner = last & 1 ? (last >> 1) | OWNER_PARENT : last >> 1;
-            add_edge(g, last, node, g->stack.len ? E_OPK : E_DEP, false, owner);
+            if (g->stack.len) push_edge(g, last, node, E_OPK, x->ts - last_ts, owner);
+            else push_edge(g, last, node, E_DEP, 0, owner);
         }
-        last = node;
+        last = node, last_ts = x->ts, last_lock = lock;
         VEC_PUSH(&g->stack, e);
     }
 }
@@ -746,8 +761,10 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
         dist[v] = 0;
         if (!indeg[v]) queue[qt++] = (uint32_t)v;
     }
+    uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
     while (qh < qt) {
         uint32_t u = queue[qh++];
+        if (dist[u] > dist[best]) best = u; /* (final: all its edges in are relaxed) */
         for (uint32_t k = first[u]; k < first[u + 1]; k++) {
             const edge *e = &g->edges.v[out[k]];
             uint32_t v = e->to;
@@ -763,9 +780,6 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     }
     st->ok = qt == nn && nn > 0;
     if (st->ok) {
-        uint32_t best = queue[0];
-        for (size_t k = 0; k < nn; k++)
-            if (dist[queue[k]] > dist[best]) best = queue[k];
         /* the path's edges, last first */
         g->path.len = 0;
         for (uint32_t v = best; via[v] != ML_NONE32; v = g->edges.v[via[v]].from) VEC_PUSH(&g->path, via[v]);
@@ -910,9 +924,14 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
         g->order.len = 0;
         if (merge && tr == fwd) { /* two tracks' calls, each in order: merged */
             uint32_t a = ev_first[fwd], ae = ev_first[fwd + 1], b = ev_first[bwd], be = ev_first[bwd + 1];
-            while (a < ae || b < be) VEC_PUSH(&g->order, b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++);
-        } else
-            for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) VEC_PUSH(&g->order, e);
+            VEC_RESERVE(&g->order, (size_t)(ae - a) + (be - b));
+            uint32_t *o = g->order.v;
+            while (a < ae || b < be) *o++ = b >= be || (a < ae && EV_BEFORE(g, a, b)) ? a++ : b++;
+            g->order.len = (size_t)(o - g->order.v);
+        } else {
+            VEC_RESERVE(&g->order, (size_t)(ev_first[tr + 1] - ev_first[tr]));
+            for (uint32_t e = ev_first[tr]; e < ev_first[tr + 1]; e++) g->order.v[g->order.len++] = e;
+        }
         bool joined = false; /* an NPU's CANN lanes of this thread */
         for (uint32_t k = 0; c->walk_with && k < ntr; k++)
             if (c->walk_with[k] == tr || (merge && tr == fwd && c->walk_with[k] == bwd))

@@ -136,6 +136,8 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     const ml_allocs *a = &p->allocs;
     step *al = ml_malloc((n + 1) * sizeof *al), *fr = ml_malloc((n + 1) * sizeof *fr);
     step *tmp = ml_malloc((n + 1) * sizeof *tmp);
+    size_t n_ev = p->events.kind.len;
+    uint32_t *ev_of = ml_malloc((n + 1) * sizeof *ev_of); /* each free's event, n_ev for none */
     size_t na = 0, nf = 0;
     uint32_t pos = 0;
     int64_t base = 0;
@@ -144,9 +146,25 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         if (group >= 0 && grp[j] != (uint32_t)group) continue;
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
         else al[na++] = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos++ };
-        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
+        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED)) {
+            ev_of[nf] = a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev;
             fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
+        }
     }
+    /* Many frees against the events: in event order first (a count per
+     * event), which is time order where they have events, so that the sort
+     * below (of a total order: the same result) finds a run or two, not one
+     * per allocation freed after the next one began. */
+    if (nf > 64 && nf * 4 >= n_ev) {
+        uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
+        for (size_t k = 0; k < nf; k++) at[ev_of[k] + 1]++;
+        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+        for (size_t k = 0; k < nf; k++) tmp[at[ev_of[k]]++] = fr[k];
+        step *x = fr;
+        fr = tmp, tmp = x;
+        free(at);
+    }
+    free(ev_of);
     /* (sort_steps wants two elements at least) */
     const step *sa = al, *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr;
     for (size_t j = 1; j < na; j++)
