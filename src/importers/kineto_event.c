@@ -331,7 +331,8 @@ typedef struct shape_run {
 typedef struct run_seen {
     uint16_t len;                     /* 0: unused */
     uint8_t first, next;              /* the values from `first` (where the text begins) to `next`
-                                       * (where it ends: the run's end, or that value's start) */
+                                       * (where it ends: the run's end, or that value's start); 0:
+                                       * the text ends in a key that is not the run's (it fails there) */
     uint8_t nshapes;
     uint16_t at[RUN_SHAPES];          /* the shapes' fields in trace_args */
     ml_str id[RUN_SHAPES];            /* and their texts */
@@ -552,6 +553,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
             memo = false;
             const run_seen *m = run_memo_find(sh, j, p, i, n);
             if (m) {
+                if (!m->next) return 0; /* (an event of another shape, alike up to there) */
                 for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]);
                 i += m->len;
                 if ((j = m->next) == run->n) return i;
@@ -571,7 +573,14 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
         if (!num) got.next = (uint8_t)(j + 1), to = i;
         if (!last) {
             size_t a = j ? run->key_end[j - 1] : 0, len = run->key_end[j] - a;
-            if (n - i < len || !jp_same_bytes(p + i, sh->keys + a, len)) return 0;
+            if (n - i < len) return 0;
+            if (!jp_same_bytes(p + i, sh->keys + a, len)) { /* remembered too: the bytes up to that key */
+                if (got.first < run->n && i + len - from <= RUN_TEXT) {
+                    got.next = 0, got.nshapes = 0, got.len = (uint16_t)(i + len - from);
+                    run_memo_put(sh, &got, p + from);
+                }
+                return 0;
+            }
             i += len;
             if (!num) to = i;
         }
