@@ -559,6 +559,7 @@ static void sort_tracks(void *arg)
 static void sort_slices(ml_trace *t, ml_bufpool *pool)
 {
     ml_trace_index *ix = t->index;
+    if (ix->has_tail && t->slices.ts.len >= ML_PART1) join_tail(t); /* (rows pushed after the append) */
     ml_slices *s = &t->slices, *tl = &ix->tail;
     size_t n0 = s->ts.len, n1 = tl->ts.len, n = n0 + n1, nt = t->tracks.len;
     size_t at = ix->has_tail ? ix->tail_at : n0;
