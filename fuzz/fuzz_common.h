@@ -42,7 +42,7 @@ static inline ml_profile *fuzz_kineto(const uint8_t *data, size_t size, ml_sourc
 static inline void fuzz_time_analyses(ml_profile *p)
 {
     ml_kernel_table kt;
-    ml_kernels_compute(p, NULL, &kt);
+    ml_kernels_compute(p, NULL, NULL, &kt);
     ml_kernels_free(&kt);
     ml_steps st;
     ml_steps_compute(p, &st);
