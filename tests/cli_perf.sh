@@ -291,22 +291,32 @@ cat >"$tmp/nccl.json" <<'JSON'
 ]}
 JSON
 dist_of() { printf '%s\n' "$1" | sed -n '/^Distributed/,$p'; }
-out=$($MEMLENS perf "$tmp/gloo.json"); t_eq "gloo: text exit" $? 0
-t_contains "gloo: ops by name" "$out" "         4        0 ns        0 ns  200.000 us  200.000 us  E  aten::mm"
-t_contains "gloo: bytes from the spans' shapes" "$out" "      0        2  200.000 us  100.000 us     7.81 KiB  gloo:all_reduce"
-shape=$($MEMLENS perf --view all --group-by shape "$tmp/gloo.json"); t_eq "gloo: by shape exit" $? 0
-t_contains "gloo: by shape, the collective" "$shape" "         2        0 ns        0 ns  200.000 us  200.000 us     gloo:all_reduce  [[1000]]"
-t_contains "gloo: by shape, one shape" "$shape" "         2        0 ns        0 ns  100.000 us  100.000 us  E  aten::mm         [[4, 4], [4, 4]]"
-t_contains "gloo: by shape, the other" "$shape" "         2        0 ns        0 ns  100.000 us  100.000 us  E  aten::mm         [[8, 8], [8, 8]]"
-t_eq "gloo: the same distributed view" "$(dist_of "$out")" "$(dist_of "$shape")"
-out=$($MEMLENS perf "$tmp/nccl.json"); t_eq "nccl: text exit" $? 0
-t_contains "nccl: ops by name" "$out" "         3  120.000 us  120.000 us  120.000 us  150.000 us  E  aten::mm"
-t_contains "nccl: bytes from c10d's shapes" "$out" "      0        2  120.000 us   60.000 us     1.00 KiB  c10d::allreduce_"
-shape=$($MEMLENS perf --view all --group-by shape "$tmp/nccl.json"); t_eq "nccl: by shape exit" $? 0
-t_contains "nccl: by shape, the collective" "$shape" "         2  120.000 us  120.000 us  180.000 us  200.000 us     c10d::allreduce_  [[256]]"
-t_contains "nccl: by shape, one shape" "$shape" "         2   80.000 us   80.000 us   80.000 us  100.000 us  E  aten::mm          [[4, 4], [4, 4]]"
-t_contains "nccl: by shape, the other" "$shape" "         1   40.000 us   40.000 us   40.000 us   50.000 us  E  aten::mm          [[8, 8], [8, 8]]"
-t_eq "nccl: the same distributed view" "$(dist_of "$out")" "$(dist_of "$shape")"
+# perf_dist NAME FILE BY_NAME BYTES SHAPE_COLLECTIVE SHAPE_ONE SHAPE_OTHER: the
+# operator (by name and by shape) and distributed views of one job's trace;
+# the distributed view does not depend on the grouping (the collective's
+# shapes are read for it either way).
+perf_dist() {
+    out=$($MEMLENS perf "$2"); t_eq "$1: text exit" $? 0
+    t_contains "$1: ops by name" "$out" "$3"
+    t_contains "$1: bytes from the collective's shapes" "$out" "$4"
+    shape=$($MEMLENS perf --view all --group-by shape "$2"); t_eq "$1: by shape exit" $? 0
+    t_contains "$1: by shape, the collective" "$shape" "$5"
+    t_contains "$1: by shape, one shape" "$shape" "$6"
+    t_contains "$1: by shape, the other" "$shape" "$7"
+    t_eq "$1: the same distributed view" "$(dist_of "$out")" "$(dist_of "$shape")"
+}
+perf_dist gloo "$tmp/gloo.json" \
+    "         4        0 ns        0 ns  200.000 us  200.000 us  E  aten::mm" \
+    "      0        2  200.000 us  100.000 us     7.81 KiB  gloo:all_reduce" \
+    "         2        0 ns        0 ns  200.000 us  200.000 us     gloo:all_reduce  [[1000]]" \
+    "         2        0 ns        0 ns  100.000 us  100.000 us  E  aten::mm         [[4, 4], [4, 4]]" \
+    "         2        0 ns        0 ns  100.000 us  100.000 us  E  aten::mm         [[8, 8], [8, 8]]"
+perf_dist nccl "$tmp/nccl.json" \
+    "         3  120.000 us  120.000 us  120.000 us  150.000 us  E  aten::mm" \
+    "      0        2  120.000 us   60.000 us     1.00 KiB  c10d::allreduce_" \
+    "         2  120.000 us  120.000 us  180.000 us  200.000 us     c10d::allreduce_  [[256]]" \
+    "         2   80.000 us   80.000 us   80.000 us  100.000 us  E  aten::mm          [[4, 4], [4, 4]]" \
+    "         1   40.000 us   40.000 us   40.000 us   50.000 us  E  aten::mm          [[8, 8], [8, 8]]"
 
 # Sorting the slices and the analyses run on two threads (src/common/par.h):
 # the output is the same byte for byte as on one (MEMLENS_ONE_THREAD), on a

@@ -67,24 +67,34 @@ static void permute_some(void *arg)
     free(tmp);
 }
 
-void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, size_t n)
+/* The two threads' shares of ncols columns of these widths: widest first,
+ * each to the side with fewer bytes so far (side[c]: the second thread's). */
+static bool *split_by_width(const size_t *width, size_t ncols)
 {
-    if (!perm || n == 0 || ncols == 0) return;
-    /* Widest first, each to the side with fewer bytes so far. */
-    bool *side = ml_calloc(ncols, sizeof *side), *placed = ml_calloc(ncols, sizeof *placed);
+    bool *side = ml_calloc(ncols ? ncols : 1, sizeof *side), *placed = ml_calloc(ncols ? ncols : 1, sizeof *placed);
     size_t bytes[2] = {0, 0};
     for (size_t k = 0; k < ncols; k++) {
         size_t best = ncols;
         for (size_t c = 0; c < ncols; c++)
-            if (!placed[c] && (best == ncols || cols[c].elem_size > cols[best].elem_size)) best = c;
+            if (!placed[c] && (best == ncols || width[c] > width[best])) best = c;
         placed[best] = true;
         side[best] = bytes[1] < bytes[0];
-        bytes[side[best]] += cols[best].elem_size;
+        bytes[side[best]] += width[best];
     }
+    free(placed);
+    return side;
+}
+
+void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, size_t n)
+{
+    if (!perm || n == 0 || ncols == 0) return;
+    size_t *width = ml_malloc(ncols * sizeof *width);
+    for (size_t c = 0; c < ncols; c++) width[c] = cols[c].elem_size;
+    bool *side = split_by_width(width, ncols);
+    free(width);
     permute_job a = {cols, ncols, side, false, perm, n}, b = {cols, ncols, side, true, perm, n};
     ml_par2(permute_some, &a, permute_some, &b);
     free(side);
-    free(placed);
 }
 
 /* ---- pooled buffers, two-part gathers ---- */
@@ -203,22 +213,13 @@ static void gather_some(void *arg)
 
 void ml_gather_cols(ml_colparts *cols, size_t ncols, const uint32_t *perm, size_t n, ml_bufpool *pool)
 {
-    /* Widest first, each to the side with fewer bytes so far. */
-    bool *side = ml_calloc(ncols ? ncols : 1, sizeof *side), *placed = ml_calloc(ncols ? ncols : 1, sizeof *placed);
-    size_t bytes[2] = {0, 0};
-    for (size_t k = 0; k < ncols; k++) {
-        size_t best = ncols;
-        for (size_t c = 0; c < ncols; c++)
-            if (!placed[c] && (best == ncols || cols[c].elem_size > cols[best].elem_size)) best = c;
-        placed[best] = true;
-        side[best] = bytes[1] < bytes[0];
-        bytes[side[best]] += cols[best].elem_size;
-        cols[best].out = NULL;
-    }
+    size_t *width = ml_malloc((ncols ? ncols : 1) * sizeof *width);
+    for (size_t c = 0; c < ncols; c++) width[c] = cols[c].elem_size, cols[c].out = NULL;
+    bool *side = split_by_width(width, ncols);
+    free(width);
     ml_bufpool other = {0};
     gather_job a = {cols, ncols, side, false, perm, n, pool}, b = {cols, ncols, side, true, perm, n, &other};
     ml_par2(gather_some, &a, gather_some, &b);
     for (size_t k = 0; k < other.n; k++) ml_pool_give(pool, other.b[k].v, other.b[k].cap, other.b[k].used);
     free(side);
-    free(placed);
 }
