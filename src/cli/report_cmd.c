@@ -18,11 +18,9 @@
 
 /* What the report reads of a rank it shows: everything, the time side too
  * (the Trace view and the perf object read p->trace).  The job's first
- * pass, which only makes each rank's record (rankrec.h: steps, collectives,
- * memory peaks), reads less: no categories, no memory per op, no op shapes
- * but its collectives'. */
+ * pass, which only makes each rank's record, reads less
+ * (ML_NEEDS_RANK_RECORD). */
 static const ml_needs report_needs = {.time = true};
-static const ml_needs records_needs = {.time = true, .no_categories = true, .no_op_memory = true, .no_op_shapes = true};
 
 /* A rank of the job loaded again, with all the report shows (report_job.c). */
 static ml_profile *load_rank(void *arg, const ml_rankrec *r, ml_err *e)
@@ -137,7 +135,7 @@ int ml_cmd_report(int argc, char **argv, const ml_cli_io *io)
     /* a job: every rank's record (on every process, under MPI), then the
      * report from process 0, the ranks that matter read again */
     ml_job job;
-    ml_job_opts jo = {.err = io->err, .needs = records_needs, .jobs = jobs};
+    ml_job_opts jo = {.err = io->err, .needs = ML_NEEDS_RANK_RECORD, .jobs = jobs};
     int rc = ml_job_run(inputs, n, &jo, &job);
     if (rc != 0) {
         ml_job_free(&job);

@@ -32,4 +32,10 @@ typedef struct ml_needs {
                          * ml_op_is_collective) */
 } ml_needs;
 
+/* What a rank's record (analysis/rankrec.h: steps, collectives, memory
+ * peaks) reads of its rank: the report's and the served cluster view's first
+ * pass over a job, so that both make the same records. */
+#define ML_NEEDS_RANK_RECORD \
+    ((ml_needs){.time = true, .no_categories = true, .no_op_memory = true, .no_op_shapes = true})
+
 #endif

@@ -41,7 +41,7 @@ static void take(void *arg, size_t unit, size_t k, ml_profile *p)
 static void *run(void *arg)
 {
     ml_sv_cluster *c = arg;
-    ml_each_opts eo = {.needs = {.time = true, .no_categories = true, .no_op_memory = true}, .stop = &c->stop};
+    ml_each_opts eo = {.needs = ML_NEEDS_RANK_RECORD, .stop = &c->stop};
     ml_each_result res;
     ml_err e = {{0}};
     int rc = ml_batch_wait(ml_batch_start(c->ld, &c->units, &eo, ML_LOAD_BACKGROUND, take, c), &res, &e);
