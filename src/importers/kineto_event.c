@@ -1036,6 +1036,15 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
     case SH_ARG + KA_DEV_ID: return plain_memory_int(p, i, n, &f->dev_id, &f->has_dev_id);
     case SH_ARG + KA_TOTAL_ALLOC: return plain_memory_int(p, i, n, &f->total_alloc, &f->has_total_alloc);
     case SH_ARG + KA_TOTAL_RESERVED: return plain_memory_int(p, i, n, &f->total_reserved, &f->has_total_reserved);
+    /* the time side's commonest two (ids, streams; numbers not read), here rather than through
+     * trace_arg_value()'s call and second switch: what it does for them */
+    case SH_ARG + KA_INT: {
+        int64_t x;
+        if (!(end = jp_int(p, i, n, &x))) return 0;
+        memcpy((char *)&k->ta + off, &x, sizeof x);
+        return end;
+    }
+    case SH_ARG + KA_SKIP: return number_at(p, i) ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n);
     }
     return trace_arg_value(k, slot - SH_ARG, off, p, i, n); /* SH_ARG + a time side's kind */
 }
