@@ -1199,8 +1199,10 @@ static int shaped_event(kineto *k, const char *p, size_t n)
         if (n >= 32 && sh->lit_end[0] >= 32 && !jp_same_bytes(p, sh->text, 32)) continue;
         int r = shape_event(k, sh, p, n);
         if (r == 0) continue;
-        memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
-        k->shapes[0] = sh;
+        if (i) { /* (most events have the shape of the one before: nothing to move) */
+            memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
+            k->shapes[0] = sh;
+        }
         return r;
     }
     if (!k->spare) k->spare = ml_malloc(sizeof *k->spare);
