@@ -1036,6 +1036,15 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
     case SH_ARG + KA_DEV_ID: return plain_memory_int(p, i, n, &f->dev_id, &f->has_dev_id);
     case SH_ARG + KA_TOTAL_ALLOC: return plain_memory_int(p, i, n, &f->total_alloc, &f->has_total_alloc);
     case SH_ARG + KA_TOTAL_RESERVED: return plain_memory_int(p, i, n, &f->total_reserved, &f->has_total_reserved);
+    /* the time side's commonest two (ids, streams; numbers not read), here rather than through
+     * trace_arg_value()'s call and second switch: what it does for them */
+    case SH_ARG + KA_INT: {
+        int64_t x;
+        if (!(end = jp_int(p, i, n, &x))) return 0;
+        memcpy((char *)&k->ta + off, &x, sizeof x);
+        return end;
+    }
+    case SH_ARG + KA_SKIP: return number_at(p, i) ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n);
     }
     return trace_arg_value(k, slot - SH_ARG, off, p, i, n); /* SH_ARG + a time side's kind */
 }
@@ -1190,8 +1199,10 @@ static int shaped_event(kineto *k, const char *p, size_t n)
         if (n >= 32 && sh->lit_end[0] >= 32 && !jp_same_bytes(p, sh->text, 32)) continue;
         int r = shape_event(k, sh, p, n);
         if (r == 0) continue;
-        memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
-        k->shapes[0] = sh;
+        if (i) { /* (most events have the shape of the one before: nothing to move) */
+            memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
+            k->shapes[0] = sh;
+        }
         return r;
     }
     if (!k->spare) k->spare = ml_malloc(sizeof *k->spare);
