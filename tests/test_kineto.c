@@ -27,6 +27,18 @@ static ml_profile *import_str(const char *json)
     return p;
 }
 
+/* json (len bytes) imported with its time side, keeping what keep says (NULL:
+ * all); *rc: the import's result.  The caller frees the profile. */
+static ml_profile *import_trace(const char *json, size_t len, const ml_keep *keep, int *rc)
+{
+    ml_source *src = ml_source_from_memory("t.json", json, len);
+    ml_profile *p = ml_profile_new("t.json", "kineto");
+    p->trace = ml_trace_new();
+    *rc = ml_kineto_import(src, p, keep, &err);
+    ml_source_close(src);
+    return p;
+}
+
 #define MEM(ts, tid, addr, bytes, total) \
     "{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":" #tid \
     ",\"ts\":" #ts ",\"args\":{\"Device Type\":1,\"Device Id\":0,\"Addr\":" #addr ",\"Bytes\":" #bytes \
@@ -899,11 +911,8 @@ TEST(names_and_dims_alike_in_their_first_bytes_keep_their_own_text)
                 i ? ",\n" : "", names[i % NN], 10 * i, dims[(i + 1) % ND], dims[i % ND], i);
     fputs("\n]}\n", f);
     fclose(f);
-    ml_source *src = ml_source_from_memory("t.json", json, len);
-    ml_profile *p = ml_profile_new("t.json", "kineto");
-    p->trace = ml_trace_new();
-    int rc = ml_kineto_import(src, p, NULL, &err);
-    ml_source_close(src);
+    int rc;
+    ml_profile *p = import_trace(json, len, NULL, &rc);
     free(json);
     CHECK_EQ_I64(rc, 0);
     const ml_slices *s = &p->trace->slices;
@@ -958,11 +967,8 @@ TEST(runs_of_args_not_read_check_every_key)
     fclose(f);
     for (int shapes_unread = 0; shapes_unread < 2; shapes_unread++) {
         ml_keep keep = {.no_op_shapes = shapes_unread};
-        ml_source *src = ml_source_from_memory("t.json", json, len);
-        ml_profile *p = ml_profile_new("t.json", "kineto");
-        p->trace = ml_trace_new();
-        int rc = ml_kineto_import(src, p, &keep, &err);
-        ml_source_close(src);
+        int rc;
+        ml_profile *p = import_trace(json, len, &keep, &rc);
         CHECK_EQ_I64(rc, 0);
         const ml_trace *t = p->trace;
         const ml_slices *s = &t->slices;

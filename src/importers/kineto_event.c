@@ -594,6 +594,15 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
     return i;
 }
 
+/* A KA_INT arg's value at p[i] into k->ta at offset off: the index after it, or 0. */
+static inline size_t int_arg(kineto *k, size_t off, const char *p, size_t i, size_t n)
+{
+    int64_t v;
+    size_t end = jp_int(p, i, n, &v);
+    if (end) memcpy((char *)&k->ta + off, &v, sizeof v);
+    return end;
+}
+
 /* An arg's value at p[i], of kind `kind` (a time side's: KA_INT ..
  * KA_FLOAT, or KA_SKIP), into k->ta at offset off: the index after it, or 0. */
 static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, size_t i, size_t n)
@@ -601,12 +610,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
     char *a = (char *)&k->ta;
     size_t end;
     switch (kind) {
-    case KA_INT: {
-        int64_t v;
-        if (!(end = jp_int(p, i, n, &v))) return 0;
-        memcpy(a + off, &v, sizeof v);
-        return end;
-    }
+    case KA_INT: return int_arg(k, off, p, i, n);
     case KA_GROUP: {
         int64_t v;
         if (!(end = jp_int(p, i, n, &v))) return 0;
@@ -1038,12 +1042,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
     case SH_ARG + KA_TOTAL_RESERVED: return plain_memory_int(p, i, n, &f->total_reserved, &f->has_total_reserved);
     /* the time side's commonest two (ids, streams; numbers not read), here rather than through
      * trace_arg_value()'s call and second switch: what it does for them */
-    case SH_ARG + KA_INT: {
-        int64_t x;
-        if (!(end = jp_int(p, i, n, &x))) return 0;
-        memcpy((char *)&k->ta + off, &x, sizeof x);
-        return end;
-    }
+    case SH_ARG + KA_INT: return int_arg(k, off, p, i, n);
     case SH_ARG + KA_SKIP: return number_at(p, i) ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n);
     }
     return trace_arg_value(k, slot - SH_ARG, off, p, i, n); /* SH_ARG + a time side's kind */
