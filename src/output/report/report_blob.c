@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #if __has_include(<libdeflate.h>)
 #include <libdeflate.h>
 #include <pthread.h>
@@ -208,46 +211,47 @@ static size_t random_planes(const unsigned char *b, size_t nplanes, size_t n)
 
 bool ml_blob_shuffled(size_t width, size_t nbytes) { return width > 1 && nbytes >= ML_BLOB_MIN_DEFLATE; }
 
-/* Byte k of value i goes to out[k * n + i]: the planes of a column of
- * numbers, each far more alike within itself than the values are (the high
- * bytes of small numbers are runs of zeros).  A 400 MB trace's report: its
- * blobs deflate to 4.5 MB, not 8.0, in a fifth less time. */
-static void shuffle(unsigned char *out, const unsigned char *in, size_t width, size_t n)
-{
-    /* the columns' widths with a pointer a plane: one pass over the values */
-    unsigned char *o[8];
-    if (width == 2 || width == 4 || width == 8) {
-        for (size_t k = 0; k < width; k++) o[k] = out + k * n;
-        if (width == 2)
-            for (size_t i = 0; i < n; i++, in += 2) o[0][i] = in[0], o[1][i] = in[1];
-        else if (width == 4)
-            for (size_t i = 0; i < n; i++, in += 4) o[0][i] = in[0], o[1][i] = in[1], o[2][i] = in[2], o[3][i] = in[3];
-        else
-            for (size_t i = 0; i < n; i++, in += 8) {
-                o[0][i] = in[0], o[1][i] = in[1], o[2][i] = in[2], o[3][i] = in[3];
-                o[4][i] = in[4], o[5][i] = in[5], o[6][i] = in[6], o[7][i] = in[7];
-            }
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        for (size_t k = 0; k < width; k++) out[k * n + i] = in[i * width + k];
-}
-
-/* The planes of n values but those in zero_planes (all zero, left out):
- * into out, in order; returns their bytes. */
+/* Byte k of value i goes to plane k, at out[kept * n + i] where kept is the
+ * number of planes before k not in zero_planes (those, all zero, are left
+ * out): the planes of a column of numbers, each far more alike within
+ * itself than the values are (the high bytes of small numbers are runs of
+ * zeros).  A 400 MB trace's report: its blobs deflate to 4.5 MB, not 8.0, in
+ * a fifth less time.  Returns the bytes written. */
 static size_t planes_of(unsigned char *out, const unsigned char *in, size_t width, unsigned zero_planes, size_t n)
 {
-    if (!zero_planes) {
-        shuffle(out, in, width, n);
-        return width * n;
-    }
+    unsigned char *o[8];
     size_t kept = 0;
-    for (size_t k = 0; k < width; k++) {
-        if (zero_planes >> k & 1) continue;
-        unsigned char *o = out + kept++ * n;
-        const unsigned char *b = in + k;
-        for (size_t i = 0; i < n; i++, b += width) o[i] = *b;
-    }
+    for (size_t k = 0; k < width && k < 8; k++) o[k] = zero_planes >> k & 1 ? NULL : out + kept++ * n;
+    size_t i = 0;
+#ifdef __SSE2__
+    /* 16 values at a time, transposed by byte unpacks: after three rounds
+     * of them each register holds two planes' 8 bytes. */
+    if (width == 4)
+        for (; i + 16 <= n; i += 16, in += 64) {
+            __m128i x0 = _mm_loadu_si128((const __m128i *)in), x1 = _mm_loadu_si128((const __m128i *)(in + 16));
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(in + 32)), x3 = _mm_loadu_si128((const __m128i *)(in + 48));
+            __m128i t0 = _mm_unpacklo_epi8(x0, x1), t1 = _mm_unpackhi_epi8(x0, x1);
+            __m128i t2 = _mm_unpacklo_epi8(x2, x3), t3 = _mm_unpackhi_epi8(x2, x3);
+            __m128i u0 = _mm_unpacklo_epi8(t0, t1), u1 = _mm_unpackhi_epi8(t0, t1);
+            __m128i u2 = _mm_unpacklo_epi8(t2, t3), u3 = _mm_unpackhi_epi8(t2, t3);
+            __m128i w0 = _mm_unpacklo_epi8(u0, u1), w1 = _mm_unpackhi_epi8(u0, u1); /* values 0-7: planes 0 1, 2 3 */
+            __m128i w2 = _mm_unpacklo_epi8(u2, u3), w3 = _mm_unpackhi_epi8(u2, u3); /* values 8-15 */
+            if (o[0]) _mm_storeu_si128((__m128i *)(o[0] + i), _mm_unpacklo_epi64(w0, w2));
+            if (o[1]) _mm_storeu_si128((__m128i *)(o[1] + i), _mm_unpackhi_epi64(w0, w2));
+            if (o[2]) _mm_storeu_si128((__m128i *)(o[2] + i), _mm_unpacklo_epi64(w1, w3));
+            if (o[3]) _mm_storeu_si128((__m128i *)(o[3] + i), _mm_unpackhi_epi64(w1, w3));
+        }
+    else if (width == 2)
+        for (; i + 16 <= n; i += 16, in += 32) {
+            __m128i x0 = _mm_loadu_si128((const __m128i *)in), x1 = _mm_loadu_si128((const __m128i *)(in + 16));
+            __m128i lo = _mm_set1_epi16(0xff);
+            if (o[0]) _mm_storeu_si128((__m128i *)(o[0] + i), _mm_packus_epi16(_mm_and_si128(x0, lo), _mm_and_si128(x1, lo)));
+            if (o[1]) _mm_storeu_si128((__m128i *)(o[1] + i), _mm_packus_epi16(_mm_srli_epi16(x0, 8), _mm_srli_epi16(x1, 8)));
+        }
+#endif
+    for (; i < n; i++, in += width)
+        for (size_t k = 0; k < width; k++)
+            if (o[k]) o[k][i] = in[k];
     return kept * n;
 }
 
