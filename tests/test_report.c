@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "ascend.h"
 #include "check.h"
@@ -119,6 +120,98 @@ TEST(blobs_hold_their_columns_byte_planes)
     CHECK_EQ_STR(meta.p, "{\"b\":1,\"dt\":\"i32\",\"n\":300,\"d\":1,\"s\":1,\"zp\":13,\"z\":1,\"o\":5000}");
     ml_buf_free(&meta);
     ml_blobs_free(&bl);
+}
+
+TEST(byte_planes_of_every_width_and_mask_are_the_bytes_in_order)
+{
+    enum { MAXN = 1000 };
+    unsigned char *v = malloc(8 * MAXN), *planes = malloc(8 * MAXN);
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < 8 * MAXN; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v[i] = (unsigned char)(x % 7); /* deflates: both blobs take the same path */
+    }
+    ml_blob_scratch s = {0};
+    size_t ns[] = { 257, 300, 1000 }, widths[] = { 2, 4, 8 };
+    int bad = 0;
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 3; b++) {
+            size_t w = widths[a], n = ns[b];
+            for (unsigned zp = 0; zp < 1u << w; zp++) {
+                size_t kept = 0;
+                for (size_t k = 0; k < w; k++) {
+                    if (zp >> k & 1) continue;
+                    for (size_t i = 0; i < n; i++) planes[kept * n + i] = v[i * w + k];
+                    kept++;
+                }
+                ml_buf e = {0}, f = {0};
+                int ze = ml_blob_encode(&s, &e, 1, 0, w, zp, v, n * w);
+                int zf = kept ? ml_blob_encode(&s, &f, 1, 0, 1, 0, planes, kept * n) : 0;
+                if (!kept) ml_buf_puts(&f, "<script type=\"application/x-memlens\" id=\"ml-b1\"></script>\n");
+                if (ze != zf || strcmp(e.p, f.p)) bad++;
+                ml_buf_free(&e), ml_buf_free(&f);
+            }
+        }
+    CHECK_EQ_I64(bad, 0);
+    ml_blob_scratch_free(&s);
+    free(v), free(planes);
+}
+
+/* The bytes of blob element html (base64 between its tags) into out; their count. */
+static size_t blob_bytes(const char *html, unsigned char *out)
+{
+    const char *p = strchr(html, '>') + 1;
+    size_t n = 0;
+    unsigned acc = 0, bits = 0;
+    for (; *p && *p != '<' && *p != '='; p++) {
+        const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        acc = acc << 6 | (unsigned)(strchr(a, *p) - a), bits += 6;
+        if (bits >= 8) bits -= 8, out[n++] = (unsigned char)(acc >> bits);
+    }
+    return n;
+}
+
+TEST(random_leading_planes_are_stored_not_deflated)
+{
+    enum { N = 8192 };
+    uint32_t *v = malloc(N * sizeof *v);
+    unsigned char *planes = malloc(4 * N), *z = malloc(8 * N), *back = malloc(4 * N);
+    uint64_t x = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v[i] = (uint32_t)(x & 0xff) | (uint32_t)(i / 300) << 8; /* byte 0 random, 1 slow, 2 and 3 zero */
+        for (size_t k = 0; k < 4; k++) planes[k * N + i] = (unsigned char)(v[i] >> (8 * k));
+    }
+    ml_blob_scratch s = {0};
+    ml_buf a = {0}, b = {0}, c = {0};
+    /* planes 0 and 1: the random one a stored block first, the rest deflated */
+    CHECK_EQ_I64(ml_blob_encode(&s, &a, 1, 0, 4, 12, v, N * sizeof *v), 1);
+    size_t zn = blob_bytes(a.p, z);
+    CHECK(zn > 2 + 5 + N && zn < 2 * N - 2 * N / 10);
+    CHECK_EQ_I64(z[2], 0);                                   /* BFINAL 0, stored */
+    CHECK_EQ_I64(z[3] | z[4] << 8, N);                       /* LEN */
+    CHECK_EQ_I64((z[5] | z[6] << 8) ^ 0xffff, N);            /* NLEN */
+    CHECK(!memcmp(z + 7, planes, N));
+    uLongf bn = 4 * N;
+    CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);        /* one zlib stream, its Adler-32 right */
+    CHECK_EQ_I64(bn, 2 * N);
+    CHECK(!memcmp(back, planes, 2 * N));
+    /* only the random plane: kept as it is, not deflated */
+    CHECK_EQ_I64(ml_blob_encode(&s, &b, 2, 0, 1, 0, planes, N), 0);
+    CHECK_EQ_I64(blob_bytes(b.p, z), N);
+    CHECK(!memcmp(z, planes, N));
+    /* bytes as varied but repeating (1 KB of them again and again): deflated whole */
+    for (size_t i = 1024; i < N; i++) planes[i] = planes[i - 1024];
+    CHECK_EQ_I64(ml_blob_encode(&s, &c, 3, 0, 1, 0, planes, 2 * N), 1);
+    zn = blob_bytes(c.p, z);
+    CHECK(zn < N / 2);
+    CHECK(z[2] & 6);                                         /* a Huffman block first */
+    bn = 4 * N;
+    CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);
+    CHECK(bn == 2 * N && !memcmp(back, planes, 2 * N));
+    ml_blob_scratch_free(&s);
+    ml_buf_free(&a), ml_buf_free(&b), ml_buf_free(&c);
+    free(v), free(planes), free(z), free(back);
 }
 
 /* Columns of every kind, small and large, compressible and not, one
@@ -633,6 +726,8 @@ int main(void)
     RUN(m4_pyramid_keeps_extremes);
     RUN(columns_pick_the_smallest_exact_form);
     RUN(blobs_hold_their_columns_byte_planes);
+    RUN(random_leading_planes_are_stored_not_deflated);
+    RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);

@@ -35,8 +35,10 @@ void ml_blob_scratch_free(ml_blob_scratch *s);
  * `width` bytes wide) shuffled when ml_blob_shuffled says so, without the
  * planes of zero_planes (bit k: byte k is zero in every value, web/DATA.md's
  * "zp"), then deflated at `level` when that saves at least a tenth (returns
- * 1), else as they are (returns 0); base64 either way.  s: the calling
- * thread's own. */
+ * 1), else as they are (returns 0); base64 either way.  The leading planes
+ * (of at least 4 KB) that are as good as random are not searched for
+ * matches: they open the zlib stream as stored blocks (a blob of nothing
+ * else is not deflated).  s: the calling thread's own. */
 int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, size_t width, unsigned zero_planes,
                    const void *bytes, size_t nbytes);
 

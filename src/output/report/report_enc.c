@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "err.h"
 #include "jsonw.h"
@@ -175,10 +178,27 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); return; }
     uint32_t any = 0; /* at most 0xffff when every value is */
-    for (size_t i = 0; i < n; i++) any |= v[i];
+    size_t i = 0;
+#ifdef __SSE2__
+    __m128i a4 = _mm_setzero_si128();
+    for (; i + 4 <= n; i += 4) a4 = _mm_or_si128(a4, _mm_loadu_si128((const __m128i *)(v + i)));
+    a4 = _mm_or_si128(a4, _mm_srli_si128(a4, 8));
+    a4 = _mm_or_si128(a4, _mm_srli_si128(a4, 4));
+    any = (uint32_t)_mm_cvtsi128_si32(a4);
+#endif
+    for (; i < n; i++) any |= v[i];
     if (any <= UINT16_MAX) {
         uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
-        for (size_t i = 0; i < n; i++) w[i] = (uint16_t)v[i];
+        i = 0;
+#ifdef __SSE2__
+        /* the low halves, sign-extended, so that the signed pack keeps them exactly */
+        for (; i + 8 <= n; i += 8) {
+            __m128i x0 = _mm_loadu_si128((const __m128i *)(v + i)), x1 = _mm_loadu_si128((const __m128i *)(v + i + 4));
+            x0 = _mm_srai_epi32(_mm_slli_epi32(x0, 16), 16), x1 = _mm_srai_epi32(_mm_slli_epi32(x1, 16), 16);
+            _mm_storeu_si128((__m128i *)(w + i), _mm_packs_epi32(x0, x1));
+        }
+#endif
+        for (; i < n; i++) w[i] = (uint16_t)v[i];
         put_blob(bl, meta, "u16", n, sizeof *w, 0, 0, any, w, w);
         return;
     }
