@@ -428,35 +428,47 @@ ML_RUNSORT_INPLACE_DEFINE(sort_host_events, uint32_t, const graph *, EV_BEFORE)
  * _construct_graph_from_call_stack). */
 static void stack_edges(graph *g, const uint32_t *order, size_t n)
 {
-    g->stack.len = 0;
+    /* (locals, not the graph's fields: a store into an edge could alias a
+     * length, so that each push would load them again) */
+    VEC_RESERVE(&g->stack, n);
+    VEC_RESERVE(&g->edges, g->edges.len + 2 * n); /* at most one edge into each node */
+    uint32_t *stack = g->stack.v;
+    size_t depth = 0;
+    edge *out = g->edges.v + g->edges.len;
+    const ev *evs = g->evs.v;
     uint32_t last = ML_NONE32;
     int64_t last_ts = 0;    /* the last node's time, and whether its call holds the runtime lock */
     bool last_lock = false;
     for (size_t k = 0; k <= n; k++) {
+        int64_t ts = k < n ? evs[order[k]].ts : INT64_MAX;
         /* leave the calls that ended by this one's start (all of them at the end) */
-        while (g->stack.len && (k == n || g->evs.v[g->stack.v[g->stack.len - 1]].end <= g->evs.v[order[k]].ts)) {
-            uint32_t e = g->stack.v[--g->stack.len], node = 2 * e + 1;
-            const ev *x = &g->evs.v[e];
+        while (depth && (k == n || evs[stack[depth - 1]].end <= ts)) {
+            uint32_t e = stack[--depth], node = 2 * e + 1;
+            const ev *x = &evs[e];
             bool lock = x->flags & V_LOCK;
             if (last != ML_NONE32 && !(last_lock && lock)) { /* (they share the lock: no edge) */
                 uint32_t owner = last & 1 ? e : last >> 1; /* (start, end): the started one; (end, end): this */
-                push_edge(g, last, node, E_OPK, x->flags & V_BLOCKING ? 0 : x->end - last_ts, owner);
+                int64_t w = x->flags & V_BLOCKING ? 0 : x->end - last_ts;
+                *out++ = (edge){last, node, w < 0 ? 0 : w, owner, E_OPK};
             }
             last = node, last_ts = x->end, last_lock = lock;
         }
         if (k == n) break;
         uint32_t e = order[k], node = 2 * e;
-        const ev *x = &g->evs.v[e];
+        const ev *x = &evs[e];
         bool lock = x->flags & V_LOCK;
         if (last != ML_NONE32 && !(last_lock && lock && !(last & 1))) { /* (they share the lock: no edge) */
             /* (start, start): the outer one; (end, start): the call around both */
             uint32_t owner = last & 1 ? (last >> 1) | OWNER_PARENT : last >> 1;
-            if (g->stack.len) push_edge(g, last, node, E_OPK, x->ts - last_ts, owner);
-            else push_edge(g, last, node, E_DEP, 0, owner);
+            int64_t w = ts - last_ts;
+            if (depth) *out++ = (edge){last, node, w < 0 ? 0 : w, owner, E_OPK};
+            else *out++ = (edge){last, node, 0, owner, E_DEP};
         }
-        last = node, last_ts = x->ts, last_lock = lock;
-        VEC_PUSH(&g->stack, e);
+        last = node, last_ts = ts, last_lock = lock;
+        stack[depth++] = e;
     }
+    g->edges.len = (size_t)(out - g->edges.v);
+    g->stack.len = 0;
 }
 
 #define LNODE_LT(ctx, x, y) \
