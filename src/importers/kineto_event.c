@@ -318,8 +318,9 @@ enum { RUN_SHAPES = 4 };                 /* shapes (KA_COMPACT args) in a run */
 /* A run of args not read, or shapes: its values, and the literals between them. */
 typedef struct shape_run {
     unsigned n;                       /* values (2 or more) */
+    uint16_t key_from;                /* where literal 0 begins in keys (after the runs before) */
     uint16_t key_end[SHAPE_SLOTS];    /* literal j (after value j) ends at keys[key_end[j]], and begins
-                                       * where j - 1 ended (at 0 for j = 0) */
+                                       * where j - 1 ended (at key_from for j = 0) */
     uint8_t kind[SHAPE_SLOTS];        /* each value's: KA_SKIP or KA_COMPACT */
     uint16_t at[SHAPE_SLOTS];         /* KA_COMPACT: the field's offset in trace_args */
 } shape_run;
@@ -343,6 +344,10 @@ typedef struct run_memo {
 } run_memo;
 
 typedef struct shape {
+    uint8_t id;                       /* its index in every shape's `common` */
+    uint8_t common[SHAPES + 1];       /* with each other shape (by id): how many of the units that begin
+                                       * both are the same (literal 0, slot 0, literal 1, slot 1, ...;
+                                       * 0 if their constant fields differ) — shape_resumes() */
     unsigned nslots;
     bool ok;                          /* while recording: the event fits a shape */
     size_t from;                      /* while recording: where the current literal began in the event */
@@ -351,6 +356,7 @@ typedef struct shape {
     uint8_t slot[SHAPE_SLOTS];
     uint16_t at[SHAPE_SLOTS];         /* SH_ARG slots of the time side: the field's offset in trace_args;
                                        * SH_RUN: its run */
+    uint32_t undoable;                /* the SH_RUN slots whose writes slot_undo() takes back (shape_undoable) */
     event_fields proto;               /* the constant fields */
     char text[SHAPE_TEXT + 16];       /* (16 bytes that 16-byte compares may read) */
     unsigned nruns;
@@ -414,6 +420,7 @@ static void shape_runs(shape *sh)
         }
         shape_run *r = &sh->run[sh->nruns];
         r->n = e - s;
+        r->key_from = (uint16_t)kw;
         for (unsigned j = 0; j < r->n; j++) r->kind[j] = (uint8_t)(slot[s + j] - SH_ARG), r->at[j] = at[s + j];
         for (unsigned j = 0; j + 1 < r->n; j++) { /* literal s + 1 + j: between values j and j + 1 */
             size_t b = lit_end[s + j];
@@ -426,6 +433,99 @@ static void shape_runs(shape *sh)
     }
     sh->nslots = ns;
     for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].seen.len = 0, sh->memo_order[w_] = (uint8_t)w_;
+}
+
+/* ---- a shape resumed where another one failed ----
+ * Shapes of one kind of event often part only late (a cpu_op with or
+ * without "Sequence number" after its shapes): an event tried on the wrong
+ * one first fails in a run of args, after its name, ids and times are
+ * read.  The next shape tried that begins as the failed one does (the same
+ * constant fields, literals and slots up to the run) goes on from that run:
+ * its own reads of the slots before would set just what is set (the same
+ * decoders on the same bytes; strings interned again are the same ids),
+ * once the failed run's own writes (its shapes' fields) are taken back,
+ * which is known where no slot before writes the same field (which then
+ * still held TA_NONE's value). */
+
+/* Whether slot s of sh writes the field at offset off of trace_args. */
+static bool slot_writes(const shape *sh, unsigned s, size_t off)
+{
+    int slot = sh->slot[s];
+    if (slot == SH_RUN) {
+        const shape_run *r = &sh->run[sh->at[s]];
+        for (unsigned j = 0; j < r->n; j++)
+            if (r->kind[j] == KA_COMPACT && r->at[j] == off) return true;
+        return false;
+    }
+    return slot > SH_ARG + KA_SKIP && slot < SH_ARG + KA_NAME && sh->at[s] == off; /* (the time side's kinds) */
+}
+
+/* sh->undoable: the runs whose writes slot_undo() takes back. */
+static void shape_undoable(shape *sh)
+{
+    sh->undoable = 0;
+    for (unsigned s = 0; s < sh->nslots; s++) {
+        if (sh->slot[s] != SH_RUN) continue;
+        const shape_run *r = &sh->run[sh->at[s]];
+        bool ok = true;
+        for (unsigned j = 0; j < r->n; j++)
+            for (unsigned t = 0; t < s && r->kind[j] == KA_COMPACT; t++)
+                if (slot_writes(sh, t, r->at[j])) ok = false;
+        if (ok) sh->undoable |= 1u << s;
+    }
+}
+
+/* What run slot s of sh (one of sh->undoable) wrote, or may have written
+ * before it failed, taken back: its fields as they were before it. */
+static void slot_undo(kineto *k, const shape *sh, unsigned s)
+{
+    const shape_run *r = &sh->run[sh->at[s]];
+    for (unsigned j = 0; j < r->n; j++)
+        if (r->kind[j] == KA_COMPACT)
+            memcpy((char *)&k->ta + r->at[j], (const char *)&TA_NONE + r->at[j], sizeof(ml_str));
+}
+
+static bool same_literal(const shape *a, const shape *b, unsigned t)
+{
+    size_t a0 = t ? a->lit_end[t - 1] : 0, b0 = t ? b->lit_end[t - 1] : 0, len = a->lit_end[t] - a0;
+    return b->lit_end[t] - b0 == len && memcmp(a->text + a0, b->text + b0, len) == 0;
+}
+
+static bool same_slot(const shape *a, const shape *b, unsigned t)
+{
+    if (a->slot[t] != b->slot[t]) return false;
+    if (a->slot[t] != SH_RUN) return a->at[t] == b->at[t];
+    const shape_run *x = &a->run[a->at[t]], *y = &b->run[b->at[t]];
+    if (x->n != y->n || memcmp(x->kind, y->kind, x->n) != 0 || memcmp(x->at, y->at, x->n * sizeof *x->at) != 0)
+        return false;
+    for (unsigned j = 0; j + 1 < x->n; j++) { /* the keys between its values */
+        size_t xa = j ? x->key_end[j - 1] : x->key_from, ya = j ? y->key_end[j - 1] : y->key_from;
+        size_t len = x->key_end[j] - xa;
+        if (y->key_end[j] - ya != len || memcmp(a->keys + xa, b->keys + ya, len) != 0) return false;
+    }
+    return true;
+}
+
+/* How many of the units that begin shapes a and b (literal 0, slot 0,
+ * literal 1, slot 1, ...) are the same; 0 if their constant fields differ. */
+static unsigned shape_common(const shape *a, const shape *b)
+{
+    if (memcmp(&a->proto, &b->proto, sizeof a->proto) != 0) return 0;
+    unsigned u = 0;
+    for (unsigned t = 0;; t++) {
+        if (!same_literal(a, b, t)) return u;
+        u++;
+        if (t == a->nslots || t == b->nslots || !same_slot(a, b, t)) return u;
+        u++;
+    }
+}
+
+/* Whether shape sh goes on where the last shape tried failed (k->miss): it
+ * begins as that one does up to that slot (literals 0 .. slot, the slots
+ * before it). */
+static inline bool shape_resumes(const kineto *k, const shape *sh)
+{
+    return k->miss.sh && sh->common[k->miss.sh->id] > 2 * k->miss.slot;
 }
 
 /* "Input Dims" / "Input type" at p[i] as read_compact() keeps them: the text
@@ -572,7 +672,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
         bool last = j + 1 == run->n;
         if (!num) got.next = (uint8_t)(j + 1), to = i;
         if (!last) {
-            size_t a = j ? run->key_end[j - 1] : 0, len = run->key_end[j] - a;
+            size_t a = j ? run->key_end[j - 1] : run->key_from, len = run->key_end[j] - a;
             if (n - i < len) return 0;
             if (!jp_same_bytes(p + i, sh->keys + a, len)) { /* remembered too: the bytes up to that key */
                 if (got.first < run->n && i + len - from <= RUN_TEXT) {
@@ -1030,7 +1130,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         f->id = flow_id(v, m), f->has_id = true;
         return end;
     case SH_SKIP: return jp_skip(p, i, n);
-    case SH_RUN: return read_run(k, sh, (unsigned)off, p, i, n);
+    case SH_RUN: k->run_at = i; return read_run(k, sh, (unsigned)off, p, i, n);
     case SH_ARG + KA_ADDR:
         if (!(end = jp_uint(p, i, &f->addr))) return 0;
         f->has_addr = true;
@@ -1154,57 +1254,97 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         rec->proto.cat_id = f.cat_id;
         rec->proto.bind_enclosing = f.bind_enclosing;
         shape_runs(rec);
+        shape_undoable(rec);
     }
     js_consume_element(k->js, i + 1);
     return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
 }
 
-/* The event at p[0] if it has shape sh: 1 if it was read and consumed, 0 if
- * it has not, -1 on error. */
-static int shape_event(kineto *k, shape *sh, const char *p, size_t n)
+/* The event at p[0] if it has shape sh, read into *f: 1 if it was read and
+ * consumed, 0 if it has not (nothing set), 2 + s if it has not (slot s
+ * failed, or the literal after it), -1 on error.  A shape that resumes
+ * where the one before failed (shape_resumes) goes on from there, with the
+ * fields read. */
+static int shape_event(kineto *k, shape *sh, event_fields *restrict f, const char *p, size_t n)
 {
-    /* The first literal (up to the first value: "ph" and "cat" are in it)
-     * before anything is set up: most of the shapes tried fail there. */
-    size_t i = sh->lit_end[0], from = i;
-    if (n < i || !jp_same_bytes(p, sh->text, i)) return 0;
-    event_fields f = sh->proto;
-    k->name_len = 0;
-    k->name_interned = false;
-    if (k->t) {
-        k->ta = TA_NONE;
-        k->cvals.len = 0;
+    unsigned s = 0;
+    size_t i;
+    if (__builtin_expect(shape_resumes(k, sh), 0)) {
+        s = k->miss.slot, i = k->miss.at;
+    } else {
+        /* The first literal (up to the first value: "ph" and "cat" are in it)
+         * before anything is set up: most of the shapes tried fail there. */
+        i = sh->lit_end[0];
+        if (n < i || !jp_same_bytes(p, sh->text, i)) return 0;
+        *f = sh->proto;
+        k->name_len = 0;
+        k->name_interned = false;
+        if (k->t) {
+            k->ta = TA_NONE;
+            k->cvals.len = 0;
+        }
     }
-    for (unsigned s = 0; s < sh->nslots; s++) { /* slot s, then the literal after it */
-        size_t end = plain_slot(k, &f, sh, sh->slot[s], sh->at[s], p, i, n);
-        if (!end) return 0;
+    for (size_t from = sh->lit_end[s]; s < sh->nslots; s++) { /* slot s, then the literal after it */
+        size_t end = plain_slot(k, f, sh, sh->slot[s], sh->at[s], p, i, n);
+        if (!end) return 2 + (int)s;
         i = end;
         size_t len = sh->lit_end[s + 1] - from;
-        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 0;
+        if (n - i < len || !jp_same_bytes(p + i, sh->text + from, len)) return 2 + (int)s;
         i += len;
         from = sh->lit_end[s + 1];
     }
     js_consume_element(k->js, i);
-    return kt_event_done(k, &f, js_offset(k->js)) < 0 ? -1 : 1;
+    return kt_event_done(k, f, js_offset(k->js)) < 0 ? -1 : 1;
+}
+
+/* Shape sh failed at slot s (or in the literal after it): k->miss says
+ * where the next shape may resume (a run, where it began: k->run_at), or
+ * that none may. */
+static __attribute__((noinline, cold)) void shape_failed(kineto *k, const shape *sh, unsigned s)
+{
+    if (sh->slot[s] == SH_RUN && sh->undoable >> s & 1) {
+        slot_undo(k, sh, s);
+        k->miss.sh = sh, k->miss.slot = s, k->miss.at = k->run_at;
+    } else {
+        k->miss.sh = NULL;
+    }
+}
+
+/* A shape just learned: its units in common with each other one. */
+static void shape_learned(kineto *k, shape *sh)
+{
+    for (unsigned i = 0; i < k->nshapes; i++) {
+        shape *o = k->shapes[i];
+        if (o == sh) continue;
+        unsigned c = shape_common(sh, o);
+        sh->common[o->id] = o->common[sh->id] = (uint8_t)c;
+    }
 }
 
 /* The event at p[0] == '{': by a shape it has (moved to the front), else by
  * fast_event() (and its shape learned), else 0 (read_event() must read it). */
 static int shaped_event(kineto *k, const char *p, size_t n)
 {
+    event_fields f; /* (the fields of each shape tried: one shape_event() resumes with the one before's) */
+    k->miss.sh = NULL;
     for (unsigned i = 0; i < k->nshapes; i++) {
         shape *sh = k->shapes[i];
         /* most shapes tried differ from the event in their first bytes ("ph", "cat"): those
          * looked at here, before the call (shape_event() compares them again) */
-        if (n >= 32 && sh->lit_end[0] >= 32 && !jp_same_bytes(p, sh->text, 32)) continue;
-        int r = shape_event(k, sh, p, n);
-        if (r == 0) continue;
+        if (n >= 32 && sh->lit_end[0] >= 32 && !jp_same_bytes(p, sh->text, 32) && !shape_resumes(k, sh)) continue;
+        int r = shape_event(k, sh, &f, p, n);
+        if (r >= 2) shape_failed(k, sh, (unsigned)r - 2);
+        if (r == 0 || r >= 2) continue;
         if (i) { /* (most events have the shape of the one before: nothing to move) */
             memmove(k->shapes + 1, k->shapes, i * sizeof *k->shapes);
             k->shapes[0] = sh;
         }
         return r;
     }
-    if (!k->spare) k->spare = ml_malloc(sizeof *k->spare);
+    if (!k->spare) {
+        k->spare = ml_malloc(sizeof *k->spare);
+        k->spare->id = (uint8_t)k->shape_ids++; /* (at most SHAPES + 1 are allocated) */
+    }
     shape *rec = k->spare;
     int r = fast_event(k, p, n, rec);
     if (r > 0 && rec->ok) { /* learned: in front, the least recently used one out */
@@ -1212,6 +1352,7 @@ static int shaped_event(kineto *k, const char *p, size_t n)
         if (k->nshapes < SHAPES) k->nshapes++;
         memmove(k->shapes + 1, k->shapes, (k->nshapes - 1) * sizeof *k->shapes);
         k->shapes[0] = rec;
+        shape_learned(k, rec);
     }
     return r;
 }

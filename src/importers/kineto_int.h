@@ -119,6 +119,14 @@ struct kt_memo {
     } names[NAME_MEMO];
 };
 
+/* Where the last shape tried for an event failed (kineto_event.c's
+ * shape_failed), for the next one tried to resume there. */
+struct shape_miss {
+    const struct shape *sh;        /* NULL: none to resume from */
+    unsigned slot;                 /* the slot that failed (or the literal after it), its writes taken back */
+    size_t at;                     /* where its value begins in the event */
+};
+
 typedef struct kineto {
     js_scanner *js;
     ml_profile *p;
@@ -169,6 +177,9 @@ typedef struct kineto {
     struct shape *shapes[SHAPES];  /* event shapes learned (fast_event), most recently used first */
     unsigned nshapes;
     struct shape *spare;           /* where the next one is recorded */
+    struct shape_miss miss;        /* shaped_event(): where the last shape tried failed */
+    size_t run_at;                 /* where the last run of args read (a shape's SH_RUN slot) began */
+    unsigned shape_ids;            /* shapes allocated (each one's id: at most SHAPES + 1 with the spare) */
     ka_index keys;                 /* kineto_args.h's rows by key length */
     struct kt_memo *memo;          /* the reader's memos of repeated text (kt_init allocates them) */
     ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
