@@ -7,7 +7,6 @@
 #include "report_blob.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #endif
 #if __has_include(<libdeflate.h>)
 #include <libdeflate.h>
+#include <pthread.h>
 #define HAVE_LIBDEFLATE 1
 #endif
 
@@ -25,17 +25,24 @@
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-/* The two characters of each 12 bits, made once: a 3-byte group is two
- * look-ups, not four. */
-static uint16_t b64_pairs[4096];
-static pthread_once_t b64_pairs_once = PTHREAD_ONCE_INIT;
-static void b64_pairs_make(void)
-{
-    for (unsigned i = 0; i < 4096; i++) {
-        unsigned char c[2] = { (unsigned char)b64[i >> 6], (unsigned char)b64[i & 63] };
-        memcpy(&b64_pairs[i], c, 2);
-    }
-}
+/* The two characters of each 12 bits (a 3-byte group is two look-ups, not
+ * four), a constant table: B64_CHAR is b64[] as arithmetic. */
+#define B64_CHAR(v) \
+    ((v) < 26 ? 'A' + (v) : (v) < 52 ? 'a' + (v) - 26 : (v) < 62 ? '0' + (v) - 52 : (v) == 62 ? '+' : '/')
+#define B64_P1(i) {B64_CHAR((i) >> 6), B64_CHAR((i) & 63)},
+#define B64_P4(i) B64_P1(i) B64_P1((i) + 1) B64_P1((i) + 2) B64_P1((i) + 3)
+#define B64_P16(i) B64_P4(i) B64_P4((i) + 4) B64_P4((i) + 8) B64_P4((i) + 12)
+#define B64_P64(i) B64_P16(i) B64_P16((i) + 16) B64_P16((i) + 32) B64_P16((i) + 48)
+#define B64_P256(i) B64_P64(i) B64_P64((i) + 64) B64_P64((i) + 128) B64_P64((i) + 192)
+#define B64_P1024(i) B64_P256(i) B64_P256((i) + 256) B64_P256((i) + 512) B64_P256((i) + 768)
+static const char b64_pairs[4096][2] = {B64_P1024(0) B64_P1024(1024) B64_P1024(2048) B64_P1024(3072)};
+#undef B64_P1
+#undef B64_P4
+#undef B64_P16
+#undef B64_P64
+#undef B64_P256
+#undef B64_P1024
+#undef B64_CHAR
 
 static void put_base64(ml_buf *b, const unsigned char *s, size_t n)
 {
@@ -46,20 +53,19 @@ static void put_base64(ml_buf *b, const unsigned char *s, size_t n)
         b->p = ml_realloc(b->p, cap);
         b->cap = cap;
     }
-    pthread_once(&b64_pairs_once, b64_pairs_make);
     char *o = b->p + b->len;
     size_t i = 0;
     for (; i + 4 <= n; i += 3, o += 4) { /* 4 bytes read, the group's 3 kept */
         uint32_t x;
         memcpy(&x, s + i, 4);
         x = __builtin_bswap32(x) >> 8;
-        memcpy(o, &b64_pairs[x >> 12], 2);
-        memcpy(o + 2, &b64_pairs[x & 4095], 2);
+        memcpy(o, b64_pairs[x >> 12], 2);
+        memcpy(o + 2, b64_pairs[x & 4095], 2);
     }
     for (; i + 3 <= n; i += 3, o += 4) {
         unsigned x = (unsigned)s[i] << 16 | (unsigned)s[i + 1] << 8 | s[i + 2];
-        memcpy(o, &b64_pairs[x >> 12], 2);
-        memcpy(o + 2, &b64_pairs[x & 4095], 2);
+        memcpy(o, b64_pairs[x >> 12], 2);
+        memcpy(o + 2, b64_pairs[x & 4095], 2);
     }
     if (i < n) {
         unsigned x = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0);
@@ -84,6 +90,7 @@ static void compressor_key_make(void) { pthread_key_create(&compressor_key, comp
 
 static struct libdeflate_compressor *compressor_for(int level)
 {
+    if (!level) level = 2; /* (the default: see zlib_level) */
     if (compressor && compressor_level == level) return compressor;
     pthread_once(&compressor_once, compressor_key_make);
     if (compressor) libdeflate_free_compressor(compressor);
@@ -94,32 +101,21 @@ static struct libdeflate_compressor *compressor_for(int level)
 }
 #endif
 
-/* zlib's format (DecompressionStream "deflate" reads it): by libdeflate
- * where built with it, else by zlib; level 0: the default, libdeflate's 2
- * (a 400 MB trace's report: 2.3x fewer instructions than zlib's 1, CPU
- * 1162 -> 1082 ms, 13.0 -> 12.5 MB; its 1 is faster still but 14.6 MB),
- * zlib's 1.  The length, or 0 if it did not fit in cap. */
-static size_t deflate_zlib(unsigned char *out, size_t cap, const void *bytes, size_t nbytes, int level)
-{
-#ifdef HAVE_LIBDEFLATE
-    struct libdeflate_compressor *c = compressor_for(level ? level : 2);
-    if (c) return libdeflate_zlib_compress(c, bytes, nbytes, out, cap);
-#endif
-    if (!level) level = 1;
-    uLongf zlen = cap;
-    return compress2(out, &zlen, bytes, nbytes, level) == Z_OK ? zlen : 0;
-}
+/* zlib's level for the one asked for, 0: the default, libdeflate's 2 (a 400 MB trace's
+ * report: 2.3x fewer instructions than zlib's 1, CPU 1162 -> 1082 ms, 13.0 ->
+ * 12.5 MB; its 1 is faster still but 14.6 MB), zlib's 1. */
+static int zlib_level(int level) { return level ? level : 1; }
 
 /* Raw deflate (no zlib header or trailer) of n bytes into out: libdeflate's
  * where built with it, else zlib's; the length, or 0 if it did not fit. */
 static size_t deflate_raw(unsigned char *out, size_t cap, const unsigned char *bytes, size_t n, int level)
 {
 #ifdef HAVE_LIBDEFLATE
-    struct libdeflate_compressor *c = compressor_for(level ? level : 2);
+    struct libdeflate_compressor *c = compressor_for(level);
     if (c) return libdeflate_deflate_compress(c, bytes, n, out, cap);
 #endif
     z_stream z = {0};
-    if (deflateInit2(&z, level ? level : 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    if (deflateInit2(&z, zlib_level(level), Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
     z.next_in = (unsigned char *)bytes, z.avail_in = (uInt)n;
     z.next_out = out, z.avail_out = (uInt)cap;
     size_t len = deflate(&z, Z_FINISH) == Z_STREAM_END ? z.total_out : 0;
@@ -127,12 +123,22 @@ static size_t deflate_raw(unsigned char *out, size_t cap, const unsigned char *b
     return len;
 }
 
-/* The zlib stream of nbytes whose first `stored` are kept as they are (stored
- * blocks, not final, each byte-aligned: the deflated rest's blocks follow
- * them), the rest deflated; the length, or 0 if it did not fit in cap. */
-static size_t deflate_zlib_stored(unsigned char *out, size_t cap, const unsigned char *bytes, size_t nbytes,
-                                  size_t stored, int level)
+/* zlib's format (DecompressionStream "deflate" reads it) of nbytes, the first
+ * `stored` of them kept as they are (stored blocks, not final, each
+ * byte-aligned: the deflated rest's blocks follow them), the rest deflated
+ * by libdeflate where built with it, else by zlib.  The length, or 0 if it
+ * did not fit in cap. */
+static size_t deflate_zlib(unsigned char *out, size_t cap, const unsigned char *bytes, size_t nbytes, size_t stored,
+                           int level)
 {
+    if (!stored) { /* the library's own stream */
+#ifdef HAVE_LIBDEFLATE
+        struct libdeflate_compressor *c = compressor_for(level);
+        if (c) return libdeflate_zlib_compress(c, bytes, nbytes, out, cap);
+#endif
+        uLongf zlen = cap;
+        return compress2(out, &zlen, bytes, nbytes, zlib_level(level)) == Z_OK ? zlen : 0;
+    }
     size_t blocks = (stored + 65534) / 65535, o = 0;
     if (cap < 2 + stored + 5 * blocks + 4) return 0;
     out[o++] = 0x78, out[o++] = 0x01; /* deflate, 32 KB window, no dictionary */
@@ -305,9 +311,8 @@ int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, siz
     if (nbytes >= ML_BLOB_MIN_DEFLATE) {
         size_t nplanes = nbytes / plane, stored = random_planes(bytes, nplanes, plane) * plane;
         size_t cap = compressBound(nbytes);
-        if (stored == nbytes) zlen = 0; /* nothing to deflate */
-        else if (stored) zlen = deflate_zlib_stored(room(&s->z, &s->z_cap, cap), cap, bytes, nbytes, stored, level);
-        else zlen = deflate_zlib(room(&s->z, &s->z_cap, cap), cap, bytes, nbytes, level);
+        if (stored < nbytes) /* (else nothing to deflate) */
+            zlen = deflate_zlib(room(&s->z, &s->z_cap, cap), cap, bytes, nbytes, stored, level);
         if (zlen && zlen < nbytes - nbytes / 10) z = 1;
     }
     ml_buf_printf(html, "<script type=\"application/x-memlens\" id=\"ml-b%u\">", id);
