@@ -214,6 +214,35 @@ TEST(random_leading_planes_are_stored_not_deflated)
     free(v), free(planes), free(z), free(back);
 }
 
+/* A random plane longer than one stored block holds (65,535 bytes): several
+ * blocks, then the deflated rest, one zlib stream that inflates to the planes. */
+TEST(random_planes_longer_than_a_stored_block)
+{
+    enum { N = 140000 };
+    uint32_t *v = malloc(N * sizeof *v);
+    unsigned char *planes = malloc(2 * N), *z = malloc(4 * N), *back = malloc(2 * N);
+    uint64_t x = 2463534242ULL;
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        v[i] = (uint32_t)(x & 0xff) | (uint32_t)(i / 1000) << 8;
+        planes[i] = (unsigned char)v[i], planes[N + i] = (unsigned char)(v[i] >> 8);
+    }
+    ml_blob_scratch s = {0};
+    ml_buf a = {0};
+    CHECK_EQ_I64(ml_blob_encode(&s, &a, 1, 0, 4, 12, v, N * sizeof *v), 1);
+    size_t zn = blob_bytes(a.p, z);
+    CHECK_EQ_I64(z[2], 0);                                      /* a stored block first, of 65,535 */
+    CHECK_EQ_I64(z[3] | z[4] << 8, 65535);
+    CHECK_EQ_I64(z[7 + 65535], 0);                              /* and a second */
+    uLongf bn = 2 * N;
+    CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);
+    CHECK_EQ_I64(bn, 2 * N);
+    CHECK(!memcmp(back, planes, 2 * N));
+    ml_blob_scratch_free(&s);
+    ml_buf_free(&a);
+    free(v), free(planes), free(z), free(back);
+}
+
 /* Columns of every kind, small and large, compressible and not, one
  * descriptor copied as the category bands' times are; into meta and bl. */
 static void some_columns(ml_blobs *bl, ml_buf *meta)
@@ -727,6 +756,7 @@ int main(void)
     RUN(columns_pick_the_smallest_exact_form);
     RUN(blobs_hold_their_columns_byte_planes);
     RUN(random_leading_planes_are_stored_not_deflated);
+    RUN(random_planes_longer_than_a_stored_block);
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
