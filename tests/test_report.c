@@ -171,31 +171,53 @@ static size_t blob_bytes(const char *html, unsigned char *out)
     return n;
 }
 
-TEST(random_leading_planes_are_stored_not_deflated)
+/* n values whose byte 0 is random (xorshift), byte 1 i / step and bytes 2 and
+ * 3 zero (zero planes 12), encoded: the random plane in stored blocks of at
+ * most 65,535 bytes first (the block headers checked, and its bytes in the
+ * first), the slow one deflated after them, one zlib stream (its Adler-32
+ * right) that inflates to the two planes.  Their planes into planes (2 * n);
+ * the blob's bytes into z. */
+static void stored_then_deflated(size_t n, size_t step, uint32_t *v, unsigned char *planes, unsigned char *z)
 {
-    enum { N = 8192 };
-    uint32_t *v = malloc(N * sizeof *v);
-    unsigned char *planes = malloc(4 * N), *z = malloc(8 * N), *back = malloc(4 * N);
     uint64_t x = 88172645463325252ULL;
-    for (size_t i = 0; i < N; i++) {
+    for (size_t i = 0; i < n; i++) {
         x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        v[i] = (uint32_t)(x & 0xff) | (uint32_t)(i / 300) << 8; /* byte 0 random, 1 slow, 2 and 3 zero */
-        for (size_t k = 0; k < 4; k++) planes[k * N + i] = (unsigned char)(v[i] >> (8 * k));
+        v[i] = (uint32_t)(x & 0xff) | (uint32_t)(i / step) << 8;
+        planes[i] = (unsigned char)v[i], planes[n + i] = (unsigned char)(v[i] >> 8);
     }
     ml_blob_scratch s = {0};
-    ml_buf a = {0}, b = {0}, c = {0};
-    /* planes 0 and 1: the random one a stored block first, the rest deflated */
-    CHECK_EQ_I64(ml_blob_encode(&s, &a, 1, 0, 4, 12, v, N * sizeof *v), 1);
-    size_t zn = blob_bytes(a.p, z);
-    CHECK(zn > 2 + 5 + N && zn < 2 * N - 2 * N / 10);
-    CHECK_EQ_I64(z[2], 0);                                   /* BFINAL 0, stored */
-    CHECK_EQ_I64(z[3] | z[4] << 8, N);                       /* LEN */
-    CHECK_EQ_I64((z[5] | z[6] << 8) ^ 0xffff, N);            /* NLEN */
-    CHECK(!memcmp(z + 7, planes, N));
-    uLongf bn = 4 * N;
-    CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);        /* one zlib stream, its Adler-32 right */
-    CHECK_EQ_I64(bn, 2 * N);
-    CHECK(!memcmp(back, planes, 2 * N));
+    ml_buf a = {0};
+    CHECK_EQ_I64(ml_blob_encode(&s, &a, 1, 0, 4, 12, v, n * sizeof *v), 1);
+    size_t zn = blob_bytes(a.p, z), at = 2;
+    CHECK(zn > 2 + 5 + n && zn < 2 * n - 2 * n / 10);
+    for (size_t left = n; left; at += 5) { /* each stored block: BFINAL 0, BTYPE 00, LEN, NLEN */
+        size_t len = left < 65535 ? left : 65535;
+        CHECK_EQ_I64(z[at], 0);
+        CHECK_EQ_I64(z[at + 1] | z[at + 2] << 8, len);
+        CHECK_EQ_I64((z[at + 3] | z[at + 4] << 8) ^ 0xffff, len);
+        if (z[at] || (size_t)(z[at + 1] | z[at + 2] << 8) != len) break;
+        at += len, left -= len;
+    }
+    CHECK(!memcmp(z + 7, planes, n < 65535 ? n : 65535));
+    unsigned char *back = malloc(2 * n);
+    uLongf bn = 2 * n;
+    CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);
+    CHECK_EQ_I64(bn, 2 * n);
+    CHECK(!memcmp(back, planes, 2 * n));
+    free(back);
+    ml_blob_scratch_free(&s);
+    ml_buf_free(&a);
+}
+
+TEST(random_leading_planes_are_stored_not_deflated)
+{
+    enum { N = 8192, LONG = 140000 }; /* LONG: more than one stored block (65,535 bytes) */
+    uint32_t *v = malloc(LONG * sizeof *v);
+    unsigned char *planes = malloc(2 * LONG), *z = malloc(4 * LONG), *back = malloc(2 * N);
+    stored_then_deflated(LONG, 1000, v, planes, z);
+    stored_then_deflated(N, 300, v, planes, z);
+    ml_blob_scratch s = {0};
+    ml_buf b = {0}, c = {0};
     /* only the random plane: kept as it is, not deflated */
     CHECK_EQ_I64(ml_blob_encode(&s, &b, 2, 0, 1, 0, planes, N), 0);
     CHECK_EQ_I64(blob_bytes(b.p, z), N);
@@ -203,43 +225,14 @@ TEST(random_leading_planes_are_stored_not_deflated)
     /* bytes as varied but repeating (1 KB of them again and again): deflated whole */
     for (size_t i = 1024; i < N; i++) planes[i] = planes[i - 1024];
     CHECK_EQ_I64(ml_blob_encode(&s, &c, 3, 0, 1, 0, planes, 2 * N), 1);
-    zn = blob_bytes(c.p, z);
+    size_t zn = blob_bytes(c.p, z);
     CHECK(zn < N / 2);
     CHECK(z[2] & 6);                                         /* a Huffman block first */
-    bn = 4 * N;
+    uLongf bn = 2 * N;
     CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);
     CHECK(bn == 2 * N && !memcmp(back, planes, 2 * N));
     ml_blob_scratch_free(&s);
-    ml_buf_free(&a), ml_buf_free(&b), ml_buf_free(&c);
-    free(v), free(planes), free(z), free(back);
-}
-
-/* A random plane longer than one stored block holds (65,535 bytes): several
- * blocks, then the deflated rest, one zlib stream that inflates to the planes. */
-TEST(random_planes_longer_than_a_stored_block)
-{
-    enum { N = 140000 };
-    uint32_t *v = malloc(N * sizeof *v);
-    unsigned char *planes = malloc(2 * N), *z = malloc(4 * N), *back = malloc(2 * N);
-    uint64_t x = 2463534242ULL;
-    for (size_t i = 0; i < N; i++) {
-        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-        v[i] = (uint32_t)(x & 0xff) | (uint32_t)(i / 1000) << 8;
-        planes[i] = (unsigned char)v[i], planes[N + i] = (unsigned char)(v[i] >> 8);
-    }
-    ml_blob_scratch s = {0};
-    ml_buf a = {0};
-    CHECK_EQ_I64(ml_blob_encode(&s, &a, 1, 0, 4, 12, v, N * sizeof *v), 1);
-    size_t zn = blob_bytes(a.p, z);
-    CHECK_EQ_I64(z[2], 0);                                      /* a stored block first, of 65,535 */
-    CHECK_EQ_I64(z[3] | z[4] << 8, 65535);
-    CHECK_EQ_I64(z[7 + 65535], 0);                              /* and a second */
-    uLongf bn = 2 * N;
-    CHECK_EQ_I64(uncompress(back, &bn, z, zn), Z_OK);
-    CHECK_EQ_I64(bn, 2 * N);
-    CHECK(!memcmp(back, planes, 2 * N));
-    ml_blob_scratch_free(&s);
-    ml_buf_free(&a);
+    ml_buf_free(&b), ml_buf_free(&c);
     free(v), free(planes), free(z), free(back);
 }
 
@@ -756,7 +749,6 @@ int main(void)
     RUN(columns_pick_the_smallest_exact_form);
     RUN(blobs_hold_their_columns_byte_planes);
     RUN(random_leading_planes_are_stored_not_deflated);
-    RUN(random_planes_longer_than_a_stored_block);
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
