@@ -839,6 +839,30 @@ static ml_profile *load_lean(const char *json, bool lean, ml_profiles *ps)
     return ps->items.v[0];
 }
 
+/* No caching allocator reserves less than it hands out: a Total Reserved
+ * (other than 0, which devices without a reserve write) below Total
+ * Allocated says the counters disagree, and the note says where. */
+TEST(reserved_below_allocated_is_noted_with_its_byte)
+{
+    static const char json[] = "[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(20, 7, 2, 4000, 4100, 4096) ","
+                               MEMR(30, 7, 3, 100, 4200, 4096) "]";
+    ml_profile *p = import_str(json);
+    CHECK(p != NULL);
+    if (!p) return;
+    char want[160];
+    snprintf(want, sizeof want, "cuda:0: 2 memory events give a Total Reserved below their Total Allocated (the first "
+             "at byte %zu)", (size_t)(strstr(json, ",{") + 1 - json));
+    CHECK(has_note(p, want));
+    ml_profile_free(p);
+    /* reserved 0 (not kept), or at least what is allocated: nothing to say */
+    p = import_str("[" MEMR(10, 7, 1, 100, 100, 0) "," MEMR(20, 7, 2, 4000, 4100, 4100) "]");
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(!has_note(p, "below their Total Allocated"));
+    CHECK(!has_note(p, "below its Total Allocated"));
+    ml_profile_free(p);
+}
+
 TEST(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order)
 {
     static const char *sorted = "[" MEMR(10, 7, 1, 100, 100, 2048) "," MEMR(20, 8, 3, 900, 1000, 4096) ","
@@ -995,6 +1019,7 @@ int main(void)
     RUN(toy_trace_counts_matching_and_peak);
     RUN(cpu_total_carried_from_an_earlier_recording_window_is_noted);
     RUN(repeated_totals_are_dropped_without_changing_the_curve);
+    RUN(reserved_below_allocated_is_noted_with_its_byte);
     RUN(lean_summary_keeps_no_repeated_totals_and_reads_again_out_of_order);
     RUN(equal_timestamps_keep_file_order_for_the_peak);
     RUN(string_ids_string_ts_and_key_order);

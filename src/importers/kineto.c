@@ -25,6 +25,7 @@
 #include "par.h"
 #include "u64map.h"
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static size_t skip_bom_and_blanks(const char *h, size_t n)
@@ -173,6 +174,11 @@ static int add_memory_event(kineto *k, event_fields *f, uint64_t ev_off, bool oo
         }
     }
     ml_event_push(p, &ev);
+    if (f->has_total_alloc && f->has_total_reserved && f->total_reserved > 0 && f->total_reserved < f->total_alloc &&
+        !k->reserved_below++) {
+        k->reserved_below_off = ev_off;
+        snprintf(k->reserved_below_dev, sizeof k->reserved_below_dev, "%s", p->devices.v[dev].id);
+    }
     if (f->has_total_alloc)
         ml_series_push_sampled(k->keep.lean, totals_series(k, dev, ML_SERIES_ALLOCATED), f->ts, f->total_alloc, ev_index);
     if (f->has_total_reserved)
@@ -674,6 +680,13 @@ int kt_finish(kineto *k, bool truncated)
     if (k->memory_events && k->memory_without_totals == k->memory_events)
         ml_note(p, "memory events carry no Total Allocated / Total Reserved: memory allocated before the "
                    "trace is unknown, and reserved memory is not shown");
+    if (k->reserved_below)
+        ml_note(p, "%s: %zu memory event%s give%s a Total Reserved below %s Total Allocated (the first at byte %llu): "
+                   "an allocator cannot hold more than it reserved, so the trace's counters disagree; the curves "
+                   "show them as written",
+                k->reserved_below_dev, k->reserved_below, k->reserved_below == 1 ? "" : "s",
+                k->reserved_below == 1 ? "s" : "", k->reserved_below == 1 ? "its" : "their",
+                (unsigned long long)k->reserved_below_off);
     if (!k->memory_events && k->memory_profiled)
         ml_note(p, "memory profiling was on (\"profile_memory\": 1 in the trace's header) but recorded no "
                    "allocations: nothing was allocated or freed while the profiler was recording");

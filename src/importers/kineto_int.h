@@ -152,6 +152,11 @@ typedef struct kineto {
     /* the CPU's Total Allocated before its first memory event (see the note at the end) */
     bool cpu_total_seen;
     int64_t cpu_total_before;
+    /* memory events whose Total Reserved (not 0) is below their Total Allocated,
+     * which no caching allocator writes: the first one's byte and device */
+    size_t reserved_below;
+    uint64_t reserved_below_off;
+    char reserved_below_dev[32];
     /* the time side: NULL unless the command wants it */
     ml_trace *t;
     trace_args ta;

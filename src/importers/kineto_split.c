@@ -138,6 +138,11 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, cons
         first.memory_events += k2->memory_events;
         first.memory_without_addr += k2->memory_without_addr;
         first.memory_without_totals += k2->memory_without_totals;
+        if (!first.reserved_below && k2->reserved_below) {
+            first.reserved_below_off = k2->reserved_below_off;
+            memcpy(first.reserved_below_dev, k2->reserved_below_dev, sizeof first.reserved_below_dev);
+        }
+        first.reserved_below += k2->reserved_below;
         first.oom_events += k2->oom_events;
         first.orphan_ends += k2->orphan_ends;
         first.unclosed_slices += k2->unclosed_slices;
