@@ -1,6 +1,7 @@
 /*
- * heap_policy.h — how the memlens program sets up the C heap before its
- * command runs (main.c); the library itself sets nothing process-wide.
+ * heap_policy.h — how the memlens programs set up the C heap before their
+ * command runs (main.c, par/mpi.c); the library itself sets nothing
+ * process-wide (an embedder such as the Python extension keeps its own).
  *
  * Why: a command reads a trace into columns of millions of rows and its
  * analyses write more of them; on 4 KB pages the first touch of that memory
