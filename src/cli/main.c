@@ -8,7 +8,7 @@
  * wanted.  A broken pipe on any other descriptor (a FIFO given to -o) stays
  * an error the command reports.  Output to standard output that could not
  * be written (a full disk) fails the run with status 1, whichever command
- * wrote it.  Before anything, it sets up the heap (heap_policy.h).
+ * wrote it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,7 +20,6 @@
 
 #include "cli.h"
 #include "err.h"
-#include "heap_policy.h"
 
 static void on_sigpipe(int sig)
 {
@@ -38,7 +37,6 @@ static void fatal_exit(const char *msg)
 
 int main(int argc, char **argv)
 {
-    ml_heap_policy(argc, argv);
     ml_set_fatal_handler(fatal_exit);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -2,11 +2,9 @@
 #include "err.h"
 
 #include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 int ml_vfail(ml_err *e, const char *fmt, va_list ap)
 {
@@ -54,32 +52,10 @@ _Noreturn void ml_fatal(const char *fmt, ...)
 
 static void out_of_memory(size_t n) { ml_fatal("out of memory (asked for %zu bytes)", n); }
 
-/* A column of millions of rows is touched page by page the first time it
- * is written; on a 4 KB page that is one fault per 4 KB, and at 400 MB of
- * trace those faults cost perf and report as much as their arithmetic.
- * Asking for transparent huge pages on the 2 MB-aligned inside of a large
- * block makes it one fault per 2 MB.  The advice belongs to the block's
- * pages, not to the process: nothing is set that outlives the block, and
- * where the kernel has huge pages off the call is a no-op. */
-enum { HUGE_PAGE = 2u << 20, ADVISE_FROM = HUGE_PAGE };
-
-static void advise_huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    if (n < ADVISE_FROM) return;
-    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p, (void)n;
-#endif
-}
-
 void *ml_malloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) out_of_memory(n);
-    advise_huge(p, n);
     return p;
 }
 
@@ -87,7 +63,6 @@ void *ml_calloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) out_of_memory(n * size);
-    advise_huge(p, n * size);
     return p;
 }
 
@@ -95,7 +70,6 @@ void *ml_realloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) out_of_memory(n);
-    advise_huge(q, n);
     return q;
 }
 

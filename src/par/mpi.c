@@ -19,7 +19,6 @@
 
 #include "cli.h"
 #include "err.h"
-#include "heap_policy.h"
 #include "transport.h"
 
 /* Bytes per message: MPI counts are ints. */
@@ -116,7 +115,6 @@ static void fatal_abort(const char *msg)
 
 int main(int argc, char **argv)
 {
-    ml_heap_policy(argc, argv);
     ml_set_fatal_handler(fatal_abort);
     MPI_Init(&argc, &argv);
     int size, me;
