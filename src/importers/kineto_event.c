@@ -1276,7 +1276,7 @@ static int shape_event(kineto *k, shape *sh, event_fields *restrict f, const cha
          * before anything is set up: most of the shapes tried fail there. */
         i = sh->lit_end[0];
         if (n < i || !jp_same_bytes(p, sh->text, i)) return 0;
-        *f = sh->proto;
+        fields_reset(f, &sh->proto);
         k->name_len = 0;
         k->name_interned = false;
         if (k->t) {
