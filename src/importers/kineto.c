@@ -55,8 +55,9 @@ bool ml_kineto_may_be(const unsigned char *head, size_t n)
 
 /* ---- small value readers ---- */
 
-/* Whether an id text equals a remembered one: both are NUL-padded to ID_MAX
- * (event_fields is zeroed per event), so a short one is two word compares. */
+/* Whether an id text equals a remembered one: both are NUL-padded to 16
+ * bytes at least (fields_reset, id_memo_put), so a short one is two word
+ * compares. */
 static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_len)
 {
     if (a_len != b_len) return false;

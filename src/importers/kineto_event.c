@@ -314,6 +314,7 @@ static inline int name_slot(const kineto *k)
 #define SHAPE_RUNS 4
 enum { RUN_WAYS = 16, RUN_TEXT = 368 }; /* (a realistic trace's cpu_ops have some 20 runs, of 90 to 320 bytes) */
 enum { RUN_SHAPES = 4 };                 /* shapes (KA_COMPACT args) in a run */
+enum { RUN_HINTS = 64 };                 /* run 0's memo: the way each name used last, by a hash of the name */
 
 /* A run of args not read, or shapes: its values, and the literals between them. */
 typedef struct shape_run {
@@ -362,7 +363,11 @@ typedef struct shape {
     unsigned nruns;
     shape_run run[SHAPE_RUNS];
     char keys[SHAPE_TEXT + 16];       /* the runs' literals */
-    uint8_t memo_order[RUN_WAYS];     /* run 0's memo, most recently used first */
+    /* run 0's memo: when each way was used last (0: never; the least recently used one is
+     * replaced), and the way an event of each name (by name_hint) used last: the same op comes
+     * back with the same run, but after many others (a way found by a look, not a search) */
+    uint32_t memo_used[RUN_WAYS], memo_clock;
+    uint8_t memo_hint[RUN_HINTS];
     run_memo memo[RUN_WAYS];
 } shape;
 
@@ -432,7 +437,9 @@ static void shape_runs(shape *sh)
         s = e;
     }
     sh->nslots = ns;
-    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].seen.len = 0, sh->memo_order[w_] = (uint8_t)w_;
+    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].seen.len = 0, sh->memo_used[w_] = 0;
+    sh->memo_clock = 0;
+    memset(sh->memo_hint, 0, sizeof sh->memo_hint);
 }
 
 /* ---- a shape resumed where another one failed ----
@@ -598,35 +605,59 @@ static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
 /* Whether the value at p[i] is a number (it begins like one). */
 static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p[i] <= '9') || p[i] == '-'; }
 
-/* Run 0's memo: the values from `first` on remembered at p[i] (the bytes
- * there begin with the text: they are those values, and the literals
- * between them, as they were when remembered, keys included), or NULL. */
-static const run_seen *run_memo_find(shape *sh, unsigned first, const char *p, size_t i, size_t n)
+/* The current event's name (read before its args, or none yet) as an index
+ * of a shape's memo_hint: from its length and its first and last 8 bytes. */
+static inline unsigned name_hint(const kineto *k)
 {
-    for (unsigned w = 0; w < RUN_WAYS; w++) {
-        uint8_t o = sh->memo_order[w];
-        const run_memo *m = &sh->memo[o];
-        size_t len = m->seen.len;
-        if (!len) return NULL;
-        if (m->seen.first != first || len > n - i) continue;
-        /* the last 16 bytes first: runs that begin alike (the same inputs) differ in their shapes, later */
-        if (len >= 16 ? !jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) || !jp_same_bytes(p + i, m->text, len - 16)
-                      : !jp_same_bytes(p + i, m->text, len))
-            continue;
-        for (; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
-        sh->memo_order[0] = o;
-        return &m->seen;
+    size_t n = k->name_len;
+    if (!n) return 0;
+    uint64_t head, tail;
+    if (n >= 8) {
+        memcpy(&head, k->name, 8);
+        memcpy(&tail, k->name + n - 8, 8);
+    } else { /* (k->name holds 64 bytes more than the name: the bytes past it masked off) */
+        memcpy(&head, k->name, 8);
+        head &= ~0ull >> (8 * (8 - n));
+        tail = 0;
     }
-    return NULL;
+    return (unsigned)(((head ^ (tail * 31) ^ n) * 0x9e3779b97f4a7c15ull) >> 58); /* (RUN_HINTS = 64) */
 }
 
-/* A run's text remembered, in front (the least recently used one out). */
-static void run_memo_put(shape *sh, const run_seen *seen, const char *text)
+/* Whether memo way m remembers the values from `first` on at p[i] (the
+ * bytes there begin with its text: they are those values, and the literals
+ * between them, as they were when remembered, keys included). */
+static inline bool run_memo_is(const run_memo *m, unsigned first, const char *p, size_t i, size_t n)
+{
+    size_t len = m->seen.len;
+    if (!len || m->seen.first != first || len > n - i) return false;
+    /* the last 16 bytes first: runs that begin alike (the same inputs) differ in their shapes, later */
+    return len >= 16 ? jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) && jp_same_bytes(p + i, m->text, len - 16)
+                     : jp_same_bytes(p + i, m->text, len);
+}
+
+/* Run 0's memo: what it remembers of the values from `first` on at p[i],
+ * or NULL.  The way the event's name used last is looked at first. */
+static const run_seen *run_memo_find(const kineto *k, shape *sh, unsigned first, const char *p, size_t i, size_t n)
+{
+    unsigned h = name_hint(k), o = sh->memo_hint[h];
+    if (!run_memo_is(&sh->memo[o], first, p, i, n)) {
+        for (o = 0; o < RUN_WAYS && !run_memo_is(&sh->memo[o], first, p, i, n); o++) {}
+        if (o == RUN_WAYS) return NULL;
+        sh->memo_hint[h] = (uint8_t)o;
+    }
+    sh->memo_used[o] = ++sh->memo_clock;
+    return &sh->memo[o].seen;
+}
+
+/* A run's text remembered in the way used least recently (an unused one first). */
+static void run_memo_put(const kineto *k, shape *sh, const run_seen *seen, const char *text)
 {
     if (!seen->len) return;
-    uint8_t o = sh->memo_order[RUN_WAYS - 1];
-    for (unsigned w = RUN_WAYS - 1; w > 0; w--) sh->memo_order[w] = sh->memo_order[w - 1];
-    sh->memo_order[0] = o;
+    unsigned o = 0;
+    for (unsigned w = 1; w < RUN_WAYS; w++)
+        if (sh->memo_used[w] < sh->memo_used[o]) o = w;
+    sh->memo_used[o] = ++sh->memo_clock;
+    sh->memo_hint[name_hint(k)] = (uint8_t)o;
     sh->memo[o].seen = *seen;
     memcpy(sh->memo[o].text, text, seen->len);
 }
@@ -651,7 +682,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
         bool num = number_at(p, i);
         if (!num && memo) {
             memo = false;
-            const run_seen *m = run_memo_find(sh, j, p, i, n);
+            const run_seen *m = run_memo_find(k, sh, j, p, i, n);
             if (m) {
                 if (!m->next) return 0; /* (an event of another shape, alike up to there) */
                 for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]);
@@ -677,7 +708,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
             if (!jp_same_bytes(p + i, sh->keys + a, len)) { /* remembered too: the bytes up to that key */
                 if (got.first < run->n && i + len - from <= RUN_TEXT) {
                     got.next = 0, got.nshapes = 0, got.len = (uint16_t)(i + len - from);
-                    run_memo_put(sh, &got, p + from);
+                    run_memo_put(k, sh, &got, p + from);
                 }
                 return 0;
             }
@@ -689,7 +720,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
     }
     if (got.first < run->n && to - from <= RUN_TEXT) {
         got.len = (uint16_t)(to - from);
-        run_memo_put(sh, &got, p + from);
+        run_memo_put(k, sh, &got, p + from);
     }
     return i;
 }
@@ -1276,7 +1307,7 @@ static int shape_event(kineto *k, shape *sh, event_fields *restrict f, const cha
          * before anything is set up: most of the shapes tried fail there. */
         i = sh->lit_end[0];
         if (n < i || !jp_same_bytes(p, sh->text, i)) return 0;
-        *f = sh->proto;
+        fields_reset(f, &sh->proto);
         k->name_len = 0;
         k->name_interned = false;
         if (k->t) {

@@ -39,7 +39,6 @@ typedef struct event_fields {
     bool has_name, has_ts, has_dur;
     bool bad_dur;                  /* a "dur" that is no number (NaN, Infinity, a string, null, a list) */
     int64_t ts, dur;
-    char pid[ID_MAX], tid[ID_MAX];
     size_t pid_len, tid_len;
     /* args of memory events */
     bool has_dev_type, has_dev_id, has_addr, has_bytes, has_total_alloc, has_total_reserved;
@@ -53,7 +52,19 @@ typedef struct event_fields {
     bool bind_enclosing, has_id;   /* flows: "bp": "e"; "id" */
     ml_str cat_id;                 /* the cat, interned */
     int64_t id;
+    /* last: an event is set up by copying what comes before (fields_reset) */
+    char pid[ID_MAX], tid[ID_MAX]; /* pid_len / tid_len bytes, then zeros to 16 (same_id reads 16) */
 } event_fields;
+
+/* f set to proto (an event's fields before any is read), but for the bytes
+ * of the pid and tid texts past the 16 that same_id() reads: only those
+ * texts' lengths say how much of them holds. */
+static inline void fields_reset(event_fields *f, const event_fields *proto)
+{
+    memcpy(f, proto, offsetof(event_fields, pid));
+    memset(f->pid, 0, 16);
+    memset(f->tid, 0, 16);
+}
 
 /* Args of the time side, -1 / 0 when absent (trace.h says what each is). */
 typedef struct trace_args {
