@@ -34,7 +34,8 @@ void ml_blob_scratch_free(ml_blob_scratch *s);
 /* Blob `id` as its <script> element appended to html: the bytes (values
  * `width` bytes wide) shuffled when ml_blob_shuffled says so, without the
  * planes of zero_planes (bit k: byte k is zero in every value, web/DATA.md's
- * "zp"), then deflated at `level` when that saves at least a tenth (returns
+ * "zp"), then deflated at `level` (0: the default, libdeflate's 1 or 2 as
+ * the planes are, see default_level) when that saves at least a tenth (returns
  * 1), else as they are (returns 0); base64 either way.  The leading planes
  * (of at least 4 KB) that are as good as random are not searched for
  * matches: they open the zlib stream as stored blocks (a blob of nothing

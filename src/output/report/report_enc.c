@@ -133,6 +133,38 @@ static void capture(ml_blobs *bl, ml_buf *meta, char dt, const void *v, size_t n
     VEC_PUSH(&bl->raw, c);
 }
 
+/* v (or its deltas, the first 0) as i32 into w, the OR of them into *any;
+ * whether every one fits.  Branch-free within blocks of 256 (a value out of
+ * range is seen in the block's end), so that the loop is a few instructions
+ * a value; the rest of w is not written once one did not fit. */
+static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *any)
+{
+    uint32_t a = 0;
+    for (size_t at = 0; at < n; at += 256) {
+        size_t end = n - at < 256 ? n : at + 256;
+        uint64_t wide = 0; /* non-zero: some x is outside [INT32_MIN, INT32_MAX] */
+        if (delta) {
+            size_t i = at;
+            if (!i) w[i++] = 0;
+            for (; i < end; i++) {
+                int64_t x = (int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1]); /* (wrapping, not undefined) */
+                wide |= ((uint64_t)x - (uint64_t)INT32_MIN) >> 32;
+                w[i] = (int32_t)x;
+                a |= (uint32_t)w[i];
+            }
+        } else {
+            for (size_t i = at; i < end; i++) {
+                wide |= ((uint64_t)v[i] - (uint64_t)INT32_MIN) >> 32;
+                w[i] = (int32_t)v[i];
+                a |= (uint32_t)w[i];
+            }
+        }
+        if (wide) return 0;
+    }
+    *any = a;
+    return 1;
+}
+
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
 {
     if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
@@ -142,21 +174,11 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
      * checking that it fits; the next only when it does not. */
     int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
     uint32_t any = 0;
-    int delta = try_delta && n > 0, fits = 1;
-    for (size_t i = 0; i < n && fits; i++) {
-        int64_t x = delta ? (i ? v[i] - v[i - 1] : 0) : v[i];
-        fits = x >= INT32_MIN && x <= INT32_MAX;
-        w[i] = (int32_t)x;
-        any |= (uint32_t)w[i];
-    }
+    int delta = try_delta && n > 0, fits = as_i32(w, v, n, delta, &any);
     /* deltas only help when they repeat: one value that fits is kept as it is */
     if (delta && (!fits || (n == 1 && v[0] >= INT32_MIN && v[0] <= INT32_MAX))) {
-        delta = 0, fits = 1, any = 0;
-        for (size_t i = 0; i < n && fits; i++) {
-            fits = v[i] >= INT32_MIN && v[i] <= INT32_MAX;
-            w[i] = (int32_t)v[i];
-            any |= (uint32_t)w[i];
-        }
+        delta = 0;
+        fits = as_i32(w, v, n, 0, &any);
     }
     if (fits) {
         put_blob(bl, meta, "i32", n, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
