@@ -518,6 +518,46 @@ TEST(powers_of_ten_are_pow_bit_for_bit)
     CHECK_EQ_I64(ml_parse_double("1e400", 5, &d), -1);
 }
 
+/* Plain text of up to 19 characters takes ml_parse_double's short way: the
+ * same value, bit for bit, as the same text with "e0" after it (which goes
+ * the whole way), and the same answer for what is no number. */
+TEST(plain_doubles_read_as_their_exponent_form)
+{
+    static const char *const fixed[] = {"0", "-0", "5.", ".5", "0.0", "1234567890123456789", "123456789012345678.9",
+                                        "-12345678901234567.8", "0.000000000000000001", "-.0625", "99.99999999999999"};
+    static const char *const bad[] = {"", "-", ".", "-.", "1..2", "1.2.3", "--1", "1-", "12a", " 1"};
+    uint64_t x = 88172645463325252ull;
+    char text[40], exp_form[44];
+    for (int k = 0; k < 200000; k++) {
+        size_t n;
+        if (k < (int)(sizeof fixed / sizeof *fixed)) {
+            n = strlen(fixed[k]);
+            memcpy(text, fixed[k], n);
+        } else { /* random: a sign, 1-18 digits, a point somewhere (or none) */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t digits = 1 + x % 18, point = (x >> 8) % (digits + 2);
+            n = 0;
+            if ((x >> 16) & 1) text[n++] = '-';
+            for (size_t j = 0; j < digits; j++) {
+                if (j == point) text[n++] = '.';
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                text[n++] = (char)('0' + x % 10);
+            }
+            if (point == digits) text[n++] = '.';
+        }
+        memcpy(exp_form, text, n);
+        memcpy(exp_form + n, "e0", 2);
+        double a = 1, b = 2;
+        int ra = ml_parse_double(text, n, &a), rb = ml_parse_double(exp_form, n + 2, &b);
+        CHECK_EQ_I64(ra, rb);
+        CHECK(ra < 0 || memcmp(&a, &b, sizeof a) == 0);
+    }
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        double d;
+        CHECK_EQ_I64(ml_parse_double(bad[k], strlen(bad[k]), &d), -1);
+    }
+}
+
 /* ---- real traces (../shared/data), expected values from tests/kineto_expected.py ---- */
 
 /* Loads a real file: 1 when loaded, 0 when it is absent (the test skips),
@@ -1038,6 +1078,7 @@ int main(void)
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
     RUN(powers_of_ten_are_pow_bit_for_bit);
+    RUN(plain_doubles_read_as_their_exponent_form);
     RUN(real_hta_df_index_resolver);
     RUN(real_old_format_resnet50);
     RUN(real_traces_without_memory_load_cleanly);

@@ -432,6 +432,68 @@ TEST(same_named_chain_is_merged_into_the_outermost)
     ml_profile_free(f.p);
 }
 
+/* The node of the slice called name on track tr (the first one). */
+static uint32_t node_named(const fix *f, const ml_optree *tr, uint32_t track, const char *name)
+{
+    for (uint32_t i = 0; i < tr->n; i++)
+        if (tr->slice[i] != ML_NONE32 && tr->track[i] == track &&
+            !strcmp(ml_s(f->p, f->p->trace->slices.name.v[tr->slice[i]]), name))
+            return i;
+    return ML_NONE32;
+}
+
+TEST(optree_nests_crossing_and_zero_length_slices_by_containment)
+{
+    /* Three threads, each nested on its own:
+     *   100: a [0,10) and b [2,12), which crosses a's end: cut to [2,10) under
+     *        a; a call [11,11.5) with no External id is b's (the innermost);
+     *   200: c [0,10) > z [5,5) and y [5,5): zero-length, so y is z's sibling,
+     *        not its child (nothing starts inside z);
+     *   300: d [0,10) > e [2,5) > a call [3,4) with no External id: e's. */
+    fix f = fix_new();
+    uint32_t t2 = ml_track_get(f.t, f.p->strings, "100", 3, "200", 3),
+             t3 = ml_track_get(f.t, f.p->strings, "100", 3, "300", 3);
+    host(&f, ML_SL_CPU_OP, "a", 0, 10, 1, NULL);
+    host(&f, ML_SL_CPU_OP, "b", 2, 10, 2, NULL);
+    runtime(&f, 11, 0.5, 100, -1);
+    f.thread = t2;
+    host(&f, ML_SL_CPU_OP, "c", 0, 10, 3, NULL);
+    host(&f, ML_SL_CPU_OP, "z", 5, 0, 4, NULL);
+    host(&f, ML_SL_CPU_OP, "y", 5, 0, 5, NULL);
+    f.thread = t3;
+    host(&f, ML_SL_CPU_OP, "d", 0, 10, 6, NULL);
+    host(&f, ML_SL_CPU_OP, "e", 2, 3, 7, NULL);
+    runtime(&f, 3, 1, 101, -1);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_optree *tr = &pf.tree;
+    uint32_t t1 = f.p->trace->slices.track.v[0];
+    uint32_t a = node_named(&f, tr, t1, "a"), b = node_named(&f, tr, t1, "b");
+    uint32_t c = node_named(&f, tr, t2, "c"), z = node_named(&f, tr, t2, "z"), y = node_named(&f, tr, t2, "y");
+    uint32_t d = node_named(&f, tr, t3, "d"), e = node_named(&f, tr, t3, "e");
+    CHECK(a != ML_NONE32 && b != ML_NONE32 && c != ML_NONE32 && z != ML_NONE32 && y != ML_NONE32 &&
+          d != ML_NONE32 && e != ML_NONE32);
+    if (a != ML_NONE32 && b != ML_NONE32 && c != ML_NONE32 && z != ML_NONE32 && y != ML_NONE32 &&
+        d != ML_NONE32 && e != ML_NONE32) {
+        CHECK_EQ_I64(tr->n, 10); /* 7 slices, 3 roots */
+        CHECK_EQ_I64(tr->clipped, 1);
+        CHECK_EQ_I64(tr->parent[b], a);
+        CHECK_EQ_I64(tr->host_total[b], 8 * US);
+        CHECK_EQ_I64(tr->host_self[b], 7500); /* 8 - the call's 0.5 */
+        CHECK_EQ_I64(tr->host_self[a], 2 * US);
+        CHECK_EQ_I64(tr->parent[z], c);
+        CHECK_EQ_I64(tr->parent[y], c);
+        CHECK_EQ_I64(tr->parent[e], d);
+        CHECK_EQ_I64(tr->host_self[e], 2 * US); /* 3 - the call's 1 */
+        CHECK_EQ_I64(tr->host_self[d], 7 * US);
+        CHECK(tr->flags[tr->parent[a]] & ML_NODE_ROOT);
+        CHECK(tr->flags[tr->parent[d]] & ML_NODE_ROOT);
+    }
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
 TEST(whole_trace_step_extends_to_its_kernels)
 {
     /* ops [10,20) and [30,50) > launch [35,36) of a kernel [40,80): the one
@@ -667,6 +729,7 @@ int main(void)
     RUN(tensor_core_advice_when_eligible_ops_use_none);
     RUN(same_named_child_is_merged);
     RUN(same_named_chain_is_merged_into_the_outermost);
+    RUN(optree_nests_crossing_and_zero_length_slices_by_containment);
     RUN(whole_trace_step_extends_to_its_kernels);
     RUN(flow_links_queued_work_to_its_operator);
     RUN(fragmentation_from_the_memory_curves);

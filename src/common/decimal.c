@@ -205,6 +205,26 @@ double ml_pow10(int k)
 
 int ml_parse_double(const char *s, size_t n, double *out)
 {
+    /* Plain text of at most 19 digits ("12.5", "-0.0625"): every digit fits
+     * in mant, so this is split_decimal's split without its bookkeeping (and
+     * the same mant * 10^exp).  Anything else (an exponent, a '+', more
+     * digits) goes the whole way. */
+    if (n && n <= 19) {
+        size_t i = s[0] == '-';
+        uint64_t mant = 0;
+        int exp = 0, point = 0, digits = 0;
+        for (; i < n; i++) {
+            unsigned c = (unsigned)(s[i] - '0');
+            if (c <= 9) mant = mant * 10 + c, exp -= point, digits++;
+            else if (s[i] == '.' && !point) point = 1;
+            else break;
+        }
+        if (i == n && digits) {
+            double v = (double)mant * ml_pow10(exp);
+            *out = s[0] == '-' ? -v : v;
+            return 0;
+        }
+    }
     decimal d;
     if (split_decimal(s, n, &d) < 0) return -1;
     double v = (double)d.mant * ml_pow10(d.exp);

@@ -68,22 +68,29 @@ static inline bool same_id(const char *a, size_t a_len, const char *b, size_t b_
     return x[0] == y[0] && x[1] == y[1];
 }
 
-/* memo[TRACK_MEMO] remembers the last (pid, tid) texts seen and what they
- * map to (a thread, a track): the entry of f's, or NULL. */
-static inline const struct id_memo *id_memo_find(const struct id_memo *memo, const event_fields *f)
+/* Whether memo entry m holds f's (pid, tid). */
+static inline bool id_memo_is(const struct id_memo *m, const event_fields *f)
 {
-    for (unsigned i = 0; i < TRACK_MEMO; i++) {
-        const struct id_memo *m = &memo[i];
-        if (m->id != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
-            same_id(f->pid, f->pid_len, m->pid, m->pid_len))
-            return m;
-    }
+    return m->id != ML_NONE32 && same_id(f->tid, f->tid_len, m->tid, m->tid_len) &&
+           same_id(f->pid, f->pid_len, m->pid, m->pid_len);
+}
+
+/* memo[TRACK_MEMO] remembers the last (pid, tid) texts seen and what they
+ * map to (a thread, a track): the entry of f's, or NULL; *last is set to it. */
+static inline const struct id_memo *id_memo_find(const struct id_memo *memo, unsigned *last, const event_fields *f)
+{
+    for (unsigned i = 0; i < TRACK_MEMO; i++)
+        if (id_memo_is(&memo[i], f)) {
+            *last = i;
+            return &memo[i];
+        }
     return NULL;
 }
 
-/* Remembers f's (pid, tid) as id, in place of the oldest entry. */
-static void id_memo_put(struct id_memo *memo, unsigned *next, const event_fields *f, uint32_t id)
+/* Remembers f's (pid, tid) as id, in place of the oldest entry (then the last one found). */
+static void id_memo_put(struct id_memo *memo, unsigned *next, unsigned *last, const event_fields *f, uint32_t id)
 {
+    *last = *next % TRACK_MEMO;
     struct id_memo *m = &memo[(*next)++ % TRACK_MEMO];
     m->id = id;
     memset(m->pid, 0, sizeof m->pid);
@@ -94,24 +101,39 @@ static void id_memo_put(struct id_memo *memo, unsigned *next, const event_fields
     m->tid_len = (uint8_t)f->tid_len;
 }
 
-/* The profile's thread of (pid, tid). */
-static uint32_t thread_of(kineto *k, const event_fields *f)
+/* The profile's thread of (pid, tid), past the entry found last. */
+static __attribute__((noinline)) uint32_t thread_lookup(kineto *k, const event_fields *f)
 {
-    const struct id_memo *m = id_memo_find(k->threads, f);
+    const struct id_memo *m = id_memo_find(k->threads, &k->threads_last, f);
     if (m) return m->id;
     uint32_t thread = ml_thread_get(k->p, f->pid, f->pid_len, f->tid, f->tid_len);
-    id_memo_put(k->threads, &k->threads_next, f, thread);
+    id_memo_put(k->threads, &k->threads_next, &k->threads_last, f, thread);
     return thread;
 }
 
-/* The trace track of (pid, tid). */
-static uint32_t track_of(kineto *k, const event_fields *f)
+/* The profile's thread of (pid, tid): events come in runs on one thread, so
+ * the entry found last is tried first, inline. */
+static inline uint32_t thread_of(kineto *k, const event_fields *f)
 {
-    const struct id_memo *m = id_memo_find(k->tracks, f);
+    const struct id_memo *m = &k->threads[k->threads_last];
+    return id_memo_is(m, f) ? m->id : thread_lookup(k, f);
+}
+
+/* The trace track of (pid, tid), past the entry found last. */
+static __attribute__((noinline)) uint32_t track_lookup(kineto *k, const event_fields *f)
+{
+    const struct id_memo *m = id_memo_find(k->tracks, &k->tracks_last, f);
     if (m) return m->id;
     uint32_t track = ml_track_get(k->t, k->p->strings, f->pid, f->pid_len, f->tid, f->tid_len);
-    id_memo_put(k->tracks, &k->tracks_next, f, track);
+    id_memo_put(k->tracks, &k->tracks_next, &k->tracks_last, f, track);
     return track;
+}
+
+/* The trace track of (pid, tid) (the entry found last first, as thread_of). */
+static inline uint32_t track_of(kineto *k, const event_fields *f)
+{
+    const struct id_memo *m = &k->tracks[k->tracks_last];
+    return id_memo_is(m, f) ? m->id : track_lookup(k, f);
 }
 
 /* The device's Total Allocated / Total Reserved series, remembered by index
@@ -271,15 +293,20 @@ static uint8_t slice_kind(const kineto *k, const event_fields *f)
 }
 
 /* The track of GPU work is the stream (pid = device, tid = stream). */
-static uint32_t work_track(kineto *k, const event_fields *f, uint8_t kind)
+/* Makes a GPU kind's track a stream track (once per track: kept out of line). */
+static __attribute__((noinline)) void make_stream_track(kineto *k, const event_fields *f, uint32_t track)
+{
+    int64_t dev = k->ta.device >= 0 ? k->ta.device : trailing_number(f->pid, f->pid_len);
+    int64_t stream = k->ta.stream >= 0 ? k->ta.stream : trailing_number(f->tid, f->tid_len);
+    int32_t d = dev >= 0 && dev < 1 << 16 ? ml_device_get(k->p, (ml_dev_kind)f->dev_kind, (int)dev) : -1;
+    ml_track_set_stream(k->t, track, d, stream);
+}
+
+/* The track of a slice of that kind (a GPU kind's made a stream track). */
+static inline uint32_t work_track(kineto *k, const event_fields *f, uint8_t kind)
 {
     uint32_t track = track_of(k, f);
-    if (is_gpu_kind(kind) && k->t->tracks.v[track].kind != ML_TRACK_STREAM) {
-        int64_t dev = k->ta.device >= 0 ? k->ta.device : trailing_number(f->pid, f->pid_len);
-        int64_t stream = k->ta.stream >= 0 ? k->ta.stream : trailing_number(f->tid, f->tid_len);
-        int32_t d = dev >= 0 && dev < 1 << 16 ? ml_device_get(k->p, (ml_dev_kind)f->dev_kind, (int)dev) : -1;
-        ml_track_set_stream(k->t, track, d, stream);
-    }
+    if (is_gpu_kind(kind) && k->t->tracks.v[track].kind != ML_TRACK_STREAM) make_stream_track(k, f, track);
     return track;
 }
 

@@ -179,6 +179,7 @@ typedef struct kineto {
         char pid[ID_MAX], tid[ID_MAX];
     } tracks[TRACK_MEMO], threads[TRACK_MEMO];
     unsigned tracks_next, threads_next; /* the entries to replace next */
+    unsigned tracks_last, threads_last; /* the entries found last (tried first) */
     size_t unclosed_slices;        /* "B" events of any kind closed at the end of the trace */
     size_t bad_durs;               /* "X" events dropped: their dur negative or not a number */
     uint64_t bad_dur_off;          /* the first one's byte */

@@ -213,21 +213,21 @@ uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
 
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 {
-    ml_kernel_info k = *info;
+    VEC_PUSH(&t->kernel_info, *info);
+    ml_kernel_info *k = &t->kernel_info.v[t->kernel_info.len - 1]; /* checked in place: one copy */
     size_t bad = 0;
     /* (!(x >= lo) is true for NaN too) */
-    if (k.occupancy != -1 && !(k.occupancy >= 0 && k.occupancy <= 100)) k.occupancy = -1, bad++;
+    if (k->occupancy != -1 && !(k->occupancy >= 0 && k->occupancy <= 100)) k->occupancy = -1, bad++;
     /* blocks per SM is the grid's blocks over the SMs: at most the largest grid CUDA allows */
-    if (k.blocks_per_sm != -1 && !(k.blocks_per_sm >= 0 && k.blocks_per_sm <= 2147483647.0 * 65535.0 * 65535.0))
-        k.blocks_per_sm = -1, bad++;
-    if (k.registers != -1 && (k.registers < 0 || k.registers > 65536)) k.registers = -1, bad++;
-    if (k.shared_memory != -1 && k.shared_memory < 0) k.shared_memory = -1, bad++;
+    if (k->blocks_per_sm != -1 && !(k->blocks_per_sm >= 0 && k->blocks_per_sm <= 2147483647.0 * 65535.0 * 65535.0))
+        k->blocks_per_sm = -1, bad++;
+    if (k->registers != -1 && (k->registers < 0 || k->registers > 65536)) k->registers = -1, bad++;
+    if (k->shared_memory != -1 && k->shared_memory < 0) k->shared_memory = -1, bad++;
     for (int d = 0; d < 3; d++) {
-        if (k.grid[d] != -1 && k.grid[d] < 1) k.grid[d] = -1, bad++;
-        if (k.block[d] != -1 && k.block[d] < 1) k.block[d] = -1, bad++;
+        if (k->grid[d] != -1 && k->grid[d] < 1) k->grid[d] = -1, bad++;
+        if (k->block[d] != -1 && k->block[d] < 1) k->block[d] = -1, bad++;
     }
     t->kernel_args_dropped += bad;
-    VEC_PUSH(&t->kernel_info, k);
     return (uint32_t)t->kernel_info.len - 1;
 }
 

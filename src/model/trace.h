@@ -263,7 +263,7 @@ const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info);
  * SM negative, not finite or past the largest grid CUDA allows (2^31 - 1 by
  * 65535 by 65535 blocks), registers per thread outside 0..65536, negative
  * shared memory, grid or block sizes below 1. */
-uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info);
+uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info); /* (info: not one of t's rows) */
 uint32_t ml_sync_info_push(ml_trace *t, const ml_sync_info *info);
 /* A profiler range's counters (n names and values): its range_info row. */
 uint32_t ml_range_info_push(ml_trace *t, const ml_str *keys, const double *values, size_t n);
