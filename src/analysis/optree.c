@@ -50,7 +50,7 @@ static bool counts_as_operator(const char *name)
            strcmp(name, "DataParallel.forward") != 0 && strcmp(name, "DistributedDataParallel.forward") != 0;
 }
 
-static inline __attribute__((always_inline)) bool is_tree_slice(const ml_trace *t, size_t i)
+static bool is_tree_slice(const ml_trace *t, size_t i)
 {
     uint8_t k = t->slices.kind.v[i];
     if (k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP) return true;
@@ -92,120 +92,6 @@ static inline uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uin
     return id;
 }
 
-/* What nesting one track needs, shared by its two ways. */
-typedef struct nester {
-    const ml_profile *p;
-    const ml_trace *t;
-    builder *b;
-    ml_optree *out;
-    uint32_t *root_of;          /* per track: its root node, ML_NONE32 until its first tree slice */
-    uint32_t *up;               /* per slice: the node of its nearest tree slice, itself included */
-    uint8_t *cls;               /* per name id: 1 known, 2 counts as an operator, 4 Tensor Core eligible */
-    size_t nstr;
-    VEC(uint32_t) stack;
-    VEC(int64_t) stack_end;
-} nester;
-
-/* The track's root, made at its first tree slice (so nodes stay in pre-order). */
-static inline uint32_t track_root(nester *q, uint32_t tr)
-{
-    if (q->root_of[tr] == ML_NONE32) q->root_of[tr] = add_node(q->b, ML_NONE32, ML_NONE32, tr, ML_NODE_ROOT, 0);
-    return q->root_of[tr];
-}
-
-/* Adds tree slice i's node under parent, its duration dur. */
-static inline __attribute__((always_inline)) uint32_t add_slice_node(nester *q, size_t i, uint32_t parent, uint32_t tr, int64_t dur)
-{
-    const ml_slices *s = &q->t->slices;
-    uint8_t fl = 0, c = 0;
-    ml_str nm = s->name.v[i];
-    if (nm < q->nstr && q->cls[nm]) c = q->cls[nm];
-    else {
-        const char *name = ml_s(q->p, nm);
-        c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
-        if (nm < q->nstr) q->cls[nm] = c;
-    }
-    if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
-    if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
-    uint32_t id = add_node(q->b, (uint32_t)i, parent, tr, fl, dur);
-    q->out->owner[i] = id;
-    if (q->out->main_root == ML_NONE32 && s->kind.v[i] == ML_SL_PROFILER_STEP) q->out->main_root = q->root_of[tr];
-    return id;
-}
-
-/* Track tr's tree slices nested by the trace's own nesting (s->parent, over
- * every slice of the track): each under the node of its nearest tree
- * ancestor, else the root.  That is the tree the stack pass below makes
- * wherever each slice starts before its tree parent's end and ends by it
- * (no cut): the parents' own, which start before the slice, ended by then
- * (popped), and its tree ancestors are still open.  False, with nothing
- * left behind, at the first slice that does not: the stack pass decides. */
-static bool nest_track_by_parents(nester *q, uint32_t tr, size_t first, size_t cnt)
-{
-    const ml_slices *s = &q->t->slices;
-    const uint32_t *parent = s->parent.v, *node_slice = q->b->slice.v;
-    const int64_t *ts = s->ts.v, *dur = s->dur.v;
-    uint32_t *up = q->up;
-    size_t mark = q->b->slice.len;
-    uint32_t main_root = q->out->main_root;
-    for (size_t i = first; i < first + cnt; i++) {
-        uint32_t par = parent[i], node = par != ML_NONE32 ? up[par] : ML_NONE32;
-        if (!is_tree_slice(q->t, i)) {
-            up[i] = node;
-            continue;
-        }
-        int64_t sb = ts[i], se = sb + dur[i];
-        if (node == ML_NONE32) node = track_root(q, tr);
-        else {
-            uint32_t ps = node_slice[node];
-            int64_t pe = ts[ps] + dur[ps];
-            if (!(sb < pe && se <= pe)) { /* undone: the nodes, the owners, the root */
-                q->b->slice.len = q->b->parent.len = q->b->track.len = q->b->flags.len = q->b->dur.len = mark;
-                for (size_t j = first; j < i; j++) q->out->owner[j] = ML_NONE32;
-                q->root_of[tr] = ML_NONE32;
-                q->out->main_root = main_root;
-                return false;
-            }
-        }
-        up[i] = add_slice_node(q, i, node, tr, se - sb);
-    }
-    return true;
-}
-
-/* Track tr's tree slices nested by containment with a stack of the open
- * nodes, each cut at its parent's end (counted in `clipped`). */
-static void nest_track_by_stack(nester *q, uint32_t tr, size_t first, size_t cnt)
-{
-    const ml_slices *s = &q->t->slices;
-    q->stack.len = q->stack_end.len = 0;
-    for (size_t i = first; i < first + cnt; i++) {
-        uint32_t par = s->parent.v[i];
-        if (!is_tree_slice(q->t, i)) {
-            q->up[i] = par != ML_NONE32 ? q->up[par] : ML_NONE32;
-            continue;
-        }
-        if (q->root_of[tr] == ML_NONE32) {
-            VEC_PUSH(&q->stack, track_root(q, tr));
-            VEC_PUSH(&q->stack_end, INT64_MAX);
-        }
-        int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
-        while (q->stack.len) {
-            if (sb < q->stack_end.v[q->stack.len - 1]) {
-                if (se > q->stack_end.v[q->stack.len - 1]) { /* crosses its parent's end: cut there */
-                    se = q->stack_end.v[q->stack.len - 1];
-                    q->out->clipped++;
-                }
-                uint32_t id = add_slice_node(q, i, q->stack.v[q->stack.len - 1], tr, se - sb);
-                q->up[i] = id;
-                VEC_PUSH(&q->stack, id);
-                VEC_PUSH(&q->stack_end, se);
-                break;
-            }
-            q->stack.len--, q->stack_end.len--;
-        }
-    }
-}
-
 void ml_optree_build(const ml_profile *p, ml_optree *out)
 {
     memset(out, 0, sizeof *out);
@@ -223,20 +109,59 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most); VEC_RESERVE(&b.track, most);
     VEC_RESERVE(&b.flags, most); VEC_RESERVE(&b.dur, most);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
+    VEC(uint32_t) stack = {0};
+    VEC(int64_t) stack_end = {0};
+    /* per name id: 1 known, 2 counts as an operator, 4 Tensor Core eligible */
     size_t nstr = ml_strpool_count(p->strings);
-    nester q = {p, t, &b, out, root_of, ml_malloc((n ? n : 1) * sizeof(uint32_t)), ml_calloc(nstr ? nstr : 1, 1), nstr,
-                {0}, {0}};
+    uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
 
     /* Nest each thread's tree slices by containment. */
     for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
         root_of[tr] = ML_NONE32;
         size_t first, cnt;
         ml_track_slices(t, tr, &first, &cnt);
-        if (!nest_track_by_parents(&q, tr, first, cnt)) nest_track_by_stack(&q, tr, first, cnt);
+        stack.len = stack_end.len = 0;
+        for (size_t i = first; i < first + cnt; i++) {
+            if (!is_tree_slice(t, i)) continue;
+            if (root_of[tr] == ML_NONE32) {
+                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, tr, ML_NODE_ROOT, 0);
+                VEC_PUSH(&stack, root_of[tr]);
+                VEC_PUSH(&stack_end, INT64_MAX);
+            }
+            int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
+            while (stack.len) {
+                if (sb < stack_end.v[stack.len - 1]) {
+                    if (se > stack_end.v[stack.len - 1]) { /* crosses its parent's end: cut there */
+                        se = stack_end.v[stack.len - 1];
+                        out->clipped++;
+                    }
+                    {
+                        uint8_t fl = 0, c = 0;
+                        ml_str nm = s->name.v[i];
+                        if (nm < nstr && cls[nm]) c = cls[nm];
+                        else {
+                            const char *name = ml_s(p, nm);
+                            c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
+                            if (nm < nstr) cls[nm] = c;
+                        }
+                        if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
+                        if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
+                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl, se - sb);
+                        out->owner[i] = id;
+                        VEC_PUSH(&stack, id);
+                        VEC_PUSH(&stack_end, se);
+                        if (out->main_root == ML_NONE32 && s->kind.v[i] == ML_SL_PROFILER_STEP)
+                            out->main_root = root_of[tr];
+                    }
+                    break;
+                }
+                stack.len--, stack_end.len--;
+            }
+        }
     }
-    VEC_FREE(&q.stack);
-    VEC_FREE(&q.stack_end);
-    free(q.cls);
+    VEC_FREE(&stack);
+    VEC_FREE(&stack_end);
+    free(cls);
     size_t nn = b.slice.len;
     /* The scratch columns below live in output columns not yet written
      * (each int64, holding counts or node ids): a column of its own would
@@ -298,7 +223,12 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     for (size_t i = 0; i < n; i++) {
         if (!ml_slice_is_runtime(s->kind.v[i])) continue;
         int64_t x = s->ext_id.v[i];
-        uint32_t par = s->parent.v[i], node = par != ML_NONE32 && par < n ? q.up[par] : ML_NONE32; /* the innermost node */
+        uint32_t node = ML_NONE32;
+        for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
+            if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
+                node = out->owner[q];
+                break;
+            }
         if (node == ML_NONE32 && x > 0) {
             if (!ext_built) { /* only calls outside every operator need it */
                 for (uint32_t j = 0; j < nn; j++) {
@@ -322,7 +252,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     }
     VEC_FREE(&ext);
     free(root_of);
-    free(q.up);
 
     /* Flows from host work into GPU work (Ascend's async_npu: the op that
      * queued an NPU task), for GPU work whose launch links to no operator:
@@ -352,9 +281,9 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         }
         if (node == ML_NONE32 && flow_src.len) {
             uint32_t *src = ml_u64map_get(&flow_src, i);
-            for (uint32_t a = src ? *src : ML_NONE32; a != ML_NONE32 && a < n; a = s->parent.v[a])
-                if (out->owner[a] != ML_NONE32 && b.slice.v[out->owner[a]] == a) {
-                    node = (uint32_t)rt_to[out->owner[a]];
+            for (uint32_t q = src ? *src : ML_NONE32; q != ML_NONE32 && q < n; q = s->parent.v[q])
+                if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
+                    node = (uint32_t)rt_to[out->owner[q]];
                     break;
                 }
         }
