@@ -77,6 +77,7 @@ typedef struct builder {
     VEC(uint32_t) slice, parent, track;
     VEC(uint8_t) flags;
     VEC(int64_t) dur;           /* the node's duration, cut at its parent's end */
+    uint8_t *nchild;            /* children per node, saturating at 2 */
 } builder;
 
 /* (the columns are reserved for every node there can be: no growing) */
@@ -89,6 +90,7 @@ static inline uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uin
     b->flags.v[id] = flags;
     b->dur.v[id] = dur;
     b->slice.len = b->parent.len = b->track.len = b->flags.len = b->dur.len = id + 1;
+    if (parent != ML_NONE32 && b->nchild[parent] < 2) b->nchild[parent]++;
     return id;
 }
 
@@ -108,6 +110,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     size_t most = n + t->tracks.len;
     VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most); VEC_RESERVE(&b.track, most);
     VEC_RESERVE(&b.flags, most); VEC_RESERVE(&b.dur, most);
+    b.nchild = ml_calloc(most ? most : 1, 1);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
@@ -163,22 +166,29 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     VEC_FREE(&stack_end);
     free(cls);
     size_t nn = b.slice.len;
-    /* The scratch columns below live in output columns not yet written
-     * (each int64, holding counts or node ids): a column of its own would
-     * be fresh pages, a fault per 4 KiB. */
+    /* rt_to (node ids) lives in an output column not yet written: a column
+     * of its own would be fresh pages, a fault per 4 KiB. */
+    uint8_t *nchild = b.nchild;
     int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t)), *device_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t)),
             *tc_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
 
-    /* Merge a cpu_op with its only child of the same name (top down).  The
-     * counts saturate: only "exactly one" matters. */
-    int64_t *nchild = tc_total;
-    memset(nchild, 0, (nn ? nn : 1) * sizeof *nchild);
-    for (uint32_t i = 0; i < nn; i++)
-        if (b.parent.v[i] != ML_NONE32 && nchild[b.parent.v[i]] < 2) nchild[b.parent.v[i]]++;
-    int64_t *rt_from = host_self;
-    for (uint32_t i = 0; i < nn; i++) rt_from[i] = i;
+    /* One top-down pass (a parent comes before its children, so everything
+     * it reads about earlier nodes is final):
+     * - a merged node's children go to the node that absorbed it;
+     * - a cpu_op merges with its only child of the same name (the child
+     *   counts, made as the nodes were, saturate: only "exactly one" matters);
+     * - whose runtime calls each node ends up with (rt_to): a merged chain's
+     *   deepest node's go to the node that absorbed it, the absorbing node's
+     *   own and the chain's inner nodes' are dropped (the plugin replaces its
+     *   list with the child's). */
+    int64_t *rt_to = device_total;
     for (uint32_t i = 0; i < nn; i++) {
-        if (b.flags.v[i] & (ML_NODE_MERGED | ML_NODE_ROOT)) continue;
+        uint32_t par = b.parent.v[i];
+        if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
+        host_self[i] = b.dur.v[i];
+        if (b.flags.v[i] & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
+        rt_to[i] = i;
+        if (b.flags.v[i] & ML_NODE_ROOT) continue;
         uint32_t si = b.slice.v[i];
         if (s->kind.v[si] != ML_SL_CPU_OP) continue;
         uint32_t last = i; /* the deepest node merged into i so far */
@@ -186,36 +196,23 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             uint32_t c = last + 1, sc = b.slice.v[c]; /* the only child: next in pre-order */
             if (s->kind.v[sc] != ML_SL_CPU_OP || s->name.v[sc] != s->name.v[si]) break;
             b.flags.v[c] |= ML_NODE_MERGED;
-            rt_from[i] = rt_from[c];
+            rt_to[c] = ML_NONE32;
             last = c;
         }
-        nchild[i] = nchild[last];
+        if (last != i) {
+            rt_to[i] = ML_NONE32;
+            rt_to[last] = i;
+        }
     }
-    /* The children of a merged node belong to the node that absorbed it (a
-     * parent comes before its children, so it is resolved first). */
-    for (uint32_t i = 0; i < nn; i++) {
-        uint32_t par = b.parent.v[i];
-        if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
-    }
-    /* Whose runtime calls each node ends up with: a merged child's go to the
-     * node that absorbed it; the absorbing node's own are dropped (the plugin
-     * replaces its list with the child's). */
-    int64_t *rt_to = device_total;
-    for (uint32_t i = 0; i < nn; i++) rt_to[i] = (b.flags.v[i] & ML_NODE_MERGED) ? ML_NONE32 : i;
-    for (uint32_t i = 0; i < nn; i++) {
-        if (b.flags.v[i] & ML_NODE_MERGED || rt_from[i] == i) continue;
-        rt_to[i] = ML_NONE32;
-        rt_to[rt_from[i]] = i;
-    }
+    free(nchild);
 
     out->n = nn;
     out->host_total = b.dur.v;
-    out->host_self = host_self; /* (rt_from's, done with) */
+    out->host_self = host_self;
     out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->device_total = device_total; /* written once rt_to is done with */
     out->tc_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
     out->tc_total = tc_total;
-    if (nn) memcpy(out->host_self, b.dur.v, nn * sizeof(int64_t));
 
     /* Runtime calls to their nodes; External id -> node when needed. */
     VEC(ext_node) ext = {0};
