@@ -78,15 +78,12 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
 
-    /* Ext ids of collective ops: their kernels are communication. */
+    /* Ext ids of collective ops: their kernels are communication (the
+     * kernels wait in `kernels` till every collective is seen: one pass
+     * over the slices, not two; the busy ranges are merged, so their
+     * order does not matter). */
     VEC(int64_t) comm_ext = {0};
-    for (size_t i = 0; i < n; i++) {
-        uint8_t k = s->kind.v[i];
-        if ((k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION) && s->ext_id.v[i] > 0 &&
-            (name_class(p, cls, nstr, s->name.v[i]) & 4))
-            VEC_PUSH(&comm_ext, s->ext_id.v[i]);
-    }
-    if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
+    VEC(uint32_t) kernels = {0};
     VEC(int64_t) step_ts = {0};
     VEC(uint32_t) step_slice = {0};
     VEC(uint32_t) rts = {0};
@@ -96,14 +93,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         int64_t b = s->ts.v[i], e = b + s->dur.v[i];
         ml_role role = ML_ROLE__COUNT;
         switch (k) {
-        case ML_SL_KERNEL: {
-            int64_t x = s->ext_id.v[i];
-            bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
-                        (name_class(p, cls, nstr, s->name.v[i]) & 8) ||
-                        (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(&t->kernel_info.v[s->info.v[i]]));
-            role = comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL;
-            break;
-        }
+        case ML_SL_KERNEL: VEC_PUSH(&kernels, (uint32_t)i); break;
         case ML_SL_MEMCPY: role = ML_ROLE_MEMCPY; break;
         case ML_SL_MEMSET: role = ML_ROLE_MEMSET; break;
         case ML_SL_RUNTIME:
@@ -114,6 +104,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         case ML_SL_CPU_OP:
         case ML_SL_USER_ANNOTATION: {
             uint8_t c = name_class(p, cls, nstr, s->name.v[i]);
+            if ((c & 4) && s->ext_id.v[i] > 0) VEC_PUSH(&comm_ext, s->ext_id.v[i]);
             role = (c & 2) ? ML_ROLE_DATALOADER : (c & 4) ? ML_ROLE_COMMUNICATION : ML_ROLE_CPU_EXEC;
             break;
         }
@@ -129,6 +120,16 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
             if (e > cpu_max) cpu_max = e;
         }
     }
+    if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
+    for (size_t j = 0; j < kernels.len; j++) {
+        uint32_t i = kernels.v[j];
+        int64_t x = s->ext_id.v[i];
+        bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
+                    (name_class(p, cls, nstr, s->name.v[i]) & 8) ||
+                    (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(&t->kernel_info.v[s->info.v[i]]));
+        ml_ranges_add(&out->busy[comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL], s->ts.v[i], s->ts.v[i] + s->dur.v[i]);
+    }
+    VEC_FREE(&kernels);
     VEC_FREE(&comm_ext);
     free(cls);
 
