@@ -198,9 +198,17 @@ static size_t as_runs(int32_t *w, size_t n)
      * their lengths aside, then after them */
     int32_t *len = ml_malloc(runs * sizeof *len);
     size_t r = 0, start = 0;
-    for (size_t i = 1; i <= n; i++) {
-        if (i < n && w[i] == w[start]) continue;
-        w[r] = w[start];
+    while (start < n) {
+        int32_t x = w[start];
+        size_t i = start + 1;
+#ifdef __SSE2__
+        /* a run's end four values at a time (the runs chosen are long) */
+        __m128i xs = _mm_set1_epi32(x);
+        while (i + 4 <= n && _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(w + i)), xs)) == 0xffff)
+            i += 4;
+#endif
+        while (i < n && w[i] == x) i++;
+        w[r] = x;
         len[r++] = (int32_t)(i - start);
         start = i;
     }
