@@ -115,7 +115,7 @@ TEST(blobs_hold_their_columns_byte_planes)
     CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"u32\",\"n\":300,\"s\":1,\"zp\":2}");
     meta.len = 0;
     int64_t t[N];
-    for (size_t i = 0; i < N; i++) t[i] = 5000 + 256 * (int64_t)i; /* deltas of 256: planes 0, 2, 3 zero */
+    for (size_t i = 0; i < N; i++) t[i] = 5000 + 256 * (int64_t)(i + i / 3 * 2 + i % 3); /* deltas 256, 256, 512: planes 0, 2, 3 zero */
     ml_col_i64(&bl, &meta, t, N, 1);
     CHECK_EQ_STR(meta.p, "{\"b\":1,\"dt\":\"i32\",\"n\":300,\"d\":1,\"s\":1,\"zp\":13,\"z\":1,\"o\":5000}");
     ml_buf_free(&meta);
@@ -237,6 +237,76 @@ TEST(random_leading_planes_are_stored_not_deflated)
     free(v), free(planes), free(z), free(back);
 }
 
+/* A curve that changes at a few points: its deltas as runs ("r", web/DATA.md),
+ * the runs' values then their lengths, small enough to store as they are;
+ * a long one shuffled and deflated, read back (inflated, planes undone, runs
+ * expanded, deltas summed) to its values; one whose runs would take more
+ * than half its room kept as it is. */
+TEST(columns_of_few_changes_are_stored_as_runs)
+{
+    ml_blobs bl = {0};
+    ml_buf meta = {0};
+    enum { N = 1000, LONG = 30000 };
+    int64_t v[N];
+    for (size_t i = 0; i < N; i++) v[i] = i >= 600 && i < 800 ? 4608 : 4096;
+    ml_col_i64(&bl, &meta, v, N, 1);
+    CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"i32\",\"n\":1000,\"d\":1,\"r\":5,\"o\":4096}");
+    unsigned char bytes[64];
+    CHECK_EQ_I64(blob_bytes(bl.html.p, bytes), 40);
+    const int32_t want[10] = {0, 512, 0, -512, 0, /* lengths */ 600, 1, 199, 1, 199};
+    int32_t got[10];
+    memcpy(got, bytes, sizeof got);
+    for (int k = 0; k < 10; k++) CHECK_EQ_I64(got[k], want[k]);
+
+    /* 30,000 points, a step of 4096 up or down every 600 (49 steps): 99 runs
+     * (0s, a step, 0s, ...), 198 values stored */
+    int64_t *l = malloc(LONG * sizeof *l);
+    for (size_t i = 0; i < LONG; i++) l[i] = (int64_t)1 << 34 | (int64_t)(i / 600 % 2) * 4096;
+    ml_blobs lb = {0};
+    meta.len = 0;
+    ml_col_i64(&lb, &meta, l, LONG, 1);
+    CHECK_CONTAINS(meta.p, "\"n\":30000,\"d\":1,\"r\":99,\"s\":1,");
+    unsigned char *z = malloc(4 * LONG), *planes = malloc(4 * LONG);
+    size_t zn = blob_bytes(lb.html.p, z);
+    uLongf pn = 4 * LONG;
+    const char *zps = strstr(meta.p, "\"zp\":");
+    unsigned zp = zps ? (unsigned)strtoul(zps + 5, NULL, 10) : 0;
+    if (strstr(meta.p, "\"z\":1")) CHECK_EQ_I64(uncompress(planes, &pn, z, zn), Z_OK);
+    else memcpy(planes, z, zn), pn = zn;
+    enum { R = 99 };
+    int32_t stored[2 * R] = {0};
+    size_t plane = 0;
+    for (int k = 0; k < 4; k++) {
+        if (zp >> k & 1) continue;
+        for (size_t i = 0; i < 2 * R; i++) stored[i] |= (int32_t)((uint32_t)planes[plane * 2 * R + i] << (8 * k));
+        plane++;
+    }
+    CHECK_EQ_I64((int64_t)pn, (int64_t)plane * 2 * R);
+    int64_t acc = (int64_t)1 << 34;
+    size_t at = 0, bad = 0;
+    for (size_t r = 0; r < R; r++)
+        for (int32_t k = 0; k < stored[R + r] && at < LONG; k++, at++) {
+            acc += stored[r];
+            bad += at >= LONG || acc != l[at];
+        }
+    int64_t total = 0;
+    for (size_t r = 0; r < R; r++) total += stored[R + r];
+    CHECK_EQ_I64(total, LONG);
+    CHECK_EQ_I64((int64_t)at, LONG);
+    CHECK_EQ_I64((int64_t)bad, 0);
+
+    /* a change at every third point: 667 runs of 1,000 values, kept as they are */
+    for (size_t i = 0; i < N; i++) v[i] = (int64_t)(i / 3) * 10 + (i % 3 == 2);
+    meta.len = 0;
+    ml_col_i64(&bl, &meta, v, N, 1);
+    CHECK(!strstr(meta.p, "\"r\":"));
+    CHECK_CONTAINS(meta.p, "\"n\":1000,\"d\":1,");
+    free(l), free(z), free(planes);
+    ml_buf_free(&meta);
+    ml_blobs_free(&bl);
+    ml_blobs_free(&lb);
+}
+
 /* Columns of every kind, small and large, compressible and not, one
  * descriptor copied as the category bands' times are; into meta and bl. */
 static void some_columns(ml_blobs *bl, ml_buf *meta)
@@ -245,8 +315,10 @@ static void some_columns(ml_blobs *bl, ml_buf *meta)
     int64_t *t = malloc(N * sizeof *t), *big = malloc(N * sizeof *big);
     uint32_t *u = malloc(N * sizeof *u), *w = malloc(N * sizeof *w);
     uint8_t *b = malloc(N);
+    int64_t *steps = malloc(N * sizeof *steps);
     uint64_t x = 88172645463325252ULL;
     for (size_t i = 0; i < N; i++) {
+        steps[i] = (int64_t)(i / 100 % 4) << 20;
         x ^= x << 13; x ^= x >> 7; x ^= x << 17; /* xorshift: bytes that do not deflate */
         t[i] = 1000000 + (int64_t)i * 7 + (int64_t)(i % 3);
         big[i] = (int64_t)(x >> 11);
@@ -269,11 +341,13 @@ static void some_columns(ml_blobs *bl, ml_buf *meta)
         ml_col_u8(bl, meta, b, (size_t)k * 100); /* 0, 100 (kept raw: small), 200 bytes */
         ml_buf_puts(meta, ",\"small\":");
         ml_col_i64(bl, meta, t, 3, 1);
+        ml_buf_puts(meta, ",\"steps\":"); /* runs ("r") */
+        ml_col_i64(bl, meta, steps, N - (size_t)k * 1000, 1);
         ml_buf_puts(meta, "}");
     }
     ml_buf_puts(meta, "]");
     ml_buf_free(&tcol);
-    free(t); free(big); free(u); free(w); free(b);
+    free(t); free(big); free(u); free(w); free(b); free(steps);
 }
 
 TEST(columns_on_a_second_thread_are_the_serial_ones)
@@ -283,6 +357,7 @@ TEST(columns_on_a_second_thread_are_the_serial_ones)
     some_columns(&s, &sm);
     CHECK_CONTAINS(sm.p, "\"z\":1");                 /* some deflate ... */
     CHECK_CONTAINS(sm.p, "\"dt\":\"u32\",\"n\":5000,\"s\":1}"); /* ... some do not */
+    CHECK_CONTAINS(sm.p, "\"n\":5000,\"d\":1,\"r\":99,\"s\":1,");  /* runs, shuffled */
     /* The default queue, and one that holds one blob at a time (each push waits). */
     for (size_t max = 0; max < 2; max++) {
         ml_blobs a = { .max_pending = max };
@@ -751,6 +826,7 @@ int main(void)
     RUN(blobs_hold_their_columns_byte_planes);
     RUN(random_leading_planes_are_stored_not_deflated);
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
+    RUN(columns_of_few_changes_are_stored_as_runs);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);

@@ -233,6 +233,34 @@ TEST(json_microseconds_are_written_exactly)
     free(buf);
 }
 
+/* Into a buffer the numbers take a fixed-size copy while there is room and
+ * the ordinary append where there is not: across the buffer's growth every
+ * integer is printf's digits, every u64 too, and the string stays
+ * terminated. */
+TEST(json_numbers_in_a_growing_buffer_match_printf)
+{
+    ml_buf b = {0}, want = {0};
+    jw w;
+    jw_init_buf(&w, &b, false);
+    jw_arr(&w);
+    ml_buf_puts(&want, "[");
+    uint64_t x = 88172645463325252ull; /* xorshift64: values of every length */
+    for (int i = 0; i < 3000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        int64_t v = (int64_t)(x >> (x % 64)) * ((x & 1) ? -1 : 1);
+        if (i == 10) v = INT64_MIN;
+        if (i == 11) v = 0;
+        if (i % 2) jw_i64(&w, v), ml_buf_printf(&want, "%s%" PRId64, i ? "," : "", v);
+        else jw_u64(&w, x >> (x % 64)), ml_buf_printf(&want, "%s%" PRIu64, i ? "," : "", x >> (x % 64));
+        CHECK_EQ_I64((int64_t)strlen(b.p), (int64_t)b.len);
+    }
+    jw_end(&w);
+    ml_buf_puts(&want, "]");
+    CHECK_EQ_STR(b.p, want.p);
+    ml_buf_free(&b);
+    ml_buf_free(&want);
+}
+
 int main(void)
 {
     RUN(json_writer_pieces_in_a_buffer);
@@ -242,5 +270,6 @@ int main(void)
     RUN(terminal_text_is_escaped);
     RUN(json_integers_are_written_exactly);
     RUN(json_microseconds_are_written_exactly);
+    RUN(json_numbers_in_a_growing_buffer_match_printf);
     return check_report();
 }

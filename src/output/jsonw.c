@@ -160,21 +160,57 @@ void jw_key(jw *w, const char *k)
     w->after_key = true;
 }
 
+/* A number's text, at most 32 bytes, built at the end of a 32-byte scratch:
+ * into the buffer with one fixed-size copy while it has room (a call to
+ * ml_buf_put and its memcpy a number was half of the cost of a report's
+ * GPU-time series); the bytes past the number's are overwritten by the
+ * next write, and the terminating zero is kept. */
+enum { NUM_MAX = 32 };
+static inline void put_num(jw *w, const char tmp[NUM_MAX], int k)
+{
+    size_t n = NUM_MAX - (size_t)k;
+    ml_buf *b = w->buf;
+    if (!w->f && b->len + NUM_MAX + 1 <= b->cap) {
+        memcpy(b->p + b->len, tmp + k, NUM_MAX); /* fixed size: inlined */
+        b->len += n;
+        b->p[b->len] = 0;
+    } else put(w, tmp + k, n);
+}
+
+/* u's decimal digits ending before tmp[k], two at a time from a table (a
+ * division per pair instead of per digit); returns where they begin. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                  "8081828384858687888990919293949596979899";
+static inline int put_digits(char *tmp, int k, uint64_t u)
+{
+    while (u >= 100) {
+        unsigned pair = (unsigned)(u % 100);
+        u /= 100;
+        k -= 2;
+        memcpy(tmp + k, digit_pairs + 2 * pair, 2);
+    }
+    if (u >= 10) {
+        k -= 2;
+        memcpy(tmp + k, digit_pairs + 2 * u, 2);
+    } else tmp[--k] = (char)('0' + u);
+    return k;
+}
+
 /* Digits by hand and one write: fprintf's format parsing was most of the
  * cost of a report's perf object (its GPU-time series), and a window of
  * allocations writes ~10^6 numbers.  quoted: the digits as a string. */
 static void put_int(jw *w, int64_t v, bool quoted)
 {
     before_value(w);
-    char tmp[24];
-    int k = sizeof tmp;
+    char tmp[NUM_MAX + NUM_MAX] = {0}; /* the second half: room for put_num's fixed copy */
+    int k = NUM_MAX;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
     if (quoted) tmp[--k] = '"';
-    do tmp[--k] = (char)('0' + u % 10), u /= 10;
-    while (u);
+    k = put_digits(tmp, k, u);
     if (v < 0) tmp[--k] = '-';
     if (quoted) tmp[--k] = '"';
-    put(w, tmp + k, sizeof tmp - (size_t)k);
+    put_num(w, tmp, k);
 }
 
 void jw_i64(jw *w, int64_t v) { put_int(w, v, false); }
@@ -182,11 +218,8 @@ void jw_i64(jw *w, int64_t v) { put_int(w, v, false); }
 void jw_u64(jw *w, uint64_t v)
 {
     before_value(w);
-    char tmp[24];
-    int k = sizeof tmp;
-    do tmp[--k] = (char)('0' + v % 10), v /= 10;
-    while (v);
-    put(w, tmp + k, sizeof tmp - (size_t)k);
+    char tmp[NUM_MAX + NUM_MAX] = {0};
+    put_num(w, tmp, put_digits(tmp, NUM_MAX, v));
 }
 
 void jw_i64_js(jw *w, int64_t v)
@@ -249,19 +282,20 @@ void jw_us(jw *w, int64_t ns)
      * cost of a report's perf object (its GPU-time series, ~1,900
      * instructions a value) */
     before_value(w);
-    char tmp[32];
-    int k = sizeof tmp;
+    char tmp[NUM_MAX + NUM_MAX] = {0};
+    int k = NUM_MAX;
     uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns, whole = a / 1000;
-    unsigned frac = (unsigned)(a % 1000), digits = 3;
+    unsigned frac = (unsigned)(a % 1000);
     if (frac) { /* ".123", ".12", ".1": no trailing zeros */
+        unsigned digits = 3;
         while (frac % 10 == 0) frac /= 10, digits--;
-        while (digits--) tmp[--k] = (char)('0' + frac % 10), frac /= 10;
+        k -= (int)digits;
+        for (unsigned d = digits; d--; frac /= 10) tmp[k + (int)d] = (char)('0' + frac % 10);
         tmp[--k] = '.';
     }
-    do tmp[--k] = (char)('0' + whole % 10), whole /= 10;
-    while (whole);
+    k = put_digits(tmp, k, whole);
     if (ns < 0) tmp[--k] = '-';
-    put(w, tmp + k, sizeof tmp - (size_t)k);
+    put_num(w, tmp, k);
 }
 
 void jw_fixed(jw *w, double v, int decimals)

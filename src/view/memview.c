@@ -454,12 +454,16 @@ static void category_bands(ml_memview *mv, cat_job *cj)
      * when its peak is above 0, so the first maximum is the first point
      * above all before it) */
     int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
+    /* each point's count of category changes at or before it, for the bands'
+     * values later (ml_memview_band_values: one read a point, not a walk a band) */
+    uint32_t *upto = ml_malloc((n ? n : 1) * sizeof *upto);
     int64_t peak[ML_CAT__COUNT] = {0};
     size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0;
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
         while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
         while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
+        upto[x] = (uint32_t)i;
         int64_t sum = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) {
             int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
@@ -483,6 +487,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     mv->cc = cc;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
+    mv->cat_upto = upto;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
         if (k < 0 ? !base_peak : !peak[k]) continue;
@@ -512,11 +517,9 @@ void ml_memview_band_values(const ml_memview *mv, size_t band, int64_t *out)
     int k = mv->bands.v[band].cat;
     size_t n = mv->ncat_t;
     if (k < 0) { memcpy(out, mv->cat_base, n * sizeof *out); return; }
-    const ml_category_curves *cc = &mv->cc;
-    for (size_t x = 0, at = 0; x < n; x++) {
-        while (at < cc->n && cc->ts[at] <= mv->cat_t[x] + mv->origin) at++;
-        out[x] = at ? cc->value[k][at - 1] : cc->initial[k];
-    }
+    const int64_t *value = mv->cc.value[k], initial = mv->cc.initial[k];
+    const uint32_t *upto = mv->cat_upto;
+    for (size_t x = 0; x < n; x++) out[x] = upto[x] ? value[upto[x] - 1] : initial;
 }
 
 
@@ -796,6 +799,8 @@ void ml_memview_release_bands(ml_memview *mv)
     ml_memview_categories(mv);
     free(mv->cat_base);
     mv->cat_base = NULL;
+    free(mv->cat_upto);
+    mv->cat_upto = NULL;
     if (mv->cat_any) ml_category_curves_free(&mv->cc);
     memset(&mv->cc, 0, sizeof mv->cc);
     mv->bands_released = true;
@@ -811,6 +816,7 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->op_curves);
     VEC_FREE(&mv->bands);
     free(mv->cat_base);
+    free(mv->cat_upto);
     if (mv->cat_any && !mv->bands_released) ml_category_curves_free(&mv->cc);
     if (mv->cat_t_own) free(mv->cat_t);
     VEC_FREE(&mv->group_label);

@@ -51,13 +51,28 @@ export function unshuffle(bytes, w, n, zp = 0) {
   return out;
 }
 
-// One column from its descriptor {b, dt, n, d?, s?, zp?, o?, z?}; blobText(b) gives the base64.
+// The n i32 values of an "r" column: runs values of the runs, then their lengths.
+export function expandRuns(stored, runs, n) {
+  const out = new Int32Array(n);
+  let at = 0;
+  for (let r = 0; r < runs; r++) {
+    const len = stored[runs + r];
+    if (len <= 0 || at + len > n) throw new Error("memlens: bad run column");
+    out.fill(stored[r], at, at + len);
+    at += len;
+  }
+  if (at !== n) throw new Error("memlens: bad run column");
+  return out;
+}
+
+// One column from its descriptor {b, dt, n, d?, r?, s?, zp?, o?, z?}; blobText(b) gives the base64.
 // Numeric (i32, f64) columns come back as Float64Array: exact for |x| < 2^53.
 export async function decodeColumn(desc, blobText) {
   if (!desc) return null;
   let bytes = b64decode(blobText(desc.b));
+  const stored = desc.r ? 2 * desc.r : desc.n; // the values in the blob: the runs' (r) or all
   if (desc.z) bytes = await inflate(bytes);
-  if (desc.s && WIDTH[desc.dt] > 1) bytes = unshuffle(bytes, WIDTH[desc.dt], desc.n, desc.zp || 0);
+  if (desc.s && WIDTH[desc.dt] > 1) bytes = unshuffle(bytes, WIDTH[desc.dt], stored, desc.zp || 0);
   if (bytes.byteOffset % 8) bytes = bytes.slice();
   const buf = bytes.buffer, off = bytes.byteOffset, n = desc.n;
   switch (desc.dt) {
@@ -66,7 +81,8 @@ export async function decodeColumn(desc, blobText) {
     case "u32": return new Uint32Array(buf, off, n);
     case "f64": return new Float64Array(buf, off, n);
     case "i32": {
-      const src = new Int32Array(buf, off, n), out = new Float64Array(n);
+      const src = desc.r ? expandRuns(new Int32Array(buf, off, stored), desc.r, n) : new Int32Array(buf, off, n);
+      const out = new Float64Array(n);
       if (desc.d) { let acc = desc.o || 0; for (let i = 0; i < n; i++) { acc += src[i]; out[i] = acc; } }
       else for (let i = 0; i < n; i++) out[i] = src[i];
       return out;

@@ -73,6 +73,26 @@ test("byte-shuffled columns of every width decode to their values, deflated or n
   assert.deepEqual(Array.from(col), [100, 105, 102, 70102, 70104]);
 });
 
+test("run columns (r): runs' values then lengths, expanded, then deltas summed", async () => {
+  // a category band's curve: 4096 bytes for 300 points, +512 at point 300, back at 420
+  const vals = [...Array(300).fill(4096), ...Array(120).fill(4608), ...Array(80).fill(4096)];
+  const runs = Int32Array.from([0, 512, 0, -512, 0, /* lengths */ 300, 1, 119, 1, 79]);
+  const desc = { b: 0, dt: "i32", n: 500, d: 1, r: 5, o: 4096 };
+  assert.deepEqual(Array.from(await decodeColumn(desc, () => b64(new Uint8Array(runs.buffer)))), vals);
+  // shuffled (the planes of the 10 stored values) and deflated, as the writer does
+  const planes = shuffled(runs);
+  const z = await decodeColumn({ ...desc, s: 1, z: 1 }, () => b64(deflateSync(Buffer.from(planes))));
+  assert.deepEqual(Array.from(z), vals);
+  // without d: the values themselves
+  const plain = Int32Array.from([7, -2, 3, 2]);
+  assert.deepEqual(Array.from(await decodeColumn({ b: 0, dt: "i32", n: 5, r: 2 }, () => b64(new Uint8Array(plain.buffer)))),
+    [7, 7, 7, -2, -2]);
+  // lengths that do not add up to n are refused, not read past
+  const bad = Int32Array.from([1, 9]);
+  await assert.rejects(decodeColumn({ b: 0, dt: "i32", n: 5, r: 1 }, () => b64(new Uint8Array(bad.buffer))));
+  await assert.rejects(decodeColumn({ b: 0, dt: "i32", n: 10, r: 1 }, () => b64(new Uint8Array(bad.buffer))));
+});
+
 test("deflated columns are inflated (zlib format, as compress2 writes)", async () => {
   const v = Uint32Array.from({ length: 1000 }, (_, i) => i % 7);
   const z = deflateSync(Buffer.from(v.buffer));

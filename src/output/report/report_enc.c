@@ -44,23 +44,25 @@ static void descriptor_open(jw *w, ml_buf *meta, unsigned id, const char *dt, si
     jw_key(w, "n"); jw_u64(w, n);
 }
 
-/* Stores n values `width` bytes wide as one blob; `any`: the OR of the
+/* Stores n values `width` bytes wide as one blob (or, with `runs`, the
+ * runs' values and lengths that make them: 2 * runs values); `any`: the OR of the
  * values (says which byte planes are zero throughout: those are left out of
  * a shuffled blob, "zp"); `first`: a delta-coded column's first value ("o").
  * `owned`: bytes were malloc'd for this blob and are the callee's (the
  * worker frees them when done); else they are copied if they must outlive
  * the call. */
-static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t width, int delta, int64_t first,
-                     uint64_t any, const void *bytes, void *owned)
+static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t runs, size_t width, int delta,
+                     int64_t first, uint64_t any, const void *bytes, void *owned)
 {
     unsigned id = bl->count++;
-    size_t nbytes = n * width;
+    size_t nbytes = (runs ? 2 * runs : n) * width;
     bool shuffled = ml_blob_shuffled(width, nbytes);
     unsigned zp = shuffled ? zero_planes(any, width) : 0;
     bl->raw_bytes += nbytes;
     jw w;
     descriptor_open(&w, meta, id, dt, n);
     if (delta) { jw_key(&w, "d"); jw_i64(&w, 1); }
+    if (runs) { jw_key(&w, "r"); jw_u64(&w, runs); }
     if (shuffled) { jw_key(&w, "s"); jw_i64(&w, 1); }
     if (zp) { jw_key(&w, "zp"); jw_u64(&w, zp); }
     if (bl->q) {
@@ -165,6 +167,64 @@ static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *a
     return 1;
 }
 
+/* A column of long runs (a curve's deltas where most points change another
+ * curve: 0, 0, 0, +x, 0, ...) as its runs instead, w's first `runs` values
+ * the runs' and the next `runs` their lengths ("r": far fewer bytes to
+ * deflate, the cost that mattered, and to decode).  Rewrites w in place and
+ * returns the number of runs where they take at most half the
+ * values' room (ML_RUNS_MAX_SHARE), else 0 with w as it was. */
+#define ML_RUNS_MAX_SHARE 2
+#define ML_RUNS_MIN_N 256 /* below that the column is small whatever its form */
+static size_t as_runs(int32_t *w, size_t n)
+{
+    if (n < ML_RUNS_MIN_N) return 0;
+    size_t runs = 1, most = n / (2 * ML_RUNS_MAX_SHARE);
+    for (size_t at = 1; at < n; at += 1024) { /* a column of few repeats leaves early */
+        size_t end = n - at < 1024 ? n : at + 1024, i = at, same = 0;
+#ifdef __SSE2__
+        __m128i eq = _mm_setzero_si128(); /* -1 a lane where a value repeats the one before */
+        for (; i + 4 <= end; i += 4)
+            eq = _mm_sub_epi32(eq, _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
+                                                   _mm_loadu_si128((const __m128i *)(w + i - 1))));
+        uint32_t lanes[4];
+        _mm_storeu_si128((__m128i *)lanes, eq);
+        same = (size_t)lanes[0] + lanes[1] + lanes[2] + lanes[3];
+#endif
+        for (; i < end; i++) same += w[i] == w[i - 1];
+        runs += end - at - same;
+        if (runs > most) return 0;
+    }
+    /* the runs' values first, in place (never ahead of where they are read),
+     * their lengths aside, then after them */
+    int32_t *len = ml_malloc(runs * sizeof *len);
+    size_t r = 0, start = 0;
+    while (start < n) {
+        int32_t x = w[start];
+        size_t i = start + 1;
+#ifdef __SSE2__
+        /* a run's end four values at a time (the runs chosen are long) */
+        __m128i xs = _mm_set1_epi32(x);
+        while (i + 4 <= n && _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(w + i)), xs)) == 0xffff)
+            i += 4;
+#endif
+        while (i < n && w[i] == x) i++;
+        w[r] = x;
+        len[r++] = (int32_t)(i - start);
+        start = i;
+    }
+    memcpy(w + runs, len, runs * sizeof *len);
+    free(len);
+    return runs;
+}
+
+/* The OR of a run column's 2 * runs stored values (its zero planes). */
+static uint32_t runs_any(const int32_t *w, size_t runs)
+{
+    uint32_t a = 0;
+    for (size_t i = 0; i < 2 * runs; i++) a |= (uint32_t)w[i];
+    return a;
+}
+
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
 {
     if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
@@ -181,7 +241,9 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         fits = as_i32(w, v, n, 0, &any);
     }
     if (fits) {
-        put_blob(bl, meta, "i32", n, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
+        size_t runs = as_runs(w, n);
+        if (runs) any = runs_any(w, runs);
+        put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
         return;
     }
     free(w);
@@ -193,7 +255,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         memcpy(&bits, &f[i], sizeof bits);
         any_bits |= bits;
     }
-    put_blob(bl, meta, "f64", n, sizeof *f, 0, 0, any_bits, f, f);
+    put_blob(bl, meta, "f64", n, 0, sizeof *f, 0, 0, any_bits, f, f);
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
@@ -221,16 +283,16 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
         }
 #endif
         for (; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, sizeof *w, 0, 0, any, w, w);
+        put_blob(bl, meta, "u16", n, 0, sizeof *w, 0, 0, any, w, w);
         return;
     }
-    put_blob(bl, meta, "u32", n, sizeof *v, 0, 0, any, v, NULL);
+    put_blob(bl, meta, "u32", n, 0, sizeof *v, 0, 0, any, v, NULL);
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 1, 0, 0, 0, v, NULL);
+    put_blob(bl, meta, "u8", n, 0, 1, 0, 0, 0, v, NULL);
 }
 
 void ml_blobs_free(ml_blobs *bl)

@@ -4,8 +4,9 @@
  * contract is written down in web/DATA.md.
  *
  * A column is described in the meta JSON as
- *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"s":1?,"zp":MASK?,"o":FIRST?,"z":1?}
+ *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"r":RUNS?,"s":1?,"zp":MASK?,"o":FIRST?,"z":1?}
  * where d = delta-coded (value i = o + the sum of the deltas up to i),
+ * r = stored as RUNS runs (i32: the runs' values, then their lengths),
  * s = byte-shuffled (byte k of value i at k * COUNT + i: report_blob.h),
  * zp = the planes left out, zero in every value (bit k: byte k) and
  * z = zlib-deflated; the
