@@ -170,14 +170,16 @@ static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *a
 /* A column of long runs (a curve's deltas where most points change another
  * curve: 0, 0, 0, +x, 0, ...) as its runs instead, w's first `runs` values
  * the runs' and the next `runs` their lengths ("r": far fewer bytes to
- * deflate, the cost that mattered, and to decode).  Rewrites w in place and
- * returns the number of runs where they take at most half the
- * values' room (ML_RUNS_MAX_SHARE), else 0 with w as it was. */
+ * deflate, the cost that mattered, and to decode).  Rewrites w in place,
+ * sets *any to the OR of the 2 * runs values stored (their zero planes) and
+ * returns the number of runs where they take at most half the values' room
+ * (ML_RUNS_MAX_SHARE), else 0 with w and *any as they were.  (The lengths
+ * are i32: a column of more values than that is left as it is.) */
 #define ML_RUNS_MAX_SHARE 2
 #define ML_RUNS_MIN_N 256 /* below that the column is small whatever its form */
-static size_t as_runs(int32_t *w, size_t n)
+static size_t as_runs(int32_t *w, size_t n, uint32_t *any)
 {
-    if (n < ML_RUNS_MIN_N) return 0;
+    if (n < ML_RUNS_MIN_N || n > INT32_MAX) return 0;
     size_t runs = 1, most = n / (2 * ML_RUNS_MAX_SHARE);
     for (size_t at = 1; at < n; at += 1024) { /* a column of few repeats leaves early */
         size_t end = n - at < 1024 ? n : at + 1024, i = at, same = 0;
@@ -198,6 +200,7 @@ static size_t as_runs(int32_t *w, size_t n)
      * their lengths aside, then after them */
     int32_t *len = ml_malloc(runs * sizeof *len);
     size_t r = 0, start = 0;
+    uint32_t a = 0;
     while (start < n) {
         int32_t x = w[start];
         size_t i = start + 1;
@@ -210,19 +213,13 @@ static size_t as_runs(int32_t *w, size_t n)
         while (i < n && w[i] == x) i++;
         w[r] = x;
         len[r++] = (int32_t)(i - start);
+        a |= (uint32_t)x | (uint32_t)(i - start);
         start = i;
     }
     memcpy(w + runs, len, runs * sizeof *len);
     free(len);
+    *any = a;
     return runs;
-}
-
-/* The OR of a run column's 2 * runs stored values (its zero planes). */
-static uint32_t runs_any(const int32_t *w, size_t runs)
-{
-    uint32_t a = 0;
-    for (size_t i = 0; i < 2 * runs; i++) a |= (uint32_t)w[i];
-    return a;
 }
 
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
@@ -241,8 +238,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         fits = as_i32(w, v, n, 0, &any);
     }
     if (fits) {
-        size_t runs = as_runs(w, n);
-        if (runs) any = runs_any(w, runs);
+        size_t runs = as_runs(w, n, &any);
         put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
         return;
     }
