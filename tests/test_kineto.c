@@ -890,9 +890,17 @@ TEST(reserved_below_allocated_is_noted_with_its_byte)
     CHECK(p != NULL);
     if (!p) return;
     char want[160];
-    snprintf(want, sizeof want, "cuda:0: 2 memory events give a Total Reserved below their Total Allocated (the first "
-             "at byte %zu)", (size_t)(strstr(json, ",{") + 1 - json));
+    snprintf(want, sizeof want, "2 memory events give a Total Reserved below their Total Allocated (the first "
+             "at byte %zu, on cuda:0)", (size_t)(strstr(json, ",{") + 1 - json));
     CHECK(has_note(p, want));
+    ml_profile_free(p);
+    /* one on each of two devices: counted together, the device the first one's */
+    p = import_str("[" MEMR(10, 7, 1, 100, 100, 99) ","
+                   "{\"ph\":\"i\",\"name\":\"[memory]\",\"pid\":1,\"tid\":7,\"ts\":20,\"args\":{\"Device Type\":1,"
+                   "\"Device Id\":1,\"Addr\":2,\"Bytes\":10,\"Total Allocated\":10,\"Total Reserved\":9}}]");
+    CHECK(p != NULL);
+    if (!p) return;
+    CHECK(has_note(p, "2 memory events give a Total Reserved below their Total Allocated (the first at byte 1, on cuda:0)"));
     ml_profile_free(p);
     /* reserved 0 (not kept), or at least what is allocated: nothing to say */
     p = import_str("[" MEMR(10, 7, 1, 100, 100, 0) "," MEMR(20, 7, 2, 4000, 4100, 4100) "]");

@@ -709,12 +709,12 @@ int kt_finish(kineto *k, bool truncated)
         ml_note(p, "memory events carry no Total Allocated / Total Reserved: memory allocated before the "
                    "trace is unknown, and reserved memory is not shown");
     if (k->reserved_below)
-        ml_note(p, "%s: %zu memory event%s give%s a Total Reserved below %s Total Allocated (the first at byte %llu): "
-                   "an allocator cannot hold more than it reserved, so the trace's counters disagree; the curves "
-                   "show them as written",
-                k->reserved_below_dev, k->reserved_below, k->reserved_below == 1 ? "" : "s",
-                k->reserved_below == 1 ? "s" : "", k->reserved_below == 1 ? "its" : "their",
-                (unsigned long long)k->reserved_below_off);
+        ml_note(p, "%zu memory event%s give%s a Total Reserved below %s Total Allocated (the first at byte %llu, "
+                   "on %s): an allocator cannot hold more than it reserved, so the trace's counters disagree; the "
+                   "curves show them as written",
+                k->reserved_below, k->reserved_below == 1 ? "" : "s", k->reserved_below == 1 ? "s" : "",
+                k->reserved_below == 1 ? "its" : "their", (unsigned long long)k->reserved_below_off,
+                k->reserved_below_dev);
     if (!k->memory_events && k->memory_profiled)
         ml_note(p, "memory profiling was on (\"profile_memory\": 1 in the trace's header) but recorded no "
                    "allocations: nothing was allocated or freed while the profiler was recording");
