@@ -70,11 +70,20 @@ export function expandRuns(stored, runs, n) {
 export async function decodeColumn(desc, blobText) {
   if (!desc) return null;
   let bytes = b64decode(blobText(desc.b));
-  const stored = desc.r ? 2 * desc.r : desc.n; // the values in the blob: the runs' (r) or all
+  const w = WIDTH[desc.dt], n = desc.n;
+  if (!w || !(Number.isInteger(n) && n >= 0) || (desc.r !== undefined && !(desc.dt === "i32" && Number.isInteger(desc.r) && desc.r >= 1 && desc.r <= n)))
+    throw new Error(`memlens: blob ${desc.b}: a column descriptor no writer makes (${JSON.stringify(desc)})`);
+  const stored = desc.r ? 2 * desc.r : n; // the values in the blob: the runs' (r) or all
   if (desc.z) bytes = await inflate(bytes);
-  if (desc.s && WIDTH[desc.dt] > 1) bytes = unshuffle(bytes, WIDTH[desc.dt], stored, desc.zp || 0);
+  // the bytes the descriptor says (the planes kept, when shuffled): a short or long blob is an
+  // error, not values read past its end as zeros
+  let planes = w;
+  if (desc.s && w > 1) for (let k = 0; k < w; k++) planes -= (desc.zp || 0) >> k & 1;
+  if (bytes.length !== stored * planes)
+    throw new Error(`memlens: blob ${desc.b}: ${bytes.length} bytes where its descriptor says ${stored * planes}`);
+  if (desc.s && w > 1) bytes = unshuffle(bytes, w, stored, desc.zp || 0);
   if (bytes.byteOffset % 8) bytes = bytes.slice();
-  const buf = bytes.buffer, off = bytes.byteOffset, n = desc.n;
+  const buf = bytes.buffer, off = bytes.byteOffset;
   switch (desc.dt) {
     case "u8": return new Uint8Array(buf, off, n);
     case "u16": return new Uint16Array(buf, off, n);
@@ -87,7 +96,6 @@ export async function decodeColumn(desc, blobText) {
       else for (let i = 0; i < n; i++) out[i] = src[i];
       return out;
     }
-    default: throw new Error("memlens: unknown column type " + desc.dt);
   }
 }
 

@@ -93,6 +93,24 @@ test("run columns (r): runs' values then lengths, expanded, then deltas summed",
   await assert.rejects(decodeColumn({ b: 0, dt: "i32", n: 10, r: 1 }, () => b64(new Uint8Array(bad.buffer))));
 });
 
+// What a hand-edited or cut page gives: the descriptor and the blob must agree, or decoding
+// fails with the blob named (before, a short blob read its missing bytes as zeros).
+test("a blob that does not hold what its descriptor says is refused", async () => {
+  const four = new Uint8Array(Uint32Array.from([1, 2, 3, 4]).buffer);
+  assert.deepEqual(Array.from(await decodeColumn({ b: 3, dt: "u32", n: 4 }, () => b64(four))), [1, 2, 3, 4]);
+  await assert.rejects(decodeColumn({ b: 3, dt: "u32", n: 5 }, () => b64(four)), /blob 3: 16 bytes where its descriptor says 20/);
+  await assert.rejects(decodeColumn({ b: 3, dt: "u32", n: 3 }, () => b64(four)), /blob 3: 16 bytes where its descriptor says 12/);
+  // shuffled, two zero planes left out: 4 values x 2 planes = 8 bytes
+  await assert.rejects(decodeColumn({ b: 3, dt: "u32", n: 4, s: 1, zp: 12 }, () => b64(four)), /descriptor says 8/);
+  // runs one more than the blob holds
+  const runs = Int32Array.from([7, -2, 3, 2]);
+  await assert.rejects(decodeColumn({ b: 4, dt: "i32", n: 5, r: 3 }, () => b64(new Uint8Array(runs.buffer))), /blob 4: 16 bytes/);
+  for (const r of [0, -1, 2.5, 6, "2"])
+    await assert.rejects(decodeColumn({ b: 4, dt: "i32", n: 5, r }, () => b64(new Uint8Array(runs.buffer))), /descriptor no writer makes/);
+  await assert.rejects(decodeColumn({ b: 4, dt: "u32", n: 5, r: 2 }, () => b64(new Uint8Array(runs.buffer))), /descriptor no writer makes/);
+  await assert.rejects(decodeColumn({ b: 4, dt: "i64", n: 2 }, () => b64(new Uint8Array(runs.buffer))), /descriptor no writer makes/);
+});
+
 test("deflated columns are inflated (zlib format, as compress2 writes)", async () => {
   const v = Uint32Array.from({ length: 1000 }, (_, i) => i % 7);
   const z = deflateSync(Buffer.from(v.buffer));
