@@ -434,7 +434,15 @@ class App {
     document.getElementById("notes").innerHTML = notesHtml(notes); // the important ones open
   }
 
+  // Opens a device of a rank in the Memory view.  One that failed to open (a
+  // damaged column) is opened again the next time the view is shown, not
+  // drawn from what it had set before it failed.
   async openDevice(rank, dev) {
+    try { await this.openDeviceNow(rank, dev); }
+    catch (e) { this.memRank = -1; throw e; }
+  }
+
+  async openDeviceNow(rank, dev) {
     const st = this.state;
     if (this.source.ensureRank) await this.loadRank(rank);
     if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
