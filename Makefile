@@ -56,7 +56,7 @@ FUZZ_SECONDS ?= 20
 # The HTML report embeds the web UI (web/src, ES modules joined in this order)
 # and uPlot from npm (web/node_modules, installed by scripts/setup).
 # trace.js (the Trace view, mountTrace) is bundled when present.
-WEB_JS   := $(strip $(addprefix web/src/,format.js devorder.js tip.js decode.js m4.js stack.js zoom.js tracedata.js tracesource.js table.js perftable.js source.js lanes.js alive.js frames.js present.js views.js catview.js staticview.js keys.js unmatched.js segmodel.js segments.js tablectl.js \
+WEB_JS   := $(strip $(addprefix web/src/,format.js drawfail.js devorder.js tip.js decode.js m4.js stack.js zoom.js tracedata.js tracesource.js table.js perftable.js source.js lanes.js alive.js frames.js present.js views.js catview.js staticview.js keys.js unmatched.js segmodel.js segments.js tablectl.js \
             tabs.js perfview.js gputime.js overview.js operators.js htakernels.js kernels.js modules.js stragglers.js distributed.js compare.js cluster.js) \
             web/src/arrow.js web/src/critpath.js web/src/trace.js web/src/upload.js web/src/app.js)
 WEB_GEN  := $(BUILD)/gen/web_assets.c

@@ -2,12 +2,16 @@
 // decoded by the page's own decoder (web/src/decode.js decodeColumn: base64,
 // zlib, byte planes, deltas): each column descriptor {"b","dt","n",...} in the
 // page's JSON scripts is replaced by {dt, values}, the blob <script>s are left
-// out, the rest of the page kept.  Two pages whose canonical forms are equal
-// carry the same data (scripts/golden_cmp).
+// out, the rest of the page kept but the app (web/src's style.css and modules,
+// the page's <style> and <script type="module">: its code, not its data; a
+// change of the web app alone leaves the canonical form as it was).  Two pages
+// whose canonical forms are equal carry the same data (scripts/golden_cmp).
 import { readFileSync } from "node:fs";
 import { decodeColumn } from "../web/src/decode.js";
 
-const page = readFileSync(process.argv[2], "latin1");
+const page = readFileSync(process.argv[2], "latin1")
+  .replace(/(<style>)[\s\S]*?(<\/style>)/, "$1[the app's style, left out]$2")
+  .replace(/(<script type="module">)[\s\S]*?(<\/script>)/, "$1[the app's code, left out]$2");
 const blobs = new Map(), used = new Set();
 const rest = page.replace(/<script type="application\/x-memlens" id="ml-b(\d+)">([^<]*)<\/script>\n?/g, (_, b, text) => {
   blobs.set(Number(b), text);

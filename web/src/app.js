@@ -1,6 +1,8 @@
 // app.js — the report page: shared state (rank, device, zoom window,
 // selection), the header and selectors, and the wiring of the views.  The
-// views see data only through the source (source.js).
+// views see data only through the source (source.js).  What fails to draw
+// says why where it would be (drawfail.js): a tab (tabs.js), a panel of the
+// Memory view (here), an error no drawing awaited (the net, strayError).
 
 import { makeClock, fmtBytes, groupDigits, escapeHtml, plural } from "./format.js";
 import { clampWindow } from "./zoom.js";
@@ -25,6 +27,7 @@ import { nextSort, mountPager } from "./tablectl.js";
 import { mountUpload } from "./upload.js";
 import { allocsFit, notesHtml } from "./present.js";
 import { deviceOrder, defaultDevice } from "./devorder.js";
+import { drawOrSay, drawsInto, sayDrawFailed } from "./drawfail.js";
 
 class App {
   constructor(source) {
@@ -44,6 +47,7 @@ class App {
     this.timeline = new TimelineView($("timeline"), $("tl-over"), $("tl-tip"), $("tl-note"), this);
     this.cats = new CategoryView($("p-categories"), $("catchart"), this);
     this.tables = new TablesView(this);
+    this.guardPanels();
     this.header();
     this.bind();
     this.follow();
@@ -76,6 +80,28 @@ class App {
     if (this.upload) this.upload.empty(); // no run yet: the drop zone
     this.perf.startMs = performance.now() - t;
     window.__memlens.ready = true;
+  }
+
+  // The Memory view's panels each draw through drawfail.js: one that throws
+  // (the category chart of a damaged page) says why in its place, and the
+  // others still draw.  Every call of these draws goes through it (a zoom,
+  // a filter, a click), as the router's do for the tabs.
+  guardPanels() {
+    const $ = (id) => document.getElementById(id);
+    for (const [panel, part, method] of [["p-curves", this.curve, "refresh"], ["p-categories", this.cats, "refresh"],
+      ["p-timeline", this.timeline, "draw"], ["p-tables", this.tables, "render"]]) part[method] = drawsInto($(panel), part[method].bind(part));
+    this.drawPeak = drawsInto($("p-peak"), renderPeak);
+    this.drawLive = drawsInto($("p-live"), renderLive);
+    this.drawDetail = drawsInto($("p-detail"), renderDetail);
+    // the net: what no drawing awaited (an event handler's, a timer's) is said
+    // on the tab shown, which stays (the browser logs it already)
+    window.addEventListener("unhandledrejection", (e) => this.strayError(e.reason));
+    window.addEventListener("error", (e) => { if (e.error instanceof Error) this.strayError(e.error); }); // not a ResizeObserver's note
+  }
+
+  strayError(e) {
+    const id = this.tabs && this.tabs.current;
+    if (id) sayDrawFailed(this.tabs.panes[id], e, true);
   }
 
   // The perf object of a rank (null: none; the rank's perfWhy says why).
@@ -211,7 +237,7 @@ class App {
     $("seg-mode").querySelectorAll("button").forEach((b) => b.classList.toggle("on", b.dataset.mode === m));
     if (quiet) return null;
     if (this.tabs) this.tabs.writeHash();
-    return (m === "stacked" ? this.refreshStackBase() : Promise.resolve()).then(() => this.timeline.draw());
+    return this.timelineData(m === "stacked" ? this.refreshStackBase() : Promise.resolve()).then((ok) => ok && this.timeline.draw());
   }
 
   setColour(c, quiet) {
@@ -408,7 +434,15 @@ class App {
     document.getElementById("notes").innerHTML = notesHtml(notes); // the important ones open
   }
 
+  // Opens a device of a rank in the Memory view.  One that failed to open (a
+  // damaged column) is opened again the next time the view is shown, not
+  // drawn from what it had set before it failed.
   async openDevice(rank, dev) {
+    try { await this.openDeviceNow(rank, dev); }
+    catch (e) { this.memRank = -1; throw e; }
+  }
+
+  async openDeviceNow(rank, dev) {
     const st = this.state;
     if (this.source.ensureRank) await this.loadRank(rank);
     if (!this.meta.ranks[rank].devices.length) { this.deviceOptions(); return; }
@@ -430,9 +464,9 @@ class App {
     lab.innerHTML = pk
       ? `Peak <span class="v" id="peak-value">${fmtBytes(pk.v)}</span> <span class="muted">(<span id="peak-bytes">${groupDigits(pk.v)}</span> bytes)</span> at <b id="peak-time">${escapeHtml(this.clock.fmt(pk.t, 6, true))}</b>${this.clock.mode === "abs" ? " UTC" : ""} on ${escapeHtml(d.id)}`
       : "";
-    renderPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
-    renderDetail(document.getElementById("detail"), this, -1);
-    renderLive(this);
+    this.drawPeak(document.getElementById("peak-summary"), document.getElementById("peak-list"), this, st.peakBy);
+    this.drawDetail(document.getElementById("detail"), this, -1);
+    this.drawLive(this);
     // CUDA allocator snapshots: the allocator's views (segments.js)
     (this.segments || (this.segments = new SegmentsView(this))).show(d);
     this.curve.key = "";
@@ -525,7 +559,7 @@ class App {
 
   async setLiveT(t) {
     this.state.liveT = t;
-    await renderLive(this);
+    await this.drawLive(this);
     this.curve.u && this.curve.u.redraw(false);
   }
 
@@ -534,20 +568,24 @@ class App {
     const t = performance.now();
     const st = this.state;
     document.getElementById("win-label").textContent = `${this.clock.fmt(st.t0, 3)} – ${this.clock.fmt(st.t1, 3)} (${fmtDurShort(st.t1 - st.t0)})`;
-    const work = [this.curve.refresh(), this.cats.refresh()];
-    if (this.source.windowed && !fresh) work.push(this.refreshAllocs());
-    if (st.mode === "stacked") work.push(this.refreshStackBase());
-    await Promise.all(work);
+    const data = [];   // the timeline's, read while the charts draw: a failure is the timeline panel's
+    if (this.source.windowed && !fresh) data.push(this.refreshAllocs());
+    if (st.mode === "stacked") data.push(this.refreshStackBase());
+    let [, , ok] = await Promise.all([this.curve.refresh(), this.cats.refresh(), this.timelineData(Promise.all(data))]);
     // the plot's width may have changed meanwhile (first build, a regroup, a resize): the
     // server chose the bars and counted the narrow ones for one width; draw with that width's
-    if (this.source.windowed && !allocsFit(this.allocs, st.t0, st.t1, this.timeline.W())) await this.refreshAllocs();
-    this.timeline.draw();
+    if (ok && this.source.windowed && !allocsFit(this.allocs, st.t0, st.t1, this.timeline.W())) ok = await this.timelineData(this.refreshAllocs());
+    if (ok) this.timeline.draw();
     this.perf.lastRedrawMs = performance.now() - t;
     this.perf.redraws++;
     // The table follows once the zoom settles (wheel zooming redraws often).
     clearTimeout(this.tableTimer);
     this.tableTimer = setTimeout(() => this.tables.render(), this.source.windowed ? 120 : 0);
   }
+
+  // Waits for work, the data the timeline draws: true, or false when it failed
+  // (said in the timeline's panel, drawfail.js).
+  timelineData(work) { return drawOrSay(document.getElementById("p-timeline"), () => work.then(() => true)).then((ok) => !!ok); }
 
   // Shows [a, b), shifted (not cut) to stay inside the device's range: a pan at the edge keeps its span.
   setWindow(a, b) {
@@ -595,7 +633,7 @@ class App {
     this.curve.u && this.curve.u.redraw(false);
     document.querySelectorAll("#table tbody tr").forEach((tr) => tr.classList.toggle("sel", +tr.dataset.i === i));
     if (this.tabs) this.tabs.writeHash();
-    return renderDetail(document.getElementById("detail"), this, i, t);
+    return this.drawDetail(document.getElementById("detail"), this, i, t);
   }
 
   bind() {
@@ -607,9 +645,9 @@ class App {
     });
     $("sel-dev").addEventListener("change", (e) => this.openDevice(st.rank, +e.target.value).then(() => this.tabs && this.tabs.writeHash()));
     $("sel-group").addEventListener("change", (e) => { st.group = e.target.value; this.redraw(); this.tabs.writeHash(); });
-    $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; renderPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
+    $("sel-peak-by").addEventListener("change", (e) => { st.peakBy = e.target.value; this.drawPeak($("peak-summary"), $("peak-list"), this, st.peakBy); });
     if (!this.source.windowed) $("sel-live-by").querySelector('option[value="frame"]').remove(); // needs the server
-    $("sel-live-by").addEventListener("change", (e) => { st.liveBy = e.target.value; renderLive(this); });
+    $("sel-live-by").addEventListener("change", (e) => { st.liveBy = e.target.value; this.drawLive(this); });
     // A click on the curve (not a drag) shows the live set at that time.
     let down = null;
     $("curve").addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });

@@ -340,11 +340,20 @@ export class HttpSource {
     return this.base + route + (q ? "?" + q : "");
   }
 
+  // Every request fails with an error that names it (requestError): the page
+  // says it where the view would be (drawfail.js), never draws an empty answer.
+  async send(route, params) {
+    try { return await this.fetch(this.url(route, params)); }
+    catch (e) { throw requestError(this.base, route, "no answer from the server (" + (e && e.message || e) + ")"); }
+  }
+
+  // A JSON answer (its status in _status); one of another status than okStatus,
+  // or not JSON, is an error.
   async get(route, params, okStatus = [200]) {
-    const res = await this.fetch(this.url(route, params));
-    let body;
-    try { body = await res.json(); } catch { body = { error: "bad JSON from the server" }; }
-    if (!okStatus.includes(res.status)) throw new Error(`memlens serve: ${route}: ${body.error || res.status}`);
+    const res = await this.send(route, params);
+    const body = await jsonOf(res);
+    if (!okStatus.includes(res.status)) throw requestError(this.base, route, statusText(res, body));
+    if (!body || typeof body !== "object") throw requestError(this.base, route, `HTTP ${res.status}, but not JSON`);
     body._status = res.status;
     return body;
   }
@@ -433,13 +442,10 @@ export class HttpSource {
 
   // A column route answered as a binary frame (fmt=bin; decode.js decodeFrame).
   async getBin(route, params) {
-    const res = await this.fetch(this.url(route, Object.assign({}, params, { fmt: "bin" })));
-    if (res.status !== 200) {
-      let body;
-      try { body = await res.json(); } catch { body = {}; }
-      throw new Error(`memlens serve: ${route}: ${body.error || res.status}`);
-    }
-    return decodeFrame(await res.arrayBuffer());
+    const res = await this.send(route, Object.assign({}, params, { fmt: "bin" }));
+    if (res.status !== 200) throw requestError(this.base, route, statusText(res, await jsonOf(res)));
+    try { return decodeFrame(await res.arrayBuffer()); }
+    catch (e) { throw requestError(this.base, route, "HTTP 200, but " + e.message.replace(/^memlens: /, "")); }
   }
 
   async getCurve(rank, dev, curve, t0, t1, px) {
@@ -529,12 +535,8 @@ export class HttpSource {
   exportUrl(q, fmt) { return this.url("export", Object.assign(this.tableParams(q), { page: null, size: null, fmt })); }
 
   async getExport(q, fmt) {
-    const res = await this.fetch(this.exportUrl(q, fmt));
-    if (res.status !== 200) {
-      let body;
-      try { body = await res.json(); } catch { body = {}; }
-      throw new Error(`memlens serve: export: ${body.error || res.status}`);
-    }
+    const res = await this.send("export", Object.assign(this.tableParams(q), { page: null, size: null, fmt }));
+    if (res.status !== 200) throw requestError(this.base, "export", statusText(res, await jsonOf(res)));
     return res.text();
   }
 
@@ -611,10 +613,24 @@ export class HttpSource {
   traceJsonUrl(rank) { return httpTraceJsonUrl(this, rank); }
   async findSlice(rank, q, after, dir) { return httpFindSlice(this, rank, q, after, dir); }
   async getTraceJson(rank) {
-    const res = await this.fetch(this.traceJsonUrl(rank));
-    if (res.status !== 200) throw new Error("memlens serve: trace.json: " + res.status);
+    const res = await this.send("trace.json", { rank });
+    if (res.status !== 200) throw requestError(this.base, "trace.json", statusText(res, await jsonOf(res)));
     return res.text();
   }
+}
+
+// The error of a failed request to the server: "memlens serve: /api/ROUTE: WHAT".
+export function requestError(base, route, what) { return new Error(`memlens serve: ${base}${route}: ${what}`); }
+
+// An answer's JSON, or null when it is not JSON.
+async function jsonOf(res) {
+  try { return await res.json(); } catch { return null; }
+}
+
+// What an answer of an unexpected status says: "HTTP 500 (the server's error)".
+function statusText(res, body) {
+  const why = body && typeof body === "object" && body.error ? String(body.error) : "";
+  return `HTTP ${res.status}` + (why ? ` (${why})` : "");
 }
 
 // A job's report keeps an embedded rank's object in <script id="ml-rank-K">

@@ -5,6 +5,8 @@
 // that a copied link reopens the same state.  A change of view, rank or
 // selection is a new history entry (Back returns to it: isNavigation); the
 // rest of a view's state (sort, zoom) only rewrites the current one.
+// Every view draws through drawfail.js (drawTab): one that throws says why
+// in its pane, and the tabs keep working.
 //
 // A view is an object with (all optional but show):
 //   show(rank)            draws the view for a rank (called when it becomes visible or the rank changes)
@@ -15,6 +17,8 @@
 //   unselect()            drops it (an address without one); else closeDetail(true) does
 //   hashExtra() -> {k: v} more of its state for the address (sort, grouping ...)
 //   restore(params)       the same, read back
+
+import { drawOrSay } from "./drawfail.js";
 
 export const TAB_VIEWS = [
   { id: "overview", label: "Overview", key: "1" },
@@ -191,12 +195,14 @@ export class TabRouter {
     }
     const v = this.views[id];
     if (v) {
-      await v.show(this.rank);
-      if (sel != null && sel !== "" && v.select) await v.select(sel);
-      else if (this.restoring) { // an address without a selection (Back to before one was made): none
-        if (v.unselect) await v.unselect();
-        else if (v.closeDetail) v.closeDetail(true);
-      }
+      await this.drawTab(id, async () => {
+        await v.show(this.rank);
+        if (sel != null && sel !== "" && v.select) await v.select(sel);
+        else if (this.restoring) { // an address without a selection (Back to before one was made): none
+          if (v.unselect) await v.unselect();
+          else if (v.closeDetail) v.closeDetail(true);
+        }
+      });
     }
     this.writeHash();
     if (this.opts.onChange) this.opts.onChange(id);
@@ -206,9 +212,14 @@ export class TabRouter {
   async setRank(rank) {
     this.rank = rank;
     const v = this.views[this.current];
-    if (v) await v.show(rank);
+    if (v) await this.drawTab(this.current, () => v.show(rank));
     this.writeHash();
   }
+
+  // Draws tab id (draw: its show, and what follows it): an error it throws is
+  // said in the tab's pane (drawfail.js), not thrown on, so that the switch
+  // completes and the other tabs still open.
+  drawTab(id, draw) { return drawOrSay(this.panes[id], draw); }
 
   // The address for the current state.
   hash() {
