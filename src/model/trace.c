@@ -199,11 +199,6 @@ uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm)
     return (uint32_t)t->comm_args.len;
 }
 
-bool ml_comm_args_any(const ml_comm_args *c)
-{
-    return c->collective || c->dtype || c->in_nelems != -1 || c->out_nelems != -1 || c->group_size != -1;
-}
-
 static const ml_comm_args no_comm = {0, 0, -1, -1, -1};
 
 const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info)

@@ -254,8 +254,11 @@ void ml_slices_reserve(ml_trace *t, size_t n);
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
 /* A row of comm_args, for ml_op_info.comm and ml_kernel_info.comm (the value returned). */
 uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm);
-/* Whether comm says anything (is not all absent: {0, 0, -1, -1, -1}). */
-bool ml_comm_args_any(const ml_comm_args *comm);
+/* Whether comm says anything (is not all absent: {0, 0, -1, -1, -1}); inline: asked of every op and kernel. */
+static inline bool ml_comm_args_any(const ml_comm_args *c)
+{
+    return c->collective || c->dtype || c->in_nelems != -1 || c->out_nelems != -1 || c->group_size != -1;
+}
 /* An op's collective args: all absent ({0, 0, -1, -1, -1}) when it has none. */
 const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info);
 /* GPU work's collective args: all absent ({0, 0, -1, -1, -1}) when it has none. */
