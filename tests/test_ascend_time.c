@@ -123,12 +123,12 @@ TEST(old_trace_view_alone)
             CHECK_EQ_I64(p->trace->slices.ts.v[k], INT64_C(1704161511420400123)); /* the string, exactly */
             CHECK_EQ_I64(p->trace->slices.dur.v[k], 1350);
             CHECK_EQ_STR(ml_s(p, kinfo(p, k)->core), "AI_VECTOR_CORE");
-            CHECK(!ml_kernel_info_is_comm(kinfo(p, k)));
+            CHECK(!ml_kernel_info_is_comm(p->trace, kinfo(p, k)));
             CHECK(p->trace->slices.launcher.v[k] != ML_NONE32); /* its CANN call, by connection_id */
             CHECK_EQ_I64(p->trace->tracks.v[p->trace->slices.track.v[k]].stream, 3);
         }
         size_t w = slice_named(p, "Notify Wait");
-        CHECK(w != SIZE_MAX && ml_kernel_info_is_comm(kinfo(p, w)));
+        CHECK(w != SIZE_MAX && ml_kernel_info_is_comm(p->trace, kinfo(p, w)));
         size_t ev = slice_named(p, "EVENT_WAIT");
         CHECK(ev != SIZE_MAX && p->trace->slices.kind.v[ev] == ML_SL_OTHER); /* a sync, not work */
         /* the step breakdown's communication is the Notify Wait, not 0 */
@@ -311,8 +311,8 @@ TEST(kernel_details_only_dir)
             CHECK_EQ_I64(p->trace->slices.dur.v[a], 2500);
             CHECK_EQ_I64(p->trace->slices.ts.v[m], INT64_C(1736408883694700001));
             CHECK_EQ_I64(p->trace->slices.dur.v[m], 3000); /* 3000.4 ns, to the ns */
-            CHECK(ml_kernel_info_is_comm(kinfo(p, h)));
-            CHECK_EQ_STR(ml_s(p, kinfo(p, h)->comm.collective), "hcom_allReduce_");
+            CHECK(ml_kernel_info_is_comm(p->trace, kinfo(p, h)));
+            CHECK_EQ_STR(ml_s(p, ml_kernel_comm(p->trace, kinfo(p, h))->collective), "hcom_allReduce_");
             CHECK_EQ_I64(p->trace->tracks.v[p->trace->slices.track.v[h]].stream, ML_ASCEND_HCCL_STREAM);
             CHECK_EQ_I64(p->trace->tracks.v[p->trace->slices.track.v[a]].stream, 5);
         }
@@ -436,8 +436,8 @@ TEST(db_only_dir)
             CHECK(p->trace->slices.launcher.v[mm] != ML_NONE32); /* CANN_API by connectionId */
         }
         size_t nw = slice_named(p, "Notify Wait");
-        CHECK(nw != SIZE_MAX && ml_kernel_info_is_comm(kinfo(p, nw)));
-        if (nw != SIZE_MAX) CHECK_EQ_STR(ml_s(p, kinfo(p, nw)->comm.collective), "hcom_allReduce__7_0_1");
+        CHECK(nw != SIZE_MAX && ml_kernel_info_is_comm(p->trace, kinfo(p, nw)));
+        if (nw != SIZE_MAX) CHECK_EQ_STR(ml_s(p, ml_kernel_comm(p->trace, kinfo(p, nw))->collective), "hcom_allReduce__7_0_1");
         size_t ev = slice_named(p, "EVENT_WAIT");
         CHECK(ev != SIZE_MAX && p->trace->slices.kind.v[ev] == ML_SL_OTHER);
         CHECK(slice_named(p, "hcom_allReduce__7_0_1") != SIZE_MAX); /* COMMUNICATION_OP, on the HCCL lane */

@@ -1062,6 +1062,62 @@ TEST(runs_of_args_not_read_check_every_key)
     free(json);
 }
 
+/* keep.no_op_order (perf): an op whose only args are its order ("Sequence
+ * number", "Fwd thread id") gets no op_info row, one with shapes keeps its
+ * row with the order absent; GPU work's collective args sit in comm_args
+ * (ml_kernel_comm), a kernel without them has none. */
+TEST(op_order_unread_and_kernel_collective_args)
+{
+    static const char json[] =
+        "{\"traceEvents\": [\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 5,"
+        " \"args\": {\"External id\": 3, \"Sequence number\": 42, \"Fwd thread id\": 1}},\n"
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 20, \"dur\": 5,"
+        " \"args\": {\"External id\": 4, \"Input Dims\": [[4, 1], []], \"Sequence number\": 43}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"ncclDevKernel_AllReduce_Sum_f32\", \"pid\": 0, \"tid\": 7,"
+        " \"ts\": 30, \"dur\": 5, \"args\": {\"correlation\": 5, \"stream\": 7, \"Collective name\": \"allreduce\","
+        " \"In msg nelems\": 1000, \"Group size\": 4}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm\", \"pid\": 0, \"tid\": 7, \"ts\": 40, \"dur\": 5,"
+        " \"args\": {\"correlation\": 6, \"stream\": 7, \"registers per thread\": 32}}\n"
+        "]}\n";
+    for (int order_unread = 0; order_unread < 2; order_unread++) {
+        ml_keep keep = {.no_op_order = order_unread};
+        int rc;
+        ml_profile *p = import_trace(json, sizeof json - 1, &keep, &rc);
+        CHECK_EQ_I64(rc, 0);
+        const ml_trace *t = p->trace;
+        const ml_slices *s = &t->slices;
+        CHECK_EQ_I64(s->ts.len, 4);
+        for (size_t i = 0; rc == 0 && i < s->ts.len; i++) {
+            const char *name = ml_s(p, s->name.v[i]);
+            uint32_t info = s->info.v[i];
+            if (!strcmp(name, "aten::add")) {
+                CHECK(order_unread ? info == ML_NONE32 : info != ML_NONE32);
+                if (info != ML_NONE32) CHECK_EQ_I64(t->op_info.v[info].seq, 42);
+            } else if (!strcmp(name, "aten::mm")) {
+                CHECK(info != ML_NONE32);
+                if (info == ML_NONE32) continue;
+                CHECK_EQ_I64(t->op_info.v[info].seq, order_unread ? -1 : 43);
+                CHECK_EQ_STR(ml_s(p, t->op_info.v[info].input_dims), "[[4, 1], []]");
+            } else {
+                CHECK(info != ML_NONE32 && info < t->kernel_info.len);
+                if (info == ML_NONE32 || info >= t->kernel_info.len) continue;
+                const ml_kernel_info *ki = &t->kernel_info.v[info];
+                const ml_comm_args *c = ml_kernel_comm(t, ki);
+                bool nccl = !strcmp(name, "ncclDevKernel_AllReduce_Sum_f32");
+                CHECK(ml_kernel_info_is_comm(t, ki) == nccl);
+                CHECK_EQ_STR(c->collective ? ml_s(p, c->collective) : "", nccl ? "allreduce" : "");
+                CHECK_EQ_I64(c->in_nelems, nccl ? 1000 : -1);
+                CHECK_EQ_I64(c->out_nelems, -1);
+                CHECK_EQ_I64(c->group_size, nccl ? 4 : -1);
+                CHECK_EQ_I64(ki->stream, 7);
+                CHECK_EQ_I64(ki->registers, nccl ? -1 : 32);
+            }
+        }
+        ml_profile_free(p);
+    }
+}
+
 int main(void)
 {
     RUN(toy_trace_counts_matching_and_peak);
@@ -1083,6 +1139,7 @@ int main(void)
     RUN(events_read_from_the_buffer_equal_the_token_path);
     RUN(names_and_dims_alike_in_their_first_bytes_keep_their_own_text);
     RUN(runs_of_args_not_read_check_every_key);
+    RUN(op_order_unread_and_kernel_collective_args);
     RUN(bad_input_errors_name_file_and_byte);
     RUN(decimal_parsing_is_exact);
     RUN(powers_of_ten_are_pow_bit_for_bit);

@@ -436,7 +436,7 @@ TEST(same_named_chain_is_merged_into_the_outermost)
 static uint32_t node_named(const fix *f, const ml_optree *tr, uint32_t track, const char *name)
 {
     for (uint32_t i = 0; i < tr->n; i++)
-        if (tr->slice[i] != ML_NONE32 && tr->track[i] == track &&
+        if (tr->slice[i] != ML_NONE32 && f->p->trace->slices.track.v[tr->slice[i]] == track &&
             !strcmp(ml_s(f->p, f->p->trace->slices.name.v[tr->slice[i]]), name))
             return i;
     return ML_NONE32;

@@ -768,7 +768,8 @@ static void push_part(ml_trace *t, ml_strpool *sp, int part)
             ml_flow_point(t, corr, cat, 's', false, r.track, ts);
             break;
         default: {
-            ml_kernel_info k = {0, 7, {1, 1, 1}, {1, 1, 1}, -1, -1, -1, -1, 0, -1, {0, 0, -1, -1, -1}, 0};
+            ml_kernel_info k = {.device = 0, .stream = 7, .grid = {1, 1, 1}, .block = {1, 1, 1}, .registers = -1,
+                                .shared_memory = -1, .blocks_per_sm = -1, .occupancy = -1, .membw = 0, .bytes = -1};
             k.bytes = corr;
             r.kind = ML_SL_KERNEL;
             r.track = tr[2];

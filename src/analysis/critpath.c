@@ -676,7 +676,7 @@ static uint8_t edge_kind(const graph *g, const edge *e, uint32_t *slice_out)
     uint8_t k = c->s->kind.v[slice];
     if (!ml_slice_is_gpu(k)) return ML_CP_CPU;
     uint32_t info = c->s->info.v[slice]; /* an NPU's HCCL tasks (Notify Wait, SDMA ...) by what the importer knows */
-    if (c->linked_launch && info < c->t->kernel_info.len && ml_kernel_info_is_comm(&c->t->kernel_info.v[info]))
+    if (c->linked_launch && info < c->t->kernel_info.len && ml_kernel_info_is_comm(c->t, &c->t->kernel_info.v[info]))
         return ML_CP_GPU_COMM;
     return (name_flags(g->c, c->s->name.v[slice]) & N_COMM) ? ML_CP_GPU_COMM : ML_CP_GPU_COMPUTE;
 }

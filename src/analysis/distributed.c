@@ -193,7 +193,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
         const ml_comm_args *cargs = NULL;
         uint32_t info = s->info.v[i];
         if (info != ML_NONE32 && info < t->kernel_info.len) {
-            const ml_comm_args *c = &t->kernel_info.v[info].comm;
+            const ml_comm_args *c = ml_kernel_comm(t, &t->kernel_info.v[info]);
             if (c->collective || c->in_nelems >= 0 || c->out_nelems >= 0) cargs = c;
         }
         uint32_t op = ML_NONE32, c10d = ML_NONE32;

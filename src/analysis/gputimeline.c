@@ -216,7 +216,7 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
             if (out->last_step_cut && (e.launcher == ML_NONE32 || e.launch >= cut)) continue;
             uint8_t b = memo_get(&memo, s->name.v[i]);
             e.type = (uint8_t)(b ? (b & 7) - 1 : ML_KT_OTHER);
-            if (e.work && ml_kernel_info_is_comm(&t->kernel_info.v[s->info.v[i]])) e.type = ML_KT_COMMUNICATION; /* HCCL tasks */
+            if (e.work && ml_kernel_info_is_comm(t, &t->kernel_info.v[s->info.v[i]])) e.type = ML_KT_COMMUNICATION; /* HCCL tasks */
             if (!e.work && npu_stream) e.type = ML_KT_OTHER; /* Ascend's EVENT_WAIT / EVENT_RECORD: syncs, not compute */
             VEC_PUSH(&ev, e);
         }

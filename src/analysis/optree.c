@@ -74,22 +74,21 @@ static int cmp_ext(const void *x, const void *y)
 /* The nodes as they are made: each thread's tree in pre-order (a node's
  * descendants follow it, so its first child, if any, is the next node). */
 typedef struct builder {
-    VEC(uint32_t) slice, parent, track;
+    VEC(uint32_t) slice, parent; /* (a node's track is its slice's: not kept, 4 bytes a node) */
     VEC(uint8_t) flags;
     VEC(int64_t) dur;           /* the node's duration, cut at its parent's end */
     uint8_t *nchild;            /* children per node, saturating at 2 */
 } builder;
 
 /* (the columns are reserved for every node there can be: no growing) */
-static inline uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint32_t track, uint8_t flags, int64_t dur)
+static inline uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint8_t flags, int64_t dur)
 {
     uint32_t id = (uint32_t)b->slice.len;
     b->slice.v[id] = slice;
     b->parent.v[id] = parent;
-    b->track.v[id] = track;
     b->flags.v[id] = flags;
     b->dur.v[id] = dur;
-    b->slice.len = b->parent.len = b->track.len = b->flags.len = b->dur.len = id + 1;
+    b->slice.len = b->parent.len = b->flags.len = b->dur.len = id + 1;
     if (parent != ML_NONE32 && b->nchild[parent] < 2) b->nchild[parent]++;
     return id;
 }
@@ -108,7 +107,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* At most one node per slice plus one root per track: reserved once
      * (untouched pages cost nothing), so no column is copied as it grows. */
     size_t most = n + t->tracks.len;
-    VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most); VEC_RESERVE(&b.track, most);
+    VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most);
     VEC_RESERVE(&b.flags, most); VEC_RESERVE(&b.dur, most);
     b.nchild = ml_calloc(most ? most : 1, 1);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
@@ -127,7 +126,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         for (size_t i = first; i < first + cnt; i++) {
             if (!is_tree_slice(t, i)) continue;
             if (root_of[tr] == ML_NONE32) {
-                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, tr, ML_NODE_ROOT, 0);
+                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, ML_NODE_ROOT, 0);
                 VEC_PUSH(&stack, root_of[tr]);
                 VEC_PUSH(&stack_end, INT64_MAX);
             }
@@ -149,7 +148,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                         }
                         if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
                         if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
-                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], tr, fl, se - sb);
+                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], fl, se - sb);
                         out->owner[i] = id;
                         VEC_PUSH(&stack, id);
                         VEC_PUSH(&stack_end, se);
@@ -327,7 +326,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
 
     out->slice = b.slice.v;
     out->parent = b.parent.v;
-    out->track = b.track.v;
     out->flags = b.flags.v;
 }
 
@@ -336,7 +334,6 @@ void ml_optree_free(ml_optree *t)
     free(t->host_total);
     free(t->slice);
     free(t->parent);
-    free(t->track);
     free(t->flags);
     free(t->host_self);
     free(t->device_self);

@@ -48,7 +48,6 @@ typedef struct ml_optree {
     size_t n;               /* nodes, parents before their children */
     uint32_t *slice;        /* node -> slice; ML_NONE32 for roots */
     uint32_t *parent;       /* node -> parent node; ML_NONE32 for roots */
-    uint32_t *track;        /* node -> track */
     uint8_t *flags;         /* ML_NODE_* */
     int64_t *host_total, *host_self, *device_self, *device_total, *tc_self, *tc_total;
     /* slice -> node: a tree slice's own node, a runtime call's or GPU work's

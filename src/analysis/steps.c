@@ -126,7 +126,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         int64_t x = s->ext_id.v[i];
         bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
                     (name_class(p, cls, nstr, s->name.v[i]) & 8) ||
-                    (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(&t->kernel_info.v[s->info.v[i]]));
+                    (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(t, &t->kernel_info.v[s->info.v[i]]));
         ml_ranges_add(&out->busy[comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL], s->ts.v[i], s->ts.v[i] + s->dur.v[i]);
     }
     VEC_FREE(&kernels);

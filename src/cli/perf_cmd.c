@@ -306,9 +306,10 @@ int ml_cmd_perf(int argc, char **argv, const ml_cli_io *io)
                              .top = top > 0 ? top : views ? ML_PERF_TOP_DEFAULT : 10, .width = ml_term_width(io->out)}};
     /* perf shows no memory categories or attribution, and of the memory side reads only the
      * curves (the recommendations): lean storage holds them.  Its text grouped by name shows no
-     * input shapes (but the distributed view's bytes, from its collectives' ops: needs.h) */
+     * input shapes (but the distributed view's bytes, from its collectives' ops: needs.h);
+     * no view reads an op's order args */
     ml_needs needs = {.time = true, .no_categories = true, .no_op_memory = true, .lean = true,
-                      .no_op_shapes = !json && group == ML_PERF_BY_NAME};
+                      .no_op_shapes = !json && group == ML_PERF_BY_NAME, .no_op_order = true};
     ml_job_opts jo = {.err = io->err, .needs = needs, .jobs = jobs,
                       .fn = rank_pieces, .arg = &pa, .fn_pieces_only = true, .lists_logdir = true,
                       .rec = {.no_stragglers = !json && !(pa.view.views & ML_VIEW_DISTRIBUTED)}};

@@ -175,8 +175,8 @@ bool ml_ascend_task_type_is_core(const char *type);
  * drawn on the stream, but not device work (ML_SL_OTHER). */
 bool ml_ascend_task_type_is_sync(const char *type);
 /* Sets ki->core from a task's type, and for communication (an HCCL type, or
- * op given: the collective it belongs to) ki->comm.collective. */
-void ml_ascend_task_kind(ml_profile *p, ml_kernel_info *ki, const char *type, const char *op);
+ * op given: the collective it belongs to) its collective (a row of t->comm_args). */
+void ml_ascend_task_kind(ml_profile *p, ml_trace *t, ml_kernel_info *ki, const char *type, const char *op);
 /* trace_view.json's "Task Type" of the NPU tasks already in p->trace (by
  * ml_ascend_trace_view_events from the same bytes): their core and HCCL work. */
 int ml_ascend_trace_view_tasks(ml_source *src, ml_profile *p, ml_err *e);

@@ -302,9 +302,9 @@ static void tasks(dbt *d)
         }
         ml_kernel_info ki = {.device = (int32_t)r->dev, .stream = r->stream, .grid = {-1, -1, -1}, .block = {-1, -1, -1},
                              .registers = -1, .shared_memory = -1, .blocks_per_sm = -1.0f, .occupancy = -1.0f,
-                             .bytes = -1, .comm = {0, 0, -1, -1, -1}};
+                             .bytes = -1};
         const char *op = r->op ? ml_s(d->p, r->op) : NULL;
-        ml_ascend_task_kind(d->p, &ki, op ? "HCCL" : r->core ? ml_s(d->p, r->core) : NULL, op);
+        ml_ascend_task_kind(d->p, d->t, &ki, op ? "HCCL" : r->core ? ml_s(d->p, r->core) : NULL, op);
         uint8_t kind = ml_ascend_task_type_is_sync(ttype) ? ML_SL_OTHER
                        : !strncmp(ttype, "MEMCPY", 6) && !op ? ML_SL_MEMCPY : ML_SL_KERNEL;
         push(d, r->b, r->e, r->name ? ml_s(d->p, r->name) : ttype, track, kind, r->corr,

@@ -189,8 +189,7 @@ int ml_ascend_trace_view_events(ml_source *src, ml_profile *p, ml_err *e)
             s->kind.v[i] = strncmp(name, "MEMCPY", 6) == 0 ? ML_SL_MEMCPY : ML_SL_KERNEL;
             ml_kernel_info ki = {.device = p->devices.v[npu].index, .stream = t->tracks.v[k].stream,
                                  .grid = {-1, -1, -1}, .block = {-1, -1, -1}, .registers = -1,
-                                 .shared_memory = -1, .blocks_per_sm = -1.0f, .occupancy = -1.0f, .bytes = -1,
-                                 .comm = {0, 0, -1, -1, -1}};
+                                 .shared_memory = -1, .blocks_per_sm = -1.0f, .occupancy = -1.0f, .bytes = -1};
             s->info.v[i] = ml_kernel_info_push(t, &ki);
         }
     }

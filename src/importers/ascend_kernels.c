@@ -124,9 +124,9 @@ int ml_ascend_kernel_details_add(ml_source *src, ml_profile *p, ml_err *e)
         const char *name = ml_csv_cell(c, cname, NULL);
         ml_kernel_info ki = {.device = p->devices.v[npu].index, .stream = stream, .grid = {-1, -1, -1},
                              .block = {-1, -1, -1}, .registers = -1, .shared_memory = -1, .blocks_per_sm = -1.0f,
-                             .occupancy = -1.0f, .bytes = -1, .comm = {0, 0, -1, -1, -1}};
-        if (hccl) ml_ascend_task_kind(p, &ki, "HCCL", *type ? type : name);
-        else ml_ascend_task_kind(p, &ki, core, NULL);
+                             .occupancy = -1.0f, .bytes = -1};
+        if (hccl) ml_ascend_task_kind(p, t, &ki, "HCCL", *type ? type : name);
+        else ml_ascend_task_kind(p, t, &ki, core, NULL);
         ml_slice_row row = {ts, dur, -1, -1, ml_intern_cstr(p->strings, name), track, ml_kernel_info_push(t, &ki),
                             strncmp(name, "MEMCPY", 6) == 0 ? ML_SL_MEMCPY : ML_SL_KERNEL};
         ml_slice_push(t, &row);
@@ -212,7 +212,7 @@ int ml_ascend_kernel_details_cores(ml_source *src, ml_profile *p, ml_err *e)
             const task_core *hit = bsearch(&key, rows.v, rows.len, sizeof *rows.v, by_ts_name);
             if (!hit || !hit->core) continue;
             ml_kernel_info *ki = &t->kernel_info.v[info];
-            if (hit->hccl) ml_ascend_task_kind(p, ki, "HCCL", ml_s(p, hit->core));
+            if (hit->hccl) ml_ascend_task_kind(p, t, ki, "HCCL", ml_s(p, hit->core));
             else ki->core = hit->core;
             matched++;
         }

@@ -48,13 +48,16 @@ bool ml_ascend_task_type_is_core(const char *type)
     return type && (!strncmp(type, "AI_", 3) || !strncmp(type, "MIX_", 4) || !strcmp(type, "DSA_SQE"));
 }
 
-void ml_ascend_task_kind(ml_profile *p, ml_kernel_info *ki, const char *type, const char *op)
+void ml_ascend_task_kind(ml_profile *p, ml_trace *t, ml_kernel_info *ki, const char *type, const char *op)
 {
     if (!type || !*type) return;
     if (ml_ascend_task_type_is_core(type)) ki->core = ml_intern_cstr(p->strings, type);
     else if (ml_ascend_task_type_is_comm(type) || (op && *op)) {
         ki->core = ml_intern_cstr(p->strings, "HCCL");
-        ki->comm.collective = ml_intern_cstr(p->strings, op && *op ? op : type);
+        ml_comm_args c = *ml_kernel_comm(t, ki);
+        c.collective = ml_intern_cstr(p->strings, op && *op ? op : type);
+        if (ki->comm) t->comm_args.v[ki->comm - 1] = c;
+        else ki->comm = ml_comm_args_push(t, &c);
     }
 }
 
@@ -109,7 +112,7 @@ done:
             if (ml_ascend_task_type_is_sync(ml_s(p, hit->type))) { /* a wait on the stream, not work */
                 s->kind.v[i] = ML_SL_OTHER;
                 s->info.v[i] = ML_NONE32;
-            } else ml_ascend_task_kind(p, &t->kernel_info.v[info], ml_s(p, hit->type), NULL);
+            } else ml_ascend_task_kind(p, t, &t->kernel_info.v[info], ml_s(p, hit->type), NULL);
         }
     }
     rc = 0;

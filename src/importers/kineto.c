@@ -347,17 +347,17 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
             .occupancy = a->occupancy,
             .membw = a->membw,
             .bytes = a->bytes,
-            .comm = a->comm,
+            .comm = ml_comm_args_any(&a->comm) ? ml_comm_args_push(k->t, &a->comm) : 0,
         };
         return ml_kernel_info_push(k->t, &ki);
     }
     if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION && kind != ML_SL_PYTHON && kind != ML_SL_PROFILER_STEP)
         return kind >= ML_SL_CUDA_SYNC ? own_info(k, kind) : ML_NONE32;
-    if (!a->dims && !a->types && !a->stack && a->seq < 0 && a->fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
+    /* an op's order args unread (keep.h): most ops with a row had only those */
+    int64_t seq = k->keep.no_op_order ? -1 : a->seq, fwd = k->keep.no_op_order ? -1 : a->fwd;
+    if (!a->dims && !a->types && !a->stack && seq < 0 && fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
-    bool comm = a->comm.collective || a->comm.dtype || a->comm.in_nelems != -1 || a->comm.out_nelems != -1 ||
-                a->comm.group_size != -1;
-    ml_op_info oi = {a->dims, a->types, a->stack, comm ? ml_op_comm_push(k->t, &a->comm) : 0, a->seq, a->fwd,
+    ml_op_info oi = {a->dims, a->types, a->stack, ml_comm_args_any(&a->comm) ? ml_comm_args_push(k->t, &a->comm) : 0, seq, fwd,
                      a->py_module};
     return ml_op_info_push(k->t, &oi);
 }

@@ -56,7 +56,8 @@ static ml_keep keep_for(const ml_needs *needs, const char *path)
     return (ml_keep){.lean = needs->lean && again,
                      .threads_unread = needs->no_categories,
                      .first_op_only = needs->no_op_memory,
-                     .no_op_shapes = needs->no_op_shapes};
+                     .no_op_shapes = needs->no_op_shapes,
+                     .no_op_order = needs->no_op_order};
 }
 
 /* One import of path: its format detected, then read into a new profile

@@ -30,6 +30,9 @@ typedef struct ml_needs {
                          * perf's text grouped by name): an importer may leave them unread, but
                          * on the ops whose shapes the distributed view reads (trace.h,
                          * ml_op_is_collective) */
+    bool no_op_order;   /* reads no op's "Sequence number" or "Fwd thread id" (only the trace's
+                         * export and the served trace show them): an importer may leave them
+                         * unread, and an op with no other args then needs no op_info row */
 } ml_needs;
 
 /* What a rank's record (analysis/rankrec.h: steps, collectives, memory

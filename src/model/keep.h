@@ -32,6 +32,8 @@ typedef struct ml_keep {
     bool no_op_shapes;   /* nothing reads operators' input shapes and types but the distributed
                           * view, of its collectives' ops (ml_keep_op_shapes): an importer may
                           * leave the others unread */
+    bool no_op_order;    /* nothing reads operators' "Sequence number" or "Fwd thread id": an
+                          * importer may store them as absent (-1) */
 } ml_keep;
 
 /* The questions, with NULL for "keep everything". */

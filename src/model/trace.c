@@ -75,7 +75,7 @@ void ml_trace_free(ml_trace *t)
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
     VEC_FREE(&t->op_info);
-    VEC_FREE(&t->op_comm);
+    VEC_FREE(&t->comm_args);
     VEC_FREE(&t->kernel_info);
     VEC_FREE(&t->sync_info);
     VEC_FREE(&t->range_info);
@@ -193,16 +193,27 @@ size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
     return i;
 }
 
-uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm)
+uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm)
 {
-    VEC_PUSH(&t->op_comm, *comm);
-    return (uint32_t)t->op_comm.len;
+    VEC_PUSH(&t->comm_args, *comm);
+    return (uint32_t)t->comm_args.len;
 }
+
+static const ml_comm_args no_comm = {0, 0, -1, -1, -1};
 
 const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info)
 {
-    static const ml_comm_args none = {0, 0, -1, -1, -1};
-    return info->comm && info->comm <= t->op_comm.len ? &t->op_comm.v[info->comm - 1] : &none;
+    return info->comm && info->comm <= t->comm_args.len ? &t->comm_args.v[info->comm - 1] : &no_comm;
+}
+
+const ml_comm_args *ml_kernel_comm(const ml_trace *t, const ml_kernel_info *ki)
+{
+    return ki->comm && ki->comm <= t->comm_args.len ? &t->comm_args.v[ki->comm - 1] : &no_comm;
+}
+
+bool ml_kernel_info_is_comm(const ml_trace *t, const ml_kernel_info *ki)
+{
+    return ki && ki->comm && ki->comm <= t->comm_args.len && t->comm_args.v[ki->comm - 1].collective != 0;
 }
 
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
@@ -210,6 +221,9 @@ uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
     VEC_PUSH(&t->op_info, *info);
     return (uint32_t)t->op_info.len - 1;
 }
+
+/* A row per kernel: its width is what a trace of many kernels pays (trace.h). */
+_Static_assert(sizeof(ml_kernel_info) == 80, "ml_kernel_info packs into 80 bytes");
 
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 {
@@ -359,13 +373,13 @@ static void append_the_rest(void *arg)
 {
     const trace_append_job *j = arg;
     ml_trace *dst = j->dst, *src = j->src;
-    for (size_t i = 0; i < src->op_comm.len; i++) {
-        ml_comm_args c = src->op_comm.v[i];
+    for (size_t i = 0; i < src->comm_args.len; i++) {
+        ml_comm_args c = src->comm_args.v[i];
         c.collective = MAP_STR(c.collective);
         c.dtype = MAP_STR(c.dtype);
-        VEC_PUSH(&dst->op_comm, c);
+        VEC_PUSH(&dst->comm_args, c);
     }
-    VEC_FREE(&src->op_comm);
+    VEC_FREE(&src->comm_args);
     VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
     VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
     for (size_t i = 0; i < src->op_info.len; i++) {
@@ -379,8 +393,7 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->op_info);
     for (size_t i = 0; i < src->kernel_info.len; i++) {
         ml_kernel_info ki = src->kernel_info.v[i];
-        ki.comm.collective = MAP_STR(ki.comm.collective);
-        ki.comm.dtype = MAP_STR(ki.comm.dtype);
+        if (ki.comm) ki.comm += j->comm_base;
         VEC_PUSH(&dst->kernel_info, ki);
     }
     VEC_FREE(&src->kernel_info);
@@ -469,7 +482,7 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
         tmap[i] = id;
     }
     trace_append_job job = {dst, src, smap, tmap, (uint32_t)dst->op_info.len, (uint32_t)dst->kernel_info.len,
-                            (uint32_t)dst->op_comm.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len};
+                            (uint32_t)dst->comm_args.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len};
     ml_par2(map_tail_slices, &job, append_the_rest, &job);
     ml_trace_index *ix = dst->index;
     ix->has_tail = true;

@@ -119,7 +119,7 @@ typedef struct ml_op_info {
     ml_str input_dims;      /* args "Input Dims" / "Input dims" as compact JSON text ("[[32, 3], []]"), 0 if none */
     ml_str input_types;     /* args "Input type", compact JSON text, 0 if none */
     ml_str call_stack;      /* args "Call stack" (old traces) text, 0 if none */
-    uint32_t comm;          /* record_param_comms: 1 + its row in op_comm, 0 if none (ml_op_comm()) */
+    uint32_t comm;          /* record_param_comms: 1 + its row in comm_args, 0 if none (ml_op_comm()) */
     int64_t seq;            /* args "Sequence number", -1 */
     int64_t fwd_thread;     /* args "Fwd thread id", -1 */
     int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
@@ -143,25 +143,23 @@ static inline bool ml_op_is_collective(const char *name)
     return ml_op_is_backend_call(name) || ml_op_is_c10d(name);
 }
 
-/* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f). */
+/* Launch args of GPU work. Unknown numbers are -1 (float ones -1.0f).
+ * Wide fields first (no padding: 80 bytes a row, a row per kernel); the
+ * collective args, which few kernels have, in a table of their own. */
 typedef struct ml_kernel_info {
-    int32_t device;         /* args "device" */
     int64_t stream;         /* args "stream" */
+    int64_t shared_memory;  /* "shared memory" (bytes) */
+    int64_t bytes;          /* memcpy/memset "bytes", -1 */
+    int32_t device;         /* args "device" */
     int32_t grid[3], block[3];
     int32_t registers;      /* "registers per thread" */
-    int64_t shared_memory;  /* "shared memory" (bytes) */
     float blocks_per_sm;    /* "blocks per SM" */
     float occupancy;        /* "est. achieved occupancy %" (0-100) */
     float membw;            /* memcpy/memset "memory bandwidth (GB/s)", 0 if none (HTA's default) */
-    int64_t bytes;          /* memcpy/memset "bytes", -1 */
-    ml_comm_args comm;      /* NCCL kernels; Ascend HCCL tasks: collective = their op
-                             * (hcom_allReduce_...): a collective set makes the work communication */
+    uint32_t comm;          /* NCCL kernels; Ascend HCCL tasks (collective = their op, hcom_allReduce_...):
+                             * 1 + their row in comm_args, 0 if none (ml_kernel_comm()) */
     ml_str core;            /* Ascend: the Accelerator Core (AI_CORE, AI_VECTOR_CORE, AI_CPU, HCCL ...), 0 if none */
 } ml_kernel_info;
-
-/* Whether GPU/NPU work is communication by what its importer knows (a
- * collective's args), whatever its name says. */
-static inline bool ml_kernel_info_is_comm(const ml_kernel_info *ki) { return ki && ki->comm.collective != 0; }
 
 /* Args of a cuda_sync slice (Kineto writes them since PyTorch 2.1).  -1 if absent. */
 typedef struct ml_sync_info {
@@ -206,7 +204,7 @@ typedef struct ml_trace {
     VEC(ml_track) tracks;
     ml_slices slices;
     VEC(ml_op_info) op_info;
-    VEC(ml_comm_args) op_comm; /* the few ops with collective args (most have none: kept apart) */
+    VEC(ml_comm_args) comm_args; /* the few ops and GPU work with collective args (most have none: kept apart) */
     VEC(ml_kernel_info) kernel_info;
     VEC(ml_sync_info) sync_info;
     VEC(ml_range_info) range_info;
@@ -254,10 +252,20 @@ size_t ml_slice_push(ml_trace *t, const ml_slice_row *row);
  * doubling copies a column into fresh pages. */
 void ml_slices_reserve(ml_trace *t, size_t n);
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
-/* A row of op_comm, for ml_op_info.comm (the value returned). */
-uint32_t ml_op_comm_push(ml_trace *t, const ml_comm_args *comm);
+/* A row of comm_args, for ml_op_info.comm and ml_kernel_info.comm (the value returned). */
+uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm);
+/* Whether comm says anything (is not all absent: {0, 0, -1, -1, -1}); inline: asked of every op and kernel. */
+static inline bool ml_comm_args_any(const ml_comm_args *c)
+{
+    return c->collective || c->dtype || c->in_nelems != -1 || c->out_nelems != -1 || c->group_size != -1;
+}
 /* An op's collective args: all absent ({0, 0, -1, -1, -1}) when it has none. */
 const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info);
+/* GPU work's collective args: all absent ({0, 0, -1, -1, -1}) when it has none. */
+const ml_comm_args *ml_kernel_comm(const ml_trace *t, const ml_kernel_info *ki);
+/* Whether GPU/NPU work is communication by what its importer knows (a
+ * collective's args: a collective set), whatever its name says; ki may be NULL. */
+bool ml_kernel_info_is_comm(const ml_trace *t, const ml_kernel_info *ki);
 /* Kernel args outside their physical range are left out (as absent: -1) and
  * counted in kernel_args_dropped: an occupancy outside 0..100 %, blocks per
  * SM negative, not finite or past the largest grid CUDA allows (2^31 - 1 by
