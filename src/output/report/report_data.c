@@ -437,6 +437,7 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     }
     jw_end(&w);
     jw_end(&w);
+    ml_blobs_columns_done(bl);
     if (mine) ml_blobs_finish(bl, m);
     return 0;
 }
