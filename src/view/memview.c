@@ -125,98 +125,53 @@ typedef struct step { int64_t t; int64_t d; uint32_t order, pos; } step;
     ((x).t != (y).t ? (x).t < (y).t : (x).order != (y).order ? (x).order < (y).order : (x).pos < (y).pos)
 ML_RUNSORT_DEFINE(sort_steps, step, int, STEP_LT)
 
-/* The allocation steps of alloc_curve, made as they are merged (idx's
- * order is theirs, most often): the j-th of idx in the group (all when
- * group < 0), its step's pos counted as alloc_curve counts them (an
- * allocation's step, then its free's). */
-typedef struct alloc_steps {
-    const ml_allocs *a;
-    const uint32_t *idx, *grp;
-    size_t n, j;
-    int64_t group;
-    uint32_t pos;
-} alloc_steps;
-
-static bool next_alloc_step(alloc_steps *c, step *out)
-{
-    const ml_allocs *a = c->a;
-    for (; c->j < c->n; c->j++) {
-        uint32_t i = c->idx[c->j];
-        if (c->group >= 0 && c->grp[c->j] != (uint32_t)c->group) continue;
-        bool before = a->flags.v[i] & ML_ALLOC_BEFORE_TRACE, freed = !(a->flags.v[i] & ML_ALLOC_NEVER_FREED);
-        uint32_t pos = c->pos;
-        c->pos += !before + freed;
-        if (before) continue;
-        *out = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos };
-        c->j++;
-        return true;
-    }
-    return false;
-}
-
 /* Live bytes over time of the allocations idx[0..n) (all when group < 0, else
  * those of one group): allocations before the trace count from t0.  idx is
- * in allocation order, so the allocation steps are sorted already (checked,
- * and then made as they merge, not listed); the frees are listed in event
- * order (a count per event) and sorted (a natural merge sort: they come in
- * a run or a few), then both merge.  STEP_LT is a total order: the result
- * is the same whatever order the steps are listed in. */
+ * in allocation order, so the allocation steps are sorted already (checked);
+ * the frees are sorted apart (a natural merge sort: they come in short
+ * runs), then both merge. */
 static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, const uint32_t *grp,
                         int64_t group, int64_t t0, curve *out)
 {
     const ml_allocs *a = &p->allocs;
+    step *al = ml_malloc((n + 1) * sizeof *al), *fr = ml_malloc((n + 1) * sizeof *fr);
+    step *tmp = ml_malloc((n + 1) * sizeof *tmp);
     size_t n_ev = p->events.kind.len;
-    /* The base, the counts, whether the allocation steps come sorted. */
-    alloc_steps cur = { a, idx, grp, n, 0, group, 0 };
+    uint32_t *ev_of = ml_malloc((n + 1) * sizeof *ev_of); /* each free's event, n_ev for none */
     size_t na = 0, nf = 0;
+    uint32_t pos = 0;
     int64_t base = 0;
-    bool sorted = true;
-    step st, last = {0};
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
         if (group >= 0 && grp[j] != (uint32_t)group) continue;
         if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
-        nf += !(a->flags.v[i] & ML_ALLOC_NEVER_FREED);
-    }
-    while (next_alloc_step(&cur, &st)) {
-        if (na && STEP_LT(0, st, last)) sorted = false;
-        last = st;
-        na++;
-    }
-    /* The frees: in event order when many against the events (then by time
-     * where they have events, so that the sort finds a run or two, not one
-     * per allocation freed after the next one began), else in idx's. */
-    size_t most = na > nf ? na : nf;
-    step *fr = ml_malloc((nf + 1) * sizeof *fr), *scratch = ml_malloc((most + 1) * sizeof *scratch);
-    bool by_event = nf > 64 && nf * 4 >= n_ev;
-    uint32_t *at = by_event ? ml_calloc(n_ev + 2, sizeof *at) : NULL; /* frees per event (+ none, last), then their places */
-    for (int pass = by_event ? 0 : 1; pass < 2; pass++) {
-        uint32_t pos = 0;
-        size_t k = 0;
-        for (size_t j = 0; j < n; j++) {
-            uint32_t i = idx[j];
-            if (group >= 0 && grp[j] != (uint32_t)group) continue;
-            pos += !(a->flags.v[i] & ML_ALLOC_BEFORE_TRACE);
-            if (a->flags.v[i] & ML_ALLOC_NEVER_FREED) continue;
-            uint32_t e = a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev;
-            if (!pass) { at[e + 1]++; pos++; continue; }
-            step f = { a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
-            fr[by_event ? at[e]++ : k++] = f;
+        else al[na++] = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos++ };
+        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED)) {
+            ev_of[nf] = a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev;
+            fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
         }
-        if (!pass)
-            for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
     }
-    free(at);
+    /* Many frees against the events: in event order first (a count per
+     * event), which is time order where they have events, so that the sort
+     * below (of a total order: the same result) finds a run or two, not one
+     * per allocation freed after the next one began. */
+    if (nf > 64 && nf * 4 >= n_ev) {
+        uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
+        for (size_t k = 0; k < nf; k++) at[ev_of[k] + 1]++;
+        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+        for (size_t k = 0; k < nf; k++) tmp[at[ev_of[k]]++] = fr[k];
+        step *x = fr;
+        fr = tmp, tmp = x;
+        free(at);
+    }
+    free(ev_of);
     /* (sort_steps wants two elements at least) */
-    const step *sf = nf > 1 ? sort_steps(fr, scratch, nf, 0) : fr;
-    step *al = NULL;
-    const step *sa = NULL;
-    if (!sorted) { /* event order differs from idx's (ties in time): the steps listed and sorted */
-        al = ml_malloc((na + 1) * sizeof *al);
-        cur = (alloc_steps){ a, idx, grp, n, 0, group, 0 };
-        for (size_t x = 0; next_alloc_step(&cur, &st); x++) al[x] = st;
-        sa = na > 1 ? sort_steps(al, sf == fr ? scratch : fr, na, 0) : al;
-    }
+    const step *sa = al, *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr;
+    for (size_t j = 1; j < na; j++)
+        if (STEP_LT(0, al[j], al[j - 1])) { /* event order differs from idx's (ties in time) */
+            sa = sort_steps(al, sf == fr ? tmp : fr, na, 0);
+            break;
+        }
     size_t k = na + nf;
     VEC_RESERVE(&out->t, out->t.len + k + 1);
     VEC_RESERVE(&out->v, out->v.len + k + 1);
@@ -224,26 +179,17 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     ot[0] = t0;
     ov[0] = base;
     int64_t live = base;
-    cur = (alloc_steps){ a, idx, grp, n, 0, group, 0 };
-    step next = {0};
-    if (sorted && na) next_alloc_step(&cur, &next);
     for (size_t x = 0, y = 0, o = 1; x < na || y < nf; o++) {
-        if (!sorted && x < na) next = sa[x];
-        bool take_alloc = y == nf || (x < na && STEP_LT(0, next, sf[y]));
-        step s = take_alloc ? next : sf[y++];
-        if (take_alloc) {
-            x++;
-            if (sorted && x < na) next_alloc_step(&cur, &next);
-        }
-        live += s.d;
-        ot[o] = s.t;
+        const step *st = y == nf || (x < na && STEP_LT(0, sa[x], sf[y])) ? &sa[x++] : &sf[y++];
+        live += st->d;
+        ot[o] = st->t;
         ov[o] = live;
     }
     out->t.len += k + 1;
     out->v.len += k + 1;
     free(al);
     free(fr);
-    free(scratch);
+    free(tmp);
 }
 
 /* ---- allocations --------------------------------------------------------- */
