@@ -675,18 +675,32 @@ void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t to
 
 typedef VEC(ml_cat_change) change_vec;
 
-/* Sorts ch by CHANGE_LT: the natural merge sort of the changes themselves
- * (they come in a run or two), whose result stays in whichever of ch's
- * buffer and the scratch holds it; no key, permutation or gathered copy. */
+/* Sorts ch by CHANGE_LT.  They come in two runs, most often (the
+ * allocations in row order, the frees in event order): then the second is
+ * set aside and both merge from the end down, in place; else the natural
+ * merge sort of the changes themselves, whose result stays in whichever of
+ * ch's buffer and the scratch holds it.  No key, permutation or gathered
+ * copy either way. */
 static void sort_changes(change_vec *ch)
 {
-    size_t n = ch->len, k = 1;
-    while (k < n && !CHANGE_LT(0, ch->v[k], ch->v[k - 1])) k++;
-    if (k >= n) return;
+    ml_cat_change *v = ch->v;
+    size_t n = ch->len, mid = 1, k;
+    while (mid < n && !CHANGE_LT(0, v[mid], v[mid - 1])) mid++;
+    if (mid >= n) return;
+    for (k = mid + 1; k < n && !CHANGE_LT(0, v[k], v[k - 1]); k++) {}
+    if (k >= n) {
+        size_t nb = n - mid, x = mid, y = nb, o = n;
+        ml_cat_change *b = ml_malloc(nb * sizeof *b);
+        memcpy(b, v + mid, nb * sizeof *b);
+        while (y) /* the first run's change only when after the second's (stable) */
+            v[--o] = x && CHANGE_LT(0, b[y - 1], v[x - 1]) ? v[--x] : b[--y];
+        free(b);
+        return;
+    }
     ml_cat_change *b = ml_malloc(n * sizeof *b);
-    ml_cat_change *sorted = sort_changes_into(ch->v, b, n, 0);
+    ml_cat_change *sorted = sort_changes_into(v, b, n, 0);
     if (sorted == b) {
-        free(ch->v);
+        free(v);
         ch->v = b;
         ch->cap = n;
     } else {
