@@ -49,8 +49,8 @@ typedef struct ml_blobs {
     int capture;
     VEC(ml_col_raw) raw;
     ml_blob_scratch scratch; /* of encoding serially */
-    int32_t *i32;         /* a column's i32 form (ml_col_i64), kept for the next while the columns it held
-                           * were stored as runs (a fresh one is a page fault every 4 KiB written) */
+    int32_t *i32;         /* a column's i32 form (ml_col_i64), kept for the next column unless it became
+                           * the blob itself (a fresh one is a page fault every 4 KiB written) */
     size_t i32_cap;
 } ml_blobs;
 
