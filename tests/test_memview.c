@@ -188,6 +188,43 @@ TEST(a_tiny_profile_s_view)
     ml_profile_free(p);
 }
 
+/* Three allocations at one time whose events come in the other order than
+ * their rows (sizes 1, 2, 4 with events 5, 3, 1): the live curve takes them
+ * in event order (4, then 6, then 7), then the frees one by one. */
+TEST(the_live_curve_takes_allocations_at_one_time_in_event_order)
+{
+    ml_profile *p = ml_profile_new("ties.json", "kineto");
+    p->time_is_absolute = true;
+    uint16_t d = ml_device_get(p, ML_DEV_CUDA, 0);
+    ml_str op = ml_intern_cstr(p->strings, "aten::empty");
+    for (uint32_t k = 0; k < 3; k++) {
+        ml_alloc_row r = { .t_alloc = T + 100, .t_free = T + 200 + 100 * k, .t_free_req = T + 200 + 100 * k,
+                           .size = 1 << k, .addr = 0x1000 * (k + 1), .ev_alloc = 5 - 2 * k, .ev_free = ML_NONE32,
+                           .thread = ML_NONE32, .device = d, .op = op, .op_top = op };
+        ml_alloc_push(p, &r);
+    }
+    ml_series *s = ml_series_get(p, d, ML_SERIES_ALLOCATED, 0, 0);
+    int64_t pts[][2] = {{T + 100, 7}, {T + 200, 6}, {T + 300, 4}, {T + 400, 0}};
+    for (size_t i = 0; i < 4; i++) ml_series_push(s, pts[i][0], pts[i][1]);
+    ml_profile_finish(p);
+    ml_mv_strings st;
+    ml_mv_strings_init(&st, p);
+    ml_mv_opts o = { .max_allocs = 100 };
+    ml_memview *v = ml_memview_build(p, 0, T, &o, &st);
+    CHECK_EQ_I64(v->curves.len, 2);
+    if (v->curves.len == 2) {
+        CHECK_EQ_STR(v->curves.v[1].group, "tracked");
+        CHECK_EQ_STR(i64_list(v->curves.v[1].v, v->curves.v[1].n), "0,4,6,7,6,4,0");
+        CHECK_EQ_STR(i64_list(v->curves.v[1].t, v->curves.v[1].n), "100,100,100,100,200,300,400");
+    }
+    CHECK_EQ_I64(v->op_curves.len, 1); /* the one op's: the same */
+    if (v->op_curves.len == 1) CHECK_EQ_STR(i64_list(v->op_curves.v[0].v, v->op_curves.v[0].n), "0,4,6,7,6,4,0");
+    ml_memview_categories(v);
+    ml_memview_free(v);
+    ml_mv_strings_free(&st);
+    ml_profile_free(p);
+}
+
 /* cuda:0, five allocations (times relative to T, the origin):
  *   0: [0, 1000)    100 B  aten::linear      3: [500, 600)  50 B  aten::linear
  *   1: [10, 20)      10 B  aten::relu        4: [700, 2000) 400 B aten::conv
@@ -520,6 +557,7 @@ int main(void)
 {
     RUN(the_column_table_is_data_md_s_list);
     RUN(a_tiny_profile_s_view);
+    RUN(the_live_curve_takes_allocations_at_one_time_in_event_order);
     RUN(the_window_query_draws_bars_a_pixel_wide_and_counts_the_rest);
     RUN(the_table_query_filters_sorts_and_pages);
     RUN(totals_at_an_allocation_and_its_release);

@@ -210,6 +210,16 @@ TEST(json_writer_pieces_in_a_buffer)
     b.len = 0;
     jw_put_in_script(&b, "{\"s\":\"a</b<c\"}", 14);
     CHECK_EQ_STR(b.p, "{\"s\":\"a\\u003c/b\\u003cc\"}");
+    /* the same in place, after text that stays as it is; text without '<' untouched */
+    b.len = 0;
+    ml_buf_puts(&b, "<x>");
+    ml_buf_puts(&b, "{\"s\":\"<a</b<\"}");
+    jw_script_safe_from(&b, 3);
+    CHECK_EQ_STR(b.p, "<x>{\"s\":\"\\u003ca\\u003c/b\\u003c\"}");
+    jw_script_safe_from(&b, 3);
+    CHECK_EQ_STR(b.p, "<x>{\"s\":\"\\u003ca\\u003c/b\\u003c\"}");
+    jw_script_safe_from(&b, b.len);
+    CHECK_EQ_I64(b.len, 3 + 29);
     ml_buf_free(&b);
 }
 

@@ -153,6 +153,15 @@ typedef struct step_info {
     int64_t last_bw_start;
 } step_info;
 
+/* Time order; at equal times event order, and where events are unknown
+ * allocations before frees, as PyTorch orders its timeline (by time, then
+ * action: PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY); stable beyond
+ * that (the rows' order). */
+#define CHANGE_LT(ctx, x, y) \
+    ((x).ts != (y).ts ? (x).ts < (y).ts : (x).event != (y).event ? (x).event < (y).event : !(x).is_free && (y).is_free)
+/* (defined here, before the classifier's `ctx`: the sort's parameter has that name) */
+ML_RUNSORT_DEFINE(sort_changes_into, ml_cat_change, int, CHANGE_LT)
+
 typedef struct ctx {
     const ml_profile *p;
     bool has_ops;
@@ -666,26 +675,36 @@ void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t to
 
 typedef VEC(ml_cat_change) change_vec;
 
-/* Time order; at equal times event order, and where events are unknown
- * allocations before frees, as PyTorch orders its timeline (by time, then
- * action: PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY). */
-static void sort_changes(ml_cat_change *v, size_t n)
+/* Sorts ch by CHANGE_LT.  They come in two runs, most often (the
+ * allocations in row order, the frees in event order): then the second is
+ * set aside and both merge from the end down, in place; else the natural
+ * merge sort of the changes themselves, whose result stays in whichever of
+ * ch's buffer and the scratch holds it.  No key, permutation or gathered
+ * copy either way. */
+static void sort_changes(change_vec *ch)
 {
-    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
-    for (size_t i = 0; i < n; i++) key[i] = v[i].ts;
-    uint32_t *perm = ml_sort_perm_i64(key, n);
-    if (perm) ml_permute(v, sizeof *v, perm, n);
-    free(perm);
-    free(key);
-    for (size_t i = 1; i < n; i++) { /* runs of equal times are short: insertion sort */
-        ml_cat_change x = v[i];
-        size_t j = i;
-        while (j > 0 && v[j - 1].ts == x.ts &&
-               (v[j - 1].event != x.event ? v[j - 1].event > x.event : v[j - 1].is_free && !x.is_free)) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
+    ml_cat_change *v = ch->v;
+    size_t n = ch->len, mid = 1, k;
+    while (mid < n && !CHANGE_LT(0, v[mid], v[mid - 1])) mid++;
+    if (mid >= n) return;
+    for (k = mid + 1; k < n && !CHANGE_LT(0, v[k], v[k - 1]); k++) {}
+    if (k >= n) {
+        size_t nb = n - mid, x = mid, y = nb, o = n;
+        ml_cat_change *b = ml_malloc(nb * sizeof *b);
+        memcpy(b, v + mid, nb * sizeof *b);
+        while (y) /* the first run's change only when after the second's (stable) */
+            v[--o] = x && CHANGE_LT(0, b[y - 1], v[x - 1]) ? v[--x] : b[--y];
+        free(b);
+        return;
+    }
+    ml_cat_change *b = ml_malloc(n * sizeof *b);
+    ml_cat_change *sorted = sort_changes_into(v, b, n, 0);
+    if (sorted == b) {
+        free(v);
+        ch->v = b;
+        ch->cap = n;
+    } else {
+        free(b);
     }
 }
 
@@ -720,28 +739,39 @@ static void add_gap_band(const ml_profile *p, int device, ml_cat_changes *out, c
     out->gap = gap;
     out->initial[ML_CAT_PARAMETER_OR_STATE] += gap;
 
-    change_vec merged = {0};
-    VEC_RESERVE(&merged, ch->len + 16);
+    /* The gap's moves, each with the number of changes before it, found
+     * first: where the recorded curve is the replay there are none and ch
+     * stays as it is; else they go into ch from its end backwards (in place:
+     * no second list of every change). */
+    typedef struct gap_move { ml_cat_change x; size_t before; } gap_move;
+    VEC(gap_move) moves = {0};
     size_t i = 0, j = 0;
     int64_t rec = 0;
     while (i < ch->len || j < cv.n) {
         int64_t t = i < ch->len && (j == cv.n || ch->v[i].ts <= cv.ts[j]) ? ch->v[i].ts : cv.ts[j];
-        for (; i < ch->len && ch->v[i].ts == t; i++) {
-            rep += ch->v[i].delta;
-            VEC_PUSH(&merged, ch->v[i]);
-        }
+        for (; i < ch->len && ch->v[i].ts == t; i++) rep += ch->v[i].delta;
         for (; j < cv.n && cv.ts[j] == t; j++) rec = cv.value[j];
         if (t < t0) continue;
         int64_t g = rec > rep ? rec - rep : 0;
         if (g != gap) {
-            ml_cat_change x = {t, g - gap, ML_NONE32, ML_NONE32, ML_CAT_PARAMETER_OR_STATE, g < gap};
-            VEC_PUSH(&merged, x);
+            gap_move m = { {t, g - gap, ML_NONE32, ML_NONE32, ML_CAT_PARAMETER_OR_STATE, g < gap}, i };
+            VEC_PUSH(&moves, m);
             gap = g;
         }
     }
     ml_curve_free(&cv);
-    VEC_FREE(ch);
-    *ch = merged;
+    if (!moves.len) return;
+    size_t n = ch->len;
+    VEC_RESERVE(ch, n + moves.len);
+    /* change i goes to i + (moves with before <= i); a move after the changes before it */
+    size_t w = n + moves.len, m = moves.len;
+    for (size_t k = n; k-- > 0;) {
+        while (m && moves.v[m - 1].before > k) ch->v[--w] = moves.v[--m].x;
+        ch->v[--w] = ch->v[k];
+    }
+    while (m) ch->v[--w] = moves.v[--m].x;
+    ch->len = n + moves.len;
+    VEC_FREE(&moves);
 }
 
 /* A device with allocator events but no allocations (a trace without
@@ -801,7 +831,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
     }
     free(at);
     if (!any_alloc) add_unmatched_events(p, device, &ch);
-    sort_changes(ch.v, ch.len);
+    sort_changes(&ch);
     add_gap_band(p, device, out, &ch);
     out->v = ch.v;
     out->n = ch.len;

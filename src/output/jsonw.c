@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"
+
 #include "utf8.h"
 
 /* The sink: every byte goes through these three.  The FILE branch is the
@@ -350,6 +352,30 @@ void jw_put_in_script(ml_buf *out, const char *json, size_t n)
         from = i + 1;
     }
     ml_buf_put(out, json + from, n - from);
+}
+
+void jw_script_safe_from(ml_buf *b, size_t from)
+{
+    if (!b->p || from >= b->len) return;
+    size_t lts = 0;
+    for (const char *c = b->p + from, *end = b->p + b->len; (c = memchr(c, '<', (size_t)(end - c))); c++) lts++;
+    if (!lts) return;
+    size_t old = b->len;
+    if (old + 5 * lts + 1 > b->cap) {
+        size_t cap = b->cap * 2;
+        while (cap < old + 5 * lts + 1) cap *= 2;
+        b->p = ml_realloc(b->p, cap);
+        b->cap = cap;
+    }
+    char *p = b->p;
+    /* from the end down, each byte to its place: ahead of where it is read */
+    for (size_t i = old, o = old + 5 * lts; i-- > from;) {
+        if (p[i] != '<') { p[--o] = p[i]; continue; }
+        o -= 6;
+        memcpy(p + o, "\\u003c", 6);
+    }
+    b->len = old + 5 * lts;
+    b->p[b->len] = 0;
 }
 
 void jw_enter(jw *w, int depth, bool after_key)

@@ -75,6 +75,9 @@ void jw_fixed(jw *w, double v, int decimals);
  * with every '<' as \u003c, so that it may sit inside a <script> element
  * whatever its strings hold (the report's perf and compare objects). */
 void jw_put_in_script(ml_buf *out, const char *json, size_t n);
+/* The same for JSON text written straight into b from `from` on: each '<'
+ * there made \u003c in place (the text moved up from the end, once). */
+void jw_script_safe_from(ml_buf *b, size_t from);
 
 /* Pieces of one document written apart (a job's ranks, each on the thread
  * that loaded it) and put together later, byte for byte as one writer would

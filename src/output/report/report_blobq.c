@@ -45,15 +45,20 @@ struct ml_blobq {
 /* Takes the next job and encodes it, with q->mu held (released while
  * encoding); then appends to html every job done in order so far.  Two
  * threads may encode at once (the worker, and ml_blobq_finish's caller):
- * html still gets the blobs in push order.  False when no job was left. */
+ * html still gets the blobs in push order.  The job next in line (the
+ * usual case) is encoded straight into html: no other thread appends there
+ * until it is done, and its text is not made apart and copied.  False when
+ * no job was left. */
 static bool take_one(ml_blobq *q, ml_blob_scratch *scratch)
 {
     if (q->next_take == q->jobs.len) return false;
     size_t k = q->next_take++;
     job j = q->jobs.v[k]; /* a copy: a push may move the array meanwhile */
+    bool direct = k == q->next_append;
     pthread_mutex_unlock(&q->mu);
     ml_buf out = {0};
-    uint8_t z = (uint8_t)ml_blob_encode(scratch, &out, j.id, j.level, j.width, j.zero_planes, j.bytes, j.nbytes);
+    uint8_t z = (uint8_t)ml_blob_encode(scratch, direct ? q->html : &out, j.id, j.level, j.width, j.zero_planes,
+                                        j.bytes, j.nbytes);
     free(j.bytes);
     pthread_mutex_lock(&q->mu);
     job *d = &q->jobs.v[k];
@@ -64,7 +69,7 @@ static bool take_one(ml_blobq *q, ml_blob_scratch *scratch)
     q->pending -= j.nbytes;
     for (; q->next_append < q->jobs.len && q->jobs.v[q->next_append].done; q->next_append++) {
         job *a = &q->jobs.v[q->next_append];
-        ml_buf_put(q->html, a->out.p ? a->out.p : "", a->out.len);
+        if (a->out.len) ml_buf_put(q->html, a->out.p, a->out.len);
         ml_buf_free(&a->out);
         VEC_PUSH(&q->z, a->z);
     }

@@ -437,6 +437,7 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *m, ml
     }
     jw_end(&w);
     jw_end(&w);
+    ml_blobs_columns_done(bl);
     if (mine) ml_blobs_finish(bl, m);
     return 0;
 }
@@ -445,15 +446,16 @@ static bool perf_json(const ml_profile *p, bool own, const ml_distributed *dist,
 {
     if (top <= 0) top = ML_PERF_TOP_DEFAULT;
     if (ml_perf_unavailable(p)) return false;
-    ml_buf mem = {0};
+    /* written straight into out, its '<' escaped there after (no copy of it made and put) */
+    size_t at = out->len;
     jw w;
-    jw_init_buf(&w, &mem, false);
+    jw_init_buf(&w, out, false);
     w.script_safe = false; /* every '<' escaped below instead */
     if (own) ml_perf_json_rank(&w, p, top);
     else ml_perf_json_rank_with(&w, p, top, dist);
-    bool some = mem.p && mem.len >= 2 && strncmp(mem.p, "null", 4);
-    if (some) jw_put_in_script(out, mem.p, mem.len);
-    ml_buf_free(&mem);
+    bool some = out->len - at >= 2 && strncmp(out->p + at, "null", 4);
+    if (some) jw_script_safe_from(out, at);
+    else if (out->p) out->p[out->len = at] = 0;
     return some;
 }
 

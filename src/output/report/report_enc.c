@@ -93,6 +93,7 @@ void ml_blobs_async(ml_blobs *bl)
 
 void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
 {
+    ml_blobs_columns_done(bl);
     if (!bl->q) return;
     size_t nz = 0;
     uint8_t *z = ml_blobq_finish(bl->q, &nz);
@@ -168,16 +169,14 @@ static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *a
 }
 
 /* A column of long runs (a curve's deltas where most points change another
- * curve: 0, 0, 0, +x, 0, ...) as its runs instead, w's first `runs` values
- * the runs' and the next `runs` their lengths ("r": far fewer bytes to
- * deflate, the cost that mattered, and to decode).  Rewrites w in place,
- * sets *any to the OR of the 2 * runs values stored (their zero planes) and
- * returns the number of runs where they take at most half the values' room
- * (ML_RUNS_MAX_SHARE), else 0 with w and *any as they were.  (The lengths
- * are i32: a column of more values than that is left as it is.) */
+ * curve: 0, 0, 0, +x, 0, ...) as its runs instead: the runs' values, then
+ * their lengths ("r": far fewer bytes to deflate, the cost that mattered,
+ * and to decode).  Returns the number of runs where they take at most half
+ * the values' room (ML_RUNS_MAX_SHARE), else 0.  (The lengths are i32: a
+ * column of more values than that is left as it is.) */
 #define ML_RUNS_MAX_SHARE 2
 #define ML_RUNS_MIN_N 256 /* below that the column is small whatever its form */
-static size_t as_runs(int32_t *w, size_t n, uint32_t *any)
+static size_t count_runs(const int32_t *w, size_t n)
 {
     if (n < ML_RUNS_MIN_N || n > INT32_MAX) return 0;
     size_t runs = 1, most = n / (2 * ML_RUNS_MAX_SHARE);
@@ -196,9 +195,14 @@ static size_t as_runs(int32_t *w, size_t n, uint32_t *any)
         runs += end - at - same;
         if (runs > most) return 0;
     }
-    /* the runs' values first, in place (never ahead of where they are read),
-     * their lengths aside, then after them */
-    int32_t *len = ml_malloc(runs * sizeof *len);
+    return runs;
+}
+
+/* The `runs` runs of w[0..n) into out: their values, then their lengths;
+ * the OR of those 2 * runs values (their zero planes). */
+static uint32_t write_runs(const int32_t *w, size_t n, size_t runs, int32_t *out)
+{
+    int32_t *len = out + runs;
     size_t r = 0, start = 0;
     uint32_t a = 0;
     while (start < n) {
@@ -211,15 +215,33 @@ static size_t as_runs(int32_t *w, size_t n, uint32_t *any)
             i += 4;
 #endif
         while (i < n && w[i] == x) i++;
-        w[r] = x;
+        out[r] = x;
         len[r++] = (int32_t)(i - start);
         a |= (uint32_t)x | (uint32_t)(i - start);
         start = i;
     }
-    memcpy(w + runs, len, runs * sizeof *len);
-    free(len);
-    *any = a;
-    return runs;
+    return a;
+}
+
+/* Room for n i32 values: the buffer kept from the last column where it is
+ * large enough and not twice as large (its pages, all written, would go
+ * with a much smaller blob), else a new one that is kept instead. */
+static int32_t *i32_room(ml_blobs *bl, size_t n)
+{
+    if (!n) n = 1;
+    if (bl->i32_cap < n || bl->i32_cap / 2 > n) {
+        free(bl->i32);
+        bl->i32 = ml_malloc(n * sizeof *bl->i32);
+        bl->i32_cap = n;
+    }
+    return bl->i32;
+}
+
+void ml_blobs_columns_done(ml_blobs *bl)
+{
+    free(bl->i32);
+    bl->i32 = NULL;
+    bl->i32_cap = 0;
 }
 
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
@@ -229,7 +251,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
      * running totals), i32 values, or f64 (exact below 2^53, which covers
      * bytes and relative ns).  One pass writes the first form tried while
      * checking that it fits; the next only when it does not. */
-    int32_t *w = ml_malloc((n ? n : 1) * sizeof *w);
+    int32_t *w = i32_room(bl, n);
     uint32_t any = 0;
     int delta = try_delta && n > 0, fits = as_i32(w, v, n, delta, &any);
     /* deltas only help when they repeat: one value that fits is kept as it is */
@@ -238,11 +260,18 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         fits = as_i32(w, v, n, 0, &any);
     }
     if (fits) {
-        size_t runs = as_runs(w, n, &any);
-        put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
+        size_t runs = count_runs(w, n);
+        if (runs) { /* a small blob of its own; w stays for the next column */
+            int32_t *r = ml_malloc(2 * runs * sizeof *r);
+            any = write_runs(w, n, runs, r);
+            put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, r, r);
+        } else { /* w becomes the blob's */
+            bl->i32 = NULL;
+            bl->i32_cap = 0;
+            put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
+        }
         return;
     }
-    free(w);
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
     uint64_t any_bits = 0;
     for (size_t i = 0; i < n; i++) {
@@ -294,6 +323,7 @@ void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 void ml_blobs_free(ml_blobs *bl)
 {
     ml_blobs_finish(bl, NULL);
+    ml_blobs_columns_done(bl);
     ml_buf_free(&bl->html);
     ml_blob_scratch_free(&bl->scratch);
     for (size_t i = 0; i < bl->raw.len; i++) free(bl->raw.v[i].v);

@@ -49,12 +49,19 @@ typedef struct ml_blobs {
     int capture;
     VEC(ml_col_raw) raw;
     ml_blob_scratch scratch; /* of encoding serially */
+    int32_t *i32;         /* a column's i32 form (ml_col_i64), kept for the next column unless it became
+                           * the blob itself (a fresh one is a page fault every 4 KiB written) */
+    size_t i32_cap;
 } ml_blobs;
 
 /* Each writes the column's JSON descriptor into `meta` and its bytes into `bl`. */
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta);
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n);
+
+/* No more columns for now: frees what ml_col_i64 keeps between columns
+ * (before the caller's next large allocations). */
+void ml_blobs_columns_done(ml_blobs *bl);
 
 /* From here on, blobs are encoded on a second thread while the caller goes
  * on (not with `capture`, nor with MEMLENS_ONE_THREAD set in the

@@ -143,24 +143,40 @@ static ml_buf *col_at(jw *w, const char *key)
     return w->buf;
 }
 
-/* u32 values with the few that do not fit listed apart as [[i, v], ...]. */
-static void put_u32_big(ml_blobs *bl, jw *w, const char *key, const int64_t *v, size_t n)
+/* A u32 column whose values that do not fit are UINT32_MAX in u, with
+ * those values listed apart as KEY_big: [[i, v], ...] (big: their (i, v)
+ * pairs, in order). */
+typedef struct big_value { int64_t i, v; } big_value;
+typedef VEC(big_value) big_values;
+
+static void put_u32_big(ml_blobs *bl, jw *w, const char *key, const uint32_t *u, size_t n, const big_values *big)
 {
-    uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
-    for (size_t i = 0; i < n; i++) u[i] = v[i] >= 0 && v[i] < (int64_t)UINT32_MAX ? (uint32_t)v[i] : UINT32_MAX;
     ml_col_u32(bl, col_at(w, key), u, n);
-    char big[32];
-    snprintf(big, sizeof big, "%s_big", key);
-    jw_key(w, big), jw_arr(w);
-    for (size_t i = 0; i < n; i++) {
-        if (u[i] != UINT32_MAX) continue;
+    char name[32];
+    snprintf(name, sizeof name, "%s_big", key);
+    jw_key(w, name), jw_arr(w);
+    for (size_t k = 0; k < big->len; k++) {
         jw_arr(w);
-        jw_i64(w, (int64_t)i), jw_i64_js(w, v[i]);
+        jw_i64(w, big->v[k].i), jw_i64_js(w, big->v[k].v);
         jw_end(w);
     }
     jw_end(w);
-    free(u);
 }
+
+/* v as a u32 value of put_u32_big's column (UINT32_MAX: listed in big). */
+static inline uint32_t u32_or_big(int64_t v, size_t i, big_values *big)
+{
+    if (v >= 0 && v < (int64_t)UINT32_MAX) return (uint32_t)v;
+    VEC_PUSH(big, ((big_value){ (int64_t)i, v }));
+    return UINT32_MAX;
+}
+
+/* Slice indices in start order, ties in index order (the stable order of
+ * indices taken ascending): a natural merge sort of the indices themselves
+ * by the slices' starts (they come in a run a track), so that no key is
+ * copied and no permutation applied after. */
+#define START_LT(ts, x, y) ((ts)[x] != (ts)[y] ? (ts)[x] < (ts)[y] : (x) < (y))
+ML_RUNSORT_DEFINE(sort_by_start, uint32_t, const int64_t *, START_LT)
 
 void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw *w, ml_blobs *bl)
 {
@@ -217,13 +233,11 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         kept[n++] = (uint32_t)i;
     }
     /* start order, stable */
-    int64_t *key = ml_malloc((n ? n : 1) * sizeof *key);
-    for (size_t k = 0; k < n; k++) key[k] = s->ts.v[kept[k]];
-    uint32_t *perm = ml_sort_perm_i64(key, n);
-    if (perm) {
-        ml_permute(kept, sizeof *kept, perm, n);
-        ml_permute(key, sizeof *key, perm, n);
-        free(perm);
+    if (n > 1) {
+        uint32_t *scratch = ml_malloc(n * sizeof *scratch);
+        uint32_t *sorted = sort_by_start(kept, scratch, n, s->ts.v);
+        free(sorted == kept ? scratch : kept);
+        kept = sorted;
     }
     for (size_t k = 0; k < n; k++) newid[kept[k]] = (uint32_t)k;
 
@@ -232,16 +246,16 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
 
     jw_key(w, "n"), jw_i64(w, (int64_t)n);
     jw_key(w, "cut_ns"), jw_i64_js(w, cut);
-    jw_key(w, "ts0"), jw_i64_js(w, n ? key[0] - origin : 0);
-    int64_t *v = ml_malloc((n ? n : 1) * sizeof *v);
-    for (size_t k = 0; k < n; k++) v[k] = k ? key[k] - key[k - 1] : 0;
-    put_u32_big(bl, w, "ts", v, n);
-    for (size_t k = 0; k < n; k++) v[k] = s->dur.v[kept[k]];
-    put_u32_big(bl, w, "dur", v, n);
-    free(v);
-    free(key);
-
+    jw_key(w, "ts0"), jw_i64_js(w, n ? s->ts.v[kept[0]] - origin : 0);
     uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
+    big_values big = {0};
+    for (size_t k = 0; k < n; k++) u[k] = u32_or_big(k ? s->ts.v[kept[k]] - s->ts.v[kept[k - 1]] : 0, k, &big);
+    put_u32_big(bl, w, "ts", u, n, &big);
+    big.len = 0;
+    for (size_t k = 0; k < n; k++) u[k] = u32_or_big(s->dur.v[kept[k]], k, &big);
+    put_u32_big(bl, w, "dur", u, n, &big);
+    VEC_FREE(&big);
+
     uint8_t *b = ml_malloc(n ? n : 1);
     for (size_t k = 0; k < n; k++) u[k] = s->track.v[kept[k]];
     ml_col_u32(bl, col_at(w, "track"), u, n);
