@@ -62,7 +62,9 @@ async function checkPage(browser, arg) {
       await page.waitForFunction(() => document.querySelectorAll("#v-compare .cmp-chart canvas").length > 0 && document.querySelector("#v-compare .cmp-fig"), null, { timeout: 20000 });
       const series = await page.evaluate(() => window.__memlens.app.views.compare.u.series.map((s) => s.label));
       ok("the chart has both runs' curves", series.some((s) => /^base/.test(s)) && series.some((s) => /^new/.test(s)), series.join(", "));
-      const drawn = await page.evaluate(() => { const u = window.__memlens.app.views.compare.u; return u.data.slice(1).map((d) => d.filter((v) => v != null).length); });
+      // the chart is made empty and filled when the curves come (served: an /api/curve each)
+      await until(() => { const u = window.__memlens.app.views.compare.u; return u.data.length >= 3 && u.data.slice(1).every((d) => d && d.some((v) => v != null)); });
+      const drawn = await page.evaluate(() => { const u = window.__memlens.app.views.compare.u; return u.data.slice(1).map((d) => (d || []).filter((v) => v != null).length); });
       ok("both curves hold points", drawn.length >= 2 && drawn.every((n) => n > 0), JSON.stringify(drawn));
       const figs = await page.$$eval("#v-compare .cmp-mem table.cmp-fig tbody tr", (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
       if (expect) {
