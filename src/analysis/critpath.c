@@ -732,6 +732,23 @@ static void top_add(top_table *tt, const ml_slices *s, uint32_t slice, uint8_t k
     tt->v.v[tt->at[key] - 1].ns += ns;
 }
 
+/* A step's rows added into the rank's table: the same sums and, for a pair
+ * first met in this step, the same slice as adding each edge to both (a
+ * step has few pairs, and its path many edges). */
+static void top_merge(top_table *into, const top_table *from)
+{
+    for (size_t i = 0; i < from->v.len; i++) {
+        const top_acc *a = &from->v.v[i];
+        size_t key = (size_t)a->name * ML_CP__COUNT + a->kind; /* (< cap: both tables are as large) */
+        if (!into->at[key]) {
+            top_acc r = {a->name, a->kind, a->slice, 0};
+            VEC_PUSH(&into->v, r);
+            into->at[key] = (uint32_t)into->v.len;
+        }
+        into->v.v[into->at[key] - 1].ns += a->ns;
+    }
+}
+
 /* The n largest of a table, into out (ML_CP_TOP places); the table is left
  * empty (its index cleared where its rows were, not all of it). */
 static size_t top_take(top_table *tt, ml_cp_top *out)
@@ -742,6 +759,14 @@ static size_t top_take(top_table *tt, ml_cp_top *out)
     for (size_t k = 0; k < n; k++) out[k] = (ml_cp_top){tt->v.v[k].slice, tt->v.v[k].name, tt->v.v[k].kind, tt->v.v[k].ns};
     tt->v.len = 0;
     return n;
+}
+
+/* Whether node u is later than the node edge via comes from (a tie between
+ * two paths: rare, so kept out of the loop, whose compiler would otherwise
+ * work u's time out for every node). */
+static __attribute__((noinline, cold)) bool later_than_via(const graph *g, uint32_t u, uint32_t via)
+{
+    return node_ts(g, u) > node_ts(g, g->edges.v[via].from);
 }
 
 static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
@@ -766,24 +791,31 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     for (size_t i = 0; i < nn; i++) first[i + 1] += first[i];
     memcpy(fill, first, (nn + 1) * sizeof *fill);
     for (size_t i = 0; i < ne; i++) out[fill[g->edges.v[i].from]++] = (uint32_t)i;
-    /* Kahn's order; each node's longest distance and the edge it came by */
+    /* Kahn's order; each node's longest distance and the edge it came by.
+     * A node with edges in starts at -1, below any path to it (weights are
+     * never below 0), so its first edge in is taken without a test of via;
+     * a node without keeps via ML_NONE32, where the path walked back ends. */
     size_t qh = 0, qt = 0;
     for (size_t v = 0; v < nn; v++) {
-        via[v] = ML_NONE32;
-        dist[v] = 0;
-        if (!indeg[v]) queue[qt++] = (uint32_t)v;
+        if (indeg[v]) dist[v] = -1;
+        else {
+            dist[v] = 0;
+            via[v] = ML_NONE32;
+            queue[qt++] = (uint32_t)v;
+        }
     }
     uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
+    const edge *edges = g->edges.v;
     while (qh < qt) {
         uint32_t u = queue[qh++];
-        if (dist[u] > dist[best]) best = u; /* (final: all its edges in are relaxed) */
-        for (uint32_t k = first[u]; k < first[u + 1]; k++) {
-            const edge *e = &g->edges.v[out[k]];
+        int64_t du = dist[u];
+        if (du > dist[best]) best = u; /* (final: all its edges in are relaxed) */
+        for (uint32_t k = first[u], kend = first[u + 1]; k < kend; k++) {
+            const edge *e = &edges[out[k]];
             uint32_t v = e->to;
-            int64_t d = dist[u] + e->w;
+            int64_t d = du + e->w;
             /* ties: the later predecessor, as networkx's max over (length, node) */
-            if (via[v] == ML_NONE32 || d > dist[v] ||
-                (d == dist[v] && node_ts(g, u) > node_ts(g, g->edges.v[via[v]].from))) {
+            if (d > dist[v] || (d == dist[v] && later_than_via(g, u, via[v]))) {
                 dist[v] = d;
                 via[v] = out[k];
             }
@@ -811,10 +843,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
             uint32_t slice;
             uint8_t kind = edge_kind(g, e, &slice);
             if (e->w > 0) st->by_kind[kind] += e->w;
-            if (slice != ML_NONE32 && e->w > 0) {
-                top_add(tops, s, slice, kind, e->w);
-                top_add(rank_top, s, slice, kind, e->w);
-            }
+            if (slice != ML_NONE32 && e->w > 0) top_add(tops, s, slice, kind, e->w);
             /* legs: runs on one track; an edge between tracks is a leg of its own */
             const ev *a = &g->evs.v[e->from >> 1], *b = &g->evs.v[e->to >> 1];
             uint32_t ta = s->track.v[a->slice], tb = s->track.v[b->slice];
@@ -854,6 +883,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
             VEC_PUSH(legs, leg);
         }
         st->n_legs = legs->len - st->first_leg;
+        top_merge(rank_top, tops);
         st->n_top = top_take(tops, st->top);
     }
 }
