@@ -773,24 +773,28 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
 {
     const ml_slices *s = g->c->s;
     size_t nn = 2 * g->evs.len, ne = g->edges.len;
-    VEC_RESERVE(&g->first, 2 * nn + 2);
+    VEC_RESERVE(&g->first, nn + 2);
     VEC_RESERVE(&g->indeg, nn + 1);
     VEC_RESERVE(&g->out, ne + 1);
     VEC_RESERVE(&g->via, nn + 1);
     VEC_RESERVE(&g->queue, nn + 1);
     VEC_RESERVE(&g->dist, nn + 1);
-    uint32_t *first = g->first.v, *fill = g->first.v + nn + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
+    /* each node's edges out, in edge order, from a count of them: ends[v + 1]
+     * is first the end of v's range, then, filled from the last edge down,
+     * its start, so that v's range is first[v] .. first[v + 1] (first =
+     * ends + 1: no second array of where each range is filled up to) */
+    uint32_t *ends = g->first.v, *first = ends + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
              *queue = g->queue.v;
     int64_t *dist = g->dist.v;
-    memset(first, 0, (nn + 1) * sizeof *first);
+    memset(ends, 0, (nn + 1) * sizeof *ends);
     memset(indeg, 0, nn * sizeof *indeg);
     for (size_t i = 0; i < ne; i++) {
-        first[g->edges.v[i].from + 1]++;
+        ends[g->edges.v[i].from + 1]++;
         indeg[g->edges.v[i].to]++;
     }
-    for (size_t i = 0; i < nn; i++) first[i + 1] += first[i];
-    memcpy(fill, first, (nn + 1) * sizeof *fill);
-    for (size_t i = 0; i < ne; i++) out[fill[g->edges.v[i].from]++] = (uint32_t)i;
+    for (size_t i = 0; i < nn; i++) ends[i + 1] += ends[i];
+    ends[nn + 1] = (uint32_t)ne;
+    for (size_t i = ne; i-- > 0;) out[--ends[g->edges.v[i].from + 1]] = (uint32_t)i;
     /* Kahn's order; each node's longest distance and the edge it came by.
      * A node with edges in starts at -1, below any path to it (weights are
      * never below 0), so its first edge in is taken without a test of via;
