@@ -809,11 +809,12 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
         }
     }
     uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
+    int64_t best_d = 0; /* dist[best] (a source's, 0; none read if there is none) */
     const edge *edges = g->edges.v;
     while (qh < qt) {
         uint32_t u = queue[qh++];
         int64_t du = dist[u];
-        if (du > dist[best]) best = u; /* (final: all its edges in are relaxed) */
+        if (du > best_d) best = u, best_d = du; /* (final: all its edges in are relaxed) */
         for (uint32_t k = first[u], kend = first[u + 1]; k < kend; k++) {
             const edge *e = &edges[out[k]];
             uint32_t v = e->to;
@@ -923,7 +924,11 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
         size_t first, n;
         ml_track_slices(t, tr, &first, &n);
         bool is_fwd = false, is_bwd = false;
-        for (size_t i = lower_bound_ts(s, first, n, ws); i < first + n && s->ts.v[i] <= we; i++) {
+        /* the track's slices from ws to we (a step that ends before it begins: none) */
+        size_t from = lower_bound_ts(s, first, n, ws), upto = lower_bound_ts(s, first, n, we == INT64_MAX ? we : we + 1);
+        if (upto < from) upto = from;
+        VEC_RESERVE(&g->evs, g->evs.len + (upto - from)); /* (the pushes below then never grow it) */
+        for (size_t i = from; i < upto; i++) {
             uint8_t k = s->kind.v[i];
             if (s->dur.v[i] <= 0) continue;
             bool tree = k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP;
@@ -939,7 +944,7 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
                               (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0) |
                               (ml_slice_is_runtime(k) && c->linked_launch && (f & N_NPU_SYNC) ? V_NPU_SYNC : 0))};
             c->ev_of[i] = (uint32_t)g->evs.len;
-            VEC_PUSH(&g->evs, x);
+            g->evs.v[g->evs.len++] = x;
         }
         if (is_fwd) fwd = tr, nfwd++;
         if (is_bwd) bwd = tr, nbwd++;
