@@ -180,10 +180,16 @@ static void queue_flags(cp_ctx *c)
     const ml_trace *t = c->t;
     size_t ntr = t->tracks.len;
     uint32_t *count = ml_calloc(ntr + 1, sizeof *count);
+    /* per slice: 2 = GPU work a launch call put on its stream (asked once),
+     * 1 = the queue was 1 long after its launch */
+    enum { AT_LAUNCH_1 = 1, BY_CALL = 2 };
+    uint8_t *mark = ml_calloc(c->n ? c->n : 1, 1);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (launched_by_call(c, g))
+        if (launched_by_call(c, g)) {
             count[s->track.v[g] + 1]++;
+            mark[g] = BY_CALL;
+        }
     }
     for (size_t k = 0; k < ntr; k++) count[k + 1] += count[k];
     uint32_t *launched = ml_malloc((count[ntr] ? count[ntr] : 1) * sizeof *launched);
@@ -191,10 +197,8 @@ static void queue_flags(cp_ctx *c)
     memcpy(fill, count, (ntr + 1) * sizeof *fill);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (launched_by_call(c, g))
-            launched[fill[s->track.v[g]]++] = g;
+        if (mark[g] & BY_CALL) launched[fill[s->track.v[g]]++] = g;
     }
-    uint8_t *at_launch = ml_calloc(c->n, 1); /* queue length after the launch == 1 */
     for (uint32_t tr = 0; tr < ntr; tr++) {
         if (count[tr] == count[tr + 1]) continue;
         size_t first, n;
@@ -202,22 +206,20 @@ static void queue_flags(cp_ctx *c)
         size_t i = count[tr], iend = count[tr + 1], j = first, jend = first + n;
         int64_t q = 0;
         for (;;) {
-            while (j < jend && !(ml_slice_is_gpu(s->kind.v[j]) && s->launcher.v[j] != ML_NONE32 &&
-                                 launched_by_call(c, (uint32_t)j)))
-                j++;
+            while (j < jend && !(mark[j] & BY_CALL)) j++; /* (GPU work with a launcher in the list: as asked above) */
             if (i >= iend && j >= jend) break;
             if (i < iend && (j >= jend || s->ts.v[s->launcher.v[launched[i]]] <= s->ts.v[j])) {
                 q++;
-                if (q == 1) at_launch[launched[i]] = 1;
+                if (q == 1) mark[launched[i]] |= AT_LAUNCH_1;
                 i++;
             } else {
                 q--;
-                if (q == 0 && at_launch[j]) c->queue_ok[j] = 1;
+                if (q == 0 && (mark[j] & AT_LAUNCH_1)) c->queue_ok[j] = 1;
                 j++;
             }
         }
     }
-    free(at_launch);
+    free(mark);
     free(count);
     free(fill);
     free(launched);
