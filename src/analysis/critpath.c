@@ -180,10 +180,16 @@ static void queue_flags(cp_ctx *c)
     const ml_trace *t = c->t;
     size_t ntr = t->tracks.len;
     uint32_t *count = ml_calloc(ntr + 1, sizeof *count);
+    /* per slice: 2 = GPU work a launch call put on its stream (asked once),
+     * 1 = the queue was 1 long after its launch */
+    enum { AT_LAUNCH_1 = 1, BY_CALL = 2 };
+    uint8_t *mark = ml_calloc(c->n ? c->n : 1, 1);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (launched_by_call(c, g))
+        if (launched_by_call(c, g)) {
             count[s->track.v[g] + 1]++;
+            mark[g] = BY_CALL;
+        }
     }
     for (size_t k = 0; k < ntr; k++) count[k + 1] += count[k];
     uint32_t *launched = ml_malloc((count[ntr] ? count[ntr] : 1) * sizeof *launched);
@@ -191,10 +197,8 @@ static void queue_flags(cp_ctx *c)
     memcpy(fill, count, (ntr + 1) * sizeof *fill);
     for (size_t k = 0; k < c->n_gpu; k++) {
         uint32_t g = c->gpu[k];
-        if (launched_by_call(c, g))
-            launched[fill[s->track.v[g]]++] = g;
+        if (mark[g] & BY_CALL) launched[fill[s->track.v[g]]++] = g;
     }
-    uint8_t *at_launch = ml_calloc(c->n, 1); /* queue length after the launch == 1 */
     for (uint32_t tr = 0; tr < ntr; tr++) {
         if (count[tr] == count[tr + 1]) continue;
         size_t first, n;
@@ -202,22 +206,20 @@ static void queue_flags(cp_ctx *c)
         size_t i = count[tr], iend = count[tr + 1], j = first, jend = first + n;
         int64_t q = 0;
         for (;;) {
-            while (j < jend && !(ml_slice_is_gpu(s->kind.v[j]) && s->launcher.v[j] != ML_NONE32 &&
-                                 launched_by_call(c, (uint32_t)j)))
-                j++;
+            while (j < jend && !(mark[j] & BY_CALL)) j++; /* (GPU work with a launcher in the list: as asked above) */
             if (i >= iend && j >= jend) break;
             if (i < iend && (j >= jend || s->ts.v[s->launcher.v[launched[i]]] <= s->ts.v[j])) {
                 q++;
-                if (q == 1) at_launch[launched[i]] = 1;
+                if (q == 1) mark[launched[i]] |= AT_LAUNCH_1;
                 i++;
             } else {
                 q--;
-                if (q == 0 && at_launch[j]) c->queue_ok[j] = 1;
+                if (q == 0 && (mark[j] & AT_LAUNCH_1)) c->queue_ok[j] = 1;
                 j++;
             }
         }
     }
-    free(at_launch);
+    free(mark);
     free(count);
     free(fill);
     free(launched);
@@ -732,6 +734,23 @@ static void top_add(top_table *tt, const ml_slices *s, uint32_t slice, uint8_t k
     tt->v.v[tt->at[key] - 1].ns += ns;
 }
 
+/* A step's rows added into the rank's table: the same sums and, for a pair
+ * first met in this step, the same slice as adding each edge to both (a
+ * step has few pairs, and its path many edges). */
+static void top_merge(top_table *into, const top_table *from)
+{
+    for (size_t i = 0; i < from->v.len; i++) {
+        const top_acc *a = &from->v.v[i];
+        size_t key = (size_t)a->name * ML_CP__COUNT + a->kind; /* (< cap: both tables are as large) */
+        if (!into->at[key]) {
+            top_acc r = {a->name, a->kind, a->slice, 0};
+            VEC_PUSH(&into->v, r);
+            into->at[key] = (uint32_t)into->v.len;
+        }
+        into->v.v[into->at[key] - 1].ns += a->ns;
+    }
+}
+
 /* The n largest of a table, into out (ML_CP_TOP places); the table is left
  * empty (its index cleared where its rows were, not all of it). */
 static size_t top_take(top_table *tt, ml_cp_top *out)
@@ -744,46 +763,66 @@ static size_t top_take(top_table *tt, ml_cp_top *out)
     return n;
 }
 
+/* Whether node u is later than the node edge via comes from (a tie between
+ * two paths: rare, so kept out of the loop, whose compiler would otherwise
+ * work u's time out for every node). */
+static __attribute__((noinline, cold)) bool later_than_via(const graph *g, uint32_t u, uint32_t via)
+{
+    return node_ts(g, u) > node_ts(g, g->edges.v[via].from);
+}
+
 static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
 {
     const ml_slices *s = g->c->s;
     size_t nn = 2 * g->evs.len, ne = g->edges.len;
-    VEC_RESERVE(&g->first, 2 * nn + 2);
+    VEC_RESERVE(&g->first, nn + 2);
     VEC_RESERVE(&g->indeg, nn + 1);
     VEC_RESERVE(&g->out, ne + 1);
     VEC_RESERVE(&g->via, nn + 1);
     VEC_RESERVE(&g->queue, nn + 1);
     VEC_RESERVE(&g->dist, nn + 1);
-    uint32_t *first = g->first.v, *fill = g->first.v + nn + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
+    /* each node's edges out, in edge order, from a count of them: ends[v + 1]
+     * is first the end of v's range, then, filled from the last edge down,
+     * its start, so that v's range is first[v] .. first[v + 1] (first =
+     * ends + 1: no second array of where each range is filled up to) */
+    uint32_t *ends = g->first.v, *first = ends + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
              *queue = g->queue.v;
     int64_t *dist = g->dist.v;
-    memset(first, 0, (nn + 1) * sizeof *first);
+    memset(ends, 0, (nn + 1) * sizeof *ends);
     memset(indeg, 0, nn * sizeof *indeg);
     for (size_t i = 0; i < ne; i++) {
-        first[g->edges.v[i].from + 1]++;
+        ends[g->edges.v[i].from + 1]++;
         indeg[g->edges.v[i].to]++;
     }
-    for (size_t i = 0; i < nn; i++) first[i + 1] += first[i];
-    memcpy(fill, first, (nn + 1) * sizeof *fill);
-    for (size_t i = 0; i < ne; i++) out[fill[g->edges.v[i].from]++] = (uint32_t)i;
-    /* Kahn's order; each node's longest distance and the edge it came by */
+    for (size_t i = 0; i < nn; i++) ends[i + 1] += ends[i];
+    ends[nn + 1] = (uint32_t)ne;
+    for (size_t i = ne; i-- > 0;) out[--ends[g->edges.v[i].from + 1]] = (uint32_t)i;
+    /* Kahn's order; each node's longest distance and the edge it came by.
+     * A node with edges in starts at -1, below any path to it (weights are
+     * never below 0), so its first edge in is taken without a test of via;
+     * a node without keeps via ML_NONE32, where the path walked back ends. */
     size_t qh = 0, qt = 0;
     for (size_t v = 0; v < nn; v++) {
-        via[v] = ML_NONE32;
-        dist[v] = 0;
-        if (!indeg[v]) queue[qt++] = (uint32_t)v;
+        if (indeg[v]) dist[v] = -1;
+        else {
+            dist[v] = 0;
+            via[v] = ML_NONE32;
+            queue[qt++] = (uint32_t)v;
+        }
     }
     uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
+    int64_t best_d = 0; /* dist[best] (a source's, 0; none read if there is none) */
+    const edge *edges = g->edges.v;
     while (qh < qt) {
         uint32_t u = queue[qh++];
-        if (dist[u] > dist[best]) best = u; /* (final: all its edges in are relaxed) */
-        for (uint32_t k = first[u]; k < first[u + 1]; k++) {
-            const edge *e = &g->edges.v[out[k]];
+        int64_t du = dist[u];
+        if (du > best_d) best = u, best_d = du; /* (final: all its edges in are relaxed) */
+        for (uint32_t k = first[u], kend = first[u + 1]; k < kend; k++) {
+            const edge *e = &edges[out[k]];
             uint32_t v = e->to;
-            int64_t d = dist[u] + e->w;
+            int64_t d = du + e->w;
             /* ties: the later predecessor, as networkx's max over (length, node) */
-            if (via[v] == ML_NONE32 || d > dist[v] ||
-                (d == dist[v] && node_ts(g, u) > node_ts(g, g->edges.v[via[v]].from))) {
+            if (d > dist[v] || (d == dist[v] && later_than_via(g, u, via[v]))) {
                 dist[v] = d;
                 via[v] = out[k];
             }
@@ -811,10 +850,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
             uint32_t slice;
             uint8_t kind = edge_kind(g, e, &slice);
             if (e->w > 0) st->by_kind[kind] += e->w;
-            if (slice != ML_NONE32 && e->w > 0) {
-                top_add(tops, s, slice, kind, e->w);
-                top_add(rank_top, s, slice, kind, e->w);
-            }
+            if (slice != ML_NONE32 && e->w > 0) top_add(tops, s, slice, kind, e->w);
             /* legs: runs on one track; an edge between tracks is a leg of its own */
             const ev *a = &g->evs.v[e->from >> 1], *b = &g->evs.v[e->to >> 1];
             uint32_t ta = s->track.v[a->slice], tb = s->track.v[b->slice];
@@ -854,6 +890,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
             VEC_PUSH(legs, leg);
         }
         st->n_legs = legs->len - st->first_leg;
+        top_merge(rank_top, tops);
         st->n_top = top_take(tops, st->top);
     }
 }
@@ -889,7 +926,11 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
         size_t first, n;
         ml_track_slices(t, tr, &first, &n);
         bool is_fwd = false, is_bwd = false;
-        for (size_t i = lower_bound_ts(s, first, n, ws); i < first + n && s->ts.v[i] <= we; i++) {
+        /* the track's slices from ws to we (a step that ends before it begins: none) */
+        size_t from = lower_bound_ts(s, first, n, ws), upto = lower_bound_ts(s, first, n, we == INT64_MAX ? we : we + 1);
+        if (upto < from) upto = from;
+        VEC_RESERVE(&g->evs, g->evs.len + (upto - from)); /* (the pushes below then never grow it) */
+        for (size_t i = from; i < upto; i++) {
             uint8_t k = s->kind.v[i];
             if (s->dur.v[i] <= 0) continue;
             bool tree = k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP;
@@ -905,7 +946,7 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
                               (ml_slice_is_runtime(k) && (f & N_BLOCKING) ? V_BLOCKING : 0) |
                               (ml_slice_is_runtime(k) && c->linked_launch && (f & N_NPU_SYNC) ? V_NPU_SYNC : 0))};
             c->ev_of[i] = (uint32_t)g->evs.len;
-            VEC_PUSH(&g->evs, x);
+            g->evs.v[g->evs.len++] = x;
         }
         if (is_fwd) fwd = tr, nfwd++;
         if (is_bwd) bwd = tr, nbwd++;

@@ -4,6 +4,8 @@
 #include "durhist.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 /* Bin b >= 1 starts at 2, 5, 10, 20, 50, ... 1e18, 2e18, 5e18: the bin of
  * ns is how many of these starts it reaches.  A binary search: this runs once
@@ -36,6 +38,10 @@ static int bin_search(int64_t ns)
 static uint8_t pow2_bin[63];     /* bin of 2^k */
 static int64_t pow2_next[63];    /* the start in [2^k, 2^(k+1)), or INT64_MAX */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+/* set (release) once the tables are made: read (acquire) first, so that the
+ * call to pthread_once, which made ml_durhist_add save and restore
+ * registers on every call (half of its cost), is made only until then */
+static atomic_bool tables_ready;
 
 static void tables_make(void)
 {
@@ -46,12 +52,15 @@ static void tables_make(void)
         for (size_t j = 0; j < sizeof bin_start / sizeof *bin_start; j++)
             if (bin_start[j] > lo && bin_start[j] < hi) pow2_next[k] = bin_start[j];
     }
+    atomic_store_explicit(&tables_ready, true, memory_order_release);
 }
+
+static __attribute__((noinline, cold)) void tables_wait(void) { pthread_once(&tables_once, tables_make); }
 
 int ml_durhist_bin(int64_t ns)
 {
     if (ns <= 0) return 0;
-    pthread_once(&tables_once, tables_make);
+    if (!atomic_load_explicit(&tables_ready, memory_order_acquire)) tables_wait();
     int k = 63 - __builtin_clzll((uint64_t)ns);
     return pow2_bin[k] + (ns >= pow2_next[k]);
 }
@@ -65,17 +74,25 @@ int64_t ml_durhist_lower(int b)
     return m[b % 3] * p;
 }
 
-void ml_durhist_add(ml_durhist *h, int64_t ts, int64_t dur)
+/* A call among the slowest, put at place k of the short sorted list (out of
+ * line: rare once the list is full, and its shift is a memmove call, which
+ * made ml_durhist_add save and restore registers every time). */
+static __attribute__((noinline)) void slow_insert(ml_durhist *h, int k, int64_t ts, int64_t dur)
 {
-    int b = ml_durhist_bin(dur);
-    h->counts[b]++;
-    /* the slowest: insert into the short sorted list */
-    int n = h->n_slow, k = n;
-    while (k > 0 && (dur > h->slow_dur[k - 1] || (dur == h->slow_dur[k - 1] && ts < h->slow_ts[k - 1]))) k--;
-    if (k >= ML_DURHIST_SLOW) return;
+    int n = h->n_slow;
     int last = n < ML_DURHIST_SLOW ? n : ML_DURHIST_SLOW - 1;
     for (int j = last; j > k; j--) h->slow_ts[j] = h->slow_ts[j - 1], h->slow_dur[j] = h->slow_dur[j - 1];
     h->slow_ts[k] = ts;
     h->slow_dur[k] = dur;
     if (n < ML_DURHIST_SLOW) h->n_slow++;
+}
+
+void ml_durhist_add(ml_durhist *h, int64_t ts, int64_t dur)
+{
+    int b = ml_durhist_bin(dur);
+    h->counts[b]++;
+    /* the slowest: its place in the short sorted list, if it has one */
+    int k = h->n_slow;
+    while (k > 0 && (dur > h->slow_dur[k - 1] || (dur == h->slow_dur[k - 1] && ts < h->slow_ts[k - 1]))) k--;
+    if (k < ML_DURHIST_SLOW) slow_insert(h, k, ts, dur);
 }

@@ -118,14 +118,18 @@ typedef struct strmap {
     VEC(ml_str) strings;
 } strmap;
 
-static uint32_t str_local(strmap *s, ml_str id)
+static __attribute__((noinline)) uint32_t str_local_new(strmap *s, ml_str id)
+{
+    VEC_PUSH(&s->strings, id);
+    return s->local[id] = (uint32_t)s->strings.len; /* index 0 is "" */
+}
+
+/* (inline, a string met before at the cost of a load: this runs for every
+ * slice's name and three times for every operator's args) */
+static inline uint32_t str_local(strmap *s, ml_str id)
 {
     if (!id || id >= s->nstr) return 0;
-    if (!s->local[id]) {
-        VEC_PUSH(&s->strings, id);
-        s->local[id] = (uint32_t)s->strings.len; /* index 0 is "" */
-    }
-    return s->local[id];
+    return s->local[id] ? s->local[id] : str_local_new(s, id);
 }
 
 static int cmp_i64_desc(const void *x, const void *y)
