@@ -743,6 +743,7 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, const ml_keep *keep, ml_e
     if (keep) k->keep = *keep; /* (zeroed: keep everything) */
     k->e = e;
     k->t = p->trace;
+    k->ta_dirty = true; /* (ta zeroed, not TA_NONE: the first event resets it) */
     for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].id = k->threads[i].id = ML_NONE32;
     ka_index_build(&k->keys);
     k->memo = ml_calloc(1, sizeof *k->memo);

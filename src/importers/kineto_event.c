@@ -68,6 +68,17 @@ static const trace_args TA_NONE = {
     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0.0f, 0, 0, 0, 0,
     {0, 0, -1, -1, -1}, -1, -1};
 
+/* ta back to TA_NONE for the next event: only when an arg was written into
+ * it (most memory events, and events whose args are all skipped, write none:
+ * no 192-byte copy for them). */
+static inline void ta_reset(kineto *k)
+{
+    if (k->ta_dirty) {
+        k->ta = TA_NONE;
+        k->ta_dirty = false;
+    }
+}
+
 static void json_put(kineto *k, const char *s, size_t n)
 {
     VEC_RESERVE(&k->json, k->json.len + n);
@@ -225,6 +236,7 @@ static inline const ka_key *arg_row(const kineto *k, const char *key, size_t n)
  * none, never a memory arg's). */
 static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n, const ka_key *row)
 {
+    k->ta_dirty = true;
     if (f->ph == 'C') { /* every number is a value of the counter */
         double v;
         int r = read_double(k, &v);
@@ -686,6 +698,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
             if (m) {
                 if (!m->next) return 0; /* (an event of another shape, alike up to there) */
                 for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]);
+                if (m->nshapes) k->ta_dirty = true;
                 i += m->len;
                 if ((j = m->next) == run->n) return i;
                 continue;
@@ -696,6 +709,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
             ml_str id;
             if (!(i = compact_value(k, p, i, n, &id))) return 0;
             memcpy(ta + run->at[j], &id, sizeof id);
+            k->ta_dirty = true;
             if (got.first < run->n) got.at[got.nshapes] = run->at[j], got.id[got.nshapes++] = id;
         } else if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) {
             return 0;
@@ -730,7 +744,7 @@ static inline size_t int_arg(kineto *k, size_t off, const char *p, size_t i, siz
 {
     int64_t v;
     size_t end = jp_int(p, i, n, &v);
-    if (end) memcpy((char *)&k->ta + off, &v, sizeof v);
+    if (end) memcpy((char *)&k->ta + off, &v, sizeof v), k->ta_dirty = true;
     return end;
 }
 
@@ -740,6 +754,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
 {
     char *a = (char *)&k->ta;
     size_t end;
+    if (kind != KA_SKIP) k->ta_dirty = true;
     switch (kind) {
     case KA_INT: return int_arg(k, off, p, i, n);
     case KA_GROUP: {
@@ -1048,7 +1063,7 @@ static void event_begin(kineto *k, event_fields *f)
     k->name_interned = false;
     k->shapes_unread = false;
     if (k->t) {
-        k->ta = TA_NONE;
+        ta_reset(k);
         k->cvals.len = 0;
     }
 }
@@ -1311,7 +1326,7 @@ static int shape_event(kineto *k, shape *sh, event_fields *restrict f, const cha
         k->name_len = 0;
         k->name_interned = false;
         if (k->t) {
-            k->ta = TA_NONE;
+            ta_reset(k);
             k->cvals.len = 0;
         }
     }

@@ -171,6 +171,7 @@ typedef struct kineto {
     /* the time side: NULL unless the command wants it */
     ml_trace *t;
     trace_args ta;
+    bool ta_dirty;                 /* ta may differ from TA_NONE: an arg was written since it was reset (ta_reset) */
     VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
     VEC(char) json;                /* compact JSON text of an arg being read */
     struct id_memo {               /* recent (pid, tid) texts: track_of()'s tracks, thread_of()'s threads */
