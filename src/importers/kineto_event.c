@@ -221,8 +221,12 @@ static int read_float(kineto *k, float *out)
     return r;
 }
 
-/* The field of trace_args a row names. */
-static inline char *ta_field(kineto *k, const ka_key *row) { return (char *)&k->ta + row->off; }
+/* The field of trace_args a row names, about to be written (so ta_dirty). */
+static inline char *ta_field(kineto *k, const ka_key *row)
+{
+    k->ta_dirty = true;
+    return (char *)&k->ta + row->off;
+}
 
 /* The row of a key as an arg of an event's own args object (KA_SYNC rows
  * belong to cuda_sync events' only: read_own_args), or NULL. */
