@@ -263,6 +263,8 @@ int kt_finish(kineto *k, bool truncated);
 void kt_note_times(kineto *k, int64_t first, int64_t last);
 /* "B" ops still open at `end` closed there. */
 void kt_close_open_ops(kineto *k, int64_t end);
+/* A flow id ("id" of an s / f event): a number, "0x..." hex, or any other text (hashed). */
+int64_t kt_flow_id(const char *s, size_t n);
 
 /* ---- kineto_split.c ---- */
 
