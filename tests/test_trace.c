@@ -85,6 +85,35 @@ out:
     ml_profile_free(p);
 }
 
+/* A cuda_sync event's own args (read_own_args) are the next event's no
+ * more: each event starts from args absent, however the one before was read. */
+TEST(cuda_sync_args_do_not_reach_the_next_event)
+{
+    ml_profile *p = import_trace(
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":5,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":42,\"External id\":9}},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":5,"
+        "\"args\":{\"Record function id\":0}},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaDeviceSynchronize\",\"pid\":1,\"tid\":1,\"ts\":120,\"dur\":5}"
+        "]}");
+    CHECK(p != NULL);
+    if (!p) return;
+    const ml_slices *s = &p->trace->slices;
+    long sync = find_slice(p, "Stream Sync"), op = find_slice(p, "aten::mm"), rt = find_slice(p, "cudaDeviceSynchronize");
+    CHECK(sync >= 0 && op >= 0 && rt >= 0);
+    if (sync >= 0 && op >= 0 && rt >= 0) {
+        CHECK_EQ_I64(s->kind.v[sync], ML_SL_CUDA_SYNC);
+        CHECK_EQ_I64(s->corr.v[sync], 42);
+        CHECK_EQ_I64(s->ext_id.v[sync], 9);
+        CHECK_EQ_I64(s->corr.v[op], -1);
+        CHECK_EQ_I64(s->ext_id.v[op], -1);
+        CHECK_EQ_I64(s->corr.v[rt], -1);
+        CHECK_EQ_I64(s->ext_id.v[rt], -1);
+    }
+    ml_profile_free(p);
+}
+
 TEST(gpu_work_gets_stream_tracks_launchers_flows_and_kernel_args)
 {
     ml_profile *p = import_trace(
@@ -1021,6 +1050,7 @@ out:
 int main(void)
 {
     RUN(b_e_pairs_nest_and_unmatched_ones_are_tolerated);
+    RUN(cuda_sync_args_do_not_reach_the_next_event);
     RUN(gpu_work_gets_stream_tracks_launchers_flows_and_kernel_args);
     RUN(counters_instants_and_m_names);
     RUN(old_format_cats_steps_and_stream_names);

@@ -166,6 +166,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
      * (a trace runs a few thousand kernels a few hundred thousand times). */
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *nccl_name = any_kernel ? ml_calloc(nstr ? nstr : 1, 1) : NULL;
+    if (any_kernel) VEC_RESERVE(&comp, t->kernel_info.len); /* (a kernel_info row per kernel: room at once) */
     for (size_t i = 0; i < n; i++) {
         uint8_t kind = s->kind.v[i];
         ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};

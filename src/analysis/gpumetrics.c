@@ -68,6 +68,10 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
         if (!a) {
             VEC_PUSH(&accs, ((acc){.m = {.device = dev, .gpu = gpu}}));
             a = &accs.v[accs.len - 1];
+            if (accs.len == 1) { /* (a rank's trace has one GPU: room for all its kernels at once, not a copy per doubling) */
+                VEC_RESERVE(&a->busy, t->kernel_info.len);
+                VEC_RESERVE(&a->edges, 2 * t->kernel_info.len);
+            }
         }
         int64_t b = s->ts.v[i], e = b + s->dur.v[i];
         a->m.kernels++;

@@ -182,6 +182,8 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
     ml_u64map by_corr = {0};
     bool have_map = false;
     VEC(ml_gpu_event) ev = {0};
+    /* (GPU work needs a kernel_info row: their count, room for nearly all at once, not a copy per doubling) */
+    VEC_RESERVE(&ev, t->kernel_info.len);
     for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
         const ml_track *track = &t->tracks.v[tr];
         if (track->kind != ML_TRACK_STREAM) continue;

@@ -120,6 +120,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     }
 
     VEC(pair) pairs = {0};
+    VEC_RESERVE(&pairs, t->kernel_info.len); /* (one per launched GPU event, each with a kernel_info row) */
     /* launches come in runs under one caller: its root, remembered by caller */
     enum { MEMO = 256 };
     uint32_t memo_key[MEMO], memo_root[MEMO];

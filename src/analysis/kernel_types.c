@@ -54,6 +54,7 @@ void ml_kernel_types_compute(const ml_gpu_timeline *tl, ml_kernel_types *out)
     spans busy[3] = {{0}, {0}, {0}};
     ml_gpu_merge m[3] = {{0}, {0}, {0}};
     int64_t gs, ge;
+    VEC_RESERVE(&busy[ML_KT_COMPUTATION], tl->n); /* (most GPU time is compute's: room at once, no copy per doubling) */
     for (size_t i = 0; i < tl->n; i++) {
         const ml_gpu_event *e = &tl->ev[i];
         if (e->type >= 3) continue;

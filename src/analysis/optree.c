@@ -169,7 +169,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      * of its own would be fresh pages, a fault per 4 KiB. */
     uint8_t *nchild = b.nchild;
     int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t)), *device_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t)),
-            *tc_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+            *tc_total = ml_calloc(nn ? nn : 1, sizeof(int64_t)); /* (zero: the bottom-up pass adds each node's own) */
 
     /* One top-down pass (a parent comes before its children, so everything
      * it reads about earlier nodes is final):
@@ -297,11 +297,9 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     ml_u64map_free(&flow_src);
 
     /* Bottom up (children come after their parents). */
-    if (nn) {
-        memcpy(out->device_total, out->device_self, nn * sizeof(int64_t));
-        memcpy(out->tc_total, out->tc_self, nn * sizeof(int64_t));
-    }
+    if (nn) memcpy(out->device_total, out->device_self, nn * sizeof(int64_t)); /* (it held rt_to) */
     for (uint32_t i = (uint32_t)nn; i-- > 0;) {
+        out->tc_total[i] += out->tc_self[i]; /* (its children's are in: they come after it) */
         if (b.flags.v[i] & ML_NODE_MERGED) continue;
         uint32_t si = b.slice.v[i];
         bool cpu_op = si != ML_NONE32 && s->kind.v[si] == ML_SL_CPU_OP;

@@ -57,6 +57,9 @@ static void append(ml_ranges *out, const ml_range *v, size_t n)
 void ml_ranges_intersect(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 {
     out->len = 0;
+    /* (at most one interval per step of either side: room for all at once,
+     * not a copy each time the output doubles) */
+    VEC_RESERVE(out, a->len + b->len);
     size_t i = 0, j = 0;
     while (i < a->len && j < b->len) {
         /* intervals wholly before the other side's: nothing in common */
@@ -79,6 +82,7 @@ void ml_ranges_intersect(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 void ml_ranges_subtract(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 {
     out->len = 0;
+    VEC_RESERVE(out, a->len + b->len); /* (each of b's intervals splits at most one of a's in two) */
     size_t j = 0;
     for (size_t i = 0; i < a->len; i++) {
         int64_t cur = a->v[i].b, end = a->v[i].e;

@@ -87,6 +87,10 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC(int64_t) step_ts = {0};
     VEC(uint32_t) step_slice = {0};
     VEC(uint32_t) rts = {0};
+    /* (a kernel_info row per GPU event, most launched by a runtime call: room for them at once) */
+    VEC_RESERVE(&kernels, t->kernel_info.len);
+    VEC_RESERVE(&rts, t->kernel_info.len);
+    VEC_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
     int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
@@ -121,6 +125,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         }
     }
     if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
+    VEC_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
     for (size_t j = 0; j < kernels.len; j++) {
         uint32_t i = kernels.v[j];
         int64_t x = s->ext_id.v[i];

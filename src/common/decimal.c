@@ -11,6 +11,13 @@ int ml_parse_i64(const char *s, size_t n, int64_t *out)
     if (i < n && (s[i] == '-' || s[i] == '+')) neg = s[i++] == '-';
     if (i == n) return -1;
     uint64_t v = 0;
+    if (n - i <= 18) { /* (18 digits cannot overflow: no check per digit) */
+        for (; i < n; i++) {
+            unsigned d = (unsigned)(s[i] - '0');
+            if (d > 9) return -1;
+            v = v * 10 + d;
+        }
+    }
     for (; i < n; i++) {
         unsigned d = (unsigned)(s[i] - '0');
         if (d > 9) return -1;

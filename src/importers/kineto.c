@@ -232,6 +232,26 @@ static bool is_gpu_kind(uint8_t kind)
     return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET || kind == ML_SL_GPU_ANNOTATION;
 }
 
+/* A flow event's id (kineto_int.h). */
+int64_t kt_flow_id(const char *s, size_t n)
+{
+    int64_t v;
+    if (ml_parse_i64(s, n, &v) == 0) return v;
+    uint64_t h = 0;
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        size_t i = 2;
+        for (; i < n && i < 18; i++) {
+            char c = s[i];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (d < 0) break;
+            h = h << 4 | (uint64_t)d;
+        }
+        if (i == n) return (int64_t)(h & INT64_MAX);
+    }
+    h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return (int64_t)(h & INT64_MAX);
+}
 
 /* The number at the end of "stream 7" or "7", or -1. */
 static int64_t trailing_number(const char *s, size_t n)
@@ -743,6 +763,7 @@ void kt_init(kineto *k, js_scanner *js, ml_profile *p, const ml_keep *keep, ml_e
     if (keep) k->keep = *keep; /* (zeroed: keep everything) */
     k->e = e;
     k->t = p->trace;
+    k->ta_dirty = true; /* (ta zeroed, not TA_NONE: the first event resets it) */
     for (unsigned i = 0; i < TRACK_MEMO; i++) k->tracks[i].id = k->threads[i].id = ML_NONE32;
     ka_index_build(&k->keys);
     k->memo = ml_calloc(1, sizeof *k->memo);

@@ -68,6 +68,13 @@ static const trace_args TA_NONE = {
     -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {-1, -1, -1}, {-1, -1, -1}, -1.0f, -1.0f, 0.0f, 0, 0, 0, 0,
     {0, 0, -1, -1, -1}, -1, -1};
 
+/* ta back to TA_NONE for the next event, if an arg was written into it (most
+ * memory events, and those whose args are all skipped, write none). */
+static inline void ta_reset(kineto *k)
+{
+    if (k->ta_dirty) k->ta = TA_NONE, k->ta_dirty = false;
+}
+
 static void json_put(kineto *k, const char *s, size_t n)
 {
     VEC_RESERVE(&k->json, k->json.len + n);
@@ -210,8 +217,8 @@ static int read_float(kineto *k, float *out)
     return r;
 }
 
-/* The field of trace_args a row names. */
-static inline char *ta_field(kineto *k, const ka_key *row) { return (char *)&k->ta + row->off; }
+/* The field of trace_args a row names, about to be written (so ta_dirty). */
+static inline char *ta_field(kineto *k, const ka_key *row) { return k->ta_dirty = true, (char *)&k->ta + row->off; }
 
 /* The row of a key as an arg of an event's own args object (KA_SYNC rows
  * belong to cuda_sync events' only: read_own_args), or NULL. */
@@ -270,7 +277,7 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
         counter_val c = {ml_intern(k->p->strings, key, n), d};
         VEC_PUSH(&k->cvals, c);
     }
-    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) k->ta.comm.group_size = (int32_t)group;
+    if (dst == &group && r > 0 && group >= 0 && group <= INT32_MAX) k->ta.comm.group_size = (int32_t)group, k->ta_dirty = true;
     return r;
 }
 
@@ -685,7 +692,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
             const run_seen *m = run_memo_find(k, sh, j, p, i, n);
             if (m) {
                 if (!m->next) return 0; /* (an event of another shape, alike up to there) */
-                for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]);
+                for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]), k->ta_dirty = true;
                 i += m->len;
                 if ((j = m->next) == run->n) return i;
                 continue;
@@ -695,7 +702,7 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
         if (run->kind[j] == KA_COMPACT) {
             ml_str id;
             if (!(i = compact_value(k, p, i, n, &id))) return 0;
-            memcpy(ta + run->at[j], &id, sizeof id);
+            memcpy(ta + run->at[j], &id, sizeof id), k->ta_dirty = true;
             if (got.first < run->n) got.at[got.nshapes] = run->at[j], got.id[got.nshapes++] = id;
         } else if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) {
             return 0;
@@ -730,7 +737,7 @@ static inline size_t int_arg(kineto *k, size_t off, const char *p, size_t i, siz
 {
     int64_t v;
     size_t end = jp_int(p, i, n, &v);
-    if (end) memcpy((char *)&k->ta + off, &v, sizeof v);
+    if (end) memcpy((char *)&k->ta + off, &v, sizeof v), k->ta_dirty = true;
     return end;
 }
 
@@ -740,6 +747,7 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
 {
     char *a = (char *)&k->ta;
     size_t end;
+    if (kind != KA_SKIP) k->ta_dirty = true;
     switch (kind) {
     case KA_INT: return int_arg(k, off, p, i, n);
     case KA_GROUP: {
@@ -1003,27 +1011,6 @@ static uint8_t dev_kind_of_cat(const char *s, size_t n)
 
 /* ---- the time side ---- */
 
-/* A flow id: a number, "0x..." hex, or any other text (hashed). */
-static int64_t flow_id(const char *s, size_t n)
-{
-    int64_t v;
-    if (ml_parse_i64(s, n, &v) == 0) return v;
-    uint64_t h = 0;
-    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        size_t i = 2;
-        for (; i < n && i < 18; i++) {
-            char c = s[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-            if (d < 0) break;
-            h = h << 4 | (uint64_t)d;
-        }
-        if (i == n) return (int64_t)(h & INT64_MAX);
-    }
-    h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return (int64_t)(h & INT64_MAX);
-}
-
 /* The cat interned: a trace has a handful, remembered here. */
 static ml_str cat_of(kineto *k, const char *s, size_t n)
 {
@@ -1048,7 +1035,7 @@ static void event_begin(kineto *k, event_fields *f)
     k->name_interned = false;
     k->shapes_unread = false;
     if (k->t) {
-        k->ta = TA_NONE;
+        ta_reset(k);
         k->cvals.len = 0;
     }
 }
@@ -1158,7 +1145,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         return slot == SH_NAME || slot == name_slot(k) ? end : 0;
     case SH_ID:
         if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
-        f->id = flow_id(v, m), f->has_id = true;
+        f->id = kt_flow_id(v, m), f->has_id = true;
         return end;
     case SH_SKIP: return jp_skip(p, i, n);
     case SH_RUN: k->run_at = i; return read_run(k, sh, (unsigned)off, p, i, n);
@@ -1311,7 +1298,7 @@ static int shape_event(kineto *k, shape *sh, event_fields *restrict f, const cha
         k->name_len = 0;
         k->name_interned = false;
         if (k->t) {
-            k->ta = TA_NONE;
+            ta_reset(k);
             k->cvals.len = 0;
         }
     }
@@ -1414,7 +1401,7 @@ static int read_event(kineto *k)
             break;
         case EK_ID:
             r = js_value_scalar_text(js, &v, &m);
-            if (r > 0) f.id = flow_id(v, m), f.has_id = true;
+            if (r > 0) f.id = kt_flow_id(v, m), f.has_id = true;
             break;
         case EK_BP:
             r = js_value_string(js, &v, &m);

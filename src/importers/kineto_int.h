@@ -171,6 +171,7 @@ typedef struct kineto {
     /* the time side: NULL unless the command wants it */
     ml_trace *t;
     trace_args ta;
+    bool ta_dirty;                 /* ta may differ from TA_NONE: an arg was written since it was reset (ta_reset) */
     VEC(counter_val) cvals;        /* the current event's numeric args, for "C" events */
     VEC(char) json;                /* compact JSON text of an arg being read */
     struct id_memo {               /* recent (pid, tid) texts: track_of()'s tracks, thread_of()'s threads */
@@ -262,6 +263,8 @@ int kt_finish(kineto *k, bool truncated);
 void kt_note_times(kineto *k, int64_t first, int64_t last);
 /* "B" ops still open at `end` closed there. */
 void kt_close_open_ops(kineto *k, int64_t end);
+/* A flow id ("id" of an s / f event): a number, "0x..." hex, or any other text (hashed). */
+int64_t kt_flow_id(const char *s, size_t n);
 
 /* ---- kineto_split.c ---- */
 
