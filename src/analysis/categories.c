@@ -160,7 +160,7 @@ typedef struct step_info {
 #define CHANGE_LT(ctx, x, y) \
     ((x).ts != (y).ts ? (x).ts < (y).ts : (x).event != (y).event ? (x).event < (y).event : !(x).is_free && (y).is_free)
 /* (defined here, before the classifier's `ctx`: the sort's parameter has that name) */
-ML_RUNSORT_DEFINE(sort_changes_into, ml_cat_change, int, CHANGE_LT)
+ML_RUNSORT_INPLACE_DEFINE(sort_changes, ml_cat_change, int, CHANGE_LT)
 
 typedef struct ctx {
     const ml_profile *p;
@@ -675,39 +675,6 @@ void ml_categories_at(const ml_profile *p, int device, ml_instant at, int64_t to
 
 typedef VEC(ml_cat_change) change_vec;
 
-/* Sorts ch by CHANGE_LT.  They come in two runs, most often (the
- * allocations in row order, the frees in event order): then the second is
- * set aside and both merge from the end down, in place; else the natural
- * merge sort of the changes themselves, whose result stays in whichever of
- * ch's buffer and the scratch holds it.  No key, permutation or gathered
- * copy either way. */
-static void sort_changes(change_vec *ch)
-{
-    ml_cat_change *v = ch->v;
-    size_t n = ch->len, mid = 1, k;
-    while (mid < n && !CHANGE_LT(0, v[mid], v[mid - 1])) mid++;
-    if (mid >= n) return;
-    for (k = mid + 1; k < n && !CHANGE_LT(0, v[k], v[k - 1]); k++) {}
-    if (k >= n) {
-        size_t nb = n - mid, x = mid, y = nb, o = n;
-        ml_cat_change *b = ml_malloc(nb * sizeof *b);
-        memcpy(b, v + mid, nb * sizeof *b);
-        while (y) /* the first run's change only when after the second's (stable) */
-            v[--o] = x && CHANGE_LT(0, b[y - 1], v[x - 1]) ? v[--x] : b[--y];
-        free(b);
-        return;
-    }
-    ml_cat_change *b = ml_malloc(n * sizeof *b);
-    ml_cat_change *sorted = sort_changes_into(v, b, n, 0);
-    if (sorted == b) {
-        free(v);
-        ch->v = b;
-        ch->cap = n;
-    } else {
-        free(b);
-    }
-}
-
 /*
  * The unexplained gap: what the device's recorded allocated curve shows beyond
  * the allocations live at the same time (memory from before the trace, or
@@ -831,7 +798,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
     }
     free(at);
     if (!any_alloc) add_unmatched_events(p, device, &ch);
-    sort_changes(&ch);
+    sort_changes(ch.v, ch.len, 0); /* the allocations in row order, then the frees in event order */
     add_gap_band(p, device, out, &ch);
     out->v = ch.v;
     out->n = ch.len;

@@ -52,15 +52,26 @@
 
 /* ML_RUNSORT_INPLACE_DEFINE(name, T, CTX, LT) defines the same sort as
  *     static void name(T *a, size_t n, CTX ctx)
- * sorting a[0..n) in place: one pass when it is sorted already, else through
- * a scratch array it allocates (and name##_into, the two-array form). */
+ * sorting a[0..n) in place: one pass when it is sorted already; two runs
+ * (the usual unsorted input: two lists appended) merge from the end down
+ * with only the second set aside; else through a scratch array of n (and
+ * name##_into, the two-array form). */
 #define ML_RUNSORT_INPLACE_DEFINE(name, T, CTX, LT)                                            \
     ML_RUNSORT_DEFINE(name##_into, T, CTX, LT)                                                 \
     static void name(T *a, size_t n, CTX ctx)                                                  \
     {                                                                                          \
-        size_t k_ = 1;                                                                         \
-        while (k_ < n && !LT(ctx, a[k_], a[k_ - 1])) k_++;                                     \
-        if (k_ >= n) return;                                                                   \
+        size_t mid_ = 1, k_;                                                                   \
+        while (mid_ < n && !LT(ctx, a[mid_], a[mid_ - 1])) mid_++;                             \
+        if (mid_ >= n) return;                                                                 \
+        for (k_ = mid_ + 1; k_ < n && !LT(ctx, a[k_], a[k_ - 1]); k_++) {}                     \
+        if (k_ >= n) { /* a's first run's value goes up only when after the second's: stable */ \
+            size_t x_ = mid_, y_ = n - mid_, o_ = n;                                           \
+            T *b_ = ml_malloc(y_ * sizeof *b_);                                                \
+            memcpy(b_, a + mid_, y_ * sizeof *b_);                                             \
+            while (y_) a[--o_] = x_ && LT(ctx, b_[y_ - 1], a[x_ - 1]) ? a[--x_] : b_[--y_];    \
+            free(b_);                                                                          \
+            return;                                                                            \
+        }                                                                                      \
         T *b_ = ml_malloc(n * sizeof *b_);                                                     \
         if (name##_into(a, b_, n, ctx) != a) memcpy(a, b_, n * sizeof *a);                     \
         free(b_);                                                                              \
