@@ -199,21 +199,20 @@ uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm)
     return (uint32_t)t->comm_args.len;
 }
 
-static const ml_comm_args no_comm = {0, 0, -1, -1, -1};
-
-const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info)
+/* Row `comm` (1-based, as ml_comm_args_push returns it) of comm_args; all absent for 0 or a bad row. */
+static const ml_comm_args *comm_row(const ml_trace *t, uint32_t comm)
 {
-    return info->comm && info->comm <= t->comm_args.len ? &t->comm_args.v[info->comm - 1] : &no_comm;
+    static const ml_comm_args none = {0, 0, -1, -1, -1};
+    return comm && comm <= t->comm_args.len ? &t->comm_args.v[comm - 1] : &none;
 }
 
-const ml_comm_args *ml_kernel_comm(const ml_trace *t, const ml_kernel_info *ki)
-{
-    return ki->comm && ki->comm <= t->comm_args.len ? &t->comm_args.v[ki->comm - 1] : &no_comm;
-}
+const ml_comm_args *ml_op_comm(const ml_trace *t, const ml_op_info *info) { return comm_row(t, info->comm); }
+
+const ml_comm_args *ml_kernel_comm(const ml_trace *t, const ml_kernel_info *ki) { return comm_row(t, ki->comm); }
 
 bool ml_kernel_info_is_comm(const ml_trace *t, const ml_kernel_info *ki)
 {
-    return ki && ki->comm && ki->comm <= t->comm_args.len && t->comm_args.v[ki->comm - 1].collective != 0;
+    return ki && comm_row(t, ki->comm)->collective != 0;
 }
 
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
