@@ -169,7 +169,14 @@ static inline unsigned jp_digits8(const char *p)
 }
 
 /* A number at p[i] as lex_number() takes it (a digit or '-' and a digit,
- * then the run of number bytes): the index after it, or 0. */
+ * then the run of number bytes): the index after it, or 0 when that run
+ * reaches n.  The digits before and after a point (all number bytes) are
+ * passed 8 at a time, the rest (an exponent, NaN's letters) byte by byte;
+ * an integer (most numbers: ids, streams) costs one look at the byte after
+ * its digits.  The digit runs stop at p[n], the NUL, so each 8-byte load
+ * starts at or before n (reading at most p[n + 7], inside the padding);
+ * were p[n] a digit, a run that passed n would still give 0, as the byte
+ * loop does. */
 static inline size_t jp_number(const char *p, size_t i, size_t n)
 {
     if (!((p[i] >= '0' && p[i] <= '9') || (p[i] == '-' && p[i + 1] >= '0' && p[i + 1] <= '9'))) return 0;
@@ -177,7 +184,14 @@ static inline size_t jp_number(const char *p, size_t i, size_t n)
     unsigned d;
     while ((d = jp_digits8(p + i)) == 8) i += 8;
     i += d;
-    while (i < n && js_numch[(unsigned char)p[i]]) i++;
+    if (js_numch[(unsigned char)p[i]]) {
+        if (p[i] == '.') { /* a fraction (Kineto's floats: "blocks per SM", "warps per SM") */
+            i++;
+            while ((d = jp_digits8(p + i)) == 8) i += 8;
+            i += d;
+        }
+        while (i < n && js_numch[(unsigned char)p[i]]) i++;
+    }
     return i < n ? i : 0;
 }
 
