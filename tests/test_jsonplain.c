@@ -1,9 +1,10 @@
 /* The plain-buffer JSON helpers (readers/jsonplain.h) that read numbers:
  * jp_number() against a byte-by-byte reference on many generated inputs
- * (accept or reject, and the end index).  Every buffer is as
- * js_peek_value() gives it: the text, a NUL, then exactly 16 readable
- * bytes, allocated to that size so that ASan (make SAN=1) sees any load
- * past them. */
+ * (accept or reject, and the end index), and jp_dim3() on the grid/block
+ * triples Kineto writes and the forms it leaves to the token path.  Every
+ * buffer is as js_peek_value() gives it: the text, a NUL, then exactly 16
+ * readable bytes, allocated to that size so that ASan (make SAN=1) sees any
+ * load past them. */
 #include "check.h"
 #include "decimal.h"
 #include "jsonplain.h"
@@ -126,9 +127,61 @@ TEST(number_agrees_with_byte_loop)
     CHECK(accepted > 50000); /* the generator makes numbers, not only rejects */
 }
 
+TEST(dim3_forms)
+{
+    static const struct {
+        const char *text;
+        size_t end;
+        int32_t x, y, z;
+    } cases[] = {
+        {"[1, 2, 3],", 9, 1, 2, 3},
+        {"[256, 1, 1]\n", 11, 256, 1, 1},
+        {"[0, 0, 0]", 9, 0, 0, 0},
+        {"[123456789, 987654321, 100000000]}", 33, 123456789, 987654321, 100000000},
+        {"[1234567890, 1, 1]", 0, 0, 0, 0}, /* 10 digits: may not fit int32 */
+        {"[1,2,3]", 0, 0, 0, 0},            /* not as Kineto writes it */
+        {"[1, 2]", 0, 0, 0, 0},
+        {"[1, 2, 3, 4]", 0, 0, 0, 0},
+        {"[-1, 2, 3]", 0, 0, 0, 0},
+        {"[1.5, 2, 3]", 0, 0, 0, 0},
+        {"[1e3, 1, 1]", 0, 0, 0, 0},
+        {"[ 1, 2, 3]", 0, 0, 0, 0},
+        {"[1, 2, 3 ]", 0, 0, 0, 0},
+        {"[1, , 3]", 0, 0, 0, 0},
+        {"[1, 2, 3", 0, 0, 0, 0},           /* the buffer ends: the NUL stops it */
+        {"[1, 2, ", 0, 0, 0, 0},
+        {"{1, 2, 3}", 0, 0, 0, 0},
+        {"", 0, 0, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t n = strlen(cases[c].text);
+        char *p = plain_buf(cases[c].text, n);
+        int32_t d3[3] = {-7, -7, -7};
+        size_t end = jp_dim3(p, 0, n, d3);
+        if (end != cases[c].end) CHECK_FAILED_("\"%s\": %zu, expected %zu", cases[c].text, end, cases[c].end);
+        if (end) {
+            CHECK_EQ_I64(d3[0], cases[c].x);
+            CHECK_EQ_I64(d3[1], cases[c].y);
+            CHECK_EQ_I64(d3[2], cases[c].z);
+        } else {
+            CHECK(d3[0] == -7 && d3[1] == -7 && d3[2] == -7); /* untouched */
+        }
+        free(p);
+    }
+    /* at an offset, and the triple ending exactly at n */
+    const char *t = "\"grid\": [7, 8, 9]";
+    char *p = plain_buf(t, strlen(t));
+    int32_t d3[3];
+    CHECK_EQ_I64(jp_dim3(p, 8, strlen(t), d3), 17);
+    CHECK(d3[0] == 7 && d3[1] == 8 && d3[2] == 9);
+    CHECK_EQ_I64(jp_dim3(p, 8, 16, d3), 0); /* n before the ']' */
+    free(p);
+}
+
 int main(void)
 {
     RUN(number_examples);
     RUN(number_agrees_with_byte_loop);
+    RUN(dim3_forms);
     return check_report();
 }

@@ -152,37 +152,12 @@ static int skip_arg(kineto *k)
 }
 
 /* grid / block: [x, y, z] */
-/* "[x, y, z]" of small non-negative numbers at p (40 bytes readable), as
- * Kineto writes grid and block: its length, or 0 when it is not so. */
-static size_t plain_dim3(const char *p, int32_t *out)
-{
-    if (p[0] != '[') return 0;
-    int32_t v[3];
-    size_t i = 1;
-    int got = 0;
-    for (; got < 3; got++) {
-        size_t d = i;
-        int32_t x = 0;
-        while (i - d < 9 && p[i] >= '0' && p[i] <= '9') x = x * 10 + (p[i++] - '0');
-        if (i == d || js_numch[(unsigned char)p[i]]) break;
-        v[got] = x;
-        if (got < 2 && p[i] == ',' && p[i + 1] == ' ') i += 2;
-        else {
-            got++;
-            break;
-        }
-    }
-    if (got != 3 || p[i] != ']') return 0;
-    memcpy(out, v, sizeof v);
-    return i + 1;
-}
-
 static int read_dim3(kineto *k, int32_t *out)
 {
     js_scanner *js = k->js;
     size_t avail, len;
     const char *p = js_peek_value(js, &avail);
-    if (p && avail >= 40 && (len = plain_dim3(p, out)) > 0) {
+    if (p && (len = jp_dim3(p, 0, avail, out)) > 0) {
         js_consume_value(js, len);
         return 1;
     }
@@ -758,9 +733,9 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
     }
     case KA_DIM3: {
         int32_t d3[3];
-        if (i + 48 >= n || !(end = plain_dim3(p + i, d3))) return 0; /* (it reads 40 bytes) */
+        if (!(end = jp_dim3(p, i, n, d3))) return 0;
         memcpy(a + off, d3, sizeof d3);
-        return end + i;
+        return end;
     }
     case KA_COMPACT: {
         ml_str id;

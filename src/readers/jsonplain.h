@@ -326,6 +326,35 @@ static inline size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
     return j;
 }
 
+/* "[x, y, z]" at p[i], three non-negative ints of up to 9 digits each
+ * (", " between them, no other blanks), as Kineto writes a kernel's grid and
+ * block: the index after it, with the three in out[], or 0 when it is not so
+ * (a sign, a point, an exponent, a longer number, other blanks: the token
+ * path reads those).  It reads no byte past the first that is not a digit,
+ * ',', ' ' or ']' (at the latest p[n], the NUL). */
+static inline size_t jp_dim3(const char *p, size_t i, size_t n, int32_t out[3])
+{
+    if (p[i] != '[') return 0;
+    int32_t v[3];
+    size_t j = i + 1;
+    int got = 0;
+    for (; got < 3; got++) {
+        size_t d = j;
+        int32_t x = 0;
+        while (j - d < 9 && p[j] >= '0' && p[j] <= '9') x = x * 10 + (p[j++] - '0');
+        if (j == d || js_numch[(unsigned char)p[j]]) break;
+        v[got] = x;
+        if (got < 2 && p[j] == ',' && p[j + 1] == ' ') j += 2;
+        else {
+            got++;
+            break;
+        }
+    }
+    if (got != 3 || j >= n || p[j] != ']') return 0;
+    memcpy(out, v, sizeof v);
+    return j + 1;
+}
+
 /* A pid, tid or flow id at p[i], as js_value_scalar_text() gives it: a
  * string's raw text (without backslashes here) or a number's bytes.  The
  * index after the value, or 0. */
