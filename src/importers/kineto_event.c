@@ -751,6 +751,11 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
     }
     case KA_FLOAT: {
         double d;
+        if ((end = jp_decimal(p, i, n, &d))) { /* the usual form, read in one pass */
+            float f = (float)d;
+            memcpy(a + off, &f, sizeof f);
+            return end;
+        }
         if (!(end = jp_number(p, i, n))) return 0;
         if (ml_parse_double(p + i, end - i, &d) == 0) {
             float f = (float)d;

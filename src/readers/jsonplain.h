@@ -355,6 +355,37 @@ static inline size_t jp_dim3(const char *p, size_t i, size_t n, int32_t out[3])
     return j + 1;
 }
 
+/* A number at p[i] of the plain form -?digits[.digits] (at most 19 digits,
+ * then a byte that cannot go on a number, before n) as a double: the index
+ * after it (jp_number()'s end), or 0 for any other form (an exponent, more
+ * digits, NaN), which ml_parse_double() (decimal.c) then reads.  The value
+ * is the one ml_parse_double() gives for that text, bit for bit: all the
+ * digits as one integer (exact: below 10^19) times the double nearest
+ * 10^-frac (the same literals as its table), one rounding, then the sign. */
+static inline size_t jp_decimal(const char *p, size_t i, size_t n, double *out)
+{
+    static const double pow10_neg[20] = {1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
+                                         1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19};
+    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+        10000000ull, 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+        10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+        100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+    bool neg = p[i] == '-';
+    size_t j = i + neg;
+    uint64_t v, fv = 0;
+    unsigned digits = jp_digit_run(p + j, &v), frac = 0;
+    if (digits == 0) return 0;
+    j += digits;
+    if (p[j] == '.') {
+        frac = jp_digit_run(p + j + 1, &fv);
+        j += 1 + frac;
+    }
+    if (digits + frac > 19 || j >= n || js_numch[(unsigned char)p[j]]) return 0;
+    double d = (double)(v * pow10[frac] + fv) * pow10_neg[frac];
+    *out = neg ? -d : d;
+    return j;
+}
+
 /* A pid, tid or flow id at p[i], as js_value_scalar_text() gives it: a
  * string's raw text (without backslashes here) or a number's bytes.  The
  * index after the value, or 0. */
