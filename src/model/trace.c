@@ -632,6 +632,13 @@ static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts
  * which well-formed traces never have) is nested under it all the same, the
  * way Perfetto nests by start time: lanes never overlap at one depth, and
  * the child keeps its true end (analyses clamp where they need to). */
+/* An open slice on nest()'s stack: its start and end kept beside it, so
+ * that the test of each new slice against the top reads no column. */
+typedef struct open_slice {
+    int64_t ts, end;
+    uint32_t row;
+} open_slice;
+
 static void nest(ml_trace *t)
 {
     ml_slices *s = &t->slices;
@@ -639,24 +646,24 @@ static void nest(ml_trace *t)
     VEC_RESERVE(&s->parent, n);
     VEC_RESERVE(&s->depth, n);
     s->parent.len = s->depth.len = n;
-    VEC(uint32_t) stack = {0};
+    VEC(open_slice) stack = {0};
     const uint32_t *first = t->index->track_first;
     for (size_t k = 0; k < t->tracks.len; k++) {
         stack.len = 0;
         for (uint32_t i = first[k]; i < first[k + 1]; i++) {
-            int64_t ts = s->ts.v[i];
+            int64_t ts = s->ts.v[i], end = ml_add_sat(ts, s->dur.v[i]);
             /* A zero-length slice at a parent's start is inside it; a slice
              * that ended at or before ts is not. */
-            while (stack.len) {
-                uint32_t top = stack.v[stack.len - 1];
-                if (slice_end(s, top) > ts || (s->ts.v[top] == ts)) break;
-                stack.len--;
+            while (stack.len && stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
+            uint32_t parent = ML_NONE32;
+            if (stack.len) {
+                const open_slice *top = &stack.v[stack.len - 1];
+                parent = top->row;
+                if (end > top->end) t->partial_overlaps++;
             }
-            uint32_t parent = stack.len ? stack.v[stack.len - 1] : ML_NONE32;
-            if (parent != ML_NONE32 && slice_end(s, i) > slice_end(s, parent)) t->partial_overlaps++;
             s->parent.v[i] = parent;
             s->depth.v[i] = (uint16_t)(stack.len < UINT16_MAX ? stack.len : UINT16_MAX);
-            VEC_PUSH(&stack, i);
+            VEC_PUSH(&stack, ((open_slice){ts, end, i}));
         }
     }
     VEC_FREE(&stack);
