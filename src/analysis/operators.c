@@ -168,7 +168,8 @@ static void group(void *arg)
     for (uint32_t nd = 0; nd < tree->n && nh; nd++) {
         if (row_of_node[nd] == ML_NONE32 || place[row_of_node[nd]] >= nh) continue;
         uint32_t si = tree->slice[nd];
-        ml_durhist_add(&(*g->hist_of)[place[row_of_node[nd]]], t->slices.ts.v[si], ml_optree_host_total(tree, s, nd));
+        int64_t total = tree->flags[nd] & ML_NODE_CLIPPED ? ml_optree_clipped_dur(tree, nd) : s->dur.v[si]; /* (no root) */
+        ml_durhist_add(&(*g->hist_of)[place[row_of_node[nd]]], s->ts.v[si], total);
     }
     free(place);
     free(row_of_node);

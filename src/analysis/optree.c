@@ -90,8 +90,6 @@ static inline void add_node(builder *b, uint32_t id, uint32_t slice, uint32_t pa
     if (parent != ML_NONE32) b->nchild[parent] += b->nchild[parent] < 2;
 }
 
-const ml_node_device ml_node_no_device = {0, 0, 0, 0};
-
 int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node)
 {
     size_t lo = 0, hi = t->clipped; /* (by node: they were made in node order) */
@@ -113,9 +111,9 @@ static inline int64_t node_dur(const ml_optree *t, const int64_t *dur, uint32_t 
 /* The device row of a node, made when it first has device time. */
 static inline ml_node_device *device_of(ml_optree *t, uint32_t node)
 {
-    if (t->device_row[node] == ML_NONE32) {
+    if (!t->device_row[node]) {
         t->device_row[node] = (uint32_t)t->n_device;
-        t->device[t->n_device++] = ml_node_no_device;
+        t->device[t->n_device++] = (ml_node_device){0, 0, 0, 0};
     }
     return &t->device[t->device_row[node]];
 }
@@ -206,7 +204,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     const int64_t *dur = s->dur.v;
     int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
     out->device_row = ml_malloc((nn ? nn : 1) * sizeof *out->device_row);
-    out->device = ml_malloc((nn ? nn : 1) * sizeof *out->device);
+    out->device = ml_malloc((nn + 1) * sizeof *out->device);
     uint32_t *rt_to = (uint32_t *)(void *)out->device;
 
     /* One top-down pass (a parent comes before its children, so everything
@@ -223,7 +221,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint8_t fl = b.flags.v[i];
         if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
         host_self[i] = node_dur(out, dur, i, si, fl);
-        out->device_row[i] = ML_NONE32;
+        out->device_row[i] = 0; /* (row 0: none) */
         if (fl & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
         rt_to[i] = i;
         if (fl & ML_NODE_ROOT) continue;
@@ -323,6 +321,8 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     ml_u64map_free(&flow_src);
 
     /* rt_to done with: the GPU work's times to its owners' device rows. */
+    out->device[0] = (ml_node_device){0, 0, 0, 0};
+    out->n_device = 1;
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
     for (size_t i = gpu_from; i < gpu_to; i++) { /* (the streams' slices: usually the last) */
         uint8_t k = s->kind.v[i];
@@ -341,7 +341,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* Bottom up (children come after their parents: a node's row holds its
      * children's totals when it is reached). */
     for (uint32_t i = (uint32_t)nn; i-- > 0;) {
-        ml_node_device *d = out->device_row[i] != ML_NONE32 ? &out->device[out->device_row[i]] : NULL;
+        ml_node_device *d = out->device_row[i] ? &out->device[out->device_row[i]] : NULL;
         if (d) d->total += d->self, d->tc_total += d->tc_self;
         uint8_t fl = b.flags.v[i];
         if (fl & ML_NODE_MERGED) continue;
@@ -361,7 +361,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
     }
 
-    if (out->n_device < nn) out->device = ml_realloc(out->device, (out->n_device ? out->n_device : 1) * sizeof *out->device);
+    if (out->n_device < nn + 1) out->device = ml_realloc(out->device, out->n_device * sizeof *out->device);
 
     /* Never a negative time: a runtime call (or, in a clock-skewed trace,
      * children) longer than the node. */

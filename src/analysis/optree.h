@@ -63,11 +63,12 @@ typedef struct ml_optree {
     uint8_t *flags;         /* ML_NODE_* */
     int64_t *host_self;
     /* Device times: most operators launch nothing, so a node's four are a
-     * row of `device` only where one is not 0 (device_row, ML_NONE32: all 0),
-     * not four int64 columns of mostly zeros.  ml_optree_device() reads them. */
+     * row of `device` of its own only where one is not 0 (device_row; row 0,
+     * all zeros, is every other node's), not four int64 columns of mostly
+     * zeros.  ml_optree_device() reads them. */
     uint32_t *device_row;
     ml_node_device *device;
-    size_t n_device;
+    size_t n_device;        /* rows, row 0 included */
     /* A node's host total is its slice's duration (ml_optree_host_total());
      * a clipped node's, cut, is here, by node (a column for the rare cut
      * ones would be 8 bytes a node). */
@@ -80,13 +81,9 @@ typedef struct ml_optree {
     size_t self_clamped;    /* operators whose host self time would have been negative */
 } ml_optree;
 
-/* All zero: the device times of a node that has none. */
-extern const ml_node_device ml_node_no_device;
-
 static inline const ml_node_device *ml_optree_device(const ml_optree *t, uint32_t node)
 {
-    uint32_t r = t->device_row[node];
-    return r == ML_NONE32 ? &ml_node_no_device : &t->device[r];
+    return &t->device[t->device_row[node]];
 }
 
 int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node);
