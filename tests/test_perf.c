@@ -256,6 +256,7 @@ TEST(operator_and_kernel_tables)
     CHECK_EQ_I64(c2d->device_total_ns, 50 * US);
     CHECK_EQ_I64(c2d->tc_total_ns, 50 * US);
     CHECK_EQ_I64(on->v[2].calls, 2); /* mul in step 3 counts too */
+    CHECK_EQ_I64(on->v[2].device_total_ns, 0); /* (launches nothing: no device row) */
     /* kernels launched: conv2d's through its child */
     CHECK_EQ_I64(c2d->n_kernels, 1);
     CHECK_EQ_I64(add->n_kernels, 1);
@@ -479,7 +480,13 @@ TEST(optree_nests_crossing_and_zero_length_slices_by_containment)
         CHECK_EQ_I64(tr->n, 10); /* 7 slices, 3 roots */
         CHECK_EQ_I64(tr->clipped, 1);
         CHECK_EQ_I64(tr->parent[b], a);
-        CHECK_EQ_I64(tr->host_total[b], 8 * US);
+        CHECK_EQ_I64(ml_optree_host_total(tr, &f.p->trace->slices, b), 8 * US); /* cut at a's end */
+        CHECK(tr->flags[b] & ML_NODE_CLIPPED);
+        CHECK_EQ_I64(ml_optree_host_total(tr, &f.p->trace->slices, a), 10 * US);
+        CHECK_EQ_I64(ml_optree_host_total(tr, &f.p->trace->slices, tr->parent[a]), 0); /* a root */
+        CHECK_EQ_I64(tr->n_device, 1); /* no GPU work: only row 0, all zeros, everyone's */
+        CHECK_EQ_I64(tr->device_row[a], 0);
+        CHECK_EQ_I64(ml_optree_device(tr, a)->total, 0);
         CHECK_EQ_I64(tr->host_self[b], 7500); /* 8 - the call's 0.5 */
         CHECK_EQ_I64(tr->host_self[a], 2 * US);
         CHECK_EQ_I64(tr->parent[z], c);

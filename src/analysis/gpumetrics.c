@@ -14,8 +14,8 @@
 
 typedef struct edge {        /* a kernel's start (+v) or end (-v), for SM efficiency */
     int64_t ts;
-    int end;                 /* 0 start, 1 end: starts first at equal times */
-    double v;
+    uint32_t end;            /* 0 start, 1 end: starts first at equal times */
+    uint32_t info;           /* its kernel_info row, whose blocks_per_sm is v (16 bytes an edge, not 24) */
 } edge;
 
 /* By time, a start before an end at the same instant; otherwise in the order
@@ -78,8 +78,8 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
         a->m.kernel_ns += e - b;
         ml_ranges_push(&a->busy, b, e);
         if (ki && ki->blocks_per_sm > 0 && e > b) {
-            VEC_PUSH(&a->edges, ((edge){b, 0, ki->blocks_per_sm}));
-            VEC_PUSH(&a->edges, ((edge){e, 1, ki->blocks_per_sm}));
+            VEC_PUSH(&a->edges, ((edge){b, 0, info}));
+            VEC_PUSH(&a->edges, ((edge){e, 1, info}));
         }
         int64_t cb = b > sb ? b : sb, ce = e < se ? e : se;
         if (ce > cb) {
@@ -115,7 +115,8 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
                 bool any = false;
                 for (size_t k = 0; k + 1 <= a->edges.len; k++) {
                     edge *ed = &a->edges.v[k];
-                    level += ed->end ? -ed->v : ed->v;
+                    double v = t->kernel_info.v[ed->info].blocks_per_sm;
+                    level += ed->end ? -v : v;
                     if (k + 1 == a->edges.len) break;
                     int64_t x0 = ed->ts, x1 = a->edges.v[k + 1].ts;
                     if (x1 > x0 && level > 0) {

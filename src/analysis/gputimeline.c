@@ -135,8 +135,10 @@ bool ml_gpu_last_step_cut(const ml_profile *p, ml_time_rules rules, int64_t *sta
     const ml_slices *s = &p->trace->slices;
     ml_str names[2] = {0, 0};
     bool any = false;
-    for (size_t i = 0; i < s->ts.len; i++) {
-        uint8_t k = s->kind.v[i];
+    const uint8_t *kind = s->kind.v; /* (locals: the stores to *start could alias s->ts.len) */
+    size_t n = s->ts.len;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t k = kind[i];
         if (k != ML_SL_PROFILER_STEP && k != ML_SL_GPU_ANNOTATION) continue;
         if (!is_step_name(ml_s(p, s->name.v[i]))) continue;
         if (!names[0]) names[0] = s->name.v[i];

@@ -75,6 +75,9 @@ static bool is_module(const ml_profile *p, const ml_slices *s, size_t i)
     return s->kind.v[i] == ML_SL_PYTHON && !strncmp(ml_s(p, s->name.v[i]), PREFIX, PREFIX_LEN);
 }
 
+/* The nearest op-or-module around a slice: none, a module, an op. */
+enum { UP_NONE, UP_MODULE, UP_OP };
+
 static bool is_op(uint8_t kind) { return kind == ML_SL_CPU_OP || kind == ML_SL_USER_ANNOTATION; }
 
 ml_modules *ml_modules_compute(const ml_profile *p)
@@ -90,19 +93,17 @@ ml_modules *ml_modules_compute(const ml_profile *p)
     builder b;
     memset(&b, 0, sizeof b);
     /* row_of[i]: the row of module slice i, or of the nearest module enclosing i (-1: none);
-     * opmod[i]: whether the nearest op-or-module enclosing i is a module (1) or an op (0), -1 none */
+     * down[i]: what the nearest op-or-module at or around slice i is (UP_*), for its children
+     * (one byte a slice: what i is is folded in, not kept apart) */
     int32_t *row_of = ml_malloc((n ? n : 1) * sizeof *row_of);
-    int8_t *opmod = ml_malloc(n ? n : 1);
-    /* what each slice is (1 a module, 2 an op, 0 neither), for its children;
-     * whether a name is a module's, found once a name (0 not yet, 1 no, 2 yes) */
-    uint8_t *what = ml_malloc(n ? n : 1);
+    uint8_t *down = ml_malloc(n ? n : 1);
+    /* whether a name is a module's, found once a name (0 not yet, 1 no, 2 yes) */
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *mod_name = ml_calloc(nstr ? nstr : 1, 1);
     for (size_t i = 0; i < n; i++) {
         uint32_t q = s->parent.v[i];
         int32_t up = q == ML_NONE32 ? -1 : row_of[q];
-        int8_t up_opmod = q == ML_NONE32 ? -1 : what[q] == 1 ? 1 : what[q] == 2 ? 0 : opmod[q];
-        opmod[i] = up_opmod;
+        uint8_t up_opmod = q == ML_NONE32 ? UP_NONE : down[q]; /* the nearest op-or-module enclosing i */
         bool module = false;
         if (s->kind.v[i] == ML_SL_PYTHON) {
             ml_str nm = s->name.v[i];
@@ -112,7 +113,7 @@ ml_modules *ml_modules_compute(const ml_profile *p)
                 module = mod_name[nm] == 2;
             }
         }
-        what[i] = module ? 1 : is_op(s->kind.v[i]) ? 2 : 0;
+        down[i] = module ? UP_MODULE : is_op(s->kind.v[i]) ? UP_OP : up_opmod;
         if (module) {
             uint32_t info = s->info.v[i];
             int64_t id = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].python_module : -1;
@@ -122,7 +123,7 @@ ml_modules *ml_modules_compute(const ml_profile *p)
             b.rows.v[r].host_ns += s->dur.v[i];
         } else {
             row_of[i] = up;
-            if (is_op(s->kind.v[i]) && up_opmod == 1 && up >= 0) b.rows.v[up].operators++;
+            if (is_op(s->kind.v[i]) && up_opmod == UP_MODULE && up >= 0) b.rows.v[up].operators++;
         }
     }
     /* device time: each GPU work slice adds to every module around its launch */
@@ -134,8 +135,7 @@ ml_modules *ml_modules_compute(const ml_profile *p)
         for (int32_t r = row_of[l]; r >= 0; r = b.rows.v[r].parent) b.rows.v[r].device_ns += s->dur.v[i];
     }
     free(row_of);
-    free(opmod);
-    free(what);
+    free(down);
     free(mod_name);
     free(b.slots);
     VEC_FREE(&b.keys);

@@ -76,21 +76,46 @@ static int cmp_ext(const void *x, const void *y)
 typedef struct builder {
     VEC(uint32_t) slice, parent; /* (a node's track is its slice's: not kept, 4 bytes a node) */
     VEC(uint8_t) flags;
-    VEC(int64_t) dur;           /* the node's duration, cut at its parent's end */
+    VEC(ml_node_dur) clipped;   /* (a node's duration is its slice's, but for these) */
     uint8_t *nchild;            /* children per node, saturating at 2 */
 } builder;
 
-/* (the columns are reserved for every node there can be: no growing) */
-static inline uint32_t add_node(builder *b, uint32_t slice, uint32_t parent, uint8_t flags, int64_t dur)
+/* (the columns are reserved for every node there can be: no growing; their
+ * lengths are set once they are made) */
+static inline void add_node(builder *b, uint32_t id, uint32_t slice, uint32_t parent, uint8_t flags)
 {
-    uint32_t id = (uint32_t)b->slice.len;
     b->slice.v[id] = slice;
     b->parent.v[id] = parent;
     b->flags.v[id] = flags;
-    b->dur.v[id] = dur;
-    b->slice.len = b->parent.len = b->flags.len = b->dur.len = id + 1;
-    if (parent != ML_NONE32 && b->nchild[parent] < 2) b->nchild[parent]++;
-    return id;
+    if (parent != ML_NONE32) b->nchild[parent] += b->nchild[parent] < 2;
+}
+
+int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node)
+{
+    size_t lo = 0, hi = t->clipped; /* (by node: they were made in node order) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->clipped_dur[mid].node < node) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < t->clipped && t->clipped_dur[lo].node == node ? t->clipped_dur[lo].dur : 0;
+}
+
+/* ml_optree_host_total() of a node whose slice and flags are at hand. */
+static inline int64_t node_dur(const ml_optree *t, const int64_t *dur, uint32_t node, uint32_t si, uint8_t fl)
+{
+    if (fl & (ML_NODE_CLIPPED | ML_NODE_ROOT)) return fl & ML_NODE_ROOT ? 0 : ml_optree_clipped_dur(t, node);
+    return dur[si];
+}
+
+/* The device row of a node, made when it first has device time. */
+static inline ml_node_device *device_of(ml_optree *t, uint32_t node)
+{
+    if (!t->device_row[node]) {
+        t->device_row[node] = (uint32_t)t->n_device;
+        t->device[t->n_device++] = (ml_node_device){0, 0, 0, 0};
+    }
+    return &t->device[t->device_row[node]];
 }
 
 void ml_optree_build(const ml_profile *p, ml_optree *out)
@@ -108,11 +133,12 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      * (untouched pages cost nothing), so no column is copied as it grows. */
     size_t most = n + t->tracks.len;
     VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most);
-    VEC_RESERVE(&b.flags, most); VEC_RESERVE(&b.dur, most);
+    VEC_RESERVE(&b.flags, most);
     b.nchild = ml_calloc(most ? most : 1, 1);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
+    uint32_t nn = 0; /* nodes made */
     /* per name id: 1 known, 2 counts as an operator, 4 Tensor Core eligible */
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *cls = ml_calloc(nstr ? nstr : 1, 1);
@@ -126,35 +152,35 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         for (size_t i = first; i < first + cnt; i++) {
             if (!is_tree_slice(t, i)) continue;
             if (root_of[tr] == ML_NONE32) {
-                root_of[tr] = add_node(&b, ML_NONE32, ML_NONE32, ML_NODE_ROOT, 0);
+                add_node(&b, root_of[tr] = nn++, ML_NONE32, ML_NONE32, ML_NODE_ROOT);
                 VEC_PUSH(&stack, root_of[tr]);
                 VEC_PUSH(&stack_end, INT64_MAX);
             }
             int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
             while (stack.len) {
                 if (sb < stack_end.v[stack.len - 1]) {
+                    uint8_t fl = 0, c = 0;
+                    uint32_t id = nn++;
                     if (se > stack_end.v[stack.len - 1]) { /* crosses its parent's end: cut there */
                         se = stack_end.v[stack.len - 1];
-                        out->clipped++;
+                        fl |= ML_NODE_CLIPPED;
+                        VEC_PUSH(&b.clipped, ((ml_node_dur){id, se - sb}));
                     }
-                    {
-                        uint8_t fl = 0, c = 0;
-                        ml_str nm = s->name.v[i];
-                        if (nm < nstr && cls[nm]) c = cls[nm];
-                        else {
-                            const char *name = ml_s(p, nm);
-                            c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
-                            if (nm < nstr) cls[nm] = c;
-                        }
-                        if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
-                        if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
-                        uint32_t id = add_node(&b, (uint32_t)i, stack.v[stack.len - 1], fl, se - sb);
-                        out->owner[i] = id;
-                        VEC_PUSH(&stack, id);
-                        VEC_PUSH(&stack_end, se);
-                        if (out->main_root == ML_NONE32 && s->kind.v[i] == ML_SL_PROFILER_STEP)
-                            out->main_root = root_of[tr];
+                    ml_str nm = s->name.v[i];
+                    if (nm < nstr && cls[nm]) c = cls[nm];
+                    else {
+                        const char *name = ml_s(p, nm);
+                        c = 1 | (counts_as_operator(name) ? 2 : 0) | (ml_op_tc_eligible(name) ? 4 : 0);
+                        if (nm < nstr) cls[nm] = c;
                     }
+                    if (s->kind.v[i] == ML_SL_CPU_OP && (c & 2)) fl |= ML_NODE_OPERATOR;
+                    if (c & 4) fl |= ML_NODE_TC_ELIGIBLE;
+                    add_node(&b, id, (uint32_t)i, stack.v[stack.len - 1], fl);
+                    out->owner[i] = id;
+                    VEC_PUSH(&stack, id);
+                    VEC_PUSH(&stack_end, se);
+                    if (out->main_root == ML_NONE32 && s->kind.v[i] == ML_SL_PROFILER_STEP)
+                        out->main_root = root_of[tr];
                     break;
                 }
                 stack.len--, stack_end.len--;
@@ -164,12 +190,22 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     VEC_FREE(&stack);
     VEC_FREE(&stack_end);
     free(cls);
-    size_t nn = b.slice.len;
-    /* rt_to (node ids) lives in an output column not yet written: a column
-     * of its own would be fresh pages, a fault per 4 KiB. */
+    b.slice.len = b.parent.len = b.flags.len = nn;
+    out->n = nn;
+    out->slice = b.slice.v;
+    out->parent = b.parent.v;
+    out->flags = b.flags.v;
+    out->clipped = b.clipped.len;
+    out->clipped_dur = b.clipped.v;
+    /* The device rows: at most one a node, reserved (untouched past those
+     * made).  rt_to (node ids) lives at their start till they are made: a
+     * column of its own would be fresh pages, a fault per 4 KiB. */
     uint8_t *nchild = b.nchild;
-    int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t)), *device_total = ml_malloc((nn ? nn : 1) * sizeof(int64_t)),
-            *tc_total = ml_calloc(nn ? nn : 1, sizeof(int64_t)); /* (zero: the bottom-up pass adds each node's own) */
+    const int64_t *dur = s->dur.v;
+    int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    out->device_row = ml_malloc((nn ? nn : 1) * sizeof *out->device_row);
+    out->device = ml_malloc((nn + 1) * sizeof *out->device);
+    uint32_t *rt_to = (uint32_t *)(void *)out->device;
 
     /* One top-down pass (a parent comes before its children, so everything
      * it reads about earlier nodes is final):
@@ -180,15 +216,15 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      *   deepest node's go to the node that absorbed it, the absorbing node's
      *   own and the chain's inner nodes' are dropped (the plugin replaces its
      *   list with the child's). */
-    int64_t *rt_to = device_total;
     for (uint32_t i = 0; i < nn; i++) {
-        uint32_t par = b.parent.v[i];
+        uint32_t par = b.parent.v[i], si = b.slice.v[i];
+        uint8_t fl = b.flags.v[i];
         if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
-        host_self[i] = b.dur.v[i];
-        if (b.flags.v[i] & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
+        host_self[i] = node_dur(out, dur, i, si, fl);
+        out->device_row[i] = 0; /* (row 0: none) */
+        if (fl & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
         rt_to[i] = i;
-        if (b.flags.v[i] & ML_NODE_ROOT) continue;
-        uint32_t si = b.slice.v[i];
+        if (fl & ML_NODE_ROOT) continue;
         if (s->kind.v[si] != ML_SL_CPU_OP) continue;
         uint32_t last = i; /* the deepest node merged into i so far */
         while (nchild[last] == 1) {
@@ -204,14 +240,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         }
     }
     free(nchild);
-
-    out->n = nn;
-    out->host_total = b.dur.v;
     out->host_self = host_self;
-    out->device_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    out->device_total = device_total; /* written once rt_to is done with */
-    out->tc_self = ml_calloc(nn ? nn : 1, sizeof(int64_t));
-    out->tc_total = tc_total;
 
     /* Runtime calls to their nodes; External id -> node when needed. */
     VEC(ext_node) ext = {0};
@@ -242,7 +271,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             }
             if (lo < ext.len && ext.v[lo].ext == x) node = ext.v[lo].node;
         } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
-        if (node != ML_NONE32) node = (uint32_t)rt_to[node];
+        if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
         if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
     }
@@ -258,7 +287,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     bool flow_src_built = false;
 
     /* GPU work to the node of its launch; kernels with none to the main root. */
-    uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    size_t gpu_from = n, gpu_to = 0; /* (the rows with GPU work that has an owner, for the pass below) */
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
         if (!ml_slice_is_gpu(k)) continue;
@@ -279,40 +308,60 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             uint32_t *src = ml_u64map_get(&flow_src, i);
             for (uint32_t q = src ? *src : ML_NONE32; q != ML_NONE32 && q < n; q = s->parent.v[q])
                 if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
-                    node = (uint32_t)rt_to[out->owner[q]];
+                    node = rt_to[out->owner[q]];
                     break;
                 }
         }
         if (node == ML_NONE32 && !launched && k == ML_SL_KERNEL) node = out->main_root;
         out->owner[i] = node;
         if (node == ML_NONE32) continue;
-        out->device_self[node] += s->dur.v[i];
+        if (i < gpu_from) gpu_from = i;
+        gpu_to = i + 1;
+    }
+    ml_u64map_free(&flow_src);
+
+    /* rt_to done with: the GPU work's times to its owners' device rows. */
+    out->device[0] = (ml_node_device){0, 0, 0, 0};
+    out->n_device = 1;
+    uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
+    for (size_t i = gpu_from; i < gpu_to; i++) { /* (the streams' slices: usually the last) */
+        uint8_t k = s->kind.v[i];
+        uint32_t node = out->owner[i];
+        if (!ml_slice_is_gpu(k) || node == ML_NONE32) continue;
+        ml_node_device *d = device_of(out, node);
+        d->self += s->dur.v[i];
         if (k == ML_SL_KERNEL) {
             ml_str nm = s->name.v[i];
             if (nm < nstr && !tc_name[nm]) tc_name[nm] = ml_kernel_uses_tc(ml_s(p, nm)) ? 2 : 1;
-            if (nm < nstr && tc_name[nm] == 2) out->tc_self[node] += s->dur.v[i];
+            if (nm < nstr && tc_name[nm] == 2) d->tc_self += s->dur.v[i];
         }
     }
     free(tc_name);
-    ml_u64map_free(&flow_src);
 
-    /* Bottom up (children come after their parents). */
-    if (nn) memcpy(out->device_total, out->device_self, nn * sizeof(int64_t)); /* (it held rt_to) */
+    /* Bottom up (children come after their parents: a node's row holds its
+     * children's totals when it is reached). */
     for (uint32_t i = (uint32_t)nn; i-- > 0;) {
-        out->tc_total[i] += out->tc_self[i]; /* (its children's are in: they come after it) */
-        if (b.flags.v[i] & ML_NODE_MERGED) continue;
+        ml_node_device *d = out->device_row[i] ? &out->device[out->device_row[i]] : NULL;
+        if (d) d->total += d->self, d->tc_total += d->tc_self;
+        uint8_t fl = b.flags.v[i];
+        if (fl & ML_NODE_MERGED) continue;
         uint32_t si = b.slice.v[i];
         bool cpu_op = si != ML_NONE32 && s->kind.v[si] == ML_SL_CPU_OP;
-        if (cpu_op && out->tc_self[i] > 0) b.flags.v[i] |= ML_NODE_TC_ELIGIBLE;
+        if (cpu_op && d && d->tc_self > 0) b.flags.v[i] |= ML_NODE_TC_ELIGIBLE;
         uint32_t par = b.parent.v[i];
         if (par == ML_NONE32) continue;
-        out->device_total[par] += out->device_total[i];
-        out->tc_total[par] += out->tc_total[i];
-        out->host_self[par] -= b.dur.v[i];
+        if (d && (d->total || d->tc_total)) { /* (a parent gets a row only for time to add) */
+            ml_node_device *up = device_of(out, par);
+            up->total += d->total;
+            up->tc_total += d->tc_total;
+        }
+        out->host_self[par] -= node_dur(out, dur, i, si, fl);
         uint32_t sp = b.slice.v[par];
         if ((b.flags.v[i] & ML_NODE_TC_ELIGIBLE) && sp != ML_NONE32 && s->kind.v[sp] == ML_SL_CPU_OP)
             b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
     }
+
+    if (out->n_device < nn + 1) out->device = ml_realloc(out->device, out->n_device * sizeof *out->device);
 
     /* Never a negative time: a runtime call (or, in a clock-skewed trace,
      * children) longer than the node. */
@@ -321,23 +370,17 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             out->host_self[i] = 0;
             if (b.flags.v[i] & ML_NODE_OPERATOR) out->self_clamped++;
         }
-
-    out->slice = b.slice.v;
-    out->parent = b.parent.v;
-    out->flags = b.flags.v;
 }
 
 void ml_optree_free(ml_optree *t)
 {
-    free(t->host_total);
     free(t->slice);
     free(t->parent);
     free(t->flags);
     free(t->host_self);
-    free(t->device_self);
-    free(t->device_total);
-    free(t->tc_self);
-    free(t->tc_total);
+    free(t->device_row);
+    free(t->device);
+    free(t->clipped_dur);
     free(t->owner);
     memset(t, 0, sizeof *t);
 }

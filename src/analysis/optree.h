@@ -19,7 +19,7 @@
  * (correlation id); kernels with no launching call to the root of the
  * thread that has the ProfilerStep#s.
  *
- *   host total   the node's duration (cut, for a clipped node)
+ *   host total   the node's duration (cut, for a clipped node; 0 for a root)
  *   host self    minus its children's durations and its runtime calls';
  *                never below 0 (a runtime call or child longer than the
  *                node: counted in `self_clamped`)
@@ -42,21 +42,59 @@ enum {
     ML_NODE_OPERATOR = 2,   /* counts in the Operator view (plugin's is_operator_node) */
     ML_NODE_TC_ELIGIBLE = 4,
     ML_NODE_MERGED = 8,     /* merged into its same-named parent: not a node any more */
+    ML_NODE_CLIPPED = 16,   /* cut at its parent's end: host total in `clipped_dur` */
 };
+
+/* The device times of a node with any (ns). */
+typedef struct ml_node_device {
+    int64_t self, total, tc_self, tc_total;
+} ml_node_device;
+
+/* A clipped node's host total. */
+typedef struct ml_node_dur {
+    uint32_t node;
+    int64_t dur;
+} ml_node_dur;
 
 typedef struct ml_optree {
     size_t n;               /* nodes, parents before their children */
     uint32_t *slice;        /* node -> slice; ML_NONE32 for roots */
     uint32_t *parent;       /* node -> parent node; ML_NONE32 for roots */
     uint8_t *flags;         /* ML_NODE_* */
-    int64_t *host_total, *host_self, *device_self, *device_total, *tc_self, *tc_total;
+    int64_t *host_self;
+    /* Device times: most operators launch nothing, so a node's four are a
+     * row of `device` of its own only where one is not 0 (device_row; row 0,
+     * all zeros, is every other node's), not four int64 columns of mostly
+     * zeros.  ml_optree_device() reads them. */
+    uint32_t *device_row;
+    ml_node_device *device;
+    size_t n_device;        /* rows, row 0 included */
+    /* A node's host total is its slice's duration (ml_optree_host_total());
+     * a clipped node's, cut, is here, by node (a column for the rare cut
+     * ones would be 8 bytes a node). */
+    ml_node_dur *clipped_dur;
     /* slice -> node: a tree slice's own node, a runtime call's or GPU work's
      * owning node; ML_NONE32 where none (and for other slices). */
     uint32_t *owner;
     uint32_t main_root;     /* root of the thread with ProfilerStep#s, ML_NONE32 */
-    size_t clipped;         /* nodes cut at their parent's end */
+    size_t clipped;         /* nodes cut at their parent's end (the rows of clipped_dur) */
     size_t self_clamped;    /* operators whose host self time would have been negative */
 } ml_optree;
+
+static inline const ml_node_device *ml_optree_device(const ml_optree *t, uint32_t node)
+{
+    return &t->device[t->device_row[node]];
+}
+
+int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node);
+
+/* The node's duration (cut, for a clipped node; 0 for a root). */
+static inline int64_t ml_optree_host_total(const ml_optree *t, const ml_slices *s, uint32_t node)
+{
+    if (t->flags[node] & ML_NODE_CLIPPED) return ml_optree_clipped_dur(t, node);
+    uint32_t sl = t->slice[node];
+    return sl == ML_NONE32 ? 0 : s->dur.v[sl];
+}
 
 void ml_optree_build(const ml_profile *p, ml_optree *out);
 void ml_optree_free(ml_optree *t);

@@ -3,6 +3,7 @@
  */
 #include "ranges.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sortperm.h"
@@ -46,6 +47,18 @@ static size_t first_ending_after(const ml_ranges *r, size_t from, int64_t t)
     return lo;
 }
 
+/* Room for n intervals in an output about to be written from scratch: its
+ * old contents are not copied (a realloc would copy them into fresh pages). */
+static void reserve_fresh(ml_ranges *out, size_t n)
+{
+    out->len = 0;
+    if (n <= out->cap) return;
+    free(out->v);
+    out->v = NULL;
+    out->cap = 0;
+    VEC_RESERVE(out, n);
+}
+
 static void append(ml_ranges *out, const ml_range *v, size_t n)
 {
     if (!n) return;
@@ -56,10 +69,9 @@ static void append(ml_ranges *out, const ml_range *v, size_t n)
 
 void ml_ranges_intersect(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 {
-    out->len = 0;
     /* (at most one interval per step of either side: room for all at once,
      * not a copy each time the output doubles) */
-    VEC_RESERVE(out, a->len + b->len);
+    reserve_fresh(out, a->len + b->len);
     size_t i = 0, j = 0;
     while (i < a->len && j < b->len) {
         /* intervals wholly before the other side's: nothing in common */
@@ -81,12 +93,11 @@ void ml_ranges_intersect(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 
 void ml_ranges_subtract(const ml_ranges *a, const ml_ranges *b, ml_ranges *out)
 {
-    out->len = 0;
-    VEC_RESERVE(out, a->len + b->len); /* (each of b's intervals splits at most one of a's in two) */
+    reserve_fresh(out, a->len + b->len); /* (each of b's intervals splits at most one of a's in two) */
     size_t j = 0;
     for (size_t i = 0; i < a->len; i++) {
         int64_t cur = a->v[i].b, end = a->v[i].e;
-        while (j < b->len && b->v[j].e <= cur) j++;
+        j = first_ending_after(b, j, cur); /* (b's intervals between a's: skipped by a gallop) */
         if (j == b->len || b->v[j].b >= end) { /* untouched, with those after it up to b's next */
             size_t k = j == b->len ? a->len : first_ending_after(a, i, b->v[j].b);
             append(out, a->v + i, k - i);

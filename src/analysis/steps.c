@@ -63,8 +63,50 @@ static uint8_t name_class_new(const ml_profile *p, uint8_t *cls, size_t nstr, ml
 typedef struct rt_dev {      /* the GPU work one runtime call launched */
     int64_t min, max;
     uint32_t n;
-    bool inside;             /* the call lies inside a step */
 } rt_dev;
+
+/* A runtime call's place among the calls in slice order, from a bitmap of
+ * the calls' rows and a count of calls before each 64 rows: n/8 + n/16
+ * bytes, where a slice-sized index would be 4n bytes of fresh pages (a
+ * fault per 1,024 slices) for the few rows that are calls. */
+typedef struct call_rank {
+    uint64_t *bits;
+    uint32_t *before;
+} call_rank;
+
+/* (inline: without -mpopcnt, __builtin_popcountll is a call into libgcc) */
+static inline uint32_t ones(uint64_t x)
+{
+    x -= (x >> 1) & UINT64_C(0x5555555555555555);
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (uint32_t)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+static void call_rank_build(call_rank *r, const uint32_t *calls, size_t ncalls, size_t n)
+{
+    size_t words = n / 64 + 1;
+    r->bits = ml_calloc(words, sizeof *r->bits);
+    r->before = ml_malloc(words * sizeof *r->before);
+    for (size_t j = 0; j < ncalls; j++) r->bits[calls[j] / 64] |= UINT64_C(1) << (calls[j] % 64);
+    uint32_t count = 0;
+    for (size_t w = 0; w < words; w++) {
+        r->before[w] = count;
+        count += ones(r->bits[w]);
+    }
+}
+
+/* (row must be a call) */
+static inline uint32_t call_rank_of(const call_rank *r, uint32_t row)
+{
+    return r->before[row / 64] + ones(r->bits[row / 64] & ((UINT64_C(1) << (row % 64)) - 1));
+}
+
+static void call_rank_free(call_rank *r)
+{
+    free(r->bits);
+    free(r->before);
+}
 
 void ml_steps_compute(const ml_profile *p, ml_steps *out)
 {
@@ -163,21 +205,21 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     size_t ns = out->steps.len;
     ml_step *steps = out->steps.v;
 
-    /* Runtime calls in time order, with the span of the GPU work each launched. */
+    /* Runtime calls in time order (perm: time place -> place in rts, which is
+     * in slice order), with the span of the GPU work each launched (dev, by
+     * place in rts: a launcher's place is its rank among the calls). */
     int64_t *rt_ts = ml_malloc((rts.len ? rts.len : 1) * sizeof *rt_ts);
     for (size_t j = 0; j < rts.len; j++) rt_ts[j] = s->ts.v[rts.v[j]];
     perm = ml_sort_perm_i64(rt_ts, rts.len);
     free(rt_ts);
-    if (perm) ml_permute(rts.v, sizeof *rts.v, perm, rts.len);
-    free(perm);
-    uint32_t *rank = ml_malloc(n * sizeof *rank); /* slice -> its place in rts */
-    for (size_t j = 0; j < rts.len; j++) rank[rts.v[j]] = (uint32_t)j;
+    call_rank rank;
+    call_rank_build(&rank, rts.v, rts.len, n);
     rt_dev *dev = ml_calloc(rts.len ? rts.len : 1, sizeof *dev);
     for (size_t j = 0; j < rts.len; j++) dev[j].min = INT64_MAX, dev[j].max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint32_t l = s->launcher.v[i];
         if (!ml_slice_is_gpu(s->kind.v[i]) || l == ML_NONE32 || l >= n || !ml_slice_is_runtime(s->kind.v[l])) continue;
-        rt_dev *d = &dev[rank[l]];
+        rt_dev *d = &dev[call_rank_of(&rank, l)];
         int64_t b = s->ts.v[i], e = b + s->dur.v[i];
         if (b < d->min) d->min = b;
         if (e > d->max) d->max = e;
@@ -188,20 +230,21 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
      * the step the span of their GPU work. */
     int64_t(*sdev)[2] = ml_malloc(ns * sizeof *sdev);
     uint32_t *matched = ml_calloc(ns, sizeof *matched);
+    uint64_t *inside = ml_calloc(n / 64 + 1, sizeof *inside); /* by row: the call lies inside a step */
     size_t is = 0, ir = 0, any_matched = 0;
     int64_t dmin = INT64_MAX, dmax = INT64_MIN;
     while (is < ns && ir < rts.len) {
-        uint32_t r = rts.v[ir];
+        uint32_t at = perm ? perm[ir] : (uint32_t)ir, r = rts.v[at];
         int64_t rb = s->ts.v[r], re = rb + s->dur.v[r];
         if (rb < steps[is].begin) ir++;
         else if (re <= steps[is].end) {
-            rt_dev *d = &dev[ir];
+            rt_dev *d = &dev[at];
             if (d->n) {
                 if (d->min < dmin) dmin = d->min;
                 if (d->max > dmax) dmax = d->max;
                 matched[is] += d->n;
                 any_matched += d->n;
-                d->inside = true;
+                inside[r / 64] |= UINT64_C(1) << (r % 64);
             }
             ir++;
         } else if (rb < steps[is].end) ir++;
@@ -223,7 +266,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
             for (size_t i = 0; i < n; i++) {
                 if (!ml_slice_is_gpu(s->kind.v[i])) continue;
                 uint32_t l = s->launcher.v[i];
-                if (l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l]) && dev[rank[l]].inside) continue;
+                if (l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l]) && (inside[l / 64] >> (l % 64) & 1)) continue;
                 int64_t e = s->ts.v[i] + s->dur.v[i];
                 if (e < sdev[0][0] && e > prev_end) prev_end = e;
             }
@@ -255,28 +298,37 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     }
     free(sdev);
     free(matched);
+    free(inside);
     free(dev);
-    free(rank);
+    call_rank_free(&rank);
+    free(perm);
     VEC_FREE(&rts);
 
-    /* Charge each instant of the steps to the first busy role. */
+    /* Charge each instant of the steps to the first busy role: what is left
+     * of the steps (slots) loses each role's busy time in turn, and a step's
+     * cost of a role is what its part of the slots lost (left[k] before,
+     * minus after): no list of the time charged is made. */
     for (int r = 0; r < ML_ROLE_OTHER; r++) ml_ranges_merge(&out->busy[r]);
-    ml_ranges slots = {0}, cost = {0}, rest = {0};
+    ml_ranges slots = {0}, rest = {0};
     for (size_t k = 0; k < ns; k++) ml_ranges_push(&slots, steps[k].begin, steps[k].end);
     ml_ranges_merge(&slots);
-    for (int r = 0; r <= ML_ROLE_OTHER; r++) {
-        if (r < ML_ROLE_OTHER) {
-            ml_ranges_intersect(&out->busy[r], &slots, &cost);
-            ml_ranges_subtract(&slots, &cost, &rest);
-            ml_ranges tmp = slots;
-            slots = rest;
-            rest = tmp;
+    int64_t *left = ml_malloc((ns ? ns : 1) * sizeof *left);
+    for (size_t k = 0; k < ns; k++) left[k] = ml_ranges_sum_within(&slots, steps[k].begin, steps[k].end);
+    for (int r = 0; r < ML_ROLE_OTHER; r++) {
+        if (!out->busy[r].len) continue; /* (costs nothing: its cost stays 0) */
+        ml_ranges_subtract(&slots, &out->busy[r], &rest);
+        ml_ranges tmp = slots;
+        slots = rest;
+        rest = tmp;
+        for (size_t k = 0; k < ns; k++) {
+            int64_t after = ml_ranges_sum_within(&slots, steps[k].begin, steps[k].end);
+            steps[k].cost[r] = left[k] - after;
+            left[k] = after;
         }
-        const ml_ranges *c = r < ML_ROLE_OTHER ? &cost : &slots;
-        for (size_t k = 0; k < ns; k++) steps[k].cost[r] = ml_ranges_sum_within(c, steps[k].begin, steps[k].end);
     }
+    for (size_t k = 0; k < ns; k++) steps[k].cost[ML_ROLE_OTHER] = left[k];
+    free(left);
     VEC_FREE(&slots);
-    VEC_FREE(&cost);
     VEC_FREE(&rest);
 
     if (ns) {
