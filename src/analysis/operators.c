@@ -21,12 +21,6 @@ static int cmp_row(const void *x, const void *y, void *arg)
     return (a->shape > b->shape) - (a->shape < b->shape);
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
-
 static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, uint32_t nd)
 {
     const ml_trace *t = p->trace;
@@ -57,24 +51,82 @@ static int cmp_index(const void *x, const void *y, void *arg)
     return cmp_row(&c->rows[*(const uint32_t *)x], &c->rows[*(const uint32_t *)y], &gpu);
 }
 
-/* Gives each row its kernel rows from the set of (row << 32 | kernel row)
- * pairs, then sorts the rows; returns where each row went (row -> its place
- * in the sorted table; freed by the caller). */
-static uint32_t *attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
+/* The operator nodes over each kernel row's launches, each once a kernel
+ * row, by kernel row: what both tables read to give each row its kernels. */
+typedef struct kernel_walk {
+    uint32_t *node, *kernel; /* the n (operator node, kernel row) pairs */
+    size_t n;
+} kernel_walk;
+
+/* The kernel slices are visited grouped by kernel row (a counting sort); the
+ * walk up from each one's owner stamps the nodes with the kernel row and
+ * stops at a node already stamped (its ancestors are done), so each (node,
+ * kernel row) is seen once: the step and module nodes over every kernel
+ * once per kernel name, not once per kernel. */
+static void walk_kernels(const ml_trace *t, const ml_optree *tree, const ml_kernel_table *kt, kernel_walk *out)
 {
-    for (size_t i = 0; i < pairs->cap; i++)
-        if (pairs->used[i]) rows->v[pairs->keys[i] >> 32].n_kernels++;
+    const ml_slices *s = &t->slices;
+    size_t nk = kt->by_name.len, n_owned = 0;
+    uint32_t *first = ml_calloc(nk + 1, sizeof *first); /* kernel row -> its first place in by_kernel */
+    for (size_t i = 0; i < s->ts.len; i++) {
+        if (s->kind.v[i] != ML_SL_KERNEL || s->name.v[i] >= kt->n_names || tree->owner[i] == ML_NONE32) continue;
+        uint32_t kr = kt->row_of_name[s->name.v[i]];
+        if (kr < nk) first[kr + 1]++, n_owned++;
+    }
+    for (size_t k = 0; k < nk; k++) first[k + 1] += first[k];
+    uint32_t *by_kernel = ml_malloc((n_owned ? n_owned : 1) * sizeof *by_kernel); /* owner nodes */
+    for (size_t i = 0; i < s->ts.len; i++) {
+        if (s->kind.v[i] != ML_SL_KERNEL || s->name.v[i] >= kt->n_names || tree->owner[i] == ML_NONE32) continue;
+        uint32_t kr = kt->row_of_name[s->name.v[i]];
+        if (kr < nk) by_kernel[first[kr]++] = tree->owner[i];
+    }
+    /* (first[k] is now where kernel row k's run ends) */
+    uint32_t *stamp = ml_malloc((tree->n ? tree->n : 1) * sizeof *stamp);
+    for (size_t nd = 0; nd < tree->n; nd++) stamp[nd] = ML_NONE32;
+    VEC(uint32_t) node = {0}, kernel = {0};
+    for (uint32_t kr = 0, j = 0; kr < nk; kr++)
+        for (; j < first[kr]; j++)
+            for (uint32_t nd = by_kernel[j]; nd != ML_NONE32 && stamp[nd] != kr; nd = tree->parent[nd]) {
+                stamp[nd] = kr;
+                if (!(tree->flags[nd] & ML_NODE_OPERATOR) || (tree->flags[nd] & ML_NODE_MERGED)) continue;
+                VEC_PUSH(&node, nd);
+                VEC_PUSH(&kernel, kr);
+            }
+    free(first);
+    free(by_kernel);
+    free(stamp);
+    *out = (kernel_walk){node.v, kernel.v, node.len};
+}
+
+/* Gives each row the kernel rows launched under its calls, ascending. */
+static void attach_kernels(const kernel_walk *kw, const uint32_t *row_of_node, ml_op_rows *rows)
+{
+    uint32_t *stamp = ml_malloc((rows->len ? rows->len : 1) * sizeof *stamp); /* row -> the last kernel row given */
+    for (size_t r = 0; r < rows->len; r++) stamp[r] = ML_NONE32;
+    for (size_t i = 0; i < kw->n; i++) {
+        uint32_t r = row_of_node[kw->node[i]];
+        if (r == ML_NONE32 || stamp[r] == kw->kernel[i]) continue;
+        stamp[r] = kw->kernel[i];
+        rows->v[r].n_kernels++;
+    }
     for (size_t r = 0; r < rows->len; r++) { /* (none: NULL, no allocation per kernel-less row) */
         rows->v[r].kernels = rows->v[r].n_kernels ? ml_malloc(rows->v[r].n_kernels * sizeof(uint32_t)) : NULL;
         rows->v[r].n_kernels = 0;
+        stamp[r] = ML_NONE32;
     }
-    for (size_t i = 0; i < pairs->cap; i++) {
-        if (!pairs->used[i]) continue;
-        ml_op_row *r = &rows->v[pairs->keys[i] >> 32];
-        r->kernels[r->n_kernels++] = (uint32_t)(pairs->keys[i] & 0xffffffff);
+    for (size_t i = 0; i < kw->n; i++) { /* (by kernel row: each row's come ascending) */
+        uint32_t r = row_of_node[kw->node[i]];
+        if (r == ML_NONE32 || stamp[r] == kw->kernel[i]) continue;
+        stamp[r] = kw->kernel[i];
+        rows->v[r].kernels[rows->v[r].n_kernels++] = kw->kernel[i];
     }
-    for (size_t r = 0; r < rows->len; r++)
-        if (rows->v[r].n_kernels > 1) qsort(rows->v[r].kernels, rows->v[r].n_kernels, sizeof(uint32_t), cmp_u32);
+    free(stamp);
+}
+
+/* Sorts the rows; returns where each row went (row -> its place in the
+ * sorted table; freed by the caller). */
+static uint32_t *sort_rows(ml_op_rows *rows, bool gpu)
+{
     size_t n = rows->len;
     uint32_t *perm = ml_malloc((n ? n : 1) * sizeof *perm), *place = ml_malloc((n ? n : 1) * sizeof *place);
     for (size_t i = 0; i < n; i++) perm[i] = (uint32_t)i;
@@ -89,9 +141,9 @@ static uint32_t *attach(ml_op_rows *rows, const ml_u64map *pairs, bool gpu)
 typedef struct grouping {
     const ml_profile *p;
     const ml_optree *tree;
-    const ml_kernel_table *kt;
+    const kernel_walk *kernel_walk; /* NULL: rows without their kernels */
     bool by_shape;             /* (name, input shape), else name */
-    bool kernels, hists;       /* each row's kernels and histogram wanted */
+    bool hists;                /* each row's histogram wanted */
     ml_op_rows *rows;
     ml_durhist **hist_of;      /* made here: the first ML_OP_HIST_ROWS rows' */
 } grouping;
@@ -142,24 +194,11 @@ static void group(void *arg)
     free(row_of_name);
     ml_u64map_free(&shape_rows);
 
-    /* Kernels under each operator: walk up from each kernel's owner. */
-    ml_u64map pairs;
-    ml_u64map_init(&pairs);
-    bool gpu = false, fresh;
-    const ml_kernel_table *kt = g->kt;
-    /* (without them, only whether there is GPU work: the streams' slices come last) */
-    for (size_t i = s->ts.len; !g->kernels && !gpu && i-- > 0;) gpu = ml_slice_is_gpu(s->kind.v[i]);
-    for (size_t i = 0; i < s->ts.len && g->kernels; i++) {
-        uint8_t k = s->kind.v[i];
-        if (ml_slice_is_gpu(k)) gpu = true;
-        if (k != ML_SL_KERNEL || s->name.v[i] >= kt->n_names) continue;
-        uint64_t kr = kt->row_of_name[s->name.v[i]];
-        if (kr == ML_NONE32) continue;
-        for (uint32_t nd = tree->owner[i]; nd != ML_NONE32; nd = tree->parent[nd])
-            if (row_of_node[nd] != ML_NONE32) ml_u64map_put(&pairs, (uint64_t)row_of_node[nd] << 32 | kr, &fresh);
-    }
-    uint32_t *place = attach(g->rows, &pairs, gpu);
-    ml_u64map_free(&pairs);
+    /* Kernels under each operator; whether there is GPU work (the streams' slices come last). */
+    bool gpu = false;
+    for (size_t i = s->ts.len; !gpu && i-- > 0;) gpu = ml_slice_is_gpu(s->kind.v[i]);
+    if (g->kernel_walk) attach_kernels(g->kernel_walk, row_of_node, g->rows);
+    uint32_t *place = sort_rows(g->rows, gpu);
 
     /* The calls' histograms, for the rows people see (the first ones). */
     size_t nh = !g->hists ? 0 : g->rows->len < ML_OP_HIST_ROWS ? g->rows->len : ML_OP_HIST_ROWS;
@@ -182,13 +221,18 @@ void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_k
     if (!p->trace || !tree->n) return;
     static const ml_op_wants all = {0};
     if (!w) w = &all;
-    bool kernels = !w->no_kernels, hists = !w->no_hists;
-    grouping by_name = {p, tree, kt, false, kernels, hists, &out->by_name, &out->hists[0]},
-             by_shape = {p, tree, kt, true, kernels, hists, &out->by_shape, &out->hists[1]};
+    bool hists = !w->no_hists;
+    kernel_walk kw = {0};
+    if (!w->no_kernels && (!w->no_by_name || !w->no_by_shape)) walk_kernels(p->trace, tree, kt, &kw);
+    const kernel_walk *k = w->no_kernels ? NULL : &kw;
+    grouping by_name = {p, tree, k, false, hists, &out->by_name, &out->hists[0]},
+             by_shape = {p, tree, k, true, hists, &out->by_shape, &out->hists[1]};
     /* The two tables share nothing but what they read: one thread each. */
     if (!w->no_by_name && !w->no_by_shape) ml_par2(group, &by_name, group, &by_shape);
     else if (!w->no_by_name) group(&by_name);
     else if (!w->no_by_shape) group(&by_shape);
+    free(kw.node);
+    free(kw.kernel);
 }
 
 static void free_rows(ml_op_rows *rows)
