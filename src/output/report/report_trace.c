@@ -251,40 +251,46 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_key(w, "n"), jw_i64(w, (int64_t)n);
     jw_key(w, "cut_ns"), jw_i64_js(w, cut);
     jw_key(w, "ts0"), jw_i64_js(w, n ? s->ts.v[kept[0]] - origin : 0);
-    uint32_t *u = ml_malloc((n ? n : 1) * sizeof *u);
-    big_values big = {0};
-    for (size_t k = 0; k < n; k++) u[k] = u32_or_big(k ? s->ts.v[kept[k]] - s->ts.v[kept[k - 1]] : 0, k, &big);
-    put_u32_big(bl, w, "ts", u, n, &big);
-    big.len = 0;
-    for (size_t k = 0; k < n; k++) u[k] = u32_or_big(s->dur.v[kept[k]], k, &big);
-    put_u32_big(bl, w, "dur", u, n, &big);
-    VEC_FREE(&big);
-
-    uint8_t *b = ml_malloc(n ? n : 1);
-    for (size_t k = 0; k < n; k++) u[k] = s->track.v[kept[k]];
-    ml_col_u32(bl, col_at(w, "track"), u, n);
-    for (size_t k = 0; k < n; k++) u[k] = str_local(&sm, s->name.v[kept[k]]);
-    ml_col_u32(bl, col_at(w, "name"), u, n);
+    /* The slices' columns in one pass over them (each read through kept[]
+     * once, not once a column); written in the order of their keys. */
+    size_t room = n ? n : 1;
+    uint32_t *ts = ml_malloc(room * sizeof *ts), *dur = ml_malloc(room * sizeof *dur);
+    uint32_t *track = ml_malloc(room * sizeof *track), *name = ml_malloc(room * sizeof *name);
+    uint32_t *launcher = ml_malloc(room * sizeof *launcher), *info = ml_malloc(room * sizeof *info);
+    uint8_t *depth = ml_malloc(room), *kind = ml_malloc(room);
+    big_values ts_big = {0}, dur_big = {0};
     uint16_t dmax = 0;
-    for (size_t k = 0; k < n; k++) if (s->depth.v[kept[k]] > dmax) dmax = s->depth.v[kept[k]];
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = kept[k];
+        ts[k] = u32_or_big(k ? s->ts.v[i] - s->ts.v[kept[k - 1]] : 0, k, &ts_big);
+        dur[k] = u32_or_big(s->dur.v[i], k, &dur_big);
+        track[k] = s->track.v[i];
+        name[k] = str_local(&sm, s->name.v[i]);
+        uint16_t d = s->depth.v[i];
+        if (d > dmax) dmax = d;
+        depth[k] = (uint8_t)d;
+        kind[k] = s->kind.v[i];
+        uint32_t l = s->launcher.len ? s->launcher.v[i] : ML_NONE32;
+        launcher[k] = l < total && newid[l] != ML_NONE32 ? newid[l] + 1 : 0;
+        info[k] = s->info.v[i] == ML_NONE32 ? 0 : s->info.v[i] + 1;
+    }
+    put_u32_big(bl, w, "ts", ts, n, &ts_big);
+    put_u32_big(bl, w, "dur", dur, n, &dur_big);
+    VEC_FREE(&ts_big);
+    VEC_FREE(&dur_big);
+    ml_col_u32(bl, col_at(w, "track"), track, n);
+    ml_col_u32(bl, col_at(w, "name"), name, n);
     ml_buf *m = col_at(w, "depth");
     if (dmax < 256) {
-        for (size_t k = 0; k < n; k++) b[k] = (uint8_t)s->depth.v[kept[k]];
-        ml_col_u8(bl, m, b, n);
-    } else {
-        for (size_t k = 0; k < n; k++) u[k] = s->depth.v[kept[k]];
-        ml_col_u32(bl, m, u, n);
+        ml_col_u8(bl, m, depth, n);
+    } else { /* (deep: u32, in the room of ts, whose blob is made) */
+        for (size_t k = 0; k < n; k++) ts[k] = s->depth.v[kept[k]];
+        ml_col_u32(bl, m, ts, n);
     }
-    for (size_t k = 0; k < n; k++) b[k] = s->kind.v[kept[k]];
-    ml_col_u8(bl, col_at(w, "kind"), b, n);
-    for (size_t k = 0; k < n; k++) {
-        uint32_t l = s->launcher.len ? s->launcher.v[kept[k]] : ML_NONE32;
-        u[k] = l < total && newid[l] != ML_NONE32 ? newid[l] + 1 : 0;
-    }
-    ml_col_u32(bl, col_at(w, "launcher"), u, n);
-    for (size_t k = 0; k < n; k++) u[k] = s->info.v[kept[k]] == ML_NONE32 ? 0 : s->info.v[kept[k]] + 1;
-    ml_col_u32(bl, col_at(w, "info"), u, n);
-    free(b);
+    ml_col_u8(bl, col_at(w, "kind"), kind, n);
+    ml_col_u32(bl, col_at(w, "launcher"), launcher, n);
+    ml_col_u32(bl, col_at(w, "info"), info, n);
+    free(ts), free(dur), free(track), free(name), free(launcher), free(info), free(depth), free(kind);
 
     /* op args */
     size_t no = t->op_info.len, nk = t->kernel_info.len;
@@ -369,7 +375,6 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_end(w);
     VEC_FREE(&sm.strings);
     free(sm.local);
-    free(u);
     free(kept);
     free(newid);
 }
