@@ -63,6 +63,27 @@ TEST(columns_pick_the_smallest_exact_form)
     ml_col_i64(&bl, &meta, jump, 3, 1);
     CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":3}");
     meta.len = 0;
+    /* long columns (four values at a time, then the rest): deltas 256 and
+     * 512 in turn, one of them 2^24 more (planes 0 and 2 zero: zp 5) or 2^33
+     * more (no i32: f64), where the rest would go as four or after them */
+    enum { LN = 1003 };
+    int64_t *lv = malloc(LN * sizeof *lv);
+    size_t spikes[] = { 1, 500, 1002 };
+    for (size_t k = 0; k < 3; k++)
+        for (int wide = 0; wide < 2; wide++) {
+            lv[0] = 1000;
+            for (size_t i = 1; i < LN; i++)
+                lv[i] = lv[i - 1] + 256 + 256 * (int64_t)(i % 2) + (i == spikes[k] ? (wide ? 1LL << 33 : 1LL << 24) : 0);
+            meta.len = 0;
+            ml_col_i64(&bl, &meta, lv, LN, 1);
+            CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"f64\",\"n\":1003,\"s\":1" : "\"dt\":\"i32\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":5,");
+            meta.len = 0;
+            for (size_t i = 0; i < LN; i++) lv[i] -= 1000; /* the values themselves (no deltas): fit but for the 2^33 */
+            ml_col_i64(&bl, &meta, lv, LN, 0);
+            CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"f64\"" : "\"dt\":\"i32\",\"n\":1003,\"s\":1,");
+        }
+    free(lv);
+    meta.len = 0;
     jw w; /* the meta's writer: strings safe inside the page's <script> */
     jw_init_buf(&w, &meta, false);
     jw_str(&w, "a\"b</script>\n");

@@ -136,19 +136,48 @@ static void capture(ml_blobs *bl, ml_buf *meta, char dt, const void *v, size_t n
     VEC_PUSH(&bl->raw, c);
 }
 
+#ifdef __SSE2__
+/* as_i32's four values (or deltas) at a time from v + i (with delta, v[i - 1]
+ * is read): the low halves into w + i, the OR of them into *a; the OR of the
+ * values' x + 2^31 >> 32 (non-zero: one outside the i32 range) returned. */
+static inline __m128i i32_of4(int32_t *w, const int64_t *v, size_t i, int delta, __m128i *a)
+{
+    __m128i x0 = _mm_loadu_si128((const __m128i *)(v + i)), x1 = _mm_loadu_si128((const __m128i *)(v + i + 2));
+    if (delta) {
+        x0 = _mm_sub_epi64(x0, _mm_loadu_si128((const __m128i *)(v + i - 1)));
+        x1 = _mm_sub_epi64(x1, _mm_loadu_si128((const __m128i *)(v + i + 1)));
+    }
+    const __m128i bias = _mm_set1_epi64x(0x80000000ll); /* (x - INT32_MIN, as the scalar loop) */
+    __m128i out = _mm_or_si128(_mm_srli_epi64(_mm_add_epi64(x0, bias), 32), _mm_srli_epi64(_mm_add_epi64(x1, bias), 32));
+    __m128i lo = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(x0), _mm_castsi128_ps(x1), _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm_storeu_si128((__m128i *)(w + i), lo);
+    *a = _mm_or_si128(*a, lo);
+    return out;
+}
+#endif
+
 /* v (or its deltas, the first 0) as i32 into w, the OR of them into *any;
  * whether every one fits.  Branch-free within blocks of 256 (a value out of
  * range is seen in the block's end), so that the loop is a few instructions
- * a value; the rest of w is not written once one did not fit. */
+ * a value (four at a time with SSE2); the rest of w is not written once one
+ * did not fit. */
 static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *any)
 {
     uint32_t a = 0;
+#ifdef __SSE2__
+    __m128i a4 = _mm_setzero_si128();
+#endif
     for (size_t at = 0; at < n; at += 256) {
-        size_t end = n - at < 256 ? n : at + 256;
+        size_t end = n - at < 256 ? n : at + 256, i = at;
         uint64_t wide = 0; /* non-zero: some x is outside [INT32_MIN, INT32_MAX] */
+        if (delta && !i) w[i++] = 0;
+#ifdef __SSE2__
+        __m128i wide4 = _mm_setzero_si128();
+        for (; i + 4 <= end; i += 4) wide4 = _mm_or_si128(wide4, i32_of4(w, v, i, delta, &a4));
+        wide4 = _mm_or_si128(wide4, _mm_srli_si128(wide4, 8));
+        wide = (uint64_t)_mm_cvtsi128_si32(wide4);
+#endif
         if (delta) {
-            size_t i = at;
-            if (!i) w[i++] = 0;
             for (; i < end; i++) {
                 int64_t x = (int64_t)((uint64_t)v[i] - (uint64_t)v[i - 1]); /* (wrapping, not undefined) */
                 wide |= ((uint64_t)x - (uint64_t)INT32_MIN) >> 32;
@@ -156,7 +185,7 @@ static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *a
                 a |= (uint32_t)w[i];
             }
         } else {
-            for (size_t i = at; i < end; i++) {
+            for (; i < end; i++) {
                 wide |= ((uint64_t)v[i] - (uint64_t)INT32_MIN) >> 32;
                 w[i] = (int32_t)v[i];
                 a |= (uint32_t)w[i];
@@ -164,6 +193,11 @@ static int as_i32(int32_t *w, const int64_t *v, size_t n, int delta, uint32_t *a
         }
         if (wide) return 0;
     }
+#ifdef __SSE2__
+    a4 = _mm_or_si128(a4, _mm_srli_si128(a4, 8));
+    a4 = _mm_or_si128(a4, _mm_srli_si128(a4, 4));
+    a |= (uint32_t)_mm_cvtsi128_si32(a4);
+#endif
     *any = a;
     return 1;
 }
