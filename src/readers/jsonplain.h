@@ -56,6 +56,16 @@ static inline uint64_t jp_swar_value8(uint64_t x)
             (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
 }
 
+/* For x (8 bytes as loaded) and y = x - 0x3030303030303030: bit 7 of each
+ * byte set where x is not a digit (below '0' borrows, above '9' carries into
+ * bit 7), exact up to the first such byte (its borrow or carry reaches only
+ * the bytes after it): its index is the count of leading digits.  Cheaper
+ * than jp_swar_nondigits() where y is wanted for the value anyway. */
+static inline uint64_t jp_swar_digit_stops(uint64_t x, uint64_t y)
+{
+    return (y | (x + 0x4646464646464646ull)) & 0x8080808080808080ull;
+}
+
 #ifdef __SSE2__
 /* Bit k: whether byte k of the 16 at p is a blank (space, tab, CR, LF). */
 static inline unsigned jp_ws_mask16(const char *p)
@@ -297,13 +307,21 @@ static inline size_t jp_compact_span(const char *s, size_t n)
 
 /* A number at p[i] of the one form js_number() decodes while lexing
  * (-?digits[.digits], at most 18 digits, then a byte that cannot go on a
- * number), times 10^scale, truncated as js_number() does: the index after
- * it, or 0. */
-static inline size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
+ * number), times 10^scale (0..18), truncated as js_number() does: the index
+ * after it, or 0 (*out untouched).  Truncation keeps the first `scale`
+ * decimals and drops the rest, so the value is the integer digits times
+ * 10^scale plus those decimals padded to `scale` digits; it is taken when
+ * that is at most INT64_MAX (all of it exact in 64 bits: the digits are
+ * below 10^18).  jp_scaled() reads the common forms inline, this reads any. */
+static __attribute__((noinline, cold, unused)) size_t jp_scaled_any(const char *p, size_t i, int scale, int64_t *out)
 {
+    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull};
     bool neg = p[i] == '-';
     size_t j = i + neg;
-    uint64_t v, fv = 0;
+    uint64_t v, fv = 0, w;
     unsigned digits = jp_digit_run(p + j, &v), frac = 0;
     if (digits == 0) return 0;
     j += digits;
@@ -312,18 +330,70 @@ static inline size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
         j += 1 + frac;
     }
     if (digits + frac > 18 || js_numch[(unsigned char)p[j]]) return 0;
-    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
-        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-        1000000000000000000ull};
-    v = v * pow10[frac] + fv;
-    int shift = scale - (int)frac;
-    unsigned __int128 w = v;
-    if (shift >= 0) w *= pow10[shift];
-    else w /= pow10[-shift];
-    if (w > (unsigned __int128)INT64_MAX) return 0;
+    v = v * pow10[frac] + fv; /* below 10^18 */
+    if (scale >= (int)frac) {
+        if (__builtin_mul_overflow(v, pow10[scale - (int)frac], &w)) return 0;
+    } else {
+        w = v / pow10[(int)frac - scale];
+    }
+    if (w > (uint64_t)INT64_MAX) return 0;
     *out = neg ? -(int64_t)w : (int64_t)w;
     return j;
+}
+
+/* jp_scaled_any() with the two forms Kineto writes at scale 3 (µs to ns)
+ * read inline: a decimal with exactly 3 decimals and 1..12 integer digits
+ * ("dur": 12.345, "ts": 99999999999.999), and an integer of 1..15 digits
+ * ("dur": 1234).  The integer digits come 8 at a time (one or two 8-byte
+ * SWAR loads); the word holding the point holds the last k <= 4 integer
+ * digits and the 3 decimals too, and with the point taken out (the bytes
+ * after it moved down one) they are one number of k + 3 digits, the last
+ * part of the value in ns.  At most 15 digits: the value is below 10^18,
+ * no overflow, no division.  Every other form (another scale, more digits,
+ * another count of decimals) goes to jp_scaled_any(), with the same
+ * result.  Each load starts at or before the NUL at p[n] (it starts on a
+ * digit or a point), so none reads past p[n + 7]. */
+static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
+{
+    static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    const uint64_t zeros = 0x3030303030303030ull;
+    if (scale != 3) return jp_scaled_any(p, i, scale, out);
+    bool neg = p[i] == '-';
+    size_t j = i + neg, s = j, end;
+    uint64_t value = 0, x, y, stops;
+    memcpy(&x, p + s, 8);
+    y = x - zeros;
+    stops = jp_swar_digit_stops(x, y);
+    if (!stops) { /* 8 integer digits, then more: a ts */
+        value = jp_swar_value8(y);
+        s += 8;
+        memcpy(&x, p + s, 8);
+        y = x - zeros;
+        stops = jp_swar_digit_stops(x, y);
+        if (!stops) return jp_scaled_any(p, i, scale, out); /* 16 or more */
+    }
+    /* x at p + s: k digits (the last integer digits), then what ends them */
+    unsigned k8 = (unsigned)__builtin_ctzll(stops) & ~7u, k = k8 / 8;
+    if (k == 0 && s == j) return 0; /* no digit */
+    if (p[s + k] == '.') {
+        if (k > 4) return jp_scaled_any(p, i, scale, out);
+        uint64_t below = ~(~0ull << k8);
+        x = (x & below) | ((x >> 8) & ~below); /* the point taken out: the top byte is 0 */
+        y = x - zeros;
+        /* exactly 3 decimals, then a byte that ends the number */
+        if (((unsigned)__builtin_ctzll(jp_swar_digit_stops(x, y)) & ~7u) != k8 + 24 ||
+            js_numch[(unsigned char)p[s + k + 4]])
+            return jp_scaled_any(p, i, scale, out);
+        value = value * pow10[k + 3] + jp_swar_value8(y << (40 - k8));
+        end = s + k + 4;
+    } else {
+        if (js_numch[(unsigned char)p[s + k]]) return 0; /* an exponent, a sign: not this form */
+        if (k) value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
+        value *= 1000;
+        end = s + k;
+    }
+    *out = neg ? -(int64_t)value : (int64_t)value;
+    return end;
 }
 
 /* "[x, y, z]" at p[i], three non-negative ints of up to 9 digits each
