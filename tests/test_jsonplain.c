@@ -189,7 +189,13 @@ TEST(scaled_examples)
     } cases[] = {
         {"1736397613000000.123,", 3, 0, 0},                   /* Kineto's ts: 19 digits, left to the token path */
         {"1736397613000000.1,", 3, 18, 1736397613000000100},
+        {"1736408883694624,", 3, 16, 1736408883694624000},    /* older Kineto's ts: 16 digits, no point */
+        {"1736408883694.810,", 3, 17, 1736408883694810},      /* a ts with the point in the second word */
         {"12.345,", 3, 6, 12345},                             /* a dur */
+        {"12.5,", 3, 4, 12500},                               /* fewer decimals: padded */
+        {"123456.7}", 3, 8, 123456700},
+        {"1.2345678,", 3, 9, 1234},                           /* 7 decimals, the point early */
+        {"1.23456789012,", 3, 13, 1234},                      /* decimals into the next word */
         {"1234}", 3, 4, 1234000},
         {"99999999999.999,", 3, 15, 99999999999999},          /* gen_trace's ts */
         {"1234.5678,", 3, 9, 1234567},                        /* more decimals: truncated */

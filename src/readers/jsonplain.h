@@ -341,18 +341,21 @@ static __attribute__((noinline, cold, unused)) size_t jp_scaled_any(const char *
     return j;
 }
 
-/* jp_scaled_any() with the two forms Kineto writes at scale 3 (µs to ns)
- * read inline: a decimal with exactly 3 decimals and 1..12 integer digits
- * ("dur": 12.345, "ts": 99999999999.999), and an integer of 1..15 digits
- * ("dur": 1234).  The integer digits come 8 at a time (one or two 8-byte
- * SWAR loads); the word holding the point holds the last k <= 4 integer
- * digits and the 3 decimals too, and with the point taken out (the bytes
- * after it moved down one) they are one number of k + 3 digits, the last
- * part of the value in ns.  At most 15 digits: the value is below 10^18,
- * no overflow, no division.  Every other form (another scale, more digits,
- * another count of decimals) goes to jp_scaled_any(), with the same
- * result.  Each load starts at or before the NUL at p[n] (it starts on a
- * digit or a point), so none reads past p[n + 7]. */
+/* jp_scaled_any() at scale 3 (µs to ns) for the forms profilers write,
+ * inline: 1..16 integer digits, then perhaps a point and 0..7 decimals
+ * (0..14 when the point comes early), of which the first 3 are kept
+ * ("ts": 1736408883694624, "ts": 1736408883694.810, "dur": 12.345, 1234 or
+ * 12.5).  The integer digits come 8 at a time (up to two words full of
+ * them, then the word where they end: k digits, 0..7).  After a point at
+ * k <= 4 that word holds 3 decimals too: with the point taken out (the
+ * bytes after it moved down one) they are one number of k + 3 digits, the
+ * value's last part in ns; after a later point the decimals are a word of
+ * their own.  At most 16 integer digits times 1000 stays below 2^64, so
+ * the value is exact in 64 bits and one compare finds it over INT64_MAX.
+ * Anything else (another scale, 17 or more digits, more decimals) goes to
+ * jp_scaled_any(), with the same result.  Each load starts at or before the
+ * NUL at p[n] (on a digit or just past one or a point), so none reads past
+ * p[n + 7]. */
 static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
 {
     static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
@@ -370,28 +373,62 @@ static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, siz
         memcpy(&x, p + s, 8);
         y = x - zeros;
         stops = jp_swar_digit_stops(x, y);
-        if (!stops) return jp_scaled_any(p, i, scale, out); /* 16 or more */
+        if (!stops) {
+            value = value * 100000000 + jp_swar_value8(y);
+            s += 8;
+            memcpy(&x, p + s, 8);
+            y = x - zeros;
+            stops = jp_swar_digit_stops(x, y);
+            if (!(stops & 0x80)) return jp_scaled_any(p, i, scale, out); /* 17 digits or more */
+        }
     }
     /* x at p + s: k digits (the last integer digits), then what ends them */
-    unsigned k8 = (unsigned)__builtin_ctzll(stops) & ~7u, k = k8 / 8;
+    unsigned k8 = (unsigned)__builtin_ctzll(stops) & ~7u, k = k8 / 8, frac;
     if (k == 0 && s == j) return 0; /* no digit */
-    if (p[s + k] == '.') {
-        if (k > 4) return jp_scaled_any(p, i, scale, out);
-        uint64_t below = ~(~0ull << k8);
-        x = (x & below) | ((x >> 8) & ~below); /* the point taken out: the top byte is 0 */
-        y = x - zeros;
-        /* exactly 3 decimals, then a byte that ends the number */
-        if (((unsigned)__builtin_ctzll(jp_swar_digit_stops(x, y)) & ~7u) != k8 + 24 ||
-            js_numch[(unsigned char)p[s + k + 4]])
-            return jp_scaled_any(p, i, scale, out);
-        value = value * pow10[k + 3] + jp_swar_value8(y << (40 - k8));
-        end = s + k + 4;
-    } else {
+    if (p[s + k] != '.') { /* an integer: 1..16 digits */
         if (js_numch[(unsigned char)p[s + k]]) return 0; /* an exponent, a sign: not this form */
         if (k) value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
         value *= 1000;
-        end = s + k;
+        if (value > (uint64_t)INT64_MAX) return 0; /* 16 digits may be too many */
+        *out = neg ? -(int64_t)value : (int64_t)value;
+        return s + k;
     }
+    if (k <= 4) { /* the point, and at least 3 bytes after it, in this word */
+        uint64_t below = ~(~0ull << k8);
+        x = (x & below) | ((x >> 8) & ~below); /* the point taken out: the top byte is 0 */
+        y = x - zeros;
+        unsigned t8 = (unsigned)__builtin_ctzll(jp_swar_digit_stops(x, y)) & ~7u; /* k + the decimals here */
+        if (t8 == k8 + 24 && s - j < 16 && !js_numch[(unsigned char)p[s + k + 4]]) {
+            /* exactly 3 decimals, at most 12 integer digits: Kineto's own form */
+            value = value * pow10[k + 3] + jp_swar_value8(y << (40 - k8));
+            *out = neg ? -(int64_t)value : (int64_t)value;
+            return s + k + 4;
+        }
+        frac = (t8 - k8) / 8;
+        end = s + t8 / 8 + 1;
+        if (t8 == 56) { /* the decimals may go on in the next word */
+            uint64_t z;
+            memcpy(&z, p + s + 8, 8);
+            uint64_t more = jp_swar_digit_stops(z, z - zeros);
+            if (!more) return jp_scaled_any(p, i, scale, out);
+            unsigned m = (unsigned)__builtin_ctzll(more) / 8;
+            frac += m;
+            end += m;
+        }
+        unsigned keep8 = t8 < k8 + 24 ? t8 : k8 + 24; /* the integer digits and up to 3 decimals */
+        value = value * pow10[k + 3] + jp_swar_value8((y & ~(~0ull << keep8)) << (40 - k8));
+    } else { /* 5..7 integer digits here, the decimals in the next word */
+        value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
+        memcpy(&x, p + s + k + 1, 8);
+        y = x - zeros;
+        stops = jp_swar_digit_stops(x, y);
+        if (!stops) return jp_scaled_any(p, i, scale, out);
+        unsigned f8 = (unsigned)__builtin_ctzll(stops) & ~7u, keep8 = f8 < 24 ? f8 : 24;
+        frac = f8 / 8;
+        end = s + k + 1 + frac;
+        value = value * 1000 + jp_swar_value8((y & ~(~0ull << keep8)) << 40);
+    }
+    if (s - j + k + frac > 18 || js_numch[(unsigned char)p[end]] || value > (uint64_t)INT64_MAX) return 0;
     *out = neg ? -(int64_t)value : (int64_t)value;
     return end;
 }
