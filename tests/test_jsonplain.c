@@ -3,7 +3,10 @@
  * (accept or reject, and the end index), jp_dim3() on the grid/block
  * triples Kineto writes and the forms it leaves to the token path, and
  * jp_decimal() bit for bit against ml_parse_double() (decimal.c), the
- * parser whose result it stands in for.  Every buffer is as
+ * parser whose result it stands in for, and jp_scaled() (every event's
+ * "ts" and "dur") against the function it replaced, kept here as the
+ * reference, on generated texts of every digit count, sign, point,
+ * exponent and end, with values near INT64's limits.  Every buffer is as
  * js_peek_value() gives it: the text, a NUL, then exactly 16 readable
  * bytes, allocated to that size so that ASan (make SAN=1) sees any load
  * past them. */
@@ -11,8 +14,10 @@
 #include "decimal.h"
 #include "jsonplain.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 enum { PAD_AFTER_NUL = 16 };
 
@@ -127,6 +132,199 @@ TEST(number_agrees_with_byte_loop)
     }
     CHECK(compared > 500000);
     CHECK(accepted > 50000); /* the generator makes numbers, not only rejects */
+}
+
+/* jp_scaled() as it was before its SWAR fast path (98a561d), the reference
+ * for the one now: the digit runs, then the value scaled in 128 bits. */
+static size_t ref_scaled(const char *p, size_t i, int scale, int64_t *out)
+{
+    bool neg = p[i] == '-';
+    size_t j = i + neg;
+    uint64_t v, fv = 0;
+    unsigned digits = jp_digit_run(p + j, &v), frac = 0;
+    if (digits == 0) return 0;
+    j += digits;
+    if (p[j] == '.') {
+        frac = jp_digit_run(p + j + 1, &fv);
+        j += 1 + frac;
+    }
+    if (digits + frac > 18 || js_numch[(unsigned char)p[j]]) return 0;
+    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull};
+    v = v * pow10[frac] + fv;
+    int shift = scale - (int)frac;
+    unsigned __int128 w = v;
+    if (shift >= 0) w *= pow10[shift];
+    else w /= pow10[-shift];
+    if (w > (unsigned __int128)INT64_MAX) return 0;
+    *out = neg ? -(int64_t)w : (int64_t)w;
+    return j;
+}
+
+/* Whether jp_scaled() and ref_scaled() give the same for the text s[0..n)
+ * read at i with this scale (end, value, *out untouched on a refusal); the
+ * buffer is as js_peek_value() gives it, allocated to that size.  Its
+ * result: the end (0 when refused). */
+static size_t scaled_agrees(const char *s, size_t n, size_t i, int scale)
+{
+    char *p = plain_buf(s, n);
+    int64_t got = INT64_MIN + 7, want = INT64_MIN + 7;
+    size_t end = jp_scaled(p, i, scale, &got), want_end = ref_scaled(p, i, scale, &want);
+    if (end != want_end || got != want)
+        CHECK_FAILED_("\"%.*s\" at %zu, scale %d: end %zu value %" PRId64 ", expected end %zu value %" PRId64, (int)n, s,
+                      i, scale, end, got, want_end, want);
+    free(p);
+    return end;
+}
+
+TEST(scaled_examples)
+{
+    static const struct {
+        const char *text;
+        int scale;
+        size_t end;
+        int64_t v;
+    } cases[] = {
+        {"1736397613000000.123,", 3, 0, 0},                   /* Kineto's ts: 19 digits, left to the token path */
+        {"1736397613000000.1,", 3, 18, 1736397613000000100},
+        {"1736408883694624,", 3, 16, 1736408883694624000},    /* older Kineto's ts: 16 digits, no point */
+        {"1736408883694.810,", 3, 17, 1736408883694810},      /* a ts with the point in the second word */
+        {"12.345,", 3, 6, 12345},                             /* a dur */
+        {"12.5,", 3, 4, 12500},                               /* fewer decimals: padded */
+        {"123456.7}", 3, 8, 123456700},
+        {"1.2345678,", 3, 9, 1234},                           /* 7 decimals, the point early */
+        {"1.23456789012,", 3, 13, 1234},                      /* decimals into the next word */
+        {"1234}", 3, 4, 1234000},
+        {"99999999999.999,", 3, 15, 99999999999999},          /* gen_trace's ts */
+        {"1234.5678,", 3, 9, 1234567},                        /* more decimals: truncated */
+        {"-1.9999,", 3, 7, -1999},
+        {"-0.0009,", 3, 7, 0},
+        {"7.,", 3, 2, 7000},
+        {"0,", 3, 1, 0},
+        {"12345678.1 ", 3, 10, 12345678100},                 /* exactly 8 integer digits */
+        {"1234567890123456.78,", 3, 19, 1234567890123456780},
+        {"12345678901234567,", 0, 17, 12345678901234567},   /* 17 digits: the general path */
+        {"123456789012345678,", 0, 18, 123456789012345678},
+        {"1.23456789,", 3, 10, 1234},                         /* 8 decimals: the general path */
+        {"9223372036854775.8,", 3, 18, 9223372036854775800},  /* near INT64_MAX */
+        {"-9223372036854775.8,", 3, 19, -9223372036854775800},
+        {"9223372036854775.80,", 3, 19, 9223372036854775800},
+        {"9223372036854775.81,", 3, 0, 0},                    /* over INT64_MAX */
+        {"-9223372036854775.81,", 3, 0, 0},
+        {"9223372036854775,", 3, 16, 9223372036854775000},
+        {"9223372036854776,", 3, 0, 0},
+        {"922337203685477581,", 1, 0, 0},
+        {"92233720368547758.0,", 1, 19, 922337203685477580},
+        {"922337203685477580,", 1, 18, 9223372036854775800},
+        {"9223372036854775.807,", 3, 0, 0},                   /* 19 digits */
+        {"9223372036854775807,", 0, 0, 0},
+        {"9999999999999999.99,", 3, 0, 0},
+        {"123456789012345678,", 3, 0, 0},                     /* 18 digits times 1000 */
+        {"12345678901234567.8,", 3, 0, 0},
+        {"1.5e3,", 3, 0, 0},                                  /* exponents: the token path */
+        {"1e5,", 3, 0, 0},
+        {"1.e5,", 3, 0, 0},
+        {"1.2.3,", 3, 0, 0},
+        {".5,", 3, 0, 0},
+        {"-.123,", 3, 0, 0},                                  /* a point and 3 decimals, no integer digit */
+        {"1234.567", 3, 8, 1234567},                          /* the point word full, ended by the NUL */
+        {"12345.678,", 3, 9, 12345678},                       /* 5 digits before the point: the general path */
+        {"-,", 3, 0, 0},
+        {"--1,", 3, 0, 0},
+        {"+1,", 3, 0, 0},
+        {"NaN,", 3, 0, 0},
+        {"12", 3, 2, 12000},                                  /* ends at the NUL */
+        {"12.5", 3, 4, 12500},
+        {"1.2345", 1, 6, 12},
+        {"1.25,", 0, 4, 1},
+        {"42.5,", 9, 4, 42500000000},
+        {"3.14159265358979,", 18, 16, 3141592653589790000},   /* scale 18: the general path */
+        {"9.3,", 18, 0, 0},                                   /* 9.3 * 10^18 > INT64_MAX */
+        {"", 3, 0, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t n = strlen(cases[c].text);
+        char *p = plain_buf(cases[c].text, n);
+        int64_t v = -7;
+        size_t end = jp_scaled(p, 0, cases[c].scale, &v);
+        if (end != cases[c].end || (end && v != cases[c].v) || (!end && v != -7))
+            CHECK_FAILED_("\"%s\" scale %d: end %zu value %" PRId64 ", expected %zu %" PRId64, cases[c].text,
+                          cases[c].scale, end, v, cases[c].end, cases[c].v);
+        scaled_agrees(cases[c].text, n, 0, cases[c].scale);
+        free(p);
+    }
+}
+
+/* Generated texts: a sign or not (or two, or '+'), 0..20 integer digits
+ * (random, all nines, runs of zeros, or a prefix of INT64_MAX's digits with
+ * the point where it makes the value INT64_MAX / 10^scale or a unit above
+ * it), a point or not with 0..20 decimals, then an end (a byte that ends a
+ * number, an exponent, more number bytes, or the end of the buffer), read
+ * at 0..2 bytes of prefix, with every scale the callers could pass, and
+ * with n cut at every place in the text: the same as ref_scaled(). */
+TEST(scaled_random_against_reference)
+{
+    static const char *ends[] = {",", "}", " ", "\n", "]", "\"", "e5", "E-3", ".5", "-", "+", "x", ""};
+    static const char *prefixes[] = {"", " ", ":", "-", "1"};
+    static const int scales[] = {3, 3, 3, 0, 1, 2, 4, 6, 9, 18};
+    static const char int64_max[] = "9223372036854775807";
+    char s[96];
+    int compared = 0, taken = 0, slow = 0;
+    for (int round = 0; round < 120000; round++) {
+        size_t len = 0;
+        const char *pre = prefixes[rng_below(sizeof prefixes / sizeof prefixes[0])];
+        memcpy(s, pre, strlen(pre));
+        len = strlen(pre);
+        size_t at = len;
+        unsigned sign = rng_below(8);
+        if (sign < 3) s[len++] = '-';
+        else if (sign == 3) { s[len++] = '-'; s[len++] = '-'; }
+        else if (sign == 4) s[len++] = '+';
+        int scale = scales[rng_below(sizeof scales / sizeof scales[0])];
+        unsigned shape = rng_below(6);
+        unsigned intd = rng_below(3) == 0 ? rng_below(21) : 1 + rng_below(16), fracd = 0;
+        bool point = rng_below(4) != 0;
+        fracd = rng_below(4) == 0 ? rng_below(21) : rng_below(8);
+        if (shape == 0) { /* INT64_MAX's digits with the point scale from the end: 0..scale decimals, perhaps one over */
+            intd = 19 - (unsigned)(scale < 19 ? scale : 0);
+            memcpy(s + len, int64_max, intd);
+            len += intd;
+            fracd = rng_below((unsigned)(19 - intd) + 1);
+            point = fracd > 0 || rng_below(2);
+            if (point) {
+                s[len++] = '.';
+                memcpy(s + len, int64_max + intd, fracd);
+                len += fracd;
+            }
+            if (rng_below(2)) s[len - 1 - (fracd == 0 && point)]++; /* ...808: one unit over */
+            if (point && rng_below(3) == 0) s[len++] = (char)('0' + rng_below(10)), fracd++;
+        } else {
+            for (unsigned k = 0; k < intd; k++)
+                s[len++] = (char)(shape == 1 ? '9' : '0' + (shape == 2 && rng_below(2) ? 0 : rng_below(10)));
+            if (point) {
+                s[len++] = '.';
+                for (unsigned k = 0; k < fracd; k++)
+                    s[len++] = (char)(shape == 1 ? '9' : '0' + (shape == 2 && rng_below(2) ? 0 : rng_below(10)));
+            }
+        }
+        const char *e = ends[rng_below(sizeof ends / sizeof ends[0])];
+        memcpy(s + len, e, strlen(e));
+        len += strlen(e);
+        size_t end = scaled_agrees(s, len, at, scale);
+        compared++;
+        taken += end != 0;
+        slow += end && (intd > 16 || fracd > 7);
+        /* n cut inside the text: p[n] the NUL (the bytes after it gone) */
+        for (size_t n = at; n < len; n++) {
+            scaled_agrees(s, n, at, scale);
+            compared++;
+        }
+    }
+    CHECK(compared > 1000000);
+    CHECK(taken > 30000);
+    CHECK(slow > 500); /* the general path is reached, and taken */
 }
 
 TEST(dim3_forms)
@@ -316,6 +514,8 @@ int main(void)
 {
     RUN(number_examples);
     RUN(number_agrees_with_byte_loop);
+    RUN(scaled_examples);
+    RUN(scaled_random_against_reference);
     RUN(dim3_forms);
     RUN(decimal_edge_cases);
     RUN(decimal_random_against_ml_parse_double);

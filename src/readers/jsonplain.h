@@ -56,6 +56,16 @@ static inline uint64_t jp_swar_value8(uint64_t x)
             (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
 }
 
+/* For x (8 bytes as loaded) and y = x - 0x3030303030303030: bit 7 of each
+ * byte set where x is not a digit (below '0' borrows, above '9' carries into
+ * bit 7), exact up to the first such byte (its borrow or carry reaches only
+ * the bytes after it): its index is the count of leading digits.  Cheaper
+ * than jp_swar_nondigits() where y is wanted for the value anyway. */
+static inline uint64_t jp_swar_digit_stops(uint64_t x, uint64_t y)
+{
+    return (y | (x + 0x4646464646464646ull)) & 0x8080808080808080ull;
+}
+
 #ifdef __SSE2__
 /* Bit k: whether byte k of the 16 at p is a blank (space, tab, CR, LF). */
 static inline unsigned jp_ws_mask16(const char *p)
@@ -297,13 +307,21 @@ static inline size_t jp_compact_span(const char *s, size_t n)
 
 /* A number at p[i] of the one form js_number() decodes while lexing
  * (-?digits[.digits], at most 18 digits, then a byte that cannot go on a
- * number), times 10^scale, truncated as js_number() does: the index after
- * it, or 0. */
-static inline size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
+ * number), times 10^scale (0..18), truncated as js_number() does: the index
+ * after it, or 0 (*out untouched).  Truncation keeps the first `scale`
+ * decimals and drops the rest, so the value is the integer digits times
+ * 10^scale plus those decimals padded to `scale` digits; it is taken when
+ * that is at most INT64_MAX (all of it exact in 64 bits: the digits are
+ * below 10^18).  jp_scaled() reads the common forms inline, this reads any. */
+static __attribute__((noinline, cold, unused)) size_t jp_scaled_any(const char *p, size_t i, int scale, int64_t *out)
 {
+    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull};
     bool neg = p[i] == '-';
     size_t j = i + neg;
-    uint64_t v, fv = 0;
+    uint64_t v, fv = 0, w;
     unsigned digits = jp_digit_run(p + j, &v), frac = 0;
     if (digits == 0) return 0;
     j += digits;
@@ -312,18 +330,107 @@ static inline size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
         j += 1 + frac;
     }
     if (digits + frac > 18 || js_numch[(unsigned char)p[j]]) return 0;
-    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
-        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-        1000000000000000000ull};
-    v = v * pow10[frac] + fv;
-    int shift = scale - (int)frac;
-    unsigned __int128 w = v;
-    if (shift >= 0) w *= pow10[shift];
-    else w /= pow10[-shift];
-    if (w > (unsigned __int128)INT64_MAX) return 0;
+    v = v * pow10[frac] + fv; /* below 10^18 */
+    if (scale >= (int)frac) {
+        if (__builtin_mul_overflow(v, pow10[scale - (int)frac], &w)) return 0;
+    } else {
+        w = v / pow10[(int)frac - scale];
+    }
+    if (w > (uint64_t)INT64_MAX) return 0;
     *out = neg ? -(int64_t)w : (int64_t)w;
     return j;
+}
+
+/* jp_scaled_any() at scale 3 (µs to ns) for the forms profilers write,
+ * inline: 1..16 integer digits, then perhaps a point and 0..7 decimals
+ * (0..14 when the point comes early), of which the first 3 are kept
+ * ("ts": 1736408883694624, "ts": 1736408883694.810, "dur": 12.345, 1234 or
+ * 12.5).  The integer digits come 8 at a time (up to two words full of
+ * them, then the word where they end: k digits, 0..7).  After a point at
+ * k <= 4 that word holds 3 decimals too: with the point taken out (the
+ * bytes after it moved down one) they are one number of k + 3 digits, the
+ * value's last part in ns; after a later point the decimals are a word of
+ * their own.  At most 16 integer digits times 1000 stays below 2^64, so
+ * the value is exact in 64 bits and one compare finds it over INT64_MAX.
+ * Anything else (another scale, 17 or more digits, more decimals) goes to
+ * jp_scaled_any(), with the same result.  Each load starts at or before the
+ * NUL at p[n] (on a digit or just past one or a point), so none reads past
+ * p[n + 7]. */
+static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
+{
+    static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    const uint64_t zeros = 0x3030303030303030ull;
+    if (scale != 3) return jp_scaled_any(p, i, scale, out);
+    bool neg = p[i] == '-';
+    size_t j = i + neg, s = j, end;
+    uint64_t value = 0, x, y, stops;
+    memcpy(&x, p + s, 8);
+    y = x - zeros;
+    stops = jp_swar_digit_stops(x, y);
+    if (!stops) { /* 8 integer digits, then more: a ts */
+        value = jp_swar_value8(y);
+        s += 8;
+        memcpy(&x, p + s, 8);
+        y = x - zeros;
+        stops = jp_swar_digit_stops(x, y);
+        if (!stops) {
+            value = value * 100000000 + jp_swar_value8(y);
+            s += 8;
+            memcpy(&x, p + s, 8);
+            y = x - zeros;
+            stops = jp_swar_digit_stops(x, y);
+            if (!(stops & 0x80)) return jp_scaled_any(p, i, scale, out); /* 17 digits or more */
+        }
+    }
+    /* x at p + s: k digits (the last integer digits), then what ends them */
+    unsigned k8 = (unsigned)__builtin_ctzll(stops) & ~7u, k = k8 / 8, frac;
+    if (k == 0 && s == j) return 0; /* no digit */
+    if (p[s + k] != '.') { /* an integer: 1..16 digits */
+        if (js_numch[(unsigned char)p[s + k]]) return 0; /* an exponent, a sign: not this form */
+        if (k) value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
+        value *= 1000;
+        if (value > (uint64_t)INT64_MAX) return 0; /* 16 digits may be too many */
+        *out = neg ? -(int64_t)value : (int64_t)value;
+        return s + k;
+    }
+    if (k <= 4) { /* the point, and at least 3 bytes after it, in this word */
+        uint64_t below = ~(~0ull << k8);
+        x = (x & below) | ((x >> 8) & ~below); /* the point taken out: the top byte is 0 */
+        y = x - zeros;
+        unsigned t8 = (unsigned)__builtin_ctzll(jp_swar_digit_stops(x, y)) & ~7u; /* k + the decimals here */
+        if (t8 == k8 + 24 && s - j < 16 && !js_numch[(unsigned char)p[s + k + 4]]) {
+            /* exactly 3 decimals, at most 12 integer digits: Kineto's own form */
+            value = value * pow10[k + 3] + jp_swar_value8(y << (40 - k8));
+            *out = neg ? -(int64_t)value : (int64_t)value;
+            return s + k + 4;
+        }
+        frac = (t8 - k8) / 8;
+        end = s + t8 / 8 + 1;
+        if (t8 == 56) { /* the decimals may go on in the next word */
+            uint64_t z;
+            memcpy(&z, p + s + 8, 8);
+            uint64_t more = jp_swar_digit_stops(z, z - zeros);
+            if (!more) return jp_scaled_any(p, i, scale, out);
+            unsigned m = (unsigned)__builtin_ctzll(more) / 8;
+            frac += m;
+            end += m;
+        }
+        unsigned keep8 = t8 < k8 + 24 ? t8 : k8 + 24; /* the integer digits and up to 3 decimals */
+        value = value * pow10[k + 3] + jp_swar_value8((y & ~(~0ull << keep8)) << (40 - k8));
+    } else { /* 5..7 integer digits here, the decimals in the next word */
+        value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
+        memcpy(&x, p + s + k + 1, 8);
+        y = x - zeros;
+        stops = jp_swar_digit_stops(x, y);
+        if (!stops) return jp_scaled_any(p, i, scale, out);
+        unsigned f8 = (unsigned)__builtin_ctzll(stops) & ~7u, keep8 = f8 < 24 ? f8 : 24;
+        frac = f8 / 8;
+        end = s + k + 1 + frac;
+        value = value * 1000 + jp_swar_value8((y & ~(~0ull << keep8)) << 40);
+    }
+    if (s - j + k + frac > 18 || js_numch[(unsigned char)p[end]] || value > (uint64_t)INT64_MAX) return 0;
+    *out = neg ? -(int64_t)value : (int64_t)value;
+    return end;
 }
 
 /* "[x, y, z]" at p[i], three non-negative ints of up to 9 digits each
