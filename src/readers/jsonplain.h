@@ -305,6 +305,39 @@ static inline size_t jp_compact_span(const char *s, size_t n)
     return 0;
 }
 
+/* 10^0 .. 10^19, all exact in 64 bits. */
+static const uint64_t jp_pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+    10000000ull, 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+/* The plain form -?digits[.digits] at p[i], as the readers below take it
+ * apart: its sign, the digits before and after the point (each run's value
+ * as jp_digit_run() gives it: exact while the run is short enough for the
+ * caller's limit on ndigits + nfrac) and the index after it, or 0 when no
+ * digit follows the sign.  What byte may end it is the caller's test. */
+typedef struct jp_plain {
+    uint64_t whole, frac;
+    unsigned ndigits, nfrac;
+    bool neg;
+} jp_plain;
+
+static inline size_t jp_plain_lex(const char *p, size_t i, jp_plain *x)
+{
+    x->neg = p[i] == '-';
+    size_t j = i + x->neg;
+    x->frac = 0;
+    x->nfrac = 0;
+    x->ndigits = jp_digit_run(p + j, &x->whole);
+    if (x->ndigits == 0) return 0;
+    j += x->ndigits;
+    if (p[j] == '.') {
+        x->nfrac = jp_digit_run(p + j + 1, &x->frac);
+        j += 1 + x->nfrac;
+    }
+    return j;
+}
+
 /* A number at p[i] of the one form js_number() decodes while lexing
  * (-?digits[.digits], at most 18 digits, then a byte that cannot go on a
  * number), times 10^scale (0..18), truncated as js_number() does: the index
@@ -315,29 +348,17 @@ static inline size_t jp_compact_span(const char *s, size_t n)
  * below 10^18).  jp_scaled() reads the common forms inline, this reads any. */
 static __attribute__((noinline, cold, unused)) size_t jp_scaled_any(const char *p, size_t i, int scale, int64_t *out)
 {
-    static const uint64_t pow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
-        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-        1000000000000000000ull};
-    bool neg = p[i] == '-';
-    size_t j = i + neg;
-    uint64_t v, fv = 0, w;
-    unsigned digits = jp_digit_run(p + j, &v), frac = 0;
-    if (digits == 0) return 0;
-    j += digits;
-    if (p[j] == '.') {
-        frac = jp_digit_run(p + j + 1, &fv);
-        j += 1 + frac;
-    }
-    if (digits + frac > 18 || js_numch[(unsigned char)p[j]]) return 0;
-    v = v * pow10[frac] + fv; /* below 10^18 */
-    if (scale >= (int)frac) {
-        if (__builtin_mul_overflow(v, pow10[scale - (int)frac], &w)) return 0;
+    jp_plain x;
+    size_t j = jp_plain_lex(p, i, &x);
+    if (!j || x.ndigits + x.nfrac > 18 || js_numch[(unsigned char)p[j]]) return 0;
+    uint64_t v = x.whole * jp_pow10[x.nfrac] + x.frac, w; /* below 10^18 */
+    if (scale >= (int)x.nfrac) {
+        if (__builtin_mul_overflow(v, jp_pow10[scale - (int)x.nfrac], &w)) return 0;
     } else {
-        w = v / pow10[(int)frac - scale];
+        w = v / jp_pow10[(int)x.nfrac - scale];
     }
     if (w > (uint64_t)INT64_MAX) return 0;
-    *out = neg ? -(int64_t)w : (int64_t)w;
+    *out = x.neg ? -(int64_t)w : (int64_t)w;
     return j;
 }
 
@@ -358,7 +379,6 @@ static __attribute__((noinline, cold, unused)) size_t jp_scaled_any(const char *
  * p[n + 7]. */
 static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, size_t i, int scale, int64_t *out)
 {
-    static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
     const uint64_t zeros = 0x3030303030303030ull;
     if (scale != 3) return jp_scaled_any(p, i, scale, out);
     bool neg = p[i] == '-';
@@ -387,7 +407,7 @@ static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, siz
     if (k == 0 && s == j) return 0; /* no digit */
     if (p[s + k] != '.') { /* an integer: 1..16 digits */
         if (js_numch[(unsigned char)p[s + k]]) return 0; /* an exponent, a sign: not this form */
-        if (k) value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
+        if (k) value = value * jp_pow10[k] + jp_swar_value8(y << (64 - k8));
         value *= 1000;
         if (value > (uint64_t)INT64_MAX) return 0; /* 16 digits may be too many */
         *out = neg ? -(int64_t)value : (int64_t)value;
@@ -400,7 +420,7 @@ static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, siz
         unsigned t8 = (unsigned)__builtin_ctzll(jp_swar_digit_stops(x, y)) & ~7u; /* k + the decimals here */
         if (t8 == k8 + 24 && s - j < 16 && !js_numch[(unsigned char)p[s + k + 4]]) {
             /* exactly 3 decimals, at most 12 integer digits: Kineto's own form */
-            value = value * pow10[k + 3] + jp_swar_value8(y << (40 - k8));
+            value = value * jp_pow10[k + 3] + jp_swar_value8(y << (40 - k8));
             *out = neg ? -(int64_t)value : (int64_t)value;
             return s + k + 4;
         }
@@ -416,9 +436,9 @@ static inline __attribute__((always_inline)) size_t jp_scaled(const char *p, siz
             end += m;
         }
         unsigned keep8 = t8 < k8 + 24 ? t8 : k8 + 24; /* the integer digits and up to 3 decimals */
-        value = value * pow10[k + 3] + jp_swar_value8((y & ~(~0ull << keep8)) << (40 - k8));
+        value = value * jp_pow10[k + 3] + jp_swar_value8((y & ~(~0ull << keep8)) << (40 - k8));
     } else { /* 5..7 integer digits here, the decimals in the next word */
-        value = value * pow10[k] + jp_swar_value8(y << (64 - k8));
+        value = value * jp_pow10[k] + jp_swar_value8(y << (64 - k8));
         memcpy(&x, p + s + k + 1, 8);
         y = x - zeros;
         stops = jp_swar_digit_stops(x, y);
@@ -473,23 +493,11 @@ static inline size_t jp_decimal(const char *p, size_t i, size_t n, double *out)
 {
     static const double pow10_neg[20] = {1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
                                          1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19};
-    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-        10000000ull, 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-        10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-        100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
-    bool neg = p[i] == '-';
-    size_t j = i + neg;
-    uint64_t v, fv = 0;
-    unsigned digits = jp_digit_run(p + j, &v), frac = 0;
-    if (digits == 0) return 0;
-    j += digits;
-    if (p[j] == '.') {
-        frac = jp_digit_run(p + j + 1, &fv);
-        j += 1 + frac;
-    }
-    if (digits + frac > 19 || j >= n || js_numch[(unsigned char)p[j]]) return 0;
-    double d = (double)(v * pow10[frac] + fv) * pow10_neg[frac];
-    *out = neg ? -d : d;
+    jp_plain x;
+    size_t j = jp_plain_lex(p, i, &x);
+    if (!j || x.ndigits + x.nfrac > 19 || j >= n || js_numch[(unsigned char)p[j]]) return 0;
+    double d = (double)(x.whole * jp_pow10[x.nfrac] + x.frac) * pow10_neg[x.nfrac];
+    *out = x.neg ? -d : d;
     return j;
 }
 
