@@ -183,6 +183,15 @@ static void out_us(out *o, int64_t ns) {
     out_mem(o, tmp, 4);
 }
 
+/* A time as PyTorch 2.x writes an event's "ts": microseconds on the
+ * profiler's clock, 13 digits and 3 decimals ("5738175947903.573"; the
+ * clock's zero about 66 days back), which baseTimeNanoseconds makes
+ * absolute.  The generator's times are ns after G.base_ns, so the file's
+ * base is G.base_ns less the clock's reading at it: every absolute time
+ * (and the ground truth) is the same as without the shift. */
+#define KINETO_CLOCK_NS 5738175000000000LL
+static void out_ts(out *o, int64_t ns) { out_us(o, ns + KINETO_CLOCK_NS); }
+
 static void outf(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void outf(out *o, const char *fmt, ...) {
     char tmp[4096];
@@ -606,7 +615,7 @@ static void gpu_flow(char ph, int64_t id, int pid, int tid, int64_t ts) {
     OUT(o, ", \"tid\": ");
     out_i64(o, tid);
     OUT(o, ", \"ts\": ");
-    out_us(o, ts);
+    out_ts(o, ts);
     if (ph == 'f')
         OUT(o, ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  },");
     else
@@ -625,7 +634,7 @@ static void gpu_x(const char *cat, const char *name, int pid, int tid, int64_t t
     OUT(o, ", \"tid\": ");
     out_i64(o, tid);
     OUT(o, ",\n    \"ts\": ");
-    out_us(o, ts);
+    out_ts(o, ts);
     OUT(o, ", \"dur\": ");
     out_us(o, dur);
     OUT(o, ",\n    \"args\": {\n      ");
@@ -731,7 +740,7 @@ static void write_recs(void) {
             OUT(o, ", \"tid\": ");
             out_i64(o, tid);
             OUT(o, ",\n    \"ts\": ");
-            out_us(o, r->ts);
+            out_ts(o, r->ts);
             OUT(o, ",\n    \"args\": {\n      ");
             if (r->kind == E_MEM) {
                 OUT(o, "\"Ev Idx\": ");
@@ -764,7 +773,7 @@ static void write_recs(void) {
         OUT(o, ", \"tid\": ");
         out_i64(o, tid);
         OUT(o, ",\n    \"ts\": ");
-        out_us(o, r->ts);
+        out_ts(o, r->ts);
         OUT(o, ", \"dur\": ");
         out_us(o, r->dur);
         OUT(o, ",\n    \"args\": {\n      ");
@@ -1525,7 +1534,7 @@ static void write_header(out *o) {
            "\n      \"profile_memory\": 1,\n      \"record_shapes\": 1,");
     outf(o, "\n      \"with_stack\": %d,", opt.stack);
     OUT(o, "\n  \"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": ");
-    out_i64(o, G.base_ns);
+    out_i64(o, G.base_ns - KINETO_CLOCK_NS);
     OUT(o, ",\n  \"traceEvents\": [");
 }
 
@@ -1533,7 +1542,7 @@ static void meta_event(out *o, const char *what, int pid, int tid, int64_t ts, c
     OUT(o, "\n  {\n    \"name\": \"");
     out_str(o, what);
     OUT(o, "\", \"ph\": \"M\", \"ts\": ");
-    out_us(o, ts);
+    out_ts(o, ts);
     OUT(o, ", \"pid\": ");
     out_i64(o, pid);
     OUT(o, ", \"tid\": ");
@@ -1576,20 +1585,20 @@ static void write_trailer(out *o, int64_t end_ns, const char *trace_name) {
         meta_event(o, "thread_sort_index", G.pid, G.tid[t], t0, "sort_index", v, false);
     }
     OUT(o, "\n  {\n    \"ph\": \"X\", \"cat\": \"Trace\", \"ts\": ");
-    out_us(o, t0);
+    out_ts(o, t0);
     OUT(o, ", \"dur\": ");
     out_us(o, end_ns - t0);
     OUT(o, ",\n    \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\",\n    \"name\": \"PyTorch Profiler (0)\",\n"
            "    \"args\": {\n      \"Op count\": 0\n    }\n  },");
     OUT(o, "\n  {\n    \"name\": \"process_sort_index\", \"ph\": \"M\", \"ts\": ");
-    out_us(o, t0);
+    out_ts(o, t0);
     OUT(o, ",\n    \"pid\": \"Spans\", \"tid\": 0,\n    \"args\": {\n      \"sort_index\": 536870912\n    }\n  },");
     OUT(o, "\n  {\n    \"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n"
            "    \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ");
-    out_us(o, t0);
+    out_ts(o, t0);
     OUT(o, "\n  },");
     OUT(o, "\n  {\n    \"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", \"tid\": \"\", \"ts\": ");
-    out_us(o, end_ns);
+    out_ts(o, end_ns);
     OUT(o, "\n  }\n  ],");
     OUT(o, "\n  \"traceName\": \"");
     out_str(o, trace_name);
@@ -1608,7 +1617,7 @@ static void write_root_frames(out *o, int64_t end_ns) {
         OUT(o, ", \"tid\": ");
         out_i64(o, G.tid[T_MAIN]);
         OUT(o, ",\n    \"ts\": ");
-        out_us(o, G.start_ns);
+        out_ts(o, G.start_ns);
         OUT(o, ", \"dur\": ");
         out_us(o, end_ns - G.start_ns);
         OUT(o, ",\n    \"args\": {\n      \"Python parent id\": ");
