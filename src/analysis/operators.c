@@ -28,8 +28,8 @@ static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, u
     const ml_op_info *oi = info != ML_NONE32 && info < t->op_info.len ? &t->op_info.v[info] : NULL;
     const ml_node_device *d = ml_optree_device(tree, nd);
     uint8_t fl = tree->flags[nd];
-    r->calls++; /* (an operator is no root: its host total is its slice's but when clipped) */
-    r->host_total_ns += fl & ML_NODE_CLIPPED ? ml_optree_clipped_dur(tree, nd) : t->slices.dur.v[si];
+    r->calls++;
+    r->host_total_ns += ml_optree_host_total(tree, &t->slices, nd);
     r->host_self_ns += tree->host_self[nd];
     r->device_self_ns += d->self;
     r->device_total_ns += d->total;
@@ -207,8 +207,7 @@ static void group(void *arg)
     for (uint32_t nd = 0; nd < tree->n && nh; nd++) {
         if (row_of_node[nd] == ML_NONE32 || place[row_of_node[nd]] >= nh) continue;
         uint32_t si = tree->slice[nd];
-        int64_t total = tree->flags[nd] & ML_NODE_CLIPPED ? ml_optree_clipped_dur(tree, nd) : s->dur.v[si]; /* (no root) */
-        ml_durhist_add(&(*g->hist_of)[place[row_of_node[nd]]], s->ts.v[si], total);
+        ml_durhist_add(&(*g->hist_of)[place[row_of_node[nd]]], s->ts.v[si], ml_optree_host_total(tree, s, nd));
     }
     free(place);
     free(row_of_node);

@@ -101,13 +101,6 @@ int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node)
     return lo < t->clipped && t->clipped_dur[lo].node == node ? t->clipped_dur[lo].dur : 0;
 }
 
-/* ml_optree_host_total() of a node whose slice and flags are at hand. */
-static inline int64_t node_dur(const ml_optree *t, const int64_t *dur, uint32_t node, uint32_t si, uint8_t fl)
-{
-    if (fl & (ML_NODE_CLIPPED | ML_NODE_ROOT)) return fl & ML_NODE_ROOT ? 0 : ml_optree_clipped_dur(t, node);
-    return dur[si];
-}
-
 /* The device row of a node, made when it first has device time. */
 static inline ml_node_device *device_of(ml_optree *t, uint32_t node)
 {
@@ -201,7 +194,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      * made).  rt_to (node ids) lives at their start till they are made: a
      * column of its own would be fresh pages, a fault per 4 KiB. */
     uint8_t *nchild = b.nchild;
-    const int64_t *dur = s->dur.v;
     int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
     out->device_row = ml_malloc((nn ? nn : 1) * sizeof *out->device_row);
     out->device = ml_malloc((nn + 1) * sizeof *out->device);
@@ -220,7 +212,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint32_t par = b.parent.v[i], si = b.slice.v[i];
         uint8_t fl = b.flags.v[i];
         if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
-        host_self[i] = node_dur(out, dur, i, si, fl);
+        host_self[i] = ml_optree_host_total(out, s, i);
         out->device_row[i] = 0; /* (row 0: none) */
         if (fl & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
         rt_to[i] = i;
@@ -355,7 +347,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             up->total += d->total;
             up->tc_total += d->tc_total;
         }
-        out->host_self[par] -= node_dur(out, dur, i, si, fl);
+        out->host_self[par] -= ml_optree_host_total(out, s, i);
         uint32_t sp = b.slice.v[par];
         if ((b.flags.v[i] & ML_NODE_TC_ELIGIBLE) && sp != ML_NONE32 && s->kind.v[sp] == ML_SL_CPU_OP)
             b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
