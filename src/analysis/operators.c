@@ -63,22 +63,28 @@ typedef struct kernel_walk {
  * stops at a node already stamped (its ancestors are done), so each (node,
  * kernel row) is seen once: the step and module nodes over every kernel
  * once per kernel name, not once per kernel. */
+/* The kernel-table row of slice i when it is a kernel with an owner node, else ML_NONE32. */
+static uint32_t owned_kernel_row(const ml_slices *s, const ml_optree *tree, const ml_kernel_table *kt, size_t i)
+{
+    if (s->kind.v[i] != ML_SL_KERNEL || s->name.v[i] >= kt->n_names || tree->owner[i] == ML_NONE32) return ML_NONE32;
+    uint32_t kr = kt->row_of_name[s->name.v[i]];
+    return kr < kt->by_name.len ? kr : ML_NONE32;
+}
+
 static void walk_kernels(const ml_trace *t, const ml_optree *tree, const ml_kernel_table *kt, kernel_walk *out)
 {
     const ml_slices *s = &t->slices;
     size_t nk = kt->by_name.len, n_owned = 0;
     uint32_t *first = ml_calloc(nk + 1, sizeof *first); /* kernel row -> its first place in by_kernel */
     for (size_t i = 0; i < s->ts.len; i++) {
-        if (s->kind.v[i] != ML_SL_KERNEL || s->name.v[i] >= kt->n_names || tree->owner[i] == ML_NONE32) continue;
-        uint32_t kr = kt->row_of_name[s->name.v[i]];
-        if (kr < nk) first[kr + 1]++, n_owned++;
+        uint32_t kr = owned_kernel_row(s, tree, kt, i);
+        if (kr != ML_NONE32) first[kr + 1]++, n_owned++;
     }
     for (size_t k = 0; k < nk; k++) first[k + 1] += first[k];
     uint32_t *by_kernel = ml_malloc((n_owned ? n_owned : 1) * sizeof *by_kernel); /* owner nodes */
     for (size_t i = 0; i < s->ts.len; i++) {
-        if (s->kind.v[i] != ML_SL_KERNEL || s->name.v[i] >= kt->n_names || tree->owner[i] == ML_NONE32) continue;
-        uint32_t kr = kt->row_of_name[s->name.v[i]];
-        if (kr < nk) by_kernel[first[kr]++] = tree->owner[i];
+        uint32_t kr = owned_kernel_row(s, tree, kt, i);
+        if (kr != ML_NONE32) by_kernel[first[kr]++] = tree->owner[i];
     }
     /* (first[k] is now where kernel row k's run ends) */
     uint32_t *stamp = ml_malloc((tree->n ? tree->n : 1) * sizeof *stamp);
