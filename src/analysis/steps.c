@@ -63,6 +63,7 @@ static uint8_t name_class_new(const ml_profile *p, uint8_t *cls, size_t nstr, ml
 typedef struct rt_dev {      /* the GPU work one runtime call launched */
     int64_t min, max;
     uint32_t n;
+    bool inside;             /* the call lies inside a step */
 } rt_dev;
 
 /* A runtime call's place among the calls in slice order, from a bitmap of
@@ -106,6 +107,15 @@ static void call_rank_free(call_rank *r)
 {
     free(r->bits);
     free(r->before);
+}
+
+/* The place among the runtime calls of the call that launched GPU work i,
+ * or ML_NONE32 (no launcher, or not a runtime call). */
+static inline uint32_t launching_call(const ml_slices *s, const call_rank *rank, size_t i)
+{
+    uint32_t l = s->launcher.v[i];
+    if (l == ML_NONE32 || l >= s->ts.len || !ml_slice_is_runtime(s->kind.v[l])) return ML_NONE32;
+    return call_rank_of(rank, l);
 }
 
 void ml_steps_compute(const ml_profile *p, ml_steps *out)
@@ -217,9 +227,9 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     rt_dev *dev = ml_calloc(rts.len ? rts.len : 1, sizeof *dev);
     for (size_t j = 0; j < rts.len; j++) dev[j].min = INT64_MAX, dev[j].max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
-        uint32_t l = s->launcher.v[i];
-        if (!ml_slice_is_gpu(s->kind.v[i]) || l == ML_NONE32 || l >= n || !ml_slice_is_runtime(s->kind.v[l])) continue;
-        rt_dev *d = &dev[call_rank_of(&rank, l)];
+        uint32_t c;
+        if (!ml_slice_is_gpu(s->kind.v[i]) || (c = launching_call(s, &rank, i)) == ML_NONE32) continue;
+        rt_dev *d = &dev[c];
         int64_t b = s->ts.v[i], e = b + s->dur.v[i];
         if (b < d->min) d->min = b;
         if (e > d->max) d->max = e;
@@ -230,7 +240,6 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
      * the step the span of their GPU work. */
     int64_t(*sdev)[2] = ml_malloc(ns * sizeof *sdev);
     uint32_t *matched = ml_calloc(ns, sizeof *matched);
-    uint64_t *inside = ml_calloc(n / 64 + 1, sizeof *inside); /* by row: the call lies inside a step */
     size_t is = 0, ir = 0, any_matched = 0;
     int64_t dmin = INT64_MAX, dmax = INT64_MIN;
     while (is < ns && ir < rts.len) {
@@ -244,7 +253,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
                 if (d->max > dmax) dmax = d->max;
                 matched[is] += d->n;
                 any_matched += d->n;
-                inside[r / 64] |= UINT64_C(1) << (r % 64);
+                d->inside = true;
             }
             ir++;
         } else if (rb < steps[is].end) ir++;
@@ -265,8 +274,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
              * first kernel still delays step 0's start. */
             for (size_t i = 0; i < n; i++) {
                 if (!ml_slice_is_gpu(s->kind.v[i])) continue;
-                uint32_t l = s->launcher.v[i];
-                if (l != ML_NONE32 && l < n && ml_slice_is_runtime(s->kind.v[l]) && (inside[l / 64] >> (l % 64) & 1)) continue;
+                uint32_t c = launching_call(s, &rank, i);
+                if (c != ML_NONE32 && dev[c].inside) continue;
                 int64_t e = s->ts.v[i] + s->dur.v[i];
                 if (e < sdev[0][0] && e > prev_end) prev_end = e;
             }
@@ -298,7 +307,6 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     }
     free(sdev);
     free(matched);
-    free(inside);
     free(dev);
     call_rank_free(&rank);
     free(perm);
