@@ -24,6 +24,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "decimal.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -487,16 +489,14 @@ static inline size_t jp_dim3(const char *p, size_t i, size_t n, int32_t out[3])
  * after it (jp_number()'s end), or 0 for any other form (an exponent, more
  * digits, NaN), which ml_parse_double() (decimal.c) then reads.  The value
  * is the one ml_parse_double() gives for that text, bit for bit: all the
- * digits as one integer (exact: below 10^19) times the double nearest
- * 10^-frac (the same literals as its table), one rounding, then the sign. */
+ * digits as one integer (exact: below 10^19) times ml_pow10(-frac), as
+ * its short path multiplies, one rounding, then the sign. */
 static inline size_t jp_decimal(const char *p, size_t i, size_t n, double *out)
 {
-    static const double pow10_neg[20] = {1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
-                                         1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 1e-17, 1e-18, 1e-19};
     jp_plain x;
     size_t j = jp_plain_lex(p, i, &x);
     if (!j || x.ndigits + x.nfrac > 19 || j >= n || js_numch[(unsigned char)p[j]]) return 0;
-    double d = (double)(x.whole * jp_pow10[x.nfrac] + x.frac) * pow10_neg[x.nfrac];
+    double d = (double)(x.whole * jp_pow10[x.nfrac] + x.frac) * ml_pow10(-(int)x.nfrac);
     *out = x.neg ? -d : d;
     return j;
 }
