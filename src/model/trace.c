@@ -627,11 +627,6 @@ static void sort_slices(ml_trace *t, ml_bufpool *pool)
 
 static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
 
-/* Parent and depth by containment on each track: a stack of the open slices.
- * A slice that starts inside another but ends after it (partial overlap,
- * which well-formed traces never have) is nested under it all the same, the
- * way Perfetto nests by start time: lanes never overlap at one depth, and
- * the child keeps its true end (analyses clamp where they need to). */
 /* An open slice on nest()'s stack: its start and end kept beside it, so
  * that the test of each new slice against the top reads no column. */
 typedef struct open_slice {
@@ -639,6 +634,11 @@ typedef struct open_slice {
     uint32_t row;
 } open_slice;
 
+/* Parent and depth by containment on each track: a stack of the open slices.
+ * A slice that starts inside another but ends after it (partial overlap,
+ * which well-formed traces never have) is nested under it all the same, the
+ * way Perfetto nests by start time: lanes never overlap at one depth, and
+ * the child keeps its true end (analyses clamp where they need to). */
 static void nest(ml_trace *t)
 {
     ml_slices *s = &t->slices;
