@@ -780,6 +780,7 @@ void kt_free(kineto *k)
     VEC_FREE(&k->cvals);
     VEC_FREE(&k->json);
     free(k->memo);
+    free(k->runs);
 }
 
 /* The whole document from its first token (or, for the first half of a
