@@ -203,6 +203,15 @@ static inline const ka_key *arg_row(const kineto *k, const char *key, size_t n)
     return row && row->where != KA_SYNC ? row : NULL;
 }
 
+/* Whether the arg of a row is left unread, ph known: shapes the command
+ * does not read (shapes_unread), and an op's order args ("Sequence number",
+ * "Fwd thread id"), which it reads only where it stores them (keep.h). */
+static inline bool arg_unread(const kineto *k, const ka_key *row)
+{
+    if (row->kind == KA_COMPACT) return k->shapes_unread;
+    return k->keep.no_op_order && (row->off == offsetof(trace_args, seq) || row->off == offsetof(trace_args, fwd));
+}
+
 /* One arg of a non-memory event (the key just read; row: its row, NULL if
  * none, never a memory arg's). */
 static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n, const ka_key *row)
@@ -221,8 +230,8 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     size_t m;
     int r;
     int kind = row ? row->kind : KA_SKIP;
-    /* shapes not read: skipped, once ph is known (before, a number may be a counter's) */
-    if (kind == KA_COMPACT && k->shapes_unread && f->ph) kind = KA_SKIP;
+    /* args not read: skipped, once ph is known (before, a number may be a counter's) */
+    if (row && f->ph && arg_unread(k, row)) kind = KA_SKIP;
     switch (kind) {
     case KA_DIM3: return read_dim3(k, (int32_t *)(void *)ta_field(k, row));
     case KA_COMPACT: return read_compact(k, (ml_str *)(void *)ta_field(k, row));
@@ -874,9 +883,13 @@ static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i
         if (!last) {
             size_t a = j ? run->key_end[j - 1] : run->key_from, len = run->key_end[j] - a;
             if (n - i < len) return 0;
-            if (!jp_same_bytes(p + i, sh->keys + a, len)) { /* remembered too: the bytes up to that key */
-                if (keep && got.first < run->n && i + len - from <= RUN_TEXT) {
-                    got.next = 0, got.nwords = 0, got.len = (uint16_t)(i + len - from);
+            if (!jp_same_bytes(p + i, sh->keys + a, len)) {
+                /* remembered too: the bytes up to the first that differs from the key (those
+                 * after it are another arg's, whose value may change) */
+                size_t d = 0;
+                while (p[i + d] == sh->keys[a + d]) d++;
+                if (keep && got.first < run->n && i + d + 1 - from <= RUN_TEXT) {
+                    got.next = 0, got.nwords = 0, got.len = (uint16_t)(i + d + 1 - from);
                     run_memo_put(k, sh, set, &got, p + from);
                 }
                 return 0;
@@ -907,9 +920,9 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
         /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped;
-         * so are shapes the command does not read) */
+         * so are the args the command does not read) */
         const ka_key *row = arg_row(k, key, kn);
-        int kind = row && row->kind != KA_NAME && !(row->kind == KA_COMPACT && k->shapes_unread) ? row->kind : KA_SKIP;
+        int kind = row && row->kind != KA_NAME && !arg_unread(k, row) ? row->kind : KA_SKIP;
         size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
         shape_slot_at(rec, p, i, end, SH_ARG + kind, off); /* (SH_ARG + KA_SKIP: skip_unread_arg) */
