@@ -107,7 +107,7 @@ enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace
 /* "Input Dims" and "Input type" texts remembered (compact_value): sets of a
  * few, chosen by the first bytes of the text (a realistic trace has a few
  * dozen such texts, several of them alike in their first 16 bytes) */
-enum { NAME_MEMO = 1024 };         /* event names remembered (a realistic trace has a few hundred) */
+enum { NAME_MEMO = 1024 };         /* event names remembered, two by two (a realistic trace has a few hundred) */
 /* containers of args not read, remembered up to SKIP_TEXT bytes (skip_unread_arg), as compact_value's */
 enum { SKIP_SETS = 64, SKIP_WAYS = 8, SKIP_TEXT = 95 };
 enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
