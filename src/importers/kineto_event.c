@@ -1228,6 +1228,22 @@ static inline size_t plain_memory_int(const char *p, size_t i, size_t n, int64_t
     return end;
 }
 
+/* A flow event's "id" at p[i] into f: the index after it, or 0.  A plain
+ * integer is its own id, as kt_flow_id() reads it: read in one pass.  (Out
+ * of line: plain_slot()'s other cases, inlined in shape_event()'s loop, run
+ * for every event.) */
+static __attribute__((noinline)) size_t flow_id_at(event_fields *f, const char *p, size_t i, size_t n)
+{
+    size_t end, m;
+    const char *v;
+    if (!(end = jp_int(p, i, n, &f->id))) {
+        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
+        f->id = kt_flow_id(v, m);
+    }
+    f->has_id = true;
+    return end;
+}
+
 /* The plain value at p[i] of slot kind `slot` (SH_*; SH_ARG + a KA_* kind:
  * its field at offset off of trace_args for the time side's) into its field:
  * the index after it, or 0 when it is not of the plain form the token path
@@ -1262,10 +1278,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
         set_name(k, f, p + i + 1, end - i - 2);
         return slot == SH_NAME || slot == name_slot(k) ? end : 0;
-    case SH_ID:
-        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
-        f->id = kt_flow_id(v, m), f->has_id = true;
-        return end;
+    case SH_ID: return flow_id_at(f, p, i, n);
     case SH_SKIP: return jp_skip(p, i, n);
     case SH_RUN: k->run_at = i; return read_run(k, sh, (unsigned)off, p, i, n);
     case SH_ARG + KA_ADDR:
