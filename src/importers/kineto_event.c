@@ -723,7 +723,6 @@ static run_memo *run_memo_set(const kineto *k, const shape *sh, unsigned first, 
  * nowhere).  The way the event's name used last is looked at first. */
 static const run_seen *run_memo_find(kineto *k, shape *sh, unsigned first, const char *p, size_t i, size_t n, run_memo **set)
 {
-    if (!k->runs) k->runs = ml_calloc(1, sizeof *k->runs);
     uint64_t mix = name_mix(k);
     run_memo *all = &k->runs->set[0][0], *m = all + sh->memo_hint[name_hint(mix)];
     *set = NULL;
@@ -1504,6 +1503,7 @@ static int shaped_event(kineto *k, const char *p, size_t n)
         memmove(k->shapes + 1, k->shapes, (k->nshapes - 1) * sizeof *k->shapes);
         k->shapes[0] = rec;
         rec->serial = ++k->shape_serial;
+        if (rec->memo_run != NO_MEMO && !k->runs) k->runs = ml_calloc(1, sizeof *k->runs);
         shape_learned(k, rec);
     }
     return r;

@@ -199,7 +199,7 @@ typedef struct kineto {
     size_t run_at;                 /* where the last run of args read (a shape's SH_RUN slot) began */
     unsigned shape_ids;            /* shapes allocated (each one's id: at most SHAPES + 1 with the spare) */
     uint32_t shape_serial;         /* shapes learned (each one's serial) */
-    struct kt_runs *runs;          /* the memos of runs of args (kineto_event.c allocates them at the first) */
+    struct kt_runs *runs;          /* the memos of runs of args (allocated with the first shape that has one) */
     ka_index keys;                 /* kineto_args.h's rows by key length */
     struct kt_memo *memo;          /* the reader's memos of repeated text (kt_init allocates them) */
     ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
