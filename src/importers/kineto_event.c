@@ -368,13 +368,10 @@ typedef struct shape {
     shape_run run[SHAPE_RUNS];
     char keys[SHAPE_TEXT + 16];       /* the runs' literals */
     uint32_t skip_numbers;            /* while recording: the SH_ARG + KA_SKIP slots whose value was a number */
-    uint8_t memo_run;                 /* the run with a memo (k->runs): the one with the most values
-                                       * no numbers skipped (shape_runs), or NO_MEMO */
-    uint32_t serial;                  /* which shape learned this one is, for its memo's texts (an
-                                       * evicted shape's struct is used again for another) */
-    uint16_t memo_hint[RUN_HINTS];    /* the memo way (of k->runs, as set * RUN_WAYS + way) that an
-                                       * event of each name (by name_mix) used last: a way found by a
-                                       * look, not a search */
+    uint8_t memo_run;                 /* the run with a memo in k->runs (memo_run_at), or NO_MEMO */
+    uint32_t serial;                  /* which shape learned it is (its struct is used again for others) */
+    uint16_t memo_hint[RUN_HINTS];    /* the way of k->runs (set * RUN_WAYS + way) an event of each name
+                                       * (by name_mix) used last: a way found by a look, not a search */
 } shape;
 
 /* Whether the value at p[i] is a number (it begins like one). */
@@ -403,27 +400,6 @@ static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind
     shape_slot_at(sh, p, at, end, kind, 0);
 }
 
-/* The 4-byte words of trace_args that an arg of kind `kind` writes (a run's
- * memo gives them back: run_seen.word_at holds their index). */
-_Static_assert(sizeof(trace_args) <= 4 * 256, "a word of trace_args is indexed by a byte");
-static inline unsigned ka_words(int kind)
-{
-    switch (kind) {
-    case KA_INT: return sizeof(int64_t) / 4;
-    case KA_DIM3: return 3 * sizeof(int32_t) / 4;
-    case KA_FLOAT: return sizeof(float) / 4;
-    case KA_COMPACT: return sizeof(ml_str) / 4;
-    }
-    return 0;
-}
-
-/* Whether the arg field at offset off of trace_args is an id, which every
- * event has its own of ("External id", "correlation", "Sequence number"). */
-static inline bool is_id_field(size_t off)
-{
-    return off == offsetof(trace_args, corr) || off == offsetof(trace_args, ext) || off == offsetof(trace_args, seq);
-}
-
 /* The kind of arg slot `slot` (field at offset off) as a value of a run, or
  * -1 if it is none: an arg not read or a shape, and where `read`, a number
  * or [x, y, z] that is no id (values that a memo remembers: they come back
@@ -435,7 +411,7 @@ static inline int run_kind(int slot, size_t off, bool read)
     if (kind == KA_SKIP || kind == KA_COMPACT) return kind;
     if (!read) return -1;
     if (kind == KA_FLOAT || kind == KA_DIM3) return kind;
-    return kind == KA_INT && !is_id_field(off) ? kind : -1;
+    return kind == KA_INT && !ka_is_id(off) ? kind : -1;
 }
 
 /* Where a run that begins at slot s (of n, as recorded) would end: the
@@ -1060,89 +1036,6 @@ static int read_args(kineto *k, event_fields *f)
     }
 }
 
-static uint8_t classify_cat(const char *s, size_t n)
-{
-    if (KEY_IS(s, n, "cpu_op") || KEY_IS(s, n, "Operator")) return CAT_CPU_OP;
-    if (KEY_IS(s, n, "user_annotation")) return CAT_ANNOTATION;
-    if (KEY_IS(s, n, "python_function")) return CAT_PYTHON;
-    if (KEY_IS(s, n, "cpu_instant_event")) return CAT_INSTANT;
-    return CAT_OTHER;
-}
-
-/* The slice kind of a cat: Kineto's names (libkineto ActivityType.cpp, every
- * accelerator: CUDA/HIP's, MTIA's mtia_ccp_events kernels and mtia_runtime
- * calls, xpu_/privateuse1_ runtime and driver calls, hpu_op, HPU's host-side
- * runtime events), and PyTorch 1.8/1.9's (Operator, Runtime, Kernel, Memcpy,
- * Memset). */
-static uint8_t slice_kind_of_cat(const char *s, size_t n)
-{
-    switch (n) {
-    case 4: if (KEY_IS(s, n, "Trace")) return ML_SL_OTHER; break;
-    case 6:
-        if (KEY_IS(s, n, "cpu_op")) return ML_SL_CPU_OP;
-        if (KEY_IS(s, n, "kernel") || KEY_IS(s, n, "Kernel")) return ML_SL_KERNEL;
-        if (KEY_IS(s, n, "Memcpy")) return ML_SL_MEMCPY;
-        if (KEY_IS(s, n, "Memset")) return ML_SL_MEMSET;
-        if (KEY_IS(s, n, "hpu_op")) return ML_SL_RUNTIME;
-        break;
-    case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
-    case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
-    case 9: if (KEY_IS(s, n, "cuda_sync")) return ML_SL_CUDA_SYNC; break;
-    case 10:
-        if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
-        if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
-        if (KEY_IS(s, n, "xpu_driver")) return ML_SL_DRIVER;
-        break;
-    case 11:
-        if (KEY_IS(s, n, "cuda_driver")) return ML_SL_DRIVER;
-        if (KEY_IS(s, n, "xpu_runtime")) return ML_SL_RUNTIME;
-        break;
-    case 12:
-        if (KEY_IS(s, n, "cuda_runtime")) return ML_SL_RUNTIME;
-        if (KEY_IS(s, n, "mtia_runtime")) return ML_SL_RUNTIME;
-        break;
-    case 15:
-        if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
-        if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
-        if (KEY_IS(s, n, "mtia_ccp_events")) return ML_SL_KERNEL;
-        break;
-    case 18: if (KEY_IS(s, n, "privateuse1_driver")) return ML_SL_DRIVER; break;
-    case 19:
-        if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION;
-        if (KEY_IS(s, n, "cuda_profiler_range")) return ML_SL_PROFILER_RANGE;
-        if (KEY_IS(s, n, "privateuse1_runtime")) return ML_SL_RUNTIME;
-        break;
-    }
-    return ML_SL_OTHER;
-}
-
-/* The device kind a cat names (PrivateUse1 is ML_DEV_NPU's number, 20);
- * CUDA for the rest (ROCm's traces name their devices cuda:N too). */
-static uint8_t dev_kind_of_cat(const char *s, size_t n)
-{
-    if (n > 5 && !memcmp(s, "mtia_", 5)) return ML_DEV_MTIA;
-    if (n > 4 && !memcmp(s, "xpu_", 4)) return ML_DEV_XPU;
-    if (KEY_IS(s, n, "hpu_op")) return ML_DEV_HPU;
-    if (n > 12 && !memcmp(s, "privateuse1_", 12)) return ML_DEV_NPU;
-    return ML_DEV_CUDA;
-}
-
-/* ---- the time side ---- */
-
-/* The cat interned: a trace has a handful, remembered here. */
-static ml_str cat_of(kineto *k, const char *s, size_t n)
-{
-    if (n > CAT_CACHE_LEN) return ml_intern(k->p->strings, s, n);
-    for (unsigned i = 0; i < CAT_CACHE; i++)
-        if (k->cats[i].len == n && k->cats[i].id && !memcmp(k->cats[i].text, s, n)) return k->cats[i].id;
-    ml_str id = ml_intern(k->p->strings, s, n);
-    unsigned i = k->cats_next++ % CAT_CACHE;
-    k->cats[i].len = (uint8_t)n;
-    memcpy(k->cats[i].text, s, n);
-    k->cats[i].id = id;
-    return id;
-}
-
 /* Starts an event: its fields empty, no name yet. */
 static void event_begin(kineto *k, event_fields *f)
 {
@@ -1181,17 +1074,6 @@ static inline int event_key(const kineto *k, const char *key, size_t n)
         break;
     }
     return EK_OTHER;
-}
-
-/* The cat's fields. */
-static inline void set_cat(kineto *k, event_fields *f, const char *v, size_t m)
-{
-    f->cat = classify_cat(v, m);
-    if (k->t) {
-        f->skind = slice_kind_of_cat(v, m);
-        f->dev_kind = dev_kind_of_cat(v, m);
-        f->cat_id = cat_of(k, v, m);
-    }
 }
 
 /* How an event's args are read, by what came before them: skipped (no
@@ -1361,7 +1243,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
             break;
         case EK_CAT:
             if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-            set_cat(k, &f, p + i + 1, end - i - 2);
+            kt_set_cat(k, &f, p + i + 1, end - i - 2);
             break;
         case EK_TS: slot = SH_TS; goto value;
         case EK_DUR: slot = SH_DUR; goto value;
@@ -1543,7 +1425,7 @@ static int read_event(kineto *k)
             break;
         case EK_CAT:
             r = js_value_string(js, &v, &m);
-            if (r > 0) set_cat(k, &f, v, m);
+            if (r > 0) kt_set_cat(k, &f, v, m);
             break;
         case EK_PID: r = read_id(k, f.pid, &f.pid_len); break;
         case EK_TID: r = read_id(k, f.tid, &f.tid_len); break;

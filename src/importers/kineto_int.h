@@ -1,17 +1,19 @@
 /*
  * kineto_int.h — what the parts of the Kineto importer share (not for other
- * modules).  The importer is three parts over one state (struct kineto):
+ * modules).  The importer is four parts over one state (struct kineto):
  *   kineto_event.c  reads each event of the list into an event_fields (and
  *                   the time side's args into k->ta): the token path, and
  *                   the fast paths straight from the scanner's buffer
  *                   (jsonplain.h), which decode every field the same way;
+ *   kineto_cat.c    what an event's cat says (both paths ask it);
  *   kineto.c        fills the profile from each event read (kt_event_done:
  *                   memory events, ops, the trace store), reads the
  *                   document around the event list, and finishes;
  *   kineto_split.c  reads a big plain file as two halves on two threads.
  * The args read are declared once, in kineto_args.h.  Text that repeats
- * (names, args values, pid/tid) goes through memos (struct kt_memo,
- * struct id_memo): found by a few bytes, checked by one compare.
+ * (names, args values, pid/tid, runs of args) goes through memos (struct
+ * kt_memo, struct id_memo, kineto_event.c's struct kt_runs): found by a few
+ * bytes, checked by one compare.
  */
 #ifndef ML_KINETO_INT_H
 #define ML_KINETO_INT_H
@@ -246,6 +248,12 @@ static inline bool is_op_cat(uint8_t cat) { return cat == CAT_CPU_OP || cat == C
 /* The event list, its '[' just read, up to its ']' (or where the file
  * ends inside it). */
 int kt_read_events(kineto *k);
+
+/* ---- kineto_cat.c ---- */
+
+/* The fields of f that its "cat" (v, m bytes) gives: cat, and with the time
+ * side skind, dev_kind and cat_id. */
+void kt_set_cat(kineto *k, event_fields *f, const char *v, size_t m);
 
 /* ---- kineto.c ---- */
 
