@@ -1047,6 +1047,58 @@ out:
     ml_profile_free(p);
 }
 
+/* Kernels of one shape whose launch args (all but the ids) come back: read
+ * from the memo of their run of args (kineto_event.c read_run), each gets
+ * its own launch's values, whichever name it has, and one whose bytes
+ * differ from a launch seen before in a single value (or whose number has
+ * a form read another way) gets its own. */
+TEST(kernel_launch_args_from_the_run_memo_are_each_kernels_own)
+{
+    static const struct { int regs, smem, grid; const char *bps, *occ; float bps_v, occ_v; } cfg[] = {
+        {32, 0, 82, "0.5", "12", 0.5f, 12.0f},       {32, 0, 82, "0.25", "12", 0.25f, 12.0f},
+        {32, 0, 83, "0.5", "12", 0.5f, 12.0f},       {64, 0, 82, "0.5", "12", 0.5f, 12.0f},
+        {32, 0, 82, "0.5", "13", 0.5f, 13.0f},       {32, 0, 82, "5e-1", "12", 0.5f, 12.0f},
+        {32, 4096, 82, "0.5", "12", 0.5f, 12.0f},
+    };
+    enum { NCFG = sizeof cfg / sizeof cfg[0], N = 90 };
+    ml_buf j = {0};
+    ml_buf_puts(&j, "{\"traceEvents\": [\n");
+    for (int i = 0; i < N; i++) {
+        int c = (i * 5 + i / 7) % NCFG;
+        ml_buf_printf(&j,
+                      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%d\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 5, "
+                      "\"args\": {\"External id\": %d,      \"queued\": 0, \"device\": 0, \"context\": 1,      \"stream\": 7, "
+                      "\"correlation\": %d,      \"registers per thread\": %d,      \"shared memory\": %d,      "
+                      "\"blocks per SM\": %s,      \"warps per SM\": 6.074074,      \"grid\": [%d, 1, 1],      "
+                      "\"block\": [256, 1, 1],      \"est. achieved occupancy %%\": %s}},\n",
+                      i % 3, 100 + 10 * i, 1000 + i, 1 + i, cfg[c].regs, cfg[c].smem, cfg[c].bps, cfg[c].grid, cfg[c].occ);
+    }
+    ml_buf_puts(&j, "{\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 2000, \"s\": \"t\"}]}");
+    ml_profile *p = import_trace(j.p);
+    ml_buf_free(&j);
+    CHECK(p != NULL);
+    if (!p) return;
+    ml_profile_finish(p);
+    const ml_trace *t = p->trace;
+    const ml_slices *s = &t->slices;
+    int seen = 0;
+    for (size_t x = 0; x < s->ts.len; x++) {
+        if (s->kind.v[x] != ML_SL_KERNEL) continue;
+        int i = (int)s->corr.v[x] - 1, c = (i * 5 + i / 7) % NCFG;
+        const ml_kernel_info *k = &t->kernel_info.v[s->info.v[x]];
+        CHECK_EQ_I64(s->ext_id.v[x], 1000 + i);
+        CHECK_EQ_I64(k->registers, cfg[c].regs);
+        CHECK_EQ_I64(k->shared_memory, cfg[c].smem);
+        CHECK_EQ_I64(k->grid[0], cfg[c].grid);
+        CHECK_EQ_I64(k->block[0], 256);
+        CHECK_EQ_I64(k->stream, 7);
+        CHECK(k->blocks_per_sm == cfg[c].bps_v && k->occupancy == cfg[c].occ_v);
+        seen++;
+    }
+    CHECK_EQ_I64(seen, N);
+    ml_profile_free(p);
+}
+
 int main(void)
 {
     RUN(b_e_pairs_nest_and_unmatched_ones_are_tolerated);
@@ -1067,5 +1119,6 @@ int main(void)
     RUN(store_appended_half_sorts_as_one_store);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);
+    RUN(kernel_launch_args_from_the_run_memo_are_each_kernels_own);
     return check_report();
 }

@@ -265,11 +265,21 @@ static int64_t trailing_number(const char *s, size_t n)
     return v;
 }
 
+/* Whether name memo entry m holds the name s (n bytes; head and tail: its
+ * first and last 8 bytes, or all of a shorter one). */
+static inline bool name_memo_is(const kineto *k, const struct name_memo *m, const char *s, size_t n, uint64_t head, uint64_t tail)
+{
+    return m->len == n && m->head == head && m->tail == tail && (n <= 16 || !memcmp(ml_s(k->p, m->id) + 8, s + 8, n - 16));
+}
+
 /* k->name interned.  Names repeat (the same kernels and ops every step), so
  * a memo of the last ones, found by the length and the first and last 8
  * bytes, spares ml_intern() its hash of the whole name: the bytes between
- * are compared (none below 17 bytes, which those words cover).  Only names
- * interned as they are written go in (a NUL inside is interned otherwise). */
+ * are compared (none below 17 bytes, which those words cover).  Two ways
+ * for those words: kernels of one template may differ only inside
+ * ("..._nn_n_..." and "..._tn_n_..." GEMMs, which alternate), and one way
+ * lost each to the other.  Only names interned as they are written go in
+ * (a NUL inside is interned otherwise). */
 static ml_str intern_name(kineto *k)
 {
     const char *s = k->name;
@@ -282,12 +292,12 @@ static ml_str intern_name(kineto *k)
         memcpy(&head, s, n);
         tail = head;
     }
-    struct name_memo *m = &k->memo->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 1)];
-    if (m->len == n && m->head == head && m->tail == tail && (n <= 16 || !memcmp(ml_s(k->p, m->id) + 8, s + 8, n - 16)))
-        return m->id;
+    struct name_memo *m = &k->memo->names[ml_mix64(head ^ (tail + n) * 0x9e3779b97f4a7c15ull) & (NAME_MEMO - 2)];
+    if (name_memo_is(k, &m[0], s, n, head, tail)) return m[0].id;
+    if (name_memo_is(k, &m[1], s, n, head, tail)) return m[1].id;
     ml_str id = ml_intern(k->p->strings, s, n);
-    if (ml_strlen(k->p->strings, id) == n && !memcmp(ml_s(k->p, id), s, n))
-        *m = (struct name_memo){n, head, tail, id};
+    if (ml_strlen(k->p->strings, id) == n && !memcmp(ml_s(k->p, id), s, n)) /* in front, the other way out */
+        m[1] = m[0], m[0] = (struct name_memo){n, head, tail, id};
     return id;
 }
 
@@ -780,6 +790,7 @@ void kt_free(kineto *k)
     VEC_FREE(&k->cvals);
     VEC_FREE(&k->json);
     free(k->memo);
+    free(k->runs);
 }
 
 /* The whole document from its first token (or, for the first half of a

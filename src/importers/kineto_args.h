@@ -137,4 +137,26 @@ static inline const ka_key *ka_find(const ka_index *x, const char *key, size_t n
     return NULL;
 }
 
+/* The 4-byte words of trace_args that an arg of kind `kind` writes (a memo
+ * of args read gives them back, a word indexed by a byte). */
+_Static_assert(sizeof(trace_args) <= 4 * 256, "a word of trace_args is indexed by a byte");
+static inline unsigned ka_words(int kind)
+{
+    switch (kind) {
+    case KA_INT: return sizeof(int64_t) / 4;
+    case KA_DIM3: return 3 * sizeof(int32_t) / 4;
+    case KA_FLOAT: return sizeof(float) / 4;
+    case KA_COMPACT: return sizeof(ml_str) / 4;
+    }
+    return 0;
+}
+
+/* Whether the field at offset off of trace_args is an id, which every event
+ * has its own of ("External id", "correlation", "Sequence number"): a memo
+ * of args read does not remember it. */
+static inline bool ka_is_id(size_t off)
+{
+    return off == offsetof(trace_args, corr) || off == offsetof(trace_args, ext) || off == offsetof(trace_args, seq);
+}
+
 #endif

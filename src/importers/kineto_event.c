@@ -203,6 +203,15 @@ static inline const ka_key *arg_row(const kineto *k, const char *key, size_t n)
     return row && row->where != KA_SYNC ? row : NULL;
 }
 
+/* Whether the arg of a row is left unread, ph known: shapes the command
+ * does not read (shapes_unread), and an op's order args ("Sequence number",
+ * "Fwd thread id"), which it reads only where it stores them (keep.h). */
+static inline bool arg_unread(const kineto *k, const ka_key *row)
+{
+    if (row->kind == KA_COMPACT) return k->shapes_unread;
+    return k->keep.no_op_order && (row->off == offsetof(trace_args, seq) || row->off == offsetof(trace_args, fwd));
+}
+
 /* One arg of a non-memory event (the key just read; row: its row, NULL if
  * none, never a memory arg's). */
 static int read_trace_arg(kineto *k, const event_fields *f, const char *key, size_t n, const ka_key *row)
@@ -221,8 +230,8 @@ static int read_trace_arg(kineto *k, const event_fields *f, const char *key, siz
     size_t m;
     int r;
     int kind = row ? row->kind : KA_SKIP;
-    /* shapes not read: skipped, once ph is known (before, a number may be a counter's) */
-    if (kind == KA_COMPACT && k->shapes_unread && f->ph) kind = KA_SKIP;
+    /* args not read: skipped, once ph is known (before, a number may be a counter's) */
+    if (row && f->ph && arg_unread(k, row)) kind = KA_SKIP;
     switch (kind) {
     case KA_DIM3: return read_dim3(k, (int32_t *)(void *)ta_field(k, row));
     case KA_COMPACT: return read_compact(k, (ml_str *)(void *)ta_field(k, row));
@@ -280,9 +289,9 @@ enum {
     SH_NAME,                       /* any name (fast_event, which learns its kind): */
     SH_NAME_MEMORY, SH_NAME_OTHER, SH_NAME_NO_SHAPES, /* a name of this kind (name_slot) */
     SH_ID, SH_SKIP,
-    SH_RUN, /* two or more args in a row that are not read or are shapes (SH_ARG + KA_SKIP or
-             * KA_COMPACT), read as one (read_run): shape.run[at], which holds the literals between
-             * them (their keys) */
+    SH_RUN, /* two or more args in a row that are not read, or are read but are no ids (run_kind):
+             * read as one (read_run): shape.run[at], which holds the literals between them (their
+             * keys) */
     SH_ARG /* + a KA_* kind (kineto_args.h): an arg; of the time side at shape.at in k->ta */
 };
 /* The kind of name slot the current event's name (just read) fills. */
@@ -294,9 +303,8 @@ static inline int name_slot(const kineto *k)
 #define SHAPE_SLOTS 32
 #define SHAPE_TEXT 1024
 #define SHAPE_RUNS 4
-enum { RUN_WAYS = 16, RUN_TEXT = 368 }; /* (a realistic trace's cpu_ops have some 20 runs, of 90 to 320 bytes) */
-enum { RUN_SHAPES = 4 };                 /* shapes (KA_COMPACT args) in a run */
-enum { RUN_HINTS = 64 };                 /* run 0's memo: the way each name used last, by a hash of the name */
+enum { RUN_WORDS = 16 };                 /* 4-byte words of trace_args that the args of a run write */
+enum { NO_MEMO = 0xFF };                 /* shape.memo_run when no run has a memo */
 
 /* A run of args not read, or shapes: its values, and the literals between them. */
 typedef struct shape_run {
@@ -304,27 +312,41 @@ typedef struct shape_run {
     uint16_t key_from;                /* where literal 0 begins in keys (after the runs before) */
     uint16_t key_end[SHAPE_SLOTS];    /* literal j (after value j) ends at keys[key_end[j]], and begins
                                        * where j - 1 ended (at key_from for j = 0) */
-    uint8_t kind[SHAPE_SLOTS];        /* each value's: KA_SKIP or KA_COMPACT */
-    uint16_t at[SHAPE_SLOTS];         /* KA_COMPACT: the field's offset in trace_args */
+    uint8_t kind[SHAPE_SLOTS];        /* each value's: KA_SKIP, or a kind run_kind() lets in */
+    uint16_t at[SHAPE_SLOTS];         /* the field's offset in trace_args (not for KA_SKIP) */
 } shape_run;
 
-/* What the first run of a shape remembers of its text (read_run): the bytes
- * from a value that is no number up to where the last one that is no number
- * ends (or up to the value after the literal that follows it), seen before,
- * and the shapes among those values, as interned then. */
+/* What the memo of a shape's memo run (shape.memo_run) remembers of its
+ * text (read_run): the bytes from a value that is no number not read up to
+ * where the last such ends (or up to the value after the literal that
+ * follows it), seen before, and what those values wrote into trace_args, as
+ * words (shapes as interned then). */
 typedef struct run_seen {
     uint16_t len;                     /* 0: unused */
     uint8_t first, next;              /* the values from `first` (where the text begins) to `next`
                                        * (where it ends: the run's end, or that value's start); 0:
                                        * the text ends in a key that is not the run's (it fails there) */
-    uint8_t nshapes;
-    uint16_t at[RUN_SHAPES];          /* the shapes' fields in trace_args */
-    ml_str id[RUN_SHAPES];            /* and their texts */
+    uint8_t nwords;
+    uint8_t word_at[RUN_WORDS];       /* the words written: their index in trace_args (as uint32_t[]) */
+    uint32_t word[RUN_WORDS];         /* and what was written there */
 } run_seen;
+
+/* The memos of the memo runs of every shape: sets of a few texts, chosen by
+ * the shape, the event's name and the first bytes of the text (a realistic
+ * trace's cpu_ops have some 20 runs, of 90 to 320 bytes; its kernels a few
+ * hundred launch configurations, which come back step after step). */
+enum { RUN_SETS = 64, RUN_WAYS = 8, RUN_TEXT = 368 };
+enum { RUN_HINTS = 64 };                 /* a shape's memo hints: by a hash of the event's name */
 typedef struct run_memo {
+    uint32_t serial;                  /* the shape's (shape.serial) */
+    uint32_t used;                    /* when last used (0: never; the least recently used way is replaced) */
     run_seen seen;
     char text[RUN_TEXT + 16];         /* (16 bytes that 16-byte compares may read) */
 } run_memo;
+struct kt_runs {
+    uint32_t clock;
+    run_memo set[RUN_SETS][RUN_WAYS];
+};
 
 typedef struct shape {
     uint8_t id;                       /* its index in every shape's `common` */
@@ -345,13 +367,15 @@ typedef struct shape {
     unsigned nruns;
     shape_run run[SHAPE_RUNS];
     char keys[SHAPE_TEXT + 16];       /* the runs' literals */
-    /* run 0's memo: when each way was used last (0: never; the least recently used one is
-     * replaced), and the way an event of each name (by name_hint) used last: the same op comes
-     * back with the same run, but after many others (a way found by a look, not a search) */
-    uint32_t memo_used[RUN_WAYS], memo_clock;
-    uint8_t memo_hint[RUN_HINTS];
-    run_memo memo[RUN_WAYS];
+    uint32_t skip_numbers;            /* while recording: the SH_ARG + KA_SKIP slots whose value was a number */
+    uint8_t memo_run;                 /* the run with a memo in k->runs (memo_run_at), or NO_MEMO */
+    uint32_t serial;                  /* which shape learned it is (its struct is used again for others) */
+    uint16_t memo_hint[RUN_HINTS];    /* the way of k->runs (set * RUN_WAYS + way) an event of each name
+                                       * (by name_mix) used last: a way found by a look, not a search */
 } shape;
+
+/* Whether the value at p[i] is a number (it begins like one). */
+static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p[i] <= '9') || p[i] == '-'; }
 
 /* While recording: the literal up to p[at], then a slot that ends at p[end]
  * (its field at offset `off` of trace_args, for SH_ARG slots). */
@@ -364,6 +388,7 @@ static void shape_slot_at(shape *sh, const char *p, size_t at, size_t end, int k
         return;
     }
     memcpy(sh->text + have, p + sh->from, len);
+    if (kind == SH_ARG + KA_SKIP && number_at(p, at)) sh->skip_numbers |= 1u << sh->nslots;
     sh->lit_end[sh->nslots] = (uint16_t)(have + len);
     sh->at[sh->nslots] = (uint16_t)off;
     sh->slot[sh->nslots++] = (uint8_t)kind;
@@ -375,10 +400,52 @@ static void shape_slot(shape *sh, const char *p, size_t at, size_t end, int kind
     shape_slot_at(sh, p, at, end, kind, 0);
 }
 
-/* A shape recorded: each run of two or more args in a row that are not read
- * or are shapes (up to SHAPE_RUNS runs, of up to RUN_SHAPES shapes) made one
- * SH_RUN slot, the literals between its values moved into the run, so that
- * shape_event() reads them in one step. */
+/* The kind of arg slot `slot` (field at offset off) as a value of a run, or
+ * -1 if it is none: an arg not read or a shape, and where `read`, a number
+ * or [x, y, z] that is no id (values that a memo remembers: they come back
+ * event after event). */
+static inline int run_kind(int slot, size_t off, bool read)
+{
+    int kind = slot - SH_ARG;
+    if (slot < SH_ARG || (kind != KA_SKIP && off % 4 != 0)) return -1;
+    if (kind == KA_SKIP || kind == KA_COMPACT) return kind;
+    if (!read) return -1;
+    if (kind == KA_FLOAT || kind == KA_DIM3) return kind;
+    return kind == KA_INT && !ka_is_id(off) ? kind : -1;
+}
+
+/* Where a run that begins at slot s (of n, as recorded) would end: the
+ * slots that run_kind() lets in, that write RUN_WORDS words at most. */
+static unsigned run_end(const uint8_t *slot, const uint16_t *at, unsigned s, unsigned n, bool read)
+{
+    unsigned e = s, words = 0;
+    for (int kind; e < n && (kind = run_kind(slot[e], at[e], read)) >= 0; e++)
+        if ((words += ka_words(kind)) > RUN_WORDS) break;
+    return e;
+}
+
+/* Where the memo run of a shape recorded (its slots, n) begins, or n if
+ * none: of the runs that may hold args read, the one with the most values
+ * that are no numbers skipped (they make the memo's text), the first of
+ * those. */
+static unsigned memo_run_at(const uint8_t *slot, const uint16_t *at, unsigned n, uint32_t skip_numbers)
+{
+    unsigned best = n, most = 0;
+    for (unsigned s = 0, e; s < n; s = e > s + 1 ? e : s + 1) {
+        if ((e = run_end(slot, at, s, n, true)) < s + 2) continue;
+        unsigned texts = 0;
+        for (unsigned j = s; j < e; j++) texts += !(skip_numbers >> j & 1);
+        if (best == n || texts > most) best = s, most = texts;
+    }
+    return best;
+}
+
+/* A shape recorded: each run of two or more args in a row that are not
+ * read or are shapes (up to SHAPE_RUNS runs) made one SH_RUN slot, the
+ * literals between its values moved into the run, so that shape_event()
+ * reads them in one step.  The memo run (memo_run_at) also takes in the
+ * args read around them, but for ids: a kernel's launch, all read from its
+ * memo. */
 static void shape_runs(shape *sh)
 {
     uint16_t lit_end[SHAPE_SLOTS + 1], at[SHAPE_SLOTS];
@@ -390,21 +457,23 @@ static void shape_runs(shape *sh)
     memcpy(slot, sh->slot, sizeof slot);
     memcpy(text, sh->text, lit_end[n]);
     size_t w = 0, kw = 0;
+    unsigned memo_at = memo_run_at(slot, at, n, sh->skip_numbers);
     sh->nruns = 0;
+    sh->memo_run = NO_MEMO;
     for (unsigned s = 0;;) { /* literal s, then slot s (and the slots of its run) */
         size_t a = s ? lit_end[s - 1] : 0;
         memcpy(sh->text + w, text + a, lit_end[s] - a);
         w += lit_end[s] - a;
         sh->lit_end[ns] = (uint16_t)w;
         if (s == n) break;
-        unsigned e = s, shapes = 0;
-        for (; e < n && (slot[e] == SH_ARG + KA_SKIP || slot[e] == SH_ARG + KA_COMPACT); e++)
-            if (slot[e] == SH_ARG + KA_COMPACT && shapes++ == RUN_SHAPES) break;
+        unsigned e = run_end(slot, at, s, n, s == memo_at);
+        if (s < memo_at && e > memo_at) e = memo_at;
         if (e - s < 2 || sh->nruns == SHAPE_RUNS) {
             sh->slot[ns] = slot[s], sh->at[ns++] = at[s];
             s++;
             continue;
         }
+        if (s == memo_at) sh->memo_run = (uint8_t)sh->nruns;
         shape_run *r = &sh->run[sh->nruns];
         r->n = e - s;
         r->key_from = (uint16_t)kw;
@@ -419,8 +488,6 @@ static void shape_runs(shape *sh)
         s = e;
     }
     sh->nslots = ns;
-    for (unsigned w_ = 0; w_ < RUN_WAYS; w_++) sh->memo[w_].seen.len = 0, sh->memo_used[w_] = 0;
-    sh->memo_clock = 0;
     memset(sh->memo_hint, 0, sizeof sh->memo_hint);
 }
 
@@ -443,7 +510,7 @@ static bool slot_writes(const shape *sh, unsigned s, size_t off)
     if (slot == SH_RUN) {
         const shape_run *r = &sh->run[sh->at[s]];
         for (unsigned j = 0; j < r->n; j++)
-            if (r->kind[j] == KA_COMPACT && r->at[j] == off) return true;
+            if (r->kind[j] != KA_SKIP && r->at[j] == off) return true;
         return false;
     }
     return slot > SH_ARG + KA_SKIP && slot < SH_ARG + KA_NAME && sh->at[s] == off; /* (the time side's kinds) */
@@ -458,7 +525,7 @@ static void shape_undoable(shape *sh)
         const shape_run *r = &sh->run[sh->at[s]];
         bool ok = true;
         for (unsigned j = 0; j < r->n; j++)
-            for (unsigned t = 0; t < s && r->kind[j] == KA_COMPACT; t++)
+            for (unsigned t = 0; t < s && r->kind[j] != KA_SKIP; t++)
                 if (slot_writes(sh, t, r->at[j])) ok = false;
         if (ok) sh->undoable |= 1u << s;
     }
@@ -470,8 +537,8 @@ static void slot_undo(kineto *k, const shape *sh, unsigned s)
 {
     const shape_run *r = &sh->run[sh->at[s]];
     for (unsigned j = 0; j < r->n; j++)
-        if (r->kind[j] == KA_COMPACT)
-            memcpy((char *)&k->ta + r->at[j], (const char *)&TA_NONE + r->at[j], sizeof(ml_str));
+        for (unsigned w = 0, nw = ka_words(r->kind[j]); w < nw; w++) /* (copies of a constant size) */
+            memcpy((char *)&k->ta + r->at[j] + 4 * w, (const char *)&TA_NONE + r->at[j] + 4 * w, 4);
 }
 
 static bool same_literal(const shape *a, const shape *b, unsigned t)
@@ -584,12 +651,9 @@ static size_t skip_unread_arg(kineto *k, const char *p, size_t i, size_t n)
     return end;
 }
 
-/* Whether the value at p[i] is a number (it begins like one). */
-static inline bool number_at(const char *p, size_t i) { return (p[i] >= '0' && p[i] <= '9') || p[i] == '-'; }
-
-/* The current event's name (read before its args, or none yet) as an index
- * of a shape's memo_hint: from its length and its first and last 8 bytes. */
-static inline unsigned name_hint(const kineto *k)
+/* The current event's name (read before its args, or none yet) hashed:
+ * from its length and its first and last 8 bytes. */
+static inline uint64_t name_mix(const kineto *k)
 {
     size_t n = k->name_len;
     if (!n) return 0;
@@ -602,109 +666,67 @@ static inline unsigned name_hint(const kineto *k)
         head &= ~0ull >> (8 * (8 - n));
         tail = 0;
     }
-    return (unsigned)(((head ^ (tail * 31) ^ n) * 0x9e3779b97f4a7c15ull) >> 58); /* (RUN_HINTS = 64) */
+    return (head ^ (tail * 31) ^ n) * 0x9e3779b97f4a7c15ull;
 }
+static inline unsigned name_hint(uint64_t mix) { return (unsigned)(mix >> 58); } /* (RUN_HINTS = 64) */
 
-/* Whether memo way m remembers the values from `first` on at p[i] (the
- * bytes there begin with its text: they are those values, and the literals
- * between them, as they were when remembered, keys included). */
-static inline bool run_memo_is(const run_memo *m, unsigned first, const char *p, size_t i, size_t n)
+/* Whether memo way m remembers the values from `first` on at p[i] of shape
+ * sh's memo run (the bytes there begin with its text: they are those
+ * values, and the literals between them, as they were when remembered,
+ * keys included). */
+static inline bool run_memo_is(const run_memo *m, const shape *sh, unsigned first, const char *p, size_t i, size_t n)
 {
     size_t len = m->seen.len;
-    if (!len || m->seen.first != first || len > n - i) return false;
+    if (!len || m->serial != sh->serial || m->seen.first != first || len > n - i) return false;
     /* the last 16 bytes first: runs that begin alike (the same inputs) differ in their shapes, later */
     return len >= 16 ? jp_same_bytes(p + i + len - 16, m->text + len - 16, 16) && jp_same_bytes(p + i, m->text, len - 16)
                      : jp_same_bytes(p + i, m->text, len);
 }
 
-/* Run 0's memo: what it remembers of the values from `first` on at p[i],
- * or NULL.  The way the event's name used last is looked at first. */
-static const run_seen *run_memo_find(const kineto *k, shape *sh, unsigned first, const char *p, size_t i, size_t n)
+/* The set of k->runs that holds the memos of shape sh's memo run at p[i],
+ * its values from `first` on: by the shape, the event's name (mix: the same
+ * op comes back with the same run, the same kernel with the same launch),
+ * and the first 16 bytes at p[i]; NULL if fewer are buffered. */
+static run_memo *run_memo_set(const kineto *k, const shape *sh, unsigned first, uint64_t mix, const char *p, size_t i, size_t n)
 {
-    unsigned h = name_hint(k), o = sh->memo_hint[h];
-    if (!run_memo_is(&sh->memo[o], first, p, i, n)) {
-        for (o = 0; o < RUN_WAYS && !run_memo_is(&sh->memo[o], first, p, i, n); o++) {}
-        if (o == RUN_WAYS) return NULL;
-        sh->memo_hint[h] = (uint8_t)o;
-    }
-    sh->memo_used[o] = ++sh->memo_clock;
-    return &sh->memo[o].seen;
+    if (n - i < 16) return NULL;
+    uint64_t h = mix ^ (((uint64_t)sh->serial << 8 | first) * 0xff51afd7ed558ccdull) ^ jp_hash(p + i, 16);
+    return k->runs->set[(h ^ h >> 29) % RUN_SETS];
 }
 
-/* A run's text remembered in the way used least recently (an unused one first). */
-static void run_memo_put(const kineto *k, shape *sh, const run_seen *seen, const char *text)
+/* What the memo remembers of the values from `first` on at p[i] of shape
+ * sh's memo run, or NULL (*set: where a miss remembers them, NULL if
+ * nowhere).  The way the event's name used last is looked at first. */
+static const run_seen *run_memo_find(kineto *k, shape *sh, unsigned first, const char *p, size_t i, size_t n, run_memo **set)
+{
+    uint64_t mix = name_mix(k);
+    run_memo *all = &k->runs->set[0][0], *m = all + sh->memo_hint[name_hint(mix)];
+    *set = NULL;
+    if (!run_memo_is(m, sh, first, p, i, n)) {
+        if (!(*set = run_memo_set(k, sh, first, mix, p, i, n))) return NULL;
+        unsigned w = 0;
+        while (w < RUN_WAYS && !run_memo_is(&(*set)[w], sh, first, p, i, n)) w++;
+        if (w == RUN_WAYS) return NULL;
+        m = &(*set)[w];
+        sh->memo_hint[name_hint(mix)] = (uint16_t)(m - all);
+    }
+    m->used = ++k->runs->clock;
+    return &m->seen;
+}
+
+/* A run's text remembered in set `set`, in the way used least recently (an
+ * unused one first). */
+static void run_memo_put(kineto *k, shape *sh, run_memo *set, const run_seen *seen, const char *text)
 {
     if (!seen->len) return;
     unsigned o = 0;
     for (unsigned w = 1; w < RUN_WAYS; w++)
-        if (sh->memo_used[w] < sh->memo_used[o]) o = w;
-    sh->memo_used[o] = ++sh->memo_clock;
-    sh->memo_hint[name_hint(k)] = (uint8_t)o;
-    sh->memo[o].seen = *seen;
-    memcpy(sh->memo[o].text, text, seen->len);
-}
-
-/* Run r of shape sh (SH_RUN) at p[i]: each value skipped (a number here,
- * any other as skip_unread_arg() skips it) or, a shape, read as
- * compact_value() reads it; each literal between two (the next key) the
- * run's: the index after its last value, or 0.  Run 0 first looks its
- * values up in its memo from the first that is no number (most runs come
- * back: the same shapes and types, layer after layer), numbers before and
- * after it (an index, an id, that change) read one by one; a miss remembers
- * them. */
-static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i, size_t n)
-{
-    const shape_run *run = &sh->run[r];
-    char *ta = (char *)&k->ta;
-    bool memo = r == 0;
-    run_seen got;                              /* what a miss remembers: values first .. next - 1 */
-    got.first = (uint8_t)run->n, got.next = 0, got.nshapes = 0;
-    size_t from = 0, to = 0;                   /* and their text */
-    for (unsigned j = 0;;) {
-        bool num = number_at(p, i);
-        if (!num && memo) {
-            memo = false;
-            const run_seen *m = run_memo_find(k, sh, j, p, i, n);
-            if (m) {
-                if (!m->next) return 0; /* (an event of another shape, alike up to there) */
-                for (unsigned q = 0; q < m->nshapes; q++) memcpy(ta + m->at[q], &m->id[q], sizeof m->id[q]), k->ta_dirty = true;
-                i += m->len;
-                if ((j = m->next) == run->n) return i;
-                continue;
-            }
-            got.first = (uint8_t)j, from = i;
-        }
-        if (run->kind[j] == KA_COMPACT) {
-            ml_str id;
-            if (!(i = compact_value(k, p, i, n, &id))) return 0;
-            memcpy(ta + run->at[j], &id, sizeof id), k->ta_dirty = true;
-            if (got.first < run->n) got.at[got.nshapes] = run->at[j], got.id[got.nshapes++] = id;
-        } else if (!(i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n))) {
-            return 0;
-        }
-        bool last = j + 1 == run->n;
-        if (!num) got.next = (uint8_t)(j + 1), to = i;
-        if (!last) {
-            size_t a = j ? run->key_end[j - 1] : run->key_from, len = run->key_end[j] - a;
-            if (n - i < len) return 0;
-            if (!jp_same_bytes(p + i, sh->keys + a, len)) { /* remembered too: the bytes up to that key */
-                if (got.first < run->n && i + len - from <= RUN_TEXT) {
-                    got.next = 0, got.nshapes = 0, got.len = (uint16_t)(i + len - from);
-                    run_memo_put(k, sh, &got, p + from);
-                }
-                return 0;
-            }
-            i += len;
-            if (!num) to = i;
-        }
-        if (last) break;
-        j++;
-    }
-    if (got.first < run->n && to - from <= RUN_TEXT) {
-        got.len = (uint16_t)(to - from);
-        run_memo_put(k, sh, &got, p + from);
-    }
-    return i;
+        if (set[w].used < set[o].used) o = w;
+    set[o].used = ++k->runs->clock;
+    set[o].serial = sh->serial;
+    set[o].seen = *seen;
+    memcpy(set[o].text, text, seen->len);
+    sh->memo_hint[name_hint(name_mix(k))] = (uint16_t)(&set[o] - &k->runs->set[0][0]);
 }
 
 /* A KA_INT arg's value at p[i] into k->ta at offset off: the index after it, or 0. */
@@ -713,6 +735,23 @@ static inline size_t int_arg(kineto *k, size_t off, const char *p, size_t i, siz
     int64_t v;
     size_t end = jp_int(p, i, n, &v);
     if (end) memcpy((char *)&k->ta + off, &v, sizeof v), k->ta_dirty = true;
+    return end;
+}
+
+/* A KA_FLOAT arg's value at p[i] into k->ta at offset off: the index after
+ * it, or 0.  *usual: whether it had the usual form, read in one pass (a
+ * number of another form that ml_parse_double() rejects writes nothing). */
+static inline size_t float_arg(kineto *k, size_t off, const char *p, size_t i, size_t n, bool *usual)
+{
+    double d;
+    size_t end;
+    k->ta_dirty = true;
+    if (!(*usual = (end = jp_decimal(p, i, n, &d)) > 0)) {
+        if (!(end = jp_number(p, i, n))) return 0;
+        if (ml_parse_double(p + i, end - i, &d) != 0) return end;
+    }
+    float f = (float)d;
+    memcpy((char *)&k->ta + off, &f, sizeof f);
     return end;
 }
 
@@ -750,22 +789,97 @@ static size_t trace_arg_value(kineto *k, int kind, size_t off, const char *p, si
         return end;
     }
     case KA_FLOAT: {
-        double d;
-        if ((end = jp_decimal(p, i, n, &d))) { /* the usual form, read in one pass */
-            float f = (float)d;
-            memcpy(a + off, &f, sizeof f);
-            return end;
-        }
-        if (!(end = jp_number(p, i, n))) return 0;
-        if (ml_parse_double(p + i, end - i, &d) == 0) {
-            float f = (float)d;
-            memcpy(a + off, &f, sizeof f);
-        }
-        return end;
+        bool usual;
+        return float_arg(k, off, p, i, n, &usual);
     }
     case KA_SKIP: return number_at(p, i) ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n);
     }
     return 0; /* a memory event's arg: the token path reads it */
+}
+
+/* Run r of shape sh (SH_RUN) at p[i]: each value skipped (a number here,
+ * any other as skip_unread_arg() skips it) or read as trace_arg_value()
+ * reads it; each literal between two (the next key) the run's: the index
+ * after its last value, or 0.  The memo run (sh->memo_run) first looks its
+ * values up in its memo from the first that is no number skipped (most runs
+ * come back: the same shapes and types layer after layer, the same kernel's
+ * launch), numbers skipped before and after it (an index, an id, that
+ * change) read one by one; a miss remembers them, and what they wrote. */
+static size_t read_run(kineto *k, shape *sh, unsigned r, const char *p, size_t i, size_t n)
+{
+    const shape_run *run = &sh->run[r];
+    char *ta = (char *)&k->ta;
+    bool memo = r == sh->memo_run, keep = true; /* keep: what was read may be remembered */
+    run_memo *set = NULL;                      /* the memo's set of the text looked up */
+    run_seen got;                              /* what a miss remembers: values first .. next - 1 */
+    got.first = (uint8_t)run->n, got.next = 0, got.nwords = 0;
+    size_t from = 0, to = 0;                   /* and their text */
+    for (unsigned j = 0;;) {
+        int kind = run->kind[j];
+        bool num = kind == KA_SKIP && number_at(p, i);
+        if (!num && memo) {
+            memo = false;
+            const run_seen *m = run_memo_find(k, sh, j, p, i, n, &set);
+            if (m) {
+                if (!m->next) return 0; /* (an event of another shape, alike up to there) */
+                for (unsigned q = 0; q < m->nwords; q++) memcpy(ta + 4 * m->word_at[q], &m->word[q], 4);
+                if (m->nwords) k->ta_dirty = true;
+                i += m->len;
+                if ((j = m->next) == run->n) return i;
+                continue;
+            }
+            if (set) got.first = (uint8_t)j, from = i;
+        }
+        size_t at = run->at[j];
+        switch (kind) {
+        case KA_SKIP: i = num ? jp_number(p, i, n) : skip_unread_arg(k, p, i, n); break;
+        case KA_COMPACT: {
+            ml_str id;
+            if ((i = compact_value(k, p, i, n, &id))) memcpy(ta + at, &id, sizeof id), k->ta_dirty = true;
+            break;
+        }
+        case KA_FLOAT: {
+            bool usual;
+            i = float_arg(k, at, p, i, n, &usual);
+            keep &= usual;
+            break;
+        }
+        case KA_INT: i = int_arg(k, at, p, i, n); break;
+        default: i = trace_arg_value(k, kind, at, p, i, n); /* KA_DIM3 */
+        }
+        if (!i) return 0;
+        if (kind != KA_SKIP && got.first < run->n) /* the words it wrote */
+            for (unsigned w = 0, nw = ka_words(kind); w < nw; w++, got.nwords++) {
+                got.word_at[got.nwords] = (uint8_t)(at / 4 + w);
+                memcpy(&got.word[got.nwords], ta + at + 4 * w, 4);
+            }
+        bool last = j + 1 == run->n;
+        if (!num) got.next = (uint8_t)(j + 1), to = i;
+        if (!last) {
+            size_t a = j ? run->key_end[j - 1] : run->key_from, len = run->key_end[j] - a;
+            if (n - i < len) return 0;
+            if (!jp_same_bytes(p + i, sh->keys + a, len)) {
+                /* remembered too: the bytes up to the first that differs from the key (those
+                 * after it are another arg's, whose value may change) */
+                size_t d = 0;
+                while (p[i + d] == sh->keys[a + d]) d++;
+                if (keep && got.first < run->n && i + d + 1 - from <= RUN_TEXT) {
+                    got.next = 0, got.nwords = 0, got.len = (uint16_t)(i + d + 1 - from);
+                    run_memo_put(k, sh, set, &got, p + from);
+                }
+                return 0;
+            }
+            i += len;
+            if (!num) to = i;
+        }
+        if (last) break;
+        j++;
+    }
+    if (keep && got.first < run->n && to - from <= RUN_TEXT) {
+        got.len = (uint16_t)(to - from);
+        run_memo_put(k, sh, set, &got, p + from);
+    }
+    return i;
 }
 
 /* The args object at p[at] == '{' read into k->ta: the index after it, or
@@ -781,9 +895,9 @@ static size_t trace_args_at(kineto *k, const char *p, size_t at, size_t n, shape
         size_t kn;
         if (!(i = jp_member(p, i, n, &key, &kn))) return 0;
         /* (ph is known here, and neither "M" nor "C": a "name" arg is skipped;
-         * so are shapes the command does not read) */
+         * so are the args the command does not read) */
         const ka_key *row = arg_row(k, key, kn);
-        int kind = row && row->kind != KA_NAME && !(row->kind == KA_COMPACT && k->shapes_unread) ? row->kind : KA_SKIP;
+        int kind = row && row->kind != KA_NAME && !arg_unread(k, row) ? row->kind : KA_SKIP;
         size_t off = row ? row->off : 0, end;
         if (!(end = trace_arg_value(k, kind, off, p, i, n))) return 0;
         shape_slot_at(rec, p, i, end, SH_ARG + kind, off); /* (SH_ARG + KA_SKIP: skip_unread_arg) */
@@ -922,89 +1036,6 @@ static int read_args(kineto *k, event_fields *f)
     }
 }
 
-static uint8_t classify_cat(const char *s, size_t n)
-{
-    if (KEY_IS(s, n, "cpu_op") || KEY_IS(s, n, "Operator")) return CAT_CPU_OP;
-    if (KEY_IS(s, n, "user_annotation")) return CAT_ANNOTATION;
-    if (KEY_IS(s, n, "python_function")) return CAT_PYTHON;
-    if (KEY_IS(s, n, "cpu_instant_event")) return CAT_INSTANT;
-    return CAT_OTHER;
-}
-
-/* The slice kind of a cat: Kineto's names (libkineto ActivityType.cpp, every
- * accelerator: CUDA/HIP's, MTIA's mtia_ccp_events kernels and mtia_runtime
- * calls, xpu_/privateuse1_ runtime and driver calls, hpu_op, HPU's host-side
- * runtime events), and PyTorch 1.8/1.9's (Operator, Runtime, Kernel, Memcpy,
- * Memset). */
-static uint8_t slice_kind_of_cat(const char *s, size_t n)
-{
-    switch (n) {
-    case 4: if (KEY_IS(s, n, "Trace")) return ML_SL_OTHER; break;
-    case 6:
-        if (KEY_IS(s, n, "cpu_op")) return ML_SL_CPU_OP;
-        if (KEY_IS(s, n, "kernel") || KEY_IS(s, n, "Kernel")) return ML_SL_KERNEL;
-        if (KEY_IS(s, n, "Memcpy")) return ML_SL_MEMCPY;
-        if (KEY_IS(s, n, "Memset")) return ML_SL_MEMSET;
-        if (KEY_IS(s, n, "hpu_op")) return ML_SL_RUNTIME;
-        break;
-    case 7: if (KEY_IS(s, n, "Runtime")) return ML_SL_RUNTIME; break;
-    case 8: if (KEY_IS(s, n, "Operator")) return ML_SL_CPU_OP; break;
-    case 9: if (KEY_IS(s, n, "cuda_sync")) return ML_SL_CUDA_SYNC; break;
-    case 10:
-        if (KEY_IS(s, n, "gpu_memcpy")) return ML_SL_MEMCPY;
-        if (KEY_IS(s, n, "gpu_memset")) return ML_SL_MEMSET;
-        if (KEY_IS(s, n, "xpu_driver")) return ML_SL_DRIVER;
-        break;
-    case 11:
-        if (KEY_IS(s, n, "cuda_driver")) return ML_SL_DRIVER;
-        if (KEY_IS(s, n, "xpu_runtime")) return ML_SL_RUNTIME;
-        break;
-    case 12:
-        if (KEY_IS(s, n, "cuda_runtime")) return ML_SL_RUNTIME;
-        if (KEY_IS(s, n, "mtia_runtime")) return ML_SL_RUNTIME;
-        break;
-    case 15:
-        if (KEY_IS(s, n, "user_annotation")) return ML_SL_USER_ANNOTATION;
-        if (KEY_IS(s, n, "python_function")) return ML_SL_PYTHON;
-        if (KEY_IS(s, n, "mtia_ccp_events")) return ML_SL_KERNEL;
-        break;
-    case 18: if (KEY_IS(s, n, "privateuse1_driver")) return ML_SL_DRIVER; break;
-    case 19:
-        if (KEY_IS(s, n, "gpu_user_annotation")) return ML_SL_GPU_ANNOTATION;
-        if (KEY_IS(s, n, "cuda_profiler_range")) return ML_SL_PROFILER_RANGE;
-        if (KEY_IS(s, n, "privateuse1_runtime")) return ML_SL_RUNTIME;
-        break;
-    }
-    return ML_SL_OTHER;
-}
-
-/* The device kind a cat names (PrivateUse1 is ML_DEV_NPU's number, 20);
- * CUDA for the rest (ROCm's traces name their devices cuda:N too). */
-static uint8_t dev_kind_of_cat(const char *s, size_t n)
-{
-    if (n > 5 && !memcmp(s, "mtia_", 5)) return ML_DEV_MTIA;
-    if (n > 4 && !memcmp(s, "xpu_", 4)) return ML_DEV_XPU;
-    if (KEY_IS(s, n, "hpu_op")) return ML_DEV_HPU;
-    if (n > 12 && !memcmp(s, "privateuse1_", 12)) return ML_DEV_NPU;
-    return ML_DEV_CUDA;
-}
-
-/* ---- the time side ---- */
-
-/* The cat interned: a trace has a handful, remembered here. */
-static ml_str cat_of(kineto *k, const char *s, size_t n)
-{
-    if (n > CAT_CACHE_LEN) return ml_intern(k->p->strings, s, n);
-    for (unsigned i = 0; i < CAT_CACHE; i++)
-        if (k->cats[i].len == n && k->cats[i].id && !memcmp(k->cats[i].text, s, n)) return k->cats[i].id;
-    ml_str id = ml_intern(k->p->strings, s, n);
-    unsigned i = k->cats_next++ % CAT_CACHE;
-    k->cats[i].len = (uint8_t)n;
-    memcpy(k->cats[i].text, s, n);
-    k->cats[i].id = id;
-    return id;
-}
-
 /* Starts an event: its fields empty, no name yet. */
 static void event_begin(kineto *k, event_fields *f)
 {
@@ -1045,17 +1076,6 @@ static inline int event_key(const kineto *k, const char *key, size_t n)
     return EK_OTHER;
 }
 
-/* The cat's fields. */
-static inline void set_cat(kineto *k, event_fields *f, const char *v, size_t m)
-{
-    f->cat = classify_cat(v, m);
-    if (k->t) {
-        f->skind = slice_kind_of_cat(v, m);
-        f->dev_kind = dev_kind_of_cat(v, m);
-        f->cat_id = cat_of(k, v, m);
-    }
-}
-
 /* How an event's args are read, by what came before them: skipped (no
  * memory event, no time side), by read_own_args (cuda_sync, profiler
  * ranges), as the time side's (trace_args_at, read_trace_arg), or as a
@@ -1086,6 +1106,22 @@ static inline size_t plain_memory_int(const char *p, size_t i, size_t n, int64_t
 {
     size_t end = jp_int(p, i, n, dst);
     if (end) *has = true;
+    return end;
+}
+
+/* A flow event's "id" at p[i] into f: the index after it, or 0.  A plain
+ * integer is its own id, as kt_flow_id() reads it: read in one pass.  (Out
+ * of line: plain_slot()'s other cases, inlined in shape_event()'s loop, run
+ * for every event.) */
+static __attribute__((noinline)) size_t flow_id_at(event_fields *f, const char *p, size_t i, size_t n)
+{
+    size_t end, m;
+    const char *v;
+    if (!(end = jp_int(p, i, n, &f->id))) {
+        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
+        f->id = kt_flow_id(v, m);
+    }
+    f->has_id = true;
     return end;
 }
 
@@ -1123,10 +1159,7 @@ static inline __attribute__((always_inline)) size_t plain_slot(kineto *k, event_
         if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
         set_name(k, f, p + i + 1, end - i - 2);
         return slot == SH_NAME || slot == name_slot(k) ? end : 0;
-    case SH_ID:
-        if (!(end = jp_scalar_text(p, i, n, &v, &m))) return 0;
-        f->id = kt_flow_id(v, m), f->has_id = true;
-        return end;
+    case SH_ID: return flow_id_at(f, p, i, n);
     case SH_SKIP: return jp_skip(p, i, n);
     case SH_RUN: k->run_at = i; return read_run(k, sh, (unsigned)off, p, i, n);
     case SH_ARG + KA_ADDR:
@@ -1189,6 +1222,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
         rec->nslots = 0;
         rec->ok = true;
         rec->from = 0;
+        rec->skip_numbers = 0;
     }
     size_t i = jp_ws(p, 1);
     if (i >= n) return 0;
@@ -1209,7 +1243,7 @@ static int fast_event(kineto *k, const char *p, size_t n, shape *rec)
             break;
         case EK_CAT:
             if (p[i] != '"' || !(end = jp_string(p, i, n))) return 0;
-            set_cat(k, &f, p + i + 1, end - i - 2);
+            kt_set_cat(k, &f, p + i + 1, end - i - 2);
             break;
         case EK_TS: slot = SH_TS; goto value;
         case EK_DUR: slot = SH_DUR; goto value;
@@ -1350,6 +1384,8 @@ static int shaped_event(kineto *k, const char *p, size_t n)
         if (k->nshapes < SHAPES) k->nshapes++;
         memmove(k->shapes + 1, k->shapes, (k->nshapes - 1) * sizeof *k->shapes);
         k->shapes[0] = rec;
+        rec->serial = ++k->shape_serial;
+        if (rec->memo_run != NO_MEMO && !k->runs) k->runs = ml_calloc(1, sizeof *k->runs);
         shape_learned(k, rec);
     }
     return r;
@@ -1389,7 +1425,7 @@ static int read_event(kineto *k)
             break;
         case EK_CAT:
             r = js_value_string(js, &v, &m);
-            if (r > 0) set_cat(k, &f, v, m);
+            if (r > 0) kt_set_cat(k, &f, v, m);
             break;
         case EK_PID: r = read_id(k, f.pid, &f.pid_len); break;
         case EK_TID: r = read_id(k, f.tid, &f.tid_len); break;

@@ -1,17 +1,19 @@
 /*
  * kineto_int.h — what the parts of the Kineto importer share (not for other
- * modules).  The importer is three parts over one state (struct kineto):
+ * modules).  The importer is four parts over one state (struct kineto):
  *   kineto_event.c  reads each event of the list into an event_fields (and
  *                   the time side's args into k->ta): the token path, and
  *                   the fast paths straight from the scanner's buffer
  *                   (jsonplain.h), which decode every field the same way;
+ *   kineto_cat.c    what an event's cat says (both paths ask it);
  *   kineto.c        fills the profile from each event read (kt_event_done:
  *                   memory events, ops, the trace store), reads the
  *                   document around the event list, and finishes;
  *   kineto_split.c  reads a big plain file as two halves on two threads.
  * The args read are declared once, in kineto_args.h.  Text that repeats
- * (names, args values, pid/tid) goes through memos (struct kt_memo,
- * struct id_memo): found by a few bytes, checked by one compare.
+ * (names, args values, pid/tid, runs of args) goes through memos (struct
+ * kt_memo, struct id_memo, kineto_event.c's struct kt_runs): found by a few
+ * bytes, checked by one compare.
  */
 #ifndef ML_KINETO_INT_H
 #define ML_KINETO_INT_H
@@ -107,7 +109,7 @@ enum { SHAPES = 32 };              /* event shapes remembered (a realistic trace
 /* "Input Dims" and "Input type" texts remembered (compact_value): sets of a
  * few, chosen by the first bytes of the text (a realistic trace has a few
  * dozen such texts, several of them alike in their first 16 bytes) */
-enum { NAME_MEMO = 1024 };         /* event names remembered (a realistic trace has a few hundred) */
+enum { NAME_MEMO = 1024 };         /* event names remembered, two by two (a realistic trace has a few hundred) */
 /* containers of args not read, remembered up to SKIP_TEXT bytes (skip_unread_arg), as compact_value's */
 enum { SKIP_SETS = 64, SKIP_WAYS = 8, SKIP_TEXT = 95 };
 enum { COMPACT_SETS = 64, COMPACT_WAYS = 8, COMPACT_KEY = 16 };
@@ -198,6 +200,8 @@ typedef struct kineto {
     struct shape_miss miss;        /* shaped_event(): where the last shape tried failed */
     size_t run_at;                 /* where the last run of args read (a shape's SH_RUN slot) began */
     unsigned shape_ids;            /* shapes allocated (each one's id: at most SHAPES + 1 with the spare) */
+    uint32_t shape_serial;         /* shapes learned (each one's serial) */
+    struct kt_runs *runs;          /* the memos of runs of args (allocated with the first shape that has one) */
     ka_index keys;                 /* kineto_args.h's rows by key length */
     struct kt_memo *memo;          /* the reader's memos of repeated text (kt_init allocates them) */
     ml_keep keep;                  /* what the import keeps (keep.h): every op? lean? */
@@ -244,6 +248,12 @@ static inline bool is_op_cat(uint8_t cat) { return cat == CAT_CPU_OP || cat == C
 /* The event list, its '[' just read, up to its ']' (or where the file
  * ends inside it). */
 int kt_read_events(kineto *k);
+
+/* ---- kineto_cat.c ---- */
+
+/* The fields of f that its "cat" (v, m bytes) gives: cat, and with the time
+ * side skind, dev_kind and cat_id. */
+void kt_set_cat(kineto *k, event_fields *f, const char *v, size_t m);
 
 /* ---- kineto.c ---- */
 
