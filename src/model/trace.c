@@ -552,27 +552,132 @@ ML_RUNSORT_INPLACE_DEFINE(sort_rows, uint32_t, const slice_keys *, SLICE_LT)
 #define SLICE_LT2(k, x, y) slice_before2(k, x, y)
 ML_RUNSORT_INPLACE_DEFINE(sort_rows2, uint32_t, const slice_keys *, SLICE_LT2)
 
+/* Per track, as its rows are given their places: the key of its last row
+ * in push order, and how often a row came before the row pushed ahead of
+ * it (a track written in order: none; two parts of one appended: one). */
+typedef struct track_order {
+    int64_t ts, dur;        /* the last row's (INT64_MIN, INT64_MAX at first: no row comes before those) */
+    uint32_t next;          /* the place the track's next row gets */
+    uint32_t descents;
+    uint32_t brk;           /* the place of the first row that came before its predecessor */
+} track_order;
+
+/* Rows [from, to) of a part, in push order: each to its track's next place
+ * (dest[r]), noting where a track's order breaks. */
+static void place_rows(const ml_slices *s, size_t from, size_t to, uint32_t *dest, track_order *ord)
+{
+    const int64_t *ts = s->ts.v, *dur = s->dur.v;
+    const uint32_t *track = s->track.v;
+    for (size_t r = from; r < to; r++) {
+        track_order *o = &ord[track[r]];
+        uint32_t at = o->next++;
+        dest[r] = at;
+        if (ts[r] < o->ts || (ts[r] == o->ts && dur[r] > o->dur))
+            if (!o->descents++) o->brk = at;
+        o->ts = ts[r];
+        o->dur = dur[r];
+    }
+}
+
+/* Two sorted runs perm[*lo, b) and perm[b, *hi): the first's rows before
+ * the second's first row, and the second's rows from its first not before
+ * the first run's last, are in their places already; narrows [*lo, *hi) to
+ * the rows between, which a merge moves (usually a few: where two halves
+ * of a file meet). */
+static void narrow_two_runs(const slice_keys *k, const uint32_t *perm, size_t *lo, size_t b, size_t *hi)
+{
+    uint32_t first_b = perm[b], last_a = perm[b - 1];
+    size_t x = *lo, y = b;
+    while (x < y) {
+        size_t mid = x + (y - x) / 2;
+        if (slice_before2(k, first_b, perm[mid])) y = mid;
+        else x = mid + 1;
+    }
+    *lo = x;
+    x = b, y = *hi;
+    while (x < y) {
+        size_t mid = x + (y - x) / 2;
+        if (slice_before2(k, perm[mid], last_a)) x = mid + 1;
+        else y = mid;
+    }
+    *hi = x;
+}
+
 typedef struct track_sort {
     const slice_keys *k;
-    uint32_t *perm;         /* rows grouped by track */
+    uint32_t *perm;         /* place -> row (ML_PART1 marks the tail's) */
+    uint32_t *dest;         /* row -> place: part 0's rows, then part 1's from n0 */
+    size_t n0;
     const uint32_t *first;
+    const track_order *ord;
     size_t from, to;        /* tracks [from, to) */
 } track_sort;
 
-/* Sorts each track's rows of perm.  A track is usually in order already
- * (profilers write a thread's events as they happen): one pass checks. */
+/* Where row r (ML_PART1 for the tail's) has its place in dest. */
+static inline size_t dest_index(const track_sort *j, uint32_t r) { return r & ML_PART1 ? j->n0 + (r & ~ML_PART1) : r; }
+
+/* A row's sort key, read once for the merge below. */
+typedef struct row_key {
+    int64_t ts, dur;
+    uint32_t row;
+} row_key;
+
+static inline row_key key_of(const slice_keys *k, uint32_t r)
+{
+    uint32_t part = r >> 31, i = r & ~ML_PART1;
+    return (row_key){k->ts[part][i], k->dur[part][i], r};
+}
+
+/* Merges two sorted runs perm[lo, b) and perm[b, hi) straight into their
+ * rows' places (the first run's row first on ties: stable): no merged copy
+ * of perm, which nothing reads after. */
+static void merge_two_runs(const track_sort *j, size_t lo, size_t b, size_t hi)
+{
+    const uint32_t *perm = j->perm;
+    size_t x = lo, y = b, at = lo;
+    row_key kx = key_of(j->k, perm[x]), ky = key_of(j->k, perm[y]);
+    for (;;) {
+        if (ky.ts < kx.ts || (ky.ts == kx.ts && ky.dur > kx.dur)) {
+            j->dest[dest_index(j, ky.row)] = (uint32_t)at++;
+            if (++y == hi) break;
+            ky = key_of(j->k, perm[y]);
+        } else {
+            j->dest[dest_index(j, kx.row)] = (uint32_t)at++;
+            if (++x == b) break;
+            kx = key_of(j->k, perm[x]);
+        }
+    }
+    for (; x < b; x++) j->dest[dest_index(j, perm[x])] = (uint32_t)at++;
+    for (; y < hi; y++) j->dest[dest_index(j, perm[y])] = (uint32_t)at++;
+}
+
+/* Sorts the rows of each track whose push order broke, and gives the rows
+ * that moved their new places in dest. */
 static void sort_tracks(void *arg)
 {
     const track_sort *j = arg;
     for (size_t k = j->from; k < j->to; k++) {
-        if (j->k->ts[1]) sort_rows2(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->k);
-        else sort_rows(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->k);
+        const track_order *o = &j->ord[k];
+        if (!o->descents) continue;
+        size_t lo = j->first[k], hi = j->first[k + 1];
+        if (o->descents == 1) { /* two sorted runs */
+            narrow_two_runs(j->k, j->perm, &lo, o->brk, &hi);
+            merge_two_runs(j, lo, o->brk, hi);
+            continue;
+        }
+        if (j->k->ts[1]) sort_rows2(j->perm + lo, hi - lo, j->k);
+        else sort_rows(j->perm + lo, hi - lo, j->k);
+        for (size_t at = lo; at < hi; at++) j->dest[dest_index(j, j->perm[at])] = (uint32_t)at;
     }
 }
 
 /* Sorts the slices by (track, ts, dur descending), keeping the push order
- * of ties, and joins the tail: each column gathered once from both parts
- * into a buffer of the pool, and its parts given to it; fills track_first. */
+ * of ties, and joins the tail; fills track_first.  Each row is given its
+ * place (a counting sort by track, in push order), and a track whose rows
+ * were pushed out of order is sorted (by a permutation of its places); then
+ * each column is scattered once from both parts into a buffer of the pool,
+ * and its parts given to it.  The track column is not moved but written
+ * anew: its rows are each track's places. */
 static void sort_slices(ml_trace *t, ml_bufpool *pool)
 {
     ml_trace_index *ix = t->index;
@@ -590,39 +695,54 @@ static void sort_slices(ml_trace *t, ml_bufpool *pool)
         free_slices(tl);
         return;
     }
-    /* perm: the slices grouped by track, in push order within each (the
-     * tail after the first `at` rows) */
-    uint32_t *cur = ml_malloc((nt + 1) * sizeof *cur);
-    memcpy(cur, first, (nt + 1) * sizeof *cur);
-    uint32_t *perm = ml_malloc(n * sizeof *perm);
-    for (size_t i = 0; i < at; i++) perm[cur[s->track.v[i]]++] = (uint32_t)i;
-    for (size_t i = 0; i < n1; i++) perm[cur[tl->track.v[i]]++] = (uint32_t)i | ML_PART1;
-    for (size_t i = at; i < n0; i++) perm[cur[s->track.v[i]]++] = (uint32_t)i;
-    free(cur);
-    slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
-    /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
-    size_t split = 0;
-    while (split < nt && first[split + 1] <= n / 2) split++;
-    track_sort lo = {&keys, perm, first, 0, split}, hi = {&keys, perm, first, split, nt};
-    ml_par2(sort_tracks, &lo, sort_tracks, &hi);
+    /* dest: each row's place, the slices grouped by track in push order
+     * (the tail after the first `at` rows) */
+    track_order *ord = ml_malloc((nt ? nt : 1) * sizeof *ord);
+    for (size_t k = 0; k < nt; k++) ord[k] = (track_order){INT64_MIN, INT64_MAX, first[k], 0, 0};
+    uint32_t *dest = ml_malloc(n * sizeof *dest);
+    place_rows(s, 0, at, dest, ord);
+    place_rows(tl, 0, n1, dest + n0, ord);
+    place_rows(s, at, n0, dest, ord);
+    size_t unsorted = 0;
+    for (size_t k = 0; k < nt; k++) unsorted += ord[k].descents > 0;
+    if (unsorted) {
+        uint32_t *perm = ml_malloc(n * sizeof *perm);
+        for (size_t i = 0; i < n0; i++) perm[dest[i]] = (uint32_t)i;
+        for (size_t i = 0; i < n1; i++) perm[dest[n0 + i]] = (uint32_t)i | ML_PART1;
+        slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
+        /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
+        size_t split = 0;
+        while (split < nt && first[split + 1] <= n / 2) split++;
+        track_sort lo = {&keys, perm, dest, n0, first, ord, 0, split}, hi = lo;
+        hi.from = split, hi.to = nt;
+        ml_par2(sort_tracks, &lo, sort_tracks, &hi);
+        ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
+    }
+    free(ord);
     bool identity = n1 == 0;
-    for (size_t i = 0; i < n && identity; i++) identity = perm[i] == i;
+    for (size_t i = 0; i < n && identity; i++) identity = dest[i] == i;
     if (!identity) {
 #define PARTS(col) {{s->col.v, n1 ? tl->col.v : NULL}, {s->col.cap, tl->col.cap}, {n0, n1}, sizeof *s->col.v, NULL, 0}
-        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id),
-                              PARTS(name), PARTS(track), PARTS(info), PARTS(kind)};
+        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
 #undef PARTS
         if (!n1)
             for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) cols[c].cap[1] = cols[c].len[1] = 0;
-        ml_gather_cols(cols, sizeof cols / sizeof *cols, perm, n, pool);
-        size_t c = 0;
+        ml_scatter_cols(cols, sizeof cols / sizeof *cols, dest, n, pool);
+        size_t c = 0, cap;
 #define TAKE(col) (s->col.v = cols[c].out, s->col.cap = cols[c].out_cap, s->col.len = n, c++)
-        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(track); TAKE(info); TAKE(kind);
+        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
 #undef TAKE
-        if (n1) memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
+        ml_pool_give(pool, s->track.v, s->track.cap * sizeof *s->track.v, n0 * sizeof *s->track.v);
+        ml_pool_give(pool, tl->track.v, tl->track.cap * sizeof *tl->track.v, n1 * sizeof *tl->track.v);
+        s->track.v = ml_pool_take(pool, n * sizeof *s->track.v, &cap);
+        s->track.cap = cap / sizeof *s->track.v;
+        s->track.len = n;
+        for (uint32_t k = 0; k < nt; k++)
+            for (size_t i = first[k]; i < first[k + 1]; i++) s->track.v[i] = k;
+        memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
     }
     free_slices(tl);
-    ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
+    ml_pool_give(pool, dest, n * sizeof *dest, n * sizeof *dest);
 }
 
 static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
