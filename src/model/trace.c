@@ -171,26 +171,12 @@ void ml_slices_reserve(ml_trace *t, size_t n)
     VEC_RESERVE(&t->index->points, n / 4);
 }
 
-size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
+void ml_slices_grow(ml_trace *t)
 {
     ml_slices *s = &t->slices;
-    size_t i = s->ts.len;
-    if (i == s->ts.cap) {
-        size_t n = i + 1;
-        VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
-        VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
-    }
-    s->ts.v[i] = r->ts;
-    s->dur.v[i] = r->dur < 0 ? 0 : r->dur;
-    s->name.v[i] = r->name;
-    s->track.v[i] = r->track;
-    s->kind.v[i] = r->kind;
-    s->corr.v[i] = r->corr;
-    s->ext_id.v[i] = r->ext_id;
-    s->info.v[i] = r->info;
-    s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
-        s->info.len = i + 1;
-    return i;
+    size_t n = s->ts.len + 1;
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
 }
 
 uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm)
