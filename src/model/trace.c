@@ -548,21 +548,34 @@ typedef struct track_order {
     uint32_t brk;           /* the place of the first row that came before its predecessor */
 } track_order;
 
-/* Rows [from, to) of a part, in push order: each to its track's next place
- * (dest[r]), noting where a track's order breaks. */
-static void place_rows(const ml_slices *s, size_t from, size_t to, uint32_t *dest, track_order *ord)
+/* The earliest start and latest end of the slices placed so far. */
+typedef struct slice_span {
+    int64_t begin, end;     /* INT64_MAX, INT64_MIN before any */
+} slice_span;
+
+/* Rows [from, to) of a part, in push order: each gets the base added to its
+ * start (read here anyway: no pass of its own), widens the span, and goes
+ * to its track's next place (dest[r]), noting where a track's order breaks. */
+static void place_rows(ml_slices *s, size_t from, size_t to, int64_t base, uint32_t *dest, track_order *ord,
+                       slice_span *span)
 {
-    const int64_t *ts = s->ts.v, *dur = s->dur.v;
+    int64_t *ts = s->ts.v, begin = span->begin, end = span->end;
+    const int64_t *dur = s->dur.v;
     const uint32_t *track = s->track.v;
     for (size_t r = from; r < to; r++) {
+        int64_t start = ts[r] += base, d = dur[r], stop = ml_add_sat(start, d);
+        if (start < begin) begin = start;
+        if (stop > end) end = stop;
         track_order *o = &ord[track[r]];
         uint32_t at = o->next++;
         dest[r] = at;
-        if (ts[r] < o->ts || (ts[r] == o->ts && dur[r] > o->dur))
+        if (start < o->ts || (start == o->ts && d > o->dur))
             if (!o->descents++) o->brk = at;
-        o->ts = ts[r];
-        o->dur = dur[r];
+        o->ts = start;
+        o->dur = d;
     }
+    span->begin = begin;
+    span->end = end;
 }
 
 /* Two sorted runs perm[*lo, b) and perm[b, *hi): the first's rows before
@@ -657,14 +670,15 @@ static void sort_tracks(void *arg)
     }
 }
 
-/* Sorts the slices by (track, ts, dur descending), keeping the push order
- * of ties, and joins the tail; fills track_first.  Each row is given its
+/* Adds base to the slices' starts, sorts them by (track, ts, dur
+ * descending), keeping the push order of ties, and joins the tail; fills
+ * track_first; *span: the slices' (false: there are none).  Each row is given its
  * place (a counting sort by track, in push order), and a track whose rows
  * were pushed out of order is sorted (by a permutation of its places); then
  * each column is scattered once from both parts into a buffer of the pool,
  * and its parts given to it.  The track column is not moved but written
  * anew: its rows are each track's places. */
-static void sort_slices(ml_trace *t, ml_bufpool *pool)
+static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span *span)
 {
     ml_trace_index *ix = t->index;
     if (ix->has_tail && t->slices.ts.len >= ML_PART1) join_tail(t); /* (rows pushed after the append) */
@@ -679,16 +693,17 @@ static void sort_slices(ml_trace *t, ml_bufpool *pool)
     ix->has_tail = false;
     if (n == 0) {
         free_slices(tl);
-        return;
+        return false;
     }
     /* dest: each row's place, the slices grouped by track in push order
      * (the tail after the first `at` rows) */
     track_order *ord = ml_malloc((nt ? nt : 1) * sizeof *ord);
     for (size_t k = 0; k < nt; k++) ord[k] = (track_order){INT64_MIN, INT64_MAX, first[k], 0, 0};
     uint32_t *dest = ml_malloc(n * sizeof *dest);
-    place_rows(s, 0, at, dest, ord);
-    place_rows(tl, 0, n1, dest + n0, ord);
-    place_rows(s, at, n0, dest, ord);
+    *span = (slice_span){INT64_MAX, INT64_MIN};
+    place_rows(s, 0, at, base, dest, ord, span);
+    place_rows(tl, 0, n1, base, dest + n0, ord, span);
+    place_rows(s, at, n0, base, dest, ord, span);
     size_t unsorted = 0;
     for (size_t k = 0; k < nt; k++) unsorted += ord[k].descents > 0;
     if (unsorted) {
@@ -729,6 +744,7 @@ static void sort_slices(ml_trace *t, ml_bufpool *pool)
     }
     free_slices(tl);
     ml_pool_give(pool, dest, n * sizeof *dest, n * sizeof *dest);
+    return true;
 }
 
 static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
@@ -1138,30 +1154,27 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     if (ix->finished) return;
     ix->finished = true;
     t->base_ns = base_ns;
-    ml_slices *s = &t->slices, *tl = &ix->tail;
-    shift(s->ts.v, s->ts.len, base_ns);
-    shift(tl->ts.v, tl->ts.len, base_ns);
+    ml_slices *s = &t->slices;
     shift(t->counters.ts.v, t->counters.ts.len, base_ns);
     shift(t->instants.ts.v, t->instants.ts.len, base_ns);
     for (size_t i = 0; i < ix->points.len; i++) ix->points.v[i].ts += base_ns;
     for (size_t i = 0; i < ix->tail_points.len; i++) ix->tail_points.v[i].ts += base_ns;
+    apply_meta(t);
+    /* The columns that the sort leaves behind make the next ones: no fresh
+     * pages for what follows it (a page fault per 4 KiB). */
+    ml_bufpool pool = {0};
+    slice_span sl;
+    bool any = sort_slices(t, &pool, base_ns, &sl); /* (adds the base to the slices) */
 
     /* span: what the importer saw, widened by everything stored */
     bool has = ix->has_span;
     int64_t b = ix->span_begin + base_ns, e = ix->span_end + base_ns;
 #define WIDEN(lo, hi) do { if (!has || (lo) < b) b = (lo); if (!has || (hi) > e) e = (hi); has = true; } while (0)
-    for (size_t i = 0; i < s->ts.len; i++) WIDEN(s->ts.v[i], slice_end(s, i));
-    for (size_t i = 0; i < tl->ts.len; i++) WIDEN(tl->ts.v[i], slice_end(tl, i));
+    if (any) WIDEN(sl.begin, sl.end);
     for (size_t i = 0; i < t->counters.ts.len; i++) WIDEN(t->counters.ts.v[i], t->counters.ts.v[i]);
     for (size_t i = 0; i < t->instants.ts.len; i++) WIDEN(t->instants.ts.v[i], t->instants.ts.v[i]);
 #undef WIDEN
     if (has) t->span_begin = b, t->span_end = e;
-
-    apply_meta(t);
-    /* The columns that the sort leaves behind make the next ones: no fresh
-     * pages for what follows it (a page fault per 4 KiB). */
-    ml_bufpool pool = {0};
-    sort_slices(t, &pool);
     size_t n = s->ts.len, cap;
 #define TAKE_COLUMN(vec, count)                                                            \
     do {                                                                                   \
