@@ -971,10 +971,17 @@ static size_t first_after(finger *fg, uint32_t track, int64_t ts, bool at_too)
     size_t step = 1;
     if (from < hi && !AFTER(from)) { /* the answer is past from */
         size_t a = from + 1;
+        /* mostly a row or two on (a flow per launch): those looked at one by one first */
+        for (size_t near = a + 4 < hi ? a + 4 : hi; a < near; a++)
+            if (AFTER(a)) {
+                fg->at[track] = (uint32_t)a;
+                return a;
+            }
         while (a + step < hi && !AFTER(a + step)) a += step, step *= 2;
         lo = a, hi = a + step < hi ? a + step + 1 : hi;
     } else { /* the answer is at from or before it */
         size_t b = from;
+        if (b == lo || !AFTER(b - 1)) return b; /* (the finger's row again) */
         while (b > lo + step && AFTER(b - step)) b -= step, step *= 2;
         hi = b, lo = b > lo + step ? b - step : lo;
     }
