@@ -1046,6 +1046,21 @@ TEST(real_traces_match_trace_expected_py)
                 break;
             }
         }
+        /* the device rows hold every kernel, memcpy, memset and cuda_sync */
+        size_t work = 0, seen = 0;
+        for (size_t i = 0; i < s->ts.len; i++) {
+            uint8_t k = s->kind.v[i];
+            work += k == ML_SL_KERNEL || k == ML_SL_MEMCPY || k == ML_SL_MEMSET || k == ML_SL_CUDA_SYNC;
+        }
+        size_t last_end = 0;
+        ML_FOR_DEVICE_ROWS (t, i) {
+            uint8_t k = s->kind.v[i];
+            seen += k == ML_SL_KERNEL || k == ML_SL_MEMCPY || k == ML_SL_MEMSET || k == ML_SL_CUDA_SYNC;
+            CHECK(i >= last_end);
+            last_end = i + 1;
+        }
+        CHECK_EQ_I64(seen, work);
+        CHECK(work > 0);
         ml_profiles_free(&ps);
     }
     if (!ran) SKIP("../shared/data not available");

@@ -41,6 +41,7 @@ typedef struct ml_trace_index {
     VEC(flow_point) points;
     VEC(meta_row) meta;
     uint32_t *track_first;  /* after finish: tracks.len + 1 offsets into the slices */
+    VEC(ml_row_range) device_rows; /* after finish: see ml_trace_device_rows() */
     /* The second half of a split file (ml_trace_append), its ids already
      * this store's, kept apart until ml_trace_finish() gathers both into
      * their sorted places: its slices go after this store's first tail_at
@@ -93,6 +94,7 @@ void ml_trace_free(ml_trace *t)
         VEC_FREE(&t->index->tail_points);
         VEC_FREE(&t->index->meta);
         free(t->index->track_first);
+        VEC_FREE(&t->index->device_rows);
         free(t->index);
     }
     free(t);
@@ -330,6 +332,8 @@ typedef struct trace_append_job {
 #define MAP_STR(id) ((id) ? j->smap[id] : 0)
 
 static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
+/* What ml_trace_device_rows() covers: GPU work and cuda_sync slices. */
+static bool is_device_work(uint8_t kind) { return is_gpu_work(kind) || kind == ML_SL_CUDA_SYNC; }
 
 /* Where the second half's info rows of a slice of that kind start in dst's tables. */
 static uint32_t info_base(const trace_append_job *j, uint8_t kind)
@@ -832,9 +836,21 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     size_t n = s->ts.len, nl = 0;
     VEC_RESERVE(&s->launcher, n);
     s->launcher.len = n;
-    for (size_t i = 0; i < n; i++) {
-        s->launcher.v[i] = ML_NONE32;
-        if ((s->kind.v[i] == ML_SL_RUNTIME || s->kind.v[i] == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+    /* (and the ranges of the tracks with device work, read track by track) */
+    const uint32_t *first = t->index->track_first;
+    ml_trace_index *ix = t->index;
+    for (size_t k = 0; k < t->tracks.len; k++) {
+        bool work = false;
+        for (size_t i = first[k]; i < first[k + 1]; i++) {
+            uint8_t kind = s->kind.v[i];
+            s->launcher.v[i] = ML_NONE32;
+            work |= is_device_work(kind);
+            if ((kind == ML_SL_RUNTIME || kind == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+        }
+        if (!work) continue;
+        size_t nr = ix->device_rows.len;
+        if (nr && ix->device_rows.v[nr - 1].end == first[k]) ix->device_rows.v[nr - 1].end = first[k + 1];
+        else VEC_PUSH(&ix->device_rows, ((ml_row_range){first[k], first[k + 1]}));
     }
     if (!nl) return;
     size_t cap = 64;
@@ -885,8 +901,8 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             t->shared_corr_calls++;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        if ((!is_gpu_work(s->kind.v[i]) && s->kind.v[i] != ML_SL_CUDA_SYNC) || s->corr.v[i] < 0) continue;
+    ML_FOR_DEVICE_ROWS (t, i) {
+        if (!is_device_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
         for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) {
                 s->launcher.v[i] = vals[j] - 1;
@@ -1204,6 +1220,12 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     link_launchers_by_flows(t); /* reads the flows and the launchers both tasks wrote */
 }
 
+
+const ml_row_range *ml_trace_device_rows(const ml_trace *t, size_t *n)
+{
+    *n = t->index->device_rows.len;
+    return t->index->device_rows.v;
+}
 
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n)
 {

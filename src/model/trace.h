@@ -350,6 +350,33 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
  * track, another "f" to the first slice starting at or after ts there. */
 void ml_trace_finish(ml_trace *t, int64_t base_ns);
 
+/* Rows [first, end) of the slices. */
+typedef struct ml_row_range {
+    uint32_t first, end;
+} ml_row_range;
+
+/* After ml_trace_finish(): ranges of rows (*n of them, ascending, apart)
+ * that hold every slice of device work (kernel, memcpy, memset, cuda_sync):
+ * the rows of the tracks with any, usually the few stream tracks, so that a
+ * loop over device work reads those instead of every slice.  Other slices
+ * lie in them too: a loop still tests each row's kind.  None before the
+ * finish (nor are the parent and launcher columns there). */
+const ml_row_range *ml_trace_device_rows(const ml_trace *t, size_t *n);
+/* A loop over those rows in order, i a size_t row:
+ *     ML_FOR_DEVICE_ROWS (t, i) { if (!ml_slice_is_gpu(s->kind.v[i])) continue; ... }
+ * (two loops nested: `continue` goes to the next row, `break` only out of a range) */
+typedef struct ml_row_ranges {
+    const ml_row_range *at, *end;
+} ml_row_ranges;
+static inline ml_row_ranges ml_trace_device_ranges(const ml_trace *t)
+{
+    size_t n;
+    const ml_row_range *r = ml_trace_device_rows(t, &n);
+    return (ml_row_ranges){r, r + n};
+}
+#define ML_FOR_DEVICE_ROWS(t, i)                                                              \
+    for (ml_row_ranges i##_rr_ = ml_trace_device_ranges(t); i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
+        for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
 /* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
 
