@@ -143,6 +143,10 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC_RESERVE(&kernels, t->kernel_info.len);
     VEC_RESERVE(&rts, t->kernel_info.len);
     VEC_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
+    /* (the host's busy ranges, one per outermost op at most: room for a range
+     * per slice, of which the pages never written cost nothing, rather than
+     * a copy per doubling) */
+    VEC_RESERVE(&out->busy[ML_ROLE_CPU_EXEC], n);
     int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
