@@ -186,12 +186,12 @@ static void scatter_part(unsigned char *out, const unsigned char *src, const uin
 }
 #undef SCATTER
 
-static void scatter_col(ml_colparts *c, const uint32_t *dest, size_t n, ml_bufpool *pool)
+static void scatter_col(ml_colparts *c, const uint32_t *const *dest, size_t n, ml_bufpool *pool)
 {
     size_t e = c->elem_size, cap;
     unsigned char *out = ml_pool_take(pool, n * e, &cap);
     for (int k = 0; k < 2; k++)
-        if (c->part[k]) scatter_part(out, c->part[k], dest + (k ? c->len[0] : 0), c->len[k], e);
+        if (c->part[k]) scatter_part(out, c->part[k], dest[k], c->len[k], e);
     for (int k = 0; k < 2; k++) ml_pool_give(pool, c->part[k], c->cap[k] * e, c->len[k] * e);
     c->part[0] = c->part[1] = NULL;
     c->out = out;
@@ -203,7 +203,7 @@ typedef struct scatter_job {
     size_t ncols;
     const bool *side;
     bool which;
-    const uint32_t *dest;
+    const uint32_t *const *dest;
     size_t n;
     ml_bufpool *pool;
 } scatter_job;
@@ -224,7 +224,7 @@ static void scatter_some(void *arg)
     }
 }
 
-void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *dest, size_t n, ml_bufpool *pool)
+void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *const *dest, size_t n, ml_bufpool *pool)
 {
     size_t *width = ml_malloc((ncols ? ncols : 1) * sizeof *width);
     for (size_t c = 0; c < ncols; c++) width[c] = cols[c].elem_size, cols[c].out = NULL;

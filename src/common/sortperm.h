@@ -134,12 +134,12 @@ typedef struct ml_colparts {
 } ml_colparts;
 
 /* Moves every column's rows to the places dest gives (n rows in all): row r
- * of part 0 to dest[r], row r of part 1 to dest[len[0] + r]; the columns
+ * of part k to dest[k][r] (dest[1] unread for a table of one part); the columns
  * are shared between two threads.  Scattering reads each part in order, so
  * a row costs a load of its place, not a test of its part as a gather's
  * would.  Each column's parts are given to the pool as soon as they are
  * moved, and each output is taken from it: a column moved goes into the
  * buffer of one moved before it. */
-void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *dest, size_t n, ml_bufpool *pool);
+void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *const *dest, size_t n, ml_bufpool *pool);
 
 #endif

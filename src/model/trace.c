@@ -609,15 +609,17 @@ static void narrow_two_runs(const slice_keys *k, const uint32_t *perm, size_t *l
 typedef struct track_sort {
     const slice_keys *k;
     uint32_t *perm;         /* place -> row (ML_PART1 marks the tail's) */
-    uint32_t *dest;         /* row -> place: part 0's rows, then part 1's from n0 */
-    size_t n0;
+    uint32_t *dest[2];      /* row -> place, of part 0's rows and part 1's */
     const uint32_t *first;
     const track_order *ord;
     size_t from, to;        /* tracks [from, to) */
 } track_sort;
 
-/* Where row r (ML_PART1 for the tail's) has its place in dest. */
-static inline size_t dest_index(const track_sort *j, uint32_t r) { return r & ML_PART1 ? j->n0 + (r & ~ML_PART1) : r; }
+/* Where row r (ML_PART1 for the tail's) has its place. */
+static inline uint32_t *place_of(const track_sort *j, uint32_t r)
+{
+    return r & ML_PART1 ? &j->dest[1][r & ~ML_PART1] : &j->dest[0][r];
+}
 
 /* A row's sort key, read once for the merge below. */
 typedef struct row_key {
@@ -641,17 +643,17 @@ static void merge_two_runs(const track_sort *j, size_t lo, size_t b, size_t hi)
     row_key kx = key_of(j->k, perm[x]), ky = key_of(j->k, perm[y]);
     for (;;) {
         if (ky.ts < kx.ts || (ky.ts == kx.ts && ky.dur > kx.dur)) {
-            j->dest[dest_index(j, ky.row)] = (uint32_t)at++;
+            *place_of(j, ky.row) = (uint32_t)at++;
             if (++y == hi) break;
             ky = key_of(j->k, perm[y]);
         } else {
-            j->dest[dest_index(j, kx.row)] = (uint32_t)at++;
+            *place_of(j, kx.row) = (uint32_t)at++;
             if (++x == b) break;
             kx = key_of(j->k, perm[x]);
         }
     }
-    for (; x < b; x++) j->dest[dest_index(j, perm[x])] = (uint32_t)at++;
-    for (; y < hi; y++) j->dest[dest_index(j, perm[y])] = (uint32_t)at++;
+    for (; x < b; x++) *place_of(j, perm[x]) = (uint32_t)at++;
+    for (; y < hi; y++) *place_of(j, perm[y]) = (uint32_t)at++;
 }
 
 /* Sorts the rows of each track whose push order broke, and gives the rows
@@ -670,7 +672,7 @@ static void sort_tracks(void *arg)
         }
         if (j->k->ts[1]) sort_rows2(j->perm + lo, hi - lo, j->k);
         else sort_rows(j->perm + lo, hi - lo, j->k);
-        for (size_t at = lo; at < hi; at++) j->dest[dest_index(j, j->perm[at])] = (uint32_t)at;
+        for (size_t at = lo; at < hi; at++) *place_of(j, j->perm[at]) = (uint32_t)at;
     }
 }
 
@@ -700,54 +702,55 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
         return false;
     }
     /* dest: each row's place, the slices grouped by track in push order
-     * (the tail after the first `at` rows) */
+     * (the tail after the first `at` rows), written over the row's track
+     * (read just before: the column is written anew from first[] below) */
     track_order *ord = ml_malloc((nt ? nt : 1) * sizeof *ord);
     for (size_t k = 0; k < nt; k++) ord[k] = (track_order){INT64_MIN, INT64_MAX, first[k], 0, 0};
-    uint32_t *dest = ml_malloc(n * sizeof *dest);
+    uint32_t *dest[2] = {s->track.v, tl->track.v};
     *span = (slice_span){INT64_MAX, INT64_MIN};
-    place_rows(s, 0, at, base, dest, ord, span);
-    place_rows(tl, 0, n1, base, dest + n0, ord, span);
-    place_rows(s, at, n0, base, dest, ord, span);
+    place_rows(s, 0, at, base, dest[0], ord, span);
+    place_rows(tl, 0, n1, base, dest[1], ord, span);
+    place_rows(s, at, n0, base, dest[0], ord, span);
     size_t unsorted = 0;
     for (size_t k = 0; k < nt; k++) unsorted += ord[k].descents > 0;
     if (unsorted) {
         uint32_t *perm = ml_malloc(n * sizeof *perm);
-        for (size_t i = 0; i < n0; i++) perm[dest[i]] = (uint32_t)i;
-        for (size_t i = 0; i < n1; i++) perm[dest[n0 + i]] = (uint32_t)i | ML_PART1;
+        for (size_t i = 0; i < n0; i++) perm[dest[0][i]] = (uint32_t)i;
+        for (size_t i = 0; i < n1; i++) perm[dest[1][i]] = (uint32_t)i | ML_PART1;
         slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
         /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
         size_t split = 0;
         while (split < nt && first[split + 1] <= n / 2) split++;
-        track_sort lo = {&keys, perm, dest, n0, first, ord, 0, split}, hi = lo;
+        track_sort lo = {&keys, perm, {dest[0], dest[1]}, first, ord, 0, split}, hi = lo;
         hi.from = split, hi.to = nt;
         ml_par2(sort_tracks, &lo, sort_tracks, &hi);
         ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
     }
     free(ord);
     bool identity = n1 == 0;
-    for (size_t i = 0; i < n && identity; i++) identity = dest[i] == i;
+    for (size_t i = 0; i < n && identity; i++) identity = dest[0][i] == i;
+    size_t cap;
     if (!identity) {
 #define PARTS(col) {{s->col.v, n1 ? tl->col.v : NULL}, {s->col.cap, tl->col.cap}, {n0, n1}, sizeof *s->col.v, NULL, 0}
         ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
 #undef PARTS
         if (!n1)
             for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) cols[c].cap[1] = cols[c].len[1] = 0;
-        ml_scatter_cols(cols, sizeof cols / sizeof *cols, dest, n, pool);
-        size_t c = 0, cap;
+        ml_scatter_cols(cols, sizeof cols / sizeof *cols, (const uint32_t *const *)dest, n, pool);
+        size_t c = 0;
 #define TAKE(col) (s->col.v = cols[c].out, s->col.cap = cols[c].out_cap, s->col.len = n, c++)
         TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
 #undef TAKE
-        ml_pool_give(pool, s->track.v, s->track.cap * sizeof *s->track.v, n0 * sizeof *s->track.v);
-        ml_pool_give(pool, tl->track.v, tl->track.cap * sizeof *tl->track.v, n1 * sizeof *tl->track.v);
+        size_t dest_cap[2] = {s->track.cap, tl->track.cap};
         s->track.v = ml_pool_take(pool, n * sizeof *s->track.v, &cap);
         s->track.cap = cap / sizeof *s->track.v;
         s->track.len = n;
-        for (uint32_t k = 0; k < nt; k++)
-            for (size_t i = first[k]; i < first[k + 1]; i++) s->track.v[i] = k;
+        for (int k = 0; k < 2; k++) ml_pool_give(pool, dest[k], dest_cap[k] * sizeof *dest[k], (k ? n1 : n0) * sizeof *dest[k]);
         memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
     }
+    for (uint32_t k = 0; k < nt; k++) /* (in place when no row moved) */
+        for (size_t i = first[k]; i < first[k + 1]; i++) s->track.v[i] = k;
     free_slices(tl);
-    ml_pool_give(pool, dest, n * sizeof *dest, n * sizeof *dest);
     return true;
 }
 
