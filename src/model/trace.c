@@ -1,15 +1,15 @@
 /* trace.c — the time-side event store; see trace.h.
  *
  * Pushing only appends to columns.  ml_trace_finish() does the work once:
- * a counting sort of the slices by track (stable, O(n)) followed by a natural
- * merge sort of each track's (ts, -dur) keys, which are nearly sorted in real
- * traces, so a 2M-slice trace sorts in a few passes without a comparator
- * callback; then one stack walk per track for parent/depth, a hash of
- * correlation ids for launchers, and a binary search per flow endpoint.
- * A split file's second half (ml_trace_append) waits beside the store as
- * its tail until then: the sort gathers each column once from both, into
- * the buffers the columns gathered before it left (a fresh buffer is a page
- * fault per 4 KiB). */
+ * a counting sort of the slices by track (stable, O(n)) gives each row its
+ * place, and notes which tracks were pushed out of (ts, -dur) order; only
+ * those are sorted (two sorted runs merge, anything else takes a natural
+ * merge sort), and each column is then scattered once to the places; then
+ * one stack walk per track for parent/depth, a hash of correlation ids for
+ * launchers, and a search per flow endpoint.  A split file's second half
+ * (ml_trace_append) waits beside the store as its tail until then: the
+ * scatter reads each column from both, into the buffers the columns moved
+ * before it left (a fresh buffer is a page fault per 4 KiB). */
 #include "trace.h"
 #include "sortperm.h"
 #include "par.h"
@@ -585,8 +585,9 @@ static void place_rows(ml_slices *s, size_t from, size_t to, int64_t base, uint3
 /* Two sorted runs perm[*lo, b) and perm[b, *hi): the first's rows before
  * the second's first row, and the second's rows from its first not before
  * the first run's last, are in their places already; narrows [*lo, *hi) to
- * the rows between, which a merge moves (usually a few: where two halves
- * of a file meet). */
+ * the rows between, which a merge moves (a few where one run follows the
+ * other, as where the halves of a split file meet; most where they
+ * interleave). */
 static void narrow_two_runs(const slice_keys *k, const uint32_t *perm, size_t *lo, size_t b, size_t *hi)
 {
     uint32_t first_b = perm[b], last_a = perm[b - 1];
@@ -678,12 +679,12 @@ static void sort_tracks(void *arg)
 
 /* Adds base to the slices' starts, sorts them by (track, ts, dur
  * descending), keeping the push order of ties, and joins the tail; fills
- * track_first; *span: the slices' (false: there are none).  Each row is given its
- * place (a counting sort by track, in push order), and a track whose rows
- * were pushed out of order is sorted (by a permutation of its places); then
- * each column is scattered once from both parts into a buffer of the pool,
- * and its parts given to it.  The track column is not moved but written
- * anew: its rows are each track's places. */
+ * track_first and *span (false: no slices).  Each row is given its place
+ * (a counting sort by track, in push order), and a track whose rows were
+ * pushed out of order is sorted (by a permutation of its places); then each
+ * column is scattered once from both parts into a buffer of the pool, and
+ * its parts given to it.  The track column is not moved but written anew:
+ * its rows are each track's places. */
 static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span *span)
 {
     ml_trace_index *ix = t->index;
@@ -745,7 +746,8 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
         s->track.v = ml_pool_take(pool, n * sizeof *s->track.v, &cap);
         s->track.cap = cap / sizeof *s->track.v;
         s->track.len = n;
-        for (int k = 0; k < 2; k++) ml_pool_give(pool, dest[k], dest_cap[k] * sizeof *dest[k], (k ? n1 : n0) * sizeof *dest[k]);
+        for (int k = 0; k < 2; k++)
+            ml_pool_give(pool, dest[k], dest_cap[k] * sizeof *dest[k], (k ? n1 : n0) * sizeof *dest[k]);
         memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
     }
     for (uint32_t k = 0; k < nt; k++) /* (in place when no row moved) */
@@ -840,8 +842,8 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     VEC_RESERVE(&s->launcher, n);
     s->launcher.len = n;
     /* (and the ranges of the tracks with device work, read track by track) */
-    const uint32_t *first = t->index->track_first;
     ml_trace_index *ix = t->index;
+    const uint32_t *first = ix->track_first;
     for (size_t k = 0; k < t->tracks.len; k++) {
         bool work = false;
         for (size_t i = first[k]; i < first[k + 1]; i++) {

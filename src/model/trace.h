@@ -372,11 +372,12 @@ static inline ml_row_ranges ml_trace_device_ranges(const ml_trace *t)
 {
     size_t n;
     const ml_row_range *r = ml_trace_device_rows(t, &n);
-    return (ml_row_ranges){r, r + n};
+    return n ? (ml_row_ranges){r, r + n} : (ml_row_ranges){NULL, NULL}; /* (no arithmetic on NULL) */
 }
 #define ML_FOR_DEVICE_ROWS(t, i)                                                              \
     for (ml_row_ranges i##_rr_ = ml_trace_device_ranges(t); i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
         for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
+
 /* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
 
