@@ -777,23 +777,24 @@ static void nest(ml_trace *t)
     VEC_RESERVE(&s->parent, n);
     VEC_RESERVE(&s->depth, n);
     s->parent.len = s->depth.len = n;
+    /* At the bottom of the stack, a slice that holds everything and never
+     * closes (nothing starts after INT64_MAX; one that starts there is
+     * inside it, zero-length at its start): no test for an empty stack. */
     VEC(open_slice) stack = {0};
+    VEC_PUSH(&stack, ((open_slice){INT64_MAX, INT64_MAX, ML_NONE32}));
     const uint32_t *first = t->index->track_first;
     for (size_t k = 0; k < t->tracks.len; k++) {
-        stack.len = 0;
+        stack.len = 1;
         for (uint32_t i = first[k]; i < first[k + 1]; i++) {
             int64_t ts = s->ts.v[i], end = ml_add_sat(ts, s->dur.v[i]);
             /* A zero-length slice at a parent's start is inside it; a slice
              * that ended at or before ts is not. */
-            while (stack.len && stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
-            uint32_t parent = ML_NONE32;
-            if (stack.len) {
-                const open_slice *top = &stack.v[stack.len - 1];
-                parent = top->row;
-                if (end > top->end) t->partial_overlaps++;
-            }
-            s->parent.v[i] = parent;
-            s->depth.v[i] = (uint16_t)(stack.len < UINT16_MAX ? stack.len : UINT16_MAX);
+            while (stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
+            const open_slice *top = &stack.v[stack.len - 1];
+            if (end > top->end) t->partial_overlaps++; /* (never past the bottom's) */
+            s->parent.v[i] = top->row;
+            size_t depth = stack.len - 1;
+            s->depth.v[i] = (uint16_t)(depth < UINT16_MAX ? depth : UINT16_MAX);
             VEC_PUSH(&stack, ((open_slice){ts, end, i}));
         }
     }

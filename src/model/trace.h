@@ -377,6 +377,10 @@ static inline ml_row_ranges ml_trace_device_ranges(const ml_trace *t)
 #define ML_FOR_DEVICE_ROWS(t, i)                                                              \
     for (ml_row_ranges i##_rr_ = ml_trace_device_ranges(t); i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
         for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
+/* The same over any n ranges rr (as ml_trace_device_rows gives them). */
+#define ML_FOR_ROWS_IN(rr, n, i)                                                                \
+    for (ml_row_ranges i##_rr_ = {(rr), (n) ? (rr) + (n) : (rr)}; i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
+        for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
 
 /* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
