@@ -894,6 +894,92 @@ TEST(store_appended_half_sorts_as_one_store)
     }
 }
 
+/* ---- the sort against a stable sort of the push order ---- */
+
+typedef struct ref_row {
+    int64_t ts, dur;
+    uint32_t track, id;
+} ref_row;
+
+static int cmp_ref(const void *x, const void *y)
+{
+    const ref_row *a = x, *b = y;
+    if (a->track != b->track) return a->track < b->track ? -1 : 1;
+    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+    if (a->dur != b->dur) return a->dur > b->dur ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Rows of shape `shape` pushed in order (row i carries its number as its
+ * ext_id), each track's: 0 in order (equal keys among them); 1 two sorted
+ * runs interleaved; 2 two sorted runs one after the other, the second
+ * starting before the first ends; 3 as 2, the second starting with the
+ * first; 4 anywhere.  Many rows tie another run's.  With `split`, the rows
+ * from about the middle on go into a second store, appended to the first. */
+static void sort_shape_check(int shape, bool split)
+{
+    enum { N = 3000 };
+    static ref_row ref[N];
+    ml_profile *p = ml_profile_new("x", "test"), *second = NULL;
+    p->trace = ml_trace_new();
+    for (int k = 0; k < 3; k++) ml_track_get(p->trace, p->strings, "1", 1, &"123"[k], 1); /* tracks 0, 1, 2 */
+    uint64_t rng = 12345 + (uint64_t)shape * 31 + split;
+#define RND(m) ((rng = rng * 6364136223846793005ull + 1442695040888963407ull), (int64_t)((rng >> 33) % (m)))
+    size_t half = N / 2 + (size_t)RND(100);
+    ml_trace *t = p->trace;
+    int64_t clock[2][3] = {{0, 0, 0}, {0, 0, 0}}, last_dur[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    for (uint32_t i = 0; i < N; i++) {
+        if (split && i == half) {
+            second = ml_profile_new("y", "test");
+            second->trace = t = ml_trace_new();
+            for (int k = 0; k < 3; k++) ml_track_get(t, second->strings, "1", 1, &"123"[k], 1);
+        }
+        uint32_t k = (uint32_t)RND(3);
+        int run = shape == 1 ? (int)(i % 2) : shape == 2 || shape == 3 ? i >= N / 2 : 0;
+        if ((shape == 2 || shape == 3) && i == N / 2)
+            for (int q = 0; q < 3; q++) clock[1][q] = shape == 2 ? clock[0][q] - 300 : 0;
+        int64_t step = RND(3) * 10, ts = clock[run][k] += step, dur = RND(4) * 10;
+        if (step == 0) dur = last_dur[run][k]; /* the same key again: a tie within the run */
+        last_dur[run][k] = dur;
+        if (shape == 4) ts = RND(200) * 10;
+        ml_slice_row r = {ts, dur, -1, (int64_t)i, ml_intern_cstr(split && i >= half ? second->strings : p->strings, "op"),
+                          k, ML_NONE32, ML_SL_CPU_OP};
+        ml_slice_push(t, &r);
+        ref[i] = (ref_row){ts, dur, k, i};
+    }
+#undef RND
+    if (second) {
+        size_t nstr = ml_strpool_count(second->strings);
+        ml_str *smap = malloc(nstr * sizeof *smap);
+        for (size_t i = 0; i < nstr; i++)
+            smap[i] = ml_intern(p->strings, ml_strget(second->strings, (ml_str)i), ml_strlen(second->strings, (ml_str)i));
+        uint32_t dmap[1] = {0};
+        ml_trace_append(p->trace, second->trace, smap, dmap, 1);
+        free(smap);
+        ml_profile_free(second);
+    }
+    ml_trace_finish(p->trace, 0);
+    qsort(ref, N, sizeof *ref, cmp_ref);
+    const ml_slices *s = &p->trace->slices;
+    CHECK_EQ_I64(s->ts.len, N);
+    size_t wrong = 0;
+    for (size_t i = 0; i < N && i < s->ts.len; i++)
+        if (s->ext_id.v[i] != ref[i].id || s->ts.v[i] != ref[i].ts || s->dur.v[i] != ref[i].dur ||
+            s->track.v[i] != ref[i].track)
+            if (!wrong++) CHECK_FAILED_("shape %d%s: slice %zu is row %lld, not %u", shape, split ? " split" : "", i,
+                                        (long long)s->ext_id.v[i], ref[i].id);
+    CHECK_EQ_I64(wrong, 0);
+    ml_profile_free(p);
+}
+
+TEST(store_sort_agrees_with_a_stable_sort)
+{
+    for (int shape = 0; shape < 5; shape++) {
+        sort_shape_check(shape, false);
+        sort_shape_check(shape, true);
+    }
+}
+
 /* ---- real traces (../shared/data), expected values from tests/trace_expected.py ---- */
 
 typedef struct expected {
@@ -960,6 +1046,21 @@ TEST(real_traces_match_trace_expected_py)
                 break;
             }
         }
+        /* the device rows hold every kernel, memcpy, memset and cuda_sync */
+        size_t work = 0, seen = 0;
+        for (size_t i = 0; i < s->ts.len; i++) {
+            uint8_t k = s->kind.v[i];
+            work += k == ML_SL_KERNEL || k == ML_SL_MEMCPY || k == ML_SL_MEMSET || k == ML_SL_CUDA_SYNC;
+        }
+        size_t last_end = 0;
+        ML_FOR_DEVICE_ROWS (t, i) {
+            uint8_t k = s->kind.v[i];
+            seen += k == ML_SL_KERNEL || k == ML_SL_MEMCPY || k == ML_SL_MEMSET || k == ML_SL_CUDA_SYNC;
+            CHECK(i >= last_end);
+            last_end = i + 1;
+        }
+        CHECK_EQ_I64(seen, work);
+        CHECK(work > 0);
         ml_profiles_free(&ps);
     }
     if (!ran) SKIP("../shared/data not available");
@@ -1117,6 +1218,7 @@ int main(void)
     RUN(store_links_launchers_by_flow_when_an_id_repeats);
     RUN(split_file_gives_the_same_store);
     RUN(store_appended_half_sorts_as_one_store);
+    RUN(store_sort_agrees_with_a_stable_sort);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);
     RUN(kernel_launch_args_from_the_run_memo_are_each_kernels_own);

@@ -167,10 +167,14 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *nccl_name = any_kernel ? ml_calloc(nstr ? nstr : 1, 1) : NULL;
     if (any_kernel) VEC_RESERVE(&comp, t->kernel_info.len); /* (a kernel_info row per kernel: room at once) */
-    for (size_t i = 0; i < n; i++) {
+    /* (with kernels, only the rows of the tracks with device work) */
+    ml_row_range all = {0, (uint32_t)n};
+    size_t nr = 1;
+    const ml_row_range *rows = any_kernel ? ml_trace_device_rows(t, &nr) : &all;
+    ML_FOR_ROWS_IN (rows, nr, i) {
         uint8_t kind = s->kind.v[i];
-        ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
         if (any_kernel && kind != ML_SL_KERNEL) continue;
+        ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
         const char *name = ml_s(p, s->name.v[i]);
         if (!any_kernel) {
             if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION) continue;

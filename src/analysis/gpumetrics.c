@@ -50,7 +50,7 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
     VEC(acc) accs = {0};
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1);
-    for (size_t i = 0; i < s->ts.len; i++) {
+    ML_FOR_DEVICE_ROWS (t, i) {
         if (s->kind.v[i] != ML_SL_KERNEL) continue;
         const ml_kernel_info *ki = NULL;
         uint32_t info = s->info.v[i];

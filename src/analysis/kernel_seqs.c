@@ -125,7 +125,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     enum { MEMO = 256 };
     uint32_t memo_key[MEMO], memo_root[MEMO];
     for (int m = 0; m < MEMO; m++) memo_key[m] = ML_NONE32;
-    for (size_t i = 0; i < n; i++) {
+    ML_FOR_DEVICE_ROWS (t, i) {
         uint32_t l = s->launcher.v[i];
         if (l == ML_NONE32 || !is_gpu_work(t, (uint32_t)i)) continue;
         if (cutting && grid_start(p, o->rules, l) >= cut) continue;

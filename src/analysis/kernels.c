@@ -55,7 +55,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, const ml_ker
     ml_u64map op_rows; /* (name, op) -> row of by_op */
     ml_u64map_init(&op_rows);
     bool have_bps = false, have_occ = false;
-    for (size_t i = 0; i < s->ts.len; i++) {
+    ML_FOR_DEVICE_ROWS (t, i) {
         if (s->kind.v[i] != ML_SL_KERNEL) continue;
         const ml_kernel_info *ki = NULL;
         uint32_t info = s->info.v[i];

@@ -127,7 +127,7 @@ ml_modules *ml_modules_compute(const ml_profile *p)
         }
     }
     /* device time: each GPU work slice adds to every module around its launch */
-    for (size_t i = 0; i < n; i++) {
+    ML_FOR_DEVICE_ROWS (t, i) {
         uint8_t k = s->kind.v[i];
         if (k != ML_SL_KERNEL && k != ML_SL_MEMCPY && k != ML_SL_MEMSET) continue;
         uint32_t l = s->launcher.v[i];

@@ -280,7 +280,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
 
     /* GPU work to the node of its launch; kernels with none to the main root. */
     size_t gpu_from = n, gpu_to = 0; /* (the rows with GPU work that has an owner, for the pass below) */
-    for (size_t i = 0; i < n; i++) {
+    ML_FOR_DEVICE_ROWS (t, i) {
         uint8_t k = s->kind.v[i];
         if (!ml_slice_is_gpu(k)) continue;
         uint32_t l = s->launcher.v[i], node = ML_NONE32;

@@ -143,6 +143,10 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC_RESERVE(&kernels, t->kernel_info.len);
     VEC_RESERVE(&rts, t->kernel_info.len);
     VEC_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
+    /* (the host's busy ranges, one per outermost op at most: room for a range
+     * per slice, of which the pages never written cost nothing, rather than
+     * a copy per doubling) */
+    VEC_RESERVE(&out->busy[ML_ROLE_CPU_EXEC], n);
     int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
@@ -226,7 +230,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     call_rank_build(&rank, rts.v, rts.len, n);
     rt_dev *dev = ml_calloc(rts.len ? rts.len : 1, sizeof *dev);
     for (size_t j = 0; j < rts.len; j++) dev[j].min = INT64_MAX, dev[j].max = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
+    ML_FOR_DEVICE_ROWS (t, i) {
         uint32_t c;
         if (!ml_slice_is_gpu(s->kind.v[i]) || (c = launching_call(s, &rank, i)) == ML_NONE32) continue;
         rt_dev *d = &dev[c];
@@ -272,7 +276,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         if (sdev[0][0] != INT64_MAX) {
             /* GPU work launched outside every step that ends before step 0's
              * first kernel still delays step 0's start. */
-            for (size_t i = 0; i < n; i++) {
+            ML_FOR_DEVICE_ROWS (t, i) {
                 if (!ml_slice_is_gpu(s->kind.v[i])) continue;
                 uint32_t c = launching_call(s, &rank, i);
                 if (c != ML_NONE32 && dev[c].inside) continue;

@@ -97,7 +97,7 @@ void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, 
     free(side);
 }
 
-/* ---- pooled buffers, two-part gathers ---- */
+/* ---- pooled buffers, two-part scatters ---- */
 
 void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap)
 {
@@ -158,48 +158,61 @@ void ml_pool_clear(ml_bufpool *pool)
     pool->n = 0;
 }
 
-static void gather_col(ml_colparts *c, const uint32_t *perm, size_t n, ml_bufpool *pool)
+/* out[dest[i]] = src[i] for i < n, elements of E bytes: four a turn (the
+ * loop's own count and test are most of a one-element turn). */
+#define SCATTER(T)                                                                                 \
+    do {                                                                                           \
+        T *o_ = (T *)(void *)out;                                                                  \
+        const T *s_ = (const T *)(const void *)src;                                                \
+        size_t i_ = 0;                                                                             \
+        for (; i_ + 4 <= n; i_ += 4) {                                                             \
+            uint32_t d0 = dest[i_], d1 = dest[i_ + 1], d2 = dest[i_ + 2], d3 = dest[i_ + 3];       \
+            T v0 = s_[i_], v1 = s_[i_ + 1], v2 = s_[i_ + 2], v3 = s_[i_ + 3];                      \
+            o_[d0] = v0, o_[d1] = v1, o_[d2] = v2, o_[d3] = v3;                                    \
+        }                                                                                          \
+        for (; i_ < n; i_++) o_[dest[i_]] = s_[i_];                                                \
+    } while (0)
+
+static void scatter_part(unsigned char *out, const unsigned char *src, const uint32_t *dest, size_t n, size_t e)
+{
+    switch (e) {
+    case 8: SCATTER(uint64_t); break;
+    case 4: SCATTER(uint32_t); break;
+    case 2: SCATTER(uint16_t); break;
+    case 1: SCATTER(uint8_t); break;
+    default:
+        for (size_t i = 0; i < n; i++) memcpy(out + (size_t)dest[i] * e, src + i * e, e);
+    }
+}
+#undef SCATTER
+
+static void scatter_col(ml_colparts *c, const uint32_t *const *dest, size_t n, ml_bufpool *pool)
 {
     size_t e = c->elem_size, cap;
     unsigned char *out = ml_pool_take(pool, n * e, &cap);
-    const unsigned char *part[2] = {c->part[0], c->part[1]};
-#define GATHER(E)                                                                                \
-    do {                                                                                         \
-        if (!part[1])                                                                            \
-            for (size_t i = 0; i < n; i++) memcpy(out + i * (E), part[0] + (size_t)perm[i] * (E), (E)); \
-        else                                                                                     \
-            for (size_t i = 0; i < n; i++)                                                       \
-                memcpy(out + i * (E), part[perm[i] >> 31] + (size_t)(perm[i] & ~ML_PART1) * (E), (E)); \
-    } while (0)
-    switch (e) {
-    case 8: GATHER(8); break;
-    case 4: GATHER(4); break;
-    case 2: GATHER(2); break;
-    case 1: GATHER(1); break;
-    default: GATHER(e);
-    }
-#undef GATHER
+    for (int k = 0; k < 2; k++)
+        if (c->part[k]) scatter_part(out, c->part[k], dest[k], c->len[k], e);
     for (int k = 0; k < 2; k++) ml_pool_give(pool, c->part[k], c->cap[k] * e, c->len[k] * e);
     c->part[0] = c->part[1] = NULL;
     c->out = out;
     c->out_cap = cap / e;
 }
 
-typedef struct gather_job {
+typedef struct scatter_job {
     ml_colparts *cols;
     size_t ncols;
     const bool *side;
     bool which;
-    const uint32_t *perm;
+    const uint32_t *const *dest;
     size_t n;
     ml_bufpool *pool;
-} gather_job;
+} scatter_job;
 
 /* This side's columns, widest first: each goes into a buffer that a wider
  * (or as wide) column left. */
-static void gather_some(void *arg)
+static void scatter_some(void *arg)
 {
-    const gather_job *j = arg;
+    const scatter_job *j = arg;
     for (;;) {
         size_t best = j->ncols;
         for (size_t c = 0; c < j->ncols; c++)
@@ -207,19 +220,19 @@ static void gather_some(void *arg)
                 (best == j->ncols || j->cols[c].elem_size > j->cols[best].elem_size))
                 best = c;
         if (best == j->ncols) return;
-        gather_col(&j->cols[best], j->perm, j->n, j->pool);
+        scatter_col(&j->cols[best], j->dest, j->n, j->pool);
     }
 }
 
-void ml_gather_cols(ml_colparts *cols, size_t ncols, const uint32_t *perm, size_t n, ml_bufpool *pool)
+void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *const *dest, size_t n, ml_bufpool *pool)
 {
     size_t *width = ml_malloc((ncols ? ncols : 1) * sizeof *width);
     for (size_t c = 0; c < ncols; c++) width[c] = cols[c].elem_size, cols[c].out = NULL;
     bool *side = split_by_width(width, ncols);
     free(width);
     ml_bufpool other = {0};
-    gather_job a = {cols, ncols, side, false, perm, n, pool}, b = {cols, ncols, side, true, perm, n, &other};
-    ml_par2(gather_some, &a, gather_some, &b);
+    scatter_job a = {cols, ncols, side, false, dest, n, pool}, b = {cols, ncols, side, true, dest, n, &other};
+    ml_par2(scatter_some, &a, scatter_some, &b);
     for (size_t k = 0; k < other.n; k++) ml_pool_give(pool, other.b[k].v, other.b[k].cap, other.b[k].used);
     free(side);
 }

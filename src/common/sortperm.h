@@ -96,7 +96,7 @@ typedef struct ml_colref {
  * per 4 KiB, which on a 725k-slice trace was most of the sort's time. */
 void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, size_t n);
 
-/* Buffers that gathered columns left behind, kept for the next column that
+/* Buffers that reordered columns left behind, kept for the next column that
  * fits rather than freed: a fresh buffer costs a page fault per 4 KiB it is
  * written, one already written none.  Sizes in bytes; `used` is how much of
  * a buffer was written (its pages are in). */
@@ -123,20 +123,23 @@ void ml_pool_clear(ml_bufpool *pool);
  * (entry & ~ML_PART1) of part 1, else the row of part 0. */
 #define ML_PART1 0x80000000u
 
-/* One column for ml_gather_cols(): its two parts (part[1] NULL when the
+/* One column for ml_scatter_cols(): its two parts (part[1] NULL when the
  * table is one part), each of cap[k] elements of which len[k] are rows. */
 typedef struct ml_colparts {
     void *part[2];
     size_t cap[2], len[2];
     size_t elem_size;
-    void *out;              /* set by ml_gather_cols: out[i] = the row perm[i] names */
+    void *out;              /* set by ml_scatter_cols: out[dest[r]] = row r */
     size_t out_cap;         /* out's capacity in elements */
 } ml_colparts;
 
-/* Gathers every column's rows into the order perm gives (n entries), the
- * columns shared between two threads.  Each column's parts are given to the
- * pool as soon as they are gathered, and each output is taken from it: a
- * column gathered goes into the buffer of one gathered before it. */
-void ml_gather_cols(ml_colparts *cols, size_t ncols, const uint32_t *perm, size_t n, ml_bufpool *pool);
+/* Moves every column's rows to the places dest gives (n rows in all): row r
+ * of part k to dest[k][r] (dest[1] unread for a table of one part); the columns
+ * are shared between two threads.  Scattering reads each part in order, so
+ * a row costs a load of its place, not a test of its part as a gather's
+ * would.  Each column's parts are given to the pool as soon as they are
+ * moved, and each output is taken from it: a column moved goes into the
+ * buffer of one moved before it. */
+void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *const *dest, size_t n, ml_bufpool *pool);
 
 #endif

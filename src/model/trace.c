@@ -1,15 +1,15 @@
 /* trace.c — the time-side event store; see trace.h.
  *
  * Pushing only appends to columns.  ml_trace_finish() does the work once:
- * a counting sort of the slices by track (stable, O(n)) followed by a natural
- * merge sort of each track's (ts, -dur) keys, which are nearly sorted in real
- * traces, so a 2M-slice trace sorts in a few passes without a comparator
- * callback; then one stack walk per track for parent/depth, a hash of
- * correlation ids for launchers, and a binary search per flow endpoint.
- * A split file's second half (ml_trace_append) waits beside the store as
- * its tail until then: the sort gathers each column once from both, into
- * the buffers the columns gathered before it left (a fresh buffer is a page
- * fault per 4 KiB). */
+ * a counting sort of the slices by track (stable, O(n)) gives each row its
+ * place, and notes which tracks were pushed out of (ts, -dur) order; only
+ * those are sorted (two sorted runs merge, anything else takes a natural
+ * merge sort), and each column is then scattered once to the places; then
+ * one stack walk per track for parent/depth, a hash of correlation ids for
+ * launchers, and a search per flow endpoint.  A split file's second half
+ * (ml_trace_append) waits beside the store as its tail until then: the
+ * scatter reads each column from both, into the buffers the columns moved
+ * before it left (a fresh buffer is a page fault per 4 KiB). */
 #include "trace.h"
 #include "sortperm.h"
 #include "par.h"
@@ -41,6 +41,7 @@ typedef struct ml_trace_index {
     VEC(flow_point) points;
     VEC(meta_row) meta;
     uint32_t *track_first;  /* after finish: tracks.len + 1 offsets into the slices */
+    VEC(ml_row_range) device_rows; /* after finish: see ml_trace_device_rows() */
     /* The second half of a split file (ml_trace_append), its ids already
      * this store's, kept apart until ml_trace_finish() gathers both into
      * their sorted places: its slices go after this store's first tail_at
@@ -93,6 +94,7 @@ void ml_trace_free(ml_trace *t)
         VEC_FREE(&t->index->tail_points);
         VEC_FREE(&t->index->meta);
         free(t->index->track_first);
+        VEC_FREE(&t->index->device_rows);
         free(t->index);
     }
     free(t);
@@ -171,26 +173,12 @@ void ml_slices_reserve(ml_trace *t, size_t n)
     VEC_RESERVE(&t->index->points, n / 4);
 }
 
-size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
+void ml_slices_grow(ml_trace *t)
 {
     ml_slices *s = &t->slices;
-    size_t i = s->ts.len;
-    if (i == s->ts.cap) {
-        size_t n = i + 1;
-        VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
-        VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
-    }
-    s->ts.v[i] = r->ts;
-    s->dur.v[i] = r->dur < 0 ? 0 : r->dur;
-    s->name.v[i] = r->name;
-    s->track.v[i] = r->track;
-    s->kind.v[i] = r->kind;
-    s->corr.v[i] = r->corr;
-    s->ext_id.v[i] = r->ext_id;
-    s->info.v[i] = r->info;
-    s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
-        s->info.len = i + 1;
-    return i;
+    size_t n = s->ts.len + 1;
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
 }
 
 uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm)
@@ -344,6 +332,8 @@ typedef struct trace_append_job {
 #define MAP_STR(id) ((id) ? j->smap[id] : 0)
 
 static bool is_gpu_work(uint8_t kind) { return kind == ML_SL_KERNEL || kind == ML_SL_MEMCPY || kind == ML_SL_MEMSET; }
+/* What ml_trace_device_rows() covers: GPU work and cuda_sync slices. */
+static bool is_device_work(uint8_t kind) { return is_gpu_work(kind) || kind == ML_SL_CUDA_SYNC; }
 
 /* Where the second half's info rows of a slice of that kind start in dst's tables. */
 static uint32_t info_base(const trace_append_job *j, uint8_t kind)
@@ -552,28 +542,150 @@ ML_RUNSORT_INPLACE_DEFINE(sort_rows, uint32_t, const slice_keys *, SLICE_LT)
 #define SLICE_LT2(k, x, y) slice_before2(k, x, y)
 ML_RUNSORT_INPLACE_DEFINE(sort_rows2, uint32_t, const slice_keys *, SLICE_LT2)
 
+/* Per track, as its rows are given their places: the key of its last row
+ * in push order, and how often a row came before the row pushed ahead of
+ * it (a track written in order: none; two parts of one appended: one). */
+typedef struct track_order {
+    int64_t ts, dur;        /* the last row's (INT64_MIN, INT64_MAX at first: no row comes before those) */
+    uint32_t next;          /* the place the track's next row gets */
+    uint32_t descents;
+    uint32_t brk;           /* the place of the first row that came before its predecessor */
+} track_order;
+
+/* The earliest start and latest end of the slices placed so far. */
+typedef struct slice_span {
+    int64_t begin, end;     /* INT64_MAX, INT64_MIN before any */
+} slice_span;
+
+/* Rows [from, to) of a part, in push order: each gets the base added to its
+ * start (read here anyway: no pass of its own), widens the span, and goes
+ * to its track's next place (dest[r]), noting where a track's order breaks. */
+static void place_rows(ml_slices *s, size_t from, size_t to, int64_t base, uint32_t *dest, track_order *ord,
+                       slice_span *span)
+{
+    int64_t *ts = s->ts.v, begin = span->begin, end = span->end;
+    const int64_t *dur = s->dur.v;
+    const uint32_t *track = s->track.v;
+    for (size_t r = from; r < to; r++) {
+        int64_t start = ts[r] += base, d = dur[r], stop = ml_add_sat(start, d);
+        if (start < begin) begin = start;
+        if (stop > end) end = stop;
+        track_order *o = &ord[track[r]];
+        uint32_t at = o->next++;
+        dest[r] = at;
+        if (start < o->ts || (start == o->ts && d > o->dur))
+            if (!o->descents++) o->brk = at;
+        o->ts = start;
+        o->dur = d;
+    }
+    span->begin = begin;
+    span->end = end;
+}
+
+/* Two sorted runs perm[*lo, b) and perm[b, *hi): the first's rows before
+ * the second's first row, and the second's rows from its first not before
+ * the first run's last, are in their places already; narrows [*lo, *hi) to
+ * the rows between, which a merge moves (a few where one run follows the
+ * other, as where the halves of a split file meet; most where they
+ * interleave). */
+static void narrow_two_runs(const slice_keys *k, const uint32_t *perm, size_t *lo, size_t b, size_t *hi)
+{
+    uint32_t first_b = perm[b], last_a = perm[b - 1];
+    size_t x = *lo, y = b;
+    while (x < y) {
+        size_t mid = x + (y - x) / 2;
+        if (slice_before2(k, first_b, perm[mid])) y = mid;
+        else x = mid + 1;
+    }
+    *lo = x;
+    x = b, y = *hi;
+    while (x < y) {
+        size_t mid = x + (y - x) / 2;
+        if (slice_before2(k, perm[mid], last_a)) x = mid + 1;
+        else y = mid;
+    }
+    *hi = x;
+}
+
 typedef struct track_sort {
     const slice_keys *k;
-    uint32_t *perm;         /* rows grouped by track */
+    uint32_t *perm;         /* place -> row (ML_PART1 marks the tail's) */
+    uint32_t *dest[2];      /* row -> place, of part 0's rows and part 1's */
     const uint32_t *first;
+    const track_order *ord;
     size_t from, to;        /* tracks [from, to) */
 } track_sort;
 
-/* Sorts each track's rows of perm.  A track is usually in order already
- * (profilers write a thread's events as they happen): one pass checks. */
+/* Where row r (ML_PART1 for the tail's) has its place. */
+static inline uint32_t *place_of(const track_sort *j, uint32_t r)
+{
+    return r & ML_PART1 ? &j->dest[1][r & ~ML_PART1] : &j->dest[0][r];
+}
+
+/* A row's sort key, read once for the merge below. */
+typedef struct row_key {
+    int64_t ts, dur;
+    uint32_t row;
+} row_key;
+
+static inline row_key key_of(const slice_keys *k, uint32_t r)
+{
+    uint32_t part = r >> 31, i = r & ~ML_PART1;
+    return (row_key){k->ts[part][i], k->dur[part][i], r};
+}
+
+/* Merges two sorted runs perm[lo, b) and perm[b, hi) straight into their
+ * rows' places (the first run's row first on ties: stable): no merged copy
+ * of perm, which nothing reads after. */
+static void merge_two_runs(const track_sort *j, size_t lo, size_t b, size_t hi)
+{
+    const uint32_t *perm = j->perm;
+    size_t x = lo, y = b, at = lo;
+    row_key kx = key_of(j->k, perm[x]), ky = key_of(j->k, perm[y]);
+    for (;;) {
+        if (ky.ts < kx.ts || (ky.ts == kx.ts && ky.dur > kx.dur)) {
+            *place_of(j, ky.row) = (uint32_t)at++;
+            if (++y == hi) break;
+            ky = key_of(j->k, perm[y]);
+        } else {
+            *place_of(j, kx.row) = (uint32_t)at++;
+            if (++x == b) break;
+            kx = key_of(j->k, perm[x]);
+        }
+    }
+    for (; x < b; x++) *place_of(j, perm[x]) = (uint32_t)at++;
+    for (; y < hi; y++) *place_of(j, perm[y]) = (uint32_t)at++;
+}
+
+/* Sorts the rows of each track whose push order broke, and gives the rows
+ * that moved their new places in dest. */
 static void sort_tracks(void *arg)
 {
     const track_sort *j = arg;
     for (size_t k = j->from; k < j->to; k++) {
-        if (j->k->ts[1]) sort_rows2(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->k);
-        else sort_rows(j->perm + j->first[k], j->first[k + 1] - j->first[k], j->k);
+        const track_order *o = &j->ord[k];
+        if (!o->descents) continue;
+        size_t lo = j->first[k], hi = j->first[k + 1];
+        if (o->descents == 1) { /* two sorted runs */
+            narrow_two_runs(j->k, j->perm, &lo, o->brk, &hi);
+            merge_two_runs(j, lo, o->brk, hi);
+            continue;
+        }
+        if (j->k->ts[1]) sort_rows2(j->perm + lo, hi - lo, j->k);
+        else sort_rows(j->perm + lo, hi - lo, j->k);
+        for (size_t at = lo; at < hi; at++) *place_of(j, j->perm[at]) = (uint32_t)at;
     }
 }
 
-/* Sorts the slices by (track, ts, dur descending), keeping the push order
- * of ties, and joins the tail: each column gathered once from both parts
- * into a buffer of the pool, and its parts given to it; fills track_first. */
-static void sort_slices(ml_trace *t, ml_bufpool *pool)
+/* Adds base to the slices' starts, sorts them by (track, ts, dur
+ * descending), keeping the push order of ties, and joins the tail; fills
+ * track_first and *span (false: no slices).  Each row is given its place
+ * (a counting sort by track, in push order), and a track whose rows were
+ * pushed out of order is sorted (by a permutation of its places); then each
+ * column is scattered once from both parts into a buffer of the pool, and
+ * its parts given to it.  The track column is not moved but written anew:
+ * its rows are each track's places. */
+static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span *span)
 {
     ml_trace_index *ix = t->index;
     if (ix->has_tail && t->slices.ts.len >= ML_PART1) join_tail(t); /* (rows pushed after the append) */
@@ -588,41 +700,60 @@ static void sort_slices(ml_trace *t, ml_bufpool *pool)
     ix->has_tail = false;
     if (n == 0) {
         free_slices(tl);
-        return;
+        return false;
     }
-    /* perm: the slices grouped by track, in push order within each (the
-     * tail after the first `at` rows) */
-    uint32_t *cur = ml_malloc((nt + 1) * sizeof *cur);
-    memcpy(cur, first, (nt + 1) * sizeof *cur);
-    uint32_t *perm = ml_malloc(n * sizeof *perm);
-    for (size_t i = 0; i < at; i++) perm[cur[s->track.v[i]]++] = (uint32_t)i;
-    for (size_t i = 0; i < n1; i++) perm[cur[tl->track.v[i]]++] = (uint32_t)i | ML_PART1;
-    for (size_t i = at; i < n0; i++) perm[cur[s->track.v[i]]++] = (uint32_t)i;
-    free(cur);
-    slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
-    /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
-    size_t split = 0;
-    while (split < nt && first[split + 1] <= n / 2) split++;
-    track_sort lo = {&keys, perm, first, 0, split}, hi = {&keys, perm, first, split, nt};
-    ml_par2(sort_tracks, &lo, sort_tracks, &hi);
+    /* dest: each row's place, the slices grouped by track in push order
+     * (the tail after the first `at` rows), written over the row's track
+     * (read just before: the column is written anew from first[] below) */
+    track_order *ord = ml_malloc((nt ? nt : 1) * sizeof *ord);
+    for (size_t k = 0; k < nt; k++) ord[k] = (track_order){INT64_MIN, INT64_MAX, first[k], 0, 0};
+    uint32_t *dest[2] = {s->track.v, tl->track.v};
+    *span = (slice_span){INT64_MAX, INT64_MIN};
+    place_rows(s, 0, at, base, dest[0], ord, span);
+    place_rows(tl, 0, n1, base, dest[1], ord, span);
+    place_rows(s, at, n0, base, dest[0], ord, span);
+    size_t unsorted = 0;
+    for (size_t k = 0; k < nt; k++) unsorted += ord[k].descents > 0;
+    if (unsorted) {
+        uint32_t *perm = ml_malloc(n * sizeof *perm);
+        for (size_t i = 0; i < n0; i++) perm[dest[0][i]] = (uint32_t)i;
+        for (size_t i = 0; i < n1; i++) perm[dest[1][i]] = (uint32_t)i | ML_PART1;
+        slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
+        /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
+        size_t split = 0;
+        while (split < nt && first[split + 1] <= n / 2) split++;
+        track_sort lo = {&keys, perm, {dest[0], dest[1]}, first, ord, 0, split}, hi = lo;
+        hi.from = split, hi.to = nt;
+        ml_par2(sort_tracks, &lo, sort_tracks, &hi);
+        ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
+    }
+    free(ord);
     bool identity = n1 == 0;
-    for (size_t i = 0; i < n && identity; i++) identity = perm[i] == i;
+    for (size_t i = 0; i < n && identity; i++) identity = dest[0][i] == i;
+    size_t cap;
     if (!identity) {
 #define PARTS(col) {{s->col.v, n1 ? tl->col.v : NULL}, {s->col.cap, tl->col.cap}, {n0, n1}, sizeof *s->col.v, NULL, 0}
-        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id),
-                              PARTS(name), PARTS(track), PARTS(info), PARTS(kind)};
+        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
 #undef PARTS
         if (!n1)
             for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) cols[c].cap[1] = cols[c].len[1] = 0;
-        ml_gather_cols(cols, sizeof cols / sizeof *cols, perm, n, pool);
+        ml_scatter_cols(cols, sizeof cols / sizeof *cols, (const uint32_t *const *)dest, n, pool);
         size_t c = 0;
 #define TAKE(col) (s->col.v = cols[c].out, s->col.cap = cols[c].out_cap, s->col.len = n, c++)
-        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(track); TAKE(info); TAKE(kind);
+        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
 #undef TAKE
-        if (n1) memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
+        size_t dest_cap[2] = {s->track.cap, tl->track.cap};
+        s->track.v = ml_pool_take(pool, n * sizeof *s->track.v, &cap);
+        s->track.cap = cap / sizeof *s->track.v;
+        s->track.len = n;
+        for (int k = 0; k < 2; k++)
+            ml_pool_give(pool, dest[k], dest_cap[k] * sizeof *dest[k], (k ? n1 : n0) * sizeof *dest[k]);
+        memset(tl, 0, sizeof *tl); /* its buffers are the pool's now */
     }
+    for (uint32_t k = 0; k < nt; k++) /* (in place when no row moved) */
+        for (size_t i = first[k]; i < first[k + 1]; i++) s->track.v[i] = k;
     free_slices(tl);
-    ml_pool_give(pool, perm, n * sizeof *perm, n * sizeof *perm);
+    return true;
 }
 
 static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
@@ -646,23 +777,24 @@ static void nest(ml_trace *t)
     VEC_RESERVE(&s->parent, n);
     VEC_RESERVE(&s->depth, n);
     s->parent.len = s->depth.len = n;
+    /* At the bottom of the stack, a slice that holds everything and never
+     * closes (nothing starts after INT64_MAX; one that starts there is
+     * inside it, zero-length at its start): no test for an empty stack. */
     VEC(open_slice) stack = {0};
+    VEC_PUSH(&stack, ((open_slice){INT64_MAX, INT64_MAX, ML_NONE32}));
     const uint32_t *first = t->index->track_first;
     for (size_t k = 0; k < t->tracks.len; k++) {
-        stack.len = 0;
+        stack.len = 1;
         for (uint32_t i = first[k]; i < first[k + 1]; i++) {
             int64_t ts = s->ts.v[i], end = ml_add_sat(ts, s->dur.v[i]);
             /* A zero-length slice at a parent's start is inside it; a slice
              * that ended at or before ts is not. */
-            while (stack.len && stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
-            uint32_t parent = ML_NONE32;
-            if (stack.len) {
-                const open_slice *top = &stack.v[stack.len - 1];
-                parent = top->row;
-                if (end > top->end) t->partial_overlaps++;
-            }
-            s->parent.v[i] = parent;
-            s->depth.v[i] = (uint16_t)(stack.len < UINT16_MAX ? stack.len : UINT16_MAX);
+            while (stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
+            const open_slice *top = &stack.v[stack.len - 1];
+            if (end > top->end) t->partial_overlaps++; /* (never past the bottom's) */
+            s->parent.v[i] = top->row;
+            size_t depth = stack.len - 1;
+            s->depth.v[i] = (uint16_t)(depth < UINT16_MAX ? depth : UINT16_MAX);
             VEC_PUSH(&stack, ((open_slice){ts, end, i}));
         }
     }
@@ -710,9 +842,21 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     size_t n = s->ts.len, nl = 0;
     VEC_RESERVE(&s->launcher, n);
     s->launcher.len = n;
-    for (size_t i = 0; i < n; i++) {
-        s->launcher.v[i] = ML_NONE32;
-        if ((s->kind.v[i] == ML_SL_RUNTIME || s->kind.v[i] == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+    /* (and the ranges of the tracks with device work, read track by track) */
+    ml_trace_index *ix = t->index;
+    const uint32_t *first = ix->track_first;
+    for (size_t k = 0; k < t->tracks.len; k++) {
+        bool work = false;
+        for (size_t i = first[k]; i < first[k + 1]; i++) {
+            uint8_t kind = s->kind.v[i];
+            s->launcher.v[i] = ML_NONE32;
+            work |= is_device_work(kind);
+            if ((kind == ML_SL_RUNTIME || kind == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+        }
+        if (!work) continue;
+        size_t nr = ix->device_rows.len;
+        if (nr && ix->device_rows.v[nr - 1].end == first[k]) ix->device_rows.v[nr - 1].end = first[k + 1];
+        else VEC_PUSH(&ix->device_rows, ((ml_row_range){first[k], first[k + 1]}));
     }
     if (!nl) return;
     size_t cap = 64;
@@ -763,8 +907,8 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             t->shared_corr_calls++;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        if ((!is_gpu_work(s->kind.v[i]) && s->kind.v[i] != ML_SL_CUDA_SYNC) || s->corr.v[i] < 0) continue;
+    ML_FOR_DEVICE_ROWS (t, i) {
+        if (!is_device_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
         for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
             if (keys[j] == s->corr.v[i]) {
                 s->launcher.v[i] = vals[j] - 1;
@@ -849,10 +993,17 @@ static size_t first_after(finger *fg, uint32_t track, int64_t ts, bool at_too)
     size_t step = 1;
     if (from < hi && !AFTER(from)) { /* the answer is past from */
         size_t a = from + 1;
+        /* mostly a row or two on (a flow per launch): those looked at one by one first */
+        for (size_t near = a + 4 < hi ? a + 4 : hi; a < near; a++)
+            if (AFTER(a)) {
+                fg->at[track] = (uint32_t)a;
+                return a;
+            }
         while (a + step < hi && !AFTER(a + step)) a += step, step *= 2;
         lo = a, hi = a + step < hi ? a + step + 1 : hi;
     } else { /* the answer is at from or before it */
         size_t b = from;
+        if (b == lo || !AFTER(b - 1)) return b; /* (the finger's row again) */
         while (b > lo + step && AFTER(b - step)) b -= step, step *= 2;
         hi = b, lo = b > lo + step ? b - step : lo;
     }
@@ -1032,30 +1183,27 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     if (ix->finished) return;
     ix->finished = true;
     t->base_ns = base_ns;
-    ml_slices *s = &t->slices, *tl = &ix->tail;
-    shift(s->ts.v, s->ts.len, base_ns);
-    shift(tl->ts.v, tl->ts.len, base_ns);
+    ml_slices *s = &t->slices;
     shift(t->counters.ts.v, t->counters.ts.len, base_ns);
     shift(t->instants.ts.v, t->instants.ts.len, base_ns);
     for (size_t i = 0; i < ix->points.len; i++) ix->points.v[i].ts += base_ns;
     for (size_t i = 0; i < ix->tail_points.len; i++) ix->tail_points.v[i].ts += base_ns;
+    apply_meta(t);
+    /* The columns that the sort leaves behind make the next ones: no fresh
+     * pages for what follows it (a page fault per 4 KiB). */
+    ml_bufpool pool = {0};
+    slice_span sl;
+    bool any = sort_slices(t, &pool, base_ns, &sl); /* (adds the base to the slices) */
 
     /* span: what the importer saw, widened by everything stored */
     bool has = ix->has_span;
     int64_t b = ix->span_begin + base_ns, e = ix->span_end + base_ns;
 #define WIDEN(lo, hi) do { if (!has || (lo) < b) b = (lo); if (!has || (hi) > e) e = (hi); has = true; } while (0)
-    for (size_t i = 0; i < s->ts.len; i++) WIDEN(s->ts.v[i], slice_end(s, i));
-    for (size_t i = 0; i < tl->ts.len; i++) WIDEN(tl->ts.v[i], slice_end(tl, i));
+    if (any) WIDEN(sl.begin, sl.end);
     for (size_t i = 0; i < t->counters.ts.len; i++) WIDEN(t->counters.ts.v[i], t->counters.ts.v[i]);
     for (size_t i = 0; i < t->instants.ts.len; i++) WIDEN(t->instants.ts.v[i], t->instants.ts.v[i]);
 #undef WIDEN
     if (has) t->span_begin = b, t->span_end = e;
-
-    apply_meta(t);
-    /* The columns that the sort leaves behind make the next ones: no fresh
-     * pages for what follows it (a page fault per 4 KiB). */
-    ml_bufpool pool = {0};
-    sort_slices(t, &pool);
     size_t n = s->ts.len, cap;
 #define TAKE_COLUMN(vec, count)                                                            \
     do {                                                                                   \
@@ -1078,6 +1226,12 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     link_launchers_by_flows(t); /* reads the flows and the launchers both tasks wrote */
 }
 
+
+const ml_row_range *ml_trace_device_rows(const ml_trace *t, size_t *n)
+{
+    *n = t->index->device_rows.len;
+    return t->index->device_rows.v;
+}
 
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n)
 {

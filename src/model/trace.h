@@ -246,7 +246,29 @@ typedef struct ml_slice_row { /* one slice, for pushing */
     uint32_t track, info;
     uint8_t kind;
 } ml_slice_row;
-size_t ml_slice_push(ml_trace *t, const ml_slice_row *row);
+/* Room for at least one more row in every slice column: ml_slice_push's
+ * rare case, out of line, so that the push itself inlines into the
+ * importers' loops (a call was a third of its cost: the row's fields in
+ * registers went to memory and back). */
+void ml_slices_grow(ml_trace *t);
+/* Appends a slice (a negative dur as 0); returns its row. */
+static inline size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
+{
+    ml_slices *s = &t->slices;
+    size_t i = s->ts.len;
+    if (i == s->ts.cap) ml_slices_grow(t);
+    s->ts.v[i] = r->ts;
+    s->dur.v[i] = r->dur < 0 ? 0 : r->dur;
+    s->name.v[i] = r->name;
+    s->track.v[i] = r->track;
+    s->kind.v[i] = r->kind;
+    s->corr.v[i] = r->corr;
+    s->ext_id.v[i] = r->ext_id;
+    s->info.v[i] = r->info;
+    s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
+        s->info.len = i + 1;
+    return i;
+}
 /* Room for n slices in all, reserved at once (an importer's estimate from
  * its input's size), so that the columns are not grown by doubling: each
  * doubling copies a column into fresh pages. */
@@ -327,6 +349,38 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
  * with binding point "e" bind to the innermost slice enclosing ts on their
  * track, another "f" to the first slice starting at or after ts there. */
 void ml_trace_finish(ml_trace *t, int64_t base_ns);
+
+/* Rows [first, end) of the slices. */
+typedef struct ml_row_range {
+    uint32_t first, end;
+} ml_row_range;
+
+/* After ml_trace_finish(): ranges of rows (*n of them, ascending, apart)
+ * that hold every slice of device work (kernel, memcpy, memset, cuda_sync):
+ * the rows of the tracks with any, usually the few stream tracks, so that a
+ * loop over device work reads those instead of every slice.  Other slices
+ * lie in them too: a loop still tests each row's kind.  None before the
+ * finish (nor are the parent and launcher columns there). */
+const ml_row_range *ml_trace_device_rows(const ml_trace *t, size_t *n);
+/* A loop over those rows in order, i a size_t row:
+ *     ML_FOR_DEVICE_ROWS (t, i) { if (!ml_slice_is_gpu(s->kind.v[i])) continue; ... }
+ * (two loops nested: `continue` goes to the next row, `break` only out of a range) */
+typedef struct ml_row_ranges {
+    const ml_row_range *at, *end;
+} ml_row_ranges;
+static inline ml_row_ranges ml_trace_device_ranges(const ml_trace *t)
+{
+    size_t n;
+    const ml_row_range *r = ml_trace_device_rows(t, &n);
+    return n ? (ml_row_ranges){r, r + n} : (ml_row_ranges){NULL, NULL}; /* (no arithmetic on NULL) */
+}
+#define ML_FOR_DEVICE_ROWS(t, i)                                                              \
+    for (ml_row_ranges i##_rr_ = ml_trace_device_ranges(t); i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
+        for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
+/* The same over any n ranges rr (as ml_trace_device_rows gives them). */
+#define ML_FOR_ROWS_IN(rr, n, i)                                                                \
+    for (ml_row_ranges i##_rr_ = {(rr), (n) ? (rr) + (n) : (rr)}; i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
+        for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
 
 /* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
