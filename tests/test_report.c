@@ -193,6 +193,83 @@ static size_t blob_bytes(const char *html, unsigned char *out)
     return n;
 }
 
+/* The n values (width bytes each, of the planes a shuffled blob's
+ * descriptor keeps) of blob element html, inflated if meta says "z":1, into
+ * out (n * width bytes, little-endian values); whether the sizes agree. */
+static bool unshuffled(const char *html, const char *meta, size_t n, size_t width, unsigned char *out)
+{
+    unsigned char *z = malloc(n * width + 64), *planes = malloc(n * width + 1);
+    size_t zn = blob_bytes(html, z);
+    uLongf pn = n * width;
+    if (strstr(meta, "\"z\":1")) { if (uncompress(planes, &pn, z, zn) != Z_OK) pn = 0; }
+    else memcpy(planes, z, zn), pn = zn;
+    const char *zps = strstr(meta, "\"zp\":");
+    unsigned zp = zps ? (unsigned)strtoul(zps + 5, NULL, 10) : 0;
+    size_t kept = 0;
+    for (size_t k = 0; k < width; k++) {
+        for (size_t i = 0; i < n; i++) out[i * width + k] = zp >> k & 1 ? 0 : planes[kept * n + i];
+        if (!(zp >> k & 1)) kept++;
+    }
+    free(z), free(planes);
+    return pn == kept * n;
+}
+
+/* An f64 column of integers is stored as their int64s ("i"), the zero high
+ * planes left out; a column of row numbers among zeros as the zigzag of its
+ * non-zero values' differences + 1 ("dn", u32s whatever its dt). */
+TEST(wide_integers_and_growing_rows_have_forms_of_their_own)
+{
+    enum { N = 1000 };
+    int64_t t[N];
+    uint32_t rows[N], rows16[N];
+    for (size_t i = 0; i < N; i++) {
+        t[i] = (int64_t)3000000000 + (int64_t)i * 1234567 - (i == 7 ? (int64_t)1 << 40 : 0); /* one negative */
+        rows[i] = i % 3 ? 0 : i == 300 ? 5 : i == 600 ? 4000000000u : (uint32_t)(i + 17); /* a step back, a wrap */
+        rows16[i] = i % 4 ? 0 : (uint32_t)(i / 2 + 1);
+    }
+    ml_blobs bl = {0};
+    ml_buf meta = {0};
+    ml_col_i64(&bl, &meta, t, N, 0);
+    CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":1000,\"s\":1,");
+    CHECK_CONTAINS(meta.p, "\"i\":1");
+    int64_t got[N];
+    CHECK(unshuffled(bl.html.p, meta.p, N, 8, (unsigned char *)got));
+    CHECK(!memcmp(got, t, sizeof t));
+    ml_blobs_free(&bl);
+    /* small: not shuffled, the doubles as they were */
+    meta.len = 0;
+    ml_col_i64(&bl, &meta, t, 3, 0);
+    CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"f64\",\"n\":3}");
+    ml_blobs_free(&bl);
+
+    for (int wide = 1; wide >= 0; wide--) {
+        const uint32_t *v = wide ? rows : rows16;
+        meta.len = 0;
+        ml_col_u32_nz_delta(&bl, &meta, v, N);
+        CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"u32\",\"n\":1000,\"s\":1," : "\"dt\":\"u16\",\"n\":1000,\"s\":1,");
+        CHECK_CONTAINS(meta.p, "\"dn\":1");
+        uint32_t st[N], last = 0;
+        CHECK(unshuffled(bl.html.p, meta.p, N, 4, (unsigned char *)st));
+        size_t bad = 0;
+        for (size_t i = 0; i < N; i++) {
+            uint32_t x = 0;
+            if (st[i]) {
+                uint32_t z = st[i] - 1;
+                x = last += (z >> 1) ^ (uint32_t)-(int32_t)(z & 1);
+            }
+            bad += x != v[i];
+        }
+        CHECK_EQ_I64(bad, 0);
+        ml_blobs_free(&bl);
+    }
+    /* too few for planes: the plain column */
+    meta.len = 0;
+    ml_col_u32_nz_delta(&bl, &meta, rows, 10);
+    CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"u16\",\"n\":10}"); /* (its first ten fit) */
+    ml_blobs_free(&bl);
+    ml_buf_free(&meta);
+}
+
 /* n values whose byte 0 is random (xorshift), byte 1 i / step and bytes 2 and
  * 3 zero (zero planes 12), encoded: the random plane in stored blocks of at
  * most 65,535 bytes first (the block headers checked, and its bytes in the
@@ -358,6 +435,8 @@ static void some_columns(ml_blobs *bl, ml_buf *meta)
         ml_col_u32(bl, meta, u, N);
         ml_buf_puts(meta, ",\"w\":");
         ml_col_u32(bl, meta, w, N / (size_t)(k + 1));
+        ml_buf_puts(meta, ",\"rows\":"); /* "dn" */
+        ml_col_u32_nz_delta(bl, meta, u, N - (size_t)k);
         ml_buf_puts(meta, ",\"b\":");
         ml_col_u8(bl, meta, b, (size_t)k * 100); /* 0, 100 (kept raw: small), 200 bytes */
         ml_buf_puts(meta, ",\"small\":");
@@ -848,6 +927,7 @@ int main(void)
     RUN(random_leading_planes_are_stored_not_deflated);
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_of_few_changes_are_stored_as_runs);
+    RUN(wide_integers_and_growing_rows_have_forms_of_their_own);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);
