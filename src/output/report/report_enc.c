@@ -368,18 +368,20 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 {
     if (bl->capture || !ml_blob_shuffled(sizeof *v, n * sizeof *v)) { ml_col_u32(bl, meta, v, n); return; }
-    uint32_t *d = ml_malloc(n * sizeof *d), last = 0, any = 0, any_v = 0;
+    uint32_t *d = ml_malloc(n * sizeof *d), last = 0, any = 0, any_v = 0, lost = 0;
     for (size_t i = 0; i < n; i++) {
-        uint32_t x = v[i], step = x - last; /* (wrapping: the decoder adds it back the same way) */
-        any_v |= x;
-        d[i] = x ? ((step << 1) ^ (uint32_t)-(int32_t)(step >> 31)) + 1 : 0;
-        if (x) last = x;
-        any |= d[i];
+        uint32_t x = v[i], z = 0;
+        if (x) {
+            uint32_t step = x - last; /* (wrapping: the decoder adds it back so) */
+            z = ((step << 1) ^ -(step >> 31)) + 1;
+            lost |= !z; /* a difference of -2^31: zigzag 2^32 - 1, + 1 wraps to a zero */
+            last = x;
+            any_v |= x;
+            any |= z;
+        }
+        d[i] = z;
     }
-    /* a difference of -2^31 would wrap to 0 (zigzag 2^32 - 1, + 1): read as a zero, so not this form */
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = !v[i] || d[i];
-    if (!ok) { free(d); ml_col_u32(bl, meta, v, n); return; }
+    if (lost) { free(d); ml_col_u32(bl, meta, v, n); return; }
     put_blob(bl, meta, any_v <= UINT16_MAX ? "u16" : "u32", n, 0, sizeof *d, 0, 0, any, d, d, FORM_NZ_DELTA);
 }
 
