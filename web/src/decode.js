@@ -65,25 +65,15 @@ export function expandRuns(stored, runs, n) {
   return out;
 }
 
-// An "i" column's int64 values (little-endian, as 32-bit halves) as doubles.
+// "i": int64s (as i32 halves) to doubles; "dn": u32s, 0 or zigzag(step from the last non-zero) + 1.
 function int64s(buf, off, n) {
   const h = new Int32Array(buf, off, 2 * n), out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = h[2 * i + 1] * 4294967296 + (h[2 * i] >>> 0);
   return out;
 }
-
-// A "dn" column's values from the u32s stored: 0 stays 0, any other is
-// zigzag(its difference from the non-zero value before) + 1, wrapping at 2^32.
-function nzDeltas(stored, Ty, n) {
+function nzDeltas(s, Ty, n) {
   const out = new Ty(n);
-  let last = 0;
-  for (let i = 0; i < n; i++) {
-    const x = stored[i];
-    if (!x) continue;
-    const z = (x - 1) >>> 0;
-    last = (last + ((z >>> 1) ^ -(z & 1))) >>> 0;
-    out[i] = last;
-  }
+  for (let i = 0, last = 0, z; i < n; i++) if (s[i]) out[i] = last = (last + (((z = s[i] - 1) >>> 1) ^ -(z & 1))) >>> 0;
   return out;
 }
 
@@ -93,7 +83,6 @@ export async function decodeColumn(desc, blobText) {
   if (!desc) return null;
   let bytes = b64decode(blobText(desc.b));
   const n = desc.n;
-  // the width of the values stored: an "i" column's int64s and a "dn" column's u32s
   const w = desc.i ? (desc.dt === "f64" ? 8 : 0) : desc.dn ? (desc.dt === "u32" || desc.dt === "u16" ? 4 : 0) : WIDTH[desc.dt];
   if (!w || !(Number.isInteger(n) && n >= 0) || (desc.r !== undefined && !(desc.dt === "i32" && Number.isInteger(desc.r) && desc.r >= 1 && desc.r <= n)))
     throw new Error(`memlens: blob ${desc.b}: a column descriptor no writer makes (${JSON.stringify(desc)})`);
