@@ -12,6 +12,7 @@
 #include "m4.h"
 #include "report.h"
 #include "report_blob.h"
+#include "report_lz.h"
 
 TEST(m4_pyramid_keeps_extremes)
 {
@@ -268,6 +269,54 @@ TEST(wide_integers_and_growing_rows_have_forms_of_their_own)
     CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"u16\",\"n\":10}"); /* (its first ten fit) */
     ml_blobs_free(&bl);
     ml_buf_free(&meta);
+}
+
+/* report_lz.c's deflate inflates (zlib's raw inflate) to its input: runs
+ * longer than a match, a pattern at the window's edge, bytes of Fibonacci
+ * frequencies in random order (a Huffman tree deeper than 15 bits, limited),
+ * a tail shorter than a match; one state for them all (its table's entries
+ * of earlier inputs must not be taken). */
+TEST(lz_deflate_inflates_to_its_input)
+{
+    enum { N = 200000 };
+    unsigned char *in = malloc(N), *z = malloc(N + 1024), *back = malloc(N + 1);
+    ml_lz_state st = {0};
+    uint64_t x = 88172645463325252ULL;
+    for (int c = 0; c < 6; c++) {
+        size_t n = 0;
+        if (c == 0) for (; n < 5000; n++) in[n] = n < 4000 ? 0 : (unsigned char)(n / 300); /* runs */
+        if (c == 1) for (; n < 70000; n++) in[n] = n < 32768 ? (unsigned char)(x ^= x << 13, x ^= x >> 7, x ^= x << 17) : in[n - 32768];
+        if (c == 2) { /* 1, 1, 2, 3, 5, ... of bytes 0..24, shuffled */
+            uint32_t f0 = 1, f1 = 1;
+            for (int b = 0; b < 25 && n < N; b++) {
+                for (uint32_t k = 0; k < f0 && n < N; k++) in[n++] = (unsigned char)b;
+                uint32_t f2 = f0 + f1;
+                f0 = f1, f1 = f2;
+            }
+            for (size_t i = n; i-- > 1;) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                size_t j = (size_t)(x % (i + 1));
+                unsigned char t = in[i];
+                in[i] = in[j], in[j] = t;
+            }
+        }
+        if (c == 3) for (; n < 259; n++) in[n] = (unsigned char)(n % 7 == 0); /* a short tail */
+        if (c == 4) for (; n < 3; n++) in[n] = 9;
+        if (c == 5) for (; n < 100000; n++) in[n] = (unsigned char)(n % 1000 < 10 ? n : 0); /* as c 0: the state's table is old */
+        size_t zn = ml_lz_deflate(&st, z, N + 1024, in, n);
+        CHECK(zn > 0);
+        z_stream s = {0};
+        CHECK_EQ_I64(inflateInit2(&s, -15), Z_OK);
+        s.next_in = z, s.avail_in = (uInt)zn, s.next_out = back, s.avail_out = N + 1;
+        CHECK_EQ_I64(inflate(&s, Z_FINISH), Z_STREAM_END);
+        CHECK_EQ_I64((int64_t)s.total_out, (int64_t)n);
+        CHECK(!memcmp(back, in, n));
+        inflateEnd(&s);
+        if (c == 0 || c == 5) CHECK(zn < n / 20); /* runs: a few bytes */
+        CHECK_EQ_I64(ml_lz_deflate(&st, z, 2, in, n), 0); /* no room: 0 */
+    }
+    ml_lz_state_free(&st);
+    free(in), free(z), free(back);
 }
 
 /* n values whose byte 0 is random (xorshift), byte 1 i / step and bytes 2 and
@@ -928,6 +977,7 @@ int main(void)
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_of_few_changes_are_stored_as_runs);
     RUN(wide_integers_and_growing_rows_have_forms_of_their_own);
+    RUN(lz_deflate_inflates_to_its_input);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);
