@@ -77,7 +77,8 @@ TEST(columns_pick_the_smallest_exact_form)
                 lv[i] = lv[i - 1] + 256 + 256 * (int64_t)(i % 2) + (i == spikes[k] ? (wide ? 1LL << 33 : 1LL << 24) : 0);
             meta.len = 0;
             ml_col_i64(&bl, &meta, lv, LN, 1);
-            CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"f64\",\"n\":1003,\"s\":1" : "\"dt\":\"i32\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":5,");
+            /* (wide: the int64 deltas, zigzag-coded, planes 0 2 3 5 6 7 zero) */
+            CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"f64\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":237,\"i\":1" : "\"dt\":\"i32\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":5,");
             meta.len = 0;
             for (size_t i = 0; i < LN; i++) lv[i] -= 1000; /* the values themselves (no deltas): fit but for the 2^33 */
             ml_col_i64(&bl, &meta, lv, LN, 0);
@@ -230,10 +231,29 @@ TEST(wide_integers_and_growing_rows_have_forms_of_their_own)
     }
     ml_blobs bl = {0};
     ml_buf meta = {0};
+    /* steps of 1234567 (one back by 2^40): as zigzag deltas, which leave 5 planes zero, not 0 */
+    ml_col_i64(&bl, &meta, t, N, 0);
+    CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":1000,\"d\":1,\"s\":1,");
+    CHECK_CONTAINS(meta.p, "\"i\":1");
+    CHECK_CONTAINS(meta.p, "\"o\":3000000000}");
+    uint64_t got[N];
+    CHECK(unshuffled(bl.html.p, meta.p, N, 8, (unsigned char *)got));
+    int64_t acc = 3000000000;
+    size_t wrong = 0;
+    for (size_t i = 0; i < N; i++) {
+        acc += (int64_t)(got[i] >> 1) ^ -(int64_t)(got[i] & 1);
+        wrong += acc != t[i];
+    }
+    CHECK_EQ_I64(wrong, 0);
+    ml_blobs_free(&bl);
+    /* values that jump about: their deltas leave no more planes zero, the int64s themselves */
+    uint64_t r = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) r ^= r << 13, r ^= r >> 7, r ^= r << 17, t[i] = (int64_t)(r >> 24);
+    meta.len = 0;
     ml_col_i64(&bl, &meta, t, N, 0);
     CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":1000,\"s\":1,");
     CHECK_CONTAINS(meta.p, "\"i\":1");
-    int64_t got[N];
+    CHECK(!strstr(meta.p, "\"d\":1"));
     CHECK(unshuffled(bl.html.p, meta.p, N, 8, (unsigned char *)got));
     CHECK(!memcmp(got, t, sizeof t));
     ml_blobs_free(&bl);

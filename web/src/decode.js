@@ -66,9 +66,11 @@ export function expandRuns(stored, runs, n) {
 }
 
 // "i": int64s (as i32 halves) to doubles; "dn": u32s, 0 or zigzag(step from the last non-zero) + 1.
-function int64s(buf, off, n) {
+function int64s(buf, off, n, d, o) { // with d: zigzag deltas, summed from o
   const h = new Int32Array(buf, off, 2 * n), out = new Float64Array(n);
-  for (let i = 0; i < n; i++) out[i] = h[2 * i + 1] * 4294967296 + (h[2 * i] >>> 0);
+  for (let i = 0, z; i < n; i++)
+    if (!d) out[i] = h[2 * i + 1] * 4294967296 + (h[2 * i] >>> 0);
+    else out[i] = o += (z = (h[2 * i + 1] >>> 0) * 4294967296 + (h[2 * i] >>> 0)) % 2 ? -(z + 1) / 2 : z / 2;
   return out;
 }
 function nzDeltas(s, Ty, n) {
@@ -97,7 +99,7 @@ export async function decodeColumn(desc, blobText) {
   if (desc.s && w > 1) bytes = unshuffle(bytes, w, stored, desc.zp || 0);
   if (bytes.byteOffset % 8) bytes = bytes.slice();
   const buf = bytes.buffer, off = bytes.byteOffset;
-  if (desc.i) return int64s(buf, off, n);
+  if (desc.i) return int64s(buf, off, n, desc.d, desc.o || 0);
   if (desc.dn) return nzDeltas(new Uint32Array(buf, off, n), desc.dt === "u16" ? Uint16Array : Uint32Array, n);
   switch (desc.dt) {
     case "u8": return new Uint8Array(buf, off, n);

@@ -103,6 +103,11 @@ test("f64 columns stored as int64s (i) and row numbers by their non-zero differe
   assert.deepEqual(Array.from(col), ints);
   const z = await decodeColumn({ b: 0, dt: "f64", n: 5, i: 1, z: 1 }, () => b64(deflateSync(Buffer.from(raw.buffer))));
   assert.deepEqual(Array.from(z), ints);
+  // with d: zigzag deltas from o (free times in the order of the allocations)
+  const zz64 = (x) => BigInt(x >= 0 ? 2 * x : -2 * x - 1);
+  const deltas = BigInt64Array.from(ints.map((v, i) => (i ? zz64(v - ints[i - 1]) : 0n)));
+  const dcol = await decodeColumn({ b: 0, dt: "f64", n: 5, d: 1, s: 1, i: 1, o: ints[0] }, () => b64(shuffled(deltas)));
+  assert.deepEqual(Array.from(dcol), ints);
   // launchers: 0 none, else growing row numbers (a step back, one past 2^31: differences wrap)
   const zz = (x) => (x >= 0 ? 2 * x : -2 * x - 1);
   const nzDiffs = (rows) => {

@@ -47,7 +47,8 @@ static void descriptor_open(jw *w, ml_buf *meta, unsigned id, const char *dt, si
 /* How a blob's values stand for the column's (web/DATA.md): as they are;
  * "i", an f64 column of integers as int64s (their byte planes far more
  * alike than a double's, whose mantissa moves with the magnitude: the high
- * ones zero, the low ones as good as random, not deflated); "dn", a u32
+ * ones zero, the low ones as good as random, not deflated; with "d", their
+ * deltas, zigzag-coded); "dn", a u32
  * (or u16) column as u32s, each non-zero value by its difference from the
  * non-zero value before (zigzag, + 1; a zero stays 0): columns of row
  * numbers that grow among zeros, as the slices' launchers. */
@@ -317,9 +318,25 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         }
         return;
     }
-    if (ml_blob_shuffled(sizeof *v, n * sizeof *v)) { /* the integers themselves ("i"), copied if they must outlive the call */
-        uint64_t any_v = 0;
-        for (size_t i = 0; i < n; i++) any_v |= (uint64_t)v[i];
+    if (ml_blob_shuffled(sizeof *v, n * sizeof *v)) {
+        /* the integers themselves ("i", copied if they must outlive the
+         * call), or their deltas zigzag-coded ("i" and "d": the times of
+         * frees, in the order of the allocations) where those leave more
+         * planes zero (and stay below 2^53, exact in the page's doubles) */
+        uint64_t any_v = 0, any_z = 0, *z = ml_malloc(n * sizeof *z);
+        z[0] = 0;
+        any_v = (uint64_t)v[0];
+        for (size_t i = 1; i < n; i++) {
+            uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1]; /* (wrapping, not undefined) */
+            z[i] = (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+            any_v |= (uint64_t)v[i];
+            any_z |= z[i];
+        }
+        if (!(any_z >> 53) && __builtin_popcount(zero_planes(any_z, 8)) > __builtin_popcount(zero_planes(any_v, 8))) {
+            put_blob(bl, meta, "f64", n, 0, sizeof *z, 1, v[0], any_z, z, z, FORM_INT64);
+            return;
+        }
+        free(z);
         put_blob(bl, meta, "f64", n, 0, sizeof *v, 0, 0, any_v, v, NULL, FORM_INT64);
         return;
     }
