@@ -48,10 +48,10 @@ static void descriptor_open(jw *w, ml_buf *meta, unsigned id, const char *dt, si
  * "i", an f64 column of integers as int64s (their byte planes far more
  * alike than a double's, whose mantissa moves with the magnitude: the high
  * ones zero, the low ones as good as random, not deflated; with "d", their
- * deltas, zigzag-coded); "dn", a u32
- * (or u16) column as u32s, each non-zero value by its difference from the
- * non-zero value before (zigzag, + 1; a zero stays 0): columns of row
- * numbers that grow among zeros, as the slices' launchers. */
+ * deltas, zigzag-coded); "dn", a u32 (or u16) column as u32s, each non-zero
+ * value by its difference from the non-zero value before (zigzag, + 1; a
+ * zero stays 0): columns of row numbers that grow among zeros, as the
+ * slices' launchers. */
 enum { FORM_PLAIN, FORM_INT64, FORM_NZ_DELTA };
 
 /* Stores n values `width` bytes wide as one blob (or, with `runs`, the
@@ -323,9 +323,8 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
          * call), or their deltas zigzag-coded ("i" and "d": the times of
          * frees, in the order of the allocations) where those leave more
          * planes zero (and stay below 2^53, exact in the page's doubles) */
-        uint64_t any_v = 0, any_z = 0, *z = ml_malloc(n * sizeof *z);
+        uint64_t any_v = (uint64_t)v[0], any_z = 0, *z = ml_malloc(n * sizeof *z);
         z[0] = 0;
-        any_v = (uint64_t)v[0];
         for (size_t i = 1; i < n; i++) {
             uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1]; /* (wrapping, not undefined) */
             z[i] = (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);

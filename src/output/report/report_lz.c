@@ -202,8 +202,9 @@ static inline void put_bits(bits *o, uint32_t v, unsigned k)
     o->acc |= (uint64_t)v << o->n;
     o->n += k;
     if (o->n >= 32) {
-        if (o->at + 4 > o->cap) { o->full = true; o->at = 0; }
-        for (int b = 0; b < 4; b++) o->out[o->at++] = (unsigned char)(o->acc >> (8 * b));
+        if (o->at + 4 <= o->cap)
+            for (int b = 0; b < 4; b++) o->out[o->at++] = (unsigned char)(o->acc >> (8 * b));
+        else o->full = true; /* (nothing written past cap: the caller gets 0) */
         o->acc >>= 32;
         o->n -= 32;
     }
