@@ -12,6 +12,7 @@
 #include "m4.h"
 #include "report.h"
 #include "report_blob.h"
+#include "report_lz.h"
 
 TEST(m4_pyramid_keeps_extremes)
 {
@@ -76,7 +77,8 @@ TEST(columns_pick_the_smallest_exact_form)
                 lv[i] = lv[i - 1] + 256 + 256 * (int64_t)(i % 2) + (i == spikes[k] ? (wide ? 1LL << 33 : 1LL << 24) : 0);
             meta.len = 0;
             ml_col_i64(&bl, &meta, lv, LN, 1);
-            CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"f64\",\"n\":1003,\"s\":1" : "\"dt\":\"i32\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":5,");
+            /* (wide: the int64 deltas, zigzag-coded, planes 0 2 3 5 6 7 zero) */
+            CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"f64\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":237,\"i\":1" : "\"dt\":\"i32\",\"n\":1003,\"d\":1,\"s\":1,\"zp\":5,");
             meta.len = 0;
             for (size_t i = 0; i < LN; i++) lv[i] -= 1000; /* the values themselves (no deltas): fit but for the 2^33 */
             ml_col_i64(&bl, &meta, lv, LN, 0);
@@ -191,6 +193,150 @@ static size_t blob_bytes(const char *html, unsigned char *out)
         if (bits >= 8) bits -= 8, out[n++] = (unsigned char)(acc >> bits);
     }
     return n;
+}
+
+/* The n values (width bytes each, of the planes a shuffled blob's
+ * descriptor keeps) of blob element html, inflated if meta says "z":1, into
+ * out (n * width bytes, little-endian values); whether the sizes agree. */
+static bool unshuffled(const char *html, const char *meta, size_t n, size_t width, unsigned char *out)
+{
+    unsigned char *z = malloc(n * width + 64), *planes = malloc(n * width + 1);
+    size_t zn = blob_bytes(html, z);
+    uLongf pn = n * width;
+    if (strstr(meta, "\"z\":1")) { if (uncompress(planes, &pn, z, zn) != Z_OK) pn = 0; }
+    else memcpy(planes, z, zn), pn = zn;
+    const char *zps = strstr(meta, "\"zp\":");
+    unsigned zp = zps ? (unsigned)strtoul(zps + 5, NULL, 10) : 0;
+    size_t kept = 0;
+    for (size_t k = 0; k < width; k++) {
+        for (size_t i = 0; i < n; i++) out[i * width + k] = zp >> k & 1 ? 0 : planes[kept * n + i];
+        if (!(zp >> k & 1)) kept++;
+    }
+    free(z), free(planes);
+    return pn == kept * n;
+}
+
+/* An f64 column of integers is stored as their int64s ("i"), the zero high
+ * planes left out; a column of row numbers among zeros as the zigzag of its
+ * non-zero values' differences + 1 ("dn", u32s whatever its dt). */
+TEST(wide_integers_and_growing_rows_have_forms_of_their_own)
+{
+    enum { N = 1000 };
+    int64_t t[N];
+    uint32_t rows[N], rows16[N];
+    for (size_t i = 0; i < N; i++) {
+        t[i] = (int64_t)3000000000 + (int64_t)i * 1234567 - (i == 7 ? (int64_t)1 << 40 : 0); /* one negative */
+        rows[i] = i % 3 ? 0 : i == 300 ? 5 : i == 600 ? 4000000000u : (uint32_t)(i + 17); /* a step back, a wrap */
+        rows16[i] = i % 4 ? 0 : (uint32_t)(i / 2 + 1);
+    }
+    ml_blobs bl = {0};
+    ml_buf meta = {0};
+    /* steps of 1234567 (one back by 2^40): as zigzag deltas, which leave 5 planes zero, not 0 */
+    ml_col_i64(&bl, &meta, t, N, 0);
+    CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":1000,\"d\":1,\"s\":1,");
+    CHECK_CONTAINS(meta.p, "\"i\":1");
+    CHECK_CONTAINS(meta.p, "\"o\":3000000000}");
+    uint64_t got[N];
+    CHECK(unshuffled(bl.html.p, meta.p, N, 8, (unsigned char *)got));
+    int64_t acc = 3000000000;
+    size_t wrong = 0;
+    for (size_t i = 0; i < N; i++) {
+        acc += (int64_t)(got[i] >> 1) ^ -(int64_t)(got[i] & 1);
+        wrong += acc != t[i];
+    }
+    CHECK_EQ_I64(wrong, 0);
+    ml_blobs_free(&bl);
+    /* values that jump about: their deltas leave no more planes zero, the int64s themselves */
+    uint64_t r = 88172645463325252ULL;
+    for (size_t i = 0; i < N; i++) r ^= r << 13, r ^= r >> 7, r ^= r << 17, t[i] = (int64_t)(r >> 24);
+    meta.len = 0;
+    ml_col_i64(&bl, &meta, t, N, 0);
+    CHECK_CONTAINS(meta.p, "\"dt\":\"f64\",\"n\":1000,\"s\":1,");
+    CHECK_CONTAINS(meta.p, "\"i\":1");
+    CHECK(!strstr(meta.p, "\"d\":1"));
+    CHECK(unshuffled(bl.html.p, meta.p, N, 8, (unsigned char *)got));
+    CHECK(!memcmp(got, t, sizeof t));
+    ml_blobs_free(&bl);
+    /* small: not shuffled, the doubles as they were */
+    meta.len = 0;
+    ml_col_i64(&bl, &meta, t, 3, 0);
+    CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"f64\",\"n\":3}");
+    ml_blobs_free(&bl);
+
+    for (int wide = 1; wide >= 0; wide--) {
+        const uint32_t *v = wide ? rows : rows16;
+        meta.len = 0;
+        ml_col_u32_nz_delta(&bl, &meta, v, N);
+        CHECK_CONTAINS(meta.p, wide ? "\"dt\":\"u32\",\"n\":1000,\"s\":1," : "\"dt\":\"u16\",\"n\":1000,\"s\":1,");
+        CHECK_CONTAINS(meta.p, "\"dn\":1");
+        uint32_t st[N], last = 0;
+        CHECK(unshuffled(bl.html.p, meta.p, N, 4, (unsigned char *)st));
+        size_t bad = 0;
+        for (size_t i = 0; i < N; i++) {
+            uint32_t x = 0;
+            if (st[i]) {
+                uint32_t z = st[i] - 1;
+                x = last += (z >> 1) ^ (uint32_t)-(int32_t)(z & 1);
+            }
+            bad += x != v[i];
+        }
+        CHECK_EQ_I64(bad, 0);
+        ml_blobs_free(&bl);
+    }
+    /* too few for planes: the plain column */
+    meta.len = 0;
+    ml_col_u32_nz_delta(&bl, &meta, rows, 10);
+    CHECK_EQ_STR(meta.p, "{\"b\":0,\"dt\":\"u16\",\"n\":10}"); /* (its first ten fit) */
+    ml_blobs_free(&bl);
+    ml_buf_free(&meta);
+}
+
+/* report_lz.c's deflate inflates (zlib's raw inflate) to its input: runs
+ * longer than a match, a pattern at the window's edge, bytes of Fibonacci
+ * frequencies in random order (a Huffman tree deeper than 15 bits, limited),
+ * a tail shorter than a match; one state for them all (its table's entries
+ * of earlier inputs must not be taken). */
+TEST(lz_deflate_inflates_to_its_input)
+{
+    enum { N = 200000 };
+    unsigned char *in = malloc(N), *z = malloc(N + 1024), *back = malloc(N + 1);
+    ml_lz_state st = {0};
+    uint64_t x = 88172645463325252ULL;
+    for (int c = 0; c < 6; c++) {
+        size_t n = 0;
+        if (c == 0) for (; n < 5000; n++) in[n] = n < 4000 ? 0 : (unsigned char)(n / 300); /* runs */
+        if (c == 1) for (; n < 70000; n++) in[n] = n < 32768 ? (unsigned char)(x ^= x << 13, x ^= x >> 7, x ^= x << 17) : in[n - 32768];
+        if (c == 2) { /* 1, 1, 2, 3, 5, ... of bytes 0..24, shuffled */
+            uint32_t f0 = 1, f1 = 1;
+            for (int b = 0; b < 25 && n < N; b++) {
+                for (uint32_t k = 0; k < f0 && n < N; k++) in[n++] = (unsigned char)b;
+                uint32_t f2 = f0 + f1;
+                f0 = f1, f1 = f2;
+            }
+            for (size_t i = n; i-- > 1;) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                size_t j = (size_t)(x % (i + 1));
+                unsigned char t = in[i];
+                in[i] = in[j], in[j] = t;
+            }
+        }
+        if (c == 3) for (; n < 259; n++) in[n] = (unsigned char)(n % 7 == 0); /* a short tail */
+        if (c == 4) for (; n < 3; n++) in[n] = 9;
+        if (c == 5) for (; n < 100000; n++) in[n] = (unsigned char)(n % 1000 < 10 ? n : 0); /* as c 0: the state's table is old */
+        size_t zn = ml_lz_deflate(&st, z, N + 1024, in, n);
+        CHECK(zn > 0);
+        z_stream s = {0};
+        CHECK_EQ_I64(inflateInit2(&s, -15), Z_OK);
+        s.next_in = z, s.avail_in = (uInt)zn, s.next_out = back, s.avail_out = N + 1;
+        CHECK_EQ_I64(inflate(&s, Z_FINISH), Z_STREAM_END);
+        CHECK_EQ_I64((int64_t)s.total_out, (int64_t)n);
+        CHECK(!memcmp(back, in, n));
+        inflateEnd(&s);
+        if (c == 0 || c == 5) CHECK(zn < n / 20); /* runs: a few bytes */
+        CHECK_EQ_I64(ml_lz_deflate(&st, z, 2, in, n), 0); /* no room: 0 */
+    }
+    ml_lz_state_free(&st);
+    free(in), free(z), free(back);
 }
 
 /* n values whose byte 0 is random (xorshift), byte 1 i / step and bytes 2 and
@@ -358,6 +504,8 @@ static void some_columns(ml_blobs *bl, ml_buf *meta)
         ml_col_u32(bl, meta, u, N);
         ml_buf_puts(meta, ",\"w\":");
         ml_col_u32(bl, meta, w, N / (size_t)(k + 1));
+        ml_buf_puts(meta, ",\"rows\":"); /* "dn" */
+        ml_col_u32_nz_delta(bl, meta, u, N - (size_t)k);
         ml_buf_puts(meta, ",\"b\":");
         ml_col_u8(bl, meta, b, (size_t)k * 100); /* 0, 100 (kept raw: small), 200 bytes */
         ml_buf_puts(meta, ",\"small\":");
@@ -848,6 +996,8 @@ int main(void)
     RUN(random_leading_planes_are_stored_not_deflated);
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_of_few_changes_are_stored_as_runs);
+    RUN(wide_integers_and_growing_rows_have_forms_of_their_own);
+    RUN(lz_deflate_inflates_to_its_input);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);
     RUN(no_profiles_is_an_error);

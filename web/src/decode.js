@@ -65,12 +65,27 @@ export function expandRuns(stored, runs, n) {
   return out;
 }
 
-// One column from its descriptor {b, dt, n, d?, r?, s?, zp?, o?, z?}; blobText(b) gives the base64.
+// "i": int64s (as i32 halves) to doubles; "dn": u32s, 0 or zigzag(step from the last non-zero) + 1.
+function int64s(buf, off, n, d, o) { // with d: zigzag deltas, summed from o
+  const h = new Int32Array(buf, off, 2 * n), out = new Float64Array(n);
+  for (let i = 0, z; i < n; i++)
+    if (!d) out[i] = h[2 * i + 1] * 4294967296 + (h[2 * i] >>> 0);
+    else out[i] = o += (z = (h[2 * i + 1] >>> 0) * 4294967296 + (h[2 * i] >>> 0)) % 2 ? -(z + 1) / 2 : z / 2;
+  return out;
+}
+function nzDeltas(s, Ty, n) {
+  const out = new Ty(n);
+  for (let i = 0, last = 0, z; i < n; i++) if (s[i]) out[i] = last = (last + (((z = s[i] - 1) >>> 1) ^ -(z & 1))) >>> 0;
+  return out;
+}
+
+// One column from its descriptor {b, dt, n, d?, r?, s?, zp?, i?, dn?, o?, z?}; blobText(b) gives the base64.
 // Numeric (i32, f64) columns come back as Float64Array: exact for |x| < 2^53.
 export async function decodeColumn(desc, blobText) {
   if (!desc) return null;
   let bytes = b64decode(blobText(desc.b));
-  const w = WIDTH[desc.dt], n = desc.n;
+  const n = desc.n;
+  const w = desc.i ? (desc.dt === "f64" ? 8 : 0) : desc.dn ? (desc.dt === "u32" || desc.dt === "u16" ? 4 : 0) : WIDTH[desc.dt];
   if (!w || !(Number.isInteger(n) && n >= 0) || (desc.r !== undefined && !(desc.dt === "i32" && Number.isInteger(desc.r) && desc.r >= 1 && desc.r <= n)))
     throw new Error(`memlens: blob ${desc.b}: a column descriptor no writer makes (${JSON.stringify(desc)})`);
   const stored = desc.r ? 2 * desc.r : n; // the values in the blob: the runs' (r) or all
@@ -84,6 +99,8 @@ export async function decodeColumn(desc, blobText) {
   if (desc.s && w > 1) bytes = unshuffle(bytes, w, stored, desc.zp || 0);
   if (bytes.byteOffset % 8) bytes = bytes.slice();
   const buf = bytes.buffer, off = bytes.byteOffset;
+  if (desc.i) return int64s(buf, off, n, desc.d, desc.o || 0);
+  if (desc.dn) return nzDeltas(new Uint32Array(buf, off, n), desc.dt === "u16" ? Uint16Array : Uint32Array, n);
   switch (desc.dt) {
     case "u8": return new Uint8Array(buf, off, n);
     case "u16": return new Uint16Array(buf, off, n);

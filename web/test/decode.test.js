@@ -93,6 +93,43 @@ test("run columns (r): runs' values then lengths, expanded, then deltas summed",
   await assert.rejects(decodeColumn({ b: 0, dt: "i32", n: 10, r: 1 }, () => b64(new Uint8Array(bad.buffer))));
 });
 
+test("f64 columns stored as int64s (i) and row numbers by their non-zero differences (dn)", async () => {
+  // times beyond i32, one negative, as report_enc.c writes them: int64 planes, the zero high ones left out
+  const ints = [2728360, 4391412644, -5, 2 ** 40 + 3, 0];
+  const raw = BigInt64Array.from(ints.map(BigInt));
+  const planes = shuffled(raw);
+  const col = await decodeColumn({ b: 0, dt: "f64", n: 5, s: 1, i: 1 }, () => b64(planes));
+  assert.ok(col instanceof Float64Array);
+  assert.deepEqual(Array.from(col), ints);
+  const z = await decodeColumn({ b: 0, dt: "f64", n: 5, i: 1, z: 1 }, () => b64(deflateSync(Buffer.from(raw.buffer))));
+  assert.deepEqual(Array.from(z), ints);
+  // with d: zigzag deltas from o (free times in the order of the allocations)
+  const zz64 = (x) => BigInt(x >= 0 ? 2 * x : -2 * x - 1);
+  const deltas = BigInt64Array.from(ints.map((v, i) => (i ? zz64(v - ints[i - 1]) : 0n)));
+  const dcol = await decodeColumn({ b: 0, dt: "f64", n: 5, d: 1, s: 1, i: 1, o: ints[0] }, () => b64(shuffled(deltas)));
+  assert.deepEqual(Array.from(dcol), ints);
+  // launchers: 0 none, else growing row numbers (a step back, one past 2^31: differences wrap)
+  const zz = (x) => (x >= 0 ? 2 * x : -2 * x - 1);
+  const nzDiffs = (rows) => {
+    let last = 0;
+    return Uint32Array.from(rows.map((v) => {
+      if (!v) return 0;
+      const d = (v - last) | 0;
+      last = v;
+      return (zz(d) + 1) >>> 0;
+    }));
+  };
+  for (const [dt, rows] of [["u32", [0, 7, 0, 0, 9, 8, 0, 4000000000, 3]], ["u16", [0, 0, 12, 13, 0, 65535, 1]]]) {
+    const c = await decodeColumn({ b: 0, dt, n: rows.length, s: 1, dn: 1 }, () => b64(shuffled(nzDiffs(rows))));
+    assert.ok(c instanceof (dt === "u16" ? Uint16Array : Uint32Array), dt);
+    assert.deepEqual(Array.from(c), rows, dt);
+  }
+  // the 4-byte values stored, whatever dt: a blob of 2-byte ones is refused
+  await assert.rejects(decodeColumn({ b: 5, dt: "u16", n: 4, dn: 1 }, () => b64(new Uint8Array(8))), /blob 5: 8 bytes where its descriptor says 16/);
+  await assert.rejects(decodeColumn({ b: 5, dt: "i32", n: 2, dn: 1 }, () => b64(new Uint8Array(8))), /descriptor no writer makes/);
+  await assert.rejects(decodeColumn({ b: 5, dt: "u32", n: 1, i: 1 }, () => b64(new Uint8Array(8))), /descriptor no writer makes/);
+});
+
 // What a hand-edited or cut page gives: the descriptor and the blob must agree, or decoding
 // fails with the blob named (before, a short blob read its missing bytes as zeros).
 test("a blob that does not hold what its descriptor says is refused", async () => {

@@ -22,6 +22,7 @@
 #endif
 
 #include "err.h"
+#include "report_lz.h"
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -124,10 +125,16 @@ static struct libdeflate_compressor *compressor_for(int level)
  * 12.5 MB; its 1 is faster still but 14.6 MB), zlib's 1. */
 static int zlib_level(int level) { return level ? level : 1; }
 
-/* Raw deflate (no zlib header or trailer) of n bytes into out: libdeflate's
- * where built with it, else zlib's; the length, or 0 if it did not fit. */
-static size_t deflate_raw(unsigned char *out, size_t cap, const unsigned char *bytes, size_t n, int level)
+/* The level that asks for report_lz.c's encoder (default_level). */
+#define LEVEL_LZ (-1)
+
+/* Raw deflate (no zlib header or trailer) of n bytes into out: report_lz's
+ * at LEVEL_LZ, else libdeflate's where built with it, else zlib's; the
+ * length, or 0 if it did not fit. */
+static size_t deflate_raw(ml_blob_scratch *s, unsigned char *out, size_t cap, const unsigned char *bytes, size_t n,
+                          int level)
 {
+    if (level == LEVEL_LZ) return ml_lz_deflate(&s->lz, out, cap, bytes, n);
 #ifdef HAVE_LIBDEFLATE
     struct libdeflate_compressor *c = compressor_for(level);
     if (c) return libdeflate_deflate_compress(c, bytes, n, out, cap);
@@ -144,12 +151,11 @@ static size_t deflate_raw(unsigned char *out, size_t cap, const unsigned char *b
 /* zlib's format (DecompressionStream "deflate" reads it) of nbytes, the first
  * `stored` of them kept as they are (stored blocks, not final, each
  * byte-aligned: the deflated rest's blocks follow them), the rest deflated
- * by libdeflate where built with it, else by zlib.  The length, or 0 if it
- * did not fit in cap. */
-static size_t deflate_zlib(unsigned char *out, size_t cap, const unsigned char *bytes, size_t nbytes, size_t stored,
-                           int level)
+ * by deflate_raw.  The length, or 0 if it did not fit in cap. */
+static size_t deflate_zlib(ml_blob_scratch *s, unsigned char *out, size_t cap, const unsigned char *bytes,
+                           size_t nbytes, size_t stored, int level)
 {
-    if (!stored) { /* the library's own stream */
+    if (!stored && level != LEVEL_LZ) { /* the library's own stream */
 #ifdef HAVE_LIBDEFLATE
         struct libdeflate_compressor *c = compressor_for(level);
         if (c) return libdeflate_zlib_compress(c, bytes, nbytes, out, cap);
@@ -168,7 +174,7 @@ static size_t deflate_zlib(unsigned char *out, size_t cap, const unsigned char *
         memcpy(out + o, bytes + at, len);
         o += len, at += len;
     }
-    size_t z = deflate_raw(out + o, cap - o - 4, bytes + stored, nbytes - stored, level);
+    size_t z = deflate_raw(s, out + o, cap - o - 4, bytes + stored, nbytes - stored, level);
     if (!z) return 0;
     o += z;
 #ifdef HAVE_LIBDEFLATE
@@ -262,15 +268,21 @@ static size_t random_planes(const unsigned char *b, size_t nplanes, size_t n)
  * 8 KB: the high bytes of values, runs) or has few of them (low bytes): its
  * 2 finds little more there (a 40 MB trace's report: 0.8 % more bytes of
  * blobs) at twice the instructions a byte; else its 2, which saves up to a
- * third on the planes between (a slowly changing byte). */
+ * third on the planes between (a slowly changing byte).  Where every plane
+ * is at least 97 % repeats, report_lz.c's encoder (LEVEL_LZ): libdeflate's
+ * match finders hash each byte inside a match too, 12 instructions a byte
+ * of them; it takes 2 to 7, and as few bytes on such planes (a 40 MB
+ * trace's report: -17 M instructions, -5.3 KB). */
 static int default_level(const unsigned char *b, size_t from, size_t nplanes, size_t n)
 {
 #ifdef HAVE_LIBDEFLATE
+    bool all_repeats = true;
     for (size_t k = from; k < nplanes; k++) {
         unsigned r = repeats(b + k * n, n);
         if (r > 1024 * 65 / 100 && r < 1024 * 95 / 100) return 2;
+        if (r < 1024 * 97 / 100) all_repeats = false;
     }
-    return 1;
+    return all_repeats ? LEVEL_LZ : 1;
 #else
     (void)b, (void)from, (void)nplanes, (void)n;
     return 0; /* (zlib's 1) */
@@ -338,6 +350,7 @@ void ml_blob_scratch_free(ml_blob_scratch *s)
 {
     free(s->planes);
     free(s->z);
+    ml_lz_state_free(&s->lz);
     *s = (ml_blob_scratch){0};
 }
 
@@ -357,7 +370,7 @@ int ml_blob_encode(ml_blob_scratch *s, ml_buf *html, unsigned id, int level, siz
         size_t cap = compressBound(nbytes);
         if (stored < nbytes) { /* (else nothing to deflate) */
             if (!level) level = default_level(bytes, nstored, nplanes, plane);
-            zlen = deflate_zlib(room(&s->z, &s->z_cap, cap), cap, bytes, nbytes, stored, level);
+            zlen = deflate_zlib(s, room(&s->z, &s->z_cap, cap), cap, bytes, nbytes, stored, level);
         }
         if (zlen && zlen < nbytes - nbytes / 10) z = 1;
     }

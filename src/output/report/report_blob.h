@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report_lz.h"
 #include "textbuf.h"
 
 /* Blobs shorter than this are neither shuffled nor deflated: it would not pay. */
@@ -28,13 +29,14 @@ bool ml_blob_shuffled(size_t width, size_t nbytes);
 typedef struct ml_blob_scratch {
     unsigned char *planes, *z;
     size_t planes_cap, z_cap;
+    ml_lz_state lz;           /* report_lz.c's, for the blobs of nearly all repeats */
 } ml_blob_scratch;
 void ml_blob_scratch_free(ml_blob_scratch *s);
 
 /* Blob `id` as its <script> element appended to html: the bytes (values
  * `width` bytes wide) shuffled when ml_blob_shuffled says so, without the
  * planes of zero_planes (bit k: byte k is zero in every value, web/DATA.md's
- * "zp"), then deflated at `level` (0: the default, libdeflate's 1 or 2 as
+ * "zp"), then deflated at `level` (0: the default, libdeflate's 1 or 2 or report_lz.c's as
  * the planes are, see default_level) when that saves at least a tenth (returns
  * 1), else as they are (returns 0); base64 either way.  The leading planes
  * (of at least 4 KB) that are as good as random are not searched for

@@ -44,6 +44,16 @@ static void descriptor_open(jw *w, ml_buf *meta, unsigned id, const char *dt, si
     jw_key(w, "n"); jw_u64(w, n);
 }
 
+/* How a blob's values stand for the column's (web/DATA.md): as they are;
+ * "i", an f64 column of integers as int64s (their byte planes far more
+ * alike than a double's, whose mantissa moves with the magnitude: the high
+ * ones zero, the low ones as good as random, not deflated; with "d", their
+ * deltas, zigzag-coded); "dn", a u32 (or u16) column as u32s, each non-zero
+ * value by its difference from the non-zero value before (zigzag, + 1; a
+ * zero stays 0): columns of row numbers that grow among zeros, as the
+ * slices' launchers. */
+enum { FORM_PLAIN, FORM_INT64, FORM_NZ_DELTA };
+
 /* Stores n values `width` bytes wide as one blob (or, with `runs`, the
  * runs' values and lengths that make them: 2 * runs values); `any`: the OR of the
  * values (says which byte planes are zero throughout: those are left out of
@@ -52,7 +62,7 @@ static void descriptor_open(jw *w, ml_buf *meta, unsigned id, const char *dt, si
  * worker frees them when done); else they are copied if they must outlive
  * the call. */
 static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_t runs, size_t width, int delta,
-                     int64_t first, uint64_t any, const void *bytes, void *owned)
+                     int64_t first, uint64_t any, const void *bytes, void *owned, int form)
 {
     unsigned id = bl->count++;
     size_t nbytes = (runs ? 2 * runs : n) * width;
@@ -65,6 +75,8 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
     if (runs) { jw_key(&w, "r"); jw_u64(&w, runs); }
     if (shuffled) { jw_key(&w, "s"); jw_i64(&w, 1); }
     if (zp) { jw_key(&w, "zp"); jw_u64(&w, zp); }
+    if (form == FORM_INT64) { jw_key(&w, "i"); jw_i64(&w, 1); }
+    if (form == FORM_NZ_DELTA) { jw_key(&w, "dn"); jw_i64(&w, 1); }
     if (bl->q) {
         /* the mark sits between members: no JSON value, written as text */
         ml_buf_printf(meta, "%c%u%c", ZMARK, id, ZMARK);
@@ -298,12 +310,33 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         if (runs) { /* a small blob of its own; w stays for the next column */
             int32_t *r = ml_malloc(2 * runs * sizeof *r);
             any = write_runs(w, n, runs, r);
-            put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, r, r);
+            put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, r, r, FORM_PLAIN);
         } else { /* w becomes the blob's */
             bl->i32 = NULL;
             bl->i32_cap = 0;
-            put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, delta ? v[0] : 0, any, w, w);
+            put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, delta ? v[0] : 0, any, w, w, FORM_PLAIN);
         }
+        return;
+    }
+    if (ml_blob_shuffled(sizeof *v, n * sizeof *v)) {
+        /* the integers themselves ("i", copied if they must outlive the
+         * call), or their deltas zigzag-coded ("i" and "d": the times of
+         * frees, in the order of the allocations) where those leave more
+         * planes zero (and stay below 2^53, exact in the page's doubles) */
+        uint64_t any_v = (uint64_t)v[0], any_z = 0, *z = ml_malloc(n * sizeof *z);
+        z[0] = 0;
+        for (size_t i = 1; i < n; i++) {
+            uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1]; /* (wrapping, not undefined) */
+            z[i] = (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+            any_v |= (uint64_t)v[i];
+            any_z |= z[i];
+        }
+        if (!(any_z >> 53) && __builtin_popcount(zero_planes(any_z, 8)) > __builtin_popcount(zero_planes(any_v, 8))) {
+            put_blob(bl, meta, "f64", n, 0, sizeof *z, 1, v[0], any_z, z, z, FORM_INT64);
+            return;
+        }
+        free(z);
+        put_blob(bl, meta, "f64", n, 0, sizeof *v, 0, 0, any_v, v, NULL, FORM_INT64);
         return;
     }
     double *f = ml_malloc((n ? n : 1) * sizeof *f);
@@ -314,7 +347,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         memcpy(&bits, &f[i], sizeof bits);
         any_bits |= bits;
     }
-    put_blob(bl, meta, "f64", n, 0, sizeof *f, 0, 0, any_bits, f, f);
+    put_blob(bl, meta, "f64", n, 0, sizeof *f, 0, 0, any_bits, f, f, FORM_PLAIN);
 }
 
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
@@ -342,16 +375,36 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
         }
 #endif
         for (; i < n; i++) w[i] = (uint16_t)v[i];
-        put_blob(bl, meta, "u16", n, 0, sizeof *w, 0, 0, any, w, w);
+        put_blob(bl, meta, "u16", n, 0, sizeof *w, 0, 0, any, w, w, FORM_PLAIN);
         return;
     }
-    put_blob(bl, meta, "u32", n, 0, sizeof *v, 0, 0, any, v, NULL);
+    put_blob(bl, meta, "u32", n, 0, sizeof *v, 0, 0, any, v, NULL, FORM_PLAIN);
+}
+
+void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
+{
+    if (bl->capture || !ml_blob_shuffled(sizeof *v, n * sizeof *v)) { ml_col_u32(bl, meta, v, n); return; }
+    uint32_t *d = ml_malloc(n * sizeof *d), last = 0, any = 0, any_v = 0, lost = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = v[i], z = 0;
+        if (x) {
+            uint32_t step = x - last; /* (wrapping: the decoder adds it back so) */
+            z = ((step << 1) ^ -(step >> 31)) + 1;
+            lost |= !z; /* a difference of -2^31: zigzag 2^32 - 1, + 1 wraps to a zero */
+            last = x;
+            any_v |= x;
+            any |= z;
+        }
+        d[i] = z;
+    }
+    if (lost) { free(d); ml_col_u32(bl, meta, v, n); return; }
+    put_blob(bl, meta, any_v <= UINT16_MAX ? "u16" : "u32", n, 0, sizeof *d, 0, 0, any, d, d, FORM_NZ_DELTA);
 }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
-    put_blob(bl, meta, "u8", n, 0, 1, 0, 0, 0, v, NULL);
+    put_blob(bl, meta, "u8", n, 0, 1, 0, 0, 0, v, NULL, FORM_PLAIN);
 }
 
 void ml_blobs_free(ml_blobs *bl)

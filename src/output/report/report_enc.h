@@ -4,11 +4,13 @@
  * contract is written down in web/DATA.md.
  *
  * A column is described in the meta JSON as
- *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"r":RUNS?,"s":1?,"zp":MASK?,"o":FIRST?,"z":1?}
+ *     {"b":BLOB,"dt":"i32|u32|u16|u8|f64","n":COUNT,"d":1?,"r":RUNS?,"s":1?,"zp":MASK?,"i":1?,"dn":1?,"o":FIRST?,"z":1?}
  * where d = delta-coded (value i = o + the sum of the deltas up to i),
  * r = stored as RUNS runs (i32: the runs' values, then their lengths),
  * s = byte-shuffled (byte k of value i at k * COUNT + i: report_blob.h),
- * zp = the planes left out, zero in every value (bit k: byte k) and
+ * zp = the planes left out, zero in every value (bit k: byte k),
+ * i = an f64 column stored as int64s, dn = a u32 (u16) column stored as the
+ * u32 differences of its non-zero values (zigzag + 1, 0 for a zero) and
  * z = zlib-deflated; the
  * bytes are little-endian and live in <script id="ml-bBLOB"> as base64.
  */
@@ -58,6 +60,9 @@ typedef struct ml_blobs {
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta);
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n);
+/* A u32 column of row numbers that grow among zeros (the slices' launchers
+ * and args): its non-zero values by their differences ("dn"), when shuffled. */
+void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 
 /* No more columns for now: frees what ml_col_i64 keeps between columns
  * (before the caller's next large allocations). */

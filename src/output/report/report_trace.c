@@ -288,8 +288,9 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         ml_col_u32(bl, m, ts, n);
     }
     ml_col_u8(bl, col_at(w, "kind"), kind, n);
-    ml_col_u32(bl, col_at(w, "launcher"), launcher, n);
-    ml_col_u32(bl, col_at(w, "info"), info, n);
+    /* (row numbers, growing in start order among zeros: by their differences) */
+    ml_col_u32_nz_delta(bl, col_at(w, "launcher"), launcher, n);
+    ml_col_u32_nz_delta(bl, col_at(w, "info"), info, n);
     free(ts), free(dur), free(track), free(name), free(launcher), free(info), free(depth), free(kind);
 
     /* op args */
