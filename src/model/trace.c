@@ -520,21 +520,26 @@ typedef struct slice_keys {
     const int64_t *ts[2], *dur[2];
 } slice_keys;
 
-/* Slice x before slice y of the same track: earlier start, then longer.
- * The sort is stable and each track's rows enter it in the order they were
- * pushed (the tail's where the append put them), so ties keep that order. */
+/* A slice (ts_x, dur_x) before a slice (ts_y, dur_y) of the same track:
+ * earlier start, then longer: the one order of the sort, the check of push
+ * order (place_rows) and the merge of two runs.  The sort is stable and each
+ * track's rows enter it in the order they were pushed (the tail's where the
+ * append put them), so ties keep that order. */
+static inline bool key_before(int64_t ts_x, int64_t dur_x, int64_t ts_y, int64_t dur_y)
+{
+    return ts_x < ts_y || (ts_x == ts_y && dur_x > dur_y);
+}
+
+/* The same for rows x and y (slice_before2: rows of either part, ML_PART1). */
 static inline bool slice_before(const slice_keys *k, uint32_t x, uint32_t y)
 {
-    if (k->ts[0][x] != k->ts[0][y]) return k->ts[0][x] < k->ts[0][y];
-    return k->dur[0][x] > k->dur[0][y];
+    return key_before(k->ts[0][x], k->dur[0][x], k->ts[0][y], k->dur[0][y]);
 }
 
 static inline bool slice_before2(const slice_keys *k, uint32_t x, uint32_t y)
 {
     uint32_t px = x >> 31, py = y >> 31, rx = x & ~ML_PART1, ry = y & ~ML_PART1;
-    int64_t tx = k->ts[px][rx], ty = k->ts[py][ry];
-    if (tx != ty) return tx < ty;
-    return k->dur[px][rx] > k->dur[py][ry];
+    return key_before(k->ts[px][rx], k->dur[px][rx], k->ts[py][ry], k->dur[py][ry]);
 }
 
 #define SLICE_LT(k, x, y) slice_before(k, x, y)
@@ -573,8 +578,7 @@ static void place_rows(ml_slices *s, size_t from, size_t to, int64_t base, uint3
         track_order *o = &ord[track[r]];
         uint32_t at = o->next++;
         dest[r] = at;
-        if (start < o->ts || (start == o->ts && d > o->dur))
-            if (!o->descents++) o->brk = at;
+        if (key_before(start, d, o->ts, o->dur) && !o->descents++) o->brk = at;
         o->ts = start;
         o->dur = d;
     }
@@ -643,7 +647,7 @@ static void merge_two_runs(const track_sort *j, size_t lo, size_t b, size_t hi)
     size_t x = lo, y = b, at = lo;
     row_key kx = key_of(j->k, perm[x]), ky = key_of(j->k, perm[y]);
     for (;;) {
-        if (ky.ts < kx.ts || (ky.ts == kx.ts && ky.dur > kx.dur)) {
+        if (key_before(ky.ts, ky.dur, kx.ts, kx.dur)) {
             *place_of(j, ky.row) = (uint32_t)at++;
             if (++y == hi) break;
             ky = key_of(j->k, perm[y]);

@@ -368,19 +368,23 @@ const ml_row_range *ml_trace_device_rows(const ml_trace *t, size_t *n);
 typedef struct ml_row_ranges {
     const ml_row_range *at, *end;
 } ml_row_ranges;
+/* n ranges from rr as a loop's cursor (no arithmetic on a NULL rr). */
+static inline ml_row_ranges ml_row_ranges_of(const ml_row_range *rr, size_t n)
+{
+    return n ? (ml_row_ranges){rr, rr + n} : (ml_row_ranges){NULL, NULL};
+}
 static inline ml_row_ranges ml_trace_device_ranges(const ml_trace *t)
 {
     size_t n;
     const ml_row_range *r = ml_trace_device_rows(t, &n);
-    return n ? (ml_row_ranges){r, r + n} : (ml_row_ranges){NULL, NULL}; /* (no arithmetic on NULL) */
+    return ml_row_ranges_of(r, n);
 }
-#define ML_FOR_DEVICE_ROWS(t, i)                                                              \
-    for (ml_row_ranges i##_rr_ = ml_trace_device_ranges(t); i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
+#define ML_FOR_RANGES_(cursor, i)                                                  \
+    for (ml_row_ranges i##_rr_ = (cursor); i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
         for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
+#define ML_FOR_DEVICE_ROWS(t, i) ML_FOR_RANGES_(ml_trace_device_ranges(t), i)
 /* The same over any n ranges rr (as ml_trace_device_rows gives them). */
-#define ML_FOR_ROWS_IN(rr, n, i)                                                                \
-    for (ml_row_ranges i##_rr_ = {(rr), (n) ? (rr) + (n) : (rr)}; i##_rr_.at < i##_rr_.end; i##_rr_.at++) \
-        for (size_t i = i##_rr_.at->first; i < i##_rr_.at->end; i++)
+#define ML_FOR_ROWS_IN(rr, n, i) ML_FOR_RANGES_(ml_row_ranges_of((rr), (n)), i)
 
 /* Slices of a track after ml_trace_finish(): [*first, *first + *n). */
 void ml_track_slices(const ml_trace *t, uint32_t track, size_t *first, size_t *n);
