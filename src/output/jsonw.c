@@ -357,11 +357,8 @@ void jw_put_in_script(ml_buf *out, const char *json, size_t n)
 void jw_script_safe_from(ml_buf *b, size_t from)
 {
     if (!b->p || from >= b->len) return;
-    size_t lts = 0, cap_at = 0, *at = NULL; /* where each '<' is */
-    for (const char *c = b->p + from, *end = b->p + b->len; (c = memchr(c, '<', (size_t)(end - c))); c++) {
-        if (lts == cap_at) at = ml_realloc(at, (cap_at = cap_at ? 2 * cap_at : 16) * sizeof *at);
-        at[lts++] = (size_t)(c - b->p);
-    }
+    size_t lts = 0;
+    for (const char *c = b->p + from, *end = b->p + b->len; (c = memchr(c, '<', (size_t)(end - c))); c++) lts++;
     if (!lts) return;
     size_t old = b->len;
     if (old + 5 * lts + 1 > b->cap) {
@@ -371,16 +368,17 @@ void jw_script_safe_from(ml_buf *b, size_t from)
         b->cap = cap;
     }
     char *p = b->p;
-    /* from the end down, the text after each '<' to its place (ahead of
-     * where it is read: 5 bytes further a '<' before it), one move a run */
+    /* from the end down (each '<' found again by memrchr), the text after
+     * each '<' to its place, one move a run: ahead of where it is read, 5
+     * bytes further for each '<' before it */
     size_t end = old;
     for (size_t k = lts; k-- > 0;) {
-        size_t shift = 5 * (k + 1), run = end - (at[k] + 1);
-        memmove(p + at[k] + 1 + shift, p + at[k] + 1, run);
-        memcpy(p + at[k] + shift - 5, "\\u003c", 6);
-        end = at[k];
+        size_t at = (size_t)((const char *)memrchr(p + from, '<', end - from) - p);
+        size_t shift = 5 * (k + 1);
+        memmove(p + at + 1 + shift, p + at + 1, end - (at + 1));
+        memcpy(p + at + shift - 5, "\\u003c", 6);
+        end = at;
     }
-    free(at);
     b->len = old + 5 * lts;
     b->p[b->len] = 0;
 }
