@@ -159,4 +159,12 @@ static inline bool ka_is_id(size_t off)
     return off == offsetof(trace_args, corr) || off == offsetof(trace_args, ext) || off == offsetof(trace_args, seq);
 }
 
+/* Whether the field at offset off of trace_args is one of an op's order
+ * args ("Sequence number", "Fwd thread id"), which a command that keeps no
+ * op order (keep.no_op_order) leaves unread. */
+static inline bool ka_is_op_order(size_t off)
+{
+    return off == offsetof(trace_args, seq) || off == offsetof(trace_args, fwd);
+}
+
 #endif

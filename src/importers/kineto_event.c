@@ -209,7 +209,7 @@ static inline const ka_key *arg_row(const kineto *k, const char *key, size_t n)
 static inline bool arg_unread(const kineto *k, const ka_key *row)
 {
     if (row->kind == KA_COMPACT) return k->shapes_unread;
-    return k->keep.no_op_order && (row->off == offsetof(trace_args, seq) || row->off == offsetof(trace_args, fwd));
+    return k->keep.no_op_order && ka_is_op_order(row->off);
 }
 
 /* One arg of a non-memory event (the key just read; row: its row, NULL if
