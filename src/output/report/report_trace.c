@@ -149,13 +149,13 @@ static ml_buf *col_at(jw *w, const char *key)
 
 /* A u32 column whose values that do not fit are UINT32_MAX in u, with
  * those values listed apart as KEY_big: [[i, v], ...] (big: their (i, v)
- * pairs, in order). */
+ * pairs, in order).  Takes u (ml_col_u32_take). */
 typedef struct big_value { int64_t i, v; } big_value;
 typedef VEC(big_value) big_values;
 
-static void put_u32_big(ml_blobs *bl, jw *w, const char *key, const uint32_t *u, size_t n, const big_values *big)
+static void put_u32_big(ml_blobs *bl, jw *w, const char *key, uint32_t *u, size_t n, const big_values *big)
 {
-    ml_col_u32(bl, col_at(w, key), u, n);
+    ml_col_u32_take(bl, col_at(w, key), u, n);
     char name[32];
     snprintf(name, sizeof name, "%s_big", key);
     jw_key(w, name), jw_arr(w);
@@ -274,24 +274,26 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         launcher[k] = l < total && newid[l] != ML_NONE32 ? newid[l] + 1 : 0;
         info[k] = s->info.v[i] == ML_NONE32 ? 0 : s->info.v[i] + 1;
     }
+    /* (each column the blob's own, not copied: ml_col_*_take) */
     put_u32_big(bl, w, "ts", ts, n, &ts_big);
     put_u32_big(bl, w, "dur", dur, n, &dur_big);
     VEC_FREE(&ts_big);
     VEC_FREE(&dur_big);
-    ml_col_u32(bl, col_at(w, "track"), track, n);
-    ml_col_u32(bl, col_at(w, "name"), name, n);
+    ml_col_u32_take(bl, col_at(w, "track"), track, n);
+    ml_col_u32_take(bl, col_at(w, "name"), name, n);
     ml_buf *m = col_at(w, "depth");
     if (dmax < 256) {
-        ml_col_u8(bl, m, depth, n);
-    } else { /* (deep: u32, in the room of ts, whose blob is made) */
-        for (size_t k = 0; k < n; k++) ts[k] = s->depth.v[kept[k]];
-        ml_col_u32(bl, m, ts, n);
+        ml_col_u8_take(bl, m, depth, n);
+    } else { /* (deep: u32) */
+        free(depth);
+        uint32_t *deep = ml_malloc(room * sizeof *deep);
+        for (size_t k = 0; k < n; k++) deep[k] = s->depth.v[kept[k]];
+        ml_col_u32_take(bl, m, deep, n);
     }
-    ml_col_u8(bl, col_at(w, "kind"), kind, n);
+    ml_col_u8_take(bl, col_at(w, "kind"), kind, n);
     /* (row numbers, growing in start order among zeros: by their differences) */
-    ml_col_u32_nz_delta(bl, col_at(w, "launcher"), launcher, n);
-    ml_col_u32_nz_delta(bl, col_at(w, "info"), info, n);
-    free(ts), free(dur), free(track), free(name), free(launcher), free(info), free(depth), free(kind);
+    ml_col_u32_nz_delta_take(bl, col_at(w, "launcher"), launcher, n);
+    ml_col_u32_nz_delta_take(bl, col_at(w, "info"), info, n);
 
     /* op args */
     size_t no = t->op_info.len, nk = t->kernel_info.len;
