@@ -393,19 +393,33 @@ static void series_curves(ml_memview *mv, bool insight)
 
 /* ---- the category chart ------------------------------------------------ */
 
-/* The category curves of a device (ml_category_curves_get), computed on the
+/* The category steps of a device (ml_category_steps_get), computed on the
  * second core while the view's allocations and op curves are built. */
 typedef struct cat_job {
     const ml_profile *p;
     uint16_t dev;
     bool any;
-    ml_category_curves cc;
+    ml_category_steps cs;
 } cat_job;
 
 static void cat_job_run(void *arg)
 {
     cat_job *j = arg;
-    j->any = ml_category_curves_get(j->p, j->dev, &j->cc);
+    j->any = ml_category_steps_get(j->p, j->dev, &j->cs);
+}
+
+/* Category k's level at each of n points upto[0..n) of cs (each a count of
+ * cs's points; growing), into out: its steps read by a cursor. */
+static void steps_at(const ml_category_steps *cs, int k, const uint32_t *upto, size_t n, int64_t *out)
+{
+    const uint32_t *at = cs->at[k];
+    const int64_t *level = cs->level[k];
+    size_t m = cs->m[k], c = 0;
+    int64_t v = cs->initial[k];
+    for (size_t x = 0; x < n; x++) {
+        for (; c < m && at[c] < upto[x]; c++) v = level[c];
+        out[x] = v;
+    }
 }
 
 /* The bands: PyTorch's categories of the device's allocations and, under
@@ -414,37 +428,35 @@ static void cat_job_run(void *arg)
  * when the input lists only some allocations, as Ascend's operator_memory
  * does).  Stacked, the bands draw the allocated curve wherever it is at
  * least the sum of the allocations.  All bands share the union of the times
- * of the category changes and of the allocated curve.  Takes the curves
+ * of the category changes and of the allocated curve.  Takes the steps
  * from cj (and frees them). */
 static void category_bands(ml_memview *mv, cat_job *cj)
 {
     const ml_profile *p = mv->p;
     uint16_t dev = mv->dev;
     int64_t t0 = mv->t0;
-    ml_category_curves cc = cj->cc;
-    /* categories.c counts the unexplained gap (the recorded curve beyond the
-     * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
-    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
-    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= cc.gap[i];
-    /* So are the allocations known only to predate the trace (beforetrace.h):
+    ml_category_steps cs = cj->cs;
+    /* (categories.c leaves the unexplained gap, the recorded curve beyond
+     * the allocations, out of PARAMETER_OR_STATE's steps: it is the base band.)
+     * So are the allocations known only to predate the trace (beforetrace.h):
      * alive from before it to its end, a constant part of PARAMETER_OR_STATE. */
     int64_t kept = 0;
     for (size_t i = 0; i < p->allocs.size.len; i++)
         if (p->allocs.device.v[i] == dev && ml_shown_before_trace(p->allocs.flags.v[i], p->allocs.category.v[i]))
             kept += p->allocs.size.v[i];
-    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= kept;
-    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= kept;
+    cs.initial[ML_CAT_PARAMETER_OR_STATE] -= kept;
+    for (size_t i = 0; i < cs.m[ML_CAT_PARAMETER_OR_STATE]; i++) cs.level[ML_CAT_PARAMETER_OR_STATE][i] -= kept;
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
     /* times: t0 (the levels before the first change), then the union */
     VEC(int64_t) ts = {0};
-    VEC_PUSH(&ts, cc.n && cc.ts[0] < t0 ? cc.ts[0] : t0);
+    VEC_PUSH(&ts, cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0);
     size_t i = 0, j = 0;
-    while (i < cc.n || (recorded && j < cv.n)) {
-        int64_t t = i < cc.n ? cc.ts[i] : INT64_MAX;
+    while (i < cs.n || (recorded && j < cv.n)) {
+        int64_t t = i < cs.n ? cs.ts[i] : INT64_MAX;
         if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
-        while (i < cc.n && cc.ts[i] == t) i++;
+        while (i < cs.n && cs.ts[i] == t) i++;
         while (recorded && j < cv.n && cv.ts[j] == t) j++;
         if (t > ts.v[ts.len - 1]) VEC_PUSH(&ts, t);
     }
@@ -454,19 +466,21 @@ static void category_bands(ml_memview *mv, cat_job *cj)
      * when its peak is above 0, so the first maximum is the first point
      * above all before it) */
     int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
-    /* each point's count of category changes at or before it, for the bands'
+    /* each point's count of category points at or before it, for the bands'
      * values later (ml_memview_band_values: one read a point, not a walk a band) */
     uint32_t *upto = ml_malloc((n ? n : 1) * sizeof *upto);
-    int64_t peak[ML_CAT__COUNT] = {0};
-    size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0;
+    int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT];
+    size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0, cur[ML_CAT__COUNT] = {0};
+    memcpy(level, cs.initial, sizeof level);
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
-        while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
+        while (i < cs.n && cs.ts[i] <= ts.v[x]) i++;
         while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
         upto[x] = (uint32_t)i;
         int64_t sum = 0;
         for (int k = 0; k < ML_CAT__COUNT; k++) {
-            int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
+            for (; cur[k] < cs.m[k] && cs.at[k][cur[k]] < i; cur[k]++) level[k] = cs.level[k][cur[k]];
+            int64_t v = level[k];
             if (v > peak[k]) peak[k] = v, at_peak[k] = x;
             sum += v;
         }
@@ -485,7 +499,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
         mv->cat_t = ml_malloc(n * sizeof *mv->cat_t);
         for (size_t x = 0; x < n; x++) mv->cat_t[x] = ts.v[x] - mv->origin;
     }
-    mv->cc = cc;              /* the bands' values come from it (ml_memview_band_values) */
+    mv->cs = cs;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
     mv->cat_upto = upto;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
@@ -515,11 +529,15 @@ void ml_memview_categories(ml_memview *mv)
 void ml_memview_band_values(const ml_memview *mv, size_t band, int64_t *out)
 {
     int k = mv->bands.v[band].cat;
-    size_t n = mv->ncat_t;
-    if (k < 0) { memcpy(out, mv->cat_base, n * sizeof *out); return; }
-    const int64_t *value = mv->cc.value[k], initial = mv->cc.initial[k];
-    const uint32_t *upto = mv->cat_upto;
-    for (size_t x = 0; x < n; x++) out[x] = upto[x] ? value[upto[x] - 1] : initial;
+    if (k < 0) { memcpy(out, mv->cat_base, mv->ncat_t * sizeof *out); return; }
+    steps_at(&mv->cs, k, mv->cat_upto, mv->ncat_t, out);
+}
+
+const int64_t *ml_memview_band_column(const ml_memview *mv, size_t band, int64_t *room)
+{
+    if (mv->bands.v[band].cat < 0) return mv->cat_base;
+    ml_memview_band_values(mv, band, room);
+    return room;
 }
 
 
@@ -801,8 +819,8 @@ void ml_memview_release_bands(ml_memview *mv)
     mv->cat_base = NULL;
     free(mv->cat_upto);
     mv->cat_upto = NULL;
-    if (mv->cat_any) ml_category_curves_free(&mv->cc);
-    memset(&mv->cc, 0, sizeof mv->cc);
+    if (mv->cat_any) ml_category_steps_free(&mv->cs);
+    memset(&mv->cs, 0, sizeof mv->cs);
     mv->bands_released = true;
 }
 
@@ -817,7 +835,7 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->bands);
     free(mv->cat_base);
     free(mv->cat_upto);
-    if (mv->cat_any && !mv->bands_released) ml_category_curves_free(&mv->cc);
+    if (mv->cat_any && !mv->bands_released) ml_category_steps_free(&mv->cs);
     if (mv->cat_t_own) free(mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);
