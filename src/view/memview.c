@@ -125,53 +125,76 @@ typedef struct step { int64_t t; int64_t d; uint32_t order, pos; } step;
     ((x).t != (y).t ? (x).t < (y).t : (x).order != (y).order ? (x).order < (y).order : (x).pos < (y).pos)
 ML_RUNSORT_DEFINE(sort_steps, step, int, STEP_LT)
 
+/* Allocation idx[j]'s steps (i = idx[j]): pos 2j and 2j + 1, the order in
+ * which a list of each allocation's alloc then free would hold them. */
+static inline step alloc_step(const ml_allocs *a, uint32_t i, size_t j)
+{
+    return (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, (uint32_t)(2 * j) };
+}
+static inline step free_step(const ml_allocs *a, uint32_t i, size_t j)
+{
+    return (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i,
+                   (uint32_t)(2 * j + 1) };
+}
+
 /* Live bytes over time of the allocations idx[0..n) (all when group < 0, else
  * those of one group): allocations before the trace count from t0.  idx is
- * in allocation order, so the allocation steps are sorted already (checked);
- * the frees are sorted apart (a natural merge sort: they come in short
- * runs), then both merge. */
+ * in allocation order, so the allocation steps are sorted already (checked)
+ * and read from the allocations as they merge, not listed; the frees are
+ * listed and sorted apart (a natural merge sort: they come in short runs),
+ * then both merge. */
 static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, const uint32_t *grp,
                         int64_t group, int64_t t0, curve *out)
 {
     const ml_allocs *a = &p->allocs;
-    step *al = ml_malloc((n + 1) * sizeof *al), *fr = ml_malloc((n + 1) * sizeof *fr);
-    step *tmp = ml_malloc((n + 1) * sizeof *tmp);
-    size_t n_ev = p->events.kind.len;
-    uint32_t *ev_of = ml_malloc((n + 1) * sizeof *ev_of); /* each free's event, n_ev for none */
-    size_t na = 0, nf = 0;
-    uint32_t pos = 0;
+#define IN_CURVE(j) (group < 0 || grp[j] == (uint32_t)group)
+#define HAS_ALLOC_STEP(i) (!(a->flags.v[i] & ML_ALLOC_BEFORE_TRACE))
+#define HAS_FREE_STEP(i) (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
+    size_t n_ev = p->events.kind.len, na = 0, nf = 0;
     int64_t base = 0;
+    bool sorted = true;
+    step last = {0};
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
-        if (group >= 0 && grp[j] != (uint32_t)group) continue;
-        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
-        else al[na++] = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos++ };
-        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED)) {
-            ev_of[nf] = a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev;
-            fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
+        if (!IN_CURVE(j)) continue;
+        if (!HAS_ALLOC_STEP(i)) base += a->size.v[i];
+        else {
+            step st = alloc_step(a, i, j);
+            if (na && STEP_LT(0, st, last)) sorted = false; /* event order differs from idx's (ties in time) */
+            last = st;
+            na++;
         }
+        nf += HAS_FREE_STEP(i);
     }
-    /* Many frees against the events: in event order first (a count per
+    step *fr = ml_malloc((nf + 1) * sizeof *fr), *tmp = ml_malloc((nf + 1) * sizeof *tmp);
+    /* Many frees against the events: listed in event order (a count per
      * event), which is time order where they have events, so that the sort
      * below (of a total order: the same result) finds a run or two, not one
-     * per allocation freed after the next one began. */
+     * per allocation freed after the next one began (and its scratch stays
+     * untouched). */
     if (nf > 64 && nf * 4 >= n_ev) {
         uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
-        for (size_t k = 0; k < nf; k++) at[ev_of[k] + 1]++;
+#define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
+        for (size_t j = 0; j < n; j++)
+            if (IN_CURVE(j) && HAS_FREE_STEP(idx[j])) at[FREE_EVENT(idx[j]) + 1]++;
         for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
-        for (size_t k = 0; k < nf; k++) tmp[at[ev_of[k]]++] = fr[k];
-        step *x = fr;
-        fr = tmp, tmp = x;
+        for (size_t j = 0; j < n; j++)
+            if (IN_CURVE(j) && HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
+#undef FREE_EVENT
         free(at);
+    } else {
+        for (size_t j = 0, k = 0; j < n; j++)
+            if (IN_CURVE(j) && HAS_FREE_STEP(idx[j])) fr[k++] = free_step(a, idx[j], j);
     }
-    free(ev_of);
     /* (sort_steps wants two elements at least) */
-    const step *sa = al, *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr;
-    for (size_t j = 1; j < na; j++)
-        if (STEP_LT(0, al[j], al[j - 1])) { /* event order differs from idx's (ties in time) */
-            sa = sort_steps(al, sf == fr ? tmp : fr, na, 0);
-            break;
-        }
+    const step *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr, *sa = NULL;
+    step *al = NULL, *al_tmp = NULL;
+    if (!sorted) { /* listed and sorted too */
+        al = ml_malloc((na + 1) * sizeof *al), al_tmp = ml_malloc((na + 1) * sizeof *al_tmp);
+        for (size_t j = 0, k = 0; j < n; j++)
+            if (IN_CURVE(j) && HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
+        sa = sort_steps(al, al_tmp, na, 0);
+    }
     size_t k = na + nf;
     VEC_RESERVE(&out->t, out->t.len + k + 1);
     VEC_RESERVE(&out->v, out->v.len + k + 1);
@@ -179,17 +202,40 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     ot[0] = t0;
     ov[0] = base;
     int64_t live = base;
-    for (size_t x = 0, y = 0, o = 1; x < na || y < nf; o++) {
-        const step *st = y == nf || (x < na && STEP_LT(0, sa[x], sf[y])) ? &sa[x++] : &sf[y++];
-        live += st->d;
-        ot[o] = st->t;
+    /* the next allocation step: sa[x] where listed, else read from idx's
+     * next position that has one (ja: the position after it) */
+    step next_a = {0};
+    size_t ja = 0, x = 0, y = 0;
+#define READ_ALLOC() do {                                                          \
+        if (sa) next_a = sa[x];                                                    \
+        else {                                                                     \
+            while (!(IN_CURVE(ja) && HAS_ALLOC_STEP(idx[ja]))) ja++;               \
+            next_a = alloc_step(a, idx[ja], ja);                                   \
+            ja++;                                                                  \
+        }                                                                          \
+    } while (0)
+    if (na) READ_ALLOC();
+    for (size_t o = 1; x < na || y < nf; o++) {
+        if (y == nf || (x < na && STEP_LT(0, next_a, sf[y]))) {
+            live += next_a.d;
+            ot[o] = next_a.t;
+            if (++x < na) READ_ALLOC();
+        } else {
+            live += sf[y].d;
+            ot[o] = sf[y++].t;
+        }
         ov[o] = live;
     }
+#undef READ_ALLOC
     out->t.len += k + 1;
     out->v.len += k + 1;
     free(al);
+    free(al_tmp);
     free(fr);
     free(tmp);
+#undef IN_CURVE
+#undef HAS_ALLOC_STEP
+#undef HAS_FREE_STEP
 }
 
 /* ---- allocations --------------------------------------------------------- */
