@@ -290,6 +290,42 @@ void ml_blobs_columns_done(ml_blobs *bl)
     bl->i32_cap = 0;
 }
 
+/* n i32 values w (deltas from `first` where delta; `any`: the OR of them)
+ * as a column: their runs where those pay (a small blob of its own), else
+ * w itself becomes the blob's.  w: bl->i32 (kept for the next column when
+ * it does not become the blob) or the caller's malloc'd block, taken. */
+static void put_i32(ml_blobs *bl, ml_buf *meta, int32_t *w, size_t n, int delta, int64_t first, uint32_t any)
+{
+    size_t runs = count_runs(w, n);
+    if (runs) {
+        int32_t *r = ml_malloc(2 * runs * sizeof *r);
+        any = write_runs(w, n, runs, r);
+        put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, first, any, r, r, FORM_PLAIN);
+        if (w != bl->i32) free(w);
+    } else {
+        if (w == bl->i32) {
+            bl->i32 = NULL;
+            bl->i32_cap = 0;
+        }
+        put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, first, any, w, w, FORM_PLAIN);
+    }
+}
+
+void ml_col_i32_take(ml_blobs *bl, ml_buf *meta, int32_t *v, size_t n)
+{
+    if (bl->capture) { /* (kept as int64s, as ml_col_i64's) */
+        int64_t *x = ml_malloc((n ? n : 1) * sizeof *x);
+        for (size_t i = 0; i < n; i++) x[i] = v[i];
+        capture(bl, meta, 'i', x, n, sizeof *x);
+        free(x);
+        free(v);
+        return;
+    }
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) any |= (uint32_t)v[i];
+    put_i32(bl, meta, v, n, 0, 0, any);
+}
+
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
 {
     if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
@@ -306,16 +342,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         fits = as_i32(w, v, n, 0, &any);
     }
     if (fits) {
-        size_t runs = count_runs(w, n);
-        if (runs) { /* a small blob of its own; w stays for the next column */
-            int32_t *r = ml_malloc(2 * runs * sizeof *r);
-            any = write_runs(w, n, runs, r);
-            put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, r, r, FORM_PLAIN);
-        } else { /* w becomes the blob's */
-            bl->i32 = NULL;
-            bl->i32_cap = 0;
-            put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, delta ? v[0] : 0, any, w, w, FORM_PLAIN);
-        }
+        put_i32(bl, meta, w, n, delta, delta ? v[0] : 0, any);
         return;
     }
     if (ml_blob_shuffled(sizeof *v, n * sizeof *v)) {

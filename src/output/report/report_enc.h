@@ -70,6 +70,9 @@ void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n
 void ml_col_u32_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n);
 void ml_col_u8_take(ml_blobs *bl, ml_buf *meta, uint8_t *v, size_t n);
 void ml_col_u32_nz_delta_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n);
+/* An i64 column whose values all fit in i32 (ml_col_i64(..., 0) of them),
+ * given as those i32s: the column ml_col_i64 would write, without the i64s. */
+void ml_col_i32_take(ml_blobs *bl, ml_buf *meta, int32_t *v, size_t n);
 
 /* No more columns for now: frees what ml_col_i64 keeps between columns
  * (before the caller's next large allocations). */

@@ -308,8 +308,21 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     ml_col_u32(bl, col_at(w, "types"), ou, no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
     ml_col_u32(bl, col_at(w, "stack"), ou, no);
-    for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
-    ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
+    /* (as i32s where they fit: no i64 column written first) */
+    int32_t *seq = ml_malloc((no ? no : 1) * sizeof *seq);
+    bool fits = true;
+    for (size_t i = 0; i < no; i++) {
+        int64_t x = t->op_info.v[i].seq;
+        fits &= x >= INT32_MIN && x <= INT32_MAX;
+        seq[i] = (int32_t)x;
+    }
+    if (fits) {
+        ml_col_i32_take(bl, col_at(w, "seq"), seq, no);
+    } else {
+        free(seq);
+        for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
+        ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
+    }
     jw_end(w);
 
     /* kernel launch args */
