@@ -416,6 +416,21 @@ static void col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, uint32_t *own
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n) { col_u32(bl, meta, v, NULL, n); }
 void ml_col_u32_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n) { col_u32(bl, meta, v, v, n); }
 
+void ml_col_u16_take(ml_blobs *bl, ml_buf *meta, uint16_t *v, size_t n)
+{
+    if (bl->capture) { /* (kept as u32s, as ml_col_u32's) */
+        uint32_t *x = ml_malloc((n ? n : 1) * sizeof *x);
+        for (size_t i = 0; i < n; i++) x[i] = v[i];
+        capture(bl, meta, 'u', x, n, sizeof *x);
+        free(x);
+        free(v);
+        return;
+    }
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    put_blob(bl, meta, "u16", n, 0, sizeof *v, 0, 0, any, v, v, FORM_PLAIN);
+}
+
 /* ml_col_u32_nz_delta and its _take (`own`: the differences written over v). */
 static void col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, uint32_t *own, size_t n)
 {

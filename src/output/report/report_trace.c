@@ -255,7 +255,11 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
      * once, not once a column); written in the order of their keys. */
     size_t room = n ? n : 1;
     uint32_t *ts = ml_malloc(room * sizeof *ts), *dur = ml_malloc(room * sizeof *dur);
-    uint32_t *track = ml_malloc(room * sizeof *track), *name = ml_malloc(room * sizeof *name);
+    /* (tracks that fit in 16 bits, as their u16s: half the room; ml_col_u32
+     * would pack them so) */
+    bool track16 = t->tracks.len <= UINT16_MAX + 1u;
+    uint32_t *track = track16 ? NULL : ml_malloc(room * sizeof *track), *name = ml_malloc(room * sizeof *name);
+    uint16_t *track_u16 = track16 ? ml_malloc(room * sizeof *track_u16) : NULL;
     uint32_t *launcher = ml_malloc(room * sizeof *launcher), *info = ml_malloc(room * sizeof *info);
     uint8_t *depth = ml_malloc(room), *kind = ml_malloc(room);
     big_values ts_big = {0}, dur_big = {0};
@@ -264,7 +268,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         uint32_t i = kept[k];
         ts[k] = u32_or_big(k ? s->ts.v[i] - s->ts.v[kept[k - 1]] : 0, k, &ts_big);
         dur[k] = u32_or_big(s->dur.v[i], k, &dur_big);
-        track[k] = s->track.v[i];
+        if (track16) track_u16[k] = (uint16_t)s->track.v[i];
+        else track[k] = s->track.v[i];
         name[k] = str_local(&sm, s->name.v[i]);
         uint16_t d = s->depth.v[i];
         if (d > dmax) dmax = d;
@@ -279,7 +284,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     put_u32_big(bl, w, "dur", dur, n, &dur_big);
     VEC_FREE(&ts_big);
     VEC_FREE(&dur_big);
-    ml_col_u32_take(bl, col_at(w, "track"), track, n);
+    if (track16) ml_col_u16_take(bl, col_at(w, "track"), track_u16, n);
+    else ml_col_u32_take(bl, col_at(w, "track"), track, n);
     ml_col_u32_take(bl, col_at(w, "name"), name, n);
     ml_buf *m = col_at(w, "depth");
     if (dmax < 256) {
