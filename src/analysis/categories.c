@@ -898,6 +898,7 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
         lv += room[k], at += room[k];
     }
     out->ts = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->ts);
+    out->moved = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->moved);
     int64_t level[ML_CAT__COUNT];
     memcpy(level, out->initial, sizeof level);
     size_t n = 0;
@@ -909,6 +910,7 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
         }
         if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
         out->ts[n] = ch.v[i].ts;
+        out->moved[n] = (uint16_t)moved;
         for (; moved; moved &= moved - 1) {
             int k = __builtin_ctz(moved);
             out->at[k][out->m[k]] = (uint32_t)n;
@@ -920,6 +922,7 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
         ml_curve cv;
         out->ts[0] = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
         ml_curve_free(&cv);
+        out->moved[0] = 0;
         n = 1;
     }
     out->n = n;
@@ -930,6 +933,7 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
 void ml_category_steps_free(ml_category_steps *s)
 {
     free(s->ts);
+    free(s->moved);
     free(s->block);
     memset(s, 0, sizeof *s);
 }

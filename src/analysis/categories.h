@@ -178,6 +178,7 @@ typedef struct ml_category_steps {
     int64_t *ts;
     int64_t initial[ML_CAT__COUNT];
     int64_t initial_gap;
+    uint16_t *moved;                /* at each point, bit k: category k has a step there */
     size_t m[ML_CAT__COUNT];
     uint32_t *at[ML_CAT__COUNT];
     int64_t *level[ML_CAT__COUNT];

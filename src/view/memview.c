@@ -515,20 +515,28 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     /* each point's count of category points at or before it, for the bands'
      * values later (ml_memview_band_values: one read a point, not a walk a band) */
     uint32_t *upto = ml_malloc((n ? n : 1) * sizeof *upto);
-    int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT];
+    /* the levels (and their sum) move only at the categories' steps: those
+     * of the points each x passes (cs.moved), not every category each x */
+    int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT], sum = 0;
     size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0, cur[ML_CAT__COUNT] = {0};
     memcpy(level, cs.initial, sizeof level);
+    for (int k = 0; k < ML_CAT__COUNT; k++) sum += level[k];
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
-        while (i < cs.n && cs.ts[i] <= ts.v[x]) i++;
+        unsigned changed = x ? 0 : (1u << ML_CAT__COUNT) - 1; /* (x 0: every level is a first one) */
+        for (; i < cs.n && cs.ts[i] <= ts.v[x]; i++)
+            for (unsigned bits = cs.moved[i]; bits; bits &= bits - 1) {
+                int k = __builtin_ctz(bits);
+                int64_t v = cs.level[k][cur[k]++];
+                sum += v - level[k];
+                level[k] = v;
+                changed |= 1u << k;
+            }
         while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
         upto[x] = (uint32_t)i;
-        int64_t sum = 0;
-        for (int k = 0; k < ML_CAT__COUNT; k++) {
-            for (; cur[k] < cs.m[k] && cs.at[k][cur[k]] < i; cur[k]++) level[k] = cs.level[k][cur[k]];
-            int64_t v = level[k];
-            if (v > peak[k]) peak[k] = v, at_peak[k] = x;
-            sum += v;
+        for (; changed; changed &= changed - 1) {
+            int k = __builtin_ctz(changed);
+            if (level[k] > peak[k]) peak[k] = level[k], at_peak[k] = x;
         }
         if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
         base[x] += kept;
