@@ -148,15 +148,21 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 {
     const ml_allocs *a = &p->allocs;
 #define IN_CURVE(j) (group < 0 || grp[j] == (uint32_t)group)
+#define MEMBER(q) (mem ? (size_t)mem[q] : (q)) /* the curve's q-th position in idx */
 #define HAS_ALLOC_STEP(i) (!(a->flags.v[i] & ML_ALLOC_BEFORE_TRACE))
 #define HAS_FREE_STEP(i) (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
     size_t n_ev = p->events.kind.len, na = 0, nf = 0;
     int64_t base = 0;
     bool sorted = true;
     step last = {0};
+    /* a group's positions in idx, listed once (the passes below then read
+     * only its own; all: every position, not listed) */
+    uint32_t *mem = group >= 0 ? ml_malloc((n ? n : 1) * sizeof *mem) : NULL;
+    size_t nm = group >= 0 ? 0 : n;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
         if (!IN_CURVE(j)) continue;
+        if (mem) mem[nm++] = (uint32_t)j;
         if (!HAS_ALLOC_STEP(i)) base += a->size.v[i];
         else {
             step st = alloc_step(a, i, j);
@@ -175,24 +181,30 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     if (nf > 64 && nf * 4 >= n_ev) {
         uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
 #define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
-        for (size_t j = 0; j < n; j++)
-            if (IN_CURVE(j) && HAS_FREE_STEP(idx[j])) at[FREE_EVENT(idx[j]) + 1]++;
+        for (size_t q = 0; q < nm; q++)
+            if (HAS_FREE_STEP(idx[MEMBER(q)])) at[FREE_EVENT(idx[MEMBER(q)]) + 1]++;
         for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
-        for (size_t j = 0; j < n; j++)
-            if (IN_CURVE(j) && HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
+        for (size_t q = 0; q < nm; q++) {
+            size_t j = MEMBER(q);
+            if (HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
+        }
 #undef FREE_EVENT
         free(at);
     } else {
-        for (size_t j = 0, k = 0; j < n; j++)
-            if (IN_CURVE(j) && HAS_FREE_STEP(idx[j])) fr[k++] = free_step(a, idx[j], j);
+        for (size_t q = 0, k = 0; q < nm; q++) {
+            size_t j = MEMBER(q);
+            if (HAS_FREE_STEP(idx[j])) fr[k++] = free_step(a, idx[j], j);
+        }
     }
     /* (sort_steps wants two elements at least) */
     const step *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr, *sa = NULL;
     step *al = NULL, *al_tmp = NULL;
     if (!sorted) { /* listed and sorted too */
         al = ml_malloc((na + 1) * sizeof *al), al_tmp = ml_malloc((na + 1) * sizeof *al_tmp);
-        for (size_t j = 0, k = 0; j < n; j++)
-            if (IN_CURVE(j) && HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
+        for (size_t q = 0, k = 0; q < nm; q++) {
+            size_t j = MEMBER(q);
+            if (HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
+        }
         sa = sort_steps(al, al_tmp, na, 0);
     }
     size_t k = na + nf;
@@ -202,16 +214,16 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     ot[0] = t0;
     ov[0] = base;
     int64_t live = base;
-    /* the next allocation step: sa[x] where listed, else read from idx's
-     * next position that has one (ja: the position after it) */
+    /* the next allocation step: sa[x] where listed, else read from the
+     * curve's next position that has one (qa: the one after it) */
     step next_a = {0};
-    size_t ja = 0, x = 0, y = 0;
+    size_t qa = 0, x = 0, y = 0;
 #define READ_ALLOC() do {                                                          \
         if (sa) next_a = sa[x];                                                    \
         else {                                                                     \
-            while (!(IN_CURVE(ja) && HAS_ALLOC_STEP(idx[ja]))) ja++;               \
-            next_a = alloc_step(a, idx[ja], ja);                                   \
-            ja++;                                                                  \
+            while (!HAS_ALLOC_STEP(idx[MEMBER(qa)])) qa++;                         \
+            next_a = alloc_step(a, idx[MEMBER(qa)], MEMBER(qa));                   \
+            qa++;                                                                  \
         }                                                                          \
     } while (0)
     if (na) READ_ALLOC();
@@ -229,11 +241,13 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 #undef READ_ALLOC
     out->t.len += k + 1;
     out->v.len += k + 1;
+    free(mem);
     free(al);
     free(al_tmp);
     free(fr);
     free(tmp);
 #undef IN_CURVE
+#undef MEMBER
 #undef HAS_ALLOC_STEP
 #undef HAS_FREE_STEP
 }
