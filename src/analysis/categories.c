@@ -864,3 +864,76 @@ void ml_category_curves_free(ml_category_curves *c)
     for (int k = 0; k < ML_CAT__COUNT; k++) free(c->value[k]);
     memset(c, 0, sizeof *c);
 }
+
+/* A change of the unexplained gap (add_gap_band), not of an allocation. */
+static inline bool is_gap_move(const ml_cat_change *x)
+{
+    return x->alloc == ML_NONE32 && x->cat == ML_CAT_PARAMETER_OR_STATE;
+}
+
+bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *out)
+{
+    memset(out, 0, sizeof *out);
+    ml_cat_changes ch;
+    ml_category_changes(p, device, &ch);
+    bool any = ch.n > 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) any |= ch.initial[k] != 0;
+    if (!any) {
+        ml_cat_changes_free(&ch);
+        return false;
+    }
+    memcpy(out->initial, ch.initial, sizeof out->initial);
+    out->initial[ML_CAT_PARAMETER_OR_STATE] -= ch.gap;
+    out->initial_gap = ch.gap;
+    /* room: a step a change at most, each category's after the one before */
+    size_t room[ML_CAT__COUNT] = {0}, total = 0;
+    for (size_t i = 0; i < ch.n; i++)
+        if (!is_gap_move(&ch.v[i])) room[ch.v[i].cat]++;
+    for (int k = 0; k < ML_CAT__COUNT; k++) total += room[k];
+    out->block = ml_malloc((total ? total : 1) * (sizeof(int64_t) + sizeof(uint32_t)));
+    int64_t *lv = out->block;
+    uint32_t *at = (uint32_t *)(void *)(lv + total);
+    for (int k = 0; k < ML_CAT__COUNT; k++) {
+        out->level[k] = lv, out->at[k] = at;
+        lv += room[k], at += room[k];
+    }
+    out->ts = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->ts);
+    out->moved = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->moved);
+    int64_t level[ML_CAT__COUNT];
+    memcpy(level, out->initial, sizeof level);
+    size_t n = 0;
+    uint32_t moved = 0; /* bit k: category k changed at this point */
+    for (size_t i = 0; i < ch.n; i++) {
+        if (!is_gap_move(&ch.v[i])) {
+            level[ch.v[i].cat] += ch.v[i].delta;
+            moved |= 1u << ch.v[i].cat;
+        }
+        if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
+        out->ts[n] = ch.v[i].ts;
+        out->moved[n] = (uint16_t)moved;
+        for (; moved; moved &= moved - 1) {
+            int k = __builtin_ctz(moved);
+            out->at[k][out->m[k]] = (uint32_t)n;
+            out->level[k][out->m[k]++] = level[k];
+        }
+        n++;
+    }
+    if (!n) { /* only memory from before the trace: one point at the device's first time */
+        ml_curve cv;
+        out->ts[0] = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
+        ml_curve_free(&cv);
+        out->moved[0] = 0;
+        n = 1;
+    }
+    out->n = n;
+    ml_cat_changes_free(&ch);
+    return true;
+}
+
+void ml_category_steps_free(ml_category_steps *s)
+{
+    free(s->ts);
+    free(s->moved);
+    free(s->block);
+    memset(s, 0, sizeof *s);
+}

@@ -164,4 +164,27 @@ typedef struct ml_category_curves {
 bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves *out);
 void ml_category_curves_free(ml_category_curves *c);
 
+/* The same curves as their steps only: the points' times (ts[0..n), as
+ * ml_category_curves'), and for each category the points where its level
+ * changes, at[k][j] ascending, with its level after each, level[k][j]
+ * (m[k] of them: at point i its level is that of its last step at or before
+ * i, else initial[k]).  PARAMETER_OR_STATE without the unexplained gap
+ * (initial_gap, then its moves, are left out of it).  A few changes a point
+ * instead of every category's level at every point: 12 bytes a change, not
+ * 80 a point.  All steps are in one block.  False when the device has no
+ * allocations; free with ml_category_steps_free. */
+typedef struct ml_category_steps {
+    size_t n;
+    int64_t *ts;
+    int64_t initial[ML_CAT__COUNT];
+    int64_t initial_gap;
+    uint16_t *moved;                /* at each point, bit k: category k has a step there */
+    size_t m[ML_CAT__COUNT];
+    uint32_t *at[ML_CAT__COUNT];
+    int64_t *level[ML_CAT__COUNT];
+    void *block;                    /* (holds every at[] and level[]) */
+} ml_category_steps;
+bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *out);
+void ml_category_steps_free(ml_category_steps *s);
+
 #endif

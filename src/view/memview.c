@@ -125,53 +125,88 @@ typedef struct step { int64_t t; int64_t d; uint32_t order, pos; } step;
     ((x).t != (y).t ? (x).t < (y).t : (x).order != (y).order ? (x).order < (y).order : (x).pos < (y).pos)
 ML_RUNSORT_DEFINE(sort_steps, step, int, STEP_LT)
 
+/* Allocation idx[j]'s steps (i = idx[j]): pos 2j and 2j + 1, the order in
+ * which a list of each allocation's alloc then free would hold them. */
+static inline step alloc_step(const ml_allocs *a, uint32_t i, size_t j)
+{
+    return (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, (uint32_t)(2 * j) };
+}
+static inline step free_step(const ml_allocs *a, uint32_t i, size_t j)
+{
+    return (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i,
+                   (uint32_t)(2 * j + 1) };
+}
+
 /* Live bytes over time of the allocations idx[0..n) (all when group < 0, else
  * those of one group): allocations before the trace count from t0.  idx is
- * in allocation order, so the allocation steps are sorted already (checked);
- * the frees are sorted apart (a natural merge sort: they come in short
- * runs), then both merge. */
+ * in allocation order, so the allocation steps are sorted already (checked)
+ * and read from the allocations as they merge, not listed; the frees are
+ * listed and sorted apart (a natural merge sort: they come in short runs),
+ * then both merge. */
 static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, const uint32_t *grp,
                         int64_t group, int64_t t0, curve *out)
 {
     const ml_allocs *a = &p->allocs;
-    step *al = ml_malloc((n + 1) * sizeof *al), *fr = ml_malloc((n + 1) * sizeof *fr);
-    step *tmp = ml_malloc((n + 1) * sizeof *tmp);
-    size_t n_ev = p->events.kind.len;
-    uint32_t *ev_of = ml_malloc((n + 1) * sizeof *ev_of); /* each free's event, n_ev for none */
-    size_t na = 0, nf = 0;
-    uint32_t pos = 0;
+#define IN_CURVE(j) (group < 0 || grp[j] == (uint32_t)group)
+#define MEMBER(q) (mem ? (size_t)mem[q] : (q)) /* the curve's q-th position in idx */
+#define HAS_ALLOC_STEP(i) (!(a->flags.v[i] & ML_ALLOC_BEFORE_TRACE))
+#define HAS_FREE_STEP(i) (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED))
+    size_t n_ev = p->events.kind.len, na = 0, nf = 0;
     int64_t base = 0;
+    bool sorted = true;
+    step last = {0};
+    /* a group's positions in idx, listed once (the passes below then read
+     * only its own; all: every position, not listed) */
+    uint32_t *mem = group >= 0 ? ml_malloc((n ? n : 1) * sizeof *mem) : NULL;
+    size_t nm = group >= 0 ? 0 : n;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
-        if (group >= 0 && grp[j] != (uint32_t)group) continue;
-        if (a->flags.v[i] & ML_ALLOC_BEFORE_TRACE) base += a->size.v[i];
-        else al[na++] = (step){ a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i] != ML_NONE32 ? a->ev_alloc.v[i] : i, pos++ };
-        if (!(a->flags.v[i] & ML_ALLOC_NEVER_FREED)) {
-            ev_of[nf] = a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev;
-            fr[nf++] = (step){ a->t_free.v[i], -a->size.v[i], a->ev_free.v[i] != ML_NONE32 ? a->ev_free.v[i] : i, pos++ };
+        if (!IN_CURVE(j)) continue;
+        if (mem) mem[nm++] = (uint32_t)j;
+        if (!HAS_ALLOC_STEP(i)) base += a->size.v[i];
+        else {
+            step st = alloc_step(a, i, j);
+            if (na && STEP_LT(0, st, last)) sorted = false; /* event order differs from idx's (ties in time) */
+            last = st;
+            na++;
         }
+        nf += HAS_FREE_STEP(i);
     }
-    /* Many frees against the events: in event order first (a count per
+    step *fr = ml_malloc((nf + 1) * sizeof *fr), *tmp = ml_malloc((nf + 1) * sizeof *tmp);
+    /* Many frees against the events: listed in event order (a count per
      * event), which is time order where they have events, so that the sort
      * below (of a total order: the same result) finds a run or two, not one
-     * per allocation freed after the next one began. */
+     * per allocation freed after the next one began (and its scratch stays
+     * untouched). */
     if (nf > 64 && nf * 4 >= n_ev) {
         uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
-        for (size_t k = 0; k < nf; k++) at[ev_of[k] + 1]++;
+#define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
+        for (size_t q = 0; q < nm; q++)
+            if (HAS_FREE_STEP(idx[MEMBER(q)])) at[FREE_EVENT(idx[MEMBER(q)]) + 1]++;
         for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
-        for (size_t k = 0; k < nf; k++) tmp[at[ev_of[k]]++] = fr[k];
-        step *x = fr;
-        fr = tmp, tmp = x;
-        free(at);
-    }
-    free(ev_of);
-    /* (sort_steps wants two elements at least) */
-    const step *sa = al, *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr;
-    for (size_t j = 1; j < na; j++)
-        if (STEP_LT(0, al[j], al[j - 1])) { /* event order differs from idx's (ties in time) */
-            sa = sort_steps(al, sf == fr ? tmp : fr, na, 0);
-            break;
+        for (size_t q = 0; q < nm; q++) {
+            size_t j = MEMBER(q);
+            if (HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
         }
+#undef FREE_EVENT
+        free(at);
+    } else {
+        for (size_t q = 0, k = 0; q < nm; q++) {
+            size_t j = MEMBER(q);
+            if (HAS_FREE_STEP(idx[j])) fr[k++] = free_step(a, idx[j], j);
+        }
+    }
+    /* (sort_steps wants two elements at least) */
+    const step *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr, *sa = NULL;
+    step *al = NULL, *al_tmp = NULL;
+    if (!sorted) { /* listed and sorted too */
+        al = ml_malloc((na + 1) * sizeof *al), al_tmp = ml_malloc((na + 1) * sizeof *al_tmp);
+        for (size_t q = 0, k = 0; q < nm; q++) {
+            size_t j = MEMBER(q);
+            if (HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
+        }
+        sa = sort_steps(al, al_tmp, na, 0);
+    }
     size_t k = na + nf;
     VEC_RESERVE(&out->t, out->t.len + k + 1);
     VEC_RESERVE(&out->v, out->v.len + k + 1);
@@ -179,17 +214,42 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     ot[0] = t0;
     ov[0] = base;
     int64_t live = base;
-    for (size_t x = 0, y = 0, o = 1; x < na || y < nf; o++) {
-        const step *st = y == nf || (x < na && STEP_LT(0, sa[x], sf[y])) ? &sa[x++] : &sf[y++];
-        live += st->d;
-        ot[o] = st->t;
+    /* the next allocation step: sa[x] where listed, else read from the
+     * curve's next position that has one (qa: the one after it) */
+    step next_a = {0};
+    size_t qa = 0, x = 0, y = 0;
+#define READ_ALLOC() do {                                                          \
+        if (sa) next_a = sa[x];                                                    \
+        else {                                                                     \
+            while (!HAS_ALLOC_STEP(idx[MEMBER(qa)])) qa++;                         \
+            next_a = alloc_step(a, idx[MEMBER(qa)], MEMBER(qa));                   \
+            qa++;                                                                  \
+        }                                                                          \
+    } while (0)
+    if (na) READ_ALLOC();
+    for (size_t o = 1; x < na || y < nf; o++) {
+        if (y == nf || (x < na && STEP_LT(0, next_a, sf[y]))) {
+            live += next_a.d;
+            ot[o] = next_a.t;
+            if (++x < na) READ_ALLOC();
+        } else {
+            live += sf[y].d;
+            ot[o] = sf[y++].t;
+        }
         ov[o] = live;
     }
+#undef READ_ALLOC
     out->t.len += k + 1;
     out->v.len += k + 1;
+    free(mem);
     free(al);
+    free(al_tmp);
     free(fr);
     free(tmp);
+#undef IN_CURVE
+#undef MEMBER
+#undef HAS_ALLOC_STEP
+#undef HAS_FREE_STEP
 }
 
 /* ---- allocations --------------------------------------------------------- */
@@ -393,19 +453,33 @@ static void series_curves(ml_memview *mv, bool insight)
 
 /* ---- the category chart ------------------------------------------------ */
 
-/* The category curves of a device (ml_category_curves_get), computed on the
+/* The category steps of a device (ml_category_steps_get), computed on the
  * second core while the view's allocations and op curves are built. */
 typedef struct cat_job {
     const ml_profile *p;
     uint16_t dev;
     bool any;
-    ml_category_curves cc;
+    ml_category_steps cs;
 } cat_job;
 
 static void cat_job_run(void *arg)
 {
     cat_job *j = arg;
-    j->any = ml_category_curves_get(j->p, j->dev, &j->cc);
+    j->any = ml_category_steps_get(j->p, j->dev, &j->cs);
+}
+
+/* Category k's level at each of n points upto[0..n) of cs (each a count of
+ * cs's points; growing), into out: its steps read by a cursor. */
+static void steps_at(const ml_category_steps *cs, int k, const uint32_t *upto, size_t n, int64_t *out)
+{
+    const uint32_t *at = cs->at[k];
+    const int64_t *level = cs->level[k];
+    size_t m = cs->m[k], c = 0;
+    int64_t v = cs->initial[k];
+    for (size_t x = 0; x < n; x++) {
+        for (; c < m && at[c] < upto[x]; c++) v = level[c];
+        out[x] = v;
+    }
 }
 
 /* The bands: PyTorch's categories of the device's allocations and, under
@@ -414,37 +488,35 @@ static void cat_job_run(void *arg)
  * when the input lists only some allocations, as Ascend's operator_memory
  * does).  Stacked, the bands draw the allocated curve wherever it is at
  * least the sum of the allocations.  All bands share the union of the times
- * of the category changes and of the allocated curve.  Takes the curves
+ * of the category changes and of the allocated curve.  Takes the steps
  * from cj (and frees them). */
 static void category_bands(ml_memview *mv, cat_job *cj)
 {
     const ml_profile *p = mv->p;
     uint16_t dev = mv->dev;
     int64_t t0 = mv->t0;
-    ml_category_curves cc = cj->cc;
-    /* categories.c counts the unexplained gap (the recorded curve beyond the
-     * allocations) as PARAMETER_OR_STATE: take it out, it is the base band. */
-    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= cc.initial_gap;
-    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= cc.gap[i];
-    /* So are the allocations known only to predate the trace (beforetrace.h):
+    ml_category_steps cs = cj->cs;
+    /* (categories.c leaves the unexplained gap, the recorded curve beyond
+     * the allocations, out of PARAMETER_OR_STATE's steps: it is the base band.)
+     * So are the allocations known only to predate the trace (beforetrace.h):
      * alive from before it to its end, a constant part of PARAMETER_OR_STATE. */
     int64_t kept = 0;
     for (size_t i = 0; i < p->allocs.size.len; i++)
         if (p->allocs.device.v[i] == dev && ml_shown_before_trace(p->allocs.flags.v[i], p->allocs.category.v[i]))
             kept += p->allocs.size.v[i];
-    cc.initial[ML_CAT_PARAMETER_OR_STATE] -= kept;
-    for (size_t i = 0; i < cc.n; i++) cc.value[ML_CAT_PARAMETER_OR_STATE][i] -= kept;
+    cs.initial[ML_CAT_PARAMETER_OR_STATE] -= kept;
+    for (size_t i = 0; i < cs.m[ML_CAT_PARAMETER_OR_STATE]; i++) cs.level[ML_CAT_PARAMETER_OR_STATE][i] -= kept;
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
     /* times: t0 (the levels before the first change), then the union */
     VEC(int64_t) ts = {0};
-    VEC_PUSH(&ts, cc.n && cc.ts[0] < t0 ? cc.ts[0] : t0);
+    VEC_PUSH(&ts, cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0);
     size_t i = 0, j = 0;
-    while (i < cc.n || (recorded && j < cv.n)) {
-        int64_t t = i < cc.n ? cc.ts[i] : INT64_MAX;
+    while (i < cs.n || (recorded && j < cv.n)) {
+        int64_t t = i < cs.n ? cs.ts[i] : INT64_MAX;
         if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
-        while (i < cc.n && cc.ts[i] == t) i++;
+        while (i < cs.n && cs.ts[i] == t) i++;
         while (recorded && j < cv.n && cv.ts[j] == t) j++;
         if (t > ts.v[ts.len - 1]) VEC_PUSH(&ts, t);
     }
@@ -454,21 +526,31 @@ static void category_bands(ml_memview *mv, cat_job *cj)
      * when its peak is above 0, so the first maximum is the first point
      * above all before it) */
     int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
-    /* each point's count of category changes at or before it, for the bands'
+    /* each point's count of category points at or before it, for the bands'
      * values later (ml_memview_band_values: one read a point, not a walk a band) */
     uint32_t *upto = ml_malloc((n ? n : 1) * sizeof *upto);
-    int64_t peak[ML_CAT__COUNT] = {0};
-    size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0;
+    /* the levels (and their sum) move only at the categories' steps: those
+     * of the points each x passes (cs.moved), not every category each x */
+    int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT], sum = 0;
+    size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0, cur[ML_CAT__COUNT] = {0};
+    memcpy(level, cs.initial, sizeof level);
+    for (int k = 0; k < ML_CAT__COUNT; k++) sum += level[k];
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
-        while (i < cc.n && cc.ts[i] <= ts.v[x]) i++;
+        unsigned changed = x ? 0 : (1u << ML_CAT__COUNT) - 1; /* (x 0: every level is a first one) */
+        for (; i < cs.n && cs.ts[i] <= ts.v[x]; i++)
+            for (unsigned bits = cs.moved[i]; bits; bits &= bits - 1) {
+                int k = __builtin_ctz(bits);
+                int64_t v = cs.level[k][cur[k]++];
+                sum += v - level[k];
+                level[k] = v;
+                changed |= 1u << k;
+            }
         while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
         upto[x] = (uint32_t)i;
-        int64_t sum = 0;
-        for (int k = 0; k < ML_CAT__COUNT; k++) {
-            int64_t v = i ? cc.value[k][i - 1] : cc.initial[k];
-            if (v > peak[k]) peak[k] = v, at_peak[k] = x;
-            sum += v;
+        for (; changed; changed &= changed - 1) {
+            int k = __builtin_ctz(changed);
+            if (level[k] > peak[k]) peak[k] = level[k], at_peak[k] = x;
         }
         if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
         base[x] += kept;
@@ -485,7 +567,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
         mv->cat_t = ml_malloc(n * sizeof *mv->cat_t);
         for (size_t x = 0; x < n; x++) mv->cat_t[x] = ts.v[x] - mv->origin;
     }
-    mv->cc = cc;              /* the bands' values come from it (ml_memview_band_values) */
+    mv->cs = cs;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
     mv->cat_upto = upto;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
@@ -515,11 +597,15 @@ void ml_memview_categories(ml_memview *mv)
 void ml_memview_band_values(const ml_memview *mv, size_t band, int64_t *out)
 {
     int k = mv->bands.v[band].cat;
-    size_t n = mv->ncat_t;
-    if (k < 0) { memcpy(out, mv->cat_base, n * sizeof *out); return; }
-    const int64_t *value = mv->cc.value[k], initial = mv->cc.initial[k];
-    const uint32_t *upto = mv->cat_upto;
-    for (size_t x = 0; x < n; x++) out[x] = upto[x] ? value[upto[x] - 1] : initial;
+    if (k < 0) { memcpy(out, mv->cat_base, mv->ncat_t * sizeof *out); return; }
+    steps_at(&mv->cs, k, mv->cat_upto, mv->ncat_t, out);
+}
+
+const int64_t *ml_memview_band_column(const ml_memview *mv, size_t band, int64_t *room)
+{
+    if (mv->bands.v[band].cat < 0) return mv->cat_base;
+    ml_memview_band_values(mv, band, room);
+    return room;
 }
 
 
@@ -801,8 +887,8 @@ void ml_memview_release_bands(ml_memview *mv)
     mv->cat_base = NULL;
     free(mv->cat_upto);
     mv->cat_upto = NULL;
-    if (mv->cat_any) ml_category_curves_free(&mv->cc);
-    memset(&mv->cc, 0, sizeof mv->cc);
+    if (mv->cat_any) ml_category_steps_free(&mv->cs);
+    memset(&mv->cs, 0, sizeof mv->cs);
     mv->bands_released = true;
 }
 
@@ -817,7 +903,7 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->bands);
     free(mv->cat_base);
     free(mv->cat_upto);
-    if (mv->cat_any && !mv->bands_released) ml_category_curves_free(&mv->cc);
+    if (mv->cat_any && !mv->bands_released) ml_category_steps_free(&mv->cs);
     if (mv->cat_t_own) free(mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);

@@ -157,9 +157,9 @@ typedef struct ml_memview {
     bool cat_t_own;           /* cat_t is the view's own copy */
     bool cat_any;             /* the device has category curves (their time column is written) */
     VEC(ml_mv_band) bands;
-    ml_category_curves cc;    /* the categories' curves (less the base band's part) */
+    ml_category_steps cs;     /* the categories' steps (less the base band's part) */
     int64_t *cat_base;        /* the base band (cat -1) on cat_t */
-    uint32_t *cat_upto;       /* at each cat_t, how many of cc's changes are at or before it */
+    uint32_t *cat_upto;       /* at each cat_t, how many of cs's points are at or before it */
     bool bands_released;      /* ml_memview_release_bands: no band values any more */
 
     /* The allocations drawn (all, or within the budget those live at the
@@ -204,6 +204,9 @@ void ml_memview_release_bands(ml_memview *v);
 
 /* Band `band`'s values on cat_t (ncat_t of them) into out. */
 void ml_memview_band_values(const ml_memview *v, size_t band, int64_t *out);
+/* The same, to be read only: the view's own column where it keeps one (the
+ * base band's), else `room` (ncat_t values) filled. */
+const int64_t *ml_memview_band_column(const ml_memview *v, size_t band, int64_t *room);
 
 /* Live at relative time t by category (allocs.cat), over the view's columns,
  * as the report's peak counts it; total: the curve's value when it is

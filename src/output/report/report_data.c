@@ -191,8 +191,7 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
         jw_key(w, "max"), jw_i64_js(w, b->max);
         jw_key(w, "tmax"), jw_i64_js(w, b->tmax);
         ml_buf_put(col_at(c, "t"), tcol.p, tcol.len);
-        ml_memview_band_values(v, k, val);
-        ml_col_i64(c->bl, col_at(c, "v"), val, v->ncat_t, 1);
+        ml_col_i64(c->bl, col_at(c, "v"), ml_memview_band_column(v, k, val), v->ncat_t, 1);
         jw_end(w);
         jw_end(w);
     }

@@ -290,6 +290,42 @@ void ml_blobs_columns_done(ml_blobs *bl)
     bl->i32_cap = 0;
 }
 
+/* n i32 values w (deltas from `first` where delta; `any`: the OR of them)
+ * as a column: their runs where those pay (a small blob of its own), else
+ * w itself becomes the blob's.  w: bl->i32 (kept for the next column when
+ * it does not become the blob) or the caller's malloc'd block, taken. */
+static void put_i32(ml_blobs *bl, ml_buf *meta, int32_t *w, size_t n, int delta, int64_t first, uint32_t any)
+{
+    size_t runs = count_runs(w, n);
+    if (runs) {
+        int32_t *r = ml_malloc(2 * runs * sizeof *r);
+        any = write_runs(w, n, runs, r);
+        put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, first, any, r, r, FORM_PLAIN);
+        if (w != bl->i32) free(w);
+    } else {
+        if (w == bl->i32) {
+            bl->i32 = NULL;
+            bl->i32_cap = 0;
+        }
+        put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, first, any, w, w, FORM_PLAIN);
+    }
+}
+
+void ml_col_i32_take(ml_blobs *bl, ml_buf *meta, int32_t *v, size_t n)
+{
+    if (bl->capture) { /* (kept as int64s, as ml_col_i64's) */
+        int64_t *x = ml_malloc((n ? n : 1) * sizeof *x);
+        for (size_t i = 0; i < n; i++) x[i] = v[i];
+        capture(bl, meta, 'i', x, n, sizeof *x);
+        free(x);
+        free(v);
+        return;
+    }
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) any |= (uint32_t)v[i];
+    put_i32(bl, meta, v, n, 0, 0, any);
+}
+
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta)
 {
     if (bl->capture) { capture(bl, meta, 'i', v, n, sizeof *v); return; }
@@ -306,16 +342,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         fits = as_i32(w, v, n, 0, &any);
     }
     if (fits) {
-        size_t runs = count_runs(w, n);
-        if (runs) { /* a small blob of its own; w stays for the next column */
-            int32_t *r = ml_malloc(2 * runs * sizeof *r);
-            any = write_runs(w, n, runs, r);
-            put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, delta ? v[0] : 0, any, r, r, FORM_PLAIN);
-        } else { /* w becomes the blob's */
-            bl->i32 = NULL;
-            bl->i32_cap = 0;
-            put_blob(bl, meta, "i32", n, 0, sizeof *w, delta, delta ? v[0] : 0, any, w, w, FORM_PLAIN);
-        }
+        put_i32(bl, meta, w, n, delta, delta ? v[0] : 0, any);
         return;
     }
     if (ml_blob_shuffled(sizeof *v, n * sizeof *v)) {
@@ -350,9 +377,12 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
     put_blob(bl, meta, "f64", n, 0, sizeof *f, 0, 0, any_bits, f, f, FORM_PLAIN);
 }
 
-void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
+/* ml_col_u32 and ml_col_u32_take: `own`, v's malloc'd block is the
+ * callee's, packed to u16 in place or made the blob itself (no second
+ * block written: the slices' columns of a 400 MB trace are 8 MB each). */
+static void col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, uint32_t *own, size_t n)
 {
-    if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); return; }
+    if (bl->capture) { capture(bl, meta, 'u', v, n, sizeof *v); free(own); return; }
     uint32_t any = 0; /* at most 0xffff when every value is */
     size_t i = 0;
 #ifdef __SSE2__
@@ -364,7 +394,9 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
 #endif
     for (; i < n; i++) any |= v[i];
     if (any <= UINT16_MAX) {
-        uint16_t *w = ml_malloc((n ? n : 1) * sizeof *w);
+        /* (in place: value i's u16 goes to bytes 2i, at or below the 4i it is read from,
+         * and the SSE2 loop loads its 32 bytes before storing 16 at 2i) */
+        uint16_t *w = own ? (uint16_t *)(void *)own : ml_malloc((n ? n : 1) * sizeof *w);
         i = 0;
 #ifdef __SSE2__
         /* the low halves, sign-extended, so that the signed pack keeps them exactly */
@@ -378,33 +410,73 @@ void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
         put_blob(bl, meta, "u16", n, 0, sizeof *w, 0, 0, any, w, w, FORM_PLAIN);
         return;
     }
-    put_blob(bl, meta, "u32", n, 0, sizeof *v, 0, 0, any, v, NULL, FORM_PLAIN);
+    put_blob(bl, meta, "u32", n, 0, sizeof *v, 0, 0, any, v, own, FORM_PLAIN);
 }
 
-void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n)
+void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n) { col_u32(bl, meta, v, NULL, n); }
+void ml_col_u32_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n) { col_u32(bl, meta, v, v, n); }
+
+void ml_col_u16_take(ml_blobs *bl, ml_buf *meta, uint16_t *v, size_t n)
 {
-    if (bl->capture || !ml_blob_shuffled(sizeof *v, n * sizeof *v)) { ml_col_u32(bl, meta, v, n); return; }
-    uint32_t *d = ml_malloc(n * sizeof *d), last = 0, any = 0, any_v = 0, lost = 0;
+    if (bl->capture) { /* (kept as u32s, as ml_col_u32's) */
+        uint32_t *x = ml_malloc((n ? n : 1) * sizeof *x);
+        for (size_t i = 0; i < n; i++) x[i] = v[i];
+        capture(bl, meta, 'u', x, n, sizeof *x);
+        free(x);
+        free(v);
+        return;
+    }
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) any |= v[i];
+    put_blob(bl, meta, "u16", n, 0, sizeof *v, 0, 0, any, v, v, FORM_PLAIN);
+}
+
+/* ml_col_u32_nz_delta and its _take (`own`: the differences written over v). */
+static void col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, uint32_t *own, size_t n)
+{
+    if (bl->capture || !ml_blob_shuffled(sizeof *v, n * sizeof *v)) { col_u32(bl, meta, v, own, n); return; }
+    uint32_t *d = own ? own : ml_malloc(n * sizeof *d), last = 0, any = 0, any_v = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t x = v[i], z = 0;
         if (x) {
             uint32_t step = x - last; /* (wrapping: the decoder adds it back so) */
             z = ((step << 1) ^ -(step >> 31)) + 1;
-            lost |= !z; /* a difference of -2^31: zigzag 2^32 - 1, + 1 wraps to a zero */
+            if (!z) { /* a difference of -2^31: zigzag 2^32 - 1, + 1 wraps to a zero */
+                if (own) { /* the values before i back from their differences (none was lost) */
+                    uint32_t at = 0;
+                    for (size_t k = 0; k < i; k++)
+                        if (d[k]) {
+                            uint32_t zz = d[k] - 1;
+                            d[k] = at += (zz >> 1) ^ -(zz & 1);
+                        }
+                } else {
+                    free(d);
+                }
+                col_u32(bl, meta, v, own, n);
+                return;
+            }
             last = x;
             any_v |= x;
             any |= z;
         }
         d[i] = z;
     }
-    if (lost) { free(d); ml_col_u32(bl, meta, v, n); return; }
     put_blob(bl, meta, any_v <= UINT16_MAX ? "u16" : "u32", n, 0, sizeof *d, 0, 0, any, d, d, FORM_NZ_DELTA);
 }
+
+void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n) { col_u32_nz_delta(bl, meta, v, NULL, n); }
+void ml_col_u32_nz_delta_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n) { col_u32_nz_delta(bl, meta, v, v, n); }
 
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n)
 {
     if (bl->capture) { capture(bl, meta, 'b', v, n, 1); return; }
     put_blob(bl, meta, "u8", n, 0, 1, 0, 0, 0, v, NULL, FORM_PLAIN);
+}
+
+void ml_col_u8_take(ml_blobs *bl, ml_buf *meta, uint8_t *v, size_t n)
+{
+    if (bl->capture) { capture(bl, meta, 'b', v, n, 1); free(v); return; }
+    put_blob(bl, meta, "u8", n, 0, 1, 0, 0, 0, v, v, FORM_PLAIN);
 }
 
 void ml_blobs_free(ml_blobs *bl)

@@ -64,6 +64,19 @@ void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n);
  * and args): its non-zero values by their differences ("dn"), when shuffled. */
 void ml_col_u32_nz_delta(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 
+/* The same, taking v (malloc'd, of exactly those n values' room or more):
+ * the callee frees it or makes it the blob's bytes, written over as needed,
+ * instead of copying it. */
+void ml_col_u32_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n);
+void ml_col_u8_take(ml_blobs *bl, ml_buf *meta, uint8_t *v, size_t n);
+/* A u32 column whose values all fit in 16 bits (ml_col_u32 of them), given
+ * as those u16s (taken). */
+void ml_col_u16_take(ml_blobs *bl, ml_buf *meta, uint16_t *v, size_t n);
+void ml_col_u32_nz_delta_take(ml_blobs *bl, ml_buf *meta, uint32_t *v, size_t n);
+/* An i64 column whose values all fit in i32 (ml_col_i64(..., 0) of them),
+ * given as those i32s: the column ml_col_i64 would write, without the i64s. */
+void ml_col_i32_take(ml_blobs *bl, ml_buf *meta, int32_t *v, size_t n);
+
 /* No more columns for now: frees what ml_col_i64 keeps between columns
  * (before the caller's next large allocations). */
 void ml_blobs_columns_done(ml_blobs *bl);

@@ -149,13 +149,13 @@ static ml_buf *col_at(jw *w, const char *key)
 
 /* A u32 column whose values that do not fit are UINT32_MAX in u, with
  * those values listed apart as KEY_big: [[i, v], ...] (big: their (i, v)
- * pairs, in order). */
+ * pairs, in order).  Takes u (ml_col_u32_take). */
 typedef struct big_value { int64_t i, v; } big_value;
 typedef VEC(big_value) big_values;
 
-static void put_u32_big(ml_blobs *bl, jw *w, const char *key, const uint32_t *u, size_t n, const big_values *big)
+static void put_u32_big(ml_blobs *bl, jw *w, const char *key, uint32_t *u, size_t n, const big_values *big)
 {
-    ml_col_u32(bl, col_at(w, key), u, n);
+    ml_col_u32_take(bl, col_at(w, key), u, n);
     char name[32];
     snprintf(name, sizeof name, "%s_big", key);
     jw_key(w, name), jw_arr(w);
@@ -255,7 +255,11 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
      * once, not once a column); written in the order of their keys. */
     size_t room = n ? n : 1;
     uint32_t *ts = ml_malloc(room * sizeof *ts), *dur = ml_malloc(room * sizeof *dur);
-    uint32_t *track = ml_malloc(room * sizeof *track), *name = ml_malloc(room * sizeof *name);
+    /* (tracks that fit in 16 bits, as their u16s: half the room; ml_col_u32
+     * would pack them so) */
+    bool track16 = t->tracks.len <= UINT16_MAX + 1u;
+    uint32_t *track = track16 ? NULL : ml_malloc(room * sizeof *track), *name = ml_malloc(room * sizeof *name);
+    uint16_t *track_u16 = track16 ? ml_malloc(room * sizeof *track_u16) : NULL;
     uint32_t *launcher = ml_malloc(room * sizeof *launcher), *info = ml_malloc(room * sizeof *info);
     uint8_t *depth = ml_malloc(room), *kind = ml_malloc(room);
     big_values ts_big = {0}, dur_big = {0};
@@ -264,7 +268,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         uint32_t i = kept[k];
         ts[k] = u32_or_big(k ? s->ts.v[i] - s->ts.v[kept[k - 1]] : 0, k, &ts_big);
         dur[k] = u32_or_big(s->dur.v[i], k, &dur_big);
-        track[k] = s->track.v[i];
+        if (track16) track_u16[k] = (uint16_t)s->track.v[i];
+        else track[k] = s->track.v[i];
         name[k] = str_local(&sm, s->name.v[i]);
         uint16_t d = s->depth.v[i];
         if (d > dmax) dmax = d;
@@ -274,24 +279,27 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         launcher[k] = l < total && newid[l] != ML_NONE32 ? newid[l] + 1 : 0;
         info[k] = s->info.v[i] == ML_NONE32 ? 0 : s->info.v[i] + 1;
     }
+    /* (each column the blob's own, not copied: ml_col_*_take) */
     put_u32_big(bl, w, "ts", ts, n, &ts_big);
     put_u32_big(bl, w, "dur", dur, n, &dur_big);
     VEC_FREE(&ts_big);
     VEC_FREE(&dur_big);
-    ml_col_u32(bl, col_at(w, "track"), track, n);
-    ml_col_u32(bl, col_at(w, "name"), name, n);
+    if (track16) ml_col_u16_take(bl, col_at(w, "track"), track_u16, n);
+    else ml_col_u32_take(bl, col_at(w, "track"), track, n);
+    ml_col_u32_take(bl, col_at(w, "name"), name, n);
     ml_buf *m = col_at(w, "depth");
     if (dmax < 256) {
-        ml_col_u8(bl, m, depth, n);
-    } else { /* (deep: u32, in the room of ts, whose blob is made) */
-        for (size_t k = 0; k < n; k++) ts[k] = s->depth.v[kept[k]];
-        ml_col_u32(bl, m, ts, n);
+        ml_col_u8_take(bl, m, depth, n);
+    } else { /* (deep: u32) */
+        free(depth);
+        uint32_t *deep = ml_malloc(room * sizeof *deep);
+        for (size_t k = 0; k < n; k++) deep[k] = s->depth.v[kept[k]];
+        ml_col_u32_take(bl, m, deep, n);
     }
-    ml_col_u8(bl, col_at(w, "kind"), kind, n);
+    ml_col_u8_take(bl, col_at(w, "kind"), kind, n);
     /* (row numbers, growing in start order among zeros: by their differences) */
-    ml_col_u32_nz_delta(bl, col_at(w, "launcher"), launcher, n);
-    ml_col_u32_nz_delta(bl, col_at(w, "info"), info, n);
-    free(ts), free(dur), free(track), free(name), free(launcher), free(info), free(depth), free(kind);
+    ml_col_u32_nz_delta_take(bl, col_at(w, "launcher"), launcher, n);
+    ml_col_u32_nz_delta_take(bl, col_at(w, "info"), info, n);
 
     /* op args */
     size_t no = t->op_info.len, nk = t->kernel_info.len;
@@ -306,8 +314,21 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     ml_col_u32(bl, col_at(w, "types"), ou, no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
     ml_col_u32(bl, col_at(w, "stack"), ou, no);
-    for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
-    ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
+    /* (as i32s where they fit: no i64 column written first) */
+    int32_t *seq = ml_malloc((no ? no : 1) * sizeof *seq);
+    bool fits = true;
+    for (size_t i = 0; i < no; i++) {
+        int64_t x = t->op_info.v[i].seq;
+        fits &= x >= INT32_MIN && x <= INT32_MAX;
+        seq[i] = (int32_t)x;
+    }
+    if (fits) {
+        ml_col_i32_take(bl, col_at(w, "seq"), seq, no);
+    } else {
+        free(seq);
+        for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
+        ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
+    }
     jw_end(w);
 
     /* kernel launch args */
