@@ -291,6 +291,60 @@ TEST(wide_integers_and_growing_rows_have_forms_of_their_own)
     ml_buf_free(&meta);
 }
 
+/* Each _take encoder (the caller's block handed over, packed or rewritten
+ * in place) writes the column its copying form writes: u32s that fit in
+ * 16 bits (packed in place) and that do not, u16s as u32s, i32s as i64s,
+ * and non-zero deltas with a difference of -2^31, which the in-place form
+ * must undo back to the values before falling back to plain u32s. */
+TEST(take_encoders_write_what_the_copying_ones_write)
+{
+    enum { N = 3000 };
+    for (int c = 0; c < 5; c++) {
+        uint32_t *u = malloc(N * sizeof *u);
+        uint64_t x = 88172645463325252ULL + (uint64_t)c;
+        for (size_t i = 0; i < N; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            u[i] = c == 0 ? (uint32_t)(i / 7) : c == 1 ? (uint32_t)(x % 60000u) : (uint32_t)(x >> 8) % 3u ? (uint32_t)(i * 2654435761u) : 0;
+        }
+        if (c == 3) u[N / 2] = 0x80000001u, u[N / 2 + 1] = 1; /* a step of -2^31 halfway */
+        if (c == 4) u[1] = 0x80000001u, u[2] = 1, u[0] = 0;    /* ... near the start */
+        ml_blobs a = {0}, b = {0};
+        ml_buf am = {0}, bm = {0};
+        uint32_t *own = malloc(N * sizeof *own);
+        memcpy(own, u, N * sizeof *u);
+        if (c < 2) {
+            ml_col_u32(&a, &am, u, N);
+            ml_col_u32_take(&b, &bm, own, N);
+        } else {
+            ml_col_u32_nz_delta(&a, &am, u, N);
+            ml_col_u32_nz_delta_take(&b, &bm, own, N);
+        }
+        if (c >= 3) CHECK(strstr(am.p, "\"dn\"") == NULL); /* (the fallback was taken) */
+        CHECK_EQ_STR(bm.p, am.p);
+        CHECK_EQ_I64((int64_t)b.html.len, (int64_t)a.html.len);
+        CHECK(a.html.len == b.html.len && memcmp(a.html.p, b.html.p, a.html.len) == 0);
+        ml_blobs_free(&a); ml_blobs_free(&b);
+        ml_buf_free(&am); ml_buf_free(&bm);
+        if (c == 1) { /* the same values as u16s, and as i32s */
+            uint16_t *h = malloc(N * sizeof *h);
+            int32_t *w = malloc(N * sizeof *w);
+            int64_t *l = malloc(N * sizeof *l);
+            for (size_t i = 0; i < N; i++) h[i] = (uint16_t)u[i], w[i] = (int32_t)u[i] - 30000, l[i] = w[i];
+            ml_col_u32(&a, &am, u, N);
+            ml_col_u16_take(&b, &bm, h, N);
+            ml_buf_puts(&am, ","); ml_buf_puts(&bm, ",");
+            ml_col_i64(&a, &am, l, N, 0);
+            ml_col_i32_take(&b, &bm, w, N);
+            CHECK_EQ_STR(bm.p, am.p);
+            CHECK(a.html.len == b.html.len && memcmp(a.html.p, b.html.p, a.html.len) == 0);
+            ml_blobs_free(&a); ml_blobs_free(&b);
+            ml_buf_free(&am); ml_buf_free(&bm);
+            free(l);
+        }
+        free(u);
+    }
+}
+
 /* report_lz.c's deflate inflates (zlib's raw inflate) to its input: runs
  * longer than a match, a pattern at the window's edge, bytes of Fibonacci
  * frequencies in random order (a Huffman tree deeper than 15 bits, limited),
@@ -997,6 +1051,7 @@ int main(void)
     RUN(byte_planes_of_every_width_and_mask_are_the_bytes_in_order);
     RUN(columns_of_few_changes_are_stored_as_runs);
     RUN(wide_integers_and_growing_rows_have_forms_of_their_own);
+    RUN(take_encoders_write_what_the_copying_ones_write);
     RUN(lz_deflate_inflates_to_its_input);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);

@@ -871,6 +871,8 @@ static inline bool is_gap_move(const ml_cat_change *x)
     return x->alloc == ML_NONE32 && x->cat == ML_CAT_PARAMETER_OR_STATE;
 }
 
+_Static_assert(ML_CAT__COUNT <= 16, "ml_category_steps.moved holds a bit per category in 16 bits");
+
 bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *out)
 {
     memset(out, 0, sizeof *out);
