@@ -104,12 +104,12 @@ TEST(cuda_sync_args_do_not_reach_the_next_event)
     CHECK(sync >= 0 && op >= 0 && rt >= 0);
     if (sync >= 0 && op >= 0 && rt >= 0) {
         CHECK_EQ_I64(s->kind.v[sync], ML_SL_CUDA_SYNC);
-        CHECK_EQ_I64(s->corr.v[sync], 42);
-        CHECK_EQ_I64(s->ext_id.v[sync], 9);
-        CHECK_EQ_I64(s->corr.v[op], -1);
-        CHECK_EQ_I64(s->ext_id.v[op], -1);
-        CHECK_EQ_I64(s->corr.v[rt], -1);
-        CHECK_EQ_I64(s->ext_id.v[rt], -1);
+        CHECK_EQ_I64(ml_slice_corr(s, sync), 42);
+        CHECK_EQ_I64(ml_slice_ext_id(s, sync), 9);
+        CHECK_EQ_I64(ml_slice_corr(s, op), -1);
+        CHECK_EQ_I64(ml_slice_ext_id(s, op), -1);
+        CHECK_EQ_I64(ml_slice_corr(s, rt), -1);
+        CHECK_EQ_I64(ml_slice_ext_id(s, rt), -1);
     }
     ml_profile_free(p);
 }
@@ -149,8 +149,8 @@ TEST(gpu_work_gets_stream_tracks_launchers_flows_and_kernel_args)
     CHECK_EQ_I64(s->launcher.v[k2], drv);
     CHECK_EQ_I64(s->launcher.v[mc], ML_NONE32); /* correlation 99 launched by nothing here */
     CHECK_EQ_I64(s->launcher.v[rt], ML_NONE32);
-    CHECK_EQ_I64(s->corr.v[k1], 7);
-    CHECK_EQ_I64(s->ext_id.v[k1], 3);
+    CHECK_EQ_I64(ml_slice_corr(s, k1), 7);
+    CHECK_EQ_I64(ml_slice_ext_id(s, k1), 3);
     /* the stream track */
     const ml_track *tr = &t->tracks.v[s->track.v[k1]];
     CHECK_EQ_I64(tr->kind, ML_TRACK_STREAM);
@@ -272,8 +272,8 @@ TEST(old_format_cats_steps_and_stream_names)
     CHECK_EQ_I64(s->parent.v[rt], conv);
     CHECK_EQ_I64(s->depth.v[rt], 2);
     CHECK_EQ_I64(s->launcher.v[k], rt);
-    CHECK_EQ_I64(s->ext_id.v[k], 4);
-    CHECK_EQ_I64(s->ext_id.v[rt], 4);
+    CHECK_EQ_I64(ml_slice_ext_id(s, k), 4);
+    CHECK_EQ_I64(ml_slice_ext_id(s, rt), 4);
     /* stream numbers from "stream N" tids, devices from pids */
     const ml_track *kt = &t->tracks.v[s->track.v[k]], *mt = &t->tracks.v[s->track.v[mc]];
     CHECK_EQ_I64(kt->kind, ML_TRACK_STREAM);
@@ -853,8 +853,8 @@ TEST(store_appended_half_sorts_as_one_store)
         size_t wrong = 0, launched = 0, nested = 0;
         for (size_t i = 0; i < x->ts.len && i < y->ts.len; i++) {
             bool same = x->ts.v[i] == y->ts.v[i] && x->dur.v[i] == y->dur.v[i] && x->track.v[i] == y->track.v[i] &&
-                        x->kind.v[i] == y->kind.v[i] && x->corr.v[i] == y->corr.v[i] &&
-                        x->ext_id.v[i] == y->ext_id.v[i] && x->info.v[i] == y->info.v[i] &&
+                        x->kind.v[i] == y->kind.v[i] && ml_slice_corr(x, i) == ml_slice_corr(y, i) &&
+                        ml_slice_ext_id(x, i) == ml_slice_ext_id(y, i) && x->info.v[i] == y->info.v[i] &&
                         x->parent.v[i] == y->parent.v[i] && x->depth.v[i] == y->depth.v[i] &&
                         x->launcher.v[i] == y->launcher.v[i] && !strcmp(ml_s(one, x->name.v[i]), ml_s(two, y->name.v[i]));
             if (same && x->kind.v[i] == ML_SL_CPU_OP && x->info.v[i] != ML_NONE32)
@@ -964,10 +964,10 @@ static void sort_shape_check(int shape, bool split)
     CHECK_EQ_I64(s->ts.len, N);
     size_t wrong = 0;
     for (size_t i = 0; i < N && i < s->ts.len; i++)
-        if (s->ext_id.v[i] != ref[i].id || s->ts.v[i] != ref[i].ts || s->dur.v[i] != ref[i].dur ||
+        if (ml_slice_ext_id(s, i) != ref[i].id || s->ts.v[i] != ref[i].ts || s->dur.v[i] != ref[i].dur ||
             s->track.v[i] != ref[i].track)
             if (!wrong++) CHECK_FAILED_("shape %d%s: slice %zu is row %lld, not %u", shape, split ? " split" : "", i,
-                                        (long long)s->ext_id.v[i], ref[i].id);
+                                        (long long)ml_slice_ext_id(s, i), ref[i].id);
     CHECK_EQ_I64(wrong, 0);
     ml_profile_free(p);
 }
@@ -977,6 +977,95 @@ TEST(store_sort_agrees_with_a_stable_sort)
     for (int shape = 0; shape < 5; shape++) {
         sort_shape_check(shape, false);
         sort_shape_check(shape, true);
+    }
+}
+
+/* ---- ids of any width (ml_id32): kept in 32 bits, read back exact ---- */
+
+/* Ids a trace may carry: none, small, at and past the 32-bit edges, negative, the int64 extremes. */
+static const int64_t any_ids[] = {-1, 0, 1, 7, INT32_MAX, (int64_t)INT32_MAX + 1, -2, -6, INT32_MIN,
+                                  (int64_t)INT32_MIN - 1, (int64_t)1 << 40, INT64_MAX, INT64_MIN, INT64_MAX - 1};
+#define N_ANY_IDS (sizeof any_ids / sizeof *any_ids)
+static int64_t corr_of_row(int i) { return any_ids[(size_t)i / 2 % N_ANY_IDS]; } /* (rows 2m, 2m + 1 share one) */
+static int64_t ext_of_row(int i) { return any_ids[((size_t)i * 3 + 1) % N_ANY_IDS]; }
+
+/* Rows [from, to) of the test below, pushed into t out of time order (the sort moves them):
+ * row i is named "r<i>" and carries corr_of_row(i) and ext_of_row(i): a runtime call, or
+ * (odd rows with a real id) a kernel that the runtime call of its id launches. */
+static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
+{
+    uint32_t host = ml_track_get(t, sp, "1", 1, "1", 1), dev = ml_track_get(t, sp, "0", 1, "7", 1);
+    ml_track_set_stream(t, dev, 0, 7);
+    for (int i = from; i < to; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        bool kernel = i % 2 && corr_of_row(i) >= 0;
+        int64_t ts = (int64_t)((i * 37) % 101) * 100 + (kernel ? 50 : 0);
+        ml_kernel_info k = {.device = 0, .stream = 7, .grid = {1, 1, 1}, .block = {1, 1, 1}, .registers = -1,
+                            .shared_memory = -1, .blocks_per_sm = -1, .occupancy = -1, .membw = 0, .bytes = -1};
+        ml_slice_row r = {ts, 10, corr_of_row(i), ext_of_row(i), ml_intern_cstr(sp, name), kernel ? dev : host,
+                          kernel ? ml_kernel_info_push(t, &k) : ML_NONE32, kernel ? ML_SL_KERNEL : ML_SL_RUNTIME};
+        ml_slice_push(t, &r);
+    }
+}
+
+TEST(store_ids_of_any_width_read_back_exact)
+{
+    /* rows [from, to) of each part, and whether a store of their own is appended (else pushed):
+     * one store; two halves; rows pushed after the append; a second append (join_tail) */
+    enum { N = 400 };
+    static const struct { int from, to; bool appended; } layouts[4][3] = {
+        {{0, N, false}},
+        {{0, N / 3, false}, {N / 3, N, true}},
+        {{0, N / 3, false}, {N / 3, 2 * N / 3, true}, {2 * N / 3, N, false}},
+        {{0, N / 3, false}, {N / 3, 2 * N / 3, true}, {2 * N / 3, N, true}},
+    };
+    for (int layout = 0; layout < 4; layout++) {
+        ml_profile *p = ml_profile_new("x", "test");
+        p->trace = ml_trace_new();
+        for (int part = 0; part < 3 && layouts[layout][part].to; part++) {
+            int from = layouts[layout][part].from, to = layouts[layout][part].to;
+            if (!layouts[layout][part].appended) {
+                push_id_rows(p->trace, p->strings, from, to);
+                continue;
+            }
+            ml_profile *half = ml_profile_new("y", "test");
+            half->trace = ml_trace_new();
+            ml_intern_cstr(half->strings, "only in this part"); /* ids unlike the first's */
+            push_id_rows(half->trace, half->strings, from, to);
+            size_t nstr = ml_strpool_count(half->strings);
+            ml_str *smap = malloc(nstr * sizeof *smap);
+            for (size_t i = 0; i < nstr; i++)
+                smap[i] = ml_intern(p->strings, ml_strget(half->strings, (ml_str)i), ml_strlen(half->strings, (ml_str)i));
+            uint32_t dmap[1] = {0};
+            ml_trace_append(p->trace, half->trace, smap, dmap, 1);
+            free(smap);
+            ml_profile_free(half);
+        }
+        ml_trace_finish(p->trace, 0);
+        const ml_slices *s = &p->trace->slices;
+        CHECK_EQ_I64(s->ts.len, N);
+        size_t wrong = 0, launched = 0, wide = 0;
+        for (size_t i = 0; i < s->ts.len; i++) {
+            int r = atoi(ml_s(p, s->name.v[i]) + 1);
+            int64_t corr = ml_slice_corr(s, i), ext = ml_slice_ext_id(s, i);
+            wide += s->corr.v[i] < -1;
+            if ((corr != corr_of_row(r) || ext != ext_of_row(r)) && !wrong++)
+                CHECK_FAILED_("layout %d: row r%d reads corr %lld ext %lld, not %lld %lld", layout, r, (long long)corr,
+                              (long long)ext, (long long)corr_of_row(r), (long long)ext_of_row(r));
+            if (s->kind.v[i] == ML_SL_KERNEL) {
+                /* launched by the runtime call of its id: the first one pushed (row order), whatever its width */
+                uint32_t l = s->launcher.v[i];
+                launched += l != ML_NONE32;
+                if (l == ML_NONE32 || ml_slice_corr(s, l) != corr) {
+                    if (!wrong++) CHECK_FAILED_("layout %d: kernel r%d (corr %lld) not launched by its id", layout, r,
+                                                (long long)corr);
+                }
+            }
+        }
+        CHECK_EQ_I64(wrong, 0);
+        CHECK(launched > 0 && wide > 0); /* (the check saw launches and escapes) */
+        ml_profile_free(p);
     }
 }
 
@@ -1108,10 +1197,10 @@ TEST(plain_args_read_as_the_token_path_reads_them)
     long o0 = find_slice(p, "op0"), o1 = find_slice(p, "op1"), k0 = find_slice(p, "k0"), k1 = find_slice(p, "k1");
     CHECK(o0 >= 0 && o1 >= 0 && k0 >= 0 && k1 >= 0);
     if (o0 < 0 || o1 < 0 || k0 < 0 || k1 < 0) goto out;
-    CHECK_EQ_I64(s->ext_id.v[o0], 7);
-    CHECK_EQ_I64(s->ext_id.v[o1], 7);
-    CHECK_EQ_I64(s->corr.v[k0], 77);
-    CHECK_EQ_I64(s->corr.v[k1], 77);
+    CHECK_EQ_I64(ml_slice_ext_id(s, o0), 7);
+    CHECK_EQ_I64(ml_slice_ext_id(s, o1), 7);
+    CHECK_EQ_I64(ml_slice_corr(s, k0), 77);
+    CHECK_EQ_I64(ml_slice_corr(s, k1), 77);
     const ml_op_info *a = &t->op_info.v[s->info.v[o0]], *b = &t->op_info.v[s->info.v[o1]];
     CHECK_EQ_STR(ml_s(p, a->input_dims), "[[32, 3], [], [1, 2, 3]]");
     CHECK_EQ_STR(ml_s(p, a->input_types), "[\"float\", \"\", \"Scalar\"]");
@@ -1185,9 +1274,9 @@ TEST(kernel_launch_args_from_the_run_memo_are_each_kernels_own)
     int seen = 0;
     for (size_t x = 0; x < s->ts.len; x++) {
         if (s->kind.v[x] != ML_SL_KERNEL) continue;
-        int i = (int)s->corr.v[x] - 1, c = (i * 5 + i / 7) % NCFG;
+        int i = (int)ml_slice_corr(s, x) - 1, c = (i * 5 + i / 7) % NCFG;
         const ml_kernel_info *k = &t->kernel_info.v[s->info.v[x]];
-        CHECK_EQ_I64(s->ext_id.v[x], 1000 + i);
+        CHECK_EQ_I64(ml_slice_ext_id(s, x), 1000 + i);
         CHECK_EQ_I64(k->registers, cfg[c].regs);
         CHECK_EQ_I64(k->shared_memory, cfg[c].smem);
         CHECK_EQ_I64(k->grid[0], cfg[c].grid);
@@ -1219,6 +1308,7 @@ int main(void)
     RUN(split_file_gives_the_same_store);
     RUN(store_appended_half_sorts_as_one_store);
     RUN(store_sort_agrees_with_a_stable_sort);
+    RUN(store_ids_of_any_width_read_back_exact);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);
     RUN(kernel_launch_args_from_the_run_memo_are_each_kernels_own);

@@ -285,9 +285,9 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     ml_u64map_init(&c->by_thread_stream);
     if (!c->have_waits) return;
     for (size_t i = 0; i < c->n; i++) {
-        if (!ml_slice_is_runtime(s->kind.v[i]) || s->corr.v[i] < 0 || !(name_flags(c, s->name.v[i]) & N_RECORD)) continue;
+        if (!ml_slice_is_runtime(s->kind.v[i]) || ml_slice_corr(s, i) < 0 || !(name_flags(c, s->name.v[i]) & N_RECORD)) continue;
         bool fresh;
-        uint32_t *v = ml_u64map_put(&c->record_of, (uint64_t)s->corr.v[i], &fresh);
+        uint32_t *v = ml_u64map_put(&c->record_of, (uint64_t)ml_slice_corr(s, i), &fresh);
         if (fresh) *v = (uint32_t)i + 1;
     }
     for (size_t k = 0; k < c->n_gpu; k++) { /* launches of GPU work, by where they go and where from */

@@ -239,7 +239,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     bool ext_built = false;
     for (size_t i = 0; i < n; i++) {
         if (!ml_slice_is_runtime(s->kind.v[i])) continue;
-        int64_t x = s->ext_id.v[i];
+        int64_t x = ml_slice_ext_id(s, i);
         uint32_t node = ML_NONE32;
         for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
             if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
@@ -250,7 +250,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             if (!ext_built) { /* only calls outside every operator need it */
                 for (uint32_t j = 0; j < nn; j++) {
                     uint32_t sj = b.slice.v[j];
-                    if (sj != ML_NONE32 && s->ext_id.v[sj] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[sj], j}));
+                    if (sj != ML_NONE32 && ml_slice_ext_id(s, sj) > 0) VEC_PUSH(&ext, ((ext_node){ml_slice_ext_id(s, sj), j}));
                 }
                 if (ext.len) qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
                 ext_built = true;

@@ -164,7 +164,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         case ML_SL_CPU_OP:
         case ML_SL_USER_ANNOTATION: {
             uint8_t c = name_class(p, cls, nstr, s->name.v[i]);
-            if ((c & 4) && s->ext_id.v[i] > 0) VEC_PUSH(&comm_ext, s->ext_id.v[i]);
+            if ((c & 4) && ml_slice_ext_id(s, i) > 0) VEC_PUSH(&comm_ext, ml_slice_ext_id(s, i));
             role = (c & 2) ? ML_ROLE_DATALOADER : (c & 4) ? ML_ROLE_COMMUNICATION : ML_ROLE_CPU_EXEC;
             break;
         }
@@ -184,7 +184,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
     for (size_t j = 0; j < kernels.len; j++) {
         uint32_t i = kernels.v[j];
-        int64_t x = s->ext_id.v[i];
+        int64_t x = ml_slice_ext_id(s, i);
         bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
                     (name_class(p, cls, nstr, s->name.v[i]) & 8) ||
                     (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(t, &t->kernel_info.v[s->info.v[i]]));

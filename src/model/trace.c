@@ -67,7 +67,7 @@ static void free_slices(ml_slices *s)
 {
     VEC_FREE(&s->ts); VEC_FREE(&s->dur); VEC_FREE(&s->name); VEC_FREE(&s->track); VEC_FREE(&s->kind);
     VEC_FREE(&s->corr); VEC_FREE(&s->ext_id); VEC_FREE(&s->info); VEC_FREE(&s->parent); VEC_FREE(&s->depth);
-    VEC_FREE(&s->launcher);
+    VEC_FREE(&s->launcher); VEC_FREE(&s->wide);
 }
 
 void ml_trace_free(ml_trace *t)
@@ -160,6 +160,12 @@ uint32_t ml_track_get(ml_trace *t, ml_strpool *strings, const char *pid, size_t 
 }
 
 /* ---- pushing ---- */
+
+ml_id32 ml_id32_escape(ml_wide_ids *w, int64_t v)
+{
+    VEC_PUSH(w, v);
+    return (ml_id32)(-2 - (int64_t)(w->len - 1));
+}
 
 void ml_slices_reserve(ml_trace *t, size_t n)
 {
@@ -327,6 +333,7 @@ typedef struct trace_append_job {
     const ml_str *smap;
     const uint32_t *tmap;  /* src track -> dst track */
     uint32_t op_base, k_base, comm_base, sync_base, range_base;
+    uint32_t wide_base;    /* where src's wide ids start in dst's table (ml_id32) */
 } trace_append_job;
 
 #define MAP_STR(id) ((id) ? j->smap[id] : 0)
@@ -349,10 +356,13 @@ static void map_tail_slices(void *arg)
 {
     const trace_append_job *j = arg;
     ml_slices *s = &j->src->slices;
+    int32_t wb = (int32_t)j->wide_base;
     for (size_t i = 0; i < s->ts.len; i++) {
         s->name.v[i] = MAP_STR(s->name.v[i]);
         s->track.v[i] = j->tmap[s->track.v[i]];
         if (s->info.v[i] != ML_NONE32) s->info.v[i] += info_base(j, s->kind.v[i]);
+        if (s->corr.v[i] < -1) s->corr.v[i] -= wb; /* escapes: to the rows of dst's table */
+        if (s->ext_id.v[i] < -1) s->ext_id.v[i] -= wb;
     }
 }
 
@@ -471,7 +481,12 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
         tmap[i] = id;
     }
     trace_append_job job = {dst, src, smap, tmap, (uint32_t)dst->op_info.len, (uint32_t)dst->kernel_info.len,
-                            (uint32_t)dst->comm_args.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len};
+                            (uint32_t)dst->comm_args.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len,
+                            (uint32_t)dst->slices.wide.len};
+    /* src's wide ids after dst's (few: most ids fit), so the tail's escapes are dst's */
+    ml_wide_ids *w = &dst->slices.wide;
+    for (size_t i = 0; i < src->slices.wide.len; i++) VEC_PUSH(w, src->slices.wide.v[i]);
+    VEC_FREE(&src->slices.wide);
     ml_par2(map_tail_slices, &job, append_the_rest, &job);
     ml_trace_index *ix = dst->index;
     ix->has_tail = true;
@@ -855,7 +870,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             uint8_t kind = s->kind.v[i];
             s->launcher.v[i] = ML_NONE32;
             work |= is_device_work(kind);
-            if ((kind == ML_SL_RUNTIME || kind == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+            if ((kind == ML_SL_RUNTIME || kind == ML_SL_DRIVER) && ml_slice_corr(s, i) >= 0) nl++;
         }
         if (!work) continue;
         size_t nr = ix->device_rows.len;
@@ -870,10 +885,11 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     uint32_t *vals = ml_pool_take_zero(pool, cap * sizeof *vals, &got);
     uint8_t *shared = NULL; /* per table entry: another launch carries the id (made at the first) */
     for (size_t i = 0; i < n; i++) {
-        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
-        size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
+        int64_t corr = ml_slice_corr(s, i);
+        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
+        size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
         for (; vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == s->corr.v[i]) break;
+            if (keys[j] == corr) break;
         if (vals[j]) {
             /* A runtime call and the driver call under it share the id: the
              * first (outermost) is the launch.  Anything else is another
@@ -884,7 +900,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             }
             continue;
         }
-        keys[j] = s->corr.v[i];
+        keys[j] = corr;
         vals[j] = (uint32_t)i + 1;
     }
     /* The launches of shared ids, by (id, time), without the calls nested
@@ -892,10 +908,11 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     VEC(shared_launch) sh = {0};
     if (shared) {
         for (size_t i = 0; i < n; i++) {
-            if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
-            size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
-            while (keys[j] != s->corr.v[i]) j = (j + 1) & (cap - 1);
-            if (shared[j]) VEC_PUSH(&sh, ((shared_launch){s->corr.v[i], s->ts.v[i], (uint32_t)i}));
+            int64_t corr = ml_slice_corr(s, i);
+            if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
+            size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
+            while (keys[j] != corr) j = (j + 1) & (cap - 1);
+            if (shared[j]) VEC_PUSH(&sh, ((shared_launch){corr, s->ts.v[i], (uint32_t)i}));
         }
         qsort(sh.v, sh.len, sizeof *sh.v, cmp_shared);
         size_t w = 0;
@@ -912,12 +929,13 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
         }
     }
     ML_FOR_DEVICE_ROWS (t, i) {
-        if (!is_device_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
-        for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == s->corr.v[i]) {
+        int64_t corr = ml_slice_corr(s, i);
+        if (!is_device_work(s->kind.v[i]) || corr < 0) continue;
+        for (size_t j = ml_mix64((uint64_t)corr) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
+            if (keys[j] == corr) {
                 s->launcher.v[i] = vals[j] - 1;
                 if (shared && shared[j]) { /* the launches of this id: the one nearest before the work */
-                    shared_launch key = {s->corr.v[i], INT64_MIN, 0};
+                    shared_launch key = {corr, INT64_MIN, 0};
                     size_t lo = 0, hi = sh.len;
                     while (lo < hi) {
                         size_t mid = (lo + hi) / 2;

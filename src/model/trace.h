@@ -87,14 +87,39 @@ typedef enum {
  * anything out of range). */
 const char *ml_slice_kind_name(unsigned kind);
 
+/* Ids in 32 bits: a slice's corr and ext_id, an op's seq, fwd_thread and
+ * python_module.  Most rows have none (-1) and real ones are small counters,
+ * so a row keeps 4 bytes, not 8: an id in [-1, 2^31) as it is, any other
+ * int64 (a counter past 2^31, a hostile trace's) as -2 - k, an escape to row
+ * k of a side table of wide values (ml_wide_ids) that the store keeps beside
+ * its columns.  An escape is an index into its store's one table, so rows
+ * move (the sort's scatter) with no remap.  Read through ml_id32_get() and
+ * the accessors built on it (ml_slice_corr ...); written by ml_id32_put().
+ * (The table cannot fill: 2^31 - 1 escapes need as many rows, 16 GB of it.) */
+typedef int32_t ml_id32;
+typedef VEC(int64_t) ml_wide_ids;
+
+static inline int64_t ml_id32_get(const ml_wide_ids *w, ml_id32 v)
+{
+    return v >= -1 ? v : w->v[-2 - (int64_t)v];
+}
+/* The escape of v (appended to w): ml_id32_put's rare case, out of line. */
+ml_id32 ml_id32_escape(ml_wide_ids *w, int64_t v);
+static inline ml_id32 ml_id32_put(ml_wide_ids *w, int64_t v)
+{
+    return v >= -1 && v <= INT32_MAX ? (ml_id32)v : ml_id32_escape(w, v);
+}
+
 typedef struct ml_slices {
     VEC(int64_t) ts;        /* ns */
     VEC(int64_t) dur;       /* ns, >= 0 */
     VEC(ml_str) name;
     VEC(uint32_t) track;
     VEC(uint8_t) kind;      /* ml_slice_kind */
-    VEC(int64_t) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
-    VEC(int64_t) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
+    /* (the two ids as ml_id32: read them with ml_slice_corr() and ml_slice_ext_id()) */
+    VEC(ml_id32) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
+    VEC(ml_id32) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
+    ml_wide_ids wide;       /* the corr and ext_id values that do not fit (ml_id32) */
     VEC(uint32_t) info;     /* CPU_OP/USER_ANNOTATION/PYTHON/PROFILER_STEP: index into op_info;
                              * KERNEL/MEMCPY/MEMSET: index into kernel_info; CUDA_SYNC: into sync_info;
                              * PROFILER_RANGE: into range_info; ML_NONE32 if none */
@@ -104,6 +129,10 @@ typedef struct ml_slices {
     VEC(uint32_t) launcher; /* GPU work and cuda_sync: the runtime/driver slice with the same correlation,
                              * else the one a flow to it starts in; ML_NONE32 */
 } ml_slices;
+
+/* Slice i's correlation id and External id, exact (-1 if none). */
+static inline int64_t ml_slice_corr(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->corr.v[i]); }
+static inline int64_t ml_slice_ext_id(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->ext_id.v[i]); }
 
 /* Args of a collective (record_param_comms ops, and NCCL kernels since
  * PyTorch 2.x): what the distributed view sizes them by.  0 / -1 if absent. */
@@ -262,8 +291,8 @@ static inline size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
     s->name.v[i] = r->name;
     s->track.v[i] = r->track;
     s->kind.v[i] = r->kind;
-    s->corr.v[i] = r->corr;
-    s->ext_id.v[i] = r->ext_id;
+    s->corr.v[i] = ml_id32_put(&s->wide, r->corr);
+    s->ext_id.v[i] = ml_id32_put(&s->wide, r->ext_id);
     s->info.v[i] = r->info;
     s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
         s->info.len = i + 1;

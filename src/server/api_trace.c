@@ -355,8 +355,8 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
     /* the body as the brief, extended */
     put_brief(&w, x, p, i, true);
     jw_key(&w, "args"), jw_obj(&w);
-    if (s->corr.v[i] >= 0) jw_key(&w, "correlation"), jw_i64(&w, s->corr.v[i]);
-    if (s->ext_id.v[i] >= 0) jw_key(&w, "External id"), jw_i64(&w, s->ext_id.v[i]);
+    if (ml_slice_corr(s, i) >= 0) jw_key(&w, "correlation"), jw_i64(&w, ml_slice_corr(s, i));
+    if (ml_slice_ext_id(s, i) >= 0) jw_key(&w, "External id"), jw_i64(&w, ml_slice_ext_id(s, i));
     uint32_t inf = s->info.v[i];
     const char *stack = NULL;
     if (inf != ML_NONE32 && gpu_kind(kd) && inf < t->kernel_info.len) {

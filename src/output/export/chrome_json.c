@@ -136,8 +136,8 @@ static void put_slice(ml_chrome_json *c, size_t i)
     jw_key(w, "ts"), put_us(w, s->ts.v[i]);
     jw_key(w, "dur"), put_us(w, s->dur.v[i]);
     int args = 0;
-    if (s->corr.v[i] >= 0) arg(w, &args, "correlation"), jw_i64(w, s->corr.v[i]);
-    if (s->ext_id.v[i] >= 0) arg(w, &args, "External id"), jw_i64(w, s->ext_id.v[i]);
+    if (ml_slice_corr(s, i) >= 0) arg(w, &args, "correlation"), jw_i64(w, ml_slice_corr(s, i));
+    if (ml_slice_ext_id(s, i) >= 0) arg(w, &args, "External id"), jw_i64(w, ml_slice_ext_id(s, i));
     uint32_t inf = s->info.v[i];
     if (inf != ML_NONE32 && (kd == ML_SL_KERNEL || kd == ML_SL_MEMCPY || kd == ML_SL_MEMSET) && inf < t->kernel_info.len) {
         const ml_kernel_info *k = &t->kernel_info.v[inf];

@@ -121,7 +121,7 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
                 jw_obj(w);
                 key_str(w, "kernel", ml_s(p, s->name.v[x->kernel]));
                 key_str(w, "launcher", ml_s(p, s->name.v[x->launcher]));
-                key_i64(w, "correlation", s->corr.v[x->kernel]);
+                key_i64(w, "correlation", ml_slice_corr(s, x->kernel));
                 key_us(w, "cpu_us", x->cpu);
                 key_us(w, "gpu_us", x->gpu);
                 key_us(w, "delay_us", x->delay);
