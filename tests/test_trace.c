@@ -293,15 +293,15 @@ TEST(old_format_cats_steps_and_stream_names)
         CHECK_EQ_STR(ml_s(p, oi->input_dims), "[[32, 3, 224, 224], [], [7]]");
         CHECK_EQ_STR(ml_s(p, oi->input_types), "[\"float\", \"\"]");
         CHECK_EQ_STR(ml_s(p, oi->call_stack), "a.py(1): f;b.py(2): g");
-        CHECK_EQ_I64(oi->seq, 12);
-        CHECK_EQ_I64(oi->fwd_thread, 1);
-        CHECK_EQ_I64(oi->python_module, -1);
+        CHECK_EQ_I64(ml_op_seq(t, oi), 12);
+        CHECK_EQ_I64(ml_op_fwd_thread(t, oi), 1);
+        CHECK_EQ_I64(ml_op_python_module(t, oi), -1);
     }
     CHECK_EQ_I64(s->info.v[step], ML_NONE32); /* no args worth a row */
     CHECK(s->info.v[py] != ML_NONE32);
     if (s->info.v[py] != ML_NONE32) {
         const ml_op_info *oi = &t->op_info.v[s->info.v[py]];
-        CHECK_EQ_I64(oi->python_module, 17);
+        CHECK_EQ_I64(ml_op_python_module(t, oi), 17);
         CHECK_EQ_I64(oi->input_dims, 0);
     }
 out:
@@ -787,7 +787,7 @@ static void push_part(ml_trace *t, ml_strpool *sp, int part)
         ml_slice_row r = {ts, dur, -1, -1, ml_intern_cstr(sp, name), tr[RND(2)], ML_NONE32, ML_SL_CPU_OP};
         switch (RND(3)) {
         case 0: {
-            ml_op_info o = {ml_intern_cstr(sp, name), 0, 0, 0, i, -1, -1};
+            ml_op_info_row o = {ml_intern_cstr(sp, name), 0, 0, 0, i, -1, -1};
             r.info = ml_op_info_push(t, &o);
             break;
         }
@@ -980,7 +980,7 @@ TEST(store_sort_agrees_with_a_stable_sort)
     }
 }
 
-/* ---- ids of any width (ml_id32): kept in 32 bits, read back exact ---- */
+/* ---- ids of any width (ml_id32): kept in 32 bits, read back exact (slices and ops) ---- */
 
 /* Ids a trace may carry: none, small, at and past the 32-bit edges, negative, the int64 extremes. */
 static const int64_t any_ids[] = {-1, 0, 1, 7, INT32_MAX, (int64_t)INT32_MAX + 1, -2, -6, INT32_MIN,
@@ -991,7 +991,9 @@ static int64_t ext_of_row(int i) { return any_ids[((size_t)i * 3 + 1) % N_ANY_ID
 
 /* Rows [from, to) of the test below, pushed into t out of time order (the sort moves them):
  * row i is named "r<i>" and carries corr_of_row(i) and ext_of_row(i): a runtime call, or
- * (odd rows with a real id) a kernel that the runtime call of its id launches. */
+ * (odd rows with a real id) a kernel that the runtime call of its id launches; every third
+ * row is followed by an op "o<i>" with ext_of_row(i), corr_of_row(i) and any_ids[i] as its
+ * seq, fwd_thread and python_module. */
 static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
 {
     uint32_t host = ml_track_get(t, sp, "1", 1, "1", 1), dev = ml_track_get(t, sp, "0", 1, "7", 1);
@@ -1006,6 +1008,12 @@ static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
         ml_slice_row r = {ts, 10, corr_of_row(i), ext_of_row(i), ml_intern_cstr(sp, name), kernel ? dev : host,
                           kernel ? ml_kernel_info_push(t, &k) : ML_NONE32, kernel ? ML_SL_KERNEL : ML_SL_RUNTIME};
         ml_slice_push(t, &r);
+        if (i % 3) continue;
+        /* and an op "o<i>" whose args carry three of the ids */
+        ml_op_info_row o = {0, 0, 0, 0, ext_of_row(i), corr_of_row(i), any_ids[(size_t)i % N_ANY_IDS]};
+        snprintf(name, sizeof name, "o%d", i);
+        ml_slice_row op = {ts, 5, -1, -1, ml_intern_cstr(sp, name), host, ml_op_info_push(t, &o), ML_SL_CPU_OP};
+        ml_slice_push(t, &op);
     }
 }
 
@@ -1044,10 +1052,22 @@ TEST(store_ids_of_any_width_read_back_exact)
         }
         ml_trace_finish(p->trace, 0);
         const ml_slices *s = &p->trace->slices;
-        CHECK_EQ_I64(s->ts.len, N);
-        size_t wrong = 0, launched = 0, wide = 0;
+        const ml_trace *t = p->trace;
+        CHECK_EQ_I64(s->ts.len, N + (N + 2) / 3);
+        size_t wrong = 0, launched = 0, wide = 0, ops = 0;
         for (size_t i = 0; i < s->ts.len; i++) {
             int r = atoi(ml_s(p, s->name.v[i]) + 1);
+            if (s->kind.v[i] == ML_SL_CPU_OP) {
+                const ml_op_info *o = &t->op_info.v[s->info.v[i]];
+                ops++;
+                wide += o->seq < -1;
+                if ((ml_op_seq(t, o) != ext_of_row(r) || ml_op_fwd_thread(t, o) != corr_of_row(r) ||
+                     ml_op_python_module(t, o) != any_ids[(size_t)r % N_ANY_IDS]) && !wrong++)
+                    CHECK_FAILED_("layout %d: op o%d reads seq %lld fwd %lld module %lld", layout, r,
+                                  (long long)ml_op_seq(t, o), (long long)ml_op_fwd_thread(t, o),
+                                  (long long)ml_op_python_module(t, o));
+                continue;
+            }
             int64_t corr = ml_slice_corr(s, i), ext = ml_slice_ext_id(s, i);
             wide += s->corr.v[i] < -1;
             if ((corr != corr_of_row(r) || ext != ext_of_row(r)) && !wrong++)
@@ -1064,7 +1084,7 @@ TEST(store_ids_of_any_width_read_back_exact)
             }
         }
         CHECK_EQ_I64(wrong, 0);
-        CHECK(launched > 0 && wide > 0); /* (the check saw launches and escapes) */
+        CHECK(launched > 0 && wide > 0 && ops > 0); /* (the check saw launches and escapes) */
         ml_profile_free(p);
     }
 }
@@ -1206,11 +1226,11 @@ TEST(plain_args_read_as_the_token_path_reads_them)
     CHECK_EQ_STR(ml_s(p, a->input_types), "[\"float\", \"\", \"Scalar\"]");
     CHECK_EQ_I64(a->input_dims, b->input_dims);
     CHECK_EQ_I64(a->input_types, b->input_types);
-    CHECK_EQ_I64(a->seq, 42);
-    CHECK_EQ_I64(b->seq, 42);
-    CHECK_EQ_I64(a->fwd_thread, b->fwd_thread);
-    CHECK_EQ_I64(a->python_module, -6);
-    CHECK_EQ_I64(b->python_module, -6);
+    CHECK_EQ_I64(ml_op_seq(t, a), 42);
+    CHECK_EQ_I64(ml_op_seq(t, b), 42);
+    CHECK_EQ_I64(ml_op_fwd_thread(t, a), ml_op_fwd_thread(t, b));
+    CHECK_EQ_I64(ml_op_python_module(t, a), -6);
+    CHECK_EQ_I64(ml_op_python_module(t, b), -6);
     const ml_comm_args *ca = ml_op_comm(t, a), *cb = ml_op_comm(t, b);
     CHECK_EQ_STR(ml_s(p, ca->collective), "allreduce");
     CHECK_EQ_I64(ca->collective, cb->collective);

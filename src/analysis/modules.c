@@ -116,7 +116,7 @@ ml_modules *ml_modules_compute(const ml_profile *p)
         down[i] = module ? UP_MODULE : is_op(s->kind.v[i]) ? UP_OP : up_opmod;
         if (module) {
             uint32_t info = s->info.v[i];
-            int64_t id = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].python_module : -1;
+            int64_t id = info != ML_NONE32 && info < t->op_info.len ? ml_op_python_module(t, &t->op_info.v[info]) : -1;
             int32_t r = row_get(&b, p, up, s->name.v[i], id);
             row_of[i] = r;
             b.rows.v[r].occurrences++;

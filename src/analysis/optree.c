@@ -56,7 +56,7 @@ static bool is_tree_slice(const ml_trace *t, size_t i)
     if (k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP) return true;
     if (k != ML_SL_PYTHON) return false;
     uint32_t info = t->slices.info.v[i];
-    return info != ML_NONE32 && info < t->op_info.len && t->op_info.v[info].python_module >= 0;
+    return info != ML_NONE32 && info < t->op_info.len && ml_op_python_module(t, &t->op_info.v[info]) >= 0;
 }
 
 typedef struct ext_node {

@@ -76,6 +76,7 @@ void ml_trace_free(ml_trace *t)
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
     VEC_FREE(&t->op_info);
+    VEC_FREE(&t->op_wide);
     VEC_FREE(&t->comm_args);
     VEC_FREE(&t->kernel_info);
     VEC_FREE(&t->sync_info);
@@ -209,9 +210,15 @@ bool ml_kernel_info_is_comm(const ml_trace *t, const ml_kernel_info *ki)
     return ki && comm_row(t, ki->comm)->collective != 0;
 }
 
-uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
+/* A row per op with args: its width is what a trace of many ops pays. */
+_Static_assert(sizeof(ml_op_info) == 28, "ml_op_info packs into 28 bytes");
+
+uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *r)
 {
-    VEC_PUSH(&t->op_info, *info);
+    ml_wide_ids *w = &t->op_wide;
+    ml_op_info o = {r->input_dims, r->input_types, r->call_stack, r->comm, ml_id32_put(w, r->seq),
+                    ml_id32_put(w, r->fwd_thread), ml_id32_put(w, r->python_module)};
+    VEC_PUSH(&t->op_info, o);
     return (uint32_t)t->op_info.len - 1;
 }
 
@@ -381,12 +388,18 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->comm_args);
     VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
     VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
+    int32_t wb = (int32_t)dst->op_wide.len; /* src's wide ids go after dst's: its escapes move by that */
+    for (size_t i = 0; i < src->op_wide.len; i++) VEC_PUSH(&dst->op_wide, src->op_wide.v[i]);
+    VEC_FREE(&src->op_wide);
     for (size_t i = 0; i < src->op_info.len; i++) {
         ml_op_info o = src->op_info.v[i];
         o.input_dims = MAP_STR(o.input_dims);
         o.input_types = MAP_STR(o.input_types);
         o.call_stack = MAP_STR(o.call_stack);
         if (o.comm) o.comm += j->comm_base;
+        if (o.seq < -1) o.seq -= wb;
+        if (o.fwd_thread < -1) o.fwd_thread -= wb;
+        if (o.python_module < -1) o.python_module -= wb;
         VEC_PUSH(&dst->op_info, o);
     }
     VEC_FREE(&src->op_info);

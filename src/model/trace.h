@@ -143,19 +143,28 @@ typedef struct ml_comm_args {
     int32_t group_size;     /* args "Group size" */
 } ml_comm_args;
 
-/* Args of host-side slices that the operator / module views read. */
+/* Args of host-side slices that the operator / module views read: a row
+ * per op with any (28 bytes: the three ids as ml_id32, their wide values in
+ * ml_trace.op_wide; read them with ml_op_seq() ...). */
 typedef struct ml_op_info {
     ml_str input_dims;      /* args "Input Dims" / "Input dims" as compact JSON text ("[[32, 3], []]"), 0 if none */
     ml_str input_types;     /* args "Input type", compact JSON text, 0 if none */
     ml_str call_stack;      /* args "Call stack" (old traces) text, 0 if none */
     uint32_t comm;          /* record_param_comms: 1 + its row in comm_args, 0 if none (ml_op_comm()) */
-    int64_t seq;            /* args "Sequence number", -1 */
-    int64_t fwd_thread;     /* args "Fwd thread id", -1 */
-    int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
+    ml_id32 seq;            /* args "Sequence number", -1 */
+    ml_id32 fwd_thread;     /* args "Fwd thread id", -1 */
+    ml_id32 python_module;  /* args "Python module id" (nn.Module events), -1 */
     /* Not kept: "Python id" and "Python parent id", which no view reads (a
      * python_function slice's parent is its enclosing slice); a row per
      * python_function slice for them cost 6 MB on a 400 MB trace. */
 } ml_op_info;
+
+/* An op's args as importers give them (ml_op_info_push narrows the ids). */
+typedef struct ml_op_info_row {
+    ml_str input_dims, input_types, call_stack;
+    uint32_t comm;
+    int64_t seq, fwd_thread, python_module;
+} ml_op_info_row;
 
 /* The ops of a collective that the distributed view reads by name
  * (distributed.c): a backend's own span ("nccl:all_reduce", "gloo:broadcast")
@@ -233,6 +242,7 @@ typedef struct ml_trace {
     VEC(ml_track) tracks;
     ml_slices slices;
     VEC(ml_op_info) op_info;
+    ml_wide_ids op_wide;    /* the op_info ids that do not fit (ml_id32) */
     VEC(ml_comm_args) comm_args; /* the few ops and GPU work with collective args (most have none: kept apart) */
     VEC(ml_kernel_info) kernel_info;
     VEC(ml_sync_info) sync_info;
@@ -302,7 +312,17 @@ static inline size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
  * its input's size), so that the columns are not grown by doubling: each
  * doubling copies a column into fresh pages. */
 void ml_slices_reserve(ml_trace *t, size_t n);
-uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
+uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *row);
+/* An op's "Sequence number", "Fwd thread id" and "Python module id", exact (-1 if none). */
+static inline int64_t ml_op_seq(const ml_trace *t, const ml_op_info *o) { return ml_id32_get(&t->op_wide, o->seq); }
+static inline int64_t ml_op_fwd_thread(const ml_trace *t, const ml_op_info *o)
+{
+    return ml_id32_get(&t->op_wide, o->fwd_thread);
+}
+static inline int64_t ml_op_python_module(const ml_trace *t, const ml_op_info *o)
+{
+    return ml_id32_get(&t->op_wide, o->python_module);
+}
 /* A row of comm_args, for ml_op_info.comm and ml_kernel_info.comm (the value returned). */
 uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm);
 /* Whether comm says anything (is not all absent: {0, 0, -1, -1, -1}); inline: asked of every op and kernel. */

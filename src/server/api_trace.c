@@ -382,8 +382,8 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
         const ml_op_info *o = &t->op_info.v[inf];
         if (o->input_dims) jw_key(&w, "Input Dims"), jw_text(&w, ml_s(p, o->input_dims));
         if (o->input_types) jw_key(&w, "Input type"), jw_text(&w, ml_s(p, o->input_types));
-        if (o->seq >= 0) jw_key(&w, "Sequence number"), jw_i64(&w, o->seq);
-        if (o->fwd_thread >= 0) jw_key(&w, "Fwd thread id"), jw_i64(&w, o->fwd_thread);
+        if (ml_op_seq(t, o) >= 0) jw_key(&w, "Sequence number"), jw_i64(&w, ml_op_seq(t, o));
+        if (ml_op_fwd_thread(t, o) >= 0) jw_key(&w, "Fwd thread id"), jw_i64(&w, ml_op_fwd_thread(t, o));
         if (o->call_stack) stack = ml_s(p, o->call_stack);
     }
     jw_end(&w);

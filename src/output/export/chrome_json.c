@@ -152,7 +152,7 @@ static void put_slice(ml_chrome_json *c, size_t i)
         const ml_op_info *o = &t->op_info.v[inf];
         if (o->input_dims) arg(w, &args, "Input Dims"), jw_verbatim(w, ml_s(p, o->input_dims));
         if (o->input_types) arg(w, &args, "Input type"), jw_verbatim(w, ml_s(p, o->input_types));
-        if (o->seq >= 0) arg(w, &args, "Sequence number"), jw_i64(w, o->seq);
+        if (ml_op_seq(t, o) >= 0) arg(w, &args, "Sequence number"), jw_i64(w, ml_op_seq(t, o));
         if (o->call_stack) arg(w, &args, "Call stack"), jw_text(w, ml_s(p, o->call_stack));
     }
     if (args) jw_end(w);

@@ -306,7 +306,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     ml_col_u32(bl, col_at(w, "types"), ou, no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
     ml_col_u32(bl, col_at(w, "stack"), ou, no);
-    for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
+    for (size_t i = 0; i < no; i++) oi[i] = ml_op_seq(t, &t->op_info.v[i]);
     ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
     jw_end(w);
 
