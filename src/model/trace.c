@@ -174,9 +174,11 @@ void ml_slices_reserve(ml_trace *t, size_t n)
     VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
     VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
     /* and the rows slices bring with them, as a realistic trace has them (an eighth of its
-     * slices are GPU work, a quarter as many flow points as slices): reserved, not copied as
-     * they grow (pages not used cost nothing) */
+     * slices are GPU work, well over half are ops with args when they are kept, a quarter as
+     * many flow points as slices): reserved, not copied as they grow (pages not used cost
+     * nothing) */
     VEC_RESERVE(&t->kernel_info, n / 8);
+    VEC_RESERVE(&t->op_info, n / 2);
     VEC_RESERVE(&t->index->points, n / 4);
 }
 
@@ -215,11 +217,16 @@ _Static_assert(sizeof(ml_op_info) == 28, "ml_op_info packs into 28 bytes");
 
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *r)
 {
-    ml_wide_ids *w = &t->op_wide;
-    ml_op_info o = {r->input_dims, r->input_types, r->call_stack, r->comm, ml_id32_put(w, r->seq),
-                    ml_id32_put(w, r->fwd_thread), ml_id32_put(w, r->python_module)};
-    VEC_PUSH(&t->op_info, o);
-    return (uint32_t)t->op_info.len - 1;
+    if (t->op_info.len == t->op_info.cap) VEC_RESERVE(&t->op_info, t->op_info.len + 1);
+    ml_op_info *o = &t->op_info.v[t->op_info.len]; /* written in place: no copy of the row */
+    o->input_dims = r->input_dims;
+    o->input_types = r->input_types;
+    o->call_stack = r->call_stack;
+    o->comm = r->comm;
+    o->seq = ml_id32_put(&t->op_wide, r->seq);
+    o->fwd_thread = ml_id32_put(&t->op_wide, r->fwd_thread);
+    o->python_module = ml_id32_put(&t->op_wide, r->python_module);
+    return (uint32_t)t->op_info.len++;
 }
 
 /* A row per kernel: its width is what a trace of many kernels pays (trace.h). */

@@ -107,7 +107,8 @@ static inline int64_t ml_id32_get(const ml_wide_ids *w, ml_id32 v)
 ml_id32 ml_id32_escape(ml_wide_ids *w, int64_t v);
 static inline ml_id32 ml_id32_put(ml_wide_ids *w, int64_t v)
 {
-    return v >= -1 && v <= INT32_MAX ? (ml_id32)v : ml_id32_escape(w, v);
+    /* (v in [-1, 2^31): one unsigned compare) */
+    return (uint64_t)v + 1 <= (uint64_t)INT32_MAX + 1 ? (ml_id32)v : ml_id32_escape(w, v);
 }
 
 typedef struct ml_slices {
