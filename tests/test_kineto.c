@@ -827,7 +827,7 @@ TEST(events_read_from_the_buffer_equal_the_token_path)
             ml_trace *a = fast->trace, *b = slow->trace;
             CHECK_EQ_I64(a->slices.ts.len, 12);
             SAME_COL(a, b, slices.ts);
-            SAME_COL(a, b, slices.dur);
+            SAME_COL(a, b, slices.dur32);
             SAME_COL(a, b, slices.name);
             SAME_COL(a, b, slices.kind);
             SAME_COL(a, b, slices.corr);

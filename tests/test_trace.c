@@ -55,8 +55,8 @@ TEST(b_e_pairs_nest_and_unmatched_ones_are_tolerated)
     CHECK(outer >= 0 && inner >= 0 && leaf >= 0 && open >= 0);
     if (outer < 0 || inner < 0 || leaf < 0 || open < 0) goto out;
     CHECK_EQ_I64(s->ts.v[outer], 10000);
-    CHECK_EQ_I64(s->dur.v[outer], 20000);
-    CHECK_EQ_I64(s->dur.v[inner], 8000);
+    CHECK_EQ_I64(ml_slice_dur(s, outer), 20000);
+    CHECK_EQ_I64(ml_slice_dur(s, inner), 8000);
     CHECK_EQ_I64(s->depth.v[outer], 0);
     CHECK_EQ_I64(s->depth.v[inner], 1);
     CHECK_EQ_I64(s->depth.v[leaf], 2);
@@ -68,7 +68,7 @@ TEST(b_e_pairs_nest_and_unmatched_ones_are_tolerated)
     CHECK_EQ_I64(inner + 1, leaf);
     /* the unclosed B lasts until the end of the trace (the orphan E at 31 µs) */
     CHECK_EQ_I64(s->ts.v[open], 11000);
-    CHECK_EQ_I64(s->dur.v[open], 20000);
+    CHECK_EQ_I64(ml_slice_dur(s, open), 20000);
     CHECK_EQ_I64(s->kind.v[open], ML_SL_USER_ANNOTATION);
     CHECK_EQ_I64(t->unpaired_ends, 1);
     CHECK(has_note(p, "1 \"E\" event had no \"B\" open on its thread: it was ignored"));
@@ -393,7 +393,7 @@ TEST(ascend_trace_view_lanes_by_process_name)
     CHECK_EQ_STR(ml_s(p, t->op_info.v[s->info.v[add]].input_dims), "2,3;\r\n4");
     CHECK_EQ_I64(s->kind.v[acl], ML_SL_RUNTIME);
     CHECK_EQ_I64(s->kind.v[mc], ML_SL_MEMCPY);
-    CHECK_EQ_I64(s->dur.v[mc], 3500);
+    CHECK_EQ_I64(ml_slice_dur(s, mc), 3500);
     CHECK_EQ_I64(s->kind.v[conv], ML_SL_KERNEL);
     CHECK_EQ_I64(s->kind.v[hccl], ML_SL_OTHER);
     CHECK_EQ_I64(s->launcher.v[mc], acl);
@@ -461,7 +461,7 @@ TEST(store_sorts_nests_and_counts_partial_overlaps)
     CHECK_EQ_I64(s->ts.len, 7);
     for (size_t i = 0; i < 7 && i < s->ts.len; i++) {
         CHECK_EQ_I64(s->ts.v[i], ts[i]);
-        CHECK_EQ_I64(s->dur.v[i], dur[i]);
+        CHECK_EQ_I64(ml_slice_dur(s, i), dur[i]);
         CHECK_EQ_I64(s->depth.v[i], depth[i]);
         CHECK_EQ_I64(s->parent.v[i], parent[i]);
     }
@@ -589,7 +589,7 @@ static uint32_t brute_enclosing(const ml_trace *t, uint32_t track, int64_t ts)
     uint32_t best = ML_NONE32;
     for (uint32_t i = 0; i < s->ts.len; i++) {
         if (s->track.v[i] != track || s->ts.v[i] > ts) continue;
-        bool inside = s->ts.v[i] + s->dur.v[i] > ts || s->ts.v[i] == ts;
+        bool inside = s->ts.v[i] + ml_slice_dur(s, i) > ts || s->ts.v[i] == ts;
         /* the latest-starting open candidate on the parent chain of the last slice starting at or before ts */
         if (inside) best = i;
     }
@@ -599,7 +599,7 @@ static uint32_t brute_enclosing(const ml_trace *t, uint32_t track, int64_t ts)
     for (uint32_t i = 0; i < s->ts.len; i++)
         if (s->track.v[i] == track && s->ts.v[i] <= ts) last = i;
     for (uint32_t i = last; i != ML_NONE32; i = s->parent.v[i])
-        if (s->ts.v[i] + s->dur.v[i] > ts || s->ts.v[i] == ts) return i;
+        if (s->ts.v[i] + ml_slice_dur(s, i) > ts || s->ts.v[i] == ts) return i;
     return ML_NONE32;
 }
 
@@ -734,7 +734,7 @@ TEST(split_file_gives_the_same_store)
     CHECK_EQ_I64(a->ts.len, 1600);
     CHECK_EQ_I64(b->ts.len, a->ts.len);
     for (size_t i = 0; i < a->ts.len && i < b->ts.len; i++) {
-        if (a->ts.v[i] != b->ts.v[i] || a->dur.v[i] != b->dur.v[i] || a->depth.v[i] != b->depth.v[i] ||
+        if (a->ts.v[i] != b->ts.v[i] || ml_slice_dur(a, i) != ml_slice_dur(b, i) || a->depth.v[i] != b->depth.v[i] ||
             a->launcher.v[i] != b->launcher.v[i] || a->kind.v[i] != b->kind.v[i] ||
             strcmp(ml_s(one, a->name.v[i]), ml_s(two, b->name.v[i]))) {
             CHECK_FAILED_("slice %zu differs", i);
@@ -852,7 +852,7 @@ TEST(store_appended_half_sorts_as_one_store)
         CHECK_EQ_I64(y->ts.len, x->ts.len);
         size_t wrong = 0, launched = 0, nested = 0;
         for (size_t i = 0; i < x->ts.len && i < y->ts.len; i++) {
-            bool same = x->ts.v[i] == y->ts.v[i] && x->dur.v[i] == y->dur.v[i] && x->track.v[i] == y->track.v[i] &&
+            bool same = x->ts.v[i] == y->ts.v[i] && ml_slice_dur(x, i) == ml_slice_dur(y, i) && x->track.v[i] == y->track.v[i] &&
                         x->kind.v[i] == y->kind.v[i] && ml_slice_corr(x, i) == ml_slice_corr(y, i) &&
                         ml_slice_ext_id(x, i) == ml_slice_ext_id(y, i) && x->info.v[i] == y->info.v[i] &&
                         x->parent.v[i] == y->parent.v[i] && x->depth.v[i] == y->depth.v[i] &&
@@ -869,7 +869,7 @@ TEST(store_appended_half_sorts_as_one_store)
         CHECK(launched > 0 && nested > 0); /* (the comparison saw launches and nesting) */
         for (size_t k = 0; k + 1 < x->ts.len; k++) /* sorted: (track, ts, longer first) */
             if (x->track.v[k] == x->track.v[k + 1])
-                CHECK(x->ts.v[k] < x->ts.v[k + 1] || (x->ts.v[k] == x->ts.v[k + 1] && x->dur.v[k] >= x->dur.v[k + 1]));
+                CHECK(x->ts.v[k] < x->ts.v[k + 1] || (x->ts.v[k] == x->ts.v[k + 1] && ml_slice_dur(x, k) >= ml_slice_dur(x, k + 1)));
         CHECK_EQ_I64(b->flows.len, a->flows.len);
         for (size_t f = 0; f < a->flows.len && f < b->flows.len; f++) {
             const ml_flow *fa = &a->flows.v[f], *fb = &b->flows.v[f];
@@ -914,8 +914,9 @@ static int cmp_ref(const void *x, const void *y)
  * ext_id), each track's: 0 in order (equal keys among them); 1 two sorted
  * runs interleaved; 2 two sorted runs one after the other, the second
  * starting before the first ends; 3 as 2, the second starting with the
- * first; 4 anywhere.  Many rows tie another run's.  With `split`, the rows
- * from about the middle on go into a second store, appended to the first. */
+ * first; 4 anywhere, some rows 2^32 ns longer.  Many rows tie another
+ * run's.  With `split`, the rows from about the middle on go into a second
+ * store, appended to the first. */
 static void sort_shape_check(int shape, bool split)
 {
     enum { N = 3000 };
@@ -941,7 +942,7 @@ static void sort_shape_check(int shape, bool split)
         int64_t step = RND(3) * 10, ts = clock[run][k] += step, dur = RND(4) * 10;
         if (step == 0) dur = last_dur[run][k]; /* the same key again: a tie within the run */
         last_dur[run][k] = dur;
-        if (shape == 4) ts = RND(200) * 10;
+        if (shape == 4) ts = RND(200) * 10, dur += RND(2) << 32; /* (and durations that take an escape) */
         ml_slice_row r = {ts, dur, -1, (int64_t)i, ml_intern_cstr(split && i >= half ? second->strings : p->strings, "op"),
                           k, ML_NONE32, ML_SL_CPU_OP};
         ml_slice_push(t, &r);
@@ -964,7 +965,7 @@ static void sort_shape_check(int shape, bool split)
     CHECK_EQ_I64(s->ts.len, N);
     size_t wrong = 0;
     for (size_t i = 0; i < N && i < s->ts.len; i++)
-        if (ml_slice_ext_id(s, i) != ref[i].id || s->ts.v[i] != ref[i].ts || s->dur.v[i] != ref[i].dur ||
+        if (ml_slice_ext_id(s, i) != ref[i].id || s->ts.v[i] != ref[i].ts || ml_slice_dur(s, i) != ref[i].dur ||
             s->track.v[i] != ref[i].track)
             if (!wrong++) CHECK_FAILED_("shape %d%s: slice %zu is row %lld, not %u", shape, split ? " split" : "", i,
                                         (long long)ml_slice_ext_id(s, i), ref[i].id);
@@ -988,9 +989,11 @@ static const int64_t any_ids[] = {-1, 0, 1, 7, INT32_MAX, (int64_t)INT32_MAX + 1
 #define N_ANY_IDS (sizeof any_ids / sizeof *any_ids)
 static int64_t corr_of_row(int i) { return any_ids[(size_t)i / 2 % N_ANY_IDS]; } /* (rows 2m, 2m + 1 share one) */
 static int64_t ext_of_row(int i) { return any_ids[((size_t)i * 3 + 1) % N_ANY_IDS]; }
+/* (every seventh row lasts 2^31 ns and more: an escape too) */
+static int64_t dur_of_row(int i) { return i % 7 == 3 ? (int64_t)INT32_MAX + 1 + i : 10 + i % 3; }
 
 /* Rows [from, to) of the test below, pushed into t out of time order (the sort moves them):
- * row i is named "r<i>" and carries corr_of_row(i) and ext_of_row(i): a runtime call, or
+ * row i is named "r<i>" and carries dur_of_row(i), corr_of_row(i) and ext_of_row(i): a runtime call, or
  * (odd rows with a real id) a kernel that the runtime call of its id launches; every third
  * row is followed by an op "o<i>" with ext_of_row(i), corr_of_row(i) and any_ids[i] as its
  * seq, fwd_thread and python_module. */
@@ -1005,7 +1008,7 @@ static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
         int64_t ts = (int64_t)((i * 37) % 101) * 100 + (kernel ? 50 : 0);
         ml_kernel_info k = {.device = 0, .stream = 7, .grid = {1, 1, 1}, .block = {1, 1, 1}, .registers = -1,
                             .shared_memory = -1, .blocks_per_sm = -1, .occupancy = -1, .membw = 0, .bytes = -1};
-        ml_slice_row r = {ts, 10, corr_of_row(i), ext_of_row(i), ml_intern_cstr(sp, name), kernel ? dev : host,
+        ml_slice_row r = {ts, dur_of_row(i), corr_of_row(i), ext_of_row(i), ml_intern_cstr(sp, name), kernel ? dev : host,
                           kernel ? ml_kernel_info_push(t, &k) : ML_NONE32, kernel ? ML_SL_KERNEL : ML_SL_RUNTIME};
         ml_slice_push(t, &r);
         if (i % 3) continue;
@@ -1068,11 +1071,12 @@ TEST(store_ids_of_any_width_read_back_exact)
                                   (long long)ml_op_python_module(t, o));
                 continue;
             }
-            int64_t corr = ml_slice_corr(s, i), ext = ml_slice_ext_id(s, i);
-            wide += s->corr.v[i] < -1;
-            if ((corr != corr_of_row(r) || ext != ext_of_row(r)) && !wrong++)
-                CHECK_FAILED_("layout %d: row r%d reads corr %lld ext %lld, not %lld %lld", layout, r, (long long)corr,
-                              (long long)ext, (long long)corr_of_row(r), (long long)ext_of_row(r));
+            int64_t corr = ml_slice_corr(s, i), ext = ml_slice_ext_id(s, i), dur = ml_slice_dur(s, i);
+            wide += s->corr.v[i] < -1 && s->dur32.v[i] < -1;
+            if ((corr != corr_of_row(r) || ext != ext_of_row(r) || dur != dur_of_row(r)) && !wrong++)
+                CHECK_FAILED_("layout %d: row r%d reads dur %lld corr %lld ext %lld, not %lld %lld %lld", layout, r,
+                              (long long)dur, (long long)corr, (long long)ext, (long long)dur_of_row(r),
+                              (long long)corr_of_row(r), (long long)ext_of_row(r));
             if (s->kind.v[i] == ML_SL_KERNEL) {
                 /* launched by the runtime call of its id: the first one pushed (row order), whatever its width */
                 uint32_t l = s->launcher.v[i];

@@ -144,7 +144,7 @@ bool ml_gpu_last_step_cut(const ml_profile *p, ml_time_rules rules, int64_t *sta
         if (!names[0]) names[0] = s->name.v[i];
         else if (s->name.v[i] != names[0]) names[1] = s->name.v[i];
         int64_t b, e;
-        ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &b, &e);
+        ml_gpu_grid_of(p, rules, s->ts.v[i], ml_slice_dur(s, i), &b, &e);
         if (!any || b > *start) *start = b;
         any = true;
     }
@@ -211,9 +211,9 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
                 }
             } else continue;
             if (e.stream == -1) continue;
-            ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &e.start, &e.end);
+            ml_gpu_grid_of(p, rules, s->ts.v[i], ml_slice_dur(s, i), &e.start, &e.end);
             if (e.launcher != ML_NONE32) {
-                ml_gpu_grid_of(p, rules, s->ts.v[e.launcher], s->dur.v[e.launcher], &e.launch, &e.launch_end);
+                ml_gpu_grid_of(p, rules, s->ts.v[e.launcher], ml_slice_dur(s, e.launcher), &e.launch, &e.launch_end);
                 e.launch_kind = e.work && linked_launch ? ML_LAUNCH_STATS
                                                         : (uint8_t)(memo_get(&memo, s->name.v[e.launcher]) >> 3);
             }

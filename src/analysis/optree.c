@@ -149,7 +149,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                 VEC_PUSH(&stack, root_of[tr]);
                 VEC_PUSH(&stack_end, INT64_MAX);
             }
-            int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
+            int64_t sb = s->ts.v[i], se = sb + ml_slice_dur(s, i);
             while (stack.len) {
                 if (sb < stack_end.v[stack.len - 1]) {
                     uint8_t fl = 0, c = 0;
@@ -265,7 +265,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
         if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
-        if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
+        if (node != ML_NONE32) out->host_self[node] -= ml_slice_dur(s, i);
     }
     VEC_FREE(&ext);
     free(root_of);
@@ -321,11 +321,11 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint32_t node = out->owner[i];
         if (!ml_slice_is_gpu(k) || node == ML_NONE32) continue;
         ml_node_device *d = device_of(out, node);
-        d->self += s->dur.v[i];
+        d->self += ml_slice_dur(s, i);
         if (k == ML_SL_KERNEL) {
             ml_str nm = s->name.v[i];
             if (nm < nstr && !tc_name[nm]) tc_name[nm] = ml_kernel_uses_tc(ml_s(p, nm)) ? 2 : 1;
-            if (nm < nstr && tc_name[nm] == 2) d->tc_self += s->dur.v[i];
+            if (nm < nstr && tc_name[nm] == 2) d->tc_self += ml_slice_dur(s, i);
         }
     }
     free(tc_name);

@@ -65,7 +65,7 @@ ml_trace *ml_trace_new(void)
 
 static void free_slices(ml_slices *s)
 {
-    VEC_FREE(&s->ts); VEC_FREE(&s->dur); VEC_FREE(&s->name); VEC_FREE(&s->track); VEC_FREE(&s->kind);
+    VEC_FREE(&s->ts); VEC_FREE(&s->dur32); VEC_FREE(&s->name); VEC_FREE(&s->track); VEC_FREE(&s->kind);
     VEC_FREE(&s->corr); VEC_FREE(&s->ext_id); VEC_FREE(&s->info); VEC_FREE(&s->parent); VEC_FREE(&s->depth);
     VEC_FREE(&s->launcher); VEC_FREE(&s->wide);
 }
@@ -171,7 +171,7 @@ ml_id32 ml_id32_escape(ml_wide_ids *w, int64_t v)
 void ml_slices_reserve(ml_trace *t, size_t n)
 {
     ml_slices *s = &t->slices;
-    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur32, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
     VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
     /* and the rows slices bring with them, as a realistic trace has them (an eighth of its
      * slices are GPU work, well over half are ops with args when they are kept, a quarter as
@@ -186,7 +186,7 @@ void ml_slices_grow(ml_trace *t)
 {
     ml_slices *s = &t->slices;
     size_t n = s->ts.len + 1;
-    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur32, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
     VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
 }
 
@@ -375,7 +375,8 @@ static void map_tail_slices(void *arg)
         s->name.v[i] = MAP_STR(s->name.v[i]);
         s->track.v[i] = j->tmap[s->track.v[i]];
         if (s->info.v[i] != ML_NONE32) s->info.v[i] += info_base(j, s->kind.v[i]);
-        if (s->corr.v[i] < -1) s->corr.v[i] -= wb; /* escapes: to the rows of dst's table */
+        if (s->dur32.v[i] < -1) s->dur32.v[i] -= wb; /* escapes: to the rows of dst's table */
+        if (s->corr.v[i] < -1) s->corr.v[i] -= wb;
         if (s->ext_id.v[i] < -1) s->ext_id.v[i] -= wb;
     }
 }
@@ -472,7 +473,7 @@ static void join_tail(ml_trace *t)
         (col).len = (n0_) + (n1_);                                                             \
         VEC_FREE(&(from));                                                                     \
     } while (0)
-    JOIN(s->ts, tl->ts, at, n0, n1); JOIN(s->dur, tl->dur, at, n0, n1); JOIN(s->name, tl->name, at, n0, n1);
+    JOIN(s->ts, tl->ts, at, n0, n1); JOIN(s->dur32, tl->dur32, at, n0, n1); JOIN(s->name, tl->name, at, n0, n1);
     JOIN(s->track, tl->track, at, n0, n1); JOIN(s->kind, tl->kind, at, n0, n1); JOIN(s->corr, tl->corr, at, n0, n1);
     JOIN(s->ext_id, tl->ext_id, at, n0, n1); JOIN(s->info, tl->info, at, n0, n1);
     JOIN(ix->points, ix->tail_points, ix->tail_points_at, ix->points.len, ix->tail_points.len);
@@ -552,8 +553,16 @@ ML_RUNSORT_DEFINE(sort_keys_into, skey, void *, SKEY_LT)
  * ml_trace_index): with two, a row with ML_PART1 set is row
  * (r & ~ML_PART1) of part 1. */
 typedef struct slice_keys {
-    const int64_t *ts[2], *dur[2];
+    const int64_t *ts[2];
+    const ml_id32 *dur[2];
+    const ml_wide_ids *wide; /* both parts' (the tail's escapes are the store's: ml_trace_append) */
 } slice_keys;
+
+/* Row i's duration in part `part`. */
+static inline int64_t key_dur(const slice_keys *k, uint32_t part, uint32_t i)
+{
+    return ml_id32_get(k->wide, k->dur[part][i]);
+}
 
 /* A slice (ts_x, dur_x) before a slice (ts_y, dur_y) of the same track:
  * earlier start, then longer: the one order of the sort, the check of push
@@ -568,13 +577,13 @@ static inline bool key_before(int64_t ts_x, int64_t dur_x, int64_t ts_y, int64_t
 /* The same for rows x and y (slice_before2: rows of either part, ML_PART1). */
 static inline bool slice_before(const slice_keys *k, uint32_t x, uint32_t y)
 {
-    return key_before(k->ts[0][x], k->dur[0][x], k->ts[0][y], k->dur[0][y]);
+    return key_before(k->ts[0][x], key_dur(k, 0, x), k->ts[0][y], key_dur(k, 0, y));
 }
 
 static inline bool slice_before2(const slice_keys *k, uint32_t x, uint32_t y)
 {
     uint32_t px = x >> 31, py = y >> 31, rx = x & ~ML_PART1, ry = y & ~ML_PART1;
-    return key_before(k->ts[px][rx], k->dur[px][rx], k->ts[py][ry], k->dur[py][ry]);
+    return key_before(k->ts[px][rx], key_dur(k, px, rx), k->ts[py][ry], key_dur(k, py, ry));
 }
 
 #define SLICE_LT(k, x, y) slice_before(k, x, y)
@@ -599,15 +608,16 @@ typedef struct slice_span {
 
 /* Rows [from, to) of a part, in push order: each gets the base added to its
  * start (read here anyway: no pass of its own), widens the span, and goes
- * to its track's next place (dest[r]), noting where a track's order breaks. */
-static void place_rows(ml_slices *s, size_t from, size_t to, int64_t base, uint32_t *dest, track_order *ord,
-                       slice_span *span)
+ * to its track's next place (dest[r]), noting where a track's order breaks.
+ * wide: the store's table of wide values (the tail's escapes are its too). */
+static void place_rows(ml_slices *s, const ml_wide_ids *wide, size_t from, size_t to, int64_t base, uint32_t *dest,
+                       track_order *ord, slice_span *span)
 {
     int64_t *ts = s->ts.v, begin = span->begin, end = span->end;
-    const int64_t *dur = s->dur.v;
+    const ml_id32 *dur = s->dur32.v;
     const uint32_t *track = s->track.v;
     for (size_t r = from; r < to; r++) {
-        int64_t start = ts[r] += base, d = dur[r], stop = ml_add_sat(start, d);
+        int64_t start = ts[r] += base, d = ml_id32_get(wide, dur[r]), stop = ml_add_sat(start, d);
         if (start < begin) begin = start;
         if (stop > end) end = stop;
         track_order *o = &ord[track[r]];
@@ -670,7 +680,7 @@ typedef struct row_key {
 static inline row_key key_of(const slice_keys *k, uint32_t r)
 {
     uint32_t part = r >> 31, i = r & ~ML_PART1;
-    return (row_key){k->ts[part][i], k->dur[part][i], r};
+    return (row_key){k->ts[part][i], key_dur(k, part, i), r};
 }
 
 /* Merges two sorted runs perm[lo, b) and perm[b, hi) straight into their
@@ -748,16 +758,16 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
     for (size_t k = 0; k < nt; k++) ord[k] = (track_order){INT64_MIN, INT64_MAX, first[k], 0, 0};
     uint32_t *dest[2] = {s->track.v, tl->track.v};
     *span = (slice_span){INT64_MAX, INT64_MIN};
-    place_rows(s, 0, at, base, dest[0], ord, span);
-    place_rows(tl, 0, n1, base, dest[1], ord, span);
-    place_rows(s, at, n0, base, dest[0], ord, span);
+    place_rows(s, &s->wide, 0, at, base, dest[0], ord, span);
+    place_rows(tl, &s->wide, 0, n1, base, dest[1], ord, span);
+    place_rows(s, &s->wide, at, n0, base, dest[0], ord, span);
     size_t unsorted = 0;
     for (size_t k = 0; k < nt; k++) unsorted += ord[k].descents > 0;
     if (unsorted) {
         uint32_t *perm = ml_malloc(n * sizeof *perm);
         for (size_t i = 0; i < n0; i++) perm[dest[0][i]] = (uint32_t)i;
         for (size_t i = 0; i < n1; i++) perm[dest[1][i]] = (uint32_t)i | ML_PART1;
-        slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
+        slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur32.v, tl->dur32.v}, &s->wide};
         /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
         size_t split = 0;
         while (split < nt && first[split + 1] <= n / 2) split++;
@@ -772,14 +782,14 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
     size_t cap;
     if (!identity) {
 #define PARTS(col) {{s->col.v, n1 ? tl->col.v : NULL}, {s->col.cap, tl->col.cap}, {n0, n1}, sizeof *s->col.v, NULL, 0}
-        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
+        ml_colparts cols[] = {PARTS(ts), PARTS(dur32), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
 #undef PARTS
         if (!n1)
             for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) cols[c].cap[1] = cols[c].len[1] = 0;
         ml_scatter_cols(cols, sizeof cols / sizeof *cols, (const uint32_t *const *)dest, n, pool);
         size_t c = 0;
 #define TAKE(col) (s->col.v = cols[c].out, s->col.cap = cols[c].out_cap, s->col.len = n, c++)
-        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
+        TAKE(ts); TAKE(dur32); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
 #undef TAKE
         size_t dest_cap[2] = {s->track.cap, tl->track.cap};
         s->track.v = ml_pool_take(pool, n * sizeof *s->track.v, &cap);
@@ -795,7 +805,7 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
     return true;
 }
 
-static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
+static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], ml_slice_dur(s, i)); }
 
 /* An open slice on nest()'s stack: its start and end kept beside it, so
  * that the test of each new slice against the top reads no column. */
@@ -825,7 +835,7 @@ static void nest(ml_trace *t)
     for (size_t k = 0; k < t->tracks.len; k++) {
         stack.len = 1;
         for (uint32_t i = first[k]; i < first[k + 1]; i++) {
-            int64_t ts = s->ts.v[i], end = ml_add_sat(ts, s->dur.v[i]);
+            int64_t ts = s->ts.v[i], end = ml_add_sat(ts, ml_slice_dur(s, i));
             /* A zero-length slice at a parent's start is inside it; a slice
              * that ended at or before ts is not. */
             while (stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
@@ -858,7 +868,7 @@ static int cmp_shared(const void *x, const void *y)
 static bool within(const ml_slices *s, size_t i, size_t k)
 {
     return s->track.v[i] == s->track.v[k] && s->ts.v[i] >= s->ts.v[k] &&
-           s->ts.v[i] + s->dur.v[i] <= s->ts.v[k] + s->dur.v[k];
+           s->ts.v[i] + ml_slice_dur(s, i) <= s->ts.v[k] + ml_slice_dur(s, k);
 }
 
 /* Of the launches sh[lo, hi) (one id, in time order), the one that began

@@ -9,7 +9,8 @@
  *
  * Tables are columnar like the rest of the profile.  Times are int64 ns on
  * the profile's clock (absolute where the input allows: ml_trace_finish()
- * adds the same base as ml_profile_finish()).  Strings are the profile's
+ * adds the same base as ml_profile_finish()); a slice's duration and ids
+ * are kept in 32 bits each (ml_id32) and read through ml_slice_dur() ...  Strings are the profile's
  * interned ids (ml_str, 0 = none).
  *
  *   tracks    one per CPU thread (pid, tid) and per GPU/NPU stream, with
@@ -87,15 +88,17 @@ typedef enum {
  * anything out of range). */
 const char *ml_slice_kind_name(unsigned kind);
 
-/* Ids in 32 bits: a slice's corr and ext_id, an op's seq, fwd_thread and
- * python_module.  Most rows have none (-1) and real ones are small counters,
- * so a row keeps 4 bytes, not 8: an id in [-1, 2^31) as it is, any other
- * int64 (a counter past 2^31, a hostile trace's) as -2 - k, an escape to row
- * k of a side table of wide values (ml_wide_ids) that the store keeps beside
- * its columns.  An escape is an index into its store's one table, so rows
- * move (the sort's scatter) with no remap.  Read through ml_id32_get() and
- * the accessors built on it (ml_slice_corr ...); written by ml_id32_put().
- * (The table cannot fill: 2^31 - 1 escapes need as many rows, 16 GB of it.) */
+/* Ids in 32 bits: a slice's corr and ext_id (and its dur), an op's seq,
+ * fwd_thread and python_module.  Most rows have none (-1) and real ones are
+ * small counters (most slices last well under 2.1 s), so a row keeps 4
+ * bytes, not 8: a value in [-1, 2^31) as it is, any other int64 (a counter
+ * past 2^31, a hostile trace's) as -2 - k, an escape to row k of a side
+ * table of wide values (ml_wide_ids) that the store keeps beside its
+ * columns.  An escape is an index into its store's one table, so rows move
+ * (the sort's scatter) with no remap.  Read through ml_id32_get() and the
+ * accessors built on it (ml_slice_dur, ml_slice_corr ...); written by
+ * ml_id32_put().  (The table cannot fill: 2^31 - 1 escapes need as many
+ * rows, 16 GB of it.) */
 typedef int32_t ml_id32;
 typedef VEC(int64_t) ml_wide_ids;
 
@@ -113,14 +116,14 @@ static inline ml_id32 ml_id32_put(ml_wide_ids *w, int64_t v)
 
 typedef struct ml_slices {
     VEC(int64_t) ts;        /* ns */
-    VEC(int64_t) dur;       /* ns, >= 0 */
+    VEC(ml_id32) dur32;     /* ns, >= 0, as an ml_id32 (2.1 s and longer: an escape): read it with ml_slice_dur() */
     VEC(ml_str) name;
     VEC(uint32_t) track;
     VEC(uint8_t) kind;      /* ml_slice_kind */
     /* (the two ids as ml_id32: read them with ml_slice_corr() and ml_slice_ext_id()) */
     VEC(ml_id32) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
     VEC(ml_id32) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
-    ml_wide_ids wide;       /* the corr and ext_id values that do not fit (ml_id32) */
+    ml_wide_ids wide;       /* the dur, corr and ext_id values that do not fit (ml_id32) */
     VEC(uint32_t) info;     /* CPU_OP/USER_ANNOTATION/PYTHON/PROFILER_STEP: index into op_info;
                              * KERNEL/MEMCPY/MEMSET: index into kernel_info; CUDA_SYNC: into sync_info;
                              * PROFILER_RANGE: into range_info; ML_NONE32 if none */
@@ -131,6 +134,8 @@ typedef struct ml_slices {
                              * else the one a flow to it starts in; ML_NONE32 */
 } ml_slices;
 
+/* Slice i's duration, ns (>= 0). */
+static inline int64_t ml_slice_dur(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->dur32.v[i]); }
 /* Slice i's correlation id and External id, exact (-1 if none). */
 static inline int64_t ml_slice_corr(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->corr.v[i]); }
 static inline int64_t ml_slice_ext_id(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->ext_id.v[i]); }
@@ -298,14 +303,14 @@ static inline size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
     size_t i = s->ts.len;
     if (i == s->ts.cap) ml_slices_grow(t);
     s->ts.v[i] = r->ts;
-    s->dur.v[i] = r->dur < 0 ? 0 : r->dur;
+    s->dur32.v[i] = ml_id32_put(&s->wide, r->dur < 0 ? 0 : r->dur);
     s->name.v[i] = r->name;
     s->track.v[i] = r->track;
     s->kind.v[i] = r->kind;
     s->corr.v[i] = ml_id32_put(&s->wide, r->corr);
     s->ext_id.v[i] = ml_id32_put(&s->wide, r->ext_id);
     s->info.v[i] = r->info;
-    s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
+    s->ts.len = s->dur32.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
         s->info.len = i + 1;
     return i;
 }

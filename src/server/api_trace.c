@@ -83,7 +83,7 @@ ml_sv_trace *ml_sv_trace_build(const ml_profile *p, int64_t origin)
         size_t q = at[base[s->track.v[i]] + s->depth.v[i]]++;
         x->ids[q] = (uint32_t)i;
         x->ts[q] = s->ts.v[i] - origin;
-        x->end[q] = s->ts.v[i] + s->dur.v[i] - origin;
+        x->end[q] = s->ts.v[i] + ml_slice_dur(s, i) - origin;
     }
     free(at);
     free(base);
@@ -234,7 +234,7 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
         track[k] = s->track.v[i];
         depth[k] = s->depth.v[i];
         ts[k] = s->ts.v[i] - x->origin;
-        dur[k] = s->dur.v[i];
+        dur[k] = ml_slice_dur(s, i);
         kind[k] = s->kind.v[i];
     }
     /* flows between returned slices: mark them, then each flow from one of them */
@@ -324,7 +324,7 @@ static void put_brief(jw *w, const ml_sv_trace *x, const ml_profile *p, uint32_t
     jw_key(w, "track"), jw_i64(w, s->track.v[i]);
     jw_key(w, "depth"), jw_i64(w, s->depth.v[i]);
     jw_key(w, "ts"), jw_i64_js(w, s->ts.v[i] - x->origin);
-    jw_key(w, "dur"), jw_i64_js(w, s->dur.v[i]);
+    jw_key(w, "dur"), jw_i64_js(w, ml_slice_dur(s, i));
     jw_key(w, "name"), jw_text(w, ml_s(p, s->name.v[i]));
     jw_key(w, "kind"), jw_str(w, ml_slice_kind_name(s->kind.v[i]));
     if (!open) jw_end(w);

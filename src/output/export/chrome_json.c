@@ -134,7 +134,7 @@ static void put_slice(ml_chrome_json *c, size_t i)
     jw_key(w, "name"), jw_text(w, ml_s(p, s->name.v[i]));
     put_pid_tid(w, p, s->track.v[i]);
     jw_key(w, "ts"), put_us(w, s->ts.v[i]);
-    jw_key(w, "dur"), put_us(w, s->dur.v[i]);
+    jw_key(w, "dur"), put_us(w, ml_slice_dur(s, i));
     int args = 0;
     if (ml_slice_corr(s, i) >= 0) arg(w, &args, "correlation"), jw_i64(w, ml_slice_corr(s, i));
     if (ml_slice_ext_id(s, i) >= 0) arg(w, &args, "External id"), jw_i64(w, ml_slice_ext_id(s, i));

@@ -220,7 +220,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     size_t at_cut = 0;
     if (total > max_slices) {
         int64_t *d = ml_malloc(total * sizeof *d);
-        memcpy(d, s->dur.v, total * sizeof *d);
+        for (size_t i = 0; i < total; i++) d[i] = ml_slice_dur(s, i);
         qsort(d, total, sizeof *d, cmp_i64_desc);
         cut = d[max_slices - 1];
         size_t above = 0;
@@ -232,8 +232,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     size_t n = 0;
     for (size_t i = 0; i < total; i++) {
         newid[i] = ML_NONE32;
-        if (cut >= 0 && (s->dur.v[i] < cut || (s->dur.v[i] == cut && !at_cut))) continue;
-        if (cut >= 0 && s->dur.v[i] == cut) at_cut--;
+        if (cut >= 0 && (ml_slice_dur(s, i) < cut || (ml_slice_dur(s, i) == cut && !at_cut))) continue;
+        if (cut >= 0 && ml_slice_dur(s, i) == cut) at_cut--;
         kept[n++] = (uint32_t)i;
     }
     /* start order, stable */
@@ -263,7 +263,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     for (size_t k = 0; k < n; k++) {
         uint32_t i = kept[k];
         ts[k] = u32_or_big(k ? s->ts.v[i] - s->ts.v[kept[k - 1]] : 0, k, &ts_big);
-        dur[k] = u32_or_big(s->dur.v[i], k, &dur_big);
+        dur[k] = u32_or_big(ml_slice_dur(s, i), k, &dur_big);
         track[k] = s->track.v[i];
         name[k] = str_local(&sm, s->name.v[i]);
         uint16_t d = s->depth.v[i];
