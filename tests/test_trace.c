@@ -996,7 +996,8 @@ static int64_t dur_of_row(int i) { return i % 7 == 3 ? (int64_t)INT32_MAX + 1 + 
  * row i is named "r<i>" and carries dur_of_row(i), corr_of_row(i) and ext_of_row(i): a runtime call, or
  * (odd rows with a real id) a kernel that the runtime call of its id launches; every third
  * row is followed by an op "o<i>" with ext_of_row(i), corr_of_row(i) and any_ids[i] as its
- * seq, fwd_thread and python_module. */
+ * seq, fwd_thread and python_module; each kernel is the end of a flow (id ext_of_row(i))
+ * from the time of its runtime call. */
 static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
 {
     uint32_t host = ml_track_get(t, sp, "1", 1, "1", 1), dev = ml_track_get(t, sp, "0", 1, "7", 1);
@@ -1011,6 +1012,11 @@ static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
         ml_slice_row r = {ts, dur_of_row(i), corr_of_row(i), ext_of_row(i), ml_intern_cstr(sp, name), kernel ? dev : host,
                           kernel ? ml_kernel_info_push(t, &k) : ML_NONE32, kernel ? ML_SL_KERNEL : ML_SL_RUNTIME};
         ml_slice_push(t, &r);
+        if (kernel) { /* a flow from the pair's runtime call to the kernel, its id ext_of_row(i) */
+            ml_str cat = ml_intern_cstr(sp, "ac2g");
+            ml_flow_point(t, ext_of_row(i), cat, 's', false, host, (int64_t)(((i - 1) * 37) % 101) * 100);
+            ml_flow_point(t, ext_of_row(i), cat, 'f', false, dev, ts);
+        }
         if (i % 3) continue;
         /* and an op "o<i>" whose args carry three of the ids */
         ml_op_info_row o = {0, 0, 0, 0, ext_of_row(i), corr_of_row(i), any_ids[(size_t)i % N_ANY_IDS]};
@@ -1031,6 +1037,7 @@ TEST(store_ids_of_any_width_read_back_exact)
         {{0, N / 3, false}, {N / 3, 2 * N / 3, true}, {2 * N / 3, N, false}},
         {{0, N / 3, false}, {N / 3, 2 * N / 3, true}, {2 * N / 3, N, true}},
     };
+    ml_buf flows0 = {0}; /* the one store's flows, "id from to" by slice names: the same in every layout */
     for (int layout = 0; layout < 4; layout++) {
         ml_profile *p = ml_profile_new("x", "test");
         p->trace = ml_trace_new();
@@ -1089,8 +1096,23 @@ TEST(store_ids_of_any_width_read_back_exact)
         }
         CHECK_EQ_I64(wrong, 0);
         CHECK(launched > 0 && wide > 0 && ops > 0); /* (the check saw launches and escapes) */
+        ml_buf fl = {0};
+        size_t wide_flows = 0;
+        for (size_t f = 0; f < t->flows.len; f++) {
+            const ml_flow *x = &t->flows.v[f];
+            wide_flows += x->id == INT64_MAX || x->id == INT64_MIN || x->id == (int64_t)1 << 40;
+            ml_buf_printf(&fl, "%lld %s %s\n", (long long)x->id, x->from == ML_NONE32 ? "-" : ml_s(p, s->name.v[x->from]),
+                          x->to == ML_NONE32 ? "-" : ml_s(p, s->name.v[x->to]));
+        }
+        CHECK(wide_flows > 0);
+        if (layout == 0) flows0 = fl;
+        else {
+            if (!fl.p || !flows0.p || strcmp(fl.p, flows0.p)) CHECK_FAILED_("layout %d: the flows differ from one store's", layout);
+            ml_buf_free(&fl);
+        }
         ml_profile_free(p);
     }
+    ml_buf_free(&flows0);
 }
 
 /* ---- real traces (../shared/data), expected values from tests/trace_expected.py ---- */

@@ -19,13 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct flow_point {
-    int64_t id, ts;
+typedef struct flow_point { /* 24 bytes: one per flow endpoint, a quarter as many as slices */
+    int64_t ts;
+    ml_id32 id;             /* (its wide values in ml_trace_index.point_wide) */
     ml_str cat;
     uint32_t track;
     char ph;
     bool enclosing;
 } flow_point;
+_Static_assert(sizeof(flow_point) == 24, "flow_point packs into 24 bytes");
 
 typedef struct meta_row { /* an M event, applied to the tracks at the end */
     ml_str pid, tid, name;
@@ -39,6 +41,7 @@ typedef struct ml_trace_index {
     uint32_t *vals;
     size_t mask;
     VEC(flow_point) points;
+    ml_wide_ids point_wide; /* the flow points' ids that do not fit (ml_id32), the tail's too */
     VEC(meta_row) meta;
     uint32_t *track_first;  /* after finish: tracks.len + 1 offsets into the slices */
     VEC(ml_row_range) device_rows; /* after finish: see ml_trace_device_rows() */
@@ -91,6 +94,7 @@ void ml_trace_free(ml_trace *t)
         free(t->index->keys);
         free(t->index->vals);
         VEC_FREE(&t->index->points);
+        VEC_FREE(&t->index->point_wide);
         free_slices(&t->index->tail);
         VEC_FREE(&t->index->tail_points);
         VEC_FREE(&t->index->meta);
@@ -271,7 +275,7 @@ uint32_t ml_range_info_push(ml_trace *t, const ml_str *keys, const double *value
 
 void ml_flow_point(ml_trace *t, int64_t id, ml_str cat, char ph, bool bind_enclosing, uint32_t track, int64_t ts)
 {
-    flow_point fp = {id, ts, cat, track, ph, bind_enclosing};
+    flow_point fp = {ts, ml_id32_put(&t->index->point_wide, id), cat, track, ph, bind_enclosing};
     VEC_PUSH(&t->index->points, fp);
 }
 
@@ -433,9 +437,14 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->range_key);
     VEC_FREE(&src->range_value);
     flow_point *pt = src->index->points.v;
+    ml_wide_ids *pw = &dst->index->point_wide;
+    int32_t pb = (int32_t)pw->len; /* src's wide ids after dst's: its escapes move by that */
+    for (size_t i = 0; i < src->index->point_wide.len; i++) VEC_PUSH(pw, src->index->point_wide.v[i]);
+    VEC_FREE(&src->index->point_wide);
     for (size_t i = 0; i < src->index->points.len; i++) {
         pt[i].cat = MAP_STR(pt[i].cat);
         pt[i].track = j->tmap[pt[i].track];
+        if (pt[i].id < -1) pt[i].id -= pb;
     }
     for (size_t i = 0; i < src->index->meta.len; i++) {
         meta_row m = src->index->meta.v[i];
@@ -1123,7 +1132,8 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
     for (size_t g = 0, i = 0; g < 3; g++)
         for (size_t k = 0; k < part_n[g]; k++, i++) {
             const flow_point *p = &part[g][k];
-            keys[cursor[p->track < nt ? p->track : nt]++] = (skey){p->id, p->ts, p->cat, (uint32_t)i};
+            keys[cursor[p->track < nt ? p->track : nt]++] =
+                (skey){ml_id32_get(&ix->point_wide, p->id), p->ts, p->cat, (uint32_t)i};
         }
     keys = sort_keys_into(keys, scratch, n, NULL);
     finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
@@ -1142,7 +1152,7 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
             prev = at;
             open = last_s = true;
         } else {
-            ml_flow f = {fp->id, fp->cat, open ? prev : ML_NONE32, at};
+            ml_flow f = {keys[i].a, fp->cat, open ? prev : ML_NONE32, at}; /* (a: its id, exact) */
             VEC_PUSH(&t->flows, f);
             prev = at;
             open = fp->ph == 't';
@@ -1151,7 +1161,7 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
         bool group_ends = i + 1 == n || keys[i + 1].c != keys[i].c || keys[i + 1].a != keys[i].a;
         bool next_s = !group_ends && point_at(ix, keys[i + 1].idx)->ph == 's';
         if (last_s && (group_ends || next_s)) {
-            ml_flow f = {fp->id, fp->cat, prev, ML_NONE32};
+            ml_flow f = {keys[i].a, fp->cat, prev, ML_NONE32};
             VEC_PUSH(&t->flows, f);
             open = last_s = false;
         }
@@ -1159,6 +1169,7 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
     free(cursor);
     VEC_FREE(&t->index->points);
     VEC_FREE(&t->index->tail_points);
+    VEC_FREE(&t->index->point_wide);
 }
 
 static void shift(int64_t *v, size_t n, int64_t by)
