@@ -121,7 +121,7 @@ TEST(old_trace_view_alone)
         CHECK(k != SIZE_MAX);
         if (k != SIZE_MAX) {
             CHECK_EQ_I64(p->trace->slices.ts.v[k], INT64_C(1704161511420400123)); /* the string, exactly */
-            CHECK_EQ_I64(p->trace->slices.dur.v[k], 1350);
+            CHECK_EQ_I64(ml_slice_dur(&p->trace->slices, k), 1350);
             CHECK_EQ_STR(ml_s(p, kinfo(p, k)->core), "AI_VECTOR_CORE");
             CHECK(!ml_kernel_info_is_comm(p->trace, kinfo(p, k)));
             CHECK(p->trace->slices.launcher.v[k] != ML_NONE32); /* its CANN call, by connection_id */
@@ -308,9 +308,9 @@ TEST(kernel_details_only_dir)
         CHECK(a != SIZE_MAX && m != SIZE_MAX && h != SIZE_MAX);
         if (a != SIZE_MAX && m != SIZE_MAX && h != SIZE_MAX) {
             CHECK_EQ_I64(p->trace->slices.ts.v[a], INT64_C(1736408883694624810));
-            CHECK_EQ_I64(p->trace->slices.dur.v[a], 2500);
+            CHECK_EQ_I64(ml_slice_dur(&p->trace->slices, a), 2500);
             CHECK_EQ_I64(p->trace->slices.ts.v[m], INT64_C(1736408883694700001));
-            CHECK_EQ_I64(p->trace->slices.dur.v[m], 3000); /* 3000.4 ns, to the ns */
+            CHECK_EQ_I64(ml_slice_dur(&p->trace->slices, m), 3000); /* 3000.4 ns, to the ns */
             CHECK(ml_kernel_info_is_comm(p->trace, kinfo(p, h)));
             CHECK_EQ_STR(ml_s(p, ml_kernel_comm(p->trace, kinfo(p, h))->collective), "hcom_allReduce_");
             CHECK_EQ_I64(p->trace->tracks.v[p->trace->slices.track.v[h]].stream, ML_ASCEND_HCCL_STREAM);
@@ -320,7 +320,7 @@ TEST(kernel_details_only_dir)
         CHECK(s3 != SIZE_MAX);
         if (s3 != SIZE_MAX) { /* from Add1's start to the HCCL task's end */
             CHECK_EQ_I64(p->trace->slices.ts.v[s3], INT64_C(1736408883694624810));
-            CHECK_EQ_I64(p->trace->slices.dur.v[s3], INT64_C(1736408883694640000) - INT64_C(1736408883694624810));
+            CHECK_EQ_I64(ml_slice_dur(&p->trace->slices, s3), INT64_C(1736408883694640000) - INT64_C(1736408883694624810));
         }
         ml_kernel_table kt;
         ml_kernels_compute(p, NULL, NULL, &kt);
@@ -431,7 +431,7 @@ TEST(db_only_dir)
         size_t mm = slice_named(p, "aclnnMm_MatMulV2");
         CHECK(mm != SIZE_MAX);
         if (mm != SIZE_MAX) {
-            CHECK_EQ_I64(p->trace->slices.dur.v[mm], 250);
+            CHECK_EQ_I64(ml_slice_dur(&p->trace->slices, mm), 250);
             CHECK_EQ_STR(ml_s(p, kinfo(p, mm)->core), "AI_CORE");
             CHECK(p->trace->slices.launcher.v[mm] != ML_NONE32); /* CANN_API by connectionId */
         }

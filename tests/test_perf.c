@@ -34,7 +34,7 @@ static fix fix_new(void)
 
 static void host(fix *f, uint8_t kind, const char *name, double ts, double dur, int64_t ext, const char *dims)
 {
-    ml_op_info oi = {.seq = -1, .fwd_thread = -1, .python_module = -1};
+    ml_op_info_row oi = {.seq = -1, .fwd_thread = -1, .python_module = -1};
     if (dims) oi.input_dims = ml_intern_cstr(f->p->strings, dims);
     ml_slice_row r = {.ts = (int64_t)(ts * US), .dur = (int64_t)(dur * US), .corr = -1, .ext_id = ext,
                       .name = ml_intern_cstr(f->p->strings, name), .track = f->thread, .kind = kind,

@@ -55,8 +55,8 @@ TEST(b_e_pairs_nest_and_unmatched_ones_are_tolerated)
     CHECK(outer >= 0 && inner >= 0 && leaf >= 0 && open >= 0);
     if (outer < 0 || inner < 0 || leaf < 0 || open < 0) goto out;
     CHECK_EQ_I64(s->ts.v[outer], 10000);
-    CHECK_EQ_I64(s->dur.v[outer], 20000);
-    CHECK_EQ_I64(s->dur.v[inner], 8000);
+    CHECK_EQ_I64(ml_slice_dur(s, outer), 20000);
+    CHECK_EQ_I64(ml_slice_dur(s, inner), 8000);
     CHECK_EQ_I64(s->depth.v[outer], 0);
     CHECK_EQ_I64(s->depth.v[inner], 1);
     CHECK_EQ_I64(s->depth.v[leaf], 2);
@@ -68,7 +68,7 @@ TEST(b_e_pairs_nest_and_unmatched_ones_are_tolerated)
     CHECK_EQ_I64(inner + 1, leaf);
     /* the unclosed B lasts until the end of the trace (the orphan E at 31 µs) */
     CHECK_EQ_I64(s->ts.v[open], 11000);
-    CHECK_EQ_I64(s->dur.v[open], 20000);
+    CHECK_EQ_I64(ml_slice_dur(s, open), 20000);
     CHECK_EQ_I64(s->kind.v[open], ML_SL_USER_ANNOTATION);
     CHECK_EQ_I64(t->unpaired_ends, 1);
     CHECK(has_note(p, "1 \"E\" event had no \"B\" open on its thread: it was ignored"));
@@ -104,12 +104,12 @@ TEST(cuda_sync_args_do_not_reach_the_next_event)
     CHECK(sync >= 0 && op >= 0 && rt >= 0);
     if (sync >= 0 && op >= 0 && rt >= 0) {
         CHECK_EQ_I64(s->kind.v[sync], ML_SL_CUDA_SYNC);
-        CHECK_EQ_I64(s->corr.v[sync], 42);
-        CHECK_EQ_I64(s->ext_id.v[sync], 9);
-        CHECK_EQ_I64(s->corr.v[op], -1);
-        CHECK_EQ_I64(s->ext_id.v[op], -1);
-        CHECK_EQ_I64(s->corr.v[rt], -1);
-        CHECK_EQ_I64(s->ext_id.v[rt], -1);
+        CHECK_EQ_I64(ml_slice_corr(s, sync), 42);
+        CHECK_EQ_I64(ml_slice_ext_id(s, sync), 9);
+        CHECK_EQ_I64(ml_slice_corr(s, op), -1);
+        CHECK_EQ_I64(ml_slice_ext_id(s, op), -1);
+        CHECK_EQ_I64(ml_slice_corr(s, rt), -1);
+        CHECK_EQ_I64(ml_slice_ext_id(s, rt), -1);
     }
     ml_profile_free(p);
 }
@@ -149,8 +149,8 @@ TEST(gpu_work_gets_stream_tracks_launchers_flows_and_kernel_args)
     CHECK_EQ_I64(s->launcher.v[k2], drv);
     CHECK_EQ_I64(s->launcher.v[mc], ML_NONE32); /* correlation 99 launched by nothing here */
     CHECK_EQ_I64(s->launcher.v[rt], ML_NONE32);
-    CHECK_EQ_I64(s->corr.v[k1], 7);
-    CHECK_EQ_I64(s->ext_id.v[k1], 3);
+    CHECK_EQ_I64(ml_slice_corr(s, k1), 7);
+    CHECK_EQ_I64(ml_slice_ext_id(s, k1), 3);
     /* the stream track */
     const ml_track *tr = &t->tracks.v[s->track.v[k1]];
     CHECK_EQ_I64(tr->kind, ML_TRACK_STREAM);
@@ -272,8 +272,8 @@ TEST(old_format_cats_steps_and_stream_names)
     CHECK_EQ_I64(s->parent.v[rt], conv);
     CHECK_EQ_I64(s->depth.v[rt], 2);
     CHECK_EQ_I64(s->launcher.v[k], rt);
-    CHECK_EQ_I64(s->ext_id.v[k], 4);
-    CHECK_EQ_I64(s->ext_id.v[rt], 4);
+    CHECK_EQ_I64(ml_slice_ext_id(s, k), 4);
+    CHECK_EQ_I64(ml_slice_ext_id(s, rt), 4);
     /* stream numbers from "stream N" tids, devices from pids */
     const ml_track *kt = &t->tracks.v[s->track.v[k]], *mt = &t->tracks.v[s->track.v[mc]];
     CHECK_EQ_I64(kt->kind, ML_TRACK_STREAM);
@@ -293,15 +293,15 @@ TEST(old_format_cats_steps_and_stream_names)
         CHECK_EQ_STR(ml_s(p, oi->input_dims), "[[32, 3, 224, 224], [], [7]]");
         CHECK_EQ_STR(ml_s(p, oi->input_types), "[\"float\", \"\"]");
         CHECK_EQ_STR(ml_s(p, oi->call_stack), "a.py(1): f;b.py(2): g");
-        CHECK_EQ_I64(oi->seq, 12);
-        CHECK_EQ_I64(oi->fwd_thread, 1);
-        CHECK_EQ_I64(oi->python_module, -1);
+        CHECK_EQ_I64(ml_op_seq(t, oi), 12);
+        CHECK_EQ_I64(ml_op_fwd_thread(t, oi), 1);
+        CHECK_EQ_I64(ml_op_python_module(t, oi), -1);
     }
     CHECK_EQ_I64(s->info.v[step], ML_NONE32); /* no args worth a row */
     CHECK(s->info.v[py] != ML_NONE32);
     if (s->info.v[py] != ML_NONE32) {
         const ml_op_info *oi = &t->op_info.v[s->info.v[py]];
-        CHECK_EQ_I64(oi->python_module, 17);
+        CHECK_EQ_I64(ml_op_python_module(t, oi), 17);
         CHECK_EQ_I64(oi->input_dims, 0);
     }
 out:
@@ -393,7 +393,7 @@ TEST(ascend_trace_view_lanes_by_process_name)
     CHECK_EQ_STR(ml_s(p, t->op_info.v[s->info.v[add]].input_dims), "2,3;\r\n4");
     CHECK_EQ_I64(s->kind.v[acl], ML_SL_RUNTIME);
     CHECK_EQ_I64(s->kind.v[mc], ML_SL_MEMCPY);
-    CHECK_EQ_I64(s->dur.v[mc], 3500);
+    CHECK_EQ_I64(ml_slice_dur(s, mc), 3500);
     CHECK_EQ_I64(s->kind.v[conv], ML_SL_KERNEL);
     CHECK_EQ_I64(s->kind.v[hccl], ML_SL_OTHER);
     CHECK_EQ_I64(s->launcher.v[mc], acl);
@@ -461,7 +461,7 @@ TEST(store_sorts_nests_and_counts_partial_overlaps)
     CHECK_EQ_I64(s->ts.len, 7);
     for (size_t i = 0; i < 7 && i < s->ts.len; i++) {
         CHECK_EQ_I64(s->ts.v[i], ts[i]);
-        CHECK_EQ_I64(s->dur.v[i], dur[i]);
+        CHECK_EQ_I64(ml_slice_dur(s, i), dur[i]);
         CHECK_EQ_I64(s->depth.v[i], depth[i]);
         CHECK_EQ_I64(s->parent.v[i], parent[i]);
     }
@@ -589,7 +589,7 @@ static uint32_t brute_enclosing(const ml_trace *t, uint32_t track, int64_t ts)
     uint32_t best = ML_NONE32;
     for (uint32_t i = 0; i < s->ts.len; i++) {
         if (s->track.v[i] != track || s->ts.v[i] > ts) continue;
-        bool inside = s->ts.v[i] + s->dur.v[i] > ts || s->ts.v[i] == ts;
+        bool inside = s->ts.v[i] + ml_slice_dur(s, i) > ts || s->ts.v[i] == ts;
         /* the latest-starting open candidate on the parent chain of the last slice starting at or before ts */
         if (inside) best = i;
     }
@@ -599,7 +599,7 @@ static uint32_t brute_enclosing(const ml_trace *t, uint32_t track, int64_t ts)
     for (uint32_t i = 0; i < s->ts.len; i++)
         if (s->track.v[i] == track && s->ts.v[i] <= ts) last = i;
     for (uint32_t i = last; i != ML_NONE32; i = s->parent.v[i])
-        if (s->ts.v[i] + s->dur.v[i] > ts || s->ts.v[i] == ts) return i;
+        if (s->ts.v[i] + ml_slice_dur(s, i) > ts || s->ts.v[i] == ts) return i;
     return ML_NONE32;
 }
 
@@ -734,7 +734,7 @@ TEST(split_file_gives_the_same_store)
     CHECK_EQ_I64(a->ts.len, 1600);
     CHECK_EQ_I64(b->ts.len, a->ts.len);
     for (size_t i = 0; i < a->ts.len && i < b->ts.len; i++) {
-        if (a->ts.v[i] != b->ts.v[i] || a->dur.v[i] != b->dur.v[i] || a->depth.v[i] != b->depth.v[i] ||
+        if (a->ts.v[i] != b->ts.v[i] || ml_slice_dur(a, i) != ml_slice_dur(b, i) || a->depth.v[i] != b->depth.v[i] ||
             a->launcher.v[i] != b->launcher.v[i] || a->kind.v[i] != b->kind.v[i] ||
             strcmp(ml_s(one, a->name.v[i]), ml_s(two, b->name.v[i]))) {
             CHECK_FAILED_("slice %zu differs", i);
@@ -787,7 +787,7 @@ static void push_part(ml_trace *t, ml_strpool *sp, int part)
         ml_slice_row r = {ts, dur, -1, -1, ml_intern_cstr(sp, name), tr[RND(2)], ML_NONE32, ML_SL_CPU_OP};
         switch (RND(3)) {
         case 0: {
-            ml_op_info o = {ml_intern_cstr(sp, name), 0, 0, 0, i, -1, -1};
+            ml_op_info_row o = {ml_intern_cstr(sp, name), 0, 0, 0, i, -1, -1};
             r.info = ml_op_info_push(t, &o);
             break;
         }
@@ -852,9 +852,9 @@ TEST(store_appended_half_sorts_as_one_store)
         CHECK_EQ_I64(y->ts.len, x->ts.len);
         size_t wrong = 0, launched = 0, nested = 0;
         for (size_t i = 0; i < x->ts.len && i < y->ts.len; i++) {
-            bool same = x->ts.v[i] == y->ts.v[i] && x->dur.v[i] == y->dur.v[i] && x->track.v[i] == y->track.v[i] &&
-                        x->kind.v[i] == y->kind.v[i] && x->corr.v[i] == y->corr.v[i] &&
-                        x->ext_id.v[i] == y->ext_id.v[i] && x->info.v[i] == y->info.v[i] &&
+            bool same = x->ts.v[i] == y->ts.v[i] && ml_slice_dur(x, i) == ml_slice_dur(y, i) && x->track.v[i] == y->track.v[i] &&
+                        x->kind.v[i] == y->kind.v[i] && ml_slice_corr(x, i) == ml_slice_corr(y, i) &&
+                        ml_slice_ext_id(x, i) == ml_slice_ext_id(y, i) && x->info.v[i] == y->info.v[i] &&
                         x->parent.v[i] == y->parent.v[i] && x->depth.v[i] == y->depth.v[i] &&
                         x->launcher.v[i] == y->launcher.v[i] && !strcmp(ml_s(one, x->name.v[i]), ml_s(two, y->name.v[i]));
             if (same && x->kind.v[i] == ML_SL_CPU_OP && x->info.v[i] != ML_NONE32)
@@ -869,7 +869,7 @@ TEST(store_appended_half_sorts_as_one_store)
         CHECK(launched > 0 && nested > 0); /* (the comparison saw launches and nesting) */
         for (size_t k = 0; k + 1 < x->ts.len; k++) /* sorted: (track, ts, longer first) */
             if (x->track.v[k] == x->track.v[k + 1])
-                CHECK(x->ts.v[k] < x->ts.v[k + 1] || (x->ts.v[k] == x->ts.v[k + 1] && x->dur.v[k] >= x->dur.v[k + 1]));
+                CHECK(x->ts.v[k] < x->ts.v[k + 1] || (x->ts.v[k] == x->ts.v[k + 1] && ml_slice_dur(x, k) >= ml_slice_dur(x, k + 1)));
         CHECK_EQ_I64(b->flows.len, a->flows.len);
         for (size_t f = 0; f < a->flows.len && f < b->flows.len; f++) {
             const ml_flow *fa = &a->flows.v[f], *fb = &b->flows.v[f];
@@ -914,8 +914,9 @@ static int cmp_ref(const void *x, const void *y)
  * ext_id), each track's: 0 in order (equal keys among them); 1 two sorted
  * runs interleaved; 2 two sorted runs one after the other, the second
  * starting before the first ends; 3 as 2, the second starting with the
- * first; 4 anywhere.  Many rows tie another run's.  With `split`, the rows
- * from about the middle on go into a second store, appended to the first. */
+ * first; 4 anywhere, some rows 2^32 ns longer.  Many rows tie another
+ * run's.  With `split`, the rows from about the middle on go into a second
+ * store, appended to the first. */
 static void sort_shape_check(int shape, bool split)
 {
     enum { N = 3000 };
@@ -941,7 +942,7 @@ static void sort_shape_check(int shape, bool split)
         int64_t step = RND(3) * 10, ts = clock[run][k] += step, dur = RND(4) * 10;
         if (step == 0) dur = last_dur[run][k]; /* the same key again: a tie within the run */
         last_dur[run][k] = dur;
-        if (shape == 4) ts = RND(200) * 10;
+        if (shape == 4) ts = RND(200) * 10, dur += RND(2) << 32; /* (and durations that take an escape) */
         ml_slice_row r = {ts, dur, -1, (int64_t)i, ml_intern_cstr(split && i >= half ? second->strings : p->strings, "op"),
                           k, ML_NONE32, ML_SL_CPU_OP};
         ml_slice_push(t, &r);
@@ -964,10 +965,10 @@ static void sort_shape_check(int shape, bool split)
     CHECK_EQ_I64(s->ts.len, N);
     size_t wrong = 0;
     for (size_t i = 0; i < N && i < s->ts.len; i++)
-        if (s->ext_id.v[i] != ref[i].id || s->ts.v[i] != ref[i].ts || s->dur.v[i] != ref[i].dur ||
+        if (ml_slice_ext_id(s, i) != ref[i].id || s->ts.v[i] != ref[i].ts || ml_slice_dur(s, i) != ref[i].dur ||
             s->track.v[i] != ref[i].track)
             if (!wrong++) CHECK_FAILED_("shape %d%s: slice %zu is row %lld, not %u", shape, split ? " split" : "", i,
-                                        (long long)s->ext_id.v[i], ref[i].id);
+                                        (long long)ml_slice_ext_id(s, i), ref[i].id);
     CHECK_EQ_I64(wrong, 0);
     ml_profile_free(p);
 }
@@ -978,6 +979,140 @@ TEST(store_sort_agrees_with_a_stable_sort)
         sort_shape_check(shape, false);
         sort_shape_check(shape, true);
     }
+}
+
+/* ---- ids of any width (ml_id32): kept in 32 bits, read back exact (slices and ops) ---- */
+
+/* Ids a trace may carry: none, small, at and past the 32-bit edges, negative, the int64 extremes. */
+static const int64_t any_ids[] = {-1, 0, 1, 7, INT32_MAX, (int64_t)INT32_MAX + 1, -2, -6, INT32_MIN,
+                                  (int64_t)INT32_MIN - 1, (int64_t)1 << 40, INT64_MAX, INT64_MIN, INT64_MAX - 1};
+#define N_ANY_IDS (sizeof any_ids / sizeof *any_ids)
+static int64_t corr_of_row(int i) { return any_ids[(size_t)i / 2 % N_ANY_IDS]; } /* (rows 2m, 2m + 1 share one) */
+static int64_t ext_of_row(int i) { return any_ids[((size_t)i * 3 + 1) % N_ANY_IDS]; }
+/* (every seventh row lasts 2^31 ns and more: an escape too) */
+static int64_t dur_of_row(int i) { return i % 7 == 3 ? (int64_t)INT32_MAX + 1 + i : 10 + i % 3; }
+
+/* Rows [from, to) of the test below, pushed into t out of time order (the sort moves them):
+ * row i is named "r<i>" and carries dur_of_row(i), corr_of_row(i) and ext_of_row(i): a runtime call, or
+ * (odd rows with a real id) a kernel that the runtime call of its id launches; every third
+ * row is followed by an op "o<i>" with ext_of_row(i), corr_of_row(i) and any_ids[i] as its
+ * seq, fwd_thread and python_module; each kernel is the end of a flow (id ext_of_row(i))
+ * from the time of its runtime call. */
+static void push_id_rows(ml_trace *t, ml_strpool *sp, int from, int to)
+{
+    uint32_t host = ml_track_get(t, sp, "1", 1, "1", 1), dev = ml_track_get(t, sp, "0", 1, "7", 1);
+    ml_track_set_stream(t, dev, 0, 7);
+    for (int i = from; i < to; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%d", i);
+        bool kernel = i % 2 && corr_of_row(i) >= 0;
+        int64_t ts = (int64_t)((i * 37) % 101) * 100 + (kernel ? 50 : 0);
+        ml_kernel_info k = {.device = 0, .stream = 7, .grid = {1, 1, 1}, .block = {1, 1, 1}, .registers = -1,
+                            .shared_memory = -1, .blocks_per_sm = -1, .occupancy = -1, .membw = 0, .bytes = -1};
+        ml_slice_row r = {ts, dur_of_row(i), corr_of_row(i), ext_of_row(i), ml_intern_cstr(sp, name), kernel ? dev : host,
+                          kernel ? ml_kernel_info_push(t, &k) : ML_NONE32, kernel ? ML_SL_KERNEL : ML_SL_RUNTIME};
+        ml_slice_push(t, &r);
+        if (kernel) { /* a flow from the pair's runtime call to the kernel, its id ext_of_row(i) */
+            ml_str cat = ml_intern_cstr(sp, "ac2g");
+            ml_flow_point(t, ext_of_row(i), cat, 's', false, host, (int64_t)(((i - 1) * 37) % 101) * 100);
+            ml_flow_point(t, ext_of_row(i), cat, 'f', false, dev, ts);
+        }
+        if (i % 3) continue;
+        /* and an op "o<i>" whose args carry three of the ids */
+        ml_op_info_row o = {0, 0, 0, 0, ext_of_row(i), corr_of_row(i), any_ids[(size_t)i % N_ANY_IDS]};
+        snprintf(name, sizeof name, "o%d", i);
+        ml_slice_row op = {ts, 5, -1, -1, ml_intern_cstr(sp, name), host, ml_op_info_push(t, &o), ML_SL_CPU_OP};
+        ml_slice_push(t, &op);
+    }
+}
+
+TEST(store_ids_of_any_width_read_back_exact)
+{
+    /* rows [from, to) of each part, and whether a store of their own is appended (else pushed):
+     * one store; two halves; rows pushed after the append; a second append (join_tail) */
+    enum { N = 400 };
+    static const struct { int from, to; bool appended; } layouts[4][3] = {
+        {{0, N, false}},
+        {{0, N / 3, false}, {N / 3, N, true}},
+        {{0, N / 3, false}, {N / 3, 2 * N / 3, true}, {2 * N / 3, N, false}},
+        {{0, N / 3, false}, {N / 3, 2 * N / 3, true}, {2 * N / 3, N, true}},
+    };
+    ml_buf flows0 = {0}; /* the one store's flows, "id from to" by slice names: the same in every layout */
+    for (int layout = 0; layout < 4; layout++) {
+        ml_profile *p = ml_profile_new("x", "test");
+        p->trace = ml_trace_new();
+        for (int part = 0; part < 3 && layouts[layout][part].to; part++) {
+            int from = layouts[layout][part].from, to = layouts[layout][part].to;
+            if (!layouts[layout][part].appended) {
+                push_id_rows(p->trace, p->strings, from, to);
+                continue;
+            }
+            ml_profile *half = ml_profile_new("y", "test");
+            half->trace = ml_trace_new();
+            ml_intern_cstr(half->strings, "only in this part"); /* ids unlike the first's */
+            push_id_rows(half->trace, half->strings, from, to);
+            size_t nstr = ml_strpool_count(half->strings);
+            ml_str *smap = malloc(nstr * sizeof *smap);
+            for (size_t i = 0; i < nstr; i++)
+                smap[i] = ml_intern(p->strings, ml_strget(half->strings, (ml_str)i), ml_strlen(half->strings, (ml_str)i));
+            uint32_t dmap[1] = {0};
+            ml_trace_append(p->trace, half->trace, smap, dmap, 1);
+            free(smap);
+            ml_profile_free(half);
+        }
+        ml_trace_finish(p->trace, 0);
+        const ml_slices *s = &p->trace->slices;
+        const ml_trace *t = p->trace;
+        CHECK_EQ_I64(s->ts.len, N + (N + 2) / 3);
+        size_t wrong = 0, launched = 0, wide = 0, ops = 0;
+        for (size_t i = 0; i < s->ts.len; i++) {
+            int r = atoi(ml_s(p, s->name.v[i]) + 1);
+            if (s->kind.v[i] == ML_SL_CPU_OP) {
+                const ml_op_info *o = &t->op_info.v[s->info.v[i]];
+                ops++;
+                wide += o->seq < -1;
+                if ((ml_op_seq(t, o) != ext_of_row(r) || ml_op_fwd_thread(t, o) != corr_of_row(r) ||
+                     ml_op_python_module(t, o) != any_ids[(size_t)r % N_ANY_IDS]) && !wrong++)
+                    CHECK_FAILED_("layout %d: op o%d reads seq %lld fwd %lld module %lld", layout, r,
+                                  (long long)ml_op_seq(t, o), (long long)ml_op_fwd_thread(t, o),
+                                  (long long)ml_op_python_module(t, o));
+                continue;
+            }
+            int64_t corr = ml_slice_corr(s, i), ext = ml_slice_ext_id(s, i), dur = ml_slice_dur(s, i);
+            wide += s->corr.v[i] < -1 && s->dur32.v[i] < -1;
+            if ((corr != corr_of_row(r) || ext != ext_of_row(r) || dur != dur_of_row(r)) && !wrong++)
+                CHECK_FAILED_("layout %d: row r%d reads dur %lld corr %lld ext %lld, not %lld %lld %lld", layout, r,
+                              (long long)dur, (long long)corr, (long long)ext, (long long)dur_of_row(r),
+                              (long long)corr_of_row(r), (long long)ext_of_row(r));
+            if (s->kind.v[i] == ML_SL_KERNEL) {
+                /* launched by the runtime call of its id: the first one pushed (row order), whatever its width */
+                uint32_t l = s->launcher.v[i];
+                launched += l != ML_NONE32;
+                if (l == ML_NONE32 || ml_slice_corr(s, l) != corr) {
+                    if (!wrong++) CHECK_FAILED_("layout %d: kernel r%d (corr %lld) not launched by its id", layout, r,
+                                                (long long)corr);
+                }
+            }
+        }
+        CHECK_EQ_I64(wrong, 0);
+        CHECK(launched > 0 && wide > 0 && ops > 0); /* (the check saw launches and escapes) */
+        ml_buf fl = {0};
+        size_t wide_flows = 0;
+        for (size_t f = 0; f < t->flows.len; f++) {
+            const ml_flow *x = &t->flows.v[f];
+            wide_flows += x->id == INT64_MAX || x->id == INT64_MIN || x->id == (int64_t)1 << 40;
+            ml_buf_printf(&fl, "%lld %s %s\n", (long long)x->id, x->from == ML_NONE32 ? "-" : ml_s(p, s->name.v[x->from]),
+                          x->to == ML_NONE32 ? "-" : ml_s(p, s->name.v[x->to]));
+        }
+        CHECK(wide_flows > 0);
+        if (layout == 0) flows0 = fl;
+        else {
+            if (!fl.p || !flows0.p || strcmp(fl.p, flows0.p)) CHECK_FAILED_("layout %d: the flows differ from one store's", layout);
+            ml_buf_free(&fl);
+        }
+        ml_profile_free(p);
+    }
+    ml_buf_free(&flows0);
 }
 
 /* ---- real traces (../shared/data), expected values from tests/trace_expected.py ---- */
@@ -1108,20 +1243,20 @@ TEST(plain_args_read_as_the_token_path_reads_them)
     long o0 = find_slice(p, "op0"), o1 = find_slice(p, "op1"), k0 = find_slice(p, "k0"), k1 = find_slice(p, "k1");
     CHECK(o0 >= 0 && o1 >= 0 && k0 >= 0 && k1 >= 0);
     if (o0 < 0 || o1 < 0 || k0 < 0 || k1 < 0) goto out;
-    CHECK_EQ_I64(s->ext_id.v[o0], 7);
-    CHECK_EQ_I64(s->ext_id.v[o1], 7);
-    CHECK_EQ_I64(s->corr.v[k0], 77);
-    CHECK_EQ_I64(s->corr.v[k1], 77);
+    CHECK_EQ_I64(ml_slice_ext_id(s, o0), 7);
+    CHECK_EQ_I64(ml_slice_ext_id(s, o1), 7);
+    CHECK_EQ_I64(ml_slice_corr(s, k0), 77);
+    CHECK_EQ_I64(ml_slice_corr(s, k1), 77);
     const ml_op_info *a = &t->op_info.v[s->info.v[o0]], *b = &t->op_info.v[s->info.v[o1]];
     CHECK_EQ_STR(ml_s(p, a->input_dims), "[[32, 3], [], [1, 2, 3]]");
     CHECK_EQ_STR(ml_s(p, a->input_types), "[\"float\", \"\", \"Scalar\"]");
     CHECK_EQ_I64(a->input_dims, b->input_dims);
     CHECK_EQ_I64(a->input_types, b->input_types);
-    CHECK_EQ_I64(a->seq, 42);
-    CHECK_EQ_I64(b->seq, 42);
-    CHECK_EQ_I64(a->fwd_thread, b->fwd_thread);
-    CHECK_EQ_I64(a->python_module, -6);
-    CHECK_EQ_I64(b->python_module, -6);
+    CHECK_EQ_I64(ml_op_seq(t, a), 42);
+    CHECK_EQ_I64(ml_op_seq(t, b), 42);
+    CHECK_EQ_I64(ml_op_fwd_thread(t, a), ml_op_fwd_thread(t, b));
+    CHECK_EQ_I64(ml_op_python_module(t, a), -6);
+    CHECK_EQ_I64(ml_op_python_module(t, b), -6);
     const ml_comm_args *ca = ml_op_comm(t, a), *cb = ml_op_comm(t, b);
     CHECK_EQ_STR(ml_s(p, ca->collective), "allreduce");
     CHECK_EQ_I64(ca->collective, cb->collective);
@@ -1185,9 +1320,9 @@ TEST(kernel_launch_args_from_the_run_memo_are_each_kernels_own)
     int seen = 0;
     for (size_t x = 0; x < s->ts.len; x++) {
         if (s->kind.v[x] != ML_SL_KERNEL) continue;
-        int i = (int)s->corr.v[x] - 1, c = (i * 5 + i / 7) % NCFG;
+        int i = (int)ml_slice_corr(s, x) - 1, c = (i * 5 + i / 7) % NCFG;
         const ml_kernel_info *k = &t->kernel_info.v[s->info.v[x]];
-        CHECK_EQ_I64(s->ext_id.v[x], 1000 + i);
+        CHECK_EQ_I64(ml_slice_ext_id(s, x), 1000 + i);
         CHECK_EQ_I64(k->registers, cfg[c].regs);
         CHECK_EQ_I64(k->shared_memory, cfg[c].smem);
         CHECK_EQ_I64(k->grid[0], cfg[c].grid);
@@ -1219,6 +1354,7 @@ int main(void)
     RUN(split_file_gives_the_same_store);
     RUN(store_appended_half_sorts_as_one_store);
     RUN(store_sort_agrees_with_a_stable_sort);
+    RUN(store_ids_of_any_width_read_back_exact);
     RUN(real_traces_match_trace_expected_py);
     RUN(plain_args_read_as_the_token_path_reads_them);
     RUN(kernel_launch_args_from_the_run_memo_are_each_kernels_own);

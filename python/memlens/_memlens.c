@@ -308,9 +308,9 @@ static int kernels(table *t, const ml_profile *p)
         uint32_t info = s->info.v[i];
         const ml_kernel_info *ki = info != ML_NONE32 && info < tr->kernel_info.len ? &tr->kernel_info.v[info] : NULL;
         if (put_i(t, 0, p->rank) || put_o(t, 1, str_of(t, s->name.v[i])) || put_i(t, 2, s->ts.v[i]) ||
-            put_i(t, 3, s->dur.v[i]) || put_o(t, 4, cstr_of(t, ml_slice_kind_name(k))) ||
+            put_i(t, 3, ml_slice_dur(s, i)) || put_o(t, 4, cstr_of(t, ml_slice_kind_name(k))) ||
             put_i(t, 5, ki ? ki->device : ML_NA) || put_i(t, 6, ki ? ki->stream : ML_NA) ||
-            put_i(t, 7, s->corr.v[i] >= 0 ? s->corr.v[i] : ML_NA))
+            put_i(t, 7, ml_slice_corr(s, i) >= 0 ? ml_slice_corr(s, i) : ML_NA))
             return -1;
     }
     return 0;

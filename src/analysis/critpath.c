@@ -118,7 +118,7 @@ static inline uint16_t name_flags(cp_ctx *c, ml_str id)
     return id < c->nstr && c->names[id] ? c->names[id] : name_flags_new(c, id);
 }
 
-static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + s->dur.v[i]; }
+static int64_t end_of(const ml_slices *s, uint32_t i) { return s->ts.v[i] + ml_slice_dur(s, i); }
 
 /* Whether device work g (with a launcher) was put on its stream by a launch
  * call, the calls HTA's queue length and launch edges count: by name
@@ -285,9 +285,9 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     ml_u64map_init(&c->by_thread_stream);
     if (!c->have_waits) return;
     for (size_t i = 0; i < c->n; i++) {
-        if (!ml_slice_is_runtime(s->kind.v[i]) || s->corr.v[i] < 0 || !(name_flags(c, s->name.v[i]) & N_RECORD)) continue;
+        if (!ml_slice_is_runtime(s->kind.v[i]) || ml_slice_corr(s, i) < 0 || !(name_flags(c, s->name.v[i]) & N_RECORD)) continue;
         bool fresh;
-        uint32_t *v = ml_u64map_put(&c->record_of, (uint64_t)s->corr.v[i], &fresh);
+        uint32_t *v = ml_u64map_put(&c->record_of, (uint64_t)ml_slice_corr(s, i), &fresh);
         if (fresh) *v = (uint32_t)i + 1;
     }
     for (size_t k = 0; k < c->n_gpu; k++) { /* launches of GPU work, by where they go and where from */
@@ -932,7 +932,7 @@ static void one_step(graph *gr, ml_cp_step *st, leg_vec *legs, top_table *tops, 
         VEC_RESERVE(&g->evs, g->evs.len + (upto - from)); /* (the pushes below then never grow it) */
         for (size_t i = from; i < upto; i++) {
             uint8_t k = s->kind.v[i];
-            if (s->dur.v[i] <= 0) continue;
+            if (ml_slice_dur(s, i) <= 0) continue;
             bool tree = k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP;
             if (!tree && !ml_slice_is_runtime(k)) continue;
             uint16_t f = name_flags(c, s->name.v[i]);

@@ -66,7 +66,7 @@ void ml_stepops_compute(const ml_profile *p, ml_stepops *out)
     VEC(step_range) steps = {0};
     for (size_t i = 0; i < n; i++)
         if (s->kind.v[i] == ML_SL_PROFILER_STEP)
-            VEC_PUSH(&steps, ((step_range){s->ts.v[i], s->ts.v[i] + s->dur.v[i]}));
+            VEC_PUSH(&steps, ((step_range){s->ts.v[i], s->ts.v[i] + ml_slice_dur(s, i)}));
     if (steps.len > 1) qsort(steps.v, steps.len, sizeof *steps.v, by_begin);
     int64_t *max_end = ml_malloc((steps.len ? steps.len : 1) * sizeof *max_end);
     for (size_t i = 0; i < steps.len; i++)
@@ -101,7 +101,7 @@ void ml_stepops_compute(const ml_profile *p, ml_stepops *out)
         }
         ml_stepop *r = &out->rows.v[*row];
         r->calls++;
-        r->ns += s->dur.v[i];
+        r->ns += ml_slice_dur(s, i);
     }
     ml_u64map_free(&rows);
     free(counted);

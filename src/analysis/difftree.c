@@ -54,7 +54,7 @@ static int64_t node_end(const ml_difftree *t, int s, uint32_t node)
     if (is_virtual(t, s, node)) return virt_of(t, s, node)->end;
     uint32_t sl = t->side[s].tree->slice[node];
     const ml_slices *x = &t->side[s].p->trace->slices;
-    return sl == ML_NONE32 ? INT64_MAX : x->ts.v[sl] + x->dur.v[sl];
+    return sl == ML_NONE32 ? INT64_MAX : x->ts.v[sl] + ml_slice_dur(x, sl);
 }
 
 static int64_t node_device(const ml_difftree *t, int s, uint32_t node)
@@ -121,7 +121,7 @@ static uint32_t pick_root(const ml_profile *p, const ml_optree *tr)
             if (tr->parent[j] != i || (tr->flags[j] & ML_NODE_MERGED)) continue;
             uint32_t sl = tr->slice[j];
             if (s->ts.v[sl] < lo) lo = s->ts.v[sl];
-            if (s->ts.v[sl] + s->dur.v[sl] > hi) hi = s->ts.v[sl] + s->dur.v[sl];
+            if (s->ts.v[sl] + ml_slice_dur(s, sl) > hi) hi = s->ts.v[sl] + ml_slice_dur(s, sl);
         }
         if (hi > lo && hi - lo > best_span) best_span = hi - lo, best = i;
     }
@@ -570,7 +570,7 @@ static void ops_under(const ml_difftree *t, int side, uint32_t id, op_vec *ops, 
         }
         ml_dt_op *o = &ops->v[*row];
         o->calls++;
-        o->host_ns += s->dur.v[sl];
+        o->host_ns += ml_slice_dur(s, sl);
         o->self_host_ns += tr->host_self[i];
         o->device_ns += ml_optree_device(tr, i)->total;
         o->self_device_ns += ml_optree_device(tr, i)->self;

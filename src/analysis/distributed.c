@@ -174,7 +174,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     ML_FOR_ROWS_IN (rows, nr, i) {
         uint8_t kind = s->kind.v[i];
         if (any_kernel && kind != ML_SL_KERNEL) continue;
-        ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i])};
+        ml_range sp = {s->ts.v[i], ml_add_sat(s->ts.v[i], ml_slice_dur(s, i))};
         const char *name = ml_s(p, s->name.v[i]);
         if (!any_kernel) {
             if (kind != ML_SL_CPU_OP && kind != ML_SL_USER_ANNOTATION) continue;
@@ -226,7 +226,7 @@ static bool one_rank(const ml_profile *p, int rank, step_vec *steps, coll_vec *c
     size_t first_step = steps->len;
     for (size_t i = 0; i < n; i++) {
         if (s->kind.v[i] != ML_SL_PROFILER_STEP) continue;
-        ml_dist_step st = {rank, ml_s(p, s->name.v[i]), s->ts.v[i], ml_add_sat(s->ts.v[i], s->dur.v[i]), 0, 0, 0, 0};
+        ml_dist_step st = {rank, ml_s(p, s->name.v[i]), s->ts.v[i], ml_add_sat(s->ts.v[i], ml_slice_dur(s, i)), 0, 0, 0, 0};
         VEC_PUSH(steps, st);
     }
     if (steps->len == first_step) {

@@ -73,7 +73,7 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
                 VEC_RESERVE(&a->edges, 2 * t->kernel_info.len);
             }
         }
-        int64_t b = s->ts.v[i], e = b + s->dur.v[i];
+        int64_t b = s->ts.v[i], e = b + ml_slice_dur(s, i);
         a->m.kernels++;
         a->m.kernel_ns += e - b;
         ml_ranges_push(&a->busy, b, e);

@@ -144,7 +144,7 @@ bool ml_gpu_last_step_cut(const ml_profile *p, ml_time_rules rules, int64_t *sta
         if (!names[0]) names[0] = s->name.v[i];
         else if (s->name.v[i] != names[0]) names[1] = s->name.v[i];
         int64_t b, e;
-        ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &b, &e);
+        ml_gpu_grid_of(p, rules, s->ts.v[i], ml_slice_dur(s, i), &b, &e);
         if (!any || b > *start) *start = b;
         any = true;
     }
@@ -157,9 +157,9 @@ static void host_calls_by_corr(const ml_slices *s, ml_u64map *m)
 {
     ml_u64map_init(m);
     for (size_t i = 0; i < s->ts.len; i++) {
-        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
+        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || ml_slice_corr(s, i) < 0) continue;
         bool fresh;
-        uint32_t *v = ml_u64map_put(m, (uint64_t)s->corr.v[i], &fresh);
+        uint32_t *v = ml_u64map_put(m, (uint64_t)ml_slice_corr(s, i), &fresh);
         if (fresh) *v = (uint32_t)i; /* the first, as the launcher column keeps */
     }
 }
@@ -204,16 +204,16 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
                 e.launcher = s->launcher.v[i];
             } else if (k == ML_SL_OTHER || k == ML_SL_CUDA_SYNC) { /* cuda_sync events have a kind of their own */
                 e.stream = track->stream;
-                if (out->last_step_cut && s->corr.v[i] >= 0) {
+                if (out->last_step_cut && ml_slice_corr(s, i) >= 0) {
                     if (!have_map) host_calls_by_corr(s, &by_corr), have_map = true;
-                    const uint32_t *row = ml_u64map_get(&by_corr, (uint64_t)s->corr.v[i]);
+                    const uint32_t *row = ml_u64map_get(&by_corr, (uint64_t)ml_slice_corr(s, i));
                     if (row) e.launcher = *row;
                 }
             } else continue;
             if (e.stream == -1) continue;
-            ml_gpu_grid_of(p, rules, s->ts.v[i], s->dur.v[i], &e.start, &e.end);
+            ml_gpu_grid_of(p, rules, s->ts.v[i], ml_slice_dur(s, i), &e.start, &e.end);
             if (e.launcher != ML_NONE32) {
-                ml_gpu_grid_of(p, rules, s->ts.v[e.launcher], s->dur.v[e.launcher], &e.launch, &e.launch_end);
+                ml_gpu_grid_of(p, rules, s->ts.v[e.launcher], ml_slice_dur(s, e.launcher), &e.launch, &e.launch_end);
                 e.launch_kind = e.work && linked_launch ? ML_LAUNCH_STATS
                                                         : (uint8_t)(memo_get(&memo, s->name.v[e.launcher]) >> 3);
             }

@@ -72,7 +72,7 @@ static bool is_gpu_work(const ml_trace *t, uint32_t i)
 /* The slice's start and end as timeline times (gputimeline.h: exact, or on HTA's µs grid). */
 static void grid(const ml_profile *p, ml_time_rules rules, uint32_t i, int64_t *b, int64_t *e)
 {
-    ml_gpu_grid_of(p, rules, p->trace->slices.ts.v[i], p->trace->slices.dur.v[i], b, e);
+    ml_gpu_grid_of(p, rules, p->trace->slices.ts.v[i], ml_slice_dur(&p->trace->slices, i), b, e);
 }
 
 static int64_t grid_start(const ml_profile *p, ml_time_rules rules, uint32_t i)

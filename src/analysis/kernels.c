@@ -73,12 +73,12 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, const ml_ker
         /* by (name, op): the innermost operator over the launch (a row of the
          * operator table), 0 when none (launched from a root, a step or an
          * annotation outside every operator) */
-        add(named, s->ts.v[i], s->dur.v[i], ki, hist);
+        add(named, s->ts.v[i], ml_slice_dur(s, i), ki, hist);
         if (ki && ki->core) {
             size_t c = 0;
             while (c < by_core.len && by_core.v[c].r.name != ki->core) c++; /* a handful of cores */
             if (c == by_core.len) VEC_PUSH(&by_core, ((kacc){.r = {.name = ki->core}}));
-            add(&by_core.v[c], s->ts.v[i], s->dur.v[i], ki, hist);
+            add(&by_core.v[c], s->ts.v[i], ml_slice_dur(s, i), ki, hist);
         }
         out->kernels++;
         if (!want_op) continue;
@@ -92,7 +92,7 @@ void ml_kernels_compute(const ml_profile *p, const ml_optree *tree, const ml_ker
             kacc a = {.r = {.name = nm, .op = op, .tensor_cores = named->r.tensor_cores}};
             VEC_PUSH(&by_op, a);
         }
-        add(&by_op.v[*row], s->ts.v[i], s->dur.v[i], ki, hist);
+        add(&by_op.v[*row], s->ts.v[i], ml_slice_dur(s, i), ki, hist);
     }
     ml_u64map_free(&op_rows);
     for (size_t j = 0; j < by_op.len; j++) {

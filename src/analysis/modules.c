@@ -116,11 +116,11 @@ ml_modules *ml_modules_compute(const ml_profile *p)
         down[i] = module ? UP_MODULE : is_op(s->kind.v[i]) ? UP_OP : up_opmod;
         if (module) {
             uint32_t info = s->info.v[i];
-            int64_t id = info != ML_NONE32 && info < t->op_info.len ? t->op_info.v[info].python_module : -1;
+            int64_t id = info != ML_NONE32 && info < t->op_info.len ? ml_op_python_module(t, &t->op_info.v[info]) : -1;
             int32_t r = row_get(&b, p, up, s->name.v[i], id);
             row_of[i] = r;
             b.rows.v[r].occurrences++;
-            b.rows.v[r].host_ns += s->dur.v[i];
+            b.rows.v[r].host_ns += ml_slice_dur(s, i);
         } else {
             row_of[i] = up;
             if (is_op(s->kind.v[i]) && up_opmod == UP_MODULE && up >= 0) b.rows.v[up].operators++;
@@ -132,7 +132,7 @@ ml_modules *ml_modules_compute(const ml_profile *p)
         if (k != ML_SL_KERNEL && k != ML_SL_MEMCPY && k != ML_SL_MEMSET) continue;
         uint32_t l = s->launcher.v[i];
         if (l == ML_NONE32) continue;
-        for (int32_t r = row_of[l]; r >= 0; r = b.rows.v[r].parent) b.rows.v[r].device_ns += s->dur.v[i];
+        for (int32_t r = row_of[l]; r >= 0; r = b.rows.v[r].parent) b.rows.v[r].device_ns += ml_slice_dur(s, i);
     }
     free(row_of);
     free(down);

@@ -56,7 +56,7 @@ static bool is_tree_slice(const ml_trace *t, size_t i)
     if (k == ML_SL_CPU_OP || k == ML_SL_USER_ANNOTATION || k == ML_SL_PROFILER_STEP) return true;
     if (k != ML_SL_PYTHON) return false;
     uint32_t info = t->slices.info.v[i];
-    return info != ML_NONE32 && info < t->op_info.len && t->op_info.v[info].python_module >= 0;
+    return info != ML_NONE32 && info < t->op_info.len && ml_op_python_module(t, &t->op_info.v[info]) >= 0;
 }
 
 typedef struct ext_node {
@@ -149,7 +149,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
                 VEC_PUSH(&stack, root_of[tr]);
                 VEC_PUSH(&stack_end, INT64_MAX);
             }
-            int64_t sb = s->ts.v[i], se = sb + s->dur.v[i];
+            int64_t sb = s->ts.v[i], se = sb + ml_slice_dur(s, i);
             while (stack.len) {
                 if (sb < stack_end.v[stack.len - 1]) {
                     uint8_t fl = 0, c = 0;
@@ -239,7 +239,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     bool ext_built = false;
     for (size_t i = 0; i < n; i++) {
         if (!ml_slice_is_runtime(s->kind.v[i])) continue;
-        int64_t x = s->ext_id.v[i];
+        int64_t x = ml_slice_ext_id(s, i);
         uint32_t node = ML_NONE32;
         for (uint32_t q = s->parent.v[i]; q != ML_NONE32 && q < n; q = s->parent.v[q])
             if (out->owner[q] != ML_NONE32 && b.slice.v[out->owner[q]] == q) {
@@ -250,7 +250,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             if (!ext_built) { /* only calls outside every operator need it */
                 for (uint32_t j = 0; j < nn; j++) {
                     uint32_t sj = b.slice.v[j];
-                    if (sj != ML_NONE32 && s->ext_id.v[sj] > 0) VEC_PUSH(&ext, ((ext_node){s->ext_id.v[sj], j}));
+                    if (sj != ML_NONE32 && ml_slice_ext_id(s, sj) > 0) VEC_PUSH(&ext, ((ext_node){ml_slice_ext_id(s, sj), j}));
                 }
                 if (ext.len) qsort(ext.v, ext.len, sizeof *ext.v, cmp_ext);
                 ext_built = true;
@@ -265,7 +265,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
         if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
-        if (node != ML_NONE32) out->host_self[node] -= s->dur.v[i];
+        if (node != ML_NONE32) out->host_self[node] -= ml_slice_dur(s, i);
     }
     VEC_FREE(&ext);
     free(root_of);
@@ -321,11 +321,11 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint32_t node = out->owner[i];
         if (!ml_slice_is_gpu(k) || node == ML_NONE32) continue;
         ml_node_device *d = device_of(out, node);
-        d->self += s->dur.v[i];
+        d->self += ml_slice_dur(s, i);
         if (k == ML_SL_KERNEL) {
             ml_str nm = s->name.v[i];
             if (nm < nstr && !tc_name[nm]) tc_name[nm] = ml_kernel_uses_tc(ml_s(p, nm)) ? 2 : 1;
-            if (nm < nstr && tc_name[nm] == 2) d->tc_self += s->dur.v[i];
+            if (nm < nstr && tc_name[nm] == 2) d->tc_self += ml_slice_dur(s, i);
         }
     }
     free(tc_name);

@@ -93,7 +93,7 @@ static inline int64_t ml_optree_host_total(const ml_optree *t, const ml_slices *
 {
     if (t->flags[node] & ML_NODE_CLIPPED) return ml_optree_clipped_dur(t, node);
     uint32_t sl = t->slice[node];
-    return sl == ML_NONE32 ? 0 : s->dur.v[sl];
+    return sl == ML_NONE32 ? 0 : ml_slice_dur(s, sl);
 }
 
 void ml_optree_build(const ml_profile *p, ml_optree *out);

@@ -25,7 +25,7 @@ double ml_tc_eligible_kernel_share(const ml_profile *p, const ml_optree *tree)
     const ml_slices *s = &t->slices;
     int64_t *self_k = ml_calloc(tree->n, sizeof *self_k);
     for (size_t i = 0; i < s->ts.len; i++)
-        if (s->kind.v[i] == ML_SL_KERNEL && tree->owner[i] != ML_NONE32) self_k[tree->owner[i]] += s->dur.v[i];
+        if (s->kind.v[i] == ML_SL_KERNEL && tree->owner[i] != ML_NONE32) self_k[tree->owner[i]] += ml_slice_dur(s, i);
     /* The lowest eligible nodes: eligible, with no eligible node below. */
     uint8_t *below = ml_calloc(tree->n, 1);
     for (size_t i = tree->n; i-- > 0;) {

@@ -150,7 +150,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
-        int64_t b = s->ts.v[i], e = b + s->dur.v[i];
+        int64_t b = s->ts.v[i], e = b + ml_slice_dur(s, i);
         ml_role role = ML_ROLE__COUNT;
         switch (k) {
         case ML_SL_KERNEL: VEC_PUSH(&kernels, (uint32_t)i); break;
@@ -164,7 +164,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         case ML_SL_CPU_OP:
         case ML_SL_USER_ANNOTATION: {
             uint8_t c = name_class(p, cls, nstr, s->name.v[i]);
-            if ((c & 4) && s->ext_id.v[i] > 0) VEC_PUSH(&comm_ext, s->ext_id.v[i]);
+            if ((c & 4) && ml_slice_ext_id(s, i) > 0) VEC_PUSH(&comm_ext, ml_slice_ext_id(s, i));
             role = (c & 2) ? ML_ROLE_DATALOADER : (c & 4) ? ML_ROLE_COMMUNICATION : ML_ROLE_CPU_EXEC;
             break;
         }
@@ -184,11 +184,11 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
     for (size_t j = 0; j < kernels.len; j++) {
         uint32_t i = kernels.v[j];
-        int64_t x = s->ext_id.v[i];
+        int64_t x = ml_slice_ext_id(s, i);
         bool comm = (comm_ext.len && x > 0 && bsearch(&x, comm_ext.v, comm_ext.len, sizeof x, cmp_i64)) ||
                     (name_class(p, cls, nstr, s->name.v[i]) & 8) ||
                     (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(t, &t->kernel_info.v[s->info.v[i]]));
-        ml_ranges_add(&out->busy[comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL], s->ts.v[i], s->ts.v[i] + s->dur.v[i]);
+        ml_ranges_add(&out->busy[comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL], s->ts.v[i], s->ts.v[i] + ml_slice_dur(s, i));
     }
     VEC_FREE(&kernels);
     VEC_FREE(&comm_ext);
@@ -198,7 +198,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     uint32_t *perm = ml_sort_perm_i64(step_ts.v, step_ts.len);
     for (size_t j = 0; j < step_slice.len; j++) {
         uint32_t i = step_slice.v[perm ? perm[j] : j];
-        ml_step st = {.name = s->name.v[i], .begin = s->ts.v[i], .end = s->ts.v[i] + s->dur.v[i]};
+        ml_step st = {.name = s->name.v[i], .begin = s->ts.v[i], .end = s->ts.v[i] + ml_slice_dur(s, i)};
         VEC_PUSH(&out->steps, st);
     }
     free(perm);
@@ -234,7 +234,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         uint32_t c;
         if (!ml_slice_is_gpu(s->kind.v[i]) || (c = launching_call(s, &rank, i)) == ML_NONE32) continue;
         rt_dev *d = &dev[c];
-        int64_t b = s->ts.v[i], e = b + s->dur.v[i];
+        int64_t b = s->ts.v[i], e = b + ml_slice_dur(s, i);
         if (b < d->min) d->min = b;
         if (e > d->max) d->max = e;
         d->n++;
@@ -248,7 +248,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     int64_t dmin = INT64_MAX, dmax = INT64_MIN;
     while (is < ns && ir < rts.len) {
         uint32_t at = perm ? perm[ir] : (uint32_t)ir, r = rts.v[at];
-        int64_t rb = s->ts.v[r], re = rb + s->dur.v[r];
+        int64_t rb = s->ts.v[r], re = rb + ml_slice_dur(s, r);
         if (rb < steps[is].begin) ir++;
         else if (re <= steps[is].end) {
             rt_dev *d = &dev[at];
@@ -280,7 +280,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
                 if (!ml_slice_is_gpu(s->kind.v[i])) continue;
                 uint32_t c = launching_call(s, &rank, i);
                 if (c != ML_NONE32 && dev[c].inside) continue;
-                int64_t e = s->ts.v[i] + s->dur.v[i];
+                int64_t e = s->ts.v[i] + ml_slice_dur(s, i);
                 if (e < sdev[0][0] && e > prev_end) prev_end = e;
             }
         }

@@ -86,7 +86,7 @@ void ml_straggler_record_of(const ml_profile *p, int rank, ml_straggler_record *
         if (s->kind.v[i] != ML_SL_PROFILER_STEP) continue;
         int64_t num = step_number(ml_s(p, s->name.v[i]));
         if (num < 0) continue;
-        step_span sp = {s->ts.v[i], s->ts.v[i] + s->dur.v[i], num};
+        step_span sp = {s->ts.v[i], s->ts.v[i] + ml_slice_dur(s, i), num};
         VEC_PUSH(&spans, sp);
     }
     if (!spans.len) return;
@@ -114,7 +114,7 @@ void ml_straggler_record_of(const ml_profile *p, int rank, ml_straggler_record *
         else if (s->launcher.v[i] != ML_NONE32) host_ts = s->ts.v[s->launcher.v[i]];
         if (host_ts >= 0 && host_ts < cut) step = step_at(spans.v, spans.len, host_ts, &last_span);
         if (step < 0) continue;
-        int64_t b = s->ts.v[i], e = b + s->dur.v[i];
+        int64_t b = s->ts.v[i], e = b + ml_slice_dur(s, i);
         if (!any || b < out->first) out->first = b;
         if (!any || e > out->last) out->last = e;
         any = true;
@@ -122,7 +122,7 @@ void ml_straggler_record_of(const ml_profile *p, int rank, ml_straggler_record *
         const char *name = ml_s(p, s->name.v[i]);
         uint32_t info = s->info.v[i];
         if (!is_comm_kernel(name) || info == ML_NONE32 || info >= t->kernel_info.len) continue;
-        ml_straggler_kernel sk = {step, t->kernel_info.v[info].stream, b, s->dur.v[i], name};
+        ml_straggler_kernel sk = {step, t->kernel_info.v[info].stream, b, ml_slice_dur(s, i), name};
         VEC_PUSH(&ks, sk);
     }
     /* start order (the stream tracks come one after another) */

@@ -160,7 +160,7 @@ static void host_side(dbt *d)
             kind = !strncmp(name, "ProfilerStep#", 13)  ? ML_SL_PROFILER_STEP
                    : !strncmp(name, "Optimizer.", 10) || !strcmp(type, "mstx") ? ML_SL_USER_ANNOTATION
                                                                                  : ML_SL_CPU_OP;
-            ml_op_info oi = {0, 0, 0, 0, -1, -1, -1};
+            ml_op_info_row oi = {0, 0, 0, 0, -1, -1, -1};
             if (!col_i64(st, 5, &oi.seq)) oi.seq = -1;
             if (!col_i64(st, 6, &oi.fwd_thread)) oi.fwd_thread = -1;
             info = ml_op_info_push(d->t, &oi);
@@ -168,7 +168,7 @@ static void host_side(dbt *d)
             if (d->main_track == ML_NONE32 || kind == ML_SL_PROFILER_STEP) d->main_track = track;
         } else if (!strcmp(type, "trace")) {
             kind = ML_SL_PYTHON;
-            ml_op_info oi = {0, 0, 0, 0, -1, -1, -1};
+            ml_op_info_row oi = {0, 0, 0, 0, -1, -1, -1};
             info = ml_op_info_push(d->t, &oi);
         }
         push(d, b, e, name, track, kind, -1, info);
@@ -352,7 +352,7 @@ static void steps(dbt *d)
         if (!col_i64(st, 0, &id) || !col_i64(st, 1, &b) || !col_i64(st, 2, &e) || !span_ok(b, e)) continue;
         char name[40];
         snprintf(name, sizeof name, "ProfilerStep#%lld", (long long)id);
-        ml_op_info oi = {0, 0, 0, 0, -1, -1, -1};
+        ml_op_info_row oi = {0, 0, 0, 0, -1, -1, -1};
         push(d, b, e, name, track, ML_SL_PROFILER_STEP, -1, ml_op_info_push(d->t, &oi));
     }
     sqlite3_finalize(st);

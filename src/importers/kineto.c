@@ -387,7 +387,7 @@ static uint32_t slice_info(kineto *k, uint8_t kind)
     int64_t seq = k->keep.no_op_order ? -1 : a->seq, fwd = k->keep.no_op_order ? -1 : a->fwd;
     if (!a->dims && !a->types && !a->stack && seq < 0 && fwd < 0 && a->py_module < 0 && !a->comm.collective && a->comm.in_nelems < 0 && a->comm.out_nelems < 0)
         return ML_NONE32;
-    ml_op_info oi = {a->dims, a->types, a->stack, ml_comm_args_any(&a->comm) ? ml_comm_args_push(k->t, &a->comm) : 0, seq, fwd,
+    ml_op_info_row oi = {a->dims, a->types, a->stack, ml_comm_args_any(&a->comm) ? ml_comm_args_push(k->t, &a->comm) : 0, seq, fwd,
                      a->py_module};
     return ml_op_info_push(k->t, &oi);
 }

@@ -19,13 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct flow_point {
-    int64_t id, ts;
+typedef struct flow_point { /* 24 bytes: one per flow endpoint, a quarter as many as slices */
+    int64_t ts;
+    ml_id32 id;             /* (its wide values in ml_trace_index.point_wide) */
     ml_str cat;
     uint32_t track;
     char ph;
     bool enclosing;
 } flow_point;
+_Static_assert(sizeof(flow_point) == 24, "flow_point packs into 24 bytes");
 
 typedef struct meta_row { /* an M event, applied to the tracks at the end */
     ml_str pid, tid, name;
@@ -39,6 +41,7 @@ typedef struct ml_trace_index {
     uint32_t *vals;
     size_t mask;
     VEC(flow_point) points;
+    ml_wide_ids point_wide; /* the flow points' ids that do not fit (ml_id32), the tail's too */
     VEC(meta_row) meta;
     uint32_t *track_first;  /* after finish: tracks.len + 1 offsets into the slices */
     VEC(ml_row_range) device_rows; /* after finish: see ml_trace_device_rows() */
@@ -65,9 +68,9 @@ ml_trace *ml_trace_new(void)
 
 static void free_slices(ml_slices *s)
 {
-    VEC_FREE(&s->ts); VEC_FREE(&s->dur); VEC_FREE(&s->name); VEC_FREE(&s->track); VEC_FREE(&s->kind);
+    VEC_FREE(&s->ts); VEC_FREE(&s->dur32); VEC_FREE(&s->name); VEC_FREE(&s->track); VEC_FREE(&s->kind);
     VEC_FREE(&s->corr); VEC_FREE(&s->ext_id); VEC_FREE(&s->info); VEC_FREE(&s->parent); VEC_FREE(&s->depth);
-    VEC_FREE(&s->launcher);
+    VEC_FREE(&s->launcher); VEC_FREE(&s->wide);
 }
 
 void ml_trace_free(ml_trace *t)
@@ -76,6 +79,7 @@ void ml_trace_free(ml_trace *t)
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
     VEC_FREE(&t->op_info);
+    VEC_FREE(&t->op_wide);
     VEC_FREE(&t->comm_args);
     VEC_FREE(&t->kernel_info);
     VEC_FREE(&t->sync_info);
@@ -90,6 +94,7 @@ void ml_trace_free(ml_trace *t)
         free(t->index->keys);
         free(t->index->vals);
         VEC_FREE(&t->index->points);
+        VEC_FREE(&t->index->point_wide);
         free_slices(&t->index->tail);
         VEC_FREE(&t->index->tail_points);
         VEC_FREE(&t->index->meta);
@@ -161,15 +166,23 @@ uint32_t ml_track_get(ml_trace *t, ml_strpool *strings, const char *pid, size_t 
 
 /* ---- pushing ---- */
 
+ml_id32 ml_id32_escape(ml_wide_ids *w, int64_t v)
+{
+    VEC_PUSH(w, v);
+    return (ml_id32)(-2 - (int64_t)(w->len - 1));
+}
+
 void ml_slices_reserve(ml_trace *t, size_t n)
 {
     ml_slices *s = &t->slices;
-    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur32, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
     VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
     /* and the rows slices bring with them, as a realistic trace has them (an eighth of its
-     * slices are GPU work, a quarter as many flow points as slices): reserved, not copied as
-     * they grow (pages not used cost nothing) */
+     * slices are GPU work, well over half are ops with args when they are kept, a quarter as
+     * many flow points as slices): reserved, not copied as they grow (pages not used cost
+     * nothing) */
     VEC_RESERVE(&t->kernel_info, n / 8);
+    VEC_RESERVE(&t->op_info, n / 2);
     VEC_RESERVE(&t->index->points, n / 4);
 }
 
@@ -177,7 +190,7 @@ void ml_slices_grow(ml_trace *t)
 {
     ml_slices *s = &t->slices;
     size_t n = s->ts.len + 1;
-    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
+    VEC_RESERVE(&s->ts, n); VEC_RESERVE(&s->dur32, n); VEC_RESERVE(&s->name, n); VEC_RESERVE(&s->track, n);
     VEC_RESERVE(&s->kind, n); VEC_RESERVE(&s->corr, n); VEC_RESERVE(&s->ext_id, n); VEC_RESERVE(&s->info, n);
 }
 
@@ -203,10 +216,21 @@ bool ml_kernel_info_is_comm(const ml_trace *t, const ml_kernel_info *ki)
     return ki && comm_row(t, ki->comm)->collective != 0;
 }
 
-uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info)
+/* A row per op with args: its width is what a trace of many ops pays. */
+_Static_assert(sizeof(ml_op_info) == 28, "ml_op_info packs into 28 bytes");
+
+uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *r)
 {
-    VEC_PUSH(&t->op_info, *info);
-    return (uint32_t)t->op_info.len - 1;
+    if (t->op_info.len == t->op_info.cap) VEC_RESERVE(&t->op_info, t->op_info.len + 1);
+    ml_op_info *o = &t->op_info.v[t->op_info.len]; /* written in place: no copy of the row */
+    o->input_dims = r->input_dims;
+    o->input_types = r->input_types;
+    o->call_stack = r->call_stack;
+    o->comm = r->comm;
+    o->seq = ml_id32_put(&t->op_wide, r->seq);
+    o->fwd_thread = ml_id32_put(&t->op_wide, r->fwd_thread);
+    o->python_module = ml_id32_put(&t->op_wide, r->python_module);
+    return (uint32_t)t->op_info.len++;
 }
 
 /* A row per kernel: its width is what a trace of many kernels pays (trace.h). */
@@ -251,7 +275,7 @@ uint32_t ml_range_info_push(ml_trace *t, const ml_str *keys, const double *value
 
 void ml_flow_point(ml_trace *t, int64_t id, ml_str cat, char ph, bool bind_enclosing, uint32_t track, int64_t ts)
 {
-    flow_point fp = {id, ts, cat, track, ph, bind_enclosing};
+    flow_point fp = {ts, ml_id32_put(&t->index->point_wide, id), cat, track, ph, bind_enclosing};
     VEC_PUSH(&t->index->points, fp);
 }
 
@@ -327,6 +351,7 @@ typedef struct trace_append_job {
     const ml_str *smap;
     const uint32_t *tmap;  /* src track -> dst track */
     uint32_t op_base, k_base, comm_base, sync_base, range_base;
+    uint32_t wide_base;    /* where src's wide ids start in dst's table (ml_id32) */
 } trace_append_job;
 
 #define MAP_STR(id) ((id) ? j->smap[id] : 0)
@@ -349,10 +374,14 @@ static void map_tail_slices(void *arg)
 {
     const trace_append_job *j = arg;
     ml_slices *s = &j->src->slices;
+    int32_t wb = (int32_t)j->wide_base;
     for (size_t i = 0; i < s->ts.len; i++) {
         s->name.v[i] = MAP_STR(s->name.v[i]);
         s->track.v[i] = j->tmap[s->track.v[i]];
         if (s->info.v[i] != ML_NONE32) s->info.v[i] += info_base(j, s->kind.v[i]);
+        if (s->dur32.v[i] < -1) s->dur32.v[i] -= wb; /* escapes: to the rows of dst's table */
+        if (s->corr.v[i] < -1) s->corr.v[i] -= wb;
+        if (s->ext_id.v[i] < -1) s->ext_id.v[i] -= wb;
     }
 }
 
@@ -371,12 +400,18 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->comm_args);
     VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
     VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
+    int32_t wb = (int32_t)dst->op_wide.len; /* src's wide ids go after dst's: its escapes move by that */
+    for (size_t i = 0; i < src->op_wide.len; i++) VEC_PUSH(&dst->op_wide, src->op_wide.v[i]);
+    VEC_FREE(&src->op_wide);
     for (size_t i = 0; i < src->op_info.len; i++) {
         ml_op_info o = src->op_info.v[i];
         o.input_dims = MAP_STR(o.input_dims);
         o.input_types = MAP_STR(o.input_types);
         o.call_stack = MAP_STR(o.call_stack);
         if (o.comm) o.comm += j->comm_base;
+        if (o.seq < -1) o.seq -= wb;
+        if (o.fwd_thread < -1) o.fwd_thread -= wb;
+        if (o.python_module < -1) o.python_module -= wb;
         VEC_PUSH(&dst->op_info, o);
     }
     VEC_FREE(&src->op_info);
@@ -402,9 +437,14 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->range_key);
     VEC_FREE(&src->range_value);
     flow_point *pt = src->index->points.v;
+    ml_wide_ids *pw = &dst->index->point_wide;
+    int32_t pb = (int32_t)pw->len; /* src's wide ids after dst's: its escapes move by that */
+    for (size_t i = 0; i < src->index->point_wide.len; i++) VEC_PUSH(pw, src->index->point_wide.v[i]);
+    VEC_FREE(&src->index->point_wide);
     for (size_t i = 0; i < src->index->points.len; i++) {
         pt[i].cat = MAP_STR(pt[i].cat);
         pt[i].track = j->tmap[pt[i].track];
+        if (pt[i].id < -1) pt[i].id -= pb;
     }
     for (size_t i = 0; i < src->index->meta.len; i++) {
         meta_row m = src->index->meta.v[i];
@@ -442,7 +482,7 @@ static void join_tail(ml_trace *t)
         (col).len = (n0_) + (n1_);                                                             \
         VEC_FREE(&(from));                                                                     \
     } while (0)
-    JOIN(s->ts, tl->ts, at, n0, n1); JOIN(s->dur, tl->dur, at, n0, n1); JOIN(s->name, tl->name, at, n0, n1);
+    JOIN(s->ts, tl->ts, at, n0, n1); JOIN(s->dur32, tl->dur32, at, n0, n1); JOIN(s->name, tl->name, at, n0, n1);
     JOIN(s->track, tl->track, at, n0, n1); JOIN(s->kind, tl->kind, at, n0, n1); JOIN(s->corr, tl->corr, at, n0, n1);
     JOIN(s->ext_id, tl->ext_id, at, n0, n1); JOIN(s->info, tl->info, at, n0, n1);
     JOIN(ix->points, ix->tail_points, ix->tail_points_at, ix->points.len, ix->tail_points.len);
@@ -471,7 +511,12 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
         tmap[i] = id;
     }
     trace_append_job job = {dst, src, smap, tmap, (uint32_t)dst->op_info.len, (uint32_t)dst->kernel_info.len,
-                            (uint32_t)dst->comm_args.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len};
+                            (uint32_t)dst->comm_args.len, (uint32_t)dst->sync_info.len, (uint32_t)dst->range_info.len,
+                            (uint32_t)dst->slices.wide.len};
+    /* src's wide ids after dst's (few: most ids fit), so the tail's escapes are dst's */
+    ml_wide_ids *w = &dst->slices.wide;
+    for (size_t i = 0; i < src->slices.wide.len; i++) VEC_PUSH(w, src->slices.wide.v[i]);
+    VEC_FREE(&src->slices.wide);
     ml_par2(map_tail_slices, &job, append_the_rest, &job);
     ml_trace_index *ix = dst->index;
     ix->has_tail = true;
@@ -517,8 +562,16 @@ ML_RUNSORT_DEFINE(sort_keys_into, skey, void *, SKEY_LT)
  * ml_trace_index): with two, a row with ML_PART1 set is row
  * (r & ~ML_PART1) of part 1. */
 typedef struct slice_keys {
-    const int64_t *ts[2], *dur[2];
+    const int64_t *ts[2];
+    const ml_id32 *dur[2];
+    const ml_wide_ids *wide; /* both parts' (the tail's escapes are the store's: ml_trace_append) */
 } slice_keys;
+
+/* Row i's duration in part `part`. */
+static inline int64_t key_dur(const slice_keys *k, uint32_t part, uint32_t i)
+{
+    return ml_id32_get(k->wide, k->dur[part][i]);
+}
 
 /* A slice (ts_x, dur_x) before a slice (ts_y, dur_y) of the same track:
  * earlier start, then longer: the one order of the sort, the check of push
@@ -533,13 +586,13 @@ static inline bool key_before(int64_t ts_x, int64_t dur_x, int64_t ts_y, int64_t
 /* The same for rows x and y (slice_before2: rows of either part, ML_PART1). */
 static inline bool slice_before(const slice_keys *k, uint32_t x, uint32_t y)
 {
-    return key_before(k->ts[0][x], k->dur[0][x], k->ts[0][y], k->dur[0][y]);
+    return key_before(k->ts[0][x], key_dur(k, 0, x), k->ts[0][y], key_dur(k, 0, y));
 }
 
 static inline bool slice_before2(const slice_keys *k, uint32_t x, uint32_t y)
 {
     uint32_t px = x >> 31, py = y >> 31, rx = x & ~ML_PART1, ry = y & ~ML_PART1;
-    return key_before(k->ts[px][rx], k->dur[px][rx], k->ts[py][ry], k->dur[py][ry]);
+    return key_before(k->ts[px][rx], key_dur(k, px, rx), k->ts[py][ry], key_dur(k, py, ry));
 }
 
 #define SLICE_LT(k, x, y) slice_before(k, x, y)
@@ -564,15 +617,16 @@ typedef struct slice_span {
 
 /* Rows [from, to) of a part, in push order: each gets the base added to its
  * start (read here anyway: no pass of its own), widens the span, and goes
- * to its track's next place (dest[r]), noting where a track's order breaks. */
-static void place_rows(ml_slices *s, size_t from, size_t to, int64_t base, uint32_t *dest, track_order *ord,
-                       slice_span *span)
+ * to its track's next place (dest[r]), noting where a track's order breaks.
+ * wide: the store's table of wide values (the tail's escapes are its too). */
+static void place_rows(ml_slices *s, const ml_wide_ids *wide, size_t from, size_t to, int64_t base, uint32_t *dest,
+                       track_order *ord, slice_span *span)
 {
     int64_t *ts = s->ts.v, begin = span->begin, end = span->end;
-    const int64_t *dur = s->dur.v;
+    const ml_id32 *dur = s->dur32.v;
     const uint32_t *track = s->track.v;
     for (size_t r = from; r < to; r++) {
-        int64_t start = ts[r] += base, d = dur[r], stop = ml_add_sat(start, d);
+        int64_t start = ts[r] += base, d = ml_id32_get(wide, dur[r]), stop = ml_add_sat(start, d);
         if (start < begin) begin = start;
         if (stop > end) end = stop;
         track_order *o = &ord[track[r]];
@@ -635,7 +689,7 @@ typedef struct row_key {
 static inline row_key key_of(const slice_keys *k, uint32_t r)
 {
     uint32_t part = r >> 31, i = r & ~ML_PART1;
-    return (row_key){k->ts[part][i], k->dur[part][i], r};
+    return (row_key){k->ts[part][i], key_dur(k, part, i), r};
 }
 
 /* Merges two sorted runs perm[lo, b) and perm[b, hi) straight into their
@@ -713,16 +767,16 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
     for (size_t k = 0; k < nt; k++) ord[k] = (track_order){INT64_MIN, INT64_MAX, first[k], 0, 0};
     uint32_t *dest[2] = {s->track.v, tl->track.v};
     *span = (slice_span){INT64_MAX, INT64_MIN};
-    place_rows(s, 0, at, base, dest[0], ord, span);
-    place_rows(tl, 0, n1, base, dest[1], ord, span);
-    place_rows(s, at, n0, base, dest[0], ord, span);
+    place_rows(s, &s->wide, 0, at, base, dest[0], ord, span);
+    place_rows(tl, &s->wide, 0, n1, base, dest[1], ord, span);
+    place_rows(s, &s->wide, at, n0, base, dest[0], ord, span);
     size_t unsorted = 0;
     for (size_t k = 0; k < nt; k++) unsorted += ord[k].descents > 0;
     if (unsorted) {
         uint32_t *perm = ml_malloc(n * sizeof *perm);
         for (size_t i = 0; i < n0; i++) perm[dest[0][i]] = (uint32_t)i;
         for (size_t i = 0; i < n1; i++) perm[dest[1][i]] = (uint32_t)i | ML_PART1;
-        slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur.v, tl->dur.v}};
+        slice_keys keys = {{s->ts.v, n1 ? tl->ts.v : NULL}, {s->dur32.v, tl->dur32.v}, &s->wide};
         /* Tracks are independent: the first half of the rows on one thread, the rest on the other. */
         size_t split = 0;
         while (split < nt && first[split + 1] <= n / 2) split++;
@@ -737,14 +791,14 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
     size_t cap;
     if (!identity) {
 #define PARTS(col) {{s->col.v, n1 ? tl->col.v : NULL}, {s->col.cap, tl->col.cap}, {n0, n1}, sizeof *s->col.v, NULL, 0}
-        ml_colparts cols[] = {PARTS(ts), PARTS(dur), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
+        ml_colparts cols[] = {PARTS(ts), PARTS(dur32), PARTS(corr), PARTS(ext_id), PARTS(name), PARTS(info), PARTS(kind)};
 #undef PARTS
         if (!n1)
             for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) cols[c].cap[1] = cols[c].len[1] = 0;
         ml_scatter_cols(cols, sizeof cols / sizeof *cols, (const uint32_t *const *)dest, n, pool);
         size_t c = 0;
 #define TAKE(col) (s->col.v = cols[c].out, s->col.cap = cols[c].out_cap, s->col.len = n, c++)
-        TAKE(ts); TAKE(dur); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
+        TAKE(ts); TAKE(dur32); TAKE(corr); TAKE(ext_id); TAKE(name); TAKE(info); TAKE(kind);
 #undef TAKE
         size_t dest_cap[2] = {s->track.cap, tl->track.cap};
         s->track.v = ml_pool_take(pool, n * sizeof *s->track.v, &cap);
@@ -760,7 +814,7 @@ static bool sort_slices(ml_trace *t, ml_bufpool *pool, int64_t base, slice_span 
     return true;
 }
 
-static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], s->dur.v[i]); }
+static int64_t slice_end(const ml_slices *s, size_t i) { return ml_add_sat(s->ts.v[i], ml_slice_dur(s, i)); }
 
 /* An open slice on nest()'s stack: its start and end kept beside it, so
  * that the test of each new slice against the top reads no column. */
@@ -790,7 +844,7 @@ static void nest(ml_trace *t)
     for (size_t k = 0; k < t->tracks.len; k++) {
         stack.len = 1;
         for (uint32_t i = first[k]; i < first[k + 1]; i++) {
-            int64_t ts = s->ts.v[i], end = ml_add_sat(ts, s->dur.v[i]);
+            int64_t ts = s->ts.v[i], end = ml_add_sat(ts, ml_slice_dur(s, i));
             /* A zero-length slice at a parent's start is inside it; a slice
              * that ended at or before ts is not. */
             while (stack.v[stack.len - 1].end <= ts && stack.v[stack.len - 1].ts != ts) stack.len--;
@@ -823,7 +877,7 @@ static int cmp_shared(const void *x, const void *y)
 static bool within(const ml_slices *s, size_t i, size_t k)
 {
     return s->track.v[i] == s->track.v[k] && s->ts.v[i] >= s->ts.v[k] &&
-           s->ts.v[i] + s->dur.v[i] <= s->ts.v[k] + s->dur.v[k];
+           s->ts.v[i] + ml_slice_dur(s, i) <= s->ts.v[k] + ml_slice_dur(s, k);
 }
 
 /* Of the launches sh[lo, hi) (one id, in time order), the one that began
@@ -855,7 +909,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             uint8_t kind = s->kind.v[i];
             s->launcher.v[i] = ML_NONE32;
             work |= is_device_work(kind);
-            if ((kind == ML_SL_RUNTIME || kind == ML_SL_DRIVER) && s->corr.v[i] >= 0) nl++;
+            if ((kind == ML_SL_RUNTIME || kind == ML_SL_DRIVER) && ml_slice_corr(s, i) >= 0) nl++;
         }
         if (!work) continue;
         size_t nr = ix->device_rows.len;
@@ -870,10 +924,11 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     uint32_t *vals = ml_pool_take_zero(pool, cap * sizeof *vals, &got);
     uint8_t *shared = NULL; /* per table entry: another launch carries the id (made at the first) */
     for (size_t i = 0; i < n; i++) {
-        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
-        size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
+        int64_t corr = ml_slice_corr(s, i);
+        if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
+        size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
         for (; vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == s->corr.v[i]) break;
+            if (keys[j] == corr) break;
         if (vals[j]) {
             /* A runtime call and the driver call under it share the id: the
              * first (outermost) is the launch.  Anything else is another
@@ -884,7 +939,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             }
             continue;
         }
-        keys[j] = s->corr.v[i];
+        keys[j] = corr;
         vals[j] = (uint32_t)i + 1;
     }
     /* The launches of shared ids, by (id, time), without the calls nested
@@ -892,10 +947,11 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     VEC(shared_launch) sh = {0};
     if (shared) {
         for (size_t i = 0; i < n; i++) {
-            if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || s->corr.v[i] < 0) continue;
-            size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1);
-            while (keys[j] != s->corr.v[i]) j = (j + 1) & (cap - 1);
-            if (shared[j]) VEC_PUSH(&sh, ((shared_launch){s->corr.v[i], s->ts.v[i], (uint32_t)i}));
+            int64_t corr = ml_slice_corr(s, i);
+            if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
+            size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
+            while (keys[j] != corr) j = (j + 1) & (cap - 1);
+            if (shared[j]) VEC_PUSH(&sh, ((shared_launch){corr, s->ts.v[i], (uint32_t)i}));
         }
         qsort(sh.v, sh.len, sizeof *sh.v, cmp_shared);
         size_t w = 0;
@@ -912,12 +968,13 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
         }
     }
     ML_FOR_DEVICE_ROWS (t, i) {
-        if (!is_device_work(s->kind.v[i]) || s->corr.v[i] < 0) continue;
-        for (size_t j = ml_mix64((uint64_t)s->corr.v[i]) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == s->corr.v[i]) {
+        int64_t corr = ml_slice_corr(s, i);
+        if (!is_device_work(s->kind.v[i]) || corr < 0) continue;
+        for (size_t j = ml_mix64((uint64_t)corr) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
+            if (keys[j] == corr) {
                 s->launcher.v[i] = vals[j] - 1;
                 if (shared && shared[j]) { /* the launches of this id: the one nearest before the work */
-                    shared_launch key = {s->corr.v[i], INT64_MIN, 0};
+                    shared_launch key = {corr, INT64_MIN, 0};
                     size_t lo = 0, hi = sh.len;
                     while (lo < hi) {
                         size_t mid = (lo + hi) / 2;
@@ -1075,7 +1132,8 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
     for (size_t g = 0, i = 0; g < 3; g++)
         for (size_t k = 0; k < part_n[g]; k++, i++) {
             const flow_point *p = &part[g][k];
-            keys[cursor[p->track < nt ? p->track : nt]++] = (skey){p->id, p->ts, p->cat, (uint32_t)i};
+            keys[cursor[p->track < nt ? p->track : nt]++] =
+                (skey){ml_id32_get(&ix->point_wide, p->id), p->ts, p->cat, (uint32_t)i};
         }
     keys = sort_keys_into(keys, scratch, n, NULL);
     finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
@@ -1094,7 +1152,7 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
             prev = at;
             open = last_s = true;
         } else {
-            ml_flow f = {fp->id, fp->cat, open ? prev : ML_NONE32, at};
+            ml_flow f = {keys[i].a, fp->cat, open ? prev : ML_NONE32, at}; /* (a: its id, exact) */
             VEC_PUSH(&t->flows, f);
             prev = at;
             open = fp->ph == 't';
@@ -1103,7 +1161,7 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
         bool group_ends = i + 1 == n || keys[i + 1].c != keys[i].c || keys[i + 1].a != keys[i].a;
         bool next_s = !group_ends && point_at(ix, keys[i + 1].idx)->ph == 's';
         if (last_s && (group_ends || next_s)) {
-            ml_flow f = {fp->id, fp->cat, prev, ML_NONE32};
+            ml_flow f = {keys[i].a, fp->cat, prev, ML_NONE32};
             VEC_PUSH(&t->flows, f);
             open = last_s = false;
         }
@@ -1111,6 +1169,7 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
     free(cursor);
     VEC_FREE(&t->index->points);
     VEC_FREE(&t->index->tail_points);
+    VEC_FREE(&t->index->point_wide);
 }
 
 static void shift(int64_t *v, size_t n, int64_t by)

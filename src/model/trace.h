@@ -9,7 +9,8 @@
  *
  * Tables are columnar like the rest of the profile.  Times are int64 ns on
  * the profile's clock (absolute where the input allows: ml_trace_finish()
- * adds the same base as ml_profile_finish()).  Strings are the profile's
+ * adds the same base as ml_profile_finish()); a slice's duration and ids
+ * are kept in 32 bits each (ml_id32) and read through ml_slice_dur() ...  Strings are the profile's
  * interned ids (ml_str, 0 = none).
  *
  *   tracks    one per CPU thread (pid, tid) and per GPU/NPU stream, with
@@ -87,14 +88,42 @@ typedef enum {
  * anything out of range). */
 const char *ml_slice_kind_name(unsigned kind);
 
+/* Ids in 32 bits: a slice's corr and ext_id (and its dur), an op's seq,
+ * fwd_thread and python_module.  Most rows have none (-1) and real ones are
+ * small counters (most slices last well under 2.1 s), so a row keeps 4
+ * bytes, not 8: a value in [-1, 2^31) as it is, any other int64 (a counter
+ * past 2^31, a hostile trace's) as -2 - k, an escape to row k of a side
+ * table of wide values (ml_wide_ids) that the store keeps beside its
+ * columns.  An escape is an index into its store's one table, so rows move
+ * (the sort's scatter) with no remap.  Read through ml_id32_get() and the
+ * accessors built on it (ml_slice_dur, ml_slice_corr ...); written by
+ * ml_id32_put().  (The table cannot fill: 2^31 - 1 escapes need as many
+ * rows, 16 GB of it.) */
+typedef int32_t ml_id32;
+typedef VEC(int64_t) ml_wide_ids;
+
+static inline int64_t ml_id32_get(const ml_wide_ids *w, ml_id32 v)
+{
+    return v >= -1 ? v : w->v[-2 - (int64_t)v];
+}
+/* The escape of v (appended to w): ml_id32_put's rare case, out of line. */
+ml_id32 ml_id32_escape(ml_wide_ids *w, int64_t v);
+static inline ml_id32 ml_id32_put(ml_wide_ids *w, int64_t v)
+{
+    /* (v in [-1, 2^31): one unsigned compare) */
+    return (uint64_t)v + 1 <= (uint64_t)INT32_MAX + 1 ? (ml_id32)v : ml_id32_escape(w, v);
+}
+
 typedef struct ml_slices {
     VEC(int64_t) ts;        /* ns */
-    VEC(int64_t) dur;       /* ns, >= 0 */
+    VEC(ml_id32) dur32;     /* ns, >= 0, as an ml_id32 (2.1 s and longer: an escape): read it with ml_slice_dur() */
     VEC(ml_str) name;
     VEC(uint32_t) track;
     VEC(uint8_t) kind;      /* ml_slice_kind */
-    VEC(int64_t) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
-    VEC(int64_t) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
+    /* (the two ids as ml_id32: read them with ml_slice_corr() and ml_slice_ext_id()) */
+    VEC(ml_id32) corr;      /* args "correlation" (runtime/driver <-> GPU work), -1 if none */
+    VEC(ml_id32) ext_id;    /* args "External id" (op <-> its launches in old traces), -1 if none */
+    ml_wide_ids wide;       /* the dur, corr and ext_id values that do not fit (ml_id32) */
     VEC(uint32_t) info;     /* CPU_OP/USER_ANNOTATION/PYTHON/PROFILER_STEP: index into op_info;
                              * KERNEL/MEMCPY/MEMSET: index into kernel_info; CUDA_SYNC: into sync_info;
                              * PROFILER_RANGE: into range_info; ML_NONE32 if none */
@@ -105,6 +134,12 @@ typedef struct ml_slices {
                              * else the one a flow to it starts in; ML_NONE32 */
 } ml_slices;
 
+/* Slice i's duration, ns (>= 0). */
+static inline int64_t ml_slice_dur(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->dur32.v[i]); }
+/* Slice i's correlation id and External id, exact (-1 if none). */
+static inline int64_t ml_slice_corr(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->corr.v[i]); }
+static inline int64_t ml_slice_ext_id(const ml_slices *s, size_t i) { return ml_id32_get(&s->wide, s->ext_id.v[i]); }
+
 /* Args of a collective (record_param_comms ops, and NCCL kernels since
  * PyTorch 2.x): what the distributed view sizes them by.  0 / -1 if absent. */
 typedef struct ml_comm_args {
@@ -114,19 +149,28 @@ typedef struct ml_comm_args {
     int32_t group_size;     /* args "Group size" */
 } ml_comm_args;
 
-/* Args of host-side slices that the operator / module views read. */
+/* Args of host-side slices that the operator / module views read: a row
+ * per op with any (28 bytes: the three ids as ml_id32, their wide values in
+ * ml_trace.op_wide; read them with ml_op_seq() ...). */
 typedef struct ml_op_info {
     ml_str input_dims;      /* args "Input Dims" / "Input dims" as compact JSON text ("[[32, 3], []]"), 0 if none */
     ml_str input_types;     /* args "Input type", compact JSON text, 0 if none */
     ml_str call_stack;      /* args "Call stack" (old traces) text, 0 if none */
     uint32_t comm;          /* record_param_comms: 1 + its row in comm_args, 0 if none (ml_op_comm()) */
-    int64_t seq;            /* args "Sequence number", -1 */
-    int64_t fwd_thread;     /* args "Fwd thread id", -1 */
-    int64_t python_module;  /* args "Python module id" (nn.Module events), -1 */
+    ml_id32 seq;            /* args "Sequence number", -1 */
+    ml_id32 fwd_thread;     /* args "Fwd thread id", -1 */
+    ml_id32 python_module;  /* args "Python module id" (nn.Module events), -1 */
     /* Not kept: "Python id" and "Python parent id", which no view reads (a
      * python_function slice's parent is its enclosing slice); a row per
      * python_function slice for them cost 6 MB on a 400 MB trace. */
 } ml_op_info;
+
+/* An op's args as importers give them (ml_op_info_push narrows the ids). */
+typedef struct ml_op_info_row {
+    ml_str input_dims, input_types, call_stack;
+    uint32_t comm;
+    int64_t seq, fwd_thread, python_module;
+} ml_op_info_row;
 
 /* The ops of a collective that the distributed view reads by name
  * (distributed.c): a backend's own span ("nccl:all_reduce", "gloo:broadcast")
@@ -204,6 +248,7 @@ typedef struct ml_trace {
     VEC(ml_track) tracks;
     ml_slices slices;
     VEC(ml_op_info) op_info;
+    ml_wide_ids op_wide;    /* the op_info ids that do not fit (ml_id32) */
     VEC(ml_comm_args) comm_args; /* the few ops and GPU work with collective args (most have none: kept apart) */
     VEC(ml_kernel_info) kernel_info;
     VEC(ml_sync_info) sync_info;
@@ -258,14 +303,14 @@ static inline size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
     size_t i = s->ts.len;
     if (i == s->ts.cap) ml_slices_grow(t);
     s->ts.v[i] = r->ts;
-    s->dur.v[i] = r->dur < 0 ? 0 : r->dur;
+    s->dur32.v[i] = ml_id32_put(&s->wide, r->dur < 0 ? 0 : r->dur);
     s->name.v[i] = r->name;
     s->track.v[i] = r->track;
     s->kind.v[i] = r->kind;
-    s->corr.v[i] = r->corr;
-    s->ext_id.v[i] = r->ext_id;
+    s->corr.v[i] = ml_id32_put(&s->wide, r->corr);
+    s->ext_id.v[i] = ml_id32_put(&s->wide, r->ext_id);
     s->info.v[i] = r->info;
-    s->ts.len = s->dur.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
+    s->ts.len = s->dur32.len = s->name.len = s->track.len = s->kind.len = s->corr.len = s->ext_id.len =
         s->info.len = i + 1;
     return i;
 }
@@ -273,7 +318,17 @@ static inline size_t ml_slice_push(ml_trace *t, const ml_slice_row *r)
  * its input's size), so that the columns are not grown by doubling: each
  * doubling copies a column into fresh pages. */
 void ml_slices_reserve(ml_trace *t, size_t n);
-uint32_t ml_op_info_push(ml_trace *t, const ml_op_info *info);
+uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *row);
+/* An op's "Sequence number", "Fwd thread id" and "Python module id", exact (-1 if none). */
+static inline int64_t ml_op_seq(const ml_trace *t, const ml_op_info *o) { return ml_id32_get(&t->op_wide, o->seq); }
+static inline int64_t ml_op_fwd_thread(const ml_trace *t, const ml_op_info *o)
+{
+    return ml_id32_get(&t->op_wide, o->fwd_thread);
+}
+static inline int64_t ml_op_python_module(const ml_trace *t, const ml_op_info *o)
+{
+    return ml_id32_get(&t->op_wide, o->python_module);
+}
 /* A row of comm_args, for ml_op_info.comm and ml_kernel_info.comm (the value returned). */
 uint32_t ml_comm_args_push(ml_trace *t, const ml_comm_args *comm);
 /* Whether comm says anything (is not all absent: {0, 0, -1, -1, -1}); inline: asked of every op and kernel. */

@@ -83,7 +83,7 @@ ml_sv_trace *ml_sv_trace_build(const ml_profile *p, int64_t origin)
         size_t q = at[base[s->track.v[i]] + s->depth.v[i]]++;
         x->ids[q] = (uint32_t)i;
         x->ts[q] = s->ts.v[i] - origin;
-        x->end[q] = s->ts.v[i] + s->dur.v[i] - origin;
+        x->end[q] = s->ts.v[i] + ml_slice_dur(s, i) - origin;
     }
     free(at);
     free(base);
@@ -234,7 +234,7 @@ void ml_api_trace(const ml_sv_trace *x, const ml_profile *p, double t0, double t
         track[k] = s->track.v[i];
         depth[k] = s->depth.v[i];
         ts[k] = s->ts.v[i] - x->origin;
-        dur[k] = s->dur.v[i];
+        dur[k] = ml_slice_dur(s, i);
         kind[k] = s->kind.v[i];
     }
     /* flows between returned slices: mark them, then each flow from one of them */
@@ -324,7 +324,7 @@ static void put_brief(jw *w, const ml_sv_trace *x, const ml_profile *p, uint32_t
     jw_key(w, "track"), jw_i64(w, s->track.v[i]);
     jw_key(w, "depth"), jw_i64(w, s->depth.v[i]);
     jw_key(w, "ts"), jw_i64_js(w, s->ts.v[i] - x->origin);
-    jw_key(w, "dur"), jw_i64_js(w, s->dur.v[i]);
+    jw_key(w, "dur"), jw_i64_js(w, ml_slice_dur(s, i));
     jw_key(w, "name"), jw_text(w, ml_s(p, s->name.v[i]));
     jw_key(w, "kind"), jw_str(w, ml_slice_kind_name(s->kind.v[i]));
     if (!open) jw_end(w);
@@ -355,8 +355,8 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
     /* the body as the brief, extended */
     put_brief(&w, x, p, i, true);
     jw_key(&w, "args"), jw_obj(&w);
-    if (s->corr.v[i] >= 0) jw_key(&w, "correlation"), jw_i64(&w, s->corr.v[i]);
-    if (s->ext_id.v[i] >= 0) jw_key(&w, "External id"), jw_i64(&w, s->ext_id.v[i]);
+    if (ml_slice_corr(s, i) >= 0) jw_key(&w, "correlation"), jw_i64(&w, ml_slice_corr(s, i));
+    if (ml_slice_ext_id(s, i) >= 0) jw_key(&w, "External id"), jw_i64(&w, ml_slice_ext_id(s, i));
     uint32_t inf = s->info.v[i];
     const char *stack = NULL;
     if (inf != ML_NONE32 && gpu_kind(kd) && inf < t->kernel_info.len) {
@@ -382,8 +382,8 @@ void ml_api_slice(const ml_sv_trace *x, const ml_profile *p, size_t id, ml_buf *
         const ml_op_info *o = &t->op_info.v[inf];
         if (o->input_dims) jw_key(&w, "Input Dims"), jw_text(&w, ml_s(p, o->input_dims));
         if (o->input_types) jw_key(&w, "Input type"), jw_text(&w, ml_s(p, o->input_types));
-        if (o->seq >= 0) jw_key(&w, "Sequence number"), jw_i64(&w, o->seq);
-        if (o->fwd_thread >= 0) jw_key(&w, "Fwd thread id"), jw_i64(&w, o->fwd_thread);
+        if (ml_op_seq(t, o) >= 0) jw_key(&w, "Sequence number"), jw_i64(&w, ml_op_seq(t, o));
+        if (ml_op_fwd_thread(t, o) >= 0) jw_key(&w, "Fwd thread id"), jw_i64(&w, ml_op_fwd_thread(t, o));
         if (o->call_stack) stack = ml_s(p, o->call_stack);
     }
     jw_end(&w);

@@ -134,10 +134,10 @@ static void put_slice(ml_chrome_json *c, size_t i)
     jw_key(w, "name"), jw_text(w, ml_s(p, s->name.v[i]));
     put_pid_tid(w, p, s->track.v[i]);
     jw_key(w, "ts"), put_us(w, s->ts.v[i]);
-    jw_key(w, "dur"), put_us(w, s->dur.v[i]);
+    jw_key(w, "dur"), put_us(w, ml_slice_dur(s, i));
     int args = 0;
-    if (s->corr.v[i] >= 0) arg(w, &args, "correlation"), jw_i64(w, s->corr.v[i]);
-    if (s->ext_id.v[i] >= 0) arg(w, &args, "External id"), jw_i64(w, s->ext_id.v[i]);
+    if (ml_slice_corr(s, i) >= 0) arg(w, &args, "correlation"), jw_i64(w, ml_slice_corr(s, i));
+    if (ml_slice_ext_id(s, i) >= 0) arg(w, &args, "External id"), jw_i64(w, ml_slice_ext_id(s, i));
     uint32_t inf = s->info.v[i];
     if (inf != ML_NONE32 && (kd == ML_SL_KERNEL || kd == ML_SL_MEMCPY || kd == ML_SL_MEMSET) && inf < t->kernel_info.len) {
         const ml_kernel_info *k = &t->kernel_info.v[inf];
@@ -152,7 +152,7 @@ static void put_slice(ml_chrome_json *c, size_t i)
         const ml_op_info *o = &t->op_info.v[inf];
         if (o->input_dims) arg(w, &args, "Input Dims"), jw_verbatim(w, ml_s(p, o->input_dims));
         if (o->input_types) arg(w, &args, "Input type"), jw_verbatim(w, ml_s(p, o->input_types));
-        if (o->seq >= 0) arg(w, &args, "Sequence number"), jw_i64(w, o->seq);
+        if (ml_op_seq(t, o) >= 0) arg(w, &args, "Sequence number"), jw_i64(w, ml_op_seq(t, o));
         if (o->call_stack) arg(w, &args, "Call stack"), jw_text(w, ml_s(p, o->call_stack));
     }
     if (args) jw_end(w);

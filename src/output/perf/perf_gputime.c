@@ -121,7 +121,7 @@ void ml_gputime_runs_json(jw *w, const ml_profile *p, const ml_gputime *g)
                 jw_obj(w);
                 key_str(w, "kernel", ml_s(p, s->name.v[x->kernel]));
                 key_str(w, "launcher", ml_s(p, s->name.v[x->launcher]));
-                key_i64(w, "correlation", s->corr.v[x->kernel]);
+                key_i64(w, "correlation", ml_slice_corr(s, x->kernel));
                 key_us(w, "cpu_us", x->cpu);
                 key_us(w, "gpu_us", x->gpu);
                 key_us(w, "delay_us", x->delay);
@@ -401,9 +401,9 @@ void ml_gputime_perf_json(jw *w, const ml_profile *p, const ml_gputime *g)
                 key_str(w, "name", ml_s(p, s->name.v[x->kernel]));
                 key_str(w, "launcher", ml_s(p, s->name.v[x->launcher]));
                 key_i64(w, "start_ns", s->ts.v[x->kernel] - origin);
-                key_i64(w, "dur_ns", s->dur.v[x->kernel]);
+                key_i64(w, "dur_ns", ml_slice_dur(s, x->kernel));
                 key_i64(w, "launch_start_ns", s->ts.v[x->launcher] - origin);
-                key_i64(w, "launch_dur_ns", s->dur.v[x->launcher]);
+                key_i64(w, "launch_dur_ns", ml_slice_dur(s, x->launcher));
                 key_i64(w, "cpu_ns", x->cpu);
                 key_i64(w, "gpu_ns", x->gpu);
                 key_i64(w, "delay_ns", x->delay);

@@ -412,7 +412,7 @@ void ml_perf_hta_json(jw *w, const ml_profile *p, const ml_perf *perf, int top)
         jw_key(w, "example"); /* the first call with it: [start after span.begin_ns, duration] */
         jw_arr(w);
         jw_i64(w, sl->ts.v[q->example] - origin);
-        jw_i64(w, sl->dur.v[q->example]);
+        jw_i64(w, ml_slice_dur(sl, q->example));
         jw_end(w);
         jw_end(w);
     }
@@ -447,7 +447,7 @@ void ml_perf_hta_json(jw *w, const ml_profile *p, const ml_perf *perf, int top)
             if (row->launch != ML_NONE32) {
                 jw_arr(w);
                 jw_i64(w, sl->ts.v[row->launch] - origin);
-                jw_i64(w, sl->dur.v[row->launch]);
+                jw_i64(w, ml_slice_dur(sl, row->launch));
                 jw_end(w);
             } else jw_null(w);
             jw_end(w);

@@ -220,7 +220,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     size_t at_cut = 0;
     if (total > max_slices) {
         int64_t *d = ml_malloc(total * sizeof *d);
-        memcpy(d, s->dur.v, total * sizeof *d);
+        for (size_t i = 0; i < total; i++) d[i] = ml_slice_dur(s, i);
         qsort(d, total, sizeof *d, cmp_i64_desc);
         cut = d[max_slices - 1];
         size_t above = 0;
@@ -232,8 +232,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     size_t n = 0;
     for (size_t i = 0; i < total; i++) {
         newid[i] = ML_NONE32;
-        if (cut >= 0 && (s->dur.v[i] < cut || (s->dur.v[i] == cut && !at_cut))) continue;
-        if (cut >= 0 && s->dur.v[i] == cut) at_cut--;
+        if (cut >= 0 && (ml_slice_dur(s, i) < cut || (ml_slice_dur(s, i) == cut && !at_cut))) continue;
+        if (cut >= 0 && ml_slice_dur(s, i) == cut) at_cut--;
         kept[n++] = (uint32_t)i;
     }
     /* start order, stable */
@@ -267,7 +267,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     for (size_t k = 0; k < n; k++) {
         uint32_t i = kept[k];
         ts[k] = u32_or_big(k ? s->ts.v[i] - s->ts.v[kept[k - 1]] : 0, k, &ts_big);
-        dur[k] = u32_or_big(s->dur.v[i], k, &dur_big);
+        dur[k] = u32_or_big(ml_slice_dur(s, i), k, &dur_big);
         if (track16) track_u16[k] = (uint16_t)s->track.v[i];
         else track[k] = s->track.v[i];
         name[k] = str_local(&sm, s->name.v[i]);
@@ -318,7 +318,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     int32_t *seq = ml_malloc((no ? no : 1) * sizeof *seq);
     bool fits = true;
     for (size_t i = 0; i < no; i++) {
-        int64_t x = t->op_info.v[i].seq;
+        int64_t x = ml_op_seq(t, &t->op_info.v[i]);
         fits &= x >= INT32_MIN && x <= INT32_MAX;
         seq[i] = (int32_t)x;
     }
@@ -326,7 +326,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         ml_col_i32_take(bl, col_at(w, "seq"), seq, no);
     } else {
         free(seq);
-        for (size_t i = 0; i < no; i++) oi[i] = t->op_info.v[i].seq;
+        for (size_t i = 0; i < no; i++) oi[i] = ml_op_seq(t, &t->op_info.v[i]);
         ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
     }
     jw_end(w);
