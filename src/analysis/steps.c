@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "scratch.h"
 #include "sortperm.h"
 
 static const char *const role_labels[ML_ROLE__COUNT] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
@@ -73,6 +74,7 @@ typedef struct rt_dev {      /* the GPU work one runtime call launched */
 typedef struct call_rank {
     uint64_t *bits;
     uint32_t *before;
+    size_t bits_cap, before_cap; /* (scratch.h) */
 } call_rank;
 
 /* (inline: without -mpopcnt, __builtin_popcountll is a call into libgcc) */
@@ -87,8 +89,8 @@ static inline uint32_t ones(uint64_t x)
 static void call_rank_build(call_rank *r, const uint32_t *calls, size_t ncalls, size_t n)
 {
     size_t words = n / 64 + 1;
-    r->bits = ml_calloc(words, sizeof *r->bits);
-    r->before = ml_malloc(words * sizeof *r->before);
+    r->bits = ml_scratch_take_zero(words * sizeof *r->bits, &r->bits_cap);
+    r->before = ml_scratch_take(words * sizeof *r->before, &r->before_cap);
     for (size_t j = 0; j < ncalls; j++) r->bits[calls[j] / 64] |= UINT64_C(1) << (calls[j] % 64);
     uint32_t count = 0;
     for (size_t w = 0; w < words; w++) {
@@ -105,8 +107,8 @@ static inline uint32_t call_rank_of(const call_rank *r, uint32_t row)
 
 static void call_rank_free(call_rank *r)
 {
-    free(r->bits);
-    free(r->before);
+    ml_scratch_give(r->bits, r->bits_cap, r->bits_cap);
+    ml_scratch_give(r->before, r->before_cap, r->before_cap);
 }
 
 /* The place among the runtime calls of the call that launched GPU work i,
@@ -140,13 +142,13 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC(uint32_t) step_slice = {0};
     VEC(uint32_t) rts = {0};
     /* (a kernel_info row per GPU event, most launched by a runtime call: room for them at once) */
-    VEC_RESERVE(&kernels, t->kernel_info.len);
-    VEC_RESERVE(&rts, t->kernel_info.len);
-    VEC_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
+    ML_SCRATCH_RESERVE(&kernels, t->kernel_info.len);
+    ML_SCRATCH_RESERVE(&rts, t->kernel_info.len);
+    ML_SCRATCH_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
     /* (the host's busy ranges, one per outermost op at most: room for a range
      * per slice, of which the pages never written cost nothing, rather than
      * a copy per doubling) */
-    VEC_RESERVE(&out->busy[ML_ROLE_CPU_EXEC], n);
+    ML_SCRATCH_RESERVE(&out->busy[ML_ROLE_CPU_EXEC], n);
     int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
@@ -181,7 +183,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         }
     }
     if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
-    VEC_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
+    ML_SCRATCH_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
     for (size_t j = 0; j < kernels.len; j++) {
         uint32_t i = kernels.v[j];
         int64_t x = s->ext_id.v[i];
@@ -190,7 +192,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
                     (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(t, &t->kernel_info.v[s->info.v[i]]));
         ml_ranges_add(&out->busy[comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL], s->ts.v[i], s->ts.v[i] + s->dur.v[i]);
     }
-    VEC_FREE(&kernels);
+    ML_SCRATCH_GIVE_VEC(&kernels);
     VEC_FREE(&comm_ext);
     free(cls);
 
@@ -222,14 +224,15 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     /* Runtime calls in time order (perm: time place -> place in rts, which is
      * in slice order), with the span of the GPU work each launched (dev, by
      * place in rts: a launcher's place is its rank among the calls). */
-    int64_t *rt_ts = ml_malloc((rts.len ? rts.len : 1) * sizeof *rt_ts);
+    size_t cap_rt_ts, cap_dev;
+    int64_t *rt_ts = ml_scratch_take(rts.len * sizeof *rt_ts, &cap_rt_ts);
     for (size_t j = 0; j < rts.len; j++) rt_ts[j] = s->ts.v[rts.v[j]];
     perm = ml_sort_perm_i64(rt_ts, rts.len);
-    free(rt_ts);
+    ml_scratch_give(rt_ts, cap_rt_ts, rts.len * sizeof *rt_ts);
     call_rank rank;
     call_rank_build(&rank, rts.v, rts.len, n);
-    rt_dev *dev = ml_calloc(rts.len ? rts.len : 1, sizeof *dev);
-    for (size_t j = 0; j < rts.len; j++) dev[j].min = INT64_MAX, dev[j].max = INT64_MIN;
+    rt_dev *dev = ml_scratch_take(rts.len * sizeof *dev, &cap_dev); /* (every field set below) */
+    for (size_t j = 0; j < rts.len; j++) dev[j] = (rt_dev){INT64_MAX, INT64_MIN, 0, false};
     ML_FOR_DEVICE_ROWS (t, i) {
         uint32_t c;
         if (!ml_slice_is_gpu(s->kind.v[i]) || (c = launching_call(s, &rank, i)) == ML_NONE32) continue;
@@ -311,10 +314,10 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     }
     free(sdev);
     free(matched);
-    free(dev);
+    ml_scratch_give(dev, cap_dev, rts.len * sizeof *dev);
     call_rank_free(&rank);
     free(perm);
-    VEC_FREE(&rts);
+    ML_SCRATCH_GIVE_VEC(&rts);
 
     /* Charge each instant of the steps to the first busy role: what is left
      * of the steps (slots) loses each role's busy time in turn, and a step's
