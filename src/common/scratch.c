@@ -55,6 +55,10 @@ void *ml_scratch_take_zero(size_t bytes, size_t *cap)
         *cap = bytes;
         return ml_calloc(bytes ? bytes : 1, 1);
     }
+    if (!scratch_pool->n) { /* (calloc's fresh pages are zero already, and only those written come in) */
+        *cap = bytes;
+        return ml_calloc(bytes, 1);
+    }
     return memset(ml_scratch_take(bytes, cap), 0, bytes);
 }
 
