@@ -345,6 +345,10 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     free(left);
     VEC_FREE(&slots);
     VEC_FREE(&rest);
+    /* (the busy ranges but communication's to the next analyses: a range
+     * per kernel and per runtime call, nothing reads them after this) */
+    for (int r = 0; r < ML_ROLE__COUNT; r++)
+        if (r != ML_ROLE_COMMUNICATION) ML_SCRATCH_GIVE_VEC(&out->busy[r]);
 
     if (ns) {
         out->begin = steps[0].begin, out->end = steps[ns - 1].end;
