@@ -6,6 +6,7 @@
 #include "par.h"
 #include "phase.h"
 #include "scratch.h"
+#include "sortperm.h"
 
 #include <stdarg.h>
 #include <stdio.h>

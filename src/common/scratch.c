@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "sortperm.h"
 
 /* (below this a free() stays in the heap, whose next malloc reuses its pages) */
 #define SCRATCH_MIN ((size_t)64 << 10)

@@ -14,12 +14,12 @@
 
 #include <stddef.h>
 
-#include "sortperm.h"
+struct ml_bufpool; /* (sortperm.h, whose sorts take their scratch arrays here) */
 
 /* Makes pool this thread's scratch pool until ml_scratch_close(), which
  * frees what it holds (pools do not nest: the inner one's buffers are
  * freed at its close). */
-void ml_scratch_open(ml_bufpool *pool);
+void ml_scratch_open(struct ml_bufpool *pool);
 void ml_scratch_close(void);
 
 /* A buffer of at least `bytes` (its size in *cap). */

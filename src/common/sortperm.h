@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "scratch.h"
 
 /* ML_RUNSORT_DEFINE(name, T, CTX, LT) defines
  *     static T *name(T *a, T *b, size_t n, CTX ctx)
@@ -55,7 +56,8 @@
  * sorting a[0..n) in place: one pass when it is sorted already; two runs
  * (the usual unsorted input: two lists appended) merge from the end down
  * with only the second set aside; else through a scratch array of n (and
- * name##_into, the two-array form). */
+ * name##_into, the two-array form); the scratch comes from the thread's
+ * scratch pool when it has one (scratch.h). */
 #define ML_RUNSORT_INPLACE_DEFINE(name, T, CTX, LT)                                            \
     ML_RUNSORT_DEFINE(name##_into, T, CTX, LT)                                                 \
     static void name(T *a, size_t n, CTX ctx)                                                  \
@@ -66,15 +68,17 @@
         for (k_ = mid_ + 1; k_ < n && !LT(ctx, a[k_], a[k_ - 1]); k_++) {}                     \
         if (k_ >= n) { /* a's first run's value goes up only when after the second's: stable */ \
             size_t x_ = mid_, y_ = n - mid_, o_ = n;                                           \
-            T *b_ = ml_malloc(y_ * sizeof *b_);                                                \
+            size_t cap_;                                                                       \
+            T *b_ = ml_scratch_take(y_ * sizeof *b_, &cap_);                                   \
             memcpy(b_, a + mid_, y_ * sizeof *b_);                                             \
             while (y_) a[--o_] = x_ && LT(ctx, b_[y_ - 1], a[x_ - 1]) ? a[--x_] : b_[--y_];    \
-            free(b_);                                                                          \
+            ml_scratch_give(b_, cap_, (n - mid_) * sizeof *b_);                                \
             return;                                                                            \
         }                                                                                      \
-        T *b_ = ml_malloc(n * sizeof *b_);                                                     \
+        size_t cap_;                                                                           \
+        T *b_ = ml_scratch_take(n * sizeof *b_, &cap_);                                        \
         if (name##_into(a, b_, n, ctx) != a) memcpy(a, b_, n * sizeof *a);                     \
-        free(b_);                                                                              \
+        ml_scratch_give(b_, cap_, n * sizeof *b_);                                             \
     }
 
 /* Returns NULL if keys are already non-decreasing; else a malloc'd
