@@ -261,6 +261,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     for (int r = 0; r < ML_ROLE_OTHER; r++) {
         if (!out->busy[r].len) continue; /* (costs nothing: its cost stays 0) */
         ml_ranges_subtract(&slots, &out->busy[r], &rest);
+        /* (the role's ranges are done with: their room makes the next output's) */
+        if (r != ML_ROLE_COMMUNICATION) ML_SCRATCH_GIVE_VEC(&out->busy[r]);
         ml_ranges tmp = slots;
         slots = rest;
         rest = tmp;
@@ -272,8 +274,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     }
     for (size_t k = 0; k < ns; k++) steps[k].cost[ML_ROLE_OTHER] = left[k];
     free(left);
-    VEC_FREE(&slots);
-    VEC_FREE(&rest);
+    ML_SCRATCH_GIVE_VEC(&slots);
+    ML_SCRATCH_GIVE_VEC(&rest);
     /* (the busy ranges but communication's to the next analyses: a range
      * per kernel and per runtime call, nothing reads them after this) */
     for (int r = 0; r < ML_ROLE__COUNT; r++)
