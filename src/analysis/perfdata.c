@@ -6,7 +6,6 @@
 #include "par.h"
 #include "phase.h"
 #include "scratch.h"
-#include "sortperm.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -14,12 +14,33 @@
 
 #include <stddef.h>
 
-struct ml_bufpool; /* (sortperm.h, whose sorts take their scratch arrays here) */
+/* A pool of buffers kept for the next use that fits rather than freed (the
+ * columns ml_scatter_cols() moves, sortperm.h; the scratch pool below): a
+ * fresh buffer costs a page fault per 4 KiB it is written, one already
+ * written none.  Sizes in bytes; `used` is how much of a buffer was written
+ * (its pages are in). */
+#define ML_POOL_MAX 32
+typedef struct ml_bufpool {
+    struct { void *v; size_t cap, used; } b[ML_POOL_MAX];
+    size_t n;
+} ml_bufpool;
+
+/* A buffer of at least `bytes` (its size in *cap): of the pooled ones that
+ * fit, the one with the most of those bytes written already (then the
+ * smallest), else a fresh one. */
+void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap);
+/* The same, zeroed. */
+void *ml_pool_take_zero(ml_bufpool *pool, size_t bytes, size_t *cap);
+/* Keeps buf (cap bytes, the first `used` written) for a later take; a full
+ * pool frees the smallest.  NULL is ignored. */
+void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used);
+/* Frees what the pool holds. */
+void ml_pool_clear(ml_bufpool *pool);
 
 /* Makes pool this thread's scratch pool until ml_scratch_close(), which
  * frees what it holds (pools do not nest: the inner one's buffers are
  * freed at its close). */
-void ml_scratch_open(struct ml_bufpool *pool);
+void ml_scratch_open(ml_bufpool *pool);
 void ml_scratch_close(void);
 
 /* A buffer of at least `bytes` (its size in *cap). */

@@ -100,27 +100,8 @@ typedef struct ml_colref {
  * per 4 KiB, which on a 725k-slice trace was most of the sort's time. */
 void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, size_t n);
 
-/* Buffers that reordered columns left behind, kept for the next column that
- * fits rather than freed: a fresh buffer costs a page fault per 4 KiB it is
- * written, one already written none.  Sizes in bytes; `used` is how much of
- * a buffer was written (its pages are in). */
-#define ML_POOL_MAX 32
-typedef struct ml_bufpool {
-    struct { void *v; size_t cap, used; } b[ML_POOL_MAX];
-    size_t n;
-} ml_bufpool;
-
-/* A buffer of at least `bytes` (its size in *cap): of the pooled ones that
- * fit, the one with the most of those bytes written already (then the
- * smallest), else a fresh one. */
-void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap);
-/* The same, zeroed. */
-void *ml_pool_take_zero(ml_bufpool *pool, size_t bytes, size_t *cap);
-/* Keeps buf (cap bytes, the first `used` written) for a later take; a full
- * pool frees the smallest.  NULL is ignored. */
-void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used);
-/* Frees what the pool holds. */
-void ml_pool_clear(ml_bufpool *pool);
+/* (ml_bufpool, the pool of buffers that ml_scatter_cols() moves columns
+ * through: scratch.h) */
 
 /* A permutation of a table kept in two parts (part 1: rows appended to
  * part 0 but not copied to it yet): an entry with ML_PART1 set is row
