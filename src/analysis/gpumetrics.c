@@ -10,6 +10,7 @@
 
 #include "optree.h"
 #include "ranges.h"
+#include "scratch.h"
 #include "sortperm.h"
 
 typedef struct edge {        /* a kernel's start (+v) or end (-v), for SM efficiency */
@@ -69,8 +70,8 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
             VEC_PUSH(&accs, ((acc){.m = {.device = dev, .gpu = gpu}}));
             a = &accs.v[accs.len - 1];
             if (accs.len == 1) { /* (a rank's trace has one GPU: room for all its kernels at once, not a copy per doubling) */
-                VEC_RESERVE(&a->busy, t->kernel_info.len);
-                VEC_RESERVE(&a->edges, 2 * t->kernel_info.len);
+                ML_SCRATCH_RESERVE(&a->busy, t->kernel_info.len);
+                ML_SCRATCH_RESERVE(&a->edges, 2 * t->kernel_info.len);
             }
         }
         int64_t b = s->ts.v[i], e = b + ml_slice_dur(s, i);
@@ -132,8 +133,8 @@ void ml_gpu_metrics_compute(const ml_profile *p, const ml_steps *st, ml_gpu_metr
         }
         if (a->occ_time > 0) a->m.occupancy = a->occ_sum / a->occ_time;
         a->m.tc_share = a->k_time > 0 ? (double)a->tc_time / (double)a->k_time : 0;
-        VEC_FREE(&a->busy);
-        VEC_FREE(&a->edges);
+        ML_SCRATCH_GIVE_VEC(&a->busy);
+        ML_SCRATCH_GIVE_VEC(&a->edges);
     }
     free(order);
     if (accs.len) qsort(accs.v, accs.len, sizeof *accs.v, cmp_acc);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devkind.h"
+#include "scratch.h"
 #include "sortperm.h"
 #include "u64map.h"
 
@@ -185,7 +186,7 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
     bool have_map = false;
     VEC(ml_gpu_event) ev = {0};
     /* (GPU work needs a kernel_info row: their count, room for nearly all at once, not a copy per doubling) */
-    VEC_RESERVE(&ev, t->kernel_info.len);
+    ML_SCRATCH_RESERVE(&ev, t->kernel_info.len);
     for (uint32_t tr = 0; tr < t->tracks.len; tr++) {
         const ml_track *track = &t->tracks.v[tr];
         if (track->kind != ML_TRACK_STREAM) continue;
@@ -230,10 +231,11 @@ void ml_gpu_timeline_build(const ml_profile *p, ml_time_rules rules, ml_gpu_time
     sort_events(ev.v, ev.len, NULL);
     out->ev = ev.v;
     out->n = ev.len;
+    out->cap = ev.cap;
 }
 
 void ml_gpu_timeline_free(ml_gpu_timeline *tl)
 {
-    free(tl->ev);
+    ml_scratch_give(tl->ev, tl->cap * sizeof *tl->ev, tl->n * sizeof *tl->ev);
     memset(tl, 0, sizeof *tl);
 }

@@ -76,7 +76,7 @@ typedef struct ml_gpu_event {
 
 typedef struct ml_gpu_timeline {
     ml_gpu_event *ev;       /* by start, then stream, then slice row */
-    size_t n;
+    size_t n, cap;          /* (cap: ev's room, for ml_gpu_timeline_free's scratch pool) */
     bool last_step_cut;     /* the trace had 2+ ProfilerStep#: work launched from the last one on left out */
     ml_time_rules rules;
     int64_t base_ns;        /* timeline time -> profile ns: base_ns + t */

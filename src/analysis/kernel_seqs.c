@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gputimeline.h"
+#include "scratch.h"
 #include "sortperm.h"
 #include "steps.h"
 #include "u64map.h"
@@ -120,7 +121,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
     }
 
     VEC(pair) pairs = {0};
-    VEC_RESERVE(&pairs, t->kernel_info.len); /* (one per launched GPU event, each with a kernel_info row) */
+    ML_SCRATCH_RESERVE(&pairs, t->kernel_info.len); /* (one per launched GPU event, each with a kernel_info row) */
     /* launches come in runs under one caller: its root, remembered by caller */
     enum { MEMO = 256 };
     uint32_t memo_key[MEMO], memo_root[MEMO];
@@ -185,7 +186,7 @@ void ml_kseqs_compute(const ml_profile *p, const ml_kseq_opts *o, ml_kseqs *out)
         hit->q.cpu_ns += grid_dur_ns(p, o->rules, root);
     }
     ml_u64map_free(&by_hash);
-    VEC_FREE(&pairs);
+    ML_SCRATCH_GIVE_VEC(&pairs);
     free(match);
 
     for (size_t i = 0; i < pats.len; i++) { /* the text HTA sorts ties by */

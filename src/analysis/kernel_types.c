@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "vec.h"
 
 const char *ml_kernel_mask_name(unsigned mask)
@@ -54,7 +55,7 @@ void ml_kernel_types_compute(const ml_gpu_timeline *tl, ml_kernel_types *out)
     spans busy[3] = {{0}, {0}, {0}};
     ml_gpu_merge m[3] = {{0}, {0}, {0}};
     int64_t gs, ge;
-    VEC_RESERVE(&busy[ML_KT_COMPUTATION], tl->n); /* (most GPU time is compute's: room at once, no copy per doubling) */
+    ML_SCRATCH_RESERVE(&busy[ML_KT_COMPUTATION], tl->n); /* (most GPU time is compute's: room at once, no copy per doubling) */
     for (size_t i = 0; i < tl->n; i++) {
         const ml_gpu_event *e = &tl->ev[i];
         if (e->type >= 3) continue;
@@ -95,6 +96,6 @@ void ml_kernel_types_compute(const ml_gpu_timeline *tl, ml_kernel_types *out)
             c[pick].inside = 1;
         }
     }
-    for (int k = 0; k < 3; k++) VEC_FREE(&busy[k]);
+    for (int k = 0; k < 3; k++) ML_SCRATCH_GIVE_VEC(&busy[k]);
     if (out->comm_ns > 0) out->comm_comp_overlap = (double)(out->ns[3] + out->ns[7]) / (double)out->comm_ns;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "sortperm.h"
 
 #define T_LT(ctx, x, y) ((x) < (y))
@@ -50,7 +51,9 @@ void ml_queues_compute(const ml_gpu_timeline *tl, ml_queues *out)
     if (!n) return;
     if (slots.len > 1) qsort(slots.v, slots.len, sizeof *slots.v, by_stream);
     for (size_t k = 0, at = 0; k < slots.len; k++) slots.v[k].at = at, at += slots.v[k].count;
-    int64_t *launch = ml_malloc(n * sizeof *launch), *start = ml_malloc(n * sizeof *start);
+    size_t cap_launch, cap_start;
+    int64_t *launch = ml_scratch_take(n * sizeof *launch, &cap_launch);
+    int64_t *start = ml_scratch_take(n * sizeof *start, &cap_start);
     size_t *fill = ml_malloc(slots.len * sizeof *fill);
     for (size_t k = 0; k < slots.len; k++) fill[k] = slots.v[k].at;
     last = 0;
@@ -68,8 +71,9 @@ void ml_queues_compute(const ml_gpu_timeline *tl, ml_queues *out)
         int64_t *L = launch + s->at, *S = start + s->at; /* S is in time order already */
         sort_times(L, s->count, NULL);
         ml_stream_queue row = {.stream = s->stream, .n = 2 * s->count};
-        row.t = ml_malloc(row.n * sizeof *row.t);
-        row.q = ml_malloc(row.n * sizeof *row.q);
+        size_t cap; /* (kept: a pooled buffer is plain heap memory) */
+        row.t = ml_scratch_take(row.n * sizeof *row.t, &cap);
+        row.q = ml_scratch_take(row.n * sizeof *row.q, &cap);
         int64_t q = 0, sum = 0;
         size_t a = 0, b = 0, w = 0;
         while (a < s->count || b < s->count) {
@@ -86,8 +90,8 @@ void ml_queues_compute(const ml_gpu_timeline *tl, ml_queues *out)
         row.mean = (double)sum / (double)row.n;
         VEC_PUSH(out, row);
     }
-    free(launch);
-    free(start);
+    ml_scratch_give(launch, cap_launch, n * sizeof *launch);
+    ml_scratch_give(start, cap_start, n * sizeof *start);
     VEC_FREE(&slots);
 }
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
+
 #define PREFIX "nn.Module: "
 #define PREFIX_LEN (sizeof PREFIX - 1)
 
@@ -95,8 +97,9 @@ ml_modules *ml_modules_compute(const ml_profile *p)
     /* row_of[i]: the row of module slice i, or of the nearest module enclosing i (-1: none);
      * down[i]: what the nearest op-or-module at or around slice i is (UP_*), for its children
      * (one byte a slice: what i is is folded in, not kept apart) */
-    int32_t *row_of = ml_malloc((n ? n : 1) * sizeof *row_of);
-    uint8_t *down = ml_malloc(n ? n : 1);
+    size_t cap_row_of, cap_down;
+    int32_t *row_of = ml_scratch_take(n * sizeof *row_of, &cap_row_of);
+    uint8_t *down = ml_scratch_take(n, &cap_down);
     /* whether a name is a module's, found once a name (0 not yet, 1 no, 2 yes) */
     size_t nstr = ml_strpool_count(p->strings);
     uint8_t *mod_name = ml_calloc(nstr ? nstr : 1, 1);
@@ -134,8 +137,8 @@ ml_modules *ml_modules_compute(const ml_profile *p)
         if (l == ML_NONE32) continue;
         for (int32_t r = row_of[l]; r >= 0; r = b.rows.v[r].parent) b.rows.v[r].device_ns += ml_slice_dur(s, i);
     }
-    free(row_of);
-    free(down);
+    ml_scratch_give(row_of, cap_row_of, n * sizeof *row_of);
+    ml_scratch_give(down, cap_down, n);
     free(mod_name);
     free(b.slots);
     VEC_FREE(&b.keys);

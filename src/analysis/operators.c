@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "sortperm.h"
 #include "steps.h"
 #include "par.h"
@@ -81,13 +82,14 @@ static void walk_kernels(const ml_trace *t, const ml_optree *tree, const ml_kern
         if (kr != ML_NONE32) first[kr + 1]++, n_owned++;
     }
     for (size_t k = 0; k < nk; k++) first[k + 1] += first[k];
-    uint32_t *by_kernel = ml_malloc((n_owned ? n_owned : 1) * sizeof *by_kernel); /* owner nodes */
+    size_t cap_by_kernel, cap_stamp;
+    uint32_t *by_kernel = ml_scratch_take(n_owned * sizeof *by_kernel, &cap_by_kernel); /* owner nodes */
     for (size_t i = 0; i < s->ts.len; i++) {
         uint32_t kr = owned_kernel_row(s, tree, kt, i);
         if (kr != ML_NONE32) by_kernel[first[kr]++] = tree->owner[i];
     }
     /* (first[k] is now where kernel row k's run ends) */
-    uint32_t *stamp = ml_malloc((tree->n ? tree->n : 1) * sizeof *stamp);
+    uint32_t *stamp = ml_scratch_take(tree->n * sizeof *stamp, &cap_stamp);
     for (size_t nd = 0; nd < tree->n; nd++) stamp[nd] = ML_NONE32;
     VEC(uint32_t) node = {0}, kernel = {0};
     for (uint32_t kr = 0, j = 0; kr < nk; kr++)
@@ -99,8 +101,8 @@ static void walk_kernels(const ml_trace *t, const ml_optree *tree, const ml_kern
                 VEC_PUSH(&kernel, kr);
             }
     free(first);
-    free(by_kernel);
-    free(stamp);
+    ml_scratch_give(by_kernel, cap_by_kernel, n_owned * sizeof *by_kernel);
+    ml_scratch_give(stamp, cap_stamp, tree->n * sizeof *stamp);
     *out = (kernel_walk){node.v, kernel.v, node.len};
 }
 
@@ -169,7 +171,8 @@ static void group(void *arg)
         for (size_t i = 0; i < nstr; i++) row_of_name[i] = ML_NONE32;
     ml_u64map shape_rows;
     ml_u64map_init(&shape_rows);
-    uint32_t *row_of_node = ml_malloc(tree->n * sizeof *row_of_node);
+    size_t cap_row_of_node;
+    uint32_t *row_of_node = ml_scratch_take(tree->n * sizeof *row_of_node, &cap_row_of_node);
     for (uint32_t nd = 0; nd < tree->n; nd++) {
         row_of_node[nd] = ML_NONE32;
         if (!(tree->flags[nd] & ML_NODE_OPERATOR) || (tree->flags[nd] & ML_NODE_MERGED)) continue;
@@ -216,7 +219,7 @@ static void group(void *arg)
         ml_durhist_add(&(*g->hist_of)[place[row_of_node[nd]]], s->ts.v[si], ml_optree_host_total(tree, s, nd));
     }
     free(place);
-    free(row_of_node);
+    ml_scratch_give(row_of_node, cap_row_of_node, tree->n * sizeof *row_of_node);
 }
 
 void ml_operators_compute(const ml_profile *p, const ml_optree *tree, const ml_kernel_table *kt, const ml_op_wants *w,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "steps.h"
 #include "u64map.h"
 
@@ -127,7 +128,8 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     size_t most = n + t->tracks.len;
     VEC_RESERVE(&b.slice, most); VEC_RESERVE(&b.parent, most);
     VEC_RESERVE(&b.flags, most);
-    b.nchild = ml_calloc(most ? most : 1, 1);
+    size_t cap_nchild; /* (to the scratch pool after: the operator tables' arrays grow from it) */
+    b.nchild = ml_scratch_take_zero(most, &cap_nchild);
     uint32_t *root_of = ml_malloc((t->tracks.len ? t->tracks.len : 1) * sizeof *root_of);
     VEC(uint32_t) stack = {0};
     VEC(int64_t) stack_end = {0};
@@ -231,7 +233,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             rt_to[last] = i;
         }
     }
-    free(nchild);
+    ml_scratch_give(nchild, cap_nchild, nn);
     out->host_self = host_self;
 
     /* Runtime calls to their nodes; External id -> node when needed. */

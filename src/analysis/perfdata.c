@@ -5,6 +5,7 @@
 #include "devkind.h"
 #include "par.h"
 #include "phase.h"
+#include "scratch.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ static void step_side(void *arg)
 {
     perf_job *j = arg;
     const ml_perf_wants *w = j->w;
+    ml_bufpool pool = {0}; /* (each analysis's large arrays go into the next one's: pages in already) */
+    ml_scratch_open(&pool);
     ml_steps_compute(j->p, &j->out->steps);
     if (!w->no_gpus) ml_gpu_metrics_compute(j->p, &j->out->steps, &j->out->gpus);
     if (!w->no_modules) j->out->modules = ml_modules_compute(j->p);
@@ -46,14 +49,18 @@ static void step_side(void *arg)
         ml_kseqs_compute(j->p, &ko, &j->out->kseqs);
     }
     if (!w->no_cupti) ml_cupti_compute(j->p, &j->out->cupti);
+    ml_scratch_close();
 }
 
 static void operator_side(void *arg)
 {
     perf_job *j = arg;
+    ml_bufpool pool = {0};
+    ml_scratch_open(&pool);
     ml_optree_build(j->p, &j->out->tree);
     ml_kernels_compute(j->p, &j->out->tree, &j->w->kernels, &j->out->kernels);
     ml_operators_compute(j->p, &j->out->tree, &j->out->kernels, &j->w->ops, &j->out->ops);
+    ml_scratch_close();
 }
 
 static void note(ml_perf *perf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

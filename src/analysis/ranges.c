@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "sortperm.h"
 
 /* Ranges come as a few runs in begin order (one per track, each track's
@@ -48,15 +49,17 @@ static size_t first_ending_after(const ml_ranges *r, size_t from, int64_t t)
 }
 
 /* Room for n intervals in an output about to be written from scratch: its
- * old contents are not copied (a realloc would copy them into fresh pages). */
+ * old contents are not copied (a realloc would copy them into fresh pages);
+ * the room is the scratch pool's when there is one (scratch.h: pages that
+ * an analysis before wrote), and the old room goes to it. */
 static void reserve_fresh(ml_ranges *out, size_t n)
 {
-    out->len = 0;
-    if (n <= out->cap) return;
-    free(out->v);
-    out->v = NULL;
-    out->cap = 0;
-    VEC_RESERVE(out, n);
+    if (n <= out->cap) {
+        out->len = 0;
+        return;
+    }
+    ML_SCRATCH_GIVE_VEC(out);
+    ML_SCRATCH_RESERVE(out, n);
 }
 
 static void append(ml_ranges *out, const ml_range *v, size_t n)

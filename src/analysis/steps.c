@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "scratch.h"
 #include "sortperm.h"
 
 static const char *const role_labels[ML_ROLE__COUNT] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
@@ -60,62 +61,30 @@ static uint8_t name_class_new(const ml_profile *p, uint8_t *cls, size_t nstr, ml
     return c;
 }
 
-typedef struct rt_dev {      /* the GPU work one runtime call launched */
-    int64_t min, max;
-    uint32_t n;
-    bool inside;             /* the call lies inside a step */
-} rt_dev;
-
-/* A runtime call's place among the calls in slice order, from a bitmap of
- * the calls' rows and a count of calls before each 64 rows: n/8 + n/16
- * bytes, where a slice-sized index would be 4n bytes of fresh pages (a
- * fault per 1,024 slices) for the few rows that are calls. */
-typedef struct call_rank {
-    uint64_t *bits;
-    uint32_t *before;
-} call_rank;
-
-/* (inline: without -mpopcnt, __builtin_popcountll is a call into libgcc) */
-static inline uint32_t ones(uint64_t x)
+/* The plugin's two-way merge walks the runtime calls in time order beside
+ * the steps, and passes a step once a call starts at or after its end: a
+ * call starting at rb meets the first step whose end, or an earlier step's,
+ * is after rb (ends_upto: the running max of the steps' ends), whatever the
+ * calls before it were.  So each call's step is found on its own, with no
+ * list of the calls sorted by time.  Returns the step that runtime call l
+ * lies wholly inside, as the merge sees it, or ns. */
+static size_t step_inside(const ml_slices *s, const ml_step *steps, const int64_t *ends_upto, size_t ns, uint32_t l)
 {
-    x -= (x >> 1) & UINT64_C(0x5555555555555555);
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-    return (uint32_t)((x * UINT64_C(0x0101010101010101)) >> 56);
-}
-
-static void call_rank_build(call_rank *r, const uint32_t *calls, size_t ncalls, size_t n)
-{
-    size_t words = n / 64 + 1;
-    r->bits = ml_calloc(words, sizeof *r->bits);
-    r->before = ml_malloc(words * sizeof *r->before);
-    for (size_t j = 0; j < ncalls; j++) r->bits[calls[j] / 64] |= UINT64_C(1) << (calls[j] % 64);
-    uint32_t count = 0;
-    for (size_t w = 0; w < words; w++) {
-        r->before[w] = count;
-        count += ones(r->bits[w]);
+    int64_t rb = s->ts.v[l], re = rb + ml_slice_dur(s, l);
+    size_t lo = 0, hi = ns;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends_upto[mid] <= rb) lo = mid + 1;
+        else hi = mid;
     }
+    return lo < ns && rb >= steps[lo].begin && re <= steps[lo].end ? lo : ns;
 }
 
-/* (row must be a call) */
-static inline uint32_t call_rank_of(const call_rank *r, uint32_t row)
-{
-    return r->before[row / 64] + ones(r->bits[row / 64] & ((UINT64_C(1) << (row % 64)) - 1));
-}
-
-static void call_rank_free(call_rank *r)
-{
-    free(r->bits);
-    free(r->before);
-}
-
-/* The place among the runtime calls of the call that launched GPU work i,
- * or ML_NONE32 (no launcher, or not a runtime call). */
-static inline uint32_t launching_call(const ml_slices *s, const call_rank *rank, size_t i)
+/* The runtime call that launched GPU work i, or ML_NONE32 (none, or not a runtime call). */
+static inline uint32_t launching_call(const ml_slices *s, size_t i)
 {
     uint32_t l = s->launcher.v[i];
-    if (l == ML_NONE32 || l >= s->ts.len || !ml_slice_is_runtime(s->kind.v[l])) return ML_NONE32;
-    return call_rank_of(rank, l);
+    return l == ML_NONE32 || l >= s->ts.len || !ml_slice_is_runtime(s->kind.v[l]) ? ML_NONE32 : l;
 }
 
 void ml_steps_compute(const ml_profile *p, ml_steps *out)
@@ -138,15 +107,13 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     VEC(uint32_t) kernels = {0};
     VEC(int64_t) step_ts = {0};
     VEC(uint32_t) step_slice = {0};
-    VEC(uint32_t) rts = {0};
     /* (a kernel_info row per GPU event, most launched by a runtime call: room for them at once) */
-    VEC_RESERVE(&kernels, t->kernel_info.len);
-    VEC_RESERVE(&rts, t->kernel_info.len);
-    VEC_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
+    ML_SCRATCH_RESERVE(&kernels, t->kernel_info.len);
+    ML_SCRATCH_RESERVE(&out->busy[ML_ROLE_RUNTIME], t->kernel_info.len);
     /* (the host's busy ranges, one per outermost op at most: room for a range
      * per slice, of which the pages never written cost nothing, rather than
      * a copy per doubling) */
-    VEC_RESERVE(&out->busy[ML_ROLE_CPU_EXEC], n);
+    ML_SCRATCH_RESERVE(&out->busy[ML_ROLE_CPU_EXEC], n);
     int64_t cpu_min = INT64_MAX, cpu_max = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         uint8_t k = s->kind.v[i];
@@ -159,7 +126,6 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         case ML_SL_RUNTIME:
         case ML_SL_DRIVER:
             role = ML_ROLE_RUNTIME;
-            VEC_PUSH(&rts, (uint32_t)i);
             break;
         case ML_SL_CPU_OP:
         case ML_SL_USER_ANNOTATION: {
@@ -181,7 +147,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
         }
     }
     if (comm_ext.len) qsort(comm_ext.v, comm_ext.len, sizeof *comm_ext.v, cmp_i64);
-    VEC_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
+    ML_SCRATCH_RESERVE(&out->busy[ML_ROLE_KERNEL], kernels.len); /* (at most one range each) */
     for (size_t j = 0; j < kernels.len; j++) {
         uint32_t i = kernels.v[j];
         int64_t x = ml_slice_ext_id(s, i);
@@ -190,7 +156,7 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
                     (s->info.v[i] < t->kernel_info.len && ml_kernel_info_is_comm(t, &t->kernel_info.v[s->info.v[i]]));
         ml_ranges_add(&out->busy[comm ? ML_ROLE_COMMUNICATION : ML_ROLE_KERNEL], s->ts.v[i], s->ts.v[i] + ml_slice_dur(s, i));
     }
-    VEC_FREE(&kernels);
+    ML_SCRATCH_GIVE_VEC(&kernels);
     VEC_FREE(&comm_ext);
     free(cls);
 
@@ -219,58 +185,27 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     size_t ns = out->steps.len;
     ml_step *steps = out->steps.v;
 
-    /* Runtime calls in time order (perm: time place -> place in rts, which is
-     * in slice order), with the span of the GPU work each launched (dev, by
-     * place in rts: a launcher's place is its rank among the calls). */
-    int64_t *rt_ts = ml_malloc((rts.len ? rts.len : 1) * sizeof *rt_ts);
-    for (size_t j = 0; j < rts.len; j++) rt_ts[j] = s->ts.v[rts.v[j]];
-    perm = ml_sort_perm_i64(rt_ts, rts.len);
-    free(rt_ts);
-    call_rank rank;
-    call_rank_build(&rank, rts.v, rts.len, n);
-    rt_dev *dev = ml_calloc(rts.len ? rts.len : 1, sizeof *dev);
-    for (size_t j = 0; j < rts.len; j++) dev[j].min = INT64_MAX, dev[j].max = INT64_MIN;
+    /* The plugin's two-way merge: runtime calls wholly inside a step lend
+     * the step the span of their GPU work (step_inside: the call's step). */
+    int64_t *ends_upto = ml_malloc(ns * sizeof *ends_upto);
+    for (size_t k = 0; k < ns; k++)
+        ends_upto[k] = k && ends_upto[k - 1] > steps[k].end ? ends_upto[k - 1] : steps[k].end;
+    int64_t(*sdev)[2] = ml_malloc(ns * sizeof *sdev);
+    for (size_t k = 0; k < ns; k++) sdev[k][0] = INT64_MAX, sdev[k][1] = INT64_MIN;
+    uint32_t *matched = ml_calloc(ns, sizeof *matched);
+    size_t any_matched = 0;
     ML_FOR_DEVICE_ROWS (t, i) {
-        uint32_t c;
-        if (!ml_slice_is_gpu(s->kind.v[i]) || (c = launching_call(s, &rank, i)) == ML_NONE32) continue;
-        rt_dev *d = &dev[c];
+        uint32_t l;
+        if (!ml_slice_is_gpu(s->kind.v[i]) || (l = launching_call(s, i)) == ML_NONE32) continue;
+        size_t k = step_inside(s, steps, ends_upto, ns, l);
+        if (k == ns) continue;
         int64_t b = s->ts.v[i], e = b + ml_slice_dur(s, i);
-        if (b < d->min) d->min = b;
-        if (e > d->max) d->max = e;
-        d->n++;
+        if (b < sdev[k][0]) sdev[k][0] = b;
+        if (e > sdev[k][1]) sdev[k][1] = e;
+        matched[k]++;
+        any_matched++;
     }
 
-    /* The plugin's two-way merge: runtime calls wholly inside a step lend
-     * the step the span of their GPU work. */
-    int64_t(*sdev)[2] = ml_malloc(ns * sizeof *sdev);
-    uint32_t *matched = ml_calloc(ns, sizeof *matched);
-    size_t is = 0, ir = 0, any_matched = 0;
-    int64_t dmin = INT64_MAX, dmax = INT64_MIN;
-    while (is < ns && ir < rts.len) {
-        uint32_t at = perm ? perm[ir] : (uint32_t)ir, r = rts.v[at];
-        int64_t rb = s->ts.v[r], re = rb + ml_slice_dur(s, r);
-        if (rb < steps[is].begin) ir++;
-        else if (re <= steps[is].end) {
-            rt_dev *d = &dev[at];
-            if (d->n) {
-                if (d->min < dmin) dmin = d->min;
-                if (d->max > dmax) dmax = d->max;
-                matched[is] += d->n;
-                any_matched += d->n;
-                d->inside = true;
-            }
-            ir++;
-        } else if (rb < steps[is].end) ir++;
-        else {
-            sdev[is][0] = dmin, sdev[is][1] = dmax;
-            is++;
-            dmin = INT64_MAX, dmax = INT64_MIN;
-        }
-    }
-    for (; is < ns; is++) {
-        sdev[is][0] = dmin, sdev[is][1] = dmax;
-        dmin = INT64_MAX, dmax = INT64_MIN;
-    }
     if (any_matched) {
         int64_t prev_end = steps[0].begin;
         if (sdev[0][0] != INT64_MAX) {
@@ -278,8 +213,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
              * first kernel still delays step 0's start. */
             ML_FOR_DEVICE_ROWS (t, i) {
                 if (!ml_slice_is_gpu(s->kind.v[i])) continue;
-                uint32_t c = launching_call(s, &rank, i);
-                if (c != ML_NONE32 && dev[c].inside) continue;
+                uint32_t l = launching_call(s, i);
+                if (l != ML_NONE32 && step_inside(s, steps, ends_upto, ns, l) < ns) continue;
                 int64_t e = s->ts.v[i] + ml_slice_dur(s, i);
                 if (e < sdev[0][0] && e > prev_end) prev_end = e;
             }
@@ -309,12 +244,9 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
             out->steps.len = ns = keep;
         }
     }
+    free(ends_upto);
     free(sdev);
     free(matched);
-    free(dev);
-    call_rank_free(&rank);
-    free(perm);
-    VEC_FREE(&rts);
 
     /* Charge each instant of the steps to the first busy role: what is left
      * of the steps (slots) loses each role's busy time in turn, and a step's
@@ -329,6 +261,8 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     for (int r = 0; r < ML_ROLE_OTHER; r++) {
         if (!out->busy[r].len) continue; /* (costs nothing: its cost stays 0) */
         ml_ranges_subtract(&slots, &out->busy[r], &rest);
+        /* (the role's ranges are done with: their room makes the next output's) */
+        if (r != ML_ROLE_COMMUNICATION) ML_SCRATCH_GIVE_VEC(&out->busy[r]);
         ml_ranges tmp = slots;
         slots = rest;
         rest = tmp;
@@ -340,8 +274,12 @@ void ml_steps_compute(const ml_profile *p, ml_steps *out)
     }
     for (size_t k = 0; k < ns; k++) steps[k].cost[ML_ROLE_OTHER] = left[k];
     free(left);
-    VEC_FREE(&slots);
-    VEC_FREE(&rest);
+    ML_SCRATCH_GIVE_VEC(&slots);
+    ML_SCRATCH_GIVE_VEC(&rest);
+    /* (the busy ranges but communication's to the next analyses: a range
+     * per kernel and per runtime call, nothing reads them after this) */
+    for (int r = 0; r < ML_ROLE__COUNT; r++)
+        if (r != ML_ROLE_COMMUNICATION) ML_SCRATCH_GIVE_VEC(&out->busy[r]);
 
     if (ns) {
         out->begin = steps[0].begin, out->end = steps[ns - 1].end;

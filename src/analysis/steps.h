@@ -54,8 +54,10 @@ typedef struct ml_steps {
     size_t overlapping, backward, dropped, dropped_idle;
     double avg[ML_ROLE__COUNT], avg_total; /* means over the steps, ns */
     int64_t begin, end;     /* first step's begin, last step's end (0, 0 if no steps) */
-    /* Busy time of each role over the whole trace, merged (before the priority
-     * rule; ML_ROLE_OTHER is empty): the distributed view's overlap needs these. */
+    /* Busy time of communication over the whole trace, merged (before the
+     * priority rule).  The other roles' are empty: once the costs are made
+     * their ranges (one per kernel, per runtime call) go to the next
+     * analysis's arrays (scratch.h). */
     ml_ranges busy[ML_ROLE__COUNT];
 } ml_steps;
 

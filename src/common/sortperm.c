@@ -97,66 +97,7 @@ void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, 
     free(side);
 }
 
-/* ---- pooled buffers, two-part scatters ---- */
-
-void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap)
-{
-    size_t best = pool->n;
-    for (size_t k = 0; k < pool->n; k++) {
-        if (pool->b[k].cap < bytes) continue;
-        if (best == pool->n) { best = k; continue; }
-        size_t in_k = pool->b[k].used < bytes ? pool->b[k].used : bytes;
-        size_t in_best = pool->b[best].used < bytes ? pool->b[best].used : bytes;
-        if (in_k > in_best || (in_k == in_best && pool->b[k].cap < pool->b[best].cap)) best = k;
-    }
-    if (best == pool->n) {
-        *cap = bytes;
-        return ml_malloc(bytes ? bytes : 1);
-    }
-    void *v = pool->b[best].v;
-    *cap = pool->b[best].cap;
-    pool->b[best] = pool->b[--pool->n];
-    return v;
-}
-
-void *ml_pool_take_zero(ml_bufpool *pool, size_t bytes, size_t *cap)
-{
-    size_t k = 0;
-    while (k < pool->n && pool->b[k].cap < bytes) k++;
-    if (k == pool->n) { /* nothing fits: calloc's fresh pages are zero already */
-        *cap = bytes;
-        return ml_calloc(bytes ? bytes : 1, 1);
-    }
-    void *v = ml_pool_take(pool, bytes, cap);
-    memset(v, 0, bytes);
-    return v;
-}
-
-void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used)
-{
-    if (!buf) return;
-    if (pool->n == ML_POOL_MAX) {
-        size_t small = 0;
-        for (size_t k = 1; k < pool->n; k++)
-            if (pool->b[k].cap < pool->b[small].cap) small = k;
-        if (pool->b[small].cap >= cap) {
-            free(buf);
-            return;
-        }
-        free(pool->b[small].v);
-        pool->b[small] = pool->b[--pool->n];
-    }
-    pool->b[pool->n].v = buf;
-    pool->b[pool->n].cap = cap;
-    pool->b[pool->n].used = used < cap ? used : cap;
-    pool->n++;
-}
-
-void ml_pool_clear(ml_bufpool *pool)
-{
-    for (size_t k = 0; k < pool->n; k++) free(pool->b[k].v);
-    pool->n = 0;
-}
+/* ---- two-part scatters ---- */
 
 /* out[dest[i]] = src[i] for i < n, elements of E bytes: four a turn (the
  * loop's own count and test are most of a one-element turn). */

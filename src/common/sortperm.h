@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "scratch.h"
 
 /* ML_RUNSORT_DEFINE(name, T, CTX, LT) defines
  *     static T *name(T *a, T *b, size_t n, CTX ctx)
@@ -55,7 +56,8 @@
  * sorting a[0..n) in place: one pass when it is sorted already; two runs
  * (the usual unsorted input: two lists appended) merge from the end down
  * with only the second set aside; else through a scratch array of n (and
- * name##_into, the two-array form). */
+ * name##_into, the two-array form); the scratch comes from the thread's
+ * scratch pool when it has one (scratch.h). */
 #define ML_RUNSORT_INPLACE_DEFINE(name, T, CTX, LT)                                            \
     ML_RUNSORT_DEFINE(name##_into, T, CTX, LT)                                                 \
     static void name(T *a, size_t n, CTX ctx)                                                  \
@@ -66,15 +68,17 @@
         for (k_ = mid_ + 1; k_ < n && !LT(ctx, a[k_], a[k_ - 1]); k_++) {}                     \
         if (k_ >= n) { /* a's first run's value goes up only when after the second's: stable */ \
             size_t x_ = mid_, y_ = n - mid_, o_ = n;                                           \
-            T *b_ = ml_malloc(y_ * sizeof *b_);                                                \
+            size_t cap_;                                                                       \
+            T *b_ = ml_scratch_take(y_ * sizeof *b_, &cap_);                                   \
             memcpy(b_, a + mid_, y_ * sizeof *b_);                                             \
             while (y_) a[--o_] = x_ && LT(ctx, b_[y_ - 1], a[x_ - 1]) ? a[--x_] : b_[--y_];    \
-            free(b_);                                                                          \
+            ml_scratch_give(b_, cap_, (n - mid_) * sizeof *b_);                                \
             return;                                                                            \
         }                                                                                      \
-        T *b_ = ml_malloc(n * sizeof *b_);                                                     \
+        size_t cap_;                                                                           \
+        T *b_ = ml_scratch_take(n * sizeof *b_, &cap_);                                        \
         if (name##_into(a, b_, n, ctx) != a) memcpy(a, b_, n * sizeof *a);                     \
-        free(b_);                                                                              \
+        ml_scratch_give(b_, cap_, n * sizeof *b_);                                             \
     }
 
 /* Returns NULL if keys are already non-decreasing; else a malloc'd
@@ -96,27 +100,8 @@ typedef struct ml_colref {
  * per 4 KiB, which on a 725k-slice trace was most of the sort's time. */
 void ml_permute_cols(const ml_colref *cols, size_t ncols, const uint32_t *perm, size_t n);
 
-/* Buffers that reordered columns left behind, kept for the next column that
- * fits rather than freed: a fresh buffer costs a page fault per 4 KiB it is
- * written, one already written none.  Sizes in bytes; `used` is how much of
- * a buffer was written (its pages are in). */
-#define ML_POOL_MAX 32
-typedef struct ml_bufpool {
-    struct { void *v; size_t cap, used; } b[ML_POOL_MAX];
-    size_t n;
-} ml_bufpool;
-
-/* A buffer of at least `bytes` (its size in *cap): of the pooled ones that
- * fit, the one with the most of those bytes written already (then the
- * smallest), else a fresh one. */
-void *ml_pool_take(ml_bufpool *pool, size_t bytes, size_t *cap);
-/* The same, zeroed. */
-void *ml_pool_take_zero(ml_bufpool *pool, size_t bytes, size_t *cap);
-/* Keeps buf (cap bytes, the first `used` written) for a later take; a full
- * pool frees the smallest.  NULL is ignored. */
-void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used);
-/* Frees what the pool holds. */
-void ml_pool_clear(ml_bufpool *pool);
+/* (ml_bufpool, the pool of buffers that ml_scatter_cols() moves columns
+ * through: scratch.h) */
 
 /* A permutation of a table kept in two parts (part 1: rows appended to
  * part 0 but not copied to it yet): an entry with ML_PART1 set is row
