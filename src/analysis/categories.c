@@ -810,17 +810,38 @@ void ml_cat_changes_free(ml_cat_changes *c)
     memset(c, 0, sizeof *c);
 }
 
+/* A change of the unexplained gap (add_gap_band), not of an allocation. */
+static inline bool is_gap_move(const ml_cat_change *x)
+{
+    return x->alloc == ML_NONE32 && x->cat == ML_CAT_PARAMETER_OR_STATE;
+}
+
+/* The device's category changes (ml_category_changes), false (and none
+ * kept) when it has neither changes nor memory from before the trace: what
+ * both forms of the curves start from. */
+static bool device_changes(const ml_profile *p, int device, ml_cat_changes *ch)
+{
+    ml_category_changes(p, device, ch);
+    bool any = ch->n > 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) any |= ch->initial[k] != 0;
+    if (!any) ml_cat_changes_free(ch);
+    return any;
+}
+
+/* Where curves with no change put their one point: the device's first time. */
+static int64_t first_point_ts(const ml_profile *p, int device)
+{
+    ml_curve cv;
+    int64_t ts = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
+    ml_curve_free(&cv);
+    return ts;
+}
+
 bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves *out)
 {
     memset(out, 0, sizeof *out);
     ml_cat_changes ch;
-    ml_category_changes(p, device, &ch);
-    bool any = ch.n > 0;
-    for (int k = 0; k < ML_CAT__COUNT; k++) any |= ch.initial[k] != 0;
-    if (!any) {
-        ml_cat_changes_free(&ch);
-        return false;
-    }
+    if (!device_changes(p, device, &ch)) return false;
     size_t cap = ch.n + 1;
     out->ts = ml_malloc(cap * sizeof *out->ts);
     for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k] = ml_malloc(cap * sizeof *out->value[k]);
@@ -832,7 +853,7 @@ bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves 
     size_t n = 0;
     for (size_t i = 0; i < ch.n; i++) {
         level[ch.v[i].cat] += ch.v[i].delta;
-        if (ch.v[i].alloc == ML_NONE32 && ch.v[i].cat == ML_CAT_PARAMETER_OR_STATE) gap += ch.v[i].delta;
+        if (is_gap_move(&ch.v[i])) gap += ch.v[i].delta;
         if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
         out->ts[n] = ch.v[i].ts;
         for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][n] = level[k];
@@ -840,9 +861,7 @@ bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves 
         n++;
     }
     if (!n) { /* only memory from before the trace: one point at the device's first time */
-        ml_curve cv;
-        out->ts[0] = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
-        ml_curve_free(&cv);
+        out->ts[0] = first_point_ts(p, device);
         for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][0] = level[k];
         out->gap[0] = gap;
         n = 1;
@@ -865,25 +884,13 @@ void ml_category_curves_free(ml_category_curves *c)
     memset(c, 0, sizeof *c);
 }
 
-/* A change of the unexplained gap (add_gap_band), not of an allocation. */
-static inline bool is_gap_move(const ml_cat_change *x)
-{
-    return x->alloc == ML_NONE32 && x->cat == ML_CAT_PARAMETER_OR_STATE;
-}
-
 _Static_assert(ML_CAT__COUNT <= 16, "ml_category_steps.moved holds a bit per category in 16 bits");
 
 bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *out)
 {
     memset(out, 0, sizeof *out);
     ml_cat_changes ch;
-    ml_category_changes(p, device, &ch);
-    bool any = ch.n > 0;
-    for (int k = 0; k < ML_CAT__COUNT; k++) any |= ch.initial[k] != 0;
-    if (!any) {
-        ml_cat_changes_free(&ch);
-        return false;
-    }
+    if (!device_changes(p, device, &ch)) return false;
     memcpy(out->initial, ch.initial, sizeof out->initial);
     out->initial[ML_CAT_PARAMETER_OR_STATE] -= ch.gap;
     out->initial_gap = ch.gap;
@@ -921,9 +928,7 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
         n++;
     }
     if (!n) { /* only memory from before the trace: one point at the device's first time */
-        ml_curve cv;
-        out->ts[0] = ml_curve_get(p, device, ML_SERIES_ALLOCATED, &cv) && cv.n ? cv.ts[0] : 0;
-        ml_curve_free(&cv);
+        out->ts[0] = first_point_ts(p, device);
         out->moved[0] = 0;
         n = 1;
     }
