@@ -385,6 +385,42 @@ static void map_tail_slices(void *arg)
     }
 }
 
+/* Joins the n2 rows of src's table to the n1 of dst's, in whichever
+ * buffer copies fewer rows: src's, when it has more rows and room for
+ * dst's in front of them (shifted up; a half that holds all of a table,
+ * as the second holds all the kernels of a trace that writes GPU work
+ * last, then moves nothing), else dst's.  The rows copied are what the
+ * join writes into fresh pages.  src is left empty; src's rows are then
+ * dst's rows [n1, n1 + n2), for the caller to map in place. */
+static void join_rows(void **dv, size_t *dlen, size_t *dcap, void **sv, size_t *slen, size_t *scap, size_t elem)
+{
+    size_t n1 = *dlen, n2 = *slen;
+    if (n2 > n1 && *scap >= n1 + n2) {
+        char *s = *sv;
+        if (n1) {
+            memmove(s + n1 * elem, s, n2 * elem);
+            memcpy(s, *dv, n1 * elem);
+        }
+        free(*dv);
+        *dv = s;
+        *dcap = *scap;
+    } else {
+        if (*dcap < n1 + n2) {
+            size_t cap = *dcap ? *dcap * 2 : 16; /* (as VEC_RESERVE grows) */
+            while (cap < n1 + n2) cap *= 2;
+            *dv = ml_realloc(*dv, cap * elem);
+            *dcap = cap;
+        }
+        if (n2) memcpy((char *)*dv + n1 * elem, *sv, n2 * elem);
+        free(*sv);
+    }
+    *dlen = n1 + n2;
+    *sv = NULL;
+    *slen = *scap = 0;
+}
+#define JOIN_ROWS(d, s)                                                                                 \
+    join_rows((void **)&(d)->v, &(d)->len, &(d)->cap, (void **)&(s)->v, &(s)->len, &(s)->cap, sizeof *(d)->v)
+
 /* The op and kernel args (appended: slices index them), the flow points (in
  * place), metadata, counters and instants. */
 static void append_the_rest(void *arg)
@@ -398,31 +434,27 @@ static void append_the_rest(void *arg)
         VEC_PUSH(&dst->comm_args, c);
     }
     VEC_FREE(&src->comm_args);
-    VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
-    VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
     int32_t wb = (int32_t)dst->op_wide.len; /* src's wide ids go after dst's: its escapes move by that */
     for (size_t i = 0; i < src->op_wide.len; i++) VEC_PUSH(&dst->op_wide, src->op_wide.v[i]);
     VEC_FREE(&src->op_wide);
-    for (size_t i = 0; i < src->op_info.len; i++) {
-        ml_op_info o = src->op_info.v[i];
-        o.input_dims = MAP_STR(o.input_dims);
-        o.input_types = MAP_STR(o.input_types);
-        o.call_stack = MAP_STR(o.call_stack);
-        if (o.comm) o.comm += j->comm_base;
-        if (o.seq < -1) o.seq -= wb;
-        if (o.fwd_thread < -1) o.fwd_thread -= wb;
-        if (o.python_module < -1) o.python_module -= wb;
-        VEC_PUSH(&dst->op_info, o);
+    size_t at = dst->op_info.len;
+    JOIN_ROWS(&dst->op_info, &src->op_info);
+    for (size_t i = at; i < dst->op_info.len; i++) {
+        ml_op_info *o = &dst->op_info.v[i];
+        o->input_dims = MAP_STR(o->input_dims);
+        o->input_types = MAP_STR(o->input_types);
+        o->call_stack = MAP_STR(o->call_stack);
+        if (o->comm) o->comm += j->comm_base;
+        if (o->seq < -1) o->seq -= wb;
+        if (o->fwd_thread < -1) o->fwd_thread -= wb;
+        if (o->python_module < -1) o->python_module -= wb;
     }
-    VEC_FREE(&src->op_info);
-    for (size_t i = 0; i < src->kernel_info.len; i++) {
-        ml_kernel_info ki = src->kernel_info.v[i];
-        if (ki.comm) ki.comm += j->comm_base;
-        VEC_PUSH(&dst->kernel_info, ki);
-    }
-    VEC_FREE(&src->kernel_info);
-    for (size_t i = 0; i < src->sync_info.len; i++) VEC_PUSH(&dst->sync_info, src->sync_info.v[i]);
-    VEC_FREE(&src->sync_info);
+    at = dst->kernel_info.len;
+    JOIN_ROWS(&dst->kernel_info, &src->kernel_info);
+    if (j->comm_base)
+        for (size_t i = at; i < dst->kernel_info.len; i++)
+            if (dst->kernel_info.v[i].comm) dst->kernel_info.v[i].comm += j->comm_base;
+    JOIN_ROWS(&dst->sync_info, &src->sync_info);
     uint32_t key_base = (uint32_t)dst->range_key.len;
     for (size_t i = 0; i < src->range_info.len; i++) {
         ml_range_info r = src->range_info.v[i];
@@ -436,6 +468,7 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->range_info);
     VEC_FREE(&src->range_key);
     VEC_FREE(&src->range_value);
+#undef JOIN_ROWS
     flow_point *pt = src->index->points.v;
     ml_wide_ids *pw = &dst->index->point_wide;
     int32_t pb = (int32_t)pw->len; /* src's wide ids after dst's: its escapes move by that */
