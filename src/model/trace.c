@@ -11,6 +11,7 @@
  * scatter reads each column from both, into the buffers the columns moved
  * before it left (a fresh buffer is a page fault per 4 KiB). */
 #include "trace.h"
+#include "pagerows.h"
 #include "sortperm.h"
 #include "par.h"
 #include "phase.h"
@@ -78,11 +79,11 @@ void ml_trace_free(ml_trace *t)
     if (!t) return;
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
-    VEC_FREE(&t->op_info);
+    ML_PAGEROWS_FREE(&t->op_info);
     VEC_FREE(&t->op_wide);
     VEC_FREE(&t->comm_args);
-    VEC_FREE(&t->kernel_info);
-    VEC_FREE(&t->sync_info);
+    ML_PAGEROWS_FREE(&t->kernel_info);
+    ML_PAGEROWS_FREE(&t->sync_info);
     VEC_FREE(&t->range_info);
     VEC_FREE(&t->range_key);
     VEC_FREE(&t->range_value);
@@ -181,8 +182,8 @@ void ml_slices_reserve(ml_trace *t, size_t n)
      * slices are GPU work, well over half are ops with args when they are kept, a quarter as
      * many flow points as slices): reserved, not copied as they grow (pages not used cost
      * nothing) */
-    VEC_RESERVE(&t->kernel_info, n / 8);
-    VEC_RESERVE(&t->op_info, n / 2);
+    ML_PAGEROWS_RESERVE(&t->kernel_info, n / 8);
+    ML_PAGEROWS_RESERVE(&t->op_info, n / 2);
     VEC_RESERVE(&t->index->points, n / 4);
 }
 
@@ -221,7 +222,7 @@ _Static_assert(sizeof(ml_op_info) == 28, "ml_op_info packs into 28 bytes");
 
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *r)
 {
-    if (t->op_info.len == t->op_info.cap) VEC_RESERVE(&t->op_info, t->op_info.len + 1);
+    if (t->op_info.len == t->op_info.cap) ML_PAGEROWS_RESERVE(&t->op_info, t->op_info.len + 1);
     ml_op_info *o = &t->op_info.v[t->op_info.len]; /* written in place: no copy of the row */
     o->input_dims = r->input_dims;
     o->input_types = r->input_types;
@@ -238,7 +239,7 @@ _Static_assert(sizeof(ml_kernel_info) == 80, "ml_kernel_info packs into 80 bytes
 
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 {
-    VEC_PUSH(&t->kernel_info, *info);
+    ML_PAGEROWS_PUSH(&t->kernel_info, *info);
     ml_kernel_info *k = &t->kernel_info.v[t->kernel_info.len - 1]; /* checked in place: one copy */
     size_t bad = 0;
     /* (!(x >= lo) is true for NaN too) */
@@ -258,7 +259,7 @@ uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 
 uint32_t ml_sync_info_push(ml_trace *t, const ml_sync_info *info)
 {
-    VEC_PUSH(&t->sync_info, *info);
+    ML_PAGEROWS_PUSH(&t->sync_info, *info);
     return (uint32_t)t->sync_info.len - 1;
 }
 
@@ -385,42 +386,6 @@ static void map_tail_slices(void *arg)
     }
 }
 
-/* Joins the n2 rows of src's table to the n1 of dst's, in whichever
- * buffer copies fewer rows: src's, when it has more rows and room for
- * dst's in front of them (shifted up; a half that holds all of a table,
- * as the second holds all the kernels of a trace that writes GPU work
- * last, then moves nothing), else dst's.  The rows copied are what the
- * join writes into fresh pages.  src is left empty; src's rows are then
- * dst's rows [n1, n1 + n2), for the caller to map in place. */
-static void join_rows(void **dv, size_t *dlen, size_t *dcap, void **sv, size_t *slen, size_t *scap, size_t elem)
-{
-    size_t n1 = *dlen, n2 = *slen;
-    if (n2 > n1 && *scap >= n1 + n2) {
-        char *s = *sv;
-        if (n1) {
-            memmove(s + n1 * elem, s, n2 * elem);
-            memcpy(s, *dv, n1 * elem);
-        }
-        free(*dv);
-        *dv = s;
-        *dcap = *scap;
-    } else {
-        if (*dcap < n1 + n2) {
-            size_t cap = *dcap ? *dcap * 2 : 16; /* (as VEC_RESERVE grows) */
-            while (cap < n1 + n2) cap *= 2;
-            *dv = ml_realloc(*dv, cap * elem);
-            *dcap = cap;
-        }
-        if (n2) memcpy((char *)*dv + n1 * elem, *sv, n2 * elem);
-        free(*sv);
-    }
-    *dlen = n1 + n2;
-    *sv = NULL;
-    *slen = *scap = 0;
-}
-#define JOIN_ROWS(d, s)                                                                                 \
-    join_rows((void **)&(d)->v, &(d)->len, &(d)->cap, (void **)&(s)->v, &(s)->len, &(s)->cap, sizeof *(d)->v)
-
 /* The op and kernel args (appended: slices index them), the flow points (in
  * place), metadata, counters and instants. */
 static void append_the_rest(void *arg)
@@ -438,7 +403,7 @@ static void append_the_rest(void *arg)
     for (size_t i = 0; i < src->op_wide.len; i++) VEC_PUSH(&dst->op_wide, src->op_wide.v[i]);
     VEC_FREE(&src->op_wide);
     size_t at = dst->op_info.len;
-    JOIN_ROWS(&dst->op_info, &src->op_info);
+    ML_PAGEROWS_APPEND(&dst->op_info, &src->op_info);
     for (size_t i = at; i < dst->op_info.len; i++) {
         ml_op_info *o = &dst->op_info.v[i];
         o->input_dims = MAP_STR(o->input_dims);
@@ -450,11 +415,11 @@ static void append_the_rest(void *arg)
         if (o->python_module < -1) o->python_module -= wb;
     }
     at = dst->kernel_info.len;
-    JOIN_ROWS(&dst->kernel_info, &src->kernel_info);
+    ML_PAGEROWS_APPEND(&dst->kernel_info, &src->kernel_info);
     if (j->comm_base)
         for (size_t i = at; i < dst->kernel_info.len; i++)
             if (dst->kernel_info.v[i].comm) dst->kernel_info.v[i].comm += j->comm_base;
-    JOIN_ROWS(&dst->sync_info, &src->sync_info);
+    ML_PAGEROWS_APPEND(&dst->sync_info, &src->sync_info);
     uint32_t key_base = (uint32_t)dst->range_key.len;
     for (size_t i = 0; i < src->range_info.len; i++) {
         ml_range_info r = src->range_info.v[i];
@@ -468,7 +433,6 @@ static void append_the_rest(void *arg)
     VEC_FREE(&src->range_info);
     VEC_FREE(&src->range_key);
     VEC_FREE(&src->range_value);
-#undef JOIN_ROWS
     flow_point *pt = src->index->points.v;
     ml_wide_ids *pw = &dst->index->point_wide;
     int32_t pb = (int32_t)pw->len; /* src's wide ids after dst's: its escapes move by that */
