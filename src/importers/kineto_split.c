@@ -99,6 +99,10 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, cons
     half second;
     memset(&second, 0, sizeof second);
     second.p = ml_profile_new(path, p->format);
+    /* the memory side's tables likewise (the first half's for the whole
+     * file: the second's rows are appended with no regrowth) */
+    ml_profile_reserve(second.p, (size - at) / 400, (size - at) / 400);
+    ml_profile_reserve(p, size / 400, size / 400);
     if (p->trace) {
         second.p->trace = ml_trace_new();
         ml_slices_reserve(second.p->trace, (size - at) / 400);

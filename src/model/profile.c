@@ -302,6 +302,14 @@ void ml_event_push(ml_profile *p, const ml_event *e)
     ev->addr.len = ev->thread.len = ev->stack.len = ev->stream.len = i + 1;
 }
 
+void ml_profile_reserve(ml_profile *p, size_t events, size_t ops)
+{
+    if (events > p->events.ts.cap) events_grow(p, events);
+    ml_ops *op = &p->ops;
+    VEC_RESERVE(&op->ts, ops); VEC_RESERVE(&op->dur, ops); VEC_RESERVE(&op->name, ops); VEC_RESERVE(&op->thread, ops);
+    VEC_RESERVE(&op->kind, ops);
+}
+
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
 {
     ml_ops *op = &p->ops;

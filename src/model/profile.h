@@ -301,6 +301,11 @@ uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const cha
 
 void ml_event_push(ml_profile *p, const ml_event *ev);
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind);
+/* Room for n events and n ops in all, reserved at once (an importer's
+ * estimate from its input's size, as ml_slices_reserve() for the time
+ * side): the columns are then not grown by doubling, each doubling of a
+ * sparse column a copy into fresh pages; pages never used cost nothing. */
+void ml_profile_reserve(ml_profile *p, size_t events, size_t ops);
 
 /* Frames and stacks are deduplicated: equal inputs give equal ids. */
 uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line);
