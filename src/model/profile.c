@@ -1,5 +1,6 @@
 /* profile.c — building the shared model of one rank; see profile.h. */
 #include "profile.h"
+#include "pagerows.h"
 #include "par.h"
 #include "phase.h"
 #include "sortperm.h"
@@ -69,9 +70,9 @@ void ml_profile_free(ml_profile *p)
     VEC_FREE(&p->thread_pid);
     VEC_FREE(&p->thread_tid);
     ml_events *ev = &p->events;
-    VEC_FREE(&ev->ts); VEC_FREE(&ev->size); VEC_FREE(&ev->addr); VEC_FREE(&ev->aux);
-    VEC_FREE(&ev->thread); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
-    VEC_FREE(&ev->device); VEC_FREE(&ev->kind);
+    ML_PAGEROWS_FREE(&ev->ts); ML_PAGEROWS_FREE(&ev->size); ML_PAGEROWS_FREE(&ev->addr); VEC_FREE(&ev->aux);
+    ML_PAGEROWS_FREE(&ev->thread); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+    VEC_FREE(&ev->device); ML_PAGEROWS_FREE(&ev->kind);
     ml_ops *op = &p->ops;
     VEC_FREE(&op->ts); VEC_FREE(&op->dur); VEC_FREE(&op->name); VEC_FREE(&op->thread); VEC_FREE(&op->kind);
     VEC_FREE(&p->frames);
@@ -264,9 +265,9 @@ static size_t grown_cap(size_t cap, size_t n)
 static void events_grow(ml_profile *p, size_t n)
 {
     ml_events *ev = &p->events;
-    VEC_RESERVE(&ev->ts, n); VEC_RESERVE(&ev->size, n); VEC_RESERVE(&ev->kind, n);
+    ML_PAGEROWS_RESERVE(&ev->ts, n); ML_PAGEROWS_RESERVE(&ev->size, n); ML_PAGEROWS_RESERVE(&ev->kind, n);
     if (!p->lean) {
-        VEC_RESERVE(&ev->addr, n); VEC_RESERVE(&ev->thread, n);
+        ML_PAGEROWS_RESERVE(&ev->addr, n); ML_PAGEROWS_RESERVE(&ev->thread, n);
     }
     size_t cap = ev->aux.cap;
     if (n > cap || ev->device.cap != cap || (!p->lean && (ev->stack.cap != cap || ev->stream.cap != cap))) {
@@ -645,11 +646,13 @@ static void append_events(void *arg)
     ml_events *ev = &src->events, *dev = &dst->events;
     for (size_t i = 0; i < ev->aux.len; i++)
         if (ev->kind.v[i] == ML_EV_ANNOTATE) ev->aux.v[i] = smap[ev->aux.v[i]]; /* aux holds interned text there */
-    COL_MOVE(&dev->ts, &ev->ts, x);
-    COL_MOVE(&dev->size, &ev->size, x);
-    COL_MOVE(&dev->addr, &ev->addr, x);
-    COL_MOVE(&dev->thread, &ev->thread, map_index(tmap, x));
-    COL_MOVE(&dev->kind, &ev->kind, x);
+    /* the dense columns by their pages (pagerows.h): src's rows are not written again */
+    for (size_t i = 0; i < ev->thread.len; i++) ev->thread.v[i] = map_index(tmap, ev->thread.v[i]);
+    ML_PAGEROWS_APPEND(&dev->ts, &ev->ts);
+    ML_PAGEROWS_APPEND(&dev->size, &ev->size);
+    ML_PAGEROWS_APPEND(&dev->addr, &ev->addr);
+    ML_PAGEROWS_APPEND(&dev->thread, &ev->thread);
+    ML_PAGEROWS_APPEND(&dev->kind, &ev->kind);
     /* The sparse columns grow together (events_grow), zeroed, so that only
      * what is not zero is written (a realloc would leave garbage). */
     bool ev_zeroed = dst->index->ev_sparse_fresh;

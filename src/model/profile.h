@@ -95,6 +95,9 @@ typedef struct ml_event {   /* one row, for pushing; the table itself is columna
     uint8_t kind;           /* ml_ev_kind */
 } ml_event;
 
+/* (ts, size, addr, thread and kind are pagerows tables, pagerows.h: grown and
+ * freed through it alone (profile.c, profile_finish.c), so that the halves of a
+ * split file join by moving pages) */
 typedef struct ml_events {
     VEC(int64_t) ts;
     VEC(int64_t) size;
