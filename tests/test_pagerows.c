@@ -2,7 +2,7 @@
  * tables (src's buffer taking dst's rows, src's pages moved behind dst's
  * rows at any offset into a page, a plain copy) gives dst's rows then
  * src's, in order; tables grow past the size where they become mappings
- * with their rows kept. */
+ * with their rows kept, and shrink back (to the heap too) with them kept. */
 #include "check.h"
 #include "pagerows.h"
 
@@ -50,8 +50,28 @@ TEST(append_keeps_both_halves_in_order)
     }
 }
 
+TEST(shrink_keeps_the_rows)
+{
+    /* from pages to fewer pages (a joined table: several mappings), to the heap, within the heap */
+    size_t lens[] = {50000, 20000, 9000, 5000, 100, 1};
+    rows d = {0}, s = {0};
+    fill(&d, 0, 30000, 0);
+    fill(&s, 30000, 40000, 0);
+    ML_PAGEROWS_APPEND(&d, &s);
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
+        d.len = lens[k];
+        ML_PAGEROWS_SHRINK(&d);
+        CHECK(d.cap == lens[k]);
+        CHECK(same_rows(&d, lens[k]));
+    }
+    fill(&d, 1, 80000, 0); /* and it grows again from there */
+    CHECK(same_rows(&d, 80001));
+    ML_PAGEROWS_FREE(&d);
+}
+
 int main(void)
 {
     RUN(append_keeps_both_halves_in_order);
+    RUN(shrink_keeps_the_rows);
     return check_report();
 }

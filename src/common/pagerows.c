@@ -64,6 +64,23 @@ void ml_pagerows_free(void *v, size_t cap, size_t elem)
     else free(v);
 }
 
+void ml_pagerows_shrink(void **v, size_t len, size_t *cap, size_t elem)
+{
+    if (!len || len >= *cap) return;
+    if (!paged(*cap, elem)) {
+        *v = ml_realloc(*v, len * elem);
+    } else if (!paged(len, elem)) { /* back to the heap: the rule is the capacity's */
+        void *h = ml_malloc(len * elem);
+        memcpy(h, *v, len * elem);
+        munmap(*v, mapped(*cap, elem));
+        *v = h;
+    } else { /* the pages past the rows' go (munmap: a joined table is several mappings) */
+        size_t keep = mapped(len, elem), had = mapped(*cap, elem);
+        if (had > keep) munmap((char *)*v + keep, had - keep);
+    }
+    *cap = len;
+}
+
 /* The fewest rows that fill `bytes` (a capacity whose mapping holds them). */
 static size_t rows_for(size_t bytes, size_t elem) { return (bytes + elem - 1) / elem; }
 

@@ -26,6 +26,8 @@
  * VEC_RESERVE's), the first len of them kept. */
 void ml_pagerows_reserve(void **v, size_t len, size_t *cap, size_t n, size_t elem);
 void ml_pagerows_free(void *v, size_t cap, size_t elem);
+/* Gives unused capacity back (after a table shrank to len rows), as VEC_SHRINK. */
+void ml_pagerows_shrink(void **v, size_t len, size_t *cap, size_t elem);
 /* Appends src's rows to dst's and leaves src empty (freed): by moving src's
  * pages where both tables are in pages and src's rows fill a few, else by
  * copying (dst growing as it must); where src has more rows than dst and
@@ -41,6 +43,7 @@ void ml_pagerows_append(void **dv, size_t *dlen, size_t *dcap, void **sv, size_t
         (a)->v = NULL;                                           \
         (a)->len = (a)->cap = 0;                                 \
     } while (0)
+#define ML_PAGEROWS_SHRINK(a) ml_pagerows_shrink((void **)&(a)->v, (a)->len, &(a)->cap, sizeof *(a)->v)
 #define ML_PAGEROWS_APPEND(d, s)                                                                 \
     ml_pagerows_append((void **)&(d)->v, &(d)->len, &(d)->cap, (void **)&(s)->v, &(s)->len, &(s)->cap, \
                        sizeof *(d)->v)

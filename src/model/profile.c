@@ -79,9 +79,9 @@ void ml_profile_free(ml_profile *p)
     VEC_FREE(&p->stack_frames);
     VEC_FREE(&p->stack_start);
     for (size_t i = 0; i < p->series.len; i++) {
-        VEC_FREE(&p->series.v[i].ts);
-        VEC_FREE(&p->series.v[i].value);
-        VEC_FREE(&p->series.v[i].event);
+        ML_PAGEROWS_FREE(&p->series.v[i].ts);
+        ML_PAGEROWS_FREE(&p->series.v[i].value);
+        ML_PAGEROWS_FREE(&p->series.v[i].event);
     }
     VEC_FREE(&p->series);
     ml_allocs_clear(p);
@@ -433,16 +433,16 @@ ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml
 
 void ml_series_push(ml_series *s, int64_t ts, int64_t value)
 {
-    VEC_PUSH(&s->ts, ts);
-    VEC_PUSH(&s->value, value);
+    ML_PAGEROWS_PUSH(&s->ts, ts);
+    ML_PAGEROWS_PUSH(&s->value, value);
 }
 
 void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event)
 {
     /* Points pushed before without an event get ML_NONE32, keeping the columns in step. */
-    while (s->event.len < s->ts.len) VEC_PUSH(&s->event, ML_NONE32);
+    while (s->event.len < s->ts.len) ML_PAGEROWS_PUSH(&s->event, ML_NONE32);
     ml_series_push(s, ts, value);
-    VEC_PUSH(&s->event, event);
+    ML_PAGEROWS_PUSH(&s->event, event);
 }
 
 void ml_series_push_sampled(bool drop_repeats, ml_series *s, int64_t ts, int64_t value, uint32_t event)
@@ -706,12 +706,15 @@ static void append_the_others(void *arg)
         to->dropped |= from->dropped;
         /* keep the event column in step with the points when either side has one */
         if (from->event.len || to->event.len) {
-            while (to->event.len < to->ts.len) VEC_PUSH(&to->event, ML_NONE32);
-            while (from->event.len < from->ts.len) VEC_PUSH(&from->event, ML_NONE32);
+            while (to->event.len < to->ts.len) ML_PAGEROWS_PUSH(&to->event, ML_NONE32);
+            while (from->event.len < from->ts.len) ML_PAGEROWS_PUSH(&from->event, ML_NONE32);
         }
-        COL_MOVE(&to->ts, &from->ts, x);
-        COL_MOVE(&to->value, &from->value, x);
-        COL_MOVE(&to->event, &from->event, x == ML_NONE32 ? ML_NONE32 : x + ev_base);
+        /* by their pages (pagerows.h), the event ids mapped in place first */
+        for (size_t j = 0; j < from->event.len; j++)
+            if (from->event.v[j] != ML_NONE32) from->event.v[j] += ev_base;
+        ML_PAGEROWS_APPEND(&to->ts, &from->ts);
+        ML_PAGEROWS_APPEND(&to->value, &from->value);
+        ML_PAGEROWS_APPEND(&to->event, &from->event);
     }
 
     ml_allocs *a = &src->allocs, *da = &dst->allocs;

@@ -153,6 +153,7 @@ typedef struct ml_series {
     bool sampled;           /* a sample of a running total at every event (Kineto's totals):
                              * ml_profile_finish() drops points that repeat the value before
                              * them, which changes nothing in a step function */
+    /* (ts, value and event are pagerows tables, pagerows.h, as the events' dense columns) */
     VEC(int64_t) ts;        /* ns, non-decreasing after ml_profile_finish() */
     VEC(int64_t) value;     /* bytes */
     VEC(uint32_t) event;    /* optional: the event each point came from (kept in step by

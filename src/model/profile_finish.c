@@ -77,9 +77,9 @@ static void drop_repeated_points(ml_series *s)
     if (k == n) return;
     s->ts.len = s->value.len = k;
     if (events) s->event.len = k;
-    VEC_SHRINK(&s->ts);
-    VEC_SHRINK(&s->value);
-    VEC_SHRINK(&s->event);
+    ML_PAGEROWS_SHRINK(&s->ts);
+    ML_PAGEROWS_SHRINK(&s->value);
+    ML_PAGEROWS_SHRINK(&s->event);
 }
 
 typedef struct trace_finish_job {
