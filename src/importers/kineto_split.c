@@ -101,12 +101,19 @@ int kt_import_in_two_halves(const char *path, uint64_t size, ml_profile *p, cons
     second.p = ml_profile_new(path, p->format);
     if (p->trace) {
         second.p->trace = ml_trace_new();
-        ml_slices_reserve(second.p->trace, (size - at) / 400);
         /* the first half's for the whole file: the sort gathers both
          * halves' rows into the columns this half leaves (ml_bufpool), so
-         * that they hold every row with only the pages past its own fresh */
+         * that they hold every row with only the pages past its own fresh;
+         * the second half's as large (its pages are virtual until used), so
+         * that the columns it leaves can take the finish's new ones (parent,
+         * depth, launcher, flows) with its rows' pages already in */
+        ml_slices_reserve(second.p->trace, size / 400);
         ml_slices_reserve(p->trace, size / 400);
     }
+    /* the memory side's tables likewise (the first half's for the whole
+     * file: the second's rows are appended with no regrowth) */
+    ml_profile_reserve(second.p, (size - at) / 400, (size - at) / 400);
+    ml_profile_reserve(p, size / 400, size / 400);
     second.stack = stack;
     kt_init(&second.k, js_open_inside(second_src, at, stack), second.p, keep, &second.err);
     pthread_t thread;

@@ -1,5 +1,6 @@
 /* profile.c — building the shared model of one rank; see profile.h. */
 #include "profile.h"
+#include "pagerows.h"
 #include "par.h"
 #include "phase.h"
 #include "sortperm.h"
@@ -69,18 +70,18 @@ void ml_profile_free(ml_profile *p)
     VEC_FREE(&p->thread_pid);
     VEC_FREE(&p->thread_tid);
     ml_events *ev = &p->events;
-    VEC_FREE(&ev->ts); VEC_FREE(&ev->size); VEC_FREE(&ev->addr); VEC_FREE(&ev->aux);
-    VEC_FREE(&ev->thread); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
-    VEC_FREE(&ev->device); VEC_FREE(&ev->kind);
+    ML_PAGEROWS_FREE(&ev->ts); ML_PAGEROWS_FREE(&ev->size); ML_PAGEROWS_FREE(&ev->addr); VEC_FREE(&ev->aux);
+    ML_PAGEROWS_FREE(&ev->thread); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+    VEC_FREE(&ev->device); ML_PAGEROWS_FREE(&ev->kind);
     ml_ops *op = &p->ops;
     VEC_FREE(&op->ts); VEC_FREE(&op->dur); VEC_FREE(&op->name); VEC_FREE(&op->thread); VEC_FREE(&op->kind);
     VEC_FREE(&p->frames);
     VEC_FREE(&p->stack_frames);
     VEC_FREE(&p->stack_start);
     for (size_t i = 0; i < p->series.len; i++) {
-        VEC_FREE(&p->series.v[i].ts);
-        VEC_FREE(&p->series.v[i].value);
-        VEC_FREE(&p->series.v[i].event);
+        ML_PAGEROWS_FREE(&p->series.v[i].ts);
+        ML_PAGEROWS_FREE(&p->series.v[i].value);
+        ML_PAGEROWS_FREE(&p->series.v[i].event);
     }
     VEC_FREE(&p->series);
     ml_allocs_clear(p);
@@ -264,9 +265,9 @@ static size_t grown_cap(size_t cap, size_t n)
 static void events_grow(ml_profile *p, size_t n)
 {
     ml_events *ev = &p->events;
-    VEC_RESERVE(&ev->ts, n); VEC_RESERVE(&ev->size, n); VEC_RESERVE(&ev->kind, n);
+    ML_PAGEROWS_RESERVE(&ev->ts, n); ML_PAGEROWS_RESERVE(&ev->size, n); ML_PAGEROWS_RESERVE(&ev->kind, n);
     if (!p->lean) {
-        VEC_RESERVE(&ev->addr, n); VEC_RESERVE(&ev->thread, n);
+        ML_PAGEROWS_RESERVE(&ev->addr, n); ML_PAGEROWS_RESERVE(&ev->thread, n);
     }
     size_t cap = ev->aux.cap;
     if (n > cap || ev->device.cap != cap || (!p->lean && (ev->stack.cap != cap || ev->stream.cap != cap))) {
@@ -300,6 +301,14 @@ void ml_event_push(ml_profile *p, const ml_event *e)
     if (e->stack || !zeroed) ev->stack.v[i] = e->stack;
     if (e->stream || !zeroed) ev->stream.v[i] = e->stream;
     ev->addr.len = ev->thread.len = ev->stack.len = ev->stream.len = i + 1;
+}
+
+void ml_profile_reserve(ml_profile *p, size_t events, size_t ops)
+{
+    if (events > p->events.ts.cap) events_grow(p, events);
+    ml_ops *op = &p->ops;
+    VEC_RESERVE(&op->ts, ops); VEC_RESERVE(&op->dur, ops); VEC_RESERVE(&op->name, ops); VEC_RESERVE(&op->thread, ops);
+    VEC_RESERVE(&op->kind, ops);
 }
 
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind)
@@ -424,16 +433,16 @@ ml_series *ml_series_get(ml_profile *p, uint16_t device, ml_series_kind kind, ml
 
 void ml_series_push(ml_series *s, int64_t ts, int64_t value)
 {
-    VEC_PUSH(&s->ts, ts);
-    VEC_PUSH(&s->value, value);
+    ML_PAGEROWS_PUSH(&s->ts, ts);
+    ML_PAGEROWS_PUSH(&s->value, value);
 }
 
 void ml_series_push_event(ml_series *s, int64_t ts, int64_t value, uint32_t event)
 {
     /* Points pushed before without an event get ML_NONE32, keeping the columns in step. */
-    while (s->event.len < s->ts.len) VEC_PUSH(&s->event, ML_NONE32);
+    while (s->event.len < s->ts.len) ML_PAGEROWS_PUSH(&s->event, ML_NONE32);
     ml_series_push(s, ts, value);
-    VEC_PUSH(&s->event, event);
+    ML_PAGEROWS_PUSH(&s->event, event);
 }
 
 void ml_series_push_sampled(bool drop_repeats, ml_series *s, int64_t ts, int64_t value, uint32_t event)
@@ -637,11 +646,13 @@ static void append_events(void *arg)
     ml_events *ev = &src->events, *dev = &dst->events;
     for (size_t i = 0; i < ev->aux.len; i++)
         if (ev->kind.v[i] == ML_EV_ANNOTATE) ev->aux.v[i] = smap[ev->aux.v[i]]; /* aux holds interned text there */
-    COL_MOVE(&dev->ts, &ev->ts, x);
-    COL_MOVE(&dev->size, &ev->size, x);
-    COL_MOVE(&dev->addr, &ev->addr, x);
-    COL_MOVE(&dev->thread, &ev->thread, map_index(tmap, x));
-    COL_MOVE(&dev->kind, &ev->kind, x);
+    /* the dense columns by their pages (pagerows.h): src's rows are not written again */
+    for (size_t i = 0; i < ev->thread.len; i++) ev->thread.v[i] = map_index(tmap, ev->thread.v[i]);
+    ML_PAGEROWS_APPEND(&dev->ts, &ev->ts);
+    ML_PAGEROWS_APPEND(&dev->size, &ev->size);
+    ML_PAGEROWS_APPEND(&dev->addr, &ev->addr);
+    ML_PAGEROWS_APPEND(&dev->thread, &ev->thread);
+    ML_PAGEROWS_APPEND(&dev->kind, &ev->kind);
     /* The sparse columns grow together (events_grow), zeroed, so that only
      * what is not zero is written (a realloc would leave garbage). */
     bool ev_zeroed = dst->index->ev_sparse_fresh;
@@ -695,12 +706,15 @@ static void append_the_others(void *arg)
         to->dropped |= from->dropped;
         /* keep the event column in step with the points when either side has one */
         if (from->event.len || to->event.len) {
-            while (to->event.len < to->ts.len) VEC_PUSH(&to->event, ML_NONE32);
-            while (from->event.len < from->ts.len) VEC_PUSH(&from->event, ML_NONE32);
+            while (to->event.len < to->ts.len) ML_PAGEROWS_PUSH(&to->event, ML_NONE32);
+            while (from->event.len < from->ts.len) ML_PAGEROWS_PUSH(&from->event, ML_NONE32);
         }
-        COL_MOVE(&to->ts, &from->ts, x);
-        COL_MOVE(&to->value, &from->value, x);
-        COL_MOVE(&to->event, &from->event, x == ML_NONE32 ? ML_NONE32 : x + ev_base);
+        /* by their pages (pagerows.h), the event ids mapped in place first */
+        for (size_t j = 0; j < from->event.len; j++)
+            if (from->event.v[j] != ML_NONE32) from->event.v[j] += ev_base;
+        ML_PAGEROWS_APPEND(&to->ts, &from->ts);
+        ML_PAGEROWS_APPEND(&to->value, &from->value);
+        ML_PAGEROWS_APPEND(&to->event, &from->event);
     }
 
     ml_allocs *a = &src->allocs, *da = &dst->allocs;

@@ -95,6 +95,9 @@ typedef struct ml_event {   /* one row, for pushing; the table itself is columna
     uint8_t kind;           /* ml_ev_kind */
 } ml_event;
 
+/* (ts, size, addr, thread and kind are pagerows tables, pagerows.h: grown and
+ * freed through it alone (profile.c, profile_finish.c), so that the halves of a
+ * split file join by moving pages) */
 typedef struct ml_events {
     VEC(int64_t) ts;
     VEC(int64_t) size;
@@ -150,6 +153,7 @@ typedef struct ml_series {
     bool sampled;           /* a sample of a running total at every event (Kineto's totals):
                              * ml_profile_finish() drops points that repeat the value before
                              * them, which changes nothing in a step function */
+    /* (ts, value and event are pagerows tables, pagerows.h, as the events' dense columns) */
     VEC(int64_t) ts;        /* ns, non-decreasing after ml_profile_finish() */
     VEC(int64_t) value;     /* bytes */
     VEC(uint32_t) event;    /* optional: the event each point came from (kept in step by
@@ -301,6 +305,11 @@ uint32_t ml_thread_get(ml_profile *p, const char *pid, size_t pid_len, const cha
 
 void ml_event_push(ml_profile *p, const ml_event *ev);
 void ml_op_push(ml_profile *p, int64_t ts, int64_t dur, ml_str name, uint32_t thread, ml_op_kind kind);
+/* Room for n events and n ops in all, reserved at once (an importer's
+ * estimate from its input's size, as ml_slices_reserve() for the time
+ * side): the columns are then not grown by doubling, each doubling of a
+ * sparse column a copy into fresh pages; pages never used cost nothing. */
+void ml_profile_reserve(ml_profile *p, size_t events, size_t ops);
 
 /* Frames and stacks are deduplicated: equal inputs give equal ids. */
 uint32_t ml_frame_get(ml_profile *p, ml_str name, ml_str file, int32_t line);

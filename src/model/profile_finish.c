@@ -8,6 +8,7 @@
 #include "par.h"
 #include "phase.h"
 #include "profile.h"
+#include "pagerows.h"
 #include "sortperm.h"
 
 #include <stdlib.h>
@@ -76,9 +77,9 @@ static void drop_repeated_points(ml_series *s)
     if (k == n) return;
     s->ts.len = s->value.len = k;
     if (events) s->event.len = k;
-    VEC_SHRINK(&s->ts);
-    VEC_SHRINK(&s->value);
-    VEC_SHRINK(&s->event);
+    ML_PAGEROWS_SHRINK(&s->ts);
+    ML_PAGEROWS_SHRINK(&s->value);
+    ML_PAGEROWS_SHRINK(&s->event);
 }
 
 typedef struct trace_finish_job {
@@ -132,8 +133,8 @@ static void finish_memory_side(void *arg)
         /* Matched: the command reads no more of the events than lean storage
          * keeps (a gigabyte trace's addresses and threads: 12 bytes an event). */
         ml_events *ev = &p->events;
-        VEC_FREE(&ev->addr); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
-        if (!ml_keep_event_threads(j->keep)) VEC_FREE(&ev->thread);
+        ML_PAGEROWS_FREE(&ev->addr); VEC_FREE(&ev->stack); VEC_FREE(&ev->stream);
+        if (!ml_keep_event_threads(j->keep)) ML_PAGEROWS_FREE(&ev->thread);
     }
     ml_phase("match");
 }

@@ -11,6 +11,7 @@
  * scatter reads each column from both, into the buffers the columns moved
  * before it left (a fresh buffer is a page fault per 4 KiB). */
 #include "trace.h"
+#include "pagerows.h"
 #include "sortperm.h"
 #include "par.h"
 #include "phase.h"
@@ -78,11 +79,11 @@ void ml_trace_free(ml_trace *t)
     if (!t) return;
     VEC_FREE(&t->tracks);
     free_slices(&t->slices);
-    VEC_FREE(&t->op_info);
+    ML_PAGEROWS_FREE(&t->op_info);
     VEC_FREE(&t->op_wide);
     VEC_FREE(&t->comm_args);
-    VEC_FREE(&t->kernel_info);
-    VEC_FREE(&t->sync_info);
+    ML_PAGEROWS_FREE(&t->kernel_info);
+    ML_PAGEROWS_FREE(&t->sync_info);
     VEC_FREE(&t->range_info);
     VEC_FREE(&t->range_key);
     VEC_FREE(&t->range_value);
@@ -181,8 +182,8 @@ void ml_slices_reserve(ml_trace *t, size_t n)
      * slices are GPU work, well over half are ops with args when they are kept, a quarter as
      * many flow points as slices): reserved, not copied as they grow (pages not used cost
      * nothing) */
-    VEC_RESERVE(&t->kernel_info, n / 8);
-    VEC_RESERVE(&t->op_info, n / 2);
+    ML_PAGEROWS_RESERVE(&t->kernel_info, n / 8);
+    ML_PAGEROWS_RESERVE(&t->op_info, n / 2);
     VEC_RESERVE(&t->index->points, n / 4);
 }
 
@@ -221,7 +222,7 @@ _Static_assert(sizeof(ml_op_info) == 28, "ml_op_info packs into 28 bytes");
 
 uint32_t ml_op_info_push(ml_trace *t, const ml_op_info_row *r)
 {
-    if (t->op_info.len == t->op_info.cap) VEC_RESERVE(&t->op_info, t->op_info.len + 1);
+    if (t->op_info.len == t->op_info.cap) ML_PAGEROWS_RESERVE(&t->op_info, t->op_info.len + 1);
     ml_op_info *o = &t->op_info.v[t->op_info.len]; /* written in place: no copy of the row */
     o->input_dims = r->input_dims;
     o->input_types = r->input_types;
@@ -238,7 +239,7 @@ _Static_assert(sizeof(ml_kernel_info) == 80, "ml_kernel_info packs into 80 bytes
 
 uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 {
-    VEC_PUSH(&t->kernel_info, *info);
+    ML_PAGEROWS_PUSH(&t->kernel_info, *info);
     ml_kernel_info *k = &t->kernel_info.v[t->kernel_info.len - 1]; /* checked in place: one copy */
     size_t bad = 0;
     /* (!(x >= lo) is true for NaN too) */
@@ -258,7 +259,7 @@ uint32_t ml_kernel_info_push(ml_trace *t, const ml_kernel_info *info)
 
 uint32_t ml_sync_info_push(ml_trace *t, const ml_sync_info *info)
 {
-    VEC_PUSH(&t->sync_info, *info);
+    ML_PAGEROWS_PUSH(&t->sync_info, *info);
     return (uint32_t)t->sync_info.len - 1;
 }
 
@@ -398,31 +399,27 @@ static void append_the_rest(void *arg)
         VEC_PUSH(&dst->comm_args, c);
     }
     VEC_FREE(&src->comm_args);
-    VEC_RESERVE(&dst->op_info, dst->op_info.len + src->op_info.len);
-    VEC_RESERVE(&dst->kernel_info, dst->kernel_info.len + src->kernel_info.len);
     int32_t wb = (int32_t)dst->op_wide.len; /* src's wide ids go after dst's: its escapes move by that */
     for (size_t i = 0; i < src->op_wide.len; i++) VEC_PUSH(&dst->op_wide, src->op_wide.v[i]);
     VEC_FREE(&src->op_wide);
-    for (size_t i = 0; i < src->op_info.len; i++) {
-        ml_op_info o = src->op_info.v[i];
-        o.input_dims = MAP_STR(o.input_dims);
-        o.input_types = MAP_STR(o.input_types);
-        o.call_stack = MAP_STR(o.call_stack);
-        if (o.comm) o.comm += j->comm_base;
-        if (o.seq < -1) o.seq -= wb;
-        if (o.fwd_thread < -1) o.fwd_thread -= wb;
-        if (o.python_module < -1) o.python_module -= wb;
-        VEC_PUSH(&dst->op_info, o);
+    size_t at = dst->op_info.len;
+    ML_PAGEROWS_APPEND(&dst->op_info, &src->op_info);
+    for (size_t i = at; i < dst->op_info.len; i++) {
+        ml_op_info *o = &dst->op_info.v[i];
+        o->input_dims = MAP_STR(o->input_dims);
+        o->input_types = MAP_STR(o->input_types);
+        o->call_stack = MAP_STR(o->call_stack);
+        if (o->comm) o->comm += j->comm_base;
+        if (o->seq < -1) o->seq -= wb;
+        if (o->fwd_thread < -1) o->fwd_thread -= wb;
+        if (o->python_module < -1) o->python_module -= wb;
     }
-    VEC_FREE(&src->op_info);
-    for (size_t i = 0; i < src->kernel_info.len; i++) {
-        ml_kernel_info ki = src->kernel_info.v[i];
-        if (ki.comm) ki.comm += j->comm_base;
-        VEC_PUSH(&dst->kernel_info, ki);
-    }
-    VEC_FREE(&src->kernel_info);
-    for (size_t i = 0; i < src->sync_info.len; i++) VEC_PUSH(&dst->sync_info, src->sync_info.v[i]);
-    VEC_FREE(&src->sync_info);
+    at = dst->kernel_info.len;
+    ML_PAGEROWS_APPEND(&dst->kernel_info, &src->kernel_info);
+    if (j->comm_base)
+        for (size_t i = at; i < dst->kernel_info.len; i++)
+            if (dst->kernel_info.v[i].comm) dst->kernel_info.v[i].comm += j->comm_base;
+    ML_PAGEROWS_APPEND(&dst->sync_info, &src->sync_info);
     uint32_t key_base = (uint32_t)dst->range_key.len;
     for (size_t i = 0; i < src->range_info.len; i++) {
         ml_range_info r = src->range_info.v[i];

@@ -21,7 +21,10 @@
  *             also fills parent/depth (containment on the track) and links
  *             GPU work to the runtime call that launched it
  *   op_info / kernel_info   the args the analyses need, for the slices that
- *             have them (slices.info indexes the table of the slice's kind)
+ *             have them (slices.info indexes the table of the slice's kind);
+ *             they and sync_info are pagerows tables (pagerows.h), grown and
+ *             freed by trace.c alone, so that a split file's second half
+ *             joins them by moving pages
  *   flows     s/t/f pairs bound to the slices they start and end in
  *   counters  ph "C" samples (Ascend "NPU MEM", Kineto GPU metrics ...)
  *   instants  ph "i" events other than [memory] (markers on a track)
