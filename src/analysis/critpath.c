@@ -368,6 +368,13 @@ typedef struct stream_last {
     uint32_t node;
 } stream_last;
 
+/* An edge out of a node as the longest path's walk reads it: its head,
+ * weight and index side by side, a node's edges in a row (in edge order). */
+typedef struct adj {
+    uint32_t to, edge;
+    int64_t w;
+} adj;
+
 /* One step's graph; its vectors (and the scratch of the passes) are kept
  * from step to step, so that a step allocates nothing once they are grown. */
 typedef struct graph {
@@ -377,7 +384,8 @@ typedef struct graph {
     VEC(uint32_t) stack, order, starts, path;
     VEC(lnode) lnodes;
     VEC(stream_last) last;
-    VEC(uint32_t) first, indeg, out, via, queue; /* the longest path's (nodes + 1, edges) */
+    VEC(uint32_t) first, indeg, via, queue; /* the longest path's (nodes + 1) */
+    VEC(adj) out;           /* (edges) */
     VEC(int64_t) dist;
 } graph;
 
@@ -785,8 +793,8 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
      * is first the end of v's range, then, filled from the last edge down,
      * its start, so that v's range is first[v] .. first[v + 1] (first =
      * ends + 1: no second array of where each range is filled up to) */
-    uint32_t *ends = g->first.v, *first = ends + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
-             *queue = g->queue.v;
+    uint32_t *ends = g->first.v, *first = ends + 1, *indeg = g->indeg.v, *via = g->via.v, *queue = g->queue.v;
+    adj *out = g->out.v;
     int64_t *dist = g->dist.v;
     memset(ends, 0, (nn + 1) * sizeof *ends);
     memset(indeg, 0, nn * sizeof *indeg);
@@ -796,7 +804,13 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     }
     for (size_t i = 0; i < nn; i++) ends[i + 1] += ends[i];
     ends[nn + 1] = (uint32_t)ne;
-    for (size_t i = ne; i-- > 0;) out[--ends[g->edges.v[i].from + 1]] = (uint32_t)i;
+    /* (each edge's head and weight copied beside its index: the walk below
+     * reads a node's edges in a row, not each through its index, a load
+     * that waits for another) */
+    for (size_t i = ne; i-- > 0;) {
+        const edge *e = &g->edges.v[i];
+        out[--ends[e->from + 1]] = (adj){e->to, (uint32_t)i, e->w};
+    }
     /* Kahn's order; each node's longest distance and the edge it came by.
      * A node with edges in starts at -1, below any path to it (weights are
      * never below 0), so its first edge in is taken without a test of via;
@@ -812,19 +826,17 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     }
     uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
     int64_t best_d = 0; /* dist[best] (a source's, 0; none read if there is none) */
-    const edge *edges = g->edges.v;
     while (qh < qt) {
         uint32_t u = queue[qh++];
         int64_t du = dist[u];
         if (du > best_d) best = u, best_d = du; /* (final: all its edges in are relaxed) */
-        for (uint32_t k = first[u], kend = first[u + 1]; k < kend; k++) {
-            const edge *e = &edges[out[k]];
-            uint32_t v = e->to;
-            int64_t d = du + e->w;
+        for (const adj *a = out + first[u], *aend = out + first[u + 1]; a < aend; a++) {
+            uint32_t v = a->to;
+            int64_t d = du + a->w;
             /* ties: the later predecessor, as networkx's max over (length, node) */
             if (d > dist[v] || (d == dist[v] && later_than_via(g, u, via[v]))) {
                 dist[v] = d;
-                via[v] = out[k];
+                via[v] = a->edge;
             }
             if (!--indeg[v]) queue[qt++] = v;
         }
