@@ -571,7 +571,7 @@ static void ops_under(const ml_difftree *t, int side, uint32_t id, op_vec *ops, 
         ml_dt_op *o = &ops->v[*row];
         o->calls++;
         o->host_ns += ml_slice_dur(s, sl);
-        o->self_host_ns += tr->host_self[i];
+        o->self_host_ns += ml_optree_host_self(tr, (uint32_t)i);
         o->device_ns += ml_optree_device(tr, i)->total;
         o->self_device_ns += ml_optree_device(tr, i)->self;
     }

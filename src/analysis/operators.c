@@ -31,7 +31,7 @@ static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, u
     uint8_t fl = tree->flags[nd];
     r->calls++;
     r->host_total_ns += ml_optree_host_total(tree, &t->slices, nd);
-    r->host_self_ns += tree->host_self[nd];
+    r->host_self_ns += ml_optree_host_self(tree, nd);
     r->device_self_ns += d->self;
     r->device_total_ns += d->total;
     r->tc_self_ns += d->tc_self;

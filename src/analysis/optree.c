@@ -102,6 +102,15 @@ int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node)
     return lo < t->clipped && t->clipped_dur[lo].node == node ? t->clipped_dur[lo].dur : 0;
 }
 
+/* Adds d to a node's host self time: one in a side row is changed there
+ * (and stays there, which ml_id32_get reads as well). */
+static inline void host_self_add(ml_optree *t, uint32_t node, int64_t d)
+{
+    ml_id32 v = t->host_self[node];
+    if (v < -1) t->host_self_wide.v[-2 - (int64_t)v] += d;
+    else t->host_self[node] = ml_id32_put(&t->host_self_wide, (int64_t)v + d);
+}
+
 /* The device row of a node, made when it first has device time. */
 static inline ml_node_device *device_of(ml_optree *t, uint32_t node)
 {
@@ -196,7 +205,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      * made).  rt_to (node ids) lives at their start till they are made: a
      * column of its own would be fresh pages, a fault per 4 KiB. */
     uint8_t *nchild = b.nchild;
-    int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    out->host_self = ml_malloc((nn ? nn : 1) * sizeof *out->host_self);
     out->device_row = ml_malloc((nn ? nn : 1) * sizeof *out->device_row);
     out->device = ml_malloc((nn + 1) * sizeof *out->device);
     uint32_t *rt_to = (uint32_t *)(void *)out->device;
@@ -214,7 +223,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint32_t par = b.parent.v[i], si = b.slice.v[i];
         uint8_t fl = b.flags.v[i];
         if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
-        host_self[i] = ml_optree_host_total(out, s, i);
+        out->host_self[i] = ml_id32_put(&out->host_self_wide, ml_optree_host_total(out, s, i));
         out->device_row[i] = 0; /* (row 0: none) */
         if (fl & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
         rt_to[i] = i;
@@ -234,7 +243,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         }
     }
     ml_scratch_give(nchild, cap_nchild, nn);
-    out->host_self = host_self;
 
     /* Runtime calls to their nodes; External id -> node when needed. */
     VEC(ext_node) ext = {0};
@@ -267,7 +275,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
         if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
-        if (node != ML_NONE32) out->host_self[node] -= ml_slice_dur(s, i);
+        if (node != ML_NONE32) host_self_add(out, node, -ml_slice_dur(s, i));
     }
     VEC_FREE(&ext);
     free(root_of);
@@ -349,7 +357,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
             up->total += d->total;
             up->tc_total += d->tc_total;
         }
-        out->host_self[par] -= ml_optree_host_total(out, s, i);
+        host_self_add(out, par, -ml_optree_host_total(out, s, i));
         uint32_t sp = b.slice.v[par];
         if ((b.flags.v[i] & ML_NODE_TC_ELIGIBLE) && sp != ML_NONE32 && s->kind.v[sp] == ML_SL_CPU_OP)
             b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
@@ -360,7 +368,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* Never a negative time: a runtime call (or, in a clock-skewed trace,
      * children) longer than the node. */
     for (uint32_t i = 0; i < nn; i++)
-        if (out->host_self[i] < 0 && !(b.flags.v[i] & (ML_NODE_ROOT | ML_NODE_MERGED))) {
+        if (ml_optree_host_self(out, i) < 0 && !(b.flags.v[i] & (ML_NODE_ROOT | ML_NODE_MERGED))) {
             out->host_self[i] = 0;
             if (b.flags.v[i] & ML_NODE_OPERATOR) out->self_clamped++;
         }
@@ -372,6 +380,7 @@ void ml_optree_free(ml_optree *t)
     free(t->parent);
     free(t->flags);
     free(t->host_self);
+    VEC_FREE(&t->host_self_wide);
     free(t->device_row);
     free(t->device);
     free(t->clipped_dur);

@@ -61,7 +61,11 @@ typedef struct ml_optree {
     uint32_t *slice;        /* node -> slice; ML_NONE32 for roots */
     uint32_t *parent;       /* node -> parent node; ML_NONE32 for roots */
     uint8_t *flags;         /* ML_NODE_* */
-    int64_t *host_self;
+    /* Host self time, as an ml_id32 a node (trace.h: 4 bytes, not 8; one of
+     * 2.1 s or more, or a root's below -1, a row of host_self_wide): read
+     * it with ml_optree_host_self(). */
+    ml_id32 *host_self;
+    ml_wide_ids host_self_wide;
     /* Device times: most operators launch nothing, so a node's four are a
      * row of `device` of its own only where one is not 0 (device_row; row 0,
      * all zeros, is every other node's), not four int64 columns of mostly
@@ -87,6 +91,11 @@ static inline const ml_node_device *ml_optree_device(const ml_optree *t, uint32_
 }
 
 int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node);
+
+static inline int64_t ml_optree_host_self(const ml_optree *t, uint32_t node)
+{
+    return ml_id32_get(&t->host_self_wide, t->host_self[node]);
+}
 
 /* The node's duration (cut, for a clipped node; 0 for a root). */
 static inline int64_t ml_optree_host_total(const ml_optree *t, const ml_slices *s, uint32_t node)
