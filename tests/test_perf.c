@@ -486,7 +486,7 @@ TEST(optree_nests_crossing_and_zero_length_slices_by_containment)
         CHECK_EQ_I64(ml_optree_host_total(tr, &f.p->trace->slices, tr->parent[a]), 0); /* a root */
         CHECK_EQ_I64(tr->n_device, 1); /* no GPU work: only row 0, all zeros, everyone's */
         CHECK_EQ_I64(tr->device_row[a], 0);
-        CHECK_EQ_I64(ml_optree_device(tr, a)->total, 0);
+        CHECK_EQ_I64(ml_optree_device(tr, a).total, 0);
         CHECK_EQ_I64(ml_optree_host_self(tr, b), 7500); /* 8 - the call's 0.5 */
         CHECK_EQ_I64(ml_optree_host_self(tr, a), 2 * US);
         CHECK_EQ_I64(tr->parent[z], c);

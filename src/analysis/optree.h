@@ -45,10 +45,16 @@ enum {
     ML_NODE_CLIPPED = 16,   /* cut at its parent's end: host total in `clipped_dur` */
 };
 
-/* The device times of a node with any (ns). */
+/* The device times of a node (ns), as ml_optree_device() gives them. */
 typedef struct ml_node_device {
     int64_t self, total, tc_self, tc_total;
 } ml_node_device;
+
+/* A device row as the tree keeps it: each time an ml_id32 (trace.h: one of
+ * 2.1 s or more in the tree's device_wide), 16 bytes a row, not 32. */
+typedef struct ml_node_device_row {
+    ml_id32 self, total, tc_self, tc_total;
+} ml_node_device_row;
 
 /* A clipped node's host total. */
 typedef struct ml_node_dur {
@@ -71,7 +77,8 @@ typedef struct ml_optree {
      * all zeros, is every other node's), not four int64 columns of mostly
      * zeros.  ml_optree_device() reads them. */
     uint32_t *device_row;
-    ml_node_device *device;
+    ml_node_device_row *device;
+    ml_wide_ids device_wide;
     size_t n_device;        /* rows, row 0 included */
     /* A node's host total is its slice's duration (ml_optree_host_total());
      * a clipped node's, cut, is here, by node (a column for the rare cut
@@ -85,9 +92,12 @@ typedef struct ml_optree {
     size_t self_clamped;    /* operators whose host self time would have been negative */
 } ml_optree;
 
-static inline const ml_node_device *ml_optree_device(const ml_optree *t, uint32_t node)
+static inline ml_node_device ml_optree_device(const ml_optree *t, uint32_t node)
 {
-    return &t->device[t->device_row[node]];
+    const ml_node_device_row *r = &t->device[t->device_row[node]];
+    const ml_wide_ids *w = &t->device_wide;
+    return (ml_node_device){ml_id32_get(w, r->self), ml_id32_get(w, r->total), ml_id32_get(w, r->tc_self),
+                            ml_id32_get(w, r->tc_total)};
 }
 
 int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node);
