@@ -486,16 +486,57 @@ TEST(optree_nests_crossing_and_zero_length_slices_by_containment)
         CHECK_EQ_I64(ml_optree_host_total(tr, &f.p->trace->slices, tr->parent[a]), 0); /* a root */
         CHECK_EQ_I64(tr->n_device, 1); /* no GPU work: only row 0, all zeros, everyone's */
         CHECK_EQ_I64(tr->device_row[a], 0);
-        CHECK_EQ_I64(ml_optree_device(tr, a)->total, 0);
-        CHECK_EQ_I64(tr->host_self[b], 7500); /* 8 - the call's 0.5 */
-        CHECK_EQ_I64(tr->host_self[a], 2 * US);
+        CHECK_EQ_I64(ml_optree_device(tr, a).total, 0);
+        CHECK_EQ_I64(ml_optree_host_self(tr, b), 7500); /* 8 - the call's 0.5 */
+        CHECK_EQ_I64(ml_optree_host_self(tr, a), 2 * US);
         CHECK_EQ_I64(tr->parent[z], c);
         CHECK_EQ_I64(tr->parent[y], c);
         CHECK_EQ_I64(tr->parent[e], d);
-        CHECK_EQ_I64(tr->host_self[e], 2 * US); /* 3 - the call's 1 */
-        CHECK_EQ_I64(tr->host_self[d], 7 * US);
+        CHECK_EQ_I64(ml_optree_host_self(tr, e), 2 * US); /* 3 - the call's 1 */
+        CHECK_EQ_I64(ml_optree_host_self(tr, d), 7 * US);
         CHECK(tr->flags[tr->parent[a]] & ML_NODE_ROOT);
         CHECK(tr->flags[tr->parent[d]] & ML_NODE_ROOT);
+    }
+    ml_perf_free(&pf);
+    ml_profile_free(f.p);
+}
+
+TEST(optree_times_of_seconds_and_below_zero)
+{
+    /* Host self and device times past 32 bits of ns (2.1 s and more) and a
+     * root's host self below -1 are kept in the tree's side rows (ml_id32):
+     * the same values.
+     *   a [0 s, 10 s) > b [1 s, 8 s) > a call [2 s, 2.5 s) (b's: no External
+     *   id) of a Tensor Core kernel [3 s, 6 s); a call [11 s, 14 s) with
+     *   External id 0: the root's. */
+    fix f = fix_new();
+    host(&f, ML_SL_CPU_OP, "a", 0, 10e6, 1, NULL);
+    host(&f, ML_SL_CPU_OP, "b", 1e6, 7e6, 2, NULL);
+    runtime(&f, 2e6, 0.5e6, 100, -1);
+    runtime(&f, 11e6, 3e6, 101, 0);
+    gpu(&f, ML_SL_KERNEL, "volta_h884gemm", 3e6, 3e6, 100, -1, -1);
+    ml_profile_finish(f.p);
+    ml_perf pf;
+    CHECK(ml_perf_compute(f.p, &pf));
+    const ml_optree *tr = &pf.tree;
+    uint32_t t1 = f.p->trace->slices.track.v[0];
+    uint32_t a = node_named(&f, tr, t1, "a"), b = node_named(&f, tr, t1, "b");
+    CHECK(a != ML_NONE32 && b != ML_NONE32);
+    if (a != ML_NONE32 && b != ML_NONE32) {
+        CHECK_EQ_I64(ml_optree_host_self(tr, a), 3000000LL * US); /* 10 s - b's 7 s */
+        CHECK_EQ_I64(ml_optree_host_self(tr, b), 6500000LL * US); /* 7 s - the call's 0.5 s */
+        CHECK_EQ_I64(ml_optree_host_self(tr, tr->parent[a]), -13000000LL * US); /* 0 - a's 10 s - the call's 3 s */
+        CHECK(tr->host_self_wide.len >= 3); /* (each of them a side row) */
+        ml_node_device da = ml_optree_device(tr, a), db = ml_optree_device(tr, b);
+        CHECK_EQ_I64(db.self, 3000000LL * US);
+        CHECK_EQ_I64(db.total, 3000000LL * US);
+        CHECK_EQ_I64(db.tc_self, 3000000LL * US);
+        CHECK_EQ_I64(db.tc_total, 3000000LL * US);
+        CHECK_EQ_I64(da.self, 0);
+        CHECK_EQ_I64(da.total, 3000000LL * US);
+        CHECK_EQ_I64(da.tc_total, 3000000LL * US);
+        CHECK_EQ_I64(ml_optree_device(tr, tr->parent[a]).total, 3000000LL * US);
+        CHECK(tr->device_wide.len >= 4);
     }
     ml_perf_free(&pf);
     ml_profile_free(f.p);
@@ -737,6 +778,7 @@ int main(void)
     RUN(same_named_child_is_merged);
     RUN(same_named_chain_is_merged_into_the_outermost);
     RUN(optree_nests_crossing_and_zero_length_slices_by_containment);
+    RUN(optree_times_of_seconds_and_below_zero);
     RUN(whole_trace_step_extends_to_its_kernels);
     RUN(flow_links_queued_work_to_its_operator);
     RUN(fragmentation_from_the_memory_curves);

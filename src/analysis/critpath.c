@@ -267,7 +267,7 @@ static void ctx_init(cp_ctx *c, const ml_profile *p)
     if (c->linked_launch) npu_host_threads(c);
     const ml_slices *s = c->s;
     VEC(uint32_t) gpu = {0};
-    for (size_t i = 0; i < c->n; i++) {
+    ML_FOR_DEVICE_ROWS (c->t, i) { /* (the rows that hold every GPU and cuda_sync slice, ascending) */
         uint8_t k = s->kind.v[i];
         uint32_t l = s->launcher.v[i];
         if ((ml_slice_is_gpu(k) || k == ML_SL_CUDA_SYNC) && l != ML_NONE32) VEC_PUSH(&gpu, (uint32_t)i);
@@ -368,6 +368,13 @@ typedef struct stream_last {
     uint32_t node;
 } stream_last;
 
+/* An edge out of a node as the longest path's walk reads it: its head,
+ * weight and index side by side, a node's edges in a row (in edge order). */
+typedef struct adj {
+    uint32_t to, edge;
+    int64_t w;
+} adj;
+
 /* One step's graph; its vectors (and the scratch of the passes) are kept
  * from step to step, so that a step allocates nothing once they are grown. */
 typedef struct graph {
@@ -377,7 +384,9 @@ typedef struct graph {
     VEC(uint32_t) stack, order, starts, path;
     VEC(lnode) lnodes;
     VEC(stream_last) last;
-    VEC(uint32_t) first, indeg, out, via, queue; /* the longest path's (nodes + 1, edges) */
+    VEC(uint32_t) first, indeg, queue; /* the longest path's (nodes + 1) */
+    VEC(uint64_t) via;      /* (nodes + 1: the edge a node came by, and in the high half its tail) */
+    VEC(adj) out;           /* (edges) */
     VEC(int64_t) dist;
 } graph;
 
@@ -763,13 +772,16 @@ static size_t top_take(top_table *tt, ml_cp_top *out)
     return n;
 }
 
-/* Whether node u is later than the node edge via comes from (a tie between
- * two paths: rare, so kept out of the loop, whose compiler would otherwise
- * work u's time out for every node). */
-static __attribute__((noinline, cold)) bool later_than_via(const graph *g, uint32_t u, uint32_t via)
+/* Whether node u is later than node v (a tie between two paths: rare, so
+ * kept out of the loop, whose compiler would otherwise work u's time out
+ * for every node). */
+static __attribute__((noinline, cold)) bool later_than(const graph *g, uint32_t u, uint32_t v)
 {
-    return node_ts(g, u) > node_ts(g, g->edges.v[via].from);
+    return node_ts(g, u) > node_ts(g, v);
 }
+
+#define VIA(edge, from) ((uint64_t)(from) << 32 | (edge))
+#define VIA_NONE VIA(ML_NONE32, ML_NONE32)
 
 static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *tops, top_table *rank_top)
 {
@@ -785,8 +797,9 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
      * is first the end of v's range, then, filled from the last edge down,
      * its start, so that v's range is first[v] .. first[v + 1] (first =
      * ends + 1: no second array of where each range is filled up to) */
-    uint32_t *ends = g->first.v, *first = ends + 1, *indeg = g->indeg.v, *out = g->out.v, *via = g->via.v,
-             *queue = g->queue.v;
+    uint32_t *ends = g->first.v, *first = ends + 1, *indeg = g->indeg.v, *queue = g->queue.v;
+    uint64_t *via = g->via.v;
+    adj *out = g->out.v;
     int64_t *dist = g->dist.v;
     memset(ends, 0, (nn + 1) * sizeof *ends);
     memset(indeg, 0, nn * sizeof *indeg);
@@ -796,35 +809,41 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     }
     for (size_t i = 0; i < nn; i++) ends[i + 1] += ends[i];
     ends[nn + 1] = (uint32_t)ne;
-    for (size_t i = ne; i-- > 0;) out[--ends[g->edges.v[i].from + 1]] = (uint32_t)i;
+    /* (each edge's head and weight copied beside its index: the walk below
+     * reads a node's edges in a row, not each through its index, a load
+     * that waits for another) */
+    for (size_t i = ne; i-- > 0;) {
+        const edge *e = &g->edges.v[i];
+        out[--ends[e->from + 1]] = (adj){e->to, (uint32_t)i, e->w};
+    }
     /* Kahn's order; each node's longest distance and the edge it came by.
      * A node with edges in starts at -1, below any path to it (weights are
      * never below 0), so its first edge in is taken without a test of via;
-     * a node without keeps via ML_NONE32, where the path walked back ends. */
+     * a node without keeps VIA_NONE, where the path walked back ends (each
+     * via holds its edge's tail: the walk back, a chain of loads, is one
+     * load a node, not two). */
     size_t qh = 0, qt = 0;
     for (size_t v = 0; v < nn; v++) {
         if (indeg[v]) dist[v] = -1;
         else {
             dist[v] = 0;
-            via[v] = ML_NONE32;
+            via[v] = VIA_NONE;
             queue[qt++] = (uint32_t)v;
         }
     }
     uint32_t best = qt ? queue[0] : 0; /* the farthest node, the first in Kahn's order of equals */
     int64_t best_d = 0; /* dist[best] (a source's, 0; none read if there is none) */
-    const edge *edges = g->edges.v;
     while (qh < qt) {
         uint32_t u = queue[qh++];
         int64_t du = dist[u];
         if (du > best_d) best = u, best_d = du; /* (final: all its edges in are relaxed) */
-        for (uint32_t k = first[u], kend = first[u + 1]; k < kend; k++) {
-            const edge *e = &edges[out[k]];
-            uint32_t v = e->to;
-            int64_t d = du + e->w;
+        for (const adj *a = out + first[u], *aend = out + first[u + 1]; a < aend; a++) {
+            uint32_t v = a->to;
+            int64_t d = du + a->w;
             /* ties: the later predecessor, as networkx's max over (length, node) */
-            if (d > dist[v] || (d == dist[v] && later_than_via(g, u, via[v]))) {
+            if (d > dist[v] || (d == dist[v] && later_than(g, u, (uint32_t)(via[v] >> 32)))) {
                 dist[v] = d;
-                via[v] = out[k];
+                via[v] = VIA(a->edge, u);
             }
             if (!--indeg[v]) queue[qt++] = v;
         }
@@ -833,7 +852,7 @@ static void longest_path(graph *g, ml_cp_step *st, leg_vec *legs, top_table *top
     if (st->ok) {
         /* the path's edges, last first */
         g->path.len = 0;
-        for (uint32_t v = best; via[v] != ML_NONE32; v = g->edges.v[via[v]].from) VEC_PUSH(&g->path, via[v]);
+        for (uint32_t v = best; via[v] != VIA_NONE; v = (uint32_t)(via[v] >> 32)) VEC_PUSH(&g->path, (uint32_t)via[v]);
         const uint32_t *pv = g->path.v;
         size_t plen = g->path.len;
         st->path_ns = dist[best];

@@ -59,7 +59,7 @@ static int64_t node_end(const ml_difftree *t, int s, uint32_t node)
 
 static int64_t node_device(const ml_difftree *t, int s, uint32_t node)
 {
-    return is_virtual(t, s, node) ? virt_of(t, s, node)->device_ns : ml_optree_device(t->side[s].tree, node)->total;
+    return is_virtual(t, s, node) ? virt_of(t, s, node)->device_ns : ml_optree_device(t->side[s].tree, node).total;
 }
 
 static void kids_of(const ml_difftree *t, int s, const side_index *ix, uint32_t node, const uint32_t **v, uint32_t *n)
@@ -571,9 +571,9 @@ static void ops_under(const ml_difftree *t, int side, uint32_t id, op_vec *ops, 
         ml_dt_op *o = &ops->v[*row];
         o->calls++;
         o->host_ns += ml_slice_dur(s, sl);
-        o->self_host_ns += tr->host_self[i];
-        o->device_ns += ml_optree_device(tr, i)->total;
-        o->self_device_ns += ml_optree_device(tr, i)->self;
+        o->self_host_ns += ml_optree_host_self(tr, (uint32_t)i);
+        o->device_ns += ml_optree_device(tr, (uint32_t)i).total;
+        o->self_device_ns += ml_optree_device(tr, (uint32_t)i).self;
     }
 }
 

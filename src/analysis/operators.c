@@ -27,15 +27,15 @@ static void add_call(const ml_profile *p, const ml_optree *tree, ml_op_row *r, u
     const ml_trace *t = p->trace;
     uint32_t si = tree->slice[nd], info = t->slices.info.v[si];
     const ml_op_info *oi = info != ML_NONE32 && info < t->op_info.len ? &t->op_info.v[info] : NULL;
-    const ml_node_device *d = ml_optree_device(tree, nd);
+    const ml_node_device d = ml_optree_device(tree, nd);
     uint8_t fl = tree->flags[nd];
     r->calls++;
     r->host_total_ns += ml_optree_host_total(tree, &t->slices, nd);
-    r->host_self_ns += tree->host_self[nd];
-    r->device_self_ns += d->self;
-    r->device_total_ns += d->total;
-    r->tc_self_ns += d->tc_self;
-    r->tc_total_ns += d->tc_total;
+    r->host_self_ns += ml_optree_host_self(tree, nd);
+    r->device_self_ns += d.self;
+    r->device_total_ns += d.total;
+    r->tc_self_ns += d.tc_self;
+    r->tc_total_ns += d.tc_total;
     if (fl & ML_NODE_TC_ELIGIBLE) r->tc_eligible = true;
     if (!r->stack && oi && oi->call_stack) r->stack = oi->call_stack;
 }

@@ -102,12 +102,25 @@ int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node)
     return lo < t->clipped && t->clipped_dur[lo].node == node ? t->clipped_dur[lo].dur : 0;
 }
 
+/* Adds d to a time kept as an ml_id32: one in a side row of w is changed
+ * there (and stays there, which ml_id32_get reads as well). */
+static inline void id32_add(ml_wide_ids *w, ml_id32 *v, int64_t d)
+{
+    if (*v < -1) w->v[-2 - (int64_t)*v] += d;
+    else *v = ml_id32_put(w, (int64_t)*v + d);
+}
+
+static inline void host_self_add(ml_optree *t, uint32_t node, int64_t d)
+{
+    id32_add(&t->host_self_wide, &t->host_self[node], d);
+}
+
 /* The device row of a node, made when it first has device time. */
-static inline ml_node_device *device_of(ml_optree *t, uint32_t node)
+static inline ml_node_device_row *device_of(ml_optree *t, uint32_t node)
 {
     if (!t->device_row[node]) {
         t->device_row[node] = (uint32_t)t->n_device;
-        t->device[t->n_device++] = (ml_node_device){0, 0, 0, 0};
+        t->device[t->n_device++] = (ml_node_device_row){0, 0, 0, 0};
     }
     return &t->device[t->device_row[node]];
 }
@@ -196,7 +209,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
      * made).  rt_to (node ids) lives at their start till they are made: a
      * column of its own would be fresh pages, a fault per 4 KiB. */
     uint8_t *nchild = b.nchild;
-    int64_t *host_self = ml_malloc((nn ? nn : 1) * sizeof(int64_t));
+    out->host_self = ml_malloc((nn ? nn : 1) * sizeof *out->host_self);
     out->device_row = ml_malloc((nn ? nn : 1) * sizeof *out->device_row);
     out->device = ml_malloc((nn + 1) * sizeof *out->device);
     uint32_t *rt_to = (uint32_t *)(void *)out->device;
@@ -214,7 +227,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         uint32_t par = b.parent.v[i], si = b.slice.v[i];
         uint8_t fl = b.flags.v[i];
         if (par != ML_NONE32 && (b.flags.v[par] & ML_NODE_MERGED)) b.parent.v[i] = b.parent.v[par];
-        host_self[i] = ml_optree_host_total(out, s, i);
+        out->host_self[i] = ml_id32_put(&out->host_self_wide, ml_optree_host_total(out, s, i));
         out->device_row[i] = 0; /* (row 0: none) */
         if (fl & ML_NODE_MERGED) continue; /* (its rt_to set by its head) */
         rt_to[i] = i;
@@ -234,7 +247,6 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         }
     }
     ml_scratch_give(nchild, cap_nchild, nn);
-    out->host_self = host_self;
 
     /* Runtime calls to their nodes; External id -> node when needed. */
     VEC(ext_node) ext = {0};
@@ -267,7 +279,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
         } else if (node == ML_NONE32 && x == 0) node = root_of[s->track.v[i]];
         if (node != ML_NONE32) node = rt_to[node];
         out->owner[i] = node;
-        if (node != ML_NONE32) out->host_self[node] -= ml_slice_dur(s, i);
+        if (node != ML_NONE32) host_self_add(out, node, -ml_slice_dur(s, i));
     }
     VEC_FREE(&ext);
     free(root_of);
@@ -315,19 +327,20 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     ml_u64map_free(&flow_src);
 
     /* rt_to done with: the GPU work's times to its owners' device rows. */
-    out->device[0] = (ml_node_device){0, 0, 0, 0};
+    out->device[0] = (ml_node_device_row){0, 0, 0, 0};
     out->n_device = 1;
+    ml_wide_ids *w = &out->device_wide;
     uint8_t *tc_name = ml_calloc(nstr ? nstr : 1, 1); /* 0 unknown, 1 no, 2 yes */
     for (size_t i = gpu_from; i < gpu_to; i++) { /* (the streams' slices: usually the last) */
         uint8_t k = s->kind.v[i];
         uint32_t node = out->owner[i];
         if (!ml_slice_is_gpu(k) || node == ML_NONE32) continue;
-        ml_node_device *d = device_of(out, node);
-        d->self += ml_slice_dur(s, i);
+        ml_node_device_row *d = device_of(out, node);
+        id32_add(w, &d->self, ml_slice_dur(s, i));
         if (k == ML_SL_KERNEL) {
             ml_str nm = s->name.v[i];
             if (nm < nstr && !tc_name[nm]) tc_name[nm] = ml_kernel_uses_tc(ml_s(p, nm)) ? 2 : 1;
-            if (nm < nstr && tc_name[nm] == 2) d->tc_self += ml_slice_dur(s, i);
+            if (nm < nstr && tc_name[nm] == 2) id32_add(w, &d->tc_self, ml_slice_dur(s, i));
         }
     }
     free(tc_name);
@@ -335,21 +348,28 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* Bottom up (children come after their parents: a node's row holds its
      * children's totals when it is reached). */
     for (uint32_t i = (uint32_t)nn; i-- > 0;) {
-        ml_node_device *d = out->device_row[i] ? &out->device[out->device_row[i]] : NULL;
-        if (d) d->total += d->self, d->tc_total += d->tc_self;
+        ml_node_device_row *d = out->device_row[i] ? &out->device[out->device_row[i]] : NULL;
+        int64_t total = 0, tc_total = 0, tc_self = 0;
+        if (d) {
+            tc_self = ml_id32_get(w, d->tc_self);
+            id32_add(w, &d->total, ml_id32_get(w, d->self));
+            id32_add(w, &d->tc_total, tc_self);
+            total = ml_id32_get(w, d->total);
+            tc_total = ml_id32_get(w, d->tc_total);
+        }
         uint8_t fl = b.flags.v[i];
         if (fl & ML_NODE_MERGED) continue;
         uint32_t si = b.slice.v[i];
         bool cpu_op = si != ML_NONE32 && s->kind.v[si] == ML_SL_CPU_OP;
-        if (cpu_op && d && d->tc_self > 0) b.flags.v[i] |= ML_NODE_TC_ELIGIBLE;
+        if (cpu_op && tc_self > 0) b.flags.v[i] |= ML_NODE_TC_ELIGIBLE;
         uint32_t par = b.parent.v[i];
         if (par == ML_NONE32) continue;
-        if (d && (d->total || d->tc_total)) { /* (a parent gets a row only for time to add) */
-            ml_node_device *up = device_of(out, par);
-            up->total += d->total;
-            up->tc_total += d->tc_total;
+        if (total || tc_total) { /* (a parent gets a row only for time to add) */
+            ml_node_device_row *up = device_of(out, par); /* (the rows are reserved: d stays where it is) */
+            id32_add(w, &up->total, total);
+            id32_add(w, &up->tc_total, tc_total);
         }
-        out->host_self[par] -= ml_optree_host_total(out, s, i);
+        host_self_add(out, par, -ml_optree_host_total(out, s, i));
         uint32_t sp = b.slice.v[par];
         if ((b.flags.v[i] & ML_NODE_TC_ELIGIBLE) && sp != ML_NONE32 && s->kind.v[sp] == ML_SL_CPU_OP)
             b.flags.v[par] |= ML_NODE_TC_ELIGIBLE;
@@ -360,7 +380,7 @@ void ml_optree_build(const ml_profile *p, ml_optree *out)
     /* Never a negative time: a runtime call (or, in a clock-skewed trace,
      * children) longer than the node. */
     for (uint32_t i = 0; i < nn; i++)
-        if (out->host_self[i] < 0 && !(b.flags.v[i] & (ML_NODE_ROOT | ML_NODE_MERGED))) {
+        if (ml_optree_host_self(out, i) < 0 && !(b.flags.v[i] & (ML_NODE_ROOT | ML_NODE_MERGED))) {
             out->host_self[i] = 0;
             if (b.flags.v[i] & ML_NODE_OPERATOR) out->self_clamped++;
         }
@@ -372,8 +392,10 @@ void ml_optree_free(ml_optree *t)
     free(t->parent);
     free(t->flags);
     free(t->host_self);
+    VEC_FREE(&t->host_self_wide);
     free(t->device_row);
     free(t->device);
+    VEC_FREE(&t->device_wide);
     free(t->clipped_dur);
     free(t->owner);
     memset(t, 0, sizeof *t);

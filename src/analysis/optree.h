@@ -45,10 +45,16 @@ enum {
     ML_NODE_CLIPPED = 16,   /* cut at its parent's end: host total in `clipped_dur` */
 };
 
-/* The device times of a node with any (ns). */
+/* The device times of a node (ns), as ml_optree_device() gives them. */
 typedef struct ml_node_device {
     int64_t self, total, tc_self, tc_total;
 } ml_node_device;
+
+/* A device row as the tree keeps it: each time an ml_id32 (trace.h: one of
+ * 2.1 s or more in the tree's device_wide), 16 bytes a row, not 32. */
+typedef struct ml_node_device_row {
+    ml_id32 self, total, tc_self, tc_total;
+} ml_node_device_row;
 
 /* A clipped node's host total. */
 typedef struct ml_node_dur {
@@ -61,13 +67,18 @@ typedef struct ml_optree {
     uint32_t *slice;        /* node -> slice; ML_NONE32 for roots */
     uint32_t *parent;       /* node -> parent node; ML_NONE32 for roots */
     uint8_t *flags;         /* ML_NODE_* */
-    int64_t *host_self;
+    /* Host self time, as an ml_id32 a node (trace.h: 4 bytes, not 8; one of
+     * 2.1 s or more, or a root's below -1, a row of host_self_wide): read
+     * it with ml_optree_host_self(). */
+    ml_id32 *host_self;
+    ml_wide_ids host_self_wide;
     /* Device times: most operators launch nothing, so a node's four are a
      * row of `device` of its own only where one is not 0 (device_row; row 0,
      * all zeros, is every other node's), not four int64 columns of mostly
      * zeros.  ml_optree_device() reads them. */
     uint32_t *device_row;
-    ml_node_device *device;
+    ml_node_device_row *device;
+    ml_wide_ids device_wide;
     size_t n_device;        /* rows, row 0 included */
     /* A node's host total is its slice's duration (ml_optree_host_total());
      * a clipped node's, cut, is here, by node (a column for the rare cut
@@ -81,12 +92,20 @@ typedef struct ml_optree {
     size_t self_clamped;    /* operators whose host self time would have been negative */
 } ml_optree;
 
-static inline const ml_node_device *ml_optree_device(const ml_optree *t, uint32_t node)
+static inline ml_node_device ml_optree_device(const ml_optree *t, uint32_t node)
 {
-    return &t->device[t->device_row[node]];
+    const ml_node_device_row *r = &t->device[t->device_row[node]];
+    const ml_wide_ids *w = &t->device_wide;
+    return (ml_node_device){ml_id32_get(w, r->self), ml_id32_get(w, r->total), ml_id32_get(w, r->tc_self),
+                            ml_id32_get(w, r->tc_total)};
 }
 
 int64_t ml_optree_clipped_dur(const ml_optree *t, uint32_t node);
+
+static inline int64_t ml_optree_host_self(const ml_optree *t, uint32_t node)
+{
+    return ml_id32_get(&t->host_self_wide, t->host_self[node]);
+}
 
 /* The node's duration (cut, for a clipped node; 0 for a root). */
 static inline int64_t ml_optree_host_total(const ml_optree *t, const ml_slices *s, uint32_t node)
