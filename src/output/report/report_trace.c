@@ -236,11 +236,13 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         if (cut >= 0 && ml_slice_dur(s, i) == cut) at_cut--;
         kept[n++] = (uint32_t)i;
     }
-    /* start order, stable */
+    /* start order, stable; the sort's scratch is the ts column's room,
+     * written below only after kept is read (no third block of n written) */
+    size_t room = n ? n : 1;
+    uint32_t *ts = ml_malloc(room * sizeof *ts);
     if (n > 1) {
-        uint32_t *scratch = ml_malloc(n * sizeof *scratch);
-        uint32_t *sorted = sort_by_start(kept, scratch, n, s->ts.v);
-        free(sorted == kept ? scratch : kept);
+        uint32_t *sorted = sort_by_start(kept, ts, n, s->ts.v);
+        if (sorted == ts) ts = kept; /* (kept's room, total >= n, becomes the column's) */
         kept = sorted;
     }
     for (size_t k = 0; k < n; k++) newid[kept[k]] = (uint32_t)k;
@@ -253,8 +255,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_key(w, "ts0"), jw_i64_js(w, n ? s->ts.v[kept[0]] - origin : 0);
     /* The slices' columns in one pass over them (each read through kept[]
      * once, not once a column); written in the order of their keys. */
-    size_t room = n ? n : 1;
-    uint32_t *ts = ml_malloc(room * sizeof *ts), *dur = ml_malloc(room * sizeof *dur);
+    uint32_t *dur = ml_malloc(room * sizeof *dur);
     /* (tracks that fit in 16 bits, as their u16s: half the room; ml_col_u32
      * would pack them so) */
     bool track16 = t->tracks.len <= UINT16_MAX + 1u;
