@@ -509,18 +509,20 @@ static void category_bands(ml_memview *mv, cat_job *cj)
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
-    /* times: t0 (the levels before the first change), then the union */
-    VEC(int64_t) ts = {0};
-    VEC_PUSH(&ts, cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0);
+    /* times: t0 (the levels before the first change), then the union, in
+     * room for all of them (exact: no growth), made relative below where
+     * they are not the allocated curve's */
+    int64_t *ts = ml_malloc((1 + cs.n + (recorded ? cv.n : 0)) * sizeof *ts);
+    size_t n = 0;
+    ts[n++] = cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0;
     size_t i = 0, j = 0;
     while (i < cs.n || (recorded && j < cv.n)) {
         int64_t t = i < cs.n ? cs.ts[i] : INT64_MAX;
         if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
         while (i < cs.n && cs.ts[i] == t) i++;
         while (recorded && j < cv.n && cv.ts[j] == t) j++;
-        if (t > ts.v[ts.len - 1]) VEC_PUSH(&ts, t);
+        if (t > ts[n - 1]) ts[n++] = t;
     }
-    size_t n = ts.len;
     /* Each band at the union's times: step functions, read by a cursor. */
     /* each band's peak and the first point at it (a band is drawn only
      * when its peak is above 0, so the first maximum is the first point
@@ -538,7 +540,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
         unsigned changed = x ? 0 : (1u << ML_CAT__COUNT) - 1; /* (x 0: every level is a first one) */
-        for (; i < cs.n && cs.ts[i] <= ts.v[x]; i++)
+        for (; i < cs.n && cs.ts[i] <= ts[x]; i++)
             for (unsigned bits = cs.moved[i]; bits; bits &= bits - 1) {
                 int k = __builtin_ctz(bits);
                 int64_t v = cs.level[k][cur[k]++];
@@ -546,7 +548,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
                 level[k] = v;
                 changed |= 1u << k;
             }
-        while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
+        while (recorded && j < cv.n && cv.ts[j] <= ts[x]) j++;
         upto[x] = (uint32_t)i;
         for (; changed; changed &= changed - 1) {
             int k = __builtin_ctz(changed);
@@ -558,14 +560,16 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     /* The bands share one time column: the allocated curve's when the times are its. */
     bool same = mv->alloc_curve >= 0 && cv.n == n;
-    for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts.v[x];
+    for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts[x];
     mv->ncat_t = n;
     mv->cat_t_shared = same;
-    if (same && mv->curves.v[mv->alloc_curve].t) mv->cat_t = mv->curves.v[mv->alloc_curve].t;
-    else { /* (a copy also when a writer has released the curve's) */
+    if (same && mv->curves.v[mv->alloc_curve].t) {
+        mv->cat_t = mv->curves.v[mv->alloc_curve].t;
+        free(ts);
+    } else { /* (its own also when a writer has released the curve's) */
         mv->cat_t_own = true;
-        mv->cat_t = ml_malloc(n * sizeof *mv->cat_t);
-        for (size_t x = 0; x < n; x++) mv->cat_t[x] = ts.v[x] - mv->origin;
+        mv->cat_t = ts;
+        for (size_t x = 0; x < n; x++) ts[x] -= mv->origin;
     }
     mv->cs = cs;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
@@ -575,10 +579,9 @@ static void category_bands(ml_memview *mv, cat_job *cj)
         if (k < 0 ? !base_peak : !peak[k]) continue;
         size_t imax = k < 0 ? base_at_peak : at_peak[k];
         ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), k < 0 ? base_peak : peak[k],
-                         ts.v[imax] - mv->origin };
+                         mv->cat_t[imax] };
         VEC_PUSH(&mv->bands, b);
     }
-    VEC_FREE(&ts);
     ml_curve_free(&cv);
 }
 
