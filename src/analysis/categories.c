@@ -2,6 +2,7 @@
 #include "categories.h"
 #include "par.h"
 #include "sortperm.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -939,8 +940,12 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
 
 void ml_category_steps_free(ml_category_steps *s)
 {
-    free(s->ts);
-    free(s->moved);
-    free(s->block);
+    /* (to the thread's scratch pool, where one is open: scratch.h; the
+     * block's bytes counted from the steps, at most its size) */
+    size_t steps = 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) steps += s->m[k];
+    ml_scratch_give(s->ts, s->n * sizeof *s->ts, s->n * sizeof *s->ts);
+    ml_scratch_give(s->moved, s->n * sizeof *s->moved, s->n * sizeof *s->moved);
+    ml_scratch_give(s->block, steps * (sizeof(int64_t) + sizeof(uint32_t)), steps * (sizeof(int64_t) + sizeof(uint32_t)));
     memset(s, 0, sizeof *s);
 }

@@ -18,6 +18,7 @@
 #include "sortperm.h"
 #include "stats.h"
 #include "search.h"
+#include "scratch.h"
 
 /* Driver modules (Ascend npu_module_mem) drawn one by one; the rest are summed. */
 #define MODULE_CURVES 6
@@ -28,6 +29,25 @@
 const ml_mv_column_info ml_mv_columns[] = { ML_MV_COLUMNS(ML_MV_INFO) };
 #undef ML_MV_INFO
 const size_t ml_mv_ncolumns = sizeof ml_mv_columns / sizeof *ml_mv_columns;
+
+/* ---- large arrays --------------------------------------------------------- */
+
+/* The view's large arrays come from the thread's scratch pool and go back
+ * to it (scratch.h): the report opens one for a rank, so that what one
+ * array frees is the next one's pages, in already, not fresh ones (a page
+ * fault per 4 KiB); with none open these are malloc and free.  (give: the
+ * bytes given are at most the block's, as the pool wants.) */
+static void *take(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take(bytes ? bytes : 1, &cap);
+}
+static void *take_zero(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take_zero(bytes ? bytes : 1, &cap);
+}
+static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
 
 /* ---- strings ------------------------------------------------------------- */
 
@@ -88,7 +108,7 @@ static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *
     for (size_t i = 1; i < n; i++) if (v[i] > v[imax]) imax = i;
     c.max = n ? v[imax] : 0;
     c.tmax = n ? t[imax] - mv->origin : 0;
-    c.t = t_own ? t_own : ml_malloc((n ? n : 1) * sizeof *c.t);
+    c.t = t_own ? t_own : take(n * sizeof *c.t);
     for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
     ml_m4_build(v, n, &c.py);
     if (op) VEC_PUSH(&mv->op_curves, c);
@@ -157,7 +177,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     step last = {0};
     /* a group's positions in idx, listed once (the passes below then read
      * only its own; all: every position, not listed) */
-    uint32_t *mem = group >= 0 ? ml_malloc((n ? n : 1) * sizeof *mem) : NULL;
+    uint32_t *mem = group >= 0 ? take(n * sizeof *mem) : NULL;
     size_t nm = group >= 0 ? 0 : n;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
@@ -172,14 +192,14 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         }
         nf += HAS_FREE_STEP(i);
     }
-    step *fr = ml_malloc((nf + 1) * sizeof *fr), *tmp = ml_malloc((nf + 1) * sizeof *tmp);
+    step *fr = take((nf + 1) * sizeof *fr), *tmp = take((nf + 1) * sizeof *tmp);
     /* Many frees against the events: listed in event order (a count per
      * event), which is time order where they have events, so that the sort
      * below (of a total order: the same result) finds a run or two, not one
      * per allocation freed after the next one began (and its scratch stays
      * untouched). */
     if (nf > 64 && nf * 4 >= n_ev) {
-        uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
+        uint32_t *at = take_zero((n_ev + 2) * sizeof *at); /* frees per event (+ none, last), then their places */
 #define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
         for (size_t q = 0; q < nm; q++)
             if (HAS_FREE_STEP(idx[MEMBER(q)])) at[FREE_EVENT(idx[MEMBER(q)]) + 1]++;
@@ -189,7 +209,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
             if (HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
         }
 #undef FREE_EVENT
-        free(at);
+        give(at, (n_ev + 2) * sizeof *at);
     } else {
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
@@ -200,7 +220,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     const step *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr, *sa = NULL;
     step *al = NULL, *al_tmp = NULL;
     if (!sorted) { /* listed and sorted too */
-        al = ml_malloc((na + 1) * sizeof *al), al_tmp = ml_malloc((na + 1) * sizeof *al_tmp);
+        al = take((na + 1) * sizeof *al), al_tmp = take((na + 1) * sizeof *al_tmp);
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
             if (HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
@@ -208,8 +228,10 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         sa = sort_steps(al, al_tmp, na, 0);
     }
     size_t k = na + nf;
-    VEC_RESERVE(&out->t, out->t.len + k + 1);
-    VEC_RESERVE(&out->v, out->v.len + k + 1);
+    if (!out->t.v) ML_SCRATCH_RESERVE(&out->t, k + 1); /* (the curve's own, given back when written) */
+    else VEC_RESERVE(&out->t, out->t.len + k + 1);
+    if (!out->v.v) ML_SCRATCH_RESERVE(&out->v, k + 1);
+    else VEC_RESERVE(&out->v, out->v.len + k + 1);
     int64_t *ot = out->t.v + out->t.len, *ov = out->v.v + out->v.len;
     ot[0] = t0;
     ov[0] = base;
@@ -241,11 +263,11 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 #undef READ_ALLOC
     out->t.len += k + 1;
     out->v.len += k + 1;
-    free(mem);
-    free(al);
-    free(al_tmp);
-    free(fr);
-    free(tmp);
+    give(mem, n * sizeof *mem);
+    give(al, (na + 1) * sizeof *al);
+    give(al_tmp, (na + 1) * sizeof *al_tmp);
+    give(fr, (nf + 1) * sizeof *fr);
+    give(tmp, (nf + 1) * sizeof *tmp);
 #undef IN_CURVE
 #undef MEMBER
 #undef HAS_ALLOC_STEP
@@ -295,7 +317,7 @@ static uint32_t *groups_build(ml_memview *g, const uint32_t *idx, size_t n)
     size_t nstr = ml_strpool_count(p->strings);
     group_add(g, ML_BEFORE_TRACE_GROUP, 0);
     group_add(g, "(no operator)", 0);
-    uint32_t *of = ml_malloc((n ? n : 1) * sizeof *of);
+    uint32_t *of = take(n * sizeof *of);
     bool any_op = false, any_stack = false;
     for (size_t j = 0; j < n; j++) {
         if (a->op_top.v[idx[j]]) any_op = true;
@@ -512,7 +534,8 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     /* times: t0 (the levels before the first change), then the union, in
      * room for all of them (exact: no growth), made relative below where
      * they are not the allocated curve's */
-    int64_t *ts = ml_malloc((1 + cs.n + (recorded ? cv.n : 0)) * sizeof *ts);
+    size_t room = 1 + cs.n + (recorded ? cv.n : 0);
+    int64_t *ts = take(room * sizeof *ts);
     size_t n = 0;
     ts[n++] = cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0;
     size_t i = 0, j = 0;
@@ -527,10 +550,10 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     /* each band's peak and the first point at it (a band is drawn only
      * when its peak is above 0, so the first maximum is the first point
      * above all before it) */
-    int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
+    int64_t *base = take_zero(n * sizeof *base), base_peak = 0;
     /* each point's count of category points at or before it, for the bands'
      * values later (ml_memview_band_values: one read a point, not a walk a band) */
-    uint32_t *upto = ml_malloc((n ? n : 1) * sizeof *upto);
+    uint32_t *upto = take(n * sizeof *upto);
     /* the levels (and their sum) move only at the categories' steps: those
      * of the points each x passes (cs.moved), not every category each x */
     int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT], sum = 0;
@@ -565,7 +588,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     mv->cat_t_shared = same;
     if (same && mv->curves.v[mv->alloc_curve].t) {
         mv->cat_t = mv->curves.v[mv->alloc_curve].t;
-        free(ts);
+        give(ts, room * sizeof *ts);
     } else { /* (its own also when a writer has released the curve's) */
         mv->cat_t_own = true;
         mv->cat_t = ts;
@@ -626,8 +649,11 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
 
     /* This device's allocations, in allocation order. */
     VEC(uint32_t) idx = {0};
+    size_t ndev = 0;
+    for (size_t i = 0; i < a->size.len; i++) ndev += a->device.v[i] == dev;
+    ML_SCRATCH_RESERVE(&idx, ndev + 1);
     for (size_t i = 0; i < a->size.len; i++)
-        if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
+        if (a->device.v[i] == dev) idx.v[idx.len++] = (uint32_t)i;
     sort_by_alloc_time(idx.v, idx.len, a); /* one pass when in order already */
 
     /* Time range of the device: its series and allocations. */
@@ -717,7 +743,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     ml_mv_group_stat *gs = mv->gs = ml_calloc(ngroups, sizeof *gs);
     int64_t by_cat[ML_CAT__COUNT] = {0};
     int64_t by_cat_n[ML_CAT__COUNT] = {0};
-    uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
+    uint8_t *keep = take_zero(idx.len);
     size_t nkeep = 0;
     int64_t known_before = 0;   /* live at the peak, known to predate the trace */
     int64_t shown_before = 0, shown_before_n = 0; /* of which shown as "(allocated before trace)" (beforetrace.h) */
@@ -781,6 +807,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
      * at the peak and then the largest. */
     size_t budget = o->max_allocs;
     VEC(uint32_t) sel = {0};
+    ML_SCRATCH_RESERVE(&sel, idx.len + 1);
     int64_t summarised_bytes = 0;
     if (idx.len <= budget) {
         for (size_t j = 0; j < idx.len; j++) VEC_PUSH(&sel, (uint32_t)j);
@@ -813,7 +840,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         mv->has_stream |= a->stream.v[idx.v[j]] != 0;
         mv->has_addr |= a->addr.v[idx.v[j]] != 0;
     }
-#define ML_MV_ALLOC(name, type, enc, delta, opt, api) mv->name = opt ? NULL : ml_malloc((n ? n : 1) * sizeof(type));
+#define ML_MV_ALLOC(name, type, enc, delta, opt, api) mv->name = opt ? NULL : take(n * sizeof(type));
     ML_MV_COLUMNS(ML_MV_ALLOC)
 #undef ML_MV_ALLOC
     for (size_t k = 0; k < n; k++) {
@@ -840,14 +867,14 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         active = !(a->flags.v[i] & ML_ALLOC_NEVER_FREED) && a->t_free_req.len > i && a->t_free_req.v[i] != a->t_free.v[i];
     }
     if (active) {
-        mv->tr = ml_malloc((n ? n : 1) * sizeof *mv->tr);
+        mv->tr = take(n * sizeof *mv->tr);
         for (size_t k = 0; k < n; k++) {
             uint32_t i = idx.v[sel.v[k]];
             int64_t r = a->t_free_req.v[i];
             mv->tr[k] = a->flags.v[i] & ML_ALLOC_NEVER_FREED || r == ML_TIME_END || r == ML_TIME_NONE ? mv->tf[k] : r - origin;
         }
     }
-    VEC_FREE(&sel);
+    ML_SCRATCH_GIVE_VEC(&sel);
 
     /* Curves per group (largest at the peak first), for "group by op". */
     for (size_t r = 0; r < ngroups && mv->op_curves.len < OP_CURVES; r++) {
@@ -859,25 +886,25 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     }
 
     ml_device_stats_free(&ds);
-    free(keep);
-    free(grp);
-    VEC_FREE(&idx);
+    give(keep, idx.len);
+    give(grp, idx.len * sizeof *grp);
+    ML_SCRATCH_GIVE_VEC(&idx);
     return mv;
 }
 
 static void curve_free(ml_mv_curve *c)
 {
     free(c->label);
-    free(c->t);
-    free(c->own_v);
+    give(c->t, c->n * sizeof *c->t);
+    give(c->own_v, c->n * sizeof *c->own_v);
     ml_m4_free(&c->py);
 }
 
 void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
 {
-    if (c->t != mv->cat_t) free(c->t); /* (the bands' times may be this curve's) */
+    if (c->t != mv->cat_t) give(c->t, c->n * sizeof *c->t); /* (the bands' times may be this curve's) */
     c->t = NULL;
-    free(c->own_v);
+    give(c->own_v, c->n * sizeof *c->own_v);
     c->own_v = NULL;
     c->v = NULL;
     ml_m4_free(&c->py);
@@ -886,9 +913,9 @@ void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
 void ml_memview_release_bands(ml_memview *mv)
 {
     ml_memview_categories(mv);
-    free(mv->cat_base);
+    give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
     mv->cat_base = NULL;
-    free(mv->cat_upto);
+    give(mv->cat_upto, mv->ncat_t * sizeof *mv->cat_upto);
     mv->cat_upto = NULL;
     if (mv->cat_any) ml_category_steps_free(&mv->cs);
     memset(&mv->cs, 0, sizeof mv->cs);
@@ -904,10 +931,10 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->curves);
     VEC_FREE(&mv->op_curves);
     VEC_FREE(&mv->bands);
-    free(mv->cat_base);
-    free(mv->cat_upto);
+    give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
+    give(mv->cat_upto, mv->ncat_t * sizeof *mv->cat_upto);
     if (mv->cat_any && !mv->bands_released) ml_category_steps_free(&mv->cs);
-    if (mv->cat_t_own) free(mv->cat_t);
+    if (mv->cat_t_own) give(mv->cat_t, mv->ncat_t * sizeof *mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);
     if (mv->frames) ml_strpool_free(mv->frames);
@@ -916,7 +943,7 @@ void ml_memview_free(ml_memview *mv)
     free(mv->peak_by_op);
     free(mv->peak_by_frame);
     ml_breakdown_free(&mv->bf);
-#define ML_MV_FREE(name, type, enc, delta, opt, api) free(mv->name);
+#define ML_MV_FREE(name, type, enc, delta, opt, api) give(mv->name, mv->n * sizeof(type));
     ML_MV_COLUMNS(ML_MV_FREE)
 #undef ML_MV_FREE
     free(mv);

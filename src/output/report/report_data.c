@@ -33,6 +33,7 @@
 #include "par.h"
 #include "phase.h"
 #include "sortperm.h"
+#include "scratch.h"
 
 
 
@@ -177,7 +178,8 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
     ml_buf tcol = {0};
     if (v->cat_t_shared) ml_buf_put(&tcol, c->alloc_tdesc.p, c->alloc_tdesc.len);
     else ml_col_i64(c->bl, &tcol, v->cat_t, v->ncat_t, 1);
-    int64_t *val = ml_malloc((v->ncat_t ? v->ncat_t : 1) * sizeof *val);
+    size_t cap;
+    int64_t *val = ml_scratch_take((v->ncat_t ? v->ncat_t : 1) * sizeof *val, &cap);
     jw *w = c->w;
     for (size_t k = 0; k < v->bands.len; k++) {
         const ml_mv_band *b = &v->bands.v[k];
@@ -195,7 +197,7 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
         jw_end(w);
         jw_end(w);
     }
-    free(val);
+    ml_scratch_give(val, cap, v->ncat_t * sizeof *val);
     ml_buf_free(&tcol);
 }
 
@@ -283,7 +285,7 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 #define PUT_COL(name, type, enc, delta, opt, api)                                    \
     if (v->name) {                                                                  \
         col_##enc(c->bl, col_at(c, #name), v->name, v->n, delta);                   \
-        if (!keep) { free(v->name); v->name = NULL; }                               \
+        if (!keep) { ml_scratch_give(v->name, v->n * sizeof(type), v->n * sizeof(type)); v->name = NULL; } \
     }
     ML_MV_COLUMNS(PUT_COL)
 #undef PUT_COL
@@ -341,6 +343,11 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
         *views = ml_calloc(p->devices.len + 1, sizeof **views);
         *nviews = 0;
     }
+    /* The rank's large arrays (the devices' views, their columns, the
+     * slices') from one scratch pool (scratch.h): what one frees is the
+     * next one's pages, in already, not fresh ones. */
+    ml_bufpool pool = {0};
+    ml_scratch_open(&pool);
     jw w;
     jw_init_buf(&w, m, false);
     rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .w = &w, .max_allocs = max_allocs,
@@ -403,6 +410,7 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
     else ml_mv_strings_free(&c.str);
     ml_buf_free(&c.alloc_tdesc);
     free(c.calls);
+    ml_scratch_close();
 }
 
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *m, ml_blobs *bl)
