@@ -769,7 +769,8 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
      * is the same: by time, event, frees after allocations, and the rows'
      * order where all of those are equal (never an alloc and a free). */
     size_t n_ev = p->events.kind.len, n_free = 0;
-    uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ ML_NONE32 last), then their places */
+    size_t at_cap;
+    uint32_t *at = ml_scratch_take_zero((n_ev + 2) * sizeof *at, &at_cap); /* frees per event (+ ML_NONE32 last), then their places */
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
         any_alloc = true;
@@ -797,7 +798,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
         }
         ch.len = base + n_free;
     }
-    free(at);
+    ml_scratch_give(at, at_cap, (n_ev + 2) * sizeof *at);
     if (!any_alloc) add_unmatched_events(p, device, &ch);
     sort_changes(ch.v, ch.len, 0); /* the allocations in row order, then the frees in event order */
     add_gap_band(p, device, out, &ch);
@@ -807,7 +808,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
 
 void ml_cat_changes_free(ml_cat_changes *c)
 {
-    free(c->v);
+    ml_scratch_give(c->v, c->n * sizeof *c->v, c->n * sizeof *c->v); /* (its pages to the next take, where a pool is open) */
     memset(c, 0, sizeof *c);
 }
 
@@ -900,15 +901,17 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
     for (size_t i = 0; i < ch.n; i++)
         if (!is_gap_move(&ch.v[i])) room[ch.v[i].cat]++;
     for (int k = 0; k < ML_CAT__COUNT; k++) total += room[k];
-    out->block = ml_malloc((total ? total : 1) * (sizeof(int64_t) + sizeof(uint32_t)));
+    /* (from the thread's scratch pool where one is open: the changes' sort scratch) */
+    size_t cap;
+    out->block = ml_scratch_take((total ? total : 1) * (sizeof(int64_t) + sizeof(uint32_t)), &cap);
     int64_t *lv = out->block;
     uint32_t *at = (uint32_t *)(void *)(lv + total);
     for (int k = 0; k < ML_CAT__COUNT; k++) {
         out->level[k] = lv, out->at[k] = at;
         lv += room[k], at += room[k];
     }
-    out->ts = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->ts);
-    out->moved = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->moved);
+    out->ts = ml_scratch_take((ch.n ? ch.n : 1) * sizeof *out->ts, &cap);
+    out->moved = ml_scratch_take((ch.n ? ch.n : 1) * sizeof *out->moved, &cap);
     int64_t level[ML_CAT__COUNT];
     memcpy(level, out->initial, sizeof level);
     size_t n = 0;

@@ -487,7 +487,11 @@ typedef struct cat_job {
 static void cat_job_run(void *arg)
 {
     cat_job *j = arg;
+    /* (a pool of its own on this thread: the changes' scratch is the steps' pages) */
+    ml_bufpool pool = {0};
+    ml_scratch_open(&pool);
     j->any = ml_category_steps_get(j->p, j->dev, &j->cs);
+    ml_scratch_close();
 }
 
 /* Category k's level at each of n points upto[0..n) of cs (each a count of
