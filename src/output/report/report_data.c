@@ -348,6 +348,7 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
      * next one's pages, in already, not fresh ones. */
     ml_bufpool pool = {0};
     ml_scratch_open(&pool);
+    ml_blobs_recycle(bl, true); /* (and the encoded columns' pages) */
     jw w;
     jw_init_buf(&w, m, false);
     rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .w = &w, .max_allocs = max_allocs,
@@ -410,6 +411,7 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
     else ml_mv_strings_free(&c.str);
     ml_buf_free(&c.alloc_tdesc);
     free(c.calls);
+    ml_blobs_recycle(bl, false);
     ml_scratch_close();
 }
 

@@ -115,6 +115,16 @@ void ml_blobs_async(ml_blobs *bl)
     if (bl->q) bl->q_first = bl->count;
 }
 
+void ml_blobs_reclaim(ml_blobs *bl)
+{
+    if (bl->q) ml_blobq_reclaim(bl->q);
+}
+
+void ml_blobs_recycle(ml_blobs *bl, bool on)
+{
+    if (bl->q) ml_blobq_recycle(bl->q, on);
+}
+
 void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
 {
     ml_blobs_columns_done(bl);

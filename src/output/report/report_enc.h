@@ -81,6 +81,14 @@ void ml_col_i32_take(ml_blobs *bl, ml_buf *meta, int32_t *v, size_t n);
  * (before the caller's next large allocations). */
 void ml_blobs_columns_done(ml_blobs *bl);
 
+/* The bytes of the blobs the second thread has encoded so far to the
+ * caller's scratch pool (ml_blobq_reclaim): before a run of large
+ * allocations.  Nothing without that thread. */
+void ml_blobs_reclaim(ml_blobs *bl);
+/* Whether the second thread keeps those bytes for ml_blobs_reclaim (on
+ * while the caller has a scratch pool open), else frees them (the start). */
+void ml_blobs_recycle(ml_blobs *bl, bool on);
+
 /* From here on, blobs are encoded on a second thread while the caller goes
  * on (not with `capture`, nor with MEMLENS_ONE_THREAD set in the
  * environment): html must not be read, and each column's "z" in the meta

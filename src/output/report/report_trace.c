@@ -240,6 +240,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         at_cut = max_slices - above;
         give(d, total * sizeof *d);
     }
+    ml_blobs_reclaim(bl); /* (the devices' encoded columns: the pages of these) */
     uint32_t *kept = take(total * sizeof *kept), *newid = take(total * sizeof *newid);
     size_t n = 0;
     for (size_t i = 0; i < total; i++) {
