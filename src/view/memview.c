@@ -500,18 +500,22 @@ static void cat_job_run(void *arg)
     ml_scratch_close();
 }
 
-/* Category k's level at each of n points upto[0..n) of cs (each a count of
- * cs's points; growing), into out: its steps read by a cursor. */
-static void steps_at(const ml_category_steps *cs, int k, const uint32_t *upto, size_t n, int64_t *out)
+/* Category k's level at each of the n points of the bands into out, from
+ * its steps: step c holds from the point xof[at[c]] on (xof: where each of
+ * cs's points is among the bands', growing), so that the points between two
+ * steps are a fill, not a test each. */
+static void steps_at(const ml_category_steps *cs, int k, const uint32_t *xof, size_t n, int64_t *out)
 {
     const uint32_t *at = cs->at[k];
     const int64_t *level = cs->level[k];
-    size_t m = cs->m[k], c = 0;
+    size_t m = cs->m[k], x = 0;
     int64_t v = cs->initial[k];
-    for (size_t x = 0; x < n; x++) {
-        for (; c < m && at[c] < upto[x]; c++) v = level[c];
-        out[x] = v;
+    for (size_t c = 0; c < m; c++) {
+        size_t end = xof[at[c]] < n ? xof[at[c]] : n;
+        for (; x < end; x++) out[x] = v;
+        v = level[c];
     }
+    for (; x < n; x++) out[x] = v;
 }
 
 /* The bands: PyTorch's categories of the device's allocations and, under
@@ -561,9 +565,10 @@ static void category_bands(ml_memview *mv, cat_job *cj)
      * when its peak is above 0, so the first maximum is the first point
      * above all before it) */
     int64_t *base = take_zero(n * sizeof *base), base_peak = 0;
-    /* each point's count of category points at or before it, for the bands'
-     * values later (ml_memview_band_values: one read a point, not a walk a band) */
-    uint32_t *upto = take(n * sizeof *upto);
+    /* where each category point is among the bands' points, for the bands'
+     * values later (ml_memview_band_values: fills between steps, not a walk
+     * of every point a band) */
+    uint32_t *xof = take(cs.n * sizeof *xof);
     /* the levels (and their sum) move only at the categories' steps: those
      * of the points each x passes (cs.moved), not every category each x */
     int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT], sum = 0;
@@ -573,7 +578,8 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     i = j = 0;
     for (size_t x = 0; x < n; x++) {
         unsigned changed = x ? 0 : (1u << ML_CAT__COUNT) - 1; /* (x 0: every level is a first one) */
-        for (; i < cs.n && cs.ts[i] <= ts[x]; i++)
+        for (; i < cs.n && cs.ts[i] <= ts[x]; i++) {
+            xof[i] = (uint32_t)x;
             for (unsigned bits = cs.moved[i]; bits; bits &= bits - 1) {
                 int k = __builtin_ctz(bits);
                 int64_t v = cs.level[k][cur[k]++];
@@ -581,8 +587,8 @@ static void category_bands(ml_memview *mv, cat_job *cj)
                 level[k] = v;
                 changed |= 1u << k;
             }
+        }
         while (recorded && j < cv.n && cv.ts[j] <= ts[x]) j++;
-        upto[x] = (uint32_t)i;
         for (; changed; changed &= changed - 1) {
             int k = __builtin_ctz(changed);
             if (level[k] > peak[k]) peak[k] = level[k], at_peak[k] = x;
@@ -606,7 +612,8 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     mv->cs = cs;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
-    mv->cat_upto = upto;
+    for (; i < cs.n; i++) xof[i] = (uint32_t)n; /* (none: the union holds every point's time) */
+    mv->cat_xof = xof;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
         if (k < 0 ? !base_peak : !peak[k]) continue;
@@ -634,7 +641,7 @@ void ml_memview_band_values(const ml_memview *mv, size_t band, int64_t *out)
 {
     int k = mv->bands.v[band].cat;
     if (k < 0) { memcpy(out, mv->cat_base, mv->ncat_t * sizeof *out); return; }
-    steps_at(&mv->cs, k, mv->cat_upto, mv->ncat_t, out);
+    steps_at(&mv->cs, k, mv->cat_xof, mv->ncat_t, out);
 }
 
 const int64_t *ml_memview_band_column(const ml_memview *mv, size_t band, int64_t *room)
@@ -928,8 +935,8 @@ void ml_memview_release_bands(ml_memview *mv)
     ml_memview_categories(mv);
     give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
     mv->cat_base = NULL;
-    give(mv->cat_upto, mv->ncat_t * sizeof *mv->cat_upto);
-    mv->cat_upto = NULL;
+    give(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
+    mv->cat_xof = NULL;
     if (mv->cat_any) ml_category_steps_free(&mv->cs);
     memset(&mv->cs, 0, sizeof mv->cs);
     mv->bands_released = true;
@@ -945,7 +952,7 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->op_curves);
     VEC_FREE(&mv->bands);
     give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
-    give(mv->cat_upto, mv->ncat_t * sizeof *mv->cat_upto);
+    give(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
     if (mv->cat_any && !mv->bands_released) ml_category_steps_free(&mv->cs);
     if (mv->cat_t_own) give(mv->cat_t, mv->ncat_t * sizeof *mv->cat_t);
     VEC_FREE(&mv->group_label);

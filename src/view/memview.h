@@ -162,7 +162,7 @@ typedef struct ml_memview {
     VEC(ml_mv_band) bands;
     ml_category_steps cs;     /* the categories' steps (less the base band's part) */
     int64_t *cat_base;        /* the base band (cat -1) on cat_t */
-    uint32_t *cat_upto;       /* at each cat_t, how many of cs's points are at or before it */
+    uint32_t *cat_xof;        /* at each of cs's points, the point of cat_t where it is (its time's) */
     bool bands_released;      /* ml_memview_release_bands: no band values any more */
 
     /* The allocations drawn (all, or within the budget those live at the
