@@ -545,26 +545,17 @@ static void category_bands(ml_memview *mv, cat_job *cj)
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
-    /* times: t0 (the levels before the first change), then the union, in
-     * room for all of them (exact: no growth), made relative below where
-     * they are not the allocated curve's */
+    /* The bands' times: t0 (the levels before the first change), then the
+     * union of both, in room for all of them (no growth; made relative
+     * below where they are not the allocated curve's), found in the pass
+     * that reads the bands' levels at them: after a point, everything at
+     * or before its time is read, and the next time is the least left. */
     size_t room = 1 + cs.n + (recorded ? cv.n : 0);
     int64_t *ts = take(room * sizeof *ts);
-    size_t n = 0;
-    ts[n++] = cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0;
-    size_t i = 0, j = 0;
-    while (i < cs.n || (recorded && j < cv.n)) {
-        int64_t t = i < cs.n ? cs.ts[i] : INT64_MAX;
-        if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
-        while (i < cs.n && cs.ts[i] == t) i++;
-        while (recorded && j < cv.n && cv.ts[j] == t) j++;
-        if (t > ts[n - 1]) ts[n++] = t;
-    }
-    /* Each band at the union's times: step functions, read by a cursor. */
-    /* each band's peak and the first point at it (a band is drawn only
-     * when its peak is above 0, so the first maximum is the first point
-     * above all before it) */
-    int64_t *base = take_zero(n * sizeof *base), base_peak = 0;
+    /* the memory from before the trace at each point, and each band's peak
+     * and the first point at it (a band is drawn only when its peak is
+     * above 0, so the first maximum is the first point above all before it) */
+    int64_t *base = take(room * sizeof *base), base_peak = 0;
     /* where each category point is among the bands' points, for the bands'
      * values later (ml_memview_band_values: fills between steps, not a walk
      * of every point a band) */
@@ -575,10 +566,12 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0, cur[ML_CAT__COUNT] = {0};
     memcpy(level, cs.initial, sizeof level);
     for (int k = 0; k < ML_CAT__COUNT; k++) sum += level[k];
-    i = j = 0;
-    for (size_t x = 0; x < n; x++) {
+    size_t n = 0, i = 0, j = 0;
+    for (int64_t t = cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0;;) {
+        size_t x = n++;
+        ts[x] = t;
         unsigned changed = x ? 0 : (1u << ML_CAT__COUNT) - 1; /* (x 0: every level is a first one) */
-        for (; i < cs.n && cs.ts[i] <= ts[x]; i++) {
+        for (; i < cs.n && cs.ts[i] <= t; i++) {
             xof[i] = (uint32_t)x;
             for (unsigned bits = cs.moved[i]; bits; bits &= bits - 1) {
                 int k = __builtin_ctz(bits);
@@ -588,14 +581,16 @@ static void category_bands(ml_memview *mv, cat_job *cj)
                 changed |= 1u << k;
             }
         }
-        while (recorded && j < cv.n && cv.ts[j] <= ts[x]) j++;
+        while (recorded && j < cv.n && cv.ts[j] <= t) j++;
         for (; changed; changed &= changed - 1) {
             int k = __builtin_ctz(changed);
             if (level[k] > peak[k]) peak[k] = level[k], at_peak[k] = x;
         }
-        if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
-        base[x] += kept;
+        base[x] = (recorded && j && cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0) + kept;
         if (base[x] > base_peak) base_peak = base[x], base_at_peak = x;
+        if (i == cs.n && !(recorded && j < cv.n)) break;
+        t = i < cs.n ? cs.ts[i] : INT64_MAX;
+        if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
     }
     /* The bands share one time column: the allocated curve's when the times are its. */
     bool same = mv->alloc_curve >= 0 && cv.n == n;
@@ -612,7 +607,6 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     }
     mv->cs = cs;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
-    for (; i < cs.n; i++) xof[i] = (uint32_t)n; /* (none: the union holds every point's time) */
     mv->cat_xof = xof;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
