@@ -2,6 +2,7 @@
 #include "categories.h"
 #include "par.h"
 #include "sortperm.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,29 @@ static long spans_find(const spans *sp, int64_t t)
     return k && t < sp->e.v[k - 1] ? (long)k - 1 : -1;
 }
 
+/* A lookup's hint: the answer of the caller's last one (allocations come
+ * in time order, mostly: the same span again, or the next), checked first;
+ * the answers are spans_upper's and spans_find's. */
+enum { NEAR_BW, NEAR_OPT, NEAR_DATA, NEAR_STEPS, NEAR__COUNT };
+
+static size_t spans_upper_near(const spans *sp, int64_t t, size_t *hint)
+{
+    const int64_t *s = sp->s.v;
+    size_t n = sp->s.len, h = *hint;
+    /* the answer is h where every start before h is <= t and the one at h (if any) is > t */
+    if (h <= n && (h == 0 || s[h - 1] <= t)) {
+        if (h == n || s[h] > t) return h;
+        if (h + 1 == n || s[h + 1] > t) return *hint = h + 1;
+    }
+    return *hint = spans_upper(sp, t);
+}
+
+static long spans_find_near(const spans *sp, int64_t t, size_t *hint)
+{
+    size_t k = spans_upper_near(sp, t, hint);
+    return k && t < sp->e.v[k - 1] ? (long)k - 1 : -1;
+}
+
 static void spans_free(spans *sp)
 {
     VEC_FREE(&sp->s);
@@ -235,16 +259,26 @@ static void build_tops(ctx *c)
     free(fill);
 }
 
-/* The top-level op of `thread` containing t, or -1. */
-static long top_at(const ctx *c, uint32_t thread, int64_t t)
+/* The top-level op of `thread` containing t, or -1; *hint: the first of
+ * the thread's tops after t, as the last lookup found it, checked first
+ * (spans_upper_near). */
+static long top_at(const ctx *c, uint32_t thread, int64_t t, size_t *hint)
 {
     if (thread >= c->p->thread_pid.len) return -1;
-    size_t lo = c->top_start[thread], hi = c->top_start[thread + 1], b = lo;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c->top_ts[mid] <= t) lo = mid + 1;
-        else hi = mid;
+    size_t lo = c->top_start[thread], hi = c->top_start[thread + 1], b = lo, h = *hint;
+    const int64_t *ts = c->top_ts;
+    if (h >= b && h <= hi && (h == b || ts[h - 1] <= t) && (h == hi || ts[h] > t)) {
+        lo = h;
+    } else if (h >= b && h < hi && (h == b || ts[h - 1] <= t) && ts[h] <= t && (h + 1 == hi || ts[h + 1] > t)) {
+        lo = h + 1;
+    } else {
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (ts[mid] <= t) lo = mid + 1;
+            else hi = mid;
+        }
     }
+    *hint = lo;
     return lo > b && t < c->top_end[lo - 1] ? (long)lo - 1 : -1;
 }
 
@@ -419,15 +453,16 @@ static uint8_t stack_signal(const ml_profile *p, uint32_t stack, uint8_t *frame_
     return sig;
 }
 
-static int phase_at(const ctx *c, int64_t t, uint32_t thread)
+/* (near: the hints of the spans' lookups, NEAR_*) */
+static int phase_at(const ctx *c, int64_t t, uint32_t thread, size_t *near)
 {
     if (!c->has_ops && !c->stack_phases) return PH_NONE;
     if (c->has_ops && thread < c->p->thread_pid.len && c->autograd[thread]) return PH_BACKWARD;
-    if (spans_find(&c->bw, t) >= 0) return PH_BACKWARD;
-    if (spans_find(&c->opt, t) >= 0) return PH_OPTIMIZER;
-    if (spans_find(&c->data, t) >= 0) return PH_DATA;
+    if (spans_find_near(&c->bw, t, &near[NEAR_BW]) >= 0) return PH_BACKWARD;
+    if (spans_find_near(&c->opt, t, &near[NEAR_OPT]) >= 0) return PH_OPTIMIZER;
+    if (spans_find_near(&c->data, t, &near[NEAR_DATA]) >= 0) return PH_DATA;
     if (!c->has_ops && !c->has_steps) return PH_NONE; /* no module calls: the rest of the time has no phase */
-    long st = spans_find(&c->steps, t);
+    long st = spans_find_near(&c->steps, t, &near[NEAR_STEPS]);
     if (st < 0) return PH_OUTSIDE;
     const step_info *si = &c->step[st];
     if (!si->has_bw) return PH_FWD_NOBW;
@@ -447,7 +482,13 @@ static void set(ml_allocs *a, size_t i, ml_category cat, ml_cat_reason why)
     a->category_reason.v[i] = (uint8_t)why;
 }
 
-static void classify(const ctx *c, size_t i)
+/* One classifier's hints (spans_upper_near, top_at): of the lookups at
+ * allocation times, at free times, of the top-level ops. */
+typedef struct near {
+    size_t at_alloc[NEAR__COUNT], at_free[NEAR__COUNT], top;
+} near;
+
+static void classify(const ctx *c, size_t i, near *h)
 {
     const ml_profile *p = c->p;
     ml_allocs *a = (ml_allocs *)&p->allocs;
@@ -457,7 +498,7 @@ static void classify(const ctx *c, size_t i)
     uint32_t th = i < a->thread.len ? a->thread.v[i] : ML_NONE32;
     uint32_t free_th = a->ev_free.v[i] != ML_NONE32 && a->ev_free.v[i] < p->events.thread.len
                            ? p->events.thread.v[a->ev_free.v[i]] : th;
-    int pf = freed ? phase_at(c, tf, free_th) : PH_NONE;
+    int pf = freed ? phase_at(c, tf, free_th, h->at_free) : PH_NONE;
 
     if (ta == ML_TIME_NONE) {
         if (!freed) set(a, i, ML_CAT_PARAMETER_OR_STATE, ML_REASON_BEFORE_TRACE_KEPT);
@@ -465,7 +506,7 @@ static void classify(const ctx *c, size_t i)
         else set(a, i, ML_CAT_UNKNOWN, ML_REASON_BEFORE_TRACE_FREED);
         return;
     }
-    long top = c->has_ops ? top_at(c, th, ta) : -1;
+    long top = c->has_ops ? top_at(c, th, ta, &h->top) : -1;
     if (top >= 0 && freed && tf <= c->top_end[top]) {
         set(a, i, ML_CAT_TEMPORARY, ML_REASON_SAME_OP);
         return;
@@ -475,21 +516,21 @@ static void classify(const ctx *c, size_t i)
         set(a, i, ML_CAT_PARAMETER, sig == SIG_MODULE ? ML_REASON_MODULE_TO : ML_REASON_MODULE_INIT);
         return;
     }
-    int pa = phase_at(c, ta, th);
+    int pa = phase_at(c, ta, th, h->at_alloc);
     if (pa == PH_FORWARD || pa == PH_FWD_NOBW || pa == PH_POSTBW || pa == PH_NONE || pa == PH_OUTSIDE) {
         if (sig == SIG_OPTIMIZER) pa = PH_OPTIMIZER;
         else if (sig == SIG_DATA) pa = PH_DATA;
         else if (sig == SIG_BACKWARD) pa = PH_BACKWARD;
     }
-    long st = spans_find(&c->steps, ta);
+    long st = spans_find_near(&c->steps, ta, &h->at_alloc[NEAR_STEPS]);
     switch (pa) {
     case PH_DATA:
         set(a, i, ML_CAT_INPUT, ML_REASON_DATA);
         return;
     case PH_BACKWARD: {
-        long k = spans_find(&c->bw, ta);
+        long k = spans_find_near(&c->bw, ta, &h->at_alloc[NEAR_BW]);
         if (k < 0) { /* before the engine starts (e.g. the ones_like seed): the next backward pass */
-            size_t u = spans_upper(&c->bw, ta);
+            size_t u = spans_upper_near(&c->bw, ta, &h->at_alloc[NEAR_BW]);
             k = u < c->bw.s.len ? (long)u : -1;
         }
         if (!freed) set(a, i, ML_CAT_GRADIENT, ML_REASON_BWD_KEPT);
@@ -501,7 +542,7 @@ static void classify(const ctx *c, size_t i)
     case PH_OPTIMIZER: {
         /* PyTorch's OPTIMIZER_STATE is what optimizer.state holds: tensors that
          * outlive the step that made them, into the next one. */
-        long k = spans_find(&c->opt, ta);
+        long k = spans_find_near(&c->opt, ta, &h->at_alloc[NEAR_OPT]);
         if (!freed) set(a, i, ML_CAT_OPTIMIZER_STATE, ML_REASON_OPT_KEPT);
         else if (k < 0) set(a, i, ML_CAT_UNKNOWN, ML_REASON_OPT_UNBOUNDED);
         else if (tf <= c->opt.e.v[k]) set(a, i, ML_CAT_TEMPORARY, ML_REASON_OPT_FREED);
@@ -613,8 +654,9 @@ static void classify_run(void *arg)
 {
     const classify_part *part = arg;
     const ml_allocs *a = &part->c->p->allocs;
+    near h = {0};
     for (size_t i = part->from; i < part->to; i++)
-        if (a->category_reason.v[i] == ML_REASON_NONE) classify(part->c, i);
+        if (a->category_reason.v[i] == ML_REASON_NONE) classify(part->c, i, &h);
 }
 
 void ml_categorize(ml_profile *p)
@@ -768,7 +810,8 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
      * is the same: by time, event, frees after allocations, and the rows'
      * order where all of those are equal (never an alloc and a free). */
     size_t n_ev = p->events.kind.len, n_free = 0;
-    uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ ML_NONE32 last), then their places */
+    size_t at_cap;
+    uint32_t *at = ml_scratch_take_zero((n_ev + 2) * sizeof *at, &at_cap); /* frees per event (+ ML_NONE32 last), then their places */
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
         any_alloc = true;
@@ -796,7 +839,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
         }
         ch.len = base + n_free;
     }
-    free(at);
+    ml_scratch_give(at, at_cap, (n_ev + 2) * sizeof *at);
     if (!any_alloc) add_unmatched_events(p, device, &ch);
     sort_changes(ch.v, ch.len, 0); /* the allocations in row order, then the frees in event order */
     add_gap_band(p, device, out, &ch);
@@ -806,7 +849,7 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
 
 void ml_cat_changes_free(ml_cat_changes *c)
 {
-    free(c->v);
+    ml_scratch_give(c->v, c->n * sizeof *c->v, c->n * sizeof *c->v); /* (its pages to the next take, where a pool is open) */
     memset(c, 0, sizeof *c);
 }
 
@@ -899,15 +942,17 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
     for (size_t i = 0; i < ch.n; i++)
         if (!is_gap_move(&ch.v[i])) room[ch.v[i].cat]++;
     for (int k = 0; k < ML_CAT__COUNT; k++) total += room[k];
-    out->block = ml_malloc((total ? total : 1) * (sizeof(int64_t) + sizeof(uint32_t)));
+    /* (from the thread's scratch pool where one is open: the changes' sort scratch) */
+    size_t cap;
+    out->block = ml_scratch_take((total ? total : 1) * (sizeof(int64_t) + sizeof(uint32_t)), &cap);
     int64_t *lv = out->block;
     uint32_t *at = (uint32_t *)(void *)(lv + total);
     for (int k = 0; k < ML_CAT__COUNT; k++) {
         out->level[k] = lv, out->at[k] = at;
         lv += room[k], at += room[k];
     }
-    out->ts = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->ts);
-    out->moved = ml_malloc((ch.n ? ch.n : 1) * sizeof *out->moved);
+    out->ts = ml_scratch_take((ch.n ? ch.n : 1) * sizeof *out->ts, &cap);
+    out->moved = ml_scratch_take((ch.n ? ch.n : 1) * sizeof *out->moved, &cap);
     int64_t level[ML_CAT__COUNT];
     memcpy(level, out->initial, sizeof level);
     size_t n = 0;
@@ -939,8 +984,12 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
 
 void ml_category_steps_free(ml_category_steps *s)
 {
-    free(s->ts);
-    free(s->moved);
-    free(s->block);
+    /* (to the thread's scratch pool, where one is open: scratch.h; the
+     * block's bytes counted from the steps, at most its size) */
+    size_t steps = 0;
+    for (int k = 0; k < ML_CAT__COUNT; k++) steps += s->m[k];
+    ml_scratch_give(s->ts, s->n * sizeof *s->ts, s->n * sizeof *s->ts);
+    ml_scratch_give(s->moved, s->n * sizeof *s->moved, s->n * sizeof *s->moved);
+    ml_scratch_give(s->block, steps * (sizeof(int64_t) + sizeof(uint32_t)), steps * (sizeof(int64_t) + sizeof(uint32_t)));
     memset(s, 0, sizeof *s);
 }

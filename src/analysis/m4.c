@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "scratch.h"
 #include "search.h"
 
 size_t ml_m4_level_size(size_t n, size_t l)
@@ -32,8 +33,10 @@ void ml_m4_build(const int64_t *v, size_t n, ml_m4 *out)
     }
     out->levels = levels;
     out->total = total;
-    out->argmin = ml_malloc(total * sizeof *out->argmin);
-    out->argmax = ml_malloc(total * sizeof *out->argmax);
+    /* (from the thread's scratch pool, where one is open: scratch.h) */
+    size_t cap;
+    out->argmin = ml_scratch_take(total * sizeof *out->argmin, &cap);
+    out->argmax = ml_scratch_take(total * sizeof *out->argmax, &cap);
 
     /* Level 1 from the points; level l+1 from level l. */
     size_t below = n, at = 0, prev = 0;
@@ -69,8 +72,8 @@ void ml_m4_build(const int64_t *v, size_t n, ml_m4 *out)
 
 void ml_m4_free(ml_m4 *m)
 {
-    free(m->argmin);
-    free(m->argmax);
+    ml_scratch_give(m->argmin, m->total * sizeof *m->argmin, m->total * sizeof *m->argmin);
+    ml_scratch_give(m->argmax, m->total * sizeof *m->argmax, m->total * sizeof *m->argmax);
     *m = (ml_m4){0};
 }
 

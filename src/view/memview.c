@@ -18,6 +18,7 @@
 #include "sortperm.h"
 #include "stats.h"
 #include "search.h"
+#include "scratch.h"
 
 /* Driver modules (Ascend npu_module_mem) drawn one by one; the rest are summed. */
 #define MODULE_CURVES 6
@@ -28,6 +29,25 @@
 const ml_mv_column_info ml_mv_columns[] = { ML_MV_COLUMNS(ML_MV_INFO) };
 #undef ML_MV_INFO
 const size_t ml_mv_ncolumns = sizeof ml_mv_columns / sizeof *ml_mv_columns;
+
+/* ---- large arrays --------------------------------------------------------- */
+
+/* The view's large arrays come from the thread's scratch pool and go back
+ * to it (scratch.h): the report opens one for a rank, so that what one
+ * array frees is the next one's pages, in already, not fresh ones (a page
+ * fault per 4 KiB); with none open these are malloc and free.  (give: the
+ * bytes given are at most the block's, as the pool wants.) */
+static void *take(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take(bytes ? bytes : 1, &cap);
+}
+static void *take_zero(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take_zero(bytes ? bytes : 1, &cap);
+}
+static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
 
 /* ---- strings ------------------------------------------------------------- */
 
@@ -79,17 +99,23 @@ static char *dup_str(const char *s)
 }
 
 /* A curve of the view: times made relative (in place when t_own, else
- * copied), values borrowed from the profile (v_own NULL) or owned. */
+ * copied; or, t_stays, the profile's own outliving the view, borrowed as
+ * they are where the view keeps absolute times), values borrowed from the
+ * profile (v_own NULL) or owned. */
 static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *group, const char *label, const char *of,
-                         int64_t *t_own, const int64_t *t, int64_t *v_own, const int64_t *v, size_t n)
+                         int64_t *t_own, const int64_t *t, bool t_stays, int64_t *v_own, const int64_t *v, size_t n)
 {
     ml_mv_curve c = { .kind = kind, .group = group, .of = of, .label = dup_str(label), .n = n, .v = v, .own_v = v_own };
     size_t imax = 0;
     for (size_t i = 1; i < n; i++) if (v[i] > v[imax]) imax = i;
     c.max = n ? v[imax] : 0;
     c.tmax = n ? t[imax] - mv->origin : 0;
-    c.t = t_own ? t_own : ml_malloc((n ? n : 1) * sizeof *c.t);
-    for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
+    if (!t_own && t_stays && mv->abs_times && n) {
+        c.t_abs = t;
+    } else {
+        c.t = t_own ? t_own : take(n * sizeof *c.t);
+        for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
+    }
     ml_m4_build(v, n, &c.py);
     if (op) VEC_PUSH(&mv->op_curves, c);
     else VEC_PUSH(&mv->curves, c);
@@ -99,7 +125,7 @@ static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *
 static void add_curve(ml_memview *mv, const char *kind, const char *group, const char *label, const char *of,
                       const int64_t *t, const int64_t *v, size_t n)
 {
-    add_curve_of(mv, false, kind, group, label, of, NULL, t, NULL, v, n);
+    add_curve_of(mv, false, kind, group, label, of, NULL, t, true, NULL, v, n);
 }
 
 typedef struct curve {
@@ -112,7 +138,7 @@ static void add_made_curve(ml_memview *mv, bool op, const char *kind, const char
                            const char *of, curve *c)
 {
     if (!c->t.len) { VEC_FREE(&c->t); VEC_FREE(&c->v); } /* (an empty VEC may hold no buffer) */
-    add_curve_of(mv, op, kind, group, label, of, c->t.v, c->t.v, c->v.v, c->v.v, c->t.len);
+    add_curve_of(mv, op, kind, group, label, of, c->t.v, c->t.v, false, c->v.v, c->v.v, c->t.len);
     memset(c, 0, sizeof *c);
 }
 
@@ -157,7 +183,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     step last = {0};
     /* a group's positions in idx, listed once (the passes below then read
      * only its own; all: every position, not listed) */
-    uint32_t *mem = group >= 0 ? ml_malloc((n ? n : 1) * sizeof *mem) : NULL;
+    uint32_t *mem = group >= 0 ? take(n * sizeof *mem) : NULL;
     size_t nm = group >= 0 ? 0 : n;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
@@ -172,14 +198,14 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         }
         nf += HAS_FREE_STEP(i);
     }
-    step *fr = ml_malloc((nf + 1) * sizeof *fr), *tmp = ml_malloc((nf + 1) * sizeof *tmp);
+    step *fr = take((nf + 1) * sizeof *fr), *tmp = take((nf + 1) * sizeof *tmp);
     /* Many frees against the events: listed in event order (a count per
      * event), which is time order where they have events, so that the sort
      * below (of a total order: the same result) finds a run or two, not one
      * per allocation freed after the next one began (and its scratch stays
      * untouched). */
     if (nf > 64 && nf * 4 >= n_ev) {
-        uint32_t *at = ml_calloc(n_ev + 2, sizeof *at); /* frees per event (+ none, last), then their places */
+        uint32_t *at = take_zero((n_ev + 2) * sizeof *at); /* frees per event (+ none, last), then their places */
 #define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
         for (size_t q = 0; q < nm; q++)
             if (HAS_FREE_STEP(idx[MEMBER(q)])) at[FREE_EVENT(idx[MEMBER(q)]) + 1]++;
@@ -189,7 +215,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
             if (HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
         }
 #undef FREE_EVENT
-        free(at);
+        give(at, (n_ev + 2) * sizeof *at);
     } else {
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
@@ -200,7 +226,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     const step *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr, *sa = NULL;
     step *al = NULL, *al_tmp = NULL;
     if (!sorted) { /* listed and sorted too */
-        al = ml_malloc((na + 1) * sizeof *al), al_tmp = ml_malloc((na + 1) * sizeof *al_tmp);
+        al = take((na + 1) * sizeof *al), al_tmp = take((na + 1) * sizeof *al_tmp);
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
             if (HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
@@ -208,8 +234,10 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         sa = sort_steps(al, al_tmp, na, 0);
     }
     size_t k = na + nf;
-    VEC_RESERVE(&out->t, out->t.len + k + 1);
-    VEC_RESERVE(&out->v, out->v.len + k + 1);
+    if (!out->t.v) ML_SCRATCH_RESERVE(&out->t, k + 1); /* (the curve's own, given back when written) */
+    else VEC_RESERVE(&out->t, out->t.len + k + 1);
+    if (!out->v.v) ML_SCRATCH_RESERVE(&out->v, k + 1);
+    else VEC_RESERVE(&out->v, out->v.len + k + 1);
     int64_t *ot = out->t.v + out->t.len, *ov = out->v.v + out->v.len;
     ot[0] = t0;
     ov[0] = base;
@@ -241,11 +269,11 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 #undef READ_ALLOC
     out->t.len += k + 1;
     out->v.len += k + 1;
-    free(mem);
-    free(al);
-    free(al_tmp);
-    free(fr);
-    free(tmp);
+    give(mem, n * sizeof *mem);
+    give(al, (na + 1) * sizeof *al);
+    give(al_tmp, (na + 1) * sizeof *al_tmp);
+    give(fr, (nf + 1) * sizeof *fr);
+    give(tmp, (nf + 1) * sizeof *tmp);
 #undef IN_CURVE
 #undef MEMBER
 #undef HAS_ALLOC_STEP
@@ -295,7 +323,7 @@ static uint32_t *groups_build(ml_memview *g, const uint32_t *idx, size_t n)
     size_t nstr = ml_strpool_count(p->strings);
     group_add(g, ML_BEFORE_TRACE_GROUP, 0);
     group_add(g, "(no operator)", 0);
-    uint32_t *of = ml_malloc((n ? n : 1) * sizeof *of);
+    uint32_t *of = take(n * sizeof *of);
     bool any_op = false, any_stack = false;
     for (size_t j = 0; j < n; j++) {
         if (a->op_top.v[idx[j]]) any_op = true;
@@ -465,21 +493,29 @@ typedef struct cat_job {
 static void cat_job_run(void *arg)
 {
     cat_job *j = arg;
+    /* (a pool of its own on this thread: the changes' scratch is the steps' pages) */
+    ml_bufpool pool = {0};
+    ml_scratch_open(&pool);
     j->any = ml_category_steps_get(j->p, j->dev, &j->cs);
+    ml_scratch_close();
 }
 
-/* Category k's level at each of n points upto[0..n) of cs (each a count of
- * cs's points; growing), into out: its steps read by a cursor. */
-static void steps_at(const ml_category_steps *cs, int k, const uint32_t *upto, size_t n, int64_t *out)
+/* Category k's level at each of the n points of the bands into out, from
+ * its steps: step c holds from the point xof[at[c]] on (xof: where each of
+ * cs's points is among the bands', growing), so that the points between two
+ * steps are a fill, not a test each. */
+static void steps_at(const ml_category_steps *cs, int k, const uint32_t *xof, size_t n, int64_t *out)
 {
     const uint32_t *at = cs->at[k];
     const int64_t *level = cs->level[k];
-    size_t m = cs->m[k], c = 0;
+    size_t m = cs->m[k], x = 0;
     int64_t v = cs->initial[k];
-    for (size_t x = 0; x < n; x++) {
-        for (; c < m && at[c] < upto[x]; c++) v = level[c];
-        out[x] = v;
+    for (size_t c = 0; c < m; c++) {
+        size_t end = xof[at[c]] < n ? xof[at[c]] : n;
+        for (; x < end; x++) out[x] = v;
+        v = level[c];
     }
+    for (; x < n; x++) out[x] = v;
 }
 
 /* The bands: PyTorch's categories of the device's allocations and, under
@@ -509,36 +545,34 @@ static void category_bands(ml_memview *mv, cat_job *cj)
 
     ml_curve cv;
     bool recorded = ml_curve_get(p, dev, ML_SERIES_ALLOCATED, &cv) && cv.n && !cv.replayed;
-    /* times: t0 (the levels before the first change), then the union */
-    VEC(int64_t) ts = {0};
-    VEC_PUSH(&ts, cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0);
-    size_t i = 0, j = 0;
-    while (i < cs.n || (recorded && j < cv.n)) {
-        int64_t t = i < cs.n ? cs.ts[i] : INT64_MAX;
-        if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
-        while (i < cs.n && cs.ts[i] == t) i++;
-        while (recorded && j < cv.n && cv.ts[j] == t) j++;
-        if (t > ts.v[ts.len - 1]) VEC_PUSH(&ts, t);
-    }
-    size_t n = ts.len;
-    /* Each band at the union's times: step functions, read by a cursor. */
-    /* each band's peak and the first point at it (a band is drawn only
-     * when its peak is above 0, so the first maximum is the first point
-     * above all before it) */
-    int64_t *base = ml_calloc(n ? n : 1, sizeof *base), base_peak = 0;
-    /* each point's count of category points at or before it, for the bands'
-     * values later (ml_memview_band_values: one read a point, not a walk a band) */
-    uint32_t *upto = ml_malloc((n ? n : 1) * sizeof *upto);
+    /* The bands' times: t0 (the levels before the first change), then the
+     * union of both, in room for all of them (no growth; made relative
+     * below where they are not the allocated curve's), found in the pass
+     * that reads the bands' levels at them: after a point, everything at
+     * or before its time is read, and the next time is the least left. */
+    size_t room = 1 + cs.n + (recorded ? cv.n : 0);
+    int64_t *ts = take(room * sizeof *ts);
+    /* the memory from before the trace at each point, and each band's peak
+     * and the first point at it (a band is drawn only when its peak is
+     * above 0, so the first maximum is the first point above all before it) */
+    int64_t *base = take(room * sizeof *base), base_peak = 0;
+    /* where each category point is among the bands' points, for the bands'
+     * values later (ml_memview_band_values: fills between steps, not a walk
+     * of every point a band) */
+    uint32_t *xof = take(cs.n * sizeof *xof);
     /* the levels (and their sum) move only at the categories' steps: those
      * of the points each x passes (cs.moved), not every category each x */
     int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT], sum = 0;
     size_t at_peak[ML_CAT__COUNT] = {0}, base_at_peak = 0, cur[ML_CAT__COUNT] = {0};
     memcpy(level, cs.initial, sizeof level);
     for (int k = 0; k < ML_CAT__COUNT; k++) sum += level[k];
-    i = j = 0;
-    for (size_t x = 0; x < n; x++) {
+    size_t n = 0, i = 0, j = 0;
+    for (int64_t t = cs.n && cs.ts[0] < t0 ? cs.ts[0] : t0;;) {
+        size_t x = n++;
+        ts[x] = t;
         unsigned changed = x ? 0 : (1u << ML_CAT__COUNT) - 1; /* (x 0: every level is a first one) */
-        for (; i < cs.n && cs.ts[i] <= ts.v[x]; i++)
+        for (; i < cs.n && cs.ts[i] <= t; i++) {
+            xof[i] = (uint32_t)x;
             for (unsigned bits = cs.moved[i]; bits; bits &= bits - 1) {
                 int k = __builtin_ctz(bits);
                 int64_t v = cs.level[k][cur[k]++];
@@ -546,39 +580,42 @@ static void category_bands(ml_memview *mv, cat_job *cj)
                 level[k] = v;
                 changed |= 1u << k;
             }
-        while (recorded && j < cv.n && cv.ts[j] <= ts.v[x]) j++;
-        upto[x] = (uint32_t)i;
+        }
+        while (recorded && j < cv.n && cv.ts[j] <= t) j++;
         for (; changed; changed &= changed - 1) {
             int k = __builtin_ctz(changed);
             if (level[k] > peak[k]) peak[k] = level[k], at_peak[k] = x;
         }
-        if (recorded && j) base[x] = cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0;
-        base[x] += kept;
+        base[x] = (recorded && j && cv.value[j - 1] > sum + kept ? cv.value[j - 1] - sum - kept : 0) + kept;
         if (base[x] > base_peak) base_peak = base[x], base_at_peak = x;
+        if (i == cs.n && !(recorded && j < cv.n)) break;
+        t = i < cs.n ? cs.ts[i] : INT64_MAX;
+        if (recorded && j < cv.n && cv.ts[j] < t) t = cv.ts[j];
     }
     /* The bands share one time column: the allocated curve's when the times are its. */
     bool same = mv->alloc_curve >= 0 && cv.n == n;
-    for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts.v[x];
+    for (size_t x = 0; same && x < n; x++) same = cv.ts[x] == ts[x];
     mv->ncat_t = n;
     mv->cat_t_shared = same;
-    if (same && mv->curves.v[mv->alloc_curve].t) mv->cat_t = mv->curves.v[mv->alloc_curve].t;
-    else { /* (a copy also when a writer has released the curve's) */
+    if (same && mv->curves.v[mv->alloc_curve].t) {
+        mv->cat_t = mv->curves.v[mv->alloc_curve].t;
+        give(ts, room * sizeof *ts);
+    } else { /* (its own also when a writer has released the curve's) */
         mv->cat_t_own = true;
-        mv->cat_t = ml_malloc(n * sizeof *mv->cat_t);
-        for (size_t x = 0; x < n; x++) mv->cat_t[x] = ts.v[x] - mv->origin;
+        mv->cat_t = ts;
+        for (size_t x = 0; x < n; x++) ts[x] -= mv->origin;
     }
     mv->cs = cs;              /* the bands' values come from it (ml_memview_band_values) */
     mv->cat_base = base;
-    mv->cat_upto = upto;
+    mv->cat_xof = xof;
     for (int q = -1; q < ML_CAT__COUNT; q++) {
         int k = q < 0 ? -1 : ml_category_order[q];
         if (k < 0 ? !base_peak : !peak[k]) continue;
         size_t imax = k < 0 ? base_at_peak : at_peak[k];
         ml_mv_band b = { k, k < 0 ? ML_BEFORE_TRACE_GROUP : ml_category_name(k), k < 0 ? base_peak : peak[k],
-                         ts.v[imax] - mv->origin };
+                         mv->cat_t[imax] };
         VEC_PUSH(&mv->bands, b);
     }
-    VEC_FREE(&ts);
     ml_curve_free(&cv);
 }
 
@@ -598,7 +635,7 @@ void ml_memview_band_values(const ml_memview *mv, size_t band, int64_t *out)
 {
     int k = mv->bands.v[band].cat;
     if (k < 0) { memcpy(out, mv->cat_base, mv->ncat_t * sizeof *out); return; }
-    steps_at(&mv->cs, k, mv->cat_upto, mv->ncat_t, out);
+    steps_at(&mv->cs, k, mv->cat_xof, mv->ncat_t, out);
 }
 
 const int64_t *ml_memview_band_column(const ml_memview *mv, size_t band, int64_t *room)
@@ -620,11 +657,15 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     mv->dev = dev;
     mv->origin = origin;
     mv->alloc_curve = mv->primary = -1;
+    mv->abs_times = o->abs_times;
 
     /* This device's allocations, in allocation order. */
     VEC(uint32_t) idx = {0};
+    size_t ndev = 0;
+    for (size_t i = 0; i < a->size.len; i++) ndev += a->device.v[i] == dev;
+    ML_SCRATCH_RESERVE(&idx, ndev + 1);
     for (size_t i = 0; i < a->size.len; i++)
-        if (a->device.v[i] == dev) VEC_PUSH(&idx, (uint32_t)i);
+        if (a->device.v[i] == dev) idx.v[idx.len++] = (uint32_t)i;
     sort_by_alloc_time(idx.v, idx.len, a); /* one pass when in order already */
 
     /* Time range of the device: its series and allocations. */
@@ -673,7 +714,9 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         /* recorded: the series' own values; replayed: the view takes them */
         int64_t *own = cv.owned_value;
         if (own) cv.owned_value = NULL;
-        add_curve_of(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, NULL, cv.ts, own, cv.value, cv.n);
+        /* (the times are the profile's unless replayed: cv's own, freed below) */
+        add_curve_of(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, NULL, cv.ts, !cv.owned_ts, own,
+                     cv.value, cv.n);
         mv->curves.v[mv->curves.len - 1].replayed = cv.replayed;
         if (kinds[k] == ML_SERIES_ALLOCATED) {
             mv->alloc_curve = mv->primary = (int)mv->curves.len - 1;
@@ -714,7 +757,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     ml_mv_group_stat *gs = mv->gs = ml_calloc(ngroups, sizeof *gs);
     int64_t by_cat[ML_CAT__COUNT] = {0};
     int64_t by_cat_n[ML_CAT__COUNT] = {0};
-    uint8_t *keep = ml_calloc(idx.len ? idx.len : 1, 1);
+    uint8_t *keep = take_zero(idx.len);
     size_t nkeep = 0;
     int64_t known_before = 0;   /* live at the peak, known to predate the trace */
     int64_t shown_before = 0, shown_before_n = 0; /* of which shown as "(allocated before trace)" (beforetrace.h) */
@@ -778,6 +821,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
      * at the peak and then the largest. */
     size_t budget = o->max_allocs;
     VEC(uint32_t) sel = {0};
+    ML_SCRATCH_RESERVE(&sel, idx.len + 1);
     int64_t summarised_bytes = 0;
     if (idx.len <= budget) {
         for (size_t j = 0; j < idx.len; j++) VEC_PUSH(&sel, (uint32_t)j);
@@ -810,7 +854,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         mv->has_stream |= a->stream.v[idx.v[j]] != 0;
         mv->has_addr |= a->addr.v[idx.v[j]] != 0;
     }
-#define ML_MV_ALLOC(name, type, enc, delta, opt, api) mv->name = opt ? NULL : ml_malloc((n ? n : 1) * sizeof(type));
+#define ML_MV_ALLOC(name, type, enc, delta, opt, api) mv->name = opt ? NULL : take(n * sizeof(type));
     ML_MV_COLUMNS(ML_MV_ALLOC)
 #undef ML_MV_ALLOC
     for (size_t k = 0; k < n; k++) {
@@ -837,14 +881,14 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         active = !(a->flags.v[i] & ML_ALLOC_NEVER_FREED) && a->t_free_req.len > i && a->t_free_req.v[i] != a->t_free.v[i];
     }
     if (active) {
-        mv->tr = ml_malloc((n ? n : 1) * sizeof *mv->tr);
+        mv->tr = take(n * sizeof *mv->tr);
         for (size_t k = 0; k < n; k++) {
             uint32_t i = idx.v[sel.v[k]];
             int64_t r = a->t_free_req.v[i];
             mv->tr[k] = a->flags.v[i] & ML_ALLOC_NEVER_FREED || r == ML_TIME_END || r == ML_TIME_NONE ? mv->tf[k] : r - origin;
         }
     }
-    VEC_FREE(&sel);
+    ML_SCRATCH_GIVE_VEC(&sel);
 
     /* Curves per group (largest at the peak first), for "group by op". */
     for (size_t r = 0; r < ngroups && mv->op_curves.len < OP_CURVES; r++) {
@@ -856,25 +900,25 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     }
 
     ml_device_stats_free(&ds);
-    free(keep);
-    free(grp);
-    VEC_FREE(&idx);
+    give(keep, idx.len);
+    give(grp, idx.len * sizeof *grp);
+    ML_SCRATCH_GIVE_VEC(&idx);
     return mv;
 }
 
 static void curve_free(ml_mv_curve *c)
 {
     free(c->label);
-    free(c->t);
-    free(c->own_v);
+    give(c->t, c->n * sizeof *c->t);
+    give(c->own_v, c->n * sizeof *c->own_v);
     ml_m4_free(&c->py);
 }
 
 void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
 {
-    if (c->t != mv->cat_t) free(c->t); /* (the bands' times may be this curve's) */
+    if (c->t != mv->cat_t) give(c->t, c->n * sizeof *c->t); /* (the bands' times may be this curve's) */
     c->t = NULL;
-    free(c->own_v);
+    give(c->own_v, c->n * sizeof *c->own_v);
     c->own_v = NULL;
     c->v = NULL;
     ml_m4_free(&c->py);
@@ -883,10 +927,10 @@ void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
 void ml_memview_release_bands(ml_memview *mv)
 {
     ml_memview_categories(mv);
-    free(mv->cat_base);
+    give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
     mv->cat_base = NULL;
-    free(mv->cat_upto);
-    mv->cat_upto = NULL;
+    give(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
+    mv->cat_xof = NULL;
     if (mv->cat_any) ml_category_steps_free(&mv->cs);
     memset(&mv->cs, 0, sizeof mv->cs);
     mv->bands_released = true;
@@ -901,10 +945,10 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->curves);
     VEC_FREE(&mv->op_curves);
     VEC_FREE(&mv->bands);
-    free(mv->cat_base);
-    free(mv->cat_upto);
+    give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
+    give(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
     if (mv->cat_any && !mv->bands_released) ml_category_steps_free(&mv->cs);
-    if (mv->cat_t_own) free(mv->cat_t);
+    if (mv->cat_t_own) give(mv->cat_t, mv->ncat_t * sizeof *mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);
     if (mv->frames) ml_strpool_free(mv->frames);
@@ -913,7 +957,7 @@ void ml_memview_free(ml_memview *mv)
     free(mv->peak_by_op);
     free(mv->peak_by_frame);
     ml_breakdown_free(&mv->bf);
-#define ML_MV_FREE(name, type, enc, delta, opt, api) free(mv->name);
+#define ML_MV_FREE(name, type, enc, delta, opt, api) give(mv->name, mv->n * sizeof(type));
     ML_MV_COLUMNS(ML_MV_FREE)
 #undef ML_MV_FREE
     free(mv);

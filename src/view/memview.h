@@ -78,7 +78,9 @@ typedef struct ml_mv_curve {
     const char *kind, *group, *of; /* of: the component or stream (the page's colour), or NULL */
     char *label;              /* owned */
     size_t n;
-    int64_t *t;               /* owned */
+    int64_t *t;               /* owned; NULL where t_abs is set */
+    const int64_t *t_abs;     /* with ml_mv_opts.abs_times, a curve the profile holds: its own (absolute)
+                               * times, borrowed, and t NULL (relative: t_abs[i] - origin) */
     const int64_t *v;         /* the profile's series (recorded) or own_v */
     int64_t *own_v;
     int64_t max, tmax;        /* tmax relative */
@@ -112,6 +114,7 @@ typedef struct ml_memview {
     uint16_t dev;
     int64_t origin;
     int64_t t0, t1;           /* absolute: the device's time range */
+    bool abs_times;           /* ml_mv_opts.abs_times */
 
     /* Curves: overall (allocated, reserved, active, app reserved), per
      * component / stream, then "tracked" (the trace's allocations). */
@@ -159,7 +162,7 @@ typedef struct ml_memview {
     VEC(ml_mv_band) bands;
     ml_category_steps cs;     /* the categories' steps (less the base band's part) */
     int64_t *cat_base;        /* the base band (cat -1) on cat_t */
-    uint32_t *cat_upto;       /* at each cat_t, how many of cs's points are at or before it */
+    uint32_t *cat_xof;        /* at each of cs's points, the point of cat_t where it is (its time's) */
     bool bands_released;      /* ml_memview_release_bands: no band values any more */
 
     /* The allocations drawn (all, or within the budget those live at the
@@ -177,6 +180,10 @@ typedef struct ml_mv_opts {
     size_t max_allocs;
     bool insight_names;
     const uint32_t *calls;    /* profile string id -> cpu ops of that name (NULL: unknown) */
+    /* The curves the profile holds keep its times (ml_mv_curve.t_abs), not
+     * a relative copy: for a writer that encodes them relative itself and
+     * queries nothing (the report: ml_col_i64_rel), not for the server. */
+    bool abs_times;
 } ml_mv_opts;
 
 /* Builds device dev's view; strings takes the op and stream names in

@@ -62,7 +62,10 @@ int ml_report_data(const ml_profiles *ps, const ml_report_opts *o, ml_buf *meta,
 void ml_report_rank_who(const ml_profile *p, jw *w);
 void ml_report_rank_head(const ml_profile *p, jw *w);
 /* One rank's object of the meta ("ranks" items), times relative to origin
- * (`memlens serve` builds each rank alone, with bl->capture set). */
+ * (`memlens serve` builds each rank alone, with bl->capture set).  Its
+ * large arrays go through a scratch pool of the calling thread's, opened
+ * and closed here (scratch.h: a thread that has one open already must not
+ * call it, pools do not nest). */
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
                     ml_blobs *bl);
 /* The same, keeping what it wrote from (`memlens serve` answers from it):

@@ -10,9 +10,18 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "err.h"
+#include "scratch.h"
 #include "vec.h"
+
+/* A job's bytes once encoded, kept for the pushing thread's scratch pool
+ * (ml_blobq_reclaim) rather than freed: a freed block of 256 KiB or more
+ * is unmapped, and the next column's would be fresh pages again.  At most
+ * SPENT_MAX bytes wait so (the rest are freed, as before). */
+typedef struct spent { void *bytes; size_t nbytes; } spent;
+#define SPENT_MAX ((size_t)8 << 20)
 
 typedef struct job {
     unsigned id;
@@ -40,6 +49,9 @@ struct ml_blobq {
     ml_buf *html;
     unsigned first_id;
     VEC(uint8_t) z;           /* of the jobs appended */
+    VEC(spent) spent;         /* encoded jobs' bytes, for ml_blobq_reclaim */
+    size_t spent_bytes;
+    bool recycle;             /* keep them (ml_blobq_recycle), else free them */
 };
 
 /* Takes the next job and encodes it, with q->mu held (released while
@@ -59,8 +71,13 @@ static bool take_one(ml_blobq *q, ml_blob_scratch *scratch)
     ml_buf out = {0};
     uint8_t z = (uint8_t)ml_blob_encode(scratch, direct ? q->html : &out, j.id, j.level, j.width, j.zero_planes,
                                         j.bytes, j.nbytes);
-    free(j.bytes);
     pthread_mutex_lock(&q->mu);
+    if (q->recycle && q->spent_bytes + j.nbytes <= SPENT_MAX) {
+        VEC_PUSH(&q->spent, ((spent){ j.bytes, j.nbytes }));
+        q->spent_bytes += j.nbytes;
+    } else {
+        free(j.bytes);
+    }
     job *d = &q->jobs.v[k];
     d->bytes = NULL;
     d->out = out;
@@ -110,6 +127,26 @@ ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending)
     return q;
 }
 
+void ml_blobq_recycle(ml_blobq *q, bool on)
+{
+    pthread_mutex_lock(&q->mu);
+    q->recycle = on;
+    pthread_mutex_unlock(&q->mu);
+    ml_blobq_reclaim(q);
+}
+
+void ml_blobq_reclaim(ml_blobq *q)
+{
+    pthread_mutex_lock(&q->mu);
+    spent *sp = q->spent.v;
+    size_t n = q->spent.len;
+    memset(&q->spent, 0, sizeof q->spent);
+    q->spent_bytes = 0;
+    pthread_mutex_unlock(&q->mu);
+    for (size_t k = 0; k < n; k++) ml_scratch_give(sp[k].bytes, sp[k].nbytes, sp[k].nbytes);
+    free(sp);
+}
+
 void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, unsigned zero_planes, void *bytes, size_t nbytes)
 {
     pthread_mutex_lock(&q->mu);
@@ -118,6 +155,7 @@ void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, unsigned z
     q->pending += nbytes;
     pthread_cond_signal(&q->more);
     pthread_mutex_unlock(&q->mu);
+    ml_blobq_reclaim(q);
 }
 
 uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n)
@@ -135,6 +173,8 @@ uint8_t *ml_blobq_finish(ml_blobq *q, size_t *n)
     pthread_cond_destroy(&q->more);
     pthread_mutex_destroy(&q->mu);
     VEC_FREE(&q->jobs);
+    for (size_t k = 0; k < q->spent.len; k++) free(q->spent.v[k].bytes);
+    VEC_FREE(&q->spent);
     *n = q->z.len;
     uint8_t *z = q->z.v;
     free(q);

@@ -8,6 +8,7 @@
 #ifndef ML_REPORT_BLOBQ_H
 #define ML_REPORT_BLOBQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,14 @@ ml_blobq *ml_blobq_start(ml_buf *html, unsigned first_id, size_t max_pending);
  * bytes is malloc'd and becomes the queue's. */
 void ml_blobq_push(ml_blobq *q, unsigned id, int level, size_t width, unsigned zero_planes, void *bytes,
                    size_t nbytes);
+/* Hands the bytes of the blobs encoded since the last call to the calling
+ * thread's scratch pool (scratch.h; freed where none is open): the next
+ * columns' pages.  A push does it too.  Only while recycle is on (off at
+ * the start, and when turned off: what was kept goes to the pool as well),
+ * else the worker frees them: a caller turns it on while it has a pool open
+ * to give them to. */
+void ml_blobq_reclaim(ml_blobq *q);
+void ml_blobq_recycle(ml_blobq *q, bool on);
 /* Encodes the blobs still waiting (alongside the worker), waits for the
  * rest and stops the worker; returns whether each was deflated (index
  * id - first_id; *n of them, malloc'd) and frees q. */

@@ -33,6 +33,7 @@
 #include "par.h"
 #include "phase.h"
 #include "sortperm.h"
+#include "scratch.h"
 
 
 
@@ -100,7 +101,8 @@ static void put_curve(rank_ctx *c, const ml_mv_curve *cv, bool save_t)
     jw_key(w, "tmax"), jw_i64_js(w, cv->tmax);
     ml_buf *m = col_at(c, "t");
     size_t at = m->len;
-    ml_col_i64(c->bl, m, cv->t, cv->n, 1);
+    if (cv->t) ml_col_i64(c->bl, m, cv->t, cv->n, 1);
+    else ml_col_i64_rel(c->bl, m, cv->t_abs, cv->n, c->origin); /* (the view's abs_times) */
     if (save_t) {
         c->alloc_tdesc.len = 0;
         ml_buf_put(&c->alloc_tdesc, m->p + at, m->len - at);
@@ -177,7 +179,8 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
     ml_buf tcol = {0};
     if (v->cat_t_shared) ml_buf_put(&tcol, c->alloc_tdesc.p, c->alloc_tdesc.len);
     else ml_col_i64(c->bl, &tcol, v->cat_t, v->ncat_t, 1);
-    int64_t *val = ml_malloc((v->ncat_t ? v->ncat_t : 1) * sizeof *val);
+    size_t cap;
+    int64_t *val = ml_scratch_take((v->ncat_t ? v->ncat_t : 1) * sizeof *val, &cap);
     jw *w = c->w;
     for (size_t k = 0; k < v->bands.len; k++) {
         const ml_mv_band *b = &v->bands.v[k];
@@ -195,7 +198,7 @@ static void put_category_curves(rank_ctx *c, ml_memview *v)
         jw_end(w);
         jw_end(w);
     }
-    free(val);
+    ml_scratch_give(val, cap, v->ncat_t * sizeof *val);
     ml_buf_free(&tcol);
 }
 
@@ -207,7 +210,8 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 {
     const ml_profile *p = c->p;
     const ml_device *d = &p->devices.v[dev];
-    ml_mv_opts o = { .max_allocs = c->max_allocs, .insight_names = insight_names(p), .calls = c->calls };
+    /* (a view written and freed here, not queried: its curves' times the profile's own) */
+    ml_mv_opts o = { .max_allocs = c->max_allocs, .insight_names = insight_names(p), .calls = c->calls, .abs_times = !keep };
     ml_memview *v = ml_memview_build(p, dev, c->origin, &o, &c->str);
 
     jw *w = c->w;
@@ -283,7 +287,7 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 #define PUT_COL(name, type, enc, delta, opt, api)                                    \
     if (v->name) {                                                                  \
         col_##enc(c->bl, col_at(c, #name), v->name, v->n, delta);                   \
-        if (!keep) { free(v->name); v->name = NULL; }                               \
+        if (!keep) { ml_scratch_give(v->name, v->n * sizeof(type), v->n * sizeof(type)); v->name = NULL; } \
     }
     ML_MV_COLUMNS(PUT_COL)
 #undef PUT_COL
@@ -341,6 +345,12 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
         *views = ml_calloc(p->devices.len + 1, sizeof **views);
         *nviews = 0;
     }
+    /* The rank's large arrays (the devices' views, their columns, the
+     * slices') from one scratch pool (scratch.h): what one frees is the
+     * next one's pages, in already, not fresh ones. */
+    ml_bufpool pool = {0};
+    ml_scratch_open(&pool);
+    ml_blobs_recycle(bl, true); /* (and the encoded columns' pages) */
     jw w;
     jw_init_buf(&w, m, false);
     rank_ctx c = { .p = p, .origin = origin, .bl = bl, .meta = m, .w = &w, .max_allocs = max_allocs,
@@ -403,6 +413,8 @@ void ml_report_rank_keep(const ml_profile *p, int64_t origin, size_t max_allocs,
     else ml_mv_strings_free(&c.str);
     ml_buf_free(&c.alloc_tdesc);
     free(c.calls);
+    ml_blobs_recycle(bl, false);
+    ml_scratch_close();
 }
 
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *m, ml_blobs *bl)

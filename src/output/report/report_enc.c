@@ -16,6 +16,18 @@
 #include "par.h"
 #include "report_blob.h"
 #include "report_blobq.h"
+#include "scratch.h"
+
+/* The blobs' bytes come from the thread's scratch pool (scratch.h: the
+ * report opens one for a rank), pages in already where an array the rank
+ * freed had them; a blob's are the worker's to free, the rest go back.
+ * (give: the bytes given are at most the block's.) */
+static void *take(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take(bytes ? bytes : 1, &cap);
+}
+static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
 
 /* While a worker encodes the blobs, a descriptor's ",\"z\":1" is not known
  * yet: it holds ZMARK, the blob id, ZMARK instead, and ml_blobs_finish
@@ -82,7 +94,7 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
         ml_buf_printf(meta, "%c%u%c", ZMARK, id, ZMARK);
         void *own = owned;
         if (!own) {
-            own = ml_malloc(nbytes ? nbytes : 1);
+            own = take(nbytes);
             memcpy(own, bytes, nbytes);
         }
         ml_blobq_push(bl->q, id, bl->level, width, zp, own, nbytes);
@@ -90,7 +102,7 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
         if (ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, zp, bytes, nbytes)) {
             jw_key(&w, "z"); jw_i64(&w, 1);
         }
-        free(owned);
+        give(owned, nbytes);
     }
     if (delta) { jw_key(&w, "o"); jw_i64(&w, first); }
     jw_end(&w);
@@ -101,6 +113,16 @@ void ml_blobs_async(ml_blobs *bl)
     if (bl->q || bl->capture || !ml_par_allowed()) return;
     bl->q = ml_blobq_start(&bl->html, bl->count, bl->max_pending ? bl->max_pending : ML_BLOBQ_MAX_PENDING);
     if (bl->q) bl->q_first = bl->count;
+}
+
+void ml_blobs_reclaim(ml_blobs *bl)
+{
+    if (bl->q) ml_blobq_reclaim(bl->q);
+}
+
+void ml_blobs_recycle(ml_blobs *bl, bool on)
+{
+    if (bl->q) ml_blobq_recycle(bl->q, on);
 }
 
 void ml_blobs_finish(ml_blobs *bl, ml_buf *meta)
@@ -276,8 +298,8 @@ static int32_t *i32_room(ml_blobs *bl, size_t n)
 {
     if (!n) n = 1;
     if (bl->i32_cap < n || bl->i32_cap / 2 > n) {
-        free(bl->i32);
-        bl->i32 = ml_malloc(n * sizeof *bl->i32);
+        give(bl->i32, bl->i32_cap * sizeof *bl->i32);
+        bl->i32 = take(n * sizeof *bl->i32);
         bl->i32_cap = n;
     }
     return bl->i32;
@@ -285,7 +307,7 @@ static int32_t *i32_room(ml_blobs *bl, size_t n)
 
 void ml_blobs_columns_done(ml_blobs *bl)
 {
-    free(bl->i32);
+    give(bl->i32, bl->i32_cap * sizeof *bl->i32);
     bl->i32 = NULL;
     bl->i32_cap = 0;
 }
@@ -298,10 +320,10 @@ static void put_i32(ml_blobs *bl, ml_buf *meta, int32_t *w, size_t n, int delta,
 {
     size_t runs = count_runs(w, n);
     if (runs) {
-        int32_t *r = ml_malloc(2 * runs * sizeof *r);
+        int32_t *r = take(2 * runs * sizeof *r);
         any = write_runs(w, n, runs, r);
         put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, first, any, r, r, FORM_PLAIN);
-        if (w != bl->i32) free(w);
+        if (w != bl->i32) give(w, n * sizeof *w);
     } else {
         if (w == bl->i32) {
             bl->i32 = NULL;
@@ -350,7 +372,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
          * call), or their deltas zigzag-coded ("i" and "d": the times of
          * frees, in the order of the allocations) where those leave more
          * planes zero (and stay below 2^53, exact in the page's doubles) */
-        uint64_t any_v = (uint64_t)v[0], any_z = 0, *z = ml_malloc(n * sizeof *z);
+        uint64_t any_v = (uint64_t)v[0], any_z = 0, *z = take(n * sizeof *z);
         z[0] = 0;
         for (size_t i = 1; i < n; i++) {
             uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1]; /* (wrapping, not undefined) */
@@ -362,11 +384,11 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
             put_blob(bl, meta, "f64", n, 0, sizeof *z, 1, v[0], any_z, z, z, FORM_INT64);
             return;
         }
-        free(z);
+        give(z, n * sizeof *z);
         put_blob(bl, meta, "f64", n, 0, sizeof *v, 0, 0, any_v, v, NULL, FORM_INT64);
         return;
     }
-    double *f = ml_malloc((n ? n : 1) * sizeof *f);
+    double *f = take(n * sizeof *f);
     uint64_t any_bits = 0;
     for (size_t i = 0; i < n; i++) {
         f[i] = (double)v[i];
@@ -375,6 +397,26 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
         any_bits |= bits;
     }
     put_blob(bl, meta, "f64", n, 0, sizeof *f, 0, 0, any_bits, f, f, FORM_PLAIN);
+}
+
+void ml_col_i64_rel(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int64_t off)
+{
+    /* ml_col_i64's first form, the i32 deltas (a difference of two values
+     * is that of the two less off, wrapping as both do) and the first value
+     * less off; one value, or deltas that do not fit: its other forms, of
+     * the values less off, made */
+    if (!bl->capture && n > 1) {
+        int32_t *w = i32_room(bl, n);
+        uint32_t any = 0;
+        if (as_i32(w, v, n, 1, &any)) {
+            put_i32(bl, meta, w, n, 1, (int64_t)((uint64_t)v[0] - (uint64_t)off), any);
+            return;
+        }
+    }
+    int64_t *r = take(n * sizeof *r);
+    for (size_t i = 0; i < n; i++) r[i] = (int64_t)((uint64_t)v[i] - (uint64_t)off);
+    ml_col_i64(bl, meta, r, n, 1);
+    give(r, n * sizeof *r);
 }
 
 /* ml_col_u32 and ml_col_u32_take: `own`, v's malloc'd block is the
@@ -396,7 +438,7 @@ static void col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, uint32_t *own
     if (any <= UINT16_MAX) {
         /* (in place: value i's u16 goes to bytes 2i, at or below the 4i it is read from,
          * and the SSE2 loop loads its 32 bytes before storing 16 at 2i) */
-        uint16_t *w = own ? (uint16_t *)(void *)own : ml_malloc((n ? n : 1) * sizeof *w);
+        uint16_t *w = own ? (uint16_t *)(void *)own : take(n * sizeof *w);
         i = 0;
 #ifdef __SSE2__
         /* the low halves, sign-extended, so that the signed pack keeps them exactly */

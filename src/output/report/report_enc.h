@@ -58,6 +58,9 @@ typedef struct ml_blobs {
 
 /* Each writes the column's JSON descriptor into `meta` and its bytes into `bl`. */
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta);
+/* The column of v[i] - off, as ml_col_i64(..., 1) writes it: from v's own
+ * deltas (the same), no copy of it made, where those fit in i32. */
+void ml_col_i64_rel(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int64_t off);
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n);
 /* A u32 column of row numbers that grow among zeros (the slices' launchers
@@ -80,6 +83,14 @@ void ml_col_i32_take(ml_blobs *bl, ml_buf *meta, int32_t *v, size_t n);
 /* No more columns for now: frees what ml_col_i64 keeps between columns
  * (before the caller's next large allocations). */
 void ml_blobs_columns_done(ml_blobs *bl);
+
+/* The bytes of the blobs the second thread has encoded so far to the
+ * caller's scratch pool (ml_blobq_reclaim): before a run of large
+ * allocations.  Nothing without that thread. */
+void ml_blobs_reclaim(ml_blobs *bl);
+/* Whether the second thread keeps those bytes for ml_blobs_reclaim (on
+ * while the caller has a scratch pool open), else frees them (the start). */
+void ml_blobs_recycle(ml_blobs *bl, bool on);
 
 /* From here on, blobs are encoded on a second thread while the caller goes
  * on (not with `capture`, nor with MEMLENS_ONE_THREAD set in the

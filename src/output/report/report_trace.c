@@ -19,7 +19,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
 #include "sortperm.h"
+
+/* The slices' arrays come from the thread's scratch pool (scratch.h: the
+ * report opens one for a rank), their pages in already where a device's
+ * view freed them; those the encoder takes are its own, the others go
+ * back.  (give: the bytes given are at most the block's.) */
+static void *take(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take(bytes ? bytes : 1, &cap);
+}
+static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
 
 /* ---- tracks ------------------------------------------------------------- */
 
@@ -219,16 +231,17 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     int64_t cut = -1; /* durations below it are left out; those equal to it kept while room remains */
     size_t at_cut = 0;
     if (total > max_slices) {
-        int64_t *d = ml_malloc(total * sizeof *d);
+        int64_t *d = take(total * sizeof *d);
         for (size_t i = 0; i < total; i++) d[i] = ml_slice_dur(s, i);
         qsort(d, total, sizeof *d, cmp_i64_desc);
         cut = d[max_slices - 1];
         size_t above = 0;
         while (above < total && d[above] > cut) above++;
         at_cut = max_slices - above;
-        free(d);
+        give(d, total * sizeof *d);
     }
-    uint32_t *kept = ml_malloc(total * sizeof *kept), *newid = ml_malloc(total * sizeof *newid);
+    ml_blobs_reclaim(bl); /* (the devices' encoded columns: the pages of these) */
+    uint32_t *kept = take(total * sizeof *kept), *newid = take(total * sizeof *newid);
     size_t n = 0;
     for (size_t i = 0; i < total; i++) {
         newid[i] = ML_NONE32;
@@ -236,11 +249,13 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
         if (cut >= 0 && ml_slice_dur(s, i) == cut) at_cut--;
         kept[n++] = (uint32_t)i;
     }
-    /* start order, stable */
+    /* start order, stable; the sort's scratch is the ts column's room,
+     * written below only after kept is read (no third block of n written) */
+    size_t room = n ? n : 1;
+    uint32_t *ts = take(room * sizeof *ts);
     if (n > 1) {
-        uint32_t *scratch = ml_malloc(n * sizeof *scratch);
-        uint32_t *sorted = sort_by_start(kept, scratch, n, s->ts.v);
-        free(sorted == kept ? scratch : kept);
+        uint32_t *sorted = sort_by_start(kept, ts, n, s->ts.v);
+        if (sorted == ts) ts = kept; /* (kept's room, total >= n, becomes the column's) */
         kept = sorted;
     }
     for (size_t k = 0; k < n; k++) newid[kept[k]] = (uint32_t)k;
@@ -253,15 +268,14 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_key(w, "ts0"), jw_i64_js(w, n ? s->ts.v[kept[0]] - origin : 0);
     /* The slices' columns in one pass over them (each read through kept[]
      * once, not once a column); written in the order of their keys. */
-    size_t room = n ? n : 1;
-    uint32_t *ts = ml_malloc(room * sizeof *ts), *dur = ml_malloc(room * sizeof *dur);
+    uint32_t *dur = take(room * sizeof *dur);
     /* (tracks that fit in 16 bits, as their u16s: half the room; ml_col_u32
      * would pack them so) */
     bool track16 = t->tracks.len <= UINT16_MAX + 1u;
-    uint32_t *track = track16 ? NULL : ml_malloc(room * sizeof *track), *name = ml_malloc(room * sizeof *name);
-    uint16_t *track_u16 = track16 ? ml_malloc(room * sizeof *track_u16) : NULL;
-    uint32_t *launcher = ml_malloc(room * sizeof *launcher), *info = ml_malloc(room * sizeof *info);
-    uint8_t *depth = ml_malloc(room), *kind = ml_malloc(room);
+    uint32_t *track = track16 ? NULL : take(room * sizeof *track), *name = take(room * sizeof *name);
+    uint16_t *track_u16 = track16 ? take(room * sizeof *track_u16) : NULL;
+    uint32_t *launcher = take(room * sizeof *launcher), *info = take(room * sizeof *info);
+    uint8_t *depth = take(room), *kind = take(room);
     big_values ts_big = {0}, dur_big = {0};
     uint16_t dmax = 0;
     for (size_t k = 0; k < n; k++) {
@@ -291,8 +305,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     if (dmax < 256) {
         ml_col_u8_take(bl, m, depth, n);
     } else { /* (deep: u32) */
-        free(depth);
-        uint32_t *deep = ml_malloc(room * sizeof *deep);
+        give(depth, room);
+        uint32_t *deep = take(room * sizeof *deep);
         for (size_t k = 0; k < n; k++) deep[k] = s->depth.v[kept[k]];
         ml_col_u32_take(bl, m, deep, n);
     }
@@ -304,8 +318,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     /* op args */
     size_t no = t->op_info.len, nk = t->kernel_info.len;
     size_t cap = (no > nk ? no : nk) * 3 + 1;
-    uint32_t *ou = ml_malloc(cap * sizeof *ou);
-    int64_t *oi = ml_malloc(cap * sizeof *oi);
+    uint32_t *ou = take(cap * sizeof *ou);
+    int64_t *oi = take(cap * sizeof *oi);
     jw_key(w, "op"), jw_obj(w);
     jw_key(w, "n"), jw_i64(w, (int64_t)no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].input_dims);
@@ -315,7 +329,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
     ml_col_u32(bl, col_at(w, "stack"), ou, no);
     /* (as i32s where they fit: no i64 column written first) */
-    int32_t *seq = ml_malloc((no ? no : 1) * sizeof *seq);
+    int32_t *seq = take(no * sizeof *seq);
     bool fits = true;
     for (size_t i = 0; i < no; i++) {
         int64_t x = ml_op_seq(t, &t->op_info.v[i]);
@@ -325,7 +339,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     if (fits) {
         ml_col_i32_take(bl, col_at(w, "seq"), seq, no);
     } else {
-        free(seq);
+        give(seq, no * sizeof *seq);
         for (size_t i = 0; i < no; i++) oi[i] = ml_op_seq(t, &t->op_info.v[i]);
         ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
     }
@@ -357,13 +371,13 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     KCOL("stream", ki[i].stream);
 #undef KCOL
     jw_end(w);
-    free(ou);
-    free(oi);
+    give(ou, cap * sizeof *ou);
+    give(oi, cap * sizeof *oi);
 
     /* flows between kept slices */
     size_t nf = 0;
-    uint32_t *ff = ml_malloc((t->flows.len + 1) * sizeof *ff), *ft = ml_malloc((t->flows.len + 1) * sizeof *ft);
-    uint8_t *fc = ml_malloc(t->flows.len + 1);
+    uint32_t *ff = take((t->flows.len + 1) * sizeof *ff), *ft = take((t->flows.len + 1) * sizeof *ft);
+    uint8_t *fc = take(t->flows.len + 1);
     ml_str cats[32];
     size_t ncats = 0;
     for (size_t i = 0; i < t->flows.len; i++) {
@@ -386,9 +400,9 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     ml_col_u32(bl, col_at(w, "to"), ft, nf);
     ml_col_u8(bl, col_at(w, "cat"), fc, nf);
     jw_end(w);
-    free(ff);
-    free(ft);
-    free(fc);
+    give(ff, (t->flows.len + 1) * sizeof *ff);
+    give(ft, (t->flows.len + 1) * sizeof *ft);
+    give(fc, t->flows.len + 1);
 
     jw_key(w, "strings"), jw_arr(w);
     jw_str(w, "");
@@ -397,6 +411,6 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_end(w);
     VEC_FREE(&sm.strings);
     free(sm.local);
-    free(kept);
-    free(newid);
+    give(kept, total * sizeof *kept);
+    give(newid, total * sizeof *newid);
 }
