@@ -77,12 +77,19 @@ void ml_pool_clear(ml_bufpool *pool)
 
 static __thread ml_bufpool *scratch_pool;
 
-void ml_scratch_open(ml_bufpool *pool) { scratch_pool = pool; }
+void ml_scratch_open(ml_bufpool *pool)
+{
+    pool->outer = scratch_pool;
+    scratch_pool = pool;
+}
 
 void ml_scratch_close(void)
 {
-    if (scratch_pool) ml_pool_clear(scratch_pool);
-    scratch_pool = NULL;
+    ml_bufpool *pool = scratch_pool;
+    if (!pool) return;
+    ml_pool_clear(pool);
+    scratch_pool = pool->outer;
+    pool->outer = NULL;
 }
 
 /* When no pooled buffer is big enough: the biggest, grown to `bytes` (a

@@ -23,6 +23,7 @@
 typedef struct ml_bufpool {
     struct { void *v; size_t cap, used; } b[ML_POOL_MAX];
     size_t n;
+    struct ml_bufpool *outer; /* the thread's scratch pool before this one opened (ml_scratch_open) */
 } ml_bufpool;
 
 /* A buffer of at least `bytes` (its size in *cap): of the pooled ones that
@@ -38,8 +39,10 @@ void ml_pool_give(ml_bufpool *pool, void *buf, size_t cap, size_t used);
 void ml_pool_clear(ml_bufpool *pool);
 
 /* Makes pool this thread's scratch pool until ml_scratch_close(), which
- * frees what it holds (pools do not nest: the inner one's buffers are
- * freed at its close). */
+ * frees what it holds and gives the thread back the pool open before
+ * (pools nest: an analysis run inline, as ml_par_start() and ml_par2() do
+ * on one thread, inside a caller that has a pool open, opens and closes
+ * its own without losing the caller's). */
 void ml_scratch_open(ml_bufpool *pool);
 void ml_scratch_close(void);
 

@@ -64,8 +64,7 @@ void ml_report_rank_head(const ml_profile *p, jw *w);
 /* One rank's object of the meta ("ranks" items), times relative to origin
  * (`memlens serve` builds each rank alone, with bl->capture set).  Its
  * large arrays go through a scratch pool of the calling thread's, opened
- * and closed here (scratch.h: a thread that has one open already must not
- * call it, pools do not nest). */
+ * and closed here (scratch.h; one the caller has open is its again after). */
 void ml_report_rank(const ml_profile *p, int64_t origin, size_t max_allocs, size_t max_history, ml_buf *meta,
                     ml_blobs *bl);
 /* The same, keeping what it wrote from (`memlens serve` answers from it):
