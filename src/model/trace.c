@@ -924,8 +924,9 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     if (!nl) return;
     size_t cap = 64;
     while (cap < nl * 2) cap *= 2;
+    /* The table holds rows only: an entry's id is its row's (a read of the
+     * corr column, not an array of keys twice the table's size). */
     size_t got;
-    int64_t *keys = ml_pool_take(pool, cap * sizeof *keys, &got);
     uint32_t *vals = ml_pool_take_zero(pool, cap * sizeof *vals, &got);
     uint8_t *shared = NULL; /* per table entry: another launch carries the id (made at the first) */
     for (size_t i = 0; i < n; i++) {
@@ -933,7 +934,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
         if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
         size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
         for (; vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == corr) break;
+            if (ml_slice_corr(s, vals[j] - 1) == corr) break;
         if (vals[j]) {
             /* A runtime call and the driver call under it share the id: the
              * first (outermost) is the launch.  Anything else is another
@@ -944,7 +945,6 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             }
             continue;
         }
-        keys[j] = corr;
         vals[j] = (uint32_t)i + 1;
     }
     /* The launches of shared ids, by (id, time), without the calls nested
@@ -955,7 +955,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             int64_t corr = ml_slice_corr(s, i);
             if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
             size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
-            while (keys[j] != corr) j = (j + 1) & (cap - 1);
+            while (ml_slice_corr(s, vals[j] - 1) != corr) j = (j + 1) & (cap - 1);
             if (shared[j]) VEC_PUSH(&sh, ((shared_launch){corr, s->ts.v[i], (uint32_t)i}));
         }
         qsort(sh.v, sh.len, sizeof *sh.v, cmp_shared);
@@ -976,7 +976,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
         int64_t corr = ml_slice_corr(s, i);
         if (!is_device_work(s->kind.v[i]) || corr < 0) continue;
         for (size_t j = ml_mix64((uint64_t)corr) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == corr) {
+            if (ml_slice_corr(s, vals[j] - 1) == corr) {
                 s->launcher.v[i] = vals[j] - 1;
                 if (shared && shared[j]) { /* the launches of this id: the one nearest before the work */
                     shared_launch key = {corr, INT64_MIN, 0};
@@ -995,7 +995,6 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     }
     VEC_FREE(&sh);
     free(shared);
-    free(keys);
     free(vals);
 }
 
