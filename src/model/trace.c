@@ -1118,8 +1118,18 @@ static const flow_point *point_at(const ml_trace_index *ix, size_t i)
     return i < at + n1 ? &ix->tail_points.v[i - at] : &ix->points.v[i - n1];
 }
 
-static void bind_flows(ml_trace *t, flow_key *keys, flow_key *scratch)
+/* The two tasks after the sort; each has its buffers from the sort's pool,
+ * taken before they start. */
+typedef struct finish_task {
+    ml_trace *t;
+    flow_key *keys, *scratch; /* nest_and_bind_flows: bind_flows' sort keys and the sort's scratch */
+    size_t keys_cap, scratch_cap; /* (bytes) */
+    ml_bufpool *pool;       /* link_launchers_and_sort_samples: its tables' */
+} finish_task;
+
+static void bind_flows(ml_trace *t, finish_task *j)
 {
+    flow_key *keys = j->keys;
     const ml_trace_index *ix = t->index;
     size_t n = ix->points.len + ix->tail_points.len;
     if (!n) return;
@@ -1139,7 +1149,16 @@ static void bind_flows(ml_trace *t, flow_key *keys, flow_key *scratch)
             keys[cursor[p->track < nt ? p->track : nt]++] =
                 (flow_key){ml_id32_get(&ix->point_wide, p->id), p->cat, (uint32_t)i};
         }
-    keys = sort_keys_into(keys, scratch, n, ix);
+    keys = sort_keys_into(keys, j->scratch, n, ix);
+    /* The flows go into the sort's other buffer, written by its merges: no
+     * fresh pages for them (a flow is 24 bytes, a key 16: where the flows
+     * outgrow it, the vector grows as any does). */
+    flow_key **spare = keys == j->keys ? &j->scratch : &j->keys;
+    size_t spare_cap = keys == j->keys ? j->scratch_cap : j->keys_cap;
+    VEC_FREE(&t->flows);
+    t->flows.v = (ml_flow *)(void *)*spare;
+    t->flows.cap = spare_cap / sizeof *t->flows.v;
+    *spare = NULL;
     finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
     for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
@@ -1201,19 +1220,12 @@ static void apply_meta(ml_trace *t)
     VEC_FREE(&t->index->meta);
 }
 
-/* The two tasks after the sort; each has its buffers from the sort's pool,
- * taken before they start. */
-typedef struct finish_task {
-    ml_trace *t;
-    flow_key *keys, *scratch; /* nest_and_bind_flows: bind_flows' sort keys and the sort's scratch */
-    ml_bufpool *pool;       /* link_launchers_and_sort_samples: its tables' */
-} finish_task;
 
 static void nest_and_bind_flows(void *arg)
 {
-    const finish_task *j = arg;
+    finish_task *j = arg;
     nest(j->t);
-    bind_flows(j->t, j->keys, j->scratch); /* reads parent */
+    bind_flows(j->t, j); /* reads parent */
 }
 
 /* Writes the launcher column and the counters and instants: nothing the
@@ -1282,9 +1294,9 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     TAKE_COLUMN(s->depth, n);
     TAKE_COLUMN(s->launcher, n);
     size_t np = ix->points.len + ix->tail_points.len;
-    finish_task nest_task = {t, ml_pool_take(&pool, np * sizeof(flow_key), &cap), NULL, NULL}, link_task = {t, NULL, NULL, &pool};
-    TAKE_COLUMN(t->flows, np); /* a flow per point at most */
-    nest_task.scratch = ml_pool_take(&pool, np * sizeof(flow_key), &cap);
+    finish_task nest_task = {t, NULL, NULL, 0, 0, NULL}, link_task = {t, NULL, NULL, 0, 0, &pool};
+    nest_task.keys = ml_pool_take(&pool, np * sizeof(flow_key), &nest_task.keys_cap);
+    nest_task.scratch = ml_pool_take(&pool, np * sizeof(flow_key), &nest_task.scratch_cap);
     ml_par2(nest_and_bind_flows, &nest_task, link_launchers_and_sort_samples, &link_task);
     free(nest_task.keys);
     free(nest_task.scratch);
