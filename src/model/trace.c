@@ -1190,6 +1190,7 @@ static void bind_flows(ml_trace *t, finish_task *j)
         }
     }
     free(cursor);
+    VEC_SHRINK(&t->flows); /* (the spare buffer's room past them: its pages go back, not kept to the end) */
     VEC_FREE(&t->index->points);
     VEC_FREE(&t->index->tail_points);
     VEC_FREE(&t->index->point_wide);
