@@ -127,10 +127,12 @@ static void scatter_part(unsigned char *out, const unsigned char *src, const uin
 }
 #undef SCATTER
 
-static void scatter_col(ml_colparts *c, const uint32_t *const *dest, size_t n, ml_bufpool *pool)
+/* Scatters column c into out (cap bytes) if given, else into a buffer of the pool. */
+static void scatter_col(ml_colparts *c, const uint32_t *const *dest, size_t n, ml_bufpool *pool, void *out_given,
+                        size_t cap_given)
 {
-    size_t e = c->elem_size, cap;
-    unsigned char *out = ml_pool_take(pool, n * e, &cap);
+    size_t e = c->elem_size, cap = cap_given;
+    unsigned char *out = out_given ? out_given : ml_pool_take(pool, n * e, &cap);
     for (int k = 0; k < 2; k++)
         if (c->part[k]) scatter_part(out, c->part[k], dest[k], c->len[k], e);
     for (int k = 0; k < 2; k++) ml_pool_give(pool, c->part[k], c->cap[k] * e, c->len[k] * e);
@@ -147,22 +149,29 @@ typedef struct scatter_job {
     const uint32_t *const *dest;
     size_t n;
     ml_bufpool *pool;
+    size_t first;           /* the side's first column (ncols: none), and the buffer taken for it */
+    void *first_out;
+    size_t first_cap;
 } scatter_job;
+
+/* This side's widest column not moved yet (ncols: none left). */
+static size_t next_col(const scatter_job *j)
+{
+    size_t best = j->ncols;
+    for (size_t c = 0; c < j->ncols; c++)
+        if (j->side[c] == j->which && !j->cols[c].out &&
+            (best == j->ncols || j->cols[c].elem_size > j->cols[best].elem_size))
+            best = c;
+    return best;
+}
 
 /* This side's columns, widest first: each goes into a buffer that a wider
  * (or as wide) column left. */
 static void scatter_some(void *arg)
 {
     const scatter_job *j = arg;
-    for (;;) {
-        size_t best = j->ncols;
-        for (size_t c = 0; c < j->ncols; c++)
-            if (j->side[c] == j->which && !j->cols[c].out &&
-                (best == j->ncols || j->cols[c].elem_size > j->cols[best].elem_size))
-                best = c;
-        if (best == j->ncols) return;
-        scatter_col(&j->cols[best], j->dest, j->n, j->pool);
-    }
+    if (j->first < j->ncols) scatter_col(&j->cols[j->first], j->dest, j->n, j->pool, j->first_out, j->first_cap);
+    for (size_t c; (c = next_col(j)) < j->ncols;) scatter_col(&j->cols[c], j->dest, j->n, j->pool, NULL, 0);
 }
 
 void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *const *dest, size_t n, ml_bufpool *pool)
@@ -172,7 +181,19 @@ void ml_scatter_cols(ml_colparts *cols, size_t ncols, const uint32_t *const *des
     bool *side = split_by_width(width, ncols);
     free(width);
     ml_bufpool other = {0};
-    scatter_job a = {cols, ncols, side, false, dest, n, pool}, b = {cols, ncols, side, true, dest, n, &other};
+    scatter_job a = {cols, ncols, side, false, dest, n, pool, ncols, NULL, 0}, b = a;
+    b.which = true, b.pool = &other;
+    /* Each side's first column takes its buffer from the pool before either
+     * starts, the wider first: the second thread's pool is empty until its
+     * first column is moved (a buffer the pool holds, such as the sort's
+     * permutation, would otherwise go only to the first thread's columns,
+     * and the second's first be all fresh pages). */
+    a.first = next_col(&a), b.first = next_col(&b);
+    scatter_job *wide = &a, *narrow = &b;
+    if (b.first < ncols && (a.first == ncols || cols[b.first].elem_size > cols[a.first].elem_size))
+        wide = &b, narrow = &a;
+    for (scatter_job *j = wide; j; j = j == wide ? narrow : NULL)
+        if (j->first < ncols) j->first_out = ml_pool_take(pool, n * cols[j->first].elem_size, &j->first_cap);
     ml_par2(scatter_some, &a, scatter_some, &b);
     for (size_t k = 0; k < other.n; k++) ml_pool_give(pool, other.b[k].v, other.b[k].cap, other.b[k].used);
     free(side);

@@ -537,23 +537,31 @@ void ml_trace_append(ml_trace *dst, ml_trace *src, const ml_str *smap, const uin
 
 /* ---- sorting ---- */
 
-typedef struct skey {
-    int64_t a, b;           /* slices: ts, -dur */
-    uint32_t c;             /* slices: track (compared first) */
-    uint32_t idx;           /* input order: ties keep it (stable) */
-} skey;
+/* A flow point's sort key, 16 bytes (the sort writes its keys twice over:
+ * a page fault per 4 KiB of them): (cat, id), then the point's start, read
+ * from the point itself where cat and id tie (a flow's two ends, mostly),
+ * then push order (stable). */
+typedef struct flow_key {
+    int64_t id;             /* exact (the wide ones looked up) */
+    uint32_t cat;
+    uint32_t idx;           /* push order (point_at) */
+} flow_key;
+_Static_assert(sizeof(flow_key) == 16, "flow_key packs into 16 bytes");
 
-static inline bool skey_lt(const skey *x, const skey *y)
+static const flow_point *point_at(const ml_trace_index *ix, size_t i);
+
+static inline bool flow_key_lt(const ml_trace_index *ix, const flow_key *x, const flow_key *y)
 {
-    if (x->c != y->c) return x->c < y->c;
-    if (x->a != y->a) return x->a < y->a;
-    if (x->b != y->b) return x->b < y->b;
+    if (x->cat != y->cat) return x->cat < y->cat;
+    if (x->id != y->id) return x->id < y->id;
+    int64_t tx = point_at(ix, x->idx)->ts, ty = point_at(ix, y->idx)->ts;
+    if (tx != ty) return tx < ty;
     return x->idx < y->idx;
 }
 
-#define SKEY_LT(ctx, x, y) skey_lt(&(x), &(y))
+#define FLOW_KEY_LT(ix, x, y) flow_key_lt(ix, &(x), &(y))
 /* Natural merge sort of keys: one pass when sorted, log2(runs) more otherwise. */
-ML_RUNSORT_DEFINE(sort_keys_into, skey, void *, SKEY_LT)
+ML_RUNSORT_DEFINE(sort_keys_into, flow_key, const ml_trace_index *, FLOW_KEY_LT)
 
 /* The slices' sort keys in their one or two parts (the tail: see
  * ml_trace_index): with two, a row with ML_PART1 set is row
@@ -916,8 +924,9 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     if (!nl) return;
     size_t cap = 64;
     while (cap < nl * 2) cap *= 2;
+    /* The table holds rows only: an entry's id is its row's (a read of the
+     * corr column, not an array of keys twice the table's size). */
     size_t got;
-    int64_t *keys = ml_pool_take(pool, cap * sizeof *keys, &got);
     uint32_t *vals = ml_pool_take_zero(pool, cap * sizeof *vals, &got);
     uint8_t *shared = NULL; /* per table entry: another launch carries the id (made at the first) */
     for (size_t i = 0; i < n; i++) {
@@ -925,7 +934,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
         if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
         size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
         for (; vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == corr) break;
+            if (ml_slice_corr(s, vals[j] - 1) == corr) break;
         if (vals[j]) {
             /* A runtime call and the driver call under it share the id: the
              * first (outermost) is the launch.  Anything else is another
@@ -936,7 +945,6 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             }
             continue;
         }
-        keys[j] = corr;
         vals[j] = (uint32_t)i + 1;
     }
     /* The launches of shared ids, by (id, time), without the calls nested
@@ -947,7 +955,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
             int64_t corr = ml_slice_corr(s, i);
             if ((s->kind.v[i] != ML_SL_RUNTIME && s->kind.v[i] != ML_SL_DRIVER) || corr < 0) continue;
             size_t j = ml_mix64((uint64_t)corr) & (cap - 1);
-            while (keys[j] != corr) j = (j + 1) & (cap - 1);
+            while (ml_slice_corr(s, vals[j] - 1) != corr) j = (j + 1) & (cap - 1);
             if (shared[j]) VEC_PUSH(&sh, ((shared_launch){corr, s->ts.v[i], (uint32_t)i}));
         }
         qsort(sh.v, sh.len, sizeof *sh.v, cmp_shared);
@@ -968,7 +976,7 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
         int64_t corr = ml_slice_corr(s, i);
         if (!is_device_work(s->kind.v[i]) || corr < 0) continue;
         for (size_t j = ml_mix64((uint64_t)corr) & (cap - 1); vals[j]; j = (j + 1) & (cap - 1))
-            if (keys[j] == corr) {
+            if (ml_slice_corr(s, vals[j] - 1) == corr) {
                 s->launcher.v[i] = vals[j] - 1;
                 if (shared && shared[j]) { /* the launches of this id: the one nearest before the work */
                     shared_launch key = {corr, INT64_MIN, 0};
@@ -987,7 +995,6 @@ static void link_launchers(ml_trace *t, ml_bufpool *pool)
     }
     VEC_FREE(&sh);
     free(shared);
-    free(keys);
     free(vals);
 }
 
@@ -1111,8 +1118,18 @@ static const flow_point *point_at(const ml_trace_index *ix, size_t i)
     return i < at + n1 ? &ix->tail_points.v[i - at] : &ix->points.v[i - n1];
 }
 
-static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
+/* The two tasks after the sort; each has its buffers from the sort's pool,
+ * taken before they start. */
+typedef struct finish_task {
+    ml_trace *t;
+    flow_key *keys, *scratch; /* nest_and_bind_flows: bind_flows' sort keys and the sort's scratch */
+    size_t keys_cap, scratch_cap; /* (bytes) */
+    ml_bufpool *pool;       /* link_launchers_and_sort_samples: its tables' */
+} finish_task;
+
+static void bind_flows(ml_trace *t, finish_task *j)
 {
+    flow_key *keys = j->keys;
     const ml_trace_index *ix = t->index;
     size_t n = ix->points.len + ix->tail_points.len;
     if (!n) return;
@@ -1130,16 +1147,25 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
         for (size_t k = 0; k < part_n[g]; k++, i++) {
             const flow_point *p = &part[g][k];
             keys[cursor[p->track < nt ? p->track : nt]++] =
-                (skey){ml_id32_get(&ix->point_wide, p->id), p->ts, p->cat, (uint32_t)i};
+                (flow_key){ml_id32_get(&ix->point_wide, p->id), p->cat, (uint32_t)i};
         }
-    keys = sort_keys_into(keys, scratch, n, NULL);
+    keys = sort_keys_into(keys, j->scratch, n, ix);
+    /* The flows go into the sort's other buffer, written by its merges: no
+     * fresh pages for them (a flow is 24 bytes, a key 16: where the flows
+     * outgrow it, the vector grows as any does). */
+    flow_key **spare = keys == j->keys ? &j->scratch : &j->keys;
+    size_t spare_cap = keys == j->keys ? j->scratch_cap : j->keys_cap;
+    VEC_FREE(&t->flows);
+    t->flows.v = (ml_flow *)(void *)*spare;
+    t->flows.cap = spare_cap / sizeof *t->flows.v;
+    *spare = NULL;
     finger fg = {t, cursor}; /* the counts' array, reused: each track's search starts at its first slice */
     for (size_t k = 0; k < nt; k++) cursor[k] = t->index->track_first[k];
     uint32_t prev = ML_NONE32;
     bool open = false, last_s = false;
     for (size_t i = 0; i < n; i++) {
         const flow_point *fp = point_at(ix, keys[i].idx);
-        if (i == 0 || keys[i].c != keys[i - 1].c || keys[i].a != keys[i - 1].a) {
+        if (i == 0 || keys[i].cat != keys[i - 1].cat || keys[i].id != keys[i - 1].id) {
             open = false;
             last_s = false;
         }
@@ -1149,21 +1175,22 @@ static void bind_flows(ml_trace *t, skey *keys, skey *scratch)
             prev = at;
             open = last_s = true;
         } else {
-            ml_flow f = {keys[i].a, fp->cat, open ? prev : ML_NONE32, at}; /* (a: its id, exact) */
+            ml_flow f = {keys[i].id, fp->cat, open ? prev : ML_NONE32, at}; /* (its id, exact) */
             VEC_PUSH(&t->flows, f);
             prev = at;
             open = fp->ph == 't';
             last_s = false;
         }
-        bool group_ends = i + 1 == n || keys[i + 1].c != keys[i].c || keys[i + 1].a != keys[i].a;
+        bool group_ends = i + 1 == n || keys[i + 1].cat != keys[i].cat || keys[i + 1].id != keys[i].id;
         bool next_s = !group_ends && point_at(ix, keys[i + 1].idx)->ph == 's';
         if (last_s && (group_ends || next_s)) {
-            ml_flow f = {keys[i].a, fp->cat, prev, ML_NONE32};
+            ml_flow f = {keys[i].id, fp->cat, prev, ML_NONE32};
             VEC_PUSH(&t->flows, f);
             open = last_s = false;
         }
     }
     free(cursor);
+    VEC_SHRINK(&t->flows); /* (the spare buffer's room past them: its pages go back, not kept to the end) */
     VEC_FREE(&t->index->points);
     VEC_FREE(&t->index->tail_points);
     VEC_FREE(&t->index->point_wide);
@@ -1194,19 +1221,12 @@ static void apply_meta(ml_trace *t)
     VEC_FREE(&t->index->meta);
 }
 
-/* The two tasks after the sort; each has its buffers from the sort's pool,
- * taken before they start. */
-typedef struct finish_task {
-    ml_trace *t;
-    skey *keys, *scratch;   /* nest_and_bind_flows: bind_flows' sort keys and the sort's scratch */
-    ml_bufpool *pool;       /* link_launchers_and_sort_samples: its tables' */
-} finish_task;
 
 static void nest_and_bind_flows(void *arg)
 {
-    const finish_task *j = arg;
+    finish_task *j = arg;
     nest(j->t);
-    bind_flows(j->t, j->keys, j->scratch); /* reads parent */
+    bind_flows(j->t, j); /* reads parent */
 }
 
 /* Writes the launcher column and the counters and instants: nothing the
@@ -1275,9 +1295,9 @@ void ml_trace_finish(ml_trace *t, int64_t base_ns)
     TAKE_COLUMN(s->depth, n);
     TAKE_COLUMN(s->launcher, n);
     size_t np = ix->points.len + ix->tail_points.len;
-    finish_task nest_task = {t, ml_pool_take(&pool, np * sizeof(skey), &cap), NULL, NULL}, link_task = {t, NULL, NULL, &pool};
-    TAKE_COLUMN(t->flows, np); /* a flow per point at most */
-    nest_task.scratch = ml_pool_take(&pool, np * sizeof(skey), &cap);
+    finish_task nest_task = {t, NULL, NULL, 0, 0, NULL}, link_task = {t, NULL, NULL, 0, 0, &pool};
+    nest_task.keys = ml_pool_take(&pool, np * sizeof(flow_key), &nest_task.keys_cap);
+    nest_task.scratch = ml_pool_take(&pool, np * sizeof(flow_key), &nest_task.scratch_cap);
     ml_par2(nest_and_bind_flows, &nest_task, link_launchers_and_sort_samples, &link_task);
     free(nest_task.keys);
     free(nest_task.scratch);
