@@ -488,6 +488,7 @@ typedef struct cat_job {
     uint16_t dev;
     bool any;
     ml_category_steps cs;
+    ml_bufpool left;            /* its pool's buffers at the end, their pages in */
 } cat_job;
 
 static void cat_job_run(void *arg)
@@ -497,6 +498,11 @@ static void cat_job_run(void *arg)
     ml_bufpool pool = {0};
     ml_scratch_open(&pool);
     j->any = ml_category_steps_get(j->p, j->dev, &j->cs);
+    /* The changes' buffers (some MB, written) go to the joining thread's
+     * pool (ml_memview_categories), not back to the kernel: there they are
+     * the next arrays' pages, not fresh ones. */
+    j->left = pool;
+    pool.n = 0;
     ml_scratch_close();
 }
 
@@ -627,6 +633,7 @@ void ml_memview_categories(ml_memview *mv)
     mv->cat_job = NULL;
     mv->cat_run = NULL;
     mv->cat_any = cj->any;
+    for (size_t k = 0; k < cj->left.n; k++) ml_scratch_give(cj->left.b[k].v, cj->left.b[k].cap, cj->left.b[k].used);
     if (cj->any) category_bands(mv, cj);
     free(cj);
 }
