@@ -1,5 +1,6 @@
 /* categories.c — phases, lifetimes and frames to memory categories; see categories.h. */
 #include "categories.h"
+#include "freeorder.h"
 #include "par.h"
 #include "sortperm.h"
 #include "scratch.h"
@@ -813,8 +814,8 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
      * is the same: by time, event, frees after allocations, and the rows'
      * order where all of those are equal (never an alloc and a free). */
     size_t n_ev = p->events.kind.len, n_free = 0;
-    size_t at_cap;
-    uint32_t *at = ml_scratch_take_zero((n_ev + 2) * sizeof *at, &at_cap); /* frees per event (+ ML_NONE32 last), then their places */
+    ml_free_order fo; /* the frees' places in event order (freeorder.h) */
+    ml_free_order_init(&fo, n_ev);
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
         any_alloc = true;
@@ -825,23 +826,22 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
             VEC_PUSH(&ch, x);
         }
         if (a->t_free.v[i] != ML_TIME_END) {
-            uint32_t e = a->ev_free.v[i];
-            at[(e < n_ev ? e : n_ev) + 1]++;
+            ml_free_order_add(&fo, a->ev_free.v[i]);
             n_free++;
         }
     }
     if (n_free) {
-        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+        ml_free_order_finish(&fo);
         size_t base = ch.len;
         VEC_RESERVE(&ch, base + n_free);
         for (size_t i = 0; i < a->t_alloc.len; i++) {
             if (a->device.v[i] != device || a->t_free.v[i] == ML_TIME_END) continue;
             uint32_t e = a->ev_free.v[i];
-            ch.v[base + at[e < n_ev ? e : n_ev]++] = (ml_cat_change){a->t_free.v[i], e, (uint32_t)(2 * i + 1)};
+            ch.v[base + ml_free_order_place(&fo, e)] = (ml_cat_change){a->t_free.v[i], e, (uint32_t)(2 * i + 1)};
         }
         ch.len = base + n_free;
     }
-    ml_scratch_give(at, at_cap, (n_ev + 2) * sizeof *at);
+    ml_free_order_free(&fo);
     /* (the refs: allocation rows, or the events' on a device without allocations) */
     out->nrows = any_alloc ? a->t_alloc.len : p->events.kind.len;
     out->size = any_alloc ? a->size.v : p->events.size.v;

@@ -13,6 +13,7 @@
 #include "components.h"
 #include "curve.h"
 #include "format.h"
+#include "freeorder.h"
 #include "par.h"
 #include "report.h"
 #include "sortperm.h"
@@ -205,17 +206,16 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
      * per allocation freed after the next one began (and its scratch stays
      * untouched). */
     if (nf > 64 && nf * 4 >= n_ev) {
-        uint32_t *at = take_zero((n_ev + 2) * sizeof *at); /* frees per event (+ none, last), then their places */
-#define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
+        ml_free_order fo; /* (freeorder.h) */
+        ml_free_order_init(&fo, n_ev);
         for (size_t q = 0; q < nm; q++)
-            if (HAS_FREE_STEP(idx[MEMBER(q)])) at[FREE_EVENT(idx[MEMBER(q)]) + 1]++;
-        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+            if (HAS_FREE_STEP(idx[MEMBER(q)])) ml_free_order_add(&fo, a->ev_free.v[idx[MEMBER(q)]]);
+        ml_free_order_finish(&fo);
         for (size_t q = 0; q < nm; q++) {
             size_t j = MEMBER(q);
-            if (HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
+            if (HAS_FREE_STEP(idx[j])) fr[ml_free_order_place(&fo, a->ev_free.v[idx[j]])] = free_step(a, idx[j], j);
         }
-#undef FREE_EVENT
-        give(at, (n_ev + 2) * sizeof *at);
+        ml_free_order_free(&fo);
     } else {
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
