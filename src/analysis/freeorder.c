@@ -31,7 +31,7 @@ static void to_counts(ml_free_order *o)
     o->at[o->n_ev + 1] = (uint32_t)o->n_without;
 }
 
-void ml_free_order_add(ml_free_order *o, uint32_t event)
+void ml_free_order_add_slow(ml_free_order *o, uint32_t event)
 {
     if (o->at) {
         o->at[(event < o->n_ev ? event : o->n_ev) + 1]++;
@@ -61,7 +61,7 @@ void ml_free_order_finish(ml_free_order *o)
     uint32_t r = 0;
     for (size_t w = 0; w < words; w++) {
         o->rank[w] = r;
-        r += (uint32_t)__builtin_popcountll(o->bits[w]);
+        r += ml_free_order_bits(o->bits[w]);
     }
 }
 
