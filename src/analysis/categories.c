@@ -1,5 +1,6 @@
 /* categories.c — phases, lifetimes and frames to memory categories; see categories.h. */
 #include "categories.h"
+#include "freeorder.h"
 #include "par.h"
 #include "sortperm.h"
 #include "scratch.h"
@@ -182,7 +183,7 @@ typedef struct step_info {
  * action: PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY); stable beyond
  * that (the rows' order). */
 #define CHANGE_LT(ctx, x, y) \
-    ((x).ts != (y).ts ? (x).ts < (y).ts : (x).event != (y).event ? (x).event < (y).event : !(x).is_free && (y).is_free)
+    ((x).ts != (y).ts ? (x).ts < (y).ts : (x).event != (y).event ? (x).event < (y).event : !((x).ref & 1) && ((y).ref & 1))
 /* (defined here, before the classifier's `ctx`: the sort's parameter has that name) */
 ML_RUNSORT_INPLACE_DEFINE(sort_changes, ml_cat_change, int, CHANGE_LT)
 
@@ -742,7 +743,7 @@ static void add_gap_band(const ml_profile *p, int device, ml_cat_changes *out, c
     for (int k = 0; k < ML_CAT__COUNT; k++) rep += out->initial[k];
     /* The first value: replayed and recorded after everything at the curve's first time. */
     int64_t t0 = cv.ts[0], rep0 = rep, rec0 = cv.value[0];
-    for (size_t i = 0; i < ch->len && ch->v[i].ts <= t0; i++) rep0 += ch->v[i].delta;
+    for (size_t i = 0; i < ch->len && ch->v[i].ts <= t0; i++) rep0 += ml_cat_change_delta(out, &ch->v[i]);
     for (size_t j = 0; j < cv.n && cv.ts[j] == t0; j++) rec0 = cv.value[j];
     int64_t gap = rec0 > rep0 ? rec0 - rep0 : 0;
     out->gap = gap;
@@ -754,21 +755,25 @@ static void add_gap_band(const ml_profile *p, int device, ml_cat_changes *out, c
      * no second list of every change). */
     typedef struct gap_move { ml_cat_change x; size_t before; } gap_move;
     VEC(gap_move) moves = {0};
+    VEC(int64_t) delta = {0}; /* (out->move: each move's) */
     size_t i = 0, j = 0;
     int64_t rec = 0;
     while (i < ch->len || j < cv.n) {
         int64_t t = i < ch->len && (j == cv.n || ch->v[i].ts <= cv.ts[j]) ? ch->v[i].ts : cv.ts[j];
-        for (; i < ch->len && ch->v[i].ts == t; i++) rep += ch->v[i].delta;
+        for (; i < ch->len && ch->v[i].ts == t; i++) rep += ml_cat_change_delta(out, &ch->v[i]);
         for (; j < cv.n && cv.ts[j] == t; j++) rec = cv.value[j];
         if (t < t0) continue;
         int64_t g = rec > rep ? rec - rep : 0;
         if (g != gap) {
-            gap_move m = { {t, g - gap, ML_NONE32, ML_NONE32, ML_CAT_PARAMETER_OR_STATE, g < gap}, i };
+            gap_move m = { {t, ML_NONE32, (uint32_t)(2 * (out->nrows + delta.len) + (g < gap))}, i };
             VEC_PUSH(&moves, m);
+            VEC_PUSH(&delta, g - gap);
             gap = g;
         }
     }
     ml_curve_free(&cv);
+    out->move = delta.v;
+    out->nmove = delta.len;
     if (!moves.len) return;
     size_t n = ch->len;
     VEC_RESERVE(ch, n + moves.len);
@@ -792,8 +797,7 @@ static void add_unmatched_events(const ml_profile *p, int device, change_vec *ch
     for (size_t i = 0; i < ev->ts.len; i++) {
         if (ev->device.v[i] != device || (ev->kind.v[i] != ML_EV_ALLOC && ev->kind.v[i] != ML_EV_FREE)) continue;
         bool is_free = ev->kind.v[i] == ML_EV_FREE;
-        ml_cat_change x = {ev->ts.v[i], is_free ? -ev->size.v[i] : ev->size.v[i], (uint32_t)i, ML_NONE32,
-                           ML_CAT_UNKNOWN, is_free};
+        ml_cat_change x = {ev->ts.v[i], (uint32_t)i, (uint32_t)(2 * i + is_free)};
         VEC_PUSH(ch, x);
     }
 }
@@ -810,36 +814,38 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
      * is the same: by time, event, frees after allocations, and the rows'
      * order where all of those are equal (never an alloc and a free). */
     size_t n_ev = p->events.kind.len, n_free = 0;
-    size_t at_cap;
-    uint32_t *at = ml_scratch_take_zero((n_ev + 2) * sizeof *at, &at_cap); /* frees per event (+ ML_NONE32 last), then their places */
+    ml_free_order fo; /* the frees' places in event order (freeorder.h) */
+    ml_free_order_init(&fo, n_ev);
     for (size_t i = 0; i < a->t_alloc.len; i++) {
         if (a->device.v[i] != device) continue;
         any_alloc = true;
         uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
         if (a->t_alloc.v[i] == ML_TIME_NONE) out->initial[cat] += a->size.v[i];
         else {
-            ml_cat_change x = {a->t_alloc.v[i], a->size.v[i], a->ev_alloc.v[i], (uint32_t)i, cat, false};
+            ml_cat_change x = {a->t_alloc.v[i], a->ev_alloc.v[i], (uint32_t)(2 * i)};
             VEC_PUSH(&ch, x);
         }
         if (a->t_free.v[i] != ML_TIME_END) {
-            uint32_t e = a->ev_free.v[i];
-            at[(e < n_ev ? e : n_ev) + 1]++;
+            ml_free_order_add(&fo, a->ev_free.v[i]);
             n_free++;
         }
     }
     if (n_free) {
-        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+        ml_free_order_finish(&fo);
         size_t base = ch.len;
         VEC_RESERVE(&ch, base + n_free);
         for (size_t i = 0; i < a->t_alloc.len; i++) {
             if (a->device.v[i] != device || a->t_free.v[i] == ML_TIME_END) continue;
             uint32_t e = a->ev_free.v[i];
-            uint8_t cat = a->category.v[i] < ML_CAT__COUNT ? a->category.v[i] : ML_CAT_UNKNOWN;
-            ch.v[base + at[e < n_ev ? e : n_ev]++] = (ml_cat_change){a->t_free.v[i], -a->size.v[i], e, (uint32_t)i, cat, true};
+            ch.v[base + ml_free_order_place(&fo, e)] = (ml_cat_change){a->t_free.v[i], e, (uint32_t)(2 * i + 1)};
         }
         ch.len = base + n_free;
     }
-    ml_scratch_give(at, at_cap, (n_ev + 2) * sizeof *at);
+    ml_free_order_free(&fo);
+    /* (the refs: allocation rows, or the events' on a device without allocations) */
+    out->nrows = any_alloc ? a->t_alloc.len : p->events.kind.len;
+    out->size = any_alloc ? a->size.v : p->events.size.v;
+    out->cat = any_alloc ? a->category.v : NULL;
     if (!any_alloc) add_unmatched_events(p, device, &ch);
     sort_changes(ch.v, ch.len, 0); /* the allocations in row order, then the frees in event order */
     add_gap_band(p, device, out, &ch);
@@ -850,13 +856,8 @@ void ml_category_changes(const ml_profile *p, int device, ml_cat_changes *out)
 void ml_cat_changes_free(ml_cat_changes *c)
 {
     ml_scratch_give(c->v, c->n * sizeof *c->v, c->n * sizeof *c->v); /* (its pages to the next take, where a pool is open) */
+    free(c->move);
     memset(c, 0, sizeof *c);
-}
-
-/* A change of the unexplained gap (add_gap_band), not of an allocation. */
-static inline bool is_gap_move(const ml_cat_change *x)
-{
-    return x->alloc == ML_NONE32 && x->cat == ML_CAT_PARAMETER_OR_STATE;
 }
 
 /* The device's category changes (ml_category_changes), false (and none
@@ -895,8 +896,9 @@ bool ml_category_curves_get(const ml_profile *p, int device, ml_category_curves 
     memcpy(out->initial, ch.initial, sizeof level);
     size_t n = 0;
     for (size_t i = 0; i < ch.n; i++) {
-        level[ch.v[i].cat] += ch.v[i].delta;
-        if (is_gap_move(&ch.v[i])) gap += ch.v[i].delta;
+        int64_t d = ml_cat_change_delta(&ch, &ch.v[i]);
+        level[ml_cat_change_cat(&ch, &ch.v[i])] += d;
+        if (ml_cat_change_is_gap(&ch, &ch.v[i])) gap += d;
         if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
         out->ts[n] = ch.v[i].ts;
         for (int k = 0; k < ML_CAT__COUNT; k++) out->value[k][n] = level[k];
@@ -940,7 +942,7 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
     /* room: a step a change at most, each category's after the one before */
     size_t room[ML_CAT__COUNT] = {0}, total = 0;
     for (size_t i = 0; i < ch.n; i++)
-        if (!is_gap_move(&ch.v[i])) room[ch.v[i].cat]++;
+        if (!ml_cat_change_is_gap(&ch, &ch.v[i])) room[ml_cat_change_cat(&ch, &ch.v[i])]++;
     for (int k = 0; k < ML_CAT__COUNT; k++) total += room[k];
     /* (from the thread's scratch pool where one is open: the changes' sort scratch) */
     size_t cap;
@@ -958,9 +960,10 @@ bool ml_category_steps_get(const ml_profile *p, int device, ml_category_steps *o
     size_t n = 0;
     uint32_t moved = 0; /* bit k: category k changed at this point */
     for (size_t i = 0; i < ch.n; i++) {
-        if (!is_gap_move(&ch.v[i])) {
-            level[ch.v[i].cat] += ch.v[i].delta;
-            moved |= 1u << ch.v[i].cat;
+        if (!ml_cat_change_is_gap(&ch, &ch.v[i])) {
+            int k = ml_cat_change_cat(&ch, &ch.v[i]);
+            level[k] += ml_cat_change_delta(&ch, &ch.v[i]);
+            moved |= 1u << k;
         }
         if (i + 1 < ch.n && ch.v[i + 1].ts == ch.v[i].ts) continue; /* one point per time */
         out->ts[n] = ch.v[i].ts;

@@ -13,6 +13,7 @@
 #include "components.h"
 #include "curve.h"
 #include "format.h"
+#include "freeorder.h"
 #include "par.h"
 #include "report.h"
 #include "sortperm.h"
@@ -205,17 +206,16 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
      * per allocation freed after the next one began (and its scratch stays
      * untouched). */
     if (nf > 64 && nf * 4 >= n_ev) {
-        uint32_t *at = take_zero((n_ev + 2) * sizeof *at); /* frees per event (+ none, last), then their places */
-#define FREE_EVENT(i) (a->ev_free.v[i] < n_ev ? a->ev_free.v[i] : (uint32_t)n_ev)
+        ml_free_order fo; /* (freeorder.h) */
+        ml_free_order_init(&fo, n_ev);
         for (size_t q = 0; q < nm; q++)
-            if (HAS_FREE_STEP(idx[MEMBER(q)])) at[FREE_EVENT(idx[MEMBER(q)]) + 1]++;
-        for (size_t e = 0; e <= n_ev; e++) at[e + 1] += at[e];
+            if (HAS_FREE_STEP(idx[MEMBER(q)])) ml_free_order_add(&fo, a->ev_free.v[idx[MEMBER(q)]]);
+        ml_free_order_finish(&fo);
         for (size_t q = 0; q < nm; q++) {
             size_t j = MEMBER(q);
-            if (HAS_FREE_STEP(idx[j])) fr[at[FREE_EVENT(idx[j])]++] = free_step(a, idx[j], j);
+            if (HAS_FREE_STEP(idx[j])) fr[ml_free_order_place(&fo, a->ev_free.v[idx[j]])] = free_step(a, idx[j], j);
         }
-#undef FREE_EVENT
-        give(at, (n_ev + 2) * sizeof *at);
+        ml_free_order_free(&fo);
     } else {
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
@@ -488,6 +488,7 @@ typedef struct cat_job {
     uint16_t dev;
     bool any;
     ml_category_steps cs;
+    ml_bufpool left;            /* its pool's buffers at the end, their pages in */
 } cat_job;
 
 static void cat_job_run(void *arg)
@@ -497,6 +498,11 @@ static void cat_job_run(void *arg)
     ml_bufpool pool = {0};
     ml_scratch_open(&pool);
     j->any = ml_category_steps_get(j->p, j->dev, &j->cs);
+    /* The changes' buffers (some MB, written) go to the joining thread's
+     * pool (ml_memview_categories), not back to the kernel: there they are
+     * the next arrays' pages, not fresh ones. */
+    j->left = pool;
+    pool.n = 0;
     ml_scratch_close();
 }
 
@@ -627,6 +633,7 @@ void ml_memview_categories(ml_memview *mv)
     mv->cat_job = NULL;
     mv->cat_run = NULL;
     mv->cat_any = cj->any;
+    for (size_t k = 0; k < cj->left.n; k++) ml_scratch_give(cj->left.b[k].v, cj->left.b[k].cap, cj->left.b[k].used);
     if (cj->any) category_bands(mv, cj);
     free(cj);
 }

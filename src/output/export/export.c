@@ -74,8 +74,8 @@ static size_t torch_rows(const ml_profile *p, int device, raw_row **out)
             r[n++] = (raw_row){-1, a->size.v[i], ACT_PREEXISTING, (uint8_t)ml_category_to_torch(a->category.v[i])};
     if (ch.gap > 0) r[n++] = (raw_row){-1, ch.gap, ACT_PREEXISTING, (uint8_t)ml_category_to_torch(ML_CAT_PARAMETER_OR_STATE)};
     for (size_t i = 0; i < ch.n; i++) {
-        raw_row x = {ch.v[i].ts, ch.v[i].delta, ch.v[i].is_free ? ACT_DESTROY : ACT_CREATE,
-                     (uint8_t)ml_category_to_torch(ch.v[i].cat)};
+        raw_row x = {ch.v[i].ts, ml_cat_change_delta(&ch, &ch.v[i]), ml_cat_change_is_free(&ch.v[i]) ? ACT_DESTROY : ACT_CREATE,
+                     (uint8_t)ml_category_to_torch(ml_cat_change_cat(&ch, &ch.v[i]))};
         size_t j = n++; /* changes are in time order: only equal times move */
         while (j > 0 && r[j - 1].t == x.t && r[j - 1].action > x.action) {
             r[j] = r[j - 1];
