@@ -434,6 +434,14 @@ TEST(same_named_chain_is_merged_into_the_outermost)
 }
 
 /* The node of the slice called name on track tr (the first one). */
+/* Finishes f's profile and computes its analyses into *pf; its operator tree. */
+static const ml_optree *finish_tree(fix *f, ml_perf *pf)
+{
+    ml_profile_finish(f->p);
+    CHECK(ml_perf_compute(f->p, pf));
+    return &pf->tree;
+}
+
 static uint32_t node_named(const fix *f, const ml_optree *tr, uint32_t track, const char *name)
 {
     for (uint32_t i = 0; i < tr->n; i++)
@@ -465,10 +473,8 @@ TEST(optree_nests_crossing_and_zero_length_slices_by_containment)
     host(&f, ML_SL_CPU_OP, "d", 0, 10, 6, NULL);
     host(&f, ML_SL_CPU_OP, "e", 2, 3, 7, NULL);
     runtime(&f, 3, 1, 101, -1);
-    ml_profile_finish(f.p);
     ml_perf pf;
-    CHECK(ml_perf_compute(f.p, &pf));
-    const ml_optree *tr = &pf.tree;
+    const ml_optree *tr = finish_tree(&f, &pf);
     uint32_t t1 = f.p->trace->slices.track.v[0];
     uint32_t a = node_named(&f, tr, t1, "a"), b = node_named(&f, tr, t1, "b");
     uint32_t c = node_named(&f, tr, t2, "c"), z = node_named(&f, tr, t2, "z"), y = node_named(&f, tr, t2, "y");
@@ -515,10 +521,8 @@ TEST(optree_times_of_seconds_and_below_zero)
     runtime(&f, 2e6, 0.5e6, 100, -1);
     runtime(&f, 11e6, 3e6, 101, 0);
     gpu(&f, ML_SL_KERNEL, "volta_h884gemm", 3e6, 3e6, 100, -1, -1);
-    ml_profile_finish(f.p);
     ml_perf pf;
-    CHECK(ml_perf_compute(f.p, &pf));
-    const ml_optree *tr = &pf.tree;
+    const ml_optree *tr = finish_tree(&f, &pf);
     uint32_t t1 = f.p->trace->slices.track.v[0];
     uint32_t a = node_named(&f, tr, t1, "a"), b = node_named(&f, tr, t1, "b");
     CHECK(a != ML_NONE32 && b != ML_NONE32);
