@@ -13,7 +13,6 @@
 #include "report.h"
 #include "report_blob.h"
 #include "report_lz.h"
-#include "scratch.h"
 
 TEST(m4_pyramid_keeps_extremes)
 {
@@ -344,44 +343,6 @@ TEST(take_encoders_write_what_the_copying_ones_write)
         }
         free(u);
     }
-}
-
-/* ml_col_i64_rel writes what ml_col_i64 writes of the values less off, in
- * each of its forms: i32 deltas (and their runs), deltas that do not fit
- * (i32 values, int64s), one value, none; with a scratch pool open (the
- * report's) as without. */
-TEST(relative_columns_are_those_of_the_values_made_relative)
-{
-    enum { N = 5000 };
-    const int64_t off = 1736429840338061662LL;
-    int64_t *v = malloc(N * sizeof *v), *r = malloc(N * sizeof *r);
-    for (int c = 0; c < 6; c++) {
-        size_t n = c == 4 ? 1 : c == 5 ? 0 : N;
-        for (size_t i = 0; i < n; i++) {
-            int64_t x = c == 0 ? (int64_t)i * 1000 + (int64_t)(i % 7)   /* growing times */
-                      : c == 1 ? (int64_t)(i / 500) * 3                 /* runs of deltas */
-                      : c == 2 ? (int64_t)(i % 2) * 5000000000LL        /* deltas past i32, values past i32 */
-                      : c == 3 ? (int64_t)(i % 3) * 3000000000LL - 4000000000LL
-                      : 42;
-            v[i] = off + x;
-            r[i] = x;
-        }
-        for (int pooled = 0; pooled < 2; pooled++) {
-            ml_bufpool pool = {0};
-            if (pooled) ml_scratch_open(&pool);
-            ml_blobs a = {0}, b = {0};
-            ml_buf am = {0}, bm = {0};
-            ml_col_i64(&a, &am, r, n, 1);
-            ml_col_i64_rel(&b, &bm, v, n, off);
-            CHECK_EQ_STR(bm.p ? bm.p : "", am.p ? am.p : "");
-            CHECK(a.html.len == b.html.len && memcmp(a.html.p, b.html.p, a.html.len) == 0);
-            ml_blobs_free(&a); ml_blobs_free(&b);
-            ml_buf_free(&am); ml_buf_free(&bm);
-            if (pooled) ml_scratch_close();
-        }
-    }
-    free(v);
-    free(r);
 }
 
 /* report_lz.c's deflate inflates (zlib's raw inflate) to its input: runs
@@ -1091,7 +1052,6 @@ int main(void)
     RUN(columns_of_few_changes_are_stored_as_runs);
     RUN(wide_integers_and_growing_rows_have_forms_of_their_own);
     RUN(take_encoders_write_what_the_copying_ones_write);
-    RUN(relative_columns_are_those_of_the_values_made_relative);
     RUN(lz_deflate_inflates_to_its_input);
     RUN(columns_on_a_second_thread_are_the_serial_ones);
     RUN(tiny_profile_data);

@@ -100,23 +100,17 @@ static char *dup_str(const char *s)
 }
 
 /* A curve of the view: times made relative (in place when t_own, else
- * copied; or, t_stays, the profile's own outliving the view, borrowed as
- * they are where the view keeps absolute times), values borrowed from the
- * profile (v_own NULL) or owned. */
+ * copied), values borrowed from the profile (v_own NULL) or owned. */
 static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *group, const char *label, const char *of,
-                         int64_t *t_own, const int64_t *t, bool t_stays, int64_t *v_own, const int64_t *v, size_t n)
+                         int64_t *t_own, const int64_t *t, int64_t *v_own, const int64_t *v, size_t n)
 {
     ml_mv_curve c = { .kind = kind, .group = group, .of = of, .label = dup_str(label), .n = n, .v = v, .own_v = v_own };
     size_t imax = 0;
     for (size_t i = 1; i < n; i++) if (v[i] > v[imax]) imax = i;
     c.max = n ? v[imax] : 0;
     c.tmax = n ? t[imax] - mv->origin : 0;
-    if (!t_own && t_stays && mv->abs_times && n) {
-        c.t_abs = t;
-    } else {
-        c.t = t_own ? t_own : take(n * sizeof *c.t);
-        for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
-    }
+    c.t = t_own ? t_own : take(n * sizeof *c.t);
+    for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
     ml_m4_build(v, n, &c.py);
     if (op) VEC_PUSH(&mv->op_curves, c);
     else VEC_PUSH(&mv->curves, c);
@@ -126,7 +120,7 @@ static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *
 static void add_curve(ml_memview *mv, const char *kind, const char *group, const char *label, const char *of,
                       const int64_t *t, const int64_t *v, size_t n)
 {
-    add_curve_of(mv, false, kind, group, label, of, NULL, t, true, NULL, v, n);
+    add_curve_of(mv, false, kind, group, label, of, NULL, t, NULL, v, n);
 }
 
 typedef struct curve {
@@ -139,7 +133,7 @@ static void add_made_curve(ml_memview *mv, bool op, const char *kind, const char
                            const char *of, curve *c)
 {
     if (!c->t.len) { VEC_FREE(&c->t); VEC_FREE(&c->v); } /* (an empty VEC may hold no buffer) */
-    add_curve_of(mv, op, kind, group, label, of, c->t.v, c->t.v, false, c->v.v, c->v.v, c->t.len);
+    add_curve_of(mv, op, kind, group, label, of, c->t.v, c->t.v, c->v.v, c->v.v, c->t.len);
     memset(c, 0, sizeof *c);
 }
 
@@ -664,7 +658,6 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     mv->dev = dev;
     mv->origin = origin;
     mv->alloc_curve = mv->primary = -1;
-    mv->abs_times = o->abs_times;
 
     /* This device's allocations, in allocation order. */
     VEC(uint32_t) idx = {0};
@@ -721,9 +714,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         /* recorded: the series' own values; replayed: the view takes them */
         int64_t *own = cv.owned_value;
         if (own) cv.owned_value = NULL;
-        /* (the times are the profile's unless replayed: cv's own, freed below) */
-        add_curve_of(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, NULL, cv.ts, !cv.owned_ts, own,
-                     cv.value, cv.n);
+        add_curve_of(mv, false, series_kind_name(kinds[k]), "overall", label, NULL, NULL, cv.ts, own, cv.value, cv.n);
         mv->curves.v[mv->curves.len - 1].replayed = cv.replayed;
         if (kinds[k] == ML_SERIES_ALLOCATED) {
             mv->alloc_curve = mv->primary = (int)mv->curves.len - 1;

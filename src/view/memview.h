@@ -78,9 +78,7 @@ typedef struct ml_mv_curve {
     const char *kind, *group, *of; /* of: the component or stream (the page's colour), or NULL */
     char *label;              /* owned */
     size_t n;
-    int64_t *t;               /* owned; NULL where t_abs is set */
-    const int64_t *t_abs;     /* with ml_mv_opts.abs_times, a curve the profile holds: its own (absolute)
-                               * times, borrowed, and t NULL (relative: t_abs[i] - origin) */
+    int64_t *t;               /* owned */
     const int64_t *v;         /* the profile's series (recorded) or own_v */
     int64_t *own_v;
     int64_t max, tmax;        /* tmax relative */
@@ -114,7 +112,6 @@ typedef struct ml_memview {
     uint16_t dev;
     int64_t origin;
     int64_t t0, t1;           /* absolute: the device's time range */
-    bool abs_times;           /* ml_mv_opts.abs_times */
 
     /* Curves: overall (allocated, reserved, active, app reserved), per
      * component / stream, then "tracked" (the trace's allocations). */
@@ -180,10 +177,6 @@ typedef struct ml_mv_opts {
     size_t max_allocs;
     bool insight_names;
     const uint32_t *calls;    /* profile string id -> cpu ops of that name (NULL: unknown) */
-    /* The curves the profile holds keep its times (ml_mv_curve.t_abs), not
-     * a relative copy: for a writer that encodes them relative itself and
-     * queries nothing (the report: ml_col_i64_rel), not for the server. */
-    bool abs_times;
 } ml_mv_opts;
 
 /* Builds device dev's view; strings takes the op and stream names in

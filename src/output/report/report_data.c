@@ -101,8 +101,7 @@ static void put_curve(rank_ctx *c, const ml_mv_curve *cv, bool save_t)
     jw_key(w, "tmax"), jw_i64_js(w, cv->tmax);
     ml_buf *m = col_at(c, "t");
     size_t at = m->len;
-    if (cv->t) ml_col_i64(c->bl, m, cv->t, cv->n, 1);
-    else ml_col_i64_rel(c->bl, m, cv->t_abs, cv->n, c->origin); /* (the view's abs_times) */
+    ml_col_i64(c->bl, m, cv->t, cv->n, 1);
     if (save_t) {
         c->alloc_tdesc.len = 0;
         ml_buf_put(&c->alloc_tdesc, m->p + at, m->len - at);
@@ -210,8 +209,7 @@ static ml_memview *put_device(rank_ctx *c, uint16_t dev, bool keep)
 {
     const ml_profile *p = c->p;
     const ml_device *d = &p->devices.v[dev];
-    /* (a view written and freed here, not queried: its curves' times the profile's own) */
-    ml_mv_opts o = { .max_allocs = c->max_allocs, .insight_names = insight_names(p), .calls = c->calls, .abs_times = !keep };
+    ml_mv_opts o = { .max_allocs = c->max_allocs, .insight_names = insight_names(p), .calls = c->calls };
     ml_memview *v = ml_memview_build(p, dev, c->origin, &o, &c->str);
 
     jw *w = c->w;

@@ -399,26 +399,6 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
     put_blob(bl, meta, "f64", n, 0, sizeof *f, 0, 0, any_bits, f, f, FORM_PLAIN);
 }
 
-void ml_col_i64_rel(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int64_t off)
-{
-    /* ml_col_i64's first form, the i32 deltas (a difference of two values
-     * is that of the two less off, wrapping as both do) and the first value
-     * less off; one value, or deltas that do not fit: its other forms, of
-     * the values less off, made */
-    if (!bl->capture && n > 1) {
-        int32_t *w = i32_room(bl, n);
-        uint32_t any = 0;
-        if (as_i32(w, v, n, 1, &any)) {
-            put_i32(bl, meta, w, n, 1, (int64_t)((uint64_t)v[0] - (uint64_t)off), any);
-            return;
-        }
-    }
-    int64_t *r = take(n * sizeof *r);
-    for (size_t i = 0; i < n; i++) r[i] = (int64_t)((uint64_t)v[i] - (uint64_t)off);
-    ml_col_i64(bl, meta, r, n, 1);
-    give(r, n * sizeof *r);
-}
-
 /* ml_col_u32 and ml_col_u32_take: `own`, v's malloc'd block is the
  * callee's, packed to u16 in place or made the blob itself (no second
  * block written: the slices' columns of a 400 MB trace are 8 MB each). */

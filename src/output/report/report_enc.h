@@ -58,9 +58,6 @@ typedef struct ml_blobs {
 
 /* Each writes the column's JSON descriptor into `meta` and its bytes into `bl`. */
 void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_delta);
-/* The column of v[i] - off, as ml_col_i64(..., 1) writes it: from v's own
- * deltas (the same), no copy of it made, where those fit in i32. */
-void ml_col_i64_rel(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int64_t off);
 void ml_col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, size_t n);
 void ml_col_u8(ml_blobs *bl, ml_buf *meta, const uint8_t *v, size_t n);
 /* A u32 column of row numbers that grow among zeros (the slices' launchers
