@@ -24,6 +24,14 @@ TEST(a_buffer_given_back_is_the_next_take_that_fits)
     CHECK(b == a);
     CHECK_EQ_I64(pool.n, 0);
     ml_scratch_give(b, cap2, 1 << 19);
+    /* without a capacity kept: the block given back with the size asked for */
+    char *c = ml_scratch_alloc(1 << 19);
+    CHECK(c == a);
+    ml_scratch_free(c, 1 << 19);
+    CHECK_EQ_I64(pool.n, 1);
+    char *z = ml_scratch_alloc(0); /* (0: a block of 1, not NULL) */
+    CHECK(z != NULL);
+    ml_scratch_free(z, 0);
     ml_scratch_close();
     CHECK_EQ_I64(pool.n, 0); /* (freed at the close) */
 }

@@ -7,26 +7,21 @@
 
 #include "scratch.h"
 
-/* (from the thread's scratch pool where one is open: scratch.h) */
-static void *take_zero(size_t bytes)
-{
-    size_t cap;
-    return ml_scratch_take_zero(bytes ? bytes : 1, &cap);
-}
+/* (its arrays from the thread's scratch pool where one is open: scratch.h) */
 
 void ml_free_order_init(ml_free_order *o, size_t n_ev)
 {
     memset(o, 0, sizeof *o);
     o->n_ev = n_ev;
     size_t words = n_ev / 64 + 1;
-    o->bits = take_zero(words * sizeof *o->bits);
-    o->rank = take_zero(words * sizeof *o->rank);
+    o->bits = ml_scratch_alloc_zero(words * sizeof *o->bits);
+    o->rank = ml_scratch_alloc_zero(words * sizeof *o->rank);
 }
 
 /* Two frees of one event: counts per event from here on (those so far are the bits). */
 static void to_counts(ml_free_order *o)
 {
-    o->at = take_zero((o->n_ev + 2) * sizeof *o->at);
+    o->at = ml_scratch_alloc_zero((o->n_ev + 2) * sizeof *o->at);
     for (size_t e = 0; e < o->n_ev; e++) o->at[e + 1] = (uint32_t)(o->bits[e >> 6] >> (e & 63) & 1);
     o->at[o->n_ev + 1] = (uint32_t)o->n_without;
 }

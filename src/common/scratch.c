@@ -137,3 +137,17 @@ void ml_scratch_give(void *buf, size_t cap, size_t used)
     if (scratch_pool && buf && cap >= SCRATCH_MIN) ml_pool_give(scratch_pool, buf, cap, used);
     else free(buf);
 }
+
+void *ml_scratch_alloc(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take(bytes ? bytes : 1, &cap);
+}
+
+void *ml_scratch_alloc_zero(size_t bytes)
+{
+    size_t cap;
+    return ml_scratch_take_zero(bytes ? bytes : 1, &cap);
+}
+
+void ml_scratch_free(void *buf, size_t bytes) { ml_scratch_give(buf, bytes, bytes); }

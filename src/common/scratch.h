@@ -53,6 +53,13 @@ void *ml_scratch_take_zero(size_t bytes, size_t *cap);
 /* Hands buf (cap bytes, the first `used` written) back; NULL is ignored. */
 void ml_scratch_give(void *buf, size_t cap, size_t used);
 
+/* The same for a caller that keeps no capacity: a block of at least
+ * `bytes` (0: 1), handed back with the size it was asked for (at most the
+ * block's, all of it taken as written). */
+void *ml_scratch_alloc(size_t bytes);
+void *ml_scratch_alloc_zero(size_t bytes);
+void ml_scratch_free(void *buf, size_t bytes);
+
 /* A VEC's storage from the pool, room for n elements (it must be empty and
  * own nothing), and back to it (then empty again). */
 #define ML_SCRATCH_RESERVE(vec, n)                                           \

@@ -31,24 +31,11 @@ const ml_mv_column_info ml_mv_columns[] = { ML_MV_COLUMNS(ML_MV_INFO) };
 #undef ML_MV_INFO
 const size_t ml_mv_ncolumns = sizeof ml_mv_columns / sizeof *ml_mv_columns;
 
-/* ---- large arrays --------------------------------------------------------- */
-
 /* The view's large arrays come from the thread's scratch pool and go back
- * to it (scratch.h): the report opens one for a rank, so that what one
- * array frees is the next one's pages, in already, not fresh ones (a page
- * fault per 4 KiB); with none open these are malloc and free.  (give: the
- * bytes given are at most the block's, as the pool wants.) */
-static void *take(size_t bytes)
-{
-    size_t cap;
-    return ml_scratch_take(bytes ? bytes : 1, &cap);
-}
-static void *take_zero(size_t bytes)
-{
-    size_t cap;
-    return ml_scratch_take_zero(bytes ? bytes : 1, &cap);
-}
-static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
+ * to it (ml_scratch_alloc, ml_scratch_free): the report opens one for a
+ * rank, so that what one array frees is the next one's pages, in already,
+ * not fresh ones (a page fault per 4 KiB); with none open these are malloc
+ * and free. */
 
 /* ---- strings ------------------------------------------------------------- */
 
@@ -109,7 +96,7 @@ static void add_curve_of(ml_memview *mv, bool op, const char *kind, const char *
     for (size_t i = 1; i < n; i++) if (v[i] > v[imax]) imax = i;
     c.max = n ? v[imax] : 0;
     c.tmax = n ? t[imax] - mv->origin : 0;
-    c.t = t_own ? t_own : take(n * sizeof *c.t);
+    c.t = t_own ? t_own : ml_scratch_alloc(n * sizeof *c.t);
     for (size_t i = 0; i < n; i++) c.t[i] = t[i] - mv->origin;
     ml_m4_build(v, n, &c.py);
     if (op) VEC_PUSH(&mv->op_curves, c);
@@ -178,7 +165,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     step last = {0};
     /* a group's positions in idx, listed once (the passes below then read
      * only its own; all: every position, not listed) */
-    uint32_t *mem = group >= 0 ? take(n * sizeof *mem) : NULL;
+    uint32_t *mem = group >= 0 ? ml_scratch_alloc(n * sizeof *mem) : NULL;
     size_t nm = group >= 0 ? 0 : n;
     for (size_t j = 0; j < n; j++) {
         uint32_t i = idx[j];
@@ -193,7 +180,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
         }
         nf += HAS_FREE_STEP(i);
     }
-    step *fr = take((nf + 1) * sizeof *fr), *tmp = take((nf + 1) * sizeof *tmp);
+    step *fr = ml_scratch_alloc((nf + 1) * sizeof *fr), *tmp = ml_scratch_alloc((nf + 1) * sizeof *tmp);
     /* Many frees against the events: listed in event order (a count per
      * event), which is time order where they have events, so that the sort
      * below (of a total order: the same result) finds a run or two, not one
@@ -220,7 +207,7 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
     const step *sf = nf > 1 ? sort_steps(fr, tmp, nf, 0) : fr, *sa = NULL;
     step *al = NULL, *al_tmp = NULL;
     if (!sorted) { /* listed and sorted too */
-        al = take((na + 1) * sizeof *al), al_tmp = take((na + 1) * sizeof *al_tmp);
+        al = ml_scratch_alloc((na + 1) * sizeof *al), al_tmp = ml_scratch_alloc((na + 1) * sizeof *al_tmp);
         for (size_t q = 0, k = 0; q < nm; q++) {
             size_t j = MEMBER(q);
             if (HAS_ALLOC_STEP(idx[j])) al[k++] = alloc_step(a, idx[j], j);
@@ -263,11 +250,11 @@ static void alloc_curve(const ml_profile *p, const uint32_t *idx, size_t n, cons
 #undef READ_ALLOC
     out->t.len += k + 1;
     out->v.len += k + 1;
-    give(mem, n * sizeof *mem);
-    give(al, (na + 1) * sizeof *al);
-    give(al_tmp, (na + 1) * sizeof *al_tmp);
-    give(fr, (nf + 1) * sizeof *fr);
-    give(tmp, (nf + 1) * sizeof *tmp);
+    ml_scratch_free(mem, n * sizeof *mem);
+    ml_scratch_free(al, (na + 1) * sizeof *al);
+    ml_scratch_free(al_tmp, (na + 1) * sizeof *al_tmp);
+    ml_scratch_free(fr, (nf + 1) * sizeof *fr);
+    ml_scratch_free(tmp, (nf + 1) * sizeof *tmp);
 #undef IN_CURVE
 #undef MEMBER
 #undef HAS_ALLOC_STEP
@@ -317,7 +304,7 @@ static uint32_t *groups_build(ml_memview *g, const uint32_t *idx, size_t n)
     size_t nstr = ml_strpool_count(p->strings);
     group_add(g, ML_BEFORE_TRACE_GROUP, 0);
     group_add(g, "(no operator)", 0);
-    uint32_t *of = take(n * sizeof *of);
+    uint32_t *of = ml_scratch_alloc(n * sizeof *of);
     bool any_op = false, any_stack = false;
     for (size_t j = 0; j < n; j++) {
         if (a->op_top.v[idx[j]]) any_op = true;
@@ -551,15 +538,15 @@ static void category_bands(ml_memview *mv, cat_job *cj)
      * that reads the bands' levels at them: after a point, everything at
      * or before its time is read, and the next time is the least left. */
     size_t room = 1 + cs.n + (recorded ? cv.n : 0);
-    int64_t *ts = take(room * sizeof *ts);
+    int64_t *ts = ml_scratch_alloc(room * sizeof *ts);
     /* the memory from before the trace at each point, and each band's peak
      * and the first point at it (a band is drawn only when its peak is
      * above 0, so the first maximum is the first point above all before it) */
-    int64_t *base = take(room * sizeof *base), base_peak = 0;
+    int64_t *base = ml_scratch_alloc(room * sizeof *base), base_peak = 0;
     /* where each category point is among the bands' points, for the bands'
      * values later (ml_memview_band_values: fills between steps, not a walk
      * of every point a band) */
-    uint32_t *xof = take(cs.n * sizeof *xof);
+    uint32_t *xof = ml_scratch_alloc(cs.n * sizeof *xof);
     /* the levels (and their sum) move only at the categories' steps: those
      * of the points each x passes (cs.moved), not every category each x */
     int64_t peak[ML_CAT__COUNT] = {0}, level[ML_CAT__COUNT], sum = 0;
@@ -599,7 +586,7 @@ static void category_bands(ml_memview *mv, cat_job *cj)
     mv->cat_t_shared = same;
     if (same && mv->curves.v[mv->alloc_curve].t) {
         mv->cat_t = mv->curves.v[mv->alloc_curve].t;
-        give(ts, room * sizeof *ts);
+        ml_scratch_free(ts, room * sizeof *ts);
     } else { /* (its own also when a writer has released the curve's) */
         mv->cat_t_own = true;
         mv->cat_t = ts;
@@ -755,7 +742,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     ml_mv_group_stat *gs = mv->gs = ml_calloc(ngroups, sizeof *gs);
     int64_t by_cat[ML_CAT__COUNT] = {0};
     int64_t by_cat_n[ML_CAT__COUNT] = {0};
-    uint8_t *keep = take_zero(idx.len);
+    uint8_t *keep = ml_scratch_alloc_zero(idx.len);
     size_t nkeep = 0;
     int64_t known_before = 0;   /* live at the peak, known to predate the trace */
     int64_t shown_before = 0, shown_before_n = 0; /* of which shown as "(allocated before trace)" (beforetrace.h) */
@@ -852,7 +839,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         mv->has_stream |= a->stream.v[idx.v[j]] != 0;
         mv->has_addr |= a->addr.v[idx.v[j]] != 0;
     }
-#define ML_MV_ALLOC(name, type, enc, delta, opt, api) mv->name = opt ? NULL : take(n * sizeof(type));
+#define ML_MV_ALLOC(name, type, enc, delta, opt, api) mv->name = opt ? NULL : ml_scratch_alloc(n * sizeof(type));
     ML_MV_COLUMNS(ML_MV_ALLOC)
 #undef ML_MV_ALLOC
     for (size_t k = 0; k < n; k++) {
@@ -879,7 +866,7 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
         active = !(a->flags.v[i] & ML_ALLOC_NEVER_FREED) && a->t_free_req.len > i && a->t_free_req.v[i] != a->t_free.v[i];
     }
     if (active) {
-        mv->tr = take(n * sizeof *mv->tr);
+        mv->tr = ml_scratch_alloc(n * sizeof *mv->tr);
         for (size_t k = 0; k < n; k++) {
             uint32_t i = idx.v[sel.v[k]];
             int64_t r = a->t_free_req.v[i];
@@ -898,8 +885,8 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
     }
 
     ml_device_stats_free(&ds);
-    give(keep, idx.len);
-    give(grp, idx.len * sizeof *grp);
+    ml_scratch_free(keep, idx.len);
+    ml_scratch_free(grp, idx.len * sizeof *grp);
     ML_SCRATCH_GIVE_VEC(&idx);
     return mv;
 }
@@ -907,16 +894,16 @@ ml_memview *ml_memview_build(const ml_profile *p, uint16_t dev, int64_t origin, 
 static void curve_free(ml_mv_curve *c)
 {
     free(c->label);
-    give(c->t, c->n * sizeof *c->t);
-    give(c->own_v, c->n * sizeof *c->own_v);
+    ml_scratch_free(c->t, c->n * sizeof *c->t);
+    ml_scratch_free(c->own_v, c->n * sizeof *c->own_v);
     ml_m4_free(&c->py);
 }
 
 void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
 {
-    if (c->t != mv->cat_t) give(c->t, c->n * sizeof *c->t); /* (the bands' times may be this curve's) */
+    if (c->t != mv->cat_t) ml_scratch_free(c->t, c->n * sizeof *c->t); /* (the bands' times may be this curve's) */
     c->t = NULL;
-    give(c->own_v, c->n * sizeof *c->own_v);
+    ml_scratch_free(c->own_v, c->n * sizeof *c->own_v);
     c->own_v = NULL;
     c->v = NULL;
     ml_m4_free(&c->py);
@@ -925,9 +912,9 @@ void ml_memview_release_curve(ml_memview *mv, ml_mv_curve *c)
 void ml_memview_release_bands(ml_memview *mv)
 {
     ml_memview_categories(mv);
-    give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
+    ml_scratch_free(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
     mv->cat_base = NULL;
-    give(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
+    ml_scratch_free(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
     mv->cat_xof = NULL;
     if (mv->cat_any) ml_category_steps_free(&mv->cs);
     memset(&mv->cs, 0, sizeof mv->cs);
@@ -943,10 +930,10 @@ void ml_memview_free(ml_memview *mv)
     VEC_FREE(&mv->curves);
     VEC_FREE(&mv->op_curves);
     VEC_FREE(&mv->bands);
-    give(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
-    give(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
+    ml_scratch_free(mv->cat_base, mv->ncat_t * sizeof *mv->cat_base);
+    ml_scratch_free(mv->cat_xof, mv->cs.n * sizeof *mv->cat_xof);
     if (mv->cat_any && !mv->bands_released) ml_category_steps_free(&mv->cs);
-    if (mv->cat_t_own) give(mv->cat_t, mv->ncat_t * sizeof *mv->cat_t);
+    if (mv->cat_t_own) ml_scratch_free(mv->cat_t, mv->ncat_t * sizeof *mv->cat_t);
     VEC_FREE(&mv->group_label);
     VEC_FREE(&mv->group_op);
     if (mv->frames) ml_strpool_free(mv->frames);
@@ -955,7 +942,7 @@ void ml_memview_free(ml_memview *mv)
     free(mv->peak_by_op);
     free(mv->peak_by_frame);
     ml_breakdown_free(&mv->bf);
-#define ML_MV_FREE(name, type, enc, delta, opt, api) give(mv->name, mv->n * sizeof(type));
+#define ML_MV_FREE(name, type, enc, delta, opt, api) ml_scratch_free(mv->name, mv->n * sizeof(type));
     ML_MV_COLUMNS(ML_MV_FREE)
 #undef ML_MV_FREE
     free(mv);

@@ -21,13 +21,7 @@
 /* The blobs' bytes come from the thread's scratch pool (scratch.h: the
  * report opens one for a rank), pages in already where an array the rank
  * freed had them; a blob's are the worker's to free, the rest go back.
- * (give: the bytes given are at most the block's.) */
-static void *take(size_t bytes)
-{
-    size_t cap;
-    return ml_scratch_take(bytes ? bytes : 1, &cap);
-}
-static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
+ * (ml_scratch_alloc, ml_scratch_free) */
 
 /* While a worker encodes the blobs, a descriptor's ",\"z\":1" is not known
  * yet: it holds ZMARK, the blob id, ZMARK instead, and ml_blobs_finish
@@ -94,7 +88,7 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
         ml_buf_printf(meta, "%c%u%c", ZMARK, id, ZMARK);
         void *own = owned;
         if (!own) {
-            own = take(nbytes);
+            own = ml_scratch_alloc(nbytes);
             memcpy(own, bytes, nbytes);
         }
         ml_blobq_push(bl->q, id, bl->level, width, zp, own, nbytes);
@@ -102,7 +96,7 @@ static void put_blob(ml_blobs *bl, ml_buf *meta, const char *dt, size_t n, size_
         if (ml_blob_encode(&bl->scratch, &bl->html, id, bl->level, width, zp, bytes, nbytes)) {
             jw_key(&w, "z"); jw_i64(&w, 1);
         }
-        give(owned, nbytes);
+        ml_scratch_free(owned, nbytes);
     }
     if (delta) { jw_key(&w, "o"); jw_i64(&w, first); }
     jw_end(&w);
@@ -298,8 +292,8 @@ static int32_t *i32_room(ml_blobs *bl, size_t n)
 {
     if (!n) n = 1;
     if (bl->i32_cap < n || bl->i32_cap / 2 > n) {
-        give(bl->i32, bl->i32_cap * sizeof *bl->i32);
-        bl->i32 = take(n * sizeof *bl->i32);
+        ml_scratch_free(bl->i32, bl->i32_cap * sizeof *bl->i32);
+        bl->i32 = ml_scratch_alloc(n * sizeof *bl->i32);
         bl->i32_cap = n;
     }
     return bl->i32;
@@ -307,7 +301,7 @@ static int32_t *i32_room(ml_blobs *bl, size_t n)
 
 void ml_blobs_columns_done(ml_blobs *bl)
 {
-    give(bl->i32, bl->i32_cap * sizeof *bl->i32);
+    ml_scratch_free(bl->i32, bl->i32_cap * sizeof *bl->i32);
     bl->i32 = NULL;
     bl->i32_cap = 0;
 }
@@ -320,10 +314,10 @@ static void put_i32(ml_blobs *bl, ml_buf *meta, int32_t *w, size_t n, int delta,
 {
     size_t runs = count_runs(w, n);
     if (runs) {
-        int32_t *r = take(2 * runs * sizeof *r);
+        int32_t *r = ml_scratch_alloc(2 * runs * sizeof *r);
         any = write_runs(w, n, runs, r);
         put_blob(bl, meta, "i32", n, runs, sizeof *w, delta, first, any, r, r, FORM_PLAIN);
-        if (w != bl->i32) give(w, n * sizeof *w);
+        if (w != bl->i32) ml_scratch_free(w, n * sizeof *w);
     } else {
         if (w == bl->i32) {
             bl->i32 = NULL;
@@ -372,7 +366,7 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
          * call), or their deltas zigzag-coded ("i" and "d": the times of
          * frees, in the order of the allocations) where those leave more
          * planes zero (and stay below 2^53, exact in the page's doubles) */
-        uint64_t any_v = (uint64_t)v[0], any_z = 0, *z = take(n * sizeof *z);
+        uint64_t any_v = (uint64_t)v[0], any_z = 0, *z = ml_scratch_alloc(n * sizeof *z);
         z[0] = 0;
         for (size_t i = 1; i < n; i++) {
             uint64_t d = (uint64_t)v[i] - (uint64_t)v[i - 1]; /* (wrapping, not undefined) */
@@ -384,11 +378,11 @@ void ml_col_i64(ml_blobs *bl, ml_buf *meta, const int64_t *v, size_t n, int try_
             put_blob(bl, meta, "f64", n, 0, sizeof *z, 1, v[0], any_z, z, z, FORM_INT64);
             return;
         }
-        give(z, n * sizeof *z);
+        ml_scratch_free(z, n * sizeof *z);
         put_blob(bl, meta, "f64", n, 0, sizeof *v, 0, 0, any_v, v, NULL, FORM_INT64);
         return;
     }
-    double *f = take(n * sizeof *f);
+    double *f = ml_scratch_alloc(n * sizeof *f);
     uint64_t any_bits = 0;
     for (size_t i = 0; i < n; i++) {
         f[i] = (double)v[i];
@@ -418,7 +412,7 @@ static void col_u32(ml_blobs *bl, ml_buf *meta, const uint32_t *v, uint32_t *own
     if (any <= UINT16_MAX) {
         /* (in place: value i's u16 goes to bytes 2i, at or below the 4i it is read from,
          * and the SSE2 loop loads its 32 bytes before storing 16 at 2i) */
-        uint16_t *w = own ? (uint16_t *)(void *)own : take(n * sizeof *w);
+        uint16_t *w = own ? (uint16_t *)(void *)own : ml_scratch_alloc(n * sizeof *w);
         i = 0;
 #ifdef __SSE2__
         /* the low halves, sign-extended, so that the signed pack keeps them exactly */

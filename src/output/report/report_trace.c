@@ -25,13 +25,7 @@
 /* The slices' arrays come from the thread's scratch pool (scratch.h: the
  * report opens one for a rank), their pages in already where a device's
  * view freed them; those the encoder takes are its own, the others go
- * back.  (give: the bytes given are at most the block's.) */
-static void *take(size_t bytes)
-{
-    size_t cap;
-    return ml_scratch_take(bytes ? bytes : 1, &cap);
-}
-static void give(void *p, size_t bytes) { ml_scratch_give(p, bytes, bytes); }
+ * back (ml_scratch_alloc, ml_scratch_free). */
 
 /* ---- tracks ------------------------------------------------------------- */
 
@@ -231,17 +225,17 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     int64_t cut = -1; /* durations below it are left out; those equal to it kept while room remains */
     size_t at_cut = 0;
     if (total > max_slices) {
-        int64_t *d = take(total * sizeof *d);
+        int64_t *d = ml_scratch_alloc(total * sizeof *d);
         for (size_t i = 0; i < total; i++) d[i] = ml_slice_dur(s, i);
         qsort(d, total, sizeof *d, cmp_i64_desc);
         cut = d[max_slices - 1];
         size_t above = 0;
         while (above < total && d[above] > cut) above++;
         at_cut = max_slices - above;
-        give(d, total * sizeof *d);
+        ml_scratch_free(d, total * sizeof *d);
     }
     ml_blobs_reclaim(bl); /* (the devices' encoded columns: the pages of these) */
-    uint32_t *kept = take(total * sizeof *kept), *newid = take(total * sizeof *newid);
+    uint32_t *kept = ml_scratch_alloc(total * sizeof *kept), *newid = ml_scratch_alloc(total * sizeof *newid);
     size_t n = 0;
     for (size_t i = 0; i < total; i++) {
         newid[i] = ML_NONE32;
@@ -252,7 +246,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     /* start order, stable; the sort's scratch is the ts column's room,
      * written below only after kept is read (no third block of n written) */
     size_t room = n ? n : 1;
-    uint32_t *ts = take(room * sizeof *ts);
+    uint32_t *ts = ml_scratch_alloc(room * sizeof *ts);
     if (n > 1) {
         uint32_t *sorted = sort_by_start(kept, ts, n, s->ts.v);
         if (sorted == ts) ts = kept; /* (kept's room, total >= n, becomes the column's) */
@@ -268,14 +262,14 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_key(w, "ts0"), jw_i64_js(w, n ? s->ts.v[kept[0]] - origin : 0);
     /* The slices' columns in one pass over them (each read through kept[]
      * once, not once a column); written in the order of their keys. */
-    uint32_t *dur = take(room * sizeof *dur);
+    uint32_t *dur = ml_scratch_alloc(room * sizeof *dur);
     /* (tracks that fit in 16 bits, as their u16s: half the room; ml_col_u32
      * would pack them so) */
     bool track16 = t->tracks.len <= UINT16_MAX + 1u;
-    uint32_t *track = track16 ? NULL : take(room * sizeof *track), *name = take(room * sizeof *name);
-    uint16_t *track_u16 = track16 ? take(room * sizeof *track_u16) : NULL;
-    uint32_t *launcher = take(room * sizeof *launcher), *info = take(room * sizeof *info);
-    uint8_t *depth = take(room), *kind = take(room);
+    uint32_t *track = track16 ? NULL : ml_scratch_alloc(room * sizeof *track), *name = ml_scratch_alloc(room * sizeof *name);
+    uint16_t *track_u16 = track16 ? ml_scratch_alloc(room * sizeof *track_u16) : NULL;
+    uint32_t *launcher = ml_scratch_alloc(room * sizeof *launcher), *info = ml_scratch_alloc(room * sizeof *info);
+    uint8_t *depth = ml_scratch_alloc(room), *kind = ml_scratch_alloc(room);
     big_values ts_big = {0}, dur_big = {0};
     uint16_t dmax = 0;
     for (size_t k = 0; k < n; k++) {
@@ -305,8 +299,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     if (dmax < 256) {
         ml_col_u8_take(bl, m, depth, n);
     } else { /* (deep: u32) */
-        give(depth, room);
-        uint32_t *deep = take(room * sizeof *deep);
+        ml_scratch_free(depth, room);
+        uint32_t *deep = ml_scratch_alloc(room * sizeof *deep);
         for (size_t k = 0; k < n; k++) deep[k] = s->depth.v[kept[k]];
         ml_col_u32_take(bl, m, deep, n);
     }
@@ -318,8 +312,8 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     /* op args */
     size_t no = t->op_info.len, nk = t->kernel_info.len;
     size_t cap = (no > nk ? no : nk) * 3 + 1;
-    uint32_t *ou = take(cap * sizeof *ou);
-    int64_t *oi = take(cap * sizeof *oi);
+    uint32_t *ou = ml_scratch_alloc(cap * sizeof *ou);
+    int64_t *oi = ml_scratch_alloc(cap * sizeof *oi);
     jw_key(w, "op"), jw_obj(w);
     jw_key(w, "n"), jw_i64(w, (int64_t)no);
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].input_dims);
@@ -329,7 +323,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     for (size_t i = 0; i < no; i++) ou[i] = str_local(&sm, t->op_info.v[i].call_stack);
     ml_col_u32(bl, col_at(w, "stack"), ou, no);
     /* (as i32s where they fit: no i64 column written first) */
-    int32_t *seq = take(no * sizeof *seq);
+    int32_t *seq = ml_scratch_alloc(no * sizeof *seq);
     bool fits = true;
     for (size_t i = 0; i < no; i++) {
         int64_t x = ml_op_seq(t, &t->op_info.v[i]);
@@ -339,7 +333,7 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     if (fits) {
         ml_col_i32_take(bl, col_at(w, "seq"), seq, no);
     } else {
-        give(seq, no * sizeof *seq);
+        ml_scratch_free(seq, no * sizeof *seq);
         for (size_t i = 0; i < no; i++) oi[i] = ml_op_seq(t, &t->op_info.v[i]);
         ml_col_i64(bl, col_at(w, "seq"), oi, no, 0);
     }
@@ -371,13 +365,13 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     KCOL("stream", ki[i].stream);
 #undef KCOL
     jw_end(w);
-    give(ou, cap * sizeof *ou);
-    give(oi, cap * sizeof *oi);
+    ml_scratch_free(ou, cap * sizeof *ou);
+    ml_scratch_free(oi, cap * sizeof *oi);
 
     /* flows between kept slices */
     size_t nf = 0;
-    uint32_t *ff = take((t->flows.len + 1) * sizeof *ff), *ft = take((t->flows.len + 1) * sizeof *ft);
-    uint8_t *fc = take(t->flows.len + 1);
+    uint32_t *ff = ml_scratch_alloc((t->flows.len + 1) * sizeof *ff), *ft = ml_scratch_alloc((t->flows.len + 1) * sizeof *ft);
+    uint8_t *fc = ml_scratch_alloc(t->flows.len + 1);
     ml_str cats[32];
     size_t ncats = 0;
     for (size_t i = 0; i < t->flows.len; i++) {
@@ -400,9 +394,9 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     ml_col_u32(bl, col_at(w, "to"), ft, nf);
     ml_col_u8(bl, col_at(w, "cat"), fc, nf);
     jw_end(w);
-    give(ff, (t->flows.len + 1) * sizeof *ff);
-    give(ft, (t->flows.len + 1) * sizeof *ft);
-    give(fc, t->flows.len + 1);
+    ml_scratch_free(ff, (t->flows.len + 1) * sizeof *ff);
+    ml_scratch_free(ft, (t->flows.len + 1) * sizeof *ft);
+    ml_scratch_free(fc, t->flows.len + 1);
 
     jw_key(w, "strings"), jw_arr(w);
     jw_str(w, "");
@@ -411,6 +405,6 @@ void ml_report_trace(const ml_profile *p, int64_t origin, size_t max_slices, jw 
     jw_end(w);
     VEC_FREE(&sm.strings);
     free(sm.local);
-    give(kept, total * sizeof *kept);
-    give(newid, total * sizeof *newid);
+    ml_scratch_free(kept, total * sizeof *kept);
+    ml_scratch_free(newid, total * sizeof *newid);
 }
